@@ -1,0 +1,120 @@
+/**
+ * The task status machine (ARCHITECTURE §3, seed 002 §3.2, §5.3).
+ *
+ *   ready → queued → planning → plan_review → [spec_review →] executing
+ *   executing ⇄ awaiting_input (a clarifying question; a reply resumes)
+ *   executing → reviewing → exec_review → merging → done
+ *
+ * A decomposed parent leaves plan review for waiting_children and is done when
+ * its children are. A reviewer's reject sends the task back to executing with
+ * the findings; a person's reject at a gate supersedes this version with a new
+ * one (version + 1). Anything in flight may be requeued to ready (a worker that
+ * died, a released claim) or parked in needs_attention with a reason; a person
+ * may cancel anything that is not finished. needs_attention and cancelled go
+ * back to ready on retry.
+ *
+ * Every transition goes through `assertTransition`; an illegal one throws
+ * ILLEGAL_TRANSITION, never a silent no-op. Every transition to ready clears
+ * the claim (claimedAt, claimedBy, the lease), or a retried task could never
+ * be claimed again (`claimed_at IS NULL` is part of the compare-and-set).
+ */
+import { MaestroError } from './errors.js';
+
+export const TASK_STATUSES = [
+  'ready',
+  'queued',
+  'planning',
+  'plan_review',
+  'spec_review',
+  'waiting_children',
+  'executing',
+  'awaiting_input',
+  'reviewing',
+  'exec_review',
+  'merging',
+  'done',
+  'needs_attention',
+  'cancelled',
+  'superseded',
+] as const;
+
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** The one table of legal transitions. */
+export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  ready: ['queued', 'needs_attention', 'cancelled'],
+  queued: ['planning', 'executing', 'ready', 'needs_attention', 'cancelled'],
+  planning: ['plan_review', 'spec_review', 'executing', 'waiting_children', 'awaiting_input', 'ready', 'needs_attention', 'cancelled'],
+  plan_review: ['spec_review', 'executing', 'waiting_children', 'superseded', 'ready', 'needs_attention', 'cancelled'],
+  spec_review: ['executing', 'waiting_children', 'superseded', 'ready', 'needs_attention', 'cancelled'],
+  waiting_children: ['done', 'needs_attention', 'cancelled'],
+  executing: ['awaiting_input', 'reviewing', 'exec_review', 'ready', 'needs_attention', 'cancelled'],
+  awaiting_input: ['planning', 'executing', 'ready', 'needs_attention', 'cancelled'],
+  reviewing: ['exec_review', 'executing', 'merging', 'ready', 'needs_attention', 'cancelled'],
+  exec_review: ['merging', 'executing', 'superseded', 'ready', 'needs_attention', 'cancelled'],
+  merging: ['done', 'executing', 'ready', 'needs_attention', 'cancelled'],
+  done: [],
+  needs_attention: ['ready', 'cancelled'],
+  cancelled: ['ready'],
+  superseded: [],
+};
+
+export const TERMINAL_STATUSES: readonly TaskStatus[] = TASK_STATUSES.filter((s) => TRANSITIONS[s].length === 0);
+
+/** Statuses in which a run may be in flight: the task is read-only to people. */
+export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = ['queued', 'planning', 'executing', 'awaiting_input', 'reviewing', 'merging'];
+
+/** Statuses a human gate holds a task in. */
+export const GATE_STATUSES: readonly TaskStatus[] = ['plan_review', 'spec_review', 'exec_review'];
+
+/** In-flight statuses from which an expired lease may send the task back to ready. */
+export const REQUEUEABLE_STATUSES: readonly TaskStatus[] = IN_FLIGHT_STATUSES.filter((s) => TRANSITIONS[s].includes('ready'));
+
+export function isTaskStatus(value: unknown): value is TaskStatus {
+  return typeof value === 'string' && (TASK_STATUSES as readonly string[]).includes(value);
+}
+
+export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function assertTransition(from: TaskStatus, to: TaskStatus, taskId?: string): void {
+  if (canTransition(from, to)) return;
+  const where = taskId ? ` for task ${taskId}` : '';
+  const legal = TRANSITIONS[from];
+  const hint = legal.length ? `legal from ${from}: ${legal.join(', ')}` : `${from} is final`;
+  throw new MaestroError('ILLEGAL_TRANSITION', `Cannot move${where} from ${from} to ${to} (${hint}).`, {
+    details: { taskId, from, to, legal },
+  });
+}
+
+export interface ClaimFields {
+  claimedAt: number | null;
+  claimedBy: string | null;
+  leaseExpiresAt: number | null;
+}
+
+/**
+ * The patch a transition applies besides the status itself. Moving to ready
+ * always clears the claim.
+ */
+export function transitionPatch(from: TaskStatus, to: TaskStatus, taskId?: string): { status: TaskStatus } & Partial<ClaimFields> {
+  assertTransition(from, to, taskId);
+  if (to === 'ready') return { status: to, claimedAt: null, claimedBy: null, leaseExpiresAt: null };
+  return { status: to };
+}
+
+/** A human gate's next status after approval. */
+export function statusAfterApproval(gate: 'plan_review' | 'spec_review' | 'exec_review', hasChildren: boolean): TaskStatus {
+  switch (gate) {
+    case 'plan_review':
+    case 'spec_review':
+      return hasChildren ? 'waiting_children' : 'executing';
+    case 'exec_review':
+      return 'merging';
+    default: {
+      const never: never = gate;
+      throw new Error(`unknown gate ${String(never)}`);
+    }
+  }
+}

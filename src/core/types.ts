@@ -1,0 +1,115 @@
+/** The domain model of the orchestrator (ARCHITECTURE §3). Pure data, no I/O. */
+import type { TaskStatus } from './status.js';
+
+export type { TaskStatus } from './status.js';
+
+export const COMPLEXITIES = ['easy', 'medium', 'hard'] as const;
+export type Complexity = (typeof COMPLEXITIES)[number];
+
+/** P0 is the most urgent. Stored as 0, 1, 2. */
+export const PRIORITIES = [0, 1, 2] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const TASK_TYPES = ['feature', 'bugfix', 'refactor', 'chore', 'docs'] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+
+export const TASK_SCOPES = ['file', 'module', 'service', 'cross-service'] as const;
+export type TaskScope = (typeof TASK_SCOPES)[number];
+
+export const RUN_KINDS = ['plan', 'execute', 'review', 'conflict'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const GATES = ['plan_review', 'spec_review', 'exec_review'] as const;
+export type Gate = (typeof GATES)[number];
+
+export const DECISIONS = ['approve', 'reject'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** Milliseconds since the epoch. Every timestamp in the store is one of these. */
+export type EpochMs = number;
+
+export interface Project {
+  id: string;
+  name: string;
+  repoPath: string;
+  config: Record<string, unknown>;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+}
+
+export interface Task {
+  id: string;
+  projectId: string;
+  parentId: string | null;
+  depth: number;
+  title: string;
+  complexity: Complexity;
+  status: TaskStatus;
+  priority: Priority;
+  deps: string[];
+  plan: string | null;
+  spec: string | null;
+  /** Filled from the approvals table on read; the task row does not own them. */
+  approvals: Approval[];
+  result: Record<string, unknown> | null;
+  /** How many failed attempts the retry backoff counts from (reset by a manual retry). */
+  retryBaseline: number;
+  nextEligibleAt: EpochMs | null;
+  lastRunError: string | null;
+  taskType: TaskType | null;
+  scope: TaskScope | null;
+  ownedFiles: string[];
+  expectedOutput: string | null;
+  /** The reviewer's or approver's feedback a new version carries forward. */
+  feedback: string | null;
+  parentVersionId: string | null;
+  version: number;
+  claimedAt: EpochMs | null;
+  claimedBy: string | null;
+  /** Grows by one with every claim; a claimer holds (claimedBy, attempt) as its fence. */
+  attempt: number;
+  leaseExpiresAt: EpochMs | null;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+}
+
+export interface Run {
+  id: string;
+  taskId: string;
+  kind: RunKind;
+  status: RunStatus;
+  model: string | null;
+  traceId: string;
+  attempt: number;
+  startedAt: EpochMs;
+  endedAt: EpochMs | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  error: string | null;
+}
+
+export interface Approval {
+  id: string;
+  taskId: string;
+  gate: Gate;
+  decision: Decision;
+  reason: string | null;
+  who: string;
+  at: EpochMs;
+}
+
+export interface MaestroEvent {
+  /** Monotonic per store; the paging cursor. */
+  id: number;
+  projectId: string | null;
+  taskId: string | null;
+  runId: string | null;
+  traceId: string | null;
+  type: string;
+  payload: Record<string, unknown>;
+  at: EpochMs;
+}
