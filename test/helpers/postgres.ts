@@ -1,0 +1,87 @@
+/**
+ * Starts a real, throwaway PostgreSQL cluster for the test suites: initdb +
+ * pg_ctl on a temp dir, loopback TCP on a free port, stopped after. PostgreSQL
+ * refuses to run as root and CI runs as root, so as root the cluster runs as the
+ * unprivileged `postgres` user the Debian package creates.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PgCluster {
+  url: string;
+  port: number;
+  dataDir: string;
+  stop(): void;
+}
+
+export function findPgBin(): string | null {
+  if (process.env.MAESTRO_PG_BIN && existsSync(join(process.env.MAESTRO_PG_BIN, 'initdb'))) return process.env.MAESTRO_PG_BIN;
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], 'bin');
+  }
+  const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
+  const found = which.stdout.trim();
+  return found ? found.replace(/\/initdb$/, '') : null;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPostgres(): Promise<PgCluster | null> {
+  const bin = findPgBin();
+  if (!bin) return null;
+  const isRoot = process.getuid?.() === 0;
+  const base = mkdtempSync(join(tmpdir(), 'maestro-pg-'));
+  const dataDir = join(base, 'data');
+  const asUser = (cmd: string, args: string[]) => (isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const : [cmd, args] as const);
+  if (isRoot) {
+    const pwuid = spawnSync('id', ['-u', 'postgres']);
+    if (pwuid.status !== 0) throw new Error('Running as root, but there is no `postgres` user to run the test cluster as (install the postgresql package).');
+    chownSync(base, Number(pwuid.stdout.toString().trim()), Number(spawnSync('id', ['-g', 'postgres']).stdout.toString().trim()));
+  }
+  const run = (cmd: string, args: string[]) => {
+    const [c, a] = asUser(join(bin, cmd), args);
+    execFileSync(c, [...a], { stdio: ['ignore', 'pipe', 'pipe'] });
+  };
+  run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  // fsync off: these clusters are throwaway; durability is PostgreSQL's to test, not ours.
+  const opts = `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  run('pg_ctl', ['-D', dataDir, '-o', opts, '-l', join(base, 'server.log'), '-w', '-t', '60', 'start']);
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    dataDir,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The loud message a suite prints when it cannot run PostgreSQL here. */
+export const PG_MISSING =
+  '\n*** PostgreSQL binaries (initdb, pg_ctl) not found: the PostgreSQL suites are SKIPPED on this machine. ***\n' +
+  '*** Install the postgresql package (CI does, in .ci/run) to run them.                                  ***\n';
