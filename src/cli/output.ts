@@ -1,0 +1,40 @@
+/**
+ * How every CLI command reports: `--json` prints stable fields on stdout;
+ * otherwise human text. Errors print the same message the API gives and set
+ * the exit code: 0 ok, 1 error, 2 usage.
+ */
+import { MaestroError, coerceError } from '../core/errors.js';
+
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_USAGE = 2;
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Prints an error (as JSON when asked) and returns the exit code to use. */
+export function reportError(err: unknown, json: boolean): number {
+  const e = coerceError(err);
+  const code = e instanceof MaestroError ? e.code : 'INTERNAL';
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message: e.message } })}\n`);
+  else process.stderr.write(`maestro: ${e.message}${code === 'INTERNAL' ? '' : ` [${code}]`}\n`);
+  if (e instanceof MaestroError && e.code === 'BAD_INPUT') return EXIT_USAGE;
+  return EXIT_ERROR;
+}
+
+/**
+ * Wraps a command action: runs it, reports any error and sets the exit code.
+ * The action receives commander's arguments unchanged.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const cmd = args[args.length - 1] as { optsWithGlobals?: () => { json?: boolean } } | undefined;
+    const json = Boolean(cmd?.optsWithGlobals?.().json);
+    try {
+      await fn(...args);
+    } catch (err) {
+      process.exitCode = reportError(err, json);
+    }
+  };
+}
