@@ -1,0 +1,67 @@
+/**
+ * Input schemas shared by the store, the API and the CLI: one definition of
+ * what a valid task or project is. Pure (zod only).
+ */
+import { z } from 'zod';
+import { MaestroError } from './errors.js';
+import { COMPLEXITIES, DECISIONS, GATES, TASK_SCOPES, TASK_TYPES } from './types.js';
+
+const id = z.string().min(1).max(200);
+const relPath = z
+  .string()
+  .min(1)
+  .max(1000)
+  .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, no "..")');
+
+export const projectInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).regex(/^[^\s/\\][^/\\]*$/, 'must not contain slashes or start with a space'),
+    repoPath: z.string().min(1).max(4096),
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type ProjectInput = z.input<typeof projectInputSchema>;
+
+export const taskInputSchema = z
+  .object({
+    projectId: id,
+    title: z.string().trim().min(1).max(500),
+    complexity: z.enum(COMPLEXITIES).default('medium'),
+    priority: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(1),
+    deps: z.array(id).max(500).default([]),
+    parentId: id.nullable().default(null),
+    plan: z.string().max(1_000_000).nullable().default(null),
+    spec: z.string().max(1_000_000).nullable().default(null),
+    taskType: z.enum(TASK_TYPES).nullable().default(null),
+    scope: z.enum(TASK_SCOPES).nullable().default(null),
+    ownedFiles: z.array(relPath).max(1000).default([]),
+    expectedOutput: z.string().max(10_000).nullable().default(null),
+  })
+  .strict();
+export type TaskInput = z.input<typeof taskInputSchema>;
+export type ValidTaskInput = z.output<typeof taskInputSchema>;
+
+/** Fields a person may edit while no run is in flight. */
+export const taskEditSchema = taskInputSchema
+  .pick({ title: true, complexity: true, priority: true, deps: true, plan: true, spec: true, taskType: true, scope: true, ownedFiles: true, expectedOutput: true })
+  .partial()
+  .strict();
+export type TaskEdit = z.input<typeof taskEditSchema>;
+
+export const gateDecisionSchema = z
+  .object({
+    gate: z.enum(GATES),
+    decision: z.enum(DECISIONS),
+    reason: z.string().trim().max(10_000).nullable().default(null),
+    who: z.string().trim().min(1).max(200).default('human'),
+  })
+  .strict()
+  .refine((d) => d.decision === 'approve' || (d.reason !== null && d.reason.length > 0), { message: 'a rejection needs a reason', path: ['reason'] });
+
+/** Parses with a schema; a failure is a BAD_INPUT MaestroError naming the field. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`);
+  throw new MaestroError('BAD_INPUT', `Invalid ${what}: ${issues.join('; ')}`, { details: { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) } });
+}

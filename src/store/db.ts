@@ -1,0 +1,30 @@
+/**
+ * The DBAdapter: the only way the store talks to a database. SQL is written
+ * once, PostgreSQL-style (`$1, $2`); the SQLite adapter rewrites placeholders.
+ * Timestamps are BIGINT epoch milliseconds and JSON columns are TEXT in both
+ * engines, so every row maps the same way whichever engine holds it.
+ */
+
+export type Dialect = 'sqlite' | 'postgres';
+export type SqlValue = string | number | null;
+
+export interface Queryable {
+  readonly dialect: Dialect;
+  /** Every row the statement returns (also for `… RETURNING`). */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** The first row, or undefined. */
+  one<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Runs a statement and returns how many rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+}
+
+export interface DBAdapter extends Queryable {
+  /** A human-readable name for logs and leak reports (never includes a password). */
+  readonly name: string;
+  /**
+   * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE). Rolls back
+   * when `fn` throws. Transactions do not nest: `fn` uses the handle it is given.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

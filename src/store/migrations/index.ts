@@ -1,0 +1,19 @@
+/**
+ * Versioned, append-only migrations. Never edit one that has shipped: add the
+ * next. `{{serial}}` becomes the engine's auto-increment primary key.
+ */
+import { initial } from './001_initial.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** Statements for both engines. */
+  statements: string[];
+  /** Extra statements for one engine only. */
+  sqlite?: string[];
+  postgres?: string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [initial];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,107 @@
+/**
+ * Claims: the compare-and-set that lets many workers (threads, processes,
+ * daemons on other hosts) take tasks without a coordinator.
+ *
+ *   claim:     ready ∧ claimed_at IS NULL ∧ eligible  →  queued, owner, attempt + 1, lease
+ *   heartbeat: extends the lease while (owner, attempt) still hold it
+ *   expire:    in flight with a lease past due        →  ready, claim cleared
+ *   complete:  a fenced transition by (owner, attempt) with a live lease
+ *   fail:      fenced, back to ready with a backoff, claim cleared
+ *
+ * (owner, attempt) is the fence: attempt only grows, so a claimer that lost
+ * its lease (expired and re-claimed by someone else) can never complete or
+ * fail the task afterwards. Each statement is a single UPDATE whose WHERE
+ * clause is the whole check, so it is atomic on both engines without a
+ * transaction.
+ */
+import { assertTransition, IN_FLIGHT_STATUSES, REQUEUEABLE_STATUSES, type TaskStatus } from '../../core/status.js';
+import type { Task } from '../../core/types.js';
+import type { Queryable, SqlValue } from '../db.js';
+import { toTask, type Row } from '../rows.js';
+import { fieldSets, type TransitionFields } from './transitionTask.js';
+
+export interface ClaimResult {
+  won: boolean;
+  attempt: number;
+}
+
+export async function claimTask(db: Queryable, opts: { id: string; owner: string; now: number; leaseMs: number }): Promise<ClaimResult> {
+  const rows = await db.all<{ attempt: number }>(
+    `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $2, attempt = attempt + 1, lease_expires_at = $3, updated_at = $1
+     WHERE id = $4 AND status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)
+     RETURNING attempt`,
+    [opts.now, opts.owner, opts.now + opts.leaseMs, opts.id],
+  );
+  return rows[0] ? { won: true, attempt: Number(rows[0].attempt) } : { won: false, attempt: 0 };
+}
+
+/** Ready, unclaimed, eligible tasks, oldest first. The scheduler ranks them; the claim decides. */
+export async function listClaimable(db: Queryable, opts: { now: number; projectId?: string; limit?: number }): Promise<Task[]> {
+  const params: SqlValue[] = [opts.now];
+  let where = `status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)`;
+  if (opts.projectId) {
+    params.push(opts.projectId);
+    where += ` AND project_id = $2`;
+  }
+  const limit = Math.min(Math.max(opts.limit ?? 500, 1), 10_000);
+  return (await db.all<Row>(`SELECT * FROM tasks WHERE ${where} ORDER BY created_at, id LIMIT ${limit}`, params)).map((r) => toTask(r));
+}
+
+const inList = (statuses: readonly TaskStatus[]) => statuses.map((s) => `'${s}'`).join(', ');
+const LIVE_FENCE = `id = $ID AND claimed_by = $OWNER AND attempt = $ATTEMPT AND lease_expires_at >= $NOW AND status IN (${inList(IN_FLIGHT_STATUSES)})`;
+
+function fence(first: number): string {
+  return LIVE_FENCE.replace('$ID', `$${first}`).replace('$OWNER', `$${first + 1}`).replace('$ATTEMPT', `$${first + 2}`).replaceAll('$NOW', `$${first + 3}`);
+}
+
+export interface Fence {
+  id: string;
+  owner: string;
+  attempt: number;
+  now: number;
+}
+
+export async function heartbeatClaim(db: Queryable, opts: Fence & { leaseMs: number }): Promise<boolean> {
+  const changed = await db.run(`UPDATE tasks SET lease_expires_at = $1 WHERE ${fence(2)}`, [opts.now + opts.leaseMs, opts.id, opts.owner, opts.attempt, opts.now]);
+  return changed === 1;
+}
+
+/** Sends every in-flight task whose lease is past due back to ready; returns their ids. */
+export async function expireClaims(db: Queryable, opts: { now: number }): Promise<string[]> {
+  const rows = await db.all<{ id: string }>(
+    `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, updated_at = $1,
+       last_run_error = 'lease expired: the claimer stopped heartbeating'
+     WHERE status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < $1
+     RETURNING id`,
+    [opts.now],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * A fenced transition by the claimer. `to` must be legal from `from` (the
+ * status the claimer believes the task is in). Leaving the in-flight statuses
+ * releases the lease; claimed_at stays until the task is ready again.
+ */
+export async function advanceClaimed(db: Queryable, opts: Fence & { from: TaskStatus; to: TaskStatus; fields?: TransitionFields }): Promise<boolean> {
+  assertTransition(opts.from, opts.to, opts.id);
+  const params: SqlValue[] = [opts.to, opts.now];
+  const sets = ['status = $1', 'updated_at = $2', ...fieldSets(opts.fields ?? {}, params)];
+  if (opts.to === 'ready') sets.push('claimed_at = NULL', 'claimed_by = NULL', 'lease_expires_at = NULL');
+  else if (!IN_FLIGHT_STATUSES.includes(opts.to)) sets.push('claimed_by = NULL', 'lease_expires_at = NULL');
+  const first = params.length + 1;
+  params.push(opts.id, opts.owner, opts.attempt, opts.now, opts.from);
+  const changed = await db.run(`UPDATE tasks SET ${sets.join(', ')} WHERE ${fence(first)} AND status = $${first + 4}`, params);
+  return changed === 1;
+}
+
+/** The claimer gives the task back after a failure: ready again once the backoff passes. */
+export async function failClaim(db: Queryable, opts: Fence & { error: string; backoffMs: number }): Promise<boolean> {
+  const changed = await db.run(
+    `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, last_run_error = $1,
+       next_eligible_at = $2, updated_at = $3
+     WHERE ${fence(4)} AND status IN (${inList(REQUEUEABLE_STATUSES)})`,
+    [opts.error, opts.now + opts.backoffMs, opts.now, opts.id, opts.owner, opts.attempt, opts.now],
+  );
+  return changed === 1;
+}

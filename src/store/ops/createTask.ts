@@ -1,0 +1,73 @@
+/**
+ * Creating a task: validated input, a project that exists, a parent and
+ * dependencies in the same project, no self-dependency. A new task cannot
+ * close a cycle (nothing depends on it yet); edits check cycles (editTask).
+ */
+import { MaestroError } from '../../core/errors.js';
+import { parseInput, taskInputSchema, type TaskInput } from '../../core/schemas.js';
+import type { Task } from '../../core/types.js';
+import type { Queryable } from '../db.js';
+import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
+import { findTask } from './getTask.js';
+import { getProject } from './projects.js';
+
+/** Checks that every dependency exists, is in `projectId`, and is not `selfId`. */
+export async function checkDeps(db: Queryable, projectId: string, deps: readonly string[], selfId: string | null): Promise<void> {
+  for (const dep of deps) {
+    if (dep === selfId) throw new MaestroError('SELF_DEPENDENCY', `Task ${selfId} cannot depend on itself.`, { details: { taskId: selfId } });
+    const row = await db.one<{ project_id: string }>(`SELECT project_id FROM tasks WHERE id = $1`, [dep]);
+    if (!row) throw new MaestroError('UNKNOWN_TASK', `Dependency "${dep}" is not a known task.`, { details: { taskId: dep } });
+    if (row.project_id !== projectId) {
+      throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Dependency ${dep} belongs to project ${row.project_id}, not ${projectId}; tasks may only depend on tasks of their own project.`, {
+        details: { taskId: dep, projectId: row.project_id },
+      });
+    }
+  }
+}
+
+export async function createTask(db: Queryable, input: TaskInput, now: number, id: string = newId('t')): Promise<Task> {
+  const valid = parseInput(taskInputSchema, input, 'task');
+  const project = await getProject(db, valid.projectId);
+  let depth = 0;
+  if (valid.parentId) {
+    const parent = await findTask(db, valid.parentId);
+    if (!parent) throw new MaestroError('UNKNOWN_TASK', `Parent task "${valid.parentId}" is not a known task.`, { details: { taskId: valid.parentId } });
+    if (parent.projectId !== project.id) throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Parent ${parent.id} belongs to another project.`);
+    depth = parent.depth + 1;
+  }
+  const deps = [...new Set(valid.deps)];
+  await checkDeps(db, project.id, deps, id);
+  const task: Task = {
+    id,
+    projectId: project.id,
+    parentId: valid.parentId,
+    depth,
+    title: valid.title,
+    complexity: valid.complexity,
+    status: 'ready',
+    priority: valid.priority,
+    deps,
+    plan: valid.plan,
+    spec: valid.spec,
+    approvals: [],
+    result: null,
+    retryBaseline: 0,
+    nextEligibleAt: null,
+    lastRunError: null,
+    taskType: valid.taskType,
+    scope: valid.scope,
+    ownedFiles: [...new Set(valid.ownedFiles)],
+    expectedOutput: valid.expectedOutput,
+    feedback: null,
+    parentVersionId: null,
+    version: 1,
+    claimedAt: null,
+    claimedBy: null,
+    attempt: 0,
+    leaseExpiresAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.run(INSERT_TASK_SQL, taskValues(task));
+  return task;
+}

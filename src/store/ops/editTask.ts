@@ -1,0 +1,56 @@
+/**
+ * Editing a task's fields. Refused with TASK_BUSY while a run is in flight (the
+ * task is read-only then), and with DEPENDENCY_CYCLE when new dependencies
+ * would close a cycle, naming it.
+ */
+import { assertAcyclic } from '../../core/dag.js';
+import { MaestroError } from '../../core/errors.js';
+import { parseInput, taskEditSchema, type TaskEdit } from '../../core/schemas.js';
+import { IN_FLIGHT_STATUSES, TERMINAL_STATUSES } from '../../core/status.js';
+import type { Task } from '../../core/types.js';
+import type { Queryable, SqlValue } from '../db.js';
+import { checkDeps } from './createTask.js';
+import { getTask } from './getTask.js';
+
+const COLUMN: Record<keyof TaskEdit, string> = {
+  title: 'title',
+  complexity: 'complexity',
+  priority: 'priority',
+  deps: 'deps',
+  plan: 'plan',
+  spec: 'spec',
+  taskType: 'task_type',
+  scope: 'scope',
+  ownedFiles: 'owned_files',
+  expectedOutput: 'expected_output',
+};
+
+export async function editTask(db: Queryable, id: string, edit: TaskEdit, now: number): Promise<Task> {
+  const valid = parseInput(taskEditSchema, edit, 'task edit');
+  const task = await getTask(db, id);
+  if (IN_FLIGHT_STATUSES.includes(task.status)) {
+    throw new MaestroError('TASK_BUSY', `Task ${id} is ${task.status}: a run is in flight and the task is read-only until it ends.`, { details: { taskId: id, status: task.status } });
+  }
+  if (TERMINAL_STATUSES.includes(task.status)) {
+    throw new MaestroError('ILLEGAL_TRANSITION', `Task ${id} is ${task.status} and can no longer be edited.`, { details: { taskId: id, status: task.status } });
+  }
+  if (valid.deps) {
+    valid.deps = [...new Set(valid.deps)];
+    await checkDeps(db, task.projectId, valid.deps, id);
+    const rows = await db.all<{ id: string; deps: string; title: string }>(`SELECT id, deps, title FROM tasks WHERE project_id = $1`, [task.projectId]);
+    const nodes = rows.map((r) => ({ id: r.id, deps: r.id === id ? valid.deps! : (JSON.parse(r.deps) as string[]) }));
+    assertAcyclic(nodes, new Map(rows.map((r) => [r.id, r.title])));
+  }
+  const sets: string[] = [];
+  const params: SqlValue[] = [];
+  for (const [key, value] of Object.entries(valid) as [keyof TaskEdit, unknown][]) {
+    if (value === undefined) continue;
+    params.push(Array.isArray(value) ? JSON.stringify(value) : (value as SqlValue));
+    sets.push(`${COLUMN[key]} = $${params.length}`);
+  }
+  if (!sets.length) return task;
+  params.push(now, id, task.status);
+  const changed = await db.run(`UPDATE tasks SET ${sets.join(', ')}, updated_at = $${params.length - 2} WHERE id = $${params.length - 1} AND status = $${params.length}`, params);
+  if (changed !== 1) throw new MaestroError('TASK_BUSY', `Task ${id} changed while it was being edited; reload and try again.`);
+  return getTask(db, id);
+}

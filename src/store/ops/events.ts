@@ -1,0 +1,39 @@
+/** The event log: append-only (the schema's triggers refuse updates and deletes), paged by id. */
+import type { MaestroEvent } from '../../core/types.js';
+import type { Queryable, SqlValue } from '../db.js';
+import { toEvent, type Row } from '../rows.js';
+
+export type NewEvent = Omit<MaestroEvent, 'id' | 'at' | 'projectId' | 'taskId' | 'runId' | 'traceId'> &
+  Partial<Pick<MaestroEvent, 'projectId' | 'taskId' | 'runId' | 'traceId'>>;
+
+export async function appendEvent(db: Queryable, e: NewEvent, now: number): Promise<MaestroEvent> {
+  const rows = await db.all<Row>(
+    `INSERT INTO events (project_id, task_id, run_id, trace_id, type, payload, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [e.projectId ?? null, e.taskId ?? null, e.runId ?? null, e.traceId ?? null, e.type, JSON.stringify(e.payload), now],
+  );
+  return toEvent(rows[0]!);
+}
+
+export interface EventPage {
+  events: MaestroEvent[];
+  /** Pass as `after` for the next page; null when this page is the last. */
+  nextAfter: number | null;
+}
+
+export async function listEvents(
+  db: Queryable,
+  filter: { projectId?: string; taskId?: string; runId?: string; traceId?: string; type?: string; after?: number; limit?: number } = {},
+): Promise<EventPage> {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.projectId) where.push(`project_id = $${params.push(filter.projectId)}`);
+  if (filter.taskId) where.push(`task_id = $${params.push(filter.taskId)}`);
+  if (filter.runId) where.push(`run_id = $${params.push(filter.runId)}`);
+  if (filter.traceId) where.push(`trace_id = $${params.push(filter.traceId)}`);
+  if (filter.type) where.push(`type = $${params.push(filter.type)}`);
+  if (filter.after !== undefined) where.push(`id > $${params.push(filter.after)}`);
+  const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+  const rows = await db.all<Row>(`SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ${limit + 1}`, params);
+  const events = rows.slice(0, limit).map(toEvent);
+  return { events, nextAfter: rows.length > limit ? events[events.length - 1]!.id : null };
+}

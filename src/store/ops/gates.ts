@@ -1,0 +1,76 @@
+/**
+ * Human gates. Approval records the decision and moves the task on. Rejection
+ * records the decision with its reason, supersedes this version, and creates
+ * the next one (version + 1, parentVersionId) back in ready, carrying the
+ * reason as feedback; tasks that depended on the old version now depend on
+ * the new one. Run these inside one transaction (the Store does).
+ */
+import { MaestroError } from '../../core/errors.js';
+import { statusAfterApproval, type TaskStatus } from '../../core/status.js';
+import type { Approval, Gate, Task } from '../../core/types.js';
+import type { Queryable } from '../db.js';
+import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
+import { getTask } from './getTask.js';
+import { transitionTask } from './transitionTask.js';
+
+async function recordApproval(db: Queryable, a: Omit<Approval, 'id'>): Promise<Approval> {
+  const approval: Approval = { id: newId('a'), ...a };
+  await db.run(`INSERT INTO approvals (id, task_id, gate, decision, reason, who, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+    approval.id, approval.taskId, approval.gate, approval.decision, approval.reason, approval.who, approval.at,
+  ]);
+  return approval;
+}
+
+function assertAtGate(task: Task, gate: Gate): void {
+  if (task.status !== gate) {
+    throw new MaestroError('WRONG_GATE', `Task ${task.id} is ${task.status}, not waiting at ${gate}.`, { details: { taskId: task.id, status: task.status, gate } });
+  }
+}
+
+export async function approveGate(db: Queryable, opts: { id: string; gate: Gate; who: string; reason: string | null; now: number; to?: TaskStatus }): Promise<{ task: Task; approval: Approval }> {
+  const task = await getTask(db, opts.id);
+  assertAtGate(task, opts.gate);
+  const children = await db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE parent_id = $1`, [task.id]);
+  const to = opts.to ?? statusAfterApproval(opts.gate, Number(children?.n ?? 0) > 0);
+  const approval = await recordApproval(db, { taskId: task.id, gate: opts.gate, decision: 'approve', reason: opts.reason, who: opts.who, at: opts.now });
+  const { after } = await transitionTask(db, { id: task.id, from: opts.gate, to, now: opts.now });
+  return { task: after, approval };
+}
+
+export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; who: string; reason: string; now: number }): Promise<{ old: Task; next: Task; approval: Approval }> {
+  if (!opts.reason.trim()) throw new MaestroError('BAD_INPUT', 'A rejection needs a reason: say what the next version must change.');
+  const task = await getTask(db, opts.id);
+  assertAtGate(task, opts.gate);
+  const approval = await recordApproval(db, { taskId: task.id, gate: opts.gate, decision: 'reject', reason: opts.reason, who: opts.who, at: opts.now });
+  const { after: old } = await transitionTask(db, { id: task.id, from: opts.gate, to: 'superseded', now: opts.now });
+  const next: Task = {
+    ...task,
+    id: newId('t'),
+    status: 'ready',
+    approvals: [],
+    // A rejected plan is planned again; a rejected execution keeps its approved plan.
+    plan: opts.gate === 'exec_review' ? task.plan : null,
+    result: null,
+    feedback: `${opts.gate} rejected by ${opts.who}: ${opts.reason}`,
+    parentVersionId: task.id,
+    version: task.version + 1,
+    claimedAt: null,
+    claimedBy: null,
+    leaseExpiresAt: null,
+    attempt: 0,
+    retryBaseline: 0,
+    nextEligibleAt: null,
+    lastRunError: null,
+    createdAt: opts.now,
+    updatedAt: opts.now,
+  };
+  await db.run(INSERT_TASK_SQL, taskValues(next));
+  const dependents = await db.all<{ id: string; deps: string }>(`SELECT id, deps FROM tasks WHERE project_id = $1 AND id <> $2`, [task.projectId, next.id]);
+  for (const d of dependents) {
+    const deps = JSON.parse(d.deps) as string[];
+    if (!deps.includes(task.id)) continue;
+    await db.run(`UPDATE tasks SET deps = $1, updated_at = $2 WHERE id = $3`, [JSON.stringify(deps.map((x) => (x === task.id ? next.id : x))), opts.now, d.id]);
+  }
+  await db.run(`UPDATE tasks SET parent_id = $1 WHERE parent_id = $2`, [next.id, task.id]);
+  return { old, next: await getTask(db, next.id), approval };
+}

@@ -1,0 +1,49 @@
+/** Reading tasks: one by id (with its approvals), or a filtered page. */
+import { MaestroError } from '../../core/errors.js';
+import type { TaskStatus } from '../../core/status.js';
+import type { Task } from '../../core/types.js';
+import type { Queryable, SqlValue } from '../db.js';
+import { toApproval, toTask, type Row } from '../rows.js';
+
+export async function findTask(db: Queryable, id: string): Promise<Task | undefined> {
+  const row = await db.one<Row>(`SELECT * FROM tasks WHERE id = $1`, [id]);
+  if (!row) return undefined;
+  const approvals = (await db.all<Row>(`SELECT * FROM approvals WHERE task_id = $1 ORDER BY at, id`, [id])).map(toApproval);
+  return toTask(row, approvals);
+}
+
+export async function getTask(db: Queryable, id: string): Promise<Task> {
+  const task = await findTask(db, id);
+  if (!task) throw new MaestroError('UNKNOWN_TASK', `No task "${id}".`, { details: { taskId: id } });
+  return task;
+}
+
+export interface TaskFilter {
+  projectId?: string;
+  status?: TaskStatus | readonly TaskStatus[];
+  parentId?: string | null;
+  limit?: number;
+  offset?: number;
+}
+
+/** Tasks in creation order. Approvals are not loaded here (use getTask). */
+export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise<Task[]> {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const p = (v: SqlValue) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (filter.projectId) where.push(`project_id = ${p(filter.projectId)}`);
+  if (filter.status !== undefined) {
+    const list = Array.isArray(filter.status) ? filter.status : [filter.status];
+    if (!list.length) return [];
+    where.push(`status IN (${list.map((s) => p(s)).join(', ')})`);
+  }
+  if (filter.parentId === null) where.push('parent_id IS NULL');
+  else if (filter.parentId) where.push(`parent_id = ${p(filter.parentId)}`);
+  const limit = Math.min(Math.max(filter.limit ?? 1000, 1), 100_000);
+  const offset = Math.max(filter.offset ?? 0, 0);
+  const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`;
+  return (await db.all<Row>(sql, params)).map((r) => toTask(r));
+}

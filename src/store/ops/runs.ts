@@ -1,0 +1,60 @@
+/** Runs: one agent run of a task (plan, execute, review or conflict). */
+import { MaestroError } from '../../core/errors.js';
+import type { Run, RunKind, RunStatus } from '../../core/types.js';
+import type { Queryable, SqlValue } from '../db.js';
+import { newId, toRun, type Row } from '../rows.js';
+import { getTask } from './getTask.js';
+
+export async function createRun(db: Queryable, opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; now: number; id?: string }): Promise<Run> {
+  await getTask(db, opts.taskId);
+  const run: Run = {
+    id: opts.id ?? newId('r'),
+    taskId: opts.taskId,
+    kind: opts.kind,
+    status: 'running',
+    model: opts.model,
+    traceId: opts.traceId,
+    attempt: opts.attempt,
+    startedAt: opts.now,
+    endedAt: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    error: null,
+  };
+  await db.run(`INSERT INTO runs (id, task_id, kind, status, model, trace_id, attempt, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+    run.id, run.taskId, run.kind, run.status, run.model, run.traceId, run.attempt, run.startedAt,
+  ]);
+  return run;
+}
+
+export async function getRun(db: Queryable, id: string): Promise<Run> {
+  const row = await db.one<Row>(`SELECT * FROM runs WHERE id = $1`, [id]);
+  if (!row) throw new MaestroError('UNKNOWN_RUN', `No run "${id}".`, { details: { runId: id } });
+  return toRun(row);
+}
+
+/** Ends a running run once; a second finish is refused (the first one stands). */
+export async function finishRun(
+  db: Queryable,
+  opts: { id: string; status: Exclude<RunStatus, 'running'>; now: number; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null },
+): Promise<Run> {
+  const changed = await db.run(
+    `UPDATE runs SET status = $1, ended_at = $2, input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, cost_usd = cost_usd + $5, error = $6
+     WHERE id = $7 AND status = 'running'`,
+    [opts.status, opts.now, opts.inputTokens ?? 0, opts.outputTokens ?? 0, opts.costUsd ?? 0, opts.error ?? null, opts.id],
+  );
+  const run = await getRun(db, opts.id);
+  if (changed !== 1) throw new MaestroError('ILLEGAL_TRANSITION', `Run ${opts.id} already ended as ${run.status}.`, { details: { runId: opts.id, status: run.status } });
+  return run;
+}
+
+export async function listRuns(db: Queryable, filter: { taskId?: string; traceId?: string; status?: RunStatus; limit?: number } = {}): Promise<Run[]> {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.taskId) where.push(`task_id = $${params.push(filter.taskId)}`);
+  if (filter.traceId) where.push(`trace_id = $${params.push(filter.traceId)}`);
+  if (filter.status) where.push(`status = $${params.push(filter.status)}`);
+  const limit = Math.min(Math.max(filter.limit ?? 1000, 1), 100_000);
+  return (await db.all<Row>(`SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at, id LIMIT ${limit}`, params)).map(toRun);
+}

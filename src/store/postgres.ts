@@ -1,0 +1,102 @@
+/**
+ * PostgreSQL through node-postgres, for teams whose daemons share one database.
+ * BIGINT (int8) columns come back as JS numbers: every one we store is an epoch
+ * millisecond or a counter, far below 2^53.
+ */
+import pg from 'pg';
+import { MaestroError } from '../core/errors.js';
+import { trackResource } from '../lib/resources.js';
+import type { DBAdapter, Queryable, SqlValue } from './db.js';
+
+const INT8_OID = 20;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable database URL)';
+  }
+}
+
+function wrapConnectError(err: unknown, url: string): unknown {
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  const codes = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000'];
+  if (e && typeof e.code === 'string' && codes.includes(e.code)) {
+    return new MaestroError('DATABASE_UNREACHABLE', `Cannot reach PostgreSQL at ${redactUrl(url)}: ${e.message}`, { cause: err });
+  }
+  return err;
+}
+
+function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
+  const q = async <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> => {
+    try {
+      const res = await client.query({ text: sql, values: params as SqlValue[], types });
+      return res.rows as T[];
+    } catch (err) {
+      throw wrapConnectError(err, url);
+    }
+  };
+  return {
+    dialect: 'postgres',
+    all: q,
+    async one<T>(sql: string, params?: readonly SqlValue[]) {
+      return (await q<T>(sql, params))[0];
+    },
+    async run(sql: string, params: readonly SqlValue[] = []) {
+      try {
+        const res = await client.query({ text: sql, values: params as SqlValue[], types });
+        return res.rowCount ?? 0;
+      } catch (err) {
+        throw wrapConnectError(err, url);
+      }
+    },
+  };
+}
+
+export function openPostgres(url: string, options: { max?: number } = {}): DBAdapter {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
+  // An idle client that loses its server must not crash the daemon; the next query reconnects.
+  pool.on('error', () => undefined);
+  const base = queryable(pool, url);
+  let closed = false;
+  const untrack = trackResource('database', `postgres ${redactUrl(url)}`, () => adapter.close());
+  const adapter: DBAdapter = {
+    ...base,
+    name: redactUrl(url),
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw wrapConnectError(err, url);
+      }
+      try {
+        await client.query('BEGIN');
+        const result = await fn(queryable(client, url));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      untrack();
+      await pool.end();
+    },
+  };
+  return adapter;
+}

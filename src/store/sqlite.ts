@@ -1,0 +1,114 @@
+/**
+ * SQLite through better-sqlite3 (12.x; 13 crashes on Node 20). WAL, so readers
+ * never block the writer; a busy timeout, so a writer waits for another
+ * process's write instead of failing; BEGIN IMMEDIATE for every write
+ * transaction, so two processes never both read-then-write and deadlock on the
+ * upgrade. better-sqlite3 is synchronous: one async mutex per handle keeps a
+ * caller's statements out of another caller's open transaction.
+ */
+import Database from 'better-sqlite3';
+import { MaestroError } from '../core/errors.js';
+import { trackResource } from '../lib/resources.js';
+import type { DBAdapter, Queryable, SqlValue } from './db.js';
+
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * `$1 … $n` → `?` in order of appearance, with the parameter order to bind
+ * (a `$n` may appear twice). better-sqlite3 binds `?NNN` only by name. Our SQL
+ * has no `$` inside string literals.
+ */
+function toSqlite(sql: string): { text: string; order: number[] } {
+  const order: number[] = [];
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    order.push(Number(n) - 1);
+    return '?';
+  });
+  return { text, order };
+}
+
+export function openSqlite(path: string, options: { readonly?: boolean } = {}): DBAdapter {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: options.readonly ?? false, timeout: SQLITE_BUSY_TIMEOUT_MS });
+  } catch (err) {
+    throw new MaestroError('DATABASE_UNREACHABLE', `Cannot open SQLite database ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: durable across process crashes, a power loss may lose the last commits.
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+
+  const cache = new Map<string, { stmt: Database.Statement; order: number[] }>();
+  const prepare = (sql: string, params: readonly SqlValue[]) => {
+    let entry = cache.get(sql);
+    if (!entry) {
+      const { text, order } = toSqlite(sql);
+      entry = { stmt: db.prepare(text), order };
+      cache.set(sql, entry);
+    }
+    return { stmt: entry.stmt, args: entry.order.map((i) => params[i] ?? null) };
+  };
+  const direct: Queryable = {
+    dialect: 'sqlite',
+    async all<T>(sql: string, params: readonly SqlValue[] = []) {
+      const { stmt, args } = prepare(sql, params);
+      if (!stmt.reader) {
+        stmt.run(...args);
+        return [] as T[];
+      }
+      return stmt.all(...args) as T[];
+    },
+    async one<T>(sql: string, params: readonly SqlValue[] = []) {
+      const { stmt, args } = prepare(sql, params);
+      return (stmt.reader ? stmt.get(...args) : (stmt.run(...args), undefined)) as T | undefined;
+    },
+    async run(sql: string, params: readonly SqlValue[] = []) {
+      const { stmt, args } = prepare(sql, params);
+      if (stmt.reader) return stmt.all(...args).length;
+      return stmt.run(...args).changes;
+    },
+  };
+
+  // The mutex: a promise chain every operation waits its turn on.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const result = tail.then(fn, fn);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+
+  let closed = false;
+  const untrack = trackResource('database', `sqlite ${path}`, () => adapter.close());
+  const adapter: DBAdapter = {
+    dialect: 'sqlite',
+    name: `sqlite:${path}`,
+    all: (sql, params) => exclusive(() => direct.all(sql, params)),
+    one: (sql, params) => exclusive(() => direct.one(sql, params)),
+    run: (sql, params) => exclusive(() => direct.run(sql, params)),
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      return exclusive(async () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(direct);
+          db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await tail;
+      untrack();
+      db.close();
+    },
+  };
+  return adapter;
+}

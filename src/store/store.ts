@@ -1,0 +1,116 @@
+/**
+ * The Store: the repositories over one DBAdapter, with an injected clock.
+ * Each repository method is one store operation (src/store/ops/*); the ones
+ * that change several rows run in one transaction, and every status change
+ * appends its event in the same transaction, so the log never disagrees with
+ * the state.
+ */
+import type { TaskEdit, TaskInput, ProjectInput } from '../core/schemas.js';
+import type { TaskStatus } from '../core/status.js';
+import type { Gate, RunKind, RunStatus, Task } from '../core/types.js';
+import type { DBAdapter, Queryable } from './db.js';
+import { advanceClaimed, claimTask, expireClaims, failClaim, heartbeatClaim, listClaimable, type Fence } from './ops/claim.js';
+import { createTask } from './ops/createTask.js';
+import { editTask } from './ops/editTask.js';
+import { appendEvent, listEvents, type NewEvent } from './ops/events.js';
+import { approveGate, rejectGate } from './ops/gates.js';
+import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
+import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
+import { createProject, getProject, listProjects } from './ops/projects.js';
+import { createRun, finishRun, getRun, listRuns } from './ops/runs.js';
+import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
+
+export type Clock = () => number;
+
+function statusEvent(before: Pick<Task, 'status'>, after: Task, extra: Record<string, unknown> = {}): NewEvent {
+  return { projectId: after.projectId, taskId: after.id, type: 'task.status', payload: { from: before.status, to: after.status, ...extra } };
+}
+
+export function createStore(db: DBAdapter, clock: Clock = Date.now) {
+  const tx = <T>(fn: (q: Queryable, now: number) => Promise<T>) => db.transaction((q) => fn(q, clock()));
+
+  const projects = {
+    create: (input: ProjectInput) => tx((q, now) => createProject(q, input, now)),
+    get: (idOrName: string) => getProject(db, idOrName),
+    list: () => listProjects(db),
+  };
+
+  const tasks = {
+    create: (input: TaskInput) =>
+      tx(async (q, now) => {
+        const task = await createTask(q, input, now);
+        await appendEvent(q, { projectId: task.projectId, taskId: task.id, type: 'task.created', payload: { title: task.title } }, now);
+        return task;
+      }),
+    get: (id: string) => getTask(db, id),
+    find: (id: string) => findTask(db, id),
+    list: (filter?: TaskFilter) => listTasks(db, filter),
+    edit: (id: string, edit: TaskEdit) =>
+      tx(async (q, now) => {
+        const task = await editTask(q, id, edit, now);
+        await appendEvent(q, { projectId: task.projectId, taskId: id, type: 'task.edited', payload: { fields: Object.keys(edit) } }, now);
+        return task;
+      }),
+    transition: (id: string, to: TaskStatus, opts: { from?: TaskStatus; fields?: TransitionFields; reason?: string; traceId?: string } = {}) =>
+      tx(async (q, now) => {
+        const { before, after } = await transitionTask(q, { id, to, from: opts.from, fields: opts.fields, now });
+        await appendEvent(q, { ...statusEvent(before, after, opts.reason ? { reason: opts.reason } : {}), traceId: opts.traceId ?? null }, now);
+        return after;
+      }),
+    claimable: (opts: { projectId?: string; limit?: number } = {}) => listClaimable(db, { ...opts, now: clock() }),
+    claim: (id: string, owner: string, leaseMs: number) => claimTask(db, { id, owner, leaseMs, now: clock() }),
+    heartbeat: (f: Omit<Fence, 'now'>, leaseMs: number) => heartbeatClaim(db, { ...f, leaseMs, now: clock() }),
+    expireClaims: () => expireClaims(db, { now: clock() }),
+    advance: (f: Omit<Fence, 'now'>, from: TaskStatus, to: TaskStatus, fields?: TransitionFields) =>
+      tx(async (q, now) => {
+        const won = await advanceClaimed(q, { ...f, now, from, to, fields });
+        if (won) await appendEvent(q, statusEvent({ status: from }, await getTask(q, f.id), { owner: f.owner, attempt: f.attempt }), now);
+        return won;
+      }),
+    fail: (f: Omit<Fence, 'now'>, error: string, backoffMs: number) =>
+      tx(async (q, now) => {
+        const before = await getTask(q, f.id);
+        const won = await failClaim(q, { ...f, now, error, backoffMs });
+        if (won) await appendEvent(q, statusEvent(before, await getTask(q, f.id), { error, backoffMs }), now);
+        return won;
+      }),
+    approve: (id: string, gate: Gate, who: string, reason: string | null = null) =>
+      tx(async (q, now) => {
+        const before = await getTask(q, id);
+        const { task } = await approveGate(q, { id, gate, who, reason, now });
+        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who }), now);
+        return task;
+      }),
+    reject: (id: string, gate: Gate, who: string, reason: string) =>
+      tx(async (q, now) => {
+        const before = await getTask(q, id);
+        const { old, next } = await rejectGate(q, { id, gate, who, reason, now });
+        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id }), now);
+        await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
+        return { old, next };
+      }),
+  };
+
+  const runs = {
+    create: (opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; id?: string }) => tx((q, now) => createRun(q, { ...opts, now })),
+    get: (id: string) => getRun(db, id),
+    finish: (opts: { id: string; status: Exclude<RunStatus, 'running'>; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null }) =>
+      tx((q, now) => finishRun(q, { ...opts, now })),
+    list: (filter?: Parameters<typeof listRuns>[1]) => listRuns(db, filter),
+  };
+
+  const events = {
+    append: (e: NewEvent) => tx((q, now) => appendEvent(q, e, now)),
+    list: (filter?: Parameters<typeof listEvents>[1]) => listEvents(db, filter),
+  };
+
+  const metrics = {
+    tasksByStatus: (projectId?: string) => tasksByStatus(db, projectId),
+    runDurations: (projectId?: string) => runDurations(db, projectId),
+    usageByProject: () => usageByProject(db),
+  };
+
+  return { db, clock, projects, tasks, runs, events, metrics, close: () => db.close() };
+}
+
+export type Store = ReturnType<typeof createStore>;

@@ -1,0 +1,281 @@
+/**
+ * The store contract: ONE suite both engines must pass. Each case gets a
+ * freshly migrated database of its own and an injected clock.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MaestroError, type ErrorCode } from '../../src/core/errors.js';
+import type { DBAdapter } from '../../src/store/db.js';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.js';
+import { migrate } from '../../src/store/migrate.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { removeTempDirs } from '../helpers/db.js';
+
+const MINUTE = 60_000;
+
+async function expectCode(p: Promise<unknown>, code: ErrorCode, text?: RegExp): Promise<MaestroError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(MaestroError);
+    expect((err as MaestroError).code).toBe(code);
+    if (text) expect((err as MaestroError).message).toMatch(text);
+    return err as MaestroError;
+  }
+  throw new Error(`expected ${code}, but the call succeeded`);
+}
+
+/** Everything the store holds, to show a refused call changed nothing. */
+async function snapshot(db: DBAdapter) {
+  const tables = ['projects', 'tasks', 'runs', 'approvals', 'events'];
+  const out: Record<string, unknown[]> = {};
+  for (const t of tables) out[t] = await db.all(`SELECT * FROM ${t} ORDER BY 1`);
+  return out;
+}
+
+export function defineStoreContract(label: string, fresh: () => Promise<{ db: DBAdapter }>, skip = false): void {
+  describe.skipIf(skip)(`store contract: ${label}`, () => {
+    let db: DBAdapter;
+    let store: Store;
+    let now: number;
+    beforeEach(async () => {
+      ({ db } = await fresh());
+      now = 1_700_000_000_000;
+      store = createStore(db, () => now);
+    });
+    afterEach(async () => {
+      await db.close();
+      removeTempDirs();
+    });
+
+    async function project(name = 'demo') {
+      return store.projects.create({ name, repoPath: `/repos/${name}` });
+    }
+
+    it('is migrated to the latest version, and migrating again applies nothing', async () => {
+      const again = await migrate(db);
+      expect(again).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
+    });
+
+    it('refuses a database whose schema is newer than this build, changing nothing', async () => {
+      await db.run(`INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'future', 0)`, [LATEST_SCHEMA_VERSION + 1]);
+      const before = await db.all(`SELECT * FROM schema_migrations ORDER BY version`);
+      await expectCode(migrate(db), 'SCHEMA_TOO_NEW', /newer than this Maestro knows/);
+      expect(await db.all(`SELECT * FROM schema_migrations ORDER BY version`)).toEqual(before);
+    });
+
+    it('creates, finds and lists projects; a duplicate name or bad input is refused', async () => {
+      const p = await project();
+      expect(await store.projects.get(p.id)).toEqual(p);
+      expect(await store.projects.get('demo')).toEqual(p);
+      expect(await store.projects.list()).toEqual([p]);
+      const before = await snapshot(db);
+      await expectCode(project(), 'DUPLICATE_PROJECT', /"demo" already exists/);
+      await expectCode(store.projects.create({ name: '', repoPath: '/x' }), 'BAD_INPUT', /name/);
+      await expectCode(store.projects.get('nope'), 'UNKNOWN_PROJECT', /"nope"/);
+      expect(await snapshot(db)).toEqual(before);
+    });
+
+    it('creates a task with every field and logs it', async () => {
+      const p = await project();
+      const a = await store.tasks.create({ projectId: p.id, title: 'Schema' });
+      now += 1;
+      const b = await store.tasks.create({
+        projectId: p.id,
+        title: 'Repo',
+        complexity: 'hard',
+        priority: 0,
+        deps: [a.id],
+        taskType: 'feature',
+        scope: 'module',
+        ownedFiles: ['src/repo.ts'],
+        expectedOutput: 'CRUD passes',
+        parentId: a.id,
+      });
+      const got = await store.tasks.get(b.id);
+      expect(got).toMatchObject({
+        projectId: p.id, title: 'Repo', complexity: 'hard', priority: 0, deps: [a.id], status: 'ready', taskType: 'feature', scope: 'module',
+        ownedFiles: ['src/repo.ts'], expectedOutput: 'CRUD passes', parentId: a.id, depth: 1, version: 1, parentVersionId: null,
+        claimedAt: null, claimedBy: null, attempt: 0, createdAt: now, updatedAt: now, approvals: [],
+      });
+      expect((await store.tasks.list({ projectId: p.id })).map((t) => t.id)).toEqual([a.id, b.id]);
+      expect((await store.tasks.list({ parentId: a.id })).map((t) => t.id)).toEqual([b.id]);
+      const { events } = await store.events.list({ taskId: b.id });
+      expect(events.map((e) => e.type)).toEqual(['task.created']);
+    });
+
+    it('refuses unknown ids, unknown and cross-project dependencies, and bad fields, changing nothing', async () => {
+      const p = await project();
+      const q = await project('other');
+      const foreign = await store.tasks.create({ projectId: q.id, title: 'Elsewhere' });
+      const before = await snapshot(db);
+      await expectCode(store.tasks.create({ projectId: 'p_missing', title: 'x' }), 'UNKNOWN_PROJECT');
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'x', deps: ['t_missing'] }), 'UNKNOWN_TASK', /t_missing/);
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'x', deps: [foreign.id] }), 'CROSS_PROJECT_DEPENDENCY', new RegExp(foreign.id));
+      await expectCode(store.tasks.create({ projectId: p.id, title: '   ' }), 'BAD_INPUT', /title/);
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'x', priority: 7 } as never), 'BAD_INPUT', /priority/);
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'x', ownedFiles: ['../etc/passwd'] }), 'BAD_INPUT', /ownedFiles/);
+      await expectCode(store.tasks.get('t_missing'), 'UNKNOWN_TASK');
+      expect(await snapshot(db)).toEqual(before);
+    });
+
+    it('refuses a self-dependency and a cycle on edit, naming the cycle, changing nothing', async () => {
+      const p = await project();
+      const a = await store.tasks.create({ projectId: p.id, title: 'A' });
+      const b = await store.tasks.create({ projectId: p.id, title: 'B', deps: [a.id] });
+      const c = await store.tasks.create({ projectId: p.id, title: 'C', deps: [b.id] });
+      const before = await snapshot(db);
+      await expectCode(store.tasks.edit(a.id, { deps: [a.id] }), 'SELF_DEPENDENCY');
+      const err = await expectCode(store.tasks.edit(a.id, { deps: [c.id] }), 'DEPENDENCY_CYCLE');
+      expect(err.message).toContain(`${a.id} (A) → ${c.id} (C) → ${b.id} (B) → ${a.id} (A)`);
+      expect(await snapshot(db)).toEqual(before);
+      const edited = await store.tasks.edit(c.id, { deps: [a.id, b.id], title: 'C2' });
+      expect(edited).toMatchObject({ deps: [a.id, b.id], title: 'C2' });
+    });
+
+    it('walks the status machine, logs each step, and refuses illegal moves', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Walk' });
+      await expectCode(store.tasks.transition(t.id, 'done'), 'ILLEGAL_TRANSITION', /from ready to done/);
+      await expectCode(store.tasks.transition(t.id, 'queued', { from: 'planning' }), 'ILLEGAL_TRANSITION', /not planning/);
+      for (const s of ['queued', 'planning', 'plan_review'] as const) await store.tasks.transition(t.id, s);
+      const { events } = await store.events.list({ taskId: t.id, type: 'task.status' });
+      expect(events.map((e) => e.payload)).toEqual([
+        { from: 'ready', to: 'queued' },
+        { from: 'queued', to: 'planning' },
+        { from: 'planning', to: 'plan_review' },
+      ]);
+      expect((await store.tasks.get(t.id)).status).toBe('plan_review');
+    });
+
+    it('refuses edits while a run is in flight', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Busy' });
+      await store.tasks.claim(t.id, 'w1', MINUTE);
+      await expectCode(store.tasks.edit(t.id, { title: 'changed' }), 'TASK_BUSY', /read-only/);
+      expect((await store.tasks.get(t.id)).title).toBe('Busy');
+    });
+
+    it('claims by compare-and-set: one winner, attempts grow, backoff and requeue respected', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Claim me' });
+      expect((await store.tasks.claimable()).map((x) => x.id)).toEqual([t.id]);
+      const [a, b] = await Promise.all([store.tasks.claim(t.id, 'A', MINUTE), store.tasks.claim(t.id, 'B', MINUTE)]);
+      expect([a.won, b.won].filter(Boolean)).toHaveLength(1);
+      const winner = a.won ? 'A' : 'B';
+      expect(await store.tasks.get(t.id)).toMatchObject({ status: 'queued', claimedBy: winner, claimedAt: now, attempt: 1, leaseExpiresAt: now + MINUTE });
+      expect(await store.tasks.claimable()).toEqual([]);
+      // Failing puts it back to ready with a backoff; claimedAt is cleared so it can be claimed again later.
+      expect(await store.tasks.fail({ id: t.id, owner: winner, attempt: 1 }, 'boom', 5 * MINUTE)).toBe(true);
+      expect(await store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedAt: null, claimedBy: null, lastRunError: 'boom', nextEligibleAt: now + 5 * MINUTE });
+      expect((await store.tasks.claim(t.id, 'C', MINUTE)).won).toBe(false);
+      now += 5 * MINUTE;
+      expect(await store.tasks.claim(t.id, 'C', MINUTE)).toEqual({ won: true, attempt: 2 });
+    });
+
+    it('expires a silent claimer; the stale claimer can never complete, fail or heartbeat', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Lease' });
+      const first = await store.tasks.claim(t.id, 'A', MINUTE);
+      now += 30_000;
+      expect(await store.tasks.heartbeat({ id: t.id, owner: 'A', attempt: first.attempt }, MINUTE)).toBe(true);
+      // The heartbeat moved the lease to claim + 30 s + 60 s.
+      now += 59_000;
+      expect(await store.tasks.expireClaims()).toEqual([]);
+      now += 1_000;
+      expect(await store.tasks.expireClaims()).toEqual([]);
+      now += 1;
+      expect(await store.tasks.expireClaims()).toEqual([t.id]);
+      expect(await store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedAt: null, claimedBy: null });
+      const second = await store.tasks.claim(t.id, 'B', MINUTE);
+      expect(second).toEqual({ won: true, attempt: 2 });
+      const staleA = { id: t.id, owner: 'A', attempt: first.attempt };
+      expect(await store.tasks.heartbeat(staleA, MINUTE)).toBe(false);
+      expect(await store.tasks.advance(staleA, 'queued', 'executing')).toBe(false);
+      expect(await store.tasks.fail(staleA, 'late', 0)).toBe(false);
+      expect(await store.tasks.get(t.id)).toMatchObject({ status: 'queued', claimedBy: 'B', attempt: 2 });
+      const b = { id: t.id, owner: 'B', attempt: 2 };
+      expect(await store.tasks.advance(b, 'queued', 'executing')).toBe(true);
+      expect(await store.tasks.advance(b, 'executing', 'exec_review', { result: { sha: 'abc' } })).toBe(true);
+      expect(await store.tasks.get(t.id)).toMatchObject({ status: 'exec_review', claimedBy: null, leaseExpiresAt: null, result: { sha: 'abc' } });
+      await expectCode(store.tasks.advance(b, 'exec_review', 'done'), 'ILLEGAL_TRANSITION');
+    });
+
+    it('approves a gate and moves on; the wrong gate is refused', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Gate' });
+      for (const s of ['queued', 'planning', 'plan_review'] as const) await store.tasks.transition(t.id, s);
+      await expectCode(store.tasks.approve(t.id, 'exec_review', 'ann'), 'WRONG_GATE', /not waiting at exec_review/);
+      const approved = await store.tasks.approve(t.id, 'plan_review', 'ann', 'looks right');
+      expect(approved.status).toBe('executing');
+      expect(approved.approvals).toMatchObject([{ gate: 'plan_review', decision: 'approve', who: 'ann', reason: 'looks right', at: now }]);
+    });
+
+    it('a rejection creates the next version carrying the feedback, and repoints dependents', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Versioned', ownedFiles: ['a.ts'], plan: 'the plan' });
+      const dependent = await store.tasks.create({ projectId: p.id, title: 'After', deps: [t.id] });
+      for (const s of ['queued', 'executing', 'exec_review'] as const) await store.tasks.transition(t.id, s);
+      await expectCode(store.tasks.reject(t.id, 'exec_review', 'bob', '  '), 'BAD_INPUT', /reason/);
+      const { old, next } = await store.tasks.reject(t.id, 'exec_review', 'bob', 'missing tests');
+      expect(old).toMatchObject({ status: 'superseded', version: 1 });
+      expect(old.approvals).toMatchObject([{ gate: 'exec_review', decision: 'reject', reason: 'missing tests', who: 'bob' }]);
+      expect(next).toMatchObject({ status: 'ready', version: 2, parentVersionId: t.id, title: 'Versioned', ownedFiles: ['a.ts'], plan: 'the plan', approvals: [] });
+      expect(next.feedback).toContain('missing tests');
+      expect((await store.tasks.get(dependent.id)).deps).toEqual([next.id]);
+      await expectCode(store.tasks.transition(old.id, 'ready'), 'ILLEGAL_TRANSITION', /superseded is final/);
+    });
+
+    it('records runs with usage; a run ends once', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Run' });
+      const r = await store.runs.create({ taskId: t.id, kind: 'execute', model: 'sonnet', traceId: 'trace-1', attempt: 1 });
+      now += 1500;
+      const done = await store.runs.finish({ id: r.id, status: 'succeeded', inputTokens: 100, outputTokens: 40, costUsd: 0.25 });
+      expect(done).toMatchObject({ status: 'succeeded', endedAt: now, inputTokens: 100, outputTokens: 40, costUsd: 0.25, traceId: 'trace-1' });
+      await expectCode(store.runs.finish({ id: r.id, status: 'failed' }), 'ILLEGAL_TRANSITION', /already ended as succeeded/);
+      expect(await store.runs.get(r.id)).toEqual(done);
+      expect(await store.runs.list({ traceId: 'trace-1' })).toEqual([done]);
+      await expectCode(store.runs.create({ taskId: 't_missing', kind: 'plan', model: null, traceId: 'x', attempt: 0 }), 'UNKNOWN_TASK');
+      await expectCode(store.runs.get('r_missing'), 'UNKNOWN_RUN');
+    });
+
+    it('pages events in order and refuses to rewrite them', async () => {
+      const p = await project();
+      for (let i = 0; i < 5; i++) await store.events.append({ projectId: p.id, traceId: 'tr', type: 'note', payload: { i } });
+      const first = await store.events.list({ projectId: p.id, limit: 2 });
+      expect(first.events.map((e) => e.payload.i)).toEqual([0, 1]);
+      const second = await store.events.list({ projectId: p.id, limit: 2, after: first.nextAfter! });
+      expect(second.events.map((e) => e.payload.i)).toEqual([2, 3]);
+      const last = await store.events.list({ projectId: p.id, limit: 2, after: second.nextAfter! });
+      expect(last.events.map((e) => e.payload.i)).toEqual([4]);
+      expect(last.nextAfter).toBeNull();
+      await expect(db.run(`UPDATE events SET type = 'forged'`)).rejects.toThrow(/append-only/);
+      await expect(db.run(`DELETE FROM events`)).rejects.toThrow(/append-only/);
+      expect((await store.events.list({ traceId: 'tr' })).events).toHaveLength(5);
+    });
+
+    it('reports tasks by status, run durations, tokens and cost', async () => {
+      const p = await project();
+      const t1 = await store.tasks.create({ projectId: p.id, title: 'one' });
+      await store.tasks.create({ projectId: p.id, title: 'two' });
+      await store.tasks.transition(t1.id, 'cancelled');
+      for (const [ms, tokens] of [[1000, 10], [3000, 30]] as const) {
+        const r = await store.runs.create({ taskId: t1.id, kind: 'execute', model: 'm', traceId: 'x', attempt: 1 });
+        now += ms;
+        await store.runs.finish({ id: r.id, status: 'succeeded', inputTokens: tokens, outputTokens: 1, costUsd: 0.5 });
+      }
+      expect(await store.metrics.tasksByStatus(p.id)).toEqual({ cancelled: 1, ready: 1 });
+      expect(await store.metrics.runDurations(p.id)).toEqual([{ kind: 'execute', count: 2, meanMs: 2000, p50Ms: 3000, p95Ms: 3000, maxMs: 3000 }]);
+      expect(await store.metrics.usageByProject()).toEqual([{ projectId: p.id, runs: 2, inputTokens: 40, outputTokens: 2, costUsd: 1 }]);
+    });
+
+    it('reports malformed JSON in a stored column with table, column and row', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'Corrupt' });
+      await db.run(`UPDATE tasks SET deps = $1 WHERE id = $2`, ['[not json', t.id]);
+      await expectCode(store.tasks.get(t.id), 'CORRUPT_COLUMN', new RegExp(`tasks\\.deps of ${t.id} is not valid JSON`));
+      await db.run(`UPDATE tasks SET deps = $1 WHERE id = $2`, ['{"a":1}', t.id]);
+      await expectCode(store.tasks.get(t.id), 'CORRUPT_COLUMN', /wrong shape/);
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { freshSqlite } from '../helpers/db.js';
+import { defineStoreContract } from './contract.js';
+
+defineStoreContract('SQLite', freshSqlite);
