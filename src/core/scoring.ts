@@ -46,41 +46,49 @@ export function baseScore(task: { priority: Priority }): number {
  * left on a cycle.
  */
 export function rankAll(tasks: readonly RankInput[]): Map<string, number> {
-  const index = new Map<string, number>();
-  tasks.forEach((t, i) => index.set(t.id, i));
   const n = tasks.length;
-  // dependents adjacency in CSR form: for each task, who depends on it.
-  const outDegree = new Int32Array(n); // number of dependents not yet ranked
-  const depIdx: number[][] = new Array(n);
+  const index = new Map<string, number>();
+  for (let i = 0; i < n; i++) index.set(tasks[i]!.id, i);
+  // Each task's dependencies as indices, in one flat array (CSR): deps of i are
+  // depIdx[depStart[i] .. depStart[i + 1]).
+  const depStart = new Int32Array(n + 1);
+  const depIdxList: number[] = [];
+  // How many dependents of each task are still unranked.
+  const pending = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    const list: number[] = [];
-    for (const d of tasks[i]!.deps) {
-      const j = index.get(d);
+    depStart[i] = depIdxList.length;
+    const deps = tasks[i]!.deps;
+    for (let k = 0; k < deps.length; k++) {
+      const j = index.get(deps[k]!);
       if (j !== undefined) {
-        list.push(j);
-        outDegree[j]!++;
+        depIdxList.push(j);
+        pending[j]!++;
       }
     }
-    depIdx[i] = list;
   }
+  depStart[n] = depIdxList.length;
+  const depIdx = Int32Array.from(depIdxList);
   const rank = new Float64Array(n);
-  const stack: number[] = [];
+  const stack = new Int32Array(n);
+  let top = 0;
   for (let i = 0; i < n; i++) {
     rank[i] = baseScore(tasks[i]!);
-    if (outDegree[i] === 0) stack.push(i);
+    if (pending[i] === 0) stack[top++] = i;
   }
   let done = 0;
-  // A task is final once all its dependents are; then it pushes its rank into its deps.
-  while (stack.length) {
-    const i = stack.pop()!;
+  // A task's rank is final once all its dependents are; then it adds itself to each of its deps.
+  while (top > 0) {
+    const i = stack[--top]!;
     done++;
-    for (const j of depIdx[i]!) {
-      rank[j]! += rank[i]!;
-      if (--outDegree[j]! === 0) stack.push(j);
+    const r = rank[i]!;
+    for (let k = depStart[i]!, end = depStart[i + 1]!; k < end; k++) {
+      const j = depIdx[k]!;
+      rank[j]! += r;
+      if (--pending[j]! === 0) stack[top++] = j;
     }
   }
   if (done < n) {
-    const stuck = tasks.filter((_, i) => outDegree[i]! > 0).map((t) => t.id);
+    const stuck = tasks.filter((_, i) => pending[i]! > 0).map((t) => t.id);
     throw new MaestroError('DEPENDENCY_CYCLE', `Dependency cycle among: ${stuck.slice(0, 20).join(', ')}.`, {
       details: { tasks: stuck },
     });
