@@ -12,8 +12,9 @@ import type { DBAdapter, Queryable } from './db.js';
 import { advanceClaimed, claimTask, expireClaims, failClaim, heartbeatClaim, listClaimable, type Fence } from './ops/claim.js';
 import { createTask } from './ops/createTask.js';
 import { editTask } from './ops/editTask.js';
-import { appendEvent, listEvents, type NewEvent } from './ops/events.js';
-import { approveGate, rejectGate } from './ops/gates.js';
+import { appendEvent, appendEventOnce, listEvents, type NewEvent } from './ops/events.js';
+import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
+import { approveGate, listApprovals, rejectGate } from './ops/gates.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { createProject, getProject, listProjects } from './ops/projects.js';
@@ -99,8 +100,18 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
     list: (filter?: Parameters<typeof listRuns>[1]) => listRuns(db, filter),
   };
 
+  const approvals = {
+    list: (filter?: Parameters<typeof listApprovals>[1]) => listApprovals(db, filter),
+  };
+
+  const decisions = {
+    record: (d: Omit<SchedulerDecision, 'id' | 'at'>) => tx((q, now) => recordDecision(q, { ...d, at: now })),
+    list: (filter?: Parameters<typeof listDecisions>[1]) => listDecisions(db, filter),
+  };
+
   const events = {
     append: (e: NewEvent) => tx((q, now) => appendEvent(q, e, now)),
+    appendOnce: (e: NewEvent, dedupeKey: string) => tx((q, now) => appendEventOnce(q, e, dedupeKey, now)),
     list: (filter?: Parameters<typeof listEvents>[1]) => listEvents(db, filter),
   };
 
@@ -110,7 +121,7 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
     usageByProject: () => usageByProject(db),
   };
 
-  return { db, clock, projects, tasks, runs, events, metrics, close: () => db.close() };
+  return { db, clock, projects, tasks, runs, approvals, decisions, events, metrics, close: () => db.close() };
 }
 
 export type Store = ReturnType<typeof createStore>;

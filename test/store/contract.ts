@@ -269,6 +269,35 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(await store.metrics.usageByProject()).toEqual([{ projectId: p.id, runs: 2, inputTokens: 40, outputTokens: 2, costUsd: 1 }]);
     });
 
+    it('appends an event once per dedupe key, whatever the number of ingestions', async () => {
+      const p = await project();
+      const first = await store.events.appendOnce({ projectId: p.id, type: 'run.phase', payload: { phase: 'plan' } }, 'r1:0');
+      const again = await store.events.appendOnce({ projectId: p.id, type: 'run.phase', payload: { phase: 'plan' } }, 'r1:0');
+      expect(first?.payload).toEqual({ phase: 'plan' });
+      expect(again).toBeNull();
+      expect((await store.events.list({ projectId: p.id })).events).toHaveLength(1);
+    });
+
+    it('records scheduler decisions with their breakdown and competitors, newest first', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'won' });
+      const breakdown = { rankU: 5, chainInertia: 1, agingBonus: 0.25, couplingPenalty: 0.5 };
+      await store.decisions.record({ projectId: p.id, taskId: t.id, owner: 'd1', score: 5.75, breakdown, competitors: [{ taskId: 't_x', score: 2 }] });
+      now += 1;
+      await store.decisions.record({ projectId: p.id, taskId: t.id, owner: 'd1', score: 6, breakdown, competitors: [] });
+      const list = await store.decisions.list({ taskId: t.id });
+      expect(list.map((d) => d.score)).toEqual([6, 5.75]);
+      expect(list[1]).toMatchObject({ owner: 'd1', breakdown, competitors: [{ taskId: 't_x', score: 2 }] });
+    });
+
+    it('lists approvals per task', async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'gate' });
+      for (const s of ['queued', 'planning', 'plan_review'] as const) await store.tasks.transition(t.id, s);
+      await store.tasks.approve(t.id, 'plan_review', 'ann');
+      expect(await store.approvals.list({ taskId: t.id })).toMatchObject([{ gate: 'plan_review', decision: 'approve', who: 'ann' }]);
+    });
+
     it('reports malformed JSON in a stored column with table, column and row', async () => {
       const p = await project();
       const t = await store.tasks.create({ projectId: p.id, title: 'Corrupt' });

@@ -3,6 +3,7 @@
  * next. `{{serial}}` becomes the engine's auto-increment primary key.
  */
 import { initial } from './001_initial.js';
+import { orchestrator } from './002_orchestrator.js';
 
 export interface Migration {
   version: number;
@@ -14,6 +15,6 @@ export interface Migration {
   postgres?: string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, orchestrator];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -37,3 +37,17 @@ export async function listEvents(
   const events = rows.slice(0, limit).map(toEvent);
   return { events, nextAfter: rows.length > limit ? events[events.length - 1]!.id : null };
 }
+
+/**
+ * Appends an event unless one with the same dedupe key exists (e.g.
+ * `<runId>:<seq>` for an outbox record): ingesting a record twice never
+ * duplicates its event. Returns null for the duplicate.
+ */
+export async function appendEventOnce(db: Queryable, e: NewEvent, dedupeKey: string, now: number): Promise<MaestroEvent | null> {
+  const rows = await db.all<Row>(
+    `INSERT INTO events (project_id, task_id, run_id, trace_id, type, payload, at, dedupe_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (dedupe_key) DO NOTHING RETURNING *`,
+    [e.projectId ?? null, e.taskId ?? null, e.runId ?? null, e.traceId ?? null, e.type, JSON.stringify(e.payload), now, dedupeKey],
+  );
+  return rows[0] ? toEvent(rows[0]) : null;
+}

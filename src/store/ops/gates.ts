@@ -9,7 +9,7 @@ import { MaestroError } from '../../core/errors.js';
 import { statusAfterApproval, type TaskStatus } from '../../core/status.js';
 import type { Approval, Gate, Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
-import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
+import { INSERT_TASK_SQL, newId, taskValues, toApproval } from '../rows.js';
 import { getTask } from './getTask.js';
 import { transitionTask } from './transitionTask.js';
 
@@ -73,4 +73,12 @@ export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; 
   }
   await db.run(`UPDATE tasks SET parent_id = $1 WHERE parent_id = $2`, [next.id, task.id]);
   return { old, next: await getTask(db, next.id), approval };
+}
+
+export async function listApprovals(db: Queryable, filter: { taskId?: string; limit?: number } = {}): Promise<Approval[]> {
+  const limit = Math.min(Math.max(filter.limit ?? 200, 1), 1000);
+  const rows = filter.taskId
+    ? await db.all<Record<string, unknown>>(`SELECT * FROM approvals WHERE task_id = $1 ORDER BY at, id LIMIT ${limit}`, [filter.taskId])
+    : await db.all<Record<string, unknown>>(`SELECT * FROM approvals ORDER BY at DESC, id LIMIT ${limit}`);
+  return rows.map(toApproval);
 }
