@@ -17,7 +17,7 @@ import { listDecisions, recordDecision, type SchedulerDecision } from './ops/dec
 import { approveGate, listApprovals, rejectGate } from './ops/gates.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
-import { createProject, getProject, listProjects } from './ops/projects.js';
+import { createProject, getProject, listProjects, updateProjectConfig } from './ops/projects.js';
 import { createRun, finishRun, getRun, listRuns } from './ops/runs.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
@@ -34,6 +34,12 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
     create: (input: ProjectInput) => tx((q, now) => createProject(q, input, now)),
     get: (idOrName: string) => getProject(db, idOrName),
     list: () => listProjects(db),
+    updateConfig: (idOrName: string, config: Record<string, unknown>) =>
+      tx(async (q, now) => {
+        const project = await updateProjectConfig(q, idOrName, config, now);
+        await appendEvent(q, { projectId: project.id, type: 'project.config', payload: { keys: Object.keys(config) } }, now);
+        return project;
+      }),
   };
 
   const tasks = {
@@ -57,6 +63,14 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
         const { before, after } = await transitionTask(q, { id, to, from: opts.from, fields: opts.fields, now });
         await appendEvent(q, { ...statusEvent(before, after, opts.reason ? { reason: opts.reason } : {}), traceId: opts.traceId ?? null }, now);
         return after;
+      }),
+    /** A person retries: back to ready, the backoff baseline reset to the attempts so far. */
+    retry: (id: string, from: TaskStatus) =>
+      tx(async (q, now) => {
+        const { before, after } = await transitionTask(q, { id, to: 'ready', from, fields: { nextEligibleAt: null }, now });
+        await q.run(`UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
+        await appendEvent(q, statusEvent(before, after, { reason: 'retry' }), now);
+        return getTask(q, id);
       }),
     claimable: (opts: { projectId?: string; limit?: number } = {}) => listClaimable(db, { ...opts, now: clock() }),
     claim: (id: string, owner: string, leaseMs: number) => claimTask(db, { id, owner, leaseMs, now: clock() }),

@@ -32,3 +32,9 @@ export async function getProject(db: Queryable, idOrName: string): Promise<Proje
 export async function listProjects(db: Queryable): Promise<Project[]> {
   return (await db.all<Row>(`SELECT * FROM projects ORDER BY created_at, id`)).map((r) => toProject(r));
 }
+
+export async function updateProjectConfig(db: Queryable, idOrName: string, config: Record<string, unknown>, now: number): Promise<Project> {
+  const project = await getProject(db, idOrName);
+  await db.run(`UPDATE projects SET config = $1, updated_at = $2 WHERE id = $3`, [JSON.stringify(config), now, project.id]);
+  return getProject(db, project.id);
+}

@@ -1,0 +1,82 @@
+/** Read-only routes: runs, approvals, events (paged), metrics, scheduler decisions, traces. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { MaestroError } from '../../core/errors.js';
+import type { ApiDeps } from '../server.js';
+import { defineRoute, type OpenApiDoc } from '../route.js';
+import { eventListQuery, idParam } from './schemas.js';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
+  defineRoute(
+    app,
+    doc,
+    { method: 'GET', url: '/api/runs', summary: 'List runs', tags: ['runs'], query: z.object({ taskId: z.string().max(200).optional(), traceId: z.string().max(200).optional(), limit: int(1, 5000).default(500) }).strict() },
+    async ({ query }) => ({ runs: await store.runs.list(query) }),
+  );
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/runs/:id', summary: 'Show a run', tags: ['runs'], params: idParam }, async ({ params, reply }) => {
+    const run = await store.runs.get(params.id);
+    reply.header('x-trace-id', run.traceId);
+    return { run };
+  });
+
+  defineRoute(
+    app,
+    doc,
+    { method: 'GET', url: '/api/approvals', summary: 'List approvals (newest first without taskId)', tags: ['approvals'], query: z.object({ taskId: z.string().max(200).optional(), limit: int(1, 1000).default(200) }).strict() },
+    async ({ query }) => ({ approvals: await store.approvals.list(query) }),
+  );
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/events', summary: 'Page through the event log (after = the last id seen)', tags: ['events'], query: eventListQuery }, async ({ query }) => store.events.list(query));
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/metrics', summary: 'Tasks by status, run durations, tokens and cost', tags: ['metrics'], query: z.object({ projectId: z.string().max(200).optional() }).strict() }, async ({ query }) => ({
+    tasksByStatus: await store.metrics.tasksByStatus(query.projectId),
+    runDurations: await store.metrics.runDurations(query.projectId),
+    usage: (await store.metrics.usageByProject()).filter((u) => !query.projectId || u.projectId === query.projectId),
+  }));
+
+  defineRoute(
+    app,
+    doc,
+    {
+      method: 'GET',
+      url: '/api/scheduler/decisions',
+      summary: 'Scheduler decisions: each claim with its score breakdown and the competitors it beat',
+      tags: ['scheduler'],
+      query: z.object({ taskId: z.string().max(200).optional(), projectId: z.string().max(200).optional(), limit: int(1, 1000).default(50) }).strict(),
+    },
+    async ({ query }) => ({ decisions: await store.decisions.list(query) }),
+  );
+
+  defineRoute(
+    app,
+    doc,
+    { method: 'GET', url: '/api/traces/:traceId', summary: "A trace: the run it names within its task's plan → execute → review → merge chain, with their events", tags: ['traces'], params: z.object({ traceId: z.string().min(1).max(200) }).strict() },
+    async ({ params, reply }) => {
+      const [run] = await store.runs.list({ traceId: params.traceId, limit: 1 });
+      if (!run) throw new MaestroError('UNKNOWN_RUN', `No run carries trace id "${params.traceId}".`);
+      reply.header('x-trace-id', run.traceId);
+      const task = await store.tasks.get(run.taskId);
+      // The chain spans the task's versions: follow parentVersionId back to the first.
+      const versions = [task];
+      while (versions[0]!.parentVersionId) versions.unshift(await store.tasks.get(versions[0]!.parentVersionId!));
+      const chain = [];
+      for (const v of versions) {
+        for (const r of await store.runs.list({ taskId: v.id })) {
+          const events = [];
+          let after: number | undefined;
+          for (;;) {
+            const page = await store.events.list({ traceId: r.traceId, after, limit: 1000 });
+            events.push(...page.events);
+            if (page.nextAfter === null) break;
+            after = page.nextAfter;
+          }
+          chain.push({ run: r, taskVersion: v.version, events });
+        }
+      }
+      return { traceId: params.traceId, task, chain };
+    },
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * Live output of a task's current run over SSE, and its transcript.
+ *
+ * SSE ids are `<runId>:<seq>`. A client that reconnects with Last-Event-ID (or
+ * ?lastEventId=) first gets what it missed, replayed from the run's outbox,
+ * then the live items; the stream follows the task to its next run. A comment
+ * line every 15 s keeps proxies from closing an idle stream.
+ */
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { StreamItem } from '../../daemon/bus.js';
+import type { ApiDeps } from '../server.js';
+import { defineRoute, type OpenApiDoc } from '../route.js';
+import { idParam, taskIdParam } from './schemas.js';
+
+const KEEPALIVE_MS = 15_000;
+
+function sse(item: StreamItem): string {
+  return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify({ runId: item.runId, seq: item.seq, ...item.data })}\n\n`;
+}
+
+export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, bus, control }: ApiDeps): void {
+  defineRoute(
+    app,
+    doc,
+    { method: 'GET', url: '/api/tasks/:taskId/stream', summary: "SSE: tokens and phases of the task's current run (honours Last-Event-ID)", tags: ['stream'], params: taskIdParam, query: z.object({ lastEventId: z.string().max(300).optional(), token: z.string().optional() }).strict() },
+    async ({ params, query, req, reply }) => {
+      await store.tasks.get(params.taskId);
+      const header = req.headers['last-event-id'];
+      const lastEventId = (Array.isArray(header) ? header[0] : header) ?? query.lastEventId ?? null;
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-trace-id': String(reply.getHeader('x-trace-id') ?? ''),
+      });
+      res.write(': connected\n\n');
+      // Buffer live items while the replay is read, then drop what the replay already sent.
+      const pending: StreamItem[] = [];
+      let replaying = true;
+      const sent = new Set<string>();
+      const send = (item: StreamItem) => {
+        if (sent.has(item.id)) return;
+        sent.add(item.id);
+        if (sent.size > 10_000) sent.clear();
+        res.write(sse(item));
+      };
+      const off = bus.onStream(params.taskId, (item) => (replaying ? pending.push(item) : send(item)));
+      const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+      const close = () => {
+        off();
+        clearInterval(keepalive);
+      };
+      req.raw.on('close', close);
+      try {
+        for (const item of await control.replay(params.taskId, lastEventId)) send(item);
+      } finally {
+        replaying = false;
+        for (const item of pending.splice(0)) send(item);
+      }
+    },
+  );
+
+  defineRoute(
+    app,
+    doc,
+    {
+      method: 'GET',
+      url: '/api/tasks/:id/transcript',
+      summary: "The transcript of the task's latest run (or ?runId=), streamed as JSON lines; ?q= greps it on the server with line numbers",
+      tags: ['stream'],
+      params: idParam,
+      query: z.object({ q: z.string().min(1).max(500).optional(), runId: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(1000) }).strict(),
+    },
+    async ({ params, query, reply }) => {
+      await store.tasks.get(params.id);
+      const runs = await store.runs.list({ taskId: params.id });
+      const run = query.runId ? runs.find((r) => r.id === query.runId) : runs[runs.length - 1];
+      if (!run) return query.q ? { matches: [] } : reply.type('application/x-ndjson').send('');
+      reply.header('x-trace-id', run.traceId);
+      const path = await control.transcriptPath(run.id);
+      if (!path || !existsSync(path)) return query.q ? { runId: run.id, matches: [] } : reply.type('application/x-ndjson').send('');
+      if (!query.q) return reply.type('application/x-ndjson').send(createReadStream(path));
+      const needle = query.q.toLowerCase();
+      const matches: { line: number; text: string }[] = [];
+      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+      let n = 0;
+      for await (const line of lines) {
+        n++;
+        if (line.toLowerCase().includes(needle)) {
+          matches.push({ line: n, text: line.length > 2000 ? `${line.slice(0, 2000)}…` : line });
+          if (matches.length >= query.limit) break;
+        }
+      }
+      lines.close();
+      return { runId: run.id, q: query.q, matches };
+    },
+  );
+}

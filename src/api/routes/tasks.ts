@@ -1,0 +1,80 @@
+/** /api/tasks: create, list, show, edit, cancel, retry, approve / reject a gate, inject, reply. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { MaestroError } from '../../core/errors.js';
+import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
+import { TERMINAL_STATUSES } from '../../core/status.js';
+import { GATES } from '../../core/types.js';
+import type { ApiDeps } from '../server.js';
+import { defineRoute, type OpenApiDoc } from '../route.js';
+import { idParam, taskListQuery } from './schemas.js';
+
+const who = z.string().trim().min(1).max(200).default('human');
+const gateBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().max(10_000).optional(), who }).strict();
+const rejectBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().min(1, 'a rejection needs a reason').max(10_000), who }).strict();
+const messageBody = z.object({ message: z.string().trim().min(1).max(100_000), who }).strict();
+const cancelBody = z.object({ reason: z.string().trim().max(10_000).optional(), who }).strict();
+
+export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
+  const tags = ['tasks'];
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title)', tags, query: taskListQuery }, async ({ query }) => {
+    let tasks = await store.tasks.list({ projectId: query.projectId, status: query.status, parentId: query.parentId, limit: query.limit, offset: query.offset });
+    if (query.q) {
+      const needle = query.q.toLowerCase();
+      tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
+    }
+    return { tasks };
+  });
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task', tags, body: taskInputSchema, status: 201 }, async ({ body }) => ({ task: await store.tasks.create(body) }));
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id', summary: 'Show a task with its approvals, runs and last scheduler decision', tags, params: idParam }, async ({ params, reply }) => {
+    const task = await store.tasks.get(params.id);
+    const runs = await store.runs.list({ taskId: task.id });
+    const [decision] = await store.decisions.list({ taskId: task.id, limit: 1 });
+    const children = await store.tasks.list({ parentId: task.id });
+    if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
+    return { task, runs, children, lastDecision: decision ?? null };
+  });
+
+  defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema }, async ({ params, body }) => ({
+    task: await store.tasks.edit(params.id, body),
+  }));
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/cancel', summary: 'Cancel a task (a running worker is stopped)', tags, params: idParam, body: cancelBody }, async ({ params, body }) => {
+    const task = await store.tasks.get(params.id);
+    if (TERMINAL_STATUSES.includes(task.status) || task.status === 'cancelled') {
+      throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; there is nothing to cancel.`);
+    }
+    return { task: await store.tasks.transition(task.id, 'cancelled', { from: task.status, reason: body.reason ?? `cancelled by ${body.who}` }) };
+  });
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled', tags, params: idParam }, async ({ params }) => {
+    const task = await store.tasks.get(params.id);
+    if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
+      throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);
+    }
+    return { task: await store.tasks.retry(task.id, task.status) };
+  });
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at', tags, params: idParam, body: gateBody }, async ({ params, body }) => ({
+    task: await store.tasks.approve(params.id, body.gate, body.who, body.reason ?? null),
+  }));
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason: a new task version carries the feedback', tags, params: idParam, body: rejectBody }, async ({ params, body }) => {
+    const { old, next } = await store.tasks.reject(params.id, body.gate, body.who, body.reason);
+    return { task: old, next };
+  });
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/inject', summary: "Append an instruction to the running agent's next turn", tags, params: idParam, body: messageBody, status: 202 }, async ({ params, body }) => {
+    const task = await store.tasks.get(params.id);
+    return control.inject(task, body.message, body.who);
+  });
+
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reply', summary: "Answer the agent's clarifying question (the task must be awaiting_input)", tags, params: idParam, body: messageBody, status: 202 }, async ({ params, body }) => {
+    const task = await store.tasks.get(params.id);
+    if (task.status !== 'awaiting_input') throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}, not awaiting_input: there is no question to answer.`);
+    return control.reply(task, body.message, body.who);
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * The daemon's in-process bus. Stored events (status changes, phases, …) reach
+ * WebSocket clients through it; tokens, which are too many to store as
+ * events, reach SSE subscribers through it straight from the ingestor.
+ */
+import { EventEmitter } from 'node:events';
+import type { MaestroEvent } from '../core/types.js';
+
+/** One streamed item of a task's current run, as SSE sends it. `id` is `<runId>:<seq>`. */
+export interface StreamItem {
+  id: string;
+  taskId: string;
+  runId: string;
+  seq: number;
+  kind: 'token' | 'phase' | 'clarify' | 'result' | 'error';
+  data: Record<string, unknown>;
+}
+
+export class Bus {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    // Every SSE / WebSocket client is a listener; fifty of each is normal.
+    this.emitter.setMaxListeners(0);
+  }
+
+  publishEvent(e: MaestroEvent): void {
+    this.emitter.emit('event', e);
+  }
+
+  publishStream(item: StreamItem): void {
+    this.emitter.emit(`stream:${item.taskId}`, item);
+  }
+
+  onEvent(fn: (e: MaestroEvent) => void): () => void {
+    this.emitter.on('event', fn);
+    return () => this.emitter.off('event', fn);
+  }
+
+  onStream(taskId: string, fn: (item: StreamItem) => void): () => void {
+    this.emitter.on(`stream:${taskId}`, fn);
+    return () => this.emitter.off(`stream:${taskId}`, fn);
+  }
+}
