@@ -28,6 +28,8 @@ export interface ScriptedCall {
   title: string;
   model: string;
   step: number;
+  allowedTools: string[];
+  permissionMode: string;
 }
 
 export function readCallLog(path: string): ScriptedCall[] {
@@ -91,7 +93,7 @@ export class ScriptedProvider implements AgentProvider {
     this.counts.set(index, callNumber);
     if (this.options.callLog) {
       mkdirSync(dirname(this.options.callLog), { recursive: true });
-      const call: ScriptedCall = { at: Date.now(), pid: process.pid, role: req.role, title: req.taskTitle, model: req.model, step: index };
+      const call: ScriptedCall = { at: Date.now(), pid: process.pid, role: req.role, title: req.taskTitle, model: req.model, step: index, allowedTools: req.allowedTools, permissionMode: req.permissionMode };
       appendFileSync(this.options.callLog, JSON.stringify(call) + '\n');
     }
     const usage = step.usage ?? { inputTokens: Math.ceil(req.prompt.length / 4), outputTokens: 0, costUsd: 0 };

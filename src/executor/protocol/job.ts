@@ -107,10 +107,11 @@ export const jobSchema = z.object({
   }).strict(),
   provider: providerConfigSchema,
   model: z.object({
-    tier: z.enum(COMPLEXITIES),
+    /** Defaults to the task's complexity (hard tasks on the strongest tier). */
+    tier: z.enum(COMPLEXITIES).optional(),
     /** Strongest first; the worker resolves it from the tier and env when absent. */
     chain: z.array(z.string().min(1)).min(1).optional(),
-  }).strict(),
+  }).strict().default({}),
   /** Tools the agent may use; read-only tools are forced for review runs. */
   allowedTools: z.array(z.string().min(1)).optional(),
   /** Checks to run after the agent; read from `<repo>/.maestro/config.{json,yaml}` when absent. */
@@ -123,7 +124,7 @@ export const jobSchema = z.object({
   heartbeatMs: z.number().int().positive().default(5 * SECOND),
   /** How often the worker looks at inbox.json while it waits for a reply. */
   inboxPollMs: z.number().int().positive().default(200),
-}).strict();
+}).strict().transform((job) => ({ ...job, model: { ...job.model, tier: job.model.tier ?? job.task.complexity } }));
 
 /** What the daemon writes (defaults may be left out). */
 export type JobInput = z.input<typeof jobSchema>;
