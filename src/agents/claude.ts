@@ -1,0 +1,84 @@
+/**
+ * The Claude Agent SDK provider: `query()` from @anthropic-ai/claude-agent-sdk,
+ * which runs Claude Code as a child process speaking stream-json. Partial
+ * messages are streamed to the token callback; usage and cost come from the
+ * result message; `resume` continues a session by id; the abort signal aborts
+ * the SDK's controller, which ends the child process.
+ */
+import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { MaestroError } from '../core/errors.js';
+import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
+
+export interface ClaudeOptions {
+  /** Claude Code executable; the SDK's bundled native binary when absent. */
+  executable?: string;
+  env?: Record<string, string>;
+}
+
+export class ClaudeProvider implements AgentProvider {
+  readonly kind = 'claude' as const;
+  constructor(private readonly options: ClaudeOptions = {}) {}
+
+  async run(req: AgentRequest): Promise<AgentResult> {
+    const abortController = new AbortController();
+    const onAbort = () => abortController.abort();
+    if (req.signal.aborted) throw new MaestroError('INTERRUPTED', 'the agent run was aborted');
+    req.signal.addEventListener('abort', onAbort, { once: true });
+    let sessionId: string | null = req.resumeSessionId ?? null;
+    let streamed = false;
+    const assistantText: string[] = [];
+    try {
+      const messages = query({
+        prompt: req.prompt,
+        options: {
+          cwd: req.cwd,
+          model: req.model,
+          allowedTools: req.allowedTools,
+          permissionMode: req.permissionMode,
+          ...(req.permissionMode === 'bypassPermissions' ? { allowDangerouslySkipPermissions: true } : {}),
+          abortController,
+          includePartialMessages: true,
+          ...(req.resumeSessionId ? { resume: req.resumeSessionId } : {}),
+          ...(this.options.executable ? { pathToClaudeCodeExecutable: this.options.executable } : {}),
+          ...(this.options.env ? { env: { ...process.env, ...this.options.env } } : {}),
+        },
+      });
+      for await (const message of messages as AsyncIterable<SDKMessage>) {
+        if ('session_id' in message && typeof message.session_id === 'string' && message.session_id) sessionId = message.session_id;
+        if (message.type === 'stream_event') {
+          const event = message.event as { type: string; delta?: { type: string; text?: string } };
+          if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' && event.delta.text) {
+            streamed = true;
+            req.onToken(event.delta.text);
+          }
+        } else if (message.type === 'assistant') {
+          const blocks = (message.message as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+          const text = blocks.filter((b) => b.type === 'text' && b.text).map((b) => b.text!).join('');
+          if (text) {
+            assistantText.push(text);
+            // Without partial messages (older Claude Code), whole messages are the tokens.
+            if (!streamed) req.onToken(text);
+          }
+        } else if (message.type === 'result') {
+          const usage = {
+            inputTokens: message.usage?.input_tokens ?? 0,
+            outputTokens: message.usage?.output_tokens ?? 0,
+            costUsd: message.total_cost_usd ?? 0,
+          };
+          if (message.subtype !== 'success' || message.is_error) {
+            const errors = 'errors' in message && Array.isArray(message.errors) ? message.errors.join('; ') : '';
+            throw new MaestroError('AGENT_FAILED', `Claude Code ended with ${message.subtype}${errors ? `: ${errors}` : ''}`, { details: { usage } });
+          }
+          return { text: message.result || assistantText.join('\n'), sessionId, usage };
+        }
+      }
+      throw new MaestroError('AGENT_FAILED', 'Claude Code ended without a result message');
+    } catch (err) {
+      if (req.signal.aborted) throw new MaestroError('INTERRUPTED', 'the agent run was aborted', { cause: err });
+      if (err instanceof MaestroError) throw err;
+      throw new MaestroError('AGENT_FAILED', `Claude Code failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      req.signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import { MaestroError } from '../core/errors.js';
+import { ClaudeProvider } from './claude.js';
+import { CommandProvider } from './command.js';
+import { ScriptedProvider } from './scripted.js';
+import type { AgentProvider } from './types.js';
+
+export * from './types.js';
+export * from './tiers.js';
+export { ScriptedProvider, readCallLog, type ScriptedCall } from './scripted.js';
+export { ClaudeProvider } from './claude.js';
+export { CommandProvider } from './command.js';
+export { parseScript, loadScript } from './scriptFile.js';
+
+export type ProviderSpec =
+  | { kind: 'scripted'; script: string; callLog?: string }
+  | { kind: 'command'; command: string[]; promptVia: 'stdin' | 'arg'; env?: Record<string, string> }
+  | { kind: 'claude'; executable?: string; env?: Record<string, string> };
+
+/** The one place a provider is chosen; an unknown kind is refused by name. */
+export function createProvider(spec: ProviderSpec | { kind: string }): AgentProvider {
+  const s = spec as ProviderSpec;
+  switch (s.kind) {
+    case 'scripted':
+      return new ScriptedProvider({ script: s.script, ...(s.callLog ? { callLog: s.callLog } : {}) });
+    case 'command':
+      return new CommandProvider(s);
+    case 'claude':
+      return new ClaudeProvider(s);
+    default: {
+      const never: never = s;
+      throw new MaestroError('UNKNOWN_PROVIDER', `unknown agent provider "${(never as { kind: string }).kind}"; use claude, command or scripted`, {
+        details: { kind: (never as { kind: string }).kind },
+      });
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The scripted agent's script (docs/scripted-agent.md): YAML or JSON, validated
+ * here with the file, line and field of the first problems in the error.
+ */
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { COMPLEXITIES, PRIORITIES } from '../core/types.js';
+import { MaestroError } from '../core/errors.js';
+
+const ROLE_MATCH = ['plan', 'execute', 'review', 'review:code', 'review:security', 'conflict', 'reflect', 'any'] as const;
+
+const pathField = z.string().min(1).refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a relative path inside the worktree');
+
+const subtaskSchema = z.object({
+  title: z.string().min(1),
+  complexity: z.enum(COMPLEXITIES).default('medium'),
+  priority: z.union([z.enum(['P0', 'P1', 'P2']), z.literal(0), z.literal(1), z.literal(2)]).default('P1'),
+  deps: z.array(z.number().int()).default([]),
+  ownedFiles: z.array(z.string()).default([]),
+  expectedOutput: z.string().default(''),
+}).strict();
+
+const findingSchema = z.object({
+  severity: z.enum(['low', 'medium', 'high', 'critical']).default('medium'),
+  file: z.string().optional(),
+  line: z.number().int().optional(),
+  message: z.string().min(1),
+}).strict();
+
+const actionSchema = z.union([
+  z.object({ text: z.string() }).strict(),
+  z.object({ write: z.object({ path: pathField, content: z.string() }).strict() }).strict(),
+  z.object({ append: z.object({ path: pathField, content: z.string() }).strict() }).strict(),
+  z.object({ edit: z.object({ path: pathField, find: z.string().min(1), replace: z.string() }).strict() }).strict(),
+  z.object({ delete: pathField }).strict(),
+  z.object({ ask: z.string().min(1) }).strict(),
+  z.object({ plan: z.object({ plan: z.string(), subtasks: z.array(subtaskSchema) }).strict() }).strict(),
+  z.object({ verdict: z.object({ verdict: z.enum(['approve', 'reject']), findings: z.array(findingSchema).default([]) }).strict() }).strict(),
+  z.object({ answer: z.string() }).strict(),
+  z.object({ wait: z.number().int().nonnegative() }).strict(),
+  z.object({ hang: z.literal(true) }).strict(),
+  z.object({ fail: z.string().min(1) }).strict(),
+]);
+export type ScriptAction = z.infer<typeof actionSchema>;
+
+const stepSchema = z.object({
+  match: z.object({
+    role: z.enum(ROLE_MATCH).default('any'),
+    /** Substring of the task title, or /regex/flags. */
+    title: z.string().optional(),
+    /** Substring of the prompt, or /regex/flags (e.g. to answer a feedback round differently). */
+    prompt: z.string().optional(),
+  }).strict().default({ role: 'any' }),
+  /** How many calls this step answers before it stops matching; unlimited when absent. */
+  times: z.number().int().positive().optional(),
+  /** The first N calls this step matches fail (before any action runs). */
+  failTimes: z.number().int().nonnegative().default(0),
+  failMessage: z.string().default('scripted failure'),
+  /** Reported usage per call. */
+  usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative(), costUsd: z.number().nonnegative() }).strict().optional(),
+  actions: z.array(actionSchema).default([]),
+}).strict();
+export type ScriptStep = z.infer<typeof stepSchema>;
+
+export const scriptSchema = z.object({ steps: z.array(stepSchema).min(1) }).strict();
+export type Script = z.infer<typeof scriptSchema>;
+
+export function parseScript(text: string, file: string): Script {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length) {
+    const e = doc.errors[0]!;
+    const pos = lineCounter.linePos(e.pos[0]);
+    throw new MaestroError('SCRIPT_INVALID', `${file}:${pos.line}: ${e.message.split('\n')[0]}`, { details: { file, line: pos.line } });
+  }
+  const parsed = scriptSchema.safeParse(doc.toJS());
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 3).map((issue) => {
+    let line = 1;
+    // Walk up the path until a node with a position exists (a missing key has none).
+    for (let n = issue.path.length; n >= 0; n--) {
+      const node = doc.getIn(issue.path.slice(0, n) as Array<string | number>, true) as { range?: [number, number, number] } | undefined;
+      if (node && typeof node === 'object' && node.range) {
+        line = lineCounter.linePos(node.range[0]).line;
+        break;
+      }
+    }
+    return `${file}:${line}: ${issue.path.join('.') || '(root)'}: ${issue.message}`;
+  });
+  throw new MaestroError('SCRIPT_INVALID', `invalid agent script: ${problems.join('; ')}`, { details: { file, problems } });
+}
+
+export function loadScript(file: string): Script {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new MaestroError('SCRIPT_INVALID', `cannot read agent script ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  return parseScript(text, file);
+}

@@ -1,0 +1,213 @@
+/**
+ * What every pipeline runs on: the job, the outbox writer, the stage book, the
+ * agent provider, and the helpers that make an agent call a Maestro agent call
+ * (model fallback, timeout, tokens to outbox and transcript, clarifying
+ * questions through the inbox, injected instructions at breakpoints).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { MaestroError, coerceError } from '../core/errors.js';
+import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode } from '../agents/types.js';
+import { modelChain } from '../agents/tiers.js';
+import type { Complexity } from '../core/types.js';
+import { resolvedLimits, type Job, type Limits } from './protocol/job.js';
+import type { NeedsAttention, OutboxDraft, OutboxWriter, Usage } from './protocol/outbox.js';
+import { readInbox } from './protocol/inbox.js';
+import type { StageBook } from './protocol/stages.js';
+import { appendTranscript } from './protocol/transcript.js';
+
+export interface RunContext {
+  job: Job;
+  limits: Limits;
+  runDir: string;
+  outbox: OutboxWriter;
+  stages: StageBook;
+  provider: AgentProvider;
+  signal: AbortSignal;
+  usage: Usage;
+  /** Monotonic clock in ms (performance.timeOrigin based), for overlap of concurrent stages. */
+  mono: () => number;
+  emit: (draft: OutboxDraft) => void;
+}
+
+/** A failure the daemon should show a human: the error record carries `needsAttention`. */
+export class AttentionError extends MaestroError {
+  readonly attention: NeedsAttention;
+  constructor(error: MaestroError, reason: string, details: Record<string, unknown> = {}) {
+    super(error.code, error.message, { details: { ...error.details, ...details }, cause: error });
+    this.attention = { reason, details: { message: error.message, ...error.details, ...details } };
+  }
+}
+
+export function needsAttention(code: ConstructorParameters<typeof MaestroError>[0], reason: string, message: string, details: Record<string, unknown> = {}): AttentionError {
+  return new AttentionError(new MaestroError(code, message, { details }), reason, details);
+}
+
+/**
+ * Runs `fn` as a named stage unless stages.json says it is done; then its
+ * recorded output is returned and the agent is not called again.
+ */
+export async function stage<T>(ctx: RunContext, name: string, fn: () => Promise<T>): Promise<T> {
+  if (ctx.stages.isDone(name)) {
+    ctx.emit({ type: 'phase', stage: name, state: 'skipped' });
+    return ctx.stages.output<T>(name);
+  }
+  if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped before stage ${name}`);
+  ctx.emit({ type: 'phase', stage: name, state: 'start', mono: ctx.mono() });
+  try {
+    const output = await fn();
+    ctx.stages.markDone(name, output);
+    ctx.emit({ type: 'phase', stage: name, state: 'done', mono: ctx.mono() });
+    return output;
+  } catch (err) {
+    const e = coerceError(err);
+    ctx.emit({ type: 'phase', stage: name, state: 'failed', mono: ctx.mono(), detail: { message: e.message } });
+    throw err;
+  }
+}
+
+/** Injected instructions not yet consumed; consuming them is remembered across restarts. */
+export function takeInstructions(ctx: RunContext, stageName: string): string[] {
+  const out: string[] = [];
+  for (const m of readInbox(ctx.runDir)) {
+    if (m.type !== 'instruction' || ctx.stages.isConsumed(m.id)) continue;
+    ctx.stages.consume(m.id);
+    appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'instruction', text: m.text });
+    out.push(m.text);
+  }
+  return out;
+}
+
+/** Writes a clarify record and waits for a reply in inbox.json (matching clarifyId, or any unanswered reply). */
+export async function askUser(ctx: RunContext, stageName: string, question: string): Promise<string> {
+  const clarifyId = randomUUID();
+  ctx.emit({ type: 'clarify', stage: stageName, clarifyId, question });
+  appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'question', text: question });
+  const deadline = ctx.limits.clarifyTimeoutMs ? Date.now() + ctx.limits.clarifyTimeoutMs : Infinity;
+  for (;;) {
+    const reply = readInbox(ctx.runDir).find((m) => m.type === 'reply' && !ctx.stages.isConsumed(m.id) && (m.replyTo === undefined || m.replyTo === clarifyId));
+    if (reply) {
+      ctx.stages.consume(reply.id);
+      appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'reply', text: reply.text });
+      return reply.text;
+    }
+    if (Date.now() > deadline) throw needsAttention('AGENT_TIMEOUT', 'clarify_timeout', `no reply to "${question}" within ${ctx.limits.clarifyTimeoutMs} ms`, { question });
+    try {
+      await delay(ctx.job.inboxPollMs, undefined, { signal: ctx.signal });
+    } catch {
+      throw new MaestroError('INTERRUPTED', 'stopped while waiting for a reply');
+    }
+  }
+}
+
+export interface AgentCall {
+  stage: string;
+  role: AgentRole;
+  prompt: string;
+  cwd: string;
+  tier: Complexity;
+  allowedTools: string[];
+  permissionMode: PermissionMode;
+}
+
+/** A timer that stops while a human is being asked, so a slow reply is not an agent timeout. */
+function pausableTimeout(ms: number, onFire: () => void) {
+  let remaining = ms;
+  let started = Date.now();
+  let timer: NodeJS.Timeout | null = setTimeout(onFire, remaining);
+  return {
+    pause() {
+      if (!timer) return;
+      clearTimeout(timer);
+      timer = null;
+      remaining -= Date.now() - started;
+    },
+    resume() {
+      if (timer) return;
+      started = Date.now();
+      timer = setTimeout(onFire, Math.max(0, remaining));
+    },
+    clear() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+const MAX_CLARIFY_ROUNDS = 5;
+
+/**
+ * One agent call with everything around it. Walks the model chain (one retry
+ * on the next weaker model), turns a timeout into AGENT_TIMEOUT and a final
+ * failure into a needs-attention error. Returns the agent's final text.
+ */
+export async function callAgent(ctx: RunContext, call: AgentCall): Promise<string> {
+  const chain = ctx.job.model.chain && call.tier === ctx.job.model.tier ? ctx.job.model.chain.slice(0, 2) : modelChain(call.tier);
+  const instructions = takeInstructions(ctx, call.stage);
+  const basePrompt = instructions.length ? `${call.prompt}\n\n## Instructions from the team\n${instructions.map((i) => `- ${i}`).join('\n')}` : call.prompt;
+  let lastError: MaestroError | null = null;
+  for (const model of chain) {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = pausableTimeout(ctx.limits.agentTimeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    const onAbort = () => controller.abort();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'prompt', text: basePrompt });
+      let prompt = basePrompt;
+      let resumeSessionId: string | undefined;
+      for (let round = 0; ; round++) {
+        ctx.usage.agentCalls++;
+        ctx.usage.models.push(model);
+        const result = await ctx.provider.run({
+          role: call.role,
+          taskTitle: ctx.job.task.title,
+          prompt,
+          cwd: call.cwd,
+          model,
+          allowedTools: call.allowedTools,
+          permissionMode: call.permissionMode,
+          signal: controller.signal,
+          ...(resumeSessionId ? { resumeSessionId } : {}),
+          onToken: (text) => {
+            ctx.emit({ type: 'token', stage: call.stage, text });
+          },
+          askUser: async (question) => {
+            timer.pause();
+            try {
+              return await askUser(ctx, call.stage, question);
+            } finally {
+              timer.resume();
+            }
+          },
+        });
+        ctx.usage.inputTokens += result.usage.inputTokens;
+        ctx.usage.outputTokens += result.usage.outputTokens;
+        ctx.usage.costUsd += result.usage.costUsd;
+        appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'agent', text: result.text });
+        const question = CLARIFY_PATTERN.exec(result.text)?.[1];
+        if (!question || round >= MAX_CLARIFY_ROUNDS) return result.text;
+        // Agents that cannot pause end their turn with a question; ask, then continue the session.
+        timer.pause();
+        const reply = await askUser(ctx, call.stage, question.trim());
+        timer.resume();
+        resumeSessionId = result.sessionId ?? undefined;
+        prompt = resumeSessionId ? reply : `${basePrompt}\n\nYou asked: ${question.trim()}\nThe answer: ${reply}`;
+      }
+    } catch (err) {
+      if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during ${call.stage}`, { cause: err });
+      const e = err instanceof MaestroError ? err : new MaestroError('AGENT_FAILED', coerceError(err).message, { cause: err });
+      if (e instanceof AttentionError || e.code === 'SCRIPT_INVALID') throw e;
+      lastError = timedOut ? new MaestroError('AGENT_TIMEOUT', `the agent (${model}) ran past ${ctx.limits.agentTimeoutMs} ms in ${call.stage}`) : e;
+      ctx.emit({ type: 'phase', stage: call.stage, state: 'failed', detail: { model, message: lastError.message, fallingBack: model !== chain[chain.length - 1] } });
+    } finally {
+      timer.clear();
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+  const e = lastError ?? new MaestroError('AGENT_FAILED', 'no model to run');
+  throw new AttentionError(e, e.code === 'AGENT_TIMEOUT' ? 'agent_timeout' : 'agent_failed', { stage: call.stage, models: chain });
+}

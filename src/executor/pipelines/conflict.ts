@@ -1,0 +1,74 @@
+/**
+ * Conflict pipeline, the only one that runs `git merge`: main is merged into
+ * the task branch for real, the agent resolves the conflicted files, Maestro
+ * checks no marker is left and commits, the checks run, and the result is
+ * reviewed like any change. The daemon then merges the branch into main.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EDIT_TOOLS } from '../../agents/types.js';
+import type { NeedsAttention } from '../protocol/outbox.js';
+import { git } from '../../git/git.js';
+import { commitAll, mergeInProgress, startMerge } from '../../git/merge.js';
+import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
+import { reflectStage, runChecksAndGate } from './executor.js';
+import { conflictPrompt } from './prompts.js';
+import { reviewBranch, type ReviewResult } from './reviewer.js';
+import { worktreeStage } from './worktreeStage.js';
+
+export interface ConflictResult {
+  branch: string;
+  worktreePath: string;
+  commitSha: string;
+  conflictedFiles: string[];
+  resolvedBy: 'agent' | 'clean-merge';
+  review: ReviewResult;
+  next: ReviewResult['next'];
+  feedback: string | null;
+}
+
+const MARKER = /^(<{7}|>{7})( |$)/m;
+
+export async function runConflict(ctx: RunContext): Promise<{ result: ConflictResult; attention?: NeedsAttention }> {
+  const { job } = ctx;
+  const base = job.project.baseBranch;
+  const wt = await worktreeStage(ctx, { sync: false });
+  const merged = await stage(ctx, 'merge', async () => {
+    // A restarted worker may find its own unfinished merge; abort it and start over.
+    if (await mergeInProgress(wt.path)) {
+      await git(wt.path, ['merge', '--abort']);
+    }
+    const { clean, conflictedFiles } = await startMerge(wt.path, base);
+    if (clean) {
+      const sha = await commitAll(wt.path, `Merge ${base} into ${wt.branch}`);
+      return { conflictedFiles: [], commitSha: sha, resolvedBy: 'clean-merge' as const };
+    }
+    const reflection = await reflectStage(ctx, wt.path);
+    const prompt = conflictPrompt(job, base, conflictedFiles) + (reflection ? `\n\n## From the last failed tries\n${reflection}` : '');
+    await callAgent(ctx, { stage: 'merge', role: 'conflict', prompt, cwd: wt.path, tier: 'hard', allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits' });
+    const unresolved = conflictedFiles.filter((f) => {
+      const p = join(wt.path, f);
+      return existsSync(p) && MARKER.test(readFileSync(p, 'utf8'));
+    });
+    if (unresolved.length) {
+      throw needsAttention('MERGE_CONFLICT', 'conflict_unresolved', `conflict markers remain in ${unresolved.join(', ')}`, { unresolved, conflictedFiles });
+    }
+    const sha = await commitAll(wt.path, `Merge ${base} into ${wt.branch} (conflicts resolved by the agent in ${conflictedFiles.join(', ')})`);
+    return { conflictedFiles, commitSha: sha, resolvedBy: 'agent' as const };
+  });
+  await runChecksAndGate(ctx, wt.path, base);
+  const { result: review, attention } = await reviewBranch(ctx, wt.path, wt.branch);
+  return {
+    result: {
+      branch: wt.branch,
+      worktreePath: wt.path,
+      commitSha: review.commitSha,
+      conflictedFiles: merged.conflictedFiles,
+      resolvedBy: merged.resolvedBy,
+      review,
+      next: review.next,
+      feedback: review.feedback,
+    },
+    ...(attention ? { attention } : {}),
+  };
+}

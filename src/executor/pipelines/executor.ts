@@ -1,0 +1,105 @@
+/**
+ * Executor pipeline: worktree (main merged in first), reflect when the last two
+ * tries failed, the agent, a commit, then each configured check as its own
+ * gate, then the diff gate (files outside ownedFiles, size limits).
+ */
+import { join } from 'node:path';
+import { EDIT_TOOLS } from '../../agents/types.js';
+import { MaestroError } from '../../core/errors.js';
+import { diffStats, type DiffStats } from '../../git/diff.js';
+import { commitAll } from '../../git/merge.js';
+import { git } from '../../git/git.js';
+import { runCheck, type CheckOutcome } from '../checks.js';
+import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
+import { loadProjectConfig } from '../projectConfig.js';
+import type { Divergence } from '../../git/divergence.js';
+import { executorPrompt, reflectPrompt } from './prompts.js';
+import { conflictNeeded, worktreeStage } from './worktreeStage.js';
+
+export interface ExecuteResult {
+  branch: string;
+  worktreePath: string;
+  baseBranch: string;
+  /** The base commit the worktree started from. */
+  baseSha: string;
+  commitSha: string;
+  divergence: Divergence;
+  diff: DiffStats;
+  checks: Array<Omit<CheckOutcome, 'tail'>>;
+  reflection: string | null;
+  /** The end of the agent's answer, for the task detail. */
+  summary: string;
+}
+
+/** After two consecutive failures, analyse them before trying again; shared by executor and conflict. */
+export async function reflectStage(ctx: RunContext, cwd: string): Promise<string | null> {
+  if (ctx.job.previousFailures.length < 2) return null;
+  return stage(ctx, 'reflect', () => callAgent(ctx, {
+    stage: 'reflect', role: 'reflect', prompt: reflectPrompt(ctx.job), cwd, tier: ctx.job.model.tier, allowedTools: ['Read', 'Grep', 'Glob'], permissionMode: 'plan',
+  }));
+}
+
+export async function runChecksAndGate(ctx: RunContext, worktree: string, base: string): Promise<{ checks: CheckOutcome[]; diff: DiffStats }> {
+  const { job, limits } = ctx;
+  const checks = job.checks ?? loadProjectConfig(job.project.repoPath).checks;
+  const outcomes: CheckOutcome[] = [];
+  for (const check of checks) {
+    const outcome = await stage(ctx, `check:${check.name}`, async () => {
+      const result = await runCheck(check, worktree, join(ctx.runDir, 'checks'), limits.checkTimeoutMs, ctx.signal);
+      if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during check ${check.name}`);
+      if (!result.ok) {
+        throw new MaestroError('CHECK_FAILED', `check ${check.name} ${result.timedOut ? `timed out after ${check.timeoutMs ?? limits.checkTimeoutMs} ms` : `failed (exit ${result.exitCode})`}; log: ${result.logPath}`, {
+          details: { check: check.name, exitCode: result.exitCode, timedOut: result.timedOut, logPath: result.logPath, log: result.tail },
+        });
+      }
+      return result;
+    });
+    outcomes.push(outcome);
+  }
+  const diff = await stage(ctx, 'diff-gate', async () => {
+    const stats = await diffStats(worktree, base, 'HEAD', job.task.ownedFiles);
+    const lines = stats.linesAdded + stats.linesDeleted;
+    const problems: string[] = [];
+    if (stats.outsideOwned.length) problems.push(`${stats.outsideOwned.length} file(s) outside ownedFiles: ${stats.outsideOwned.slice(0, 10).join(', ')}`);
+    if (stats.filesChanged > limits.maxDiffFiles) problems.push(`${stats.filesChanged} files changed (limit ${limits.maxDiffFiles})`);
+    if (lines > limits.maxDiffLines) problems.push(`${lines} lines changed (limit ${limits.maxDiffLines})`);
+    if (problems.length) {
+      throw needsAttention('DIFF_GATE', 'diff_gate', `the diff gate refused the change: ${problems.join('; ')}`, {
+        outsideOwned: stats.outsideOwned, filesChanged: stats.filesChanged, lines, limits: { maxDiffFiles: limits.maxDiffFiles, maxDiffLines: limits.maxDiffLines },
+      });
+    }
+    return stats;
+  });
+  return { checks: outcomes, diff };
+}
+
+export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
+  const { job } = ctx;
+  const base = job.project.baseBranch;
+  const wt = await worktreeStage(ctx, { sync: true });
+  if (wt.conflictedFiles.length) throw conflictNeeded(wt, base);
+  const reflection = await reflectStage(ctx, wt.path);
+  const agent = await stage(ctx, 'agent', async () => {
+    const text = await callAgent(ctx, {
+      stage: 'agent', role: 'execute', prompt: executorPrompt(job, reflection), cwd: wt.path, tier: job.model.tier, allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits',
+    });
+    const sha = await commitAll(wt.path, `${job.task.title} (${job.taskId} v${job.task.version}, run ${job.runId})`);
+    return { text, commitSha: sha ?? (await git(wt.path, ['rev-parse', 'HEAD'])).stdout.trim() };
+  });
+  const { checks, diff } = await runChecksAndGate(ctx, wt.path, base);
+  if (diff.filesChanged === 0) {
+    throw needsAttention('AGENT_FAILED', 'no_changes', `the agent changed nothing for "${job.task.title}"`, { branch: wt.branch });
+  }
+  return {
+    branch: wt.branch,
+    worktreePath: wt.path,
+    baseBranch: base,
+    baseSha: wt.baseSha,
+    commitSha: agent.commitSha,
+    divergence: wt.divergence,
+    diff,
+    checks: checks.map(({ tail: _tail, ...rest }) => rest),
+    reflection,
+    summary: agent.text.slice(-2000),
+  };
+}

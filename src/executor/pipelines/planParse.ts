@@ -1,0 +1,96 @@
+/**
+ * Reading a planner's answer: the markdown subtask table (for the human) and
+ * the JSON block (for the machine, authoritative). Checked: titles present and
+ * distinct, enums, deps are indices in range and not the subtask itself, no
+ * cycles, and the table (when present) lists the same titles in the same order.
+ * Every problem is reported, so one retry can fix them all.
+ */
+import { z } from 'zod';
+import { findCycle } from '../../core/dag.js';
+import { COMPLEXITIES, type Complexity, type Priority } from '../../core/types.js';
+
+export interface PlannedSubtask {
+  title: string;
+  complexity: Complexity;
+  priority: Priority;
+  /** Indices into the subtasks array; the daemon maps them to ids after creating all subtasks. */
+  deps: number[];
+  ownedFiles: string[];
+  expectedOutput: string;
+}
+
+export interface PlanResult {
+  plan: string;
+  subtasks: PlannedSubtask[];
+  /** The planner's whole answer, table included, for plan_review. */
+  markdown: string;
+}
+
+const planSchema = z.object({
+  plan: z.string().min(1, 'plan must say what the overall approach is'),
+  subtasks: z.array(z.object({
+    title: z.string().trim().min(1, 'title is empty'),
+    complexity: z.enum(COMPLEXITIES),
+    priority: z.union([z.enum(['P0', 'P1', 'P2']), z.literal(0), z.literal(1), z.literal(2)]).default('P1'),
+    deps: z.array(z.number().int()).default([]),
+    ownedFiles: z.array(z.string().min(1)).default([]),
+    expectedOutput: z.string().default(''),
+  })).min(1, 'a plan needs at least one subtask'),
+});
+
+export class PlanParseError extends Error {}
+
+function jsonBlocks(text: string): string[] {
+  return [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+}
+
+function tableTitles(text: string): string[] | null {
+  const rows = text.split('\n').filter((l) => /^\s*\|.*\|\s*$/.test(l));
+  if (rows.length < 2) return null;
+  const cells = (row: string) => row.trim().slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+  const header = cells(rows[0]!).map((h) => h.toLowerCase());
+  const titleCol = header.findIndex((h) => h === 'title' || h === 'subtask' || h === 'task');
+  if (titleCol < 0) return null;
+  return rows.slice(1).filter((r) => !/^\s*\|[\s:|-]+\|\s*$/.test(r)).map((r) => cells(r)[titleCol] ?? '');
+}
+
+export function parsePlanOutput(text: string): PlanResult {
+  const blocks = jsonBlocks(text);
+  if (!blocks.length) throw new PlanParseError('no ```json block found; end the answer with a ```json block holding {"plan", "subtasks"}');
+  let raw: unknown;
+  const last = blocks[blocks.length - 1]!;
+  try {
+    raw = JSON.parse(last);
+  } catch (err) {
+    throw new PlanParseError(`the json block is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = planSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new PlanParseError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  }
+  const problems: string[] = [];
+  const subtasks: PlannedSubtask[] = parsed.data.subtasks.map((s, i) => {
+    for (const d of s.deps) {
+      if (d < 0 || d >= parsed.data.subtasks.length) problems.push(`subtasks.${i}.deps: ${d} is not the index of a subtask (0..${parsed.data.subtasks.length - 1})`);
+      else if (d === i) problems.push(`subtasks.${i}.deps: a subtask cannot depend on itself`);
+    }
+    const priority = (typeof s.priority === 'number' ? s.priority : Number(s.priority.slice(1))) as Priority;
+    return { title: s.title.trim(), complexity: s.complexity, priority, deps: [...new Set(s.deps)], ownedFiles: s.ownedFiles, expectedOutput: s.expectedOutput };
+  });
+  const seen = new Map<string, number>();
+  subtasks.forEach((s, i) => {
+    const key = s.title.toLowerCase();
+    if (seen.has(key)) problems.push(`subtasks.${i}.title: "${s.title}" repeats subtask ${seen.get(key)}`);
+    seen.set(key, i);
+  });
+  if (!problems.length) {
+    const cycle = findCycle(subtasks.map((s, i) => ({ id: String(i), deps: s.deps.map(String) })));
+    if (cycle) problems.push(`deps form a cycle: ${cycle.join(' -> ')}`);
+  }
+  const titles = tableTitles(text.replace(/```[\s\S]*?```/g, ''));
+  if (titles && (titles.length !== subtasks.length || titles.some((t, i) => t !== subtasks[i]!.title))) {
+    problems.push(`the markdown table lists ${titles.length} subtask(s) (${titles.join(', ')}) but the json block has ${subtasks.length} (${subtasks.map((s) => s.title).join(', ')}); they must agree`);
+  }
+  if (problems.length) throw new PlanParseError(problems.join('; '));
+  return { plan: parsed.data.plan, subtasks, markdown: text };
+}

@@ -1,0 +1,45 @@
+/** Reading a reviewer's answer: a ```json block with {verdict: approve|reject, findings[]}. */
+import { z } from 'zod';
+
+export interface Finding {
+  severity: 'low' | 'medium' | 'high' | 'critical';
+  file?: string;
+  line?: number;
+  message: string;
+}
+
+export interface Verdict {
+  verdict: 'approve' | 'reject';
+  findings: Finding[];
+}
+
+const verdictSchema = z.object({
+  verdict: z.enum(['approve', 'reject']),
+  findings: z.array(z.object({
+    severity: z.enum(['low', 'medium', 'high', 'critical']).default('medium'),
+    file: z.string().optional(),
+    line: z.number().int().optional(),
+    message: z.string().min(1),
+  })).default([]),
+});
+
+export class VerdictParseError extends Error {}
+
+export function parseVerdict(text: string): Verdict {
+  const blocks = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+  const candidate = blocks.length ? blocks[blocks.length - 1]! : text.trim();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(candidate);
+  } catch (err) {
+    throw new VerdictParseError(`no valid JSON verdict: ${(err as Error).message}; answer with a \`\`\`json block {"verdict": "approve"|"reject", "findings": [...]}`);
+  }
+  const parsed = verdictSchema.safeParse(raw);
+  if (!parsed.success) throw new VerdictParseError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  const v = parsed.data;
+  return { verdict: v.verdict, findings: v.findings.map((f) => ({ severity: f.severity, message: f.message, ...(f.file ? { file: f.file } : {}), ...(f.line ? { line: f.line } : {}) })) };
+}
+
+export function formatFindings(findings: Array<Finding & { reviewer?: string }>): string {
+  return findings.map((f) => `- [${f.severity}${f.reviewer ? `, ${f.reviewer}` : ''}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}${f.message}`).join('\n');
+}

@@ -1,0 +1,79 @@
+/**
+ * The two ways the run-directory files are written, and the one way they are read.
+ *
+ * - Whole-file JSON (job.json, inbox.json, stages.json) is written to a sibling
+ *   temp file and renamed over the target, so a reader sees the old file or the
+ *   new one, never half of one.
+ * - Line files (outbox.ndjson, transcript.jsonl) are appended one complete line
+ *   per `write` call on an O_APPEND descriptor. A crash can still cut the last
+ *   line short, so readers only consume lines that end in "\n" and report the
+ *   byte offset just past the last whole line: the torn tail is read again, whole,
+ *   once the writer (or its successor) finishes it.
+ */
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fstatSync, readSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+
+export function writeJsonAtomic(path: string, value: unknown): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
+  renameSync(tmp, path);
+}
+
+export function readJsonFile(path: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Appends one JSON value as one line in a single write; never leaves half a record from a clean exit. */
+export function appendJsonLine(path: string, value: unknown): void {
+  const line = Buffer.from(JSON.stringify(value) + '\n');
+  const fd = openSync(path, 'a');
+  try {
+    let written = 0;
+    // One write is enough for regular files; the loop only covers a short write.
+    while (written < line.length) written += writeSync(fd, line, written, line.length - written);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface JsonLines<T> {
+  records: T[];
+  /** Byte offset just past the last complete line; pass it back to continue. */
+  nextOffset: number;
+  /** Lines that were complete but not valid JSON, with their 1-based line number in this read. */
+  corrupt: Array<{ line: number; text: string }>;
+}
+
+/** Reads complete lines from `offset` on. A last line without "\n" is torn (still being written) and left for later. */
+export function readJsonLines<T = unknown>(path: string, offset = 0): JsonLines<T> {
+  if (!existsSync(path)) return { records: [], nextOffset: offset, corrupt: [] };
+  const fd = openSync(path, 'r');
+  let buf: Buffer;
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= offset) return { records: [], nextOffset: offset, corrupt: [] };
+    buf = Buffer.alloc(size - offset);
+    readSync(fd, buf, 0, buf.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+  const lastNewline = buf.lastIndexOf(0x0a);
+  if (lastNewline < 0) return { records: [], nextOffset: offset, corrupt: [] };
+  const whole = buf.subarray(0, lastNewline).toString('utf8');
+  const records: T[] = [];
+  const corrupt: Array<{ line: number; text: string }> = [];
+  whole.split('\n').forEach((text, i) => {
+    if (!text.trim()) return;
+    try {
+      records.push(JSON.parse(text) as T);
+    } catch {
+      corrupt.push({ line: i + 1, text });
+    }
+  });
+  return { records, nextOffset: offset + lastNewline + 1, corrupt };
+}

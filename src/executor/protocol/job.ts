@@ -1,0 +1,170 @@
+/**
+ * job.json: everything a worker needs to run one agent run, written by the
+ * daemon before it spawns the worker. The worker never reads the database; if
+ * it is not in this file, the run does not know it. Validated with zod, and a
+ * bad file is refused naming the field (`task.complexity: Invalid option ...`).
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import { MaestroError } from '../../core/errors.js';
+import { COMPLEXITIES, RUN_KINDS } from '../../core/types.js';
+import { readJsonFile, writeJsonAtomic } from './files.js';
+
+export const JOB_FILE = 'job.json';
+export const JOB_SCHEMA_VERSION = 1;
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+export const DEFAULT_LIMITS = {
+  /** Commits on main the task branch lacks before the task needs a human. */
+  divergenceCommits: 50,
+  /** Files main changed since the branch point before the task needs a human. */
+  divergenceFiles: 200,
+  maxDiffFiles: 50,
+  maxDiffLines: 2000,
+  /** Review rejections a task version may take before it goes to needs_attention. */
+  reviewRounds: 3,
+  agentTimeoutMs: 30 * MINUTE,
+  checkTimeoutMs: 10 * MINUTE,
+  /** How long an answer to a clarifying question may take; 0 waits forever. */
+  clarifyTimeoutMs: 0,
+};
+
+export const providerConfigSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('scripted'),
+    /** Path of the YAML or JSON script (docs/scripted-agent.md). */
+    script: z.string().min(1),
+    /** Optional NDJSON log of every call; also makes "fail N times" counts survive restarts. */
+    callLog: z.string().min(1).optional(),
+  }).strict(),
+  z.object({
+    kind: z.literal('command'),
+    /** argv; `{model}` and `{prompt}` are replaced in each element. Never run through a shell. */
+    command: z.array(z.string().min(1)).min(1),
+    promptVia: z.enum(['stdin', 'arg']).default('stdin'),
+    env: z.record(z.string(), z.string()).optional(),
+  }).strict(),
+  z.object({
+    kind: z.literal('claude'),
+    /** Path to the Claude Code executable; the SDK's bundled one when absent. */
+    executable: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  }).strict(),
+]);
+export type ProviderConfig = z.infer<typeof providerConfigSchema>;
+
+export const checkSchema = z.object({
+  name: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, 'check names are letters, digits, _ . -'),
+  /** argv (no shell) or one command line, run by /bin/sh as the project owner wrote it. */
+  command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  timeoutMs: z.number().int().positive().optional(),
+}).strict();
+export type CheckConfig = z.infer<typeof checkSchema>;
+
+export const limitsSchema = z.object({
+  divergenceCommits: z.number().int().nonnegative(),
+  divergenceFiles: z.number().int().nonnegative(),
+  maxDiffFiles: z.number().int().positive(),
+  maxDiffLines: z.number().int().positive(),
+  reviewRounds: z.number().int().positive(),
+  agentTimeoutMs: z.number().int().positive(),
+  checkTimeoutMs: z.number().int().positive(),
+  clarifyTimeoutMs: z.number().int().nonnegative(),
+}).strict();
+export type Limits = z.infer<typeof limitsSchema>;
+
+export const jobSchema = z.object({
+  schemaVersion: z.literal(JOB_SCHEMA_VERSION),
+  runId: z.string().min(1),
+  taskId: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'task ids name branches and folders: letters, digits, _ and -'),
+  traceId: z.string().min(1),
+  kind: z.enum(RUN_KINDS),
+  /** 1 for the first run of this kind on this task version; the daemon counts. */
+  attempt: z.number().int().positive().default(1),
+  task: z.object({
+    title: z.string().min(1),
+    description: z.string().default(''),
+    complexity: z.enum(COMPLEXITIES),
+    version: z.number().int().positive().default(1),
+    ownedFiles: z.array(z.string().min(1)).default([]),
+    expectedOutput: z.string().nullable().default(null),
+    /** Review findings or a human's rejection reason carried into this run's prompt. */
+    feedback: z.string().nullable().default(null),
+    /** The approved plan, for execute runs of a planned task. */
+    plan: z.string().nullable().default(null),
+  }).strict(),
+  project: z.object({
+    id: z.string().min(1),
+    /** The main checkout. Only mergeIntoMain ever changes it. */
+    repoPath: z.string().min(1),
+    baseBranch: z.string().min(1).default('main'),
+    /** Worktrees go to `<worktreeRoot>/<taskId>-v<version>`. */
+    worktreeRoot: z.string().min(1),
+    /** Project knowledge (specs, knowhow) the daemon selected for the prompt. */
+    knowledge: z.string().default(''),
+  }).strict(),
+  provider: providerConfigSchema,
+  model: z.object({
+    /** Defaults to the task's complexity (hard tasks on the strongest tier). */
+    tier: z.enum(COMPLEXITIES).optional(),
+    /** Strongest first; the worker resolves it from the tier and env when absent. */
+    chain: z.array(z.string().min(1)).min(1).optional(),
+  }).strict().default({}),
+  /** Tools the agent may use; read-only tools are forced for review runs. */
+  allowedTools: z.array(z.string().min(1)).optional(),
+  /** Checks to run after the agent; read from `<repo>/.maestro/config.{json,yaml}` when absent. */
+  checks: z.array(checkSchema).optional(),
+  limits: limitsSchema.partial().default({}),
+  /** Review round of this task version (1-based); a reject in the last allowed round needs a human. */
+  reviewRound: z.number().int().positive().default(1),
+  /** Failures of earlier tries of this task version, newest last; two or more trigger reflect. */
+  previousFailures: z.array(z.object({ error: z.string(), log: z.string().default('') }).strict()).default([]),
+  heartbeatMs: z.number().int().positive().default(5 * SECOND),
+  /** How often the worker looks at inbox.json while it waits for a reply. */
+  inboxPollMs: z.number().int().positive().default(200),
+}).strict().transform((job) => ({ ...job, model: { ...job.model, tier: job.model.tier ?? job.task.complexity } }));
+
+/** What the daemon writes (defaults may be left out). */
+export type JobInput = z.input<typeof jobSchema>;
+/** What the worker runs (defaults filled in). */
+export type Job = z.output<typeof jobSchema>;
+
+export function resolvedLimits(job: Job): Limits {
+  return { ...DEFAULT_LIMITS, ...job.limits };
+}
+
+export function parseJob(raw: unknown, where = JOB_FILE): Job {
+  const parsed = jobSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new MaestroError('JOB_INVALID', `${where} is not a valid job: ${problems.join('; ')}`, { details: { file: where, problems } });
+}
+
+export function readJob(runDir: string): Job {
+  const path = join(runDir, JOB_FILE);
+  let raw: unknown;
+  try {
+    raw = readJsonFile(path);
+  } catch (err) {
+    throw new MaestroError('JOB_INVALID', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  return parseJob(raw, path);
+}
+
+/** Validates and writes job.json atomically; returns the job with defaults filled in. */
+export function writeJob(runDir: string, input: JobInput): Job {
+  const path = join(runDir, JOB_FILE);
+  const job = parseJob(input, path);
+  writeJsonAtomic(path, job);
+  return job;
+}
+
+export function branchName(taskId: string, version: number): string {
+  return `maestro/${taskId}-v${version}`;
+}
+
+export function worktreePath(job: Pick<Job, 'taskId' | 'task' | 'project'>): string {
+  return join(job.project.worktreeRoot, `${job.taskId}-v${job.task.version}`);
+}

@@ -1,0 +1,118 @@
+/**
+ * outbox.ndjson: the only way a worker talks back. One JSON record a line, each
+ * with the run's traceId, runId and a sequence number that grows by one across
+ * worker restarts (a restarted worker continues after the last whole record).
+ * The daemon's ingestor tails it with `readOutbox(runDir, offset)` and keeps the
+ * returned offset; a torn last line is left for the next read.
+ */
+import { join } from 'node:path';
+import type { RunKind } from '../../core/types.js';
+import { appendJsonLine, readJsonLines } from './files.js';
+
+export const OUTBOX_FILE = 'outbox.ndjson';
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Every model that answered, in call order (the fallback chain shows here). */
+  models: string[];
+  /** Agent calls made by this run (skipped stages do not count). */
+  agentCalls: number;
+}
+
+export interface NeedsAttention {
+  /** Machine-readable: divergence | diff_gate | plan_invalid | verdict_invalid | review_rounds | agent_failed | agent_timeout | unknown_provider | git | not_a_repository | dirty_main | job_invalid | ... */
+  reason: string;
+  details: Record<string, unknown>;
+}
+
+interface Base {
+  seq: number;
+  traceId: string;
+  runId: string;
+  /** ms since the epoch */
+  at: number;
+}
+
+export type StageState = 'start' | 'done' | 'skipped' | 'failed';
+
+export interface PhaseRecord extends Base {
+  type: 'phase';
+  stage: string;
+  state: StageState;
+  /** For concurrent stages (the two reviews): monotonic ms, comparable within one run. */
+  mono?: number;
+  detail?: Record<string, unknown>;
+}
+
+export interface TokenRecord extends Base {
+  type: 'token';
+  stage: string;
+  text: string;
+}
+
+export interface ClarifyRecord extends Base {
+  type: 'clarify';
+  stage: string;
+  clarifyId: string;
+  question: string;
+}
+
+export interface HeartbeatRecord extends Base {
+  type: 'heartbeat';
+  pid: number;
+}
+
+export interface ResultRecord extends Base {
+  type: 'result';
+  kind: RunKind;
+  usage: Usage;
+  /** The shape depends on kind: PlanResult | ExecuteResult | ReviewResult | ConflictResult. */
+  data: Record<string, unknown>;
+  /** Set when the run completed but the task needs a human (review rounds used up). */
+  needsAttention?: NeedsAttention;
+}
+
+export interface ErrorRecord extends Base {
+  type: 'error';
+  code: string;
+  message: string;
+  stage: string | null;
+  /** True when trying again may help (a failed check, an interrupted worker). */
+  retryable: boolean;
+  usage: Usage;
+  needsAttention?: NeedsAttention;
+  details?: Record<string, unknown>;
+}
+
+export type OutboxRecord = PhaseRecord | TokenRecord | ClarifyRecord | HeartbeatRecord | ResultRecord | ErrorRecord;
+
+/** A record as emitted, before the writer stamps it. */
+export type OutboxDraft = DistributiveOmit<OutboxRecord, keyof Base>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; nextOffset: number } {
+  const { records, nextOffset } = readJsonLines<OutboxRecord>(join(runDir, OUTBOX_FILE), offset);
+  return { records, nextOffset };
+}
+
+export class OutboxWriter {
+  readonly path: string;
+  private seq: number;
+  private readonly now: () => number;
+
+  constructor(runDir: string, private readonly ids: { traceId: string; runId: string }, now: () => number = Date.now) {
+    this.path = join(runDir, OUTBOX_FILE);
+    this.now = now;
+    // Continue the numbering of an earlier worker on the same run directory.
+    const existing = readJsonLines<OutboxRecord>(this.path).records;
+    this.seq = existing.reduce((max, r) => Math.max(max, typeof r.seq === 'number' ? r.seq : 0), 0);
+  }
+
+  write(draft: OutboxDraft): OutboxRecord {
+    const record = { ...draft, seq: ++this.seq, traceId: this.ids.traceId, runId: this.ids.runId, at: this.now() } as OutboxRecord;
+    appendJsonLine(this.path, record);
+    return record;
+  }
+}

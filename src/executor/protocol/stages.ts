@@ -1,0 +1,60 @@
+/**
+ * stages.json: the stages this run has finished, with what each produced, and
+ * the inbox messages already consumed. Written after every stage (atomically),
+ * so a worker restarted on the same run directory skips finished stages and
+ * reuses their output instead of calling the agent again.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJsonFile, writeJsonAtomic } from './files.js';
+
+export const STAGES_FILE = 'stages.json';
+
+export interface StageEntry {
+  at: number;
+  output: unknown;
+}
+
+export interface StagesFile {
+  done: Record<string, StageEntry>;
+  consumedInbox: string[];
+}
+
+export function readStages(runDir: string): StagesFile {
+  const path = join(runDir, STAGES_FILE);
+  if (!existsSync(path)) return { done: {}, consumedInbox: [] };
+  const raw = readJsonFile(path) as Partial<StagesFile>;
+  return { done: raw.done ?? {}, consumedInbox: raw.consumedInbox ?? [] };
+}
+
+export class StageBook {
+  private state: StagesFile;
+  constructor(private readonly runDir: string) {
+    this.state = readStages(runDir);
+  }
+  isDone(stage: string): boolean {
+    return Object.hasOwn(this.state.done, stage);
+  }
+  output<T>(stage: string): T {
+    return this.state.done[stage]?.output as T;
+  }
+  markDone(stage: string, output: unknown): void {
+    this.state.done[stage] = { at: Date.now(), output: output ?? null };
+    this.save();
+  }
+  /** Forget a stage (and everything recorded after it) so it runs again; used by loops such as retries. */
+  forget(stage: string): void {
+    delete this.state.done[stage];
+    this.save();
+  }
+  isConsumed(messageId: string): boolean {
+    return this.state.consumedInbox.includes(messageId);
+  }
+  consume(messageId: string): void {
+    if (!this.isConsumed(messageId)) this.state.consumedInbox.push(messageId);
+    this.save();
+  }
+  private save(): void {
+    writeJsonAtomic(join(this.runDir, STAGES_FILE), this.state);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * transcript.jsonl: everything the agent said during the run, in order, for
+ * replay and grep (`/api/tasks/:id/transcript`). Appended line by line like the
+ * outbox; read with the same torn-line tolerance.
+ */
+import { join } from 'node:path';
+import { appendJsonLine, readJsonLines } from './files.js';
+
+export const TRANSCRIPT_FILE = 'transcript.jsonl';
+
+export interface TranscriptEntry {
+  at: number;
+  stage: string;
+  /** who spoke: the agent, the worker asking for the user, or the user's reply / injected instruction */
+  role: 'agent' | 'prompt' | 'question' | 'reply' | 'instruction';
+  text: string;
+}
+
+export function appendTranscript(runDir: string, entry: TranscriptEntry): void {
+  appendJsonLine(join(runDir, TRANSCRIPT_FILE), entry);
+}
+
+export function readTranscript(runDir: string, offset = 0): { entries: TranscriptEntry[]; nextOffset: number } {
+  const { records, nextOffset } = readJsonLines<TranscriptEntry>(join(runDir, TRANSCRIPT_FILE), offset);
+  return { entries: records, nextOffset };
+}

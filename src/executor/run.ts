@@ -1,0 +1,110 @@
+/**
+ * runPipeline(job, io): one run, start to end, on a run directory. Used by the
+ * worker process and callable in-process (tests, the bench, a daemon that
+ * chooses to). It never throws for a failed run: it writes and returns the
+ * final outbox record, a `result` or an `error`.
+ */
+import { performance } from 'node:perf_hooks';
+import { mkdirSync } from 'node:fs';
+import { createProvider, type AgentProvider } from '../agents/index.js';
+import { MaestroError, coerceError } from '../core/errors.js';
+import { AttentionError, type RunContext } from './context.js';
+import { runConflict } from './pipelines/conflict.js';
+import { runExecutor } from './pipelines/executor.js';
+import { runPlanner } from './pipelines/planner.js';
+import { runReviewer } from './pipelines/reviewer.js';
+import { resolvedLimits, type Job } from './protocol/job.js';
+import { OutboxWriter, type ErrorRecord, type NeedsAttention, type OutboxDraft, type ResultRecord, type Usage } from './protocol/outbox.js';
+import { StageBook } from './protocol/stages.js';
+
+export interface RunIO {
+  runDir: string;
+  /** Aborting it stops the run at the next safe point (the worker wires SIGTERM here). */
+  signal?: AbortSignal;
+  /** Replaces the provider the job names (benchmarks); tests use the job's own. */
+  provider?: AgentProvider;
+  /** Sees every record after it is written (the worker does not need it; in-process callers may). */
+  onRecord?: (record: ResultRecord | ErrorRecord | { type: string }) => void;
+}
+
+/** Error codes that are worth another try without a human. */
+const RETRYABLE = new Set(['INTERRUPTED', 'CHECK_FAILED']);
+
+function attentionFor(err: MaestroError): NeedsAttention | undefined {
+  if (err instanceof AttentionError) return err.attention;
+  if (RETRYABLE.has(err.code) || (err.code === 'MERGE_CONFLICT' && err.details?.next === 'conflict')) return undefined;
+  return { reason: err.code.toLowerCase(), details: { message: err.message, ...err.details } };
+}
+
+export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | ErrorRecord> {
+  mkdirSync(io.runDir, { recursive: true });
+  const outbox = new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
+  const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
+  const emit = (draft: OutboxDraft) => {
+    const record = outbox.write(draft);
+    io.onRecord?.(record);
+    return record;
+  };
+  let currentStage: string | null = null;
+  const ctxEmit = (draft: OutboxDraft) => {
+    if (draft.type === 'phase' && draft.state === 'start') currentStage = draft.stage;
+    emit(draft);
+  };
+  emit({ type: 'phase', stage: 'run', state: 'start', detail: { kind: job.kind, pid: process.pid } });
+  try {
+    const ctx: RunContext = {
+      job,
+      limits: resolvedLimits(job),
+      runDir: io.runDir,
+      outbox,
+      stages: new StageBook(io.runDir),
+      provider: io.provider ?? createProvider(job.provider),
+      signal: io.signal ?? new AbortController().signal,
+      usage,
+      mono: () => performance.timeOrigin + performance.now(),
+      emit: ctxEmit,
+    };
+    let data: object;
+    let attention: NeedsAttention | undefined;
+    switch (job.kind) {
+      case 'plan':
+        data = await runPlanner(ctx);
+        break;
+      case 'execute':
+        data = await runExecutor(ctx);
+        break;
+      case 'review': {
+        const r = await runReviewer(ctx);
+        data = r.result;
+        attention = r.attention;
+        break;
+      }
+      case 'conflict': {
+        const r = await runConflict(ctx);
+        data = r.result;
+        attention = r.attention;
+        break;
+      }
+      default: {
+        const never: never = job.kind;
+        throw new MaestroError('JOB_INVALID', `unknown run kind ${String(never)}`);
+      }
+    }
+    emit({ type: 'phase', stage: 'run', state: 'done' });
+    return emit({ type: 'result', kind: job.kind, usage, data: data as Record<string, unknown>, ...(attention ? { needsAttention: attention } : {}) }) as ResultRecord;
+  } catch (raw) {
+    const err = raw instanceof MaestroError ? raw : new MaestroError('INTERNAL', coerceError(raw).message, { cause: raw });
+    const attention = attentionFor(err);
+    emit({ type: 'phase', stage: 'run', state: 'failed', detail: { code: err.code } });
+    return emit({
+      type: 'error',
+      code: err.code,
+      message: err.message,
+      stage: currentStage,
+      retryable: RETRYABLE.has(err.code),
+      usage,
+      ...(attention ? { needsAttention: attention } : {}),
+      ...(err.details ? { details: err.details } : {}),
+    }) as ErrorRecord;
+  }
+}

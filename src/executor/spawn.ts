@@ -1,0 +1,62 @@
+/**
+ * spawnWorker(runDir): starts the worker as its own process (its own process
+ * group, so stopping it also stops the agent and checks it started) and
+ * registers it with trackResource until it exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { trackResource } from '../lib/resources.js';
+
+export interface WorkerHandle {
+  pid: number;
+  child: ChildProcess;
+  /** Resolves with the exit code (null when ended by a signal) and the signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM: the worker ends its current record and exits. */
+  stop(): void;
+  /** SIGKILL to the whole process group: a crash, for tests and hung workers. */
+  kill(): void;
+}
+
+function workerEntry(): { file: string; execArgv: string[] } {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const js = join(here, 'worker.js');
+  if (existsSync(js)) return { file: js, execArgv: [] };
+  // Running from the sources: load TypeScript through tsx.
+  return { file: join(here, 'worker.ts'), execArgv: ['--import', 'tsx'] };
+}
+
+export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; stdio?: 'ignore' | 'inherit' } = {}): WorkerHandle {
+  const { file, execArgv } = workerEntry();
+  const child = spawn(process.execPath, [...execArgv, file, runDir], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', options.stdio ?? 'ignore', options.stdio === 'inherit' ? 'inherit' : 'pipe'],
+    detached: true,
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start a worker for ${runDir}`);
+  const signalGroup = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  const release = trackResource('process', `worker ${pid} on ${runDir}`, () => signalGroup('SIGKILL'));
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr = (stderr + d).slice(-8000);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      // Whatever the worker started in its group goes with it.
+      signalGroup('SIGKILL');
+      release();
+      if (code !== 0 && stderr) process.emitWarning(`worker ${pid} exited ${code ?? signal}: ${stderr.trim().slice(-500)}`);
+      resolve({ code, signal });
+    });
+  });
+  return { pid, child, exited, stop: () => signalGroup('SIGTERM'), kill: () => signalGroup('SIGKILL') };
+}

@@ -1,0 +1,62 @@
+/**
+ * The worker process: `node worker.js <runDir>` (or via tsx from the sources).
+ * It reads job.json, runs the pipeline, writes the outbox, heartbeats, and on
+ * SIGTERM aborts the run at its next safe point, writes a final INTERRUPTED
+ * error record (every record is one whole line) and exits 0. Restarted on the
+ * same run directory it skips the stages stages.json marks done.
+ *
+ * Exit codes: 0 the run ended with a result or error record, 2 bad usage or an
+ * unreadable job (an error record is still written when the run dir exists).
+ */
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { readJob } from './protocol/job.js';
+import { OutboxWriter } from './protocol/outbox.js';
+import { runPipeline } from './run.js';
+
+export async function workerMain(runDir: string): Promise<number> {
+  let job;
+  try {
+    job = readJob(runDir);
+  } catch (err) {
+    if (existsSync(runDir)) {
+      const out = new OutboxWriter(runDir, { traceId: 'unknown', runId: 'unknown' });
+      const e = err as Error & { code?: string };
+      out.write({ type: 'error', code: e.code ?? 'JOB_INVALID', message: e.message, stage: null, retryable: false, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 }, needsAttention: { reason: 'job_invalid', details: { message: e.message } } });
+    }
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  const controller = new AbortController();
+  const onTerm = () => controller.abort();
+  process.once('SIGTERM', onTerm);
+  process.once('SIGINT', onTerm);
+  const outbox = new OutboxWriter(runDir, { traceId: job.traceId, runId: job.runId });
+  const beat = () => outbox.write({ type: 'heartbeat', pid: process.pid });
+  beat();
+  const heartbeat = setInterval(beat, job.heartbeatMs);
+  try {
+    await runPipeline(job, { runDir, signal: controller.signal });
+    return 0;
+  } finally {
+    clearInterval(heartbeat);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onTerm);
+  }
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  const runDir = process.argv[2];
+  if (!runDir) {
+    process.stderr.write('usage: worker <runDir>\n');
+    process.exit(2);
+  }
+  workerMain(runDir).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`worker crashed: ${(err as Error)?.stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

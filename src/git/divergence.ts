@@ -1,0 +1,55 @@
+/**
+ * How far main has moved away from a task branch, and bringing main into the
+ * branch without `git merge` (reserved for the conflict pipeline): merge-tree
+ * computes the merged tree without touching any checkout; a clean result is
+ * committed with commit-tree and the worktree moved to it.
+ */
+import { git, trackedChanges } from './git.js';
+
+export interface Divergence {
+  /** Commits on base that the branch does not have. */
+  commits: number;
+  /** Files base changed since the merge-base. */
+  files: number;
+}
+
+export async function measureDivergence(worktree: string, base: string): Promise<Divergence> {
+  const { stdout: count } = await git(worktree, ['rev-list', '--count', `HEAD..${base}`]);
+  const { stdout: names } = await git(worktree, ['diff', '--name-only', `HEAD...${base}`]);
+  return { commits: Number(count.trim()), files: names.split('\n').filter(Boolean).length };
+}
+
+export interface MergePreview {
+  clean: boolean;
+  /** The merged tree when clean. */
+  tree: string | null;
+  conflictedFiles: string[];
+}
+
+/** Would merging `theirs` into `ours` conflict? Touches no checkout. */
+export async function previewMerge(cwd: string, ours: string, theirs: string): Promise<MergePreview> {
+  const { stdout, code } = await git(cwd, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], { okCodes: [1] });
+  const [tree, ...files] = stdout.split('\n').filter(Boolean);
+  return code === 0 ? { clean: true, tree: tree ?? null, conflictedFiles: [] } : { clean: false, tree: null, conflictedFiles: files };
+}
+
+export type SyncOutcome =
+  | { kind: 'up-to-date' }
+  | { kind: 'merged'; sha: string }
+  | { kind: 'conflict'; conflictedFiles: string[] };
+
+/** Brings `base` into the worktree's branch when it merges cleanly; reports the conflicts otherwise. */
+export async function syncWithBase(worktree: string, base: string): Promise<SyncOutcome> {
+  const { stdout: behind } = await git(worktree, ['rev-list', '--count', `HEAD..${base}`]);
+  if (Number(behind.trim()) === 0) return { kind: 'up-to-date' };
+  const dirty = await trackedChanges(worktree);
+  if (dirty.length) throw new Error(`cannot bring ${base} into ${worktree}: it has uncommitted changes (${dirty.slice(0, 3).join(', ')})`);
+  const preview = await previewMerge(worktree, 'HEAD', base);
+  if (!preview.clean || !preview.tree) return { kind: 'conflict', conflictedFiles: preview.conflictedFiles };
+  const { stdout: head } = await git(worktree, ['rev-parse', 'HEAD']);
+  const { stdout: baseSha } = await git(worktree, ['rev-parse', `${base}^{commit}`]);
+  const { stdout: sha } = await git(worktree, ['commit-tree', preview.tree, '-p', head.trim(), '-p', baseSha.trim(), '-m', `Merge ${base} into task branch`]);
+  // --keep moves HEAD and updates the files, refusing if that would lose local changes.
+  await git(worktree, ['reset', '--keep', sha.trim()]);
+  return { kind: 'merged', sha: sha.trim() };
+}

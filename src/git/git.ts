@@ -1,0 +1,82 @@
+/**
+ * The one way Maestro runs git: the system binary through execFile with an
+ * argument array, never a shell string, so nothing from a task title or a file
+ * name can become a command. Errors name the command and the directory.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { MaestroError } from '../core/errors.js';
+
+export interface GitOptions {
+  /** Exit codes that are answers, not failures (e.g. 1 from merge-tree on conflicts). */
+  okCodes?: number[];
+  env?: NodeJS.ProcessEnv;
+  /** The git binary; tests use a missing one to check the error. */
+  gitBinary?: string;
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+// Commits made by Maestro need an identity even on machines without a global one.
+const IDENTITY_ENV = {
+  GIT_AUTHOR_NAME: 'Maestro',
+  GIT_AUTHOR_EMAIL: 'maestro@localhost',
+  GIT_COMMITTER_NAME: 'Maestro',
+  GIT_COMMITTER_EMAIL: 'maestro@localhost',
+};
+
+export function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  // Agent commits are authored by Maestro unless the environment says otherwise.
+  const env = { ...IDENTITY_ENV, ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0' };
+  return new Promise((resolve, reject) => {
+    execFile(options.gitBinary ?? 'git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve({ stdout, stderr, code: 0 });
+      const e = err as NodeJS.ErrnoException & { code?: string | number };
+      if (e.code === 'ENOENT') {
+        if (!existsSync(cwd)) return reject(new MaestroError('NOT_A_REPOSITORY', `${cwd} does not exist`, { details: { path: cwd } }));
+        return reject(new MaestroError('GIT_MISSING', `git was not found on PATH (needed to run "git ${args[0]}" in ${cwd}); install git`, { cause: err }));
+      }
+      const code = typeof e.code === 'number' ? e.code : -1;
+      if (options.okCodes?.includes(code)) return resolve({ stdout, stderr, code });
+      reject(new MaestroError('GIT_FAILED', `git ${args.join(' ')} failed in ${cwd} (exit ${code}): ${stderr.trim() || stdout.trim()}`, {
+        details: { cwd, args, code, stderr: stderr.trim() },
+        cause: err,
+      }));
+    });
+  });
+}
+
+/** Refuses a path that is not the top of a git work tree, with a clear error. */
+export async function assertRepository(path: string, options: GitOptions = {}): Promise<string> {
+  if (!existsSync(path) || !statSync(path).isDirectory()) {
+    throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a directory`, { details: { path } });
+  }
+  try {
+    const { stdout } = await git(path, ['rev-parse', '--show-toplevel'], options);
+    return stdout.trim();
+  } catch (err) {
+    if (err instanceof MaestroError && err.code === 'GIT_FAILED') {
+      throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a git repository`, { details: { path }, cause: err });
+    }
+    throw err;
+  }
+}
+
+export async function revParse(cwd: string, rev: string): Promise<string> {
+  return (await git(cwd, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+}
+
+export async function currentBranch(cwd: string): Promise<string | null> {
+  const { stdout, code } = await git(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1] });
+  return code === 0 ? stdout.trim() : null;
+}
+
+/** Tracked changes (staged or not). Untracked files do not make a checkout dirty for merging. */
+export async function trackedChanges(cwd: string): Promise<string[]> {
+  const { stdout } = await git(cwd, ['status', '--porcelain=v1', '--untracked-files=no']);
+  return stdout.split('\n').filter(Boolean);
+}

@@ -1,0 +1,109 @@
+/**
+ * A worktree per task version: `<worktreeRoot>/<taskId>-v<version>` on branch
+ * `maestro/<taskId>-v<version>`, created from the base branch the first time
+ * and reused after (a restart, a review round). The main checkout is only read.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { assertRepository, git, revParse } from './git.js';
+
+export interface WorktreeSpec {
+  repoPath: string;
+  worktreeRoot: string;
+  taskId: string;
+  version: number;
+  baseBranch: string;
+}
+
+export interface Worktree {
+  path: string;
+  branch: string;
+  /** True when this call created it (false: it was already there). */
+  created: boolean;
+  /** The base commit it was created from, or the current merge-base when reused. */
+  baseSha: string;
+}
+
+export function worktreeDirName(taskId: string, version: number): string {
+  return `${taskId}-v${version}`;
+}
+
+export function taskBranch(taskId: string, version: number): string {
+  return `maestro/${taskId}-v${version}`;
+}
+
+async function branchExists(repoPath: string, branch: string): Promise<boolean> {
+  const { code } = await git(repoPath, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
+  return code === 0;
+}
+
+/** Lists the worktrees git knows for this repository (path → branch or null). */
+export async function listWorktrees(repoPath: string): Promise<Array<{ path: string; branch: string | null }>> {
+  const { stdout } = await git(repoPath, ['worktree', 'list', '--porcelain']);
+  const out: Array<{ path: string; branch: string | null }> = [];
+  for (const block of stdout.split('\n\n')) {
+    const path = /^worktree (.+)$/m.exec(block)?.[1];
+    if (!path) continue;
+    const ref = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1] ?? null;
+    out.push({ path, branch: ref });
+  }
+  return out;
+}
+
+export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
+  await assertRepository(spec.repoPath);
+  const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
+  const branch = taskBranch(spec.taskId, spec.version);
+  const known = (await listWorktrees(spec.repoPath)).some((w) => resolve(w.path) === path);
+  if (known && existsSync(path)) {
+    const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
+    return { path, branch, created: false, baseSha: stdout.trim() };
+  }
+  // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
+  await git(spec.repoPath, ['worktree', 'prune']);
+  if (existsSync(path)) rmSync(path, { recursive: true, force: true });
+  mkdirSync(spec.worktreeRoot, { recursive: true });
+  const baseSha = await revParse(spec.repoPath, spec.baseBranch);
+  if (await branchExists(spec.repoPath, branch)) {
+    await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
+  } else {
+    await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
+  }
+  return { path, branch, created: true, baseSha };
+}
+
+export async function removeWorktree(repoPath: string, path: string, options: { deleteBranch?: string } = {}): Promise<void> {
+  if (existsSync(path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+  await git(repoPath, ['worktree', 'prune']);
+  if (options.deleteBranch) await git(repoPath, ['branch', '-D', '--end-of-options', options.deleteBranch], { okCodes: [1] });
+}
+
+/**
+ * Startup cleanup: removes worktrees under `worktreeRoot` whose folder name is
+ * not in `keep` (the `<taskId>-v<version>` of runs still in flight), and folders
+ * there that git does not know. Branches stay: they hold the work.
+ */
+export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: string, keep: Iterable<string>): Promise<string[]> {
+  const keepSet = new Set(keep);
+  const root = resolve(worktreeRoot);
+  await git(repoPath, ['worktree', 'prune']);
+  const removed: string[] = [];
+  for (const w of await listWorktrees(repoPath)) {
+    const path = resolve(w.path);
+    if (!path.startsWith(root + '/')) continue;
+    const name = path.slice(root.length + 1);
+    if (keepSet.has(name) || !w.branch?.startsWith('maestro/')) continue;
+    await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+    removed.push(path);
+  }
+  if (existsSync(root)) {
+    const registered = new Set((await listWorktrees(repoPath)).map((w) => resolve(w.path)));
+    for (const name of readdirSync(root)) {
+      const path = join(root, name);
+      if (keepSet.has(name) || registered.has(path) || !/^[A-Za-z0-9_-]+-v\d+$/.test(name)) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,155 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJob } from '../../src/executor/protocol/job.js';
+import { readOutbox } from '../../src/executor/protocol/outbox.js';
+import { runPipeline } from '../../src/executor/run.js';
+import { resultData, sandbox } from './helpers.js';
+
+const writeGreeting = { match: { role: 'execute' }, actions: [{ text: 'Writing src/greet.ts' }, { write: { path: 'src/greet.ts', content: 'export const greet = () => "hi";\n' } }] };
+
+describe('executor pipeline', () => {
+  it('commits the agent change on the task branch in its own worktree and leaves main alone', async () => {
+    using sb = sandbox();
+    const mainBefore = sb.git('rev-parse', 'main');
+    const script = sb.script([writeGreeting]);
+    const runDir = sb.runDir('exec');
+    const job = parseJob(sb.job({ kind: 'execute', task: { title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/**'] } }, script));
+    const record = await runPipeline(job, { runDir });
+    expect(record.type, JSON.stringify(record)).toBe('result');
+    const data = (record as { data: Record<string, any> }).data;
+    expect(data.branch).toBe('maestro/T1-v1');
+    expect(data.worktreePath).toBe(join(sb.worktrees, 'T1-v1'));
+    expect(readFileSync(join(data.worktreePath, 'src/greet.ts'), 'utf8')).toContain('greet');
+    expect(sb.git('rev-parse', 'maestro/T1-v1')).toBe(data.commitSha);
+    expect(sb.git('log', '-1', '--format=%s', 'maestro/T1-v1')).toContain('Add greeting');
+    expect(data.diff).toMatchObject({ files: ['src/greet.ts'], filesChanged: 1, linesAdded: 1, linesDeleted: 0, outsideOwned: [] });
+    expect(sb.git('rev-parse', 'main')).toBe(mainBefore);
+    expect(existsSync(join(sb.repo, 'src/greet.ts'))).toBe(false);
+    // Easy tasks run on the easy tier.
+    expect(record.usage.models).toEqual(['haiku']);
+  });
+
+  it('runs each project check as its own gate and stops at a failing one, keeping its log', async () => {
+    using sb = sandbox();
+    sb.commitFile('.maestro/config.json', JSON.stringify({
+      checks: {
+        lint: 'echo lint ok',
+        test: 'echo "1 test failed: greet returns hi" >&2; exit 3',
+        build: 'echo never runs',
+      },
+    }));
+    const script = sb.script([writeGreeting]);
+    const runDir = sb.runDir('exec');
+    const job = parseJob({ ...sb.job({ kind: 'execute' }, script), checks: undefined });
+    const record = await runPipeline(job, { runDir });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('CHECK_FAILED');
+    expect(record.stage).toBe('check:test');
+    expect(record.retryable).toBe(true);
+    expect(record.needsAttention).toBeUndefined();
+    const log = readFileSync(record.details!.logPath as string, 'utf8');
+    expect(log).toContain('1 test failed: greet returns hi');
+    expect(readFileSync(join(runDir, 'checks/lint.log'), 'utf8')).toContain('lint ok');
+    expect(existsSync(join(runDir, 'checks/build.log'))).toBe(false);
+  });
+
+  it('ends a hanging check at its timeout', async () => {
+    using sb = sandbox();
+    const script = sb.script([writeGreeting]);
+    const job = parseJob(sb.job({ kind: 'execute', checks: [{ name: 'hang', command: ['node', '-e', 'setInterval(() => {}, 1000)'], timeoutMs: 300 }] }, script));
+    const record = await runPipeline(job, { runDir: sb.runDir('exec') });
+    expect(record.type).toBe('error');
+    expect((record as { message: string }).message).toMatch(/check hang timed out after 300 ms/);
+  });
+
+  it('refuses a change outside ownedFiles at the diff gate', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'src/greet.ts', content: 'x\n' } }, { write: { path: 'package.json', content: '{}\n' } }] }]);
+    const job = parseJob(sb.job({ kind: 'execute', task: { title: 'Add greeting', complexity: 'medium', ownedFiles: ['src/'] } }, script));
+    const record = await runPipeline(job, { runDir: sb.runDir('exec') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('DIFF_GATE');
+    expect(record.needsAttention).toMatchObject({ reason: 'diff_gate', details: { outsideOwned: ['package.json'], filesChanged: 2 } });
+  });
+
+  it('refuses a diff past the line limit', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'big.txt', content: 'line\n'.repeat(30) } }] }]);
+    const job = parseJob(sb.job({ kind: 'execute', limits: { maxDiffLines: 10 } }, script));
+    const record = await runPipeline(job, { runDir: sb.runDir('exec') });
+    expect((record as { message: string }).message).toMatch(/30 lines changed \(limit 10\)/);
+  });
+
+  it('brings new main commits into an existing task branch before the agent runs', async () => {
+    using sb = sandbox();
+    const script = sb.script([
+      { match: { role: 'execute' }, times: 1, actions: [{ write: { path: 'a.txt', content: 'a\n' } }] },
+      { match: { role: 'execute' }, actions: [{ write: { path: 'b.txt', content: 'b\n' } }] },
+    ]);
+    await runPipeline(parseJob(sb.job({ kind: 'execute' }, script, 'r1')), { runDir: sb.runDir('r1') });
+    sb.commitFile('main.txt', 'from main\n');
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute' }, script, 'r2')), { runDir: sb.runDir('r2') });
+    expect(record.type).toBe('result');
+    const data = (record as { data: Record<string, any> }).data;
+    expect(data.divergence).toEqual({ commits: 1, files: 1 });
+    expect(readFileSync(join(data.worktreePath, 'main.txt'), 'utf8')).toBe('from main\n');
+    // Only the task's own files count in its diff.
+    expect(data.diff.files.sort()).toEqual(['a.txt', 'b.txt']);
+  });
+
+  it('sends the task to needs_attention when main diverged past the threshold', async () => {
+    using sb = sandbox();
+    const script = sb.script([writeGreeting]);
+    await runPipeline(parseJob(sb.job({ kind: 'execute' }, script, 'r1')), { runDir: sb.runDir('r1') });
+    for (let i = 0; i < 3; i++) sb.commitFile(`m${i}.txt`, `${i}\n`);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute', limits: { divergenceCommits: 2 } }, script, 'r2')), { runDir: sb.runDir('r2') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.needsAttention).toMatchObject({ reason: 'divergence', details: { commits: 3, files: 3 } });
+    expect(record.message).toMatch(/main moved 3 commit\(s\) and 3 file\(s\)/);
+  });
+
+  it('after two failed tries, reflects first and puts the reflection into the prompt', async () => {
+    using sb = sandbox();
+    const script = sb.script([
+      { match: { role: 'reflect' }, actions: [{ text: 'The import path was wrong; use ./greet.js.' }] },
+      { match: { role: 'execute', prompt: 'use ./greet.js' }, actions: [{ write: { path: 'fixed.txt', content: 'ok\n' } }] },
+    ]);
+    const job = parseJob(sb.job({ kind: 'execute', previousFailures: [{ error: 'check test failed', log: 'Cannot find module ./greet' }, { error: 'check test failed', log: 'Cannot find module ./greet' }] }, script));
+    const runDir = sb.runDir('exec');
+    const record = await runPipeline(job, { runDir });
+    expect(record.type, JSON.stringify(record)).toBe('result');
+    expect(resultData<{ reflection: string }>(record).reflection).toContain('use ./greet.js');
+    const stages = readOutbox(runDir).records.filter((r) => r.type === 'phase' && r.state === 'done').map((r) => (r as { stage: string }).stage);
+    expect(stages.indexOf('reflect')).toBeLessThan(stages.indexOf('agent'));
+  });
+
+  it('falls back to the weaker model once when the agent fails, then needs attention', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, failTimes: 1, failMessage: 'model overloaded', actions: [{ write: { path: 'x.txt', content: 'x\n' } }] }]);
+    const ok = await runPipeline(parseJob(sb.job({ kind: 'execute', model: { tier: 'hard' } }, script, 'r1')), { runDir: sb.runDir('r1') });
+    expect(ok.type).toBe('result');
+    expect(ok.usage.models).toEqual(['opus', 'sonnet']);
+
+    const always = sb.script([{ match: { role: 'execute' }, actions: [{ fail: 'segfault' }] }]);
+    const bad = await runPipeline(parseJob({ ...sb.job({ kind: 'execute', model: { tier: 'hard' } }, always, 'r2'), taskId: 'T2' }), { runDir: sb.runDir('r2') });
+    expect(bad.type).toBe('error');
+    if (bad.type !== 'error') return;
+    expect(bad.needsAttention?.reason).toBe('agent_failed');
+    expect(bad.message).toContain('segfault');
+    expect(bad.usage.agentCalls).toBe(2);
+  });
+
+  it('turns a hanging agent into an agent_timeout error record', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ hang: true }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute', limits: { agentTimeoutMs: 200 } }, script)), { runDir: sb.runDir('exec') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('AGENT_TIMEOUT');
+    expect(record.needsAttention?.reason).toBe('agent_timeout');
+  });
+});

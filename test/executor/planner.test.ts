@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { readCallLog } from '../../src/agents/scripted.js';
+import { parseJob } from '../../src/executor/protocol/job.js';
+import { readOutbox } from '../../src/executor/protocol/outbox.js';
+import { runPipeline } from '../../src/executor/run.js';
+import { join } from 'node:path';
+import { resultData, sandbox } from './helpers.js';
+
+const subtasks = [
+  { title: 'Define the greeting API', complexity: 'easy', priority: 'P0', deps: [], ownedFiles: ['src/api.ts'], expectedOutput: 'an interface' },
+  { title: 'Implement the greeter', complexity: 'medium', priority: 'P1', deps: [0], ownedFiles: ['src/greeter.ts'], expectedOutput: 'greet()' },
+  { title: 'Document it', complexity: 'easy', priority: 'P2', deps: [0, 1], ownedFiles: ['README.md'], expectedOutput: 'a section' },
+];
+
+describe('planner pipeline', () => {
+  it('turns the agent plan into subtasks whose deps are indices, and records usage', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'plan', title: 'greeting' }, actions: [{ text: 'Thinking about it.' }, { plan: { plan: 'Three steps.', subtasks } }] }]);
+    const runDir = sb.runDir('plan');
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan', model: { tier: 'hard' } }, script)), { runDir });
+    expect(record.type).toBe('result');
+    if (record.type !== 'result') return;
+    const data = record.data as { plan: string; subtasks: Array<{ title: string; deps: number[]; priority: number; complexity: string }>; markdown: string };
+    expect(data.plan).toBe('Three steps.');
+    expect(data.subtasks.map((s) => s.title)).toEqual(subtasks.map((s) => s.title));
+    expect(data.subtasks.map((s) => s.deps)).toEqual([[], [0], [0, 1]]);
+    expect(data.subtasks.map((s) => s.priority)).toEqual([0, 1, 2]);
+    expect(data.markdown).toContain('| 1 | Implement the greeter | medium | P1 | 0 |');
+    expect(record.usage.agentCalls).toBe(1);
+    // Hard complexity plans on the strongest tier.
+    expect(record.usage.models).toEqual(['opus']);
+    const { records } = readOutbox(runDir);
+    expect(records.filter((r) => r.type === 'token').map((r) => (r as { text: string }).text)[0]).toBe('Thinking about it.');
+    expect(records.every((r) => r.traceId === 'trace-run-plan')).toBe(true);
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+  });
+
+  it('retries a malformed plan once with the parse error in the prompt', async () => {
+    using sb = sandbox();
+    const bad = { title: 'Loop', complexity: 'easy', priority: 'P1', deps: [1], ownedFiles: [], expectedOutput: '' };
+    const script = sb.script([
+      { match: { role: 'plan', prompt: 'could not be used' }, actions: [{ plan: { plan: 'Fixed.', subtasks: subtasks.slice(0, 2) } }] },
+      { match: { role: 'plan' }, actions: [{ answer: '```json\n' + JSON.stringify({ plan: 'x', subtasks: [bad, { ...bad, title: 'Loop 2', deps: [0] }] }) + '\n```' }] },
+    ]);
+    const runDir = sb.runDir('plan');
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan' }, script)), { runDir });
+    expect(record.type).toBe('result');
+    expect(resultData<{ plan: string }>(record).plan).toBe('Fixed.');
+    const calls = readCallLog(join(sb.root, 'calls.ndjson'));
+    expect(calls.map((c) => c.step)).toEqual([1, 0]);
+  });
+
+  it('sends a twice-malformed plan to needs_attention with the parse error', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'plan' }, actions: [{ answer: 'I will just start coding.' }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan' }, script)), { runDir: sb.runDir('plan') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('PLAN_INVALID');
+    expect(record.needsAttention?.reason).toBe('plan_invalid');
+    expect(record.message).toMatch(/no ```json block/);
+    expect(record.usage.agentCalls).toBe(2);
+  });
+
+  it('refuses deps that are out of range or cyclic', async () => {
+    using sb = sandbox();
+    const cyclic = [
+      { title: 'A', complexity: 'easy', deps: [1] },
+      { title: 'B', complexity: 'easy', deps: [0] },
+      { title: 'C', complexity: 'easy', deps: [7] },
+    ];
+    const script = sb.script([{ match: { role: 'plan' }, actions: [{ answer: '```json\n' + JSON.stringify({ plan: 'p', subtasks: cyclic }) + '\n```' }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan' }, script)), { runDir: sb.runDir('plan') });
+    expect(record.type).toBe('error');
+    expect((record as { message: string }).message).toMatch(/subtasks\.2\.deps: 7 is not the index/);
+  });
+});
