@@ -90,6 +90,14 @@ export interface Run {
   outputTokens: number;
   costUsd: number;
   error: string | null;
+  /** Where the run's files live (job.json, outbox.ndjson, …). */
+  runDir: string | null;
+  /** The daemon that runs it, and its worker process. */
+  owner: string | null;
+  workerPid: number | null;
+  /** How far the ingestor has read the outbox: byte offset and last sequence number. */
+  outboxOffset: number;
+  outboxSeq: number;
 }
 
 export interface Approval {

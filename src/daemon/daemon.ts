@@ -1,48 +1,95 @@
 /**
- * The daemon: opens the store under $MAESTRO_HOME, migrates it, and serves the
- * API on the configured address. The orchestrator loop, workers and the web
- * board attach here as they are built.
+ * The daemon: one per $MAESTRO_HOME. Takes the home lock, opens and migrates
+ * the store, starts the event feed, the API and the orchestrator, and stops
+ * them in reverse order. Every subsystem has an idempotent start() / stop().
  */
 import { mkdirSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApi, isLoopback } from '../api/server.js';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
+import { openMigratedDatabase } from '../store/open.js';
+import { createStore, type Store } from '../store/store.js';
+import { Bus } from './bus.js';
+import { EventFeed } from './eventFeed.js';
+import { acquireHomeLock } from './homeLock.js';
+import { createRunControl } from './runControl.js';
 
 export interface Daemon {
   readonly url: string;
+  readonly port: number;
   readonly config: MaestroConfig;
+  readonly store: Store;
+  readonly bus: Bus;
+  readonly log: Logger;
   stop(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+export interface DaemonOptions {
+  /** Extra route plugins (the knowledge and observer APIs, the web board). */
+  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+  /** Where log lines go; stdout by default. */
+  logDestination?: NodeJS.WritableStream;
+  /** Print the "daemon on …" line (the CLI does; tests do not). */
+  announce?: boolean;
+}
 
-export async function startDaemon(config: MaestroConfig): Promise<Daemon> {
-  if (!LOOPBACK.has(config.host) && !config.token) {
+export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
+  if (!isLoopback(config.host) && !config.token) {
     throw new MaestroError('CONFIG_INVALID', `Refusing to bind ${config.host} without MAESTRO_TOKEN: anything but loopback needs a token.`);
   }
   mkdirSync(config.home, { recursive: true });
-  const app: FastifyInstance = Fastify({ logger: false });
-  app.get('/api/health', async () => ({ ok: true, home: config.home }));
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, (options.logDestination ?? process.stdout) as pino.DestinationStream);
+  const lock = acquireHomeLock(config.home);
+  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+  };
   try {
-    await app.listen({ host: config.host, port: config.port });
+    const db = await openMigratedDatabase(config.database);
+    cleanups.push(() => db.close());
+    const store = createStore(db);
+    const bus = new Bus();
+    const logError = (err: Error) => log.error({ err }, err.message);
+    const feed = new EventFeed(store, bus, { pollMs: 250, onError: logError });
+    await feed.start();
+    cleanups.push(() => feed.stop());
+    const control = createRunControl(store, () => void feed.poke());
+    const app = await buildApi({ store, bus, config, control, logError, plugins: options.plugins });
+    // A local write reaches WebSocket clients at once instead of at the next poll.
+    app.addHook('onResponse', async (req) => {
+      if (req.method !== 'GET') void feed.poke();
+    });
+    cleanups.push(() => app.close());
+    try {
+      await app.listen({ host: config.host, port: config.port });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new MaestroError('CONFIG_INVALID', `Port ${config.port} on ${config.host} is in use. Stop what uses it or pick another with --port / MAESTRO_PORT.`);
+      }
+      throw err;
+    }
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    log.info({ url, home: config.home, database: db.name }, 'daemon started');
+    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      port,
+      config,
+      store,
+      bus,
+      log,
+      stop() {
+        stopping ??= cleanup().then(() => log.info('daemon stopped'));
+        return stopping;
+      },
+    };
   } catch (err) {
-    await app.close();
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new MaestroError('CONFIG_INVALID', `Port ${config.port} on ${config.host} is in use. Stop what uses it or pick another with --port / MAESTRO_PORT.`);
+    await cleanup();
     throw err;
   }
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  process.stdout.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
-  let stopped = false;
-  return {
-    url,
-    config,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await app.close();
-    },
-  };
 }

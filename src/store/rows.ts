@@ -100,6 +100,11 @@ export function toRun(r: Row): Run {
     outputTokens: num(r.output_tokens),
     costUsd: num(r.cost_usd),
     error: strOrNull(r.error),
+    runDir: strOrNull(r.run_dir),
+    owner: strOrNull(r.owner),
+    workerPid: numOrNull(r.worker_pid),
+    outboxOffset: num(r.outbox_offset ?? 0),
+    outboxSeq: num(r.outbox_seq ?? -1),
   };
 }
 

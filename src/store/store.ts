@@ -18,7 +18,7 @@ import { approveGate, listApprovals, rejectGate } from './ops/gates.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { createProject, getProject, listProjects, updateProjectConfig } from './ops/projects.js';
-import { createRun, finishRun, getRun, listRuns } from './ops/runs.js';
+import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker } from './ops/runs.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
 export type Clock = () => number;
@@ -107,7 +107,10 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
   };
 
   const runs = {
-    create: (opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; id?: string }) => tx((q, now) => createRun(q, { ...opts, now })),
+    create: (opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; id?: string; runDir?: string | null; owner?: string | null }) =>
+      tx((q, now) => createRun(q, { ...opts, now })),
+    setWorker: (id: string, pid: number | null) => setRunWorker(db, id, pid),
+    setOutboxProgress: (id: string, offset: number, seq: number) => setOutboxProgress(db, id, offset, seq),
     get: (id: string) => getRun(db, id),
     finish: (opts: { id: string; status: Exclude<RunStatus, 'running'>; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null }) =>
       tx((q, now) => finishRun(q, { ...opts, now })),

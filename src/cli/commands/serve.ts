@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .action(
       action(async (opts: { host?: string; port?: number; home?: string; database?: string }) => {
         const config = resolveConfig(opts);
-        const daemon = await startDaemon(config);
+        const daemon = await startDaemon(config, { announce: true });
         const stop = async () => {
           await daemon.stop();
           process.exit(0);

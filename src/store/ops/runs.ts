@@ -5,7 +5,10 @@ import type { Queryable, SqlValue } from '../db.js';
 import { newId, toRun, type Row } from '../rows.js';
 import { getTask } from './getTask.js';
 
-export async function createRun(db: Queryable, opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; now: number; id?: string }): Promise<Run> {
+export async function createRun(
+  db: Queryable,
+  opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; now: number; id?: string; runDir?: string | null; owner?: string | null },
+): Promise<Run> {
   await getTask(db, opts.taskId);
   const run: Run = {
     id: opts.id ?? newId('r'),
@@ -21,9 +24,14 @@ export async function createRun(db: Queryable, opts: { taskId: string; kind: Run
     outputTokens: 0,
     costUsd: 0,
     error: null,
+    runDir: opts.runDir ?? null,
+    owner: opts.owner ?? null,
+    workerPid: null,
+    outboxOffset: 0,
+    outboxSeq: -1,
   };
-  await db.run(`INSERT INTO runs (id, task_id, kind, status, model, trace_id, attempt, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
-    run.id, run.taskId, run.kind, run.status, run.model, run.traceId, run.attempt, run.startedAt,
+  await db.run(`INSERT INTO runs (id, task_id, kind, status, model, trace_id, attempt, started_at, run_dir, owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
+    run.id, run.taskId, run.kind, run.status, run.model, run.traceId, run.attempt, run.startedAt, run.runDir, run.owner,
   ]);
   return run;
 }
@@ -57,4 +65,14 @@ export async function listRuns(db: Queryable, filter: { taskId?: string; traceId
   if (filter.status) where.push(`status = $${params.push(filter.status)}`);
   const limit = Math.min(Math.max(filter.limit ?? 1000, 1), 100_000);
   return (await db.all<Row>(`SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at, id LIMIT ${limit}`, params)).map(toRun);
+}
+
+/** Records the worker process of a run. */
+export async function setRunWorker(db: Queryable, id: string, pid: number | null): Promise<void> {
+  await db.run(`UPDATE runs SET worker_pid = $1 WHERE id = $2`, [pid, id]);
+}
+
+/** Persists how far the outbox was ingested; never moves backwards. */
+export async function setOutboxProgress(db: Queryable, id: string, offset: number, seq: number): Promise<void> {
+  await db.run(`UPDATE runs SET outbox_offset = $1, outbox_seq = $2 WHERE id = $3 AND outbox_offset <= $1`, [offset, seq, id]);
 }

@@ -1,0 +1,85 @@
+/**
+ * The daemon's RunControl: what the API may do to live runs. Injected
+ * instructions and replies go to the run's inbox.json, where the worker picks
+ * them up at its next breakpoint; SSE replay reads the run's outbox.
+ */
+import { join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import type { Run, Task } from '../core/types.js';
+import type { RunControl } from '../api/server.js';
+import { appendInbox } from '../executor/protocol/inbox.js';
+import { readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
+import { TRANSCRIPT_FILE } from '../executor/protocol/transcript.js';
+import type { Store } from '../store/store.js';
+import type { StreamItem } from './bus.js';
+
+/** The outbox record as a stream item, or null for records SSE does not carry (heartbeats). */
+export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null {
+  const base = { id: `${r.runId}:${r.seq}`, taskId, runId: r.runId, seq: r.seq };
+  switch (r.type) {
+    case 'token':
+      return { ...base, kind: 'token', data: { stage: r.stage, text: r.text } };
+    case 'phase':
+      return { ...base, kind: 'phase', data: { stage: r.stage, state: r.state } };
+    case 'clarify':
+      return { ...base, kind: 'clarify', data: { stage: r.stage, question: r.question, clarifyId: r.clarifyId } };
+    case 'result':
+      return { ...base, kind: 'result', data: { kind: r.kind, usage: r.usage, needsAttention: r.needsAttention ?? null } };
+    case 'error':
+      return { ...base, kind: 'error', data: { code: r.code, message: r.message, stage: r.stage } };
+    case 'heartbeat':
+      return null;
+    default: {
+      const never: never = r;
+      return never;
+    }
+  }
+}
+
+export function createRunControl(store: Store, onChange: () => void): RunControl {
+  async function currentRun(task: Task): Promise<Run> {
+    const runs = await store.runs.list({ taskId: task.id, status: 'running' });
+    const run = runs[runs.length - 1];
+    if (!run?.runDir) throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status} and has no run in flight to send this to.`);
+    return run;
+  }
+
+  return {
+    async inject(task, message, who) {
+      const run = await currentRun(task);
+      appendInbox(run.runDir!, { type: 'instruction', text: message });
+      await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.inject', payload: { who, length: message.length } });
+      onChange();
+      return { runId: run.id };
+    },
+
+    async reply(task, answer, who) {
+      const run = await currentRun(task);
+      const { records } = readOutbox(run.runDir!);
+      const question = [...records].reverse().find((r) => r.type === 'clarify');
+      if (!question || question.type !== 'clarify') throw new MaestroError('ILLEGAL_TRANSITION', `Run ${run.id} has asked no question.`);
+      appendInbox(run.runDir!, { type: 'reply', text: answer, replyTo: question.clarifyId });
+      await store.tasks.transition(task.id, run.kind === 'plan' ? 'planning' : 'executing', { from: 'awaiting_input', reason: `answered by ${who}`, traceId: run.traceId });
+      onChange();
+      return { runId: run.id };
+    },
+
+    async transcriptPath(runId) {
+      const run = await store.runs.get(runId);
+      return run.runDir ? join(run.runDir, TRANSCRIPT_FILE) : null;
+    },
+
+    async replay(taskId, after) {
+      const runs = await store.runs.list({ taskId });
+      const run = runs[runs.length - 1];
+      if (!run?.runDir) return [];
+      let afterSeq = 0;
+      if (after) {
+        const [runId, seq] = after.split(':');
+        if (runId === run.id && Number.isFinite(Number(seq))) afterSeq = Number(seq);
+      }
+      const { records } = readOutbox(run.runDir);
+      return records.filter((r) => r.seq > afterSeq).map((r) => toStreamItem(taskId, r)).filter((x): x is StreamItem => x !== null);
+    },
+  };
+}
