@@ -45,7 +45,7 @@ describe('task status machine', () => {
   });
 
   it('moves an approved gate to its next status', () => {
-    expect(statusAfterApproval('plan_review', false)).toBe('executing');
+    expect(statusAfterApproval('plan_review', false)).toBe('ready');
     expect(statusAfterApproval('plan_review', true)).toBe('waiting_children');
     expect(statusAfterApproval('exec_review', false)).toBe('merging');
   });

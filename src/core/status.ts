@@ -104,12 +104,16 @@ export function transitionPatch(from: TaskStatus, to: TaskStatus, taskId?: strin
   return { status: to };
 }
 
-/** A human gate's next status after approval. */
+/**
+ * A human gate's next status after approval. An approved plan goes back to
+ * ready so that a scheduler claims it for execution like any other work (a
+ * decomposed parent waits for its children instead); approved work merges.
+ */
 export function statusAfterApproval(gate: 'plan_review' | 'spec_review' | 'exec_review', hasChildren: boolean): TaskStatus {
   switch (gate) {
     case 'plan_review':
     case 'spec_review':
-      return hasChildren ? 'waiting_children' : 'executing';
+      return hasChildren ? 'waiting_children' : 'ready';
     case 'exec_review':
       return 'merging';
     default: {

@@ -15,6 +15,7 @@ import { Bus } from './bus.js';
 import { EventFeed } from './eventFeed.js';
 import { acquireHomeLock } from './homeLock.js';
 import { createRunControl } from './runControl.js';
+import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
 
 export interface Daemon {
   readonly url: string;
@@ -23,7 +24,11 @@ export interface Daemon {
   readonly store: Store;
   readonly bus: Bus;
   readonly log: Logger;
-  stop(): Promise<void>;
+  readonly orchestrator: Orchestrator;
+  /** Stops claiming, gives workers `graceMs` to end their stage, then closes everything. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
+  /** Stops at once, leaving workers running to be adopted by the next daemon (a crash, for tests). */
+  abandon(): Promise<void>;
 }
 
 export interface DaemonOptions {
@@ -33,6 +38,13 @@ export interface DaemonOptions {
   logDestination?: NodeJS.WritableStream;
   /** Print the "daemon on …" line (the CLI does; tests do not). */
   announce?: boolean;
+  hooks?: OrchestratorHooks;
+  /** Environment for worker processes. */
+  workerEnv?: NodeJS.ProcessEnv;
+  workerSilenceMs?: number;
+  heartbeatMs?: number;
+  /** Do not start the orchestrator loop (API-only tests). */
+  noOrchestrator?: boolean;
 }
 
 export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
@@ -55,7 +67,19 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const feed = new EventFeed(store, bus, { pollMs: 250, onError: logError });
     await feed.start();
     cleanups.push(() => feed.stop());
-    const control = createRunControl(store, () => void feed.poke());
+    const poke = () => void feed.poke();
+    const control = createRunControl(store, poke);
+    const orchestrator = new Orchestrator(store, bus, config, {
+      hooks: options.hooks,
+      workerEnv: options.workerEnv,
+      workerSilenceMs: options.workerSilenceMs,
+      heartbeatMs: options.heartbeatMs,
+      onError: logError,
+      onChange: poke,
+    });
+    let graceMs = 30_000;
+    let detach = false;
+    cleanups.push(() => orchestrator.stop({ graceMs, detach }));
     const app = await buildApi({ store, bus, config, control, logError, plugins: options.plugins });
     // A local write reaches WebSocket clients at once instead of at the next poll.
     app.addHook('onResponse', async (req) => {
@@ -75,6 +99,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
+    if (!options.noOrchestrator) orchestrator.start();
     let stopping: Promise<void> | null = null;
     return {
       url,
@@ -83,8 +108,16 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       store,
       bus,
       log,
-      stop() {
+      orchestrator,
+      stop(opts = {}) {
+        graceMs = opts.graceMs ?? graceMs;
         stopping ??= cleanup().then(() => log.info('daemon stopped'));
+        return stopping;
+      },
+      abandon() {
+        detach = true;
+        graceMs = 0;
+        stopping ??= cleanup();
         return stopping;
       },
     };

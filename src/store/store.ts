@@ -9,8 +9,9 @@ import type { TaskEdit, TaskInput, ProjectInput } from '../core/schemas.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Gate, RunKind, RunStatus, Task } from '../core/types.js';
 import type { DBAdapter, Queryable } from './db.js';
-import { advanceClaimed, claimTask, expireClaims, failClaim, heartbeatClaim, listClaimable, type Fence } from './ops/claim.js';
+import { advanceClaimed, claimTask, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type Fence } from './ops/claim.js';
 import { createTask } from './ops/createTask.js';
+import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
 import { appendEvent, appendEventOnce, listEvents, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
@@ -76,6 +77,7 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
     claim: (id: string, owner: string, leaseMs: number) => claimTask(db, { id, owner, leaseMs, now: clock() }),
     heartbeat: (f: Omit<Fence, 'now'>, leaseMs: number) => heartbeatClaim(db, { ...f, leaseMs, now: clock() }),
     expireClaims: () => expireClaims(db, { now: clock() }),
+    renewOwnedLeases: (owner: string, leaseMs: number) => renewOwnedLeases(db, { owner, leaseMs, now: clock() }),
     advance: (f: Omit<Fence, 'now'>, from: TaskStatus, to: TaskStatus, fields?: TransitionFields) =>
       tx(async (q, now) => {
         const won = await advanceClaimed(q, { ...f, now, from, to, fields });
@@ -89,9 +91,19 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
         if (won) await appendEvent(q, statusEvent(before, await getTask(q, f.id), { error, backoffMs }), now);
         return won;
       }),
+    /**
+     * Approves a gate. Approving a plan whose result holds two or more
+     * subtasks creates them as children first, so the parent waits for them.
+     */
     approve: (id: string, gate: Gate, who: string, reason: string | null = null) =>
       tx(async (q, now) => {
         const before = await getTask(q, id);
+        const subtasks = (before.result?.subtasks ?? []) as SubtaskSpec[];
+        const existing = await listTasks(q, { parentId: id, limit: 1 });
+        if (gate === 'plan_review' && before.status === 'plan_review' && subtasks.length >= 2 && !existing.length) {
+          const children = await decomposeTask(q, before, subtasks, now);
+          for (const c of children) await appendEvent(q, { projectId: c.projectId, taskId: c.id, type: 'task.created', payload: { title: c.title, parentId: id } }, now);
+        }
         const { task } = await approveGate(q, { id, gate, who, reason, now });
         await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who }), now);
         return task;

@@ -206,7 +206,7 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       for (const s of ['queued', 'planning', 'plan_review'] as const) await store.tasks.transition(t.id, s);
       await expectCode(store.tasks.approve(t.id, 'exec_review', 'ann'), 'WRONG_GATE', /not waiting at exec_review/);
       const approved = await store.tasks.approve(t.id, 'plan_review', 'ann', 'looks right');
-      expect(approved.status).toBe('executing');
+      expect(approved).toMatchObject({ status: 'ready', claimedAt: null });
       expect(approved.approvals).toMatchObject([{ gate: 'plan_review', decision: 'approve', who: 'ann', reason: 'looks right', at: now }]);
     });
 

@@ -24,12 +24,22 @@ export function register(program: Command): void {
       action(async (opts: { host?: string; port?: number; home?: string; database?: string }) => {
         const config = resolveConfig(opts);
         const daemon = await startDaemon(config, { announce: true });
-        const stop = async () => {
-          await daemon.stop();
-          process.exit(0);
+        // First signal: stop claiming and let workers finish their stage (30 s grace).
+        // Second signal: stop now; unfinished runs resume from stages.json on the next start.
+        let signals = 0;
+        const onSignal = (sig: NodeJS.Signals) => {
+          signals++;
+          if (signals === 1) {
+            process.stderr.write(`maestro: ${sig}: finishing running stages (send it again to stop now)\n`);
+            void daemon.stop({ graceMs: 30_000 }).then(() => process.exit(0));
+          } else {
+            // Workers keep running in their own process groups; the next start adopts them.
+            process.stderr.write('maestro: stopping now; running workers are adopted by the next start\n');
+            process.exit(1);
+          }
         };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
       }),
     );
 }

@@ -105,3 +105,13 @@ export async function failClaim(db: Queryable, opts: Fence & { error: string; ba
   );
   return changed === 1;
 }
+
+/**
+ * A daemon renews the leases of every in-flight task it still owns, in one
+ * statement. This also covers a daemon restarted after its leases ran out:
+ * as long as nobody expired and re-claimed a task meanwhile, it is still the
+ * owner and adopts the task's running worker.
+ */
+export async function renewOwnedLeases(db: Queryable, opts: { owner: string; now: number; leaseMs: number }): Promise<number> {
+  return db.run(`UPDATE tasks SET lease_expires_at = $1 WHERE claimed_by = $2 AND status IN (${inList(IN_FLIGHT_STATUSES)})`, [opts.now + opts.leaseMs, opts.owner]);
+}

@@ -1,0 +1,162 @@
+/**
+ * Ingestor: tails each running run's outbox.ndjson from the offset persisted
+ * in the store and turns records into events, status changes and stream
+ * items. A record is applied once: events carry the dedupe key
+ * `<runId>:<seq>`, status changes are guarded, final records are applied in
+ * one transaction with the offset (outcomes.ts). Tokens are not stored as
+ * events; they go to SSE subscribers straight from here (and stay in the
+ * outbox for replay). Each run's directory is watched, so a new record is read
+ * within milliseconds rather than at the next tick.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { coerceError } from '../core/errors.js';
+import type { Run } from '../core/types.js';
+import { OUTBOX_FILE, readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
+import { trackResource } from '../lib/resources.js';
+import { advanceClaimed } from '../store/ops/claim.js';
+import { appendEventOnce } from '../store/ops/events.js';
+import { getTask } from '../store/ops/getTask.js';
+import { setOutboxProgress } from '../store/ops/runs.js';
+import type { Store } from '../store/store.js';
+import type { Bus } from './bus.js';
+import { applyFinalRecord } from './outcomes.js';
+import { toStreamItem } from './runControl.js';
+
+interface Watched {
+  watcher: FSWatcher;
+  untrack: () => void;
+}
+
+export class Ingestor {
+  /** Last heartbeat (or any record) per run, by the daemon's clock. */
+  readonly lastSign = new Map<string, number>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly watched = new Map<string, Watched>();
+  private readonly position = new Map<string, { offset: number; seq: number }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: Bus,
+    private readonly opts: { owner: string; leaseMs: number; onChange: () => void; onError: (err: Error) => void; onFinal: (run: Run) => void },
+  ) {}
+
+  /** Follow a run: watch its directory and read what is there. */
+  follow(run: Run): void {
+    if (!run.runDir || this.watched.has(run.id)) return;
+    try {
+      const watcher = watch(run.runDir, (_event, file) => {
+        if (!file || file === OUTBOX_FILE) void this.ingest(run);
+      });
+      watcher.on('error', () => this.unfollow(run.id));
+      const untrack = trackResource('watcher', `outbox of ${run.id}`, () => this.unfollow(run.id));
+      this.watched.set(run.id, { watcher, untrack });
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
+    void this.ingest(run);
+  }
+
+  unfollow(runId: string): void {
+    const w = this.watched.get(runId);
+    if (!w) return;
+    this.watched.delete(runId);
+    w.watcher.close();
+    w.untrack();
+  }
+
+  stop(): void {
+    for (const id of [...this.watched.keys()]) this.unfollow(id);
+  }
+
+  /** Reads and applies what is new in the run's outbox; overlapping calls coalesce. */
+  ingest(run: Run): Promise<void> {
+    const running = this.inFlight.get(run.id);
+    if (running) {
+      this.again.add(run.id);
+      return running;
+    }
+    const p = (async () => {
+      try {
+        do {
+          this.again.delete(run.id);
+          await this.readOnce(run);
+        } while (this.again.has(run.id));
+      } catch (err) {
+        this.opts.onError(coerceError(err));
+      } finally {
+        this.inFlight.delete(run.id);
+      }
+    })();
+    this.inFlight.set(run.id, p);
+    return p;
+  }
+
+  private async readOnce(run: Run): Promise<void> {
+    if (!run.runDir) return;
+    const pos = this.position.get(run.id) ?? { offset: run.outboxOffset, seq: run.outboxSeq };
+    const { records, nextOffset } = readOutbox(run.runDir, pos.offset);
+    if (!records.length) return;
+    let changed = false;
+    for (const r of records) {
+      if (typeof r.seq !== 'number' || r.seq <= pos.seq) continue;
+      this.lastSign.set(run.id, Date.now());
+      if (r.type === 'result' || r.type === 'error') {
+        const item = toStreamItem(run.taskId, r);
+        await this.store.db.transaction((q) => applyFinalRecord(q, run, r, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }));
+        if (item) this.bus.publishStream(item);
+        this.position.set(run.id, { offset: nextOffset, seq: r.seq });
+        this.unfollow(run.id);
+        this.opts.onFinal(run);
+        this.opts.onChange();
+        return;
+      }
+      changed = (await this.applyRecord(run, r)) || changed;
+      pos.seq = r.seq;
+    }
+    pos.offset = nextOffset;
+    this.position.set(run.id, pos);
+    await setOutboxProgress(this.store.db, run.id, nextOffset, pos.seq);
+    if (changed) this.opts.onChange();
+  }
+
+  /** Returns whether the record changed stored state worth announcing. */
+  private async applyRecord(run: Run, r: OutboxRecord): Promise<boolean> {
+    const item = toStreamItem(run.taskId, r);
+    switch (r.type) {
+      case 'token':
+        if (item) this.bus.publishStream(item);
+        return false;
+      case 'heartbeat':
+        return false;
+      case 'phase': {
+        const task = await this.store.tasks.get(run.taskId);
+        await this.store.events.appendOnce(
+          { projectId: task.projectId, taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'run.phase', payload: { kind: run.kind, stage: r.stage, state: r.state, ...(r.detail ? { detail: r.detail } : {}) } },
+          `${run.id}:${r.seq}`,
+        );
+        if (item) this.bus.publishStream(item);
+        return true;
+      }
+      case 'clarify': {
+        await this.store.db.transaction(async (q) => {
+          const task = await getTask(q, run.taskId);
+          const now = this.store.clock();
+          const event = await appendEventOnce(
+            q,
+            { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.clarify', payload: { question: r.question, clarifyId: r.clarifyId, stage: r.stage } },
+            `${run.id}:${r.seq}`,
+            now,
+          );
+          if (!event || (task.status !== 'executing' && task.status !== 'planning')) return;
+          const won = await advanceClaimed(q, { id: task.id, owner: this.opts.owner, attempt: task.attempt, now, from: task.status, to: 'awaiting_input' });
+          if (won) await appendEventOnce(q, { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.status', payload: { from: task.status, to: 'awaiting_input', question: r.question } }, `${run.id}:${r.seq}:status`, now);
+        });
+        if (item) this.bus.publishStream(item);
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Building job.json for a run from the store: the task version, its project,
+ * the provider, and what earlier runs of this version left behind (review
+ * findings, failures for the reflect stage, the review round).
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import type { Project, Run, RunKind, Task } from '../core/types.js';
+import { providerConfigSchema, type JobInput, type ProviderConfig } from '../executor/protocol/job.js';
+
+/** Whether Claude credentials are present: an API key, or a Claude Code login. */
+export function hasClaudeCredentials(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN) return true;
+  return existsSync(join(homedir(), '.claude', '.credentials.json'));
+}
+
+/** The project's configured provider; else claude where credentials are present. */
+export function providerFor(project: Project): ProviderConfig {
+  const configured = project.config.provider;
+  if (configured !== undefined) {
+    const parsed = providerConfigSchema.safeParse(configured);
+    if (!parsed.success) {
+      throw new MaestroError('CONFIG_INVALID', `Project ${project.name}: config.provider is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    return parsed.data;
+  }
+  if (hasClaudeCredentials()) return { kind: 'claude' };
+  throw new MaestroError(
+    'CONFIG_INVALID',
+    `Project ${project.name} has no agent provider: set ANTHROPIC_API_KEY (or log in with Claude Code), or give the project a provider in its config (PATCH /api/projects/${project.id}).`,
+  );
+}
+
+export interface JobContext {
+  runId: string;
+  traceId: string;
+  kind: RunKind;
+  task: Task;
+  project: Project;
+  /** Earlier runs of this task version, oldest first. */
+  history: Run[];
+  worktreeRoot: string;
+  heartbeatMs: number;
+}
+
+export function buildJob(ctx: JobContext): JobInput {
+  const { task, project, history } = ctx;
+  const sameKind = history.filter((r) => r.kind === ctx.kind);
+  const failures = history.filter((r) => r.status === 'failed' && r.error).map((r) => ({ error: r.error!, log: '' }));
+  const reviewRound = history.filter((r) => r.kind === 'review' && r.status === 'succeeded').length + 1;
+  const reviewFeedback = typeof task.result?.feedback === 'string' ? task.result.feedback : null;
+  const feedback = [task.feedback, reviewFeedback].filter(Boolean).join('\n\n') || null;
+  return {
+    schemaVersion: 1,
+    runId: ctx.runId,
+    taskId: task.id,
+    traceId: ctx.traceId,
+    kind: ctx.kind,
+    attempt: sameKind.length + 1,
+    task: {
+      title: task.title,
+      description: task.spec ?? '',
+      complexity: task.complexity,
+      version: task.version,
+      ownedFiles: task.ownedFiles,
+      expectedOutput: task.expectedOutput,
+      feedback,
+      plan: task.plan,
+    },
+    project: {
+      id: project.id,
+      repoPath: project.repoPath,
+      baseBranch: typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main',
+      worktreeRoot: ctx.worktreeRoot,
+      knowledge: '',
+    },
+    provider: providerFor(project),
+    reviewRound,
+    previousFailures: failures.slice(-3),
+    heartbeatMs: ctx.heartbeatMs,
+  };
+}

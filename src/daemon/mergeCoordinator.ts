@@ -1,0 +1,123 @@
+/**
+ * MergeCoordinator: merges approved work (tasks in `merging`) into each
+ * project's main, one project at a time, oldest approval first. Exactly once:
+ * the merge ledger (`merges`) is written in the same transaction as the move
+ * to done, and a branch that main already contains (a merge that happened just
+ * before a crash) is recorded without merging again. A conflicting merge
+ * leaves main untouched and opens a conflict run; a second failure, a dirty
+ * main checkout or a cancelling hook sends the task to needs_attention.
+ */
+import { MaestroError, coerceError } from '../core/errors.js';
+import type { Project, Task } from '../core/types.js';
+import { loadProjectConfig } from '../executor/projectConfig.js';
+import { git } from '../git/git.js';
+import { mergeIntoMain } from '../git/merge.js';
+import { appendEvent } from '../store/ops/events.js';
+import { transitionTask } from '../store/ops/transitionTask.js';
+import type { Store } from '../store/store.js';
+
+/** Conflict runs a task may get before a person must merge it. */
+export const MAX_CONFLICT_RUNS = 2;
+
+export interface MergeHooks {
+  beforeMerge?(task: Task, branch: string): Promise<{ cancel: string } | void>;
+  onConflict?(task: Task, files: string[]): Promise<'auto' | 'manual'>;
+}
+
+export class MergeCoordinator {
+  private running = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: {
+      hooks: MergeHooks;
+      /** Starts a conflict run for the task; returns false when no slot is free. */
+      startConflictRun: (task: Task) => Promise<boolean>;
+      hasRunningRun: (taskId: string) => Promise<boolean>;
+      onChange: () => void;
+      onError: (err: Error) => void;
+    },
+  ) {}
+
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
+      merging.sort((a, b) => a.updatedAt - b.updatedAt);
+      for (const task of merging) {
+        try {
+          await this.mergeOne(task);
+        } catch (err) {
+          this.opts.onError(coerceError(err));
+        }
+      }
+      await this.finishParents();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async toAttention(task: Task, reason: string): Promise<void> {
+    await this.store.tasks.transition(task.id, 'needs_attention', { from: 'merging', fields: { lastRunError: reason }, reason });
+    this.opts.onChange();
+  }
+
+  private async mergeOne(task: Task): Promise<void> {
+    if (await this.opts.hasRunningRun(task.id)) return; // a conflict run is at work
+    const project = await this.store.projects.get(task.projectId);
+    const done = await this.store.db.one(`SELECT task_id FROM merges WHERE task_id = $1`, [task.id]);
+    const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+    if (done) return this.markMerged(task, project, branch ?? '', null, 'already recorded');
+    if (!branch) return this.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
+    const base = typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
+    // Merged just before a crash? Then record it; never merge twice.
+    const tip = await git(project.repoPath, ['rev-parse', '--verify', '--quiet', `${branch}^{commit}`], { okCodes: [1] });
+    if (tip.code !== 0) return this.toAttention(task, `branch ${branch} does not exist in ${project.repoPath}`);
+    const contained = await git(project.repoPath, ['merge-base', '--is-ancestor', tip.stdout.trim(), base], { okCodes: [1] });
+    if (contained.code === 0) return this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
+
+    const veto = await this.opts.hooks.beforeMerge?.(task, branch);
+    if (veto && 'cancel' in veto) {
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'hook.cancel', payload: { hook: 'before:merge', reason: veto.cancel } });
+      return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
+    }
+    try {
+      const outcome = await mergeIntoMain({ repoPath: project.repoPath, branch, baseBranch: base, strategy: loadProjectConfig(project.repoPath).mergeStrategy });
+      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
+    } catch (err) {
+      if (!(err instanceof MaestroError)) throw err;
+      if (err.code !== 'MERGE_CONFLICT' && err.code !== 'NOT_FAST_FORWARD') return this.toAttention(task, err.message);
+      const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
+      if (conflicts >= MAX_CONFLICT_RUNS) return this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${err.message}`);
+      const mode = (await this.opts.hooks.onConflict?.(task, [])) ?? 'auto';
+      if (mode === 'manual') return this.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${err.message}`);
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message: err.message } });
+      await this.opts.startConflictRun(task);
+      this.opts.onChange();
+    }
+  }
+
+  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void> {
+    await this.store.db.transaction(async (q) => {
+      const now = this.store.clock();
+      await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [task.id, project.id, branch, sha, now]);
+      const { before, after } = await transitionTask(q, { id: task.id, from: 'merging', to: 'done', now });
+      await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how } } }, now);
+    });
+    this.opts.onChange();
+  }
+
+  /** A decomposed parent is done when all its children are. */
+  private async finishParents(): Promise<void> {
+    const waiting = await this.store.tasks.list({ status: 'waiting_children', limit: 10_000 });
+    for (const parent of waiting) {
+      const children = await this.store.tasks.list({ parentId: parent.id, limit: 10_000 });
+      const live = children.filter((c) => c.status !== 'superseded' && c.status !== 'cancelled');
+      if (live.length && live.every((c) => c.status === 'done')) {
+        await this.store.tasks.transition(parent.id, 'done', { from: 'waiting_children', reason: 'all subtasks done' });
+        this.opts.onChange();
+      }
+    }
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * The orchestrator loop. One tick:
+ *
+ *   renew leases → reconcile owned tasks (WorkerManager spawn / adopt / reap,
+ *   Ingestor follow) → Scheduler.claim → MergeCoordinator → auto-approvals
+ *
+ * Reconciling is also crash recovery: every in-flight task this daemon owns
+ * must have a running run with a live worker. A live worker is adopted (after
+ * a kill -9 of the daemon, workers keep running in their own process groups);
+ * a dead one is restarted on the same run directory, where stages.json makes
+ * it skip finished stages; a task with no run gets the run its status calls
+ * for. The owner id is stable for a $MAESTRO_HOME, so a restarted daemon
+ * recognises its claims.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { MaestroConfig } from '../config/config.js';
+import { MaestroError, coerceError } from '../core/errors.js';
+import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
+import type { Gate, Run, RunKind, Task } from '../core/types.js';
+import { writeJob } from '../executor/protocol/job.js';
+import { trackResource } from '../lib/resources.js';
+import { newId } from '../store/rows.js';
+import type { Store } from '../store/store.js';
+import type { Bus } from './bus.js';
+import { Ingestor } from './ingestor.js';
+import { buildJob } from './jobs.js';
+import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
+import { backoffMs } from './outcomes.js';
+import { Scheduler, type ClaimGuard } from './scheduler.js';
+import { WorkerManager } from './workerManager.js';
+
+const SECOND = 1000;
+/** A worker silent for this long (no heartbeat, no record) is killed and its run failed. */
+export const WORKER_SILENCE_MS = 30 * SECOND;
+/** Restarts of a dead worker on one run directory before the run counts as failed. */
+export const MAX_WORKER_RESTARTS = 3;
+
+export interface OrchestratorHooks extends MergeHooks {
+  beforeClaim?: ClaimGuard;
+  beforeExecute?(task: Task, job: Record<string, unknown>): Promise<{ cancel: string } | void>;
+}
+
+export interface OrchestratorOptions {
+  hooks?: OrchestratorHooks;
+  /** Environment for worker processes (tests point the scripted provider at files). */
+  workerEnv?: NodeJS.ProcessEnv;
+  workerSilenceMs?: number;
+  heartbeatMs?: number;
+  onError: (err: Error) => void;
+  onChange: () => void;
+}
+
+export function ownerId(home: string): string {
+  return `${hostname()}:${createHash('sha1').update(home).digest('hex').slice(0, 10)}`;
+}
+
+export class Orchestrator {
+  readonly owner: string;
+  readonly scheduler: Scheduler;
+  readonly workers: WorkerManager;
+  readonly ingestor: Ingestor;
+  readonly merges: MergeCoordinator;
+  private timer: NodeJS.Timeout | null = null;
+  private untrack: (() => void) | null = null;
+  private ticking: Promise<void> | null = null;
+  private kicked = false;
+  private stopping = false;
+  private readonly restarts = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: Bus,
+    private readonly config: MaestroConfig,
+    private readonly opts: OrchestratorOptions,
+  ) {
+    this.owner = ownerId(config.home);
+    const hooks = opts.hooks ?? {};
+    this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
+    this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
+    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: () => this.kick() });
+    this.merges = new MergeCoordinator(store, {
+      hooks,
+      startConflictRun: (task) => this.startConflictRun(task),
+      hasRunningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' })).length > 0,
+      onChange: opts.onChange,
+      onError: opts.onError,
+    });
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.stopping = false;
+    this.timer = setInterval(() => this.kick(), this.config.tickMs);
+    this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
+    this.kick();
+  }
+
+  /** Runs a tick soon (coalesced with one already running). */
+  kick(): void {
+    if (this.ticking) {
+      this.kicked = true;
+      return;
+    }
+    this.ticking = (async () => {
+      do {
+        this.kicked = false;
+        try {
+          await this.tick();
+        } catch (err) {
+          this.opts.onError(coerceError(err));
+        }
+      } while (this.kicked && !this.stopping);
+      this.ticking = null;
+    })();
+  }
+
+  /** Resolves when no tick is running. */
+  async idle(): Promise<void> {
+    while (this.ticking) await this.ticking;
+  }
+
+  async tick(): Promise<void> {
+    await this.renewLeases();
+    await this.reconcile();
+    await this.store.tasks.expireClaims();
+    if (!this.stopping) {
+      const running = this.workers.running;
+      const free = Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
+      const perProject = await this.perProjectFree();
+      const won = await this.scheduler.claim(free, perProject);
+      for (const task of won) await this.startRunFor(task);
+      if (won.length) this.opts.onChange();
+      await this.merges.tick();
+      await this.autoApprove();
+    }
+  }
+
+  private async perProjectFree(): Promise<(projectId: string) => number> {
+    const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    const counts = new Map<string, number>();
+    for (const t of inFlight) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
+    return (projectId) => Math.max(0, this.config.maxConcurrentRunsPerProject - (counts.get(projectId) ?? 0));
+  }
+
+  private async owned(): Promise<Task[]> {
+    const rows = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    return rows.filter((t) => t.claimedBy === this.owner && t.status !== 'merging');
+  }
+
+  private async renewLeases(): Promise<void> {
+    await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
+  }
+
+  private async reconcile(): Promise<void> {
+    // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
+    for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
+      if (run.owner !== this.owner) continue;
+      const task = await this.store.tasks.get(run.taskId);
+      const live = IN_FLIGHT_STATUSES.includes(task.status) && (task.claimedBy === this.owner || (run.kind === 'conflict' && task.status === 'merging'));
+      if (!live) {
+        this.workers.kill(run.id, run.workerPid);
+        this.ingestor.unfollow(run.id);
+        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch(() => undefined);
+        continue;
+      }
+      await this.superviseRun(run, task);
+    }
+    for (const task of await this.owned()) {
+      const running = await this.store.runs.list({ taskId: task.id, status: 'running' });
+      if (!running.length && !this.stopping) await this.startRunFor(task);
+    }
+  }
+
+  private async superviseRun(run: Run, task: Task): Promise<void> {
+    if (this.workers.isAlive(run.id, run.workerPid)) {
+      this.ingestor.follow(run);
+      const last = this.ingestor.lastSign.get(run.id);
+      if (last === undefined) this.ingestor.lastSign.set(run.id, Date.now());
+      else if (Date.now() - last > (this.opts.workerSilenceMs ?? WORKER_SILENCE_MS) && task.status !== 'awaiting_input') {
+        this.workers.kill(run.id, run.workerPid);
+        await this.failRun(run, task, 'WORKER_SILENT: the worker stopped heartbeating and was killed');
+      }
+      return;
+    }
+    // Dead worker: read what it left; a final record settles the run.
+    await this.ingestor.ingest(run);
+    const fresh = await this.store.runs.get(run.id);
+    if (fresh.status !== 'running' || this.stopping) return;
+    const n = (this.restarts.get(run.id) ?? 0) + 1;
+    this.restarts.set(run.id, n);
+    if (n > MAX_WORKER_RESTARTS) return this.failRun(run, task, `WORKER_DIED: the worker died ${n - 1} times on this run`);
+    await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.resumed', payload: { restart: n } });
+    this.spawn(fresh);
+  }
+
+  private async failRun(run: Run, task: Task, error: string): Promise<void> {
+    this.ingestor.unfollow(run.id);
+    await this.store.runs.finish({ id: run.id, status: 'failed', error }).catch(() => undefined);
+    const failures = (await this.store.runs.list({ taskId: task.id, status: 'failed' })).length;
+    if (task.claimedBy === this.owner) await this.store.tasks.fail({ id: task.id, owner: this.owner, attempt: task.attempt }, error, backoffMs(failures));
+    else if (task.status === 'merging') await this.store.tasks.transition(task.id, 'needs_attention', { from: 'merging', fields: { lastRunError: error } });
+    this.opts.onChange();
+  }
+
+  private kindFor(task: Task): { kind: RunKind; status: TaskStatus } {
+    switch (task.status) {
+      case 'queued':
+        return task.plan === null && task.complexity !== 'easy' && task.parentId === null ? { kind: 'plan', status: 'planning' } : { kind: 'execute', status: 'executing' };
+      case 'planning':
+        return { kind: 'plan', status: 'planning' };
+      case 'reviewing':
+        return { kind: 'review', status: 'reviewing' };
+      default:
+        return { kind: 'execute', status: 'executing' };
+    }
+  }
+
+  /** Creates the run a claimed task's status calls for and starts its worker. */
+  private async startRunFor(task: Task): Promise<void> {
+    const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
+    const { kind, status } = this.kindFor(task);
+    try {
+      const fresh = await this.store.tasks.get(task.id);
+      if (fresh.status !== status) {
+        if (!(await this.store.tasks.advance(fence, fresh.status, status))) return;
+      }
+      await this.createAndSpawn({ ...fresh, status }, kind);
+    } catch (err) {
+      const e = coerceError(err);
+      const current = await this.store.tasks.get(task.id);
+      if (current.claimedBy === this.owner) {
+        await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message });
+        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'run.refused', payload: { kind, message: e.message } });
+      }
+      if (!(e instanceof MaestroError)) this.opts.onError(e);
+    }
+    this.opts.onChange();
+  }
+
+  private async createAndSpawn(task: Task, kind: RunKind): Promise<Run> {
+    const project = await this.store.projects.get(task.projectId);
+    const history = await this.store.runs.list({ taskId: task.id });
+    const runId = newId('r');
+    const traceId = randomUUID();
+    const runDir = join(this.config.home, 'runs', task.id, runId);
+    mkdirSync(runDir, { recursive: true });
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND });
+    if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
+      const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
+      if (veto && 'cancel' in veto) {
+        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'hook.cancel', payload: { hook: 'before:execute', reason: veto.cancel } });
+        throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
+      }
+    }
+    writeJob(runDir, job);
+    const run = await this.store.runs.create({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
+    await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId, traceId, type: 'run.started', payload: { kind } });
+    this.spawn(run);
+    return run;
+  }
+
+  private spawn(run: Run): void {
+    const handle = this.workers.spawn(run.id, run.runDir!);
+    void this.store.runs.setWorker(run.id, handle.pid);
+    this.ingestor.lastSign.set(run.id, Date.now());
+    this.ingestor.follow({ ...run, workerPid: handle.pid });
+  }
+
+  private async startConflictRun(task: Task): Promise<boolean> {
+    if (this.workers.running >= this.config.maxConcurrentRuns) return false;
+    await this.createAndSpawn(task, 'conflict');
+    return true;
+  }
+
+  /** Projects with `autoApproveAfterMs` (the demo) approve their gates themselves unless a person acts first. */
+  private async autoApprove(): Promise<void> {
+    const gated = await this.store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
+    const now = this.store.clock();
+    for (const task of gated) {
+      const project = await this.store.projects.get(task.projectId);
+      const after = project.config.autoApproveAfterMs;
+      if (typeof after !== 'number' || now - task.updatedAt < after) continue;
+      try {
+        await this.store.tasks.approve(task.id, task.status as Gate, 'auto-approve', `approved automatically after ${after / SECOND} s (project setting autoApproveAfterMs)`);
+        this.opts.onChange();
+      } catch (err) {
+        if (!(err instanceof MaestroError)) this.opts.onError(coerceError(err));
+      }
+    }
+  }
+
+  /**
+   * Stops claiming. With a grace period, workers get SIGTERM and that long to
+   * end their stage; their runs stay `running` and resume on the next start.
+   * `detach` leaves workers running (for adoption by the next daemon).
+   */
+  async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.untrack?.();
+    this.untrack = null;
+    await this.idle();
+    if (opts.detach) this.workers.detachAll();
+    else await this.workers.stopAll(opts.graceMs);
+    this.ingestor.stop();
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * What a run's final record does to its task, applied in ONE transaction with
+ * finishing the run, its event and the ingestion offset: a crash leaves either
+ * all of it or none, and re-ingesting the record after a restart finds the run
+ * finished and changes nothing.
+ *
+ *   plan     → plan_review, the plan and its subtasks stored for the gate
+ *   execute  → reviewing (the same claim goes on to the review run)
+ *   review   → exec_review | executing again with the findings | needs_attention
+ *   conflict → stays merging (the merge is retried) | needs_attention
+ *   error    → needs_attention when a person must act; else back to ready with a backoff
+ */
+import { MaestroError } from '../core/errors.js';
+import type { TaskStatus } from '../core/status.js';
+import type { Priority, Run, Task } from '../core/types.js';
+import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
+import type { Queryable } from '../store/db.js';
+import { advanceClaimed, failClaim } from '../store/ops/claim.js';
+import { appendEventOnce } from '../store/ops/events.js';
+import { getTask } from '../store/ops/getTask.js';
+import { finishRun, setOutboxProgress } from '../store/ops/runs.js';
+import { transitionTask, type TransitionFields } from '../store/ops/transitionTask.js';
+
+const SECOND = 1000;
+/** Backoff after a failed run: 5 s, 10 s, 20 s, … capped at 10 minutes. */
+export function backoffMs(failuresSinceBaseline: number): number {
+  return Math.min(10 * 60 * SECOND, 5 * SECOND * 2 ** Math.max(0, failuresSinceBaseline - 1));
+}
+/** Consecutive failed runs of one task version before it needs a person. */
+export const MAX_FAILED_RUNS = 3;
+
+function priorityOf(p: unknown): Priority {
+  if (p === 0 || p === 'P0') return 0;
+  if (p === 2 || p === 'P2') return 2;
+  return 1;
+}
+
+interface Move {
+  to: TaskStatus | null;
+  fields?: TransitionFields;
+  reason?: string;
+}
+
+function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
+  if (record.needsAttention) return { to: 'needs_attention', fields: { lastRunError: `${record.needsAttention.reason}: ${JSON.stringify(record.needsAttention.details).slice(0, 2000)}` }, reason: record.needsAttention.reason };
+  const data = record.data;
+  switch (run.kind) {
+    case 'plan': {
+      const subtasks = ((data.subtasks as Record<string, unknown>[] | undefined) ?? []).map((s) => ({
+        title: String(s.title),
+        complexity: s.complexity,
+        priority: priorityOf(s.priority),
+        deps: (s.deps as number[] | undefined) ?? [],
+        ownedFiles: (s.ownedFiles as string[] | undefined) ?? [],
+        expectedOutput: typeof s.expectedOutput === 'string' && s.expectedOutput ? s.expectedOutput : null,
+      }));
+      return { to: 'plan_review', fields: { plan: String(data.markdown ?? data.plan ?? ''), result: { kind: 'plan', plan: data.plan ?? null, subtasks } } };
+    }
+    case 'execute':
+      return { to: 'reviewing', fields: { result: { kind: 'execute', ...data } } };
+    case 'review': {
+      const next = data.next;
+      if (next === 'exec_review') return { to: 'exec_review', fields: { result: { kind: 'review', ...data } } };
+      if (next === 'execute') return { to: 'executing', fields: { result: { ...(task.result ?? {}), kind: 'review', verdict: data.verdict, findings: data.findings, feedback: data.feedback } }, reason: 'review rejected' };
+      return { to: 'needs_attention', fields: { lastRunError: 'review rounds used up' }, reason: 'review rounds used up' };
+    }
+    case 'conflict': {
+      if (data.next === 'exec_review') return { to: null, fields: { result: { ...(task.result ?? {}), conflict: { resolvedBy: data.resolvedBy, files: data.conflictedFiles, commitSha: data.commitSha } } } };
+      return { to: 'needs_attention', fields: { lastRunError: `conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
+    }
+    default: {
+      const never: never = run.kind;
+      throw new Error(`unknown run kind ${String(never)}`);
+    }
+  }
+}
+
+export interface ApplyContext {
+  owner: string;
+  now: number;
+  offset: number;
+}
+
+/** Applies a final record; returns the task's new status (or null when it stayed). */
+export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRecord | ErrorRecord, ctx: ApplyContext): Promise<TaskStatus | null> {
+  const current = await q.one<{ status: string }>(`SELECT status FROM runs WHERE id = $1`, [run.id]);
+  if (current?.status !== 'running') {
+    await setOutboxProgress(q, run.id, ctx.offset, record.seq);
+    return null; // applied before a crash; nothing more to do
+  }
+  const failed = record.type === 'error';
+  await finishRun(q, {
+    id: run.id,
+    status: failed ? 'failed' : 'succeeded',
+    now: ctx.now,
+    inputTokens: record.usage.inputTokens,
+    outputTokens: record.usage.outputTokens,
+    costUsd: record.usage.costUsd,
+    error: failed ? `${record.code}: ${record.message}` : null,
+  });
+  const task = await getTask(q, run.taskId);
+  const fence = { id: task.id, owner: ctx.owner, attempt: task.attempt, now: ctx.now };
+  const claimed = task.claimedBy === ctx.owner;
+  let to: TaskStatus | null = null;
+  let reason: string | undefined;
+
+  if (record.type === 'error') {
+    const failures = await q.one<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE task_id = $1 AND status = 'failed' AND attempt > $2`, [task.id, task.retryBaseline]);
+    const n = Number(failures?.n ?? 1);
+    const error = `${record.code}: ${record.message}`.slice(0, 4000);
+    if (record.needsAttention || n >= MAX_FAILED_RUNS || !claimed) {
+      to = 'needs_attention';
+      reason = record.needsAttention?.reason ?? (n >= MAX_FAILED_RUNS ? `${n} failed runs` : record.code.toLowerCase());
+      await moveTask(q, task, fence, claimed, to, { lastRunError: error });
+    } else {
+      const won = await failClaim(q, { ...fence, error, backoffMs: backoffMs(n) });
+      if (!won) throw new MaestroError('STALE_CLAIM', `Lost the claim on ${task.id} while failing it.`);
+      to = 'ready';
+      reason = `retry after ${backoffMs(n) / SECOND} s`;
+    }
+  } else {
+    const move = moveForResult(run, task, record);
+    reason = move.reason;
+    to = move.to;
+    if (to) await moveTask(q, task, fence, claimed, to, move.fields ?? {});
+    else if (move.fields) await transitionFieldsOnly(q, task, move.fields, ctx.now);
+  }
+  await appendEventOnce(
+    q,
+    { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.finished', payload: { kind: run.kind, status: failed ? 'failed' : 'succeeded', usage: record.usage, error: failed ? record.message : null } },
+    `${run.id}:${record.seq}`,
+    ctx.now,
+  );
+  if (to) {
+    await appendEventOnce(q, { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.status', payload: { from: task.status, to, ...(reason ? { reason } : {}) } }, `${run.id}:${record.seq}:status`, ctx.now);
+  }
+  await setOutboxProgress(q, run.id, ctx.offset, record.seq);
+  return to;
+}
+
+async function moveTask(q: Queryable, task: Task, fence: { id: string; owner: string; attempt: number; now: number }, claimed: boolean, to: TaskStatus, fields: TransitionFields): Promise<void> {
+  if (claimed) {
+    const won = await advanceClaimed(q, { ...fence, from: task.status, to, fields });
+    if (!won) throw new MaestroError('STALE_CLAIM', `Lost the claim on ${task.id} (${task.status} → ${to}).`);
+  } else {
+    await transitionTask(q, { id: task.id, from: task.status, to, fields, now: fence.now });
+  }
+}
+
+async function transitionFieldsOnly(q: Queryable, task: Task, fields: TransitionFields, now: number): Promise<void> {
+  if (fields.result !== undefined) await q.run(`UPDATE tasks SET result = $1, updated_at = $2 WHERE id = $3`, [JSON.stringify(fields.result), now, task.id]);
+}

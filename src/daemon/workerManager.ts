@@ -1,0 +1,81 @@
+/**
+ * WorkerManager: the worker processes of this daemon's runs. It spawns a
+ * worker on a run directory, knows which are alive (its own children, or —
+ * after a daemon restart — adopted ones found by pid), and stops them: SIGTERM
+ * first (a worker finishes its current record), SIGKILL after the grace period.
+ */
+import { spawnWorker, type WorkerHandle } from '../executor/spawn.js';
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class WorkerManager {
+  private readonly handles = new Map<string, WorkerHandle>();
+  private readonly exited = new Set<string>();
+
+  constructor(private readonly opts: { env?: NodeJS.ProcessEnv; onExit: (runId: string, code: number | null, signal: string | null) => void }) {}
+
+  spawn(runId: string, runDir: string): WorkerHandle {
+    const handle = spawnWorker(runDir, { env: this.opts.env });
+    this.handles.set(runId, handle);
+    this.exited.delete(runId);
+    void handle.exited.then(({ code, signal }) => {
+      this.exited.add(runId);
+      this.handles.delete(runId);
+      this.opts.onExit(runId, code, signal);
+    });
+    return handle;
+  }
+
+  /** Alive: a child of ours that has not exited, or an adopted worker whose pid still runs. */
+  isAlive(runId: string, pid: number | null): boolean {
+    if (this.handles.has(runId)) return true;
+    if (this.exited.has(runId)) return false;
+    return pid !== null && pidAlive(pid);
+  }
+
+  get running(): number {
+    return this.handles.size;
+  }
+
+  kill(runId: string, pid: number | null): void {
+    const handle = this.handles.get(runId);
+    if (handle) handle.kill();
+    else if (pid !== null) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+  }
+
+  /** SIGTERM to every worker, then SIGKILL to those still running after `graceMs`. */
+  async stopAll(graceMs: number): Promise<void> {
+    const all = [...this.handles.values()];
+    for (const h of all) h.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all(all.map((h) => h.exited)), timeout]);
+    clearTimeout(timer);
+    for (const h of all) h.kill();
+    await Promise.all(all.map((h) => h.exited));
+  }
+
+  /** Leaves the workers running (a daemon killed or restarted adopts them later). */
+  detachAll(): void {
+    for (const h of this.handles.values()) h.child.unref();
+  }
+}
