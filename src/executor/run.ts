@@ -25,6 +25,8 @@ export interface RunIO {
   provider?: AgentProvider;
   /** Sees every record after it is written (the worker does not need it; in-process callers may). */
   onRecord?: (record: ResultRecord | ErrorRecord | { type: string }) => void;
+  /** The writer to share with the caller (the worker's heartbeats), so sequence numbers stay one series. */
+  outbox?: OutboxWriter;
 }
 
 /** Error codes that are worth another try without a human. */
@@ -38,7 +40,7 @@ function attentionFor(err: MaestroError): NeedsAttention | undefined {
 
 export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | ErrorRecord> {
   mkdirSync(io.runDir, { recursive: true });
-  const outbox = new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
+  const outbox = io.outbox ?? new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
   const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
   const emit = (draft: OutboxDraft) => {
     const record = outbox.write(draft);
