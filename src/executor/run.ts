@@ -6,6 +6,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repairTornTail } from './protocol/files.js';
+import { TRANSCRIPT_FILE } from './protocol/transcript.js';
 import { createProvider, type AgentProvider } from '../agents/index.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { AttentionError, type RunContext } from './context.js';
@@ -40,6 +43,7 @@ function attentionFor(err: MaestroError): NeedsAttention | undefined {
 
 export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | ErrorRecord> {
   mkdirSync(io.runDir, { recursive: true });
+  repairTornTail(join(io.runDir, TRANSCRIPT_FILE));
   const outbox = io.outbox ?? new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
   const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
   const emit = (draft: OutboxDraft) => {
