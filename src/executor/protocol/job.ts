@@ -131,10 +131,6 @@ export type JobInput = z.input<typeof jobSchema>;
 /** What the worker runs (defaults filled in). */
 export type Job = z.output<typeof jobSchema>;
 
-export function resolvedLimits(job: Job): Limits {
-  return { ...DEFAULT_LIMITS, ...job.limits };
-}
-
 const PROVIDER_KINDS = ['scripted', 'command', 'claude'];
 
 export function parseJob(raw: unknown, where = JOB_FILE): Job {
