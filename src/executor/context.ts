@@ -10,7 +10,7 @@ import { MaestroError, coerceError } from '../core/errors.js';
 import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode } from '../agents/types.js';
 import { modelChain } from '../agents/tiers.js';
 import type { Complexity } from '../core/types.js';
-import { resolvedLimits, type Job, type Limits } from './protocol/job.js';
+import type { CheckConfig, Job, Limits } from './protocol/job.js';
 import type { NeedsAttention, OutboxDraft, OutboxWriter, Usage } from './protocol/outbox.js';
 import { readInbox } from './protocol/inbox.js';
 import type { StageBook } from './protocol/stages.js';
@@ -18,7 +18,12 @@ import { appendTranscript } from './protocol/transcript.js';
 
 export interface RunContext {
   job: Job;
+  /** Defaults, then the project's `.maestro/` limits, then the job's. */
   limits: Limits;
+  /** The job's checks, or the project's `.maestro/` ones. */
+  checks: CheckConfig[];
+  /** Model names per tier: defaults, the project's `.maestro/` models, then MAESTRO_MODEL_* env. */
+  tiers: Record<Complexity, string>;
   runDir: string;
   outbox: OutboxWriter;
   stages: StageBook;
@@ -142,7 +147,7 @@ const MAX_CLARIFY_ROUNDS = 5;
  * failure into a needs-attention error. Returns the agent's final text.
  */
 export async function callAgent(ctx: RunContext, call: AgentCall): Promise<string> {
-  const chain = ctx.job.model.chain && call.tier === ctx.job.model.tier ? ctx.job.model.chain.slice(0, 2) : modelChain(call.tier);
+  const chain = ctx.job.model.chain && call.tier === ctx.job.model.tier ? ctx.job.model.chain.slice(0, 2) : modelChain(call.tier, ctx.tiers);
   const instructions = takeInstructions(ctx, call.stage);
   const basePrompt = instructions.length ? `${call.prompt}\n\n## Instructions from the team\n${instructions.map((i) => `- ${i}`).join('\n')}` : call.prompt;
   let lastError: MaestroError | null = null;

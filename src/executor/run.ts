@@ -6,6 +6,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repairTornTail } from './protocol/files.js';
+import { TRANSCRIPT_FILE } from './protocol/transcript.js';
 import { createProvider, type AgentProvider } from '../agents/index.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { AttentionError, type RunContext } from './context.js';
@@ -13,8 +16,10 @@ import { runConflict } from './pipelines/conflict.js';
 import { runExecutor } from './pipelines/executor.js';
 import { runPlanner } from './pipelines/planner.js';
 import { runReviewer } from './pipelines/reviewer.js';
-import { resolvedLimits, type Job } from './protocol/job.js';
-import { OutboxWriter, type ErrorRecord, type NeedsAttention, type OutboxDraft, type ResultRecord, type Usage } from './protocol/outbox.js';
+import { DEFAULT_LIMITS, type Job } from './protocol/job.js';
+import { loadProjectConfig } from './projectConfig.js';
+import { resolveTiers } from '../agents/tiers.js';
+import { OutboxWriter, type OutboxRecord, type ErrorRecord, type NeedsAttention, type OutboxDraft, type ResultRecord, type Usage } from './protocol/outbox.js';
 import { StageBook } from './protocol/stages.js';
 
 export interface RunIO {
@@ -24,7 +29,9 @@ export interface RunIO {
   /** Replaces the provider the job names (benchmarks); tests use the job's own. */
   provider?: AgentProvider;
   /** Sees every record after it is written (the worker does not need it; in-process callers may). */
-  onRecord?: (record: ResultRecord | ErrorRecord | { type: string }) => void;
+  onRecord?: (record: OutboxRecord) => void;
+  /** The writer to share with the caller (the worker's heartbeats), so sequence numbers stay one series. */
+  outbox?: OutboxWriter;
 }
 
 /** Error codes that are worth another try without a human. */
@@ -38,7 +45,8 @@ function attentionFor(err: MaestroError): NeedsAttention | undefined {
 
 export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | ErrorRecord> {
   mkdirSync(io.runDir, { recursive: true });
-  const outbox = new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
+  repairTornTail(join(io.runDir, TRANSCRIPT_FILE));
+  const outbox = io.outbox ?? new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
   const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
   const emit = (draft: OutboxDraft) => {
     const record = outbox.write(draft);
@@ -52,9 +60,13 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
   };
   emit({ type: 'phase', stage: 'run', state: 'start', detail: { kind: job.kind, pid: process.pid } });
   try {
+    // The project's own settings sit between the defaults and what the job says.
+    const project = loadProjectConfig(job.project.repoPath);
     const ctx: RunContext = {
       job,
-      limits: resolvedLimits(job),
+      limits: { ...DEFAULT_LIMITS, ...project.limits, ...job.limits },
+      checks: job.checks ?? project.checks,
+      tiers: resolveTiers(process.env, project.models),
       runDir: io.runDir,
       outbox,
       stages: new StageBook(io.runDir),

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { trackResource } from '../lib/resources.js';
 
 export interface WorkerHandle {
@@ -18,19 +18,24 @@ export interface WorkerHandle {
   stop(): void;
   /** SIGKILL to the whole process group: a crash, for tests and hung workers. */
   kill(): void;
+  /** The last 8 kB the worker wrote to stderr (why it exited 1 or 2). */
+  stderrTail(): string;
 }
 
-function workerEntry(): { file: string; execArgv: string[] } {
+function workerEntry(): { file: string; execArgv: string[]; cwd: string } {
   const here = dirname(fileURLToPath(import.meta.url));
+  // src/executor or dist/executor: two levels below the package root, where tsx resolves from.
+  const cwd = resolve(here, '..', '..');
   const js = join(here, 'worker.js');
-  if (existsSync(js)) return { file: js, execArgv: [] };
+  if (existsSync(js)) return { file: js, execArgv: [], cwd };
   // Running from the sources: load TypeScript through tsx.
-  return { file: join(here, 'worker.ts'), execArgv: ['--import', 'tsx'] };
+  return { file: join(here, 'worker.ts'), execArgv: ['--import', 'tsx'], cwd };
 }
 
 export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; stdio?: 'ignore' | 'inherit' } = {}): WorkerHandle {
-  const { file, execArgv } = workerEntry();
-  const child = spawn(process.execPath, [...execArgv, file, runDir], {
+  const { file, execArgv, cwd } = workerEntry();
+  const child = spawn(process.execPath, [...execArgv, file, resolve(runDir)], {
+    cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.stdio ?? 'ignore', options.stdio === 'inherit' ? 'inherit' : 'pipe'],
     detached: true,
@@ -54,9 +59,8 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
       // Whatever the worker started in its group goes with it.
       signalGroup('SIGKILL');
       release();
-      if (code !== 0 && stderr) process.emitWarning(`worker ${pid} exited ${code ?? signal}: ${stderr.trim().slice(-500)}`);
       resolve({ code, signal });
     });
   });
-  return { pid, child, exited, stop: () => signalGroup('SIGTERM'), kill: () => signalGroup('SIGKILL') };
+  return { pid, child, exited, stop: () => signalGroup('SIGTERM'), kill: () => signalGroup('SIGKILL'), stderrTail: () => stderr };
 }

@@ -10,7 +10,9 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { readJob } from './protocol/job.js';
+import { join } from 'node:path';
+import { readJsonFile } from './protocol/files.js';
+import { JOB_FILE, readJob } from './protocol/job.js';
 import { OutboxWriter } from './protocol/outbox.js';
 import { runPipeline } from './run.js';
 
@@ -20,9 +22,21 @@ export async function workerMain(runDir: string): Promise<number> {
     job = readJob(runDir);
   } catch (err) {
     if (existsSync(runDir)) {
-      const out = new OutboxWriter(runDir, { traceId: 'unknown', runId: 'unknown' });
+      // Keep the ids when the file is readable at all, so the daemon can route the error.
+      let ids = { traceId: 'unknown', runId: 'unknown' };
+      try {
+        const raw = readJsonFile(join(runDir, JOB_FILE)) as { traceId?: unknown; runId?: unknown };
+        if (typeof raw.traceId === 'string' && typeof raw.runId === 'string') ids = { traceId: raw.traceId, runId: raw.runId };
+      } catch {
+        // unreadable: the ids stay unknown
+      }
       const e = err as Error & { code?: string };
-      out.write({ type: 'error', code: e.code ?? 'JOB_INVALID', message: e.message, stage: null, retryable: false, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 }, needsAttention: { reason: 'job_invalid', details: { message: e.message } } });
+      const code = e.code ?? 'JOB_INVALID';
+      new OutboxWriter(runDir, ids).write({
+        type: 'error', code, message: e.message, stage: null, retryable: false,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 },
+        needsAttention: { reason: code.toLowerCase(), details: { message: e.message } },
+      });
     }
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
@@ -36,7 +50,7 @@ export async function workerMain(runDir: string): Promise<number> {
   beat();
   const heartbeat = setInterval(beat, job.heartbeatMs);
   try {
-    await runPipeline(job, { runDir, signal: controller.signal });
+    await runPipeline(job, { runDir, signal: controller.signal, outbox });
     return 0;
   } finally {
     clearInterval(heartbeat);

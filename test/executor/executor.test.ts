@@ -152,4 +152,15 @@ describe('executor pipeline', () => {
     expect(record.code).toBe('AGENT_TIMEOUT');
     expect(record.needsAttention?.reason).toBe('agent_timeout');
   });
+
+  it('takes model tiers and limits from the project .maestro/config.yaml, under the job', async () => {
+    using sb = sandbox();
+    sb.commitFile('.maestro/config.yaml', 'models:\n  medium: team-medium\nlimits:\n  maxDiffFiles: 1\n');
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'a.txt', content: 'a\n' } }, { write: { path: 'b.txt', content: 'b\n' } }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute' }, script)), { runDir: sb.runDir('r1') });
+    expect(record.usage.models).toEqual(['team-medium']);
+    expect((record as { message: string }).message).toMatch(/2 files changed \(limit 1\)/);
+    const override = await runPipeline(parseJob({ ...sb.job({ kind: 'execute', limits: { maxDiffFiles: 5 } }, script, 'r2'), taskId: 'T2' }), { runDir: sb.runDir('r2') });
+    expect(override.type).toBe('result');
+  });
 });

@@ -11,7 +11,6 @@ import { commitAll } from '../../git/merge.js';
 import { git } from '../../git/git.js';
 import { runCheck, type CheckOutcome } from '../checks.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
-import { loadProjectConfig } from '../projectConfig.js';
 import type { Divergence } from '../../git/divergence.js';
 import { executorPrompt, reflectPrompt } from './prompts.js';
 import { conflictNeeded, worktreeStage } from './worktreeStage.js';
@@ -40,8 +39,7 @@ export async function reflectStage(ctx: RunContext, cwd: string): Promise<string
 }
 
 export async function runChecksAndGate(ctx: RunContext, worktree: string, base: string): Promise<{ checks: CheckOutcome[]; diff: DiffStats }> {
-  const { job, limits } = ctx;
-  const checks = job.checks ?? loadProjectConfig(job.project.repoPath).checks;
+  const { job, limits, checks } = ctx;
   const outcomes: CheckOutcome[] = [];
   for (const check of checks) {
     const outcome = await stage(ctx, `check:${check.name}`, async () => {

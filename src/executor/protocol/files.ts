@@ -10,7 +10,7 @@
  *   byte offset just past the last whole line: the torn tail is read again, whole,
  *   once the writer (or its successor) finishes it.
  */
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
@@ -76,4 +76,39 @@ export function readJsonLines<T = unknown>(path: string, offset = 0): JsonLines<
     }
   });
   return { records, nextOffset: offset + lastNewline + 1, corrupt };
+}
+
+/**
+ * Cuts a torn last line (a writer killed mid-write) off a line file, so the
+ * next append starts on a fresh line instead of gluing itself to the fragment.
+ * Only a new writer calls this, after the old one is gone; readers never
+ * consumed the fragment because it had no "\n".
+ */
+export function repairTornTail(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const fd = openSync(path, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return false;
+    // Scan back in chunks for the last newline.
+    const chunk = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - start, start);
+      const i = chunk.subarray(0, n).lastIndexOf(0x0a);
+      if (i >= 0) {
+        ftruncateSync(fd, start + i + 1);
+        return true;
+      }
+      end = start;
+    }
+    ftruncateSync(fd, 0);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -131,11 +131,13 @@ export type JobInput = z.input<typeof jobSchema>;
 /** What the worker runs (defaults filled in). */
 export type Job = z.output<typeof jobSchema>;
 
-export function resolvedLimits(job: Job): Limits {
-  return { ...DEFAULT_LIMITS, ...job.limits };
-}
+const PROVIDER_KINDS = ['scripted', 'command', 'claude'];
 
 export function parseJob(raw: unknown, where = JOB_FILE): Job {
+  const kind = (raw as { provider?: { kind?: unknown } } | null)?.provider?.kind;
+  if (typeof kind === 'string' && !PROVIDER_KINDS.includes(kind)) {
+    throw new MaestroError('UNKNOWN_PROVIDER', `${where}: unknown agent provider "${kind}" (provider.kind); use ${PROVIDER_KINDS.join(', ')}`, { details: { file: where, kind } });
+  }
   const parsed = jobSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

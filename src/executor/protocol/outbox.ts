@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { RunKind } from '../../core/types.js';
-import { appendJsonLine, readJsonLines } from './files.js';
+import { appendJsonLine, readJsonLines, repairTornTail } from './files.js';
 
 export const OUTBOX_FILE = 'outbox.ndjson';
 
@@ -105,7 +105,8 @@ export class OutboxWriter {
   constructor(runDir: string, private readonly ids: { traceId: string; runId: string }, now: () => number = Date.now) {
     this.path = join(runDir, OUTBOX_FILE);
     this.now = now;
-    // Continue the numbering of an earlier worker on the same run directory.
+    // A killed predecessor may have left half a line; drop it, then continue its numbering.
+    repairTornTail(this.path);
     const existing = readJsonLines<OutboxRecord>(this.path).records;
     this.seq = existing.reduce((max, r) => Math.max(max, typeof r.seq === 'number' ? r.seq : 0), 0);
   }

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommandProvider } from './command.js';
+import type { AgentRequest } from './types.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'maestro-cmd-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function request(overrides: Partial<AgentRequest> = {}): AgentRequest {
+  return {
+    role: 'execute', taskTitle: 't', prompt: 'say hi; rm -rf / # not a shell', cwd: dir, model: 'm-1', allowedTools: [], permissionMode: 'default',
+    onToken: () => {}, signal: new AbortController().signal, askUser: async () => '', ...overrides,
+  };
+}
+
+const node = process.execPath;
+
+describe('command provider', () => {
+  it('sends the prompt on stdin and streams stdout as tokens', async () => {
+    const provider = new CommandProvider({ command: [node, '-e', 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{process.stdout.write("got: "+s+" model="+process.env.MAESTRO_MODEL)})'], promptVia: 'stdin' });
+    const tokens: string[] = [];
+    const result = await provider.run(request({ onToken: (t) => tokens.push(t) }));
+    expect(result.text).toBe('got: say hi; rm -rf / # not a shell model=m-1');
+    expect(tokens.join('')).toBe(result.text);
+  });
+
+  it('passes the prompt as one argument, never through a shell', async () => {
+    const provider = new CommandProvider({ command: [node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '--', '--model', '{model}', '{prompt}'], promptVia: 'arg' });
+    const result = await provider.run(request());
+    expect(JSON.parse(result.text)).toEqual(['--model', 'm-1', 'say hi; rm -rf / # not a shell']);
+  });
+
+  it('turns a non-zero exit into AGENT_FAILED with the end of stderr', async () => {
+    const provider = new CommandProvider({ command: [node, '-e', 'console.error("out of credits"); process.exit(4)'], promptVia: 'stdin' });
+    await expect(provider.run(request())).rejects.toMatchObject({ code: 'AGENT_FAILED', message: expect.stringMatching(/exited with 4: out of credits/) });
+  });
+
+  it('reports a command that does not exist', async () => {
+    const provider = new CommandProvider({ command: [join(dir, 'no-such-agent')], promptVia: 'stdin' });
+    await expect(provider.run(request())).rejects.toMatchObject({ code: 'AGENT_FAILED', message: expect.stringContaining('cannot start agent command') });
+  });
+
+  it('abort (the pipeline timeout) ends the process', async () => {
+    const provider = new CommandProvider({ command: [node, '-e', 'process.stdout.write("started");setInterval(()=>{},1000)'], promptVia: 'stdin' });
+    const controller = new AbortController();
+    const running = provider.run(request({ signal: controller.signal, onToken: () => controller.abort() }));
+    await expect(running).rejects.toMatchObject({ code: 'INTERRUPTED' });
+  });
+});

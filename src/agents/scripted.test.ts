@@ -1,0 +1,92 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createProvider } from './index.js';
+import { parseScript } from './scriptFile.js';
+import { ScriptedProvider, readCallLog } from './scripted.js';
+import { modelChain, resolveTiers } from './tiers.js';
+import type { AgentRequest } from './types.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'maestro-scripted-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function request(overrides: Partial<AgentRequest> = {}): AgentRequest {
+  return {
+    role: 'execute', taskTitle: 'Add greeting', prompt: 'p', cwd: dir, model: 'm', allowedTools: [], permissionMode: 'default',
+    onToken: () => {}, signal: new AbortController().signal, askUser: async () => 'hola', ...overrides,
+  };
+}
+
+describe('script files', () => {
+  it('names the file, line and field of a bad step', () => {
+    const yaml = ['steps:', '  - match: { role: execute }', '    actions:', '      - write: { path: ../escape.txt, content: x }'].join('\n');
+    expect(() => parseScript(yaml, 'demo.yaml')).toThrow(/demo\.yaml:4: steps\.0\.actions\.0/);
+    expect(() => parseScript('steps:\n  - match: { role: deploy }\n', 'd.yaml')).toThrow(/d\.yaml:2: steps\.0\.match\.role/);
+    expect(() => parseScript('steps: [\n', 'broken.yaml')).toThrow(/broken\.yaml:\d+/);
+  });
+
+  it('accepts JSON as well as YAML', () => {
+    const script = parseScript(JSON.stringify({ steps: [{ match: { role: 'plan' }, actions: [{ text: 'x' }] }] }), 's.json');
+    expect(script.steps[0]!.match.role).toBe('plan');
+  });
+});
+
+describe('scripted provider', () => {
+  it('matches by role and title, writes and edits files, and goes on with a clarify reply', async () => {
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, [
+      'steps:',
+      '  - match: { role: execute, title: "/^Remove/" }',
+      '    actions: [{ text: wrong step }]',
+      '  - match: { role: execute, title: greeting }',
+      '    actions:',
+      '      - write: { path: src/g.txt, content: "hello NAME" }',
+      '      - ask: Which name?',
+      '      - edit: { path: src/g.txt, find: NAME, replace: "{{reply}}" }',
+      '      - text: "done for {{title}}"',
+    ].join('\n'));
+    const provider = new ScriptedProvider({ script: file });
+    const questions: string[] = [];
+    const result = await provider.run(request({ askUser: async (q) => (questions.push(q), 'hola') }));
+    expect(questions).toEqual(['Which name?']);
+    expect(readFileSync(join(dir, 'src/g.txt'), 'utf8')).toBe('hello hola');
+    expect(result.text).toBe('done for Add greeting');
+  });
+
+  it('fails the first N calls of a step, counting them in the call log across instances', async () => {
+    const file = join(dir, 's.yaml');
+    const callLog = join(dir, 'calls.ndjson');
+    writeFileSync(file, 'steps:\n  - failTimes: 2\n    failMessage: flaky model\n    actions: [{ text: ok }]\n');
+    await expect(new ScriptedProvider({ script: file, callLog }).run(request())).rejects.toThrow(/flaky model \(scripted failure 1 of 2\)/);
+    await expect(new ScriptedProvider({ script: file, callLog }).run(request())).rejects.toThrow(/scripted failure 2 of 2/);
+    expect((await new ScriptedProvider({ script: file, callLog }).run(request())).text).toBe('ok');
+    expect(readCallLog(callLog)).toHaveLength(3);
+  });
+
+  it('refuses a call no step matches, naming role and task', async () => {
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, 'steps:\n  - match: { role: plan }\n    times: 1\n    actions: [{ text: ok }]\n');
+    const provider = new ScriptedProvider({ script: file });
+    await expect(provider.run(request())).rejects.toThrow(/no step .* matches role "execute" and task "Add greeting"/);
+    await provider.run(request({ role: 'plan' }));
+    await expect(provider.run(request({ role: 'plan' }))).rejects.toMatchObject({ code: 'SCRIPT_INVALID' });
+  });
+
+  it('refuses an unknown provider kind by name', () => {
+    expect(() => createProvider({ kind: 'gpt' })).toThrow(/unknown agent provider "gpt"/);
+  });
+});
+
+describe('model tiers', () => {
+  it('are overridable by environment variable and fall back strongest to weaker', () => {
+    const tiers = resolveTiers({ MAESTRO_MODEL_HARD: 'big-1', MAESTRO_MODEL_EASY: ' ' });
+    expect(tiers).toEqual({ hard: 'big-1', medium: 'sonnet', easy: 'haiku' });
+    expect(modelChain('hard', tiers)).toEqual(['big-1', 'sonnet']);
+    expect(modelChain('medium', tiers)).toEqual(['sonnet', 'haiku']);
+    expect(modelChain('easy', tiers)).toEqual(['haiku', 'haiku']);
+  });
+});

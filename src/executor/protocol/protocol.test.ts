@@ -1,0 +1,109 @@
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendInbox, readInbox } from './inbox.js';
+import { branchName, JOB_FILE, parseJob, readJob, writeJob, type JobInput } from './job.js';
+import { OUTBOX_FILE, OutboxWriter, readOutbox } from './outbox.js';
+import { StageBook } from './stages.js';
+import { appendTranscript, readTranscript, TRANSCRIPT_FILE } from './transcript.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'maestro-proto-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const job: JobInput = {
+  schemaVersion: 1, runId: 'R1', taskId: 'T1', traceId: 'tr1', kind: 'execute',
+  task: { title: 'Add greeting', complexity: 'hard' },
+  project: { id: 'p', repoPath: '/repo', worktreeRoot: '/wt' },
+  provider: { kind: 'scripted', script: '/s.yaml' },
+};
+
+describe('job.json', () => {
+  it('fills defaults, derives the model tier from complexity, and round-trips', () => {
+    const written = writeJob(dir, job);
+    expect(written.model.tier).toBe('hard');
+    expect(written.task.version).toBe(1);
+    expect(written.project.baseBranch).toBe('main');
+    expect(readJob(dir)).toEqual(written);
+    expect(readdirSync(dir)).toEqual([JOB_FILE]); // no temp file left behind
+    expect(branchName('T1', 3)).toBe('maestro/T1-v3');
+  });
+
+  it('names every bad field and writes nothing', () => {
+    const bad = { ...job, kind: 'deploy', task: { ...job.task, complexity: 'epic' } };
+    expect(() => writeJob(dir, bad as JobInput)).toThrow(/kind: .*; task\.complexity: /);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(() => parseJob({ ...job, taskId: 'a b/../c' })).toThrow(/taskId: task ids name branches/);
+  });
+});
+
+describe('outbox.ndjson', () => {
+  it('stamps seq, traceId and runId, and a second writer continues the sequence', () => {
+    const a = new OutboxWriter(dir, { traceId: 'tr1', runId: 'R1' }, () => 1000);
+    a.write({ type: 'heartbeat', pid: 1 });
+    a.write({ type: 'token', stage: 'agent', text: 'hi' });
+    const b = new OutboxWriter(dir, { traceId: 'tr1', runId: 'R1' });
+    b.write({ type: 'phase', stage: 'agent', state: 'done' });
+    const { records } = readOutbox(dir);
+    expect(records.map((r) => [r.seq, r.type, r.traceId, r.runId])).toEqual([[1, 'heartbeat', 'tr1', 'R1'], [2, 'token', 'tr1', 'R1'], [3, 'phase', 'tr1', 'R1']]);
+    expect(records[0]!.at).toBe(1000);
+  });
+
+  it('leaves a torn last line for the next read and resumes from the offset', () => {
+    const w = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    w.write({ type: 'token', stage: 's', text: 'one' });
+    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":2,"type":"tok');
+    const first = readOutbox(dir);
+    expect(first.records.map((r) => r.seq)).toEqual([1]);
+    // The writer finishes the line (in real life: the rest of the same write).
+    appendFileSync(join(dir, OUTBOX_FILE), 'en","stage":"s","text":"two"}\n');
+    const second = readOutbox(dir, first.nextOffset);
+    expect(second.records).toEqual([{ seq: 2, type: 'token', stage: 's', text: 'two' }]);
+    expect(readOutbox(dir, second.nextOffset).records).toEqual([]);
+  });
+
+  it('a restarted writer after a crash mid-line numbers on from the last whole record', () => {
+    const w = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    w.write({ type: 'heartbeat', pid: 1 });
+    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":2,"ty'); // killed here
+    const again = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    expect(again.write({ type: 'heartbeat', pid: 2 }).seq).toBe(2);
+    // The fragment is gone, not glued to the new record.
+    const all = readJsonLinesRaw();
+    expect(all).toEqual([expect.objectContaining({ seq: 1, pid: 1 }), expect.objectContaining({ seq: 2, pid: 2 })]);
+  });
+});
+
+function readJsonLinesRaw(): unknown[] {
+  return readFileSync(join(dir, OUTBOX_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+}
+
+describe('inbox.json, stages.json, transcript.jsonl', () => {
+  it('inbox messages are consumed once, and stages survive a new book on the same dir', () => {
+    const m = appendInbox(dir, { type: 'instruction', text: 'use tabs' });
+    appendInbox(dir, { type: 'reply', text: 'hola', replyTo: 'q1' });
+    expect(readInbox(dir).map((x) => x.text)).toEqual(['use tabs', 'hola']);
+    const book = new StageBook(dir);
+    book.markDone('worktree', { path: '/wt/T1-v1' });
+    book.consume(m.id);
+    const reopened = new StageBook(dir);
+    expect(reopened.isDone('worktree')).toBe(true);
+    expect(reopened.output<{ path: string }>('worktree').path).toBe('/wt/T1-v1');
+    expect(reopened.isConsumed(m.id)).toBe(true);
+    expect(reopened.isDone('agent')).toBe(false);
+  });
+
+  it('transcript reads tolerate a torn last line', () => {
+    appendTranscript(dir, { at: 1, stage: 'agent', role: 'agent', text: 'hello' });
+    appendFileSync(join(dir, TRANSCRIPT_FILE), '{"at":2,"st');
+    expect(readTranscript(dir).entries.map((e) => e.text)).toEqual(['hello']);
+  });
+
+  it('a corrupt inbox is an error that names the file', () => {
+    writeFileSync(join(dir, 'inbox.json'), '{"messages":[{"id":1}]}');
+    expect(() => readInbox(dir)).toThrow(/inbox\.json: messages\.0\./);
+  });
+});

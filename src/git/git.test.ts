@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { diffStats, ownedMatcher } from './diff.js';
+import { assertRepository, git } from './git.js';
+import { mergeIntoMain } from './merge.js';
+import { ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
+
+let root: string;
+let repo: string;
+const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+function commit(cwd: string, path: string, content: string): void {
+  mkdirSync(join(cwd, path, '..'), { recursive: true });
+  writeFileSync(join(cwd, path), content);
+  sh(cwd, 'add', '--', path);
+  sh(cwd, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', `edit ${path}`);
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'maestro-git-'));
+  repo = join(root, 'repo');
+  mkdirSync(repo);
+  sh(repo, 'init', '-q', '-b', 'main');
+  commit(repo, 'README.md', 'hi\n');
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const spec = (taskId: string, version = 1) => ({ repoPath: repo, worktreeRoot: join(root, 'wt'), taskId, version, baseBranch: 'main' });
+
+describe('git', () => {
+  it('refuses a path that is not a repository, and a missing git binary, clearly', async () => {
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    await expect(assertRepository(plain)).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
+    await expect(assertRepository(join(root, 'nope'))).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+    await expect(git(repo, ['status'], { gitBinary: join(root, 'no-git-here') })).rejects.toMatchObject({ code: 'GIT_MISSING' });
+  });
+
+  it('takes arguments literally: a hostile branch-like string is data, not a command', async () => {
+    await expect(git(repo, ['rev-parse', '--verify', '--end-of-options', '$(touch pwned); main'])).rejects.toMatchObject({ code: 'GIT_FAILED' });
+    expect(existsSync(join(repo, 'pwned'))).toBe(false);
+  });
+
+  it('makes one worktree per task version on maestro/<taskId>-v<version> and reuses it', async () => {
+    const a = await ensureWorktree(spec('T7', 2));
+    expect(a).toMatchObject({ path: join(root, 'wt', 'T7-v2'), branch: 'maestro/T7-v2', created: true });
+    const again = await ensureWorktree(spec('T7', 2));
+    expect(again.created).toBe(false);
+    expect(sh(a.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('maestro/T7-v2');
+  });
+
+  it('removes orphaned worktrees at startup but keeps the ones in flight and their branches', async () => {
+    const keep = await ensureWorktree(spec('A'));
+    const orphan = await ensureWorktree(spec('B'));
+    mkdirSync(join(root, 'wt', 'C-v1')); // a folder git never knew (a crash between mkdir and add)
+    const removed = await pruneOrphanWorktrees(repo, join(root, 'wt'), ['A-v1']);
+    expect(removed.sort()).toEqual([orphan.path, join(root, 'wt', 'C-v1')].sort());
+    expect(existsSync(keep.path)).toBe(true);
+    expect(existsSync(orphan.path)).toBe(false);
+    expect((await listWorktrees(repo)).map((w) => w.branch)).toEqual(['main', 'maestro/A-v1']);
+    expect(sh(repo, 'branch', '--list', 'maestro/B-v1')).toContain('maestro/B-v1');
+  });
+
+  it('counts diff files and lines and the files outside ownedFiles', async () => {
+    const wt = await ensureWorktree(spec('D'));
+    commit(wt.path, 'src/a/x.ts', 'one\ntwo\n');
+    commit(wt.path, 'docs/readme.md', 'doc\n');
+    const stats = await diffStats(wt.path, 'main', 'HEAD', ['src/**/*.ts']);
+    expect(stats).toEqual({ files: ['docs/readme.md', 'src/a/x.ts'], filesChanged: 2, linesAdded: 3, linesDeleted: 0, outsideOwned: ['docs/readme.md'] });
+  });
+
+  it('matches ownedFiles as paths, folders and globs', () => {
+    const m = ownedMatcher(['src/', 'lib/*.ts', 'docs/**', 'README.md']);
+    expect(['src/a/b.ts', 'lib/x.ts', 'docs/a/b/c.md', 'README.md'].every(m)).toBe(true);
+    expect(['lib/a/x.ts', 'srcx/a.ts', 'README.md.bak', 'package.json'].some(m)).toBe(false);
+  });
+});
+
+describe('mergeIntoMain', () => {
+  it('fast-forwards main to a task branch', async () => {
+    const wt = await ensureWorktree(spec('M'));
+    commit(wt.path, 'f.txt', 'f\n');
+    const out = await mergeIntoMain({ repoPath: repo, branch: wt.branch, baseBranch: 'main', strategy: 'merge' });
+    expect(out.fastForward).toBe(true);
+    expect(out.sha).toBe(sh(repo, 'rev-parse', wt.branch));
+    expect(readFileSync(join(repo, 'f.txt'), 'utf8')).toBe('f\n');
+  });
+
+  it('makes a merge commit when main moved, or refuses under ff-only', async () => {
+    const wt = await ensureWorktree(spec('N'));
+    commit(wt.path, 'n.txt', 'n\n');
+    commit(repo, 'm.txt', 'm\n');
+    await expect(mergeIntoMain({ repoPath: repo, branch: wt.branch, baseBranch: 'main', strategy: 'ff-only' })).rejects.toMatchObject({ code: 'NOT_FAST_FORWARD' });
+    const out = await mergeIntoMain({ repoPath: repo, branch: wt.branch, baseBranch: 'main', strategy: 'merge', message: 'Merge task N' });
+    expect(out.fastForward).toBe(false);
+    expect(sh(repo, 'log', '-1', '--format=%P %s').split(' ')).toHaveLength(5);
+    expect(sh(repo, 'log', '-1', '--format=%s')).toBe('Merge task N');
+  });
+
+  it('refuses a dirty main checkout and changes nothing', async () => {
+    const wt = await ensureWorktree(spec('P'));
+    commit(wt.path, 'p.txt', 'p\n');
+    writeFileSync(join(repo, 'README.md'), 'local edit\n');
+    const before = sh(repo, 'rev-parse', 'HEAD');
+    await expect(mergeIntoMain({ repoPath: repo, branch: wt.branch, baseBranch: 'main', strategy: 'merge' })).rejects.toMatchObject({
+      code: 'DIRTY_MAIN', message: expect.stringContaining('has uncommitted changes (README.md)'),
+    });
+    expect(sh(repo, 'rev-parse', 'HEAD')).toBe(before);
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('local edit\n');
+  });
+
+  it('aborts a conflicting merge and leaves main as it was', async () => {
+    const wt = await ensureWorktree(spec('Q'));
+    commit(wt.path, 'README.md', 'from task\n');
+    commit(repo, 'README.md', 'from main\n');
+    const before = sh(repo, 'rev-parse', 'HEAD');
+    await expect(mergeIntoMain({ repoPath: repo, branch: wt.branch, baseBranch: 'main', strategy: 'merge' })).rejects.toMatchObject({ code: 'MERGE_CONFLICT' });
+    expect(sh(repo, 'rev-parse', 'HEAD')).toBe(before);
+    expect(sh(repo, 'status', '--porcelain')).toBe('');
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The worker as a real process on a run directory: killed and restarted it
+ * repeats no finished stage; SIGTERM ends it with a whole final record; a
+ * clarifying question waits for a reply in inbox.json.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readCallLog } from '../../src/agents/scripted.js';
+import { appendInbox } from '../../src/executor/protocol/inbox.js';
+import { writeJob } from '../../src/executor/protocol/job.js';
+import { readOutbox, OUTBOX_FILE, type OutboxRecord } from '../../src/executor/protocol/outbox.js';
+import { readTranscript } from '../../src/executor/protocol/transcript.js';
+import { spawnWorker } from '../../src/executor/spawn.js';
+import { resultData, sandbox } from './helpers.js';
+import { waitForRecord } from './waitFor.js';
+
+const isFinal = (r: OutboxRecord) => r.type === 'result' || r.type === 'error';
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('worker process', () => {
+  it('killed mid-run and restarted, it repeats no finished stage', async () => {
+    using sb = sandbox();
+    const marker = join(sb.root, 'let-the-check-pass');
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'working' }, { write: { path: 'out.txt', content: 'done\n' } }] }]);
+    // The check waits for the marker, so the first worker is surely inside it when killed.
+    const waitForMarker = `const fs=require('fs');const f=process.argv[1];const t=()=>fs.existsSync(f)&&process.exit(0);t();setInterval(t,20)`;
+    const runDir = sb.runDir('exec');
+    writeJob(runDir, sb.job({ kind: 'execute', checks: [{ name: 'gate', command: ['node', '-e', waitForMarker, marker] }], heartbeatMs: 100 }, script));
+
+    const first = spawnWorker(runDir);
+    await waitForRecord(runDir, (r) => r.type === 'phase' && r.stage === 'check:gate' && r.state === 'start');
+    first.kill();
+    const ended = await first.exited;
+    expect(ended.signal).toBe('SIGKILL');
+    const beforeRestart = readOutbox(runDir).records;
+    expect(beforeRestart.some(isFinal)).toBe(false);
+
+    writeFileSync(marker, '');
+    const second = spawnWorker(runDir);
+    expect((await second.exited).code).toBe(0);
+    const records = readOutbox(runDir).records;
+    const final = records.find(isFinal)!;
+    expect(final.type, JSON.stringify(final)).toBe('result');
+    // One agent call in all: the restarted worker skipped the finished stages.
+    expect(readCallLog(join(sb.root, 'calls.ndjson'))).toHaveLength(1);
+    const afterRestart = records.slice(beforeRestart.length);
+    const skipped = afterRestart.filter((r) => r.type === 'phase' && r.state === 'skipped').map((r) => (r as { stage: string }).stage);
+    expect(skipped).toEqual(['worktree', 'agent']);
+    expect(afterRestart.some((r) => r.type === 'phase' && r.stage === 'check:gate' && r.state === 'done')).toBe(true);
+    // Sequence numbers continue across the restart, and the first worker heartbeated.
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+    expect(beforeRestart.some((r) => r.type === 'heartbeat' && r.pid === first.pid)).toBe(true);
+  });
+
+  it('on SIGTERM ends with a whole INTERRUPTED record and exits 0', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'about to think for a long time' }, { hang: true }] }]);
+    const runDir = sb.runDir('exec');
+    writeJob(runDir, sb.job({ kind: 'execute' }, script));
+    const worker = spawnWorker(runDir);
+    await waitForRecord(runDir, (r) => r.type === 'token');
+    worker.stop();
+    expect((await worker.exited).code).toBe(0);
+    const text = readFileSync(join(runDir, OUTBOX_FILE), 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const records = readOutbox(runDir).records;
+    expect(records.length).toBe(text.trim().split('\n').length);
+    const final = records.filter(isFinal);
+    expect(final).toHaveLength(1);
+    expect(final[0]).toMatchObject({ type: 'error', code: 'INTERRUPTED', retryable: true, stage: 'agent' });
+    expect(pidAlive(worker.pid)).toBe(false);
+  });
+
+  it('a clarifying question waits for a reply in inbox.json and the run goes on with it', async () => {
+    using sb = sandbox();
+    const script = sb.script([{
+      match: { role: 'execute' },
+      actions: [{ ask: 'Which greeting should it use?' }, { write: { path: 'greeting.txt', content: '{{reply}}\n' } }],
+    }]);
+    const runDir = sb.runDir('exec');
+    writeJob(runDir, sb.job({ kind: 'execute', inboxPollMs: 20 }, script));
+    const worker = spawnWorker(runDir);
+    const clarify = await waitForRecord(runDir, (r) => r.type === 'clarify');
+    if (clarify.type !== 'clarify') throw new Error('unreachable');
+    expect(clarify.question).toBe('Which greeting should it use?');
+    appendInbox(runDir, { type: 'reply', text: 'hola', replyTo: clarify.clarifyId });
+    expect((await worker.exited).code).toBe(0);
+    const final = readOutbox(runDir).records.find(isFinal)!;
+    expect(final.type, JSON.stringify(final)).toBe('result');
+    const wt = resultData<{ worktreePath: string }>(final).worktreePath;
+    expect(readFileSync(join(wt, 'greeting.txt'), 'utf8')).toBe('hola\n');
+    const roles = readTranscript(runDir).entries.map((e) => e.role);
+    expect(roles).toEqual(expect.arrayContaining(['prompt', 'question', 'reply', 'agent']));
+  });
+
+  it('refuses an unknown provider with a needs-attention error record and exit 2', async () => {
+    using sb = sandbox();
+    const runDir = sb.runDir('bad');
+    writeFileSync(join(runDir, 'job.json'), JSON.stringify({ ...sb.job({ kind: 'execute' }, 'x.yaml'), provider: { kind: 'gpt-9000' } }));
+    const worker = spawnWorker(runDir);
+    expect((await worker.exited).code).toBe(2);
+    const [record] = readOutbox(runDir).records;
+    expect(record).toMatchObject({ type: 'error', code: 'UNKNOWN_PROVIDER', runId: 'run-execute', needsAttention: { reason: 'unknown_provider' } });
+    expect((record as { message: string }).message).toMatch(/unknown agent provider "gpt-9000" \(provider\.kind\)/);
+    expect(existsSync(sb.worktrees)).toBe(false);
+  });
+});
