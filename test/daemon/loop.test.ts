@@ -1,0 +1,55 @@
+/**
+ * The orchestrator loop end to end: a real daemon, a real git repository, the
+ * scripted agent in real worker processes.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import { until } from '../helpers/wait.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+describe('orchestrator loop', () => {
+  let daemon: TestDaemon | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    removeTempDirs();
+  });
+
+  it('runs an easy task through execute, review, the human gate and merge to done', async () => {
+    const repo = makeRepo();
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    daemon.orchestrator.kick();
+
+    const atGate = await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'exec_review');
+    expect(atGate.claimedBy).toBeNull();
+    expect(atGate.result).toMatchObject({ kind: 'review', verdict: 'approve', branch: `maestro/${task.id}-v1` });
+    // Nothing reached main before the human said so.
+    expect(existsSync(join(repo, 'src/greet.ts'))).toBe(false);
+
+    await store.tasks.approve(task.id, 'exec_review', 'ann');
+    daemon.orchestrator.kick();
+    await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'done');
+
+    expect(readFileSync(join(repo, 'src/greet.ts'), 'utf8')).toBe("export const greet = () => 'hello';\n");
+    expect(git(repo, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    const runs = await store.runs.list({ taskId: task.id });
+    expect(runs.map((r) => [r.kind, r.status])).toEqual([['execute', 'succeeded'], ['review', 'succeeded']]);
+    const statuses = (await store.events.list({ taskId: task.id, type: 'task.status', limit: 100 })).events.map((e) => e.payload.to);
+    expect(statuses).toEqual(['queued', 'executing', 'reviewing', 'exec_review', 'merging', 'done']);
+    const [decision] = await store.decisions.list({ taskId: task.id });
+    expect(decision).toMatchObject({ owner: daemon.orchestrator.owner, breakdown: { rankU: 2, chainInertia: 0, couplingPenalty: 0 } });
+    expect(await store.db.all(`SELECT task_id FROM merges`)).toEqual([{ task_id: task.id }]);
+  });
+});
