@@ -16,6 +16,7 @@ import { EventFeed } from './eventFeed.js';
 import { acquireHomeLock } from './homeLock.js';
 import { createRunControl } from './runControl.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
+import { createDemo, type DemoOptions } from '../demo/demo.js';
 
 export interface Daemon {
   readonly url: string;
@@ -45,6 +46,8 @@ export interface DaemonOptions {
   heartbeatMs?: number;
   /** Do not start the orchestrator loop (API-only tests). */
   noOrchestrator?: boolean;
+  /** With no project registered, create the offline demo project (`maestro serve` does). */
+  demo?: boolean | DemoOptions;
 }
 
 export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
@@ -76,6 +79,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       heartbeatMs: options.heartbeatMs,
       onError: logError,
       onChange: poke,
+      reply: (task, answer, who) => control.reply(task, answer, who),
     });
     let graceMs = 30_000;
     let detach = false;
@@ -99,6 +103,11 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
+    if (options.demo && (await store.projects.list()).length === 0) {
+      const { project, task } = await createDemo(store, config.home, typeof options.demo === 'object' ? options.demo : {});
+      log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');
+      if (options.announce) process.stderr.write(`maestro: no projects yet, so a demo project runs: ${project.repoPath} (task "${task.title}")\n`);
+    }
     if (!options.noOrchestrator) orchestrator.start();
     let stopping: Promise<void> | null = null;
     return {

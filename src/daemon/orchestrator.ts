@@ -51,6 +51,8 @@ export interface OrchestratorOptions {
   heartbeatMs?: number;
   onError: (err: Error) => void;
   onChange: () => void;
+  /** Answers a waiting question (the demo's auto-reply uses it). */
+  reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
 }
 
 export function ownerId(home: string): string {
@@ -213,6 +215,8 @@ export class Orchestrator {
         return { kind: 'plan', status: 'planning' };
       case 'reviewing':
         return { kind: 'review', status: 'reviewing' };
+      case 'executing':
+        return task.result?.needsConflictRun ? { kind: 'conflict', status: 'executing' } : { kind: 'execute', status: 'executing' };
       default:
         return { kind: 'execute', status: 'executing' };
     }
@@ -275,10 +279,26 @@ export class Orchestrator {
     return true;
   }
 
-  /** Projects with `autoApproveAfterMs` (the demo) approve their gates themselves unless a person acts first. */
+  /**
+   * Projects with `autoApproveAfterMs` (the demo) approve their gates
+   * themselves unless a person acts first; with `autoReplyAfterMs` and
+   * `autoReply` they also answer an agent's question.
+   */
   private async autoApprove(): Promise<void> {
-    const gated = await this.store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
     const now = this.store.clock();
+    const waiting = await this.store.tasks.list({ status: 'awaiting_input', limit: 10_000 });
+    for (const task of waiting) {
+      const project = await this.store.projects.get(task.projectId);
+      const after = project.config.autoReplyAfterMs;
+      const answer = project.config.autoReply;
+      if (typeof after !== 'number' || typeof answer !== 'string' || now - task.updatedAt < after || !this.opts.reply) continue;
+      try {
+        await this.opts.reply(task, answer, 'auto-reply');
+      } catch (err) {
+        if (!(err instanceof MaestroError)) this.opts.onError(coerceError(err));
+      }
+    }
+    const gated = await this.store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
     for (const task of gated) {
       const project = await this.store.projects.get(task.projectId);
       const after = project.config.autoApproveAfterMs;

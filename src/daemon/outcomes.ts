@@ -65,7 +65,14 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
       return { to: 'needs_attention', fields: { lastRunError: 'review rounds used up' }, reason: 'review rounds used up' };
     }
     case 'conflict': {
-      if (data.next === 'exec_review') return { to: null, fields: { result: { ...(task.result ?? {}), conflict: { resolvedBy: data.resolvedBy, files: data.conflictedFiles, commitSha: data.commitSha } } } };
+      const conflict = { resolvedBy: data.resolvedBy, files: data.conflictedFiles, commitSha: data.commitSha };
+      if (data.next === 'exec_review') {
+        // At merge time the task stays merging and the merge is retried. While
+        // executing, main has now been brought into the branch: execution goes on
+        // (the same claim's next run is an execute run, with any feedback still due).
+        const { needsConflictRun: _done, ...rest } = task.result ?? {};
+        return { to: null, fields: { result: { ...rest, conflict, ...(task.status === 'merging' ? {} : { branch: data.branch }) } } };
+      }
       return { to: 'needs_attention', fields: { lastRunError: `conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
     }
     default: {
@@ -104,7 +111,11 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
   let to: TaskStatus | null = null;
   let reason: string | undefined;
 
-  if (record.type === 'error') {
+  if (record.type === 'error' && record.code === 'MERGE_CONFLICT' && record.details?.next === 'conflict' && claimed) {
+    // Main could not be merged into the branch: the next run of this claim is a conflict run.
+    await q.run(`UPDATE tasks SET result = $1, updated_at = $2 WHERE id = $3`, [JSON.stringify({ ...(task.result ?? {}), needsConflictRun: true, conflictedFiles: record.details.conflictedFiles ?? [] }), ctx.now, task.id]);
+    reason = 'main conflicts with the branch: a conflict run resolves it';
+  } else if (record.type === 'error') {
     const failures = await q.one<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE task_id = $1 AND status = 'failed' AND attempt > $2`, [task.id, task.retryBaseline]);
     const n = Number(failures?.n ?? 1);
     const error = `${record.code}: ${record.message}`.slice(0, 4000);

@@ -20,10 +20,11 @@ export function register(program: Command): void {
     .option('--port <port>', 'port to listen on (MAESTRO_PORT)', parsePort)
     .option('--home <dir>', 'data directory (MAESTRO_HOME, default ~/.maestro)')
     .option('--database <url>', 'sqlite:<path> (default) or a postgres:// URL (MAESTRO_DATABASE)')
+    .option('--no-demo', 'do not create the demo project when no project exists')
     .action(
-      action(async (opts: { host?: string; port?: number; home?: string; database?: string }) => {
+      action(async (opts: { host?: string; port?: number; home?: string; database?: string; demo: boolean }) => {
         const config = resolveConfig(opts);
-        const daemon = await startDaemon(config, { announce: true });
+        const daemon = await startDaemon(config, { announce: true, demo: opts.demo });
         // First signal: stop claiming and let workers finish their stage (30 s grace).
         // Second signal: stop now; unfinished runs resume from stages.json on the next start.
         let signals = 0;
