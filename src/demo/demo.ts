@@ -48,8 +48,8 @@ export async function createDemo(store: Store, home: string, options: DemoOption
     repoPath: repo,
     config: {
       provider: { kind: 'scripted', script, callLog },
-      autoApproveAfterMs: options.autoApproveAfterMs ?? 4 * SECOND,
-      autoReplyAfterMs: options.autoReplyAfterMs ?? 6 * SECOND,
+      autoApproveAfterMs: options.autoApproveAfterMs ?? 3 * SECOND,
+      autoReplyAfterMs: options.autoReplyAfterMs ?? 5 * SECOND,
       autoReply: 'Hello, {name}! Welcome to Maestro.',
       demo: true,
     },

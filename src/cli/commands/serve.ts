@@ -1,4 +1,6 @@
 /** `maestro serve` (alias `start`): run the daemon in the foreground. */
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../config/config.js';
 import { startDaemon } from '../../daemon/daemon.js';
@@ -24,7 +26,26 @@ export function register(program: Command): void {
     .action(
       action(async (opts: { host?: string; port?: number; home?: string; database?: string; demo: boolean }) => {
         const config = resolveConfig(opts);
-        const daemon = await startDaemon(config, { announce: true, demo: opts.demo });
+        // Structured logs go to a file; the terminal gets one readable line per status change.
+        const logDir = join(config.home, 'logs');
+        mkdirSync(logDir, { recursive: true });
+        const logFile = createWriteStream(join(logDir, 'daemon.log'), { flags: 'a' });
+        const daemon = await startDaemon(config, { announce: true, demo: opts.demo, logDestination: logFile });
+        process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
+        const titles = new Map<string, string>();
+        daemon.bus.onEvent((e) => {
+          if (e.type !== 'task.status' || !e.taskId) return;
+          void (async () => {
+            let title = titles.get(e.taskId!);
+            if (!title) {
+              title = (await daemon.store.tasks.find(e.taskId!))?.title ?? e.taskId!;
+              titles.set(e.taskId!, title);
+            }
+            const time = new Date(e.at).toTimeString().slice(0, 8);
+            const why = typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : '';
+            process.stderr.write(`${time}  ${title.padEnd(32).slice(0, 32)}  ${String(e.payload.from)} → ${String(e.payload.to)}${why}\n`);
+          })();
+        });
         // First signal: stop claiming and let workers finish their stage (30 s grace).
         // Second signal: stop now; unfinished runs resume from stages.json on the next start.
         let signals = 0;

@@ -1,0 +1,96 @@
+/**
+ * kill -9 of the daemon at several points: after each restart it adopts live
+ * workers, resumes dead runs, and in the end every task is done, merged
+ * exactly once, with a status history that has no gap.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { trackResource } from '../../src/lib/resources.js';
+import { openMigratedDatabase } from '../../src/store/open.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { git, makeRepo } from '../helpers/repo.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./fixtures/slow.yaml', import.meta.url));
+
+function startDaemonProcess(home: string): { child: ChildProcess; exited: Promise<void> } {
+  // Its log goes to $home/logs/daemon.log (kept when KEEP_TEST_DIRS is set, for a post-mortem).
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore', env: { ...process.env, MAESTRO_LOG_LEVEL: 'info' } });
+  const untrack = trackResource('process', `daemon ${child.pid}`, () => child.kill('SIGKILL'));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { untrack(); resolve(); }));
+  return { child, exited };
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('crash recovery', () => {
+  let store: Store | null = null;
+  afterEach(async () => {
+    await store?.close();
+    store = null;
+    if (!process.env.KEEP_TEST_DIRS) removeTempDirs();
+  });
+
+  it('kill -9 at several points: every task merged exactly once, the event log complete', { timeout: 300_000 }, async () => {
+    const home = tempDir('maestro-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ tickMs: 100, maxConcurrentRunsPerProject: 3 }));
+    const repo = makeRepo();
+    store = createStore(await openMigratedDatabase(`sqlite:${join(home, 'maestro.db')}`));
+    const project = await store.projects.create({ name: 'crashy', repoPath: repo, config: { provider: { kind: 'scripted', script: SCRIPT }, autoApproveAfterMs: 0 } });
+    const titles = ['alpha', 'beta', 'gamma', 'delta'];
+    for (const title of titles) await store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    const s = store;
+    let seen = 0;
+    const noneStuck = async () => {
+      const stuck = (await s.tasks.list({ projectId: project.id })).find((t) => t.status === 'needs_attention');
+      if (stuck) throw new Error(`${stuck.title} needs attention: ${stuck.lastRunError}`);
+    };
+    const eventAfter = (type: string, to?: string) => async () => {
+      await noneStuck();
+      const { events } = await s.events.list({ after: seen, limit: 1000 });
+      const hit = events.find((e) => e.type === type && (to === undefined || e.payload.to === to));
+      return hit ? (seen = hit.id, hit) : null;
+    };
+
+    for (const [type, to] of [['run.started'], ['run.phase'], ['task.status', 'reviewing'], ['task.status', 'merging'], ['task.status', 'done']] as const) {
+      const d = startDaemonProcess(home);
+      const t0 = Date.now();
+      await waitFor(eventAfter(type, to), `${type} ${to ?? ''}`);
+      process.stderr.write(`crash test: kill -9 after ${type} ${to ?? ''} (${Date.now() - t0} ms)\n`);
+      d.child.kill('SIGKILL');
+      await d.exited;
+    }
+    const last = startDaemonProcess(home);
+    await waitFor(async () => (await noneStuck(), (await s.tasks.list({ projectId: project.id })).every((t) => t.status === 'done')), 'every task done', 120_000);
+    last.child.kill('SIGTERM');
+    await last.exited;
+
+    const merges = await s.db.all<{ task_id: string }>(`SELECT task_id FROM merges`);
+    expect(merges).toHaveLength(titles.length);
+    expect(readdirSync(join(repo, 'out')).sort()).toEqual(titles.map((t) => `${t}.txt`).sort());
+    // Each task's file reached main by exactly one commit.
+    for (const t of titles) expect(git(repo, 'log', '--format=%H', '--', `out/${t}.txt`).split('\n').filter(Boolean)).toHaveLength(1);
+    // No gap in any task's status history: each change starts where the last ended.
+    for (const task of await s.tasks.list({ projectId: project.id })) {
+      const changes = (await s.events.list({ taskId: task.id, type: 'task.status', limit: 1000 })).events.map((e) => [e.payload.from, e.payload.to]);
+      expect(changes[0]![0]).toBe('ready');
+      for (let i = 1; i < changes.length; i++) expect(changes[i]![0]).toBe(changes[i - 1]![1]);
+      expect(changes[changes.length - 1]![1]).toBe('done');
+    }
+    // Nothing was ingested twice.
+    const dup = await s.db.all(`SELECT dedupe_key FROM events WHERE dedupe_key IS NOT NULL GROUP BY dedupe_key HAVING COUNT(*) > 1`);
+    expect(dup).toEqual([]);
+  });
+});
