@@ -56,7 +56,8 @@ function tokenMatches(given: string, expected: string): boolean {
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024 });
+  // forceCloseConnections: SSE streams and upgraded sockets never end by themselves; stop() must not wait on them.
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true });
   const doc = new OpenApiDoc();
   installErrorHandler(app, deps.logError);
 
@@ -70,7 +71,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     const fromQuery = (req.query as Record<string, unknown> | undefined)?.token;
     const given = fromHeader ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
     if (!deps.config.token || !given || !tokenMatches(given, deps.config.token)) {
-      return reply.code(401).send({ error: { code: 'UNAUTHORIZED', message: 'This daemon is bound beyond loopback: send Authorization: Bearer <MAESTRO_TOKEN>.' } });
+      // A refused WebSocket upgrade keeps its socket outside the HTTP server's
+      // bookkeeping; close it once the 401 is written, or it lingers forever.
+      if (req.headers.upgrade) reply.raw.once('finish', () => req.raw.socket.destroy());
+      return reply.code(401).header('connection', 'close').send({ error: { code: 'UNAUTHORIZED', message: 'This daemon is bound beyond loopback: send Authorization: Bearer <MAESTRO_TOKEN>.' } });
     }
   });
 

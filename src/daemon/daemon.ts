@@ -26,6 +26,8 @@ export interface Daemon {
   readonly bus: Bus;
   readonly log: Logger;
   readonly orchestrator: Orchestrator;
+  /** The API app, for in-process requests (`app.inject`). */
+  readonly app: FastifyInstance;
   /** Stops claiming, gives workers `graceMs` to end their stage, then closes everything. */
   stop(opts?: { graceMs?: number }): Promise<void>;
   /** Stops at once, leaving workers running to be adopted by the next daemon (a crash, for tests). */
@@ -118,6 +120,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       bus,
       log,
       orchestrator,
+      app,
       stop(opts = {}) {
         graceMs = opts.graceMs ?? graceMs;
         stopping ??= cleanup().then(() => log.info('daemon stopped'));

@@ -70,16 +70,30 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
     },
 
     async replay(taskId, after) {
-      const runs = await store.runs.list({ taskId });
-      const run = runs[runs.length - 1];
-      if (!run?.runDir) return [];
+      // Without Last-Event-ID: the current run from its start. With one: the rest of
+      // the run it names, then every later run of the task (the stream follows the task).
+      const runs = (await store.runs.list({ taskId })).filter((r) => r.runDir);
+      if (!runs.length) return [];
+      let from = runs.length - 1;
       let afterSeq = 0;
       if (after) {
         const [runId, seq] = after.split(':');
-        if (runId === run.id && Number.isFinite(Number(seq))) afterSeq = Number(seq);
+        const i = runs.findIndex((r) => r.id === runId);
+        if (i >= 0 && Number.isFinite(Number(seq))) {
+          from = i;
+          afterSeq = Number(seq);
+        }
       }
-      const { records } = readOutbox(run.runDir);
-      return records.filter((r) => r.seq > afterSeq).map((r) => toStreamItem(taskId, r)).filter((x): x is StreamItem => x !== null);
+      const items: StreamItem[] = [];
+      for (const [i, run] of runs.slice(from).entries()) {
+        const { records } = readOutbox(run.runDir!);
+        for (const r of records) {
+          if (i === 0 && r.seq <= afterSeq) continue;
+          const item = toStreamItem(taskId, r);
+          if (item) items.push(item);
+        }
+      }
+      return items;
     },
   };
 }

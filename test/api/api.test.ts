@@ -1,0 +1,116 @@
+/**
+ * The REST API in-process (app.inject) against a real store: every route's
+ * happy path and its refusals, with stable error codes and no partial change.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+
+describe('REST API', () => {
+  let d: TestDaemon;
+  let repo: string;
+  beforeEach(async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    repo = makeRepo();
+  });
+  afterEach(async () => {
+    await d.stop();
+    removeTempDirs();
+  });
+
+  const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
+    const res = await d.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null, headers: res.headers };
+  };
+  const project = async () => (await call('POST', '/api/projects', { name: 'web', repoPath: repo })).body.project;
+
+  it('registers a repository as a project and refuses what is not one', async () => {
+    const created = await call('POST', '/api/projects', { name: 'web', repoPath: repo });
+    expect(created.status).toBe(201);
+    expect(created.body.project).toMatchObject({ name: 'web', repoPath: repo });
+    expect((await call('POST', '/api/projects', { name: 'web', repoPath: repo })).body.error.code).toBe('DUPLICATE_PROJECT');
+    const notRepo = await call('POST', '/api/projects', { name: 'x', repoPath: '/tmp' });
+    expect(notRepo.status).toBe(400);
+    expect(notRepo.body.error.message).toMatch(/not a git repository/);
+    expect((await call('POST', '/api/projects', { name: 'y', repoPath: 'relative/path' })).body.error.message).toMatch(/absolute/);
+    const shown = await call('GET', `/api/projects/${created.body.project.id}`);
+    expect(shown.body).toMatchObject({ project: { name: 'web' }, tasksByStatus: {} });
+    expect((await call('GET', '/api/projects')).body.projects).toHaveLength(1);
+  });
+
+  it('creates, lists, shows and edits tasks; bad bodies name the field', async () => {
+    const p = await project();
+    const a = (await call('POST', '/api/tasks', { projectId: p.id, title: 'First', priority: 0 })).body.task;
+    const b = await call('POST', '/api/tasks', { projectId: p.id, title: 'Second', deps: [a.id] });
+    expect(b.status).toBe(201);
+    const bad = await call('POST', '/api/tasks', { projectId: p.id, title: 'x', priority: 'urgent' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'BAD_INPUT' });
+    expect(bad.body.error.message).toMatch(/priority/);
+    expect((await call('POST', '/api/tasks', { projectId: p.id, title: 'x', sneaky: 1 })).body.error.message).toMatch(/sneaky/);
+    expect((await call('GET', `/api/tasks?projectId=${p.id}&status=ready`)).body.tasks.map((t: { title: string }) => t.title)).toEqual(['First', 'Second']);
+    expect((await call('GET', `/api/tasks?q=sec`)).body.tasks.map((t: { title: string }) => t.title)).toEqual(['Second']);
+    expect((await call('GET', `/api/tasks?status=bogus`)).status).toBe(400);
+    const shown = await call('GET', `/api/tasks/${a.id}`);
+    expect(shown.body).toMatchObject({ task: { id: a.id, title: 'First' }, runs: [], children: [], lastDecision: null });
+    expect((await call('PATCH', `/api/tasks/${a.id}`, { title: 'First!' })).body.task.title).toBe('First!');
+    const cycle = await call('PATCH', `/api/tasks/${a.id}`, { deps: [b.body.task.id] });
+    expect(cycle).toMatchObject({ status: 400, body: { error: { code: 'DEPENDENCY_CYCLE' } } });
+    expect((await call('GET', '/api/tasks/t_nope')).body.error.code).toBe('UNKNOWN_TASK');
+  });
+
+  it('answers 409 for edits while a run is in flight, and for transitions the machine forbids', async () => {
+    const p = await project();
+    const t = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Busy' })).body.task;
+    await d.store.tasks.claim(t.id, 'someone', 60_000);
+    const edit = await call('PATCH', `/api/tasks/${t.id}`, { title: 'nope' });
+    expect(edit).toMatchObject({ status: 409, body: { error: { code: 'TASK_BUSY' } } });
+    expect((await call('POST', `/api/tasks/${t.id}/retry`)).body.error.code).toBe('ILLEGAL_TRANSITION');
+    expect((await call('POST', `/api/tasks/${t.id}/approve`, { gate: 'plan_review' })).body.error.code).toBe('WRONG_GATE');
+    expect((await call('POST', `/api/tasks/${t.id}/reject`, { gate: 'plan_review' })).body.error.message).toMatch(/reason/);
+    expect((await call('POST', `/api/tasks/${t.id}/reply`, { message: 'hi' })).status).toBe(409);
+    const cancelled = await call('POST', `/api/tasks/${t.id}/cancel`, { reason: 'changed my mind' });
+    expect(cancelled.body.task.status).toBe('cancelled');
+    expect((await call('POST', `/api/tasks/${t.id}/cancel`, {})).status).toBe(409);
+    const retried = await call('POST', `/api/tasks/${t.id}/retry`);
+    expect(retried.body.task).toMatchObject({ status: 'ready', claimedAt: null, retryBaseline: 1 });
+  });
+
+  it('approves and rejects gates; a rejection answers the next version', async () => {
+    const p = await project();
+    const t = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Gated' })).body.task;
+    for (const s of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(t.id, s);
+    const rejected = await call('POST', `/api/tasks/${t.id}/reject`, { gate: 'plan_review', reason: 'split it further', who: 'ann' });
+    expect(rejected.body.task.status).toBe('superseded');
+    expect(rejected.body.next).toMatchObject({ version: 2, parentVersionId: t.id, status: 'ready' });
+    const approvals = await call('GET', `/api/approvals?taskId=${t.id}`);
+    expect(approvals.body.approvals).toMatchObject([{ gate: 'plan_review', decision: 'reject', reason: 'split it further', who: 'ann' }]);
+  });
+
+  it('pages events, reports metrics and decisions, and serves its OpenAPI document', async () => {
+    const p = await project();
+    for (let i = 0; i < 3; i++) await call('POST', '/api/tasks', { projectId: p.id, title: `T${i}` });
+    const page = await call('GET', `/api/events?projectId=${p.id}&limit=2`);
+    expect(page.body.events).toHaveLength(2);
+    const rest = await call('GET', `/api/events?projectId=${p.id}&after=${page.body.nextAfter}`);
+    expect(rest.body.events).toHaveLength(1);
+    expect((await call('GET', `/api/metrics?projectId=${p.id}`)).body.tasksByStatus).toEqual({ ready: 3 });
+    expect((await call('GET', '/api/scheduler/decisions')).body.decisions).toEqual([]);
+    const doc = (await call('GET', '/api/openapi.json')).body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/tasks', '/api/tasks/{id}', '/api/tasks/{taskId}/stream', '/api/traces/{traceId}', '/api/events']));
+    expect(doc.paths['/api/tasks'].post.requestBody.content['application/json'].schema.properties.title).toBeDefined();
+  });
+
+  it('answers unknown routes, bad JSON and unknown ids with stable codes and a trace id', async () => {
+    const unknown = await call('GET', '/api/nothing-here');
+    expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    expect(unknown.headers['x-trace-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const res = await d.app.inject({ method: 'POST', url: '/api/tasks', payload: '{"title":', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error.code).toBe('BAD_INPUT');
+    expect((await call('GET', '/api/runs/r_nope')).body.error.code).toBe('UNKNOWN_RUN');
+    expect((await call('GET', '/api/traces/nope')).body.error.code).toBe('UNKNOWN_RUN');
+  });
+});
