@@ -33,6 +33,8 @@ export interface RunContext {
   /** Monotonic clock in ms (performance.timeOrigin based), for overlap of concurrent stages. */
   mono: () => number;
   emit: (draft: OutboxDraft) => void;
+  /** The benchmark's serial baseline; pipelines run the two reviews concurrently otherwise. */
+  serialReviews: boolean;
 }
 
 /** A failure the daemon should show a human: the error record carries `needsAttention`. */

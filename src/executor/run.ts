@@ -30,6 +30,8 @@ export interface RunIO {
   provider?: AgentProvider;
   /** Sees every record after it is written (the worker does not need it; in-process callers may). */
   onRecord?: (record: OutboxRecord) => void;
+  /** Runs the two reviews one after the other: only the benchmark's serial baseline uses it. */
+  serialReviews?: boolean;
   /** The writer to share with the caller (the worker's heartbeats), so sequence numbers stay one series. */
   outbox?: OutboxWriter;
 }
@@ -75,6 +77,7 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
       usage,
       mono: () => performance.timeOrigin + performance.now(),
       emit: ctxEmit,
+      serialReviews: io.serialReviews ?? false,
     };
     let data: object;
     let attention: NeedsAttention | undefined;
