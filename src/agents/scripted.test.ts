@@ -29,6 +29,13 @@ describe('script files', () => {
     expect(() => parseScript('steps: [\n', 'broken.yaml')).toThrow(/broken\.yaml:\d+/);
   });
 
+  it('the example in docs/scripted-agent.md is a valid script', () => {
+    const doc = readFileSync(new URL('../../docs/scripted-agent.md', import.meta.url), 'utf8');
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+    const script = parseScript(example, 'docs/scripted-agent.md');
+    expect(script.steps.map((s) => s.match.role)).toEqual(['plan', 'execute', 'execute', 'review:code', 'review', 'conflict']);
+  });
+
   it('accepts JSON as well as YAML', () => {
     const script = parseScript(JSON.stringify({ steps: [{ match: { role: 'plan' }, actions: [{ text: 'x' }] }] }), 's.json');
     expect(script.steps[0]!.match.role).toBe('plan');
