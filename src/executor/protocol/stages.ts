@@ -18,13 +18,15 @@ export interface StageEntry {
 export interface StagesFile {
   done: Record<string, StageEntry>;
   consumedInbox: string[];
+  /** Instructions taken from the inbox for a stage that has not finished yet: a restart of that stage gets them again. */
+  instructions: Record<string, string[]>;
 }
 
 export function readStages(runDir: string): StagesFile {
   const path = join(runDir, STAGES_FILE);
-  if (!existsSync(path)) return { done: {}, consumedInbox: [] };
+  if (!existsSync(path)) return { done: {}, consumedInbox: [], instructions: {} };
   const raw = readJsonFile(path) as Partial<StagesFile>;
-  return { done: raw.done ?? {}, consumedInbox: raw.consumedInbox ?? [] };
+  return { done: raw.done ?? {}, consumedInbox: raw.consumedInbox ?? [], instructions: raw.instructions ?? {} };
 }
 
 export class StageBook {
@@ -46,6 +48,17 @@ export class StageBook {
   forget(stage: string): void {
     delete this.state.done[stage];
     this.save();
+  }
+  /** Consumes inbox messages for a stage and remembers their text with it, in one write. */
+  takeInstructions(stage: string, messages: Array<{ id: string; text: string }>): string[] {
+    const list = (this.state.instructions[stage] ??= []);
+    for (const m of messages) {
+      if (this.isConsumed(m.id)) continue;
+      this.state.consumedInbox.push(m.id);
+      list.push(m.text);
+    }
+    this.save();
+    return [...list];
   }
   isConsumed(messageId: string): boolean {
     return this.state.consumedInbox.includes(messageId);
