@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function request(overrides: Partial<AgentRequest> = {}): AgentRequest {
   return {
-    role: 'execute', taskTitle: 'Add greeting', prompt: 'p', cwd: dir, model: 'm', allowedTools: [], permissionMode: 'default',
+    role: 'execute', taskTitle: 'Add greeting', prompt: 'p', cwd: dir, model: 'm', allowedTools: ['Read', 'Edit', 'Write'], permissionMode: 'acceptEdits',
     onToken: () => {}, signal: new AbortController().signal, askUser: async () => 'hola', ...overrides,
   };
 }
@@ -81,6 +81,14 @@ describe('scripted provider', () => {
     await expect(provider.run(request())).rejects.toThrow(/no step .* matches role "execute" and task "Add greeting"/);
     await provider.run(request({ role: 'plan' }));
     await expect(provider.run(request({ role: 'plan' }))).rejects.toMatchObject({ code: 'SCRIPT_INVALID' });
+  });
+
+  it('honours read-only tools: a review or plan call cannot change files', async () => {
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, 'steps:\n  - actions: [{ write: { path: x.txt, content: x } }]\n');
+    const provider = new ScriptedProvider({ script: file });
+    await expect(provider.run(request({ role: 'review:code', allowedTools: ['Read', 'Grep', 'Glob'], permissionMode: 'plan' }))).rejects.toThrow(/changing x\.txt refused: this review:code call has read-only tools/);
+    expect(existsSync(join(dir, 'x.txt'))).toBe(false);
   });
 
   it('refuses an unknown provider kind by name', () => {

@@ -109,6 +109,12 @@ export class ScriptedProvider implements AgentProvider {
       }
       return full;
     };
+    // Tool permissions hold for the fake too: a read-only call (reviews, plans) may not change files.
+    const canWrite = req.permissionMode !== 'plan' && req.allowedTools.some((t) => t === 'Write' || t === 'Edit');
+    const writable = (p: string) => {
+      if (!canWrite) throw new MaestroError('AGENT_FAILED', `scripted agent: changing ${p} refused: this ${req.role} call has read-only tools`);
+      return inside(p);
+    };
     const out: string[] = [];
     const say = (text: string) => {
       out.push(text);
@@ -118,21 +124,21 @@ export class ScriptedProvider implements AgentProvider {
       if (req.signal.aborted) throw abortError();
       if ('text' in action) say(fill(action.text));
       else if ('write' in action) {
-        const p = inside(action.write.path);
+        const p = writable(action.write.path);
         mkdirSync(dirname(p), { recursive: true });
         writeFileSync(p, fill(action.write.content));
       } else if ('append' in action) {
-        const p = inside(action.append.path);
+        const p = writable(action.append.path);
         mkdirSync(dirname(p), { recursive: true });
         appendFileSync(p, fill(action.append.content));
       } else if ('edit' in action) {
-        const p = inside(action.edit.path);
+        const p = writable(action.edit.path);
         const before = existsSync(p) ? readFileSync(p, 'utf8') : null;
         if (before === null || !before.includes(action.edit.find)) {
           throw new MaestroError('AGENT_FAILED', `scripted edit: "${action.edit.find}" not found in ${action.edit.path}`);
         }
         writeFileSync(p, before.replace(action.edit.find, fill(action.edit.replace)));
-      } else if ('delete' in action) rmSync(inside(action.delete), { force: true });
+      } else if ('delete' in action) rmSync(writable(action.delete), { force: true });
       else if ('ask' in action) vars.reply = await req.askUser(fill(action.ask));
       else if ('plan' in action) say(renderPlan(action.plan));
       else if ('verdict' in action) say(renderVerdict(action.verdict));
