@@ -52,6 +52,21 @@ describe('git', () => {
     expect(sh(a.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('maestro/T7-v2');
   });
 
+  it('recreates a worktree whose folder vanished, or whose folder git never registered', async () => {
+    const a = await ensureWorktree(spec('S'));
+    commit(a.path, 's.txt', 's\n');
+    rmSync(a.path, { recursive: true, force: true });
+    const again = await ensureWorktree(spec('S'));
+    expect(again.created).toBe(true);
+    // The branch kept the work.
+    expect(readFileSync(join(again.path, 's.txt'), 'utf8')).toBe('s\n');
+    mkdirSync(join(root, 'wt', 'U-v1'), { recursive: true });
+    writeFileSync(join(root, 'wt', 'U-v1', 'junk'), 'x');
+    const u = await ensureWorktree(spec('U'));
+    expect(u.created).toBe(true);
+    expect(existsSync(join(u.path, 'junk'))).toBe(false);
+  });
+
   it('removes orphaned worktrees at startup but keeps the ones in flight and their branches', async () => {
     const keep = await ensureWorktree(spec('A'));
     const orphan = await ensureWorktree(spec('B'));

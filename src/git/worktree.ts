@@ -60,7 +60,7 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
     return { path, branch, created: false, baseSha: stdout.trim() };
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
-  await git(spec.repoPath, ['worktree', 'prune']);
+  if (known) await git(spec.repoPath, ['worktree', 'prune']);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(spec.worktreeRoot, { recursive: true });
   const baseSha = await revParse(spec.repoPath, spec.baseBranch);

@@ -78,7 +78,7 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
 }
 
 export async function runReviewer(ctx: RunContext): Promise<{ result: ReviewResult; attention?: NeedsAttention }> {
-  // No sync: the review judges exactly what the executor committed.
-  const wt = await worktreeStage(ctx, { sync: false });
+  // No sync, no divergence check: the review judges exactly what the executor committed.
+  const wt = await worktreeStage(ctx, { sync: false, measure: false });
   return reviewBranch(ctx, wt.path, wt.branch);
 }
