@@ -63,7 +63,7 @@ export async function stage<T>(ctx: RunContext, name: string, fn: () => Promise<
   ctx.emit({ type: 'phase', stage: name, state: 'start', mono: ctx.mono() });
   try {
     const output = await fn();
-    ctx.stages.markDone(name, output);
+    ctx.stages.markDone(name, output, { ...ctx.usage, models: [...ctx.usage.models] });
     ctx.emit({ type: 'phase', stage: name, state: 'done', mono: ctx.mono() });
     return output;
   } catch (err) {

@@ -52,6 +52,8 @@ describe('worker process', () => {
     expect(final.type, JSON.stringify(final)).toBe('result');
     // One agent call in all: the restarted worker skipped the finished stages.
     expect(readCallLog(join(sb.root, 'calls.ndjson'))).toHaveLength(1);
+    // The result still counts the call the first worker made.
+    expect((final as { usage: { agentCalls: number } }).usage.agentCalls).toBe(1);
     const afterRestart = records.slice(beforeRestart.length);
     const skipped = afterRestart.filter((r) => r.type === 'phase' && r.state === 'skipped').map((r) => (r as { stage: string }).stage);
     expect(skipped).toEqual(['worktree', 'agent']);
