@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffStats, ownedMatcher } from './diff.js';
 import { assertRepository, git } from './git.js';
 import { mergeIntoMain } from './merge.js';
-import { ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
+import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
 
 let root: string;
 let repo: string;
@@ -71,8 +71,9 @@ describe('git', () => {
     const keep = await ensureWorktree(spec('A'));
     const orphan = await ensureWorktree(spec('B'));
     mkdirSync(join(root, 'wt', 'C-v1')); // a folder git never knew (a crash between mkdir and add)
+    const planner = await detachedWorktree(repo, join(root, 'wt'), 'E-plan', 'main'); // a planner killed mid-run
     const removed = await pruneOrphanWorktrees(repo, join(root, 'wt'), ['A-v1']);
-    expect(removed.sort()).toEqual([orphan.path, join(root, 'wt', 'C-v1')].sort());
+    expect(removed.sort()).toEqual([orphan.path, join(root, 'wt', 'C-v1'), planner].sort());
     expect(existsSync(keep.path)).toBe(true);
     expect(existsSync(orphan.path)).toBe(false);
     expect((await listWorktrees(repo)).map((w) => w.branch)).toEqual(['main', 'maestro/A-v1']);
