@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function request(overrides: Partial<AgentRequest> = {}): AgentRequest {
   return {
-    role: 'execute', taskTitle: 'Add greeting', prompt: 'p', cwd: dir, model: 'm', allowedTools: [], permissionMode: 'default',
+    role: 'execute', taskTitle: 'Add greeting', prompt: 'p', cwd: dir, model: 'm', allowedTools: ['Read', 'Edit', 'Write'], permissionMode: 'acceptEdits',
     onToken: () => {}, signal: new AbortController().signal, askUser: async () => 'hola', ...overrides,
   };
 }
@@ -27,6 +27,13 @@ describe('script files', () => {
     expect(() => parseScript(yaml, 'demo.yaml')).toThrow(/demo\.yaml:4: steps\.0\.actions\.0/);
     expect(() => parseScript('steps:\n  - match: { role: deploy }\n', 'd.yaml')).toThrow(/d\.yaml:2: steps\.0\.match\.role/);
     expect(() => parseScript('steps: [\n', 'broken.yaml')).toThrow(/broken\.yaml:\d+/);
+  });
+
+  it('the example in docs/scripted-agent.md is a valid script', () => {
+    const doc = readFileSync(new URL('../../docs/scripted-agent.md', import.meta.url), 'utf8');
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+    const script = parseScript(example, 'docs/scripted-agent.md');
+    expect(script.steps.map((s) => s.match.role)).toEqual(['plan', 'execute', 'execute', 'review:code', 'review', 'conflict']);
   });
 
   it('accepts JSON as well as YAML', () => {
@@ -74,6 +81,14 @@ describe('scripted provider', () => {
     await expect(provider.run(request())).rejects.toThrow(/no step .* matches role "execute" and task "Add greeting"/);
     await provider.run(request({ role: 'plan' }));
     await expect(provider.run(request({ role: 'plan' }))).rejects.toMatchObject({ code: 'SCRIPT_INVALID' });
+  });
+
+  it('honours read-only tools: a review or plan call cannot change files', async () => {
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, 'steps:\n  - actions: [{ write: { path: x.txt, content: x } }]\n');
+    const provider = new ScriptedProvider({ script: file });
+    await expect(provider.run(request({ role: 'review:code', allowedTools: ['Read', 'Grep', 'Glob'], permissionMode: 'plan' }))).rejects.toThrow(/changing x\.txt refused: this review:code call has read-only tools/);
+    expect(existsSync(join(dir, 'x.txt'))).toBe(false);
   });
 
   it('refuses an unknown provider kind by name', () => {

@@ -9,7 +9,7 @@
  * can count the agent calls a run made.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError } from '../core/errors.js';
 import { renderPlan, renderVerdict } from './render.js';
@@ -101,6 +101,20 @@ export class ScriptedProvider implements AgentProvider {
 
     const vars: Record<string, string> = { title: req.taskTitle, model: req.model, reply: '' };
     const fill = (s: string) => s.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
+    // Placeholders are filled in paths too; the result must still stay inside the working directory.
+    const inside = (p: string) => {
+      const full = resolve(req.cwd, fill(p));
+      if (full !== req.cwd && !full.startsWith(req.cwd.endsWith(sep) ? req.cwd : req.cwd + sep)) {
+        throw new MaestroError('SCRIPT_INVALID', `scripted agent: ${fill(p)} is outside the working directory`);
+      }
+      return full;
+    };
+    // Tool permissions hold for the fake too: a read-only call (reviews, plans) may not change files.
+    const canWrite = req.permissionMode !== 'plan' && req.allowedTools.some((t) => t === 'Write' || t === 'Edit');
+    const writable = (p: string) => {
+      if (!canWrite) throw new MaestroError('AGENT_FAILED', `scripted agent: changing ${p} refused: this ${req.role} call has read-only tools`);
+      return inside(p);
+    };
     const out: string[] = [];
     const say = (text: string) => {
       out.push(text);
@@ -110,21 +124,21 @@ export class ScriptedProvider implements AgentProvider {
       if (req.signal.aborted) throw abortError();
       if ('text' in action) say(fill(action.text));
       else if ('write' in action) {
-        const p = join(req.cwd, action.write.path);
+        const p = writable(action.write.path);
         mkdirSync(dirname(p), { recursive: true });
         writeFileSync(p, fill(action.write.content));
       } else if ('append' in action) {
-        const p = join(req.cwd, action.append.path);
+        const p = writable(action.append.path);
         mkdirSync(dirname(p), { recursive: true });
         appendFileSync(p, fill(action.append.content));
       } else if ('edit' in action) {
-        const p = join(req.cwd, action.edit.path);
+        const p = writable(action.edit.path);
         const before = existsSync(p) ? readFileSync(p, 'utf8') : null;
         if (before === null || !before.includes(action.edit.find)) {
           throw new MaestroError('AGENT_FAILED', `scripted edit: "${action.edit.find}" not found in ${action.edit.path}`);
         }
         writeFileSync(p, before.replace(action.edit.find, fill(action.edit.replace)));
-      } else if ('delete' in action) rmSync(join(req.cwd, action.delete), { force: true });
+      } else if ('delete' in action) rmSync(writable(action.delete), { force: true });
       else if ('ask' in action) vars.reply = await req.askUser(fill(action.ask));
       else if ('plan' in action) say(renderPlan(action.plan));
       else if ('verdict' in action) say(renderVerdict(action.verdict));

@@ -4,7 +4,7 @@
  * (model fallback, timeout, tokens to outbox and transcript, clarifying
  * questions through the inbox, injected instructions at breakpoints).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode } from '../agents/types.js';
@@ -33,6 +33,8 @@ export interface RunContext {
   /** Monotonic clock in ms (performance.timeOrigin based), for overlap of concurrent stages. */
   mono: () => number;
   emit: (draft: OutboxDraft) => void;
+  /** The benchmark's serial baseline; pipelines run the two reviews concurrently otherwise. */
+  serialReviews: boolean;
 }
 
 /** A failure the daemon should show a human: the error record carries `needsAttention`. */
@@ -61,7 +63,7 @@ export async function stage<T>(ctx: RunContext, name: string, fn: () => Promise<
   ctx.emit({ type: 'phase', stage: name, state: 'start', mono: ctx.mono() });
   try {
     const output = await fn();
-    ctx.stages.markDone(name, output);
+    ctx.stages.markDone(name, output, { ...ctx.usage, models: [...ctx.usage.models] });
     ctx.emit({ type: 'phase', stage: name, state: 'done', mono: ctx.mono() });
     return output;
   } catch (err) {
@@ -71,21 +73,20 @@ export async function stage<T>(ctx: RunContext, name: string, fn: () => Promise<
   }
 }
 
-/** Injected instructions not yet consumed; consuming them is remembered across restarts. */
+/**
+ * Instructions injected for this stage: new inbox messages are consumed and
+ * kept with the stage in stages.json, so a restarted stage gets them again.
+ */
 export function takeInstructions(ctx: RunContext, stageName: string): string[] {
-  const out: string[] = [];
-  for (const m of readInbox(ctx.runDir)) {
-    if (m.type !== 'instruction' || ctx.stages.isConsumed(m.id)) continue;
-    ctx.stages.consume(m.id);
-    appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'instruction', text: m.text });
-    out.push(m.text);
-  }
-  return out;
+  const fresh = readInbox(ctx.runDir).filter((m) => m.type === 'instruction' && !ctx.stages.isConsumed(m.id));
+  for (const m of fresh) appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'instruction', text: m.text });
+  return ctx.stages.takeInstructions(stageName, fresh);
 }
 
-/** Writes a clarify record and waits for a reply in inbox.json (matching clarifyId, or any unanswered reply). */
+/** Writes a clarify record and waits for a reply in inbox.json (matching clarifyId, or a reply without replyTo). */
 export async function askUser(ctx: RunContext, stageName: string, question: string): Promise<string> {
-  const clarifyId = randomUUID();
+  // Stable per (run, stage, question): a worker restarted while waiting asks under the same id, so a reply to the first ask still counts.
+  const clarifyId = `c-${createHash('sha256').update(`${ctx.job.runId}\0${stageName}\0${question}`).digest('hex').slice(0, 16)}`;
   ctx.emit({ type: 'clarify', stage: stageName, clarifyId, question });
   appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'question', text: question });
   const deadline = ctx.limits.clarifyTimeoutMs ? Date.now() + ctx.limits.clarifyTimeoutMs : Infinity;

@@ -30,6 +30,8 @@ export interface RunIO {
   provider?: AgentProvider;
   /** Sees every record after it is written (the worker does not need it; in-process callers may). */
   onRecord?: (record: OutboxRecord) => void;
+  /** Runs the two reviews one after the other: only the benchmark's serial baseline uses it. */
+  serialReviews?: boolean;
   /** The writer to share with the caller (the worker's heartbeats), so sequence numbers stay one series. */
   outbox?: OutboxWriter;
 }
@@ -47,7 +49,9 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
   mkdirSync(io.runDir, { recursive: true });
   repairTornTail(join(io.runDir, TRANSCRIPT_FILE));
   const outbox = io.outbox ?? new OutboxWriter(io.runDir, { traceId: job.traceId, runId: job.runId });
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
+  const stages = new StageBook(io.runDir);
+  // A restarted worker starts from what the finished stages spent (an unfinished stage's call is not known).
+  const usage: Usage = stages.savedUsage<Usage>() ?? { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
   const emit = (draft: OutboxDraft) => {
     const record = outbox.write(draft);
     io.onRecord?.(record);
@@ -69,12 +73,13 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
       tiers: resolveTiers(process.env, project.models),
       runDir: io.runDir,
       outbox,
-      stages: new StageBook(io.runDir),
+      stages,
       provider: io.provider ?? createProvider(job.provider),
       signal: io.signal ?? new AbortController().signal,
       usage,
       mono: () => performance.timeOrigin + performance.now(),
       emit: ctxEmit,
+      serialReviews: io.serialReviews ?? false,
     };
     let data: object;
     let attention: NeedsAttention | undefined;

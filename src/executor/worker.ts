@@ -8,8 +8,8 @@
  * Exit codes: 0 the run ended with a result or error record, 2 bad usage or an
  * unreadable job (an error record is still written when the run dir exists).
  */
-import { existsSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { existsSync, realpathSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { readJsonFile } from './protocol/files.js';
 import { JOB_FILE, readJob } from './protocol/job.js';
@@ -59,7 +59,18 @@ export async function workerMain(runDir: string): Promise<number> {
   }
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    // realpath: a symlinked install path (e.g. /tmp on macOS) must still count as "run directly".
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return import.meta.url === pathToFileURL(entry).href;
+  }
+}
+
+const isMain = isEntryPoint();
 if (isMain) {
   const runDir = process.argv[2];
   if (!runDir) {

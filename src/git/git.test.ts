@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffStats, ownedMatcher } from './diff.js';
 import { assertRepository, git } from './git.js';
 import { mergeIntoMain } from './merge.js';
-import { ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
+import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
 
 let root: string;
 let repo: string;
@@ -52,12 +52,28 @@ describe('git', () => {
     expect(sh(a.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('maestro/T7-v2');
   });
 
+  it('recreates a worktree whose folder vanished, or whose folder git never registered', async () => {
+    const a = await ensureWorktree(spec('S'));
+    commit(a.path, 's.txt', 's\n');
+    rmSync(a.path, { recursive: true, force: true });
+    const again = await ensureWorktree(spec('S'));
+    expect(again.created).toBe(true);
+    // The branch kept the work.
+    expect(readFileSync(join(again.path, 's.txt'), 'utf8')).toBe('s\n');
+    mkdirSync(join(root, 'wt', 'U-v1'), { recursive: true });
+    writeFileSync(join(root, 'wt', 'U-v1', 'junk'), 'x');
+    const u = await ensureWorktree(spec('U'));
+    expect(u.created).toBe(true);
+    expect(existsSync(join(u.path, 'junk'))).toBe(false);
+  });
+
   it('removes orphaned worktrees at startup but keeps the ones in flight and their branches', async () => {
     const keep = await ensureWorktree(spec('A'));
     const orphan = await ensureWorktree(spec('B'));
     mkdirSync(join(root, 'wt', 'C-v1')); // a folder git never knew (a crash between mkdir and add)
+    const planner = await detachedWorktree(repo, join(root, 'wt'), 'E-plan', 'main'); // a planner killed mid-run
     const removed = await pruneOrphanWorktrees(repo, join(root, 'wt'), ['A-v1']);
-    expect(removed.sort()).toEqual([orphan.path, join(root, 'wt', 'C-v1')].sort());
+    expect(removed.sort()).toEqual([orphan.path, join(root, 'wt', 'C-v1'), planner].sort());
     expect(existsSync(keep.path)).toBe(true);
     expect(existsSync(orphan.path)).toBe(false);
     expect((await listWorktrees(repo)).map((w) => w.branch)).toEqual(['main', 'maestro/A-v1']);

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { MaestroError } from '../core/errors.js';
 
 export interface GitOptions {
@@ -29,7 +30,34 @@ const IDENTITY_ENV = {
   GIT_COMMITTER_EMAIL: 'maestro@localhost',
 };
 
+/** Sees every git call and its wall time (the benchmark measures Maestro's git share with it). */
+export type GitObserver = (call: { cwd: string; args: string[]; ms: number; code: number }) => void;
+const observers = new Set<GitObserver>();
+
+export function observeGit(observer: GitObserver): () => void {
+  observers.add(observer);
+  return () => {
+    observers.delete(observer);
+  };
+}
+
 export function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  if (!observers.size) return runGit(cwd, args, options);
+  const started = performance.now();
+  const report = (code: number) => {
+    const call = { cwd, args, ms: performance.now() - started, code };
+    for (const o of observers) o(call);
+  };
+  return runGit(cwd, args, options).then(
+    (r) => (report(r.code), r),
+    (err: unknown) => {
+      report(-1);
+      throw err;
+    },
+  );
+}
+
+function runGit(cwd: string, args: string[], options: GitOptions): Promise<GitResult> {
   // Agent commits are authored by Maestro unless the environment says otherwise.
   const env = { ...IDENTITY_ENV, ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0' };
   return new Promise((resolve, reject) => {

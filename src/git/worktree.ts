@@ -60,7 +60,7 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
     return { path, branch, created: false, baseSha: stdout.trim() };
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
-  await git(spec.repoPath, ['worktree', 'prune']);
+  if (known) await git(spec.repoPath, ['worktree', 'prune']);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(spec.worktreeRoot, { recursive: true });
   const baseSha = await revParse(spec.repoPath, spec.baseBranch);
@@ -70,6 +70,21 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
     await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
   }
   return { path, branch, created: true, baseSha };
+}
+
+/**
+ * A throwaway detached checkout of `base` at `<worktreeRoot>/<name>`, for agents
+ * that only read (the planner): whatever such an agent does, the main checkout
+ * is not where it does it. Remove it with removeWorktree.
+ */
+export async function detachedWorktree(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
+  await assertRepository(repoPath);
+  const path = resolve(worktreeRoot, name);
+  if ((await listWorktrees(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+  if (existsSync(path)) rmSync(path, { recursive: true, force: true });
+  mkdirSync(worktreeRoot, { recursive: true });
+  await git(repoPath, ['worktree', 'add', '--detach', '--end-of-options', path, base]);
+  return path;
 }
 
 export async function removeWorktree(repoPath: string, path: string, options: { deleteBranch?: string } = {}): Promise<void> {
@@ -92,7 +107,8 @@ export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: strin
     const path = resolve(w.path);
     if (!path.startsWith(root + '/')) continue;
     const name = path.slice(root.length + 1);
-    if (keepSet.has(name) || !w.branch?.startsWith('maestro/')) continue;
+    // Task worktrees (on maestro/ branches) and detached planner checkouts (<taskId>-plan).
+    if (keepSet.has(name) || !(w.branch?.startsWith('maestro/') || (w.branch === null && name.endsWith('-plan')))) continue;
     await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
     removed.push(path);
   }
@@ -100,7 +116,7 @@ export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: strin
     const registered = new Set((await listWorktrees(repoPath)).map((w) => resolve(w.path)));
     for (const name of readdirSync(root)) {
       const path = join(root, name);
-      if (keepSet.has(name) || registered.has(path) || !/^[A-Za-z0-9_-]+-v\d+$/.test(name)) continue;
+      if (keepSet.has(name) || registered.has(path) || !/^[A-Za-z0-9_-]+-(v\d+|plan)$/.test(name)) continue;
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
     }

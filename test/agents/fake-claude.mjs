@@ -6,11 +6,13 @@
  * assistant message, a result with usage and cost). Only the model is fake.
  *
  * Behaviour comes from FAKE_CLAUDE_MODE: "reply" (default), "hang" (never
- * answers the user message), "error" (a result with is_error). It writes its
+ * answers the user message), "error" (a result with is_error), "clarify" (a
+ * new session asks `CLARIFY: Which colour?`; a resumed one writes the prompt,
+ * the answer, to colour.txt in its cwd). It writes its
  * pid and argv to FAKE_CLAUDE_LOG (one JSON line) so tests can check the flags
  * and that an abort ended the process.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const mode = process.env.FAKE_CLAUDE_MODE ?? 'reply';
@@ -32,7 +34,8 @@ function answer(prompt) {
     cwd: process.cwd(), tools: [], mcp_servers: [], model, permissionMode: flag('permission-mode') ?? 'default', slash_commands: [], output_style: 'default', skills: [], plugins: [],
   });
   if (mode === 'hang') return; // stays alive, reading stdin, until killed
-  const text = resumed ? `Resumed ${resumed} with: ${prompt}` : `Echo from ${model}: ${prompt}`;
+  if (mode === 'clarify' && resumed) writeFileSync('colour.txt', `${prompt}\n`);
+  const text = mode === 'clarify' && !resumed ? 'CLARIFY: Which colour?' : resumed ? `Resumed ${resumed} with: ${prompt}` : `Echo from ${model}: ${prompt}`;
   const pieces = text.match(/.{1,8}/gs) ?? [];
   for (const piece of pieces) {
     send({ type: 'stream_event', session_id: sessionId, uuid: nextUuid(), parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } } });

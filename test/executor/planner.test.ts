@@ -3,6 +3,7 @@ import { readCallLog } from '../../src/agents/scripted.js';
 import { parseJob } from '../../src/executor/protocol/job.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { runPipeline } from '../../src/executor/run.js';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resultData, sandbox } from './helpers.js';
 
@@ -73,5 +74,18 @@ describe('planner pipeline', () => {
     const record = await runPipeline(parseJob(sb.job({ kind: 'plan' }, script)), { runDir: sb.runDir('plan') });
     expect(record.type).toBe('error');
     expect((record as { message: string }).message).toMatch(/subtasks\.2\.deps: 7 is not the index/);
+  });
+
+  it('plans in a throwaway checkout: an agent that writes anyway never touches main', async () => {
+    using sb = sandbox();
+    const planJson = JSON.stringify({ plan: 'p', subtasks: [{ title: 'Only step', complexity: 'easy' }] });
+    // A CLI agent that ignores read-only instructions and writes a file before answering.
+    const agent = `require("fs").writeFileSync("hack.txt","x");console.log("\\x60\\x60\\x60json\\n"+${JSON.stringify(planJson)}+"\\n\\x60\\x60\\x60")`;
+    const job = parseJob({ ...sb.job({ kind: 'plan' }, 'unused'), provider: { kind: 'command', command: [process.execPath, '-e', agent] } });
+    const record = await runPipeline(job, { runDir: sb.runDir('plan') });
+    expect(resultData<{ subtasks: unknown[] }>(record).subtasks).toHaveLength(1);
+    expect(existsSync(join(sb.repo, 'hack.txt'))).toBe(false);
+    expect(sb.git('status', '--porcelain')).toBe('');
+    expect(sb.git('worktree', 'list')).not.toContain('T1-plan');
   });
 });

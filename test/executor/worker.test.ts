@@ -52,6 +52,8 @@ describe('worker process', () => {
     expect(final.type, JSON.stringify(final)).toBe('result');
     // One agent call in all: the restarted worker skipped the finished stages.
     expect(readCallLog(join(sb.root, 'calls.ndjson'))).toHaveLength(1);
+    // The result still counts the call the first worker made.
+    expect((final as { usage: { agentCalls: number } }).usage.agentCalls).toBe(1);
     const afterRestart = records.slice(beforeRestart.length);
     const skipped = afterRestart.filter((r) => r.type === 'phase' && r.state === 'skipped').map((r) => (r as { stage: string }).stage);
     expect(skipped).toEqual(['worktree', 'agent']);
@@ -100,6 +102,31 @@ describe('worker process', () => {
     expect(readFileSync(join(wt, 'greeting.txt'), 'utf8')).toBe('hola\n');
     const roles = readTranscript(runDir).entries.map((e) => e.role);
     expect(roles).toEqual(expect.arrayContaining(['prompt', 'question', 'reply', 'agent']));
+  });
+
+  it('killed while waiting for a reply, the restarted worker asks under the same id and takes the reply', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Tabs or spaces?' }, { write: { path: 'style.txt', content: '{{reply}}\n' } }] }]);
+    const runDir = sb.runDir('exec');
+    writeJob(runDir, sb.job({ kind: 'execute', inboxPollMs: 20 }, script));
+    appendInbox(runDir, { type: 'instruction', text: 'keep it short' });
+    const first = spawnWorker(runDir);
+    const asked = await waitForRecord(runDir, (r) => r.type === 'clarify');
+    first.kill();
+    await first.exited;
+    const second = spawnWorker(runDir);
+    const records = () => readOutbox(runDir).records.filter((r) => r.type === 'clarify');
+    await waitForRecord(runDir, (r) => r.type === 'clarify' && r.seq > asked.seq);
+    expect(new Set(records().map((r) => (r as { clarifyId: string }).clarifyId)).size).toBe(1);
+    // The daemon answers the question it saw before the crash.
+    appendInbox(runDir, { type: 'reply', text: 'tabs', replyTo: (asked as { clarifyId: string }).clarifyId });
+    expect((await second.exited).code).toBe(0);
+    const final = readOutbox(runDir).records.find(isFinal)!;
+    expect(readFileSync(join(resultData<{ worktreePath: string }>(final).worktreePath, 'style.txt'), 'utf8')).toBe('tabs\n');
+    // The instruction taken by the killed worker reached the restarted agent call too.
+    const prompts = readTranscript(runDir).entries.filter((e) => e.role === 'prompt').map((e) => e.text);
+    expect(prompts).toHaveLength(2);
+    expect(prompts.every((p) => p.includes('keep it short'))).toBe(true);
   });
 
   it('refuses an unknown provider with a needs-attention error record and exit 2', async () => {

@@ -61,7 +61,9 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
   const { job, limits } = ctx;
   const diff = await diffText(worktree, job.project.baseBranch, 'HEAD');
   const { stdout } = await git(worktree, ['rev-parse', 'HEAD']);
-  const reviews = await Promise.all([reviewOne(ctx, 'code', worktree, diff), reviewOne(ctx, 'security', worktree, diff)]);
+  const reviews = ctx.serialReviews
+    ? [await reviewOne(ctx, 'code', worktree, diff), await reviewOne(ctx, 'security', worktree, diff)]
+    : await Promise.all([reviewOne(ctx, 'code', worktree, diff), reviewOne(ctx, 'security', worktree, diff)]);
   const findings = reviews.flatMap((r) => r.findings.map((f) => ({ ...f, reviewer: r.reviewer })));
   const rejected = reviews.some((r) => r.verdict === 'reject');
   const round = job.reviewRound;
@@ -76,7 +78,7 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
 }
 
 export async function runReviewer(ctx: RunContext): Promise<{ result: ReviewResult; attention?: NeedsAttention }> {
-  // No sync: the review judges exactly what the executor committed.
-  const wt = await worktreeStage(ctx, { sync: false });
+  // No sync, no divergence check: the review judges exactly what the executor committed.
+  const wt = await worktreeStage(ctx, { sync: false, measure: false });
   return reviewBranch(ctx, wt.path, wt.branch);
 }

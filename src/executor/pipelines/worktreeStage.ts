@@ -17,19 +17,23 @@ export interface WorktreeStageOutput {
   conflictedFiles: string[];
 }
 
-export function worktreeStage(ctx: RunContext, options: { sync: boolean }): Promise<WorktreeStageOutput> {
+/**
+ * `sync`: bring main in (executor). `measure`: check divergence against the
+ * limits (executor, conflict); a review judges the branch as it is and skips both.
+ */
+export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure: boolean }): Promise<WorktreeStageOutput> {
   return stage(ctx, 'worktree', async () => {
     const { job, limits } = ctx;
     const base = job.project.baseBranch;
     const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base });
-    const divergence = await measureDivergence(wt.path, base);
+    const divergence = options.measure ? await measureDivergence(wt.path, base) : { commits: 0, files: 0 };
     if (divergence.commits > limits.divergenceCommits || divergence.files > limits.divergenceFiles) {
       throw needsAttention('DIVERGENCE_TOO_HIGH', 'divergence',
         `${base} moved ${divergence.commits} commit(s) and ${divergence.files} file(s) past ${wt.branch} (limits ${limits.divergenceCommits} commits, ${limits.divergenceFiles} files)`,
         { ...divergence, limits: { commits: limits.divergenceCommits, files: limits.divergenceFiles }, branch: wt.branch });
     }
     let conflictedFiles: string[] = [];
-    if (options.sync) {
+    if (options.sync && (divergence.commits > 0 || !options.measure)) {
       const outcome = await syncWithBase(wt.path, base);
       if (outcome.kind === 'conflict') conflictedFiles = outcome.conflictedFiles;
     }

@@ -92,9 +92,9 @@ export type OutboxRecord = PhaseRecord | TokenRecord | ClarifyRecord | Heartbeat
 export type OutboxDraft = DistributiveOmit<OutboxRecord, keyof Base>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; nextOffset: number } {
-  const { records, nextOffset } = readJsonLines<OutboxRecord>(join(runDir, OUTBOX_FILE), offset);
-  return { records, nextOffset };
+/** Whole records from `offset` on; `corrupt` lists complete lines that were not JSON (never expected; log them). */
+export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; nextOffset: number; corrupt: Array<{ line: number; text: string }> } {
+  return readJsonLines<OutboxRecord>(join(runDir, OUTBOX_FILE), offset);
 }
 
 export class OutboxWriter {

@@ -18,13 +18,17 @@ export interface StageEntry {
 export interface StagesFile {
   done: Record<string, StageEntry>;
   consumedInbox: string[];
+  /** Instructions taken from the inbox for a stage that has not finished yet: a restart of that stage gets them again. */
+  instructions: Record<string, string[]>;
+  /** Usage as of the last finished stage, so a restarted worker's result still counts what earlier stages spent. */
+  usage: unknown;
 }
 
 export function readStages(runDir: string): StagesFile {
   const path = join(runDir, STAGES_FILE);
-  if (!existsSync(path)) return { done: {}, consumedInbox: [] };
+  if (!existsSync(path)) return { done: {}, consumedInbox: [], instructions: {}, usage: null };
   const raw = readJsonFile(path) as Partial<StagesFile>;
-  return { done: raw.done ?? {}, consumedInbox: raw.consumedInbox ?? [] };
+  return { done: raw.done ?? {}, consumedInbox: raw.consumedInbox ?? [], instructions: raw.instructions ?? {}, usage: raw.usage ?? null };
 }
 
 export class StageBook {
@@ -38,14 +42,29 @@ export class StageBook {
   output<T>(stage: string): T {
     return this.state.done[stage]?.output as T;
   }
-  markDone(stage: string, output: unknown): void {
+  markDone(stage: string, output: unknown, usage?: unknown): void {
     this.state.done[stage] = { at: Date.now(), output: output ?? null };
+    if (usage !== undefined) this.state.usage = usage;
     this.save();
+  }
+  savedUsage<T>(): T | null {
+    return (this.state.usage as T) ?? null;
   }
   /** Forget a stage (and everything recorded after it) so it runs again; used by loops such as retries. */
   forget(stage: string): void {
     delete this.state.done[stage];
     this.save();
+  }
+  /** Consumes inbox messages for a stage and remembers their text with it, in one write. */
+  takeInstructions(stage: string, messages: Array<{ id: string; text: string }>): string[] {
+    const list = (this.state.instructions[stage] ??= []);
+    for (const m of messages) {
+      if (this.isConsumed(m.id)) continue;
+      this.state.consumedInbox.push(m.id);
+      list.push(m.text);
+    }
+    this.save();
+    return [...list];
   }
   isConsumed(messageId: string): boolean {
     return this.state.consumedInbox.includes(messageId);
