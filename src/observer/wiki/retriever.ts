@@ -1,0 +1,239 @@
+/**
+ * Prior retrieval: the wiki entry that best answers a running question
+ * (FORMATS §8.6). `WikiRetriever` is the seam; `InMemoryWikiRetriever` keeps
+ * a parsed, tokenised copy of contexts/ and entities/ with an inverted index
+ * so a question costs a few set lookups per candidate (≈0.1–1 ms on 5,000
+ * entries, see bench/observer.ts) and can run on every UI frame.
+ *
+ * Freshness: the disk is rescanned (stat only; changed files re-parsed) at
+ * most once per `rescanIntervalMs`, and a winning entry's file is stat'ed
+ * before it is returned, so a deleted wiki file never hits again.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isGenericProjectQuery } from './generic-query.js';
+import { listEntryFiles, parseEntryFile, type WikiEntry, type WikiProblem } from './entries.js';
+import { wikiLayout, type EntryType } from './layout.js';
+import { classifyScope, type EntryScope } from './scope.js';
+import { contentTokens, matchTokens, normalizeMatchText, requestSimilarityPrepared } from '../text.js';
+
+/** FORMATS §8.6 thresholds. */
+export const WIKI_SEARCH_THRESHOLD = 0.5;
+export const AGENT_CANDIDATE_THRESHOLD = 0.25;
+export const DEFAULT_MATCH_THRESHOLD = 0.3;
+const MIN_QUERY = 3;
+const MIN_DERIVED_QUERY = 5;
+const EXCERPT_CAP = 240;
+
+export interface WikiMatch {
+  entryId: string;
+  relativePath: string;
+  path: string;
+  type: EntryType;
+  slug: string;
+  request: string;
+  excerpt: string;
+  tags: string[];
+  score: number;
+  matchedKeywords: string[];
+}
+
+export interface RetrievalQuery {
+  text: string;
+  /** A query built from an exploration (its question) needs ≥5 chars; a typed one ≥3. */
+  derived?: boolean;
+  threshold?: number;
+  /** The exploration's own entry never answers its own question. */
+  exclude?: { sessionId: string; explorationId: string };
+  /** Types searched; prior retrieval uses contexts and entities, never summaries. */
+  types?: readonly EntryType[];
+  /** Off by default: retrieval only consumes project-compatible entries. */
+  includeOtherProjects?: boolean;
+  limit?: number;
+}
+
+export interface WikiRetriever {
+  /** The best match at or above the threshold, or null. */
+  search(query: RetrievalQuery): WikiMatch | null;
+  /** Up to `limit` matches, best first (agent candidates, dedup). */
+  searchMany(query: RetrievalQuery): WikiMatch[];
+  /** Re-reads changed files now (after a write). */
+  refresh(): void;
+  /** Entries as last read, for dedup and lint. */
+  entries(): WikiEntry[];
+  problems(): WikiProblem[];
+}
+
+interface Indexed {
+  entry: WikiEntry;
+  reqNorm: string;
+  reqTokens: Set<string>;
+  keywords: Set<string>;
+  scope: EntryScope;
+}
+
+export interface ScoreParts {
+  score: number;
+  matchedKeywords: string[];
+}
+
+/** The relevance of one entry for one query, every rule of FORMATS §8.6. */
+export function scorePriorHit(q: { norm: string; tokens: string[]; generic: boolean }, e: Indexed): ScoreParts {
+  if (!q.tokens.length) return { score: 0, matchedKeywords: [] };
+  const matched: string[] = [];
+  let hitsRequest = false;
+  for (const t of q.tokens) {
+    if (e.keywords.has(t)) matched.push(t);
+    if (e.reqTokens.has(t)) hitsRequest = true;
+  }
+  const coverage = matched.length / q.tokens.length;
+  const reqSim = requestSimilarityPrepared(q.norm, q.tokens, e.reqNorm, e.reqTokens);
+  let score = 0.55 * coverage + 0.45 * reqSim + (hitsRequest ? 0.1 : 0);
+  score = Math.min(1, score);
+  if (e.scope === 'other') score *= 0.35;
+  else if (e.scope === 'current') score += 0.05;
+  if (q.generic && reqSim < 0.4) score = Math.min(score, 0.65);
+  if (e.entry.type === 'entity') score -= 0.08;
+  return { score: Math.max(0, Math.min(1, score)), matchedKeywords: matched };
+}
+
+function excerptOf(entry: WikiEntry): string {
+  const text = (entry.summary || entry.body.replace(/^#.*$/gm, ''))
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length > EXCERPT_CAP ? `${text.slice(0, EXCERPT_CAP - 1)}…` : text;
+}
+
+export interface InMemoryRetrieverOptions {
+  projectSlug: string;
+  /** Minimum time between disk rescans. */
+  rescanIntervalMs?: number;
+  now?: () => number;
+}
+
+export class InMemoryWikiRetriever implements WikiRetriever {
+  private readonly byPath = new Map<string, Indexed>();
+  private readonly inverted = new Map<string, Set<Indexed>>();
+  private readonly problemsByPath = new Map<string, WikiProblem[]>();
+  private lastScan = -Infinity;
+  private readonly rescanIntervalMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    readonly wikiRoot: string,
+    private readonly options: InMemoryRetrieverOptions,
+  ) {
+    this.rescanIntervalMs = options.rescanIntervalMs ?? 1_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  refresh(): void {
+    this.lastScan = this.now();
+    const knowledge = wikiLayout(this.wikiRoot).knowledge;
+    const seen = new Set<string>();
+    for (const f of listEntryFiles(this.wikiRoot)) {
+      seen.add(f.path);
+      const old = this.byPath.get(f.path);
+      if (old && old.entry.mtimeMs === f.mtimeMs && old.entry.size === f.size) continue;
+      if (old) this.remove(f.path);
+      let text: string;
+      try {
+        text = readFileSync(f.path, 'utf8');
+      } catch {
+        continue;
+      }
+      const parsed = parseEntryFile(f.path, knowledge, text, f);
+      if (parsed.problems.length) this.problemsByPath.set(f.path, parsed.problems);
+      else this.problemsByPath.delete(f.path);
+      if (parsed.entry) this.add(parsed.entry);
+    }
+    for (const path of [...this.byPath.keys()]) if (!seen.has(path)) this.remove(path);
+    for (const path of [...this.problemsByPath.keys()]) if (!seen.has(path)) this.problemsByPath.delete(path);
+  }
+
+  entries(): WikiEntry[] {
+    this.maybeRescan();
+    return [...this.byPath.values()].map((i) => i.entry);
+  }
+
+  problems(): WikiProblem[] {
+    this.maybeRescan();
+    return [...this.problemsByPath.values()].flat();
+  }
+
+  search(query: RetrievalQuery): WikiMatch | null {
+    return this.searchMany({ ...query, limit: 1 })[0] ?? null;
+  }
+
+  searchMany(query: RetrievalQuery): WikiMatch[] {
+    this.maybeRescan();
+    const text = query.text.trim();
+    if (text.length < (query.derived ? MIN_DERIVED_QUERY : MIN_QUERY)) return [];
+    const tokens = matchTokens(text);
+    const q = { norm: normalizeMatchText(text), tokens, generic: isGenericProjectQuery(text) };
+    const types = query.types ?? ['context', 'entity'];
+    const threshold = query.threshold ?? WIKI_SEARCH_THRESHOLD;
+    const candidates = new Set<Indexed>();
+    for (const t of tokens) for (const e of this.inverted.get(t) ?? []) candidates.add(e);
+    const scored: Array<{ e: Indexed; parts: ScoreParts }> = [];
+    for (const e of candidates) {
+      if (!types.includes(e.entry.type)) continue;
+      if (e.scope === 'other' && !query.includeOtherProjects) continue;
+      const ex = query.exclude;
+      if (ex && e.entry.source.explorationId === ex.explorationId && (e.entry.source.sessionId === ex.sessionId || !e.entry.source.sessionId)) continue;
+      const parts = scorePriorHit(q, e);
+      if (parts.score >= threshold) scored.push({ e, parts });
+    }
+    scored.sort((a, b) => b.parts.score - a.parts.score || a.e.entry.id.localeCompare(b.e.entry.id));
+    const out: WikiMatch[] = [];
+    for (const { e, parts } of scored) {
+      // The file may have been deleted since the last rescan: check the winner, drop it if gone.
+      if (!existsSync(e.entry.path)) {
+        this.remove(e.entry.path);
+        continue;
+      }
+      out.push({
+        entryId: e.entry.id,
+        relativePath: e.entry.relativePath,
+        path: e.entry.path,
+        type: e.entry.type,
+        slug: e.entry.slug,
+        request: e.entry.request,
+        excerpt: excerptOf(e.entry),
+        tags: e.entry.tags,
+        score: Math.round(parts.score * 1000) / 1000,
+        matchedKeywords: parts.matchedKeywords,
+      });
+      if (out.length >= (query.limit ?? 10)) break;
+    }
+    return out;
+  }
+
+  private maybeRescan(): void {
+    if (this.now() - this.lastScan >= this.rescanIntervalMs) this.refresh();
+  }
+
+  private add(entry: WikiEntry): void {
+    const reqTokens = new Set(matchTokens(entry.request));
+    const keywords = new Set<string>([...reqTokens, ...matchTokens(`${entry.title} ${entry.slug.replace(/-/g, ' ')} ${entry.summary}`), ...entry.tags.map((t) => t.toLowerCase())]);
+    for (const t of matchTokens(entry.body.slice(0, 4_000))) keywords.add(t);
+    for (const t of contentTokens(entry.tags.join(' '))) keywords.add(t);
+    const indexed: Indexed = { entry, reqNorm: normalizeMatchText(entry.request), reqTokens, keywords, scope: classifyScope(entry.tags, this.options.projectSlug) };
+    this.byPath.set(entry.path, indexed);
+    for (const t of keywords) {
+      let set = this.inverted.get(t);
+      if (!set) this.inverted.set(t, (set = new Set()));
+      set.add(indexed);
+    }
+  }
+
+  private remove(path: string): void {
+    const old = this.byPath.get(path);
+    if (!old) return;
+    this.byPath.delete(path);
+    for (const t of old.keywords) {
+      const set = this.inverted.get(t);
+      set?.delete(old);
+      if (set && !set.size) this.inverted.delete(t);
+    }
+  }
+}
