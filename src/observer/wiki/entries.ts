@@ -81,6 +81,7 @@ export function parseEntryFile(path: string, knowledgeRoot: string, text: string
   const request = asString(fm.request);
   if (!doc.hasFrontmatter) problems.push({ path, line: 1, reason: 'no frontmatter (expected a --- block with id and request)' });
   if (!id) problems.push({ path, line: 1, reason: 'missing id' });
+  else if (doc.hasFrontmatter && !asString(fm.id)) problems.push({ path, line: 1, reason: `missing id in frontmatter (the filename gives ${id})` });
   if (doc.hasFrontmatter && !request) problems.push({ path, line: 1, reason: 'missing request' });
   if (!id || !request) return { entry: null, problems };
   const typeField = asString(fm.type);
