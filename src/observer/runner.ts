@@ -15,6 +15,8 @@ import type { ObserverSession, StepResult } from './session.js';
 export interface ObserverRunnerOptions {
   /** Fallback poll interval; fs.watch usually fires first. */
   pollMs?: number;
+  /** false: poll only (the benchmark's baseline; filesystems without inotify). */
+  watch?: boolean;
   onStep?: (result: StepResult) => void;
   onError?: (err: Error) => void;
 }
@@ -37,6 +39,13 @@ export class ObserverRunner {
     this.started = true;
     const path = this.session.jsonlPath;
     const kick = () => this.kick();
+    if (this.options.watch !== false) this.watchFiles(path, kick);
+    this.releases.push(trackResource('watcher', `observer ${this.session.sessionId}`, () => this.stop()));
+    this.poll = setInterval(kick, this.options.pollMs ?? 500);
+    this.kick();
+  }
+
+  private watchFiles(path: string, kick: () => void): void {
     try {
       const w = watch(path, kick);
       w.on('error', () => undefined);
@@ -54,9 +63,6 @@ export class ObserverRunner {
     } catch {
       // folder missing: the poll covers it
     }
-    this.releases.push(trackResource('watcher', `observer ${this.session.sessionId}`, () => this.stop()));
-    this.poll = setInterval(kick, this.options.pollMs ?? 500);
-    this.kick();
   }
 
   /** Runs a step now (coalesced with one already running). */
