@@ -54,18 +54,24 @@ export function matchTokens(text: string): string[] {
   return [...out].filter((t) => t.length >= 2 && !STOPWORDS.has(t));
 }
 
-/** The similarity of two requests, given their tokens already computed (the hot path). */
-export function requestSimilarityPrepared(qNorm: string, qTokens: readonly string[], rNorm: string, rTokens: ReadonlySet<string>): number {
+/**
+ * requestSimilarity from precomputed parts (the retrieval hot path): the
+ * normalised strings, the token counts, and how many query tokens the request has.
+ */
+export function requestSimilarityFromCounts(qNorm: string, qCount: number, rNorm: string, rCount: number, found: number): number {
   if (!qNorm || !rNorm) return 0;
   if (qNorm === rNorm) return 1;
   const shorter = qNorm.length <= rNorm.length ? qNorm : rNorm;
   const longer = shorter === qNorm ? rNorm : qNorm;
   if (shorter.length >= 4 && longer.includes(shorter)) return 0.85;
-  const denominator = Math.max(qTokens.length, rTokens.size);
-  if (!denominator) return 0;
+  const denominator = Math.max(qCount, rCount);
+  return denominator ? found / denominator : 0;
+}
+
+export function requestSimilarityPrepared(qNorm: string, qTokens: readonly string[], rNorm: string, rTokens: ReadonlySet<string>): number {
   let found = 0;
   for (const t of qTokens) if (rTokens.has(t)) found += 1;
-  return found / denominator;
+  return requestSimilarityFromCounts(qNorm, qTokens.length, rNorm, rTokens.size, found);
 }
 
 export function requestSimilarity(a: string, b: string): number {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { contentJaccard, matchTokens, normalizeMatchText, requestSimilarity } from '../text.js';
 import { listWikiDocuments, listWikiEntries } from './entries.js';
-import { InMemoryWikiRetriever } from './retriever.js';
+import { InMemoryWikiRetriever, relevanceScore } from './retriever.js';
 import { classifyScope, ensureScopeTags, isProjectCompatible } from './scope.js';
 
 describe('similarity (FORMATS §8.6)', () => {
@@ -24,6 +24,20 @@ describe('similarity (FORMATS §8.6)', () => {
 
   it('computes content Jaccard on word tokens', () => {
     expect(contentJaccard('a b cc dd ee', 'cc dd ee ff')).toBeCloseTo(3 / 4);
+  });
+});
+
+describe('relevanceScore (FORMATS §8.6)', () => {
+  const base = { coverage: 0.5, requestSimilarity: 0.4, hitsRequest: false, scope: 'legacy-current' as const, genericQuery: false, type: 'context' as const };
+  it('weighs coverage and request similarity, with every adjustment', () => {
+    expect(relevanceScore(base)).toBeCloseTo(0.55 * 0.5 + 0.45 * 0.4);
+    expect(relevanceScore({ ...base, hitsRequest: true })).toBeCloseTo(0.455 + 0.1);
+    expect(relevanceScore({ ...base, coverage: 1, requestSimilarity: 1, hitsRequest: true })).toBe(1);
+    expect(relevanceScore({ ...base, scope: 'other' })).toBeCloseTo(0.455 * 0.35);
+    expect(relevanceScore({ ...base, scope: 'current' })).toBeCloseTo(0.505);
+    expect(relevanceScore({ ...base, coverage: 1, requestSimilarity: 0.3, hitsRequest: true, genericQuery: true })).toBe(0.65);
+    expect(relevanceScore({ ...base, coverage: 1, requestSimilarity: 0.5, genericQuery: true })).toBeCloseTo(0.775);
+    expect(relevanceScore({ ...base, type: 'entity' })).toBeCloseTo(0.375);
   });
 });
 

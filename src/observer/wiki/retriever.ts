@@ -14,7 +14,7 @@ import { isGenericProjectQuery } from './generic-query.js';
 import { listEntryFiles, parseEntryFile, type WikiEntry, type WikiProblem } from './entries.js';
 import { wikiLayout, type EntryType } from './layout.js';
 import { classifyScope, type EntryScope } from './scope.js';
-import { contentTokens, matchTokens, normalizeMatchText, requestSimilarityPrepared } from '../text.js';
+import { contentTokens, matchTokens, normalizeMatchText, requestSimilarityFromCounts } from '../text.js';
 
 /** FORMATS §8.6 thresholds. */
 export const WIKI_SEARCH_THRESHOLD = 0.5;
@@ -63,7 +63,7 @@ export interface WikiRetriever {
   problems(): WikiProblem[];
 }
 
-interface Indexed {
+export interface IndexedEntry {
   entry: WikiEntry;
   reqNorm: string;
   reqTokens: Set<string>;
@@ -71,29 +71,30 @@ interface Indexed {
   scope: EntryScope;
 }
 
-export interface ScoreParts {
-  score: number;
-  matchedKeywords: string[];
+export interface RelevanceInput {
+  /** Fraction of the query's tokens found among the entry's keywords. */
+  coverage: number;
+  requestSimilarity: number;
+  /** Whether any query token is a token of the entry's request. */
+  hitsRequest: boolean;
+  scope: EntryScope;
+  genericQuery: boolean;
+  type: EntryType;
 }
 
-/** The relevance of one entry for one query, every rule of FORMATS §8.6. */
-export function scorePriorHit(q: { norm: string; tokens: string[]; generic: boolean }, e: Indexed): ScoreParts {
-  if (!q.tokens.length) return { score: 0, matchedKeywords: [] };
-  const matched: string[] = [];
-  let hitsRequest = false;
-  for (const t of q.tokens) {
-    if (e.keywords.has(t)) matched.push(t);
-    if (e.reqTokens.has(t)) hitsRequest = true;
-  }
-  const coverage = matched.length / q.tokens.length;
-  const reqSim = requestSimilarityPrepared(q.norm, q.tokens, e.reqNorm, e.reqTokens);
-  let score = 0.55 * coverage + 0.45 * reqSim + (hitsRequest ? 0.1 : 0);
-  score = Math.min(1, score);
-  if (e.scope === 'other') score *= 0.35;
-  else if (e.scope === 'current') score += 0.05;
-  if (q.generic && reqSim < 0.4) score = Math.min(score, 0.65);
-  if (e.entry.type === 'entity') score -= 0.08;
-  return { score: Math.max(0, Math.min(1, score)), matchedKeywords: matched };
+/**
+ * Prior-hit relevance (FORMATS §8.6): 0.55·coverage + 0.45·requestSimilarity,
+ * +0.1 when a token hits the request, capped at 1; another project ×0.35, the
+ * current project +0.05; a generic "analyse the project" query with request
+ * similarity < 0.4 capped at 0.65; entities −0.08; clamped to [0, 1].
+ */
+export function relevanceScore(r: RelevanceInput): number {
+  let score = Math.min(1, 0.55 * r.coverage + 0.45 * r.requestSimilarity + (r.hitsRequest ? 0.1 : 0));
+  if (r.scope === 'other') score *= 0.35;
+  else if (r.scope === 'current') score += 0.05;
+  if (r.genericQuery && r.requestSimilarity < 0.4) score = Math.min(score, 0.65);
+  if (r.type === 'entity') score -= 0.08;
+  return Math.max(0, Math.min(1, score));
 }
 
 function excerptOf(entry: WikiEntry): string {
@@ -111,8 +112,9 @@ export interface InMemoryRetrieverOptions {
 }
 
 export class InMemoryWikiRetriever implements WikiRetriever {
-  private readonly byPath = new Map<string, Indexed>();
-  private readonly inverted = new Map<string, Set<Indexed>>();
+  private readonly byPath = new Map<string, IndexedEntry>();
+  private readonly inverted = new Map<string, Set<IndexedEntry>>();
+  private readonly requestInverted = new Map<string, Set<IndexedEntry>>();
   private readonly problemsByPath = new Map<string, WikiProblem[]>();
   private lastScan = -Infinity;
   private readonly rescanIntervalMs: number;
@@ -169,23 +171,39 @@ export class InMemoryWikiRetriever implements WikiRetriever {
     const text = query.text.trim();
     if (text.length < (query.derived ? MIN_DERIVED_QUERY : MIN_QUERY)) return [];
     const tokens = matchTokens(text);
-    const q = { norm: normalizeMatchText(text), tokens, generic: isGenericProjectQuery(text) };
+    if (!tokens.length) return [];
+    const qNorm = normalizeMatchText(text);
+    const generic = isGenericProjectQuery(text);
     const types = query.types ?? ['context', 'entity'];
     const threshold = query.threshold ?? WIKI_SEARCH_THRESHOLD;
-    const candidates = new Set<Indexed>();
-    for (const t of tokens) for (const e of this.inverted.get(t) ?? []) candidates.add(e);
-    const scored: Array<{ e: Indexed; parts: ScoreParts }> = [];
-    for (const e of candidates) {
+    // Count, per entry, the query tokens among its keywords and among its request tokens,
+    // walking the postings once: the cost is the postings touched, not entries × tokens.
+    const keywordHits = new Map<IndexedEntry, number>();
+    const requestHits = new Map<IndexedEntry, number>();
+    for (const t of tokens) {
+      for (const e of this.inverted.get(t) ?? []) keywordHits.set(e, (keywordHits.get(e) ?? 0) + 1);
+      for (const e of this.requestInverted.get(t) ?? []) requestHits.set(e, (requestHits.get(e) ?? 0) + 1);
+    }
+    const scored: Array<{ e: IndexedEntry; score: number }> = [];
+    const ex = query.exclude;
+    for (const [e, hits] of keywordHits) {
       if (!types.includes(e.entry.type)) continue;
       if (e.scope === 'other' && !query.includeOtherProjects) continue;
-      const ex = query.exclude;
       if (ex && e.entry.source.explorationId === ex.explorationId && (e.entry.source.sessionId === ex.sessionId || !e.entry.source.sessionId)) continue;
-      const parts = scorePriorHit(q, e);
-      if (parts.score >= threshold) scored.push({ e, parts });
+      const found = requestHits.get(e) ?? 0;
+      const score = relevanceScore({
+        coverage: hits / tokens.length,
+        requestSimilarity: requestSimilarityFromCounts(qNorm, tokens.length, e.reqNorm, e.reqTokens.size, found),
+        hitsRequest: found > 0,
+        scope: e.scope,
+        genericQuery: generic,
+        type: e.entry.type,
+      });
+      if (score >= threshold) scored.push({ e, score });
     }
-    scored.sort((a, b) => b.parts.score - a.parts.score || a.e.entry.id.localeCompare(b.e.entry.id));
+    scored.sort((a, b) => b.score - a.score || a.e.entry.id.localeCompare(b.e.entry.id));
     const out: WikiMatch[] = [];
-    for (const { e, parts } of scored) {
+    for (const { e, score } of scored) {
       // The file may have been deleted since the last rescan: check the winner, drop it if gone.
       if (!existsSync(e.entry.path)) {
         this.remove(e.entry.path);
@@ -200,8 +218,8 @@ export class InMemoryWikiRetriever implements WikiRetriever {
         request: e.entry.request,
         excerpt: excerptOf(e.entry),
         tags: e.entry.tags,
-        score: Math.round(parts.score * 1000) / 1000,
-        matchedKeywords: parts.matchedKeywords,
+        score: Math.round(score * 1000) / 1000,
+        matchedKeywords: tokens.filter((t) => e.keywords.has(t)),
       });
       if (out.length >= (query.limit ?? 10)) break;
     }
@@ -217,11 +235,16 @@ export class InMemoryWikiRetriever implements WikiRetriever {
     const keywords = new Set<string>([...reqTokens, ...matchTokens(`${entry.title} ${entry.slug.replace(/-/g, ' ')} ${entry.summary}`), ...entry.tags.map((t) => t.toLowerCase())]);
     for (const t of matchTokens(entry.body.slice(0, 4_000))) keywords.add(t);
     for (const t of contentTokens(entry.tags.join(' '))) keywords.add(t);
-    const indexed: Indexed = { entry, reqNorm: normalizeMatchText(entry.request), reqTokens, keywords, scope: classifyScope(entry.tags, this.options.projectSlug) };
+    const indexed: IndexedEntry = { entry, reqNorm: normalizeMatchText(entry.request), reqTokens, keywords, scope: classifyScope(entry.tags, this.options.projectSlug) };
     this.byPath.set(entry.path, indexed);
     for (const t of keywords) {
       let set = this.inverted.get(t);
       if (!set) this.inverted.set(t, (set = new Set()));
+      set.add(indexed);
+    }
+    for (const t of reqTokens) {
+      let set = this.requestInverted.get(t);
+      if (!set) this.requestInverted.set(t, (set = new Set()));
       set.add(indexed);
     }
   }
@@ -234,6 +257,11 @@ export class InMemoryWikiRetriever implements WikiRetriever {
       const set = this.inverted.get(t);
       set?.delete(old);
       if (set && !set.size) this.inverted.delete(t);
+    }
+    for (const t of old.reqTokens) {
+      const set = this.requestInverted.get(t);
+      set?.delete(old);
+      if (set && !set.size) this.requestInverted.delete(t);
     }
   }
 }
