@@ -154,6 +154,8 @@ export class WikiCuratorService {
     if (decision.action === 'skip') return { write: this.skip(decision.reason || 'agent_skip'), op: 'skip', target: anchor };
     const draft = decision.entry ?? draftFromDigest(digest);
     const ctx = { wikiRoot: this.options.wikiRoot, projectSlug: this.options.projectSlug, source: { sessionId: digest.sessionId, explorationId: anchor }, intentKey: digest.intentKey, now: new Date(this.now()) };
+    // Dedup must see the disk as it is now, not as of the last background rescan.
+    this.options.retriever.refresh();
     const entries = this.options.retriever.entries();
     try {
       if (decision.action === 'update') {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from '../__fixtures__/transcript-builder.js';
-import { classifyUserText, detectToolPhase } from './cutter.js';
+import { classifyUserText, detectToolPhase, ExplorationCutter } from './cutter.js';
 import { readTranscriptFile, TranscriptTail } from './reader.js';
 
 const FIXTURE = fileURLToPath(new URL('../__fixtures__/full-session.jsonl', import.meta.url));
@@ -125,5 +125,31 @@ describe('TranscriptTail follows a live file', () => {
     renameSync(other, path);
     expect(tail.poll().reset).toBe(true);
     expect(tail.state.explorations.map((e) => e.question)).toEqual(['replaced one', 'replaced two']);
+  });
+});
+
+describe('the fast path for long tool-result lines', () => {
+  it('gives exactly the result of a full parse', () => {
+    const big = 'línea "quoted" \\ back\\slash \u2028 '.repeat(200);
+    const lines = [
+      { type: 'user', message: { content: 'read three files' } },
+      { type: 'assistant', message: { id: 'm1', content: [1, 2, 3, 4].map((i) => ({ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: `f${i}.ts` } })), usage: { input_tokens: 1 } } },
+      // string content, with escapes and a fake "tool_use_id" inside the text
+      { type: 'user', message: { content: [{ tool_use_id: 't1', type: 'tool_result', content: `{"tool_use_id":"t9"} ${big}` }] }, toolUseResult: { stdout: big } },
+      // array content, an error
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't2', is_error: true, content: [{ type: 'text', text: `boom ${big}` }] }] } },
+      // two results on one line: must fall back to the full parse
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't3', content: big }, { type: 'tool_result', tool_use_id: 't4', content: `x${big}` }] } },
+      { type: 'assistant', message: { id: 'm2', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } },
+    ].map((r) => JSON.stringify(r));
+    const parse = (fast: boolean) => {
+      const c = new ExplorationCutter('s', () => 0, fast);
+      for (const l of lines) c.pushLine(l);
+      return c.state;
+    };
+    const fast = parse(true);
+    expect(fast).toEqual(parse(false));
+    expect(fast.explorations[0]!.nodes.map((n) => n.status)).toEqual(['ok', 'error', 'ok', 'ok', 'ok']);
+    expect(fast.explorations[0]!.nodes[0]!.label).toContain('✓ Read f1.ts — {"tool_use_id":"t9"} línea "quoted"');
   });
 });

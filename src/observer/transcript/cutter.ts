@@ -26,6 +26,10 @@ const RESULT_PREVIEW = 60;
 const FILES_PER_EXPLORATION_CAP = 200;
 /** Keep the first issues with their line numbers; count the rest. */
 const ISSUE_CAP = 200;
+/** Lines shorter than this are parsed in full; the fast path pays off on big tool results. */
+const FAST_PATH_MIN_CHARS = 2_048;
+const TOOL_USE_ID = '"tool_use_id":"';
+const PREVIEW = /"content":"((?:[^"\\]|\\.){0,240})|"content":\[\{"type":"text","text":"((?:[^"\\]|\\.){0,240})/;
 
 const VERIFY_WORDS = ['test', 'pytest', 'jest', 'mocha', 'lint', 'build', 'compile', 'run'];
 const EXECUTE_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit']);
@@ -124,7 +128,11 @@ export class ExplorationCutter {
   /** Bumped on every change so callers can skip work when nothing moved. */
   revision = 0;
 
-  constructor(sessionId: string, private readonly now: () => number = Date.now) {
+  constructor(
+    sessionId: string,
+    private readonly now: () => number = Date.now,
+    private readonly fastPath = true,
+  ) {
     this.state = { sessionId, explorations: [], lastPrompt: null, lines: 0, ignoredTypes: {}, issues: [], issueCount: 0 };
   }
 
@@ -138,6 +146,7 @@ export class ExplorationCutter {
     this.state.lines += 1;
     const lineNo = this.state.lines;
     if (!line.trim()) return;
+    if (this.fastPath && line.length >= FAST_PATH_MIN_CHARS && this.fastToolResult(line)) return;
     let record: unknown;
     try {
       record = JSON.parse(line);
@@ -150,6 +159,39 @@ export class ExplorationCutter {
       return;
     }
     this.handle(record);
+  }
+
+  /**
+   * Most of a transcript's bytes are tool results (file contents, command
+   * output, repeated in `toolUseResult`), and all the cutter needs from one is
+   * its tool_use_id, is_error and a 60-char preview. For a long line holding
+   * exactly one tool result, those are read without JSON.parse. This is safe
+   * because an unescaped `"key":` sequence cannot occur inside a JSON string
+   * (its quotes would be escaped), so every match below is structural. Any
+   * other shape falls back to the full parse.
+   */
+  private fastToolResult(line: string): boolean {
+    if (line.charCodeAt(0) !== 0x7b || line.charCodeAt(line.length - 1) !== 0x7d) return false;
+    if (!line.includes('"type":"user"') || !line.includes('"type":"tool_result"')) return false;
+    const first = line.indexOf(TOOL_USE_ID);
+    if (first < 0 || line.indexOf(TOOL_USE_ID, first + TOOL_USE_ID.length) >= 0) return false;
+    const idEnd = line.indexOf('"', first + TOOL_USE_ID.length);
+    const id = line.slice(first + TOOL_USE_ID.length, idEnd);
+    if (!id || id.includes('\\')) return false;
+    const node = this.pendingTools.get(id);
+    if (node) {
+      const failed = line.includes('"is_error":true');
+      const start = line.indexOf('"message":');
+      const m = PREVIEW.exec(start >= 0 ? line.slice(start, start + 64 * 1024) : line);
+      let preview = m ? (m[1] ?? m[2] ?? '') : '';
+      try {
+        preview = JSON.parse(`"${preview}"`) as string;
+      } catch {
+        // cut inside an escape sequence: keep the raw text for a label
+      }
+      this.close(node, failed, collapse(preview.slice(0, RESULT_PREVIEW * 4)));
+    }
+    return true;
   }
 
   issue(line: number, reason: string): void {
@@ -297,12 +339,15 @@ export class ExplorationCutter {
   private closeTool(block: Json, at: number): void {
     const node = this.pendingTools.get(str(block.tool_use_id));
     if (!node) return;
-    this.pendingTools.delete(node.toolUseId!);
-    const failed = block.is_error === true;
-    node.status = failed ? 'error' : 'ok';
-    const preview = cap(resultPreview(block.content), RESULT_PREVIEW);
-    node.label = cap(`${failed ? '✗' : '✓'} ${node.label}${preview ? ` — ${preview}` : ''}`, LABEL_CAP + RESULT_PREVIEW);
     void at;
+    this.close(node, block.is_error === true, resultPreview(block.content));
+  }
+
+  private close(node: ExplorationNode, failed: boolean, rawPreview: string): void {
+    this.pendingTools.delete(node.toolUseId!);
+    node.status = failed ? 'error' : 'ok';
+    const preview = cap(rawPreview, RESULT_PREVIEW);
+    node.label = cap(`${failed ? '✗' : '✓'} ${node.label}${preview ? ` — ${preview}` : ''}`, LABEL_CAP + RESULT_PREVIEW);
     this.revision += 1;
   }
 

@@ -6,6 +6,7 @@
  * consumes.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parseFrontmatter, sections, type FrontMatter, type FrontValue } from './frontmatter.js';
 import { ENTRY_TYPES, TYPE_DIR, TYPE_PREFIX, wikiLayout, type EntryType } from './layout.js';
@@ -145,6 +146,35 @@ export function listEntryFiles(wikiRoot: string): Array<{ path: string; mtimeMs:
     }
   };
   for (const t of ENTRY_TYPES) walk(join(knowledge, TYPE_DIR[t]));
+  return out;
+}
+
+/** listEntryFiles without blocking the event loop (the retriever's background rescan). */
+export async function listEntryFilesAsync(wikiRoot: string): Promise<Array<{ path: string; mtimeMs: number; size: number }>> {
+  const knowledge = wikiLayout(wikiRoot).knowledge;
+  const out: Array<{ path: string; mtimeMs: number; size: number }> = [];
+  const walk = async (dir: string): Promise<void> => {
+    let names: import('node:fs').Dirent[];
+    try {
+      names = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    await Promise.all(
+      names.map(async (d) => {
+        const p = join(dir, d.name);
+        if (d.isDirectory()) return walk(p);
+        if (!d.isFile() || !d.name.endsWith('.md') || d.name.startsWith('.')) return;
+        try {
+          const st = await stat(p);
+          out.push({ path: p, mtimeMs: st.mtimeMs, size: st.size });
+        } catch {
+          // removed while walking
+        }
+      }),
+    );
+  };
+  for (const t of ENTRY_TYPES) await walk(join(knowledge, TYPE_DIR[t]));
   return out;
 }
 

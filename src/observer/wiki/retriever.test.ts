@@ -106,7 +106,7 @@ describe('InMemoryWikiRetriever', () => {
       `${dir.path}/knowledge/contexts/explore/C005-own.md`,
       '---\nid: "C005"\nrequest: "what is the tracing sampler rate"\ntags:\n  - "proj:app"\nsource:\n  session_id: "s1"\n  exploration_id: "exp_3"\n---\n',
     );
-    now += 5_000;
+    r.refresh();
     expect(r.search({ text: 'what is the tracing sampler rate', exclude: { sessionId: 's1', explorationId: 'exp_3' } })).toBeNull();
     expect(r.search({ text: 'what is the tracing sampler rate', exclude: { sessionId: 's1', explorationId: 'exp_4' } })?.entryId).toBe('C005');
   });
@@ -128,13 +128,19 @@ describe('InMemoryWikiRetriever', () => {
     expect(r.search({ text: 'login token expires too early' })).toBeNull();
   });
 
-  it('picks up new and changed files on the next rescan', () => {
+  it('picks up new and changed files on the next (background) rescan', async () => {
     const r = retriever();
     expect(r.search({ text: 'flaky websocket reconnect' })).toBeNull();
     writeEntry(dir.path, 'contexts/debug/C020-ws.md', { id: '"C020"', request: '"Flaky websocket reconnect"', tags: ['proj:app'] }, '');
     expect(r.search({ text: 'flaky websocket reconnect' })).toBeNull(); // within the rescan interval
     now += 1_000;
+    r.search({ text: 'flaky websocket reconnect' }); // starts the background rescan
+    await r.idle();
     expect(r.search({ text: 'flaky websocket reconnect' })?.entryId).toBe('C020');
+    // Changed in place: re-parsed on the next rescan.
+    writeEntry(dir.path, 'contexts/debug/C020-ws.md', { id: '"C020"', request: '"Flaky websocket reconnect after sleep"', tags: ['proj:app'] }, '');
+    await r.refreshAsync();
+    expect(r.search({ text: 'flaky websocket reconnect' })?.request).toBe('Flaky websocket reconnect after sleep');
   });
 
   it('reports broken frontmatter with file and line and keeps the other entries', () => {
