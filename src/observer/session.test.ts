@@ -99,6 +99,18 @@ describe('prior retrieval and intent curation without a model', () => {
     expect(again).toEqual({ changed: false, newSummaries: 0, curated: [] });
   });
 
+  it('never overwrites an entry whose frontmatter it cannot read cleanly: the write fails and the file is untouched', async () => {
+    const path = seedLoginEntry();
+    const broken = readFileSync(path, 'utf8').replace('version: 1', 'version 1 (hand edited)');
+    writeFileSync(path, broken);
+    debugThenImplement().writeTo(jsonl);
+    now += 3_600_000;
+    const step = await open().step();
+    expect(step.curated[0]).toMatchObject({ intentKey: 'debug', status: 'failed' });
+    expect(step.curated[0]!.reason).toMatch(/target_unreadable: .*C001-login-token-expiry\.md \(line \d+: unreadable frontmatter line/);
+    expect(readFileSync(path, 'utf8')).toBe(broken);
+  });
+
   it('without a prior, intent mode skips (skill_only_no_prior) and creates nothing', async () => {
     debugThenImplement().writeTo(jsonl);
     now += 3_600_000;
