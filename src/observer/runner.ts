@@ -18,6 +18,8 @@ export interface ObserverRunnerOptions {
   /** false: poll only (the benchmark's baseline; filesystems without inotify). */
   watch?: boolean;
   onStep?: (result: StepResult) => void;
+  /** New transcript lines were read (before the step that summarises them). */
+  onChange?: () => void;
   onError?: (err: Error) => void;
 }
 
@@ -65,9 +67,14 @@ export class ObserverRunner {
     }
   }
 
-  /** Runs a step now (coalesced with one already running). */
+  /** Shows new transcript lines at once, then runs a step (coalesced with one already running). */
   kick(): void {
     if (!this.started) return;
+    try {
+      if (this.session.pollNow()) this.options.onChange?.();
+    } catch (err) {
+      this.options.onError?.(coerceError(err));
+    }
     this.session.step().then(
       (result) => {
         this.armIdle();

@@ -334,3 +334,43 @@ describe('retrieval follows the disk, and updates are announced', () => {
     expect(existsSync(join(wiki, 'sessions', SID, 'bundle.json'))).toBe(true);
   });
 });
+
+describe('a slow model and a replaced transcript', () => {
+  it('shows and stores new questions while a summary is still being written', async () => {
+    const b = new TranscriptBuilder(now);
+    b.user('where is the config loaded?').turn({ answer: 'src/config.ts' }).writeTo(jsonl);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const summarize = async (d: { explorationId: string }): Promise<SummaryItem> => {
+      await gate;
+      return { explorationId: d.explorationId, text: 'model summary', source: 'ai', status: 'ready', savedAt: 0 };
+    };
+    const s = open({ summarize });
+    const pending = s.step();
+    b.user('and the defaults?').appendTo(jsonl);
+    expect(s.pollNow()).toBe(true);
+    expect(s.view().explorations.map((e) => [e.id, e.summary?.text ?? null])).toEqual([
+      ['exp_1', null],
+      ['exp_2', null],
+    ]);
+    // The bundle was written before the model ran.
+    expect(loadBundle(wikiLayout(wiki), SID, { workspaceRoot: dir.path }).bundle!.explorations.exp_1!.retrieval).toBeNull();
+    release();
+    await pending;
+    expect(s.view().explorations[0]!.summary?.text).toBe('model summary');
+  });
+
+  it('drops what a replaced transcript no longer holds', async () => {
+    new TranscriptBuilder(now).user('first').turn({ answer: 'a' }).user('second').turn({ answer: 'b' }).writeTo(jsonl);
+    const s = open();
+    await s.step();
+    const tmp = `${jsonl}.new`;
+    new TranscriptBuilder(now).user('a different first question').turn({ answer: 'c' }).writeTo(tmp);
+    const { renameSync } = await import('node:fs');
+    renameSync(tmp, jsonl);
+    await s.step();
+    const bundle = loadBundle(wikiLayout(wiki), SID, { workspaceRoot: dir.path }).bundle!;
+    expect(Object.keys(bundle.explorations)).toEqual(['exp_1']);
+    expect(bundle.explorations.exp_1).toMatchObject({ question: 'a different first question', summary: { text: expect.stringContaining('a different first question') } });
+  });
+});

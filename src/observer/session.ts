@@ -134,6 +134,11 @@ export class ObserverSession {
     let changed = false;
     for (const e of this.explorations) {
       let b = this.bundle.explorations[e.id];
+      if (b && b.question !== e.question && e.question) {
+        // The transcript was replaced or rewritten: this id now holds another question.
+        this.forgetExploration(e.id);
+        b = undefined;
+      }
       if (!b) {
         b = this.bundle.explorations[e.id] = { explorationId: e.id, question: e.question };
         changed = true;
@@ -149,6 +154,32 @@ export class ObserverSession {
       changed = true;
     }
     return changed;
+  }
+
+  /**
+   * The fast half of a step, synchronous: read what was appended and run
+   * retrieval for new questions. The runner calls it on every file event so
+   * new questions show at once even while a model is writing a summary.
+   */
+  pollNow(): boolean {
+    if (this.mode === 'restore' || !this.tail || this.onceState) return false;
+    const update = this.tail.poll();
+    if (update.reset) this.dropVanished();
+    return this.ensureRetrieval() || update.changed;
+  }
+
+  private forgetExploration(id: string): void {
+    delete this.bundle.explorations[id];
+    delete this.bundle.curation.evidence[id];
+    delete this.bundle.session.flow.flowchartHints[id];
+    this.summaries.forget(id);
+  }
+
+  /** After truncation or replacement: explorations the new file does not have are dropped. */
+  private dropVanished(): void {
+    const live = new Set(this.explorations.map((e) => e.id));
+    for (const id of Object.keys(this.bundle.explorations)) if (!live.has(id)) this.forgetExploration(id);
+    this.lastWritten = '';
   }
 
   /** One pass of both chains; concurrent calls coalesce into one extra pass. */
@@ -175,11 +206,13 @@ export class ObserverSession {
   private async stepOnce(): Promise<StepResult> {
     const result: StepResult = { changed: false, newSummaries: 0, curated: [] };
     if (this.mode === 'restore') return result;
-    if (this.tail && !this.onceState) {
-      const update = this.tail.poll();
-      if (update.reset) this.lastWritten = '';
-    }
+    this.pollNow();
     this.ensureRetrieval();
+    // Write what is known before a (possibly slow) model runs, so the bundle follows the transcript.
+    if (this.summaries.hasModel && this.summaries.missing(this.explorations).length) {
+      updateFlow(this.bundle, this.explorations, this.now());
+      result.changed = this.persist();
+    }
     const items = await this.summaries.generateMissing(this.explorations);
     for (const item of items) {
       result.newSummaries += 1;
@@ -187,7 +220,7 @@ export class ObserverSession {
     }
     if (!this.options.legacyPerTurn) await this.sweepIfIdle(result);
     updateFlow(this.bundle, this.explorations, this.now());
-    result.changed = this.persist();
+    result.changed = this.persist() || result.changed;
     return result;
   }
 

@@ -82,6 +82,11 @@ export class SummaryOrchestrator {
     return n;
   }
 
+  /** Drops a summary whose exploration no longer exists (the transcript was replaced). */
+  forget(explorationId: string): void {
+    this.items.delete(explorationId);
+  }
+
   get(explorationId: string): SummaryItem | undefined {
     return this.items.get(explorationId);
   }

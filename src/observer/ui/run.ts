@@ -18,6 +18,7 @@ export async function runObserverUi(config: ObserverConfig, opts: OpenSessionOpt
   const runner = new ObserverRunner(session, {
     ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
     onStep: () => source.notify(),
+    onChange: () => source.notify(),
     onError: (err) => {
       errors.push(err.message);
       source.notify();
