@@ -19,6 +19,7 @@
 import { coerceError } from '../../core/errors.js';
 import type { SessionBundle, WriteRecord } from '../bundle/types.js';
 import type { WikiEntry } from '../wiki/entries.js';
+import { ensureWikiLayout } from '../wiki/layout.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex, type LogOp } from '../wiki/log.js';
 import { AGENT_CANDIDATE_THRESHOLD, WIKI_SEARCH_THRESHOLD, type WikiMatch, type WikiRetriever } from '../wiki/retriever.js';
 import { createEntry, updateEntry, type EntryDraft } from '../wiki/writer.js';
@@ -26,7 +27,7 @@ import { slugify } from '../text.js';
 import { markCurated } from './buckets.js';
 import { deduplicateKnowledge } from './dedup.js';
 import { buildIntentDigest, isLowValue, isLowValueForExtractor, shouldSkipIntentCurate, type IntentDigest } from './gates.js';
-import type { IntentKey } from './intent.js';
+import { INTENT_KEYS, type IntentKey } from './intent.js';
 
 export interface CuratorInput {
   mode: 'intent' | 'turn';
@@ -154,6 +155,7 @@ export class WikiCuratorService {
     if (decision.action === 'skip') return { write: this.skip(decision.reason || 'agent_skip'), op: 'skip', target: anchor };
     const draft = decision.entry ?? draftFromDigest(digest);
     const ctx = { wikiRoot: this.options.wikiRoot, projectSlug: this.options.projectSlug, source: { sessionId: digest.sessionId, explorationId: anchor }, intentKey: digest.intentKey, now: new Date(this.now()) };
+    ensureWikiLayout(this.options.wikiRoot, INTENT_KEYS);
     // Dedup must see the disk as it is now, not as of the last background rescan.
     this.options.retriever.refresh();
     const entries = this.options.retriever.entries();

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadBundle } from '../bundle/store.js';
 import { listWikiEntries } from '../wiki/entries.js';
-import { LEGACY_DIRS, wikiLayout } from '../wiki/layout.js';
+import { ensureWikiLayout, LEGACY_DIRS, wikiLayout } from '../wiki/layout.js';
+import { INTENT_KEYS } from '../curation/intent.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex } from '../wiki/log.js';
 import { listAudits, resolveAudit, type AuditRecord } from './audit.js';
 import { lintWiki, type LintFinding } from './lint.js';
@@ -78,6 +79,7 @@ export async function applyMaintenance(wikiRoot: string, workspaceRoot: string, 
     movedLegacy.push(from);
     appendKnowledgeLog(wikiRoot, 'compile', dir, 'legacy_dir_moved_to_trash', opts.now());
   }
+  ensureWikiLayout(wikiRoot, INTENT_KEYS);
   const { entries } = listWikiEntries(wikiRoot);
   rebuildKnowledgeIndex(wikiRoot, entries, opts.now());
   appendKnowledgeLog(wikiRoot, 'compile', 'index.md', `rebuilt (${entries.length} entries)`, opts.now());

@@ -100,6 +100,8 @@ describe('wiki maintain', () => {
     const trash = join(wiki, 'knowledge/.trash');
     expect(readFileSync(join(trash, readdirSync(trash)[0]!, 'snippets/S-legacy.md'), 'utf8')).toBe('keep me recoverable');
     expect(result.lint.errors).toEqual([]);
+    expect(existsSync(join(wiki, 'knowledge/contexts/greeting'))).toBe(true);
+    expect(readFileSync(join(wiki, 'knowledge/SCHEMA.md'), 'utf8')).toContain('Required frontmatter: id, slug, request');
     const log = readFileSync(join(wiki, 'knowledge/log/2026-11-20.md'), 'utf8');
     expect(log).toMatch(/audit · target: C001 · reason: resolved: target C001 updated/);
 

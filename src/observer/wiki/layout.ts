@@ -2,7 +2,7 @@
  * The wiki's folders (FORMATS §8.1) and the one atomic write every wiki and
  * bundle file goes through: a temp file in the same folder, fsync, rename.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 export const ENTRY_TYPES = ['context', 'entity', 'summary'] as const;
@@ -61,4 +61,26 @@ export function writeFileAtomic(path: string, content: string): void {
     rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+const SCHEMA_MD = `# Wiki schema
+
+Entries live in \`contexts/<intent_key>/C###-<slug>.md\`, \`entities/N###-<slug>.md\` and
+\`summaries/S###-<slug>.md\`. Required frontmatter: id, slug, request, type, category, tags,
+source, version, status. Optional: intent_key, facet, evolution_parent, related.
+Body sections: ## 问题, ## 摘要, ## 上下文, ## 解决方案 (+ ## 落盘说明（模型）, ## 协议, ## 命令, ## 失败记录, ## 参考).
+Project scope: tag \`proj:<slug>\`, or \`scope:global\` / \`scope:shared\` to share across projects.
+`;
+
+/**
+ * Creates the folders the layout promises (one contexts/<key>/ per intent key,
+ * plus greeting) and SCHEMA.md when missing. Never deletes anything: leftover
+ * legacy folders are for `maestro wiki maintain` / `migrate` to move aside.
+ */
+export function ensureWikiLayout(root: string, intentKeys: readonly string[]): void {
+  const l = wikiLayout(root);
+  for (const dir of [l.sessions, l.notes, l.audit, l.log, join(l.knowledge, TYPE_DIR.entity), join(l.knowledge, TYPE_DIR.summary)]) mkdirSync(dir, { recursive: true });
+  for (const key of new Set([...intentKeys, 'greeting'])) mkdirSync(join(l.knowledge, TYPE_DIR.context, key), { recursive: true });
+  const schema = join(l.knowledge, 'SCHEMA.md');
+  if (!existsSync(schema)) writeFileAtomic(schema, SCHEMA_MD);
 }
