@@ -45,6 +45,7 @@ describe('observer HTTP routes (in-process)', () => {
       expect(view).toMatchObject({ sessionId: 'newer', mode: 'restore', load: { status: 'hit' } });
       expect(view.explorations[0]).toMatchObject({ id: 'exp_1', question: 'question in newer', status: 'complete', toolCount: 1, knowledge: null });
       expect(view.explorations[0].summary.text).toContain('question in newer');
+      expect(view.flow.nodes.map((n: { id: string; status: string }) => [n.id, n.status])).toEqual([['newer:exp_1', 'complete']]);
 
       const missing = await app.inject({ method: 'GET', url: '/api/observer/sessions/nope' });
       expect(missing.statusCode).toBe(404);

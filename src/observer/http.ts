@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { MaestroError } from '../core/errors.js';
 import { loadBundle } from './bundle/store.js';
+import type { FlowGraph } from './bundle/types.js';
 import { readSessionIndex } from './bundle/session-index.js';
 import { buildSessionView, type SessionView } from './view.js';
 import { wikiLayout } from './wiki/layout.js';
@@ -63,12 +64,15 @@ export function listObserverSessions(deps: ObserverRouteDeps): SessionSummary[] 
   return out.sort((a, b) => (b.bundleUpdatedAt ?? 0) - (a.bundleUpdatedAt ?? 0) || a.sessionId.localeCompare(b.sessionId));
 }
 
-export function getObserverSession(deps: ObserverRouteDeps, id: string): SessionView | { sessionId: string; load: SessionView['load']; session: null } {
+export type ObserverSessionResponse = (SessionView & { flow: FlowGraph | null }) | { sessionId: string; load: SessionView['load']; session: null };
+
+export function getObserverSession(deps: ObserverRouteDeps, id: string): ObserverSessionResponse {
   const load = loadBundle(wikiLayout(deps.wikiRoot), id, { workspaceRoot: deps.workspaceRoot });
   if (load.reason === 'bundle_not_found') throw notFound(id, deps.wikiRoot);
   const status = { status: load.status, ...(load.reason ? { reason: load.reason } : {}), ...(load.detail ? { detail: load.detail } : {}) };
   if (!load.bundle) return { sessionId: id, load: status, session: null };
-  return buildSessionView({ bundle: load.bundle, mode: 'restore', load: status, explorations: null, transcript: null });
+  // The web app draws the exploration graph too; it comes with the view.
+  return { ...buildSessionView({ bundle: load.bundle, mode: 'restore', load: status, explorations: null, transcript: null }), flow: load.bundle.session.flow.flowGraph };
 }
 
 /** Registers the observer routes on a Fastify instance (call directly or through app.register). */

@@ -7,7 +7,7 @@ export { observeOnce, openObserverSession, type OpenSessionOptions } from './obs
 export { ObserverSession, type ObserverSessionOptions, type StepResult } from './session.js';
 export { ObserverRunner, type ObserverRunnerOptions } from './runner.js';
 export { observerEvents, ObserverEventEmitter, type ObserverEvents, type ObserverUpdate } from './events.js';
-export { observerRoutes, listObserverSessions, getObserverSession, type ObserverRouteDeps, type SessionSummary } from './http.js';
+export { observerRoutes, listObserverSessions, getObserverSession, type ObserverRouteDeps, type ObserverSessionResponse, type SessionSummary } from './http.js';
 export type { SessionView, ExplorationView } from './view.js';
 
 export { readTranscriptFile, TranscriptTail } from './transcript/reader.js';

@@ -58,6 +58,8 @@ export class ObserverSession {
   private bundle!: SessionBundle;
   private load!: BundleLoad;
   private lastWritten = '';
+  /** Set by anything that changes the bundle; a step with nothing dirty writes nothing (no re-serialising every poll). */
+  private dirty = true;
   private onceState: TranscriptState | null = null;
   private running: Promise<StepResult> | null = null;
   private again = false;
@@ -153,6 +155,7 @@ export class ObserverSession {
       b.retrieval = hit ? toRetrievalRecord(hit, this.now()) : null;
       changed = true;
     }
+    if (changed) this.dirty = true;
     return changed;
   }
 
@@ -180,6 +183,7 @@ export class ObserverSession {
     const live = new Set(this.explorations.map((e) => e.id));
     for (const id of Object.keys(this.bundle.explorations)) if (!live.has(id)) this.forgetExploration(id);
     this.lastWritten = '';
+    this.dirty = true;
   }
 
   /** One pass of both chains; concurrent calls coalesce into one extra pass. */
@@ -210,7 +214,7 @@ export class ObserverSession {
     this.ensureRetrieval();
     // Write what is known before a (possibly slow) model runs, so the bundle follows the transcript.
     if (this.summaries.hasModel && this.summaries.missing(this.explorations).length) {
-      updateFlow(this.bundle, this.explorations, this.now());
+      if (updateFlow(this.bundle, this.explorations, this.now())) this.dirty = true;
       result.changed = this.persist();
     }
     const items = await this.summaries.generateMissing(this.explorations);
@@ -219,7 +223,7 @@ export class ObserverSession {
       await this.onSummary(item, result);
     }
     if (!this.options.legacyPerTurn) await this.sweepIfIdle(result);
-    updateFlow(this.bundle, this.explorations, this.now());
+    if (updateFlow(this.bundle, this.explorations, this.now())) this.dirty = true;
     result.changed = this.persist() || result.changed;
     return result;
   }
@@ -229,6 +233,7 @@ export class ObserverSession {
     const b = this.bundle.explorations[item.explorationId];
     if (!e || !b) return;
     b.summary = item;
+    this.dirty = true;
     this.bundle.curation.evidence[e.id] = buildEvidence(this.options.sessionId, e, item, this.now());
     if (item.flowchart) this.bundle.session.flow.flowchartHints[e.id] = item.flowchart;
     if (this.options.legacyPerTurn) {
@@ -243,6 +248,7 @@ export class ObserverSession {
 
   private async curate(intentKey: string, anchor: string, result: StepResult): Promise<void> {
     const write = await this.curator.curateIntent(this.bundle, intentKey, anchor);
+    if (write) this.dirty = true;
     if (write) result.curated.push({ intentKey, explorationId: anchor, status: write.status, ...(write.reason ? { reason: write.reason } : {}), ...(write.targetId ? { targetId: write.targetId } : {}) });
   }
 
@@ -265,8 +271,12 @@ export class ObserverSession {
   }
 
   private persist(): boolean {
+    if (!this.dirty) return false;
     const body = JSON.stringify({ ...this.bundle, meta: { ...this.bundle.meta, updatedAt: 0, jsonlMtime: 0 } });
-    if (body === this.lastWritten) return false;
+    if (body === this.lastWritten) {
+      this.dirty = false;
+      return false;
+    }
     let jsonlMtime = this.bundle.meta.jsonlMtime;
     try {
       jsonlMtime = statSync(this.options.jsonlPath).mtimeMs;
@@ -279,6 +289,7 @@ export class ObserverSession {
     patchBundle(this.layout, this.options.sessionId, this.ctx(), () => this.bundle);
     recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
     this.lastWritten = body;
+    this.dirty = false;
     const running = this.explorations.find((e) => e.status === 'running');
     (this.options.events ?? observerEvents).emit('update', {
       type: 'session.updated',
