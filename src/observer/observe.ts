@@ -6,7 +6,9 @@
 import type { CurateFn } from './curation/curator.js';
 import type { ObserverConfig } from './config.js';
 import type { ObserverEvents } from './events.js';
-import { locateSession } from './paths.js';
+import { loadBundle } from './bundle/store.js';
+import { locateSession, type SessionFile } from './paths.js';
+import { wikiLayout } from './wiki/layout.js';
 import { ObserverSession, type StepResult } from './session.js';
 import type { SummarizeFn } from './summary/orchestrator.js';
 import type { SessionView } from './view.js';
@@ -20,8 +22,17 @@ export interface OpenSessionOptions {
   now?: () => number;
 }
 
+/** Restore mode only needs the bundle: a session whose transcript is gone still opens by id. */
+function locateForRestore(config: ObserverConfig, session: string | undefined): SessionFile | null {
+  if (!session || session.includes('/')) return null;
+  const bundle = loadBundle(wikiLayout(config.wikiRoot), session, { workspaceRoot: config.workspaceRoot }).bundle;
+  return bundle ? { sessionId: session, path: bundle.meta.jsonlPath, mtimeMs: bundle.meta.jsonlMtime } : null;
+}
+
 export function openObserverSession(config: ObserverConfig, opts: OpenSessionOptions = {}): ObserverSession {
-  const file = locateSession({ env: config.env, workspaceRoot: config.workspaceRoot, ...(opts.session ? { session: opts.session } : {}) });
+  const file =
+    (opts.restore ? locateForRestore(config, opts.session ?? config.env.FLOW_SESSION_ID) : null) ??
+    locateSession({ env: config.env, workspaceRoot: config.workspaceRoot, ...(opts.session ? { session: opts.session } : {}) });
   return new ObserverSession({
     sessionId: file.sessionId,
     jsonlPath: file.path,

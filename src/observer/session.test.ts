@@ -374,3 +374,17 @@ describe('a slow model and a replaced transcript', () => {
     expect(bundle.explorations.exp_1).toMatchObject({ question: 'a different first question', summary: { text: expect.stringContaining('a different first question') } });
   });
 });
+
+describe('observeOnce in restore mode', () => {
+  it('opens a session by id from its bundle alone, even when the transcript is gone', async () => {
+    new TranscriptBuilder(now).user('where is the config loaded?').turn({ answer: 'src/config.ts' }).writeTo(jsonl);
+    await open().step();
+    rmSync(jsonl);
+    const { observeOnce } = await import('./observe.js');
+    const config = { env: {}, cwd: dir.path, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', legacyPerTurn: false, eligibleIntents: new Set<string>() };
+    const { view, step } = await observeOnce(config, { session: SID, restore: true });
+    expect(view).toMatchObject({ mode: 'restore', load: { status: 'miss', reason: 'jsonl_source_missing' } });
+    expect(view.explorations.map((e) => [e.id, e.question])).toEqual([['exp_1', 'where is the config loaded?']]);
+    expect(step.changed).toBe(false);
+  });
+});
