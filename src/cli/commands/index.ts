@@ -4,7 +4,9 @@
  */
 import type { Command } from 'commander';
 import { register as registerServe } from './serve.js';
+import { register as registerObserver } from './observer.js';
 
 export const COMMAND_MODULES: ReadonlyArray<(program: Command) => void> = [
   registerServe,
+  registerObserver,
 ];

@@ -1,0 +1,213 @@
+/**
+ * `npm run bench:observer` — the observer's figures, each with a baseline
+ * measured in the same run:
+ *   1. parse throughput (MB/s) on a 50 MB transcript — vs a naive
+ *      readFileSync + split + JSON.parse of every line (no cutting);
+ *      plus the peak RSS of parsing it in a child process (target < 300 MB);
+ *   2. tail latency from append to updated bundle on disk — fs.watch runner vs
+ *      a poll-only runner (100 ms);
+ *   3. prior retrieval per question on a 5,000-entry wiki — inverted index vs
+ *      a linear scan scoring every entry.
+ * Targets: ≥ 50 MB/s; tail < 100 ms; retrieval < 5 ms/question; < 300 MB.
+ * Prints figures; asserts nothing.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { writeLargeTranscript } from '../src/observer/__fixtures__/large-transcript.js';
+import { TranscriptBuilder } from '../src/observer/__fixtures__/transcript-builder.js';
+import { readTranscriptFile } from '../src/observer/transcript/reader.js';
+import { ObserverRunner } from '../src/observer/runner.js';
+import { ObserverSession } from '../src/observer/session.js';
+import { InMemoryWikiRetriever } from '../src/observer/wiki/retriever.js';
+import { listWikiEntries } from '../src/observer/wiki/entries.js';
+import { matchTokens, normalizeMatchText, requestSimilarity } from '../src/observer/text.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'maestro-bench-observer-'));
+const MB = 1024 * 1024;
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function fmt(n: number, digits = 2): string {
+  return n.toFixed(digits);
+}
+
+async function parseThroughput(): Promise<void> {
+  const path = join(work, 'big.jsonl');
+  const { bytes, explorations } = writeLargeTranscript(path, 50 * MB);
+  const size = bytes / MB;
+  readTranscriptFile(path); // warm-up (JIT, page cache)
+  const runs = 3;
+  let ours = Infinity;
+  for (let i = 0; i < runs; i += 1) {
+    const t = performance.now();
+    const state = readTranscriptFile(path);
+    ours = Math.min(ours, performance.now() - t);
+    if (state.explorations.length !== explorations) throw new Error('parse mismatch');
+  }
+  let naive = Infinity;
+  for (let i = 0; i < runs; i += 1) {
+    const t = performance.now();
+    let n = 0;
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      try {
+        if (JSON.parse(line)) n += 1;
+      } catch {
+        // skip
+      }
+    }
+    naive = Math.min(naive, performance.now() - t);
+    if (!n) throw new Error('naive parse found nothing');
+  }
+  const oursRate = size / (ours / 1000);
+  const naiveRate = size / (naive / 1000);
+  console.log(`parse: ${fmt(size, 1)} MB, ${explorations} explorations`);
+  console.log(`  observer reader     ${fmt(oursRate, 1)} MB/s (${fmt(ours, 0)} ms)   target ≥ 50 MB/s: ${oursRate >= 50 ? 'met' : 'NOT met'}`);
+  console.log(`  baseline naive      ${fmt(naiveRate, 1)} MB/s (${fmt(naive, 0)} ms)   ratio ${fmt(oursRate / naiveRate)}×`);
+  const child = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/observer/__fixtures__/parse-child.ts'), path], { cwd: ROOT, encoding: 'utf8' }).trim(),
+  ) as { maxRssBytes: number };
+  const rss = child.maxRssBytes / MB;
+  console.log(`  peak RSS (child)    ${fmt(rss, 0)} MB   target < 300 MB: ${rss < 300 ? 'met' : 'NOT met'}\n`);
+  rmSync(path);
+}
+
+async function tailLatency(watch: boolean, samples: number, pollMs: number): Promise<number[]> {
+  const dir = mkdtempSync(join(work, 'tail-'));
+  const jsonl = join(dir, 'live.jsonl');
+  const wiki = join(dir, 'wiki');
+  const bundle = join(wiki, 'sessions', 'live', 'bundle.json');
+  const b = new TranscriptBuilder();
+  b.user('first question').turn({ answer: 'ok' }).writeTo(jsonl);
+  const session = new ObserverSession({ sessionId: 'live', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir, projectSlug: 'bench' });
+  let resolveStep: (() => void) | null = null;
+  const runner = new ObserverRunner(session, { watch, pollMs, onStep: () => resolveStep?.() });
+  runner.start();
+  const waitFor = async (pred: () => boolean) => {
+    while (!pred()) await new Promise<void>((r) => (resolveStep = r));
+  };
+  const inBundle = (id: string) => {
+    try {
+      return readFileSync(bundle, 'utf8').includes(`"${id}"`);
+    } catch {
+      return false;
+    }
+  };
+  await waitFor(() => inBundle('exp_1'));
+  const out: number[] = [];
+  for (let i = 2; i < samples + 2; i += 1) {
+    await new Promise((r) => setTimeout(r, 20));
+    const chunk = b.user(`question number ${i} about the retry policy`).take();
+    const t = performance.now();
+    appendFileSync(jsonl, chunk);
+    await waitFor(() => inBundle(`exp_${i}`));
+    out.push(performance.now() - t);
+  }
+  runner.stop();
+  return out;
+}
+
+async function tail(): Promise<void> {
+  const watched = await tailLatency(true, 40, 500);
+  const polled = await tailLatency(false, 10, 100);
+  const p50 = pct(watched, 50);
+  const p95 = pct(watched, 95);
+  console.log(`tail latency (append → bundle.json on disk), ${watched.length} appends`);
+  console.log(`  fs.watch runner     p50 ${fmt(p50, 1)} ms  p95 ${fmt(p95, 1)} ms  max ${fmt(Math.max(...watched), 1)} ms   target < 100 ms: ${p95 < 100 ? 'met' : 'NOT met'}`);
+  console.log(`  baseline poll 100ms p50 ${fmt(pct(polled, 50), 1)} ms  p95 ${fmt(pct(polled, 95), 1)} ms   ratio (p50) ${fmt(pct(polled, 50) / p50)}× faster\n`);
+}
+
+const WORDS = 'auth token session cache retry backoff deploy docker nginx proxy websocket queue worker schema migration index search parser lexer config logger metrics trace span router handler middleware cookie csrf cors upload storage bucket lambda cron job scheduler lock mutex pool connection timeout latency throughput memory leak crash panic'.split(' ');
+
+function seedWiki(root: string, n: number): void {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = () => WORDS[Math.floor(rand() * WORDS.length)]!;
+  for (let i = 1; i <= n; i += 1) {
+    const words = [pick(), pick(), pick(), pick()];
+    const id = `C${String(i).padStart(3, '0')}`;
+    const dir = join(root, 'knowledge', 'contexts', ['debug', 'implement', 'devops', 'research'][i % 4]!);
+    mkdirSync(dir, { recursive: true });
+    const tags = i % 10 === 0 ? '  - "proj:other"' : i % 7 === 0 ? '  - "scope:global"' : '  - "proj:bench"';
+    writeFileSync(
+      join(dir, `${id}-${words.join('-')}.md`),
+      `---\nid: "${id}"\nslug: "${words.join('-')}"\nrequest: "Fix the ${words[0]} ${words[1]} problem in the ${words[2]} ${words[3]}"\ntype: "context"\ntags:\n${tags}\n  - "${words[0]}"\nstatus: "draft"\n---\n\n# ${words.join(' ')}\n\n## 摘要\n\nThe ${words[0]} ${words[1]} failed because the ${words[2]} ${words[3]} was misconfigured; ${pick()} ${pick()} ${pick()}.\n\n## 解决方案\n\nSet the ${pick()} ${pick()} and restart the ${pick()}.\n`,
+    );
+  }
+}
+
+async function retrieval(): Promise<void> {
+  const root = join(work, 'wiki5000');
+  seedWiki(root, 5_000);
+  let seed = 99;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const questions = Array.from({ length: 1_000 }, () => `why does the ${WORDS[Math.floor(rand() * WORDS.length)]} ${WORDS[Math.floor(rand() * WORDS.length)]} fail in the ${WORDS[Math.floor(rand() * WORDS.length)]}?`);
+  const t0 = performance.now();
+  const r = new InMemoryWikiRetriever(root, { projectSlug: 'bench', rescanIntervalMs: Infinity });
+  r.refresh();
+  const build = performance.now() - t0;
+  let hits = 0;
+  const per: number[] = [];
+  for (const q of questions) {
+    const t = performance.now();
+    if (r.search({ text: q, derived: true })) hits += 1;
+    per.push(performance.now() - t);
+  }
+  const mean = per.reduce((a, b) => a + b, 0) / per.length;
+  // Baseline: what the notes' first match service did — score every entry on every question.
+  const entries = listWikiEntries(root).entries;
+  const baseQuestions = questions.slice(0, 50);
+  const tb = performance.now();
+  for (const q of baseQuestions) {
+    const qt = matchTokens(q);
+    let best = 0;
+    for (const e of entries) {
+      const text = `${e.request} ${e.summary} ${e.tags.join(' ')}`.toLowerCase();
+      const coverage = qt.filter((t) => text.includes(t)).length / Math.max(1, qt.length);
+      best = Math.max(best, 0.55 * coverage + 0.45 * requestSimilarity(q, e.request));
+    }
+    void normalizeMatchText(String(best));
+  }
+  const baseMean = (performance.now() - tb) / baseQuestions.length;
+  console.log(`prior retrieval on ${entries.length} entries (${hits}/${questions.length} questions hit; index built in ${fmt(build, 0)} ms)`);
+  console.log(`  inverted index      mean ${fmt(mean, 3)} ms  p95 ${fmt(pct(per, 95), 3)} ms  max ${fmt(Math.max(...per), 3)} ms   target < 5 ms: ${pct(per, 95) < 5 ? 'met' : 'NOT met'}`);
+  console.log(`  baseline scan-all   mean ${fmt(baseMean, 3)} ms   ratio ${fmt(baseMean / mean, 1)}× faster`);
+  // Live use: a question every 10 ms for 4 s while the wiki is rescanned in the background (default: once a second).
+  const live = new InMemoryWikiRetriever(root, { projectSlug: 'bench' });
+  live.refresh();
+  const t1 = performance.now();
+  await live.refreshAsync();
+  const asyncRescan = performance.now() - t1;
+  const t2 = performance.now();
+  live.refresh();
+  const syncRescan = performance.now() - t2;
+  const during: number[] = [];
+  for (const q of questions.slice(0, 400)) {
+    const t = performance.now();
+    live.search({ text: q, derived: true });
+    during.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await live.idle();
+  console.log(`  during background rescans (1/s): p95 ${fmt(pct(during, 95), 3)} ms  max ${fmt(Math.max(...during), 3)} ms per question`);
+  console.log(`  rescan with no changes: ${fmt(asyncRescan, 1)} ms in the background (a blocking one: ${fmt(syncRescan, 1)} ms)`);
+}
+
+try {
+  console.log(`observer benchmark (node ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores)\n`);
+  // `npm run bench:observer -- retrieval` runs one part; no argument runs all three.
+  const only = new Set(process.argv.slice(2));
+  const want = (name: string) => only.size === 0 || only.has(name);
+  if (want('parse')) await parseThroughput();
+  if (want('tail')) await tail();
+  if (want('retrieval')) await retrieval();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,166 @@
+/**
+ * `maestro observe` (the terminal UI beside Claude Code, or `--once` for
+ * scripts) and `maestro wiki maintain | audit | migrate | lint` (wiki upkeep).
+ */
+import type { Command } from 'commander';
+import { resolveObserverConfig } from '../../observer/config.js';
+import { observeOnce } from '../../observer/observe.js';
+import { fileAudit, listAudits } from '../../observer/upkeep/audit.js';
+import { lintWiki } from '../../observer/upkeep/lint.js';
+import { applyMaintenance, buildMaintenanceReport } from '../../observer/upkeep/maintain.js';
+import { migrateWikiLayout } from '../../observer/upkeep/migrate.js';
+import type { SessionView } from '../../observer/view.js';
+import { MaestroError } from '../../core/errors.js';
+import { action, printJson } from '../output.js';
+
+function printView(view: SessionView): void {
+  const out: string[] = [];
+  out.push(`session ${view.sessionId} (${view.jsonlPath})`);
+  out.push(`bundle ${view.load.status}${view.load.reason ? ` (${view.load.reason})` : ''} · ${view.explorations.length} explorations · intent ${view.intent ? `${view.intent.nodeTitle} [${view.intent.intentKey}]` : '—'}`);
+  if (view.transcript?.issueCount) {
+    out.push(`${view.transcript.issueCount} transcript line(s) skipped:`);
+    for (const i of view.transcript.issues.slice(0, 5)) out.push(`  line ${i.line}: ${i.reason}`);
+  }
+  for (const e of view.explorations) {
+    out.push('');
+    out.push(`${e.id} [${e.status}] ${e.question}`);
+    out.push(`  ${e.toolCount} tools${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${e.errorCount} errors` : ''}`);
+    const k = e.knowledge;
+    out.push(`  KNOWLEDGE ${k === undefined ? '(not searched)' : k === null ? '—' : `${k.entryId} ${k.request} (${k.score.toFixed(2)})`}`);
+    if (e.summary) out.push(`  SUMMARY ${e.summary.text.slice(0, 200)}`);
+    if (e.wiki) out.push(`  wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${e.wiki.reason ? ` · ${e.wiki.reason}` : ''}${e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : ''}`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function parsePoll(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 20) throw new MaestroError('BAD_INPUT', `--poll must be an integer ≥ 20 (ms), got "${value}".`);
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('observe')
+    .description('Watch a Claude Code session beside it: explorations, prior KNOWLEDGE, summaries, wiki curation.')
+    .option('--once', 'one pass without the UI: read, update bundle and index, retrieve, curate, print')
+    .option('--session <id|path>', 'session id, transcript path, or Maestro run id (default: FLOW_SESSION_ID, else the newest)')
+    .option('--restore', 'show the stored bundle only: no transcript, no live search')
+    .option('--poll <ms>', 'fallback poll interval for the live UI', parsePoll)
+    .option('--json', 'print JSON (with --once)')
+    .action(
+      action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean }) => {
+        const config = resolveObserverConfig();
+        const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}) };
+        if (opts.once || opts.json) {
+          const { view, step } = await observeOnce(config, common);
+          if (opts.json) printJson({ session: view, step });
+          else printView(view);
+          return;
+        }
+        const { runObserverUi } = await import('../../observer/ui/run.js');
+        await runObserverUi(config, { ...common, ...(opts.poll ? { pollMs: opts.poll } : {}) });
+      }),
+    );
+
+  const wiki = program.command('wiki').description('Observer wiki upkeep: maintain, audit, migrate, lint.');
+
+  wiki
+    .command('maintain')
+    .description('List audits, report (--dry-run), or apply maintenance.')
+    .option('--list-audits', 'list open and resolved audits')
+    .option('--dry-run', 'report open audits, lint and intent bucket statistics; change nothing')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { listAudits?: boolean; dryRun?: boolean; json?: boolean }) => {
+        const config = resolveObserverConfig();
+        if (opts.listAudits) {
+          const audits = listAudits(config.wikiRoot);
+          if (opts.json) return printJson(audits);
+          process.stdout.write(`${audits.open.length} open\n`);
+          for (const a of audits.open) process.stdout.write(`  [${a.severity}] ${a.targetId} ${a.filedAt} ${a.file}\n`);
+          process.stdout.write(`${audits.resolved.length} resolved\n`);
+          for (const a of audits.resolved) process.stdout.write(`  ${a.targetId} ${a.resolvedAt ?? ''} ${a.file}\n`);
+          return;
+        }
+        if (opts.dryRun) {
+          const report = buildMaintenanceReport(config.wikiRoot, config.workspaceRoot, new Date());
+          if (opts.json) return printJson(report);
+          process.stdout.write(`wiki ${report.wikiRoot}\n${report.openAudits.length} open audits\n`);
+          for (const a of report.openAudits) process.stdout.write(`  [${a.severity}] ${a.targetId}: ${a.anchor.slice(0, 100)}\n`);
+          process.stdout.write(`lint: ${report.lint.errors.length} errors, ${report.lint.warnings.length} warnings\n`);
+          for (const f of [...report.lint.errors, ...report.lint.warnings]) process.stdout.write(`  ${f.level} ${f.code}: ${f.message}\n`);
+          const b = report.buckets;
+          process.stdout.write(`intent buckets: ${b.buckets} in ${b.sessions} sessions · ${b.curated} curated ${JSON.stringify(b.byStatus)} · ${b.open} open\n`);
+          return;
+        }
+        const result = await applyMaintenance(config.wikiRoot, config.workspaceRoot, { now: () => new Date() });
+        if (opts.json) return printJson(result);
+        process.stdout.write(`index rebuilt (${result.indexTotal} entries); ${result.movedLegacy.length} legacy folders moved to .trash; ${result.resolved.length} audits resolved, ${result.remaining.length} open\n`);
+        for (const a of result.resolved) process.stdout.write(`  resolved ${a.targetId} (${a.file})\n`);
+        process.stdout.write(`lint: ${result.lint.errors.length} errors, ${result.lint.warnings.length} warnings\n`);
+      }),
+    );
+
+  wiki
+    .command('audit <target-id>')
+    .description('File an audit against a wiki entry (what the `k` key does on a KNOWLEDGE card).')
+    .option('--severity <level>', 'low | medium | high', 'medium')
+    .option('--anchor <text>', 'what was wrong (default: the card was judged wrong)')
+    .option('--note <text>', 'notes')
+    .option('--session <id>', 'session the card was shown in')
+    .option('--exploration <id>', 'exploration the card was shown on')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (targetId: string, opts: { severity?: string; anchor?: string; note?: string; session?: string; exploration?: string; json?: boolean }) => {
+        const config = resolveObserverConfig();
+        const audit = fileAudit(
+          config.wikiRoot,
+          {
+            targetId,
+            ...(opts.severity ? { severity: opts.severity } : {}),
+            ...(opts.anchor ? { anchor: opts.anchor } : {}),
+            ...(opts.note ? { notes: opts.note } : {}),
+            ...(opts.session ? { sessionId: opts.session } : {}),
+            ...(opts.exploration ? { explorationId: opts.exploration } : {}),
+          },
+          new Date(),
+        );
+        if (opts.json) return printJson(audit);
+        process.stdout.write(`audit filed: ${audit.path}\n`);
+      }),
+    );
+
+  wiki
+    .command('migrate')
+    .description('Move an older wiki layout (knowledge-base/, per-session cache files) into the current one.')
+    .option('--from <dir>', 'the old knowledge-base folder (default: <wiki>/knowledge-base or ../knowledge-base)')
+    .option('--dry-run', 'print the plan; change nothing')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { from?: string; dryRun?: boolean; json?: boolean }) => {
+        const config = resolveObserverConfig();
+        const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
+        if (opts.json) return printJson(result);
+        process.stdout.write(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
+        for (const i of result.items) process.stdout.write(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
+      }),
+    );
+
+  wiki
+    .command('lint')
+    .description('Check ids, duplicates, leftover legacy folders, index drift and stale drafts (exit 1 on errors).')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const config = resolveObserverConfig();
+        const result = lintWiki(config.wikiRoot, new Date());
+        if (opts.json) printJson(result);
+        else {
+          for (const f of [...result.errors, ...result.warnings]) process.stdout.write(`${f.level} ${f.code}: ${f.message}\n`);
+          process.stdout.write(`${result.errors.length} errors, ${result.warnings.length} warnings\n`);
+        }
+        if (result.errors.length) process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,51 @@
+/**
+ * SessionIndexService: `wiki/sessions/_index.json` (FORMATS §8.2), the
+ * workspace's pointer to its sessions and the last one observed. An invalid
+ * file or one from another workspace starts a fresh index (the bundles stay).
+ */
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic, type WikiLayout } from '../wiki/layout.js';
+
+export interface SessionIndex {
+  schemaVersion: 1;
+  workspaceRoot: string;
+  lastSessionId: string | null;
+  updatedAt: number;
+  sessions: Record<string, { jsonlMtime: number; bundleUpdatedAt: number }>;
+}
+
+export function emptySessionIndex(workspaceRoot: string, now: number): SessionIndex {
+  return { schemaVersion: 1, workspaceRoot, lastSessionId: null, updatedAt: now, sessions: {} };
+}
+
+export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now: number): { index: SessionIndex; fresh: boolean; reason?: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(layout.sessionIndex, 'utf8'));
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: missing ? 'missing' : 'parse_error' };
+  }
+  const r = raw as Partial<SessionIndex> | null;
+  if (!r || r.schemaVersion !== 1 || typeof r.workspaceRoot !== 'string' || !r.workspaceRoot) return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: 'invalid' };
+  if (r.workspaceRoot !== workspaceRoot) return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: 'workspace_mismatch' };
+  return {
+    index: {
+      schemaVersion: 1,
+      workspaceRoot,
+      lastSessionId: typeof r.lastSessionId === 'string' ? r.lastSessionId : null,
+      updatedAt: typeof r.updatedAt === 'number' ? r.updatedAt : 0,
+      sessions: r.sessions && typeof r.sessions === 'object' ? r.sessions : {},
+    },
+    fresh: false,
+  };
+}
+
+export function recordSessionInIndex(layout: WikiLayout, workspaceRoot: string, sessionId: string, entry: { jsonlMtime: number; bundleUpdatedAt: number }, now: number): SessionIndex {
+  const { index } = readSessionIndex(layout, workspaceRoot, now);
+  index.sessions[sessionId] = entry;
+  index.lastSessionId = sessionId;
+  index.updatedAt = now;
+  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`);
+  return index;
+}

@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
+import { bundlePath, wikiLayout } from '../wiki/layout.js';
+import { readSessionIndex, recordSessionInIndex } from './session-index.js';
+import { loadBundle, patchBundle, writeBundle } from './store.js';
+import { createEmptyBundle } from './types.js';
+
+let dir: TempDir;
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => dir.cleanup());
+
+describe('bundle writes', () => {
+  it('writes 2-space JSON atomically (no temp file left) and patches with an mtime-checked retry', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    const jsonl = join(dir.path, 's.jsonl');
+    writeFileSync(jsonl, '');
+    const ctx = { workspaceRoot: dir.path };
+    writeBundle(layout, createEmptyBundle({ sessionId: 's', workspaceRoot: dir.path, jsonlPath: jsonl, jsonlMtime: Date.now() + 60_000 }, 1));
+    expect(readFileSync(bundlePath(layout, 's'), 'utf8')).toMatch(/^\{\n {2}"schemaVersion": 1,/);
+    expect(readdirSync(join(layout.sessions, 's'))).toEqual(['bundle.json']);
+
+    // A concurrent writer touches the file between our read and our write: the patch re-reads and re-applies.
+    let attempts = 0;
+    const patched = patchBundle(layout, 's', ctx, (current) => {
+      attempts += 1;
+      if (attempts === 1) {
+        const other = structuredClone(current!);
+        other.curation.openIntentKey = 'debug';
+        writeBundle(layout, other);
+        const later = new Date(Date.now() + 5_000);
+        utimesSync(bundlePath(layout, 's'), later, later);
+      }
+      const next = structuredClone(current!);
+      next.session.flow.revision += 1;
+      return next;
+    });
+    expect(attempts).toBe(2);
+    expect(patched).toMatchObject({ curation: { openIntentKey: 'debug' }, session: { flow: { revision: 1 } } });
+    expect(loadBundle(layout, 's', ctx).bundle).toMatchObject({ curation: { openIntentKey: 'debug' }, session: { flow: { revision: 1 } } });
+
+    // A writer that never stops: refused after 5 attempts, with the path in the message.
+    let n = 0;
+    expect(() =>
+      patchBundle(layout, 's', ctx, (current) => {
+        n += 1;
+        const t = new Date(Date.now() + 10_000 * n);
+        utimesSync(bundlePath(layout, 's'), t, t);
+        return current;
+      }),
+    ).toThrow(/bundle\.json kept changing while being patched \(5 attempts\)/);
+  });
+});
+
+describe('session index', () => {
+  it('records sessions and starts fresh on an invalid file or another workspace', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    recordSessionInIndex(layout, dir.path, 'a', { jsonlMtime: 10, bundleUpdatedAt: 20 }, 100);
+    recordSessionInIndex(layout, dir.path, 'b', { jsonlMtime: 11, bundleUpdatedAt: 21 }, 101);
+    expect(readSessionIndex(layout, dir.path, 0)).toMatchObject({ fresh: false, index: { lastSessionId: 'b', updatedAt: 101, sessions: { a: { jsonlMtime: 10 }, b: { bundleUpdatedAt: 21 } } } });
+    expect(readSessionIndex(layout, '/other', 0)).toMatchObject({ fresh: true, reason: 'workspace_mismatch', index: { sessions: {} } });
+    writeFileSync(layout.sessionIndex, JSON.stringify({ schemaVersion: 2, workspaceRoot: dir.path }));
+    expect(readSessionIndex(layout, dir.path, 0)).toMatchObject({ fresh: true, reason: 'invalid' });
+    writeFileSync(layout.sessionIndex, '{');
+    expect(readSessionIndex(layout, dir.path, 0)).toMatchObject({ fresh: true, reason: 'parse_error' });
+  });
+});

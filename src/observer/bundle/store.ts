@@ -1,0 +1,148 @@
+/**
+ * SessionBundleStore: load a bundle with its status, write it atomically, and
+ * patch it with the optimistic re-read the notes describe (no lock files; if
+ * the file's mtime moved between our read and our write, read again and
+ * re-apply, up to 5 times). Load statuses (FORMATS §8.3):
+ *   hit | miss (bundle_not_found, jsonl_source_missing)
+ *   | corrupted (parse_error, schema_or_session_mismatch, workspace_mismatch)
+ *   | expired (workspace_root_missing) | stale (jsonl newer than meta.jsonlMtime)
+ */
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { MaestroError } from '../../core/errors.js';
+import { bundlePath, writeFileAtomic, type WikiLayout } from '../wiki/layout.js';
+import { BUNDLE_SCHEMA_VERSION, type SessionBundle } from './types.js';
+
+export type BundleLoadStatus = 'hit' | 'miss' | 'corrupted' | 'expired' | 'stale';
+export type BundleLoadReason =
+  | 'bundle_not_found'
+  | 'jsonl_source_missing'
+  | 'parse_error'
+  | 'schema_or_session_mismatch'
+  | 'workspace_mismatch'
+  | 'workspace_root_missing'
+  | 'jsonl_newer';
+
+export interface BundleLoad {
+  status: BundleLoadStatus;
+  reason?: BundleLoadReason;
+  /** Present whenever the file parsed and matched the schema (also when stale, expired or missing its transcript). */
+  bundle: SessionBundle | null;
+  /** The mtime of the bundle file when read; patch uses it to detect a concurrent writer. */
+  mtimeMs: number | null;
+  detail?: string;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Fills defaults for fields an older or partial writer left out; null when the shape is wrong. */
+export function normalizeBundle(raw: unknown, sessionId: string): SessionBundle | null {
+  if (!isObject(raw) || raw.schemaVersion !== BUNDLE_SCHEMA_VERSION || !isObject(raw.meta)) return null;
+  const meta = raw.meta;
+  if (meta.sessionId !== sessionId || typeof meta.workspaceRoot !== 'string') return null;
+  const session = isObject(raw.session) ? raw.session : {};
+  const flow = isObject(session.flow) ? session.flow : {};
+  const curation = isObject(raw.curation) ? raw.curation : {};
+  return {
+    schemaVersion: 1,
+    meta: {
+      sessionId,
+      workspaceRoot: meta.workspaceRoot,
+      jsonlPath: typeof meta.jsonlPath === 'string' ? meta.jsonlPath : '',
+      jsonlMtime: typeof meta.jsonlMtime === 'number' ? meta.jsonlMtime : 0,
+      updatedAt: typeof meta.updatedAt === 'number' ? meta.updatedAt : 0,
+    },
+    session: {
+      intent: isObject(session.intent) ? (session.intent as unknown as SessionBundle['session']['intent']) : null,
+      flow: {
+        revision: typeof flow.revision === 'number' ? flow.revision : 0,
+        fingerprint: typeof flow.fingerprint === 'string' ? flow.fingerprint : '',
+        flowGraph: isObject(flow.flowGraph) ? (flow.flowGraph as unknown as SessionBundle['session']['flow']['flowGraph']) : null,
+        flowchartHints: isObject(flow.flowchartHints) ? (flow.flowchartHints as SessionBundle['session']['flow']['flowchartHints']) : {},
+        graphPatchLedger: Array.isArray(flow.graphPatchLedger) ? (flow.graphPatchLedger as SessionBundle['session']['flow']['graphPatchLedger']) : [],
+      },
+    },
+    curation: {
+      openIntentKey: typeof curation.openIntentKey === 'string' ? curation.openIntentKey : null,
+      buckets: isObject(curation.buckets) ? (curation.buckets as SessionBundle['curation']['buckets']) : {},
+      evidence: isObject(curation.evidence) ? (curation.evidence as SessionBundle['curation']['evidence']) : {},
+    },
+    explorations: isObject(raw.explorations) ? (raw.explorations as SessionBundle['explorations']) : {},
+  };
+}
+
+export interface LoadContext {
+  workspaceRoot: string;
+}
+
+export function loadBundle(layout: WikiLayout, sessionId: string, ctx: LoadContext): BundleLoad {
+  const path = bundlePath(layout, sessionId);
+  let text: string;
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return { status: 'miss', reason: 'bundle_not_found', bundle: null, mtimeMs: null };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { status: 'corrupted', reason: 'parse_error', bundle: null, mtimeMs, detail: `${path}: ${(err as Error).message}` };
+  }
+  const bundle = normalizeBundle(raw, sessionId);
+  if (!bundle) return { status: 'corrupted', reason: 'schema_or_session_mismatch', bundle: null, mtimeMs, detail: `${path}: schemaVersion must be 1 and meta.sessionId "${sessionId}"` };
+  if (!existsSync(bundle.meta.workspaceRoot)) return { status: 'expired', reason: 'workspace_root_missing', bundle, mtimeMs };
+  if (bundle.meta.workspaceRoot !== ctx.workspaceRoot) {
+    return { status: 'corrupted', reason: 'workspace_mismatch', bundle: null, mtimeMs, detail: `${path} belongs to ${bundle.meta.workspaceRoot}, not ${ctx.workspaceRoot}` };
+  }
+  let jsonlMtime: number;
+  try {
+    jsonlMtime = statSync(bundle.meta.jsonlPath).mtimeMs;
+  } catch {
+    return { status: 'miss', reason: 'jsonl_source_missing', bundle, mtimeMs };
+  }
+  if (jsonlMtime > bundle.meta.jsonlMtime) return { status: 'stale', reason: 'jsonl_newer', bundle, mtimeMs };
+  return { status: 'hit', bundle, mtimeMs };
+}
+
+export function writeBundle(layout: WikiLayout, bundle: SessionBundle): void {
+  writeFileAtomic(bundlePath(layout, bundle.meta.sessionId), `${JSON.stringify(bundle, null, 2)}\n`);
+}
+
+/** Keeps an unreadable bundle as `bundle.json.corrupt-<ms>` before it is rebuilt, so nothing is lost. */
+export function quarantineBundle(layout: WikiLayout, sessionId: string, now: number): string | null {
+  const path = bundlePath(layout, sessionId);
+  if (!existsSync(path)) return null;
+  const target = `${path}.corrupt-${now}`;
+  copyFileSync(path, target);
+  return target;
+}
+
+const PATCH_ATTEMPTS = 5;
+
+/**
+ * Read-modify-write with an mtime check. `mutate` receives the current bundle
+ * (null when none is usable) and returns the bundle to write, or null to write
+ * nothing. Throws after 5 attempts that each saw a concurrent write.
+ */
+export function patchBundle(layout: WikiLayout, sessionId: string, ctx: LoadContext, mutate: (current: SessionBundle | null, load: BundleLoad) => SessionBundle | null): SessionBundle | null {
+  const path = bundlePath(layout, sessionId);
+  for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt += 1) {
+    const load = loadBundle(layout, sessionId, ctx);
+    const next = mutate(load.bundle, load);
+    if (!next) return null;
+    let mtimeNow: number | null = null;
+    try {
+      mtimeNow = statSync(path).mtimeMs;
+    } catch {
+      mtimeNow = null;
+    }
+    if (mtimeNow !== load.mtimeMs) continue;
+    writeBundle(layout, next);
+    return next;
+  }
+  throw new MaestroError('INTERNAL', `${path} kept changing while being patched (${PATCH_ATTEMPTS} attempts); another observer is writing it.`);
+}

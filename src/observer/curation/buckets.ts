@@ -1,0 +1,103 @@
+/**
+ * IntentBucketLedger: groups explorations by intent inside the bundle's
+ * `curation` block and decides when an intent closes (FORMATS §8.7).
+ *
+ * On each ready summary the exploration is appended to the OPEN bucket first.
+ * On a pivot away from a non-greeting intent, that bucket closes and is queued
+ * for curation with the current (pivot) exploration as its anchor — the only
+ * turn that shows the wiki badge — and the new intent's bucket opens.
+ * A bucket is curated once (curatedAt); later turns on the same key join it
+ * but never re-trigger curation.
+ */
+import type { FlowchartHint, IntentBucket, SessionBundle, SessionIntentState, TitleDelta, WriteRecord } from '../bundle/types.js';
+import { normalizeIntentKey, resolveTitleDelta } from './intent.js';
+
+const HISTORY_CAP = 8;
+
+export interface RecordResult {
+  delta: TitleDelta;
+  /** A closed intent to curate now, with the anchor exploration; null when nothing closed. */
+  curate: { intentKey: string; anchorExplorationId: string } | null;
+}
+
+function isGreetingIntent(intent: SessionIntentState): boolean {
+  return intent.intentKey === 'greeting' || intent.phase === 'idle';
+}
+
+function ensureBucket(bundle: SessionBundle, intentKey: string, nodeTitle: string): IntentBucket {
+  const existing = bundle.curation.buckets[intentKey];
+  if (existing) {
+    if (nodeTitle.trim()) existing.nodeTitle = nodeTitle;
+    return existing;
+  }
+  const bucket: IntentBucket = { intentKey, nodeTitle, explorationIds: [] };
+  bundle.curation.buckets[intentKey] = bucket;
+  return bucket;
+}
+
+/** Records one ready summary's hint in the ledger and the session intent; mutates the bundle. */
+export function recordSummary(bundle: SessionBundle, explorationId: string, hint: FlowchartHint, now: number): RecordResult {
+  const prior = bundle.session.intent;
+  const hintKey = normalizeIntentKey(hint.intentKey);
+  const delta = resolveTitleDelta(prior ? { intentKey: prior.intentKey, nodeTitle: prior.nodeTitle } : null, { ...hint, intentKey: hintKey });
+  if (!bundle.curation.openIntentKey) bundle.curation.openIntentKey = prior?.intentKey || hintKey;
+  const openKey = bundle.curation.openIntentKey;
+  const open = ensureBucket(bundle, openKey, openKey === hintKey ? hint.nodeTitle : '');
+  if (!open.explorationIds.includes(explorationId)) open.explorationIds.push(explorationId);
+
+  let curate: RecordResult['curate'] = null;
+  if (delta === 'pivot') {
+    if (prior && !isGreetingIntent(prior) && !open.curatedAt) curate = { intentKey: openKey, anchorExplorationId: explorationId };
+    bundle.curation.openIntentKey = hintKey;
+    ensureBucket(bundle, hintKey, hint.nodeTitle);
+  }
+
+  const phase: SessionIntentState['phase'] = delta === 'idle' ? 'idle' : delta === 'blocked' ? 'blocked' : delta === 'done' ? 'done' : hintKey === 'greeting' ? 'idle' : 'active';
+  const history = [...(prior?.history ?? []), { explorationId, at: now, intentKey: hintKey, nodeTitle: hint.nodeTitle, titleDelta: delta, ...(hint.titleDeltaNote ? { titleDeltaNote: hint.titleDeltaNote } : {}) }].slice(-HISTORY_CAP);
+  bundle.session.intent = {
+    sessionId: bundle.meta.sessionId,
+    revision: (prior?.revision ?? 0) + 1,
+    intentKey: hintKey,
+    nodeTitle: hint.nodeTitle,
+    parentIntentKey: delta === 'pivot' ? (prior?.intentKey ?? null) : (prior?.parentIntentKey ?? null),
+    phase,
+    history,
+    updatedAt: now,
+  };
+  return { delta, curate };
+}
+
+/** The open bucket when it is non-empty and not yet curated (what the idle sweep curates). */
+export function openUncuratedBucket(bundle: SessionBundle): IntentBucket | null {
+  const key = bundle.curation.openIntentKey;
+  const bucket = key ? bundle.curation.buckets[key] : undefined;
+  if (!bucket || bucket.curatedAt || !bucket.explorationIds.length) return null;
+  return bucket;
+}
+
+export function markCurated(bundle: SessionBundle, intentKey: string, anchorExplorationId: string, write: WriteRecord, now: number): void {
+  const bucket = bundle.curation.buckets[intentKey];
+  if (bucket) {
+    bucket.curatedAt = now;
+    bucket.anchorExplorationId = anchorExplorationId;
+    bucket.persistResult = {
+      status: write.status,
+      ...(write.reason ? { reason: write.reason } : {}),
+      id: `${bundle.meta.sessionId}:${anchorExplorationId}`,
+      ...(write.targetPath ? { path: write.targetPath } : {}),
+    };
+  }
+  // The badge goes on the anchor turn only.
+  const anchor = bundle.explorations[anchorExplorationId];
+  if (anchor) anchor.write = write;
+}
+
+/** The 30 s idle sweep (FORMATS §8.7): +100 ms so a timer set at the last completion lands past the bound. */
+export const IDLE_SWEEP_MS = 30_000;
+export const IDLE_TIMER_MS = IDLE_SWEEP_MS + 100;
+
+/** Whether the idle sweep should curate now: nothing running, no summary pending, ≥30 s since the last completion. */
+export function idleSweepDue(input: { anyRunning: boolean; pendingSummaries: number; lastCompletedAt: number | null; now: number }): boolean {
+  if (input.anyRunning || input.pendingSummaries > 0 || input.lastCompletedAt === null) return false;
+  return input.now - input.lastCompletedAt >= IDLE_SWEEP_MS;
+}

@@ -1,0 +1,191 @@
+/**
+ * WikiCuratorService: files what an intent learned into the wiki.
+ *
+ * curateIntent (default mode), in order:
+ *   missing_bucket / already_curated → nothing changes
+ *   intent not eligible              → skipped intent_not_wiki_eligible
+ *   shouldSkipIntentCurate           → skipped empty_digest | low_value | no_increment
+ *   prior hit + decision             → the injected curator (an agent) when configured;
+ *                                      else rules: prior → update it; no prior → skipped
+ *                                      skill_only_no_prior (intent mode never creates
+ *                                      an entry without a prior by itself)
+ *   curator throws                   → skipped skill_failed
+ *   create                           → deduplicateKnowledge first (may update or skip)
+ * curateTurn is the legacy per-turn mode (FLOW_WIKI_LEGACY_PER_TURN=1), whose
+ * rules may create from the summary when nothing similar exists.
+ * Every outcome is logged, the bucket is marked curated, and the write record
+ * goes on the anchor exploration only.
+ */
+import { coerceError } from '../../core/errors.js';
+import type { SessionBundle, WriteRecord } from '../bundle/types.js';
+import type { WikiEntry } from '../wiki/entries.js';
+import { ensureWikiLayout } from '../wiki/layout.js';
+import { appendKnowledgeLog, rebuildKnowledgeIndex, type LogOp } from '../wiki/log.js';
+import { AGENT_CANDIDATE_THRESHOLD, WIKI_SEARCH_THRESHOLD, type WikiMatch, type WikiRetriever } from '../wiki/retriever.js';
+import { createEntry, updateEntry, type EntryDraft } from '../wiki/writer.js';
+import { slugify } from '../text.js';
+import { markCurated } from './buckets.js';
+import { deduplicateKnowledge } from './dedup.js';
+import { buildIntentDigest, isLowValue, isLowValueForExtractor, shouldSkipIntentCurate, type IntentDigest } from './gates.js';
+import { INTENT_KEYS, type IntentKey } from './intent.js';
+
+export interface CuratorInput {
+  mode: 'intent' | 'turn';
+  digest: IntentDigest;
+  prior: WikiMatch | null;
+  candidates: WikiMatch[];
+}
+
+export interface CuratorDecision {
+  action: 'create' | 'update' | 'skip';
+  reason?: string;
+  /** For update: the entry id to update (defaults to the prior). */
+  targetId?: string;
+  /** The entry content; built from the digest when left out. */
+  entry?: EntryDraft;
+}
+
+/** The curator agent seam: the daemon plugs an agent in; tests plug a scripted one. */
+export type CurateFn = (input: CuratorInput) => Promise<CuratorDecision>;
+
+export interface CuratorOptions {
+  wikiRoot: string;
+  projectSlug: string;
+  retriever: WikiRetriever;
+  curate?: CurateFn;
+  eligibleIntents: ReadonlySet<IntentKey | string>;
+  now?: () => number;
+}
+
+function draftFromDigest(d: IntentDigest): EntryDraft {
+  const solutions = d.turns.map((t) => `- ${t.request}: ${(t.persistMeta?.solution_detail ?? t.summary).replace(/\s+/g, ' ').slice(0, 600)}`);
+  const meta = d.turns.find((t) => t.persistMeta)?.persistMeta;
+  return {
+    type: 'context',
+    slug: slugify(meta?.slug ?? '') || slugify(d.nodeTitle) || slugify(d.request) || `intent-${d.intentKey.replace(/_/g, '-')}`,
+    request: d.request,
+    title: d.nodeTitle || d.request,
+    summary: d.turns.map((t) => t.summary).join('\n\n').slice(0, 2_000),
+    context: d.files.length ? `Files: ${d.files.slice(0, 12).join(', ')}` : '',
+    solution: [...solutions, ...(d.commands.length ? ['', 'Commands:', ...d.commands.slice(0, 8).map((c) => `- \`${c}\``)] : [])].join('\n'),
+    tags: [...new Set([d.intentKey, ...d.turns.flatMap((t) => t.persistMeta?.tags ?? [])])].filter(Boolean),
+    confidence: Math.max(0.5, ...d.turns.map((t) => t.persistMeta?.confidence ?? 0)),
+  };
+}
+
+export class WikiCuratorService {
+  private readonly now: () => number;
+
+  constructor(private readonly options: CuratorOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The best prior for any of the digest's questions, and the agent's candidate list. */
+  findPriorHitForDigest(digest: IntentDigest): { prior: WikiMatch | null; candidates: WikiMatch[] } {
+    const r = this.options.retriever;
+    let prior: WikiMatch | null = null;
+    const candidates = new Map<string, WikiMatch>();
+    for (const turn of digest.turns) {
+      const q = { text: turn.request, derived: true, exclude: { sessionId: digest.sessionId, explorationId: turn.explorationId } };
+      for (const m of r.searchMany({ ...q, threshold: AGENT_CANDIDATE_THRESHOLD, limit: 5 })) {
+        const had = candidates.get(m.entryId);
+        if (!had || had.score < m.score) candidates.set(m.entryId, m);
+        if (m.score >= WIKI_SEARCH_THRESHOLD && (!prior || m.score > prior.score)) prior = m;
+      }
+    }
+    return { prior, candidates: [...candidates.values()].sort((a, b) => b.score - a.score).slice(0, 5) };
+  }
+
+  async curateIntent(bundle: SessionBundle, intentKey: string, anchorExplorationId: string): Promise<WriteRecord | null> {
+    const bucket = bundle.curation.buckets[intentKey];
+    if (!bucket || bucket.curatedAt) return null;
+    const finish = (write: WriteRecord, op: LogOp, target: string): WriteRecord => {
+      const full = { ...write, turnCount: bucket.explorationIds.length };
+      markCurated(bundle, intentKey, anchorExplorationId, full, this.now());
+      appendKnowledgeLog(this.options.wikiRoot, op, target, write.reason ?? write.status, new Date(this.now()));
+      return full;
+    };
+    if (!this.options.eligibleIntents.has(intentKey)) return finish(this.skip('intent_not_wiki_eligible'), 'skip', intentKey);
+    const digest = buildIntentDigest(bundle, bucket, anchorExplorationId);
+    const gate = shouldSkipIntentCurate(digest);
+    if (gate) return finish(this.skip(gate), 'skip', `intent_curate:${gate}`);
+    const { write, op, target } = await this.decideAndApply('intent', digest, anchorExplorationId);
+    return finish(write, op, target);
+  }
+
+  /** Legacy per-turn curation of one exploration (FLOW_WIKI_LEGACY_PER_TURN=1). */
+  async curateTurn(bundle: SessionBundle, explorationId: string): Promise<WriteRecord | null> {
+    const e = bundle.explorations[explorationId];
+    if (!e || e.write) return null;
+    const record = (write: WriteRecord, op: LogOp, target: string): WriteRecord => {
+      e.write = { ...write, turnCount: 1 };
+      appendKnowledgeLog(this.options.wikiRoot, op, target, write.reason ?? write.status, new Date(this.now()));
+      return e.write;
+    };
+    if (!e.summary || e.summary.status !== 'ready' || !e.summary.text.trim()) return record(this.skip('missing_summary'), 'skip', explorationId);
+    const digest = buildIntentDigest(bundle, { intentKey: e.summary.flowchart?.intentKey ?? 'general', nodeTitle: e.summary.flowchart?.nodeTitle ?? e.question, explorationIds: [explorationId] }, explorationId);
+    const turn = digest.turns[0];
+    if (!turn || isLowValue(turn.request, turn.summary, { commands: turn.commands, files: turn.files, nodeTypes: turn.toolCount ? ['tool'] : [] })) return record(this.skip('low_value'), 'skip', explorationId);
+    const { write, op, target } = await this.decideAndApply('turn', digest, explorationId);
+    return record(write, op, target);
+  }
+
+  private skip(reason: string): WriteRecord {
+    return { origin: 'saved', status: 'skipped', reason, completedAt: this.now() };
+  }
+
+  private async decideAndApply(mode: 'intent' | 'turn', digest: IntentDigest, anchor: string): Promise<{ write: WriteRecord; op: LogOp; target: string }> {
+    const { prior, candidates } = this.findPriorHitForDigest(digest);
+    let decision: CuratorDecision;
+    if (this.options.curate) {
+      try {
+        decision = await this.options.curate({ mode, digest, prior, candidates });
+      } catch (err) {
+        return { write: this.skip(`skill_failed: ${coerceError(err).message}`.slice(0, 200)), op: 'skip', target: anchor };
+      }
+    } else if (prior) {
+      decision = { action: 'update', targetId: prior.entryId, reason: 'rules_prior_update' };
+    } else if (mode === 'intent') {
+      return { write: this.skip('skill_only_no_prior'), op: 'skip', target: anchor };
+    } else {
+      const t = digest.turns[0]!;
+      const low = isLowValueForExtractor(t.request, t.summary, { commands: t.commands, files: t.files, nodeTypes: t.toolCount ? ['tool'] : [] }, t.result);
+      decision = low ? { action: 'skip', reason: 'low_value' } : { action: 'create', reason: 'rules_extract' };
+    }
+    if (decision.action === 'skip') return { write: this.skip(decision.reason || 'agent_skip'), op: 'skip', target: anchor };
+    const draft = decision.entry ?? draftFromDigest(digest);
+    const ctx = { wikiRoot: this.options.wikiRoot, projectSlug: this.options.projectSlug, source: { sessionId: digest.sessionId, explorationId: anchor }, intentKey: digest.intentKey, now: new Date(this.now()) };
+    ensureWikiLayout(this.options.wikiRoot, INTENT_KEYS);
+    // Dedup must see the disk as it is now, not as of the last background rescan.
+    this.options.retriever.refresh();
+    const entries = this.options.retriever.entries();
+    try {
+      if (decision.action === 'update') {
+        const target = entries.find((e) => e.id === (decision.targetId ?? prior?.entryId));
+        if (target) return this.done(updateEntry(target, draft, ctx), 'updated', decision.reason, 'update');
+        // The target vanished since the decision: fall back to create (FORMATS §8.4), through dedup.
+      }
+      const dedup = deduplicateKnowledge(
+        { type: draft.type, request: draft.request, content: `${draft.summary}\n${draft.solution}`, confidence: draft.confidence ?? 0.5, source: ctx.source },
+        entries,
+        this.options.projectSlug,
+      );
+      if (dedup.action === 'skip') return { write: { ...this.skip(dedup.reason), targetId: dedup.target.id, targetPath: dedup.target.relativePath }, op: 'skip', target: dedup.target.id };
+      if (dedup.action === 'update') return this.done(updateEntry(dedup.target, draft, ctx), 'updated', dedup.reason, 'update');
+      return this.done(createEntry(draft, ctx), 'saved', decision.reason, 'ingest');
+    } catch (err) {
+      const message = coerceError(err).message;
+      return { write: { origin: 'saved', status: 'failed', reason: message.slice(0, 300), completedAt: this.now() }, op: 'skip', target: anchor };
+    }
+  }
+
+  private done(entry: WikiEntry, status: 'saved' | 'updated', reason: string | undefined, op: LogOp): { write: WriteRecord; op: LogOp; target: string } {
+    this.options.retriever.refresh();
+    rebuildKnowledgeIndex(this.options.wikiRoot, this.options.retriever.entries(), new Date(this.now()));
+    return {
+      write: { origin: 'saved', status, ...(reason ? { reason } : {}), targetId: entry.id, targetPath: entry.relativePath, completedAt: this.now() },
+      op,
+      target: entry.id,
+    };
+  }
+}

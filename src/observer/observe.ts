@@ -1,0 +1,57 @@
+/**
+ * Entry points used by the CLI and the daemon: open an ObserverSession for the
+ * located transcript, and `observeOnce` — one pass without the UI (read the
+ * transcript, update bundle and index, run retrieval and any due curation).
+ */
+import type { CurateFn } from './curation/curator.js';
+import type { ObserverConfig } from './config.js';
+import type { ObserverEvents } from './events.js';
+import { loadBundle } from './bundle/store.js';
+import { locateSession, type SessionFile } from './paths.js';
+import { wikiLayout } from './wiki/layout.js';
+import { ObserverSession, type StepResult } from './session.js';
+import type { SummarizeFn } from './summary/orchestrator.js';
+import type { SessionView } from './view.js';
+
+export interface OpenSessionOptions {
+  session?: string;
+  restore?: boolean;
+  summarize?: SummarizeFn;
+  curate?: CurateFn;
+  events?: ObserverEvents;
+  now?: () => number;
+}
+
+/** Restore mode only needs the bundle: a session whose transcript is gone still opens by id. */
+function locateForRestore(config: ObserverConfig, session: string | undefined): SessionFile | null {
+  if (!session || session.includes('/')) return null;
+  const bundle = loadBundle(wikiLayout(config.wikiRoot), session, { workspaceRoot: config.workspaceRoot }).bundle;
+  return bundle ? { sessionId: session, path: bundle.meta.jsonlPath, mtimeMs: bundle.meta.jsonlMtime } : null;
+}
+
+export function openObserverSession(config: ObserverConfig, opts: OpenSessionOptions = {}): ObserverSession {
+  const file =
+    (opts.restore ? locateForRestore(config, opts.session ?? config.env.FLOW_SESSION_ID) : null) ??
+    locateSession({ env: config.env, workspaceRoot: config.workspaceRoot, ...(opts.session ? { session: opts.session } : {}) });
+  return new ObserverSession({
+    sessionId: file.sessionId,
+    jsonlPath: file.path,
+    wikiRoot: config.wikiRoot,
+    workspaceRoot: config.workspaceRoot,
+    projectSlug: config.projectSlug,
+    mode: opts.restore ? 'restore' : 'live',
+    legacyPerTurn: config.legacyPerTurn,
+    eligibleIntents: config.eligibleIntents,
+    ...(opts.summarize ? { summarize: opts.summarize } : {}),
+    ...(opts.curate ? { curate: opts.curate } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+}
+
+export async function observeOnce(config: ObserverConfig, opts: OpenSessionOptions = {}): Promise<{ view: SessionView; step: StepResult }> {
+  const session = openObserverSession(config, opts);
+  session.readOnce();
+  const step = await session.step();
+  return { view: session.view(), step };
+}

@@ -1,0 +1,357 @@
+/**
+ * ObserverSession: one observed Claude Code session. Each `step()` runs the
+ * two independent chains of the notes in order:
+ *   1. ingest the transcript (tail) and mirror explorations into the bundle;
+ *   2. prior retrieval for every question not yet searched (sync, cheap);
+ *   3. summaries for finished explorations (hydrated from the bundle first);
+ *   4. each new summary → evidence, intent bucket, and curation of a closed
+ *      intent (or, in legacy mode, of that one turn); then the idle sweep;
+ *   5. the flow graph, then one bundle write and one index update if anything
+ *      changed, then an `update` event.
+ * Restore mode reads only the bundle: no transcript, no live search, no writes.
+ */
+import { statSync } from 'node:fs';
+import { loadBundle, patchBundle, quarantineBundle, type BundleLoad } from './bundle/store.js';
+import { recordSessionInIndex } from './bundle/session-index.js';
+import { updateFlow } from './bundle/flow.js';
+import { createEmptyBundle, type EvidenceEntry, type RetrievalRecord, type SessionBundle, type SummaryItem } from './bundle/types.js';
+import { idleSweepDue, openUncuratedBucket, recordSummary } from './curation/buckets.js';
+import { WikiCuratorService, type CurateFn } from './curation/curator.js';
+import { DEFAULT_CURATE_INTENTS } from './curation/intent.js';
+import { observerEvents, type ObserverEvents } from './events.js';
+import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js';
+import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
+import type { Exploration, TranscriptState } from './transcript/types.js';
+import { buildSessionView, explorationMeta, type SessionView } from './view.js';
+import { wikiLayout, type WikiLayout } from './wiki/layout.js';
+import { InMemoryWikiRetriever, type WikiRetriever } from './wiki/retriever.js';
+
+export interface ObserverSessionOptions {
+  sessionId: string;
+  jsonlPath: string;
+  wikiRoot: string;
+  workspaceRoot: string;
+  projectSlug: string;
+  mode?: 'live' | 'restore';
+  retriever?: WikiRetriever;
+  summarize?: SummarizeFn;
+  curate?: CurateFn;
+  eligibleIntents?: ReadonlySet<string>;
+  legacyPerTurn?: boolean;
+  events?: ObserverEvents;
+  now?: () => number;
+}
+
+export interface StepResult {
+  changed: boolean;
+  newSummaries: number;
+  curated: Array<{ intentKey: string | null; explorationId: string; status: string; reason?: string; targetId?: string }>;
+}
+
+export class ObserverSession {
+  readonly layout: WikiLayout;
+  readonly retriever: WikiRetriever;
+  readonly summaries: SummaryOrchestrator;
+  private readonly curator: WikiCuratorService;
+  private readonly tail: TranscriptTail | null;
+  private readonly now: () => number;
+  private bundle!: SessionBundle;
+  private load!: BundleLoad;
+  private lastWritten = '';
+  /** Set by anything that changes the bundle; a step with nothing dirty writes nothing (no re-serialising every poll). */
+  private dirty = true;
+  private onceState: TranscriptState | null = null;
+  private running: Promise<StepResult> | null = null;
+  private again = false;
+
+  constructor(private readonly options: ObserverSessionOptions) {
+    this.now = options.now ?? Date.now;
+    this.layout = wikiLayout(options.wikiRoot);
+    this.retriever = options.retriever ?? new InMemoryWikiRetriever(options.wikiRoot, { projectSlug: options.projectSlug, now: this.now });
+    this.summaries = new SummaryOrchestrator(options.sessionId, { ...(options.summarize ? { summarize: options.summarize } : {}), now: this.now });
+    this.curator = new WikiCuratorService({
+      wikiRoot: options.wikiRoot,
+      projectSlug: options.projectSlug,
+      retriever: this.retriever,
+      ...(options.curate ? { curate: options.curate } : {}),
+      eligibleIntents: options.eligibleIntents ?? new Set(DEFAULT_CURATE_INTENTS),
+      now: this.now,
+    });
+    this.tail = options.mode === 'restore' ? null : new TranscriptTail(options.jsonlPath, options.sessionId, this.now);
+    this.open();
+  }
+
+  get mode(): 'live' | 'restore' {
+    return this.options.mode ?? 'live';
+  }
+
+  get loadResult(): BundleLoad {
+    return this.load;
+  }
+
+  get sessionId(): string {
+    return this.options.sessionId;
+  }
+
+  get jsonlPath(): string {
+    return this.options.jsonlPath;
+  }
+
+  private ctx() {
+    return { workspaceRoot: this.options.workspaceRoot };
+  }
+
+  private open(): void {
+    this.load = loadBundle(this.layout, this.options.sessionId, this.ctx());
+    if (this.load.bundle) {
+      this.bundle = this.load.bundle;
+      this.summaries.hydrateFromBundle(this.bundle);
+      if (this.mode === 'restore') return;
+      this.bundle.meta.jsonlPath = this.options.jsonlPath;
+      this.bundle.meta.workspaceRoot = this.options.workspaceRoot;
+      return;
+    }
+    // A corrupted bundle is kept aside (never silently lost) and rebuilt from the transcript.
+    if (this.load.status === 'corrupted' && this.mode === 'live') quarantineBundle(this.layout, this.options.sessionId, this.now());
+    this.bundle = createEmptyBundle({ sessionId: this.options.sessionId, workspaceRoot: this.options.workspaceRoot, jsonlPath: this.options.jsonlPath, jsonlMtime: 0 }, this.now());
+  }
+
+  private get explorations(): readonly Exploration[] {
+    return this.onceState?.explorations ?? this.tail?.state.explorations ?? [];
+  }
+
+  private get transcriptState(): TranscriptState | null {
+    return this.onceState ?? this.tail?.state ?? null;
+  }
+
+  /** Reads the whole transcript once (also a final line without newline); for `--once`. */
+  readOnce(): void {
+    if (this.mode === 'restore') return;
+    this.onceState = readTranscriptFile(this.options.jsonlPath, { sessionId: this.options.sessionId, now: this.now });
+  }
+
+  /** Mirrors explorations into the bundle and runs prior retrieval; sync, safe to call every frame. */
+  ensureRetrieval(): boolean {
+    if (this.mode === 'restore') return false;
+    let changed = false;
+    for (const e of this.explorations) {
+      let b = this.bundle.explorations[e.id];
+      if (b && b.question !== e.question && e.question) {
+        // The transcript was replaced or rewritten: this id now holds another question.
+        this.forgetExploration(e.id);
+        b = undefined;
+      }
+      if (!b) {
+        b = this.bundle.explorations[e.id] = { explorationId: e.id, question: e.question };
+        changed = true;
+      }
+      const meta = explorationMeta(e);
+      if (meta && JSON.stringify(meta) !== JSON.stringify(b.meta)) {
+        b.meta = meta;
+        changed = true;
+      }
+      if (b.retrieval !== undefined || !e.question) continue;
+      const hit = this.retriever.search({ text: e.question, derived: true, exclude: { sessionId: this.options.sessionId, explorationId: e.id } });
+      b.retrieval = hit ? toRetrievalRecord(hit, this.now()) : null;
+      changed = true;
+    }
+    if (changed) this.dirty = true;
+    return changed;
+  }
+
+  /**
+   * The fast half of a step, synchronous: read what was appended and run
+   * retrieval for new questions. The runner calls it on every file event so
+   * new questions show at once even while a model is writing a summary.
+   */
+  pollNow(): boolean {
+    if (this.mode === 'restore' || !this.tail || this.onceState) return false;
+    const update = this.tail.poll();
+    if (update.reset) this.dropVanished();
+    return this.ensureRetrieval() || update.changed;
+  }
+
+  private forgetExploration(id: string): void {
+    delete this.bundle.explorations[id];
+    delete this.bundle.curation.evidence[id];
+    delete this.bundle.session.flow.flowchartHints[id];
+    this.summaries.forget(id);
+  }
+
+  /** After truncation or replacement: explorations the new file does not have are dropped. */
+  private dropVanished(): void {
+    const live = new Set(this.explorations.map((e) => e.id));
+    for (const id of Object.keys(this.bundle.explorations)) if (!live.has(id)) this.forgetExploration(id);
+    this.lastWritten = '';
+    this.dirty = true;
+  }
+
+  /** One pass of both chains; concurrent calls coalesce into one extra pass. */
+  step(): Promise<StepResult> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      let result: StepResult;
+      try {
+        do {
+          this.again = false;
+          result = await this.stepOnce();
+        } while (this.again);
+      } finally {
+        this.running = null;
+      }
+      return result;
+    })();
+    return this.running;
+  }
+
+  private async stepOnce(): Promise<StepResult> {
+    const result: StepResult = { changed: false, newSummaries: 0, curated: [] };
+    if (this.mode === 'restore') return result;
+    this.pollNow();
+    this.ensureRetrieval();
+    // Write what is known before a (possibly slow) model runs, so the bundle follows the transcript.
+    if (this.summaries.hasModel && this.summaries.missing(this.explorations).length) {
+      if (updateFlow(this.bundle, this.explorations, this.now())) this.dirty = true;
+      result.changed = this.persist();
+    }
+    const items = await this.summaries.generateMissing(this.explorations);
+    for (const item of items) {
+      result.newSummaries += 1;
+      await this.onSummary(item, result);
+    }
+    if (!this.options.legacyPerTurn) await this.sweepIfIdle(result);
+    if (updateFlow(this.bundle, this.explorations, this.now())) this.dirty = true;
+    result.changed = this.persist() || result.changed;
+    return result;
+  }
+
+  private async onSummary(item: SummaryItem, result: StepResult): Promise<void> {
+    const e = this.explorations.find((x) => x.id === item.explorationId);
+    const b = this.bundle.explorations[item.explorationId];
+    if (!e || !b) return;
+    b.summary = item;
+    this.dirty = true;
+    this.bundle.curation.evidence[e.id] = buildEvidence(this.options.sessionId, e, item, this.now());
+    if (item.flowchart) this.bundle.session.flow.flowchartHints[e.id] = item.flowchart;
+    if (this.options.legacyPerTurn) {
+      const write = await this.curator.curateTurn(this.bundle, e.id);
+      if (write) result.curated.push({ intentKey: null, explorationId: e.id, status: write.status, ...(write.reason ? { reason: write.reason } : {}), ...(write.targetId ? { targetId: write.targetId } : {}) });
+      return;
+    }
+    if (!item.flowchart) return;
+    const { curate } = recordSummary(this.bundle, e.id, item.flowchart, this.now());
+    if (curate) await this.curate(curate.intentKey, curate.anchorExplorationId, result);
+  }
+
+  private async curate(intentKey: string, anchor: string, result: StepResult): Promise<void> {
+    const write = await this.curator.curateIntent(this.bundle, intentKey, anchor);
+    if (write) this.dirty = true;
+    if (write) result.curated.push({ intentKey, explorationId: anchor, status: write.status, ...(write.reason ? { reason: write.reason } : {}), ...(write.targetId ? { targetId: write.targetId } : {}) });
+  }
+
+  /** The last completion time seen in the transcript, for the idle sweep and its timer. */
+  lastCompletedAt(): number | null {
+    let last: number | null = null;
+    for (const e of this.explorations) if (e.endedAt !== undefined && (last === null || e.endedAt > last)) last = e.endedAt;
+    return last;
+  }
+
+  private async sweepIfIdle(result: StepResult): Promise<void> {
+    const due = idleSweepDue({
+      anyRunning: this.explorations.some((e) => e.status === 'running'),
+      pendingSummaries: this.summaries.pendingCount + this.summaries.missing(this.explorations).length,
+      lastCompletedAt: this.lastCompletedAt(),
+      now: this.now(),
+    });
+    const bucket = due ? openUncuratedBucket(this.bundle) : null;
+    if (bucket) await this.curate(bucket.intentKey, bucket.explorationIds[bucket.explorationIds.length - 1]!, result);
+  }
+
+  private persist(): boolean {
+    if (!this.dirty) return false;
+    const body = JSON.stringify({ ...this.bundle, meta: { ...this.bundle.meta, updatedAt: 0, jsonlMtime: 0 } });
+    if (body === this.lastWritten) {
+      this.dirty = false;
+      return false;
+    }
+    let jsonlMtime = this.bundle.meta.jsonlMtime;
+    try {
+      jsonlMtime = statSync(this.options.jsonlPath).mtimeMs;
+    } catch {
+      // transcript gone: keep the last known mtime
+    }
+    this.bundle.meta.jsonlMtime = jsonlMtime;
+    this.bundle.meta.updatedAt = this.now();
+    // This process owns the live session's bundle; the patch re-reads only to avoid racing a half-finished write.
+    patchBundle(this.layout, this.options.sessionId, this.ctx(), () => this.bundle);
+    recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
+    this.lastWritten = body;
+    this.dirty = false;
+    const running = this.explorations.find((e) => e.status === 'running');
+    (this.options.events ?? observerEvents).emit('update', {
+      type: 'session.updated',
+      sessionId: this.options.sessionId,
+      revision: this.bundle.session.flow.revision,
+      explorationCount: this.explorations.length,
+      runningExplorationId: running?.id ?? null,
+      at: this.now(),
+    });
+    return true;
+  }
+
+  view(): SessionView {
+    this.ensureRetrieval();
+    const t = this.transcriptState;
+    return buildSessionView({
+      bundle: this.bundle,
+      mode: this.mode,
+      load: { status: this.load.status, ...(this.load.reason ? { reason: this.load.reason } : {}), ...(this.load.detail ? { detail: this.load.detail } : {}) },
+      explorations: this.mode === 'restore' ? null : this.explorations,
+      transcript: t ? { lines: t.lines, issueCount: t.issueCount, issues: t.issues.slice(0, 20), lastPrompt: t.lastPrompt } : null,
+    });
+  }
+
+  /** The in-memory bundle (read-only use: tests, the HTTP layer). */
+  snapshotBundle(): SessionBundle {
+    return structuredClone(this.bundle);
+  }
+}
+
+function toRetrievalRecord(hit: import('./wiki/retriever.js').WikiMatch, now: number): RetrievalRecord {
+  return {
+    origin: 'retrieved',
+    entryId: hit.entryId,
+    relativePath: hit.relativePath,
+    type: hit.type,
+    slug: hit.slug,
+    request: hit.request,
+    excerpt: hit.excerpt,
+    tags: hit.tags,
+    score: hit.score,
+    matchedKeywords: hit.matchedKeywords,
+    capturedAt: now,
+  };
+}
+
+/** The snake_case evidence payload the real writers store (FORMATS §8.3). */
+function buildEvidence(sessionId: string, e: Exploration, item: SummaryItem, now: number): EvidenceEntry {
+  const tools = e.nodes.filter((n) => n.type === 'tool');
+  return {
+    explorationId: e.id,
+    schema_version: 1,
+    saved_at: new Date(now).toISOString(),
+    request: e.question,
+    summary: item.text,
+    result: e.status === 'interrupted' ? 'abandoned' : e.nodes.some((n) => n.type === 'error') ? 'failure' : 'success',
+    duration: e.endedAt !== undefined ? e.endedAt - e.startedAt : 0,
+    tokens: e.tokens.input + e.tokens.output,
+    source: { session_id: sessionId, exploration_id: e.id },
+    commands: tools.map((n) => n.command).filter((c): c is string => Boolean(c)).slice(0, 30),
+    files: e.files.slice(0, 50),
+    persist_meta: item.persistMeta ?? null,
+    nodes: e.nodes.slice(0, 60).map((n) => ({ type: n.type, label: n.label, status: n.status })),
+  };
+}

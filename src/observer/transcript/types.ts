@@ -1,0 +1,71 @@
+/**
+ * What the observer cuts out of a Claude Code transcript (FORMATS §8.8).
+ * An exploration is one user question and everything the assistant did for
+ * it until the turn ended, was interrupted, or the next question arrived.
+ */
+
+export type ToolPhase = 'explore' | 'execute' | 'verify';
+export type NodeStatus = 'running' | 'ok' | 'error';
+export type NodeType = 'tool' | 'response' | 'thinking' | 'error' | 'result';
+export type ExplorationStatus = 'running' | 'complete' | 'interrupted';
+
+export interface ExplorationNode {
+  /** `exp_node_<global seq>` — unique over the session. */
+  id: string;
+  type: NodeType;
+  status: NodeStatus;
+  /** Short, human label: `Read src/a.ts`, `✓ 12 passed…`, the start of a response. */
+  label: string;
+  at: number;
+  /** Tool nodes only. */
+  name?: string;
+  toolUseId?: string;
+  phase?: ToolPhase;
+  files?: string[];
+  /** Bash command of a tool node, kept for the digest's `commands`. */
+  command?: string;
+  /** Response / thinking text, capped (RESPONSE_TEXT_CAP) to keep memory bounded. */
+  text?: string;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface Exploration {
+  /** `exp_<n>`, 1-based over the session. */
+  id: string;
+  index: number;
+  question: string;
+  slashCommands: string[];
+  status: ExplorationStatus;
+  completionReason?: 'end_turn' | 'result' | 'interrupted' | 'superseded';
+  startedAt: number;
+  endedAt?: number;
+  nodes: ExplorationNode[];
+  tokens: TokenUsage;
+  files: string[];
+  costUsd?: number;
+}
+
+/** A line the reader could not use, reported with its 1-based line number. */
+export interface TranscriptIssue {
+  line: number;
+  reason: string;
+}
+
+export interface TranscriptState {
+  sessionId: string;
+  explorations: Exploration[];
+  /** The `last-prompt` record, when Claude Code wrote one. */
+  lastPrompt: string | null;
+  /** Lines read (complete lines only). */
+  lines: number;
+  /** Record types seen that the cutter does not use (`summary`, `system`, …), with counts. */
+  ignoredTypes: Record<string, number>;
+  issues: TranscriptIssue[];
+  issueCount: number;
+}

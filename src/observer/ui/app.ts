@@ -1,0 +1,129 @@
+/**
+ * The terminal UI (Ink) that sits beside Claude Code in a split:
+ *   status bar   line 1 session meta; line 2 the current intent (node title)
+ *   cards        one per exploration: question · tool meta (+ wiki badge on an
+ *                intent's anchor turn) · KNOWLEDGE (prior hit) · SUMMARY
+ *   keys         ↑/↓ (or p/n) select · g/G first/last (G follows new ones)
+ *                k files an audit against the selected card's KNOWLEDGE · q quit
+ * Written with createElement rather than JSX so the project needs no JSX build.
+ */
+import { Box, Text, useApp, useInput } from 'ink';
+import { createElement as h, useEffect, useRef, useState, type ReactElement } from 'react';
+import type { ExplorationView, SessionView } from '../view.js';
+
+export interface ObserverUiSource {
+  /** The current view; called on every render (it runs prior retrieval for new questions). */
+  view(): SessionView;
+  /** Calls back whenever the session changed; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+  /** Files an audit against a KNOWLEDGE card; returns the audit file name. */
+  fileAudit(input: { targetId: string; explorationId: string; request: string }): string;
+}
+
+const CARD_WINDOW = 4;
+
+function clip(text: string, n: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}
+
+function statusBar(view: SessionView): ReactElement {
+  const running = view.explorations.filter((e) => e.status === 'running').length;
+  const meta = [
+    `session ${view.sessionId.slice(0, 12)}`,
+    `${view.explorations.length} explorations${running ? ` (${running} running)` : ''}`,
+    `tokens ${view.tokens.input}/${view.tokens.output}`,
+    view.mode === 'restore' ? 'restore' : `bundle ${view.load.status}`,
+  ];
+  if (view.transcript?.issueCount) meta.push(`${view.transcript.issueCount} bad lines`);
+  return h(
+    Box,
+    { flexDirection: 'column', borderStyle: 'single', paddingX: 1 },
+    h(Text, { bold: true }, meta.join(' · ')),
+    h(Text, { color: 'cyan' }, `Intent: ${view.intent ? `${view.intent.nodeTitle} (${view.intent.intentKey})` : '—'}`),
+  );
+}
+
+function wikiBadge(e: ExplorationView): string {
+  if (!e.wiki) return '';
+  const turns = e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : '';
+  return ` · wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${turns}`;
+}
+
+function metaLine(e: ExplorationView): string {
+  if (e.status === 'running') return `Running · ${e.toolCount} tools${e.activeTool ? ` · ${clip(e.activeTool, 60)}` : ''}`;
+  const head = e.status === 'interrupted' ? 'Interrupted' : 'Done';
+  return `${head} · ${e.toolCount} tools${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${e.errorCount} errors` : ''}${wikiBadge(e)}`;
+}
+
+function card(e: ExplorationView, selected: boolean, width: number): ReactElement {
+  const k = e.knowledge;
+  const knowledge =
+    k === undefined ? h(Text, { dimColor: true }, 'KNOWLEDGE …') : k === null ? h(Text, { dimColor: true }, 'KNOWLEDGE — nothing in the wiki yet') : h(Box, { flexDirection: 'column' }, h(Text, { color: 'green' }, `KNOWLEDGE ${k.entryId} · ${clip(k.request, width - 24)} (${k.score.toFixed(2)})`), k.excerpt ? h(Text, { dimColor: true }, `  ${clip(k.excerpt, width - 4)}`) : null);
+  const summary = e.summary ? h(Text, {}, `SUMMARY ${clip(e.summary.text, width * 2)}`) : h(Text, { dimColor: true }, e.status === 'running' ? 'SUMMARY (when the turn ends)' : 'SUMMARY …');
+  return h(
+    Box,
+    { key: e.id, flexDirection: 'column', borderStyle: selected ? 'double' : 'round', borderColor: selected ? 'yellow' : 'gray', paddingX: 1 },
+    h(Text, { bold: true }, `${selected ? '▸ ' : ''}${e.id} · ${clip(e.question, width - 12)}`),
+    h(Text, { color: e.status === 'running' ? 'yellow' : e.status === 'interrupted' ? 'red' : 'white' }, metaLine(e)),
+    knowledge,
+    summary,
+  );
+}
+
+export function ObserverApp(props: { source: ObserverUiSource; width?: number }): ReactElement {
+  const { exit } = useApp();
+  const [, setTick] = useState(0);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [message, setMessage] = useState('');
+  useEffect(() => props.source.subscribe(() => setTick((t) => t + 1)), [props.source]);
+  const view = props.source.view();
+  const count = view.explorations.length;
+  // null = follow the newest exploration.
+  const index = count ? Math.min(selected ?? count - 1, count - 1) : -1;
+  const width = props.width ?? Math.max(40, Math.min(process.stdout.columns || 80, 120));
+  // Keys can arrive before Ink re-binds the handler after a render: read the latest view from a ref.
+  const latest = useRef({ view, index });
+  latest.current = { view, index };
+
+  useInput((input, key) => {
+    const { view, index } = latest.current;
+    const count = view.explorations.length;
+    if (input === 'q' || key.escape) {
+      exit();
+      return;
+    }
+    if (!count) return;
+    // Functional updates: several keys can arrive before the next render.
+    const current = (s: number | null) => Math.min(s ?? count - 1, count - 1);
+    if (key.upArrow || input === 'p') setSelected((s) => Math.max(0, current(s) - 1));
+    else if (key.downArrow || input === 'n') setSelected((s) => (current(s) + 1 >= count - 1 ? null : current(s) + 1));
+    else if (input === 'g') setSelected(0);
+    else if (input === 'G') setSelected(null);
+    else if (input === 'k') {
+      const e = view.explorations[index]!;
+      if (!e.knowledge) {
+        setMessage(`No KNOWLEDGE card on ${e.id} to audit.`);
+        return;
+      }
+      try {
+        const file = props.source.fileAudit({ targetId: e.knowledge.entryId, explorationId: e.id, request: e.question });
+        setMessage(`Audit filed against ${e.knowledge.entryId}: ${file}`);
+      } catch (err) {
+        setMessage(`Audit not filed: ${(err as Error).message}`);
+      }
+    }
+  });
+
+  const start = Math.max(0, Math.min(index - CARD_WINDOW + 1, count - CARD_WINDOW));
+  const shown = view.explorations.slice(Math.max(0, start), Math.max(0, start) + CARD_WINDOW);
+  return h(
+    Box,
+    { flexDirection: 'column', width },
+    statusBar(view),
+    count ? null : h(Text, { dimColor: true }, 'Waiting for the first question…'),
+    ...shown.map((e) => card(e, view.explorations.indexOf(e) === index, width)),
+    message ? h(Text, { color: 'magenta' }, message) : null,
+    h(Text, { dimColor: true }, `${count ? `${index + 1}/${count} · ` : ''}↑/↓ select · g/G first/last · k audit KNOWLEDGE · q quit`),
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * `maestro observe`: the live terminal UI. Opens the session, starts the
+ * runner (watch + poll + idle timer), renders the Ink app, and stops the
+ * runner when the app exits (q, Esc or Ctrl-C).
+ */
+import { render } from 'ink';
+import { createElement as h } from 'react';
+import type { ObserverConfig } from '../config.js';
+import { openObserverSession, type OpenSessionOptions } from '../observe.js';
+import { ObserverRunner } from '../runner.js';
+import { ObserverApp } from './app.js';
+import { SessionUiSource } from './source.js';
+
+export async function runObserverUi(config: ObserverConfig, opts: OpenSessionOptions & { pollMs?: number } = {}): Promise<void> {
+  const session = openObserverSession(config, opts);
+  const source = new SessionUiSource(session, config.wikiRoot, opts.now);
+  const errors: string[] = [];
+  const runner = new ObserverRunner(session, {
+    ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
+    onStep: () => source.notify(),
+    onChange: () => source.notify(),
+    onError: (err) => {
+      errors.push(err.message);
+      source.notify();
+    },
+  });
+  if (session.mode === 'live') runner.start();
+  const app = render(h(ObserverApp, { source }), { exitOnCtrlC: true });
+  try {
+    await app.waitUntilExit();
+  } finally {
+    runner.stop();
+  }
+  if (errors.length) process.stderr.write(`observer: ${errors.length} step error(s); last: ${errors[errors.length - 1]}\n`);
+}

@@ -1,0 +1,42 @@
+/**
+ * SessionUiSource: what the terminal UI needs from a live ObserverSession —
+ * its view, change notifications (from the runner's steps), and the `k` key's
+ * audit filing.
+ */
+import { EventEmitter } from 'node:events';
+import type { ObserverSession } from '../session.js';
+import { fileAudit } from '../upkeep/audit.js';
+import type { SessionView } from '../view.js';
+import type { ObserverUiSource } from './app.js';
+
+export class SessionUiSource implements ObserverUiSource {
+  private readonly changes = new EventEmitter();
+
+  constructor(
+    private readonly session: ObserverSession,
+    private readonly wikiRoot: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The runner calls this after each step. */
+  notify(): void {
+    this.changes.emit('change');
+  }
+
+  view(): SessionView {
+    return this.session.view();
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.changes.on('change', listener);
+    return () => this.changes.off('change', listener);
+  }
+
+  fileAudit(input: { targetId: string; explorationId: string; request: string }): string {
+    return fileAudit(
+      this.wikiRoot,
+      { targetId: input.targetId, sessionId: this.session.sessionId, explorationId: input.explorationId, contextRequest: input.request },
+      new Date(this.now()),
+    ).file;
+  }
+}

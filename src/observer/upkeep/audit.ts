@@ -1,0 +1,133 @@
+/**
+ * Audits (FORMATS §8.5): a person says a KNOWLEDGE card was wrong (`k` in the
+ * UI, or `maestro wiki audit <id>`); the file waits under knowledge/audit/
+ * until wiki-maintain resolves it into audit/resolved/.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../../core/errors.js';
+import { listWikiEntries } from '../wiki/entries.js';
+import { parseFrontmatter, renderFrontmatter } from '../wiki/frontmatter.js';
+import { wikiLayout, writeFileAtomic } from '../wiki/layout.js';
+
+export const SEVERITIES = ['low', 'medium', 'high'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface AuditRequest {
+  targetId: string;
+  severity?: string;
+  anchor?: string;
+  contextRequest?: string;
+  notes?: string;
+  sessionId?: string;
+  explorationId?: string;
+}
+
+export interface AuditRecord {
+  file: string;
+  path: string;
+  targetId: string;
+  severity: Severity;
+  filedAt: string;
+  status: 'open' | 'resolved';
+  sessionId?: string;
+  explorationId?: string;
+  resolvedAt?: string;
+  anchor: string;
+}
+
+export function parseSeverity(raw: string | undefined): Severity {
+  if (raw === undefined) return 'medium';
+  if ((SEVERITIES as readonly string[]).includes(raw)) return raw as Severity;
+  throw new MaestroError('BAD_INPUT', `--severity must be low, medium or high, got "${raw}".`);
+}
+
+function auditName(targetId: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const target = targetId.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  return `${stamp}-${target}.md`;
+}
+
+/** Files an open audit against an existing entry; refuses unknown ids and empty anchors. */
+export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): AuditRecord {
+  const severity = parseSeverity(req.severity);
+  const targetId = req.targetId.trim();
+  if (!targetId) throw new MaestroError('BAD_INPUT', 'An audit needs a target id (the KNOWLEDGE card\'s entry, e.g. C001).');
+  const target = listWikiEntries(wikiRoot).entries.find((e) => e.id === targetId);
+  if (!target) throw new MaestroError('BAD_INPUT', `No wiki entry "${targetId}" under ${wikiLayout(wikiRoot).knowledge}; nothing to audit.`);
+  const anchor = (req.anchor ?? `KNOWLEDGE card ${targetId} ("${target.request}") was shown and judged wrong or not relevant.`).trim();
+  if (!anchor) throw new MaestroError('BAD_INPUT', 'An audit needs anchor text (what was wrong).');
+  const filedAt = now.toISOString();
+  const fm = renderFrontmatter({
+    target_id: targetId,
+    severity,
+    filed_at: filedAt,
+    session_id: req.sessionId,
+    exploration_id: req.explorationId,
+    status: 'open',
+  });
+  const body = [`## Anchor`, '', anchor, ''];
+  if (req.contextRequest) body.push('## Context request', '', req.contextRequest, '');
+  if (req.notes) body.push('## Notes', '', req.notes, '');
+  const dir = wikiLayout(wikiRoot).audit;
+  mkdirSync(dir, { recursive: true });
+  const file = auditName(targetId, now);
+  const path = join(dir, file);
+  if (existsSync(path)) throw new MaestroError('BAD_INPUT', `${path} already exists (two audits in the same millisecond).`);
+  writeFileAtomic(path, `${fm}\n\n${body.join('\n')}`);
+  return { file, path, targetId, severity, filedAt, status: 'open', anchor, ...(req.sessionId ? { sessionId: req.sessionId } : {}), ...(req.explorationId ? { explorationId: req.explorationId } : {}) };
+}
+
+function readAudit(path: string, file: string): AuditRecord | null {
+  const doc = parseFrontmatter(readFileSync(path, 'utf8'));
+  const d = doc.data;
+  if (typeof d.target_id !== 'string') return null;
+  const anchor = /##\s+Anchor\s*\n+([\s\S]*?)(\n##\s|\n#\s|$)/.exec(doc.body)?.[1]?.trim() ?? '';
+  return {
+    file,
+    path,
+    targetId: d.target_id,
+    severity: (SEVERITIES as readonly string[]).includes(String(d.severity)) ? (d.severity as Severity) : 'medium',
+    filedAt: typeof d.filed_at === 'string' ? d.filed_at : '',
+    status: d.status === 'resolved' ? 'resolved' : 'open',
+    anchor,
+    ...(typeof d.session_id === 'string' ? { sessionId: d.session_id } : {}),
+    ...(typeof d.exploration_id === 'string' ? { explorationId: d.exploration_id } : {}),
+    ...(typeof d.resolved_at === 'string' ? { resolvedAt: d.resolved_at } : {}),
+  };
+}
+
+const RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
+
+export function listAudits(wikiRoot: string): { open: AuditRecord[]; resolved: AuditRecord[] } {
+  const layout = wikiLayout(wikiRoot);
+  const read = (dir: string): AuditRecord[] =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.md'))
+          .map((f) => readAudit(join(dir, f), f))
+          .filter((a): a is AuditRecord => a !== null)
+      : [];
+  const open = read(layout.audit)
+    .filter((a) => a.status === 'open')
+    .sort((a, b) => RANK[a.severity] - RANK[b.severity] || a.filedAt.localeCompare(b.filedAt));
+  const resolved = read(layout.auditResolved).sort((a, b) => (a.resolvedAt ?? '').localeCompare(b.resolvedAt ?? ''));
+  return { open, resolved };
+}
+
+/** Moves an open audit to audit/resolved/ with `status: resolved`, `resolved_at`, and a `# Resolution` line. */
+export function resolveAudit(wikiRoot: string, file: string, note: string | undefined, now: Date): AuditRecord {
+  const layout = wikiLayout(wikiRoot);
+  const path = join(layout.audit, file);
+  if (!existsSync(path)) throw new MaestroError('BAD_INPUT', `No open audit ${path}.`);
+  const text = readFileSync(path, 'utf8');
+  const iso = now.toISOString();
+  let out = text.replace(/^---\n/, `---\nresolved_at: "${iso}"\n`).replace(/^status:\s*"?open"?\s*$/m, 'status: "resolved"');
+  out = `${out.replace(/\s*$/, '')}\n\n# Resolution\n\n${iso.slice(0, 10)} · ${note?.trim() || 'accepted via wiki-maintain'}\n`;
+  mkdirSync(layout.auditResolved, { recursive: true });
+  const dest = join(layout.auditResolved, file);
+  // The resolved copy is durable (fsync + rename) before the open one is removed.
+  writeFileAtomic(dest, out);
+  rmSync(path, { force: true });
+  return readAudit(dest, file)!;
+}

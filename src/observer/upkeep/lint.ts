@@ -1,0 +1,55 @@
+/**
+ * Wiki lint (FORMATS §8.5, knowledge-lint-core): errors for missing or
+ * duplicate ids, leftover legacy folders and ids absent from index.md;
+ * warnings for duplicate requests and drafts older than 30 days. Broken
+ * frontmatter is reported with the file and line.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { listWikiEntries } from '../wiki/entries.js';
+import { LEGACY_DIRS, wikiLayout } from '../wiki/layout.js';
+import { normalizeMatchText } from '../text.js';
+
+export interface LintFinding {
+  level: 'error' | 'warning';
+  code: 'missing_id' | 'unreadable_entry' | 'duplicate_id' | 'legacy_dir' | 'not_in_index' | 'duplicate_request' | 'stale_draft';
+  message: string;
+  path?: string;
+  line?: number;
+  id?: string;
+}
+
+export const STALE_DRAFT_MS = 30 * 24 * 60 * 60 * 1000;
+
+export function lintWiki(wikiRoot: string, now: Date): { errors: LintFinding[]; warnings: LintFinding[] } {
+  const layout = wikiLayout(wikiRoot);
+  const { entries, problems } = listWikiEntries(wikiRoot);
+  const findings: LintFinding[] = [];
+  for (const p of problems) {
+    const missingId = p.reason.startsWith('missing id');
+    findings.push({ level: 'error', code: missingId ? 'missing_id' : 'unreadable_entry', message: `${p.path}:${p.line}: ${p.reason}`, path: p.path, line: p.line });
+  }
+  const byId = new Map<string, string[]>();
+  for (const e of entries) byId.set(e.id, [...(byId.get(e.id) ?? []), e.relativePath]);
+  for (const [id, paths] of byId) if (paths.length > 1) findings.push({ level: 'error', code: 'duplicate_id', id, message: `id ${id} is used by ${paths.join(', ')}` });
+  for (const dir of LEGACY_DIRS) {
+    const path = join(layout.knowledge, dir);
+    if (existsSync(path)) findings.push({ level: 'error', code: 'legacy_dir', path, message: `legacy folder ${path} is left over; run \`maestro wiki migrate\`` });
+  }
+  const index = existsSync(layout.index) ? readFileSync(layout.index, 'utf8') : '';
+  const indexed = new Set([...index.matchAll(/^\|\s*([CNS]\d{3,})\s*\|/gm)].map((m) => m[1]));
+  for (const e of entries) if (!indexed.has(e.id)) findings.push({ level: 'error', code: 'not_in_index', id: e.id, path: e.path, message: `${e.id} is missing from ${layout.index}` });
+  const byRequest = new Map<string, string[]>();
+  for (const e of entries) {
+    const key = `${e.type}:${normalizeMatchText(e.request)}`;
+    byRequest.set(key, [...(byRequest.get(key) ?? []), e.id]);
+  }
+  for (const ids of byRequest.values()) if (ids.length > 1) findings.push({ level: 'warning', code: 'duplicate_request', message: `entries ${ids.join(', ')} have the same request` });
+  for (const e of entries) {
+    const stamp = Date.parse(e.updated ?? e.created ?? '');
+    if (e.status === 'draft' && Number.isFinite(stamp) && now.getTime() - stamp > STALE_DRAFT_MS) {
+      findings.push({ level: 'warning', code: 'stale_draft', id: e.id, path: e.path, message: `${e.id} has been a draft since ${new Date(stamp).toISOString().slice(0, 10)}` });
+    }
+  }
+  return { errors: findings.filter((f) => f.level === 'error'), warnings: findings.filter((f) => f.level === 'warning') };
+}

@@ -1,0 +1,111 @@
+/**
+ * wiki-maintain (Phase 2, manual): `--list-audits`, `--dry-run` (open audits
+ * + lint + intent bucket statistics) and apply. Apply is deterministic unless
+ * a maintainer agent is injected: it moves leftover legacy folders to
+ * knowledge/.trash/<stamp>/ (never deletes), rebuilds index.md, and resolves
+ * audits whose target was removed or updated after the audit was filed; an
+ * agent may resolve more. Every action is logged.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadBundle } from '../bundle/store.js';
+import { listWikiEntries } from '../wiki/entries.js';
+import { ensureWikiLayout, LEGACY_DIRS, wikiLayout } from '../wiki/layout.js';
+import { INTENT_KEYS } from '../curation/intent.js';
+import { appendKnowledgeLog, rebuildKnowledgeIndex } from '../wiki/log.js';
+import { listAudits, resolveAudit, type AuditRecord } from './audit.js';
+import { lintWiki, type LintFinding } from './lint.js';
+
+export interface BucketStats {
+  sessions: number;
+  buckets: number;
+  curated: number;
+  open: number;
+  byStatus: Record<string, number>;
+}
+
+export interface MaintenanceReport {
+  wikiRoot: string;
+  openAudits: AuditRecord[];
+  lint: { errors: LintFinding[]; warnings: LintFinding[] };
+  buckets: BucketStats;
+}
+
+export function bucketStats(wikiRoot: string, workspaceRoot: string): BucketStats {
+  const layout = wikiLayout(wikiRoot);
+  const stats: BucketStats = { sessions: 0, buckets: 0, curated: 0, open: 0, byStatus: {} };
+  if (!existsSync(layout.sessions)) return stats;
+  for (const id of readdirSync(layout.sessions)) {
+    if (!existsSync(join(layout.sessions, id, 'bundle.json'))) continue;
+    const bundle = loadBundle(layout, id, { workspaceRoot }).bundle;
+    if (!bundle) continue;
+    stats.sessions += 1;
+    for (const b of Object.values(bundle.curation.buckets)) {
+      stats.buckets += 1;
+      if (b.curatedAt) {
+        stats.curated += 1;
+        const s = b.persistResult?.status ?? 'unknown';
+        stats.byStatus[s] = (stats.byStatus[s] ?? 0) + 1;
+      } else stats.open += 1;
+    }
+  }
+  return stats;
+}
+
+export function buildMaintenanceReport(wikiRoot: string, workspaceRoot: string, now: Date): MaintenanceReport {
+  return { wikiRoot, openAudits: listAudits(wikiRoot).open, lint: lintWiki(wikiRoot, now), buckets: bucketStats(wikiRoot, workspaceRoot) };
+}
+
+/** The maintainer agent seam: given the report, which audits it resolved (after fixing entries itself). */
+export type MaintainFn = (report: MaintenanceReport) => Promise<{ resolve?: Array<{ file: string; note: string }> }>;
+
+export interface MaintenanceResult {
+  movedLegacy: string[];
+  resolved: AuditRecord[];
+  remaining: AuditRecord[];
+  indexTotal: number;
+  lint: { errors: LintFinding[]; warnings: LintFinding[] };
+}
+
+export async function applyMaintenance(wikiRoot: string, workspaceRoot: string, opts: { now: () => Date; maintain?: MaintainFn }): Promise<MaintenanceResult> {
+  const layout = wikiLayout(wikiRoot);
+  const movedLegacy: string[] = [];
+  for (const dir of LEGACY_DIRS) {
+    const from = join(layout.knowledge, dir);
+    if (!existsSync(from)) continue;
+    const trash = join(layout.knowledge, '.trash', opts.now().toISOString().replace(/[:.]/g, '-'));
+    mkdirSync(trash, { recursive: true });
+    renameSync(from, join(trash, dir));
+    movedLegacy.push(from);
+    appendKnowledgeLog(wikiRoot, 'compile', dir, 'legacy_dir_moved_to_trash', opts.now());
+  }
+  ensureWikiLayout(wikiRoot, INTENT_KEYS);
+  const { entries } = listWikiEntries(wikiRoot);
+  rebuildKnowledgeIndex(wikiRoot, entries, opts.now());
+  appendKnowledgeLog(wikiRoot, 'compile', 'index.md', `rebuilt (${entries.length} entries)`, opts.now());
+
+  const resolved: AuditRecord[] = [];
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  for (const audit of listAudits(wikiRoot).open) {
+    const target = byId.get(audit.targetId);
+    const updatedAfter = target?.updated && audit.filedAt && Date.parse(target.updated) > Date.parse(audit.filedAt);
+    const note = !target ? `target ${audit.targetId} no longer exists` : updatedAfter ? `target ${audit.targetId} updated ${target.updated} after the audit` : null;
+    if (!note) continue;
+    resolved.push(resolveAudit(wikiRoot, audit.file, note, opts.now()));
+    appendKnowledgeLog(wikiRoot, 'audit', audit.targetId, `resolved: ${note}`, opts.now());
+  }
+  if (opts.maintain) {
+    const report = buildMaintenanceReport(wikiRoot, workspaceRoot, opts.now());
+    const answer = await opts.maintain(report);
+    const open = new Set(report.openAudits.map((a) => a.file));
+    for (const r of answer.resolve ?? []) {
+      if (!open.has(r.file)) continue;
+      const done = resolveAudit(wikiRoot, r.file, r.note, opts.now());
+      resolved.push(done);
+      appendKnowledgeLog(wikiRoot, 'audit', done.targetId, `resolved: ${r.note}`, opts.now());
+    }
+  }
+  const lint = lintWiki(wikiRoot, opts.now());
+  appendKnowledgeLog(wikiRoot, 'lint', 'wiki', `${lint.errors.length} errors, ${lint.warnings.length} warnings`, opts.now());
+  return { movedLegacy, resolved, remaining: listAudits(wikiRoot).open, indexTotal: entries.length, lint };
+}

@@ -1,0 +1,136 @@
+/**
+ * Writing knowledge entries (FORMATS §8.4). A create allocates the next id
+ * and never overwrites a file; an update re-reads the file, refuses when its
+ * frontmatter does not parse cleanly (nothing is overwritten by mistake), and
+ * changes only version, updated, tags, sources, intent_key and the
+ * `## 解决方案` section.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../../core/errors.js';
+import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from './entries.js';
+import { parseFrontmatter, renderFrontmatter, type FrontValue } from './frontmatter.js';
+import { TYPE_DIR, wikiLayout, writeFileAtomic } from './layout.js';
+import { ensureScopeTags } from './scope.js';
+import { SLUG_PATTERN } from '../text.js';
+
+const SLUG_MAX = 120;
+
+export interface EntryDraft {
+  type: 'context' | 'entity';
+  slug: string;
+  request: string;
+  title?: string;
+  summary: string;
+  context?: string;
+  solution: string;
+  tags?: string[];
+  facet?: Facet;
+  confidence?: number;
+  /** For facet `command`: the command to show in a bash fence. */
+  command?: string;
+  /** Why the model chose to persist (`## 落盘说明（模型）`). */
+  persistNote?: string;
+  references?: string[];
+}
+
+export interface WriteContext {
+  wikiRoot: string;
+  projectSlug: string;
+  source: { sessionId: string; explorationId: string };
+  intentKey?: string;
+  now: Date;
+}
+
+function isoSeconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function renderBody(draft: EntryDraft): string {
+  const out = [`# ${draft.title ?? draft.request}`, '', '## 问题', '', draft.request, '', '## 摘要', '', draft.summary, ''];
+  if (draft.context) out.push('## 上下文', '', draft.context, '');
+  out.push('## 解决方案', '', draft.solution || '(none recorded)', '');
+  if (draft.persistNote) out.push('## 落盘说明（模型）', '', draft.persistNote, '');
+  if (draft.facet === 'protocol') out.push('## 协议', '', draft.solution, '');
+  if (draft.facet === 'command' && draft.command) out.push('## 命令', '', '```bash', draft.command, '```', '');
+  if (draft.facet === 'failure') out.push('## 失败记录', '', draft.summary, '');
+  if (draft.references?.length) out.push('## 参考', '', ...draft.references.map((r) => `- ${r}`), '');
+  return out.join('\n');
+}
+
+export function validateSlug(slug: string): boolean {
+  return slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
+}
+
+/** Creates a new entry file; returns it as parsed back from disk. */
+export function createEntry(draft: EntryDraft, ctx: WriteContext): WikiEntry {
+  if (!validateSlug(draft.slug)) throw new MaestroError('BAD_INPUT', `invalid_slug: "${draft.slug}" must match ^[a-z0-9]+(-[a-z0-9]+)*$ and be ≤${SLUG_MAX} chars`);
+  const layout = wikiLayout(ctx.wikiRoot);
+  const id = allocateEntryId(ctx.wikiRoot, draft.type);
+  const dir = draft.type === 'context' && ctx.intentKey ? join(layout.knowledge, TYPE_DIR.context, ctx.intentKey) : join(layout.knowledge, TYPE_DIR[draft.type]);
+  const path = join(dir, `${id}-${draft.slug}.md`);
+  if (existsSync(path)) throw new MaestroError('INTERNAL', `${path} already exists; refusing to overwrite it.`);
+  const stamp = isoSeconds(ctx.now);
+  const fm = renderFrontmatter({
+    id,
+    slug: draft.slug,
+    request: draft.request,
+    created: stamp,
+    updated: stamp,
+    version: 1,
+    type: draft.type,
+    category: TYPE_DIR[draft.type],
+    facet: draft.facet,
+    tags: ensureScopeTags(draft.tags ?? [], ctx.projectSlug),
+    related: [],
+    aliases: [],
+    source: { session_id: ctx.source.sessionId, exploration_id: ctx.source.explorationId },
+    sources: [{ session_id: ctx.source.sessionId, exploration_id: ctx.source.explorationId, saved_at: stamp }],
+    extraction_confidence: draft.confidence ?? 0.5,
+    status: 'draft',
+    intent_key: ctx.intentKey,
+  });
+  const text = `${fm}\n\n${renderBody(draft)}`;
+  writeFileAtomic(path, text);
+  const parsed = parseEntryFile(path, layout.knowledge, text, { mtimeMs: Date.now(), size: text.length });
+  if (!parsed.entry) throw new MaestroError('INTERNAL', `wrote ${path} but could not read it back: ${parsed.problems.map((p) => p.reason).join('; ')}`);
+  return parsed.entry;
+}
+
+/** Updates an entry in place: version+1, updated, one sources item per exploration, scope tags, a dated block in 解决方案. */
+export function updateEntry(target: WikiEntry, draft: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>, ctx: WriteContext): WikiEntry {
+  const text = readFileSync(target.path, 'utf8');
+  const doc = parseFrontmatter(text);
+  if (!doc.hasFrontmatter || doc.problems.length) {
+    const where = doc.problems[0] ? `line ${doc.problems[0].line}: ${doc.problems[0].reason}` : 'no frontmatter';
+    throw new MaestroError('BAD_INPUT', `target_unreadable: ${target.path} (${where}); not updating it.`);
+  }
+  const data: Record<string, FrontValue | undefined> = { ...doc.data };
+  const stamp = isoSeconds(ctx.now);
+  data.version = (typeof data.version === 'number' ? data.version : 1) + 1;
+  data.updated = stamp;
+  const tags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? [data.tags] : [];
+  data.tags = ensureScopeTags([...new Set([...tags, ...(draft.tags ?? [])])], ctx.projectSlug);
+  const sources = Array.isArray(data.sources) ? [...data.sources] : [];
+  const already = sources.some((s) => s && typeof s === 'object' && !Array.isArray(s) && s.exploration_id === ctx.source.explorationId && s.session_id === ctx.source.sessionId);
+  if (!already) sources.push({ session_id: ctx.source.sessionId, exploration_id: ctx.source.explorationId, saved_at: stamp });
+  data.sources = sources;
+  if (ctx.intentKey) data.intent_key = ctx.intentKey;
+  if (draft.confidence !== undefined && (typeof data.extraction_confidence !== 'number' || draft.confidence > data.extraction_confidence)) data.extraction_confidence = draft.confidence;
+  const block = `### 更新 ${stamp.slice(0, 10)} (${ctx.source.explorationId})\n\n${draft.solution.trim()}\n`;
+  let body = doc.body;
+  const heading = /^##\s+解决方案\s*$/m.exec(body);
+  if (heading) {
+    const after = heading.index + heading[0].length;
+    const next = /^##\s+/m.exec(body.slice(after));
+    const insertAt = next ? after + next.index : body.length;
+    body = `${body.slice(0, insertAt).replace(/\s*$/, '')}\n\n${block}\n${body.slice(insertAt)}`;
+  } else {
+    body = `${body.replace(/\s*$/, '')}\n\n## 解决方案\n\n${block}`;
+  }
+  const out = `${renderFrontmatter(data)}\n${body.startsWith('\n') ? '' : '\n'}${body}`;
+  writeFileAtomic(target.path, out);
+  const parsed = parseEntryFile(target.path, wikiLayout(ctx.wikiRoot).knowledge, out, { mtimeMs: Date.now(), size: out.length });
+  if (!parsed.entry) throw new MaestroError('INTERNAL', `updated ${target.path} but could not read it back`);
+  return parsed.entry;
+}

@@ -1,0 +1,105 @@
+/**
+ * The scriptable path, as a process: `maestro observe --once --json` finds the
+ * session Claude Code wrote for this repository (CLAUDE_CONFIG_DIR, the
+ * encoded project folder, FLOW_SESSION_ID or the newest with a user line),
+ * updates bundle and index, and prints the explorations; `maestro wiki …`
+ * reports through exit codes.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../../src/observer/__fixtures__/transcript-builder.js';
+import { encodeProjectPath, locateSession } from '../../src/observer/paths.js';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../bin/maestro.js', import.meta.url));
+
+let dir: TempDir;
+let repo: string;
+let claude: string;
+beforeEach(async () => {
+  dir = tempDir();
+  repo = join(dir.path, 'my_repo.v2');
+  mkdirSync(repo);
+  await run('git', ['init', '-q'], { cwd: repo });
+  claude = join(dir.path, 'claude');
+});
+afterEach(() => dir.cleanup());
+
+function projectDir(): string {
+  return join(claude, 'projects', encodeProjectPath(repo));
+}
+
+async function maestro(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: repo, env: { ...process.env, MAESTRO_FROM_SOURCE: '1', CLAUDE_CONFIG_DIR: claude, FLOW_SESSION_ID: '', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('session discovery', () => {
+  it('encodes the project path and picks FLOW_SESSION_ID, else the newest file with a user line', () => {
+    expect(encodeProjectPath('/home/a/my_repo')).toBe('-home-a-my-repo');
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder().user('old question').writeTo(join(projectDir(), 'old.jsonl'));
+    writeFileSync(join(projectDir(), 'newest-no-user.jsonl'), '{"type":"summary","summary":"x"}\n');
+    writeFileSync(join(projectDir(), 'agent_123.jsonl'), new TranscriptBuilder().user('sub-agent').take());
+    utimesSync(join(projectDir(), 'old.jsonl'), new Date(1_000_000), new Date(1_000_000));
+    const env = { CLAUDE_CONFIG_DIR: claude };
+    expect(locateSession({ env, workspaceRoot: repo }).sessionId).toBe('old');
+    expect(locateSession({ env: { ...env, FLOW_SESSION_ID: 'newest-no-user' }, workspaceRoot: repo }).sessionId).toBe('newest-no-user');
+    expect(() => locateSession({ env, workspaceRoot: repo, session: 'missing' })).toThrow(/Session "missing" not found/);
+    // A Maestro run's transcript, by run id.
+    const run = join(repo, '.workflow', 'sessions', 'S1', 'runs', 'R7', 'transcript.jsonl');
+    new TranscriptBuilder().user('plan the task').writeTo(run);
+    expect(locateSession({ env, workspaceRoot: repo, session: 'R7' })).toMatchObject({ sessionId: 'R7', path: run });
+  });
+});
+
+describe('maestro observe --once and maestro wiki, as processes', () => {
+  it('observes the newest session and prints JSON; wiki audit / lint / maintain answer with exit codes', async () => {
+    // The project slug: basename "my_repo.v2", lowercased, [^\w]+ → "-".
+    writeEntry(join(repo, 'wiki'), 'contexts/debug/C001-retry.md', { id: '"C001"', request: '"Where the retry policy is defined"', tags: ['proj:my_repo-v2'] }, '## 摘要\n\nsrc/retry.ts\n');
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder().user('where is the retry policy defined').turn({ tools: [{ name: 'Grep', input: { pattern: 'retry' } }], answer: 'src/retry.ts' }).writeTo(join(projectDir(), 'abc.jsonl'));
+
+    const once = await maestro(['observe', '--once', '--json']);
+    expect(once.code).toBe(0);
+    const out = JSON.parse(once.stdout);
+    expect(out.session).toMatchObject({ sessionId: 'abc', workspaceRoot: repo, load: { status: 'miss' } });
+    expect(out.session.explorations[0]).toMatchObject({ id: 'exp_1', status: 'complete', knowledge: { entryId: 'C001' } });
+    expect(existsSync(join(repo, 'wiki/sessions/abc/bundle.json'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(repo, 'wiki/sessions/_index.json'), 'utf8')).lastSessionId).toBe('abc');
+
+    const text = await maestro(['observe', '--once']);
+    expect(text.stdout).toContain('bundle hit');
+    expect(text.stdout).toContain('KNOWLEDGE C001 Where the retry policy is defined');
+
+    const bad = await maestro(['wiki', 'audit', 'C001', '--severity', 'urgent']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--severity must be low, medium or high');
+    const audit = await maestro(['wiki', 'audit', 'C001', '--severity', 'high', '--json']);
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ targetId: 'C001', severity: 'high', status: 'open' });
+    const list = await maestro(['wiki', 'maintain', '--list-audits', '--json']);
+    expect(JSON.parse(list.stdout).open).toHaveLength(1);
+
+    const lint = await maestro(['wiki', 'lint']);
+    expect(lint.code).toBe(1); // C001 is not in index.md yet
+    expect(lint.stdout).toContain('not_in_index');
+    const apply = await maestro(['wiki', 'maintain']);
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toMatch(/index rebuilt \(1 entries\)/);
+    expect((await maestro(['wiki', 'lint'])).code).toBe(0);
+
+    const none = await maestro(['observe', '--once', '--session', 'nope']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Session "nope" not found');
+  }, 180_000); // nine CLI processes through tsx on a shared 2-core machine
+});
