@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     setupFiles: ['test/helpers/leakCheck.ts'],
     globalSetup: ['test/helpers/globalSetup.ts'],
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // 2 cores: more workers only contend with the processes the suites start.

@@ -20,7 +20,7 @@ describe('offline demo', () => {
     removeTempDirs();
   });
 
-  it('runs the whole loop to done on its own', async () => {
+  it('runs the whole loop to done on its own', { timeout: 240_000 }, async () => {
     daemon = await startTestDaemon({ tickMs: 100, maxConcurrentRunsPerProject: 3 }, { demo: { autoApproveAfterMs: 200, autoReplyAfterMs: 200 } });
     const { store, bus } = daemon;
     const [project] = await store.projects.list();
