@@ -16,17 +16,18 @@ import type { StreamItem } from './bus.js';
 /** The outbox record as a stream item, or null for records SSE does not carry (heartbeats). */
 export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null {
   const base = { id: `${r.runId}:${r.seq}`, taskId, runId: r.runId, seq: r.seq };
+  const at = r.at;
   switch (r.type) {
     case 'token':
-      return { ...base, kind: 'token', data: { stage: r.stage, text: r.text } };
+      return { ...base, kind: 'token', data: { stage: r.stage, text: r.text, at } };
     case 'phase':
-      return { ...base, kind: 'phase', data: { stage: r.stage, state: r.state } };
+      return { ...base, kind: 'phase', data: { stage: r.stage, state: r.state, at } };
     case 'clarify':
-      return { ...base, kind: 'clarify', data: { stage: r.stage, question: r.question, clarifyId: r.clarifyId } };
+      return { ...base, kind: 'clarify', data: { stage: r.stage, question: r.question, clarifyId: r.clarifyId, at } };
     case 'result':
-      return { ...base, kind: 'result', data: { kind: r.kind, usage: r.usage, needsAttention: r.needsAttention ?? null } };
+      return { ...base, kind: 'result', data: { kind: r.kind, usage: r.usage, needsAttention: r.needsAttention ?? null, at } };
     case 'error':
-      return { ...base, kind: 'error', data: { code: r.code, message: r.message, stage: r.stage } };
+      return { ...base, kind: 'error', data: { code: r.code, message: r.message, stage: r.stage, at } };
     case 'heartbeat':
       return null;
     default: {

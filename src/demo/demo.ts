@@ -34,7 +34,7 @@ async function makeDemoRepo(dir: string): Promise<void> {
   await git(dir, ['commit', '-q', '-m', 'Start the greeter']);
 }
 
-export async function createDemo(store: Store, home: string, options: DemoOptions = {}): Promise<{ project: Project; task: Task }> {
+export async function createDemo(store: Store, home: string, options: DemoOptions = {}, name = DEMO_PROJECT_NAME): Promise<{ project: Project; task: Task }> {
   const root = join(home, 'demo');
   const repo = join(root, 'greeter');
   mkdirSync(root, { recursive: true });
@@ -44,7 +44,7 @@ export async function createDemo(store: Store, home: string, options: DemoOption
   const callLog = join(root, 'calls.ndjson');
   if (existsSync(callLog)) rmSync(callLog);
   const project = await store.projects.create({
-    name: DEMO_PROJECT_NAME,
+    name,
     repoPath: repo,
     config: {
       provider: { kind: 'scripted', script, callLog },

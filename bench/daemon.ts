@@ -1,0 +1,180 @@
+/**
+ * bench:daemon — the daemon's live paths and throughput.
+ *   1. token → SSE client latency (p50/p95) with 50 subscribers (baseline: 1 subscriber)
+ *   2. status change → WebSocket client latency (p50/p95)
+ *   3. throughput of N demo scenarios with a zero-latency scripted agent, 1 worker vs 4
+ *   4. resident memory of an idle daemon (baseline: a bare `node -e` process)
+ * Prints figures and ratios; asserts nothing about time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { resolveConfig } from '../src/config/config.js';
+import { startDaemon, type Daemon } from '../src/daemon/daemon.js';
+import { createDemo } from '../src/demo/demo.js';
+import { git } from '../src/git/git.js';
+
+const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
+const f = (n: number, d = 1) => n.toFixed(d);
+const dirs: string[] = [];
+const tmp = (p: string) => {
+  const d = mkdtempSync(join(tmpdir(), p));
+  dirs.push(d);
+  return d;
+};
+const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+
+async function daemon(overrides: Record<string, unknown> = {}): Promise<Daemon> {
+  const home = tmp('maestro-bench-home-');
+  return startDaemon({ ...resolveConfig({ home, port: 0 }, {}), tickMs: 50, logLevel: 'silent', ...overrides }, { logDestination: silent, heartbeatMs: 500 });
+}
+
+async function repo(): Promise<string> {
+  const dir = tmp('maestro-bench-repo-');
+  await git(dir, ['init', '-q', '-b', 'main']);
+  writeFileSync(join(dir, 'README.md'), '# bench\n');
+  await git(dir, ['add', '-A']);
+  await git(dir, ['commit', '-q', '-m', 'init']);
+  return dir;
+}
+
+async function benchSse(subscribers: number): Promise<number[]> {
+  const d = await daemon();
+  try {
+    const script = join(tmp('maestro-bench-script-'), 'tokens.json');
+    const tokens = 60;
+    // Each token carries the time it was emitted; the worker writes it to the outbox at once.
+    writeFileSync(script, JSON.stringify({ steps: [{ match: { role: 'execute' }, actions: Array.from({ length: tokens }, () => [{ wait: 20 }, { text: 'x' }]).flat() }, { match: { role: 'review' }, actions: [{ verdict: { verdict: 'approve', findings: [] } }] }] }));
+    const p = await d.store.projects.create({ name: 'sse', repoPath: await repo(), config: { provider: { kind: 'scripted', script } } });
+    const t = await d.store.tasks.create({ projectId: p.id, title: 'stream', complexity: 'easy' });
+    const latencies: number[] = [];
+    let ready = 0;
+    let resolveReady!: () => void;
+    const allReady = new Promise<void>((r) => (resolveReady = r));
+    const clients = Array.from({ length: subscribers }, async () => {
+      const ac = new AbortController();
+      const res = await fetch(`${d.url}/api/tasks/${t.id}/stream`, { signal: ac.signal });
+      const reader = res.body!.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      let seen = 0;
+      if (++ready === subscribers) resolveReady();
+      try {
+        while (seen < tokens) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          const now = Date.now();
+          buf += dec.decode(value, { stream: true });
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (!block.includes('event: token')) continue;
+            const id = /id: (\S+)/.exec(block)?.[1];
+            const at = id ? atById.get(id) : undefined;
+            if (at !== undefined) latencies.push(now - at);
+            seen++;
+          }
+        }
+      } finally {
+        ac.abort();
+      }
+    });
+    // The record time: read from the outbox as the ingestor sees it (the worker stamps `at` when it writes).
+    const atById = new Map<string, number>();
+    const off = d.bus.onStream(t.id, (item) => {
+      const at = (item.data as { at?: number }).at;
+      if (typeof at === 'number') atById.set(item.id, at);
+    });
+    await allReady;
+    d.orchestrator.kick();
+    await Promise.all(clients);
+    off();
+    return latencies;
+  } finally {
+    await d.stop({ graceMs: 1000 });
+  }
+}
+
+async function benchThroughput(workers: number, scenarios: number): Promise<{ ms: number; wsLatencies: number[] }> {
+  const d = await daemon({ maxConcurrentRuns: workers, maxConcurrentRunsPerProject: workers, reservedConflictSlots: 0 });
+  const wsLatencies: number[] = [];
+  const ws = new WebSocket(`${d.url.replace('http', 'ws')}/api/ws`);
+  ws.on('message', (m) => {
+    const msg = JSON.parse(String(m)) as { type: string; event?: { type: string; at: number } };
+    if (msg.type === 'event' && msg.event!.type === 'task.status') wsLatencies.push(Date.now() - msg.event!.at);
+  });
+  await new Promise((r) => ws.once('open', r));
+  try {
+    const parents = [];
+    for (let i = 0; i < scenarios; i++) {
+      const { task } = await createDemo(d.store, join(d.config.home, `demo-${i}`), { autoApproveAfterMs: 0, autoReplyAfterMs: 0 }, `demo-${i}`);
+      parents.push(task.id);
+    }
+    const t0 = performance.now();
+    d.orchestrator.kick();
+    for (;;) {
+      const tasks = await Promise.all(parents.map((id) => d.store.tasks.get(id)));
+      const stuck = tasks.find((t) => t.status === 'needs_attention');
+      if (stuck) throw new Error(`demo task needs attention: ${stuck.lastRunError}`);
+      if (tasks.every((t) => t.status === 'done')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { ms: performance.now() - t0, wsLatencies };
+  } finally {
+    ws.close();
+    await d.stop({ graceMs: 1000 });
+  }
+}
+
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function benchIdle(): Promise<{ daemon: number; bare: number }> {
+  const home = tmp('maestro-bench-idle-');
+  const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => d.toString().includes('daemon on') && resolve()));
+  await new Promise((r) => setTimeout(r, 5000));
+  const daemonRss = rssOf(child.pid!);
+  child.kill('SIGTERM');
+  const bare = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 3000)']);
+  await new Promise((r) => setTimeout(r, 1000));
+  const bareRss = rssOf(bare.pid!);
+  bare.kill();
+  return { daemon: daemonRss, bare: bareRss };
+}
+
+try {
+  console.log('== token → SSE client latency ==');
+  const one = await benchSse(1);
+  const fifty = await benchSse(50);
+  console.log(`1 subscriber:   p50 ${f(pct(one, 0.5))} ms  p95 ${f(pct(one, 0.95))} ms  (${one.length} deliveries)`);
+  console.log(`50 subscribers: p50 ${f(pct(fifty, 0.5))} ms  p95 ${f(pct(fifty, 0.95))} ms  (${fifty.length} deliveries)   target p95 < 20 ms`);
+  console.log(`ratio p95 50 / 1 subscribers: ${f(pct(fifty, 0.95) / Math.max(1, pct(one, 0.95)), 2)}×`);
+  console.log('(latency = client receipt − the outbox record time the worker stamped; it includes the file watch and ingest)');
+
+  console.log('\n== demo scenarios, zero-latency scripted agent ==');
+  const scenarios = 4;
+  const w1 = await benchThroughput(1, scenarios);
+  const w4 = await benchThroughput(4, scenarios);
+  const tpm = (ms: number) => (scenarios / ms) * 60_000;
+  console.log(`1 worker:  ${scenarios} scenarios in ${f(w1.ms / 1000)} s = ${f(tpm(w1.ms))} scenarios/min`);
+  console.log(`4 workers: ${scenarios} scenarios in ${f(w4.ms / 1000)} s = ${f(tpm(w4.ms))} scenarios/min`);
+  console.log(`ratio 4 / 1 workers: ${f(w1.ms / w4.ms, 2)}×   target ≥ 1.6× on 2 cores`);
+
+  console.log('\n== status change → WebSocket client latency ==');
+  const ws = [...w1.wsLatencies, ...w4.wsLatencies];
+  console.log(`p50 ${f(pct(ws, 0.5))} ms  p95 ${f(pct(ws, 0.95))} ms  (${ws.length} status changes)   target p95 < 50 ms`);
+
+  console.log('\n== idle daemon memory ==');
+  const idle = await benchIdle();
+  console.log(`idle daemon RSS ${f(idle.daemon)} MB (from sources through tsx)   bare node ${f(idle.bare)} MB   ratio ${f(idle.daemon / idle.bare, 2)}×   target < 150 MB`);
+} finally {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
