@@ -56,7 +56,8 @@ function tokenMatches(given: string, expected: string): boolean {
 }
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024 });
+  // forceCloseConnections: an open SSE stream would otherwise hold app.close() (and the daemon's stop) forever.
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true });
   const doc = new OpenApiDoc();
   installErrorHandler(app, deps.logError);
 

@@ -130,7 +130,8 @@ export class ApiClient {
     let buffer = '';
     let current: SseEvent = { id: null, event: 'message', data: '' };
     let dataLines: string[] = [];
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       buffer += decoder.decode(chunk, { stream: true });
       let nl: number;
       while ((nl = buffer.indexOf('\n')) >= 0) {
@@ -150,6 +151,11 @@ export class ApiClient {
         else if (field === 'event') current.event = value;
         else if (field === 'data') dataLines.push(value);
       }
+      }
+    } catch (err) {
+      // The connection dropped mid-stream (the daemon stopped): the caller may reconnect.
+      if ((err as Error).name === 'AbortError' || options.signal?.aborted) throw err;
+      throw this.unreachable(err);
     }
   }
 }

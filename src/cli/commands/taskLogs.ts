@@ -39,9 +39,11 @@ export async function printTranscript(client: ApiClient, id: string, json: boole
   for (const e of entries) process.stdout.write(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`);
 }
 
-/** Statuses after which no more output comes without a person acting. */
+/** Statuses after which no more output comes without a person acting (cancelled and needs_attention wait for a retry). */
+const FOLLOW_ENDS: readonly string[] = [...TERMINAL_STATUSES, 'cancelled', 'needs_attention'];
+
 function finished(status: string): boolean {
-  return (TERMINAL_STATUSES as readonly string[]).includes(status) || status === 'needs_attention';
+  return FOLLOW_ENDS.includes(status);
 }
 
 function render(e: SseEvent): string {
@@ -78,43 +80,52 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
     await printTranscript(client, id, json);
     return;
   }
-  const controller = new AbortController();
-  const stop = () => controller.abort();
+  const stopped = new AbortController();
+  const stop = () => stopped.abort();
   process.once('SIGINT', stop);
   let lastEventId: string | null = null;
   let failures = 0;
   let downSince: number | null = null;
-  let done = false;
   try {
-    while (!done && !controller.signal.aborted) {
+    while (!stopped.signal.aborted) {
+      // One connection per turn of the loop. At the end of a run the stream is closed on
+      // purpose to look at the task's status (no request runs beside the open stream), then
+      // reopened from Last-Event-ID if the task goes on.
+      const connection = new AbortController();
+      const onStop = () => connection.abort();
+      stopped.signal.addEventListener('abort', onStop);
+      let runEnded = false;
       try {
         await client.readSse(`${path}/stream`, {
           lastEventId,
-          signal: controller.signal,
+          signal: connection.signal,
           onOpen: () => {
             failures = 0;
             downSince = null;
           },
-          onEvent: async (e) => {
+          onEvent: (e) => {
             if (e.id) lastEventId = e.id;
             if (json) process.stdout.write(`${JSON.stringify({ id: e.id, event: e.event, data: JSON.parse(e.data) })}\n`);
             else process.stdout.write(render(e));
-            if ((e.event === 'result' || e.event === 'error') && finished(await status())) {
-              done = true;
-              controller.abort();
+            if (e.event === 'result' || e.event === 'error') {
+              runEnded = true;
+              connection.abort();
             }
           },
         });
       } catch (err) {
-        if (controller.signal.aborted) break;
         // An API error other than "not reachable" (unknown task, bad token) will not heal by retrying.
-        if (!(err instanceof MaestroError && err.code === 'DAEMON_UNREACHABLE')) throw err;
+        if (!connection.signal.aborted && !(err instanceof MaestroError && err.code === 'DAEMON_UNREACHABLE')) throw err;
+      } finally {
+        stopped.signal.removeEventListener('abort', onStop);
       }
-      if (done || controller.signal.aborted) break;
-      downSince ??= Date.now();
-      if (Date.now() - downSince > GIVE_UP_MS) throw new MaestroError('DAEMON_UNREACHABLE', `Lost the stream of ${id} and the daemon at ${client.baseUrl} did not come back within ${GIVE_UP_MS / 1000} s.`);
-      await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]));
-      // The stream ended or dropped: the task may have finished meanwhile.
+      if (stopped.signal.aborted) break;
+      if (!runEnded) {
+        // The stream ended or dropped: wait a little, longer each time, then try again.
+        downSince ??= Date.now();
+        if (Date.now() - downSince > GIVE_UP_MS) throw new MaestroError('DAEMON_UNREACHABLE', `Lost the stream of ${id} and the daemon at ${client.baseUrl} did not come back within ${GIVE_UP_MS / 1000} s.`);
+        await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]));
+      }
       try {
         if (finished(await status())) break;
       } catch (err) {
