@@ -10,6 +10,7 @@ import { register as registerTask } from './task.js';
 import { register as registerRun } from './run.js';
 import { register as registerStatus } from './status.js';
 import { register as registerDoctor } from './doctor.js';
+import { register as registerMcp } from './mcp.js';
 import { register as registerHelp } from './help.js';
 
 export const COMMAND_MODULES: ReadonlyArray<(program: Command) => void> = [
@@ -20,5 +21,6 @@ export const COMMAND_MODULES: ReadonlyArray<(program: Command) => void> = [
   registerRun,
   registerStatus,
   registerDoctor,
+  registerMcp,
   registerHelp,
 ];
