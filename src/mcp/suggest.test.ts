@@ -29,6 +29,7 @@ describe('suggest_task_metadata heuristic', () => {
   it('picks the task type from keywords in the title', () => {
     expect(inferTaskType('Fix crash when the basket is empty')).toBe('bugfix');
     expect(inferTaskType('Document the setup in the README')).toBe('docs');
+    expect(inferTaskType('Document the setup')).toBe('docs');
     expect(inferTaskType('Refactor session handling')).toBe('refactor');
     expect(inferTaskType('Bump dependencies')).toBe('chore');
     expect(inferTaskType('Add a wish list')).toBe('feature');

@@ -31,7 +31,7 @@ export interface TaskMetadata {
 /** Keywords per type, checked in this order; the first type with a hit wins, else feature. */
 const TYPE_KEYWORDS: [TaskType, RegExp][] = [
   ['bugfix', /\b(fix(es|ed)?|bug|crash(es)?|broken|regression|error|fails?|failing|wrong|leak|hang)\b/i],
-  ['docs', /\b(docs?|documentation|readme|guide|tutorial|comments?|changelog|typo)\b/i],
+  ['docs', /\b(docs?|document(s|ed|ing)?|documentation|readme|guide|tutorial|comments?|changelog|typo)\b/i],
   ['refactor', /\b(refactor|rename|extract|simplify|restructure|clean ?up|split|reorgani[sz]e|deduplicate|move)\b/i],
   ['chore', /\b(bump|upgrade|update deps|dependenc(y|ies)|ci|lint|format|release|chore|config(uration)?|version)\b/i],
 ];
