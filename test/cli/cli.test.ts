@@ -177,6 +177,21 @@ describe('maestro CLI against a daemon', () => {
       expect((await cli(['project', 'show', 'nope', ...url])).code).toBe(1);
     }), CLI_HEAVY_TIMEOUT);
 
+  it('sends MAESTRO_TOKEN to a daemon bound beyond loopback, and reports a missing token with the API code', async () => {
+    const d = await startTestDaemon({ host: '0.0.0.0', token: 'secret-token-1' });
+    try {
+      const url = `http://127.0.0.1:${d.port}`;
+      const refused = await cliJson<{ error: { code: string } }>(['project', 'list', '--url', url]);
+      expect(refused.code).toBe(1);
+      expect(refused.body.error.code).toBe('UNAUTHORIZED');
+      const allowed = await cliJson<{ projects: unknown[] }>(['project', 'list', '--url', url], cleanEnv({ MAESTRO_TOKEN: 'secret-token-1' }));
+      expect(allowed.code).toBe(0);
+      expect(allowed.body.projects).toEqual([]);
+    } finally {
+      await d.stop();
+    }
+  }, CLI_HEAVY_TIMEOUT);
+
   it('shows runs and transcripts, injects into a running run, and follows the live stream across a daemon restart', async () => {
     const home = tempDir('maestro-home-');
     const repo = gitRepo();
