@@ -136,3 +136,10 @@ export function readShellAnswer(name: HookName, source: string, stdout: string, 
   }
   return { outcome: 'continue', source };
 }
+
+/** The event type and payload the daemon records when a hook cancels (one shape for every hook). */
+export const HOOK_CANCELLED_EVENT = 'hook.cancelled';
+
+export function hookCancelPayload(name: HookName, outcome: HookOutcome): Record<string, unknown> {
+  return { hook: name, reason: outcome.reason ?? null, source: outcome.source ?? null, failed: outcome.failed ?? false };
+}

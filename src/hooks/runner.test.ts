@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hookCancelPayload } from './contract.js';
 import { HookRunner } from './runner.js';
 
 const dirs: string[] = [];
@@ -57,6 +58,7 @@ describe('HookRunner', () => {
     const out = await runner.run('before:task:claim', { task });
     expect(out).toMatchObject({ outcome: 'cancel', reason: 'no auth work this week: T1', source: join(repo, '.maestro/hooks.mjs') });
     expect(out.failed).toBeUndefined();
+    expect(hookCancelPayload('before:task:claim', out)).toEqual({ hook: 'before:task:claim', reason: 'no auth work this week: T1', source: join(repo, '.maestro/hooks.mjs'), failed: false });
     expect(await runner.run('before:task:claim', { task: { ...task, title: 'Fix footer' } })).toMatchObject({ outcome: 'continue' });
   });
 
