@@ -221,26 +221,34 @@ describe('maestro CLI against a daemon', () => {
       expect(injected.body.runId).toBe(runId);
       expect(readInbox(runDir).map((m) => [m.type, m.text])).toEqual([['instruction', 'also add a test']]);
 
-      // Follow: the first token comes from the outbox (replay), the second live from the bus.
+      // The agent asks; the task waits; `task reply` answers the question it asked.
+      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify({ type: 'clarify', stage: 'execute', clarifyId: 'q1', question: 'Which route prefix?', seq: 1, traceId: 'trace-1', runId, at: Date.now() })}\n`);
+      await d.store.tasks.transition(taskId, 'awaiting_input');
+      const replied = await cliJson<{ runId: string }>(['task', 'reply', taskId, '/api/v2', ...url]);
+      expect(replied.body.runId).toBe(runId);
+      expect(readInbox(runDir).at(-1)).toMatchObject({ type: 'reply', text: '/api/v2', replyTo: 'q1' });
+      expect((await d.store.tasks.get(taskId)).status).toBe('executing');
+
+      // Follow: the question and the first token come from the outbox (replay), the next token live from the bus.
       mkdirSync(runDir, { recursive: true });
-      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(1, 'alpha-'))}\n`);
+      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(2, 'alpha-'))}\n`);
       const follower = startCli(['task', 'logs', taskId, '--follow', '--url', d.url]);
       const sink = { out: '' };
       follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
       await waitForOutput(follower, 'alpha-', sink);
-      d.bus.publishStream({ id: `${runId}:2`, taskId, runId, seq: 2, kind: 'token', data: { stage: 'execute', text: 'beta-' } });
+      d.bus.publishStream({ id: `${runId}:3`, taskId, runId, seq: 3, kind: 'token', data: { stage: 'execute', text: 'beta-' } });
       await waitForOutput(follower, 'beta-', sink);
       return { follower, sink, port: d.port };
     }, { home });
 
     // The daemon is gone; a new one on the same home and port takes over. The follower
     // reconnects with Last-Event-ID, so the replay sends only what it has not seen.
-    appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(3, 'gamma-'))}\n`);
+    appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(4, 'gamma-'))}\n`);
     const { follower, sink, port } = child;
     await withDaemon(async (d2) => {
       await waitForOutput(follower, 'gamma-', sink);
       await d2.store.tasks.transition(taskId, 'cancelled');
-      d2.bus.publishStream({ id: `${runId}:4`, taskId, runId, seq: 4, kind: 'result', data: { kind: 'execute' } });
+      d2.bus.publishStream({ id: `${runId}:5`, taskId, runId, seq: 5, kind: 'result', data: { kind: 'execute' } });
       const code = await new Promise<number | null>((r) => (follower.exitCode !== null ? r(follower.exitCode) : follower.on('close', r)));
       expect(code).toBe(0);
     }, { home, port }).catch((err) => {
@@ -248,6 +256,7 @@ describe('maestro CLI against a daemon', () => {
       throw err;
     });
     expect(sink.out.match(/alpha-/g)).toHaveLength(1);
+    expect(sink.out.match(/\? Which route prefix\?/g)).toHaveLength(1);
     expect(sink.out).toContain('alpha-beta-gamma-');
   }, CLI_HEAVY_TIMEOUT);
 });
