@@ -42,6 +42,11 @@ export const ERROR_CATALOGUE = {
   DIFF_GATE: 422,
   REVIEW_ROUNDS_EXHAUSTED: 409,
   INTERRUPTED: 503,
+  // The CLI and MCP server as API clients (src/cli/client.ts); UNAUTHORIZED and NOT_FOUND are the API's own.
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  DAEMON_UNREACHABLE: 503,
+  ALREADY_EXISTS: 409,
   INTERNAL: 500,
 } as const;
 

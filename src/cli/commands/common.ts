@@ -1,0 +1,55 @@
+/**
+ * What the API-backed commands share: the --url / --json options, a client
+ * built from them, project lookup by id or name, and plain-text tables.
+ */
+import type { Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
+import type { Project, Task } from '../../core/types.js';
+import { ApiClient } from '../client.js';
+
+export interface ClientFlags {
+  url?: string;
+  json?: boolean;
+}
+
+/** Adds the options every command that talks to the daemon takes. */
+export function withApi(cmd: Command): Command {
+  return cmd.option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)').option('--json', 'print stable JSON on stdout');
+}
+
+export function clientFor(flags: ClientFlags): ApiClient {
+  return new ApiClient({ url: flags.url });
+}
+
+/** A project by id, or else by exact name. */
+export async function findProject(client: ApiClient, idOrName: string): Promise<{ project: Project; tasksByStatus: Record<string, number> }> {
+  try {
+    return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
+  } catch (err) {
+    if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
+  }
+  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const byName = projects.find((p) => p.name === idOrName);
+  if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
+  return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);
+}
+
+/** Left-aligned columns; the last column is not padded. */
+export function table(rows: string[][]): string {
+  if (!rows.length) return '';
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return `${rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`;
+}
+
+export function taskRow(t: Task): string[] {
+  return [t.id, t.status, `P${t.priority}`, t.complexity, t.title];
+}
+
+export function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Splits "a,b, c" into ["a","b","c"]. */
+export function list(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}

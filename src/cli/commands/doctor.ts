@@ -1,0 +1,107 @@
+/**
+ * `maestro doctor`: what Maestro needs on this machine — git, Node, SQLite,
+ * agent credentials, the daemon's port. One line per check, ok / warn / fail;
+ * exits 1 when anything fails. Works with no daemon.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { resolveConfig } from '../../config/config.js';
+import { EXIT_ERROR, action, printJson } from '../output.js';
+import { ApiClient } from '../client.js';
+import { print } from './common.js';
+
+export interface DoctorCheck {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+}
+
+function checkGit(): DoctorCheck {
+  try {
+    const out = execFileSync('git', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(out) ?? []).slice(1).map(Number);
+    // Worktrees (one per task) need git 2.5; `git worktree remove` needs 2.17.
+    if (major < 2 || (major === 2 && minor < 17)) return { name: 'git', status: 'fail', detail: `${out}: Maestro needs git 2.17 or newer` };
+    return { name: 'git', status: 'ok', detail: out };
+  } catch {
+    return { name: 'git', status: 'fail', detail: 'git is not installed or not on PATH' };
+  }
+}
+
+function checkNode(): DoctorCheck {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major >= 20 ? { name: 'node', status: 'ok', detail: `Node ${process.versions.node}` } : { name: 'node', status: 'fail', detail: `Node ${process.versions.node}: Maestro needs Node 20 or newer` };
+}
+
+async function checkSqlite(): Promise<DoctorCheck> {
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(':memory:');
+    const { v } = db.prepare('select sqlite_version() as v').get() as { v: string };
+    db.close();
+    return { name: 'sqlite', status: 'ok', detail: `better-sqlite3 loads (SQLite ${v})` };
+  } catch (err) {
+    return { name: 'sqlite', status: 'fail', detail: `better-sqlite3 does not load: ${(err as Error).message.split('\n')[0]}; reinstall with npm rebuild better-sqlite3` };
+  }
+}
+
+function checkCredentials(env: NodeJS.ProcessEnv): DoctorCheck {
+  if (env.ANTHROPIC_API_KEY) return { name: 'agent credentials', status: 'ok', detail: 'ANTHROPIC_API_KEY is set' };
+  if (env.CLAUDE_CODE_OAUTH_TOKEN) return { name: 'agent credentials', status: 'ok', detail: 'CLAUDE_CODE_OAUTH_TOKEN is set' };
+  const claudeDir = join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'));
+  if (existsSync(join(claudeDir, '.credentials.json'))) return { name: 'agent credentials', status: 'ok', detail: `Claude login found in ${claudeDir}` };
+  return { name: 'agent credentials', status: 'warn', detail: 'no ANTHROPIC_API_KEY and no Claude login (~/.claude): the claude provider cannot run; the scripted provider and the demo still work' };
+}
+
+function portFree(host: string, port: number): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(null)));
+  });
+}
+
+async function checkPort(client: ApiClient): Promise<DoctorCheck> {
+  if (await client.ping()) return { name: 'port', status: 'ok', detail: `a Maestro daemon answers at ${client.baseUrl}` };
+  const url = new URL(client.baseUrl);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const err = await portFree(host, port);
+  if (!err) return { name: 'port', status: 'ok', detail: `port ${port} on ${host} is free (no daemon running; start one with maestro serve)` };
+  if (err.code === 'EADDRINUSE') return { name: 'port', status: 'fail', detail: `port ${port} on ${host} is in use by something that is not a Maestro daemon; stop it or use --port / MAESTRO_PORT` };
+  return { name: 'port', status: 'warn', detail: `no daemon answers at ${client.baseUrl}, and this machine cannot bind ${host}:${port} (${err.code ?? err.message})` };
+}
+
+function checkConfig(env: NodeJS.ProcessEnv): DoctorCheck {
+  try {
+    const c = resolveConfig({}, env);
+    return { name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` };
+  } catch (err) {
+    return { name: 'config', status: 'fail', detail: (err as Error).message };
+  }
+}
+
+export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+  return [checkGit(), checkNode(), await checkSqlite(), checkConfig(env), checkCredentials(env), await checkPort(client)];
+}
+
+export function register(program: Command): void {
+  program
+    .command('doctor')
+    .description('Check git, Node, SQLite, agent credentials and the daemon port; exit 1 if anything fails. Works with no daemon.')
+    .option('--url <url>', 'daemon URL to check (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
+    .option('--json', 'print stable JSON on stdout')
+    .action(
+      action(async (opts: { url?: string; json?: boolean }) => {
+        const checks = await runDoctor(new ApiClient({ url: opts.url }));
+        const ok = !checks.some((c) => c.status === 'fail');
+        if (opts.json) printJson({ ok, checks });
+        else for (const c of checks) print(`${c.status.padEnd(5)} ${c.name}: ${c.detail}`);
+        if (!ok) process.exitCode = EXIT_ERROR;
+      }),
+    );
+}

@@ -1,0 +1,55 @@
+/**
+ * `maestro mcp`: the MCP server on stdin/stdout, for agents that speak MCP.
+ * Its task tools need the daemon; suggest_task_metadata also works without one.
+ * The agent behind suggest_task_metadata: --agent claude (the default where
+ * Claude credentials are present), --agent scripted --agent-script <file>, or
+ * none (the deterministic heuristic).
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import type { AgentProvider } from '../../agents/types.js';
+import { MaestroError } from '../../core/errors.js';
+import { action } from '../output.js';
+import { ApiClient } from '../client.js';
+
+function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN || existsSync(join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'), '.credentials.json')));
+}
+
+async function chooseProvider(opts: { agent?: string; agentScript?: string }): Promise<AgentProvider | null> {
+  const kind = opts.agent ?? (hasClaudeCredentials(process.env) ? 'claude' : 'none');
+  if (kind === 'none') return null;
+  const { createProvider } = await import('../../agents/index.js');
+  if (kind === 'scripted') {
+    if (!opts.agentScript) throw new MaestroError('BAD_INPUT', '--agent scripted needs --agent-script <file>.');
+    return createProvider({ kind: 'scripted', script: opts.agentScript });
+  }
+  return createProvider({ kind: 'claude' });
+}
+
+export function register(program: Command): void {
+  program
+    .command('mcp')
+    .description('Serve Maestro tools over MCP on stdio (create_task, list_tasks, get_task, approve need the daemon; suggest_task_metadata does not).')
+    .option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
+    .addOption(new Option('--agent <kind>', 'agent behind suggest_task_metadata (default: claude when credentials exist, else none)').choices(['claude', 'scripted', 'none']))
+    .option('--agent-script <file>', 'the script of --agent scripted')
+    .action(
+      action(async (opts: { url?: string; agent?: string; agentScript?: string }) => {
+        const provider = await chooseProvider(opts);
+        // Loaded here so the other commands do not pay for the SDK.
+        const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/server.js')]);
+        const server = createMcpServer({ client: new ApiClient({ url: opts.url }), provider, cwd: process.cwd() });
+        const transport = new StdioServerTransport();
+        const closed = new Promise<void>((resolve) => {
+          transport.onclose = () => resolve();
+          process.stdin.once('end', () => resolve());
+        });
+        await server.connect(transport);
+        await closed;
+        await server.close();
+      }),
+    );
+}

@@ -1,0 +1,43 @@
+/** `maestro project add|list|show`: register repositories with the daemon. */
+import { basename, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Project } from '../../core/types.js';
+import { action, printJson } from '../output.js';
+import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
+
+function counts(byStatus: Record<string, number>): string {
+  const parts = Object.entries(byStatus).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`);
+  return parts.length ? parts.join(', ') : 'no tasks';
+}
+
+export function register(program: Command): void {
+  const project = program.command('project').description('Register git repositories as projects and look at them (needs the daemon).');
+
+  withApi(project.command('add <path>').description('Register the git repository at <path> as a project.').option('--name <name>', 'project name (default: the folder name)')).action(
+    action(async (path: string, opts: ClientFlags & { name?: string }) => {
+      const repoPath = resolve(path);
+      const { project: p } = await clientFor(opts).post<{ project: Project }>('/api/projects', { name: opts.name ?? basename(repoPath), repoPath });
+      if (opts.json) printJson({ project: p });
+      else print(`Added project ${p.name} (${p.id}) at ${p.repoPath}`);
+    }),
+  );
+
+  withApi(project.command('list').description('List projects.')).action(
+    action(async (opts: ClientFlags) => {
+      const { projects } = await clientFor(opts).get<{ projects: Project[] }>('/api/projects');
+      if (opts.json) return printJson({ projects });
+      if (!projects.length) return print('No projects yet. Add one with `maestro project add <path>`.');
+      print(table([['ID', 'NAME', 'REPOSITORY'], ...projects.map((p) => [p.id, p.name, p.repoPath])]));
+    }),
+  );
+
+  withApi(project.command('show <idOrName>').description('Show a project (by id or name) with its task counts.')).action(
+    action(async (idOrName: string, opts: ClientFlags) => {
+      const { project: p, tasksByStatus } = await findProject(clientFor(opts), idOrName);
+      if (opts.json) return printJson({ project: p, tasksByStatus });
+      print(`${p.name} (${p.id})\n  repository: ${p.repoPath}\n  tasks: ${counts(tasksByStatus)}`);
+    }),
+  );
+}
+
+export { counts as formatCounts };

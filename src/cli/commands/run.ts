@@ -1,0 +1,38 @@
+/** `maestro run list|show`: the agent runs behind tasks (needs the daemon). */
+import type { Command } from 'commander';
+import type { Run } from '../../core/types.js';
+import { action, printJson } from '../output.js';
+import { clientFor, print, table, withApi, type ClientFlags } from './common.js';
+
+function duration(r: Run): string {
+  if (!r.endedAt) return 'running';
+  return `${((r.endedAt - r.startedAt) / 1000).toFixed(1)} s`;
+}
+
+export function register(program: Command): void {
+  const run = program.command('run').description('Look at agent runs (needs the daemon).');
+
+  withApi(run.command('list').description('List runs, oldest first.').option('--task <id>', 'only the runs of this task')).action(
+    action(async (opts: ClientFlags & { task?: string }) => {
+      const { runs } = await clientFor(opts).get<{ runs: Run[] }>('/api/runs', { taskId: opts.task });
+      if (opts.json) return printJson({ runs });
+      if (!runs.length) return print('No runs.');
+      print(table([['ID', 'TASK', 'KIND', 'STATUS', 'MODEL', 'TIME'], ...runs.map((r) => [r.id, r.taskId, r.kind, r.status, r.model ?? '-', duration(r)])]));
+    }),
+  );
+
+  withApi(run.command('show <id>').description('Show a run: status, model, tokens, cost, trace id, error.')).action(
+    action(async (id: string, opts: ClientFlags) => {
+      const { run: r } = await clientFor(opts).get<{ run: Run }>(`/api/runs/${encodeURIComponent(id)}`);
+      if (opts.json) return printJson({ run: r });
+      const lines = [
+        `run ${r.id} (${r.kind}) of task ${r.taskId}: ${r.status}`,
+        `  model: ${r.model ?? '-'}   attempt: ${r.attempt}   time: ${duration(r)}`,
+        `  tokens: ${r.inputTokens} in, ${r.outputTokens} out   cost: $${r.costUsd.toFixed(4)}`,
+        `  trace: ${r.traceId}`,
+      ];
+      if (r.error) lines.push(`  error: ${r.error}`);
+      print(lines.join('\n'));
+    }),
+  );
+}

@@ -1,0 +1,30 @@
+/** `maestro status`: is a daemon up, and how do its projects stand. */
+import type { Command } from 'commander';
+import { EXIT_ERROR, action, printJson } from '../output.js';
+import type { Project } from '../../core/types.js';
+import { clientFor, print, withApi, type ClientFlags } from './common.js';
+import { formatCounts } from './project.js';
+
+export function register(program: Command): void {
+  withApi(program.command('status').description('Say whether the daemon runs, and list projects with their task counts (exit 1 when no daemon answers).')).action(
+    action(async (opts: ClientFlags) => {
+      const client = clientFor(opts);
+      if (!(await client.ping())) {
+        if (opts.json) printJson({ daemon: { url: client.baseUrl, running: false }, projects: [] });
+        else print(`No daemon answers at ${client.baseUrl}. Start one with \`maestro serve\`.`);
+        process.exitCode = EXIT_ERROR;
+        return;
+      }
+      const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+      const rows = [];
+      for (const p of projects) {
+        const { tasksByStatus } = await client.get<{ tasksByStatus: Record<string, number> }>(`/api/projects/${encodeURIComponent(p.id)}`);
+        rows.push({ id: p.id, name: p.name, repoPath: p.repoPath, tasksByStatus });
+      }
+      if (opts.json) return printJson({ daemon: { url: client.baseUrl, running: true }, projects: rows });
+      print(`Daemon running at ${client.baseUrl}`);
+      if (!rows.length) print('No projects yet. Add one with `maestro project add <path>`.');
+      for (const r of rows) print(`  ${r.name} (${r.id}): ${formatCounts(r.tasksByStatus)}`);
+    }),
+  );
+}

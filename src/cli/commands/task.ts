@@ -1,0 +1,167 @@
+/**
+ * `maestro task …`: create, list, show, approve / reject a gate, reply,
+ * inject, cancel, retry, logs. Each is one API call (logs --follow is the SSE
+ * stream); `--json` prints the API's answer, whose fields are stable.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { TASK_STATUSES } from '../../core/status.js';
+import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
+import { action, printJson } from '../output.js';
+import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
+import { followTask, printTranscript } from './taskLogs.js';
+
+function parsePriority(value: string): number {
+  const m = /^[Pp]?([012])$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('priority is 0, 1 or 2 (P0 is the most urgent).');
+  return Number(m[1]);
+}
+
+function parseStatuses(value: string): string[] {
+  const statuses = list(value);
+  const bad = statuses.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
+  if (bad.length) throw new InvalidArgumentError(`unknown status ${bad.join(', ')}; statuses are ${TASK_STATUSES.join(', ')}.`);
+  return statuses;
+}
+
+interface CreateFlags extends ClientFlags {
+  project: string;
+  priority?: number;
+  complexity?: string;
+  deps?: string;
+  ownedFiles?: string;
+  type?: string;
+  scope?: string;
+  expected?: string;
+  parent?: string;
+}
+
+function describeTask(task: Task, runs: { id: string; kind: string; status: string }[], children: Task[]): string {
+  const lines = [
+    `${task.title}`,
+    `  id: ${task.id}   status: ${task.status}   priority: P${task.priority}   complexity: ${task.complexity}   version: ${task.version}`,
+  ];
+  if (task.taskType || task.scope) lines.push(`  type: ${task.taskType ?? '-'}   scope: ${task.scope ?? '-'}`);
+  if (task.deps.length) lines.push(`  depends on: ${task.deps.join(', ')}`);
+  if (task.ownedFiles.length) lines.push(`  owned files: ${task.ownedFiles.join(', ')}`);
+  if (task.expectedOutput) lines.push(`  expected: ${task.expectedOutput}`);
+  if (task.lastRunError) lines.push(`  last error: ${task.lastRunError}`);
+  if (task.feedback) lines.push(`  feedback: ${task.feedback}`);
+  for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${a.reason}` : ''}`);
+  if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);
+  if (children.length) lines.push(`  subtasks: ${children.map((c) => `${c.id} ${c.status}`).join(', ')}`);
+  if (task.plan) lines.push('  plan:', ...task.plan.split('\n').map((l) => `    ${l}`));
+  return lines.join('\n');
+}
+
+export function register(program: Command): void {
+  const task = program.command('task').description('Create tasks, watch them and act at their gates (needs the daemon).');
+
+  withApi(
+    task
+      .command('create <title>')
+      .description('Create a task in a project.')
+      .requiredOption('--project <idOrName>', 'the project (id or name)')
+      .option('--priority <n>', '0, 1 or 2 (P0 most urgent; default 1)', parsePriority)
+      .addOption(new Option('--complexity <level>', 'how hard (picks the model tier; default medium)').choices(COMPLEXITIES))
+      .option('--deps <ids>', 'comma-separated ids of tasks this one waits for')
+      .option('--owned-files <paths>', 'comma-separated repository paths this task may change')
+      .addOption(new Option('--type <type>', 'task type').choices(TASK_TYPES))
+      .addOption(new Option('--scope <scope>', 'how far the change reaches').choices(TASK_SCOPES))
+      .option('--expected <text>', 'what a finished task delivers')
+      .option('--parent <id>', 'the parent task'),
+  ).action(
+    action(async (title: string, opts: CreateFlags) => {
+      const client = clientFor(opts);
+      const { project } = await findProject(client, opts.project);
+      const body = {
+        projectId: project.id,
+        title,
+        ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+        ...(opts.complexity ? { complexity: opts.complexity } : {}),
+        ...(opts.deps ? { deps: list(opts.deps) } : {}),
+        ...(opts.ownedFiles ? { ownedFiles: list(opts.ownedFiles) } : {}),
+        ...(opts.type ? { taskType: opts.type } : {}),
+        ...(opts.scope ? { scope: opts.scope } : {}),
+        ...(opts.expected ? { expectedOutput: opts.expected } : {}),
+        ...(opts.parent ? { parentId: opts.parent } : {}),
+      };
+      const { task: t } = await client.post<{ task: Task }>('/api/tasks', body);
+      if (opts.json) printJson({ task: t });
+      else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}`);
+    }),
+  );
+
+  withApi(task.command('list').description('List tasks.').option('--project <idOrName>', 'only this project').option('--status <statuses>', 'comma-separated statuses', parseStatuses)).action(
+    action(async (opts: ClientFlags & { project?: string; status?: string[] }) => {
+      const client = clientFor(opts);
+      const projectId = opts.project ? (await findProject(client, opts.project)).project.id : undefined;
+      const { tasks } = await client.get<{ tasks: Task[] }>('/api/tasks', { projectId, status: opts.status?.join(',') });
+      if (opts.json) return printJson({ tasks });
+      if (!tasks.length) return print('No tasks.');
+      print(table([['ID', 'STATUS', 'PRI', 'COMPLEXITY', 'TITLE'], ...tasks.map(taskRow)]));
+    }),
+  );
+
+  withApi(task.command('show <id>').description('Show a task with its approvals, runs and subtasks.')).action(
+    action(async (id: string, opts: ClientFlags) => {
+      const answer = await clientFor(opts).get<{ task: Task; runs: { id: string; kind: string; status: string }[]; children: Task[]; lastDecision: unknown }>(`/api/tasks/${encodeURIComponent(id)}`);
+      if (opts.json) return printJson(answer);
+      print(describeTask(answer.task, answer.runs, answer.children));
+    }),
+  );
+
+  const gate = () => new Option('--gate <gate>', 'the gate').choices(GATES).makeOptionMandatory();
+
+  withApi(task.command('approve <id>').description('Approve the gate the task waits at.').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
+    action(async (id: string, opts: ClientFlags & { gate: string; reason?: string }) => {
+      const { task: t } = await clientFor(opts).post<{ task: Task }>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate: opts.gate, ...(opts.reason ? { reason: opts.reason } : {}) });
+      if (opts.json) printJson({ task: t });
+      else print(`Approved ${opts.gate} of ${t.id}; it is now ${t.status}.`);
+    }),
+  );
+
+  withApi(task.command('reject <id>').description('Reject the gate; a new task version carries your reason.').addOption(gate()).requiredOption('--reason <text>', 'what to change')).action(
+    action(async (id: string, opts: ClientFlags & { gate: string; reason: string }) => {
+      const answer = await clientFor(opts).post<{ task: Task; next: Task }>(`/api/tasks/${encodeURIComponent(id)}/reject`, { gate: opts.gate, reason: opts.reason });
+      if (opts.json) printJson(answer);
+      else print(`Rejected ${opts.gate} of ${answer.task.id}; version ${answer.next.version} is ${answer.next.id} (${answer.next.status}).`);
+    }),
+  );
+
+  for (const [name, what] of [
+    ['reply', "Answer the agent's clarifying question (the task must be awaiting_input)."],
+    ['inject', "Add an instruction to the running agent's next turn."],
+  ] as const) {
+    withApi(task.command(`${name} <id> <text>`).description(what)).action(
+      action(async (id: string, text: string, opts: ClientFlags) => {
+        const answer = await clientFor(opts).post<{ runId: string }>(`/api/tasks/${encodeURIComponent(id)}/${name}`, { message: text });
+        if (opts.json) printJson(answer);
+        else print(name === 'reply' ? `Replied to ${id} (run ${answer.runId}).` : `Queued the instruction for ${id} (run ${answer.runId}).`);
+      }),
+    );
+  }
+
+  withApi(task.command('cancel <id>').description('Cancel a task; a running worker is stopped.').option('--reason <text>', 'why')).action(
+    action(async (id: string, opts: ClientFlags & { reason?: string }) => {
+      const { task: t } = await clientFor(opts).post<{ task: Task }>(`/api/tasks/${encodeURIComponent(id)}/cancel`, opts.reason ? { reason: opts.reason } : {});
+      if (opts.json) printJson({ task: t });
+      else print(`Cancelled ${t.id}.`);
+    }),
+  );
+
+  withApi(task.command('retry <id>').description('Retry a task that needs attention or was cancelled.')).action(
+    action(async (id: string, opts: ClientFlags) => {
+      const { task: t } = await clientFor(opts).post<{ task: Task }>(`/api/tasks/${encodeURIComponent(id)}/retry`);
+      if (opts.json) printJson({ task: t });
+      else print(`Retrying ${t.id}; it is now ${t.status}.`);
+    }),
+  );
+
+  withApi(task.command('logs <id>').description("Print the transcript of the task's latest run; --follow streams the live run.").option('-f, --follow', 'stream tokens and phases as they come, until the task finishes')).action(
+    action(async (id: string, opts: ClientFlags & { follow?: boolean }) => {
+      const client = clientFor(opts);
+      if (opts.follow) await followTask(client, id, Boolean(opts.json));
+      else await printTranscript(client, id, Boolean(opts.json));
+    }),
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * HookRunner: finds the hook for a name and runs it within a time limit.
+ *
+ * Where hooks live, first match wins, per hook name (a project hook wins over
+ * a global one; a project that defines only before:execute still gets the
+ * global before:merge):
+ *   1. <repo>/.maestro/hooks.ts | hooks.mjs | hooks.js  (the first that exists)
+ *   2. <repo>/.maestro/hooks/<name with ':' → '-'>.sh
+ *   3. $MAESTRO_HOME/hooks.ts | hooks.mjs | hooks.js
+ *   4. $MAESTRO_HOME/hooks/<name>.sh
+ *
+ * Failing closed: a hook that times out (5 s by default), throws, crashes,
+ * cannot be loaded or answers outside the contract counts as a cancel, with a
+ * reason that names the hook and its file. The daemon records every cancel as
+ * an event with that reason.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { HOOK_NAMES, moduleArgs, readModuleAnswer, readShellAnswer, shellFileName, type HookContexts, type HookName, type HookOutcome } from './contract.js';
+import { runModuleCandidates, type Candidate } from './moduleHook.js';
+import { runShellHook } from './shellHook.js';
+
+export const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
+const MODULE_FILES = ['hooks.ts', 'hooks.mjs', 'hooks.js'];
+
+export interface HookRunnerOptions {
+  /** The project's repository; its `.maestro/` holds project hooks. Null: global hooks only. */
+  projectRoot: string | null;
+  /** $MAESTRO_HOME; holds global hooks. Null: project hooks only. */
+  globalHome: string | null;
+  /** A hook still running after this long counts as a cancel. */
+  timeoutMs?: number;
+}
+
+export class HookRunner {
+  static readonly NAMES = HOOK_NAMES;
+  private readonly dirs: string[];
+  readonly timeoutMs: number;
+
+  constructor(options: HookRunnerOptions) {
+    this.dirs = [];
+    if (options.projectRoot) this.dirs.push(join(resolve(options.projectRoot), '.maestro'));
+    if (options.globalHome) this.dirs.push(resolve(options.globalHome));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+  }
+
+  /** The files that may answer `name`, in precedence order (only those that exist). */
+  candidates(name: HookName): Candidate[] {
+    const out: Candidate[] = [];
+    for (const dir of this.dirs) {
+      const module = MODULE_FILES.map((f) => join(dir, f)).find((p) => existsSync(p));
+      if (module) out.push({ kind: 'module', path: module });
+      const script = join(dir, 'hooks', shellFileName(name));
+      if (existsSync(script)) out.push({ kind: 'shell', path: script });
+    }
+    return out;
+  }
+
+  /**
+   * Runs the hook `name` with its context. Never throws for a hook's failure:
+   * that is a cancel with a reason. A cancelled on:conflict carries value 'manual'.
+   */
+  async run<N extends HookName>(name: N, context: HookContexts[N]): Promise<HookOutcome> {
+    const result = await this.runOnce(name, context);
+    if (name === 'on:conflict' && result.outcome === 'cancel') return { ...result, value: 'manual' };
+    return result;
+  }
+
+  private async runOnce<N extends HookName>(name: N, context: HookContexts[N]): Promise<HookOutcome> {
+    if (!(HOOK_NAMES as readonly string[]).includes(name)) {
+      throw new Error(`unknown hook "${String(name)}"; hooks are ${HOOK_NAMES.join(', ')}`);
+    }
+    const ctx = context as unknown as Record<string, unknown>;
+    const deadline = Date.now() + this.timeoutMs;
+    const candidates = this.candidates(name);
+    if (candidates.length === 0) return noHook(name, ctx);
+    let script: string | null = null;
+    if (candidates[0]!.kind === 'shell') script = candidates[0]!.path;
+    else {
+      const answer = await runModuleCandidates(name, candidates, moduleArgs(name, context), this.timeoutMs);
+      const where = (path: string) => `hook "${name}" in ${path}`;
+      switch (answer.kind) {
+        case 'absent':
+          return noHook(name, ctx);
+        case 'shell':
+          script = answer.path;
+          break;
+        case 'returned':
+          return readModuleAnswer(name, answer.path, answer.value, ctx);
+        case 'threw':
+          return failed(name, answer.path, `${where(answer.path)} threw: ${answer.message}`);
+        case 'unclonable':
+          return failed(name, answer.path, `${where(answer.path)} returned a ${answer.what} that cannot be passed on; expected plain data`);
+        case 'load-error':
+          return failed(name, answer.path, `hooks module ${answer.path} ${answer.message}`);
+        case 'timeout':
+          return failed(name, candidates.find((c) => c.kind === 'module')!.path, `hook "${name}" did not answer within ${this.timeoutMs} ms (a hook past its time counts as a cancel)`);
+        case 'crashed':
+          return failed(name, candidates.find((c) => c.kind === 'module')!.path, `hook "${name}" crashed: ${answer.message}`);
+        default: {
+          const never: never = answer;
+          throw new Error(`unexpected worker answer ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    // The module search and the script share one time budget.
+    const left = Math.max(1, deadline - Date.now());
+    const env = { ...process.env, MAESTRO_HOOK: name };
+    const answer = await runShellHook(script, { hook: name, ...ctx }, left, env);
+    switch (answer.kind) {
+      case 'timeout':
+        return failed(name, script, `hook "${name}" in ${script} did not finish within ${this.timeoutMs} ms and was killed (a hook past its time counts as a cancel)`);
+      case 'crashed':
+        return failed(name, script, `hook "${name}" in ${script} could not run: ${answer.message}`);
+      case 'exited':
+        if (answer.code !== 0) {
+          const said = answer.stdout.trim() || answer.stderr.trim();
+          return { outcome: 'cancel', source: script, reason: said || `hook "${name}" in ${script} exited with code ${answer.code}` };
+        }
+        return readShellAnswer(name, script, answer.stdout, ctx);
+      default: {
+        const never: never = answer;
+        throw new Error(`unexpected shell answer ${JSON.stringify(never)}`);
+      }
+    }
+  }
+}
+
+function failed(_name: HookName, source: string, reason: string): HookOutcome {
+  return { outcome: 'cancel', failed: true, source, reason };
+}
+
+/** No hook defined: continue, with the value the contract gives by default. */
+function noHook(name: HookName, ctx: Record<string, unknown>): HookOutcome {
+  if (name === 'after:planner:output') return { outcome: 'continue', value: String(ctx.plan ?? '') };
+  if (name === 'on:conflict') return { outcome: 'continue', value: 'auto' };
+  return { outcome: 'continue' };
+}

@@ -1,0 +1,122 @@
+/**
+ * The MCP server (`maestro mcp`, stdio): Maestro's tools for agents. The
+ * first four call the daemon's API through the ApiClient, so they obey the
+ * same validation and state machine as the board and the CLI; an API error
+ * comes back as a tool error carrying the API's code and message.
+ * suggest_task_metadata works without a daemon when given a repository path.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { AgentProvider } from '../agents/types.js';
+import { MaestroError, coerceError } from '../core/errors.js';
+import { TASK_STATUSES } from '../core/status.js';
+import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../core/types.js';
+import type { ApiClient } from '../cli/client.js';
+import { findProject } from '../cli/commands/common.js';
+import { suggestTaskMetadata } from './suggest.js';
+
+export interface McpDeps {
+  client: ApiClient;
+  /** The agent behind suggest_task_metadata; null: the heuristic only. */
+  provider: AgentProvider | null;
+  /** Where suggest_task_metadata looks when given neither a project nor a path. */
+  cwd: string;
+}
+
+type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+async function answer(fn: () => Promise<Record<string, unknown>>): Promise<ToolResult> {
+  try {
+    const value = await fn();
+    return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+  } catch (raw) {
+    const err = coerceError(raw);
+    const code = err instanceof MaestroError ? err.code : 'INTERNAL';
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message: err.message } }) }] };
+  }
+}
+
+export function createMcpServer(deps: McpDeps): McpServer {
+  const { client } = deps;
+  const server = new McpServer({ name: 'maestro', version: '0.1.0' });
+
+  server.registerTool(
+    'create_task',
+    {
+      title: 'Create a task',
+      description: 'Create a task in a Maestro project. The daemon schedules it; dependencies must be task ids of the same project.',
+      inputSchema: {
+        project: z.string().min(1).describe('project id or name'),
+        title: z.string().min(1).max(500),
+        priority: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional().describe('0 is the most urgent; default 1'),
+        complexity: z.enum(COMPLEXITIES).optional(),
+        deps: z.array(z.string()).optional(),
+        parentId: z.string().optional(),
+        taskType: z.enum(TASK_TYPES).optional(),
+        scope: z.enum(TASK_SCOPES).optional(),
+        ownedFiles: z.array(z.string()).optional(),
+        expectedOutput: z.string().optional(),
+      },
+    },
+    async ({ project, ...fields }) =>
+      answer(async () => {
+        const { project: p } = await findProject(client, project);
+        return client.post<{ task: Task }>('/api/tasks', { projectId: p.id, ...fields });
+      }),
+  );
+
+  server.registerTool(
+    'list_tasks',
+    {
+      title: 'List tasks',
+      description: 'List tasks, optionally of one project and in some statuses.',
+      inputSchema: {
+        project: z.string().optional().describe('project id or name'),
+        status: z.array(z.enum(TASK_STATUSES)).optional(),
+        limit: z.number().int().min(1).max(5000).optional(),
+      },
+    },
+    async ({ project, status, limit }) =>
+      answer(async () => {
+        const projectId = project ? (await findProject(client, project)).project.id : undefined;
+        return client.get<{ tasks: Task[] }>('/api/tasks', { projectId, status: status?.join(','), limit });
+      }),
+  );
+
+  server.registerTool(
+    'get_task',
+    { title: 'Show a task', description: 'A task with its approvals, runs, subtasks and last scheduler decision.', inputSchema: { id: z.string().min(1) } },
+    async ({ id }) => answer(() => client.get(`/api/tasks/${encodeURIComponent(id)}`)),
+  );
+
+  server.registerTool(
+    'approve',
+    {
+      title: 'Approve a gate',
+      description: 'Approve the gate (plan_review, spec_review, exec_review) the task waits at.',
+      inputSchema: { id: z.string().min(1), gate: z.enum(GATES), reason: z.string().optional(), who: z.string().optional().describe('who approves; default "mcp"') },
+    },
+    async ({ id, gate, reason, who }) => answer(() => client.post(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}) })),
+  );
+
+  server.registerTool(
+    'suggest_task_metadata',
+    {
+      title: 'Suggest task metadata',
+      description: 'Infer taskType, scope, ownedFiles and expectedOutput for a task title from the repository (a project, a path, or the current folder).',
+      inputSchema: {
+        title: z.string().min(1).max(500),
+        project: z.string().optional().describe('project id or name (asks the daemon for its repository)'),
+        repoPath: z.string().optional().describe('a repository path, used when no project is given'),
+      },
+    },
+    async ({ title, project, repoPath }) =>
+      answer(async () => {
+        const path = project ? (await findProject(client, project)).project.repoPath : (repoPath ?? deps.cwd);
+        return { ...(await suggestTaskMetadata({ title, repoPath: path, provider: deps.provider })) };
+      }),
+  );
+
+  return server;
+}
+

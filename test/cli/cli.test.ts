@@ -1,0 +1,272 @@
+/**
+ * The `maestro` CLI end to end: a real daemon in this process (temporary
+ * MAESTRO_HOME, port 0), the CLI as a child process, a temporary git
+ * repository. Setup the scheduler would do (moving a task to a gate, opening a
+ * run) goes through the daemon's own store.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Project, Task } from '../../src/core/types.js';
+import { loadProjectConfig } from '../../src/executor/projectConfig.js';
+import { readInbox } from '../../src/executor/protocol/inbox.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { cleanEnv, cli, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
+
+afterEach(() => removeTempDirs());
+
+/**
+ * Each CLI process takes 1–5 s to start on this shared 2-core machine (tsx, and the
+ * daemon modules `serve` imports eagerly); the long cases start twenty or so.
+ */
+const CLI_HEAVY_TIMEOUT = 300_000;
+
+async function withDaemon<T>(fn: (d: TestDaemon) => Promise<T>, overrides: { home?: string; port?: number } = {}): Promise<T> {
+  const d = await startTestDaemon(overrides);
+  try {
+    return await fn(d);
+  } finally {
+    await d.stop();
+  }
+}
+
+describe('maestro CLI without a daemon', () => {
+  it('init writes a config the executor loads, with checks guessed from the repository, and refuses a second init and a non-repository', async () => {
+    const repo = gitRepo({ 'package.json': JSON.stringify({ name: 'x', scripts: { test: 'vitest run', lint: 'eslint .' } }) });
+    const first = await cliJson<{ configPath: string; config: { checks: Record<string, string> } }>(['init', repo]);
+    expect(first.code).toBe(0);
+    expect(first.body.configPath).toBe(join(repo, '.maestro/config.json'));
+    expect(first.body.config.checks).toEqual({ lint: 'npm run lint', test: 'npm test' });
+    const loaded = loadProjectConfig(repo);
+    expect(loaded.checks.map((c) => c.name)).toEqual(['lint', 'test']);
+    expect(loaded.models).toEqual({ hard: 'opus', medium: 'sonnet', easy: 'haiku' });
+    expect(readFileSync(join(repo, '.maestro/README.md'), 'utf8')).toContain('reviewRounds');
+
+    const again = await cliJson<{ error: { code: string } }>(['init', repo]);
+    expect(again.code).toBe(1);
+    expect(again.body.error.code).toBe('ALREADY_EXISTS');
+    expect((await cli(['init', repo, '--force'])).code).toBe(0);
+
+    const plain = tempDir('maestro-not-a-repo-');
+    const refused = await cli(['init', plain]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${plain} is not inside a git repository`);
+    expect(existsSync(join(plain, '.maestro'))).toBe(false);
+  });
+
+  it('says clearly that no daemon runs and how to start one', async () => {
+    const port = await freePort();
+    const r = await cli(['task', 'list', '--url', `http://127.0.0.1:${port}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`No Maestro daemon answers at http://127.0.0.1:${port}`);
+    expect(r.stderr).toContain('maestro serve');
+    const status = await cliJson<{ daemon: { running: boolean } }>(['status'], cleanEnv({ MAESTRO_PORT: String(port) }));
+    expect(status.code).toBe(1);
+    expect(status.body.daemon).toEqual({ url: `http://127.0.0.1:${port}`, running: false });
+  });
+
+  it('--help names the commands that work without a daemon; a usage error exits 2', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Without a daemon: `init`, `doctor` and the knowledge commands/);
+    const usage = await cli(['task', 'create', 'x']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("required option '--project <idOrName>' not specified");
+    expect((await cli(['task', 'list', '--status', 'sleeping'])).code).toBe(2);
+  });
+
+  it('doctor reports each check, and fails when the port is taken by something else', async () => {
+    const server = createServer((s) => s.destroy());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const taken = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', `http://127.0.0.1:${port}`]);
+      expect(taken.code).toBe(1);
+      expect(taken.body.ok).toBe(false);
+      const byName = Object.fromEntries(taken.body.checks.map((c) => [c.name, c]));
+      expect(byName.git!.status).toBe('ok');
+      expect(byName.node!.status).toBe('ok');
+      expect(byName.sqlite!.status).toBe('ok');
+      expect(byName['agent credentials']!.status).toBe('warn');
+      expect(byName.port).toMatchObject({ status: 'fail' });
+      expect(byName.port!.detail).toContain('in use by something that is not a Maestro daemon');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    const withKey = await cliJson<{ ok: boolean; checks: { name: string; status: string }[] }>(['doctor', '--url', `http://127.0.0.1:${await freePort()}`], cleanEnv({ ANTHROPIC_API_KEY: 'sk-test' }));
+    expect(withKey.code).toBe(0);
+    expect(withKey.body.checks.every((c) => c.status === 'ok')).toBe(true);
+  });
+});
+
+describe('maestro CLI against a daemon', () => {
+  it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>
+    withDaemon(async (d) => {
+      const url = ['--url', d.url];
+      const repo = gitRepo();
+      const added = await cliJson<{ project: Project }>(['project', 'add', repo, '--name', 'shop', ...url]);
+      expect(added.code).toBe(0);
+      expect(added.body.project).toMatchObject({ name: 'shop', repoPath: repo });
+      const dup = await cliJson<{ error: { code: string } }>(['project', 'add', repo, '--name', 'shop', ...url]);
+      expect(dup.code).toBe(1);
+      expect(dup.body.error.code).toBe('DUPLICATE_PROJECT');
+      const notRepo = await cli(['project', 'add', tempDir('maestro-plain-'), ...url]);
+      expect(notRepo.code).toBe(2);
+      expect(notRepo.stderr).toContain('is not a git repository');
+
+      const base = await cliJson<{ task: Task }>(['task', 'create', 'Add a basket', '--project', 'shop', '--priority', 'P0', '--complexity', 'hard', '--owned-files', 'src/basket.ts, src/api.ts', '--type', 'feature', '--scope', 'module', '--expected', 'a basket API', ...url]);
+      expect(base.code).toBe(0);
+      expect(base.body.task).toMatchObject({ title: 'Add a basket', priority: 0, complexity: 'hard', ownedFiles: ['src/basket.ts', 'src/api.ts'], taskType: 'feature', scope: 'module', expectedOutput: 'a basket API', status: 'ready' });
+      const dependent = await cliJson<{ task: Task }>(['task', 'create', 'Checkout', '--project', added.body.project.id, '--deps', base.body.task.id, ...url]);
+      expect(dependent.body.task.deps).toEqual([base.body.task.id]);
+      const badDep = await cliJson<{ error: { code: string } }>(['task', 'create', 'Broken', '--project', 'shop', '--deps', 'nope', ...url]);
+      expect(badDep.code).toBe(1);
+      expect(badDep.body.error.code).toBe('UNKNOWN_TASK');
+
+      const listed = await cliJson<{ tasks: Task[] }>(['task', 'list', '--project', 'shop', '--status', 'ready', ...url]);
+      expect(listed.body.tasks.map((t) => t.title).sort()).toEqual(['Add a basket', 'Checkout']);
+      const human = await cli(['task', 'list', ...url]);
+      expect(human.stdout).toMatch(/ID\s+STATUS\s+PRI\s+COMPLEXITY\s+TITLE/);
+      expect(human.stdout).toContain('Add a basket');
+
+      // The scheduler's part, done by hand: the task reaches the plan gate.
+      const id = base.body.task.id;
+      for (const to of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(id, to);
+      const wrongGate = await cliJson<{ error: { code: string } }>(['task', 'approve', id, '--gate', 'exec_review', ...url]);
+      expect(wrongGate.code).toBe(1);
+      expect(wrongGate.body.error.code).toBe('WRONG_GATE');
+      expect((await d.store.tasks.get(id)).status).toBe('plan_review');
+      const approved = await cliJson<{ task: Task }>(['task', 'approve', id, '--gate', 'plan_review', '--reason', 'looks right', ...url]);
+      expect(approved.code).toBe(0);
+      expect(approved.body.task.status).not.toBe('plan_review');
+      expect((await d.store.approvals.list({ taskId: id }))[0]).toMatchObject({ gate: 'plan_review', decision: 'approve', reason: 'looks right' });
+
+      const other = dependent.body.task.id;
+      for (const to of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(other, to);
+      expect((await cli(['task', 'reject', other, '--gate', 'plan_review', ...url])).code).toBe(2);
+      const rejected = await cliJson<{ task: Task; next: Task }>(['task', 'reject', other, '--gate', 'plan_review', '--reason', 'split the payment step', ...url]);
+      expect(rejected.code).toBe(0);
+      expect(rejected.body.task.status).toBe('superseded');
+      expect(rejected.body.next).toMatchObject({ version: 2, feedback: expect.stringContaining('split the payment step') });
+
+      const shown = await cliJson<{ task: Task; runs: unknown[] }>(['task', 'show', rejected.body.next.id, ...url]);
+      expect(shown.body.task.id).toBe(rejected.body.next.id);
+      const unknown = await cli(['task', 'show', 'no-such-task', ...url]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('[UNKNOWN_TASK]');
+
+      const next = rejected.body.next.id;
+      const notWaiting = await cliJson<{ error: { code: string; message: string } }>(['task', 'reply', next, 'use stripe', ...url]);
+      expect(notWaiting.code).toBe(1);
+      expect(notWaiting.body.error.code).toBe('ILLEGAL_TRANSITION');
+      expect(notWaiting.body.error.message).toContain('not awaiting_input');
+      expect((await cliJson<{ task: Task }>(['task', 'cancel', next, '--reason', 'not now', ...url])).body.task.status).toBe('cancelled');
+      const twice = await cliJson<{ error: { code: string } }>(['task', 'cancel', next, ...url]);
+      expect(twice.body.error.code).toBe('ILLEGAL_TRANSITION');
+      expect((await cliJson<{ task: Task }>(['task', 'retry', next, ...url])).body.task.status).toBe('ready');
+
+      const status = await cliJson<{ daemon: { running: boolean }; projects: { name: string; tasksByStatus: Record<string, number> }[] }>(['status', ...url]);
+      expect(status.code).toBe(0);
+      expect(status.body.daemon.running).toBe(true);
+      expect(status.body.projects).toHaveLength(1);
+      expect(status.body.projects[0]!.tasksByStatus).toMatchObject({ ready: 1, superseded: 1 });
+      const shownProject = await cliJson<{ project: Project; tasksByStatus: Record<string, number> }>(['project', 'show', 'shop', ...url]);
+      expect(shownProject.body.project.id).toBe(added.body.project.id);
+      expect((await cli(['project', 'show', 'nope', ...url])).code).toBe(1);
+    }), CLI_HEAVY_TIMEOUT);
+
+  it('sends MAESTRO_TOKEN to a daemon bound beyond loopback, and reports a missing token with the API code', async () => {
+    const d = await startTestDaemon({ host: '0.0.0.0', token: 'secret-token-1' });
+    try {
+      const url = `http://127.0.0.1:${d.port}`;
+      const refused = await cliJson<{ error: { code: string } }>(['project', 'list', '--url', url]);
+      expect(refused.code).toBe(1);
+      expect(refused.body.error.code).toBe('UNAUTHORIZED');
+      const allowed = await cliJson<{ projects: unknown[] }>(['project', 'list', '--url', url], cleanEnv({ MAESTRO_TOKEN: 'secret-token-1' }));
+      expect(allowed.code).toBe(0);
+      expect(allowed.body.projects).toEqual([]);
+    } finally {
+      await d.stop();
+    }
+  }, CLI_HEAVY_TIMEOUT);
+
+  it('shows runs and transcripts, injects into a running run, and follows the live stream across a daemon restart', async () => {
+    const home = tempDir('maestro-home-');
+    const repo = gitRepo();
+    const runDir = tempDir('maestro-run-');
+    let taskId = '';
+    let runId = '';
+    const record = (seq: number, text: string) => ({ type: 'token', stage: 'execute', text, seq, traceId: 'trace-1', runId, at: Date.now() });
+    const child = await withDaemon(async (d) => {
+      const url = ['--url', d.url];
+      const project = await d.store.projects.create({ name: 'p', repoPath: repo });
+      const task = await d.store.tasks.create({ projectId: project.id, title: 'Stream me' });
+      taskId = task.id;
+      for (const to of ['queued', 'executing'] as const) await d.store.tasks.transition(taskId, to);
+      const run = await d.store.runs.create({ taskId, kind: 'execute', model: 'sonnet', traceId: 'trace-1', attempt: 1, runDir });
+      runId = run.id;
+      writeFileSync(join(runDir, 'transcript.jsonl'), `${JSON.stringify({ at: 1, stage: 'execute', role: 'agent', text: 'I will add the route.' })}\n`);
+
+      const runs = await cliJson<{ runs: { id: string; kind: string }[] }>(['run', 'list', '--task', taskId, ...url]);
+      expect(runs.body.runs.map((r) => r.id)).toEqual([runId]);
+      const shown = await cliJson<{ run: { traceId: string; model: string } }>(['run', 'show', runId, ...url]);
+      expect(shown.body.run).toMatchObject({ traceId: 'trace-1', model: 'sonnet' });
+      expect((await cliJson<{ error: { code: string } }>(['run', 'show', 'nope', ...url])).body.error.code).toBe('UNKNOWN_RUN');
+
+      const logs = await cli(['task', 'logs', taskId, ...url]);
+      expect(logs.stdout).toBe('[execute] agent: I will add the route.\n');
+      const injected = await cliJson<{ runId: string }>(['task', 'inject', taskId, 'also add a test', ...url]);
+      expect(injected.body.runId).toBe(runId);
+      expect(readInbox(runDir).map((m) => [m.type, m.text])).toEqual([['instruction', 'also add a test']]);
+
+      // The agent asks; the task waits; `task reply` answers the question it asked.
+      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify({ type: 'clarify', stage: 'execute', clarifyId: 'q1', question: 'Which route prefix?', seq: 1, traceId: 'trace-1', runId, at: Date.now() })}\n`);
+      await d.store.tasks.transition(taskId, 'awaiting_input');
+      const replied = await cliJson<{ runId: string }>(['task', 'reply', taskId, '/api/v2', ...url]);
+      expect(replied.body.runId).toBe(runId);
+      expect(readInbox(runDir).at(-1)).toMatchObject({ type: 'reply', text: '/api/v2', replyTo: 'q1' });
+      expect((await d.store.tasks.get(taskId)).status).toBe('executing');
+
+      // Follow: the question and the first token come from the outbox (replay), the next token live from the bus.
+      mkdirSync(runDir, { recursive: true });
+      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(2, 'alpha-'))}\n`);
+      const follower = startCli(['task', 'logs', taskId, '--follow', '--url', d.url]);
+      const sink = { out: '' };
+      follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
+      await waitForOutput(follower, 'alpha-', sink);
+      d.bus.publishStream({ id: `${runId}:3`, taskId, runId, seq: 3, kind: 'token', data: { stage: 'execute', text: 'beta-' } });
+      await waitForOutput(follower, 'beta-', sink);
+      return { follower, sink, port: d.port };
+    }, { home });
+
+    // The daemon is gone; a new one on the same home and port takes over. The follower
+    // reconnects with Last-Event-ID, so the replay sends only what it has not seen.
+    appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(4, 'gamma-'))}\n`);
+    const { follower, sink, port } = child;
+    await withDaemon(async (d2) => {
+      await waitForOutput(follower, 'gamma-', sink);
+      await d2.store.tasks.transition(taskId, 'cancelled');
+      d2.bus.publishStream({ id: `${runId}:5`, taskId, runId, seq: 5, kind: 'result', data: { kind: 'execute' } });
+      const code = await new Promise<number | null>((r) => (follower.exitCode !== null ? r(follower.exitCode) : follower.on('close', r)));
+      expect(code).toBe(0);
+    }, { home, port }).catch((err) => {
+      follower.kill('SIGKILL');
+      throw err;
+    });
+    expect(sink.out.match(/alpha-/g)).toHaveLength(1);
+    expect(sink.out.match(/\? Which route prefix\?/g)).toHaveLength(1);
+    expect(sink.out).toContain('alpha-beta-gamma-');
+  }, CLI_HEAVY_TIMEOUT);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}

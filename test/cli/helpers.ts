@@ -1,0 +1,80 @@
+/** Runs the `maestro` CLI as a child process, the way a user does, and makes temporary git repositories. */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tempDir } from '../helpers/db.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const MAIN = join(ROOT, 'src/cli/main.ts');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment a CLI child sees: none of the caller's Maestro or agent settings leak in. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('MAESTRO_') || k === 'ANTHROPIC_API_KEY' || k === 'CLAUDE_CODE_OAUTH_TOKEN' || k === 'CLAUDE_CONFIG_DIR') delete env[k];
+  return { ...env, HOME: tempDir('maestro-cli-home-'), ...extra };
+}
+
+export function startCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs the CLI to completion (asynchronously: the daemon under test lives in this process). */
+export function cli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
+  const child = startCli(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+export async function cliJson<T = Record<string, unknown>>(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; body: T; stderr: string }> {
+  const r = await cli([...args, '--json'], env);
+  let body: T;
+  try {
+    body = JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`maestro ${args.join(' ')} --json printed no JSON (exit ${r.code}).\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  }
+  return { code: r.code, body, stderr: r.stderr };
+}
+
+/** A git repository with one commit. */
+export function gitRepo(files: Record<string, string> = { 'README.md': '# demo\n' }): string {
+  const dir = tempDir('maestro-cli-repo-');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  for (const [path, text] of Object.entries(files)) {
+    execFileSync('mkdir', ['-p', join(dir, path, '..')]);
+    writeFileSync(join(dir, path), text);
+  }
+  git('add', '-A');
+  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+/** Resolves once the child's stdout contains `text`; rejects if it exits first. */
+export function waitForOutput(child: ChildProcess, text: string, sink: { out: string }): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const check = () => {
+      if (sink.out.includes(text)) {
+        child.stdout!.off('data', check);
+        child.off('close', onClose);
+        resolvePromise();
+      }
+    };
+    const onClose = (code: number | null) => reject(new Error(`CLI exited (${code}) before printing ${JSON.stringify(text)}; it printed: ${sink.out}`));
+    child.stdout!.on('data', check);
+    child.on('close', onClose);
+    check();
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * `maestro mcp` driven by the MCP SDK's own client over stdio, against a real
+ * daemon in this process.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/core/types.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { ROOT, cleanEnv, gitRepo } from '../cli/helpers.js';
+
+afterEach(() => removeTempDirs());
+
+async function connect(url: string): Promise<Client> {
+  const env = cleanEnv();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'mcp', '--url', url, '--agent', 'none'],
+    cwd: ROOT,
+    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'maestro-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+type CallResult = { isError?: boolean; content: { type: string; text: string }[] };
+
+async function call<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: T }> {
+  const r = (await client.callTool({ name, arguments: args })) as CallResult;
+  return { isError: Boolean(r.isError), body: JSON.parse(r.content[0]!.text) as T };
+}
+
+describe('maestro mcp', () => {
+  it('offers the five tools and drives tasks through the daemon API', async () => {
+    const d = await startTestDaemon();
+    let client: Client | null = null;
+    try {
+      const repo = gitRepo({ 'src/basket/basket.ts': 'export {}\n', 'src/auth/login.ts': 'export {}\n', 'README.md': '# shop\n' });
+      await d.store.projects.create({ name: 'shop', repoPath: repo });
+      client = await connect(d.url);
+
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'create_task', 'get_task', 'list_tasks', 'suggest_task_metadata']);
+
+      const suggested = await call<{ taskType: string; scope: string; ownedFiles: string[]; source: string }>(client, 'suggest_task_metadata', { title: 'Fix basket totals', project: 'shop' });
+      expect(suggested.isError).toBe(false);
+      expect(suggested.body).toMatchObject({ taskType: 'bugfix', scope: 'file', ownedFiles: ['src/basket/basket.ts'], source: 'heuristic' });
+      const byPath = await call<{ ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Login with passkeys', repoPath: repo });
+      expect(byPath.body.ownedFiles).toEqual(['src/auth/login.ts']);
+
+      const created = await call<{ task: Task }>(client, 'create_task', { project: 'shop', title: 'Fix basket totals', priority: 0, taskType: 'bugfix', ownedFiles: suggested.body.ownedFiles });
+      expect(created.isError).toBe(false);
+      expect(created.body.task).toMatchObject({ title: 'Fix basket totals', priority: 0, taskType: 'bugfix', ownedFiles: ['src/basket/basket.ts'], status: 'ready' });
+      const id = created.body.task.id;
+      // What the tool created is what the daemon stores.
+      expect((await d.store.tasks.get(id)).title).toBe('Fix basket totals');
+
+      const listed = await call<{ tasks: Task[] }>(client, 'list_tasks', { project: 'shop', status: ['ready'] });
+      expect(listed.body.tasks.map((t) => t.id)).toEqual([id]);
+      expect((await call<{ tasks: Task[] }>(client, 'list_tasks', { status: ['done'] })).body.tasks).toEqual([]);
+
+      const shown = await call<{ task: Task; runs: unknown[] }>(client, 'get_task', { id });
+      expect(shown.body.task.id).toBe(id);
+      expect(shown.body.runs).toEqual([]);
+
+      const notAtGate = await call<{ error: { code: string; message: string } }>(client, 'approve', { id, gate: 'plan_review' });
+      expect(notAtGate.isError).toBe(true);
+      expect(notAtGate.body.error.code).toMatch(/WRONG_GATE|ILLEGAL_TRANSITION/);
+      expect((await d.store.tasks.get(id)).status).toBe('ready');
+
+      for (const to of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(id, to);
+      const approved = await call<{ task: Task }>(client, 'approve', { id, gate: 'plan_review', reason: 'fine' });
+      expect(approved.isError).toBe(false);
+      expect(approved.body.task.status).not.toBe('plan_review');
+      expect((await d.store.approvals.list({ taskId: id }))[0]).toMatchObject({ gate: 'plan_review', decision: 'approve', who: 'mcp', reason: 'fine' });
+
+      const unknown = await call<{ error: { code: string } }>(client, 'get_task', { id: 'nope' });
+      expect(unknown).toEqual({ isError: true, body: { error: { code: 'UNKNOWN_TASK', message: expect.any(String) } } });
+      const badProject = await call<{ error: { code: string } }>(client, 'create_task', { project: 'nope', title: 'x' });
+      expect(badProject.body.error.code).toBe('UNKNOWN_PROJECT');
+    } finally {
+      await client?.close();
+      await d.stop();
+    }
+  }, 120_000);
+
+  it('answers suggest_task_metadata with no daemon, and says so for the task tools', async () => {
+    const repo = gitRepo({ 'docs/setup.md': '# setup\n' });
+    const client = await connect('http://127.0.0.1:9');
+    try {
+      const suggested = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: repo });
+      expect(suggested.body).toMatchObject({ taskType: 'docs', ownedFiles: ['docs/setup.md'] });
+      const listed = await call<{ error: { code: string; message: string } }>(client, 'list_tasks', {});
+      expect(listed.isError).toBe(true);
+      expect(listed.body.error.code).toBe('DAEMON_UNREACHABLE');
+      expect(listed.body.error.message).toContain('maestro serve');
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
