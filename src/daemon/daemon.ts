@@ -15,6 +15,7 @@ import { Bus } from './bus.js';
 import { EventFeed } from './eventFeed.js';
 import { acquireHomeLock } from './homeLock.js';
 import { createRunControl } from './runControl.js';
+import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 
@@ -46,6 +47,8 @@ export interface DaemonOptions {
   workerEnv?: NodeJS.ProcessEnv;
   workerSilenceMs?: number;
   heartbeatMs?: number;
+  /** How long a hook may run before it counts as a cancel (5 s). */
+  hookTimeoutMs?: number;
   /** Do not start the orchestrator loop (API-only tests). */
   noOrchestrator?: boolean;
   /** With no project registered, create the offline demo project (`maestro serve` does). */
@@ -74,8 +77,10 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     cleanups.push(() => feed.stop());
     const poke = () => void feed.poke();
     const control = createRunControl(store, poke);
+    const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
     const orchestrator = new Orchestrator(store, bus, config, {
-      hooks: options.hooks,
+      hooks,
+      preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),
       workerEnv: options.workerEnv,
       workerSilenceMs: options.workerSilenceMs,
       heartbeatMs: options.heartbeatMs,

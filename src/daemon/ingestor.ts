@@ -11,7 +11,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { coerceError } from '../core/errors.js';
 import type { Run } from '../core/types.js';
-import { OUTBOX_FILE, readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
+import { OUTBOX_FILE, readOutbox, type ErrorRecord, type OutboxRecord, type ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
 import { advanceClaimed } from '../store/ops/claim.js';
 import { appendEventOnce } from '../store/ops/events.js';
@@ -38,7 +38,14 @@ export class Ingestor {
   constructor(
     private readonly store: Store,
     private readonly bus: Bus,
-    private readonly opts: { owner: string; leaseMs: number; onChange: () => void; onError: (err: Error) => void; onFinal: (run: Run) => void },
+    private readonly opts: {
+      owner: string;
+      leaseMs: number;
+      onChange: () => void;
+      onError: (err: Error) => void;
+      onFinal: (run: Run) => void;
+      preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
+    },
   ) {}
 
   /** Follow a run: watch its directory and read what is there. */
@@ -103,7 +110,8 @@ export class Ingestor {
       this.lastSign.set(run.id, Date.now());
       if (r.type === 'result' || r.type === 'error') {
         const item = toStreamItem(run.taskId, r);
-        await this.store.db.transaction((q) => applyFinalRecord(q, run, r, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }));
+        const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;
+        await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }));
         if (item) this.bus.publishStream(item);
         this.position.set(run.id, { offset: nextOffset, seq: r.seq });
         this.unfollow(run.id);

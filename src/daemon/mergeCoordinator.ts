@@ -78,10 +78,7 @@ export class MergeCoordinator {
     if (contained.code === 0) return this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
 
     const veto = await this.opts.hooks.beforeMerge?.(task, branch);
-    if (veto && 'cancel' in veto) {
-      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'hook.cancel', payload: { hook: 'before:merge', reason: veto.cancel } });
-      return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
-    }
+    if (veto && 'cancel' in veto) return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
     try {
       const outcome = await mergeIntoMain({ repoPath: project.repoPath, branch, baseBranch: base, strategy: loadProjectConfig(project.repoPath).mergeStrategy });
       await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');

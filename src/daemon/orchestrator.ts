@@ -21,6 +21,7 @@ import { MaestroError, coerceError } from '../core/errors.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
 import type { Gate, Run, RunKind, Task } from '../core/types.js';
 import { writeJob } from '../executor/protocol/job.js';
+import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
 import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
@@ -51,6 +52,8 @@ export interface OrchestratorOptions {
   heartbeatMs?: number;
   onError: (err: Error) => void;
   onChange: () => void;
+  /** Sees a run's final record before it is applied, and may change it (hooks). */
+  preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
   /** Answers a waiting question (the demo's auto-reply uses it). */
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
 }
@@ -82,7 +85,7 @@ export class Orchestrator {
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
     this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
-    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: () => this.kick() });
+    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: () => this.kick(), preFinal: opts.preFinal });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
@@ -254,10 +257,7 @@ export class Orchestrator {
     const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND });
     if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
       const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
-      if (veto && 'cancel' in veto) {
-        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'hook.cancel', payload: { hook: 'before:execute', reason: veto.cancel } });
-        throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
-      }
+      if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
     }
     writeJob(runDir, job);
     const run = await this.store.runs.create({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });

@@ -40,8 +40,6 @@ export function rankCandidates(all: readonly Task[], now: number): Candidate[] {
 }
 
 export class Scheduler {
-  private readonly lastCancel = new Map<string, string>();
-
   constructor(
     private readonly store: Store,
     private readonly opts: { owner: string; leaseMs: number; guard?: ClaimGuard },
@@ -63,18 +61,12 @@ export class Scheduler {
       if (used >= perProject(c.task.projectId)) continue;
       if (this.opts.guard) {
         const verdict = await this.opts.guard(c.task);
-        if (verdict && 'cancel' in verdict) {
-          if (this.lastCancel.get(c.task.id) !== verdict.cancel) {
-            this.lastCancel.set(c.task.id, verdict.cancel);
-            await this.store.events.append({ projectId: c.task.projectId, taskId: c.task.id, type: 'hook.cancel', payload: { hook: 'before:task:claim', reason: verdict.cancel } });
-          }
-          continue;
-        }
+        // The guard logs its own vetoes.
+        if (verdict && 'cancel' in verdict) continue;
       }
       const r = await this.store.tasks.claim(c.task.id, this.opts.owner, this.opts.leaseMs);
       if (!r.won) continue;
       taken.set(c.task.projectId, used + 1);
-      this.lastCancel.delete(c.task.id);
       const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
       await this.store.decisions.record({ projectId: c.task.projectId, taskId: c.task.id, owner: this.opts.owner, score: c.score, breakdown: c.breakdown, competitors });
       await this.store.events.append({ projectId: c.task.projectId, taskId: c.task.id, type: 'task.status', payload: { from: 'ready', to: 'queued', owner: this.opts.owner, attempt: r.attempt, score: c.score } });

@@ -3,7 +3,6 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../config/config.js';
-import { startDaemon } from '../../daemon/daemon.js';
 import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 
@@ -30,6 +29,8 @@ export function register(program: Command): void {
         const logDir = join(config.home, 'logs');
         mkdirSync(logDir, { recursive: true });
         const logFile = createWriteStream(join(logDir, 'daemon.log'), { flags: 'a' });
+        // Imported here so that other commands do not pay for loading the daemon.
+        const { startDaemon } = await import('../../daemon/daemon.js');
         const daemon = await startDaemon(config, { announce: true, demo: opts.demo, logDestination: logFile });
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
         const titles = new Map<string, string>();

@@ -1,0 +1,79 @@
+/**
+ * The daemon's hooks: one HookRunner per project (its `.maestro/` hooks over
+ * the global ones in $MAESTRO_HOME), adapted to the orchestrator's hook
+ * points. Every cancel — a hook that said no, failed, or ran past its time —
+ * is an event with its reason.
+ */
+import { HOOK_CANCELLED_EVENT, HookRunner, hookCancelPayload, type HookName, type HookContexts, type HookOutcome } from '../hooks/index.js';
+import type { Run, Task } from '../core/types.js';
+import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
+import type { Store } from '../store/store.js';
+import type { OrchestratorHooks } from './orchestrator.js';
+
+export interface DaemonHooks extends OrchestratorHooks {
+  /** after:planner:output: the plan to keep (rewritten or not), or a cancel. */
+  afterPlannerOutput(task: Task, plan: string): Promise<HookOutcome>;
+  beforeExecReview(task: Task, result: Record<string, unknown>): Promise<HookOutcome>;
+}
+
+export function createDaemonHooks(store: Store, globalHome: string, timeoutMs?: number): DaemonHooks {
+  const runners = new Map<string, HookRunner>();
+  const runnerFor = async (task: Task) => {
+    let r = runners.get(task.projectId);
+    if (!r) {
+      const project = await store.projects.get(task.projectId);
+      r = new HookRunner({ projectRoot: project.repoPath, globalHome, timeoutMs });
+      runners.set(task.projectId, r);
+    }
+    return r;
+  };
+  // A claim veto is asked again every tick; log it when its reason changes, not every time.
+  const lastClaimVeto = new Map<string, string>();
+  const run = async <N extends HookName>(task: Task, name: N, context: HookContexts[N]): Promise<HookOutcome> => {
+    const outcome = await (await runnerFor(task)).run(name, context);
+    if (name === 'before:task:claim') {
+      if (outcome.outcome !== 'cancel') {
+        lastClaimVeto.delete(task.id);
+        return outcome;
+      }
+      if (lastClaimVeto.get(task.id) === outcome.reason) return outcome;
+      lastClaimVeto.set(task.id, outcome.reason ?? '');
+    }
+    if (outcome.outcome === 'cancel') {
+      await store.events.append({ projectId: task.projectId, taskId: task.id, type: HOOK_CANCELLED_EVENT, payload: { ...hookCancelPayload(name, outcome) } });
+    }
+    return outcome;
+  };
+  const veto = (o: HookOutcome) => (o.outcome === 'cancel' ? { cancel: o.reason ?? 'cancelled by a hook' } : undefined);
+  return {
+    beforeClaim: async (task) => veto(await run(task, 'before:task:claim', { task })),
+    beforeExecute: async (task, job) => veto(await run(task, 'before:execute', { task, job } as HookContexts['before:execute'])),
+    beforeMerge: async (task, branch) => veto(await run(task, 'before:merge', { task, branch })),
+    onConflict: async (task, files) => ((await run(task, 'on:conflict', { task, files })).value === 'manual' ? 'manual' : 'auto'),
+    afterPlannerOutput: (task, plan) => run(task, 'after:planner:output', { task, plan }),
+    beforeExecReview: (task, result) => run(task, 'before:exec-review', { task, result } as HookContexts['before:exec-review']),
+  };
+}
+
+/**
+ * The hooks that see a run's result before the daemon applies it:
+ * after:planner:output may rewrite the plan; before:exec-review may stop
+ * reviewed work from reaching the human gate. A cancel turns the result into
+ * one that needs attention, with the hook's reason.
+ */
+export async function applyResultHooks(store: Store, hooks: DaemonHooks, run: Run, record: ResultRecord | ErrorRecord): Promise<ResultRecord | ErrorRecord> {
+  if (record.type !== 'result' || record.needsAttention) return record;
+  const task = await store.tasks.get(run.taskId);
+  const attention = (hook: string, o: HookOutcome): ResultRecord => ({ ...record, needsAttention: { reason: 'hook', details: { hook, message: o.reason ?? 'cancelled' } } });
+  if (run.kind === 'plan') {
+    const plan = String(record.data.markdown ?? record.data.plan ?? '');
+    const o = await hooks.afterPlannerOutput(task, plan);
+    if (o.outcome === 'cancel') return attention('after:planner:output', o);
+    return typeof o.value === 'string' && o.value !== plan ? { ...record, data: { ...record.data, markdown: o.value } } : record;
+  }
+  if (run.kind === 'review' && record.data.next === 'exec_review') {
+    const o = await hooks.beforeExecReview(task, record.data);
+    if (o.outcome === 'cancel') return attention('before:exec-review', o);
+  }
+  return record;
+}
