@@ -1,0 +1,103 @@
+/**
+ * Candidate retrieval: one FTS5 query with every filter in its WHERE clause,
+ * so filters apply before the candidate cut (seed 000 §4.1, G-C3). The user's
+ * text never reaches the MATCH expression as syntax: it is reduced to word
+ * tokens and each is quoted, so FTS operators, quotes and regex characters in
+ * a query are plain text.
+ */
+import type Database from 'better-sqlite3';
+import type { KnowledgeEntry } from '../entry.js';
+import { queryTerms } from '../text.js';
+
+/** FORMATS §5.1 field boosts: title 5, summary 1.5, tags 3, body 0.5. */
+export const FIELD_WEIGHTS = { title: 5, summary: 1.5, tags: 3, body: 0.5 } as const;
+
+/** Dropped from queries that have other words: they only add noise to an OR query. */
+const STOP_WORDS = new Set(
+  'a an and are as at be been but by can do does for from has have how i if in into is it its of on or over such that the their then there these this to was what when where which while who why will with would should could must about under than so not no'.split(' '),
+);
+
+export interface SearchFilters {
+  /** spec | knowhow | wiki, or a knowhow/wiki type (tip, recipe, context…). */
+  type?: string | undefined;
+  category?: string | undefined;
+  tag?: string | undefined;
+  /** A linked workspace name, or `local` for the root's own knowledge. */
+  workspace?: string | undefined;
+  /** active (default) | deprecated | all. */
+  status?: 'active' | 'deprecated' | 'all' | undefined;
+  includeDeprecated?: boolean | undefined;
+}
+
+export interface Candidate {
+  rowid: number;
+  entry: KnowledgeEntry;
+  status: 'active' | 'deprecated';
+  /** BM25F relevance, higher is better (FTS5 bm25 negated). */
+  bm25: number;
+  sortDate: number;
+}
+
+export function matchExpression(query: string): string | null {
+  let terms = queryTerms(query).slice(0, 64);
+  const content = terms.filter((t) => !STOP_WORDS.has(t));
+  if (content.length > 0) terms = content;
+  if (terms.length === 0) return null;
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+}
+
+const KINDS = new Set(['spec', 'knowhow', 'wiki']);
+
+export function buildWhere(filters: SearchFilters): { sql: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filters.type) {
+    if (KINDS.has(filters.type)) clauses.push('e.kind = ?');
+    else clauses.push('e.type = ?');
+    params.push(filters.type);
+  }
+  if (filters.category) {
+    clauses.push('e.category = ?');
+    params.push(filters.category);
+  }
+  if (filters.tag) {
+    clauses.push('e.rowid IN (SELECT entry_rowid FROM entry_tags WHERE tag = ?)');
+    params.push(filters.tag.toLowerCase());
+  }
+  if (filters.workspace) {
+    if (filters.workspace === 'local') clauses.push('e.workspace IS NULL');
+    else {
+      clauses.push('e.workspace = ?');
+      params.push(filters.workspace);
+    }
+  }
+  const status = filters.status ?? (filters.includeDeprecated ? 'all' : 'active');
+  if (status !== 'all') {
+    clauses.push('e.status = ?');
+    params.push(status);
+  }
+  return { sql: clauses.length ? ` AND ${clauses.join(' AND ')}` : '', params };
+}
+
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+function prepared(db: Database.Database, sql: string): Database.Statement {
+  let m = stmtCache.get(db);
+  if (!m) stmtCache.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+export function fetchCandidates(db: Database.Database, query: string, filters: SearchFilters, limit: number): Candidate[] {
+  const match = matchExpression(query);
+  if (!match) return [];
+  const where = buildWhere(filters);
+  const w = FIELD_WEIGHTS;
+  const sql = `SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate,
+      bm25(entries_fts, ${w.title}, ${w.summary}, ${w.tags}, ${w.body}) AS rank
+    FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
+    WHERE entries_fts MATCH ?${where.sql}
+    ORDER BY rank LIMIT ?`;
+  const rows = prepared(db, sql).all(match, ...where.params, limit) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number; rank: number }>;
+  return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -r.rank, sortDate: r.sortDate }));
+}
