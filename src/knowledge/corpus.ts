@@ -120,6 +120,8 @@ export function knowhowSource(root: WorkflowRoot): KnowledgeSource {
         aliases.add(`knowhow:${doc.explicitId}`);
       }
       if (dir.idPrefix) aliases.add(doc.id);
+      // Spec `ref` values point at knowhow files relative to `.workflow/` (FORMATS §1.4).
+      if (!dir.workspace) aliases.add(`knowhow/${path.slice(dir.dir.length + 1)}`);
       aliases.delete(id);
       const entry: KnowledgeEntry = {
         id,

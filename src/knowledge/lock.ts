@@ -54,16 +54,25 @@ export function namespaceLockPath(target: string): string {
 
 function acquireKernelLock(path: string, timeoutMs: number): () => void {
   mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: timeoutMs });
-  try {
-    // EXCLUSIVE takes the write lock now; busy_timeout (= timeout) waits for a holder.
-    db.exec('BEGIN EXCLUSIVE');
-  } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the corpus lock ${path}; another writer holds it.`);
+  const db = new Database(path, { timeout: 0 });
+  const deadline = Date.now() + timeoutMs;
+  // Our own short, jittered retries instead of SQLite's busy handler, whose
+  // back-off grows to 100 ms and lets late waiters starve behind early ones.
+  for (;;) {
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+      break;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') {
+        db.close();
+        throw err;
+      }
+      if (Date.now() > deadline) {
+        db.close();
+        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the corpus lock ${path}; another writer holds it.`);
+      }
+      sleepSync(1 + Math.floor(Math.random() * 4));
     }
-    throw err;
   }
   return () => {
     try {

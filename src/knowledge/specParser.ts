@@ -6,7 +6,7 @@
  * findings with a line, and every well-formed entry is still returned.
  */
 import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
-import { lineAt } from './text.js';
+import { lineAt, lineIndex } from './text.js';
 
 export const VALID_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const;
 export type SpecCategory = (typeof VALID_CATEGORIES)[number];
@@ -162,13 +162,14 @@ export function parseSpecText(text: string, file: string): ParsedSpecFile {
 
   const entries: SpecEntry[] = [];
   const covered: Array<[number, number]> = [];
+  const lineOf = lineIndex(text);
   let ordinal = 0;
   for (const m of text.matchAll(BLOCK_RE)) {
     const start = m.index!;
     const end = start + m[0].length;
     covered.push([start, end]);
-    const lineStart = lineAt(text, start);
-    const lineEnd = lineAt(text, end);
+    const lineStart = lineOf(start);
+    const lineEnd = lineOf(end);
     const { attrs, junk } = parseAttributes(m[1]!);
     // An opening tag that swallowed another one means an earlier block was never closed.
     if (m[2]!.includes('<spec-entry')) {
@@ -183,13 +184,13 @@ export function parseSpecText(text: string, file: string): ParsedSpecFile {
     entries.push(entry);
   }
   // Tags outside any well-formed block: an opening without a close, or a stray close.
-  const outside = (offset: number) => !covered.some(([s, e]) => offset >= s && offset < e);
+  const outside = (offset: number) => !insideAny(covered, offset);
   for (const m of text.matchAll(/<spec-entry\b|<\/spec-entry>/g)) {
     if (!outside(m.index!)) continue;
     const opening = m[0] !== '</spec-entry>';
     findings.push({
       file,
-      line: lineAt(text, m.index!),
+      line: lineOf(m.index!),
       severity: 'error',
       code: 'unbalanced-tag',
       message: opening ? '<spec-entry> has no matching </spec-entry> (or its opening tag is malformed); entry skipped' : '</spec-entry> without an opening <spec-entry>',
@@ -238,7 +239,7 @@ function parseLegacy(text: string, covered: Array<[number, number]>, ordinalBase
   };
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
-    const inside = covered.some(([s, e]) => offset >= s && offset < e);
+    const inside = insideAny(covered, offset);
     offset += raw.length + 1;
     if (inside) continue;
     const line = raw.replace(/\r$/, '');
@@ -257,4 +258,18 @@ function parseLegacy(text: string, covered: Array<[number, number]>, ordinalBase
 
 export function frontmatterKeywords(fm: Frontmatter): string[] {
   return asList(fm.data.keywords).map((k) => k.toLowerCase());
+}
+
+/** Whether an offset falls in one of the (sorted, disjoint) block spans. */
+function insideAny(spans: Array<[number, number]>, offset: number): boolean {
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [s, e] = spans[mid]!;
+    if (offset < s) hi = mid - 1;
+    else if (offset >= e) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }

@@ -103,7 +103,21 @@ export function editDistance(a: string, b: string): number {
 
 /** 1-based line number of a character offset. */
 export function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+  return lineIndex(text)(offset);
+}
+
+/** Line lookup for many offsets in one text: newline offsets once, then binary search. */
+export function lineIndex(text: string): (offset: number) => number {
+  const breaks: number[] = [];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) breaks.push(i);
+  return (offset: number) => {
+    let lo = 0;
+    let hi = breaks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (breaks[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
 }
