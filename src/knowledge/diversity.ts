@@ -7,8 +7,8 @@
  * 1. canonical dedup (same id, or same title+body in another scope);
  * 2. MMR (λ 0.88) for knowledge results, under a family cap (1 per parent
  *    document in balanced mode, 2 with diversity off);
- * 3. backfill to the limit with the capped-out candidates (cap relaxed to 2),
- *    so diversity never returns fewer results than exist;
+ * 3. backfill to the limit with the capped-out candidates (cap relaxed to 2,
+ *    then lifted), so diversity never returns fewer results than exist;
  * 4. at most one exploration slot (exploration.ts rules), never first.
  */
 import { jaccard, similarityTokens } from './text.js';
@@ -104,11 +104,12 @@ export function selectDiverse<T extends Scored>(pool: T[], opts: SelectOptions):
     if (!best) break;
     take(best, selected.length === 0 || best === firstEligible(remaining, perFamily, cap) ? 'relevance' : 'diversity');
   }
-  // Backfill: the cap shapes the order, it never empties the page.
-  if (selected.length < opts.limit && opts.balanced) {
+  // Backfill: the cap shapes the order, it never empties the page. First up to
+  // two per family, then anything left, still in relevance order.
+  for (const relaxed of [2, Infinity]) {
     for (const t of [...remaining]) {
       if (selected.length >= opts.limit) break;
-      if ((perFamily.get(t.family) ?? 0) >= 2) continue;
+      if ((perFamily.get(t.family) ?? 0) >= relaxed) continue;
       take(t, 'relevance');
     }
   }
