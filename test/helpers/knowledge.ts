@@ -28,7 +28,8 @@ export function tempRoot(fixture?: string): TempRoot {
 export function writeKnowhowFile(root: WorkflowRoot, stem: string, fields: { title: string; tags?: string[]; category?: string; status?: string; supersedes?: string[] }, body: string): string {
   const dir = join(root.workflowDir, 'knowhow');
   mkdirSync(dir, { recursive: true });
-  const lines = ['---', `title: ${JSON.stringify(fields.title)}`, 'type: tip', `created: 2026-08-01T00:00:00.000Z`];
+  const type = { RCP: 'recipe', DCS: 'decision', REF: 'reference', TPL: 'template', DOC: 'document' }[stem.slice(0, 3)] ?? 'tip';
+  const lines = ['---', `title: ${JSON.stringify(fields.title)}`, `type: ${type}`, `created: 2026-08-01T00:00:00.000Z`];
   if (fields.category) lines.push(`category: ${fields.category}`);
   if (fields.tags) lines.push(`tags: [${fields.tags.join(', ')}]`);
   if (fields.status) lines.push(`status: ${fields.status}`);

@@ -4,7 +4,7 @@
  * without loading what it does not use. With MAESTRO_DAEMON_URL set, search
  * asks the daemon (warm index) and falls back to searching in process.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 
@@ -32,7 +32,7 @@ async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn
 function intOption(name: string) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 1 || n > 200) throw new MaestroError('BAD_INPUT', `${name} must be an integer 1–200, got "${v}".`);
+    if (!Number.isInteger(n) || n < 1 || n > 200) throw new InvalidArgumentError(`${name} must be an integer 1–200, got "${v}".`);
     return n;
   };
 }
