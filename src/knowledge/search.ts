@@ -1,6 +1,6 @@
 /**
  * `maestro search` over the knowledge index: candidates with filters applied
- * in SQL before the cut, BM25F × time decay, then balanced selection
+ * in SQL before the cut, BM25F × time decay × proximity boost, then balanced selection
  * (diversity.ts), then exposure bumped for what was returned — unless this is
  * a read-only probe.
  */
@@ -9,7 +9,8 @@ import type Database from 'better-sqlite3';
 import { applyExplorationSlot, dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
 import type { KnowledgeEntry } from './entry.js';
 import { bumpExposure, readExposure } from './index/exposure.js';
-import { fetchCandidates, type SearchFilters } from './index/query.js';
+import { contentTerms, fetchCandidates, type SearchFilters } from './index/query.js';
+import { proximityBoost, proximityQuery } from './proximity.js';
 import { queryTerms } from './text.js';
 
 export interface SearchOptions extends SearchFilters {
@@ -89,12 +90,14 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     includeDeprecated: opts.includeDeprecated,
   };
   const candidates = fetchCandidates(db, query, filters, candidateLimit(limit));
+  const prox = proximityQuery(contentTerms(query));
   const items: Item[] = candidates.map((c) => {
     const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, now);
+    const boost = prox ? proximityBoost(prox, c.entry) : 1;
     return {
       id: c.entry.id,
       family: c.entry.family,
-      score: c.bm25 * decay,
+      score: c.bm25 * decay * boost,
       raw: c.bm25,
       text: [c.entry.title, c.entry.summary, c.entry.tags.join(' '), c.entry.category ?? ''].join(' '),
       contentKey: createHash('sha1').update(`${c.entry.title.trim().toLowerCase()}\0${c.entry.body.trim()}`).digest('hex'),

@@ -38,10 +38,15 @@ export interface Candidate {
   sortDate: number;
 }
 
-export function matchExpression(query: string): string | null {
-  let terms = queryTerms(query).slice(0, 64);
+/** The words a query searches for: tokens minus stop words (unless that leaves none), at most 64. */
+export function contentTerms(query: string): string[] {
+  const terms = queryTerms(query).slice(0, 64);
   const content = terms.filter((t) => !STOP_WORDS.has(t));
-  if (content.length > 0) terms = content;
+  return content.length > 0 ? content : terms;
+}
+
+export function matchExpression(query: string): string | null {
+  const terms = contentTerms(query);
   if (terms.length === 0) return null;
   return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
 }
@@ -88,16 +93,39 @@ function prepared(db: Database.Database, sql: string): Database.Statement {
   return s;
 }
 
+/**
+ * Candidates in BM25F order with every filter applied before the cut. FTS5
+ * cannot stop early once a joined filter is in the WHERE clause, so the common
+ * case runs in two steps: take the best `n` matches from the FTS table alone,
+ * keep those that pass the filters, and if fewer than `limit` survive while
+ * more matches exist, widen `n` (×4) and repeat — which returns exactly what
+ * filter-then-limit would, without joining every match every time.
+ */
 export function fetchCandidates(db: Database.Database, query: string, filters: SearchFilters, limit: number): Candidate[] {
   const match = matchExpression(query);
   if (!match) return [];
   const where = buildWhere(filters);
   const w = FIELD_WEIGHTS;
-  const sql = `SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate,
-      bm25(entries_fts, ${w.title}, ${w.summary}, ${w.tags}, ${w.body}) AS rank
-    FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-    WHERE entries_fts MATCH ?${where.sql}
-    ORDER BY rank LIMIT ?`;
-  const rows = prepared(db, sql).all(match, ...where.params, limit) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number; rank: number }>;
-  return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -r.rank, sortDate: r.sortDate }));
+  const rank = `bm25(entries_fts, ${w.title}, ${w.summary}, ${w.tags}, ${w.body})`;
+  const top = prepared(db, `SELECT rowid, ${rank} AS rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?`);
+  let n = Math.max(limit * 2, 64);
+  for (;;) {
+    const hits = top.all(match, n) as Array<{ rowid: number; rank: number }>;
+    const exhausted = hits.length < n;
+    if (hits.length === 0) return [];
+    const rankOf = new Map(hits.map((h) => [h.rowid, h.rank]));
+    const ids = hits.map((h) => h.rowid);
+    const rows: Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }> = [];
+    // Filter the window in chunks (SQLite's bound-parameter limit).
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const sql = `SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM entries e WHERE e.rowid IN (${chunk.map(() => '?').join(',')})${where.sql}`;
+      rows.push(...(prepared(db, sql).all(...chunk, ...where.params) as typeof rows));
+    }
+    if (rows.length >= limit || exhausted) {
+      rows.sort((a, b) => rankOf.get(a.rowid)! - rankOf.get(b.rowid)! || a.rowid - b.rowid);
+      return rows.slice(0, limit).map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -rankOf.get(r.rowid)!, sortDate: r.sortDate }));
+    }
+    n *= 4;
+  }
 }

@@ -1,0 +1,76 @@
+/**
+ * The phrase/proximity boost of FORMATS §5.1: results where neighbouring
+ * query words also sit near each other in the entry (within 8 tokens) gain up
+ * to +20 %, weighted title 0.5, summary 0.3, body 0.2. It only reorders the
+ * candidate pool; it never adds or removes a result.
+ *
+ * Measured on Cranfield (bench/search.ts): it lifts nDCG@10 by about a point,
+ * which pays for what MMR's diversity costs on a collection that rewards
+ * redundancy.
+ */
+
+export const PROXIMITY_WINDOW = 8;
+export const PROXIMITY_MAX_BOOST = 0.2;
+const FIELD_WEIGHT = { title: 0.5, summary: 0.3, body: 0.2 } as const;
+
+/** A light, symmetric normaliser (no dictionary): enough to line up plural and -ing/-ed forms. */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('es')) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  return w;
+}
+
+function positions(text: string, wanted: Set<string>, cap = 4000): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  const words = text.slice(0, cap * 8).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  for (let i = 0; i < words.length && i < cap; i++) {
+    const s = stem(words[i]!);
+    if (!wanted.has(s)) continue;
+    let list = out.get(s);
+    if (!list) out.set(s, (list = []));
+    list.push(i);
+  }
+  return out;
+}
+
+function near(a: number[] | undefined, b: number[] | undefined): boolean {
+  if (!a || !b) return false;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (Math.abs(a[i]! - b[j]!) <= PROXIMITY_WINDOW) return true;
+    if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return false;
+}
+
+export interface ProximityQuery {
+  pairs: Array<[string, string]>;
+  terms: Set<string>;
+}
+
+/** Neighbouring content words of the query, stemmed. Null when there is no pair. */
+export function proximityQuery(contentTerms: string[]): ProximityQuery | null {
+  const stems = contentTerms.map(stem);
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < stems.length; i++) if (stems[i] !== stems[i + 1]) pairs.push([stems[i]!, stems[i + 1]!]);
+  if (pairs.length === 0) return null;
+  return { pairs, terms: new Set(stems) };
+}
+
+/** Multiplier in [1, 1.2]. */
+export function proximityBoost(q: ProximityQuery, fields: { title: string; summary: string; body: string }): number {
+  let total = 0;
+  for (const field of ['title', 'summary', 'body'] as const) {
+    if (!fields[field]) continue;
+    const pos = positions(fields[field], q.terms);
+    let hit = 0;
+    for (const [a, b] of q.pairs) if (near(pos.get(a), pos.get(b))) hit++;
+    total += FIELD_WEIGHT[field] * (hit / q.pairs.length);
+  }
+  return 1 + PROXIMITY_MAX_BOOST * total;
+}
