@@ -77,25 +77,23 @@ export function selectDiverse<T extends Scored>(pool: T[], opts: SelectOptions):
     perFamily.set(t.family, (perFamily.get(t.family) ?? 0) + 1);
     remaining.delete(t);
   };
-  // Bounded work: MMR only looks at the head of the pool.
+  // Bounded work: MMR only looks at the head of the pool, and each candidate's
+  // similarity to the selected set is kept up to date one pick at a time.
   const window = Math.max(opts.limit * 8, 50);
+  const maxSim = new Map<T, number>();
+  const useMmr = opts.mmr && opts.balanced;
   while (selected.length < opts.limit) {
     let best: T | undefined;
     let bestValue = -Infinity;
     let scanned = 0;
     for (const t of remaining) {
       if ((perFamily.get(t.family) ?? 0) >= cap) continue;
-      if (++scanned > window) break;
-      let value = t.score / max;
-      if (opts.mmr && opts.balanced && selected.length > 0) {
-        let sim = 0;
-        for (const s of selected) sim = Math.max(sim, jaccard(tok(t), tok(s.item)));
-        value = MMR_LAMBDA * value - (1 - MMR_LAMBDA) * sim;
-      } else if (!opts.mmr || !opts.balanced) {
-        // Plain relevance order: the first eligible is the best.
-        best = t;
+      if (!useMmr) {
+        best = t; // plain relevance order: the first eligible is the best
         break;
       }
+      if (++scanned > window) break;
+      const value = MMR_LAMBDA * (t.score / max) - (1 - MMR_LAMBDA) * (maxSim.get(t) ?? 0);
       if (value > bestValue) {
         bestValue = value;
         best = t;
@@ -103,6 +101,13 @@ export function selectDiverse<T extends Scored>(pool: T[], opts: SelectOptions):
     }
     if (!best) break;
     take(best, selected.length === 0 || best === firstEligible(remaining, perFamily, cap) ? 'relevance' : 'diversity');
+    if (useMmr) {
+      const bt = tok(best);
+      for (const t of remaining) {
+        const sim = jaccard(tok(t), bt);
+        if (sim > (maxSim.get(t) ?? 0)) maxSim.set(t, sim);
+      }
+    }
   }
   // Backfill: the cap shapes the order, it never empties the page. First up to
   // two per family, then anything left, still in relevance order.

@@ -16,6 +16,7 @@ const FIELD_WEIGHT = { title: 0.5, summary: 0.3, body: 0.2 } as const;
 /** A light, symmetric normaliser (no dictionary): enough to line up plural and -ing/-ed forms. */
 export function stem(word: string): string {
   let w = word.toLowerCase();
+  if (w.length <= 3) return w;
   if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
   else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
   else if (w.length > 4 && w.endsWith('es')) w = w.slice(0, -2);
@@ -23,11 +24,18 @@ export function stem(word: string): string {
   return w;
 }
 
-function positions(text: string, wanted: Set<string>, cap = 4000): Map<string, number[]> {
+/** Token positions of the wanted stems; looks at the first 16 000 characters only (bounded cost per candidate). */
+function positions(text: string, wanted: Set<string>): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  const words = text.slice(0, cap * 8).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  for (let i = 0; i < words.length && i < cap; i++) {
-    const s = stem(words[i]!);
+  const words = text.slice(0, 16_000).toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  // Most tokens share no 3-letter prefix with a query stem: skip stemming them.
+  const prefixes = new Set([...wanted].map((w) => w.slice(0, 3)));
+  let pos = 0;
+  for (const raw of words) {
+    if (!raw) continue;
+    const i = pos++;
+    if (!prefixes.has(raw.slice(0, 3))) continue;
+    const s = stem(raw);
     if (!wanted.has(s)) continue;
     let list = out.get(s);
     if (!list) out.set(s, (list = []));

@@ -4,7 +4,6 @@
  * (diversity.ts), then exposure bumped for what was returned — unless this is
  * a read-only probe.
  */
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { applyExplorationSlot, dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
 import type { KnowledgeEntry } from './entry.js';
@@ -100,7 +99,7 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
       score: c.bm25 * decay * boost,
       raw: c.bm25,
       text: [c.entry.title, c.entry.summary, c.entry.tags.join(' '), c.entry.category ?? ''].join(' '),
-      contentKey: createHash('sha1').update(`${c.entry.title.trim().toLowerCase()}\0${c.entry.body.trim()}`).digest('hex'),
+      contentKey: contentKey(c.entry),
       entry: c.entry,
       status: c.status,
     };
@@ -171,4 +170,17 @@ export function snippet(body: string, terms: string[]): string {
   const start = Math.max(0, at - 60);
   const text = flat.slice(start, start + 200);
   return `${start > 0 ? '…' : ''}${text}${start + 200 < flat.length ? '…' : ''}`;
+}
+
+/** Cross-scope duplicate key: FNV-1a over the normalised title and the body (collisions only merge true look-alikes in practice). */
+function contentKey(e: KnowledgeEntry): string {
+  const text = `${e.title.trim().toLowerCase()}\u0000${e.body.trim()}`;
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 16777619);
+    h2 = Math.imul(h2 ^ c, 2246822519);
+  }
+  return `${(h1 >>> 0).toString(36)}:${(h2 >>> 0).toString(36)}:${text.length}`;
 }

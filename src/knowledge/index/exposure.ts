@@ -8,17 +8,28 @@ import type Database from 'better-sqlite3';
 
 export type ExposureRead = { ok: true; hits: Map<string, number> } | { ok: false; reason: string };
 
+const statements = new WeakMap<Database.Database, { any: Database.Statement; many: Database.Statement; bump: Database.Statement }>();
+function stmts(db: Database.Database) {
+  let s = statements.get(db);
+  if (!s) {
+    s = {
+      any: db.prepare('SELECT 1 FROM exposure LIMIT 1'),
+      many: db.prepare('SELECT x.id AS id, x.hits AS hits FROM exposure x JOIN json_each(?) j ON x.id = j.value'),
+      bump: db.prepare('INSERT INTO exposure (id, hits, last_hit_at) VALUES (?, 1, ?) ON CONFLICT(id) DO UPDATE SET hits = hits + 1, last_hit_at = excluded.last_hit_at'),
+    };
+    statements.set(db, s);
+  }
+  return s;
+}
+
 export function readExposure(db: Database.Database, ids: string[]): ExposureRead {
   try {
-    const total = db.prepare('SELECT count(*) FROM exposure').pluck().get() as number;
-    if (total === 0) return { ok: false, reason: 'no-counts' };
+    const { any, many } = stmts(db);
+    if (!any.get()) return { ok: false, reason: 'no-counts' };
     const hits = new Map<string, number>();
-    const stmt = db.prepare('SELECT hits FROM exposure WHERE id = ?');
-    for (const id of ids) {
-      const row = stmt.get(id) as { hits: unknown } | undefined;
-      if (!row) continue;
+    for (const row of many.all(JSON.stringify(ids)) as Array<{ id: string; hits: unknown }>) {
       if (typeof row.hits !== 'number' || !Number.isInteger(row.hits) || row.hits < 0) return { ok: false, reason: 'corrupt-counts' };
-      hits.set(id, row.hits);
+      hits.set(row.id, row.hits);
     }
     return { ok: true, hits };
   } catch (err) {
@@ -29,7 +40,7 @@ export function readExposure(db: Database.Database, ids: string[]): ExposureRead
 export function bumpExposure(db: Database.Database, ids: string[], now: number): void {
   if (ids.length === 0) return;
   try {
-    const stmt = db.prepare('INSERT INTO exposure (id, hits, last_hit_at) VALUES (?, 1, ?) ON CONFLICT(id) DO UPDATE SET hits = hits + 1, last_hit_at = excluded.last_hit_at');
+    const stmt = stmts(db).bump;
     db.transaction(() => {
       for (const id of ids) stmt.run(id, now);
     })();

@@ -196,6 +196,8 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
     }
     recomputeStatus(db);
   })();
+  // After a large rebuild, fold the write-ahead log back so the file on disk is the index's real size.
+  if (changed.length + removed.length > 1000 && handle.location !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
   return { changedFiles: changed.length, removedFiles: removed.length, entries: count(db) };
 }
 
