@@ -17,7 +17,7 @@ describe('GET /api/knowledge/*', () => {
     try {
       const res = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent('errors cause imports')}&readOnlyProbe=true&root=${encodeURIComponent(dir)}` });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual(JSON.parse(JSON.stringify(expected)));
+      expect(res.json()).toEqual(JSON.parse(JSON.stringify({ ...expected, retrieval: 'lexical' })));
       const kg = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=install&kg=true&type=knowhow&root=${encodeURIComponent(dir)}` });
       expect(kg.json().results.map((r: { sourceType: string }) => r.sourceType)).toEqual(['knowhow']);
       const entry = await app.inject({ method: 'GET', url: `/api/knowledge/entries/${encodeURIComponent('S-20260611-k3x9')}?root=${encodeURIComponent(dir)}` });

@@ -6,6 +6,7 @@
  */
 import { MaestroError } from '../core/errors.js';
 import { syncCodeGraph, type CodeSyncReport } from './codeGraph.js';
+import { embedPending, embedderFromEnv, vectorSearch, type Embedder } from './embeddings.js';
 import { builtinSources, loadCorpus } from './corpus.js';
 import type { KnowledgeEntry, KnowledgeSource } from './entry.js';
 import { loadCodeNode, neighbors, searchCode, searchKg, traverse, type CodeHit, type CodeNode, type GraphNeighbor, type KgResponse } from './graph.js';
@@ -26,6 +27,8 @@ export interface KnowledgeOptions extends ResolveRootOptions {
   sources?: KnowledgeSource[];
   /** Minimum time between file scans in a long-lived process; 0 (default) scans on every call. */
   syncIntervalMs?: number;
+  /** Vectors (optional): an embedder, or null for none. Default: from MAESTRO_EMBEDDINGS_* (none when unset). */
+  embedder?: Embedder | null;
 }
 
 export interface LoadedEntry extends KnowledgeEntry {
@@ -59,6 +62,8 @@ export interface Knowledge {
   sync(): SyncReport;
   rebuild(): SyncReport;
   search(query: string, opts?: SearchOptions): SearchResponse;
+  /** `search`, with vectors mixed in when an embedder is configured (the CLI and daemon use this). */
+  searchHybrid(query: string, opts?: SearchOptions): Promise<SearchResponse & { retrieval: 'lexical' | 'hybrid' }>;
   searchKg(query: string, opts?: SearchFilters & { limit?: number; code?: boolean }): Promise<KgResponse>;
   searchCode(query: string, opts?: { limit?: number }): Promise<CodeResponse>;
   syncCode(): Promise<CodeSyncReport>;
@@ -80,6 +85,7 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
   const db = handle.db;
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
   const interval = opts.syncIntervalMs ?? 0;
+  const embedder = opts.embedder === undefined ? embedderFromEnv(opts.env) : opts.embedder;
   let lastSync = -Infinity;
   let codeSynced = false;
   const ensureSynced = () => {
@@ -112,6 +118,12 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
       .map((x) => x.id);
   };
 
+  const lexicalSearch = (query: string, sopts: SearchOptions = {}): SearchResponse => {
+    ensureSynced();
+    // A read-only probe never bumps exposure; an index opened read-only cannot.
+    return searchIndex(db, query, { ...sopts, readOnlyProbe: sopts.readOnlyProbe || handle.readOnly });
+  };
+
   const entryRow = (id: string) => db.prepare('SELECT data, status FROM entries WHERE id = ?').get(id) as { data: string; status: 'active' | 'deprecated' } | undefined;
 
   return {
@@ -128,10 +140,17 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
       lastSync = Date.now();
       return rebuildIndex(handle, sources);
     },
-    search(query, sopts = {}) {
+    search: lexicalSearch,
+    async searchHybrid(query, sopts = {}) {
+      const probe = sopts.readOnlyProbe || handle.readOnly;
+      if (!embedder) return { ...lexicalSearch(query, sopts), retrieval: 'lexical' as const };
       ensureSynced();
-      // A read-only probe never bumps exposure; an index opened read-only cannot.
-      return searchIndex(db, query, { ...sopts, readOnlyProbe: sopts.readOnlyProbe || handle.readOnly });
+      // A probe never writes, so it only uses vectors that are already stored.
+      if (!probe) await embedPending(db, embedder);
+      const [qv] = await embedder.embed([query]);
+      const filters = { type: sopts.type, category: sopts.category, tag: sopts.tag, workspace: sopts.workspace, status: sopts.status, includeDeprecated: sopts.includeDeprecated };
+      const hits = vectorSearch(db, qv!, embedder.model, filters, Math.min(500, Math.max(4 * (sopts.limit ?? 10), 40)));
+      return { ...searchIndex(db, query, { ...sopts, readOnlyProbe: probe }, hits), retrieval: hits.length ? ('hybrid' as const) : ('lexical' as const) };
     },
     async searchKg(query, kopts = {}) {
       ensureSynced();

@@ -65,7 +65,7 @@ export function parseSearchRequest(raw: Record<string, unknown>): SearchRequest 
 export async function runSearch(k: import('./knowledge.js').Knowledge, req: SearchRequest): Promise<unknown> {
   if (req.code) return k.searchCode(req.query, { limit: req.limit ?? 10 });
   if (req.kg) return k.searchKg(req.query, { type: req.type, category: req.category, tag: req.tag, workspace: req.workspace, includeDeprecated: req.includeDeprecated, limit: req.limit ?? 10 });
-  return k.search(req.query, req);
+  return k.searchHybrid(req.query, req);
 }
 
 export function toQueryString(req: SearchRequest, root: string, includeGlobal: boolean): string {

@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
 import { applyExplorationSlot, dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
 import type { KnowledgeEntry } from './entry.js';
 import { bumpExposure, readExposure } from './index/exposure.js';
-import { contentTerms, fetchCandidates, type SearchFilters } from './index/query.js';
+import { contentTerms, fetchByRowids, fetchCandidates, type Candidate, type SearchFilters } from './index/query.js';
+import { fuseHybrid, type VectorHit } from './embeddings.js';
 import { proximityBoost, proximityQuery } from './proximity.js';
 import { queryTerms } from './text.js';
 
@@ -22,6 +23,11 @@ export interface SearchOptions extends SearchFilters {
   now?: number | undefined;
   /** Apply FORMATS §5.1 time decay (default true). */
   decay?: boolean | undefined;
+}
+
+export interface HybridInfo {
+  /** `lexical` or `hybrid` (vectors mixed in). */
+  mode: 'lexical' | 'hybrid';
 }
 
 export interface SearchResult {
@@ -76,7 +82,7 @@ interface Item extends Scored {
   raw: number;
 }
 
-export function searchIndex(db: Database.Database, query: string, opts: SearchOptions = {}): SearchResponse {
+export function searchIndex(db: Database.Database, query: string, opts: SearchOptions = {}, vector?: VectorHit[]): SearchResponse {
   const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(opts.limit ?? DEFAULT_LIMIT)));
   const balanced = (opts.diversity ?? 'balanced') === 'balanced';
   const now = opts.now ?? Date.now();
@@ -88,7 +94,13 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     status: opts.status,
     includeDeprecated: opts.includeDeprecated,
   };
-  const candidates = fetchCandidates(db, query, filters, candidateLimit(limit));
+  let candidates: Candidate[] = fetchCandidates(db, query, filters, candidateLimit(limit));
+  if (vector && vector.length) {
+    // Hybrid: vector hits join the pool and every candidate gets the fused score (embeddings.ts).
+    const fused = fuseHybrid(candidates, vector);
+    const known = new Set(candidates.map((c) => c.rowid));
+    candidates = [...candidates, ...fetchByRowids(db, vector.map((v) => v.rowid).filter((r) => !known.has(r)))].map((c) => ({ ...c, bm25: fused.get(c.rowid) ?? c.bm25 }));
+  }
   const prox = proximityQuery(contentTerms(query));
   const items: Item[] = candidates.map((c) => {
     const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, now);

@@ -129,3 +129,12 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
     n *= 4;
   }
 }
+
+/** Rows by rowid (vector-only hits of a hybrid search), already filtered by the caller's SQL. */
+export function fetchByRowids(db: Database.Database, rowids: number[]): Candidate[] {
+  if (rowids.length === 0) return [];
+  const rows = db
+    .prepare('SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM entries e JOIN json_each(?) j ON e.rowid = j.value')
+    .all(JSON.stringify(rowids)) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }>;
+  return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: 0, sortDate: r.sortDate }));
+}
