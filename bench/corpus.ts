@@ -90,9 +90,10 @@ export function generateCorpus(size: number, seed = 42): GenDoc[] {
  * query words are drawn from the rest of the vocabulary; the documents keep
  * every word. Both engines get exactly the same query strings.
  */
-export function generateQueries(docs: GenDoc[], n: number, seed = 7): string[] {
+export function generateQueries(docs: GenDoc[], n: number, seed = 7, kind: 'narrow' | 'broad' = 'narrow'): string[] {
   const rand = prng(seed);
-  const common = new Set(vocab(prng(42)).words.slice(0, 100));
+  // `broad` keeps the frequent words: queries that match a large share of the corpus.
+  const common = new Set(kind === 'narrow' ? vocab(prng(42)).words.slice(0, 100) : []);
   const out: string[] = [];
   while (out.length < n) {
     const d = docs[Math.floor(rand() * docs.length)]!;

@@ -114,17 +114,23 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
     const exhausted = hits.length < n;
     if (hits.length === 0) return [];
     const rankOf = new Map(hits.map((h) => [h.rowid, h.rank]));
-    const ids = hits.map((h) => h.rowid);
-    const rows: Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }> = [];
-    // Filter the window in chunks (SQLite's bound-parameter limit).
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const sql = `SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM entries e WHERE e.rowid IN (${chunk.map(() => '?').join(',')})${where.sql}`;
-      rows.push(...(prepared(db, sql).all(...chunk, ...where.params) as typeof rows));
-    }
-    if (rows.length >= limit || exhausted) {
-      rows.sort((a, b) => rankOf.get(a.rowid)! - rankOf.get(b.rowid)! || a.rowid - b.rowid);
-      return rows.slice(0, limit).map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -rankOf.get(r.rowid)!, sortDate: r.sortDate }));
+    // Which of the window pass the filters (no text fetched yet).
+    const pass = prepared(db, `SELECT e.rowid AS rowid FROM entries e JOIN json_each(?) j ON e.rowid = j.value WHERE 1 = 1${where.sql}`)
+      .pluck()
+      .all(JSON.stringify(hits.map((h) => h.rowid)), ...where.params) as number[];
+    if (pass.length >= limit || exhausted) {
+      const chosen = pass.sort((a, b) => rankOf.get(a)! - rankOf.get(b)! || a - b).slice(0, limit);
+      const rows = prepared(db, 'SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM entries e JOIN json_each(?) j ON e.rowid = j.value').all(JSON.stringify(chosen)) as Array<{
+        rowid: number;
+        data: string;
+        status: 'active' | 'deprecated';
+        sortDate: number;
+      }>;
+      const byRow = new Map(rows.map((r) => [r.rowid, r]));
+      return chosen.map((id) => {
+        const r = byRow.get(id)!;
+        return { rowid: id, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -rankOf.get(id)!, sortDate: r.sortDate };
+      });
     }
     n *= 4;
   }

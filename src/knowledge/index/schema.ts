@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 
 /** Bump when the layout or the tokenization changes: an older index is dropped and rebuilt. */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 
 export function createSchema(db: Database.Database): void {
   db.exec(`
@@ -38,7 +38,8 @@ export function createSchema(db: Database.Database): void {
       data TEXT NOT NULL
     );
     CREATE INDEX IF NOT EXISTS entries_file ON entries(file);
-    CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(title, summary, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');
+    -- Contentless: the text lives once, in entries.data; FTS keeps only its inverted index.
+    CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(title, summary, tags, body, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2');
     CREATE TABLE IF NOT EXISTS entry_tags (entry_rowid INTEGER NOT NULL, tag TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS entry_tags_tag ON entry_tags(tag, entry_rowid);
     CREATE INDEX IF NOT EXISTS entry_tags_row ON entry_tags(entry_rowid);
@@ -58,7 +59,7 @@ export function createSchema(db: Database.Database): void {
       line INTEGER, signature TEXT NOT NULL DEFAULT ''
     );
     CREATE INDEX IF NOT EXISTS code_symbols_file ON code_symbols(file);
-    CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(name, path, tokenize = 'porter unicode61');
+    CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(name, path, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
     CREATE TABLE IF NOT EXISTS code_imports (file TEXT NOT NULL, spec TEXT NOT NULL, resolved TEXT);
     CREATE INDEX IF NOT EXISTS code_imports_file ON code_imports(file);
     CREATE INDEX IF NOT EXISTS code_imports_resolved ON code_imports(resolved);
