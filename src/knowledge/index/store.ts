@@ -148,7 +148,6 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
   const db = handle.db;
   const { changed, removed } = diff(db, sources);
   if (changed.length === 0 && removed.length === 0) return { changedFiles: 0, removedFiles: 0, entries: count(db) };
-  const parsed = changed.map((c) => ({ ...c, ...c.source.readFile(c.path) }));
   const delRows = db.prepare('SELECT rowid, id FROM entries WHERE file = ?');
   const delFts = db.prepare('DELETE FROM entries_fts WHERE rowid = ?');
   const delTags = db.prepare('DELETE FROM entry_tags WHERE entry_rowid = ?');
@@ -178,7 +177,9 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
 
   db.transaction(() => {
     for (const p of removed) removeFile(p);
-    for (const c of parsed) {
+    // Files are read one at a time inside the transaction, so memory stays flat however large the corpus.
+    for (const f of changed) {
+      const c = { ...f, ...f.source.readFile(f.path) };
       removeFile(c.path);
       for (const e of c.entries) {
         const info = insEntry.run({ ...e, sortDate: sortDate(e, c.mtimeMs), data: JSON.stringify(e) });
