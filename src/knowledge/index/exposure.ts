@@ -14,7 +14,7 @@ function stmts(db: Database.Database) {
   if (!s) {
     s = {
       any: db.prepare('SELECT 1 FROM exposure LIMIT 1'),
-      many: db.prepare('SELECT x.id AS id, x.hits AS hits FROM exposure x JOIN json_each(?) j ON x.id = j.value'),
+      many: db.prepare('SELECT x.id AS id, x.hits AS hits FROM json_each(?) j CROSS JOIN exposure x ON x.id = j.value'),
       bump: db.prepare('INSERT INTO exposure (id, hits, last_hit_at) VALUES (?, 1, ?) ON CONFLICT(id) DO UPDATE SET hits = hits + 1, last_hit_at = excluded.last_hit_at'),
     };
     statements.set(db, s);

@@ -114,13 +114,14 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
     const exhausted = hits.length < n;
     if (hits.length === 0) return [];
     const rankOf = new Map(hits.map((h) => [h.rowid, h.rank]));
-    // Which of the window pass the filters (no text fetched yet).
-    const pass = prepared(db, `SELECT e.rowid AS rowid FROM entries e JOIN json_each(?) j ON e.rowid = j.value WHERE 1 = 1${where.sql}`)
+    // Which of the window pass the filters (no text fetched yet). json_each is
+    // scanned first (CROSS JOIN fixes the order) and rows are looked up by rowid.
+    const pass = prepared(db, `SELECT e.rowid AS rowid FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value WHERE 1 = 1${where.sql}`)
       .pluck()
       .all(JSON.stringify(hits.map((h) => h.rowid)), ...where.params) as number[];
     if (pass.length >= limit || exhausted) {
       const chosen = pass.sort((a, b) => rankOf.get(a)! - rankOf.get(b)! || a - b).slice(0, limit);
-      const rows = prepared(db, 'SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM entries e JOIN json_each(?) j ON e.rowid = j.value').all(JSON.stringify(chosen)) as Array<{
+      const rows = prepared(db, 'SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value').all(JSON.stringify(chosen)) as Array<{
         rowid: number;
         data: string;
         status: 'active' | 'deprecated';
@@ -140,7 +141,7 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
 export function fetchByRowids(db: Database.Database, rowids: number[]): Candidate[] {
   if (rowids.length === 0) return [];
   const rows = db
-    .prepare('SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM entries e JOIN json_each(?) j ON e.rowid = j.value')
+    .prepare('SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value')
     .all(JSON.stringify(rowids)) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }>;
   return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: 0, sortDate: r.sortDate }));
 }
