@@ -75,3 +75,27 @@ describe('--kg search', () => {
     }
   });
 });
+
+describe('MaestroGraph traversal', () => {
+  it('walks the evolution chain both ways without revisiting', async () => {
+    const { dir, root } = tempRoot();
+    const { supersedeSpec } = await import('./specWriter.js');
+    for (const s of ['A', 'B', 'C']) appendSpecEntry(root, { category: 'coding', title: `Rule ${s}`, content: s, keywords: ['rule'], sid: `S-${s}` });
+    supersedeSpec(root, 'S-A', 'S-B');
+    supersedeSpec(root, 'S-B', 'S-C');
+    const k = openKnowledge({ workflowRoot: dir });
+    try {
+      const chain = k.traverse('S-B', 10, 'supersedes').map((c) => [c.direction, c.id, c.depth]);
+      expect(chain).toEqual([
+        ['out', 'spec:project:coding-conventions-001', 1],
+        ['in', 'spec:project:coding-conventions-003', 1],
+      ]);
+      expect(k.traverse('S-C', 10, 'supersedes').map((c) => [c.id, c.depth])).toEqual([
+        ['spec:project:coding-conventions-002', 1],
+        ['spec:project:coding-conventions-001', 2],
+      ]);
+    } finally {
+      k.close();
+    }
+  });
+});

@@ -60,8 +60,9 @@ export function traverse(db: Database.Database, start: string, depth = 2, rel?: 
     const next: string[] = [];
     for (const node of frontier) {
       for (const n of neighbors(db, node, rel)) {
+        if (seen.has(n.id)) continue; // an edge back to a node already reached adds nothing
         out.push({ ...n, from: node, depth: d });
-        if (!seen.has(n.id) && n.resolved) {
+        if (n.resolved) {
           seen.add(n.id);
           next.push(n.id);
         }

@@ -24,7 +24,7 @@ describe('scopes and linked workspaces', () => {
       expect(all.results.map((r) => r.id).sort()).toEqual(['spec:personal:ana:learnings-001', 'spec:project:learnings-001', 'spec:team:learnings-001', 'ws:api:spec:learnings-001']);
       expect(k.search('kestrel', { workspace: 'api' }).results.map((r) => r.id)).toEqual(['ws:api:spec:learnings-001']);
       expect(k.search('kestrel', { workspace: 'local', limit: 10 }).count).toBe(3);
-      expect((await k.load('ws:api:spec:learnings-001')).title).toBe('Linked kestrel');
+      expect(await k.load('ws:api:spec:learnings-001')).toMatchObject({ title: 'Linked kestrel' });
     } finally {
       k.close();
     }
