@@ -1,6 +1,6 @@
 /**
  * `maestro search` over the knowledge index: candidates with filters applied
- * in SQL before the cut, BM25F × time decay × proximity boost, then balanced selection
+ * in SQL before the cut, BM25F × time decay × proximity boost × coverage, then balanced selection
  * (diversity.ts), then exposure bumped for what was returned — unless this is
  * a read-only probe.
  */
@@ -10,7 +10,7 @@ import type { KnowledgeEntry } from './entry.js';
 import { bumpExposure, readExposure } from './index/exposure.js';
 import { contentTerms, fetchByRowids, fetchCandidates, type Candidate, type SearchFilters } from './index/query.js';
 import { fuseHybrid, type VectorHit } from './embeddings.js';
-import { proximityBoost, proximityQuery } from './proximity.js';
+import { coverageFactor, proximityBoost, proximityQuery, stem } from './proximity.js';
 import { queryTerms } from './text.js';
 
 export interface SearchOptions extends SearchFilters {
@@ -101,10 +101,12 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     const known = new Set(candidates.map((c) => c.rowid));
     candidates = [...candidates, ...fetchByRowids(db, vector.map((v) => v.rowid).filter((r) => !known.has(r)))].map((c) => ({ ...c, bm25: fused.get(c.rowid) ?? c.bm25 }));
   }
-  const prox = proximityQuery(contentTerms(query));
+  const terms0 = contentTerms(query);
+  const prox = proximityQuery(terms0);
+  const stems = new Set(terms0.map(stem));
   const items: Item[] = candidates.map((c) => {
     const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, now);
-    const boost = prox ? proximityBoost(prox, c.entry) : 1;
+    const boost = (prox ? proximityBoost(prox, c.entry) : 1) * coverageFactor(stems, c.entry);
     return {
       id: c.entry.id,
       family: c.entry.family,
