@@ -3,6 +3,7 @@
  * `register(program)`; add one line here per module.
  */
 import type { Command } from 'commander';
+import { register as registerKnowledge } from './knowledge.js';
 import { register as registerServe } from './serve.js';
 import { register as registerObserver } from './observer.js';
 import { register as registerInit } from './init.js';
@@ -25,4 +26,5 @@ export const COMMAND_MODULES: ReadonlyArray<(program: Command) => void> = [
   registerMcp,
   registerObserver,
   registerHelp,
+  registerKnowledge,
 ];

@@ -1,0 +1,179 @@
+/**
+ * `npm run bench:search` — the knowledge search benchmark.
+ *
+ * 1. Generated corpora of 1k, 10k and 100k entries (BENCH_SIZES=1000,10000 to
+ *    change): index build time, index size, process memory, and p50/p95 query
+ *    latency of the whole pipeline (filters in SQL, BM25F, decay, proximity,
+ *    dedup, family cap, MMR, exploration, exposure bump) in a warm process,
+ *    beside MiniSearch on the same documents and queries.
+ * 2. Ranking quality on Cranfield (nDCG@10, recall@10) beside plain BM25 and
+ *    MiniSearch over the same 1,400 documents and 225 queries.
+ * 3. Cold `maestro search` over the Cranfield entries: a fresh process per call.
+ *
+ * Figures, not assertions: targets are printed with the figure beside them.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import MiniSearch from 'minisearch';
+import { openKnowledge } from '../src/knowledge/knowledge.js';
+import { INDEX_FILE } from '../src/knowledge/index/store.js';
+import { generateCorpus, generateQueries, writeCorpus, type GenDoc } from './corpus.js';
+import { loadDocs, loadQrels, loadQueries, plainBm25, score } from './cranfield.js';
+
+const MB = 1024 * 1024;
+const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const QUERIES = 300;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+const f = (x: number, d = 2) => x.toFixed(d);
+
+function time<T>(fn: () => T): [T, number] {
+  const t = performance.now();
+  const r = fn();
+  return [r, performance.now() - t];
+}
+
+function miniIndex(docs: Array<{ id: string; title: string; summary: string; tags: string; body: string }>) {
+  const ms = new MiniSearch({ fields: ['title', 'summary', 'tags', 'body'], storeFields: [], searchOptions: { boost: { title: 5, summary: 1.5, tags: 3, body: 0.5 } } });
+  ms.addAll(docs);
+  return ms;
+}
+
+const summary: string[] = [];
+
+function benchSize(size: number): void {
+  const docs = generateCorpus(size);
+  const queries = generateQueries(docs, QUERIES);
+  const dir = mkdtempSync(join(tmpdir(), `bench-search-${size}-`));
+  try {
+    const [, writeMs] = time(() => writeCorpus(dir, docs));
+    const rssBefore = process.memoryUsage().rss;
+    // A warm process (the daemon): file scans throttled, as createKnowledgePool does.
+    const [k, buildMs] = time(() => openKnowledge({ workflowRoot: dir, syncIntervalMs: 3_600_000 }));
+    const rssAfter = process.memoryUsage().rss;
+    const dbBytes = statSync(join(dir, '.workflow', INDEX_FILE)).size + (existsSync(join(dir, '.workflow', `${INDEX_FILE}-wal`)) ? statSync(join(dir, '.workflow', `${INDEX_FILE}-wal`)).size : 0);
+    const broad = generateQueries(docs, QUERIES, 11, 'broad');
+    const measure = (qs: string[], o: Parameters<typeof k.search>[1]) => {
+      for (const q of qs.slice(0, 30)) k.search(q, { ...o, readOnlyProbe: true });
+      return qs.map((q) => time(() => k.search(q, o))[1]);
+    };
+    const full = measure(queries, { limit: 10 });
+    const probe = measure(queries, { limit: 10, readOnlyProbe: true });
+    const filtered = measure(queries, { limit: 10, category: 'arch', readOnlyProbe: true });
+    const fullBroad = measure(broad, { limit: 10 });
+    k.close();
+
+    const flat = docs.filter((d: GenDoc) => !d.deprecated).map((d) => ({ id: d.id, title: d.title, summary: d.summary, tags: `${d.tags.join(' ')} ${d.category}`, body: d.body }));
+    const [ms, msBuild] = time(() => miniIndex(flat));
+    const miniMeasure = (qs: string[]) => {
+      for (const q of qs.slice(0, 30)) ms.search(q);
+      return qs.map((q) => time(() => ms.search(q).slice(0, 10))[1]);
+    };
+    const mini = miniMeasure(queries);
+    const miniBroad = miniMeasure(broad);
+
+    const p95 = pct(full, 95);
+    const ratio = pct(mini, 95) / p95;
+    const ratioBroad = pct(miniBroad, 95) / pct(fullBroad, 95);
+    process.stdout.write(
+      `\n## ${size.toLocaleString('en')} entries\n` +
+        `  files written            ${f(writeMs / 1000)} s (setup, not measured below)\n` +
+        `  index build (maestro)    ${f(buildMs / 1000)} s   MiniSearch build ${f(msBuild / 1000)} s\n` +
+        `  index on disk            ${f(dbBytes / MB, 1)} MB   process RSS growth while indexing ${f((rssAfter - rssBefore) / MB, 1)} MB (RSS now ${f(process.memoryUsage().rss / MB, 0)} MB)\n` +
+        `  narrow queries (content words, ${QUERIES})\n` +
+        `    maestro, full pipeline p50 ${f(pct(full, 50))} ms  p95 ${f(p95)} ms   (exposure bumped)\n` +
+        `    maestro, read-only     p50 ${f(pct(probe, 50))} ms  p95 ${f(pct(probe, 95))} ms\n` +
+        `    maestro, --category    p50 ${f(pct(filtered, 50))} ms  p95 ${f(pct(filtered, 95))} ms\n` +
+        `    MiniSearch             p50 ${f(pct(mini, 50))} ms  p95 ${f(pct(mini, 95))} ms\n` +
+        `    ratio MiniSearch/maestro (p95) ${f(ratio)}×\n` +
+        `  broad queries (frequent words included, ${QUERIES})\n` +
+        `    maestro, full pipeline p50 ${f(pct(fullBroad, 50))} ms  p95 ${f(pct(fullBroad, 95))} ms\n` +
+        `    MiniSearch             p50 ${f(pct(miniBroad, 50))} ms  p95 ${f(pct(miniBroad, 95))} ms\n` +
+        `    ratio MiniSearch/maestro (p95) ${f(ratioBroad)}×\n`,
+    );
+    if (size === 10_000) {
+      summary.push(`p95 on 10k, whole pipeline: ${f(p95)} ms (target < 5 ms) — ${p95 < 5 ? 'met' : 'NOT met'}`);
+      summary.push(`speed vs MiniSearch at 10k (p95): narrow queries ${f(ratio)}×, broad queries ${f(ratioBroad)}× (target ≥ 3×) — ${ratio >= 3 && ratioBroad >= 3 ? 'met' : ratio >= 3 || ratioBroad >= 3 ? 'met for one query set only' : 'NOT met'}`);
+      summary.push(`10k entries indexed in ${f(buildMs / 1000)} s (target < 2 s) — ${buildMs < 2000 ? 'met' : 'NOT met'}`);
+    }
+    if (size === 100_000) {
+      const mem = Math.max(dbBytes, rssAfter - rssBefore) / MB;
+      summary.push(`100k entries: index ${f(dbBytes / MB, 0)} MB on disk, RSS growth ${f((rssAfter - rssBefore) / MB, 0)} MB (target < 300 MB) — ${mem < 300 ? 'met' : 'NOT met'}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function benchCranfield(): string {
+  const docs = loadDocs();
+  const queries = loadQueries();
+  const qrels = loadQrels();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cranfield-'));
+  mkdirSync(join(dir, '.workflow', 'knowhow'), { recursive: true });
+  for (const d of docs) writeFileSync(join(dir, '.workflow', 'knowhow', `DOC-19680101-cran-${d.id}.md`), `---\ntitle: ${JSON.stringify(d.title || `document ${d.id}`)}\ntype: document\n---\n\n${d.text}\n`);
+  const docId = (id: string) => Number(id.split('-').pop());
+  const rows: string[] = [];
+  const bm = plainBm25(docs);
+  const run = (name: string, fn: (q: string) => number[]) => {
+    const ranked = new Map<number, number[]>();
+    const [, ms] = time(() => queries.forEach((q, i) => ranked.set(i + 1, fn(q))));
+    const s = score(ranked, qrels, queries.length);
+    rows.push(`  ${name.padEnd(44)} nDCG@10 ${f(s.ndcg10, 4)}  recall@10 ${f(s.recall10, 4)}  ${f(ms / queries.length)} ms/query`);
+    return s;
+  };
+  run('plain BM25 (k1 1.2, b 0.75, no stemming)', (q) => bm(q, 10));
+  const ms = miniIndex(docs.map((d) => ({ id: String(d.id), title: d.title, summary: '', tags: '', body: d.text })));
+  run('MiniSearch (same field boosts)', (q) => ms.search(q).slice(0, 10).map((r) => Number(r.id)));
+  const k = openKnowledge({ workflowRoot: dir, syncIntervalMs: 3_600_000 });
+  const off = run('maestro, diversity off', (q) => k.search(q, { limit: 10, diversity: 'off', readOnlyProbe: true }).results.map((r) => docId(r.id)));
+  const bal = run('maestro, balanced (whole pipeline, probe)', (q) => k.search(q, { limit: 10, readOnlyProbe: true }).results.map((r) => docId(r.id)));
+  k.close();
+  process.stdout.write(`\n## Cranfield (1,400 documents, 222 judged queries)\n${rows.join('\n')}\n`);
+  summary.push(`Cranfield nDCG@10 balanced ${f(bal.ndcg10, 4)}, diversity off ${f(off.ndcg10, 4)} (target ≥ 0.36) — ${bal.ndcg10 >= 0.36 ? 'met' : 'NOT met with the whole pipeline'}${off.ndcg10 >= 0.36 && bal.ndcg10 < 0.36 ? ' (met with --diversity off)' : ''}`);
+  return dir;
+}
+
+function benchColdCli(dir: string): void {
+  const root = join(import.meta.dirname, '..');
+  if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+    process.stdout.write('\n(building dist/ for the cold-start figure: tsc -p tsconfig.build.json)\n');
+    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  }
+  const call = (env: NodeJS.ProcessEnv) => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'maestro.js'), 'search', 'boundary', 'layer', 'heat', 'transfer', '--json', '--workflow-root', dir], { env: { ...process.env, MAESTRO_DAEMON_URL: '', ...env }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`maestro search failed: ${r.stderr}`);
+    return performance.now() - t;
+  };
+  call({}); // first call writes the on-disk index
+  const built = Array.from({ length: 10 }, () => call({}));
+  const node = Array.from({ length: 5 }, () => {
+    const t = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    return performance.now() - t;
+  });
+  const source = Array.from({ length: 3 }, () => call({ MAESTRO_FROM_SOURCE: '1' }));
+  process.stdout.write(
+    `\n## Cold \`maestro search\` over the Cranfield entries (new process per call)\n` +
+      `  built CLI (dist/)        median ${f(pct(built, 50), 0)} ms  p95 ${f(pct(built, 95), 0)} ms\n` +
+      `  from source (tsx)        median ${f(pct(source, 50), 0)} ms\n` +
+      `  bare \`node -e 0\`          median ${f(pct(node, 50), 0)} ms (floor on this machine)\n`,
+  );
+  summary.push(`cold maestro search (built) median ${f(pct(built, 50), 0)} ms (target < 300 ms) — ${pct(built, 50) < 300 ? 'met' : 'NOT met'}`);
+}
+
+process.stdout.write(`# bench:search  (node ${process.version}, ${new Date().toISOString()})\n`);
+for (const s of sizes) benchSize(s);
+const cranDir = benchCranfield();
+try {
+  if (process.env.BENCH_SKIP_CLI !== '1') benchColdCli(cranDir);
+} finally {
+  rmSync(cranDir, { recursive: true, force: true });
+}
+process.stdout.write(`\n## Targets\n${summary.map((s) => `  - ${s}`).join('\n')}\n`);

@@ -1,0 +1,28 @@
+/**
+ * The CLI's warm path: when MAESTRO_DAEMON_URL names a running daemon, search
+ * is answered there (warm index). If the daemon cannot be reached the CLI
+ * searches in process; an error the daemon reports is the answer, not a
+ * reason to retry locally.
+ */
+import { MaestroError, type ErrorCode } from '../core/errors.js';
+import { toQueryString, type SearchRequest } from './params.js';
+
+export const DAEMON_TIMEOUT_MS = 2000;
+
+export async function searchViaDaemon(req: SearchRequest, workflowDir: string, includeGlobal: boolean, env: NodeJS.ProcessEnv = process.env): Promise<unknown | undefined> {
+  const base = env.MAESTRO_DAEMON_URL;
+  if (!base) return undefined;
+  let res: Response;
+  try {
+    res = await fetch(`${base.replace(/\/$/, '')}/api/knowledge/search?${toQueryString(req, workflowDir, includeGlobal)}`, {
+      headers: env.MAESTRO_TOKEN ? { authorization: `Bearer ${env.MAESTRO_TOKEN}` } : {},
+      signal: AbortSignal.timeout(DAEMON_TIMEOUT_MS),
+    });
+  } catch {
+    return undefined; // no daemon answering: search in process
+  }
+  if (res.status === 404) return undefined; // an older daemon without the route
+  const body = (await res.json()) as { error?: { code: ErrorCode; message: string } };
+  if (!res.ok) throw new MaestroError(body.error?.code ?? 'INTERNAL', body.error?.message ?? `daemon answered ${res.status}`);
+  return body;
+}

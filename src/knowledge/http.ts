@@ -1,0 +1,55 @@
+/**
+ * The daemon's knowledge routes, as a Fastify plugin the API server registers:
+ * `app.register(knowledgeRoutes, { pool })`.
+ *
+ *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&root=&global=
+ *   GET /api/knowledge/entries?type=&category=&keyword=&tag=&includeDeprecated=&root=
+ *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
+ *   GET /api/knowledge/health?kind=spec|knowhow&root=
+ *
+ * `root` names the project (workflow root); without it the pool's default.
+ * Errors answer `{error: {code, message}}` with the catalogue status.
+ */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { MaestroError, coerceError } from '../core/errors.js';
+import { parseSearchRequest, runSearch } from './params.js';
+import type { KnowledgePool } from './pool.js';
+
+export interface KnowledgeRouteOptions {
+  pool: KnowledgePool;
+  /** Maps or refuses a requested root (e.g. only registered projects); default: accept as given. */
+  allowRoot?: (root: string | undefined) => string | undefined;
+}
+
+type Query = Record<string, string | undefined>;
+
+export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
+  const rootOf = (q: Query) => (opts.allowRoot ? opts.allowRoot(q.root) : q.root);
+  app.setErrorHandler((err, _req, reply) => {
+    if (err instanceof MaestroError) return reply.status(err.status).send({ error: err.toJSON() });
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status && status < 500) return reply.status(status).send({ error: { code: 'BAD_INPUT', message: coerceError(err).message } });
+    return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal error' } });
+  });
+  app.get('/api/knowledge/search', async (req) => {
+    const q = req.query as Query;
+    const parsed = parseSearchRequest(q);
+    return runSearch(opts.pool.get(rootOf(q), q.global === 'true'), parsed);
+  });
+  app.get('/api/knowledge/entries', async (req) => {
+    const q = req.query as Query;
+    const k = opts.pool.get(rootOf(q), q.global === 'true');
+    const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: q.includeDeprecated === 'true' });
+    return { count: entries.length, entries };
+  });
+  app.get('/api/knowledge/entries/:id', async (req) => {
+    const q = req.query as Query;
+    const { id } = req.params as { id: string };
+    return opts.pool.get(rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
+  });
+  app.get('/api/knowledge/health', async (req) => {
+    const q = req.query as Query;
+    const kind = q.kind === 'spec' || q.kind === 'knowhow' ? q.kind : undefined;
+    return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
+  });
+};

@@ -1,0 +1,147 @@
+/**
+ * Candidate retrieval: one FTS5 query with every filter in its WHERE clause,
+ * so filters apply before the candidate cut (seed 000 §4.1, G-C3). The user's
+ * text never reaches the MATCH expression as syntax: it is reduced to word
+ * tokens and each is quoted, so FTS operators, quotes and regex characters in
+ * a query are plain text.
+ */
+import type Database from 'better-sqlite3';
+import type { KnowledgeEntry } from '../entry.js';
+import { queryTerms } from '../text.js';
+
+/** FORMATS §5.1 field boosts: title 5, summary 1.5, tags 3, body 0.5. */
+export const FIELD_WEIGHTS = { title: 5, summary: 1.5, tags: 3, body: 0.5 } as const;
+
+/** Dropped from queries that have other words: they only add noise to an OR query. */
+const STOP_WORDS = new Set(
+  'a an and are as at be been but by can do does for from has have how i if in into is it its of on or over such that the their then there these this to was what when where which while who why will with would should could must about under than so not no'.split(' '),
+);
+
+export interface SearchFilters {
+  /** spec | knowhow | wiki, or a knowhow/wiki type (tip, recipe, context…). */
+  type?: string | undefined;
+  category?: string | undefined;
+  tag?: string | undefined;
+  /** A linked workspace name, or `local` for the root's own knowledge. */
+  workspace?: string | undefined;
+  /** active (default) | deprecated | all. */
+  status?: 'active' | 'deprecated' | 'all' | undefined;
+  includeDeprecated?: boolean | undefined;
+}
+
+export interface Candidate {
+  rowid: number;
+  entry: KnowledgeEntry;
+  status: 'active' | 'deprecated';
+  /** BM25F relevance, higher is better (FTS5 bm25 negated). */
+  bm25: number;
+  sortDate: number;
+}
+
+/** The words a query searches for: tokens minus stop words (unless that leaves none), at most 64. */
+export function contentTerms(query: string): string[] {
+  const terms = queryTerms(query).slice(0, 64);
+  const content = terms.filter((t) => !STOP_WORDS.has(t));
+  return content.length > 0 ? content : terms;
+}
+
+export function matchExpression(query: string): string | null {
+  const terms = contentTerms(query);
+  if (terms.length === 0) return null;
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+}
+
+const KINDS = new Set(['spec', 'knowhow', 'wiki']);
+
+export function buildWhere(filters: SearchFilters): { sql: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filters.type) {
+    if (KINDS.has(filters.type)) clauses.push('e.kind = ?');
+    else clauses.push('e.type = ?');
+    params.push(filters.type);
+  }
+  if (filters.category) {
+    clauses.push('e.category = ?');
+    params.push(filters.category);
+  }
+  if (filters.tag) {
+    clauses.push('e.rowid IN (SELECT entry_rowid FROM entry_tags WHERE tag = ?)');
+    params.push(filters.tag.toLowerCase());
+  }
+  if (filters.workspace) {
+    if (filters.workspace === 'local') clauses.push('e.workspace IS NULL');
+    else {
+      clauses.push('e.workspace = ?');
+      params.push(filters.workspace);
+    }
+  }
+  const status = filters.status ?? (filters.includeDeprecated ? 'all' : 'active');
+  if (status !== 'all') {
+    clauses.push('e.status = ?');
+    params.push(status);
+  }
+  return { sql: clauses.length ? ` AND ${clauses.join(' AND ')}` : '', params };
+}
+
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+function prepared(db: Database.Database, sql: string): Database.Statement {
+  let m = stmtCache.get(db);
+  if (!m) stmtCache.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+/**
+ * Candidates in BM25F order with every filter applied before the cut. FTS5
+ * cannot stop early once a joined filter is in the WHERE clause, so the common
+ * case runs in two steps: take the best `n` matches from the FTS table alone,
+ * keep those that pass the filters, and if fewer than `limit` survive while
+ * more matches exist, widen `n` (×4) and repeat — which returns exactly what
+ * filter-then-limit would, without joining every match every time.
+ */
+export function fetchCandidates(db: Database.Database, query: string, filters: SearchFilters, limit: number): Candidate[] {
+  const match = matchExpression(query);
+  if (!match) return [];
+  const where = buildWhere(filters);
+  const w = FIELD_WEIGHTS;
+  const rank = `bm25(entries_fts, ${w.title}, ${w.summary}, ${w.tags}, ${w.body})`;
+  const top = prepared(db, `SELECT rowid, ${rank} AS rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?`);
+  let n = Math.max(limit * 2, 64);
+  for (;;) {
+    const hits = top.all(match, n) as Array<{ rowid: number; rank: number }>;
+    const exhausted = hits.length < n;
+    if (hits.length === 0) return [];
+    const rankOf = new Map(hits.map((h) => [h.rowid, h.rank]));
+    // Which of the window pass the filters (no text fetched yet). json_each is
+    // scanned first (CROSS JOIN fixes the order) and rows are looked up by rowid.
+    const pass = prepared(db, `SELECT e.rowid AS rowid FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value WHERE 1 = 1${where.sql}`)
+      .pluck()
+      .all(JSON.stringify(hits.map((h) => h.rowid)), ...where.params) as number[];
+    if (pass.length >= limit || exhausted) {
+      const chosen = pass.sort((a, b) => rankOf.get(a)! - rankOf.get(b)! || a - b).slice(0, limit);
+      const rows = prepared(db, 'SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value').all(JSON.stringify(chosen)) as Array<{
+        rowid: number;
+        data: string;
+        status: 'active' | 'deprecated';
+        sortDate: number;
+      }>;
+      const byRow = new Map(rows.map((r) => [r.rowid, r]));
+      return chosen.map((id) => {
+        const r = byRow.get(id)!;
+        return { rowid: id, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -rankOf.get(id)!, sortDate: r.sortDate };
+      });
+    }
+    n *= 4;
+  }
+}
+
+/** Rows by rowid (vector-only hits of a hybrid search), already filtered by the caller's SQL. */
+export function fetchByRowids(db: Database.Database, rowids: number[]): Candidate[] {
+  if (rowids.length === 0) return [];
+  const rows = db
+    .prepare('SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value')
+    .all(JSON.stringify(rowids)) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }>;
+  return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: 0, sortDate: r.sortDate }));
+}

@@ -1,0 +1,238 @@
+/**
+ * Opening the index and keeping it in step with the files. `sync()` stats
+ * every source file and re-reads only those whose mtime or size changed, in one
+ * transaction; `rebuild()` drops the projection and reads everything again.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { trackResource } from '../../lib/resources.js';
+import type { KnowledgeEntry, KnowledgeSource } from '../entry.js';
+import type { Finding } from '../specParser.js';
+import { indexText } from '../text.js';
+import { INDEX_SCHEMA_VERSION, createSchema, dropDerived } from './schema.js';
+
+export const INDEX_FILE = '.maestro-index.db';
+
+export interface IndexHandle {
+  db: Database.Database;
+  /** Where the index lives; ':memory:' for a read-only probe or a root without `.workflow/`. */
+  location: string;
+  readOnly: boolean;
+  close(): void;
+}
+
+export interface OpenIndexOptions {
+  workflowDir: string;
+  /** Write nothing at all: use the file only if it is fresh, else build in memory. */
+  readOnly?: boolean;
+  sources: KnowledgeSource[];
+}
+
+function configure(db: Database.Database, writable: boolean): void {
+  if (writable) {
+    db.pragma('journal_mode = WAL');
+    // The index is rebuildable: losing the last transaction on power loss costs nothing.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+  }
+  // A 32 MB page cache: bulk (re)builds touch the FTS b-trees far more than the default 2 MB holds.
+  db.pragma('cache_size = -32768');
+}
+
+function track(db: Database.Database, location: string, readOnly: boolean): IndexHandle {
+  const untrack = trackResource('database', `knowledge index ${location}`, () => db.close());
+  let closed = false;
+  return {
+    db,
+    location,
+    readOnly,
+    close() {
+      if (closed) return;
+      closed = true;
+      untrack();
+      db.close();
+    },
+  };
+}
+
+export function openIndex(opts: OpenIndexOptions): IndexHandle {
+  const path = join(opts.workflowDir, INDEX_FILE);
+  if (opts.readOnly) {
+    if (existsSync(path)) {
+      try {
+        const db = new Database(path, { readonly: true, fileMustExist: true });
+        const version = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
+        if (version === String(INDEX_SCHEMA_VERSION) && !isStale(db, opts.sources)) return track(db, path, true);
+        db.close();
+      } catch {
+        // unreadable or old: fall through to a private in-memory build
+      }
+    }
+    const mem = new Database(':memory:');
+    createSchema(mem);
+    setVersion(mem);
+    return track(mem, ':memory:', true);
+  }
+  if (!existsSync(opts.workflowDir)) {
+    const mem = new Database(':memory:');
+    createSchema(mem);
+    setVersion(mem);
+    return track(mem, ':memory:', false);
+  }
+  mkdirSync(opts.workflowDir, { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    configure(db, true);
+    const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get();
+    const version = hasMeta ? db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() : undefined;
+    if (version !== String(INDEX_SCHEMA_VERSION)) dropDerived(db);
+    createSchema(db);
+    setVersion(db);
+  } catch (err) {
+    // A corrupt index is only a projection: say so and build a fresh one in memory.
+    process.stderr.write(`maestro: knowledge index ${path} is unreadable (${(err as Error).message}); using an in-memory index. Delete the file to rebuild it.\n`);
+    const mem = new Database(':memory:');
+    createSchema(mem);
+    setVersion(mem);
+    return track(mem, ':memory:', false);
+  }
+  return track(db, path, false);
+}
+
+function setVersion(db: Database.Database): void {
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)").run(String(INDEX_SCHEMA_VERSION));
+}
+
+function isStale(db: Database.Database, sources: KnowledgeSource[]): boolean {
+  const d = diff(db, sources);
+  return d.changed.length > 0 || d.removed.length > 0;
+}
+
+interface Diff {
+  changed: Array<{ source: KnowledgeSource; path: string; mtimeMs: number; size: number }>;
+  removed: string[];
+}
+
+function diff(db: Database.Database, sources: KnowledgeSource[]): Diff {
+  const stored = new Map<string, { mtime_ms: number; size: number }>();
+  for (const r of db.prepare('SELECT path, mtime_ms, size FROM files').all() as Array<{ path: string; mtime_ms: number; size: number }>) stored.set(r.path, r);
+  const seen = new Set<string>();
+  const changed: Diff['changed'] = [];
+  for (const source of sources) {
+    for (const f of source.listFiles()) {
+      if (seen.has(f.path)) continue;
+      seen.add(f.path);
+      const s = stored.get(f.path);
+      if (!s || s.mtime_ms !== f.mtimeMs || s.size !== f.size) changed.push({ source, ...f });
+    }
+  }
+  const removed = [...stored.keys()].filter((p) => !seen.has(p));
+  return { changed, removed };
+}
+
+export interface SyncReport {
+  changedFiles: number;
+  removedFiles: number;
+  entries: number;
+}
+
+function sortDate(e: KnowledgeEntry, mtimeMs: number): number {
+  const t = e.date ? Date.parse(e.date) : NaN;
+  return Number.isFinite(t) ? t : mtimeMs;
+}
+
+/** Brings the index in step with the files; only changed files are re-read. */
+export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): SyncReport {
+  const db = handle.db;
+  const { changed, removed } = diff(db, sources);
+  if (changed.length === 0 && removed.length === 0) return { changedFiles: 0, removedFiles: 0, entries: count(db) };
+  const delRows = db.prepare('SELECT rowid, id FROM entries WHERE file = ?');
+  const delFts = db.prepare('DELETE FROM entries_fts WHERE rowid = ?');
+  const delTags = db.prepare('DELETE FROM entry_tags WHERE entry_rowid = ?');
+  const delAliases = db.prepare('DELETE FROM aliases WHERE id = ?');
+  const delEntries = db.prepare('DELETE FROM entries WHERE file = ?');
+  const delEdges = db.prepare('DELETE FROM edges WHERE origin = ?');
+  const delFile = db.prepare('DELETE FROM files WHERE path = ?');
+  const insEntry = db.prepare(`INSERT OR REPLACE INTO entries (id, graph_id, kind, type, scope, workspace, category, declared_status, status, family, file, sort_date, data)
+    VALUES (@id, @graphId, @kind, @type, @scope, @workspace, @category, @declaredStatus, @declaredStatus, @family, @file, @sortDate, @data)`);
+  const insFts = db.prepare('INSERT INTO entries_fts (rowid, title, summary, tags, body) VALUES (?, ?, ?, ?, ?)');
+  const insTag = db.prepare('INSERT INTO entry_tags (entry_rowid, tag) VALUES (?, ?)');
+  const insAlias = db.prepare('INSERT OR IGNORE INTO aliases (alias, id) VALUES (?, ?)');
+  const insEdge = db.prepare('INSERT INTO edges (src, rel, dst, origin) VALUES (?, ?, ?, ?)');
+  const insFile = db.prepare('INSERT OR REPLACE INTO files (path, source, mtime_ms, size, findings) VALUES (?, ?, ?, ?, ?)');
+  const insExposure = db.prepare('INSERT OR IGNORE INTO exposure (id, hits) VALUES (?, 0)');
+
+  const removeFile = (path: string) => {
+    for (const r of delRows.all(path) as Array<{ rowid: number; id: string }>) {
+      delFts.run(r.rowid);
+      delTags.run(r.rowid);
+      delAliases.run(r.id);
+    }
+    delEntries.run(path);
+    delEdges.run(path);
+    delFile.run(path);
+  };
+
+  db.transaction(() => {
+    for (const p of removed) removeFile(p);
+    // Files are read one at a time inside the transaction, so memory stays flat however large the corpus.
+    for (const f of changed) {
+      const c = { ...f, ...f.source.readFile(f.path) };
+      removeFile(c.path);
+      for (const e of c.entries) {
+        const info = insEntry.run({ ...e, sortDate: sortDate(e, c.mtimeMs), data: JSON.stringify(e) });
+        const rowid = Number(info.lastInsertRowid);
+        insFts.run(rowid, indexText(e.title), indexText(e.summary), indexText([...e.tags, e.category ?? ''].join(' ')), indexText(e.body));
+        for (const t of e.tags) insTag.run(rowid, t);
+        insAlias.run(e.id, e.id);
+        insAlias.run(e.graphId, e.id);
+        for (const a of e.aliases) insAlias.run(a, e.id);
+        for (const s of e.supersedes) insEdge.run(e.id, 'supersedes', s, c.path);
+        for (const r of e.related) insEdge.run(e.id, 'related', r, c.path);
+        for (const r of e.references) insEdge.run(e.id, 'references', r, c.path);
+        insExposure.run(e.id);
+      }
+      for (const ed of c.edges ?? []) insEdge.run(ed.src, ed.rel, ed.dst, c.path);
+      insFile.run(c.path, c.source.name, c.mtimeMs, c.size, JSON.stringify(c.findings satisfies Finding[]));
+    }
+    recomputeStatus(db);
+  })();
+  // After a large rebuild, fold the write-ahead log back so the file on disk is the index's real size.
+  if (changed.length + removed.length > 1000 && handle.location !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
+  return { changedFiles: changed.length, removedFiles: removed.length, entries: count(db) };
+}
+
+/**
+ * Effective status (corpus.ts `effectiveDeprecated`, in SQL): deprecated as
+ * written, or named in the `supersedes` of an active entry.
+ */
+function recomputeStatus(db: Database.Database): void {
+  db.exec(`
+    UPDATE entries SET status = declared_status WHERE status != declared_status;
+    UPDATE entries SET status = 'deprecated'
+     WHERE declared_status = 'active'
+       AND id IN (SELECT a.id FROM edges ed
+                    JOIN entries s ON s.id = ed.src AND s.declared_status = 'active'
+                    JOIN aliases a ON a.alias = ed.dst
+                   WHERE ed.rel = 'supersedes' AND a.id != ed.src);
+  `);
+}
+
+function count(db: Database.Database): number {
+  return db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
+}
+
+export function rebuildIndex(handle: IndexHandle, sources: KnowledgeSource[]): SyncReport {
+  handle.db.transaction(() => {
+    dropDerived(handle.db);
+    createSchema(handle.db);
+    setVersion(handle.db);
+  })();
+  return syncIndex(handle, sources);
+}
+
+export function indexFindings(handle: IndexHandle): Finding[] {
+  return (handle.db.prepare("SELECT findings FROM files WHERE findings != '[]' ORDER BY path").pluck().all() as string[]).flatMap((f) => JSON.parse(f) as Finding[]);
+}

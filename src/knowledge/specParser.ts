@@ -1,0 +1,275 @@
+/**
+ * THE spec parser (seed 000 §3.1: one canonical parser; FORMATS §1.3–1.5).
+ * Everything that reads spec files — the index, `load`, `spec health`, the
+ * keyword index for prompt injection, the graph — goes through
+ * `parseSpecText`. It never throws on bad input: problems come back as
+ * findings with a line, and every well-formed entry is still returned.
+ */
+import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
+import { lineAt, lineIndex } from './text.js';
+
+export const VALID_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const;
+export type SpecCategory = (typeof VALID_CATEGORIES)[number];
+
+/** FORMATS §1.2 `CATEGORY_MAP`; insertion order matters (first match is the append target). */
+export const CATEGORY_MAP: ReadonlyArray<readonly [string, SpecCategory]> = [
+  ['coding-conventions.md', 'coding'],
+  ['architecture-constraints.md', 'arch'],
+  ['debug-notes.md', 'debug'],
+  ['test-conventions.md', 'test'],
+  ['review-standards.md', 'review'],
+  ['quality-rules.md', 'review'],
+  ['learnings.md', 'learning'],
+  ['ui-conventions.md', 'ui'],
+];
+
+/** Content longer than this goes to a knowhow DOC file (FORMATS §1.4 `MAX_SPEC_ENTRY_SIZE`). */
+export const MAX_SPEC_ENTRY_SIZE = 2048;
+/** A spec file larger than this is reported and not parsed (a 10 MB file must not stall indexing). */
+export const MAX_SPEC_FILE_BYTES = 2 * 1024 * 1024;
+
+export interface Finding {
+  file: string;
+  line: number;
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+}
+
+export interface SpecEntry {
+  /** `tag` for `<spec-entry>` blocks, `legacy` for `### [date] Title` headings. */
+  form: 'tag' | 'legacy';
+  /** 1-based ordinal within the file: tag blocks first (deprecated included), then legacy (FORMATS §1.6). */
+  ordinal: number;
+  /** 1-based line of the opening tag / heading in the whole file. */
+  lineStart: number;
+  lineEnd: number;
+  /** Raw attribute values as written (never unescaped, FORMATS §1.4). */
+  attrs: Record<string, string>;
+  category: string | undefined;
+  keywords: string[];
+  date: string | undefined;
+  sid: string | undefined;
+  title: string;
+  description: string | undefined;
+  source: string | undefined;
+  ref: string | undefined;
+  confidence: 'high' | 'medium' | 'low' | 'contested' | undefined;
+  status: 'active' | 'deprecated';
+  supersedes: string[];
+  supersededBy: string | undefined;
+  content: string;
+  errors: string[];
+}
+
+export interface ParsedSpecFile {
+  file: string;
+  frontmatter: Frontmatter;
+  /** Category of the file: CATEGORY_MAP, then frontmatter, then a stem that is itself a category. */
+  category: SpecCategory | undefined;
+  entries: SpecEntry[];
+  findings: Finding[];
+}
+
+const BLOCK_RE = /<spec-entry\s+([^>]+)>([\s\S]*?)<\/spec-entry>/g;
+const ATTR_RE = /([\w-]+)="([^"]*)"/g;
+const LEGACY_HEADING_RE = /^###\s+(?:\[[\w-]+\]\s+)?\[(\d{4}-\d{2}-\d{2}(?:\s[\d:]+)?)\]\s*(.+)$/;
+const CONFIDENCE = new Set(['high', 'medium', 'low', 'contested']);
+
+export function isCategory(v: unknown): v is SpecCategory {
+  return typeof v === 'string' && (VALID_CATEGORIES as readonly string[]).includes(v);
+}
+
+export function fileCategory(fileName: string, fm: Frontmatter): SpecCategory | undefined {
+  const mapped = CATEGORY_MAP.find(([f]) => f === fileName);
+  if (mapped) return mapped[1];
+  const fromFm = asString(fm.data.category);
+  if (isCategory(fromFm)) return fromFm;
+  const stem = fileName.replace(/\.md$/, '');
+  return isCategory(stem) ? stem : undefined;
+}
+
+/** Parses `<spec-entry …>` attributes; reports text between attributes that is not one. */
+export function parseAttributes(raw: string): { attrs: Record<string, string>; junk: string } {
+  const attrs: Record<string, string> = {};
+  let junk = raw;
+  for (const m of raw.matchAll(ATTR_RE)) {
+    if (!(m[1]! in attrs)) attrs[m[1]!] = m[2]!;
+    junk = junk.replace(m[0], ' ');
+  }
+  return { attrs, junk: junk.trim() };
+}
+
+function titleFromBody(body: string): string | undefined {
+  const m = /^###\s+(.+)$/m.exec(body);
+  return m ? m[1]!.trim() : undefined;
+}
+
+function buildTagEntry(attrs: Record<string, string>, body: string, lineStart: number, lineEnd: number, ordinal: number): SpecEntry {
+  const errors: string[] = [];
+  const category = attrs.category;
+  if (!isCategory(category)) errors.push(`category "${category ?? ''}" is not one of ${VALID_CATEGORIES.join('|')}`);
+  const keywords = (attrs.keywords ?? '').split(',').map((k) => k.trim().toLowerCase()).filter((k) => k !== '');
+  if (keywords.length === 0) errors.push('keywords must list at least one keyword');
+  const date = attrs.date;
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) errors.push(`date "${date ?? ''}" must be YYYY-MM-DD`);
+  const status = (attrs.status ?? '').toLowerCase();
+  const content = body.replace(/^\s*\n/, '').replace(/\s+$/, '');
+  return {
+    form: 'tag',
+    ordinal,
+    lineStart,
+    lineEnd,
+    attrs,
+    category,
+    keywords,
+    date,
+    sid: attrs.sid || undefined,
+    title: (attrs.title || titleFromBody(body) || '').trim(),
+    description: attrs.description,
+    source: attrs.source,
+    ref: attrs.ref,
+    confidence: CONFIDENCE.has(attrs.confidence ?? '') ? (attrs.confidence as SpecEntry['confidence']) : undefined,
+    // Readers normalise `superseded` to deprecated (FORMATS §1.7).
+    status: status === 'deprecated' || status === 'superseded' ? 'deprecated' : 'active',
+    supersedes: asList(attrs.supersedes),
+    supersededBy: attrs['superseded-by'] || undefined,
+    content,
+    errors,
+  };
+}
+
+/**
+ * Parses one spec file's text. `file` is only used in findings. Binary
+ * content and oversize files yield a finding and no entries.
+ */
+export function parseSpecText(text: string, file: string): ParsedSpecFile {
+  const findings: Finding[] = [];
+  const fileName = file.split(/[\\/]/).pop() ?? file;
+  const frontmatter = parseFrontmatter(text);
+  for (const p of frontmatter.problems) findings.push({ file, line: p.line, severity: 'warning', code: 'bad-frontmatter', message: p.message });
+  const category = fileCategory(fileName, frontmatter);
+  const result: ParsedSpecFile = { file, frontmatter, category, entries: [], findings };
+  if (text.length > MAX_SPEC_FILE_BYTES) {
+    findings.push({ file, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${text.length} bytes, over the ${MAX_SPEC_FILE_BYTES}-byte limit; not indexed` });
+    return result;
+  }
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1 || text.includes('\ufffd')) {
+    findings.push({ file, line: lineAt(text, nul === -1 ? text.indexOf('\ufffd') : nul), severity: 'error', code: 'binary-content', message: 'file holds binary (NUL or invalid UTF-8) content; not indexed' });
+    return result;
+  }
+
+  const entries: SpecEntry[] = [];
+  const covered: Array<[number, number]> = [];
+  const lineOf = lineIndex(text);
+  let ordinal = 0;
+  for (const m of text.matchAll(BLOCK_RE)) {
+    const start = m.index!;
+    const end = start + m[0].length;
+    covered.push([start, end]);
+    const lineStart = lineOf(start);
+    const lineEnd = lineOf(end);
+    const { attrs, junk } = parseAttributes(m[1]!);
+    // An opening tag that swallowed another one means an earlier block was never closed.
+    if (m[2]!.includes('<spec-entry')) {
+      findings.push({ file, line: lineStart, severity: 'error', code: 'unbalanced-tag', message: '<spec-entry> is not closed before the next <spec-entry>' });
+    }
+    if (junk) findings.push({ file, line: lineStart, severity: 'error', code: 'bad-attribute', message: `unparseable attribute text ${JSON.stringify(junk.slice(0, 60))} (attributes must be name="value")` });
+    const entry = buildTagEntry(attrs, m[2]!, lineStart, lineEnd, ++ordinal);
+    for (const e of entry.errors) findings.push({ file, line: lineStart, severity: 'error', code: 'invalid-entry', message: `entry ${ordinal} (${entry.title || 'untitled'}): ${e}` });
+    if (category && entry.category && isCategory(entry.category) && entry.category !== category) {
+      findings.push({ file, line: lineStart, severity: 'warning', code: 'category-mismatch', message: `entry category "${entry.category}" differs from file category "${category}"` });
+    }
+    entries.push(entry);
+  }
+  // Tags outside any well-formed block: an opening without a close, or a stray close.
+  const outside = (offset: number) => !insideAny(covered, offset);
+  for (const m of text.matchAll(/<spec-entry\b|<\/spec-entry>/g)) {
+    if (!outside(m.index!)) continue;
+    const opening = m[0] !== '</spec-entry>';
+    findings.push({
+      file,
+      line: lineOf(m.index!),
+      severity: 'error',
+      code: 'unbalanced-tag',
+      message: opening ? '<spec-entry> has no matching </spec-entry> (or its opening tag is malformed); entry skipped' : '</spec-entry> without an opening <spec-entry>',
+    });
+  }
+
+  entries.push(...parseLegacy(text, covered, ordinal));
+  result.entries = entries;
+  return result;
+}
+
+/** FORMATS §1.5 legacy `### [YYYY-MM-DD] Title` entries; lines inside tag blocks are ignored. */
+function parseLegacy(text: string, covered: Array<[number, number]>, ordinalBase: number): SpecEntry[] {
+  const out: SpecEntry[] = [];
+  const lines = text.split('\n');
+  let offset = 0;
+  let current: { title: string; date: string; category?: string; line: number; body: string[] } | null = null;
+  let ordinal = ordinalBase;
+  const flush = (endLine: number) => {
+    if (!current) return;
+    const body = current.body.join('\n').trim();
+    if (body) {
+      out.push({
+        form: 'legacy',
+        ordinal: ++ordinal,
+        lineStart: current.line,
+        lineEnd: endLine,
+        attrs: {},
+        category: current.category,
+        keywords: [],
+        date: current.date.slice(0, 10),
+        sid: undefined,
+        title: current.title,
+        description: undefined,
+        source: undefined,
+        ref: undefined,
+        confidence: undefined,
+        status: 'active',
+        supersedes: [],
+        supersededBy: undefined,
+        content: `### ${current.title}\n\n${body}`,
+        errors: [],
+      });
+    }
+    current = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const inside = insideAny(covered, offset);
+    offset += raw.length + 1;
+    if (inside) continue;
+    const line = raw.replace(/\r$/, '');
+    const m = LEGACY_HEADING_RE.exec(line);
+    if (m) {
+      flush(i);
+      const cat = /^###\s+\[([\w-]+)\]\s+\[/.exec(line)?.[1];
+      current = { title: m[2]!.trim(), date: m[1]!, line: i + 1, body: [], ...(cat ? { category: cat } : {}) };
+      continue;
+    }
+    if (current) current.body.push(line);
+  }
+  flush(lines.length);
+  return out;
+}
+
+export function frontmatterKeywords(fm: Frontmatter): string[] {
+  return asList(fm.data.keywords).map((k) => k.toLowerCase());
+}
+
+/** Whether an offset falls in one of the (sorted, disjoint) block spans. */
+function insideAny(spans: Array<[number, number]>, offset: number): boolean {
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [s, e] = spans[mid]!;
+    if (offset < s) hi = mid - 1;
+    else if (offset >= e) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}

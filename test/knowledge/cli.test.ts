@@ -1,0 +1,89 @@
+/**
+ * The knowledge commands as a user runs them: separate processes, exit codes,
+ * JSON on stdout, errors on stderr; and the warm path through a daemon giving
+ * the same answer as the in-process search.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { tempRoot } from '../helpers/knowledge.js';
+import { knowledgeRoutes } from '../../src/knowledge/http.js';
+import { INDEX_FILE } from '../../src/knowledge/index/store.js';
+import { createKnowledgePool } from '../../src/knowledge/pool.js';
+
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+
+function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('maestro search | load | spec | knowhow', () => {
+  it('adds, searches, loads and reports health from the command line', async () => {
+    const { dir } = tempRoot();
+    const add = await maestro(['spec', 'add', 'coding', 'Prefer early returns', 'Return early to keep nesting shallow.', '--keywords', 'style,nesting', '--workflow-root', dir, '--json']);
+    expect(add.code).toBe(0);
+    expect(JSON.parse(add.stdout)).toMatchObject({ outcome: 'created', id: 'spec:project:coding-conventions-001' });
+    const kh = await maestro(['knowhow', 'add', 'tip', 'Flatten nesting with guards', '--body', 'Use guard clauses.', '--keywords', 'nesting', '--workflow-root', dir, '--json']);
+    expect(kh.code).toBe(0);
+
+    const probe = await maestro(['search', 'nesting', '--json', '--read-only-probe', '--workflow-root', dir]);
+    expect(probe.code).toBe(0);
+    expect(JSON.parse(probe.stdout).count).toBe(2);
+    expect(existsSync(join(dir, '.workflow', INDEX_FILE))).toBe(false);
+
+    const typed = await maestro(['search', 'nesting', '--type', 'knowhow', '--kg', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(typed.stdout).results.map((r: { sourceType: string }) => r.sourceType)).toEqual(['knowhow']);
+
+    const load = await maestro(['load', '--id', 'spec:project:coding-conventions-001', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(load.stdout).entries[0].title).toBe('Prefer early returns');
+    const unknown = await maestro(['load', '--id', 'spec:project:coding-convention-01', '--workflow-root', dir]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Unknown knowledge id "spec:project:coding-convention-01"\. Nearest known ids: spec:project:coding-conventions-001/);
+
+    writeFileSync(join(dir, '.workflow', 'specs', 'broken.md'), 'ok line\n<spec-entry category="coding" keywords="a" date="2026-01-01" title="open">\nnever closed\n');
+    const health = await maestro(['spec', 'health', '--workflow-root', dir]);
+    expect(health.code).toBe(1);
+    expect(health.stdout).toContain(`${join(dir, '.workflow', 'specs', 'broken.md')}:2 unbalanced-tag`);
+    // The rest of the corpus is still indexed.
+    expect(JSON.parse((await maestro(['search', 'early', 'returns', '--json', '--workflow-root', dir])).stdout).count).toBe(1);
+
+    const usage = await maestro(['search', 'x', '--limit', '0', '--workflow-root', dir]);
+    expect(usage.code).toBe(2);
+  });
+
+  it('answers through a running daemon with the same results as in process', async () => {
+    const { dir } = tempRoot('mf-workflow');
+    const local = await maestro(['search', 'errors', 'imports', 'install', '--json', '--read-only-probe', '--workflow-root', dir]);
+    const pool = createKnowledgePool();
+    const app = Fastify();
+    await app.register(knowledgeRoutes, { pool });
+    let hits = 0;
+    app.addHook('onRequest', async () => {
+      hits++;
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const warm = await maestro(['search', 'errors', 'imports', 'install', '--json', '--workflow-root', dir], { MAESTRO_DAEMON_URL: url });
+      expect(warm.code).toBe(0);
+      expect(hits).toBe(1);
+      const strip = (s: string) => (JSON.parse(s) as { results: unknown[] }).results;
+      expect(strip(warm.stdout)).toEqual(strip(local.stdout));
+    } finally {
+      await app.close();
+      pool.stop();
+    }
+    // No daemon answering: the CLI falls back to searching in process.
+    const cold = await maestro(['search', 'errors', '--json', '--workflow-root', dir], { MAESTRO_DAEMON_URL: 'http://127.0.0.1:9' });
+    expect(cold.code).toBe(0);
+    expect(JSON.parse(cold.stdout).count).toBeGreaterThan(0);
+  });
+});
