@@ -96,6 +96,15 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
     return null; // applied before a crash; nothing more to do
   }
   const failed = record.type === 'error';
+  const owning = await getTask(q, run.taskId);
+  const conflictAtMerge = run.kind === 'conflict' && owning.status === 'merging';
+  if (owning.claimedBy !== ctx.owner && !conflictAtMerge) {
+    // The claim moved on (it expired, the task was cancelled, another claimer
+    // took it): this run's result is fenced out. It ends, and changes nothing else.
+    await finishRun(q, { id: run.id, status: 'cancelled', now: ctx.now, error: `lost the claim on ${owning.id} (now ${owning.claimedBy ?? 'unclaimed'}); result discarded` });
+    await setOutboxProgress(q, run.id, ctx.offset, record.seq);
+    return null;
+  }
   await finishRun(q, {
     id: run.id,
     status: failed ? 'failed' : 'succeeded',
