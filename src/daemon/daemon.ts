@@ -86,6 +86,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       heartbeatMs: options.heartbeatMs,
       onError: logError,
       onChange: poke,
+      log,
       reply: (task, answer, who) => control.reply(task, answer, who),
     });
     let graceMs = 30_000;

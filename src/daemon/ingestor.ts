@@ -45,6 +45,7 @@ export class Ingestor {
       onError: (err: Error) => void;
       onFinal: (run: Run) => void;
       preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
+      log?: { info(obj: Record<string, unknown>, msg: string): void };
     },
   ) {}
 
@@ -113,6 +114,7 @@ export class Ingestor {
         const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;
         await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }));
         if (item) this.bus.publishStream(item);
+        this.opts.log?.info({ traceId: run.traceId, runId: run.id, taskId: run.taskId, kind: run.kind, outcome: final.type, ...(final.type === 'error' ? { code: final.code } : {}) }, 'run finished');
         this.position.set(run.id, { offset: nextOffset, seq: r.seq });
         this.unfollow(run.id);
         this.opts.onFinal(run);

@@ -21,6 +21,7 @@ import { MaestroError, coerceError } from '../core/errors.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
 import type { Gate, Run, RunKind, Task } from '../core/types.js';
 import { writeJob } from '../executor/protocol/job.js';
+import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
 import { newId } from '../store/rows.js';
@@ -54,9 +55,14 @@ export interface OrchestratorOptions {
   onChange: () => void;
   /** Sees a run's final record before it is applied, and may change it (hooks). */
   preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
+  /** Structured log lines; each one about a run carries its traceId. */
+  log?: { info(obj: Record<string, unknown>, msg: string): void };
   /** Answers a waiting question (the demo's auto-reply uses it). */
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
 }
+
+/** How often worktrees of finished tasks are removed (also once at start). */
+export const WORKTREE_PRUNE_MS = 5 * 60 * SECOND;
 
 export function ownerId(home: string): string {
   return `${hostname()}:${createHash('sha1').update(home).digest('hex').slice(0, 10)}`;
@@ -69,6 +75,7 @@ export class Orchestrator {
   readonly ingestor: Ingestor;
   readonly merges: MergeCoordinator;
   private timer: NodeJS.Timeout | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
   private untrack: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
@@ -85,7 +92,7 @@ export class Orchestrator {
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
     this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
-    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: () => this.kick(), preFinal: opts.preFinal });
+    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: () => this.kick(), preFinal: opts.preFinal, log: opts.log });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
@@ -98,6 +105,8 @@ export class Orchestrator {
   start(): void {
     if (this.timer) return;
     this.stopping = false;
+    void this.pruneWorktrees();
+    this.pruneTimer = setInterval(() => void this.pruneWorktrees(), WORKTREE_PRUNE_MS);
     this.timer = setInterval(() => this.kick(), this.config.tickMs);
     this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
     this.kick();
@@ -262,6 +271,7 @@ export class Orchestrator {
     writeJob(runDir, job);
     const run = await this.store.runs.create({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId, traceId, type: 'run.started', payload: { kind } });
+    this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
     this.spawn(run);
     return run;
   }
@@ -312,6 +322,20 @@ export class Orchestrator {
     }
   }
 
+  /** Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown. */
+  private async pruneWorktrees(): Promise<void> {
+    try {
+      for (const project of await this.store.projects.list()) {
+        const tasks = await this.store.tasks.list({ projectId: project.id, limit: 100_000 });
+        const keep = tasks.filter((t) => !['done', 'cancelled', 'superseded'].includes(t.status)).flatMap((t) => [`${t.id}-v${t.version}`, `${t.id}-plan`]);
+        const removed = await pruneOrphanWorktrees(project.repoPath, join(this.config.home, 'worktrees', project.id), keep);
+        if (removed.length) this.opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
+      }
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
+  }
+
   /**
    * Stops claiming. With a grace period, workers get SIGTERM and that long to
    * end their stage; their runs stay `running` and resume on the next start.
@@ -320,7 +344,9 @@ export class Orchestrator {
   async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.timer = null;
+    this.pruneTimer = null;
     this.untrack?.();
     this.untrack = null;
     await this.idle();

@@ -51,5 +51,16 @@ describe('orchestrator loop', () => {
     const [decision] = await store.decisions.list({ taskId: task.id });
     expect(decision).toMatchObject({ owner: daemon.orchestrator.owner, breakdown: { rankU: 2, chainInertia: 0, couplingPenalty: 0 } });
     expect(await store.db.all(`SELECT task_id FROM merges`)).toEqual([{ task_id: task.id }]);
+    // Each run's trace id is in its job.json, its outbox records, its events and the daemon's log lines.
+    for (const run of runs) {
+      const job = JSON.parse(readFileSync(join(run.runDir!, 'job.json'), 'utf8'));
+      expect(job.traceId).toBe(run.traceId);
+      const records = readFileSync(join(run.runDir!, 'outbox.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(records.every((r: { traceId: string }) => r.traceId === run.traceId)).toBe(true);
+      expect((await store.events.list({ runId: run.id })).events.every((e) => e.traceId === run.traceId)).toBe(true);
+      const lines = daemon.logs.map((l) => JSON.parse(l)).filter((l) => l.runId === run.id);
+      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['run started', 'run finished']));
+      expect(lines.every((l) => l.traceId === run.traceId)).toBe(true);
+    }
   });
 });
