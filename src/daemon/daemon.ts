@@ -76,6 +76,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     await feed.start();
     cleanups.push(() => feed.stop());
     const poke = () => void feed.poke();
+    // Every committed write: read new events now, so WebSocket clients see them within milliseconds.
+    store.onWrite(poke);
     const control = createRunControl(store, poke);
     const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
     const orchestrator = new Orchestrator(store, bus, config, {

@@ -28,7 +28,22 @@ function statusEvent(before: Pick<Task, 'status'>, after: Task, extra: Record<st
   return { projectId: after.projectId, taskId: after.id, type: 'task.status', payload: { from: before.status, to: after.status, ...extra } };
 }
 
-export function createStore(db: DBAdapter, clock: Clock = Date.now) {
+export function createStore(raw: DBAdapter, clock: Clock = Date.now) {
+  // Listeners told after every committed write transaction (the daemon's event
+  // feed reads new events at once instead of at its next poll).
+  const writeListeners = new Set<() => void>();
+  const db: DBAdapter = {
+    ...raw,
+    transaction: async (fn) => {
+      const result = await raw.transaction(fn);
+      for (const l of writeListeners) l();
+      return result;
+    },
+  };
+  const onWrite = (listener: () => void) => {
+    writeListeners.add(listener);
+    return () => writeListeners.delete(listener);
+  };
   const tx = <T>(fn: (q: Queryable, now: number) => Promise<T>) => db.transaction((q) => fn(q, clock()));
 
   const projects = {
@@ -150,7 +165,7 @@ export function createStore(db: DBAdapter, clock: Clock = Date.now) {
     usageByProject: () => usageByProject(db),
   };
 
-  return { db, clock, projects, tasks, runs, approvals, decisions, events, metrics, close: () => db.close() };
+  return { db, clock, onWrite, projects, tasks, runs, approvals, decisions, events, metrics, close: () => db.close() };
 }
 
 export type Store = ReturnType<typeof createStore>;
