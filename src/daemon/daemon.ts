@@ -18,6 +18,11 @@ import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
+import { knowledgeRoutes } from '../knowledge/http.js';
+import { createKnowledgePool } from '../knowledge/pool.js';
+import { resolveObserverConfig } from '../observer/config.js';
+import { observerEvents } from '../observer/events.js';
+import { observerRoutes } from '../observer/http.js';
 
 export interface Daemon {
   readonly url: string;
@@ -94,7 +99,21 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     let graceMs = 30_000;
     let detach = false;
     cleanups.push(() => orchestrator.stop({ graceMs, detach }));
-    const app = await buildApi({ store, bus, config, control, logError, plugins: options.plugins });
+    // The knowledge search (warm indexes per workflow root) and the observer's sessions.
+    const knowledge = createKnowledgePool();
+    cleanups.push(() => knowledge.stop());
+    const observer = resolveObserverConfig();
+    const builtIn = [
+      async (a: FastifyInstance) => {
+        await a.register(knowledgeRoutes, { pool: knowledge });
+      },
+      (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
+    ];
+    const app = await buildApi({ store, bus, config, control, logError, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    // Observer updates reach the board over the same WebSocket as everything else.
+    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
+    observerEvents.on('update', forward);
+    cleanups.push(() => void observerEvents.off('update', forward));
     // A local write reaches WebSocket clients at once instead of at the next poll.
     app.addHook('onResponse', async (req) => {
       if (req.method !== 'GET') void feed.poke();
