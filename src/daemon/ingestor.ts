@@ -30,6 +30,8 @@ interface Watched {
 export class Ingestor {
   /** Last heartbeat (or any record) per run, by the daemon's clock. */
   readonly lastSign = new Map<string, number>();
+  /** When each run last finished a stage, by the daemon's clock. */
+  readonly stageDoneAt = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly watched = new Map<string, Watched>();
@@ -109,6 +111,13 @@ export class Ingestor {
     for (const r of records) {
       if (typeof r.seq !== 'number' || r.seq <= pos.seq) continue;
       this.lastSign.set(run.id, Date.now());
+      if (r.type === 'error' && r.code === 'INTERRUPTED') {
+        // A worker stopped by SIGTERM (a daemon shutting down): not the end of the run.
+        // The run stays running; the next worker on this directory resumes after the last finished stage.
+        pos.seq = r.seq;
+        continue;
+      }
+      if (r.type === 'phase' && r.state === 'done') this.stageDoneAt.set(run.id, Date.now());
       if (r.type === 'result' || r.type === 'error') {
         const item = toStreamItem(run.taskId, r);
         const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;

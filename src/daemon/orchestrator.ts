@@ -337,9 +337,11 @@ export class Orchestrator {
   }
 
   /**
-   * Stops claiming. With a grace period, workers get SIGTERM and that long to
-   * end their stage; their runs stay `running` and resume on the next start.
-   * `detach` leaves workers running (for adoption by the next daemon).
+   * Stops claiming. With a grace period, each running worker may first finish
+   * the stage it is in (its next `phase … done` record) for up to `graceMs`;
+   * then it gets SIGTERM, ends its current record and exits. Its run stays
+   * `running` and resumes from stages.json on the next start. `detach` leaves
+   * workers running (for adoption by the next daemon).
    */
   async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
     this.stopping = true;
@@ -351,7 +353,17 @@ export class Orchestrator {
     this.untrack = null;
     await this.idle();
     if (opts.detach) this.workers.detachAll();
-    else await this.workers.stopAll(opts.graceMs);
+    else {
+      const since = Date.now();
+      const deadline = since + opts.graceMs;
+      while (this.workers.running > 0 && Date.now() < deadline) {
+        const waiting = this.workers.runIds().filter((id) => (this.ingestor.stageDoneAt.get(id) ?? 0) < since);
+        if (!waiting.length) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await this.workers.stopAll(Math.min(5 * SECOND, opts.graceMs));
+      for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
+    }
     this.ingestor.stop();
   }
 }

@@ -44,6 +44,10 @@ export class WorkerManager {
     return this.handles.size;
   }
 
+  runIds(): string[] {
+    return [...this.handles.keys()];
+  }
+
   kill(runId: string, pid: number | null): void {
     const handle = this.handles.get(runId);
     if (handle) handle.kill();

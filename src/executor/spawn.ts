@@ -62,5 +62,13 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
       resolve({ code, signal });
     });
   });
-  return { pid, child, exited, stop: () => signalGroup('SIGTERM'), kill: () => signalGroup('SIGKILL'), stderrTail: () => stderr };
+  return { pid, child, exited, stop: () => {
+      // The worker alone: it aborts at its next safe point. Signalling the whole group
+      // would also kill the git or check it is waiting on, turning a clean stop into a failure.
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }, kill: () => signalGroup('SIGKILL'), stderrTail: () => stderr };
 }
