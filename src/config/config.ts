@@ -5,7 +5,8 @@
  * is refused with the file or variable that holds it.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
@@ -28,6 +29,7 @@ export const DEFAULTS = {
 
 const fileSchema = z
   .object({
+    name: z.string().min(1).max(200),
     host: z.string().min(1),
     port: z.number().int().min(0).max(65535),
     database: z.string().min(1),
@@ -46,6 +48,8 @@ export type FileConfig = z.infer<typeof fileSchema>;
 
 export interface MaestroConfig {
   home: string;
+  /** This daemon's name on a shared database; its claims carry it. Unique among live daemons. */
+  name: string;
   /** `sqlite:<path>` by default, or a `postgres://` URL. */
   database: string;
   host: string;
@@ -61,9 +65,15 @@ export interface MaestroConfig {
 
 export interface ConfigOverrides {
   home?: string;
+  name?: string;
   host?: string;
   port?: number;
   database?: string;
+}
+
+/** host:hash(home): stable for a home, so a restarted daemon recognises its own claims. */
+export function defaultDaemonName(home: string): string {
+  return `${hostname()}:${createHash('sha1').update(home).digest('hex').slice(0, 10)}`;
 }
 
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -104,6 +114,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
   }
   return {
     home,
+    name: overrides.name ?? env.MAESTRO_NAME ?? file.name ?? defaultDaemonName(home),
     database,
     host: overrides.host ?? env.MAESTRO_HOST ?? file.host ?? DEFAULTS.host,
     port: overrides.port ?? envPort(env) ?? file.port ?? DEFAULTS.port,

@@ -132,6 +132,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
+    await orchestrator.register();
     if (options.demo && (await store.projects.list()).length === 0) {
       const { project, task } = await createDemo(store, config.home, typeof options.demo === 'object' ? options.demo : {});
       log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');

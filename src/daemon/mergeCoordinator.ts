@@ -14,6 +14,8 @@ import { git } from '../git/git.js';
 import { mergeIntoMain } from '../git/merge.js';
 import { appendEvent } from '../store/ops/events.js';
 import { transitionTask } from '../store/ops/transitionTask.js';
+import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
 /** Conflict runs a task may get before a person must merge it. */
@@ -34,6 +36,10 @@ export class MergeCoordinator {
       /** Starts a conflict run for the task; returns false when no slot is free. */
       startConflictRun: (task: Task) => Promise<boolean>;
       hasRunningRun: (taskId: string) => Promise<boolean>;
+      repos: ProjectRepos;
+      /** This daemon: who holds a project's merge lease while it merges there. */
+      owner: string;
+      leaseMs: number;
       onChange: () => void;
       onError: (err: Error) => void;
     },
@@ -66,24 +72,50 @@ export class MergeCoordinator {
   private async mergeOne(task: Task): Promise<void> {
     if (await this.opts.hasRunningRun(task.id)) return; // a conflict run is at work
     const project = await this.store.projects.get(task.projectId);
+    if (!remoteOf(project)) return this.mergeIn(task, project, project.repoPath, null);
+    // Several daemons share the remote: one at a time merges into its main.
+    const lease = { projectId: project.id, owner: this.opts.owner, now: this.store.clock(), leaseMs: this.opts.leaseMs };
+    if (!(await takeMergeLease(this.store.db, lease))) return;
+    try {
+      const clone = await this.opts.repos.prepare(project);
+      await this.mergeIn(task, project, clone, 'origin');
+    } finally {
+      await releaseMergeLease(this.store.db, project.id, this.opts.owner);
+    }
+  }
+
+  /** Merges in `repo`; with a `remote`, the branch comes from it and main goes back to it. */
+  private async mergeIn(task: Task, project: Project, repo: string, remote: string | null): Promise<void> {
     const done = await this.store.db.one(`SELECT task_id FROM merges WHERE task_id = $1`, [task.id]);
     const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
     if (done) return this.markMerged(task, project, branch ?? '', null, 'already recorded');
     if (!branch) return this.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
-    const base = typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
+    const base = baseBranchOf(project);
+    let ref = branch;
+    if (remote) {
+      const fetched = await git(repo, ['fetch', '-q', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
+      if (fetched.code !== 0) return this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+      ref = `${remote}/${branch}`;
+    }
     // Merged just before a crash? Then record it; never merge twice.
-    const tip = await git(project.repoPath, ['rev-parse', '--verify', '--quiet', `${branch}^{commit}`], { okCodes: [1] });
-    if (tip.code !== 0) return this.toAttention(task, `branch ${branch} does not exist in ${project.repoPath}`);
-    const contained = await git(project.repoPath, ['merge-base', '--is-ancestor', tip.stdout.trim(), base], { okCodes: [1] });
+    const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
+    if (tip.code !== 0) return this.toAttention(task, `branch ${branch} does not exist in ${repo}`);
+    const contained = await git(repo, ['merge-base', '--is-ancestor', tip.stdout.trim(), base], { okCodes: [1] });
     if (contained.code === 0) return this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
 
     const veto = await this.opts.hooks.beforeMerge?.(task, branch);
     if (veto && 'cancel' in veto) return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
     try {
-      const outcome = await mergeIntoMain({ repoPath: project.repoPath, branch, baseBranch: base, strategy: loadProjectConfig(project.repoPath).mergeStrategy });
+      const outcome = await mergeIntoMain({ repoPath: repo, branch: ref, baseBranch: base, strategy: loadProjectConfig(repo).mergeStrategy, message: `Merge ${branch}` });
+      // On a shared remote the merge counts once main is pushed; a refused push is retried next tick.
+      if (remote) await this.opts.repos.pushMain(project, repo);
       await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
+      if (err.code === 'GIT_FAILED' && remote) {
+        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message } });
+        throw err;
+      }
       if (err.code !== 'MERGE_CONFLICT' && err.code !== 'NOT_FAST_FORWARD') return this.toAttention(task, err.message);
       const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
       if (conflicts >= MAX_CONFLICT_RUNS) return this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${err.message}`);

@@ -12,15 +12,17 @@
  * for. The owner id is stable for a $MAESTRO_HOME, so a restarted daemon
  * recognises its claims.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
 import type { Gate, Run, RunKind, Task } from '../core/types.js';
-import { writeJob } from '../executor/protocol/job.js';
+import { branchName, writeJob } from '../executor/protocol/job.js';
+import { beatDaemon, failOrphanedRuns, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
+import { ProjectRepos, remoteOf } from './repos.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
@@ -64,9 +66,6 @@ export interface OrchestratorOptions {
 /** How often worktrees of finished tasks are removed (also once at start). */
 export const WORKTREE_PRUNE_MS = 5 * 60 * SECOND;
 
-export function ownerId(home: string): string {
-  return `${hostname()}:${createHash('sha1').update(home).digest('hex').slice(0, 10)}`;
-}
 
 export class Orchestrator {
   readonly owner: string;
@@ -74,6 +73,7 @@ export class Orchestrator {
   readonly workers: WorkerManager;
   readonly ingestor: Ingestor;
   readonly merges: MergeCoordinator;
+  readonly repos: ProjectRepos;
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
   private untrack: (() => void) | null = null;
@@ -88,15 +88,22 @@ export class Orchestrator {
     private readonly config: MaestroConfig,
     private readonly opts: OrchestratorOptions,
   ) {
-    this.owner = ownerId(config.home);
+    this.owner = config.name;
+    this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
     this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
-    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: () => this.kick(), preFinal: opts.preFinal, log: opts.log });
+    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: (run) => {
+        void this.afterRun(run);
+        this.kick();
+      }, preFinal: opts.preFinal, log: opts.log });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
       hasRunningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' })).length > 0,
+      repos: this.repos,
+      owner: this.owner,
+      leaseMs: config.leaseMs,
       onChange: opts.onChange,
       onError: opts.onError,
     });
@@ -136,10 +143,20 @@ export class Orchestrator {
     while (this.ticking) await this.ticking;
   }
 
+  /** Registers this daemon's name on the database; refused while another live daemon holds it. */
+  async register(): Promise<void> {
+    await registerDaemon(this.store.db, { name: this.owner, host: hostname(), pid: process.pid, home: this.config.home, now: this.store.clock(), staleMs: 3 * this.config.leaseMs });
+  }
+
   async tick(): Promise<void> {
+    await beatDaemon(this.store.db, this.owner, this.store.clock());
     await this.renewLeases();
     await this.reconcile();
-    await this.store.tasks.expireClaims();
+    const expired = await this.store.tasks.expireClaims();
+    if (expired.length) {
+      await failOrphanedRuns(this.store.db, expired, this.store.clock());
+      this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
+    }
     if (!this.stopping) {
       const running = this.workers.running;
       const free = Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
@@ -257,7 +274,10 @@ export class Orchestrator {
   }
 
   private async createAndSpawn(task: Task, kind: RunKind): Promise<Run> {
-    const project = await this.store.projects.get(task.projectId);
+    const registered = await this.store.projects.get(task.projectId);
+    // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
+    const project = { ...registered, repoPath: await this.repos.prepare(registered) };
+    await this.repos.fetchBranch(registered, project.repoPath, branchName(task.id, task.version));
     const history = await this.store.runs.list({ taskId: task.id });
     const runId = newId('r');
     const traceId = randomUUID();
@@ -322,13 +342,29 @@ export class Orchestrator {
     }
   }
 
+  /** After a run on a shared remote: publish the task branch, so any daemon can go on with the task. */
+  private async afterRun(run: Run): Promise<void> {
+    try {
+      const task = await this.store.tasks.get(run.taskId);
+      const project = await this.store.projects.get(task.projectId);
+      if (!remoteOf(project) || run.kind === 'plan') return;
+      await this.repos.pushBranch(project, join(this.config.home, 'clones', project.id), branchName(task.id, task.version));
+    } catch (err) {
+      const e = coerceError(err);
+      await this.store.events.append({ taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'git.push_failed', payload: { message: e.message } }).catch(() => undefined);
+      this.opts.onError(e);
+    }
+  }
+
   /** Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown. */
   private async pruneWorktrees(): Promise<void> {
     try {
       for (const project of await this.store.projects.list()) {
         const tasks = await this.store.tasks.list({ projectId: project.id, limit: 100_000 });
         const keep = tasks.filter((t) => !['done', 'cancelled', 'superseded'].includes(t.status)).flatMap((t) => [`${t.id}-v${t.version}`, `${t.id}-plan`]);
-        const removed = await pruneOrphanWorktrees(project.repoPath, join(this.config.home, 'worktrees', project.id), keep);
+        const repo = remoteOf(project) ? join(this.config.home, 'clones', project.id) : project.repoPath;
+        if (!existsSync(repo)) continue;
+        const removed = await pruneOrphanWorktrees(repo, join(this.config.home, 'worktrees', project.id), keep);
         if (removed.length) this.opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
       }
     } catch (err) {
@@ -365,5 +401,6 @@ export class Orchestrator {
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
     }
     this.ingestor.stop();
+    await unregisterDaemon(this.store.db, this.owner).catch(() => undefined);
   }
 }

@@ -21,9 +21,10 @@ export function register(program: Command): void {
     .option('--port <port>', 'port to listen on (MAESTRO_PORT)', parsePort)
     .option('--home <dir>', 'data directory (MAESTRO_HOME, default ~/.maestro)')
     .option('--database <url>', 'sqlite:<path> (default) or a postgres:// URL (MAESTRO_DATABASE)')
+    .option('--name <name>', "this daemon's name on a shared database (MAESTRO_NAME; default host:hash(home))")
     .option('--no-demo', 'do not create the demo project when no project exists')
     .action(
-      action(async (opts: { host?: string; port?: number; home?: string; database?: string; demo: boolean }) => {
+      action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean }) => {
         const config = resolveConfig(opts);
         // Structured logs go to a file; the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');

@@ -4,6 +4,7 @@
  */
 import { initial } from './001_initial.js';
 import { orchestrator } from './002_orchestrator.js';
+import { multihost } from './003_multihost.js';
 
 export interface Migration {
   version: number;
@@ -15,6 +16,6 @@ export interface Migration {
   postgres?: string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, orchestrator];
+export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

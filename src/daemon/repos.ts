@@ -1,0 +1,97 @@
+/**
+ * Where a daemon works on a project. A project on one host uses its own
+ * repository (`repoPath`). A project with `config.remote` (a bare repository
+ * every host reaches) is worked in this daemon's own clone of it, under
+ * $MAESTRO_HOME/clones/<projectId>: main comes from the remote before each
+ * run, task branches go back to it after each run (so another daemon can take
+ * a task over from where it stopped), and merges are pushed to the remote's
+ * main under the database's merge lease.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import type { Project } from '../core/types.js';
+import { git } from '../git/git.js';
+
+export function remoteOf(project: Project): string | null {
+  return typeof project.config.remote === 'string' && project.config.remote ? project.config.remote : null;
+}
+
+export function baseBranchOf(project: Project): string {
+  return typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
+}
+
+export class ProjectRepos {
+  /** One git operation at a time per clone: fetches, resets and pushes must not interleave. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly home: string) {}
+
+  private serial<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(projectId) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    this.queues.set(projectId, next.catch(() => undefined));
+    return next;
+  }
+
+  /** The repository to work in: the project's own, or this host's clone, brought up to date. */
+  async prepare(project: Project): Promise<string> {
+    const remote = remoteOf(project);
+    if (!remote) return project.repoPath;
+    const clone = join(this.home, 'clones', project.id);
+    const base = baseBranchOf(project);
+    return this.serial(project.id, async () => {
+      if (!existsSync(join(clone, '.git'))) {
+        mkdirSync(join(this.home, 'clones'), { recursive: true });
+        try {
+          await git(join(this.home, 'clones'), ['clone', '-q', '--end-of-options', remote, clone]);
+        } catch (err) {
+          throw new MaestroError('GIT_FAILED', `Cannot clone ${remote} for project ${project.name}: ${(err as Error).message}`, { cause: err });
+        }
+      }
+      await git(clone, ['fetch', '-q', 'origin']);
+      await git(clone, ['checkout', '-q', base]);
+      await git(clone, ['reset', '-q', '--hard', `origin/${base}`]);
+      return clone;
+    });
+  }
+
+  /** Brings a task branch from the remote when this clone does not have it (a task taken over). */
+  async fetchBranch(project: Project, clone: string, branch: string): Promise<void> {
+    if (!remoteOf(project)) return;
+    await this.serial(project.id, async () => {
+      const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
+      if (local.code === 0) return;
+      const remote = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
+      if (!remote.stdout.trim()) return;
+      await git(clone, ['fetch', '-q', 'origin', `+refs/heads/${branch}:refs/heads/${branch}`]);
+    });
+  }
+
+  /** Publishes a task branch so that whichever daemon goes on with the task finds it. */
+  async pushBranch(project: Project, clone: string, branch: string): Promise<void> {
+    if (!remoteOf(project)) return;
+    await this.serial(project.id, async () => {
+      const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
+      if (local.code !== 0) return;
+      try {
+        await git(clone, ['push', '-q', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+      } catch (err) {
+        throw new MaestroError('GIT_FAILED', `The remote refused the push of ${branch}: ${(err as Error).message}`, { cause: err });
+      }
+    });
+  }
+
+  /** Pushes the clone's main to the remote (never forced: a concurrent push makes this fail, and the merge is retried). */
+  async pushMain(project: Project, clone: string): Promise<void> {
+    if (!remoteOf(project)) return;
+    const base = baseBranchOf(project);
+    await this.serial(project.id, async () => {
+      try {
+        await git(clone, ['push', '-q', 'origin', `refs/heads/${base}:refs/heads/${base}`]);
+      } catch (err) {
+        throw new MaestroError('GIT_FAILED', `The remote refused the push of ${base}: ${(err as Error).message}`, { cause: err });
+      }
+    });
+  }
+}

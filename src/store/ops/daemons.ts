@@ -1,0 +1,57 @@
+/**
+ * The daemon registry and the per-project merge lease, for several daemons on
+ * one database. A name is held while its heartbeat is fresh; a second daemon
+ * with a live name is refused at start. The merge lease is a compare-and-set
+ * on one row: taken when free, expired, or already ours.
+ */
+import { MaestroError } from '../../core/errors.js';
+import type { Queryable } from '../db.js';
+
+export async function registerDaemon(db: Queryable, d: { name: string; host: string; pid: number; home: string; now: number; staleMs: number }): Promise<void> {
+  const rows = await db.all<{ name: string }>(
+    `INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $5)
+     ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, home = excluded.home, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
+     WHERE daemons.heartbeat_at < $6 OR (daemons.host = excluded.host AND daemons.home = excluded.home)
+     RETURNING name`,
+    [d.name, d.host, d.pid, d.home, d.now, d.now - d.staleMs],
+  );
+  if (rows.length) return;
+  const other = await db.one<{ host: string; pid: number; home: string; heartbeat_at: number }>(`SELECT host, pid, home, heartbeat_at FROM daemons WHERE name = $1`, [d.name]);
+  throw new MaestroError(
+    'CONFIG_INVALID',
+    `Another daemon named "${d.name}" is alive on this database (host ${other?.host}, pid ${other?.pid}, home ${other?.home}, last heartbeat ${Math.round((d.now - Number(other?.heartbeat_at ?? 0)) / 1000)} s ago). Give this one another name with --name or MAESTRO_NAME.`,
+    { details: { name: d.name } },
+  );
+}
+
+export async function beatDaemon(db: Queryable, name: string, now: number): Promise<void> {
+  await db.run(`UPDATE daemons SET heartbeat_at = $1 WHERE name = $2`, [now, name]);
+}
+
+export async function unregisterDaemon(db: Queryable, name: string): Promise<void> {
+  await db.run(`DELETE FROM daemons WHERE name = $1`, [name]);
+}
+
+export async function takeMergeLease(db: Queryable, opts: { projectId: string; owner: string; now: number; leaseMs: number }): Promise<boolean> {
+  const rows = await db.all<{ owner: string }>(
+    `INSERT INTO merge_locks (project_id, owner, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+     WHERE merge_locks.expires_at < $4 OR merge_locks.owner = excluded.owner
+     RETURNING owner`,
+    [opts.projectId, opts.owner, opts.now + opts.leaseMs, opts.now],
+  );
+  return rows[0]?.owner === opts.owner;
+}
+
+export async function releaseMergeLease(db: Queryable, projectId: string, owner: string): Promise<void> {
+  await db.run(`DELETE FROM merge_locks WHERE project_id = $1 AND owner = $2`, [projectId, owner]);
+}
+
+/** Ends the running runs of tasks whose claim expired: their daemon is gone or cut off. */
+export async function failOrphanedRuns(db: Queryable, taskIds: readonly string[], now: number): Promise<number> {
+  let n = 0;
+  for (const id of taskIds) {
+    n += await db.run(`UPDATE runs SET status = 'failed', ended_at = $1, error = 'its daemon lost the lease on the task' WHERE task_id = $2 AND status = 'running'`, [now, id]);
+  }
+  return n;
+}
