@@ -48,7 +48,10 @@ export interface JobContext {
 export function buildJob(ctx: JobContext): JobInput {
   const { task, project, history } = ctx;
   const sameKind = history.filter((r) => r.kind === ctx.kind);
-  const failures = history.filter((r) => r.status === 'failed' && r.error).map((r) => ({ error: r.error!, log: '' }));
+  // What the agent did wrong, for the reflect stage: not a daemon's lost lease or a dead worker.
+  const failures = history
+    .filter((r) => r.status === 'failed' && r.error && !/^(its daemon lost the lease|WORKER_DIED|WORKER_SILENT)/.test(r.error))
+    .map((r) => ({ error: r.error!, log: '' }));
   const reviewRound = history.filter((r) => r.kind === 'review' && r.status === 'succeeded').length + 1;
   const reviewFeedback = typeof task.result?.feedback === 'string' ? task.result.feedback : null;
   const feedback = [task.feedback, reviewFeedback].filter(Boolean).join('\n\n') || null;

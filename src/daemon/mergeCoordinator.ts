@@ -77,8 +77,8 @@ export class MergeCoordinator {
     const lease = { projectId: project.id, owner: this.opts.owner, now: this.store.clock(), leaseMs: this.opts.leaseMs };
     if (!(await takeMergeLease(this.store.db, lease))) return;
     try {
-      const clone = await this.opts.repos.prepare(project);
-      await this.mergeIn(task, project, clone, 'origin');
+      // Sync, merge and push with nothing else touching this clone's main in between.
+      await this.opts.repos.exclusive(project.id, async () => this.mergeIn(task, project, await this.opts.repos.sync(project), 'origin'));
     } finally {
       await releaseMergeLease(this.store.db, project.id, this.opts.owner);
     }

@@ -76,6 +76,8 @@ export class Orchestrator {
   readonly repos: ProjectRepos;
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
+  private mergeTick: Promise<void> | null = null;
   private untrack: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
@@ -114,6 +116,8 @@ export class Orchestrator {
     this.stopping = false;
     void this.pruneWorktrees();
     this.pruneTimer = setInterval(() => void this.pruneWorktrees(), WORKTREE_PRUNE_MS);
+    // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
+    this.leaseTimer = setInterval(() => void this.renewLeases().catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
     this.timer = setInterval(() => this.kick(), this.config.tickMs);
     this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
     this.kick();
@@ -140,7 +144,7 @@ export class Orchestrator {
 
   /** Resolves when no tick is running. */
   async idle(): Promise<void> {
-    while (this.ticking) await this.ticking;
+    while (this.ticking || this.mergeTick) await (this.ticking ?? this.mergeTick);
   }
 
   /** Registers this daemon's name on the database; refused while another live daemon holds it. */
@@ -164,7 +168,10 @@ export class Orchestrator {
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
-      await this.merges.tick();
+      // Merges run beside the tick (fetches and pushes can be slow); MergeCoordinator never overlaps itself.
+      this.mergeTick ??= this.merges.tick().finally(() => {
+        this.mergeTick = null;
+      });
       await this.autoApprove();
     }
   }
@@ -388,7 +395,15 @@ export class Orchestrator {
     this.untrack?.();
     this.untrack = null;
     await this.idle();
-    if (opts.detach) this.workers.detachAll();
+    // Workers may still finish their stage: keep their leases alive until they are stopped.
+    const stopLeases = () => {
+      if (this.leaseTimer) clearInterval(this.leaseTimer);
+      this.leaseTimer = null;
+    };
+    if (opts.detach) {
+      stopLeases();
+      this.workers.detachAll();
+    }
     else {
       const since = Date.now();
       const deadline = since + opts.graceMs;
@@ -399,6 +414,7 @@ export class Orchestrator {
       }
       await this.workers.stopAll(Math.min(5 * SECOND, opts.graceMs));
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
+      stopLeases();
     }
     this.ingestor.stop();
     await unregisterDaemon(this.store.db, this.owner).catch(() => undefined);

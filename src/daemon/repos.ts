@@ -27,6 +27,11 @@ export class ProjectRepos {
 
   constructor(private readonly home: string) {}
 
+  /** Runs `fn` with this project's clone to itself (a merge: sync, merge, push, with nothing in between). */
+  exclusive<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+    return this.serial(projectId, fn);
+  }
+
   private serial<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(projectId) ?? Promise.resolve();
     const next = prev.then(fn, fn);
@@ -36,11 +41,17 @@ export class ProjectRepos {
 
   /** The repository to work in: the project's own, or this host's clone, brought up to date. */
   async prepare(project: Project): Promise<string> {
+    if (!remoteOf(project)) return project.repoPath;
+    return this.serial(project.id, () => this.sync(project));
+  }
+
+  /** Clone if needed, fetch, and reset main to the remote's. Call inside `exclusive`. */
+  async sync(project: Project): Promise<string> {
     const remote = remoteOf(project);
     if (!remote) return project.repoPath;
     const clone = join(this.home, 'clones', project.id);
     const base = baseBranchOf(project);
-    return this.serial(project.id, async () => {
+    {
       if (!existsSync(join(clone, '.git'))) {
         mkdirSync(join(this.home, 'clones'), { recursive: true });
         try {
@@ -53,7 +64,7 @@ export class ProjectRepos {
       await git(clone, ['checkout', '-q', base]);
       await git(clone, ['reset', '-q', '--hard', `origin/${base}`]);
       return clone;
-    });
+    }
   }
 
   /** Brings a task branch from the remote when this clone does not have it (a task taken over). */
@@ -82,16 +93,14 @@ export class ProjectRepos {
     });
   }
 
-  /** Pushes the clone's main to the remote (never forced: a concurrent push makes this fail, and the merge is retried). */
+  /** Pushes the clone's main to the remote (never forced: a concurrent push fails, and the merge is retried). Call inside `exclusive`. */
   async pushMain(project: Project, clone: string): Promise<void> {
     if (!remoteOf(project)) return;
     const base = baseBranchOf(project);
-    await this.serial(project.id, async () => {
-      try {
-        await git(clone, ['push', '-q', 'origin', `refs/heads/${base}:refs/heads/${base}`]);
-      } catch (err) {
-        throw new MaestroError('GIT_FAILED', `The remote refused the push of ${base}: ${(err as Error).message}`, { cause: err });
-      }
-    });
+    try {
+      await git(clone, ['push', '-q', 'origin', `refs/heads/${base}:refs/heads/${base}`]);
+    } catch (err) {
+      throw new MaestroError('GIT_FAILED', `The remote refused the push of ${base}: ${(err as Error).message}`, { cause: err });
+    }
   }
 }

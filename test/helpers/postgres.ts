@@ -14,6 +14,8 @@ export interface PgCluster {
   url: string;
   port: number;
   dataDir: string;
+  /** Stops the server (fast: clients are disconnected) and starts it again on the same port. */
+  restart(): void;
   stop(): void;
 }
 
@@ -69,6 +71,10 @@ export async function startPostgres(): Promise<PgCluster | null> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     dataDir,
+    restart() {
+      run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+      run('pg_ctl', ['-D', dataDir, '-o', opts, '-l', join(base, 'server.log'), '-w', '-t', '60', 'start']);
+    },
     stop() {
       if (stopped) return;
       stopped = true;
