@@ -135,12 +135,13 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
   const wantCode = opts.code && (!opts.type || opts.type === 'code' || opts.type === 'codegraph');
   const wantKnowledge = !opts.type || (opts.type !== 'code' && opts.type !== 'codegraph');
   if (wantKnowledge) {
-    for (const kind of KG_SOURCES) {
-      if (opts.type && opts.type !== kind && KG_SOURCES.includes(opts.type as (typeof KG_SOURCES)[number])) continue;
-      const filters: SearchFilters = { ...opts, type: opts.type && !KG_SOURCES.includes(opts.type as (typeof KG_SOURCES)[number]) ? opts.type : kind };
-      const cands = fetchCandidates(db, query, filters, candidateLimit).filter((c) => c.entry.kind === kind);
+    const isKind = (t: string | undefined): t is (typeof KG_SOURCES)[number] => KG_SOURCES.includes(t as (typeof KG_SOURCES)[number]);
+    // One query per source type asked for; a narrower type (recipe, tip…) is one query filtered by it.
+    const kinds = opts.type && !isKind(opts.type) ? [null] : KG_SOURCES.filter((k) => !opts.type || opts.type === k);
+    for (const kind of kinds) {
+      const cands = fetchCandidates(db, query, { ...opts, type: kind ?? opts.type }, candidateLimit);
       const max = cands[0]?.bm25 || 1;
-      for (const c of cands) pool.push({ ...kgFromEntry(c.entry, c.status, c.bm25), family: `${kind}:${c.entry.file.toLowerCase()}`, norm: c.bm25 / max });
+      for (const c of cands) pool.push({ ...kgFromEntry(c.entry, c.status, c.bm25), family: `${c.entry.kind}:${c.entry.file.toLowerCase()}`, norm: c.bm25 / max });
     }
   }
   if (wantCode) {
@@ -168,7 +169,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
     for (const c of pool) {
       if (picked.length >= limit) break;
       if (ids.has(c.id) || (perSource.get(c.sourceType) ?? 0) >= pass.source || (perFamily.get(c.family) ?? 0) >= pass.family) continue;
-      picked.push({ ...c, selectionReason: pi === 0 && picked.length === 0 ? 'relevance' : pi === 0 ? 'relevance' : 'diversity' });
+      picked.push({ ...c, selectionReason: pi === 0 ? 'relevance' : 'diversity' });
       ids.add(c.id);
       perSource.set(c.sourceType, (perSource.get(c.sourceType) ?? 0) + 1);
       perFamily.set(c.family, (perFamily.get(c.family) ?? 0) + 1);

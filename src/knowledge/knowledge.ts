@@ -100,7 +100,7 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
     await syncCodeGraph(db, root.projectDir);
     codeSynced = true;
   };
-  ensureSynced();
+  // No scan here: the first call scans, so a one-shot CLI command scans the files once, not twice.
 
   const resolveId = (ref: string): string | null => {
     const q = db.prepare('SELECT id FROM aliases WHERE alias = ? ORDER BY (alias = id) DESC, id LIMIT 1').pluck();

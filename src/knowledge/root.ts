@@ -9,9 +9,8 @@
  * read-only.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { resolveHome } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
@@ -36,9 +35,18 @@ export interface ResolveRootOptions {
   includeGlobal?: boolean;
 }
 
+/**
+ * $MAESTRO_HOME, the same rule as config.ts `resolveHome`. Repeated here
+ * because importing config.ts loads zod (≈130 ms), which a cold
+ * `maestro search` should not pay for one environment variable.
+ */
+function maestroHome(env: NodeJS.ProcessEnv): string {
+  return resolve(env.MAESTRO_HOME || join(homedir(), '.maestro'));
+}
+
 export function resolveWorkflowRoot(opts: ResolveRootOptions = {}): WorkflowRoot {
   const env = opts.env ?? process.env;
-  const home = resolveHome(env);
+  const home = maestroHome(env);
   const uid = env.MAESTRO_UID || safeUser();
   if (opts.workflowRoot) {
     const given = resolve(opts.cwd ?? process.cwd(), opts.workflowRoot);

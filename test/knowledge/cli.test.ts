@@ -26,7 +26,8 @@ function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: n
   });
 }
 
-describe('maestro search | load | spec | knowhow', () => {
+// Many short-lived processes on a shared 2-core machine: generous time, no timing assertions.
+describe('maestro search | load | spec | knowhow', { timeout: 240_000 }, () => {
   it('adds, searches, loads and reports health from the command line', async () => {
     const { dir } = tempRoot();
     const add = await maestro(['spec', 'add', 'coding', 'Prefer early returns', 'Return early to keep nesting shallow.', '--keywords', 'style,nesting', '--workflow-root', dir, '--json']);
