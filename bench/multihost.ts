@@ -1,0 +1,87 @@
+/**
+ * bench:multihost — tasks per minute with 1 vs 3 daemons sharing one
+ * PostgreSQL and one bare git remote, when the scripted agent takes 1 s per
+ * run. Each daemon runs at most 2 runs at once (as a small host would), so the
+ * ratio shows how work spreads over daemons. Prints figures and the ratio.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openMigratedDatabase } from '../src/store/open.js';
+import { createStore } from '../src/store/store.js';
+import { startPostgres } from '../test/helpers/postgres.js';
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const TASKS = Number(process.env.TASKS ?? 18);
+const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
+const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'pipe' });
+
+async function run(cluster: { url: string }, daemons: number, round: number): Promise<number> {
+  const dbName = `mh_${round}`;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = cluster.url.replace(/\/postgres$/, `/${dbName}`);
+  const root = mkdtempSync(join(tmpdir(), 'maestro-bench-mh-'));
+  const procs: ChildProcess[] = [];
+  const store = createStore(await openMigratedDatabase(url));
+  try {
+    const remote = join(root, 'remote.git');
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
+    const seed = join(root, 'seed');
+    execFileSync('git', ['clone', '-q', remote, seed], { stdio: 'pipe' });
+    writeFileSync(join(seed, 'README.md'), '# bench\n');
+    sh(seed, 'add', '-A');
+    sh(seed, 'commit', '-q', '-m', 'init');
+    sh(seed, 'push', '-q', 'origin', 'HEAD:main');
+    const titles = Array.from({ length: TASKS }, (_, i) => `job-${i}`);
+    const script = join(root, 'script.yaml');
+    writeFileSync(
+      script,
+      `steps:\n${titles.map((t) => `  - match: { role: execute, title: "${t}" }\n    actions:\n      - wait: 1000\n      - write: { path: "out/${t}.txt", content: "${t}\\n" }\n`).join('')}  - match: { role: review }\n    actions:\n      - wait: 1000\n      - verdict: { verdict: approve, findings: [] }\n`,
+    );
+    const project = await store.projects.create({ name: 'bench', repoPath: remote, config: { remote, provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    for (const t of titles) await store.tasks.create({ projectId: project.id, title: t, complexity: 'easy', ownedFiles: [`out/${t}.txt`] });
+    const t0 = performance.now();
+    for (let i = 0; i < daemons; i++) {
+      const home = join(root, `home-${i}`);
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `b${i}`, database: url, tickMs: 150, leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
+      procs.push(spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
+    }
+    for (;;) {
+      const rows = await store.db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`);
+      const by = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+      if (by.needs_attention) throw new Error(`${by.needs_attention} task(s) need attention`);
+      if (by.done === TASKS) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return performance.now() - t0;
+  } finally {
+    for (const p of procs) p.kill('SIGKILL');
+    await store.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const cluster = await startPostgres();
+if (!cluster) {
+  console.log('PostgreSQL is not installed here (initdb / pg_ctl): nothing to measure.');
+  process.exit(0);
+}
+try {
+  console.log(`== ${TASKS} tasks, scripted agent 1 s per run (execute, then review), 2 runs at a time per daemon ==`);
+  const one = await run(cluster, 1, 1);
+  const three = await run(cluster, 3, 3);
+  const tpm = (ms: number) => (TASKS / ms) * 60_000;
+  console.log(`1 daemon:  ${(one / 1000).toFixed(1)} s  = ${tpm(one).toFixed(1)} tasks/min`);
+  console.log(`3 daemons: ${(three / 1000).toFixed(1)} s  = ${tpm(three).toFixed(1)} tasks/min`);
+  console.log(`ratio 3 / 1 daemons: ${(one / three).toFixed(2)}×   target ≥ 2.5×`);
+  console.log('(times include each daemon starting from the TypeScript sources, ~2–4 s here)');
+} finally {
+  cluster.stop();
+}
