@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../config/config.js';
 import { startDaemon } from '../../daemon/daemon.js';
+import { ensureWebBuilt, webRoutes } from '../../api/web.js';
+import { resolveObserverConfig } from '../../observer/config.js';
+import { observerRoutes } from '../../observer/http.js';
 import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 
@@ -30,7 +33,15 @@ export function register(program: Command): void {
         const logDir = join(config.home, 'logs');
         mkdirSync(logDir, { recursive: true });
         const logFile = createWriteStream(join(logDir, 'daemon.log'), { flags: 'a' });
-        const daemon = await startDaemon(config, { announce: true, demo: opts.demo, logDestination: logFile });
+        ensureWebBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+        const observer = resolveObserverConfig();
+        const daemon = await startDaemon(config, {
+          announce: true,
+          demo: opts.demo,
+          logDestination: logFile,
+          // The observer's read API and the web board (registered last: its fallback route takes what is left).
+          plugins: [(app) => observerRoutes(app, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }), (app) => webRoutes(app)],
+        });
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
         const titles = new Map<string, string>();
         daemon.bus.onEvent((e) => {

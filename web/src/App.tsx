@@ -1,0 +1,64 @@
+/** The shell: projects on the left, the current screen in the middle and right, the connection banner on top. */
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Banner } from './components/Banner.js';
+import { Sidebar } from './components/Sidebar.js';
+import { useLiveFeed } from './components/useLiveFeed.js';
+import { BoardScreen } from './screens/BoardScreen.js';
+import { KnowledgeScreen } from './screens/KnowledgeScreen.js';
+import { MetricsScreen } from './screens/MetricsScreen.js';
+import { ObserverScreen } from './screens/ObserverScreen.js';
+import { SettingsScreen } from './screens/SettingsScreen.js';
+import { useProjects } from './stores/projects.js';
+import { useRoute, href } from './stores/route.js';
+import styles from './App.module.css';
+
+export function App() {
+  const { t } = useTranslation();
+  const route = useRoute((s) => s.route);
+  const sync = useRoute((s) => s.sync);
+  const load = useProjects((s) => s.load);
+  useLiveFeed();
+  useEffect(() => {
+    void load();
+    window.addEventListener('hashchange', sync);
+    return () => window.removeEventListener('hashchange', sync);
+  }, [load, sync]);
+
+  let screen;
+  switch (route.name) {
+    case 'board':
+      screen = <BoardScreen taskId={route.taskId} />;
+      break;
+    case 'settings':
+      screen = <SettingsScreen />;
+      break;
+    case 'metrics':
+      screen = <MetricsScreen />;
+      break;
+    case 'knowledge':
+      screen = <KnowledgeScreen view={route.view} id={route.id} />;
+      break;
+    case 'observer':
+      screen = <ObserverScreen id={route.id} />;
+      break;
+    default:
+      screen = (
+        <section className={styles.notFound} role="alert">
+          <h2>{t('app.unknownRoute', { path: route.path })}</h2>
+          <a href={href({ name: 'board' })}>{t('app.backToBoard')}</a>
+        </section>
+      );
+  }
+  return (
+    <div className={styles.app}>
+      <Banner />
+      <div className={styles.columns}>
+        <Sidebar />
+        <main className={styles.main} id="main">
+          {screen}
+        </main>
+      </div>
+    </div>
+  );
+}
