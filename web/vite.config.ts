@@ -12,6 +12,7 @@ export default defineConfig({
     include: ['src/**/*.test.tsx', 'src/**/*.test.ts'],
     setupFiles: ['src/testSetup.ts'],
     pool: 'forks',
+    testTimeout: 20_000,
     maxWorkers: 2,
   },
 });

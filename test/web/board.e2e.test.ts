@@ -67,7 +67,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await card.waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
     expect(await page.locator('[data-card]').filter({ hasText: '<img src=x' }).count()).toBe(1);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
     // The board moves live: the parent reaches plan review in the Planning lane without a reload.
     const planningLane = page.locator('[data-lane="lane.planning"]');

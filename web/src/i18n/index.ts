@@ -29,6 +29,7 @@ void i18n.use(initReactI18next).init({
   // React escapes on render; i18next must not escape a second time.
   interpolation: { escapeValue: false },
   returnNull: false,
+  showSupportNotice: false,
 });
 
 export function setLanguage(lang: Language): void {
