@@ -25,7 +25,8 @@ function remembered(): string | null {
 
 export const useProjects = create<ProjectsState>((set, get) => ({
   projects: [],
-  selectedId: null,
+  // The remembered project, before the list arrives: its tasks load in parallel with the list.
+  selectedId: remembered(),
   error: null,
   loaded: false,
   async load() {
