@@ -22,7 +22,7 @@ export function BoardScreen({ taskId }: { taskId?: string }) {
         {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={(id) => navigate({ name: 'board', taskId: id })} />}
       </div>
       {taskId && (
-        <aside className={styles.detail} aria-label={t('detail.label')}>
+        <aside className={styles.detail} aria-label={t('detail.label')} onKeyDown={(e) => e.key === 'Escape' && navigate({ name: 'board' })}>
           <TaskDetailPanel key={taskId} taskId={taskId} />
         </aside>
       )}

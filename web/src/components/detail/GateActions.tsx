@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/client.js';
 import type { Gate, Task } from '../../api/types.js';
+import { navigate } from '../../stores/route.js';
 import styles from './Detail.module.css';
 
 const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review', 'exec_review']);
@@ -23,10 +24,17 @@ export function GateActions({ task, onDone }: { task: Task; onDone(): void }) {
     setBusy(true);
     setError(null);
     try {
-      if (kind === 'approve') await api.approve(task.id, gate, reason.trim() || undefined);
-      else await api.reject(task.id, gate, reason.trim());
-      setReason('');
-      onDone();
+      if (kind === 'approve') {
+        await api.approve(task.id, gate, reason.trim() || undefined);
+        setReason('');
+        onDone();
+      } else {
+        // A person's rejection supersedes this version: follow the task to its new version.
+        const { next } = await api.reject(task.id, gate, reason.trim());
+        setReason('');
+        if (next?.id) navigate({ name: 'board', taskId: next.id });
+        else onDone();
+      }
     } catch (err) {
       setError((err as Error).message);
     } finally {
