@@ -74,8 +74,12 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await planningLane.locator(`[data-card="${parent!.id}"]`).getByText('plan review').waitFor({ timeout: 60_000 });
     await shot('01-board');
 
-    // Open it; the plan and its gate are there. Approve in the browser.
-    await card.click();
+    // Open it from the keyboard; the plan, its proposed subtasks and its gate are there. Approve in the browser.
+    await card.focus();
+    await page.keyboard.press('Enter');
+    const proposed = page.getByRole('table', { name: 'Proposed subtasks' });
+    await proposed.waitFor();
+    expect(await proposed.locator('tbody tr').count()).toBe(3);
     await page.getByTestId('plan-text').waitFor();
     expect(await page.getByTestId('plan-text').textContent()).toContain('three steps');
     await page.getByText('reading the repository', { exact: false }).first().waitFor({ timeout: 30_000 }); // the plan run's tokens, replayed over SSE
