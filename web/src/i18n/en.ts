@@ -50,7 +50,7 @@ export const en = {
   },
   trace: { title: 'Trace', show: 'Show the trace', hide: 'Hide the trace' },
   settings: {
-    title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
+    title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'These settings are stored by the daemon; the repository’s own .maestro/config.json, when present, also sets checks, limits and model tiers.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
     raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
   },
   metrics: {

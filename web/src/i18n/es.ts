@@ -35,7 +35,7 @@ export const es: Dictionary = {
   },
   trace: { title: 'Traza', show: 'Mostrar la traza', hide: 'Ocultar la traza' },
   settings: {
-    title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',
+    title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', limits: 'Límites', repoConfig: 'El daemon guarda estos ajustes; el .maestro/config.json del propio repositorio, si existe, también define comprobaciones, límites y niveles de modelo.', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',
     raw: 'Configuración (JSON)', save: 'Guardar', saved: 'Guardado.', badJson: 'JSON no válido: {{message}}', notObject: 'La configuración debe ser un objeto JSON.',
   },
   metrics: { title: 'Métricas', byStatus: 'Tareas por estado', throughput: 'Rendimiento (tareas hechas por hora)', durations: 'Duración de las ejecuciones (p50 / p95)', cost: 'Coste por proyecto', noData: 'Aún no hay datos.', runs: '{{count}} ejecuciones', tokens: '{{input}} entrada / {{output}} salida' },

@@ -35,7 +35,7 @@ export const fr: Dictionary = {
   },
   trace: { title: 'Trace', show: 'Afficher la trace', hide: 'Masquer la trace' },
   settings: {
-    title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',
+    title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', limits: 'Limites', repoConfig: 'Le démon enregistre ces réglages ; le .maestro/config.json du dépôt, s’il existe, définit aussi vérifications, limites et niveaux de modèle.', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',
     raw: 'Configuration (JSON)', save: 'Enregistrer', saved: 'Enregistré.', badJson: 'JSON invalide : {{message}}', notObject: 'La configuration doit être un objet JSON.',
   },
   metrics: { title: 'Mesures', byStatus: 'Tâches par statut', throughput: 'Débit (tâches terminées par heure)', durations: 'Durée des exécutions (p50 / p95)', cost: 'Coût par projet', noData: 'Pas encore de données.', runs: '{{count}} exécutions', tokens: '{{input}} entrée / {{output}} sortie' },

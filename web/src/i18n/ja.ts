@@ -35,7 +35,7 @@ export const ja: Dictionary = {
   },
   trace: { title: 'トレース', show: 'トレースを表示', hide: 'トレースを隠す' },
   settings: {
-    title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',
+    title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', limits: '制限', repoConfig: 'これらの設定はデーモンが保存します。リポジトリの .maestro/config.json があれば、チェック・制限・モデル階層もそこで設定されます。', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',
     raw: '設定（JSON）', save: '保存', saved: '保存しました。', badJson: '正しい JSON ではありません: {{message}}', notObject: '設定は JSON オブジェクトでなければなりません。',
   },
   metrics: { title: 'メトリクス', byStatus: '状態別タスク数', throughput: 'スループット（1 時間あたりの完了タスク）', durations: '実行時間（p50 / p95）', cost: 'プロジェクト別コスト', noData: 'まだデータがありません。', runs: '{{count}} 回の実行', tokens: '入力 {{input}} / 出力 {{output}}' },

@@ -35,7 +35,7 @@ export const zh: Dictionary = {
   },
   trace: { title: '追踪', show: '显示追踪', hide: '隐藏追踪' },
   settings: {
-    title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
+    title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', limits: '限制', repoConfig: '这些设置由守护进程保存；仓库自带的 .maestro/config.json（如有）也会设置检查、限制和模型档位。', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
     raw: '配置（JSON）', save: '保存', saved: '已保存。', badJson: '不是有效的 JSON：{{message}}', notObject: '配置必须是一个 JSON 对象。',
   },
   metrics: { title: '指标', byStatus: '各状态任务数', throughput: '吞吐量（每小时完成任务数）', durations: '运行耗时（p50 / p95）', cost: '各项目费用', noData: '暂无数据。', runs: '{{count}} 次运行', tokens: '输入 {{input}} / 输出 {{output}}' },

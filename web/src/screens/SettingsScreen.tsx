@@ -55,10 +55,12 @@ export function SettingsScreen() {
     <div className={styles.page}>
       <h2>{t('settings.title', { name: project.name })}</h2>
       <p className={styles.muted}>{project.repoPath}</p>
+      <p className={styles.muted}>{t('settings.repoConfig')}</p>
       <div className={styles.grid}>
         <Section title={t('settings.tiers')} value={c.models ?? c.tiers ?? c.modelTiers} />
         <Section title={t('settings.checks')} value={c.checks} />
         <Section title={t('settings.hooks')} value={c.hooks} />
+        <Section title={t('settings.limits')} value={c.limits} />
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
       <div className={styles.card}>
