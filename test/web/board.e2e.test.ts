@@ -115,6 +115,8 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await matches.waitFor();
     expect(await matches.locator('tr').count()).toBeGreaterThan(0);
     expect(await matches.textContent()).toContain('Which greeting should greet(name) use?');
+    await page.getByRole('button', { name: 'Show the last lines' }).click();
+    await page.getByText(/The last \d+ of \d+ lines/).waitFor();
     await page.getByTestId('runs').waitFor();
     await shot('04-transcript-runs');
 

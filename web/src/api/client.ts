@@ -71,12 +71,37 @@ export const api = {
   cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' }),
   retry: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/retry`),
   searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
-  /** The raw transcript (JSON lines); capped client-side so a huge one cannot freeze the page. */
+  /**
+   * The last lines of a transcript (JSON lines). Read as a stream keeping a
+   * rolling window, so a transcript of any length costs the page `maxLines`.
+   */
   async transcript(id: string, runId?: string, maxLines = 2000): Promise<{ lines: string[]; total: number }> {
-    const res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`));
-    if (!res.ok) throw new ApiError(res.status, `HTTP_${res.status}`, `The transcript could not be read (${res.status}).`);
-    const all = (await res.text()).split('\n').filter(Boolean);
-    return { lines: all.slice(-maxLines), total: all.length };
+    let res: Response;
+    try {
+      res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`));
+    } catch (err) {
+      throw new ApiError(0, 'NETWORK', `The daemon did not answer (${(err as Error).message}).`);
+    }
+    if (!res.ok || !res.body) throw new ApiError(res.status, `HTTP_${res.status}`, `The transcript could not be read (${res.status}).`);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    const lines: string[] = [];
+    let total = 0;
+    let rest = '';
+    const keep = (line: string) => {
+      if (!line) return;
+      total++;
+      lines.push(line.length > 4000 ? `${line.slice(0, 4000)}…` : line);
+      if (lines.length > maxLines) lines.shift();
+    };
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const parts = (rest + value).split('\n');
+      rest = parts.pop() ?? '';
+      for (const line of parts) keep(line);
+    }
+    keep(rest);
+    return { lines, total };
   },
   runs: (taskId: string) => request<{ runs: Run[] }>('GET', `/api/runs${q({ taskId })}`),
   trace: (traceId: string) => request<TraceChain>('GET', `/api/traces/${enc(traceId)}`),
