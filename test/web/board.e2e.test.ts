@@ -80,6 +80,13 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const proposed = page.getByRole('table', { name: 'Proposed subtasks' });
     await proposed.waitFor();
     expect(await proposed.locator('tbody tr').count()).toBe(3);
+    // Focus moved to the task; Escape closes it and returns to its card; Enter opens it again.
+    expect(await page.evaluate("document.activeElement?.getAttribute('data-testid')")).toBe('detail-title');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(`document.activeElement?.getAttribute('data-card') === ${JSON.stringify(parent!.id)}`);
+    expect(await page.getByTestId('detail-title').count()).toBe(0);
+    await page.keyboard.press('Enter');
+    await proposed.waitFor();
     await page.getByTestId('plan-text').waitFor();
     expect(await page.getByTestId('plan-text').textContent()).toContain('three steps');
     await page.getByText('reading the repository', { exact: false }).first().waitFor({ timeout: 30_000 }); // the plan run's tokens, replayed over SSE

@@ -22,7 +22,11 @@ export function BoardScreen({ taskId }: { taskId?: string }) {
         {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={(id) => navigate({ name: 'board', taskId: id })} />}
       </div>
       {taskId && (
-        <aside className={styles.detail} aria-label={t('detail.label')} onKeyDown={(e) => e.key === 'Escape' && navigate({ name: 'board' })}>
+        <aside className={styles.detail} aria-label={t('detail.label')} onKeyDown={(e) => {
+            if (e.key !== 'Escape') return;
+            navigate({ name: 'board' });
+            requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-card="${CSS.escape(taskId)}"]`)?.focus());
+          }}>
           <TaskDetailPanel key={taskId} taskId={taskId} />
         </aside>
       )}

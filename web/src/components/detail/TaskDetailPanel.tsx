@@ -1,5 +1,5 @@
 /** The open task: refreshed whenever the feed reports an event for it; says so if it disappears. */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../../api/client.js';
 import type { TaskDetail } from '../../api/types.js';
@@ -22,6 +22,8 @@ export function TaskDetailPanel({ taskId }: { taskId: string }) {
   const [error, setError] = useState<{ gone: boolean; message: string } | null>(null);
   const touched = useTasks((s) => s.touched[taskId] ?? 0);
   const allTasks = useTasks((s) => s.byId);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const focused = useRef(false);
 
   const reload = useCallback(async () => {
     try {
@@ -38,6 +40,14 @@ export function TaskDetailPanel({ taskId }: { taskId: string }) {
     void reload();
   }, [reload, touched]);
 
+  // Keyboard users land on the task they opened; Escape takes them back to its card.
+  useEffect(() => {
+    if (detail && !focused.current) {
+      focused.current = true;
+      heading.current?.focus();
+    }
+  }, [detail]);
+
   if (error && (error.gone || !detail)) {
     return (
       <div className={styles.panel} role="alert">
@@ -53,7 +63,9 @@ export function TaskDetailPanel({ taskId }: { taskId: string }) {
   return (
     <div className={styles.panel}>
       <div className={styles.head}>
-        <h2 className={styles.title} data-testid="detail-title">{task.title}</h2>
+        <h2 className={styles.title} data-testid="detail-title" ref={heading} tabIndex={-1}>
+          {task.title}
+        </h2>
         <button aria-label={t('detail.close')} onClick={() => navigate({ name: 'board' })}>
           ×
         </button>
