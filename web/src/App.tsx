@@ -9,7 +9,6 @@ import { KnowledgeScreen } from './screens/KnowledgeScreen.js';
 import { MetricsScreen } from './screens/MetricsScreen.js';
 import { ObserverScreen } from './screens/ObserverScreen.js';
 import { SettingsScreen } from './screens/SettingsScreen.js';
-import { useProjects } from './stores/projects.js';
 import { useRoute, href } from './stores/route.js';
 import styles from './App.module.css';
 
@@ -17,13 +16,12 @@ export function App() {
   const { t } = useTranslation();
   const route = useRoute((s) => s.route);
   const sync = useRoute((s) => s.sync);
-  const load = useProjects((s) => s.load);
   useLiveFeed();
+  // The first data load starts in main.tsx, before this renders.
   useEffect(() => {
-    void load();
     window.addEventListener('hashchange', sync);
     return () => window.removeEventListener('hashchange', sync);
-  }, [load, sync]);
+  }, [sync]);
 
   let screen;
   switch (route.name) {

@@ -23,6 +23,8 @@ interface TasksState {
 }
 
 const pending = new Map<string, ReturnType<typeof setTimeout>>();
+/** The list request in flight per project: a second load() while one runs joins it. */
+const inflight = new Map<string, Promise<void>>();
 
 export const useTasks = create<TasksState>((set, get) => ({
   projectId: null,
@@ -31,15 +33,23 @@ export const useTasks = create<TasksState>((set, get) => ({
   error: null,
   touched: {},
   gone: {},
-  async load(projectId) {
+  load(projectId) {
+    const running = inflight.get(projectId);
+    if (running) return running;
     set({ projectId, loading: true, error: null, ...(get().projectId !== projectId ? { byId: {} } : {}) });
-    try {
-      const { tasks } = await api.tasks(projectId);
-      if (get().projectId !== projectId) return;
-      set({ byId: Object.fromEntries(tasks.map((t) => [t.id, t])), loading: false });
-    } catch (err) {
-      set({ loading: false, error: (err as Error).message });
-    }
+    const p = (async () => {
+      try {
+        const { tasks } = await api.tasks(projectId);
+        if (get().projectId !== projectId) return;
+        set({ byId: Object.fromEntries(tasks.map((t) => [t.id, t])), loading: false });
+      } catch (err) {
+        set({ loading: false, error: (err as Error).message });
+      } finally {
+        inflight.delete(projectId);
+      }
+    })();
+    inflight.set(projectId, p);
+    return p;
   },
   upsert(task) {
     if (task.projectId !== get().projectId) return;
