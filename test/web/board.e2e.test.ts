@@ -125,7 +125,14 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByRole('button', { name: 'Show the last lines' }).click();
     await page.getByText(/The last \d+ of \d+ lines/).waitFor();
     await page.getByTestId('runs').waitFor();
+    await page.getByRole('button', { name: /Show the trace/ }).click();
+    await page.getByText('run.phase', { exact: false }).first().waitFor();
+    await page.getByText(/^Score [\d.]+, claimed by/).waitFor();
     await shot('04-transcript-runs');
+    // The whole detail in one picture: a tall window.
+    await page.setViewportSize({ width: 1440, height: 3200 });
+    await shot('04b-detail-full');
+    await page.setViewportSize({ width: 1440, height: 900 });
 
     // The other screens.
     await page.getByRole('link', { name: 'Metrics' }).click();

@@ -72,7 +72,7 @@ export function TaskDetailPanel({ taskId }: { taskId: string }) {
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} onDone={reload} />
-      <MessageBox task={task} onDone={reload} />
+      <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} onDone={reload} />
       <Fields task={task} />
       <DepGraph task={task} children={children} all={allTasks} />
       <PlanSection task={task} children={children} />

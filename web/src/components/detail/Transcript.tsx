@@ -5,6 +5,17 @@ import { api } from '../../api/client.js';
 import type { Run, TranscriptSearch } from '../../api/types.js';
 import styles from './Detail.module.css';
 
+/** A transcript line is JSON ({at, stage, role, text}); shown as "role · stage: text", or raw when it is not. */
+export function formatLine(line: string): string {
+  try {
+    const e = JSON.parse(line) as { role?: unknown; stage?: unknown; text?: unknown };
+    if (typeof e.text === 'string') return `${String(e.role ?? '?')} · ${String(e.stage ?? '')}: ${e.text}`;
+  } catch {
+    /* raw below */
+  }
+  return line;
+}
+
 export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
   const { t } = useTranslation();
   const [q, setQ] = useState('');
@@ -66,7 +77,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
                 <tr key={m.line}>
                   <td className={styles.lineNo}>{m.line}</td>
                   <td>
-                    <pre>{m.text}</pre>
+                    <pre>{formatLine(m.text)}</pre>
                   </td>
                 </tr>
               ))}
@@ -77,7 +88,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
       {tail && (
         <div className={styles.matches}>
           <p className={styles.muted}>{t('transcript.tailOf', { shown: tail.lines.length, total: tail.total })}</p>
-          <pre>{tail.lines.join('\n')}</pre>
+          <pre>{tail.lines.map(formatLine).join('\n')}</pre>
         </div>
       )}
     </section>
