@@ -21,6 +21,7 @@ export const en = {
     needs_attention: 'needs attention', cancelled: 'cancelled', superseded: 'superseded',
   },
   complexity: { easy: 'easy', medium: 'medium', hard: 'hard' },
+  runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict' },
   runStatus: { running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
   detail: {
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',

@@ -15,6 +15,7 @@ export const es: Dictionary = {
     needs_attention: 'requiere atención', cancelled: 'cancelada', superseded: 'reemplazada',
   },
   complexity: { easy: 'fácil', medium: 'media', hard: 'difícil' },
+  runKind: { plan: 'plan', execute: 'ejecución', review: 'revisión', conflict: 'conflicto' },
   runStatus: { running: 'en curso', succeeded: 'correcta', failed: 'fallida', cancelled: 'cancelada' },
   detail: { label: 'Detalle de la tarea', close: 'Cerrar la tarea', gone: 'Esta tarea ya no existe', loadFailed: 'No se pudo cargar la tarea', fields: 'Campos', graph: 'Dependencias', graphLabel: 'Grafo de dependencias de {{count}} tareas', plan: 'Plan', spec: 'Especificación', subtasks: 'Subtareas', proposed: 'Subtareas propuestas', rawPlan: 'El plan tal como se escribió' },
   field: {

@@ -15,6 +15,7 @@ export const fr: Dictionary = {
     needs_attention: 'à examiner', cancelled: 'annulée', superseded: 'remplacée',
   },
   complexity: { easy: 'facile', medium: 'moyenne', hard: 'difficile' },
+  runKind: { plan: 'plan', execute: 'exécution', review: 'relecture', conflict: 'conflit' },
   runStatus: { running: 'en cours', succeeded: 'réussie', failed: 'échouée', cancelled: 'annulée' },
   detail: { label: 'Détail de la tâche', close: 'Fermer la tâche', gone: 'Cette tâche n’existe plus', loadFailed: 'Impossible de charger la tâche', fields: 'Champs', graph: 'Dépendances', graphLabel: 'Graphe des dépendances de {{count}} tâches', plan: 'Plan', spec: 'Spécification', subtasks: 'Sous-tâches', proposed: 'Sous-tâches proposées', rawPlan: 'Le plan tel qu’écrit' },
   field: {

@@ -15,6 +15,7 @@ export const ja: Dictionary = {
     needs_attention: '要対応', cancelled: 'キャンセル済み', superseded: '置き換え済み',
   },
   complexity: { easy: 'やさしい', medium: '普通', hard: '難しい' },
+  runKind: { plan: '計画', execute: '実行', review: 'レビュー', conflict: '競合解決' },
   runStatus: { running: '実行中', succeeded: '成功', failed: '失敗', cancelled: 'キャンセル済み' },
   detail: { label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
   field: {

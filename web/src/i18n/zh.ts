@@ -15,6 +15,7 @@ export const zh: Dictionary = {
     needs_attention: '需要处理', cancelled: '已取消', superseded: '已被取代',
   },
   complexity: { easy: '简单', medium: '中等', hard: '困难' },
+  runKind: { plan: '规划', execute: '执行', review: '评审', conflict: '冲突解决' },
   runStatus: { running: '运行中', succeeded: '成功', failed: '失败', cancelled: '已取消' },
   detail: { label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
   field: {

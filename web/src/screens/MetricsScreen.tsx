@@ -51,8 +51,8 @@ export function MetricsScreen() {
             <h3>{t('metrics.durations')}</h3>
             {m.runDurations.length ? (
               <BarChart label={t('metrics.durations')} unit="s" data={m.runDurations.flatMap((d) => [
-                { label: `${d.kind} p50`, value: d.p50Ms / 1000 },
-                { label: `${d.kind} p95`, value: d.p95Ms / 1000 },
+                { label: `${t(`runKind.${d.kind}`, { defaultValue: d.kind })} p50`, value: d.p50Ms / 1000 },
+                { label: `${t(`runKind.${d.kind}`, { defaultValue: d.kind })} p95`, value: d.p95Ms / 1000 },
               ])} />
             ) : (
               <p className={styles.muted}>{t('metrics.noData')}</p>

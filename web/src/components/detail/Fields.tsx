@@ -3,7 +3,7 @@ import type { Task } from '../../api/types.js';
 import styles from './Detail.module.css';
 
 export function Fields({ task }: { task: Task }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const rows: [string, string][] = [
     ['field.status', t(`status.${task.status}`)],
     ['field.id', task.id],
@@ -15,7 +15,7 @@ export function Fields({ task }: { task: Task }) {
     ['field.attempt', String(task.attempt)],
     ['field.expected', task.expectedOutput ?? '—'],
     ['field.ownedFiles', task.ownedFiles.join(', ') || '—'],
-    ['field.updated', new Date(task.updatedAt).toLocaleString()],
+    ['field.updated', new Date(task.updatedAt).toLocaleString(i18n.language)],
   ];
   if (task.feedback) rows.push(['field.feedback', task.feedback]);
   if (task.lastRunError) rows.push(['field.lastError', task.lastRunError]);

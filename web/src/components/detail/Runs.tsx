@@ -6,7 +6,7 @@ import styles from './Detail.module.css';
 const fmtMs = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecision | null }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const totals = runs.reduce((a, r) => ({ i: a.i + r.inputTokens, o: a.o + r.outputTokens, c: a.c + r.costUsd }), { i: 0, o: 0, c: 0 });
   const parts = decision ? (Object.entries(decision.breakdown) as [string, number][]) : [];
   const scale = Math.max(1e-9, ...parts.map(([, v]) => Math.abs(v)));
@@ -31,7 +31,7 @@ export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecis
             <tbody>
               {runs.map((r) => (
                 <tr key={r.id} title={r.error ?? undefined}>
-                  <td>{r.kind}</td>
+                  <td>{t(`runKind.${r.kind}`)}</td>
                   <td className={r.status === 'failed' ? styles.err : undefined}>{t(`runStatus.${r.status}`)}</td>
                   <td>{r.model ?? '—'}</td>
                   <td>
@@ -62,7 +62,7 @@ export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecis
         ) : (
           <>
             <p>
-              {t('score.total', { score: decision.score.toFixed(3), owner: decision.owner, at: new Date(decision.at).toLocaleTimeString() })}
+              {t('score.total', { score: decision.score.toFixed(3), owner: decision.owner, at: new Date(decision.at).toLocaleTimeString(i18n.language) })}
             </p>
             <table aria-label={t('score.title')}>
               <tbody>

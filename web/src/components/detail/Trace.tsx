@@ -6,7 +6,7 @@ import type { TraceChain } from '../../api/types.js';
 import styles from './Detail.module.css';
 
 export function Trace({ traceId }: { traceId: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [open, setOpen] = useState(false);
   const [trace, setTrace] = useState<TraceChain | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -26,13 +26,13 @@ export function Trace({ traceId }: { traceId: string }) {
           {trace.chain.map((c) => (
             <li key={c.run.id}>
               <strong>
-                v{c.taskVersion} {c.run.kind}
+                v{c.taskVersion} {t(`runKind.${c.run.kind}`)}
               </strong>{' '}
               {t(`runStatus.${c.run.status}`)}
               <ul>
                 {c.events.map((e) => (
                   <li key={e.id}>
-                    <span className={styles.muted}>{new Date(e.at).toLocaleTimeString()}</span> {e.type}{' '}
+                    <span className={styles.muted}>{new Date(e.at).toLocaleTimeString(i18n.language)}</span> {e.type}{' '}
                     {typeof e.payload.stage === 'string' ? `${e.payload.stage} ${String(e.payload.state ?? '')}` : typeof e.payload.to === 'string' ? `→ ${e.payload.to}` : ''}
                   </li>
                 ))}

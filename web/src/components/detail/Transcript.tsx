@@ -56,7 +56,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
           <option value="">{t('transcript.latestRun')}</option>
           {runs.map((r) => (
             <option key={r.id} value={r.id}>
-              {r.kind} · {r.id.slice(0, 8)}
+              {t(`runKind.${r.kind}`)} · {r.id.slice(0, 8)}
             </option>
           ))}
         </select>
