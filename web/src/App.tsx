@@ -1,16 +1,18 @@
 /** The shell: projects on the left, the current screen in the middle and right, the connection banner on top. */
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Banner } from './components/Banner.js';
 import { Sidebar } from './components/Sidebar.js';
 import { useLiveFeed } from './components/useLiveFeed.js';
 import { BoardScreen } from './screens/BoardScreen.js';
-import { KnowledgeScreen } from './screens/KnowledgeScreen.js';
-import { MetricsScreen } from './screens/MetricsScreen.js';
-import { ObserverScreen } from './screens/ObserverScreen.js';
-import { SettingsScreen } from './screens/SettingsScreen.js';
 import { useRoute, href } from './stores/route.js';
 import styles from './App.module.css';
+
+// The board loads first; the other screens are fetched when first opened.
+const KnowledgeScreen = lazy(() => import('./screens/KnowledgeScreen.js').then((m) => ({ default: m.KnowledgeScreen })));
+const MetricsScreen = lazy(() => import('./screens/MetricsScreen.js').then((m) => ({ default: m.MetricsScreen })));
+const ObserverScreen = lazy(() => import('./screens/ObserverScreen.js').then((m) => ({ default: m.ObserverScreen })));
+const SettingsScreen = lazy(() => import('./screens/SettingsScreen.js').then((m) => ({ default: m.SettingsScreen })));
 
 export function App() {
   const { t } = useTranslation();
@@ -54,7 +56,7 @@ export function App() {
       <div className={styles.columns}>
         <Sidebar />
         <main className={styles.main} id="main">
-          {screen}
+          <Suspense fallback={<p style={{ padding: 12 }}>{t('app.loading')}</p>}>{screen}</Suspense>
         </main>
       </div>
     </div>
