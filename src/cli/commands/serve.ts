@@ -30,9 +30,17 @@ export function register(program: Command): void {
         const logDir = join(config.home, 'logs');
         mkdirSync(logDir, { recursive: true });
         const logFile = createWriteStream(join(logDir, 'daemon.log'), { flags: 'a' });
-        // Imported here so that other commands do not pay for loading the daemon.
+        // Imported here so that other commands do not pay for loading the daemon and the web build.
         const { startDaemon } = await import('../../daemon/daemon.js');
-        const daemon = await startDaemon(config, { announce: true, demo: opts.demo, logDestination: logFile });
+        const { ensureWebBuilt, webRoutes } = await import('../../api/web.js');
+        ensureWebBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+        const daemon = await startDaemon(config, {
+          announce: true,
+          demo: opts.demo,
+          logDestination: logFile,
+          // The web board, registered last: its fallback route takes what is left.
+          plugins: [(app) => webRoutes(app)],
+        });
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
         const titles = new Map<string, string>();
         daemon.bus.onEvent((e) => {

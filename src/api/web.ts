@@ -1,0 +1,78 @@
+/**
+ * The web board, served by the daemon at `/`: the built `web/dist` as static
+ * files, and index.html for any other non-API GET (the app routes on the hash,
+ * but a bookmarked path must still open it). `ensureWebBuilt()` builds the app
+ * when `web/dist` is missing, so `maestro serve` works from a fresh checkout.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { MaestroError } from '../core/errors.js';
+
+/** The repository root, from src/api or dist/api alike. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const WEB_DIR = join(ROOT, 'web');
+export const WEB_DIST = join(WEB_DIR, 'dist');
+
+export function webIsBuilt(dist = WEB_DIST): boolean {
+  return existsSync(join(dist, 'index.html'));
+}
+
+/** The newest modification time among the board's sources (web/src, index.html, the Vite config). */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  if (existsSync(join(WEB_DIR, 'src'))) walk(join(WEB_DIR, 'src'));
+  for (const f of ['index.html', 'vite.config.ts', 'package.json']) if (existsSync(join(WEB_DIR, f))) newest = Math.max(newest, statSync(join(WEB_DIR, f)).mtimeMs);
+  return newest;
+}
+
+/**
+ * Builds web/ with vite when web/dist is missing, older than its sources, or
+ * `force`. Synchronous: it runs once, before the daemon listens.
+ */
+export function ensureWebBuilt(opts: { force?: boolean; log?: (line: string) => void } = {}): string {
+  if (!opts.force && webIsBuilt() && statSync(join(WEB_DIST, 'index.html')).mtimeMs >= newestSource()) return WEB_DIST;
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  if (!existsSync(vite)) throw new MaestroError('CONFIG_INVALID', `Cannot build the web board: ${vite} is missing. Run npm install at ${ROOT}.`);
+  opts.log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
+  const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: WEB_DIR, encoding: 'utf8' });
+  if (r.status !== 0 || !webIsBuilt()) {
+    throw new MaestroError('CONFIG_INVALID', `Building the web board failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || '').trim().slice(-2000)}`);
+  }
+  return WEB_DIST;
+}
+
+/** Registers the static board. Call after the API routes; it only adds GET routes outside /api. */
+export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = {}): Promise<void> {
+  const dist = opts.dist ?? WEB_DIST;
+  if (!webIsBuilt(dist)) throw new MaestroError('CONFIG_INVALID', `The web board is not built: ${join(dist, 'index.html')} is missing (ensureWebBuilt() builds it).`);
+  await app.register(fastifyStatic, {
+    root: dist,
+    prefix: '/',
+    // One route per built file, so unknown paths fall through to the SPA fallback below.
+    wildcard: false,
+    // Our own cache headers: Vite puts a content hash in every asset name, so those never change; index.html always may.
+    cacheControl: false,
+    setHeaders(res, path) {
+      res.setHeader('cache-control', path.startsWith(join(dist, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  app.get('/*', async (req, reply) => {
+    const path = req.url.split('?')[0]!;
+    if (path === '/api' || path.startsWith('/api/')) {
+      return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route GET ${path}.` } });
+    }
+    reply.header('cache-control', 'no-cache');
+    return reply.sendFile('index.html', dist);
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * The board end to end, in headless Chromium, against a real daemon running
+ * the demo (its gates wait 60 s, so the test approves and answers in the
+ * browser): the board moves live, the plan is approved, the question is
+ * answered, tokens stream, the transcript is searched, hostile text stays
+ * text, the language is switched and remembered, the daemon goes away and
+ * comes back. Each screen is saved under test-output/web/.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
+import { DEMO_TASK_TITLE } from '../../src/demo/demo.js';
+import { observerRoutes } from '../../src/observer/http.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { until } from '../helpers/wait.js';
+import { browserSkipReason, launchBrowser } from './browser.js';
+
+const OUT = join(process.cwd(), 'test-output', 'web');
+const skip = browserSkipReason();
+if (skip) console.warn(`\n*** web e2e: ${skip} ***\n`);
+
+describe.skipIf(skip !== null)('web board in Chromium', () => {
+  let daemon: TestDaemon | null = null;
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  let page: Page;
+  const wiki = tempDir('maestro-wiki-');
+  const plugins = [(app: Parameters<typeof webRoutes>[0]) => observerRoutes(app, { wikiRoot: wiki, workspaceRoot: wiki }), (app: Parameters<typeof webRoutes>[0]) => webRoutes(app)];
+  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+
+  beforeAll(async () => {
+    mkdirSync(OUT, { recursive: true });
+    ensureWebBuilt();
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => console.error('page error:', err.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    removeTempDirs();
+  });
+
+  // The daemon lives inside the test: the leak check after each test wants it stopped.
+  it('drives the demo through the board', async () => {
+    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    try {
+      await drive();
+    } finally {
+      await daemon?.stop({ graceMs: 2000 });
+      daemon = null;
+    }
+  }, 240_000);
+
+  async function drive() {
+    const d = daemon!;
+    const [project] = await d.store.projects.list();
+    const [parent] = await d.store.tasks.list({ projectId: project!.id, parentId: null });
+    // Hostile text in a title: it must show as text and run nothing.
+    const hostile = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>${'x'.repeat(400)}`;
+    await d.store.tasks.create({ projectId: project!.id, title: hostile, deps: [parent!.id] });
+
+    await page.goto(d.url);
+    const card = page.locator(`[data-card="${parent!.id}"]`);
+    await card.waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    expect(await page.locator('[data-card]').filter({ hasText: '<img src=x' }).count()).toBe(1);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    // The board moves live: the parent reaches plan review in the Planning lane without a reload.
+    const planningLane = page.locator('[data-lane="lane.planning"]');
+    await planningLane.locator(`[data-card="${parent!.id}"]`).getByText('plan review').waitFor({ timeout: 60_000 });
+    await shot('01-board');
+
+    // Open it from the keyboard; the plan, its proposed subtasks and its gate are there. Approve in the browser.
+    await card.focus();
+    await page.keyboard.press('Enter');
+    const proposed = page.getByRole('table', { name: 'Proposed subtasks' });
+    await proposed.waitFor();
+    expect(await proposed.locator('tbody tr').count()).toBe(3);
+    // Focus moved to the task; Escape closes it and returns to its card; Enter opens it again.
+    expect(await page.evaluate("document.activeElement?.getAttribute('data-testid')")).toBe('detail-title');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(`document.activeElement?.getAttribute('data-card') === ${JSON.stringify(parent!.id)}`);
+    expect(await page.getByTestId('detail-title').count()).toBe(0);
+    await page.keyboard.press('Enter');
+    await proposed.waitFor();
+    await page.getByTestId('plan-text').waitFor();
+    expect(await page.getByTestId('plan-text').textContent()).toContain('three steps');
+    await page.getByText('reading the repository', { exact: false }).first().waitFor({ timeout: 30_000 }); // the plan run's tokens, replayed over SSE
+    await shot('02-plan-review');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await until(d.bus, async () => (await d.store.tasks.get(parent!.id)).status === 'waiting_children', 'the parent to wait for its subtasks');
+    const kids = await d.store.tasks.list({ parentId: parent!.id });
+    const define = kids.find((k) => k.title === 'Define the greeting')!;
+    // The subtask table shows the plan's three children.
+    await page.getByRole('table', { name: 'Subtasks' }).getByRole('link', { name: 'Define the greeting' }).waitFor();
+
+    // The first subtask asks a question: open it, watch tokens stream, answer.
+    await page.getByRole('table', { name: 'Subtasks' }).getByRole('link', { name: 'Define the greeting' }).click();
+    await page.getByTestId('detail-title').getByText('Define the greeting').waitFor();
+    await page.getByText('The agent asks a question').waitFor({ timeout: 60_000 });
+    const live = page.getByTestId('live-output');
+    await live.getByText('Before writing the greeting I need one decision.').waitFor({ timeout: 30_000 });
+    await live.getByText('Which greeting should greet(name) use?').waitFor();
+    await shot('03-question');
+    await page.getByLabel('Your answer').fill('Hi there, {name}!');
+    await page.getByRole('button', { name: 'Send the answer' }).click();
+    await live.getByText('Using the greeting you chose.').waitFor({ timeout: 60_000 });
+    await until(d.bus, async () => !['executing', 'awaiting_input', 'queued', 'ready'].includes((await d.store.tasks.get(define.id)).status), 'the answered subtask to finish executing');
+
+    // Search the transcript on the server.
+    // The execute run's transcript holds the question and the answer (a review run may have started since).
+    const execute = (await d.store.runs.list({ taskId: define.id })).find((r) => r.kind === 'execute')!;
+    await page.getByLabel('Run', { exact: true }).locator(`option[value="${execute.id}"]`).waitFor({ state: 'attached' });
+    await page.getByLabel('Run', { exact: true }).selectOption(execute.id);
+    await page.getByLabel('Search the transcript').fill('which GREETING');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const matches = page.getByTestId('transcript-matches');
+    await matches.waitFor();
+    expect(await matches.locator('tr').count()).toBeGreaterThan(0);
+    expect(await matches.textContent()).toContain('Which greeting should greet(name) use?');
+    await page.getByRole('button', { name: 'Show the last lines' }).click();
+    await page.getByText(/The last \d+ of \d+ lines/).waitFor();
+    await page.getByTestId('runs').waitFor();
+    await page.getByRole('button', { name: /Show the trace/ }).click();
+    await page.getByText('run.phase', { exact: false }).first().waitFor();
+    await page.getByText(/^Score [\d.]+, claimed by/).waitFor();
+    await shot('04-transcript-runs');
+    // The whole detail in one picture: a tall window.
+    await page.setViewportSize({ width: 1440, height: 3200 });
+    await shot('04b-detail-full');
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // The other screens.
+    await page.getByRole('link', { name: 'Metrics' }).click();
+    await page.getByRole('img', { name: 'Tasks by status' }).waitFor();
+    await shot('05-metrics');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Configuration (JSON)').waitFor();
+    await shot('06-settings');
+    await page.getByRole('link', { name: 'Knowledge' }).click();
+    await page.getByLabel('Search the knowledge').fill('greeting');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    // This daemon has no knowledge routes: the screen says so.
+    await page.getByTestId('knowledge-unavailable').waitFor();
+    await shot('07-knowledge');
+    await page.getByRole('link', { name: 'Observer' }).click();
+    await page.getByText('No observed sessions yet.').waitFor();
+    await shot('08-observer');
+    await page.goto(`${d.url}/#/no/such/page`);
+    await page.getByRole('alert').getByText('There is no page at').waitFor();
+
+    // Switch the language; the choice survives a reload.
+    await page.goto(`${d.url}/#/board`);
+    await page.getByLabel('Language').selectOption('zh');
+    await page.getByRole('heading', { name: /待办/ }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: /待办/ }).waitFor();
+    expect(await page.getByRole('link', { name: '看板' }).count()).toBe(1);
+    await shot('09-board-zh');
+    await page.getByLabel('语言').selectOption('en');
+    await page.getByRole('heading', { name: /Backlog/ }).waitFor();
+
+    // The daemon goes away: the app says so; it comes back on the same port: the app reconnects.
+    const { home, port } = { home: d.config.home, port: d.port };
+    await d.stop({ graceMs: 2000 });
+    daemon = null;
+    await page.getByText('The daemon is unreachable; reconnecting…').waitFor({ timeout: 30_000 });
+    await shot('10-daemon-gone');
+    daemon = await startTestDaemon({ home, port, tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    await page.getByText('Reconnected; the board was reloaded').waitFor({ timeout: 30_000 });
+    await page.locator(`[data-card="${parent!.id}"]`).waitFor();
+  }
+});

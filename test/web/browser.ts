@@ -1,0 +1,27 @@
+/** Headless Chromium for the board's end-to-end tests and its benchmark (playwright-core drives the system browser). */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Why the browser suites cannot run here, or null. In CI a missing browser is a failure, not a skip. */
+export function browserSkipReason(): string | null {
+  if (existsSync(CHROMIUM) || process.env.CI) return null;
+  return `${CHROMIUM} is missing (apt-get install -y chromium); the browser tests are SKIPPED`;
+}
+
+export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  // A fresh profile every time: nothing remembered from an earlier run (the language choice included).
+  const userDataDir = mkdtempSync(join(tmpdir(), 'maestro-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 900 } });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/** The daemon serves the built board at `/`, index.html for other app paths, and JSON 404s under /api. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { webRoutes } from '../../src/api/web.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+describe('webRoutes', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop({ graceMs: 0 });
+    d = null;
+    removeTempDirs();
+  });
+
+  function fakeDist(): string {
+    const dist = tempDir('maestro-dist-');
+    mkdirSync(join(dist, 'assets'));
+    writeFileSync(join(dist, 'index.html'), '<!doctype html><title>board</title>');
+    writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
+    return dist;
+  }
+
+  it('serves files, falls back to index.html, and keeps /api answers JSON', async () => {
+    const dist = fakeDist();
+    d = await startTestDaemon({}, { noOrchestrator: true, plugins: [(app) => webRoutes(app, { dist })] });
+    const root = await d.app.inject({ method: 'GET', url: '/' });
+    expect(root.statusCode).toBe(200);
+    expect(root.body).toContain('<title>board</title>');
+    const asset = await d.app.inject({ method: 'GET', url: '/assets/index-abc123.js' });
+    expect(asset.body).toBe('console.log(1)');
+    expect(asset.headers['cache-control']).toContain('immutable');
+    const deep = await d.app.inject({ method: 'GET', url: '/task/t_1?x=1' });
+    expect(deep.statusCode).toBe(200);
+    expect(deep.body).toContain('<title>board</title>');
+    expect(deep.headers['cache-control']).toBe('no-cache');
+    const api = await d.app.inject({ method: 'GET', url: '/api/knowledge/search?q=x' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/knowledge/search.' } });
+    // The API still answers beside it.
+    expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({ ok: true });
+  });
+
+  it('refuses to start on a missing build, naming the file', async () => {
+    const dist = tempDir('maestro-empty-dist-');
+    await expect(startTestDaemon({}, { noOrchestrator: true, plugins: [(app) => webRoutes(app, { dist })] })).rejects.toThrow(`${join(dist, 'index.html')} is missing`);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * REST client. Every failure becomes an ApiError carrying the server's code and
+ * message (or a NETWORK code when the daemon is unreachable), so screens can
+ * say what happened instead of showing a blank.
+ */
+import type { Metrics, MaestroEvent, Project, ProjectDetail, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TraceChain, TranscriptSearch, Gate } from './types.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Base URL of the daemon; empty means the page's own origin. */
+let base = '';
+export function setApiBase(url: string): void {
+  base = url.replace(/\/$/, '');
+}
+export function apiUrl(path: string): string {
+  return `${base}${path}`;
+}
+
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path), {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, 'NETWORK', `The daemon did not answer (${(err as Error).message}).`);
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const e = (json as { error?: { code?: string; message?: string } } | null)?.error;
+    throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `${method} ${path} answered ${res.status}.`);
+  }
+  return json as T;
+}
+
+const q = (params: Record<string, string | number | undefined | null>) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') s.set(k, String(v));
+  const str = s.toString();
+  return str ? `?${str}` : '';
+};
+const enc = encodeURIComponent;
+
+export const api = {
+  projects: () => request<{ projects: Project[] }>('GET', '/api/projects'),
+  project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
+  updateProjectConfig: (id: string, config: Record<string, unknown>) => request<{ project: Project }>('PATCH', `/api/projects/${enc(id)}`, { config }),
+  tasks: (projectId: string, limit = 5000) => request<{ tasks: Task[] }>('GET', `/api/tasks${q({ projectId, limit })}`),
+  task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
+  createTask: (input: TaskInput) => request<{ task: Task }>('POST', '/api/tasks', input),
+  approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' }),
+  reject: (id: string, gate: Gate, reason: string) => request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web' }),
+  reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' }),
+  inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' }),
+  cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' }),
+  retry: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/retry`),
+  searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
+  /**
+   * The last lines of a transcript (JSON lines). Read as a stream keeping a
+   * rolling window, so a transcript of any length costs the page `maxLines`.
+   */
+  async transcript(id: string, runId?: string, maxLines = 2000): Promise<{ lines: string[]; total: number }> {
+    let res: Response;
+    try {
+      res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`));
+    } catch (err) {
+      throw new ApiError(0, 'NETWORK', `The daemon did not answer (${(err as Error).message}).`);
+    }
+    if (!res.ok || !res.body) throw new ApiError(res.status, `HTTP_${res.status}`, `The transcript could not be read (${res.status}).`);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    const lines: string[] = [];
+    let total = 0;
+    let rest = '';
+    const keep = (line: string) => {
+      if (!line) return;
+      total++;
+      lines.push(line.length > 4000 ? `${line.slice(0, 4000)}…` : line);
+      if (lines.length > maxLines) lines.shift();
+    };
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const parts = (rest + value).split('\n');
+      rest = parts.pop() ?? '';
+      for (const line of parts) keep(line);
+    }
+    keep(rest);
+    return { lines, total };
+  },
+  runs: (taskId: string) => request<{ runs: Run[] }>('GET', `/api/runs${q({ taskId })}`),
+  trace: (traceId: string) => request<TraceChain>('GET', `/api/traces/${enc(traceId)}`),
+  metrics: (projectId?: string) => request<Metrics>('GET', `/api/metrics${q({ projectId })}`),
+  events: (params: { projectId?: string; type?: string; after?: number; limit?: number }) =>
+    request<{ events: MaestroEvent[]; nextAfter: number | null }>('GET', `/api/events${q(params)}`),
+  decisions: (taskId: string) => request<{ decisions: SchedulerDecision[] }>('GET', `/api/scheduler/decisions${q({ taskId })}`),
+};

@@ -1,0 +1,68 @@
+/**
+ * The shapes the board reads. Domain types come from the server's own model
+ * and input schemas (type-only imports: nothing of the server is bundled), so a
+ * change there breaks this build instead of the screen.
+ */
+export type { Approval, Gate, MaestroEvent, Project, Run, Task, TaskStatus } from '../../../src/core/types.js';
+export type { TaskInput, TaskEdit } from '../../../src/core/schemas.js';
+export { TASK_STATUSES } from '../../../src/core/status.js';
+import type { Project, Run, Task } from '../../../src/core/types.js';
+
+export interface ScoreBreakdown {
+  rankU: number;
+  chainInertia: number;
+  agingBonus: number;
+  couplingPenalty: number;
+}
+
+export interface SchedulerDecision {
+  id: number;
+  projectId: string;
+  taskId: string;
+  owner: string;
+  score: number;
+  breakdown: ScoreBreakdown;
+  competitors: { taskId: string; score: number }[];
+  at: number;
+}
+
+export interface TaskDetail {
+  task: Task;
+  runs: Run[];
+  children: Task[];
+  lastDecision: SchedulerDecision | null;
+}
+
+export interface ProjectDetail {
+  project: Project;
+  tasksByStatus: Record<string, number>;
+}
+
+export interface Metrics {
+  tasksByStatus: Record<string, number>;
+  runDurations: { kind: string; count: number; meanMs: number; p50Ms: number; p95Ms: number; maxMs: number }[];
+  usage: { projectId: string; runs: number; inputTokens: number; outputTokens: number; costUsd: number }[];
+}
+
+export interface TranscriptSearch {
+  runId?: string;
+  q?: string;
+  matches: { line: number; text: string }[];
+}
+
+export interface TraceChain {
+  traceId: string;
+  task: Task;
+  chain: { run: Run; taskVersion: number; events: import('../../../src/core/types.js').MaestroEvent[] }[];
+}
+
+/** One SSE item of a run (ids are `<runId>:<seq>`). */
+export interface StreamItem {
+  id: string;
+  kind: 'token' | 'phase' | 'clarify' | 'result' | 'error';
+  data: { runId: string; seq: number; stage?: string; text?: string; state?: string; question?: string; message?: string; code?: string; [k: string]: unknown };
+}
+
+export interface ApiErrorBody {
+  error: { code: string; message: string };
+}

@@ -1,0 +1,68 @@
+/**
+ * The board's live feed: /api/ws sends every stored event. The connection
+ * reopens with backoff when the daemon goes away; on reopening, the caller
+ * reloads (events sent while we were away are not replayed by the socket).
+ */
+import type { MaestroEvent } from './types.js';
+
+export type FeedState = 'connecting' | 'open' | 'closed';
+
+export interface FeedHandlers {
+  onEvent(e: MaestroEvent): void;
+  onState(state: FeedState, reconnected: boolean): void;
+}
+
+export function wsUrl(): string {
+  const { protocol, host } = window.location;
+  return `${protocol === 'https:' ? 'wss' : 'ws'}://${host}/api/ws`;
+}
+
+export function openFeed(url: string, handlers: FeedHandlers, opts: { WebSocketImpl?: typeof WebSocket; retryMs?: number } = {}): { close(): void; subscribe(projectId: string | null): void } {
+  const Impl = opts.WebSocketImpl ?? WebSocket;
+  let socket: WebSocket | null = null;
+  let closed = false;
+  let attempt = 0;
+  let everOpened = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let projectId: string | null = null;
+
+  const connect = () => {
+    handlers.onState('connecting', false);
+    const ws = new Impl(url);
+    socket = ws;
+    ws.onopen = () => {
+      const reconnected = everOpened;
+      everOpened = true;
+      attempt = 0;
+      if (projectId) ws.send(JSON.stringify({ type: 'subscribe', projectId }));
+      handlers.onState('open', reconnected);
+    };
+    ws.onmessage = (m) => {
+      let msg: { type?: string; event?: MaestroEvent };
+      try {
+        msg = JSON.parse(String(m.data));
+      } catch {
+        return;
+      }
+      if (msg.type === 'event' && msg.event) handlers.onEvent(msg.event);
+    };
+    ws.onclose = () => {
+      if (closed) return;
+      handlers.onState('closed', false);
+      attempt++;
+      timer = setTimeout(connect, Math.min(10_000, (opts.retryMs ?? 500) * 2 ** Math.min(attempt, 5)));
+    };
+  };
+  connect();
+  return {
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      socket?.close();
+    },
+    subscribe(id) {
+      projectId = id;
+      if (socket?.readyState === 1) socket.send(JSON.stringify({ type: 'subscribe', projectId: id }));
+    },
+  };
+}

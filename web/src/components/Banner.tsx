@@ -1,0 +1,29 @@
+/** Says when the daemon is unreachable, and when it came back. */
+import { useTranslation } from 'react-i18next';
+import { LANGUAGES, setLanguage, type Language } from '../i18n/index.js';
+import { useConnection } from '../stores/connection.js';
+import styles from './Banner.module.css';
+
+export function Banner() {
+  const { t, i18n } = useTranslation();
+  const state = useConnection((s) => s.state);
+  const reconnectedAt = useConnection((s) => s.reconnectedAt);
+  return (
+    <header className={styles.bar}>
+      <span className={styles.brand}>Maestro</span>
+      <span role="status" aria-live="polite" className={state === 'open' ? styles.ok : styles.bad} data-testid="connection">
+        {state === 'open' ? (reconnectedAt ? t('conn.reconnected') : t('conn.live')) : state === 'connecting' ? t('conn.connecting') : t('conn.lost')}
+      </span>
+      <label className={styles.lang}>
+        <span>{t('app.language')}</span>
+        <select aria-label={t('app.language')} value={i18n.language} onChange={(e) => setLanguage(e.target.value as Language)}>
+          {Object.entries(LANGUAGES).map(([code, name]) => (
+            <option key={code} value={code}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+    </header>
+  );
+}

@@ -1,0 +1,64 @@
+import { fireEvent, render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { makeTask } from '../testData.js';
+import { Board, LANE_PAGE } from './Board.js';
+
+describe('Board', () => {
+  it('puts tasks in lanes by status with counts, and opens one on click', () => {
+    const onOpen = vi.fn();
+    const a = makeTask({ title: 'Write the parser', status: 'ready' });
+    const b = makeTask({ title: 'Review the plan', status: 'plan_review' });
+    const c = makeTask({ title: 'Ship it', status: 'done' });
+    render(<Board tasks={[a, b, c]} onOpen={onOpen} />);
+    const planning = screen.getByRole('region', { name: /Planning/ });
+    expect(within(planning).getByText('Review the plan')).toBeTruthy();
+    expect(within(planning).getByText('plan review 1')).toBeTruthy();
+    expect(within(screen.getByRole('region', { name: /Done/ })).getByText('Ship it')).toBeTruthy();
+    fireEvent.click(screen.getByText('Write the parser'));
+    expect(onOpen).toHaveBeenCalledWith(a.id);
+  });
+
+  it('filters by text and by status', () => {
+    const tasks = [makeTask({ title: 'alpha one' }), makeTask({ title: 'beta two', status: 'executing' }), makeTask({ title: 'alpha three', status: 'done' })];
+    render(<Board tasks={tasks} onOpen={() => {}} />);
+    fireEvent.change(screen.getByLabelText('Search titles'), { target: { value: 'ALPHA' } });
+    expect(screen.queryByText('beta two')).toBeNull();
+    expect(screen.getByText('alpha one')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Filter by status'), { target: { value: 'done' } });
+    expect(screen.queryByText('alpha one')).toBeNull();
+    expect(screen.getByText('alpha three')).toBeTruthy();
+  });
+
+  it('renders hostile titles as text', () => {
+    const title = '<img src=x onerror="alert(1)"><b>bold</b>';
+    const { container } = render(<Board tasks={[makeTask({ title })]} onOpen={() => {}} />);
+    expect(screen.getByText(title)).toBeTruthy();
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.querySelector('b')).toBeNull();
+  });
+
+  it('moves focus between cards with the arrow keys', () => {
+    const a = makeTask({ title: 'first', priority: 0 });
+    const b = makeTask({ title: 'second', priority: 1 });
+    const c = makeTask({ title: 'working', status: 'executing' });
+    render(<Board tasks={[a, b, c]} onOpen={() => {}} />);
+    const first = screen.getByText('first').closest('button')!;
+    first.focus();
+    fireEvent.keyDown(first, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(screen.getByText('second').closest('button'));
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowRight' });
+    // The Planning lane next door has no card: focus stays where it is.
+    expect(document.activeElement).toBe(screen.getByText('second').closest('button'));
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(first);
+  });
+
+  it('shows a page of each lane and the rest on request', () => {
+    const tasks = Array.from({ length: LANE_PAGE + 7 }, () => makeTask());
+    const { container } = render(<Board tasks={tasks} onOpen={() => {}} />);
+    expect(container.querySelectorAll('[data-card]').length).toBe(LANE_PAGE);
+    fireEvent.click(screen.getByText('Show 7 more'));
+    expect(container.querySelectorAll('[data-card]').length).toBe(LANE_PAGE + 7);
+    expect(screen.getByTestId('task-count').textContent).toBe(`${LANE_PAGE + 7} tasks`);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The board: tasks in five lanes, live. Filters (status, text) narrow it;
+ * counts per status show what the filters hide. Cards are buttons; arrow keys
+ * move between them (up/down in a lane, left/right across lanes).
+ */
+import { memo, useMemo, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Task, TaskStatus } from '../api/types.js';
+import { TASK_STATUSES } from '../api/types.js';
+import { LANES, NEEDS_PERSON } from './statuses.js';
+import styles from './Board.module.css';
+
+/** A lane shows this many cards at first; more on request, so 1,000 tasks still render at once. */
+export const LANE_PAGE = 150;
+
+const PRIORITY = ['P0', 'P1', 'P2'];
+
+const Card = memo(function Card({ task, selected, onOpen }: { task: Task; selected: boolean; onOpen(id: string): void }) {
+  const { t } = useTranslation();
+  return (
+    <li>
+      <button
+        className={`${styles.card} ${selected ? styles.selected : ''} ${NEEDS_PERSON.has(task.status) ? styles.attention : ''}`}
+        data-card={task.id}
+        aria-current={selected ? 'true' : undefined}
+        onClick={() => onOpen(task.id)}
+      >
+        <span className={styles.title}>{task.title}</span>
+        <span className={styles.meta}>
+          <span className={styles.status}>{t(`status.${task.status}`)}</span>
+          <span>{PRIORITY[task.priority]}</span>
+          <span>{t(`complexity.${task.complexity}`)}</span>
+          {task.version > 1 && <span>v{task.version}</span>}
+        </span>
+      </button>
+    </li>
+  );
+});
+
+function moveFocus(e: KeyboardEvent<HTMLElement>): void {
+  const target = e.target as HTMLElement;
+  if (!target.dataset.card) return;
+  const lane = target.closest('[data-lane]') as HTMLElement | null;
+  if (!lane) return;
+  const cards = [...lane.querySelectorAll<HTMLElement>('[data-card]')];
+  const i = cards.indexOf(target);
+  let next: HTMLElement | undefined;
+  if (e.key === 'ArrowDown') next = cards[i + 1];
+  else if (e.key === 'ArrowUp') next = cards[i - 1];
+  else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+    const lanes = [...(lane.parentElement?.querySelectorAll<HTMLElement>('[data-lane]') ?? [])];
+    const j = lanes.indexOf(lane) + (e.key === 'ArrowRight' ? 1 : -1);
+    const other = lanes[j]?.querySelectorAll<HTMLElement>('[data-card]');
+    next = other?.[Math.min(i, other.length - 1)];
+  } else return;
+  if (next) {
+    e.preventDefault();
+    next.focus();
+  }
+}
+
+export function Board({ tasks, selectedId, onOpen }: { tasks: Task[]; selectedId?: string; onOpen(id: string): void }) {
+  const { t } = useTranslation();
+  const [text, setText] = useState('');
+  const [status, setStatus] = useState<TaskStatus | ''>('');
+  const [showSuperseded, setShowSuperseded] = useState(false);
+  const [expanded, setExpanded] = useState<Record<string, boolean>>({});
+
+  const counts = useMemo(() => {
+    const c: Partial<Record<TaskStatus, number>> = {};
+    for (const task of tasks) c[task.status] = (c[task.status] ?? 0) + 1;
+    return c;
+  }, [tasks]);
+
+  const lanes = useMemo(() => {
+    const needle = text.trim().toLowerCase();
+    const visible = tasks.filter(
+      (task) => (status ? task.status === status : showSuperseded || task.status !== 'superseded') && (!needle || task.title.toLowerCase().includes(needle) || task.id.toLowerCase() === needle),
+    );
+    // Most urgent first, then oldest.
+    visible.sort((a, b) => a.priority - b.priority || a.createdAt - b.createdAt);
+    return LANES.map((lane) => ({ ...lane, tasks: visible.filter((task) => lane.statuses.includes(task.status)) }));
+  }, [tasks, text, status, showSuperseded]);
+
+  return (
+    <section className={styles.board} aria-label={t('board.label')}>
+      <div className={styles.filters}>
+        <input type="search" aria-label={t('board.search')} placeholder={t('board.search')} value={text} onChange={(e) => setText(e.target.value)} />
+        <select aria-label={t('board.statusFilter')} value={status} onChange={(e) => setStatus(e.target.value as TaskStatus | '')}>
+          <option value="">{t('board.allStatuses')}</option>
+          {TASK_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {t(`status.${s}`)} ({counts[s] ?? 0})
+            </option>
+          ))}
+        </select>
+        <label className={styles.check}>
+          <input type="checkbox" checked={showSuperseded} onChange={(e) => setShowSuperseded(e.target.checked)} />
+          {t('board.showSuperseded')}
+        </label>
+        <span className={styles.total} data-testid="task-count">
+          {t('board.total', { count: tasks.length })}
+        </span>
+      </div>
+      <div className={styles.lanes} onKeyDown={moveFocus}>
+        {lanes.map((lane) => {
+          const shown = expanded[lane.key] ? lane.tasks : lane.tasks.slice(0, LANE_PAGE);
+          return (
+            <section key={lane.key} className={styles.lane} data-lane={lane.key} aria-labelledby={`${lane.key}-h`}>
+              <h2 id={`${lane.key}-h`} className={styles.laneTitle}>
+                {t(lane.key)} <span className={styles.count}>{lane.tasks.length}</span>
+              </h2>
+              <p className={styles.breakdown}>
+                {lane.statuses
+                  .filter((s) => counts[s])
+                  .map((s) => `${t(`status.${s}`)} ${counts[s]}`)
+                  .join(' · ')}
+              </p>
+              <ul className={styles.cards}>
+                {shown.map((task) => (
+                  <Card key={task.id} task={task} selected={task.id === selectedId} onOpen={onOpen} />
+                ))}
+              </ul>
+              {shown.length < lane.tasks.length && (
+                <button className={styles.more} onClick={() => setExpanded({ ...expanded, [lane.key]: true })}>
+                  {t('board.showMore', { count: lane.tasks.length - shown.length })}
+                </button>
+              )}
+            </section>
+          );
+        })}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,35 @@
+import { useTranslation } from 'react-i18next';
+import type { Task } from '../../api/types.js';
+import styles from './Detail.module.css';
+
+export function Fields({ task }: { task: Task }) {
+  const { t, i18n } = useTranslation();
+  const rows: [string, string][] = [
+    ['field.status', t(`status.${task.status}`)],
+    ['field.id', task.id],
+    ['field.priority', `P${task.priority}`],
+    ['field.complexity', t(`complexity.${task.complexity}`)],
+    ['field.type', task.taskType ?? '—'],
+    ['field.scope', task.scope ?? '—'],
+    ['field.version', String(task.version)],
+    ['field.attempt', String(task.attempt)],
+    ['field.expected', task.expectedOutput ?? '—'],
+    ['field.ownedFiles', task.ownedFiles.join(', ') || '—'],
+    ['field.updated', new Date(task.updatedAt).toLocaleString(i18n.language)],
+  ];
+  if (task.feedback) rows.push(['field.feedback', task.feedback]);
+  if (task.lastRunError) rows.push(['field.lastError', task.lastRunError]);
+  return (
+    <section className={styles.section} aria-labelledby="fields-h">
+      <h3 id="fields-h">{t('detail.fields')}</h3>
+      <dl className={styles.fields}>
+        {rows.map(([k, v]) => (
+          <div key={k} style={{ display: 'contents' }}>
+            <dt>{t(k)}</dt>
+            <dd data-testid={k}>{v}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}

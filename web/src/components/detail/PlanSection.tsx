@@ -1,0 +1,84 @@
+import { useTranslation } from 'react-i18next';
+import type { Task } from '../../api/types.js';
+import { href } from '../../stores/route.js';
+import { splitPlan } from './planText.js';
+import styles from './Detail.module.css';
+
+export function PlanSection({ task, children }: { task: Task; children: Task[] }) {
+  const { t } = useTranslation();
+  if (!task.plan && !task.spec && children.length === 0) return null;
+  const { prose, subtasks } = task.plan ? splitPlan(task.plan) : { prose: '', subtasks: null };
+  const titleOf = (id: string) => children.find((c) => c.id === id)?.title ?? id;
+  return (
+    <section className={styles.section} aria-labelledby="plan-h">
+      <h3 id="plan-h">{t('detail.plan')}</h3>
+      {task.plan && <pre data-testid="plan-text">{prose}</pre>}
+      {children.length > 0 ? (
+        <table aria-label={t('detail.subtasks')}>
+          <thead>
+            <tr>
+              <th>{t('field.title')}</th>
+              <th>{t('field.status')}</th>
+              <th>{t('field.priority')}</th>
+              <th>{t('field.complexity')}</th>
+              <th>{t('field.deps')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {children.map((c) => (
+              <tr key={c.id}>
+                <td>
+                  <a href={href({ name: 'board', taskId: c.id })}>{c.title}</a>
+                </td>
+                <td>{t(`status.${c.status}`)}</td>
+                <td>P{c.priority}</td>
+                <td>{t(`complexity.${c.complexity}`)}</td>
+                <td>{c.deps.map(titleOf).join(', ') || '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        subtasks && (
+          <table aria-label={t('detail.proposed')}>
+            <caption className={styles.muted}>{t('detail.proposed')}</caption>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>{t('field.title')}</th>
+                <th>{t('field.priority')}</th>
+                <th>{t('field.complexity')}</th>
+                <th>{t('field.deps')}</th>
+                <th>{t('field.ownedFiles')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {subtasks.map((s, i) => (
+                <tr key={i}>
+                  <td>{i}</td>
+                  <td title={s.expectedOutput}>{s.title}</td>
+                  <td>{s.priority ?? '—'}</td>
+                  <td>{s.complexity ? t(`complexity.${s.complexity}`, { defaultValue: s.complexity }) : '—'}</td>
+                  <td>{s.deps.map((d) => subtasks[d]?.title ?? `#${d}`).join(', ') || '—'}</td>
+                  <td>{s.ownedFiles.join(', ') || '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      )}
+      {task.plan && subtasks && (
+        <details>
+          <summary>{t('detail.rawPlan')}</summary>
+          <pre>{task.plan}</pre>
+        </details>
+      )}
+      {task.spec && (
+        <>
+          <h3>{t('detail.spec')}</h3>
+          <pre>{task.spec}</pre>
+        </>
+      )}
+    </section>
+  );
+}

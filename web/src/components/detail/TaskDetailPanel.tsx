@@ -1,0 +1,85 @@
+/** The open task: refreshed whenever the feed reports an event for it; says so if it disappears. */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, ApiError } from '../../api/client.js';
+import type { TaskDetail } from '../../api/types.js';
+import { navigate } from '../../stores/route.js';
+import { useTasks } from '../../stores/tasks.js';
+import { DepGraph } from './DepGraph.js';
+import { Fields } from './Fields.js';
+import { GateActions } from './GateActions.js';
+import { LiveOutput } from './LiveOutput.js';
+import { MessageBox } from './MessageBox.js';
+import { PlanSection } from './PlanSection.js';
+import { Runs } from './Runs.js';
+import { Trace } from './Trace.js';
+import { Transcript } from './Transcript.js';
+import styles from './Detail.module.css';
+
+export function TaskDetailPanel({ taskId }: { taskId: string }) {
+  const { t } = useTranslation();
+  const [detail, setDetail] = useState<TaskDetail | null>(null);
+  const [error, setError] = useState<{ gone: boolean; message: string } | null>(null);
+  const touched = useTasks((s) => s.touched[taskId] ?? 0);
+  const allTasks = useTasks((s) => s.byId);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const focused = useRef(false);
+
+  const reload = useCallback(async () => {
+    try {
+      const d = await api.task(taskId);
+      setDetail(d);
+      setError(null);
+      useTasks.getState().upsert(d.task);
+    } catch (err) {
+      setError({ gone: err instanceof ApiError && err.status === 404, message: (err as Error).message });
+    }
+  }, [taskId]);
+
+  useEffect(() => {
+    void reload();
+  }, [reload, touched]);
+
+  // Keyboard users land on the task they opened; Escape takes them back to its card.
+  useEffect(() => {
+    if (detail && !focused.current) {
+      focused.current = true;
+      heading.current?.focus();
+    }
+  }, [detail]);
+
+  if (error && (error.gone || !detail)) {
+    return (
+      <div className={styles.panel} role="alert">
+        <h2>{error.gone ? t('detail.gone') : t('detail.loadFailed')}</h2>
+        <p className={styles.muted}>{error.message}</p>
+        <button onClick={() => navigate({ name: 'board' })}>{t('detail.close')}</button>
+      </div>
+    );
+  }
+  if (!detail) return <p className={styles.panel}>{t('app.loading')}</p>;
+  const { task, runs, children, lastDecision } = detail;
+  const lastRun = runs[runs.length - 1];
+  return (
+    <div className={styles.panel}>
+      <div className={styles.head}>
+        <h2 className={styles.title} data-testid="detail-title" ref={heading} tabIndex={-1}>
+          {task.title}
+        </h2>
+        <button aria-label={t('detail.close')} onClick={() => navigate({ name: 'board' })}>
+          ×
+        </button>
+      </div>
+      {error && <p role="alert" className={styles.err}>{error.message}</p>}
+      <GateActions task={task} onDone={reload} />
+      <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} onDone={reload} />
+      <Fields task={task} />
+      <DepGraph task={task} children={children} all={allTasks} />
+      <PlanSection task={task} children={children} />
+      <LiveOutput taskId={task.id} />
+      <Transcript taskId={task.id} runs={runs} />
+      <Runs runs={runs} decision={lastDecision} />
+      {lastRun && <Trace traceId={lastRun.traceId} />}
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+/** Opens the WebSocket feed once for the app; reloads the board when the feed comes back after a drop. */
+import { useEffect, useRef } from 'react';
+import { openFeed, wsUrl } from '../api/ws.js';
+import { useConnection } from '../stores/connection.js';
+import { useProjects } from '../stores/projects.js';
+import { useTasks } from '../stores/tasks.js';
+
+export function useLiveFeed(): void {
+  const selectedId = useProjects((s) => s.selectedId);
+  const feed = useRef<ReturnType<typeof openFeed> | null>(null);
+  useEffect(() => {
+    feed.current = openFeed(wsUrl(), {
+      onEvent: (e) => useTasks.getState().applyEvent(e),
+      onState: (state, reconnected) => {
+        useConnection.getState().setState(state, reconnected);
+        if (reconnected) {
+          void useProjects.getState().load();
+          const pid = useTasks.getState().projectId;
+          if (pid) void useTasks.getState().load(pid);
+        }
+      },
+    });
+    return () => feed.current?.close();
+  }, []);
+  useEffect(() => {
+    feed.current?.subscribe(selectedId);
+    if (selectedId) void useTasks.getState().load(selectedId);
+  }, [selectedId]);
+}

@@ -1,0 +1,77 @@
+/** English: the reference dictionary; every other language must have exactly these keys (checked by the type). */
+export const en = {
+  app: { language: 'Language', loading: 'Loading…', unknownRoute: 'There is no page at "{{path}}".', backToBoard: 'Back to the board' },
+  conn: { live: 'Live', connecting: 'Connecting to the daemon…', lost: 'The daemon is unreachable; reconnecting…', reconnected: 'Reconnected; the board was reloaded' },
+  nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer' },
+  lane: { backlog: 'Backlog', planning: 'Planning', working: 'In progress', done: 'Done', attention: 'Stopped' },
+  board: {
+    label: 'Task board',
+    search: 'Search titles',
+    statusFilter: 'Filter by status',
+    allStatuses: 'All statuses',
+    showSuperseded: 'Show superseded',
+    total: '{{count}} tasks',
+    showMore: 'Show {{count}} more',
+    loadFailed: 'The tasks could not be loaded: {{message}}',
+    pickProject: 'Pick a project on the left.',
+  },
+  status: {
+    ready: 'ready', queued: 'queued', planning: 'planning', plan_review: 'plan review', spec_review: 'spec review', waiting_children: 'waiting for subtasks',
+    executing: 'executing', awaiting_input: 'awaiting input', reviewing: 'reviewing', exec_review: 'execution review', merging: 'merging', done: 'done',
+    needs_attention: 'needs attention', cancelled: 'cancelled', superseded: 'superseded',
+  },
+  complexity: { easy: 'easy', medium: 'medium', hard: 'hard' },
+  runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict' },
+  runStatus: { running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
+  detail: {
+    label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',
+    fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',
+  },
+  field: {
+    status: 'Status', id: 'Id', priority: 'Priority', complexity: 'Complexity', type: 'Type', scope: 'Scope', version: 'Version', attempt: 'Attempt',
+    expected: 'Expected output', ownedFiles: 'Owned files', updated: 'Updated', feedback: 'Feedback', lastError: 'Last error', title: 'Title', deps: 'Depends on',
+  },
+  gate: {
+    waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
+    history: 'Approvals', approved: 'approved', rejected: 'rejected',
+  },
+  message: {
+    replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',
+    send: 'Send the answer', inject: 'Send the instruction', replied: 'Answer sent.', injected: 'Instruction queued.',
+  },
+  live: { title: 'Live output', open: 'live', connecting: 'connecting', reconnecting: 'reconnecting', empty: 'Nothing yet: the output appears here while a run works.', result: 'run finished' },
+  transcript: {
+    title: 'Transcript', search: 'Search the transcript', run: 'Run', latestRun: 'Latest run', go: 'Search', tail: 'Show the last lines',
+    matches: 'Matching lines: {{count}}', tailOf: 'The last {{shown}} of {{total}} lines',
+  },
+  runs: { title: 'Runs', none: 'No runs yet.', kind: 'Kind', status: 'Status', model: 'Model', tokens: 'Tokens in / out', cost: 'Cost', duration: 'Duration', running: 'running', total: 'Total' },
+  score: {
+    title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat: 'It beat {{count}} other ready tasks.',
+    rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',
+  },
+  trace: { title: 'Trace', show: 'Show the trace', hide: 'Hide the trace' },
+  settings: {
+    title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'These settings are stored by the daemon; the repository’s own .maestro/config.json, when present, also sets checks, limits and model tiers.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
+    raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
+  },
+  metrics: {
+    title: 'Metrics', byStatus: 'Tasks by status', throughput: 'Throughput (tasks done per hour)', durations: 'Run durations (p50 / p95)', cost: 'Cost by project',
+    noData: 'No data yet.', runs: '{{count}} runs', tokens: '{{input}} in / {{output}} out',
+  },
+  knowledge: {
+    title: 'Knowledge', tab: { search: 'Search', review: 'Review queue', audit: 'Audit' }, query: 'Search the knowledge', search: 'Search', facets: 'Facets',
+    type: 'Type', category: 'Category', any: 'Any', counts: '{{count}} results ({{wiki}} wiki, {{code}} code)', chain: 'Evolution',
+    unavailable: 'Knowledge search is not available on this daemon.', queueEmpty: 'Nothing waits for review.', matches: 'Matches', evidence: 'Evidence',
+    accept: 'Accept', dismiss: 'Dismiss', promote: 'Promote', auditClean: 'The audit found nothing.', severity: 'Severity', where: 'Where', message: 'Finding',
+  },
+  observer: {
+    title: 'Observer', sessions: 'Sessions', noSessions: 'No observed sessions yet.', unavailable: 'The observer is not available on this daemon.',
+    explorations: '{{count}} explorations', last: 'latest', unreadable: 'This session cannot be shown: {{reason}}', flow: 'Flow graph',
+    tokens: 'Tokens: {{input}} in / {{output}} out', knowledge: 'Knowledge', summary: 'Summary', notSearched: 'Not searched yet.',
+    noKnowledge: 'No prior knowledge.', noSummary: 'No summary yet.', tools: '{{count}} tools', errors: '{{count}} errors', wiki: 'wiki: {{status}}',
+    status: { running: 'running', complete: 'complete', interrupted: 'interrupted' },
+  },
+};
+
+type Deep<T> = { [K in keyof T]: T[K] extends string ? string : Deep<T[K]> };
+export type Dictionary = Deep<typeof en>;

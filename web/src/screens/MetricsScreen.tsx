@@ -1,0 +1,87 @@
+/** Throughput (tasks done per hour), run durations and cost, as plain SVG charts. */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../api/client.js';
+import type { Metrics } from '../api/types.js';
+import { BarChart } from '../components/BarChart.js';
+import { useProjects } from '../stores/projects.js';
+import { useTasks } from '../stores/tasks.js';
+import styles from './Screens.module.css';
+
+export function MetricsScreen() {
+  const { t } = useTranslation();
+  const projectId = useProjects((s) => s.selectedId);
+  const projects = useProjects((s) => s.projects);
+  const touched = useTasks((s) => s.touched);
+  const [m, setM] = useState<Metrics | null>(null);
+  const [done, setDone] = useState<{ label: string; value: number }[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!projectId) return;
+    api.metrics(projectId).then(setM, (e: Error) => setError(e.message));
+    // Throughput: transitions to done, bucketed by hour (the last 1,000 status events).
+    api.events({ projectId, type: 'task.status', limit: 1000 }).then(({ events }) => {
+      const buckets = new Map<string, number>();
+      for (const e of events) {
+        if (e.payload.to !== 'done') continue;
+        const d = new Date(e.at);
+        const key = `${String(d.getHours()).padStart(2, '0')}:00`;
+        buckets.set(key, (buckets.get(key) ?? 0) + 1);
+      }
+      setDone([...buckets].map(([label, value]) => ({ label, value })));
+    }, (e: Error) => setError(e.message));
+  }, [projectId, Object.keys(touched).length]);
+  if (!projectId) return <p className={styles.pad}>{t('board.pickProject')}</p>;
+  const name = (id: string) => projects.find((p) => p.id === id)?.name ?? id;
+  return (
+    <div className={styles.page}>
+      <h2>{t('metrics.title')}</h2>
+      {error && <p role="alert" className={styles.error}>{error}</p>}
+      {m && (
+        <div className={styles.grid}>
+          <div className={styles.card}>
+            <h3>{t('metrics.byStatus')}</h3>
+            <BarChart label={t('metrics.byStatus')} data={Object.entries(m.tasksByStatus).map(([s, n]) => ({ label: t(`status.${s}`), value: n }))} />
+          </div>
+          <div className={styles.card}>
+            <h3>{t('metrics.throughput')}</h3>
+            {done.length ? <BarChart label={t('metrics.throughput')} data={done} /> : <p className={styles.muted}>{t('metrics.noData')}</p>}
+          </div>
+          <div className={styles.card}>
+            <h3>{t('metrics.durations')}</h3>
+            {m.runDurations.length ? (
+              <BarChart label={t('metrics.durations')} unit="s" data={m.runDurations.flatMap((d) => [
+                { label: `${t(`runKind.${d.kind}`, { defaultValue: d.kind })} p50`, value: d.p50Ms / 1000 },
+                { label: `${t(`runKind.${d.kind}`, { defaultValue: d.kind })} p95`, value: d.p95Ms / 1000 },
+              ])} />
+            ) : (
+              <p className={styles.muted}>{t('metrics.noData')}</p>
+            )}
+          </div>
+          <div className={styles.card}>
+            <h3>{t('metrics.cost')}</h3>
+            {m.usage.length ? (
+              <>
+                <BarChart label={t('metrics.cost')} unit="$" data={m.usage.map((u) => ({ label: name(u.projectId), value: u.costUsd }))} />
+                <table>
+                  <tbody>
+                    {m.usage.map((u) => (
+                      <tr key={u.projectId}>
+                        <td>{name(u.projectId)}</td>
+                        <td>{t('metrics.runs', { count: u.runs })}</td>
+                        <td>{t('metrics.tokens', { input: u.inputTokens.toLocaleString(), output: u.outputTokens.toLocaleString() })}</td>
+                        <td>${u.costUsd.toFixed(4)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </>
+            ) : (
+              <p className={styles.muted}>{t('metrics.noData')}</p>
+            )}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

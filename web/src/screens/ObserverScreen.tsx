@@ -1,0 +1,102 @@
+/** Observer: the session list, and a session as exploration cards (KNOWLEDGE, SUMMARY, wiki badge) with its flow graph. */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { observer, type ExplorationCard, type FlowGraph, type SessionResponse, type SessionSummary } from '../api/observer.js';
+import { href } from '../stores/route.js';
+import styles from './Screens.module.css';
+
+function Card({ e }: { e: ExplorationCard }) {
+  const { t } = useTranslation();
+  return (
+    <article className={styles.card} aria-label={e.question}>
+      <p>
+        <strong>{e.question || e.id}</strong> <span className={styles.badge}>{t(`observer.status.${e.status}`)}</span>
+        {e.wiki && <span className={styles.badge} title={e.wiki.reason ?? e.wiki.targetPath}>{t('observer.wiki', { status: e.wiki.status })}</span>}
+      </p>
+      <p className={styles.muted}>
+        {t('observer.tools', { count: e.toolCount })} · {t('observer.errors', { count: e.errorCount })}
+        {e.durationMs !== null ? ` · ${(e.durationMs / 1000).toFixed(1)} s` : ''} {e.toolSummary}
+      </p>
+      <h3>{t('observer.knowledge')}</h3>
+      {e.knowledge === undefined ? <p className={styles.muted}>{t('observer.notSearched')}</p> : e.knowledge === null ? <p className={styles.muted}>{t('observer.noKnowledge')}</p> : (
+        <p>
+          <code>{e.knowledge.relativePath}</code> ({e.knowledge.score.toFixed(2)}) — {e.knowledge.excerpt}
+        </p>
+      )}
+      <h3>{t('observer.summary')}</h3>
+      {e.summary ? <p>{e.summary.text} <span className={styles.badge}>{e.summary.source}</span></p> : <p className={styles.muted}>{t('observer.noSummary')}</p>}
+    </article>
+  );
+}
+
+function Flow({ flow }: { flow: FlowGraph }) {
+  const { t } = useTranslation();
+  const W = 170, H = 30, G = 14;
+  const pos = new Map(flow.nodes.map((n, i) => [n.id, { x: 10 + (i % 4) * (W + G), y: 10 + Math.floor(i / 4) * (H + G * 2) }]));
+  const rows = Math.ceil(flow.nodes.length / 4);
+  return (
+    <svg role="img" aria-label={t('observer.flow')} width="100%" viewBox={`0 0 ${4 * (W + G) + 20} ${rows * (H + 2 * G) + 20}`}>
+      {flow.edges.map((e, i) => {
+        const a = pos.get(e.from), b = pos.get(e.to);
+        return a && b ? <line key={i} x1={a.x + W / 2} y1={a.y + H} x2={b.x + W / 2} y2={b.y} stroke={e.relationship === 'repair' ? '#ff9b9b' : '#7cc4ff'} /> : null;
+      })}
+      {flow.nodes.map((n) => {
+        const p = pos.get(n.id)!;
+        return (
+          <g key={n.id} transform={`translate(${p.x},${p.y})`}>
+            <rect width={W} height={H} rx={4} fill={n.id === flow.focusNodeId ? '#2b3a48' : '#222930'} stroke="#36404a" />
+            <text x={6} y={19} fill="#e8ecef" fontSize={11}>{n.label.length > 24 ? `${n.label.slice(0, 23)}…` : n.label}</text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+export function ObserverScreen({ id }: { id?: string }) {
+  const { t } = useTranslation();
+  const [list, setList] = useState<SessionSummary[] | null | undefined>(undefined);
+  const [session, setSession] = useState<SessionResponse | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    observer.sessions().then(setList, (e: Error) => setError(e.message));
+  }, []);
+  useEffect(() => {
+    setSession(null);
+    if (id) observer.session(id).then(setSession, (e: Error) => setError(e.message));
+  }, [id]);
+  return (
+    <div className={styles.page}>
+      <h2>{t('observer.title')}</h2>
+      {error && <p role="alert" className={styles.error}>{error}</p>}
+      {list === null && <p className={styles.unavailable} role="status">{t('observer.unavailable')}</p>}
+      {list && list.length === 0 && <p className={styles.muted}>{t('observer.noSessions')}</p>}
+      <div style={{ display: 'flex', gap: 16 }}>
+        {list && list.length > 0 && (
+          <ul style={{ listStyle: 'none', padding: 0, width: 260, flexShrink: 0 }} aria-label={t('observer.sessions')}>
+            {list.map((s) => (
+              <li key={s.sessionId} className={styles.card}>
+                <a href={href({ name: 'observer', id: s.sessionId })} aria-current={s.sessionId === id ? 'page' : undefined}>{s.intent?.nodeTitle ?? s.sessionId}</a>
+                <p className={styles.muted}>
+                  {t('observer.explorations', { count: s.explorationCount })} {s.isLast && <span className={styles.badge}>{t('observer.last')}</span>}
+                  {s.load.status !== 'ok' && <span className={styles.badge}>{s.load.reason ?? s.load.status}</span>}
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+        {session && (
+          <div style={{ flex: 1, minWidth: 0 }}>
+            {!session.explorations ? <p className={styles.unavailable}>{t('observer.unreadable', { reason: session.load.reason ?? session.load.status })}</p> : (
+              <>
+                {session.flow && session.flow.nodes.length > 0 && <Flow flow={session.flow} />}
+                {session.tokens && <p className={styles.muted}>{t('observer.tokens', { input: session.tokens.input, output: session.tokens.output })}</p>}
+                {session.explorations.map((e) => <Card key={e.id} e={e} />)}
+              </>
+            )}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

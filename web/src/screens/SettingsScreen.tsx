@@ -1,0 +1,78 @@
+/**
+ * The project's configuration: model tiers, checks and hooks shown as read,
+ * and the whole configuration editable as JSON (validated before it is sent;
+ * the server validates again).
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../api/client.js';
+import { useProjects } from '../stores/projects.js';
+import styles from './Screens.module.css';
+
+function Section({ title, value }: { title: string; value: unknown }) {
+  const { t } = useTranslation();
+  return (
+    <div className={styles.card}>
+      <h3>{title}</h3>
+      {value === undefined ? <p className={styles.muted}>{t('settings.notSet')}</p> : <pre>{JSON.stringify(value, null, 2)}</pre>}
+    </div>
+  );
+}
+
+export function SettingsScreen() {
+  const { t } = useTranslation();
+  const project = useProjects((s) => s.projects.find((p) => p.id === s.selectedId));
+  const replace = useProjects((s) => s.replace);
+  const [text, setText] = useState('');
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  useEffect(() => {
+    setText(project ? JSON.stringify(project.config, null, 2) : '');
+    setNote(null);
+  }, [project]);
+  if (!project) return <p className={styles.pad}>{t('board.pickProject')}</p>;
+  const c = project.config as Record<string, unknown>;
+  const save = async () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      setNote({ ok: false, text: t('settings.badJson', { message: (err as Error).message }) });
+      return;
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      setNote({ ok: false, text: t('settings.notObject') });
+      return;
+    }
+    try {
+      const { project: saved } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>);
+      replace(saved);
+      setNote({ ok: true, text: t('settings.saved') });
+    } catch (err) {
+      setNote({ ok: false, text: (err as Error).message });
+    }
+  };
+  return (
+    <div className={styles.page}>
+      <h2>{t('settings.title', { name: project.name })}</h2>
+      <p className={styles.muted}>{project.repoPath}</p>
+      <p className={styles.muted}>{t('settings.repoConfig')}</p>
+      <div className={styles.grid}>
+        <Section title={t('settings.tiers')} value={c.models ?? c.tiers ?? c.modelTiers} />
+        <Section title={t('settings.checks')} value={c.checks} />
+        <Section title={t('settings.hooks')} value={c.hooks} />
+        <Section title={t('settings.limits')} value={c.limits} />
+        <Section title={t('settings.provider')} value={c.provider} />
+      </div>
+      <div className={styles.card}>
+        <label htmlFor="config-json">
+          <h3>{t('settings.raw')}</h3>
+        </label>
+        <textarea id="config-json" className={styles.textarea} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+        <div className={styles.row}>
+          <button onClick={() => void save()}>{t('settings.save')}</button>
+          {note && <span role={note.ok ? 'status' : 'alert'} style={{ color: note.ok ? 'var(--ok)' : 'var(--bad)' }}>{note.text}</span>}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * The selected project's tasks, kept live: the WebSocket feed's events patch
+ * the status at once and refetch the task shortly after (a burst of events for
+ * one task costs one request).
+ */
+import { create } from 'zustand';
+import { api, ApiError } from '../api/client.js';
+import type { MaestroEvent, Task, TaskStatus } from '../api/types.js';
+
+interface TasksState {
+  projectId: string | null;
+  byId: Record<string, Task>;
+  loading: boolean;
+  error: string | null;
+  /** Bumped on every event for a task, so an open detail knows to refresh. */
+  touched: Record<string, number>;
+  /** Tasks deleted or gone while shown. */
+  gone: Record<string, true>;
+  load(projectId: string): Promise<void>;
+  applyEvent(e: MaestroEvent): void;
+  upsert(task: Task): void;
+  refetch(id: string): Promise<void>;
+}
+
+const pending = new Map<string, ReturnType<typeof setTimeout>>();
+/** The list request in flight per project: a second load() while one runs joins it. */
+const inflight = new Map<string, Promise<void>>();
+
+export const useTasks = create<TasksState>((set, get) => ({
+  projectId: null,
+  byId: {},
+  loading: false,
+  error: null,
+  touched: {},
+  gone: {},
+  load(projectId) {
+    const running = inflight.get(projectId);
+    if (running) return running;
+    set({ projectId, loading: true, error: null, ...(get().projectId !== projectId ? { byId: {} } : {}) });
+    const p = (async () => {
+      try {
+        const { tasks } = await api.tasks(projectId);
+        if (get().projectId !== projectId) return;
+        set({ byId: Object.fromEntries(tasks.map((t) => [t.id, t])), loading: false });
+      } catch (err) {
+        set({ loading: false, error: (err as Error).message });
+      } finally {
+        inflight.delete(projectId);
+      }
+    })();
+    inflight.set(projectId, p);
+    return p;
+  },
+  upsert(task) {
+    if (task.projectId !== get().projectId) return;
+    set({ byId: { ...get().byId, [task.id]: task } });
+  },
+  async refetch(id) {
+    try {
+      const { task } = await api.task(id);
+      get().upsert(task);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        const { [id]: _removed, ...rest } = get().byId;
+        set({ byId: rest, gone: { ...get().gone, [id]: true } });
+      }
+    }
+  },
+  applyEvent(e) {
+    if (!e.taskId || (e.projectId && e.projectId !== get().projectId)) return;
+    const id = e.taskId;
+    const known = get().byId[id];
+    if (e.type === 'task.status' && known && typeof e.payload.to === 'string') {
+      set({ byId: { ...get().byId, [id]: { ...known, status: e.payload.to as TaskStatus, updatedAt: e.at } } });
+    }
+    set({ touched: { ...get().touched, [id]: (get().touched[id] ?? 0) + 1 } });
+    const t = pending.get(id);
+    if (t) clearTimeout(t);
+    pending.set(
+      id,
+      setTimeout(() => {
+        pending.delete(id);
+        void get().refetch(id);
+      }, 150),
+    );
+  },
+}));
