@@ -56,15 +56,19 @@ async function run(cluster: { url: string }, daemons: number, round: number): Pr
     for (;;) {
       const rows = await store.db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`);
       const by = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-      if (by.needs_attention) throw new Error(`${by.needs_attention} task(s) need attention`);
+      if (by.needs_attention) {
+        const [t] = await store.tasks.list({ status: 'needs_attention', limit: 1 });
+        throw new Error(`${by.needs_attention} task(s) need attention, e.g. ${t?.title}: ${t?.lastRunError}`);
+      }
       if (by.done === TASKS) break;
       await new Promise((r) => setTimeout(r, 250));
     }
     return performance.now() - t0;
   } finally {
-    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
     await store.close();
-    rmSync(root, { recursive: true, force: true });
+    // Workers of the killed daemons may still be finishing a write; retry the cleanup briefly.
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
