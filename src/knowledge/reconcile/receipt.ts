@@ -13,6 +13,7 @@ import { readCorpus, type CorpusSnapshot } from '../ledger/corpusDocs.js';
 import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
 import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '../ledger/recipes.js';
 import type { WorkflowRoot } from '../root.js';
+import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
 import { listRunIds, runDir, sessionDir } from '../session/store.js';
 import { associatedDocs, matchCandidate, prepareCorpus, type CandidateResult, type MatchOptions, type MatchStats, type PreparedCorpus } from './matcher.js';
@@ -63,11 +64,12 @@ export interface SourceState {
 /** Throws (file + field) when the ledger or the report is corrupt. */
 export function readSourceState(src: Source): SourceState {
   const ledger = readLedger(src.ledgerPath);
-  const cands: Array<LedgerCandidate | Draft> = (ledger?.candidates ?? []).filter((c) => c.status !== 'promoted');
+  const promoted = promotedIds(src.dir);
+  const cands: Array<LedgerCandidate | Draft> = (ledger?.candidates ?? []).filter((c) => c.status !== 'promoted' && !promoted.has(c.candidate_id));
   if (src.rid === 'session') return { ledger, candidates: cands, snapshotHash: sessionSnapshotHash(cands as LedgerCandidate[]) };
   const reportPath = join(src.dir, 'report.md');
   if (existsSync(reportPath)) {
-    const have = new Set((ledger?.candidates ?? []).map((c) => c.candidate_id));
+    const have = new Set([...(ledger?.candidates ?? []).map((c) => c.candidate_id), ...promoted]);
     for (const d of reportDrafts(parseReport(readFileSync(reportPath, 'utf8'), reportPath), src.rid)) if (!have.has(d.candidate_id)) {
       cands.push(d);
       have.add(d.candidate_id);
