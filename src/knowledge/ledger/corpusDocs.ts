@@ -7,6 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { specEntryId } from '../corpus.js';
 import { asString } from '../frontmatter.js';
 import { parseKnowhowText } from '../knowhowParser.js';
 import { parseSpecText } from '../specParser.js';
@@ -107,7 +108,8 @@ function specDocs(workflowDir: string, path: string, text: string): CorpusDoc[] 
       source_path: rel(workflowDir, path),
       source_line: e.lineStart,
       category: e.category ?? parsed.category ?? null,
-      aliases: e.sid ? [e.sid, `spec:${e.sid}`] : [id],
+      // The canonical Knowledge I id too, so inputs recorded by `maestro load` relate to this doc.
+      aliases: [...(e.sid ? [e.sid, `spec:${e.sid}`] : [id]), specEntryId({ idPrefix: 'spec:project:' }, path, e.ordinal)],
     });
   }
   return out;

@@ -12,7 +12,7 @@ import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Acti
 import type { WorkflowRoot } from '../root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertWritableRun, isSealed, readRun, readSession, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertWritableRun, isSealed, readRun, readSession, upgradeRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -118,6 +118,17 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
  * injection never call this. No active run, or a sealed one: nothing is written.
  */
 export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
+  const dir = env.MAESTRO_RUN_DIR;
+  if (dir && ids.length && existsSync(join(dir, 'run.json'))) {
+    const run = upgradeRun(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as Record<string, unknown>, join(dir, 'run.json'));
+    if (isSealed(run)) return false;
+    updateLedger(join(dir, 'knowledge-delta.json'), () => emptyLedger(run.session_id, run.run_id, nowIso()), (l) => {
+      const now = nowIso();
+      for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
+    });
+    return true;
+  }
   const a = activeRun(root, env);
   if (!a || !ids.length) return false;
   let run: RunDoc;
