@@ -111,7 +111,9 @@ export interface ReconcileOptions extends MatchOptions {
 export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceState, corpus: CorpusSnapshot, pc: PreparedCorpus, opts: ReconcileOptions = {}, previous?: Receipt | null): Receipt {
   const assoc = associatedDocs(pc, state.ledger?.inputs ?? []);
   const stats: MatchStats = { identity: 0, semantic: 0, relation: 0 };
-  const results = state.candidates.map((c) => {
+  // Receipts list candidates by id, as the published ones do.
+  const ordered = [...state.candidates].sort((a, b) => a.candidate_id.localeCompare(b.candidate_id));
+  const results = ordered.map((c) => {
     const r = matchCandidate(c, pc, assoc, opts, stats);
     // A confirmed human resolution survives a refresh while its target is still in the corpus.
     const prev = previous?.candidates.find((p) => p.candidate_id === c.candidate_id && p.resolution?.status === 'confirmed');
