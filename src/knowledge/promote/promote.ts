@@ -45,7 +45,7 @@ function crashPoint(candidateId: string): void {
   if (process.env.MAESTRO_KNOWLEDGE_CRASH_AFTER_WRITE === candidateId) process.kill(process.pid, 'SIGKILL');
 }
 
-export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: string[]; all?: boolean; now?: Date }): PromotionResult {
+export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: string[]; all?: boolean; now?: Date; /** Test seam: runs after every gate passed, before the first write. */ afterGates?: () => void }): PromotionResult {
   readSession(root, sid);
   const now = opts.now ?? new Date();
   const res: PromotionResult = { schema: 'knowledge-promotion-result/1.0', session_id: sid, promoted: [], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
@@ -101,22 +101,26 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
     res.already_promoted.push({ candidate_id: id, promoted_id: findPromoted(root, sid, id) });
   }
 
+  opts.afterGates?.();
   for (const { src, cand, entry } of work) {
     const prior = readPromotions(src.dir)?.entries[cand.candidate_id];
     if (prior?.state === 'promoted' || cand.status === 'promoted') {
       res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: prior?.promoted_id ?? cand.promoted_id });
       continue;
     }
-    if (cand.status === 'rejected' || entry.promotion_eligibility === 'suppressed') {
+    // An interrupted promotion passed every gate before its intent was written; the "duplicate"
+    // a refreshed receipt now sees is its own planned entry, so it is completed, not suppressed.
+    const resuming = prior?.state === 'promoting';
+    if (!resuming && (cand.status === 'rejected' || entry.promotion_eligibility === 'suppressed')) {
       res.skipped_suppressed.push(cand.candidate_id);
       continue;
     }
-    if (entry.promotion_eligibility === 'review_required') {
+    if (!resuming && entry.promotion_eligibility === 'review_required') {
       res.skipped_review_required.push(cand.candidate_id);
       continue;
     }
     if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
-    const supersedes = entry.disposition === 'supersede_candidate' ? entry.canonical_id : null;
+    const supersedes = resuming ? prior.supersedes : entry.disposition === 'supersede_candidate' ? entry.canonical_id : null;
     res.promoted.push(promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs));
   }
   return res;

@@ -11,6 +11,7 @@ import { readCorpus } from '../ledger/corpusDocs.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
+import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
 import { activeRun, assertWritableRun, isSealed, readRun, readSession, upgradeRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
@@ -229,7 +230,8 @@ export function sealRun(root: WorkflowRoot, sid: string, rid: string): { run: Ru
 
 function pendingOf(src: Source): number {
   try {
-    return (readLedger(src.ledgerPath)?.candidates ?? []).filter((c) => c.status === 'pending' || c.status === 'promoting').length;
+    const done = promotedIds(src.dir); // run ledgers are sealed: their promotions are in knowledge-promotion.json
+    return (readLedger(src.ledgerPath)?.candidates ?? []).filter((c) => (c.status === 'pending' || c.status === 'promoting') && !done.has(c.candidate_id)).length;
   } catch {
     return 0;
   }
