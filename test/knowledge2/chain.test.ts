@@ -84,7 +84,7 @@ describe('maestro knowledge: the chain', () => {
 
     // Readback: the promoted rules are searchable and loadable; the superseded one is deprecated.
     const hits = await ok(['search', 'settings cache invalidate write']);
-    expect(hits.results.some((h: { title: string }) => /Invalidate the settings cache/.test(h.title))).toBe(true);
+    expect(hits.results.some((h: { name: string; aliases: string[] }) => /Invalidate the settings cache/.test(h.name) && h.aliases.some((a) => a.startsWith('S-')))).toBe(true);
     const spec = readFileSync(join(dir, '.workflow', 'specs', 'coding-conventions.md'), 'utf8');
     expect(spec).toMatch(/sid="S-20260102-bbbb"[^>]*status="deprecated"|status="deprecated"[^>]*sid="S-20260102-bbbb"/);
     expect(spec).toContain(`source="session:s-1:${fresh.candidate.candidate_id}"`);
