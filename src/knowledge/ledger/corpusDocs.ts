@@ -11,13 +11,13 @@ import { specEntryId } from '../corpus.js';
 import { asString } from '../frontmatter.js';
 import { parseKnowhowText } from '../knowhowParser.js';
 import { parseSpecText } from '../specParser.js';
-import { fingerprintOf, fingerprintRow, type CorpusDoc, type FingerprintRow } from './recipes.js';
+import { fingerprintRow, sha256, type CorpusDoc } from './recipes.js';
 
 interface FileCacheEntry {
   mtimeMs: number;
   size: number;
   docs: CorpusDoc[];
-  rows: FingerprintRow[];
+  rows: Array<{ target: string; id: string; json: string }>;
 }
 
 export interface CorpusSnapshot {
@@ -27,7 +27,7 @@ export interface CorpusSnapshot {
   parsed: number;
 }
 
-const caches = new Map<string, Map<string, FileCacheEntry>>();
+const caches = new Map<string, RootCache>();
 
 /** Forget cached rows (tests and the benchmark measure the full path with it). */
 export function clearCorpusCache(workflowDir?: string): void {
@@ -43,39 +43,77 @@ function topLevelMd(dir: string): string[] {
     .sort();
 }
 
+interface RootCache {
+  files: Map<string, FileCacheEntry>;
+  /** Every row in fingerprint order, kept sorted across calls; null until first built. */
+  sorted: Row[] | null;
+  fingerprint: string | null;
+}
+type Row = { target: string; id: string; json: string; file: string };
+
+const collator = new Intl.Collator(); // the order localeCompare gives, as in recipes.ts
+const cmpRow = (a: Row, b: Row) => collator.compare(a.target, b.target) || collator.compare(a.id, b.id);
+
+function insertSorted(rows: Row[], r: Row): void {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cmpRow(rows[mid]!, r) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  rows.splice(lo, 0, r);
+}
+
 export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}): CorpusSnapshot {
   const useCache = opts.cache ?? true;
-  let cache = caches.get(workflowDir);
-  if (!cache || !useCache) {
-    cache = new Map();
+  let cache = useCache ? caches.get(workflowDir) : undefined;
+  if (!cache) {
+    cache = { files: new Map(), sorted: null, fingerprint: null };
     if (useCache) caches.set(workflowDir, cache);
   }
   const files = [...topLevelMd(join(workflowDir, 'specs')).map((p) => ({ p, kind: 'spec' as const })), ...topLevelMd(join(workflowDir, 'knowhow')).map((p) => ({ p, kind: 'knowhow' as const }))];
   const seen = new Set<string>();
-  let parsed = 0;
+  const changed = new Set<string>();
+  const added: Row[] = [];
   const docs: CorpusDoc[] = [];
-  const rows: FingerprintRow[] = [];
   for (const { p, kind } of files) {
-    seen.add(p);
     let st;
     try {
       st = statSync(p);
     } catch {
       continue;
     }
-    let hit = cache.get(p);
+    seen.add(p);
+    let hit = cache.files.get(p);
     if (!hit || hit.mtimeMs !== st.mtimeMs || hit.size !== st.size) {
       const text = readFileSync(p, 'utf8');
       const d = kind === 'spec' ? specDocs(workflowDir, p, text) : knowhowDocs(workflowDir, p, text);
-      hit = { mtimeMs: st.mtimeMs, size: st.size, docs: d, rows: d.map(fingerprintRow) };
-      cache.set(p, hit);
-      parsed++;
+      hit = { mtimeMs: st.mtimeMs, size: st.size, docs: d, rows: d.map((x) => ({ target: x.target, id: x.id, json: JSON.stringify(fingerprintRow(x)) })) };
+      cache.files.set(p, hit);
+      changed.add(p);
+      for (const r of hit.rows) added.push({ ...r, file: p });
     }
     docs.push(...hit.docs);
-    rows.push(...hit.rows);
   }
-  for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
-  return { docs, fingerprint: fingerprintOf(rows), parsed };
+  for (const k of [...cache.files.keys()]) if (!seen.has(k)) {
+    cache.files.delete(k);
+    changed.add(k);
+  }
+  if (cache.sorted === null || changed.size > 64) {
+    // First build, or many files changed: one full sort.
+    const all: Row[] = [];
+    for (const [file, e] of cache.files) for (const r of e.rows) all.push({ ...r, file });
+    cache.sorted = all.sort(cmpRow);
+    cache.fingerprint = null;
+  } else if (changed.size) {
+    // One changed file costs its own rows: drop them, insert the new ones in order.
+    cache.sorted = cache.sorted.filter((r) => !changed.has(r.file));
+    for (const r of added) insertSorted(cache.sorted, r);
+    cache.fingerprint = null;
+  }
+  cache.fingerprint ??= sha256(`[${cache.sorted.map((r) => r.json).join(',')}]`);
+  return { docs, fingerprint: cache.fingerprint, parsed: changed.size ? [...changed].filter((c) => seen.has(c)).length : 0 };
 }
 
 function rel(workflowDir: string, p: string): string {

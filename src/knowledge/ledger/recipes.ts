@@ -115,8 +115,16 @@ export function fingerprintRow(d: CorpusDoc): FingerprintRow {
 
 /** sha256 of the sorted rows; rows may come from a per-file cache (corpusDocs.ts). */
 export function fingerprintOf(rows: FingerprintRow[]): string {
-  const sorted = [...rows].sort((a, b) => a.target.localeCompare(b.target) || a.id.localeCompare(b.id));
-  return sha256(JSON.stringify(sorted));
+  return fingerprintOfSerialized(rows.map((r) => ({ target: r.target, id: r.id, json: JSON.stringify(r) })));
+}
+
+// Same order as localeCompare (default locale), much cheaper per comparison.
+const collator = new Intl.Collator();
+
+/** The same hash from rows already serialized one by one (the per-file cache keeps them): `[` + rows joined by `,` + `]` is JSON.stringify of the array. */
+export function fingerprintOfSerialized(rows: Array<{ target: string; id: string; json: string }>): string {
+  const sorted = [...rows].sort((a, b) => collator.compare(a.target, b.target) || collator.compare(a.id, b.id));
+  return sha256(`[${sorted.map((r) => r.json).join(',')}]`);
 }
 
 

@@ -70,16 +70,17 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return n;
 }
 
-interface Feat {
+export interface Feat {
   nb: string;
   tok: Set<string>;
   tri: Set<string>;
 }
-function feat(text: string): Feat {
+export function feat(text: string): Feat {
   const nb = normB(text);
   return { nb, tok: tokens(nb), tri: trigrams(nb) };
 }
-function similarity(a: Feat, b: Feat): number {
+/** The set-based definition; matchCandidate computes the same value from posting counts (tested equal). */
+export function similarity(a: Feat, b: Feat): number {
   const it = overlap(a.tok, b.tok);
   const union = a.tok.size + b.tok.size - it;
   const jac = union ? it / union : 0;
@@ -111,11 +112,45 @@ function stanceScore(a: Stance, b: Stance): number {
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** A prepared corpus: per-document features computed once per reconcile. */
+/**
+ * A prepared corpus: per-document features computed once, tokens and
+ * trigrams interned, with posting lists, so a candidate's overlaps with every
+ * document are counted by walking only the postings of its own tokens
+ * (the same counts the set intersections of `similarity` give).
+ */
+interface Sized {
+  nb: string;
+  tok: { size: number };
+  tri: { size: number };
+}
+
 export interface PreparedCorpus {
   docs: CorpusDoc[];
-  feats: Array<{ title: Feat; content: Feat; hash: string; stance: Stance }>;
+  /** Per document: what scoring needs once the sets are in the postings (normalized title, set sizes, hash, stance). */
+  feats: Array<{ title: Sized; content: Sized; hash: string; stance: Stance }>;
   byAlias: Map<string, number>;
+  /** Interned tokens and trigrams (separate id spaces). */
+  tokIds: Map<string, number>;
+  triIds: Map<string, number>;
+  postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
+}
+
+function post(ids: Map<string, number>, lists: number[][], items: Set<string>, doc: number): void {
+  for (const x of items) {
+    let id = ids.get(x);
+    if (id === undefined) ids.set(x, (id = ids.size));
+    (lists[id] ??= []).push(doc);
+  }
+}
+
+let lastPrepared: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
+
+/** prepareCorpus, reused while the corpus fingerprint (and so every document) is unchanged. */
+export function preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
+  if (lastPrepared?.key === fingerprint && lastPrepared.docs.length === docs.length) return lastPrepared.pc;
+  const pc = prepareCorpus(docs);
+  lastPrepared = { key: fingerprint, docs, pc };
+  return pc;
 }
 
 export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
@@ -123,14 +158,29 @@ export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
   docs.forEach((d, i) => {
     for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
   });
-  return {
-    docs,
-    byAlias,
-    feats: docs.map((d) => {
-      const content = feat(d.content);
-      return { title: feat(d.title), content, hash: sha256(content.nb), stance: stanceOf(content.nb) };
-    }),
-  };
+  const tokIds = new Map<string, number>();
+  const triIds = new Map<string, number>();
+  const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
+  const feats = docs.map((d, i) => {
+    const content = feat(d.content);
+    const title = feat(d.title);
+    post(tokIds, postings.tok, content.tok, i);
+    post(triIds, postings.tri, content.tri, i);
+    post(tokIds, postings.titleTok, title.tok, i);
+    post(triIds, postings.titleTri, title.tri, i);
+    const size = (f: Feat): Sized => ({ nb: f.nb, tok: { size: f.tok.size }, tri: { size: f.tri.size } });
+    return { title: size(title), content: { nb: '', tok: { size: content.tok.size }, tri: { size: content.tri.size } }, hash: sha256(content.nb), stance: stanceOf(content.nb) };
+  });
+  return { docs, byAlias, feats, tokIds, triIds, postings };
+}
+
+function countOverlaps(ids: Map<string, number>, lists: number[][], items: Set<string>, out: Uint16Array): void {
+  for (const x of items) {
+    const id = ids.get(x);
+    if (id === undefined) continue;
+    const l = lists[id];
+    if (l) for (let k = 0; k < l.length; k++) out[l[k]!]!++;
+  }
 }
 
 /** Docs associated with the ledger's inputs: named by an alias, or linked from such a doc. */
@@ -172,18 +222,32 @@ export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set
   const identity: Row[] = [];
   const discovery: Row[] = [];
   const related: Row[] = [];
-  for (let i = 0; i < pc.docs.length; i++) {
+  const n = pc.docs.length;
+  const tokOv = new Uint16Array(n);
+  const triOv = new Uint16Array(n);
+  const tTokOv = new Uint16Array(n);
+  const tTriOv = new Uint16Array(n);
+  countOverlaps(pc.tokIds, pc.postings.tok, cf.tok, tokOv);
+  countOverlaps(pc.triIds, pc.postings.tri, cf.tri, triOv);
+  countOverlaps(pc.tokIds, pc.postings.titleTok, ct.tok, tTokOv);
+  countOverlaps(pc.triIds, pc.postings.titleTri, ct.tri, tTriOv);
+  const sim = (a: Feat, b: Sized, tok: number, tri: number) => {
+    const union = a.tok.size + b.tok.size - tok;
+    const denom = a.tri.size + b.tri.size;
+    return Math.min(1, 0.55 * (union ? tok / union : 0) + 0.45 * (denom ? (2 * tri) / denom : 0));
+  };
+  for (let i = 0; i < n; i++) {
     const d = pc.docs[i]!;
     const f = pc.feats[i]!;
     const exact = d.target === c.target && f.hash === chash;
     const sameTitle = ct.nb.length > 0 && f.title.nb === ct.nb;
-    const lexical = similarity(cf, f.content);
-    const title = similarity(ct, f.title);
+    const lexical = sim(cf, f.content, tokOv[i]!, triOv[i]!);
+    const title = sim(ct, f.title, tTokOv[i]!, tTriOv[i]!);
     const semantic = Math.max(lexical, emb?.get(i) ?? 0);
     const relation = assoc.has(i) ? 1 : 0;
     const composite = Math.min(1, 0.2 * title + 0.4 * semantic + 0.25 * lexical + 0.15 * relation);
     if (!exact && !sameTitle && relation === 0 && composite < 0.28) continue;
-    const novelty = cf.tok.size ? [...cf.tok].filter((t) => !f.content.tok.has(t)).length / cf.tok.size : 0;
+    const novelty = cf.tok.size ? (cf.tok.size - tokOv[i]!) / cf.tok.size : 0;
     const row: Row = { i, exact, sameTitle, s: { lexical, semantic, title, relation, stance: stanceScore(cst, f.stance), composite }, novelty };
     if (exact || sameTitle) identity.push(row);
     else if (composite >= 0.28) discovery.push(row);

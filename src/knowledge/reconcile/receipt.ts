@@ -16,7 +16,7 @@ import type { WorkflowRoot } from '../root.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
 import { listRunIds, runDir, sessionDir } from '../session/store.js';
-import { associatedDocs, matchCandidate, prepareCorpus, type CandidateResult, type MatchOptions, type MatchStats, type PreparedCorpus } from './matcher.js';
+import { associatedDocs, matchCandidate, preparedFor, type CandidateResult, type MatchOptions, type MatchStats, type PreparedCorpus } from './matcher.js';
 
 export const RECEIPT_SCHEMA = 'knowledge-reconciliation/1.0';
 
@@ -145,7 +145,7 @@ export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceStat
 
 export function reconcileSource(root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
   const corpus = opts.corpus ?? readCorpus(root.workflowDir);
-  const pc = opts.prepared ?? prepareCorpus(corpus.docs);
+  const pc = opts.prepared ?? preparedFor(corpus.fingerprint, corpus.docs);
   const state = readSourceState(src);
   const receipt = buildReceipt(src, state, corpus, pc, opts, readReceipt(src));
   writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
