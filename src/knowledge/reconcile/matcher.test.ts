@@ -1,7 +1,7 @@
 /** The matcher's published rules (FORMATS §4.4): stance in English and Chinese, relations, dispositions, eligibility. */
 import { describe, expect, it } from 'vitest';
 import type { CorpusDoc } from '../ledger/recipes.js';
-import { associatedDocs, matchCandidate, prepareCorpus, stanceOf, type MatchCandidate } from './matcher.js';
+import { associatedDocs, feat, matchCandidate, prepareCorpus, similarity, stanceOf, type MatchCandidate } from './matcher.js';
 
 const doc = (id: string, title: string, content: string, extra: Partial<CorpusDoc> = {}): CorpusDoc => ({
   id, target: 'spec', title, content, status: 'active', confidence: null, related: [], supersedes: [], superseded_by: null, source_path: `specs/${id}.md`, source_line: 1, category: 'coding', aliases: [id], ...extra,
@@ -54,5 +54,19 @@ describe('matcher', () => {
     expect(r.promotion_eligibility).toBe('eligible');
     const t = matchCandidate(cand('Database migrations are forward-only.', { evidence_refs: ['run:r', 'transcript:claude:abc:e1:0123456789abcdef'] }), CORPUS, none);
     expect(t.promotion_eligibility).toBe('review_required');
+  });
+
+  it('scores from posting-list counts equal the set-based definition (Jaccard of tokens, Dice of trigrams)', () => {
+    const texts = ['Network calls must retry at most three times.', '网络请求最多重试三次，并使用指数退避。', 'Retry network calls three times at most, with backoff', 'abc', 'a b', 'Caches are invalidated on write; retries are bounded.'];
+    const pc = prepareCorpus(texts.map((t, i) => doc(`D-${i}`, t.slice(0, 12), t)));
+    for (const q of texts) {
+      const r = matchCandidate(cand(q, { title: q.slice(0, 12) }), pc, new Set(pc.docs.map((_, i) => i)));
+      for (const m of r.matches) {
+        const d = pc.docs.find((x) => x.id === m.knowledge_id)!;
+        expect(m.scores.lexical).toBeCloseTo(similarity(feat(q), feat(d.content)), 4);
+        expect(m.scores.title).toBeCloseTo(similarity(feat(q.slice(0, 12)), feat(d.title)), 4);
+      }
+      expect(r.matches).toHaveLength(texts.length); // all related through the input association
+    }
   });
 });
