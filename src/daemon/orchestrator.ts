@@ -87,10 +87,7 @@ export class Orchestrator {
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
     this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
-    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: (run) => {
-        this.kick();
-        void this.knowledgeFinished(run);
-      }, preFinal: opts.preFinal });
+    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: (run) => (this.kick(), void this.knowledgeFinished(run)), preFinal: opts.preFinal });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
