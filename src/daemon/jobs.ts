@@ -43,6 +43,8 @@ export interface JobContext {
   history: Run[];
   worktreeRoot: string;
   heartbeatMs: number;
+  /** "What the project already knows": the knowledge brief (KnowledgeBridge.briefFor). */
+  knowledge?: string;
 }
 
 export function buildJob(ctx: JobContext): JobInput {
@@ -77,7 +79,7 @@ export function buildJob(ctx: JobContext): JobInput {
       repoPath: project.repoPath,
       baseBranch: typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main',
       worktreeRoot: ctx.worktreeRoot,
-      knowledge: '',
+      knowledge: ctx.knowledge ?? '',
     },
     provider: providerFor(project),
     reviewRound,

@@ -31,6 +31,7 @@ import type { Store } from '../store/store.js';
 import type { Bus } from './bus.js';
 import { Ingestor } from './ingestor.js';
 import { buildJob } from './jobs.js';
+import { KnowledgeBridge } from '../knowledge/bridge.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
 import { Scheduler, type ClaimGuard } from './scheduler.js';
@@ -82,6 +83,7 @@ export class Orchestrator {
   private ticking: Promise<void> | null = null;
   private kicked = false;
   private stopping = false;
+  private readonly knowledge = new KnowledgeBridge();
   private readonly restarts = new Map<string, number>();
 
   constructor(
@@ -95,10 +97,19 @@ export class Orchestrator {
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
     this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
-    this.ingestor = new Ingestor(store, bus, { owner: this.owner, leaseMs: config.leaseMs, onChange: opts.onChange, onError: opts.onError, onFinal: (run) => {
+    this.ingestor = new Ingestor(store, bus, {
+      owner: this.owner,
+      leaseMs: config.leaseMs,
+      onChange: opts.onChange,
+      onError: opts.onError,
+      onFinal: (run) => {
         void this.afterRun(run);
+        void this.knowledgeFinished(run);
         this.kick();
-      }, preFinal: opts.preFinal, log: opts.log });
+      },
+      preFinal: opts.preFinal,
+      log: opts.log,
+    });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
@@ -290,17 +301,35 @@ export class Orchestrator {
     const traceId = randomUUID();
     const runDir = join(this.config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
-    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND });
+    const knowledge = (await this.tryKnowledge(task, 'brief', () => this.knowledge.briefFor(task, project.repoPath))) ?? '';
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge });
     if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
       const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
     }
     writeJob(runDir, job);
+    await this.tryKnowledge(task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }));
     const run = await this.store.runs.create({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId, traceId, type: 'run.started', payload: { kind } });
     this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
     this.spawn(run);
     return run;
+  }
+
+  /** Knowledge must never fail a run: an error becomes a `knowledge.error` event. */
+  private async tryKnowledge<T>(task: Task, step: string, fn: () => T): Promise<T | null> {
+    try {
+      return fn();
+    } catch (e) {
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch(() => {});
+      return null;
+    }
+  }
+
+  private async knowledgeFinished(run: Run): Promise<void> {
+    const task = await this.store.tasks.get(run.taskId).catch(() => null);
+    const project = task && (await this.store.projects.get(task.projectId).catch(() => null));
+    if (task && project && run.runDir) await this.tryKnowledge(task, 'run-finished', () => this.knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }));
   }
 
   private spawn(run: Run): void {

@@ -36,7 +36,7 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
   const { file, execArgv, cwd } = workerEntry();
   const child = spawn(process.execPath, [...execArgv, file, resolve(runDir)], {
     cwd,
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, ...options.env, MAESTRO_RUN_DIR: resolve(runDir) }, // `maestro load` in the agent records into this run
     stdio: ['ignore', options.stdio ?? 'ignore', options.stdio === 'inherit' ? 'inherit' : 'pipe'],
     detached: true,
   });

@@ -20,7 +20,7 @@ export function ledgerSource(root: WorkflowRoot): KnowledgeSource {
         if (!s.isDirectory()) continue;
         const runs = join(sessions, s.name, 'runs');
         const candidates = [join(sessions, s.name, 'knowledge-delta.json')];
-        if (existsSync(runs)) for (const r of readdirSync(runs, { withFileTypes: true })) if (r.isDirectory()) candidates.push(join(runs, r.name, 'knowledge-delta.json'));
+        if (existsSync(runs)) for (const r of readdirSync(runs, { withFileTypes: true })) if (r.isDirectory() || r.isSymbolicLink()) candidates.push(join(runs, r.name, 'knowledge-delta.json'));
         for (const p of candidates) {
           try {
             const st = statSync(p);

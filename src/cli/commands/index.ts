@@ -14,6 +14,7 @@ import { register as registerStatus } from './status.js';
 import { register as registerDoctor } from './doctor.js';
 import { register as registerMcp } from './mcp.js';
 import { register as registerHelp } from './help.js';
+import { register as registerKnowledgeRuns } from './knowledgeRuns.js';
 
 export const COMMAND_MODULES: ReadonlyArray<(program: Command) => void> = [
   registerServe,
@@ -27,4 +28,5 @@ export const COMMAND_MODULES: ReadonlyArray<(program: Command) => void> = [
   registerObserver,
   registerHelp,
   registerKnowledge,
+  registerKnowledgeRuns,
 ];

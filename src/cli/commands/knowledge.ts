@@ -102,6 +102,8 @@ export function register(program: Command): void {
           if (opts.id?.length) {
             const entries = [];
             for (const id of opts.id) entries.push(await k.load(id, { includeDeprecated: Boolean(opts.includeDeprecated) }));
+            // An explicit load is a consumption in the active run (seed 000 §5.1); search and injection never record.
+            (await import('../../knowledge/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
             if (opts.json) return printJson(opts.list ? { count: entries.length, entries: entries.map(brief) } : { count: entries.length, entries });
             for (const e of entries) printEntry(e as unknown as Record<string, unknown>, Boolean(opts.list));
             return;

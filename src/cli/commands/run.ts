@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Run } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, print, table, withApi, type ClientFlags } from './common.js';
+import { addRunLifecycleCommands } from './knowledgeRuns.js';
 
 function duration(r: Run): string {
   if (!r.endedAt) return 'running';
@@ -10,7 +11,8 @@ function duration(r: Run): string {
 }
 
 export function register(program: Command): void {
-  const run = program.command('run').description('Look at agent runs (needs the daemon).');
+  const run = program.command('run').description('Agent runs (list|show need the daemon) and knowledge runs (create|complete|check|seal).');
+  addRunLifecycleCommands(run);
 
   withApi(run.command('list').description('List runs, oldest first.').option('--task <id>', 'only the runs of this task')).action(
     action(async (opts: ClientFlags & { task?: string }) => {

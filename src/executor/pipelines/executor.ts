@@ -8,6 +8,7 @@ import { EDIT_TOOLS } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { diffStats, type DiffStats } from '../../git/diff.js';
 import { commitAll } from '../../git/merge.js';
+import { moveAgentReport } from '../../knowledge/agentReport.js';
 import { git } from '../../git/git.js';
 import { runCheck, type CheckOutcome } from '../checks.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
@@ -81,6 +82,7 @@ export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
     const text = await callAgent(ctx, {
       stage: 'agent', role: 'execute', prompt: executorPrompt(job, reflection), cwd: wt.path, tier: job.model.tier, allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits',
     });
+    moveAgentReport(wt.path, ctx.runDir); // the agent's report goes to the run directory, never into the commit
     const sha = await commitAll(wt.path, `${job.task.title} (${job.taskId} v${job.task.version}, run ${job.runId})`);
     return { text, commitSha: sha ?? (await git(wt.path, ['rev-parse', 'HEAD'])).stdout.trim() };
   });

@@ -1,0 +1,97 @@
+/**
+ * bench:knowledge — reconcile 100 candidates against corpora of 1k and 10k
+ * entries, and the corpus fingerprint after one changed file, incremental
+ * (per-file cache) vs full. Targets: 100 × 10k under 1 s; incremental ≥ 50×
+ * faster than full. Figures are medians of a few runs on this machine.
+ */
+
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clearCorpusCache, readCorpus } from '../src/knowledge/ledger/corpusDocs.js';
+import { candidateId, candidateSnapshotHash } from '../src/knowledge/ledger/recipes.js';
+import { prepareCorpus } from '../src/knowledge/reconcile/matcher.js';
+import { buildReceipt } from '../src/knowledge/reconcile/receipt.js';
+import type { LedgerCandidate } from '../src/knowledge/ledger/ledger.js';
+
+// A project-like vocabulary: 5000 words of random letters with a Zipf-like spread (a few very
+// common, a long tail), so candidates share words and trigrams with many documents, not all.
+let seed = 42;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const WORDS = Array.from({ length: 5000 }, () => Array.from({ length: 3 + Math.floor(rnd() * 7) }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join(''));
+const pick = () => WORDS[Math.min(WORDS.length - 1, Math.floor(Math.pow(WORDS.length, rnd())) - 1)]!;
+const sentence = (n: number) => Array.from({ length: n }, pick).join(' ');
+const modal = () => ['must', 'should', 'must not', 'never', 'may'][Math.floor(rnd() * 5)]!;
+
+function makeCorpus(entries: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'maestro-bench-k-'));
+  const specs = join(dir, '.workflow', 'specs');
+  const knowhow = join(dir, '.workflow', 'knowhow');
+  mkdirSync(specs, { recursive: true });
+  mkdirSync(knowhow, { recursive: true });
+  const perFile = 50;
+  const specCount = Math.floor(entries * 0.8);
+  for (let f = 0; f * perFile < specCount; f++) {
+    const blocks: string[] = [];
+    for (let i = 0; i < perFile && f * perFile + i < specCount; i++) {
+      const n = f * perFile + i;
+      blocks.push(`<spec-entry category="coding" keywords="${pick()},${pick()}" date="2026-01-01" sid="S-20260101-${n.toString(16).padStart(6, '0')}" title="${sentence(4)}">\n\n### ${sentence(4)}\n\nThe ${pick()} ${modal()} ${sentence(18)}.\n\n</spec-entry>`);
+    }
+    writeFileSync(join(specs, `file-${f}.md`), `${blocks.join('\n\n')}\n`);
+  }
+  for (let k = 0; k < entries - specCount; k++) writeFileSync(join(knowhow, `TIP-20260101-t${k}.md`), `---\ntitle: "${sentence(5)}"\ntype: tip\n---\n\n${sentence(40)}\n`);
+  return dir;
+}
+
+function candidates(n: number): LedgerCandidate[] {
+  return Array.from({ length: n }, () => {
+    const content = `The ${pick()} ${modal()} ${sentence(16)}.`;
+    return { candidate_id: candidateId('spec', content), target: 'spec' as const, action: 'propose' as const, title: sentence(4), content, category: 'coding', source_kind: 'manual' as const, evidence_refs: ['run:bench'], occurrences: 1, first_recorded_at: '', last_recorded_at: '', status: 'pending' as const, promoted_id: null, promotion_receipt: null };
+  });
+}
+
+const ms = (f: () => void) => {
+  const t = process.hrtime.bigint();
+  f();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on this machine (figures scale with it)`);
+const cands = candidates(100);
+const state = { ledger: null, candidates: cands, snapshotHash: candidateSnapshotHash(cands) };
+const results: Record<string, number> = {};
+const dirs: string[] = [];
+for (const size of [1000, 10000]) {
+  const dir = makeCorpus(size);
+  dirs.push(dir);
+  const wf = join(dir, '.workflow');
+  clearCorpusCache();
+  const readMs = ms(() => readCorpus(wf));
+  const corpus = readCorpus(wf);
+  let prepared = prepareCorpus(corpus.docs);
+  const prepMs = median([0, 1, 2].map(() => ms(() => (prepared = prepareCorpus(corpus.docs)))));
+  const matchMs = median([0, 1, 2].map(() => ms(() => buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared))));
+  const receipt = buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared);
+  results[`reconcile_${size}`] = prepMs + matchMs;
+  console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs: read+parse (cold) ${readMs.toFixed(0)} ms; prepare ${prepMs.toFixed(0)} ms; match 100 candidates ${matchMs.toFixed(0)} ms; reconcile (prepare+match) ${(prepMs + matchMs).toFixed(0)} ms; dispositions ${JSON.stringify(receipt.counts)}`);
+
+  // Fingerprint after one changed file: full (no cache) vs incremental (per-file cache).
+  const full = median([0, 1, 2].map(() => ms(() => readCorpus(wf, { cache: false }))));
+  readCorpus(wf);
+  const inc = median(
+    [0, 1, 2, 3, 4].map((i) => {
+      appendFileSync(join(wf, 'specs', 'file-0.md'), `\n<spec-entry category="coding" keywords="x" date="2026-01-02" sid="S-20260102-b${size}${i}" title="changed ${i}">\n\n### changed ${i}\n\nOne more rule ${i}.\n\n</spec-entry>\n`);
+      return ms(() => readCorpus(wf));
+    }),
+  );
+  const check = readCorpus(wf).fingerprint === readCorpus(wf, { cache: false }).fingerprint;
+  results[`fp_full_${size}`] = full;
+  results[`fp_inc_${size}`] = inc;
+  console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs: fingerprint full ${full.toFixed(1)} ms, incremental after one changed file ${inc.toFixed(2)} ms → ${(full / inc).toFixed(1)}× (same fingerprint: ${check})`);
+}
+for (const d of dirs) rmSync(d, { recursive: true, force: true });
+console.log(`scaling 10k vs 1k reconcile: ${(results.reconcile_10000! / results.reconcile_1000!).toFixed(1)}× for 10× the corpus`);
+console.log(`target 100 × 10k < 1000 ms: ${results.reconcile_10000! < 1000 ? 'met' : 'NOT met'} (${results.reconcile_10000!.toFixed(0)} ms)`);
+const ratio = results.fp_full_10000! / results.fp_inc_10000!;
+console.log(`target incremental fingerprint ≥ 50× faster (10k): ${ratio >= 50 ? 'met' : 'NOT met'} (${ratio.toFixed(1)}×)`);

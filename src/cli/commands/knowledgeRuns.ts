@@ -1,0 +1,199 @@
+/**
+ * `maestro session create|list|show|seal`, the knowledge lifecycle half of
+ * `maestro run` (create|complete|check|seal — added to the same group as the
+ * daemon's `run list|show`), and `maestro knowledge
+ * stage|record|review|promote|audit` (seed 000 §5–10). Every command takes
+ * `--workflow-root` and confines reads and writes to it.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
+import type { ReviewResult } from '../../knowledge/reconcile/review.js';
+import type { WorkflowRoot } from '../../knowledge/root.js';
+import type { Action, InputSource, Signal } from '../../knowledge/ledger/ledger.js';
+import { action, printJson } from '../output.js';
+
+interface RootOpts {
+  workflowRoot?: string;
+  json?: boolean;
+}
+
+// Loaded on use: `maestro --help` and the daemon commands do not pay for the knowledge modules.
+const lib = () => import('../../knowledge/lifecycle.js');
+const rootOf = async (o: RootOpts): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot });
+const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));
+const withRoot = (c: Command) => c.option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to').option('--json', 'print JSON');
+
+export function register(program: Command): void {
+  const session = program.command('session').description('Knowledge sessions (.workflow/sessions/<id>/): one per task.');
+  withRoot(session.command('create <id>').description('Create a session (idempotent).').option('--objective <text>', 'what the session is for')).action(
+    action(async (id: string, o: RootOpts & { objective?: string }) => {
+      const r = (await lib()).createSession((await rootOf(o)), id, o.objective ?? '');
+      out(o, r, `${r.created ? 'created' : 'exists'} session ${id}`);
+    }),
+  );
+  withRoot(session.command('list').description('List sessions.')).action(
+    action(async (o: RootOpts) => {
+      const s = (await lib()).listSessions((await rootOf(o)));
+      out(o, { sessions: s }, s.map((x) => `${x.session_id}  ${x.status}  ${x.objective}`).join('\n') || 'No sessions.');
+    }),
+  );
+  withRoot(session.command('show <id>').description('Show a session and its runs.')).action(
+    action(async (id: string, o: RootOpts) => {
+      const root = (await rootOf(o));
+      const k = await lib();
+      const s = k.readSession(root, id);
+      const runs = k.listRunIds(root, id).map((rid) => k.readRun(root, id, rid));
+      out(o, { session: s, runs }, [`session ${id}: ${s.status}`, ...runs.map((r) => `  ${r.run_id}  ${r.status}  ${r.verdict ?? ''}`)].join('\n'));
+    }),
+  );
+  withRoot(session.command('seal <id>').description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
+    action(async (id: string, o: RootOpts) => {
+      const r = (await lib()).sealSession((await rootOf(o)), id);
+      out(o, { schema: 'run-response/1.0', ok: true, command: 'session seal', data: r }, `session ${id} ${r.session.status}; backlog ${r.backlog} pending candidate(s)${r.unsealed_runs.length ? `; unsealed runs: ${r.unsealed_runs.join(', ')}` : ''}`);
+    }),
+  );
+
+  const knowledge = program.command('knowledge').description('Run ledgers, reconciliation, review, promotion and audit.');
+  withRoot(
+    knowledge
+      .command('stage <target> <title> [content]')
+      .description('Stage a candidate (spec|knowhow) into a run or session ledger; it stays pending until promoted.')
+      .option('--action <action>', 'propose|reaffirm|supersede|contest', 'propose')
+      .option('--category <category>', 'category (spec: coding|arch|debug|test|review|learning|ui)')
+      .option('--signal <signal>', 'also record consumed|cited|validated|contradicted for --signal-ids')
+      .option('--signal-ids <ids>', 'knowledge ids (commas)', csv)
+      .option('--evidence <refs>', 'evidence refs (commas)', csv)
+      .option('--run <id>', 'run ledger (default: the active run)')
+      .option('--session <id>', 'session of --run, or the session ledger when no --run')
+      .option('--content-file <file>', 'read the content from a file'),
+  ).action(
+    action(async (target: string, title: string, content: string | undefined, o: RootOpts & { action: Action; category?: string; signal?: Signal; signalIds?: string[]; evidence?: string[]; run?: string; session?: string; contentFile?: string }) => {
+      const text = o.contentFile ? readFileSync(o.contentFile, 'utf8') : content;
+      if (!text) throw new MaestroError('BAD_INPUT', 'stage needs <content> or --content-file.');
+      const r = (await lib()).stage((await rootOf(o)), { target: target as 'spec', title, content: text, action: o.action, category: o.category ?? null, ...(o.signal ? { signal: o.signal } : {}), signalIds: o.signalIds ?? [], evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) });
+      out(o, r, `${r.candidate.candidate_id} ${r.candidate.status} (occurrences ${r.candidate.occurrences}) in ${r.ledger}`);
+    }),
+  );
+  withRoot(
+    knowledge
+      .command('record <ids...>')
+      .description('Record knowledge inputs (attribution only, no candidate).')
+      .option('--signal <signal>', 'consumed|cited|validated|contradicted', 'cited')
+      .option('--source <source>', 'load|search|injection|manual', 'manual')
+      .option('--evidence <refs>', 'evidence refs (commas)', csv)
+      .option('--run <id>', 'run ledger (default: the active run)')
+      .option('--session <id>', 'session of --run, or the session ledger'),
+  ).action(
+    action(async (ids: string[], o: RootOpts & { signal: Signal; source: InputSource; evidence?: string[]; run?: string; session?: string }) => {
+      const r = (await lib()).record((await rootOf(o)), ids.flatMap((i) => i.split(',')).filter(Boolean), { signal: o.signal, source: o.source, evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) });
+      out(o, r, `recorded ${r.recorded.join(', ')} in ${r.ledger}`);
+    }),
+  );
+  withRoot(
+    knowledge
+      .command('review <session>')
+      .description('Review candidates: receipt state, matches, disposition, eligibility; --resolve records a decision.')
+      .option('--refresh', 'reconcile stale or missing receipts first')
+      .option('--resolve <candidate>', 'candidate to resolve')
+      .option('--resolve-all <disposition>', 'resolve every pending candidate with this disposition')
+      .option('--as <as>', 'duplicate|related|conflict|supersede|unique')
+      .option('--target <id>', 'knowledge id the resolution points at')
+      .option('--reason <text>', 'evidence-backed reason (required with --resolve)')
+      .option('--triage', 'print the triage order (corroboration, then age)'),
+  ).action(
+    action(async (sid: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
+      const root = (await rootOf(o));
+      let resolved: unknown = null;
+      if (o.resolve || o.resolveAll) {
+        if (!o.as) throw new MaestroError('BAD_INPUT', '--resolve needs --as duplicate|related|conflict|supersede|unique.');
+        if (o.refresh) (await lib()).review(root, sid, { refresh: true });
+        resolved = o.resolve ? (await lib()).resolveCandidate(root, sid, { candidate: o.resolve, as: o.as, ...(o.target ? { target: o.target } : {}), reason: o.reason ?? '' }) : (await lib()).resolveAll(root, sid, o.resolveAll!, o.as, o.reason ?? '');
+      }
+      const r = (await lib()).review(root, sid, { refresh: Boolean(o.refresh) && !resolved });
+      if (o.json) return printJson(resolved ? { ...r, resolution: resolved } : r);
+      process.stdout.write(`${renderReview(r, Boolean(o.triage))}\n`);
+    }),
+  );
+  withRoot(
+    knowledge
+      .command('promote <session>')
+      .description('Promote eligible candidates into specs / knowhow (fresh receipts and sealed source runs required).')
+      .option('--candidate <id>', 'candidate id (repeatable, commas accepted)', csv)
+      .option('--all', 'every eligible pending candidate of the session'),
+  ).action(
+    action(async (sid: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
+      const r = (await lib()).promote((await rootOf(o)), sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
+      const lines = [
+        ...r.promoted.map((p) => `${p.outcome} ${p.promoted_id} from ${p.candidate_id}${p.supersedes ? ` (supersedes ${p.supersedes})` : ''}`),
+        ...r.already_promoted.map((p) => `already promoted ${p.candidate_id} → ${p.promoted_id}`),
+        ...r.skipped_review_required.map((c) => `skipped ${c}: review required (maestro knowledge review ${sid})`),
+        ...r.skipped_suppressed.map((c) => `skipped ${c}: suppressed`),
+        ...r.skipped_blocked.map((b) => `skipped ${b.candidate_id}: ${b.reason}`),
+        ...r.warnings.map((w) => `warning: ${w}`),
+      ];
+      out(o, r, lines.join('\n') || 'Nothing to promote.');
+    }),
+  );
+  withRoot(
+    knowledge
+      .command('audit')
+      .description('Audit knowledge health; --prune plans soft deprecations, --apply backs up and applies them.')
+      .option('--scope <scope>', 'spec|knowhow|all', 'all')
+      .option('--prune', 'build the deterministic prune plan')
+      .option('--apply', 'apply the plan (needs --prune)')
+      .option('--force', 'apply even where a fresh pending candidate targets an entry'),
+  ).action(
+    action(async (o: RootOpts & { scope: string; prune?: boolean; apply?: boolean; force?: boolean }) => {
+      const r = (await lib()).audit((await rootOf(o)), { scope: o.scope, prune: Boolean(o.prune), apply: Boolean(o.apply), force: Boolean(o.force) });
+      out(o, r, [`audit ${r.scope}: ${r.findings.length} finding(s)`, ...r.findings.map((f) => `  ${f.priority} ${f.subtype} ${f.target}: ${f.evidence}`), ...(r.prune_plan ? r.prune_plan.map((p) => `  plan ${p.action} ${p.target_id} → ${p.successor_id} (${p.reason})`) : []), ...(r.applied.count ? [`applied ${r.applied.count}; backup ${r.applied.backup_dir}`] : [])].join('\n'));
+    }),
+  );
+}
+
+/** Adds the knowledge lifecycle subcommands to the existing `maestro run` group. */
+export function addRunLifecycleCommands(run: Command): void {
+  withRoot(run.command('create').description('Create a knowledge run in a session (run.json, report.md template).').requiredOption('--session <id>', 'session').option('--run-id <id>', 'run id (default run-<12 hex>)').option('--command <cmd>', 'command the run executes', 'manual').option('--activate', 'make it the active run (maestro load records consumed into it)')).action(
+    action(async (o: RootOpts & { session: string; runId?: string; command: string; activate?: boolean }) => {
+      const root = (await rootOf(o));
+      const r = (await lib()).createRun(root, o.session, { ...(o.runId ? { runId: o.runId } : {}), command: o.command });
+      if (o.activate) (await lib()).setActiveRun(root, o.session, r.run.run_id);
+      out(o, r, `${r.created ? 'created' : 'exists'} run ${r.run.run_id} in session ${o.session}`);
+    }),
+  );
+  withRoot(run.command('complete <run>').description('Stage accepted decisions / locked constraints from report.md as pending candidates and reconcile.').requiredOption('--session <id>', 'session')).action(
+    action(async (rid: string, o: RootOpts & { session: string }) => {
+      const r = (await lib()).completeRun((await rootOf(o)), o.session, rid);
+      out(o, r, `run ${rid} completed; candidates: ${r.candidate_ids.join(', ') || 'none'}; unique ${r.reconciliation.unique}, review required ${r.reconciliation.review_required}, suppressed ${r.reconciliation.suppressed}`);
+    }),
+  );
+  withRoot(run.command('check <run>').description('Reconcile the run and print the finish checklist.').requiredOption('--session <id>', 'session')).action(
+    action(async (rid: string, o: RootOpts & { session: string }) => {
+      const r = (await lib()).checkRun((await rootOf(o)), o.session, rid);
+      out(o, { counts: r.receipt.counts, warnings: r.warnings, candidate_snapshot_hash: r.receipt.candidate_snapshot_hash, corpus_fingerprint: r.receipt.corpus_fingerprint }, [`run ${rid}: ${r.receipt.counts.candidates} candidate(s), receipt fresh`, ...r.warnings.map((w) => `warning: ${w}`)].join('\n'));
+    }),
+  );
+  withRoot(run.command('seal <run>').description('Seal a run: it and its ledger become immutable.').requiredOption('--session <id>', 'session')).action(
+    action(async (rid: string, o: RootOpts & { session: string }) => {
+      const root = (await rootOf(o));
+      const r = (await lib()).sealRun(root, o.session, rid);
+      const ledger = (await lib()).readLedger((await lib()).runSource(root, o.session, rid).ledgerPath);
+      out(o, { ...r, ledger_revision: ledger?.revision ?? null }, `run ${rid} sealed; ${r.suppressed} exact duplicate(s) suppressed; ${r.pending} pending`);
+    }),
+  );
+}
+
+function renderReview(r: ReviewResult, triage: boolean): string {
+  const lines = [`session ${r.session_id}`];
+  for (const s of r.sources) lines.push(`  source ${s.run_id}: receipt ${s.receipt}${s.reasons.length && s.receipt !== 'fresh' ? ` (${s.reasons.join('; ')})` : ''}${s.error ? ` — ${s.error}` : ''}`);
+  for (const c of r.candidates) {
+    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action} "${c.title.slice(0, 80)}" from ${c.source_run}`);
+    lines.push(`    receipt ${c.receipt}; ${c.disposition ?? '-'} / ${c.promotion_eligibility ?? '-'}${c.canonical_id ? `; target ${c.canonical_id}${c.canonical_status === 'inactive' ? ' (now inactive)' : ''}` : ''}${c.resolution ? `; ${c.resolution.status}: ${c.resolution.reason}` : ''}`);
+    for (const m of c.matches) lines.push(`    ~ ${m.relation} ${m.knowledge_id} "${m.title.slice(0, 60)}" (${m.evidence.join('; ')})`);
+    if (c.promote_command) lines.push(`    $ ${c.promote_command}`);
+  }
+  lines.push(`inputs by source: ${Object.entries(r.input_totals_by_source).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (triage) for (const t of r.triage) lines.push(`  triage ${t.candidate_id}: corroboration ${t.corroboration}, since ${t.first_recorded_at ?? '-'}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,82 @@
+/**
+ * The knowledge wiring in a real daemon with the scripted agent: the task is a
+ * session, the run's folder is the orchestrator's run directory, the brief
+ * (card + injected spec, deprecated one skipped) reaches the agent, and the
+ * agent's report becomes pending candidates — never a commit, never a rule.
+ */
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import { until } from '../helpers/wait.js';
+import { review } from '../../src/knowledge/reconcile/review.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
+import { sessionIdFor, runIdFor } from '../../src/knowledge/bridge.js';
+import { readRun } from '../../src/knowledge/session/store.js';
+
+const SPECS = `<spec-entry category="coding" keywords="greeting,greet" date="2026-01-01" sid="S-20260101-gree" title="Greetings are lowercase">
+
+### Greetings are lowercase
+
+Greeting strings are lowercase words.
+
+</spec-entry>
+
+<spec-entry category="coding" keywords="greeting" date="2025-01-01" sid="S-20250101-oldg" title="Greetings are shouted" status="deprecated">
+
+### Greetings are shouted
+
+Old rule: greetings are uppercase.
+
+</spec-entry>
+`;
+
+describe('knowledge in the orchestrator', () => {
+  let daemon: TestDaemon | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    removeTempDirs();
+  });
+
+  it('brief in, report out: session per task, run dir linked, decisions become pending candidates', async () => {
+    const repo = makeRepo({ 'README.md': '# test\n', '.workflow/specs/coding-conventions.md': SPECS });
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const script = fileURLToPath(new URL('./fixtures/knowledge.yaml', import.meta.url));
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    daemon.orchestrator.kick();
+    await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'exec_review');
+
+    const [execute] = await store.runs.list({ taskId: task.id });
+    const job = JSON.parse(readFileSync(join(execute!.runDir!, 'job.json'), 'utf8'));
+    expect(job.project.knowledge).toContain('Greetings are lowercase');
+    expect(job.project.knowledge).not.toContain('Greetings are shouted');
+
+    const root = resolveWorkflowRoot({ workflowRoot: repo });
+    const sid = sessionIdFor(task.id);
+    const rid = runIdFor(execute!.id);
+    const link = join(repo, '.workflow', 'sessions', sid, 'runs', rid);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(realpathSync(link)).toBe(realpathSync(execute!.runDir!));
+    // The knowledge hook runs after the execute run's final record; the review run came after it, so it is done
+    // by now — poll briefly (no event is published for a knowledge seal) rather than assume.
+    for (let i = 0; i < 100 && readRun(root, sid, rid).status !== 'sealed'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readRun(root, sid, rid)).toMatchObject({ status: 'sealed', verdict: 'done', summary: 'greeting added' });
+    expect(readFileSync(join(execute!.runDir!, 'report.md'), 'utf8')).toContain('Greeting strings live in src/greet.ts');
+
+    const r = review(root, sid);
+    expect(r.candidates.map((c) => [c.source_kind, c.status, c.receipt]).sort()).toEqual([['constraint', 'pending', 'fresh'], ['decision', 'pending', 'fresh']]);
+    // The report never reached the branch, and no rule was written.
+    expect(git(repo, 'ls-tree', '-r', '--name-only', `maestro/${task.id}-v1`)).not.toContain('.maestro/report.md');
+    expect(readFileSync(join(repo, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toBe(SPECS);
+    expect(existsSync(join(repo, '.workflow', 'sessions', sid, 'session.json'))).toBe(true);
+  });
+});

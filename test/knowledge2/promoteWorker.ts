@@ -1,0 +1,22 @@
+/**
+ * One promoting process for the concurrency and kill -9 tests:
+ * `promoteWorker.ts <projectDir> <sessionId>`. Retries while its receipt is
+ * stale because another process promoted first (fail closed, then refresh).
+ */
+import { promote } from '../../src/knowledge/promote/promote.js';
+import { review } from '../../src/knowledge/reconcile/review.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
+
+const [dir, sid] = process.argv.slice(2) as [string, string];
+const root = resolveWorkflowRoot({ workflowRoot: dir });
+for (let attempt = 0; attempt < 50; attempt++) {
+  try {
+    const r = promote(root, sid, { all: true });
+    process.stdout.write(`${JSON.stringify({ attempts: attempt + 1, promoted: r.promoted })}\n`);
+    process.exit(0);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'STALE_RECEIPT') throw err;
+    review(root, sid, { refresh: true });
+  }
+}
+process.exit(3);
