@@ -108,13 +108,13 @@ export class ApiClient {
   }
 
   /** True when a daemon answers /api/health. */
+  /** True only when a Maestro daemon answers its health check; anything else on the port is not one. */
   async ping(): Promise<boolean> {
     try {
       await this.get('/api/health');
       return true;
-    } catch (err) {
-      if (err instanceof MaestroError && err.code === 'DAEMON_UNREACHABLE') return false;
-      throw err;
+    } catch {
+      return false;
     }
   }
 

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 /**
  * The `maestro` CLI end to end: a real daemon in this process (temporary
  * MAESTRO_HOME, port 0), the CLI as a child process, a temporary git
@@ -24,7 +25,8 @@ afterEach(() => removeTempDirs());
 const CLI_HEAVY_TIMEOUT = 300_000;
 
 async function withDaemon<T>(fn: (d: TestDaemon) => Promise<T>, overrides: { home?: string; port?: number } = {}): Promise<T> {
-  const d = await startTestDaemon(overrides);
+  // No orchestrator loop: these tests set task states by hand and expect them to stay put.
+  const d = await startTestDaemon(overrides, { noOrchestrator: true });
   try {
     return await fn(d);
   } finally {
@@ -78,7 +80,8 @@ describe('maestro CLI without a daemon', () => {
   });
 
   it('doctor reports each check, and fails when the port is taken by something else', async () => {
-    const server = createServer((s) => s.destroy());
+    // Something that is not Maestro holds the port: it answers HTTP, but not Maestro's API.
+    const server = createHttpServer((_req, res) => res.writeHead(404).end('not here'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     try {
@@ -171,14 +174,14 @@ describe('maestro CLI against a daemon', () => {
       expect(status.code).toBe(0);
       expect(status.body.daemon.running).toBe(true);
       expect(status.body.projects).toHaveLength(1);
-      expect(status.body.projects[0]!.tasksByStatus).toMatchObject({ ready: 1, superseded: 1 });
+      expect(status.body.projects[0]!.tasksByStatus).toMatchObject({ ready: 2, superseded: 1 });
       const shownProject = await cliJson<{ project: Project; tasksByStatus: Record<string, number> }>(['project', 'show', 'shop', ...url]);
       expect(shownProject.body.project.id).toBe(added.body.project.id);
       expect((await cli(['project', 'show', 'nope', ...url])).code).toBe(1);
     }), CLI_HEAVY_TIMEOUT);
 
   it('sends MAESTRO_TOKEN to a daemon bound beyond loopback, and reports a missing token with the API code', async () => {
-    const d = await startTestDaemon({ host: '0.0.0.0', token: 'secret-token-1' });
+    const d = await startTestDaemon({ host: '0.0.0.0', token: 'secret-token-1' }, { noOrchestrator: true });
     try {
       const url = `http://127.0.0.1:${d.port}`;
       const refused = await cliJson<{ error: { code: string } }>(['project', 'list', '--url', url]);

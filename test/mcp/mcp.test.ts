@@ -36,7 +36,7 @@ async function call<T = Record<string, unknown>>(client: Client, name: string, a
 
 describe('maestro mcp', () => {
   it('offers the five tools and drives tasks through the daemon API', async () => {
-    const d = await startTestDaemon();
+    const d = await startTestDaemon({}, { noOrchestrator: true });
     let client: Client | null = null;
     try {
       const repo = gitRepo({ 'src/basket/basket.ts': 'export {}\n', 'src/auth/login.ts': 'export {}\n', 'README.md': '# shop\n' });

@@ -12,7 +12,6 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
 import { DEMO_TASK_TITLE } from '../../src/demo/demo.js';
-import { observerRoutes } from '../../src/observer/http.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
@@ -26,8 +25,11 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   let daemon: TestDaemon | null = null;
   let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
   let page: Page;
+  // The daemon serves the observer's sessions itself, from FLOW_WIKI_DIR: an empty wiki here.
   const wiki = tempDir('maestro-wiki-');
-  const plugins = [(app: Parameters<typeof webRoutes>[0]) => observerRoutes(app, { wikiRoot: wiki, workspaceRoot: wiki }), (app: Parameters<typeof webRoutes>[0]) => webRoutes(app)];
+  const wikiBefore = process.env.FLOW_WIKI_DIR;
+  process.env.FLOW_WIKI_DIR = wiki;
+  const plugins = [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)];
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
 
   beforeAll(async () => {
@@ -39,6 +41,8 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   });
 
   afterAll(async () => {
+    if (wikiBefore === undefined) delete process.env.FLOW_WIKI_DIR;
+    else process.env.FLOW_WIKI_DIR = wikiBefore;
     await browser?.close();
     removeTempDirs();
   });
@@ -144,8 +148,10 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByRole('link', { name: 'Knowledge' }).click();
     await page.getByLabel('Search the knowledge').fill('greeting');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    // This daemon has no knowledge routes: the screen says so.
-    await page.getByTestId('knowledge-unavailable').waitFor();
+    // The daemon serves the knowledge search: the answer comes back with its facets (or a clear error).
+    await page.locator('input[name="ktype"], [role="alert"]').first().waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.getByTestId('knowledge-unavailable').count()).toBe(0);
     await shot('07-knowledge');
     await page.getByRole('link', { name: 'Observer' }).click();
     await page.getByText('No observed sessions yet.').waitFor();
