@@ -60,7 +60,8 @@ describe.skipIf(!TMUX)('maestro observe in a real terminal (tmux)', () => {
     const jsonl = join(dir.path, 'live.jsonl');
     const b = new TranscriptBuilder();
     b.user('where is the retry policy defined').turn({ tools: [{ name: 'Grep', input: { pattern: 'retry' } }], answer: 'src/retry.ts' }).writeTo(jsonl);
-    const cmd = `cd ${repo} && MAESTRO_FROM_SOURCE=1 ${process.execPath} ${join(ROOT, 'bin/maestro.js')} observe --session ${jsonl} --poll 100; echo OBSERVER-EXITED; sleep 60`;
+    // Ink draws nothing until exit when CI is set (it assumes no terminal); a person's terminal has no CI.
+    const cmd = `cd ${repo} && env -u CI MAESTRO_FROM_SOURCE=1 ${process.execPath} ${join(ROOT, 'bin/maestro.js')} observe --session ${jsonl} --poll 100; echo OBSERVER-EXITED; sleep 60`;
     tmux('new-session', '-d', '-s', 'obs', '-x', '110', '-y', '40', cmd);
 
     // The first screen waits for the CLI to load from the sources through tsx: slow on a busy machine.
