@@ -1,9 +1,13 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeScreen } from './KnowledgeScreen.js';
 import { ObserverScreen } from './ObserverScreen.js';
 
-afterEach(() => vi.unstubAllGlobals());
+// Unmount first: a component still mounted would run its effects against the real globals.
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 /** Answers by path; anything else is Fastify's 404. */
 function serve(routes: Record<string, unknown>) {

@@ -1,9 +1,13 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeTask } from '../../testData.js';
 import { GateActions } from './GateActions.js';
 
-afterEach(() => vi.unstubAllGlobals());
+// Unmount first: a component still mounted would run its effects against the real globals.
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 function stubFetch(status = 200, body: unknown = { task: {} }) {
   const calls: { url: string; method: string; body: unknown }[] = [];

@@ -1,10 +1,14 @@
-import { act, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeTask } from '../../testData.js';
 import { LiveOutput } from './LiveOutput.js';
 import { TaskDetailPanel } from './TaskDetailPanel.js';
 
-afterEach(() => vi.unstubAllGlobals());
+// Unmount first: a component still mounted would run its effects against the real globals.
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 class FakeSource {
   static last: FakeSource | null = null;
