@@ -11,20 +11,12 @@ import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:f
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
+import { isPidAlive } from '../lib/processes.js';
 
 export interface LockInfo {
   pid: number;
   host: string;
   startedAt: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readLock(path: string): LockInfo | null {
@@ -55,7 +47,7 @@ function createExclusive(path: string, info: LockInfo): boolean {
 function removeIfStale(path: string): void {
   const info = readLock(path);
   // An unreadable lock is one being written this instant, or garbage; only a dead pid is stale.
-  if (info && !alive(info.pid)) {
+  if (info && !isPidAlive(info.pid)) {
     try {
       unlinkSync(path);
     } catch {
@@ -76,7 +68,7 @@ export function acquireHomeLock(home: string, pid = process.pid): HomeLock {
   for (let tries = 0; tries < 50; tries++) {
     if (createExclusive(path, mine)) return heldLock(path, pid);
     const holder = readLock(path);
-    if (holder && alive(holder.pid)) {
+    if (holder && isPidAlive(holder.pid)) {
       throw new MaestroError('CONFIG_INVALID', `Another Maestro daemon (pid ${holder.pid}, started ${new Date(holder.startedAt).toISOString()}) already uses ${home}. Stop it, or use another MAESTRO_HOME.`, {
         details: { lock: path, pid: holder.pid },
       });

@@ -5,15 +5,7 @@
  * first (a worker finishes its current record), SIGKILL after the grace period.
  */
 import { spawnWorker, type WorkerHandle } from '../executor/spawn.js';
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { isPidAlive } from '../lib/processes.js';
 
 export class WorkerManager {
   private readonly handles = new Map<string, WorkerHandle>();
@@ -37,7 +29,7 @@ export class WorkerManager {
   isAlive(runId: string, pid: number | null): boolean {
     if (this.handles.has(runId)) return true;
     if (this.exited.has(runId)) return false;
-    return pid !== null && pidAlive(pid);
+    return pid !== null && isPidAlive(pid);
   }
 
   get running(): number {

@@ -21,6 +21,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, wri
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
+import { isPidAlive } from '../lib/processes.js';
 
 const SECOND = 1000;
 export const LOCK_TIMEOUT_MS = 10 * SECOND;
@@ -33,15 +34,6 @@ export interface LockOptions {
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The kernel lock file for a target: one per workflow folder (or per directory outside one). */
@@ -127,7 +119,7 @@ function acquireFileLock(target: string, deadline: number): () => void {
       } catch {
         stale = false;
       }
-    } else if (rec) stale = !pidAlive(rec.pid);
+    } else if (rec) stale = !isPidAlive(rec.pid);
     if (stale) {
       try {
         unlinkSync(path);

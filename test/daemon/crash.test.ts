@@ -89,6 +89,12 @@ describe('crash recovery', () => {
       for (let i = 1; i < changes.length; i++) expect(changes[i]![0]).toBe(changes[i - 1]![1]);
       expect(changes[changes.length - 1]![1]).toBe('done');
     }
+    // Recovery adopted or resumed the runs in flight rather than starting them over:
+    // each task has exactly one execute and one review run, and none failed or was abandoned.
+    for (const task of await s.tasks.list({ projectId: project.id })) {
+      const runs = await s.runs.list({ taskId: task.id });
+      expect(runs.map((r) => [r.kind, r.status])).toEqual([['execute', 'succeeded'], ['review', 'succeeded']]);
+    }
     // Nothing was ingested twice.
     const dup = await s.db.all(`SELECT dedupe_key FROM events WHERE dedupe_key IS NOT NULL GROUP BY dedupe_key HAVING COUNT(*) > 1`);
     expect(dup).toEqual([]);
