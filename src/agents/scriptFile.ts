@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { COMPLEXITIES, PRIORITIES } from '../core/types.js';
 import { MaestroError } from '../core/errors.js';
 
-const ROLE_MATCH = ['plan', 'execute', 'review', 'review:code', 'review:security', 'conflict', 'reflect', 'any'] as const;
+const ROLE_MATCH = ['plan', 'execute', 'review', 'review:code', 'review:security', 'conflict', 'reflect', 'summarize', 'curate', 'any'] as const;
 
 const pathField = z.string().min(1).refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a relative path inside the worktree');
 

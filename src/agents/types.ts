@@ -4,7 +4,7 @@
  */
 
 /** What the agent is being asked to do; the scripted provider matches on it. */
-export type AgentRole = 'plan' | 'execute' | 'review:code' | 'review:security' | 'conflict' | 'reflect';
+export type AgentRole = 'plan' | 'execute' | 'review:code' | 'review:security' | 'conflict' | 'reflect' | 'summarize' | 'curate';
 
 export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions';
 

@@ -1,8 +1,9 @@
 /**
  * The observer's configuration, resolved once from the environment and a cwd
  * (STYLE §2) and passed to every part: where the wiki is, which workspace and
- * project this is, and the curation switches.
+ * project this is, the curation switches, and the agent (agent/config.ts).
  */
+import { resolveObserverAgent, type ObserverAgentConfig, type ObserverAgentOverrides } from './agent/config.js';
 import { curateIntentsFromEnv, legacyPerTurnFromEnv } from './curation/intent.js';
 import { resolveProjectSlug, resolveWikiRoot, resolveWorkspaceRoot, type Env } from './paths.js';
 
@@ -14,9 +15,11 @@ export interface ObserverConfig {
   projectSlug: string;
   legacyPerTurn: boolean;
   eligibleIntents: ReadonlySet<string>;
+  /** The summary and curator agent (MAESTRO_OBSERVER_AGENT, `--agent`); null: deterministic paths. */
+  agent: ObserverAgentConfig | null;
 }
 
-export function resolveObserverConfig(env: Env = process.env, cwd = process.cwd()): ObserverConfig {
+export function resolveObserverConfig(env: Env = process.env, cwd = process.cwd(), overrides: ObserverAgentOverrides = {}): ObserverConfig {
   return {
     env,
     cwd,
@@ -25,5 +28,6 @@ export function resolveObserverConfig(env: Env = process.env, cwd = process.cwd(
     projectSlug: resolveProjectSlug(env, cwd),
     legacyPerTurn: legacyPerTurnFromEnv(env),
     eligibleIntents: curateIntentsFromEnv(env),
+    agent: resolveObserverAgent(env, cwd, overrides),
   };
 }

@@ -6,6 +6,7 @@
 import type { CurateFn } from './curation/curator.js';
 import type { ObserverConfig } from './config.js';
 import type { ObserverEvents } from './events.js';
+import { observerAgentSeams } from './agent/config.js';
 import { loadBundle } from './bundle/store.js';
 import { locateSession, type SessionFile } from './paths.js';
 import { wikiLayout } from './wiki/layout.js';
@@ -29,6 +30,14 @@ function locateForRestore(config: ObserverConfig, session: string | undefined): 
   return bundle ? { sessionId: session, path: bundle.meta.jsonlPath, mtimeMs: bundle.meta.jsonlMtime } : null;
 }
 
+/** Injected seams win (tests, the daemon); else the configured agent's; else none (deterministic). */
+function seamsFor(config: ObserverConfig, opts: OpenSessionOptions): { summarize?: SummarizeFn; curate?: CurateFn } {
+  const fromAgent = config.agent && !opts.restore ? observerAgentSeams(config.agent, config.workspaceRoot) : null;
+  const summarize = opts.summarize ?? fromAgent?.summarize;
+  const curate = opts.curate ?? fromAgent?.curate;
+  return { ...(summarize ? { summarize } : {}), ...(curate ? { curate } : {}) };
+}
+
 export function openObserverSession(config: ObserverConfig, opts: OpenSessionOptions = {}): ObserverSession {
   const file =
     (opts.restore ? locateForRestore(config, opts.session ?? config.env.FLOW_SESSION_ID) : null) ??
@@ -42,8 +51,7 @@ export function openObserverSession(config: ObserverConfig, opts: OpenSessionOpt
     mode: opts.restore ? 'restore' : 'live',
     legacyPerTurn: config.legacyPerTurn,
     eligibleIntents: config.eligibleIntents,
-    ...(opts.summarize ? { summarize: opts.summarize } : {}),
-    ...(opts.curate ? { curate: opts.curate } : {}),
+    ...seamsFor(config, opts),
     ...(opts.events ? { events: opts.events } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });

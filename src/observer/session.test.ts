@@ -381,7 +381,7 @@ describe('observeOnce in restore mode', () => {
     await open().step();
     rmSync(jsonl);
     const { observeOnce } = await import('./observe.js');
-    const config = { env: {}, cwd: dir.path, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', legacyPerTurn: false, eligibleIntents: new Set<string>() };
+    const config = { env: {}, cwd: dir.path, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', legacyPerTurn: false, eligibleIntents: new Set<string>(), agent: null };
     const { view, step } = await observeOnce(config, { session: SID, restore: true });
     expect(view).toMatchObject({ mode: 'restore', load: { status: 'miss', reason: 'jsonl_source_missing' } });
     expect(view.explorations.map((e) => [e.id, e.question])).toEqual([['exp_1', 'where is the config loaded?']]);

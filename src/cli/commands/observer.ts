@@ -2,7 +2,7 @@
  * `maestro observe` (the terminal UI beside Claude Code, or `--once` for
  * scripts) and `maestro wiki maintain | audit | migrate | lint` (wiki upkeep).
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { resolveObserverConfig } from '../../observer/config.js';
 import { observeOnce } from '../../observer/observe.js';
 import { fileAudit, listAudits } from '../../observer/upkeep/audit.js';
@@ -27,7 +27,7 @@ function printView(view: SessionView): void {
     out.push(`  ${e.toolCount} tools${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${e.errorCount} errors` : ''}`);
     const k = e.knowledge;
     out.push(`  KNOWLEDGE ${k === undefined ? '(not searched)' : k === null ? '—' : `${k.entryId} ${k.request} (${k.score.toFixed(2)})`}`);
-    if (e.summary) out.push(`  SUMMARY ${e.summary.text.slice(0, 200)}`);
+    if (e.summary) out.push(`  SUMMARY (${e.summary.source}${e.summary.reason ? `: ${e.summary.reason.slice(0, 80)}` : ""}) ${e.summary.text.slice(0, 200)}`);
     if (e.wiki) out.push(`  wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${e.wiki.reason ? ` · ${e.wiki.reason}` : ''}${e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : ''}`);
   }
   process.stdout.write(`${out.join('\n')}\n`);
@@ -48,9 +48,11 @@ export function register(program: Command): void {
     .option('--restore', 'show the stored bundle only: no transcript, no live search')
     .option('--poll <ms>', 'fallback poll interval for the live UI', parsePoll)
     .option('--json', 'print JSON (with --once)')
+    .addOption(new Option('--agent <kind>', 'the summary and curator agent (default: MAESTRO_OBSERVER_AGENT, else off: deterministic)').choices(['off', 'claude', 'scripted']))
+    .option('--agent-script <file>', 'the script of --agent scripted (docs/scripted-agent.md)')
     .action(
-      action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean }) => {
-        const config = resolveObserverConfig();
+      action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean; agent?: string; agentScript?: string }) => {
+        const config = resolveObserverConfig(process.env, process.cwd(), { ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.agentScript ? { agentScript: opts.agentScript } : {}) });
         const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}) };
         if (opts.once || opts.json) {
           const { view, step } = await observeOnce(config, common);

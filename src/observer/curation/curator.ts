@@ -9,21 +9,25 @@
  *                                      else rules: prior → update it; no prior → skipped
  *                                      skill_only_no_prior (intent mode never creates
  *                                      an entry without a prior by itself)
- *   curator throws                   → skipped skill_failed
+ *   curator throws                   → skipped skill_failed (skill_invalid for a
+ *                                      malformed answer)
+ *   decision fails checkDecision     → skipped skill_invalid (bad shape, or an
+ *                                      update of an id it was not shown)
  *   create                           → deduplicateKnowledge first (may update or skip)
  * curateTurn is the legacy per-turn mode (FLOW_WIKI_LEGACY_PER_TURN=1), whose
  * rules may create from the summary when nothing similar exists.
  * Every outcome is logged, the bucket is marked curated, and the write record
  * goes on the anchor exploration only.
  */
-import { coerceError } from '../../core/errors.js';
+import { z } from 'zod';
+import { coerceError, MaestroError } from '../../core/errors.js';
 import type { SessionBundle, WriteRecord } from '../bundle/types.js';
 import type { WikiEntry } from '../wiki/entries.js';
 import { ensureWikiLayout } from '../wiki/layout.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex, type LogOp } from '../wiki/log.js';
 import { AGENT_CANDIDATE_THRESHOLD, WIKI_SEARCH_THRESHOLD, type WikiMatch, type WikiRetriever } from '../wiki/retriever.js';
 import { createEntry, updateEntry, type EntryDraft } from '../wiki/writer.js';
-import { slugify } from '../text.js';
+import { SLUG_PATTERN, slugify } from '../text.js';
 import { markCurated } from './buckets.js';
 import { deduplicateKnowledge } from './dedup.js';
 import { buildIntentDigest, isLowValue, isLowValueForExtractor, shouldSkipIntentCurate, type IntentDigest } from './gates.js';
@@ -57,6 +61,51 @@ export interface CuratorOptions {
   now?: () => number;
 }
 
+const draftSchema = z.object({
+  type: z.enum(['context', 'entity']),
+  slug: z.string().max(120).regex(SLUG_PATTERN, 'slug must be kebab-case'),
+  request: z.string().trim().min(1),
+  title: z.string().optional(),
+  summary: z.string().trim().min(1),
+  context: z.string().optional(),
+  solution: z.string(),
+  tags: z.array(z.string()).optional(),
+  facet: z.enum(['hypothesis', 'protocol', 'command', 'failure', 'note']).optional(),
+  confidence: z.number().min(0).max(1).optional(),
+  command: z.string().optional(),
+  persistNote: z.string().optional(),
+  references: z.array(z.string()).optional(),
+});
+
+const decisionSchema = z.object({
+  action: z.enum(['create', 'update', 'skip']),
+  reason: z.string().optional(),
+  targetId: z.string().optional(),
+  entry: draftSchema.optional(),
+});
+
+/**
+ * Whatever a curator answers is checked before anything is written: the
+ * shape (zod), and that an update names the prior or one of the candidates it
+ * was shown (an invented id never reaches the disk).
+ */
+export function checkDecision(raw: unknown, prior: WikiMatch | null, candidates: readonly WikiMatch[]): { decision: CuratorDecision } | { problem: string } {
+  const parsed = decisionSchema.safeParse(raw);
+  if (!parsed.success) return { problem: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  const d = parsed.data as CuratorDecision;
+  if (d.action === 'update') {
+    const target = d.targetId ?? prior?.entryId;
+    if (!target) return { problem: 'update without a target and without a prior' };
+    const known = new Set([prior?.entryId, ...candidates.map((c) => c.entryId)].filter(Boolean));
+    if (!known.has(target)) return { problem: `update target ${target} is neither the prior nor a candidate` };
+    return { decision: { ...d, targetId: target } };
+  }
+  return { decision: d };
+}
+
+/** Persist types of the summary model → entry facet (FORMATS §8.4). */
+const FACET_OF: Record<string, EntryDraft['facet']> = { error: 'failure', snippet: 'command', decision: 'protocol', context: 'hypothesis' };
+
 function draftFromDigest(d: IntentDigest): EntryDraft {
   const solutions = d.turns.map((t) => `- ${t.request}: ${(t.persistMeta?.solution_detail ?? t.summary).replace(/\s+/g, ' ').slice(0, 600)}`);
   const meta = d.turns.find((t) => t.persistMeta)?.persistMeta;
@@ -70,6 +119,7 @@ function draftFromDigest(d: IntentDigest): EntryDraft {
     solution: [...solutions, ...(d.commands.length ? ['', 'Commands:', ...d.commands.slice(0, 8).map((c) => `- \`${c}\``)] : [])].join('\n'),
     tags: [...new Set([d.intentKey, ...d.turns.flatMap((t) => t.persistMeta?.tags ?? [])])].filter(Boolean),
     confidence: Math.max(0.5, ...d.turns.map((t) => t.persistMeta?.confidence ?? 0)),
+    ...(meta?.type && FACET_OF[meta.type] ? { facet: FACET_OF[meta.type] } : {}),
   };
 }
 
@@ -138,11 +188,17 @@ export class WikiCuratorService {
     const { prior, candidates } = this.findPriorHitForDigest(digest);
     let decision: CuratorDecision;
     if (this.options.curate) {
+      let raw: unknown;
       try {
-        decision = await this.options.curate({ mode, digest, prior, candidates });
+        raw = await this.options.curate({ mode, digest, prior, candidates });
       } catch (err) {
-        return { write: this.skip(`skill_failed: ${coerceError(err).message}`.slice(0, 200)), op: 'skip', target: anchor };
+        const e = coerceError(err);
+        const kind = e instanceof MaestroError && e.code === 'AGENT_ANSWER_INVALID' ? 'skill_invalid' : 'skill_failed';
+        return { write: this.skip(`${kind}: ${e.message}`.slice(0, 200)), op: 'skip', target: anchor };
       }
+      const checked = checkDecision(raw, prior, candidates);
+      if ('problem' in checked) return { write: this.skip(`skill_invalid: ${checked.problem}`.slice(0, 200)), op: 'skip', target: anchor };
+      decision = checked.decision;
     } else if (prior) {
       decision = { action: 'update', targetId: prior.entryId, reason: 'rules_prior_update' };
     } else if (mode === 'intent') {

@@ -3,10 +3,14 @@
  * from the bundle first (a restart or a restore never pays for a summary
  * twice), then generates what is missing for finished explorations through
  * the injected `summarize` (the agent provider, plugged in by the daemon), or
- * deterministically when none is given. A model failure or a malformed answer
- * falls back to the deterministic summary with the reason kept.
+ * deterministically when none is given. A model failure (`model_failed: …`)
+ * or a malformed answer (`model_invalid: …`) falls back to the deterministic
+ * summary with the reason kept; the fallback is cached like any other item,
+ * so a restart never asks the model again for that exploration.
  */
-import type { FlowchartHint, SessionBundle, SummaryItem } from '../bundle/types.js';
+import { z } from 'zod';
+import { coerceError, MaestroError } from '../../core/errors.js';
+import type { FlowchartHint, SessionBundle, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { normalizeIntentKey, normalizeTitleDelta } from '../curation/intent.js';
 import { buildExplorationDigest, deterministicSummary, type ExplorationDigest } from './digest.js';
 import type { Exploration } from '../transcript/types.js';
@@ -18,39 +22,74 @@ export interface SummaryOrchestratorOptions {
   now?: () => number;
 }
 
-const BRANCHES = ['trunk', 'parallel', 'repair', 'merge'] as const;
-const IMPORTANCE = ['high', 'medium', 'low'] as const;
+/**
+ * The seam's contract: whatever `summarize` returns is checked against the
+ * SummaryItem shape (zod) before it is kept; unknown enum values in the hint
+ * are normalised (an unknown titleDelta reads as continue, FORMATS §8.3).
+ */
+const hintSchema = z.object({
+  nodeId: z.string().optional(),
+  nodeTitle: z.string().trim().min(1),
+  parentId: z.string().nullable().optional(),
+  branchType: z.enum(['trunk', 'parallel', 'repair', 'merge']).catch('trunk'),
+  importance: z.enum(['high', 'medium', 'low']).catch('medium'),
+  dropFromChart: z.boolean().catch(false),
+  intentKey: z.string().optional(),
+  titleDelta: z.unknown().optional(),
+  titleDeltaNote: z.string().optional(),
+});
 
-/** Checks a model's SummaryItem and normalises its flowchart hint; null when unusable. */
-export function validateModelSummary(raw: unknown, digest: ExplorationDigest, now: number): SummaryItem | null {
-  if (!raw || typeof raw !== 'object') return null;
-  const r = raw as Partial<SummaryItem>;
-  if (typeof r.text !== 'string' || !r.text.trim()) return null;
+const persistMetaSchema = z.object({
+  should_persist: z.boolean(),
+  type: z.enum(['context', 'entity', 'error', 'snippet', 'decision']).optional(),
+  slug: z.string().optional(),
+  title: z.string().optional(),
+  solution_detail: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  intent_key: z.string().optional(),
+  confidence: z.number().min(0).max(1).optional(),
+});
+
+const modelItemSchema = z.object({
+  text: z.string().trim().min(1, 'the summary had no text'),
+  status: z.enum(['ready', 'failed']).catch('ready'),
+  reason: z.string().optional(),
+  flowchart: hintSchema.optional(),
+  persistMeta: persistMetaSchema.nullable().optional(),
+});
+
+/** Checks a model's SummaryItem and normalises its flowchart hint; the problem when unusable. */
+export function validateModelSummary(raw: unknown, digest: ExplorationDigest, now: number): { item: SummaryItem } | { problem: string } {
+  const parsed = modelItemSchema.safeParse(raw);
+  if (!parsed.success) return { problem: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  const r = parsed.data;
   let flowchart: FlowchartHint | undefined;
-  if (r.flowchart && typeof r.flowchart === 'object') {
+  if (r.flowchart) {
     const f = r.flowchart;
     const delta = normalizeTitleDelta(f.titleDelta);
     flowchart = {
-      nodeId: typeof f.nodeId === 'string' && f.nodeId ? f.nodeId : digest.explorationId,
-      nodeTitle: typeof f.nodeTitle === 'string' && f.nodeTitle ? f.nodeTitle.slice(0, 80) : digest.question.slice(0, 48),
-      parentId: typeof f.parentId === 'string' ? f.parentId : null,
-      branchType: (BRANCHES as readonly string[]).includes(f.branchType as string) ? f.branchType! : 'trunk',
-      importance: (IMPORTANCE as readonly string[]).includes(f.importance as string) ? f.importance! : 'medium',
-      dropFromChart: f.dropFromChart === true,
+      nodeId: f.nodeId || digest.explorationId,
+      nodeTitle: f.nodeTitle.slice(0, 80),
+      parentId: f.parentId ?? null,
+      branchType: f.branchType,
+      importance: f.importance,
+      dropFromChart: f.dropFromChart,
       intentKey: normalizeIntentKey(f.intentKey),
       ...(delta ? { titleDelta: delta } : {}),
-      ...(typeof f.titleDeltaNote === 'string' && f.titleDeltaNote ? { titleDeltaNote: f.titleDeltaNote.slice(0, 40) } : {}),
+      ...(f.titleDeltaNote ? { titleDeltaNote: f.titleDeltaNote.slice(0, 40) } : {}),
     };
   }
   return {
-    explorationId: digest.explorationId,
-    text: r.text.trim(),
-    source: 'ai',
-    status: r.status === 'failed' ? 'failed' : 'ready',
-    ...(typeof r.reason === 'string' ? { reason: r.reason } : {}),
-    ...(flowchart ? { flowchart } : {}),
-    persistMeta: r.persistMeta && typeof r.persistMeta === 'object' ? r.persistMeta : null,
-    savedAt: now,
+    item: {
+      explorationId: digest.explorationId,
+      text: r.text.trim(),
+      source: 'ai',
+      status: r.status,
+      ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      ...(flowchart ? { flowchart } : {}),
+      persistMeta: (r.persistMeta ?? null) as WikiPersistMeta | null,
+      savedAt: now,
+    },
   };
 }
 
@@ -134,11 +173,16 @@ export class SummaryOrchestrator {
   private async generateOne(digest: ExplorationDigest): Promise<SummaryItem> {
     const summarize = this.options.summarize;
     if (!summarize) return deterministicSummary(digest, this.now());
+    let raw: unknown;
     try {
-      const item = validateModelSummary(await summarize(digest), digest, this.now());
-      return item ?? deterministicSummary(digest, this.now(), 'model_invalid: the summary had no text');
+      raw = await summarize(digest);
     } catch (err) {
-      return deterministicSummary(digest, this.now(), `model_failed: ${(err as Error).message ?? String(err)}`.slice(0, 200));
+      const e = coerceError(err);
+      // A malformed answer and a failed call are told apart in the kept reason.
+      const kind = e instanceof MaestroError && e.code === 'AGENT_ANSWER_INVALID' ? 'model_invalid' : 'model_failed';
+      return deterministicSummary(digest, this.now(), `${kind}: ${e.message}`.slice(0, 200));
     }
+    const checked = validateModelSummary(raw, digest, this.now());
+    return 'item' in checked ? checked.item : deterministicSummary(digest, this.now(), `model_invalid: ${checked.problem}`.slice(0, 200));
   }
 }
