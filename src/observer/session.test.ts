@@ -175,7 +175,9 @@ describe('with a curator agent and a summary model', () => {
     expect(files[0]).toMatch(/^C001-[a-z0-9-]+\.md$/);
     const text = readFileSync(join(wiki, 'knowledge/contexts/debug', files[0]!), 'utf8');
     const keys = [...text.split('---')[1]!.matchAll(/^([a-z_]+):/gm)].map((m) => m[1]);
-    expect(keys).toEqual(['id', 'slug', 'request', 'created', 'updated', 'version', 'type', 'category', 'tags', 'related', 'aliases', 'source', 'sources', 'extraction_confidence', 'status', 'intent_key']);
+    expect(keys).toEqual(['id', 'slug', 'request', 'created', 'updated', 'version', 'type', 'category', 'facet', 'tags', 'related', 'aliases', 'source', 'sources', 'extraction_confidence', 'status', 'intent_key']);
+    // The summaries' persist type `context` becomes facet hypothesis (FORMATS §8.4).
+    expect(text).toContain('facet: "hypothesis"');
     expect(text).toContain('  - "proj:app"');
     expect(text).toMatch(/## 问题[\s\S]*## 摘要[\s\S]*## 上下文[\s\S]*## 解决方案/);
 
