@@ -20,7 +20,8 @@ import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { knowledgeRoutes } from '../knowledge/http.js';
 import { createKnowledgePool } from '../knowledge/pool.js';
-import { resolveObserverConfig } from '../observer/config.js';
+import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
+import { followFromEnv, ObserverHub } from '../observer/hub.js';
 import { observerEvents } from '../observer/events.js';
 import { observerRoutes } from '../observer/http.js';
 
@@ -58,6 +59,10 @@ export interface DaemonOptions {
   noOrchestrator?: boolean;
   /** With no project registered, create the offline demo project (`maestro serve` does). */
   demo?: boolean | DemoOptions;
+  /** The observer's configuration (default: from the environment and cwd). */
+  observer?: ObserverConfig;
+  /** Keep the workspace's newest Claude Code transcript live in the daemon (default: MAESTRO_OBSERVER_FOLLOW). */
+  observerFollow?: boolean;
 }
 
 export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
@@ -102,7 +107,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     // The knowledge search (warm indexes per workflow root) and the observer's sessions.
     const knowledge = createKnowledgePool();
     cleanups.push(() => knowledge.stop());
-    const observer = resolveObserverConfig();
+    const observer = options.observer ?? resolveObserverConfig();
     const builtIn = [
       async (a: FastifyInstance) => {
         await a.register(knowledgeRoutes, { pool: knowledge });
@@ -114,6 +119,10 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);
     cleanups.push(() => void observerEvents.off('update', forward));
+    // Bundles written by `maestro observe` elsewhere, and (when following) the newest transcript itself.
+    const hub = new ObserverHub({ config: observer, follow: options.observerFollow ?? followFromEnv(process.env), onError: logError });
+    hub.start();
+    cleanups.push(() => hub.stop());
     // A local write reaches WebSocket clients at once instead of at the next poll.
     app.addHook('onResponse', async (req) => {
       if (req.method !== 'GET') void feed.poke();

@@ -1,6 +1,7 @@
 /**
- * Live updates for the web app: every ObserverSession emits on one emitter;
- * the daemon forwards `session.updated` to its WebSocket.
+ * Live updates for the web app: every ObserverSession emits on one emitter,
+ * and so does the daemon's ObserverHub for bundles other processes write; the
+ * daemon forwards each `session.updated` to its WebSocket (README: "Live updates").
  */
 import { EventEmitter } from 'node:events';
 
@@ -12,6 +13,12 @@ export interface ObserverUpdate {
   explorationCount: number;
   runningExplorationId: string | null;
   at: number;
+  /**
+   * live: an ObserverSession in this process wrote the bundle (the daemon's
+   * followed session); bundle: the hub saw a bundle written by another process
+   * (a `maestro observe` beside Claude Code). Absent in older emitters.
+   */
+  source?: 'live' | 'bundle';
 }
 
 export interface ObserverEvents {

@@ -298,6 +298,7 @@ export class ObserverSession {
       explorationCount: this.explorations.length,
       runningExplorationId: running?.id ?? null,
       at: this.now(),
+      source: 'live',
     });
     return true;
   }
