@@ -1,8 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
-import { contentJaccard, matchTokens, normalizeMatchText, requestSimilarity } from '../text.js';
-import { listWikiDocuments, listWikiEntries } from './entries.js';
+import { contentJaccard, contentTokens, matchTokens, normalizeMatchText, requestSimilarity } from '../text.js';
+import { listWikiDocuments, listWikiEntries, type WikiEntry } from './entries.js';
+import { isGenericProjectQuery } from './generic-query.js';
 import { InMemoryWikiRetriever, relevanceScore } from './retriever.js';
 import { classifyScope, ensureScopeTags, isProjectCompatible } from './scope.js';
 
@@ -165,5 +166,48 @@ describe('InMemoryWikiRetriever', () => {
     expect(c1).toMatchObject({ title: 'Login token', type: 'context', tags: ['proj:app', 'auth'], relativePath: 'contexts/debug/C001-login-token-expiry.md' });
     expect(c1.body).toContain('expiresIn');
     expect(docs.find((d) => d.id === 'N001')!.type).toBe('entity');
+  });
+
+  it('ranks exactly as scoring every entry by FORMATS §8.6 would (the pruned index loses nothing)', () => {
+    // A reference that scores every entry sharing a token with the query, the slow way.
+    const keywordsOf = (e: WikiEntry) =>
+      new Set([...matchTokens(e.request), ...matchTokens(`${e.title} ${e.slug.replace(/-/g, ' ')} ${e.summary}`), ...e.tags.map((t) => t.toLowerCase()), ...matchTokens(e.body.slice(0, 4_000)), ...contentTokens(e.tags.join(' '))]);
+    const reference = (text: string, threshold: number, limit: number, includeOtherProjects: boolean) => {
+      const q = matchTokens(text);
+      const scored = listWikiEntries(dir.path)
+        .entries.filter((e) => e.type !== 'summary' && (includeOtherProjects || classifyScope(e.tags, 'app') !== 'other'))
+        .flatMap((e) => {
+          const kw = keywordsOf(e);
+          const req = new Set(matchTokens(e.request));
+          const hits = q.filter((t) => kw.has(t)).length;
+          if (!hits) return [];
+          const score = relevanceScore({
+            coverage: hits / q.length,
+            requestSimilarity: requestSimilarity(text, e.request),
+            hitsRequest: q.some((t) => req.has(t)),
+            scope: classifyScope(e.tags, 'app'),
+            genericQuery: isGenericProjectQuery(text),
+            type: e.type,
+          });
+          return score >= threshold ? [{ id: e.id, score: Math.round(score * 1000) / 1000, raw: score }] : [];
+        })
+        .sort((a, b) => b.raw - a.raw || (a.id < b.id ? -1 : 1));
+      return scored.slice(0, limit).map(({ id, score }) => ({ id, score }));
+    };
+    const words = ['cache', 'router', 'token', 'login', 'deploy', 'docker', 'queue', 'worker', 'schema', 'parser', '缓存', '数据库连接池', 'auth', 'session', 'project'];
+    let seed = 3;
+    const pick = () => words[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % words.length]!;
+    for (let i = 1; i <= 150; i += 1) {
+      const request = i % 25 === 0 ? `${pick()} ${pick()}` : `Fix the ${pick()} ${pick()} in the ${pick()}`;
+      const tags = i % 9 === 0 ? ['proj:other'] : i % 5 === 0 ? ['scope:global', pick()] : ['proj:app', pick()];
+      const type = i % 11 === 0 ? 'entity' : undefined;
+      writeEntry(dir.path, `${type ? 'entities/N' : 'contexts/debug/C'}${String(i).padStart(3, '0')}-e${i}.md`, { id: `"${type ? 'N' : 'C'}${String(i).padStart(3, '0')}"`, request: `"${request}"`, ...(type ? { type } : {}), tags }, `## 摘要\n\n${pick()} ${pick()} ${pick()} broke.\n`);
+    }
+    const r = retriever();
+    const queries = ['why does the cache router fail', 'login token', 'Fix the docker queue in the schema', 'docker queue', '数据库连接池 缓存 问题', 'analyze the project auth', 'deploy worker parser session'];
+    for (const text of queries) for (const threshold of [0, 0.25, 0.5]) for (const limit of [1, 5, 40]) for (const other of [false, true]) {
+      const got = r.searchMany({ text, threshold, limit, includeOtherProjects: other }).map((m) => ({ id: m.entryId, score: m.score }));
+      expect(got, `${text} @${threshold} ×${limit} other=${other}`).toEqual(reference(text, threshold, limit, other));
+    }
   });
 });

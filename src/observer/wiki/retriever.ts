@@ -1,9 +1,16 @@
 /**
  * Prior retrieval: the wiki entry that best answers a running question
  * (FORMATS §8.6). `WikiRetriever` is the seam; `InMemoryWikiRetriever` keeps
- * a parsed, tokenised copy of contexts/ and entities/ with an inverted index
- * so a question costs a few set lookups per candidate (≈0.1–1 ms on 5,000
- * entries, see bench/observer.ts) and can run on every UI frame.
+ * a parsed, tokenised copy of contexts/ and entities/, kept warm between
+ * questions: an inverted index of compiled postings (Int32Array of slots) and
+ * per-slot typed arrays (type, scope, request token count and length, a
+ * bigram Bloom signature of the request). A question walks the postings of
+ * its tokens once, scores exactly the few entries whose signature allows the
+ * substring/equality rule, and visits the rest by keyword hits, most first,
+ * stopping when a whole level cannot reach the threshold or the top list —
+ * the score of every other entry follows from counts alone, without reading
+ * its object or comparing strings. No file is read per question.
+ * retriever.test.ts checks the ranking against scoring every entry.
  *
  * Freshness: the disk is rescanned in the background (stat only; changed
  * files re-parsed) at most once per `rescanIntervalMs`; `refresh()` rescans
@@ -92,12 +99,39 @@ export interface RelevanceInput {
  * similarity < 0.4 capped at 0.65; entities −0.08; clamped to [0, 1].
  */
 export function relevanceScore(r: RelevanceInput): number {
-  let score = Math.min(1, 0.55 * r.coverage + 0.45 * r.requestSimilarity + (r.hitsRequest ? 0.1 : 0));
-  if (r.scope === 'other') score *= 0.35;
-  else if (r.scope === 'current') score += 0.05;
-  if (r.genericQuery && r.requestSimilarity < 0.4) score = Math.min(score, 0.65);
-  if (r.type === 'entity') score -= 0.08;
-  return Math.max(0, Math.min(1, score));
+  return relevanceFromNumbers(r.coverage, r.requestSimilarity, r.hitsRequest, SCOPE_CODE[r.scope], TYPE_BIT[r.type], r.genericQuery);
+}
+
+const TYPE_BIT: Record<EntryType, number> = { context: 1, entity: 2, summary: 4 };
+const SCOPE_CODE: Record<EntryScope, number> = { current: 0, global: 1, 'legacy-current': 2, other: 3 };
+
+/** relevanceScore from numbers only (scope code: 0 current, 3 other; type bit: 2 entity): the hot loop's form. */
+function relevanceFromNumbers(coverage: number, requestSimilarity: number, hitsRequest: boolean, scopeCode: number, typeBit: number, generic: boolean): number {
+  let score = Math.min(1, 0.55 * coverage + 0.45 * requestSimilarity + (hitsRequest ? 0.1 : 0));
+  if (scopeCode === 3) score *= 0.35;
+  else if (scopeCode === 0) score += 0.05;
+  if (generic && requestSimilarity < 0.4) score = Math.min(score, 0.65);
+  if (typeBit === 2) score -= 0.08;
+  return score < 0 ? 0 : score > 1 ? 1 : score;
+}
+
+/**
+ * A 128-bit Bloom signature of a string's character bigrams. If `a` is a
+ * substring of `b`, a's bits are a subset of b's; so an entry whose signature
+ * is not a subset (in the right direction) cannot meet the substring or the
+ * equality rule of requestSimilarity, and its similarity is the token ratio,
+ * known from counts alone.
+ */
+function bigramBloom(text: string, out: Uint32Array, at: number): void {
+  out[at] = out[at + 1] = out[at + 2] = out[at + 3] = 0;
+  for (let i = 0; i + 1 < text.length; i += 1) {
+    const h = Math.imul(text.charCodeAt(i) * 65_599 + text.charCodeAt(i + 1), 0x9e3779b1) >>> 25;
+    out[at + (h >>> 5)]! |= 1 << (h & 31);
+  }
+}
+
+function bloomSubset(a: Uint32Array, ai: number, b: Uint32Array, bi: number): boolean {
+  return (a[ai]! & ~b[bi]!) === 0 && (a[ai + 1]! & ~b[bi + 1]!) === 0 && (a[ai + 2]! & ~b[bi + 2]!) === 0 && (a[ai + 3]! & ~b[bi + 3]!) === 0;
 }
 
 function excerptOf(entry: WikiEntry): string {
@@ -114,10 +148,46 @@ export interface InMemoryRetrieverOptions {
   now?: () => number;
 }
 
+/** A token's postings: the slots of the entries that have it; `arr` is the compiled copy searches walk. */
+interface Posting {
+  set: Set<number>;
+  arr: Int32Array | null;
+}
+
+function postingArray(p: Posting): Int32Array {
+  return (p.arr ??= Int32Array.from(p.set));
+}
+
+function addPosting(index: Map<string, Posting>, token: string, slot: number): void {
+  let p = index.get(token);
+  if (!p) index.set(token, (p = { set: new Set(), arr: null }));
+  p.set.add(slot);
+  p.arr = null;
+}
+
+function removePosting(index: Map<string, Posting>, token: string, slot: number): void {
+  const p = index.get(token);
+  if (!p) return;
+  p.set.delete(slot);
+  p.arr = null;
+  if (!p.set.size) index.delete(token);
+}
+
 export class InMemoryWikiRetriever implements WikiRetriever {
   private readonly byPath = new Map<string, IndexedEntry>();
-  private readonly inverted = new Map<string, Set<IndexedEntry>>();
-  private readonly requestInverted = new Map<string, Set<IndexedEntry>>();
+  /** Entries by slot (the index into the count arrays and the postings). */
+  private readonly slots: Array<IndexedEntry | undefined> = [];
+  private readonly inverted = new Map<string, Posting>();
+  private readonly requestInverted = new Map<string, Posting>();
+  private touched = new Int32Array(1024);
+  private ordered = new Int32Array(1024);
+  /** Per slot, for the hot loop without touching the entry objects. */
+  private slotType = new Uint8Array(1024);
+  private slotScope = new Uint8Array(1024);
+  private slotReqCount = new Uint16Array(1024);
+  private slotReqLen = new Uint32Array(1024);
+  private slotBloom = new Uint32Array(1024 * 4);
+  private readonly queryBloom = new Uint32Array(4);
   private readonly problemsByPath = new Map<string, WikiProblem[]>();
   private lastScan = -Infinity;
   private readonly freeSlots: number[] = [];
@@ -210,45 +280,104 @@ export class InMemoryWikiRetriever implements WikiRetriever {
     const types = query.types ?? ['context', 'entity'];
     const threshold = query.threshold ?? WIKI_SEARCH_THRESHOLD;
     // Count, per entry, the query tokens among its keywords and among its request tokens,
-    // walking the postings once: the cost is the postings touched, not entries × tokens.
-    // Typed-array counters indexed by slot: about 3× faster than Map<entry, count> on 5,000 entries.
+    // walking compiled postings (Int32Array of slots) once: the cost is the postings touched,
+    // not entries × tokens, with no per-question allocation but the top list.
     const kw = this.keywordCounts;
     const rq = this.requestCounts;
-    const touched: IndexedEntry[] = [];
+    const touched = this.touched;
+    let nTouched = 0;
     for (const t of tokens) {
-      for (const e of this.inverted.get(t) ?? []) if (kw[e.slot]!++ === 0) touched.push(e);
-      for (const e of this.requestInverted.get(t) ?? []) rq[e.slot]!++;
+      const kp = this.inverted.get(t);
+      if (kp) {
+        const arr = postingArray(kp);
+        for (let i = 0; i < arr.length; i += 1) {
+          const slot = arr[i]!;
+          if (kw[slot]!++ === 0) touched[nTouched++] = slot;
+        }
+      }
+      const rp = this.requestInverted.get(t);
+      if (rp) {
+        const arr = postingArray(rp);
+        for (let i = 0; i < arr.length; i += 1) rq[arr[i]!]!++;
+      }
     }
-    // Keep only the best `limit` (+ a few spares for deleted files) instead of sorting every candidate.
+    // Keep only the best `limit` (+ one spare for a deleted file) instead of sorting every candidate.
     const limit = query.limit ?? 10;
-    const keep = limit + 4;
+    const keep = limit + 1;
     const top: Array<{ e: IndexedEntry; score: number }> = [];
     const better = (a: { e: IndexedEntry; score: number }, b: { e: IndexedEntry; score: number }) => a.score > b.score || (a.score === b.score && a.e.entry.id < b.e.entry.id);
-    const ex = query.exclude;
-    const input: RelevanceInput = { coverage: 0, requestSimilarity: 0, hitsRequest: false, scope: 'current', genericQuery: generic, type: 'context' };
-    for (const e of touched) {
-      const hits = kw[e.slot]!;
-      const found = rq[e.slot]!;
-      kw[e.slot] = 0;
-      rq[e.slot] = 0;
-      if (!types.includes(e.entry.type)) continue;
-      if (e.scope === 'other' && !query.includeOtherProjects) continue;
-      if (ex && e.entry.source.explorationId === ex.explorationId && (e.entry.source.sessionId === ex.sessionId || !e.entry.source.sessionId)) continue;
-      input.coverage = hits / tokens.length;
-      input.requestSimilarity = requestSimilarityFromCounts(qNorm, tokens.length, e.reqNorm, e.reqTokens.size, found);
-      input.hitsRequest = found > 0;
-      input.scope = e.scope;
-      input.type = e.entry.type;
-      const score = relevanceScore(input);
-      if (score < threshold) continue;
+    const offer = (e: IndexedEntry, score: number) => {
+      if (ex && e.entry.source.explorationId === ex.explorationId && (e.entry.source.sessionId === ex.sessionId || !e.entry.source.sessionId)) return;
       const item = { e, score };
-      if (top.length === keep && !better(item, top[keep - 1]!)) continue;
-      let i = top.length < keep ? top.length : keep - 1;
-      top[i] = item;
-      while (i > 0 && better(top[i]!, top[i - 1]!)) {
-        [top[i - 1], top[i]] = [top[i]!, top[i - 1]!];
-        i -= 1;
+      if (top.length === keep && !better(item, top[keep - 1]!)) return;
+      let j = top.length < keep ? top.length : keep - 1;
+      top[j] = item;
+      while (j > 0 && better(top[j]!, top[j - 1]!)) {
+        [top[j - 1], top[j]] = [top[j]!, top[j - 1]!];
+        j -= 1;
       }
+    };
+    const ex = query.exclude;
+    let typeMask = 0;
+    for (const t of types) typeMask |= TYPE_BIT[t];
+    const qCount = tokens.length;
+    const qLen = qNorm.length;
+    const qBloom = this.queryBloom;
+    bigramBloom(qNorm, qBloom, 0);
+    const { slotType, slotScope, slotReqCount, slotReqLen, slotBloom } = this;
+    const other = query.includeOtherProjects === true;
+    // 1. Entries that may meet the substring / equality rule (the Bloom test says maybe) are scored
+    //    exactly; every other entry's score follows from numbers: hits, request hits, counts.
+    //    The rest are bucketed by keyword hits (a counting sort), most first.
+    const levels = new Int32Array(qCount + 2);
+    const ordered = this.ordered;
+    let nOrdered = 0;
+    for (let i = 0; i < nTouched; i += 1) {
+      const slot = touched[i]!;
+      if (!(slotType[slot]! & typeMask) || (slotScope[slot] === 3 && !other)) continue;
+      const maybeSubstring = slotReqLen[slot]! >= qLen ? bloomSubset(qBloom, 0, slotBloom, slot * 4) : bloomSubset(slotBloom, slot * 4, qBloom, 0);
+      if (maybeSubstring) {
+        const e = this.slots[slot]!;
+        const found = rq[slot]!;
+        const sim = requestSimilarityFromCounts(qNorm, qCount, e.reqNorm, slotReqCount[slot]!, found);
+        const score = relevanceFromNumbers(kw[slot]! / qCount, sim, found > 0, slotScope[slot]!, slotType[slot]!, generic);
+        if (score >= threshold) offer(e, score);
+        continue;
+      }
+      levels[kw[slot]!]! += 1;
+      nOrdered += 1;
+    }
+    for (let h = qCount, at = 0; h >= 1; h -= 1) {
+      const n = levels[h]!;
+      levels[h] = at;
+      at += n;
+    }
+    for (let i = 0; i < nTouched; i += 1) {
+      const slot = touched[i]!;
+      if (!(slotType[slot]! & typeMask) || (slotScope[slot] === 3 && !other)) continue;
+      const maybeSubstring = slotReqLen[slot]! >= qLen ? bloomSubset(qBloom, 0, slotBloom, slot * 4) : bloomSubset(slotBloom, slot * 4, qBloom, 0);
+      if (!maybeSubstring) ordered[levels[kw[slot]!]!++] = slot;
+    }
+    // 2. By hits, most first. Request hits ≤ keyword hits (request tokens are keywords), so the token
+    //    ratio is ≤ hits / query tokens: once a level's best cannot reach the threshold or the top, stop.
+    for (let i = 0; i < nOrdered; i += 1) {
+      const slot = ordered[i]!;
+      const hits = kw[slot]!;
+      const levelBound = relevanceFromNumbers(hits / qCount, hits / qCount, true, 0, 1, false);
+      if (levelBound < threshold || (top.length === keep && levelBound < top[keep - 1]!.score)) break;
+      const found = rq[slot]!;
+      const reqCount = slotReqCount[slot]!;
+      const denominator = qCount > reqCount ? qCount : reqCount;
+      const sim = qLen && slotReqLen[slot] && denominator ? found / denominator : 0;
+      const score = relevanceFromNumbers(hits / qCount, sim, found > 0, slotScope[slot]!, slotType[slot]!, generic);
+      if (score < threshold || (top.length === keep && score < top[keep - 1]!.score)) continue;
+      offer(this.slots[slot]!, score);
+    }
+    // The counters are per search: clear what this one touched (request tokens are keywords too).
+    for (let i = 0; i < nTouched; i += 1) {
+      const slot = touched[i]!;
+      kw[slot] = 0;
+      rq[slot] = 0;
     }
     const out: WikiMatch[] = [];
     let dropped = false;
@@ -298,36 +427,41 @@ export class InMemoryWikiRetriever implements WikiRetriever {
       };
       this.keywordCounts = grow(this.keywordCounts);
       this.requestCounts = grow(this.requestCounts);
+      const t = new Int32Array(this.keywordCounts.length);
+      t.set(this.touched);
+      this.touched = t;
+      this.ordered = new Int32Array(this.keywordCounts.length);
+      const widen = <T extends Uint8Array | Uint16Array | Uint32Array>(a: T, make: (n: number) => T, per = 1): T => {
+        const b = make(this.keywordCounts.length * per);
+        b.set(a);
+        return b;
+      };
+      this.slotType = widen(this.slotType, (n) => new Uint8Array(n));
+      this.slotScope = widen(this.slotScope, (n) => new Uint8Array(n));
+      this.slotReqCount = widen(this.slotReqCount, (n) => new Uint16Array(n));
+      this.slotReqLen = widen(this.slotReqLen, (n) => new Uint32Array(n));
+      this.slotBloom = widen(this.slotBloom, (n) => new Uint32Array(n), 4);
     }
     const indexed: IndexedEntry = {
       slot, entry, reqNorm: normalizeMatchText(entry.request), reqTokens, keywords, scope: classifyScope(entry.tags, this.options.projectSlug) };
     this.byPath.set(entry.path, indexed);
-    for (const t of keywords) {
-      let set = this.inverted.get(t);
-      if (!set) this.inverted.set(t, (set = new Set()));
-      set.add(indexed);
-    }
-    for (const t of reqTokens) {
-      let set = this.requestInverted.get(t);
-      if (!set) this.requestInverted.set(t, (set = new Set()));
-      set.add(indexed);
-    }
+    this.slots[slot] = indexed;
+    this.slotType[slot] = TYPE_BIT[entry.type];
+    this.slotScope[slot] = SCOPE_CODE[indexed.scope];
+    this.slotReqCount[slot] = Math.min(reqTokens.size, 65_535);
+    this.slotReqLen[slot] = indexed.reqNorm.length;
+    bigramBloom(indexed.reqNorm, this.slotBloom, slot * 4);
+    for (const t of keywords) addPosting(this.inverted, t, slot);
+    for (const t of reqTokens) addPosting(this.requestInverted, t, slot);
   }
 
   private remove(path: string): void {
     const old = this.byPath.get(path);
     if (!old) return;
     this.byPath.delete(path);
+    this.slots[old.slot] = undefined;
     this.freeSlots.push(old.slot);
-    for (const t of old.keywords) {
-      const set = this.inverted.get(t);
-      set?.delete(old);
-      if (set && !set.size) this.inverted.delete(t);
-    }
-    for (const t of old.reqTokens) {
-      const set = this.requestInverted.get(t);
-      set?.delete(old);
-      if (set && !set.size) this.requestInverted.delete(t);
-    }
+    for (const t of old.keywords) removePosting(this.inverted, t, old.slot);
+    for (const t of old.reqTokens) removePosting(this.requestInverted, t, old.slot);
   }
 }
