@@ -103,3 +103,53 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
     expect(none.stderr).toContain('Session "nope" not found');
   }, 180_000); // nine CLI processes through tsx on a shared 2-core machine
 });
+
+describe('maestro observe --once with the agent turned on', () => {
+  it('runs the due summaries and curation through the configured provider, and refuses a bad configuration', async () => {
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder()
+      .user('Fix the retry policy giving up after one attempt')
+      .turn({ tools: [{ name: 'Edit', input: { file_path: 'src/retry.ts' } }, { name: 'Bash', input: { command: 'npm test' }, result: 'ok' }], answer: 'maxAttempts is 5 now.' })
+      .user('Add a health check endpoint')
+      .turn({ tools: [{ name: 'Write', input: { file_path: 'src/health.ts' } }], answer: 'GET /health added.' })
+      .writeTo(join(projectDir(), 'retry-session.jsonl'));
+    const summary = (intent: string, title: string) => ({
+      answer: JSON.stringify({ summary: `${title}: done.`, persist_meta: { should_persist: true, solution_detail: `${title} solution` }, flowchart: { node_title: title, intent_key: intent, title_delta: 'pivot' } }),
+    });
+    const script = join(dir.path, 'observer-agent.json');
+    writeFileSync(
+      script,
+      JSON.stringify({
+        steps: [
+          { match: { role: 'summarize', title: ':exp_1' }, actions: [summary('debug', 'Retry policy')] },
+          { match: { role: 'summarize', title: ':exp_2' }, actions: [summary('implement', 'Health check')] },
+          {
+            match: { role: 'curate' },
+            actions: [{ answer: JSON.stringify({ action: 'create', reason: 'agent filed it', entry: { slug: 'retry-policy-attempts', request: 'Why the retry policy gave up after one attempt', summary: 'maxAttempts was 1.', solution: 'Set maxAttempts to 5 in src/retry.ts.' } }) }],
+          },
+        ],
+      }),
+    );
+    const log = join(dir.path, 'calls.ndjson');
+    const once = await maestro(['observe', '--once', '--json', '--agent', 'scripted', '--agent-script', script], { MAESTRO_OBSERVER_AGENT_LOG: log });
+    expect(once.code, once.stdout).toBe(0);
+    const out = JSON.parse(once.stdout);
+    expect(out.session.explorations.map((e: { summary: { source: string; text: string } }) => [e.summary.source, e.summary.text])).toEqual([
+      ['ai', 'Retry policy: done.'],
+      ['ai', 'Health check: done.'],
+    ]);
+    expect(out.step.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_2', status: 'saved', reason: 'agent filed it', targetId: 'C001' }]);
+    expect(readFileSync(join(repo, 'wiki/knowledge/contexts/debug/C001-retry-policy-attempts.md'), 'utf8')).toContain('Set maxAttempts to 5 in src/retry.ts.');
+    expect(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).role)).toEqual(['summarize', 'summarize', 'curate']);
+
+    // The same through the environment; a second pass hydrates and asks the agent nothing.
+    const again = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: `scripted:${script}`, MAESTRO_OBSERVER_AGENT_LOG: log });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('SUMMARY (ai) Retry policy: done.');
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(3);
+
+    const bad = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: 'gpt-9' });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('MAESTRO_OBSERVER_AGENT must be off, claude, scripted:<script file> or a provider JSON object, got "gpt-9"');
+  }, 120_000);
+});
