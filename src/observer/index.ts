@@ -7,6 +7,10 @@ export { observeOnce, openObserverSession, type OpenSessionOptions } from './obs
 export { ObserverSession, type ObserverSessionOptions, type StepResult } from './session.js';
 export { ObserverRunner, type ObserverRunnerOptions } from './runner.js';
 export { observerEvents, ObserverEventEmitter, type ObserverEvents, type ObserverUpdate } from './events.js';
+export { ObserverHub, followFromEnv, type ObserverHubOptions } from './hub.js';
+export { resolveObserverAgent, observerAgentSeams, type ObserverAgentConfig, type ObserverAgentOverrides } from './agent/config.js';
+export { createAgentSummarizer, summaryAnswerSchema, summaryPrompt } from './agent/summary-agent.js';
+export { createAgentCurator, curatorAnswerSchema, curatorPrompt } from './agent/curator-agent.js';
 export { observerRoutes, listObserverSessions, getObserverSession, type ObserverRouteDeps, type ObserverSessionResponse, type SessionSummary } from './http.js';
 export type { SessionView, ExplorationView } from './view.js';
 
@@ -21,7 +25,7 @@ export { readSessionIndex, type SessionIndex } from './bundle/session-index.js';
 
 export { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js';
 export { deterministicSummary, buildExplorationDigest, type ExplorationDigest } from './summary/digest.js';
-export { WikiCuratorService, type CurateFn, type CuratorDecision, type CuratorInput } from './curation/curator.js';
+export { WikiCuratorService, checkDecision, type CurateFn, type CuratorDecision, type CuratorInput } from './curation/curator.js';
 export type { IntentDigest } from './curation/gates.js';
 
 export { InMemoryWikiRetriever, WIKI_SEARCH_THRESHOLD, AGENT_CANDIDATE_THRESHOLD, DEFAULT_MATCH_THRESHOLD, type WikiRetriever, type WikiMatch, type RetrievalQuery } from './wiki/retriever.js';
