@@ -19,12 +19,15 @@ import { resolveWorkflowRoot, type ResolveRootOptions, type WorkflowRoot } from 
 import { searchIndex, type SearchOptions, type SearchResponse } from './search.js';
 import type { Finding } from './specParser.js';
 import { editDistance } from './text.js';
+import { wikiRootFor, wikiSource } from './wikiSource.js';
 
 export interface KnowledgeOptions extends ResolveRootOptions {
   /** Write nothing (no index file, no exposure): `--read-only-probe`. */
   readOnly?: boolean;
-  /** More sources, e.g. the observer's wiki. */
+  /** More sources. */
   sources?: KnowledgeSource[];
+  /** The observer's wiki folder; default from FLOW_* / `<project>/wiki` (wikiSource.ts); null: no wiki. */
+  wikiRoot?: string | null;
   /** Minimum time between file scans in a long-lived process; 0 (default) scans on every call. */
   syncIntervalMs?: number;
   /** Vectors (optional): an embedder, or null for none. Default: from MAESTRO_EMBEDDINGS_* (none when unset). */
@@ -71,7 +74,7 @@ export interface Knowledge {
   resolveId(ref: string): string | null;
   load(ref: string, opts?: { includeDeprecated?: boolean }): Promise<LoadedEntry | CodeNode>;
   list(filters?: ListFilters): Array<KnowledgeEntry & { status: 'active' | 'deprecated' }>;
-  health(kind?: 'spec' | 'knowhow'): HealthReport;
+  health(kind?: 'spec' | 'knowhow' | 'wiki'): HealthReport;
   neighbors(id: string, rel?: string): GraphNeighbor[];
   traverse(id: string, depth?: number, rel?: string): ReturnType<typeof traverse>;
   keywordIndex(): KeywordIndex;
@@ -80,7 +83,8 @@ export interface Knowledge {
 
 export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
   const root = resolveWorkflowRoot(opts);
-  const sources = [...builtinSources(root), ledgerSource(root), ...(opts.sources ?? [])];
+  const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, opts.env) : opts.wikiRoot;
+  const sources = [...builtinSources(root), ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
   const handle: IndexHandle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
   const db = handle.db;
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
@@ -209,9 +213,8 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
       const scoped = kind ? entries.filter((e) => e.kind === kind) : entries;
       const files = canWrite ? indexFindings(handle) : loadCorpus(sources).findings;
       const specFiles = [...new Set(entries.filter((e) => e.kind === 'spec').map((e) => e.file))];
-      const findings = [...files, ...lifecycleFindings(scoped), ...(kind !== 'knowhow' ? staleConflicts(specFiles) : [])].filter(
-        (f) => !kind || (kind === 'spec' ? !f.file.includes('/knowhow/') : f.file.includes('/knowhow/')),
-      );
+      const kindOf = (file: string): 'spec' | 'knowhow' | 'wiki' => (wikiRoot && file.startsWith(wikiRoot + '/') ? 'wiki' : file.includes('/knowhow/') ? 'knowhow' : 'spec');
+      const findings = [...files, ...lifecycleFindings(scoped), ...(kind !== 'knowhow' && kind !== 'wiki' ? staleConflicts(specFiles) : [])].filter((f) => !kind || kindOf(f.file) === kind);
       const errors = findings.filter((f) => f.severity === 'error').length;
       return { ok: errors === 0, entries: scoped.length, errors, warnings: findings.length - errors, findings };
     },

@@ -177,12 +177,17 @@ function registerSpec(program: Command): void {
   spec
     .command('health')
     .description('Report unparseable entries and lifecycle problems with file and line.')
+    .option('--kind <kind>', 'spec (default) | knowhow | wiki (the observer wiki) | all', (v: string) => {
+      if (!['spec', 'knowhow', 'wiki', 'all'].includes(v)) throw new InvalidArgumentError(`--kind must be spec, knowhow, wiki or all, got "${v}".`);
+      return v;
+    })
     .option('--json')
     .option('--workflow-root <dir>')
     .action(
-      action(async (opts: RootOpts) => {
+      action(async (opts: RootOpts & { kind?: string }) => {
         await withKnowledge(opts, (k) => {
-          const h = k.health('spec');
+          const kind = opts.kind ?? 'spec';
+          const h = k.health(kind === 'all' ? undefined : (kind as 'spec' | 'knowhow' | 'wiki'));
           if (opts.json) printJson(h);
           else {
             process.stdout.write(`${h.entries} entries, ${h.errors} error(s), ${h.warnings} warning(s)\n`);

@@ -1,0 +1,112 @@
+/**
+ * The observer's wiki (FORMATS §8) as a knowledge source: every entry under
+ * `wiki/knowledge/{contexts,entities,summaries}/` becomes a `KnowledgeEntry`
+ * of kind `wiki`, indexed, filtered, ranked and diversified like specs and
+ * knowhow (same FTS5 table, FORMATS §5.1 field weights: title = the entry's
+ * `# ` heading, summary = `## 摘要` (else the request), tags = tags + facet,
+ * body = the markdown body).
+ *
+ * Identity: `wiki:<ID>` (C### / N### / S###) is canonical and the graph id;
+ * the bare ID, `<ID>-<slug>`, the slug, and the path relative to
+ * `wiki/knowledge/` (also with a `wiki/knowledge/` prefix) are aliases, plus
+ * any `aliases:` the file declares. Parsing is the observer's own reader
+ * (observer/wiki/entries.ts), so there is still one parser per format.
+ *
+ * Where the wiki is (FORMATS §8.1 order): confined to a `--workflow-root`,
+ * only `<project>/wiki` is read, so a FLOW_* variable cannot pull another
+ * project's wiki in; otherwise FLOW_WIKI_DIR → FLOW_ROOT_DIR/wiki →
+ * FLOW_PROJECT_DIR/wiki → `<project>/wiki`.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { listEntryFiles, parseEntryFile } from '../observer/wiki/entries.js';
+import { parseFrontmatter, type FrontValue } from '../observer/wiki/frontmatter.js';
+import { wikiLayout } from '../observer/wiki/layout.js';
+import type { KnowledgeEntry, KnowledgeSource } from './entry.js';
+import type { WorkflowRoot } from './root.js';
+import type { Finding } from './specParser.js';
+
+export const WIKI_ID_PREFIX = 'wiki:';
+
+/** The wiki folder for a workflow root (see the header for the order). */
+export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv = process.env): string {
+  if (!root.confined) {
+    if (env.FLOW_WIKI_DIR) return resolve(root.projectDir, env.FLOW_WIKI_DIR);
+    if (env.FLOW_ROOT_DIR) return resolve(root.projectDir, env.FLOW_ROOT_DIR, 'wiki');
+    if (env.FLOW_PROJECT_DIR) return resolve(root.projectDir, env.FLOW_PROJECT_DIR, 'wiki');
+  }
+  return resolve(root.projectDir, 'wiki');
+}
+
+function strings(v: FrontValue | undefined): string[] {
+  if (Array.isArray(v)) return v.filter((x): x is string | number => typeof x === 'string' || typeof x === 'number').map(String).filter(Boolean);
+  if (typeof v === 'string' && v.trim()) return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return [];
+}
+
+export function wikiSource(wikiRoot: string): KnowledgeSource {
+  const knowledge = wikiLayout(wikiRoot).knowledge;
+  return {
+    name: 'wiki',
+    listFiles: () => listEntryFiles(wikiRoot),
+    readFile(path) {
+      let text: string;
+      let st: { mtimeMs: number; size: number };
+      try {
+        const s = statSync(path);
+        st = { mtimeMs: s.mtimeMs, size: s.size };
+        text = readFileSync(path, 'utf8');
+      } catch (err) {
+        return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-unreadable', message: `unreadable: ${(err as Error).message}` }] };
+      }
+      if (text.includes('\u0000')) return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-binary', message: 'binary content (NUL bytes); not a wiki entry' }] };
+      const { entry, problems } = parseEntryFile(path, knowledge, text, st);
+      const findings: Finding[] = problems.map((p) => ({
+        file: p.path,
+        line: Math.max(1, p.line),
+        // A problem that cost the entry is an error; one the reader worked around is a warning.
+        severity: entry ? 'warning' : 'error',
+        code: entry ? 'wiki-entry-warning' : 'wiki-entry-unreadable',
+        message: p.reason,
+      }));
+      if (!entry) return { entries: [], findings };
+      const fm = parseFrontmatter(text).data;
+      const id = `${WIKI_ID_PREFIX}${entry.id}`;
+      const rel = entry.relativePath;
+      const stem = rel.split('/').pop()!.replace(/\.md$/, '');
+      const aliases = new Set<string>([entry.id, `${WIKI_ID_PREFIX}${stem}`, stem, stem.toLowerCase(), rel, `wiki/knowledge/${rel}`, ...strings(fm.aliases)]);
+      if (entry.slug) aliases.add(`${WIKI_ID_PREFIX}${entry.slug}`);
+      aliases.delete(id);
+      const status = entry.status.toLowerCase();
+      const tags = [...new Set([...entry.tags, ...(entry.facet ? [entry.facet] : [])].map((t) => t.toLowerCase()))];
+      const out: KnowledgeEntry = {
+        id,
+        graphId: id,
+        aliases: [...aliases],
+        kind: 'wiki',
+        scope: 'wiki',
+        workspace: null,
+        type: entry.type,
+        // The intent key groups contexts (contexts/<intent_key>/…); it is the wiki's category.
+        category: entry.intentKey ?? (entry.type === 'context' && rel.split('/').length > 2 ? rel.split('/')[1]! : null),
+        tags,
+        title: entry.title,
+        summary: entry.summary.trim() || entry.request,
+        body: entry.body,
+        declaredStatus: status === 'deprecated' || status === 'superseded' || status === 'archived' ? 'deprecated' : 'active',
+        confidence: entry.confidence > 0 ? String(entry.confidence) : null,
+        date: entry.updated ?? entry.created ?? null,
+        file: path,
+        line: 1,
+        family: id,
+        sid: null,
+        supersedes: [],
+        supersededBy: null,
+        related: strings(fm.related).map((r) => (/^[CNS]\d{3,}$/.test(r) ? `${WIKI_ID_PREFIX}${r}` : r)),
+        // `evolution_parent` names the entry this one grew out of: a reference, not a supersede.
+        references: strings(fm.evolution_parent).map((p) => (/^[CNS]\d{3,}$/.test(p) ? `${WIKI_ID_PREFIX}${p}` : p)),
+      };
+      return { entries: [out], findings };
+    },
+  };
+}
