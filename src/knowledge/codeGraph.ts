@@ -177,5 +177,7 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
       }
     })();
   }
+  // Marks the code graph as built (even when empty), so a mixed search can tell "empty" from "not initialised".
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('code_synced_at', ?)").run(String(Date.now()));
   return { files: files.length, changed: changed.length, symbols: db.prepare('SELECT count(*) FROM code_symbols').pluck().get() as number };
 }

@@ -208,7 +208,7 @@ describe('the observer wiki as a knowledge source', () => {
     await app.register(knowledgeRoutes, { pool });
     try {
       const res = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent('vite build cache')}&type=wiki&readOnlyProbe=true&root=${encodeURIComponent(dir)}` });
-      expect(res.json()).toEqual(JSON.parse(JSON.stringify({ ...expected, retrieval: 'lexical' })));
+      expect(res.json()).toEqual({ ...JSON.parse(JSON.stringify(expected)), retrieval: 'lexical', codeIndex: 'skipped', sourceWeights: { wiki: 0.6, code: 0.4, reason: 'default' } });
       const entry = await app.inject({ method: 'GET', url: `/api/knowledge/entries/C001?root=${encodeURIComponent(dir)}` });
       expect(entry.json()).toMatchObject({ id: 'wiki:C001', kind: 'wiki', status: 'active' });
       const health = await app.inject({ method: 'GET', url: `/api/knowledge/health?kind=wiki&root=${encodeURIComponent(dir)}` });
