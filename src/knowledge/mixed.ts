@@ -25,7 +25,23 @@ import type { SearchResult } from './search.js';
 
 export const WIKI_TYPE_BOOST: Readonly<Record<string, number>> = { spec: 1.15, domain: 1.1, knowhow: 1.05, project: 0.95, roadmap: 0.95, issue: 0.85, note: 0.8 };
 export const CONFIDENCE_PENALTY: Readonly<Record<string, number>> = { contested: 0.5, low: 0.7 };
-export const CODE_KIND_BOOST: Readonly<Record<string, number>> = { class: 1.1, function: 1.1, interface: 1.05, type: 1.0, enum: 1.0, namespace: 1.0, variable: 0.95, export: 0.95, default: 0.9, file: 0.8 };
+export const CODE_KIND_BOOST: Readonly<Record<string, number>> = {
+  class: 1.1,
+  struct: 1.1,
+  function: 1.1,
+  method: 1.05,
+  interface: 1.05,
+  trait: 1.05,
+  type: 1.0,
+  enum: 1.0,
+  namespace: 1.0,
+  module: 1.0,
+  const: 0.95,
+  variable: 0.95,
+  export: 0.95,
+  default: 0.9,
+  file: 0.8,
+};
 
 export const SOURCE_WEIGHTS = {
   default: { wiki: 0.6, code: 0.4 },
