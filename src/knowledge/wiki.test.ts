@@ -175,6 +175,29 @@ describe('the observer wiki as a knowledge source', () => {
     }
   });
 
+  it('keeps both entries of a duplicated id, reports it, and gives the id back when the other file goes', () => {
+    const { dir } = wikiFixture();
+    const copy = writeWikiEntry(dir, 'contexts/build-setup/C001-z-copy.md', { id: 'C001', request: 'vite copy' }, 'Vite cache copy', 'A hand-made copy.', 'copied zebra text');
+    const k = openKnowledge({ workflowRoot: dir });
+    try {
+      expect(k.search('zebra').results.map((r) => r.id)).toEqual(['wiki:C001-z-copy']);
+      expect(k.search('lockfile').results.map((r) => r.id)).toEqual(['wiki:C001']);
+      expect(k.health('wiki').findings).toEqual([expect.objectContaining({ file: copy, severity: 'error', code: 'wiki-duplicate-id' })]);
+      rmSync(join(dir, 'wiki', 'knowledge', 'contexts', 'build-setup', 'C001-vite-build-cache.md'));
+      expect(k.search('zebra').results.map((r) => r.id)).toEqual(['wiki:C001']);
+      expect(k.search('lockfile').count).toBe(0);
+      expect(k.health('wiki').ok).toBe(true);
+      // A new file sorting first takes the id over; the other one moves to its stem, nothing is lost.
+      writeWikiEntry(dir, 'contexts/a-first/C001-early.md', { id: 'C001', request: 'early' }, 'Early entry', 'early', 'early yak words');
+      expect(k.search('yak').results.map((r) => r.id)).toEqual(['wiki:C001']);
+      expect(k.search('zebra').results.map((r) => r.id)).toEqual(['wiki:C001-z-copy']);
+      expect(k.resolveId('C001-z-copy')).toBe('wiki:C001-z-copy');
+      expect(k.resolveId('C001')).toBe('wiki:C001');
+    } finally {
+      k.close();
+    }
+  });
+
   it('reads the wiki named by FLOW_WIKI_DIR unless confined to a workflow root', () => {
     const { dir, root } = tempRoot();
     expect(wikiRootFor(root, { FLOW_WIKI_DIR: '/elsewhere' })).toBe(join(dir, 'wiki'));

@@ -44,11 +44,30 @@ function strings(v: FrontValue | undefined): string[] {
   return [];
 }
 
+const ID_IN_NAME = /^([CNS]\d{3,})-/;
+
 export function wikiSource(wikiRoot: string): KnowledgeSource {
   const knowledge = wikiLayout(wikiRoot).knowledge;
+  /** Files whose filename id an earlier file (in path order) already has: path → that file. */
+  let shadowedBy = new Map<string, string>();
   return {
     name: 'wiki',
-    listFiles: () => listEntryFiles(wikiRoot),
+    listFiles() {
+      const files = listEntryFiles(wikiRoot).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const first = new Map<string, string>();
+      shadowedBy = new Map();
+      for (const f of files) {
+        const id = ID_IN_NAME.exec(f.path.split('/').pop() ?? '')?.[1];
+        if (!id) continue;
+        const owner = first.get(id);
+        if (owner) shadowedBy.set(f.path, owner);
+        else first.set(id, f.path);
+      }
+      // A shadowed file reports its mtime + 0.5 ms, so the index re-reads it whenever it becomes or stops
+      // being shadowed (its id changes with that, not with its content); shadowed files come first, so
+      // their old rows are gone before the owner claims the id in the same sync.
+      return [...files.filter((f) => shadowedBy.has(f.path)).map((f) => ({ ...f, mtimeMs: f.mtimeMs + 0.5 })), ...files.filter((f) => !shadowedBy.has(f.path))];
+    },
     readFile(path) {
       let text: string;
       let st: { mtimeMs: number; size: number };
@@ -71,10 +90,13 @@ export function wikiSource(wikiRoot: string): KnowledgeSource {
       }));
       if (!entry) return { entries: [], findings };
       const fm = parseFrontmatter(text).data;
-      const id = `${WIKI_ID_PREFIX}${entry.id}`;
       const rel = entry.relativePath;
       const stem = rel.split('/').pop()!.replace(/\.md$/, '');
-      const aliases = new Set<string>([entry.id, `${WIKI_ID_PREFIX}${stem}`, stem, stem.toLowerCase(), rel, `wiki/knowledge/${rel}`, ...strings(fm.aliases)]);
+      // Two files with one id (a hand copy, a merge): both stay indexed, the later one under its stem, and health says so.
+      const owner = shadowedBy.get(path);
+      if (owner) findings.push({ file: path, line: 1, severity: 'error', code: 'wiki-duplicate-id', message: `id ${entry.id} is also used by ${owner}; this entry is indexed as ${WIKI_ID_PREFIX}${stem}` });
+      const id = owner ? `${WIKI_ID_PREFIX}${stem}` : `${WIKI_ID_PREFIX}${entry.id}`;
+      const aliases = new Set<string>([...(owner ? [] : [entry.id]), `${WIKI_ID_PREFIX}${stem}`, stem, stem.toLowerCase(), rel, `wiki/knowledge/${rel}`, ...strings(fm.aliases)]);
       if (entry.slug) aliases.add(`${WIKI_ID_PREFIX}${entry.slug}`);
       aliases.delete(id);
       const status = entry.status.toLowerCase();
