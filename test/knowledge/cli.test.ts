@@ -4,7 +4,7 @@
  * the same answer as the in-process search.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +59,26 @@ describe('maestro search | load | spec | knowhow', { timeout: 240_000 }, () => {
 
     const usage = await maestro(['search', 'x', '--limit', '0', '--workflow-root', dir]);
     expect(usage.code).toBe(2);
+  });
+
+  it('searches, loads and health-checks the observer wiki from the command line', async () => {
+    const { dir } = tempRoot();
+    const entryDir = join(dir, 'wiki', 'knowledge', 'entities');
+    mkdirSync(entryDir, { recursive: true });
+    writeFileSync(
+      join(entryDir, 'N001-postgres-pool.md'),
+      '---\nid: "N001"\nrequest: "what is the postgres pool"\ntype: entity\ntags: [postgres]\nstatus: "active"\n---\n\n# Postgres connection pool\n\n## 摘要\nTen pooled connections behind pgbouncer.\n',
+    );
+    writeFileSync(join(entryDir, 'N002-broken.md'), '# no frontmatter, pgbouncer\n');
+    const search = await maestro(['search', 'pgbouncer', '--type', 'wiki', '--json', '--workflow-root', dir]);
+    expect(search.code).toBe(0);
+    expect(JSON.parse(search.stdout).results.map((r: { id: string; kind: string }) => [r.id, r.kind])).toEqual([['wiki:N001', 'wiki']]);
+    const load = await maestro(['load', '--id', 'N001', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(load.stdout).entries[0]).toMatchObject({ id: 'wiki:N001', type: 'entity', title: 'Postgres connection pool' });
+    const health = await maestro(['spec', 'health', '--kind', 'wiki', '--workflow-root', dir]);
+    expect(health.code).toBe(1);
+    expect(health.stdout).toContain(`${join(entryDir, 'N002-broken.md')}:1 wiki-entry-unreadable`);
+    expect((await maestro(['spec', 'health', '--workflow-root', dir])).code).toBe(0); // spec health alone is not about the wiki
   });
 
   it('answers through a running daemon with the same results as in process', async () => {
