@@ -146,11 +146,13 @@ describe('the observer wiki as a knowledge source', () => {
       const broken = join(dir, 'wiki', 'knowledge', 'contexts', 'build-setup', 'C009-broken.md');
       writeFileSync(broken, '# just a heading, postgres\n\nno frontmatter here\n');
       writeFileSync(join(dir, 'wiki', 'knowledge', 'entities', 'N009-binary.md'), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01, 0x02]));
+      const huge = join(dir, 'wiki', 'knowledge', 'summaries', 'S009-huge.md');
+      writeFileSync(huge, `---\nid: "S009"\nrequest: "huge"\n---\n\n# Huge\n${'postgres pgbouncer '.repeat(600_000)}`);
       const edited = writeWikiEntry(dir, 'entities/N001-postgres-pool.md', { id: 'N001', request: 'what is the postgres pool', type: 'entity', tags: ['postgres'] }, 'Postgres connection pool', 'The pool now uses pgbouncer.', 'Pool size is set by PG_POOL_MAX; pgbouncer sits in front.');
       const later = new Date(Date.now() + 5000);
       utimesSync(edited, later, later);
       const sync = k.sync();
-      expect(sync.changedFiles).toBe(3);
+      expect(sync.changedFiles).toBe(4);
       expect(k.search('pgbouncer').results.map((r) => r.id)).toEqual(['wiki:N001']);
       const h = k.health('wiki');
       expect(h.ok).toBe(false);
@@ -159,6 +161,7 @@ describe('the observer wiki as a knowledge source', () => {
         expect.arrayContaining([
           expect.objectContaining({ file: broken, line: 1, severity: 'error', message: expect.stringMatching(/no frontmatter/) }),
           expect.objectContaining({ file: join(dir, 'wiki', 'knowledge', 'entities', 'N009-binary.md'), severity: 'error', code: 'wiki-binary' }),
+          expect.objectContaining({ file: huge, line: 1, severity: 'error', code: 'file-too-large' }),
         ]),
       );
       // spec health is not polluted by wiki findings

@@ -24,9 +24,11 @@ import { parseFrontmatter, type FrontValue } from '../observer/wiki/frontmatter.
 import { wikiLayout } from '../observer/wiki/layout.js';
 import type { KnowledgeEntry, KnowledgeSource } from './entry.js';
 import type { WorkflowRoot } from './root.js';
-import type { Finding } from './specParser.js';
+import { MAX_SPEC_FILE_BYTES, type Finding } from './specParser.js';
 
 export const WIKI_ID_PREFIX = 'wiki:';
+/** The spec files' size guard (MAX_SPEC_FILE_BYTES): a wiki entry is a page, not a dump. */
+export const MAX_WIKI_FILE_BYTES = MAX_SPEC_FILE_BYTES;
 
 /** The wiki folder for a workflow root (see the header for the order). */
 export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv = process.env): string {
@@ -74,6 +76,7 @@ export function wikiSource(wikiRoot: string): KnowledgeSource {
       try {
         const s = statSync(path);
         st = { mtimeMs: s.mtimeMs, size: s.size };
+        if (s.size > MAX_WIKI_FILE_BYTES) return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${s.size} bytes, over the ${MAX_WIKI_FILE_BYTES}-byte limit; not indexed` }] };
         text = readFileSync(path, 'utf8');
       } catch (err) {
         return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-unreadable', message: `unreadable: ${(err as Error).message}` }] };
