@@ -3,8 +3,8 @@
  * symbols and their imports, read with the TypeScript compiler API
  * (`ts.createSourceFile`, syntax only — no type checking, so a file costs
  * about a parse) for .ts .tsx .mts .cts .js .jsx .mjs .cjs, and tree-sitter
- * grammars (treeSitterCode.ts) for Python (.py), Go (.go), Rust (.rs) and
- * Java (.java).
+ * grammars (treeSitterCode.ts) for Python (.py), Go (.go), Rust (.rs),
+ * Java (.java) and Ruby (.rb).
  *
  * Kept in the knowledge index database, updated by mtime like the corpus.
  * `typescript` and the tree-sitter runtime are imported lazily, and only for

@@ -107,6 +107,17 @@ describe('the code graph for other languages (tree-sitter, WebAssembly)', { time
     expect(java.imports).toEqual(['java.util.List', 'com.shop.money.Cents', 'static com.shop.money.Cents.ZERO']);
   });
 
+  it('reads Ruby: top-level classes, modules, defs and constants; require and require_relative', async () => {
+    const rb = await parseTreeSitterFile('ruby', `require 'json'\nrequire_relative './money'\nMAX_ITEMS = 3\nmodule Shop\n  class Inner; end\nend\nclass Order < Base\nend\ndef total(order)\n  0\nend\n`);
+    expect(rb.symbols.map((s) => [s.name, s.kind, s.line])).toEqual([
+      ['MAX_ITEMS', 'const', 3],
+      ['Shop', 'module', 4],
+      ['Order', 'class', 7],
+      ['total', 'function', 9],
+    ]);
+    expect(rb.imports).toEqual(['json', 'relative:./money']);
+  });
+
   it('indexes a mixed-language project: search finds symbols, files resolve their imports, and --kg returns loadable code nodes', async () => {
     const { dir } = tempRoot();
     write(dir, 'pyapp/__init__.py', '');
@@ -123,10 +134,12 @@ describe('the code graph for other languages (tree-sitter, WebAssembly)', { time
     write(dir, 'java/src/main/java/com/shop/Cart.java', 'package com.shop;\nimport com.shop.money.Cents;\npublic class Cart {}\n');
     write(dir, 'java/src/main/java/com/shop/money/Cents.java', 'package com.shop.money;\npublic final class Cents {}\n');
     write(dir, 'venv/lib/site.py', 'def fetch_with_retry_vendored():\n    pass\n');
+    write(dir, 'rb/order.rb', "require_relative './money'\nclass Order; end\n");
+    write(dir, 'rb/money.rb', 'module Money; end\n');
     const k = openKnowledge({ workflowRoot: dir });
     try {
       const report = await k.syncCode();
-      expect(report.files).toBe(12); // venv/ is skipped
+      expect(report.files).toBe(14); // venv/ is skipped
       const py = await k.searchCode('fetch_with_retry');
       expect(py.results[0]).toMatchObject({ id: 'code:pyapp/client.py#fetch_with_retry', kind: 'function', filePath: 'pyapp/client.py', line: 11 });
       expect(py.results.map((r) => r.id)).not.toContain('code:venv/lib/site.py#fetch_with_retry_vendored');
@@ -152,6 +165,7 @@ describe('the code graph for other languages (tree-sitter, WebAssembly)', { time
       ]);
       expect((await k.searchCode('Store.Add')).results[0]).toMatchObject({ id: 'code:internal/store/store.go#Store.Add', kind: 'method' });
 
+      expect(((await k.load('file:rb/order.rb')) as CodeNode).imports).toEqual([{ spec: 'relative:./money', resolved: 'rb/money.rb' }]);
       expect(((await k.load('file:rs/src/lib.rs')) as CodeNode).imports).toEqual([{ spec: 'mod:money', resolved: 'rs/src/money.rs' }]);
       expect(((await k.load('file:java/src/main/java/com/shop/Cart.java')) as CodeNode).imports).toEqual([{ spec: 'com.shop.money.Cents', resolved: 'java/src/main/java/com/shop/money/Cents.java' }]);
 

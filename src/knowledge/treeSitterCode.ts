@@ -1,6 +1,6 @@
 /**
- * The code graph beyond TypeScript/JavaScript: Python, Go, Rust and Java
- * read with tree-sitter grammars compiled to WebAssembly. Runtime and
+ * The code graph beyond TypeScript/JavaScript: Python, Go, Rust, Java and
+ * Ruby read with tree-sitter grammars compiled to WebAssembly. Runtime and
  * grammars come from one npm package, `@vscode/tree-sitter-wasm` (web-tree-
  * sitter 0.25 plus grammars built by the same tree-sitter CLI, so the wasm ABI
  * always matches; no install script, nothing downloaded, no native build).
@@ -18,6 +18,8 @@
  *   declarations (resolved to x.rs or x/mod.rs).
  * - Java: top-level `public` classes, interfaces, enums and records; imports
  *   resolved to the project's file for that class when there is one.
+ * - Ruby: top-level `class`, `module`, `def` and `CONSTANT =`; imports are
+ *   `require` / `require_relative` (the latter resolved next to the file).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,9 +27,9 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { CodeSymbol, ParsedCodeFile } from './codeGraph.js';
 
-export type TreeSitterLang = 'python' | 'go' | 'rust' | 'java';
+export type TreeSitterLang = 'python' | 'go' | 'rust' | 'java' | 'ruby';
 
-export const TREE_SITTER_EXT: Readonly<Record<string, TreeSitterLang>> = { '.py': 'python', '.go': 'go', '.rs': 'rust', '.java': 'java' };
+export const TREE_SITTER_EXT: Readonly<Record<string, TreeSitterLang>> = { '.py': 'python', '.go': 'go', '.rs': 'rust', '.java': 'java', '.rb': 'ruby' };
 
 type TS = typeof import('@vscode/tree-sitter-wasm');
 type Node = import('@vscode/tree-sitter-wasm').Node;
@@ -47,7 +49,7 @@ function loadRuntime(): Promise<{ mod: TS; dir: string }> {
       return { mod, dir };
     } catch (err) {
       runtime = null;
-      throw new MaestroError('CONFIG_INVALID', `The code graph for Python, Go, Rust and Java needs the "@vscode/tree-sitter-wasm" package, which could not be loaded: ${(err as Error).message}`);
+      throw new MaestroError('CONFIG_INVALID', `The code graph for Python, Go, Rust, Java and Ruby needs the "@vscode/tree-sitter-wasm" package, which could not be loaded: ${(err as Error).message}`);
     }
   })();
   return runtime;
@@ -181,7 +183,31 @@ function java(root: Node): ParsedCodeFile {
   return { symbols, imports: [...new Set(imports)] };
 }
 
-const EXTRACT: Record<TreeSitterLang, (root: Node) => ParsedCodeFile> = { python, go, rust, java };
+function ruby(root: Node): ParsedCodeFile {
+  const symbols: CodeSymbol[] = [];
+  const imports: string[] = [];
+  for (const top of named(root)) {
+    if (top.type === 'class' || top.type === 'module') {
+      const name = field(top, 'name')?.text;
+      if (name) symbols.push({ name, kind: top.type === 'class' ? 'class' : 'module', line: lineOf(top), signature: sig(top) });
+    } else if (top.type === 'method') {
+      const name = field(top, 'name')?.text;
+      if (name && !name.startsWith('_')) symbols.push({ name, kind: 'function', line: lineOf(top), signature: sig(top) });
+    } else if (top.type === 'assignment' && field(top, 'left')?.type === 'constant') {
+      symbols.push({ name: field(top, 'left')!.text, kind: 'const', line: lineOf(top), signature: sig(top) });
+    } else if (top.type === 'call') {
+      const method = field(top, 'method')?.text;
+      const arg = named(field(top, 'arguments'))[0];
+      if ((method === 'require' || method === 'require_relative') && arg?.type === 'string') {
+        const path = named(arg).find((c) => c.type === 'string_content')?.text;
+        if (path) imports.push(method === 'require_relative' ? `relative:${path}` : path);
+      }
+    }
+  }
+  return { symbols, imports: [...new Set(imports)] };
+}
+
+const EXTRACT: Record<TreeSitterLang, (root: Node) => ParsedCodeFile> = { python, go, rust, java, ruby };
 
 export async function parseTreeSitterFile(lang: TreeSitterLang, text: string): Promise<ParsedCodeFile> {
   const parser = await parserFor(lang);
@@ -253,6 +279,11 @@ export function resolveTreeSitterImport(lang: TreeSitterLang, fromFile: string, 
     const name = spec.slice(4);
     const dir = basename(fromFile) === 'mod.rs' || basename(fromFile) === 'lib.rs' || basename(fromFile) === 'main.rs' ? dirname(fromFile) : join(dirname(fromFile), basename(fromFile, '.rs'));
     return first([join(dir, `${name}.rs`), join(dir, name, 'mod.rs')]);
+  }
+  if (lang === 'ruby') {
+    if (!spec.startsWith('relative:')) return [];
+    const base = resolve(dirname(fromFile), spec.slice('relative:'.length));
+    return first([base, `${base}.rb`]);
   }
   // Java: `a.b.C`, `static a.b.C.member`, `a.b.*` (a package: not a file).
   const parts = spec.replace(/^static\s+/, '').split('.');
