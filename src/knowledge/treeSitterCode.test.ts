@@ -75,6 +75,14 @@ describe('the code graph for other languages (tree-sitter, WebAssembly)', { time
     expect(parsed.imports).toEqual(['os', 'json', '.backoff', '.limits', '..shared.util']);
   });
 
+  it('keeps what it can read of a file with syntax errors, and never throws on any content', async () => {
+    const broken = await parseTreeSitterFile('python', 'def ok():\n    pass\n\ndef broken(:\n    return\n\nclass Fine:\n    pass\n');
+    expect(broken.symbols.map((s) => s.name)).toEqual(expect.arrayContaining(['ok', 'Fine']));
+    for (const lang of ['python', 'go', 'rust', 'java', 'ruby'] as const) {
+      await expect(parseTreeSitterFile(lang, '\u0000\u0001 {{{ ((( 🙂 "unterminated')).resolves.toMatchObject({ symbols: expect.any(Array), imports: expect.any(Array) });
+    }
+  });
+
   it('reads Go: capitalised funcs, methods, types, consts and vars; import paths', async () => {
     const parsed = await parseTreeSitterFile('go', GO_STORE);
     expect(parsed.symbols.map((s) => [s.name, s.kind])).toEqual([
