@@ -162,8 +162,11 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
     expect(() => embedderFromEnv({ MAESTRO_EMBEDDINGS_ONNX: model, MAESTRO_EMBEDDINGS_POOLING: 'max' })).toThrow(/mean or cls/);
   });
 
-  it('reports a file that is not an ONNX model as a configuration error', async () => {
-    const { model } = modelDir();
+  it('reports a file that is not an ONNX model, or a vocabulary that is not the model\'s, as a configuration error', async () => {
+    const { dir, model } = modelDir();
+    // A vocabulary larger than the model's embedding table: its extra token ids are out of range.
+    writeFileSync(join(dir, 'vocab.txt'), [...VOCAB, 'zebra'].join('\n'));
+    await expect(onnxEmbedder({ modelPath: model }).embed(['zebra'])).rejects.toThrow(/ONNX Runtime failed running .*model\.onnx \(is .*vocab\.txt this model's own vocabulary\?\)/);
     writeFileSync(model, 'not a model');
     await expect(onnxEmbedder({ modelPath: model }).embed(['car'])).rejects.toThrow(/ONNX Runtime could not load .*model\.onnx/);
   });

@@ -148,7 +148,12 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js
       else if (name === 'token_type_ids') feeds[name] = new ort.Tensor('int64', new BigInt64Array(n * seq), [n, seq]);
       else throw new MaestroError('CONFIG_INVALID', `${modelPath} wants an input "${name}"; a BERT-style encoder takes input_ids, attention_mask and token_type_ids.`);
     }
-    const out = await sess.run(feeds);
+    let out: Awaited<ReturnType<Session['run']>>;
+    try {
+      out = await sess.run(feeds);
+    } catch (err) {
+      throw new MaestroError('CONFIG_INVALID', `ONNX Runtime failed running ${modelPath} (is ${vocabPath} this model's own vocabulary?): ${(err as Error).message}`);
+    }
     const name = sess.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : sess.outputNames[0]!;
     const t = out[name]!;
     if (t.type !== 'float32') throw new MaestroError('CONFIG_INVALID', `${modelPath}: output "${name}" is ${t.type}, expected float32.`);
