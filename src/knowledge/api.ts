@@ -3,7 +3,7 @@
  * orchestrator and the observer. (The CLI imports the modules it needs
  * directly, lazily, to keep `maestro search` starting fast.)
  */
-export { openKnowledge, type Knowledge, type KnowledgeOptions, type LoadedEntry, type HealthReport, type ListFilters, type CodeResponse } from './knowledge.js';
+export { openKnowledge, type Knowledge, type KnowledgeOptions, type LoadedEntry, type HealthReport, type ListFilters, type CodeResponse, type MixedResponse } from './knowledge.js';
 export { createKnowledgePool, type KnowledgePool } from './pool.js';
 export { knowledgeRoutes, type KnowledgeRouteOptions } from './http.js';
 export { parseSearchRequest, runSearch, type SearchRequest } from './params.js';
@@ -21,3 +21,6 @@ export { buildKeywordIndex, type KeywordIndex, type KeywordHit } from './keyword
 export { withCorpusLock } from './lock.js';
 export { writeFileAtomic } from './atomic.js';
 export { openAiCompatibleEmbedder, embedderFromEnv, type Embedder } from './embeddings.js';
+export { onnxEmbedder, type OnnxEmbedderOptions } from './onnxEmbedder.js';
+export { wikiSource, wikiRootFor } from './wikiSource.js';
+export type { CodeSearchResult, MixedResult } from './mixed.js';

@@ -2,20 +2,24 @@
  * The code graph for `maestro search --code` and `--kg`: files, their exported
  * symbols and their imports, read with the TypeScript compiler API
  * (`ts.createSourceFile`, syntax only — no type checking, so a file costs
- * about a parse). Covers .ts .tsx .mts .cts .js .jsx .mjs .cjs. Other
- * languages (tree-sitter grammars) are not read yet.
+ * about a parse) for .ts .tsx .mts .cts .js .jsx .mjs .cjs, and tree-sitter
+ * grammars (treeSitterCode.ts) for Python (.py), Go (.go), Rust (.rs),
+ * Java (.java) and Ruby (.rb).
  *
  * Kept in the knowledge index database, updated by mtime like the corpus.
- * `typescript` is imported lazily: a plain `maestro search` never loads it.
+ * `typescript` and the tree-sitter runtime are imported lazily, and only for
+ * changed files of their languages: a plain `maestro search` loads neither.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
 import { indexText } from './text.js';
+import { TREE_SITTER_EXT, parseTreeSitterFile, resolveContext, resolveTreeSitterImport } from './treeSitterCode.js';
 
-const CODE_EXT = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']);
-const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', '.workflow', '.maestro', 'out', 'vendor']);
+const TS_EXT = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']);
+const CODE_EXT = new Set([...TS_EXT, ...Object.keys(TREE_SITTER_EXT)]);
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', '.workflow', '.maestro', 'out', 'vendor', 'target', '__pycache__', 'venv', '.venv', 'site-packages']);
 /** Bounds for huge repositories: the graph stays useful and a scan stays a few seconds at most. */
 export const MAX_CODE_FILES = 20_000;
 const MAX_CODE_FILE_BYTES = 1024 * 1024;
@@ -136,16 +140,19 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
   });
   const removed = [...stored.keys()].filter((p) => !current.has(p));
   if (changed.length || removed.length) {
-    const ts = await loadTs();
-    const parsed = changed.map((f) => {
+    const ts = changed.some((f) => TS_EXT.has(extname(f.path))) ? await loadTs() : null;
+    const parsed: Array<(typeof changed)[number] & ParsedCodeFile> = [];
+    for (const f of changed) {
       let text = '';
       try {
         text = readFileSync(f.path, 'utf8');
       } catch {
         // unreadable: indexed as empty
       }
-      return { ...f, ...parseCodeFile(ts, f.path, text) };
-    });
+      const lang = TREE_SITTER_EXT[extname(f.path)];
+      parsed.push({ ...f, ...(lang ? await parseTreeSitterFile(lang, text) : parseCodeFile(ts!, f.path, text)) });
+    }
+    const ctx = resolveContext(projectDir, current);
     const rel = (p: string) => relative(projectDir, p).split('\\').join('/');
     const delSyms = db.prepare('SELECT rowid FROM code_symbols WHERE file = ?');
     const delFts = db.prepare('DELETE FROM code_fts WHERE rowid = ?');
@@ -170,12 +177,17 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
           const info = insSym.run(`code:${r}#${s.name}`, r, s.name, s.kind, s.line, s.signature);
           insFts.run(Number(info.lastInsertRowid), indexText(s.name), r.replace(/[/.]/g, ' '));
         }
+        const lang = TREE_SITTER_EXT[extname(f.path)];
         for (const spec of f.imports) {
-          const target = resolveImport(f.path, spec, current);
-          insImp.run(r, spec, target ? rel(target) : null);
+          const targets = lang ? resolveTreeSitterImport(lang, f.path, spec, ctx) : [resolveImport(f.path, spec, current)].filter((t): t is string => t !== null);
+          if (targets.length === 0) insImp.run(r, spec, null);
+          // A Go import names a package: an edge to each of its files.
+          for (const t of targets) insImp.run(r, spec, rel(t));
         }
       }
     })();
   }
+  // Marks the code graph as built (even when empty), so a mixed search can tell "empty" from "not initialised".
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('code_synced_at', ?)").run(String(Date.now()));
   return { files: files.length, changed: changed.length, symbols: db.prepare('SELECT count(*) FROM code_symbols').pluck().get() as number };
 }

@@ -5,7 +5,8 @@
  * - `Embedder`: turns texts into vectors. `openAiCompatibleEmbedder` talks to
  *   any `/v1/embeddings` endpoint (OpenAI, a local llama.cpp / Ollama / vLLM
  *   server…), configured by MAESTRO_EMBEDDINGS_URL, MAESTRO_EMBEDDINGS_MODEL
- *   and optionally MAESTRO_EMBEDDINGS_KEY.
+ *   and optionally MAESTRO_EMBEDDINGS_KEY; `onnxEmbedder` (onnxEmbedder.ts)
+ *   runs local ONNX model files named by MAESTRO_EMBEDDINGS_ONNX.
  * - Vectors live in the knowledge index (`vectors` table), keyed by entry id
  *   and content hash, so only new or changed entries are embedded again.
  * - Search mixes them in per FORMATS §5.1: RRF (k 10; BM25 0.6, vectors 0.4),
@@ -17,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
 import type { KnowledgeEntry } from './entry.js';
 import { buildWhere, type SearchFilters } from './index/query.js';
+import { onnxEmbedderFromEnv } from './onnxEmbedder.js';
 
 export interface Embedder {
   /** Model identity; vectors from another model are re-computed. */
@@ -63,8 +65,16 @@ export function openAiCompatibleEmbedder(opts: OpenAiEmbedderOptions): Embedder 
   };
 }
 
-/** The configured embedder, or null (the default: no vectors, nothing contacted). */
+/**
+ * The configured embedder, or null (the default: no vectors, nothing contacted).
+ * MAESTRO_EMBEDDINGS_URL selects an OpenAI-compatible endpoint,
+ * MAESTRO_EMBEDDINGS_ONNX local model files (onnxEmbedder.ts); not both.
+ */
 export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder | null {
+  if (env.MAESTRO_EMBEDDINGS_ONNX) {
+    if (env.MAESTRO_EMBEDDINGS_URL) throw new MaestroError('CONFIG_INVALID', 'Both MAESTRO_EMBEDDINGS_URL and MAESTRO_EMBEDDINGS_ONNX are set: choose the endpoint or the local model.');
+    return onnxEmbedderFromEnv(env);
+  }
   if (!env.MAESTRO_EMBEDDINGS_URL) return null;
   if (!env.MAESTRO_EMBEDDINGS_MODEL) throw new MaestroError('CONFIG_INVALID', 'MAESTRO_EMBEDDINGS_URL is set but MAESTRO_EMBEDDINGS_MODEL is not: name the embedding model.');
   return openAiCompatibleEmbedder({ url: env.MAESTRO_EMBEDDINGS_URL, model: env.MAESTRO_EMBEDDINGS_MODEL, apiKey: env.MAESTRO_EMBEDDINGS_KEY });

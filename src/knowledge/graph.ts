@@ -9,6 +9,7 @@
  * cap per source type and per family, and ids that `maestro load` reads back.
  */
 import type Database from 'better-sqlite3';
+import { codeKindBoost } from './mixed.js';
 import { fetchCandidates, type SearchFilters } from './index/query.js';
 import { queryTerms } from './text.js';
 import type { KnowledgeEntry } from './entry.js';
@@ -83,7 +84,7 @@ export interface CodeHit {
   signature: string;
 }
 
-/** FORMATS §5.2 name-match bonus: exact 50, prefix 30, substring 10 (on top of BM25). */
+/** FORMATS §5.2 name-match bonus: exact 50, prefix 30, substring 10 (on top of BM25), times the code kind boost (mixed.ts). */
 export function searchCode(db: Database.Database, query: string, limit: number): CodeHit[] {
   const terms = queryTerms(query).slice(0, 32);
   if (terms.length === 0) return [];
@@ -95,7 +96,7 @@ export function searchCode(db: Database.Database, query: string, limit: number):
   const hits = rows.map((r) => {
     const n = r.name.toLowerCase();
     const bonus = n === q ? 50 : n.startsWith(q) && q ? 30 : q && n.includes(q) ? 10 : 0;
-    return { id: r.id, kind: r.kind, name: r.name, filePath: r.file, line: r.line, score: -r.rank + bonus, signature: r.signature };
+    return { id: r.id, kind: r.kind, name: r.name, filePath: r.file, line: r.line, score: (-r.rank + bonus) * codeKindBoost(r.kind), signature: r.signature };
   });
   hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   const max = hits[0]?.score || 1;

@@ -17,7 +17,7 @@ describe('GET /api/knowledge/*', () => {
     try {
       const res = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent('errors cause imports')}&readOnlyProbe=true&root=${encodeURIComponent(dir)}` });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual(JSON.parse(JSON.stringify({ ...expected, retrieval: 'lexical' })));
+      expect(res.json()).toEqual({ ...JSON.parse(JSON.stringify(expected)), retrieval: 'lexical', codeIndex: 'not-initialized', codeIndexHint: expect.any(String), sourceWeights: { wiki: 0.6, code: 0.4, reason: 'default' } });
       const kg = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=install&kg=true&type=knowhow&root=${encodeURIComponent(dir)}` });
       expect(kg.json().results.map((r: { sourceType: string }) => r.sourceType)).toEqual(['knowhow']);
       const entry = await app.inject({ method: 'GET', url: `/api/knowledge/entries/${encodeURIComponent('S-20260611-k3x9')}?root=${encodeURIComponent(dir)}` });

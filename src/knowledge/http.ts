@@ -5,7 +5,7 @@
  *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&root=&global=
  *   GET /api/knowledge/entries?type=&category=&keyword=&tag=&includeDeprecated=&root=
  *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
- *   GET /api/knowledge/health?kind=spec|knowhow&root=
+ *   GET /api/knowledge/health?kind=spec|knowhow|wiki&root=
  *
  * `root` names the project (workflow root); without it the pool's default.
  * Errors answer `{error: {code, message}}` with the catalogue status.
@@ -49,7 +49,7 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   app.get('/api/knowledge/health', async (req) => {
     const q = req.query as Query;
-    const kind = q.kind === 'spec' || q.kind === 'knowhow' ? q.kind : undefined;
+    const kind = q.kind === 'spec' || q.kind === 'knowhow' || q.kind === 'wiki' ? q.kind : undefined;
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
 };

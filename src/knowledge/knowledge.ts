@@ -11,6 +11,7 @@ import { builtinSources, loadCorpus } from './corpus.js';
 import type { KnowledgeEntry, KnowledgeSource } from './entry.js';
 import { loadCodeNode, neighbors, searchCode, searchKg, traverse, type CodeHit, type CodeNode, type GraphNeighbor, type KgResponse } from './graph.js';
 import { lifecycleFindings, staleConflicts } from './health.js';
+import { bumpExposure } from './index/exposure.js';
 import { buildWhere, type SearchFilters } from './index/query.js';
 import { indexFindings, openIndex, rebuildIndex, syncIndex, type IndexHandle, type SyncReport } from './index/store.js';
 import { buildKeywordIndex, type KeywordIndex } from './keywordIndex.js';
@@ -19,12 +20,16 @@ import { resolveWorkflowRoot, type ResolveRootOptions, type WorkflowRoot } from 
 import { searchIndex, type SearchOptions, type SearchResponse } from './search.js';
 import type { Finding } from './specParser.js';
 import { editDistance } from './text.js';
+import { wikiRootFor, wikiSource } from './wikiSource.js';
+import { mergeMixed, sourceWeights, type MixedResult, type WeightReason } from './mixed.js';
 
 export interface KnowledgeOptions extends ResolveRootOptions {
   /** Write nothing (no index file, no exposure): `--read-only-probe`. */
   readOnly?: boolean;
-  /** More sources, e.g. the observer's wiki. */
+  /** More sources. */
   sources?: KnowledgeSource[];
+  /** The observer's wiki folder; default from FLOW_* / `<project>/wiki` (wikiSource.ts); null: no wiki. */
+  wikiRoot?: string | null;
   /** Minimum time between file scans in a long-lived process; 0 (default) scans on every call. */
   syncIntervalMs?: number;
   /** Vectors (optional): an embedder, or null for none. Default: from MAESTRO_EMBEDDINGS_* (none when unset). */
@@ -41,6 +46,17 @@ export interface CodeResponse {
   count: number;
   codeIndex: 'ok' | 'empty';
   results: CodeHit[];
+}
+
+/** FORMATS §5.3 default (mixed) search response. */
+export interface MixedResponse extends Omit<SearchResponse, 'results'> {
+  retrieval: 'lexical' | 'hybrid';
+  /** ok | not-initialized (no code graph built yet) | empty | skipped (a facet filter limits the search to knowledge). */
+  codeIndex: 'ok' | 'not-initialized' | 'empty' | 'skipped';
+  codeIndexHint?: string;
+  /** Source weights used for the merge and why. */
+  sourceWeights: { wiki: number; code: number; reason: WeightReason };
+  results: MixedResult[];
 }
 
 export interface HealthReport {
@@ -62,8 +78,12 @@ export interface Knowledge {
   sync(): SyncReport;
   rebuild(): SyncReport;
   search(query: string, opts?: SearchOptions): SearchResponse;
-  /** `search`, with vectors mixed in when an embedder is configured (the CLI and daemon use this). */
-  searchHybrid(query: string, opts?: SearchOptions): Promise<SearchResponse & { retrieval: 'lexical' | 'hybrid' }>;
+  /**
+   * The default `maestro search` (the CLI and daemon use this): `search`, with vectors mixed in when an
+   * embedder is configured, and code symbols merged in (FORMATS §5.2, mixed.ts) when the code graph has
+   * been built and no facet filter is given.
+   */
+  searchHybrid(query: string, opts?: SearchOptions): Promise<MixedResponse>;
   searchKg(query: string, opts?: SearchFilters & { limit?: number; code?: boolean }): Promise<KgResponse>;
   searchCode(query: string, opts?: { limit?: number }): Promise<CodeResponse>;
   syncCode(): Promise<CodeSyncReport>;
@@ -71,7 +91,7 @@ export interface Knowledge {
   resolveId(ref: string): string | null;
   load(ref: string, opts?: { includeDeprecated?: boolean }): Promise<LoadedEntry | CodeNode>;
   list(filters?: ListFilters): Array<KnowledgeEntry & { status: 'active' | 'deprecated' }>;
-  health(kind?: 'spec' | 'knowhow'): HealthReport;
+  health(kind?: 'spec' | 'knowhow' | 'wiki'): HealthReport;
   neighbors(id: string, rel?: string): GraphNeighbor[];
   traverse(id: string, depth?: number, rel?: string): ReturnType<typeof traverse>;
   keywordIndex(): KeywordIndex;
@@ -80,7 +100,8 @@ export interface Knowledge {
 
 export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
   const root = resolveWorkflowRoot(opts);
-  const sources = [...builtinSources(root), ledgerSource(root), ...(opts.sources ?? [])];
+  const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, opts.env) : opts.wikiRoot;
+  const sources = [...builtinSources(root), ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
   const handle: IndexHandle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
   const db = handle.db;
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
@@ -124,6 +145,31 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
     return searchIndex(db, query, { ...sopts, readOnlyProbe: sopts.readOnlyProbe || handle.readOnly });
   };
 
+  /** FORMATS §5.2 mixed merge: code symbols join the page only from a built code graph and without facet filters. */
+  const mixCode = (query: string, sopts: SearchOptions, base: SearchResponse & { retrieval: 'lexical' | 'hybrid' }): MixedResponse => {
+    const limit = Math.max(1, Math.min(200, Math.floor(sopts.limit ?? 10)));
+    const facet = Boolean(sopts.type || sopts.category || sopts.tag || sopts.workspace);
+    const built = db.prepare("SELECT 1 FROM meta WHERE key = 'code_synced_at'").get() !== undefined;
+    const codeIndex: MixedResponse['codeIndex'] = facet ? 'skipped' : !built ? 'not-initialized' : db.prepare('SELECT 1 FROM code_symbols LIMIT 1').get() ? 'ok' : 'empty';
+    const code = codeIndex === 'ok' ? searchCode(db, query, limit) : [];
+    const weights = sourceWeights(query, code);
+    const results = mergeMixed(base.results, code, weights, limit);
+    const typeCounts: Record<string, number> = {};
+    for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
+    const wikiCount = results.filter((r) => r.source === 'wiki').length;
+    return {
+      ...base,
+      count: results.length,
+      wikiCount,
+      codeCount: results.length - wikiCount,
+      typeCounts,
+      codeIndex,
+      ...(codeIndex === 'not-initialized' ? { codeIndexHint: 'No code graph yet: run `maestro search --code <query>` once to build it; later searches mix code symbols in.' } : {}),
+      sourceWeights: weights,
+      results,
+    };
+  };
+
   const entryRow = (id: string) => db.prepare('SELECT data, status FROM entries WHERE id = ?').get(id) as { data: string; status: 'active' | 'deprecated' } | undefined;
 
   return {
@@ -143,14 +189,21 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
     search: lexicalSearch,
     async searchHybrid(query, sopts = {}) {
       const probe = sopts.readOnlyProbe || handle.readOnly;
-      if (!embedder) return { ...lexicalSearch(query, sopts), retrieval: 'lexical' as const };
-      ensureSynced();
-      // A probe never writes, so it only uses vectors that are already stored.
-      if (!probe) await embedPending(db, embedder);
-      const [qv] = await embedder.embed([query]);
-      const filters = { type: sopts.type, category: sopts.category, tag: sopts.tag, workspace: sopts.workspace, status: sopts.status, includeDeprecated: sopts.includeDeprecated };
-      const hits = vectorSearch(db, qv!, embedder.model, filters, Math.min(500, Math.max(4 * (sopts.limit ?? 10), 40)));
-      return { ...searchIndex(db, query, { ...sopts, readOnlyProbe: probe }, hits), retrieval: hits.length ? ('hybrid' as const) : ('lexical' as const) };
+      let base: SearchResponse & { retrieval: 'lexical' | 'hybrid' };
+      // Exposure is bumped below for what the merged page returns (FORMATS §5.4: after truncation).
+      if (!embedder) base = { ...lexicalSearch(query, { ...sopts, readOnlyProbe: true }), retrieval: 'lexical' as const };
+      else {
+        ensureSynced();
+        // A probe never writes, so it only uses vectors that are already stored.
+        if (!probe) await embedPending(db, embedder);
+        const [qv] = await embedder.embed([query]);
+        const filters = { type: sopts.type, category: sopts.category, tag: sopts.tag, workspace: sopts.workspace, status: sopts.status, includeDeprecated: sopts.includeDeprecated };
+        const hits = vectorSearch(db, qv!, embedder.model, filters, Math.min(500, Math.max(4 * (sopts.limit ?? 10), 40)));
+        base = { ...searchIndex(db, query, { ...sopts, readOnlyProbe: true }, hits), retrieval: hits.length ? ('hybrid' as const) : ('lexical' as const) };
+      }
+      const mixed = mixCode(query, sopts, base);
+      if (!probe) bumpExposure(db, mixed.results.filter((r) => r.source === 'wiki').map((r) => r.id), sopts.now ?? Date.now());
+      return mixed;
     },
     async searchKg(query, kopts = {}) {
       ensureSynced();
@@ -209,9 +262,8 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
       const scoped = kind ? entries.filter((e) => e.kind === kind) : entries;
       const files = canWrite ? indexFindings(handle) : loadCorpus(sources).findings;
       const specFiles = [...new Set(entries.filter((e) => e.kind === 'spec').map((e) => e.file))];
-      const findings = [...files, ...lifecycleFindings(scoped), ...(kind !== 'knowhow' ? staleConflicts(specFiles) : [])].filter(
-        (f) => !kind || (kind === 'spec' ? !f.file.includes('/knowhow/') : f.file.includes('/knowhow/')),
-      );
+      const kindOf = (file: string): 'spec' | 'knowhow' | 'wiki' => (wikiRoot && file.startsWith(wikiRoot + '/') ? 'wiki' : file.includes('/knowhow/') ? 'knowhow' : 'spec');
+      const findings = [...files, ...lifecycleFindings(scoped), ...(kind !== 'knowhow' && kind !== 'wiki' ? staleConflicts(specFiles) : [])].filter((f) => !kind || kindOf(f.file) === kind);
       const errors = findings.filter((f) => f.severity === 'error').length;
       return { ok: errors === 0, entries: scoped.length, errors, warnings: findings.length - errors, findings };
     },

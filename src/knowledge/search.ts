@@ -10,6 +10,7 @@ import type { KnowledgeEntry } from './entry.js';
 import { bumpExposure, readExposure } from './index/exposure.js';
 import { contentTerms, fetchByRowids, fetchCandidates, type Candidate, type SearchFilters } from './index/query.js';
 import { fuseHybrid, type VectorHit } from './embeddings.js';
+import { knowledgeBoost } from './mixed.js';
 import { coverageFactor, proximityBoost, proximityQuery, stem } from './proximity.js';
 import { queryTerms } from './text.js';
 
@@ -110,7 +111,8 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     return {
       id: c.entry.id,
       family: c.entry.family,
-      score: c.bm25 * decay * boost,
+      // FORMATS §5.2 type boost and confidence penalty (mixed.ts), before selection so every later step sees final scores.
+      score: c.bm25 * decay * boost * knowledgeBoost(c.entry.kind, c.entry.type, c.entry.confidence),
       raw: c.bm25,
       text: [c.entry.title, c.entry.summary, c.entry.tags.join(' '), c.entry.category ?? ''].join(' '),
       contentKey: contentKey(c.entry),

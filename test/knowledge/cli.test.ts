@@ -4,11 +4,12 @@
  * the same answer as the in-process search.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { tempRoot } from '../helpers/knowledge.js';
+import { tempRoot, writeKnowhowFile } from '../helpers/knowledge.js';
+import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../helpers/onnx.js';
 import { knowledgeRoutes } from '../../src/knowledge/http.js';
 import { INDEX_FILE } from '../../src/knowledge/index/store.js';
 import { createKnowledgePool } from '../../src/knowledge/pool.js';
@@ -59,6 +60,47 @@ describe('maestro search | load | spec | knowhow', { timeout: 240_000 }, () => {
 
     const usage = await maestro(['search', 'x', '--limit', '0', '--workflow-root', dir]);
     expect(usage.code).toBe(2);
+  });
+
+  it('searches, loads and health-checks the observer wiki from the command line', async () => {
+    const { dir } = tempRoot();
+    const entryDir = join(dir, 'wiki', 'knowledge', 'entities');
+    mkdirSync(entryDir, { recursive: true });
+    writeFileSync(
+      join(entryDir, 'N001-postgres-pool.md'),
+      '---\nid: "N001"\nrequest: "what is the postgres pool"\ntype: entity\ntags: [postgres]\nstatus: "active"\n---\n\n# Postgres connection pool\n\n## 摘要\nTen pooled connections behind pgbouncer.\n',
+    );
+    writeFileSync(join(entryDir, 'N002-broken.md'), '# no frontmatter, pgbouncer\n');
+    const search = await maestro(['search', 'pgbouncer', '--type', 'wiki', '--json', '--workflow-root', dir]);
+    expect(search.code).toBe(0);
+    expect(JSON.parse(search.stdout).results.map((r: { id: string; kind: string }) => [r.id, r.kind])).toEqual([['wiki:N001', 'wiki']]);
+    const load = await maestro(['load', '--id', 'N001', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(load.stdout).entries[0]).toMatchObject({ id: 'wiki:N001', type: 'entity', title: 'Postgres connection pool' });
+    const health = await maestro(['spec', 'health', '--kind', 'wiki', '--workflow-root', dir]);
+    expect(health.code).toBe(1);
+    expect(health.stdout).toContain(`${join(entryDir, 'N002-broken.md')}:1 wiki-entry-unreadable`);
+    expect((await maestro(['spec', 'health', '--workflow-root', dir])).code).toBe(0); // spec health alone is not about the wiki
+  });
+
+  it('mixes local ONNX vectors into a search when MAESTRO_EMBEDDINGS_ONNX names a model', async () => {
+    const { dir, root } = tempRoot();
+    writeKnowhowFile(root, 'TIP-20260801-automobile', { title: 'Automobile maintenance' }, 'Check the automobile tyres.');
+    writeKnowhowFile(root, 'TIP-20260801-deploy', { title: 'Deploy checklist' }, 'Deploy on Tuesdays.');
+    const vocab = [...SPECIAL_TOKENS, 'car', 'automobile', 'deploy'];
+    const model = join(dir, 'model');
+    mkdirSync(model);
+    writeFileSync(join(model, 'model.onnx'), gatherEmbeddingModel(vocab.map((t) => (t === 'car' || t === 'automobile' ? [1, 0, 0.1] : t === 'deploy' ? [0, 1, 0.1] : [0, 0, 0.1]))));
+    writeFileSync(join(model, 'vocab.txt'), vocab.join('\n'));
+    const lexical = await maestro(['search', 'car', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(lexical.stdout)).toMatchObject({ count: 0, retrieval: 'lexical' });
+    const hybrid = await maestro(['search', 'car', '--json', '--workflow-root', dir], { MAESTRO_EMBEDDINGS_ONNX: join(model, 'model.onnx') });
+    expect(hybrid.code).toBe(0);
+    const body = JSON.parse(hybrid.stdout) as { retrieval: string; results: Array<{ id: string }> };
+    expect(body.retrieval).toBe('hybrid');
+    expect(body.results[0]!.id).toBe('knowhow-tip-20260801-automobile');
+    const bad = await maestro(['search', 'car', '--workflow-root', dir], { MAESTRO_EMBEDDINGS_ONNX: join(model, 'missing.onnx') });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`${join(model, 'missing.onnx')}, which is not a file`);
   });
 
   it('answers through a running daemon with the same results as in process', async () => {

@@ -74,9 +74,10 @@ export function register(program: Command): void {
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: unknown;
         if (!req.readOnlyProbe && process.env.MAESTRO_DAEMON_URL) {
-          const [{ searchViaDaemon }, { resolveWorkflowRoot }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js')]);
+          const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js'), import('../../knowledge/wikiSource.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
-          res = await searchViaDaemon(req, root.workflowDir, !root.confined);
+          // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
+          if (wikiRootFor(root) === wikiRootFor({ ...root, confined: true })) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
         }
         if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, (k) => runSearch(k, req));
         if (opts.json) printJson(res);
@@ -177,12 +178,17 @@ function registerSpec(program: Command): void {
   spec
     .command('health')
     .description('Report unparseable entries and lifecycle problems with file and line.')
+    .option('--kind <kind>', 'spec (default) | knowhow | wiki (the observer wiki) | all', (v: string) => {
+      if (!['spec', 'knowhow', 'wiki', 'all'].includes(v)) throw new InvalidArgumentError(`--kind must be spec, knowhow, wiki or all, got "${v}".`);
+      return v;
+    })
     .option('--json')
     .option('--workflow-root <dir>')
     .action(
-      action(async (opts: RootOpts) => {
+      action(async (opts: RootOpts & { kind?: string }) => {
         await withKnowledge(opts, (k) => {
-          const h = k.health('spec');
+          const kind = opts.kind ?? 'spec';
+          const h = k.health(kind === 'all' ? undefined : (kind as 'spec' | 'knowhow' | 'wiki'));
           if (opts.json) printJson(h);
           else {
             process.stdout.write(`${h.entries} entries, ${h.errors} error(s), ${h.warnings} warning(s)\n`);
