@@ -8,17 +8,25 @@
  *   GET /api/knowledge/health?kind=spec|knowhow&root=
  *
  * `root` names the project (workflow root); without it the pool's default.
+ * With `projectRoot`, the review, promotion and audit routes of reviewHttp.ts
+ * are registered too (they take a registered project's id, never a path).
  * Errors answer `{error: {code, message}}` with the catalogue status.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { parseSearchRequest, runSearch } from './params.js';
 import type { KnowledgePool } from './pool.js';
+import type { OpenApiDoc } from '../api/route.js';
+import { registerReviewRoutes } from './reviewHttp.js';
 
 export interface KnowledgeRouteOptions {
   pool: KnowledgePool;
   /** Maps or refuses a requested root (e.g. only registered projects); default: accept as given. */
   allowRoot?: (root: string | undefined) => string | undefined;
+  /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables the review/promote/audit routes. */
+  projectRoot?: (projectId: string) => Promise<string>;
+  /** The API's OpenAPI document, so those routes are listed at /api/openapi.json. */
+  doc?: OpenApiDoc;
 }
 
 type Query = Record<string, string | undefined>;
@@ -52,4 +60,5 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     const kind = q.kind === 'spec' || q.kind === 'knowhow' ? q.kind : undefined;
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
+  if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, ...(opts.doc ? { doc: opts.doc } : {}) });
 };
