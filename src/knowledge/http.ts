@@ -7,6 +7,8 @@
  *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
  *   GET /api/knowledge/health?kind=spec|knowhow&root=
  *
+ * Each also takes `projectId` instead of `root` when the daemon knows its projects.
+ *
  * `root` names the project (workflow root); without it the pool's default.
  * With `projectRoot`, the review, promotion and audit routes of reviewHttp.ts
  * are registered too (they take a registered project's id, never a path).
@@ -32,7 +34,15 @@ export interface KnowledgeRouteOptions {
 type Query = Record<string, string | undefined>;
 
 export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
-  const rootOf = (q: Query) => (opts.allowRoot ? opts.allowRoot(q.root) : q.root);
+  // `projectId` (a registered project, when the daemon gives `projectRoot`) names the root without a path.
+  const rootOf = async (q: Query): Promise<string | undefined> => {
+    if (q.projectId !== undefined) {
+      if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
+      if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
+      return opts.projectRoot(q.projectId);
+    }
+    return opts.allowRoot ? opts.allowRoot(q.root) : q.root;
+  };
   app.setErrorHandler((err, _req, reply) => {
     if (err instanceof MaestroError) return reply.status(err.status).send({ error: err.toJSON() });
     const status = (err as { statusCode?: number }).statusCode;
@@ -42,23 +52,23 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   app.get('/api/knowledge/search', async (req) => {
     const q = req.query as Query;
     const parsed = parseSearchRequest(q);
-    return runSearch(opts.pool.get(rootOf(q), q.global === 'true'), parsed);
+    return runSearch(opts.pool.get(await rootOf(q), q.global === 'true'), parsed);
   });
   app.get('/api/knowledge/entries', async (req) => {
     const q = req.query as Query;
-    const k = opts.pool.get(rootOf(q), q.global === 'true');
+    const k = opts.pool.get(await rootOf(q), q.global === 'true');
     const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: q.includeDeprecated === 'true' });
     return { count: entries.length, entries };
   });
   app.get('/api/knowledge/entries/:id', async (req) => {
     const q = req.query as Query;
     const { id } = req.params as { id: string };
-    return opts.pool.get(rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
+    return opts.pool.get(await rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
   });
   app.get('/api/knowledge/health', async (req) => {
     const q = req.query as Query;
     const kind = q.kind === 'spec' || q.kind === 'knowhow' ? q.kind : undefined;
-    return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
+    return opts.pool.get(await rootOf(q), q.global === 'true').health(kind);
   });
   if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, ...(opts.doc ? { doc: opts.doc } : {}) });
 };
