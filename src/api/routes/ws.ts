@@ -3,7 +3,8 @@
  * task creation, …) is sent as `{"type":"event","event":{…}}`. A client may
  * send `{"type":"subscribe","projectId":"…"}` to narrow the feed to one
  * project (or null for all); anything else it sends is answered with an error
- * message and otherwise ignored.
+ * message and otherwise ignored. Observer updates (`observer.update`, no
+ * project) reach every client, subscribed or not.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -15,7 +16,7 @@ export function registerWebSocket(app: FastifyInstance, { bus }: ApiDeps): void 
   app.get('/api/ws', { websocket: true }, (socket) => {
     let projectId: string | null = null;
     const off = bus.onEvent((event) => {
-      if (projectId && event.projectId !== projectId) return;
+      if (projectId && event.projectId !== projectId && event.type !== 'observer.update') return;
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'event', event }));
     });
     socket.on('message', (raw: Buffer) => {

@@ -61,6 +61,7 @@ export const es: Dictionary = {
     generated: 'Generado el {{at}}', prunePlan: 'Plan de poda', showPlan: 'Mostrar el plan de poda', planEmpty: 'Nada que podar.', planHint: 'El plan se aplica desde la línea de órdenes: maestro knowledge audit --prune --apply',
   },
   observer: {
+    updated: 'Actualizado a las {{time}}',
     title: 'Observador', sessions: 'Sesiones', noSessions: 'Aún no hay sesiones observadas.', unavailable: 'El observador no está disponible en este daemon.', explorations: '{{count}} exploraciones', last: 'última',
     unreadable: 'Esta sesión no se puede mostrar: {{reason}}', flow: 'Grafo de flujo', tokens: 'Tokens: {{input}} entrada / {{output}} salida', knowledge: 'Conocimiento', summary: 'Resumen',
     notSearched: 'Aún sin buscar.', noKnowledge: 'Sin conocimiento previo.', noSummary: 'Aún sin resumen.', tools: '{{count}} herramientas', errors: '{{count}} errores', wiki: 'wiki: {{status}}',

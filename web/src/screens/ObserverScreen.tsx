@@ -1,7 +1,12 @@
-/** Observer: the session list, and a session as exploration cards (KNOWLEDGE, SUMMARY, wiki badge) with its flow graph. */
-import { useEffect, useState } from 'react';
+/**
+ * Observer: the session list, and a session as exploration cards (KNOWLEDGE,
+ * SUMMARY, wiki badge) with its flow graph. Live: an observer update on the
+ * WebSocket reloads the list, and the open session when it is the one updated.
+ */
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { observer, type ExplorationCard, type FlowGraph, type SessionResponse, type SessionSummary } from '../api/observer.js';
+import { useObserverFeed } from '../stores/observer.js';
 import { href } from '../stores/route.js';
 import styles from './Screens.module.css';
 
@@ -58,17 +63,37 @@ export function ObserverScreen({ id }: { id?: string }) {
   const [list, setList] = useState<SessionSummary[] | null | undefined>(undefined);
   const [session, setSession] = useState<SessionResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [updatedAt, setUpdatedAt] = useState<number | null>(null);
+  const seq = useObserverFeed((s) => s.seq);
+  const seen = useRef(seq);
+  const idRef = useRef(id);
+  idRef.current = id;
+  const loadList = () => observer.sessions().then((l) => { setList(l); setError(null); }, (e: Error) => setError(e.message));
+  const loadSession = (sid: string) => observer.session(sid).then((s) => { if (idRef.current === sid) setSession(s); }, (e: Error) => setError(e.message));
   useEffect(() => {
-    observer.sessions().then(setList, (e: Error) => setError(e.message));
+    void loadList();
   }, []);
   useEffect(() => {
     setSession(null);
-    if (id) observer.session(id).then(setSession, (e: Error) => setError(e.message));
+    if (id) void loadSession(id);
   }, [id]);
+  // Live: a burst of updates costs one reload of each (debounced).
+  useEffect(() => {
+    if (seq === seen.current) return;
+    seen.current = seq;
+    const timer = setTimeout(() => {
+      const last = useObserverFeed.getState().last;
+      void loadList();
+      if (idRef.current && (!last || last.sessionId === idRef.current)) void loadSession(idRef.current);
+      setUpdatedAt(Date.now());
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [seq]);
   return (
     <div className={styles.page}>
       <h2>{t('observer.title')}</h2>
       {error && <p role="alert" className={styles.error}>{error}</p>}
+      <p className={styles.muted} aria-live="polite" data-testid="observer-updated">{updatedAt ? t('observer.updated', { time: new Date(updatedAt).toLocaleTimeString() }) : ''}</p>
       {list === null && <p className={styles.unavailable} role="status">{t('observer.unavailable')}</p>}
       {list && list.length === 0 && <p className={styles.muted}>{t('observer.noSessions')}</p>}
       <div style={{ display: 'flex', gap: 16 }}>

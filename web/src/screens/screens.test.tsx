@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeScreen } from './KnowledgeScreen.js';
 import { ObserverScreen } from './ObserverScreen.js';
 import { useProjects } from '../stores/projects.js';
+import { useObserverFeed } from '../stores/observer.js';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
@@ -152,5 +153,27 @@ describe('ObserverScreen', () => {
     serve({});
     render(<ObserverScreen />);
     expect(await screen.findByText('The observer is not available on this daemon.')).toBeTruthy();
+  });
+
+  it('updates live: an observer update on the feed reloads the list and the open session', async () => {
+    const summary = (n: number) => ({ sessionId: 's1', isLast: true, load: { status: 'ok' }, explorationCount: n, bundleUpdatedAt: n, intent: null });
+    const view = (qs: string[]) => ({ sessionId: 's1', load: { status: 'ok' }, explorations: qs.map((q, i) => ({ id: `exp_${i}`, question: q, status: 'complete', toolCount: 0, errorCount: 0, toolSummary: '', files: [], durationMs: null, knowledge: null, summary: null, wiki: null })), flow: null });
+    const state = { list: [summary(1)], qs: ['First question'] };
+    vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url.startsWith('/api/observer/sessions/s1') ? view(state.qs) : { sessions: state.list })));
+    render(<ObserverScreen id="s1" />);
+    await screen.findByText('First question');
+    expect(screen.getByText('1 explorations')).toBeTruthy();
+    state.list = [summary(2)];
+    state.qs = ['First question', 'Second question'];
+    // Another session's update reloads the list only; this session's update reloads the view too.
+    const event = (sessionId: string) => ({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', at: 1, payload: { type: 'session.updated', sessionId, revision: 2, explorationCount: 2, runningExplorationId: null, at: 1 } });
+    expect(useObserverFeed.getState().apply(event('other') as never)).toBe(true);
+    expect(await screen.findByText('2 explorations')).toBeTruthy();
+    expect(screen.queryByText('Second question')).toBeNull();
+    useObserverFeed.getState().apply(event('s1') as never);
+    expect(await screen.findByText('Second question')).toBeTruthy();
+    expect(screen.getByTestId('observer-updated').textContent).toMatch(/^Updated at /);
+    // A task event is not the observer's.
+    expect(useObserverFeed.getState().apply({ ...event('s1'), type: 'task.status' } as never)).toBe(false);
   });
 });
