@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
+import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES } from '../../core/types.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
@@ -18,13 +19,13 @@ const cancelBody = z.object({ reason: z.string().trim().max(10_000).optional(), 
 export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
   const tags = ['tasks'];
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title)', tags, query: taskListQuery }, async ({ query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery }, async ({ query }) => {
     let tasks = await store.tasks.list({ projectId: query.projectId, status: query.status, parentId: query.parentId, limit: query.limit, offset: query.offset });
     if (query.q) {
       const needle = query.q.toLowerCase();
       tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
     }
-    return { tasks };
+    return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task', tags, body: taskInputSchema, status: 201 }, async ({ body }) => ({ task: await store.tasks.create(body) }));

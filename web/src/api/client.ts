@@ -3,7 +3,7 @@
  * message (or a NETWORK code when the daemon is unreachable), so screens can
  * say what happened instead of showing a blank.
  */
-import type { Metrics, MaestroEvent, Project, ProjectDetail, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TraceChain, TranscriptSearch, Gate } from './types.js';
+import type { Metrics, MaestroEvent, Project, ProjectDetail, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -61,7 +61,8 @@ export const api = {
   projects: () => request<{ projects: Project[] }>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
   updateProjectConfig: (id: string, config: Record<string, unknown>) => request<{ project: Project }>('PATCH', `/api/projects/${enc(id)}`, { config }),
-  tasks: (projectId: string, limit = 5000) => request<{ tasks: Task[] }>('GET', `/api/tasks${q({ projectId, limit })}`),
+  /** The board's list: slim rows (`view=board`), a fraction of the full tasks' JSON. */
+  tasks: (projectId: string, limit = 5000) => request<{ tasks: TaskSummary[] }>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
   createTask: (input: TaskInput) => request<{ task: Task }>('POST', '/api/tasks', input),
   approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' }),

@@ -6,6 +6,8 @@
 export type { Approval, Gate, MaestroEvent, Project, Run, Task, TaskStatus } from '../../../src/core/types.js';
 export type { TaskInput, TaskEdit } from '../../../src/core/schemas.js';
 export { TASK_STATUSES } from '../../../src/core/status.js';
+export type { TaskSummary } from '../../../src/core/taskSummary.js';
+export { summarizeTask } from '../../../src/core/taskSummary.js';
 import type { Project, Run, Task } from '../../../src/core/types.js';
 
 export interface ScoreBreakdown {
