@@ -79,6 +79,7 @@ export const en = {
     generated: 'Generated {{at}}', prunePlan: 'Prune plan', showPlan: 'Show the prune plan', planEmpty: 'Nothing to prune.', planHint: 'Applying the plan is done from the command line: maestro knowledge audit --prune --apply',
   },
   observer: {
+    load: { hit: 'up to date', miss: 'missing', corrupted: 'unreadable', expired: 'workspace gone', stale: 'behind its transcript' },
     updated: 'Updated at {{time}}',
     title: 'Observer', sessions: 'Sessions', noSessions: 'No observed sessions yet.', unavailable: 'The observer is not available on this daemon.',
     explorations: '{{count}} explorations', last: 'latest', unreadable: 'This session cannot be shown: {{reason}}', flow: 'Flow graph',

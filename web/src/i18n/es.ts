@@ -61,6 +61,7 @@ export const es: Dictionary = {
     generated: 'Generado el {{at}}', prunePlan: 'Plan de poda', showPlan: 'Mostrar el plan de poda', planEmpty: 'Nada que podar.', planHint: 'El plan se aplica desde la línea de órdenes: maestro knowledge audit --prune --apply',
   },
   observer: {
+    load: { hit: 'al día', miss: 'no está', corrupted: 'ilegible', expired: 'el espacio de trabajo ya no existe', stale: 'atrasada respecto a su transcripción' },
     updated: 'Actualizado a las {{time}}',
     title: 'Observador', sessions: 'Sesiones', noSessions: 'Aún no hay sesiones observadas.', unavailable: 'El observador no está disponible en este daemon.', explorations: '{{count}} exploraciones', last: 'última',
     unreadable: 'Esta sesión no se puede mostrar: {{reason}}', flow: 'Grafo de flujo', tokens: 'Tokens: {{input}} entrada / {{output}} salida', knowledge: 'Conocimiento', summary: 'Resumen',

@@ -61,6 +61,7 @@ export const fr: Dictionary = {
     generated: 'Généré le {{at}}', prunePlan: 'Plan d’élagage', showPlan: 'Afficher le plan d’élagage', planEmpty: 'Rien à élaguer.', planHint: 'Le plan s’applique en ligne de commande : maestro knowledge audit --prune --apply',
   },
   observer: {
+    load: { hit: 'à jour', miss: 'absente', corrupted: 'illisible', expired: 'espace de travail disparu', stale: 'en retard sur sa transcription' },
     updated: 'Mis à jour à {{time}}',
     title: 'Observateur', sessions: 'Sessions', noSessions: 'Aucune session observée pour l’instant.', unavailable: 'L’observateur n’est pas disponible sur ce démon.', explorations: '{{count}} explorations', last: 'dernière',
     unreadable: 'Impossible d’afficher cette session : {{reason}}', flow: 'Graphe de flux', tokens: 'Jetons : {{input}} entrée / {{output}} sortie', knowledge: 'Connaissances', summary: 'Résumé',

@@ -61,6 +61,7 @@ export const ja: Dictionary = {
     generated: '{{at}} に生成', prunePlan: '整理計画', showPlan: '整理計画を表示', planEmpty: '整理するものはありません。', planHint: '計画の適用はコマンドラインで行います：maestro knowledge audit --prune --apply',
   },
   observer: {
+    load: { hit: '最新', miss: 'なし', corrupted: '読めません', expired: 'ワークスペースがありません', stale: 'トランスクリプトより古い' },
     updated: '{{time}} に更新',
     title: 'オブザーバー', sessions: 'セッション', noSessions: '観察したセッションはまだありません。', unavailable: 'このデーモンではオブザーバーを利用できません。', explorations: '探索 {{count}} 件', last: '最新',
     unreadable: 'このセッションは表示できません: {{reason}}', flow: 'フローグラフ', tokens: 'トークン: 入力 {{input}} / 出力 {{output}}', knowledge: 'ナレッジ', summary: '要約',

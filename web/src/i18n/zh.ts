@@ -61,6 +61,7 @@ export const zh: Dictionary = {
     generated: '生成于 {{at}}', prunePlan: '清理计划', showPlan: '显示清理计划', planEmpty: '没有需要清理的内容。', planHint: '执行清理计划请使用命令行：maestro knowledge audit --prune --apply',
   },
   observer: {
+    load: { hit: '最新', miss: '缺失', corrupted: '无法读取', expired: '工作区已不存在', stale: '落后于对话记录' },
     updated: '更新于 {{time}}',
     title: '观察器', sessions: '会话', noSessions: '还没有观察到的会话。', unavailable: '此守护进程不提供观察器。', explorations: '{{count}} 次探索', last: '最新',
     unreadable: '无法显示此会话：{{reason}}', flow: '流程图', tokens: 'Token：输入 {{input}} / 输出 {{output}}', knowledge: '知识', summary: '摘要',

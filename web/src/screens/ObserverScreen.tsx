@@ -5,12 +5,12 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { observer, type ExplorationCard, type FlowGraph, type SessionResponse, type SessionSummary } from '../api/observer.js';
+import { observer, type ExplorationView, type FlowGraph, type ObserverSessionResponse, type SessionSummary } from '../api/observer.js';
 import { useObserverFeed } from '../stores/observer.js';
 import { href } from '../stores/route.js';
 import styles from './Screens.module.css';
 
-function Card({ e }: { e: ExplorationCard }) {
+function Card({ e }: { e: ExplorationView }) {
   const { t } = useTranslation();
   return (
     <article className={styles.card} aria-label={e.question}>
@@ -61,7 +61,7 @@ function Flow({ flow }: { flow: FlowGraph }) {
 export function ObserverScreen({ id }: { id?: string }) {
   const { t } = useTranslation();
   const [list, setList] = useState<SessionSummary[] | null | undefined>(undefined);
-  const [session, setSession] = useState<SessionResponse | null>(null);
+  const [session, setSession] = useState<ObserverSessionResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [updatedAt, setUpdatedAt] = useState<number | null>(null);
   const seq = useObserverFeed((s) => s.seq);
@@ -104,7 +104,7 @@ export function ObserverScreen({ id }: { id?: string }) {
                 <a href={href({ name: 'observer', id: s.sessionId })} aria-current={s.sessionId === id ? 'page' : undefined}>{s.intent?.nodeTitle ?? s.sessionId}</a>
                 <p className={styles.muted}>
                   {t('observer.explorations', { count: s.explorationCount })} {s.isLast && <span className={styles.badge}>{t('observer.last')}</span>}
-                  {s.load.status !== 'ok' && <span className={styles.badge}>{s.load.reason ?? s.load.status}</span>}
+                  {s.load.status !== 'hit' && <span className={styles.badge} title={s.load.reason}>{t(`observer.load.${s.load.status}`)}</span>}
                 </p>
               </li>
             ))}
@@ -112,7 +112,7 @@ export function ObserverScreen({ id }: { id?: string }) {
         )}
         {session && (
           <div style={{ flex: 1, minWidth: 0 }}>
-            {!session.explorations ? <p className={styles.unavailable}>{t('observer.unreadable', { reason: session.load.reason ?? session.load.status })}</p> : (
+            {!('explorations' in session) ? <p className={styles.unavailable} role="status">{t('observer.unreadable', { reason: `${t(`observer.load.${session.load.status}`)}${session.load.reason ? ` (${session.load.reason})` : ''}` })}</p> : (
               <>
                 {session.flow && session.flow.nodes.length > 0 && <Flow flow={session.flow} />}
                 {session.tokens && <p className={styles.muted}>{t('observer.tokens', { input: session.tokens.input, output: session.tokens.output })}</p>}

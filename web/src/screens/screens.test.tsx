@@ -131,9 +131,9 @@ describe('KnowledgeScreen', () => {
 describe('ObserverScreen', () => {
   it('lists sessions and shows a session as cards with knowledge, summary, the wiki badge and the flow graph', async () => {
     serve({
-      '/api/observer/sessions': { sessions: [{ sessionId: 's1', isLast: true, load: { status: 'ok' }, explorationCount: 1, bundleUpdatedAt: 1, intent: { intentKey: 'k', nodeTitle: 'Fix the login', phase: 'build' } }] },
+      '/api/observer/sessions': { sessions: [{ sessionId: 's1', isLast: true, load: { status: 'hit' }, explorationCount: 1, bundleUpdatedAt: 1, intent: { intentKey: 'k', nodeTitle: 'Fix the login', phase: 'build' } }] },
       '/api/observer/sessions/s1': {
-        sessionId: 's1', load: { status: 'ok' }, intent: null, tokens: { input: 10, output: 20 },
+        sessionId: 's1', load: { status: 'hit' }, intent: null, tokens: { input: 10, output: 20 },
         explorations: [{ id: 'exp_1', question: 'Why does login fail?', status: 'complete', toolCount: 3, errorCount: 0, toolSummary: 'Read×3', files: [], durationMs: 1500,
           knowledge: { entryId: 'e', relativePath: 'wiki/auth.md', type: 'note', excerpt: 'Tokens expire after 1 h.', score: 0.8, matchedKeywords: [] },
           summary: { text: 'The token had expired.', source: 'ai', status: 'ready' }, wiki: { status: 'saved', targetPath: 'wiki/login.md' } }],
@@ -156,8 +156,8 @@ describe('ObserverScreen', () => {
   });
 
   it('updates live: an observer update on the feed reloads the list and the open session', async () => {
-    const summary = (n: number) => ({ sessionId: 's1', isLast: true, load: { status: 'ok' }, explorationCount: n, bundleUpdatedAt: n, intent: null });
-    const view = (qs: string[]) => ({ sessionId: 's1', load: { status: 'ok' }, explorations: qs.map((q, i) => ({ id: `exp_${i}`, question: q, status: 'complete', toolCount: 0, errorCount: 0, toolSummary: '', files: [], durationMs: null, knowledge: null, summary: null, wiki: null })), flow: null });
+    const summary = (n: number) => ({ sessionId: 's1', isLast: true, load: { status: 'hit' }, explorationCount: n, bundleUpdatedAt: n, intent: null });
+    const view = (qs: string[]) => ({ sessionId: 's1', load: { status: 'hit' }, explorations: qs.map((q, i) => ({ id: `exp_${i}`, question: q, status: 'complete', toolCount: 0, errorCount: 0, toolSummary: '', files: [], durationMs: null, knowledge: null, summary: null, wiki: null })), flow: null });
     const state = { list: [summary(1)], qs: ['First question'] };
     vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url.startsWith('/api/observer/sessions/s1') ? view(state.qs) : { sessions: state.list })));
     render(<ObserverScreen id="s1" />);
