@@ -39,7 +39,11 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   const wikiBefore = process.env.FLOW_WIKI_DIR;
   process.env.FLOW_WIKI_DIR = wiki;
   const plugins = [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)];
-  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+  // Every screen saved is also checked: each control the user can reach has an accessible name.
+  const shot = async (name: string) => {
+    expect(await unlabelledControls(page), `unlabelled controls on ${name}`).toEqual([]);
+    await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+  };
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
@@ -275,3 +279,22 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.locator(`[data-card="${parent!.id}"]`).waitFor();
   }
 });
+
+/** Buttons, links, inputs, selects and text areas without an accessible name (aria-label, aria-labelledby, a label, or their text). */
+async function unlabelledControls(page: Page): Promise<string[]> {
+  // A string, not a function: tsx would wrap a function with helpers the page does not have.
+  return (await page.evaluate(`(() => {
+    const named = (el) => {
+      const aria = el.getAttribute('aria-label');
+      if (aria && aria.trim()) return true;
+      const by = el.getAttribute('aria-labelledby');
+      if (by && by.split(/\\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+      if (el.labels && [...el.labels].some((l) => l.textContent.trim())) return true;
+      if ((el.tagName === 'BUTTON' || el.tagName === 'A') && el.textContent.trim()) return true;
+      return !!(el.getAttribute('title') || '').trim();
+    };
+    return [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea')]
+      .filter((el) => el.offsetParent !== null && !named(el))
+      .map((el) => el.outerHTML.slice(0, 160));
+  })()`)) as string[];
+}
