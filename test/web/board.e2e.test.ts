@@ -91,12 +91,17 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     createSession(root, 'review-demo', 'teach the board');
     const rule = 'Every background queue is drained before the daemon shuts down, so no accepted job is lost.';
     const { candidate } = stage(root, { target: 'spec', title: 'Drain queues on shutdown', content: rule, category: 'coding', session: 'review-demo', evidence: ['src/daemon/daemon.ts'] });
+    // Hostile text from an agent's report shows as text and runs nothing.
+    const hostile = `<img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>${'y'.repeat(300)}`;
+    stage(root, { target: 'knowhow', title: hostile, content: `${hostile} is not a rule`, session: 'review-demo' });
 
     await page.goto(`${d.url}/#/knowledge/review`);
     const session = page.getByRole('region', { name: 'Session review-demo' });
     const card = session.getByRole('region', { name: 'Drain queues on shutdown' });
     await card.waitFor();
     await card.getByText('Receipt: missing').waitFor();
+    await session.getByRole('region', { name: hostile }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await card.getByRole('button', { name: 'Promote' }).isDisabled()).toBe(true);
     await session.getByRole('button', { name: 'Reconcile' }).click();
     await card.getByText('Receipt: fresh').waitFor();
