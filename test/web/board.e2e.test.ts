@@ -127,6 +127,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.goto(`${d.url}/#/knowledge/entry/${promotedId}`);
     await page.getByTestId('knowledge-entry').getByText(rule).waitFor();
     await page.getByRole('list', { name: 'Evolution' }).waitFor();
+    await shot('11b-knowledge-entry');
 
     await page.getByRole('link', { name: 'Audit' }).click();
     const report = page.getByTestId('audit-report');
@@ -261,6 +262,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await shot('08-observer');
     await page.goto(`${d.url}/#/no/such/page`);
     await page.getByRole('alert').getByText('There is no page at').waitFor();
+    await shot('08b-unknown-route');
 
     // Switch the language; the choice survives a reload.
     await page.goto(`${d.url}/#/board`);
