@@ -3,8 +3,8 @@
  * task creation, …) is sent as `{"type":"event","event":{…}}`. A client may
  * send `{"type":"subscribe","projectId":"…"}` to narrow the feed to one
  * project (or null for all); anything else it sends is answered with an error
- * message and otherwise ignored. Observer updates (`observer.update`, no
- * project) reach every client, subscribed or not.
+ * message and otherwise ignored. Observer updates (`event.type` "observer.update",
+ * payload per src/observer/README.md) reach every client whatever it subscribed to.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -16,7 +16,8 @@ export function registerWebSocket(app: FastifyInstance, { bus }: ApiDeps): void 
   app.get('/api/ws', { websocket: true }, (socket) => {
     let projectId: string | null = null;
     const off = bus.onEvent((event) => {
-      if (projectId && event.projectId !== projectId && event.type !== 'observer.update') return;
+      // Observer updates belong to no project: every client gets them, narrowed or not.
+      if (projectId && event.projectId !== projectId && !event.type.startsWith('observer.')) return;
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'event', event }));
     });
     socket.on('message', (raw: Buffer) => {

@@ -2,7 +2,8 @@
  * Observer live updates from the daemon's WebSocket. The daemon forwards each
  * `observerEvents` 'update' as a stored-event-shaped message
  * `{type:'event', event:{type:'observer.update', projectId:null, payload:ObserverUpdate}}`
- * (src/daemon/daemon.ts); the observer screen reloads what an update touches.
+ * (src/daemon/daemon.ts; documented in src/observer/README.md, "Live updates",
+ * on the observer branch); the observer screen reloads what an update touches.
  */
 import { create } from 'zustand';
 import type { ObserverUpdate } from '../../../src/observer/events.js';
