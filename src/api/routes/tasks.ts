@@ -15,6 +15,11 @@ const gateBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().max(1
 const rejectBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().min(1, 'a rejection needs a reason').max(10_000), who }).strict();
 const messageBody = z.object({ message: z.string().trim().min(1).max(100_000), who }).strict();
 const cancelBody = z.object({ reason: z.string().trim().max(10_000).optional(), who }).strict();
+/** Request bodies as the web board's client types them (type-only import: the browser sends what this validates). */
+export type GateBody = z.input<typeof gateBody>;
+export type RejectBody = z.input<typeof rejectBody>;
+export type MessageBody = z.input<typeof messageBody>;
+export type CancelBody = z.input<typeof cancelBody>;
 
 export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
   const tags = ['tasks'];

@@ -3,7 +3,7 @@
  * message (or a NETWORK code when the daemon is unreachable), so screens can
  * say what happened instead of showing a blank.
  */
-import type { Metrics, MaestroEvent, Project, ProjectDetail, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
+import type { CancelBody, GateBody, Metrics, MaestroEvent, MessageBody, Project, ProjectDetail, RejectBody, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -92,11 +92,11 @@ export const api = {
   tasks: (projectId: string, limit = 5000) => request<{ tasks: TaskSummary[] }>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
   createTask: (input: TaskInput) => request<{ task: Task }>('POST', '/api/tasks', input),
-  approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' }),
-  reject: (id: string, gate: Gate, reason: string) => request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web' }),
-  reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' }),
-  inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' }),
-  cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' }),
+  approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
+  reject: (id: string, gate: Gate, reason: string) => request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web' } satisfies RejectBody),
+  reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
+  inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
+  cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
   retry: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/retry`),
   searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
   /**
