@@ -123,9 +123,13 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     // Promoted: it left the queue.
     await card.waitFor({ state: 'detached' });
 
-    // The new entry is searchable and opens with its evolution chain.
-    await page.goto(`${d.url}/#/knowledge/entry/${promotedId}`);
+    // The new entry is found by the project's knowledge search and opens with its evolution chain.
+    await page.getByRole('link', { name: 'Search', exact: true }).click();
+    await page.getByLabel('Search the knowledge').fill('drained shutdown');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: 'Drain queues on shutdown' }).click();
     await page.getByTestId('knowledge-entry').getByText(rule).waitFor();
+    await page.getByTestId('knowledge-entry').getByText(promotedId, { exact: true }).waitFor();
     await page.getByRole('list', { name: 'Evolution' }).waitFor();
     await shot('11b-knowledge-entry');
 

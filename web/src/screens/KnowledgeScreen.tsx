@@ -130,10 +130,11 @@ function Entry({ projectId, id }: { projectId: string; id: string }) {
         <span className={styles.badge}>{e.type}</span>
         {e.category && <span className={styles.badge}>{e.category}</span>}
         <span className={styles.badge}>{e.status}</span>
+        {e.sid && <span className={styles.badge}>{e.sid}</span>}
         {e.date && <span className={styles.muted}>{e.date}</span>}
       </p>
       {e.tags.length ? <p className={styles.muted}>{e.tags.join(', ')}</p> : null}
-      <pre style={{ whiteSpace: 'pre-wrap' }}>{e.body}</pre>
+      <pre style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{e.body}</pre>
       <h3>{t('knowledge.chain')}</h3>
       <ol aria-label={t('knowledge.chain')}>
         {e.supersedes.map((s) => (

@@ -63,6 +63,22 @@ describe('KnowledgeScreen', () => {
     await waitFor(() => expect(asked.at(-1)).toBe('/api/knowledge/search?projectId=p1&q=retry&limit=30&type=spec'));
   });
 
+  it('shows an entry with its evolution chain: what it supersedes and what superseded it', async () => {
+    serve({
+      '/api/knowledge/entries/S-2': {
+        id: 'spec:project:c-002', sid: 'S-2', kind: 'spec', type: 'spec', category: 'coding', tags: ['retry'], title: 'Retry twice', summary: '', body: '<b>Retry</b> at most twice.',
+        status: 'deprecated', declaredStatus: 'deprecated', date: '2026-02-01', supersedes: ['S-1'], supersededBy: 'S-3', neighbors: [{ rel: 'related', direction: 'out', id: 'tip-x', resolved: true }],
+        aliases: [], graphId: 'g', scope: 'project', workspace: null, confidence: null, file: '/x', line: 1, family: 'f', related: [], references: [],
+      },
+    });
+    render(<KnowledgeScreen view="entry" id="S-2" />);
+    const chain = await screen.findByRole('list', { name: 'Evolution' });
+    expect([...chain.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['Supersedes: S-1', 'spec:project:c-002 (this entry)', 'Superseded by: S-3']);
+    expect(screen.getByText('<b>Retry</b> at most twice.')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'S-3' }).getAttribute('href')).toBe('#/knowledge/entry/S-3');
+    expect(screen.getByRole('link', { name: 'tip-x' })).toBeTruthy();
+  });
+
   const candidate = (over: Record<string, unknown> = {}) => ({
     candidate_id: 'KDC-0123456789abcdef', source_run: 'session', target: 'spec', action: 'propose', title: '<i>Queues</i> drain first', status: 'pending', source_kind: 'manual',
     occurrences: 1, first_recorded_at: null, corroboration: 1, receipt: 'fresh', disposition: 'related', promotion_eligibility: 'eligible', canonical_id: 'S-1', canonical_status: 'active',
