@@ -106,6 +106,11 @@ describe('knowledge review routes', () => {
     expect(await call('GET', `/api/knowledge/review?projectId=P1&root=${encodeURIComponent('/etc')}`)).toMatchObject({ status: 400, message: expect.stringMatching(/root/) });
     expect(await call('GET', '/api/knowledge/review/..%2F..%2Fetc?projectId=P1')).toMatchObject({ status: 400, message: expect.stringMatching(/sessionId/) });
     expect(await call('GET', '/api/knowledge/review/no-such?projectId=P1')).toMatchObject({ status: 404, code: 'UNKNOWN_SESSION' });
+    expect(await call('POST', '/api/knowledge/review/no-such/reconcile?projectId=P1')).toMatchObject({ status: 404, code: 'UNKNOWN_SESSION' });
+    expect(await call('POST', '/api/knowledge/review/Bad_Id/reconcile?projectId=P1')).toMatchObject({ status: 400, message: expect.stringMatching(/sessionId/) });
+    expect(await call('POST', '/api/knowledge/review/no-such/promote?projectId=P1', { all: true })).toMatchObject({ status: 404, code: 'UNKNOWN_SESSION' });
+    // Not reconciled yet: promotion fails closed.
+    expect(await call('POST', '/api/knowledge/review/task-1/promote?projectId=P1', { candidates: [p.candidate] })).toMatchObject({ status: 409, code: 'STALE_RECEIPT' });
     const resolve = (body: object) => call('POST', '/api/knowledge/review/task-1/resolve?projectId=P1', body);
     expect(await resolve({ candidate: p.candidate, as: 'maybe', reason: 'x' })).toMatchObject({ status: 400, message: expect.stringMatching(/as:/) });
     expect(await resolve({ candidate: p.candidate, as: 'unique', reason: '   ' })).toMatchObject({ status: 400, message: expect.stringMatching(/reason: must say why/) });
@@ -124,6 +129,22 @@ describe('knowledge review routes', () => {
     // The refused calls left the candidate pending and unpromoted (refresh only rewrote its receipt).
     expect(JSON.parse(ledger()).candidates).toEqual(JSON.parse(before).candidates);
     expect(readdirSync(join(p.dir, '.workflow', 'specs'))).toEqual(['coding-conventions.md']);
+  });
+
+  it('let the read routes name a project instead of a path', async () => {
+    const p = staged();
+    const { app } = await serve({ P1: p.dir });
+    const byProject = await app.inject({ method: 'GET', url: '/api/knowledge/search?q=retry%20backoff&projectId=P1&readOnlyProbe=true' });
+    expect(byProject.statusCode).toBe(200);
+    const byPath = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=retry%20backoff&root=${encodeURIComponent(p.dir)}&readOnlyProbe=true` });
+    expect(byProject.json().results.map((r: { id: string }) => r.id)).toEqual(byPath.json().results.map((r: { id: string }) => r.id));
+    expect(byProject.json().results.length).toBeGreaterThan(0);
+    const entry = await app.inject({ method: 'GET', url: '/api/knowledge/entries/S-20260102-bbbb?projectId=P1' });
+    expect(entry.json()).toMatchObject({ sid: 'S-20260102-bbbb', title: 'Retry budget' });
+    const both = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=x&projectId=P1&root=${encodeURIComponent(p.dir)}` });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error.message).toMatch(/projectId or root, not both/);
+    expect((await app.inject({ method: 'GET', url: '/api/knowledge/entries?projectId=nope' })).json().error.code).toBe('UNKNOWN_PROJECT');
   });
 
   it('are not registered without a project resolver (a path-only caller gets 404)', async () => {
