@@ -7,11 +7,10 @@
  *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
  *   GET /api/knowledge/health?kind=spec|knowhow&root=
  *
- * Each also takes `projectId` instead of `root` when the daemon knows its projects.
- *
  * `root` names the project (workflow root); without it the pool's default.
- * With `projectRoot`, the review, promotion and audit routes of reviewHttp.ts
- * are registered too (they take a registered project's id, never a path).
+ * With `projectRoot` (the daemon), each also takes `projectId`, a registered
+ * project, instead of a path; and the review, promotion and audit routes of
+ * reviewHttp.ts are registered too (they take a project id, never a path).
  * Errors answer `{error: {code, message}}` with the catalogue status.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
@@ -25,50 +24,53 @@ export interface KnowledgeRouteOptions {
   pool: KnowledgePool;
   /** Maps or refuses a requested root (e.g. only registered projects); default: accept as given. */
   allowRoot?: (root: string | undefined) => string | undefined;
-  /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables the review/promote/audit routes. */
+  /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
   /** The API's OpenAPI document, so those routes are listed at /api/openapi.json. */
   doc?: OpenApiDoc;
 }
 
+const READ_ROUTES = new Set(['/api/knowledge/search', '/api/knowledge/entries', '/api/knowledge/entries/:id', '/api/knowledge/health']);
+
 type Query = Record<string, string | undefined>;
 
 export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
-  // `projectId` (a registered project, when the daemon gives `projectRoot`) names the root without a path.
-  const rootOf = async (q: Query): Promise<string | undefined> => {
-    if (q.projectId !== undefined) {
-      if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
-      if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
-      return opts.projectRoot(q.projectId);
-    }
-    return opts.allowRoot ? opts.allowRoot(q.root) : q.root;
-  };
+  const rootOf = (q: Query) => (opts.allowRoot ? opts.allowRoot(q.root) : q.root);
   app.setErrorHandler((err, _req, reply) => {
     if (err instanceof MaestroError) return reply.status(err.status).send({ error: err.toJSON() });
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status < 500) return reply.status(status).send({ error: { code: 'BAD_INPUT', message: coerceError(err).message } });
     return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal error' } });
   });
+  // `projectId` on a read route becomes that project's root before the handler runs.
+  app.addHook('preHandler', async (req) => {
+    const q = req.query as Query;
+    if (!READ_ROUTES.has(req.routeOptions.url ?? '') || q.projectId === undefined) return;
+    if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
+    if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
+    q.root = await opts.projectRoot(q.projectId);
+    delete q.projectId;
+  });
   app.get('/api/knowledge/search', async (req) => {
     const q = req.query as Query;
     const parsed = parseSearchRequest(q);
-    return runSearch(opts.pool.get(await rootOf(q), q.global === 'true'), parsed);
+    return runSearch(opts.pool.get(rootOf(q), q.global === 'true'), parsed);
   });
   app.get('/api/knowledge/entries', async (req) => {
     const q = req.query as Query;
-    const k = opts.pool.get(await rootOf(q), q.global === 'true');
+    const k = opts.pool.get(rootOf(q), q.global === 'true');
     const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: q.includeDeprecated === 'true' });
     return { count: entries.length, entries };
   });
   app.get('/api/knowledge/entries/:id', async (req) => {
     const q = req.query as Query;
     const { id } = req.params as { id: string };
-    return opts.pool.get(await rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
+    return opts.pool.get(rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
   });
   app.get('/api/knowledge/health', async (req) => {
     const q = req.query as Query;
     const kind = q.kind === 'spec' || q.kind === 'knowhow' ? q.kind : undefined;
-    return opts.pool.get(await rootOf(q), q.global === 'true').health(kind);
+    return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
   if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, ...(opts.doc ? { doc: opts.doc } : {}) });
 };
