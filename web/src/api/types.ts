@@ -27,10 +27,11 @@ export interface ProjectDetail {
   tasksByStatus: Record<string, number>;
 }
 
+/** GET /api/metrics (src/api/routes/reads.ts), from the store's own row types. */
 export interface Metrics {
   tasksByStatus: Record<string, number>;
-  runDurations: { kind: string; count: number; meanMs: number; p50Ms: number; p95Ms: number; maxMs: number }[];
-  usage: { projectId: string; runs: number; inputTokens: number; outputTokens: number; costUsd: number }[];
+  runDurations: import('../../../src/store/ops/metrics.js').DurationStats[];
+  usage: import('../../../src/store/ops/metrics.js').UsageByProject[];
 }
 
 export interface TranscriptSearch {
