@@ -3,7 +3,8 @@
  *   1. Gzip size of the built app's JavaScript, beside React + ReactDOM alone
  *      (a one-line app built the same way, in this run): the app's own code is
  *      the difference. Target: under 300 KB gzip.
- *   2. Time from navigation start to the first board render showing all tasks,
+ *   2. The board's list payload (`view=board`) beside the full tasks' JSON.
+ *   3. Time from navigation start to the first board render showing all tasks,
  *      in headless Chromium against a real daemon holding 1,000 tasks, beside
  *      the same with 100 tasks. Target: under 500 ms for 1,000.
  * Prints figures and ratios; asserts nothing.
@@ -72,8 +73,12 @@ async function firstRender(): Promise<void> {
         const t = await daemon.store.tasks.create({ projectId: project.id, title: `Task ${i}: ${'a fairly ordinary title '.repeat(1 + (i % 3))}`, priority: (i % 3) as 0 | 1 | 2 });
         if (i % statuses === 1) await daemon.store.tasks.transition(t.id, 'cancelled', { from: 'ready', reason: 'bench' });
       }
+      // The list payload the board asks for (slim rows) beside the full tasks, in this run.
+      const bytes = async (view: string) => (await (await fetch(`${daemon.url}/api/tasks?projectId=${project.id}&limit=5000&view=${view}`)).arrayBuffer()).byteLength;
+      const [full, slim] = [await bytes('full'), await bytes('board')];
+      console.log(`  ${String(n).padStart(5)} tasks: list payload ${kb(slim)} (view=board) vs ${kb(full)} full tasks (baseline), ${(slim / full).toFixed(2)}x`);
       const times: number[] = [];
-      // The render alone: from the tasks' response to the board showing them.
+      // The render alone: from the moment the tasks and the app are both in to the board showing them.
       const renders: number[] = [];
       for (let round = 0; round < 7; round++) {
         const page = await browser.context.newPage();
@@ -97,14 +102,15 @@ async function firstRender(): Promise<void> {
             const find = (s) => res.find((r) => r.name.includes(s));
             return { dcl: nav.domContentLoadedEventEnd, projects: find('/api/projects')?.responseEnd, tasks: find('/api/tasks')?.responseEnd, tasksStart: find('/api/tasks')?.startTime };
           })()`)) as { dcl: number; projects?: number; tasks?: number; tasksStart?: number };
-          renders.push(times[times.length - 1]! - (parts.tasks ?? 0));
+          // index.html asks for the tasks before the app's code arrives, so the render starts when both are in.
+          renders.push(times[times.length - 1]! - Math.max(parts.tasks ?? 0, parts.dcl));
           if (round === 6) console.log(`    (last round: DOM ready ${parts.dcl.toFixed(0)} ms, projects answered ${parts.projects?.toFixed(0)} ms, tasks asked ${parts.tasksStart?.toFixed(0)} / answered ${parts.tasks?.toFixed(0)} ms)`);
         }
         await page.close();
       }
       figures[n] = median(times.slice(2)); // the first rounds warm the HTTP cache and the JIT
       renderFigures[n] = median(renders.slice(2));
-      console.log(`  ${String(n).padStart(5)} tasks: median ${figures[n]!.toFixed(0)} ms from navigation start to the board (rounds: ${times.map((t) => t.toFixed(0)).join(', ')}); render after the data arrived: ${renderFigures[n]!.toFixed(0)} ms`);
+      console.log(`  ${String(n).padStart(5)} tasks: median ${figures[n]!.toFixed(0)} ms from navigation start to the board (rounds: ${times.map((t) => t.toFixed(0)).join(', ')}); render once data and code are in: ${renderFigures[n]!.toFixed(0)} ms`);
     }
     console.log(`first render, 1,000 vs 100 tasks (baseline): navigation → board ${(figures[1000]! / figures[100]!).toFixed(2)}x, data → board ${(renderFigures[1000]! / renderFigures[100]!).toFixed(2)}x`);
     console.log(`target < 500 ms for 1,000 tasks: navigation → board ${figures[1000]! < 500 ? 'met' : 'NOT met'} (${figures[1000]!.toFixed(0)} ms), data → board ${renderFigures[1000]! < 500 ? 'met' : 'NOT met'} (${renderFigures[1000]!.toFixed(0)} ms)`);

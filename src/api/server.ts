@@ -39,8 +39,8 @@ export interface ApiDeps {
   config: Pick<MaestroConfig, 'host' | 'token'>;
   control: RunControl;
   logError: (err: Error) => void;
-  /** Extra route plugins (knowledge, observer, the web board). */
-  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+  /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
+  plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -86,6 +86,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerReadRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);
-  for (const plugin of deps.plugins ?? []) await plugin(app);
+  for (const plugin of deps.plugins ?? []) await plugin(app, doc);
   return app;
 }

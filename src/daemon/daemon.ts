@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApi, isLoopback } from '../api/server.js';
+import type { OpenApiDoc } from '../api/route.js';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
@@ -43,7 +44,7 @@ export interface Daemon {
 
 export interface DaemonOptions {
   /** Extra route plugins (the knowledge and observer APIs, the web board). */
-  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+  plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
   /** Where log lines go; stdout by default. */
   logDestination?: NodeJS.WritableStream;
   /** Print the "daemon on …" line (the CLI does; tests do not). */
@@ -109,8 +110,9 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     cleanups.push(() => knowledge.stop());
     const observer = options.observer ?? resolveObserverConfig();
     const builtIn = [
-      async (a: FastifyInstance) => {
-        await a.register(knowledgeRoutes, { pool: knowledge });
+      async (a: FastifyInstance, doc: OpenApiDoc) => {
+        // Review, promotion and audit act on a registered project's own `.workflow/` only.
+        await a.register(knowledgeRoutes, { pool: knowledge, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath });
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];

@@ -8,18 +8,29 @@
  *   GET /api/knowledge/health?kind=spec|knowhow|wiki&root=
  *
  * `root` names the project (workflow root); without it the pool's default.
+ * With `projectRoot` (the daemon), each also takes `projectId`, a registered
+ * project, instead of a path; and the review, promotion and audit routes of
+ * reviewHttp.ts are registered too (they take a project id, never a path).
  * Errors answer `{error: {code, message}}` with the catalogue status.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { parseSearchRequest, runSearch } from './params.js';
 import type { KnowledgePool } from './pool.js';
+import type { OpenApiDoc } from '../api/route.js';
+import { registerReviewRoutes } from './reviewHttp.js';
 
 export interface KnowledgeRouteOptions {
   pool: KnowledgePool;
   /** Maps or refuses a requested root (e.g. only registered projects); default: accept as given. */
   allowRoot?: (root: string | undefined) => string | undefined;
+  /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
+  projectRoot?: (projectId: string) => Promise<string>;
+  /** The API's OpenAPI document, so those routes are listed at /api/openapi.json. */
+  doc?: OpenApiDoc;
 }
+
+const READ_ROUTES = new Set(['/api/knowledge/search', '/api/knowledge/entries', '/api/knowledge/entries/:id', '/api/knowledge/health']);
 
 type Query = Record<string, string | undefined>;
 
@@ -30,6 +41,15 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status < 500) return reply.status(status).send({ error: { code: 'BAD_INPUT', message: coerceError(err).message } });
     return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal error' } });
+  });
+  // `projectId` on a read route becomes that project's root before the handler runs.
+  app.addHook('preHandler', async (req) => {
+    const q = req.query as Query;
+    if (!READ_ROUTES.has(req.routeOptions.url ?? '') || q.projectId === undefined) return;
+    if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
+    if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
+    q.root = await opts.projectRoot(q.projectId);
+    delete q.projectId;
   });
   app.get('/api/knowledge/search', async (req) => {
     const q = req.query as Query;
@@ -52,4 +72,5 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     const kind = q.kind === 'spec' || q.kind === 'knowhow' || q.kind === 'wiki' ? q.kind : undefined;
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
+  if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, ...(opts.doc ? { doc: opts.doc } : {}) });
 };

@@ -52,6 +52,12 @@ describe('REST API', () => {
     expect((await call('GET', `/api/tasks?projectId=${p.id}&status=ready`)).body.tasks.map((t: { title: string }) => t.title)).toEqual(['First', 'Second']);
     expect((await call('GET', `/api/tasks?q=sec`)).body.tasks.map((t: { title: string }) => t.title)).toEqual(['Second']);
     expect((await call('GET', `/api/tasks?status=bogus`)).status).toBe(400);
+    // The board's slim rows: the fields a card and the dependency graph read, nothing more.
+    const slim = (await call('GET', `/api/tasks?projectId=${p.id}&view=board`)).body.tasks;
+    expect(slim.map((t: { title: string }) => t.title)).toEqual(['First', 'Second']);
+    expect(Object.keys(slim[1]).sort()).toEqual(['complexity', 'createdAt', 'deps', 'id', 'parentId', 'priority', 'projectId', 'status', 'title', 'updatedAt', 'version']);
+    expect(slim[1].deps).toEqual([a.id]);
+    expect((await call('GET', `/api/tasks?view=cards`)).body.error.message).toMatch(/view/);
     const shown = await call('GET', `/api/tasks/${a.id}`);
     expect(shown.body).toMatchObject({ task: { id: a.id, title: 'First' }, runs: [], children: [], lastDecision: null });
     expect((await call('PATCH', `/api/tasks/${a.id}`, { title: 'First!' })).body.task.title).toBe('First!');

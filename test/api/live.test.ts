@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { observerEvents } from '../../src/observer/events.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
@@ -128,6 +129,10 @@ describe('live API', () => {
     ws.send(JSON.stringify({ type: 'subscribe', projectId: 'p_other' }));
     await until(daemon.bus, async () => seen.some((m) => m.type === 'subscribed'), 'subscribed', 5000);
     expect(seen.some((m) => m.type === 'error')).toBe(true);
+    // Observer updates belong to no project: a client subscribed to one still gets them.
+    observerEvents.emit('update', { type: 'session.updated', sessionId: 'obs-1', revision: 3, explorationCount: 2, runningExplorationId: null, at: 1 });
+    await until(daemon.bus, async () => seen.some((m) => m.event?.type === 'observer.update'), 'the observer update over the WebSocket', 5000);
+    expect(seen.find((m) => m.event?.type === 'observer.update')!.event!.payload).toMatchObject({ type: 'session.updated', sessionId: 'obs-1', revision: 3 });
     ws.close();
   });
 });

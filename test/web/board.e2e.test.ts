@@ -4,9 +4,11 @@
  * browser): the board moves live, the plan is approved, the question is
  * answered, tokens stream, the transcript is searched, hostile text stays
  * text, the language is switched and remembered, the daemon goes away and
- * comes back. Each screen is saved under test-output/web/.
+ * comes back. A second run reviews a knowledge candidate staged in the demo
+ * project's `.workflow/` (reconcile, resolve, promote, audit) and watches the
+ * observer screen update live. Each screen is saved under test-output/web/.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,13 @@ import { DEMO_TASK_TITLE } from '../../src/demo/demo.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
+import { SPEC_FILE } from '../helpers/knowledge2.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
+import { createSession } from '../../src/knowledge/session/store.js';
+import { stage } from '../../src/knowledge/session/ops.js';
+import { resolveObserverConfig } from '../../src/observer/config.js';
+import { ObserverSession } from '../../src/observer/session.js';
+import { TranscriptBuilder } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { browserSkipReason, launchBrowser } from './browser.js';
 
 const OUT = join(process.cwd(), 'test-output', 'web');
@@ -30,7 +39,11 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   const wikiBefore = process.env.FLOW_WIKI_DIR;
   process.env.FLOW_WIKI_DIR = wiki;
   const plugins = [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)];
-  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+  // Every screen saved is also checked: each control the user can reach has an accessible name.
+  const shot = async (name: string) => {
+    expect(await unlabelledControls(page), `unlabelled controls on ${name}`).toEqual([]);
+    await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
+  };
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
@@ -57,6 +70,101 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
       daemon = null;
     }
   }, 240_000);
+
+  it('reviews and promotes a staged knowledge candidate, shows the audit, and updates the observer live', async () => {
+    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    try {
+      await knowledgeAndObserver();
+    } finally {
+      await daemon?.stop({ graceMs: 2000 });
+      daemon = null;
+    }
+  }, 180_000);
+
+  async function knowledgeAndObserver() {
+    const d = daemon!;
+    const [project] = await d.store.projects.list();
+    // A spec in the demo project, and a candidate staged the way `maestro knowledge stage` does.
+    const root = resolveWorkflowRoot({ workflowRoot: project!.repoPath });
+    mkdirSync(join(root.workflowDir, 'specs'), { recursive: true });
+    writeFileSync(join(root.workflowDir, 'specs', 'coding-conventions.md'), SPEC_FILE);
+    createSession(root, 'review-demo', 'teach the board');
+    const rule = 'Every background queue is drained before the daemon shuts down, so no accepted job is lost.';
+    const { candidate } = stage(root, { target: 'spec', title: 'Drain queues on shutdown', content: rule, category: 'coding', session: 'review-demo', evidence: ['src/daemon/daemon.ts'] });
+    // Hostile text from an agent's report shows as text and runs nothing.
+    const hostile = `<img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>${'y'.repeat(300)}`;
+    stage(root, { target: 'knowhow', title: hostile, content: `${hostile} is not a rule`, session: 'review-demo' });
+
+    await page.goto(`${d.url}/#/knowledge/review`);
+    const session = page.getByRole('region', { name: 'Session review-demo' });
+    const card = session.getByRole('region', { name: 'Drain queues on shutdown' });
+    await card.waitFor();
+    await card.getByText('Receipt: missing').waitFor();
+    await session.getByRole('region', { name: hostile }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await card.getByRole('button', { name: 'Promote' }).isDisabled()).toBe(true);
+    await session.getByRole('button', { name: 'Reconcile' }).click();
+    await card.getByText('Receipt: fresh').waitFor();
+    // A decision needs a reason; nothing is sent without one.
+    await card.getByRole('button', { name: 'Resolve' }).click();
+    await card.getByRole('alert').getByText('Say why: a reason is required.').waitFor();
+    await card.getByLabel('Resolve as').selectOption('unique');
+    await card.getByLabel('Reason').fill('No rule covers shutdown order yet.');
+    await card.getByRole('button', { name: 'Resolve' }).click();
+    await page.getByTestId('review-note').getByText(`Resolved: ${candidate.candidate_id} → unique`).waitFor();
+    await card.getByText('Resolved: No rule covers shutdown order yet.').waitFor();
+    await shot('11-knowledge-review');
+    await card.getByRole('button', { name: 'Promote' }).click();
+    await page.getByTestId('review-note').getByText(/^Promoted as S-\d{8}-[a-f0-9]{16}\.$/).waitFor();
+    const promotedId = (await page.getByTestId('review-note').textContent())!.replace(/^Promoted as |\.$/g, '');
+    const specs = readdirSync(join(root.workflowDir, 'specs')).map((f) => readFileSync(join(root.workflowDir, 'specs', f), 'utf8')).join('\n');
+    expect(specs).toContain(rule);
+    expect(specs).toContain(promotedId);
+    // Promoted: it left the queue.
+    await card.waitFor({ state: 'detached' });
+
+    // The new entry is found by the project's knowledge search and opens with its evolution chain.
+    await page.getByRole('link', { name: 'Search', exact: true }).click();
+    await page.getByLabel('Search the knowledge').fill('drained shutdown');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: 'Drain queues on shutdown' }).click();
+    await page.getByTestId('knowledge-entry').getByText(rule).waitFor();
+    await page.getByTestId('knowledge-entry').getByText(promotedId, { exact: true }).waitFor();
+    await page.getByRole('list', { name: 'Evolution' }).waitFor();
+    await shot('11b-knowledge-entry');
+
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const report = page.getByTestId('audit-report');
+    await report.getByText(/promoted: 1$/).waitFor();
+    expect(await report.textContent()).toMatch(/Specs: 3 active of 3/);
+    await page.getByLabel('Show the prune plan').check();
+    await report.getByText('Applying the plan is done from the command line', { exact: false }).waitFor();
+    await shot('12-knowledge-audit');
+
+    // The observer: a session appears, and its view grows, without a reload.
+    await page.goto(`${d.url}/#/observer`);
+    await page.getByText('No observed sessions yet.').waitFor();
+    const cfg = resolveObserverConfig();
+    const jsonl = join(tempDir('maestro-claude-'), 'obs-live.jsonl');
+    let now = Date.parse('2026-11-20T10:00:00.000Z');
+    const b = new TranscriptBuilder(now);
+    b.user('Why does the greeting test fail?').turn({ tools: [{ name: 'Read', input: { file_path: 'src/greet.ts' } }], answer: 'The greeting lacked a comma.' });
+    b.writeTo(jsonl);
+    now = b.clock + 1000;
+    const observed = new ObserverSession({ sessionId: 'obs-live', jsonlPath: jsonl, wikiRoot: cfg.wikiRoot, workspaceRoot: cfg.workspaceRoot, projectSlug: 'demo', now: () => now });
+    await observed.step();
+    await page.getByRole('list', { name: 'Sessions' }).getByText('1 explorations').waitFor();
+    await page.getByRole('list', { name: 'Sessions' }).getByRole('link').first().click();
+    await page.getByRole('article', { name: 'Why does the greeting test fail?' }).waitFor();
+    b.user('Now add a farewell function').turn({ tools: [{ name: 'Write', input: { file_path: 'src/farewell.ts', content: 'x' } }], answer: 'Added farewell().' });
+    b.appendTo(jsonl);
+    now = b.clock + 1000;
+    await observed.step();
+    await page.getByRole('article', { name: 'Now add a farewell function' }).waitFor();
+    await page.getByRole('list', { name: 'Sessions' }).getByText('2 explorations').waitFor();
+    await page.getByTestId('observer-updated').getByText('Updated at', { exact: false }).waitFor();
+    await shot('13-observer-live');
+  }
 
   async function drive() {
     const d = daemon!;
@@ -158,6 +266,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await shot('08-observer');
     await page.goto(`${d.url}/#/no/such/page`);
     await page.getByRole('alert').getByText('There is no page at').waitFor();
+    await shot('08b-unknown-route');
 
     // Switch the language; the choice survives a reload.
     await page.goto(`${d.url}/#/board`);
@@ -181,3 +290,22 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.locator(`[data-card="${parent!.id}"]`).waitFor();
   }
 });
+
+/** Buttons, links, inputs, selects and text areas without an accessible name (aria-label, aria-labelledby, a label, or their text). */
+async function unlabelledControls(page: Page): Promise<string[]> {
+  // A string, not a function: tsx would wrap a function with helpers the page does not have.
+  return (await page.evaluate(`(() => {
+    const named = (el) => {
+      const aria = el.getAttribute('aria-label');
+      if (aria && aria.trim()) return true;
+      const by = el.getAttribute('aria-labelledby');
+      if (by && by.split(/\\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+      if (el.labels && [...el.labels].some((l) => l.textContent.trim())) return true;
+      if ((el.tagName === 'BUTTON' || el.tagName === 'A') && el.textContent.trim()) return true;
+      return !!(el.getAttribute('title') || '').trim();
+    };
+    return [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea')]
+      .filter((el) => el.offsetParent !== null && !named(el))
+      .map((el) => el.outerHTML.slice(0, 160));
+  })()`)) as string[];
+}

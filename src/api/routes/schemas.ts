@@ -20,6 +20,8 @@ export const taskListQuery = z
     q: z.string().max(500).optional(),
     limit: int(1, 5000).default(500),
     offset: int(0, 10_000_000).default(0),
+    /** `board`: the slim rows the board lists (src/core/taskSummary.ts); `full` (default): whole tasks. */
+    view: z.enum(['full', 'board']).default('full'),
   })
   .strict();
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
+import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES } from '../../core/types.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
@@ -14,17 +15,22 @@ const gateBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().max(1
 const rejectBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().min(1, 'a rejection needs a reason').max(10_000), who }).strict();
 const messageBody = z.object({ message: z.string().trim().min(1).max(100_000), who }).strict();
 const cancelBody = z.object({ reason: z.string().trim().max(10_000).optional(), who }).strict();
+/** Request bodies as the web board's client types them (type-only import: the browser sends what this validates). */
+export type GateBody = z.input<typeof gateBody>;
+export type RejectBody = z.input<typeof rejectBody>;
+export type MessageBody = z.input<typeof messageBody>;
+export type CancelBody = z.input<typeof cancelBody>;
 
 export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
   const tags = ['tasks'];
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title)', tags, query: taskListQuery }, async ({ query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery }, async ({ query }) => {
     let tasks = await store.tasks.list({ projectId: query.projectId, status: query.status, parentId: query.parentId, limit: query.limit, offset: query.offset });
     if (query.q) {
       const needle = query.q.toLowerCase();
       tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
     }
-    return { tasks };
+    return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task', tags, body: taskInputSchema, status: 201 }, async ({ body }) => ({ task: await store.tasks.create(body) }));

@@ -25,4 +25,23 @@ describe('api client', () => {
     expect((err as ApiError).code).toBe('NETWORK');
     expect((err as ApiError).message).toBe('The daemon did not answer (Failed to fetch).');
   });
+
+  it("takes over the board's first data that index.html asked for, once, and asks again after a failure", async () => {
+    const g = globalThis as { __maestroEarly?: Record<string, Promise<{ ok: boolean; text: string }>> };
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      fetched.push(url);
+      return new Response(JSON.stringify({ projects: [{ id: 'from-fetch' }] }));
+    });
+    const path = '/api/tasks?projectId=p1&limit=5000&view=board';
+    g.__maestroEarly = { '/api/projects': Promise.resolve({ ok: true, text: JSON.stringify({ projects: [{ id: 'early' }] }) }), [path]: Promise.resolve({ ok: false, text: '{}' }) };
+    expect((await api.projects()).projects[0]!.id).toBe('early');
+    expect(fetched).toEqual([]);
+    // Handed over once: the next call asks the daemon.
+    expect((await api.projects()).projects[0]!.id).toBe('from-fetch');
+    // The early answer failed: the same request is made again, so its error reads like any other.
+    await api.tasks('p1');
+    expect(fetched).toEqual(['/api/projects', path]);
+    delete g.__maestroEarly;
+  });
 });

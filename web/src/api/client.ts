@@ -3,7 +3,7 @@
  * message (or a NETWORK code when the daemon is unreachable), so screens can
  * say what happened instead of showing a blank.
  */
-import type { Metrics, MaestroEvent, Project, ProjectDetail, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TraceChain, TranscriptSearch, Gate } from './types.js';
+import type { CancelBody, GateBody, Metrics, MaestroEvent, MessageBody, Project, ProjectDetail, RejectBody, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -24,7 +24,34 @@ export function apiUrl(path: string): string {
   return `${base}${path}`;
 }
 
+/**
+ * A GET index.html started before this code loaded (the board's first data),
+ * handed over once. Only a success is used; anything else asks again, so
+ * errors read exactly as they do for any other request.
+ */
+async function early(method: string, path: string): Promise<string | null> {
+  if (method !== 'GET' || base) return null;
+  const bag = (globalThis as { __maestroEarly?: Record<string, Promise<{ ok: boolean; text: string }>> }).__maestroEarly;
+  const pending = bag?.[path];
+  if (!pending) return null;
+  delete bag[path];
+  try {
+    const r = await pending;
+    return r.ok ? r.text : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const ready = await early(method, path);
+  if (ready !== null) {
+    try {
+      return (ready ? JSON.parse(ready) : null) as T;
+    } catch {
+      // not JSON after all: ask again below
+    }
+  }
   let res: Response;
   try {
     res = await fetch(apiUrl(path), {
@@ -61,14 +88,15 @@ export const api = {
   projects: () => request<{ projects: Project[] }>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
   updateProjectConfig: (id: string, config: Record<string, unknown>) => request<{ project: Project }>('PATCH', `/api/projects/${enc(id)}`, { config }),
-  tasks: (projectId: string, limit = 5000) => request<{ tasks: Task[] }>('GET', `/api/tasks${q({ projectId, limit })}`),
+  /** The board's list: slim rows (`view=board`), a fraction of the full tasks' JSON. */
+  tasks: (projectId: string, limit = 5000) => request<{ tasks: TaskSummary[] }>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
   createTask: (input: TaskInput) => request<{ task: Task }>('POST', '/api/tasks', input),
-  approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' }),
-  reject: (id: string, gate: Gate, reason: string) => request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web' }),
-  reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' }),
-  inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' }),
-  cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' }),
+  approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
+  reject: (id: string, gate: Gate, reason: string) => request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web' } satisfies RejectBody),
+  reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
+  inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
+  cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
   retry: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/retry`),
   searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
   /**

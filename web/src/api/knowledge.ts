@@ -1,66 +1,32 @@
 /**
- * Knowledge API client (issue 5, FORMATS §5.3). The route may be missing on a
- * daemon built without it: a 404 turns into `{ available: false }` so the
- * screens say so instead of failing.
+ * Knowledge API client (src/knowledge/http.ts, reviewHttp.ts). Response and
+ * request types are the server's own (type-only imports: the library's
+ * interfaces and the zod schemas the daemon validates with), so a change there
+ * breaks this build instead of the screen. Every call names the selected
+ * project; the daemon maps it to that project's `.workflow/`. A daemon
+ * without a route answers 404 NOT_FOUND, which becomes `{ available: false }`.
  */
 import { ApiError, request } from './client.js';
+import type { SearchResponse, SearchResult } from '../../../src/knowledge/search.js';
+import type { LoadedEntry } from '../../../src/knowledge/knowledge.js';
+import type { ReviewCandidate, ReviewResult } from '../../../src/knowledge/reconcile/review.js';
+import type { ReviewQueueSession } from '../../../src/knowledge/reviewHttp.js';
+import type { AuditResult, Finding } from '../../../src/knowledge/audit/audit.js';
+import type { PromotionResult } from '../../../src/knowledge/promote/promote.js';
+import type { PromoteBody, ResolveBody } from '../../../src/knowledge/reviewSchemas.js';
+import type { Match } from '../../../src/knowledge/reconcile/matcher.js';
 
-export interface KnowledgeResult {
-  source: 'wiki' | 'code';
-  id: string;
-  kind: string;
-  name: string;
-  detail?: string;
-  rank?: number;
-  score?: number;
-  snippet?: string;
-  summary?: string;
-  category?: string;
-  confidence?: string | number;
-  selectionReason?: 'relevance' | 'diversity' | 'exploration';
-}
+export type { AuditResult, Finding, LoadedEntry, Match, PromotionResult, ReviewCandidate, ReviewQueueSession, ReviewResult, SearchResponse, SearchResult };
+export type { PromoteBody, ResolveBody };
 
-export interface KnowledgeSearch {
-  query: string;
-  wikiCount: number;
-  codeCount: number;
-  codeIndex?: string;
-  typeCounts: Record<string, number>;
-  count: number;
-  results: KnowledgeResult[];
-}
+/** The server's `as` choices, restated (a runtime import would bundle zod); the checks below fail the build if they drift. */
+export const RESOLVE_AS = ['duplicate', 'related', 'conflict', 'supersede', 'unique'] as const satisfies readonly ResolveBody['as'][];
+type Missing = Exclude<ResolveBody['as'], (typeof RESOLVE_AS)[number]>;
+export const resolveAsComplete: [Missing] extends [never] ? true : Missing = true;
 
-export interface KnowledgeEntry {
-  id: string;
-  type?: string;
-  title?: string;
-  name?: string;
-  category?: string;
-  status?: string;
-  date?: string;
-  keywords?: string[];
-  body?: string;
-  content?: string;
-  supersedes?: string | null;
-  supersededBy?: string | null;
-  /** Oldest first: the versions this entry evolved through. */
-  chain?: { id: string; title?: string; status?: string; date?: string }[];
-}
-
-export interface ReviewCandidate {
-  id: string;
-  title: string;
-  category?: string;
-  summary?: string;
-  status?: string;
-  matches?: { id: string; name?: string; score?: number; relation?: string }[];
-  evidence?: string[];
-}
-
-export interface AuditReport {
-  generatedAt?: string | number;
-  summary?: Record<string, number>;
-  findings: { severity: string; id?: string; file?: string; line?: number; message: string }[];
+export interface ResolveResponse {
+  resolution: { candidate_id: string; disposition: string; promotion_eligibility: string; canonical_id: string | null; status: string };
+  review: ReviewResult;
 }
 
 export type Maybe<T> = { available: true; data: T } | { available: false };
@@ -69,23 +35,26 @@ async function optional<T>(p: Promise<T>): Promise<Maybe<T>> {
   try {
     return { available: true, data: await p };
   } catch (err) {
+    // Only "no such route" means unavailable; an unknown entry or session is a real answer.
     if (err instanceof ApiError && err.status === 404 && (err.code === 'HTTP_404' || err.code === 'NOT_FOUND' || err.code === 'FST_ERR_NOT_FOUND')) return { available: false };
     throw err;
   }
 }
 
 const enc = encodeURIComponent;
+const withProject = (projectId: string, extra: Record<string, string> = {}) => new URLSearchParams({ projectId, ...extra }).toString();
 
 export const knowledge = {
-  search: (params: { q: string; type?: string; category?: string; limit?: number }) => {
-    const s = new URLSearchParams({ q: params.q, limit: String(params.limit ?? 30) });
+  search: (projectId: string, params: { q: string; type?: string; category?: string; limit?: number }) => {
+    const s = new URLSearchParams({ projectId, q: params.q, limit: String(params.limit ?? 30) });
     if (params.type) s.set('type', params.type);
     if (params.category) s.set('category', params.category);
-    return optional(request<KnowledgeSearch>('GET', `/api/knowledge/search?${s}`));
+    return optional(request<SearchResponse>('GET', `/api/knowledge/search?${s}`));
   },
-  entry: (id: string) => optional(request<{ entry: KnowledgeEntry }>('GET', `/api/knowledge/entries/${enc(id)}`)),
-  reviewQueue: () => optional(request<{ candidates: ReviewCandidate[] }>('GET', '/api/knowledge/review')),
-  resolve: (id: string, action: 'accept' | 'dismiss' | 'merge') => request<unknown>('POST', `/api/knowledge/review/${enc(id)}/resolve`, { action }),
-  promote: (id: string) => request<unknown>('POST', `/api/knowledge/review/${enc(id)}/promote`, {}),
-  audit: () => optional(request<AuditReport>('GET', '/api/knowledge/audit')),
+  entry: (projectId: string, id: string) => optional(request<LoadedEntry>('GET', `/api/knowledge/entries/${enc(id)}?${withProject(projectId, { includeDeprecated: 'true' })}`)),
+  reviewQueue: (projectId: string) => optional(request<{ projectId: string; sessions: ReviewQueueSession[] }>('GET', `/api/knowledge/review?${withProject(projectId)}`)),
+  reconcile: (projectId: string, sessionId: string) => request<ReviewResult>('POST', `/api/knowledge/review/${enc(sessionId)}/reconcile?${withProject(projectId)}`),
+  resolve: (projectId: string, sessionId: string, body: ResolveBody) => request<ResolveResponse>('POST', `/api/knowledge/review/${enc(sessionId)}/resolve?${withProject(projectId)}`, body),
+  promote: (projectId: string, sessionId: string, body: PromoteBody) => request<PromotionResult>('POST', `/api/knowledge/review/${enc(sessionId)}/promote?${withProject(projectId)}`, body),
+  audit: (projectId: string, prune = false) => optional(request<AuditResult>('GET', `/api/knowledge/audit?${withProject(projectId, { prune: String(prune) })}`)),
 };

@@ -1,57 +1,25 @@
 /**
- * Observer API client (src/observer/http.ts). The shapes are the parts of
- * SessionView the screen reads; the server module pulls in Node-only code, so
- * its types are restated here narrowly rather than imported.
+ * Observer API client (src/observer/http.ts). The shapes are the server's own
+ * (type-only imports: nothing of the server is bundled), so a change there
+ * breaks this build instead of the screen. Live updates arrive on the
+ * WebSocket (stores/observer.ts).
  */
 import { ApiError, request } from './client.js';
+import type { ObserverSessionResponse, SessionSummary } from '../../../src/observer/http.js';
+import type { ExplorationView } from '../../../src/observer/view.js';
+import type { FlowGraph } from '../../../src/observer/bundle/types.js';
 
-export interface SessionSummary {
-  sessionId: string;
-  isLast: boolean;
-  load: { status: string; reason?: string };
-  explorationCount: number;
-  bundleUpdatedAt: number | null;
-  intent: { intentKey: string; nodeTitle: string; phase: string } | null;
-}
-
-export interface ExplorationCard {
-  id: string;
-  question: string;
-  status: 'running' | 'complete' | 'interrupted';
-  toolCount: number;
-  errorCount: number;
-  toolSummary: string;
-  files: string[];
-  durationMs: number | null;
-  knowledge: { entryId: string; relativePath: string; type: string; excerpt: string; score: number; matchedKeywords: string[] } | null | undefined;
-  summary: { text: string; source: 'ai' | 'fallback'; status: 'ready' | 'failed'; reason?: string } | null;
-  wiki: { status: 'saved' | 'updated' | 'skipped' | 'failed'; reason?: string; targetPath?: string } | null;
-}
-
-export interface FlowGraph {
-  nodes: { id: string; explorationId: string; label: string; status: string; metaBadges: { tools: number; errors: number; wiki: string } }[];
-  edges: { from: string; to: string; relationship: string }[];
-  focusNodeId?: string;
-}
-
-export interface SessionResponse {
-  sessionId: string;
-  load: { status: string; reason?: string; detail?: string };
-  intent?: { intentKey: string; nodeTitle: string; phase: string } | null;
-  explorations?: ExplorationCard[];
-  tokens?: { input: number; output: number };
-  flow?: FlowGraph | null;
-  session?: null;
-}
+export type { ExplorationView, FlowGraph, ObserverSessionResponse, SessionSummary };
 
 export const observer = {
+  /** null: this daemon has no observer routes. */
   async sessions(): Promise<SessionSummary[] | null> {
     try {
       return (await request<{ sessions: SessionSummary[] }>('GET', '/api/observer/sessions')).sessions;
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return null;
+      if (err instanceof ApiError && err.status === 404 && err.code === 'NOT_FOUND') return null;
       throw err;
     }
   },
-  session: (id: string) => request<SessionResponse>('GET', `/api/observer/sessions/${encodeURIComponent(id)}`),
+  session: (id: string) => request<ObserverSessionResponse>('GET', `/api/observer/sessions/${encodeURIComponent(id)}`),
 };

@@ -5,26 +5,15 @@
  */
 export type { Approval, Gate, MaestroEvent, Project, Run, Task, TaskStatus } from '../../../src/core/types.js';
 export type { TaskInput, TaskEdit } from '../../../src/core/schemas.js';
+export type { CancelBody, GateBody, MessageBody, RejectBody } from '../../../src/api/routes/tasks.js';
 export { TASK_STATUSES } from '../../../src/core/status.js';
+export type { TaskSummary } from '../../../src/core/taskSummary.js';
+export { summarizeTask } from '../../../src/core/taskSummary.js';
 import type { Project, Run, Task } from '../../../src/core/types.js';
 
-export interface ScoreBreakdown {
-  rankU: number;
-  chainInertia: number;
-  agingBonus: number;
-  couplingPenalty: number;
-}
-
-export interface SchedulerDecision {
-  id: number;
-  projectId: string;
-  taskId: string;
-  owner: string;
-  score: number;
-  breakdown: ScoreBreakdown;
-  competitors: { taskId: string; score: number }[];
-  at: number;
-}
+export type { ScoreBreakdown } from '../../../src/core/scoring.js';
+export type { SchedulerDecision } from '../../../src/store/ops/decisions.js';
+import type { SchedulerDecision } from '../../../src/store/ops/decisions.js';
 
 export interface TaskDetail {
   task: Task;
@@ -38,10 +27,11 @@ export interface ProjectDetail {
   tasksByStatus: Record<string, number>;
 }
 
+/** GET /api/metrics (src/api/routes/reads.ts), from the store's own row types. */
 export interface Metrics {
   tasksByStatus: Record<string, number>;
-  runDurations: { kind: string; count: number; meanMs: number; p50Ms: number; p95Ms: number; maxMs: number }[];
-  usage: { projectId: string; runs: number; inputTokens: number; outputTokens: number; costUsd: number }[];
+  runDurations: import('../../../src/store/ops/metrics.js').DurationStats[];
+  usage: import('../../../src/store/ops/metrics.js').UsageByProject[];
 }
 
 export interface TranscriptSearch {

@@ -2,10 +2,15 @@
  * The board: tasks in five lanes, live. Filters (status, text) narrow it;
  * counts per status show what the filters hide. Cards are buttons; arrow keys
  * move between them (up/down in a lane, left/right across lanes).
+ *
+ * Built for a thousand tasks: each lane renders LANE_PAGE cards until asked
+ * for more; cards are memoised on (task, labels, selected) with the labels
+ * translated once per render of the board (no i18n subscription per card), so
+ * a live status change re-renders the one card that changed.
  */
 import { memo, useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Task, TaskStatus } from '../api/types.js';
+import type { TaskStatus, TaskSummary } from '../api/types.js';
 import { TASK_STATUSES } from '../api/types.js';
 import { LANES, NEEDS_PERSON } from './statuses.js';
 import styles from './Board.module.css';
@@ -15,8 +20,7 @@ export const LANE_PAGE = 150;
 
 const PRIORITY = ['P0', 'P1', 'P2'];
 
-const Card = memo(function Card({ task, selected, onOpen }: { task: Task; selected: boolean; onOpen(id: string): void }) {
-  const { t } = useTranslation();
+const Card = memo(function Card({ task, selected, statusLabel, complexityLabel, onOpen }: { task: TaskSummary; selected: boolean; statusLabel: string; complexityLabel: string; onOpen(id: string): void }) {
   return (
     <li>
       <button
@@ -27,9 +31,9 @@ const Card = memo(function Card({ task, selected, onOpen }: { task: Task; select
       >
         <span className={styles.title}>{task.title}</span>
         <span className={styles.meta}>
-          <span className={styles.status}>{t(`status.${task.status}`)}</span>
+          <span className={styles.status}>{statusLabel}</span>
           <span>{PRIORITY[task.priority]}</span>
-          <span>{t(`complexity.${task.complexity}`)}</span>
+          <span>{complexityLabel}</span>
           {task.version > 1 && <span>v{task.version}</span>}
         </span>
       </button>
@@ -59,8 +63,17 @@ function moveFocus(e: KeyboardEvent<HTMLElement>): void {
   }
 }
 
-export function Board({ tasks, selectedId, onOpen }: { tasks: Task[]; selectedId?: string; onOpen(id: string): void }) {
-  const { t } = useTranslation();
+export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; selectedId?: string; onOpen(id: string): void }) {
+  const { t, i18n } = useTranslation();
+  // One translation pass per language, shared by every card.
+  const labels = useMemo(
+    () => ({
+      status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
+      complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
+    }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [t, i18n.language],
+  );
   const [text, setText] = useState('');
   const [status, setStatus] = useState<TaskStatus | ''>('');
   const [showSuperseded, setShowSuperseded] = useState(false);
@@ -118,7 +131,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: Task[]; selectedId
               </p>
               <ul className={styles.cards}>
                 {shown.map((task) => (
-                  <Card key={task.id} task={task} selected={task.id === selectedId} onOpen={onOpen} />
+                  <Card key={task.id} task={task} selected={task.id === selectedId} statusLabel={labels.status[task.status]} complexityLabel={labels.complexity[task.complexity] ?? task.complexity} onOpen={onOpen} />
                 ))}
               </ul>
               {shown.length < lane.tasks.length && (

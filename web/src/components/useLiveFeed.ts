@@ -1,7 +1,8 @@
-/** Opens the WebSocket feed once for the app; reloads the board when the feed comes back after a drop. */
+/** Opens the WebSocket feed once for the app; task events patch the board, observer updates go to the observer screen; after a drop, both reload. */
 import { useEffect, useRef } from 'react';
 import { openFeed, wsUrl } from '../api/ws.js';
 import { useConnection } from '../stores/connection.js';
+import { useObserverFeed } from '../stores/observer.js';
 import { useProjects } from '../stores/projects.js';
 import { useTasks } from '../stores/tasks.js';
 
@@ -10,10 +11,13 @@ export function useLiveFeed(): void {
   const feed = useRef<ReturnType<typeof openFeed> | null>(null);
   useEffect(() => {
     feed.current = openFeed(wsUrl(), {
-      onEvent: (e) => useTasks.getState().applyEvent(e),
+      onEvent: (e) => {
+        if (!useObserverFeed.getState().apply(e)) useTasks.getState().applyEvent(e);
+      },
       onState: (state, reconnected) => {
         useConnection.getState().setState(state, reconnected);
         if (reconnected) {
+          useObserverFeed.getState().missed();
           void useProjects.getState().load();
           const pid = useTasks.getState().projectId;
           if (pid) void useTasks.getState().load(pid);

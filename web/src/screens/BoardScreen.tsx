@@ -1,5 +1,5 @@
 /** Middle: the board; right: the open task's detail. */
-import { useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Board } from '../components/Board.js';
 import { TaskDetailPanel } from '../components/detail/TaskDetailPanel.js';
@@ -15,11 +15,13 @@ export function BoardScreen({ taskId }: { taskId?: string }) {
   const loading = useTasks((s) => s.loading);
   const selectedProject = useProjects((s) => s.selectedId);
   const tasks = useMemo(() => Object.values(byId), [byId]);
+  // Stable, so the memoised cards do not all re-render when one task changes.
+  const open = useCallback((id: string) => navigate({ name: 'board', taskId: id }), []);
   return (
     <>
       <div className={styles.middle}>
         {error && <p role="alert" className={styles.error}>{t('board.loadFailed', { message: error })}</p>}
-        {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={(id) => navigate({ name: 'board', taskId: id })} />}
+        {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={open} />}
       </div>
       {taskId && (
         <aside className={styles.detail} aria-label={t('detail.label')} onKeyDown={(e) => {

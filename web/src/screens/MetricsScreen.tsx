@@ -12,7 +12,8 @@ export function MetricsScreen() {
   const { t } = useTranslation();
   const projectId = useProjects((s) => s.selectedId);
   const projects = useProjects((s) => s.projects);
-  const touched = useTasks((s) => s.touched);
+  // How many tasks have moved since load: a number, so other events do not re-render the charts.
+  const moved = useTasks((s) => Object.keys(s.touched).length);
   const [m, setM] = useState<Metrics | null>(null);
   const [done, setDone] = useState<{ label: string; value: number }[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -30,7 +31,7 @@ export function MetricsScreen() {
       }
       setDone([...buckets].map(([label, value]) => ({ label, value })));
     }, (e: Error) => setError(e.message));
-  }, [projectId, Object.keys(touched).length]);
+  }, [projectId, moved]);
   if (!projectId) return <p className={styles.pad}>{t('board.pickProject')}</p>;
   const name = (id: string) => projects.find((p) => p.id === id)?.name ?? id;
   return (

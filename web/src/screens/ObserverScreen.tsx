@@ -1,11 +1,16 @@
-/** Observer: the session list, and a session as exploration cards (KNOWLEDGE, SUMMARY, wiki badge) with its flow graph. */
-import { useEffect, useState } from 'react';
+/**
+ * Observer: the session list, and a session as exploration cards (KNOWLEDGE,
+ * SUMMARY, wiki badge) with its flow graph. Live: an observer update on the
+ * WebSocket reloads the list, and the open session when it is the one updated.
+ */
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { observer, type ExplorationCard, type FlowGraph, type SessionResponse, type SessionSummary } from '../api/observer.js';
+import { observer, type ExplorationView, type FlowGraph, type ObserverSessionResponse, type SessionSummary } from '../api/observer.js';
+import { useObserverFeed } from '../stores/observer.js';
 import { href } from '../stores/route.js';
 import styles from './Screens.module.css';
 
-function Card({ e }: { e: ExplorationCard }) {
+function Card({ e }: { e: ExplorationView }) {
   const { t } = useTranslation();
   return (
     <article className={styles.card} aria-label={e.question}>
@@ -56,19 +61,39 @@ function Flow({ flow }: { flow: FlowGraph }) {
 export function ObserverScreen({ id }: { id?: string }) {
   const { t } = useTranslation();
   const [list, setList] = useState<SessionSummary[] | null | undefined>(undefined);
-  const [session, setSession] = useState<SessionResponse | null>(null);
+  const [session, setSession] = useState<ObserverSessionResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [updatedAt, setUpdatedAt] = useState<number | null>(null);
+  const seq = useObserverFeed((s) => s.seq);
+  const seen = useRef(seq);
+  const idRef = useRef(id);
+  idRef.current = id;
+  const loadList = () => observer.sessions().then((l) => { setList(l); setError(null); }, (e: Error) => setError(e.message));
+  const loadSession = (sid: string) => observer.session(sid).then((s) => { if (idRef.current === sid) setSession(s); }, (e: Error) => setError(e.message));
   useEffect(() => {
-    observer.sessions().then(setList, (e: Error) => setError(e.message));
+    void loadList();
   }, []);
   useEffect(() => {
     setSession(null);
-    if (id) observer.session(id).then(setSession, (e: Error) => setError(e.message));
+    if (id) void loadSession(id);
   }, [id]);
+  // Live: a burst of updates costs one reload of each (debounced).
+  useEffect(() => {
+    if (seq === seen.current) return;
+    seen.current = seq;
+    const timer = setTimeout(() => {
+      const last = useObserverFeed.getState().last;
+      void loadList();
+      if (idRef.current && (!last || last.sessionId === idRef.current)) void loadSession(idRef.current);
+      setUpdatedAt(Date.now());
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [seq]);
   return (
     <div className={styles.page}>
       <h2>{t('observer.title')}</h2>
       {error && <p role="alert" className={styles.error}>{error}</p>}
+      <p className={styles.muted} aria-live="polite" data-testid="observer-updated">{updatedAt ? t('observer.updated', { time: new Date(updatedAt).toLocaleTimeString() }) : ''}</p>
       {list === null && <p className={styles.unavailable} role="status">{t('observer.unavailable')}</p>}
       {list && list.length === 0 && <p className={styles.muted}>{t('observer.noSessions')}</p>}
       <div style={{ display: 'flex', gap: 16 }}>
@@ -79,7 +104,7 @@ export function ObserverScreen({ id }: { id?: string }) {
                 <a href={href({ name: 'observer', id: s.sessionId })} aria-current={s.sessionId === id ? 'page' : undefined}>{s.intent?.nodeTitle ?? s.sessionId}</a>
                 <p className={styles.muted}>
                   {t('observer.explorations', { count: s.explorationCount })} {s.isLast && <span className={styles.badge}>{t('observer.last')}</span>}
-                  {s.load.status !== 'ok' && <span className={styles.badge}>{s.load.reason ?? s.load.status}</span>}
+                  {s.load.status !== 'hit' && <span className={styles.badge} title={s.load.reason}>{t(`observer.load.${s.load.status}`)}</span>}
                 </p>
               </li>
             ))}
@@ -87,7 +112,7 @@ export function ObserverScreen({ id }: { id?: string }) {
         )}
         {session && (
           <div style={{ flex: 1, minWidth: 0 }}>
-            {!session.explorations ? <p className={styles.unavailable}>{t('observer.unreadable', { reason: session.load.reason ?? session.load.status })}</p> : (
+            {!('explorations' in session) ? <p className={styles.unavailable} role="status">{t('observer.unreadable', { reason: `${t(`observer.load.${session.load.status}`)}${session.load.reason ? ` (${session.load.reason})` : ''}` })}</p> : (
               <>
                 {session.flow && session.flow.nodes.length > 0 && <Flow flow={session.flow} />}
                 {session.tokens && <p className={styles.muted}>{t('observer.tokens', { input: session.tokens.input, output: session.tokens.output })}</p>}

@@ -2,6 +2,8 @@ import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/re
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeScreen } from './KnowledgeScreen.js';
 import { ObserverScreen } from './ObserverScreen.js';
+import { useProjects } from '../stores/projects.js';
+import { useObserverFeed } from '../stores/observer.js';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
@@ -9,17 +11,27 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-/** Answers by path; anything else is Fastify's 404. */
-function serve(routes: Record<string, unknown>) {
+/** Answers by path (or `POST <path>`); a function answers from the request body; anything else is Fastify's 404. */
+function serve(routes: Record<string, unknown>, sent: Array<{ method: string; url: string; body: unknown }> = []) {
   const asked: string[] = [];
-  vi.stubGlobal('fetch', async (url: string) => {
+  vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
     asked.push(url);
+    const method = init?.method ?? 'GET';
+    const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+    sent.push({ method, url, body });
     const path = url.split('?')[0]!;
-    if (path in routes) return new Response(JSON.stringify(routes[path]));
-    return new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: `No route GET ${path}.` } }), { status: 404 });
+    const key = method === 'GET' ? path : `${method} ${path}`;
+    if (key in routes) {
+      const r = routes[key];
+      const answer = typeof r === 'function' ? (r as (b: unknown) => { status?: number; json: unknown })(body) : { json: r };
+      return new Response(JSON.stringify(answer.json), { status: answer.status ?? 200 });
+    }
+    return new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: `No route ${method} ${path}.` } }), { status: 404 });
   });
   return asked;
 }
+
+useProjects.setState({ selectedId: 'p1' });
 
 describe('KnowledgeScreen', () => {
   it('says knowledge search is not available when the daemon has no such route', async () => {
@@ -27,7 +39,7 @@ describe('KnowledgeScreen', () => {
     render(<KnowledgeScreen view="search" />);
     fireEvent.change(screen.getByLabelText('Search the knowledge'), { target: { value: 'retry' } });
     fireEvent.click(screen.getByRole('button', { name: 'Search' }));
-    expect((await screen.findByTestId('knowledge-unavailable')).textContent).toBe('Knowledge search is not available on this daemon.');
+    expect((await screen.findByTestId('knowledge-unavailable')).textContent).toBe('This part of the knowledge is not available on this daemon.');
   });
 
   it('shows results with type facets, and narrows by a facet on the server', async () => {
@@ -48,16 +60,96 @@ describe('KnowledgeScreen', () => {
     expect(screen.getByText('<b>Retry</b> recipe')).toBeTruthy(); // text, not markup
     expect(screen.getByText('diversity')).toBeTruthy();
     fireEvent.click(screen.getByLabelText('spec (1)'));
-    await waitFor(() => expect(asked.at(-1)).toBe('/api/knowledge/search?q=retry&limit=30&type=spec'));
+    await waitFor(() => expect(asked.at(-1)).toBe('/api/knowledge/search?projectId=p1&q=retry&limit=30&type=spec'));
+  });
+
+  it('shows an entry with its evolution chain: what it supersedes and what superseded it', async () => {
+    serve({
+      '/api/knowledge/entries/S-2': {
+        id: 'spec:project:c-002', sid: 'S-2', kind: 'spec', type: 'spec', category: 'coding', tags: ['retry'], title: 'Retry twice', summary: '', body: '<b>Retry</b> at most twice.',
+        status: 'deprecated', declaredStatus: 'deprecated', date: '2026-02-01', supersedes: ['S-1'], supersededBy: 'S-3', neighbors: [{ rel: 'related', direction: 'out', id: 'tip-x', resolved: true }],
+        aliases: [], graphId: 'g', scope: 'project', workspace: null, confidence: null, file: '/x', line: 1, family: 'f', related: [], references: [],
+      },
+    });
+    render(<KnowledgeScreen view="entry" id="S-2" />);
+    const chain = await screen.findByRole('list', { name: 'Evolution' });
+    expect([...chain.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['Supersedes: S-1', 'spec:project:c-002 (this entry)', 'Superseded by: S-3']);
+    expect(screen.getByText('<b>Retry</b> at most twice.')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'S-3' }).getAttribute('href')).toBe('#/knowledge/entry/S-3');
+    expect(screen.getByRole('link', { name: 'tip-x' })).toBeTruthy();
+  });
+
+  const candidate = (over: Record<string, unknown> = {}) => ({
+    candidate_id: 'KDC-0123456789abcdef', source_run: 'session', target: 'spec', action: 'propose', title: '<i>Queues</i> drain first', status: 'pending', source_kind: 'manual',
+    occurrences: 1, first_recorded_at: null, corroboration: 1, receipt: 'fresh', disposition: 'related', promotion_eligibility: 'eligible', canonical_id: 'S-1', canonical_status: 'active',
+    matches: [{ knowledge_id: 'S-1', target: 'spec', title: 'Shutdown order', relation: 'related', scores: { lexical: 0.4, semantic: 0, title: 0.1, relation: 0.5, stance: 0, composite: 0.42 }, novelty: 0.5, evidence: ['shared: queue, drain'], target_content_hash: 'h', source_path: 'specs/a.md', source_line: 3 }],
+    resolution: null, promote_command: null, ...over,
+  });
+  const queue = (c: object) => ({ projectId: 'p1', sessions: [{ session_id: 'task-1', objective: 'teach', status: 'open', review: { schema: 'knowledge-review/1.0', session_id: 'task-1', sources: [{ run_id: 'session', receipt: 'fresh', reasons: [] }], candidates: [c], triage: [], input_totals_by_source: {}, inputs: [] } }] });
+
+  it('shows the review queue with matches and evidence; resolving needs a reason, then sends what the server validates', async () => {
+    const sent: Array<{ method: string; url: string; body: unknown }> = [];
+    serve({
+      '/api/knowledge/review': queue(candidate()),
+      'POST /api/knowledge/review/task-1/resolve': (b: unknown) => ({ json: { resolution: { candidate_id: (b as { candidate: string }).candidate, disposition: 'related', promotion_eligibility: 'eligible', canonical_id: 'S-1', status: 'pending' }, review: {} } }),
+    }, sent);
+    render(<KnowledgeScreen view="review" />);
+    const card = await screen.findByRole('region', { name: '<i>Queues</i> drain first' });
+    expect(card.textContent).toContain('shared: queue, drain');
+    expect(card.textContent).toContain('Disposition: related');
+    expect(card.textContent).toContain('Receipt: fresh');
+    fireEvent.click(screen.getByRole('button', { name: 'Resolve' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Say why: a reason is required.');
+    expect(sent.filter((r) => r.method === 'POST')).toHaveLength(0);
+    fireEvent.change(screen.getByLabelText('Resolve as'), { target: { value: 'related' } });
+    expect((screen.getByLabelText('Target') as HTMLInputElement).value).toBe('S-1');
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'same topic' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Resolve' }));
+    await waitFor(() => expect(sent.find((r) => r.method === 'POST')).toBeTruthy());
+    expect(sent.find((r) => r.method === 'POST')).toEqual({ method: 'POST', url: '/api/knowledge/review/task-1/resolve?projectId=p1', body: { candidate: 'KDC-0123456789abcdef', as: 'related', reason: 'same topic', target: 'S-1' } });
+    expect((await screen.findByTestId('review-note')).textContent).toBe('Resolved: KDC-0123456789abcdef → related');
+  });
+
+  it('offers reconcile for a stale receipt, refuses promote until eligible, and shows a promote refusal', async () => {
+    const sent: Array<{ method: string; url: string; body: unknown }> = [];
+    serve({
+      '/api/knowledge/review': queue(candidate({ receipt: 'missing', disposition: null, promotion_eligibility: null, matches: [] })),
+      'POST /api/knowledge/review/task-1/reconcile': () => ({ status: 409, json: { error: { code: 'STALE_RECEIPT', message: 'ledger unreadable' } } }),
+    }, sent);
+    render(<KnowledgeScreen view="review" />);
+    await screen.findByText('No similar knowledge.');
+    expect((screen.getByRole('button', { name: 'Promote' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByRole('button', { name: 'Resolve' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Reconcile' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('ledger unreadable');
+  });
+
+  it('renders the audit report with its findings, and the prune plan on request', async () => {
+    const asked = serve({
+      '/api/knowledge/audit': {
+        schema: 'knowledge-audit/1.0', scope: 'all', generated_at: '2026-12-01T00:00:00.000Z',
+        spec_health: { total: 4, active: 3, deprecated: 1, findings: 1 }, knowhow: { total: 2, active: 2, deprecated: 0, invalid: 0 },
+        usage: { consumed_total: 0, distinct: 0, top10_share: 0, gini: 0 }, pipeline: { sessions: 1, ledgers: 1, pending_observed: 1, pending_corroborated: 0, promoted: 2 },
+        findings: [{ id: 'KAU-1', store: 'spec', priority: 'P1', subtype: 'exact-duplicate', target: 'S-2', evidence: 'same title and content as S-1', recommended_action: 'deprecate' }],
+        prune_plan: [], applied: { count: 0, backup_dir: null }, safety: {},
+      },
+    });
+    render(<KnowledgeScreen view="audit" />);
+    expect((await screen.findByText(/^Specs: 3 active of 4/)).textContent).toBe('Specs: 3 active of 4 · know-how: 2 active of 2 · sessions: 1 · pending: 1 · promoted: 2');
+    const row = screen.getByRole('table', { name: 'Audit' }).querySelector('tbody tr')!;
+    expect(row.textContent).toBe('P1specS-2exact-duplicate: same title and content as S-1deprecate');
+    fireEvent.click(screen.getByLabelText('Show the prune plan'));
+    await screen.findByText('Nothing to prune.');
+    expect(asked.at(-1)).toBe('/api/knowledge/audit?projectId=p1&prune=true');
   });
 });
 
 describe('ObserverScreen', () => {
   it('lists sessions and shows a session as cards with knowledge, summary, the wiki badge and the flow graph', async () => {
     serve({
-      '/api/observer/sessions': { sessions: [{ sessionId: 's1', isLast: true, load: { status: 'ok' }, explorationCount: 1, bundleUpdatedAt: 1, intent: { intentKey: 'k', nodeTitle: 'Fix the login', phase: 'build' } }] },
+      '/api/observer/sessions': { sessions: [{ sessionId: 's1', isLast: true, load: { status: 'hit' }, explorationCount: 1, bundleUpdatedAt: 1, intent: { intentKey: 'k', nodeTitle: 'Fix the login', phase: 'build' } }] },
       '/api/observer/sessions/s1': {
-        sessionId: 's1', load: { status: 'ok' }, intent: null, tokens: { input: 10, output: 20 },
+        sessionId: 's1', load: { status: 'hit' }, intent: null, tokens: { input: 10, output: 20 },
         explorations: [{ id: 'exp_1', question: 'Why does login fail?', status: 'complete', toolCount: 3, errorCount: 0, toolSummary: 'Read×3', files: [], durationMs: 1500,
           knowledge: { entryId: 'e', relativePath: 'wiki/auth.md', type: 'note', excerpt: 'Tokens expire after 1 h.', score: 0.8, matchedKeywords: [] },
           summary: { text: 'The token had expired.', source: 'ai', status: 'ready' }, wiki: { status: 'saved', targetPath: 'wiki/login.md' } }],
@@ -77,5 +169,27 @@ describe('ObserverScreen', () => {
     serve({});
     render(<ObserverScreen />);
     expect(await screen.findByText('The observer is not available on this daemon.')).toBeTruthy();
+  });
+
+  it('updates live: an observer update on the feed reloads the list and the open session', async () => {
+    const summary = (n: number) => ({ sessionId: 's1', isLast: true, load: { status: 'hit' }, explorationCount: n, bundleUpdatedAt: n, intent: null });
+    const view = (qs: string[]) => ({ sessionId: 's1', load: { status: 'hit' }, explorations: qs.map((q, i) => ({ id: `exp_${i}`, question: q, status: 'complete', toolCount: 0, errorCount: 0, toolSummary: '', files: [], durationMs: null, knowledge: null, summary: null, wiki: null })), flow: null });
+    const state = { list: [summary(1)], qs: ['First question'] };
+    vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url.startsWith('/api/observer/sessions/s1') ? view(state.qs) : { sessions: state.list })));
+    render(<ObserverScreen id="s1" />);
+    await screen.findByText('First question');
+    expect(screen.getByText('1 explorations')).toBeTruthy();
+    state.list = [summary(2)];
+    state.qs = ['First question', 'Second question'];
+    // Another session's update reloads the list only; this session's update reloads the view too.
+    const event = (sessionId: string) => ({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', at: 1, payload: { type: 'session.updated', sessionId, revision: 2, explorationCount: 2, runningExplorationId: null, at: 1 } });
+    expect(useObserverFeed.getState().apply(event('other') as never)).toBe(true);
+    expect(await screen.findByText('2 explorations')).toBeTruthy();
+    expect(screen.queryByText('Second question')).toBeNull();
+    useObserverFeed.getState().apply(event('s1') as never);
+    expect(await screen.findByText('Second question')).toBeTruthy();
+    expect(screen.getByTestId('observer-updated').textContent).toMatch(/^Updated at /);
+    // A task event is not the observer's.
+    expect(useObserverFeed.getState().apply({ ...event('s1'), type: 'task.status' } as never)).toBe(false);
   });
 });

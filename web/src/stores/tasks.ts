@@ -5,11 +5,12 @@
  */
 import { create } from 'zustand';
 import { api, ApiError } from '../api/client.js';
-import type { MaestroEvent, Task, TaskStatus } from '../api/types.js';
+import { summarizeTask, type MaestroEvent, type Task, type TaskStatus, type TaskSummary } from '../api/types.js';
 
 interface TasksState {
   projectId: string | null;
-  byId: Record<string, Task>;
+  /** Slim rows (what the board and the dependency graph read). */
+  byId: Record<string, TaskSummary>;
   loading: boolean;
   error: string | null;
   /** Bumped on every event for a task, so an open detail knows to refresh. */
@@ -53,7 +54,7 @@ export const useTasks = create<TasksState>((set, get) => ({
   },
   upsert(task) {
     if (task.projectId !== get().projectId) return;
-    set({ byId: { ...get().byId, [task.id]: task } });
+    set({ byId: { ...get().byId, [task.id]: summarizeTask(task) } });
   },
   async refetch(id) {
     try {

@@ -3,11 +3,11 @@
  * siblings and dependencies, layered so every edge points right.
  */
 import { useTranslation } from 'react-i18next';
-import type { Task } from '../../api/types.js';
+import type { TaskSummary } from '../../api/types.js';
 import { navigate } from '../../stores/route.js';
 import styles from './Detail.module.css';
 
-export function layers(nodes: Task[]): Map<string, number> {
+export function layers(nodes: TaskSummary[]): Map<string, number> {
   const ids = new Set(nodes.map((n) => n.id));
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const depth = new Map<string, number>();
@@ -26,7 +26,7 @@ export function layers(nodes: Task[]): Map<string, number> {
   return depth;
 }
 
-export function DepGraph({ task, children, all }: { task: Task; children: Task[]; all: Record<string, Task> }) {
+export function DepGraph({ task, children, all }: { task: TaskSummary; children: TaskSummary[]; all: Record<string, TaskSummary> }) {
   const { t } = useTranslation();
   const family = children.length ? children : task.parentId ? Object.values(all).filter((x) => x.parentId === task.parentId && x.status !== 'superseded') : [];
   const nodes = [...family];
@@ -34,7 +34,7 @@ export function DepGraph({ task, children, all }: { task: Task; children: Task[]
   if (!children.length && !nodes.some((n) => n.id === task.id)) nodes.push(task);
   if (nodes.length < 2) return null;
   const depth = layers(nodes);
-  const cols = new Map<number, Task[]>();
+  const cols = new Map<number, TaskSummary[]>();
   for (const n of nodes) cols.set(depth.get(n.id)!, [...(cols.get(depth.get(n.id)!) ?? []), n]);
   const W = 150, H = 34, GX = 40, GY = 10;
   const pos = new Map<string, { x: number; y: number }>();

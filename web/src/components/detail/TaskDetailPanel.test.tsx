@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeTask } from '../../testData.js';
 import { LiveOutput } from './LiveOutput.js';
 import { TaskDetailPanel } from './TaskDetailPanel.js';
+import { useTasks } from '../../stores/tasks.js';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
@@ -34,6 +35,29 @@ describe('TaskDetailPanel', () => {
     render(<TaskDetailPanel taskId="t_x" />);
     expect(await screen.findByText('This task no longer exists')).toBeTruthy();
     expect(screen.getByText('No task "t_x".')).toBeTruthy();
+  });
+
+  it('says so when the open task is deleted, and drops its card', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'executing', title: 'Soon gone' });
+    useTasks.setState({ projectId: task.projectId, byId: { [task.id]: task }, touched: {}, gone: {} });
+    let exists = true;
+    vi.stubGlobal('fetch', async () =>
+      exists
+        ? new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null }))
+        : new Response(JSON.stringify({ error: { code: 'UNKNOWN_TASK', message: `No task "${task.id}".` } }), { status: 404 }),
+    );
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect(await screen.findByText('Soon gone')).toBeTruthy();
+    exists = false;
+    // The live feed says something happened to it; the refetch finds it gone.
+    await act(async () => {
+      useTasks.getState().applyEvent({ id: 9, projectId: task.projectId, taskId: task.id, runId: null, traceId: null, type: 'task.edited', payload: {}, at: 9 });
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    expect(await screen.findByText('This task no longer exists')).toBeTruthy();
+    expect(useTasks.getState().byId[task.id]).toBeUndefined();
+    expect(useTasks.getState().gone[task.id]).toBe(true);
   });
 
   it('shows the reply box when the task awaits input', async () => {
