@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from '../__fixtures__/transcript-builder.js';
-import { classifyUserText, collapse, detectToolPhase, ExplorationCutter } from './cutter.js';
+import { classifyUserText, collapse, detectToolPhase, ExplorationCutter, IsoTimeParser } from './cutter.js';
 import { LineSplitter, readTranscriptFile, TranscriptTail } from './reader.js';
 
 const FIXTURE = fileURLToPath(new URL('../__fixtures__/full-session.jsonl', import.meta.url));
@@ -172,5 +172,18 @@ describe('collapse', () => {
     const samples = ['plain words only', ' lead and trail ', 'two  spaces', 'tab\there', 'line\nbreak', '\u001b[32m✓\u001b[39m 12 passed', 'nbsp\u00a0x', 'a \u2028 b', '', '   '];
     for (const s of samples) expect(collapse(s)).toBe(reference(s));
     expect(collapse('\u001b[1mbold\u001b[0m  and\t\ttabs')).toBe('bold and tabs');
+  });
+});
+
+describe('IsoTimeParser', () => {
+  it('gives what Date.parse gives, for transcript timestamps and anything else', () => {
+    const p = new IsoTimeParser();
+    const samples = [
+      '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:59.999Z', '2026-11-01T00:01:00.700Z', '2026-11-01T00:01:07.042Z',
+      '2024-02-29T23:59:59.123Z', '2026-02-30T10:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-11-01T24:00:00.000Z', '2026-11-01T24:00:01.000Z', '2026-11-01T24:00:00.500Z',
+      '2026-11-01T00:00:60.000Z', '2026-11-01T00:00:0x.000Z', '2026-11-01T00:00:00.00xZ', '2026-11-01T00:00:00Z',
+      '2026-11-01T00:00:00.000+01:00', 'yesterday', '', '2026-11-01 00:00:00.000Z', 'Nov 1 2026 10:00:05.123Z', '2026-11-01T00:00:00.000z',
+    ];
+    for (const s of [...samples, ...samples]) expect(Object.is(p.parse(s), Date.parse(s)), s).toBe(true);
   });
 });

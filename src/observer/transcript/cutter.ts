@@ -137,6 +137,38 @@ function firstUserText(content: unknown): string {
   return '';
 }
 
+/** `YYYY-MM-DDTHH:MM:SS.sssZ`, digits where digits go (the ranges are left to Date.parse via the minute). */
+const ISO_SHAPE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+function digits2(s: string, at: number): number {
+  return (s.charCodeAt(at) - 48) * 10 + (s.charCodeAt(at + 1) - 48);
+}
+
+/**
+ * Date.parse for transcript timestamps, which come in order and share their
+ * minute: `YYYY-MM-DDTHH:MM:SS.sssZ` reuses the parsed minute and adds seconds
+ * and milliseconds; anything else goes to Date.parse. Same results as Date.parse.
+ */
+export class IsoTimeParser {
+  private minute = '';
+  private minuteMs = NaN;
+
+  parse(s: string): number {
+    if (s.length !== 24 || !ISO_SHAPE.test(s)) return Date.parse(s);
+    const sec = digits2(s, 17);
+    const ms10 = digits2(s, 20);
+    const ms1 = s.charCodeAt(22) - 48;
+    // Hour 24 is valid only as 24:00:00.000; leave it (and anything odd) to Date.parse.
+    if (sec > 59 || (s.charCodeAt(11) === 0x32 && s.charCodeAt(12) === 0x34)) return Date.parse(s);
+    const minute = s.slice(0, 16);
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.minuteMs = Date.parse(`${minute}:00.000Z`);
+    }
+    return Number.isNaN(this.minuteMs) ? Date.parse(s) : this.minuteMs + sec * 1000 + ms10 * 10 + ms1;
+  }
+}
+
 export class ExplorationCutter {
   readonly state: TranscriptState;
   private nodeSeq = 0;
@@ -144,6 +176,7 @@ export class ExplorationCutter {
   private readonly countedMessages = new Set<string>();
   private readonly pendingTools = new Map<string, ExplorationNode>();
   private readonly fileSets = new WeakMap<Exploration, Set<string>>();
+  private readonly isoTime = new IsoTimeParser();
   /** Bumped on every change so callers can skip work when nothing moved. */
   revision = 0;
 
@@ -263,7 +296,7 @@ export class ExplorationCutter {
   }
 
   private timestamp(record: Json): number {
-    const parsed = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : NaN;
+    const parsed = typeof record.timestamp === 'string' ? this.isoTime.parse(record.timestamp) : NaN;
     if (Number.isFinite(parsed)) this.lastTs = parsed;
     else if (!this.lastTs) this.lastTs = this.now();
     return this.lastTs;
