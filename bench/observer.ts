@@ -44,33 +44,53 @@ async function parseThroughput(): Promise<void> {
   const { bytes, explorations } = writeLargeTranscript(path, 50 * MB);
   const size = bytes / MB;
   readTranscriptFile(path); // warm-up (JIT, page cache)
-  const runs = 3;
-  let ours = Infinity;
-  for (let i = 0; i < runs; i += 1) {
+  // Ours and the baseline alternate, so a burst of load from other processes hits both alike.
+  // Wall time is what a user waits; CPU time (process.cpuUsage) is the work done, much less
+  // sensitive to how many other processes share the cores.
+  const runs = 5;
+  const ours: Array<{ wall: number; cpu: number }> = [];
+  const naive: Array<{ wall: number; cpu: number }> = [];
+  const timed = (f: () => void) => {
+    const c = process.cpuUsage();
     const t = performance.now();
-    const state = readTranscriptFile(path);
-    ours = Math.min(ours, performance.now() - t);
-    if (state.explorations.length !== explorations) throw new Error('parse mismatch');
-  }
-  let naive = Infinity;
+    f();
+    const d = process.cpuUsage(c);
+    return { wall: performance.now() - t, cpu: (d.user + d.system) / 1000 };
+  };
   for (let i = 0; i < runs; i += 1) {
-    const t = performance.now();
-    let n = 0;
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
-      try {
-        if (JSON.parse(line)) n += 1;
-      } catch {
-        // skip
-      }
-    }
-    naive = Math.min(naive, performance.now() - t);
-    if (!n) throw new Error('naive parse found nothing');
+    ours.push(
+      timed(() => {
+        if (readTranscriptFile(path).explorations.length !== explorations) throw new Error('parse mismatch');
+      }),
+    );
+    naive.push(
+      timed(() => {
+        let n = 0;
+        for (const line of readFileSync(path, 'utf8').split('\n')) {
+          try {
+            if (JSON.parse(line)) n += 1;
+          } catch {
+            // skip
+          }
+        }
+        if (!n) throw new Error('naive parse found nothing');
+      }),
+    );
   }
-  const oursRate = size / (ours / 1000);
-  const naiveRate = size / (naive / 1000);
-  console.log(`parse: ${fmt(size, 1)} MB, ${explorations} explorations`);
-  console.log(`  observer reader     ${fmt(oursRate, 1)} MB/s (${fmt(ours, 0)} ms)   target ≥ 50 MB/s: ${oursRate >= 50 ? 'met' : 'NOT met'}`);
-  console.log(`  baseline naive      ${fmt(naiveRate, 1)} MB/s (${fmt(naive, 0)} ms)   ratio ${fmt(oursRate / naiveRate)}×`);
+  const rate = (ms: number) => size / (ms / 1000);
+  const best = (xs: Array<{ wall: number; cpu: number }>, k: 'wall' | 'cpu') => Math.min(...xs.map((x) => x[k]));
+  const median = (xs: Array<{ wall: number; cpu: number }>, k: 'wall' | 'cpu') => pct(xs.map((x) => x[k]), 50);
+  const oursRate = rate(best(ours, 'wall'));
+  console.log(`parse: ${fmt(size, 1)} MB, ${explorations} explorations, ${runs} alternating runs each`);
+  console.log(
+    `  observer reader     best ${fmt(oursRate, 1)} MB/s (${fmt(best(ours, 'wall'), 0)} ms)  median ${fmt(rate(median(ours, 'wall')), 1)} MB/s  CPU-time ${fmt(rate(best(ours, 'cpu')), 1)} MB/s   target ≥ 50 MB/s: ${oursRate >= 50 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `  baseline naive      best ${fmt(rate(best(naive, 'wall')), 1)} MB/s (${fmt(best(naive, 'wall'), 0)} ms)  median ${fmt(rate(median(naive, 'wall')), 1)} MB/s  CPU-time ${fmt(rate(best(naive, 'cpu')), 1)} MB/s`,
+  );
+  console.log(
+    `  ratio               best ${fmt(best(naive, 'wall') / best(ours, 'wall'))}×  median ${fmt(median(naive, 'wall') / median(ours, 'wall'))}×  CPU-time ${fmt(best(naive, 'cpu') / best(ours, 'cpu'))}×`,
+  );
   const child = JSON.parse(
     execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/observer/__fixtures__/parse-child.ts'), path], { cwd: ROOT, encoding: 'utf8' }).trim(),
   ) as { maxRssBytes: number };
@@ -121,7 +141,7 @@ async function tail(): Promise<void> {
   const p95 = pct(watched, 95);
   console.log(`tail latency (append → bundle.json on disk), ${watched.length} appends`);
   console.log(`  fs.watch runner     p50 ${fmt(p50, 1)} ms  p95 ${fmt(p95, 1)} ms  max ${fmt(Math.max(...watched), 1)} ms   target < 100 ms: ${p95 < 100 ? 'met' : 'NOT met'}`);
-  console.log(`  baseline poll 100ms p50 ${fmt(pct(polled, 50), 1)} ms  p95 ${fmt(pct(polled, 95), 1)} ms   ratio (p50) ${fmt(pct(polled, 50) / p50)}× faster\n`);
+  console.log(`  baseline poll 100ms p50 ${fmt(pct(polled, 50), 1)} ms  p95 ${fmt(pct(polled, 95), 1)} ms   ratio p50 ${fmt(pct(polled, 50) / p50)}× p95 ${fmt(pct(polled, 95) / p95)}× faster\n`);
 }
 
 const WORDS = 'auth token session cache retry backoff deploy docker nginx proxy websocket queue worker schema migration index search parser lexer config logger metrics trace span router handler middleware cookie csrf cors upload storage bucket lambda cron job scheduler lock mutex pool connection timeout latency throughput memory leak crash panic'.split(' ');

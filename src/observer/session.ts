@@ -11,7 +11,7 @@
  * Restore mode reads only the bundle: no transcript, no live search, no writes.
  */
 import { statSync } from 'node:fs';
-import { loadBundle, patchBundle, quarantineBundle, type BundleLoad } from './bundle/store.js';
+import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeOwnedBundle, type BundleLoad } from './bundle/store.js';
 import { recordSessionInIndex } from './bundle/session-index.js';
 import { updateFlow } from './bundle/flow.js';
 import { createEmptyBundle, type EvidenceEntry, type RetrievalRecord, type SessionBundle, type SummaryItem } from './bundle/types.js';
@@ -23,7 +23,7 @@ import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js
 import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
 import type { Exploration, TranscriptState } from './transcript/types.js';
 import { buildSessionView, explorationMeta, type SessionView } from './view.js';
-import { wikiLayout, type WikiLayout } from './wiki/layout.js';
+import { bundlePath, wikiLayout, type WikiLayout } from './wiki/layout.js';
 import { InMemoryWikiRetriever, type WikiRetriever } from './wiki/retriever.js';
 
 export interface ObserverSessionOptions {
@@ -58,6 +58,8 @@ export class ObserverSession {
   private bundle!: SessionBundle;
   private load!: BundleLoad;
   private lastWritten = '';
+  /** The stamp (inode, size, mtime) of the bundle file as this session last wrote it. */
+  private bundleStamp: string | null = null;
   /** Set by anything that changes the bundle; a step with nothing dirty writes nothing (no re-serialising every poll). */
   private dirty = true;
   private onceState: TranscriptState | null = null;
@@ -285,8 +287,14 @@ export class ObserverSession {
     }
     this.bundle.meta.jsonlMtime = jsonlMtime;
     this.bundle.meta.updatedAt = this.now();
-    // This process owns the live session's bundle; the patch re-reads only to avoid racing a half-finished write.
-    patchBundle(this.layout, this.options.sessionId, this.ctx(), () => this.bundle);
+    // This process owns the live session's bundle; the patch re-reads only to avoid racing a half-finished write,
+    // and is skipped while the file is still the version written here last.
+    const stamp = writeOwnedBundle(this.layout, this.bundle, this.bundleStamp);
+    if (stamp !== null) this.bundleStamp = stamp;
+    else {
+      patchBundle(this.layout, this.options.sessionId, this.ctx(), () => this.bundle);
+      this.bundleStamp = fileStamp(bundlePath(this.layout, this.options.sessionId));
+    }
     recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
     this.lastWritten = body;
     this.dirty = false;

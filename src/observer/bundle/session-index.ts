@@ -2,6 +2,13 @@
  * SessionIndexService: `wiki/sessions/_index.json` (FORMATS §8.2), the
  * workspace's pointer to its sessions and the last one observed. An invalid
  * file or one from another workspace starts a fresh index (the bundles stay).
+ *
+ * Durability: the index is derived (seed 003: losing it only makes `-c` fall
+ * back to scanning bundles / the newest transcript) and it is rewritten after
+ * every bundle write, so it is written tmp + rename (atomic for readers) but
+ * without the fsync the bundle gets: one fsync per persist instead of two,
+ * which keeps the append → bundle latency down. After a power loss it may lag
+ * the bundles or read as invalid, and then it starts fresh as above.
  */
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic, type WikiLayout } from '../wiki/layout.js';
@@ -46,6 +53,6 @@ export function recordSessionInIndex(layout: WikiLayout, workspaceRoot: string, 
   index.sessions[sessionId] = entry;
   index.lastSessionId = sessionId;
   index.updatedAt = now;
-  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`);
+  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`, { durable: false });
   return index;
 }

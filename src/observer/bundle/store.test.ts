@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { bundlePath, wikiLayout } from '../wiki/layout.js';
 import { readSessionIndex, recordSessionInIndex } from './session-index.js';
-import { loadBundle, patchBundle, writeBundle } from './store.js';
+import { fileStamp, loadBundle, patchBundle, writeBundle, writeOwnedBundle } from './store.js';
 import { createEmptyBundle } from './types.js';
 
 let dir: TempDir;
@@ -52,6 +52,27 @@ describe('bundle writes', () => {
         return current;
       }),
     ).toThrow(/bundle\.json kept changing while being patched \(5 attempts\)/);
+  });
+
+  it('writes an owned bundle directly only while the file is the version written last', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    const path = bundlePath(layout, 's');
+    const bundle = createEmptyBundle({ sessionId: 's', workspaceRoot: dir.path, jsonlPath: join(dir.path, 's.jsonl'), jsonlMtime: 0 }, 1);
+    // No stamp yet (first write) or no file: the caller must patch.
+    expect(writeOwnedBundle(layout, bundle, null)).toBeNull();
+    writeBundle(layout, bundle);
+    let stamp = fileStamp(path);
+    bundle.session.flow.revision = 1;
+    stamp = writeOwnedBundle(layout, bundle, stamp);
+    expect(stamp).not.toBeNull();
+    expect(JSON.parse(readFileSync(path, 'utf8')).session.flow.revision).toBe(1);
+    // Another writer replaces the file: not ours any more, nothing written.
+    const other = structuredClone(bundle);
+    other.curation.openIntentKey = 'debug';
+    writeBundle(layout, other);
+    bundle.session.flow.revision = 2;
+    expect(writeOwnedBundle(layout, bundle, stamp)).toBeNull();
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ curation: { openIntentKey: 'debug' }, session: { flow: { revision: 1 } } });
   });
 });
 

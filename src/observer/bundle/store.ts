@@ -112,6 +112,30 @@ export function writeBundle(layout: WikiLayout, bundle: SessionBundle): void {
   writeFileAtomic(bundlePath(layout, bundle.meta.sessionId), `${JSON.stringify(bundle, null, 2)}\n`);
 }
 
+/** What identifies one version of a file on disk: inode (each atomic write is a new one), size and mtime. */
+export function fileStamp(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The live session's write: when the bundle on disk is still the version this
+ * process wrote last (same stamp), nobody else wrote it, so it is written
+ * without patchBundle's re-read and re-parse of the whole file. Returns the
+ * new stamp, or null when the file is not ours as we left it (first write,
+ * another writer, a deleted file) — then the caller patches.
+ */
+export function writeOwnedBundle(layout: WikiLayout, bundle: SessionBundle, lastStamp: string | null): string | null {
+  const path = bundlePath(layout, bundle.meta.sessionId);
+  if (lastStamp === null || fileStamp(path) !== lastStamp) return null;
+  writeBundle(layout, bundle);
+  return fileStamp(path);
+}
+
 /** Keeps an unreadable bundle as `bundle.json.corrupt-<ms>` before it is rebuilt, so nothing is lost. */
 export function quarantineBundle(layout: WikiLayout, sessionId: string, now: number): string | null {
   const path = bundlePath(layout, sessionId);

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from '../__fixtures__/transcript-builder.js';
-import { classifyUserText, detectToolPhase, ExplorationCutter } from './cutter.js';
-import { readTranscriptFile, TranscriptTail } from './reader.js';
+import { classifyUserText, collapse, detectToolPhase, ExplorationCutter, IsoTimeParser } from './cutter.js';
+import { LineSplitter, readTranscriptFile, TranscriptTail } from './reader.js';
 
 const FIXTURE = fileURLToPath(new URL('../__fixtures__/full-session.jsonl', import.meta.url));
 
@@ -133,13 +133,15 @@ describe('the fast path for long tool-result lines', () => {
     const big = 'línea "quoted" \\ back\\slash \u2028 '.repeat(200);
     const lines = [
       { type: 'user', message: { content: 'read three files' } },
-      { type: 'assistant', message: { id: 'm1', content: [1, 2, 3, 4].map((i) => ({ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: `f${i}.ts` } })), usage: { input_tokens: 1 } } },
+      { type: 'assistant', message: { id: 'm1', content: [1, 2, 3, 4, 5].map((i) => ({ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: `f${i}.ts` } })), usage: { input_tokens: 1 } } },
       // string content, with escapes and a fake "tool_use_id" inside the text
       { type: 'user', message: { content: [{ tool_use_id: 't1', type: 'tool_result', content: `{"tool_use_id":"t9"} ${big}` }] }, toolUseResult: { stdout: big } },
       // array content, an error
       { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't2', is_error: true, content: [{ type: 'text', text: `boom ${big}` }] }] } },
       // two results on one line: must fall back to the full parse
       { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't3', content: big }, { type: 'tool_result', tool_use_id: 't4', content: `x${big}` }] } },
+      // 2–6 KiB of bytes but under 2,048 chars (multi-byte text): decided by the char count, as pushLine does
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't5', content: 'ünïcødé\n\n  '.repeat(140) }] } },
       { type: 'assistant', message: { id: 'm2', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } },
     ].map((r) => JSON.stringify(r));
     const parse = (fast: boolean) => {
@@ -149,7 +151,39 @@ describe('the fast path for long tool-result lines', () => {
     };
     const fast = parse(true);
     expect(fast).toEqual(parse(false));
-    expect(fast.explorations[0]!.nodes.map((n) => n.status)).toEqual(['ok', 'error', 'ok', 'ok', 'ok']);
+    // The reader's byte path: the same result from raw UTF-8 lines, also split into odd-sized chunks
+    // (cuts inside multi-byte chars and inside lines).
+    const bytes = Buffer.from(lines.join('\n') + '\n', 'utf8');
+    for (const size of [7, 1000, 4093, bytes.length]) {
+      const c = new ExplorationCutter('s', () => 0, true);
+      const splitter = new LineSplitter();
+      for (let at = 0; at < bytes.length; at += size) splitter.push(bytes.subarray(at, at + size), (line) => c.pushBytes(line));
+      expect(splitter.pending).toBeNull();
+      expect(c.state).toEqual(fast);
+    }
+    expect(fast.explorations[0]!.nodes.map((n) => n.status)).toEqual(['ok', 'error', 'ok', 'ok', 'ok', 'ok']);
     expect(fast.explorations[0]!.nodes[0]!.label).toContain('✓ Read f1.ts — {"tool_use_id":"t9"} línea "quoted"');
+  });
+});
+
+describe('collapse', () => {
+  it('strips ANSI colours and folds every run of whitespace to one space', () => {
+    const reference = (t: string) => t.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\s+/g, ' ').trim();
+    const samples = ['plain words only', ' lead and trail ', 'two  spaces', 'tab\there', 'line\nbreak', '\u001b[32m✓\u001b[39m 12 passed', 'nbsp\u00a0x', 'a \u2028 b', '', '   '];
+    for (const s of samples) expect(collapse(s)).toBe(reference(s));
+    expect(collapse('\u001b[1mbold\u001b[0m  and\t\ttabs')).toBe('bold and tabs');
+  });
+});
+
+describe('IsoTimeParser', () => {
+  it('gives what Date.parse gives, for transcript timestamps and anything else', () => {
+    const p = new IsoTimeParser();
+    const samples = [
+      '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:59.999Z', '2026-11-01T00:01:00.700Z', '2026-11-01T00:01:07.042Z',
+      '2024-02-29T23:59:59.123Z', '2026-02-30T10:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-11-01T24:00:00.000Z', '2026-11-01T24:00:01.000Z', '2026-11-01T24:00:00.500Z',
+      '2026-11-01T00:00:60.000Z', '2026-11-01T00:00:0x.000Z', '2026-11-01T00:00:00.00xZ', '2026-11-01T00:00:00Z',
+      '2026-11-01T00:00:00.000+01:00', 'yesterday', '', '2026-11-01 00:00:00.000Z', 'Nov 1 2026 10:00:05.123Z', '2026-11-01T00:00:00.000z',
+    ];
+    for (const s of [...samples, ...samples]) expect(Object.is(p.parse(s), Date.parse(s)), s).toBe(true);
   });
 });

@@ -28,8 +28,22 @@ const FILES_PER_EXPLORATION_CAP = 200;
 const ISSUE_CAP = 200;
 /** Lines shorter than this are parsed in full; the fast path pays off on big tool results. */
 const FAST_PATH_MIN_CHARS = 2_048;
-const TOOL_USE_ID = '"tool_use_id":"';
+/** A UTF-16 code unit takes at most 3 bytes of UTF-8, so a line this long in bytes is long enough in chars. */
+const FAST_PATH_SURE_BYTES = 3 * FAST_PATH_MIN_CHARS;
 const PREVIEW = /"content":"((?:[^"\\]|\\.){0,240})|"content":\[\{"type":"text","text":"((?:[^"\\]|\\.){0,240})/;
+/** How far after `"message":` the preview is looked for (the first 64 KiB). */
+const PREVIEW_SEARCH_BYTES = 64 * 1024;
+/** Bytes decoded for the preview regex: its longest match (35-byte key + 240 units of ≤ 3 bytes) fits well within. */
+const PREVIEW_DECODE_BYTES = 2_048;
+const ascii = (s: string) => Buffer.from(s, 'latin1');
+const B_TYPE_USER = ascii('"type":"user"');
+const B_TYPE_TOOL_RESULT = ascii('"type":"tool_result"');
+const B_TOOL_USE_ID = ascii('"tool_use_id":"');
+const B_IS_ERROR_TRUE = ascii('"is_error":true');
+const B_MESSAGE = ascii('"message":');
+const B_CONTENT_STRING = ascii('"content":"');
+const B_CONTENT_TEXT = ascii('"content":[{"type":"text","text":"');
+const QUOTE = 0x22;
 
 const VERIFY_WORDS = ['test', 'pytest', 'jest', 'mocha', 'lint', 'build', 'compile', 'run'];
 const EXECUTE_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit']);
@@ -50,8 +64,13 @@ function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
+/** Whitespace that `\s+ → ' '` would change: any run of two, or any whitespace but a plain space. */
+const UNCOLLAPSED = /[^\S ]|\s\s/;
+
 export function collapse(text: string): string {
-  return text.replace(ANSI, '').replace(/\s+/g, ' ').trim();
+  // The checks skip the replacements (and their allocations) when they would change nothing.
+  const plain = text.includes('\u001b') ? text.replace(ANSI, '') : text;
+  return (UNCOLLAPSED.test(plain) ? plain.replace(/\s+/g, ' ') : plain).trim();
 }
 
 function cap(text: string, n: number): string {
@@ -118,6 +137,38 @@ function firstUserText(content: unknown): string {
   return '';
 }
 
+/** `YYYY-MM-DDTHH:MM:SS.sssZ`, digits where digits go (the ranges are left to Date.parse via the minute). */
+const ISO_SHAPE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+function digits2(s: string, at: number): number {
+  return (s.charCodeAt(at) - 48) * 10 + (s.charCodeAt(at + 1) - 48);
+}
+
+/**
+ * Date.parse for transcript timestamps, which come in order and share their
+ * minute: `YYYY-MM-DDTHH:MM:SS.sssZ` reuses the parsed minute and adds seconds
+ * and milliseconds; anything else goes to Date.parse. Same results as Date.parse.
+ */
+export class IsoTimeParser {
+  private minute = '';
+  private minuteMs = NaN;
+
+  parse(s: string): number {
+    if (s.length !== 24 || !ISO_SHAPE.test(s)) return Date.parse(s);
+    const sec = digits2(s, 17);
+    const ms10 = digits2(s, 20);
+    const ms1 = s.charCodeAt(22) - 48;
+    // Hour 24 is valid only as 24:00:00.000; leave it (and anything odd) to Date.parse.
+    if (sec > 59 || (s.charCodeAt(11) === 0x32 && s.charCodeAt(12) === 0x34)) return Date.parse(s);
+    const minute = s.slice(0, 16);
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.minuteMs = Date.parse(`${minute}:00.000Z`);
+    }
+    return Number.isNaN(this.minuteMs) ? Date.parse(s) : this.minuteMs + sec * 1000 + ms10 * 10 + ms1;
+  }
+}
+
 export class ExplorationCutter {
   readonly state: TranscriptState;
   private nodeSeq = 0;
@@ -125,6 +176,7 @@ export class ExplorationCutter {
   private readonly countedMessages = new Set<string>();
   private readonly pendingTools = new Map<string, ExplorationNode>();
   private readonly fileSets = new WeakMap<Exploration, Set<string>>();
+  private readonly isoTime = new IsoTimeParser();
   /** Bumped on every change so callers can skip work when nothing moved. */
   revision = 0;
 
@@ -143,10 +195,44 @@ export class ExplorationCutter {
 
   /** Feeds one complete line (without its newline). */
   pushLine(line: string): void {
+    if (this.fastPath && line.length >= FAST_PATH_MIN_CHARS && this.fastToolResult(Buffer.from(line, 'utf8'))) {
+      this.state.lines += 1;
+      return;
+    }
+    this.parseLine(line);
+  }
+
+  /**
+   * Feeds one complete line as bytes (without its newline); the reader's hot
+   * path. The bytes may be a view of a reused read buffer: nothing keeps them.
+   * A long tool-result line is classified on the bytes and never decoded as a
+   * whole; any other line is decoded and parsed as by pushLine.
+   */
+  pushBytes(bytes: Buffer): void {
+    if (this.fastPath && bytes.length >= FAST_PATH_MIN_CHARS) {
+      if (bytes.length >= FAST_PATH_SURE_BYTES) {
+        if (this.fastToolResult(bytes)) {
+          this.state.lines += 1;
+          return;
+        }
+      } else {
+        // Between 2 and 6 KiB the char count decides, as for pushLine.
+        const line = bytes.toString('utf8');
+        if (line.length >= FAST_PATH_MIN_CHARS && this.fastToolResult(bytes)) {
+          this.state.lines += 1;
+          return;
+        }
+        this.parseLine(line);
+        return;
+      }
+    }
+    this.parseLine(bytes.toString('utf8'));
+  }
+
+  private parseLine(line: string): void {
     this.state.lines += 1;
     const lineNo = this.state.lines;
     if (!line.trim()) return;
-    if (this.fastPath && line.length >= FAST_PATH_MIN_CHARS && this.fastToolResult(line)) return;
     let record: unknown;
     try {
       record = JSON.parse(line);
@@ -165,24 +251,33 @@ export class ExplorationCutter {
    * Most of a transcript's bytes are tool results (file contents, command
    * output, repeated in `toolUseResult`), and all the cutter needs from one is
    * its tool_use_id, is_error and a 60-char preview. For a long line holding
-   * exactly one tool result, those are read without JSON.parse. This is safe
-   * because an unescaped `"key":` sequence cannot occur inside a JSON string
-   * (its quotes would be escaped), so every match below is structural. Any
-   * other shape falls back to the full parse.
+   * exactly one tool result, those are read from the raw UTF-8 bytes without
+   * decoding the line or JSON.parse. This is safe because an unescaped
+   * `"key":` sequence cannot occur inside a JSON string (its quotes would be
+   * escaped), and UTF-8 never puts an ASCII byte inside a multi-byte char, so
+   * every match below is structural. Any other shape falls back to the full
+   * parse. Only the id and a bounded preview window are decoded.
    */
-  private fastToolResult(line: string): boolean {
-    if (line.charCodeAt(0) !== 0x7b || line.charCodeAt(line.length - 1) !== 0x7d) return false;
-    if (!line.includes('"type":"user"') || !line.includes('"type":"tool_result"')) return false;
-    const first = line.indexOf(TOOL_USE_ID);
-    if (first < 0 || line.indexOf(TOOL_USE_ID, first + TOOL_USE_ID.length) >= 0) return false;
-    const idEnd = line.indexOf('"', first + TOOL_USE_ID.length);
-    const id = line.slice(first + TOOL_USE_ID.length, idEnd);
+  private fastToolResult(line: Buffer): boolean {
+    if (line[0] !== 0x7b || line[line.length - 1] !== 0x7d) return false;
+    if (line.indexOf(B_TYPE_USER) < 0 || line.indexOf(B_TYPE_TOOL_RESULT) < 0) return false;
+    const first = line.indexOf(B_TOOL_USE_ID);
+    if (first < 0 || line.indexOf(B_TOOL_USE_ID, first + B_TOOL_USE_ID.length) >= 0) return false;
+    const idStart = first + B_TOOL_USE_ID.length;
+    const idEnd = line.indexOf(QUOTE, idStart);
+    if (idEnd < 0) return false;
+    const id = line.toString('utf8', idStart, idEnd);
     if (!id || id.includes('\\')) return false;
     const node = this.pendingTools.get(id);
     if (node) {
-      const failed = line.includes('"is_error":true');
-      const start = line.indexOf('"message":');
-      const m = PREVIEW.exec(start >= 0 ? line.slice(start, start + 64 * 1024) : line);
+      const failed = line.indexOf(B_IS_ERROR_TRUE) >= 0;
+      const message = line.indexOf(B_MESSAGE);
+      const window = message >= 0 ? line.subarray(message, message + PREVIEW_SEARCH_BYTES) : line;
+      // The regex's leftmost match starts at the first of its two keys.
+      const asString = window.indexOf(B_CONTENT_STRING);
+      const asText = window.indexOf(B_CONTENT_TEXT);
+      const at = asString < 0 ? asText : asText < 0 ? asString : Math.min(asString, asText);
+      const m = at >= 0 ? PREVIEW.exec(window.toString('utf8', at, Math.min(window.length, at + PREVIEW_DECODE_BYTES))) : null;
       let preview = m ? (m[1] ?? m[2] ?? '') : '';
       try {
         preview = JSON.parse(`"${preview}"`) as string;
@@ -201,7 +296,7 @@ export class ExplorationCutter {
   }
 
   private timestamp(record: Json): number {
-    const parsed = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : NaN;
+    const parsed = typeof record.timestamp === 'string' ? this.isoTime.parse(record.timestamp) : NaN;
     if (Number.isFinite(parsed)) this.lastTs = parsed;
     else if (!this.lastTs) this.lastTs = this.now();
     return this.lastTs;

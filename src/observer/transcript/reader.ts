@@ -12,24 +12,35 @@ import type { TranscriptState } from './types.js';
 const CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
-/** Splits byte chunks into lines, carrying a partial last line to the next chunk. */
+/**
+ * Splits byte chunks into lines, carrying a partial last line to the next
+ * chunk. Lines are handed out as Buffers — views into the chunk when the line
+ * lies inside it — so the caller decides what to decode; a view is only valid
+ * during the callback. Only a line that straddles two chunks is copied.
+ */
 export class LineSplitter {
   private carry: Buffer | null = null;
 
-  push(chunk: Buffer, onLine: (line: string) => void): void {
+  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
     let start = 0;
-    let data = chunk;
     if (this.carry) {
-      data = Buffer.concat([this.carry, chunk]);
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl < 0) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        return;
+      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
       this.carry = null;
-    }
-    for (;;) {
-      const nl = data.indexOf(NEWLINE, start);
-      if (nl < 0) break;
-      onLine(data.toString('utf8', start, nl));
+      onLine(line);
       start = nl + 1;
     }
-    if (start < data.length) this.carry = Buffer.from(data.subarray(start));
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl < 0) break;
+      onLine(chunk.subarray(start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.carry = Buffer.from(chunk.subarray(start));
   }
 
   /** The bytes after the last newline: a torn line, or a file with no final newline. */
@@ -59,7 +70,7 @@ export function readTranscriptFile(path: string, options: { sessionId?: string; 
     for (;;) {
       const n = readSync(fd, buffer, 0, CHUNK, null);
       if (n <= 0) break;
-      splitter.push(buffer.subarray(0, n), (line) => cutter.pushLine(line));
+      splitter.push(buffer.subarray(0, n), (line) => cutter.pushBytes(line));
     }
   } finally {
     closeSync(fd);
@@ -150,7 +161,7 @@ export class TranscriptTail {
         const n = readSync(fd, this.buffer, 0, CHUNK, this.offset);
         if (n <= 0) break;
         this.offset += n;
-        this.splitter.push(this.buffer.subarray(0, n), (line) => this.cutter.pushLine(line));
+        this.splitter.push(this.buffer.subarray(0, n), (line) => this.cutter.pushBytes(line));
       }
     } finally {
       closeSync(fd);

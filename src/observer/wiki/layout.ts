@@ -44,14 +44,20 @@ export function bundlePath(layout: WikiLayout, sessionId: string): string {
   return join(layout.sessions, sessionId, 'bundle.json');
 }
 
-/** Writes `.<name>.tmp.<pid>` next to the target, fsyncs it, renames it over the target. */
-export function writeFileAtomic(path: string, content: string): void {
+/**
+ * Writes `.<name>.tmp.<pid>` next to the target, fsyncs it, renames it over the
+ * target. Readers never see a half-written file. `durable: false` skips the
+ * fsync (still tmp + rename, so still atomic for readers) for derived files
+ * that can be rebuilt, such as `sessions/_index.json`: after a power loss such
+ * a file may be older or empty, never torn in a way a reader would trust.
+ */
+export function writeFileAtomic(path: string, content: string, options: { durable?: boolean } = {}): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.tmp.${process.pid}`);
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, content);
-    fsyncSync(fd);
+    if (options.durable !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
