@@ -300,6 +300,7 @@ export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set
     if (r.exact) ev.push('normalized content hash equal');
     if (r.sameTitle) ev.push('same normalized title');
     ev.push(`lexical ${round(r.s.lexical)}, title ${round(r.s.title)}, composite ${round(r.s.composite)}`);
+    if (r.s.semantic > r.s.lexical) ev.push(`embedding similarity ${round(r.s.semantic)}`);
     if (r.s.relation > 0) ev.push('linked to knowledge this run recorded as input');
     if (r.s.stance === 0) ev.push('opposite normative stance');
     ev.push(`novelty ${round(r.novelty)}`);
