@@ -56,14 +56,22 @@ const TOKEN_RE = /\p{Script=Han}|[\p{L}\p{N}_-]+/gu;
 function tokens(nb: string): Set<string> {
   return new Set(nb.match(TOKEN_RE) ?? []);
 }
-function trigrams(nb: string): Set<string> {
-  const s = nb.replace(/\s+/g, '');
-  if (s.length <= 3) return new Set(s ? [s] : []);
-  const out = new Set<string>();
-  for (let i = 0; i + 3 <= s.length; i++) out.add(s.slice(i, i + 3));
+/**
+ * A trigram as a number: its three UTF-16 code units in 48 bits (exact in a
+ * double), so no substring is allocated. A string shorter than 3 is its own
+ * (string) key; a 3-char string's key equals its one window's, as before.
+ */
+type TriKey = number | string;
+const triKey = (s: string, i: number) => s.charCodeAt(i) * 4294967296 + s.charCodeAt(i + 1) * 65536 + s.charCodeAt(i + 2);
+const squeeze = (nb: string) => nb.replace(/\s+/g, '');
+function trigrams(nb: string): Set<TriKey> {
+  const s = squeeze(nb);
+  if (s.length < 3) return new Set(s ? [s] : []);
+  const out = new Set<TriKey>();
+  for (let i = 0; i + 3 <= s.length; i++) out.add(triKey(s, i));
   return out;
 }
-function overlap(a: Set<string>, b: Set<string>): number {
+function overlap<T>(a: Set<T>, b: Set<T>): number {
   const [small, big] = a.size <= b.size ? [a, b] : [b, a];
   let n = 0;
   for (const x of small) if (big.has(x)) n++;
@@ -73,7 +81,7 @@ function overlap(a: Set<string>, b: Set<string>): number {
 export interface Feat {
   nb: string;
   tok: Set<string>;
-  tri: Set<string>;
+  tri: Set<TriKey>;
 }
 export function feat(text: string): Feat {
   const nb = normB(text);
@@ -131,23 +139,38 @@ export interface PreparedCorpus {
   byAlias: Map<string, number>;
   /** Interned tokens and trigrams (separate id spaces). */
   tokIds: Map<string, number>;
-  triIds: Map<string, number>;
+  triIds: Map<TriKey, number>;
   postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
 }
 
-function post(ids: Map<string, number>, lists: number[][], items: Set<string>, doc: number): void {
-  for (const x of items) {
-    let id = ids.get(x);
-    if (id === undefined) ids.set(x, (id = ids.size));
-    (lists[id] ??= []).push(doc);
-  }
+/** Adds `doc` to the posting list of `key` once; returns 1 the first time this doc posts this key (so sums are set sizes). */
+function post<K>(ids: Map<K, number>, lists: number[][], last: number[], key: K, doc: number): number {
+  let id = ids.get(key);
+  if (id === undefined) ids.set(key, (id = ids.size));
+  if (last[id] === doc) return 0;
+  last[id] = doc;
+  (lists[id] ??= []).push(doc);
+  return 1;
+}
+function postTokens(ids: Map<string, number>, lists: number[][], last: number[], nb: string, doc: number): number {
+  let n = 0;
+  for (const t of nb.match(TOKEN_RE) ?? []) n += post(ids, lists, last, t, doc);
+  return n;
+}
+function postTrigrams(ids: Map<TriKey, number>, lists: number[][], last: number[], nb: string, doc: number): number {
+  const s = squeeze(nb);
+  if (s.length < 3) return s ? post(ids, lists, last, s as TriKey, doc) : 0;
+  let n = 0;
+  for (let i = 0; i + 3 <= s.length; i++) n += post(ids, lists, last, triKey(s, i) as TriKey, doc);
+  return n;
 }
 
 let lastPrepared: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
 
 /** prepareCorpus, reused while the corpus fingerprint (and so every document) is unchanged. */
 export function preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
-  if (lastPrepared?.key === fingerprint && lastPrepared.docs.length === docs.length) return lastPrepared.pc;
+  // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.
+  if (lastPrepared?.key === fingerprint && lastPrepared.docs === docs) return lastPrepared.pc;
   const pc = prepareCorpus(docs);
   lastPrepared = { key: fingerprint, docs, pc };
   return pc;
@@ -159,22 +182,21 @@ export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
     for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
   });
   const tokIds = new Map<string, number>();
-  const triIds = new Map<string, number>();
+  const triIds = new Map<TriKey, number>();
   const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
+  // Per list, the last doc posted under each key: dedupes without a Set per document.
+  const last = { tok: [] as number[], tri: [] as number[], titleTok: [] as number[], titleTri: [] as number[] };
   const feats = docs.map((d, i) => {
-    const content = feat(d.content);
-    const title = feat(d.title);
-    post(tokIds, postings.tok, content.tok, i);
-    post(triIds, postings.tri, content.tri, i);
-    post(tokIds, postings.titleTok, title.tok, i);
-    post(triIds, postings.titleTri, title.tri, i);
-    const size = (f: Feat): Sized => ({ nb: f.nb, tok: { size: f.tok.size }, tri: { size: f.tri.size } });
-    return { title: size(title), content: { nb: '', tok: { size: content.tok.size }, tri: { size: content.tri.size } }, hash: sha256(content.nb), stance: stanceOf(content.nb) };
+    const cnb = normB(d.content);
+    const tnb = normB(d.title);
+    const content: Sized = { nb: '', tok: { size: postTokens(tokIds, postings.tok, last.tok, cnb, i) }, tri: { size: postTrigrams(triIds, postings.tri, last.tri, cnb, i) } };
+    const title: Sized = { nb: tnb, tok: { size: postTokens(tokIds, postings.titleTok, last.titleTok, tnb, i) }, tri: { size: postTrigrams(triIds, postings.titleTri, last.titleTri, tnb, i) } };
+    return { title, content, hash: sha256(cnb), stance: stanceOf(cnb) };
   });
   return { docs, byAlias, feats, tokIds, triIds, postings };
 }
 
-function countOverlaps(ids: Map<string, number>, lists: number[][], items: Set<string>, out: Uint16Array): void {
+function countOverlaps<K>(ids: Map<K, number>, lists: number[][], items: Set<K>, out: Uint16Array): void {
   for (const x of items) {
     const id = ids.get(x);
     if (id === undefined) continue;
