@@ -16,6 +16,9 @@
  * - the sorted rows live in blocks, each with its serialized text and the
  *   sha256 state after it (`Hash.copy()`), so hashing resumes at the first
  *   changed block. The value is exactly sha256(JSON.stringify(rows)).
+ * - in a long-lived process, `watchCorpus` adds a file watcher (corpusWatch.ts)
+ *   and a read then stats only the files it names, not every file; without an
+ *   answer from it, the read does the full stat walk.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
@@ -24,6 +27,7 @@ import { specEntryId } from '../corpus.js';
 import { asString } from '../frontmatter.js';
 import { parseKnowhowText } from '../knowhowParser.js';
 import { parseSpecText } from '../specParser.js';
+import { CorpusWatch } from './corpusWatch.js';
 import { fingerprintRow, type CorpusDoc } from './recipes.js';
 
 export interface CorpusSnapshot {
@@ -33,6 +37,8 @@ export interface CorpusSnapshot {
   parsed: number;
   /** Files read again only because they were written within RACY_MS of being read (their rows were unchanged). */
   rereads: number;
+  /** Corpus files statted for this snapshot (every file without a watcher; with one, only what it named). */
+  statted: number;
 }
 
 /** Longer than a coarse file-timestamp tick on local Linux file systems (1–10 ms). */
@@ -74,9 +80,64 @@ interface RootCache {
   blocks: Block[] | null;
   docs: CorpusDoc[] | null;
   fingerprint: string | null;
+  /** The watcher whose every answer this cache has followed since a full walk (only then may files go unstatted). */
+  trusted: CorpusWatch | null;
 }
 
 const caches = new Map<string, RootCache>();
+const watches = new Map<string, { watch: CorpusWatch; ino: number }>();
+
+/**
+ * Watch this workflow folder's corpus from now on (long-lived processes; a
+ * one-shot command gains nothing). Idempotent; false when a watcher cannot
+ * run here (reads then keep the full stat walk).
+ */
+export function watchCorpus(workflowDir: string): boolean {
+  const w = watches.get(workflowDir);
+  if (w?.watch.alive) return true;
+  const st = stat(workflowDir);
+  if (!st?.isDirectory()) return false;
+  const dirs = [workflowDir, join(workflowDir, 'specs'), join(workflowDir, 'knowhow')].filter((d) => stat(d)?.isDirectory());
+  let watch: CorpusWatch;
+  try {
+    watch = new CorpusWatch(dirs);
+  } catch {
+    return false; // no worker threads here: reads keep the stat walk
+  }
+  watches.set(workflowDir, { watch, ino: st.ino });
+  return watch.alive;
+}
+
+export function unwatchCorpus(workflowDir?: string): void {
+  for (const [k, w] of watches) if (!workflowDir || k === workflowDir) {
+    w.watch.close();
+    watches.delete(k);
+  }
+}
+
+/** The files the watcher says changed, or null when everything must be statted. */
+function watchedChanges(workflowDir: string, cache: RootCache): Set<string> | null {
+  const w = watches.get(workflowDir);
+  if (!w) return null;
+  const answer = w.watch.changes();
+  const restart = () => {
+    unwatchCorpus(workflowDir);
+    watchCorpus(workflowDir);
+    cache.trusted = null;
+    return null;
+  };
+  if (!answer) return w.watch.alive ? ((cache.trusted = null), null) : restart();
+  // A corpus directory created, removed or replaced: the watch itself is out of date.
+  const specDir = join(workflowDir, 'specs');
+  const knowhowDir = join(workflowDir, 'knowhow');
+  if (answer.dirty.has(specDir) || answer.dirty.has(knowhowDir) || stat(workflowDir)?.ino !== w.ino) return restart();
+  if (cache.trusted !== w.watch || cache.blocks === null) {
+    // First answer of this watcher: the full walk below brings the cache up to it.
+    cache.trusted = w.watch;
+    return null;
+  }
+  return answer.dirty;
+}
 
 /** Forget cached rows (tests and the benchmark measure the full path with it). */
 export function clearCorpusCache(workflowDir?: string): void {
@@ -165,9 +226,11 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
   const useCache = opts.cache ?? true;
   let cache = useCache ? caches.get(workflowDir) : undefined;
   if (!cache) {
-    cache = { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null };
+    cache = { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null, trusted: null };
     if (useCache) caches.set(workflowDir, cache);
   }
+  // Ask the watcher first: whatever it has not seen yet is written after this point.
+  const dirty = useCache ? watchedChanges(workflowDir, cache) : null;
   const now = Date.now();
   const specDir = join(workflowDir, 'specs');
   const knowhowDir = join(workflowDir, 'knowhow');
@@ -180,7 +243,10 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
   let count = 0;
   const visit = (p: string, kind: 'spec' | 'knowhow') => {
     const st = stat(p);
-    if (!st?.isFile()) return;
+    if (!st?.isFile()) {
+      if (cache.files.delete(p)) changed.add(p);
+      return;
+    }
     count++;
     const hit = cache.files.get(p);
     if (hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
@@ -200,9 +266,29 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     changed.add(p);
     added.push(...rows);
   };
-  for (const p of specFiles) visit(p, 'spec');
-  for (const p of knowhowFiles) visit(p, 'knowhow');
-  if (count !== cache.files.size) {
+  let statted: number;
+  if (dirty) {
+    // Watched: only what the watcher named, files not cached yet, and racy ones.
+    const todo = new Map<string, 'spec' | 'knowhow'>();
+    for (const p of dirty) if (p.endsWith('.md')) {
+      const dir = p.slice(0, p.lastIndexOf('/'));
+      if (dir === specDir) todo.set(p, 'spec');
+      else if (dir === knowhowDir) todo.set(p, 'knowhow');
+    }
+    for (const [p, e] of cache.files) if (e.racy) todo.set(p, p.startsWith(specDir + '/') ? 'spec' : 'knowhow');
+    if (cache.files.size !== specFiles.length + knowhowFiles.length) {
+      for (const p of specFiles) if (!cache.files.has(p)) todo.set(p, 'spec');
+      for (const p of knowhowFiles) if (!cache.files.has(p)) todo.set(p, 'knowhow');
+    }
+    for (const [p, kind] of todo) visit(p, kind);
+    statted = todo.size;
+    count = cache.files.size;
+  } else {
+    for (const p of specFiles) visit(p, 'spec');
+    for (const p of knowhowFiles) visit(p, 'knowhow');
+    statted = specFiles.length + knowhowFiles.length;
+  }
+  if (count !== cache.files.size || cache.files.size !== specFiles.length + knowhowFiles.length) {
     const live = new Set([...specFiles, ...knowhowFiles]);
     for (const k of [...cache.files.keys()]) if (!live.has(k) || !stat(k)?.isFile()) {
       cache.files.delete(k);
@@ -247,7 +333,7 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     for (const p of knowhowFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
     cache.docs = docs;
   }
-  return { docs: cache.docs, fingerprint: cache.fingerprint, parsed, rereads };
+  return { docs: cache.docs, fingerprint: cache.fingerprint, parsed, rereads, statted };
 }
 
 function rel(workflowDir: string, p: string): string {
