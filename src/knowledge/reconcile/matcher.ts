@@ -57,12 +57,19 @@ function tokens(nb: string): Set<string> {
   return new Set(nb.match(TOKEN_RE) ?? []);
 }
 /**
- * A trigram as a number: its three UTF-16 code units in 48 bits (exact in a
- * double), so no substring is allocated. A string shorter than 3 is its own
- * (string) key; a 3-char string's key equals its one window's, as before.
+ * A trigram as a number, so no substring is allocated: three code units below
+ * 1024 (Latin, Greek, Cyrillic…) pack into 30 bits, a small integer V8 hashes
+ * cheaply; any other trigram is 2^50 + its three UTF-16 code units in 48 bits
+ * (exact in a double, never equal to a packed key). A string shorter than 3
+ * is its own (string) key; a 3-char string's key equals its one window's.
  */
 type TriKey = number | string;
-const triKey = (s: string, i: number) => s.charCodeAt(i) * 4294967296 + s.charCodeAt(i + 1) * 65536 + s.charCodeAt(i + 2);
+const triKey = (s: string, i: number) => {
+  const a = s.charCodeAt(i);
+  const b = s.charCodeAt(i + 1);
+  const c = s.charCodeAt(i + 2);
+  return a < 1024 && b < 1024 && c < 1024 ? (a << 20) | (b << 10) | c : 1125899906842624 + a * 4294967296 + b * 65536 + c;
+};
 const squeeze = (nb: string) => nb.replace(/\s+/g, '');
 function trigrams(nb: string): Set<TriKey> {
   const s = squeeze(nb);
