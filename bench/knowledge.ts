@@ -90,14 +90,20 @@ for (const size of [1000, 10000]) {
   prepared = null as unknown as typeof prepared; // let the matcher's structures go before timing small things
   const files = readdirSync(join(wf, 'specs')).length + readdirSync(join(wf, 'knowhow')).length;
   const full = median([0, 1, 2, 3, 4].map(() => ms(() => readCorpus(wf, { cache: false }))));
+  const fullCpu = median([0, 1, 2].map(() => cpuMs(() => readCorpus(wf, { cache: false }))));
   readCorpus(wf);
   let parsed = 0;
   const incs: number[] = [];
+  const incCpus: number[] = [];
   const still: number[] = [];
   for (let i = 0; i < 21; i++) {
     appendFileSync(join(wf, 'specs', `file-${i % 2 ? 0 : 3}.md`), `\n<spec-entry category="coding" keywords="x" date="2026-01-02" sid="S-20260102-b${size}${i}" title="changed ${i}">\n\n### changed ${i}\n\nOne more rule ${i}.\n\n</spec-entry>\n`);
+    const c0 = process.cpuUsage();
     incs.push(ms(() => (parsed += readCorpus(wf).parsed)));
+    const c1 = process.cpuUsage(c0);
+    incCpus.push((c1.user + c1.system) / 1000);
   }
+  const incCpu = median(incCpus);
   // Past the racy window (a file written in the last 50 ms is re-read), nothing changed: one stat per file.
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   readCorpus(wf);
@@ -107,7 +113,7 @@ for (const size of [1000, 10000]) {
   const check = readCorpus(wf).fingerprint === readCorpus(wf, { cache: false }).fingerprint;
   results[`fp_full_${size}`] = full;
   results[`fp_inc_${size}`] = inc;
-  console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs in ${files} files: fingerprint full ${full.toFixed(1)} ms, incremental after one changed file ${inc.toFixed(2)} ms → ${(full / inc).toFixed(1)}× (${(parsed / incs.length).toFixed(1)} file parsed per change; same fingerprint: ${check})`);
+  console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs in ${files} files: fingerprint full ${full.toFixed(1)} ms, incremental after one changed file ${inc.toFixed(2)} ms → ${(full / inc).toFixed(1)}× (${(parsed / incs.length).toFixed(1)} file parsed per change; same fingerprint: ${check}); CPU ${fullCpu.toFixed(1)} vs ${incCpu.toFixed(2)} ms → ${(fullCpu / incCpu).toFixed(1)}×`);
   console.log(`                  nothing changed (one stat per file, the floor without a watcher) ${floor.toFixed(2)} ms → ${(full / floor).toFixed(1)}×`);
 
   // With the file watcher of long-lived processes (the daemon): only the changed file is statted.
@@ -116,16 +122,21 @@ for (const size of [1000, 10000]) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   readCorpus(wf);
   const watched: number[] = [];
+  const watchedCpus: number[] = [];
   let statted = 0;
   for (let i = 0; i < 21; i++) {
     appendFileSync(join(wf, 'specs', `file-${i % 2 ? 0 : 3}.md`), `\n<spec-entry category="coding" keywords="x" date="2026-01-03" sid="S-20260103-w${size}${i}" title="watched ${i}">\n\n### watched ${i}\n\nOne more rule ${i}.\n\n</spec-entry>\n`);
+    const c0 = process.cpuUsage();
     watched.push(ms(() => (statted += readCorpus(wf).statted)));
+    const c1 = process.cpuUsage(c0);
+    watchedCpus.push((c1.user + c1.system) / 1000); // both threads: the process's CPU
   }
   const w = median(watched);
+  const wCpu = median(watchedCpus);
   const wcheck = readCorpus(wf).fingerprint === readCorpus(wf, { cache: false }).fingerprint;
   unwatchCorpus(wf);
   results[`fp_watch_${size}`] = w;
-  console.log(`                  incremental with the watcher (daemon): ${watching ? `${w.toFixed(2)} ms → ${(full / w).toFixed(1)}× (${(statted / watched.length).toFixed(1)} files statted per change; same fingerprint: ${wcheck})` : 'watcher unavailable here'}`);
+  console.log(`                  incremental with the watcher (daemon): ${watching ? `${w.toFixed(2)} ms → ${(full / w).toFixed(1)}× (${(statted / watched.length).toFixed(1)} files statted per change; same fingerprint: ${wcheck}); CPU ${wCpu.toFixed(2)} ms → ${(fullCpu / wCpu).toFixed(1)}×` : 'watcher unavailable here'}`);
 }
 for (const d of dirs) rmSync(d, { recursive: true, force: true });
 console.log(`scaling 10k vs 1k reconcile: ${(results.reconcile_10000! / results.reconcile_1000!).toFixed(1)}× for 10× the corpus`);

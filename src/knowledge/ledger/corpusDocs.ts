@@ -241,7 +241,7 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
   let parsed = 0;
   let rereads = 0;
   let count = 0;
-  const visit = (p: string, kind: 'spec' | 'knowhow') => {
+  const visit = (p: string, kind: 'spec' | 'knowhow', force = false) => {
     const st = stat(p);
     if (!st?.isFile()) {
       if (cache.files.delete(p)) changed.add(p);
@@ -249,7 +249,7 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     }
     count++;
     const hit = cache.files.get(p);
-    if (hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
+    if (!force && hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
     const text = readFileSync(p, 'utf8');
     const d = kind === 'spec' ? specDocs(workflowDir, p, text) : knowhowDocs(workflowDir, p, text);
     const rows = d.map((x, seq) => ({ target: x.target, id: x.id, json: JSON.stringify(fingerprintRow(x)), file: p, seq }));
@@ -268,19 +268,19 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
   };
   let statted: number;
   if (dirty) {
-    // Watched: only what the watcher named, files not cached yet, and racy ones.
+    // Watched: only what the watcher named (read again whatever its stat says: every write is an event,
+    // so racy timestamps do not matter here) and files not cached yet.
     const todo = new Map<string, 'spec' | 'knowhow'>();
     for (const p of dirty) if (p.endsWith('.md')) {
       const dir = p.slice(0, p.lastIndexOf('/'));
       if (dir === specDir) todo.set(p, 'spec');
       else if (dir === knowhowDir) todo.set(p, 'knowhow');
     }
-    for (const [p, e] of cache.files) if (e.racy) todo.set(p, p.startsWith(specDir + '/') ? 'spec' : 'knowhow');
     if (cache.files.size !== specFiles.length + knowhowFiles.length) {
       for (const p of specFiles) if (!cache.files.has(p)) todo.set(p, 'spec');
       for (const p of knowhowFiles) if (!cache.files.has(p)) todo.set(p, 'knowhow');
     }
-    for (const [p, kind] of todo) visit(p, kind);
+    for (const [p, kind] of todo) visit(p, kind, true);
     statted = todo.size;
     count = cache.files.size;
   } else {
