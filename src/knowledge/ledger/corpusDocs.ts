@@ -250,7 +250,15 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     count++;
     const hit = cache.files.get(p);
     if (!force && hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
-    const text = readFileSync(p, 'utf8');
+    let text: string;
+    try {
+      text = readFileSync(p, 'utf8');
+    } catch (err) {
+      // Deleted between the stat and the read: gone, like any deleted file.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (cache.files.delete(p)) changed.add(p);
+      return;
+    }
     const d = kind === 'spec' ? specDocs(workflowDir, p, text) : knowhowDocs(workflowDir, p, text);
     const rows = d.map((x, seq) => ({ target: x.target, id: x.id, json: JSON.stringify(fingerprintRow(x)), file: p, seq }));
     const statChanged = !hit || hit.mtimeMs !== st.mtimeMs || hit.size !== st.size || hit.ino !== st.ino;
@@ -267,6 +275,9 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     added.push(...rows);
   };
   let statted: number;
+  // Anything thrown below leaves the cache unsure of what it has seen: trust the watcher again only after a full walk.
+  const trusted = cache.trusted;
+  cache.trusted = null;
   if (dirty) {
     // Watched: only what the watcher named (read again whatever its stat says: every write is an event,
     // so racy timestamps do not matter here) and files not cached yet.
@@ -288,6 +299,7 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     for (const p of knowhowFiles) visit(p, 'knowhow');
     statted = specFiles.length + knowhowFiles.length;
   }
+  cache.trusted = trusted;
   if (count !== cache.files.size || cache.files.size !== specFiles.length + knowhowFiles.length) {
     const live = new Set([...specFiles, ...knowhowFiles]);
     for (const k of [...cache.files.keys()]) if (!live.has(k) || !stat(k)?.isFile()) {
