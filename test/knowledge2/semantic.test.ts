@@ -8,10 +8,12 @@
  * paraphrase with no word and no trigram in common gets cosine 1 while its
  * lexical score is 0 — which is exactly what the semantic signal is for.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { project, type Project } from '../helpers/knowledge2.js';
+import { maestro, project, type Project } from '../helpers/knowledge2.js';
 import type { Embedder } from '../../src/knowledge/embeddings.js';
 import { readCorpus } from '../../src/knowledge/ledger/corpusDocs.js';
 import { promote } from '../../src/knowledge/promote/promote.js';
@@ -124,6 +126,39 @@ describe('semantic matching through an Embedder', () => {
     const r = reconcileSource(p.root, src);
     expect(r.retrieval).toMatchObject({ mode: 'hybrid', semantic_documents: 1 });
     expect(r.candidates[0]).toMatchObject({ disposition: 'unique', matches: [] });
+  });
+
+  it('from the command line: MAESTRO_EMBEDDINGS_* configure it; review --refresh warms, matches and stamps the model', async () => {
+    // The test embedder again, served the way a local embeddings server (llama.cpp, Ollama…) serves vectors.
+    const table = tableEmbedder('concept-table-http');
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', async () => {
+        const { input, model } = JSON.parse(body) as { input: string[]; model: string };
+        const vecs = await table.embed(input);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ model, data: vecs.map((v, index) => ({ index, embedding: [...v] })) }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { p, id, src } = setup(PARAPHRASE);
+      const env = { MAESTRO_EMBEDDINGS_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, MAESTRO_EMBEDDINGS_MODEL: 'concept-table-http' };
+      const r = await maestro(['knowledge', 'review', 's-1', '--refresh', '--json', '--workflow-root', p.dir], env);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.sources).toEqual([{ run_id: 'run-1', receipt: 'fresh', reasons: [] }]);
+      expect(out.candidates.find((c: { candidate_id: string }) => c.candidate_id === id)).toMatchObject({ disposition: 'related', canonical_id: 'S-20260201-cafe' });
+      expect(readReceipt(src)).toMatchObject({ matcher_revision: 'semantic-delta/1.0+embedding:concept-table-http', retrieval: { mode: 'hybrid', embedding_used: true } });
+      expect(table.calls).toBeGreaterThan(0);
+      // The same command without the embedder: that receipt is stale, and a refresh goes back to lexical.
+      const plain = await maestro(['knowledge', 'review', 's-1', '--json', '--workflow-root', p.dir]);
+      expect(JSON.parse(plain.stdout).sources[0]).toMatchObject({ receipt: 'stale', reasons: ['matcher revision semantic-delta/1.0+embedding:concept-table-http ≠ semantic-delta/1.0'] });
+    } finally {
+      server.close();
+    }
   });
 
   it('embedder errors surface with the model named; nothing is written', async () => {
