@@ -76,18 +76,25 @@ for (const size of [1000, 10000]) {
   clearCorpusCache();
   const readMs = ms(() => readCorpus(wf));
   const corpus = readCorpus(wf);
-  let prepared = prepareCorpus(corpus.docs);
-  const prepMs = median([0, 1, 2].map(() => ms(() => (prepared = prepareCorpus(corpus.docs)))));
+  // Prepare (tokenize + postings) cold: every document new to this process; then warm: documents
+  // already tokenized (what a long-lived process pays after a file changed), postings rebuilt.
+  let prepared!: ReturnType<typeof prepareCorpus>;
+  const c0 = process.cpuUsage();
+  const coldMs = ms(() => (prepared = prepareCorpus(corpus.docs)));
+  const c1 = process.cpuUsage(c0);
+  const coldCpu = (c1.user + c1.system) / 1000;
+  const warmMs = median([0, 1, 2].map(() => ms(() => (prepared = prepareCorpus(corpus.docs)))));
   const matchMs = median([0, 1, 2].map(() => ms(() => buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
-  const reconcileCpu = median([0, 1, 2].map(() => cpuMs(() => buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepareCorpus(corpus.docs), { semantic: null }))));
+  const matchCpu = median([0, 1, 2].map(() => cpuMs(() => buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
   const receipt = buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null });
-  results[`reconcile_${size}`] = prepMs + matchMs;
-  results[`reconcile_cpu_${size}`] = reconcileCpu;
-  console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs: read+parse (cold) ${readMs.toFixed(0)} ms; prepare ${prepMs.toFixed(0)} ms; match 100 candidates ${matchMs.toFixed(0)} ms; reconcile (prepare+match) ${(prepMs + matchMs).toFixed(0)} ms wall, ${reconcileCpu.toFixed(0)} ms CPU; dispositions ${JSON.stringify(receipt.counts)}`);
+  results[`reconcile_${size}`] = coldMs + matchMs;
+  results[`reconcile_cpu_${size}`] = coldCpu + matchCpu;
+  results[`reconcile_warm_${size}`] = warmMs + matchMs;
+  console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs: read+parse (cold) ${readMs.toFixed(0)} ms; prepare cold ${coldMs.toFixed(0)} ms (${coldCpu.toFixed(0)} ms CPU), warm ${warmMs.toFixed(0)} ms; match 100 candidates ${matchMs.toFixed(0)} ms (${matchCpu.toFixed(0)} ms CPU); reconcile cold ${(coldMs + matchMs).toFixed(0)} ms, warm ${(warmMs + matchMs).toFixed(0)} ms; dispositions ${JSON.stringify(receipt.counts)}`);
 
   // Fingerprint after one changed file: full (no cache) vs incremental (per-file cache). Changes
   // alternate between a file early in the fingerprint order and a new entry at its end.
-  prepared = null as unknown as typeof prepared; // let the matcher's structures go before timing small things
+  prepared = null as unknown as typeof prepared; // let the matcher's postings go before timing small things
   const files = readdirSync(join(wf, 'specs')).length + readdirSync(join(wf, 'knowhow')).length;
   const full = median([0, 1, 2, 3, 4].map(() => ms(() => readCorpus(wf, { cache: false }))));
   const fullCpu = median([0, 1, 2].map(() => cpuMs(() => readCorpus(wf, { cache: false }))));
@@ -140,7 +147,7 @@ for (const size of [1000, 10000]) {
 }
 for (const d of dirs) rmSync(d, { recursive: true, force: true });
 console.log(`scaling 10k vs 1k reconcile: ${(results.reconcile_10000! / results.reconcile_1000!).toFixed(1)}× for 10× the corpus`);
-console.log(`target 100 × 10k < 1000 ms: ${results.reconcile_10000! < 1000 ? 'met' : 'NOT met'} (${results.reconcile_10000!.toFixed(0)} ms wall; ${results.reconcile_cpu_10000!.toFixed(0)} ms CPU)`);
+console.log(`target 100 × 10k < 1000 ms: cold ${results.reconcile_10000! < 1000 ? 'met' : 'NOT met'} (${results.reconcile_10000!.toFixed(0)} ms wall; ${results.reconcile_cpu_10000!.toFixed(0)} ms CPU); warm (long-lived process, after a change) ${results.reconcile_warm_10000! < 1000 ? 'met' : 'NOT met'} (${results.reconcile_warm_10000!.toFixed(0)} ms)`);
 const ratio = results.fp_full_10000! / results.fp_inc_10000!;
 const wratio = results.fp_full_10000! / results.fp_watch_10000!;
 console.log(`target incremental fingerprint ≥ 50× faster (10k): with the watcher (daemon) ${wratio >= 50 ? 'met' : 'NOT met'} (${wratio.toFixed(1)}×); stat walk (one-shot commands) ${ratio >= 50 ? 'met' : 'NOT met'} (${ratio.toFixed(1)}×)`);

@@ -150,26 +150,78 @@ export interface PreparedCorpus {
   postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
 }
 
-/** Adds `doc` to the posting list of `key` once; returns 1 the first time this doc posts this key (so sums are set sizes). */
-function post<K>(ids: Map<K, number>, lists: number[][], last: number[], key: K, doc: number): number {
-  let id = ids.get(key);
-  if (id === undefined) ids.set(key, (id = ids.size));
-  if (last[id] === doc) return 0;
-  last[id] = doc;
-  (lists[id] ??= []).push(doc);
-  return 1;
+/**
+ * Interned keys, shared by every prepared corpus of this process, and each
+ * document's unique key ids cached by its (title, content): after one file
+ * changes, preparing the corpus again tokenizes only that file's documents and
+ * rebuilds the postings from integers. Reset when it grows far past the corpus.
+ */
+let TOK = new Map<string, number>();
+let TRI = new Map<TriKey, number>();
+interface DocFeat {
+  tnb: string;
+  ctok: Int32Array;
+  ctri: Int32Array;
+  ttok: Int32Array;
+  ttri: Int32Array;
+  hash: string;
+  stance: Stance;
 }
-function postTokens(ids: Map<string, number>, lists: number[][], last: number[], nb: string, doc: number): number {
-  let n = 0;
-  for (const t of nb.match(TOKEN_RE) ?? []) n += post(ids, lists, last, t, doc);
-  return n;
+let FEATS = new Map<string, DocFeat>();
+/** Generation marks per key id: dedupe a document's keys without a Set. */
+let tokMark = new Int32Array(1 << 16);
+let triMark = new Int32Array(1 << 16);
+let gen = 0;
+
+function grow(a: Int32Array<ArrayBuffer>, id: number): Int32Array<ArrayBuffer> {
+  if (id < a.length) return a;
+  const b = new Int32Array(Math.max(a.length * 2, id + 1));
+  b.set(a);
+  return b;
 }
-function postTrigrams(ids: Map<TriKey, number>, lists: number[][], last: number[], nb: string, doc: number): number {
+function tokenIds(nb: string): Int32Array {
+  const g = ++gen;
+  const out: number[] = [];
+  for (const t of nb.match(TOKEN_RE) ?? []) {
+    let id = TOK.get(t);
+    if (id === undefined) TOK.set(t, (id = TOK.size));
+    tokMark = grow(tokMark, id);
+    if (tokMark[id] === g) continue;
+    tokMark[id] = g;
+    out.push(id);
+  }
+  return Int32Array.from(out);
+}
+function trigramIds(nb: string): Int32Array {
+  const g = ++gen;
+  const out: number[] = [];
   const s = squeeze(nb);
-  if (s.length < 3) return s ? post(ids, lists, last, s as TriKey, doc) : 0;
-  let n = 0;
-  for (let i = 0; i + 3 <= s.length; i++) n += post(ids, lists, last, triKey(s, i) as TriKey, doc);
-  return n;
+  const add = (k: TriKey) => {
+    let id = TRI.get(k);
+    if (id === undefined) TRI.set(k, (id = TRI.size));
+    triMark = grow(triMark, id);
+    if (triMark[id] === g) return;
+    triMark[id] = g;
+    out.push(id);
+  };
+  if (s.length < 3) {
+    if (s) add(s);
+  } else for (let i = 0; i + 3 <= s.length; i++) add(triKey(s, i));
+  return Int32Array.from(out);
+}
+function docFeat(d: CorpusDoc): DocFeat {
+  const key = `${d.title}\0${d.content}`;
+  let f = FEATS.get(key);
+  if (!f) {
+    const cnb = normB(d.content);
+    const tnb = normB(d.title);
+    f = { tnb, ctok: tokenIds(cnb), ctri: trigramIds(cnb), ttok: tokenIds(tnb), ttri: trigramIds(tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
+    FEATS.set(key, f);
+  }
+  return f;
+}
+function postAll(lists: number[][], ids: Int32Array, doc: number): void {
+  for (let k = 0; k < ids.length; k++) (lists[ids[k]!] ??= []).push(doc);
 }
 
 let lastPrepared: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
@@ -188,19 +240,24 @@ export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
   docs.forEach((d, i) => {
     for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
   });
-  const tokIds = new Map<string, number>();
-  const triIds = new Map<TriKey, number>();
+  if (FEATS.size > 4 * docs.length + 10_000 || TOK.size + TRI.size > 20_000_000) {
+    // Start over with new maps: corpora prepared before keep theirs, so their ids stay valid.
+    FEATS = new Map();
+    TOK = new Map();
+    TRI = new Map();
+  }
   const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
-  // Per list, the last doc posted under each key: dedupes without a Set per document.
-  const last = { tok: [] as number[], tri: [] as number[], titleTok: [] as number[], titleTri: [] as number[] };
   const feats = docs.map((d, i) => {
-    const cnb = normB(d.content);
-    const tnb = normB(d.title);
-    const content: Sized = { nb: '', tok: { size: postTokens(tokIds, postings.tok, last.tok, cnb, i) }, tri: { size: postTrigrams(triIds, postings.tri, last.tri, cnb, i) } };
-    const title: Sized = { nb: tnb, tok: { size: postTokens(tokIds, postings.titleTok, last.titleTok, tnb, i) }, tri: { size: postTrigrams(triIds, postings.titleTri, last.titleTri, tnb, i) } };
-    return { title, content, hash: sha256(cnb), stance: stanceOf(cnb) };
+    const f = docFeat(d);
+    postAll(postings.tok, f.ctok, i);
+    postAll(postings.tri, f.ctri, i);
+    postAll(postings.titleTok, f.ttok, i);
+    postAll(postings.titleTri, f.ttri, i);
+    const content: Sized = { nb: '', tok: { size: f.ctok.length }, tri: { size: f.ctri.length } };
+    const title: Sized = { nb: f.tnb, tok: { size: f.ttok.length }, tri: { size: f.ttri.length } };
+    return { title, content, hash: f.hash, stance: f.stance };
   });
-  return { docs, byAlias, feats, tokIds, triIds, postings };
+  return { docs, byAlias, feats, tokIds: TOK, triIds: TRI, postings };
 }
 
 function countOverlaps<K>(ids: Map<K, number>, lists: number[][], items: Set<K>, out: Uint16Array): void {
