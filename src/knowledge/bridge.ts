@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Task } from '../core/types.js';
 import { builtinSources, loadCorpus } from './corpus.js';
 import { buildKeywordIndex } from './keywordIndex.js';
+import { watchCorpus } from './ledger/corpusDocs.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from './root.js';
 import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
@@ -39,7 +40,10 @@ function slug(x: string): string {
 }
 
 function rootFor(repoPath: string): WorkflowRoot {
-  return resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+  const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+  // The daemon lives long: watch the corpus so reconciling a run stats only the files that changed.
+  watchCorpus(root.workflowDir);
+  return root;
 }
 
 const MAX_SPECS = 5;

@@ -61,7 +61,7 @@ function acquireKernelLock(path: string, timeoutMs: number): () => void {
       }
       if (Date.now() > deadline) {
         db.close();
-        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the corpus lock ${path}; another writer holds it.`);
+        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`);
       }
       sleepSync(1 + Math.floor(Math.random() * 4));
     }
@@ -128,7 +128,7 @@ function acquireFileLock(target: string, deadline: number): () => void {
       }
       continue;
     }
-    if (Date.now() > deadline) throw new MaestroError('LOCK_TIMEOUT', `Timed out waiting for ${path} (held by pid ${rec && rec !== 'unparseable' ? rec.pid : '?'}).`);
+    if (Date.now() > deadline) throw new MaestroError('LOCK_TIMEOUT', `Timed out waiting for ${path} (held by pid ${rec && rec !== 'unparseable' ? rec.pid : '?'}). Nothing was written: check that process, or retry once it exits (a dead owner's lock is reclaimed; an unreadable one after ${LOCK_STALE_MS / SECOND} s).`);
     sleepSync(RETRY_MS);
   }
 }

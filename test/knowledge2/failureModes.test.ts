@@ -2,10 +2,11 @@
  * Seed 000 §11.1, row by row: each failure is produced for real and the
  * recovery the table promises is shown. Plus the two multi-process cases of
  * the issue: 4 processes promoting into one spec file, and kill -9 between
- * the spec write and the receipt.
+ * the spec write and the receipt. The row → test map is in
+ * src/knowledge/LIFECYCLE.md ("Failure modes").
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, type Project } from '../helpers/knowledge2.js';
@@ -20,6 +21,7 @@ import { parseSpecText } from '../../src/knowledge/specParser.js';
 import { appendSpecEntry } from '../../src/knowledge/specWriter.js';
 
 const WORKER = join(import.meta.dirname, 'promoteWorker.ts');
+const HOLDER = join(import.meta.dirname, 'lockHolder.ts');
 
 /** A session with one sealed run holding one staged spec candidate. */
 function sealedSession(p: Project, sid: string, content: string, rid = 'run-1'): string {
@@ -122,6 +124,41 @@ describe('seed 000 §11.1 failure modes', () => {
     const entries = specEntries(p);
     expect(entries).toHaveLength(2 + 4);
     expect(new Set(entries.map((e) => e.sid)).size).toBe(6);
+  });
+
+  it('lock timeout fails closed (nothing written); once the holder is gone its lock is reclaimed and a retry promotes once', async () => {
+    const p = project();
+    const id = sealedSession(p, 's-1', 'Queue consumers acknowledge only after the side effect is durable.');
+    const file = join(p.root.workflowDir, 'specs', 'coding-conventions.md');
+    const before = readFileSync(file, 'utf8');
+    // Another process (think: a second session promoting) holds the lock of this spec file.
+    const holder = spawn(process.execPath, ['--import', 'tsx', HOLDER, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((resolve) => holder.on('exit', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      holder.stdout!.on('data', (d) => ((out += d), out.includes('held') && resolve()));
+      holder.on('exit', (code) => reject(new Error(`lock holder exited early (${code})`)));
+    });
+    let err: unknown;
+    try {
+      promote(p.root, 's-1', { candidates: [id], lockTimeoutMs: 300 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    expect((err as Error).message).toMatch(/Timed out after 300 ms waiting for the corpus lock .*\.maestro-corpus\.lock; another writer holds it\. Nothing was written/);
+    // Fail closed: the spec file is byte for byte what it was; the candidate is not promoted.
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readPromotions(runSource(p.root, 's-1', 'run-1').dir)?.entries[id]).toBeUndefined();
+    // The holder dies without releasing anything: its <file>.lock stays behind, its kernel lock goes with it.
+    holder.kill('SIGKILL');
+    await exited;
+    expect(existsSync(`${file}.lock`)).toBe(true);
+    // Retry: the dead owner's lock is reclaimed, the receipt is still fresh, and the entry is written once.
+    const res = promote(p.root, 's-1', { candidates: [id], lockTimeoutMs: 2000 });
+    expect(res.promoted).toEqual([{ candidate_id: id, target: 'spec', promoted_id: expect.stringMatching(/^S-\d{8}-[a-f0-9]{16}$/), outcome: 'created', supersedes: null }]);
+    expect(specEntries(p).filter((e) => e.sid === res.promoted[0]!.promoted_id)).toHaveLength(1);
+    expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
   it('corpus changed by a third party after the fence check: the write succeeds; review --refresh rebuilds the receipt', () => {

@@ -50,7 +50,9 @@ export function register(program: Command): void {
   );
   withRoot(session.command('seal <id>').description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
     action(async (id: string, o: RootOpts) => {
-      const r = (await lib()).sealSession((await rootOf(o)), id);
+      const root = await rootOf(o);
+      await (await lib()).warmSessionSemantic(root, id);
+      const r = (await lib()).sealSession(root, id);
       out(o, { schema: 'run-response/1.0', ok: true, command: 'session seal', data: r }, `session ${id} ${r.session.status}; backlog ${r.backlog} pending candidate(s)${r.unsealed_runs.length ? `; unsealed runs: ${r.unsealed_runs.join(', ')}` : ''}`);
     }),
   );
@@ -106,6 +108,7 @@ export function register(program: Command): void {
     action(async (sid: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
       const root = (await rootOf(o));
       let resolved: unknown = null;
+      if (o.refresh || o.resolve || o.resolveAll) await (await lib()).warmSessionSemantic(root, sid);
       if (o.resolve || o.resolveAll) {
         if (!o.as) throw new MaestroError('BAD_INPUT', '--resolve needs --as duplicate|related|conflict|supersede|unique.');
         if (o.refresh) (await lib()).review(root, sid, { refresh: true });
@@ -124,7 +127,9 @@ export function register(program: Command): void {
       .option('--all', 'every eligible pending candidate of the session'),
   ).action(
     action(async (sid: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
-      const r = (await lib()).promote((await rootOf(o)), sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
+      const root = await rootOf(o);
+      await (await lib()).warmSessionSemantic(root, sid);
+      const r = (await lib()).promote(root, sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
       const lines = [
         ...r.promoted.map((p) => `${p.outcome} ${p.promoted_id} from ${p.candidate_id}${p.supersedes ? ` (supersedes ${p.supersedes})` : ''}`),
         ...r.already_promoted.map((p) => `already promoted ${p.candidate_id} → ${p.promoted_id}`),
@@ -164,19 +169,24 @@ export function addRunLifecycleCommands(run: Command): void {
   );
   withRoot(run.command('complete <run>').description('Stage accepted decisions / locked constraints from report.md as pending candidates and reconcile.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
-      const r = (await lib()).completeRun((await rootOf(o)), o.session, rid);
+      const root = await rootOf(o);
+      await (await lib()).warmSessionSemantic(root, o.session);
+      const r = (await lib()).completeRun(root, o.session, rid);
       out(o, r, `run ${rid} completed; candidates: ${r.candidate_ids.join(', ') || 'none'}; unique ${r.reconciliation.unique}, review required ${r.reconciliation.review_required}, suppressed ${r.reconciliation.suppressed}`);
     }),
   );
   withRoot(run.command('check <run>').description('Reconcile the run and print the finish checklist.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
-      const r = (await lib()).checkRun((await rootOf(o)), o.session, rid);
+      const root = await rootOf(o);
+      await (await lib()).warmSessionSemantic(root, o.session);
+      const r = (await lib()).checkRun(root, o.session, rid);
       out(o, { counts: r.receipt.counts, warnings: r.warnings, candidate_snapshot_hash: r.receipt.candidate_snapshot_hash, corpus_fingerprint: r.receipt.corpus_fingerprint }, [`run ${rid}: ${r.receipt.counts.candidates} candidate(s), receipt fresh`, ...r.warnings.map((w) => `warning: ${w}`)].join('\n'));
     }),
   );
   withRoot(run.command('seal <run>').description('Seal a run: it and its ledger become immutable.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
       const root = (await rootOf(o));
+      await (await lib()).warmSessionSemantic(root, o.session);
       const r = (await lib()).sealRun(root, o.session, rid);
       const ledger = (await lib()).readLedger((await lib()).runSource(root, o.session, rid).ledgerPath);
       out(o, { ...r, ledger_revision: ledger?.revision ?? null }, `run ${rid} sealed; ${r.suppressed} exact duplicate(s) suppressed; ${r.pending} pending`);

@@ -8,10 +8,11 @@
  * without `--force` (the race seed 000 §9 leaves open).
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic } from '../atomic.js';
-import { knowhowSource, loadCorpus, specSource } from '../corpus.js';
+import { effectiveDeprecated, knowhowSource, loadCorpus, specSource } from '../corpus.js';
+import { parseKnowhowText } from '../knowhowParser.js';
 import type { KnowledgeEntry } from '../entry.js';
 import { readLedger } from '../ledger/ledger.js';
 import { normA, sha256 } from '../ledger/recipes.js';
@@ -78,8 +79,8 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
   if (opts.apply && !opts.prune) throw new MaestroError('BAD_INPUT', '--apply requires --prune (review the plan first).');
   const now = opts.now ?? new Date();
   const findings: Finding[] = [];
-  const add = (store: Finding['store'], priority: Finding['priority'], subtype: string, target: string, evidence: string, recommended_action: Finding['recommended_action']) =>
-    findings.push({ id: stableId('KAU', store, subtype, target), store, priority, subtype, target, evidence, recommended_action });
+  const add = (store: Finding['store'], priority: Finding['priority'], subtype: string, target: string, evidence: string, recommended_action: Finding['recommended_action'], ...idParts: string[]) =>
+    findings.push({ id: stableId('KAU', store, subtype, target, ...idParts), store, priority, subtype, target, evidence, recommended_action });
 
   const c = loadCorpus([specSource(root), knowhowSource(root)]);
   const entries = c.entries.filter((e) => e.scope === 'project');
@@ -115,6 +116,41 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
       if (seen.has(cur)) break;
       seen.add(cur);
     }
+  }
+  const deprecatedNow = effectiveDeprecated(entries);
+  // Knowhow metadata and code references (read from each file's own frontmatter).
+  const knowhowInvalid = new Set<string>();
+  if (scope !== 'spec')
+    for (const e of knowhow) {
+      let text: string;
+      try {
+        text = readFileSync(e.file, 'utf8');
+      } catch {
+        continue;
+      }
+      const doc = parseKnowhowText(text, e.file);
+      const fm = doc.frontmatter.data;
+      const missing = ['title', 'type'].filter((k) => typeof fm[k] !== 'string' || !(fm[k] as string).trim());
+      if (missing.length) {
+        knowhowInvalid.add(e.file);
+        add('knowhow', 'P1', 'missing-required-metadata', key(e), `${rel(e.file)} has no ${missing.join(' or ')} in its frontmatter`, 'review');
+      }
+      if (deprecatedNow.has(e.id)) continue; // a retired document may point at retired code
+      for (const ref of doc.codePaths) {
+        const ghost = ghostReference(root.projectDir, ref);
+        if (ghost) add('knowhow', 'P1', 'ghost-code-reference', key(e), `${rel(e.file)}: ${ghost}`, 'review', ref);
+      }
+    }
+  // Stale active specs: freshness 2^(−age/60 d) (the spec half-life of FORMATS §5.1) below 0.5.
+  if (scope !== 'knowhow') {
+    const stale = specs
+      .filter((e) => e.declaredStatus === 'active' && !deprecatedNow.has(e.id) && e.date)
+      .map((e) => ({ e, f: freshnessOf(e.date!, now) }))
+      .filter((x) => x.f !== null && x.f < 0.5)
+      .map((x) => key(x.e))
+      .sort();
+    if (stale.length)
+      add('spec', 'P2', 'stale-active-observation', 'spec-store', `${stale.length} active entr${stale.length === 1 ? 'y has' : 'ies have'} freshness below 0.5 (dated more than ${SPEC_HALF_LIFE_DAYS} days ago): ${stale.slice(0, 10).join(', ')}${stale.length > 10 ? ` (+${stale.length - 10} more)` : ''}`, 'observe', ...stale);
   }
   // Exact duplicates among active entries: canonical = lowest id.
   for (const group of [specs, knowhow]) {
@@ -199,7 +235,7 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
     scope,
     generated_at: now.toISOString(),
     spec_health: { total: specs.length, active: specs.filter((e) => e.declaredStatus === 'active').length, deprecated: specs.filter((e) => e.declaredStatus !== 'active').length, findings: c.findings.filter((f) => !f.file.includes('/knowhow/')).length },
-    knowhow: { total: knowhow.length, active: knowhow.filter((e) => e.declaredStatus === 'active').length, deprecated: knowhow.filter((e) => e.declaredStatus !== 'active').length, invalid: new Set(c.findings.filter((f) => f.file.includes('/knowhow/')).map((f) => f.file)).size },
+    knowhow: { total: knowhow.length, active: knowhow.filter((e) => e.declaredStatus === 'active').length, deprecated: knowhow.filter((e) => e.declaredStatus !== 'active').length, invalid: new Set([...c.findings.filter((f) => f.file.includes('/knowhow/')).map((f) => f.file), ...knowhowInvalid]).size },
     usage: { consumed_total: total, distinct: counts.length, top10_share: top10, gini: g },
     pipeline,
     findings,
@@ -214,6 +250,48 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
     result.applied = applyPlan(root, plan, now);
   }
   return result;
+}
+
+const SPEC_HALF_LIFE_DAYS = 60;
+const DAY_MS = 86_400_000;
+
+/** 2^(−ageDays/60) for a spec entry's date; null when the date does not parse. */
+function freshnessOf(date: string, now: Date): number | null {
+  const t = Date.parse(date);
+  if (!Number.isFinite(t)) return null;
+  return Math.pow(2, -Math.max(0, now.getTime() - t) / DAY_MS / SPEC_HALF_LIFE_DAYS);
+}
+
+/**
+ * Why a knowhow `codePaths` / `relatedPaths` reference is a ghost, or null.
+ * Forms: `path`, `path:12` / `path#L12` (line anchors: the file must exist),
+ * `path#Symbol` / `path::Symbol` / `path:Symbol` (the file must exist and name
+ * the symbol as a whole word). Only references inside the project are
+ * checked; URLs and globs are not.
+ */
+export function ghostReference(projectDir: string, ref: string): string | null {
+  const r = ref.trim();
+  if (!r || /^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /[*?[\]{}]/.test(r)) return null;
+  const m = /^(.*?)(?:(?:#|::?)(.+))?$/.exec(r)!;
+  let path = m[1]!;
+  let anchor = m[2]?.trim() ?? '';
+  if (!path) return null;
+  if (/^L?\d+(?:-L?\d+)?$/.test(anchor)) anchor = '';
+  const abs = isAbsolute(path) ? path : resolve(projectDir, path);
+  const inside = relative(projectDir, abs);
+  if (inside.startsWith('..') || isAbsolute(inside)) return null;
+  path = inside || '.';
+  if (!existsSync(abs)) return `references ${path}, which does not exist`;
+  if (!anchor) return null;
+  anchor = anchor.split('.').pop()!; // `Class.method` → method
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch {
+    return null; // a directory or unreadable: the path exists, the symbol cannot be checked
+  }
+  const word = new RegExp(`(^|[^\\p{L}\\p{N}_$])${anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}_$])`, 'u');
+  return word.test(text) ? null : `references ${anchor} in ${path}, which no longer names it`;
 }
 
 function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): AuditResult['applied'] {

@@ -6,9 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FABRIC, FABRIC_RID, FABRIC_SID, project } from '../../../test/helpers/knowledge2.js';
 import { freshness, readReceipt, readSourceState, reconcileSource, runSource } from '../reconcile/receipt.js';
+import { configureSemantic } from '../reconcile/semantic.js';
 import { parseReport, reportDrafts } from '../session/report.js';
 import { clearCorpusCache, readCorpus } from './corpusDocs.js';
 import { readLedger } from './ledger.js';
@@ -18,6 +19,10 @@ const RUN = join(FABRIC, '.workflow', 'sessions', FABRIC_SID, 'runs', FABRIC_RID
 const published = JSON.parse(readFileSync(join(RUN, 'knowledge-reconciliation.json'), 'utf8'));
 
 describe('FORMATS §7.3 golden values', () => {
+  // The published receipt is lexical ("semantic-delta/1.0"): compare without an embedder, whatever the environment says.
+  beforeAll(() => configureSemantic(null));
+  afterAll(() => configureSemantic(undefined));
+
   it('candidate ids follow the recipe (title is not part of the id)', () => {
     expect(candidateId('spec', 'Expose Fabric bind fencing generations as numeric inputs (default 1) instead of hardcoding')).toBe('KDC-0acd2a63ab4f9f01');
     // normA: case and whitespace do not change the id; the target does.

@@ -45,7 +45,7 @@ function crashPoint(candidateId: string): void {
   if (process.env.MAESTRO_KNOWLEDGE_CRASH_AFTER_WRITE === candidateId) process.kill(process.pid, 'SIGKILL');
 }
 
-export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: string[]; all?: boolean; now?: Date; /** Test seam: runs after every gate passed, before the first write. */ afterGates?: () => void }): PromotionResult {
+export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: string[]; all?: boolean; now?: Date; /** How long to wait for the corpus lock (default LOCK_TIMEOUT_MS, 10 s). */ lockTimeoutMs?: number; /** Test seam: runs after every gate passed, before the first write. */ afterGates?: () => void }): PromotionResult {
   readSession(root, sid);
   const now = opts.now ?? new Date();
   const res: PromotionResult = { schema: 'knowledge-promotion-result/1.0', session_id: sid, promoted: [], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
@@ -121,7 +121,7 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
     }
     if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
     const supersedes = resuming ? prior.supersedes : entry.disposition === 'supersede_candidate' ? entry.canonical_id : null;
-    res.promoted.push(promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs));
+    res.promoted.push(promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts.lockTimeoutMs));
   }
   return res;
 }
@@ -134,7 +134,23 @@ function findPromoted(root: WorkflowRoot, sid: string, id: string): string | nul
   throw new MaestroError('BAD_INPUT', `Candidate ${id} is not pending in session ${sid}.`);
 }
 
-function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs']): PromotionResult['promoted'][number] {
+function specFileOf(root: WorkflowRoot, cand: LedgerCandidate): string {
+  const category = cand.category && isCategory(cand.category) ? cand.category : 'learning';
+  return join(specDirs(root).find((d) => d.scope === 'project')!.dir, targetFileFor(category));
+}
+
+/**
+ * One candidate, start to finish, under the corpus lock (the spec file's, or
+ * the namespace's for knowhow): waiting for it is bounded by `lockTimeoutMs`,
+ * and a timeout fails closed before anything of this candidate is written
+ * (seed 000 §11.1). The nested locks of the writers are re-entrant.
+ */
+function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], lockTimeoutMs?: number): PromotionResult['promoted'][number] {
+  const target = cand.target === 'spec' ? specFileOf(root, cand) : join(src.dir, 'knowledge-promotion.json');
+  return withCorpusLock([target], () => promoteOneLocked(root, src, cand, supersedes, prior, now, docs), lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs });
+}
+
+function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs']): PromotionResult['promoted'][number] {
   const hex = cand.candidate_id.slice(4);
   const planned = prior?.planned_id ?? (cand.target === 'spec' ? `S-${ymd(now)}-${hex}` : `tip-${ymd(now)}-${hex}`);
   const contentHash = candidateContentHash(cand.content);
@@ -151,7 +167,7 @@ function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supe
   if (cand.target === 'spec') {
     const category = cand.category && isCategory(cand.category) ? cand.category : 'learning';
     const dir = specDirs(root).find((d) => d.scope === 'project')!;
-    const file = join(dir.dir, targetFileFor(category));
+    const file = specFileOf(root, cand);
     ({ promotedId, outcome } = withCorpusLock([file], () => {
       const parsed = existsSync(file) ? parseSpecText(readFileSync(file, 'utf8'), file) : null;
       if (parsed?.entries.some((e) => e.sid === planned)) return { promotedId: planned, outcome: 'created' as const };

@@ -56,14 +56,29 @@ const TOKEN_RE = /\p{Script=Han}|[\p{L}\p{N}_-]+/gu;
 function tokens(nb: string): Set<string> {
   return new Set(nb.match(TOKEN_RE) ?? []);
 }
-function trigrams(nb: string): Set<string> {
-  const s = nb.replace(/\s+/g, '');
-  if (s.length <= 3) return new Set(s ? [s] : []);
-  const out = new Set<string>();
-  for (let i = 0; i + 3 <= s.length; i++) out.add(s.slice(i, i + 3));
+/**
+ * A trigram as a number, so no substring is allocated: three code units below
+ * 1024 (Latin, Greek, Cyrillic…) pack into 30 bits, a small integer V8 hashes
+ * cheaply; any other trigram is 2^50 + its three UTF-16 code units in 48 bits
+ * (exact in a double, never equal to a packed key). A string shorter than 3
+ * is its own (string) key; a 3-char string's key equals its one window's.
+ */
+type TriKey = number | string;
+const triKey = (s: string, i: number) => {
+  const a = s.charCodeAt(i);
+  const b = s.charCodeAt(i + 1);
+  const c = s.charCodeAt(i + 2);
+  return a < 1024 && b < 1024 && c < 1024 ? (a << 20) | (b << 10) | c : 1125899906842624 + a * 4294967296 + b * 65536 + c;
+};
+const squeeze = (nb: string) => nb.replace(/\s+/g, '');
+function trigrams(nb: string): Set<TriKey> {
+  const s = squeeze(nb);
+  if (s.length < 3) return new Set(s ? [s] : []);
+  const out = new Set<TriKey>();
+  for (let i = 0; i + 3 <= s.length; i++) out.add(triKey(s, i));
   return out;
 }
-function overlap(a: Set<string>, b: Set<string>): number {
+function overlap<T>(a: Set<T>, b: Set<T>): number {
   const [small, big] = a.size <= b.size ? [a, b] : [b, a];
   let n = 0;
   for (const x of small) if (big.has(x)) n++;
@@ -73,7 +88,7 @@ function overlap(a: Set<string>, b: Set<string>): number {
 export interface Feat {
   nb: string;
   tok: Set<string>;
-  tri: Set<string>;
+  tri: Set<TriKey>;
 }
 export function feat(text: string): Feat {
   const nb = normB(text);
@@ -131,23 +146,90 @@ export interface PreparedCorpus {
   byAlias: Map<string, number>;
   /** Interned tokens and trigrams (separate id spaces). */
   tokIds: Map<string, number>;
-  triIds: Map<string, number>;
+  triIds: Map<TriKey, number>;
   postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
 }
 
-function post(ids: Map<string, number>, lists: number[][], items: Set<string>, doc: number): void {
-  for (const x of items) {
-    let id = ids.get(x);
-    if (id === undefined) ids.set(x, (id = ids.size));
-    (lists[id] ??= []).push(doc);
+/**
+ * Interned keys, shared by every prepared corpus of this process, and each
+ * document's unique key ids cached by its (title, content): after one file
+ * changes, preparing the corpus again tokenizes only that file's documents and
+ * rebuilds the postings from integers. Reset when it grows far past the corpus.
+ */
+let TOK = new Map<string, number>();
+let TRI = new Map<TriKey, number>();
+interface DocFeat {
+  tnb: string;
+  ctok: Int32Array;
+  ctri: Int32Array;
+  ttok: Int32Array;
+  ttri: Int32Array;
+  hash: string;
+  stance: Stance;
+}
+let FEATS = new Map<string, DocFeat>();
+/** Generation marks per key id: dedupe a document's keys without a Set. */
+let tokMark = new Int32Array(1 << 16);
+let triMark = new Int32Array(1 << 16);
+let gen = 0;
+
+function grow(a: Int32Array<ArrayBuffer>, id: number): Int32Array<ArrayBuffer> {
+  if (id < a.length) return a;
+  const b = new Int32Array(Math.max(a.length * 2, id + 1));
+  b.set(a);
+  return b;
+}
+function tokenIds(nb: string): Int32Array {
+  const g = ++gen;
+  const out: number[] = [];
+  for (const t of nb.match(TOKEN_RE) ?? []) {
+    let id = TOK.get(t);
+    if (id === undefined) TOK.set(t, (id = TOK.size));
+    tokMark = grow(tokMark, id);
+    if (tokMark[id] === g) continue;
+    tokMark[id] = g;
+    out.push(id);
   }
+  return Int32Array.from(out);
+}
+function trigramIds(nb: string): Int32Array {
+  const g = ++gen;
+  const out: number[] = [];
+  const s = squeeze(nb);
+  const add = (k: TriKey) => {
+    let id = TRI.get(k);
+    if (id === undefined) TRI.set(k, (id = TRI.size));
+    triMark = grow(triMark, id);
+    if (triMark[id] === g) return;
+    triMark[id] = g;
+    out.push(id);
+  };
+  if (s.length < 3) {
+    if (s) add(s);
+  } else for (let i = 0; i + 3 <= s.length; i++) add(triKey(s, i));
+  return Int32Array.from(out);
+}
+function docFeat(d: CorpusDoc): DocFeat {
+  const key = `${d.title}\0${d.content}`;
+  let f = FEATS.get(key);
+  if (!f) {
+    const cnb = normB(d.content);
+    const tnb = normB(d.title);
+    f = { tnb, ctok: tokenIds(cnb), ctri: trigramIds(cnb), ttok: tokenIds(tnb), ttri: trigramIds(tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
+    FEATS.set(key, f);
+  }
+  return f;
+}
+function postAll(lists: number[][], ids: Int32Array, doc: number): void {
+  for (let k = 0; k < ids.length; k++) (lists[ids[k]!] ??= []).push(doc);
 }
 
 let lastPrepared: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
 
 /** prepareCorpus, reused while the corpus fingerprint (and so every document) is unchanged. */
 export function preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
-  if (lastPrepared?.key === fingerprint && lastPrepared.docs.length === docs.length) return lastPrepared.pc;
+  // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.
+  if (lastPrepared?.key === fingerprint && lastPrepared.docs === docs) return lastPrepared.pc;
   const pc = prepareCorpus(docs);
   lastPrepared = { key: fingerprint, docs, pc };
   return pc;
@@ -158,23 +240,27 @@ export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
   docs.forEach((d, i) => {
     for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
   });
-  const tokIds = new Map<string, number>();
-  const triIds = new Map<string, number>();
+  if (FEATS.size > 4 * docs.length + 10_000 || TOK.size + TRI.size > 20_000_000) {
+    // Start over with new maps: corpora prepared before keep theirs, so their ids stay valid.
+    FEATS = new Map();
+    TOK = new Map();
+    TRI = new Map();
+  }
   const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
   const feats = docs.map((d, i) => {
-    const content = feat(d.content);
-    const title = feat(d.title);
-    post(tokIds, postings.tok, content.tok, i);
-    post(triIds, postings.tri, content.tri, i);
-    post(tokIds, postings.titleTok, title.tok, i);
-    post(triIds, postings.titleTri, title.tri, i);
-    const size = (f: Feat): Sized => ({ nb: f.nb, tok: { size: f.tok.size }, tri: { size: f.tri.size } });
-    return { title: size(title), content: { nb: '', tok: { size: content.tok.size }, tri: { size: content.tri.size } }, hash: sha256(content.nb), stance: stanceOf(content.nb) };
+    const f = docFeat(d);
+    postAll(postings.tok, f.ctok, i);
+    postAll(postings.tri, f.ctri, i);
+    postAll(postings.titleTok, f.ttok, i);
+    postAll(postings.titleTri, f.ttri, i);
+    const content: Sized = { nb: '', tok: { size: f.ctok.length }, tri: { size: f.ctri.length } };
+    const title: Sized = { nb: f.tnb, tok: { size: f.ttok.length }, tri: { size: f.ttri.length } };
+    return { title, content, hash: f.hash, stance: f.stance };
   });
-  return { docs, byAlias, feats, tokIds, triIds, postings };
+  return { docs, byAlias, feats, tokIds: TOK, triIds: TRI, postings };
 }
 
-function countOverlaps(ids: Map<string, number>, lists: number[][], items: Set<string>, out: Uint16Array): void {
+function countOverlaps<K>(ids: Map<K, number>, lists: number[][], items: Set<K>, out: Uint16Array): void {
   for (const x of items) {
     const id = ids.get(x);
     if (id === undefined) continue;
@@ -300,6 +386,7 @@ export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set
     if (r.exact) ev.push('normalized content hash equal');
     if (r.sameTitle) ev.push('same normalized title');
     ev.push(`lexical ${round(r.s.lexical)}, title ${round(r.s.title)}, composite ${round(r.s.composite)}`);
+    if (r.s.semantic > r.s.lexical) ev.push(`embedding similarity ${round(r.s.semantic)}`);
     if (r.s.relation > 0) ev.push('linked to knowledge this run recorded as input');
     if (r.s.stance === 0) ev.push('opposite normative stance');
     ev.push(`novelty ${round(r.novelty)}`);

@@ -16,7 +16,8 @@ import type { WorkflowRoot } from '../root.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
 import { listRunIds, runDir, sessionDir } from '../session/store.js';
-import { associatedDocs, matchCandidate, preparedFor, type CandidateResult, type MatchOptions, type MatchStats, type PreparedCorpus } from './matcher.js';
+import { associatedDocs, matchCandidate, preparedFor, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
+import { currentMatcherRevision, semanticScorer, type SemanticScorer } from './semantic.js';
 
 export const RECEIPT_SCHEMA = 'knowledge-reconciliation/1.0';
 
@@ -97,11 +98,14 @@ export function freshness(src: Source, receipt: Receipt | null, state: SourceSta
   if (receipt.session_id !== src.sid || receipt.run_id !== src.rid) reasons.push('receipt belongs to another session/run');
   if (receipt.candidate_snapshot_hash !== state.snapshotHash) reasons.push('candidates changed since the receipt');
   if (receipt.corpus_fingerprint !== corpus.fingerprint) reasons.push('project knowledge changed since the receipt');
-  if (receipt.matcher_revision !== MATCHER_REVISION) reasons.push(`matcher revision ${receipt.matcher_revision} ≠ ${MATCHER_REVISION}`);
+  const revision = currentMatcherRevision();
+  if (receipt.matcher_revision !== revision) reasons.push(`matcher revision ${receipt.matcher_revision} ≠ ${revision}`);
   return { state: reasons.length ? 'stale' : 'fresh', reasons };
 }
 
-export interface ReconcileOptions extends MatchOptions {
+export interface ReconcileOptions {
+  /** The semantic signal: a scorer; null = lexical only; absent = the configured embedder, when its vectors are warm (semantic.ts). */
+  semantic?: SemanticScorer | null;
   corpus?: CorpusSnapshot;
   prepared?: PreparedCorpus;
   now?: Date;
@@ -113,8 +117,9 @@ export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceStat
   const stats: MatchStats = { identity: 0, semantic: 0, relation: 0 };
   // Receipts list candidates by id, as the published ones do.
   const ordered = [...state.candidates].sort((a, b) => a.candidate_id.localeCompare(b.candidate_id));
+  const scorer = opts.semantic === undefined ? semanticScorer(pc, ordered) : opts.semantic;
   const results = ordered.map((c) => {
-    const r = matchCandidate(c, pc, assoc, opts, stats);
+    const r = matchCandidate(c, pc, assoc, scorer ? { semantic: (x) => scorer.score(x) } : {}, stats);
     // A confirmed human resolution survives a refresh while its target is still in the corpus.
     const prev = previous?.candidates.find((p) => p.candidate_id === c.candidate_id && p.resolution?.status === 'confirmed');
     if (prev && (prev.canonical_id === null || pc.byAlias.has(prev.canonical_id))) return { ...r, disposition: prev.disposition, promotion_eligibility: prev.promotion_eligibility, canonical_id: prev.canonical_id, resolution: prev.resolution };
@@ -127,9 +132,9 @@ export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceStat
     run_id: src.rid,
     candidate_snapshot_hash: state.snapshotHash,
     corpus_fingerprint: corpus.fingerprint,
-    matcher_revision: MATCHER_REVISION,
+    matcher_revision: scorer?.revision ?? MATCHER_REVISION,
     generated_at: (opts.now ?? new Date()).toISOString(),
-    retrieval: { mode: opts.semantic ? 'hybrid' : 'lexical-kg', embedding_used: Boolean(opts.semantic), candidate_limit: 28, identity_documents: stats.identity, semantic_documents: stats.semantic, relation_documents: stats.relation },
+    retrieval: { mode: scorer ? 'hybrid' : 'lexical-kg', embedding_used: Boolean(scorer), candidate_limit: 28, identity_documents: stats.identity, semantic_documents: stats.semantic, relation_documents: stats.relation },
     counts: {
       candidates: results.length,
       unique: count((r) => r.disposition === 'unique'),

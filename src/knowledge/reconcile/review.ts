@@ -13,6 +13,7 @@ import { readPromotions } from '../promote/promotion.js';
 import { readSession } from '../session/store.js';
 import { markSpecConflict } from '../specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
+import { semanticEmbedder, warmSemantic } from './semantic.js';
 import { freshness, readReceipt, readSourceState, reconcileSource, requireFresh, sessionSources, type Freshness, type Source } from './receipt.js';
 
 const SEVERITY: Record<Disposition, number> = { potential_conflict: 0, supersede_candidate: 1, semantic_duplicate: 2, extends: 3, related: 4, unique: 5, exact_duplicate: 6 };
@@ -196,4 +197,23 @@ export function resolveCandidate(root: WorkflowRoot, sid: string, input: Resolve
 export function resolveAll(root: WorkflowRoot, sid: string, disposition: string, as: string, reason: string): Array<ReturnType<typeof resolveCandidate>> {
   const rows = review(root, sid).candidates.filter((c) => c.disposition === disposition && (c.status === 'pending' || c.status === 'draft'));
   return rows.map((r) => resolveCandidate(root, sid, { candidate: r.candidate_id, as, ...(as !== 'unique' && r.canonical_id ? { target: r.canonical_id } : {}), reason }));
+}
+
+/**
+ * Warms the embedder's vectors for every candidate of the session and the
+ * corpus, so the synchronous reconcile paths can use the semantic signal
+ * (semantic.ts). No-op without a configured embedder; unreadable ledgers are
+ * skipped here and reported by review.
+ */
+export async function warmSessionSemantic(root: WorkflowRoot, sid: string): Promise<number> {
+  if (!semanticEmbedder()) return 0;
+  const cands: Array<{ content: string }> = [];
+  for (const src of sessionSources(root, sid)) {
+    try {
+      cands.push(...readSourceState(src).candidates);
+    } catch {
+      // reported as "missing" by review
+    }
+  }
+  return warmSemantic(root, cands);
 }

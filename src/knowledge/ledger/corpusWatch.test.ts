@@ -1,0 +1,93 @@
+/**
+ * The watched corpus read (corpusWatch.ts): it stats only what the watcher
+ * names, and still sees every write that finished before the read — from
+ * this thread with no event-loop turn in between, and from another process.
+ * When the watcher cannot be trusted (a corpus directory replaced), the read
+ * falls back to the full stat walk and stays exact.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { clearCorpusCache, readCorpus, unwatchCorpus, watchCorpus } from './corpusDocs.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  unwatchCorpus();
+  clearCorpusCache();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const entry = (sid: string, title: string) => `<spec-entry category="coding" keywords="k" date="2026-01-01" sid="${sid}" title="${title}">\n\n### ${title}\n\n${title} says something.\n\n</spec-entry>\n\n`;
+
+function corpus(files = 40): string {
+  const wf = join(mkdtempSync(join(tmpdir(), 'maestro-watch-')), '.workflow');
+  dirs.push(join(wf, '..'));
+  mkdirSync(join(wf, 'specs'), { recursive: true });
+  mkdirSync(join(wf, 'knowhow'), { recursive: true });
+  for (let f = 0; f < files; f++) writeFileSync(join(wf, 'specs', `f${f}.md`), entry(`S-20260101-${f.toString(16).padStart(4, '0')}`, `Rule ${f}`));
+  for (let k = 0; k < files; k++) writeFileSync(join(wf, 'knowhow', `TIP-20260101-t${k}.md`), `---\ntitle: "Tip ${k}"\ntype: tip\n---\n\nTip ${k}.\n`);
+  return wf;
+}
+
+/** Waits out the racy window (files written in the last 50 ms are re-read by design). */
+const settle = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120);
+
+describe('watched corpus reads', () => {
+  it('stat only what changed, and see a write made just before the read (same thread, no loop turn; another process)', () => {
+    const wf = corpus();
+    expect(watchCorpus(wf)).toBe(true);
+    settle();
+    expect(readCorpus(wf).statted).toBe(80); // first answer: the full walk that the watcher then keeps current
+    const quiet = readCorpus(wf);
+    expect(quiet.statted).toBe(0);
+    // Same thread, synchronously, immediately before the read.
+    appendFileSync(join(wf, 'specs', 'f7.md'), entry('S-20260102-0001', 'Appended here'));
+    const a = readCorpus(wf);
+    expect(a.statted).toBe(1);
+    expect(a.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(a.fingerprint).not.toBe(quiet.fingerprint);
+    // A second same-size write right away (same coarse mtime, likely): still seen, because every write is an event.
+    writeFileSync(join(wf, 'specs', 'f8.md'), entry('S-20260101-0008', 'Rule X'));
+    readCorpus(wf);
+    writeFileSync(join(wf, 'specs', 'f8.md'), entry('S-20260101-0008', 'Rule Y'));
+    expect(readCorpus(wf).fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    // Another process, finished before the read starts.
+    settle();
+    execFileSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(join(wf, 'knowhow', 'TIP-20260101-t3.md'))}, '---\\ntitle: "Tip 3"\\ntype: tip\\nstatus: deprecated\\n---\\n\\nTip 3.\\n')`]);
+    const b = readCorpus(wf);
+    expect(b.statted).toBe(1); // the watcher reports every write: no racy re-reads
+    expect(b.parsed).toBe(1);
+    expect(b.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(b.docs.some((d) => d.id === 'knowhow-tip-20260101-t3')).toBe(false);
+    // Created and deleted files.
+    settle();
+    writeFileSync(join(wf, 'specs', 'new.md'), entry('S-20260103-0001', 'New file'));
+    rmSync(join(wf, 'specs', 'f1.md'));
+    const c = readCorpus(wf);
+    expect(c.statted).toBe(2); // new.md, f1.md
+    expect(c.parsed).toBe(1);
+    expect(c.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+  });
+
+  it('a replaced corpus directory falls back to the full walk and stays exact', () => {
+    const wf = corpus(10);
+    watchCorpus(wf);
+    readCorpus(wf);
+    rmSync(join(wf, 'specs'), { recursive: true });
+    mkdirSync(join(wf, 'specs'));
+    writeFileSync(join(wf, 'specs', 'only.md'), entry('S-20260104-0001', 'Only'));
+    const r = readCorpus(wf);
+    expect(r.statted).toBe(11);
+    expect(r.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    // The new directory is watched from now on.
+    settle();
+    readCorpus(wf);
+    appendFileSync(join(wf, 'specs', 'only.md'), entry('S-20260104-0002', 'Second'));
+    const s = readCorpus(wf);
+    expect(s.statted).toBe(1);
+    expect(s.parsed).toBe(1);
+    expect(s.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+  });
+});
