@@ -1,17 +1,18 @@
 /**
  * `maestro observe` (the terminal UI beside Claude Code, or `--once` for
  * scripts) and `maestro wiki maintain | audit | migrate | lint` (wiki upkeep).
+ * The observer is imported inside each action, so registering these commands
+ * costs the other commands nothing.
  */
 import type { Command } from 'commander';
-import { resolveObserverConfig } from '../../observer/config.js';
-import { observeOnce } from '../../observer/observe.js';
-import { fileAudit, listAudits } from '../../observer/upkeep/audit.js';
-import { lintWiki } from '../../observer/upkeep/lint.js';
-import { applyMaintenance, buildMaintenanceReport } from '../../observer/upkeep/maintain.js';
-import { migrateWikiLayout } from '../../observer/upkeep/migrate.js';
 import type { SessionView } from '../../observer/view.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
+
+async function observerConfig() {
+  const { resolveObserverConfig } = await import('../../observer/config.js');
+  return resolveObserverConfig();
+}
 
 function printView(view: SessionView): void {
   const out: string[] = [];
@@ -50,9 +51,10 @@ export function register(program: Command): void {
     .option('--json', 'print JSON (with --once)')
     .action(
       action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
         const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}) };
         if (opts.once || opts.json) {
+          const { observeOnce } = await import('../../observer/observe.js');
           const { view, step } = await observeOnce(config, common);
           if (opts.json) printJson({ session: view, step });
           else printView(view);
@@ -73,7 +75,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { listAudits?: boolean; dryRun?: boolean; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const [{ listAudits }, { applyMaintenance, buildMaintenanceReport }] = await Promise.all([import('../../observer/upkeep/audit.js'), import('../../observer/upkeep/maintain.js')]);
         if (opts.listAudits) {
           const audits = listAudits(config.wikiRoot);
           if (opts.json) return printJson(audits);
@@ -113,7 +116,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (targetId: string, opts: { severity?: string; anchor?: string; note?: string; session?: string; exploration?: string; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const { fileAudit } = await import('../../observer/upkeep/audit.js');
         const audit = fileAudit(
           config.wikiRoot,
           {
@@ -139,7 +143,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { from?: string; dryRun?: boolean; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const { migrateWikiLayout } = await import('../../observer/upkeep/migrate.js');
         const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
         if (opts.json) return printJson(result);
         process.stdout.write(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
@@ -153,7 +158,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const { lintWiki } = await import('../../observer/upkeep/lint.js');
         const result = lintWiki(config.wikiRoot, new Date());
         if (opts.json) printJson(result);
         else {

@@ -89,7 +89,8 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
     const version = hasMeta ? db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() : undefined;
     if (version !== String(INDEX_SCHEMA_VERSION)) dropDerived(db);
     createSchema(db);
-    setVersion(db);
+    // Written only when it changes: a search must not start with a write transaction.
+    if (version !== String(INDEX_SCHEMA_VERSION)) setVersion(db);
   } catch (err) {
     // A corrupt index is only a projection: say so and build a fresh one in memory.
     process.stderr.write(`maestro: knowledge index ${path} is unreadable (${(err as Error).message}); using an in-memory index. Delete the file to rebuild it.\n`);
