@@ -46,7 +46,13 @@ function mayBeJson(v: string): boolean {
   const c = v[i];
   if (c === undefined) return true;
   if (v[0] === '{') return c === '"' || c === '}';
-  return c === '"' || c === '[' || c === '{' || c === ']' || c === '-' || (c >= '0' && c <= '9') || c === 't' || c === 'f' || c === 'n';
+  if (c === 't' || c === 'f' || c === 'n') {
+    // Only the literals true, false and null start with these, followed by a delimiter.
+    const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
+    const next = v[i + word.length];
+    return v.startsWith(word, i) && (next === undefined || next === ',' || next === ']' || next === ' ' || next === '\t' || next === '\n' || next === '\r');
+  }
+  return c === '"' || c === '[' || c === '{' || c === ']' || c === '-' || (c >= '0' && c <= '9');
 }
 
 function parseJson(v: string): FrontValue | undefined {

@@ -173,7 +173,7 @@ function phrase(term: string): string {
 const counts = new WeakMap<Database.Database, { key: string; rows: number; df: Map<string, number> }>();
 const MAX_CACHED_WORDS = 4096;
 function indexCounts(db: Database.Database) {
-  const key = `${String(db.pragma('data_version', { simple: true }))}:${String(prepared(db, 'SELECT total_changes()').pluck().get())}`;
+  const key = `${String(prepared(db, 'PRAGMA data_version').pluck().get())}:${String(prepared(db, 'SELECT total_changes()').pluck().get())}`;
   let c = counts.get(db);
   if (c?.key !== key) {
     c = { key, rows: prepared(db, 'SELECT count(*) FROM entries').pluck().get() as number, df: new Map() };
