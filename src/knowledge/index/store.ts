@@ -147,6 +147,7 @@ function sortDate(e: KnowledgeEntry, mtimeMs: number): number {
 /** From this many files, a build into an empty index defers its secondary indexes. */
 const FRESH_BUILD_MIN_FILES = 500;
 /** Secondary indexes of schema.ts that a first build creates once, at its end. */
+const ALIAS_RUN = 50_000;
 const DEFERRED_INDEXES = ['entries_file', 'entry_tags_tag', 'entry_tags_row', 'aliases_id', 'edges_src', 'edges_dst', 'edges_origin'];
 
 /** Brings the index in step with the files; only changed files are re-read. */
@@ -183,10 +184,20 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
 
   // A first build (nothing indexed yet) of many files: the secondary indexes are
   // dropped and built once at the end (CREATE INDEX sorts once; growing them row
-  // by row costs more), and aliases are inserted in key order. Same tables after.
+  // by row costs more), and aliases are inserted in sorted runs. Same tables after.
   const fresh = removed.length === 0 && changed.length >= FRESH_BUILD_MIN_FILES && db.prepare('SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM entries)').pluck().get() === 0;
   const aliasRows: Array<[string, string]> = [];
-  const addAlias = fresh ? (alias: string, id: string) => void aliasRows.push([alias, id]) : (alias: string, id: string) => void insAlias.run(alias, id);
+  const flushAliases = () => {
+    aliasRows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    for (const [alias, id] of aliasRows) insAlias.run(alias, id);
+    aliasRows.length = 0;
+  };
+  // Sorted runs of a bounded size: most of the benefit of one sort, memory flat however large the corpus.
+  const addAlias = fresh
+    ? (alias: string, id: string) => {
+        if (aliasRows.push([alias, id]) >= ALIAS_RUN) flushAliases();
+      }
+    : (alias: string, id: string) => void insAlias.run(alias, id);
 
   db.transaction(() => {
     if (fresh) for (const name of DEFERRED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
@@ -212,8 +223,7 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
       insFile.run(c.path, c.source.name, c.mtimeMs, c.size, JSON.stringify(c.findings satisfies Finding[]));
     }
     if (fresh) {
-      aliasRows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-      for (const [alias, id] of aliasRows) insAlias.run(alias, id);
+      flushAliases();
       createSchema(db); // re-creates the dropped indexes
     }
     recomputeStatus(db);
