@@ -83,7 +83,11 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
   mkdirSync(opts.workflowDir, { recursive: true });
   let db: Database.Database;
   try {
+    const created = !existsSync(path);
     db = new Database(path);
+    // 8 KB pages for a new file: entries of 1–2 KB pack better than in 4 KB pages (about 5 % smaller).
+    // An existing file keeps its page size (WAL fixes it).
+    if (created) db.pragma('page_size = 8192');
     configure(db, true);
     const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get();
     const version = hasMeta ? db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() : undefined;
