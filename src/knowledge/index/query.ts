@@ -157,6 +157,8 @@ const PRUNE_MIN_MATCHES = 2000;
 interface PrunePlan {
   /** MATCH expression of the rarer words: the documents ranked. */
   essential: string;
+  /** At most this many documents contain a rarer word (the sum of their counts). */
+  essentialMax: number;
   /** Upper bound of the score of a document with none of the rarer words. */
   bound: number;
 }
@@ -209,11 +211,13 @@ function planPruning(db: Database.Database, terms: string[]): PrunePlan | null {
   if (k === byRarity.length) return null;
   const kept = byRarity.slice(0, k);
   if (kept.reduce((a, d) => a + d.df, 0) > 0.5 * total) return null;
-  return { essential: kept.map((d) => phrase(d.t)).join(' OR '), bound: skipped };
+  return { essential: kept.map((d) => phrase(d.t)).join(' OR '), essentialMax: kept.reduce((a, d) => a + d.df, 0), bound: skipped };
 }
 
 /** The best `n` by the full expression among the documents with a rarer word, or null when they cannot be shown to be the best overall. */
 function prunedTop(db: Database.Database, rank: string, match: string, plan: PrunePlan, n: number): Array<{ rowid: number; rank: number }> | null {
+  // Too few documents have a rarer word to fill the window: the check would fail, skip the attempt.
+  if (plan.essentialMax < n) return null;
   // `+rowid` keeps FTS5 from seeking per rowid: the full match is walked once and only the kept rows are ranked.
   const hits = prepared(
     db,
