@@ -6,7 +6,7 @@
  * CLI prints exactly what the API said; a daemon that does not answer is
  * DAEMON_UNREACHABLE with a message saying how to start one.
  */
-import { DEFAULTS } from '../config/config.js';
+import { DEFAULTS } from '../config/defaults.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
 
 export interface ClientOptions {

@@ -1,6 +1,6 @@
 /**
  * Configuration, resolved once and passed down (STYLE §2). Sources, later ones
- * winning: the defaults below, `$MAESTRO_HOME/config.json`, environment
+ * winning: the defaults (defaults.ts), `$MAESTRO_HOME/config.json`, environment
  * variables, command-line flags. Validated in one place with zod; a bad value
  * is refused with the file or variable that holds it.
  */
@@ -10,22 +10,9 @@ import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import { DEFAULTS } from './defaults.js';
 
-const SECOND = 1000;
-
-export const DEFAULTS = {
-  host: '127.0.0.1',
-  port: 4300,
-  /** How long a claim holds without a heartbeat before another may take the task. */
-  leaseMs: 60 * SECOND,
-  /** How often the daemon ticks (claim → spawn/reap → ingest → merge). */
-  tickMs: 1 * SECOND,
-  maxConcurrentRuns: 4,
-  maxConcurrentRunsPerProject: 2,
-  /** Worker slots kept free for conflict runs, ahead of ordinary work. */
-  reservedConflictSlots: 1,
-  logLevel: 'info' as 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent',
-};
+export { DEFAULTS };
 
 const fileSchema = z
   .object({

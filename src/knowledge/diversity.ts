@@ -11,7 +11,7 @@
  *    then lifted), so diversity never returns fewer results than exist;
  * 4. at most one exploration slot (exploration.ts rules), never first.
  */
-import { jaccard, similarityTokens } from './text.js';
+import { similarityTokens } from './text.js';
 
 export const MMR_LAMBDA = 0.88;
 export const EXPLORATION_FLOOR = 0.35;
@@ -65,10 +65,19 @@ export function selectDiverse<T extends Scored>(pool: T[], opts: SelectOptions):
   const selected: Array<Selected<T>> = [];
   const perFamily = new Map<string, number>();
   const max = sorted[0]?.score ?? 1;
-  const tokens = new Map<string, Set<string>>();
+  // Each item's similarity tokens as sorted word numbers: Jaccard is then a merge of two arrays.
+  const words = new Map<string, number>();
+  const tokens = new Map<string, Int32Array>();
   const tok = (t: T) => {
     let s = tokens.get(t.id);
-    if (!s) tokens.set(t.id, (s = similarityTokens(t.text)));
+    if (!s) {
+      s = Int32Array.from(similarityTokens(t.text), (w) => {
+        let n = words.get(w);
+        if (n === undefined) words.set(w, (n = words.size));
+        return n;
+      }).sort();
+      tokens.set(t.id, s);
+    }
     return s;
   };
   const remaining = new Set(sorted);
@@ -104,7 +113,7 @@ export function selectDiverse<T extends Scored>(pool: T[], opts: SelectOptions):
     if (useMmr) {
       const bt = tok(best);
       for (const t of remaining) {
-        const sim = jaccard(tok(t), bt);
+        const sim = jaccardSorted(tok(t), bt);
         if (sim > (maxSim.get(t) ?? 0)) maxSim.set(t, sim);
       }
     }
@@ -119,6 +128,23 @@ export function selectDiverse<T extends Scored>(pool: T[], opts: SelectOptions):
     }
   }
   return selected;
+}
+
+/** `jaccard` of two sets given as sorted arrays of distinct numbers (the same value). */
+function jaccardSorted(a: Int32Array, b: Int32Array): number {
+  if (a.length === 0 && b.length === 0) return 0;
+  let inter = 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i]! === b[j]!) {
+      inter++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return inter / (a.length + b.length - inter);
 }
 
 function firstEligible<T extends Scored>(remaining: Set<T>, perFamily: Map<string, number>, cap: number): T | undefined {

@@ -39,20 +39,44 @@ function unquote(v: string): string {
   return v;
 }
 
+/** False when `v` (starting with [ or {) cannot be JSON: its first value character is one no JSON value starts with. */
+function mayBeJson(v: string): boolean {
+  let i = 1;
+  while (i < v.length && (v[i] === ' ' || v[i] === '\t' || v[i] === '\n' || v[i] === '\r')) i++;
+  const c = v[i];
+  if (c === undefined) return true;
+  if (v[0] === '{') return c === '"' || c === '}';
+  if (c === 't' || c === 'f' || c === 'n') {
+    // Only the literals true, false and null start with these, followed by a delimiter.
+    const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
+    const next = v[i + word.length];
+    return v.startsWith(word, i) && (next === undefined || next === ',' || next === ']' || next === ' ' || next === '\t' || next === '\n' || next === '\r');
+  }
+  return c === '"' || c === '[' || c === '{' || c === ']' || c === '-' || (c >= '0' && c <= '9');
+}
+
+function parseJson(v: string): FrontValue | undefined {
+  try {
+    return JSON.parse(v) as FrontValue;
+  } catch {
+    return undefined;
+  }
+}
+
 function scalar(raw: string): FrontValue {
   const v = raw.trim();
   if (v === '') return '';
   if (v.startsWith('[') || v.startsWith('{')) {
-    try {
-      return JSON.parse(v) as FrontValue;
-    } catch {
-      if (v.startsWith('[') && v.endsWith(']')) {
-        return v
-          .slice(1, -1)
-          .split(',')
-          .map((s) => unquote(s.trim()))
-          .filter((s) => s !== '');
-      }
+    // A flow list of bare words (`[a, b]`, the usual tags line) is not JSON: the
+    // parse is skipped rather than left to throw (a thrown error costs more than the rest of the file).
+    const json = mayBeJson(v) ? parseJson(v) : undefined;
+    if (json !== undefined) return json;
+    if (v.startsWith('[') && v.endsWith(']')) {
+      return v
+        .slice(1, -1)
+        .split(',')
+        .map((s) => unquote(s.trim()))
+        .filter((s) => s !== '');
     }
   }
   if (v === 'true') return true;

@@ -105,3 +105,98 @@ export function proximityBoost(q: ProximityQuery, fields: { title: string; summa
   }
   return 1 + PROXIMITY_MAX_BOOST * total;
 }
+
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const CJK_TERM = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/;
+const SLICE = 16_000;
+
+/**
+ * `proximityBoost` and `coverageFactor` of one candidate in one pass: each
+ * field is lowercased and split once and both read the same tokens (search.ts
+ * calls this for every candidate). Returns exactly what the two functions
+ * return; an entry with a title or summary past 16 000 characters (where
+ * their slicing differs) takes the two functions themselves.
+ */
+export function rescoreFactors(q: ProximityQuery | null, stems: Set<string>, fields: { title: string; summary: string; body: string; tags: string[] }): { proximity: number; coverage: number } {
+  const cover = stems.size >= 2;
+  if (!q && !cover) return { proximity: 1, coverage: 1 };
+  if (fields.title.length > SLICE || fields.summary.length > SLICE) return { proximity: q ? proximityBoost(q, fields) : 1, coverage: coverageFactor(stems, fields) };
+  const wanted = q ? q.terms : stems;
+  const same = !q || (cover && sameSet(q.terms, stems));
+  const prefixes = new Set<string>();
+  for (const w of wanted) prefixes.add(w.slice(0, 3));
+  if (!same) for (const w of stems) prefixes.add(w.slice(0, 3));
+  const found = new Set<string>();
+  let total = 0;
+  const keys = new Set<number>();
+  for (const p of prefixes) keys.add(prefixKey(p, 0, p.length));
+  const scan = (text: string, weight: number) => {
+    const pos = q && weight > 0 ? new Map<string, number[]>() : null;
+    let i = 0;
+    // The tokens of `text.split(/[^\p{L}\p{N}]+/u)` without building them: only a
+    // token whose first three code units are a wanted prefix is cut out and stemmed.
+    const n = text.length;
+    let at = 0;
+    while (at < n) {
+      while (at < n && !isWordAt(text, at)) at += unitLength(text, at);
+      if (at >= n) break;
+      const start = at;
+      while (at < n && isWordAt(text, at)) at += unitLength(text, at);
+      const index = i++;
+      if (!keys.has(prefixKey(text, start, at))) continue;
+      const s = stem(text.slice(start, at));
+      if (cover && stems.has(s)) found.add(s);
+      if (pos && q!.terms.has(s)) {
+        let list = pos.get(s);
+        if (!list) pos.set(s, (list = []));
+        list.push(index);
+      }
+    }
+    if (pos) {
+      let hit = 0;
+      for (const [a, b] of q!.pairs) if (near(pos.get(a), pos.get(b))) hit++;
+      total += weight * (hit / q!.pairs.length);
+    }
+  };
+  const title = fields.title.toLowerCase();
+  const summary = fields.summary.toLowerCase();
+  const tags = fields.tags.join(' ').toLowerCase();
+  const body = fields.body.slice(0, SLICE).toLowerCase();
+  // Proximity skips an empty field; coverage reads every field.
+  scan(title, fields.title ? FIELD_WEIGHT.title : 0);
+  scan(summary, fields.summary ? FIELD_WEIGHT.summary : 0);
+  if (cover) scan(tags, 0);
+  scan(body, fields.body ? FIELD_WEIGHT.body : 0);
+  let coverage = 1;
+  if (cover) {
+    for (const s of stems) if (CJK_TERM.test(s) && `${title} ${summary} ${tags} ${body}`.includes(s)) found.add(s);
+    coverage = 0.65 + (0.35 * found.size) / stems.size;
+  }
+  return { proximity: q ? 1 + PROXIMITY_MAX_BOOST * total : 1, coverage };
+}
+
+function sameSet(a: Set<string>, b: Set<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+/** The first three UTF-16 code units of text[start, end) as one number (0 pads a shorter token; 0 is never a word character). */
+function prefixKey(text: string, start: number, end: number): number {
+  const c0 = text.charCodeAt(start);
+  const c1 = start + 1 < end ? text.charCodeAt(start + 1) : 0;
+  const c2 = start + 2 < end ? text.charCodeAt(start + 2) : 0;
+  return c0 * 4294967296 + c1 * 65536 + c2;
+}
+
+function unitLength(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return c >= 0xd800 && c <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+}
+
+/** Whether the code point at `at` is a letter or a number (\p{L} or \p{N}), with an ASCII fast path. */
+function isWordAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(at)!));
+}

@@ -11,7 +11,7 @@ import { bumpExposure, readExposure } from './index/exposure.js';
 import { contentTerms, fetchByRowids, fetchCandidates, type Candidate, type SearchFilters } from './index/query.js';
 import { fuseHybrid, type VectorHit } from './embeddings.js';
 import { knowledgeBoost } from './mixed.js';
-import { coverageFactor, proximityBoost, proximityQuery, stem } from './proximity.js';
+import { proximityQuery, rescoreFactors, stem } from './proximity.js';
 import { queryTerms } from './text.js';
 
 export interface SearchOptions extends SearchFilters {
@@ -107,7 +107,8 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   const stems = new Set(terms0.map(stem));
   const items: Item[] = candidates.map((c) => {
     const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, now);
-    const boost = (prox ? proximityBoost(prox, c.entry) : 1) * coverageFactor(stems, c.entry);
+    const f = rescoreFactors(prox, stems, c.entry);
+    const boost = f.proximity * f.coverage;
     return {
       id: c.entry.id,
       family: c.entry.family,

@@ -9,7 +9,6 @@ import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { resolveConfig } from '../../config/config.js';
 import { EXIT_ERROR, action, printJson } from '../output.js';
 import { ApiClient } from '../client.js';
 import { print } from './common.js';
@@ -76,7 +75,9 @@ async function checkPort(client: ApiClient): Promise<DoctorCheck> {
   return { name: 'port', status: 'warn', detail: `no daemon answers at ${client.baseUrl}, and this machine cannot bind ${host}:${port} (${err.code ?? err.message})` };
 }
 
-function checkConfig(env: NodeJS.ProcessEnv): DoctorCheck {
+async function checkConfig(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  // Loaded here so that other commands do not pay for zod.
+  const { resolveConfig } = await import('../../config/config.js');
   try {
     const c = resolveConfig({}, env);
     return { name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` };
@@ -86,7 +87,7 @@ function checkConfig(env: NodeJS.ProcessEnv): DoctorCheck {
 }
 
 export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
-  return [checkGit(), checkNode(), await checkSqlite(), checkConfig(env), checkCredentials(env), await checkPort(client)];
+  return [checkGit(), checkNode(), await checkSqlite(), await checkConfig(env), checkCredentials(env), await checkPort(client)];
 }
 
 export function register(program: Command): void {

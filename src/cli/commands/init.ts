@@ -9,10 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_TIERS } from '../../agents/tiers.js';
 import { MaestroError } from '../../core/errors.js';
-import { loadProjectConfig } from '../../executor/projectConfig.js';
-import { DEFAULT_LIMITS } from '../../executor/protocol/job.js';
 import { action, printJson } from '../output.js';
 
 function repoRoot(path: string): string {
@@ -97,6 +94,12 @@ export function register(program: Command): void {
         const dir = join(root, '.maestro');
         const configPath = join(dir, 'config.json');
         if (existsSync(configPath) && !opts.force) throw new MaestroError('ALREADY_EXISTS', `${configPath} already exists; --force overwrites it.`);
+        // Loaded here so that other commands do not pay for yaml and zod.
+        const [{ DEFAULT_TIERS }, { loadProjectConfig }, { DEFAULT_LIMITS }] = await Promise.all([
+          import('../../agents/tiers.js'),
+          import('../../executor/projectConfig.js'),
+          import('../../executor/protocol/job.js'),
+        ]);
         const config = { checks: detectChecks(root), models: { ...DEFAULT_TIERS }, limits: { ...DEFAULT_LIMITS }, mergeStrategy: 'merge' };
         mkdirSync(dir, { recursive: true });
         writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);

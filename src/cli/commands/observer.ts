@@ -1,17 +1,18 @@
 /**
  * `maestro observe` (the terminal UI beside Claude Code, or `--once` for
  * scripts) and `maestro wiki maintain | audit | migrate | lint` (wiki upkeep).
+ * The observer is imported inside each action, so registering these commands
+ * costs the other commands nothing.
  */
 import { Option, type Command } from 'commander';
-import { resolveObserverConfig } from '../../observer/config.js';
-import { observeOnce } from '../../observer/observe.js';
-import { fileAudit, listAudits } from '../../observer/upkeep/audit.js';
-import { lintWiki } from '../../observer/upkeep/lint.js';
-import { applyMaintenance, buildMaintenanceReport } from '../../observer/upkeep/maintain.js';
-import { migrateWikiLayout } from '../../observer/upkeep/migrate.js';
 import type { SessionView } from '../../observer/view.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
+
+async function observerConfig(overrides: { agent?: string; agentScript?: string } = {}) {
+  const { resolveObserverConfig } = await import('../../observer/config.js');
+  return resolveObserverConfig(process.env, process.cwd(), overrides);
+}
 
 function printView(view: SessionView): void {
   const out: string[] = [];
@@ -52,9 +53,10 @@ export function register(program: Command): void {
     .option('--agent-script <file>', 'the script of --agent scripted (docs/scripted-agent.md)')
     .action(
       action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean; agent?: string; agentScript?: string }) => {
-        const config = resolveObserverConfig(process.env, process.cwd(), { ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.agentScript ? { agentScript: opts.agentScript } : {}) });
+        const config = await observerConfig({ ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.agentScript ? { agentScript: opts.agentScript } : {}) });
         const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}) };
         if (opts.once || opts.json) {
+          const { observeOnce } = await import('../../observer/observe.js');
           const { view, step } = await observeOnce(config, common);
           if (opts.json) printJson({ session: view, step });
           else printView(view);
@@ -75,7 +77,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { listAudits?: boolean; dryRun?: boolean; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const [{ listAudits }, { applyMaintenance, buildMaintenanceReport }] = await Promise.all([import('../../observer/upkeep/audit.js'), import('../../observer/upkeep/maintain.js')]);
         if (opts.listAudits) {
           const audits = listAudits(config.wikiRoot);
           if (opts.json) return printJson(audits);
@@ -115,7 +118,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (targetId: string, opts: { severity?: string; anchor?: string; note?: string; session?: string; exploration?: string; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const { fileAudit } = await import('../../observer/upkeep/audit.js');
         const audit = fileAudit(
           config.wikiRoot,
           {
@@ -141,7 +145,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { from?: string; dryRun?: boolean; json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const { migrateWikiLayout } = await import('../../observer/upkeep/migrate.js');
         const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
         if (opts.json) return printJson(result);
         process.stdout.write(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
@@ -155,7 +160,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { json?: boolean }) => {
-        const config = resolveObserverConfig();
+        const config = await observerConfig();
+        const { lintWiki } = await import('../../observer/upkeep/lint.js');
         const result = lintWiki(config.wikiRoot, new Date());
         if (opts.json) printJson(result);
         else {

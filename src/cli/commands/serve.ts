@@ -2,7 +2,6 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { resolveConfig } from '../../config/config.js';
 import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 
@@ -25,6 +24,7 @@ export function register(program: Command): void {
     .option('--no-demo', 'do not create the demo project when no project exists')
     .action(
       action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean }) => {
+        const { resolveConfig } = await import('../../config/config.js');
         const config = resolveConfig(opts);
         // Structured logs go to a file; the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');

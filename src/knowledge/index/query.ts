@@ -108,9 +108,10 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
   const w = FIELD_WEIGHTS;
   const rank = `bm25(entries_fts, ${w.title}, ${w.summary}, ${w.tags}, ${w.body})`;
   const top = prepared(db, `SELECT rowid, ${rank} AS rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?`);
+  const plan = planPruning(db, contentTerms(query));
   let n = Math.max(limit * 2, 64);
   for (;;) {
-    const hits = top.all(match, n) as Array<{ rowid: number; rank: number }>;
+    const hits = (plan && prunedTop(db, rank, match, plan, n)) || (top.all(match, n) as Array<{ rowid: number; rank: number }>);
     const exhausted = hits.length < n;
     if (hits.length === 0) return [];
     const rankOf = new Map(hits.map((h) => [h.rowid, h.rank]));
@@ -135,6 +136,96 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
     }
     n *= 4;
   }
+}
+
+/*
+ * Skipping the matches that cannot reach the window (MaxScore). FTS5's bm25
+ * adds, per query word, idf × f·(k1+1) / (f + k1·(1 − b + b·len/avglen)),
+ * with f the column-weighted frequency: always below idf × (k1 + 1). A
+ * document that contains only the most common words of a query therefore
+ * scores below the sum of those words' bounds. When the best `n` among the
+ * documents that contain a rarer word all score above that sum, they are the
+ * best `n` overall: the common-word-only documents are never ranked. The
+ * window is ranked by the very same expression, so ranks are identical; when
+ * the check fails the whole match set is ranked as before. Words in more than
+ * half the documents (FTS5 gives them an idf of 1e-6) are the usual case.
+ */
+const BM25_K1 = 1.2;
+/** Below this many (summed) matches, ranking all of them is cheaper than planning. */
+const PRUNE_MIN_MATCHES = 2000;
+
+interface PrunePlan {
+  /** MATCH expression of the rarer words: the documents ranked. */
+  essential: string;
+  /** At most this many documents contain a rarer word (the sum of their counts). */
+  essentialMax: number;
+  /** Upper bound of the score of a document with none of the rarer words. */
+  bound: number;
+}
+
+function phrase(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Row count and per-word document counts, kept while the index is unchanged
+ * (SQLite's data_version moves when another connection commits,
+ * total_changes when this one writes): a warm process counts a common word once.
+ */
+const counts = new WeakMap<Database.Database, { key: string; rows: number; df: Map<string, number> }>();
+const MAX_CACHED_WORDS = 4096;
+function indexCounts(db: Database.Database) {
+  const key = `${String(prepared(db, 'PRAGMA data_version').pluck().get())}:${String(prepared(db, 'SELECT total_changes()').pluck().get())}`;
+  let c = counts.get(db);
+  if (c?.key !== key) {
+    c = { key, rows: prepared(db, 'SELECT count(*) FROM entries').pluck().get() as number, df: new Map() };
+    counts.set(db, c);
+  }
+  return c;
+}
+
+function planPruning(db: Database.Database, terms: string[]): PrunePlan | null {
+  if (terms.length < 2) return null;
+  const c = indexCounts(db);
+  const count = prepared(db, 'SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck();
+  const df = terms.map((t) => {
+    let n = c.df.get(t);
+    if (n === undefined) {
+      n = count.get(phrase(t)) as number;
+      if (c.df.size >= MAX_CACHED_WORDS) c.df.clear();
+      c.df.set(t, n);
+    }
+    return { t, df: n };
+  });
+  const total = df.reduce((a, d) => a + d.df, 0);
+  if (total < PRUNE_MIN_MATCHES) return null;
+  const rows = c.rows;
+  // FTS5's idf (fts5_aux.c): log((N − n + 0.5) / (n + 0.5)), floored at 1e-6. A 5 % margin covers rounding.
+  const bound = (n: number) => 1.05 * (BM25_K1 + 1) * Math.max(1e-6, Math.log((rows - n + 0.5) / (n + 0.5)));
+  const byRarity = [...df].sort((a, b) => a.df - b.df);
+  const rarest = bound(byRarity[0]!.df);
+  // Most common first into the skipped set, while their bounds stay small beside the rarest word's.
+  let skipped = 0;
+  let k = byRarity.length;
+  while (k > 1 && skipped + bound(byRarity[k - 1]!.df) < 0.25 * rarest) skipped += bound(byRarity[--k]!.df);
+  if (k === byRarity.length) return null;
+  const kept = byRarity.slice(0, k);
+  if (kept.reduce((a, d) => a + d.df, 0) > 0.5 * total) return null;
+  return { essential: kept.map((d) => phrase(d.t)).join(' OR '), essentialMax: kept.reduce((a, d) => a + d.df, 0), bound: skipped };
+}
+
+/** The best `n` by the full expression among the documents with a rarer word, or null when they cannot be shown to be the best overall. */
+function prunedTop(db: Database.Database, rank: string, match: string, plan: PrunePlan, n: number): Array<{ rowid: number; rank: number }> | null {
+  // Too few documents have a rarer word to fill the window: the check would fail, skip the attempt.
+  if (plan.essentialMax < n) return null;
+  // `+rowid` keeps FTS5 from seeking per rowid: the full match is walked once and only the kept rows are ranked.
+  const hits = prepared(
+    db,
+    `SELECT rowid, ${rank} AS rank FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?) ORDER BY rank LIMIT ?`,
+  ).all(match, plan.essential, n) as Array<{ rowid: number; rank: number }>;
+  if (hits.length < n) return null;
+  // rank is bm25 negated: the n-th best score must beat anything the skipped words alone can add up to.
+  return -hits[hits.length - 1]!.rank > plan.bound ? hits : null;
 }
 
 /** Rows by rowid (vector-only hits of a hybrid search), already filtered by the caller's SQL. */

@@ -83,13 +83,18 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
   mkdirSync(opts.workflowDir, { recursive: true });
   let db: Database.Database;
   try {
+    const created = !existsSync(path);
     db = new Database(path);
+    // 8 KB pages for a new file: entries of 1–2 KB pack better than in 4 KB pages (about 5 % smaller).
+    // An existing file keeps its page size (WAL fixes it).
+    if (created) db.pragma('page_size = 8192');
     configure(db, true);
     const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get();
     const version = hasMeta ? db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() : undefined;
     if (version !== String(INDEX_SCHEMA_VERSION)) dropDerived(db);
     createSchema(db);
-    setVersion(db);
+    // Written only when it changes: a search must not start with a write transaction.
+    if (version !== String(INDEX_SCHEMA_VERSION)) setVersion(db);
   } catch (err) {
     // A corrupt index is only a projection: say so and build a fresh one in memory.
     process.stderr.write(`maestro: knowledge index ${path} is unreadable (${(err as Error).message}); using an in-memory index. Delete the file to rebuild it.\n`);
@@ -143,6 +148,12 @@ function sortDate(e: KnowledgeEntry, mtimeMs: number): number {
   return Number.isFinite(t) ? t : mtimeMs;
 }
 
+/** From this many files, a build into an empty index defers its secondary indexes. */
+const FRESH_BUILD_MIN_FILES = 500;
+/** Secondary indexes of schema.ts that a first build creates once, at its end. */
+const ALIAS_RUN = 50_000;
+const DEFERRED_INDEXES = ['entries_file', 'entry_tags_tag', 'entry_tags_row', 'aliases_id', 'edges_src', 'edges_dst', 'edges_origin'];
+
 /** Brings the index in step with the files; only changed files are re-read. */
 export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): SyncReport {
   const db = handle.db;
@@ -175,20 +186,38 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
     delFile.run(path);
   };
 
+  // A first build (nothing indexed yet) of many files: the secondary indexes are
+  // dropped and built once at the end (CREATE INDEX sorts once; growing them row
+  // by row costs more), and aliases are inserted in sorted runs. Same tables after.
+  const fresh = removed.length === 0 && changed.length >= FRESH_BUILD_MIN_FILES && db.prepare('SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM entries)').pluck().get() === 0;
+  const aliasRows: Array<[string, string]> = [];
+  const flushAliases = () => {
+    aliasRows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    for (const [alias, id] of aliasRows) insAlias.run(alias, id);
+    aliasRows.length = 0;
+  };
+  // Sorted runs of a bounded size: most of the benefit of one sort, memory flat however large the corpus.
+  const addAlias = fresh
+    ? (alias: string, id: string) => {
+        if (aliasRows.push([alias, id]) >= ALIAS_RUN) flushAliases();
+      }
+    : (alias: string, id: string) => void insAlias.run(alias, id);
+
   db.transaction(() => {
+    if (fresh) for (const name of DEFERRED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
     for (const p of removed) removeFile(p);
     // Files are read one at a time inside the transaction, so memory stays flat however large the corpus.
     for (const f of changed) {
       const c = { ...f, ...f.source.readFile(f.path) };
-      removeFile(c.path);
+      if (!fresh) removeFile(c.path);
       for (const e of c.entries) {
         const info = insEntry.run({ ...e, sortDate: sortDate(e, c.mtimeMs), data: JSON.stringify(e) });
         const rowid = Number(info.lastInsertRowid);
         insFts.run(rowid, indexText(e.title), indexText(e.summary), indexText([...e.tags, e.category ?? ''].join(' ')), indexText(e.body));
         for (const t of e.tags) insTag.run(rowid, t);
-        insAlias.run(e.id, e.id);
-        insAlias.run(e.graphId, e.id);
-        for (const a of e.aliases) insAlias.run(a, e.id);
+        addAlias(e.id, e.id);
+        addAlias(e.graphId, e.id);
+        for (const a of e.aliases) addAlias(a, e.id);
         for (const s of e.supersedes) insEdge.run(e.id, 'supersedes', s, c.path);
         for (const r of e.related) insEdge.run(e.id, 'related', r, c.path);
         for (const r of e.references) insEdge.run(e.id, 'references', r, c.path);
@@ -196,6 +225,10 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
       }
       for (const ed of c.edges ?? []) insEdge.run(ed.src, ed.rel, ed.dst, c.path);
       insFile.run(c.path, c.source.name, c.mtimeMs, c.size, JSON.stringify(c.findings satisfies Finding[]));
+    }
+    if (fresh) {
+      flushAliases();
+      createSchema(db); // re-creates the dropped indexes
     }
     recomputeStatus(db);
   })();

@@ -1,0 +1,19 @@
+/**
+ * The built-in configuration defaults, apart from config.ts so that code
+ * needing only a default (the CLI's API client) does not load zod with it.
+ */
+const SECOND = 1000;
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 4300,
+  /** How long a claim holds without a heartbeat before another may take the task. */
+  leaseMs: 60 * SECOND,
+  /** How often the daemon ticks (claim → spawn/reap → ingest → merge). */
+  tickMs: 1 * SECOND,
+  maxConcurrentRuns: 4,
+  maxConcurrentRunsPerProject: 2,
+  /** Worker slots kept free for conflict runs, ahead of ordinary work. */
+  reservedConflictSlots: 1,
+  logLevel: 'info' as 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent',
+};
