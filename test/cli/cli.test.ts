@@ -77,6 +77,11 @@ describe('maestro CLI without a daemon', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("required option '--project <idOrName>' not specified");
     expect((await cli(['task', 'list', '--status', 'sleeping'])).code).toBe(2);
+    // With --json a script gets the usual error object on stdout, not commander's text.
+    const jsonUsage = await cli(['task', 'create', 'x', '--json']);
+    expect(jsonUsage.code).toBe(2);
+    expect(JSON.parse(jsonUsage.stdout)).toEqual({ error: { code: 'BAD_INPUT', message: "required option '--project <idOrName>' not specified" } });
+    expect(jsonUsage.stderr).toBe('');
   });
 
   it('doctor reports each check, and fails when the port is taken by something else', async () => {
