@@ -11,30 +11,36 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackResource } from '../../src/lib/resources.js';
 import { openMigratedDatabase } from '../../src/store/open.js';
 import { createStore, type Store } from '../../src/store/store.js';
+import { buildForTests, type Build } from '../helpers/build.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { createNetNs, netnsSkipped, netnsUnavailable, type NetNsSet } from '../helpers/netns.js';
 import { git } from '../helpers/repo.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const N = Number(process.env.MAESTRO_MULTIHOST_TASKS ?? 24);
 const LEASE_MS = 4000;
 
 interface Proc {
   child: ChildProcess;
   exited: Promise<void>;
+  /** The last 4 kB the daemon wrote to stderr (why it stopped). */
+  stderr: () => string;
 }
 
-function serve(home: string): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
+function serve(main: string, home: string, ns: { set: NetNsSet; i: number } | null): Proc {
+  const args = [main, 'serve', '--home', home, '--port', '0', '--no-demo'];
+  const [cmd, argv] = ns ? ns.set.exec(ns.i, process.execPath, args) : [process.execPath, args];
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
   const untrack = trackResource('process', `daemon ${child.pid} (${home})`, () => child.kill('SIGKILL'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => { untrack(); resolve(); }));
-  return { child, exited };
+  return { child, exited, stderr: () => err };
 }
 
 class Stuck extends Error {}
@@ -57,12 +63,19 @@ async function poll<T>(check: () => Promise<T | null | undefined | false>, what:
 
 const available = (await import('../helpers/postgres.js')).findPgBin() !== null;
 if (!available) process.stderr.write(PG_MISSING);
+// Each daemon in its own network namespace where this machine allows it (root, iproute2).
+const nsWhy = available ? netnsUnavailable() : null;
+if (nsWhy) process.stderr.write(netnsSkipped(nsWhy));
 
 describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
   let cluster: PgCluster;
   let store: Store;
+  let build: Build;
+  let ns: NetNsSet | null = null;
   beforeAll(async () => {
-    cluster = (await startPostgres())!;
+    build = buildForTests();
+    ns = nsWhy === null ? createNetNs(3) : null;
+    cluster = (await startPostgres(ns ? { listen: ns.spaces.map((s) => s.hostAddr), trust: ns.spaces.map((s) => `${s.nsAddr}/32`) } : {}))!;
     const admin = new pg.Client({ connectionString: cluster.url });
     await admin.connect();
     await admin.query('CREATE DATABASE multihost');
@@ -71,10 +84,12 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
   afterAll(async () => {
     await store?.close();
     cluster?.stop();
+    ns?.remove();
+    build?.remove();
     removeTempDirs();
   });
 
-  it(`three daemons run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: 900_000 }, async () => {
+  it(`three daemons${nsWhy === null ? ', each in its own network namespace,' : ''} run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: 900_000 }, async () => {
     const url = cluster.url.replace(/\/postgres$/, '/multihost');
     // The shared remote, with one commit on main.
     const root = tempDir('maestro-mh-');
@@ -100,15 +115,20 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     const homes = [0, 1, 2].map((i) => {
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
-      writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `d${i}`, database: url, tickMs: 150, leaseMs: LEASE_MS, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 3, reservedConflictSlots: 0, logLevel: 'warn' }));
+      // In a namespace, a daemon reaches PostgreSQL over its veth pair.
+      const database = ns ? url.replace('@127.0.0.1:', `@${ns.spaces[i]!.hostAddr}:`) : url;
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `d${i}`, database, tickMs: 150, leaseMs: LEASE_MS, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 3, reservedConflictSlots: 0, logLevel: 'warn' }));
       return home;
     });
-    const daemons = homes.map(serve);
+    const daemons = homes.map((h, i) => serve(build.main, h, ns ? { set: ns, i } : null));
     const stopAll = () => daemons.forEach((d) => d.child.kill('SIGKILL'));
     let victimHeld: string[] = [];
+    let victimKilled = false;
     try {
     const done = async () => Number((await store.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done'`))?.n ?? 0);
     const stuck = async () => {
+      const dead = daemons.find((d, i) => (d.child.exitCode !== null || d.child.signalCode !== null) && !(i === 0 && victimKilled));
+      if (dead) throw new Stuck(`daemon d${daemons.indexOf(dead)} stopped (${dead.child.exitCode ?? dead.child.signalCode}): ${dead.stderr()}`);
       const t = (await store.tasks.list({ status: 'needs_attention' }))[0];
       if (!t) return;
       const runs = await store.runs.list({ taskId: t.id });
@@ -116,8 +136,14 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     };
 
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000);
+    if (ns) {
+      // Each daemon's connections come from its own namespace's address.
+      const clients = await store.db.all<{ addr: string }>(`SELECT DISTINCT host(client_addr) AS addr FROM pg_stat_activity WHERE client_addr IS NOT NULL`);
+      for (const s of ns.spaces) expect(clients.map((c) => c.addr)).toContain(s.nsAddr);
+    }
     // A daemon dies without a word while it holds claims.
     victimHeld = (await store.tasks.list({ limit: 1000 })).filter((t) => t.claimedBy === 'd0').map((t) => t.id);
+    victimKilled = true;
     daemons[0]!.child.kill('SIGKILL');
     await daemons[0]!.exited;
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 2)), 'half of the tasks', 300_000);
