@@ -187,10 +187,20 @@ export class Orchestrator {
     }
   }
 
+  /**
+   * Slots per project on this daemon: its limit minus the in-flight tasks it holds
+   * (claimed by it), and, for a project without a shared remote (worked on this
+   * host only), minus its unclaimed ones too (approved tasks waiting to merge).
+   * Other daemons' tasks run on their own hosts and do not count here.
+   */
   private async perProjectFree(): Promise<(projectId: string) => number> {
     const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    const shared = new Set((await this.store.projects.list()).filter((p) => remoteOf(p)).map((p) => p.id));
     const counts = new Map<string, number>();
-    for (const t of inFlight) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
+    for (const t of inFlight) {
+      const ours = t.claimedBy === this.owner || (t.claimedBy === null && !shared.has(t.projectId));
+      if (ours) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
+    }
     return (projectId) => Math.max(0, this.config.maxConcurrentRunsPerProject - (counts.get(projectId) ?? 0));
   }
 
