@@ -101,8 +101,18 @@ export class MergeCoordinator {
     let ref = branch;
     if (remote) {
       const fetched = await git(repo, ['fetch', '-q', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
-      if (fetched.code !== 0) return this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
-      ref = `${remote}/${branch}`;
+      if (fetched.code === 0) ref = `${remote}/${branch}`;
+      // Not on the remote, because its push after the run was refused: publish it from this clone now
+      // (a refusal again is retried like a refused push of main).
+      else {
+        let pushed: boolean;
+        try {
+          pushed = await this.opts.repos.pushBranchNow(project, repo, branch);
+        } catch (err) {
+          return this.refusedPush(task, err);
+        }
+        if (!pushed) return this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+      }
     }
     // Merged just before a crash? Then record it; never merge twice.
     const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
@@ -120,12 +130,7 @@ export class MergeCoordinator {
       await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
-      if (err.code === 'GIT_FAILED' && remote) {
-        const waitMs = this.refused.get(task.id)?.waitMs ?? PUSH_RETRY_FIRST_MS;
-        this.refused.set(task.id, { at: this.store.clock() + waitMs, waitMs: Math.min(waitMs * 2, PUSH_RETRY_MAX_MS) });
-        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message, branch: baseBranchOf(project), retryInMs: waitMs } });
-        throw err;
-      }
+      if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);
       if (err.code !== 'MERGE_CONFLICT' && err.code !== 'NOT_FAST_FORWARD') return this.toAttention(task, err.message);
       const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
       if (conflicts >= MAX_CONFLICT_RUNS) return this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${err.message}`);
@@ -135,6 +140,15 @@ export class MergeCoordinator {
       await this.opts.startConflictRun(task);
       this.opts.onChange();
     }
+  }
+
+  /** The remote refused a push: say so in the task's events and try again later (1 s, 2 s, … a minute). */
+  private async refusedPush(task: Task, err: unknown): Promise<void> {
+    if (!(err instanceof MaestroError) || err.code !== 'GIT_FAILED') throw err;
+    const waitMs = this.refused.get(task.id)?.waitMs ?? PUSH_RETRY_FIRST_MS;
+    this.refused.set(task.id, { at: this.store.clock() + waitMs, waitMs: Math.min(waitMs * 2, PUSH_RETRY_MAX_MS) });
+    await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message, retryInMs: waitMs } });
+    throw err;
   }
 
   private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void> {
