@@ -180,7 +180,8 @@ export class Orchestrator {
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
       // Merges run beside the tick (fetches and pushes can be slow); MergeCoordinator never overlaps itself.
-      this.mergeTick ??= this.merges.tick().finally(() => {
+      // Its errors (the database restarting, say) are logged, never an unhandled rejection that ends the daemon.
+      this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
         this.mergeTick = null;
       });
       await this.autoApprove();
@@ -344,7 +345,7 @@ export class Orchestrator {
 
   private spawn(run: Run): void {
     const handle = this.workers.spawn(run.id, run.runDir!);
-    void this.store.runs.setWorker(run.id, handle.pid);
+    void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());
     this.ingestor.follow({ ...run, workerPid: handle.pid });
   }
