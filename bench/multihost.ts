@@ -8,18 +8,17 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openMigratedDatabase } from '../src/store/open.js';
 import { createStore } from '../src/store/store.js';
+import { buildForTests } from '../test/helpers/build.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const TASKS = Number(process.env.TASKS ?? 18);
 const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
 const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'pipe' });
 
-async function run(cluster: { url: string }, daemons: number, round: number): Promise<number> {
+async function run(main: string, cluster: { url: string }, daemons: number, round: number): Promise<number> {
   const dbName = `mh_${round}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -51,7 +50,7 @@ async function run(cluster: { url: string }, daemons: number, round: number): Pr
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
       writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `b${i}`, database: url, tickMs: 150, leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
-      procs.push(spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
+      procs.push(spawn(process.execPath, [main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
     }
     for (;;) {
       const rows = await store.db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`);
@@ -77,15 +76,18 @@ if (!cluster) {
   console.log('PostgreSQL is not installed here (initdb / pg_ctl): nothing to measure.');
   process.exit(0);
 }
+// Daemons and workers from compiled JavaScript, as installed (`npm run build`), not through tsx.
+const build = buildForTests();
 try {
   console.log(`== ${TASKS} tasks, scripted agent 1 s per run (execute, then review), 2 runs at a time per daemon ==`);
-  const one = await run(cluster, 1, 1);
-  const three = await run(cluster, 3, 3);
+  const one = await run(build.main, cluster, 1, 1);
+  const three = await run(build.main, cluster, 3, 3);
   const tpm = (ms: number) => (TASKS / ms) * 60_000;
   console.log(`1 daemon:  ${(one / 1000).toFixed(1)} s  = ${tpm(one).toFixed(1)} tasks/min`);
   console.log(`3 daemons: ${(three / 1000).toFixed(1)} s  = ${tpm(three).toFixed(1)} tasks/min`);
   console.log(`ratio 3 / 1 daemons: ${(one / three).toFixed(2)}×   target ≥ 2.5×`);
-  console.log('(times include each daemon starting from the TypeScript sources, ~2–4 s here)');
+  console.log('(times include each daemon starting, from compiled JavaScript)');
 } finally {
+  build.remove();
   cluster.stop();
 }
