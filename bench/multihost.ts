@@ -37,7 +37,7 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
     sh(seed, 'add', '-A');
     sh(seed, 'commit', '-q', '-m', 'init');
     sh(seed, 'push', '-q', 'origin', 'HEAD:main');
-    const titles = Array.from({ length: TASKS }, (_, i) => `job-${i}`);
+    const titles = Array.from({ length: TASKS }, (_, i) => `job-${String(i).padStart(3, "0")}`); // padded: "job-1" would also match "job-10"
     const script = join(root, 'script.yaml');
     writeFileSync(
       script,
@@ -62,7 +62,19 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
       if (by.done === TASKS) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    return performance.now() - t0;
+    const elapsed = performance.now() - t0;
+    // Where the time went: mean seconds a task spent in each status (from the event log).
+    const rows = await store.db.all<{ task_id: string; payload: string; at: number }>(`SELECT task_id, payload, at FROM events WHERE type = 'task.status' ORDER BY id`);
+    const since = new Map<string, { status: string; at: number }>();
+    const total = new Map<string, number>();
+    for (const r of rows) {
+      const p = JSON.parse(r.payload) as { from: string; to: string };
+      const prev = since.get(r.task_id);
+      if (prev) total.set(prev.status, (total.get(prev.status) ?? 0) + (r.at - prev.at));
+      since.set(r.task_id, { status: p.to, at: r.at });
+    }
+    console.log(`  ${daemons} daemon(s), mean s per task in: ${[...total].map(([k, v]) => `${k} ${(v / TASKS / 1000).toFixed(1)}`).join(', ')}`);
+    return elapsed;
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
     await store.close();
