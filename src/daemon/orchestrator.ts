@@ -22,7 +22,7 @@ import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/stat
 import type { Gate, Run, RunKind, Task } from '../core/types.js';
 import { branchName, writeJob } from '../executor/protocol/job.js';
 import { beatDaemon, failOrphanedRuns, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
-import { ProjectRepos, remoteOf } from './repos.js';
+import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
@@ -306,6 +306,9 @@ export class Orchestrator {
     const registered = await this.store.projects.get(task.projectId);
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const project = { ...registered, repoPath: await this.repos.prepare(registered) };
+    // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:
+    // a merge in this clone moves local main before its push, and a refused push leaves it ahead of the remote.
+    if (remoteOf(registered)) project.config = { ...registered.config, baseBranch: `origin/${baseBranchOf(registered)}` };
     await this.repos.fetchBranch(registered, project.repoPath, branchName(task.id, task.version));
     const history = await this.store.runs.list({ taskId: task.id });
     const runId = newId('r');

@@ -5,8 +5,10 @@
  * restarted mid-way and the daemons go on. Every task is merged into the
  * remote's main exactly once. Where `ip netns` with veth pairs works (root,
  * iproute2: CI), each daemon runs in its own network namespace and reaches
- * PostgreSQL over its veth address; elsewhere the suite says loudly that it
- * runs them on the host's network.
+ * PostgreSQL over its veth address, and one daemon is also cut off from the
+ * network for a while (its tasks are taken back when its leases expire, and
+ * its late writes are refused); elsewhere the suite says loudly that it runs
+ * them on the host's network.
  *
  * The daemons and their workers run from JavaScript compiled once for the
  * suite (test/helpers/build.ts): per task that is about a third of the CPU of
@@ -135,6 +137,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     const stopAll = () => daemons.forEach((d) => d.child.kill('SIGKILL'));
     let victimHeld: string[] = [];
     let victimKilled = false;
+    let cutOffHeld: string[] = [];
     try {
     const done = async () => Number((await store.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done'`))?.n ?? 0);
     const stuck = async () => {
@@ -160,6 +163,24 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 2)), 'half of the tasks', 300_000);
     // The database goes away and comes back.
     cluster.restart();
+    if (ns) {
+      // d2 is cut off from the network (its link down): it cannot renew its leases, so d1 takes its
+      // tasks over once they expire; when d2 comes back, what it was doing is refused by the fence.
+      await poll(async () => (await stuck(), (await done()) >= Math.ceil((3 * N) / 4) || N - (await done()) < 4), 'three quarters of the tasks', 300_000);
+      const heldByD2 = (await store.tasks.list({ limit: 1000 })).filter((t) => t.claimedBy === 'd2').map((t) => t.id);
+      ns.setLink(2, false);
+      try {
+        if (heldByD2.length) {
+          await poll(async () => {
+            const now = await Promise.all(heldByD2.map((id) => store.tasks.get(id)));
+            return now.every((t) => t.claimedBy !== 'd2');
+          }, "d2's tasks taken back while it is cut off", 120_000);
+        }
+        cutOffHeld = heldByD2;
+      } finally {
+        ns.setLink(2, true);
+      }
+    }
     await poll(async () => (await stuck(), (await done()) === N), 'every task done', 600_000);
     } finally {
       stopAll();
@@ -173,7 +194,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     execFileSync('git', ['clone', '-q', remote, check]);
     for (const t of titles) expect(git(check, 'log', '--format=%H', '--', `out/${t}.txt`).split('\n').filter(Boolean)).toHaveLength(1);
     // Work the dead daemon held was finished by the others.
-    for (const id of victimHeld) {
+    for (const id of [...victimHeld, ...cutOffHeld]) {
       const task = await store.tasks.get(id);
       expect(task.status).toBe('done');
     }
