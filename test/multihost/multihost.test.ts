@@ -150,7 +150,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
       const t = (await store.tasks.list({ status: 'needs_attention' }))[0];
       if (!t) return;
       const runs = await store.runs.list({ taskId: t.id });
-      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status}: ${r.error ?? ''}`).join(' | ')}`);
+      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}`);
     };
 
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000);
