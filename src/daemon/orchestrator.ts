@@ -283,9 +283,15 @@ export class Orchestrator {
   /** Creates the run a claimed task's status calls for and starts its worker. */
   private async startRunFor(task: Task): Promise<void> {
     const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
-    const { kind, status } = this.kindFor(task);
+    let kind: RunKind = this.kindFor(task).kind;
     try {
+      // The run the task's status calls for NOW: `task` may come from a list read before the
+      // ingestor moved it on (executing → reviewing), and a stale status would start its execute again.
       const fresh = await this.store.tasks.get(task.id);
+      if (fresh.claimedBy !== this.owner || fresh.attempt !== task.attempt) return;
+      const next = this.kindFor(fresh);
+      kind = next.kind;
+      const status = next.status;
       if (fresh.status !== status) {
         if (!(await this.store.tasks.advance(fence, fresh.status, status))) return;
       }

@@ -150,7 +150,11 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
       const t = (await store.tasks.list({ status: 'needs_attention' }))[0];
       if (!t) return;
       const runs = await store.runs.list({ taskId: t.id });
-      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}`);
+      // The branch as the remote has it, against main: what a diff-gate or divergence refusal saw.
+      const branch = `maestro/${t.id}-v${t.version}`;
+      const graph = execFileSync('git', ['-C', remote, 'log', '--graph', '--format=%h %p %s', '-n', '12', branch, 'main', '--'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+      const events = (await store.events.list({ taskId: t.id, limit: 200 })).events.map((e) => `${e.type}${e.type === 'task.status' ? `:${String(e.payload.to)}:${String(e.payload.owner ?? '')}` : ''}`).join(' ');
+      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\n${graph}`);
     };
 
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000);
