@@ -8,18 +8,17 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openMigratedDatabase } from '../src/store/open.js';
 import { createStore } from '../src/store/store.js';
+import { buildForTests } from '../test/helpers/build.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const TASKS = Number(process.env.TASKS ?? 18);
 const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
 const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'pipe' });
 
-async function run(cluster: { url: string }, daemons: number, round: number): Promise<number> {
+async function run(main: string, cluster: { url: string }, daemons: number, round: number): Promise<number> {
   const dbName = `mh_${round}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -38,7 +37,7 @@ async function run(cluster: { url: string }, daemons: number, round: number): Pr
     sh(seed, 'add', '-A');
     sh(seed, 'commit', '-q', '-m', 'init');
     sh(seed, 'push', '-q', 'origin', 'HEAD:main');
-    const titles = Array.from({ length: TASKS }, (_, i) => `job-${i}`);
+    const titles = Array.from({ length: TASKS }, (_, i) => `job-${String(i).padStart(3, "0")}`); // padded: "job-1" would also match "job-10"
     const script = join(root, 'script.yaml');
     writeFileSync(
       script,
@@ -51,7 +50,7 @@ async function run(cluster: { url: string }, daemons: number, round: number): Pr
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
       writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `b${i}`, database: url, tickMs: 150, leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
-      procs.push(spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
+      procs.push(spawn(process.execPath, [main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
     }
     for (;;) {
       const rows = await store.db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`);
@@ -63,7 +62,19 @@ async function run(cluster: { url: string }, daemons: number, round: number): Pr
       if (by.done === TASKS) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    return performance.now() - t0;
+    const elapsed = performance.now() - t0;
+    // Where the time went: mean seconds a task spent in each status (from the event log).
+    const rows = await store.db.all<{ task_id: string; payload: string; at: number }>(`SELECT task_id, payload, at FROM events WHERE type = 'task.status' ORDER BY id`);
+    const since = new Map<string, { status: string; at: number }>();
+    const total = new Map<string, number>();
+    for (const r of rows) {
+      const p = JSON.parse(r.payload) as { from: string; to: string };
+      const prev = since.get(r.task_id);
+      if (prev) total.set(prev.status, (total.get(prev.status) ?? 0) + (r.at - prev.at));
+      since.set(r.task_id, { status: p.to, at: r.at });
+    }
+    console.log(`  ${daemons} daemon(s), mean s per task in: ${[...total].map(([k, v]) => `${k} ${(v / TASKS / 1000).toFixed(1)}`).join(', ')}`);
+    return elapsed;
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
     await store.close();
@@ -77,15 +88,18 @@ if (!cluster) {
   console.log('PostgreSQL is not installed here (initdb / pg_ctl): nothing to measure.');
   process.exit(0);
 }
+// Daemons and workers from compiled JavaScript, as installed (`npm run build`), not through tsx.
+const build = buildForTests();
 try {
   console.log(`== ${TASKS} tasks, scripted agent 1 s per run (execute, then review), 2 runs at a time per daemon ==`);
-  const one = await run(cluster, 1, 1);
-  const three = await run(cluster, 3, 3);
+  const one = await run(build.main, cluster, 1, 1);
+  const three = await run(build.main, cluster, 3, 3);
   const tpm = (ms: number) => (TASKS / ms) * 60_000;
   console.log(`1 daemon:  ${(one / 1000).toFixed(1)} s  = ${tpm(one).toFixed(1)} tasks/min`);
   console.log(`3 daemons: ${(three / 1000).toFixed(1)} s  = ${tpm(three).toFixed(1)} tasks/min`);
   console.log(`ratio 3 / 1 daemons: ${(one / three).toFixed(2)}×   target ≥ 2.5×`);
-  console.log('(times include each daemon starting from the TypeScript sources, ~2–4 s here)');
+  console.log('(times include each daemon starting, from compiled JavaScript)');
 } finally {
+  build.remove();
   cluster.stop();
 }

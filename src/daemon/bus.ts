@@ -28,8 +28,19 @@ export class Bus {
     this.emitter.emit('event', e);
   }
 
-  publishStream(item: StreamItem): void {
+  /**
+   * A stream item for the task's SSE subscribers. Items of this daemon's own
+   * runs also go to `onLocalStream` listeners (the relay to other daemons);
+   * `remote` items came from another daemon and are not relayed again.
+   */
+  publishStream(item: StreamItem, opts: { remote?: boolean } = {}): void {
     this.emitter.emit(`stream:${item.taskId}`, item);
+    if (!opts.remote) this.emitter.emit('stream', item);
+  }
+
+  onLocalStream(fn: (item: StreamItem) => void): () => void {
+    this.emitter.on('stream', fn);
+    return () => this.emitter.off('stream', fn);
   }
 
   onEvent(fn: (e: MaestroEvent) => void): () => void {

@@ -14,6 +14,8 @@ import { openMigratedDatabase } from '../store/open.js';
 import { createStore, type Store } from '../store/store.js';
 import { Bus } from './bus.js';
 import { EventFeed } from './eventFeed.js';
+import { STREAM_CHANNEL, StreamRelay } from './streamRelay.js';
+import { PgListener } from '../store/pgListener.js';
 import { acquireHomeLock } from './homeLock.js';
 import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
@@ -58,6 +60,8 @@ export interface DaemonOptions {
   hookTimeoutMs?: number;
   /** Do not start the orchestrator loop (API-only tests). */
   noOrchestrator?: boolean;
+  /** The event feed's poll while PostgreSQL LISTEN is up (default 2 s; tests raise it to prove NOTIFY alone delivers). */
+  listeningPollMs?: number;
   /** With no project registered, create the offline demo project (`maestro serve` does). */
   demo?: boolean | DemoOptions;
   /** The observer's configuration (default: from the environment and cwd). */
@@ -83,9 +87,25 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const store = createStore(db);
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
-    const feed = new EventFeed(store, bus, { pollMs: 250, onError: logError });
+    const postgres = db.dialect === 'postgres';
+    const feed = new EventFeed(store, bus, { pollMs: 250, listeningPollMs: options.listeningPollMs ?? 2000, gapMs: postgres ? 30_000 : 0, onError: logError });
     await feed.start();
     cleanups.push(() => feed.stop());
+    if (postgres) {
+      // Other daemons' events and stream items, as they happen (NOTIFY); the poll covers the gaps when the listener is down.
+      const relay = new StreamRelay(store.db, config.name, bus, { onError: logError });
+      const offLocal = bus.onLocalStream((item) => relay.send(item));
+      const listener = new PgListener(config.database, ['maestro_events', STREAM_CHANNEL], {
+        onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : void feed.poke()),
+        onState: (up, err) => {
+          if (up) log.info('listening for other daemons\' events (PostgreSQL LISTEN)');
+          else log.warn({ err: err?.message }, 'lost the PostgreSQL LISTEN connection: polling the event log until it is back');
+          feed.setListening(up);
+        },
+      });
+      await listener.start();
+      cleanups.push(() => relay.stop(), offLocal, () => listener.stop());
+    }
     const poke = () => void feed.poke();
     // Every committed write: read new events now, so WebSocket clients see them within milliseconds.
     store.onWrite(poke);

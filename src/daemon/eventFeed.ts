@@ -1,14 +1,36 @@
 /**
  * EventFeed: reads the event log after the last id it has seen and publishes
- * each event on the bus, in order, exactly once. It polls (events may be
- * written by other processes: the CLI, other daemons) and can be poked to read
- * at once after a local write, so local changes reach clients without waiting
- * for the next poll.
+ * each event on the bus exactly once. It polls (events may be written by
+ * other processes: the CLI, other daemons) and can be poked to read at once:
+ * after a local write, and on PostgreSQL when another daemon's write is
+ * announced by NOTIFY (src/store/pgListener.ts). While such a listener is up
+ * the poll is only a safety net (`listeningPollMs`); while it is down the feed
+ * polls every `pollMs`.
+ *
+ * On PostgreSQL, ids are handed out when a row is inserted but become
+ * visible when its transaction commits, so a lower id can appear after a
+ * higher one was read (two daemons writing at once). Skipped ids are
+ * remembered and looked up again for `gapMs`; an event that turns up late is
+ * published then (out of id order, still exactly once). Ids that never turn
+ * up are rolled-back inserts or dedupe conflicts.
  */
 import { coerceError } from '../core/errors.js';
+import type { MaestroEvent } from '../core/types.js';
 import { trackResource } from '../lib/resources.js';
 import type { Store } from '../store/store.js';
 import type { Bus } from './bus.js';
+
+/** A jump bigger than this is not tracked id by id (a feed starting far behind, say). */
+const MAX_GAP = 1000;
+
+export interface EventFeedOptions {
+  pollMs: number;
+  /** The poll while a NOTIFY listener is up (default: pollMs). */
+  listeningPollMs?: number;
+  /** How long a skipped id is looked for (default 30 s); 0 turns the re-check off (SQLite commits in id order). */
+  gapMs?: number;
+  onError: (err: Error) => void;
+}
 
 export class EventFeed {
   private lastId = 0;
@@ -16,11 +38,14 @@ export class EventFeed {
   private reading: Promise<void> | null = null;
   private again = false;
   private untrack: (() => void) | null = null;
+  private listening = false;
+  /** Skipped ids → when they were first skipped. */
+  private readonly missing = new Map<number, number>();
 
   constructor(
     private readonly store: Store,
     private readonly bus: Bus,
-    private readonly opts: { pollMs: number; onError: (err: Error) => void },
+    private readonly opts: EventFeedOptions,
   ) {}
 
   async start(): Promise<void> {
@@ -28,8 +53,22 @@ export class EventFeed {
     // Start at the end: clients load current state over REST, then follow the feed.
     const rows = await this.store.db.all<{ id: number | null }>(`SELECT MAX(id) AS id FROM events`);
     this.lastId = Number(rows[0]?.id ?? 0);
-    this.timer = setInterval(() => this.poke(), this.opts.pollMs);
+    this.arm();
     this.untrack = trackResource('timer', 'event feed poll', () => this.stop());
+  }
+
+  private arm(): void {
+    if (this.timer) clearInterval(this.timer);
+    const ms = this.listening ? (this.opts.listeningPollMs ?? this.opts.pollMs) : this.opts.pollMs;
+    this.timer = setInterval(() => this.poke(), ms);
+  }
+
+  /** A NOTIFY listener came up (poll slowly, read now: notifications may have been missed) or went down (poll fast). */
+  setListening(up: boolean): void {
+    if (up === this.listening) return;
+    this.listening = up;
+    if (this.timer) this.arm();
+    void this.poke();
   }
 
   /** Reads new events now (coalescing overlapping calls). */
@@ -42,12 +81,10 @@ export class EventFeed {
       try {
         do {
           this.again = false;
+          await this.readGaps();
           for (;;) {
             const page = await this.store.events.list({ after: this.lastId, limit: 500 });
-            for (const e of page.events) {
-              this.lastId = e.id;
-              this.bus.publishEvent(e);
-            }
+            for (const e of page.events) this.publish(e);
             if (page.nextAfter === null) break;
           }
         } while (this.again);
@@ -58,6 +95,28 @@ export class EventFeed {
       }
     })();
     return this.reading;
+  }
+
+  private publish(e: MaestroEvent): void {
+    const gapMs = this.opts.gapMs ?? 30_000;
+    if (gapMs > 0 && e.id > this.lastId + 1 && e.id - this.lastId <= MAX_GAP) {
+      const now = Date.now();
+      for (let id = this.lastId + 1; id < e.id; id++) this.missing.set(id, now);
+    }
+    this.lastId = e.id;
+    this.bus.publishEvent(e);
+  }
+
+  private async readGaps(): Promise<void> {
+    if (!this.missing.size) return;
+    const cutoff = Date.now() - (this.opts.gapMs ?? 30_000);
+    for (const [id, since] of this.missing) if (since < cutoff) this.missing.delete(id);
+    const ids = [...this.missing.keys()].slice(0, 500);
+    if (!ids.length) return;
+    for (const e of await this.store.events.byIds(ids)) {
+      if (!this.missing.delete(e.id)) continue;
+      this.bus.publishEvent(e);
+    }
   }
 
   async stop(): Promise<void> {

@@ -20,6 +20,8 @@ import type { Store } from '../store/store.js';
 
 /** Conflict runs a task may get before a person must merge it. */
 export const MAX_CONFLICT_RUNS = 2;
+const PUSH_RETRY_FIRST_MS = 1000;
+const PUSH_RETRY_MAX_MS = 60_000;
 
 export interface MergeHooks {
   beforeMerge?(task: Task, branch: string): Promise<{ cancel: string } | void>;
@@ -28,6 +30,8 @@ export interface MergeHooks {
 
 export class MergeCoordinator {
   private running = false;
+  /** Tasks whose push of main the remote refused: when to try again, and the wait after that. */
+  private readonly refused = new Map<string, { at: number; waitMs: number }>();
 
   constructor(
     private readonly store: Store,
@@ -51,6 +55,7 @@ export class MergeCoordinator {
     try {
       const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
       merging.sort((a, b) => a.updatedAt - b.updatedAt);
+      for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
       for (const task of merging) {
         try {
           await this.mergeOne(task);
@@ -71,6 +76,8 @@ export class MergeCoordinator {
 
   private async mergeOne(task: Task): Promise<void> {
     if (await this.opts.hasRunningRun(task.id)) return; // a conflict run is at work
+    const retry = this.refused.get(task.id);
+    if (retry && this.store.clock() < retry.at) return;
     const project = await this.store.projects.get(task.projectId);
     if (!remoteOf(project)) return this.mergeIn(task, project, project.repoPath, null);
     // Several daemons share the remote: one at a time merges into its main.
@@ -94,8 +101,18 @@ export class MergeCoordinator {
     let ref = branch;
     if (remote) {
       const fetched = await git(repo, ['fetch', '-q', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
-      if (fetched.code !== 0) return this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
-      ref = `${remote}/${branch}`;
+      if (fetched.code === 0) ref = `${remote}/${branch}`;
+      // Not on the remote, because its push after the run was refused: publish it from this clone now
+      // (a refusal again is retried like a refused push of main).
+      else {
+        let pushed: boolean;
+        try {
+          pushed = await this.opts.repos.pushBranchNow(project, repo, branch);
+        } catch (err) {
+          return this.refusedPush(task, err);
+        }
+        if (!pushed) return this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+      }
     }
     // Merged just before a crash? Then record it; never merge twice.
     const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
@@ -109,13 +126,11 @@ export class MergeCoordinator {
       const outcome = await mergeIntoMain({ repoPath: repo, branch: ref, baseBranch: base, strategy: loadProjectConfig(repo).mergeStrategy, message: `Merge ${branch}` });
       // On a shared remote the merge counts once main is pushed; a refused push is retried next tick.
       if (remote) await this.opts.repos.pushMain(project, repo);
+      this.refused.delete(task.id);
       await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
-      if (err.code === 'GIT_FAILED' && remote) {
-        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message } });
-        throw err;
-      }
+      if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);
       if (err.code !== 'MERGE_CONFLICT' && err.code !== 'NOT_FAST_FORWARD') return this.toAttention(task, err.message);
       const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
       if (conflicts >= MAX_CONFLICT_RUNS) return this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${err.message}`);
@@ -125,6 +140,15 @@ export class MergeCoordinator {
       await this.opts.startConflictRun(task);
       this.opts.onChange();
     }
+  }
+
+  /** The remote refused a push: say so in the task's events and try again later (1 s, 2 s, … a minute). */
+  private async refusedPush(task: Task, err: unknown): Promise<void> {
+    if (!(err instanceof MaestroError) || err.code !== 'GIT_FAILED') throw err;
+    const waitMs = this.refused.get(task.id)?.waitMs ?? PUSH_RETRY_FIRST_MS;
+    this.refused.set(task.id, { at: this.store.clock() + waitMs, waitMs: Math.min(waitMs * 2, PUSH_RETRY_MAX_MS) });
+    await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message, retryInMs: waitMs } });
+    throw err;
   }
 
   private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void> {

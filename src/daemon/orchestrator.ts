@@ -22,7 +22,7 @@ import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/stat
 import type { Gate, Run, RunKind, Task } from '../core/types.js';
 import { branchName, writeJob } from '../executor/protocol/job.js';
 import { beatDaemon, failOrphanedRuns, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
-import { ProjectRepos, remoteOf } from './repos.js';
+import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
@@ -180,17 +180,28 @@ export class Orchestrator {
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
       // Merges run beside the tick (fetches and pushes can be slow); MergeCoordinator never overlaps itself.
-      this.mergeTick ??= this.merges.tick().finally(() => {
+      // Its errors (the database restarting, say) are logged, never an unhandled rejection that ends the daemon.
+      this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
         this.mergeTick = null;
       });
       await this.autoApprove();
     }
   }
 
+  /**
+   * Slots per project on this daemon: its limit minus the in-flight tasks it holds
+   * (claimed by it), and, for a project without a shared remote (worked on this
+   * host only), minus its unclaimed ones too (approved tasks waiting to merge).
+   * Other daemons' tasks run on their own hosts and do not count here.
+   */
   private async perProjectFree(): Promise<(projectId: string) => number> {
     const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    const shared = new Set((await this.store.projects.list()).filter((p) => remoteOf(p)).map((p) => p.id));
     const counts = new Map<string, number>();
-    for (const t of inFlight) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
+    for (const t of inFlight) {
+      const ours = t.claimedBy === this.owner || (t.claimedBy === null && !shared.has(t.projectId));
+      if (ours) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
+    }
     return (projectId) => Math.max(0, this.config.maxConcurrentRunsPerProject - (counts.get(projectId) ?? 0));
   }
 
@@ -272,9 +283,15 @@ export class Orchestrator {
   /** Creates the run a claimed task's status calls for and starts its worker. */
   private async startRunFor(task: Task): Promise<void> {
     const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
-    const { kind, status } = this.kindFor(task);
+    let kind: RunKind = this.kindFor(task).kind;
     try {
+      // The run the task's status calls for NOW: `task` may come from a list read before the
+      // ingestor moved it on (executing → reviewing), and a stale status would start its execute again.
       const fresh = await this.store.tasks.get(task.id);
+      if (fresh.claimedBy !== this.owner || fresh.attempt !== task.attempt) return;
+      const next = this.kindFor(fresh);
+      kind = next.kind;
+      const status = next.status;
       if (fresh.status !== status) {
         if (!(await this.store.tasks.advance(fence, fresh.status, status))) return;
       }
@@ -295,6 +312,9 @@ export class Orchestrator {
     const registered = await this.store.projects.get(task.projectId);
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const project = { ...registered, repoPath: await this.repos.prepare(registered) };
+    // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:
+    // a merge in this clone moves local main before its push, and a refused push leaves it ahead of the remote.
+    if (remoteOf(registered)) project.config = { ...registered.config, baseBranch: `origin/${baseBranchOf(registered)}` };
     await this.repos.fetchBranch(registered, project.repoPath, branchName(task.id, task.version));
     const history = await this.store.runs.list({ taskId: task.id });
     const runId = newId('r');
@@ -334,7 +354,7 @@ export class Orchestrator {
 
   private spawn(run: Run): void {
     const handle = this.workers.spawn(run.id, run.runDir!);
-    void this.store.runs.setWorker(run.id, handle.pid);
+    void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());
     this.ingestor.follow({ ...run, workerPid: handle.pid });
   }

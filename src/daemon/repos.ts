@@ -82,15 +82,20 @@ export class ProjectRepos {
   /** Publishes a task branch so that whichever daemon goes on with the task finds it. */
   async pushBranch(project: Project, clone: string, branch: string): Promise<void> {
     if (!remoteOf(project)) return;
-    await this.serial(project.id, async () => {
-      const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
-      if (local.code !== 0) return;
-      try {
-        await git(clone, ['push', '-q', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
-      } catch (err) {
-        throw new MaestroError('GIT_FAILED', `The remote refused the push of ${branch}: ${(err as Error).message}`, { cause: err });
-      }
-    });
+    await this.serial(project.id, () => this.pushBranchNow(project, clone, branch));
+  }
+
+  /** pushBranch without waiting its turn: call inside `exclusive`. Returns false when the clone has no such branch. */
+  async pushBranchNow(project: Project, clone: string, branch: string): Promise<boolean> {
+    if (!remoteOf(project)) return false;
+    const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
+    if (local.code !== 0) return false;
+    try {
+      await git(clone, ['push', '-q', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+    } catch (err) {
+      throw new MaestroError('GIT_FAILED', `The remote refused the push of ${branch}: ${(err as Error).message}`, { cause: err });
+    }
+    return true;
   }
 
   /** Pushes the clone's main to the remote (never forced: a concurrent push fails, and the merge is retried). Call inside `exclusive`. */

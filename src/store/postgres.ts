@@ -79,6 +79,11 @@ export function openPostgres(url: string, options: { max?: number } = {}): DBAda
       } catch (err) {
         throw wrapConnectError(err, url);
       }
+      // A checked-out client has no pool listener: its server going away between two
+      // statements (a restart) would be an unhandled 'error' event and end the process.
+      // The transaction's next statement fails instead, and the caller sees that.
+      const onError = () => undefined;
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(queryable(client, url));
@@ -88,6 +93,7 @@ export function openPostgres(url: string, options: { max?: number } = {}): DBAda
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
+        client.off('error', onError);
         client.release();
       }
     },

@@ -13,7 +13,7 @@ import { advanceClaimed, claimTask, expireClaims, failClaim, heartbeatClaim, lis
 import { createTask } from './ops/createTask.js';
 import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
-import { appendEvent, appendEventOnce, listEvents, type NewEvent } from './ops/events.js';
+import { appendEvent, appendEventOnce, eventsByIds, listEvents, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { approveGate, listApprovals, rejectGate } from './ops/gates.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
@@ -157,6 +157,7 @@ export function createStore(raw: DBAdapter, clock: Clock = Date.now) {
     append: (e: NewEvent) => tx((q, now) => appendEvent(q, e, now)),
     appendOnce: (e: NewEvent, dedupeKey: string) => tx((q, now) => appendEventOnce(q, e, dedupeKey, now)),
     list: (filter?: Parameters<typeof listEvents>[1]) => listEvents(db, filter),
+    byIds: (ids: readonly number[]) => eventsByIds(db, ids),
   };
 
   const metrics = {

@@ -5,7 +5,7 @@
  * unprivileged `postgres` user the Debian package creates.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +45,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<PgCluster | null> {
+export interface PgOptions {
+  /** Addresses to listen on besides 127.0.0.1 (the multihost suite's veth addresses). */
+  listen?: string[];
+  /** Networks (CIDR) allowed in without a password besides loopback. */
+  trust?: string[];
+}
+
+export async function startPostgres(options: PgOptions = {}): Promise<PgCluster | null> {
   const bin = findPgBin();
   if (!bin) return null;
   const isRoot = process.getuid?.() === 0;
@@ -62,9 +69,10 @@ export async function startPostgres(): Promise<PgCluster | null> {
     execFileSync(c, [...a], { stdio: ['ignore', 'pipe', 'pipe'] });
   };
   run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  for (const net of options.trust ?? []) appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${net} trust\n`);
   const port = await freePort();
   // fsync off: these clusters are throwaway; durability is PostgreSQL's to test, not ours.
-  const opts = `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  const opts = `-p ${port} -k ${base} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
   run('pg_ctl', ['-D', dataDir, '-o', opts, '-l', join(base, 'server.log'), '-w', '-t', '60', 'start']);
   let stopped = false;
   return {

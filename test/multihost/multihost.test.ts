@@ -3,38 +3,58 @@
  * daemon processes run scripted tasks to done; one is killed with kill -9
  * mid-way and its tasks are taken over when its leases expire; PostgreSQL is
  * restarted mid-way and the daemons go on. Every task is merged into the
- * remote's main exactly once.
+ * remote's main exactly once. Where `ip netns` with veth pairs works (root,
+ * iproute2: CI), each daemon runs in its own network namespace and reaches
+ * PostgreSQL over its veth address, and one daemon is also cut off from the
+ * network for a while (its tasks are taken back when its leases expire, and
+ * its late writes are refused); elsewhere the suite says loudly that it runs
+ * them on the host's network.
  *
- * MAESTRO_MULTIHOST_TASKS sets the number of tasks (default 24 to keep the
- * suite short; the issue's full run is 200).
+ * The daemons and their workers run from JavaScript compiled once for the
+ * suite (test/helpers/build.ts): per task that is about a third of the CPU of
+ * loading TypeScript through tsx in every worker.
+ *
+ * MAESTRO_MULTIHOST_TASKS sets the number of tasks. The default is 50, not
+ * the issue's 200: measured on the 2-core development machine (shared with
+ * other work, load 8-15), 50 tasks took 85-98 s plus 10-35 s to compile
+ * (this file: 1m45), while 200 took 263 s plus the compile (4m36), more than
+ * the ~3 min this file may take of the suite's 15. `MAESTRO_MULTIHOST_TASKS=200
+ * npx vitest run test/multihost/multihost.test.ts` runs the full count (it
+ * passes).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackResource } from '../../src/lib/resources.js';
 import { openMigratedDatabase } from '../../src/store/open.js';
 import { createStore, type Store } from '../../src/store/store.js';
+import { buildForTests, type Build } from '../helpers/build.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { createNetNs, netnsSkipped, netnsUnavailable, type NetNsSet } from '../helpers/netns.js';
 import { git } from '../helpers/repo.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const N = Number(process.env.MAESTRO_MULTIHOST_TASKS ?? 24);
+const N = Number(process.env.MAESTRO_MULTIHOST_TASKS ?? 50);
 const LEASE_MS = 4000;
 
 interface Proc {
   child: ChildProcess;
   exited: Promise<void>;
+  /** The last 4 kB the daemon wrote to stderr (why it stopped). */
+  stderr: () => string;
 }
 
-function serve(home: string): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
+function serve(main: string, home: string, ns: { set: NetNsSet; i: number } | null): Proc {
+  const args = [main, 'serve', '--home', home, '--port', '0', '--no-demo'];
+  const [cmd, argv] = ns ? ns.set.exec(ns.i, process.execPath, args) : [process.execPath, args];
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
   const untrack = trackResource('process', `daemon ${child.pid} (${home})`, () => child.kill('SIGKILL'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => { untrack(); resolve(); }));
-  return { child, exited };
+  return { child, exited, stderr: () => err };
 }
 
 class Stuck extends Error {}
@@ -57,12 +77,19 @@ async function poll<T>(check: () => Promise<T | null | undefined | false>, what:
 
 const available = (await import('../helpers/postgres.js')).findPgBin() !== null;
 if (!available) process.stderr.write(PG_MISSING);
+// Each daemon in its own network namespace where this machine allows it (root, iproute2).
+const nsWhy = available ? netnsUnavailable() : null;
+if (nsWhy) process.stderr.write(netnsSkipped(nsWhy));
 
 describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
   let cluster: PgCluster;
   let store: Store;
+  let build: Build;
+  let ns: NetNsSet | null = null;
   beforeAll(async () => {
-    cluster = (await startPostgres())!;
+    build = buildForTests();
+    ns = nsWhy === null ? createNetNs(3) : null;
+    cluster = (await startPostgres(ns ? { listen: ns.spaces.map((s) => s.hostAddr), trust: ns.spaces.map((s) => `${s.nsAddr}/32`) } : {}))!;
     const admin = new pg.Client({ connectionString: cluster.url });
     await admin.connect();
     await admin.query('CREATE DATABASE multihost');
@@ -71,10 +98,12 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
   afterAll(async () => {
     await store?.close();
     cluster?.stop();
+    ns?.remove();
+    build?.remove();
     removeTempDirs();
   });
 
-  it(`three daemons run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: 900_000 }, async () => {
+  it(`three daemons${nsWhy === null ? ', each in its own network namespace,' : ''} run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: 900_000 }, async () => {
     const url = cluster.url.replace(/\/postgres$/, '/multihost');
     // The shared remote, with one commit on main.
     const root = tempDir('maestro-mh-');
@@ -83,6 +112,10 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     const seed = join(root, 'seed');
     execFileSync('git', ['clone', '-q', remote, seed]);
     writeFileSync(join(seed, 'README.md'), '# shared\n');
+    // The tasks touch disjoint files, so a branch taken over long after it was made (main moved
+    // dozens of merges past it, as with 200 tasks) is brought up to date rather than refused.
+    mkdirSync(join(seed, '.maestro'));
+    writeFileSync(join(seed, '.maestro', 'config.json'), JSON.stringify({ limits: { divergenceCommits: 100_000, divergenceFiles: 100_000 } }));
     git(seed, 'add', '-A');
     git(seed, 'commit', '-q', '-m', 'init');
     git(seed, 'push', '-q', 'origin', 'HEAD:main');
@@ -100,29 +133,63 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     const homes = [0, 1, 2].map((i) => {
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
-      writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `d${i}`, database: url, tickMs: 150, leaseMs: LEASE_MS, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 3, reservedConflictSlots: 0, logLevel: 'warn' }));
+      // In a namespace, a daemon reaches PostgreSQL over its veth pair.
+      const database = ns ? url.replace('@127.0.0.1:', `@${ns.spaces[i]!.hostAddr}:`) : url;
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `d${i}`, database, tickMs: 150, leaseMs: LEASE_MS, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 3, reservedConflictSlots: 0, logLevel: 'warn' }));
       return home;
     });
-    const daemons = homes.map(serve);
+    const daemons = homes.map((h, i) => serve(build.main, h, ns ? { set: ns, i } : null));
     const stopAll = () => daemons.forEach((d) => d.child.kill('SIGKILL'));
     let victimHeld: string[] = [];
+    let victimKilled = false;
+    let cutOffHeld: string[] = [];
     try {
     const done = async () => Number((await store.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done'`))?.n ?? 0);
     const stuck = async () => {
+      const dead = daemons.find((d, i) => (d.child.exitCode !== null || d.child.signalCode !== null) && !(i === 0 && victimKilled));
+      if (dead) throw new Stuck(`daemon d${daemons.indexOf(dead)} stopped (${dead.child.exitCode ?? dead.child.signalCode}): ${dead.stderr()}`);
       const t = (await store.tasks.list({ status: 'needs_attention' }))[0];
       if (!t) return;
       const runs = await store.runs.list({ taskId: t.id });
-      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status}: ${r.error ?? ''}`).join(' | ')}`);
+      // The branch as the remote has it, against main: what a diff-gate or divergence refusal saw.
+      const branch = `maestro/${t.id}-v${t.version}`;
+      const graph = execFileSync('git', ['-C', remote, 'log', '--graph', '--format=%h %p %s', '-n', '12', branch, 'main', '--'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+      const events = (await store.events.list({ taskId: t.id, limit: 200 })).events.map((e) => `${e.type}${e.type === 'task.status' ? `:${String(e.payload.to)}:${String(e.payload.owner ?? '')}` : ''}`).join(' ');
+      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\n${graph}`);
     };
 
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000);
+    if (ns) {
+      // Each daemon's connections come from its own namespace's address.
+      const clients = await store.db.all<{ addr: string }>(`SELECT DISTINCT host(client_addr) AS addr FROM pg_stat_activity WHERE client_addr IS NOT NULL`);
+      for (const s of ns.spaces) expect(clients.map((c) => c.addr)).toContain(s.nsAddr);
+    }
     // A daemon dies without a word while it holds claims.
     victimHeld = (await store.tasks.list({ limit: 1000 })).filter((t) => t.claimedBy === 'd0').map((t) => t.id);
+    victimKilled = true;
     daemons[0]!.child.kill('SIGKILL');
     await daemons[0]!.exited;
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 2)), 'half of the tasks', 300_000);
     // The database goes away and comes back.
     cluster.restart();
+    if (ns) {
+      // d2 is cut off from the network (its link down): it cannot renew its leases, so d1 takes its
+      // tasks over once they expire; when d2 comes back, what it was doing is refused by the fence.
+      await poll(async () => (await stuck(), (await done()) >= Math.ceil((3 * N) / 4) || N - (await done()) < 4), 'three quarters of the tasks', 300_000);
+      const heldByD2 = (await store.tasks.list({ limit: 1000 })).filter((t) => t.claimedBy === 'd2').map((t) => t.id);
+      ns.setLink(2, false);
+      try {
+        if (heldByD2.length) {
+          await poll(async () => {
+            const now = await Promise.all(heldByD2.map((id) => store.tasks.get(id)));
+            return now.every((t) => t.claimedBy !== 'd2');
+          }, "d2's tasks taken back while it is cut off", 120_000);
+        }
+        cutOffHeld = heldByD2;
+      } finally {
+        ns.setLink(2, true);
+      }
+    }
     await poll(async () => (await stuck(), (await done()) === N), 'every task done', 600_000);
     } finally {
       stopAll();
@@ -136,7 +203,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     execFileSync('git', ['clone', '-q', remote, check]);
     for (const t of titles) expect(git(check, 'log', '--format=%H', '--', `out/${t}.txt`).split('\n').filter(Boolean)).toHaveLength(1);
     // Work the dead daemon held was finished by the others.
-    for (const id of victimHeld) {
+    for (const id of [...victimHeld, ...cutOffHeld]) {
       const task = await store.tasks.get(id);
       expect(task.status).toBe('done');
     }

@@ -5,6 +5,7 @@
 import { initial } from './001_initial.js';
 import { orchestrator } from './002_orchestrator.js';
 import { multihost } from './003_multihost.js';
+import { notify } from './004_notify.js';
 
 export interface Migration {
   version: number;
@@ -16,6 +17,6 @@ export interface Migration {
   postgres?: string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost];
+export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost, notify];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -51,3 +51,10 @@ export async function appendEventOnce(db: Queryable, e: NewEvent, dedupeKey: str
   );
   return rows[0] ? toEvent(rows[0]) : null;
 }
+
+/** The events with these ids that exist (by id); for the feed's re-check of ids it skipped. */
+export async function eventsByIds(db: Queryable, ids: readonly number[]): Promise<MaestroEvent[]> {
+  if (!ids.length) return [];
+  const rows = await db.all<Row>(`SELECT * FROM events WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')}) ORDER BY id`, [...ids]);
+  return rows.map(toEvent);
+}

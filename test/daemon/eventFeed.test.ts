@@ -1,0 +1,87 @@
+/**
+ * The event feed on PostgreSQL: an event whose transaction commits after a
+ * later id was already read (two daemons writing at once) is still published,
+ * once; the NOTIFY trigger fires on commit only, never for a rolled-back insert.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MaestroEvent } from '../../src/core/types.js';
+import { Bus } from '../../src/daemon/bus.js';
+import { EventFeed } from '../../src/daemon/eventFeed.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { freshPostgres, pgAvailable, removeTempDirs } from '../helpers/db.js';
+import { PG_MISSING } from '../helpers/postgres.js';
+
+if (!pgAvailable()) process.stderr.write(PG_MISSING);
+
+const insert = (c: pg.Client, type: string) => c.query(`INSERT INTO events (type, payload, at) VALUES ($1, '{}', 0) RETURNING id`, [type]).then((r) => Number(r.rows[0].id));
+
+describe.skipIf(!pgAvailable())('event feed on PostgreSQL', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+    removeTempDirs();
+  });
+
+  async function setup(): Promise<{ store: Store; url: string; feed: EventFeed; seen: MaestroEvent[]; client: () => Promise<pg.Client> }> {
+    const { db, url } = await freshPostgres();
+    const store = createStore(db);
+    cleanups.push(() => store.close());
+    const bus = new Bus();
+    const seen: MaestroEvent[] = [];
+    bus.onEvent((e) => seen.push(e));
+    const errors: Error[] = [];
+    const feed = new EventFeed(store, bus, { pollMs: 600_000, gapMs: 30_000, onError: (e) => errors.push(e) });
+    await feed.start();
+    cleanups.push(async () => {
+      await feed.stop();
+      expect(errors).toEqual([]);
+    });
+    const client = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      cleanups.push(() => c.end());
+      return c;
+    };
+    return { store, url, feed, seen, client };
+  }
+
+  it('publishes an event committed after a later one was read, exactly once', async () => {
+    const { feed, seen, client } = await setup();
+    const slow = await client();
+    const fast = await client();
+    await slow.query('BEGIN');
+    const early = await insert(slow, 'slow');
+    const late = await insert(fast, 'fast'); // autocommit: visible first
+    expect(late).toBeGreaterThan(early);
+    await feed.poke();
+    expect(seen.map((e) => e.type)).toEqual(['fast']);
+    await slow.query('COMMIT');
+    await feed.poke();
+    await feed.poke();
+    expect(seen.map((e) => [e.type, e.id])).toEqual([['fast', late], ['slow', early]]);
+  });
+
+  it('NOTIFY maestro_events fires when an insert commits, not when it rolls back', async () => {
+    const { client } = await setup();
+    const listener = await client();
+    const heard: string[] = [];
+    listener.on('notification', (m) => heard.push(m.channel));
+    await listener.query('LISTEN maestro_events');
+    const writer = await client();
+    await writer.query('BEGIN');
+    await insert(writer, 'undone');
+    await writer.query('ROLLBACK');
+    await writer.query('BEGIN');
+    await insert(writer, 'one');
+    await insert(writer, 'two');
+    // A round trip on the listener's connection delivers anything already sent to it.
+    await listener.query('SELECT 1');
+    expect(heard).toEqual([]);
+    await writer.query('COMMIT');
+    for (let i = 0; i < 50 && heard.length === 0; i++) await listener.query('SELECT pg_sleep(0.02)');
+    // One transaction, one notification (identical payloads are folded).
+    await listener.query('SELECT 1');
+    expect(heard).toEqual(['maestro_events']);
+  });
+});
