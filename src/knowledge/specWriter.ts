@@ -51,6 +51,25 @@ export function newSid(now: Date = new Date()): string {
   return `S-${utcDate(now).replace(/-/g, '')}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
 }
 
+/**
+ * A fresh sid no spec file of `dir` uses yet. Four base36 characters collide
+ * often enough among one day's entries (a few percent at 400) that the
+ * writer, holding the file's lock, checks the day's sids and draws again.
+ */
+function unusedSid(now: Date, dir: string, file: string, text: string): string {
+  const day = `sid="S-${utcDate(now).replace(/-/g, '')}-`;
+  const taken = new Set<string>();
+  const collect = (t: string) => {
+    for (let i = t.indexOf(day); i >= 0; i = t.indexOf(day, i + day.length)) taken.add(t.slice(i + 5, t.indexOf('"', i + 5)));
+  };
+  collect(text);
+  for (const other of listSpecFiles(dir)) if (other !== file) collect(readFileSync(other, 'utf8'));
+  for (;;) {
+    const sid = newSid(now);
+    if (!taken.has(sid)) return sid;
+  }
+}
+
 export function targetFileFor(category: SpecCategory): string {
   return CATEGORY_MAP.find(([, c]) => c === category)![0];
 }
@@ -97,10 +116,9 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
   if (!/^[\w.-]+\.md$/.test(fileName)) throw new MaestroError('BAD_INPUT', `spec file name "${fileName}" must be a plain *.md name.`);
   const file = join(dir.dir, fileName);
   assertInsideRoot(root, file);
-  const sid = input.sid ?? newSid(now);
-
   return withCorpusLock([file], () => {
     const old = existsSync(file) ? readFileSync(file, 'utf8') : renderSeed(fileName, input.category);
+    const sid = input.sid ?? unusedSid(now, dir.dir, file, old);
     const parsed = parseSpecText(old, file);
     const wanted = title.toLowerCase();
     const dup = parsed.entries.find((e) => decodeEntities(e.title).trim().toLowerCase() === wanted);

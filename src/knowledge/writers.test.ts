@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tempRoot } from '../../test/helpers/knowledge.js';
 import { builtinSources, effectiveDeprecated, loadCorpus } from './corpus.js';
 import { addKnowhow, deprecateKnowhow, supersedeKnowhow } from './knowhowWriter.js';
@@ -23,6 +23,20 @@ describe('appendSpecEntry', () => {
     const parsed = parseSpecText(text, 'review-standards.md');
     expect(parsed.findings).toEqual([]);
     expect(parsed.entries.map((e) => e.title)).toEqual(['Two approvals', 'Green CI first']);
+  });
+
+  it('never gives a new entry a sid that a spec file of the folder already uses that day', () => {
+    const { root } = tempRoot();
+    // Math.random() 0.3767 draws "dk7b", 0.5 draws "i" (padded to "i000").
+    appendSpecEntry(root, { category: 'coding', title: 'Existing', content: 'x', keywords: ['x'], now: NOW, sid: 'S-20260820-dk7b' });
+    const draws = [0.3767, 0.5];
+    const spy = vi.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? 0.7);
+    try {
+      const next = appendSpecEntry(root, { category: 'review', title: 'Next', content: 'z', keywords: ['z'], now: NOW });
+      expect(next.sid).toBe('S-20260820-i000');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('skips a duplicate title (case-insensitive) unless allowed, and changes nothing', () => {
