@@ -152,7 +152,12 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
       const runs = await store.runs.list({ taskId: t.id });
       // The branch as the remote has it, against main: what a diff-gate or divergence refusal saw.
       const branch = `maestro/${t.id}-v${t.version}`;
-      const graph = execFileSync('git', ['-C', remote, 'log', '--graph', '--format=%h %p %s', '-n', '12', branch, 'main', '--'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+      let graph: string;
+      try {
+        graph = execFileSync('git', ['-C', remote, 'log', '--graph', '--format=%h %p %s', '-n', '12', branch, 'main', '--'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+      } catch {
+        graph = `(the remote has no branch ${branch})`;
+      }
       const events = (await store.events.list({ taskId: t.id, limit: 200 })).events.map((e) => `${e.type}${e.type === 'task.status' ? `:${String(e.payload.to)}:${String(e.payload.owner ?? '')}` : ''}`).join(' ');
       throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\n${graph}`);
     };
