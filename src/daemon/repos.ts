@@ -21,6 +21,25 @@ export function baseBranchOf(project: Project): string {
   return typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
 }
 
+/**
+ * `git fetch` checks connectivity against every worktree's HEAD. A worker
+ * adding a worktree at that moment leaves a placeholder HEAD (the null id)
+ * for an instant, and the fetch fails with "bad object worktrees/<x>/HEAD".
+ * Worktrees are made by worker processes, so no lock of this daemon covers
+ * them: such a fetch is tried again, a few times, a moment later.
+ */
+async function fetchFromRemote(clone: string, args: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await git(clone, ['fetch', '-q', ...args]);
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !/bad object worktrees\//.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
+}
+
 export class ProjectRepos {
   /** One git operation at a time per clone: fetches, resets and pushes must not interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -60,7 +79,7 @@ export class ProjectRepos {
           throw new MaestroError('GIT_FAILED', `Cannot clone ${remote} for project ${project.name}: ${(err as Error).message}`, { cause: err });
         }
       }
-      await git(clone, ['fetch', '-q', 'origin']);
+      await fetchFromRemote(clone, ['origin']);
       await git(clone, ['checkout', '-q', base]);
       await git(clone, ['reset', '-q', '--hard', `origin/${base}`]);
       return clone;
@@ -75,7 +94,7 @@ export class ProjectRepos {
       if (local.code === 0) return;
       const remote = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
       if (!remote.stdout.trim()) return;
-      await git(clone, ['fetch', '-q', 'origin', `+refs/heads/${branch}:refs/heads/${branch}`]);
+      await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`]);
     });
   }
 
