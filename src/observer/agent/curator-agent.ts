@@ -7,11 +7,9 @@
  * (dedup first), so a bad answer can never touch a file.
  */
 import { z } from 'zod';
-import type { AgentProvider } from '../../agents/types.js';
-import { READ_ONLY_TOOLS } from '../../agents/types.js';
 import type { CurateFn, CuratorDecision, CuratorInput } from '../curation/curator.js';
 import { SLUG_PATTERN } from '../text.js';
-import { extractJsonObject, parseAnswer } from './json.js';
+import { askForJson, type ObserverAgentOptions } from './json.js';
 
 const entrySchema = z.object({
   type: z.enum(['context', 'entity']).default('context'),
@@ -98,29 +96,18 @@ export function decisionFromAnswer(a: CuratorAnswer): CuratorDecision {
   };
 }
 
-export interface AgentCuratorOptions {
-  provider: AgentProvider;
-  model: string;
-  cwd: string;
-  timeoutMs: number;
-}
+export type AgentCuratorOptions = ObserverAgentOptions;
 
 /** The `curate` seam backed by the agent provider (role `curate`, read-only tools). */
 export function createAgentCurator(o: AgentCuratorOptions): CurateFn {
   return async (input) => {
-    const result = await o.provider.run({
+    const answer = await askForJson(o, {
       role: 'curate',
       taskTitle: `curate ${input.digest.sessionId}:${input.digest.intentKey}`,
       prompt: curatorPrompt(input),
-      cwd: o.cwd,
-      model: o.model,
-      allowedTools: READ_ONLY_TOOLS,
-      permissionMode: 'plan',
-      onToken: () => undefined,
-      signal: AbortSignal.timeout(o.timeoutMs),
-      askUser: async () => 'No one can answer here; decide from the digest.',
-    });
-    const what = `curator decision for ${input.digest.intentKey}`;
-    return decisionFromAnswer(parseAnswer(curatorAnswerSchema, extractJsonObject(result.text, what), what));
+      whenAsked: 'No one can answer here; decide from the digest.',
+      what: `curator decision for ${input.digest.intentKey}`,
+    }, curatorAnswerSchema);
+    return decisionFromAnswer(answer);
   };
 }

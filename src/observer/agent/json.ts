@@ -1,10 +1,41 @@
 /**
- * Reading a model's JSON answer: the first ```json fence if there is one,
- * else the text from the first `{` to the last `}`. Anything else is an
- * AGENT_ANSWER_INVALID error that names what was wrong.
+ * Asking the agent for one JSON answer and reading it: the first ```json
+ * fence if there is one, else the text from the first `{` to the last `}`,
+ * then validated with zod. Anything else is an AGENT_ANSWER_INVALID error
+ * that names what was wrong.
  */
 import type { z } from 'zod';
+import type { AgentProvider, AgentRole } from '../../agents/types.js';
+import { READ_ONLY_TOOLS } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
+
+export interface ObserverAgentOptions {
+  provider: AgentProvider;
+  model: string;
+  cwd: string;
+  timeoutMs: number;
+}
+
+/** One read-only agent call whose answer must be a JSON object matching `schema`. */
+export async function askForJson<T>(
+  o: ObserverAgentOptions,
+  ask: { role: AgentRole; taskTitle: string; prompt: string; whenAsked: string; what: string },
+  schema: z.ZodType<T>,
+): Promise<T> {
+  const result = await o.provider.run({
+    role: ask.role,
+    taskTitle: ask.taskTitle,
+    prompt: ask.prompt,
+    cwd: o.cwd,
+    model: o.model,
+    allowedTools: READ_ONLY_TOOLS,
+    permissionMode: 'plan',
+    onToken: () => undefined,
+    signal: AbortSignal.timeout(o.timeoutMs),
+    askUser: async () => ask.whenAsked,
+  });
+  return parseAnswer(schema, extractJsonObject(result.text, ask.what), ask.what);
+}
 
 export function extractJsonObject(text: string, what: string): unknown {
   const fence = /```(?:json)?\s*\n([\s\S]*?)\n?```/.exec(text);

@@ -8,14 +8,12 @@
  * deterministic summary with the reason kept.
  */
 import { z } from 'zod';
-import type { AgentProvider } from '../../agents/types.js';
-import { READ_ONLY_TOOLS } from '../../agents/types.js';
 import type { FlowchartHint, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { INTENT_KEYS, normalizeIntentKey, normalizeTitleDelta } from '../curation/intent.js';
 import type { ExplorationDigest } from '../summary/digest.js';
 import type { SummarizeFn } from '../summary/orchestrator.js';
 import { slugify } from '../text.js';
-import { extractJsonObject, parseAnswer } from './json.js';
+import { askForJson, type ObserverAgentOptions } from './json.js';
 
 const PERSIST_TYPES = ['context', 'entity', 'error', 'snippet', 'decision'] as const;
 const TITLE_DELTAS = ['idle', 'continue', 'refine', 'pivot', 'blocked', 'done'] as const;
@@ -105,11 +103,7 @@ export function summaryItemFromAnswer(a: SummaryAnswer, d: ExplorationDigest, no
   return { explorationId: d.explorationId, text: a.summary.trim(), source: 'ai', status: 'ready', flowchart, persistMeta, savedAt: now };
 }
 
-export interface AgentSummarizerOptions {
-  provider: AgentProvider;
-  model: string;
-  cwd: string;
-  timeoutMs: number;
+export interface AgentSummarizerOptions extends ObserverAgentOptions {
   now?: () => number;
 }
 
@@ -117,19 +111,13 @@ export interface AgentSummarizerOptions {
 export function createAgentSummarizer(o: AgentSummarizerOptions): SummarizeFn {
   const now = o.now ?? Date.now;
   return async (digest) => {
-    const result = await o.provider.run({
+    const answer = await askForJson(o, {
       role: 'summarize',
       taskTitle: `summary ${digest.sessionId}:${digest.explorationId}`,
       prompt: summaryPrompt(digest),
-      cwd: o.cwd,
-      model: o.model,
-      allowedTools: READ_ONLY_TOOLS,
-      permissionMode: 'plan',
-      onToken: () => undefined,
-      signal: AbortSignal.timeout(o.timeoutMs),
-      askUser: async () => 'No one can answer here; summarise from what you have.',
-    });
-    const what = `summary of ${digest.explorationId}`;
-    return summaryItemFromAnswer(parseAnswer(summaryAnswerSchema, extractJsonObject(result.text, what), what), digest, now());
+      whenAsked: 'No one can answer here; summarise from what you have.',
+      what: `summary of ${digest.explorationId}`,
+    }, summaryAnswerSchema);
+    return summaryItemFromAnswer(answer, digest, now());
   };
 }
