@@ -22,3 +22,10 @@ export function makeRepo(files: Record<string, string> = { 'README.md': '# test\
   git(dir, 'commit', '-q', '-m', 'initial');
   return dir;
 }
+
+/** A bare repository at `<root>/remote.git` whose main holds one commit with `files`: the remote several daemons share. */
+export function bareRemote(root: string, files: Record<string, string> = { 'README.md': '# shared\n' }): string {
+  const remote = join(root, 'remote.git');
+  git(root, 'clone', '-q', '--bare', makeRepo(files), remote);
+  return remote;
+}

@@ -17,7 +17,7 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { freshPostgres, pgAvailable, removeTempDirs, tempDir } from '../helpers/db.js';
 import { freePort, PG_MISSING } from '../helpers/postgres.js';
-import { git } from '../helpers/repo.js';
+import { bareRemote, git } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 
 async function startError(p: Promise<unknown>): Promise<MaestroError> {
@@ -118,14 +118,7 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
     const { url, db } = await freshPostgres();
     await db.close();
     const root = tempDir('maestro-refuse-');
-    const remote = join(root, 'remote.git');
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
-    const seed = join(root, 'seed');
-    execFileSync('git', ['clone', '-q', remote, seed], { stdio: 'pipe' });
-    writeFileSync(join(seed, 'README.md'), '# shared\n');
-    git(seed, 'add', '-A');
-    git(seed, 'commit', '-q', '-m', 'init');
-    git(seed, 'push', '-q', 'origin', 'HEAD:main');
+    const remote = bareRemote(root);
     const hook = join(remote, 'hooks', 'pre-receive');
     writeFileSync(hook, '#!/bin/sh\necho "pushes are frozen for the release" >&2\nexit 1\n');
     chmodSync(hook, 0o755);

@@ -8,7 +8,6 @@
  * The checks are on order and completeness (against the log and the runs'
  * outboxes), not on time.
  */
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -21,7 +20,7 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { findPgBin, PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
-import { git } from '../helpers/repo.js';
+import { bareRemote } from '../helpers/repo.js';
 
 interface SseItem {
   id: string;
@@ -89,14 +88,7 @@ describe.skipIf(!available)('live feeds across daemons (LISTEN/NOTIFY)', () => {
   it("a client on daemon A sees the events and streamed tokens of tasks daemon B runs, also after PostgreSQL restarts", { timeout: 300_000 }, async () => {
     const url = cluster.url.replace(/\/postgres$/, '/feeds');
     const root = tempDir('maestro-feeds-');
-    const remote = join(root, 'remote.git');
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
-    const seed = join(root, 'seed');
-    execFileSync('git', ['clone', '-q', remote, seed]);
-    writeFileSync(join(seed, 'README.md'), '# shared\n');
-    git(seed, 'add', '-A');
-    git(seed, 'commit', '-q', '-m', 'init');
-    git(seed, 'push', '-q', 'origin', 'HEAD:main');
+    const remote = bareRemote(root);
     // Too big for one NOTIFY payload (8000 bytes): it goes through stream_overflow.
     const big = `BIG-${'0123456789'.repeat(1000)}-END`;
     const script = join(root, 'script.yaml');

@@ -32,7 +32,7 @@ import { buildForTests, type Build } from '../helpers/build.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { createNetNs, netnsSkipped, netnsUnavailable, type NetNsSet } from '../helpers/netns.js';
-import { git } from '../helpers/repo.js';
+import { bareRemote, git } from '../helpers/repo.js';
 
 const N = Number(process.env.MAESTRO_MULTIHOST_TASKS ?? 50);
 console.log(`multihost: ${N} tasks (MAESTRO_MULTIHOST_TASKS; CI runs 200)`);
@@ -106,18 +106,12 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     const url = cluster.url.replace(/\/postgres$/, '/multihost');
     // The shared remote, with one commit on main.
     const root = tempDir('maestro-mh-');
-    const remote = join(root, 'remote.git');
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
-    const seed = join(root, 'seed');
-    execFileSync('git', ['clone', '-q', remote, seed]);
-    writeFileSync(join(seed, 'README.md'), '# shared\n');
     // The tasks touch disjoint files, so a branch taken over long after it was made (main moved
     // dozens of merges past it, as with 200 tasks) is brought up to date rather than refused.
-    mkdirSync(join(seed, '.maestro'));
-    writeFileSync(join(seed, '.maestro', 'config.json'), JSON.stringify({ limits: { divergenceCommits: 100_000, divergenceFiles: 100_000 } }));
-    git(seed, 'add', '-A');
-    git(seed, 'commit', '-q', '-m', 'init');
-    git(seed, 'push', '-q', 'origin', 'HEAD:main');
+    const remote = bareRemote(root, {
+      'README.md': '# shared\n',
+      '.maestro/config.json': JSON.stringify({ limits: { divergenceCommits: 100_000, divergenceFiles: 100_000 } }),
+    });
 
     const titles = Array.from({ length: N }, (_, i) => `task-${String(i).padStart(3, '0')}`);
     const script = join(root, 'script.yaml');
