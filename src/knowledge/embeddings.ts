@@ -19,6 +19,7 @@ import { MaestroError } from '../core/errors.js';
 import type { KnowledgeEntry } from './entry.js';
 import { buildWhere, type SearchFilters } from './index/query.js';
 import { onnxEmbedderFromEnv } from './onnxEmbedder.js';
+import { normalise } from './vector.js';
 
 export interface Embedder {
   /** Model identity; vectors from another model are re-computed. */
@@ -80,13 +81,6 @@ export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder 
   return openAiCompatibleEmbedder({ url: env.MAESTRO_EMBEDDINGS_URL, model: env.MAESTRO_EMBEDDINGS_MODEL, apiKey: env.MAESTRO_EMBEDDINGS_KEY });
 }
 
-function normalise(v: Float32Array): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= n;
-  return v;
-}
 
 export function ensureVectorTable(db: Database.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS vectors (id TEXT PRIMARY KEY, model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL)');

@@ -28,6 +28,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { createWordPiece, readVocab, type WordPieceTokenizer } from './wordpiece.js';
+import { normalise } from './vector.js';
 
 export interface OnnxEmbedderOptions {
   modelPath: string;
@@ -162,7 +163,7 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js
     const vecs: Float32Array[] = [];
     if (dims.length === 2) {
       const d = dims[1]!;
-      for (let i = 0; i < n; i++) vecs.push(l2(Float32Array.from(data.subarray(i * d, (i + 1) * d))));
+      for (let i = 0; i < n; i++) vecs.push(normalise(Float32Array.from(data.subarray(i * d, (i + 1) * d))));
       return vecs;
     }
     if (dims.length !== 3 || dims[1] !== seq) throw new MaestroError('CONFIG_INVALID', `${modelPath}: output "${name}" has shape [${dims.join(', ')}], expected [batch, ${seq}, dim].`);
@@ -180,7 +181,7 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js
         }
         for (let k = 0; k < d; k++) v[k]! /= Math.max(1, count);
       }
-      vecs.push(l2(v));
+      vecs.push(normalise(v));
     }
     return vecs;
   };
@@ -207,13 +208,6 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js
   };
 }
 
-function l2(v: Float32Array): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= n;
-  return v;
-}
 
 /** The ONNX embedder described by MAESTRO_EMBEDDINGS_* (see the header), or null when MAESTRO_EMBEDDINGS_ONNX is unset. */
 export function onnxEmbedderFromEnv(env: NodeJS.ProcessEnv): import('./embeddings.js').Embedder | null {
