@@ -55,6 +55,8 @@ export const ERROR_CATALOGUE = {
   STALE_RECEIPT: 409,
   RUN_SEALED: 409,
   INTERNAL: 500,
+  // Safe by default (issue 13): a path parameter that leaves the registered projects.
+  PATH_OUTSIDE_PROJECTS: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

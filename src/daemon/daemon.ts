@@ -17,6 +17,7 @@ import { EventFeed } from './eventFeed.js';
 import { STREAM_CHANNEL, StreamRelay } from './streamRelay.js';
 import { PgListener } from '../store/pgListener.js';
 import { acquireHomeLock } from './homeLock.js';
+import { confineToProjects } from './projectRoots.js';
 import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
@@ -132,7 +133,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const builtIn = [
       async (a: FastifyInstance, doc: OpenApiDoc) => {
         // Review, promotion and audit act on a registered project's own `.workflow/` only.
-        await a.register(knowledgeRoutes, { pool: knowledge, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath });
+        await a.register(knowledgeRoutes, { pool: knowledge, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];

@@ -19,8 +19,9 @@ import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
-import type { Gate, Run, RunKind, Task } from '../core/types.js';
-import { branchName, writeJob } from '../executor/protocol/job.js';
+import type { Gate, Project, Run, RunKind, Task } from '../core/types.js';
+import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
+import { agentEnv } from '../lib/agentEnv.js';
 import { beatDaemon, failOrphanedRuns, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
@@ -31,6 +32,7 @@ import type { Store } from '../store/store.js';
 import type { Bus } from './bus.js';
 import { Ingestor } from './ingestor.js';
 import { buildJob } from './jobs.js';
+import { passEnvOf } from './projectSettings.js';
 import { KnowledgeBridge } from '../knowledge/bridge.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
@@ -96,7 +98,7 @@ export class Orchestrator {
     this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
-    this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
+    this.workers = new WorkerManager({ onExit: () => this.kick() });
     this.ingestor = new Ingestor(store, bus, {
       owner: this.owner,
       leaseMs: config.leaseMs,
@@ -253,7 +255,7 @@ export class Orchestrator {
     this.restarts.set(run.id, n);
     if (n > MAX_WORKER_RESTARTS) return this.failRun(run, task, `WORKER_DIED: the worker died ${n - 1} times on this run`);
     await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.resumed', payload: { restart: n } });
-    this.spawn(fresh);
+    await this.spawn(fresh);
   }
 
   private async failRun(run: Run, task: Task, error: string): Promise<void> {
@@ -332,7 +334,7 @@ export class Orchestrator {
     const run = await this.store.runs.create({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId, traceId, type: 'run.started', payload: { kind } });
     this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
-    this.spawn(run);
+    await this.spawn(run, registered);
     return run;
   }
 
@@ -352,8 +354,11 @@ export class Orchestrator {
     if (task && project && run.runDir) await this.tryKnowledge(task, 'run-finished', () => this.knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }));
   }
 
-  private spawn(run: Run): void {
-    const handle = this.workers.spawn(run.id, run.runDir!);
+  private async spawn(run: Run, project?: Project): Promise<void> {
+    // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
+    const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
+    const env = { ...agentEnv(process.env, { provider: readJob(run.runDir!).provider.kind, pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());
     this.ingestor.follow({ ...run, workerPid: handle.pid });

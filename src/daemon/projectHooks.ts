@@ -8,6 +8,8 @@ import { HOOK_CANCELLED_EVENT, HookRunner, hookCancelPayload, type HookName, typ
 import type { Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import type { Store } from '../store/store.js';
+import { agentEnv } from '../lib/agentEnv.js';
+import { passEnvOf } from './projectSettings.js';
 import type { OrchestratorHooks } from './orchestrator.js';
 
 export interface DaemonHooks extends OrchestratorHooks {
@@ -17,15 +19,17 @@ export interface DaemonHooks extends OrchestratorHooks {
 }
 
 export function createDaemonHooks(store: Store, globalHome: string, timeoutMs?: number): DaemonHooks {
-  const runners = new Map<string, HookRunner>();
+  const runners = new Map<string, { runner: HookRunner; updatedAt: number }>();
   const runnerFor = async (task: Task) => {
+    const project = await store.projects.get(task.projectId);
     let r = runners.get(task.projectId);
-    if (!r) {
-      const project = await store.projects.get(task.projectId);
-      r = new HookRunner({ projectRoot: project.repoPath, globalHome, timeoutMs });
+    // Settings changed (passEnv): a runner with the new environment.
+    if (!r || r.updatedAt !== project.updatedAt) {
+      const env = agentEnv(process.env, { pass: passEnvOf(project.config) });
+      r = { runner: new HookRunner({ projectRoot: project.repoPath, globalHome, timeoutMs, env }), updatedAt: project.updatedAt };
       runners.set(task.projectId, r);
     }
-    return r;
+    return r.runner;
   };
   // A claim veto is asked again every tick; log it when its reason changes, not every time.
   const lastClaimVeto = new Map<string, string>();

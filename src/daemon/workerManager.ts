@@ -11,10 +11,11 @@ export class WorkerManager {
   private readonly handles = new Map<string, WorkerHandle>();
   private readonly exited = new Set<string>();
 
-  constructor(private readonly opts: { env?: NodeJS.ProcessEnv; onExit: (runId: string, code: number | null, signal: string | null) => void }) {}
+  constructor(private readonly opts: { onExit: (runId: string, code: number | null, signal: string | null) => void }) {}
 
-  spawn(runId: string, runDir: string): WorkerHandle {
-    const handle = spawnWorker(runDir, { env: this.opts.env });
+  /** `env` is the worker's whole environment (the orchestrator allowlists it). */
+  spawn(runId: string, runDir: string, env: NodeJS.ProcessEnv): WorkerHandle {
+    const handle = spawnWorker(runDir, { env });
     this.handles.set(runId, handle);
     this.exited.delete(runId);
     void handle.exited.then(({ code, signal }) => {

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
+import { agentEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
 
 export interface WorkerHandle {
@@ -36,7 +37,9 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
   const { file, execArgv, cwd } = workerEntry();
   const child = spawn(process.execPath, [...execArgv, file, resolve(runDir)], {
     cwd,
-    env: { ...process.env, ...options.env, MAESTRO_RUN_DIR: resolve(runDir) }, // `maestro load` in the agent records into this run
+    // The caller's environment replaces the daemon's (the orchestrator passes an allowlist, src/lib/agentEnv.ts);
+    // `maestro load` in the agent records into this run.
+    env: { ...(options.env ?? agentEnv(process.env)), MAESTRO_RUN_DIR: resolve(runDir) },
     stdio: ['ignore', options.stdio ?? 'ignore', options.stdio === 'inherit' ? 'inherit' : 'pipe'],
     detached: true,
   });

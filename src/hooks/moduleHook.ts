@@ -92,10 +92,12 @@ const message = (err) => (err && err.message) ? String(err.message) : String(err
 /** How long importing the hooks module may take before it counts as a hang. */
 const LOAD_TIMEOUT_MS = 30_000;
 
-export function runModuleCandidates(name: HookName, candidates: Candidate[], args: unknown[], timeoutMs: number): Promise<WorkerAnswer> {
+export function runModuleCandidates(name: HookName, candidates: Candidate[], args: unknown[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<WorkerAnswer> {
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_CODE, {
       eval: true,
+      // The hook sees the allowlisted environment, not the daemon's (its token, its database URL).
+      env,
       workerData: { candidates, name, args, names: [...HOOK_NAMES], tsxApi: import.meta.resolve('tsx/esm/api') },
       // A hook's stdout would otherwise interleave with the daemon's log lines.
       stdout: true,

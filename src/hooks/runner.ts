@@ -14,6 +14,7 @@
  * reason that names the hook and its file. The daemon records every cancel as
  * an event with that reason.
  */
+import { agentEnv } from '../lib/agentEnv.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HOOK_NAMES, moduleArgs, readModuleAnswer, readShellAnswer, shellFileName, type HookContexts, type HookName, type HookOutcome } from './contract.js';
@@ -30,14 +31,18 @@ export interface HookRunnerOptions {
   globalHome: string | null;
   /** A hook still running after this long counts as a cancel. */
   timeoutMs?: number;
+  /** The hooks' environment: an allowlist by default (src/lib/agentEnv.ts), never the daemon's secrets. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class HookRunner {
   static readonly NAMES = HOOK_NAMES;
   private readonly dirs: string[];
   readonly timeoutMs: number;
+  private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: HookRunnerOptions) {
+    this.env = options.env ?? agentEnv(process.env);
     this.dirs = [];
     if (options.projectRoot) this.dirs.push(join(resolve(options.projectRoot), '.maestro'));
     if (options.globalHome) this.dirs.push(resolve(options.globalHome));
@@ -77,7 +82,7 @@ export class HookRunner {
     let script: string | null = null;
     if (candidates[0]!.kind === 'shell') script = candidates[0]!.path;
     else {
-      const answer = await runModuleCandidates(name, candidates, moduleArgs(name, context), this.timeoutMs);
+      const answer = await runModuleCandidates(name, candidates, moduleArgs(name, context), this.timeoutMs, { ...this.env, MAESTRO_HOOK: name });
       const where = (path: string) => `hook "${name}" in ${path}`;
       switch (answer.kind) {
         case 'absent':
@@ -105,7 +110,7 @@ export class HookRunner {
     }
     // The module search and the script share one time budget.
     const left = Math.max(1, deadline - Date.now());
-    const env = { ...process.env, MAESTRO_HOOK: name };
+    const env = { ...this.env, MAESTRO_HOOK: name };
     const answer = await runShellHook(script, { hook: name, ...ctx }, left, env);
     switch (answer.kind) {
       case 'timeout':

@@ -23,6 +23,8 @@ export async function searchViaDaemon(req: SearchRequest, workflowDir: string, i
   }
   if (res.status === 404) return undefined; // an older daemon without the route
   const body = (await res.json()) as { error?: { code: ErrorCode; message: string } };
+  // The daemon reads only registered projects; this folder is not one, so it is searched in process.
+  if (res.status === 403 && body.error?.code === 'PATH_OUTSIDE_PROJECTS') return undefined;
   if (!res.ok) throw new MaestroError(body.error?.code ?? 'INTERNAL', body.error?.message ?? `daemon answered ${res.status}`);
   return body;
 }

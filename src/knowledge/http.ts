@@ -22,8 +22,11 @@ import { registerReviewRoutes } from './reviewHttp.js';
 
 export interface KnowledgeRouteOptions {
   pool: KnowledgePool;
-  /** Maps or refuses a requested root (e.g. only registered projects); default: accept as given. */
-  allowRoot?: (root: string | undefined) => string | undefined;
+  /**
+   * Maps or refuses a requested root (the daemon: only registered projects, PATH_OUTSIDE_PROJECTS otherwise);
+   * default: accept as given (a one-process server such as the tests').
+   */
+  confineRoot?: (root: string | undefined) => Promise<string>;
   /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
   /** The API's OpenAPI document, so those routes are listed at /api/openapi.json. */
@@ -35,7 +38,7 @@ const READ_ROUTES = new Set(['/api/knowledge/search', '/api/knowledge/entries', 
 type Query = Record<string, string | undefined>;
 
 export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
-  const rootOf = (q: Query) => (opts.allowRoot ? opts.allowRoot(q.root) : q.root);
+  const rootOf = (q: Query) => q.root;
   app.setErrorHandler((err, _req, reply) => {
     if (err instanceof MaestroError) return reply.status(err.status).send({ error: err.toJSON() });
     const status = (err as { statusCode?: number }).statusCode;
@@ -43,13 +46,18 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal error' } });
   });
   // `projectId` on a read route becomes that project's root before the handler runs.
+  // A `root` is confined to what the server allows before any folder is read.
   app.addHook('preHandler', async (req) => {
     const q = req.query as Query;
-    if (!READ_ROUTES.has(req.routeOptions.url ?? '') || q.projectId === undefined) return;
-    if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
-    if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
-    q.root = await opts.projectRoot(q.projectId);
-    delete q.projectId;
+    if (!READ_ROUTES.has(req.routeOptions.url ?? '')) return;
+    if (q.projectId !== undefined) {
+      if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
+      if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
+      q.root = await opts.projectRoot(q.projectId);
+      delete q.projectId;
+    } else if (opts.confineRoot) {
+      q.root = await opts.confineRoot(q.root);
+    }
   });
   app.get('/api/knowledge/search', async (req) => {
     const q = req.query as Query;

@@ -7,7 +7,7 @@
  */
 import type { TaskEdit, TaskInput, ProjectInput } from '../core/schemas.js';
 import type { TaskStatus } from '../core/status.js';
-import type { Gate, RunKind, RunStatus, Task } from '../core/types.js';
+import type { Gate, Project, RunKind, RunStatus, Task } from '../core/types.js';
 import type { DBAdapter, Queryable } from './db.js';
 import { advanceClaimed, claimTask, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type Fence } from './ops/claim.js';
 import { createTask } from './ops/createTask.js';
@@ -50,10 +50,12 @@ export function createStore(raw: DBAdapter, clock: Clock = Date.now) {
     create: (input: ProjectInput) => tx((q, now) => createProject(q, input, now)),
     get: (idOrName: string) => getProject(db, idOrName),
     list: () => listProjects(db),
-    updateConfig: (idOrName: string, config: Record<string, unknown>) =>
+    /** Replaces the settings; the `project.config` event's payload describes the change (`describe` sees the settings before it). */
+    updateConfig: (idOrName: string, config: Record<string, unknown>, describe?: (before: Project) => Record<string, unknown>) =>
       tx(async (q, now) => {
-        const project = await updateProjectConfig(q, idOrName, config, now);
-        await appendEvent(q, { projectId: project.id, type: 'project.config', payload: { keys: Object.keys(config) } }, now);
+        const before = await getProject(q, idOrName);
+        const project = await updateProjectConfig(q, before.id, config, now);
+        await appendEvent(q, { projectId: project.id, type: 'project.config', payload: describe ? describe(before) : { keys: Object.keys(config) } }, now);
         return project;
       }),
   };

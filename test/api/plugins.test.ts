@@ -22,6 +22,7 @@ describe('knowledge and observer routes in the daemon', () => {
       '---\ntitle: Coding conventions\ncategory: coding\n---\n\n<spec-entry category="coding" keywords="errors,catalogue" date="2026-11-01">\n### Errors come from one catalogue\nEvery user-visible error has a stable code from the catalogue.\n</spec-entry>\n',
     );
     d = await startTestDaemon({}, { noOrchestrator: true });
+    await d.store.projects.create({ name: 'p', repoPath: repo });
     const res = await fetch(`${d.url}/api/knowledge/search?q=catalogue%20errors&root=${encodeURIComponent(join(repo, '.workflow'))}`);
     const body = (await res.json()) as { results?: { name: string; id: string }[] };
     expect(res.status).toBe(200);

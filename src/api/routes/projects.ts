@@ -1,10 +1,11 @@
 /** /api/projects: register a repository, list and show projects. */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
+import { parseProjectSettings, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
@@ -23,7 +24,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
 
   defineRoute(app, doc, { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project', tags: ['projects'], body: projectInputSchema, status: 201 }, async ({ body }) => {
     const repoPath = checkRepoPath(body.repoPath);
-    return { project: await store.projects.create({ ...body, repoPath }) };
+    return { project: await store.projects.create({ ...body, config: parseProjectSettings(body.config), repoPath }) };
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts', tags: ['projects'], params: idParam }, async ({ params }) => {
@@ -34,7 +35,32 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
   defineRoute(
     app,
     doc,
-    { method: 'PATCH', url: '/api/projects/:id', summary: "Replace a project's configuration", tags: ['projects'], params: idParam, body: z.object({ config: z.record(z.string(), z.unknown()) }).strict() },
-    async ({ params, body }) => ({ project: await store.projects.updateConfig(params.id, body.config) }),
+    {
+      method: 'PATCH',
+      url: '/api/projects/:id',
+      summary: "Replace a project's settings (validated; the change is an event naming who made it and from where)",
+      tags: ['projects'],
+      params: idParam,
+      body: z.object({ config: z.record(z.string(), z.unknown()), who: z.string().trim().min(1).max(200).default('human') }).strict(),
+    },
+    async ({ params, body, req }) => {
+      const config = parseProjectSettings(body.config);
+      const from = requestOrigin(req);
+      const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
+      return { project };
+    },
   );
+}
+
+/** Where a request came from, for the events of changes that run code: the peer address and the client's own word. */
+function requestOrigin(req: FastifyRequest): { address: string; client: string; userAgent: string | null } {
+  const declared = req.headers['x-maestro-client'];
+  const client = typeof declared === 'string' && declared ? declared.slice(0, 100) : req.headers.origin ? 'browser' : 'http';
+  const ua = req.headers['user-agent'];
+  return { address: req.ip, client, userAgent: typeof ua === 'string' ? ua.slice(0, 200) : null };
+}
+
+/** A provider's `env` values may be keys: an event shows their names only. */
+function maskSecrets<T>(change: T): T {
+  return JSON.parse(JSON.stringify(change, (key, value) => (key === 'env' && value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).map((k) => [k, '***'])) : value))) as T;
 }

@@ -1,0 +1,31 @@
+/**
+ * Path parameters stay inside registered projects: a `root=` the knowledge
+ * routes receive must name a registered project's folder (or its `.workflow`),
+ * compared after resolving symlinks, so no request reads, or creates an index
+ * in, a folder the user never registered.
+ */
+import { realpathSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import type { Store } from '../store/store.js';
+
+function canonical(path: string): string {
+  const abs = resolve(path);
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs; // a folder that does not exist matches no project either
+  }
+}
+
+/** The registered project folder `root` names; PATH_OUTSIDE_PROJECTS for anything else. */
+export async function confineToProjects(store: Store, root: string | undefined): Promise<string> {
+  if (root === undefined || root === '') {
+    throw new MaestroError('BAD_INPUT', 'Name the project: pass projectId, or root (a registered project\'s folder).');
+  }
+  const given = canonical(basename(resolve(root)) === '.workflow' ? dirname(resolve(root)) : root);
+  for (const project of await store.projects.list()) {
+    if (canonical(project.repoPath) === given) return project.repoPath;
+  }
+  throw new MaestroError('PATH_OUTSIDE_PROJECTS', `${root} is not a registered project's folder; this daemon reads and writes only inside registered projects. Register it with "maestro project add ${resolve(root)}", or pass projectId.`, { details: { root } });
+}

@@ -1,0 +1,64 @@
+/**
+ * A project's settings as the daemon stores them (`project.config`, set by
+ * `POST /api/projects` and `PATCH /api/projects/:id`): which agent runs its
+ * tasks, where its branches come from, the demo's self-approval. Validated with
+ * the schema the runner uses (providerConfigSchema) when they are saved, so a
+ * bad provider is a 400 at once instead of a task that needs attention later.
+ *
+ * A provider is code execution (a `command` provider runs any argv), so every
+ * change to it is an event naming who made it and from where (`settingsChange`).
+ */
+import { z } from 'zod';
+import { MaestroError } from '../core/errors.js';
+import { ENV_NAME_PATTERN } from '../lib/agentEnv.js';
+import { providerConfigSchema } from '../executor/protocol/job.js';
+
+export const projectSettingsSchema = z
+  .object({
+    provider: providerConfigSchema.optional(),
+    /** The branch tasks start from and merge into. */
+    baseBranch: z.string().min(1).max(250).regex(/^(?!-)[A-Za-z0-9._/-]+$/, 'a branch name: letters, digits, . _ / -').optional(),
+    /** A shared remote several daemons work through (README "Running on several machines"). */
+    remote: z.string().min(1).max(4096).optional(),
+    /** Approve a waiting gate by itself after this long (the demo). */
+    autoApproveAfterMs: z.number().int().nonnegative().optional(),
+    /** Answer a clarifying question by itself after this long, with `autoReply`. */
+    autoReplyAfterMs: z.number().int().nonnegative().optional(),
+    autoReply: z.string().max(10_000).optional(),
+    /** Keep a merged task's `maestro/*` branch. */
+    keepBranches: z.boolean().optional(),
+    /** Environment variables the project's agents, checks and hooks may see (names, or `PREFIX_*`). */
+    passEnv: z.array(z.string().regex(ENV_NAME_PATTERN, 'an environment variable name, or a prefix ending in *')).max(200).optional(),
+    demo: z.boolean().optional(),
+  })
+  .strict();
+
+export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
+
+/** Validates settings about to be stored; a bad one is a 400 naming every field that is wrong. */
+export function parseProjectSettings(raw: unknown, where = 'config'): Record<string, unknown> {
+  const parsed = projectSettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${[where, ...i.path].join('.')}: ${i.message}`);
+    throw new MaestroError('BAD_INPUT', `Invalid project settings: ${problems.join('; ')}. Nothing was saved.`, { details: { problems } });
+  }
+  return raw as Record<string, unknown>;
+}
+
+/** The project's `passEnv`, read leniently (settings stored before validation existed may lack it). */
+export function passEnvOf(config: Record<string, unknown>): string[] {
+  const list = config.passEnv;
+  return Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string' && ENV_NAME_PATTERN.test(n)) : [];
+}
+
+/** Keys whose change runs other code: the provider, the env it sees, the remote it fetches from. */
+const CODE_KEYS = ['provider', 'passEnv', 'remote'] as const;
+
+/** What a settings change altered, for its event: every changed key, and the code-running ones in full. */
+export function settingsChange(before: Record<string, unknown>, after: Record<string, unknown>): { changed: string[]; code: Record<string, { before: unknown; after: unknown }> } {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const changed = [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
+  const code: Record<string, { before: unknown; after: unknown }> = {};
+  for (const k of CODE_KEYS) if (changed.includes(k)) code[k] = { before: before[k] ?? null, after: after[k] ?? null };
+  return { changed, code };
+}

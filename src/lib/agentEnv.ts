@@ -1,0 +1,73 @@
+/**
+ * The environment of everything the daemon starts on a project's behalf:
+ * workers, the agents and checks they run, and hooks. It is an allowlist, so a
+ * secret the daemon holds (MAESTRO_TOKEN, the database URL, an embeddings key,
+ * PGPASSWORD, a cloud key exported in the user's shell) never reaches an agent
+ * that can run `env`. What passes:
+ *   - what a program needs to run at all: PATH, HOME, the user, the locale,
+ *     the terminal, temp and XDG folders, proxies and CA bundles;
+ *   - the model tiers (MAESTRO_MODEL_HARD/MEDIUM/EASY): names, not secrets;
+ *   - the credentials of the run's own provider (PROVIDER_ENV), nothing of
+ *     the others;
+ *   - the names the project's config lists in `passEnv` (exact names, or a
+ *     prefix ending in `*`, e.g. `NPM_CONFIG_*`), for the project's own tools.
+ * Nothing named MAESTRO_* passes except the tiers, whatever passEnv says.
+ */
+
+const BASE = [
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'TZ',
+  'TMPDIR', 'TMP', 'TEMP', 'EDITOR', 'VISUAL', 'PWD',
+  'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS',
+  'MAESTRO_MODEL_HARD', 'MAESTRO_MODEL_MEDIUM', 'MAESTRO_MODEL_EASY',
+];
+const BASE_PREFIXES = ['LC_'];
+
+/**
+ * Each provider's own credentials and settings. The command and scripted
+ * providers run nothing of a vendor's: a command agent that needs a key gets it
+ * through the project's `passEnv` or the provider's own `env`.
+ */
+export const PROVIDER_ENV: Record<string, readonly string[]> = {
+  claude: [
+    'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'ANTHROPIC_CUSTOM_HEADERS',
+    'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX',
+    'AWS_REGION', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN',
+    'CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID', 'GOOGLE_APPLICATION_CREDENTIALS',
+  ],
+  command: [],
+  scripted: [],
+};
+
+export interface AgentEnvOptions {
+  /** The run's provider kind: its credentials pass. */
+  provider?: string;
+  /** The project's `passEnv`: exact names or `PREFIX_*`. */
+  pass?: readonly string[];
+}
+
+/** A `passEnv` entry: an environment variable name, or a prefix followed by `*`. */
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+
+function passes(name: string, names: Set<string>, prefixes: string[]): boolean {
+  if (names.has(name)) return true;
+  return prefixes.some((p) => name.startsWith(p));
+}
+
+export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}): NodeJS.ProcessEnv {
+  const names = new Set([...BASE, ...(PROVIDER_ENV[opts.provider ?? ''] ?? [])]);
+  const prefixes = [...BASE_PREFIXES];
+  for (const entry of opts.pass ?? []) {
+    if (entry.endsWith('*')) prefixes.push(entry.slice(0, -1));
+    else names.add(entry);
+  }
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined || !passes(name, names, prefixes)) continue;
+    // The daemon's own settings never pass, whatever a project lists; the tiers are names, not secrets.
+    if (name.startsWith('MAESTRO_') && !BASE.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,193 @@
+/**
+ * Safe by default (issue 13, items 4–6), over a real daemon on a real socket:
+ * agents, checks and hooks get an allowlisted environment (never the daemon's
+ * secrets); knowledge routes act only inside registered projects; a project's
+ * settings are validated when saved and every change to its provider is an
+ * event naming who made it and from where.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+import { until } from '../helpers/wait.js';
+
+const SECRETS = {
+  MAESTRO_TOKEN: 'daemon-token-must-not-leak',
+  MAESTRO_DATABASE: 'postgres://maestro:pw@127.0.0.1/maestro',
+  MAESTRO_EMBEDDINGS_KEY: 'embeddings-key-must-not-leak',
+  PGPASSWORD: 'pg-password-must-not-leak',
+  AWS_SECRET_ACCESS_KEY: 'aws-secret-must-not-leak',
+  SOME_SERVICE_SECRET: 'unrelated-secret-must-not-leak',
+};
+
+async function api(d: TestDaemon, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${d.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('agents, checks and hooks get a clean environment', () => {
+  const saved: Record<string, string | undefined> = {};
+  let d: TestDaemon | null = null;
+  beforeAll(() => {
+    for (const [k, v] of Object.entries({ ...SECRETS, MY_TOOL_HOME: '/opt/my-tool' })) {
+      saved[k] = process.env[k];
+      process.env[k] = v;
+    }
+  });
+  afterAll(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+  afterEach(async () => {
+    await d?.stop({ graceMs: 0 });
+    d = null;
+    removeTempDirs();
+  });
+
+  it('a command agent that prints env sees PATH, HOME, its project passEnv and no daemon secret; so does a hook', async () => {
+    const out = tempDir('agent-env-');
+    const agent = join(out, 'env-agent.mjs');
+    // The agent records what it sees, then fails: the run is over after one call.
+    writeFileSync(agent, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(out, 'agent-env.json'))}, JSON.stringify(process.env));\nprocess.exit(3);\n`);
+    const repo = makeRepo();
+    mkdirSync(join(repo, '.maestro', 'hooks'), { recursive: true });
+    const hook = join(repo, '.maestro', 'hooks', 'before-task-claim.sh');
+    writeFileSync(hook, `#!/bin/sh\nenv > ${JSON.stringify(join(out, 'hook-env.txt'))}\necho '{}'\n`);
+    chmodSync(hook, 0o755);
+    d = await startTestDaemon();
+    const project = await api(d, 'POST', '/api/projects', {
+      name: 'envcheck',
+      repoPath: repo,
+      config: { provider: { kind: 'command', command: [process.execPath, agent], promptVia: 'stdin' }, passEnv: ['MY_TOOL_HOME'] },
+    });
+    expect(project.status).toBe(201);
+    const task = await api(d, 'POST', '/api/tasks', { projectId: project.body.project.id, title: 'Print the environment', complexity: 'easy' });
+    expect(task.status).toBe(201);
+
+    const agentFile = join(out, 'agent-env.json');
+    await until(d.bus, async () => existsSync(agentFile) && readFileSync(agentFile, 'utf8').endsWith('}'), 'the agent to record its environment', 90_000);
+    const seen = JSON.parse(readFileSync(agentFile, 'utf8')) as Record<string, string>;
+    expect(seen.PATH).toBe(process.env.PATH);
+    expect(seen.HOME).toBe(process.env.HOME);
+    expect(seen.MY_TOOL_HOME).toBe('/opt/my-tool');
+    expect(seen.MAESTRO_ROLE).toBeTruthy();
+    for (const [name, value] of Object.entries(SECRETS)) {
+      expect(seen[name], name).toBeUndefined();
+      expect(Object.values(seen), name).not.toContain(value);
+    }
+
+    const hookFile = join(out, 'hook-env.txt');
+    await until(d.bus, async () => existsSync(hookFile), 'the hook to record its environment', 60_000);
+    const hookEnv = readFileSync(hookFile, 'utf8');
+    expect(hookEnv).toContain('MAESTRO_HOOK=before:task:claim');
+    expect(hookEnv).toContain('MY_TOOL_HOME=/opt/my-tool');
+    for (const value of Object.values(SECRETS)) expect(hookEnv).not.toContain(value);
+  });
+});
+
+describe('knowledge routes act only inside registered projects', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop();
+    d = null;
+    removeTempDirs();
+  });
+
+  function withSpecs(dir: string): string {
+    mkdirSync(join(dir, '.workflow', 'specs'), { recursive: true });
+    writeFileSync(join(dir, '.workflow', 'specs', 'coding-conventions.md'), '---\ntitle: Coding conventions\ncategory: coding\n---\n\n<spec-entry category="coding" keywords="errors" date="2026-11-01">\n### Errors come from one catalogue\nEvery error has a code.\n</spec-entry>\n');
+    return dir;
+  }
+
+  it('refuses a root outside every project, creates nothing there, and serves a registered one', async () => {
+    const registered = withSpecs(makeRepo());
+    const outside = withSpecs(tempDir('not-a-project-'));
+    const before = readdirSync(join(outside, '.workflow')).sort();
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    await d.store.projects.create({ name: 'registered', repoPath: registered });
+
+    for (const root of [outside, join(outside, '.workflow'), join(registered, '..', outside.split('/').pop()!), '/etc', '/']) {
+      for (const route of ['search?q=errors', 'entries', 'health']) {
+        const res = await api(d, 'GET', `/api/knowledge/${route}&root=${encodeURIComponent(root)}`.replace('entries&', 'entries?').replace('health&', 'health?'));
+        expect(res.status, `${route} ${root}`).toBe(403);
+        expect(res.body.error.code).toBe('PATH_OUTSIDE_PROJECTS');
+        expect(res.body.error.message).toContain('maestro project add');
+      }
+    }
+    expect(readdirSync(join(outside, '.workflow')).sort()).toEqual(before);
+
+    const missing = await api(d, 'GET', '/api/knowledge/search?q=errors');
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain('projectId');
+
+    // The registered project by its folder, its .workflow, or a symlink to it.
+    const link = join(tempDir('links-'), 'via-link');
+    symlinkSync(registered, link);
+    for (const root of [registered, join(registered, '.workflow'), link]) {
+      const ok = await api(d, 'GET', `/api/knowledge/search?q=errors&root=${encodeURIComponent(root)}`);
+      expect(ok.status, root).toBe(200);
+      expect(ok.body.results[0].name).toBe('Errors come from one catalogue');
+    }
+  });
+
+  it('observer session ids cannot name a path', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    for (const id of ['..', '..%2F..%2Fetc', '.hidden', 'a%2Fb']) {
+      const res = await fetch(`${d.url}/api/observer/sessions/${id}`);
+      expect(res.status, id).toBeGreaterThanOrEqual(400);
+      expect(res.status, id).toBeLessThan(500);
+    }
+  });
+});
+
+describe('project settings are validated when saved, and provider changes are events', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop();
+    d = null;
+    removeTempDirs();
+  });
+
+  it('refuses a bogus provider with 400 and stores nothing; a valid change is an event with who and from', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const repo = makeRepo();
+    const created = await api(d, 'POST', '/api/projects', { name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: '/x.yaml' } } });
+    expect(created.status).toBe(201);
+    const id = created.body.project.id;
+
+    for (const config of [{ provider: { kind: 'bogus' } }, { provider: { kind: 'command', command: [] } }, { autoApproveAfterMs: -1 }, { passEnv: ['MAESTRO TOKEN'] }, { autoAprove: 1 }]) {
+      const res = await api(d, 'PATCH', `/api/projects/${id}`, { config });
+      expect(res.status, JSON.stringify(config)).toBe(400);
+      expect(res.body.error.code).toBe('BAD_INPUT');
+      expect(res.body.error.message).toMatch(/config(\.\w+)*: /);
+      expect(res.body.error.message).toContain('Nothing was saved');
+    }
+    expect((await d.store.projects.get(id)).config).toEqual({ provider: { kind: 'scripted', script: '/x.yaml' } });
+    const refusedCreate = await api(d, 'POST', '/api/projects', { name: 'q', repoPath: makeRepo(), config: { provider: { kind: 'bogus' } } });
+    expect(refusedCreate.status).toBe(400);
+    expect((await d.store.projects.list()).map((p) => p.name)).toEqual(['p']);
+
+    const res = await fetch(`${d.url}/api/projects/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-maestro-client': 'cli', 'user-agent': 'scope-test' },
+      body: JSON.stringify({ who: 'ada', config: { provider: { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: 'sk-secret' } } } }),
+    });
+    expect(res.status).toBe(200);
+    const [event] = (await d.store.events.list({ projectId: id, type: 'project.config' })).events;
+    expect(event!.payload).toMatchObject({
+      who: 'ada',
+      from: { address: '127.0.0.1', client: 'cli', userAgent: 'scope-test' },
+      changed: ['provider'],
+      code: { provider: { before: { kind: 'scripted', script: '/x.yaml' }, after: { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: '***' } } } },
+    });
+    expect(JSON.stringify(event!.payload)).not.toContain('sk-secret');
+  });
+});
