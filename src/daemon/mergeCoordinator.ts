@@ -122,12 +122,15 @@ export class MergeCoordinator {
 
     const veto = await this.opts.hooks.beforeMerge?.(task, branch);
     if (veto && 'cancel' in veto) return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
+    const before = (await git(repo, ['rev-parse', '--verify', base])).stdout.trim();
     try {
       const outcome = await mergeIntoMain({ repoPath: repo, branch: ref, baseBranch: base, strategy: loadProjectConfig(repo).mergeStrategy, message: `Merge ${branch}` });
       // On a shared remote the merge counts once main is pushed; a refused push is retried next tick.
       if (remote) await this.opts.repos.pushMain(project, repo);
       this.refused.delete(task.id);
-      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
+      // Hooks and checks live in `.maestro/`: work that changes them changes what runs next, so it is an event of its own.
+      const settings = (await git(repo, ['diff', '--name-only', before, outcome.sha, '--', '.maestro'])).stdout.split('\n').filter(Boolean);
+      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit', settings);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);
@@ -151,12 +154,15 @@ export class MergeCoordinator {
     throw err;
   }
 
-  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void> {
+  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, settingsFiles: string[] = []): Promise<void> {
     await this.store.db.transaction(async (q) => {
       const now = this.store.clock();
       await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [task.id, project.id, branch, sha, now]);
       const { before, after } = await transitionTask(q, { id: task.id, from: 'merging', to: 'done', now });
       await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how } } }, now);
+      if (settingsFiles.length) {
+        await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'project.settings_files', payload: { files: settingsFiles, who: `the agent of task ${task.id} (${task.title})`, from: `merge of ${branch}`, sha } }, now);
+      }
     });
     this.opts.onChange();
   }

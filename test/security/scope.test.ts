@@ -191,3 +191,41 @@ describe('project settings are validated when saved, and provider changes are ev
     expect(JSON.stringify(event!.payload)).not.toContain('sk-secret');
   });
 });
+
+describe('work that changes hooks or checks is an event', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop({ graceMs: 2000 });
+    d = null;
+    removeTempDirs();
+  });
+
+  it('a merged task that edits .maestro/ names the files, the task and the merge', async () => {
+    const repo = makeRepo();
+    const script = join(tempDir('script-'), 'hooks.yaml');
+    writeFileSync(script, [
+      'steps:',
+      '  - match: { role: execute }',
+      '    actions:',
+      '      - write: { path: .maestro/hooks/before-merge.sh, content: "#!/bin/sh\\necho {}\\n" }',
+      '      - write: { path: src/a.ts, content: "export const a = 1;\\n" }',
+      '  - match: { role: review }',
+      '    actions:',
+      '      - verdict: { verdict: approve, findings: [] }',
+      '',
+    ].join('\n'));
+    d = await startTestDaemon({ tickMs: 100 });
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Touch the hooks', complexity: 'easy' });
+    d.orchestrator.kick();
+    const store = d.store;
+    await until(d.bus, async () => {
+      const t = await store.tasks.get(task.id);
+      if (t.status === 'needs_attention') throw new Error(`needs attention: ${t.lastRunError}`);
+      return t.status === 'done';
+    }, 'the task to merge', 90_000);
+    const [event] = (await store.events.list({ taskId: task.id, type: 'project.settings_files' })).events;
+    expect(event?.payload).toMatchObject({ files: ['.maestro/hooks/before-merge.sh'], from: `merge of maestro/${task.id}-v1` });
+    expect(String(event?.payload.who)).toContain(task.id);
+  });
+});
