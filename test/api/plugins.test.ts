@@ -22,11 +22,11 @@ describe('knowledge and observer routes in the daemon', () => {
       '---\ntitle: Coding conventions\ncategory: coding\n---\n\n<spec-entry category="coding" keywords="errors,catalogue" date="2026-11-01">\n### Errors come from one catalogue\nEvery user-visible error has a stable code from the catalogue.\n</spec-entry>\n',
     );
     d = await startTestDaemon({}, { noOrchestrator: true });
-    const res = await fetch(`${d.url}/api/knowledge/search?q=catalogue%20errors&root=${encodeURIComponent(join(repo, '.workflow'))}`);
+    const res = await d.fetch(`/api/knowledge/search?q=catalogue%20errors&root=${encodeURIComponent(join(repo, '.workflow'))}`);
     const body = (await res.json()) as { results?: { name: string; id: string }[] };
     expect(res.status).toBe(200);
     expect(body.results?.[0]).toMatchObject({ name: 'Errors come from one catalogue', id: 'spec:project:coding-conventions-001' });
-    const sessions = await fetch(`${d.url}/api/observer/sessions`);
+    const sessions = await d.fetch(`/api/observer/sessions`);
     expect(sessions.status).toBe(200);
     expect(Array.isArray(((await sessions.json()) as { sessions: unknown[] }).sessions)).toBe(true);
   });
