@@ -13,7 +13,9 @@ import { webRoutes } from '../../src/api/web.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
-import { cleanEnv, cli, cliJson } from '../cli/helpers.js';
+import { readFileSync } from 'node:fs';
+import { trackResource } from '../../src/lib/resources.js';
+import { cleanEnv, cli, cliJson, startCli } from '../cli/helpers.js';
 import { expectRefusal, routesOf, send, snapshot, upgrade, type RawRequest } from './raw.js';
 
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -243,4 +245,41 @@ describe('the CLI and the token file', () => {
       await d.stop();
     }
   }, 120_000);
+
+  it('`maestro serve` prints the board link with the home token once, and the link logs a browser in; --no-auth beyond loopback exits 1', async () => {
+    const home = tempDir('maestro-home-');
+    const child = startCli(['serve', '--home', home, '--port', '0', '--no-demo'], cleanEnv());
+    const untrack = trackResource('process', `daemon ${child.pid}`, () => child.kill('SIGKILL'));
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        const check = () => {
+          // The last line of the start-up message: everything before it is printed.
+          const m = /open the board: (\S+)/.exec(err);
+          if (m && err.includes('Ctrl-C stops')) resolve(m[1]!);
+        };
+        child.stderr!.on('data', check);
+        child.once('exit', (code) => reject(new Error(`serve exited (${code}) before printing the link: ${err}`)));
+      });
+      const token = readFileSync(join(home, 'token'), 'utf8').trim();
+      const link = new URL(line);
+      expect(link.searchParams.get('token')).toBe(token);
+      expect(err.split(token).length - 1).toBe(1); // printed once, nowhere else
+      expect(err).toContain(`read the token from ${join(home, 'token')}`);
+      const port = Number(link.port);
+      const opened = await send(port, { path: `${link.pathname}${link.search}` });
+      expect(opened.status).toBe(303);
+      expect(opened.headers.location).toBe('/');
+      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+      expect((await send(port, { path: '/api/projects', headers: { cookie } })).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      untrack();
+    }
+    const refused = await cli(['serve', '--home', tempDir('maestro-home-'), '--port', '0', '--no-demo', '--host', '0.0.0.0', '--no-auth']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/Refusing --no-auth on 0\.0\.0\.0/);
+  }, 180_000);
 });
