@@ -112,14 +112,18 @@ export class ApiClient {
     return this.request<T>('POST', path, { body });
   }
 
-  /** True when a daemon answers /api/health. */
-  /** True only when a Maestro daemon answers its health check; anything else on the port is not one. */
+  /**
+   * True only when a Maestro daemon answers its health check; anything else on
+   * the port is not one. A daemon that refuses our token still is one: the
+   * caller's next request then fails with the daemon's own 401, which says
+   * where the token is.
+   */
   async ping(): Promise<boolean> {
     try {
       await this.get('/api/health');
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      return err instanceof MaestroError && err.code === 'UNAUTHORIZED' && err.details?.apiCode === 'UNAUTHORIZED';
     }
   }
 

@@ -237,6 +237,10 @@ describe('the CLI and the token file', () => {
       const stranger = await cli(['task', 'list', '--url', d.url]);
       expect(stranger.code).toBe(1);
       expect(stranger.stderr).toContain('$MAESTRO_HOME/token');
+      // `status` sees a daemon that refuses it, not "no daemon".
+      const status = await cli(['status', '--url', d.url]);
+      expect(status.code).toBe(1);
+      expect(status.stderr).toContain('$MAESTRO_HOME/token');
       // MAESTRO_TOKEN overrides the home's file.
       const overridden = await cli(['task', 'list', '--url', d.url], cleanEnv({ MAESTRO_HOME: d.config.home, MAESTRO_TOKEN: 'not-the-token-at-all' }));
       expect(overridden.code).toBe(1);
