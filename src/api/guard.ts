@@ -105,6 +105,7 @@ export function installGuard(app: FastifyInstance, config: GuardConfig): void {
     // A refused WebSocket upgrade keeps its socket outside the HTTP server's
     // bookkeeping; close it once the answer is written, or it lingers forever.
     if (req.headers.upgrade) reply.raw.once('finish', () => req.raw.socket.destroy());
+    if (err.status === 401) reply.header('www-authenticate', 'Bearer realm="maestro"');
     return reply.code(err.status).header('connection', 'close').send({ error: err.toJSON() });
   };
 

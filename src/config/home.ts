@@ -3,18 +3,18 @@
  * the token and should not load the config schema to do it).
  *
  * `$MAESTRO_HOME/token` is the daemon's secret, created on its first start:
- * 32 random bytes (base64url), mode 0600 from the first byte (opened with
- * O_CREAT|O_EXCL and that mode, so no reader ever sees it wider), fsynced, then
- * hard-linked into place: `link` fails if another start won the race, and the
- * loser reads the winner's token. A token file that another user could read,
- * or that another user owns, is not trusted: it may already have been read,
- * so fixing its mode would keep a leaked secret. The daemon replaces it with a
- * fresh one (atomically, by rename) and says so; clients holding the old token
- * then get a 401 naming the file. (Not knowledge/atomic.ts: that one writes a
- * fixed `.tmp` name with the default mode, and never needs "create only if absent".)
+ * 32 random bytes (base64url), mode 0600 from the first byte (a fresh temporary
+ * file opened with O_CREAT|O_EXCL and that mode, so no reader ever sees it
+ * wider), fsynced, then renamed into place, so a client reads the old file or
+ * the new one, never half of one. Only the daemon holding the home lock
+ * writes it. A token file that another user could read, or that another user
+ * owns, is not trusted: it may already have been read, so fixing its mode
+ * would keep a leaked secret. The daemon replaces it with a fresh one and says
+ * so; clients holding the old token then get a 401 naming the file. (Not
+ * knowledge/atomic.ts: that one writes a fixed `.tmp` name with the default mode.)
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -85,24 +85,11 @@ export function ensureHomeToken(home: string, warn: (message: string) => void): 
   const token = randomBytes(32).toString('base64url');
   const tmp = writeTemp(home, token);
   try {
-    if (why) {
-      renameSync(tmp, path);
-      warn(`${why}; replaced it with a new token (mode 0600). Clients read the new one from ${path}.`);
-      return token;
-    }
-    try {
-      linkSync(tmp, path);
-      return token;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // Another start created it between our check and our link: use theirs.
-      return ensureHomeToken(home, warn);
-    }
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // renamed away: nothing left to remove
-    }
+    renameSync(tmp, path);
+  } catch (err) {
+    unlinkSync(tmp);
+    throw err;
   }
+  if (why) warn(`${why}; replaced it with a new token (mode 0600). Clients read the new one from ${path}.`);
+  return token;
 }

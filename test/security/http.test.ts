@@ -127,8 +127,9 @@ describe('the API front door', () => {
       const path = url.replace(/:\w+/g, method === 'PATCH' && url.startsWith('/api/projects') ? projectId : taskId);
       const body = method === 'GET' ? {} : json({ reason: 'x' });
       const what = `${method} ${path}`;
-      const missing = expectRefusal(await send(d.port, { method, path, ...body }), 401, 'UNAUTHORIZED', `${what} without a token`);
-      expect(missing).toContain('$MAESTRO_HOME/token');
+      const bare = await send(d.port, { method, path, ...body });
+      expect(expectRefusal(bare, 401, 'UNAUTHORIZED', `${what} without a token`)).toContain('$MAESTRO_HOME/token');
+      expect(bare.headers['www-authenticate']).toBe('Bearer realm="maestro"');
       for (const authorization of [`Bearer ${wrong}`, `Basic ${d.token}`, `Bearer`, `${d.token}`]) {
         expectRefusal(await send(d.port, { method, path, ...body, headers: { ...(body as RawRequest).headers, authorization } }), 401, 'UNAUTHORIZED', `${what} with "${authorization.replace(d.token!, '<token>')}"`);
       }
