@@ -3,7 +3,8 @@
  * included, before any route runs (in this order):
  *
  * 1. Host. A DNS-rebinding page reaches 127.0.0.1 under its own name
- *    (`Host: evil.example:4300`), so only names that cannot be rebound pass:
+ *    (`Host: evil.example:4300`) and can read our answers, so only names that
+ *    cannot be rebound pass, and a refusal does not list the others:
  *    loopback (127.0.0.1, localhost, [::1]), the bound host when it is not
  *    loopback (the machine's own addresses and name when it is a wildcard such
  *    as 0.0.0.0), and the configured `allowedHosts`. The port is not compared:
@@ -82,7 +83,13 @@ function tokenMatches(given: string, expected: string): boolean {
 function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
@@ -112,7 +119,7 @@ export function installGuard(app: FastifyInstance, config: GuardConfig): void {
   app.addHook('onRequest', async (req, reply) => {
     const host = hostNameOf(req.headers.host);
     if (!host || !hosts.has(host)) {
-      return refuse(req, reply, new MaestroError('FORBIDDEN', `Host "${req.headers.host ?? ''}" is not this daemon's: it answers to ${[...hosts].slice(0, 6).join(', ')}. To reach it under another name (a reverse proxy, a LAN name), add the name to allowedHosts in $MAESTRO_HOME/config.json or MAESTRO_ALLOWED_HOSTS.`));
+      return refuse(req, reply, new MaestroError('FORBIDDEN', `Host "${req.headers.host ?? ''}" is not this daemon's: it answers to 127.0.0.1, localhost, [::1] and the names it is configured with. To reach it under another name (a reverse proxy, a LAN name), add the name to allowedHosts in $MAESTRO_HOME/config.json or MAESTRO_ALLOWED_HOSTS.`));
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin) && !sameOrigin(origin, req.headers.host!)) {
@@ -146,12 +153,12 @@ function checkToken(req: FastifyRequest, reply: FastifyReply, token: string | nu
     if (token !== null && !tokenMatches(fromQuery, token)) return unauthorized('The token in this link is not this daemon\'s.');
     const url = new URL(req.url, 'http://x');
     url.searchParams.delete('token');
-    if (token !== null) reply.header('set-cookie', `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`);
+    if (token !== null) reply.header('set-cookie', `${cookieName}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`);
     reply.code(303).header('location', `${url.pathname}${url.search}`).header('cache-control', 'no-store').send();
     return 'redirected';
   }
   if (token === null) return null;
-  const bearer = /^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  const bearer = /^bearer\s+(.+?)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
   const given = [bearer, readCookie(req.headers.cookie, cookieName), fromQuery].filter((t): t is string => t !== undefined);
   if (given.some((t) => tokenMatches(t, token))) return null;
   return unauthorized(given.length ? 'The token sent is not this daemon\'s.' : 'No token was sent.');
