@@ -64,14 +64,13 @@ function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
-/** The host name of a Host header value (`[::1]:4300` → `::1`), or null when it is not one. */
+/** `name[:port]` or `[v6][:port]`, nothing else (no userinfo, path or spaces a lenient URL parser would skip). */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+
+/** The host name of a Host header value (`[::1]:4300` → `::1`), lowercase, or null when it is not one. */
 export function hostNameOf(header: string | undefined): string | null {
-  if (!header) return null;
-  try {
-    return stripBrackets(new URL(`http://${header}`).hostname);
-  } catch {
-    return null;
-  }
+  const m = HOST_HEADER.exec(header ?? '');
+  return m ? stripBrackets(m[1]!.toLowerCase()) : null;
 }
 
 function tokenMatches(given: string, expected: string): boolean {
