@@ -56,7 +56,7 @@ async function benchSse(subscribers: number): Promise<number[]> {
     const allReady = new Promise<void>((r) => (resolveReady = r));
     const clients = Array.from({ length: subscribers }, async () => {
       const ac = new AbortController();
-      const res = await fetch(`${d.url}/api/tasks/${t.id}/stream`, { signal: ac.signal });
+      const res = await fetch(`${d.url}/api/tasks/${t.id}/stream`, { headers: { authorization: `Bearer ${d.token}` }, signal: ac.signal });
       const reader = res.body!.getReader();
       const dec = new TextDecoder();
       let buf = '';
@@ -102,7 +102,7 @@ async function benchSse(subscribers: number): Promise<number[]> {
 async function benchThroughput(workers: number, scenarios: number): Promise<{ ms: number; wsLatencies: number[] }> {
   const d = await daemon({ maxConcurrentRuns: workers, maxConcurrentRunsPerProject: workers, reservedConflictSlots: 0 });
   const wsLatencies: number[] = [];
-  const ws = new WebSocket(`${d.url.replace('http', 'ws')}/api/ws`);
+  const ws = new WebSocket(`${d.url.replace('http', 'ws')}/api/ws?token=${d.token}`);
   ws.on('message', (m) => {
     const msg = JSON.parse(String(m)) as { type: string; event?: { type: string; at: number } };
     if (msg.type === 'event' && msg.event!.type === 'task.status') wsLatencies.push(Date.now() - msg.event!.at);

@@ -1,12 +1,30 @@
 /// <reference types="vitest/config" />
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+
+/**
+ * The dev server is a client of the daemon, like the CLI: its proxy sends the
+ * daemon's token (MAESTRO_TOKEN, else $MAESTRO_HOME/token, read when the dev
+ * server starts), since the board's cookie belongs to the daemon's own host.
+ */
+function daemonToken(): string | null {
+  if (process.env.MAESTRO_TOKEN) return process.env.MAESTRO_TOKEN;
+  try {
+    return readFileSync(join(process.env.MAESTRO_HOME || join(homedir(), '.maestro'), 'token'), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+const token = daemonToken();
 
 // The daemon serves the built app; `npm run dev` proxies the API to a running daemon.
 export default defineConfig({
   plugins: [react()],
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1024 },
-  server: { proxy: { '/api': { target: process.env.MAESTRO_URL ?? 'http://127.0.0.1:4300', ws: true } } },
+  server: { proxy: { '/api': { target: process.env.MAESTRO_URL ?? 'http://127.0.0.1:4300', ws: true, headers: token ? { authorization: `Bearer ${token}` } : {} } } },
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.tsx', 'src/**/*.test.ts'],

@@ -69,9 +69,8 @@ export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = 
   });
   app.get('/*', async (req, reply) => {
     const path = req.url.split('?')[0]!;
-    if (path === '/api' || path.startsWith('/api/')) {
-      return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route GET ${path}.` } });
-    }
+    // The API's own 404, through the one error handler.
+    if (path === '/api' || path.startsWith('/api/')) throw new MaestroError('NOT_FOUND', `No route GET ${path}.`);
     reply.header('cache-control', 'no-cache');
     return reply.sendFile('index.html', dist);
   });

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, resolveApiUrl } from './client.js';
 
@@ -9,13 +12,13 @@ afterEach(async () => {
 });
 
 /** A bare HTTP server that answers every request with one status and body, recording the headers it saw. */
-async function answering(status: number, body: string): Promise<{ url: string; seen: Record<string, string | string[] | undefined>[] }> {
+async function answering(status: number, body: string, host = '127.0.0.1'): Promise<{ url: string; seen: Record<string, string | string[] | undefined>[] }> {
   const seen: Record<string, string | string[] | undefined>[] = [];
   server = createServer((req, res) => {
     seen.push(req.headers);
     res.writeHead(status, { 'content-type': 'application/json' }).end(body);
   });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server!.listen(0, host, r));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
 }
 
@@ -39,5 +42,24 @@ describe('ApiClient', () => {
   it('keeps an unknown API code in the details and says what answered when the body is not JSON', async () => {
     const { url } = await answering(502, '<html>bad gateway</html>');
     await expect(new ApiClient({ url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'INTERNAL', message: 'GET /api/projects answered HTTP 502: <html>bad gateway</html>' });
+  });
+
+  it('reads the token from $MAESTRO_HOME/token for a daemon on loopback only; MAESTRO_TOKEN overrides; says X-Maestro-Client', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'maestro-client-home-'));
+    try {
+      const token = 'T'.repeat(43);
+      writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
+      const { url, seen } = await answering(200, '{}', '0.0.0.0');
+      const port = new URL(url).port;
+      await new ApiClient({ url }, { MAESTRO_HOME: home }).get('/api/tasks');
+      await new ApiClient({ url: `http://localhost:${port}` }, { MAESTRO_HOME: home }).get('/api/tasks');
+      await new ApiClient({ url }, { MAESTRO_HOME: home, MAESTRO_TOKEN: 'from-env-123' }).get('/api/tasks');
+      // Another address (here 127.0.0.2, which is not the loopback name the daemon binds) never gets the local secret.
+      await new ApiClient({ url: `http://127.0.0.2:${port}` }, { MAESTRO_HOME: home }).get('/api/tasks');
+      expect(seen.map((h) => h.authorization)).toEqual([`Bearer ${token}`, `Bearer ${token}`, 'Bearer from-env-123', undefined]);
+      expect(seen.every((h) => h['x-maestro-client'] === 'cli' && h.origin === undefined)).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

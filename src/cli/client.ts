@@ -1,12 +1,17 @@
 /**
  * ApiClient: how the CLI and the MCP server talk to a running daemon. Plain
  * fetch; the base URL comes from --url, MAESTRO_URL, else
- * http://127.0.0.1:<MAESTRO_PORT|4300>; the token from MAESTRO_TOKEN. An API
+ * http://127.0.0.1:<MAESTRO_PORT|4300>; the token from MAESTRO_TOKEN, else
+ * from `$MAESTRO_HOME/token` — but that file only for a daemon on this
+ * machine's loopback, so the local secret never travels to another host. Every
+ * request says `X-Maestro-Client` (the daemon takes a bodyless write only with
+ * it or a JSON content type) and carries no Origin. An API
  * error becomes a MaestroError with the API's own code and message, so the
  * CLI prints exactly what the API said; a daemon that does not answer is
  * DAEMON_UNREACHABLE with a message saying how to start one.
  */
 import { DEFAULTS } from '../config/defaults.js';
+import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
 
 export interface ClientOptions {
@@ -45,11 +50,11 @@ export class ApiClient {
 
   constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
     this.baseUrl = resolveApiUrl(options.url, env);
-    this.token = options.token ?? (env.MAESTRO_TOKEN || null);
+    this.token = options.token ?? (env.MAESTRO_TOKEN || (isLoopback(new URL(this.baseUrl).hostname) ? readHomeToken(resolveHome(env)) : null));
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
+    return { 'x-maestro-client': 'cli', ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
   }
 
   url(path: string, query: Query = {}): string {
@@ -107,14 +112,18 @@ export class ApiClient {
     return this.request<T>('POST', path, { body });
   }
 
-  /** True when a daemon answers /api/health. */
-  /** True only when a Maestro daemon answers its health check; anything else on the port is not one. */
+  /**
+   * True only when a Maestro daemon answers its health check; anything else on
+   * the port is not one. A daemon that refuses our token still is one: the
+   * caller's next request then fails with the daemon's own 401, which says
+   * where the token is.
+   */
   async ping(): Promise<boolean> {
     try {
       await this.get('/api/health');
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      return err instanceof MaestroError && err.code === 'UNAUTHORIZED' && err.details?.apiCode === 'UNAUTHORIZED';
     }
   }
 

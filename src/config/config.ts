@@ -6,13 +6,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import { redactUrl } from '../core/redact.js';
 import { DEFAULTS } from './defaults.js';
+import { resolveHome } from './home.js';
 
-export { DEFAULTS };
+export { DEFAULTS, resolveHome };
 
 const fileSchema = z
   .object({
@@ -27,6 +29,8 @@ const fileSchema = z
     maxConcurrentRunsPerProject: z.number().int().positive(),
     reservedConflictSlots: z.number().int().nonnegative(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    allowedHosts: z.array(z.string()),
+    allowedOrigins: z.array(z.string()),
   })
   .partial()
   .strict();
@@ -48,6 +52,12 @@ export interface MaestroConfig {
   maxConcurrentRunsPerProject: number;
   reservedConflictSlots: number;
   logLevel: (typeof DEFAULTS)['logLevel'];
+  /** Host names (besides loopback and the bound host) the API answers to: a reverse proxy's name, say. Lowercase, no port. */
+  allowedHosts: string[];
+  /** Origins (besides the daemon's own) whose pages may call the API: `scheme://host[:port]`. */
+  allowedOrigins: string[];
+  /** `maestro serve --no-auth`: no token at all (loopback only). */
+  noAuth: boolean;
 }
 
 export interface ConfigOverrides {
@@ -56,15 +66,12 @@ export interface ConfigOverrides {
   host?: string;
   port?: number;
   database?: string;
+  noAuth?: boolean;
 }
 
 /** host:hash(home): stable for a home, so a restarted daemon recognises its own claims. */
 export function defaultDaemonName(home: string): string {
   return `${hostname()}:${createHash('sha1').update(home).digest('hex').slice(0, 10)}`;
-}
-
-export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.MAESTRO_HOME || join(homedir(), '.maestro'));
 }
 
 function readConfigFile(path: string): FileConfig {
@@ -83,6 +90,40 @@ function readConfigFile(path: string): FileConfig {
   return parsed.data;
 }
 
+/** A comma-separated list from the environment, or undefined when the variable is unset. */
+function envList(env: NodeJS.ProcessEnv, name: string): { values: string[]; from: string } | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return { values: raw.split(',').map((v) => v.trim()).filter(Boolean), from: name };
+}
+
+/** `evil.example`, `maestro.example.com`, `10.0.0.5`, `[fd00::1]`: a host name as the Host header carries it, without its port. */
+function hostList(list: { values: string[]; from: string } | undefined): string[] {
+  return (list?.values ?? []).map((h) => {
+    const host = h.toLowerCase();
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) {
+      throw new MaestroError('CONFIG_INVALID', `${list!.from}: "${h}" is not a host name (give the name alone, like maestro.example.com or 10.0.0.5, without scheme or port).`);
+    }
+    return host;
+  });
+}
+
+/** `https://maestro.example.com`, `http://localhost:5173`: origins as a browser sends them. */
+function originList(list: { values: string[]; from: string } | undefined): string[] {
+  return (list?.values ?? []).map((o) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(o);
+    } catch {
+      // refused below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o.replace(/\/$/, '').toLowerCase()) {
+      throw new MaestroError('CONFIG_INVALID', `${list!.from}: "${o}" is not an origin (expected scheme://host[:port], like https://maestro.example.com, with no path).`);
+    }
+    return url.origin;
+  });
+}
+
 function envPort(env: NodeJS.ProcessEnv): number | undefined {
   if (env.MAESTRO_PORT === undefined || env.MAESTRO_PORT === '') return undefined;
   const port = Number(env.MAESTRO_PORT);
@@ -94,10 +135,11 @@ function envPort(env: NodeJS.ProcessEnv): number | undefined {
 
 export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): MaestroConfig {
   const home = overrides.home ? resolve(overrides.home) : resolveHome(env);
-  const file = readConfigFile(join(home, 'config.json'));
+  const configPath = join(home, 'config.json');
+  const file = readConfigFile(configPath);
   const database = overrides.database ?? env.MAESTRO_DATABASE ?? file.database ?? `sqlite:${join(home, 'maestro.db')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(database)) {
-    throw new MaestroError('CONFIG_INVALID', `database must be "sqlite:<path>" or a postgres:// URL, got "${database}".`);
+    throw new MaestroError('CONFIG_INVALID', `database must be "sqlite:<path>" or a postgres:// URL, got "${database.includes('://') ? redactUrl(database) : database}".`);
   }
   return {
     home,
@@ -112,5 +154,8 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     maxConcurrentRunsPerProject: file.maxConcurrentRunsPerProject ?? DEFAULTS.maxConcurrentRunsPerProject,
     reservedConflictSlots: file.reservedConflictSlots ?? DEFAULTS.reservedConflictSlots,
     logLevel: (env.MAESTRO_LOG_LEVEL as MaestroConfig['logLevel'] | undefined) ?? file.logLevel ?? DEFAULTS.logLevel,
+    allowedHosts: hostList(envList(env, 'MAESTRO_ALLOWED_HOSTS') ?? (file.allowedHosts && { values: file.allowedHosts, from: `${configPath} allowedHosts` })),
+    allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),
+    noAuth: overrides.noAuth ?? false,
   };
 }

@@ -46,6 +46,9 @@ export const ERROR_CATALOGUE = {
   // The CLI and MCP server as API clients (src/cli/client.ts); UNAUTHORIZED and NOT_FOUND are the API's own.
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
+  // The API's front door (src/api/guard.ts): a foreign Host or Origin, a body that is not JSON.
+  FORBIDDEN: 403,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   DAEMON_UNREACHABLE: 503,
   ALREADY_EXISTS: 409,
   LOCK_TIMEOUT: 503,

@@ -6,9 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { buildApi, isLoopback } from '../api/server.js';
+import { buildApi } from '../api/server.js';
 import type { OpenApiDoc } from '../api/route.js';
 import type { MaestroConfig } from '../config/config.js';
+import { ensureHomeToken, isLoopback } from '../config/home.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
 import { createStore, type Store } from '../store/store.js';
@@ -32,6 +33,10 @@ import { observerRoutes } from '../observer/http.js';
 export interface Daemon {
   readonly url: string;
   readonly port: number;
+  /** The API token (`$MAESTRO_HOME/token` unless MAESTRO_TOKEN or config.json set one); null with `--no-auth`. */
+  readonly token: string | null;
+  /** The board link that logs a browser in: `url` with `?token=` (the board swaps it for a cookie). */
+  readonly boardUrl: string;
   readonly config: MaestroConfig;
   readonly store: Store;
   readonly bus: Bus;
@@ -72,8 +77,8 @@ export interface DaemonOptions {
 }
 
 export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
-  if (!isLoopback(config.host) && !config.token) {
-    throw new MaestroError('CONFIG_INVALID', `Refusing to bind ${config.host} without MAESTRO_TOKEN: anything but loopback needs a token.`);
+  if (config.noAuth && !isLoopback(config.host)) {
+    throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
   }
   mkdirSync(config.home, { recursive: true });
   const log = pino({ level: config.logLevel, base: { pid: process.pid } }, (options.logDestination ?? process.stdout) as pino.DestinationStream);
@@ -83,6 +88,13 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     for (const fn of cleanups.splice(0).reverse()) await fn();
   };
   try {
+    const warn = (message: string) => {
+      log.warn(message);
+      if (options.announce) process.stderr.write(`maestro: WARNING: ${message}\n`);
+    };
+    // The token: MAESTRO_TOKEN or config.json's, else the home's own (created on the first start).
+    const token = config.noAuth ? null : (config.token ?? ensureHomeToken(config.home, warn));
+    if (config.noAuth) warn(`--no-auth: the API on ${config.host} asks for no token. Any program of any user on this machine can drive this daemon, and so run commands as you.`);
     const db = await openMigratedDatabase(config.database);
     cleanups.push(() => db.close());
     const store = createStore(db);
@@ -137,7 +149,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
-    const app = await buildApi({ store, bus, config, control, logError, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);
@@ -162,6 +174,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
     await orchestrator.register();
@@ -175,6 +188,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     return {
       url,
       port,
+      token,
+      boardUrl,
       config,
       store,
       bus,

@@ -2,8 +2,10 @@
  * The CLI's warm path: when MAESTRO_DAEMON_URL names a running daemon, search
  * is answered there (warm index). If the daemon cannot be reached the CLI
  * searches in process; an error the daemon reports is the answer, not a
- * reason to retry locally.
+ * reason to retry locally. The token: MAESTRO_TOKEN, else the home's token
+ * file for a daemon on loopback (the same rule as the CLI's ApiClient).
  */
+import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
 import { MaestroError, type ErrorCode } from '../core/errors.js';
 import { toQueryString, type SearchRequest } from './params.js';
 
@@ -14,8 +16,9 @@ export async function searchViaDaemon(req: SearchRequest, workflowDir: string, i
   if (!base) return undefined;
   let res: Response;
   try {
+    const token = env.MAESTRO_TOKEN || (isLoopback(new URL(base).hostname) ? readHomeToken(resolveHome(env)) : null);
     res = await fetch(`${base.replace(/\/$/, '')}/api/knowledge/search?${toQueryString(req, workflowDir, includeGlobal)}`, {
-      headers: env.MAESTRO_TOKEN ? { authorization: `Bearer ${env.MAESTRO_TOKEN}` } : {},
+      headers: token ? { authorization: `Bearer ${token}` } : {},
       signal: AbortSignal.timeout(DAEMON_TIMEOUT_MS),
     });
   } catch {

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { MaestroError } from '../core/errors.js';
+import { redactUrl } from '../core/redact.js';
 import { trackResource } from '../lib/resources.js';
 import type { DBAdapter, Queryable, SqlValue } from './db.js';
 
@@ -16,16 +17,7 @@ const types = {
   },
 };
 
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable database URL)';
-  }
-}
+export { redactUrl };
 
 function wrapConnectError(err: unknown, url: string): unknown {
   const e = err as NodeJS.ErrnoException & { code?: string };

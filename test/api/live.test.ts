@@ -72,10 +72,10 @@ describe('live API', () => {
     const { task, daemon } = await setup('Stream me');
     const url = `${daemon.url}/api/tasks/${task.id}/stream`;
     daemon.orchestrator.kick();
-    const first = await readSse(url, {}, (e) => e.event === 'token' && String(e.data.text).includes('first'));
+    const first = await readSse(url, daemon.auth, (e) => e.event === 'token' && String(e.data.text).includes('first'));
     const last = first[first.length - 1]!;
     expect(last.id).toMatch(/^r_[0-9a-f]+:\d+$/);
-    const rest = await readSse(url, { 'last-event-id': last.id }, (e) => e.event === 'result');
+    const rest = await readSse(url, { ...daemon.auth, 'last-event-id': last.id }, (e) => e.event === 'result');
     const text = rest.filter((e) => e.event === 'token').map((e) => e.data.text).join('');
     expect(text).toContain('second token');
     expect(text).toContain('third token');
@@ -85,34 +85,34 @@ describe('live API', () => {
     expect(rest.every((e) => Number(e.id.split(':')[1]) > seq)).toBe(true);
     // A client that last saw the run's first record gets the whole run replayed, then what followed.
     const execRunId = last.id.split(':')[0]!;
-    const replay = await readSse(url, { 'last-event-id': `${execRunId}:1` }, (e) => e.event === 'result');
+    const replay = await readSse(url, { ...daemon.auth, 'last-event-id': `${execRunId}:1` }, (e) => e.event === 'result');
     expect(replay.filter((e) => e.event === 'token').map((e) => e.data.text).join('')).toContain('first token second token');
     expect(replay[0]!.id.startsWith(execRunId)).toBe(true);
 
     // The transcript is searchable on the server, with line numbers.
     await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'reviewing' || (await daemon.store.tasks.get(task.id)).status === 'exec_review', 'execute to end');
     const runs = await daemon.store.runs.list({ taskId: task.id });
-    const grep = (await (await fetch(`${daemon.url}/api/tasks/${task.id}/transcript?q=needle&runId=${runs[0]!.id}`)).json()) as { matches: { line: number; text: string }[] };
+    const grep = (await (await daemon.fetch(`/api/tasks/${task.id}/transcript?q=needle&runId=${runs[0]!.id}`)).json()) as { matches: { line: number; text: string }[] };
     expect(grep.matches!.length).toBeGreaterThan(0);
     expect(grep.matches[0]!.line).toBeGreaterThan(0);
     expect(grep.matches[0]!.text).toContain('needle');
-    const full = await fetch(`${daemon.url}/api/tasks/${task.id}/transcript?runId=${runs[0]!.id}`);
+    const full = await daemon.fetch(`/api/tasks/${task.id}/transcript?runId=${runs[0]!.id}`);
     expect(await full.text()).toContain('second token');
     // The trace of that run shows the task's chain.
-    const trace = (await (await fetch(`${daemon.url}/api/traces/${runs[0]!.traceId}`)).json()) as { chain: { run: { kind: string }; events: { type: string }[] }[] };
+    const trace = (await (await daemon.fetch(`/api/traces/${runs[0]!.traceId}`)).json()) as { chain: { run: { kind: string }; events: { type: string }[] }[] };
     expect(trace.chain[0]!.run.kind).toBe('execute');
     expect(trace.chain[0]!.events.some((e: { type: string }) => e.type === 'run.phase')).toBe(true);
   });
 
   it('pauses on a question, and a reply over the API resumes the run with the answer', async () => {
     const { task, repo, daemon } = await setup('Ask for a name');
-    const ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/api/ws`);
+    const ws = new WebSocket(daemon.wsUrl('/api/ws'));
     const seen: { type: string; event?: { type: string; taskId: string; payload: Record<string, unknown> } }[] = [];
     ws.on('message', (m) => seen.push(JSON.parse(String(m))));
     await new Promise((r) => ws.once('open', r));
     daemon.orchestrator.kick();
     await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'awaiting_input', 'the question');
-    const res = await fetch(`${daemon.url}/api/tasks/${task.id}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Grace Hopper', who: 'ann' }) });
+    const res = await daemon.fetch(`/api/tasks/${task.id}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Grace Hopper', who: 'ann' }) });
     expect(res.status).toBe(202);
     await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'exec_review', 'exec_review');
     await daemon.store.tasks.approve(task.id, 'exec_review', 'ann');
@@ -138,8 +138,8 @@ describe('live API', () => {
 });
 
 describe('auth beyond loopback', () => {
-  it('refuses to start on a non-loopback address without MAESTRO_TOKEN', async () => {
-    await expect(startTestDaemon({ host: '0.0.0.0' })).rejects.toThrow(/needs a token/);
+  it('refuses --no-auth on a non-loopback address, naming the address', async () => {
+    await expect(startTestDaemon({ host: '0.0.0.0', noAuth: true })).rejects.toThrow(/Refusing --no-auth on 0\.0\.0\.0/);
     removeTempDirs();
   });
 

@@ -23,11 +23,11 @@ describe('knowledge and observer routes in the daemon', () => {
     );
     d = await startTestDaemon({}, { noOrchestrator: true });
     await d.store.projects.create({ name: 'p', repoPath: repo });
-    const res = await fetch(`${d.url}/api/knowledge/search?q=catalogue%20errors&root=${encodeURIComponent(join(repo, '.workflow'))}`);
+    const res = await d.fetch(`/api/knowledge/search?q=catalogue%20errors&root=${encodeURIComponent(join(repo, '.workflow'))}`);
     const body = (await res.json()) as { results?: { name: string; id: string }[] };
     expect(res.status).toBe(200);
     expect(body.results?.[0]).toMatchObject({ name: 'Errors come from one catalogue', id: 'spec:project:coding-conventions-001' });
-    const sessions = await fetch(`${d.url}/api/observer/sessions`);
+    const sessions = await d.fetch(`/api/observer/sessions`);
     expect(sessions.status).toBe(200);
     expect(Array.isArray(((await sessions.json()) as { sessions: unknown[] }).sessions)).toBe(true);
   });

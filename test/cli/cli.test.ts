@@ -14,7 +14,7 @@ import { loadProjectConfig } from '../../src/executor/projectConfig.js';
 import { readInbox } from '../../src/executor/protocol/inbox.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { cleanEnv, cli, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
+import { cleanEnv, cli, cliFor, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
 
 afterEach(() => removeTempDirs());
 
@@ -112,6 +112,7 @@ describe('maestro CLI without a daemon', () => {
 describe('maestro CLI against a daemon', () => {
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>
     withDaemon(async (d) => {
+      const { cli, cliJson } = cliFor(d.config.home);
       const url = ['--url', d.url];
       const repo = gitRepo();
       const added = await cliJson<{ project: Project }>(['project', 'add', repo, '--name', 'shop', ...url]);
@@ -208,6 +209,7 @@ describe('maestro CLI against a daemon', () => {
     let runId = '';
     const record = (seq: number, text: string) => ({ type: 'token', stage: 'execute', text, seq, traceId: 'trace-1', runId, at: Date.now() });
     const child = await withDaemon(async (d) => {
+      const { cli, cliJson, startCli } = cliFor(home);
       const url = ['--url', d.url];
       const project = await d.store.projects.create({ name: 'p', repoPath: repo });
       const task = await d.store.tasks.create({ projectId: project.id, title: 'Stream me' });

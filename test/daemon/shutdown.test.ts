@@ -86,7 +86,7 @@ describe('daemon shutdown and bad input', () => {
       const run = await poll(async () => (await d.store.runs.list({ taskId: t.id }))[0], 'a run');
       appendFileSync(join(run.runDir!, 'outbox.ndjson'), 'this is not json\n');
       await poll(async () => (await d.store.tasks.get(t.id)).status === 'done', 'done despite the corrupt line');
-      expect((await fetch(`${d.url}/api/health`)).status).toBe(200);
+      expect((await d.fetch(`/api/health`)).status).toBe(200);
     } finally {
       await d.stop({ graceMs: 1000 });
     }

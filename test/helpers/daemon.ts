@@ -1,11 +1,29 @@
-/** A real daemon for tests: temporary MAESTRO_HOME, port 0, logs discarded (or kept in memory). */
+/**
+ * A real daemon for tests: temporary MAESTRO_HOME, port 0, logs discarded (or
+ * kept in memory). The one place tests get the daemon's token: `app.inject`
+ * sends it unless a test gives its own Authorization header, `fetch` and
+ * `wsUrl` carry it, and a CLI child pointed at the daemon's home reads it
+ * from `$MAESTRO_HOME/token` like a user's would.
+ */
 import { Writable } from 'node:stream';
+import type { InjectOptions } from 'fastify';
 import { resolveConfig, type MaestroConfig } from '../../src/config/config.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
 import { tempDir } from './db.js';
 
 export interface TestDaemon extends Daemon {
   logs: string[];
+  /** The headers an API client of this daemon sends (its token). */
+  readonly auth: Record<string, string>;
+  /** fetch(`${url}${path}`) with the token. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** The ws:// URL of `path`, with the token as `?token=` (WebSocket clients cannot set headers). */
+  wsUrl(path: string): string;
+}
+
+/** The token as clients send it, for a daemon started here or elsewhere (null: `--no-auth`). */
+export function authHeaders(token: string | null): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
 }
 
 export async function startTestDaemon(overrides: Partial<MaestroConfig> = {}, options: DaemonOptions = {}): Promise<TestDaemon> {
@@ -19,5 +37,14 @@ export async function startTestDaemon(overrides: Partial<MaestroConfig> = {}, op
     },
   });
   const daemon = await startDaemon(config, { logDestination: sink, ...options });
-  return Object.assign(daemon, { logs });
+  const auth = authHeaders(daemon.token);
+  const inject = daemon.app.inject.bind(daemon.app);
+  // Every in-process request is a client that holds the token, as the CLI and the board do.
+  (daemon.app as { inject: unknown }).inject = (opts: InjectOptions) => inject({ ...opts, headers: { ...auth, ...(opts.headers ?? {}) } });
+  return Object.assign(daemon, {
+    logs,
+    auth,
+    fetch: (path: string, init: RequestInit = {}) => fetch(`${daemon.url}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } }),
+    wsUrl: (path: string) => `${daemon.url.replace(/^http/, 'ws')}${path}${daemon.token ? `${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(daemon.token)}` : ''}`,
+  });
 }

@@ -13,8 +13,9 @@ import { ROOT, cleanEnv, gitRepo } from '../cli/helpers.js';
 
 afterEach(() => removeTempDirs());
 
-async function connect(url: string): Promise<Client> {
-  const env = cleanEnv();
+/** `maestro mcp` as an agent's host starts it: with the daemon's home, so it reads the token from `$MAESTRO_HOME/token`. */
+async function connect(url: string, home?: string): Promise<Client> {
+  const env = cleanEnv(home ? { MAESTRO_HOME: home } : {});
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'mcp', '--url', url, '--agent', 'none'],
@@ -41,7 +42,7 @@ describe('maestro mcp', () => {
     try {
       const repo = gitRepo({ 'src/basket/basket.ts': 'export {}\n', 'src/auth/login.ts': 'export {}\n', 'README.md': '# shop\n' });
       await d.store.projects.create({ name: 'shop', repoPath: repo });
-      client = await connect(d.url);
+      client = await connect(d.url, d.config.home);
 
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'create_task', 'get_task', 'list_tasks', 'suggest_task_metadata']);

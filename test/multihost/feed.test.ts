@@ -29,13 +29,13 @@ interface SseItem {
 }
 
 /** Follows an SSE stream in the background, collecting items until closed. */
-function followSse(url: string): { items: SseItem[]; close: () => void; opened: Promise<void> } {
+function followSse(url: string, headers: Record<string, string>): { items: SseItem[]; close: () => void; opened: Promise<void> } {
   const ac = new AbortController();
   const items: SseItem[] = [];
   let markOpen!: () => void;
   const opened = new Promise<void>((r) => (markOpen = r));
   void (async () => {
-    const res = await fetch(url, { signal: ac.signal });
+    const res = await fetch(url, { headers, signal: ac.signal });
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buf = '';
@@ -118,7 +118,7 @@ describe.skipIf(!available)('live feeds across daemons (LISTEN/NOTIFY)', () => {
     const a = await startTestDaemon({ name: 'a', database: url, home: join(root, 'home-a') }, { noOrchestrator: true, listeningPollMs: 600_000 });
     daemons.push(a);
     expect(a.logs.join('')).toContain('listening for other daemons');
-    const ws = new WebSocket(`${a.url.replace('http', 'ws')}/api/ws`);
+    const ws = new WebSocket(a.wsUrl('/api/ws'));
     const wsEvents: MaestroEvent[] = [];
     ws.on('message', (raw: Buffer) => {
       const msg = JSON.parse(raw.toString('utf8')) as { type: string; event?: MaestroEvent };
@@ -131,7 +131,7 @@ describe.skipIf(!available)('live feeds across daemons (LISTEN/NOTIFY)', () => {
     /** Runs one task on B while A's clients watch; checks what A's clients got. */
     const runOnB = async (title: string) => {
       const task = await store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
-      const sse = followSse(`${a.url}/api/tasks/${task.id}/stream`);
+      const sse = followSse(`${a.url}/api/tasks/${task.id}/stream`, a.auth);
       await sse.opened;
       const b = await startB();
       daemons.push(b);

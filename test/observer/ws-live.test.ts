@@ -51,7 +51,7 @@ describe('observer updates on the daemon WebSocket', () => {
     d = await startTestDaemon({}, { noOrchestrator: true, observer: config, observerFollow: true });
     const daemon = d;
     const seen: WsMessage[] = [];
-    ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/api/ws`);
+    ws = new WebSocket(daemon.wsUrl('/api/ws'));
     ws.on('message', (m) => seen.push(JSON.parse(String(m)) as WsMessage));
     await new Promise((r) => ws!.once('open', r));
     // Narrowed to a project: observer updates belong to none and still arrive.
@@ -67,7 +67,7 @@ describe('observer updates on the daemon WebSocket', () => {
     expect(live).toMatchObject({ type: 'observer.update', projectId: null, payload: { type: 'session.updated', sessionId: 'sess-live', explorationCount: 2, source: 'live' } });
     expect(typeof live.payload.revision).toBe('number');
     // What the update announces is what the read API serves.
-    const res = await fetch(`${daemon.url}/api/observer/sessions/sess-live`);
+    const res = await daemon.fetch(`/api/observer/sessions/sess-live`);
     const view = (await res.json()) as { explorations: Array<{ question: string }> };
     expect(view.explorations.map((e) => e.question)).toEqual(['where is the config loaded?', 'and where are the defaults?']);
 

@@ -23,7 +23,7 @@ const SECRETS = {
 };
 
 async function api(d: TestDaemon, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${d.url}${path}`, {
+  const res = await d.fetch(path, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -141,7 +141,7 @@ describe('knowledge routes act only inside registered projects', () => {
   it('observer session ids cannot name a path', async () => {
     d = await startTestDaemon({}, { noOrchestrator: true });
     for (const id of ['..', '..%2F..%2Fetc', '.hidden', 'a%2Fb']) {
-      const res = await fetch(`${d.url}/api/observer/sessions/${id}`);
+      const res = await d.fetch(`/api/observer/sessions/${id}`);
       expect(res.status, id).toBeGreaterThanOrEqual(400);
       expect(res.status, id).toBeLessThan(500);
     }
@@ -175,7 +175,7 @@ describe('project settings are validated when saved, and provider changes are ev
     expect(refusedCreate.status).toBe(400);
     expect((await d.store.projects.list()).map((p) => p.name)).toEqual(['p']);
 
-    const res = await fetch(`${d.url}/api/projects/${id}`, {
+    const res = await d.fetch(`/api/projects/${id}`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', 'x-maestro-client': 'cli', 'user-agent': 'scope-test' },
       body: JSON.stringify({ who: 'ada', config: { provider: { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: 'sk-secret' } } } }),

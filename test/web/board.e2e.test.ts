@@ -95,7 +95,9 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const hostile = `<img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>${'y'.repeat(300)}`;
     stage(root, { target: 'knowhow', title: hostile, content: `${hostile} is not a rule`, session: 'review-demo' });
 
-    await page.goto(`${d.url}/#/knowledge/review`);
+    // A new daemon (a new home, a new token): open its printed link, straight to the review page.
+    await page.goto(`${d.boardUrl}#/knowledge/review`);
+    expect(page.url()).toBe(`${d.url}/#/knowledge/review`);
     const session = page.getByRole('region', { name: 'Session review-demo' });
     const card = session.getByRole('region', { name: 'Drain queues on shutdown' });
     await card.waitFor();
@@ -174,7 +176,12 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const hostile = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>${'x'.repeat(400)}`;
     await d.store.tasks.create({ projectId: project!.id, title: hostile, deps: [parent!.id] });
 
-    await page.goto(d.url);
+    // Open the link \`maestro serve\` prints, as a person would: the token becomes an HttpOnly, SameSite=Strict cookie and leaves the address bar.
+    await page.goto(d.boardUrl);
+    expect(d.boardUrl).toContain(`?token=${d.token}`);
+    expect(page.url()).toBe(`${d.url}/`);
+    const cookie = (await browser!.context.cookies(d.url)).find((c) => c.name === `maestro_token_${d.port}`);
+    expect(cookie).toMatchObject({ value: d.token, httpOnly: true, sameSite: 'Strict' });
     const card = page.locator(`[data-card="${parent!.id}"]`);
     await card.waitFor();
     await page.getByText('Live', { exact: true }).waitFor();

@@ -16,16 +16,17 @@ export function register(program: Command): void {
     .command('serve')
     .alias('start')
     .description('Run the Maestro daemon and web board (default http://127.0.0.1:4300).')
-    .option('--host <host>', 'address to bind (anything but loopback needs MAESTRO_TOKEN)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1; another name must also be in allowedHosts to be used in a browser)')
     .option('--port <port>', 'port to listen on (MAESTRO_PORT)', parsePort)
     .option('--home <dir>', 'data directory (MAESTRO_HOME, default ~/.maestro)')
     .option('--database <url>', 'sqlite:<path> (default) or a postgres:// URL (MAESTRO_DATABASE)')
     .option('--name <name>', "this daemon's name on a shared database (MAESTRO_NAME; default host:hash(home))")
     .option('--no-demo', 'do not create the demo project when no project exists')
+    .option('--no-auth', 'ask for no token (loopback only; any local program can then drive the daemon)')
     .action(
-      action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean }) => {
+      action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean; auth: boolean }) => {
         const { resolveConfig } = await import('../../config/config.js');
-        const config = resolveConfig(opts);
+        const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth });
         // Structured logs go to a file; the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         mkdirSync(logDir, { recursive: true });
@@ -41,6 +42,9 @@ export function register(program: Command): void {
           // The web board, registered last: its fallback route takes what is left.
           plugins: [(app) => webRoutes(app)],
         });
+        // The one place the token is printed: the link logs the browser in (a cookie) and drops the token from the address bar.
+        process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
+        if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
         const titles = new Map<string, string>();
         daemon.bus.onEvent((e) => {

@@ -56,7 +56,9 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   try {
     res = await fetch(apiUrl(path), {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      // The board's cookie (set by the link \`maestro serve\` prints) is the token; X-Maestro-Client lets a bodyless write through the daemon's content-type check.
+      credentials: 'same-origin',
+      headers: body === undefined ? { 'x-maestro-client': 'web' } : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
@@ -106,7 +108,7 @@ export const api = {
   async transcript(id: string, runId?: string, maxLines = 2000): Promise<{ lines: string[]; total: number }> {
     let res: Response;
     try {
-      res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`));
+      res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`), { credentials: 'same-origin' });
     } catch (err) {
       throw new ApiError(0, 'NETWORK', `The daemon did not answer (${(err as Error).message}).`);
     }

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from './config.js';
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+});
+
+function home(config?: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'maestro-config-'));
+  homes.push(dir);
+  if (config !== undefined) writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return dir;
+}
+
+describe('allowedHosts and allowedOrigins', () => {
+  it('come from config.json, and MAESTRO_ALLOWED_HOSTS / MAESTRO_ALLOWED_ORIGINS override it', () => {
+    const h = home({ allowedHosts: ['Maestro.Example.com', '10.0.0.5'], allowedOrigins: ['https://board.example.com'] });
+    expect(resolveConfig({ home: h }, {})).toMatchObject({ allowedHosts: ['maestro.example.com', '10.0.0.5'], allowedOrigins: ['https://board.example.com'], noAuth: false });
+    const env = { MAESTRO_ALLOWED_HOSTS: 'a.example, [fd00::1]', MAESTRO_ALLOWED_ORIGINS: 'http://localhost:5173' };
+    expect(resolveConfig({ home: h }, env)).toMatchObject({ allowedHosts: ['a.example', '[fd00::1]'], allowedOrigins: ['http://localhost:5173'] });
+    expect(resolveConfig({ home: home() }, {})).toMatchObject({ allowedHosts: [], allowedOrigins: [] });
+  });
+
+  it('refuse what is not a host name or an origin, naming where it came from', () => {
+    const h = home({ allowedHosts: ['https://maestro.example.com'] });
+    expect(() => resolveConfig({ home: h }, {})).toThrow(`${join(h, 'config.json')} allowedHosts: "https://maestro.example.com" is not a host name`);
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_ALLOWED_HOSTS: 'a.example:8080' })).toThrow(/MAESTRO_ALLOWED_HOSTS: "a.example:8080" is not a host name/);
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_ALLOWED_ORIGINS: 'https://board.example.com/app' })).toThrow(/MAESTRO_ALLOWED_ORIGINS: "https:\/\/board.example.com\/app" is not an origin/);
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_ALLOWED_ORIGINS: '*' })).toThrow(/is not an origin/);
+    expect(() => resolveConfig({ home: home({ allowedOrigins: 'https://x.example' }) }, {})).toThrow(/allowedOrigins: Invalid input: expected array/);
+  });
+
+  it('masks a password when it refuses a database URL', () => {
+    expect(() => resolveConfig({ home: home(), database: 'postgress://ann:s3cret@db/x?password=s3cret' }, {})).toThrow(/got "postgress:\/\/ann:\*\*\*@db\/x\?password=\*\*\*"/);
+  });
+});
