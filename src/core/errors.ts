@@ -55,6 +55,12 @@ export const ERROR_CATALOGUE = {
   STALE_RECEIPT: 409,
   RUN_SEALED: 409,
   INTERNAL: 500,
+  // Faults of the machine (issue 13): a full disk, a read-only home, a damaged or emptied database.
+  // 507 Insufficient Storage: the request was fine, the disk was not.
+  DISK_FULL: 507,
+  HOME_READ_ONLY: 503,
+  DATABASE_CORRUPT: 500,
+  DATABASE_EMPTY: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
