@@ -21,3 +21,18 @@ export async function startTestDaemon(overrides: Partial<MaestroConfig> = {}, op
   const daemon = await startDaemon(config, { logDestination: sink, ...options });
   return Object.assign(daemon, { logs });
 }
+
+/**
+ * A request to a test daemon over its real socket, as the CLI makes it. The
+ * one place that adds what the daemon asks of its clients (headers, a token),
+ * so suites need not know.
+ */
+export async function daemonRequest<T = unknown>(d: Pick<Daemon, 'url'>, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${d.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
