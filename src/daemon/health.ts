@@ -2,9 +2,10 @@
  * HealthMonitor: what is wrong with the machine under the daemon right now —
  * a full disk, or a home that turned read-only. A fault is noticed where it
  * happens (a log write, a SQLite statement, the probe) and cleared only by the
- * probe, which every `probeMs` looks at each watched folder: free space by
- * statfs (no writes), and, when space looks short or a condition is set, a
- * small file written and removed there. While any condition lasts the
+ * probe, which every `probeMs` creates and removes an empty file in each
+ * watched folder (a read-only remount shows there, statfs cannot say) and,
+ * when statfs says space is short or a condition is set, writes `probeBytes`
+ * into it first. While any condition lasts the
  * orchestrator claims no new work (a new task would only fail on the disk);
  * when the probe's write succeeds again the condition clears and claiming
  * resumes by itself. `GET /api/health`, `maestro doctor` and the board's
@@ -126,10 +127,10 @@ export class HealthMonitor {
   /** Returns whether a condition cleared. */
   private probeDir(dir: string): boolean {
     const mine = [...this.current.entries()].filter(([, c]) => c.dir === dir);
-    if (mine.length === 0 && !this.looksShort(dir)) return false;
+    const fill = mine.length > 0 || this.looksShort(dir);
     const file = join(dir, `.maestro-probe-${process.pid}`);
     try {
-      writeFileSync(file, Buffer.alloc(this.probeBytes));
+      writeFileSync(file, fill ? Buffer.alloc(this.probeBytes) : '');
     } catch (err) {
       this.notice(err, dir);
       return false;

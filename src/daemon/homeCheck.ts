@@ -62,9 +62,25 @@ export function prepareHome(home: string): void {
   try {
     mkdirSync(home, { recursive: true });
   } catch (err) {
-    throw homeWriteError(err, home);
+    throw homeWriteError(realMkdirError(err, home), home);
   }
   assertHomeWritable(home);
+}
+
+/**
+ * Node's recursive mkdir reports ENOENT on a read-only disk (it retries the
+ * parent and forgets why); a plain mkdir of the first missing folder says EROFS.
+ */
+function realMkdirError(err: unknown, home: string): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err;
+  let missing = home;
+  while (dirname(missing) !== missing && fileSize(dirname(missing)) === null) missing = dirname(missing);
+  try {
+    mkdirSync(missing);
+    return err;
+  } catch (again) {
+    return again;
+  }
 }
 
 function homeWriteError(err: unknown, home: string): unknown {
