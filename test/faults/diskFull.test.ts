@@ -13,6 +13,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { cleanEnv, cliJson } from '../cli/helpers.js';
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
 
 const SIMPLE = fileURLToPath(new URL('../daemon/fixtures/simple.yaml', import.meta.url));
@@ -60,6 +61,10 @@ describe.skipIf(!mountable)('disk full', () => {
     for (let i = 0; i < 3; i++) await daemon.orchestrator.tick();
     expect(await store.tasks.get(task.id)).toMatchObject({ status: 'ready', claimedBy: null });
     expect((await daemonRequest(daemon, 'GET', `/api/tasks/${task.id}`)).status).toBe(200);
+    // maestro doctor reports the daemon's condition.
+    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: tempDir() }));
+    expect(doctor.code).toBe(1);
+    expect(doctor.body.checks).toContainEqual({ name: 'daemon health', status: 'fail', detail: expect.stringMatching(/^DISK_FULL: No space left on the disk holding/) });
 
     disk.free();
     await until(bus, async () => (await health(daemon!)).ok, 'health ok after freeing space');

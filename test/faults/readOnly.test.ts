@@ -11,6 +11,7 @@ import type { HealthReport } from '../../src/daemon/health.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
+import { cleanEnv, cliJson } from '../cli/helpers.js';
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
 
 const mountable = requireTmpfs('faults: read-only home');
@@ -41,6 +42,10 @@ describe.skipIf(!mountable)('read-only home', () => {
     // A home that does not exist yet on a read-only disk: the same error, not an EROFS from mkdir.
     const missing = join(disk.dir, 'other');
     await expect(startTestDaemon({ home: missing })).rejects.toMatchObject({ code: 'HOME_READ_ONLY', message: expect.stringContaining(missing) });
+    // maestro doctor says the same.
+    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', 'http://127.0.0.1:9'], cleanEnv({ MAESTRO_HOME: home }));
+    expect(doctor.code).toBe(1);
+    expect(doctor.body.checks.find((c) => c.name === 'home')).toEqual({ name: 'home', status: 'fail', detail: expect.stringContaining(`${home} is not writable (EROFS)`) });
     disk.setReadOnly(false);
     expect(readdirSync(home).sort()).toEqual(before);
   });
