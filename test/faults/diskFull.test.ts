@@ -13,7 +13,17 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
-import { cleanEnv, cliJson } from '../cli/helpers.js';
+import { cleanEnv, cliJson, startCli } from '../cli/helpers.js';
+import { trackResource } from '../../src/lib/resources.js';
+
+/** Polls what a separate process shows (no bus to wait on), with a generous deadline. */
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
 
 const SIMPLE = fileURLToPath(new URL('../daemon/fixtures/simple.yaml', import.meta.url));
@@ -111,6 +121,32 @@ describe.skipIf(!mountable)('disk full', () => {
 
     function store() {
       return daemon!.store;
+    }
+  });
+
+  it('`maestro serve` survives its log file failing on a full disk (it used to die of an unhandled ENOSPC) and exits cleanly after', { timeout: 180_000 }, async () => {
+    disk = mountTmpfs(16);
+    const home = join(disk.dir, 'home');
+    const serve = startCli(['serve', '--home', home, '--port', '0', '--no-demo'], cleanEnv({ MAESTRO_LOG_LEVEL: 'info' }));
+    const untrack = trackResource('process', `maestro serve ${serve.pid}`, () => serve.kill('SIGKILL'));
+    const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => { untrack(); resolve(code); }));
+    try {
+      let stderr = '';
+      serve.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+      await waitFor(async () => /daemon on http:\/\/\S+/.test(stderr) || serve.exitCode !== null, 'the daemon line', 120_000);
+      const d = { url: /daemon on (http:\/\/\S+)/.exec(stderr)?.[1] ?? `(serve exited: ${stderr})` };
+      disk.fill([join(home, 'logs', 'daemon.log')]);
+      // The probe (every 5 s by default) finds the full disk and logs it: that log line fails to be written.
+      await waitFor(async () => !(await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body.ok, 'DISK_FULL from a real `maestro serve`');
+      disk.free();
+      await waitFor(async () => (await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body.ok, 'health ok again');
+      expect(serve.exitCode).toBeNull();
+      serve.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(readFileSync(join(home, 'logs', 'daemon.log'), 'utf8')).toMatch(/log line\(s\) were lost while the log file could not be written \(ENOSPC\)/);
+    } finally {
+      serve.kill('SIGKILL');
+      await exited;
     }
   });
 

@@ -16,8 +16,12 @@ const MIB = 1024 * 1024;
 
 export interface Tmpfs {
   dir: string;
-  /** Writes a file until the disk is full (ENOSPC); returns its path. */
-  fill(): string;
+  /**
+   * Writes a file until the disk is full (ENOSPC); returns its path. Files
+   * named in `topUp` get newlines appended until ENOSPC too: a file's last
+   * page has room a filler cannot take, so a small append there still fits.
+   */
+  fill(topUp?: string[]): string;
   /** Removes the files fill() wrote. */
   free(): void;
   /** Remounts read-only (true) or read-write (false). */
@@ -80,28 +84,13 @@ export function mountTmpfs(sizeMiB: number): Tmpfs {
   const untrack = trackResource('other', `tmpfs mount ${dir}`, unmount);
   return {
     dir,
-    fill() {
+    fill(topUp = []) {
       const path = join(dir, `filler-${fillers.length}`);
       fillers.push(path);
-      const fd = openSync(path, 'w');
-      const chunk = Buffer.alloc(MIB, 1);
       try {
-        for (;;) {
-          // Down to single pages at the end, so nothing is left over.
-          let piece = chunk;
-          for (;;) {
-            try {
-              writeSync(fd, piece);
-              break;
-            } catch (err) {
-              if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-              if (piece.length <= 512) return path;
-              piece = piece.subarray(0, piece.length / 2);
-            }
-          }
-        }
+        return fillFile(path);
       } finally {
-        closeSync(fd);
+        for (const f of topUp) appendUntilFull(f);
       }
     },
     free() {
@@ -113,4 +102,34 @@ export function mountTmpfs(sizeMiB: number): Tmpfs {
     },
     unmount,
   };
+}
+
+/** Writes `path` until ENOSPC, in halving pieces at the end so that nothing is left over. */
+function fillFile(path: string): string {
+  const fd = openSync(path, 'w');
+  let piece = Buffer.alloc(MIB, 1);
+  try {
+    for (;;) {
+      try {
+        writeSync(fd, piece);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        if (piece.length <= 512) return path;
+        piece = piece.subarray(0, piece.length / 2);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function appendUntilFull(path: string): void {
+  const fd = openSync(path, 'a');
+  try {
+    for (let i = 0; i < 64 * 1024; i++) writeSync(fd, '\n');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  } finally {
+    closeSync(fd);
+  }
 }
