@@ -93,7 +93,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     now: Date.now,
     onChange: (report) => onHealth(report),
   });
-  const { stream: logStream, close: closeLog } = openLogDestination(options, (err) => health.notice(err));
+  const { stream: logStream, close: closeLog } = openLogDestination(options, (err) => health.notice(err, options.logFile));
   const log = pino({ level: config.logLevel, base: { pid: process.pid } }, logStream as pino.DestinationStream);
   const lock = acquireHomeLock(config.home);
   // The log closes last, after the "daemon stopped" line.
