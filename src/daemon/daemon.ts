@@ -87,15 +87,14 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   }
   prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
-  const health = new HealthMonitor({
-    dirs: [config.home, ...sqliteDir(config.database)],
-    probeMs: options.healthProbeMs ?? 5000,
-    now: Date.now,
-    onChange: (report) => onHealth(report),
-  });
-  const { stream: logStream, close: closeLog } = openLogDestination(options, (err) => health.notice(err, options.logFile));
-  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, logStream as pino.DestinationStream);
-  const lock = acquireHomeLock(config.home);
+  const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));
+  let lock: ReturnType<typeof acquireHomeLock>;
+  try {
+    lock = acquireHomeLock(config.home);
+  } catch (err) {
+    closeLog();
+    throw err;
+  }
   // The log closes last, after the "daemon stopped" line.
   const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
   const cleanup = async () => {
@@ -240,6 +239,14 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     closeLog();
     throw err;
   }
+}
+
+/** The health monitor, and the logger whose failed writes it hears of. */
+function healthAndLog(config: MaestroConfig, options: DaemonOptions, onChange: (report: HealthReport) => void): { health: HealthMonitor; log: Logger; closeLog: () => void } {
+  const health = new HealthMonitor({ dirs: [config.home, ...sqliteDir(config.database)], probeMs: options.healthProbeMs ?? 5000, now: Date.now, onChange });
+  const { stream, close } = openLogDestination(options, (err) => health.notice(err, options.logFile));
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, stream as pino.DestinationStream);
+  return { health, log, closeLog: close };
 }
 
 /** The folder of a SQLite database outside the home, whose disk the health probe watches too. */
