@@ -6,6 +6,7 @@
  * idempotent start() / stop(). A full disk or a home turned read-only while
  * running is a health condition (HealthMonitor), never a crash.
  */
+import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApi, isLoopback } from '../api/server.js';
@@ -25,7 +26,6 @@ import { LogFile } from './logSink.js';
 import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
-import { dirname } from 'node:path';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { knowledgeRoutes } from '../knowledge/http.js';
 import { createKnowledgePool } from '../knowledge/pool.js';
