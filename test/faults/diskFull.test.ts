@@ -45,7 +45,7 @@ describe.skipIf(!mountable)('disk full', () => {
 
   const health = async (d: TestDaemon) => (await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body;
 
-  it('a running daemon whose home fills up stays up, reports DISK_FULL, claims nothing, and resumes when space is freed', async () => {
+  it('a running daemon whose home fills up stays up, reports DISK_FULL, claims nothing, and resumes when space is freed', { timeout: 300_000 }, async () => {
     disk = mountTmpfs(32);
     const home = join(disk.dir, 'home');
     // The database lives on another disk here, so that its writes succeed and only the pause keeps the task unclaimed.
@@ -83,7 +83,7 @@ describe.skipIf(!mountable)('disk full', () => {
       const t = await store.tasks.get(task.id);
       if (t.status === 'needs_attention') throw new Error(`needs attention: ${t.lastRunError}`);
       return t.status === 'exec_review';
-    }, 'the task to run once space is back');
+    }, 'the task to run once space is back', 150_000);
     // The log says what was lost, once it can be written again.
     await until(bus, async () => readFileSync(join(home, 'logs', 'daemon.log'), 'utf8').includes('the disk takes writes again'), 'the recovery log line');
     expect(readFileSync(join(home, 'logs', 'daemon.log'), 'utf8')).toMatch(/\d+ log line\(s\) were lost while the log file could not be written \(ENOSPC\)/);
@@ -124,7 +124,7 @@ describe.skipIf(!mountable)('disk full', () => {
     }
   });
 
-  it('`maestro serve` survives its log file failing on a full disk (it used to die of an unhandled ENOSPC) and exits cleanly after', { timeout: 180_000 }, async () => {
+  it('`maestro serve` survives its log file failing on a full disk (it used to die of an unhandled ENOSPC) and exits cleanly after', { timeout: 300_000 }, async () => {
     disk = mountTmpfs(16);
     const home = join(disk.dir, 'home');
     const serve = startCli(['serve', '--home', home, '--port', '0', '--no-demo'], cleanEnv({ MAESTRO_LOG_LEVEL: 'info' }));
