@@ -21,7 +21,7 @@ import { STREAM_CHANNEL, StreamRelay } from './streamRelay.js';
 import { PgListener } from '../store/pgListener.js';
 import { acquireHomeLock } from './homeLock.js';
 import { HealthMonitor, type HealthReport } from './health.js';
-import { fileSize, prepareHome, refuseEmptiedDatabase, sqlitePath } from './homeCheck.js';
+import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from './homeCheck.js';
 import { LogFile } from './logSink.js';
 import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
@@ -102,10 +102,11 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   };
   try {
     const dbPath = sqlitePath(config.database);
-    const sizeBeforeOpen = dbPath ? fileSize(dbPath) : null;
+    if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
+    const existed = dbPath !== null && fileSize(dbPath) !== null;
     const db = await openMigratedDatabase(config.database, {
       onFault: (fault) => health.notice(fault),
-      beforeMigrate: (opened) => (dbPath ? refuseEmptiedDatabase(opened, config.home, dbPath, sizeBeforeOpen) : Promise.resolve()),
+      beforeMigrate: (opened) => (dbPath ? refuseEmptiedDatabase(opened, config.home, dbPath, existed) : Promise.resolve()),
     });
     cleanups.push(() => db.close());
     health.start();

@@ -110,20 +110,33 @@ function assertHomeWritable(home: string): void {
   }
 }
 
-/** Before migrations: an emptied SQLite database beside earlier data is refused, not re-initialised. */
-export async function refuseEmptiedDatabase(db: DBAdapter, home: string, dbPath: string, sizeBeforeOpen: number | null): Promise<void> {
-  // No file at all is how a person starts over on purpose.
-  if (db.dialect !== 'sqlite' || sizeBeforeOpen === null) return;
-  const row = await db.one<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`);
-  if ((row?.n ?? 0) > 0) return;
+function emptiedError(home: string, dbPath: string, what: string): MaestroError | null {
   const data = earlierData(home, dbPath);
-  if (data.length === 0) return;
-  // Opening a 0-byte file in WAL mode writes a header, so its size is taken before the open.
-  const what = sizeBeforeOpen === 0 ? 'is empty (0 bytes)' : 'is empty (it has no tables)';
-  throw new MaestroError(
+  if (data.length === 0) return null;
+  return new MaestroError(
     'DATABASE_EMPTY',
     `The database ${dbPath} ${what}, but ${home} holds earlier work (${data.join(', ')}): the database was lost, so Maestro will not start over on top of that work. ` +
       `Restore ${dbPath} from a backup; or, to start over on purpose, delete ${dbPath} (nothing else is deleted, the demo goes to a new folder).`,
     { details: { path: dbPath, data } },
   );
+}
+
+/**
+ * Before opening: a 0-byte database beside earlier work is refused untouched
+ * (opening it would write a header). Not when a write-ahead log beside it has
+ * content: SQLite recovers the data from there.
+ */
+export function refuseEmptyDatabaseFile(home: string, dbPath: string): void {
+  if (fileSize(dbPath) !== 0 || (fileSize(`${dbPath}-wal`) ?? 0) > 0) return;
+  const err = emptiedError(home, dbPath, 'is empty (0 bytes)');
+  if (err) throw err;
+}
+
+/** Before migrations: a database with no tables beside earlier work is refused, not re-initialised. A missing file is how a person starts over on purpose. */
+export async function refuseEmptiedDatabase(db: DBAdapter, home: string, dbPath: string, existedBeforeOpen: boolean): Promise<void> {
+  if (db.dialect !== 'sqlite' || !existedBeforeOpen) return;
+  const row = await db.one<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'`);
+  if ((row?.n ?? 0) > 0) return;
+  const err = emptiedError(home, dbPath, 'is empty (it has no tables)');
+  if (err) throw err;
 }

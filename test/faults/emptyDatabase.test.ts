@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -56,8 +57,15 @@ describe('an emptied database and the demo', () => {
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(repo, 'log', '--format=%s')).toBe('My own work\nStart the greeter');
     expect(readdirSync(repo).sort()).toEqual(['.git', 'NOTES.md', 'README.md', 'package.json', 'src']);
-    // Refused again on the next try (the open wrote a header: still no tables).
-    await expect(startTestDaemon({ home }, { demo: true, noOrchestrator: true })).rejects.toMatchObject({ code: 'DATABASE_EMPTY', message: expect.stringContaining('is empty (it has no tables)') });
+    // Untouched, and refused again on the next try.
+    expect(statSync(db).size).toBe(0);
+    await expect(startTestDaemon({ home }, { demo: true, noOrchestrator: true })).rejects.toMatchObject({ code: 'DATABASE_EMPTY' });
+    // A SQLite file with a header but no tables is the same loss.
+    const headerOnly = new Database(db);
+    headerOnly.pragma('journal_mode = WAL');
+    headerOnly.close();
+    expect(statSync(db).size).toBeGreaterThan(0);
+    await expect(startTestDaemon({ home }, { demo: true, noOrchestrator: true })).rejects.toMatchObject({ code: 'DATABASE_EMPTY', message: expect.stringContaining(`${db} is empty (it has no tables)`) });
     // Deleting the file is starting over on purpose: the new demo goes to a new folder, the old one stays.
     unlinkSync(db);
     daemon = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
