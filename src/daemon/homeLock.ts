@@ -5,7 +5,9 @@
  * fails with EEXIST like O_EXCL, but the file it publishes is never empty). So
  * a lock that is empty or unreadable is never one being written: it is debris
  * (an older version's start on a full disk left 0-byte locks that blocked
- * every later start) and is reclaimed like a lock whose pid is dead.
+ * every later start) and is reclaimed like a lock whose pid is dead. (On a
+ * file system without hard links the lock is created with O_EXCL and written
+ * at once, and removed again if that write fails.)
  *
  * Reclaiming must not let two starting daemons both win, so the reclaim itself
  * is serialised by a second file, `daemon.lock.reclaim`, made the same way:
@@ -55,17 +57,33 @@ function lockWriteError(err: unknown, path: string): unknown {
   return err;
 }
 
+function writeNew(path: string, content: string): void {
+  const fd = openSync(path, 'wx', 0o644);
+  try {
+    writeSync(fd, content);
+  } catch (err) {
+    closeSync(fd);
+    unlinkQuietly(path);
+    throw err;
+  }
+  closeSync(fd);
+}
+
+/** File systems without hard links (FAT, some network mounts) answer link() with one of these. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
 /** Creates `path` holding `info`, complete, unless it exists. */
 function createExclusive(path: string, info: LockInfo): boolean {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    const fd = openSync(tmp, 'wx', 0o644);
+    writeNew(tmp, JSON.stringify(info));
     try {
-      writeSync(fd, JSON.stringify(info));
-    } finally {
-      closeSync(fd);
+      linkSync(tmp, path);
+    } catch (err) {
+      if (!NO_HARD_LINKS.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      // No hard links here: O_EXCL with the content written at once (a window of one write call).
+      writeNew(path, JSON.stringify(info));
     }
-    linkSync(tmp, path);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
