@@ -12,7 +12,7 @@
  * that follows deletes a folder with content (the demo picks a free folder).
  */
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { DBAdapter } from '../store/db.js';
 
@@ -38,7 +38,7 @@ export function earlierData(home: string, dbPath: string): string[] {
   } catch {
     return [];
   }
-  const dbName = dirname(dbPath) === home ? basename(dbPath) : '\0';
+  const dbName = resolve(dirname(dbPath)) === resolve(home) ? basename(dbPath) : '\0';
   return names.filter((n) => !isStartupFile(n, dbName) && hasContent(join(home, n))).sort();
 }
 
