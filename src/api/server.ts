@@ -40,6 +40,8 @@ export interface ApiDeps {
   config: GuardConfig;
   control: RunControl;
   logError: (err: Error) => void;
+  /** The daemon's health conditions (a full disk, a read-only home) for GET /api/health. */
+  health?: () => { ok: boolean; conditions: unknown[] };
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }
@@ -58,7 +60,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   installJsonParser(app);
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  app.get('/api/health', async () => ({ ok: true }));
+  app.get('/api/health', async () => deps.health?.() ?? { ok: true, conditions: [] });
   app.get('/api/openapi.json', async () => doc.document());
   registerProjectRoutes(app, doc, deps);
   registerTaskRoutes(app, doc, deps);

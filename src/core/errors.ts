@@ -60,6 +60,12 @@ export const ERROR_CATALOGUE = {
   INTERNAL: 500,
   // Safe by default (issue 13): a path parameter that leaves the registered projects.
   PATH_OUTSIDE_PROJECTS: 403,
+  // Faults of the machine (issue 13): a full disk, a read-only home, a damaged or emptied database.
+  // 507 Insufficient Storage: the request was fine, the disk was not.
+  DISK_FULL: 507,
+  HOME_READ_ONLY: 503,
+  DATABASE_CORRUPT: 500,
+  DATABASE_EMPTY: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,9 +1,12 @@
 /**
- * The daemon: one per $MAESTRO_HOME. Takes the home lock, opens and migrates
- * the store, starts the event feed, the API and the orchestrator, and stops
- * them in reverse order. Every subsystem has an idempotent start() / stop().
+ * The daemon: one per $MAESTRO_HOME. Checks the home is writable, takes the
+ * home lock, opens and migrates the store (refusing an emptied database beside
+ * earlier work), starts the health probe, the event feed, the API and the
+ * orchestrator, and stops them in reverse order. Every subsystem has an
+ * idempotent start() / stop(). A full disk or a home turned read-only while
+ * running is a health condition (HealthMonitor), never a crash.
  */
-import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApi } from '../api/server.js';
@@ -19,6 +22,9 @@ import { STREAM_CHANNEL, StreamRelay } from './streamRelay.js';
 import { PgListener } from '../store/pgListener.js';
 import { acquireHomeLock } from './homeLock.js';
 import { confineToProjects } from './projectRoots.js';
+import { HealthMonitor, type HealthReport } from './health.js';
+import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from './homeCheck.js';
+import { LogFile } from './logSink.js';
 import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
@@ -42,6 +48,7 @@ export interface Daemon {
   readonly bus: Bus;
   readonly log: Logger;
   readonly orchestrator: Orchestrator;
+  readonly health: HealthMonitor;
   /** The API app, for in-process requests (`app.inject`). */
   readonly app: FastifyInstance;
   /** Stops claiming, gives workers `graceMs` to end their stage, then closes everything. */
@@ -55,6 +62,10 @@ export interface DaemonOptions {
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
   /** Where log lines go; stdout by default. */
   logDestination?: NodeJS.WritableStream;
+  /** A log file instead (`maestro serve`): a failed write (full disk) is a health condition, not a crash. */
+  logFile?: string;
+  /** How often the health probe looks at the disk (5 s). */
+  healthProbeMs?: number;
   /** Print the "daemon on …" line (the CLI does; tests do not). */
   announce?: boolean;
   hooks?: OrchestratorHooks;
@@ -80,9 +91,17 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   if (config.noAuth && !isLoopback(config.host)) {
     throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
   }
-  mkdirSync(config.home, { recursive: true });
-  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, (options.logDestination ?? process.stdout) as pino.DestinationStream);
-  const lock = acquireHomeLock(config.home);
+  prepareHome(config.home);
+  let onHealth = (_report: HealthReport) => {};
+  const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));
+  let lock: ReturnType<typeof acquireHomeLock>;
+  try {
+    lock = acquireHomeLock(config.home);
+  } catch (err) {
+    closeLog();
+    throw err;
+  }
+  // The log closes last, after the "daemon stopped" line.
   const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn();
@@ -95,8 +114,16 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     // The token: MAESTRO_TOKEN or config.json's, else the home's own (created on the first start).
     const token = config.noAuth ? null : (config.token ?? ensureHomeToken(config.home, warn));
     if (config.noAuth) warn(`--no-auth: the API on ${config.host} asks for no token. Any program of any user on this machine can drive this daemon, and so run commands as you.`);
-    const db = await openMigratedDatabase(config.database);
+    const dbPath = sqlitePath(config.database);
+    if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
+    const existed = dbPath !== null && fileSize(dbPath) !== null;
+    const db = await openMigratedDatabase(config.database, {
+      onFault: (fault) => health.notice(fault),
+      beforeMigrate: (opened) => (dbPath ? refuseEmptiedDatabase(opened, config.home, dbPath, existed) : Promise.resolve()),
+    });
     cleanups.push(() => db.close());
+    health.start();
+    cleanups.push(() => health.stop());
     const store = createStore(db);
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
@@ -134,10 +161,22 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       onChange: poke,
       log,
       reply: (task, answer, who) => control.reply(task, answer, who),
+      mayClaim: () => !health.claimPaused,
     });
+    onHealth = (report) => {
+      if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
+      else log.warn({ conditions: report.conditions }, 'claiming new work paused: %s', report.conditions.map((c) => c.message).join(' '));
+      // Not stored (the disk may be full): straight to the board's WebSocket.
+      bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
+      if (report.ok) orchestrator.kick();
+    };
     let graceMs = 30_000;
     let detach = false;
     cleanups.push(() => orchestrator.stop({ graceMs, detach }));
+    // Runs before the orchestrator stops: a probe clearing during shutdown must not kick a tick.
+    cleanups.push(() => {
+      onHealth = () => {};
+    });
     // The knowledge search (warm indexes per workflow root) and the observer's sessions.
     const knowledge = createKnowledgePool();
     cleanups.push(() => knowledge.stop());
@@ -149,7 +188,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
-    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);
@@ -195,21 +234,59 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       bus,
       log,
       orchestrator,
+      health,
       app,
       stop(opts = {}) {
         graceMs = opts.graceMs ?? graceMs;
-        stopping ??= cleanup().then(() => log.info('daemon stopped'));
+        stopping ??= cleanup().then(() => {
+          log.info('daemon stopped');
+          closeLog();
+        });
         return stopping;
       },
       abandon() {
         detach = true;
         graceMs = 0;
-        stopping ??= cleanup();
+        stopping ??= cleanup().then(closeLog);
         return stopping;
       },
     };
   } catch (err) {
     await cleanup();
+    closeLog();
     throw err;
   }
+}
+
+/** The health monitor, and the logger whose failed writes it hears of. */
+function healthAndLog(config: MaestroConfig, options: DaemonOptions, onChange: (report: HealthReport) => void): { health: HealthMonitor; log: Logger; closeLog: () => void } {
+  const health = new HealthMonitor({ dirs: [config.home, ...sqliteDir(config.database)], probeMs: options.healthProbeMs ?? 5000, now: Date.now, onChange });
+  const { stream, close } = openLogDestination(options, (err) => health.notice(err, options.logFile));
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, stream as pino.DestinationStream);
+  return { health, log, closeLog: close };
+}
+
+/** The folder of a SQLite database outside the home, whose disk the health probe watches too. */
+function sqliteDir(url: string): string[] {
+  const path = sqlitePath(url);
+  return path ? [dirname(path)] : [];
+}
+
+/**
+ * The log stream: a LogFile, or the given stream with an 'error' listener, so
+ * that a failed log write (ENOSPC, EROFS, a closed pipe) is a health condition
+ * and never an unhandled 'error' that ends the process.
+ */
+function openLogDestination(options: DaemonOptions, onFault: (err: Error) => void): { stream: NodeJS.WritableStream; close: () => void } {
+  if (options.logFile) {
+    const file = new LogFile(options.logFile, onFault);
+    file.on('error', () => {
+      // a write after close at shutdown: nothing to report
+    });
+    return { stream: file, close: () => void file.end() };
+  }
+  const stream = options.logDestination ?? process.stdout;
+  const listener = (err: Error) => onFault(err);
+  stream.on('error', listener);
+  return { stream, close: () => void stream.off('error', listener) };
 }

@@ -1,13 +1,22 @@
 /**
- * One daemon per $MAESTRO_HOME. The lock is `daemon.lock`, created with
- * O_EXCL and holding the owner's pid. A lock whose pid is no longer alive is
- * stale; reclaiming it must not let two starting daemons both win, so the
- * reclaim itself is serialised by a second O_EXCL file, `daemon.lock.reclaim`:
+ * One daemon per $MAESTRO_HOME. The lock is `daemon.lock`, holding the owner's
+ * pid. It becomes visible already complete: the content is written to a
+ * private temp file first, which is then hard-linked to `daemon.lock` (link
+ * fails with EEXIST like O_EXCL, but the file it publishes is never empty). So
+ * a lock that is empty or unreadable is never one being written: it is debris
+ * (an older version's start on a full disk left 0-byte locks that blocked
+ * every later start) and is reclaimed like a lock whose pid is dead. (On a
+ * file system without hard links the lock is created with O_EXCL and written
+ * at once, and removed again if that write fails.)
+ *
+ * Reclaiming must not let two starting daemons both win, so the reclaim itself
+ * is serialised by a second file, `daemon.lock.reclaim`, made the same way:
  * only its holder may re-check the stale lock, remove it and create its own.
- * A reclaim file whose holder died is itself removed by whoever finds its pid
- * dead; that inner window is a few system calls long.
+ * A reclaim file whose holder died is itself removed by whoever finds it
+ * stale; that inner window is a few system calls long.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
@@ -28,32 +37,70 @@ function readLock(path: string): LockInfo | null {
   }
 }
 
-function createExclusive(path: string, info: LockInfo): boolean {
-  let fd: number;
+function unlinkQuietly(path: string): void {
   try {
-    fd = openSync(path, 'wx');
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** A full disk while writing the lock is a clear error, and leaves nothing behind. */
+function lockWriteError(err: unknown, path: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new MaestroError('DISK_FULL', `No space left to write the daemon lock ${path}: free some space on that disk and start again.`, { cause: err, details: { path } });
+  }
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') {
+    return new MaestroError('HOME_READ_ONLY', `Cannot write the daemon lock ${path} (${code}): the Maestro home must be writable. Make it writable, or point MAESTRO_HOME at a writable folder.`, { cause: err, details: { path } });
+  }
+  return err;
+}
+
+function writeNew(path: string, content: string): void {
+  const fd = openSync(path, 'wx', 0o644);
+  try {
+    writeSync(fd, content);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    closeSync(fd);
+    unlinkQuietly(path);
     throw err;
   }
+  closeSync(fd);
+}
+
+/** File systems without hard links (FAT, some network mounts) answer link() with one of these. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** Creates `path` holding `info`, complete, unless it exists. */
+function createExclusive(path: string, info: LockInfo): boolean {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeSync(fd, JSON.stringify(info));
+    writeNew(tmp, JSON.stringify(info));
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      if (!NO_HARD_LINKS.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      // No hard links here: O_EXCL with the content written at once (a window of one write call).
+      writeNew(path, JSON.stringify(info));
+    }
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw lockWriteError(err, path);
   } finally {
-    closeSync(fd);
+    unlinkQuietly(tmp);
   }
-  return true;
+}
+
+/** Empty, garbage, or owned by a dead pid. */
+function isStale(path: string): boolean {
+  const info = readLock(path);
+  return !info || !isPidAlive(info.pid);
 }
 
 function removeIfStale(path: string): void {
-  const info = readLock(path);
-  // An unreadable lock is one being written this instant, or garbage; only a dead pid is stale.
-  if (info && !isPidAlive(info.pid)) {
-    try {
-      unlinkSync(path);
-    } catch {
-      // someone else removed it
-    }
-  }
+  if (isStale(path)) unlinkQuietly(path);
 }
 
 export interface HomeLock {
@@ -78,7 +125,7 @@ export function acquireHomeLock(home: string, pid = process.pid): HomeLock {
         removeIfStale(path);
         if (createExclusive(path, mine)) return heldLock(path, pid);
       } finally {
-        unlinkSync(reclaim);
+        unlinkQuietly(reclaim);
       }
     } else {
       removeIfStale(reclaim);
@@ -99,7 +146,7 @@ function heldLock(path: string, pid: number): HomeLock {
     release() {
       if (released) return;
       released = true;
-      if (readLock(path)?.pid === pid) unlinkSync(path);
+      if (readLock(path)?.pid === pid) unlinkQuietly(path);
     },
   };
 }

@@ -64,6 +64,8 @@ export interface OrchestratorOptions {
   log?: { info(obj: Record<string, unknown>, msg: string): void };
   /** Answers a waiting question (the demo's auto-reply uses it). */
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
+  /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
+  mayClaim?: () => boolean;
 }
 
 /** How often worktrees of finished tasks are removed (also once at start). */
@@ -176,7 +178,9 @@ export class Orchestrator {
     }
     if (!this.stopping) {
       const running = this.workers.running;
-      const free = Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
+      // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
+      const paused = this.opts.mayClaim?.() === false;
+      const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
       const perProject = await this.perProjectFree();
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);

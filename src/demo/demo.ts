@@ -4,8 +4,15 @@
  * driven by the scripted agent, and one parent task. Its gates approve
  * themselves after a few seconds and its question answers itself, unless a
  * person acts first, so it also runs to done unattended.
+ *
+ * Nothing is deleted to make the demo. It goes to the first of
+ * `demo/greeter`, `demo/greeter-2`, … that does not exist or is an empty
+ * folder, with its scenario and call log beside it under the same name. An
+ * earlier demo (even one that looks untouched) is left as it is: a person may
+ * have worked in it, and telling "untouched" apart safely would mean reading
+ * its whole history, when a fresh folder costs nothing.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Project, Task } from '../core/types.js';
 import { git } from '../git/git.js';
@@ -23,8 +30,17 @@ export interface DemoOptions {
 export const DEMO_PROJECT_NAME = 'demo';
 export const DEMO_TASK_TITLE = 'Build a greeting command';
 
+/** The first free place for a demo repository under `root`: missing, or an empty folder. */
+export function freeDemoSlot(root: string): string {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? 'greeter' : `greeter-${n}`;
+    const dir = join(root, name);
+    const taken = [dir, `${dir}.scenario.yaml`, `${dir}.calls.ndjson`].some((p) => existsSync(p) && !(p === dir && readdirSync(dir).length === 0));
+    if (!taken) return dir;
+  }
+}
+
 async function makeDemoRepo(dir: string): Promise<void> {
-  rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'src'), { recursive: true });
   writeFileSync(join(dir, 'README.md'), '# greeter\n\nA tiny demo project for Maestro.\n');
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'greeter', version: '0.0.0', type: 'module', private: true }, null, 2)}\n`);
@@ -36,13 +52,12 @@ async function makeDemoRepo(dir: string): Promise<void> {
 
 export async function createDemo(store: Store, home: string, options: DemoOptions = {}, name = DEMO_PROJECT_NAME): Promise<{ project: Project; task: Task }> {
   const root = join(home, 'demo');
-  const repo = join(root, 'greeter');
   mkdirSync(root, { recursive: true });
+  const repo = freeDemoSlot(root);
   await makeDemoRepo(repo);
-  const script = join(root, 'scenario.yaml');
+  const script = `${repo}.scenario.yaml`;
   writeFileSync(script, DEMO_SCENARIO);
-  const callLog = join(root, 'calls.ndjson');
-  if (existsSync(callLog)) rmSync(callLog);
+  const callLog = `${repo}.calls.ndjson`;
   const project = await store.projects.create({
     name,
     repoPath: repo,

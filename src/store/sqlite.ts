@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
 import type { DBAdapter, Queryable, SqlValue } from './db.js';
+import { rethrowSqlite } from './sqliteFaults.js';
 
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
@@ -27,20 +28,41 @@ function toSqlite(sql: string): { text: string; order: number[] } {
   return { text, order };
 }
 
-export function openSqlite(path: string, options: { readonly?: boolean } = {}): DBAdapter {
+export interface SqliteOptions {
+  readonly?: boolean;
+  /** Told of every damaged-file, full-disk or read-only error (the daemon's health conditions). */
+  onFault?: (fault: MaestroError) => void;
+}
+
+export function openSqlite(path: string, options: SqliteOptions = {}): DBAdapter {
   let db: Database.Database;
   try {
     db = new Database(path, { readonly: options.readonly ?? false, timeout: SQLITE_BUSY_TIMEOUT_MS });
   } catch (err) {
     throw new MaestroError('DATABASE_UNREACHABLE', `Cannot open SQLite database ${path}: ${(err as Error).message}`, { cause: err });
   }
-  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  if (!options.readonly) {
-    db.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode: durable across process crashes, a power loss may lose the last commits.
-    db.pragma('synchronous = NORMAL');
+  // Every statement's SQLite fault names the file: a garbage file fails here, at the first pragma.
+  const guard = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      return rethrowSqlite(err, path, options.onFault);
+    }
+  };
+  try {
+    guard(() => {
+      db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+      if (!options.readonly) {
+        db.pragma('journal_mode = WAL');
+        // NORMAL in WAL mode: durable across process crashes, a power loss may lose the last commits.
+        db.pragma('synchronous = NORMAL');
+      }
+      db.pragma('foreign_keys = ON');
+    });
+  } catch (err) {
+    db.close();
+    throw err;
   }
-  db.pragma('foreign_keys = ON');
 
   const cache = new Map<string, { stmt: Database.Statement; order: number[] }>();
   const prepare = (sql: string, params: readonly SqlValue[]) => {
@@ -55,21 +77,27 @@ export function openSqlite(path: string, options: { readonly?: boolean } = {}): 
   const direct: Queryable = {
     dialect: 'sqlite',
     async all<T>(sql: string, params: readonly SqlValue[] = []) {
-      const { stmt, args } = prepare(sql, params);
-      if (!stmt.reader) {
-        stmt.run(...args);
-        return [] as T[];
-      }
-      return stmt.all(...args) as T[];
+      return guard(() => {
+        const { stmt, args } = prepare(sql, params);
+        if (!stmt.reader) {
+          stmt.run(...args);
+          return [] as T[];
+        }
+        return stmt.all(...args) as T[];
+      });
     },
     async one<T>(sql: string, params: readonly SqlValue[] = []) {
-      const { stmt, args } = prepare(sql, params);
-      return (stmt.reader ? stmt.get(...args) : (stmt.run(...args), undefined)) as T | undefined;
+      return guard(() => {
+        const { stmt, args } = prepare(sql, params);
+        return (stmt.reader ? stmt.get(...args) : (stmt.run(...args), undefined)) as T | undefined;
+      });
     },
     async run(sql: string, params: readonly SqlValue[] = []) {
-      const { stmt, args } = prepare(sql, params);
-      if (stmt.reader) return stmt.all(...args).length;
-      return stmt.run(...args).changes;
+      return guard(() => {
+        const { stmt, args } = prepare(sql, params);
+        if (stmt.reader) return stmt.all(...args).length;
+        return stmt.run(...args).changes;
+      });
     },
   };
 
@@ -91,10 +119,10 @@ export function openSqlite(path: string, options: { readonly?: boolean } = {}): 
     run: (sql, params) => exclusive(() => direct.run(sql, params)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return exclusive(async () => {
-        db.exec('BEGIN IMMEDIATE');
+        guard(() => db.exec('BEGIN IMMEDIATE'));
         try {
           const result = await fn(direct);
-          db.exec('COMMIT');
+          guard(() => db.exec('COMMIT'));
           return result;
         } catch (err) {
           if (db.inTransaction) db.exec('ROLLBACK');

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Task } from '../../src/core/types.js';
 import { loadProjectConfig } from '../../src/executor/projectConfig.js';
 import { readInbox } from '../../src/executor/protocol/inbox.js';
-import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cleanEnv, cli, cliFor, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
 
@@ -106,6 +106,31 @@ describe('maestro CLI without a daemon', () => {
     const withKey = await cliJson<{ ok: boolean; checks: { name: string; status: string }[] }>(['doctor', '--url', `http://127.0.0.1:${await freePort()}`], cleanEnv({ ANTHROPIC_API_KEY: 'sk-test' }));
     expect(withKey.code).toBe(0);
     expect(withKey.body.checks.every((c) => c.status === 'ok')).toBe(true);
+    expect(withKey.body.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['home', 'database']));
+  });
+
+  it('doctor finds a corrupt database and an emptied one, naming the file', async () => {
+    const home = tempDir('maestro-doctor-home-');
+    const db = join(home, 'maestro.db');
+    const port = String(await freePort());
+    writeFileSync(db, Buffer.alloc(8192, 0x41));
+    const corrupt = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor'], cleanEnv({ MAESTRO_HOME: home, MAESTRO_PORT: port }));
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.body.checks.find((c) => c.name === 'database')).toEqual({ name: 'database', status: 'fail', detail: expect.stringMatching(new RegExp(`^${db} is corrupt \\(it does not start with the SQLite header`)) });
+    // A damaged page inside a real database: the header is fine, quick_check is not.
+    const good = Buffer.from(readFileSync(await migratedSqliteFile()));
+    good.fill(0xff, 4096 + 16, 4096 * 3);
+    writeFileSync(db, good);
+    const damaged = await cliJson<{ checks: { name: string; status: string; detail: string }[] }>(['doctor'], cleanEnv({ MAESTRO_HOME: home, MAESTRO_PORT: port }));
+    expect(damaged.code).toBe(1);
+    expect(damaged.body.checks.find((c) => c.name === 'database')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`${db} is corrupt`) });
+    // Empty beside earlier work: the lost-database case the daemon refuses.
+    writeFileSync(db, '');
+    mkdirSync(join(home, 'demo', 'greeter'), { recursive: true });
+    writeFileSync(join(home, 'demo', 'greeter', 'README.md'), 'x');
+    const emptied = await cliJson<{ checks: { name: string; status: string; detail: string }[] }>(['doctor'], cleanEnv({ MAESTRO_HOME: home, MAESTRO_PORT: port }));
+    expect(emptied.code).toBe(1);
+    expect(emptied.body.checks.find((c) => c.name === 'database')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`${db} is empty (0 bytes) but ${home} holds earlier work (demo)`) });
   });
 });
 
@@ -279,4 +304,12 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A migrated SQLite database file, closed, with its WAL folded in. */
+async function migratedSqliteFile(): Promise<string> {
+  const { db, path } = await freshSqlite();
+  await db.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  await db.close();
+  return path;
 }

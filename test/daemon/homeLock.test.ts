@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,34 @@ describe('one daemon per MAESTRO_HOME', () => {
     writeFileSync(join(home, 'daemon.lock'), JSON.stringify({ pid: deadPid(), host: 'x', startedAt: 0 }));
     const lock = acquireHomeLock(home);
     lock.release();
+  });
+
+  it('reclaims an empty lock and a garbage lock (debris of a start on a full disk), and leaves no temp files', () => {
+    for (const content of ['', '{"pi']) {
+      const home = tempDir();
+      writeFileSync(join(home, 'daemon.lock'), content);
+      const lock = acquireHomeLock(home);
+      expect(JSON.parse(readFileSync(join(home, 'daemon.lock'), 'utf8')).pid).toBe(process.pid);
+      expect(readdirSync(home).sort()).toEqual(['daemon.lock']);
+      lock.release();
+      expect(readdirSync(home)).toEqual([]);
+    }
+  });
+
+  it('reclaims an empty reclaim file left behind', () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'daemon.lock'), '');
+    writeFileSync(join(home, 'daemon.lock.reclaim'), '');
+    acquireHomeLock(home).release();
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  it('six daemons racing for an empty lock: exactly one wins', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'daemon.lock'), '');
+    const results = await race(home, 6);
+    expect(results.filter((r) => r.won)).toHaveLength(1);
+    for (const r of results.filter((x) => !x.won)) expect(r.message).toMatch(/already uses/);
   });
 
   it('six daemons racing for a stale lock: exactly one wins', async () => {

@@ -48,3 +48,18 @@ export async function startTestDaemon(overrides: Partial<MaestroConfig> = {}, op
     wsUrl: (path: string) => `${daemon.url.replace(/^http/, 'ws')}${path}${daemon.token ? `${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(daemon.token)}` : ''}`,
   });
 }
+
+/**
+ * A request to a test daemon over its real socket, as the CLI makes it. The
+ * one place that adds what the daemon asks of its clients (headers, a token),
+ * so suites need not know.
+ */
+export async function daemonRequest<T = unknown>(d: Pick<Daemon, 'url'>, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${d.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}

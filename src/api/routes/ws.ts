@@ -17,7 +17,7 @@ export function registerWebSocket(app: FastifyInstance, { bus }: ApiDeps): void 
     let projectId: string | null = null;
     const off = bus.onEvent((event) => {
       // Observer updates belong to no project: every client gets them, narrowed or not.
-      if (projectId && event.projectId !== projectId && !event.type.startsWith('observer.')) return;
+      if (projectId && event.projectId !== projectId && !event.type.startsWith('observer.') && !event.type.startsWith('daemon.')) return;
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'event', event }));
     });
     socket.on('message', (raw: Buffer) => {

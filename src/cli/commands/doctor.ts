@@ -1,7 +1,8 @@
 /**
  * `maestro doctor`: what Maestro needs on this machine — git, Node, SQLite,
- * agent credentials, the daemon's port. One line per check, ok / warn / fail;
- * exits 1 when anything fails. Works with no daemon.
+ * agent credentials, the daemon's port, a writable home and a sound database
+ * (doctorData.ts), and a running daemon's own health conditions. One line per
+ * check, ok / warn / fail; exits 1 when anything fails. Works with no daemon.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -75,25 +76,28 @@ async function checkPort(client: ApiClient): Promise<DoctorCheck> {
   return { name: 'port', status: 'warn', detail: `no daemon answers at ${client.baseUrl}, and this machine cannot bind ${host}:${port} (${err.code ?? err.message})` };
 }
 
-async function checkConfig(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+async function checkConfig(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   // Loaded here so that other commands do not pay for zod.
   const { resolveConfig } = await import('../../config/config.js');
+  let c: { home: string; database: string };
   try {
-    const c = resolveConfig({}, env);
-    return { name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` };
+    c = resolveConfig({}, env);
   } catch (err) {
-    return { name: 'config', status: 'fail', detail: (err as Error).message };
+    return [{ name: 'config', status: 'fail', detail: (err as Error).message }];
   }
+  const { checkDatabase, checkHome } = await import('./doctorData.js');
+  return [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home)];
 }
 
 export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
-  return [checkGit(), checkNode(), await checkSqlite(), await checkConfig(env), checkCredentials(env), await checkPort(client)];
+  const { checkDaemonHealth } = await import('./doctorData.js');
+  return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env)), checkCredentials(env), await checkPort(client), ...(await checkDaemonHealth(client))];
 }
 
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('Check git, Node, SQLite, agent credentials and the daemon port; exit 1 if anything fails. Works with no daemon.')
+    .description('Check git, Node, SQLite, the home and database, agent credentials, the daemon port and health; exit 1 if anything fails. Works with no daemon.')
     .option('--url <url>', 'daemon URL to check (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
     .option('--json', 'print stable JSON on stdout')
     .action(

@@ -1,5 +1,4 @@
 /** `maestro serve` (alias `start`): run the daemon in the foreground. */
-import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
@@ -27,10 +26,8 @@ export function register(program: Command): void {
       action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean; auth: boolean }) => {
         const { resolveConfig } = await import('../../config/config.js');
         const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth });
-        // Structured logs go to a file; the terminal gets one readable line per status change.
+        // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
-        mkdirSync(logDir, { recursive: true });
-        const logFile = createWriteStream(join(logDir, 'daemon.log'), { flags: 'a' });
         // Imported here so that other commands do not pay for loading the daemon and the web build.
         const { startDaemon } = await import('../../daemon/daemon.js');
         const { ensureWebBuilt, webRoutes } = await import('../../api/web.js');
@@ -38,7 +35,7 @@ export function register(program: Command): void {
         const daemon = await startDaemon(config, {
           announce: true,
           demo: opts.demo,
-          logDestination: logFile,
+          logFile: join(logDir, 'daemon.log'),
           // The web board, registered last: its fallback route takes what is left.
           plugins: [(app) => webRoutes(app)],
         });

@@ -87,6 +87,8 @@ const q = (params: Record<string, string | number | undefined | null>) => {
 const enc = encodeURIComponent;
 
 export const api = {
+  /** `ok` is false while the daemon reports a condition (a full disk, a read-only home). */
+  health: () => request<{ ok: boolean; conditions?: { code: string; path: string; message: string; since: number }[] }>('GET', '/api/health'),
   projects: () => request<{ projects: Project[] }>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
   updateProjectConfig: (id: string, config: Record<string, unknown>) => request<{ project: Project }>('PATCH', `/api/projects/${enc(id)}`, { config }),

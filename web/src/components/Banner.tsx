@@ -1,19 +1,26 @@
-/** Says when the daemon is unreachable, and when it came back. */
+/** Says when the daemon is unreachable, and when it came back; and what the daemon reports wrong with its disk (no new tasks start meanwhile). */
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, setLanguage, type Language } from '../i18n/index.js';
 import { useConnection } from '../stores/connection.js';
+import { useHealth } from '../stores/health.js';
 import styles from './Banner.module.css';
 
 export function Banner() {
   const { t, i18n } = useTranslation();
   const state = useConnection((s) => s.state);
   const reconnectedAt = useConnection((s) => s.reconnectedAt);
+  const conditions = useHealth((s) => s.conditions);
   return (
     <header className={styles.bar}>
       <span className={styles.brand}>Maestro</span>
       <span role="status" aria-live="polite" className={state === 'open' ? styles.ok : styles.bad} data-testid="connection">
         {state === 'open' ? (reconnectedAt ? t('conn.reconnected') : t('conn.live')) : state === 'connecting' ? t('conn.connecting') : t('conn.lost')}
       </span>
+      {conditions.map((c) => (
+        <span key={`${c.code}:${c.path}`} role="alert" className={styles.bad} data-testid="health" title={c.message}>
+          {c.code === 'DISK_FULL' || c.code === 'HOME_READ_ONLY' ? t(`health.${c.code}`, { path: c.path }) : c.message}
+        </span>
+      ))}
       <label className={styles.lang}>
         <span>{t('app.language')}</span>
         <select aria-label={t('app.language')} value={i18n.language} onChange={(e) => setLanguage(e.target.value as Language)}>

@@ -1,7 +1,8 @@
-/** Opens the WebSocket feed once for the app; task events patch the board, observer updates go to the observer screen; after a drop, both reload. */
+/** Opens the WebSocket feed once for the app; task events patch the board, observer updates go to the observer screen, health changes to the banner; after a drop, all reload. */
 import { useEffect, useRef } from 'react';
 import { openFeed, wsUrl } from '../api/ws.js';
 import { useConnection } from '../stores/connection.js';
+import { useHealth } from '../stores/health.js';
 import { useObserverFeed } from '../stores/observer.js';
 import { useProjects } from '../stores/projects.js';
 import { useTasks } from '../stores/tasks.js';
@@ -10,13 +11,16 @@ export function useLiveFeed(): void {
   const selectedId = useProjects((s) => s.selectedId);
   const feed = useRef<ReturnType<typeof openFeed> | null>(null);
   useEffect(() => {
+    void useHealth.getState().load();
     feed.current = openFeed(wsUrl(), {
       onEvent: (e) => {
+        if (useHealth.getState().apply(e)) return;
         if (!useObserverFeed.getState().apply(e)) useTasks.getState().applyEvent(e);
       },
       onState: (state, reconnected) => {
         useConnection.getState().setState(state, reconnected);
         if (reconnected) {
+          void useHealth.getState().load();
           useObserverFeed.getState().missed();
           void useProjects.getState().load();
           const pid = useTasks.getState().projectId;

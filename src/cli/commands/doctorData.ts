@@ -1,0 +1,93 @@
+/**
+ * `maestro doctor`'s checks of the data: the home must be writable (a
+ * read-only home or a full disk is a fail naming it), the SQLite database
+ * must be a sound SQLite file (header and PRAGMA quick_check; an empty file
+ * beside earlier work is the lost-database case the daemon refuses), and a
+ * running daemon's own health conditions (/api/health) are reported.
+ */
+import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { earlierData, fileSize, sqlitePath } from '../../daemon/homeCheck.js';
+import { inspectSqliteFile } from '../../store/sqliteFaults.js';
+import type { ApiClient } from '../client.js';
+import type { DoctorCheck } from './doctor.js';
+
+const MIB = 1024 * 1024;
+
+/** The folder itself, or (when it is still to be created) its nearest existing ancestor. */
+function existingAncestor(dir: string): string {
+  let d = dir;
+  while (fileSize(d) === null && dirname(d) !== d) d = dirname(d);
+  return d;
+}
+
+export function checkHome(home: string): DoctorCheck {
+  const where = existingAncestor(home);
+  const probe = join(where, `.maestro-probe-${process.pid}`);
+  try {
+    writeFileSync(probe, 'maestro');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return { name: 'home', status: 'fail', detail: `no space left on the disk holding ${where}: free some space; Maestro keeps its database, logs and worktrees in ${home}` };
+    return { name: 'home', status: 'fail', detail: `${where} is not writable (${code}): Maestro needs ${home} writable for its database, lock, logs and worktrees; remount it read-write or set MAESTRO_HOME to a writable folder` };
+  } finally {
+    try {
+      unlinkSync(probe);
+    } catch {
+      // never written
+    }
+  }
+  const created = where === home ? '' : ' (created on first start)';
+  try {
+    const s = statfsSync(where);
+    const free = s.bavail * s.bsize;
+    if (free < 64 * MIB) return { name: 'home', status: 'warn', detail: `${home}${created} is writable but its disk has only ${Math.floor(free / MIB)} MiB free: runs and worktrees need room` };
+  } catch {
+    // statfs is not everywhere; the write above is what matters
+  }
+  return { name: 'home', status: 'ok', detail: `${home}${created} is writable` };
+}
+
+export function checkDatabase(database: string, home: string): DoctorCheck {
+  const path = sqlitePath(database);
+  if (!path) return { name: 'database', status: 'ok', detail: database.startsWith('postgres') ? 'PostgreSQL (checked by the daemon when it connects)' : 'in memory' };
+  const found = inspectSqliteFile(path);
+  switch (found.state) {
+    case 'missing':
+      return { name: 'database', status: 'ok', detail: `${path} does not exist yet (created on first start)` };
+    case 'empty': {
+      const data = earlierData(home, path);
+      return data.length
+        ? { name: 'database', status: 'fail', detail: `${path} is empty (0 bytes) but ${home} holds earlier work (${data.join(', ')}): the database was lost; restore it from a backup, or delete it to start over on purpose` }
+        : { name: 'database', status: 'ok', detail: `${path} is empty (a new home; set up on first start)` };
+    }
+    case 'damaged':
+      return { name: 'database', status: 'fail', detail: `${path} is corrupt (${found.detail}): stop the daemon, move the file aside and restore it from a backup` };
+    case 'unchecked':
+      return { name: 'database', status: 'warn', detail: `could not check ${path}: ${found.detail}` };
+    case 'ok':
+      return { name: 'database', status: 'ok', detail: `${path} passes PRAGMA quick_check` };
+    default: {
+      const never: never = found;
+      return never;
+    }
+  }
+}
+
+interface HealthBody {
+  ok?: boolean;
+  conditions?: { code: string; message: string }[];
+}
+
+/** A running daemon's own conditions (a full disk, a read-only home); nothing when none answers. */
+export async function checkDaemonHealth(client: ApiClient): Promise<DoctorCheck[]> {
+  let body: HealthBody;
+  try {
+    body = await client.get<HealthBody>('/api/health');
+  } catch {
+    return [];
+  }
+  const conditions = body.conditions ?? [];
+  if (conditions.length === 0) return [{ name: 'daemon health', status: 'ok', detail: `the daemon at ${client.baseUrl} reports no problems` }];
+  return conditions.map((c) => ({ name: 'daemon health', status: 'fail' as const, detail: `${c.code}: ${c.message}` }));
+}

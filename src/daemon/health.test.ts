@@ -1,0 +1,50 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MaestroError } from '../core/errors.js';
+import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
+import { conditionOf, HealthMonitor, type HealthReport } from './health.js';
+import { LogFile } from './logSink.js';
+
+afterEach(() => removeTempDirs());
+
+describe('HealthMonitor', () => {
+  it('classifies node, SQLite and catalogue errors; anything else is not a condition', () => {
+    expect(conditionOf(Object.assign(new Error('x'), { code: 'ENOSPC' }))).toBe('DISK_FULL');
+    expect(conditionOf(Object.assign(new Error('x'), { code: 'SQLITE_FULL' }))).toBe('DISK_FULL');
+    expect(conditionOf(new MaestroError('DISK_FULL', 'x'))).toBe('DISK_FULL');
+    expect(conditionOf(Object.assign(new Error('x'), { code: 'EROFS' }))).toBe('HOME_READ_ONLY');
+    expect(conditionOf(Object.assign(new Error('x'), { code: 'EACCES' }))).toBeNull();
+    expect(conditionOf(null)).toBeNull();
+  });
+
+  it('a noticed fault pauses claiming once per disk; the probe clears it when the folder takes writes, and leaves no file', () => {
+    const home = tempDir();
+    const reports: HealthReport[] = [];
+    const monitor = new HealthMonitor({ dirs: [home], probeMs: 60_000, now: () => 42, onChange: (r) => reports.push(r) });
+    const full = Object.assign(new Error('no space'), { code: 'ENOSPC', path: join(home, 'logs', 'daemon.log') });
+    expect(monitor.notice(full)).toBe(true);
+    expect(monitor.notice(full)).toBe(true);
+    expect(monitor.notice(new Error('other'))).toBe(false);
+    expect(monitor.claimPaused).toBe(true);
+    expect(reports).toEqual([{ ok: false, conditions: [{ code: 'DISK_FULL', path: join(home, 'logs', 'daemon.log'), message: expect.stringContaining('No space left'), since: 42 }] }]);
+    monitor.probe();
+    expect(monitor.claimPaused).toBe(false);
+    expect(reports.at(-1)).toEqual({ ok: true, conditions: [] });
+    expect(readdirSync(home)).toEqual([]);
+  });
+});
+
+describe('LogFile', () => {
+  it.skipIf(!existsSync('/dev/full'))('reports a failed write (ENOSPC on /dev/full) instead of emitting an error, and keeps taking lines', async () => {
+    const faults: string[] = [];
+    const errors: Error[] = [];
+    const file = new LogFile('/dev/full', (err) => faults.push(err.code ?? ''));
+    file.on('error', (err) => errors.push(err));
+    file.write('one\n');
+    file.write('two\n');
+    await new Promise<void>((resolve) => file.end(resolve));
+    expect(faults).toEqual(['ENOSPC', 'ENOSPC']);
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Disk full, on a real small tmpfs. A daemon whose disk fills stays up,
+ * reports DISK_FULL on /api/health, claims no new work while it lasts, and
+ * resumes by itself once space is freed, with nothing lost in the database.
+ * A start on a full disk is a clear error that leaves no lock behind.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HealthReport } from '../../src/daemon/health.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+import { until } from '../helpers/wait.js';
+import { cleanEnv, cliJson, startCli } from '../cli/helpers.js';
+import { trackResource } from '../../src/lib/resources.js';
+
+/** Polls what a separate process shows (no bus to wait on), with a generous deadline. */
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
+
+const SIMPLE = fileURLToPath(new URL('../daemon/fixtures/simple.yaml', import.meta.url));
+const mountable = requireTmpfs('faults: disk full');
+
+describe.skipIf(!mountable)('disk full', () => {
+  let daemon: TestDaemon | null = null;
+  let disk: Tmpfs | null = null;
+  afterEach(async () => {
+    try {
+      await daemon?.stop({ graceMs: 2000 });
+    } finally {
+      daemon = null;
+      disk?.unmount();
+      disk = null;
+      removeTempDirs();
+    }
+  });
+
+  const health = async (d: TestDaemon) => (await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body;
+
+  it('a running daemon whose home fills up stays up, reports DISK_FULL, claims nothing, and resumes when space is freed', { timeout: 300_000 }, async () => {
+    disk = mountTmpfs(32);
+    const home = join(disk.dir, 'home');
+    // The database lives on another disk here, so that its writes succeed and only the pause keeps the task unclaimed.
+    const database = `sqlite:${join(tempDir(), 'maestro.db')}`;
+    daemon = await startTestDaemon({ home, database, tickMs: 100 }, { logFile: join(home, 'logs', 'daemon.log'), healthProbeMs: 100, noOrchestrator: true });
+    const { store, bus } = daemon;
+    expect(await health(daemon)).toEqual({ ok: true, conditions: [] });
+    const project = await store.projects.create({ name: 'p', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: SIMPLE } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy' });
+
+    disk.fill();
+    // Log lines now fail to be written (this used to end the process through an unhandled 'error').
+    for (let i = 0; i < 20; i++) daemon.log.warn({ filler: 'x'.repeat(16 * 1024) }, 'a log line on a full disk');
+    const full = await until(bus, async () => {
+      const h = await health(daemon!);
+      return h.ok ? null : h;
+    }, 'DISK_FULL on /api/health');
+    expect(full.conditions).toEqual([expect.objectContaining({ code: 'DISK_FULL', message: expect.stringMatching(/No space left on the disk holding/) })]);
+    expect(full.conditions[0]!.path.startsWith(home)).toBe(true);
+    expect(daemon.health.claimPaused).toBe(true);
+
+    // Ticks run (the database takes writes) but claim nothing while the disk is full.
+    for (let i = 0; i < 3; i++) await daemon.orchestrator.tick();
+    expect(await store.tasks.get(task.id)).toMatchObject({ status: 'ready', claimedBy: null });
+    expect((await daemonRequest(daemon, 'GET', `/api/tasks/${task.id}`)).status).toBe(200);
+    // maestro doctor reports the daemon's condition.
+    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: tempDir() }));
+    expect(doctor.code).toBe(1);
+    expect(doctor.body.checks).toContainEqual({ name: 'daemon health', status: 'fail', detail: expect.stringMatching(/^DISK_FULL: No space left on the disk holding/) });
+
+    disk.free();
+    await until(bus, async () => (await health(daemon!)).ok, 'health ok after freeing space');
+    daemon.orchestrator.start();
+    await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      if (t.status === 'needs_attention') throw new Error(`needs attention: ${t.lastRunError}`);
+      return t.status === 'exec_review';
+    }, 'the task to run once space is back', 150_000);
+    // The log says what was lost, once it can be written again.
+    await until(bus, async () => readFileSync(join(home, 'logs', 'daemon.log'), 'utf8').includes('the disk takes writes again'), 'the recovery log line');
+    expect(readFileSync(join(home, 'logs', 'daemon.log'), 'utf8')).toMatch(/\d+ log line\(s\) were lost while the log file could not be written \(ENOSPC\)/);
+  });
+
+  it('a daemon whose database disk fills answers writes with 507 DISK_FULL naming the file, stays up, and loses nothing', async () => {
+    disk = mountTmpfs(16);
+    const home = join(disk.dir, 'home');
+    daemon = await startTestDaemon({ home }, { healthProbeMs: 100, noOrchestrator: true });
+    const dbFile = join(home, 'maestro.db');
+    const project = await store().projects.create({ name: 'p', repoPath: makeRepo() });
+    const before = [];
+    for (let i = 0; i < 5; i++) before.push((await store().tasks.create({ projectId: project.id, title: `before ${i}` })).id);
+
+    disk.fill();
+    const created: string[] = [];
+    let refused: { status: number; code?: string; message?: string } | null = null;
+    for (let i = 0; i < 2000 && !refused; i++) {
+      const r = await daemonRequest<{ task?: { id: string }; error?: { code: string; message: string } }>(daemon, 'POST', '/api/tasks', { projectId: project.id, title: `during ${i}`, spec: 'y'.repeat(20_000) });
+      if (r.status === 201) created.push(r.body.task!.id);
+      else refused = { status: r.status, code: r.body.error?.code, message: r.body.error?.message };
+    }
+    expect(refused).toEqual({ status: 507, code: 'DISK_FULL', message: expect.stringContaining(dbFile) });
+    expect((await health(daemon)).conditions.map((c) => c.code)).toContain('DISK_FULL');
+    // Still up: reads answer.
+    expect((await daemonRequest(daemon, 'GET', `/api/tasks?projectId=${project.id}`)).status).toBe(200);
+
+    disk.free();
+    await until(daemon.bus, async () => (await health(daemon!)).ok, 'health ok after freeing space');
+    const after = await daemonRequest<{ task: { id: string } }>(daemon, 'POST', '/api/tasks', { projectId: project.id, title: 'after' });
+    expect(after.status).toBe(201);
+    const ids = new Set((await store().tasks.list({ projectId: project.id, limit: 10_000 })).map((t) => t.id));
+    for (const id of [...before, ...created, after.body.task.id]) expect(ids.has(id)).toBe(true);
+    expect(await store().db.one<{ r: string }>('PRAGMA quick_check')).toEqual({ quick_check: 'ok' });
+
+    function store() {
+      return daemon!.store;
+    }
+  });
+
+  it('`maestro serve` survives its log file failing on a full disk (it used to die of an unhandled ENOSPC) and exits cleanly after', { timeout: 300_000 }, async () => {
+    disk = mountTmpfs(16);
+    const home = join(disk.dir, 'home');
+    const serve = startCli(['serve', '--home', home, '--port', '0', '--no-demo'], cleanEnv({ MAESTRO_LOG_LEVEL: 'info' }));
+    const untrack = trackResource('process', `maestro serve ${serve.pid}`, () => serve.kill('SIGKILL'));
+    const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => { untrack(); resolve(code); }));
+    try {
+      let stderr = '';
+      serve.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+      await waitFor(async () => /daemon on http:\/\/\S+/.test(stderr) || serve.exitCode !== null, 'the daemon line', 120_000);
+      const d = { url: /daemon on (http:\/\/\S+)/.exec(stderr)?.[1] ?? `(serve exited: ${stderr})` };
+      disk.fill([join(home, 'logs', 'daemon.log')]);
+      // The probe (every 5 s by default) finds the full disk and logs it: that log line fails to be written.
+      await waitFor(async () => !(await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body.ok, 'DISK_FULL from a real `maestro serve`');
+      disk.free();
+      await waitFor(async () => (await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body.ok, 'health ok again');
+      expect(serve.exitCode).toBeNull();
+      serve.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(readFileSync(join(home, 'logs', 'daemon.log'), 'utf8')).toMatch(/log line\(s\) were lost while the log file could not be written \(ENOSPC\)/);
+    } finally {
+      serve.kill('SIGKILL');
+      await exited;
+    }
+  });
+
+  it('a start on a full disk is a clear error and leaves no lock that blocks the next start', async () => {
+    disk = mountTmpfs(8);
+    const home = join(disk.dir, 'home');
+    const first = await startTestDaemon({ home });
+    await first.stop({ graceMs: 0 });
+    disk.fill();
+    await expect(startTestDaemon({ home })).rejects.toThrow(/No space left .*home/);
+    expect(readdirSync(home).filter((n) => n.startsWith('daemon.lock'))).toEqual([]);
+    disk.free();
+    daemon = await startTestDaemon({ home });
+    expect(existsSync(join(home, 'daemon.lock'))).toBe(true);
+  });
+});

@@ -1,0 +1,36 @@
+import { act, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setLanguage } from '../i18n/index.js';
+import { useHealth } from '../stores/health.js';
+import { Banner } from './Banner.js';
+
+const DISK_FULL = { code: 'DISK_FULL', path: '/home/me/.maestro', message: 'No space left on the disk holding /home/me/.maestro: …', since: 1 };
+
+function healthEvent(conditions: unknown[]) {
+  return { id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ok: conditions.length === 0, conditions }, at: 2 };
+}
+
+describe('Banner', () => {
+  afterEach(() => {
+    useHealth.setState({ conditions: [] });
+    vi.unstubAllGlobals();
+  });
+
+  it('says the disk is full from /api/health, in the chosen language, and clears when the feed says space is back', async () => {
+    vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url === '/api/health' ? { ok: false, conditions: [DISK_FULL] } : {})));
+    render(<Banner />);
+    await act(() => useHealth.getState().load());
+    expect(screen.getByRole('alert').textContent).toBe('The disk holding /home/me/.maestro is full: no new tasks start until space is freed.');
+    act(() => setLanguage('fr'));
+    expect(await screen.findByText(/Le disque de \/home\/me\/\.maestro est plein/)).toBeTruthy();
+    act(() => void useHealth.getState().apply(healthEvent([])));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows a read-only home from a feed event, and ignores other events', () => {
+    render(<Banner />);
+    expect(useHealth.getState().apply({ ...healthEvent([]), type: 'task.status' } as never)).toBe(false);
+    act(() => void useHealth.getState().apply(healthEvent([{ code: 'HOME_READ_ONLY', path: '/srv/m', message: '/srv/m is read-only', since: 1 }]) as never));
+    expect(screen.getByRole('alert').textContent).toBe('/srv/m is read-only: no new tasks start until it is writable again.');
+  });
+});

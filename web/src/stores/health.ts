@@ -1,0 +1,37 @@
+/** The daemon's health conditions (a full disk, a read-only home), shown in the banner. */
+import { create } from 'zustand';
+import { api } from '../api/client.js';
+import type { MaestroEvent } from '../api/types.js';
+
+export interface HealthCondition {
+  code: string;
+  path: string;
+  message: string;
+  since: number;
+}
+
+interface HealthState {
+  conditions: HealthCondition[];
+  /** Asks the daemon (on start and after a reconnect); an unreachable daemon is the connection line's business. */
+  load(): Promise<void>;
+  /** Takes a `daemon.health` event from the feed; false for any other event. */
+  apply(e: MaestroEvent): boolean;
+}
+
+export const useHealth = create<HealthState>((set) => ({
+  conditions: [],
+  async load() {
+    try {
+      const report = await api.health();
+      set({ conditions: report.conditions ?? [] });
+    } catch {
+      // unreachable: the banner already says so
+    }
+  },
+  apply(e) {
+    if (e.type !== 'daemon.health') return false;
+    const conditions = (e.payload as { conditions?: HealthCondition[] }).conditions;
+    set({ conditions: Array.isArray(conditions) ? conditions : [] });
+    return true;
+  },
+}));
