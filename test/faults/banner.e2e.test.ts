@@ -42,7 +42,7 @@ describe.skipIf(!mountable || noBrowser !== null)('disk-full banner in Chromium'
     daemon = await startTestDaemon({ home }, { healthProbeMs: 100, noOrchestrator: true, plugins: [(app) => webRoutes(app)] });
     browser = await launchBrowser();
     const page = await browser.context.newPage();
-    await page.goto(daemon.url);
+    await page.goto(daemon.boardUrl);
     await page.getByTestId('connection').getByText('Live').waitFor({ timeout: 60_000 });
     expect(await page.getByRole('alert').count()).toBe(0);
 

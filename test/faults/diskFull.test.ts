@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HealthReport } from '../../src/daemon/health.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { readHomeToken } from '../../src/config/home.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
@@ -72,7 +73,7 @@ describe.skipIf(!mountable)('disk full', () => {
     expect(await store.tasks.get(task.id)).toMatchObject({ status: 'ready', claimedBy: null });
     expect((await daemonRequest(daemon, 'GET', `/api/tasks/${task.id}`)).status).toBe(200);
     // maestro doctor reports the daemon's condition.
-    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: tempDir() }));
+    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: tempDir(), MAESTRO_TOKEN: daemon.token! }));
     expect(doctor.code).toBe(1);
     expect(doctor.body.checks).toContainEqual({ name: 'daemon health', status: 'fail', detail: expect.stringMatching(/^DISK_FULL: No space left on the disk holding/) });
 
@@ -134,7 +135,7 @@ describe.skipIf(!mountable)('disk full', () => {
       let stderr = '';
       serve.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
       await waitFor(async () => /daemon on http:\/\/\S+/.test(stderr) || serve.exitCode !== null, 'the daemon line', 120_000);
-      const d = { url: /daemon on (http:\/\/\S+)/.exec(stderr)?.[1] ?? `(serve exited: ${stderr})` };
+      const d = { url: /daemon on (http:\/\/\S+)/.exec(stderr)?.[1] ?? `(serve exited: ${stderr})`, token: readHomeToken(home) };
       disk.fill([join(home, 'logs', 'daemon.log')]);
       // The probe (every 5 s by default) finds the full disk and logs it: that log line fails to be written.
       await waitFor(async () => !(await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body.ok, 'DISK_FULL from a real `maestro serve`');

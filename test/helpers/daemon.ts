@@ -54,10 +54,10 @@ export async function startTestDaemon(overrides: Partial<MaestroConfig> = {}, op
  * one place that adds what the daemon asks of its clients (headers, a token),
  * so suites need not know.
  */
-export async function daemonRequest<T = unknown>(d: Pick<Daemon, 'url'>, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function daemonRequest<T = unknown>(d: Pick<Daemon, 'url' | 'token'>, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${d.url}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...authHeaders(d.token), 'x-maestro-client': 'test', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
