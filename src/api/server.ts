@@ -55,6 +55,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (_req, reply) => {
     // Every response carries a trace id: the run's when the route sets one, else the request's own.
     reply.header('x-trace-id', randomUUID());
+    // No page may frame the board (its buttons approve and cancel), sniff our JSON as something else, or learn our URLs from a Referer.
+    reply.header('x-frame-options', 'DENY').header('content-security-policy', "frame-ancestors 'none'").header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
   });
   installGuard(app, deps.config);
   installJsonParser(app);

@@ -166,6 +166,8 @@ describe('the API front door', () => {
     const page = await send(d.port, { path: link.headers.location!, headers: { cookie } });
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>board</title>');
+    // No other page may frame the board or learn its URL from a Referer.
+    expect(page.headers).toMatchObject({ 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
 
     // The board, logged in by its cookie: reads, SSE, the WebSocket and writes from its own origin.
     expect((await send(d.port, { path: '/api/tasks', headers: { cookie } })).status).toBe(200);

@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .command('serve')
     .alias('start')
     .description('Run the Maestro daemon and web board (default http://127.0.0.1:4300).')
-    .option('--host <host>', 'address to bind (default 127.0.0.1; another name must also be in allowedHosts to be used in a browser)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1; the token is required on any address)')
     .option('--port <port>', 'port to listen on (MAESTRO_PORT)', parsePort)
     .option('--home <dir>', 'data directory (MAESTRO_HOME, default ~/.maestro)')
     .option('--database <url>', 'sqlite:<path> (default) or a postgres:// URL (MAESTRO_DATABASE)')
