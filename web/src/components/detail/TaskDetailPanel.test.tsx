@@ -74,7 +74,7 @@ describe('TaskDetailPanel', () => {
 describe('LiveOutput', () => {
   it('renders agent output as text, phases and questions marked', () => {
     vi.stubGlobal('EventSource', FakeSource);
-    const { container } = render(<LiveOutput taskId="t1" />);
+    const { container } = render(<LiveOutput taskId="t1" running />);
     const src = FakeSource.last!;
     expect(src.url).toBe('/api/tasks/t1/stream');
     act(() => {
@@ -88,5 +88,13 @@ describe('LiveOutput', () => {
     expect(log.textContent).toContain('? Which one?');
     expect(container.querySelector('script, img')).toBeNull();
     expect(screen.getByText('(live)')).toBeTruthy();
+  });
+
+  it('is not called live when no run is in progress, even with the stream open', () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    render(<LiveOutput taskId="t2" running={false} />);
+    act(() => FakeSource.last!.onopen?.());
+    expect(screen.queryByText('(live)')).toBeNull();
+    expect(screen.getByText('(no run in progress)')).toBeTruthy();
   });
 });
