@@ -18,6 +18,7 @@ import { OpenApiDoc } from './route.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerReadRoutes } from './routes/reads.js';
+import { registerReviewRoutes } from './routes/review.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
 
@@ -84,6 +85,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerProjectRoutes(app, doc, deps);
   registerTaskRoutes(app, doc, deps);
   registerReadRoutes(app, doc, deps);
+  registerReviewRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);
   for (const plugin of deps.plugins ?? []) await plugin(app, doc);

@@ -127,7 +127,7 @@ export class MergeCoordinator {
       // On a shared remote the merge counts once main is pushed; a refused push is retried next tick.
       if (remote) await this.opts.repos.pushMain(project, repo);
       this.refused.delete(task.id);
-      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
+      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit', outcome.previousSha);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);
@@ -151,12 +151,13 @@ export class MergeCoordinator {
     throw err;
   }
 
-  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void> {
+  /** `previousSha`: main before the merge, so the merged change can still be shown once its branch is gone. */
+  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, previousSha: string | null = null): Promise<void> {
     await this.store.db.transaction(async (q) => {
       const now = this.store.clock();
       await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [task.id, project.id, branch, sha, now]);
       const { before, after } = await transitionTask(q, { id: task.id, from: 'merging', to: 'done', now });
-      await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how } } }, now);
+      await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how, ...(previousSha ? { previousSha } : {}) } } }, now);
     });
     this.opts.onChange();
   }
