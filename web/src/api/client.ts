@@ -95,7 +95,7 @@ export const api = {
   approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
   /** Line comments (exec_review) go with the reason and reach the next version's prompt. */
   reject: (id: string, gate: Gate, reason: string, comments: LineComment[] = []) =>
-    request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody & { comments?: LineComment[] }),
+    request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody),
   reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
   inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
   cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),

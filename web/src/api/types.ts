@@ -20,91 +20,17 @@ export interface TaskDetail {
   runs: Run[];
   children: Task[];
   lastDecision: SchedulerDecision | null;
-  /** The whole version chain, oldest first (absent from daemons older than issue 15). */
-  versions?: { id: string; version: number; status: import('../../../src/core/types.js').TaskStatus }[];
+  /** The whole version chain, oldest first. */
+  versions: import('../../../src/api/routes/review.js').VersionRef[];
 }
 
-/*
- * The review API (issue 15, contract in notes/API15.md): GET /api/tasks/:id/diff,
- * /checks, /findings, and line comments on a reject.
- */
-export type DiffLineKind = 'context' | 'add' | 'del';
-export interface DiffLine {
-  kind: DiffLineKind;
-  text: string;
-  oldLine: number | null;
-  newLine: number | null;
-}
-export interface DiffHunk {
-  header: string;
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: DiffLine[];
-}
-export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
-export interface DiffFile {
-  path: string;
-  oldPath: string | null;
-  status: DiffFileStatus;
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  /** Hunks left out because the change is large; `?file=` returns it whole (or still collapsed when huge). */
-  collapsed: boolean;
-  hunks: DiffHunk[];
-}
-export interface DiffResponse {
-  taskId: string;
-  version: number;
-  branch: string;
-  base: string;
-  head: string;
-  totals: { files: number; additions: number; deletions: number };
-  files: DiffFile[];
-}
-export type CheckStatus = 'passed' | 'failed' | 'running' | 'pending' | 'skipped';
-export interface CheckResult {
-  name: string;
-  command: string;
-  status: CheckStatus;
-  exitCode: number | null;
-  durationMs: number | null;
-  outputTail: string;
-  runId: string | null;
-}
-export interface ChecksResponse {
-  taskId: string;
-  version: number;
-  checks: CheckResult[];
-}
-export interface Verdict {
-  reviewer: string;
-  verdict: 'approve' | 'reject';
-  summary: string;
-  runId: string;
-}
-export interface Finding {
-  reviewer: string;
-  severity: string;
-  file: string | null;
-  line: number | null;
-  message: string;
-}
-export interface FindingsResponse {
-  taskId: string;
-  version: number;
-  verdicts: Verdict[];
-  findings: Finding[];
-}
+/* The review API (issue 15): GET /api/tasks/:id/diff, /checks, /findings, and line comments on a reject. */
+export type { DiffFile, DiffHunk, DiffLine, FileStatus as DiffFileStatus } from '../../../src/api/routes/review.js';
+export type { ChecksResponse, DiffResponse, FindingsResponse } from '../../../src/api/routes/review.js';
+export type { CheckView as CheckResult, FindingView as Finding, VerdictView as Verdict } from '../../../src/api/routes/review.js';
+export type CheckStatus = import('../../../src/api/routes/review.js').CheckView['status'];
 /** A reviewer's comment on one line of the diff; `side` old is a deleted line's number in the old file. */
-export interface LineComment {
-  file: string;
-  line: number;
-  side: 'new' | 'old';
-  text: string;
-}
+export type { LineComment } from '../../../src/store/ops/gates.js';
 
 export interface ProjectDetail {
   project: Project;
