@@ -139,7 +139,7 @@ export function createStore(raw: DBAdapter, clock: Clock = Date.now) {
     setWorker: (id: string, pid: number | null) => setRunWorker(db, id, pid),
     setOutboxProgress: (id: string, offset: number, seq: number) => setOutboxProgress(db, id, offset, seq),
     get: (id: string) => getRun(db, id),
-    finish: (opts: { id: string; status: Exclude<RunStatus, 'running'>; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null }) =>
+    finish: (opts: { id: string; status: Exclude<RunStatus, 'running'>; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null; model?: string | null }) =>
       tx((q, now) => finishRun(q, { ...opts, now })),
     list: (filter?: Parameters<typeof listRuns>[1]) => listRuns(db, filter),
   };
