@@ -92,6 +92,8 @@ export const en = {
     title: 'Review', checks: 'Checks', verdicts: 'Reviewers', changes: 'Changes', version: 'Version', noChecks: 'No checks ran.', noVerdicts: 'No reviewer has answered yet.',
     noOutput: 'No output.', exitCode: 'exit {{code}}', byReviewer: '{{reviewer}} reviewer', totals: '{{count}} files changed', view: 'Diff view', unified: 'Unified', split: 'Split',
     keys: 'Keys: j / k next / previous file', noFiles: 'No file changed.', files: 'Changed files', diffFailed: 'The diff could not be loaded: {{message}}',
+    commentCount: '{{count}} comments',
+    commentOnOld: 'Comment on {{file}} removed line {{line}}', commentLabelOld: 'Your comment on {{file}}, removed line {{line}}',
     commentOn: 'Comment on {{file}} line {{line}}', commentLabel: 'Your comment on {{file}}, line {{line}}', addComment: 'Add the comment', cancel: 'Cancel', remove: 'Remove',
     removeComment: 'Remove the comment on {{file}} line {{line}}', line: 'line {{line}}', binary: 'Binary file: not shown.', collapsed: 'A large change ({{count}} lines) is collapsed.',
     loadWhole: 'Load the diff', loadWholeOf: 'Load the diff of {{file}}', tooLarge: 'Too large to show here; read it with git.', noContent: 'No change to the content.',

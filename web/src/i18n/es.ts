@@ -74,6 +74,8 @@ export const es: Dictionary = {
     title: 'Revisión', checks: 'Comprobaciones', verdicts: 'Revisores', changes: 'Cambios', version: 'Versión', noChecks: 'No se ejecutó ninguna comprobación.', noVerdicts: 'Ningún revisor ha respondido aún.',
     noOutput: 'Sin salida.', exitCode: 'código {{code}}', byReviewer: 'revisor de {{reviewer}}', totals: '{{count}} archivos cambiados', view: 'Vista del diff', unified: 'Unificada', split: 'Dividida',
     keys: 'Teclas: j / k archivo siguiente / anterior', noFiles: 'Ningún archivo cambió.', files: 'Archivos cambiados', diffFailed: 'No se pudo cargar el diff: {{message}}',
+    commentCount: '{{count}} comentarios',
+    commentOnOld: 'Comentar {{file}} línea borrada {{line}}', commentLabelOld: 'Tu comentario sobre {{file}}, línea borrada {{line}}',
     commentOn: 'Comentar {{file}} línea {{line}}', commentLabel: 'Tu comentario sobre {{file}}, línea {{line}}', addComment: 'Añadir el comentario', cancel: 'Cancelar', remove: 'Quitar',
     removeComment: 'Quitar el comentario de {{file}} línea {{line}}', line: 'línea {{line}}', binary: 'Archivo binario: no se muestra.', collapsed: 'Un cambio grande ({{count}} líneas) está plegado.',
     loadWhole: 'Cargar el diff', loadWholeOf: 'Cargar el diff de {{file}}', tooLarge: 'Demasiado grande para mostrarlo aquí; léelo con git.', noContent: 'Sin cambios en el contenido.',

@@ -74,6 +74,8 @@ export const fr: Dictionary = {
     title: 'Revue', checks: 'Vérifications', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', noVerdicts: 'Aucun relecteur n’a encore répondu.',
     noOutput: 'Aucune sortie.', exitCode: 'code {{code}}', byReviewer: 'relecteur {{reviewer}}', totals: '{{count}} fichiers modifiés', view: 'Vue du diff', unified: 'Unifiée', split: 'Côte à côte',
     keys: 'Touches : j / k fichier suivant / précédent', noFiles: 'Aucun fichier modifié.', files: 'Fichiers modifiés', diffFailed: 'Impossible de charger le diff : {{message}}',
+    commentCount: '{{count}} commentaires',
+    commentOnOld: 'Commenter {{file}} ligne supprimée {{line}}', commentLabelOld: 'Votre commentaire sur {{file}}, ligne supprimée {{line}}',
     commentOn: 'Commenter {{file}} ligne {{line}}', commentLabel: 'Votre commentaire sur {{file}}, ligne {{line}}', addComment: 'Ajouter le commentaire', cancel: 'Annuler', remove: 'Retirer',
     removeComment: 'Retirer le commentaire sur {{file}} ligne {{line}}', line: 'ligne {{line}}', binary: 'Fichier binaire : non affiché.', collapsed: 'Une grande modification ({{count}} lignes) est repliée.',
     loadWhole: 'Charger le diff', loadWholeOf: 'Charger le diff de {{file}}', tooLarge: 'Trop grand pour être affiché ici ; lisez-le avec git.', noContent: 'Aucun changement de contenu.',

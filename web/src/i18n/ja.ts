@@ -74,6 +74,8 @@ export const ja: Dictionary = {
     title: 'レビュー', checks: 'チェック', verdicts: 'レビュアー', changes: '変更', version: 'バージョン', noChecks: 'チェックは実行されていません。', noVerdicts: 'まだレビュアーの回答はありません。',
     noOutput: '出力なし。', exitCode: '終了コード {{code}}', byReviewer: '{{reviewer}}レビュアー', totals: '{{count}} ファイルの変更', view: 'diff の表示', unified: '統合', split: '左右分割',
     keys: 'キー: j / k 次 / 前のファイル', noFiles: '変更されたファイルはありません。', files: '変更されたファイル', diffFailed: 'diff を読み込めませんでした: {{message}}',
+    commentCount: 'コメント {{count}} 件',
+    commentOnOld: '{{file}} の削除された {{line}} 行目にコメント', commentLabelOld: '{{file}} の削除された {{line}} 行目へのコメント',
     commentOn: '{{file}} の {{line}} 行目にコメント', commentLabel: '{{file}} の {{line}} 行目へのコメント', addComment: 'コメントを追加', cancel: 'キャンセル', remove: '削除',
     removeComment: '{{file}} の {{line}} 行目のコメントを削除', line: '{{line}} 行目', binary: 'バイナリファイル: 表示しません。', collapsed: '大きな変更（{{count}} 行）は折りたたまれています。',
     loadWhole: 'diff を読み込む', loadWholeOf: '{{file}} の diff を読み込む', tooLarge: '大きすぎてここには表示できません。git で確認してください。', noContent: '内容の変更はありません。',

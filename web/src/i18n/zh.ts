@@ -74,6 +74,8 @@ export const zh: Dictionary = {
     title: '评审', checks: '检查', verdicts: '评审者', changes: '改动', version: '版本', noChecks: '没有运行任何检查。', noVerdicts: '还没有评审者答复。',
     noOutput: '没有输出。', exitCode: '退出码 {{code}}', byReviewer: '{{reviewer}}评审者', totals: '改动了 {{count}} 个文件', view: 'Diff 视图', unified: '合并', split: '并排',
     keys: '快捷键：j / k 下一个 / 上一个文件', noFiles: '没有文件改动。', files: '改动的文件', diffFailed: '无法加载 diff：{{message}}',
+    commentCount: '{{count}} 条评论',
+    commentOnOld: '评论 {{file}} 被删除的第 {{line}} 行', commentLabelOld: '你对 {{file}} 被删除的第 {{line}} 行的评论',
     commentOn: '评论 {{file}} 第 {{line}} 行', commentLabel: '你对 {{file}} 第 {{line}} 行的评论', addComment: '添加评论', cancel: '取消', remove: '删除',
     removeComment: '删除对 {{file}} 第 {{line}} 行的评论', line: '第 {{line}} 行', binary: '二进制文件：不显示。', collapsed: '较大的改动（{{count}} 行）已折叠。',
     loadWhole: '加载 diff', loadWholeOf: '加载 {{file}} 的 diff', tooLarge: '太大，无法在此显示；请用 git 查看。', noContent: '内容没有变化。',

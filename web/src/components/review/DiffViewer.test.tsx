@@ -68,8 +68,8 @@ describe('DiffViewer', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Comment on src/dir0/file0.ts line 3' }));
     fireEvent.change(screen.getByLabelText('Your comment on src/dir0/file0.ts, line 3'), { target: { value: '  rename v0_2  ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add the comment' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Comment on src/old.js line 2' }));
-    const box = screen.getByLabelText('Your comment on src/old.js, line 2');
+    fireEvent.click(screen.getByRole('button', { name: 'Comment on src/old.js removed line 2' }));
+    const box = screen.getByLabelText('Your comment on src/old.js, removed line 2');
     fireEvent.change(box, { target: { value: 'keep this one' } });
     fireEvent.keyDown(box, { key: 'Enter', ctrlKey: true });
     expect(useReview.getState().comments.t_1).toEqual([
@@ -78,7 +78,7 @@ describe('DiffViewer', () => {
     ]);
     expect(screen.getAllByTestId('line-comment').map((c) => c.firstChild!.textContent)).toEqual(['rename v0_2', 'keep this one']);
     // The tree marks files with comments.
-    expect(within(screen.getByRole('navigation', { name: 'Changed files' })).getAllByText('💬1').length).toBe(2);
+    expect(within(screen.getByRole('navigation', { name: 'Changed files' })).getAllByText('(1)').length).toBe(2);
     fireEvent.click(screen.getByRole('button', { name: 'Remove the comment on src/dir0/file0.ts line 3' }));
     expect(useReview.getState().comments.t_1).toEqual([{ file: 'src/old.js', line: 2, side: 'old', text: 'keep this one' }]);
   });

@@ -69,7 +69,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
     const onSide = change.type === 'delete' ? side === 'old' : side === 'new';
     if (!commentable || !onSide) return n;
     return (
-      <button type="button" className={styles.lineButton} aria-label={t('review.commentOn', { file: file.path, line: n })} onClick={() => open(change)}>
+      <button type="button" className={styles.lineButton} aria-label={t(change.type === 'delete' ? 'review.commentOnOld' : 'review.commentOn', { file: file.path, line: n })} onClick={() => open(change)}>
         {n}
       </button>
     );
@@ -96,7 +96,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
         ))}
         {editing?.key === key && (
           <div className={styles.editor}>
-            <label htmlFor={`cm-${index}-${key}`}>{t('review.commentLabel', { file: file.path, line: editing.line })}</label>
+            <label htmlFor={`cm-${index}-${key}`}>{t(editing.side === 'old' ? 'review.commentLabelOld' : 'review.commentLabel', { file: file.path, line: editing.line })}</label>
             <textarea
               id={`cm-${index}-${key}`}
               autoFocus

@@ -14,6 +14,7 @@ interface Props {
 }
 
 function Nodes({ nodes, ...rest }: Props & { nodes: TreeNode[] }) {
+  const { t } = useTranslation();
   const { files, current, commentsByFile, onPick } = rest;
   return (
     <ul className={styles.treeList}>
@@ -34,7 +35,11 @@ function Nodes({ nodes, ...rest }: Props & { nodes: TreeNode[] }) {
             >
               <span className={`${styles.dot} ${styles[files[n.file]!.status] ?? ''}`} aria-hidden="true" />
               <span className={styles.treeName}>{n.name}</span>
-              {commentsByFile[files[n.file]!.path] ? <span className={styles.count}>💬{commentsByFile[files[n.file]!.path]}</span> : null}
+              {commentsByFile[files[n.file]!.path] ? (
+                <span className={styles.count} title={t('review.commentCount', { count: commentsByFile[files[n.file]!.path] })}>
+                  ({commentsByFile[files[n.file]!.path]})
+                </span>
+              ) : null}
             </button>
           </li>
         ),
