@@ -76,6 +76,9 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
     const daemon: TestDaemon = await startTestDaemon({ tickMs: 100 }, { plugins: [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)] });
     try {
       const { store, bus } = daemon;
+      // Another project, listed first: the board shows it until a link opens a task of "cockpit".
+      const other = await store.projects.create({ name: 'another', repoPath: makeRepo(), config: {} });
+      await store.tasks.create({ projectId: other.id, title: 'Unrelated work' });
       const project = await store.projects.create({ name: 'cockpit', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
       const v1 = await store.tasks.create({ projectId: project.id, title: 'Greet people', complexity: 'easy', ownedFiles: ['src/a.js', 'src/b.js'] });
       daemon.orchestrator.kick();
@@ -121,8 +124,11 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
 
       const v2 = await until(bus, async () => (await store.tasks.list({ projectId: project.id })).find((t: Task) => t.parentVersionId === v1.id) ?? null, 'version 2');
       expect(v2.feedback).toContain('src/a.js:2 — Name it greeting, not x');
-      // The board follows the task to its new version.
+      // The board follows the task to its new version, and behind it is the task's own project.
       await page.waitForURL(`**/#/task/${v2.id}`);
+      await page.locator(`[data-card="${v2.id}"]`).waitFor();
+      expect(await page.getByRole('button', { name: 'cockpit', pressed: true }).count()).toBe(1);
+      expect(await page.locator('[data-card]').filter({ hasText: 'Unrelated work' }).count()).toBe(0);
       await atGate(v2.id);
       const runs = await store.runs.list({ taskId: v2.id });
       const execute = runs.find((r) => r.kind === 'execute')!;
@@ -144,8 +150,42 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
       await until(bus, async () => (await store.tasks.get(v2.id)).status === 'done', 'version 2 merged', 120_000);
       expect(readFileSync(join(repo, 'src/a.js'), 'utf8')).toBe(A_V2);
       expect(readFileSync(join(repo, 'src/b.js'), 'utf8')).toBe(B_V2);
+      await narrowScreen(v2.id);
     } finally {
       await daemon.stop({ graceMs: 2000 });
     }
   }, 300_000);
+
+  /** At 800 px, with a task open: every lane can be brought into view, and no placeholder is cut off, in any language. */
+  async function narrowScreen(taskId: string) {
+    await page.setViewportSize({ width: 800, height: 700 });
+    try {
+      await page.goto(page.url().replace(/#.*$/, `#/task/${taskId}`));
+      const lanes = page.locator('[data-lane]');
+      await lanes.first().waitFor();
+      expect(await lanes.count()).toBe(5);
+      for (let i = 0; i < 5; i++) {
+        const lane = lanes.nth(i);
+        await lane.scrollIntoViewIfNeeded();
+        const box = (await lane.boundingBox())!;
+        // Its title, at least, is on screen and not under the open task.
+        const detail = (await page.getByRole('complementary', { name: 'Task detail' }).boundingBox())!;
+        expect(box.x, `lane ${i}`).toBeGreaterThanOrEqual(0);
+        expect(box.x + 60, `lane ${i}`).toBeLessThanOrEqual(detail.x);
+      }
+      await page.screenshot({ path: join(OUT, '22-board-800px.png') });
+      for (const lang of ['en', 'zh', 'es', 'ja', 'fr']) {
+        await page.getByLabel(/^(Language|语言|Idioma|言語|Langue)$/).selectOption(lang);
+        const search = page.locator('input[type="search"]').first();
+        const placeholder = (await search.getAttribute('placeholder'))!;
+        await search.fill(placeholder);
+        const fits = await search.evaluate((el) => el.scrollWidth <= el.clientWidth);
+        expect(fits, `${lang}: "${placeholder}" is cut off`).toBe(true);
+        await search.fill('');
+      }
+      await page.getByLabel(/^(Language|语言|Idioma|言語|Langue)$/).selectOption('en');
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 900 });
+    }
+  }
 });

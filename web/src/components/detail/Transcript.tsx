@@ -1,6 +1,7 @@
 /** The transcript, searched on the server (it may be far too long to ship whole), with the last lines on request. */
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { fitPlaceholder } from '../fit.js';
 import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { Run, TranscriptSearch } from '../../api/types.js';
@@ -52,7 +53,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
     <section className={styles.section} aria-labelledby="transcript-h">
       <h3 id="transcript-h">{t('transcript.title')}</h3>
       <form className={styles.row} onSubmit={(e) => void search(e)} role="search">
-        <input type="search" aria-label={t('transcript.search')} placeholder={t('transcript.search')} value={q} onChange={(e) => setQ(e.target.value)} maxLength={500} />
+        <input type="search" aria-label={t('transcript.search')} placeholder={t('transcript.search')} style={fitPlaceholder(t('transcript.search'))} value={q} onChange={(e) => setQ(e.target.value)} maxLength={500} />
         <select aria-label={t('transcript.run')} value={runId} onChange={(e) => setRunId(e.target.value)}>
           <option value="">{t('transcript.latestRun')}</option>
           {runs.map((r) => (
