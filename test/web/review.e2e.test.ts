@@ -179,7 +179,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
         const search = page.locator('input[type="search"]').first();
         const placeholder = (await search.getAttribute('placeholder'))!;
         await search.fill(placeholder);
-        const fits = await search.evaluate((el) => el.scrollWidth <= el.clientWidth);
+        const fits = await search.evaluate((el) => { const box = el as unknown as { scrollWidth: number; clientWidth: number }; return box.scrollWidth <= box.clientWidth; });
         expect(fits, `${lang}: "${placeholder}" is cut off`).toBe(true);
         await search.fill('');
       }
