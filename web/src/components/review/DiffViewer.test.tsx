@@ -130,6 +130,23 @@ describe('DiffViewer', () => {
     expect(current()).toBe('file0.ts');
   });
 
+  it('draws the first files at once and the others when they near the screen', () => {
+    const observers: { cb: (e: { isIntersecting: boolean }[]) => void; el: Element | null }[] = [];
+    vi.stubGlobal('IntersectionObserver', class {
+      constructor(private cb: (e: { isIntersecting: boolean }[]) => void) {}
+      observe(el: Element) {
+        observers.push({ cb: this.cb, el });
+      }
+      disconnect() {}
+    });
+    render(<DiffViewer taskId="t_1" findings={[]} initial={makeDiff({ fileCount: 6, linesPerFile: 4 })} />);
+    const drawn = () => [...document.querySelectorAll('[data-file-index]')].map((s) => s.querySelectorAll('tr.diff-line').length);
+    expect(drawn()).toEqual([4, 4, 4, 0, 0, 0]);
+    const fifth = observers.find((o) => o.el?.getAttribute('data-file-index') === '4')!;
+    act(() => fifth.cb([{ isIntersecting: true }]));
+    expect(drawn()).toEqual([4, 4, 4, 0, 4, 0]);
+  });
+
   it("fetches the diff and shows the server's refusal", async () => {
     vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: { code: 'NO_DIFF', message: 'Task t_9 has no branch yet: it never executed.' } }), { status: 409 }));
     render(<DiffViewer taskId="t_9" findings={[]} />);
