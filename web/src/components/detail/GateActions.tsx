@@ -41,6 +41,8 @@ export function GateActions({ task, onDone }: { task: Task; onDone(): void }) {
     try {
       if (kind === 'approve') {
         await api.approve(task.id, gate, reason.trim() || undefined);
+        // Comments only travel with a rejection; an approved version leaves them behind.
+        useReview.getState().clear(task.id);
         setReason('');
         onDone();
       } else {
