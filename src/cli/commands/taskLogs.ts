@@ -96,7 +96,10 @@ function nextVersion(d: Detail): { id: string; version: number } | null {
 export async function followTask(client: ApiClient, id: string, json: boolean): Promise<void> {
   const detail = (taskId: string) => client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`);
   let d = await detail(id);
-  for (let next = nextVersion(d); d.task.status === 'superseded' && next; next = nextVersion(d)) d = await detail(next.id);
+  for (let next = nextVersion(d); d.task.status === 'superseded' && next; next = nextVersion(d)) {
+    if (!json) process.stdout.write(`══ ${d.task.id} (version ${d.task.version}) was rejected: following version ${next.version} (${next.id}) ══\n`);
+    d = await detail(next.id);
+  }
   if (finished(d.task.status)) {
     await printTranscript(client, d.task.id, json);
     return;
