@@ -10,7 +10,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { MaestroConfig } from '../config/config.js';
-import type { Task } from '../core/types.js';
+import type { Project, Task } from '../core/types.js';
 import type { Bus, StreamItem } from '../daemon/bus.js';
 import type { Store } from '../store/store.js';
 import { installErrorHandler } from './errors.js';
@@ -40,6 +40,11 @@ export interface ApiDeps {
   config: Pick<MaestroConfig, 'host' | 'token'>;
   control: RunControl;
   logError: (err: Error) => void;
+  /**
+   * Why a project's tasks could not run (no usable agent provider), or null.
+   * Set by a daemon that runs tasks: creating a task there is refused with the fix.
+   */
+  providerProblem?: (project: Project) => string | null;
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

@@ -79,6 +79,10 @@ async function mergeRecord(store: Store, task: Task): Promise<{ sha: string | nu
 export async function diffRange(store: Store, project: Project, task: Task): Promise<DiffRange> {
   const repo = project.repoPath;
   const branch = typeof task.result?.branch === 'string' ? task.result.branch : branchName(task.id, task.version);
+  if (task.status === 'done') {
+    const merged = await mergedRange(store, repo, task, branch);
+    if (merged) return merged;
+  }
   const recorded = typeof task.result?.commitSha === 'string' ? task.result.commitSha : null;
   const head = (await resolveCommit(repo, `refs/heads/${branch}`)) ?? (await resolveCommit(repo, `refs/remotes/origin/${branch}`)) ?? (recorded && (await resolveCommit(repo, recorded)));
   if (!head) {
@@ -87,18 +91,31 @@ export async function diffRange(store: Store, project: Project, task: Task): Pro
       : `it has no branch yet (status ${task.status}: no execute run has committed a change)`;
     throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} has no change to show: ${why}.`, { details: { taskId: task.id, branch } });
   }
-  let baseRef = baseBranchOf(project);
-  if (task.status === 'done') {
-    const merged = await mergeRecord(store, task);
-    const previous = merged?.previousSha ? await resolveCommit(repo, merged.previousSha) : null;
-    const parent = !previous && merged?.sha ? await resolveCommit(repo, `${merged.sha}^1`) : null;
-    if (previous) baseRef = previous;
-    else if (parent && parent !== head) baseRef = parent;
-    else throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} is merged, but the main commit it was merged onto is not recorded; its change cannot be told apart from main's.`, { details: { taskId: task.id, branch } });
-  }
+  return { branch, base: await mergeBase(repo, baseBranchOf(project), head, task, branch), head };
+}
+
+async function mergeBase(repo: string, baseRef: string, head: string, task: Task, branch: string): Promise<string> {
   const mb = await git(repo, ['merge-base', '--end-of-options', baseRef, head], { okCodes: [1] });
   if (mb.code !== 0) throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version}: ${branch} shares no history with ${baseRef}.`, { details: { taskId: task.id, branch } });
-  return { branch, base: mb.stdout.trim(), head };
+  return mb.stdout.trim();
+}
+
+/**
+ * A merged version's change, from the merge record (its branch may be gone):
+ * a merge commit's second parent against the merge base with its first; a
+ * fast-forward's new main against main before it. Null when not recorded.
+ */
+async function mergedRange(store: Store, repo: string, task: Task, branch: string): Promise<DiffRange | null> {
+  const merged = await mergeRecord(store, task);
+  const sha = merged?.sha ? await resolveCommit(repo, merged.sha) : null;
+  if (!sha) return null;
+  const second = await resolveCommit(repo, `${sha}^2`);
+  const before = merged?.previousSha ? await resolveCommit(repo, merged.previousSha) : second ? await resolveCommit(repo, `${sha}^1`) : null;
+  if (!before) {
+    throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} is merged, but the main commit it was merged onto is not recorded; its change cannot be told apart from main's.`, { details: { taskId: task.id, branch } });
+  }
+  const head = second ?? sha;
+  return { branch, base: await mergeBase(repo, before, head, task, branch), head };
 }
 
 // ---- checks -----------------------------------------------------------------

@@ -8,6 +8,7 @@ import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES } from '../../core/types.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
+import { providerFix } from '../../daemon/providerCheck.js';
 import { checkComments, gateFor } from './review.js';
 import { versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
@@ -34,7 +35,7 @@ export type RejectBody = z.input<typeof rejectBody>;
 export type MessageBody = z.input<typeof messageBody>;
 export type CancelBody = z.input<typeof cancelBody>;
 
-export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
+export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control, providerProblem }: ApiDeps): void {
   const tags = ['tasks'];
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery }, async ({ query }) => {
@@ -46,7 +47,14 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
     return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task', tags, body: taskInputSchema, status: 201 }, async ({ body }) => ({ task: await store.tasks.create(body) }));
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, status: 201 }, async ({ body }) => {
+    if (providerProblem) {
+      const project = await store.projects.get(body.projectId);
+      const problem = providerProblem(project);
+      if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
+    }
+    return { task: await store.tasks.create(body) };
+  });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id', summary: 'Show a task with its approvals, runs and last scheduler decision', tags, params: idParam }, async ({ params, reply }) => {
     const task = await store.tasks.get(params.id);
