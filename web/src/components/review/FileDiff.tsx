@@ -7,7 +7,7 @@
  */
 import { memo, useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Decoration, Diff, Hunk, type ChangeData, type GutterOptions, type HunkData, type ViewType } from 'react-diff-view';
+import { Decoration, Diff, Hunk, type ChangeData, type GutterOptions, type HunkData, type HunkTokens, type ViewType } from 'react-diff-view';
 import type { DiffFile, Finding, LineComment } from '../../api/types.js';
 import { changeKey, languageOf, lineOf, pinToLines, toHunks, type Pinned } from './diffModel.js';
 import { tokensFor } from './highlight.js';
@@ -19,8 +19,8 @@ import styles from './Review.module.css';
  * costs its first screen, not 5,000 rows and their highlighting up front:
  * measured in bench:web (the diff view of 5,000 lines over 200 files).
  */
-const EAGER_FILES = 3;
-const NEAR = '1200px 0px';
+const EAGER_FILES = 2;
+const NEAR = '600px 0px';
 
 /** Drawn yet? Always, where the browser cannot tell what is on screen (tests' jsdom). */
 function useSeen(index: number): [boolean, RefObject<HTMLElement | null>] {
@@ -36,6 +36,27 @@ function useSeen(index: number): [boolean, RefObject<HTMLElement | null>] {
     return () => io.disconnect();
   }, [seen]);
   return [seen, ref];
+}
+
+/**
+ * Highlighting comes a frame after the lines: the diff is drawn plain first
+ * (the reader can start at once), then coloured. Tokenising is the larger part
+ * of a file's cost (refractor over every line of both sides).
+ */
+function useHighlight(seen: boolean, hunks: HunkData[], path: string): HunkTokens | null {
+  const [tokens, setTokens] = useState<HunkTokens | null>(null);
+  useEffect(() => {
+    if (!seen) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setTokens(tokensFor(hunks, languageOf(path))), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [seen, hunks, path]);
+  return tokens;
 }
 
 const DIFF_TYPE = { added: 'add', deleted: 'delete', modified: 'modify', renamed: 'rename', copied: 'copy', type_changed: 'modify' } as const;
@@ -73,7 +94,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
   const [draft, setDraft] = useState('');
   const [seen, ref] = useSeen(index);
   const hunks = useMemo(() => toHunks(file.hunks), [file.hunks]);
-  const tokens = useMemo(() => (seen ? tokensFor(hunks, languageOf(file.path)) : null), [hunks, file.path, seen]);
+  const tokens = useHighlight(seen, hunks, file.path);
   const { byKey, loose } = useMemo(() => pinToLines(file.path, hunks, comments, findings), [file.path, hunks, comments, findings]);
 
   const open = (change: ChangeData) => {
