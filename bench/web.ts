@@ -7,6 +7,9 @@
  *   3. Time from navigation start to the first board render showing all tasks,
  *      in headless Chromium against a real daemon holding 1,000 tasks, beside
  *      the same with 100 tasks. Target: under 500 ms for 1,000.
+ *   4. The reviewer's diff (bench/webDiff.ts): GET …/diff of 1,000 files
+ *      (target < 300 ms) and the diff view of 5,000 lines over 200 files
+ *      (target < 500 ms).
  * Prints figures and ratios; asserts nothing.
  */
 import { execFileSync } from 'node:child_process';
@@ -21,6 +24,7 @@ import { webRoutes } from '../src/api/web.js';
 import { resolveConfig } from '../src/config/config.js';
 import { startDaemon } from '../src/daemon/daemon.js';
 import { browserSkipReason, launchBrowser } from '../test/web/browser.js';
+import { diffFigures } from './webDiff.js';
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -128,3 +132,4 @@ async function firstRender(): Promise<void> {
 await sizes();
 console.log('first board render in headless Chromium');
 await firstRender();
+await diffFigures();

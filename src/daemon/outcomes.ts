@@ -113,6 +113,8 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
     outputTokens: record.usage.outputTokens,
     costUsd: record.usage.costUsd,
     error: failed ? `${record.code}: ${record.message}` : null,
+    // The board's model column: every model the calls used, in order (a fallback shows as "a, b").
+    model: [...new Set(record.usage.models ?? [])].join(', ') || null,
   });
   const task = await getTask(q, run.taskId);
   const fence = { id: task.id, owner: ctx.owner, attempt: task.attempt, now: ctx.now };

@@ -235,6 +235,9 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       await expectCode(store.runs.finish({ id: r.id, status: 'failed' }), 'ILLEGAL_TRANSITION', /already ended as succeeded/);
       expect(await store.runs.get(r.id)).toEqual(done);
       expect(await store.runs.list({ traceId: 'trace-1' })).toEqual([done]);
+      // The model is known at the end (the worker reports the models its calls used); absent, the first one stays.
+      const r2 = await store.runs.create({ taskId: t.id, kind: 'review', model: null, traceId: 'trace-2', attempt: 1 });
+      expect((await store.runs.finish({ id: r2.id, status: 'succeeded', model: 'opus-x, sonnet-y' })).model).toBe('opus-x, sonnet-y');
       await expectCode(store.runs.create({ taskId: 't_missing', kind: 'plan', model: null, traceId: 'x', attempt: 0 }), 'UNKNOWN_TASK');
       await expectCode(store.runs.get('r_missing'), 'UNKNOWN_RUN');
     });

@@ -245,7 +245,8 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByText(/The last \d+ of \d+ lines/).waitFor();
     await page.getByTestId('runs').waitFor();
     await page.getByRole('button', { name: /Show the trace/ }).click();
-    await page.getByText('run.phase', { exact: false }).first().waitFor();
+    // Event types read in the board's language: `run.phase` is "phase <stage> <state>".
+    await page.getByText(/phase \S+ (start|done)/).first().waitFor();
     await page.getByText(/^Score [\d.]+, claimed by/).waitFor();
     await shot('04-transcript-runs');
     // The whole detail in one picture: a tall window.

@@ -28,7 +28,7 @@ export function App() {
   let screen;
   switch (route.name) {
     case 'board':
-      screen = <BoardScreen taskId={route.taskId} />;
+      screen = <BoardScreen taskId={route.taskId} wide={route.wide} />;
       break;
     case 'settings':
       screen = <SettingsScreen />;

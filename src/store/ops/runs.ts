@@ -42,15 +42,19 @@ export async function getRun(db: Queryable, id: string): Promise<Run> {
   return toRun(row);
 }
 
-/** Ends a running run once; a second finish is refused (the first one stands). */
+/**
+ * Ends a running run once; a second finish is refused (the first one stands).
+ * `model`: the model(s) the run's agent calls used (the worker reports them at
+ * the end; a run is created before its first call picks one), kept when absent.
+ */
 export async function finishRun(
   db: Queryable,
-  opts: { id: string; status: Exclude<RunStatus, 'running'>; now: number; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null },
+  opts: { id: string; status: Exclude<RunStatus, 'running'>; now: number; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null; model?: string | null },
 ): Promise<Run> {
   const changed = await db.run(
-    `UPDATE runs SET status = $1, ended_at = $2, input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, cost_usd = cost_usd + $5, error = $6
+    `UPDATE runs SET status = $1, ended_at = $2, input_tokens = input_tokens + $3, output_tokens = output_tokens + $4, cost_usd = cost_usd + $5, error = $6, model = COALESCE($8, model)
      WHERE id = $7 AND status = 'running'`,
-    [opts.status, opts.now, opts.inputTokens ?? 0, opts.outputTokens ?? 0, opts.costUsd ?? 0, opts.error ?? null, opts.id],
+    [opts.status, opts.now, opts.inputTokens ?? 0, opts.outputTokens ?? 0, opts.costUsd ?? 0, opts.error ?? null, opts.id, opts.model ?? null],
   );
   const run = await getRun(db, opts.id);
   if (changed !== 1) throw new MaestroError('ILLEGAL_TRANSITION', `Run ${opts.id} already ended as ${run.status}.`, { details: { runId: opts.id, status: run.status } });

@@ -3,7 +3,7 @@
  * message (or a NETWORK code when the daemon is unreachable), so screens can
  * say what happened instead of showing a blank.
  */
-import type { CancelBody, GateBody, Metrics, MaestroEvent, MessageBody, Project, ProjectDetail, RejectBody, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
+import type { CancelBody, ChecksResponse, DiffResponse, FindingsResponse, GateBody, LineComment, Metrics, MaestroEvent, MessageBody, Project, ProjectDetail, RejectBody, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -97,7 +97,9 @@ export const api = {
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
   createTask: (input: TaskInput) => request<{ task: Task }>('POST', '/api/tasks', input),
   approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
-  reject: (id: string, gate: Gate, reason: string) => request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web' } satisfies RejectBody),
+  /** Line comments (exec_review) go with the reason and reach the next version's prompt. */
+  reject: (id: string, gate: Gate, reason: string, comments: LineComment[] = []) =>
+    request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody),
   reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
   inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
   cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
@@ -135,6 +137,10 @@ export const api = {
     keep(rest);
     return { lines, total };
   },
+  /** The version's branch against its merge base; `file` asks for one collapsed file whole. */
+  diff: (id: string, opts: { version?: number; file?: string } = {}) => request<DiffResponse>('GET', `/api/tasks/${enc(id)}/diff${q({ version: opts.version, file: opts.file })}`),
+  checks: (id: string, version?: number) => request<ChecksResponse>('GET', `/api/tasks/${enc(id)}/checks${q({ version })}`),
+  findings: (id: string, version?: number) => request<FindingsResponse>('GET', `/api/tasks/${enc(id)}/findings${q({ version })}`),
   runs: (taskId: string) => request<{ runs: Run[] }>('GET', `/api/runs${q({ taskId })}`),
   trace: (traceId: string) => request<TraceChain>('GET', `/api/traces/${enc(traceId)}`),
   metrics: (projectId?: string) => request<Metrics>('GET', `/api/metrics${q({ projectId })}`),

@@ -20,7 +20,17 @@ export interface TaskDetail {
   runs: Run[];
   children: Task[];
   lastDecision: SchedulerDecision | null;
+  /** The whole version chain, oldest first. */
+  versions: import('../../../src/api/routes/review.js').VersionRef[];
 }
+
+/* The review API (issue 15): GET /api/tasks/:id/diff, /checks, /findings, and line comments on a reject. */
+export type { DiffFile, DiffHunk, DiffLine, FileStatus as DiffFileStatus } from '../../../src/api/routes/review.js';
+export type { ChecksResponse, DiffResponse, FindingsResponse } from '../../../src/api/routes/review.js';
+export type { CheckView as CheckResult, FindingView as Finding, VerdictView as Verdict } from '../../../src/api/routes/review.js';
+export type CheckStatus = import('../../../src/api/routes/review.js').CheckView['status'];
+/** A reviewer's comment on one line of the diff; `side` old is a deleted line's number in the old file. */
+export type { LineComment } from '../../../src/store/ops/gates.js';
 
 export interface ProjectDetail {
   project: Project;

@@ -10,6 +10,7 @@
  */
 import { memo, useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { fitPlaceholder } from './fit.js';
 import type { TaskStatus, TaskSummary } from '../api/types.js';
 import { TASK_STATUSES } from '../api/types.js';
 import { LANES, NEEDS_PERSON } from './statuses.js';
@@ -98,7 +99,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
   return (
     <section className={styles.board} aria-label={t('board.label')}>
       <div className={styles.filters}>
-        <input type="search" aria-label={t('board.search')} placeholder={t('board.search')} value={text} onChange={(e) => setText(e.target.value)} />
+        <input type="search" aria-label={t('board.search')} placeholder={t('board.search')} style={fitPlaceholder(t('board.search'))} value={text} onChange={(e) => setText(e.target.value)} />
         <select aria-label={t('board.statusFilter')} value={status} onChange={(e) => setStatus(e.target.value as TaskStatus | '')}>
           <option value="">{t('board.allStatuses')}</option>
           {TASK_STATUSES.map((s) => (

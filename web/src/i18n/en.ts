@@ -35,17 +35,18 @@ export const en = {
   gate: {
     waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
     history: 'Approvals', approved: 'approved', rejected: 'rejected',
+    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject',
   },
   message: {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',
     send: 'Send the answer', inject: 'Send the instruction', replied: 'Answer sent.', injected: 'Instruction queued.',
   },
-  live: { title: 'Live output', open: 'live', connecting: 'connecting', reconnecting: 'reconnecting', empty: 'Nothing yet: the output appears here while a run works.', result: 'run finished' },
+  live: { title: 'Live output', open: 'live', connecting: 'connecting', reconnecting: 'reconnecting', empty: 'Nothing yet: the output appears here while a run works.', result: 'run finished', idle: 'no run in progress' },
   transcript: {
     title: 'Transcript', search: 'Search the transcript', run: 'Run', latestRun: 'Latest run', go: 'Search', tail: 'Show the last lines',
     matches: 'Matching lines: {{count}}', tailOf: 'The last {{shown}} of {{total}} lines',
   },
-  runs: { title: 'Runs', none: 'No runs yet.', kind: 'Kind', status: 'Status', model: 'Model', tokens: 'Tokens in / out', cost: 'Cost', duration: 'Duration', running: 'running', total: 'Total' },
+  runs: { title: 'Runs', none: 'No runs yet.', kind: 'Kind', status: 'Status', model: 'Model', tokens: 'Tokens in / out', cost: 'Cost', duration: 'Duration', running: 'running', total: 'Total', attempt: 'Attempt' },
   score: {
     title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat: 'It beat {{count}} other ready tasks.',
     rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',
@@ -88,6 +89,36 @@ export const en = {
     noKnowledge: 'No prior knowledge.', noSummary: 'No summary yet.', tools: '{{count}} tools', errors: '{{count}} errors', wiki: 'wiki: {{status}}',
     status: { running: 'running', complete: 'complete', interrupted: 'interrupted' },
   },
+  review: {
+    title: 'Review', checks: 'Checks', verdicts: 'Reviewers', changes: 'Changes', version: 'Version', noChecks: 'No checks ran.', noVerdicts: 'No reviewer has answered yet.',
+    noOutput: 'No output.', exitCode: 'exit {{code}}', byReviewer: '{{reviewer}} reviewer', totals: '{{count}} files changed', view: 'Diff view', unified: 'Unified', split: 'Split',
+    keys: 'Keys: j / k next / previous file', noFiles: 'No file changed.', files: 'Changed files', diffFailed: 'The diff could not be loaded: {{message}}',
+    commentCount: '{{count}} comments',
+    commentOnOld: 'Comment on {{file}} removed line {{line}}', commentLabelOld: 'Your comment on {{file}}, removed line {{line}}',
+    commentOn: 'Comment on {{file}} line {{line}}', commentLabel: 'Your comment on {{file}}, line {{line}}', addComment: 'Add the comment', cancel: 'Cancel', remove: 'Remove',
+    removeComment: 'Remove the comment on {{file}} line {{line}}', line: 'line {{line}}', binary: 'Binary file: not shown.', collapsed: 'A large change ({{count}} lines) is collapsed.',
+    loadWhole: 'Load the diff', loadWholeOf: 'Load the diff of {{file}}', tooLarge: 'Too large to show here; read it with git.', noContent: 'No change to the content.',
+    wide: 'Full width', narrow: 'Beside the board',
+  },
+  fileStatus: { added: 'added', modified: 'modified', deleted: 'deleted', renamed: 'renamed', copied: 'copied', type_changed: 'type changed' },
+  checkStatus: { passed: 'passed', failed: 'failed', running: 'running', pending: 'pending', skipped: 'skipped' },
+  severity: { critical: 'critical', high: 'high', medium: 'medium', low: 'low', info: 'info' },
+  reviewer: { code: 'Code', security: 'Security' },
+  verdict: { approve: 'approves', reject: 'rejects' },
+  taskType: { feature: 'feature', bugfix: 'bug fix', refactor: 'refactoring', chore: 'chore', docs: 'documentation' },
+  scope: { file: 'file', module: 'module', service: 'service', 'cross-service': 'across services' },
+  reason: {
+    agent_timeout: 'The agent timed out', agent_failed: 'The agent failed', no_changes: 'The agent changed nothing', clarify_timeout: 'Nobody answered the agent’s question in time',
+    diff_gate: 'The change is larger than the project allows', divergence: 'The branch drifted too far from the base', conflict_unresolved: 'A merge conflict was not resolved',
+    plan_invalid: 'The plan could not be read', verdict_invalid: 'A reviewer’s answer could not be read', review_rounds: 'The review rounds are used up', hook: 'A project hook stopped the task',
+    check_failed: 'A check failed', interrupted: 'The run was interrupted', worker_died: 'The worker process died', worker_silent: 'The worker stopped answering', lease_lost: 'Its daemon lost the task',
+    script_invalid: 'The scripted agent has no step for this call', job_invalid: 'The job was invalid', unknown_provider: 'No usable agent provider', git_failed: 'A git command failed', merge_conflict: 'Merge conflict',
+  },
+  error: {
+    BAD_INPUT: 'The request was refused', ILLEGAL_TRANSITION: 'Not possible in the task’s state', WRONG_GATE: 'The task waits at another gate', UNKNOWN_TASK: 'No such task', UNKNOWN_PROJECT: 'No such project',
+    NOT_FOUND: 'Not found', NO_DIFF: 'No changes to show', UNAUTHORIZED: 'Not authorised', NETWORK: 'The daemon did not answer', TASK_BUSY: 'The task is busy', INTERNAL: 'The daemon failed',
+  },
+  eventType: { 'task.created': 'created', 'task.edited': 'edited', 'task.status': 'status', 'task.inject': 'instruction', 'run.started': 'run started', 'run.finished': 'run finished', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'resumed', 'run.refused': 'refused', 'merge.conflict': 'merge conflict', 'git.push_failed': 'push failed', 'project.config': 'configuration' },
 };
 
 type Deep<T> = { [K in keyof T]: T[K] extends string ? string : Deep<T[K]> };

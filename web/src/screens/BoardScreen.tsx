@@ -8,7 +8,7 @@ import { navigate } from '../stores/route.js';
 import { useTasks } from '../stores/tasks.js';
 import styles from './Screens.module.css';
 
-export function BoardScreen({ taskId }: { taskId?: string }) {
+export function BoardScreen({ taskId, wide = false }: { taskId?: string; wide?: boolean }) {
   const { t } = useTranslation();
   const byId = useTasks((s) => s.byId);
   const error = useTasks((s) => s.error);
@@ -19,17 +19,19 @@ export function BoardScreen({ taskId }: { taskId?: string }) {
   const open = useCallback((id: string) => navigate({ name: 'board', taskId: id }), []);
   return (
     <>
-      <div className={styles.middle}>
-        {error && <p role="alert" className={styles.error}>{t('board.loadFailed', { message: error })}</p>}
-        {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={open} />}
-      </div>
+      {!(wide && taskId) && (
+        <div className={styles.middle}>
+          {error && <p role="alert" className={styles.error}>{t('board.loadFailed', { message: error })}</p>}
+          {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={open} />}
+        </div>
+      )}
       {taskId && (
-        <aside className={styles.detail} aria-label={t('detail.label')} onKeyDown={(e) => {
+        <aside className={wide ? styles.detailWide : styles.detail} aria-label={t('detail.label')} onKeyDown={(e) => {
             if (e.key !== 'Escape') return;
             navigate({ name: 'board' });
             requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-card="${CSS.escape(taskId)}"]`)?.focus());
           }}>
-          <TaskDetailPanel key={taskId} taskId={taskId} />
+          <TaskDetailPanel key={taskId} taskId={taskId} wide={wide} />
         </aside>
       )}
     </>

@@ -6,6 +6,7 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { fitPlaceholder } from '../components/fit.js';
 import { knowledge, RESOLVE_AS, type AuditResult, type LoadedEntry, type Maybe, type ReviewCandidate, type ReviewQueueSession, type SearchResponse } from '../api/knowledge.js';
 import { useProjects } from '../stores/projects.js';
 import { href } from '../stores/route.js';
@@ -61,7 +62,7 @@ function Search({ projectId }: { projectId: string }) {
   return (
     <>
       <form className={styles.row} role="search" onSubmit={(e) => void run(e)}>
-        <input type="search" aria-label={t('knowledge.query')} placeholder={t('knowledge.query')} value={q} onChange={(e) => setQ(e.target.value)} maxLength={500} />
+        <input type="search" aria-label={t('knowledge.query')} placeholder={t('knowledge.query')} style={fitPlaceholder(t('knowledge.query'))} value={q} onChange={(e) => setQ(e.target.value)} maxLength={500} />
         <button type="submit">{t('knowledge.search')}</button>
       </form>
       {error && <p role="alert" className={styles.error}>{error}</p>}

@@ -1,12 +1,12 @@
 /**
- * Hash routes: #/board, #/task/<id>, #/settings, #/metrics, #/knowledge,
+ * Hash routes: #/board, #/task/<id>, #/task/<id>/review (the task full width, for a diff), #/settings, #/metrics, #/knowledge,
  * #/knowledge/entry/<id>, #/knowledge/review, #/knowledge/audit, #/observer,
  * #/observer/<id>. Hash routing needs nothing from the server beyond `/`.
  */
 import { create } from 'zustand';
 
 export type Route =
-  | { name: 'board'; taskId?: string }
+  | { name: 'board'; taskId?: string; wide?: boolean }
   | { name: 'settings' }
   | { name: 'metrics' }
   | { name: 'knowledge'; view: 'search' | 'review' | 'audit' | 'entry'; id?: string }
@@ -25,6 +25,7 @@ export function parseRoute(hash: string): Route {
   const [head, a, b] = parts;
   if (head === 'board' && !a) return { name: 'board' };
   if (head === 'task' && a && !b) return { name: 'board', taskId: a };
+  if (head === 'task' && a && b === 'review' && parts.length === 3) return { name: 'board', taskId: a, wide: true };
   if (head === 'settings' && !a) return { name: 'settings' };
   if (head === 'metrics' && !a) return { name: 'metrics' };
   if (head === 'knowledge') {
@@ -40,7 +41,7 @@ export function href(route: Route): string {
   const e = encodeURIComponent;
   switch (route.name) {
     case 'board':
-      return route.taskId ? `#/task/${e(route.taskId)}` : '#/board';
+      return route.taskId ? `#/task/${e(route.taskId)}${route.wide ? '/review' : ''}` : '#/board';
     case 'knowledge':
       return route.view === 'entry' ? `#/knowledge/entry/${e(route.id ?? '')}` : route.view === 'search' ? '#/knowledge' : `#/knowledge/${route.view}`;
     case 'observer':

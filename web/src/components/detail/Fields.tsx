@@ -1,24 +1,27 @@
 import { useTranslation } from 'react-i18next';
-import type { Task } from '../../api/types.js';
+import type { Run, Task } from '../../api/types.js';
+import { translateReason } from '../reasons.js';
 import styles from './Detail.module.css';
 
-export function Fields({ task }: { task: Task }) {
+export function Fields({ task, runs }: { task: Task; runs: Run[] }) {
   const { t, i18n } = useTranslation();
+  // The attempt a person counts: execute runs of this version (task.attempt counts claims, plans included).
+  const executions = runs.filter((r) => r.kind === 'execute').length;
   const rows: [string, string][] = [
     ['field.status', t(`status.${task.status}`)],
     ['field.id', task.id],
     ['field.priority', `P${task.priority}`],
     ['field.complexity', t(`complexity.${task.complexity}`)],
-    ['field.type', task.taskType ?? '—'],
-    ['field.scope', task.scope ?? '—'],
+    ['field.type', task.taskType ? t(`taskType.${task.taskType}`, { defaultValue: task.taskType }) : '—'],
+    ['field.scope', task.scope ? t(`scope.${task.scope}`, { defaultValue: task.scope }) : '—'],
     ['field.version', String(task.version)],
-    ['field.attempt', String(task.attempt)],
+    ['field.attempt', executions ? String(executions) : '—'],
     ['field.expected', task.expectedOutput ?? '—'],
     ['field.ownedFiles', task.ownedFiles.join(', ') || '—'],
     ['field.updated', new Date(task.updatedAt).toLocaleString(i18n.language)],
   ];
   if (task.feedback) rows.push(['field.feedback', task.feedback]);
-  if (task.lastRunError) rows.push(['field.lastError', task.lastRunError]);
+  if (task.lastRunError) rows.push(['field.lastError', translateReason(t, task.lastRunError)]);
   return (
     <section className={styles.section} aria-labelledby="fields-h">
       <h3 id="fields-h">{t('detail.fields')}</h3>

@@ -1,5 +1,6 @@
 import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useReview } from '../../stores/review.js';
 import { makeTask } from '../../testData.js';
 import { GateActions } from './GateActions.js';
 
@@ -52,5 +53,58 @@ describe('GateActions', () => {
     render(<GateActions task={makeTask({ status: 'plan_review' })} onDone={() => {}} />);
     fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Task t is done; nothing to approve.'));
+  });
+
+  it('sends the line comments with a rejection at exec_review, then forgets them', async () => {
+    const task = makeTask({ status: 'exec_review' });
+    const calls = stubFetch(200, { task, next: null });
+    useReview.setState({ comments: { [task.id]: [{ file: 'src/a.ts', line: 3, side: 'new', text: 'rename it' }, { file: 'src/b.ts', line: 7, side: 'old', text: 'keep this' }] } });
+    render(<GateActions task={task} onDone={() => {}} />);
+    expect(screen.getByTestId('comments-to-send').textContent).toBe('A rejection sends 2 line comments: src/a.ts:3, src/b.ts:7');
+    fireEvent.change(screen.getByLabelText('Reason (required to reject)'), { target: { value: 'see the lines' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Reject' }));
+    await waitFor(() => expect(calls.length).toBe(1));
+    expect(calls[0]!.body).toEqual({
+      gate: 'exec_review', reason: 'see the lines', who: 'web',
+      comments: [{ file: 'src/a.ts', line: 3, side: 'new', text: 'rename it' }, { file: 'src/b.ts', line: 7, side: 'old', text: 'keep this' }],
+    });
+    await waitFor(() => expect(useReview.getState().comments[task.id]).toBeUndefined());
+  });
+
+  it('approves by keyboard after a confirmation, never while typing in a field', async () => {
+    const calls = stubFetch();
+    const task = makeTask({ status: 'exec_review' });
+    render(<GateActions task={task} onDone={() => {}} />);
+    fireEvent.keyDown(screen.getByLabelText('Reason (required to reject)'), { key: 'a' });
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    fireEvent.keyDown(document.body, { key: 'a' });
+    const dialog = screen.getByRole('alertdialog');
+    expect(dialog.textContent).toContain('Approve execution review?');
+    expect(calls).toEqual([]);
+    // Escape cancels; `a` again, then the confirmation sends it.
+    fireEvent.keyDown(screen.getByRole('button', { name: 'Yes, approve' }), { key: 'Escape' });
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    fireEvent.keyDown(document.body, { key: 'a' });
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Yes, approve' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve' }));
+    await waitFor(() => expect(calls.length).toBe(1));
+    expect(calls[0]).toEqual({ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'exec_review', who: 'web' } });
+  });
+
+  it('rejects by keyboard: first the reason, then a confirmation', async () => {
+    const task = makeTask({ status: 'exec_review' });
+    const calls = stubFetch(200, { task, next: null });
+    render(<GateActions task={task} onDone={() => {}} />);
+    fireEvent.keyDown(document.body, { key: 'r' });
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(screen.getByRole('alert').textContent).toBe('A rejection needs a reason.');
+    expect(document.activeElement).toBe(screen.getByLabelText('Reason (required to reject)'));
+    fireEvent.change(screen.getByLabelText('Reason (required to reject)'), { target: { value: 'no tests' } });
+    fireEvent.keyDown(document.body, { key: 'r' });
+    expect(screen.getByRole('alertdialog').textContent).toContain('Reject, sending the reason and 0 line comments?');
+    expect(calls).toEqual([]);
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, reject' }));
+    await waitFor(() => expect(calls.length).toBe(1));
+    expect(calls[0]!.body).toEqual({ gate: 'exec_review', reason: 'no tests', who: 'web' });
   });
 });

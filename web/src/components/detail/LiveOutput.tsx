@@ -33,7 +33,8 @@ function toChunk(item: StreamItem, t: (k: string, o?: Record<string, unknown>) =
   }
 }
 
-export function LiveOutput({ taskId }: { taskId: string }) {
+/** `running`: a run of this task is in progress; only then is the output called live. */
+export function LiveOutput({ taskId, running }: { taskId: string; running: boolean }) {
   const { t } = useTranslation();
   const [chunks, setChunks] = useState<Chunk[]>([]);
   const [state, setState] = useState<'open' | 'reconnecting' | 'connecting'>('connecting');
@@ -65,7 +66,7 @@ export function LiveOutput({ taskId }: { taskId: string }) {
   return (
     <section className={styles.section} aria-labelledby="live-h">
       <h3 id="live-h">
-        {t('live.title')} <span className={state === 'open' ? styles.ok : styles.muted}>({t(`live.${state}`)})</span>
+        {t('live.title')} <span className={running && state === 'open' ? styles.ok : styles.muted}>({running ? t(`live.${state}`) : t('live.idle')})</span>
       </h3>
       <div
         ref={box}

@@ -1,6 +1,7 @@
 /** Answer the agent's question (awaiting_input) or inject an instruction into a running task. */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { Task } from '../../api/types.js';
 import styles from './Detail.module.css';
@@ -8,7 +9,7 @@ import styles from './Detail.module.css';
 const RUNNING: ReadonlySet<string> = new Set(['planning', 'executing', 'reviewing']);
 
 export function MessageBox({ task, onDone }: { task: Task; onDone(): void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
@@ -23,7 +24,7 @@ export function MessageBox({ task, onDone }: { task: Task; onDone(): void }) {
       setNote({ ok: true, text: t(mode === 'reply' ? 'message.replied' : 'message.injected') });
       onDone();
     } catch (err) {
-      setNote({ ok: false, text: (err as Error).message });
+      setNote({ ok: false, text: errorText(t, i18n.language, err) });
     } finally {
       setBusy(false);
     }

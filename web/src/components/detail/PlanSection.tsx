@@ -1,13 +1,15 @@
 import { useTranslation } from 'react-i18next';
 import type { Task } from '../../api/types.js';
 import { href } from '../../stores/route.js';
-import { splitPlan } from './planText.js';
+import { parsedSubtasks, splitPlan } from './planText.js';
 import styles from './Detail.module.css';
 
 export function PlanSection({ task, children }: { task: Task; children: Task[] }) {
   const { t } = useTranslation();
   if (!task.plan && !task.spec && children.length === 0) return null;
-  const { prose, subtasks } = task.plan ? splitPlan(task.plan) : { prose: '', subtasks: null };
+  const split = task.plan ? splitPlan(task.plan) : { prose: '', subtasks: null };
+  const prose = split.prose;
+  const subtasks = parsedSubtasks(task.result) ?? split.subtasks;
   const titleOf = (id: string) => children.find((c) => c.id === id)?.title ?? id;
   return (
     <section className={styles.section} aria-labelledby="plan-h">
@@ -22,6 +24,7 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
               <th>{t('field.priority')}</th>
               <th>{t('field.complexity')}</th>
               <th>{t('field.deps')}</th>
+              <th>{t('field.ownedFiles')}</th>
             </tr>
           </thead>
           <tbody>
@@ -34,6 +37,7 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
                 <td>P{c.priority}</td>
                 <td>{t(`complexity.${c.complexity}`)}</td>
                 <td>{c.deps.map(titleOf).join(', ') || '—'}</td>
+                <td>{c.ownedFiles.join(', ') || '—'}</td>
               </tr>
             ))}
           </tbody>

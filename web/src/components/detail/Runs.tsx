@@ -1,7 +1,13 @@
 /** Runs with tokens and cost, and the scheduler's score breakdown for the last claim. */
 import { useTranslation } from 'react-i18next';
 import type { Run, SchedulerDecision } from '../../api/types.js';
+import { translateReason } from '../reasons.js';
 import styles from './Detail.module.css';
+
+/** The run's attempt as a person counts it: the first execute run is attempt 1, the first review too. */
+export function attemptOf(runs: Run[], i: number): number {
+  return runs.slice(0, i + 1).filter((r) => r.kind === runs[i]!.kind).length;
+}
 
 const fmtMs = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
@@ -21,6 +27,7 @@ export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecis
             <thead>
               <tr>
                 <th>{t('runs.kind')}</th>
+                <th>{t('runs.attempt')}</th>
                 <th>{t('runs.status')}</th>
                 <th>{t('runs.model')}</th>
                 <th>{t('runs.tokens')}</th>
@@ -29,9 +36,10 @@ export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecis
               </tr>
             </thead>
             <tbody>
-              {runs.map((r) => (
-                <tr key={r.id} title={r.error ?? undefined}>
+              {runs.map((r, i) => (
+                <tr key={r.id} title={r.error ? translateReason(t, r.error) : undefined}>
                   <td>{t(`runKind.${r.kind}`)}</td>
+                  <td>{attemptOf(runs, i)}</td>
                   <td className={r.status === 'failed' ? styles.err : undefined}>{t(`runStatus.${r.status}`)}</td>
                   <td>{r.model ?? '—'}</td>
                   <td>
@@ -43,6 +51,7 @@ export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecis
               ))}
               <tr>
                 <th>{t('runs.total')}</th>
+                <td />
                 <td />
                 <td />
                 <td>

@@ -1,9 +1,11 @@
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeTask } from '../../testData.js';
 import { LiveOutput } from './LiveOutput.js';
 import { TaskDetailPanel } from './TaskDetailPanel.js';
 import { useTasks } from '../../stores/tasks.js';
+import { useProjects } from '../../stores/projects.js';
+import { summarizeTask } from '../../api/types.js';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
@@ -71,10 +73,31 @@ describe('TaskDetailPanel', () => {
   });
 });
 
+describe('TaskDetailPanel opened by link', () => {
+  it("shows the task's own project behind it", async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ projectId: 'p_b', status: 'executing', title: 'In project B' });
+    useProjects.setState({ selectedId: 'p_a', projects: [] });
+    useTasks.setState({ projectId: 'p_a', byId: {}, touched: {}, gone: {} });
+    const urls: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      urls.push(url);
+      if (url.startsWith('/api/tasks?')) return new Response(JSON.stringify({ tasks: [summarizeTask(task)] }));
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [] }));
+    });
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect(await screen.findByText('In project B')).toBeTruthy();
+    await waitFor(() => expect(useTasks.getState().byId[task.id]?.title).toBe('In project B'));
+    expect(useProjects.getState().selectedId).toBe('p_b');
+    expect(useTasks.getState().projectId).toBe('p_b');
+    expect(urls).toContain('/api/tasks?projectId=p_b&limit=5000&view=board');
+  });
+});
+
 describe('LiveOutput', () => {
   it('renders agent output as text, phases and questions marked', () => {
     vi.stubGlobal('EventSource', FakeSource);
-    const { container } = render(<LiveOutput taskId="t1" />);
+    const { container } = render(<LiveOutput taskId="t1" running />);
     const src = FakeSource.last!;
     expect(src.url).toBe('/api/tasks/t1/stream');
     act(() => {
@@ -88,5 +111,13 @@ describe('LiveOutput', () => {
     expect(log.textContent).toContain('? Which one?');
     expect(container.querySelector('script, img')).toBeNull();
     expect(screen.getByText('(live)')).toBeTruthy();
+  });
+
+  it('is not called live when no run is in progress, even with the stream open', () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    render(<LiveOutput taskId="t2" running={false} />);
+    act(() => FakeSource.last!.onopen?.());
+    expect(screen.queryByText('(live)')).toBeNull();
+    expect(screen.getByText('(no run in progress)')).toBeTruthy();
   });
 });

@@ -1,9 +1,12 @@
 /** The open task: refreshed whenever the feed reports an event for it; says so if it disappears. */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import i18n from '../../i18n/index.js';
+import { errorText } from '../reasons.js';
 import { api, ApiError } from '../../api/client.js';
 import type { TaskDetail } from '../../api/types.js';
-import { navigate } from '../../stores/route.js';
+import { useProjects } from '../../stores/projects.js';
+import { href, navigate } from '../../stores/route.js';
 import { useTasks } from '../../stores/tasks.js';
 import { DepGraph } from './DepGraph.js';
 import { Fields } from './Fields.js';
@@ -16,7 +19,13 @@ import { Trace } from './Trace.js';
 import { Transcript } from './Transcript.js';
 import styles from './Detail.module.css';
 
-export function TaskDetailPanel({ taskId }: { taskId: string }) {
+// The diff viewer and its grammars are a chunk of their own, fetched when a task with changes is opened.
+const ReviewPanel = lazy(() => import('../review/ReviewPanel.js'));
+
+/** Where a task has a branch worth reviewing: at the gate, and after (merging, done), or superseded by a reject. */
+const HAS_CHANGES: ReadonlySet<string> = new Set(['exec_review', 'merging', 'done', 'superseded']);
+
+export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide?: boolean }) {
   const { t } = useTranslation();
   const [detail, setDetail] = useState<TaskDetail | null>(null);
   const [error, setError] = useState<{ gone: boolean; message: string } | null>(null);
@@ -30,9 +39,15 @@ export function TaskDetailPanel({ taskId }: { taskId: string }) {
       const d = await api.task(taskId);
       setDetail(d);
       setError(null);
+      // A link to another project's task shows that project's board behind it.
+      const projects = useProjects.getState();
+      if (projects.selectedId !== d.task.projectId) {
+        projects.select(d.task.projectId);
+        await useTasks.getState().load(d.task.projectId);
+      }
       useTasks.getState().upsert(d.task);
     } catch (err) {
-      setError({ gone: err instanceof ApiError && err.status === 404, message: (err as Error).message });
+      setError({ gone: err instanceof ApiError && err.status === 404, message: errorText(i18n.t, i18n.language, err) });
     }
   }, [taskId]);
 
@@ -60,23 +75,37 @@ export function TaskDetailPanel({ taskId }: { taskId: string }) {
   if (!detail) return <p className={styles.panel}>{t('app.loading')}</p>;
   const { task, runs, children, lastDecision } = detail;
   const lastRun = runs[runs.length - 1];
+  const versions = detail.versions ?? [{ id: task.id, version: task.version, status: task.status }];
+  const review = HAS_CHANGES.has(task.status) && (task.status !== 'superseded' || runs.some((r) => r.kind === 'execute'));
   return (
     <div className={styles.panel}>
       <div className={styles.head}>
         <h2 className={styles.title} data-testid="detail-title" ref={heading} tabIndex={-1}>
           {task.title}
         </h2>
-        <button aria-label={t('detail.close')} onClick={() => navigate({ name: 'board' })}>
-          ×
-        </button>
+        <span className={styles.row}>
+          {review && (
+            <a href={href({ name: 'board', taskId: task.id, wide: !wide })} data-testid="wide-toggle">
+              {wide ? t('review.narrow') : t('review.wide')}
+            </a>
+          )}
+          <button aria-label={t('detail.close')} onClick={() => navigate({ name: 'board' })}>
+            ×
+          </button>
+        </span>
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} onDone={reload} />
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} onDone={reload} />
-      <Fields task={task} />
+      {review && (
+        <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
+          <ReviewPanel key={task.id} task={task} versions={versions} />
+        </Suspense>
+      )}
+      <Fields task={task} runs={runs} />
       <DepGraph task={task} children={children} all={allTasks} />
       <PlanSection task={task} children={children} />
-      <LiveOutput taskId={task.id} />
+      <LiveOutput taskId={task.id} running={runs.some((r) => r.status === 'running')} />
       <Transcript taskId={task.id} runs={runs} />
       <Runs runs={runs} decision={lastDecision} />
       {lastRun && <Trace traceId={lastRun.traceId} />}

@@ -32,8 +32,8 @@ export function Trace({ traceId }: { traceId: string }) {
               <ul>
                 {c.events.map((e) => (
                   <li key={e.id}>
-                    <span className={styles.muted}>{new Date(e.at).toLocaleTimeString(i18n.language)}</span> {e.type}{' '}
-                    {typeof e.payload.stage === 'string' ? `${e.payload.stage} ${String(e.payload.state ?? '')}` : typeof e.payload.to === 'string' ? `→ ${e.payload.to}` : ''}
+                    <span className={styles.muted}>{new Date(e.at).toLocaleTimeString(i18n.language)}</span> {t(`eventType.${e.type}`, { defaultValue: e.type })}{' '}
+                    {typeof e.payload.stage === 'string' ? `${e.payload.stage} ${String(e.payload.state ?? '')}` : typeof e.payload.to === 'string' ? `→ ${t(`status.${e.payload.to}`, { defaultValue: e.payload.to })}` : ''}
                   </li>
                 ))}
               </ul>

@@ -1,6 +1,8 @@
 /** The transcript, searched on the server (it may be far too long to ship whole), with the last lines on request. */
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { fitPlaceholder } from '../fit.js';
+import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { Run, TranscriptSearch } from '../../api/types.js';
 import styles from './Detail.module.css';
@@ -17,7 +19,7 @@ export function formatLine(line: string): string {
 }
 
 export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [q, setQ] = useState('');
   const [runId, setRunId] = useState('');
   const [result, setResult] = useState<TranscriptSearch | null>(null);
@@ -33,7 +35,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
     try {
       setResult(await api.searchTranscript(taskId, q.trim(), runId || undefined));
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, i18n.language, err));
     } finally {
       setBusy(false);
     }
@@ -43,7 +45,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
     try {
       setTail(await api.transcript(taskId, runId || undefined, 300));
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, i18n.language, err));
     }
   };
 
@@ -51,7 +53,7 @@ export function Transcript({ taskId, runs }: { taskId: string; runs: Run[] }) {
     <section className={styles.section} aria-labelledby="transcript-h">
       <h3 id="transcript-h">{t('transcript.title')}</h3>
       <form className={styles.row} onSubmit={(e) => void search(e)} role="search">
-        <input type="search" aria-label={t('transcript.search')} placeholder={t('transcript.search')} value={q} onChange={(e) => setQ(e.target.value)} maxLength={500} />
+        <input type="search" aria-label={t('transcript.search')} placeholder={t('transcript.search')} style={fitPlaceholder(t('transcript.search'))} value={q} onChange={(e) => setQ(e.target.value)} maxLength={500} />
         <select aria-label={t('transcript.run')} value={runId} onChange={(e) => setRunId(e.target.value)}>
           <option value="">{t('transcript.latestRun')}</option>
           {runs.map((r) => (

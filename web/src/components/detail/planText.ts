@@ -42,3 +42,20 @@ export function splitPlan(plan: string): { prose: string; subtasks: ProposedSubt
   if (table >= 0) prose = prose.slice(0, table);
   return { prose: prose.trim(), subtasks };
 }
+
+/**
+ * The subtasks as the daemon parsed and checked them (task.result of a plan
+ * run: src/daemon/outcomes.ts), or null. Preferred over re-reading the text:
+ * a plan hook may have rewritten the markdown, the parsed list is what approval creates.
+ */
+export function parsedSubtasks(result: Record<string, unknown> | null): ProposedSubtask[] | null {
+  if (!result || result.kind !== 'plan' || !Array.isArray(result.subtasks)) return null;
+  return (result.subtasks as Record<string, unknown>[]).map((s) => ({
+    title: String(s.title ?? ''),
+    complexity: typeof s.complexity === 'string' ? s.complexity : undefined,
+    priority: typeof s.priority === 'number' ? `P${s.priority}` : typeof s.priority === 'string' ? s.priority : undefined,
+    deps: Array.isArray(s.deps) ? s.deps.filter((d): d is number => typeof d === 'number') : [],
+    ownedFiles: Array.isArray(s.ownedFiles) ? s.ownedFiles.map(String) : [],
+    expectedOutput: typeof s.expectedOutput === 'string' ? s.expectedOutput : undefined,
+  }));
+}

@@ -1,0 +1,26 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../../api/types.js';
+import { Runs } from './Runs.js';
+
+let n = 0;
+const run = (over: Partial<Run>): Run => ({
+  id: `r_${++n}`, taskId: 't_1', kind: 'execute', status: 'succeeded', model: null, traceId: 'tr', attempt: 2, startedAt: n * 1000, endedAt: n * 1000 + 500,
+  inputTokens: 10, outputTokens: 5, costUsd: 0, error: null, runDir: null, owner: null, workerPid: null, outboxOffset: 0, outboxSeq: 0, ...over,
+});
+
+describe('Runs', () => {
+  it('numbers attempts per kind (the first execute run is attempt 1) and shows the model the agent got', () => {
+    // task.attempt counts claims: after a plan run the first execute run carries the fence value 2.
+    const runs = [run({ kind: 'plan', attempt: 1, model: 'opus' }), run({ kind: 'execute', attempt: 2, model: 'model-x', status: 'failed', error: 'agent_failed: {}' }), run({ kind: 'execute', attempt: 3, model: 'model-x, model-y' }), run({ kind: 'review', attempt: 3, model: null })];
+    render(<Runs runs={runs} decision={null} />);
+    const rows = within(screen.getByTestId('runs')).getAllByRole('row').slice(1, 5);
+    expect(rows.map((r) => within(r).getAllByRole('cell').slice(0, 4).map((c) => c.textContent))).toEqual([
+      ['plan', '1', 'succeeded', 'opus'],
+      ['execute', '1', 'failed', 'model-x'],
+      ['execute', '2', 'succeeded', 'model-x, model-y'],
+      ['review', '1', 'succeeded', '—'],
+    ]);
+    expect(rows[1]!.getAttribute('title')).toBe('The agent failed: {}');
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * The diff of one task version: the file tree on the left, every file's diff
+ * on the right, unified or split (remembered), with line comments and the
+ * reviewers' findings. Keys (not while typing): j / n next file, k / p
+ * previous file.
+ *
+ * The diff component is react-diff-view 3.3.3 (see ReviewPanel.tsx for why);
+ * this file only fetches, lays out and moves between files.
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { errorText } from '../reasons.js';
+import type { ViewType } from 'react-diff-view';
+import { api } from '../../api/client.js';
+import type { DiffFile, DiffResponse, Finding, LineComment } from '../../api/types.js';
+import { useComments, useReview } from '../../stores/review.js';
+import { isShortcut } from '../keys.js';
+import { fileTree } from './diffModel.js';
+import { FileDiff } from './FileDiff.js';
+import { FileTree } from './FileTree.js';
+import styles from './Review.module.css';
+
+const VIEW_KEY = 'maestro.diffView';
+const NO_FINDINGS: Finding[] = [];
+
+function rememberedView(): ViewType {
+  try {
+    return localStorage.getItem(VIEW_KEY) === 'split' ? 'split' : 'unified';
+  } catch {
+    return 'unified';
+  }
+}
+
+export interface DiffViewerProps {
+  /** The task the comments belong to (the version being reviewed). */
+  taskId: string;
+  /** Another version of the chain to show (the route's `?version=`). */
+  version?: number;
+  /** No line comments: an older version is shown, and a reject only speaks for the current one. */
+  readOnly?: boolean;
+  findings: Finding[];
+  /** For tests and the benchmark: a diff already in hand instead of a request. */
+  initial?: DiffResponse;
+}
+
+export function DiffViewer({ taskId, version, readOnly = false, findings, initial }: DiffViewerProps) {
+  const { t, i18n } = useTranslation();
+  const [diff, setDiff] = useState<DiffResponse | null>(initial ?? null);
+  const [error, setError] = useState<string | null>(null);
+  const [viewType, setViewType] = useState<ViewType>(rememberedView);
+  const [current, setCurrent] = useState(0);
+  const [whole, setWhole] = useState<Record<string, DiffFile>>({});
+  const [loadingFile, setLoadingFile] = useState<string | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const comments = useComments(taskId);
+
+  useEffect(() => {
+    if (initial) return;
+    let live = true;
+    setDiff(null);
+    setError(null);
+    api.diff(taskId, { version }).then(
+      (d) => live && setDiff(d),
+      (err: Error) => live && setError(errorText(t, i18n.language, err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [taskId, version, initial]);
+
+  const files = useMemo(() => (diff ? diff.files.map((f) => whole[f.path] ?? f) : []), [diff, whole]);
+  const tree = useMemo(() => fileTree(files), [files]);
+  const findingsByFile = useMemo(() => {
+    const m: Record<string, Finding[]> = {};
+    for (const f of findings) if (f.file) (m[f.file] ??= []).push(f);
+    return m;
+  }, [findings]);
+  const commentsByFile = useMemo(() => {
+    const m: Record<string, number> = {};
+    for (const c of comments) m[c.file] = (m[c.file] ?? 0) + 1;
+    return m;
+  }, [comments]);
+
+  const pick = useCallback(
+    (i: number) => {
+      if (!files.length) return;
+      const next = Math.max(0, Math.min(files.length - 1, i));
+      setCurrent(next);
+      const el = document.querySelector(`[data-file-index="${next}"]`);
+      (el as HTMLElement | null)?.scrollIntoView?.({ block: 'start' });
+    },
+    [files],
+  );
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!isShortcut(e)) return;
+      if (e.key === 'j' || e.key === 'n') pick(current + 1);
+      else if (e.key === 'k' || e.key === 'p') pick(current - 1);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [pick, current]);
+
+  const loadWhole = useCallback(
+    async (path: string) => {
+      setLoadingFile(path);
+      setFileError(null);
+      try {
+        const d = await api.diff(taskId, { version, file: path });
+        const f = d.files.find((x) => x.path === path);
+        if (f) setWhole((w) => ({ ...w, [path]: f }));
+      } catch (err) {
+        setFileError(errorText(t, i18n.language, err));
+      } finally {
+        setLoadingFile(null);
+      }
+    },
+    [taskId, version],
+  );
+  const add = useCallback((c: LineComment) => useReview.getState().add(taskId, c), [taskId]);
+  const remove = useCallback((i: number) => useReview.getState().remove(taskId, i), [taskId]);
+  const changeView = (v: ViewType) => {
+    setViewType(v);
+    try {
+      localStorage.setItem(VIEW_KEY, v);
+    } catch {
+      /* this page only */
+    }
+  };
+
+  if (error) return <p role="alert" className={styles.err}>{t('review.diffFailed', { message: error })}</p>;
+  if (!diff) return <p className={styles.muted}>{t('app.loading')}</p>;
+  return (
+    <div className={styles.viewer} data-testid="diff-viewer">
+      <div className={styles.toolbar}>
+        <span data-testid="diff-totals">
+          {t('review.totals', { count: diff.totals.files })} <span className={styles.add}>+{diff.totals.additions}</span> <span className={styles.del}>−{diff.totals.deletions}</span>
+        </span>
+        <span role="group" aria-label={t('review.view')} className={styles.row}>
+          {(['unified', 'split'] as const).map((v) => (
+            <button key={v} type="button" aria-pressed={viewType === v} onClick={() => changeView(v)}>
+              {t(`review.${v}`)}
+            </button>
+          ))}
+        </span>
+        <span className={styles.muted}>{t('review.keys')}</span>
+      </div>
+      {fileError && <p role="alert" className={styles.err}>{fileError}</p>}
+      {files.length === 0 ? (
+        <p className={styles.muted}>{t('review.noFiles')}</p>
+      ) : (
+        <div className={styles.split}>
+          <FileTree tree={tree} files={files} current={current} commentsByFile={commentsByFile} onPick={pick} />
+          <div className={styles.files}>
+            {files.map((f, i) => (
+              <FileDiff
+                key={f.path}
+                file={f}
+                index={i}
+                viewType={viewType}
+                current={i === current}
+                commentable={!readOnly}
+                comments={!readOnly && commentsByFile[f.path] ? comments : NO_COMMENTS}
+                findings={findingsByFile[f.path] ?? NO_FINDINGS}
+                loading={loadingFile === f.path}
+                triedWhole={!!whole[f.path]}
+                onLoadWhole={loadWhole}
+                onAdd={add}
+                onRemove={remove}
+              />
+            ))}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+const NO_COMMENTS: LineComment[] = [];
