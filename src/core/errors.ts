@@ -55,6 +55,11 @@ export const ERROR_CATALOGUE = {
   STALE_RECEIPT: 409,
   RUN_SEALED: 409,
   INTERNAL: 500,
+  // Agent CLIs (src/agents/cli: codex, gemini, cursor, opencode): why a run of one ended without an answer.
+  AGENT_NOT_INSTALLED: 424,
+  AGENT_LOGIN_REQUIRED: 424,
+  AGENT_RATE_LIMITED: 429,
+  AGENT_STREAM_BROKEN: 502,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
