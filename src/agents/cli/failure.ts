@@ -13,7 +13,7 @@ export interface FailureContext {
   name: string;
   /** The executable as started. */
   file: string;
-  /** What to run to log in again. */
+  /** How to log in again, as an instruction (`run \`codex login\``). */
   loginHint: string;
   /** Exit codes the tool documents as "not authenticated" (gemini: 41). */
   loginExitCodes?: number[];
@@ -42,7 +42,7 @@ export function failureFor(ctx: FailureContext, exit: JsonlExit): MaestroError |
   const evidence = [reported, ...exit.stderr].join('\n');
   const stderrLine = exit.stderr.length ? `; last stderr: ${exit.stderr.join(' | ')}` : '';
   if ((exit.code !== null && ctx.loginExitCodes?.includes(exit.code)) || LOGIN_PATTERN.test(evidence)) {
-    return new MaestroError('AGENT_LOGIN_REQUIRED', `${ctx.name} is not logged in or its login expired (${firstLine(reported || exit.stderr.at(-1) || `exit ${exit.code}`)}). Run \`${ctx.loginHint}\`, then retry the task.`, { details });
+    return new MaestroError('AGENT_LOGIN_REQUIRED', `${ctx.name} is not logged in or its login expired (${firstLine(reported || exit.stderr.at(-1) || `exit ${exit.code}`)}). To log in: ${ctx.loginHint}; then retry the task.`, { details });
   }
   if (RATE_PATTERN.test(evidence)) {
     return new MaestroError('AGENT_RATE_LIMITED', `${ctx.name} was rate limited by its model provider: ${firstLine(reported || exit.stderr.at(-1) || '')}`, { details });

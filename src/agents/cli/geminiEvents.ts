@@ -22,7 +22,7 @@ function toolSummary(params: Record<string, unknown>): string | undefined {
 export function createGeminiParser(sink: ParserSink): EventParser {
   let sessionId: string | null = null;
   let text = '';
-  const toolNames = new Map<string, string>();
+  const tools = new Map<string, { name: string; summary: string | undefined }>();
   const warnings: string[] = [];
   let result: Record<string, unknown> | null = null;
 
@@ -43,14 +43,16 @@ export function createGeminiParser(sink: ParserSink): EventParser {
         case 'tool_use': {
           const id = str(event.tool_id) ?? '?';
           const name = str(event.tool_name) ?? 'tool';
-          toolNames.set(id, name);
-          sink.tool({ id, name, state: 'start', summary: toolSummary(obj(event.parameters)) });
+          const summary = toolSummary(obj(event.parameters));
+          tools.set(id, { name, summary });
+          sink.tool({ id, name, state: 'start', summary });
           return true;
         }
         case 'tool_result': {
           const id = str(event.tool_id) ?? '?';
           const failed = event.status === 'error';
-          sink.tool({ id, name: toolNames.get(id) ?? 'tool', state: failed ? 'failed' : 'done', summary: failed ? brief(obj(event.error).message) : undefined });
+          const started = tools.get(id);
+          sink.tool({ id, name: started?.name ?? 'tool', state: failed ? 'failed' : 'done', summary: failed ? brief(obj(event.error).message) : started?.summary });
           return true;
         }
         case 'error':

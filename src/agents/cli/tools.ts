@@ -81,7 +81,7 @@ const codex: CliToolSpec = {
   credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_HOME', 'OPENAI_BASE_URL'],
   credentialFiles: (env) => [join(env.CODEX_HOME || join(home(env), '.codex'), 'auth.json')],
   statusArgs: ['login', 'status'],
-  loginHint: 'codex login',
+  loginHint: 'run `codex login` (or set OPENAI_API_KEY)',
 };
 
 const gemini: CliToolSpec = {
@@ -109,7 +109,7 @@ const gemini: CliToolSpec = {
   createParser: createGeminiParser,
   credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS'],
   credentialFiles: (env) => [join(home(env), '.gemini', 'oauth_creds.json')],
-  loginHint: 'gemini (choose "Login with Google"), or set GEMINI_API_KEY',
+  loginHint: 'run `gemini` once and choose "Login with Google", or set GEMINI_API_KEY',
   // FatalAuthenticationError in packages/core/src/utils/errors.ts.
   loginExitCodes: [41],
 };
@@ -132,7 +132,7 @@ const cursor: CliToolSpec = {
   credentialEnv: ['CURSOR_API_KEY'],
   credentialFiles: () => [],
   statusArgs: ['status'],
-  loginHint: 'cursor-agent login',
+  loginHint: 'run `cursor-agent login` (or set CURSOR_API_KEY)',
 };
 
 const OPENCODE_READ_ONLY = JSON.stringify({ edit: 'deny', bash: 'deny', webfetch: 'deny' });
@@ -160,7 +160,7 @@ const opencode: CliToolSpec = {
     'AWS_PROFILE', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME',
   ],
   credentialFiles: (env) => [join(env.XDG_DATA_HOME || join(home(env), '.local', 'share'), 'opencode', 'auth.json')],
-  loginHint: 'opencode auth login',
+  loginHint: 'run `opencode auth login`',
 };
 
 export const CLI_TOOLS: Record<CliToolKind, CliToolSpec> = { codex, gemini, cursor, opencode };
