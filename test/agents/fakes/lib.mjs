@@ -6,7 +6,7 @@
  *
  * FAKE_AGENT_SCENARIO picks the scenario (default `work`):
  *   work       answer each prompt like a working agent, with tool calls
- *   clarify    a new session asks `CLARIFY: Which colour?`; the resumed one writes the reply to colour.txt
+ *   clarify    an execute run asks `CLARIFY: Which colour?`; the resumed session writes the reply to colour.txt
  *   error      the tool reports an error event and exits 1
  *   login      the tool says its login expired and exits 1
  *   ratelimit  the model provider answers 429 and the tool exits 1
@@ -59,7 +59,7 @@ export function roleOf(prompt) {
 export function turn(prompt, resumed) {
   const role = roleOf(prompt);
   const target = process.env.FAKE_AGENT_FILE ?? 'hello.txt';
-  if (scenario === 'clarify' && !resumed) return [{ text: 'CLARIFY: Which colour?' }];
+  if (scenario === 'clarify' && !resumed && role === 'execute') return [{ text: 'CLARIFY: Which colour?' }];
   if (scenario === 'clarify' && resumed) {
     return [{ tool: { name: 'write', summary: 'colour.txt', run: () => writeFileSync('colour.txt', `${prompt.trim()}\n`) } }, { text: `Resumed ${resumed}: wrote ${prompt.trim()}` }];
   }
