@@ -16,6 +16,7 @@ import type { Store } from '../store/store.js';
 import { installErrorHandler } from './errors.js';
 import { OpenApiDoc } from './route.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerReadRoutes } from './routes/reads.js';
 import { registerStreamRoutes } from './routes/stream.js';
@@ -39,6 +40,8 @@ export interface ApiDeps {
   config: Pick<MaestroConfig, 'host' | 'token'>;
   control: RunControl;
   logError: (err: Error) => void;
+  /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
+  agentEnv?: NodeJS.ProcessEnv;
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }
@@ -86,6 +89,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerReadRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);
+  registerAgentRoutes(app, doc, deps);
   for (const plugin of deps.plugins ?? []) await plugin(app, doc);
   return app;
 }

@@ -136,7 +136,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
-    const app = await buildApi({ store, bus, config, control, logError, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    const app = await buildApi({ store, bus, config, control, logError, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);

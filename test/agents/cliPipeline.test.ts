@@ -16,10 +16,10 @@ import { runPipeline } from '../../src/executor/run.js';
 import { resultData, sandbox, type Sandbox } from '../executor/helpers.js';
 import { FAKES } from './fakes/bin.js';
 
-function job(sb: Sandbox, kind: CliToolKind, scenario: string) {
+function job(sb: Sandbox, kind: CliToolKind, scenario: string, executable = FAKES[kind]) {
   return parseJob({
     ...sb.job({ kind: 'execute', task: { title: 'Greet', complexity: 'medium', ownedFiles: [] } }, 'unused'),
-    provider: { kind, executable: FAKES[kind], models: { hard: 'big', medium: 'mid', easy: 'small' }, env: { FAKE_AGENT_SCENARIO: scenario, FAKE_AGENT_LOG: join(sb.root, 'launches.ndjson') } },
+    provider: { kind, executable, models: { hard: 'big', medium: 'mid', easy: 'small' }, env: { FAKE_AGENT_SCENARIO: scenario, FAKE_AGENT_LOG: join(sb.root, 'launches.ndjson') } },
   });
 }
 
@@ -50,8 +50,7 @@ describe('agent CLIs in a pipeline run', () => {
 
   it('a missing tool stops at once: a weaker model cannot install it (codex)', async () => {
     using sb = sandbox();
-    const j = job(sb, 'codex', 'work');
-    const record = await runPipeline({ ...j, provider: { ...j.provider, executable: join(sb.root, 'no-codex-here') } }, { runDir: sb.runDir('r') }) as ErrorRecord;
+    const record = await runPipeline(job(sb, 'codex', 'work', join(sb.root, 'no-codex-here')), { runDir: sb.runDir('r') }) as ErrorRecord;
     expect(record).toMatchObject({ code: 'AGENT_NOT_INSTALLED', needsAttention: { reason: 'agent_not_installed' } });
     expect(record.usage.models).toEqual(['mid']);
   });

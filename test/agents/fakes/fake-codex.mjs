@@ -8,6 +8,15 @@
 import { args, hang, logStart, readStdin, scenario, send, turn } from './lib.mjs';
 
 logStart();
+// `codex login status`: exit 0 when logged in (FAKE_AGENT_LOGGED_IN=0 says not).
+if (args[0] === 'login' && args[1] === 'status') {
+  if (process.env.FAKE_AGENT_LOGGED_IN === '0') {
+    process.stderr.write('Not logged in\n');
+    process.exit(1);
+  }
+  process.stderr.write('Logged in using ChatGPT\n');
+  process.exit(0);
+}
 if (args[0] !== 'exec' || !args.includes('--json')) {
   process.stderr.write(`fake codex: expected "exec --json", got ${args.join(' ')}\n`);
   process.exit(2);

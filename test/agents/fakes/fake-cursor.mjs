@@ -9,6 +9,11 @@
 import { args, flag, hang, logStart, scenario, send, turn } from './lib.mjs';
 
 logStart();
+// `cursor-agent status`: says in words whether it is logged in, and exits 0 either way.
+if (args[0] === 'status') {
+  process.stdout.write(process.env.FAKE_AGENT_LOGGED_IN === '0' ? 'Not logged in\n' : 'Logged in as fake@example.com\n');
+  process.exit(0);
+}
 if (!args.includes('--print') || flag('--output-format') !== 'stream-json') {
   process.stderr.write('fake cursor-agent: expected --print --output-format stream-json\n');
   process.exit(2);

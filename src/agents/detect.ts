@@ -1,0 +1,88 @@
+/**
+ * Which agent tools this machine can run, and whether each is logged in:
+ * `maestro doctor`, `maestro project add` and the board's settings
+ * (GET /api/agents) all ask here. Installed means the executable is on PATH.
+ * Logged in is read, cheapest first, from a credential variable, then the
+ * file a login writes, then the tool's own status command (codex `login
+ * status`, `cursor-agent status`), which is given a few seconds at most.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { CLI_TOOLS, CLI_TOOL_KINDS, type CliToolSpec } from './cli/tools.js';
+import { CREDENTIAL_ENV } from './credentials.js';
+
+export interface AgentToolStatus {
+  kind: 'claude' | (typeof CLI_TOOL_KINDS)[number];
+  name: string;
+  executable: string;
+  /** Where the executable is, or null when it is not on PATH. */
+  path: string | null;
+  installed: boolean;
+  /** null when it could not be told (no variable, no file, no status command). */
+  loggedIn: boolean | null;
+  /** How that was told, or what to do: "OPENAI_API_KEY is set", "run `codex login`". */
+  detail: string;
+}
+
+const STATUS_TIMEOUT_MS = 5000;
+/** Credential variables that are themselves a credential (not a path or a switch). */
+const SECRET_NAME = /(KEY|TOKEN)(_ID)?$/;
+
+export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (name.includes('/')) return isExecutable(name) ? name : null;
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function runStatus(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; line: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env, timeout: STATUS_TIMEOUT_MS, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const line = `${stdout}\n${stderr}`.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+      // Some status commands exit 0 and say so in words.
+      resolve({ ok: !err && !/not (logged|signed|authenticated)/i.test(line), line });
+    });
+  });
+}
+
+async function detectCli(spec: CliToolSpec, env: NodeJS.ProcessEnv): Promise<AgentToolStatus> {
+  const path = findOnPath(spec.executable, env);
+  const base = { kind: spec.kind, name: spec.name, executable: spec.executable, path, installed: path !== null };
+  const variable = spec.credentialEnv.find((v) => SECRET_NAME.test(v) && env[v]);
+  if (variable) return { ...base, loggedIn: true, detail: `${variable} is set` };
+  const file = spec.credentialFiles(env).find((f) => existsSync(f));
+  if (file) return { ...base, loggedIn: true, detail: `login found in ${file}` };
+  if (path && spec.statusArgs) {
+    const status = await runStatus(path, spec.statusArgs, env);
+    return { ...base, loggedIn: status.ok, detail: status.ok ? `\`${spec.executable} ${spec.statusArgs.join(' ')}\`: ${status.line}` : `not logged in${status.line ? ` (${status.line})` : ''}: ${spec.loginHint}` };
+  }
+  return { ...base, loggedIn: path ? false : null, detail: path ? `no login found: ${spec.loginHint}` : `not installed (no ${spec.executable} on PATH)` };
+}
+
+/** Claude runs through the Agent SDK's bundled Claude Code: always installed; logged in by key or by a Claude Code login. */
+function detectClaude(env: NodeJS.ProcessEnv): AgentToolStatus {
+  const base = { kind: 'claude' as const, name: 'Claude Code', executable: 'claude (bundled with the Agent SDK)', path: null, installed: true };
+  const variable = CREDENTIAL_ENV.claude.find((v) => SECRET_NAME.test(v) && env[v]);
+  if (variable) return { ...base, loggedIn: true, detail: `${variable} is set` };
+  const file = join(env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude'), '.credentials.json');
+  if (existsSync(file)) return { ...base, loggedIn: true, detail: `login found in ${file}` };
+  return { ...base, loggedIn: false, detail: 'no ANTHROPIC_API_KEY and no Claude Code login: run `claude` and log in, or set ANTHROPIC_API_KEY' };
+}
+
+export async function detectAgents(env: NodeJS.ProcessEnv = process.env): Promise<AgentToolStatus[]> {
+  return [detectClaude(env), ...(await Promise.all(CLI_TOOL_KINDS.map((k) => detectCli(CLI_TOOLS[k], env))))];
+}
