@@ -23,8 +23,13 @@ export interface FailureContext {
 const LOGIN_PATTERN = /not logged in|logged out|please (log ?in|login|sign in|authenticate)|unauthori[sz]ed|\b401\b|authentication (failed|required|error)|invalid (x-)?api[ _-]?key|api[ _-]?key (is )?(missing|invalid|not (set|found|valid))|(token|session|login|credentials?) (has )?expired|refresh token|re-?authenticate|no credentials/i;
 const RATE_PATTERN = /rate[ _-]?limit|\b429\b|too many requests|quota (exceeded|exhausted)|resource[ _-]?exhausted|usage limit|exceeded your (current )?quota|overloaded/i;
 
-/** The error for a finished run, or null when the stream ended with a result. */
-export function failureFor(ctx: FailureContext, exit: JsonlExit): MaestroError | null {
+/** Whether the run ended well: a result, not stopped, and the tool was started at all. */
+export function succeeded(exit: JsonlExit): exit is JsonlExit & { outcome: { kind: 'result' } } {
+  return !exit.aborted && !exit.spawnError && exit.outcome.kind === 'result';
+}
+
+/** The error for a run that did not succeed (see `succeeded`). */
+export function failureFor(ctx: FailureContext, exit: JsonlExit): MaestroError {
   const sessionId = exit.outcome.sessionId;
   const details = {
     tool: ctx.name, exitCode: exit.code, signal: exit.signal, stderr: exit.stderr, sessionId,
@@ -37,7 +42,6 @@ export function failureFor(ctx: FailureContext, exit: JsonlExit): MaestroError |
       ? new MaestroError('AGENT_NOT_INSTALLED', `${ctx.name} is not installed: cannot run "${ctx.file}" (${exit.spawnError.code}). Install it, or set provider.executable in the project config.`, { details })
       : new MaestroError('AGENT_FAILED', `cannot start ${ctx.name} (${ctx.file}): ${exit.spawnError.message}`, { details, cause: exit.spawnError });
   }
-  if (exit.outcome.kind === 'result') return null;
   const reported = exit.outcome.kind === 'error' ? exit.outcome.message : '';
   const evidence = [reported, ...exit.stderr].join('\n');
   const stderrLine = exit.stderr.length ? `; last stderr: ${exit.stderr.join(' | ')}` : '';

@@ -8,7 +8,7 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import type { AgentProvider, AgentRequest, AgentResult, PermissionMode } from '../types.js';
-import { failureFor } from './failure.js';
+import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
 import { CLI_TOOLS, type CliToolKind, type CliToolSpec } from './tools.js';
 
@@ -63,9 +63,7 @@ export class CliAgentProvider implements AgentProvider {
       signal: req.signal,
       parser: spec.createParser({ token: req.onToken, tool: (e) => req.onTool?.(e) }),
     });
-    const failure = failureFor({ name: spec.name, file, loginHint: spec.loginHint, ...(spec.loginExitCodes ? { loginExitCodes: spec.loginExitCodes } : {}) }, exit);
-    if (failure) throw failure;
-    if (exit.outcome.kind !== 'result') throw new MaestroError('INTERNAL', 'a failed run was taken for a result'); // failureFor returned null only for results
+    if (!succeeded(exit)) throw failureFor({ name: spec.name, file, loginHint: spec.loginHint, ...(spec.loginExitCodes ? { loginExitCodes: spec.loginExitCodes } : {}) }, exit);
     const { text, usage } = exit.outcome;
     const d = exit.diagnostics;
     return {
