@@ -7,10 +7,11 @@
  * status`, `cursor-agent status`), which is given a few seconds at most.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { CLI_TOOLS, CLI_TOOL_KINDS, type CliToolSpec } from './cli/tools.js';
+import { locateTool } from './cli/which.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 
 export interface AgentToolStatus {
@@ -30,25 +31,6 @@ const STATUS_TIMEOUT_MS = 5000;
 /** Credential variables that are themselves a credential (not a path or a switch). */
 const SECRET_NAME = /(KEY|TOKEN)(_ID)?$/;
 
-export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (name.includes('/')) return isExecutable(name) ? name : null;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 function runStatus(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; line: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { env, timeout: STATUS_TIMEOUT_MS, encoding: 'utf8' }, (err, stdout, stderr) => {
@@ -60,17 +42,18 @@ function runStatus(file: string, args: string[], env: NodeJS.ProcessEnv): Promis
 }
 
 async function detectCli(spec: CliToolSpec, env: NodeJS.ProcessEnv): Promise<AgentToolStatus> {
-  const path = findOnPath(spec.executable, env);
-  const base = { kind: spec.kind, name: spec.name, executable: spec.executable, path, installed: path !== null };
+  const { name: executable, path } = locateTool(spec, env);
+  const base = { kind: spec.kind, name: spec.name, executable, path, installed: path !== null };
   const variable = spec.credentialEnv.find((v) => SECRET_NAME.test(v) && env[v]);
   if (variable) return { ...base, loggedIn: true, detail: `${variable} is set` };
   const file = spec.credentialFiles(env).find((f) => existsSync(f));
   if (file) return { ...base, loggedIn: true, detail: `login found in ${file}` };
   if (path && spec.statusArgs) {
     const status = await runStatus(path, spec.statusArgs, env);
-    return { ...base, loggedIn: status.ok, detail: status.ok ? `\`${spec.executable} ${spec.statusArgs.join(' ')}\`: ${status.line}` : `not logged in${status.line ? ` (${status.line})` : ''}: ${spec.loginHint}` };
+    return { ...base, loggedIn: status.ok, detail: status.ok ? `\`${executable} ${spec.statusArgs.join(' ')}\`: ${status.line}` : `not logged in${status.line ? ` (${status.line})` : ''}: ${spec.loginHint}` };
   }
-  return { ...base, loggedIn: path ? false : null, detail: path ? `no login found: ${spec.loginHint}` : `not installed (no ${spec.executable} on PATH)` };
+  const names = [spec.executable, ...(spec.alternativeExecutables ?? [])].join(' or ');
+  return { ...base, loggedIn: path ? false : null, detail: path ? `no login found: ${spec.loginHint}` : `not installed (no ${names} on PATH)` };
 }
 
 /** Claude runs through the Agent SDK's bundled Claude Code: always installed; logged in by key or by a Claude Code login. */

@@ -58,8 +58,12 @@ const EXPECT: Record<CliToolKind, { session: string; resumeArgs: (id: string) =>
     readOnly: (l) => expect(l.args.join(' ')).toContain('--approval-mode default'), cost: 0,
   },
   cursor: {
-    session: 'cursor-chat-1', resumeArgs: (id) => ['--resume', id], editArgs: ['--print', '--output-format', 'stream-json', '--model', 'm-strong', '--force'],
-    readOnly: (l) => expect(l.args).not.toContain('--force'), cost: 0,
+    session: 'cursor-chat-1', resumeArgs: (id) => ['--resume', id], editArgs: ['--print', '--output-format', 'stream-json', '--trust', '--model', 'm-strong', '--force'],
+    readOnly: (l) => {
+      expect(l.args).not.toContain('--force');
+      expect(l.args.join(' ')).toContain('--mode ask');
+    },
+    cost: 0,
   },
   opencode: {
     session: 'ses_fake1', resumeArgs: (id) => ['--session', id], editArgs: ['run', '--format', 'json', '--model', 'm-strong'],

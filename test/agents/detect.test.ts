@@ -10,7 +10,7 @@ import { detectAgents, type AgentToolStatus } from '../../src/agents/detect.js';
 import { cliJson, cleanEnv } from '../cli/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { fakeBin } from './fakes/bin.js';
+import { FAKES, fakeBin } from './fakes/bin.js';
 
 let daemon: TestDaemon | null = null;
 afterEach(async () => {
@@ -54,6 +54,13 @@ describe('detectAgents', () => {
     expect(found.opencode).toMatchObject({ installed: true, loggedIn: true, detail: `login found in ${join(e.HOME!, '.local', 'share', 'opencode', 'auth.json')}` });
     expect(found.codex).toMatchObject({ installed: true, loggedIn: true, detail: '`codex login status`: Logged in using ChatGPT' });
     expect(found.cursor).toMatchObject({ installed: true, loggedIn: true, detail: '`cursor-agent status`: Logged in as fake@example.com' });
+  });
+
+  it('finds Cursor under its newer name `agent` when there is no cursor-agent', async () => {
+    const dir = tempDir('maestro-agent-name-');
+    symlinkSync(FAKES.cursor, join(dir, 'agent'));
+    const found = byKind(await detectAgents({ PATH: `${dir}:${nodeOnly()}`, HOME: tempDir('maestro-home-') }));
+    expect(found.cursor).toMatchObject({ installed: true, executable: 'agent', path: join(dir, 'agent'), loggedIn: true, detail: '`agent status`: Logged in as fake@example.com' });
   });
 
   it('reports a tool that is installed but logged out, with the way to log in', async () => {

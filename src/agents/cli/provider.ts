@@ -11,6 +11,7 @@ import type { AgentProvider, AgentRequest, AgentResult, PermissionMode } from '.
 import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
 import { CLI_TOOLS, type CliToolKind, type CliToolSpec } from './tools.js';
+import { locateTool } from './which.js';
 
 export interface ModelPrice {
   /** USD per million input tokens. */
@@ -46,7 +47,8 @@ export class CliAgentProvider implements AgentProvider {
   async run(req: AgentRequest): Promise<AgentResult> {
     if (req.signal.aborted) throw new MaestroError('INTERRUPTED', `${this.spec.name} was stopped before it started`);
     const { spec, options } = this;
-    const file = options.executable ?? spec.executable;
+    const env = { ...process.env, ...spec.runEnv(req.permissionMode), ...options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role };
+    const file = options.executable ?? locateTool(spec, env).name;
     const { args, stdin } = spec.argv({
       prompt: req.prompt,
       modelArgs: req.model === TOOL_DEFAULT_MODEL ? [] : spec.modelArgs(req.model),
@@ -58,7 +60,7 @@ export class CliAgentProvider implements AgentProvider {
       file,
       args,
       cwd: req.cwd,
-      env: { ...process.env, ...spec.runEnv(req.permissionMode), ...options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role },
+      env,
       stdin,
       signal: req.signal,
       parser: spec.createParser({ token: req.onToken, tool: (e) => req.onTool?.(e) }),

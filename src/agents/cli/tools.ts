@@ -39,6 +39,8 @@ export interface CliToolSpec {
   /** How messages name it: "Codex CLI". */
   name: string;
   executable: string;
+  /** Other names the same tool is installed under, tried in order when `executable` is not on PATH. */
+  alternativeExecutables?: string[];
   defaultTiers: Record<Complexity, string>;
   modelArgs(model: string): string[];
   permissionArgs(mode: PermissionMode): string[];
@@ -118,14 +120,18 @@ const cursor: CliToolSpec = {
   kind: 'cursor',
   name: 'Cursor Agent',
   executable: 'cursor-agent',
+  // Newer installs name the binary `agent` (and keep `cursor-agent` as a link).
+  alternativeExecutables: ['agent'],
   defaultTiers: { hard: 'sonnet-4.5-thinking', medium: 'sonnet-4.5', easy: 'auto' },
   modelArgs: (model) => ['--model', model],
-  // Without --force a headless Cursor only proposes edits and commands, it applies none.
-  permissionArgs: (mode) => ({ plan: [], acceptEdits: ['--force'], bypassPermissions: ['--force'], default: [] })[mode],
+  // `--mode ask` is Cursor's read-only mode; without --force a headless Cursor only proposes
+  // edits and commands, with it it runs them (except what its config denies).
+  permissionArgs: (mode) => ({ plan: ['--mode', 'ask'], acceptEdits: ['--force'], bypassPermissions: ['--force'], default: [] })[mode],
   runEnv: () => ({}),
-  // Cursor takes the prompt as its last argument (argv, never a shell).
+  // Cursor takes the prompt as its last argument (argv, never a shell); --trust because a
+  // headless run cannot answer the "trust this folder?" prompt a new worktree raises.
   argv: (inv) => ({
-    args: ['--print', '--output-format', 'stream-json', ...inv.modelArgs, ...inv.permissionArgs, ...(inv.resumeSessionId ? ['--resume', inv.resumeSessionId] : []), ...inv.extraArgs, inv.prompt],
+    args: ['--print', '--output-format', 'stream-json', '--trust', ...inv.modelArgs, ...inv.permissionArgs, ...(inv.resumeSessionId ? ['--resume', inv.resumeSessionId] : []), ...inv.extraArgs, inv.prompt],
     stdin: '',
   }),
   createParser: createCursorParser,
