@@ -149,3 +149,17 @@ describe.each(Object.keys(FAKES) as CliToolKind[])('%s provider against its fake
     await expect.poll(() => pidAlive(pid), { timeout: 10_000 }).toBe(false);
   });
 });
+
+describe('agent CLI provider config', () => {
+  it('refuses a bad provider config naming the field, and knows the four kinds by name', async () => {
+    const { parseJob } = await import('../../src/executor/protocol/job.js');
+    const base = {
+      schemaVersion: 1, runId: 'r', taskId: 'T1', traceId: 't', kind: 'execute',
+      task: { title: 'x', complexity: 'easy' }, project: { id: 'p', repoPath: '/r', worktreeRoot: '/w' },
+    };
+    expect(() => parseJob({ ...base, provider: { kind: 'gemini', permissions: { sometimes: ['--yolo'] } } })).toThrow(/provider\.permissions: Unrecognized key: "sometimes"/);
+    expect(() => parseJob({ ...base, provider: { kind: 'codex', models: { hard: '' } } })).toThrow(/provider\.models\.hard/);
+    expect(() => parseJob({ ...base, provider: { kind: 'aider' } })).toThrow(/unknown agent provider "aider" \(provider\.kind\); use scripted, command, claude, codex, gemini, cursor, opencode/);
+    expect(parseJob({ ...base, provider: { kind: 'opencode', models: { medium: 'openrouter/qwen' } } }).provider).toEqual({ kind: 'opencode', models: { medium: 'openrouter/qwen' } });
+  });
+});
