@@ -10,7 +10,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { MaestroConfig } from '../config/config.js';
-import type { Task } from '../core/types.js';
+import type { Project, Task } from '../core/types.js';
 import type { Bus, StreamItem } from '../daemon/bus.js';
 import type { Store } from '../store/store.js';
 import { installErrorHandler } from './errors.js';
@@ -19,6 +19,7 @@ import { registerProjectRoutes } from './routes/projects.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerReadRoutes } from './routes/reads.js';
+import { registerReviewRoutes } from './routes/review.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
 
@@ -42,6 +43,11 @@ export interface ApiDeps {
   logError: (err: Error) => void;
   /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
   agentEnv?: NodeJS.ProcessEnv;
+  /**
+   * Why a project's tasks could not run (no usable agent provider), or null.
+   * Set by a daemon that runs tasks: creating a task there is refused with the fix.
+   */
+  providerProblem?: (project: Project) => string | null;
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }
@@ -87,6 +93,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerProjectRoutes(app, doc, deps);
   registerTaskRoutes(app, doc, deps);
   registerReadRoutes(app, doc, deps);
+  registerReviewRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);
   registerAgentRoutes(app, doc, deps);

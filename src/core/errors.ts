@@ -42,6 +42,8 @@ export const ERROR_CATALOGUE = {
   CHECK_FAILED: 422,
   DIFF_GATE: 422,
   REVIEW_ROUNDS_EXHAUSTED: 409,
+  /** A task version has no change to show yet (never executed) or its commits are gone. */
+  NO_DIFF: 409,
   INTERRUPTED: 503,
   // The CLI and MCP server as API clients (src/cli/client.ts); UNAUTHORIZED and NOT_FOUND are the API's own.
   UNAUTHORIZED: 401,

@@ -21,6 +21,8 @@ import { createRunControl } from './runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
+import { providerProblem } from './providerCheck.js';
+import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../knowledge/http.js';
 import { createKnowledgePool } from '../knowledge/pool.js';
 import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
@@ -136,7 +138,9 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
-    const app = await buildApi({ store, bus, config, control, logError, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
+    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, { ...process.env, ...options.workerEnv }) };
+    const app = await buildApi({ store, bus, config, control, logError, ...providerCheck, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);

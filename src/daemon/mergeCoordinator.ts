@@ -7,11 +7,13 @@
  * leaves main untouched and opens a conflict run; a second failure, a dirty
  * main checkout or a cancelling hook sends the task to needs_attention.
  */
+import { join } from 'node:path';
 import { MaestroError, coerceError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { mergeIntoMain } from '../git/merge.js';
+import { removeWorktree } from '../git/worktree.js';
 import { appendEvent } from '../store/ops/events.js';
 import { transitionTask } from '../store/ops/transitionTask.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
@@ -46,6 +48,8 @@ export class MergeCoordinator {
       leaseMs: number;
       onChange: () => void;
       onError: (err: Error) => void;
+      /** Where the project's task worktrees live (removed once their task is merged). */
+      worktreeRoot?: (projectId: string) => string;
     },
   ) {}
 
@@ -118,7 +122,10 @@ export class MergeCoordinator {
     const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
     if (tip.code !== 0) return this.toAttention(task, `branch ${branch} does not exist in ${repo}`);
     const contained = await git(repo, ['merge-base', '--is-ancestor', tip.stdout.trim(), base], { okCodes: [1] });
-    if (contained.code === 0) return this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
+    if (contained.code === 0) {
+      await this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
+      return this.cleanUp(task, project, repo, branch);
+    }
 
     const veto = await this.opts.hooks.beforeMerge?.(task, branch);
     if (veto && 'cancel' in veto) return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
@@ -127,7 +134,8 @@ export class MergeCoordinator {
       // On a shared remote the merge counts once main is pushed; a refused push is retried next tick.
       if (remote) await this.opts.repos.pushMain(project, repo);
       this.refused.delete(task.id);
-      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit');
+      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit', outcome.previousSha);
+      await this.cleanUp(task, project, repo, branch);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);
@@ -151,14 +159,34 @@ export class MergeCoordinator {
     throw err;
   }
 
-  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void> {
+  /** `previousSha`: main before the merge, so the merged change can still be shown once its branch is gone. */
+  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, previousSha: string | null = null): Promise<void> {
     await this.store.db.transaction(async (q) => {
       const now = this.store.clock();
       await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [task.id, project.id, branch, sha, now]);
       const { before, after } = await transitionTask(q, { id: task.id, from: 'merging', to: 'done', now });
-      await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how } } }, now);
+      await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how, ...(previousSha ? { previousSha } : {}) } } }, now);
     });
     this.opts.onChange();
+  }
+
+  /**
+   * After the merge the task's worktree has nothing left to do: remove it, and
+   * its branch too unless the project keeps branches (`keepBranches`). Main holds
+   * the commits, so the change stays visible (GET /api/tasks/:id/diff). A failure
+   * here is logged; the periodic prune tries the worktree again.
+   */
+  private async cleanUp(task: Task, project: Project, repo: string, branch: string): Promise<void> {
+    try {
+      const keep = project.config.keepBranches === true;
+      const root = this.opts.worktreeRoot?.(project.id);
+      const path = root ? join(root, `${task.id}-v${task.version}`) : null;
+      if (path) await removeWorktree(repo, path, keep ? {} : { deleteBranch: branch });
+      else if (!keep) await git(repo, ['branch', '-D', '--end-of-options', branch], { okCodes: [1] });
+      await this.store.events.append({ projectId: project.id, taskId: task.id, type: 'git.cleanup', payload: { worktree: path, branch, branchDeleted: !keep } });
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
   }
 
   /** A decomposed parent is done when all its children are. */

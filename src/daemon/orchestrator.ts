@@ -119,6 +119,7 @@ export class Orchestrator {
       leaseMs: config.leaseMs,
       onChange: opts.onChange,
       onError: opts.onError,
+      worktreeRoot: (projectId) => join(config.home, 'worktrees', projectId),
     });
   }
 

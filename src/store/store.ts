@@ -15,7 +15,7 @@ import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
 import { appendEvent, appendEventOnce, eventsByIds, listEvents, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
-import { approveGate, listApprovals, rejectGate } from './ops/gates.js';
+import { approveGate, listApprovals, rejectGate, type LineComment } from './ops/gates.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { createProject, getProject, listProjects, updateProjectConfig } from './ops/projects.js';
@@ -123,11 +123,11 @@ export function createStore(raw: DBAdapter, clock: Clock = Date.now) {
         await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who }), now);
         return task;
       }),
-    reject: (id: string, gate: Gate, who: string, reason: string) =>
+    reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = []) =>
       tx(async (q, now) => {
         const before = await getTask(q, id);
-        const { old, next } = await rejectGate(q, { id, gate, who, reason, now });
-        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id }), now);
+        const { old, next } = await rejectGate(q, { id, gate, who, reason, now, comments });
+        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id, ...(comments.length ? { comments } : {}) }), now);
         await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
         return { old, next };
       }),

@@ -7,7 +7,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectAgents, type AgentToolStatus } from '../../src/agents/detect.js';
-import { cliJson, cleanEnv } from '../cli/helpers.js';
+import { cli, cliJson, cleanEnv, gitRepo } from '../cli/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { FAKES, fakeBin } from './fakes/bin.js';
@@ -90,5 +90,19 @@ describe('detection for users', () => {
     expect(checks['agent cursor']).toMatchObject({ status: 'warn', detail: expect.stringContaining('NOT logged in') });
     const bare = await cliJson<{ checks: Array<{ name: string; status: string; detail: string }> }>(['doctor', '--url', 'http://127.0.0.1:9'], { ...cleanEnv(), PATH: nodeOnly() });
     expect(bare.body.checks.find((c) => c.name === 'agent opencode')).toEqual({ name: 'agent opencode', status: 'ok', detail: 'OpenCode is not installed (no opencode on PATH; optional)' });
+  });
+
+  it('maestro project add offers the tools the daemon can run, and warns about a chosen one that cannot run yet', async () => {
+    daemon = await startTestDaemon({}, { noOrchestrator: true, workerEnv: env({ OPENAI_API_KEY: 'sk-test', FAKE_AGENT_LOGGED_IN: '0' }) });
+    const url = ['--url', daemon.url];
+    const plain = await cli(['project', 'add', gitRepo(), '--name', 'plain', ...url]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^Added project plain .*\nAgent tools the daemon can run:\n  codex +Codex CLI +ready \(OPENAI_API_KEY is set\)\n/);
+    expect(plain.stdout).toMatch(/\n  gemini +Gemini CLI +installed, not logged in: no login found/);
+    expect(plain.stdout).toContain('Give it one: maestro project config set provider.kind <kind> --project plain');
+    const chosen = await cli(['project', 'add', gitRepo(), '--name', 'gem', '--provider', 'gemini', ...url]);
+    expect(chosen.code).toBe(0);
+    expect(chosen.stdout).toContain('with the gemini agent\nNote: Gemini CLI is not logged in where the daemon runs: no login found: run `gemini` once');
+    expect((await daemon.store.projects.get('gem')).config).toEqual({ provider: { kind: 'gemini' } });
   });
 });

@@ -1,4 +1,4 @@
-/** /api/tasks: create, list, show, edit, cancel, retry, approve / reject a gate, inject, reply. */
+/** /api/tasks: create, list, show (with the version chain), edit, cancel, retry, approve / reject a gate, inject, reply. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
@@ -8,11 +8,25 @@ import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES } from '../../core/types.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
+import { providerFix } from '../../daemon/providerCheck.js';
+import { checkComments, gateFor } from './review.js';
+import { versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 
 const who = z.string().trim().min(1).max(200).default('human');
-const gateBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().max(10_000).optional(), who }).strict();
-const rejectBody = z.object({ gate: z.enum(GATES), reason: z.string().trim().min(1, 'a rejection needs a reason').max(10_000), who }).strict();
+const gateBody = z.object({ gate: z.enum(GATES).optional(), reason: z.string().trim().max(10_000).optional(), who }).strict();
+const lineComment = z.object({
+  file: z.string().min(1).max(4096),
+  line: z.number().int().positive(),
+  side: z.enum(['new', 'old']).default('new'),
+  text: z.string().trim().min(1, 'a comment needs text').max(10_000),
+}).strict();
+const rejectBody = z.object({
+  gate: z.enum(GATES).optional(),
+  reason: z.string().trim().min(1, 'a rejection needs a reason').max(10_000),
+  who,
+  comments: z.array(lineComment).max(500).default([]),
+}).strict();
 const messageBody = z.object({ message: z.string().trim().min(1).max(100_000), who }).strict();
 const cancelBody = z.object({ reason: z.string().trim().max(10_000).optional(), who }).strict();
 /** Request bodies as the web board's client types them (type-only import: the browser sends what this validates). */
@@ -21,7 +35,7 @@ export type RejectBody = z.input<typeof rejectBody>;
 export type MessageBody = z.input<typeof messageBody>;
 export type CancelBody = z.input<typeof cancelBody>;
 
-export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
+export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control, providerProblem }: ApiDeps): void {
   const tags = ['tasks'];
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery }, async ({ query }) => {
@@ -33,15 +47,23 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
     return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task', tags, body: taskInputSchema, status: 201 }, async ({ body }) => ({ task: await store.tasks.create(body) }));
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, status: 201 }, async ({ body }) => {
+    if (providerProblem) {
+      const project = await store.projects.get(body.projectId);
+      const problem = providerProblem(project);
+      if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
+    }
+    return { task: await store.tasks.create(body) };
+  });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id', summary: 'Show a task with its approvals, runs and last scheduler decision', tags, params: idParam }, async ({ params, reply }) => {
     const task = await store.tasks.get(params.id);
     const runs = await store.runs.list({ taskId: task.id });
     const [decision] = await store.decisions.list({ taskId: task.id, limit: 1 });
     const children = await store.tasks.list({ parentId: task.id });
+    const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null };
+    return { task, runs, children, lastDecision: decision ?? null, versions };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema }, async ({ params, body }) => ({
@@ -64,12 +86,16 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
     return { task: await store.tasks.retry(task.id, task.status) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at', tags, params: idParam, body: gateBody }, async ({ params, body }) => ({
-    task: await store.tasks.approve(params.id, body.gate, body.who, body.reason ?? null),
-  }));
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at)', tags, params: idParam, body: gateBody }, async ({ params, body }) => {
+    const task = await store.tasks.get(params.id);
+    return { task: await store.tasks.approve(task.id, gateFor(task, body.gate), body.who, body.reason ?? null) };
+  });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason: a new task version carries the feedback', tags, params: idParam, body: rejectBody }, async ({ params, body }) => {
-    const { old, next } = await store.tasks.reject(params.id, body.gate, body.who, body.reason);
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody }, async ({ params, body }) => {
+    const task = await store.tasks.get(params.id);
+    const gate = gateFor(task, body.gate);
+    if (task.status === gate) await checkComments(store, task, body.comments);
+    const { old, next } = await store.tasks.reject(task.id, gate, body.who, body.reason, body.comments);
     return { task: old, next };
   });
 

@@ -4,6 +4,8 @@
  * told, and the tools that are not installed on one line.
  */
 import type { AgentToolStatus } from '../../agents/detect.js';
+import type { Project } from '../../core/types.js';
+import type { ApiClient } from '../client.js';
 import { table } from './common.js';
 
 /** The provider kinds worth offering, best first: installed and logged in, then installed. */
@@ -22,4 +24,22 @@ export function describeAgentChoices(agents: AgentToolStatus[], hint: string): s
     ...(missing.length ? [`  not installed: ${missing.join(', ')}`] : []),
     hint,
   ].join('\n');
+}
+
+/**
+ * After `project add`: without --provider, the tools to choose from; with one, a
+ * warning when the daemon cannot run it yet. Null when there is nothing to say,
+ * or the daemon does not answer GET /api/agents (an older daemon).
+ */
+export async function agentOffer(client: ApiClient, project: Project, chosen: string | null): Promise<string | null> {
+  let agents: AgentToolStatus[];
+  try {
+    agents = (await client.get<{ agents: AgentToolStatus[] }>('/api/agents')).agents;
+  } catch {
+    return null;
+  }
+  if (!chosen) return describeAgentChoices(agents, `Give it one: maestro project config set provider.kind <kind> --project ${project.name} (docs/agent-clis.md, docs/agents.md).`);
+  const tool = agents.find((a) => a.kind === chosen);
+  if (!tool || (tool.installed && tool.loggedIn !== false)) return null;
+  return `Note: ${tool.name} ${tool.installed ? 'is not logged in' : 'is not installed'} where the daemon runs: ${tool.detail}`;
 }

@@ -1,7 +1,8 @@
 /**
  * `maestro init [path]`: writes `<repo>/.maestro/config.json` (the checks the
  * executor runs, model tiers, limits, merge strategy) and a README beside it
- * that explains each field — JSON has no comments. Works with no daemon.
+ * that explains each field — JSON has no comments — and `.gitignore` lines for
+ * Maestro's machine-local files under `.workflow/`. Works with no daemon.
  * Refuses a folder that is not inside a git repository, and an existing
  * config unless --force.
  */
@@ -70,6 +71,13 @@ are explained here.
 
 The file may also be \`config.yaml\` with the same fields.
 
+## Commit this folder
+
+\`.maestro/\` belongs in the repository: the checks, limits and hooks here are
+how Maestro works on this project, for everyone. What Maestro keeps per machine
+under \`.workflow/\` (the search index, locks, session run links) is listed in
+\`.gitignore\` by \`maestro init\`.
+
 ## Hooks
 
 Put hooks in \`hooks.ts\` (or \`hooks.mjs\`) here, exporting an object keyed by
@@ -81,6 +89,39 @@ stdin; a non-zero exit cancels and stdout is the reason). Hooks:
 \`before:exec-review\`. A hook here wins over one in \`$MAESTRO_HOME\`; a hook
 that runs past 5 s, throws or crashes counts as a cancel.
 `;
+
+/**
+ * What Maestro writes under `.workflow/` that is this machine's state, not the
+ * project's knowledge (src/knowledge): the search index (SQLite, with its WAL
+ * files), lock files, the active-run pointer, the session run links (symlinks
+ * into $MAESTRO_HOME's run folders) and the audit's backups. Specs, knowhow and
+ * session.json files stay tracked: they are what the team shares.
+ */
+export const GITIGNORE_LINES = [
+  '.workflow/.maestro-index.db',
+  '.workflow/.maestro-index.db-*',
+  '.workflow/**/*.lock',
+  '.workflow/**/*.lock-*',
+  '.workflow/sessions/.active-run',
+  '.workflow/sessions/*/runs/',
+  '.workflow/.trash/',
+];
+const GITIGNORE_HEADER = "# Maestro: this machine's state under .workflow/ (commit .maestro/, specs and knowhow)";
+
+/** Appends the lines `.gitignore` lacks; returns the ones added. */
+export function ensureGitignore(root: string): { path: string; added: string[] } {
+  const path = join(root, '.gitignore');
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const present = new Set(text.split('\n').map((l) => l.trim()));
+  const added = GITIGNORE_LINES.filter((l) => !present.has(l));
+  if (added.length) {
+    const block = [...(present.has(GITIGNORE_HEADER) ? [] : [GITIGNORE_HEADER]), ...added].join('\n');
+    writeFileSync(path, `${text}${text && !text.endsWith('\n') ? '\n' : ''}${text ? '\n' : ''}${block}\n`);
+  }
+  return { path, added };
+}
+
+const COMMIT_ADVICE = 'Commit .maestro/ (config.json, README.md, any hooks) and .gitignore: they are how Maestro runs this project, for everyone, and Maestro merges only into a clean checkout:\n  git add .maestro .gitignore && git commit -m "Maestro setup"';
 
 export function register(program: Command): void {
   program
@@ -106,10 +147,12 @@ export function register(program: Command): void {
         writeFileSync(join(dir, 'README.md'), README);
         // What we wrote must load the way the executor loads it.
         loadProjectConfig(root);
-        if (opts.json) printJson({ repoPath: root, configPath, config });
+        const gitignore = ensureGitignore(root);
+        if (opts.json) printJson({ repoPath: root, configPath, config, gitignore, commit: ['.maestro/'] });
         else {
           const checks = Object.keys(config.checks);
-          process.stdout.write(`Wrote ${configPath} (checks: ${checks.length ? checks.join(', ') : 'none found'}) and ${join(dir, 'README.md')}.\nNext: maestro project add ${root}\n`);
+          const ignored = gitignore.added.length ? `Added ${gitignore.added.length} line(s) to ${gitignore.path} for Maestro's local files under .workflow/.\n` : '';
+          process.stdout.write(`Wrote ${configPath} (checks: ${checks.length ? checks.join(', ') : 'none found'}) and ${join(dir, 'README.md')}.\n${ignored}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
         }
       }),
     );

@@ -1,9 +1,11 @@
-/** `maestro project add|list|show`: register repositories with the daemon. */
+/** `maestro project add|list|show|config`: register repositories with the daemon and set their agent. */
 import { basename, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Project } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
+import { agentOffer } from './agentOffer.js';
+import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
 
 function counts(byStatus: Record<string, number>): string {
   const parts = Object.entries(byStatus).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`);
@@ -13,14 +15,29 @@ function counts(byStatus: Record<string, number>): string {
 export function register(program: Command): void {
   const project = program.command('project').description('Register git repositories as projects and look at them (needs the daemon).');
 
-  withApi(project.command('add <path>').description('Register the git repository at <path> as a project.').option('--name <name>', 'project name (default: the folder name)')).action(
-    action(async (path: string, opts: ClientFlags & { name?: string }) => {
+  withApi(
+    project
+      .command('add <path>')
+      .description('Register the git repository at <path> as a project, optionally with its agent.')
+      .option('--name <name>', 'project name (default: the folder name)')
+      .addOption(new Option('--provider <kind>', 'the agent that runs its tasks (docs/agents.md)').choices(PROVIDER_KINDS))
+      .option('--command <argv>', "with --provider command: the agent's argv, {prompt} where the prompt goes (else stdin), {model} for the model")
+      .option('--script <file>', 'with --provider scripted: the script (docs/scripted-agent.md)'),
+  ).action(
+    action(async (path: string, opts: ClientFlags & { name?: string; provider?: string; command?: string; script?: string }) => {
       const repoPath = resolve(path);
-      const { project: p } = await clientFor(opts).post<{ project: Project }>('/api/projects', { name: opts.name ?? basename(repoPath), repoPath });
-      if (opts.json) printJson({ project: p });
-      else print(`Added project ${p.name} (${p.id}) at ${p.repoPath}`);
+      const provider = providerFromFlags(opts);
+      const body = { name: opts.name ?? basename(repoPath), repoPath, ...(provider ? { config: { provider } } : {}) };
+      const client = clientFor(opts);
+      const { project: p } = await client.post<{ project: Project }>('/api/projects', body);
+      if (opts.json) return printJson({ project: p });
+      print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
+      const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
+      if (offer) print(offer);
     }),
   );
+
+  registerConfig(project);
 
   withApi(project.command('list').description('List projects.')).action(
     action(async (opts: ClientFlags) => {

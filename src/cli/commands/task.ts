@@ -9,6 +9,8 @@ import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../c
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { followTask, printTranscript } from './taskLogs.js';
+import { actOnNewest, describeEvidence, fetchEvidence, parseComment, registerDiff } from './taskReview.js';
+import type { VersionRef } from '../../api/routes/review.js';
 
 function parsePriority(value: string): number {
   const m = /^[Pp]?([012])$/.exec(value.trim());
@@ -102,29 +104,46 @@ export function register(program: Command): void {
     }),
   );
 
-  withApi(task.command('show <id>').description('Show a task with its approvals, runs and subtasks.')).action(
+  withApi(task.command('show <id>').description('Show a task with its approvals, runs, subtasks, version chain, check results and review findings.')).action(
     action(async (id: string, opts: ClientFlags) => {
-      const answer = await clientFor(opts).get<{ task: Task; runs: { id: string; kind: string; status: string }[]; children: Task[]; lastDecision: unknown }>(`/api/tasks/${encodeURIComponent(id)}`);
-      if (opts.json) return printJson(answer);
-      print(describeTask(answer.task, answer.runs, answer.children));
+      const client = clientFor(opts);
+      const answer = await client.get<{ task: Task; runs: { id: string; kind: string; status: string }[]; children: Task[]; lastDecision: unknown; versions?: VersionRef[] }>(`/api/tasks/${encodeURIComponent(id)}`);
+      const evidence = await fetchEvidence(client, answer.task.id);
+      if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [] });
+      const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
+      print(describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 
-  const gate = () => new Option('--gate <gate>', 'the gate').choices(GATES).makeOptionMandatory();
+  registerDiff(task);
+
+  const gate = () => new Option('--gate <gate>', 'the gate (default: the one the task waits at)').choices(GATES);
 
   withApi(task.command('approve <id>').description('Approve the gate the task waits at.').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
-    action(async (id: string, opts: ClientFlags & { gate: string; reason?: string }) => {
-      const { task: t } = await clientFor(opts).post<{ task: Task }>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate: opts.gate, ...(opts.reason ? { reason: opts.reason } : {}) });
+    action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string }) => {
+      const client = clientFor(opts);
+      const target = await actOnNewest(client, id);
+      const { task: t } = await client.post<{ task: Task }>(`/api/tasks/${encodeURIComponent(target)}/approve`, { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
       if (opts.json) printJson({ task: t });
-      else print(`Approved ${opts.gate} of ${t.id}; it is now ${t.status}.`);
+      else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}; it is now ${t.status}.`);
     }),
   );
 
-  withApi(task.command('reject <id>').description('Reject the gate; a new task version carries your reason.').addOption(gate()).requiredOption('--reason <text>', 'what to change')).action(
-    action(async (id: string, opts: ClientFlags & { gate: string; reason: string }) => {
-      const answer = await clientFor(opts).post<{ task: Task; next: Task }>(`/api/tasks/${encodeURIComponent(id)}/reject`, { gate: opts.gate, reason: opts.reason });
+  withApi(
+    task
+      .command('reject <id>')
+      .description('Reject the gate; a new task version carries your reason and line comments.')
+      .addOption(gate())
+      .requiredOption('--reason <text>', 'what to change')
+      .option('--comment <file:line:text>', 'a remark on one line of the change (repeatable)', parseComment),
+  ).action(
+    action(async (id: string, opts: ClientFlags & { gate?: string; reason: string; comment?: Array<{ file: string; line: number; text: string }> }) => {
+      const client = clientFor(opts);
+      const target = await actOnNewest(client, id);
+      const body = { ...(opts.gate ? { gate: opts.gate } : {}), reason: opts.reason, ...(opts.comment?.length ? { comments: opts.comment } : {}) };
+      const answer = await client.post<{ task: Task; next: Task }>(`/api/tasks/${encodeURIComponent(target)}/reject`, body);
       if (opts.json) printJson(answer);
-      else print(`Rejected ${opts.gate} of ${answer.task.id}; version ${answer.next.version} is ${answer.next.id} (${answer.next.status}).`);
+      else print(`Rejected ${answer.task.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${answer.task.id}; version ${answer.next.version} is ${answer.next.id} (${answer.next.status}).`);
     }),
   );
 
@@ -134,7 +153,8 @@ export function register(program: Command): void {
   ] as const) {
     withApi(task.command(`${name} <id> <text>`).description(what)).action(
       action(async (id: string, text: string, opts: ClientFlags) => {
-        const answer = await clientFor(opts).post<{ runId: string }>(`/api/tasks/${encodeURIComponent(id)}/${name}`, { message: text });
+        const client = clientFor(opts);
+        const answer = await client.post<{ runId: string }>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/${name}`, { message: text });
         if (opts.json) printJson(answer);
         else print(name === 'reply' ? `Replied to ${id} (run ${answer.runId}).` : `Queued the instruction for ${id} (run ${answer.runId}).`);
       }),
@@ -143,7 +163,8 @@ export function register(program: Command): void {
 
   withApi(task.command('cancel <id>').description('Cancel a task; a running worker is stopped.').option('--reason <text>', 'why')).action(
     action(async (id: string, opts: ClientFlags & { reason?: string }) => {
-      const { task: t } = await clientFor(opts).post<{ task: Task }>(`/api/tasks/${encodeURIComponent(id)}/cancel`, opts.reason ? { reason: opts.reason } : {});
+      const client = clientFor(opts);
+      const { task: t } = await client.post<{ task: Task }>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/cancel`, opts.reason ? { reason: opts.reason } : {});
       if (opts.json) printJson({ task: t });
       else print(`Cancelled ${t.id}.`);
     }),
@@ -151,13 +172,14 @@ export function register(program: Command): void {
 
   withApi(task.command('retry <id>').description('Retry a task that needs attention or was cancelled.')).action(
     action(async (id: string, opts: ClientFlags) => {
-      const { task: t } = await clientFor(opts).post<{ task: Task }>(`/api/tasks/${encodeURIComponent(id)}/retry`);
+      const client = clientFor(opts);
+      const { task: t } = await client.post<{ task: Task }>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`);
       if (opts.json) printJson({ task: t });
       else print(`Retrying ${t.id}; it is now ${t.status}.`);
     }),
   );
 
-  withApi(task.command('logs <id>').description("Print the transcript of the task's latest run; --follow streams the live run.").option('-f, --follow', 'stream tokens and phases as they come, until the task finishes')).action(
+  withApi(task.command('logs <id>').description("Print the transcript of the task's latest run; --follow streams the live run, into the next version after a reject.").option('-f, --follow', 'stream tokens and phases as they come, until the task (or its newest version) finishes')).action(
     action(async (id: string, opts: ClientFlags & { follow?: boolean }) => {
       const client = clientFor(opts);
       if (opts.follow) await followTask(client, id, Boolean(opts.json));

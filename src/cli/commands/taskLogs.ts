@@ -1,8 +1,9 @@
 /**
  * `maestro task logs`: the transcript of the latest run, or with --follow the
  * live SSE stream of the task's current run. A dropped stream is reopened
- * with Last-Event-ID so nothing is missed or printed twice; following ends
- * when the task is finished (done, cancelled, superseded) or needs attention.
+ * with Last-Event-ID so nothing is missed or printed twice. Following goes on
+ * into the next version when a rejection supersedes the task, and ends when
+ * the chain's newest version is finished (done, cancelled) or needs attention.
  */
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
@@ -72,68 +73,127 @@ function render(e: SseEvent): string {
 const RETRY_MS = [250, 500, 1000, 2000, 5000];
 /** How long the daemon may stay away before following gives up. */
 const GIVE_UP_MS = 60_000;
+/** How often the task's status is looked at while its stream is open (a gate decision sends no stream item). */
+const WATCH_MS = 1500;
 
+interface Detail {
+  task: Task;
+  versions?: Array<{ id: string; version: number; status: string }>;
+}
+
+/** The version after `id` in its chain, if a rejection made one. */
+function nextVersion(d: Detail): { id: string; version: number } | null {
+  const chain = d.versions ?? [];
+  const i = chain.findIndex((v) => v.id === d.task.id);
+  return i >= 0 && i + 1 < chain.length ? chain[i + 1]! : null;
+}
+
+/**
+ * Follows a task's chain of versions: the live stream of the current
+ * version's runs; when a rejection supersedes it, the next version's. Ends
+ * when the chain's newest version is finished or needs a person.
+ */
 export async function followTask(client: ApiClient, id: string, json: boolean): Promise<void> {
-  const path = `/api/tasks/${encodeURIComponent(id)}`;
-  const status = async () => (await client.get<{ task: Task }>(path)).task.status;
-  if (finished(await status())) {
-    await printTranscript(client, id, json);
+  const detail = (taskId: string) => client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`);
+  let d = await detail(id);
+  for (let next = nextVersion(d); d.task.status === 'superseded' && next; next = nextVersion(d)) {
+    if (!json) process.stdout.write(`══ ${d.task.id} (version ${d.task.version}) was rejected: following version ${next.version} (${next.id}) ══\n`);
+    d = await detail(next.id);
+  }
+  if (finished(d.task.status)) {
+    await printTranscript(client, d.task.id, json);
     return;
   }
   const stopped = new AbortController();
   const stop = () => stopped.abort();
   process.once('SIGINT', stop);
-  let lastEventId: string | null = null;
-  let failures = 0;
-  let downSince: number | null = null;
+  let current = d.task.id;
+  const announce = (v: { id: string; version: number }) => {
+    if (json) process.stdout.write(`${JSON.stringify({ event: 'version', data: { taskId: v.id, version: v.version, previous: current } })}\n`);
+    else process.stdout.write(`\n══ rejected: following version ${v.version} (${v.id}) ══\n`);
+  };
   try {
+    const state = { lastEventId: null as string | null, failures: 0, downSince: null as number | null };
     while (!stopped.signal.aborted) {
-      // One connection per turn of the loop. At the end of a run the stream is closed on
-      // purpose to look at the task's status (no request runs beside the open stream), then
-      // reopened from Last-Event-ID if the task goes on.
-      const connection = new AbortController();
-      const onStop = () => connection.abort();
-      stopped.signal.addEventListener('abort', onStop);
-      let runEnded = false;
-      try {
-        await client.readSse(`${path}/stream`, {
-          lastEventId,
-          signal: connection.signal,
-          onOpen: () => {
-            failures = 0;
-            downSince = null;
-          },
-          onEvent: (e) => {
-            if (e.id) lastEventId = e.id;
-            if (json) process.stdout.write(`${JSON.stringify({ id: e.id, event: e.event, data: JSON.parse(e.data) })}\n`);
-            else process.stdout.write(render(e));
-            if (e.event === 'result' || e.event === 'error') {
-              runEnded = true;
-              connection.abort();
-            }
-          },
-        });
-      } catch (err) {
-        // An API error other than "not reachable" (unknown task, bad token) will not heal by retrying.
-        if (!connection.signal.aborted && !(err instanceof MaestroError && err.code === 'DAEMON_UNREACHABLE')) throw err;
-      } finally {
-        stopped.signal.removeEventListener('abort', onStop);
-      }
+      const outcome = await streamOnce(client, current, json, stopped.signal, state);
       if (stopped.signal.aborted) break;
-      if (!runEnded) {
+      if (outcome === 'dropped') {
         // The stream ended or dropped: wait a little, longer each time, then try again.
-        downSince ??= Date.now();
-        if (Date.now() - downSince > GIVE_UP_MS) throw new MaestroError('DAEMON_UNREACHABLE', `Lost the stream of ${id} and the daemon at ${client.baseUrl} did not come back within ${GIVE_UP_MS / 1000} s.`);
-        await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]));
+        state.downSince ??= Date.now();
+        if (Date.now() - state.downSince > GIVE_UP_MS) throw new MaestroError('DAEMON_UNREACHABLE', `Lost the stream of ${current} and the daemon at ${client.baseUrl} did not come back within ${GIVE_UP_MS / 1000} s.`);
+        await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(state.failures++, RETRY_MS.length - 1)]));
       }
+      let now: Detail;
       try {
-        if (finished(await status())) break;
+        now = await detail(current);
       } catch (err) {
         if (!(err instanceof MaestroError && err.code === 'DAEMON_UNREACHABLE')) throw err;
+        continue;
       }
+      const next = nextVersion(now);
+      if (now.task.status === 'superseded' && next) {
+        announce(next);
+        current = next.id;
+        state.lastEventId = null;
+        continue;
+      }
+      if (finished(now.task.status)) break;
     }
   } finally {
     process.off('SIGINT', stop);
   }
   if (!json) process.stdout.write('\n');
+}
+
+/**
+ * One connection to the task's stream, until a run ends (`run-ended`), the
+ * watcher sees the task superseded or finished (`status`), or the stream drops.
+ * At the end of a run the stream is closed on purpose to look at the task's
+ * status, then reopened from Last-Event-ID if the task goes on.
+ */
+async function streamOnce(
+  client: ApiClient,
+  taskId: string,
+  json: boolean,
+  stopped: AbortSignal,
+  state: { lastEventId: string | null; failures: number; downSince: number | null },
+): Promise<'run-ended' | 'status' | 'dropped'> {
+  const connection = new AbortController();
+  const onStop = () => connection.abort();
+  stopped.addEventListener('abort', onStop);
+  let outcome: 'run-ended' | 'status' | 'dropped' = 'dropped';
+  const watcher = setInterval(() => {
+    client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`).then((d) => {
+      if (d.task.status === 'superseded' || finished(d.task.status)) {
+        outcome = 'status';
+        connection.abort();
+      }
+    }, () => undefined); // an unreachable daemon shows as a dropped stream
+  }, WATCH_MS);
+  try {
+    await client.readSse(`/api/tasks/${encodeURIComponent(taskId)}/stream`, {
+      lastEventId: state.lastEventId,
+      signal: connection.signal,
+      onOpen: () => {
+        state.failures = 0;
+        state.downSince = null;
+      },
+      onEvent: (e) => {
+        if (e.id) state.lastEventId = e.id;
+        if (json) process.stdout.write(`${JSON.stringify({ id: e.id, event: e.event, data: JSON.parse(e.data) })}\n`);
+        else process.stdout.write(render(e));
+        if (e.event === 'result' || e.event === 'error') {
+          outcome = 'run-ended';
+          connection.abort();
+        }
+      },
+    });
+  } catch (err) {
+    // An API error other than "not reachable" (unknown task, bad token) will not heal by retrying.
+    if (!connection.signal.aborted && !(err instanceof MaestroError && err.code === 'DAEMON_UNREACHABLE')) throw err;
+  } finally {
+    clearInterval(watcher);
+    stopped.removeEventListener('abort', onStop);
+  }
+  return outcome;
 }

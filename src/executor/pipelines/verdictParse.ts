@@ -11,10 +11,13 @@ export interface Finding {
 export interface Verdict {
   verdict: 'approve' | 'reject';
   findings: Finding[];
+  /** The reviewer's own words: the JSON's `summary`, else the text before the block (for the person at the gate). */
+  summary?: string;
 }
 
 const verdictSchema = z.object({
   verdict: z.enum(['approve', 'reject']),
+  summary: z.string().max(4000).optional(),
   findings: z.array(z.object({
     severity: z.enum(['low', 'medium', 'high', 'critical']).default('medium'),
     file: z.string().optional(),
@@ -26,7 +29,8 @@ const verdictSchema = z.object({
 export class VerdictParseError extends Error {}
 
 export function parseVerdict(text: string): Verdict {
-  const blocks = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+  const matches = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)];
+  const blocks = matches.map((m) => m[1]!);
   const candidate = blocks.length ? blocks[blocks.length - 1]! : text.trim();
   let raw: unknown;
   try {
@@ -37,7 +41,9 @@ export function parseVerdict(text: string): Verdict {
   const parsed = verdictSchema.safeParse(raw);
   if (!parsed.success) throw new VerdictParseError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
   const v = parsed.data;
-  return { verdict: v.verdict, findings: v.findings.map((f) => ({ severity: f.severity, message: f.message, ...(f.file ? { file: f.file } : {}), ...(f.line ? { line: f.line } : {}) })) };
+  const prose = matches.length ? text.slice(0, matches[matches.length - 1]!.index).trim() : '';
+  const summary = (v.summary ?? prose).trim().slice(-1000);
+  return { verdict: v.verdict, ...(summary ? { summary } : {}), findings: v.findings.map((f) => ({ severity: f.severity, message: f.message, ...(f.file ? { file: f.file } : {}), ...(f.line ? { line: f.line } : {}) })) };
 }
 
 export function formatFindings(findings: Array<Finding & { reviewer?: string }>): string {

@@ -37,7 +37,23 @@ export async function approveGate(db: Queryable, opts: { id: string; gate: Gate;
   return { task: after, approval };
 }
 
-export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; who: string; reason: string; now: number }): Promise<{ old: Task; next: Task; approval: Approval }> {
+/** A reviewer's remark on one line of the change (validated against the diff by the API). */
+export interface LineComment {
+  file: string;
+  line: number;
+  side: 'new' | 'old';
+  text: string;
+}
+
+/** The feedback the next version's prompts carry: the reason, then each line comment as `file:line — text`. */
+export function rejectionFeedback(gate: Gate, who: string, reason: string, comments: LineComment[] = []): string {
+  const head = `${gate} rejected by ${who}: ${reason}`;
+  if (!comments.length) return head;
+  const lines = comments.map((c) => `- ${c.file}:${c.line}${c.side === 'old' ? ' (old side, a removed line)' : ''} — ${c.text}`);
+  return `${head}\n\nLine comments from the reviewer (file:line — what to change):\n${lines.join('\n')}`;
+}
+
+export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; who: string; reason: string; now: number; comments?: LineComment[] }): Promise<{ old: Task; next: Task; approval: Approval }> {
   if (!opts.reason.trim()) throw new MaestroError('BAD_INPUT', 'A rejection needs a reason: say what the next version must change.');
   const task = await getTask(db, opts.id);
   assertAtGate(task, opts.gate);
@@ -51,7 +67,7 @@ export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; 
     // A rejected plan is planned again; a rejected execution keeps its approved plan.
     plan: opts.gate === 'exec_review' ? task.plan : null,
     result: null,
-    feedback: `${opts.gate} rejected by ${opts.who}: ${opts.reason}`,
+    feedback: rejectionFeedback(opts.gate, opts.who, opts.reason, opts.comments),
     parentVersionId: task.id,
     version: task.version + 1,
     claimedAt: null,

@@ -1,0 +1,118 @@
+/**
+ * The reviewer's evidence for a task version (issue 15, contract in
+ * notes API15): its diff against the merge base, its check gates, its
+ * reviewers' verdicts and findings. Every route takes any version's id;
+ * `?version=N` picks another version of the same chain.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { MaestroError } from '../../core/errors.js';
+import { GATES, type Gate, type Task } from '../../core/types.js';
+import { git } from '../../git/git.js';
+import { readPatch, type DiffFile } from '../../git/patch.js';
+import type { LineComment } from '../../store/ops/gates.js';
+import type { Store } from '../../store/store.js';
+import type { ApiDeps } from '../server.js';
+import { defineRoute, type OpenApiDoc } from '../route.js';
+import { checkViews, diffRange, pickVersion, reviewViews, type CheckView, type FindingView, type VerdictView } from './reviewData.js';
+import { idParam } from './schemas.js';
+
+export type { DiffFile, DiffHunk, DiffLine, FileStatus } from '../../git/patch.js';
+export type { CheckView, FindingView, VerdictView, VersionRef } from './reviewData.js';
+
+const versionQuery = z.object({ version: z.coerce.number().int().positive().max(100_000).optional() }).strict();
+const diffQuery = versionQuery.extend({ file: z.string().min(1).max(4096).optional() }).strict();
+
+export interface DiffResponse {
+  taskId: string;
+  version: number;
+  branch: string;
+  base: string;
+  head: string;
+  totals: { files: number; additions: number; deletions: number };
+  files: DiffFile[];
+}
+export interface ChecksResponse {
+  taskId: string;
+  version: number;
+  checks: CheckView[];
+}
+export interface FindingsResponse {
+  taskId: string;
+  version: number;
+  verdicts: VerdictView[];
+  findings: FindingView[];
+}
+
+/** The diff of one task version (optionally one file of it). */
+export async function taskDiff(store: Store, task: Task, file?: string): Promise<DiffResponse> {
+  const project = await store.projects.get(task.projectId);
+  const range = await diffRange(store, project, task);
+  const files = await readPatch(project.repoPath, range.base, range.head, file === undefined ? {} : { file });
+  if (file !== undefined && !files.length) throw new MaestroError('NOT_FOUND', `${file} is not part of the change of task ${task.id} v${task.version}.`, { details: { taskId: task.id, file } });
+  const totals = { files: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
+  return { taskId: task.id, version: task.version, ...range, totals, files };
+}
+
+/** The gate the task waits at, or the one given (which the store checks). */
+export function gateFor(task: Task, given: Gate | undefined): Gate {
+  if (given) return given;
+  if ((GATES as readonly string[]).includes(task.status)) return task.status as Gate;
+  throw new MaestroError('WRONG_GATE', `Task ${task.id} is ${task.status}: it waits at no gate, so there is nothing to approve or reject.`, { details: { taskId: task.id, status: task.status } });
+}
+
+async function lineCount(repo: string, commit: string, path: string): Promise<number> {
+  const r = await git(repo, ['cat-file', 'blob', `${commit}:${path}`], { okCodes: [128] });
+  if (r.code !== 0) return 0;
+  return r.stdout === '' ? 0 : r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0);
+}
+
+/**
+ * Each comment must name a file of the version's change and a line that
+ * exists on its side (new: the file after the change; old: before it).
+ * The first bad one is refused, naming its index, file and line.
+ */
+export async function checkComments(store: Store, task: Task, comments: LineComment[]): Promise<void> {
+  if (!comments.length) return;
+  let diff: DiffResponse;
+  try {
+    diff = await taskDiff(store, task);
+  } catch (err) {
+    if (err instanceof MaestroError && err.code === 'NO_DIFF') throw new MaestroError('BAD_INPUT', `comments: line comments need a change to comment on, and ${err.message}`, { details: { taskId: task.id } });
+    throw err;
+  }
+  const project = await store.projects.get(task.projectId);
+  for (const [i, c] of comments.entries()) {
+    const where = `comments[${i}] (${c.file}:${c.line})`;
+    const file = diff.files.find((f) => (c.side === 'old' ? (f.oldPath ?? f.path) === c.file || f.path === c.file : f.path === c.file));
+    if (!file) throw new MaestroError('BAD_INPUT', `${where}: ${c.file} is not part of this change (${diff.totals.files} file(s) changed).`, { details: { index: i, file: c.file, line: c.line } });
+    if (file.binary) throw new MaestroError('BAD_INPUT', `${where}: ${c.file} is a binary file; it has no lines to comment on.`, { details: { index: i, file: c.file, line: c.line } });
+    const commit = c.side === 'old' ? diff.base : diff.head;
+    const path = c.side === 'old' ? (file.oldPath ?? file.path) : file.path;
+    const count = (c.side === 'old' && file.status === 'added') || (c.side === 'new' && file.status === 'deleted') ? 0 : await lineCount(project.repoPath, commit, path);
+    if (c.line > count) {
+      const has = count === 0 ? `has no ${c.side} side (it is ${file.status})` : `has ${count} line(s) on its ${c.side} side`;
+      throw new MaestroError('BAD_INPUT', `${where}: line ${c.line} does not exist; ${c.file} ${has}.`, { details: { index: i, file: c.file, line: c.line } });
+    }
+  }
+}
+
+export function registerReviewRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
+  const tags = ['review'];
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/diff', summary: "A task version's change against its merge base: files (status, stats, binary, collapsed) and hunks; ?file= one file whole", tags, params: idParam, query: diffQuery }, async ({ params, query }) => {
+    const { task } = await pickVersion(store, params.id, query.version);
+    return taskDiff(store, task, query.file);
+  });
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/checks', summary: "A task version's check gates: command, status, exit code, duration, output tail", tags, params: idParam, query: versionQuery }, async ({ params, query }) => {
+    const { task } = await pickVersion(store, params.id, query.version);
+    const project = await store.projects.get(task.projectId);
+    return { taskId: task.id, version: task.version, checks: await checkViews(store, project, task) } satisfies ChecksResponse;
+  });
+
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/findings', summary: "A task version's review verdicts and findings (file, line)", tags, params: idParam, query: versionQuery }, async ({ params, query }) => {
+    const { task } = await pickVersion(store, params.id, query.version);
+    return { taskId: task.id, version: task.version, ...(await reviewViews(store, task)) } satisfies FindingsResponse;
+  });
+}

@@ -1,0 +1,173 @@
+/**
+ * Setting a project's agent from the CLI: `project add --provider …` and
+ * `project config get|set|unset` with dotted keys and JSON values. Settings
+ * are replaced through PATCH /api/projects/:id, which validates them; the
+ * provider is also checked here with the runner's own schema, so a typo is
+ * named (field and problem) before anything is sent.
+ */
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
+import type { Project } from '../../core/types.js';
+import { providerConfigSchema } from '../../executor/protocol/job.js';
+import type { ApiClient } from '../client.js';
+import { action, printJson } from '../output.js';
+import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
+
+export const PROVIDER_KINDS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'command', 'scripted'] as const;
+
+/** `node agent.mjs {prompt}` or a JSON array; quotes group words, as a shell would (no expansion). */
+export function splitArgv(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch (err) {
+      throw new InvalidArgumentError(`--command looks like JSON but is not: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(parsed) || !parsed.length || !parsed.every((a) => typeof a === 'string' && a)) throw new InvalidArgumentError('--command as JSON must be a non-empty array of strings.');
+    return parsed as string[];
+  }
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  for (const m of trimmed.matchAll(re)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!));
+  if (!out.length) throw new InvalidArgumentError('--command is empty.');
+  return out;
+}
+
+/** The provider `project add --provider` sets. */
+export function providerFromFlags(flags: { provider?: string; command?: string; script?: string }): Record<string, unknown> | null {
+  if (!flags.provider) {
+    if (flags.command || flags.script) throw new MaestroError('BAD_INPUT', '--command and --script need --provider command or --provider scripted.');
+    return null;
+  }
+  let provider: Record<string, unknown>;
+  if (flags.provider === 'command') {
+    if (!flags.command) throw new MaestroError('BAD_INPUT', "--provider command needs --command '<program> <args…>' (use {prompt} where the prompt goes, else it comes on stdin).");
+    const argv = splitArgv(flags.command);
+    provider = { kind: 'command', command: argv, promptVia: argv.some((a) => a.includes('{prompt}')) ? 'arg' : 'stdin' };
+  } else if (flags.provider === 'scripted') {
+    if (!flags.script) throw new MaestroError('BAD_INPUT', '--provider scripted needs --script <file> (docs/scripted-agent.md).');
+    provider = { kind: 'scripted', script: resolve(flags.script) };
+  } else {
+    if (flags.command || flags.script) throw new MaestroError('BAD_INPUT', `--command and --script do not apply to --provider ${flags.provider}.`);
+    provider = { kind: flags.provider };
+  }
+  checkProvider(provider);
+  return provider;
+}
+
+/** The runner's schema, with each problem named by its dotted key. */
+export function checkProvider(provider: unknown): void {
+  const parsed = providerConfigSchema.safeParse(provider);
+  if (parsed.success) return;
+  const problems = parsed.error.issues.map((i) => `${['provider', ...i.path].join('.')}: ${i.message}`);
+  throw new MaestroError('BAD_INPUT', `Invalid provider: ${problems.join('; ')}. Nothing was saved.`, { details: { problems } });
+}
+
+/** A value as typed: JSON when it parses (numbers, booleans, arrays, objects, "quoted"), else the text itself. */
+export function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function keyPath(key: string): string[] {
+  const parts = key.split('.');
+  if (parts.some((p) => !p) || parts.some((p) => ['__proto__', 'constructor', 'prototype'].includes(p))) throw new MaestroError('BAD_INPUT', `"${key}" is not a dotted key such as provider.kind.`);
+  return parts;
+}
+
+export function getKey(config: Record<string, unknown>, key: string): unknown {
+  let node: unknown = config;
+  for (const part of keyPath(key)) {
+    if (!node || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+/**
+ * Sets (or with `undefined` removes) a dotted key in a copy of `config`.
+ * Changing `provider.kind` starts the provider afresh: the old kind's fields do not fit the new one.
+ */
+export function setKey(config: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const copy = structuredClone(config);
+  const parts = keyPath(key);
+  if (key === 'provider.kind') {
+    const before = copy.provider as Record<string, unknown> | undefined;
+    if (value === undefined) delete copy.provider;
+    else if (before?.kind !== value) copy.provider = { kind: value };
+    return copy;
+  }
+  let node = copy;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (next === undefined || next === null) node[part] = {};
+    else if (typeof next !== 'object' || Array.isArray(next)) throw new MaestroError('BAD_INPUT', `${key}: ${part} is ${JSON.stringify(next)}, not an object.`);
+    node = node[part] as Record<string, unknown>;
+  }
+  const last = parts[parts.length - 1]!;
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+  return copy;
+}
+
+/** The project named by --project, else the one whose repository holds the current folder, else the only one. */
+export async function pickProject(client: ApiClient, named: string | undefined, cwd = process.cwd()): Promise<Project> {
+  if (named) return (await findProject(client, named)).project;
+  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const here = projects.filter((p) => cwd === p.repoPath || cwd.startsWith(`${p.repoPath}/`)).sort((a, b) => b.repoPath.length - a.repoPath.length)[0];
+  if (here) return here;
+  if (projects.length === 1) return projects[0]!;
+  throw new MaestroError('BAD_INPUT', projects.length ? `Name the project with --project (one of: ${projects.map((p) => p.name).join(', ')}).` : 'No project yet: add one with `maestro project add <path>`.');
+}
+
+export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<Project> {
+  if (config.provider !== undefined) checkProvider(config.provider);
+  const { project: saved } = await client.request<{ project: Project }>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
+  return saved;
+}
+
+export function registerConfig(project: Command): void {
+  const config = project.command('config').description("Read and change a project's settings (dotted keys, JSON values), e.g. its agent provider.");
+  const projectOpt = (cmd: Command) => withApi(cmd.option('--project <idOrName>', 'the project (default: the one holding this folder, or the only one)'));
+
+  projectOpt(config.command('get [key]').description('Print a setting, or all of them.')).action(
+    action(async (key: string | undefined, opts: ClientFlags & { project?: string }) => {
+      const p = await pickProject(clientFor(opts), opts.project);
+      const value = key ? getKey(p.config, key) : p.config;
+      if (key && value === undefined) throw new MaestroError('NOT_FOUND', `Project ${p.name} has no setting ${key}.`);
+      if (opts.json) return printJson(key ? { project: p.id, key, value } : { project: p.id, config: value });
+      print(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+    }),
+  );
+
+  projectOpt(config.command('set <key> <value> [more...]').description('Set one or more settings: key value [key value …]. Values are JSON when they parse, else text.')).action(
+    action(async (key: string, value: string, more: string[], opts: ClientFlags & { project?: string }) => {
+      if (more.length % 2) throw new MaestroError('BAD_INPUT', `"${more[more.length - 1]}" has no value: give key value pairs.`);
+      const client = clientFor(opts);
+      const p = await pickProject(client, opts.project);
+      let next = p.config;
+      const pairs = [key, value, ...more];
+      for (let i = 0; i < pairs.length; i += 2) next = setKey(next, pairs[i]!, parseValue(pairs[i + 1]!));
+      const saved = await saveConfig(client, p, next);
+      if (opts.json) return printJson({ project: saved });
+      print(`Saved ${pairs.filter((_, i) => i % 2 === 0).join(', ')} for project ${saved.name}.`);
+    }),
+  );
+
+  projectOpt(config.command('unset <key>').description('Remove a setting.')).action(
+    action(async (key: string, opts: ClientFlags & { project?: string }) => {
+      const client = clientFor(opts);
+      const p = await pickProject(client, opts.project);
+      if (getKey(p.config, key) === undefined) throw new MaestroError('NOT_FOUND', `Project ${p.name} has no setting ${key}.`);
+      const saved = await saveConfig(client, p, setKey(p.config, key, undefined));
+      if (opts.json) return printJson({ project: saved });
+      print(`Removed ${key} from project ${saved.name}.`);
+    }),
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * The reviewer's evidence in the terminal: `maestro task diff` (coloured on a
+ * terminal, plain when piped), and the checks, findings and version chain
+ * `task show` prints. Commands that act on a task accept any version's id and
+ * act on the chain's newest version.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, VersionRef } from '../../api/routes/review.js';
+import type { Task } from '../../core/types.js';
+import type { ApiClient } from '../client.js';
+import { action, printJson } from '../output.js';
+import { clientFor, print, withApi, type ClientFlags } from './common.js';
+
+const ESC = '\u001b[';
+type Paint = (code: string, text: string) => string;
+
+/** Colour only for a terminal that wants it (NO_COLOR off), or when FORCE_COLOR asks. */
+export function painter(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Paint {
+  const force = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
+  const on = force || (Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb');
+  return on ? (code, text) => `${ESC}${code}m${text}${ESC}0m` : (_code, text) => text;
+}
+
+const LETTER: Record<DiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', type_changed: 'T' };
+
+function fileName(f: DiffFile): string {
+  return f.oldPath && f.oldPath !== f.path ? `${f.oldPath} → ${f.path}` : f.path;
+}
+
+export function renderStat(diff: DiffResponse, paint: Paint): string {
+  const rows = diff.files.map((f) => {
+    const counts = f.binary ? 'binary' : `${paint('32', `+${f.additions}`)} ${paint('31', `-${f.deletions}`)}`;
+    return `${LETTER[f.status]}  ${fileName(f)}  ${counts}${f.collapsed ? '  (collapsed)' : ''}`;
+  });
+  const t = diff.totals;
+  rows.push(`${t.files} file${t.files === 1 ? '' : 's'} changed, ${t.additions} insertion${t.additions === 1 ? '' : 's'}(+), ${t.deletions} deletion${t.deletions === 1 ? '' : 's'}(-)`);
+  return `${rows.join('\n')}\n`;
+}
+
+export function renderDiff(diff: DiffResponse, paint: Paint): string {
+  const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} files, +${diff.totals.additions} -${diff.totals.deletions}`)];
+  for (const f of diff.files) {
+    out.push('', paint('1', `${LETTER[f.status]} ${fileName(f)}  (${f.status}${f.binary ? ', binary' : ''})`));
+    if (f.binary) {
+      out.push(paint('2', '  binary file: no lines to show'));
+      continue;
+    }
+    if (f.collapsed) {
+      out.push(paint('2', `  large change collapsed (+${f.additions} -${f.deletions}); see it with --file ${f.path}`));
+      continue;
+    }
+    out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${f.oldPath ?? f.path}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${f.path}`}`));
+    for (const h of f.hunks) {
+      out.push(paint('36', h.header));
+      for (const l of h.lines) {
+        if (l.kind === 'add') out.push(paint('32', `+${l.text}`));
+        else if (l.kind === 'del') out.push(paint('31', `-${l.text}`));
+        else out.push(` ${l.text}`);
+      }
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function fmtMs(ms: number | null): string {
+  if (ms === null) return '';
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+const CHECK_MARK: Record<string, string> = { passed: '✓', failed: '✗', running: '…', pending: '·', skipped: '-' };
+
+export function describeEvidence(versions: VersionRef[], currentId: string, checks: ChecksResponse | null, review: FindingsResponse | null): string {
+  const lines: string[] = [];
+  if (versions.length > 1) {
+    lines.push('  versions:');
+    for (const v of versions) lines.push(`    v${v.version} ${v.id} ${v.status}${v.id === currentId ? '  ← this one' : ''}`);
+  }
+  if (checks?.checks.length) {
+    lines.push('  checks:');
+    for (const c of checks.checks) {
+      const exit = c.exitCode !== null && c.status === 'failed' ? ` exit ${c.exitCode}` : '';
+      lines.push(`    ${CHECK_MARK[c.status] ?? '?'} ${c.name} ${c.status}${exit}${c.durationMs !== null ? ` ${fmtMs(c.durationMs)}` : ''}  $ ${c.command}`);
+      if (c.status === 'failed' && c.outputTail) lines.push(...c.outputTail.trimEnd().split('\n').slice(-10).map((l) => `        ${l}`));
+    }
+  }
+  if (review?.verdicts.length) {
+    lines.push('  review:');
+    for (const v of review.verdicts) lines.push(`    ${v.reviewer}: ${v.verdict}${v.summary ? ` — ${v.summary.split('\n')[0]}` : ''}`);
+    for (const f of review.findings) lines.push(`    [${f.severity}, ${f.reviewer}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}${f.message}`);
+  }
+  return lines.join('\n');
+}
+
+/** The chain's newest version when `id` names an older one (a rejection superseded it). */
+export async function newestVersion(client: ApiClient, id: string): Promise<{ id: string; from: string | null }> {
+  const { task, versions } = await client.get<{ task: Task; versions?: VersionRef[] }>(`/api/tasks/${encodeURIComponent(id)}`);
+  const newest = versions?.[versions.length - 1];
+  if (!newest || newest.id === task.id || task.status !== 'superseded') return { id: task.id, from: null };
+  return { id: newest.id, from: task.id };
+}
+
+/** Says on stderr which version an old id was taken to mean (stdout stays the command's answer). */
+export async function actOnNewest(client: ApiClient, id: string): Promise<string> {
+  const { id: newest, from } = await newestVersion(client, id);
+  if (from) process.stderr.write(`maestro: ${from} was superseded; acting on its newest version ${newest}.\n`);
+  return newest;
+}
+
+function parseVersion(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a version is a positive whole number.');
+  return Number(value);
+}
+
+/** `file:line:text`; the file may itself contain no ':' (paths with ':' are rare, and ambiguous here). */
+export function parseComment(value: string, previous: Array<{ file: string; line: number; text: string }> = []): Array<{ file: string; line: number; text: string }> {
+  const m = /^([^:]+):(\d+):([\s\S]+)$/.exec(value);
+  if (!m || Number(m[2]) < 1) throw new InvalidArgumentError(`"${value}" is not file:line:text (e.g. src/app.ts:12:check for null here).`);
+  return [...previous, { file: m[1]!, line: Number(m[2]), text: m[3]!.trim() }];
+}
+
+export function registerDiff(task: Command): void {
+  withApi(
+    task
+      .command('diff <id>')
+      .description("Show a task version's change against its merge base (coloured on a terminal).")
+      .option('--stat', 'only the files with their status and line counts')
+      .option('--version <n>', 'another version of the same task', parseVersion)
+      .option('--file <path>', 'only this file, shown whole even when large'),
+  ).action(
+    action(async (id: string, opts: ClientFlags & { stat?: boolean; version?: number; file?: string }) => {
+      const diff = await clientFor(opts).get<DiffResponse>(`/api/tasks/${encodeURIComponent(id)}/diff`, { version: opts.version, file: opts.file });
+      if (opts.json) return printJson(diff);
+      const paint = painter();
+      process.stdout.write(opts.stat ? renderStat(diff, paint) : renderDiff(diff, paint));
+    }),
+  );
+}
+
+/** checks and findings for `task show`; a daemon without the routes (older) shows none. */
+export async function fetchEvidence(client: ApiClient, id: string): Promise<{ checks: ChecksResponse | null; findings: FindingsResponse | null }> {
+  const tryGet = async <T>(path: string): Promise<T | null> => {
+    try {
+      return await client.get<T>(path);
+    } catch {
+      return null;
+    }
+  };
+  const [checks, findings] = await Promise.all([tryGet<ChecksResponse>(`/api/tasks/${encodeURIComponent(id)}/checks`), tryGet<FindingsResponse>(`/api/tasks/${encodeURIComponent(id)}/findings`)]);
+  return { checks, findings };
+}
+
+export { print };

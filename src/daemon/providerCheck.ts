@@ -1,0 +1,74 @@
+/**
+ * Whether a project's agent can run at all, asked when a task is created so a
+ * missing provider is refused at once (with the command that fixes it) rather
+ * than found by the first run, which would leave the task needing attention.
+ * Only what can be known without starting the agent: the provider settings
+ * parse, claude has credentials, a command's program and a script's file exist,
+ * an agent CLI (codex, gemini, cursor, opencode) is on PATH.
+ */
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { Project } from '../core/types.js';
+import { CLI_TOOLS } from '../agents/cli/tools.js';
+import { locateTool } from '../agents/cli/which.js';
+import { hasClaudeCredentials, providerFor } from './jobs.js';
+
+function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => executable(join(dir, program)));
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the project's tasks could not run, or null when its provider looks usable. */
+export function providerProblem(project: Project, env: NodeJS.ProcessEnv = process.env): string | null {
+  let provider;
+  try {
+    provider = providerFor(project);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  switch (provider.kind) {
+    case 'command': {
+      const program = provider.command[0]!;
+      // A relative path with a slash is resolved in the task's worktree, which does not exist yet.
+      if (isAbsolute(program)) return executable(program) ? null : `its command agent ${program} does not exist or is not executable`;
+      if (!program.includes('/') && !onPath(program, env)) return `its command agent "${program}" is not on the daemon's PATH`;
+      return null;
+    }
+    case 'scripted':
+      return isAbsolute(provider.script) && !existsSync(provider.script) ? `its agent script ${provider.script} does not exist` : null;
+    case 'claude':
+      if (provider.executable && !existsSync(provider.executable)) return `its Claude Code executable ${provider.executable} does not exist`;
+      return hasClaudeCredentials({ ...env, ...provider.env }) ? null : 'its agent is claude, but the daemon has no Claude credentials (no ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or Claude Code login)';
+    case 'codex':
+    case 'gemini':
+    case 'cursor':
+    case 'opencode': {
+      // Installed is what can be told without starting it; a lost login is the first run's clear error (AGENT_LOGIN_REQUIRED).
+      const spec = CLI_TOOLS[provider.kind];
+      if (provider.executable) return executable(provider.executable) ? null : `its ${spec.name} executable ${provider.executable} does not exist or is not executable`;
+      return locateTool(spec, { ...env, ...provider.env }).path ? null : `its agent is ${provider.kind}, but ${spec.name} is not installed where the daemon runs (no ${[spec.executable, ...(spec.alternativeExecutables ?? [])].join(' or ')} on PATH)`;
+    }
+    default: {
+      const never: never = provider;
+      return `unknown agent provider ${String((never as { kind: string }).kind)}`;
+    }
+  }
+}
+
+/** The refusal's text: the problem, then how to set a provider from the CLI. */
+export function providerFix(project: Project, problem: string): string {
+  return [
+    `Project ${project.name} cannot run tasks: ${problem}.`,
+    `Give it an agent first, e.g. \`maestro project config set provider.kind command provider.command '["/path/to/agent","{prompt}"]' --project ${project.name}\``,
+    `(the agent contract is in docs/agents.md), or \`maestro project config set provider.kind claude --project ${project.name}\` with ANTHROPIC_API_KEY set for the daemon,`,
+    `or one of codex, gemini, cursor, opencode that \`maestro doctor\` shows installed and logged in (\`maestro project config set provider.kind codex --project ${project.name}\`).`,
+  ].join(' ');
+}

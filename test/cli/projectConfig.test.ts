@@ -1,0 +1,80 @@
+/**
+ * Setting up an agent from the CLI (issue 15, item 4): `project add --provider`,
+ * `project config get|set|unset` checked against the runner's provider schema,
+ * and a daemon that runs tasks refusing a task its project could not run.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Project } from '../../src/core/types.js';
+import { hasClaudeCredentials } from '../../src/daemon/jobs.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { cli, cliJson, gitRepo } from './helpers.js';
+
+afterEach(() => removeTempDirs());
+
+describe('maestro project add --provider / project config', () => {
+  it('sets and checks the provider, and task creation is refused until the project has a usable one', async () => {
+    const d = await startTestDaemon({ tickMs: 60_000 });
+    try {
+      const url = ['--url', d.url];
+      const repo = gitRepo();
+
+      const missing = await cli(['project', 'add', repo, '--provider', 'command', ...url]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('--provider command needs --command');
+      expect(await d.store.projects.list()).toEqual([]);
+
+      const other = gitRepo();
+      const withCommand = await cliJson<{ project: Project }>(['project', 'add', other, '--name', 'cmd', '--provider', 'command', '--command', 'node "/opt/my agent.mjs" --model {model} {prompt}', ...url]);
+      expect(withCommand.body.project.config.provider).toEqual({ kind: 'command', command: ['node', '/opt/my agent.mjs', '--model', '{model}', '{prompt}'], promptVia: 'arg' });
+
+      expect((await cli(['project', 'add', repo, '--name', 'bare', ...url])).code).toBe(0);
+      const project = ['--project', 'bare'];
+      if (!hasClaudeCredentials()) {
+        const refused = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toContain('Project bare cannot run tasks: Project bare has no agent provider');
+        expect(refused.stderr).toContain("maestro project config set provider.kind command provider.command '[\"/path/to/agent\",\"{prompt}\"]' --project bare");
+      }
+
+      const incomplete = await cli(['project', 'config', 'set', 'provider.kind', 'command', ...project, ...url]);
+      expect(incomplete.code).toBe(2);
+      expect(incomplete.stderr).toMatch(/Invalid provider: provider\.command: .*Nothing was saved/);
+      const unknownKey = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.scirpt', '/x.yaml', ...project, ...url]);
+      expect(unknownKey.code).toBe(2);
+      expect(unknownKey.stderr).toMatch(/provider\.script: .*expected string/);
+      expect(unknownKey.stderr).toMatch(/scirpt/);
+      expect((await d.store.projects.get('bare')).config).toEqual({});
+
+      expect((await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '["/nonexistent/agent","{prompt}"]', ...project, ...url])).code).toBe(0);
+      const notThere = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
+      expect(notThere.code).toBe(1);
+      expect(notThere.stderr).toContain('its command agent /nonexistent/agent does not exist or is not executable');
+
+      const script = join(tempDir('maestro-script-'), 'agent.yaml');
+      writeFileSync(script, 'steps:\n  - match: { role: any }\n    actions:\n      - hang: true\n');
+      const set = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, 'keepBranches', 'true', ...project, ...url]);
+      expect(set.code).toBe(0);
+      expect(set.stdout).toContain('Saved provider.kind, provider.script, keepBranches for project bare.');
+      expect((await d.store.projects.get('bare')).config).toEqual({ provider: { kind: 'scripted', script }, keepBranches: true });
+      expect((await cli(['project', 'config', 'get', 'provider.kind', ...project, ...url])).stdout).toBe('scripted\n');
+      const all = await cliJson<{ config: Record<string, unknown> }>(['project', 'config', 'get', ...project, ...url]);
+      expect(all.body.config).toEqual({ provider: { kind: 'scripted', script }, keepBranches: true });
+
+      const created = await cliJson<{ task: { id: string; status: string } }>(['task', 'create', 'Add greeting', ...project, ...url]);
+      expect(created.code).toBe(0);
+      expect(created.body.task.status).toBe('ready');
+      await d.store.tasks.transition(created.body.task.id, 'cancelled');
+
+      expect((await cli(['project', 'config', 'unset', 'keepBranches', ...project, ...url])).code).toBe(0);
+      expect((await d.store.projects.get('bare')).config).toEqual({ provider: { kind: 'scripted', script } });
+      const none = await cli(['project', 'config', 'get', 'nothing.here', ...project, ...url]);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain('Project bare has no setting nothing.here');
+    } finally {
+      await d.stop({ graceMs: 1000 });
+    }
+  }, 300_000);
+});
