@@ -104,5 +104,28 @@ describe('detection for users', () => {
     expect(chosen.code).toBe(0);
     expect(chosen.stdout).toContain('with the gemini agent\nNote: Gemini CLI is not logged in where the daemon runs: no login found: run `gemini` once');
     expect((await daemon.store.projects.get('gem')).config).toEqual({ provider: { kind: 'gemini' } });
+    const tiers = await cli(['project', 'config', 'set', 'provider.models.hard', 'pro', 'provider.permissions.acceptEdits', '["--approval-mode","auto_edit"]', '--project', 'gem', ...url]);
+    expect(tiers.code).toBe(0);
+    expect((await daemon.store.projects.get('gem')).config).toEqual({ provider: { kind: 'gemini', models: { hard: 'pro' }, permissions: { acceptEdits: ['--approval-mode', 'auto_edit'] } } });
+    const typo = await cli(['project', 'config', 'set', 'provider.permissions.acceptEdit', '["--yolo"]', '--project', 'gem', ...url]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/provider\.permissions: Unrecognized key: "acceptEdit"/);
+  });
+
+  it('a task is refused at once when its project\'s tool is not where the daemon can run it', async () => {
+    daemon = await startTestDaemon({ tickMs: 60_000 }, { workerEnv: env() });
+    const d = daemon;
+    const post = async (url: string, payload: object) => {
+      const res = await d.app.inject({ method: 'POST', url, payload });
+      return { status: res.statusCode, body: res.json() as Record<string, any> };
+    };
+    const project = async (name: string, provider: object) => (await post('/api/projects', { name, repoPath: gitRepo(), config: { provider } })).body.project.id as string;
+    expect((await post('/api/tasks', { projectId: await project('oc', { kind: 'opencode' }), title: 'fine' })).status).toBe(201);
+    const missing = await post('/api/tasks', { projectId: await project('gm', { kind: 'gemini', env: { PATH: nodeOnly() } }), title: 'no gemini' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain('Project gm cannot run tasks: its agent is gemini, but Gemini CLI is not installed where the daemon runs (no gemini on PATH)');
+    const wrong = await post('/api/tasks', { projectId: await project('cx', { kind: 'codex', executable: '/nowhere/codex' }), title: 'no codex' });
+    expect(wrong.body.error.message).toContain('its Codex CLI executable /nowhere/codex does not exist or is not executable');
+    expect(await d.store.tasks.list({})).toHaveLength(1);
   });
 });

@@ -38,7 +38,7 @@ export async function agentOffer(client: ApiClient, project: Project, chosen: st
   } catch {
     return null;
   }
-  if (!chosen) return describeAgentChoices(agents, `Give it one: maestro project config set provider.kind <kind> --project ${project.name} (docs/agent-clis.md, docs/agents.md).`);
+  if (!chosen) return describeAgentChoices(agents, `Give it one: maestro project config set provider.kind <kind> --project ${project.name} (docs/agents.md).`);
   const tool = agents.find((a) => a.kind === chosen);
   if (!tool || (tool.installed && tool.loggedIn !== false)) return null;
   return `Note: ${tool.name} ${tool.installed ? 'is not logged in' : 'is not installed'} where the daemon runs: ${tool.detail}`;
