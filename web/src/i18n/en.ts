@@ -56,7 +56,7 @@ export const en = {
   },
   agents: {
     title: 'Agent tools on the daemon’s machine', installed: 'installed', missing: 'not installed', loggedIn: 'logged in', loggedOut: 'not logged in', unknown: 'login unknown',
-    checking: 'Checking the agent tools…', loadFailed: 'The agent tools could not be checked: {{message}}', hint: 'Use one for a project with its provider setting, e.g. {"provider": {"kind": "codex"}}.',
+    checking: 'Checking the agent tools…', loadFailed: 'The agent tools could not be checked: {{message}}', hint: 'Use one: maestro project add <path> --provider <kind>, or maestro project config set provider.kind <kind> --project <name>.',
   },
   metrics: {
     title: 'Metrics', byStatus: 'Tasks by status', throughput: 'Throughput (tasks done per hour)', durations: 'Run durations (p50 / p95)', cost: 'Cost by project',

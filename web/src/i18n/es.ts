@@ -41,7 +41,7 @@ export const es: Dictionary = {
   },
   agents: {
     title: 'Herramientas de agente en la máquina del daemon', installed: 'instalada', missing: 'no instalada', loggedIn: 'con sesión iniciada', loggedOut: 'sin sesión iniciada', unknown: 'sesión desconocida',
-    checking: 'Comprobando las herramientas de agente…', loadFailed: 'No se pudieron comprobar las herramientas de agente: {{message}}', hint: 'Úsala en un proyecto con su ajuste de proveedor, p. ej. {"provider": {"kind": "codex"}}.',
+    checking: 'Comprobando las herramientas de agente…', loadFailed: 'No se pudieron comprobar las herramientas de agente: {{message}}', hint: 'Para usar una: maestro project add <path> --provider <kind>, o maestro project config set provider.kind <kind> --project <name>.',
   },
   metrics: { title: 'Métricas', byStatus: 'Tareas por estado', throughput: 'Rendimiento (tareas hechas por hora)', durations: 'Duración de las ejecuciones (p50 / p95)', cost: 'Coste por proyecto', noData: 'Aún no hay datos.', runs: '{{count}} ejecuciones', tokens: '{{input}} entrada / {{output}} salida' },
   knowledge: {

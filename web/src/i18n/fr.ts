@@ -41,7 +41,7 @@ export const fr: Dictionary = {
   },
   agents: {
     title: 'Outils d’agent sur la machine du démon', installed: 'installé', missing: 'non installé', loggedIn: 'connecté', loggedOut: 'non connecté', unknown: 'connexion inconnue',
-    checking: 'Vérification des outils d’agent…', loadFailed: 'Impossible de vérifier les outils d’agent : {{message}}', hint: 'Utilisez-en un pour un projet via son réglage de fournisseur, p. ex. {"provider": {"kind": "codex"}}.',
+    checking: 'Vérification des outils d’agent…', loadFailed: 'Impossible de vérifier les outils d’agent : {{message}}', hint: 'Pour en utiliser un : maestro project add <path> --provider <kind>, ou maestro project config set provider.kind <kind> --project <name>.',
   },
   metrics: { title: 'Mesures', byStatus: 'Tâches par statut', throughput: 'Débit (tâches terminées par heure)', durations: 'Durée des exécutions (p50 / p95)', cost: 'Coût par projet', noData: 'Pas encore de données.', runs: '{{count}} exécutions', tokens: '{{input}} entrée / {{output}} sortie' },
   knowledge: {

@@ -41,7 +41,7 @@ export const ja: Dictionary = {
   },
   agents: {
     title: 'デーモンのマシン上のエージェントツール', installed: 'インストール済み', missing: '未インストール', loggedIn: 'ログイン済み', loggedOut: '未ログイン', unknown: 'ログイン状態不明',
-    checking: 'エージェントツールを確認中…', loadFailed: 'エージェントツールを確認できませんでした: {{message}}', hint: 'プロジェクトのプロバイダー設定で使います。例: {"provider": {"kind": "codex"}}。',
+    checking: 'エージェントツールを確認中…', loadFailed: 'エージェントツールを確認できませんでした: {{message}}', hint: '使うには: maestro project add <path> --provider <kind>、または maestro project config set provider.kind <kind> --project <name>。',
   },
   metrics: { title: 'メトリクス', byStatus: '状態別タスク数', throughput: 'スループット（1 時間あたりの完了タスク）', durations: '実行時間（p50 / p95）', cost: 'プロジェクト別コスト', noData: 'まだデータがありません。', runs: '{{count}} 回の実行', tokens: '入力 {{input}} / 出力 {{output}}' },
   knowledge: {

@@ -41,7 +41,7 @@ export const zh: Dictionary = {
   },
   agents: {
     title: '守护进程所在机器上的代理工具', installed: '已安装', missing: '未安装', loggedIn: '已登录', loggedOut: '未登录', unknown: '登录状态未知',
-    checking: '正在检查代理工具…', loadFailed: '无法检查代理工具：{{message}}', hint: '在项目的 provider 设置中使用，例如 {"provider": {"kind": "codex"}}。',
+    checking: '正在检查代理工具…', loadFailed: '无法检查代理工具：{{message}}', hint: '使用方法：maestro project add <path> --provider <kind>，或 maestro project config set provider.kind <kind> --project <name>。',
   },
   metrics: { title: '指标', byStatus: '各状态任务数', throughput: '吞吐量（每小时完成任务数）', durations: '运行耗时（p50 / p95）', cost: '各项目费用', noData: '暂无数据。', runs: '{{count}} 次运行', tokens: '输入 {{input}} / 输出 {{output}}' },
   knowledge: {
