@@ -5,6 +5,8 @@
  * without a result into the error failure.ts names. A clarifying question
  * arrives, as with Claude, as a `CLARIFY:` line in the answer; the pipeline
  * asks the human and resumes the tool's session with the reply.
+ * `allowedTools` (Claude Code's tool names) has no equivalent in these CLIs:
+ * the permission mode is what keeps a review read-only (tools.ts).
  */
 import { MaestroError } from '../../core/errors.js';
 import type { AgentProvider, AgentRequest, AgentResult, PermissionMode } from '../types.js';
