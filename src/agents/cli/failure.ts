@@ -20,8 +20,9 @@ export interface FailureContext {
 }
 
 // Wording seen from the four tools and their model APIs; matched against the error event and stderr.
-const LOGIN_PATTERN = /not logged in|logged out|please (log ?in|login|sign in|authenticate)|unauthori[sz]ed|\b401\b|authentication (failed|required|error)|invalid (x-)?api[ _-]?key|api[ _-]?key (is )?(missing|invalid|not (set|found|valid))|(token|session|login|credentials?) (has )?expired|refresh token|re-?authenticate|no credentials/i;
-const RATE_PATTERN = /rate[ _-]?limit|\b429\b|too many requests|quota (exceeded|exhausted)|resource[ _-]?exhausted|usage limit|exceeded your (current )?quota|overloaded/i;
+// A bare 401 or 429 is not enough: "src/a.ts:401" in a tool's stderr is a line number.
+const LOGIN_PATTERN = /not logged in|logged out|please (log ?in|login|sign in|authenticate)|unauthori[sz]ed|status:? *401\b|authentication (failed|required|error)|invalid (x-)?api[ _-]?key|api[ _-]?key (is )?(missing|invalid|not (set|found|valid))|(token|session|login|credentials?) (has )?expired|refresh token|re-?authenticate|no credentials/i;
+const RATE_PATTERN = /rate[ _-]?limit|status:? *429\b|too many requests|quota (exceeded|exhausted)|resource[ _-]?exhausted|usage limit|exceeded your (current )?quota|overloaded/i;
 
 /** Whether the run ended well: a result, not stopped, and the tool was started at all. */
 export function succeeded(exit: JsonlExit): exit is JsonlExit & { outcome: { kind: 'result' } } {

@@ -87,6 +87,9 @@ describe('a stream that ends without a result', () => {
     expect(failureFor(ctx, { ...blank(), code: 41, stderr: ['bye'] })?.message).toMatch(/^Gemini CLI is not logged in or its login expired \(bye\)\. To log in: set GEMINI_API_KEY/);
     expect(failureFor(ctx, { ...blank(), code: 1, stderr: ['[API Error: 429 Too Many Requests]'] })?.code).toBe('AGENT_RATE_LIMITED');
     expect(failureFor(ctx, { ...blank(), aborted: true, code: null, signal: 'SIGTERM' })?.code).toBe('INTERRUPTED');
+    // A line number is not an HTTP status.
+    expect(failureFor(ctx, { ...blank(), code: 1, stderr: ['TypeError at src/a.ts:401:12', 'retrying 429 times'] })?.code).toBe('AGENT_STREAM_BROKEN');
+    expect(failureFor(ctx, { ...blank(), code: 1, stderr: ['request failed with status 401'] })?.code).toBe('AGENT_LOGIN_REQUIRED');
   });
 });
 
