@@ -35,6 +35,9 @@ describe('LineSplitter', () => {
     expect(s.push('{"c":3')).toEqual([]);
     expect(s.end()).toEqual(['{"c":3']);
     expect(s.end()).toEqual([]);
+    // A long line arriving in many chunks without a newline is joined once, whole.
+    for (const piece of ['{"x":"', 'a'.repeat(5), 'b'.repeat(5), '"}']) expect(s.push(piece)).toEqual([]);
+    expect(s.push('\n{"y":1}\n')).toEqual(['{"x":"aaaaabbbbb"}', '{"y":1}']);
   });
 });
 

@@ -41,17 +41,22 @@ export interface EventParser {
 
 /** Splits a byte stream into lines; a line cut between two chunks is joined; CRLF is accepted. */
 export class LineSplitter {
-  private rest = '';
+  /** The unfinished line, in pieces: a long line (a command's whole output) is joined once, not once per chunk. */
+  private pending: string[] = [];
   push(chunk: string): string[] {
-    const text = this.rest + chunk;
-    const parts = text.split('\n');
-    this.rest = parts.pop() ?? '';
+    if (!chunk.includes('\n')) {
+      if (chunk) this.pending.push(chunk);
+      return [];
+    }
+    const parts = (this.pending.join('') + chunk).split('\n');
+    const rest = parts.pop()!;
+    this.pending = rest ? [rest] : [];
     return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   }
   /** The last line when the stream did not end with a newline (a tool killed mid-line leaves one). */
   end(): string[] {
-    const last = this.rest;
-    this.rest = '';
+    const last = this.pending.join('');
+    this.pending = [];
     return last ? [last] : [];
   }
 }
