@@ -10,7 +10,13 @@ import { DEFAULT_TIERS } from './tiers.js';
 import type { ProviderKind } from './types.js';
 
 export const CREDENTIAL_ENV: Record<ProviderKind, string[]> = {
-  claude: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+  // The same list as PROVIDER_ENV.claude in src/lib/agentEnv.ts (main).
+  claude: [
+    'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'ANTHROPIC_CUSTOM_HEADERS',
+    'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX',
+    'AWS_REGION', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN',
+    'CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID', 'GOOGLE_APPLICATION_CREDENTIALS',
+  ],
   codex: CLI_TOOLS.codex.credentialEnv,
   gemini: CLI_TOOLS.gemini.credentialEnv,
   cursor: CLI_TOOLS.cursor.credentialEnv,

@@ -12,7 +12,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_TOOLS, CLI_TOOL_KINDS, type CliToolSpec } from './cli/tools.js';
 import { locateTool } from './cli/which.js';
-import { CREDENTIAL_ENV } from './credentials.js';
 
 export interface AgentToolStatus {
   kind: 'claude' | (typeof CLI_TOOL_KINDS)[number];
@@ -59,7 +58,8 @@ async function detectCli(spec: CliToolSpec, env: NodeJS.ProcessEnv): Promise<Age
 /** Claude runs through the Agent SDK's bundled Claude Code: always installed; logged in by key or by a Claude Code login. */
 function detectClaude(env: NodeJS.ProcessEnv): AgentToolStatus {
   const base = { kind: 'claude' as const, name: 'Claude Code', executable: 'claude (bundled with the Agent SDK)', path: null, installed: true };
-  const variable = CREDENTIAL_ENV.claude.find((v) => SECRET_NAME.test(v) && env[v]);
+  // Only Anthropic's own keys: an AWS key alone does not make Claude Code use Bedrock.
+  const variable = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'].find((v) => env[v]);
   if (variable) return { ...base, loggedIn: true, detail: `${variable} is set` };
   const file = join(env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude'), '.credentials.json');
   if (existsSync(file)) return { ...base, loggedIn: true, detail: `login found in ${file}` };
