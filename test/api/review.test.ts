@@ -69,6 +69,11 @@ describe('review API', () => {
     expect(whole.body.files).toHaveLength(1);
     expect(whole.body.files[0]).toMatchObject({ path: 'big.txt', collapsed: false });
     expect(whole.body.files[0].hunks[0].lines).toHaveLength(2500);
+    for (const odd of ['../../etc/passwd', '-p', ':(glob)*', '*']) {
+      const r = await call('GET', `/api/tasks/${task.id}/diff?file=${encodeURIComponent(odd)}`);
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe('NOT_FOUND');
+    }
     const missing = await call('GET', `/api/tasks/${task.id}/diff?file=nope.ts`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.message).toMatch(/nope.ts is not part of the change/);
@@ -128,7 +133,7 @@ describe('review API', () => {
     expect((await call('GET', `/api/tasks/${next.id}/diff`)).body.error.code).toBe('NO_DIFF');
   });
 
-  it('lists configured checks as pending before any run, and verdicts from the task result', async () => {
+  it('lists configured checks as pending before any run, and no verdicts yet', async () => {
     mkdirSync(join(repo, '.maestro'));
     writeFileSync(join(repo, '.maestro/config.json'), JSON.stringify({ checks: { lint: 'npm run lint', test: ['node', '--test'] } }));
     const { task } = await setup();
