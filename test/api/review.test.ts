@@ -95,6 +95,24 @@ describe('review API', () => {
     expect(one.body.files[0]).toMatchObject({ path: 'data/huge.csv', status: 'added', collapsed: true, hunks: [] });
   });
 
+  it('a deleted branch still shows its change while the commit is known, else a clear 409', async () => {
+    const { task } = await setup();
+    const branch = makeTaskBranch(repo, task.id);
+    const sha = git(repo, 'rev-parse', branch);
+    await d.store.tasks.transition(task.id, 'queued', { fields: { result: { kind: 'execute', branch, commitSha: sha } } });
+    git(repo, 'branch', '-D', branch);
+    const kept = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.head).toBe(sha);
+    expect(kept.body.files).toHaveLength(6);
+
+    await d.store.tasks.transition(task.id, 'executing', { fields: { result: { kind: 'execute', branch, commitSha: 'f'.repeat(40) } } });
+    const gone = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(gone.status).toBe(409);
+    expect(gone.body.error).toMatchObject({ code: 'NO_DIFF' });
+    expect(gone.body.error.message).toContain(`its branch ${branch} no longer exists`);
+  });
+
   it('approves and rejects without naming the gate; line comments are checked against the diff and reach the next version', async () => {
     const { task } = await setup();
     makeTaskBranch(repo, task.id);
