@@ -78,3 +78,17 @@ export function waitForOutput(child: ChildProcess, text: string, sink: { out: st
     check();
   });
 }
+
+/**
+ * The CLI as the user of a daemon's home runs it: MAESTRO_HOME points at the
+ * home, so the CLI reads the daemon's token from `$MAESTRO_HOME/token`, as a
+ * user's CLI does. An env given to a call keeps its own settings on top.
+ */
+export function cliFor(home: string): { cli: typeof cli; cliJson: typeof cliJson; startCli: typeof startCli } {
+  const withHome = (env: NodeJS.ProcessEnv = cleanEnv()) => ({ MAESTRO_HOME: home, ...env });
+  return {
+    cli: (args, env) => cli(args, withHome(env)),
+    cliJson: (args, env) => cliJson(args, withHome(env)),
+    startCli: (args, env) => startCli(args, withHome(env)),
+  };
+}

@@ -14,7 +14,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
-import { startCli, waitForOutput } from '../cli/helpers.js';
+import { cliFor, waitForOutput } from '../cli/helpers.js';
 
 const SCRIPT = `
 steps:
@@ -83,7 +83,7 @@ describe("reviewer's cockpit", () => {
 
     // The same evidence in `maestro task show`.
     const shown = await new Promise<string>((resolve, reject) => {
-      const child = startCli(['task', 'show', v1.id, '--url', d.url]);
+      const child = cliFor(d.config.home).startCli(['task', 'show', v1.id, '--url', d.url]);
       let text = '';
       child.stdout!.on('data', (b: Buffer) => (text += b.toString()));
       child.on('error', reject);
@@ -95,7 +95,7 @@ describe("reviewer's cockpit", () => {
     expect(shown).toContain('[low, code] src/greet.ts:1: take the name as a parameter');
 
     // Follow version 1 from the CLI, then reject it: the follower must go on into version 2.
-    const follower = startCli(['task', 'logs', v1.id, '--follow', '--url', d.url]);
+    const follower = cliFor(d.config.home).startCli(['task', 'logs', v1.id, '--follow', '--url', d.url]);
     const out = { text: '' };
     follower.stdout!.on('data', (b: Buffer) => (out.text += b.toString()));
     const followerDone = new Promise<number | null>((resolve) => follower.on('close', resolve));
