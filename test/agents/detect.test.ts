@@ -7,7 +7,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectAgents, type AgentToolStatus } from '../../src/agents/detect.js';
-import { cli, cliJson, cleanEnv, gitRepo } from '../cli/helpers.js';
+import { cliFor, cliJson, cleanEnv, gitRepo } from '../cli/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { FAKES, fakeBin } from './fakes/bin.js';
@@ -94,6 +94,7 @@ describe('detection for users', () => {
 
   it('maestro project add offers the tools the daemon can run, and warns about a chosen one that cannot run yet', async () => {
     daemon = await startTestDaemon({}, { noOrchestrator: true, workerEnv: env({ OPENAI_API_KEY: 'sk-test', FAKE_AGENT_LOGGED_IN: '0' }) });
+    const { cli } = cliFor(daemon.config.home);
     const url = ['--url', daemon.url];
     const plain = await cli(['project', 'add', gitRepo(), '--name', 'plain', ...url]);
     expect(plain.code).toBe(0);
