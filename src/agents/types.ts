@@ -28,6 +28,28 @@ export interface AgentRequest {
    * `CLARIFY:` line; the pipeline asks and resumes the session with the reply.
    */
   askUser: (question: string) => Promise<string>;
+  /** Tool calls as the agent starts and ends them (providers that see them: codex, gemini, cursor, opencode). */
+  onTool?: (event: AgentToolEvent) => void;
+}
+
+/** One phase of one tool call the agent made (a command, a file edit, a search). */
+export interface AgentToolEvent {
+  /** The tool's own call id, so a start and its end can be paired. */
+  id: string;
+  /** The tool's name as the agent CLI reports it (`command`, `Bash`, `edit`, `readToolCall`...). */
+  name: string;
+  state: 'start' | 'done' | 'failed';
+  /** A short human line: the command run, the file touched. */
+  summary?: string;
+}
+
+/** What a JSONL event stream held besides the answer: lines that were not JSON, event types not understood. */
+export interface StreamDiagnostics {
+  lines: number;
+  /** 1-based line numbers of stdout lines that were not JSON objects (first 20 kept). */
+  malformed: Array<{ line: number; text: string }>;
+  /** Event types this Maestro does not know, with how often each came (they are ignored). */
+  unknownTypes: Record<string, number>;
 }
 
 export interface AgentUsage {
@@ -41,10 +63,14 @@ export interface AgentResult {
   text: string;
   sessionId: string | null;
   usage: AgentUsage;
+  /** Set by the JSONL providers when their stream held something worth a look. */
+  diagnostics?: StreamDiagnostics;
 }
 
+export type ProviderKind = 'claude' | 'command' | 'scripted' | 'codex' | 'gemini' | 'cursor' | 'opencode';
+
 export interface AgentProvider {
-  readonly kind: 'claude' | 'command' | 'scripted';
+  readonly kind: ProviderKind;
   run(request: AgentRequest): Promise<AgentResult>;
 }
 

@@ -16,6 +16,7 @@ import { installGuard, type GuardConfig } from './guard.js';
 import { installJsonParser } from './json.js';
 import { OpenApiDoc } from './route.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerReadRoutes } from './routes/reads.js';
 import { registerReviewRoutes } from './routes/review.js';
@@ -43,6 +44,8 @@ export interface ApiDeps {
   logError: (err: Error) => void;
   /** The daemon's health conditions (a full disk, a read-only home) for GET /api/health. */
   health?: () => { ok: boolean; conditions: unknown[] };
+  /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
+  agentEnv?: NodeJS.ProcessEnv;
   /**
    * Why a project's tasks could not run (no usable agent provider), or null.
    * Set by a daemon that runs tasks: creating a task there is refused with the fix.
@@ -76,6 +79,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerReviewRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);
+  registerAgentRoutes(app, doc, deps);
   for (const plugin of deps.plugins ?? []) await plugin(app, doc);
   return app;
 }

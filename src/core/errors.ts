@@ -68,6 +68,11 @@ export const ERROR_CATALOGUE = {
   HOME_READ_ONLY: 503,
   DATABASE_CORRUPT: 500,
   DATABASE_EMPTY: 500,
+  // Agent CLIs (src/agents/cli: codex, gemini, cursor, opencode): why a run of one ended without an answer.
+  AGENT_NOT_INSTALLED: 424,
+  AGENT_LOGIN_REQUIRED: 424,
+  AGENT_RATE_LIMITED: 429,
+  AGENT_STREAM_BROKEN: 502,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -191,8 +191,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
     // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
-    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project) };
-    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, { ...process.env, ...options.workerEnv }) };
+    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);

@@ -22,6 +22,7 @@ import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/stat
 import type { Gate, Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { agentEnv } from '../lib/agentEnv.js';
+import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { beatDaemon, failOrphanedRuns, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
@@ -362,7 +363,7 @@ export class Orchestrator {
   private async spawn(run: Run, project?: Project): Promise<void> {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
     const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
-    const env = { ...agentEnv(process.env, { provider: readJob(run.runDir!).provider.kind, pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const env = { ...agentEnv(process.env, { credentials: CREDENTIAL_ENV[readJob(run.runDir!).provider.kind], pass: passEnvOf(config) }), ...this.opts.workerEnv };
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

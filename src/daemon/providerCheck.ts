@@ -3,11 +3,14 @@
  * missing provider is refused at once (with the command that fixes it) rather
  * than found by the first run, which would leave the task needing attention.
  * Only what can be known without starting the agent: the provider settings
- * parse, claude has credentials, a command's program and a script's file exist.
+ * parse, claude has credentials, a command's program and a script's file exist,
+ * an agent CLI (codex, gemini, cursor, opencode) is on PATH.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Project } from '../core/types.js';
+import { CLI_TOOLS } from '../agents/cli/tools.js';
+import { locateTool } from '../agents/cli/which.js';
 import { hasClaudeCredentials, providerFor } from './jobs.js';
 
 function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
@@ -44,6 +47,19 @@ export function providerProblem(project: Project, env: NodeJS.ProcessEnv = proce
     case 'claude':
       if (provider.executable && !existsSync(provider.executable)) return `its Claude Code executable ${provider.executable} does not exist`;
       return hasClaudeCredentials({ ...env, ...provider.env }) ? null : 'its agent is claude, but the daemon has no Claude credentials (no ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or Claude Code login)';
+    case 'codex':
+    case 'gemini':
+    case 'cursor':
+    case 'opencode': {
+      // Installed is what can be told without starting it; a lost login is the first run's clear error (AGENT_LOGIN_REQUIRED).
+      const spec = CLI_TOOLS[provider.kind];
+      if (provider.executable) return executable(provider.executable) ? null : `its ${spec.name} executable ${provider.executable} does not exist or is not executable`;
+      return locateTool(spec, { ...env, ...provider.env }).path ? null : `its agent is ${provider.kind}, but ${spec.name} is not installed where the daemon runs (no ${[spec.executable, ...(spec.alternativeExecutables ?? [])].join(' or ')} on PATH)`;
+    }
+    default: {
+      const never: never = provider;
+      return `unknown agent provider ${String((never as { kind: string }).kind)}`;
+    }
   }
 }
 
@@ -52,6 +68,7 @@ export function providerFix(project: Project, problem: string): string {
   return [
     `Project ${project.name} cannot run tasks: ${problem}.`,
     `Give it an agent first, e.g. \`maestro project config set provider.kind command provider.command '["/path/to/agent","{prompt}"]' --project ${project.name}\``,
-    `(the agent contract is in docs/agents.md), or \`maestro project config set provider.kind claude --project ${project.name}\` with ANTHROPIC_API_KEY set for the daemon.`,
+    `(the agent contract is in docs/agents.md), or \`maestro project config set provider.kind claude --project ${project.name}\` with ANTHROPIC_API_KEY set for the daemon,`,
+    `or one of codex, gemini, cursor, opencode that \`maestro doctor\` shows installed and logged in (\`maestro project config set provider.kind codex --project ${project.name}\`).`,
   ].join(' ');
 }

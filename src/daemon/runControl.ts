@@ -21,7 +21,8 @@ export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null
     case 'token':
       return { ...base, kind: 'token', data: { stage: r.stage, text: r.text, at } };
     case 'phase':
-      return { ...base, kind: 'phase', data: { stage: r.stage, state: r.state, at } };
+      // A tool call's one-line summary (the command, the file) is what a `tool:<name>` phase is worth watching for.
+      return { ...base, kind: 'phase', data: { stage: r.stage, state: r.state, at, ...(typeof r.detail?.summary === 'string' ? { summary: r.detail.summary } : {}) } };
     case 'clarify':
       return { ...base, kind: 'clarify', data: { stage: r.stage, question: r.question, clarifyId: r.clarifyId, at } };
     case 'result':

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError, coerceError } from '../core/errors.js';
-import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode } from '../agents/types.js';
+import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode, type StreamDiagnostics } from '../agents/types.js';
 import { modelChain } from '../agents/tiers.js';
 import type { Complexity } from '../core/types.js';
 import type { CheckConfig, Job, Limits } from './protocol/job.js';
@@ -181,6 +181,9 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
           onToken: (text) => {
             ctx.emit({ type: 'token', stage: call.stage, text });
           },
+          onTool: (e) => {
+            ctx.emit({ type: 'phase', stage: `tool:${e.name}`, state: e.state, detail: { stage: call.stage, callId: e.id, ...(e.summary ? { summary: e.summary } : {}) } });
+          },
           askUser: async (question) => {
             timer.pause();
             try {
@@ -194,6 +197,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
         ctx.usage.outputTokens += result.usage.outputTokens;
         ctx.usage.costUsd += result.usage.costUsd;
         appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'agent', text: result.text });
+        if (result.diagnostics) appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'notice', text: describeDiagnostics(result.diagnostics) });
         const question = CLARIFY_PATTERN.exec(result.text)?.[1];
         if (!question || round >= MAX_CLARIFY_ROUNDS) return result.text;
         // Agents that cannot pause end their turn with a question; ask, then continue the session.
@@ -207,6 +211,11 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
       if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during ${call.stage}`, { cause: err });
       const e = err instanceof MaestroError ? err : new MaestroError('AGENT_FAILED', coerceError(err).message, { cause: err });
       if (e instanceof AttentionError || e.code === 'SCRIPT_INVALID') throw e;
+      // A weaker model cannot install the tool or log it in: stop here with the reason.
+      if (e.code === 'AGENT_NOT_INSTALLED' || e.code === 'AGENT_LOGIN_REQUIRED') {
+        ctx.emit({ type: 'phase', stage: call.stage, state: 'failed', detail: { model, message: e.message, fallingBack: false } });
+        throw new AttentionError(e, e.code.toLowerCase(), { stage: call.stage, models: chain });
+      }
       lastError = timedOut ? new MaestroError('AGENT_TIMEOUT', `the agent (${model}) ran past ${ctx.limits.agentTimeoutMs} ms in ${call.stage}`) : e;
       ctx.emit({ type: 'phase', stage: call.stage, state: 'failed', detail: { model, message: lastError.message, fallingBack: model !== chain[chain.length - 1] } });
     } finally {
@@ -215,5 +224,20 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
     }
   }
   const e = lastError ?? new MaestroError('AGENT_FAILED', 'no model to run');
-  throw new AttentionError(e, e.code === 'AGENT_TIMEOUT' ? 'agent_timeout' : 'agent_failed', { stage: call.stage, models: chain });
+  throw new AttentionError(e, ATTENTION_REASONS[e.code] ?? 'agent_failed', { stage: call.stage, models: chain });
+}
+
+/** needsAttention.reason for an agent call that failed on every model of its chain. */
+const ATTENTION_REASONS: Partial<Record<string, string>> = {
+  AGENT_TIMEOUT: 'agent_timeout',
+  AGENT_RATE_LIMITED: 'agent_rate_limited',
+  AGENT_STREAM_BROKEN: 'agent_stream_broken',
+};
+
+function describeDiagnostics(d: StreamDiagnostics): string {
+  const parts: string[] = [];
+  if (d.malformed.length) parts.push(`${d.malformed.length} line(s) of the agent's event stream were not JSON: ${d.malformed.map((m) => `line ${m.line}: ${m.text}`).join('; ')}`);
+  const unknown = Object.entries(d.unknownTypes);
+  if (unknown.length) parts.push(`event types ignored: ${unknown.map(([t, n]) => `${t} ×${n}`).join(', ')}`);
+  return parts.join('. ');
 }

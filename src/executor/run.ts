@@ -19,6 +19,7 @@ import { runReviewer } from './pipelines/reviewer.js';
 import { DEFAULT_LIMITS, type Job } from './protocol/job.js';
 import { loadProjectConfig } from './projectConfig.js';
 import { resolveTiers } from '../agents/tiers.js';
+import { providerTiers } from '../agents/credentials.js';
 import { OutboxWriter, type OutboxRecord, type ErrorRecord, type NeedsAttention, type OutboxDraft, type ResultRecord, type Usage } from './protocol/outbox.js';
 import { StageBook } from './protocol/stages.js';
 
@@ -59,7 +60,8 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
   };
   let currentStage: string | null = null;
   const ctxEmit = (draft: OutboxDraft) => {
-    if (draft.type === 'phase' && draft.state === 'start') currentStage = draft.stage;
+    // Tool phases (`tool:<name>`) happen inside a stage; an error still belongs to the stage.
+    if (draft.type === 'phase' && draft.state === 'start' && !draft.stage.startsWith('tool:')) currentStage = draft.stage;
     emit(draft);
   };
   emit({ type: 'phase', stage: 'run', state: 'start', detail: { kind: job.kind, pid: process.pid } });
@@ -70,7 +72,8 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
       job,
       limits: { ...DEFAULT_LIMITS, ...project.limits, ...job.limits },
       checks: job.checks ?? project.checks,
-      tiers: resolveTiers(process.env, project.models),
+      // The provider's own model names, then the project's `.maestro/` models, then the provider config's, then env.
+      tiers: resolveTiers(process.env, { ...providerTiers(job.provider.kind), ...project.models, ...('models' in job.provider ? job.provider.models : {}) }),
       runDir: io.runDir,
       outbox,
       stages,

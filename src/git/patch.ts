@@ -44,6 +44,8 @@ export const COLLAPSE_BYTES = 1024 * 1024;
 /** A placeholder even when asked for by name. */
 export const PLACEHOLDER_LINES = 50_000;
 export const PLACEHOLDER_BYTES = 50 * 1024 * 1024;
+/** What one patch may hold (both sides of every file counted); git()'s buffer is 64 MB. */
+const PATCH_BUDGET_BYTES = 24 * 1024 * 1024;
 
 const STATUS: Record<string, FileStatus> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' };
 const ZERO_SHA = /^0+$/;
@@ -167,39 +169,45 @@ export interface PatchOptions {
 /** The change from `base` to `head` (both commits), files in git's order. */
 export async function readPatch(cwd: string, base: string, head: string, options: PatchOptions = {}): Promise<DiffFile[]> {
   const range = [base, head];
-  const [raw, num] = await Promise.all([
-    git(cwd, [...DIFF_FLAGS, 'diff', '--raw', '-z', '--no-abbrev', ...DIFF_OPTS, ...range]),
-    git(cwd, [...DIFF_FLAGS, 'diff', '--numstat', '-z', ...DIFF_OPTS, ...range]),
-  ]);
-  let entries = parseRaw(raw.stdout);
-  if (options.file !== undefined) entries = entries.filter((e) => e.path === options.file || e.oldPath === options.file);
-  const stats = parseNumstat(num.stdout);
+  const all = parseRaw((await git(cwd, [...DIFF_FLAGS, 'diff', '--raw', '-z', '--no-abbrev', ...DIFF_OPTS, ...range])).stdout);
+  const entries = options.file === undefined ? all : all.filter((e) => e.path === options.file || e.oldPath === options.file);
+  if (!entries.length) return [];
   const sizes = await blobSizes(cwd, entries.flatMap((e) => e.blobs));
-  const files: DiffFile[] = entries.map((e) => {
-    const s = stats.get(e.path) ?? { additions: 0, deletions: 0, binary: false };
-    const bytes = Math.max(...e.blobs.map((b) => sizes.get(b) ?? 0));
-    const lines = s.additions + s.deletions;
-    const huge = bytes > PLACEHOLDER_BYTES || lines > PLACEHOLDER_LINES;
-    const large = bytes > COLLAPSE_BYTES || lines > COLLAPSE_LINES;
-    return { path: e.path, oldPath: e.oldPath, status: e.status, binary: s.binary, additions: s.additions, deletions: s.deletions, collapsed: huge || (large && options.file === undefined), hunks: [] };
-  });
-  const wanted = files.filter((f) => !f.binary && !f.collapsed);
-  if (!wanted.length) return files;
-  // One patch for the files that show hunks; renames need both paths in the pathspec to be detected again.
-  const paths = [...new Set(wanted.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path])))];
-  const patch = await git(cwd, [...DIFF_FLAGS, '--literal-pathspecs', 'diff', '--patch', '--unified=3', ...DIFF_OPTS, ...range, '--', ...paths]);
-  const blocks = splitPatch(patch.stdout);
-  const byKey = new Map(files.map((f) => [f.path, f]));
-  // Blocks come in the same order as the raw listing restricted to `paths`; match each to its file by that order.
-  const order = parseRawOrderFor(entries, new Set(paths));
-  order.forEach((path, i) => {
-    const f = byKey.get(path);
-    if (f && !f.binary && !f.collapsed && blocks[i]) f.hunks = parseHunks(blocks[i]!);
-  });
-  return files;
-}
-
-/** The paths of the raw entries the restricted patch contains, in order. */
-function parseRawOrderFor(entries: RawEntry[], paths: Set<string>): string[] {
-  return entries.filter((e) => paths.has(e.path) && (!e.oldPath || paths.has(e.oldPath))).map((e) => e.path);
+  const bytes = (e: RawEntry) => Math.max(...e.blobs.map((b) => sizes.get(b) ?? 0));
+  // Files too big to diff here are left out of the patch (and counted on their own below).
+  const limit = options.file === undefined ? COLLAPSE_BYTES : PLACEHOLDER_BYTES;
+  const big = new Set(entries.filter((e) => bytes(e) > limit));
+  // And the whole patch stays well under git()'s output buffer: the largest files collapse first.
+  let total = entries.reduce((n, e) => n + (big.has(e) ? 0 : 2 * bytes(e)), 0);
+  for (const e of [...entries].sort((a, b) => bytes(b) - bytes(a))) {
+    if (total <= PATCH_BUDGET_BYTES) break;
+    if (big.has(e)) continue;
+    big.add(e);
+    total -= 2 * bytes(e);
+  }
+  const shown = entries.filter((e) => !big.has(e));
+  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.path, oldPath: e.oldPath, status: e.status, binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [] }]));
+  const spec = (list: RawEntry[]) => list.flatMap((e) => (e.oldPath ? [e.oldPath, e.path] : [e.path]));
+  if (shown.length) {
+    // One patch for every file that is not too big: the whole change, or only the files asked for.
+    const pathspec = options.file !== undefined ? spec(shown).map((p) => `:(literal)${p}`) : big.size ? ['.', ...spec([...big]).map((p) => `:(exclude,literal)${p}`)] : [];
+    const patch = await git(cwd, [...DIFF_FLAGS, 'diff', '--patch', '--unified=3', ...DIFF_OPTS, ...range, ...(pathspec.length ? ['--', ...pathspec] : [])]);
+    // Blocks come in the order of the raw listing: match them to the files by position.
+    const blocks = splitPatch(patch.stdout);
+    shown.forEach((e, i) => {
+      const f = files.get(e)!;
+      const block = blocks[i] ?? [];
+      f.binary = block.some((l) => l.startsWith('Binary files ') || l === 'GIT binary patch');
+      const hunks = f.binary ? [] : parseHunks(block);
+      for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
+      const lines = f.additions + f.deletions;
+      f.collapsed = lines > PLACEHOLDER_LINES || (options.file === undefined && lines > COLLAPSE_LINES);
+      f.hunks = f.collapsed ? [] : hunks;
+    });
+  }
+  if (big.size) {
+    const stats = parseNumstat((await git(cwd, [...DIFF_FLAGS, 'diff', '--numstat', '-z', ...DIFF_OPTS, ...range, '--', ...spec([...big]).map((p) => `:(literal)${p}`)])).stdout);
+    for (const e of big) Object.assign(files.get(e)!, stats.get(e.path) ?? {}, { collapsed: true, hunks: [] });
+  }
+  return entries.map((e) => files.get(e)!);
 }

@@ -7,8 +7,8 @@
  *   - what a program needs to run at all: PATH, HOME, the user, the locale,
  *     the terminal, temp and XDG folders, proxies and CA bundles;
  *   - the model tiers (MAESTRO_MODEL_HARD/MEDIUM/EASY): names, not secrets;
- *   - the credentials of the run's own provider (PROVIDER_ENV), nothing of
- *     the others;
+ *   - the credentials of the run's own provider (CREDENTIAL_ENV in
+ *     src/agents/credentials.ts), nothing of the others;
  *   - the names the project's config lists in `passEnv` (exact names, or a
  *     prefix ending in `*`, e.g. `NPM_CONFIG_*`), for the project's own tools.
  * Nothing named MAESTRO_* passes except the tiers, whatever passEnv says.
@@ -24,25 +24,9 @@ const BASE = [
 ];
 const BASE_PREFIXES = ['LC_'];
 
-/**
- * Each provider's own credentials and settings. The command and scripted
- * providers run nothing of a vendor's: a command agent that needs a key gets it
- * through the project's `passEnv` or the provider's own `env`.
- */
-export const PROVIDER_ENV: Record<string, readonly string[]> = {
-  claude: [
-    'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'ANTHROPIC_CUSTOM_HEADERS',
-    'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX',
-    'AWS_REGION', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN',
-    'CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID', 'GOOGLE_APPLICATION_CREDENTIALS',
-  ],
-  command: [],
-  scripted: [],
-};
-
 export interface AgentEnvOptions {
-  /** The run's provider kind: its credentials pass. */
-  provider?: string;
+  /** The run's provider's own credential variables (src/agents/credentials.ts CREDENTIAL_ENV): they pass. */
+  credentials?: readonly string[];
   /** The project's `passEnv`: exact names or `PREFIX_*`. */
   pass?: readonly string[];
 }
@@ -56,7 +40,7 @@ function passes(name: string, names: Set<string>, prefixes: string[]): boolean {
 }
 
 export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}): NodeJS.ProcessEnv {
-  const names = new Set([...BASE, ...(PROVIDER_ENV[opts.provider ?? ''] ?? [])]);
+  const names = new Set([...BASE, ...(opts.credentials ?? [])]);
   const prefixes = [...BASE_PREFIXES];
   for (const entry of opts.pass ?? []) {
     if (entry.endsWith('*')) prefixes.push(entry.slice(0, -1));

@@ -69,6 +69,11 @@ describe('review API', () => {
     expect(whole.body.files).toHaveLength(1);
     expect(whole.body.files[0]).toMatchObject({ path: 'big.txt', collapsed: false });
     expect(whole.body.files[0].hunks[0].lines).toHaveLength(2500);
+    for (const odd of ['../../etc/passwd', '-p', ':(glob)*', '*']) {
+      const r = await call('GET', `/api/tasks/${task.id}/diff?file=${encodeURIComponent(odd)}`);
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe('NOT_FOUND');
+    }
     const missing = await call('GET', `/api/tasks/${task.id}/diff?file=nope.ts`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.message).toMatch(/nope.ts is not part of the change/);
@@ -88,6 +93,24 @@ describe('review API', () => {
     const one = await call('GET', `/api/tasks/${task.id}/diff?file=data/huge.csv`);
     expect(one.status).toBe(200);
     expect(one.body.files[0]).toMatchObject({ path: 'data/huge.csv', status: 'added', collapsed: true, hunks: [] });
+  });
+
+  it('a deleted branch still shows its change while the commit is known, else a clear 409', async () => {
+    const { task } = await setup();
+    const branch = makeTaskBranch(repo, task.id);
+    const sha = git(repo, 'rev-parse', branch);
+    await d.store.tasks.transition(task.id, 'queued', { fields: { result: { kind: 'execute', branch, commitSha: sha } } });
+    git(repo, 'branch', '-D', branch);
+    const kept = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.head).toBe(sha);
+    expect(kept.body.files).toHaveLength(6);
+
+    await d.store.tasks.transition(task.id, 'executing', { fields: { result: { kind: 'execute', branch, commitSha: 'f'.repeat(40) } } });
+    const gone = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(gone.status).toBe(409);
+    expect(gone.body.error).toMatchObject({ code: 'NO_DIFF' });
+    expect(gone.body.error.message).toContain(`its branch ${branch} no longer exists`);
   });
 
   it('approves and rejects without naming the gate; line comments are checked against the diff and reach the next version', async () => {
@@ -128,7 +151,7 @@ describe('review API', () => {
     expect((await call('GET', `/api/tasks/${next.id}/diff`)).body.error.code).toBe('NO_DIFF');
   });
 
-  it('lists configured checks as pending before any run, and verdicts from the task result', async () => {
+  it('lists configured checks as pending before any run, and no verdicts yet', async () => {
     mkdirSync(join(repo, '.maestro'));
     writeFileSync(join(repo, '.maestro/config.json'), JSON.stringify({ checks: { lint: 'npm run lint', test: ['node', '--test'] } }));
     const { task } = await setup();

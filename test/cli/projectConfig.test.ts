@@ -10,7 +10,7 @@ import type { Project } from '../../src/core/types.js';
 import { hasClaudeCredentials } from '../../src/daemon/jobs.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { cli, cliJson, gitRepo } from './helpers.js';
+import { cliFor, gitRepo } from './helpers.js';
 
 afterEach(() => removeTempDirs());
 
@@ -18,6 +18,7 @@ describe('maestro project add --provider / project config', () => {
   it('sets and checks the provider, and task creation is refused until the project has a usable one', async () => {
     const d = await startTestDaemon({ tickMs: 60_000 });
     try {
+      const { cli, cliJson } = cliFor(d.config.home);
       const url = ['--url', d.url];
       const repo = gitRepo();
 

@@ -8,7 +8,7 @@ import type { Task } from '../../src/core/types.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeTaskBranch, reviewRepo } from '../helpers/reviewRepo.js';
-import { cleanEnv, cli, cliJson } from './helpers.js';
+import { cleanEnv, cliFor } from './helpers.js';
 
 afterEach(() => removeTempDirs());
 
@@ -18,6 +18,8 @@ describe('maestro task diff / reject --comment', () => {
   it('prints the change plainly when piped, in colour when forced, as JSON with --json; reject comments reach the next version', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {
+      // The CLI of this daemon's home (it finds the daemon's token there, where the daemon has one).
+      const { cli, cliJson } = cliFor(d.config.home);
       const url = ['--url', d.url];
       const repo = reviewRepo();
       const project = await d.store.projects.create({ name: 'rev', repoPath: repo, config: {} });

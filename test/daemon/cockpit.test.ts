@@ -14,7 +14,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
-import { startCli, waitForOutput } from '../cli/helpers.js';
+import { cliFor, waitForOutput } from '../cli/helpers.js';
 
 const SCRIPT = `
 steps:
@@ -81,8 +81,21 @@ describe("reviewer's cockpit", () => {
     expect(review.verdicts.find((v: { reviewer: string }) => v.reviewer === 'code').summary).toContain('Small and correct; one remark.');
     expect(review.findings).toEqual([expect.objectContaining({ reviewer: 'code', severity: 'low', file: 'src/greet.ts', line: 1, message: 'take the name as a parameter' })]);
 
+    // The same evidence in `maestro task show`.
+    const shown = await new Promise<string>((resolve, reject) => {
+      const child = cliFor(d.config.home).startCli(['task', 'show', v1.id, '--url', d.url]);
+      let text = '';
+      child.stdout!.on('data', (b: Buffer) => (text += b.toString()));
+      child.on('error', reject);
+      child.on('close', () => resolve(text));
+    });
+    expect(shown).toMatch(/✓ lint passed \d/);
+    expect(shown).toContain('$ test -f src/greet.ts && echo lint-ok');
+    expect(shown).toContain('code: approve — Small and correct; one remark.');
+    expect(shown).toContain('[low, code] src/greet.ts:1: take the name as a parameter');
+
     // Follow version 1 from the CLI, then reject it: the follower must go on into version 2.
-    const follower = startCli(['task', 'logs', v1.id, '--follow', '--url', d.url]);
+    const follower = cliFor(d.config.home).startCli(['task', 'logs', v1.id, '--follow', '--url', d.url]);
     const out = { text: '' };
     follower.stdout!.on('data', (b: Buffer) => (out.text += b.toString()));
     const followerDone = new Promise<number | null>((resolve) => follower.on('close', resolve));
@@ -119,5 +132,23 @@ describe("reviewer's cockpit", () => {
     // The rejected version keeps its branch (nothing merged it) and its diff.
     expect((await call('GET', `/api/tasks/${v2.id}/diff?version=1`)).body.files).toHaveLength(2);
   }, 400_000);
-});
 
+  it('a failing check shows as failed with its exit code and the end of its output; later checks as skipped', async () => {
+    const repo = makeRepo({ 'README.md': '# test\n', '.maestro/config.json': JSON.stringify({ checks: { build: 'echo building; echo broken-output >&2; exit 3', test: 'echo never' } }) });
+    const dir = tempDir('maestro-cockpit-');
+    const script = join(dir, 'script.yaml');
+    writeFileSync(script, SCRIPT);
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const d = daemon;
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy' });
+    d.orchestrator.kick();
+    await until(d.bus, async () => (await d.store.runs.list({ taskId: task.id })).some((r) => r.kind === 'execute' && r.status === 'failed'), 'a failed execute run', 180_000);
+    await d.store.tasks.transition(task.id, 'cancelled');
+    const res = await d.app.inject({ method: 'GET', url: `/api/tasks/${task.id}/checks` });
+    const { checks } = JSON.parse(res.body);
+    expect(checks[0]).toMatchObject({ name: 'build', command: 'echo building; echo broken-output >&2; exit 3', status: 'failed', exitCode: 3 });
+    expect(checks[0].outputTail).toContain('building\nbroken-output');
+    expect(checks[1]).toMatchObject({ name: 'test', status: 'skipped', exitCode: null, outputTail: '' });
+  }, 300_000);
+});

@@ -1,8 +1,9 @@
 /**
  * `maestro doctor`: what Maestro needs on this machine — git, Node, SQLite,
- * agent credentials, the daemon's port, a writable home and a sound database
- * (doctorData.ts), and a running daemon's own health conditions. One line per
- * check, ok / warn / fail; exits 1 when anything fails. Works with no daemon.
+ * agent credentials, the agent CLIs (codex, gemini, cursor, opencode:
+ * installed? logged in?), the daemon's port, a writable home and a sound
+ * database (doctorData.ts), and a running daemon's own health conditions. One
+ * line per check, ok / warn / fail; exits 1 when anything fails. Works with no daemon.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -89,15 +90,25 @@ async function checkConfig(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   return [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home)];
 }
 
+/** One line per agent CLI: a tool that is not installed is fine (it is optional); one installed but logged out is a warning. */
+async function checkAgentTools(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  const { detectAgents } = await import('../../agents/detect.js');
+  return (await detectAgents(env)).filter((a) => a.kind !== 'claude').map((a) => ({
+    name: `agent ${a.kind}`,
+    status: !a.installed || a.loggedIn !== false ? 'ok' : 'warn',
+    detail: a.installed ? `${a.name} at ${a.path}; ${a.loggedIn ? 'logged in' : a.loggedIn === false ? 'NOT logged in' : 'login unknown'} (${a.detail})` : `${a.name} is not installed (no ${a.executable} on PATH; optional)`,
+  }));
+}
+
 export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
   const { checkDaemonHealth } = await import('./doctorData.js');
-  return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env)), checkCredentials(env), await checkPort(client), ...(await checkDaemonHealth(client))];
+  return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env)), checkCredentials(env), ...(await checkAgentTools(env)), await checkPort(client), ...(await checkDaemonHealth(client))];
 }
 
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('Check git, Node, SQLite, the home and database, agent credentials, the daemon port and health; exit 1 if anything fails. Works with no daemon.')
+    .description('Check git, Node, SQLite, the home and database, agent credentials, the agent CLIs (codex, gemini, cursor-agent, opencode), the daemon port and health; exit 1 if anything fails. Works with no daemon.')
     .option('--url <url>', 'daemon URL to check (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
     .option('--json', 'print stable JSON on stdout')
     .action(

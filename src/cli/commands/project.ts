@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import type { Project } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
+import { agentOffer } from './agentOffer.js';
 import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
 
 function counts(byStatus: Record<string, number>): string {
@@ -27,9 +28,12 @@ export function register(program: Command): void {
       const repoPath = resolve(path);
       const provider = providerFromFlags(opts);
       const body = { name: opts.name ?? basename(repoPath), repoPath, ...(provider ? { config: { provider } } : {}) };
-      const { project: p } = await clientFor(opts).post<{ project: Project }>('/api/projects', body);
-      if (opts.json) printJson({ project: p });
-      else print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
+      const client = clientFor(opts);
+      const { project: p } = await client.post<{ project: Project }>('/api/projects', body);
+      if (opts.json) return printJson({ project: p });
+      print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
+      const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
+      if (offer) print(offer);
     }),
   );
 

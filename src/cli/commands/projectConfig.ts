@@ -14,7 +14,7 @@ import type { ApiClient } from '../client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
 
-export const PROVIDER_KINDS = ['claude', 'command', 'scripted'] as const;
+export const PROVIDER_KINDS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'command', 'scripted'] as const;
 
 /** `node agent.mjs {prompt}` or a JSON array; quotes group words, as a shell would (no expansion). */
 export function splitArgv(text: string): string[] {

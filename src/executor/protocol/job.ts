@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { COMPLEXITIES, RUN_KINDS } from '../../core/types.js';
 import { readJsonFile, writeJsonAtomic } from './files.js';
+import { CLI_TOOL_KINDS, type CliToolKind } from '../../agents/cli/tools.js';
 
 export const JOB_FILE = 'job.json';
 export const JOB_SCHEMA_VERSION = 1;
@@ -31,6 +32,25 @@ export const DEFAULT_LIMITS = {
   clarifyTimeoutMs: 0,
 };
 
+const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
+
+/** codex, gemini, cursor, opencode: the agent CLIs run in their JSONL mode (docs/agents.md). */
+function cliProviderSchema<K extends CliToolKind>(kind: K) {
+  return z.object({
+    kind: z.literal(kind),
+    /** The tool's executable (argv[0]); its usual name on PATH when absent. */
+    executable: z.string().min(1).optional(),
+    /** Model names per tier for this tool; `default` leaves the model to the tool. */
+    models: z.object({ hard: z.string().min(1), medium: z.string().min(1), easy: z.string().min(1) }).partial().strict().optional(),
+    /** Arguments each permission mode adds, replacing the built-in ones. */
+    permissions: z.partialRecord(z.enum(PERMISSION_MODES), z.array(z.string().min(1))).optional(),
+    extraArgs: z.array(z.string().min(1)).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    /** USD per million tokens, for tools that report tokens but no cost. */
+    prices: z.record(z.string(), z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() }).strict()).optional(),
+  }).strict();
+}
+
 export const providerConfigSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('scripted'),
@@ -52,6 +72,7 @@ export const providerConfigSchema = z.discriminatedUnion('kind', [
     executable: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
   }).strict(),
+  ...CLI_TOOL_KINDS.map((kind) => cliProviderSchema(kind)),
 ]);
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
@@ -131,7 +152,7 @@ export type JobInput = z.input<typeof jobSchema>;
 /** What the worker runs (defaults filled in). */
 export type Job = z.output<typeof jobSchema>;
 
-const PROVIDER_KINDS = ['scripted', 'command', 'claude'];
+const PROVIDER_KINDS = ['scripted', 'command', 'claude', ...CLI_TOOL_KINDS];
 
 export function parseJob(raw: unknown, where = JOB_FILE): Job {
   const kind = (raw as { provider?: { kind?: unknown } } | null)?.provider?.kind;

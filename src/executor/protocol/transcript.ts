@@ -11,8 +11,8 @@ export const TRANSCRIPT_FILE = 'transcript.jsonl';
 export interface TranscriptEntry {
   at: number;
   stage: string;
-  /** who spoke: the agent, the worker asking for the user, or the user's reply / injected instruction */
-  role: 'agent' | 'prompt' | 'question' | 'reply' | 'instruction';
+  /** who spoke: the agent, the worker asking for the user, or the user's reply / injected instruction; `notice`: what Maestro noticed about the agent's output (lines that were not JSON) */
+  role: 'agent' | 'prompt' | 'question' | 'reply' | 'instruction' | 'notice';
   text: string;
 }
 

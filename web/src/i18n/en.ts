@@ -56,6 +56,10 @@ export const en = {
     title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'These settings are stored by the daemon; the repository’s own .maestro/config.json, when present, also sets checks, limits and model tiers.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
     raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
   },
+  agents: {
+    title: 'Agent tools on the daemon’s machine', installed: 'installed', missing: 'not installed', loggedIn: 'logged in', loggedOut: 'not logged in', unknown: 'login unknown',
+    checking: 'Checking the agent tools…', loadFailed: 'The agent tools could not be checked: {{message}}', hint: 'Use one: maestro project add <path> --provider <kind>, or maestro project config set provider.kind <kind> --project <name>.',
+  },
   metrics: {
     title: 'Metrics', byStatus: 'Tasks by status', throughput: 'Throughput (tasks done per hour)', durations: 'Run durations (p50 / p95)', cost: 'Cost by project',
     noData: 'No data yet.', runs: '{{count}} runs', tokens: '{{input}} in / {{output}} out',

@@ -42,6 +42,10 @@ export const es: Dictionary = {
     title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', limits: 'Límites', repoConfig: 'El daemon guarda estos ajustes; el .maestro/config.json del propio repositorio, si existe, también define comprobaciones, límites y niveles de modelo.', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',
     raw: 'Configuración (JSON)', save: 'Guardar', saved: 'Guardado.', badJson: 'JSON no válido: {{message}}', notObject: 'La configuración debe ser un objeto JSON.',
   },
+  agents: {
+    title: 'Herramientas de agente en la máquina del daemon', installed: 'instalada', missing: 'no instalada', loggedIn: 'con sesión iniciada', loggedOut: 'sin sesión iniciada', unknown: 'sesión desconocida',
+    checking: 'Comprobando las herramientas de agente…', loadFailed: 'No se pudieron comprobar las herramientas de agente: {{message}}', hint: 'Para usar una: maestro project add <path> --provider <kind>, o maestro project config set provider.kind <kind> --project <name>.',
+  },
   metrics: { title: 'Métricas', byStatus: 'Tareas por estado', throughput: 'Rendimiento (tareas hechas por hora)', durations: 'Duración de las ejecuciones (p50 / p95)', cost: 'Coste por proyecto', noData: 'Aún no hay datos.', runs: '{{count}} ejecuciones', tokens: '{{input}} entrada / {{output}} salida' },
   knowledge: {
     title: 'Conocimiento', tab: { search: 'Buscar', review: 'Cola de revisión', audit: 'Auditoría' }, query: 'Buscar en el conocimiento', search: 'Buscar', facets: 'Facetas',

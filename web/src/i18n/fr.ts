@@ -42,6 +42,10 @@ export const fr: Dictionary = {
     title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', limits: 'Limites', repoConfig: 'Le démon enregistre ces réglages ; le .maestro/config.json du dépôt, s’il existe, définit aussi vérifications, limites et niveaux de modèle.', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',
     raw: 'Configuration (JSON)', save: 'Enregistrer', saved: 'Enregistré.', badJson: 'JSON invalide : {{message}}', notObject: 'La configuration doit être un objet JSON.',
   },
+  agents: {
+    title: 'Outils d’agent sur la machine du démon', installed: 'installé', missing: 'non installé', loggedIn: 'connecté', loggedOut: 'non connecté', unknown: 'connexion inconnue',
+    checking: 'Vérification des outils d’agent…', loadFailed: 'Impossible de vérifier les outils d’agent : {{message}}', hint: 'Pour en utiliser un : maestro project add <path> --provider <kind>, ou maestro project config set provider.kind <kind> --project <name>.',
+  },
   metrics: { title: 'Mesures', byStatus: 'Tâches par statut', throughput: 'Débit (tâches terminées par heure)', durations: 'Durée des exécutions (p50 / p95)', cost: 'Coût par projet', noData: 'Pas encore de données.', runs: '{{count}} exécutions', tokens: '{{input}} entrée / {{output}} sortie' },
   knowledge: {
     title: 'Connaissances', tab: { search: 'Recherche', review: 'File de revue', audit: 'Audit' }, query: 'Rechercher dans les connaissances', search: 'Rechercher', facets: 'Facettes',

@@ -42,6 +42,10 @@ export const ja: Dictionary = {
     title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', limits: '制限', repoConfig: 'これらの設定はデーモンが保存します。リポジトリの .maestro/config.json があれば、チェック・制限・モデル階層もそこで設定されます。', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',
     raw: '設定（JSON）', save: '保存', saved: '保存しました。', badJson: '正しい JSON ではありません: {{message}}', notObject: '設定は JSON オブジェクトでなければなりません。',
   },
+  agents: {
+    title: 'デーモンのマシン上のエージェントツール', installed: 'インストール済み', missing: '未インストール', loggedIn: 'ログイン済み', loggedOut: '未ログイン', unknown: 'ログイン状態不明',
+    checking: 'エージェントツールを確認中…', loadFailed: 'エージェントツールを確認できませんでした: {{message}}', hint: '使うには: maestro project add <path> --provider <kind>、または maestro project config set provider.kind <kind> --project <name>。',
+  },
   metrics: { title: 'メトリクス', byStatus: '状態別タスク数', throughput: 'スループット（1 時間あたりの完了タスク）', durations: '実行時間（p50 / p95）', cost: 'プロジェクト別コスト', noData: 'まだデータがありません。', runs: '{{count}} 回の実行', tokens: '入力 {{input}} / 出力 {{output}}' },
   knowledge: {
     title: 'ナレッジ', tab: { search: '検索', review: 'レビュー待ち', audit: '監査' }, query: 'ナレッジを検索', search: '検索', facets: '絞り込み',

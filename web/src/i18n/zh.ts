@@ -42,6 +42,10 @@ export const zh: Dictionary = {
     title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', limits: '限制', repoConfig: '这些设置由守护进程保存；仓库自带的 .maestro/config.json（如有）也会设置检查、限制和模型档位。', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
     raw: '配置（JSON）', save: '保存', saved: '已保存。', badJson: '不是有效的 JSON：{{message}}', notObject: '配置必须是一个 JSON 对象。',
   },
+  agents: {
+    title: '守护进程所在机器上的代理工具', installed: '已安装', missing: '未安装', loggedIn: '已登录', loggedOut: '未登录', unknown: '登录状态未知',
+    checking: '正在检查代理工具…', loadFailed: '无法检查代理工具：{{message}}', hint: '使用方法：maestro project add <path> --provider <kind>，或 maestro project config set provider.kind <kind> --project <name>。',
+  },
   metrics: { title: '指标', byStatus: '各状态任务数', throughput: '吞吐量（每小时完成任务数）', durations: '运行耗时（p50 / p95）', cost: '各项目费用', noData: '暂无数据。', runs: '{{count}} 次运行', tokens: '输入 {{input}} / 输出 {{output}}' },
   knowledge: {
     title: '知识库', tab: { search: '搜索', review: '审阅队列', audit: '审计' }, query: '搜索知识库', search: '搜索', facets: '分面',

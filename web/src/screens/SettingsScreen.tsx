@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
+import { AgentTools } from '../components/AgentTools.js';
 import { useProjects } from '../stores/projects.js';
 import styles from './Screens.module.css';
 
@@ -63,6 +64,7 @@ export function SettingsScreen() {
         <Section title={t('settings.limits')} value={c.limits} />
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
+      <AgentTools />
       <div className={styles.card}>
         <label htmlFor="config-json">
           <h3>{t('settings.raw')}</h3>

@@ -23,7 +23,7 @@ function toChunk(item: StreamItem, t: (k: string, o?: Record<string, unknown>) =
     case 'token':
       return { id: item.id, kind: 'token', text: String(d.text ?? '') };
     case 'phase':
-      return { id: item.id, kind: 'phase', text: `\n▸ ${String(d.stage ?? '')} ${String(d.state ?? '')}\n` };
+      return { id: item.id, kind: 'phase', text: `\n▸ ${String(d.stage ?? '')} ${String(d.state ?? '')}${typeof d.summary === 'string' ? ` · ${d.summary}` : ''}\n` };
     case 'clarify':
       return { id: item.id, kind: 'clarify', text: `\n? ${String(d.question ?? '')}\n` };
     case 'result':

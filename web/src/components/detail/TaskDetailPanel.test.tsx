@@ -105,8 +105,10 @@ describe('LiveOutput', () => {
       src.emit('phase', 'r:1', { runId: 'r', seq: 1, stage: 'agent', state: 'start' });
       src.emit('token', 'r:2', { runId: 'r', seq: 2, text: '<script>alert(1)</script><img src=x>' });
       src.emit('clarify', 'r:3', { runId: 'r', seq: 3, question: 'Which one?' });
+      src.emit('phase', 'r:4', { runId: 'r', seq: 4, stage: 'tool:command_execution', state: 'done', summary: 'npm test' });
     });
     const log = screen.getByTestId('live-output');
+    expect(log.textContent).toContain('▸ tool:command_execution done · npm test');
     expect(log.textContent).toContain('<script>alert(1)</script><img src=x>');
     expect(log.textContent).toContain('? Which one?');
     expect(container.querySelector('script, img')).toBeNull();

@@ -1,0 +1,18 @@
+/**
+ * GET /api/agents: which agent tools the daemon's workers can run (on PATH)
+ * and whether each is logged in, for the board's settings and `project add`.
+ * Read-only; it names executables and credential files, never their contents.
+ */
+import type { FastifyInstance } from 'fastify';
+import { detectAgents } from '../../agents/detect.js';
+import type { ApiDeps } from '../server.js';
+import { defineRoute, type OpenApiDoc } from '../route.js';
+
+export function registerAgentRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
+  defineRoute(
+    app,
+    doc,
+    { method: 'GET', url: '/api/agents', summary: 'Agent tools (claude, codex, gemini, cursor, opencode): installed, logged in', tags: ['agents'] },
+    async () => ({ agents: await detectAgents(deps.agentEnv ?? process.env) }),
+  );
+}
