@@ -19,6 +19,7 @@ import { idleSweepDue, openUncuratedBucket, recordSummary } from './curation/buc
 import { WikiCuratorService, type CurateFn } from './curation/curator.js';
 import { DEFAULT_CURATE_INTENTS } from './curation/intent.js';
 import { observerEvents, type ObserverEvents } from './events.js';
+import { durationOf, tokenTotal } from './summary/digest.js';
 import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js';
 import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
 import type { Exploration, TranscriptState } from './transcript/types.js';
@@ -296,6 +297,8 @@ export class ObserverSession {
       this.bundleStamp = fileStamp(bundlePath(this.layout, this.options.sessionId));
     }
     recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
+    // What the header shows: the bundle on disk is now this one (it said "miss" until the first write).
+    this.load = { status: 'hit', bundle: this.bundle, mtimeMs: this.bundleStamp ? Number(this.bundleStamp.split(':')[2]) : null };
     this.lastWritten = body;
     this.dirty = false;
     const running = this.explorations.find((e) => e.status === 'running');
@@ -319,7 +322,7 @@ export class ObserverSession {
       mode: this.mode,
       load: { status: this.load.status, ...(this.load.reason ? { reason: this.load.reason } : {}), ...(this.load.detail ? { detail: this.load.detail } : {}) },
       explorations: this.mode === 'restore' ? null : this.explorations,
-      transcript: t ? { lines: t.lines, issueCount: t.issueCount, issues: t.issues.slice(0, 20), lastPrompt: t.lastPrompt } : null,
+      transcript: t ? { lines: t.lines, issueCount: t.issueCount, issues: t.issues.slice(0, 20), lastPrompt: t.lastPrompt, sessionEvents: t.sessionEvents.slice(-20) } : null,
     });
   }
 
@@ -355,8 +358,8 @@ function buildEvidence(sessionId: string, e: Exploration, item: SummaryItem, now
     request: e.question,
     summary: item.text,
     result: e.status === 'interrupted' ? 'abandoned' : e.nodes.some((n) => n.type === 'error') ? 'failure' : 'success',
-    duration: e.endedAt !== undefined ? e.endedAt - e.startedAt : 0,
-    tokens: e.tokens.input + e.tokens.output,
+    duration: durationOf(e) ?? 0,
+    tokens: tokenTotal(e.tokens),
     source: { session_id: sessionId, exploration_id: e.id },
     commands: tools.map((n) => n.command).filter((c): c is string => Boolean(c)).slice(0, 30),
     files: e.files.slice(0, 50),

@@ -68,8 +68,32 @@ export function normalizeBundle(raw: unknown, sessionId: string): SessionBundle 
       buckets: isObject(curation.buckets) ? (curation.buckets as SessionBundle['curation']['buckets']) : {},
       evidence: isObject(curation.evidence) ? (curation.evidence as SessionBundle['curation']['evidence']) : {},
     },
-    explorations: isObject(raw.explorations) ? (raw.explorations as SessionBundle['explorations']) : {},
+    explorations: isObject(raw.explorations) ? normalizeExplorations(raw.explorations) : {},
   };
+}
+
+/**
+ * Bundles Maestro wrote before it matched GUI-Anything stored `meta.tokens` as
+ * `{input, output, cacheRead, cacheWrite}`; they read as the total with the
+ * object moved to `tokenBreakdown` (a zero total is left out, as GUI-Anything
+ * leaves it out). A non-positive durationMs is dropped the same way.
+ */
+function normalizeExplorations(raw: Record<string, unknown>): SessionBundle['explorations'] {
+  const out = raw as SessionBundle['explorations'];
+  for (const e of Object.values(raw)) {
+    if (!isObject(e) || !isObject(e.meta)) continue;
+    const meta = e.meta;
+    if (isObject(meta.tokens)) {
+      const t = meta.tokens;
+      const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+      const breakdown = { input: n(t.input), output: n(t.output), cacheRead: n(t.cacheRead), cacheWrite: n(t.cacheWrite) };
+      const total = breakdown.input + breakdown.output + breakdown.cacheRead + breakdown.cacheWrite;
+      delete meta.tokens;
+      if (total > 0) Object.assign(meta, { tokens: total, tokenBreakdown: breakdown });
+    } else if (meta.tokens !== undefined && !(typeof meta.tokens === 'number' && meta.tokens > 0)) delete meta.tokens;
+    if (meta.durationMs !== undefined && !(typeof meta.durationMs === 'number' && meta.durationMs > 0)) delete meta.durationMs;
+  }
+  return out;
 }
 
 export interface LoadContext {

@@ -77,9 +77,22 @@ export interface ExplorationMeta {
   toolCount: number;
   errorCount: number;
   toolSummary?: string;
-  tokens?: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** input + output + cache tokens, as GUI-Anything stores it; absent when the exploration reported no usage. */
+  tokens?: number;
+  /** The same tokens by kind (Maestro's own key; GUI-Anything ignores it); absent with tokens. */
+  tokenBreakdown?: TokenUsage;
   files?: string[];
+  /** endedAt − startedAt, only when positive. */
   durationMs?: number;
+  /** In-file subagent runs of this exploration (Maestro's own key), absent when none. */
+  subagents?: Array<{ prompt: string; toolCount: number; errorCount: number }>;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
 }
 
 export interface BundleExploration {
