@@ -70,6 +70,8 @@ export interface WriteRecord {
   turnCount?: number;
   persistMeta?: WikiPersistMeta | null;
   completedAt: number;
+  /** A proposal filed for a person instead of an edit (Maestro's own key; curation/proposals.ts). */
+  proposalId?: string;
 }
 
 export interface ExplorationMeta {
