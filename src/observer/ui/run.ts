@@ -13,7 +13,7 @@ import { SessionUiSource } from './source.js';
 
 export async function runObserverUi(config: ObserverConfig, opts: OpenSessionOptions & { pollMs?: number } = {}): Promise<void> {
   const session = openObserverSession(config, opts);
-  const source = new SessionUiSource(session, config.wikiRoot, opts.now);
+  const source = new SessionUiSource(session, config.wikiRoot, opts.now, config.projectSlug);
   const errors: string[] = [];
   const runner = new ObserverRunner(session, {
     ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
