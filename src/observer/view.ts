@@ -39,6 +39,8 @@ export interface SessionView {
   workspaceRoot: string;
   mode: 'live' | 'restore';
   load: { status: BundleLoadStatus; reason?: BundleLoadReason; detail?: string };
+  /** Why this session writes nothing (a wiki of another workspace, a bundle of another schema); null when it writes. */
+  hold: { reason: string; detail: string } | null;
   intent: { intentKey: string; nodeTitle: string; phase: string } | null;
   explorations: ExplorationView[];
   transcript: { lines: number; issueCount: number; issues: TranscriptIssue[]; lastPrompt: string | null; sessionEvents: SessionEvent[] } | null;
@@ -143,6 +145,7 @@ export function buildSessionView(input: {
   load: SessionView['load'];
   explorations: readonly Exploration[] | null;
   transcript: SessionView['transcript'];
+  hold?: SessionView['hold'];
 }): SessionView {
   const { bundle } = input;
   const explorations = input.explorations
@@ -163,6 +166,7 @@ export function buildSessionView(input: {
     workspaceRoot: bundle.meta.workspaceRoot,
     mode: input.mode,
     load: input.load,
+    hold: input.hold ?? null,
     intent: intent ? { intentKey: intent.intentKey, nodeTitle: intent.nodeTitle, phase: intent.phase } : null,
     explorations,
     transcript: input.transcript,

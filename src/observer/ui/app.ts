@@ -54,6 +54,7 @@ function statusBar(view: SessionView): ReactElement {
     { flexDirection: 'column', borderStyle: 'single', paddingX: 1 },
     h(Text, { bold: true }, meta.join(' · ')),
     h(Text, { color: 'cyan' }, `Intent: ${view.intent ? `${view.intent.nodeTitle} (${view.intent.intentKey})` : '—'}`),
+    view.hold ? h(Text, { color: 'red' }, `NOT WRITTEN: ${view.hold.detail}`) : null,
   );
 }
 

@@ -14,11 +14,18 @@ export class SessionUiSource implements ObserverUiSource {
   private readonly changes = new EventEmitter();
 
   constructor(
-    private readonly session: ObserverSession,
+    private session: ObserverSession,
     private readonly wikiRoot: string,
     private readonly now: () => number = Date.now,
     private readonly projectSlug = 'unknown',
   ) {}
+
+  /** The follower moved to a newer session: show that one from now on. */
+  switchTo(session: ObserverSession): void {
+    if (session === this.session) return;
+    this.session = session;
+    this.notify();
+  }
 
   /** The runner calls this after each step. */
   notify(): void {
