@@ -245,7 +245,8 @@ export class ExplorationCutter {
       if (!e.startGuessed) continue;
       delete e.startGuessed;
       e.startedAt = firstReal;
-      if (e.endedAt !== undefined && e.endedAt < firstReal) e.endedAt = firstReal;
+      // Before the first real timestamp every time was the reader's clock: an end taken then is a guess too.
+      if (e.endedAt !== undefined) e.endedAt = firstReal;
     }
   }
 
