@@ -76,15 +76,18 @@ function planGuiAnythingMoves(wikiRoot: string, items: MigrationPlanItem[]): voi
   if (existsSync(notes)) for (const name of readdirSync(notes)) plan(join(notes, name), join(layout.notes, name));
 }
 
-/** After the moves: a legacy folder left empty goes, as GUI-Anything's rmdir does. */
-function removeEmptyLegacyDirs(wikiRoot: string): void {
-  for (const dir of ['runtime', 'evidence', 'daily-notes']) {
+/** After the moves: legacy folders left empty go (bottom up), as GUI-Anything's rmdir does; anything still holding a file stays. */
+function removeEmptyLegacyDirs(dirs: readonly string[]): void {
+  const prune = (dir: string): void => {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return;
+    for (const d of readdirSync(dir, { withFileTypes: true })) if (d.isDirectory()) prune(join(dir, d.name));
     try {
-      rmdirSync(join(wikiRoot, dir));
+      rmdirSync(dir);
     } catch {
-      // not empty (a conflict stayed) or not there
+      // not empty (a conflict stayed)
     }
-  }
+  };
+  for (const dir of dirs) prune(dir);
 }
 
 export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: string; from?: string; dryRun?: boolean; now: Date }): MigrationResult {
@@ -123,7 +126,7 @@ export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: strin
   for (const item of items) {
     if (item.action === 'move' || item.action === 'trash') move(item.from, item.to!);
   }
-  removeEmptyLegacyDirs(wikiRoot);
+  removeEmptyLegacyDirs([...['runtime', 'evidence', 'daily-notes'].map((d) => join(wikiRoot, d)), ...sources]);
   const merges = items.filter((i) => i.action === 'merge');
   const bySession = new Map<string, MigrationPlanItem[]>();
   for (const m of merges) {
