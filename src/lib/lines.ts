@@ -110,8 +110,16 @@ export class LineSplitter {
 
   /** The carry passed the limit: keep its head, note the watched patterns, drop the rest. */
   private startOversized(next: Buffer): void {
-    const all = this.pieces.length ? Buffer.concat([...this.pieces, next.subarray(0, Math.max(0, this.headBytes - this.carried))]) : next;
-    const head = Buffer.from(all.subarray(0, this.headBytes));
+    // Only the head is copied out: joining the whole carry here would double the peak just to keep 64 KiB.
+    const parts: Buffer[] = [];
+    let have = 0;
+    for (const p of [...this.pieces, next]) {
+      if (have >= this.headBytes) break;
+      const take = p.subarray(0, this.headBytes - have);
+      parts.push(take);
+      have += take.length;
+    }
+    const head = Buffer.concat(parts, have);
     this.oversized = { head, bytes: this.carried, seen: this.watch.map(() => false), tail: Buffer.alloc(0) };
     for (const p of this.pieces) this.skipInto(p, true);
     this.pieces = [];
