@@ -6,7 +6,7 @@
  *   intent not eligible              → skipped intent_not_wiki_eligible
  *   shouldSkipIntentCurate           → skipped empty_digest | low_value | no_increment
  *   prior hit + decision             → the injected curator (an agent) when configured;
- *                                      else rules: prior → update it; no prior → skipped
+ *                                      else rules: prior → update it (a proposal, below); no prior → skipped
  *                                      skill_only_no_prior (intent mode never creates
  *                                      an entry without a prior by itself)
  *   curator throws                   → skipped skill_failed (skill_invalid for a
