@@ -66,6 +66,8 @@ describe('SessionFollower', () => {
       expect(seen).toEqual(['first', 'second']);
       expect(follower.session!.sessionId).toBe('second');
     } finally {
+      // Let the step the runner started finish before the folder goes.
+      await follower.session?.step();
       follower.stop();
       follower.stop();
     }
