@@ -52,9 +52,11 @@ import {
   type Json,
   type SessionEventKind,
 } from './records.js';
+import { hasErrorFlag, previewFromBytes, singleToolResultId, toolResultIdInHead } from './bytes.js';
 import type { Exploration, ExplorationNode, SubagentRun, TranscriptState } from './types.js';
 
 export { classifyUserText, collapse, detectToolPhase, IsoTimeParser } from './records.js';
+export { OVERSIZED_WATCH } from './bytes.js';
 
 const FILES_PER_EXPLORATION_CAP = 200;
 /** Keep the first issues and session events with their line numbers; count the rest. */
@@ -64,22 +66,6 @@ const SESSION_EVENT_CAP = 200;
 const FAST_PATH_MIN_CHARS = 2_048;
 /** A UTF-16 code unit takes at most 3 bytes of UTF-8, so a line this long in bytes is long enough in chars. */
 const FAST_PATH_SURE_BYTES = 3 * FAST_PATH_MIN_CHARS;
-const PREVIEW = /"content":"((?:[^"\\]|\\.){0,240})|"content":\[\{"type":"text","text":"((?:[^"\\]|\\.){0,240})/;
-/** How far after `"message":` the preview is looked for (the first 64 KiB). */
-const PREVIEW_SEARCH_BYTES = 64 * 1024;
-/** Bytes decoded for the preview regex: its longest match (35-byte key + 240 units of ≤ 3 bytes) fits well within. */
-const PREVIEW_DECODE_BYTES = 2_048;
-const ascii = (s: string) => Buffer.from(s, 'latin1');
-const B_TYPE_USER = ascii('"type":"user"');
-const B_TYPE_TOOL_RESULT = ascii('"type":"tool_result"');
-const B_TOOL_USE_ID = ascii('"tool_use_id":"');
-const B_IS_ERROR_TRUE = ascii('"is_error":true');
-const B_MESSAGE = ascii('"message":');
-const B_CONTENT_STRING = ascii('"content":"');
-const B_CONTENT_TEXT = ascii('"content":[{"type":"text","text":"');
-const QUOTE = 0x22;
-/** What the line splitter looks for in the dropped middle of an oversized line (index 0: is_error). */
-export const OVERSIZED_WATCH: readonly Buffer[] = [B_IS_ERROR_TRUE];
 
 export class ExplorationCutter {
   readonly state: TranscriptState;
@@ -165,11 +151,8 @@ export class ExplorationCutter {
   }
 
   private toolResultFromHead(head: Buffer, failed: boolean): string | null {
-    if (head[0] !== 0x7b || head.indexOf(B_TYPE_USER) < 0 || head.indexOf(B_TYPE_TOOL_RESULT) < 0) return null;
-    const at = head.indexOf(B_TOOL_USE_ID);
-    const end = at < 0 ? -1 : head.indexOf(QUOTE, at + B_TOOL_USE_ID.length);
-    if (end < 0) return null;
-    const id = head.toString('utf8', at + B_TOOL_USE_ID.length, end);
+    const id = toolResultIdInHead(head);
+    if (!id) return null;
     const node = this.pendingTools.get(id);
     if (node) this.close(node, failed, previewFromBytes(head));
     else this.orphanResult(failed, previewFromBytes(head), this.lastTs || this.now());
@@ -206,20 +189,11 @@ export class ExplorationCutter {
    * parse. Only the id and a bounded preview window are decoded.
    */
   private fastToolResult(line: Buffer): boolean {
-    if (line[0] !== 0x7b || line[line.length - 1] !== 0x7d) return false;
-    if (line.indexOf(B_TYPE_USER) < 0 || line.indexOf(B_TYPE_TOOL_RESULT) < 0) return false;
-    const first = line.indexOf(B_TOOL_USE_ID);
-    if (first < 0 || line.indexOf(B_TOOL_USE_ID, first + B_TOOL_USE_ID.length) >= 0) return false;
-    const idStart = first + B_TOOL_USE_ID.length;
-    const idEnd = line.indexOf(QUOTE, idStart);
-    if (idEnd < 0) return false;
-    const id = line.toString('utf8', idStart, idEnd);
-    if (!id || id.includes('\\')) return false;
-    const node = this.pendingTools.get(id);
+    const id = singleToolResultId(line);
+    const node = id ? this.pendingTools.get(id) : undefined;
     // An orphan result needs the record's timestamp: the full parse has it.
     if (!node) return false;
-    const failed = line.indexOf(B_IS_ERROR_TRUE) >= 0;
-    this.close(node, failed, previewFromBytes(line));
+    this.close(node, hasErrorFlag(line), previewFromBytes(line));
     return true;
   }
 
@@ -474,22 +448,4 @@ export class ExplorationCutter {
     exploration.endedAt = at;
     this.revision += 1;
   }
-}
-
-/** The 60-char preview of a long tool-result line, read from a bounded window of its bytes. */
-function previewFromBytes(line: Buffer): string {
-  const message = line.indexOf(B_MESSAGE);
-  const window = message >= 0 ? line.subarray(message, message + PREVIEW_SEARCH_BYTES) : line;
-  // The regex's leftmost match starts at the first of its two keys.
-  const asString = window.indexOf(B_CONTENT_STRING);
-  const asText = window.indexOf(B_CONTENT_TEXT);
-  const at = asString < 0 ? asText : asText < 0 ? asString : Math.min(asString, asText);
-  const m = at >= 0 ? PREVIEW.exec(window.toString('utf8', at, Math.min(window.length, at + PREVIEW_DECODE_BYTES))) : null;
-  let preview = m ? (m[1] ?? m[2] ?? '') : '';
-  try {
-    preview = JSON.parse(`"${preview}"`) as string;
-  } catch {
-    // cut inside an escape sequence: keep the raw text for a label
-  }
-  return collapse(preview.slice(0, RESULT_PREVIEW * 4));
 }
