@@ -1,6 +1,8 @@
 /**
- * Reading transcripts from disk in bounded memory: fixed 1 MiB chunks, split (linear, lib/lines.ts; a line past 64 MiB is reported, not held)
- * at newlines, each complete line handed to the ExplorationCutter. The tail
+ * Reading transcripts from disk in bounded memory: fixed 1 MiB chunks, split
+ * at newlines in linear time (lib/lines.ts: a line past 64 MiB is reported
+ * with its number and size, never held whole), each complete line handed to
+ * the ExplorationCutter. The tail
  * (TranscriptTail) keeps the byte offset and the bytes of a torn last line,
  * so a live file can be followed through appends, truncation and replacement.
  */
