@@ -65,16 +65,21 @@ const LONG_NAME = 200;
  * The project folders Claude Code may have used for this workspace: it names
  * the folder after the directory `claude` was started in, which is usually the
  * repository's top level (the workspace root) but may be the cwd or its
- * realpath. Only folders that exist are returned, workspace root first.
+ * realpath (when inside the workspace). Only folders that exist are returned,
+ * workspace root first.
  */
 export function claudeProjectDirs(env: Env, workspaceRoot: string, cwd = process.cwd()): string[] {
   const base = claudeProjectsDir(env);
-  const paths = [workspaceRoot, cwd];
+  const paths = [workspaceRoot];
+  // Only a cwd inside this workspace names one of its folders (FLOW_PROJECT_DIR may point elsewhere).
+  const inside = (p: string) => p === workspaceRoot || p.startsWith(`${workspaceRoot}/`);
+  let real = cwd;
   try {
-    paths.push(realpathSync(cwd));
+    real = realpathSync(cwd);
   } catch {
     // cwd gone: the others are enough
   }
+  for (const p of [cwd, real]) if (inside(p)) paths.push(p);
   const out: string[] = [];
   for (const name of new Set(paths.map(encodeProjectPath))) {
     const dir = join(base, name);
