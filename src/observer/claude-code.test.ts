@@ -3,7 +3,7 @@
  * each goes through an ObserverSession and the bundle written to disk is
  * asserted, since the bundle is what GUI-Anything and the board read.
  */
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -98,5 +98,23 @@ describe('Claude Code transcripts, as bundles', () => {
       { type: 'result', label: 'tool error Error: relation "orders" does not exist', status: 'error' },
       { type: 'result', label: 'tool result ok', status: 'ok' },
     ]);
+  });
+});
+
+describe('a turn that resumes while observed live', () => {
+  it('is summarised again when it ends again, with the work done after the Stop hook', async () => {
+    const lines = readFileSync(join(FIXTURES, 'stop-hook.jsonl'), 'utf8').split('\n');
+    const jsonl = join(dir.path, 'live.jsonl');
+    const wiki = join(dir.path, 'wiki');
+    writeFileSync(jsonl, `${lines.slice(0, 4).join('\n')}\n`);
+    const now = Date.parse('2026-11-20T10:00:10.000Z');
+    const session = new ObserverSession({ sessionId: 'live', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'shop', now: () => now });
+    await session.step();
+    expect(session.view().explorations[0]!.summary!.text).not.toContain('Bash');
+    appendFileSync(jsonl, `${lines.slice(4, 8).join('\n')}\n`);
+    await session.step();
+    const bundle = JSON.parse(readFileSync(join(wiki, 'sessions', 'live', 'bundle.json'), 'utf8')) as SessionBundle;
+    expect(bundle.explorations.exp_1!.summary!.text).toContain('Bash×1');
+    expect(bundle.explorations.exp_1!.meta).toMatchObject({ toolSummary: 'Edit×1 · Bash×1', durationMs: 22_000 });
   });
 });

@@ -178,6 +178,18 @@ export class ObserverSession {
         b = this.bundle.explorations[e.id] = { explorationId: e.id, question: e.question };
         changed = true;
       }
+      if (b.summary && (e.continuations ?? 0) > (b.summary.continuations ?? 0)) {
+        // The turn resumed after it was summarised (a Stop hook, work after a subagent): the
+        // summary no longer covers the whole turn, so it is made again once the turn ends again.
+        delete b.summary;
+        delete this.bundle.curation.evidence[e.id];
+        this.summaries.forget(e.id);
+        changed = true;
+      }
+      if (e.status === 'running' && b.meta) {
+        delete b.meta;
+        changed = true;
+      }
       const meta = explorationMeta(e);
       if (meta && JSON.stringify(meta) !== JSON.stringify(b.meta)) {
         b.meta = meta;
@@ -265,7 +277,7 @@ export class ObserverSession {
     const e = this.explorations.find((x) => x.id === item.explorationId);
     const b = this.bundle.explorations[item.explorationId];
     if (!e || !b) return;
-    b.summary = item;
+    b.summary = e.continuations ? { ...item, continuations: e.continuations } : item;
     this.dirty = true;
     this.bundle.curation.evidence[e.id] = buildEvidence(this.options.sessionId, e, item, this.now());
     if (item.flowchart) this.bundle.session.flow.flowchartHints[e.id] = item.flowchart;

@@ -43,6 +43,8 @@ export interface SummaryItem {
   flowchart?: FlowchartHint;
   persistMeta?: WikiPersistMeta | null;
   savedAt: number;
+  /** How many times the turn had resumed when this was made (Maestro's own key): a later resume makes it stale. */
+  continuations?: number;
 }
 
 export interface RetrievalRecord {
