@@ -7,12 +7,19 @@
  *   2. tail latency from append to updated bundle on disk — fs.watch runner vs
  *      a poll-only runner (100 ms);
  *   3. prior retrieval per question on a 5,000-entry wiki — inverted index vs
- *      a linear scan scoring every entry.
- * Targets: ≥ 50 MB/s; tail < 100 ms; retrieval < 5 ms/question; < 300 MB.
+ *      a linear scan scoring every entry;
+ *   4. discovery of the newest session among 1,000 transcripts (what
+ *      `maestro observe` does without --session) — vs reading every file whole;
+ *   5. one huge line (a tool result of 50 MB and of 200 MB): time and peak RSS
+ *      of the reader, vs the splitter it had before (which re-concatenated the
+ *      partial line on every chunk: quadratic; run at 50 MB only unless
+ *      `huge-full` is passed, as 200 MB took 195 s).
+ * Targets: ≥ 50 MB/s; tail < 100 ms; retrieval < 5 ms/question; < 300 MB;
+ * discovery < 50 ms.
  * Prints figures; asserts nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +31,7 @@ import { ObserverRunner } from '../src/observer/runner.js';
 import { ObserverSession } from '../src/observer/session.js';
 import { InMemoryWikiRetriever } from '../src/observer/wiki/retriever.js';
 import { listWikiEntries } from '../src/observer/wiki/entries.js';
+import { claudeProjectDirs, encodeProjectPath, newestSession } from '../src/observer/paths.js';
 import { matchTokens, normalizeMatchText, requestSimilarity } from '../src/observer/text.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -220,14 +228,103 @@ async function retrieval(): Promise<void> {
   console.log(`  rescan with no changes: ${fmt(asyncRescan, 1)} ms in the background (a blocking one: ${fmt(syncRescan, 1)} ms)`);
 }
 
+async function discovery(): Promise<void> {
+  const claude = join(work, 'claude');
+  const repo = join(work, 'my_repo');
+  mkdirSync(repo, { recursive: true });
+  const folder = join(claude, 'projects', encodeProjectPath(repo));
+  mkdirSync(folder, { recursive: true });
+  const b = new TranscriptBuilder();
+  // 1,000 sessions of ~20 KB each with spread mtimes; the newest few have no user line yet (a session just opened).
+  for (let i = 0; i < 1_000; i += 1) {
+    const path = join(folder, `${String(i).padStart(4, '0')}-session.jsonl`);
+    if (i >= 997) writeFileSync(path, '{"type":"summary","summary":"starting"}\n');
+    else {
+      for (let k = 0; k < 8; k += 1) b.user(`question ${k} of session ${i} about the retry policy`).turn({ tools: [{ name: 'Read', input: { file_path: `src/f${k}.ts` }, result: 'x'.repeat(2_000) }], answer: 'ok' });
+      b.writeTo(path);
+    }
+    const t = new Date(1_700_000_000_000 + i * 60_000);
+    utimesSync(path, t, t);
+  }
+  const env = { CLAUDE_CONFIG_DIR: claude };
+  const expected = '0996-session';
+  const ours: number[] = [];
+  const naive: number[] = [];
+  for (let run = 0; run < 15; run += 1) {
+    let t = performance.now();
+    const found = newestSession(claudeProjectDirs(env, repo, repo));
+    ours.push(performance.now() - t);
+    if (found?.sessionId !== expected) throw new Error(`discovery found ${found?.sessionId}`);
+    // Baseline: read every transcript whole, keep those with a user line, take the newest.
+    t = performance.now();
+    let best: { id: string; mtime: number } | null = null;
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (!readFileSync(path, 'utf8').includes('"type":"user"')) continue;
+      const mtime = statSync(path).mtimeMs;
+      if (!best || mtime > best.mtime) best = { id: name.slice(0, -'.jsonl'.length), mtime };
+    }
+    naive.push(performance.now() - t);
+    if (best?.id !== expected) throw new Error('baseline mismatch');
+  }
+  console.log(`discovery of the newest session among 1,000 transcripts (${fmt(statSync(join(folder, '0000-session.jsonl')).size / 1024, 0)} KB each), 15 runs`);
+  console.log(`  observer            best ${fmt(Math.min(...ours), 1)} ms  median ${fmt(pct(ours, 50), 1)} ms   target < 50 ms: ${pct(ours, 50) < 50 ? 'met' : 'NOT met'}`);
+  console.log(`  baseline read-all   best ${fmt(Math.min(...naive), 1)} ms  median ${fmt(pct(naive, 50), 1)} ms   ratio ${fmt(pct(naive, 50) / pct(ours, 50), 1)}× faster\n`);
+  rmSync(claude, { recursive: true, force: true });
+}
+
+/** A transcript whose second line is one tool result of `bytes` bytes. */
+function writeHugeLine(path: string, bytes: number): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, `${JSON.stringify({ type: 'user', timestamp: '2026-11-20T10:00:00.000Z', message: { role: 'user', content: 'dump the orders table' } })}\n`);
+    writeSync(fd, `${JSON.stringify({ type: 'assistant', timestamp: '2026-11-20T10:00:01.000Z', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_big', name: 'Bash', input: { command: 'cat dump.sql' } }], stop_reason: 'tool_use' } })}\n`);
+    writeSync(fd, '{"type":"user","timestamp":"2026-11-20T10:00:05.000Z","message":{"role":"user","content":[{"tool_use_id":"toolu_big","type":"tool_result","content":"');
+    const block = Buffer.alloc(MB, 'a');
+    for (let left = bytes; left > 0; left -= block.length) writeSync(fd, block, 0, Math.min(block.length, left));
+    writeSync(fd, '"}]}}\n');
+    writeSync(fd, `${JSON.stringify({ type: 'assistant', timestamp: '2026-11-20T10:00:06.000Z', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } })}\n`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function hugeLine(full: boolean): void {
+  const child = (path: string, mode: 'now' | 'before') =>
+    JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/observer/__fixtures__/huge-line-child.ts'), path, mode], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MB }).trim()) as {
+      ms: number;
+      toolStatus: string | null;
+      issues: Array<{ line: number; reason: string }>;
+      maxRssBytes: number;
+    };
+  const tiny = join(work, 'tiny.jsonl');
+  writeHugeLine(tiny, 10);
+  console.log(`one huge line (a tool result), read in a child process (node + tsx reading a tiny file: peak RSS ${fmt(child(tiny, 'now').maxRssBytes / MB, 0)} MB)`);
+  for (const size of [50, 200]) {
+    const path = join(work, `huge-${size}.jsonl`);
+    writeHugeLine(path, size * MB);
+    const now = child(path, 'now');
+    const issue = now.issues[0] ? ` · reported: line ${now.issues[0].line}, ${now.issues[0].reason.split(';')[0]}` : '';
+    console.log(`  ${size} MB line, reader now     ${fmt(now.ms / 1000, 2)} s  peak RSS ${fmt(now.maxRssBytes / MB, 0)} MB  tool ${now.toolStatus}${issue}`);
+    if (size === 50 || full) {
+      const before = child(path, 'before');
+      console.log(`  ${size} MB line, reader before  ${fmt(before.ms / 1000, 2)} s  peak RSS ${fmt(before.maxRssBytes / MB, 0)} MB  tool ${before.toolStatus}   ratio ${fmt(before.ms / now.ms, 1)}× faster, ${fmt(before.maxRssBytes / now.maxRssBytes, 1)}× less memory`);
+    } else console.log(`  ${size} MB line, reader before  not run (quadratic: 195 s and 677 MB measured on main; \`huge-full\` runs it)`);
+    rmSync(path);
+  }
+  console.log('');
+}
+
 try {
   console.log(`observer benchmark (node ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores)\n`);
-  // `npm run bench:observer -- retrieval` runs one part; no argument runs all three.
+  // `npm run bench:observer -- retrieval` runs one part; no argument runs them all (`huge-full` adds the 200 MB baseline).
   const only = new Set(process.argv.slice(2));
-  const want = (name: string) => only.size === 0 || only.has(name);
+  const want = (name: string) => only.size === 0 || (only.size === 1 && only.has('huge-full')) || only.has(name);
   if (want('parse')) await parseThroughput();
   if (want('tail')) await tail();
   if (want('retrieval')) await retrieval();
+  if (want('discovery')) await discovery();
+  if (want('huge') || only.has('huge-full')) hugeLine(only.has('huge-full'));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -3,6 +3,10 @@
  *   GET /api/observer/sessions      the workspace's sessions, newest first
  *   GET /api/observer/sessions/:id  one session as the UI shows it (restore
  *                                   view: the bundle only, no live search)
+ *   GET  /api/observer/proposals              open curation proposals (and the last closed ones)
+ *   POST /api/observer/proposals/:id/accept   the person applies it to its entry
+ *   POST /api/observer/proposals/:id/dismiss  the person drops it; the entry is unchanged
+ * (Kept beside the other observer routes for now; a later issue moves HTTP routes to src/api/routes.)
  * Live updates: the daemon forwards `observerEvents` ('update') to its WebSocket.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,11 +18,24 @@ import type { FlowGraph } from './bundle/types.js';
 import { readSessionIndex } from './bundle/session-index.js';
 import { buildSessionView, type SessionView } from './view.js';
 import { wikiLayout } from './wiki/layout.js';
+import { acceptProposal, dismissProposal, listProposals, type Proposal } from './curation/proposals.js';
+import { resolveProjectSlug } from './paths.js';
 
 export interface ObserverRouteDeps {
   wikiRoot: string;
   workspaceRoot: string;
+  /** The `proj:` slug an accepted proposal's entry keeps; default: from the workspace folder's name. */
+  projectSlug?: string;
   now?: () => number;
+}
+
+/** How many closed proposals the board shows. */
+const CLOSED_SHOWN = 20;
+
+export interface ProposalsResponse {
+  open: Proposal[];
+  closed: Proposal[];
+  problems: Array<{ file: string; reason: string }>;
 }
 
 export interface SessionSummary {
@@ -75,8 +92,36 @@ export function getObserverSession(deps: ObserverRouteDeps, id: string): Observe
   return { ...buildSessionView({ bundle: load.bundle, mode: 'restore', load: status, explorations: null, transcript: null }), flow: load.bundle.session.flow.flowGraph };
 }
 
+const PROPOSAL_ID = '^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$';
+
+function proposalRoutes(app: FastifyInstance, deps: ObserverRouteDeps): void {
+  app.get('/api/observer/proposals', async (): Promise<ProposalsResponse> => {
+    const { open, closed, problems } = listProposals(deps.wikiRoot);
+    return { open, closed: closed.sort((a, b) => (b.closedAt ?? '').localeCompare(a.closedAt ?? '')).slice(0, CLOSED_SHOWN), problems };
+  });
+  const schema = {
+    params: { type: 'object', properties: { id: { type: 'string', pattern: PROPOSAL_ID } }, required: ['id'] },
+    body: { type: 'object', properties: { note: { type: 'string', maxLength: 2_000 } }, additionalProperties: false },
+  };
+  for (const decision of ['accept', 'dismiss'] as const) {
+    app.post<{ Params: { id: string }; Body: { note?: string } | undefined }>(`/api/observer/proposals/:id/${decision}`, { schema }, async (req, reply) => {
+      const now = new Date(deps.now?.() ?? Date.now());
+      const note = req.body?.note;
+      try {
+        if (decision === 'dismiss') return { proposal: dismissProposal(deps.wikiRoot, req.params.id, { now, ...(note ? { note } : {}) }) };
+        const { proposal, entry } = acceptProposal(deps.wikiRoot, req.params.id, { projectSlug: deps.projectSlug ?? resolveProjectSlug({}, deps.workspaceRoot), now, ...(note ? { note } : {}) });
+        return { proposal, entry: { id: entry.id, relativePath: entry.relativePath } };
+      } catch (err) {
+        if (err instanceof MaestroError) return reply.code(err.status).send({ error: err.toJSON() });
+        throw err;
+      }
+    });
+  }
+}
+
 /** Registers the observer routes on a Fastify instance (call directly or through app.register). */
 export async function observerRoutes(app: FastifyInstance, deps: ObserverRouteDeps): Promise<void> {
+  proposalRoutes(app, deps);
   app.get('/api/observer/sessions', async () => ({ sessions: listObserverSessions(deps) }));
   app.get<{ Params: { id: string } }>(
     '/api/observer/sessions/:id',

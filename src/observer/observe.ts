@@ -8,7 +8,7 @@ import type { ObserverConfig } from './config.js';
 import type { ObserverEvents } from './events.js';
 import { observerAgentSeams } from './agent/config.js';
 import { loadBundle } from './bundle/store.js';
-import { locateSession, type SessionFile } from './paths.js';
+import { checkWikiRoot, locateSession, type SessionFile } from './paths.js';
 import { wikiLayout } from './wiki/layout.js';
 import { ObserverSession, type StepResult } from './session.js';
 import type { SummarizeFn } from './summary/orchestrator.js';
@@ -17,6 +17,8 @@ import type { SessionView } from './view.js';
 export interface OpenSessionOptions {
   session?: string;
   restore?: boolean;
+  /** The person confirmed taking over a wiki (or bundle) written for another workspace root. */
+  adoptWiki?: boolean;
   summarize?: SummarizeFn;
   curate?: CurateFn;
   events?: ObserverEvents;
@@ -39,9 +41,10 @@ function seamsFor(config: ObserverConfig, opts: OpenSessionOptions): { summarize
 }
 
 export function openObserverSession(config: ObserverConfig, opts: OpenSessionOptions = {}): ObserverSession {
+  checkWikiRoot(config.wikiRoot, config.env);
   const file =
     (opts.restore ? locateForRestore(config, opts.session ?? config.env.FLOW_SESSION_ID) : null) ??
-    locateSession({ env: config.env, workspaceRoot: config.workspaceRoot, ...(opts.session ? { session: opts.session } : {}) });
+    locateSession({ env: config.env, workspaceRoot: config.workspaceRoot, cwd: config.cwd, ...(opts.session ? { session: opts.session } : {}) });
   return new ObserverSession({
     sessionId: file.sessionId,
     jsonlPath: file.path,
@@ -50,6 +53,7 @@ export function openObserverSession(config: ObserverConfig, opts: OpenSessionOpt
     projectSlug: config.projectSlug,
     mode: opts.restore ? 'restore' : 'live',
     legacyPerTurn: config.legacyPerTurn,
+    ...(opts.adoptWiki ? { adoptWiki: true } : {}),
     eligibleIntents: config.eligibleIntents,
     ...seamsFor(config, opts),
     ...(opts.events ? { events: opts.events } : {}),

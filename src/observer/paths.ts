@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 
 export type Env = Record<string, string | undefined>;
@@ -45,9 +45,87 @@ export function resolveProjectSlug(env: Env = process.env, cwd = process.cwd()):
   );
 }
 
-/** Claude Code's folder name for a project: every `/`, `.`, `_` becomes `-`. */
-export function encodeProjectPath(workspaceRoot: string): string {
-  return workspaceRoot.replace(/[/._]/g, '-');
+/**
+ * Claude Code's folder name for a project under `projects/`: the path with
+ * every character that is not an ASCII letter or digit replaced by `-`
+ * (`/home/a/my_repo.v2` → `-home-a-my-repo-v2`; spaces, `_`, `.`, and each
+ * non-ASCII character become one `-` each). This is what Claude Code writes
+ * (its folders for paths with spaces, underscores and CJK/Cyrillic names show
+ * it; tools that only replaced `/` and `.` missed those sessions). GUI-Anything
+ * replaces only `/`, `.` and `_`.
+ */
+export function encodeProjectPath(path: string): string {
+  return path.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+/** Claude Code shortens very long folder names; past this length a folder that starts the same is accepted. */
+const LONG_NAME = 200;
+
+/**
+ * The project folders Claude Code may have used for this workspace: it names
+ * the folder after the directory `claude` was started in, which is usually the
+ * repository's top level (the workspace root) but may be the cwd or its
+ * realpath (when inside the workspace). Only folders that exist are returned,
+ * workspace root first.
+ */
+export function claudeProjectDirs(env: Env, workspaceRoot: string, cwd = process.cwd()): string[] {
+  const base = claudeProjectsDir(env);
+  const paths = [workspaceRoot];
+  // Only a cwd inside this workspace names one of its folders (FLOW_PROJECT_DIR may point elsewhere).
+  const inside = (p: string) => p === workspaceRoot || p.startsWith(`${workspaceRoot}/`);
+  let real = cwd;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    // cwd gone: the others are enough
+  }
+  for (const p of [cwd, real]) if (inside(p)) paths.push(p);
+  const out: string[] = [];
+  for (const name of new Set(paths.map(encodeProjectPath))) {
+    const dir = join(base, name);
+    if (isDirectory(dir)) out.push(dir);
+    else if (name.length > LONG_NAME) {
+      try {
+        for (const d of readdirSync(base)) if (d.startsWith(name.slice(0, LONG_NAME)) && isDirectory(join(base, d))) out.push(join(base, d));
+      } catch {
+        // no projects folder yet
+      }
+    }
+  }
+  return [...new Set(out)];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The wiki root must be a folder (or not exist yet: it is created). A file, or
+ * a path under a file, is refused here with the variable that put it there,
+ * instead of an `ENOTDIR` from deep inside a write.
+ */
+export function checkWikiRoot(wikiRoot: string, env: Env = process.env): void {
+  const source = env.FLOW_WIKI_DIR ? 'FLOW_WIKI_DIR' : env.FLOW_ROOT_DIR ? 'FLOW_ROOT_DIR' : env.FLOW_PROJECT_DIR ? 'FLOW_PROJECT_DIR' : null;
+  let at = wikiRoot;
+  for (;;) {
+    let st;
+    try {
+      st = statSync(at);
+    } catch {
+      const up = dirname(at);
+      if (up === at) return;
+      at = up;
+      continue;
+    }
+    if (st.isDirectory()) return;
+    const where = at === wikiRoot ? `${wikiRoot} is a file` : `${at} is a file, so ${wikiRoot} cannot be a folder`;
+    const fix = source ? `point ${source} at a folder (created if missing)${source === 'FLOW_WIKI_DIR' ? ', or unset it to use ./wiki' : ''}` : `move that file away or set FLOW_WIKI_DIR to a folder`;
+    throw new MaestroError('BAD_INPUT', `The observer wiki must be a folder: ${where}. Fix: ${fix}.`);
+  }
 }
 
 export function claudeProjectsDir(env: Env = process.env): string {
@@ -84,6 +162,7 @@ export function listSessionFiles(projectDir: string): SessionFile[] {
   if (!existsSync(projectDir)) return [];
   const out: SessionFile[] = [];
   for (const name of readdirSync(projectDir)) {
+    // Subagent transcripts (`agent-*.jsonl`) belong to the session that started them, never a session of their own.
     if (!name.endsWith('.jsonl') || name.startsWith('agent_') || name.startsWith('agent-')) continue;
     const path = join(projectDir, name);
     try {
@@ -109,28 +188,54 @@ export function findRunTranscript(workspaceRoot: string, runId: string): string 
 export interface SessionLocator {
   env?: Env;
   workspaceRoot: string;
+  /** Where `maestro observe` runs (a project folder may be named after it); default process.cwd(). */
+  cwd?: string;
   /** An id, a path to a .jsonl, or a Maestro run id; else FLOW_SESSION_ID; else the newest. */
   session?: string;
+}
+
+/**
+ * The newest transcript with a user line across the project's folders: one
+ * readdir and one stat per file, then the head/tail check on the newest ones
+ * only until one qualifies (bench: 1,000 transcripts, see bench/observer.ts).
+ */
+export function newestSession(projectDirs: readonly string[]): SessionFile | null {
+  const files = projectDirs.flatMap((d) => listSessionFiles(d)).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const file of files) {
+    try {
+      if (hasUserLine(file.path)) return file;
+    } catch {
+      // vanished or unreadable: the next newest
+    }
+  }
+  return null;
 }
 
 /** Picks the transcript to observe; a clear error says where it looked when there is none. */
 export function locateSession(opts: SessionLocator): SessionFile {
   const env = opts.env ?? process.env;
-  const projectDir = join(claudeProjectsDir(env), encodeProjectPath(opts.workspaceRoot));
+  const dirs = claudeProjectDirs(env, opts.workspaceRoot, opts.cwd);
+  const projectDir = dirs[0] ?? join(claudeProjectsDir(env), encodeProjectPath(opts.workspaceRoot));
   const wanted = opts.session ?? env.FLOW_SESSION_ID;
   if (wanted) {
-    const asPath = resolve(wanted);
-    if (wanted.endsWith('.jsonl') || wanted.includes('/')) {
+    const asPath = resolve(opts.cwd ?? process.cwd(), wanted);
+    if (wanted.endsWith('.jsonl') || wanted.includes('/') || isDirectory(asPath)) {
       if (!existsSync(asPath)) throw new MaestroError('BAD_INPUT', `No transcript at ${asPath}.`);
+      if (isDirectory(asPath)) {
+        throw new MaestroError('BAD_INPUT', `--session ${wanted}: ${asPath} is a folder, not a transcript. Pass a session id, or the path of a .jsonl file (this project's are in ${projectDir}).`);
+      }
       const id = basename(asPath) === 'transcript.jsonl' ? basename(resolve(asPath, '..')) : basename(asPath, '.jsonl');
       return { sessionId: id, path: asPath, mtimeMs: statSync(asPath).mtimeMs };
     }
-    const inProject = join(projectDir, `${wanted}.jsonl`);
-    if (existsSync(inProject)) return { sessionId: wanted, path: inProject, mtimeMs: statSync(inProject).mtimeMs };
+    for (const dir of dirs) {
+      const inProject = join(dir, `${wanted}.jsonl`);
+      if (existsSync(inProject)) return { sessionId: wanted, path: inProject, mtimeMs: statSync(inProject).mtimeMs };
+    }
     const run = findRunTranscript(opts.workspaceRoot, wanted);
     if (run) return { sessionId: wanted, path: run, mtimeMs: statSync(run).mtimeMs };
-    throw new MaestroError('BAD_INPUT', `Session "${wanted}" not found: looked for ${inProject} and for a Maestro run transcript under ${join(opts.workspaceRoot, '.workflow', 'sessions')}.`);
+    throw new MaestroError('BAD_INPUT', `Session "${wanted}" not found: looked for ${join(projectDir, `${wanted}.jsonl`)} and for a Maestro run transcript under ${join(opts.workspaceRoot, '.workflow', 'sessions')}.`);
   }
-  for (const file of listSessionFiles(projectDir)) if (hasUserLine(file.path)) return file;
-  throw new MaestroError('BAD_INPUT', `No Claude Code session with a user line in ${projectDir}; pass --session <id|path> or set FLOW_SESSION_ID.`);
+  const newest = newestSession(dirs);
+  if (newest) return newest;
+  throw new MaestroError('BAD_INPUT', `No Claude Code session with a user line in ${projectDir}; start \`claude\` in ${opts.workspaceRoot}, or pass --session <id|path> or set FLOW_SESSION_ID.`);
 }

@@ -5,9 +5,11 @@ import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from './__fixtur
 import type { SummaryItem } from './bundle/types.js';
 import { loadBundle } from './bundle/store.js';
 import type { CuratorInput } from './curation/curator.js';
+import { acceptProposal, listProposals } from './curation/proposals.js';
 import { ObserverEventEmitter, type ObserverUpdate } from './events.js';
 import { ObserverSession, type ObserverSessionOptions } from './session.js';
 import { listWikiEntries } from './wiki/entries.js';
+import { fileAudit } from './upkeep/audit.js';
 import { wikiLayout } from './wiki/layout.js';
 
 let dir: TempDir;
@@ -54,41 +56,51 @@ function debugThenImplement(b = new TranscriptBuilder(now)): TranscriptBuilder {
 }
 
 describe('prior retrieval and intent curation without a model', () => {
-  it('shows KNOWLEDGE from the wiki, and on a pivot updates the prior entry with the closed intent (badge on the anchor only)', async () => {
-    seedLoginEntry();
+  it('shows KNOWLEDGE from the wiki; on a pivot it files a proposal for the prior entry instead of editing it, and accepting applies it', async () => {
+    const path = seedLoginEntry();
+    const before = readFileSync(path, 'utf8');
     const b = debugThenImplement();
     b.writeTo(jsonl);
     now = b.clock + 1_000;
     const s = open();
     const step = await s.step();
-    expect(step.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_2', status: 'updated', reason: 'rules_prior_update', targetId: 'C001' }]);
+    // The pivot turn (exp_2) opens the implement bucket; the closed debug intent's anchor is its own last turn.
+    expect(step.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_1', status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001' }]);
+    expect(readFileSync(path, 'utf8')).toBe(before);
 
     const bundle = loadBundle(wikiLayout(wiki), SID, { workspaceRoot: dir.path }).bundle!;
     expect(bundle.explorations.exp_1!.retrieval).toMatchObject({ origin: 'retrieved', entryId: 'C001', relativePath: 'contexts/debug/C001-login-token-expiry.md' });
-    expect(bundle.explorations.exp_1!.write).toBeUndefined();
-    expect(bundle.explorations.exp_2!.write).toMatchObject({ origin: 'saved', status: 'updated', targetId: 'C001', turnCount: 2 });
-    expect(bundle.curation.buckets.debug).toMatchObject({ explorationIds: ['exp_1', 'exp_2'], anchorExplorationId: 'exp_2', persistResult: { status: 'updated', id: `${SID}:exp_2` } });
+    expect(bundle.explorations.exp_1!.write).toMatchObject({ origin: 'saved', status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001', turnCount: 1 });
+    expect(bundle.explorations.exp_2!.write).toBeUndefined();
+    expect(bundle.curation.buckets.debug).toMatchObject({ explorationIds: ['exp_1'], anchorExplorationId: 'exp_1', persistResult: { status: 'skipped', id: `${SID}:exp_1` } });
+    expect(bundle.curation.buckets.implement).toMatchObject({ explorationIds: ['exp_2'] });
     expect(bundle.curation.openIntentKey).toBe('implement');
     expect(bundle.session.intent).toMatchObject({ intentKey: 'implement', parentIntentKey: 'debug', phase: 'active' });
     expect(bundle.session.intent!.history.map((h) => h.titleDelta)).toEqual(['pivot', 'pivot']);
     expect(bundle.curation.evidence.exp_1).toMatchObject({ schema_version: 1, request: 'Fix the login token expiring too early in auth', result: 'success', commands: ['npm test'] });
     expect(bundle.session.flow.flowGraph!.nodes.map((n) => [n.explorationId, n.metaBadges.wiki])).toEqual([
-      ['exp_1', 'none'],
-      ['exp_2', 'updated'],
+      ['exp_1', 'skipped'],
+      ['exp_2', 'none'],
     ]);
-
-    const entry = readFileSync(join(wiki, 'knowledge/contexts/debug/C001-login-token-expiry.md'), 'utf8');
-    expect(entry).toMatch(/^version: 2$/m);
-    expect(entry).toMatch(/### 更新 2026-11-20 \(exp_2\)/);
-    expect(entry).toContain('exploration_id: "exp_2"');
-    expect(entry).toContain('intent_key: "debug"');
-    // The old content is still there, and the update went inside 解决方案 (before 参考).
-    expect(entry.indexOf('Raise expiresIn.')).toBeLessThan(entry.indexOf('### 更新'));
-    expect(entry.indexOf('### 更新')).toBeLessThan(entry.indexOf('## 参考'));
     const log = readFileSync(join(wiki, 'knowledge/log/2026-11-20.md'), 'utf8');
     expect(log).toMatch(/^# Knowledge log 2026-11-20/);
-    expect(log).toMatch(/## \[\d\d:\d\d\] update · target: C001 · reason: rules_prior_update/);
-    expect(readFileSync(join(wiki, 'knowledge/index.md'), 'utf8')).toContain('| C001 | context | login-token-expiry | Fix login token expiring too early |');
+    expect(log).toMatch(/## \[\d\d:\d\d\] skip · target: C001 · reason: proposed_no_agent/);
+
+    const { open: proposals } = listProposals(wiki);
+    expect(proposals).toHaveLength(1);
+    expect(proposals[0]).toMatchObject({ id: bundle.explorations.exp_1!.write!.proposalId, kind: 'update', reason: 'no_agent', targetId: 'C001', source: { sessionId: SID, explorationId: 'exp_1' } });
+    expect(proposals[0]!.newFacts.join('\n')).toContain('expiresIn is now 3600 seconds');
+
+    // The person accepts: now the entry is updated, inside 解决方案 (before 参考).
+    acceptProposal(wiki, proposals[0]!.id, { projectSlug: 'app', now: new Date(now) });
+    const entry = readFileSync(path, 'utf8');
+    expect(entry).toMatch(/^version: 2$/m);
+    expect(entry).toMatch(/### 更新 2026-11-20 \(exp_1\)/);
+    expect(entry).toContain('exploration_id: "exp_1"');
+    expect(entry).toContain('intent_key: "debug"');
+    expect(entry.indexOf('Raise expiresIn.')).toBeLessThan(entry.indexOf('### 更新'));
+    expect(entry.indexOf('### 更新')).toBeLessThan(entry.indexOf('## 参考'));
+    expect(listProposals(wiki)).toMatchObject({ open: [], closed: [{ status: 'accepted', targetId: 'C001' }] });
 
     const index = JSON.parse(readFileSync(join(wiki, 'sessions/_index.json'), 'utf8'));
     expect(index).toMatchObject({ schemaVersion: 1, workspaceRoot: dir.path, lastSessionId: SID });
@@ -105,7 +117,8 @@ describe('prior retrieval and intent curation without a model', () => {
     writeFileSync(path, broken);
     debugThenImplement().writeTo(jsonl);
     now += 3_600_000;
-    const step = await open().step();
+    // Only an agent's decision rewrites an entry; this one decides to update the prior.
+    const step = await open({ curate: async (input) => ({ action: 'update', targetId: input.prior!.entryId }) }).step();
     expect(step.curated[0]).toMatchObject({ intentKey: 'debug', status: 'failed' });
     expect(step.curated[0]!.reason).toMatch(/target_unreadable: .*C001-login-token-expiry\.md \(line \d+: unreadable frontmatter line/);
     expect(readFileSync(path, 'utf8')).toBe(broken);
@@ -128,7 +141,7 @@ describe('prior retrieval and intent curation without a model', () => {
     now = b.clock + 1_000;
     const step = await open().step();
     // greeting → explore: a pivot from a greeting closes nothing; explore → debug closes explore, which is not eligible.
-    expect(step.curated).toEqual([{ intentKey: 'explore', explorationId: 'exp_3', status: 'skipped', reason: 'intent_not_wiki_eligible' }]);
+    expect(step.curated).toEqual([{ intentKey: 'explore', explorationId: 'exp_2', status: 'skipped', reason: 'intent_not_wiki_eligible' }]);
   });
 });
 
@@ -143,9 +156,23 @@ describe('the idle sweep', () => {
     expect((await s.step()).curated).toEqual([]);
     now = b.clock + 30_000;
     const swept = await s.step();
-    expect(swept.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_1', status: 'updated', reason: 'rules_prior_update', targetId: 'C001' }]);
+    expect(swept.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_1', status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001' }]);
     now += 60_000;
     expect((await s.step()).curated).toEqual([]);
+  });
+
+  it('leaves an entry with an open audit alone, even when an agent decides to update it: a proposal waits instead', async () => {
+    const path = seedLoginEntry();
+    const before = readFileSync(path, 'utf8');
+    fileAudit(wiki, { targetId: 'C001', anchor: 'expiresIn is not the cause' }, new Date(now));
+    const b = new TranscriptBuilder(now);
+    b.user('Fix the login token expiring too early in auth').turn({ tools: [{ name: 'Edit', input: { file_path: 'src/auth/session.ts' } }], answer: 'Moved the refresh to the client clock.' });
+    b.writeTo(jsonl);
+    now = b.clock + 30_000;
+    const swept = await open({ curate: async () => ({ action: 'update', targetId: 'C001' }) }).step();
+    expect(swept.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_1', status: 'skipped', reason: 'proposed_open_audit', targetId: 'C001' }]);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(listProposals(wiki).open.map((p) => [p.targetId, p.reason])).toEqual([['C001', 'open_audit']]);
   });
 
   it('waits while an exploration is still running', async () => {
@@ -167,10 +194,15 @@ describe('with a curator agent and a summary model', () => {
     debugThenImplement().writeTo(jsonl);
     now += 3_600_000;
     const first = await open({ curate }).step();
-    expect(first.curated[0]).toMatchObject({ status: 'saved', targetId: 'C001' });
+    // Both intents are curated: the pivot turn opened the implement bucket, which the idle sweep then curates.
+    expect(first.curated.map((c) => [c.intentKey, c.explorationId, c.status, c.targetId])).toEqual([
+      ['debug', 'exp_1', 'saved', 'C001'],
+      ['implement', 'exp_2', 'saved', 'C002'],
+    ]);
     expect(calls[0]!.mode).toBe('intent');
-    expect(calls[0]!.digest.turns.map((t) => t.explorationId)).toEqual(['exp_1', 'exp_2']);
+    expect(calls[0]!.digest.turns.map((t) => t.explorationId)).toEqual(['exp_1']);
     const files = readdirSync(join(wiki, 'knowledge/contexts/debug'));
+    expect(readdirSync(join(wiki, 'knowledge/contexts/implement'))).toEqual([expect.stringMatching(/^C002-/)]);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^C001-[a-z0-9-]+\.md$/);
     const text = readFileSync(join(wiki, 'knowledge/contexts/debug', files[0]!), 'utf8');
@@ -187,9 +219,9 @@ describe('with a curator agent and a summary model', () => {
     now += 3_600_000;
     const s2 = new ObserverSession({ sessionId: 'sess-2', jsonlPath: other, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now, curate });
     const second = await s2.step();
-    expect(calls[1]!.prior?.entryId).toBe('C001');
+    expect(calls[2]!.prior?.entryId).toBe('C001');
     expect(second.curated[0]).toMatchObject({ status: 'skipped', reason: 'similar_request_exists', targetId: 'C001' });
-    expect(listWikiEntries(wiki).entries.map((e) => e.id)).toEqual(['C001']);
+    expect(listWikiEntries(wiki).entries.map((e) => e.id)).toEqual(['C001', 'C002']);
   });
 
   it('a failing curator skips with skill_failed and never falls back to creating', async () => {

@@ -12,13 +12,14 @@
  */
 import { statSync } from 'node:fs';
 import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeOwnedBundle, type BundleLoad } from './bundle/store.js';
-import { recordSessionInIndex } from './bundle/session-index.js';
+import { readSessionIndex, recordSessionInIndex } from './bundle/session-index.js';
 import { updateFlow } from './bundle/flow.js';
 import { createEmptyBundle, type EvidenceEntry, type RetrievalRecord, type SessionBundle, type SummaryItem } from './bundle/types.js';
 import { idleSweepDue, openUncuratedBucket, recordSummary } from './curation/buckets.js';
 import { WikiCuratorService, type CurateFn } from './curation/curator.js';
 import { DEFAULT_CURATE_INTENTS } from './curation/intent.js';
 import { observerEvents, type ObserverEvents } from './events.js';
+import { durationOf, tokenTotal } from './summary/digest.js';
 import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js';
 import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
 import type { Exploration, TranscriptState } from './transcript/types.js';
@@ -38,6 +39,8 @@ export interface ObserverSessionOptions {
   curate?: CurateFn;
   eligibleIntents?: ReadonlySet<string>;
   legacyPerTurn?: boolean;
+  /** The person confirmed taking over a wiki or bundle written for another workspace root. */
+  adoptWiki?: boolean;
   events?: ObserverEvents;
   now?: () => number;
 }
@@ -63,6 +66,8 @@ export class ObserverSession {
   /** Set by anything that changes the bundle; a step with nothing dirty writes nothing (no re-serialising every poll). */
   private dirty = true;
   private onceState: TranscriptState | null = null;
+  /** Set when this wiki must not be written: it belongs to another workspace, or its bundle is a schema we do not read. */
+  private hold: SessionHold | null = null;
   private running: Promise<StepResult> | null = null;
   private again = false;
 
@@ -103,8 +108,34 @@ export class ObserverSession {
     return { workspaceRoot: this.options.workspaceRoot };
   }
 
+  /** Why nothing is written, when nothing is (a foreign wiki not adopted, a bundle of another schema); null otherwise. */
+  get held(): SessionHold | null {
+    return this.hold;
+  }
+
   private open(): void {
     this.load = loadBundle(this.layout, this.options.sessionId, this.ctx());
+    const adopt = this.options.adoptWiki === true && this.mode === 'live';
+    const index = this.mode === 'live' ? readSessionIndex(this.layout, this.options.workspaceRoot, this.now()) : null;
+    if (index?.foreignRoot && !adopt) this.hold = foreignHold(`${this.layout.sessionIndex} belongs to ${index.foreignRoot}, not ${this.options.workspaceRoot}`);
+    const foreign = this.load.foreign;
+    if (foreign) {
+      // Shown as stored (its summaries too); written back only when the person adopts it.
+      this.bundle = foreign;
+      this.summaries.hydrateFromBundle(this.bundle);
+      if (!adopt) {
+        this.hold ??= foreignHold(this.load.detail ?? `the bundle belongs to ${foreign.meta.workspaceRoot}`);
+        return;
+      }
+      this.bundle.meta.workspaceRoot = this.options.workspaceRoot;
+      this.bundle.meta.jsonlPath = this.options.jsonlPath;
+      return;
+    }
+    if (this.load.unknownSchema && this.mode === 'live') {
+      this.hold = { reason: 'unknown_schema', detail: `${this.load.detail}. Nothing is written for this session; move the file away to rebuild it from the transcript.` };
+      this.bundle = createEmptyBundle({ sessionId: this.options.sessionId, workspaceRoot: this.options.workspaceRoot, jsonlPath: this.options.jsonlPath, jsonlMtime: 0 }, this.now());
+      return;
+    }
     if (this.load.bundle) {
       this.bundle = this.load.bundle;
       this.summaries.hydrateFromBundle(this.bundle);
@@ -145,6 +176,18 @@ export class ObserverSession {
       }
       if (!b) {
         b = this.bundle.explorations[e.id] = { explorationId: e.id, question: e.question };
+        changed = true;
+      }
+      if (b.summary && (e.continuations ?? 0) > (b.summary.continuations ?? 0)) {
+        // The turn resumed after it was summarised (a Stop hook, work after a subagent): the
+        // summary no longer covers the whole turn, so it is made again once the turn ends again.
+        delete b.summary;
+        delete this.bundle.curation.evidence[e.id];
+        this.summaries.forget(e.id);
+        changed = true;
+      }
+      if (e.status === 'running' && b.meta) {
+        delete b.meta;
         changed = true;
       }
       const meta = explorationMeta(e);
@@ -234,7 +277,7 @@ export class ObserverSession {
     const e = this.explorations.find((x) => x.id === item.explorationId);
     const b = this.bundle.explorations[item.explorationId];
     if (!e || !b) return;
-    b.summary = item;
+    b.summary = e.continuations ? { ...item, continuations: e.continuations } : item;
     this.dirty = true;
     this.bundle.curation.evidence[e.id] = buildEvidence(this.options.sessionId, e, item, this.now());
     if (item.flowchart) this.bundle.session.flow.flowchartHints[e.id] = item.flowchart;
@@ -249,6 +292,7 @@ export class ObserverSession {
   }
 
   private async curate(intentKey: string, anchor: string, result: StepResult): Promise<void> {
+    if (this.hold) return;
     const write = await this.curator.curateIntent(this.bundle, intentKey, anchor);
     if (write) this.dirty = true;
     if (write) result.curated.push({ intentKey, explorationId: anchor, status: write.status, ...(write.reason ? { reason: write.reason } : {}), ...(write.targetId ? { targetId: write.targetId } : {}) });
@@ -274,6 +318,10 @@ export class ObserverSession {
 
   private persist(): boolean {
     if (!this.dirty) return false;
+    if (this.hold) {
+      this.dirty = false;
+      return false;
+    }
     const body = JSON.stringify({ ...this.bundle, meta: { ...this.bundle.meta, updatedAt: 0, jsonlMtime: 0 } });
     if (body === this.lastWritten) {
       this.dirty = false;
@@ -296,6 +344,8 @@ export class ObserverSession {
       this.bundleStamp = fileStamp(bundlePath(this.layout, this.options.sessionId));
     }
     recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
+    // What the header shows: the bundle on disk is now this one (it said "miss" until the first write).
+    this.load = { status: 'hit', bundle: this.bundle, mtimeMs: this.bundleStamp ? Number(this.bundleStamp.split(':')[2]) : null };
     this.lastWritten = body;
     this.dirty = false;
     const running = this.explorations.find((e) => e.status === 'running');
@@ -318,8 +368,9 @@ export class ObserverSession {
       bundle: this.bundle,
       mode: this.mode,
       load: { status: this.load.status, ...(this.load.reason ? { reason: this.load.reason } : {}), ...(this.load.detail ? { detail: this.load.detail } : {}) },
+      hold: this.hold,
       explorations: this.mode === 'restore' ? null : this.explorations,
-      transcript: t ? { lines: t.lines, issueCount: t.issueCount, issues: t.issues.slice(0, 20), lastPrompt: t.lastPrompt } : null,
+      transcript: t ? { lines: t.lines, issueCount: t.issueCount, issues: t.issues.slice(0, 20), lastPrompt: t.lastPrompt, sessionEvents: t.sessionEvents.slice(-20) } : null,
     });
   }
 
@@ -327,6 +378,19 @@ export class ObserverSession {
   snapshotBundle(): SessionBundle {
     return structuredClone(this.bundle);
   }
+}
+
+export interface SessionHold {
+  reason: 'workspace_mismatch' | 'unknown_schema';
+  /** What was found, where, and how to go on. */
+  detail: string;
+}
+
+function foreignHold(what: string): SessionHold {
+  return {
+    reason: 'workspace_mismatch',
+    detail: `${what}: this wiki was written for another workspace, so nothing is written to it. To take it over (its bundles and summaries are kept), run \`maestro observe --adopt-wiki\`; or set FLOW_WIKI_DIR to another folder.`,
+  };
 }
 
 function toRetrievalRecord(hit: import('./wiki/retriever.js').WikiMatch, now: number): RetrievalRecord {
@@ -355,8 +419,8 @@ function buildEvidence(sessionId: string, e: Exploration, item: SummaryItem, now
     request: e.question,
     summary: item.text,
     result: e.status === 'interrupted' ? 'abandoned' : e.nodes.some((n) => n.type === 'error') ? 'failure' : 'success',
-    duration: e.endedAt !== undefined ? e.endedAt - e.startedAt : 0,
-    tokens: e.tokens.input + e.tokens.output,
+    duration: durationOf(e) ?? 0,
+    tokens: tokenTotal(e.tokens),
     source: { session_id: sessionId, exploration_id: e.id },
     commands: tools.map((n) => n.command).filter((c): c is string => Boolean(c)).slice(0, 30),
     files: e.files.slice(0, 50),

@@ -72,7 +72,8 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
     const once = await maestro(['observe', '--once', '--json']);
     expect(once.code).toBe(0);
     const out = JSON.parse(once.stdout);
-    expect(out.session).toMatchObject({ sessionId: 'abc', workspaceRoot: repo, load: { status: 'miss' } });
+    // Written in this pass: the view says so (it used to keep saying "miss").
+    expect(out.session).toMatchObject({ sessionId: 'abc', workspaceRoot: repo, load: { status: 'hit' }, hold: null });
     expect(out.session.explorations[0]).toMatchObject({ id: 'exp_1', status: 'complete', knowledge: { entryId: 'C001' } });
     expect(existsSync(join(repo, 'wiki/sessions/abc/bundle.json'))).toBe(true);
     expect(JSON.parse(readFileSync(join(repo, 'wiki/sessions/_index.json'), 'utf8')).lastSessionId).toBe('abc');
@@ -138,15 +139,19 @@ describe('maestro observe --once with the agent turned on', () => {
       ['ai', 'Retry policy: done.'],
       ['ai', 'Health check: done.'],
     ]);
-    expect(out.step.curated).toEqual([{ intentKey: 'debug', explorationId: 'exp_2', status: 'saved', reason: 'agent filed it', targetId: 'C001' }]);
+        // Each intent is curated once: the pivot turn opened the implement bucket, whose (scripted, identical) create dedups.
+    expect(out.step.curated).toEqual([
+      { intentKey: 'debug', explorationId: 'exp_1', status: 'saved', reason: 'agent filed it', targetId: 'C001' },
+      { intentKey: 'implement', explorationId: 'exp_2', status: 'skipped', reason: 'similar_request_exists', targetId: 'C001' },
+    ]);
     expect(readFileSync(join(repo, 'wiki/knowledge/contexts/debug/C001-retry-policy-attempts.md'), 'utf8')).toContain('Set maxAttempts to 5 in src/retry.ts.');
-    expect(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).role)).toEqual(['summarize', 'summarize', 'curate']);
+    expect(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).role)).toEqual(['summarize', 'summarize', 'curate', 'curate']);
 
     // The same through the environment; a second pass hydrates and asks the agent nothing.
     const again = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: `scripted:${script}`, MAESTRO_OBSERVER_AGENT_LOG: log });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('SUMMARY (ai) Retry policy: done.');
-    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(4);
 
     const bad = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: 'gpt-9' });
     expect(bad.code).not.toBe(0);

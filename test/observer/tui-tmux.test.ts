@@ -66,7 +66,10 @@ describe.skipIf(!TMUX)('maestro observe in a real terminal (tmux)', () => {
 
     // The first screen waits for the CLI to load from the sources through tsx: slow on a busy machine.
     let screen = await screenWhere((s) => s.includes('1/1'), 'the first exploration', 120_000);
-    expect(screen).toContain('session live · 1 explorations');
+    expect(screen).toContain('session live · 1 exploration ·');
+    expect(screen).toContain('Done · 1 tool (Grep×1)');
+    // Once the bundle is written the header says so (it used to keep saying "bundle miss").
+    await screenWhere((s) => s.includes('bundle hit') && s.includes('SUMMARY where is the retry'), 'the header after the bundle is written');
     expect(screen).toMatch(/KNOWLEDGE C001 · Where the retry policy is defined/);
 
     appendFileSync(jsonl, b.user('and what is the backoff cap?').take());

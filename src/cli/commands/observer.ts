@@ -10,14 +10,18 @@ import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 
 async function observerConfig(overrides: { agent?: string; agentScript?: string } = {}) {
-  const { resolveObserverConfig } = await import('../../observer/config.js');
-  return resolveObserverConfig(process.env, process.cwd(), overrides);
+  const [{ resolveObserverConfig }, { checkWikiRoot }] = await Promise.all([import('../../observer/config.js'), import('../../observer/paths.js')]);
+  const config = resolveObserverConfig(process.env, process.cwd(), overrides);
+  checkWikiRoot(config.wikiRoot, config.env);
+  return config;
 }
 
 function printView(view: SessionView): void {
   const out: string[] = [];
   out.push(`session ${view.sessionId} (${view.jsonlPath})`);
-  out.push(`bundle ${view.load.status}${view.load.reason ? ` (${view.load.reason})` : ''} · ${view.explorations.length} explorations · intent ${view.intent ? `${view.intent.nodeTitle} [${view.intent.intentKey}]` : '—'}`);
+  out.push(`bundle ${view.load.status}${view.load.reason ? ` (${view.load.reason})` : ''} · ${count(view.explorations.length, 'exploration')} · intent ${view.intent ? `${view.intent.nodeTitle} [${view.intent.intentKey}]` : '—'}`);
+  if (view.hold) out.push(`NOT WRITTEN: ${view.hold.detail}`);
+  for (const ev of view.transcript?.sessionEvents ?? []) out.push(`session: ${ev.kind} at line ${ev.line}${ev.explorationId ? ` (after ${ev.explorationId})` : ''}`);
   if (view.transcript?.issueCount) {
     out.push(`${view.transcript.issueCount} transcript line(s) skipped:`);
     for (const i of view.transcript.issues.slice(0, 5)) out.push(`  line ${i.line}: ${i.reason}`);
@@ -25,13 +29,18 @@ function printView(view: SessionView): void {
   for (const e of view.explorations) {
     out.push('');
     out.push(`${e.id} [${e.status}] ${e.question}`);
-    out.push(`  ${e.toolCount} tools${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${e.errorCount} errors` : ''}`);
+    out.push(`  ${count(e.toolCount, 'tool')}${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${count(e.errorCount, 'error')}` : ''}`);
+    for (const run of e.subagents) out.push(`    ↳ subagent: ${run.prompt.slice(0, 80)} · ${count(run.toolCount, 'tool')}${run.toolSummary ? ` (${run.toolSummary})` : ''}`);
     const k = e.knowledge;
     out.push(`  KNOWLEDGE ${k === undefined ? '(not searched)' : k === null ? '—' : `${k.entryId} ${k.request} (${k.score.toFixed(2)})`}`);
     if (e.summary) out.push(`  SUMMARY (${e.summary.source}${e.summary.reason ? `: ${e.summary.reason.slice(0, 80)}` : ""}) ${e.summary.text.slice(0, 200)}`);
-    if (e.wiki) out.push(`  wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${e.wiki.reason ? ` · ${e.wiki.reason}` : ''}${e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : ''}`);
+    if (e.wiki) out.push(`  wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${e.wiki.reason ? ` · ${e.wiki.reason}` : ''}${e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : ''}${e.wiki.proposalId ? ` · proposal ${e.wiki.proposalId} (maestro wiki proposals)` : ''}`);
   }
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function parsePoll(value: string): number {
@@ -49,21 +58,29 @@ export function register(program: Command): void {
     .option('--restore', 'show the stored bundle only: no transcript, no live search')
     .option('--poll <ms>', 'fallback poll interval for the live UI', parsePoll)
     .option('--json', 'print JSON (with --once)')
+    .option('--adopt-wiki', 'take over a wiki (or bundle) written for another workspace root; without it such a wiki is reported and left alone')
     .addOption(new Option('--agent <kind>', 'the summary and curator agent (default: MAESTRO_OBSERVER_AGENT, else off: deterministic)').choices(['off', 'claude', 'scripted']))
     .option('--agent-script <file>', 'the script of --agent scripted (docs/scripted-agent.md)')
     .action(
-      action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean; agent?: string; agentScript?: string }) => {
+      action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean; agent?: string; agentScript?: string; adoptWiki?: boolean }) => {
         const config = await observerConfig({ ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.agentScript ? { agentScript: opts.agentScript } : {}) });
-        const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}) };
+        const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}), ...(opts.adoptWiki ? { adoptWiki: true } : {}) };
         if (opts.once || opts.json) {
           const { observeOnce } = await import('../../observer/observe.js');
           const { view, step } = await observeOnce(config, common);
           if (opts.json) printJson({ session: view, step });
           else printView(view);
+          // Nothing was written: say so on stderr and exit 1, so a script notices.
+          if (view.hold) {
+            process.stderr.write(`observer: ${view.hold.detail}\n`);
+            process.exitCode = 1;
+          }
           return;
         }
         const { runObserverUi } = await import('../../observer/ui/run.js');
-        await runObserverUi(config, { ...common, ...(opts.poll ? { pollMs: opts.poll } : {}) });
+        // Without --session (and FLOW_SESSION_ID) the UI follows the project's newest session as new ones start.
+        const follow = !opts.session && !config.env.FLOW_SESSION_ID && !opts.restore;
+        await runObserverUi(config, { ...common, ...(opts.poll ? { pollMs: opts.poll } : {}), follow });
       }),
     );
 
@@ -151,6 +168,39 @@ export function register(program: Command): void {
         if (opts.json) return printJson(result);
         process.stdout.write(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
         for (const i of result.items) process.stdout.write(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
+      }),
+    );
+
+  wiki
+    .command('proposals')
+    .description('Curation proposals waiting for a person (curation without an agent never edits an entry itself): list, accept or dismiss.')
+    .option('--accept <id>', 'apply the proposal to its entry')
+    .option('--dismiss <id>', 'drop the proposal; the entry is unchanged')
+    .option('--note <text>', 'why (kept with the closed proposal)')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { accept?: string; dismiss?: string; note?: string; json?: boolean }) => {
+        const config = await observerConfig();
+        const { acceptProposal, dismissProposal, listProposals } = await import('../../observer/curation/proposals.js');
+        const now = new Date();
+        const note = opts.note ? { note: opts.note } : {};
+        if (opts.accept && opts.dismiss) throw new MaestroError('BAD_INPUT', 'Pass --accept or --dismiss, not both.');
+        if (opts.accept) {
+          const { proposal, entry } = acceptProposal(config.wikiRoot, opts.accept, { projectSlug: config.projectSlug, now, ...note });
+          return opts.json ? printJson({ proposal, entry: { id: entry.id, relativePath: entry.relativePath } }) : void process.stdout.write(`accepted ${proposal.id}: ${entry.id} updated (${entry.relativePath})\n`);
+        }
+        if (opts.dismiss) {
+          const proposal = dismissProposal(config.wikiRoot, opts.dismiss, { now, ...note });
+          return opts.json ? printJson({ proposal }) : void process.stdout.write(`dismissed ${proposal.id}; ${proposal.targetId} unchanged\n`);
+        }
+        const list = listProposals(config.wikiRoot);
+        if (opts.json) return printJson(list);
+        process.stdout.write(`${list.open.length} open\n`);
+        for (const p of list.open) {
+          process.stdout.write(`  ${p.id} → ${p.targetId} (${p.reason})\n`);
+          for (const f of p.newFacts.slice(0, 5)) process.stdout.write(`      + ${f.slice(0, 160)}\n`);
+        }
+        for (const p of list.problems) process.stdout.write(`  skipped ${p.file}: ${p.reason}\n`);
       }),
     );
 

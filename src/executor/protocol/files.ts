@@ -12,6 +12,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { LineSplitter } from '../../lib/lines.js';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -45,37 +46,60 @@ export interface JsonLines<T> {
   records: T[];
   /** Byte offset just past the last complete line; pass it back to continue. */
   nextOffset: number;
-  /** Lines that were complete but not valid JSON, with their 1-based line number in this read. */
+  /** Lines that were complete but not valid JSON, with their 1-based line number in this read (text capped). */
   corrupt: Array<{ line: number; text: string }>;
+  /** Lines longer than the limit (lib/lines.ts MAX_LINE_BYTES): skipped, with their line number in this read and size. */
+  oversized?: Array<{ line: number; bytes: number }>;
 }
 
-/** Reads complete lines from `offset` on. A last line without "\n" is torn (still being written) and left for later. */
-export function readJsonLines<T = unknown>(path: string, offset = 0): JsonLines<T> {
+const READ_CHUNK = 1 << 20;
+/** What a corrupt line keeps of its text for the log. */
+const CORRUPT_TEXT_CAP = 2_000;
+
+/**
+ * Reads complete lines from `offset` on, in 1 MiB chunks (linear time; memory
+ * bounded by the records plus one line, however long the file). A last line
+ * without "\n" is torn (still being written) and left for later; a line past
+ * `maxLineBytes` is skipped and reported in `oversized`, never held whole.
+ */
+export function readJsonLines<T = unknown>(path: string, offset = 0, options: { maxLineBytes?: number } = {}): JsonLines<T> {
   if (!existsSync(path)) return { records: [], nextOffset: offset, corrupt: [] };
+  const records: T[] = [];
+  const corrupt: Array<{ line: number; text: string }> = [];
+  const oversized: Array<{ line: number; bytes: number }> = [];
+  const splitter = new LineSplitter(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {});
+  let consumed = 0;
   const fd = openSync(path, 'r');
-  let buf: Buffer;
   try {
     const size = fstatSync(fd).size;
     if (size <= offset) return { records: [], nextOffset: offset, corrupt: [] };
-    buf = Buffer.alloc(size - offset);
-    readSync(fd, buf, 0, buf.length, offset);
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
+    for (let pos = offset; pos < size; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+      if (n <= 0) break;
+      pos += n;
+      splitter.push(
+        buf.subarray(0, n),
+        (bytes) => {
+          consumed += bytes.length + 1;
+          const text = bytes.toString('utf8');
+          if (!text.trim()) return;
+          try {
+            records.push(JSON.parse(text) as T);
+          } catch {
+            corrupt.push({ line: splitter.lines, text: text.length > CORRUPT_TEXT_CAP ? `${text.slice(0, CORRUPT_TEXT_CAP)}…` : text });
+          }
+        },
+        (o) => {
+          consumed += o.bytes + 1;
+          oversized.push({ line: o.line, bytes: o.bytes });
+        },
+      );
+    }
   } finally {
     closeSync(fd);
   }
-  const lastNewline = buf.lastIndexOf(0x0a);
-  if (lastNewline < 0) return { records: [], nextOffset: offset, corrupt: [] };
-  const whole = buf.subarray(0, lastNewline).toString('utf8');
-  const records: T[] = [];
-  const corrupt: Array<{ line: number; text: string }> = [];
-  whole.split('\n').forEach((text, i) => {
-    if (!text.trim()) return;
-    try {
-      records.push(JSON.parse(text) as T);
-    } catch {
-      corrupt.push({ line: i + 1, text });
-    }
-  });
-  return { records, nextOffset: offset + lastNewline + 1, corrupt };
+  return { records, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}) };
 }
 
 /**

@@ -20,7 +20,8 @@ export function appendTranscript(runDir: string, entry: TranscriptEntry): void {
   appendJsonLine(join(runDir, TRANSCRIPT_FILE), entry);
 }
 
-export function readTranscript(runDir: string, offset = 0): { entries: TranscriptEntry[]; nextOffset: number } {
-  const { records, nextOffset } = readJsonLines<TranscriptEntry>(join(runDir, TRANSCRIPT_FILE), offset);
-  return { entries: records, nextOffset };
+/** Streams in bounded memory (files.ts); a line past the limit is skipped and listed in `oversized` (line in this read, size). */
+export function readTranscript(runDir: string, offset = 0): { entries: TranscriptEntry[]; nextOffset: number; oversized?: Array<{ line: number; bytes: number }> } {
+  const { records, nextOffset, oversized } = readJsonLines<TranscriptEntry>(join(runDir, TRANSCRIPT_FILE), offset);
+  return { entries: records, nextOffset, ...(oversized ? { oversized } : {}) };
 }

@@ -25,7 +25,7 @@ export function emptySessionIndex(workspaceRoot: string, now: number): SessionIn
   return { schemaVersion: 1, workspaceRoot, lastSessionId: null, updatedAt: now, sessions: {} };
 }
 
-export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now: number): { index: SessionIndex; fresh: boolean; reason?: string } {
+export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now: number): { index: SessionIndex; fresh: boolean; reason?: string; foreignRoot?: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(layout.sessionIndex, 'utf8'));
@@ -35,7 +35,8 @@ export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now:
   }
   const r = raw as Partial<SessionIndex> | null;
   if (!r || r.schemaVersion !== 1 || typeof r.workspaceRoot !== 'string' || !r.workspaceRoot) return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: 'invalid' };
-  if (r.workspaceRoot !== workspaceRoot) return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: 'workspace_mismatch' };
+  // The caller decides: the observer reports a foreign wiki and writes nothing unless the person adopts it (FORMATS §8.2).
+  if (r.workspaceRoot !== workspaceRoot) return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: 'workspace_mismatch', foreignRoot: r.workspaceRoot };
   return {
     index: {
       schemaVersion: 1,

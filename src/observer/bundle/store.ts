@@ -30,6 +30,10 @@ export interface BundleLoad {
   /** The mtime of the bundle file when read; patch uses it to detect a concurrent writer. */
   mtimeMs: number | null;
   detail?: string;
+  /** A bundle written for another workspace root (reason workspace_mismatch): kept for a person to adopt, never used silently. */
+  foreign?: SessionBundle;
+  /** true when the file is a bundle this code does not understand (another schemaVersion): it must not be overwritten. */
+  unknownSchema?: boolean;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -68,8 +72,41 @@ export function normalizeBundle(raw: unknown, sessionId: string): SessionBundle 
       buckets: isObject(curation.buckets) ? (curation.buckets as SessionBundle['curation']['buckets']) : {},
       evidence: isObject(curation.evidence) ? (curation.evidence as SessionBundle['curation']['evidence']) : {},
     },
-    explorations: isObject(raw.explorations) ? (raw.explorations as SessionBundle['explorations']) : {},
+    explorations: isObject(raw.explorations) ? normalizeExplorations(raw.explorations) : {},
   };
+}
+
+/**
+ * Bundles Maestro wrote before it matched GUI-Anything stored `meta.tokens` as
+ * `{input, output, cacheRead, cacheWrite}`; they read as the total with the
+ * object moved to `tokenBreakdown` (a zero total is left out, as GUI-Anything
+ * leaves it out). A non-positive durationMs is dropped the same way.
+ */
+function normalizeExplorations(raw: Record<string, unknown>): SessionBundle['explorations'] {
+  const out = raw as SessionBundle['explorations'];
+  for (const e of Object.values(raw)) {
+    if (!isObject(e) || !isObject(e.meta)) continue;
+    const meta = e.meta;
+    if (isObject(meta.tokens)) {
+      const t = meta.tokens;
+      const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+      const breakdown = { input: n(t.input), output: n(t.output), cacheRead: n(t.cacheRead), cacheWrite: n(t.cacheWrite) };
+      const total = breakdown.input + breakdown.output + breakdown.cacheRead + breakdown.cacheWrite;
+      delete meta.tokens;
+      if (total > 0) Object.assign(meta, { tokens: total, tokenBreakdown: breakdown });
+    } else if (meta.tokens !== undefined && !(typeof meta.tokens === 'number' && meta.tokens > 0)) delete meta.tokens;
+    if (meta.durationMs !== undefined && !(typeof meta.durationMs === 'number' && meta.durationMs > 0)) delete meta.durationMs;
+  }
+  return out;
+}
+
+/** A JSON.parse error with its line number (V8 gives a character position; a person wants the line). */
+export function jsonErrorWhere(text: string, err: Error): string {
+  const pos = /position (\d+)/.exec(err.message)?.[1];
+  if (pos === undefined) return err.message;
+  const at = Number(pos);
+  const line = text.slice(0, at).split('\n').length;
+  return `line ${line}: ${err.message}`;
 }
 
 export interface LoadContext {
@@ -90,13 +127,19 @@ export function loadBundle(layout: WikiLayout, sessionId: string, ctx: LoadConte
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    return { status: 'corrupted', reason: 'parse_error', bundle: null, mtimeMs, detail: `${path}: ${(err as Error).message}` };
+    return { status: 'corrupted', reason: 'parse_error', bundle: null, mtimeMs, detail: `${path}: ${jsonErrorWhere(text, err as Error)}` };
   }
   const bundle = normalizeBundle(raw, sessionId);
-  if (!bundle) return { status: 'corrupted', reason: 'schema_or_session_mismatch', bundle: null, mtimeMs, detail: `${path}: schemaVersion must be 1 and meta.sessionId "${sessionId}"` };
+  if (!bundle) {
+    const version = isObject(raw) ? raw.schemaVersion : undefined;
+    if (typeof version === 'number' && version !== BUNDLE_SCHEMA_VERSION) {
+      return { status: 'corrupted', reason: 'schema_or_session_mismatch', bundle: null, mtimeMs, unknownSchema: true, detail: `${path}: schemaVersion ${version} is not one this observer reads (1); it is left as it is` };
+    }
+    return { status: 'corrupted', reason: 'schema_or_session_mismatch', bundle: null, mtimeMs, detail: `${path}: schemaVersion must be 1 and meta.sessionId "${sessionId}"` };
+  }
   if (!existsSync(bundle.meta.workspaceRoot)) return { status: 'expired', reason: 'workspace_root_missing', bundle, mtimeMs };
   if (bundle.meta.workspaceRoot !== ctx.workspaceRoot) {
-    return { status: 'corrupted', reason: 'workspace_mismatch', bundle: null, mtimeMs, detail: `${path} belongs to ${bundle.meta.workspaceRoot}, not ${ctx.workspaceRoot}` };
+    return { status: 'corrupted', reason: 'workspace_mismatch', bundle: null, foreign: bundle, mtimeMs, detail: `${path} belongs to ${bundle.meta.workspaceRoot}, not ${ctx.workspaceRoot}` };
   }
   let jsonlMtime: number;
   try {

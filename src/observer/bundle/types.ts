@@ -43,6 +43,8 @@ export interface SummaryItem {
   flowchart?: FlowchartHint;
   persistMeta?: WikiPersistMeta | null;
   savedAt: number;
+  /** How many times the turn had resumed when this was made (Maestro's own key): a later resume makes it stale. */
+  continuations?: number;
 }
 
 export interface RetrievalRecord {
@@ -70,6 +72,8 @@ export interface WriteRecord {
   turnCount?: number;
   persistMeta?: WikiPersistMeta | null;
   completedAt: number;
+  /** A proposal filed for a person instead of an edit (Maestro's own key; curation/proposals.ts). */
+  proposalId?: string;
 }
 
 export interface ExplorationMeta {
@@ -77,9 +81,22 @@ export interface ExplorationMeta {
   toolCount: number;
   errorCount: number;
   toolSummary?: string;
-  tokens?: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** input + output + cache tokens, as GUI-Anything stores it; absent when the exploration reported no usage. */
+  tokens?: number;
+  /** The same tokens by kind (Maestro's own key; GUI-Anything ignores it); absent with tokens. */
+  tokenBreakdown?: TokenUsage;
   files?: string[];
+  /** endedAt − startedAt, only when positive. */
   durationMs?: number;
+  /** In-file subagent runs of this exploration (Maestro's own key), absent when none. */
+  subagents?: Array<{ prompt: string; toolCount: number; errorCount: number }>;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
 }
 
 export interface BundleExploration {

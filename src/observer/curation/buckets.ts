@@ -2,10 +2,12 @@
  * IntentBucketLedger: groups explorations by intent inside the bundle's
  * `curation` block and decides when an intent closes (FORMATS §8.7).
  *
- * On each ready summary the exploration is appended to the OPEN bucket first.
- * On a pivot away from a non-greeting intent, that bucket closes and is queued
- * for curation with the current (pivot) exploration as its anchor — the only
- * turn that shows the wiki badge — and the new intent's bucket opens.
+ * On each ready summary the exploration joins the OPEN bucket — except the
+ * pivot turn: a pivot away from a non-greeting intent closes that bucket and
+ * queues it for curation with its own last exploration as the anchor (the
+ * only turn that shows the wiki badge), and the pivot turn opens the new
+ * intent's bucket. (GUI-Anything files the pivot turn under the old intent, so
+ * the new bucket could stay empty and never be curated.)
  * A bucket is curated once (curatedAt); later turns on the same key join it
  * but never re-trigger curation.
  */
@@ -42,15 +44,18 @@ export function recordSummary(bundle: SessionBundle, explorationId: string, hint
   const delta = resolveTitleDelta(prior ? { intentKey: prior.intentKey, nodeTitle: prior.nodeTitle } : null, { ...hint, intentKey: hintKey });
   if (!bundle.curation.openIntentKey) bundle.curation.openIntentKey = prior?.intentKey || hintKey;
   const openKey = bundle.curation.openIntentKey;
-  const open = ensureBucket(bundle, openKey, openKey === hintKey ? hint.nodeTitle : '');
-  if (!open.explorationIds.includes(explorationId)) open.explorationIds.push(explorationId);
 
   let curate: RecordResult['curate'] = null;
-  if (delta === 'pivot') {
-    if (prior && !isGreetingIntent(prior) && !open.curatedAt) curate = { intentKey: openKey, anchorExplorationId: explorationId };
+  let target = openKey;
+  if (delta === 'pivot' && openKey !== hintKey) {
+    const closing = bundle.curation.buckets[openKey];
+    const anchor = closing?.explorationIds[closing.explorationIds.length - 1];
+    if (prior && !isGreetingIntent(prior) && closing && !closing.curatedAt && anchor) curate = { intentKey: openKey, anchorExplorationId: anchor };
     bundle.curation.openIntentKey = hintKey;
-    ensureBucket(bundle, hintKey, hint.nodeTitle);
+    target = hintKey;
   }
+  const open = ensureBucket(bundle, target, target === hintKey ? hint.nodeTitle : '');
+  if (!open.explorationIds.includes(explorationId)) open.explorationIds.push(explorationId);
 
   const phase: SessionIntentState['phase'] = delta === 'idle' ? 'idle' : delta === 'blocked' ? 'blocked' : delta === 'done' ? 'done' : hintKey === 'greeting' ? 'idle' : 'active';
   const history = [...(prior?.history ?? []), { explorationId, at: now, intentKey: hintKey, nodeTitle: hint.nodeTitle, titleDelta: delta, ...(hint.titleDeltaNote ? { titleDeltaNote: hint.titleDeltaNote } : {}) }].slice(-HISTORY_CAP);

@@ -6,7 +6,7 @@
  *   intent not eligible              → skipped intent_not_wiki_eligible
  *   shouldSkipIntentCurate           → skipped empty_digest | low_value | no_increment
  *   prior hit + decision             → the injected curator (an agent) when configured;
- *                                      else rules: prior → update it; no prior → skipped
+ *                                      else rules: prior → update it (a proposal, below); no prior → skipped
  *                                      skill_only_no_prior (intent mode never creates
  *                                      an entry without a prior by itself)
  *   curator throws                   → skipped skill_failed (skill_invalid for a
@@ -14,6 +14,12 @@
  *   decision fails checkDecision     → skipped skill_invalid (bad shape, or an
  *                                      update of an id it was not shown)
  *   create                           → deduplicateKnowledge first (may update or skip)
+ * No silent edits (proposals.ts): an update of an existing entry is written
+ * only when an agent decided it and the entry has no open audit. Otherwise
+ * it becomes a proposal for a person (`skipped: proposed_no_agent` /
+ * `proposed_open_audit`), or `skipped: no_new_facts` when it would add
+ * nothing. A dedup skip that would drop a fact the similar entry lacks
+ * becomes a merge proposal (`proposed_dedup_new_fact`).
  * curateTurn is the legacy per-turn mode (FLOW_WIKI_LEGACY_PER_TURN=1), whose
  * rules may create from the summary when nothing similar exists.
  * Every outcome is logged, the bucket is marked curated, and the write record
@@ -26,10 +32,13 @@ import type { WikiEntry } from '../wiki/entries.js';
 import { ensureWikiLayout } from '../wiki/layout.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex, type LogOp } from '../wiki/log.js';
 import { AGENT_CANDIDATE_THRESHOLD, WIKI_SEARCH_THRESHOLD, type WikiMatch, type WikiRetriever } from '../wiki/retriever.js';
-import { createEntry, updateEntry, type EntryDraft } from '../wiki/writer.js';
+import { createEntry, updateEntry, type EntryDraft, type WriteContext } from '../wiki/writer.js';
+
+type Applied = { write: WriteRecord; op: LogOp; target: string };
 import { SLUG_PATTERN, slugify } from '../text.js';
 import { markCurated } from './buckets.js';
 import { deduplicateKnowledge } from './dedup.js';
+import { entriesUnderAudit, fileProposal, newFacts, type ProposalKind } from './proposals.js';
 import { buildIntentDigest, isLowValue, isLowValueForExtractor, shouldSkipIntentCurate, type IntentDigest } from './gates.js';
 import { INTENT_KEYS, type IntentKey } from './intent.js';
 
@@ -216,9 +225,10 @@ export class WikiCuratorService {
     this.options.retriever.refresh();
     const entries = this.options.retriever.entries();
     try {
+      const audited = entriesUnderAudit(this.options.wikiRoot);
       if (decision.action === 'update') {
         const target = entries.find((e) => e.id === (decision.targetId ?? prior?.entryId));
-        if (target) return this.done(updateEntry(target, draft, ctx), 'updated', decision.reason, 'update');
+        if (target) return this.updateOrPropose(target, draft, ctx, decision.reason, audited);
         // The target vanished since the decision: fall back to create (FORMATS §8.4), through dedup.
       }
       const dedup = deduplicateKnowledge(
@@ -226,13 +236,39 @@ export class WikiCuratorService {
         entries,
         this.options.projectSlug,
       );
-      if (dedup.action === 'skip') return { write: { ...this.skip(dedup.reason), targetId: dedup.target.id, targetPath: dedup.target.relativePath }, op: 'skip', target: dedup.target.id };
-      if (dedup.action === 'update') return this.done(updateEntry(dedup.target, draft, ctx), 'updated', dedup.reason, 'update');
+      if (dedup.action === 'skip') {
+        const facts = dedup.reason === 'already_exists_same_source' ? [] : newFacts(draft, dedup.target);
+        if (facts.length) return this.propose('merge', 'dedup_new_fact', dedup.target, draft, facts, ctx);
+        return { write: { ...this.skip(dedup.reason), targetId: dedup.target.id, targetPath: dedup.target.relativePath }, op: 'skip', target: dedup.target.id };
+      }
+      if (dedup.action === 'update') return this.updateOrPropose(dedup.target, draft, ctx, dedup.reason, audited);
       return this.done(createEntry(draft, ctx), 'saved', decision.reason, 'ingest');
     } catch (err) {
       const message = coerceError(err).message;
       return { write: { origin: 'saved', status: 'failed', reason: message.slice(0, 300), completedAt: this.now() }, op: 'skip', target: anchor };
     }
+  }
+
+  /** Rewrites an existing entry only on an agent's decision and with no open audit; else a proposal (or nothing new to say). */
+  private updateOrPropose(target: WikiEntry, draft: EntryDraft, ctx: WriteContext, reason: string | undefined, audited: ReadonlySet<string>): Applied {
+    const why = audited.has(target.id) ? 'open_audit' : this.options.curate ? null : 'no_agent';
+    if (why === null) return this.done(updateEntry(target, draft, ctx), 'updated', reason, 'update');
+    const facts = newFacts(draft, target);
+    if (!facts.length) return { write: { ...this.skip('no_new_facts'), targetId: target.id, targetPath: target.relativePath }, op: 'skip', target: target.id };
+    return this.propose('update', why, target, draft, facts, ctx);
+  }
+
+  private propose(kind: ProposalKind, why: string, target: WikiEntry, draft: EntryDraft, facts: string[], ctx: WriteContext): Applied {
+    const proposal = fileProposal(
+      this.options.wikiRoot,
+      { kind, reason: why, target, draft, facts, source: ctx.source, ...(ctx.intentKey ? { intentKey: ctx.intentKey } : {}) },
+      ctx.now,
+    );
+    return {
+      write: { ...this.skip(`proposed_${why}`), targetId: target.id, targetPath: target.relativePath, proposalId: proposal.id },
+      op: 'skip',
+      target: target.id,
+    };
   }
 
   private done(entry: WikiEntry, status: 'saved' | 'updated', reason: string | undefined, op: LogOp): { write: WriteRecord; op: LogOp; target: string } {

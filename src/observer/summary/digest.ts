@@ -40,20 +40,34 @@ export function buildExplorationDigest(sessionId: string, e: Exploration, previo
     responses: e.nodes.filter((n) => n.type === 'response').slice(-3).map((n) => n.text ?? n.label),
     errors: e.nodes.filter((n) => n.type === 'error' || n.status === 'error').map((n) => n.label),
     tokens: e.tokens,
-    durationMs: e.endedAt !== undefined ? e.endedAt - e.startedAt : null,
+    durationMs: durationOf(e) ?? null,
     previousHint,
   };
 }
 
-/** `Name×n` of the four most used tools, joined with ` · `. */
+/**
+ * `Name×n` of the four most used tools, joined with ` · `. Ties keep the order
+ * in which the tools were first used (a stable sort on the count alone), as
+ * GUI-Anything's card meta does, so both write the same string.
+ */
 export function toolSummary(tools: ReadonlyArray<{ name: string }>): string {
   const counts = new Map<string, number>();
   for (const t of tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
   return [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1])
     .slice(0, 4)
     .map(([n, c]) => `${n}×${c}`)
     .join(' · ');
+}
+
+/** endedAt − startedAt, only when it is positive: clocks without timestamps never give a negative duration. */
+export function durationOf(e: { startedAt: number; endedAt?: number }): number | undefined {
+  return e.endedAt !== undefined && e.endedAt > e.startedAt ? e.endedAt - e.startedAt : undefined;
+}
+
+/** input + output + cache reads + cache writes: the one number GUI-Anything stores as `meta.tokens`. */
+export function tokenTotal(t: Exploration['tokens']): number {
+  return t.input + t.output + t.cacheRead + t.cacheWrite;
 }
 
 function shortTitle(question: string): string {

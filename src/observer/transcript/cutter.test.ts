@@ -57,7 +57,9 @@ describe('exploration cutting on a transcript with every record type', () => {
     expect(byId.exp_5!.costUsd).toBe(0.0421);
     expect(byId.exp_5!.nodes.map((n) => n.type)).toEqual(['response']);
     expect(state.lastPrompt).toBe('Actually stop, explain how the session store works instead');
-    expect(state.ignoredTypes).toEqual({ 'file-history-snapshot': 1, summary: 1, system: 1 });
+    expect(state.ignoredTypes).toEqual({ 'file-history-snapshot': 1, summary: 1 });
+    // The compact boundary is the session's, not a question's.
+    expect(state.sessionEvents.map((e) => [e.kind, e.line])).toEqual([['compact', 19]]);
   });
 
   it('reports garbage lines and the torn last line with their line numbers, and keeps going', () => {

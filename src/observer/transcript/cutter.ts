@@ -5,178 +5,81 @@
  * within a bounded amount of memory.
  *
  * Record handling, in the order the checks run:
- *   user + tool_result block   → closes the pending tool node (never a prompt)
+ *   user + tool_result block   → closes the pending tool node (never a prompt);
+ *                                a result without its call becomes a `result`
+ *                                node (an error one counts as an error)
  *   user isMeta                → skipped (slash-command expansions, caveats)
+ *   user isSidechain text      → an in-file subagent starts inside the last
+ *                                exploration (never a question)
+ *   user `/compact`, a continuation summary ("This session is being
+ *   continued…", isCompactSummary) → a session event, never a question
+ *   user "Stop hook feedback:" → a session event; the last turn resumes
  *   user "request interrupted" → the running exploration becomes interrupted
  *   user command tags          → a prompt whose question is the slash command
  *   user local-command output  → ignored
  *   user text                  → a new exploration (a running one is interrupted)
- *   assistant                  → tool / response / thinking nodes, tokens, end_turn
+ *   assistant                  → tool / response / thinking nodes, tokens, end_turn;
+ *                                work after the turn ended (a Stop-hook
+ *                                continuation, the answer after a subagent)
+ *                                resumes the last exploration; a sidechain's
+ *                                nodes are marked and its end_turn ends only
+ *                                the subagent
  *   result                     → completes the running exploration (+ error node)
  *   error                      → a system error node
+ *   system compact_boundary    → a session event
  *   last-prompt                → remembered as the session's last prompt
  *   anything else              → counted in ignoredTypes; extra fields are ignored
+ * Records without a timestamp take the last one seen; before any, the
+ * reader's clock, corrected when the first real timestamp arrives.
  */
-import type { Exploration, ExplorationNode, ToolPhase, TranscriptState } from './types.js';
+import type { OversizedLine } from '../../lib/lines.js';
+import {
+  cap,
+  classifyUserText,
+  collapse,
+  detectToolPhase,
+  firstUserText,
+  isObject,
+  IsoTimeParser,
+  LABEL_CAP,
+  num,
+  RESPONSE_TEXT_CAP,
+  RESULT_PREVIEW,
+  resultPreview,
+  str,
+  toolFiles,
+  toolLabel,
+  type Json,
+  type SessionEventKind,
+} from './records.js';
+import { hasErrorFlag, previewFromBytes, singleToolResultId, toolResultIdInHead } from './bytes.js';
+import type { Exploration, ExplorationNode, SubagentRun, TranscriptState } from './types.js';
 
-/** Caps that bound memory per node; the UI and digests never show more. */
-const RESPONSE_TEXT_CAP = 1_200;
-const LABEL_CAP = 80;
-const RESULT_PREVIEW = 60;
+export { classifyUserText, collapse, detectToolPhase, IsoTimeParser } from './records.js';
+export { OVERSIZED_WATCH } from './bytes.js';
+
 const FILES_PER_EXPLORATION_CAP = 200;
-/** Keep the first issues with their line numbers; count the rest. */
+/** Keep the first issues and session events with their line numbers; count the rest. */
 const ISSUE_CAP = 200;
+const SESSION_EVENT_CAP = 200;
 /** Lines shorter than this are parsed in full; the fast path pays off on big tool results. */
 const FAST_PATH_MIN_CHARS = 2_048;
 /** A UTF-16 code unit takes at most 3 bytes of UTF-8, so a line this long in bytes is long enough in chars. */
 const FAST_PATH_SURE_BYTES = 3 * FAST_PATH_MIN_CHARS;
-const PREVIEW = /"content":"((?:[^"\\]|\\.){0,240})|"content":\[\{"type":"text","text":"((?:[^"\\]|\\.){0,240})/;
-/** How far after `"message":` the preview is looked for (the first 64 KiB). */
-const PREVIEW_SEARCH_BYTES = 64 * 1024;
-/** Bytes decoded for the preview regex: its longest match (35-byte key + 240 units of ≤ 3 bytes) fits well within. */
-const PREVIEW_DECODE_BYTES = 2_048;
-const ascii = (s: string) => Buffer.from(s, 'latin1');
-const B_TYPE_USER = ascii('"type":"user"');
-const B_TYPE_TOOL_RESULT = ascii('"type":"tool_result"');
-const B_TOOL_USE_ID = ascii('"tool_use_id":"');
-const B_IS_ERROR_TRUE = ascii('"is_error":true');
-const B_MESSAGE = ascii('"message":');
-const B_CONTENT_STRING = ascii('"content":"');
-const B_CONTENT_TEXT = ascii('"content":[{"type":"text","text":"');
-const QUOTE = 0x22;
-
-const VERIFY_WORDS = ['test', 'pytest', 'jest', 'mocha', 'lint', 'build', 'compile', 'run'];
-const EXECUTE_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit']);
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
-
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-
-/** Whitespace that `\s+ → ' '` would change: any run of two, or any whitespace but a plain space. */
-const UNCOLLAPSED = /[^\S ]|\s\s/;
-
-export function collapse(text: string): string {
-  // The checks skip the replacements (and their allocations) when they would change nothing.
-  const plain = text.includes('\u001b') ? text.replace(ANSI, '') : text;
-  return (UNCOLLAPSED.test(plain) ? plain.replace(/\s+/g, ' ') : plain).trim();
-}
-
-function cap(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
-}
-
-export function detectToolPhase(name: string, input: unknown): ToolPhase {
-  const lower = name.toLowerCase();
-  if (EXECUTE_TOOLS.has(lower)) return 'execute';
-  if (lower === 'bash' && isObject(input)) {
-    const text = `${str(input.command)} ${str(input.description)}`.toLowerCase();
-    if (VERIFY_WORDS.some((w) => text.includes(w))) return 'verify';
-  }
-  return 'explore';
-}
-
-function toolFiles(input: unknown): string[] {
-  if (!isObject(input)) return [];
-  const file = str(input.file_path) || str(input.path) || str(input.notebook_path);
-  return file ? [file] : [];
-}
-
-function toolLabel(name: string, input: unknown): string {
-  if (!isObject(input)) return name;
-  const target = str(input.file_path) || str(input.notebook_path) || str(input.command) || str(input.pattern) || str(input.path) || str(input.url) || str(input.description);
-  return cap(target ? `${name} ${collapse(target)}` : name, LABEL_CAP);
-}
-
-function resultPreview(content: unknown): string {
-  if (typeof content === 'string') return collapse(content.slice(0, RESULT_PREVIEW * 4));
-  if (Array.isArray(content)) {
-    for (const block of content) if (isObject(block) && typeof block.text === 'string') return collapse(block.text.slice(0, RESULT_PREVIEW * 4));
-  }
-  return '';
-}
-
-const COMMAND_NAME = /<command-name>\s*([^<]+?)\s*<\/command-name>/i;
-const COMMAND_MESSAGE = /<command-message>\s*([^<]+?)\s*<\/command-message>/i;
-const COMMAND_ARGS = /<command-args>\s*([^<]*?)\s*<\/command-args>/i;
-const OPERATIONAL = /<(local-command-caveat|local-command-stdout|local-command-stderr|command-name|command-message|command-args)>/i;
-
-type Prompt = { kind: 'question'; text: string; command?: string } | { kind: 'interrupt' } | { kind: 'none' };
-
-/** What a user text means: a question, a slash command, an interruption, or nothing. */
-export function classifyUserText(raw: string): Prompt {
-  const text = collapse(raw);
-  if (!text) return { kind: 'none' };
-  if (text.toLowerCase().includes('request interrupted by user')) return { kind: 'interrupt' };
-  const name = COMMAND_NAME.exec(text)?.[1] ?? '';
-  const message = COMMAND_MESSAGE.exec(text)?.[1] ?? '';
-  const command = name || (message ? (message.startsWith('/') ? message : `/${message}`) : '');
-  if (command) {
-    const args = COMMAND_ARGS.exec(text)?.[1] ?? '';
-    return { kind: 'question', text: args ? `${command} ${args}` : command, command };
-  }
-  if (OPERATIONAL.test(text)) return { kind: 'none' };
-  return { kind: 'question', text };
-}
-
-function firstUserText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  for (const block of content) if (isObject(block) && block.type === 'text' && typeof block.text === 'string') return block.text;
-  return '';
-}
-
-/** `YYYY-MM-DDTHH:MM:SS.sssZ`, digits where digits go (the ranges are left to Date.parse via the minute). */
-const ISO_SHAPE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-function digits2(s: string, at: number): number {
-  return (s.charCodeAt(at) - 48) * 10 + (s.charCodeAt(at + 1) - 48);
-}
-
-/**
- * Date.parse for transcript timestamps, which come in order and share their
- * minute: `YYYY-MM-DDTHH:MM:SS.sssZ` reuses the parsed minute and adds seconds
- * and milliseconds; anything else goes to Date.parse. Same results as Date.parse.
- */
-export class IsoTimeParser {
-  private minute = '';
-  private minuteMs = NaN;
-
-  parse(s: string): number {
-    if (s.length !== 24 || !ISO_SHAPE.test(s)) return Date.parse(s);
-    const sec = digits2(s, 17);
-    const ms10 = digits2(s, 20);
-    const ms1 = s.charCodeAt(22) - 48;
-    // Hour 24 is valid only as 24:00:00.000; leave it (and anything odd) to Date.parse.
-    if (sec > 59 || (s.charCodeAt(11) === 0x32 && s.charCodeAt(12) === 0x34)) return Date.parse(s);
-    const minute = s.slice(0, 16);
-    if (minute !== this.minute) {
-      this.minute = minute;
-      this.minuteMs = Date.parse(`${minute}:00.000Z`);
-    }
-    return Number.isNaN(this.minuteMs) ? Date.parse(s) : this.minuteMs + sec * 1000 + ms10 * 10 + ms1;
-  }
-}
 
 export class ExplorationCutter {
   readonly state: TranscriptState;
   private nodeSeq = 0;
+  /** The last real timestamp seen; 0 before any. */
   private lastTs = 0;
   private readonly countedMessages = new Set<string>();
   private readonly pendingTools = new Map<string, ExplorationNode>();
   private readonly fileSets = new WeakMap<Exploration, Set<string>>();
   private readonly isoTime = new IsoTimeParser();
+  /** The subagent currently running in the last exploration, if any. */
+  private subagent: SubagentRun | null = null;
+  /** The message id whose end_turn ended the last turn. */
+  private endedBy = '';
   /** Bumped on every change so callers can skip work when nothing moved. */
   revision = 0;
 
@@ -185,12 +88,17 @@ export class ExplorationCutter {
     private readonly now: () => number = Date.now,
     private readonly fastPath = true,
   ) {
-    this.state = { sessionId, explorations: [], lastPrompt: null, lines: 0, ignoredTypes: {}, issues: [], issueCount: 0 };
+    this.state = { sessionId, explorations: [], lastPrompt: null, lines: 0, ignoredTypes: {}, issues: [], issueCount: 0, sessionEvents: [] };
   }
 
   get current(): Exploration | undefined {
-    const last = this.state.explorations[this.state.explorations.length - 1];
+    const last = this.last;
     return last?.status === 'running' ? last : undefined;
+  }
+
+  /** The last exploration, running or not: where work that arrives after a turn ended belongs. */
+  get last(): Exploration | undefined {
+    return this.state.explorations[this.state.explorations.length - 1];
   }
 
   /** Feeds one complete line (without its newline). */
@@ -229,6 +137,28 @@ export class ExplorationCutter {
     this.parseLine(bytes.toString('utf8'));
   }
 
+  /**
+   * A line past the reader's maximum (lib/lines.ts): only its head was kept.
+   * When the head shows a single tool result, the tool it answers is still
+   * closed (is_error was watched for over the whole line); either way the
+   * line is reported with its number and size, and nothing else is guessed.
+   */
+  pushOversized(o: OversizedLine): void {
+    this.state.lines += 1;
+    const closed = this.toolResultFromHead(o.head, o.seen[0] === true);
+    const mib = (o.bytes / (1024 * 1024)).toFixed(1);
+    this.issue(o.line, `line of ${o.bytes} bytes (${mib} MiB) is over the line limit; ${closed ? `read as the result of ${closed} without its content` : 'skipped'}`);
+  }
+
+  private toolResultFromHead(head: Buffer, failed: boolean): string | null {
+    const id = toolResultIdInHead(head);
+    if (!id) return null;
+    const node = this.pendingTools.get(id);
+    if (node) this.close(node, failed, previewFromBytes(head));
+    else this.orphanResult(failed, previewFromBytes(head), this.lastTs || this.now());
+    return id;
+  }
+
   private parseLine(line: string): void {
     this.state.lines += 1;
     const lineNo = this.state.lines;
@@ -259,33 +189,11 @@ export class ExplorationCutter {
    * parse. Only the id and a bounded preview window are decoded.
    */
   private fastToolResult(line: Buffer): boolean {
-    if (line[0] !== 0x7b || line[line.length - 1] !== 0x7d) return false;
-    if (line.indexOf(B_TYPE_USER) < 0 || line.indexOf(B_TYPE_TOOL_RESULT) < 0) return false;
-    const first = line.indexOf(B_TOOL_USE_ID);
-    if (first < 0 || line.indexOf(B_TOOL_USE_ID, first + B_TOOL_USE_ID.length) >= 0) return false;
-    const idStart = first + B_TOOL_USE_ID.length;
-    const idEnd = line.indexOf(QUOTE, idStart);
-    if (idEnd < 0) return false;
-    const id = line.toString('utf8', idStart, idEnd);
-    if (!id || id.includes('\\')) return false;
-    const node = this.pendingTools.get(id);
-    if (node) {
-      const failed = line.indexOf(B_IS_ERROR_TRUE) >= 0;
-      const message = line.indexOf(B_MESSAGE);
-      const window = message >= 0 ? line.subarray(message, message + PREVIEW_SEARCH_BYTES) : line;
-      // The regex's leftmost match starts at the first of its two keys.
-      const asString = window.indexOf(B_CONTENT_STRING);
-      const asText = window.indexOf(B_CONTENT_TEXT);
-      const at = asString < 0 ? asText : asText < 0 ? asString : Math.min(asString, asText);
-      const m = at >= 0 ? PREVIEW.exec(window.toString('utf8', at, Math.min(window.length, at + PREVIEW_DECODE_BYTES))) : null;
-      let preview = m ? (m[1] ?? m[2] ?? '') : '';
-      try {
-        preview = JSON.parse(`"${preview}"`) as string;
-      } catch {
-        // cut inside an escape sequence: keep the raw text for a label
-      }
-      this.close(node, failed, collapse(preview.slice(0, RESULT_PREVIEW * 4)));
-    }
+    const id = singleToolResultId(line);
+    const node = id ? this.pendingTools.get(id) : undefined;
+    // An orphan result needs the record's timestamp: the full parse has it.
+    if (!node) return false;
+    this.close(node, hasErrorFlag(line), previewFromBytes(line));
     return true;
   }
 
@@ -297,9 +205,23 @@ export class ExplorationCutter {
 
   private timestamp(record: Json): number {
     const parsed = typeof record.timestamp === 'string' ? this.isoTime.parse(record.timestamp) : NaN;
-    if (Number.isFinite(parsed)) this.lastTs = parsed;
-    else if (!this.lastTs) this.lastTs = this.now();
-    return this.lastTs;
+    if (Number.isFinite(parsed)) {
+      if (!this.lastTs) this.settleGuessedStarts(parsed);
+      this.lastTs = parsed;
+      return parsed;
+    }
+    return this.lastTs || this.now();
+  }
+
+  /** Explorations opened before any record had a timestamp got the reader's clock; the first real time replaces it. */
+  private settleGuessedStarts(firstReal: number): void {
+    for (const e of this.state.explorations) {
+      if (!e.startGuessed) continue;
+      delete e.startGuessed;
+      e.startedAt = firstReal;
+      // Before the first real timestamp every time was the reader's clock: an end taken then is a guess too.
+      if (e.endedAt !== undefined) e.endedAt = firstReal;
+    }
   }
 
   private handle(record: Json): void {
@@ -319,6 +241,7 @@ export class ExplorationCutter {
         this.revision += 1;
         return;
       default:
+        if (type === 'system' && record.subtype === 'compact_boundary') return this.sessionEvent('compact', 'compact boundary', at);
         this.state.ignoredTypes[type || '(none)'] = (this.state.ignoredTypes[type || '(none)'] ?? 0) + 1;
     }
   }
@@ -331,8 +254,16 @@ export class ExplorationCutter {
       return;
     }
     if (record.isMeta === true) return;
-    const prompt = classifyUserText(firstUserText(content));
+    const text = firstUserText(content);
+    if (record.isSidechain === true) return this.startSubagent(text, at);
+    if (record.isCompactSummary === true) return this.sessionEvent('compact-summary', cap(collapse(text), 300), at);
+    const prompt = classifyUserText(text);
     if (prompt.kind === 'none') return;
+    if (prompt.kind === 'session') {
+      this.sessionEvent(prompt.event, prompt.text, at);
+      if (prompt.event === 'stop-hook') this.resume(at);
+      return;
+    }
     if (prompt.kind === 'interrupt') {
       const running = this.current;
       if (running) this.finish(running, 'interrupted', 'interrupted', at);
@@ -340,6 +271,7 @@ export class ExplorationCutter {
     }
     const running = this.current;
     if (running) this.finish(running, 'interrupted', 'superseded', at);
+    this.subagent = null;
     const index = this.state.explorations.length + 1;
     const exploration: Exploration = {
       id: `exp_${index}`,
@@ -351,43 +283,89 @@ export class ExplorationCutter {
       nodes: [],
       tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       files: [],
+      subagents: [],
+      ...(this.lastTs ? {} : { startGuessed: true as const }),
     };
     this.fileSets.set(exploration, new Set());
     this.state.explorations.push(exploration);
     this.revision += 1;
   }
 
-  private onAssistant(record: Json, at: number): void {
-    const exploration = this.current;
-    const message = isObject(record.message) ? record.message : {};
-    if (!exploration) return;
-    const usage = isObject(message.usage) ? message.usage : undefined;
-    const messageId = str(message.id) || str(record.uuid);
-    if (usage && !(messageId && this.countedMessages.has(messageId))) {
-      if (messageId) this.countedMessages.add(messageId);
-      exploration.tokens.input += num(usage.input_tokens);
-      exploration.tokens.output += num(usage.output_tokens);
-      exploration.tokens.cacheRead += num(usage.cache_read_input_tokens);
-      exploration.tokens.cacheWrite += num(usage.cache_creation_input_tokens);
-    }
-    const content = Array.isArray(message.content) ? message.content : typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [];
-    for (const block of content) {
-      if (!isObject(block)) continue;
-      if (block.type === 'tool_use') this.addTool(exploration, block, at);
-      else if (block.type === 'text' && typeof block.text === 'string' && block.text.trim()) {
-        this.addNode(exploration, { type: 'response', status: 'ok', label: cap(collapse(block.text), LABEL_CAP), text: cap(block.text.trim(), RESPONSE_TEXT_CAP), at });
-      } else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.trim()) {
-        this.addNode(exploration, { type: 'thinking', status: 'ok', label: cap(collapse(block.thinking), LABEL_CAP), text: cap(block.thinking.trim(), RESPONSE_TEXT_CAP), at });
-      } else if (block.type === 'thinking' && typeof block.text === 'string' && block.text.trim()) {
-        this.addNode(exploration, { type: 'thinking', status: 'ok', label: cap(collapse(block.text), LABEL_CAP), text: cap(block.text.trim(), RESPONSE_TEXT_CAP), at });
-      }
-    }
-    if (message.stop_reason === 'end_turn') this.finish(exploration, 'complete', 'end_turn', at);
+  private sessionEvent(kind: SessionEventKind, text: string, at: number): void {
+    if (this.state.sessionEvents.length < SESSION_EVENT_CAP) this.state.sessionEvents.push({ kind, at, line: this.state.lines, text, explorationId: this.last?.id ?? null });
     this.revision += 1;
   }
 
+  /** An in-file subagent's prompt: it works for the last exploration, which it keeps running. */
+  private startSubagent(text: string, at: number): void {
+    const exploration = this.last;
+    if (!exploration) return;
+    // A sidechain chain's follow-up user texts (its own interruptions) start nothing new.
+    if (this.subagent && this.subagent.endedAt === undefined) return;
+    this.subagent = { prompt: cap(collapse(text), 300), startedAt: at, toolCount: 0, errorCount: 0 };
+    exploration.subagents.push(this.subagent);
+    if (exploration.status === 'complete') this.resume(at);
+    this.revision += 1;
+  }
+
+  /** Work arrived after the last turn ended: it belongs to that turn, which runs again until it ends again. */
+  private resume(at: number): void {
+    const exploration = this.last;
+    if (!exploration || exploration.status !== 'complete') return;
+    exploration.status = 'running';
+    delete exploration.completionReason;
+    delete exploration.endedAt;
+    exploration.continuations = (exploration.continuations ?? 0) + 1;
+    void at;
+    this.revision += 1;
+  }
+
+  private onAssistant(record: Json, at: number): void {
+    const sidechain = record.isSidechain === true;
+    const message = isObject(record.message) ? record.message : {};
+    const messageId = str(message.id);
+    // Another block of the message that ended the turn is part of that turn, not a continuation.
+    const sameMessage = messageId !== '' && messageId === this.endedBy;
+    if (!sidechain && !sameMessage) this.resume(at);
+    const exploration = sidechain || sameMessage ? this.last : this.current;
+    if (!exploration) return;
+    this.countTokens(exploration, record, message);
+    const content = Array.isArray(message.content) ? message.content : typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [];
+    const mark = sidechain ? { sidechain: true as const } : {};
+    for (const block of content) {
+      if (!isObject(block)) continue;
+      if (block.type === 'tool_use') this.addTool(exploration, block, at, sidechain);
+      else if (block.type === 'text' && typeof block.text === 'string' && block.text.trim()) {
+        this.addNode(exploration, { type: 'response', status: 'ok', label: cap(collapse(block.text), LABEL_CAP), text: cap(block.text.trim(), RESPONSE_TEXT_CAP), at, ...mark });
+      } else if (block.type === 'thinking') {
+        const thought = typeof block.thinking === 'string' ? block.thinking : typeof block.text === 'string' ? block.text : '';
+        if (thought.trim()) this.addNode(exploration, { type: 'thinking', status: 'ok', label: cap(collapse(thought), LABEL_CAP), text: cap(thought.trim(), RESPONSE_TEXT_CAP), at, ...mark });
+      }
+    }
+    if (message.stop_reason === 'end_turn') {
+      if (sidechain) {
+        if (this.subagent) this.subagent.endedAt = at;
+      } else {
+        this.finish(exploration, 'complete', 'end_turn', at);
+        this.endedBy = messageId;
+      }
+    }
+    this.revision += 1;
+  }
+
+  private countTokens(exploration: Exploration, record: Json, message: Json): void {
+    const usage = isObject(message.usage) ? message.usage : undefined;
+    const messageId = str(message.id) || str(record.uuid);
+    if (!usage || (messageId && this.countedMessages.has(messageId))) return;
+    if (messageId) this.countedMessages.add(messageId);
+    exploration.tokens.input += num(usage.input_tokens);
+    exploration.tokens.output += num(usage.output_tokens);
+    exploration.tokens.cacheRead += num(usage.cache_read_input_tokens);
+    exploration.tokens.cacheWrite += num(usage.cache_creation_input_tokens);
+  }
+
   private onResult(record: Json, at: number): void {
-    const exploration = this.current ?? this.state.explorations[this.state.explorations.length - 1];
+    const exploration = this.last;
     if (!exploration) return;
     const cost = num(record.total_cost_usd) || num(record.cost_usd);
     if (cost) exploration.costUsd = cost;
@@ -400,14 +378,14 @@ export class ExplorationCutter {
   }
 
   private onError(record: Json, at: number): void {
-    const exploration = this.current ?? this.state.explorations[this.state.explorations.length - 1];
+    const exploration = this.last;
     if (!exploration) return;
     const err = record.error;
     const text = str(err) || (isObject(err) ? str(err.message) : '') || str(record.message) || 'error';
     this.addNode(exploration, { type: 'error', status: 'error', label: cap(`system: ${collapse(text)}`, LABEL_CAP), text: cap(text, RESPONSE_TEXT_CAP), at });
   }
 
-  private addTool(exploration: Exploration, block: Json, at: number): void {
+  private addTool(exploration: Exploration, block: Json, at: number, sidechain: boolean): void {
     const name = str(block.name) || 'tool';
     const files = toolFiles(block.input);
     const node = this.addNode(exploration, {
@@ -420,7 +398,9 @@ export class ExplorationCutter {
       at,
       ...(name.toLowerCase() === 'bash' && isObject(block.input) && str(block.input.command) ? { command: cap(str(block.input.command), 300) } : {}),
       ...(str(block.id) ? { toolUseId: str(block.id) } : {}),
+      ...(sidechain ? { sidechain: true as const } : {}),
     });
+    if (sidechain && this.subagent) this.subagent.toolCount += 1;
     if (node.toolUseId) this.pendingTools.set(node.toolUseId, node);
     const set = this.fileSets.get(exploration);
     for (const file of files) {
@@ -433,14 +413,22 @@ export class ExplorationCutter {
 
   private closeTool(block: Json, at: number): void {
     const node = this.pendingTools.get(str(block.tool_use_id));
-    if (!node) return;
-    void at;
-    this.close(node, block.is_error === true, resultPreview(block.content));
+    if (node) this.close(node, block.is_error === true, resultPreview(block.content));
+    else this.orphanResult(block.is_error === true, resultPreview(block.content), at);
+  }
+
+  /** A result whose call is not in the transcript (resumed or compacted sessions): kept as a result node, an error counted. */
+  private orphanResult(failed: boolean, preview: string, at: number): void {
+    const exploration = this.last;
+    if (!exploration) return;
+    const label = cap(`${failed ? 'tool error' : 'tool result'}${preview ? ` ${cap(preview, RESULT_PREVIEW)}` : ''}`, LABEL_CAP);
+    this.addNode(exploration, { type: 'result', status: failed ? 'error' : 'ok', label, at });
   }
 
   private close(node: ExplorationNode, failed: boolean, rawPreview: string): void {
     this.pendingTools.delete(node.toolUseId!);
     node.status = failed ? 'error' : 'ok';
+    if (failed && node.sidechain && this.subagent) this.subagent.errorCount += 1;
     const preview = cap(rawPreview, RESULT_PREVIEW);
     node.label = cap(`${failed ? '✗' : '✓'} ${node.label}${preview ? ` — ${preview}` : ''}`, LABEL_CAP + RESULT_PREVIEW);
     this.revision += 1;

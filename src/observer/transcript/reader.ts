@@ -1,56 +1,23 @@
 /**
  * Reading transcripts from disk in bounded memory: fixed 1 MiB chunks, split
- * at newlines, each complete line handed to the ExplorationCutter. The tail
+ * at newlines in linear time (lib/lines.ts: a line past 64 MiB is reported
+ * with its number and size, never held whole), each complete line handed to
+ * the ExplorationCutter. The tail
  * (TranscriptTail) keeps the byte offset and the bytes of a torn last line,
  * so a live file can be followed through appends, truncation and replacement.
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { ExplorationCutter } from './cutter.js';
+import { LineSplitter } from '../../lib/lines.js';
+export { LineSplitter } from '../../lib/lines.js';
+import { ExplorationCutter, OVERSIZED_WATCH } from './cutter.js';
 import type { TranscriptState } from './types.js';
 
 const CHUNK = 1 << 20;
-const NEWLINE = 0x0a;
 
-/**
- * Splits byte chunks into lines, carrying a partial last line to the next
- * chunk. Lines are handed out as Buffers — views into the chunk when the line
- * lies inside it — so the caller decides what to decode; a view is only valid
- * during the callback. Only a line that straddles two chunks is copied.
- */
-export class LineSplitter {
-  private carry: Buffer | null = null;
-
-  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
-    let start = 0;
-    if (this.carry) {
-      const nl = chunk.indexOf(NEWLINE);
-      if (nl < 0) {
-        this.carry = Buffer.concat([this.carry, chunk]);
-        return;
-      }
-      const line = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
-      this.carry = null;
-      onLine(line);
-      start = nl + 1;
-    }
-    for (;;) {
-      const nl = chunk.indexOf(NEWLINE, start);
-      if (nl < 0) break;
-      onLine(chunk.subarray(start, nl));
-      start = nl + 1;
-    }
-    if (start < chunk.length) this.carry = Buffer.from(chunk.subarray(start));
-  }
-
-  /** The bytes after the last newline: a torn line, or a file with no final newline. */
-  get pending(): string | null {
-    return this.carry ? this.carry.toString('utf8') : null;
-  }
-
-  reset(): void {
-    this.carry = null;
-  }
+/** A splitter that watches oversized lines for what the cutter still needs from them. */
+function transcriptSplitter(maxLineBytes?: number): LineSplitter {
+  return new LineSplitter({ watch: OVERSIZED_WATCH, ...(maxLineBytes ? { maxLineBytes } : {}) });
 }
 
 export function sessionIdFromPath(path: string): string {
@@ -61,25 +28,30 @@ export function sessionIdFromPath(path: string): string {
  * Reads a whole transcript once. A last line without a newline is used when it
  * parses; when it does not, it is a torn write and is reported, not guessed at.
  */
-export function readTranscriptFile(path: string, options: { sessionId?: string; now?: () => number } = {}): TranscriptState {
+export function readTranscriptFile(path: string, options: { sessionId?: string; now?: () => number; maxLineBytes?: number } = {}): TranscriptState {
   const cutter = new ExplorationCutter(options.sessionId ?? sessionIdFromPath(path), options.now);
-  const splitter = new LineSplitter();
+  const splitter = transcriptSplitter(options.maxLineBytes);
   const fd = openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(CHUNK);
     for (;;) {
       const n = readSync(fd, buffer, 0, CHUNK, null);
       if (n <= 0) break;
-      splitter.push(buffer.subarray(0, n), (line) => cutter.pushBytes(line));
+      splitter.push(buffer.subarray(0, n), (line) => cutter.pushBytes(line), (o) => cutter.pushOversized(o));
     }
   } finally {
     closeSync(fd);
   }
-  flushTail(cutter, splitter.pending);
+  flushTail(cutter, splitter);
   return cutter.state;
 }
 
-function flushTail(cutter: ExplorationCutter, pending: string | null): void {
+function flushTail(cutter: ExplorationCutter, splitter: LineSplitter): void {
+  if (splitter.pendingOversizedBytes) {
+    cutter.issue(cutter.state.lines + 1, `torn last line of ${splitter.pendingOversizedBytes} bytes (no newline, over the line limit); skipped`);
+    return;
+  }
+  const pending = splitter.pending?.toString('utf8') ?? null;
   if (pending === null || !pending.trim()) return;
   try {
     JSON.parse(pending);
@@ -104,7 +76,7 @@ export interface TailUpdate {
  */
 export class TranscriptTail {
   private cutter: ExplorationCutter;
-  private readonly splitter = new LineSplitter();
+  private readonly splitter = transcriptSplitter();
   private offset = 0;
   private ino = -1;
   private readonly buffer = Buffer.allocUnsafe(CHUNK);
@@ -161,7 +133,7 @@ export class TranscriptTail {
         const n = readSync(fd, this.buffer, 0, CHUNK, this.offset);
         if (n <= 0) break;
         this.offset += n;
-        this.splitter.push(this.buffer.subarray(0, n), (line) => this.cutter.pushBytes(line));
+        this.splitter.push(this.buffer.subarray(0, n), (line) => this.cutter.pushBytes(line), (o) => this.cutter.pushOversized(o));
       }
     } finally {
       closeSync(fd);

@@ -26,6 +26,28 @@ export interface ExplorationNode {
   command?: string;
   /** Response / thinking text, capped (RESPONSE_TEXT_CAP) to keep memory bounded. */
   text?: string;
+  /** Done by an in-file subagent (`isSidechain: true`) of this exploration: counted here, shown nested. */
+  sidechain?: true;
+}
+
+/** One in-file subagent run (an `isSidechain` chain) started from the exploration's turn. */
+export interface SubagentRun {
+  /** The prompt the main agent gave it, capped. */
+  prompt: string;
+  startedAt: number;
+  endedAt?: number;
+  toolCount: number;
+  errorCount: number;
+}
+
+/** Something that happened to the session rather than a question: `/compact`, its continuation summary, a Stop-hook continuation. */
+export interface SessionEvent {
+  kind: import('./records.js').SessionEventKind;
+  at: number;
+  line: number;
+  text: string;
+  /** The exploration it happened in or after, when there was one. */
+  explorationId: string | null;
 }
 
 export interface TokenUsage {
@@ -43,12 +65,17 @@ export interface Exploration {
   slashCommands: string[];
   status: ExplorationStatus;
   completionReason?: 'end_turn' | 'result' | 'interrupted' | 'superseded';
+  /** How many times work resumed after the turn had ended (Stop-hook continuations, work after a subagent). */
+  continuations?: number;
   startedAt: number;
   endedAt?: number;
   nodes: ExplorationNode[];
   tokens: TokenUsage;
   files: string[];
   costUsd?: number;
+  subagents: SubagentRun[];
+  /** true while startedAt is the reader's clock because no record so far had a timestamp. */
+  startGuessed?: true;
 }
 
 /** A line the reader could not use, reported with its 1-based line number. */
@@ -68,4 +95,6 @@ export interface TranscriptState {
   ignoredTypes: Record<string, number>;
   issues: TranscriptIssue[];
   issueCount: number;
+  /** `/compact`, continuation summaries and Stop-hook continuations, in order (capped). */
+  sessionEvents: SessionEvent[];
 }

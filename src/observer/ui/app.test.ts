@@ -53,10 +53,14 @@ describe('the terminal UI, driven through Ink', () => {
     expect(frame).toContain('▸ exp_1 · Fix the login token expiring too early in auth');
     expect(frame).toMatch(/KNOWLEDGE C001 · Fix login token expiring too early \(\d\.\d\d\)/);
     expect(frame).toContain('SUMMARY Fix the login token expiring too early in auth');
+    // Without an agent the closed intent's curation is a proposal, on its own last turn.
+    expect(frame).toContain('Done · 1 tool (Edit×1) · wiki proposal for C001');
+    expect(frame).toContain('PROPOSAL for C001:');
 
     ui.stdin.write('n');
     frame = await frameWhere(ui.lastFrame, (f) => f.includes('2/3'));
-    expect(frame).toMatch(/Done · 1 tools \(Write×1\) · wiki C001 updated \(2 turns\)/);
+    expect(frame).toContain('Done · 1 tool (Write×1)');
+    expect(frame).not.toContain('1 tools');
 
     // k on a card without KNOWLEDGE says so; on exp_1 it files an audit.
     ui.stdin.write('k');
@@ -70,7 +74,14 @@ describe('the terminal UI, driven through Ink', () => {
     const audit = readFileSync(join(wikiLayout(wiki).audit, audits[0]!), 'utf8');
     expect(audit).toContain('target_id: "C001"');
     expect(audit).toContain('exploration_id: "exp_1"');
-    expect(audit).toContain('## Context request\n\nFix the login token expiring too early in auth');
+    expect(audit).toContain('## Context request\nFix the login token expiring too early in auth');
+
+    // a accepts the proposal: the entry is updated now, by the person's decision.
+    ui.stdin.write('a');
+    frame = await frameWhere(ui.lastFrame, (f) => f.includes('Proposal accepted: C001 updated'));
+    expect(readFileSync(join(wiki, 'knowledge/contexts/debug/C001-login.md'), 'utf8')).toMatch(/### 更新 \d{4}-\d\d-\d\d \(exp_1\)/);
+    ui.stdin.write('d');
+    frame = await frameWhere(ui.lastFrame, (f) => f.includes('No open proposal on exp_1'));
 
     // New activity re-renders through the subscription; G follows the newest again.
     b.turn({ answer: 'Docs written.' }).appendTo(jsonl);
@@ -79,6 +90,7 @@ describe('the terminal UI, driven through Ink', () => {
     source.notify();
     ui.stdin.write('G');
     frame = await frameWhere(ui.lastFrame, (f) => f.includes('3/3') && f.includes('Done · 0 tools'));
+    expect(frame).toContain('bundle hit');
     expect(frame).toContain('▸ exp_3');
 
     ui.stdin.write('q');

@@ -4,7 +4,9 @@
  *   cards        one per exploration: question · tool meta (+ wiki badge on an
  *                intent's anchor turn) · KNOWLEDGE (prior hit) · SUMMARY
  *   keys         ↑/↓ (or p/n) select · g/G first/last (G follows new ones)
- *                k files an audit against the selected card's KNOWLEDGE · q quit
+ *                k files an audit against the selected card's KNOWLEDGE
+ *                a / d accept or dismiss the selected card's curation proposal
+ *                (curation without an agent never edits an entry itself) · q quit
  * Written with createElement rather than JSX so the project needs no JSX build.
  */
 import { Box, Text, useApp, useInput } from 'ink';
@@ -18,6 +20,15 @@ export interface ObserverUiSource {
   subscribe(listener: () => void): () => void;
   /** Files an audit against a KNOWLEDGE card; returns the audit file name. */
   fileAudit(input: { targetId: string; explorationId: string; request: string }): string;
+  /** Open curation proposals (curation/proposals.ts), by id. */
+  openProposals(): ReadonlyMap<string, { targetId: string; newFacts: string[] }>;
+  /** Accepts (applies) or dismisses a proposal; returns what happened, for the message line. */
+  decideProposal(id: string, decision: 'accept' | 'dismiss'): string;
+}
+
+/** `1 tool`, `2 tools`: the terminal UI is English-only; the board uses i18next plurals. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 const CARD_WINDOW = 4;
@@ -31,32 +42,50 @@ function statusBar(view: SessionView): ReactElement {
   const running = view.explorations.filter((e) => e.status === 'running').length;
   const meta = [
     `session ${view.sessionId.slice(0, 12)}`,
-    `${view.explorations.length} explorations${running ? ` (${running} running)` : ''}`,
-    `tokens ${view.tokens.input}/${view.tokens.output}`,
+    `${plural(view.explorations.length, 'exploration')}${running ? ` (${running} running)` : ''}`,
+    view.tokens.input || view.tokens.output ? `tokens ${view.tokens.input}/${view.tokens.output}` : `tokens ${view.tokens.total}`,
     view.mode === 'restore' ? 'restore' : `bundle ${view.load.status}`,
   ];
-  if (view.transcript?.issueCount) meta.push(`${view.transcript.issueCount} bad lines`);
+  if (view.transcript?.issueCount) meta.push(plural(view.transcript.issueCount, 'bad line'));
+  const compactions = view.transcript?.sessionEvents.filter((e) => e.kind === 'compact').length ?? 0;
+  if (compactions) meta.push(`compacted ×${compactions}`);
   return h(
     Box,
     { flexDirection: 'column', borderStyle: 'single', paddingX: 1 },
     h(Text, { bold: true }, meta.join(' · ')),
     h(Text, { color: 'cyan' }, `Intent: ${view.intent ? `${view.intent.nodeTitle} (${view.intent.intentKey})` : '—'}`),
+    view.hold ? h(Text, { color: 'red' }, `NOT WRITTEN: ${view.hold.detail}`) : null,
   );
 }
 
 function wikiBadge(e: ExplorationView): string {
   if (!e.wiki) return '';
+  if (e.wiki.proposalId) return ` · wiki proposal for ${e.wiki.targetId ?? '?'}`;
   const turns = e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : '';
   return ` · wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${turns}`;
 }
 
 function metaLine(e: ExplorationView): string {
-  if (e.status === 'running') return `Running · ${e.toolCount} tools${e.activeTool ? ` · ${clip(e.activeTool, 60)}` : ''}`;
+  if (e.status === 'running') return `Running · ${plural(e.toolCount, 'tool')}${e.activeTool ? ` · ${clip(e.activeTool, 60)}` : ''}`;
   const head = e.status === 'interrupted' ? 'Interrupted' : 'Done';
-  return `${head} · ${e.toolCount} tools${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${e.errorCount} errors` : ''}${wikiBadge(e)}`;
+  return `${head} · ${plural(e.toolCount, 'tool')}${e.toolSummary ? ` (${e.toolSummary})` : ''}${e.errorCount ? ` · ${plural(e.errorCount, 'error')}` : ''}${wikiBadge(e)}`;
 }
 
-function card(e: ExplorationView, selected: boolean, width: number): ReactElement {
+/** Subagent runs, nested under their exploration's meta line. */
+function subagentLines(e: ExplorationView, width: number): ReactElement[] {
+  return e.subagents.map((run, i) =>
+    h(Text, { key: `sub${i}`, dimColor: true }, `  ↳ subagent: ${clip(run.prompt, width - 40)} · ${plural(run.toolCount, 'tool')}${run.toolSummary ? ` (${run.toolSummary})` : ''}${run.errorCount ? ` · ${plural(run.errorCount, 'error')}` : ''}`),
+  );
+}
+
+function proposalLine(e: ExplorationView, proposals: ReturnType<ObserverUiSource['openProposals']>, width: number): ReactElement | null {
+  const id = e.wiki?.proposalId;
+  const p = id ? proposals.get(id) : undefined;
+  if (!id || !p) return null;
+  return h(Text, { color: 'magenta' }, `PROPOSAL for ${p.targetId}: ${clip(p.newFacts.join(' · '), width - 40)} — a accept · d dismiss`);
+}
+
+function card(e: ExplorationView, selected: boolean, width: number, proposals: ReturnType<ObserverUiSource['openProposals']>): ReactElement {
   const k = e.knowledge;
   const knowledge =
     k === undefined ? h(Text, { dimColor: true }, 'KNOWLEDGE …') : k === null ? h(Text, { dimColor: true }, 'KNOWLEDGE — nothing in the wiki yet') : h(Box, { flexDirection: 'column' }, h(Text, { color: 'green' }, `KNOWLEDGE ${k.entryId} · ${clip(k.request, width - 24)} (${k.score.toFixed(2)})`), k.excerpt ? h(Text, { dimColor: true }, `  ${clip(k.excerpt, width - 4)}`) : null);
@@ -66,8 +95,10 @@ function card(e: ExplorationView, selected: boolean, width: number): ReactElemen
     { key: e.id, flexDirection: 'column', borderStyle: selected ? 'double' : 'round', borderColor: selected ? 'yellow' : 'gray', paddingX: 1 },
     h(Text, { bold: true }, `${selected ? '▸ ' : ''}${e.id} · ${clip(e.question, width - 12)}`),
     h(Text, { color: e.status === 'running' ? 'yellow' : e.status === 'interrupted' ? 'red' : 'white' }, metaLine(e)),
+    ...subagentLines(e, width),
     knowledge,
     summary,
+    proposalLine(e, proposals, width),
   );
 }
 
@@ -100,7 +131,19 @@ export function ObserverApp(props: { source: ObserverUiSource; width?: number })
     else if (key.downArrow || input === 'n') setSelected((s) => (current(s) + 1 >= count - 1 ? null : current(s) + 1));
     else if (input === 'g') setSelected(0);
     else if (input === 'G') setSelected(null);
-    else if (input === 'k') {
+    else if (input === 'a' || input === 'd') {
+      const e = view.explorations[index]!;
+      const id = e.wiki?.proposalId;
+      if (!id || !props.source.openProposals().has(id)) {
+        setMessage(`No open proposal on ${e.id}.`);
+        return;
+      }
+      try {
+        setMessage(props.source.decideProposal(id, input === 'a' ? 'accept' : 'dismiss'));
+      } catch (err) {
+        setMessage(`Proposal ${id} not changed: ${(err as Error).message}`);
+      }
+    } else if (input === 'k') {
       const e = view.explorations[index]!;
       if (!e.knowledge) {
         setMessage(`No KNOWLEDGE card on ${e.id} to audit.`);
@@ -117,13 +160,14 @@ export function ObserverApp(props: { source: ObserverUiSource; width?: number })
 
   const start = Math.max(0, Math.min(index - CARD_WINDOW + 1, count - CARD_WINDOW));
   const shown = view.explorations.slice(Math.max(0, start), Math.max(0, start) + CARD_WINDOW);
+  const proposals = props.source.openProposals();
   return h(
     Box,
     { flexDirection: 'column', width },
     statusBar(view),
     count ? null : h(Text, { dimColor: true }, 'Waiting for the first question…'),
-    ...shown.map((e) => card(e, view.explorations.indexOf(e) === index, width)),
+    ...shown.map((e) => card(e, view.explorations.indexOf(e) === index, width, proposals)),
     message ? h(Text, { color: 'magenta' }, message) : null,
-    h(Text, { dimColor: true }, `${count ? `${index + 1}/${count} · ` : ''}↑/↓ select · g/G first/last · k audit KNOWLEDGE · q quit`),
+    h(Text, { dimColor: true }, `${count ? `${index + 1}/${count} · ` : ''}↑/↓ select · g/G first/last · k audit KNOWLEDGE · a/d accept/dismiss proposal · q quit`),
   );
 }

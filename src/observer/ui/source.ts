@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ObserverSession } from '../session.js';
+import { acceptProposal, dismissProposal, listProposals } from '../curation/proposals.js';
 import { fileAudit } from '../upkeep/audit.js';
 import type { SessionView } from '../view.js';
 import type { ObserverUiSource } from './app.js';
@@ -13,10 +14,18 @@ export class SessionUiSource implements ObserverUiSource {
   private readonly changes = new EventEmitter();
 
   constructor(
-    private readonly session: ObserverSession,
+    private session: ObserverSession,
     private readonly wikiRoot: string,
     private readonly now: () => number = Date.now,
+    private readonly projectSlug = 'unknown',
   ) {}
+
+  /** The follower moved to a newer session: show that one from now on. */
+  switchTo(session: ObserverSession): void {
+    if (session === this.session) return;
+    this.session = session;
+    this.notify();
+  }
 
   /** The runner calls this after each step. */
   notify(): void {
@@ -38,5 +47,21 @@ export class SessionUiSource implements ObserverUiSource {
       { targetId: input.targetId, sessionId: this.session.sessionId, explorationId: input.explorationId, contextRequest: input.request },
       new Date(this.now()),
     ).file;
+  }
+
+  openProposals(): ReadonlyMap<string, { targetId: string; newFacts: string[] }> {
+    return new Map(listProposals(this.wikiRoot).open.map((p) => [p.id, { targetId: p.targetId, newFacts: p.newFacts }]));
+  }
+
+  decideProposal(id: string, decision: 'accept' | 'dismiss'): string {
+    const now = new Date(this.now());
+    if (decision === 'dismiss') {
+      dismissProposal(this.wikiRoot, id, { now });
+      this.notify();
+      return `Proposal ${id} dismissed; the entry is unchanged.`;
+    }
+    const { entry } = acceptProposal(this.wikiRoot, id, { projectSlug: this.projectSlug, now });
+    this.notify();
+    return `Proposal accepted: ${entry.id} updated (${entry.relativePath}).`;
   }
 }

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries } from '../wiki/entries.js';
-import { parseFrontmatter, renderFrontmatter } from '../wiki/frontmatter.js';
+import { parseFrontmatter } from '../wiki/frontmatter.js';
 import { wikiLayout, writeFileAtomic } from '../wiki/layout.js';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
@@ -58,23 +58,30 @@ export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): Audit
   const anchor = (req.anchor ?? `KNOWLEDGE card ${targetId} ("${target.request}") was shown and judged wrong or not relevant.`).trim();
   if (!anchor) throw new MaestroError('BAD_INPUT', 'An audit needs anchor text (what was wrong).');
   const filedAt = now.toISOString();
-  const fm = renderFrontmatter({
-    target_id: targetId,
-    severity,
-    filed_at: filedAt,
-    session_id: req.sessionId,
-    exploration_id: req.explorationId,
-    status: 'open',
-  });
-  const body = [`## Anchor`, '', anchor, ''];
-  if (req.contextRequest) body.push('## Context request', '', req.contextRequest, '');
-  if (req.notes) body.push('## Notes', '', req.notes, '');
+  // Written line by line as GUI-Anything writes it: ids and times quoted, `severity` and `status`
+  // bare. Its resolve rewrites `status: open` in place; a quoted value would leave two status lines.
+  const lines = [
+    '---',
+    `target_id: ${JSON.stringify(targetId)}`,
+    `severity: ${severity}`,
+    `filed_at: "${filedAt}"`,
+    ...(req.sessionId ? [`session_id: ${JSON.stringify(req.sessionId)}`] : []),
+    ...(req.explorationId ? [`exploration_id: ${JSON.stringify(req.explorationId)}`] : []),
+    'status: open',
+    '---',
+    '',
+    '## Anchor',
+    anchor,
+    '',
+  ];
+  if (req.contextRequest?.trim()) lines.push('## Context request', req.contextRequest.trim(), '');
+  if (req.notes?.trim()) lines.push('## Notes', req.notes.trim(), '');
   const dir = wikiLayout(wikiRoot).audit;
   mkdirSync(dir, { recursive: true });
   const file = auditName(targetId, now);
   const path = join(dir, file);
   if (existsSync(path)) throw new MaestroError('BAD_INPUT', `${path} already exists (two audits in the same millisecond).`);
-  writeFileAtomic(path, `${fm}\n\n${body.join('\n')}`);
+  writeFileAtomic(path, lines.join('\n'));
   return { file, path, targetId, severity, filedAt, status: 'open', anchor, ...(req.sessionId ? { sessionId: req.sessionId } : {}), ...(req.explorationId ? { explorationId: req.explorationId } : {}) };
 }
 
@@ -122,8 +129,11 @@ export function resolveAudit(wikiRoot: string, file: string, note: string | unde
   if (!existsSync(path)) throw new MaestroError('BAD_INPUT', `No open audit ${path}.`);
   const text = readFileSync(path, 'utf8');
   const iso = now.toISOString();
-  let out = text.replace(/^---\n/, `---\nresolved_at: "${iso}"\n`).replace(/^status:\s*"?open"?\s*$/m, 'status: "resolved"');
-  out = `${out.replace(/\s*$/, '')}\n\n# Resolution\n\n${iso.slice(0, 10)} · ${note?.trim() || 'accepted via wiki-maintain'}\n`;
+  // As GUI-Anything resolves: status rewritten in place (bare), resolved_at and # Resolution added once.
+  // A quoted `status: "open"` (Maestro before it matched) is rewritten the same way, never duplicated.
+  let out = /^status:\s*"?open"?\s*$/m.test(text) ? text.replace(/^status:\s*"?open"?\s*$/m, 'status: resolved') : text.replace(/^---\n/, '---\nstatus: resolved\n');
+  if (!/^resolved_at:/m.test(out)) out = out.replace(/^---\n/, `---\nresolved_at: "${iso}"\n`);
+  if (!/^# Resolution/m.test(out)) out = `${out.trimEnd()}\n\n# Resolution\n\n${iso.slice(0, 10)} · ${note?.trim() || 'accepted via wiki-maintain'}\n`;
   mkdirSync(layout.auditResolved, { recursive: true });
   const dest = join(layout.auditResolved, file);
   // The resolved copy is durable (fsync + rename) before the open one is removed.

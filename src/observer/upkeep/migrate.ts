@@ -7,13 +7,21 @@
  *     files → `wiki/knowledge/.trash/<stamp>/` (the notes delete them; we keep
  *     them recoverable). `S###` summaries are kept: the notes' pattern
  *     `^[ESD]\d{3}-` would have hit them by mistake;
- *   - per-session caches `<id>-summaries.json`, `<id>-intent-buckets.json`,
- *     `<id>-evidence.json`, `<id>-graph.json` → merged into
- *     `sessions/<id>/bundle.json`, originals moved to `sessions/.migrated/`.
+ *   - what GUI-Anything's own migration moves (scripts/wiki/migrate-wiki-layout.sh):
+ *     `runtime/*.json` → `sessions/`, `evidence/<id>.json` →
+ *     `sessions/<id>-evidence.json`, `daily-notes/*` → `notes/` (an existing
+ *     destination is left alone and reported, as there);
+ *   - per-session caches `<id>.json` (the SessionFlowRecord), `<id>-summaries.json`,
+ *     `<id>-intent-buckets.json`, `<id>-evidence.json`, `<id>-graph.json` → merged
+ *     into `sessions/<id>/bundle.json`, originals moved to `sessions/.migrated/`.
+ *     The bundle is complete as GUI-Anything writes one: a flowGraph (empty when
+ *     no cache had one), every summary with source, status and savedAt.
+ *     A bundle already there that cannot be used (unreadable, another schema,
+ *     another workspace) is never overwritten: its caches stay, reported.
  * `dryRun` reports the same plan and changes nothing.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { loadBundle, writeBundle } from '../bundle/store.js';
 import { createEmptyBundle, type SessionBundle, type SummaryItem } from '../bundle/types.js';
 import { LEGACY_DIRS, TYPE_DIR, wikiLayout } from '../wiki/layout.js';
@@ -47,6 +55,40 @@ function move(from: string, to: string): void {
 }
 
 const SESSION_CACHE = /^(.+?)-(summaries|intent-buckets|evidence|graph)\.json$/;
+/** `<sessionId>.json`: GUI-Anything's SessionFlowRecord. `_index.json` and dot files are not session caches. */
+const FLOW_RECORD = /^([A-Za-z0-9][A-Za-z0-9._-]*)\.json$/;
+
+function cacheOf(name: string): { id: string; kind: string } | null {
+  const m = SESSION_CACHE.exec(name);
+  if (m) return { id: m[1]!, kind: m[2]! };
+  const f = FLOW_RECORD.exec(name);
+  return f && !name.startsWith('_') ? { id: f[1]!, kind: 'flow' } : null;
+}
+
+/** GUI-Anything's moves: runtime/*.json → sessions/, evidence/<id>.json → sessions/<id>-evidence.json, daily-notes/* → notes/. */
+function planGuiAnythingMoves(wikiRoot: string, items: MigrationPlanItem[]): void {
+  const layout = wikiLayout(wikiRoot);
+  const plan = (from: string, to: string) => items.push(existsSync(to) ? { action: 'conflict', from, to, note: 'destination exists; left in place' } : { action: 'move', from, to });
+  const files = (dir: string, ext?: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => (!ext || n.endsWith(ext)) && statSync(join(dir, n)).isFile()) : []);
+  for (const name of files(join(wikiRoot, 'runtime'), '.json')) plan(join(wikiRoot, 'runtime', name), join(layout.sessions, name));
+  for (const name of files(join(wikiRoot, 'evidence'), '.json')) plan(join(wikiRoot, 'evidence', name), join(layout.sessions, `${name.slice(0, -'.json'.length)}-evidence.json`));
+  const notes = join(wikiRoot, 'daily-notes');
+  if (existsSync(notes)) for (const name of readdirSync(notes)) plan(join(notes, name), join(layout.notes, name));
+}
+
+/** After the moves: legacy folders left empty go (bottom up), as GUI-Anything's rmdir does; anything still holding a file stays. */
+function removeEmptyLegacyDirs(dirs: readonly string[]): void {
+  const prune = (dir: string): void => {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return;
+    for (const d of readdirSync(dir, { withFileTypes: true })) if (d.isDirectory()) prune(join(dir, d.name));
+    try {
+      rmdirSync(dir);
+    } catch {
+      // not empty (a conflict stayed)
+    }
+  };
+  for (const dir of dirs) prune(dir);
+}
 
 export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: string; from?: string; dryRun?: boolean; now: Date }): MigrationResult {
   const layout = wikiLayout(wikiRoot);
@@ -70,25 +112,35 @@ export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: strin
       if (/^[ED]\d{3}-.+\.md$/i.test(file.split('/').pop() ?? '')) items.push({ action: 'trash', from: file, to: join(trash, relative(layout.knowledge, file)) });
     }
   }
-  if (existsSync(layout.sessions)) {
-    for (const name of readdirSync(layout.sessions)) {
-      const m = SESSION_CACHE.exec(name);
-      if (m && statSync(join(layout.sessions, name)).isFile()) items.push({ action: 'merge', from: join(layout.sessions, name), to: join(layout.sessions, m[1]!, 'bundle.json'), note: m[2] });
-    }
+  planGuiAnythingMoves(wikiRoot, items);
+  // Session caches already in sessions/, and those the moves above bring there.
+  const cacheFiles = new Map<string, string>();
+  if (existsSync(layout.sessions)) for (const name of readdirSync(layout.sessions)) if (statSync(join(layout.sessions, name)).isFile()) cacheFiles.set(name, join(layout.sessions, name));
+  for (const i of items) if (i.action === 'move' && dirname(i.to!) === layout.sessions) cacheFiles.set(basename(i.to!), i.to!);
+  for (const [name, path] of cacheFiles) {
+    const cache = cacheOf(name);
+    if (cache) items.push({ action: 'merge', from: path, to: join(layout.sessions, cache.id, 'bundle.json'), note: cache.kind });
   }
   if (opts.dryRun) return { dryRun: true, items };
 
   for (const item of items) {
     if (item.action === 'move' || item.action === 'trash') move(item.from, item.to!);
   }
+  removeEmptyLegacyDirs([...['runtime', 'evidence', 'daily-notes'].map((d) => join(wikiRoot, d)), ...sources]);
   const merges = items.filter((i) => i.action === 'merge');
   const bySession = new Map<string, MigrationPlanItem[]>();
   for (const m of merges) {
-    const id = SESSION_CACHE.exec(m.from.split('/').pop()!)![1]!;
+    const id = cacheOf(basename(m.from))!.id;
     bySession.set(id, [...(bySession.get(id) ?? []), m]);
   }
   for (const [id, parts] of bySession) {
-    const bundle: SessionBundle = loadBundle(layout, id, { workspaceRoot: opts.workspaceRoot }).bundle ?? createEmptyBundle({ sessionId: id, workspaceRoot: opts.workspaceRoot, jsonlPath: '', jsonlMtime: 0 }, opts.now.getTime());
+    const existing = loadBundle(layout, id, { workspaceRoot: opts.workspaceRoot });
+    if (!existing.bundle && existing.reason !== 'bundle_not_found') {
+      // Something is there that this code does not understand or does not own: it stays as it is.
+      for (const part of parts) Object.assign(part, { action: 'conflict', note: `${part.note}: ${existing.detail ?? existing.reason}; bundle left as it is, cache not merged` });
+      continue;
+    }
+    const bundle: SessionBundle = existing.bundle ?? createEmptyBundle({ sessionId: id, workspaceRoot: opts.workspaceRoot, jsonlPath: '', jsonlMtime: 0 }, opts.now.getTime());
     for (const part of parts) {
       let data: unknown;
       try {
@@ -98,12 +150,34 @@ export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: strin
         part.note = `unreadable JSON, left in place: ${(err as Error).message}`;
         continue;
       }
+      if (part.note === 'flow' && !(isObject(data) && (data.sessionId === id || isObject(data.flowGraph)))) {
+        part.action = 'conflict';
+        part.note = 'not a session flow record (no sessionId or flowGraph); left in place';
+        continue;
+      }
       mergeLegacy(bundle, part.note!, data);
       move(part.from, join(layout.sessions, '.migrated', part.from.split('/').pop()!));
     }
+    completeBundle(bundle, opts.now.getTime());
     writeBundle(layout, bundle);
   }
   return { dryRun: false, items };
+}
+
+/** What GUI-Anything's own bundles always have: a flowGraph, and summaries with source, status and savedAt. */
+function completeBundle(bundle: SessionBundle, now: number): void {
+  bundle.session.flow.flowGraph ??= { nodes: [], edges: [], updatedAt: now };
+  for (const e of Object.values(bundle.explorations)) {
+    const s = e.summary as (SummaryItem & { savedAt?: unknown }) | undefined;
+    if (!s) continue;
+    e.summary = {
+      ...s,
+      explorationId: e.explorationId,
+      source: s.source === 'ai' ? 'ai' : 'fallback',
+      status: s.status === 'failed' ? 'failed' : 'ready',
+      savedAt: typeof s.savedAt === 'number' && Number.isFinite(s.savedAt) ? s.savedAt : typeof s.savedAt === 'string' && Number.isFinite(Date.parse(s.savedAt)) ? Date.parse(s.savedAt) : now,
+    };
+  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -123,9 +197,25 @@ function mergeLegacy(bundle: SessionBundle, kind: string, data: unknown): void {
   } else if (kind === 'intent-buckets' && isObject(data)) {
     if (isObject(data.buckets)) for (const [k, b] of Object.entries(data.buckets)) bundle.curation.buckets[k] ??= b as SessionBundle['curation']['buckets'][string];
     if (typeof data.openIntentKey === 'string' && !bundle.curation.openIntentKey) bundle.curation.openIntentKey = data.openIntentKey || null;
+  } else if (kind === 'evidence' && Array.isArray(inner)) {
+    // evidence/<id>.json from older writers: a list of entries that name their exploration.
+    for (const ev of inner) {
+      const expId = isObject(ev) ? (typeof ev.explorationId === 'string' ? ev.explorationId : isObject(ev.source) && typeof ev.source.exploration_id === 'string' ? ev.source.exploration_id : '') : '';
+      if (expId) bundle.curation.evidence[expId] ??= { ...(ev as object), explorationId: expId } as SessionBundle['curation']['evidence'][string];
+    }
   } else if (kind === 'evidence' && isObject(inner)) {
     for (const [expId, ev] of Object.entries(inner)) bundle.curation.evidence[expId] ??= { ...(ev as object), explorationId: expId } as SessionBundle['curation']['evidence'][string];
   } else if (kind === 'graph' && isObject(data)) {
-    if (!bundle.session.flow.flowGraph && isObject(data.flowGraph ?? data)) bundle.session.flow.flowGraph = (data.flowGraph ?? data) as SessionBundle['session']['flow']['flowGraph'];
+    // GraphCacheRecord {snapshot}, or a bare graph.
+    const graph = data.snapshot ?? data.flowGraph ?? data;
+    if (!bundle.session.flow.flowGraph && isObject(graph) && Array.isArray(graph.nodes)) bundle.session.flow.flowGraph = graph as unknown as SessionBundle['session']['flow']['flowGraph'];
+  } else if (kind === 'flow' && isObject(data)) {
+    // SessionFlowRecord (version 2): the session's flow state, the canonical one where both exist.
+    const flow = bundle.session.flow;
+    if (isObject(data.flowGraph) && Array.isArray(data.flowGraph.nodes)) flow.flowGraph = data.flowGraph as unknown as SessionBundle['session']['flow']['flowGraph'];
+    if (isObject(data.flowchartHints)) flow.flowchartHints = { ...(data.flowchartHints as SessionBundle['session']['flow']['flowchartHints']), ...flow.flowchartHints };
+    if (typeof data.fingerprint === 'string' && !flow.fingerprint) flow.fingerprint = data.fingerprint;
+    if (typeof data.revision === 'number' && data.revision > flow.revision) flow.revision = data.revision;
+    if (typeof data.jsonlMtime === 'number' && !bundle.meta.jsonlMtime) bundle.meta.jsonlMtime = data.jsonlMtime;
   }
 }

@@ -35,8 +35,10 @@ describe('audits', () => {
     const b = fileAudit(wiki, { targetId: 'C002', severity: 'high', anchor: 'Says TTL is 60s; it is 3600s now.', notes: 'seen twice' }, at(1));
     expect(a.file).toBe('2026-11-20T10-00-00-000Z-C001.md');
     const text = readFileSync(a.path, 'utf8');
-    expect(text).toContain('target_id: "C001"\nseverity: "low"\nfiled_at: "2026-11-20T10:00:00.000Z"\nsession_id: "s1"\nexploration_id: "exp_2"\nstatus: "open"');
-    expect(text).toMatch(/## Anchor\n\nKNOWLEDGE card C001/);
+    // Exactly as GUI-Anything writes it: severity and status bare, the anchor right under its heading.
+    expect(text).toBe(
+      '---\ntarget_id: "C001"\nseverity: low\nfiled_at: "2026-11-20T10:00:00.000Z"\nsession_id: "s1"\nexploration_id: "exp_2"\nstatus: open\n---\n\n## Anchor\nKNOWLEDGE card C001 ("Fix login token expiry") was shown and judged wrong or not relevant.\n',
+    );
     expect(listAudits(wiki).open.map((x) => [x.targetId, x.severity])).toEqual([
       ['C002', 'high'],
       ['C001', 'low'],
@@ -46,6 +48,8 @@ describe('audits', () => {
     expect(existsSync(b.path)).toBe(false);
     const resolvedText = readFileSync(join(wikiLayout(wiki).auditResolved, b.file), 'utf8');
     expect(resolvedText.startsWith('---\nresolved_at: "2026-11-20T10:05:00.000Z"\n')).toBe(true);
+    expect(resolvedText.match(/^status:/gm)).toEqual(['status:']);
+    expect(resolvedText).toMatch(/^status: resolved$/m);
     expect(resolvedText).toMatch(/# Resolution\n\n2026-11-20 · entry fixed\n$/);
     expect(listAudits(wiki).open.map((x) => x.targetId)).toEqual(['C001']);
   });

@@ -5,11 +5,12 @@
  * WebSocket (stores/observer.ts).
  */
 import { ApiError, request } from './client.js';
-import type { ObserverSessionResponse, SessionSummary } from '../../../src/observer/http.js';
+import type { ObserverSessionResponse, ProposalsResponse, SessionSummary } from '../../../src/observer/http.js';
+import type { Proposal } from '../../../src/observer/curation/proposals.js';
 import type { ExplorationView } from '../../../src/observer/view.js';
 import type { FlowGraph } from '../../../src/observer/bundle/types.js';
 
-export type { ExplorationView, FlowGraph, ObserverSessionResponse, SessionSummary };
+export type { ExplorationView, FlowGraph, ObserverSessionResponse, Proposal, ProposalsResponse, SessionSummary };
 
 export const observer = {
   /** null: this daemon has no observer routes. */
@@ -22,4 +23,7 @@ export const observer = {
     }
   },
   session: (id: string) => request<ObserverSessionResponse>('GET', `/api/observer/sessions/${encodeURIComponent(id)}`),
+  proposals: () => request<ProposalsResponse>('GET', '/api/observer/proposals'),
+  /** The person's decision on a curation proposal: accept applies it to its entry, dismiss drops it. */
+  decide: (id: string, decision: 'accept' | 'dismiss') => request<{ proposal: Proposal }>('POST', `/api/observer/proposals/${encodeURIComponent(id)}/${decision}`, {}),
 };

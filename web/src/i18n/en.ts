@@ -88,9 +88,10 @@ export const en = {
     load: { hit: 'up to date', miss: 'missing', corrupted: 'unreadable', expired: 'workspace gone', stale: 'behind its transcript' },
     updated: 'Updated at {{time}}',
     title: 'Observer', sessions: 'Sessions', noSessions: 'No observed sessions yet.', unavailable: 'The observer is not available on this daemon.',
-    explorations: '{{count}} explorations', last: 'latest', unreadable: 'This session cannot be shown: {{reason}}', flow: 'Flow graph',
+    explorations_one: '{{count}} exploration', explorations_other: '{{count}} explorations', last: 'latest', unreadable: 'This session cannot be shown: {{reason}}', flow: 'Flow graph',
     tokens: 'Tokens: {{input}} in / {{output}} out', knowledge: 'Knowledge', summary: 'Summary', notSearched: 'Not searched yet.',
-    noKnowledge: 'No prior knowledge.', noSummary: 'No summary yet.', tools: '{{count}} tools', errors: '{{count}} errors', wiki: 'wiki: {{status}}',
+    noKnowledge: 'No prior knowledge.', noSummary: 'No summary yet.', tools_one: '{{count}} tool', tools_other: '{{count}} tools', errors_one: '{{count}} error', errors_other: '{{count}} errors', wiki: 'wiki: {{status}}',
+    tokensTotal: 'Tokens: {{total}}', subagent: 'Subagent: {{prompt}}', subagentTools_one: '{{count}} tool', subagentTools_other: '{{count}} tools', proposals: 'Proposals', noProposals: 'No curation proposals waiting.', proposalFor: 'Proposal for {{target}} ({{reason}})', proposalHint: 'Curation without an agent never edits an entry by itself: accept to apply these lines, or dismiss.', accept: 'Accept', dismiss: 'Dismiss', accepted: 'Accepted: {{target}} updated.', dismissed: 'Dismissed: {{target}} unchanged.', proposed: 'wiki: proposal for {{target}}', compacted_one: 'compacted {{count}} time', compacted_other: 'compacted {{count}} times',
     status: { running: 'running', complete: 'complete', interrupted: 'interrupted' },
   },
   review: {

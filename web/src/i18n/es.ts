@@ -70,9 +70,10 @@ export const es: Dictionary = {
   observer: {
     load: { hit: 'al día', miss: 'no está', corrupted: 'ilegible', expired: 'el espacio de trabajo ya no existe', stale: 'atrasada respecto a su transcripción' },
     updated: 'Actualizado a las {{time}}',
-    title: 'Observador', sessions: 'Sesiones', noSessions: 'Aún no hay sesiones observadas.', unavailable: 'El observador no está disponible en este daemon.', explorations: '{{count}} exploraciones', last: 'última',
+    title: 'Observador', sessions: 'Sesiones', noSessions: 'Aún no hay sesiones observadas.', unavailable: 'El observador no está disponible en este daemon.', explorations_one: '{{count}} exploración', explorations_other: '{{count}} exploraciones', last: 'última',
     unreadable: 'Esta sesión no se puede mostrar: {{reason}}', flow: 'Grafo de flujo', tokens: 'Tokens: {{input}} entrada / {{output}} salida', knowledge: 'Conocimiento', summary: 'Resumen',
-    notSearched: 'Aún sin buscar.', noKnowledge: 'Sin conocimiento previo.', noSummary: 'Aún sin resumen.', tools: '{{count}} herramientas', errors: '{{count}} errores', wiki: 'wiki: {{status}}',
+    notSearched: 'Aún sin buscar.', noKnowledge: 'Sin conocimiento previo.', noSummary: 'Aún sin resumen.', tools_one: '{{count}} herramienta', tools_other: '{{count}} herramientas', errors_one: '{{count}} error', errors_other: '{{count}} errores', wiki: 'wiki: {{status}}',
+    tokensTotal: 'Tokens: {{total}}', subagent: 'Subagente: {{prompt}}', subagentTools_one: '{{count}} herramienta', subagentTools_other: '{{count}} herramientas', proposals: 'Propuestas', noProposals: 'No hay propuestas de curación pendientes.', proposalFor: 'Propuesta para {{target}} ({{reason}})', proposalHint: 'Sin un agente, la curación nunca edita una entrada por sí sola: acepta para aplicar estas líneas, o descártala.', accept: 'Aceptar', dismiss: 'Descartar', accepted: 'Aceptada: {{target}} actualizada.', dismissed: 'Descartada: {{target}} sin cambios.', proposed: 'wiki: propuesta para {{target}}', compacted_one: 'compactada {{count}} vez', compacted_other: 'compactada {{count}} veces',
     status: { running: 'en curso', complete: 'completa', interrupted: 'interrumpida' },
   },
   review: {

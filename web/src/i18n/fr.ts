@@ -70,9 +70,10 @@ export const fr: Dictionary = {
   observer: {
     load: { hit: 'à jour', miss: 'absente', corrupted: 'illisible', expired: 'espace de travail disparu', stale: 'en retard sur sa transcription' },
     updated: 'Mis à jour à {{time}}',
-    title: 'Observateur', sessions: 'Sessions', noSessions: 'Aucune session observée pour l’instant.', unavailable: 'L’observateur n’est pas disponible sur ce démon.', explorations: '{{count}} explorations', last: 'dernière',
+    title: 'Observateur', sessions: 'Sessions', noSessions: 'Aucune session observée pour l’instant.', unavailable: 'L’observateur n’est pas disponible sur ce démon.', explorations_one: '{{count}} exploration', explorations_other: '{{count}} explorations', last: 'dernière',
     unreadable: 'Impossible d’afficher cette session : {{reason}}', flow: 'Graphe de flux', tokens: 'Jetons : {{input}} entrée / {{output}} sortie', knowledge: 'Connaissances', summary: 'Résumé',
-    notSearched: 'Pas encore cherché.', noKnowledge: 'Aucune connaissance antérieure.', noSummary: 'Pas encore de résumé.', tools: '{{count}} outils', errors: '{{count}} erreurs', wiki: 'wiki : {{status}}',
+    notSearched: 'Pas encore cherché.', noKnowledge: 'Aucune connaissance antérieure.', noSummary: 'Pas encore de résumé.', tools_one: '{{count}} outil', tools_other: '{{count}} outils', errors_one: '{{count}} erreur', errors_other: '{{count}} erreurs', wiki: 'wiki : {{status}}',
+    tokensTotal: 'Jetons : {{total}}', subagent: 'Sous-agent : {{prompt}}', subagentTools_one: '{{count}} outil', subagentTools_other: '{{count}} outils', proposals: 'Propositions', noProposals: 'Aucune proposition de curation en attente.', proposalFor: 'Proposition pour {{target}} ({{reason}})', proposalHint: 'Sans agent, la curation ne modifie jamais une entrée d’elle-même : acceptez pour appliquer ces lignes, ou écartez-la.', accept: 'Accepter', dismiss: 'Écarter', accepted: 'Acceptée : {{target}} mise à jour.', dismissed: 'Écartée : {{target}} inchangée.', proposed: 'wiki : proposition pour {{target}}', compacted_one: 'compactée {{count}} fois', compacted_other: 'compactée {{count}} fois',
     status: { running: 'en cours', complete: 'terminée', interrupted: 'interrompue' },
   },
   review: {

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { observer, type ExplorationView, type FlowGraph, type ObserverSessionResponse, type SessionSummary } from '../api/observer.js';
+import { observer, type ExplorationView, type FlowGraph, type ObserverSessionResponse, type Proposal, type SessionSummary } from '../api/observer.js';
 import { useObserverFeed } from '../stores/observer.js';
 import { href } from '../stores/route.js';
 import styles from './Screens.module.css';
@@ -16,12 +16,25 @@ function Card({ e }: { e: ExplorationView }) {
     <article className={styles.card} aria-label={e.question}>
       <p>
         <strong>{e.question || e.id}</strong> <span className={styles.badge}>{t(`observer.status.${e.status}`)}</span>
-        {e.wiki && <span className={styles.badge} title={e.wiki.reason ?? e.wiki.targetPath}>{t('observer.wiki', { status: e.wiki.status })}</span>}
+        {e.wiki && (
+          <span className={styles.badge} title={e.wiki.reason ?? e.wiki.targetPath}>
+            {e.wiki.proposalId ? t('observer.proposed', { target: e.wiki.targetId ?? '?' }) : t('observer.wiki', { status: e.wiki.status })}
+          </span>
+        )}
       </p>
       <p className={styles.muted}>
         {t('observer.tools', { count: e.toolCount })} · {t('observer.errors', { count: e.errorCount })}
         {e.durationMs !== null ? ` · ${(e.durationMs / 1000).toFixed(1)} s` : ''} {e.toolSummary}
       </p>
+      {(e.subagents?.length ?? 0) > 0 && (
+        <ul aria-label={t('observer.subagent', { prompt: '' })}>
+          {e.subagents.map((s, i) => (
+            <li key={i} className={styles.muted}>
+              {t('observer.subagent', { prompt: s.prompt })} · {t('observer.subagentTools', { count: s.toolCount })} {s.toolSummary ?? ''}
+            </li>
+          ))}
+        </ul>
+      )}
       <h3>{t('observer.knowledge')}</h3>
       {e.knowledge === undefined ? <p className={styles.muted}>{t('observer.notSearched')}</p> : e.knowledge === null ? <p className={styles.muted}>{t('observer.noKnowledge')}</p> : (
         <p>
@@ -31,6 +44,33 @@ function Card({ e }: { e: ExplorationView }) {
       <h3>{t('observer.summary')}</h3>
       {e.summary ? <p>{e.summary.text} <span className={styles.badge}>{e.summary.source}</span></p> : <p className={styles.muted}>{t('observer.noSummary')}</p>}
     </article>
+  );
+}
+
+/** Curation proposals waiting for a person: what would be added to which entry, with accept and dismiss. */
+function Proposals({ proposals, onDecided }: { proposals: Proposal[]; onDecided: (message: string) => void }) {
+  const { t } = useTranslation();
+  const [busy, setBusy] = useState<string | null>(null);
+  const decide = (p: Proposal, decision: 'accept' | 'dismiss') => {
+    setBusy(p.id);
+    observer.decide(p.id, decision).then(
+      () => onDecided(t(decision === 'accept' ? 'observer.accepted' : 'observer.dismissed', { target: p.targetId })),
+      (e: Error) => onDecided(e.message),
+    ).finally(() => setBusy(null));
+  };
+  return (
+    <section aria-label={t('observer.proposals')}>
+      <h3>{t('observer.proposals')}</h3>
+      {proposals.length === 0 ? <p className={styles.muted}>{t('observer.noProposals')}</p> : <p className={styles.muted}>{t('observer.proposalHint')}</p>}
+      {proposals.map((p) => (
+        <article key={p.id} className={styles.card} aria-label={t('observer.proposalFor', { target: p.targetId, reason: p.reason })}>
+          <p><strong>{t('observer.proposalFor', { target: p.targetId, reason: p.reason })}</strong> <code>{p.targetPath}</code></p>
+          <ul>{p.newFacts.map((f, i) => <li key={i}>{f}</li>)}</ul>
+          <button type="button" disabled={busy === p.id} onClick={() => decide(p, 'accept')}>{t('observer.accept')}</button>{' '}
+          <button type="button" disabled={busy === p.id} onClick={() => decide(p, 'dismiss')}>{t('observer.dismiss')}</button>
+        </article>
+      ))}
+    </section>
   );
 }
 
@@ -64,6 +104,9 @@ export function ObserverScreen({ id }: { id?: string }) {
   const [session, setSession] = useState<ObserverSessionResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [updatedAt, setUpdatedAt] = useState<number | null>(null);
+  const [proposals, setProposals] = useState<Proposal[]>([]);
+  const [notice, setNotice] = useState<string | null>(null);
+  const loadProposals = () => observer.proposals().then((p) => setProposals(Array.isArray(p.open) ? p.open : []), () => setProposals([]));
   const seq = useObserverFeed((s) => s.seq);
   const seen = useRef(seq);
   const idRef = useRef(id);
@@ -72,6 +115,7 @@ export function ObserverScreen({ id }: { id?: string }) {
   const loadSession = (sid: string) => observer.session(sid).then((s) => { if (idRef.current === sid) setSession(s); }, (e: Error) => setError(e.message));
   useEffect(() => {
     void loadList();
+    void loadProposals();
   }, []);
   useEffect(() => {
     setSession(null);
@@ -84,6 +128,7 @@ export function ObserverScreen({ id }: { id?: string }) {
     const timer = setTimeout(() => {
       const last = useObserverFeed.getState().last;
       void loadList();
+      void loadProposals();
       if (idRef.current && (!last || last.sessionId === idRef.current)) void loadSession(idRef.current);
       setUpdatedAt(Date.now());
     }, 200);
@@ -95,6 +140,17 @@ export function ObserverScreen({ id }: { id?: string }) {
       {error && <p role="alert" className={styles.error}>{error}</p>}
       <p className={styles.muted} aria-live="polite" data-testid="observer-updated">{updatedAt ? t('observer.updated', { time: new Date(updatedAt).toLocaleTimeString() }) : ''}</p>
       {list === null && <p className={styles.unavailable} role="status">{t('observer.unavailable')}</p>}
+      {notice && <p role="status">{notice}</p>}
+      {list && (
+        <Proposals
+          proposals={proposals}
+          onDecided={(message) => {
+            setNotice(message);
+            void loadProposals();
+            if (idRef.current) void loadSession(idRef.current);
+          }}
+        />
+      )}
       {list && list.length === 0 && <p className={styles.muted}>{t('observer.noSessions')}</p>}
       <div style={{ display: 'flex', gap: 16 }}>
         {list && list.length > 0 && (
@@ -115,7 +171,11 @@ export function ObserverScreen({ id }: { id?: string }) {
             {!('explorations' in session) ? <p className={styles.unavailable} role="status">{t('observer.unreadable', { reason: `${t(`observer.load.${session.load.status}`)}${session.load.reason ? ` (${session.load.reason})` : ''}` })}</p> : (
               <>
                 {session.flow && session.flow.nodes.length > 0 && <Flow flow={session.flow} />}
-                {session.tokens && <p className={styles.muted}>{t('observer.tokens', { input: session.tokens.input, output: session.tokens.output })}</p>}
+                {session.tokens && (session.tokens.total > 0 || session.tokens.input > 0 || session.tokens.output > 0) && (
+                  <p className={styles.muted}>
+                    {session.tokens.input || session.tokens.output ? t('observer.tokens', { input: session.tokens.input, output: session.tokens.output }) : t('observer.tokensTotal', { total: session.tokens.total })}
+                  </p>
+                )}
                 {session.explorations.map((e) => <Card key={e.id} e={e} />)}
               </>
             )}

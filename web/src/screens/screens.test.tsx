@@ -165,6 +165,40 @@ describe('ObserverScreen', () => {
     expect(screen.getByRole('img', { name: 'Flow graph' })).toBeTruthy();
   });
 
+  it('shows a subagent nested in its exploration, "1 tool" in the singular, and a proposal the person accepts', async () => {
+    const proposal = { schemaVersion: 1, id: 'P-2026-11-20T10-00-00-000Z-C001', status: 'open', kind: 'update', reason: 'no_agent', targetId: 'C001', targetPath: 'contexts/debug/C001-login.md', targetRequest: 'Fix login', filedAt: '2026-11-20T10:00:00.000Z', source: { sessionId: 's1', explorationId: 'exp_1' }, newFacts: ['expiresIn is now 3600 seconds'], draft: { solution: '- expiresIn is now 3600 seconds' } };
+    const state = { open: [proposal] };
+    const sent: Array<{ method: string; url: string; body: unknown }> = [];
+    serve({
+      '/api/observer/sessions': { sessions: [{ sessionId: 's1', isLast: true, load: { status: 'hit' }, explorationCount: 1, bundleUpdatedAt: 1, intent: null }] },
+      '/api/observer/sessions/s1': {
+        sessionId: 's1', load: { status: 'hit' }, intent: null, tokens: { total: 1200, input: 0, output: 0 },
+        explorations: [{ id: 'exp_1', question: 'Why does login fail?', status: 'complete', toolCount: 1, errorCount: 0, toolSummary: 'Task×1', files: [], durationMs: null, tokens: 1200, tokenBreakdown: null,
+          subagents: [{ prompt: 'Search the auth code', toolCount: 2, errorCount: 0, toolSummary: 'Grep×2' }],
+          knowledge: null, summary: null, wiki: { origin: 'saved', status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001', proposalId: proposal.id, completedAt: 1 } }],
+        flow: null,
+      },
+      '/api/observer/proposals': () => ({ json: { open: state.open, closed: [], problems: [] } }),
+      [`POST /api/observer/proposals/${proposal.id}/accept`]: () => {
+        state.open = [];
+        return { json: { proposal: { ...proposal, status: 'accepted' }, entry: { id: 'C001', relativePath: proposal.targetPath } } };
+      },
+    }, sent);
+    render(<ObserverScreen id="s1" />);
+    expect(await screen.findByText('Why does login fail?')).toBeTruthy();
+    expect(screen.getByText(/^1 tool ·/)).toBeTruthy();
+    expect(screen.getByText(/Subagent: Search the auth code · 2 tools Grep×2/)).toBeTruthy();
+    expect(screen.getByText('wiki: proposal for C001')).toBeTruthy();
+    // A GUI-Anything bundle has only the token total: it is shown, not 0 in / 0 out.
+    expect(screen.getByText('Tokens: 1200')).toBeTruthy();
+    const card = await screen.findByRole('article', { name: 'Proposal for C001 (no_agent)' });
+    expect(card.textContent).toContain('expiresIn is now 3600 seconds');
+    fireEvent.click(screen.getByRole('button', { name: 'Accept' }));
+    expect(await screen.findByText('Accepted: C001 updated.')).toBeTruthy();
+    expect(sent.filter((r) => r.method === 'POST').map((r) => r.url)).toEqual([`/api/observer/proposals/${proposal.id}/accept`]);
+    expect(await screen.findByText('No curation proposals waiting.')).toBeTruthy();
+  });
+
   it('says the observer is not available on a daemon without its routes', async () => {
     serve({});
     render(<ObserverScreen />);
@@ -175,10 +209,10 @@ describe('ObserverScreen', () => {
     const summary = (n: number) => ({ sessionId: 's1', isLast: true, load: { status: 'hit' }, explorationCount: n, bundleUpdatedAt: n, intent: null });
     const view = (qs: string[]) => ({ sessionId: 's1', load: { status: 'hit' }, explorations: qs.map((q, i) => ({ id: `exp_${i}`, question: q, status: 'complete', toolCount: 0, errorCount: 0, toolSummary: '', files: [], durationMs: null, knowledge: null, summary: null, wiki: null })), flow: null });
     const state = { list: [summary(1)], qs: ['First question'] };
-    vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url.startsWith('/api/observer/sessions/s1') ? view(state.qs) : { sessions: state.list })));
+    vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url.startsWith('/api/observer/sessions/s1') ? view(state.qs) : url.startsWith('/api/observer/proposals') ? { open: [], closed: [], problems: [] } : { sessions: state.list })));
     render(<ObserverScreen id="s1" />);
     await screen.findByText('First question');
-    expect(screen.getByText('1 explorations')).toBeTruthy();
+    expect(screen.getByText('1 exploration')).toBeTruthy();
     state.list = [summary(2)];
     state.qs = ['First question', 'Second question'];
     // Another session's update reloads the list only; this session's update reloads the view too.

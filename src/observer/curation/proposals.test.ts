@@ -1,0 +1,119 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
+import { observerRoutes } from '../http.js';
+import { ObserverSession } from '../session.js';
+import { listWikiEntries } from '../wiki/entries.js';
+import type { CuratorInput } from './curator.js';
+import { listProposals, newFacts, proposalsDir } from './proposals.js';
+
+let dir: TempDir;
+let wiki: string;
+beforeEach(() => {
+  dir = tempDir();
+  wiki = join(dir.path, 'wiki');
+});
+afterEach(() => dir.cleanup());
+
+function seedNginx(): string {
+  return writeEntry(
+    wiki,
+    'contexts/devops/C001-nginx-websocket.md',
+    { id: '"C001"', slug: '"nginx-websocket"', request: '"Configure the nginx reverse proxy for websockets"', version: '1', tags: ['proj:app', 'devops'], extraction_confidence: '0.9', status: '"draft"' },
+    '# nginx websockets\n\n## 摘要\n\nUpgrade headers.\n\n## 解决方案\n\nAdd proxy_set_header Upgrade and Connection to the location block.\n',
+  );
+}
+
+/** A devops question answered with a fact the entry does not have, then a pivot so the intent closes. */
+function nginxSession(jsonl: string, answer: string): number {
+  const b = new TranscriptBuilder(Date.parse('2026-11-20T10:00:00.000Z'));
+  b.user('Configure the nginx reverse proxy for websockets').turn({ tools: [{ name: 'Edit', input: { file_path: 'deploy/nginx.conf' } }], answer });
+  b.user('Write the release notes for 2.3').turn({ tools: [{ name: 'Write', input: { file_path: 'CHANGELOG.md' } }], answer: 'Written.' });
+  b.writeTo(jsonl);
+  return b.clock + 60_000;
+}
+
+describe('newFacts', () => {
+  it('keeps the solution lines the entry does not already say, ignoring bullets, case and spacing', () => {
+    const body = '## 解决方案\n\nAdd proxy_set_header Upgrade and Connection to the location block.\n';
+    expect(newFacts({ solution: '- add  proxy_set_header upgrade and connection to the location block.\n- Raise proxy_read_timeout to 3600s for idle sockets.\nCommands:\n- ok' }, { body })).toEqual(['Raise proxy_read_timeout to 3600s for idle sockets.']);
+  });
+});
+
+describe('dedup keeps a genuinely new fact', () => {
+  it('a create that dedup would drop as similar becomes a merge proposal, which the board accepts over HTTP', async () => {
+    const path = seedNginx();
+    const before = readFileSync(path, 'utf8');
+    const jsonl = join(dir.path, 's1.jsonl');
+    const now = nginxSession(jsonl, 'Raise proxy_read_timeout to 3600s, or idle websockets drop after 60 s.');
+    // The agent asks for a create; dedup finds C001 similar, but the answer adds a fact C001 lacks.
+    const curate = async (input: CuratorInput) => (input.digest.intentKey === 'devops' ? { action: 'create' as const, reason: 'agent' } : { action: 'skip' as const, reason: 'not reusable' });
+    const s = new ObserverSession({ sessionId: 's1', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now, curate });
+    s.readOnce();
+    const step = await s.step();
+    expect(step.curated[0]).toMatchObject({ intentKey: 'devops', status: 'skipped', reason: 'proposed_dedup_new_fact', targetId: 'C001' });
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(listWikiEntries(wiki).entries.map((e) => e.id)).toEqual(['C001']);
+    const [proposal] = listProposals(wiki).open;
+    expect(proposal).toMatchObject({ kind: 'merge', reason: 'dedup_new_fact', targetId: 'C001', targetPath: 'contexts/devops/C001-nginx-websocket.md' });
+    expect(proposal!.newFacts.join(' ')).toContain('Raise proxy_read_timeout to 3600s');
+
+    const app = Fastify();
+    await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now });
+    try {
+      const list = await app.inject({ method: 'GET', url: '/api/observer/proposals' });
+      expect(list.json().open.map((p: { id: string }) => p.id)).toEqual([proposal!.id]);
+      const bad = await app.inject({ method: 'POST', url: '/api/observer/proposals/nope/accept', payload: {} });
+      expect(bad.statusCode).toBe(400);
+      const accepted = await app.inject({ method: 'POST', url: `/api/observer/proposals/${proposal!.id}/accept`, payload: { note: 'true for our proxy' } });
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      expect(accepted.json()).toMatchObject({ proposal: { status: 'accepted', note: 'true for our proxy' }, entry: { id: 'C001' } });
+      const entry = readFileSync(path, 'utf8');
+      expect(entry).toMatch(/^version: 2$/m);
+      expect(entry).toContain('Raise proxy_read_timeout to 3600s');
+      expect(entry).toContain('Add proxy_set_header Upgrade and Connection');
+      const again = await app.inject({ method: 'POST', url: `/api/observer/proposals/${proposal!.id}/dismiss`, payload: {} });
+      expect(again.statusCode).toBe(400);
+      expect(again.json().error).toMatchObject({ code: 'BAD_INPUT', message: `Proposal ${proposal!.id} is already closed.` });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('without an agent an update the entry already holds is skipped (no_new_facts), and a dismissed proposal changes nothing', async () => {
+    const path = seedNginx();
+    const before = readFileSync(path, 'utf8');
+    const jsonl = join(dir.path, 's2.jsonl');
+    const now = nginxSession(jsonl, 'Set a longer proxy_read_timeout for idle websockets.');
+    const s = new ObserverSession({ sessionId: 's2', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now });
+    s.readOnce();
+    const step = await s.step();
+    expect(step.curated[0]).toMatchObject({ status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001' });
+    const id = listProposals(wiki).open[0]!.id;
+    const app = Fastify();
+    await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path });
+    try {
+      const dismissed = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/dismiss`, payload: {} });
+      expect(dismissed.json()).toMatchObject({ proposal: { status: 'dismissed' } });
+    } finally {
+      await app.close();
+    }
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(listProposals(wiki)).toMatchObject({ open: [], closed: [{ id, status: 'dismissed' }] });
+  });
+
+  it('a proposal file it does not understand is reported and left alone', () => {
+    mkdirSync(proposalsDir(wiki), { recursive: true });
+    writeFileSync(join(proposalsDir(wiki), 'P-x.json'), '{"schemaVersion":3}');
+    writeFileSync(join(proposalsDir(wiki), 'P-y.json'), '{oops');
+    const { open, problems } = listProposals(wiki);
+    expect(open).toEqual([]);
+    expect(problems.map((p) => [p.file.split('/').pop(), p.reason.split(' (')[0]!.split(':')[0]])).toEqual([
+      ['P-x.json', 'not a schemaVersion 1 proposal'],
+      ['P-y.json', 'not JSON'],
+    ]);
+    expect(readFileSync(join(proposalsDir(wiki), 'P-x.json'), 'utf8')).toBe('{"schemaVersion":3}');
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * Curation proposals: what curation would have changed in an EXISTING wiki
+ * entry, waiting for a person. Without an agent, curation never rewrites an
+ * entry by itself (GUI-Anything appended the mechanical summary to whatever
+ * entry matched); it files a proposal here instead, and the person accepts
+ * (the update is applied then) or dismisses it, from the terminal UI (`a`/`d`),
+ * the board, or the API. The same happens, agent or not, when the entry has
+ * an open audit (a person said it is wrong: nothing touches it until the audit
+ * is resolved), and when dedup finds a similar entry but the session brought a
+ * fact that entry does not have (kept as a merge proposal, not dropped).
+ *
+ * One JSON file per proposal: `wiki/knowledge/proposals/<id>.json` while open,
+ * `proposals/closed/<id>.json` once accepted or dismissed. GUI-Anything does
+ * not read this folder; its entry listing only walks contexts/entities/summaries.
+ *
+ *   open ──accept──▶ accepted (the entry updated, version + 1)
+ *        └─dismiss─▶ dismissed (nothing changed)
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../../core/errors.js';
+import { listWikiEntries, type WikiEntry } from '../wiki/entries.js';
+import { wikiLayout, writeFileAtomic } from '../wiki/layout.js';
+import { updateEntry, type EntryDraft } from '../wiki/writer.js';
+import { listAudits } from '../upkeep/audit.js';
+
+export type ProposalKind = 'update' | 'merge';
+export type ProposalStatus = 'open' | 'accepted' | 'dismissed';
+
+export interface Proposal {
+  schemaVersion: 1;
+  id: string;
+  status: ProposalStatus;
+  /** update: curation would have updated the entry; merge: dedup found it similar but the session adds facts. */
+  kind: ProposalKind;
+  /** Why it is a proposal and not a write: `no_agent`, `open_audit`, `dedup_new_fact`. */
+  reason: string;
+  targetId: string;
+  targetPath: string;
+  targetRequest: string;
+  filedAt: string;
+  source: { sessionId: string; explorationId: string };
+  intentKey?: string;
+  /** The lines that would be added, as a person reads them. */
+  newFacts: string[];
+  draft: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>;
+  closedAt?: string;
+  note?: string;
+}
+
+export function proposalsDir(wikiRoot: string): string {
+  return join(wikiLayout(wikiRoot).knowledge, 'proposals');
+}
+
+function closedDir(wikiRoot: string): string {
+  return join(proposalsDir(wikiRoot), 'closed');
+}
+
+const PROPOSAL_ID = /^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$/;
+
+function normalizeFact(text: string): string {
+  return text.toLowerCase().replace(/[`*_>#|]/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The facts of a draft that the entry does not already hold: each non-empty
+ * line of its solution (bullet marks dropped), longer than a few words, whose
+ * normalised text is not contained in the entry's normalised body.
+ */
+export function newFacts(draft: Pick<EntryDraft, 'solution'>, target: Pick<WikiEntry, 'body'>): string[] {
+  const body = normalizeFact(target.body);
+  const out: string[] = [];
+  for (const raw of draft.solution.split('\n')) {
+    const line = raw.replace(/^\s*[-*]\s+/, '').trim();
+    if (line.length < 12 || /^commands:$/i.test(line)) continue;
+    if (!body.includes(normalizeFact(line))) out.push(line);
+  }
+  return out;
+}
+
+/** Entry ids with an open audit against them (a person said the entry is wrong). */
+export function entriesUnderAudit(wikiRoot: string): Set<string> {
+  return new Set(listAudits(wikiRoot).open.map((a) => a.targetId));
+}
+
+export function fileProposal(
+  wikiRoot: string,
+  input: { kind: ProposalKind; reason: string; target: WikiEntry; draft: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>; facts: string[]; source: Proposal['source']; intentKey?: string },
+  now: Date,
+): Proposal {
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const target = input.target.id.replace(/[^A-Za-z0-9.-]+/g, '-').slice(0, 40);
+  let id = `P-${stamp}-${target}`;
+  const dir = proposalsDir(wikiRoot);
+  mkdirSync(dir, { recursive: true });
+  for (let n = 2; existsSync(join(dir, `${id}.json`)); n += 1) id = `P-${stamp}-${target}.${n}`;
+  const proposal: Proposal = {
+    schemaVersion: 1,
+    id,
+    status: 'open',
+    kind: input.kind,
+    reason: input.reason,
+    targetId: input.target.id,
+    targetPath: input.target.relativePath,
+    targetRequest: input.target.request,
+    filedAt: now.toISOString(),
+    source: input.source,
+    ...(input.intentKey ? { intentKey: input.intentKey } : {}),
+    newFacts: input.facts,
+    draft: { solution: input.draft.solution, ...(input.draft.tags ? { tags: input.draft.tags } : {}), ...(input.draft.confidence !== undefined ? { confidence: input.draft.confidence } : {}) },
+  };
+  writeFileAtomic(join(dir, `${id}.json`), `${JSON.stringify(proposal, null, 2)}\n`);
+  return proposal;
+}
+
+function readProposals(dir: string): { proposals: Proposal[]; problems: Array<{ file: string; reason: string }> } {
+  const proposals: Proposal[] = [];
+  const problems: Array<{ file: string; reason: string }> = [];
+  if (!existsSync(dir)) return { proposals, problems };
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.json')) continue;
+    const file = join(dir, name);
+    try {
+      const p = JSON.parse(readFileSync(file, 'utf8')) as Proposal;
+      if (p.schemaVersion !== 1 || typeof p.id !== 'string' || typeof p.targetId !== 'string') problems.push({ file, reason: `not a schemaVersion 1 proposal (schemaVersion ${JSON.stringify(p.schemaVersion)}); left as it is` });
+      else proposals.push(p);
+    } catch (err) {
+      problems.push({ file, reason: `not JSON: ${(err as Error).message}` });
+    }
+  }
+  return { proposals: proposals.sort((a, b) => a.filedAt.localeCompare(b.filedAt) || a.id.localeCompare(b.id)), problems };
+}
+
+export function listProposals(wikiRoot: string): { open: Proposal[]; closed: Proposal[]; problems: Array<{ file: string; reason: string }> } {
+  const open = readProposals(proposalsDir(wikiRoot));
+  const closed = readProposals(closedDir(wikiRoot));
+  return { open: open.proposals, closed: closed.proposals, problems: [...open.problems, ...closed.problems] };
+}
+
+function openProposal(wikiRoot: string, id: string): { proposal: Proposal; path: string } {
+  if (!PROPOSAL_ID.test(id)) throw new MaestroError('BAD_INPUT', `"${id}" is not a proposal id (P-<time>-<entry id>).`);
+  const path = join(proposalsDir(wikiRoot), `${id}.json`);
+  const closed = existsSync(join(closedDir(wikiRoot), `${id}.json`));
+  if (closed) rmSync(path, { force: true });
+  if (!existsSync(path)) {
+    throw new MaestroError('BAD_INPUT', closed ? `Proposal ${id} is already closed.` : `No open proposal ${id} in ${proposalsDir(wikiRoot)}.`);
+  }
+  const proposal = JSON.parse(readFileSync(path, 'utf8')) as Proposal;
+  if (proposal.schemaVersion !== 1) throw new MaestroError('BAD_INPUT', `${path} is not a schemaVersion 1 proposal; it was left as it is.`);
+  return { proposal, path };
+}
+
+function close(wikiRoot: string, proposal: Proposal, path: string, status: 'accepted' | 'dismissed', note: string | undefined, now: Date): Proposal {
+  const closed: Proposal = { ...proposal, status, closedAt: now.toISOString(), ...(note?.trim() ? { note: note.trim() } : {}) };
+  mkdirSync(closedDir(wikiRoot), { recursive: true });
+  writeFileAtomic(join(closedDir(wikiRoot), `${proposal.id}.json`), `${JSON.stringify(closed, null, 2)}\n`);
+  // The closed copy is durable before the open one goes: a crash leaves both, never neither
+  // (openProposal then finishes the removal instead of applying it twice).
+  rmSync(path, { force: true });
+  return closed;
+}
+
+/** Applies the proposed update to its entry (the person's decision), then closes the proposal. */
+export function acceptProposal(wikiRoot: string, id: string, ctx: { projectSlug: string; now: Date; note?: string }): { proposal: Proposal; entry: WikiEntry } {
+  const { proposal, path } = openProposal(wikiRoot, id);
+  const target = listWikiEntries(wikiRoot).entries.find((e) => e.id === proposal.targetId);
+  if (!target) throw new MaestroError('BAD_INPUT', `Proposal ${id} targets ${proposal.targetId}, which is no longer in the wiki; dismiss it instead.`);
+  const entry = updateEntry(target, proposal.draft, { wikiRoot, projectSlug: ctx.projectSlug, source: proposal.source, ...(proposal.intentKey ? { intentKey: proposal.intentKey } : {}), now: ctx.now });
+  return { proposal: close(wikiRoot, proposal, path, 'accepted', ctx.note, ctx.now), entry };
+}
+
+export function dismissProposal(wikiRoot: string, id: string, ctx: { now: Date; note?: string }): Proposal {
+  const { proposal, path } = openProposal(wikiRoot, id);
+  return close(wikiRoot, proposal, path, 'dismissed', ctx.note, ctx.now);
+}
