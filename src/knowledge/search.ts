@@ -5,9 +5,10 @@
  * a read-only probe.
  */
 import type Database from 'better-sqlite3';
-import { applyExplorationSlot, dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
+import { dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
+import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from './entry.js';
-import { bumpExposure, readExposure } from './index/exposure.js';
+import { bumpExposure } from './index/exposure.js';
 import { contentTerms, fetchByRowids, fetchCandidates, type Candidate, type SearchFilters } from './index/query.js';
 import { fuseHybrid, type VectorHit } from './embeddings.js';
 import { knowledgeBoost } from './mixed.js';
@@ -20,7 +21,7 @@ export interface SearchOptions extends SearchFilters {
   diversity?: 'balanced' | 'off' | undefined;
   /** Write nothing, not even exposure. */
   readOnlyProbe?: boolean | undefined;
-  /** Clock for time decay and exposure stamps (ms). */
+  /** Clock for time decay (taken at the start of its UTC day), the exploration period and exposure stamps (ms). */
   now?: number | undefined;
   /** Apply FORMATS §5.1 time decay (default true). */
   decay?: boolean | undefined;
@@ -106,7 +107,7 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   const prox = proximityQuery(terms0);
   const stems = new Set(terms0.map(stem));
   const items: Item[] = candidates.map((c) => {
-    const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, now);
+    const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, decayClock(now));
     const f = rescoreFactors(prox, stems, c.entry);
     const boost = f.proximity * f.coverage;
     return {
@@ -125,16 +126,10 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   let selected = selectDiverse(pool, { limit, balanced, mmr: true });
   let exploration = 'off: diversity off';
   if (balanced) {
-    // Exposure is read only when the slot is possible at all (seed 000 §4.2).
-    if (limit < 4 || pool.length <= limit) exploration = 'off: pool too small';
-    else {
-      const read = readExposure(db, pool.map((p) => p.id));
-      if (!read.ok) exploration = `off: ${read.reason}`;
-      else {
-        exploration = 'on';
-        selected = applyExplorationSlot({ selected, pool, limit, hits: read.hits });
-      }
-    }
+    // Seeded by the query, the pool and the period (exploration.ts): exposure counts are never read.
+    const seeded = applySeededExploration({ selected, pool, limit, query, now });
+    selected = seeded.selected;
+    exploration = seeded.state;
   }
   const max = selected.reduce((m, s) => Math.max(m, s.item.score), 0) || 1;
   const terms = queryTerms(query);

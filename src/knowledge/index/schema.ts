@@ -50,7 +50,7 @@ export function createSchema(db: Database.Database): void {
     CREATE INDEX IF NOT EXISTS edges_src ON edges(src, rel);
     CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, rel);
     CREATE INDEX IF NOT EXISTS edges_origin ON edges(origin);
-    -- Exposure (impressions): bumped by search, read only for the exploration slot. Survives rebuilds.
+    -- Exposure (impressions): bumped by search, never read by it (exploration is seeded). Survives rebuilds.
     CREATE TABLE IF NOT EXISTS exposure (id TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit_at INTEGER);
     -- Code graph (codeGraph.ts).
     CREATE TABLE IF NOT EXISTS code_files (path TEXT PRIMARY KEY, mtime_ms REAL NOT NULL, size INTEGER NOT NULL, lang TEXT NOT NULL);
