@@ -132,7 +132,7 @@ export function knowhowSource(root: WorkflowRoot): KnowledgeSource {
         workspace: dir.workspace,
         type: doc.type,
         category: doc.category ?? null,
-        tags: [...new Set([...doc.keywords, ...doc.tags.map((t) => t.toLowerCase())])],
+        tags: [...new Set([...doc.keywords, ...doc.tags].map((t) => t.toLowerCase()))],
         title: doc.title,
         summary: doc.description ?? '',
         body: doc.body,
