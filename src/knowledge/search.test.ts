@@ -25,7 +25,7 @@ describe('filters are applied before the candidate cut', () => {
       expect(unfiltered.results.filter((r) => r.category === 'arch')).toHaveLength(0);
       const filtered = k.search('cache', { limit: 3, category: 'arch' });
       expect(filtered.results.map((r) => r.id).sort()).toEqual(['knowhow-tip-20260801-arch-0', 'knowhow-tip-20260801-arch-1', 'knowhow-tip-20260801-arch-2']);
-      expect(filtered.filtersApplied).toEqual({ category: 'arch' });
+      expect(filtered.filtersApplied).toEqual({ category: 'arch', project: expect.any(String) });
       // tag and type filters too
       expect(k.search('cache', { tag: 'cache', limit: 100 }).results.every((r) => r.tags.includes('cache'))).toBe(true);
       expect(k.search('cache', { type: 'spec' }).count).toBe(0);

@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 
 /** Bump when the layout or the tokenization changes: an older index is dropped and rebuilt. */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
 
 export function createSchema(db: Database.Database): void {
   db.exec(`
@@ -59,7 +59,7 @@ export function createSchema(db: Database.Database): void {
       line INTEGER, signature TEXT NOT NULL DEFAULT ''
     );
     CREATE INDEX IF NOT EXISTS code_symbols_file ON code_symbols(file);
-    CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(name, path, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+    CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(name, path, doc, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
     CREATE TABLE IF NOT EXISTS code_imports (file TEXT NOT NULL, spec TEXT NOT NULL, resolved TEXT);
     CREATE INDEX IF NOT EXISTS code_imports_file ON code_imports(file);
     CREATE INDEX IF NOT EXISTS code_imports_resolved ON code_imports(resolved);
