@@ -109,3 +109,20 @@ export function plainBm25(docs: CranDoc[]): (query: string, k: number) => number
     return scores.filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.id - b.id).slice(0, k).map((x) => x.id);
   };
 }
+
+/** SQLite FTS5 with the porter stemmer over title + text, bm25 order, query words OR-ed: the issue's second baseline. */
+export function fts5Porter(docs: CranDoc[], Database: typeof import('better-sqlite3')): { search: (query: string, k: number) => number[]; close: () => void } {
+  const db = new Database(':memory:');
+  db.exec("CREATE VIRTUAL TABLE d USING fts5(title, text, tokenize = 'porter unicode61')");
+  const ins = db.prepare('INSERT INTO d(rowid, title, text) VALUES (?, ?, ?)');
+  db.transaction(() => docs.forEach((d) => ins.run(d.id, d.title, d.text)))();
+  const q = db.prepare('SELECT rowid FROM d WHERE d MATCH ? ORDER BY bm25(d), rowid LIMIT ?').pluck();
+  return {
+    search: (query, k) => {
+      const words = [...new Set(query.toLowerCase().match(/[a-z0-9]+/g) ?? [])];
+      if (!words.length) return [];
+      return q.all(words.map((w) => `"${w}"`).join(' OR '), k) as number[];
+    },
+    close: () => db.close(),
+  };
+}

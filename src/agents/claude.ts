@@ -7,6 +7,7 @@
  */
 import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { MaestroError } from '../core/errors.js';
+import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
 
 export interface ClaudeOptions {
@@ -28,12 +29,15 @@ export class ClaudeProvider implements AgentProvider {
     let streamed = false;
     const assistantText: string[] = [];
     try {
+      // The project's knowledge as MCP tools (search_knowledge, load_knowledge, stage_knowledge), allowed in every mode.
+      const mcp = req.projectRoot ? knowledgeMcp(req.projectRoot, process.env) : null;
       const messages = query({
         prompt: req.prompt,
         options: {
           cwd: req.cwd,
           model: req.model,
-          allowedTools: req.allowedTools,
+          allowedTools: mcp ? [...req.allowedTools, ...mcp.allowedTools] : req.allowedTools,
+          ...(mcp ? { mcpServers: mcp.servers } : {}),
           permissionMode: req.permissionMode,
           ...(req.permissionMode === 'bypassPermissions' ? { allowDangerouslySkipPermissions: true } : {}),
           abortController,

@@ -22,6 +22,8 @@ export interface AgentRequest {
   signal: AbortSignal;
   /** Continue an earlier session of the same provider (claude: the SDK session id). */
   resumeSessionId?: string;
+  /** The project's repository: the claude provider serves its knowledge to the agent over MCP (`maestro mcp --root`). */
+  projectRoot?: string;
   /**
    * Lets the agent ask a clarifying question mid-run and go on with the reply.
    * Providers that cannot pause (claude, command) end the turn instead with a

@@ -357,7 +357,11 @@ export class Orchestrator {
   private async knowledgeFinished(run: Run): Promise<void> {
     const task = await this.store.tasks.get(run.taskId).catch(() => null);
     const project = task && (await this.store.projects.get(task.projectId).catch(() => null));
-    if (task && project && run.runDir) await this.tryKnowledge(task, 'run-finished', () => this.knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }));
+    if (!task || !project || !run.runDir) return;
+    // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
+    const autoPromoteDecisions = project.config.demo === true;
+    const done = await this.tryKnowledge(task, 'run-finished', () => this.knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }));
+    if (done?.promoted.length) await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch(() => {});
   }
 
   private async spawn(run: Run, project?: Project): Promise<void> {

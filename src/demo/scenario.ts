@@ -4,6 +4,9 @@
  * question, the second is rejected by code review once and fixed in the
  * second round, and the second and third both edit README.md, so whichever
  * comes second meets a real merge conflict that a conflict run resolves.
+ * The first run's report (.maestro/report.md) records an accepted decision
+ * and a locked constraint: the demo promotes the decision by itself (so the
+ * next tasks' briefs cite it) and leaves the constraint for a person to review.
  */
 export const DEMO_SCENARIO = `# Maestro demo scenario: the scripted agent's answers.
 steps:
@@ -23,6 +26,7 @@ steps:
       - ask: "Which greeting should greet(name) use?"
       - text: "Using the greeting you chose.\\n"
       - write: { path: src/greet.js, content: "// The greeting chosen during the demo run.\\nexport function greet(name) {\\n  return '{{reply}}'.replace('{name}', name);\\n}\\n" }
+      - write: { path: .maestro/report.md, content: "---\\nverdict: done\\nsummary: greet(name) is defined in src/greet.js.\\ndecisions:\\n  - text: The command line and the documentation call greet(name) from src/greet.js; no other module builds the greeting text.\\n    status: accepted\\nconstraints:\\n  - text: The greeting always names the person it greets.\\n    status: locked\\n---\\n\\ngreet(name) is defined; the reply chose its words.\\n" }
 
   - match: { role: execute, title: "Add the command line", prompt: "Feedback" }
     actions:

@@ -176,6 +176,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
           model,
           allowedTools: call.allowedTools,
           permissionMode: call.permissionMode,
+          projectRoot: ctx.job.project.repoPath,
           signal: controller.signal,
           ...(resumeSessionId ? { resumeSessionId } : {}),
           onToken: (text) => {

@@ -18,6 +18,10 @@ import { watchCorpus } from './ledger/corpusDocs.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from './root.js';
 import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
+import { readLedger } from './ledger/ledger.js';
+import { promote } from './promote/promote.js';
+import { runSource } from './reconcile/receipt.js';
+import { searchIndexFor } from './briefSearch.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
 
@@ -47,7 +51,13 @@ function rootFor(repoPath: string): WorkflowRoot {
 }
 
 const MAX_SPECS = 5;
+const MAX_SEARCHED = 3;
 const MAX_SPEC_CHARS = 600;
+
+function citation(id: string, title: string, body: string): string {
+  const text = body.replace(/^\s*###[^\n]*\n?/, '').replace(/\s+/g, ' ').trim();
+  return `- [${id}] ${title}: ${text.length > MAX_SPEC_CHARS ? `${text.slice(0, MAX_SPEC_CHARS)}…` : text}`;
+}
 
 export class KnowledgeBridge {
   /** The reconciliation card and keyword-injected specs (deprecated skipped): text for "What the project already knows". */
@@ -71,10 +81,15 @@ export class KnowledgeBridge {
     const hits = buildKeywordIndex(entries).match(`${task.title}\n${task.spec ?? ''}`, MAX_SPECS);
     if (hits.length) {
       lines.push('', '## Relevant specs (keyword injection)');
-      for (const h of hits) {
-        const body = h.entry.body.replace(/^\s*###[^\n]*\n?/, '').replace(/\s+/g, ' ').trim();
-        lines.push(`- [${h.entry.sid ?? h.id}] ${h.title}: ${body.length > MAX_SPEC_CHARS ? `${body.slice(0, MAX_SPEC_CHARS)}…` : body}`);
-      }
+      for (const h of hits) lines.push(citation(h.entry.sid ?? h.id, h.title, h.entry.body));
+    }
+    // Keywords only reach entries whose declared keywords the task names; a promoted decision carries
+    // `session-knowledge,decision`. Search finds entries by their words (with the documented minimum match).
+    const cited = new Set(hits.map((h) => h.id));
+    const found = searchIndexFor(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
+    if (found.length) {
+      lines.push('', '## Relevant knowledge (search)');
+      for (const e of found) lines.push(citation(e.sid ?? e.id, e.title, e.body));
     }
     return lines.join('\n');
   }
@@ -89,8 +104,12 @@ export class KnowledgeBridge {
     return { sessionId: sid, runId: rid };
   }
 
-  /** Reads the agent's report into pending candidates, reconciles, and seals the run (the agent is done with it). */
-  onRunFinished(info: BridgeRunInfo): (CompleteResult & { sealed: boolean }) | null {
+  /**
+   * Reads the agent's report into pending candidates, reconciles, and seals the run (the agent is done with it).
+   * `autoPromoteDecisions` (the offline demo only, like its self-approving gates): the run's eligible
+   * accepted decisions are promoted at once; constraints are left for a person to review.
+   */
+  onRunFinished(info: BridgeRunInfo, opts: { autoPromoteDecisions?: boolean } = {}): (CompleteResult & { sealed: boolean; promoted: string[] }) | null {
     const root = rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     const rid = runIdFor(info.run.id);
@@ -102,6 +121,15 @@ export class KnowledgeBridge {
     }
     const done = completeRun(root, sid, rid);
     sealRun(root, sid, rid);
-    return { ...done, sealed: true };
+    const promoted: string[] = [];
+    if (opts.autoPromoteDecisions) {
+      const ledger = readLedger(runSource(root, sid, rid).ledgerPath);
+      const decisions = (ledger?.candidates ?? []).filter((c) => c.source_kind === 'decision' && c.status === 'pending').map((c) => c.candidate_id);
+      if (decisions.length) {
+        const r = promote(root, sid, { candidates: decisions });
+        promoted.push(...r.promoted.map((p) => p.promoted_id));
+      }
+    }
+    return { ...done, sealed: true, promoted };
   }
 }

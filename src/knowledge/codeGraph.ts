@@ -14,6 +14,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
+import { docAt, fileDoc } from './docComments.js';
 import { indexText } from './text.js';
 import { TREE_SITTER_EXT, parseTreeSitterFile, resolveContext, resolveTreeSitterImport } from './treeSitterCode.js';
 
@@ -141,7 +142,7 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
   const removed = [...stored.keys()].filter((p) => !current.has(p));
   if (changed.length || removed.length) {
     const ts = changed.some((f) => TS_EXT.has(extname(f.path))) ? await loadTs() : null;
-    const parsed: Array<(typeof changed)[number] & ParsedCodeFile> = [];
+    const parsed: Array<(typeof changed)[number] & ParsedCodeFile & { lines: string[] }> = [];
     for (const f of changed) {
       let text = '';
       try {
@@ -150,7 +151,7 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
         // unreadable: indexed as empty
       }
       const lang = TREE_SITTER_EXT[extname(f.path)];
-      parsed.push({ ...f, ...(lang ? await parseTreeSitterFile(lang, text) : parseCodeFile(ts!, f.path, text)) });
+      parsed.push({ ...f, ...(lang ? await parseTreeSitterFile(lang, text) : parseCodeFile(ts!, f.path, text)), lines: text.split(/\r?\n/) });
     }
     const ctx = resolveContext(projectDir, current);
     const rel = (p: string) => relative(projectDir, p).split('\\').join('/');
@@ -159,7 +160,7 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
     const del = [db.prepare('DELETE FROM code_symbols WHERE file = ?'), db.prepare('DELETE FROM code_imports WHERE file = ?'), db.prepare('DELETE FROM code_files WHERE path = ?')];
     const insFile = db.prepare('INSERT OR REPLACE INTO code_files (path, mtime_ms, size, lang) VALUES (?, ?, ?, ?)');
     const insSym = db.prepare('INSERT OR REPLACE INTO code_symbols (id, file, name, kind, line, signature) VALUES (?, ?, ?, ?, ?, ?)');
-    const insFts = db.prepare('INSERT INTO code_fts (rowid, name, path) VALUES (?, ?, ?)');
+    const insFts = db.prepare('INSERT INTO code_fts (rowid, name, path, doc) VALUES (?, ?, ?, ?)');
     const insImp = db.prepare('INSERT INTO code_imports (file, spec, resolved) VALUES (?, ?, ?)');
     db.transaction(() => {
       const drop = (path: string) => {
@@ -172,10 +173,10 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
         drop(r);
         insFile.run(r, f.mtimeMs, f.size, extname(f.path).slice(1));
         const fileRow = insSym.run(`file:${r}`, r, r.split('/').pop()!, 'file', null, '');
-        insFts.run(Number(fileRow.lastInsertRowid), indexText(r.split('/').pop()!.replace(/\.\w+$/, '')), r.replace(/[/.]/g, ' '));
+        insFts.run(Number(fileRow.lastInsertRowid), indexText(r.split('/').pop()!.replace(/\.\w+$/, '')), r.replace(/[/.]/g, ' '), indexText(fileDoc(f.lines)));
         for (const s of f.symbols) {
           const info = insSym.run(`code:${r}#${s.name}`, r, s.name, s.kind, s.line, s.signature);
-          insFts.run(Number(info.lastInsertRowid), indexText(s.name), r.replace(/[/.]/g, ' '));
+          insFts.run(Number(info.lastInsertRowid), indexText(s.name), r.replace(/[/.]/g, ' '), indexText(docAt(f.lines, s.line)));
         }
         const lang = TREE_SITTER_EXT[extname(f.path)];
         for (const spec of f.imports) {

@@ -72,6 +72,7 @@ export function specToEntry(dir: SpecDir, file: string, fileCategory: string | u
     summary: decodeEntities(e.description ?? ''),
     body: e.content,
     declaredStatus: e.status,
+    storedStatus: e.attrs.status ? e.attrs.status.toLowerCase() : undefined,
     confidence: e.confidence ?? null,
     date: e.date ?? null,
     file,
@@ -132,11 +133,12 @@ export function knowhowSource(root: WorkflowRoot): KnowledgeSource {
         workspace: dir.workspace,
         type: doc.type,
         category: doc.category ?? null,
-        tags: [...new Set([...doc.keywords, ...doc.tags.map((t) => t.toLowerCase())])],
+        tags: [...new Set([...doc.keywords, ...doc.tags].map((t) => t.toLowerCase()))],
         title: doc.title,
         summary: doc.description ?? '',
         body: doc.body,
         declaredStatus: doc.status,
+        storedStatus: doc.lifecycle?.toLowerCase() ?? (doc.status === 'deprecated' ? storedOf(doc.frontmatter.data.status) : undefined),
         confidence: doc.confidence ?? null,
         date: doc.created ?? null,
         file: path,
@@ -201,4 +203,9 @@ export function effectiveDeprecated(entries: KnowledgeEntry[]): Set<string> {
     }
   }
   return out;
+}
+
+/** A frontmatter status word, lowercased, or undefined. */
+function storedOf(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() ? v.trim().toLowerCase() : undefined;
 }

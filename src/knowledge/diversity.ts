@@ -9,7 +9,7 @@
  *    document in balanced mode, 2 with diversity off);
  * 3. backfill to the limit with the capped-out candidates (cap relaxed to 2,
  *    then lifted), so diversity never returns fewer results than exist;
- * 4. at most one exploration slot (exploration.ts rules), never first.
+ * 4. at most one exploration slot, seeded (exploration.ts), never first.
  */
 import { similarityTokens } from './text.js';
 
@@ -150,48 +150,6 @@ function jaccardSorted(a: Int32Array, b: Int32Array): number {
 function firstEligible<T extends Scored>(remaining: Set<T>, perFamily: Map<string, number>, cap: number): T | undefined {
   for (const t of remaining) if ((perFamily.get(t.family) ?? 0) < cap) return t;
   return undefined;
-}
-
-export interface ExplorationInput<T extends Scored> {
-  selected: Array<Selected<T>>;
-  pool: T[];
-  limit: number;
-  /** Impression counts, or null when missing/corrupt (exploration off). */
-  hits: Map<string, number> | null;
-}
-
-/**
- * At most one exploration slot (FORMATS §5.2): only with limit ≥ 4, a pool
- * larger than the limit and counts present. The candidate is outside the
- * selected ids and families, scores ≥ 0.35 × max, has a counter, and has the
- * fewest impressions (ties: higher score, then id); it is used only if it has
- * fewer impressions than the most-exposed selected result, and it replaces the
- * last slot — so it can never be first.
- */
-export function applyExplorationSlot<T extends Scored>(input: ExplorationInput<T>): Array<Selected<T>> {
-  const { selected, pool, limit, hits } = input;
-  if (!hits || limit < EXPLORATION_MIN_LIMIT || pool.length <= limit || selected.length < limit) return selected;
-  const max = Math.max(...pool.map((p) => p.score));
-  const ids = new Set(selected.map((s) => s.item.id));
-  const families = new Set(selected.map((s) => s.item.family));
-  let best: T | undefined;
-  for (const c of pool) {
-    if (ids.has(c.id) || families.has(c.family) || c.score < EXPLORATION_FLOOR * max) continue;
-    const h = hits.get(c.id);
-    if (h === undefined) continue;
-    if (!best) {
-      best = c;
-      continue;
-    }
-    const bh = hits.get(best.id)!;
-    if (h < bh || (h === bh && (c.score > best.score || (c.score === best.score && c.id < best.id)))) best = c;
-  }
-  if (!best) return selected;
-  const maxSelected = Math.max(...selected.map((s) => hits.get(s.item.id) ?? 0));
-  if (hits.get(best.id)! >= maxSelected) return selected;
-  const out = selected.slice(0, limit);
-  out[out.length - 1] = { item: best, reason: 'exploration' };
-  return out;
 }
 
 /** FORMATS §5.1 time decay: 0.3 + 0.7·exp(−ln2·age/halfLife); half-lives spec 60, knowhow 30 days. */

@@ -27,6 +27,8 @@ export interface KnowledgeEntry {
   body: string;
   /** Status as written in the file. */
   declaredStatus: 'active' | 'deprecated';
+  /** The status word as written (lowercased), when it says more than active/deprecated: `draft`, `proposed`, `superseded`… */
+  storedStatus?: string | undefined;
   confidence: string | null;
   /** YYYY-MM-DD or ISO date the entry carries, if any. */
   date: string | null;

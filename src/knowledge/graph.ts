@@ -90,7 +90,7 @@ export function searchCode(db: Database.Database, query: string, limit: number):
   if (terms.length === 0) return [];
   const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
   const rows = db
-    .prepare(`SELECT s.id, s.kind, s.name, s.file, s.line, s.signature, bm25(code_fts, 3.0, 1.0) AS rank FROM code_fts JOIN code_symbols s ON s.rowid = code_fts.rowid WHERE code_fts MATCH ? ORDER BY rank LIMIT ?`)
+    .prepare(`SELECT s.id, s.kind, s.name, s.file, s.line, s.signature, bm25(code_fts, 3.0, 1.0, 1.0) AS rank FROM code_fts JOIN code_symbols s ON s.rowid = code_fts.rowid WHERE code_fts MATCH ? ORDER BY rank LIMIT ?`)
     .all(match, Math.min(500, Math.max(4 * limit, 40))) as Array<{ id: string; kind: string; name: string; file: string; line: number | null; signature: string; rank: number }>;
   const q = query.trim().toLowerCase();
   const hits = rows.map((r) => {
@@ -99,8 +99,11 @@ export function searchCode(db: Database.Database, query: string, limit: number):
     return { id: r.id, kind: r.kind, name: r.name, filePath: r.file, line: r.line, score: (-r.rank + bonus) * codeKindBoost(r.kind), signature: r.signature };
   });
   hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-  const max = hits[0]?.score || 1;
-  return hits.slice(0, limit).map((h) => ({ ...h, score: Math.round((h.score / max) * 1e4) / 1e4 }));
+  // One slot per file: a file and its own symbols are one place to look, shown by the best of them.
+  const seen = new Set<string>();
+  const one = hits.filter((h) => !seen.has(h.filePath) && seen.add(h.filePath));
+  const max = one[0]?.score || 1;
+  return one.slice(0, limit).map((h) => ({ ...h, score: Math.round((h.score / max) * 1e4) / 1e4 }));
 }
 
 export interface KgResult {

@@ -82,7 +82,8 @@ export function parseKnowhowText(text: string, file: string): KnowhowDoc {
     category: asString(d.category),
     title: asString(d.title) || headingTitle || stem,
     description: asString(d.description) ?? asString(d.summary),
-    keywords: asList(d.keywords).map((k) => k.toLowerCase()),
+    // As written: case matters for the explicit-id replay payload (knowhowWriter.ts); search folds case itself.
+    keywords: asList(d.keywords),
     tags: asList(d.tags),
     created: asString(d.created),
     status,

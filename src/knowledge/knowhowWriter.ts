@@ -56,17 +56,27 @@ function normBody(body: string): string {
   return `${body.replace(/\r\n?/g, '\n').replace(/\n+$/, '')}\n`;
 }
 
-/** `sha256:<hex>` of the canonical payload; equal payloads make an explicit-id add a replay (FORMATS §2.3). */
+/** Trimmed, non-empty, distinct, in localeCompare order; null when nothing is left (as maestro-flow compares them). */
+function stringSet(xs: readonly string[] | undefined): string[] | null {
+  const out = [...new Set((xs ?? []).map((x) => x.trim()).filter(Boolean))].sort((a, b) => a.localeCompare(b));
+  return out.length ? out : null;
+}
+
+/**
+ * `sha256:<hex>` of the canonical payload; equal payloads make an explicit-id add a replay (FORMATS §2.3).
+ * Keywords and tags are compared as written (trimmed, not case-folded): a file's keywords are read back
+ * exactly, so replaying `knowhow add --id` with capitalised keywords is a replay, as in maestro-flow.
+ */
 export function knowhowPayloadHash(i: AddKnowhowInput): string {
   const payload = {
     type: i.type,
     category: i.category ?? null,
     title: i.title,
     description: i.description ?? null,
-    keywords: [...new Set(i.keywords ?? [])].sort(),
-    tags: [...new Set(i.tags ?? [])].sort(),
+    keywords: stringSet(i.keywords),
+    tags: stringSet(i.tags),
     body: normBody(i.body),
-    explicitId: i.explicitId?.toLowerCase() ?? null,
+    explicitId: i.explicitId?.trim().toLowerCase() ?? null,
   };
   return `sha256:${createHash('sha256').update(JSON.stringify(payload)).digest('hex')}`;
 }

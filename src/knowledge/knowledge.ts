@@ -21,6 +21,7 @@ import { searchIndex, type SearchOptions, type SearchResponse } from './search.j
 import type { Finding } from './specParser.js';
 import { editDistance } from './text.js';
 import { wikiRootFor, wikiSource } from './wikiSource.js';
+import { resolveProjectSlug } from '../observer/paths.js';
 import { mergeMixed, sourceWeights, type MixedResult, type WeightReason } from './mixed.js';
 
 export interface KnowledgeOptions extends ResolveRootOptions {
@@ -107,6 +108,8 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
   const interval = opts.syncIntervalMs ?? 0;
   const embedder = opts.embedder === undefined ? embedderFromEnv(opts.env) : opts.embedder;
+  // The `proj:<slug>` this project's wiki entries carry (FORMATS §8.4); a confined root is its own project.
+  const project = resolveProjectSlug(root.confined ? {} : (opts.env ?? process.env), root.projectDir);
   let lastSync = -Infinity;
   let codeSynced = false;
   const ensureSynced = () => {
@@ -142,7 +145,7 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
   const lexicalSearch = (query: string, sopts: SearchOptions = {}): SearchResponse => {
     ensureSynced();
     // A read-only probe never bumps exposure; an index opened read-only cannot.
-    return searchIndex(db, query, { ...sopts, readOnlyProbe: sopts.readOnlyProbe || handle.readOnly });
+    return searchIndex(db, query, { project, ...sopts, readOnlyProbe: sopts.readOnlyProbe || handle.readOnly });
   };
 
   /** FORMATS §5.2 mixed merge: code symbols join the page only from a built code graph and without facet filters. */
@@ -166,6 +169,7 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
       codeIndex,
       ...(codeIndex === 'not-initialized' ? { codeIndexHint: 'No code graph yet: run `maestro search --code <query>` once to build it; later searches mix code symbols in.' } : {}),
       sourceWeights: weights,
+      noMatch: results.length ? undefined : base.noMatch,
       results,
     };
   };
@@ -199,7 +203,7 @@ export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
         const [qv] = await embedder.embed([query]);
         const filters = { type: sopts.type, category: sopts.category, tag: sopts.tag, workspace: sopts.workspace, status: sopts.status, includeDeprecated: sopts.includeDeprecated };
         const hits = vectorSearch(db, qv!, embedder.model, filters, Math.min(500, Math.max(4 * (sopts.limit ?? 10), 40)));
-        base = { ...searchIndex(db, query, { ...sopts, readOnlyProbe: true }, hits), retrieval: hits.length ? ('hybrid' as const) : ('lexical' as const) };
+        base = { ...searchIndex(db, query, { project, ...sopts, readOnlyProbe: true }, hits), retrieval: hits.length ? ('hybrid' as const) : ('lexical' as const) };
       }
       const mixed = mixCode(query, sopts, base);
       if (!probe) bumpExposure(db, mixed.results.filter((r) => r.source === 'wiki').map((r) => r.id), sopts.now ?? Date.now());

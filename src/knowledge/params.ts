@@ -16,6 +16,8 @@ export interface SearchRequest {
   diversity?: 'balanced' | 'off' | undefined;
   limit?: number | undefined;
   readOnlyProbe?: boolean | undefined;
+  /** Include observer wiki entries tagged for other projects. */
+  allProjects?: boolean | undefined;
 }
 
 export const MAX_QUERY_CHARS = 4096;
@@ -56,6 +58,7 @@ export function parseSearchRequest(raw: Record<string, unknown>): SearchRequest 
     diversity: diversity as SearchRequest['diversity'],
     limit,
     readOnlyProbe: bool(raw.readOnlyProbe, 'readOnlyProbe'),
+    allProjects: bool(raw.allProjects, 'allProjects'),
   };
   if (req.kg && req.code) throw new MaestroError('BAD_INPUT', '--kg and --code cannot be combined: --kg already includes code symbols.');
   return req;

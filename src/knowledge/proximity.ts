@@ -117,10 +117,10 @@ const SLICE = 16_000;
  * return; an entry with a title or summary past 16 000 characters (where
  * their slicing differs) takes the two functions themselves.
  */
-export function rescoreFactors(q: ProximityQuery | null, stems: Set<string>, fields: { title: string; summary: string; body: string; tags: string[] }): { proximity: number; coverage: number } {
+export function rescoreFactors(q: ProximityQuery | null, stems: Set<string>, fields: { title: string; summary: string; body: string; tags: string[] }): { proximity: number; coverage: number; found: Set<string> | null } {
   const cover = stems.size >= 2;
-  if (!q && !cover) return { proximity: 1, coverage: 1 };
-  if (fields.title.length > SLICE || fields.summary.length > SLICE) return { proximity: q ? proximityBoost(q, fields) : 1, coverage: coverageFactor(stems, fields) };
+  if (!q && !cover) return { proximity: 1, coverage: 1, found: null };
+  if (fields.title.length > SLICE || fields.summary.length > SLICE) return { proximity: q ? proximityBoost(q, fields) : 1, coverage: coverageFactor(stems, fields), found: null };
   const wanted = q ? q.terms : stems;
   const same = !q || (cover && sameSet(q.terms, stems));
   const prefixes = new Set<string>();
@@ -172,7 +172,8 @@ export function rescoreFactors(q: ProximityQuery | null, stems: Set<string>, fie
     for (const s of stems) if (CJK_TERM.test(s) && `${title} ${summary} ${tags} ${body}`.includes(s)) found.add(s);
     coverage = 0.65 + (0.35 * found.size) / stems.size;
   }
-  return { proximity: q ? 1 + PROXIMITY_MAX_BOOST * total : 1, coverage };
+  // `found`: the query stems this entry holds (with two or more stems), for the minimum match of search.ts.
+  return { proximity: q ? 1 + PROXIMITY_MAX_BOOST * total : 1, coverage, found: cover ? found : null };
 }
 
 function sameSet(a: Set<string>, b: Set<string>): boolean {

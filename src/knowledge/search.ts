@@ -5,10 +5,11 @@
  * a read-only probe.
  */
 import type Database from 'better-sqlite3';
-import { applyExplorationSlot, dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
+import { dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionReason } from './diversity.js';
+import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from './entry.js';
-import { bumpExposure, readExposure } from './index/exposure.js';
-import { contentTerms, fetchByRowids, fetchCandidates, type Candidate, type SearchFilters } from './index/query.js';
+import { bumpExposure } from './index/exposure.js';
+import { contentTerms, fetchByRowids, fetchCandidates, onlyStopWords, termWeights, type Candidate, type SearchFilters } from './index/query.js';
 import { fuseHybrid, type VectorHit } from './embeddings.js';
 import { knowledgeBoost } from './mixed.js';
 import { proximityQuery, rescoreFactors, stem } from './proximity.js';
@@ -20,10 +21,12 @@ export interface SearchOptions extends SearchFilters {
   diversity?: 'balanced' | 'off' | undefined;
   /** Write nothing, not even exposure. */
   readOnlyProbe?: boolean | undefined;
-  /** Clock for time decay and exposure stamps (ms). */
+  /** Clock for time decay (taken at the start of its UTC day), the exploration period and exposure stamps (ms). */
   now?: number | undefined;
   /** Apply FORMATS §5.1 time decay (default true). */
   decay?: boolean | undefined;
+  /** Include wiki entries tagged for other projects (`--all-projects`); otherwise `project` scopes them. */
+  allProjects?: boolean | undefined;
 }
 
 export interface HybridInfo {
@@ -46,7 +49,8 @@ export interface SearchResult {
   snippet: string;
   category: string | null;
   tags: string[];
-  status: 'active' | 'deprecated';
+  /** The status as stored (`draft`, `proposed`, `active`, `deprecated`…); hidden entries always read `deprecated` or their own word for it. */
+  status: string;
   confidence: string | null;
   workspace: string | null;
   file: string;
@@ -66,6 +70,8 @@ export interface SearchResponse {
   diversity: 'balanced' | 'off';
   /** `on`, or why the exploration slot was off. */
   exploration: string;
+  /** Only when nothing matched: why (no entry holds an informative query word; see README). */
+  noMatch?: string;
   results: SearchResult[];
 }
 
@@ -94,22 +100,30 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     workspace: opts.workspace,
     status: opts.status,
     includeDeprecated: opts.includeDeprecated,
+    project: opts.allProjects ? undefined : opts.project,
   };
-  let candidates: Candidate[] = fetchCandidates(db, query, filters, candidateLimit(limit));
+  // A query of stop words only matches only through a word found in at most half of the entries
+  // (idf ≥ ln 2); "the of" in an English corpus has no real match (README "A query with no real match").
+  const noise = onlyStopWords(query) && ![...termWeights(db, contentTerms(query)).values()].some((w) => w.df > 0 && w.weight >= Math.LN2);
+  let candidates: Candidate[] = noise ? [] : fetchCandidates(db, query, filters, candidateLimit(limit));
+  const known = new Set(candidates.map((c) => c.rowid));
   if (vector && vector.length) {
     // Hybrid: vector hits join the pool and every candidate gets the fused score (embeddings.ts).
     const fused = fuseHybrid(candidates, vector);
-    const known = new Set(candidates.map((c) => c.rowid));
     candidates = [...candidates, ...fetchByRowids(db, vector.map((v) => v.rowid).filter((r) => !known.has(r)))].map((c) => ({ ...c, bm25: fused.get(c.rowid) ?? c.bm25 }));
   }
   const terms0 = contentTerms(query);
   const prox = proximityQuery(terms0);
   const stems = new Set(terms0.map(stem));
-  const items: Item[] = candidates.map((c) => {
-    const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, now);
+  const share = matchShare(db, terms0, stems.size >= 2 && candidates.length > 0);
+  const items: Item[] = [];
+  for (const c of candidates) {
+    const decay = opts.decay === false ? 1 : timeDecay(c.entry.kind, c.sortDate, decayClock(now));
     const f = rescoreFactors(prox, stems, c.entry);
+    // The documented minimum score: lexical matches must hold MIN_MATCH_SHARE of the query's weight (vector-only hits are judged by their vectors).
+    if (f.found && known.has(c.rowid) && share(f.found) < MIN_MATCH_SHARE) continue;
     const boost = f.proximity * f.coverage;
-    return {
+    items.push({
       id: c.entry.id,
       family: c.entry.family,
       // FORMATS §5.2 type boost and confidence penalty (mixed.ts), before selection so every later step sees final scores.
@@ -119,22 +133,16 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
       contentKey: contentKey(c.entry),
       entry: c.entry,
       status: c.status,
-    };
-  });
+    });
+  }
   const pool = dedupCanonical(items);
   let selected = selectDiverse(pool, { limit, balanced, mmr: true });
   let exploration = 'off: diversity off';
   if (balanced) {
-    // Exposure is read only when the slot is possible at all (seed 000 §4.2).
-    if (limit < 4 || pool.length <= limit) exploration = 'off: pool too small';
-    else {
-      const read = readExposure(db, pool.map((p) => p.id));
-      if (!read.ok) exploration = `off: ${read.reason}`;
-      else {
-        exploration = 'on';
-        selected = applyExplorationSlot({ selected, pool, limit, hits: read.hits });
-      }
-    }
+    // Seeded by the query, the pool and the period (exploration.ts): exposure counts are never read.
+    const seeded = applySeededExploration({ selected, pool, limit, query, now });
+    selected = seeded.selected;
+    exploration = seeded.state;
   }
   const max = selected.reduce((m, s) => Math.max(m, s.item.score), 0) || 1;
   const terms = queryTerms(query);
@@ -142,7 +150,8 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   if (!opts.readOnlyProbe) bumpExposure(db, results.map((r) => r.id), now);
   const typeCounts: Record<string, number> = {};
   for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
-  return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, results };
+  const noMatch = results.length ? undefined : `No entry matches "${query}": no entry holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
+  return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), results };
 }
 
 function stripUndefined<T extends object>(o: T): T {
@@ -165,7 +174,7 @@ function toResult(it: Item, rank: number, score: number, reason: SelectionReason
     snippet: snippet(e.body, terms),
     category: e.category,
     tags: e.tags,
-    status: it.status,
+    status: it.status === 'deprecated' && !isDeprecatedWord(e.storedStatus) ? 'deprecated' : (e.storedStatus ?? it.status),
     confidence: e.confidence,
     workspace: e.workspace,
     file: e.file,
@@ -173,6 +182,30 @@ function toResult(it: Item, rank: number, score: number, reason: SelectionReason
     family: e.family,
     selectionReason: reason,
   };
+}
+
+/**
+ * The documented minimum (README "A query with no real match"): with two or more query stems, an
+ * entry must hold query words carrying at least this share of the query's weight (each word weighs
+ * its idf, index/query.ts termWeights). One common word among words no entry holds is not a match.
+ */
+export const MIN_MATCH_SHARE = 0.05;
+
+function matchShare(db: Database.Database, terms: string[], needed: boolean): (found: Set<string>) => number {
+  if (!needed) return () => 1;
+  const byStem = new Map<string, number>();
+  for (const [t, w] of termWeights(db, terms)) byStem.set(stem(t), Math.max(byStem.get(stem(t)) ?? 0, w.weight));
+  const total = [...byStem.values()].reduce((a, b) => a + b, 0) || 1;
+  return (found) => {
+    let got = 0;
+    for (const s of found) got += byStem.get(s) ?? 0;
+    return got / total;
+  };
+}
+
+/** Status words that mean hidden (FORMATS §1.7, §8.4). */
+function isDeprecatedWord(s: string | undefined): boolean {
+  return s === 'deprecated' || s === 'superseded' || s === 'archived';
 }
 
 /** About 200 characters of the body around the first query term found. */

@@ -2,60 +2,11 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { tempRoot, writeFiller, writeKnowhowFile } from '../../test/helpers/knowledge.js';
+import { tempRoot, writeFiller, writeKnowhowFile, writeWikiEntry } from '../../test/helpers/knowledge.js';
 import { knowledgeRoutes } from './http.js';
 import { openKnowledge } from './knowledge.js';
 import { createKnowledgePool } from './pool.js';
 import { wikiRootFor } from './wikiSource.js';
-
-interface WikiFields {
-  id: string;
-  request: string;
-  type?: 'context' | 'entity' | 'summary';
-  tags?: string[];
-  intentKey?: string;
-  status?: string;
-  updated?: string;
-  related?: string[];
-}
-
-/** An entry file as the observer's writer lays it out (FORMATS §8.4). */
-function writeWikiEntry(dir: string, rel: string, f: WikiFields, title: string, summary: string, body: string): string {
-  const path = join(dir, 'wiki', 'knowledge', rel);
-  mkdirSync(dirname(path), { recursive: true });
-  const lines = [
-    '---',
-    `id: "${f.id}"`,
-    `slug: "${rel.split('/').pop()!.replace(/\.md$/, '').replace(/^[CNS]\d{3}-/, '')}"`,
-    `request: ${JSON.stringify(f.request)}`,
-    `created: "2026-08-01T00:00:00.000Z"`,
-    `updated: "${f.updated ?? '2026-08-01T00:00:00.000Z'}"`,
-    'version: 1',
-    `type: ${f.type ?? 'context'}`,
-    'tags:',
-    ...(f.tags ?? []).map((t) => `  - "${t}"`),
-    `related: [${(f.related ?? []).join(', ')}]`,
-    'aliases: []',
-    'source:',
-    '  session_id: "s1"',
-    '  exploration_id: "exp_1"',
-    'extraction_confidence: 0.8',
-    `status: "${f.status ?? 'active'}"`,
-    ...(f.intentKey ? [`intent_key: "${f.intentKey}"`] : []),
-    '---',
-    '',
-    `# ${title}`,
-    '',
-    '## 摘要',
-    summary,
-    '',
-    '## 解决方案',
-    body,
-    '',
-  ];
-  writeFileSync(path, lines.join('\n'));
-  return path;
-}
 
 function wikiFixture() {
   const t = tempRoot();

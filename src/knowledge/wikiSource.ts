@@ -119,6 +119,7 @@ export function wikiSource(wikiRoot: string): KnowledgeSource {
         summary: entry.summary.trim() || entry.request,
         body: entry.body,
         declaredStatus: status === 'deprecated' || status === 'superseded' || status === 'archived' ? 'deprecated' : 'active',
+        storedStatus: status || undefined,
         confidence: entry.confidence > 0 ? String(entry.confidence) : null,
         date: entry.updated ?? entry.created ?? null,
         file: path,

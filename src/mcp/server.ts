@@ -3,7 +3,8 @@
  * first four call the daemon's API through the ApiClient, so they obey the
  * same validation and state machine as the board and the CLI; an API error
  * comes back as a tool error carrying the API's code and message.
- * suggest_task_metadata works without a daemon when given a repository path.
+ * suggest_task_metadata works without a daemon when given a repository path;
+ * the knowledge tools (knowledgeTools.ts) work in process on the project root.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -13,6 +14,7 @@ import { TASK_STATUSES } from '../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../core/types.js';
 import type { ApiClient } from '../cli/client.js';
 import { findProject } from '../cli/commands/common.js';
+import { registerKnowledgeTools } from './knowledgeTools.js';
 import { suggestTaskMetadata } from './suggest.js';
 
 export interface McpDeps {
@@ -21,6 +23,9 @@ export interface McpDeps {
   provider: AgentProvider | null;
   /** Where suggest_task_metadata looks when given neither a project nor a path. */
   cwd: string;
+  /** The project whose knowledge search_knowledge, load_knowledge and stage_knowledge use; absent: no knowledge tools. */
+  knowledgeRoot?: string;
+  env?: NodeJS.ProcessEnv;
 }
 
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -116,6 +121,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
         return { ...(await suggestTaskMetadata({ title, repoPath: path, provider: deps.provider })) };
       }),
   );
+
+  if (deps.knowledgeRoot) registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env ?? process.env }, answer);
 
   return server;
 }

@@ -1,7 +1,7 @@
 /** Temporary workflow roots for the knowledge suites; removed after each test. */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/root.js';
 
@@ -52,4 +52,53 @@ export function writeFiller(root: WorkflowRoot, n: number): void {
     const words = Array.from({ length: 12 }, (_, j) => FILLER_WORDS[(i * 7 + j * 3) % FILLER_WORDS.length]).join(' ');
     writeKnowhowFile(root, `TIP-20260801-filler-${i}`, { title: `Filler ${FILLER_WORDS[i % FILLER_WORDS.length]} ${i}` }, words);
   }
+}
+
+export interface WikiFields {
+  id: string;
+  request: string;
+  type?: 'context' | 'entity' | 'summary';
+  tags?: string[];
+  intentKey?: string;
+  status?: string;
+  updated?: string;
+  related?: string[];
+}
+
+/** An entry file as the observer's writer lays it out (FORMATS §8.4). */
+export function writeWikiEntry(dir: string, rel: string, f: WikiFields, title: string, summary: string, body: string): string {
+  const path = join(dir, 'wiki', 'knowledge', rel);
+  mkdirSync(dirname(path), { recursive: true });
+  const lines = [
+    '---',
+    `id: "${f.id}"`,
+    `slug: "${rel.split('/').pop()!.replace(/\.md$/, '').replace(/^[CNS]\d{3}-/, '')}"`,
+    `request: ${JSON.stringify(f.request)}`,
+    `created: "2026-08-01T00:00:00.000Z"`,
+    `updated: "${f.updated ?? '2026-08-01T00:00:00.000Z'}"`,
+    'version: 1',
+    `type: ${f.type ?? 'context'}`,
+    'tags:',
+    ...(f.tags ?? []).map((t) => `  - "${t}"`),
+    `related: [${(f.related ?? []).join(', ')}]`,
+    'aliases: []',
+    'source:',
+    '  session_id: "s1"',
+    '  exploration_id: "exp_1"',
+    'extraction_confidence: 0.8',
+    `status: "${f.status ?? 'active'}"`,
+    ...(f.intentKey ? [`intent_key: "${f.intentKey}"`] : []),
+    '---',
+    '',
+    `# ${title}`,
+    '',
+    '## 摘要',
+    summary,
+    '',
+    '## 解决方案',
+    body,
+    '',
+  ];
+  writeFileSync(path, lines.join('\n'));
+  return path;
 }

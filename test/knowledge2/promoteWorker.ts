@@ -1,18 +1,19 @@
 /**
  * One promoting process for the concurrency and kill -9 tests:
- * `promoteWorker.ts <projectDir> <sessionId>`. Retries while its receipt is
- * stale because another process promoted first (fail closed, then refresh).
+ * `promoteWorker.ts <projectDir> <sessionId> [candidateId]` (`--all` without a
+ * candidate). Retries while its receipt is stale because another process
+ * promoted first (fail closed, then refresh).
  */
 import { promote } from '../../src/knowledge/promote/promote.js';
 import { review } from '../../src/knowledge/reconcile/review.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
 
-const [dir, sid] = process.argv.slice(2) as [string, string];
+const [dir, sid, candidate] = process.argv.slice(2) as [string, string, string | undefined];
 const root = resolveWorkflowRoot({ workflowRoot: dir });
 for (let attempt = 0; attempt < 50; attempt++) {
   try {
-    const r = promote(root, sid, { all: true });
-    process.stdout.write(`${JSON.stringify({ attempts: attempt + 1, promoted: r.promoted })}\n`);
+    const r = promote(root, sid, candidate ? { candidates: [candidate] } : { all: true });
+    process.stdout.write(`${JSON.stringify({ attempts: attempt + 1, promoted: r.promoted, already_promoted: r.already_promoted })}\n`);
     process.exit(0);
   } catch (err) {
     if ((err as { code?: string }).code !== 'STALE_RECEIPT') throw err;

@@ -36,7 +36,7 @@ async function call<T = Record<string, unknown>>(client: Client, name: string, a
 }
 
 describe('maestro mcp', () => {
-  it('offers the five tools and drives tasks through the daemon API', async () => {
+  it('offers the task and knowledge tools and drives tasks through the daemon API', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     let client: Client | null = null;
     try {
@@ -45,7 +45,7 @@ describe('maestro mcp', () => {
       client = await connect(d.url, d.config.home);
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'create_task', 'get_task', 'list_tasks', 'suggest_task_metadata']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'create_task', 'get_task', 'list_tasks', 'load_knowledge', 'search_knowledge', 'stage_knowledge', 'suggest_task_metadata']);
 
       const suggested = await call<{ taskType: string; scope: string; ownedFiles: string[]; source: string }>(client, 'suggest_task_metadata', { title: 'Fix basket totals', project: 'shop' });
       expect(suggested.isError).toBe(false);

@@ -39,9 +39,9 @@ function intOption(name: string) {
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
-function printResults(res: { results: Array<Record<string, unknown>> }, header: string): void {
+function printResults(res: { results: Array<Record<string, unknown>>; noMatch?: unknown }, header: string): void {
   process.stdout.write(`${header}\n`);
-  if (res.results.length === 0) process.stdout.write('  (no results)\n');
+  if (res.results.length === 0) process.stdout.write(`  ${typeof res.noMatch === 'string' ? res.noMatch : '(no results)'}\n`);
   for (const [i, r] of res.results.entries()) {
     const kind = r.kind ?? r.sourceType;
     const reason = r.selectionReason && r.selectionReason !== 'relevance' ? ` [${String(r.selectionReason)}]` : '';
@@ -68,6 +68,7 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to')
     .option('--read-only-probe', 'write nothing at all, not even exposure counts')
+    .option('--all-projects', 'also observer wiki entries tagged for other projects (proj:<other>)')
     .action(
       action(async (words: string[], opts: RootOpts & Record<string, unknown>) => {
         const { parseSearchRequest, runSearch } = await import('../../knowledge/params.js');

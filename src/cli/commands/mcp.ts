@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AgentProvider } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
@@ -32,16 +32,17 @@ async function chooseProvider(opts: { agent?: string; agentScript?: string }): P
 export function register(program: Command): void {
   program
     .command('mcp')
-    .description('Serve Maestro tools over MCP on stdio (create_task, list_tasks, get_task, approve need the daemon; suggest_task_metadata does not).')
+    .description('Serve Maestro tools over MCP on stdio (create_task, list_tasks, get_task, approve need the daemon; suggest_task_metadata and search_knowledge, load_knowledge, stage_knowledge do not).')
     .option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
     .addOption(new Option('--agent <kind>', 'agent behind suggest_task_metadata (default: claude when credentials exist, else none)').choices(['claude', 'scripted', 'none']))
     .option('--agent-script <file>', 'the script of --agent scripted')
+    .option('--root <dir>', 'project whose knowledge search_knowledge / load_knowledge / stage_knowledge use (default: the current folder)')
     .action(
-      action(async (opts: { url?: string; agent?: string; agentScript?: string }) => {
+      action(async (opts: { url?: string; agent?: string; agentScript?: string; root?: string }) => {
         const provider = await chooseProvider(opts);
         // Loaded here so the other commands do not pay for the SDK.
         const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/server.js')]);
-        const server = createMcpServer({ client: new ApiClient({ url: opts.url }), provider, cwd: process.cwd() });
+        const server = createMcpServer({ client: new ApiClient({ url: opts.url }), provider, cwd: process.cwd(), knowledgeRoot: resolve(opts.root ?? process.cwd()), env: process.env });
         const transport = new StdioServerTransport();
         const closed = new Promise<void>((resolve) => {
           transport.onclose = () => resolve();

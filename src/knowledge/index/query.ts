@@ -27,6 +27,11 @@ export interface SearchFilters {
   /** active (default) | deprecated | all. */
   status?: 'active' | 'deprecated' | 'all' | undefined;
   includeDeprecated?: boolean | undefined;
+  /**
+   * The current project's slug: wiki entries tagged for another project (`proj:<other>`, and not
+   * global: `scope:global`, `scope:shared`, `proj:global`) stay out. Unset (`--all-projects`): all.
+   */
+  project?: string | undefined;
 }
 
 export interface Candidate {
@@ -75,6 +80,12 @@ export function buildWhere(filters: SearchFilters): { sql: string; params: unkno
       clauses.push('e.workspace = ?');
       params.push(filters.workspace);
     }
+  }
+  if (filters.project) {
+    clauses.push(
+      "NOT (e.kind = 'wiki' AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_rowid = e.rowid AND t.tag LIKE 'proj:%') AND NOT EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_rowid = e.rowid AND t.tag IN ('scope:global', 'scope:shared', 'proj:global', ?)))",
+    );
+    params.push(`proj:${filters.project.toLowerCase()}`);
   }
   const status = filters.status ?? (filters.includeDeprecated ? 'all' : 'active');
   if (status !== 'all') {
@@ -235,4 +246,30 @@ export function fetchByRowids(db: Database.Database, rowids: number[]): Candidat
     .prepare('SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value')
     .all(JSON.stringify(rowids)) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }>;
   return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: 0, sortDate: r.sortDate }));
+}
+
+/** True when every word of the query is a stop word (or there is none): such a query matches nothing. */
+export function onlyStopWords(query: string): boolean {
+  return queryTerms(query).every((t) => STOP_WORDS.has(t));
+}
+
+/**
+ * Each term's weight for the minimum match (search.ts): FORMATS §5.1's idf,
+ * ln(1 + (N − df + 0.5)/(df + 0.5)), with df counted in the index (cached while it is unchanged).
+ * A word no entry holds weighs the most: a query of such words around one common word is noise.
+ */
+export function termWeights(db: Database.Database, terms: string[]): Map<string, { weight: number; df: number }> {
+  const c = indexCounts(db);
+  const count = prepared(db, 'SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck();
+  const out = new Map<string, { weight: number; df: number }>();
+  for (const t of terms) {
+    let n = c.df.get(t);
+    if (n === undefined) {
+      n = count.get(phrase(t)) as number;
+      if (c.df.size >= MAX_CACHED_WORDS) c.df.clear();
+      c.df.set(t, n);
+    }
+    out.set(t, { weight: Math.log(1 + (c.rows - n + 0.5) / (n + 0.5)), df: n });
+  }
+  return out;
 }

@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 
 /** Bump when the layout or the tokenization changes: an older index is dropped and rebuilt. */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
 
 export function createSchema(db: Database.Database): void {
   db.exec(`
@@ -50,7 +50,7 @@ export function createSchema(db: Database.Database): void {
     CREATE INDEX IF NOT EXISTS edges_src ON edges(src, rel);
     CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, rel);
     CREATE INDEX IF NOT EXISTS edges_origin ON edges(origin);
-    -- Exposure (impressions): bumped by search, read only for the exploration slot. Survives rebuilds.
+    -- Exposure (impressions): bumped by search, never read by it (exploration is seeded). Survives rebuilds.
     CREATE TABLE IF NOT EXISTS exposure (id TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit_at INTEGER);
     -- Code graph (codeGraph.ts).
     CREATE TABLE IF NOT EXISTS code_files (path TEXT PRIMARY KEY, mtime_ms REAL NOT NULL, size INTEGER NOT NULL, lang TEXT NOT NULL);
@@ -59,7 +59,7 @@ export function createSchema(db: Database.Database): void {
       line INTEGER, signature TEXT NOT NULL DEFAULT ''
     );
     CREATE INDEX IF NOT EXISTS code_symbols_file ON code_symbols(file);
-    CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(name, path, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+    CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(name, path, doc, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
     CREATE TABLE IF NOT EXISTS code_imports (file TEXT NOT NULL, spec TEXT NOT NULL, resolved TEXT);
     CREATE INDEX IF NOT EXISTS code_imports_file ON code_imports(file);
     CREATE INDEX IF NOT EXISTS code_imports_resolved ON code_imports(resolved);

@@ -361,9 +361,12 @@ function specDocs(workflowDir: string, path: string, text: string): CorpusDoc[] 
   for (const e of parsed.entries) {
     const status = (e.status ?? 'active').toLowerCase();
     if (INACTIVE.has(status)) continue;
-    const content = e.content.replace(/^\s*###[^\n]*\n?/, '').trim();
+    // As maestro-flow's reconciler reads them: a tag entry's body loses its leading `### title` line,
+    // a legacy heading entry keeps it (its content is `### <title>\n\n<body>`), and `ref=` is a relation.
+    const legacy = e.form === 'legacy';
+    const content = legacy ? e.content : specBody(e.content);
     const title = e.title.trim();
-    if (!title || !content) continue;
+    if (!title || !content.trim()) continue;
     const id = e.sid ?? `legacy:${name}:${e.lineStart}`;
     out.push({
       id,
@@ -371,18 +374,23 @@ function specDocs(workflowDir: string, path: string, text: string): CorpusDoc[] 
       title,
       content,
       status,
-      confidence: e.confidence ?? null,
-      related: [],
-      supersedes: e.supersedes,
-      superseded_by: e.supersededBy ?? null,
+      confidence: legacy ? null : (e.confidence ?? null),
+      related: !legacy && e.ref ? [e.ref] : [],
+      supersedes: legacy ? [] : e.supersedes,
+      superseded_by: legacy ? null : (e.supersededBy ?? null),
       source_path: rel(workflowDir, path),
       source_line: e.lineStart,
-      category: e.category ?? parsed.category ?? null,
+      category: legacy ? null : (e.category ?? parsed.category ?? null),
       // The canonical Knowledge I id too, so inputs recorded by `maestro load` relate to this doc.
       aliases: [...(e.sid ? [e.sid, `spec:${e.sid}`] : [id]), specEntryId({ idPrefix: 'spec:project:' }, path, e.ordinal)],
     });
   }
   return out;
+}
+
+/** A tag entry's text without the `### title` line it starts with (only when it starts with one), trimmed. */
+export function specBody(content: string): string {
+  return content.trim().replace(/^###\s+.*?(?:\r?\n){1,2}/, '').trim();
 }
 
 function knowhowDocs(workflowDir: string, path: string, text: string): CorpusDoc[] {

@@ -14,7 +14,8 @@ import { readCorpus } from '../ledger/corpusDocs.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import { candidateContentHash, normA } from '../ledger/recipes.js';
 import { withCorpusLock } from '../lock.js';
-import { readSourceState, requireFresh, sessionSources, type Source } from '../reconcile/receipt.js';
+import { readSourceState, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
+import { changedMessage, clashMessage, freshForPromotion, titleClash } from './gates.js';
 import { sourceOfCandidate } from '../reconcile/review.js';
 import { specDirs, type WorkflowRoot } from '../root.js';
 import { isSealed, readRun, readSession } from '../session/store.js';
@@ -35,6 +36,15 @@ export interface PromotionResult {
 }
 
 const ymd = (d: Date) => d.toISOString().slice(0, 10).replace(/-/g, '');
+
+/**
+ * Planned ids are dated by the candidate's first_recorded_at (its first 10 characters, as written),
+ * as maestro-flow dates them; a promotion on another day plans the same id.
+ */
+export function plannedId(cand: Pick<LedgerCandidate, 'target' | 'candidate_id' | 'first_recorded_at'>, now: Date): string {
+  const day = /^\d{4}-\d{2}-\d{2}/.test(cand.first_recorded_at) ? cand.first_recorded_at.slice(0, 10).replace(/-/g, '') : ymd(now);
+  return `${cand.target === 'spec' ? 'S' : 'tip'}-${day}-${cand.candidate_id.slice(4)}`;
+}
 
 function neutralize(content: string): string {
   return content.replace(/<(\/?)spec-entry/g, '&lt;$1spec-entry');
@@ -66,7 +76,7 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
 
   // Gates first, for every source, before anything is written (fail closed).
   const corpus = readCorpus(root.workflowDir);
-  const work: Array<{ src: Source; cand: LedgerCandidate; entry: ReturnType<typeof requireFresh>['receipt']['candidates'][number] }> = [];
+  const work: Array<{ src: Source; cand: LedgerCandidate; entry: Receipt['candidates'][number] }> = [];
   const seenIn = new Map<string, number>();
   for (const { src, ids } of selected.values()) {
     let state;
@@ -79,7 +89,10 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
       continue;
     }
     if (!state.candidates.some((c) => !ids || ids.has(c.candidate_id))) continue;
-    const fresh = requireFresh(root, src, corpus);
+    const promos = readPromotions(src.dir)?.entries ?? {};
+    const resuming = new Set(Object.keys(promos).filter((k) => promos[k]!.state === 'promoting'));
+    const fresh = freshForPromotion(root, src, corpus, ids, resuming);
+    if (fresh.changed.size && !opts.all) throw new MaestroError('STALE_RECEIPT', `Cannot promote: ${changedMessage(src, [...fresh.changed])}.`);
     const cands = fresh.state.candidates.filter((c) => !ids || ids.has(c.candidate_id));
     if (!cands.length) continue;
     if (src.rid !== 'session' && !isSealed(readRun(root, sid, src.rid))) {
@@ -90,6 +103,10 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
     }
     for (const c of cands) {
       seenIn.set(c.candidate_id, (seenIn.get(c.candidate_id) ?? 0) + 1);
+      if (fresh.changed.has(c.candidate_id)) {
+        res.skipped_blocked.push({ candidate_id: c.candidate_id, reason: changedMessage(src, [c.candidate_id]) });
+        continue;
+      }
       if (!('status' in c)) {
         res.skipped_blocked.push({ candidate_id: c.candidate_id, reason: `report draft not staged yet (maestro run complete ${src.rid} --session ${sid})` });
         continue;
@@ -119,9 +136,17 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
       res.skipped_review_required.push(cand.candidate_id);
       continue;
     }
-    if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
     const supersedes = resuming ? prior.supersedes : entry.disposition === 'supersede_candidate' ? entry.canonical_id : null;
-    res.promoted.push(promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts.lockTimeoutMs));
+    const clash = resuming ? null : titleClash(cand, corpus.docs, supersedes);
+    if (clash) {
+      if (!opts.all) throw new MaestroError('KNOWLEDGE_CONFLICT', `Cannot promote: ${clashMessage(cand.candidate_id, clash, sid)}.`);
+      res.skipped_blocked.push({ candidate_id: cand.candidate_id, reason: clashMessage(cand.candidate_id, clash, sid) });
+      continue;
+    }
+    if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
+    const one = promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts.lockTimeoutMs);
+    if ('already' in one) res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: one.already });
+    else res.promoted.push(one);
   }
   return res;
 }
@@ -145,20 +170,25 @@ function specFileOf(root: WorkflowRoot, cand: LedgerCandidate): string {
  * and a timeout fails closed before anything of this candidate is written
  * (seed 000 §11.1). The nested locks of the writers are re-entrant.
  */
-function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], lockTimeoutMs?: number): PromotionResult['promoted'][number] {
+type OneResult = PromotionResult['promoted'][number] | { already: string | null };
+
+function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], lockTimeoutMs?: number): OneResult {
   const target = cand.target === 'spec' ? specFileOf(root, cand) : join(src.dir, 'knowledge-promotion.json');
   return withCorpusLock([target], () => promoteOneLocked(root, src, cand, supersedes, prior, now, docs), lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs });
 }
 
-function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs']): PromotionResult['promoted'][number] {
-  const hex = cand.candidate_id.slice(4);
-  const planned = prior?.planned_id ?? (cand.target === 'spec' ? `S-${ymd(now)}-${hex}` : `tip-${ymd(now)}-${hex}`);
+function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, priorSeen: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs']): OneResult {
+  // Read again under the lock: a concurrent promote of the same candidate may have finished while
+  // this one waited; it reports `already promoted` instead of a second `created`.
+  const prior = readPromotions(src.dir)?.entries[cand.candidate_id] ?? priorSeen;
+  if (prior?.state === 'promoted') return { already: prior.promoted_id };
+  const planned = prior?.planned_id ?? plannedId(cand, now);
   const contentHash = candidateContentHash(cand.content);
   // 1. Intent on disk before any knowledge file is touched.
   updatePromotions(src.dir, src.sid, src.rid, (f) => {
     f.entries[cand.candidate_id] = { state: 'promoting', target: cand.target, planned_id: planned, promoted_id: null, content_hash: contentHash, outcome: null, supersedes, planned_at: prior?.planned_at ?? now.toISOString(), promoted_at: null };
   });
-  if (src.rid === 'session') setSessionStatus(src, cand.candidate_id, 'promoting', planned, null);
+  setLedgerStatus(src, cand.candidate_id, 'promoting', planned, null);
 
   // 2. The knowledge file, idempotent on the planned id.
   let promotedId: string;
@@ -200,16 +230,22 @@ function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate
     const e = f.entries[cand.candidate_id]!;
     Object.assign(e, { state: 'promoted', promoted_id: promotedId, outcome, promoted_at: at });
   });
-  if (src.rid === 'session') setSessionStatus(src, cand.candidate_id, 'promoted', promotedId, { outcome, promoted_at: at, content_hash: contentHash });
+  setLedgerStatus(src, cand.candidate_id, 'promoted', promotedId, { outcome, promoted_at: at, content_hash: contentHash });
   return { candidate_id: cand.candidate_id, target: cand.target, promoted_id: promotedId, outcome, supersedes };
 }
 
-function setSessionStatus(src: Source, id: string, status: 'promoting' | 'promoted', promotedId: string, receipt: LedgerCandidate['promotion_receipt']): void {
+/**
+ * FORMATS §4.1 statuses in the ledger the candidate came from, where maestro-flow reads them: run
+ * ledgers too (maestro-flow writes a sealed run's ledger for exactly this), so it never sees a promoted
+ * candidate as pending. The promotion receipt stays the record Maestro replays from.
+ */
+function setLedgerStatus(src: Source, id: string, status: 'promoting' | 'promoted', promotedId: string, receipt: LedgerCandidate['promotion_receipt']): void {
+  if (!existsSync(src.ledgerPath)) return; // a report draft promoted before staging has no ledger row
   updateLedger(src.ledgerPath, () => {
     throw new MaestroError('BAD_INPUT', `${src.ledgerPath} disappeared during promotion.`);
   }, (l) => {
     const c = l.candidates.find((x) => x.candidate_id === id);
-    if (!c) return;
+    if (!c || c.status === 'promoted') return;
     c.status = status;
     c.promoted_id = promotedId;
     if (receipt) c.promotion_receipt = receipt;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { openKnowledge } from '../knowledge.js';
 import { readCorpus } from '../ledger/corpusDocs.js';
+import { candidateId } from '../ledger/recipes.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
@@ -91,12 +92,33 @@ export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEn
   const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds) : [];
   const origin = src.rid === 'session' ? `session:${src.sid}` : `run:${src.rid}`;
   const evidence = [origin, ...(o.evidence ?? [])];
+  refuseConflictingRestage(root, src, candidateId(o.target, o.content.trim()), action);
   return updateLedger(src.ledgerPath, init(src), (l) => {
     const now = nowIso();
     const candidate = stageInto(l, { target: o.target, action, title: o.title, content: o.content, category: o.category ?? null, source_kind: 'manual' as SourceKind, evidence_refs: evidence }, now, src.ledgerPath);
     for (const id of ids) recordInto(l, id, o.signal!, 'manual', o.evidence ?? [], now);
     return { candidate: { ...candidate }, ledger: src.ledgerPath, recorded: ids };
   });
+}
+
+/**
+ * Seed 000 §3.2: one candidate (one content) cannot be proposed in one run of a session and contested
+ * or superseded in another. The same ledger already refuses it (stageInto); this checks the session's
+ * other ledgers. Unreadable ledgers are skipped here: review reports them.
+ */
+function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, action: Action): void {
+  for (const other of sessionSources(root, src.sid)) {
+    if (other.rid === src.rid) continue;
+    let ledger;
+    try {
+      ledger = readLedger(other.ledgerPath);
+    } catch {
+      continue;
+    }
+    const c = ledger?.candidates.find((x) => x.candidate_id === id);
+    if (c && c.action !== action)
+      throw new MaestroError('KNOWLEDGE_CONFLICT', `Candidate ${id} is staged with action ${c.action} in ${other.rid === 'session' ? `the ledger of session ${src.sid}` : `run ${other.rid}`} (${other.ledgerPath}); identical content cannot be restaged as ${action} in another run of the same session.`);
+  }
 }
 
 export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): { ledger: string; recorded: string[] } {

@@ -102,6 +102,19 @@ function storeLock<T>(root: WorkflowRoot, fn: () => T): T {
   return withCorpusLock([join(sessionsDir(root), '.session-store')], fn);
 }
 
+const SESSION_KEYS = new Set(['schema_version', 'session_id', 'objective', 'definition_of_done', 'status', 'orchestration_revision', 'activity_revision', 'chain', 'decisions', 'active_run_ids', 'artifacts_ref', 'evidence_ref', 'created_at', 'updated_at', 'completed_at', 'archived_at']);
+const RUN_KEYS = new Set(['schema_version', 'run_id', 'session_id', 'step_id', 'parent_run_id', 'retry_of_run_id', 'attempt', 'command', 'args', 'goal', 'status', 'revision', 'actor_id', 'input_refs', 'output_refs', 'primary_artifact_id', 'verdict', 'summary', 'created_at', 'started_at', 'ended_at', 'sealed_at']);
+
+/**
+ * Keys of a current-version file that this reader does not model (maestro-flow's run files carry
+ * `command_contract_hash`, newer versions add more): kept, so rewriting the file never drops them.
+ * An older version being upgraded keeps none: its keys belong to the old layout.
+ */
+function keysWeDoNotKnow(raw: Record<string, unknown>, sameVersion: boolean, known: Set<string>): Record<string, unknown> {
+  if (!sameVersion) return {};
+  return Object.fromEntries(Object.entries(raw).filter(([k]) => !known.has(k)));
+}
+
 /** Maps session/1.x and 2.0 onto the 3.0 shape (unknown versions pass through as open). */
 export function upgradeSession(raw: Record<string, unknown>, file: string): SessionDoc {
   const v = String(raw.schema_version ?? '');
@@ -129,6 +142,7 @@ export function upgradeSession(raw: Record<string, unknown>, file: string): Sess
     updated_at: String(raw.updated_at ?? created),
     completed_at: (raw.completed_at as string | null) ?? ((raw.lifecycle as { sealed_at?: string } | undefined)?.sealed_at ?? null),
     archived_at: (raw.archived_at as string | null) ?? null,
+    ...keysWeDoNotKnow(raw, v === SESSION_SCHEMA, SESSION_KEYS),
   };
 }
 
@@ -214,6 +228,7 @@ export function upgradeRun(raw: Record<string, unknown>, file: string): RunDoc {
     started_at: raw.started_at ?? null,
     ended_at: raw.ended_at ?? null,
     sealed_at: raw.sealed_at ?? null,
+    ...keysWeDoNotKnow(raw, v === RUN_SCHEMA, RUN_KEYS),
   };
   return out as unknown as RunDoc;
 }

@@ -50,7 +50,7 @@ export const ja: Dictionary = {
   knowledge: {
     title: 'ナレッジ', tab: { search: '検索', review: 'レビュー待ち', audit: '監査' }, query: 'ナレッジを検索', search: '検索', facets: '絞り込み',
     type: '種類', category: 'カテゴリ', any: 'すべて', counts: '{{count}} 件（ナレッジ {{wiki}} 件、コード {{code}} 件）', chain: '変遷', noResults: '一致するものはありません。',
-    unavailable: 'このデーモンではこのナレッジ機能を利用できません。', pickProject: '左でプロジェクトを選んでください。', queueEmpty: 'レビュー待ちはありません。',
+    unavailable: 'このデーモンではこのナレッジ機能を利用できません。', pickProject: '左でプロジェクトを選んでください。', queueEmpty: 'レビュー待ちはありません。エージェントの実行レポート（.maestro/report.md）に承認済みの決定や確定した制約があるとき、または `maestro knowledge stage` を実行したときに、ここに候補が表示されます。', searchHint: 'ナレッジはプロジェクトの spec（.workflow/specs）、knowhow（.workflow/knowhow）、オブザーバーの wiki です。エージェントが決定と制約を報告すると増えます（レビューで確認して昇格します）。`maestro spec add` や `maestro knowhow add` でも追加できます。語を入力して検索してください。', auditEmpty: 'spec も knowhow もまだないため、監査する対象がありません。レビューで候補を昇格するか、`maestro spec add` や `maestro knowhow add` で追加してください。',
     matches: '類似エントリ', evidence: '根拠', supersedes: '置き換え対象', supersededBy: '置き換え先', current: 'このエントリ', related: '関連',
     session: 'セッション {{id}}', sessionError: 'このセッションはレビューできません：{{message}}', candidates: '候補 {{count}} 件',
     receipt: 'レシート', disposition: '判定', eligibility: '昇格可否', noMatches: '類似するナレッジはありません。', inputs: 'このセッションが使ったナレッジ',

@@ -66,6 +66,7 @@ function Search({ projectId }: { projectId: string }) {
         <button type="submit">{t('knowledge.search')}</button>
       </form>
       {error && <p role="alert" className={styles.error}>{error}</p>}
+      {!res && !error && <p className={styles.muted} data-testid="knowledge-search-hint">{t('knowledge.searchHint')}</p>}
       {res && !res.available && <Unavailable />}
       {data && (
         <div style={{ display: 'flex', gap: 16 }}>
@@ -97,7 +98,8 @@ function Search({ projectId }: { projectId: string }) {
           </aside>
           <div style={{ flex: 1 }}>
             <p className={styles.muted} role="status">{t('knowledge.counts', { count: data.count, wiki: data.wikiCount, code: data.codeCount })}</p>
-            {data.results.length === 0 && <p className={styles.muted}>{t('knowledge.noResults')}</p>}
+            {data.results.length === 0 && <p className={styles.muted}>{data.noMatch ?? t('knowledge.noResults')}</p>}
+            {data.results.length === 0 && <p className={styles.muted}>{t('knowledge.searchHint')}</p>}
             {data.results.map((r) => (
               <div key={r.id} className={styles.card}>
                 <a href={href({ name: 'knowledge', view: 'entry', id: r.id })}>{r.name}</a> <span className={styles.badge}>{r.kind}</span>
@@ -322,7 +324,7 @@ function Review({ projectId }: { projectId: string }) {
   return (
     <>
       {note && <p role="status" data-testid="review-note">{note}</p>}
-      {sessions.length === 0 && <p className={styles.muted}>{t('knowledge.queueEmpty')}</p>}
+      {sessions.length === 0 && <p className={styles.muted} data-testid="review-empty">{t('knowledge.queueEmpty')}</p>}
       {sessions.map((s) => <SessionReview key={s.session_id} projectId={projectId} s={s} onChanged={changed} />)}
     </>
   );
@@ -350,6 +352,7 @@ function Audit({ projectId }: { projectId: string }) {
         })}
       </p>
       <p className={styles.muted}>{t('knowledge.generated', { at: new Date(r.generated_at).toLocaleString() })}</p>
+      {r.spec_health.total === 0 && r.knowhow.total === 0 && <p className={styles.muted} data-testid="audit-empty">{t('knowledge.auditEmpty')}</p>}
       {r.findings.length === 0 ? (
         <p className={styles.muted}>{t('knowledge.auditClean')}</p>
       ) : (

@@ -42,6 +42,30 @@ describe('KnowledgeScreen', () => {
     expect((await screen.findByTestId('knowledge-unavailable')).textContent).toBe('This part of the knowledge is not available on this daemon.');
   });
 
+  it('says how each empty knowledge screen gets filled: search, review queue, audit', async () => {
+    serve({
+      '/api/knowledge/search': { query: 'zz', wikiCount: 0, codeCount: 0, typeCounts: {}, count: 0, results: [], noMatch: 'No entry matches "zz": no entry holds enough of its words.' },
+      '/api/knowledge/review': { projectId: 'p1', sessions: [] },
+      '/api/knowledge/audit': {
+        schema: 'knowledge-audit/1.0', scope: 'all', generated_at: '2026-12-01T00:00:00.000Z',
+        spec_health: { total: 0, active: 0, deprecated: 0, findings: 0 }, knowhow: { total: 0, active: 0, deprecated: 0, invalid: 0 },
+        usage: { consumed_total: 0, distinct: 0, top10_share: 0, gini: 0 }, pipeline: { sessions: 0, ledgers: 0, pending_observed: 0, pending_corroborated: 0, promoted: 0 },
+        findings: [], prune_plan: [], applied: { count: 0, backup_dir: null }, safety: {},
+      },
+    });
+    const { unmount } = render(<KnowledgeScreen view="search" />);
+    expect(screen.getByTestId('knowledge-search-hint').textContent).toMatch(/fills as agents report decisions and constraints.*maestro spec add/);
+    fireEvent.change(screen.getByLabelText('Search the knowledge'), { target: { value: 'zz' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Search' }));
+    expect(await screen.findByText('No entry matches "zz": no entry holds enough of its words.')).toBeTruthy();
+    unmount();
+    const review = render(<KnowledgeScreen view="review" />);
+    expect((await screen.findByTestId('review-empty')).textContent).toMatch(/when an agent's run report \(\.maestro\/report\.md\) lists accepted decisions or locked constraints/);
+    review.unmount();
+    render(<KnowledgeScreen view="audit" />);
+    expect((await screen.findByTestId('audit-empty')).textContent).toMatch(/No specs or knowhow yet.*Promote candidates under Review/);
+  });
+
   it('shows results with type facets, and narrows by a facet on the server', async () => {
     const asked = serve({
       '/api/knowledge/search': {

@@ -1,0 +1,94 @@
+/**
+ * Issue 16 item 8: the project's knowledge through MCP, driven by the MCP
+ * SDK's own client over stdio — once as a person's Claude Code would start
+ * `maestro mcp --root <project>`, once with exactly the server configuration
+ * the claude provider hands the Agent SDK for a run.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KNOWLEDGE_MCP_TOOLS, knowledgeMcp } from '../../src/agents/knowledgeMcp.js';
+import { readLedger } from '../../src/knowledge/ledger/ledger.js';
+import { createRun, createSession, runDir, sessionLedgerPath } from '../../src/knowledge/session/store.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { project } from '../helpers/knowledge2.js';
+import { ROOT, cleanEnv } from '../cli/helpers.js';
+
+afterEach(() => removeTempDirs());
+
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+});
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+async function connect(command: string, args: string[], env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({ command, args, cwd: ROOT, env, stderr: 'pipe' });
+  const client = new Client({ name: 'maestro-knowledge-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+type CallResult = { isError?: boolean; content: { type: string; text: string }[] };
+async function call<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: T }> {
+  const r = (await client.callTool({ name, arguments: args })) as CallResult;
+  return { isError: Boolean(r.isError), body: JSON.parse(r.content[0]!.text) as T };
+}
+
+describe('knowledge over MCP', () => {
+  it('searches, loads and stages through `maestro mcp --root` (a person\'s own Claude Code)', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    const client = await connect(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'mcp', '--root', p.dir, '--agent', 'none'], stringEnv(cleanEnv()));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['search_knowledge', 'load_knowledge', 'stage_knowledge']));
+
+    const found = await call<{ count: number; results: Array<{ id: string; name: string; status: string }> }>(client, 'search_knowledge', { query: 'retry backoff jitter' });
+    expect(found.isError).toBe(false);
+    expect(found.body.results[0]).toMatchObject({ id: 'spec:project:coding-conventions-002', name: 'Retry budget', status: 'active' });
+
+    const loaded = await call<{ entry: { id: string; sid: string; body: string } }>(client, 'load_knowledge', { id: 'S-20260102-bbbb' });
+    expect(loaded.body.entry).toMatchObject({ id: 'spec:project:coding-conventions-002', sid: 'S-20260102-bbbb' });
+    expect(loaded.body.entry.body).toMatch(/at most three times/);
+
+    const none = await call<{ count: number; noMatch: string }>(client, 'search_knowledge', { query: 'the of and' });
+    expect(none.body).toMatchObject({ count: 0, noMatch: expect.stringMatching(/^No entry matches/) });
+
+    const unknown = await call<{ error: { code: string; message: string } }>(client, 'load_knowledge', { id: 'S-20990101-zzzz' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.body.error.code).toBe('UNKNOWN_KNOWLEDGE_ID');
+
+    // Outside a run, staging needs a session; with one, the candidate is pending in its ledger (never in the specs).
+    const noSession = await call<{ error: { code: string } }>(client, 'stage_knowledge', { target: 'spec', title: 'Idempotent migrations', content: 'Database migrations are forward-only and idempotent.' });
+    expect(noSession.body.error.code).toBe('BAD_INPUT');
+    const staged = await call<{ candidate_id: string; status: string }>(client, 'stage_knowledge', { target: 'spec', title: 'Idempotent migrations', content: 'Database migrations are forward-only and idempotent.', category: 'arch', session: 's-1' });
+    expect(staged.body).toMatchObject({ candidate_id: expect.stringMatching(/^KDC-[a-f0-9]{16}$/), status: 'pending' });
+    expect(readLedger(sessionLedgerPath(p.root, 's-1'))!.candidates.map((c) => c.candidate_id)).toEqual([staged.body.candidate_id]);
+  });
+
+  it('the claude provider\'s server configuration starts a server whose loads and stages land in the run', async () => {
+    const p = project();
+    createSession(p.root, 's-run');
+    createRun(p.root, 's-run', { runId: 'run-1' });
+    const dir = runDir(p.root, 's-run', 'run-1');
+    const cfg = knowledgeMcp(p.dir, { ...cleanEnv(), MAESTRO_RUN_DIR: dir, MAESTRO_FROM_SOURCE: '1', MAESTRO_TOKEN: 'secret-not-for-agents' });
+    expect(cfg.allowedTools).toEqual(KNOWLEDGE_MCP_TOOLS);
+    const server = cfg.servers.maestro!;
+    expect(server.args).toEqual([expect.stringMatching(/bin\/maestro\.js$/), 'mcp', '--root', p.dir, '--agent', 'none']);
+    // Only what the server needs: never the daemon's token.
+    expect(Object.keys(server.env ?? {})).not.toContain('MAESTRO_TOKEN');
+    const client = await connect(server.command, server.args!, server.env!);
+
+    await call(client, 'load_knowledge', { id: 'spec:project:coding-conventions-001' });
+    const staged = await call<{ candidate_id: string; ledger: string }>(client, 'stage_knowledge', { target: 'spec', title: 'Pin images', content: 'Container builds pin base images by digest.', category: 'arch' });
+    expect(staged.isError).toBe(false);
+    const ledger = readLedger(join(dir, 'knowledge-delta.json'))!;
+    expect(ledger.candidates.map((c) => c.candidate_id)).toEqual([staged.body.candidate_id]);
+    expect(ledger.inputs).toEqual([expect.objectContaining({ knowledge_id: 'spec:project:coding-conventions-001', signal: 'consumed', source: 'load' })]);
+  });
+});
