@@ -51,6 +51,8 @@ export interface ApiDeps {
    * Set by a daemon that runs tasks: creating a task there is refused with the fix.
    */
   providerProblem?: (project: Project) => string | null;
+  /** The repository holding a project's task branches (a shared remote's: this host's clone); its repoPath when absent. */
+  repoFor?: (project: Project) => string;
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

@@ -6,7 +6,8 @@
  * idempotent start() / stop(). A full disk or a home turned read-only while
  * running is a health condition (HealthMonitor), never a crash.
  */
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApi } from '../api/server.js';
@@ -30,6 +31,7 @@ import { applyResultHooks, createDaemonHooks, type DaemonHooks } from './project
 import { Orchestrator, type OrchestratorHooks } from './orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from './providerCheck.js';
+import { remoteOf } from './repos.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../knowledge/http.js';
 import { createKnowledgePool } from '../knowledge/pool.js';
@@ -192,7 +194,9 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     ];
     // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
     const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, { ...process.env, ...options.workerEnv }) };
-    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    // Task branches of a project on a shared remote live in this host's clone of it.
+    const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
+    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);

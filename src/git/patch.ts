@@ -124,14 +124,61 @@ async function gitWithInput(cwd: string, args: string[], input: string): Promise
   });
 }
 
-/** Splits `git diff` patch output into one block per file, in output order. */
+/** Splits `git diff` patch output into one block per file, in output order (the `diff --git` line first). */
 function splitPatch(patch: string): string[][] {
   const blocks: string[][] = [];
   for (const line of patch.split('\n')) {
-    if (line.startsWith('diff --git ')) blocks.push([]);
+    if (line.startsWith('diff --git ')) blocks.push([line]);
     else if (blocks.length) blocks[blocks.length - 1]!.push(line);
   }
   return blocks;
+}
+
+/** A path as git prints it in a patch header: bare, or C-quoted ("a/tab\there", octal bytes) when it holds odd characters. */
+export function unquotePath(text: string): string {
+  if (!text.startsWith('"')) return text;
+  const bytes: number[] = [];
+  const escapes: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+  for (let i = 1; i < text.length - 1; i++) {
+    const c = text[i]!;
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'));
+      continue;
+    }
+    const next = text[i + 1]!;
+    if (/[0-7]/.test(next)) {
+      bytes.push(parseInt(text.slice(i + 1, i + 4), 8));
+      i += 3;
+    } else {
+      bytes.push(escapes[next] ?? next.charCodeAt(0));
+      i += 1;
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * The file a patch block is about (its new path; the old one for a deletion).
+ * Blocks are matched to files by path, not position: a type change (a file
+ * becoming a symlink) is printed as two blocks for one file.
+ */
+function blockPath(block: string[]): string | null {
+  // git ends a ---/+++ name holding a space with a tab (for patch(1)); a quoted name has none.
+  const strip = (p: string) => unquotePath(p.replace(/\t$/, '')).replace(/^[ab]\//, '');
+  const plus = block.find((l) => l.startsWith('+++ '));
+  if (plus && plus !== '+++ /dev/null') return strip(plus.slice(4));
+  const minus = block.find((l) => l.startsWith('--- '));
+  if (minus && minus !== '--- /dev/null') return strip(minus.slice(4));
+  const moved = block.find((l) => l.startsWith('rename to ') || l.startsWith('copy to '));
+  if (moved) return unquotePath(moved.slice(moved.indexOf(' to ') + 4));
+  // No content lines (a mode change, a binary file): `diff --git a/P b/P`, both halves the same.
+  const header = block[0]!.slice('diff --git '.length);
+  if (header.startsWith('"')) {
+    const end = header.indexOf('" "');
+    return end > 0 ? strip(header.slice(end + 2)) : null;
+  }
+  const half = (header.length - 1) / 2;
+  return Number.isInteger(half) ? header.slice(half + 1).replace(/^b\//, '') : null;
 }
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
@@ -191,19 +238,22 @@ export async function readPatch(cwd: string, base: string, head: string, options
   if (shown.length) {
     // One patch for every file that is not too big: the whole change, or only the files asked for.
     const pathspec = options.file !== undefined ? spec(shown).map((p) => `:(literal)${p}`) : big.size ? ['.', ...spec([...big]).map((p) => `:(exclude,literal)${p}`)] : [];
-    const patch = await git(cwd, [...DIFF_FLAGS, 'diff', '--patch', '--unified=3', ...DIFF_OPTS, ...range, ...(pathspec.length ? ['--', ...pathspec] : [])]);
-    // Blocks come in the order of the raw listing: match them to the files by position.
-    const blocks = splitPatch(patch.stdout);
-    shown.forEach((e, i) => {
+    const patch = await git(cwd, [...DIFF_FLAGS, 'diff', '--patch', '--unified=3', '--src-prefix=a/', '--dst-prefix=b/', ...DIFF_OPTS, ...range, ...(pathspec.length ? ['--', ...pathspec] : [])]);
+    const byPath = new Map<string, string[][]>();
+    for (const block of splitPatch(patch.stdout)) {
+      const path = blockPath(block);
+      if (path !== null) byPath.set(path, [...(byPath.get(path) ?? []), block]);
+    }
+    for (const e of shown) {
       const f = files.get(e)!;
-      const block = blocks[i] ?? [];
-      f.binary = block.some((l) => l.startsWith('Binary files ') || l === 'GIT binary patch');
-      const hunks = f.binary ? [] : parseHunks(block);
+      const blocks = byPath.get(e.path) ?? [];
+      f.binary = blocks.some((b) => b.some((l) => l.startsWith('Binary files ') || l === 'GIT binary patch'));
+      const hunks = f.binary ? [] : blocks.flatMap(parseHunks);
       for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
       const lines = f.additions + f.deletions;
       f.collapsed = lines > PLACEHOLDER_LINES || (options.file === undefined && lines > COLLAPSE_LINES);
       f.hunks = f.collapsed ? [] : hunks;
-    });
+    }
   }
   if (big.size) {
     const stats = parseNumstat((await git(cwd, [...DIFF_FLAGS, 'diff', '--numstat', '-z', ...DIFF_OPTS, ...range, '--', ...spec([...big]).map((p) => `:(literal)${p}`)])).stdout);

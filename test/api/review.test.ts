@@ -82,6 +82,20 @@ describe('review API', () => {
     expect((await call('GET', `/api/tasks/${task.id}/diff?version=zero`)).status).toBe(400);
   });
 
+  it('on a shared remote the diff comes from this host\'s clone, where the task branches are', async () => {
+    const remote = join(reviewRepo(), '.git');
+    const project = (await call('POST', '/api/projects', { name: 'shared', repoPath: repo, config: { remote, provider: { kind: 'scripted', script: '/x.yaml' } } })).body.project;
+    const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Remote change' })).body.task;
+    const clone = join(d.config.home, 'clones', project.id);
+    mkdirSync(join(d.config.home, 'clones'), { recursive: true });
+    git(d.config.home, 'clone', '-q', remote, clone);
+    makeTaskBranch(clone, task.id);
+    expect(git(repo, 'branch', '--list', `maestro/${task.id}-v1`)).toBe('');
+    const diff = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(diff.status).toBe(200);
+    expect(diff.body.files).toHaveLength(6);
+  });
+
   it('a file over 50 MB stays a placeholder even when asked for by name', async () => {
     const { task } = await setup();
     git(repo, 'checkout', '-q', '-b', `maestro/${task.id}-v1`);

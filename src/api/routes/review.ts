@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
-import { GATES, type Gate, type Task } from '../../core/types.js';
+import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
 import { readPatch, type DiffFile } from '../../git/patch.js';
 import type { LineComment } from '../../store/ops/gates.js';
@@ -44,10 +44,26 @@ export interface FindingsResponse {
   findings: FindingView[];
 }
 
+/** What the review helpers need: the store, and where a project's task branches live. */
+export interface ReviewContext {
+  store: Store;
+  /** The repository holding the project's task branches: its own, or this host's clone of a shared remote. */
+  repoFor: (project: Project) => string;
+}
+
+export function reviewContext(deps: Pick<ApiDeps, 'store' | 'repoFor'>): ReviewContext {
+  return { store: deps.store, repoFor: deps.repoFor ?? ((p) => p.repoPath) };
+}
+
+async function projectRepo(ctx: ReviewContext, task: Task): Promise<Project> {
+  const project = await ctx.store.projects.get(task.projectId);
+  return { ...project, repoPath: ctx.repoFor(project) };
+}
+
 /** The diff of one task version (optionally one file of it). */
-export async function taskDiff(store: Store, task: Task, file?: string): Promise<DiffResponse> {
-  const project = await store.projects.get(task.projectId);
-  const range = await diffRange(store, project, task);
+export async function taskDiff(ctx: ReviewContext, task: Task, file?: string): Promise<DiffResponse> {
+  const project = await projectRepo(ctx, task);
+  const range = await diffRange(ctx.store, project, task);
   const files = await readPatch(project.repoPath, range.base, range.head, file === undefined ? {} : { file });
   if (file !== undefined && !files.length) throw new MaestroError('NOT_FOUND', `${file} is not part of the change of task ${task.id} v${task.version}.`, { details: { taskId: task.id, file } });
   const totals = { files: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
@@ -72,16 +88,16 @@ async function lineCount(repo: string, commit: string, path: string): Promise<nu
  * exists on its side (new: the file after the change; old: before it).
  * The first bad one is refused, naming its index, file and line.
  */
-export async function checkComments(store: Store, task: Task, comments: LineComment[]): Promise<void> {
+export async function checkComments(ctx: ReviewContext, task: Task, comments: LineComment[]): Promise<void> {
   if (!comments.length) return;
   let diff: DiffResponse;
   try {
-    diff = await taskDiff(store, task);
+    diff = await taskDiff(ctx, task);
   } catch (err) {
     if (err instanceof MaestroError && err.code === 'NO_DIFF') throw new MaestroError('BAD_INPUT', `comments: line comments need a change to comment on, and ${err.message}`, { details: { taskId: task.id } });
     throw err;
   }
-  const project = await store.projects.get(task.projectId);
+  const project = await projectRepo(ctx, task);
   for (const [i, c] of comments.entries()) {
     const where = `comments[${i}] (${c.file}:${c.line})`;
     const file = diff.files.find((f) => (c.side === 'old' ? (f.oldPath ?? f.path) === c.file || f.path === c.file : f.path === c.file));
@@ -97,18 +113,19 @@ export async function checkComments(store: Store, task: Task, comments: LineComm
   }
 }
 
-export function registerReviewRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
+export function registerReviewRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
   const tags = ['review'];
+  const { store } = deps;
+  const ctx = reviewContext(deps);
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/diff', summary: "A task version's change against its merge base: files (status, stats, binary, collapsed) and hunks; ?file= one file whole", tags, params: idParam, query: diffQuery }, async ({ params, query }) => {
     const { task } = await pickVersion(store, params.id, query.version);
-    return taskDiff(store, task, query.file);
+    return taskDiff(ctx, task, query.file);
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/checks', summary: "A task version's check gates: command, status, exit code, duration, output tail", tags, params: idParam, query: versionQuery }, async ({ params, query }) => {
     const { task } = await pickVersion(store, params.id, query.version);
-    const project = await store.projects.get(task.projectId);
-    return { taskId: task.id, version: task.version, checks: await checkViews(store, project, task) } satisfies ChecksResponse;
+    return { taskId: task.id, version: task.version, checks: await checkViews(store, await projectRepo(ctx, task), task) } satisfies ChecksResponse;
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/findings', summary: "A task version's review verdicts and findings (file, line)", tags, params: idParam, query: versionQuery }, async ({ params, query }) => {

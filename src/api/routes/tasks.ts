@@ -9,7 +9,7 @@ import { GATES } from '../../core/types.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
-import { checkComments, gateFor } from './review.js';
+import { checkComments, gateFor, reviewContext } from './review.js';
 import { versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 
@@ -35,7 +35,9 @@ export type RejectBody = z.input<typeof rejectBody>;
 export type MessageBody = z.input<typeof messageBody>;
 export type CancelBody = z.input<typeof cancelBody>;
 
-export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, control, providerProblem }: ApiDeps): void {
+export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
+  const { store, control, providerProblem } = deps;
+  const review = reviewContext(deps);
   const tags = ['tasks'];
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery }, async ({ query }) => {
@@ -94,7 +96,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     const gate = gateFor(task, body.gate);
-    if (task.status === gate) await checkComments(store, task, body.comments);
+    if (task.status === gate) await checkComments(review, task, body.comments);
     const { old, next } = await store.tasks.reject(task.id, gate, body.who, body.reason, body.comments);
     return { task: old, next };
   });

@@ -9,7 +9,7 @@ import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, VersionR
 import type { Task } from '../../core/types.js';
 import type { ApiClient } from '../client.js';
 import { action, printJson } from '../output.js';
-import { clientFor, print, withApi, type ClientFlags } from './common.js';
+import { clientFor, withApi, type ClientFlags } from './common.js';
 
 const ESC = '\u001b[';
 type Paint = (code: string, text: string) => string;
@@ -149,4 +149,3 @@ export async function fetchEvidence(client: ApiClient, id: string): Promise<{ ch
   return { checks, findings };
 }
 
-export { print };
