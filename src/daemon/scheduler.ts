@@ -64,12 +64,11 @@ export class Scheduler {
         // The guard logs its own vetoes.
         if (verdict && 'cancel' in verdict) continue;
       }
-      const r = await this.store.tasks.claim(c.task.id, this.opts.owner, this.opts.leaseMs);
+      const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
+      // The claim, its decision and its event commit together (or not at all).
+      const r = await this.store.tasks.claim(c.task.id, this.opts.owner, this.opts.leaseMs, { score: c.score, breakdown: c.breakdown, competitors });
       if (!r.won) continue;
       taken.set(c.task.projectId, used + 1);
-      const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
-      await this.store.decisions.record({ projectId: c.task.projectId, taskId: c.task.id, owner: this.opts.owner, score: c.score, breakdown: c.breakdown, competitors });
-      await this.store.events.append({ projectId: c.task.projectId, taskId: c.task.id, type: 'task.status', payload: { from: 'ready', to: 'queued', owner: this.opts.owner, attempt: r.attempt, score: c.score } });
       won.push({ ...c.task, status: 'queued', claimedBy: this.opts.owner, attempt: r.attempt });
     }
     return won;

@@ -24,7 +24,8 @@ export interface DBAdapter extends Queryable {
   /**
    * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE). Rolls back
    * when `fn` throws. Transactions do not nest: `fn` uses the handle it is given.
+   * `label` names the operation for the test seam (store/faults.ts); the engines ignore it.
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, label?: string): Promise<T>;
   close(): Promise<void>;
 }
