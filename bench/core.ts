@@ -87,7 +87,7 @@ async function benchClaims(label: string, makeUrl: () => Promise<string>, tasks:
       rates[procs] = won.length / (wall / 1000);
       const peak = Math.max(...results.map((r) => r.rssMb));
       console.log(
-        `${procs} process(es): ${fmt(rates[procs]!, 0)} claims/s   (${won.length} claims in ${fmt(wall, 0)} ms, ${results.reduce((s, r) => s + r.attempts, 0)} attempts)   double claims: ${doubles}   lost: ${lost}   peak RSS per claimer: ${fmt(peak, 0)} MB`,
+        `${procs} process(es): ${fmt(rates[procs]!, 0)} claims/s   (${won.length} claims in ${fmt(wall, 0)} ms, ${results.reduce((s, r) => s + r.attempts, 0)} claim transactions)   double claims: ${doubles}   lost: ${lost}   peak RSS per claimer: ${fmt(peak, 0)} MB`,
       );
     } finally {
       await db.close();

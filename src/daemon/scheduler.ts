@@ -9,6 +9,7 @@
 import { rankAll, scheduleScore, type ScoreBreakdown } from '../core/scoring.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Task } from '../core/types.js';
+import type { ClaimDecision } from '../store/ops/claim.js';
 import type { Store } from '../store/store.js';
 
 export interface Candidate {
@@ -39,6 +40,14 @@ export function rankCandidates(all: readonly Task[], now: number): Candidate[] {
   return candidates.sort((a, b) => b.score - a.score || a.task.createdAt - b.task.createdAt || a.task.id.localeCompare(b.task.id));
 }
 
+/** How many of the best candidates one claim transaction looks at, beyond the slots it fills: room to skip rows other claimers hold. */
+const SLICE_EXTRA = 32;
+
+function decisionOf(c: Candidate, candidates: readonly Candidate[]): ClaimDecision {
+  const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
+  return { score: c.score, breakdown: c.breakdown, competitors };
+}
+
 export class Scheduler {
   constructor(
     private readonly store: Store,
@@ -47,7 +56,7 @@ export class Scheduler {
 
   /**
    * Claims up to `slots` tasks, at most `perProject(projectId)` more per
-   * project. Returns the tasks won.
+   * project, best first. Returns the tasks won.
    */
   async claim(slots: number, perProject: (projectId: string) => number): Promise<Task[]> {
     if (slots <= 0) return [];
@@ -55,21 +64,37 @@ export class Scheduler {
     const candidates = rankCandidates(all, this.store.clock());
     const won: Task[] = [];
     const taken = new Map<string, number>();
-    for (const c of candidates) {
-      if (won.length >= slots) break;
-      const used = taken.get(c.task.projectId) ?? 0;
-      if (used >= perProject(c.task.projectId)) continue;
-      if (this.opts.guard) {
-        const verdict = await this.opts.guard(c.task);
+    const left = (projectId: string) => perProject(projectId) - (taken.get(projectId) ?? 0);
+    let next = 0;
+    // Each round claims from a ranked slice in one transaction. Candidates another claimer
+    // holds are skipped there; a round that lost some fills the slots from the rest.
+    while (won.length < slots && next < candidates.length) {
+      const slice: Candidate[] = [];
+      // With a before:claim hook, only as many as there are slots: the hook runs for each.
+      const size = this.opts.guard ? slots - won.length : (slots - won.length) * 2 + SLICE_EXTRA;
+      while (slice.length < size && next < candidates.length) {
+        const c = candidates[next++]!;
+        // Hooked: no more candidates of a project than it has room for. Unhooked, spares stand in for rows others hold.
+        const queued = this.opts.guard ? slice.filter((o) => o.task.projectId === c.task.projectId).length : 0;
+        if (left(c.task.projectId) - queued <= 0) continue;
         // The guard logs its own vetoes.
-        if (verdict && 'cancel' in verdict) continue;
+        const verdict = this.opts.guard ? await this.opts.guard(c.task) : undefined;
+        if (!(verdict && 'cancel' in verdict)) slice.push(c);
       }
-      const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
-      // The claim, its decision and its event commit together (or not at all).
-      const r = await this.store.tasks.claim(c.task.id, this.opts.owner, this.opts.leaseMs, { score: c.score, breakdown: c.breakdown, competitors });
-      if (!r.won) continue;
-      taken.set(c.task.projectId, used + 1);
-      won.push({ ...c.task, status: 'queued', claimedBy: this.opts.owner, attempt: r.attempt });
+      if (!slice.length) break;
+      const byId = new Map(slice.map((c) => [c.task.id, c]));
+      const round = await this.store.tasks.claimBest({
+        ranked: slice.map((c) => ({ id: c.task.id, projectId: c.task.projectId })),
+        owner: this.opts.owner,
+        leaseMs: this.opts.leaseMs,
+        max: slots - won.length,
+        perProject: left,
+        decisionFor: (id) => decisionOf(byId.get(id)!, candidates),
+      });
+      for (const w of round) {
+        taken.set(w.projectId, (taken.get(w.projectId) ?? 0) + 1);
+        won.push({ ...byId.get(w.id)!.task, status: 'queued', claimedBy: this.opts.owner, attempt: w.attempt });
+      }
     }
     return won;
   }

@@ -155,7 +155,7 @@ describe.each([
     db = null;
     const points = killPoints(recorded.out);
     // The claim and every kind of status change are among them.
-    for (const label of ['tasks.claim', 'tasks.advance', 'tasks.transition', 'tasks.retry', 'tasks.approve', 'tasks.reject', 'tasks.expireClaims', 'tasks.recordMerge', 'runs.start', 'runs.failWithTask', 'run.final']) {
+    for (const label of ['tasks.claimBest', 'tasks.advance', 'tasks.transition', 'tasks.retry', 'tasks.approve', 'tasks.reject', 'tasks.expireClaims', 'tasks.recordMerge', 'runs.start', 'runs.failWithTask', 'run.final']) {
       expect(points.some((p) => p.startsWith(`${label}#`)), label).toBe(true);
     }
 
