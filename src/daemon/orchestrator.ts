@@ -95,7 +95,15 @@ export class Orchestrator {
     this.owner = config.name;
     this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
-    this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
+    this.scheduler = new Scheduler(store, {
+      owner: this.owner,
+      leaseMs: config.leaseMs,
+      guard: hooks.beforeClaim,
+      // The incremental ranking disagreed with a full rebuild: scores were stale (never claims), say so.
+      onDrift: (tasks) => {
+        if (tasks) this.opts.log?.info({ tasks }, 'scheduler ranking rebuilt: the incremental ranking had drifted');
+      },
+    });
     this.workers = new WorkerManager({ env: opts.workerEnv, onExit: () => this.kick() });
     this.ingestor = new Ingestor(store, bus, {
       owner: this.owner,

@@ -10,6 +10,7 @@ import { rankAll, scheduleScore, type ScoreBreakdown } from '../core/scoring.js'
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Task } from '../core/types.js';
 import type { ClaimDecision } from '../store/ops/claim.js';
+import { ReadyWork } from './readyWork.js';
 import type { Store } from '../store/store.js';
 
 export interface Candidate {
@@ -22,7 +23,10 @@ export type ClaimGuard = (task: Task) => Promise<{ cancel: string } | void>;
 
 const ACTIVE_EXCLUDED = new Set(['done', 'cancelled', 'superseded']);
 
-/** Ranks the claimable tasks among `all` (every task the scheduler can see), best first. */
+/**
+ * Ranks the claimable tasks among `all` (every task the scheduler can see), best first:
+ * the full re-rank ReadyWork's incremental one must agree with (bench/core.ts compares them).
+ */
 export function rankCandidates(all: readonly Task[], now: number): Candidate[] {
   const byId = new Map(all.map((t) => [t.id, t]));
   const active = all.filter((t) => !ACTIVE_EXCLUDED.has(t.status));
@@ -48,11 +52,19 @@ function decisionOf(c: Candidate, candidates: readonly Candidate[]): ClaimDecisi
   return { score: c.score, breakdown: c.breakdown, competitors };
 }
 
+/** How often the ranking model is rebuilt from the active tasks as a check (ReadyWork). */
+const REBUILD_MS = 30_000;
+
 export class Scheduler {
+  /** The ranked claimable tasks, kept up to date from events (readyWork.ts). */
+  readonly work: ReadyWork;
+
   constructor(
     private readonly store: Store,
-    private readonly opts: { owner: string; leaseMs: number; guard?: ClaimGuard },
-  ) {}
+    private readonly opts: { owner: string; leaseMs: number; guard?: ClaimGuard; rebuildMs?: number; onDrift?: (tasks: number) => void },
+  ) {
+    this.work = new ReadyWork(store, { rebuildMs: opts.rebuildMs ?? REBUILD_MS, onDrift: opts.onDrift });
+  }
 
   /**
    * Claims up to `slots` tasks, at most `perProject(projectId)` more per
@@ -60,8 +72,7 @@ export class Scheduler {
    */
   async claim(slots: number, perProject: (projectId: string) => number): Promise<Task[]> {
     if (slots <= 0) return [];
-    const all = await this.store.tasks.list({ limit: 100_000 });
-    const candidates = rankCandidates(all, this.store.clock());
+    const candidates = await this.work.candidates();
     const won: Task[] = [];
     const taken = new Map<string, number>();
     const left = (projectId: string) => perProject(projectId) - (taken.get(projectId) ?? 0);

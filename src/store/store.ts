@@ -9,12 +9,12 @@ import type { TaskEdit, TaskInput, ProjectInput } from '../core/schemas.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Gate, RunKind, RunStatus, Task } from '../core/types.js';
 import type { DBAdapter, Queryable } from './db.js';
-import { advanceClaimed, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
+import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
 import { createTask } from './ops/createTask.js';
 import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
-import { appendEvent, appendEventOnce, eventsByIds, listEvents, type NewEvent } from './ops/events.js';
+import { appendEvent, appendEventOnce, eventsByIds, lastEventId, listEvents, taskChangesAfter, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { approveGate, listApprovals, rejectGate } from './ops/gates.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
@@ -98,6 +98,7 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
         return getTask(q, id);
       }),
     claimable: (opts: { projectId?: string; limit?: number } = {}) => listClaimable(db, { ...opts, now: clock() }),
+    claimableStamps: (limit?: number) => claimableStamps(db, { now: clock(), limit }),
     /** ready → queued for `owner`, with its event and (from a scheduler) its decision, in one transaction. */
     claim: (id: string, owner: string, leaseMs: number, decision?: ClaimDecision) =>
       tx('tasks.claim', (q, now) => claimAndRecord(q, { id, owner, leaseMs, now, decision })),
@@ -188,6 +189,8 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     appendOnce: (e: NewEvent, dedupeKey: string) => tx('events.appendOnce', (q, now) => appendEventOnce(q, e, dedupeKey, now)),
     list: (filter?: Parameters<typeof listEvents>[1]) => listEvents(db, filter),
     byIds: (ids: readonly number[]) => eventsByIds(db, ids),
+    taskChangesAfter: (after: number, limit?: number) => taskChangesAfter(db, after, limit),
+    lastId: () => lastEventId(db),
   };
 
   const metrics = {

@@ -148,13 +148,17 @@ export async function runWorkload(store: Store, clock: { tick: () => void; set: 
   for (const title of Object.keys(TASKS)) {
     if (!have.has(title)) await store.tasks.create({ projectId: project.id, title, complexity: title === 'planned' ? 'medium' : 'easy' });
   }
-  const scheduler = new Scheduler(store, { owner: OWNER, leaseMs: LEASE_MS });
+  // A rebuild every few passes: each one checks the incremental ranking against a full one.
+  const scheduler = new Scheduler(store, { owner: OWNER, leaseMs: LEASE_MS, rebuildMs: 5 * STEP_MS });
   for (let pass = 0; pass < 200; pass++) {
     clock.tick();
     await store.tasks.expireClaims();
     await scheduler.claim(20, () => 20);
     const tasks = await store.tasks.list({ projectId: project.id });
-    if (tasks.every((t) => t.status === 'done' || t.status === 'superseded')) return;
+    if (tasks.every((t) => t.status === 'done' || t.status === 'superseded')) {
+      if (scheduler.work.drift) throw new Error(`the scheduler's incremental ranking drifted from a full rebuild on ${scheduler.work.drift} tasks`);
+      return;
+    }
     for (const t of tasks) {
       // A stale task of another attempt (expired meanwhile) is left to the next pass.
       const fresh = await store.tasks.get(t.id);

@@ -73,6 +73,20 @@ export async function listClaimable(db: Queryable, opts: { now: number; projectI
   return (await db.all<Row>(`SELECT * FROM tasks WHERE ${where} ORDER BY created_at, id LIMIT ${limit}`, params)).map((r) => toTask(r));
 }
 
+/**
+ * Which tasks are claimable now, and when each last changed: the scheduler
+ * re-reads in full only those whose `updated_at` moved (readyWork.ts). Small
+ * rows through the claimable index.
+ */
+export async function claimableStamps(db: Queryable, opts: { now: number; limit?: number }): Promise<{ id: string; updatedAt: number }[]> {
+  const limit = Math.min(Math.max(opts.limit ?? 10_000, 1), 10_000);
+  const rows = await db.all<{ id: string; updated_at: number }>(
+    `SELECT id, updated_at FROM tasks WHERE status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1) ORDER BY created_at, id LIMIT ${limit}`,
+    [opts.now],
+  );
+  return rows.map((r) => ({ id: r.id, updatedAt: Number(r.updated_at) }));
+}
+
 const inList = (statuses: readonly TaskStatus[]) => statuses.map((s) => `'${s}'`).join(', ');
 const LIVE_FENCE = `id = $ID AND claimed_by = $OWNER AND attempt = $ATTEMPT AND lease_expires_at >= $NOW AND status IN (${inList(IN_FLIGHT_STATUSES)})`;
 

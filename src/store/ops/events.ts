@@ -58,3 +58,18 @@ export async function eventsByIds(db: Queryable, ids: readonly number[]): Promis
   const rows = await db.all<Row>(`SELECT * FROM events WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')}) ORDER BY id`, [...ids]);
   return rows.map(toEvent);
 }
+
+/** The status-shaping events after `after` (creations, edits, status changes): what the scheduler's ranking follows. */
+export async function taskChangesAfter(db: Queryable, after: number, limit = 1000): Promise<{ id: number; taskId: string | null; type: string; payload: Record<string, unknown> }[]> {
+  const rows = await db.all<Row>(
+    `SELECT * FROM events WHERE id > $1 AND type IN ('task.created', 'task.edited', 'task.status') ORDER BY id LIMIT ${Math.min(Math.max(limit, 1), 10_000)}`,
+    [after],
+  );
+  return rows.map(toEvent).map((e) => ({ id: e.id, taskId: e.taskId, type: e.type, payload: e.payload }));
+}
+
+/** The highest event id so far (0 for none). */
+export async function lastEventId(db: Queryable): Promise<number> {
+  const row = await db.one<{ id: number | null }>(`SELECT MAX(id) AS id FROM events`);
+  return Number(row?.id ?? 0);
+}
