@@ -131,7 +131,10 @@ export class ReadyWork {
 
   /** Builds the model again from the active tasks; counts what the incremental one had wrong. */
   private async rebuild(now: number): Promise<void> {
-    // The event position first: a change committed while we list is applied again next tick (harmless).
+    // Compare like with like: the model first takes in everything up to now. (A change committed
+    // between this catch-up and the listing below is counted as drift once: a log line, no more.)
+    if (this.rebuilds > 0) await this.catchUp();
+    // The event position before the listing: a change committed while we list is applied again next tick (harmless).
     const position = await this.store.events.lastId();
     const tasks = await this.store.tasks.list({ status: ACTIVE_STATUSES, limit: 100_000 });
     const fresh = new IncrementalRanking();
