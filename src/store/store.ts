@@ -7,7 +7,7 @@
  */
 import type { TaskEdit, TaskInput, ProjectInput } from '../core/schemas.js';
 import type { TaskStatus } from '../core/status.js';
-import type { Gate, RunKind, RunStatus, Task } from '../core/types.js';
+import type { Gate, MaestroEvent, RunKind, RunStatus, Task } from '../core/types.js';
 import type { DBAdapter, Queryable } from './db.js';
 import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
@@ -40,16 +40,18 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
   const raw = options.faults ? withFaults(engine, options.faults) : engine;
   // Listeners told after every committed write transaction (the daemon's event
   // feed reads new events at once instead of at its next poll).
-  const writeListeners = new Set<() => void>();
+  // They get the events the transaction appended, to publish them without reading them back.
+  const writeListeners = new Set<(events: readonly MaestroEvent[]) => void>();
   const db: DBAdapter = {
     ...raw,
     transaction: async (fn, label) => {
-      const result = await raw.transaction(fn, label);
-      for (const l of writeListeners) l();
+      const events: MaestroEvent[] = [];
+      const result = await raw.transaction((q) => fn({ ...q, onEvent: (e) => events.push(e) }), label);
+      for (const l of writeListeners) l(events);
       return result;
     },
   };
-  const onWrite = (listener: () => void) => {
+  const onWrite = (listener: (events: readonly MaestroEvent[]) => void) => {
     writeListeners.add(listener);
     return () => writeListeners.delete(listener);
   };

@@ -15,6 +15,7 @@
 import type { Queryable, SqlValue } from '../db.js';
 import type { ClaimDecision } from './claim.js';
 import type { NewEvent } from './events.js';
+import { toEvent, type Row } from '../rows.js';
 
 export interface RankedCandidate {
   id: string;
@@ -59,7 +60,8 @@ function valuesRows(rows: number, cols: number): string {
 async function insertEvents(q: Queryable, events: readonly NewEvent[], now: number): Promise<void> {
   if (!events.length) return;
   const params: SqlValue[] = events.flatMap((e) => [e.projectId ?? null, e.taskId ?? null, e.type, JSON.stringify(e.payload), now]);
-  await q.run(`INSERT INTO events (project_id, task_id, type, payload, at) VALUES ${valuesRows(events.length, 5)}`, params);
+  const rows = await q.all<Row>(`INSERT INTO events (project_id, task_id, type, payload, at) VALUES ${valuesRows(events.length, 5)} RETURNING *`, params);
+  if (q.onEvent) for (const r of rows) q.onEvent(toEvent(r));
 }
 
 async function insertDecisions(q: Queryable, rows: readonly { c: Claimed; d: ClaimDecision }[], owner: string, now: number): Promise<void> {

@@ -11,7 +11,9 @@ export async function appendEvent(db: Queryable, e: NewEvent, now: number): Prom
     `INSERT INTO events (project_id, task_id, run_id, trace_id, type, payload, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
     [e.projectId ?? null, e.taskId ?? null, e.runId ?? null, e.traceId ?? null, e.type, JSON.stringify(e.payload), now],
   );
-  return toEvent(rows[0]!);
+  const event = toEvent(rows[0]!);
+  db.onEvent?.(event);
+  return event;
 }
 
 export interface EventPage {
@@ -49,7 +51,9 @@ export async function appendEventOnce(db: Queryable, e: NewEvent, dedupeKey: str
      ON CONFLICT (dedupe_key) DO NOTHING RETURNING *`,
     [e.projectId ?? null, e.taskId ?? null, e.runId ?? null, e.traceId ?? null, e.type, JSON.stringify(e.payload), now, dedupeKey],
   );
-  return rows[0] ? toEvent(rows[0]) : null;
+  const event = rows[0] ? toEvent(rows[0]) : null;
+  if (event) db.onEvent?.(event);
+  return event;
 }
 
 /** The events with these ids that exist (by id); for the feed's re-check of ids it skipped. */
