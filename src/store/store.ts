@@ -11,6 +11,7 @@ import type { Gate, MaestroEvent, RunKind, RunStatus, Task } from '../core/types
 import type { DBAdapter, Queryable } from './db.js';
 import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
+import { claimBestPg } from './ops/claimBestPg.js';
 import { createTask } from './ops/createTask.js';
 import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
@@ -105,7 +106,7 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     claim: (id: string, owner: string, leaseMs: number, decision?: ClaimDecision) =>
       tx('tasks.claim', (q, now) => claimAndRecord(q, { id, owner, leaseMs, now, decision })),
     /** Up to `max` of a ranked slice, best first, skipping rows other claimers hold (ops/claimBest.ts). */
-    claimBest: (opts: Omit<ClaimBestOptions, 'now'>) => tx('tasks.claimBest', (q, now) => claimBest(q, { ...opts, now })),
+    claimBest: (opts: Omit<ClaimBestOptions, 'now'>) => tx('tasks.claimBest', (q, now) => (q.dialect === 'postgres' ? claimBestPg : claimBest)(q, { ...opts, now })),
     heartbeat: (f: Omit<Fence, 'now'>, leaseMs: number) => heartbeatClaim(db, { ...f, leaseMs, now: clock() }),
     expireClaims: () => tx('tasks.expireClaims', (q, now) => expireClaims(q, { now })),
     renewOwnedLeases: (owner: string, leaseMs: number) => renewOwnedLeases(db, { owner, leaseMs, now: clock() }),

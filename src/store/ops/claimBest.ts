@@ -70,13 +70,18 @@ async function insertDecisions(q: Queryable, rows: readonly { c: Claimed; d: Cla
   await q.run(`INSERT INTO scheduler_decisions (project_id, task_id, owner, score, breakdown, competitors, at) VALUES ${valuesRows(rows.length, 7)}`, params);
 }
 
-/** Picks, best first, the free candidates within `max` and the per-project limits. */
+/**
+ * The best `max` free candidates, less those past their project's limit (as
+ * on PostgreSQL, where only those `max` rows are locked: claimBestPg.ts).
+ */
 function pick(o: ClaimBestOptions, free: ReadonlySet<string>): string[] {
   const taken = new Map<string, number>();
   const chosen: string[] = [];
+  let considered = 0;
   for (const c of o.ranked) {
-    if (chosen.length >= o.max) break;
+    if (considered >= o.max) break;
     if (!free.has(c.id)) continue;
+    considered++;
     const used = taken.get(c.projectId) ?? 0;
     if (o.perProject && used >= o.perProject(c.projectId)) continue;
     taken.set(c.projectId, used + 1);
@@ -85,16 +90,18 @@ function pick(o: ClaimBestOptions, free: ReadonlySet<string>): string[] {
   return chosen;
 }
 
-/** Claims up to `max` of the ranked candidates; returns the won ones, best first. Run it inside one transaction. */
+/**
+ * Claims up to `max` of the ranked candidates; returns the won ones, best
+ * first. Run it inside one transaction. The store uses claimBestPg on
+ * PostgreSQL (the same in one statement); this general form serves SQLite.
+ */
 export async function claimBest(q: Queryable, o: ClaimBestOptions): Promise<Claimed[]> {
   if (o.max <= 0 || !o.ranked.length) return [];
   const ids = sliceParam(q, o.ranked.map((c) => c.id));
-  // PostgreSQL: lock only the best `max` free rows, so that a claimer beside us finds the next ones free.
+  // PostgreSQL locks only the best `max` free rows, so that a claimer beside it finds the next ones free.
   // (Locking the whole slice made four claimers take turns: 469 transactions for 4,000 claims of 16.)
-  const free =
-    q.dialect === 'postgres'
-      ? await q.all<{ id: string }>(`SELECT id FROM tasks WHERE ${inSlice(q, '$2')} AND ${CLAIMABLE} ORDER BY array_position(string_to_array($2, ','), id) LIMIT $3 FOR UPDATE SKIP LOCKED`, [o.now, ids, o.max])
-      : await q.all<{ id: string }>(`SELECT id FROM tasks WHERE ${inSlice(q, '$2')} AND ${CLAIMABLE}`, [o.now, ids]);
+  const lock = q.dialect === 'postgres' ? ` ORDER BY array_position(string_to_array($2, ','), id) LIMIT ${Math.floor(o.max)} FOR UPDATE SKIP LOCKED` : '';
+  const free = await q.all<{ id: string }>(`SELECT id FROM tasks WHERE ${inSlice(q, '$2')} AND ${CLAIMABLE}${lock}`, [o.now, ids]);
   const chosen = pick(o, new Set(free.map((r) => r.id)));
   if (!chosen.length) return [];
   // The rows are locked (or the database is): the WHERE clause re-checks them anyway.
