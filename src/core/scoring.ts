@@ -41,42 +41,23 @@ export function baseScore(task: { priority: Priority }): number {
 }
 
 /**
- * rankU for every task, in one pass. Dependencies on ids outside `tasks` are
- * ignored (they unlock nothing here). Throws DEPENDENCY_CYCLE naming the tasks
- * left on a cycle.
+ * rankU over a DAG held as integer indices: `base[i]` is task i's base score
+ * and its dependencies are `depIdx[depStart[i] .. depStart[i + 1])` (CSR).
+ * One linear pass (Kahn's order from the tasks nothing depends on): each
+ * task's rank is final once all its dependents have added theirs, and then it
+ * adds itself to each of its dependencies. O(tasks + edges), no maps, no
+ * allocation beyond three typed arrays. Returns null when a cycle is left
+ * (`pending` then marks its tasks).
  */
-export function rankAll(tasks: readonly RankInput[]): Map<string, number> {
-  const n = tasks.length;
-  const index = new Map<string, number>();
-  for (let i = 0; i < n; i++) index.set(tasks[i]!.id, i);
-  // Each task's dependencies as indices, in one flat array (CSR): deps of i are
-  // depIdx[depStart[i] .. depStart[i + 1]).
-  const depStart = new Int32Array(n + 1);
-  const depIdxList: number[] = [];
-  // How many dependents of each task are still unranked.
-  const pending = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    depStart[i] = depIdxList.length;
-    const deps = tasks[i]!.deps;
-    for (let k = 0; k < deps.length; k++) {
-      const j = index.get(deps[k]!);
-      if (j !== undefined) {
-        depIdxList.push(j);
-        pending[j]!++;
-      }
-    }
-  }
-  depStart[n] = depIdxList.length;
-  const depIdx = Int32Array.from(depIdxList);
-  const rank = new Float64Array(n);
+export function rankIndexed(base: Float64Array, depStart: Int32Array, depIdx: Int32Array, pending = new Int32Array(base.length)): Float64Array | null {
+  const n = base.length;
+  pending.fill(0);
+  for (let k = 0, m = depStart[n]!; k < m; k++) pending[depIdx[k]!]!++;
+  const rank = Float64Array.from(base);
   const stack = new Int32Array(n);
   let top = 0;
-  for (let i = 0; i < n; i++) {
-    rank[i] = baseScore(tasks[i]!);
-    if (pending[i] === 0) stack[top++] = i;
-  }
+  for (let i = 0; i < n; i++) if (pending[i] === 0) stack[top++] = i;
   let done = 0;
-  // A task's rank is final once all its dependents are; then it adds itself to each of its deps.
   while (top > 0) {
     const i = stack[--top]!;
     done++;
@@ -87,14 +68,50 @@ export function rankAll(tasks: readonly RankInput[]): Map<string, number> {
       if (--pending[j]! === 0) stack[top++] = j;
     }
   }
-  if (done < n) {
+  return done < n ? null : rank;
+}
+
+/** The CSR form of `tasks` for rankIndexed; dependencies on ids outside `tasks` are dropped. */
+export function indexDag(tasks: readonly RankInput[], index: ReadonlyMap<string, number>): { base: Float64Array; depStart: Int32Array; depIdx: Int32Array } {
+  const n = tasks.length;
+  let edges = 0;
+  for (let i = 0; i < n; i++) edges += tasks[i]!.deps.length;
+  const base = new Float64Array(n);
+  const depStart = new Int32Array(n + 1);
+  const depIdx = new Int32Array(edges);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const t = tasks[i]!;
+    base[i] = baseScore(t);
+    depStart[i] = k;
+    for (const d of t.deps) {
+      const j = index.get(d);
+      if (j !== undefined) depIdx[k++] = j;
+    }
+  }
+  depStart[n] = k;
+  return { base, depStart, depIdx: depIdx.subarray(0, k) };
+}
+
+/**
+ * rankU for every task, by id. Dependencies on ids outside `tasks` are
+ * ignored (they unlock nothing here). Throws DEPENDENCY_CYCLE naming the
+ * tasks left on a cycle.
+ */
+export function rankAll(tasks: readonly RankInput[]): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < tasks.length; i++) index.set(tasks[i]!.id, i);
+  const { base, depStart, depIdx } = indexDag(tasks, index);
+  const pending = new Int32Array(tasks.length);
+  const rank = rankIndexed(base, depStart, depIdx, pending);
+  if (!rank) {
     const stuck = tasks.filter((_, i) => pending[i]! > 0).map((t) => t.id);
     throw new MaestroError('DEPENDENCY_CYCLE', `Dependency cycle among: ${stuck.slice(0, 20).join(', ')}.`, {
       details: { tasks: stuck },
     });
   }
   const out = new Map<string, number>();
-  for (let i = 0; i < n; i++) out.set(tasks[i]!.id, rank[i]!);
+  for (let i = 0; i < tasks.length; i++) out.set(tasks[i]!.id, rank[i]!);
   return out;
 }
 

@@ -151,8 +151,11 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       cleanups.push(() => relay.stop(), offLocal, () => listener.stop());
     }
     const poke = () => void feed.poke();
-    // Every committed write: read new events now, so WebSocket clients see them within milliseconds.
-    store.onWrite(poke);
+    // Every committed write: its events go to WebSocket clients at once; the read after it catches anything else.
+    store.onWrite((events) => {
+      feed.publishDirect(events);
+      poke();
+    });
     const control = createRunControl(store, poke);
     const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
     const orchestrator = new Orchestrator(store, bus, config, {

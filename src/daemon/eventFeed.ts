@@ -41,6 +41,8 @@ export class EventFeed {
   private listening = false;
   /** Skipped ids → when they were first skipped. */
   private readonly missing = new Map<number, number>();
+  /** Ids published straight after this process's commit, ahead of the read that will meet them. */
+  private readonly early = new Set<number>();
 
   constructor(
     private readonly store: Store,
@@ -69,6 +71,21 @@ export class EventFeed {
     this.listening = up;
     if (this.timer) this.arm();
     void this.poke();
+  }
+
+  /**
+   * Publishes events this process just committed, at once (the path stream
+   * items take): no read back, no wait behind other queries. The reads still
+   * advance over them in id order and skip them, so each event is published
+   * once and none written by another process is passed over.
+   */
+  publishDirect(events: readonly MaestroEvent[]): void {
+    for (const e of events) {
+      if (e.id <= this.lastId && !this.missing.has(e.id)) continue;
+      if (this.early.has(e.id)) continue;
+      this.early.add(e.id);
+      this.bus.publishEvent(e);
+    }
   }
 
   /** Reads new events now (coalescing overlapping calls). */
@@ -104,6 +121,7 @@ export class EventFeed {
       for (let id = this.lastId + 1; id < e.id; id++) this.missing.set(id, now);
     }
     this.lastId = e.id;
+    if (this.early.delete(e.id)) return;
     this.bus.publishEvent(e);
   }
 
@@ -115,6 +133,7 @@ export class EventFeed {
     if (!ids.length) return;
     for (const e of await this.store.events.byIds(ids)) {
       if (!this.missing.delete(e.id)) continue;
+      if (this.early.delete(e.id)) continue;
       this.bus.publishEvent(e);
     }
   }

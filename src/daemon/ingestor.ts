@@ -121,7 +121,7 @@ export class Ingestor {
       if (r.type === 'result' || r.type === 'error') {
         const item = toStreamItem(run.taskId, r);
         const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;
-        await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }));
+        await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }), 'run.final');
         if (item) this.bus.publishStream(item);
         this.opts.log?.info({ traceId: run.traceId, runId: run.id, taskId: run.taskId, kind: run.kind, outcome: final.type, ...(final.type === 'error' ? { code: final.code } : {}) }, 'run finished');
         this.position.set(run.id, { offset: nextOffset, seq: r.seq });
@@ -170,7 +170,7 @@ export class Ingestor {
           if (!event || (task.status !== 'executing' && task.status !== 'planning')) return;
           const won = await advanceClaimed(q, { id: task.id, owner: this.opts.owner, attempt: task.attempt, now, from: task.status, to: 'awaiting_input' });
           if (won) await appendEventOnce(q, { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.status', payload: { from: task.status, to: 'awaiting_input', question: r.question } }, `${run.id}:${r.seq}:status`, now);
-        });
+        }, 'run.clarify');
         if (item) this.bus.publishStream(item);
         return true;
       }

@@ -14,8 +14,6 @@ import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { mergeIntoMain } from '../git/merge.js';
 import { removeWorktree } from '../git/worktree.js';
-import { appendEvent } from '../store/ops/events.js';
-import { transitionTask } from '../store/ops/transitionTask.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
@@ -164,15 +162,7 @@ export class MergeCoordinator {
 
   /** `previousSha`: main before the merge, so the merged change can still be shown once its branch is gone. */
   private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, previousSha: string | null = null, settingsFiles: string[] = []): Promise<void> {
-    await this.store.db.transaction(async (q) => {
-      const now = this.store.clock();
-      await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [task.id, project.id, branch, sha, now]);
-      const { before, after } = await transitionTask(q, { id: task.id, from: 'merging', to: 'done', now });
-      await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'task.status', payload: { from: before.status, to: after.status, merged: { branch, sha, how, ...(previousSha ? { previousSha } : {}) } } }, now);
-      if (settingsFiles.length) {
-        await appendEvent(q, { projectId: project.id, taskId: task.id, type: 'project.settings_files', payload: { files: settingsFiles, who: `the agent of task ${task.id} (${task.title})`, from: `merge of ${branch}`, sha } }, now);
-      }
-    });
+    await this.store.tasks.recordMerge({ taskId: task.id, projectId: project.id, branch, sha, how, previousSha, settingsFiles, title: task.title });
     this.opts.onChange();
   }
 

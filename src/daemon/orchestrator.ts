@@ -23,7 +23,7 @@ import type { Gate, Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { agentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
-import { beatDaemon, failOrphanedRuns, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
+import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -100,7 +100,15 @@ export class Orchestrator {
     this.owner = config.name;
     this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
-    this.scheduler = new Scheduler(store, { owner: this.owner, leaseMs: config.leaseMs, guard: hooks.beforeClaim });
+    this.scheduler = new Scheduler(store, {
+      owner: this.owner,
+      leaseMs: config.leaseMs,
+      guard: hooks.beforeClaim,
+      // The incremental ranking disagreed with a full rebuild: scores were stale (never claims), say so.
+      onDrift: (tasks) => {
+        if (tasks) this.opts.log?.info({ tasks }, 'scheduler ranking rebuilt: the incremental ranking had drifted');
+      },
+    });
     this.workers = new WorkerManager({ onExit: () => this.kick() });
     this.ingestor = new Ingestor(store, bus, {
       owner: this.owner,
@@ -173,9 +181,9 @@ export class Orchestrator {
     await beatDaemon(this.store.db, this.owner, this.store.clock());
     await this.renewLeases();
     await this.reconcile();
+    // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
     if (expired.length) {
-      await failOrphanedRuns(this.store.db, expired, this.store.clock());
       this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
     }
     if (!this.stopping) {
@@ -266,10 +274,7 @@ export class Orchestrator {
 
   private async failRun(run: Run, task: Task, error: string): Promise<void> {
     this.ingestor.unfollow(run.id);
-    await this.store.runs.finish({ id: run.id, status: 'failed', error }).catch(() => undefined);
-    const failures = (await this.store.runs.list({ taskId: task.id, status: 'failed' })).length;
-    if (task.claimedBy === this.owner) await this.store.tasks.fail({ id: task.id, owner: this.owner, attempt: task.attempt }, error, backoffMs(failures));
-    else if (task.status === 'merging') await this.store.tasks.transition(task.id, 'needs_attention', { from: 'merging', fields: { lastRunError: error } });
+    await this.store.runs.failWithTask({ run, task, owner: this.owner, error, backoffMs });
     this.opts.onChange();
   }
 
@@ -308,8 +313,9 @@ export class Orchestrator {
       const e = coerceError(err);
       const current = await this.store.tasks.get(task.id);
       if (current.claimedBy === this.owner) {
-        await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message });
-        await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'run.refused', payload: { kind, message: e.message } });
+        await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message }, [
+          { projectId: task.projectId, taskId: task.id, type: 'run.refused', payload: { kind, message: e.message } },
+        ]);
       }
       if (!(e instanceof MaestroError)) this.opts.onError(e);
     }
@@ -337,8 +343,7 @@ export class Orchestrator {
     }
     writeJob(runDir, job);
     await this.tryKnowledge(task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }));
-    const run = await this.store.runs.create({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
-    await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId, traceId, type: 'run.started', payload: { kind } });
+    const run = await this.store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
     await this.spawn(run, registered);
     return run;

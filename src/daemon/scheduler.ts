@@ -9,6 +9,8 @@
 import { rankAll, scheduleScore, type ScoreBreakdown } from '../core/scoring.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Task } from '../core/types.js';
+import type { ClaimDecision } from '../store/ops/claim.js';
+import { ReadyWork } from './readyWork.js';
 import type { Store } from '../store/store.js';
 
 export interface Candidate {
@@ -21,7 +23,10 @@ export type ClaimGuard = (task: Task) => Promise<{ cancel: string } | void>;
 
 const ACTIVE_EXCLUDED = new Set(['done', 'cancelled', 'superseded']);
 
-/** Ranks the claimable tasks among `all` (every task the scheduler can see), best first. */
+/**
+ * Ranks the claimable tasks among `all` (every task the scheduler can see), best first:
+ * the full re-rank ReadyWork's incremental one must agree with (bench/core.ts compares them).
+ */
 export function rankCandidates(all: readonly Task[], now: number): Candidate[] {
   const byId = new Map(all.map((t) => [t.id, t]));
   const active = all.filter((t) => !ACTIVE_EXCLUDED.has(t.status));
@@ -39,38 +44,68 @@ export function rankCandidates(all: readonly Task[], now: number): Candidate[] {
   return candidates.sort((a, b) => b.score - a.score || a.task.createdAt - b.task.createdAt || a.task.id.localeCompare(b.task.id));
 }
 
+/** How many of the best candidates one claim transaction looks at, beyond the slots it fills: room to skip rows other claimers hold. */
+const SLICE_EXTRA = 32;
+
+function decisionOf(c: Candidate, candidates: readonly Candidate[]): ClaimDecision {
+  const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
+  return { score: c.score, breakdown: c.breakdown, competitors };
+}
+
+/** How often the ranking model is rebuilt from the active tasks as a check (ReadyWork). */
+const REBUILD_MS = 30_000;
+
 export class Scheduler {
+  /** The ranked claimable tasks, kept up to date from events (readyWork.ts). */
+  readonly work: ReadyWork;
+
   constructor(
     private readonly store: Store,
-    private readonly opts: { owner: string; leaseMs: number; guard?: ClaimGuard },
-  ) {}
+    private readonly opts: { owner: string; leaseMs: number; guard?: ClaimGuard; rebuildMs?: number; onDrift?: (tasks: number) => void },
+  ) {
+    this.work = new ReadyWork(store, { rebuildMs: opts.rebuildMs ?? REBUILD_MS, onDrift: opts.onDrift });
+  }
 
   /**
    * Claims up to `slots` tasks, at most `perProject(projectId)` more per
-   * project. Returns the tasks won.
+   * project, best first. Returns the tasks won.
    */
   async claim(slots: number, perProject: (projectId: string) => number): Promise<Task[]> {
     if (slots <= 0) return [];
-    const all = await this.store.tasks.list({ limit: 100_000 });
-    const candidates = rankCandidates(all, this.store.clock());
+    const candidates = await this.work.candidates();
     const won: Task[] = [];
     const taken = new Map<string, number>();
-    for (const c of candidates) {
-      if (won.length >= slots) break;
-      const used = taken.get(c.task.projectId) ?? 0;
-      if (used >= perProject(c.task.projectId)) continue;
-      if (this.opts.guard) {
-        const verdict = await this.opts.guard(c.task);
+    const left = (projectId: string) => perProject(projectId) - (taken.get(projectId) ?? 0);
+    let next = 0;
+    // Each round claims from a ranked slice in one transaction. Candidates another claimer
+    // holds are skipped there; a round that lost some fills the slots from the rest.
+    while (won.length < slots && next < candidates.length) {
+      const slice: Candidate[] = [];
+      // With a before:claim hook, only as many as there are slots: the hook runs for each.
+      const size = this.opts.guard ? slots - won.length : (slots - won.length) * 2 + SLICE_EXTRA;
+      while (slice.length < size && next < candidates.length) {
+        const c = candidates[next++]!;
+        // Hooked: no more candidates of a project than it has room for. Unhooked, spares stand in for rows others hold.
+        const queued = this.opts.guard ? slice.filter((o) => o.task.projectId === c.task.projectId).length : 0;
+        if (left(c.task.projectId) - queued <= 0) continue;
         // The guard logs its own vetoes.
-        if (verdict && 'cancel' in verdict) continue;
+        const verdict = this.opts.guard ? await this.opts.guard(c.task) : undefined;
+        if (!(verdict && 'cancel' in verdict)) slice.push(c);
       }
-      const r = await this.store.tasks.claim(c.task.id, this.opts.owner, this.opts.leaseMs);
-      if (!r.won) continue;
-      taken.set(c.task.projectId, used + 1);
-      const competitors = candidates.filter((o) => o !== c && o.task.projectId === c.task.projectId).slice(0, 10).map((o) => ({ taskId: o.task.id, score: o.score }));
-      await this.store.decisions.record({ projectId: c.task.projectId, taskId: c.task.id, owner: this.opts.owner, score: c.score, breakdown: c.breakdown, competitors });
-      await this.store.events.append({ projectId: c.task.projectId, taskId: c.task.id, type: 'task.status', payload: { from: 'ready', to: 'queued', owner: this.opts.owner, attempt: r.attempt, score: c.score } });
-      won.push({ ...c.task, status: 'queued', claimedBy: this.opts.owner, attempt: r.attempt });
+      if (!slice.length) break;
+      const byId = new Map(slice.map((c) => [c.task.id, c]));
+      const round = await this.store.tasks.claimBest({
+        ranked: slice.map((c) => ({ id: c.task.id, projectId: c.task.projectId })),
+        owner: this.opts.owner,
+        leaseMs: this.opts.leaseMs,
+        max: slots - won.length,
+        perProject: left,
+        decisionFor: (id) => decisionOf(byId.get(id)!, candidates),
+      });
+      for (const w of round) {
+        taken.set(w.projectId, (taken.get(w.projectId) ?? 0) + 1);
+        won.push({ ...byId.get(w.id)!.task, status: 'queued', claimedBy: this.opts.owner, attempt: w.attempt });
+      }
     }
     return won;
   }

@@ -5,6 +5,8 @@
  * engines, so every row maps the same way whichever engine holds it.
  */
 
+import type { MaestroEvent } from '../core/types.js';
+
 export type Dialect = 'sqlite' | 'postgres';
 export type SqlValue = string | number | null;
 
@@ -16,6 +18,12 @@ export interface Queryable {
   one<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   /** Runs a statement and returns how many rows it changed. */
   run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /**
+   * Told of each event the store appends through this handle (set by the Store
+   * on a transaction's handle): once the transaction commits, its events go
+   * straight to the live feeds, without reading them back.
+   */
+  readonly onEvent?: (e: MaestroEvent) => void;
 }
 
 export interface DBAdapter extends Queryable {
@@ -24,7 +32,8 @@ export interface DBAdapter extends Queryable {
   /**
    * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE). Rolls back
    * when `fn` throws. Transactions do not nest: `fn` uses the handle it is given.
+   * `label` names the operation for the test seam (store/faults.ts); the engines ignore it.
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, label?: string): Promise<T>;
   close(): Promise<void>;
 }

@@ -2,6 +2,8 @@
  * The event feed on PostgreSQL: an event whose transaction commits after a
  * later id was already read (two daemons writing at once) is still published,
  * once; the NOTIFY trigger fires on commit only, never for a rolled-back insert.
+ * And (SQLite) the events a transaction of this process appends are published
+ * as it commits, once, without holding back events other processes wrote.
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +11,8 @@ import type { MaestroEvent } from '../../src/core/types.js';
 import { Bus } from '../../src/daemon/bus.js';
 import { EventFeed } from '../../src/daemon/eventFeed.js';
 import { createStore, type Store } from '../../src/store/store.js';
-import { freshPostgres, pgAvailable, removeTempDirs } from '../helpers/db.js';
+import { openSqlite } from '../../src/store/sqlite.js';
+import { freshPostgres, freshSqlite, pgAvailable, removeTempDirs } from '../helpers/db.js';
 import { PG_MISSING } from '../helpers/postgres.js';
 
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
@@ -83,5 +86,43 @@ describe.skipIf(!pgAvailable())('event feed on PostgreSQL', () => {
     // One transaction, one notification (identical payloads are folded).
     await listener.query('SELECT 1');
     expect(heard).toEqual(['maestro_events']);
+  });
+});
+
+describe('event feed: events this process commits', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+    removeTempDirs();
+  });
+
+  it('publishes them as the transaction commits, before any read, and once; events written elsewhere still arrive in between', async () => {
+    const { db, path } = await freshSqlite();
+    const store = createStore(db);
+    cleanups.push(() => store.close());
+    // Another process on the same file (the CLI, say): its writes are not this store's.
+    const other = createStore(openSqlite(path));
+    cleanups.push(() => other.close());
+    const bus = new Bus();
+    const seen: MaestroEvent[] = [];
+    bus.onEvent((e) => seen.push(e));
+    const feed = new EventFeed(store, bus, { pollMs: 600_000, gapMs: 0, onError: (e) => expect.fail(e.message) });
+    await feed.start();
+    cleanups.push(() => feed.stop());
+    // As the daemon wires it (src/daemon/daemon.ts), but without the read after each write.
+    store.onWrite((events) => feed.publishDirect(events));
+
+    const project = await store.projects.create({ name: 'feed', repoPath: '/r' });
+    const task = await store.tasks.create({ projectId: project.id, title: 'a' });
+    // Published on commit, with no read of the event log (the poll is 10 minutes away).
+    expect(seen.map((e) => e.type)).toEqual(['task.created']);
+    await other.events.append({ projectId: project.id, type: 'note', payload: {} });
+    await store.tasks.transition(task.id, 'cancelled', { from: 'ready' });
+    expect(seen.map((e) => [e.type, e.payload.to])).toEqual([['task.created', undefined], ['task.status', 'cancelled']]);
+    // The read meets all three in id order: it publishes the other process's event and skips the two already out.
+    await feed.poke();
+    expect(seen.map((e) => e.type)).toEqual(['task.created', 'task.status', 'note']);
+    await feed.poke();
+    expect(seen).toHaveLength(3);
   });
 });

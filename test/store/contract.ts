@@ -155,6 +155,37 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect((await store.tasks.get(t.id)).title).toBe('Busy');
     });
 
+    it('claims the best free tasks of a ranked slice within the limits, each with its decision and event', async () => {
+      const p = await project();
+      const q = await project('other');
+      const [a, b, c] = [await store.tasks.create({ projectId: p.id, title: 'a' }), await store.tasks.create({ projectId: p.id, title: 'b' }), await store.tasks.create({ projectId: p.id, title: 'c' })];
+      const d = await store.tasks.create({ projectId: q.id, title: 'd' });
+      await store.tasks.claim(b.id, 'someone', MINUTE);
+      const slice = [b, a, d, c].map((t) => ({ id: t.id, projectId: t.projectId }));
+      const breakdown = { rankU: 5, chainInertia: 1, agingBonus: 1, couplingPenalty: 0 };
+      const won = await store.tasks.claimBest({
+        ranked: slice,
+        owner: 'w',
+        leaseMs: MINUTE,
+        max: 2,
+        perProject: (id) => (id === p.id ? 1 : 5),
+        decisionFor: (id) => (id === a.id ? { score: 7, breakdown, competitors: [{ taskId: c.id, score: 1 }] } : undefined),
+      });
+      // b is held by someone else: a (best of p, whose limit is 1) and d.
+      expect(won).toEqual([{ id: a.id, projectId: p.id, attempt: 1 }, { id: d.id, projectId: q.id, attempt: 1 }]);
+      expect((await store.tasks.get(a.id)).claimedBy).toBe('w');
+      expect((await store.tasks.get(c.id)).status).toBe('ready');
+      const statusOf = async (id: string) => (await store.events.list({ taskId: id, type: 'task.status' })).events.map((e) => e.payload);
+      expect(await statusOf(a.id)).toEqual([{ from: 'ready', to: 'queued', owner: 'w', attempt: 1, score: 7 }]);
+      expect(await statusOf(d.id)).toEqual([{ from: 'ready', to: 'queued', owner: 'w', attempt: 1 }]);
+      const decisions = await store.decisions.list({ projectId: p.id });
+      expect(decisions.map((x) => [x.taskId, x.owner, x.score, x.breakdown, x.competitors])).toEqual([[a.id, 'w', 7, breakdown, [{ taskId: c.id, score: 1 }]]]);
+      expect(await store.decisions.list({ taskId: d.id })).toEqual([]);
+      // Nothing free, nothing asked: nothing claimed.
+      expect(await store.tasks.claimBest({ ranked: slice.slice(0, 3), owner: 'w', leaseMs: MINUTE, max: 4 })).toEqual([]);
+      expect(await store.tasks.claimBest({ ranked: slice, owner: 'w', leaseMs: MINUTE, max: 0 })).toEqual([]);
+    });
+
     it('claims by compare-and-set: one winner, attempts grow, backoff and requeue respected', async () => {
       const p = await project();
       const t = await store.tasks.create({ projectId: p.id, title: 'Claim me' });

@@ -10,14 +10,18 @@
  *
  * (owner, attempt) is the fence: attempt only grows, so a claimer that lost
  * its lease (expired and re-claimed by someone else) can never complete or
- * fail the task afterwards. Each statement is a single UPDATE whose WHERE
- * clause is the whole check, so it is atomic on both engines without a
- * transaction.
+ * fail the task afterwards. Each compare-and-set is a single UPDATE whose
+ * WHERE clause is the whole check. The Store runs each one in a transaction
+ * with the event (and, for a claim, the decision) it causes, so a crash between
+ * statements never leaves a status without the event that set it.
  */
 import { assertTransition, IN_FLIGHT_STATUSES, REQUEUEABLE_STATUSES, type TaskStatus } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { toTask, type Row } from '../rows.js';
+import { appendEvent } from './events.js';
+import { recordDecision, type Competitor } from './decisions.js';
+import type { ScoreBreakdown } from '../../core/scoring.js';
 import { fieldSets, type TransitionFields } from './transitionTask.js';
 
 export interface ClaimResult {
@@ -25,14 +29,36 @@ export interface ClaimResult {
   attempt: number;
 }
 
-export async function claimTask(db: Queryable, opts: { id: string; owner: string; now: number; leaseMs: number }): Promise<ClaimResult> {
-  const rows = await db.all<{ attempt: number }>(
+/** Why the scheduler chose the task: logged with the claim (ops/decisions.ts). */
+export interface ClaimDecision {
+  score: number;
+  breakdown: ScoreBreakdown;
+  competitors: Competitor[];
+}
+
+export async function claimTask(db: Queryable, opts: { id: string; owner: string; now: number; leaseMs: number }): Promise<ClaimResult & { projectId?: string }> {
+  const rows = await db.all<{ attempt: number; project_id: string }>(
     `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $2, attempt = attempt + 1, lease_expires_at = $3, updated_at = $1
      WHERE id = $4 AND status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)
-     RETURNING attempt`,
+     RETURNING attempt, project_id`,
     [opts.now, opts.owner, opts.now + opts.leaseMs, opts.id],
   );
-  return rows[0] ? { won: true, attempt: Number(rows[0].attempt) } : { won: false, attempt: 0 };
+  return rows[0] ? { won: true, attempt: Number(rows[0].attempt), projectId: String(rows[0].project_id) } : { won: false, attempt: 0 };
+}
+
+/**
+ * A claim with what it causes: the decision (when a scheduler chose the task)
+ * and the `ready → queued` event. Run it inside one transaction.
+ */
+export async function claimAndRecord(q: Queryable, opts: { id: string; owner: string; now: number; leaseMs: number; decision?: ClaimDecision }): Promise<ClaimResult> {
+  const r = await claimTask(q, opts);
+  if (!r.won) return { won: false, attempt: 0 };
+  const projectId = r.projectId!;
+  const d = opts.decision;
+  if (d) await recordDecision(q, { projectId, taskId: opts.id, owner: opts.owner, score: d.score, breakdown: d.breakdown, competitors: d.competitors, at: opts.now });
+  const payload = { from: 'ready', to: 'queued', owner: opts.owner, attempt: r.attempt, ...(d ? { score: d.score } : {}) };
+  await appendEvent(q, { projectId, taskId: opts.id, type: 'task.status', payload }, opts.now);
+  return { won: true, attempt: r.attempt };
 }
 
 /** Ready, unclaimed, eligible tasks, oldest first. The scheduler ranks them; the claim decides. */
@@ -45,6 +71,20 @@ export async function listClaimable(db: Queryable, opts: { now: number; projectI
   }
   const limit = Math.min(Math.max(opts.limit ?? 500, 1), 10_000);
   return (await db.all<Row>(`SELECT * FROM tasks WHERE ${where} ORDER BY created_at, id LIMIT ${limit}`, params)).map((r) => toTask(r));
+}
+
+/**
+ * Which tasks are claimable now, and when each last changed: the scheduler
+ * re-reads in full only those whose `updated_at` moved (readyWork.ts). Small
+ * rows through the claimable index.
+ */
+export async function claimableStamps(db: Queryable, opts: { now: number; limit?: number }): Promise<{ id: string; updatedAt: number }[]> {
+  const limit = Math.min(Math.max(opts.limit ?? 10_000, 1), 10_000);
+  const rows = await db.all<{ id: string; updated_at: number }>(
+    `SELECT id, updated_at FROM tasks WHERE status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1) ORDER BY created_at, id LIMIT ${limit}`,
+    [opts.now],
+  );
+  return rows.map((r) => ({ id: r.id, updatedAt: Number(r.updated_at) }));
 }
 
 const inList = (statuses: readonly TaskStatus[]) => statuses.map((s) => `'${s}'`).join(', ');
@@ -66,16 +106,34 @@ export async function heartbeatClaim(db: Queryable, opts: Fence & { leaseMs: num
   return changed === 1;
 }
 
-/** Sends every in-flight task whose lease is past due back to ready; returns their ids. */
-export async function expireClaims(db: Queryable, opts: { now: number }): Promise<string[]> {
-  const rows = await db.all<{ id: string }>(
-    `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, updated_at = $1,
-       last_run_error = 'lease expired: the claimer stopped heartbeating'
-     WHERE status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < $1
-     RETURNING id`,
+const EXPIRED = `status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < $1`;
+
+/**
+ * Sends every in-flight task whose lease is past due back to ready, with its
+ * status event, and ends the runs it had (their daemon is gone or cut off).
+ * Returns the ids taken back. Run it inside one transaction: each task is a
+ * compare-and-set on the status read, so two daemons expiring at once take
+ * each task back once.
+ */
+export async function expireClaims(q: Queryable, opts: { now: number }): Promise<string[]> {
+  const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null }>(
+    `SELECT id, status, project_id, claimed_by FROM tasks WHERE ${EXPIRED} ORDER BY id`,
     [opts.now],
   );
-  return rows.map((r) => r.id);
+  const taken: string[] = [];
+  for (const t of due) {
+    const changed = await q.run(
+      `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, updated_at = $1,
+         last_run_error = 'lease expired: the claimer stopped heartbeating'
+       WHERE ${EXPIRED} AND id = $2 AND status = $3`,
+      [opts.now, t.id, t.status],
+    );
+    if (changed !== 1) continue;
+    taken.push(t.id);
+    await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.status', payload: { from: t.status, to: 'ready', reason: 'lease expired', owner: t.claimed_by } }, opts.now);
+    await q.run(`UPDATE runs SET status = 'failed', ended_at = $1, error = 'its daemon lost the lease on the task' WHERE task_id = $2 AND status = 'running'`, [opts.now, t.id]);
+  }
+  return taken;
 }
 
 /**

@@ -46,12 +46,3 @@ export async function takeMergeLease(db: Queryable, opts: { projectId: string; o
 export async function releaseMergeLease(db: Queryable, projectId: string, owner: string): Promise<void> {
   await db.run(`DELETE FROM merge_locks WHERE project_id = $1 AND owner = $2`, [projectId, owner]);
 }
-
-/** Ends the running runs of tasks whose claim expired: their daemon is gone or cut off. */
-export async function failOrphanedRuns(db: Queryable, taskIds: readonly string[], now: number): Promise<number> {
-  let n = 0;
-  for (const id of taskIds) {
-    n += await db.run(`UPDATE runs SET status = 'failed', ended_at = $1, error = 'its daemon lost the lease on the task' WHERE task_id = $2 AND status = 'running'`, [now, id]);
-  }
-  return n;
-}

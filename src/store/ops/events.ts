@@ -11,7 +11,9 @@ export async function appendEvent(db: Queryable, e: NewEvent, now: number): Prom
     `INSERT INTO events (project_id, task_id, run_id, trace_id, type, payload, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
     [e.projectId ?? null, e.taskId ?? null, e.runId ?? null, e.traceId ?? null, e.type, JSON.stringify(e.payload), now],
   );
-  return toEvent(rows[0]!);
+  const event = toEvent(rows[0]!);
+  db.onEvent?.(event);
+  return event;
 }
 
 export interface EventPage {
@@ -49,7 +51,9 @@ export async function appendEventOnce(db: Queryable, e: NewEvent, dedupeKey: str
      ON CONFLICT (dedupe_key) DO NOTHING RETURNING *`,
     [e.projectId ?? null, e.taskId ?? null, e.runId ?? null, e.traceId ?? null, e.type, JSON.stringify(e.payload), now, dedupeKey],
   );
-  return rows[0] ? toEvent(rows[0]) : null;
+  const event = rows[0] ? toEvent(rows[0]) : null;
+  if (event) db.onEvent?.(event);
+  return event;
 }
 
 /** The events with these ids that exist (by id); for the feed's re-check of ids it skipped. */
@@ -57,4 +61,19 @@ export async function eventsByIds(db: Queryable, ids: readonly number[]): Promis
   if (!ids.length) return [];
   const rows = await db.all<Row>(`SELECT * FROM events WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')}) ORDER BY id`, [...ids]);
   return rows.map(toEvent);
+}
+
+/** The status-shaping events after `after` (creations, edits, status changes): what the scheduler's ranking follows. */
+export async function taskChangesAfter(db: Queryable, after: number, limit = 1000): Promise<{ id: number; taskId: string | null; type: string; payload: Record<string, unknown> }[]> {
+  const rows = await db.all<Row>(
+    `SELECT * FROM events WHERE id > $1 AND type IN ('task.created', 'task.edited', 'task.status') ORDER BY id LIMIT ${Math.min(Math.max(limit, 1), 10_000)}`,
+    [after],
+  );
+  return rows.map(toEvent).map((e) => ({ id: e.id, taskId: e.taskId, type: e.type, payload: e.payload }));
+}
+
+/** The highest event id so far (0 for none). */
+export async function lastEventId(db: Queryable): Promise<number> {
+  const row = await db.one<{ id: number | null }>(`SELECT MAX(id) AS id FROM events`);
+  return Number(row?.id ?? 0);
 }

@@ -19,6 +19,8 @@ export async function getTask(db: Queryable, id: string): Promise<Task> {
 }
 
 export interface TaskFilter {
+  /** Only these tasks (at most 1,000 ids). */
+  ids?: readonly string[];
   projectId?: string;
   status?: TaskStatus | readonly TaskStatus[];
   parentId?: string | null;
@@ -34,6 +36,10 @@ export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise
     params.push(v);
     return `$${params.length}`;
   };
+  if (filter.ids) {
+    if (!filter.ids.length) return [];
+    where.push(`id IN (${filter.ids.slice(0, 1000).map((id) => p(id)).join(', ')})`);
+  }
   if (filter.projectId) where.push(`project_id = ${p(filter.projectId)}`);
   if (filter.status !== undefined) {
     const list = Array.isArray(filter.status) ? filter.status : [filter.status];

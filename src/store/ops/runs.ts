@@ -3,6 +3,7 @@ import { MaestroError } from '../../core/errors.js';
 import type { Run, RunKind, RunStatus } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { newId, toRun, type Row } from '../rows.js';
+import { appendEvent } from './events.js';
 import { getTask } from './getTask.js';
 
 export async function createRun(
@@ -40,6 +41,14 @@ export async function getRun(db: Queryable, id: string): Promise<Run> {
   const row = await db.one<Row>(`SELECT * FROM runs WHERE id = $1`, [id]);
   if (!row) throw new MaestroError('UNKNOWN_RUN', `No run "${id}".`, { details: { runId: id } });
   return toRun(row);
+}
+
+/** Creates a running run with its `run.started` event. Run it inside one transaction. */
+export async function startRun(db: Queryable, opts: Parameters<typeof createRun>[1]): Promise<Run> {
+  const run = await createRun(db, opts);
+  const task = await getTask(db, opts.taskId);
+  await appendEvent(db, { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.started', payload: { kind: run.kind } }, opts.now);
+  return run;
 }
 
 /**
