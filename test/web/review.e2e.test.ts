@@ -91,7 +91,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
       await atGate(v1.id);
 
       // The diff, full width: the file tree, the check, the reviewer's finding pinned under its line.
-      await page.goto(`${daemon.url}/#/task/${v1.id}/review`);
+      await page.goto(`${daemon.boardUrl}#/task/${v1.id}/review`);
       const viewer = page.getByTestId('diff-viewer');
       await viewer.waitFor({ timeout: 30_000 });
       expect(await page.getByRole('navigation', { name: 'Changed files' }).getByRole('button').allTextContents()).toEqual(['a.js', 'b.js']);
