@@ -63,8 +63,9 @@ async function diffRequest(daemon: Daemon, taskId: string): Promise<void> {
   let files = 0;
   for (let round = 0; round < 7; round++) {
     const t0 = performance.now();
-    const res = await fetch(`${daemon.url}/api/tasks/${taskId}/diff`);
+    const res = await fetch(`${daemon.url}/api/tasks/${taskId}/diff`, { headers: { authorization: `Bearer ${daemon.token}` } });
     const body = (await res.json()) as { files?: unknown[] };
+    if (!res.ok) throw new Error(`GET …/diff answered ${res.status}: ${JSON.stringify(body)}`);
     times.push(performance.now() - t0);
     files = body.files?.length ?? -1;
   }
@@ -83,6 +84,10 @@ async function diffRender(daemon: Daemon, projectId: string, taskId: string): Pr
     const renders: number[] = [];
     const highlighted: number[] = [];
     const totals: number[] = [];
+    // Log in once, as a person opening the printed link: the board's cookie serves every later page of this context.
+    const login = await browser.context.newPage();
+    await login.goto(daemon.boardUrl);
+    await login.close();
     for (let round = 0; round < 6; round++) {
       const page = await browser.context.newPage();
       await page.addInitScript(`localStorage.setItem('maestro.project', ${JSON.stringify(projectId)})`);
