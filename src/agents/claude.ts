@@ -5,7 +5,7 @@
  * result message; `resume` continues a session by id; the abort signal aborts
  * the SDK's controller, which ends the child process.
  */
-import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { MaestroError } from '../core/errors.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
@@ -31,6 +31,8 @@ export class ClaudeProvider implements AgentProvider {
     try {
       // The project's knowledge as MCP tools (search_knowledge, load_knowledge, stage_knowledge), allowed in every mode.
       const mcp = req.projectRoot ? knowledgeMcp(req.projectRoot, process.env) : null;
+      // Loaded on the first claude run: a worker of the scripted or command provider never pays for the SDK.
+      const { query } = await import('@anthropic-ai/claude-agent-sdk');
       const messages = query({
         prompt: req.prompt,
         options: {

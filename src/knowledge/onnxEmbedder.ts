@@ -39,12 +39,33 @@ export interface OnnxEmbedderOptions {
   batchSize?: number | undefined;
 }
 
-type Ort = typeof import('onnxruntime-web');
-type Session = import('onnxruntime-web').InferenceSession;
+/**
+ * The part of onnxruntime-web's API used here, typed locally: the package is an
+ * optional dependency (`npm install --omit=optional` leaves it out), so the
+ * build must not need its type declarations.
+ */
+interface OrtTensor {
+  type: string;
+  data: unknown;
+  dims: readonly number[];
+}
+interface Session {
+  inputNames: readonly string[];
+  outputNames: readonly string[];
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  release(): Promise<void>;
+}
+interface Ort {
+  env: { wasm: { numThreads: number }; logLevel: string };
+  InferenceSession: { create(model: Uint8Array): Promise<Session> };
+  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => OrtTensor;
+}
+
+const ORT_PACKAGE = 'onnxruntime-web';
 
 let ortModule: Promise<Ort> | null = null;
 function loadOrt(): Promise<Ort> {
-  ortModule ??= import('onnxruntime-web')
+  ortModule ??= (import(ORT_PACKAGE) as Promise<unknown>)
     .then((m) => {
       const ort = ((m as unknown as { default?: Ort }).default ?? m) as Ort;
       // One thread: no worker pool to start or leave behind; embedding a corpus is a one-off.
@@ -142,14 +163,14 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js
         mask[i * seq + j] = j < toks.length ? 1n : 0n;
       }
     });
-    const feeds: Record<string, import('onnxruntime-web').Tensor> = {};
+    const feeds: Record<string, OrtTensor> = {};
     for (const name of sess.inputNames) {
       if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', ids, [n, seq]);
       else if (name === 'attention_mask') feeds[name] = new ort.Tensor('int64', mask, [n, seq]);
       else if (name === 'token_type_ids') feeds[name] = new ort.Tensor('int64', new BigInt64Array(n * seq), [n, seq]);
       else throw new MaestroError('CONFIG_INVALID', `${modelPath} wants an input "${name}"; a BERT-style encoder takes input_ids, attention_mask and token_type_ids.`);
     }
-    let out: Awaited<ReturnType<Session['run']>>;
+    let out: Record<string, OrtTensor>;
     try {
       out = await sess.run(feeds);
     } catch (err) {
