@@ -2,7 +2,7 @@
  * The live interfaces over a real socket: SSE with Last-Event-ID, the
  * WebSocket feed, reply to a question, transcript grep, traces.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -96,6 +96,15 @@ describe('live API', () => {
     expect(grep.matches!.length).toBeGreaterThan(0);
     expect(grep.matches[0]!.line).toBeGreaterThan(0);
     expect(grep.matches[0]!.text).toContain('needle');
+    // A line past the reader's limit (64 MiB) is matched without being held whole; the lines after it keep their numbers.
+    const transcript = join(runs[0]!.runDir!, 'transcript.jsonl');
+    const lineCount = readFileSync(transcript, 'utf8').split('\n').filter(Boolean).length;
+    const half = 'x'.repeat(33 * 1024 * 1024);
+    appendFileSync(transcript, `{"huge":"${half}needle${half}"}\n{"after":"needle after"}\n`);
+    const huge = (await (await daemon.fetch(`/api/tasks/${task.id}/transcript?q=needle&runId=${runs[0]!.id}`)).json()) as { matches: { line: number; text: string }[] };
+    expect(huge.matches.slice(-2).map((m) => m.line)).toEqual([lineCount + 1, lineCount + 2]);
+    expect(huge.matches.at(-2)!.text).toMatch(/a line of \d+ bytes, cut\)$/);
+    expect(huge.matches.at(-1)!.text).toBe('{"after":"needle after"}');
     const full = await daemon.fetch(`/api/tasks/${task.id}/transcript?runId=${runs[0]!.id}`);
     expect(await full.text()).toContain('second token');
     // The trace of that run shows the task's chain.

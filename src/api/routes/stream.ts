@@ -7,15 +7,44 @@
  * line every 15 s keeps proxies from closing an idle stream.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { StreamItem } from '../../daemon/bus.js';
+import { LineSplitter } from '../../lib/lines.js';
 import type { ApiDeps } from '../server.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam, taskIdParam } from './schemas.js';
 
 const KEEPALIVE_MS = 15_000;
+const MATCH_TEXT_CHARS = 2000;
+
+/**
+ * The lines of a transcript that contain `needle` (lower-case; matched case-insensitively), with their
+ * 1-based numbers. Read in chunks through the one line splitter (src/lib/lines.ts): linear time, and a line
+ * past its limit is never held whole (it matches on its head, or on the needle as written anywhere in it).
+ */
+async function grepLines(path: string, needle: string, limit: number): Promise<{ line: number; text: string }[]> {
+  const matches: { line: number; text: string }[] = [];
+  const clip = (text: string) => (text.length > MATCH_TEXT_CHARS ? `${text.slice(0, MATCH_TEXT_CHARS)}…` : text);
+  const check = (line: number, text: string) => {
+    if (matches.length < limit && text.toLowerCase().includes(needle)) matches.push({ line, text: clip(text) });
+  };
+  const splitter = new LineSplitter({ watch: [Buffer.from(needle)] });
+  for await (const chunk of createReadStream(path)) {
+    splitter.push(
+      chunk as Buffer,
+      (bytes) => check(splitter.lines, bytes.toString('utf8')),
+      (o) => {
+        const head = o.head.toString('utf8');
+        if (matches.length < limit && (o.seen[0] || head.toLowerCase().includes(needle))) matches.push({ line: o.line, text: `${clip(head)} (a line of ${o.bytes} bytes, cut)` });
+      },
+    );
+    if (matches.length >= limit) return matches;
+  }
+  const last = splitter.pending;
+  if (last) check(splitter.lines + 1, last.toString('utf8'));
+  return matches;
+}
 
 function sse(item: StreamItem): string {
   return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify({ runId: item.runId, seq: item.seq, ...item.data })}\n\n`;
@@ -86,18 +115,7 @@ export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, { st
       const path = await control.transcriptPath(run.id);
       if (!path || !existsSync(path)) return query.q ? { runId: run.id, matches: [] } : reply.type('application/x-ndjson').send('');
       if (!query.q) return reply.type('application/x-ndjson').send(createReadStream(path));
-      const needle = query.q.toLowerCase();
-      const matches: { line: number; text: string }[] = [];
-      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-      let n = 0;
-      for await (const line of lines) {
-        n++;
-        if (line.toLowerCase().includes(needle)) {
-          matches.push({ line: n, text: line.length > 2000 ? `${line.slice(0, 2000)}…` : line });
-          if (matches.length >= query.limit) break;
-        }
-      }
-      lines.close();
+      const matches = await grepLines(path, query.q.toLowerCase(), query.limit);
       return { runId: run.id, q: query.q, matches };
     },
   );
