@@ -10,7 +10,7 @@ import { createCodexParser } from './codexEvents.js';
 import { createCursorParser } from './cursorEvents.js';
 import { failureFor, succeeded } from './failure.js';
 import { createGeminiParser } from './geminiEvents.js';
-import { JsonlReader, LineSplitter, type EventParser, type JsonlExit, type ParserSink } from './jsonl.js';
+import { JsonlReader, type EventParser, type JsonlExit, type ParserSink } from './jsonl.js';
 import { createOpencodeParser } from './opencodeEvents.js';
 
 function collect(create: (sink: ParserSink) => EventParser) {
@@ -26,18 +26,22 @@ function exitOf(reader: JsonlReader, more: Partial<JsonlExit> = {}): JsonlExit {
   return { outcome: reader.end(), diagnostics: reader.diagnostics, code: 0, signal: null, stderr: [], spawnError: null, aborted: false, ...more };
 }
 
-describe('LineSplitter', () => {
-  it('joins a line cut between chunks, accepts CRLF, and gives back an unterminated last line at the end', () => {
-    const s = new LineSplitter();
-    expect(s.push('{"a":')).toEqual([]);
-    expect(s.push('1}\r\n{"b"')).toEqual(['{"a":1}']);
-    expect(s.push(':2}\n')).toEqual(['{"b":2}']);
-    expect(s.push('{"c":3')).toEqual([]);
-    expect(s.end()).toEqual(['{"c":3']);
-    expect(s.end()).toEqual([]);
-    // A long line arriving in many chunks without a newline is joined once, whole.
-    for (const piece of ['{"x":"', 'a'.repeat(5), 'b'.repeat(5), '"}']) expect(s.push(piece)).toEqual([]);
-    expect(s.push('\n{"y":1}\n')).toEqual(['{"x":"aaaaabbbbb"}', '{"y":1}']);
+describe('JsonlReader line splitting', () => {
+  it('joins a line cut between chunks (bytes or text, even inside a UTF-8 character), accepts CRLF, and reads an unterminated last line at the end', () => {
+    const seen: Record<string, unknown>[] = [];
+    const reader = new JsonlReader({ handle: (e) => (seen.push(e), true), outcome: () => ({ kind: 'none', sessionId: null }) });
+    reader.push('{"a":');
+    reader.push('1}\r\n{"b"');
+    expect(seen).toEqual([{ a: 1 }]);
+    const accent = Buffer.from(':"é"}\n');
+    reader.push(accent.subarray(0, 3)); // ':"' and the first byte of é
+    reader.push(accent.subarray(3));
+    expect(seen).toEqual([{ a: 1 }, { b: 'é' }]);
+    for (const piece of ['{"x":"', 'a'.repeat(5), 'b'.repeat(5), '"}\n{"c":3}']) reader.push(piece);
+    expect(seen).toEqual([{ a: 1 }, { b: 'é' }, { x: 'aaaaabbbbb' }]);
+    reader.end();
+    expect(seen).toEqual([{ a: 1 }, { b: 'é' }, { x: 'aaaaabbbbb' }, { c: 3 }]);
+    expect(reader.diagnostics).toMatchObject({ lines: 4, malformed: [] });
   });
 });
 

@@ -11,6 +11,7 @@
  * tool); what a failed run means is failure.ts's.
  */
 import { spawn } from 'node:child_process';
+import { LineSplitter } from '../../lib/lines.js';
 import { trackResource } from '../../lib/resources.js';
 import type { AgentToolEvent, StreamDiagnostics } from '../types.js';
 
@@ -39,48 +40,39 @@ export interface EventParser {
   outcome(): StreamOutcome;
 }
 
-/** Splits a byte stream into lines; a line cut between two chunks is joined; CRLF is accepted. */
-export class LineSplitter {
-  /** The unfinished line, in pieces: a long line (a command's whole output) is joined once, not once per chunk. */
-  private pending: string[] = [];
-  push(chunk: string): string[] {
-    if (!chunk.includes('\n')) {
-      if (chunk) this.pending.push(chunk);
-      return [];
-    }
-    const parts = (this.pending.join('') + chunk).split('\n');
-    const rest = parts.pop()!;
-    this.pending = rest ? [rest] : [];
-    return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  }
-  /** The last line when the stream did not end with a newline (a tool killed mid-line leaves one). */
-  end(): string[] {
-    const last = this.pending.join('');
-    this.pending = [];
-    return last ? [last] : [];
-  }
-}
-
 const MAX_MALFORMED_KEPT = 20;
 const MALFORMED_TEXT_CHARS = 200;
 
 /** Feeds lines to a parser and keeps the diagnostics; separate from the process so tests can drive it with text. */
 export class JsonlReader {
   readonly diagnostics: StreamDiagnostics = { lines: 0, malformed: [], unknownTypes: {} };
+  /** The one line splitter (src/lib/lines.ts): a long line is joined once, a line past its limit never held whole. */
   private readonly splitter = new LineSplitter();
   constructor(private readonly parser: EventParser) {}
 
-  push(chunk: string): void {
-    for (const line of this.splitter.push(chunk)) this.line(line);
+  push(chunk: string | Buffer): void {
+    this.splitter.push(
+      typeof chunk === 'string' ? Buffer.from(chunk) : chunk,
+      (bytes) => this.line(bytes.toString('utf8')),
+      (o) => this.malformed(++this.diagnostics.lines, `(a line of ${o.bytes} bytes, over the reader's limit: skipped) ${o.head.toString('utf8', 0, MALFORMED_TEXT_CHARS)}`),
+    );
   }
 
+  /** The stream ended: a last line without a newline (a tool killed mid-line leaves one) is read too. */
   end(): StreamOutcome {
-    for (const line of this.splitter.end()) this.line(line);
+    const last = this.splitter.pending;
+    this.splitter.reset();
+    if (last) this.line(last.toString('utf8'));
     return this.parser.outcome();
   }
 
-  private line(text: string): void {
+  private malformed(line: number, text: string): void {
+    if (this.diagnostics.malformed.length < MAX_MALFORMED_KEPT) this.diagnostics.malformed.push({ line, text: text.slice(0, MALFORMED_TEXT_CHARS) });
+  }
+
+  private line(raw: string): void {
     const n = ++this.diagnostics.lines;
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (!text.trim()) return;
     let event: unknown;
     try {
@@ -90,7 +82,7 @@ export class JsonlReader {
     }
     if (!event || typeof event !== 'object' || Array.isArray(event)) {
       // Tools print the odd warning to stdout; it is kept for the report, the run goes on.
-      if (this.diagnostics.malformed.length < MAX_MALFORMED_KEPT) this.diagnostics.malformed.push({ line: n, text: text.slice(0, MALFORMED_TEXT_CHARS) });
+      this.malformed(n, text);
       return;
     }
     const record = event as Record<string, unknown>;
@@ -158,7 +150,7 @@ export function runJsonl(p: JsonlProcess): Promise<JsonlExit> {
     };
     if (p.signal.aborted) onAbort();
     else p.signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => reader.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
     child.stdin.on('error', () => {}); // a tool that never reads stdin closes it early
     child.stdin.end(p.stdin);
