@@ -127,6 +127,29 @@ describe('review API', () => {
     expect(gone.body.error.message).toContain(`its branch ${branch} no longer exists`);
   });
 
+  it('a merged version whose branch took main in before a fast-forward shows its own change, not main\'s', async () => {
+    const { project, task } = await setup();
+    const branch = makeTaskBranch(repo, task.id);
+    // Main moves on; the branch takes it in (a merge commit whose second parent is main), then main fast-forwards to it.
+    writeFileSync(join(repo, 'main-only.txt'), 'from main\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'main moves on');
+    git(repo, 'checkout', '-q', branch);
+    git(repo, 'merge', '-q', '--no-edit', 'main');
+    git(repo, 'checkout', '-q', 'main');
+    const previousSha = git(repo, 'rev-parse', 'main');
+    git(repo, 'merge', '-q', '--ff-only', branch);
+    const sha = git(repo, 'rev-parse', 'main');
+    await toExecReview(task.id);
+    await d.store.tasks.transition(task.id, 'merging', { fields: { result: { kind: 'review', branch } } });
+    await d.store.tasks.recordMerge({ taskId: task.id, projectId: project.id, branch, sha, how: 'fast-forward', previousSha });
+    git(repo, 'branch', '-D', branch);
+    const diff = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(diff.status).toBe(200);
+    expect(diff.body.head).toBe(sha);
+    expect(diff.body.files.map((f: { path: string }) => f.path).sort()).toEqual(['added.ts', 'big.txt', 'gone.txt', 'logo.png', 'new-name.md', 'src.ts']);
+  });
+
   it('approves and rejects without naming the gate; line comments are checked against the diff and reach the next version', async () => {
     const { task } = await setup();
     makeTaskBranch(repo, task.id);

@@ -57,14 +57,14 @@ export interface DiffRange {
 }
 
 /** The merged event's record of a merge: main before it and after it. */
-async function mergeRecord(store: Store, task: Task): Promise<{ sha: string | null; previousSha: string | null } | null> {
+async function mergeRecord(store: Store, task: Task): Promise<{ sha: string | null; previousSha: string | null; how: string | null } | null> {
   let after: number | undefined;
   for (;;) {
     const page = await store.events.list({ taskId: task.id, type: 'task.status', after, limit: 1000 });
     const hit = page.events.find((e) => e.payload.merged);
     if (hit) {
-      const m = hit.payload.merged as { sha?: string | null; previousSha?: string | null };
-      return { sha: m.sha ?? null, previousSha: m.previousSha ?? null };
+      const m = hit.payload.merged as { sha?: string | null; previousSha?: string | null; how?: string };
+      return { sha: m.sha ?? null, previousSha: m.previousSha ?? null, how: m.how ?? null };
     }
     if (page.nextAfter === null) return null;
     after = page.nextAfter;
@@ -109,7 +109,9 @@ async function mergedRange(store: Store, repo: string, task: Task, branch: strin
   const merged = await mergeRecord(store, task);
   const sha = merged?.sha ? await resolveCommit(repo, merged.sha) : null;
   if (!sha) return null;
-  const second = await resolveCommit(repo, `${sha}^2`);
+  // A fast-forward's new main is the branch tip itself, even when that tip is the branch's own merge of main
+  // (its second parent is then main, not the task's work): only a merge commit of ours has the work as ^2.
+  const second = merged?.how === 'fast-forward' ? null : await resolveCommit(repo, `${sha}^2`);
   const before = merged?.previousSha ? await resolveCommit(repo, merged.previousSha) : second ? await resolveCommit(repo, `${sha}^1`) : null;
   if (!before) {
     throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} is merged, but the main commit it was merged onto is not recorded; its change cannot be told apart from main's.`, { details: { taskId: task.id, branch } });
