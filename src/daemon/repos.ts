@@ -86,15 +86,21 @@ export class ProjectRepos {
     }
   }
 
-  /** Brings a task branch from the remote when this clone does not have it (a task taken over). */
+  /**
+   * Brings a task branch from the remote when this clone does not have it (a task taken over). The remote's
+   * main comes in the same fetch: the branch may have taken in main commits newer than this clone's
+   * `origin/main` (fetched a moment earlier), and a run diffs against `origin/main`, so an older one would
+   * count those commits as the task's own change (a DIFF_GATE on another task's file, seen at 200 tasks).
+   */
   async fetchBranch(project: Project, clone: string, branch: string): Promise<void> {
     if (!remoteOf(project)) return;
+    const base = baseBranchOf(project);
     await this.serial(project.id, async () => {
       const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
       if (local.code === 0) return;
       const remote = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
       if (!remote.stdout.trim()) return;
-      await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`]);
+      await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`]);
     });
   }
 
