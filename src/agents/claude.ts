@@ -7,6 +7,8 @@
  */
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { MaestroError } from '../core/errors.js';
+import { childEnv } from '../lib/agentEnv.js';
+import { CREDENTIAL_ENV } from './credentials.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
 
@@ -46,7 +48,8 @@ export class ClaudeProvider implements AgentProvider {
           includePartialMessages: true,
           ...(req.resumeSessionId ? { resume: req.resumeSessionId } : {}),
           ...(this.options.executable ? { pathToClaudeCodeExecutable: this.options.executable } : {}),
-          ...(this.options.env ? { env: { ...process.env, ...this.options.env } } : {}),
+          // Always given: without `env` the SDK hands Claude Code this process's whole environment.
+          env: { ...childEnv(CREDENTIAL_ENV.claude), ...this.options.env },
         },
       });
       for await (const message of messages as AsyncIterable<SDKMessage>) {

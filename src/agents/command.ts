@@ -6,7 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { MaestroError } from '../core/errors.js';
+import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
+import { CREDENTIAL_ENV } from './credentials.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
 
 export interface CommandOptions {
@@ -32,7 +34,7 @@ export class CommandProvider implements AgentProvider {
     return new Promise((resolve, reject) => {
       const child = spawn(file, args, {
         cwd: req.cwd,
-        env: { ...process.env, ...this.options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role },
+        env: { ...childEnv(CREDENTIAL_ENV.command), ...this.options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role },
         stdio: ['pipe', 'pipe', 'pipe'],
         // Its own process group, so an abort also ends whatever the agent started.
         detached: true,

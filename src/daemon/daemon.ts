@@ -39,6 +39,8 @@ import { resolveObserverConfig, type ObserverConfig } from '../observer/config.j
 import { followFromEnv, ObserverHub } from '../observer/hub.js';
 import { observerEvents } from '../observer/events.js';
 import { observerRoutes } from '../observer/http.js';
+import { agentEnv } from '../lib/agentEnv.js';
+import { CREDENTIAL_ENV } from '../agents/credentials.js';
 
 export interface Daemon {
   readonly url: string;
@@ -196,10 +198,12 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
     // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
-    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, { ...process.env, ...options.workerEnv }) };
+    // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
+    const workersEnv = { ...agentEnv(process.env, { credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
+    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
     // Task branches of a project on a shared remote live in this host's clone of it.
     const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
-    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: { ...process.env, ...options.workerEnv }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
     // Observer updates reach the board over the same WebSocket as everything else.
     const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
     observerEvents.on('update', forward);

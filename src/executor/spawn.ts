@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { agentEnv } from '../lib/agentEnv.js';
+import { agentEnv, RUN_DIR_ENV } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
 
 export interface WorkerHandle {
@@ -39,7 +39,7 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
     cwd,
     // The caller's environment replaces the daemon's (the orchestrator passes an allowlist, src/lib/agentEnv.ts);
     // `maestro load` in the agent records into this run.
-    env: { ...(options.env ?? agentEnv(process.env)), MAESTRO_RUN_DIR: resolve(runDir) },
+    env: { ...(options.env ?? agentEnv(process.env)), [RUN_DIR_ENV]: resolve(runDir) },
     stdio: ['ignore', options.stdio ?? 'ignore', options.stdio === 'inherit' ? 'inherit' : 'pipe'],
     detached: true,
   });

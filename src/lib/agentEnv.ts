@@ -55,3 +55,16 @@ export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}):
   }
   return out;
 }
+
+/** Set by spawnWorker on a worker whose whole environment the daemon already allowlisted for its run. */
+export const RUN_DIR_ENV = 'MAESTRO_RUN_DIR';
+
+/**
+ * The environment for a child an agent provider starts (Claude Code, a command agent, an agent CLI, a
+ * tool's status command). In a worker the process environment is already this run's allowlist, the
+ * project's `passEnv` included, so it passes as it is; anywhere else (the observer's agent in the daemon
+ * or the CLI, detection in the daemon) it is allowlisted here, with the provider's own `credentials`.
+ */
+export function childEnv(credentials: readonly string[], source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return source[RUN_DIR_ENV] ? { ...source } : agentEnv(source, { credentials });
+}

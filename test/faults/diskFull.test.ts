@@ -13,18 +13,11 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { readHomeToken } from '../../src/config/home.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { poll, until } from '../helpers/wait.js';
 import { cleanEnv, cliJson, startCli } from '../cli/helpers.js';
 import { trackResource } from '../../src/lib/resources.js';
 
-/** Polls what a separate process shows (no bus to wait on), with a generous deadline. */
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = (check: () => Promise<boolean>, what: string, timeoutMs = 90_000) => poll(check, what, timeoutMs);
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
 
 const SIMPLE = fileURLToPath(new URL('../daemon/fixtures/simple.yaml', import.meta.url));

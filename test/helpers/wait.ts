@@ -44,3 +44,19 @@ export async function until<T>(bus: Bus, check: () => Promise<T | undefined | nu
     };
   });
 }
+
+/**
+ * Waiting on what another process shows (no bus to listen to): re-check the state until `check`
+ * gives a value or the (generous) deadline passes; the gap between checks grows from 1 ms to 50 ms,
+ * so a quick answer is seen at once and a slow one does not flood a busy machine with requests.
+ * A check that throws counts as "not yet".
+ */
+export async function poll<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let gap = 1; ; gap = Math.min(gap * 2, 50)) {
+    const value = await Promise.resolve().then(check).catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, gap));
+  }
+}

@@ -18,6 +18,7 @@ import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { openMigratedDatabase } from '../../src/store/open.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { poll } from '../helpers/wait.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { findPgBin, PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { bareRemote } from '../helpers/repo.js';
@@ -56,15 +57,7 @@ function followSse(url: string, headers: Record<string, string>): { items: SseIt
   return { items, close: () => ac.abort(), opened };
 }
 
-async function waitFor<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = poll;
 
 const available = findPgBin() !== null;
 if (!available) process.stderr.write(PG_MISSING);

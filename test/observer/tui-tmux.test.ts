@@ -4,6 +4,7 @@
  * screen with capture-pane, press keys with send-keys. Its own tmux server
  * (-L) so it never touches a user's sessions.
  */
+import { poll } from '../helpers/wait.js';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,12 +30,14 @@ const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args]
 
 async function screenWhere(pred: (s: string) => boolean, what: string, limitMs = 30_000): Promise<string> {
   let screen = '';
-  for (let i = 0; i < limitMs / 100; i += 1) {
-    screen = tmux('capture-pane', '-p', '-t', 'obs');
-    if (pred(screen)) return screen;
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    return await poll(() => {
+      screen = tmux('capture-pane', '-p', '-t', 'obs');
+      return pred(screen) && screen;
+    }, what, limitMs);
+  } catch {
+    throw new Error(`screen never showed ${what}; last screen:\n${screen}`);
   }
-  throw new Error(`screen never showed ${what}; last screen:\n${screen}`);
 }
 
 let dir: TempDir;

@@ -9,6 +9,8 @@
  * the permission mode is what keeps a review read-only (tools.ts).
  */
 import { MaestroError } from '../../core/errors.js';
+import { childEnv } from '../../lib/agentEnv.js';
+import { CREDENTIAL_ENV } from '../credentials.js';
 import type { AgentProvider, AgentRequest, AgentResult, PermissionMode } from '../types.js';
 import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
@@ -49,7 +51,7 @@ export class CliAgentProvider implements AgentProvider {
   async run(req: AgentRequest): Promise<AgentResult> {
     if (req.signal.aborted) throw new MaestroError('INTERRUPTED', `${this.spec.name} was stopped before it started`);
     const { spec, options } = this;
-    const env = { ...process.env, ...spec.runEnv(req.permissionMode), ...options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role };
+    const env = { ...childEnv(CREDENTIAL_ENV[this.kind]), ...spec.runEnv(req.permissionMode), ...options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role };
     const file = options.executable ?? locateTool(spec, env).name;
     const { args, stdin } = spec.argv({
       prompt: req.prompt,

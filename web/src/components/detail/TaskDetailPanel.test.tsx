@@ -53,13 +53,14 @@ describe('TaskDetailPanel', () => {
     expect(await screen.findByText('Soon gone')).toBeTruthy();
     exists = false;
     // The live feed says something happened to it; the refetch finds it gone.
-    await act(async () => {
+    act(() => {
       useTasks.getState().applyEvent({ id: 9, projectId: task.projectId, taskId: task.id, runId: null, traceId: null, type: 'task.edited', payload: {}, at: 9 });
-      await new Promise((r) => setTimeout(r, 300));
     });
-    expect(await screen.findByText('This task no longer exists')).toBeTruthy();
-    expect(useTasks.getState().byId[task.id]).toBeUndefined();
-    expect(useTasks.getState().gone[task.id]).toBe(true);
+    expect(await screen.findByText('This task no longer exists', {}, { timeout: 10_000 })).toBeTruthy();
+    await waitFor(() => {
+      expect(useTasks.getState().byId[task.id]).toBeUndefined();
+      expect(useTasks.getState().gone[task.id]).toBe(true);
+    }, { timeout: 10_000 });
   });
 
   it('shows the reply box when the task awaits input', async () => {

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { agentEnv, childEnv } from './agentEnv.js';
+
+const daemonEnv = { PATH: '/bin', HOME: '/home/u', MAESTRO_TOKEN: 'secret', MAESTRO_DATABASE: 'postgres://u:pw@h/db', PGPASSWORD: 'pw', ANTHROPIC_API_KEY: 'sk', MY_TOOL: 'x', MAESTRO_MODEL_HARD: 'opus' };
+
+describe('agentEnv and childEnv', () => {
+  it('passes the base, the tiers, the given credentials and passEnv names; never MAESTRO_* secrets', () => {
+    expect(agentEnv(daemonEnv, { credentials: ['ANTHROPIC_API_KEY'], pass: ['MY_*', 'MAESTRO_TOKEN'] })).toEqual({ PATH: '/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk', MY_TOOL: 'x', MAESTRO_MODEL_HARD: 'opus' });
+  });
+
+  it('outside a worker (the observer in the daemon, detection) a provider child gets the allowlist, not the daemon environment', () => {
+    expect(childEnv([], daemonEnv)).toEqual({ PATH: '/bin', HOME: '/home/u', MAESTRO_MODEL_HARD: 'opus' });
+    expect(childEnv(['ANTHROPIC_API_KEY'], daemonEnv).ANTHROPIC_API_KEY).toBe('sk');
+  });
+
+  it('inside a worker the environment the daemon allowlisted for the run passes as it is (its passEnv names included)', () => {
+    const worker = { PATH: '/bin', MY_TOOL: 'x', MAESTRO_RUN_DIR: '/runs/r1' };
+    expect(childEnv([], worker)).toEqual(worker);
+  });
+});
