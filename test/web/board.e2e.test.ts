@@ -155,7 +155,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     now = b.clock + 1000;
     const observed = new ObserverSession({ sessionId: 'obs-live', jsonlPath: jsonl, wikiRoot: cfg.wikiRoot, workspaceRoot: cfg.workspaceRoot, projectSlug: 'demo', now: () => now });
     await observed.step();
-    await page.getByRole('list', { name: 'Sessions' }).getByText('1 exploration').waitFor();
+    await page.getByRole('list', { name: 'Sessions' }).getByText(/\b1 exploration(?!s)/).waitFor();
     await page.getByRole('list', { name: 'Sessions' }).getByRole('link').first().click();
     await page.getByRole('article', { name: 'Why does the greeting test fail?' }).waitFor();
     b.user('Now add a farewell function').turn({ tools: [{ name: 'Write', input: { file_path: 'src/farewell.ts', content: 'x' } }], answer: 'Added farewell().' });
