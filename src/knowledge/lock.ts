@@ -44,7 +44,8 @@ export function namespaceLockPath(target: string): string {
   return join(base, '.maestro-corpus.lock');
 }
 
-function acquireKernelLock(path: string, timeoutMs: number): () => void {
+/** `timeoutMs`: what is left of the caller's budget; `budgetMs`: the whole budget, which the refusal names. */
+function acquireKernelLock(path: string, timeoutMs: number, budgetMs = timeoutMs): () => void {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: 0 });
   const deadline = Date.now() + timeoutMs;
@@ -61,7 +62,7 @@ function acquireKernelLock(path: string, timeoutMs: number): () => void {
       }
       if (Date.now() > deadline) {
         db.close();
-        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`);
+        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${budgetMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`);
       }
       sleepSync(1 + Math.floor(Math.random() * 4));
     }
@@ -147,7 +148,7 @@ export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOpti
   const releases: Array<() => void> = [];
   try {
     for (const ns of namespaces) {
-      if ((held.get(ns) ?? 0) === 0) releases.push(acquireKernelLock(ns, Math.max(1, deadline - Date.now())));
+      if ((held.get(ns) ?? 0) === 0) releases.push(acquireKernelLock(ns, Math.max(1, deadline - Date.now()), timeoutMs));
       held.set(ns, (held.get(ns) ?? 0) + 1);
       releases.push(() => held.set(ns, held.get(ns)! - 1));
     }
