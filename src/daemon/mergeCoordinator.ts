@@ -122,7 +122,7 @@ export class MergeCoordinator {
     const contained = await git(repo, ['merge-base', '--is-ancestor', tip.stdout.trim(), base], { okCodes: [1] });
     if (contained.code === 0) {
       await this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
-      if (!remote) await this.cleanUp(task, project, repo, branch);
+      await this.cleanUp(task, project, repo, branch);
       return;
     }
 
@@ -137,10 +137,7 @@ export class MergeCoordinator {
       // Hooks and checks live in `.maestro/`: work that changes them changes what runs next, so it is an event of its own.
       const settings = (await git(repo, ['diff', '--name-only', before, outcome.sha, '--', '.maestro'])).stdout.split('\n').filter(Boolean);
       await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit', outcome.previousSha, settings);
-      // Only in the project's own repository: in a shared remote's clone, removing merged branches and worktrees
-      // while other runs fetch and take tasks over made a taken-over run see another task's file as its own
-      // (a DIFF_GATE in 2 of 2 200-task multihost runs; none without it). Clones are the daemon's own folders.
-      if (!remote) await this.cleanUp(task, project, repo, branch);
+      await this.cleanUp(task, project, repo, branch);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);

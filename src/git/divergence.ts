@@ -4,7 +4,7 @@
  * computes the merged tree without touching any checkout; a clean result is
  * committed with commit-tree and the worktree moved to it.
  */
-import { git, trackedChanges } from './git.js';
+import { git, revParse, trackedChanges } from './git.js';
 
 export interface Divergence {
   /** Commits on base that the branch does not have. */
@@ -38,17 +38,22 @@ export type SyncOutcome =
   | { kind: 'merged'; sha: string }
   | { kind: 'conflict'; conflictedFiles: string[] };
 
-/** Brings `base` into the worktree's branch when it merges cleanly; reports the conflicts otherwise. */
+/**
+ * Brings `base` into the worktree's branch when it merges cleanly; reports the conflicts otherwise.
+ * `base` is read once: another process may move it meanwhile (a daemon fetching or pushing its clone
+ * while a worker syncs), and a merged tree of one main under the parent of a later one would undo,
+ * on the branch, whatever main gained in between.
+ */
 export async function syncWithBase(worktree: string, base: string): Promise<SyncOutcome> {
-  const { stdout: behind } = await git(worktree, ['rev-list', '--count', `HEAD..${base}`]);
+  const baseSha = await revParse(worktree, base);
+  const { stdout: behind } = await git(worktree, ['rev-list', '--count', `HEAD..${baseSha}`]);
   if (Number(behind.trim()) === 0) return { kind: 'up-to-date' };
   const dirty = await trackedChanges(worktree);
   if (dirty.length) throw new Error(`cannot bring ${base} into ${worktree}: it has uncommitted changes (${dirty.slice(0, 3).join(', ')})`);
-  const preview = await previewMerge(worktree, 'HEAD', base);
+  const head = await revParse(worktree, 'HEAD');
+  const preview = await previewMerge(worktree, head, baseSha);
   if (!preview.clean || !preview.tree) return { kind: 'conflict', conflictedFiles: preview.conflictedFiles };
-  const { stdout: head } = await git(worktree, ['rev-parse', 'HEAD']);
-  const { stdout: baseSha } = await git(worktree, ['rev-parse', `${base}^{commit}`]);
-  const { stdout: sha } = await git(worktree, ['commit-tree', preview.tree, '-p', head.trim(), '-p', baseSha.trim(), '-m', `Merge ${base} into task branch`]);
+  const { stdout: sha } = await git(worktree, ['commit-tree', preview.tree, '-p', head, '-p', baseSha, '-m', `Merge ${base} into task branch`]);
   // --keep moves HEAD and updates the files, refusing if that would lose local changes.
   await git(worktree, ['reset', '--keep', sha.trim()]);
   return { kind: 'merged', sha: sha.trim() };
