@@ -33,12 +33,12 @@ import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from './providerCheck.js';
 import { remoteOf } from './repos.js';
 import type { Project } from '../core/types.js';
-import { knowledgeRoutes } from '../knowledge/http.js';
+import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { createKnowledgePool } from '../knowledge/pool.js';
 import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
 import { followFromEnv, ObserverHub } from '../observer/hub.js';
 import { observerEvents } from '../observer/events.js';
-import { observerRoutes } from '../observer/http.js';
+import { observerRoutes } from '../api/routes/observer.js';
 import { agentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 

@@ -34,7 +34,7 @@ import type { Bus } from './bus.js';
 import { Ingestor } from './ingestor.js';
 import { buildJob } from './jobs.js';
 import { passEnvOf } from './projectSettings.js';
-import { KnowledgeBridge } from '../knowledge/bridge.js';
+import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
 import { Scheduler, type ClaimGuard } from './scheduler.js';
