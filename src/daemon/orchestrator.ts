@@ -30,7 +30,7 @@ import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
 import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
-import type { Bus } from './bus.js';
+import type { Bus } from '../lib/bus.js';
 import { Ingestor } from './ingestor.js';
 import { buildJob } from './jobs.js';
 import { passEnvOf } from './projectSettings.js';

@@ -5,7 +5,6 @@
  */
 export { openKnowledge, type Knowledge, type KnowledgeOptions, type LoadedEntry, type HealthReport, type ListFilters, type CodeResponse, type MixedResponse } from './knowledge.js';
 export { createKnowledgePool, type KnowledgePool } from './pool.js';
-export { knowledgeRoutes, type KnowledgeRouteOptions } from '../api/routes/knowledge.js';
 export { parseSearchRequest, runSearch, type SearchRequest } from './search/params.js';
 export type { SearchOptions, SearchResponse, SearchResult } from './search/search.js';
 export type { SearchFilters } from './index/query.js';

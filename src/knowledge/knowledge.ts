@@ -21,7 +21,7 @@ import { searchIndex, type SearchOptions, type SearchResponse } from './search/s
 import type { Finding } from './format/specParser.js';
 import { editDistance } from './format/text.js';
 import { wikiRootFor, wikiSource } from './format/wikiSource.js';
-import { resolveProjectSlug } from '../observer/paths.js';
+import { resolveProjectSlug } from './format/wiki/paths.js';
 import { mergeMixed, sourceWeights, type MixedResult, type WeightReason } from './search/mixed.js';
 
 export interface KnowledgeOptions extends ResolveRootOptions {

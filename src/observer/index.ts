@@ -12,7 +12,6 @@ export { SessionFollower, type SessionFollowerOptions } from './follow.js';
 export { resolveObserverAgent, observerAgentSeams, type ObserverAgentConfig, type ObserverAgentOverrides } from './agent/config.js';
 export { createAgentSummarizer, summaryAnswerSchema, summaryPrompt } from './agent/summary-agent.js';
 export { createAgentCurator, curatorAnswerSchema, curatorPrompt } from './agent/curator-agent.js';
-export { observerRoutes, listObserverSessions, getObserverSession, type ObserverRouteDeps, type ObserverSessionResponse, type ProposalsResponse, type SessionSummary } from '../api/routes/observer.js';
 export type { SessionView, ExplorationView } from './view.js';
 
 export { readTranscriptFile, TranscriptTail } from './transcript/reader.js';

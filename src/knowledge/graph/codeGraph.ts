@@ -14,6 +14,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MaestroError } from '../../core/errors.js';
+import type { CodeSymbol, ParsedCodeFile } from './codeFile.js';
 import { docAt, fileDoc } from './docComments.js';
 import { indexText } from '../format/text.js';
 import { TREE_SITTER_EXT, parseTreeSitterFile, resolveContext, resolveTreeSitterImport } from './treeSitterCode.js';
@@ -67,17 +68,7 @@ export function listCodeFiles(projectDir: string): Array<{ path: string; mtimeMs
   return out;
 }
 
-export interface CodeSymbol {
-  name: string;
-  kind: string;
-  line: number;
-  signature: string;
-}
-
-export interface ParsedCodeFile {
-  symbols: CodeSymbol[];
-  imports: string[];
-}
+export type { CodeSymbol, ParsedCodeFile } from './codeFile.js';
 
 export function parseCodeFile(ts: TS, path: string, text: string): ParsedCodeFile {
   const kind = path.endsWith('x') ? ts.ScriptKind.TSX : path.match(/\.[mc]?js$/) ? ts.ScriptKind.JS : ts.ScriptKind.TS;

@@ -9,7 +9,7 @@
  * cap per source type and per family, and ids that `maestro load` reads back.
  */
 import type Database from 'better-sqlite3';
-import { codeKindBoost } from '../search/mixed.js';
+import { codeKindBoost } from '../search/boosts.js';
 import { fetchCandidates, type SearchFilters } from '../index/query.js';
 import { queryTerms } from '../format/text.js';
 import type { KnowledgeEntry } from '../format/entry.js';
@@ -84,7 +84,7 @@ export interface CodeHit {
   signature: string;
 }
 
-/** FORMATS §5.2 name-match bonus: exact 50, prefix 30, substring 10 (on top of BM25), times the code kind boost (mixed.ts). */
+/** FORMATS §5.2 name-match bonus: exact 50, prefix 30, substring 10 (on top of BM25), times the code kind boost (boosts.ts). */
 export function searchCode(db: Database.Database, query: string, limit: number): CodeHit[] {
   const terms = queryTerms(query).slice(0, 32);
   if (terms.length === 0) return [];

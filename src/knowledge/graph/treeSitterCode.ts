@@ -25,7 +25,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import type { CodeSymbol, ParsedCodeFile } from './codeGraph.js';
+import type { CodeSymbol, ParsedCodeFile } from './codeFile.js';
 
 export type TreeSitterLang = 'python' | 'go' | 'rust' | 'java' | 'ruby';
 

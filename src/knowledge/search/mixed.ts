@@ -5,7 +5,7 @@
  *
  * - knowledge scores carry a type boost (spec 1.15, domain 1.10, knowhow
  *   1.05, project/roadmap 0.95, issue 0.85, note 0.80, anything else 1.0) and
- *   a confidence penalty (contested 0.5, low 0.7) — applied in search.ts
+ *   a confidence penalty (contested 0.5, low 0.7; boosts.ts) — applied in search.ts
  *   before selection, so MMR, caps and the exploration slot see final scores;
  * - code scores carry a kind boost (CODE_KIND_BOOST) on top of BM25 plus the
  *   name-match bonus (exact 50, prefix 30, substring 10; graph.ts);
@@ -23,42 +23,14 @@
 import type { CodeHit } from '../graph/graph.js';
 import type { SearchResult } from './search.js';
 
-export const WIKI_TYPE_BOOST: Readonly<Record<string, number>> = { spec: 1.15, domain: 1.1, knowhow: 1.05, project: 0.95, roadmap: 0.95, issue: 0.85, note: 0.8 };
-export const CONFIDENCE_PENALTY: Readonly<Record<string, number>> = { contested: 0.5, low: 0.7 };
-export const CODE_KIND_BOOST: Readonly<Record<string, number>> = {
-  class: 1.1,
-  struct: 1.1,
-  function: 1.1,
-  method: 1.05,
-  interface: 1.05,
-  trait: 1.05,
-  type: 1.0,
-  enum: 1.0,
-  namespace: 1.0,
-  module: 1.0,
-  const: 0.95,
-  variable: 0.95,
-  export: 0.95,
-  default: 0.9,
-  file: 0.8,
-};
+// The boosts live in boosts.ts (search.ts and graph.ts apply them without importing the merge).
+export { CODE_KIND_BOOST, CONFIDENCE_PENALTY, WIKI_TYPE_BOOST, codeKindBoost, knowledgeBoost } from './boosts.js';
 
 export const SOURCE_WEIGHTS = {
   default: { wiki: 0.6, code: 0.4 },
   identifier: { wiki: 0.4, code: 0.6 },
   strongCode: { wiki: 0.5, code: 0.5 },
 } as const;
-
-/** Type boost × confidence penalty for a knowledge entry (kind spec|knowhow|wiki, its type, its confidence). */
-export function knowledgeBoost(kind: string, type: string, confidence: string | null): number {
-  const typeBoost = WIKI_TYPE_BOOST[kind] ?? WIKI_TYPE_BOOST[type] ?? 1;
-  const penalty = confidence ? (CONFIDENCE_PENALTY[confidence.toLowerCase()] ?? 1) : 1;
-  return typeBoost * penalty;
-}
-
-export function codeKindBoost(kind: string): number {
-  return CODE_KIND_BOOST[kind] ?? 1;
-}
 
 /**
  * An identifier query (FORMATS §5.1 "anchor" tokens): every word is camelCase

@@ -11,7 +11,7 @@ import type { KnowledgeEntry } from '../format/entry.js';
 import { bumpExposure } from '../index/exposure.js';
 import { contentTerms, fetchByRowids, fetchCandidates, onlyStopWords, termWeights, type Candidate, type SearchFilters } from '../index/query.js';
 import { fuseHybrid, type VectorHit } from '../vectors/embeddings.js';
-import { knowledgeBoost } from './mixed.js';
+import { knowledgeBoost } from './boosts.js';
 import { proximityQuery, rescoreFactors, stem } from './proximity.js';
 import { queryTerms } from '../format/text.js';
 
@@ -126,7 +126,7 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     items.push({
       id: c.entry.id,
       family: c.entry.family,
-      // FORMATS §5.2 type boost and confidence penalty (mixed.ts), before selection so every later step sees final scores.
+      // FORMATS §5.2 type boost and confidence penalty (boosts.ts), before selection so every later step sees final scores.
       score: c.bm25 * decay * boost * knowledgeBoost(c.entry.kind, c.entry.type, c.entry.confidence),
       raw: c.bm25,
       text: [c.entry.title, c.entry.summary, c.entry.tags.join(' '), c.entry.category ?? ''].join(' '),

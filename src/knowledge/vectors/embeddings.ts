@@ -19,13 +19,9 @@ import { MaestroError } from '../../core/errors.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 import { buildWhere, type SearchFilters } from '../index/query.js';
 import { onnxEmbedderFromEnv } from './onnxEmbedder.js';
-import { normalise } from './vector.js';
+import { normalise, type Embedder } from './vector.js';
 
-export interface Embedder {
-  /** Model identity; vectors from another model are re-computed. */
-  readonly model: string;
-  embed(texts: string[]): Promise<Float32Array[]>;
-}
+export type { Embedder } from './vector.js';
 
 export interface OpenAiEmbedderOptions {
   url: string;

@@ -109,7 +109,7 @@ export function defaultVocabPath(modelPath: string): string | null {
   return null;
 }
 
-export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js').Embedder {
+export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').Embedder {
   const modelPath = resolve(opts.modelPath);
   if (!existsSync(modelPath) || !statSync(modelPath).isFile()) throw new MaestroError('CONFIG_INVALID', `MAESTRO_EMBEDDINGS_ONNX names ${modelPath}, which is not a file.`);
   const vocabPath = opts.vocabPath ? resolve(opts.vocabPath) : defaultVocabPath(modelPath);
@@ -231,7 +231,7 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./embeddings.js
 
 
 /** The ONNX embedder described by MAESTRO_EMBEDDINGS_* (see the header), or null when MAESTRO_EMBEDDINGS_ONNX is unset. */
-export function onnxEmbedderFromEnv(env: NodeJS.ProcessEnv): import('./embeddings.js').Embedder | null {
+export function onnxEmbedderFromEnv(env: NodeJS.ProcessEnv): import('./vector.js').Embedder | null {
   const modelPath = env.MAESTRO_EMBEDDINGS_ONNX;
   if (!modelPath) return null;
   const pooling = env.MAESTRO_EMBEDDINGS_POOLING || undefined;

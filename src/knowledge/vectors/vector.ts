@@ -1,4 +1,10 @@
-/** Vector arithmetic the embedders share. */
+/** The embedder contract and the vector arithmetic the embedders share. */
+
+export interface Embedder {
+  /** Model identity; vectors from another model are re-computed. */
+  readonly model: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
 
 /** Scales `v` in place to unit length (a zero vector stays zero) and returns it. */
 export function normalise(v: Float32Array): Float32Array {
