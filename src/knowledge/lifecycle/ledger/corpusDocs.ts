@@ -15,20 +15,19 @@
  *   covered by this window);
  * - the sorted rows live in blocks, each with its serialized text and the
  *   sha256 state after it (`Hash.copy()`), so hashing resumes at the first
- *   changed block. The value is exactly sha256(JSON.stringify(rows)).
+ *   changed block (corpusRows.ts). The value is exactly sha256(JSON.stringify(rows)).
  * - in a long-lived process, `watchCorpus` adds a file watcher (corpusWatch.ts)
  *   and a read then stats only the files it names, not every file; without an
  *   answer from it, the read does the full stat walk.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { specEntryId } from '../../format/corpus.js';
-import { asString } from '../../format/frontmatter.js';
-import { parseKnowhowText } from '../../format/knowhowParser.js';
-import { parseSpecText } from '../../format/specParser.js';
+import { knowhowDocs, specDocs } from './corpusParse.js';
+import { blocksOf, cmpRow, fingerprintOfBlocks, insertRow, type Block, type Row } from './corpusRows.js';
 import { CorpusWatch } from './corpusWatch.js';
 import { fingerprintRow, type CorpusDoc } from './recipes.js';
+
+export { specBody } from './corpusParse.js';
 
 export interface CorpusSnapshot {
   docs: CorpusDoc[];
@@ -43,10 +42,6 @@ export interface CorpusSnapshot {
 
 /** Longer than a coarse file-timestamp tick on local Linux file systems (1–10 ms). */
 const RACY_MS = 50;
-const BLOCK = 64;
-
-/** `seq`: position in its file; with `file` it orders rows of equal (target, id) as a stable sort over the listing would. */
-type Row = { target: string; id: string; json: string; file: string; seq: number };
 
 interface FileCacheEntry {
   mtimeMs: number;
@@ -63,14 +58,6 @@ interface DirCache {
   ino: number;
   racy: boolean;
   files: string[];
-}
-
-interface Block {
-  rows: Row[];
-  /** Rows joined by ","; null when the block changed. */
-  text: string | null;
-  /** sha256 state after "[" and every row up to the end of this block; null when stale. */
-  after: Hash | null;
 }
 
 interface RootCache {
@@ -145,9 +132,6 @@ export function clearCorpusCache(workflowDir?: string): void {
   else caches.clear();
 }
 
-const collator = new Intl.Collator(); // the order localeCompare gives, as in recipes.ts
-const cmpRow = (a: Row, b: Row) => collator.compare(a.target, b.target) || collator.compare(a.id, b.id) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.seq - b.seq);
-
 // One shared options object: statSync parses a fresh one on every call, a third of its cost here.
 const NO_THROW = { throwIfNoEntry: false } as const;
 function stat(p: string): Stats | undefined {
@@ -169,57 +153,6 @@ function listMd(cache: RootCache, dir: string, now: number): string[] {
     .sort();
   cache.dirs.set(dir, { mtimeMs: st.mtimeMs, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, files });
   return files;
-}
-
-function blocksOf(rows: Row[]): Block[] {
-  const out: Block[] = [];
-  for (let i = 0; i < rows.length; i += BLOCK) out.push({ rows: rows.slice(i, i + BLOCK), text: null, after: null });
-  return out;
-}
-
-/** Inserts a row in order; marks the block it lands in stale. Blocks are non-empty. */
-function insertRow(blocks: Block[], r: Row): void {
-  if (!blocks.length) {
-    blocks.push({ rows: [r], text: null, after: null });
-    return;
-  }
-  // First block whose last row sorts after r (or the last block).
-  let lo = 0;
-  let hi = blocks.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (cmpRow(blocks[mid]!.rows.at(-1)!, r) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  const b = blocks[lo]!;
-  let i = 0;
-  let j = b.rows.length;
-  while (i < j) {
-    const mid = (i + j) >> 1;
-    if (cmpRow(b.rows[mid]!, r) <= 0) i = mid + 1;
-    else j = mid;
-  }
-  b.rows.splice(i, 0, r);
-  b.text = null;
-  b.after = null;
-  if (b.rows.length > 2 * BLOCK) blocks.splice(lo, 1, { rows: b.rows.slice(0, BLOCK), text: null, after: null }, { rows: b.rows.slice(BLOCK), text: null, after: null });
-}
-
-/** sha256 of `[` + rows joined by `,` + `]`, resuming after the last unchanged block. */
-function fingerprintOfBlocks(blocks: Block[]): string {
-  let k = 0;
-  // Every state after the first changed block depends on it: resume there, recompute the rest.
-  while (k < blocks.length && blocks[k]!.text !== null && blocks[k]!.after !== null) k++;
-  let h: Hash;
-  if (k === 0) h = createHash('sha256').update('[');
-  else h = blocks[k - 1]!.after!.copy();
-  for (let i = k; i < blocks.length; i++) {
-    const b = blocks[i]!;
-    b.text ??= b.rows.map((r) => r.json).join(',');
-    h.update(i === 0 ? b.text : `,${b.text}`);
-    b.after = h.copy();
-  }
-  return h.update(']').digest('hex');
 }
 
 export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}): CorpusSnapshot {
@@ -348,74 +281,3 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
   return { docs: cache.docs, fingerprint: cache.fingerprint, parsed, rereads, statted };
 }
 
-function rel(workflowDir: string, p: string): string {
-  return p.slice(workflowDir.length + 1);
-}
-
-const INACTIVE = new Set(['deprecated', 'superseded']);
-
-function specDocs(workflowDir: string, path: string, text: string): CorpusDoc[] {
-  const parsed = parseSpecText(text, path);
-  const name = path.split('/').pop()!;
-  const out: CorpusDoc[] = [];
-  for (const e of parsed.entries) {
-    const status = (e.status ?? 'active').toLowerCase();
-    if (INACTIVE.has(status)) continue;
-    // As maestro-flow's reconciler reads them: a tag entry's body loses its leading `### title` line,
-    // a legacy heading entry keeps it (its content is `### <title>\n\n<body>`), and `ref=` is a relation.
-    const legacy = e.form === 'legacy';
-    const content = legacy ? e.content : specBody(e.content);
-    const title = e.title.trim();
-    if (!title || !content.trim()) continue;
-    const id = e.sid ?? `legacy:${name}:${e.lineStart}`;
-    out.push({
-      id,
-      target: 'spec',
-      title,
-      content,
-      status,
-      confidence: legacy ? null : (e.confidence ?? null),
-      related: !legacy && e.ref ? [e.ref] : [],
-      supersedes: legacy ? [] : e.supersedes,
-      superseded_by: legacy ? null : (e.supersededBy ?? null),
-      source_path: rel(workflowDir, path),
-      source_line: e.lineStart,
-      category: legacy ? null : (e.category ?? parsed.category ?? null),
-      // The canonical Knowledge I id too, so inputs recorded by `maestro load` relate to this doc.
-      aliases: [...(e.sid ? [e.sid, `spec:${e.sid}`] : [id]), specEntryId({ idPrefix: 'spec:project:' }, path, e.ordinal)],
-    });
-  }
-  return out;
-}
-
-/** A tag entry's text without the `### title` line it starts with (only when it starts with one), trimmed. */
-export function specBody(content: string): string {
-  return content.trim().replace(/^###\s+.*?(?:\r?\n){1,2}/, '').trim();
-}
-
-function knowhowDocs(workflowDir: string, path: string, text: string): CorpusDoc[] {
-  const doc = parseKnowhowText(text, path);
-  const status = (asString(doc.frontmatter.data.status) ?? 'active').toLowerCase();
-  if (INACTIVE.has(status) || doc.status === 'deprecated') return [];
-  const content = doc.body.trim();
-  const title = (asString(doc.frontmatter.data.title) ?? '').trim() || doc.stem;
-  if (!title || !content) return [];
-  const aliases = [doc.id, doc.graphId, `knowhow:${doc.id}`, doc.stem, ...(doc.explicitId ? [doc.explicitId, `knowhow:${doc.explicitId}`] : [])];
-  return [
-    {
-      id: doc.id,
-      target: 'knowhow',
-      title,
-      content,
-      status,
-      confidence: doc.confidence ?? null,
-      related: doc.related,
-      supersedes: doc.supersedes,
-      superseded_by: doc.supersededBy ?? null,
-      source_path: rel(workflowDir, path),
-      source_line: null,
-      category: doc.category ?? asString(doc.frontmatter.data.type) ?? null,
-      aliases,
-    },
-  ];
-}
