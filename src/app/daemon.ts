@@ -5,6 +5,9 @@
  * orchestrator, and stops them in reverse order. Every subsystem has an
  * idempotent start() / stop(). A full disk or a home turned read-only while
  * running is a health condition (HealthMonitor), never a crash.
+ *
+ * The composition root, so it sits above the parts it wires (daemon/, api/,
+ * observer/, demo/; docs/architecture.md): none of them imports it.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
