@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import MiniSearch from 'minisearch';
-import { knowledgeRoutes } from '../src/knowledge/http.js';
+import { knowledgeRoutes } from '../src/api/routes/knowledge.js';
 import { createKnowledgePool } from '../src/knowledge/pool.js';
 import { openKnowledge } from '../src/knowledge/knowledge.js';
 import { INDEX_FILE } from '../src/knowledge/index/store.js';

@@ -71,11 +71,11 @@ export function register(program: Command): void {
     .option('--all-projects', 'also observer wiki entries tagged for other projects (proj:<other>)')
     .action(
       action(async (words: string[], opts: RootOpts & Record<string, unknown>) => {
-        const { parseSearchRequest, runSearch } = await import('../../knowledge/params.js');
+        const { parseSearchRequest, runSearch } = await import('../../knowledge/search/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: unknown;
         if (!req.readOnlyProbe && process.env.MAESTRO_DAEMON_URL) {
-          const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js'), import('../../knowledge/wikiSource.js')]);
+          const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/search/client.js'), import('../../knowledge/format/root.js'), import('../../knowledge/format/wikiSource.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
           if (wikiRootFor(root) === wikiRootFor({ ...root, confined: true })) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
@@ -105,7 +105,7 @@ export function register(program: Command): void {
             const entries = [];
             for (const id of opts.id) entries.push(await k.load(id, { includeDeprecated: Boolean(opts.includeDeprecated) }));
             // An explicit load is a consumption in the active run (seed 000 §5.1); search and injection never record.
-            (await import('../../knowledge/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
+            (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
             if (opts.json) return printJson(opts.list ? { count: entries.length, entries: entries.map(brief) } : { count: entries.length, entries });
             for (const e of entries) printEntry(e as unknown as Record<string, unknown>, Boolean(opts.list));
             return;
@@ -169,7 +169,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: 'high'; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
-        const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
         const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(opts, ['description', 'source', 'confidence', 'scope', 'allowDuplicateTitle']) });
         if (opts.json) printJson(res);
@@ -208,7 +208,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { supersedeSpec }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { supersedeSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = supersedeSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
@@ -222,7 +222,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (ref: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = deprecateSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already deprecated' : 'deprecated'}: ${res.id}\n`);
@@ -244,7 +244,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (ref: string, opts: RootOpts & { note: string }) => {
-        const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = markSpecConflict(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref, opts.note);
         if (opts.json) printJson(res);
         else process.stdout.write(`marked ${res.id} contested (${res.marker})\n`);
@@ -288,7 +288,7 @@ function registerKnowhow(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (type: string, title: string, opts: RootOpts & { body?: string; description?: string; category?: string; keywords?: string[]; tags?: string[]; id?: string }) => {
-        const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/knowhowWriter.js')]);
+        const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
         const body = opts.body ?? (process.stdin.isTTY ? '' : await readStdin());
         const res = addKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), {
           type,
@@ -356,7 +356,7 @@ function registerKnowhow(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { supersedeKnowhow }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/knowhowWriter.js')]);
+        const [{ resolveWorkflowRoot }, { supersedeKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
         const res = supersedeKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);

@@ -7,9 +7,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { trackResource } from '../../lib/resources.js';
-import type { KnowledgeEntry, KnowledgeSource } from '../entry.js';
-import type { Finding } from '../specParser.js';
-import { indexText } from '../text.js';
+import type { KnowledgeEntry, KnowledgeSource } from '../format/entry.js';
+import type { Finding } from '../format/specParser.js';
+import { indexText } from '../format/text.js';
 import { INDEX_SCHEMA_VERSION, createSchema, dropDerived } from './schema.js';
 
 export const INDEX_FILE = '.maestro-index.db';
