@@ -78,10 +78,15 @@ export function register(program: Command): void {
         // Not a probe (it writes nothing, not even the daemon's index) and not --code / --kg: the daemon builds
         // its code graph once per index handle, a process on every call, so only this process answers those alike.
         if (!req.readOnlyProbe && !req.code && !req.kg) {
-          const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js'), import('../../knowledge/wikiSource.js')]);
+          const [{ searchViaDaemon }, { resolveWorkflowRoot }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
-          if (wikiRootFor(root) === wikiRootFor({ ...root, confined: true })) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
+          // (A confined root's wiki never moves: wikiSource and the observer modules it loads, 5 ms, are not needed to know.)
+          const wikiMoved = async () => {
+            const { wikiRootFor } = await import('../../knowledge/wikiSource.js');
+            return wikiRootFor(root) !== wikiRootFor({ ...root, confined: true });
+          };
+          if (root.confined || !(await wikiMoved())) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
         }
         if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, (k) => runSearch(k, req));
         if (opts.json) printJson(res);
