@@ -161,7 +161,7 @@ export function listKnowhowFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
   // Paths joined by hand, not with path.join: a cold CLI search lists every file, and join's
-  // normalising was a quarter of the listing's CPU time on 7,000 files (issue 16 item 3).
+  // normalising was half of the listing's CPU time (17 → 8 ms on 7,000 files, issue 16 item 3).
   const walk = (d: string) => {
     const prefix = d.endsWith('/') ? d : `${d}/`;
     for (const ent of readdirSync(d, { withFileTypes: true })) {
