@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
@@ -32,6 +34,24 @@ describe('GET /api/knowledge/*', () => {
       expect(bad.json().error.message).toMatch(/--limit must be an integer 1–200/);
       const health = await app.inject({ method: 'GET', url: `/api/knowledge/health?kind=spec&root=${encodeURIComponent(dir)}` });
       expect(health.json()).toMatchObject({ ok: true, entries: 7 });
+    } finally {
+      await app.close();
+      pool.stop();
+    }
+  });
+
+  it('re-checks the files for a fresh search (the CLI), not only once per throttle period', async () => {
+    const { dir } = tempRoot('mf-workflow');
+    const pool = createKnowledgePool({ syncIntervalMs: 3_600_000 });
+    const app = Fastify();
+    await app.register(knowledgeRoutes, { pool });
+    const count = async (fresh: boolean) => (await app.inject({ method: 'GET', url: `/api/knowledge/search?q=quokka&root=${encodeURIComponent(dir)}${fresh ? '&fresh=true' : ''}` })).json().count as number;
+    try {
+      expect(await count(false)).toBe(0);
+      mkdirSync(join(dir, '.workflow', 'knowhow'), { recursive: true });
+      writeFileSync(join(dir, '.workflow', 'knowhow', 'TIP-20260801-quokka.md'), '---\ntitle: "Quokka wrangling"\ntype: tip\n---\n\nQuokkas need patience.\n');
+      expect(await count(false)).toBe(0); // within the hour's throttle: the warm index as it was
+      expect(await count(true)).toBe(1);
     } finally {
       await app.close();
       pool.stop();

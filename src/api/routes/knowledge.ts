@@ -2,7 +2,7 @@
  * The daemon's knowledge routes, as a Fastify plugin the API server registers:
  * `app.register(knowledgeRoutes, { pool })`.
  *
- *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&root=&global=
+ *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&root=&global=&fresh=
  *   GET /api/knowledge/entries?type=&category=&keyword=&tag=&includeDeprecated=&root=
  *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
  *   GET /api/knowledge/health?kind=spec|knowhow|wiki&root=
@@ -62,7 +62,10 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   app.get('/api/knowledge/search', async (req) => {
     const q = req.query as Query;
     const parsed = parseSearchRequest(q);
-    return runSearch(opts.pool.get(rootOf(q), q.global === 'true'), parsed);
+    const k = opts.pool.get(rootOf(q), q.global === 'true');
+    // `fresh=true` (the CLI): re-check the files now, not at most once a second, so the answer is the one a search in process gives.
+    if (q.fresh === 'true') k.sync();
+    return runSearch(k, parsed);
   });
   app.get('/api/knowledge/entries', async (req) => {
     const q = req.query as Query;

@@ -1,8 +1,9 @@
 /**
  * `maestro search | load | spec | knowhow`: the knowledge commands. Every
  * heavy module is imported inside the action, so `maestro search` starts
- * without loading what it does not use. With MAESTRO_DAEMON_URL set, search
- * asks the daemon (warm index) and falls back to searching in process.
+ * without loading what it does not use. Search asks a running daemon (warm
+ * index) when there is one and searches in process otherwise
+ * (knowledge/search/client.ts says which daemon, and when its answer is not used).
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
@@ -74,11 +75,18 @@ export function register(program: Command): void {
         const { parseSearchRequest, runSearch } = await import('../../knowledge/search/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: unknown;
-        if (!req.readOnlyProbe && process.env.MAESTRO_DAEMON_URL) {
-          const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/search/client.js'), import('../../knowledge/format/root.js'), import('../../knowledge/format/wikiSource.js')]);
+        // Not a probe (it writes nothing, not even the daemon's index) and not --code / --kg: the daemon builds
+        // its code graph once per index handle, a process on every call, so only this process answers those alike.
+        if (!req.readOnlyProbe && !req.code && !req.kg) {
+          const [{ searchViaDaemon }, { resolveWorkflowRoot }] = await Promise.all([import('../../knowledge/search/client.js'), import('../../knowledge/format/root.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
-          if (wikiRootFor(root) === wikiRootFor({ ...root, confined: true })) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
+          // (A confined root's wiki never moves: wikiSource and the observer modules it loads, 5 ms, are not needed to know.)
+          const wikiMoved = async () => {
+            const { wikiRootFor } = await import('../../knowledge/format/wikiSource.js');
+            return wikiRootFor(root) !== wikiRootFor({ ...root, confined: true });
+          };
+          if (root.confined || !(await wikiMoved())) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
         }
         if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, (k) => runSearch(k, req));
         if (opts.json) printJson(res);

@@ -14,11 +14,13 @@ import type { KnowledgeEntry, KnowledgeSource, SourceFile } from './entry.js';
 function statFiles(paths: string[]): SourceFile[] {
   const out: SourceFile[] = [];
   for (const p of paths) {
+    // Vanished between listing and stat (undefined, without building an error), or unreadable:
+    // simply not there. This loop runs over every file on each cold CLI search.
     try {
-      const st = statSync(p);
-      out.push({ path: p, mtimeMs: st.mtimeMs, size: st.size });
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (st) out.push({ path: p, mtimeMs: st.mtimeMs, size: st.size });
     } catch {
-      // vanished between listing and stat: simply not there
+      // not there for us
     }
   }
   return out;

