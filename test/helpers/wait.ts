@@ -4,7 +4,7 @@
  * needs with room to spare, scaled by `budget()` for this machine's load; the budget only bounds
  * how long a broken test hangs.
  */
-import type { Bus } from '../../src/daemon/bus.js';
+import type { Bus } from '../../src/lib/bus.js';
 import { budget } from './budget.js';
 
 /** Thrown from a check to end the wait at once (a task stuck for good, a process that died). */

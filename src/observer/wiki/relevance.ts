@@ -4,8 +4,8 @@
  * comparing strings; the postings of the inverted index; an entry as the index holds it; and the
  * list of the best matches so far. InMemoryWikiRetriever (retriever.ts) puts them together.
  */
-import type { WikiEntry } from './entries.js';
-import type { EntryType } from './layout.js';
+import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import type { EntryType } from '../../knowledge/format/wiki/layout.js';
 import type { RetrievalQuery } from './retrieval.js';
 import type { EntryScope } from './scope.js';
 

@@ -3,8 +3,8 @@
  * session, the curator and the agent tools depend on `WikiRetriever`; InMemoryWikiRetriever
  * (retriever.ts) is the implementation.
  */
-import type { WikiEntry, WikiProblem } from './entries.js';
-import type { EntryType } from './layout.js';
+import type { WikiEntry, WikiProblem } from '../../knowledge/format/wiki/entries.js';
+import type { EntryType } from '../../knowledge/format/wiki/layout.js';
 
 /** FORMATS §8.6 thresholds. */
 export const WIKI_SEARCH_THRESHOLD = 0.5;

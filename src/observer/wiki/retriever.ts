@@ -19,8 +19,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isGenericProjectQuery } from './generic-query.js';
-import { listEntryFiles, listEntryFilesAsync, parseEntryFile, type WikiEntry, type WikiProblem } from './entries.js';
-import { wikiLayout } from './layout.js';
+import { listEntryFiles, listEntryFilesAsync, parseEntryFile, type WikiEntry, type WikiProblem } from '../../knowledge/format/wiki/entries.js';
+import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { classifyScope } from './scope.js';
 import { WIKI_SEARCH_THRESHOLD, type RetrievalQuery, type WikiMatch, type WikiRetriever } from './retrieval.js';
 import { addPosting, bigramBloom, bloomSubset, postingArray, relevanceFromNumbers, removePosting, SCOPE_CODE, TopList, TYPE_BIT, type IndexedEntry, type Posting, type QueryShape } from './relevance.js';
