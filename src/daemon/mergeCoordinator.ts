@@ -31,6 +31,8 @@ import type { Store } from '../store/store.js';
 export const MAX_CONFLICT_RUNS = 2;
 /** Cars per train: bounds how long one daemon holds the lease (a slow machine, hundreds approved at once). */
 export const MAX_TRAIN = 25;
+/** Rounds of trains in one tick while work keeps landing (each round releases the lease and the clone in between). */
+const MAX_ROUNDS = 5;
 const PUSH_RETRY_FIRST_MS = 1000;
 const PUSH_RETRY_MAX_MS = 60_000;
 
@@ -73,22 +75,31 @@ export class MergeCoordinator {
     if (this.running) return;
     this.running = true;
     try {
-      const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
-      for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
-      // Projects with work that may go now (the oldest approval first); the trains read their tasks again under the lease.
-      const now = this.store.clock();
-      const projects = new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter((t) => (this.refused.get(t.id)?.at ?? 0) <= now).map((t) => t.projectId));
-      for (const projectId of projects) {
-        try {
-          await this.mergeProject(projectId);
-        } catch (err) {
-          this.opts.onError(coerceError(err));
-        }
-      }
+      // Work approved while a train ran goes in the next one at once, not a tick later; each task is tried once a tick.
+      const tried = new Set<string>();
+      for (let round = 0; round < MAX_ROUNDS && (await this.round(tried)) > 0; round++);
       await this.finishParents();
     } finally {
       this.running = false;
     }
+  }
+
+  /** One train per project with work that may go now (the oldest approval first); returns how many tasks landed. */
+  private async round(tried: Set<string>): Promise<number> {
+    const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
+    for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
+    const now = this.store.clock();
+    const due = (t: Task) => !tried.has(t.id) && (this.refused.get(t.id)?.at ?? 0) <= now;
+    const projects = new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId));
+    let landed = 0;
+    for (const projectId of projects) {
+      try {
+        landed += await this.mergeProject(projectId, tried);
+      } catch (err) {
+        this.opts.onError(coerceError(err));
+      }
+    }
+    return landed;
   }
 
   private async toAttention(task: Task, reason: string): Promise<void> {
@@ -101,35 +112,38 @@ export class MergeCoordinator {
    * (a daemon waiting for its own clone holds no lease meanwhile), and the tasks are read under it: every
    * task approved by then rides along, and none that another daemon's train has just finished.
    */
-  private async mergeProject(projectId: string): Promise<void> {
+  private async mergeProject(projectId: string, tried: Set<string>): Promise<number> {
     const project = await this.store.projects.get(projectId);
     const landed: Landed[] = [];
     if (!remoteOf(project)) {
-      for (const train of await this.trains(projectId)) landed.push(await this.land(project, project.repoPath, null, train));
+      for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
     } else {
       await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
         try {
           // Each train starts from the remote's main: a refused push leaves this clone's main ahead of it.
-          for (const train of await this.trains(projectId)) landed.push(await this.land(project, await this.opts.repos.sync(project), 'origin', train));
+          for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, await this.opts.repos.sync(project), 'origin', train));
         } finally {
           await releaseMergeLease(this.store.db, projectId, this.opts.owner);
         }
       });
     }
     for (const l of landed) await this.followUp(project, l);
+    return landed.reduce((n, l) => n + l.cleanups.length, 0);
   }
 
   /** The project's approved tasks that may go now, oldest approval first: the fresh ones together, each retried push alone. */
-  private async trains(projectId: string): Promise<Task[][]> {
+  private async trains(projectId: string, tried: Set<string>): Promise<Task[][]> {
     const merging = (await this.store.tasks.list({ status: 'merging', projectId, limit: 10_000 })).sort((a, b) => a.updatedAt - b.updatedAt);
     const now = this.store.clock();
     const fresh: Task[] = [];
     const retries: Task[][] = [];
     for (const task of merging) {
+      if (tried.has(task.id)) continue;
       const retry = this.refused.get(task.id);
       if (retry && now < retry.at) continue;
       if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
+      tried.add(task.id);
       if (retry) retries.push([task]);
       else fresh.push(task);
     }
