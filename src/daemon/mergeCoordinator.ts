@@ -77,7 +77,10 @@ export class MergeCoordinator {
     try {
       // Work approved while a train ran goes in the next one at once, not a tick later; each task is tried once a tick.
       const tried = new Set<string>();
-      for (let round = 0; round < MAX_ROUNDS && (await this.round(tried)) > 0; round++);
+      const landed: Array<{ project: Project; landed: Landed }> = [];
+      for (let round = 0; round < MAX_ROUNDS && (await this.round(tried, landed)) > 0; round++);
+      // Clean-ups wait until no more work is landing: they need the clone, which the next train needs first.
+      for (const l of landed) await this.cleanUpAll(l.project, l.landed);
       await this.finishParents();
     } finally {
       this.running = false;
@@ -85,7 +88,7 @@ export class MergeCoordinator {
   }
 
   /** One train per project with work that may go now (the oldest approval first); returns how many tasks landed. */
-  private async round(tried: Set<string>): Promise<number> {
+  private async round(tried: Set<string>, done: Array<{ project: Project; landed: Landed }>): Promise<number> {
     const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
     for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
     const now = this.store.clock();
@@ -94,7 +97,13 @@ export class MergeCoordinator {
     let landed = 0;
     for (const projectId of projects) {
       try {
-        landed += await this.mergeProject(projectId, tried);
+        const project = await this.store.projects.get(projectId);
+        for (const l of await this.mergeProject(project, tried)) {
+          // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
+          for (const c of l.conflicts) await this.openConflict(c.task, c.branch, c.message);
+          done.push({ project, landed: l });
+          landed += l.cleanups.length;
+        }
       } catch (err) {
         this.opts.onError(coerceError(err));
       }
@@ -108,12 +117,12 @@ export class MergeCoordinator {
   }
 
   /**
-   * The project's trains, then their follow-ups. On a shared remote the lease is taken inside `exclusive`
+   * The project's trains (what each left to do comes back). On a shared remote the lease is taken inside `exclusive`
    * (a daemon waiting for its own clone holds no lease meanwhile), and the tasks are read under it: every
    * task approved by then rides along, and none that another daemon's train has just finished.
    */
-  private async mergeProject(projectId: string, tried: Set<string>): Promise<number> {
-    const project = await this.store.projects.get(projectId);
+  private async mergeProject(project: Project, tried: Set<string>): Promise<Landed[]> {
+    const projectId = project.id;
     const landed: Landed[] = [];
     if (!remoteOf(project)) {
       for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
@@ -128,8 +137,7 @@ export class MergeCoordinator {
         }
       });
     }
-    for (const l of landed) await this.followUp(project, l);
-    return landed.reduce((n, l) => n + l.cleanups.length, 0);
+    return landed;
   }
 
   /** The project's approved tasks that may go now, oldest approval first: the fresh ones together, each retried push alone. */
@@ -152,15 +160,13 @@ export class MergeCoordinator {
     return [...trains, ...retries];
   }
 
-  /** After the lease: clean up merged work (in the clone, which a cleanup must have to itself), open conflict runs. */
-  private async followUp(project: Project, { repo, cleanups, conflicts }: Landed): Promise<void> {
-    if (cleanups.length) {
-      const clean = async () => {
-        for (const c of cleanups) await this.cleanUp(c.task, project, repo, c.branch);
-      };
-      await (remoteOf(project) ? this.opts.repos.exclusive(project.id, clean) : clean());
-    }
-    for (const c of conflicts) await this.openConflict(c.task, c.branch, c.message);
+  /** Cleans up a train's merged work, in the clone (which a cleanup must have to itself) or the project's repository. */
+  private async cleanUpAll(project: Project, { repo, cleanups }: Landed): Promise<void> {
+    if (!cleanups.length) return;
+    const clean = async () => {
+      for (const c of cleanups) await this.cleanUp(c.task, project, repo, c.branch);
+    };
+    await (remoteOf(project) ? this.opts.repos.exclusive(project.id, clean) : clean());
   }
 
   private lease(project: Project) {
@@ -181,7 +187,8 @@ export class MergeCoordinator {
     const toMerge = cars.filter((c) => !inMain.has(c.ref));
     if (!toMerge.length) return landed;
     try {
-      await assertMainCheckout(repo, base);
+      // A clone's main was just checked out from the remote's, forced clean; a project's own checkout is the person's.
+      if (!remote) await assertMainCheckout(repo, base);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       for (const car of toMerge) await this.toAttention(car.task, err.message);

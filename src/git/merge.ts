@@ -64,7 +64,8 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   // --ff fast-forwards when it can and otherwise commits with the message (whatever merge.ff says in the repository's config).
   const mode = strategy === 'no-ff' ? '--no-ff' : strategy === 'ff-only' ? '--ff-only' : '--ff';
   const message = options.message ?? `Merge ${branch}`;
-  const { code, stdout, stderr } = await git(repoPath, ['merge', mode, '-m', message, '--end-of-options', branchSha], { okCodes: [1] });
+  // Without auto-maintenance: a train runs one merge after another, and a fetch runs it anyway.
+  const { code, stdout, stderr } = await git(repoPath, ['-c', 'maintenance.auto=false', 'merge', mode, '-m', message, '--end-of-options', branchSha], { okCodes: [1] });
   if (code !== 0) {
     await git(repoPath, ['merge', '--abort'], { okCodes: [128] });
     throw new MaestroError('MERGE_CONFLICT', `merging ${branch} into ${baseBranch} conflicts; main is unchanged: ${(stdout + stderr).trim().split('\n').slice(-3).join(' ')}`, {
