@@ -3,9 +3,9 @@
  * one project land together (on a shared remote, in one push), each recorded
  * exactly once; a conflicting or vetoed task in the middle drops out and the
  * others go on; work already in main (a push just before a crash) is recorded
- * without merging again.
+ * without merging again; a refused push records nothing.
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Task } from '../core/types.js';
@@ -22,9 +22,11 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-/** A store whose clock moves one millisecond per reading: approvals have a strict order. */
+/** The test's clock: it moves one millisecond per reading (approvals have a strict order), and jumps when told. */
+let now = 0;
+
 async function openStore(): Promise<Store> {
-  let now = Date.now();
+  now = Date.now();
   store = createStore((await freshSqlite()).db, () => ++now);
   return store;
 }
@@ -167,5 +169,49 @@ describe('merge trains', () => {
     for (const f of ['a.txt', 'c.txt']) expect(commitsTouching(repo, 'main', f)).toHaveLength(1);
     // Merged branches are cleaned up; the others stay for their conflict run or a person.
     expect(git(repo, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim()).sort()).toEqual(['maestro/t-b', 'maestro/t-v']);
+  });
+
+  it('a push the remote refuses records nothing; the tasks are retried later, each in a train of its own', async () => {
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n' });
+    const frozen = join(root, 'frozen');
+    writeFileSync(frozen, '');
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), `#!/bin/sh\nif grep -q ' refs/heads/main$' && [ -e '${frozen}' ]; then echo "main is frozen" >&2; exit 1; fi\nexit 0\n`);
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const pushes = join(root, 'pushes.log');
+    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\ngrep -q ' refs/heads/main$' && echo push >> '${pushes}'\nexit 0\n`);
+    chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    branchWith(work, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(work, 'maestro/t-b', { 'b.txt': 'b\n' });
+    for (const b of ['a', 'b']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const main = git(remote, 'rev-parse', 'main');
+
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    expect(d.errors.map((e) => e.message)).toEqual([expect.stringContaining('main is frozen')]);
+    expect(git(remote, 'rev-parse', 'main')).toBe(main);
+    expect(await s.db.all(`SELECT task_id FROM merges`)).toEqual([]);
+    for (const t of [a, b]) {
+      expect((await s.tasks.get(t.id)).status).toBe('merging');
+      expect((await s.events.list({ taskId: t.id, type: 'git.push_failed' })).events.map((e) => e.payload.retryInMs)).toEqual([1000]);
+    }
+    // Before the wait is over nothing is tried; after it, each goes alone (one push each) and is recorded once.
+    await d.merges.tick();
+    expect(d.errors).toHaveLength(1);
+    rmSync(frozen);
+    now += 1000;
+    await d.merges.tick();
+    expect(d.errors).toHaveLength(1);
+    for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('done');
+    expect(await s.db.all(`SELECT task_id FROM merges`)).toHaveLength(2);
+    expect(readFileSync(pushes, 'utf8')).toBe('push\npush\n');
+    // a fast-forwarded main; b, made from the same main, came in by a merge commit.
+    expect(git(remote, 'log', '--format=%s', '--first-parent', `${main}..main`).split('\n')).toEqual(['Merge maestro/t-b', 'work on maestro/t-a']);
   });
 });
