@@ -14,7 +14,7 @@ import type { Store } from '../store/store.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './errors.js';
 import { installGuard, type GuardConfig } from './guard.js';
 import { installJsonParser } from './json.js';
-import { OpenApiDoc } from './route.js';
+import { defineRoute, OpenApiDoc } from './route.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
@@ -22,6 +22,7 @@ import { registerReadRoutes } from './routes/reads.js';
 import { registerReviewRoutes } from './routes/review.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
+import { healthResponse, openApiResponse, type HealthResponse } from './wire/responses.js';
 
 /** What the running daemon offers the API about live runs. */
 export interface RunControl {
@@ -43,7 +44,7 @@ export interface ApiDeps {
   control: RunControl;
   logError: (err: Error) => void;
   /** The daemon's health conditions (a full disk, a read-only home) for GET /api/health. */
-  health?: () => { ok: boolean; conditions: unknown[] };
+  health?: () => HealthResponse;
   /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
   agentEnv?: NodeJS.ProcessEnv;
   /**
@@ -61,6 +62,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // forceCloseConnections: SSE streams and upgraded sockets never end by themselves; stop() must not wait on them.
   const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true, frameworkErrors, clientErrorHandler });
   const doc = new OpenApiDoc();
+  doc.track(app);
   installErrorHandler(app, deps.logError);
 
   app.addHook('onRequest', async (_req, reply) => {
@@ -73,8 +75,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   installJsonParser(app);
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  app.get('/api/health', async () => deps.health?.() ?? { ok: true, conditions: [] });
-  app.get('/api/openapi.json', async () => doc.document());
+  defineRoute(app, doc, { method: 'GET', url: '/api/health', summary: "The daemon's health: conditions (a full disk, a read-only home) that pause new work", tags: ['daemon'], response: healthResponse }, async () => deps.health?.() ?? { ok: true, conditions: [] });
+  defineRoute(app, doc, { method: 'GET', url: '/api/openapi.json', summary: 'This document', tags: ['daemon'], response: openApiResponse }, async () => doc.document());
   registerProjectRoutes(app, doc, deps);
   registerTaskRoutes(app, doc, deps);
   registerReadRoutes(app, doc, deps);
