@@ -4,8 +4,9 @@
  */
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import type { Project, Task } from '../../core/types.js';
+import type { Task } from '../../core/types.js';
 import { ApiClient } from '../client.js';
+import type { ProjectDetail, ProjectList } from '../../api/wire/responses.js';
 
 export interface ClientFlags {
   url?: string;
@@ -22,13 +23,13 @@ export function clientFor(flags: ClientFlags): ApiClient {
 }
 
 /** A project by id, or else by exact name. */
-export async function findProject(client: ApiClient, idOrName: string): Promise<{ project: Project; tasksByStatus: Record<string, number> }> {
+export async function findProject(client: ApiClient, idOrName: string): Promise<ProjectDetail> {
   try {
     return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
   } catch (err) {
     if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
   }
-  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const { projects } = await client.get<ProjectList>('/api/projects');
   const byName = projects.find((p) => p.name === idOrName);
   if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
   return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);
