@@ -7,15 +7,13 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { AgentToolStatus } from '../../agents/detect.js';
+import type { DurationStats, LineComment, SchedulerDecision, UsageByProject } from '../../core/reports.js';
 import type { ScoreBreakdown } from '../../core/scoring.js';
 import type { TaskSummary } from '../../core/taskSummary.js';
 import type { Approval, MaestroEvent, Project, Run, Task } from '../../core/types.js';
 import type { HealthCondition } from '../../daemon/health.js';
-import type { StreamItem as BusStreamItem } from '../../daemon/bus.js';
+import type { StreamItem as BusStreamItem } from '../../lib/bus.js';
 import type { DiffFile } from '../../git/patch.js';
-import type { SchedulerDecision } from '../../store/ops/decisions.js';
-import type { LineComment } from '../../store/ops/gates.js';
-import type { DurationStats, UsageByProject } from '../../store/ops/metrics.js';
 import * as e from './entities.js';
 import { streamItem, type StreamData } from './responses.js';
 

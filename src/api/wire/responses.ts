@@ -128,3 +128,7 @@ export type VersionRef = Out<typeof versionRefSchema>;
 export type CheckView = Out<typeof checkViewSchema>;
 export type VerdictView = Out<typeof verdictViewSchema>;
 export type FindingView = Out<typeof findingViewSchema>;
+export type DiffFile = Out<typeof diffFileSchema>;
+export type DiffHunk = DiffFile['hunks'][number];
+export type DiffLine = DiffHunk['lines'][number];
+export type FileStatus = DiffFile['status'];

@@ -5,7 +5,7 @@
  */
 import type { AgentToolStatus } from '../../agents/detect.js';
 import type { Project } from '../../core/types.js';
-import type { ApiClient } from '../client.js';
+import type { ApiClient } from '../../api/client.js';
 import { table } from './common.js';
 import type { AgentList } from '../../api/wire/responses.js';
 

@@ -3,10 +3,8 @@
  * built from them, project lookup by id or name, and plain-text tables.
  */
 import type { Command } from 'commander';
-import { MaestroError } from '../../core/errors.js';
 import type { Task } from '../../core/types.js';
-import { ApiClient } from '../client.js';
-import type { ProjectDetail, ProjectList } from '../../api/wire/responses.js';
+import { ApiClient } from '../../api/client.js';
 
 export interface ClientFlags {
   url?: string;
@@ -22,18 +20,8 @@ export function clientFor(flags: ClientFlags): ApiClient {
   return new ApiClient({ url: flags.url });
 }
 
-/** A project by id, or else by exact name. */
-export async function findProject(client: ApiClient, idOrName: string): Promise<ProjectDetail> {
-  try {
-    return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
-  } catch (err) {
-    if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
-  }
-  const { projects } = await client.get<ProjectList>('/api/projects');
-  const byName = projects.find((p) => p.name === idOrName);
-  if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
-  return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);
-}
+// Lives with the API client: the MCP server (below the CLI) asks it too.
+export { findProject } from '../../api/client.js';
 
 /** Left-aligned columns; the last column is not padded. */
 export function table(rows: string[][]): string {

@@ -7,7 +7,7 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
-import type { ApiClient, SseEvent } from '../client.js';
+import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { TaskDetail } from '../../api/wire/responses.js';
 
 interface TranscriptEntry {

@@ -5,9 +5,8 @@
  * act on the chain's newest version.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ChecksResponse, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
-import type { DiffFile } from '../../git/patch.js';
-import type { ApiClient } from '../client.js';
+import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
+import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
 

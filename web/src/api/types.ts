@@ -11,7 +11,7 @@ export { TASK_STATUSES } from '../../../src/core/status.js';
 export type { TaskSummary } from '../../../src/core/taskSummary.js';
 export { summarizeTask } from '../../../src/core/taskSummary.js';
 export type { ScoreBreakdown } from '../../../src/core/scoring.js';
-export type { SchedulerDecision } from '../../../src/store/ops/decisions.js';
+export type { SchedulerDecision } from '../../../src/core/reports.js';
 
 /* What the routes answer: GET /api/tasks/:id, /api/traces/:traceId, /api/metrics, the transcript's ?q=, the SSE items, … */
 export type {
@@ -38,11 +38,11 @@ export type {
 } from '../../../src/api/wire/responses.js';
 
 /* The review API (issue 15): GET /api/tasks/:id/diff, /checks, /findings, and line comments on a reject. */
-export type { DiffFile, DiffHunk, DiffLine, FileStatus as DiffFileStatus } from '../../../src/git/patch.js';
+export type { DiffFile, DiffHunk, DiffLine, FileStatus as DiffFileStatus } from '../../../src/api/wire/responses.js';
 export type { CheckView as CheckResult, FindingView as Finding, VerdictView as Verdict } from '../../../src/api/wire/responses.js';
 export type CheckStatus = import('../../../src/api/wire/responses.js').CheckView['status'];
 /** A reviewer's comment on one line of the diff; `side` old is a deleted line's number in the old file. */
-export type { LineComment } from '../../../src/store/ops/gates.js';
+export type { LineComment } from '../../../src/core/reports.js';
 
 export interface ApiErrorBody {
   error: { code: string; message: string };
