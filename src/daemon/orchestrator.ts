@@ -109,7 +109,7 @@ export class Orchestrator {
         if (tasks) this.opts.log?.info({ tasks }, 'scheduler ranking rebuilt: the incremental ranking had drifted');
       },
     });
-    this.workers = new WorkerManager({ onExit: () => this.kick() });
+    this.workers = new WorkerManager({ onExit: () => this.kick(), warm: config.warmWorkers });
     this.ingestor = new Ingestor(store, bus, {
       owner: this.owner,
       leaseMs: config.leaseMs,
@@ -139,6 +139,7 @@ export class Orchestrator {
   start(): void {
     if (this.timer) return;
     this.stopping = false;
+    this.workers.start();
     void this.pruneWorktrees();
     this.pruneTimer = setInterval(() => void this.pruneWorktrees(), WORKTREE_PRUNE_MS);
     // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
@@ -471,7 +472,7 @@ export class Orchestrator {
     };
     if (opts.detach) {
       stopLeases();
-      this.workers.detachAll();
+      await this.workers.detachAll();
     }
     else {
       const since = Date.now();
