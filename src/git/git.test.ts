@@ -36,6 +36,9 @@ describe('git', () => {
     mkdirSync(plain);
     await expect(assertRepository(plain)).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
     await expect(assertRepository(join(root, 'nope'))).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+    // A worktree of a non-repository is refused as clearly, though the check is now the worktree listing itself.
+    await expect(ensureWorktree({ ...spec('P'), repoPath: plain })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
+    await expect(detachedWorktree(join(root, 'nope'), join(root, 'wt'), 'P-plan', 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(git(repo, ['status'], { gitBinary: join(root, 'no-git-here') })).rejects.toMatchObject({ code: 'GIT_MISSING' });
   });
 

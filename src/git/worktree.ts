@@ -37,6 +37,19 @@ async function branchExists(repoPath: string, branch: string): Promise<boolean> 
   return code === 0;
 }
 
+/**
+ * The worktrees of a repository that must exist: one `git worktree list` serves as the check
+ * (a git process each run saved); only when it fails does assertRepository say what is wrong.
+ */
+async function worktreesOfRepository(repoPath: string): Promise<Array<{ path: string; branch: string | null }>> {
+  try {
+    return await listWorktrees(repoPath);
+  } catch (err) {
+    await assertRepository(repoPath);
+    throw err;
+  }
+}
+
 /** Lists the worktrees git knows for this repository (path → branch or null). */
 export async function listWorktrees(repoPath: string): Promise<Array<{ path: string; branch: string | null }>> {
   const { stdout } = await git(repoPath, ['worktree', 'list', '--porcelain']);
@@ -51,10 +64,9 @@ export async function listWorktrees(repoPath: string): Promise<Array<{ path: str
 }
 
 export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
-  await assertRepository(spec.repoPath);
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
-  const known = (await listWorktrees(spec.repoPath)).some((w) => resolve(w.path) === path);
+  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path);
   if (known && existsSync(path)) {
     const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
     return { path, branch, created: false, baseSha: stdout.trim() };
@@ -78,9 +90,8 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
  * is not where it does it. Remove it with removeWorktree.
  */
 export async function detachedWorktree(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
-  await assertRepository(repoPath);
   const path = resolve(worktreeRoot, name);
-  if ((await listWorktrees(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+  if ((await worktreesOfRepository(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(worktreeRoot, { recursive: true });
   await git(repoPath, ['worktree', 'add', '--detach', '--end-of-options', path, base]);
