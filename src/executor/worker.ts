@@ -20,6 +20,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { RUN_DIR_ENV } from '../lib/agentEnv.js';
+import { killGroupMembers } from '../lib/processes.js';
 import { readJsonFile } from './protocol/files.js';
 import { JOB_FILE, readJob } from './protocol/job.js';
 import { OutboxWriter } from './protocol/outbox.js';
@@ -100,6 +101,8 @@ function warmMain(): Promise<number> {
       workerMain(runDir, controller.signal).then((code) => {
         current = null;
         delete process.env[RUN_DIR_ENV];
+        // What the run started and left running goes now, as it would with a cold worker's exit (it leads its group).
+        killGroupMembers(process.pid, process.pid);
         // Aborted by SIGTERM, or the daemon is gone: exit, as a cold worker would.
         if (controller.signal.aborted || closing || !process.connected) return end(0);
         process.send!({ done: runDir, code } satisfies WarmReply);
