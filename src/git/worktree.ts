@@ -20,6 +20,8 @@ export interface Worktree {
   branch: string;
   /** True when this call created it (false: it was already there). */
   created: boolean;
+  /** Created with a new branch at `baseSha`: it cannot have diverged from the base yet. */
+  newBranch: boolean;
   /** The base commit it was created from, or the current merge-base when reused. */
   baseSha: string;
 }
@@ -69,19 +71,17 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path);
   if (known && existsSync(path)) {
     const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
-    return { path, branch, created: false, baseSha: stdout.trim() };
+    return { path, branch, created: false, newBranch: false, baseSha: stdout.trim() };
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
   if (known) await git(spec.repoPath, ['worktree', 'prune']);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(spec.worktreeRoot, { recursive: true });
   const baseSha = await revParse(spec.repoPath, spec.baseBranch);
-  if (await branchExists(spec.repoPath, branch)) {
-    await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
-  } else {
-    await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
-  }
-  return { path, branch, created: true, baseSha };
+  const newBranch = !(await branchExists(spec.repoPath, branch));
+  if (newBranch) await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
+  else await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
+  return { path, branch, created: true, newBranch, baseSha };
 }
 
 /**
