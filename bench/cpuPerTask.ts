@@ -75,7 +75,9 @@ export async function cpuPerTask(opts: { main: string; root: string; repo: strin
     writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - write: { path: "out/{{title}}.txt", content: "{{title}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
   }
   const store = createStore(await openMigratedDatabase(`sqlite:${join(home, 'maestro.db')}`));
-  const child = spawn(process.execPath, [opts.main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
+  // BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the daemon; workers do not see it.
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, opts.main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
   try {
     const pid = child.pid!;
     await waitUntil(async () => (await store.db.all(`SELECT name FROM daemons`)).length > 0, 'the daemon to register');
