@@ -114,11 +114,13 @@ export class WorkerPool {
   private assign(worker: WarmWorker, runDir: string): WorkerHandle {
     const { proc } = worker;
     worker.runs++;
+    let ended = false;
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveRun) => {
       // The run ends with the worker's `done`, or with the process if it dies (or is stopped) first.
       const finish = (code: number) => {
         if (worker.onDone !== finish) return;
         worker.onDone = null;
+        ended = true;
         resolveRun({ code, signal: null });
         this.release(worker);
       };
@@ -126,6 +128,7 @@ export class WorkerPool {
       void proc.exited.then((e) => {
         if (worker.onDone !== finish) return;
         worker.onDone = null;
+        ended = true;
         resolveRun(e);
       });
     });
@@ -136,8 +139,9 @@ export class WorkerPool {
       pid: proc.pid,
       child: proc.child,
       exited,
-      stop: proc.stop,
-      kill: proc.kill,
+      // Once this run is over the process may be on another run: a late stop or kill must not reach it.
+      stop: () => ended || proc.stop(),
+      kill: () => ended || proc.kill(),
       stderrTail: proc.stderrTail,
       detach: () => {
         // The worker finishes this run, sees its channel closed and exits; the next daemon adopts the run by pid.

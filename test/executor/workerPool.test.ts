@@ -55,6 +55,9 @@ describe('warm worker pool', () => {
     const b = execRun(sb, 'b', script);
     const second = pool.run(b, env);
     expect(second.pid).toBe(first.pid);
+    // The first run's handle is spent: stopping or killing it now must not touch the run after it.
+    first.stop();
+    first.kill();
     expect(await second.exited).toEqual({ code: 0, signal: null });
     expect(finalOf(b)?.type).toBe('result');
     // Both runs' heartbeats come from the one process.
