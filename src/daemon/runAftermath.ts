@@ -9,7 +9,7 @@ import { coerceError } from '../core/errors.js';
 import type { Run, Task } from '../core/types.js';
 import { branchName } from '../executor/protocol/job.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
-import type { KnowledgeBridge } from '../knowledge/bridge.js';
+import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
 import { remoteOf, type ProjectRepos } from './repos.js';
 
