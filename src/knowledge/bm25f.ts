@@ -27,6 +27,12 @@
  * a stemmed variant's. Plain words get no such bonus: on Cranfield an exact-form
  * bonus for every word cost nDCG@10 (0.3813 → 0.3750 at +25 %).
  *
+ * Title boost scaled by idf (titleScale): a common query word in a title
+ * counts less than the boost alone would make it, so a rare word in an entry's
+ * body is not buried under it (the typical miss the issue reports, title 10×
+ * body). Cranfield, whole pipeline: 0.3850 without, 0.3916 at power 0.5, 0.3928
+ * at power 1.
+ *
  * Measured on Cranfield (nDCG@10, BM25F alone over FTS5's best 40, diversity
  * off, no proximity or coverage): FTS5 bm25 with the same weights 0.3639, with
  * FORMATS' idf 0.3660, per-field normalisation (this file) 0.373–0.381 over
@@ -48,6 +54,8 @@ export const BM25F_FIELDS: Readonly<Record<FieldName, { weight: number; b: numbe
   body: { weight: 0.5, b: 0.75 },
 };
 export const BM25F_K1 = 1.5;
+/** How strongly a common word's title boost shrinks (titleScale); 0 turns the scaling off. */
+export const TITLE_IDF_POWER = 1;
 /** An identifier's exact occurrences weigh this much more than its stemmed variants'. */
 export const EXACT_IDENTIFIER_BONUS = 1;
 /** Text read per field (bounded cost per candidate); lengths are counted over the whole field at index time. */
@@ -96,6 +104,10 @@ export function isIdentifierWord(word: string): boolean {
 export interface Bm25fQuery {
   /** stem → idf. */
   idf: Map<string, number>;
+  /** The query's own terms for bm25fTerms (weight 1). */
+  terms: Map<string, WeightedTerm>;
+  /** The highest idf among the query's terms (title scaling, TITLE_IDF_POWER). */
+  maxIdf: number;
   /** Folded exact forms of the query's identifiers → their stem. */
   exact: Map<string, string>;
   /** First two characters of every stem and exact form: other tokens are skipped unstemmed. */
@@ -107,13 +119,13 @@ export interface Bm25fQuery {
 }
 
 /**
- * The query side: `terms` are the searched words (index/query.ts contentTerms), `raw` the query as typed
+ * The query side: `words` are the searched words (index/query.ts contentTerms), `raw` the query as typed
  * (for identifiers), `df` a term's entry count, `rows` the number of entries.
  */
-export function bm25fQuery(terms: string[], raw: string, df: (term: string) => number, rows: number, avg: FieldLengths): Bm25fQuery {
+export function bm25fQuery(words: string[], raw: string, df: (term: string) => number, rows: number, avg: FieldLengths): Bm25fQuery {
   const idf = new Map<string, number>();
   // A term may hold several index tokens (`parse_option` is the phrase "parse option" to FTS5).
-  for (const token of terms.flatMap((t) => t.match(/[\p{L}\p{N}]+/gu) ?? [])) {
+  for (const token of words.flatMap((t) => t.match(/[\p{L}\p{N}]+/gu) ?? [])) {
     const s = porterStem(fold(token));
     if (idf.has(s)) continue;
     const n = df(token);
@@ -130,7 +142,8 @@ export function bm25fQuery(terms: string[], raw: string, df: (term: string) => n
   }
   const prefixes = new Set<string>();
   for (const s of [...idf.keys(), ...exact.keys()]) prefixes.add(s.slice(0, 2));
-  return { idf, exact, prefixes, avg, memo: new Map() };
+  const terms = new Map([...idf].map(([st, v]) => [st, { idf: v, weight: 1 }]));
+  return { idf, terms, maxIdf: Math.max(0, ...idf.values()), exact, prefixes, avg, memo: new Map() };
 }
 
 /** Calls `fn` with every token (folded) of `text` as the index splits it: runs of letters and numbers. */
@@ -160,11 +173,26 @@ export function stemOf(q: { memo: Map<string, string> }, folded: string): string
   return s;
 }
 
+export interface WeightedTerm {
+  idf: number;
+  /** 1 for a query word; less for a feedback word (feedback.ts). */
+  weight: number;
+}
+
 /**
- * Σ over `terms` (stem → idf × weight) of BM25F for one entry: `texts` from fieldTexts, `lens` its stored
- * field lengths. Exact forms of the query's identifiers add EXACT_IDENTIFIER_BONUS.
+ * A word's title weight is scaled by its idf against the query's rarest word, (idf / maxIdf)^TITLE_IDF_POWER:
+ * a common query word in a title counts less than the title boost alone would make it, so a rare word in
+ * an entry's body is not buried under it. The query's rarest word keeps the full boost.
  */
-export function bm25fTerms(q: Bm25fQuery, terms: Map<string, number>, prefixes: Set<string>, texts: Record<FieldName, string>, lens: FieldLengths): number {
+export function titleScale(q: Bm25fQuery, idf: number): number {
+  return q.maxIdf > 0 ? Math.min(1, idf / q.maxIdf) ** TITLE_IDF_POWER : 1;
+}
+
+/**
+ * Σ over `terms` of weight × BM25F for one entry: `texts` from fieldTexts, `lens` its stored field
+ * lengths. Exact forms of the query's identifiers add EXACT_IDENTIFIER_BONUS.
+ */
+export function bm25fTerms(q: Bm25fQuery, terms: Map<string, WeightedTerm>, prefixes: Set<string>, texts: Record<FieldName, string>, lens: FieldLengths): number {
   const tf = new Map<string, number>();
   for (const f of FIELDS) {
     const text = texts[f];
@@ -174,17 +202,21 @@ export function bm25fTerms(q: Bm25fQuery, terms: Map<string, number>, prefixes: 
     forEachToken(text, (folded) => {
       if (!prefixes.has(folded.slice(0, 2))) return;
       const s = stemOf(q, folded);
-      if (!terms.has(s)) return;
+      const t = terms.get(s);
+      if (!t) return;
       const bonus = q.exact.get(folded) === s ? EXACT_IDENTIFIER_BONUS : 0;
-      tf.set(s, (tf.get(s) ?? 0) + norm * (1 + bonus));
+      tf.set(s, (tf.get(s) ?? 0) + norm * (1 + bonus) * (f === 'title' ? titleScale(q, t.idf) : 1));
     });
   }
   let score = 0;
-  for (const [s, f] of tf) score += (terms.get(s)! * f * (BM25F_K1 + 1)) / (f + BM25F_K1);
+  for (const [s, f] of tf) {
+    const t = terms.get(s)!;
+    score += (t.weight * t.idf * f * (BM25F_K1 + 1)) / (f + BM25F_K1);
+  }
   return score;
 }
 
 /** The BM25F score of one entry for the query's own terms. */
 export function bm25fScore(q: Bm25fQuery, texts: Record<FieldName, string>, lens: FieldLengths): number {
-  return bm25fTerms(q, q.idf, q.prefixes, texts, lens);
+  return bm25fTerms(q, q.terms, q.prefixes, texts, lens);
 }

@@ -174,7 +174,7 @@ function rescoreBm25f(db: Database.Database, query: string, candidates: Candidat
     const fb = feedbackTerms(q, best.map(({ s, i }) => ({ texts: texts[i]!, score: s })), isStopWord);
     if (fb.length > 0) {
       const fdf = termWeights(db, fb.map((t) => t.surface));
-      const weighted = new Map(fb.map((t) => [t.stem, FEEDBACK_WEIGHT * t.weight * fdf.get(t.surface)!.weight]));
+      const weighted = new Map(fb.map((t) => [t.stem, { idf: fdf.get(t.surface)!.weight, weight: FEEDBACK_WEIGHT * t.weight }]));
       const prefixes = new Set(fb.map((t) => t.stem.slice(0, 2)));
       candidates.forEach((c, i) => (scores[i]! += bm25fTerms(q, weighted, prefixes, texts[i]!, c.lens)));
     }
