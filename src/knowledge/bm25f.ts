@@ -89,8 +89,8 @@ function isWordChar(text: string, i: number): boolean {
 /** Lower-case, without diacritics (the index's unicode61 `remove_diacritics 2`). */
 export function fold(token: string): string {
   const lower = token.toLowerCase();
-  // eslint-disable-next-line no-control-regex
-  return /^[\x00-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '');
+  for (let i = 0; i < lower.length; i++) if (lower.charCodeAt(i) >= 128) return lower.normalize('NFKD').replace(/\p{M}/gu, '');
+  return lower;
 }
 
 /** Porter stem of a folded token. */
@@ -113,11 +113,9 @@ export interface Bm25fQuery {
   /** Folded exact forms of the query's identifiers → their stem. */
   exact: Map<string, string>;
   /** First two characters of every stem and exact form: other tokens are skipped unstemmed. */
-  prefixes: Set<string>;
+  prefixes: Set<number>;
   /** The corpus's average length of each field. */
   avg: FieldLengths;
-  /** Stems of the folded tokens seen (per query: the same words recur across candidates). */
-  memo: Map<string, string>;
 }
 
 /**
@@ -142,21 +140,47 @@ export function bm25fQuery(words: string[], raw: string, df: (term: string) => n
       if (idf.has(s) && f !== s) exact.set(f, s);
     }
   }
-  const prefixes = new Set<string>();
-  for (const s of [...idf.keys(), ...exact.keys()]) prefixes.add(s.slice(0, 2));
   const terms = new Map([...idf].map(([st, v]) => [st, { idf: v, weight: 1 }]));
-  return { idf, terms, maxIdf: Math.max(0, ...idf.values()), exact, prefixes, avg, memo: new Map() };
+  return { idf, terms, maxIdf: Math.max(0, ...idf.values()), exact, prefixes: prefixKeys([...idf.keys(), ...exact.keys()]), avg };
 }
 
-/** Calls `fn` with every token (folded) of `text` as the index splits it: runs of letters and numbers. */
-export function forEachToken(text: string, fn: (token: string) => void): void {
+/** The first two code units of a folded word as one number: tokens are matched on it before they are cut out and stemmed. */
+function prefixKey(c0: number, c1: number): number {
+  return c0 * 65536 + c1;
+}
+
+/** Prefix keys of folded words (their stems start with the same two characters as the words). */
+export function prefixKeys(words: Iterable<string>): Set<number> {
+  const keys = new Set<number>();
+  for (const w of words) keys.add(prefixKey(w.charCodeAt(0), w.length > 1 ? w.charCodeAt(1) : 0));
+  return keys;
+}
+
+const lowerAscii = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+
+/**
+ * Calls `fn` with every token (folded) of `text` as the index splits it: runs of letters and numbers.
+ * With `only`, an ASCII token whose first two characters are not among those keys is skipped uncut.
+ */
+export function forEachToken(text: string, fn: (token: string) => void, only?: Set<number>): void {
   let start = -1;
+  let ascii = true;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
     const word = c < 128 ? (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) : isWordChar(text, i);
-    if (word && start < 0) start = i;
-    else if (!word && start >= 0) {
-      fn(fold(text.slice(start, i)));
+    if (word) {
+      if (start < 0) {
+        start = i;
+        ascii = true;
+      }
+      if (c >= 128) ascii = false;
+    } else if (start >= 0) {
+      if (ascii) {
+        if (!only || only.has(prefixKey(lowerAscii(text.charCodeAt(start)), i - start > 1 ? lowerAscii(text.charCodeAt(start + 1)) : 0))) fn(text.slice(start, i).toLowerCase());
+      } else {
+        const folded = fold(text.slice(start, i));
+        if (!only || only.has(prefixKey(folded.charCodeAt(0), folded.length > 1 ? folded.charCodeAt(1) : 0))) fn(folded);
+      }
       start = -1;
     }
   }
@@ -168,10 +192,15 @@ export function fieldTexts(fields: Record<FieldName, string>): Record<FieldName,
   return { title: cut(fields.title), summary: cut(fields.summary), tags: cut(fields.tags), body: cut(fields.body) };
 }
 
-/** Stems (memoised per query: the same words recur across candidates). */
-export function stemOf(q: { memo: Map<string, string> }, folded: string): string {
-  let s = q.memo.get(folded);
-  if (s === undefined) q.memo.set(folded, (s = porterStem(folded)));
+/** Stems of folded tokens, memoised for the process (a pure function of the token; bounded). */
+const STEMS = new Map<string, string>();
+const MAX_STEMS = 100_000;
+export function stemCached(folded: string): string {
+  let s = STEMS.get(folded);
+  if (s === undefined) {
+    if (STEMS.size >= MAX_STEMS) STEMS.clear();
+    STEMS.set(folded, (s = porterStem(folded)));
+  }
   return s;
 }
 
@@ -194,21 +223,24 @@ export function titleScale(q: Bm25fQuery, idf: number): number {
  * Σ over `terms` of weight × BM25F for one entry: `texts` from fieldTexts, `lens` its stored field
  * lengths. Exact forms of the query's identifiers add EXACT_IDENTIFIER_BONUS.
  */
-export function bm25fTerms(q: Bm25fQuery, terms: Map<string, WeightedTerm>, prefixes: Set<string>, texts: Record<FieldName, string>, lens: FieldLengths): number {
+export function bm25fTerms(q: Bm25fQuery, terms: Map<string, WeightedTerm>, prefixes: Set<number>, texts: Record<FieldName, string>, lens: FieldLengths): number {
   const tf = new Map<string, number>();
   for (const f of FIELDS) {
     const text = texts[f];
     if (!text) continue;
     const { weight, b } = BM25F_FIELDS[f];
     const norm = weight / (1 - b + (b * lens[f]) / (q.avg[f] || 1));
-    forEachToken(text, (folded) => {
-      if (!prefixes.has(folded.slice(0, 2))) return;
-      const s = stemOf(q, folded);
-      const t = terms.get(s);
-      if (!t) return;
-      const bonus = q.exact.get(folded) === s ? EXACT_IDENTIFIER_BONUS : 0;
-      tf.set(s, (tf.get(s) ?? 0) + norm * (1 + bonus) * (f === 'title' ? titleScale(q, t.idf) : 1));
-    });
+    forEachToken(
+      text,
+      (folded) => {
+        const s = stemCached(folded);
+        const t = terms.get(s);
+        if (!t) return;
+        const bonus = q.exact.get(folded) === s ? EXACT_IDENTIFIER_BONUS : 0;
+        tf.set(s, (tf.get(s) ?? 0) + norm * (1 + bonus) * (f === 'title' ? titleScale(q, t.idf) : 1));
+      },
+      prefixes,
+    );
   }
   let score = 0;
   for (const [s, f] of tf) {

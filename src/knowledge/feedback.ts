@@ -11,7 +11,7 @@
  * Measured on Cranfield (nDCG@10 of BM25F alone, scoring FTS5's best 40):
  * 0.3806 without; 0.3918 with 5 documents, 10 words in ≥ 2 of them, weight 0.5.
  */
-import { type Bm25fQuery, type FieldName, FIELDS, forEachToken, stemOf } from './bm25f.js';
+import { type Bm25fQuery, type FieldName, FIELDS, forEachToken, stemCached } from './bm25f.js';
 
 export const FEEDBACK_DOCS = 5;
 export const FEEDBACK_TERMS = 10;
@@ -43,7 +43,7 @@ export function feedbackTerms(q: Bm25fQuery, top: Array<{ texts: Record<FieldNam
       forEachToken(d.texts[f], (token) => {
         length++;
         if (token.length < 3 || isStopWord(token) || /^\d+$/.test(token)) return;
-        const s = stemOf(q, token);
+        const s = stemCached(token);
         if (q.idf.has(s)) return;
         const c = counts.get(s);
         if (c) c.n++;

@@ -9,7 +9,7 @@ import { dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionRe
 import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from './entry.js';
 import { bumpExposure } from './index/exposure.js';
-import { bm25fQuery, bm25fScore, bm25fTerms, fieldTexts } from './bm25f.js';
+import { bm25fQuery, bm25fScore, bm25fTerms, fieldTexts, prefixKeys } from './bm25f.js';
 import { FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedbackTerms } from './feedback.js';
 import { contentTerms, corpusStats, fetchByRowids, fetchCandidates, isStopWord, onlyStopWords, termWeights, type Candidate, type SearchFilters } from './index/query.js';
 import { fuseHybrid, type VectorHit } from './embeddings.js';
@@ -175,7 +175,7 @@ function rescoreBm25f(db: Database.Database, query: string, candidates: Candidat
     if (fb.length > 0) {
       const fdf = termWeights(db, fb.map((t) => t.surface));
       const weighted = new Map(fb.map((t) => [t.stem, { idf: fdf.get(t.surface)!.weight, weight: FEEDBACK_WEIGHT * t.weight }]));
-      const prefixes = new Set(fb.map((t) => t.stem.slice(0, 2)));
+      const prefixes = prefixKeys(fb.map((t) => t.stem));
       candidates.forEach((c, i) => (scores[i]! += bm25fTerms(q, weighted, prefixes, texts[i]!, c.lens)));
     }
   }
