@@ -11,7 +11,7 @@
  * owns, is not trusted: it may already have been read, so fixing its mode
  * would keep a leaked secret. The daemon replaces it with a fresh one and says
  * so; clients holding the old token then get a 401 naming the file. (Not
- * knowledge/atomic.ts: that one writes a fixed `.tmp` name with the default mode.)
+ * knowledge/format/atomic.ts: that one writes a fixed `.tmp` name with the default mode.)
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';

@@ -10,7 +10,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { tempRoot, writeKnowhowFile } from '../helpers/knowledge.js';
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../helpers/onnx.js';
-import { knowledgeRoutes } from '../../src/knowledge/http.js';
+import { knowledgeRoutes } from '../../src/api/routes/knowledge.js';
 import { INDEX_FILE } from '../../src/knowledge/index/store.js';
 import { createKnowledgePool } from '../../src/knowledge/pool.js';
 

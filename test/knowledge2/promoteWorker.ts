@@ -4,9 +4,9 @@
  * candidate). Retries while its receipt is stale because another process
  * promoted first (fail closed, then refresh).
  */
-import { promote } from '../../src/knowledge/promote/promote.js';
-import { review } from '../../src/knowledge/reconcile/review.js';
-import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
+import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
+import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 
 const [dir, sid, candidate] = process.argv.slice(2) as [string, string, string | undefined];
 const root = resolveWorkflowRoot({ workflowRoot: dir });

@@ -12,14 +12,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_ERROR, action, printJson } from '../output.js';
-import { ApiClient } from '../client.js';
+import { ApiClient } from '../../api/client.js';
 import { print } from './common.js';
+import type { DoctorCheck } from './doctorCheck.js';
 
-export interface DoctorCheck {
-  name: string;
-  status: 'ok' | 'warn' | 'fail';
-  detail: string;
-}
+export type { DoctorCheck } from './doctorCheck.js';
 
 function checkGit(): DoctorCheck {
   try {

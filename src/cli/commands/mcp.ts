@@ -12,7 +12,7 @@ import { Option, type Command } from 'commander';
 import type { AgentProvider } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
-import { ApiClient } from '../client.js';
+import { ApiClient } from '../../api/client.js';
 
 function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN || existsSync(join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'), '.credentials.json')));
