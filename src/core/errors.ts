@@ -68,6 +68,9 @@ export const ERROR_CATALOGUE = {
   HOME_READ_ONLY: 503,
   DATABASE_CORRUPT: 500,
   DATABASE_EMPTY: 500,
+  // A file Maestro wrote (a ledger, a receipt, a session or run file, a report) that no longer parses:
+  // the request was fine, the disk was not (not BAD_INPUT, which blames the caller). CLI exit 1.
+  CORRUPT_FILE: 500,
   // Agent CLIs (src/agents/cli: codex, gemini, cursor, opencode): why a run of one ended without an answer.
   AGENT_NOT_INSTALLED: 424,
   AGENT_LOGIN_REQUIRED: 424,
