@@ -111,6 +111,11 @@ export function coerceError(err: unknown): Error {
   return new Error(`Non-error thrown: ${text}`, { cause: err });
 }
 
+/** What a user is shown for an error (the API body, a per-item error in a list): our own code and message, else a generic INTERNAL that leaks nothing. */
+export function errorBody(err: unknown): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+  return err instanceof MaestroError ? err.toJSON() : { code: 'INTERNAL', message: 'Internal error; the daemon log has the details.' };
+}
+
 export function isMaestroError(err: unknown, code?: ErrorCode): err is MaestroError {
   return err instanceof MaestroError && (code === undefined || err.code === code);
 }

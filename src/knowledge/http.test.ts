@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { installErrorHandler } from '../api/errors.js';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../../test/helpers/knowledge.js';
 import { knowledgeRoutes } from './http.js';
@@ -13,6 +14,7 @@ describe('GET /api/knowledge/*', () => {
     local.close();
     const pool = createKnowledgePool();
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
     try {
       const res = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent('errors cause imports')}&readOnlyProbe=true&root=${encodeURIComponent(dir)}` });

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../../api/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { observerRoutes } from '../http.js';
@@ -61,6 +62,7 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(proposal!.newFacts.join(' ')).toContain('Raise proxy_read_timeout to 3600s');
 
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now });
     try {
       const list = await app.inject({ method: 'GET', url: '/api/observer/proposals' });
@@ -93,6 +95,7 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(step.curated[0]).toMatchObject({ status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001' });
     const id = listProposals(wiki).open[0]!.id;
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path });
     try {
       const dismissed = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/dismiss`, payload: {} });
