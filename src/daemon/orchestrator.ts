@@ -239,7 +239,8 @@ export class Orchestrator {
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
         this.ingestor.unfollow(run.id);
-        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch(() => undefined);
+        // A failed write is said, not dropped; the next tick finds the run still running and tries again.
+        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch((err) => this.opts.onError(coerceError(err)));
         continue;
       }
       await this.superviseRun(run, task);
@@ -345,7 +346,14 @@ export class Orchestrator {
     await this.tryKnowledge(task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }));
     const run = await this.store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
-    await this.spawn(run, registered);
+    try {
+      await this.spawn(run, registered);
+    } catch (err) {
+      // No worker: a run left `running` would wait for a heartbeat that never comes. End it with the reason;
+      // startRunFor then moves the task to needs_attention.
+      await this.store.runs.finish({ id: run.id, status: 'failed', error: `the worker could not start: ${coerceError(err).message}` }).catch((e) => this.opts.onError(coerceError(e)));
+      throw err;
+    }
     return run;
   }
 
@@ -354,7 +362,7 @@ export class Orchestrator {
     try {
       return fn();
     } catch (e) {
-      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch(() => {});
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch((err) => this.opts.onError(coerceError(err)));
       return null;
     }
   }
