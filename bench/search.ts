@@ -179,7 +179,7 @@ function benchCranfield(): string {
 function cliOnce(root: string, dir: string, env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, [join(root, 'bin', 'maestro.js'), 'search', 'boundary', 'layer', 'heat', 'transfer', '--json', '--workflow-root', dir], { env: { ...process.env, MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin', 'maestro.js'), 'search', 'boundary', 'layer', 'heat', 'transfer', '--json', '--workflow-root', dir], { env: { ...process.env, MAESTRO_URL: '', MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`maestro search failed: ${err}`))));
@@ -208,8 +208,8 @@ async function benchColdCli(): Promise<void> {
     const inProcess = await series(10, () => cliOnce(root, dir, {}));
     await app.register(knowledgeRoutes, { pool });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    await cliOnce(root, dir, { MAESTRO_DAEMON_URL: url }); // warms the daemon's handle
-    const viaDaemon = await series(10, () => cliOnce(root, dir, { MAESTRO_DAEMON_URL: url }));
+    await cliOnce(root, dir, { MAESTRO_URL: url }); // warms the daemon's handle
+    const viaDaemon = await series(10, () => cliOnce(root, dir, { MAESTRO_URL: url }));
     const node = await series(5, () => new Promise<number>((resolve) => {
       const t = performance.now();
       spawn(process.execPath, ['-e', '0']).on('exit', () => resolve(performance.now() - t));

@@ -10,6 +10,7 @@
  * CLI prints exactly what the API said; a daemon that does not answer is
  * DAEMON_UNREACHABLE with a message saying how to start one.
  */
+import { daemonUrlFromEnv } from '../config/daemonUrl.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
@@ -20,12 +21,13 @@ export interface ClientOptions {
 }
 
 export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const raw = flag || env.MAESTRO_URL || `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
+  const fromEnv = flag ? undefined : daemonUrlFromEnv(env);
+  const raw = flag || fromEnv || `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : env.MAESTRO_URL ? 'MAESTRO_URL' : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
+    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : fromEnv ? (env.MAESTRO_URL ? 'MAESTRO_URL' : 'MAESTRO_DAEMON_URL') : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" must be http:// or https://.`);
   return raw.replace(/\/+$/, '');

@@ -1,5 +1,5 @@
 /**
- * The CLI's warm path: when MAESTRO_DAEMON_URL names a running daemon, search
+ * The CLI's warm path: when MAESTRO_URL names a running daemon, search
  * is answered there (warm index). If the daemon cannot be reached the CLI
  * searches in process; an error the daemon reports is the answer, not a
  * reason to retry locally. The token: MAESTRO_TOKEN, else the home's token
@@ -10,6 +10,7 @@
  * the first byte, several times what the daemon takes to answer, which made
  * the warm path slower than searching in process (issue 16 item 3).
  */
+import { daemonUrlFromEnv } from '../config/daemonUrl.js';
 import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
 import { MaestroError, type ErrorCode } from '../core/errors.js';
 import { toQueryString, type SearchRequest } from './params.js';
@@ -38,7 +39,7 @@ async function get(url: URL, headers: Record<string, string>): Promise<Answer | 
 }
 
 export async function searchViaDaemon(req: SearchRequest, workflowDir: string, includeGlobal: boolean, env: NodeJS.ProcessEnv = process.env): Promise<unknown | undefined> {
-  const base = env.MAESTRO_DAEMON_URL;
+  const base = daemonUrlFromEnv(env);
   if (!base) return undefined;
   let url: URL;
   try {

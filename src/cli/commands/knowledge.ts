@@ -1,11 +1,12 @@
 /**
  * `maestro search | load | spec | knowhow`: the knowledge commands. Every
  * heavy module is imported inside the action, so `maestro search` starts
- * without loading what it does not use. With MAESTRO_DAEMON_URL set, search
+ * without loading what it does not use. With MAESTRO_URL set, search
  * asks the daemon (warm index) and falls back to searching in process.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
+import { daemonUrlFromEnv } from '../../config/daemonUrl.js';
 import { action, printJson } from '../output.js';
 
 interface RootOpts {
@@ -74,7 +75,7 @@ export function register(program: Command): void {
         const { parseSearchRequest, runSearch } = await import('../../knowledge/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: unknown;
-        if (!req.readOnlyProbe && process.env.MAESTRO_DAEMON_URL) {
+        if (!req.readOnlyProbe && daemonUrlFromEnv(process.env)) {
           const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js'), import('../../knowledge/wikiSource.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
