@@ -19,7 +19,7 @@ import { MaestroError } from '../core/errors.js';
 import type { KnowledgeEntry } from './entry.js';
 import { buildWhere, type SearchFilters } from './index/query.js';
 import { onnxEmbedderFromEnv } from './onnxEmbedder.js';
-import { normalise } from './vector.js';
+import { normalise } from '../lib/vector.js';
 
 export interface Embedder {
   /** Model identity; vectors from another model are re-computed. */

@@ -28,7 +28,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { createWordPiece, readVocab, type WordPieceTokenizer } from './wordpiece.js';
-import { normalise } from './vector.js';
+import { normalise } from '../lib/vector.js';
 
 export interface OnnxEmbedderOptions {
   modelPath: string;
