@@ -119,4 +119,22 @@ describe('dedup keeps a genuinely new fact', () => {
     ]);
     expect(readFileSync(join(proposalsDir(wiki), 'P-x.json'), 'utf8')).toBe('{"schemaVersion":3}');
   });
+
+  it('accepting a proposal whose file no longer parses answers 500 CORRUPT_FILE naming it, and leaves it alone', async () => {
+    mkdirSync(proposalsDir(wiki), { recursive: true });
+    const id = 'P-20260101T000000Z-C001';
+    const path = join(proposalsDir(wiki), `${id}.json`);
+    writeFileSync(path, '{oops');
+    const app = Fastify();
+    installErrorHandler(app, () => {});
+    await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path });
+    try {
+      const res = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/accept`, payload: {} });
+      expect(res.statusCode).toBe(500);
+      expect(res.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: expect.stringContaining(`${path}: not valid JSON`) });
+    } finally {
+      await app.close();
+    }
+    expect(readFileSync(path, 'utf8')).toBe('{oops');
+  });
 });
