@@ -10,9 +10,8 @@
  * CLI prints exactly what the API said; a daemon that does not answer is
  * DAEMON_UNREACHABLE with a message saying how to start one.
  */
-import { daemonUrlFromEnv } from '../config/daemonUrl.js';
+import { clientToken, daemonUrlFromEnv, daemonUrlVariable } from '../config/env.js';
 import { DEFAULTS } from '../config/defaults.js';
-import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
 
 export interface ClientOptions {
@@ -27,7 +26,7 @@ export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv =
   try {
     url = new URL(raw);
   } catch {
-    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : fromEnv ? (env.MAESTRO_URL ? 'MAESTRO_URL' : 'MAESTRO_DAEMON_URL') : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
+    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : (daemonUrlVariable(env) ?? 'MAESTRO_PORT')}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" must be http:// or https://.`);
   return raw.replace(/\/+$/, '');
@@ -52,7 +51,7 @@ export class ApiClient {
 
   constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
     this.baseUrl = resolveApiUrl(options.url, env);
-    this.token = options.token ?? (env.MAESTRO_TOKEN || (isLoopback(new URL(this.baseUrl).hostname) ? readHomeToken(resolveHome(env)) : null));
+    this.token = options.token ?? clientToken(new URL(this.baseUrl), env);
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {

@@ -10,8 +10,7 @@
  * the first byte, several times what the daemon takes to answer, which made
  * the warm path slower than searching in process (issue 16 item 3).
  */
-import { daemonUrlFromEnv } from '../config/daemonUrl.js';
-import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
+import { clientToken, daemonUrlFromEnv } from '../config/env.js';
 import { MaestroError, type ErrorCode } from '../core/errors.js';
 import { toQueryString, type SearchRequest } from './params.js';
 
@@ -47,7 +46,7 @@ export async function searchViaDaemon(req: SearchRequest, workflowDir: string, i
   } catch {
     return undefined; // not a URL: nothing to ask
   }
-  const token = env.MAESTRO_TOKEN || (isLoopback(url.hostname.replace(/^\[|\]$/g, '')) ? readHomeToken(resolveHome(env)) : null);
+  const token = clientToken(url, env);
   const res = await get(url, token ? { authorization: `Bearer ${token}` } : {});
   if (!res) return undefined; // no daemon answering: search in process
   if (res.status === 404) return undefined; // an older daemon without the route

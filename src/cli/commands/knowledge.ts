@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import { daemonUrlFromEnv } from '../../config/daemonUrl.js';
+import { daemonUrlFromEnv } from '../../config/env.js';
 import { action, printJson } from '../output.js';
 
 interface RootOpts {
