@@ -17,7 +17,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
-import { MaestroError, coerceError } from '../core/errors.js';
+import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
 import type { Gate, Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
@@ -368,13 +368,18 @@ export class Orchestrator {
   }
 
   private async knowledgeFinished(run: Run): Promise<void> {
-    const task = await this.store.tasks.get(run.taskId).catch(() => null);
-    const project = task && (await this.store.projects.get(task.projectId).catch(() => null));
+    // A task or project deleted meanwhile has no knowledge to finish; any other failure is said, not dropped.
+    const gone = (err: unknown) => {
+      if (!isMaestroError(err, 'UNKNOWN_TASK') && !isMaestroError(err, 'UNKNOWN_PROJECT')) this.opts.onError(coerceError(err));
+      return null;
+    };
+    const task = await this.store.tasks.get(run.taskId).catch(gone);
+    const project = task && (await this.store.projects.get(task.projectId).catch(gone));
     if (!task || !project || !run.runDir) return;
     // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
     const autoPromoteDecisions = project.config.demo === true;
     const done = await this.tryKnowledge(task, 'run-finished', () => this.knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }));
-    if (done?.promoted.length) await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch(() => {});
+    if (done?.promoted.length) await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => this.opts.onError(coerceError(err)));
   }
 
   private async spawn(run: Run, project?: Project): Promise<void> {
