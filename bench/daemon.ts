@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { resolveConfig } from '../src/config/config.js';
-import { startDaemon, type Daemon } from '../src/daemon/daemon.js';
+import { startDaemon, type Daemon } from '../src/app/daemon.js';
 import { createDemo } from '../src/demo/demo.js';
 import { git } from '../src/git/git.js';
 

@@ -8,11 +8,11 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clearCorpusCache, readCorpus, unwatchCorpus, watchCorpus } from '../src/knowledge/ledger/corpusDocs.js';
-import { candidateId, candidateSnapshotHash } from '../src/knowledge/ledger/recipes.js';
-import { prepareCorpus } from '../src/knowledge/reconcile/matcher.js';
-import { buildReceipt } from '../src/knowledge/reconcile/receipt.js';
-import type { LedgerCandidate } from '../src/knowledge/ledger/ledger.js';
+import { clearCorpusCache, readCorpus, unwatchCorpus, watchCorpus } from '../src/knowledge/lifecycle/ledger/corpusDocs.js';
+import { candidateId, candidateSnapshotHash } from '../src/knowledge/lifecycle/ledger/recipes.js';
+import { prepareCorpus } from '../src/knowledge/lifecycle/reconcile/matcher.js';
+import { buildReceipt } from '../src/knowledge/lifecycle/reconcile/receipt.js';
+import type { LedgerCandidate } from '../src/knowledge/lifecycle/ledger/ledger.js';
 
 // A project-like vocabulary: 5000 words of random letters with a Zipf-like spread (a few very
 // common, a long tail), so candidates share words and trigrams with many documents, not all.

@@ -30,7 +30,7 @@ import { readTranscriptFile } from '../src/observer/transcript/reader.js';
 import { ObserverRunner } from '../src/observer/runner.js';
 import { ObserverSession } from '../src/observer/session.js';
 import { InMemoryWikiRetriever } from '../src/observer/wiki/retriever.js';
-import { listWikiEntries } from '../src/observer/wiki/entries.js';
+import { listWikiEntries } from '../src/knowledge/format/wiki/entries.js';
 import { claudeProjectDirs, encodeProjectPath, newestSession } from '../src/observer/paths.js';
 import { matchTokens, normalizeMatchText, requestSimilarity } from '../src/observer/text.js';
 

@@ -9,8 +9,11 @@
  * 2. Ranking quality on Cranfield (nDCG@10, recall@10) beside plain BM25,
  *    SQLite FTS5 + porter and MiniSearch over the same 1,400 documents and 225
  *    queries, and five repeats of every query checked identical.
- * 3. Cold `maestro search` on 10,000 entries: a fresh process per call, in
- *    process and through a warm daemon (knowledge routes served in this process).
+ * 3. Cold `maestro search` on 10,000 entries: a fresh process per call, with
+ *    the home's daemon running (knowledge routes served in this process, found
+ *    by the CLI through the home's lock) and without one (in process); wall
+ *    clock p50/p95 and CPU time per call (user + system, less sensitive to the
+ *    machine's load), beside bare `node -e 0`.
  *
  * Figures, not assertions: each figure is printed with its target beside it
  * and a ratio against a baseline measured in the same run (MiniSearch, plain
@@ -18,13 +21,13 @@
  * the end: on a shared machine the wall-clock figures move with it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import MiniSearch from 'minisearch';
-import { knowledgeRoutes } from '../src/knowledge/http.js';
+import { knowledgeRoutes } from '../src/api/routes/knowledge.js';
 import { createKnowledgePool } from '../src/knowledge/pool.js';
 import { openKnowledge } from '../src/knowledge/knowledge.js';
 import { INDEX_FILE } from '../src/knowledge/index/store.js';
@@ -32,7 +35,8 @@ import { generateCorpus, generateQueries, writeCorpus, type GenDoc } from './cor
 import { fts5Porter, loadDocs, loadQrels, loadQueries, plainBm25, score } from './cranfield.js';
 
 const MB = 1024 * 1024;
-const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+// BENCH_SIZES=none, BENCH_SKIP_CRANFIELD=1, BENCH_SKIP_CLI=1: run a part alone.
+const sizes = process.env.BENCH_SIZES === 'none' ? [] : (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const QUERIES = 300;
 
 function pct(xs: number[], p: number): number {
@@ -175,64 +179,109 @@ function benchCranfield(): string {
   return dir;
 }
 
-/** One CLI call as a new process (async, so a daemon in this process can answer it); wall-clock ms. */
-function cliOnce(root: string, dir: string, env: NodeJS.ProcessEnv): Promise<number> {
+/** CPU time (user + system, ms) of this process's exited children so far: /proc/self/stat cutime + cstime; null off Linux. */
+function childCpuMs(): number | null {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    // Fields 16 and 17 of stat(5) (cutime, cstime), counted here from field 3: clock ticks, 100 a second on Linux.
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+interface CliCall {
+  wallMs: number;
+  cpuMs: number | null;
+}
+
+/** One CLI call as a new process (async, so a daemon in this process can answer it): wall-clock and CPU ms. */
+function cliOnce(root: string, dir: string, query: string, env: NodeJS.ProcessEnv): Promise<CliCall> {
   return new Promise((resolve, reject) => {
+    const cpu = childCpuMs();
     const t = performance.now();
-    const child = spawn(process.execPath, [join(root, 'bin', 'maestro.js'), 'search', 'boundary', 'layer', 'heat', 'transfer', '--json', '--workflow-root', dir], { env: { ...process.env, MAESTRO_URL: '', MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin', 'maestro.js'), 'search', ...query.split(' '), '--json', '--workflow-root', dir], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`maestro search failed: ${err}`))));
+    child.on('exit', (code) => {
+      const wallMs = performance.now() - t;
+      const after = childCpuMs();
+      if (code === 0) resolve({ wallMs, cpuMs: cpu === null || after === null ? null : after - cpu });
+      else reject(new Error(`maestro search failed: ${err}`));
+    });
   });
 }
 
-async function series(n: number, fn: () => Promise<number>): Promise<number[]> {
-  const out: number[] = [];
+async function series(n: number, fn: () => Promise<CliCall>): Promise<CliCall[]> {
+  const out: CliCall[] = [];
   for (let i = 0; i < n; i++) out.push(await fn());
   return out;
 }
 
-/** Cold `maestro search` on a 10k-entry corpus: a new process per call, in process and through a warm daemon. */
+/** p50/p95 wall and mean CPU per call (ticks of 10 ms, so a mean over the calls, not a percentile). */
+function cliFigures(calls: CliCall[]): { p50: number; p95: number; cpu: number | null; text: string } {
+  const walls = calls.map((c) => c.wallMs);
+  const cpus = calls.map((c) => c.cpuMs);
+  const cpu = cpus.every((c) => c !== null) ? (cpus as number[]).reduce((a, b) => a + b, 0) / calls.length : null;
+  const [p50, p95] = [pct(walls, 50), pct(walls, 95)];
+  return { p50, p95, cpu, text: `p50 ${f(p50, 0)} ms  p95 ${f(p95, 0)} ms  CPU ${cpu === null ? 'n/a' : `${f(cpu, 0)} ms`} per call` };
+}
+
+/**
+ * Cold `maestro search` on a 10k-entry corpus: a new process per call, in process (no daemon) and as a user
+ * with a daemon running gets it (the daemon of MAESTRO_HOME, found by its lock; here the knowledge routes
+ * served in this process, its lock naming this process).
+ */
 async function benchColdCli(): Promise<void> {
   const root = join(import.meta.dirname, '..');
   if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
     process.stdout.write('\n(building dist/ for the cold-start figure: tsc -p tsconfig.build.json)\n');
     execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   }
+  const runs = Number(process.env.BENCH_CLI_RUNS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'bench-cli-10k-'));
+  const home = mkdtempSync(join(tmpdir(), 'bench-cli-home-'));
   const pool = createKnowledgePool();
   const app = Fastify();
   try {
-    writeCorpus(dir, generateCorpus(10_000));
-    await cliOnce(root, dir, {}); // the first call writes the on-disk index
-    const inProcess = await series(10, () => cliOnce(root, dir, {}));
+    const docs = generateCorpus(10_000);
+    writeCorpus(dir, docs);
+    const [query] = generateQueries(docs, 1, 3);
+    const noDaemon = { MAESTRO_HOME: home, MAESTRO_DAEMON_URL: '' };
+    await cliOnce(root, dir, query!, noDaemon); // the first call writes the on-disk index
+    const inProcess = cliFigures(await series(runs, () => cliOnce(root, dir, query!, noDaemon)));
     await app.register(knowledgeRoutes, { pool });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    await cliOnce(root, dir, { MAESTRO_URL: url }); // warms the daemon's handle
-    const viaDaemon = await series(10, () => cliOnce(root, dir, { MAESTRO_URL: url }));
-    const node = await series(5, () => new Promise<number>((resolve) => {
+    writeFileSync(join(home, 'daemon.lock'), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: Date.now() }));
+    const withDaemon = { MAESTRO_HOME: home, MAESTRO_URL: url };
+    await cliOnce(root, dir, query!, withDaemon); // warms the daemon's handle
+    const viaDaemon = cliFigures(await series(runs, () => cliOnce(root, dir, query!, withDaemon)));
+    const node = cliFigures(await series(runs, () => new Promise<CliCall>((resolve) => {
+      const cpu = childCpuMs();
       const t = performance.now();
-      spawn(process.execPath, ['-e', '0']).on('exit', () => resolve(performance.now() - t));
-    }));
-    const [p50, p95, d50, d95] = [pct(inProcess, 50), pct(inProcess, 95), pct(viaDaemon, 50), pct(viaDaemon, 95)];
+      spawn(process.execPath, ['-e', '0']).on('exit', () => {
+        const after = childCpuMs();
+        resolve({ wallMs: performance.now() - t, cpuMs: cpu === null || after === null ? null : after - cpu });
+      });
+    })));
     process.stdout.write(
-      `\n## Cold \`maestro search\` on 10,000 entries (built CLI, new process per call; load average ${load()})\n` +
-        `  in process               p50 ${f(p50, 0)} ms  p95 ${f(p95, 0)} ms (target p50 ≤ 150 ms)\n` +
-        `  through a warm daemon    p50 ${f(d50, 0)} ms  p95 ${f(d95, 0)} ms (target: faster than in process)\n` +
-        `  bare \`node -e 0\`          p50 ${f(pct(node, 50), 0)} ms (the floor on this machine)\n`,
+      `\n## Cold \`maestro search\` on 10,000 entries (built CLI, new process per call, ${runs} calls each; load average ${load()})\n` +
+        `  daemon running (the default)  ${viaDaemon.text} (target p50 ≤ 150 ms)\n` +
+        `  no daemon (in process)        ${inProcess.text} (target: slower than through the daemon)\n` +
+        `  bare \`node -e 0\`              ${node.text} (the floor on this machine)\n`,
     );
-    summary.push(`cold maestro search on 10k, in process: p50 ${f(p50, 0)} ms, p95 ${f(p95, 0)} ms (target p50 ≤ 150 ms) — ${verdict(p50 <= 150)}; bare node ${f(pct(node, 50), 0)} ms`);
-    summary.push(`… through a warm daemon: p50 ${f(d50, 0)} ms, p95 ${f(d95, 0)} ms (target: faster than in process) — ${verdict(d50 < p50)}`);
+    summary.push(`cold maestro search on 10k with a daemon running: p50 ${f(viaDaemon.p50, 0)} ms, p95 ${f(viaDaemon.p95, 0)} ms (target p50 ≤ 150 ms) — ${verdict(viaDaemon.p50 <= 150)}; bare node p50 ${f(node.p50, 0)} ms`);
+    summary.push(`… the daemon only when faster: through it p50 ${f(viaDaemon.p50, 0)} ms / CPU ${viaDaemon.cpu === null ? 'n/a' : f(viaDaemon.cpu, 0)} ms, in process p50 ${f(inProcess.p50, 0)} ms / CPU ${inProcess.cpu === null ? 'n/a' : f(inProcess.cpu, 0)} ms — ${verdict(viaDaemon.p50 < inProcess.p50)}`);
   } finally {
     await app.close();
     pool.stop();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
   }
 }
 
 process.stdout.write(`# bench:search  (node ${process.version}, ${new Date().toISOString()}, load average ${load()})\n`);
 for (const s of sizes) benchSize(s);
-const cranDir = benchCranfield();
-rmSync(cranDir, { recursive: true, force: true });
+if (process.env.BENCH_SKIP_CRANFIELD !== '1') rmSync(benchCranfield(), { recursive: true, force: true });
 if (process.env.BENCH_SKIP_CLI !== '1') await benchColdCli();
 process.stdout.write(`\n## Targets   (load average at the end ${load()})\n${summary.map((s) => `  - ${s}`).join('\n')}\n`);

@@ -22,7 +22,7 @@ import { build } from 'vite';
 import { ensureWebBuilt, WEB_DIR } from '../src/api/web.js';
 import { webRoutes } from '../src/api/web.js';
 import { resolveConfig } from '../src/config/config.js';
-import { startDaemon } from '../src/daemon/daemon.js';
+import { startDaemon } from '../src/app/daemon.js';
 import { browserSkipReason, launchBrowser } from '../test/web/browser.js';
 import { diffFigures } from './webDiff.js';
 

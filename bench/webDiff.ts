@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { webRoutes } from '../src/api/web.js';
 import { resolveConfig } from '../src/config/config.js';
-import { startDaemon, type Daemon } from '../src/daemon/daemon.js';
+import { startDaemon, type Daemon } from '../src/app/daemon.js';
 import { branchName } from '../src/executor/protocol/job.js';
 import { browserSkipReason, launchBrowser } from '../test/web/browser.js';
 

@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Project, Task } from '../core/types.js';
-import type { Bus, StreamItem } from '../daemon/bus.js';
-import type { Store } from '../store/store.js';
+import type { Bus, StreamItem } from '../lib/bus.js';
+import type { ApiDeps } from './deps.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './errors.js';
 import { installGuard, type GuardConfig } from './guard.js';
 import { installJsonParser } from './json.js';
@@ -24,38 +24,9 @@ import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
 
 /** What the running daemon offers the API about live runs. */
-export interface RunControl {
-  /** Appends an instruction for the task's current run's next turn. */
-  inject(task: Task, message: string, who: string): Promise<{ runId: string }>;
-  /** Answers the clarifying question the task is waiting on. */
-  reply(task: Task, answer: string, who: string): Promise<{ runId: string }>;
-  /** The transcript file of a run, if it has one. */
-  transcriptPath(runId: string): Promise<string | null>;
-  /** Stream items of the task's current run after `after` (`<runId>:<seq>`), for SSE resumption. */
-  replay(taskId: string, after: string | null): Promise<StreamItem[]>;
-}
+export type { RunControl } from '../daemon/runControl.js';
 
-export interface ApiDeps {
-  store: Store;
-  bus: Bus;
-  /** `token` null: no token asked (`maestro serve --no-auth`, loopback only). */
-  config: GuardConfig;
-  control: RunControl;
-  logError: (err: Error) => void;
-  /** The daemon's health conditions (a full disk, a read-only home) for GET /api/health. */
-  health?: () => { ok: boolean; conditions: unknown[] };
-  /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
-  agentEnv?: NodeJS.ProcessEnv;
-  /**
-   * Why a project's tasks could not run (no usable agent provider), or null.
-   * Set by a daemon that runs tasks: creating a task there is refused with the fix.
-   */
-  providerProblem?: (project: Project) => string | null;
-  /** The repository holding a project's task branches (a shared remote's: this host's clone); its repoPath when absent. */
-  repoFor?: (project: Project) => string;
-  /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
-  plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
-}
+export type { ApiDeps } from './deps.js';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // forceCloseConnections: SSE streams and upgraded sockets never end by themselves; stop() must not wait on them.

@@ -1,28 +1,13 @@
 /** The `maestro` command line: one program over every subsystem. */
-import { Command, CommanderError } from 'commander';
-import { COMMAND_MODULES } from './commands/index.js';
+import { CommanderError } from 'commander';
+import { buildProgram } from './program.js';
 import { MaestroError } from '../core/errors.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
-/**
- * With `--json` anywhere on the line, a usage error is printed as the same
- * `{ error: { code, message } }` object every other error uses (on stdout),
- * not as commander's text and help; the exit code stays 2.
- */
-export function buildProgram(json = false): Command {
-  const program = new Command('maestro')
-    .description('Run coding agents on Git repositories like a tech lead runs a team.')
-    .version('0.1.0')
-    .exitOverride();
-  if (json) program.configureOutput({ outputError: () => undefined });
-  else program.showHelpAfterError();
-  for (const register of COMMAND_MODULES) register(program);
-  return program;
-}
-
 export async function main(argv: string[]): Promise<void> {
-  const json = argv.slice(2).includes('--json');
-  const program = buildProgram(json);
+  const args = argv.slice(2);
+  const json = args.includes('--json');
+  const program = await buildProgram(args, json);
   try {
     await program.parseAsync(argv);
   } catch (err) {

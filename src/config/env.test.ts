@@ -1,26 +1,23 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveApiUrl } from '../cli/client.js';
-import { claudeConfigDir, daemonUrlFromEnv, wikiDirFromEnv } from './env.js';
+import { resolveApiUrl } from '../api/client.js';
+import { claudeConfigDir, defaultDaemonUrl, namedSearchDaemon, wikiDirFromEnv } from './env.js';
 
-describe('one URL variable for the daemon', () => {
-  it('MAESTRO_URL names the daemon; MAESTRO_DAEMON_URL still works, with a one-line warning, and loses to MAESTRO_URL', () => {
-    const lines: string[] = [];
-    const warn = (l: string) => lines.push(l);
-    expect(daemonUrlFromEnv({ MAESTRO_URL: 'http://a:1' }, warn)).toBe('http://a:1');
-    expect(daemonUrlFromEnv({}, warn)).toBeUndefined();
-    expect(daemonUrlFromEnv({ MAESTRO_DAEMON_URL: '' }, warn)).toBeUndefined();
-    expect(lines).toEqual([]);
-    expect(daemonUrlFromEnv({ MAESTRO_DAEMON_URL: 'http://b:2' }, warn)).toBe('http://b:2');
-    expect(lines).toEqual(['maestro: MAESTRO_DAEMON_URL is deprecated; set MAESTRO_URL=http://b:2 instead.']);
-    expect(daemonUrlFromEnv({ MAESTRO_URL: 'http://a:1', MAESTRO_DAEMON_URL: 'http://b:2' }, warn)).toBe('http://a:1');
-    expect(lines).toHaveLength(1);
+describe('the daemon URL', () => {
+  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_DAEMON_URL only names the daemon search asks (or none)', () => {
+    expect(defaultDaemonUrl({ MAESTRO_URL: 'http://a:1' })).toBe('http://a:1');
+    expect(defaultDaemonUrl({ MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
+    expect(defaultDaemonUrl({})).toBe('http://127.0.0.1:4300');
+    expect(namedSearchDaemon({})).toBeUndefined();
+    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: '' })).toBeNull();
+    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'off' })).toBeNull();
+    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'http://b:2' })).toBe('http://b:2');
   });
 
-  it('the CLI client and the knowledge warm path read the same variable', () => {
+  it('the API client reads the same rule', () => {
     expect(resolveApiUrl(undefined, { MAESTRO_URL: 'http://a:1/' })).toBe('http://a:1');
-    expect(() => resolveApiUrl(undefined, { MAESTRO_DAEMON_URL: 'nope' })).toThrow('The daemon URL "nope" (from MAESTRO_DAEMON_URL) is not a URL');
+    expect(() => resolveApiUrl(undefined, { MAESTRO_URL: 'nope' })).toThrow('The daemon URL "nope" (from MAESTRO_URL) is not a URL');
   });
 });
 

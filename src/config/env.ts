@@ -5,12 +5,10 @@
  * No zod here: the CLI's fast paths load this. A test (env.test.ts) fails when
  * one of these names is read anywhere else under src/.
  *
- * - MAESTRO_URL: where a client finds the daemon. `MAESTRO_DAEMON_URL` was the
- *   knowledge warm path's own name for the same thing; it stays accepted, with
- *   a one-line warning, because the knowledge README and architecture notes of
- *   earlier versions told people to export it, and a setup that still does
- *   would otherwise lose the warm path without a word (searches quietly run in
- *   process). MAESTRO_URL wins when both are set.
+ * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT).
+ * - MAESTRO_DAEMON_URL: which daemon `maestro search` asks: a URL (its errors are
+ *   the answer), or empty / `off` for none; unset, this home's running daemon at
+ *   the MAESTRO_URL address (knowledge/search/client.ts).
  * - MAESTRO_TOKEN: the token a client sends; else the home's token file, for a
  *   daemon on this machine's loopback only (the local secret never travels).
  * - FLOW_WIKI_DIR, else FLOW_ROOT_DIR/wiki, else FLOW_PROJECT_DIR/wiki: the
@@ -19,31 +17,26 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULTS } from './defaults.js';
 import { isLoopback, readHomeToken, resolveHome } from './home.js';
 
 export type Env = Record<string, string | undefined>;
 
-export const DEPRECATED_DAEMON_URL = 'MAESTRO_DAEMON_URL';
-
-/** The daemon URL the environment names, or undefined. `warn` hears the deprecation line (stderr, once, by default). */
-export function daemonUrlFromEnv(env: Env = process.env, warn: (line: string) => void = warnOnce): string | undefined {
-  if (env.MAESTRO_URL) return env.MAESTRO_URL;
-  const old = env[DEPRECATED_DAEMON_URL];
-  if (!old) return undefined;
-  warn(`maestro: ${DEPRECATED_DAEMON_URL} is deprecated; set MAESTRO_URL=${old} instead.`);
-  return old;
+/** The daemon URL the environment names (MAESTRO_URL), or undefined. */
+export function daemonUrlFromEnv(env: Env = process.env): string | undefined {
+  return env.MAESTRO_URL || undefined;
 }
 
-/** Which variable named the daemon URL (for messages), or undefined. */
-export function daemonUrlVariable(env: Env = process.env): 'MAESTRO_URL' | typeof DEPRECATED_DAEMON_URL | undefined {
-  return env.MAESTRO_URL ? 'MAESTRO_URL' : env[DEPRECATED_DAEMON_URL] ? DEPRECATED_DAEMON_URL : undefined;
+/** Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT (default 4300). */
+export function defaultDaemonUrl(env: Env = process.env): string {
+  return daemonUrlFromEnv(env) ?? `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
 }
 
-let warned = false;
-function warnOnce(line: string): void {
-  if (warned) return;
-  warned = true;
-  process.stderr.write(`${line}\n`);
+/** MAESTRO_DAEMON_URL for `maestro search`: undefined when unset, null when it says none ('' or `off`), else the URL. */
+export function namedSearchDaemon(env: Env = process.env): string | null | undefined {
+  const named = env.MAESTRO_DAEMON_URL;
+  if (named === undefined) return undefined;
+  return named === '' || named === 'off' ? null : named;
 }
 
 /** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */

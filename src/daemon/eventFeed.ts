@@ -18,7 +18,7 @@ import { coerceError } from '../core/errors.js';
 import type { MaestroEvent } from '../core/types.js';
 import { trackResource } from '../lib/resources.js';
 import type { Store } from '../store/store.js';
-import type { Bus } from './bus.js';
+import type { Bus } from '../lib/bus.js';
 
 /** A jump bigger than this is not tracked id by id (a feed starting far behind, say). */
 const MAX_GAP = 1000;

@@ -18,7 +18,7 @@ import { appendEventOnce } from '../store/ops/events.js';
 import { getTask } from '../store/ops/getTask.js';
 import { setOutboxProgress } from '../store/ops/runs.js';
 import type { Store } from '../store/store.js';
-import type { Bus } from './bus.js';
+import type { Bus } from '../lib/bus.js';
 import { applyFinalRecord } from './outcomes.js';
 import { toStreamItem } from './runControl.js';
 

@@ -23,7 +23,7 @@ import { scheduleScore } from '../core/scoring.js';
 import { IN_FLIGHT_STATUSES, TASK_STATUSES, type TaskStatus } from '../core/status.js';
 import type { Priority, Task } from '../core/types.js';
 import type { Store } from '../store/store.js';
-import type { Candidate } from './scheduler.js';
+import type { Candidate } from './candidate.js';
 
 const INACTIVE: readonly TaskStatus[] = ['done', 'cancelled', 'superseded'];
 const ACTIVE_STATUSES = TASK_STATUSES.filter((s) => !INACTIVE.includes(s));

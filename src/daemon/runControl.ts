@@ -6,12 +6,24 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { Run, Task } from '../core/types.js';
-import type { RunControl } from '../api/server.js';
 import { appendInbox } from '../executor/protocol/inbox.js';
 import { readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
 import { TRANSCRIPT_FILE } from '../executor/protocol/transcript.js';
 import type { Store } from '../store/store.js';
-import type { StreamItem } from './bus.js';
+import type { StreamItem } from '../lib/bus.js';
+
+
+/** What the API may do to live runs (api/server.ts takes one in its deps). */
+export interface RunControl {
+  /** Appends an instruction for the task's current run's next turn. */
+  inject(task: Task, message: string, who: string): Promise<{ runId: string }>;
+  /** Answers the clarifying question the task is waiting on. */
+  reply(task: Task, answer: string, who: string): Promise<{ runId: string }>;
+  /** The transcript file of a run, if it has one. */
+  transcriptPath(runId: string): Promise<string | null>;
+  /** Stream items of the task's current run after `after` (`<runId>:<seq>`), for SSE resumption. */
+  replay(taskId: string, after: string | null): Promise<StreamItem[]>;
+}
 
 /** The outbox record as a stream item, or null for records SSE does not carry (heartbeats). */
 export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null {

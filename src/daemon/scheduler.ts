@@ -10,14 +10,11 @@ import { rankAll, scheduleScore, type ScoreBreakdown } from '../core/scoring.js'
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Task } from '../core/types.js';
 import type { ClaimDecision } from '../store/ops/claim.js';
+import type { Candidate } from './candidate.js';
 import { ReadyWork } from './readyWork.js';
 import type { Store } from '../store/store.js';
 
-export interface Candidate {
-  task: Task;
-  score: number;
-  breakdown: ScoreBreakdown;
-}
+export type { Candidate } from './candidate.js';
 
 export type ClaimGuard = (task: Task) => Promise<{ cancel: string } | void>;
 

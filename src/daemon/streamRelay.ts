@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { coerceError } from '../core/errors.js';
 import type { DBAdapter } from '../store/db.js';
-import type { Bus, StreamItem } from './bus.js';
+import type { Bus, StreamItem } from '../lib/bus.js';
 
 export const STREAM_CHANNEL = 'maestro_stream';
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */

@@ -5,24 +5,24 @@
  * (http.ts), so both give identical results.
  */
 import { MaestroError } from '../core/errors.js';
-import { syncCodeGraph, type CodeSyncReport } from './codeGraph.js';
-import { embedPending, embedderFromEnv, vectorSearch, type Embedder } from './embeddings.js';
-import { builtinSources, loadCorpus } from './corpus.js';
-import type { KnowledgeEntry, KnowledgeSource } from './entry.js';
-import { loadCodeNode, neighbors, searchCode, searchKg, traverse, type CodeHit, type CodeNode, type GraphNeighbor, type KgResponse } from './graph.js';
-import { lifecycleFindings, staleConflicts } from './health.js';
+import { syncCodeGraph, type CodeSyncReport } from './graph/codeGraph.js';
+import { embedPending, embedderFromEnv, vectorSearch, type Embedder } from './vectors/embeddings.js';
+import { builtinSources, loadCorpus } from './format/corpus.js';
+import type { KnowledgeEntry, KnowledgeSource } from './format/entry.js';
+import { loadCodeNode, neighbors, searchCode, searchKg, traverse, type CodeHit, type CodeNode, type GraphNeighbor, type KgResponse } from './graph/graph.js';
+import { lifecycleFindings, staleConflicts } from './format/health.js';
 import { bumpExposure } from './index/exposure.js';
 import { buildWhere, type SearchFilters } from './index/query.js';
 import { indexFindings, openIndex, rebuildIndex, syncIndex, type IndexHandle, type SyncReport } from './index/store.js';
-import { buildKeywordIndex, type KeywordIndex } from './keywordIndex.js';
-import { ledgerSource } from './ledgerSource.js';
-import { resolveWorkflowRoot, type ResolveRootOptions, type WorkflowRoot } from './root.js';
-import { searchIndex, type SearchOptions, type SearchResponse } from './search.js';
-import type { Finding } from './specParser.js';
-import { editDistance } from './text.js';
-import { wikiRootFor, wikiSource } from './wikiSource.js';
-import { resolveProjectSlug } from '../observer/paths.js';
-import { mergeMixed, sourceWeights, type MixedResult, type WeightReason } from './mixed.js';
+import { buildKeywordIndex, type KeywordIndex } from './search/keywordIndex.js';
+import { ledgerSource } from './graph/ledgerSource.js';
+import { resolveWorkflowRoot, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
+import { searchIndex, type SearchOptions, type SearchResponse } from './search/search.js';
+import type { Finding } from './format/specParser.js';
+import { editDistance } from './format/text.js';
+import { wikiRootFor, wikiSource } from './format/wikiSource.js';
+import { resolveProjectSlug } from './format/wiki/paths.js';
+import { mergeMixed, sourceWeights, type MixedResult, type WeightReason } from './search/mixed.js';
 
 export interface KnowledgeOptions extends ResolveRootOptions {
   /** Write nothing (no index file, no exposure): `--read-only-probe`. */

@@ -83,7 +83,7 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
       answer(async () => {
         const entry = await withK(deps, (k) => k.load(id, { includeDeprecated: Boolean(includeDeprecated) }));
         if ('kind' in entry && (entry.kind === 'spec' || entry.kind === 'knowhow')) {
-          const [{ recordConsumed }, { resolveWorkflowRoot }] = await Promise.all([import('../knowledge/session/ops.js'), import('../knowledge/root.js')]);
+          const [{ recordConsumed }, { resolveWorkflowRoot }] = await Promise.all([import('../knowledge/lifecycle/session/ops.js'), import('../knowledge/format/root.js')]);
           recordConsumed(resolveWorkflowRoot({ workflowRoot: deps.root, env: deps.env }), [entry.id], deps.env);
         }
         return { entry: entry as unknown as Record<string, unknown> };
@@ -107,7 +107,7 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
     },
     async ({ target, title, content, category, action, session }) =>
       answer(async () => {
-        const [{ stage }, { resolveWorkflowRoot }] = await Promise.all([import('../knowledge/session/ops.js'), import('../knowledge/root.js')]);
+        const [{ stage }, { resolveWorkflowRoot }] = await Promise.all([import('../knowledge/lifecycle/session/ops.js'), import('../knowledge/format/root.js')]);
         const root = resolveWorkflowRoot({ workflowRoot: deps.root, env: deps.env });
         const run = await runOf(deps.env);
         const where = run ?? (session ? { session } : null);

@@ -12,8 +12,7 @@ import type { AgentProvider } from '../agents/types.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { TASK_STATUSES } from '../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../core/types.js';
-import type { ApiClient } from '../cli/client.js';
-import { findProject } from '../cli/commands/common.js';
+import { findProject, type ApiClient } from '../api/client.js';
 import { registerKnowledgeTools } from './knowledgeTools.js';
 import { suggestTaskMetadata } from './suggest.js';
 

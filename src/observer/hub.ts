@@ -24,7 +24,7 @@ import { loadBundle } from './bundle/store.js';
 import { openObserverSession } from './observe.js';
 import { locateSession } from './paths.js';
 import { ObserverRunner } from './runner.js';
-import { wikiLayout } from './wiki/layout.js';
+import { wikiLayout } from '../knowledge/format/wiki/layout.js';
 
 export interface ObserverHubOptions {
   config: ObserverConfig;

@@ -12,7 +12,6 @@ export { SessionFollower, type SessionFollowerOptions } from './follow.js';
 export { resolveObserverAgent, observerAgentSeams, type ObserverAgentConfig, type ObserverAgentOverrides } from './agent/config.js';
 export { createAgentSummarizer, summaryAnswerSchema, summaryPrompt } from './agent/summary-agent.js';
 export { createAgentCurator, curatorAnswerSchema, curatorPrompt } from './agent/curator-agent.js';
-export { observerRoutes, listObserverSessions, getObserverSession, type ObserverRouteDeps, type ObserverSessionResponse, type ProposalsResponse, type SessionSummary } from './http.js';
 export type { SessionView, ExplorationView } from './view.js';
 
 export { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
@@ -31,7 +30,7 @@ export type { IntentDigest } from './curation/gates.js';
 export { acceptProposal, dismissProposal, fileProposal, listProposals, newFacts, type Proposal } from './curation/proposals.js';
 
 export { InMemoryWikiRetriever, WIKI_SEARCH_THRESHOLD, AGENT_CANDIDATE_THRESHOLD, DEFAULT_MATCH_THRESHOLD, type WikiRetriever, type WikiMatch, type RetrievalQuery } from './wiki/retriever.js';
-export { listWikiDocuments, listWikiEntries, type WikiDocument, type WikiEntry } from './wiki/entries.js';
+export { listWikiDocuments, listWikiEntries, type WikiDocument, type WikiEntry } from '../knowledge/format/wiki/entries.js';
 export type { EntryDraft } from './wiki/writer.js';
 
 export { fileAudit, listAudits, resolveAudit, type AuditRecord } from './upkeep/audit.js';

@@ -9,7 +9,7 @@ import type { ObserverEvents } from './events.js';
 import { observerAgentSeams } from './agent/config.js';
 import { loadBundle } from './bundle/store.js';
 import { checkWikiRoot, locateSession, type SessionFile } from './paths.js';
-import { wikiLayout } from './wiki/layout.js';
+import { wikiLayout } from '../knowledge/format/wiki/layout.js';
 import { ObserverSession, type StepResult } from './session.js';
 import type { SummarizeFn } from './summary/orchestrator.js';
 import type { SessionView } from './view.js';

@@ -31,16 +31,8 @@ export function resolveWorkspaceRoot(env: Env = process.env, cwd = process.cwd()
   }
 }
 
-/** `proj:<slug>`'s slug: basename(FLOW_ROOT_DIR || FLOW_PROJECT_DIR || cwd), lowercased, `[^\w]+` → `-`, trimmed. */
-export function resolveProjectSlug(env: Env = process.env, cwd = process.cwd()): string {
-  const base = basename(resolve(cwd, env.FLOW_ROOT_DIR || env.FLOW_PROJECT_DIR || '.'));
-  return (
-    base
-      .toLowerCase()
-      .replace(/[^\w]+/g, '-')
-      .replace(/^-+|-+$/g, '') || 'unknown'
-  );
-}
+// The slug is read by knowledge too (scope filters), so it lives with the wiki format.
+export { resolveProjectSlug } from '../knowledge/format/wiki/paths.js';
 
 /**
  * Claude Code's folder name for a project under `projects/`: the path with

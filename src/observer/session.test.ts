@@ -8,9 +8,9 @@ import type { CuratorInput } from './curation/curator.js';
 import { acceptProposal, listProposals } from './curation/proposals.js';
 import { ObserverEventEmitter, type ObserverUpdate } from './events.js';
 import { ObserverSession, type ObserverSessionOptions } from './session.js';
-import { listWikiEntries } from './wiki/entries.js';
+import { listWikiEntries } from '../knowledge/format/wiki/entries.js';
 import { fileAudit } from './upkeep/audit.js';
-import { wikiLayout } from './wiki/layout.js';
+import { wikiLayout } from '../knowledge/format/wiki/layout.js';
 
 let dir: TempDir;
 let wiki: string;

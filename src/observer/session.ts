@@ -24,7 +24,7 @@ import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js
 import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
 import type { Exploration, TranscriptState } from './transcript/types.js';
 import { buildSessionView, explorationMeta, type SessionView } from './view.js';
-import { bundlePath, wikiLayout, type WikiLayout } from './wiki/layout.js';
+import { bundlePath, wikiLayout, type WikiLayout } from '../knowledge/format/wiki/layout.js';
 import { InMemoryWikiRetriever, type WikiRetriever } from './wiki/retriever.js';
 
 export interface ObserverSessionOptions {

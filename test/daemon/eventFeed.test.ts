@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MaestroEvent } from '../../src/core/types.js';
-import { Bus } from '../../src/daemon/bus.js';
+import { Bus } from '../../src/lib/bus.js';
 import { EventFeed } from '../../src/daemon/eventFeed.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { openSqlite } from '../../src/store/sqlite.js';

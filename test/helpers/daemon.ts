@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import { resolveConfig, type MaestroConfig } from '../../src/config/config.js';
-import { startDaemon, type Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../src/app/daemon.js';
 import { tempDir } from './db.js';
 
 export interface TestDaemon extends Daemon {

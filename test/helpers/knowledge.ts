@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
-import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/root.js';
+import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/format/root.js';
 
 const made: string[] = [];
 afterEach(() => {

@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/root.js';
+import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/format/root.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -64,7 +64,7 @@ Network calls should retry at most three times with exponential backoff and jitt
 
 export function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_URL: '', MAESTRO_DAEMON_URL: '', MAESTRO_RUN_DIR: '', MAESTRO_SESSION_ID: '', MAESTRO_RUN_ID: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_DAEMON_URL: '', MAESTRO_RUN_DIR: '', MAESTRO_SESSION_ID: '', MAESTRO_RUN_ID: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,5 +1,5 @@
 /** Waiting on the daemon: re-check a condition on every event it publishes, with a deadline. */
-import type { Bus } from '../../src/daemon/bus.js';
+import type { Bus } from '../../src/lib/bus.js';
 
 export async function until<T>(bus: Bus, check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 60_000): Promise<T> {
   const first = await check();

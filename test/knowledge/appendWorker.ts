@@ -3,8 +3,8 @@
  *   append <workflowRoot> <worker> <count>   appends <count> entries
  *   hang-before-rename <workflowRoot>        appends one entry, prints READY after the tmp write, then blocks
  */
-import { appendSpecEntry } from '../../src/knowledge/specWriter.js';
-import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
+import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 
 const [mode, dir, worker, count] = process.argv.slice(2);
 const root = resolveWorkflowRoot({ workflowRoot: dir! });

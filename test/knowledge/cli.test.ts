@@ -11,7 +11,7 @@ import { installErrorHandler } from '../../src/api/errors.js';
 import { describe, expect, it } from 'vitest';
 import { tempRoot, writeKnowhowFile } from '../helpers/knowledge.js';
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../helpers/onnx.js';
-import { knowledgeRoutes } from '../../src/knowledge/http.js';
+import { knowledgeRoutes } from '../../src/api/routes/knowledge.js';
 import { INDEX_FILE } from '../../src/knowledge/index/store.js';
 import { createKnowledgePool } from '../../src/knowledge/pool.js';
 
@@ -19,7 +19,7 @@ const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
 function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_URL: '', MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -117,7 +117,7 @@ describe('maestro search | load | spec | knowhow', { timeout: 240_000 }, () => {
     });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
-      const warm = await maestro(['search', 'errors', 'imports', 'install', '--json', '--workflow-root', dir], { MAESTRO_URL: url });
+      const warm = await maestro(['search', 'errors', 'imports', 'install', '--json', '--workflow-root', dir], { MAESTRO_DAEMON_URL: url });
       expect(warm.code).toBe(0);
       expect(hits).toBe(1);
       const strip = (s: string) => (JSON.parse(s) as { results: unknown[] }).results;
@@ -127,7 +127,7 @@ describe('maestro search | load | spec | knowhow', { timeout: 240_000 }, () => {
       pool.stop();
     }
     // No daemon answering: the CLI falls back to searching in process.
-    const cold = await maestro(['search', 'errors', '--json', '--workflow-root', dir], { MAESTRO_URL: 'http://127.0.0.1:9' });
+    const cold = await maestro(['search', 'errors', '--json', '--workflow-root', dir], { MAESTRO_DAEMON_URL: 'http://127.0.0.1:9' });
     expect(cold.code).toBe(0);
     expect(JSON.parse(cold.stdout).count).toBeGreaterThan(0);
   });

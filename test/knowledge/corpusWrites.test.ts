@@ -8,9 +8,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../helpers/knowledge.js';
-import { withCorpusLock } from '../../src/knowledge/lock.js';
-import { parseSpecText } from '../../src/knowledge/specParser.js';
-import { appendSpecEntry } from '../../src/knowledge/specWriter.js';
+import { withCorpusLock } from '../../src/knowledge/format/lock.js';
+import { parseSpecText } from '../../src/knowledge/format/specParser.js';
+import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
 
 const WORKER = join(import.meta.dirname, 'appendWorker.ts');
 

@@ -12,10 +12,10 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
-import { review } from '../../src/knowledge/reconcile/review.js';
-import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
-import { sessionIdFor, runIdFor } from '../../src/knowledge/bridge.js';
-import { readRun } from '../../src/knowledge/session/store.js';
+import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
+import { sessionIdFor, runIdFor } from '../../src/knowledge/lifecycle/bridge.js';
+import { readRun } from '../../src/knowledge/lifecycle/session/store.js';
 
 const SPECS = `<spec-entry category="coding" keywords="greeting,greet" date="2026-01-01" sid="S-20260101-gree" title="Greetings are lowercase">
 

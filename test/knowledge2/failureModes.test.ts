@@ -10,15 +10,15 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, type Project } from '../helpers/knowledge2.js';
-import { clearCorpusCache, readCorpus } from '../../src/knowledge/ledger/corpusDocs.js';
-import { promote } from '../../src/knowledge/promote/promote.js';
-import { readPromotions } from '../../src/knowledge/promote/promotion.js';
-import { readReceipt, reconcileSource, runSource } from '../../src/knowledge/reconcile/receipt.js';
-import { review } from '../../src/knowledge/reconcile/review.js';
-import { sealRun, stage } from '../../src/knowledge/session/ops.js';
-import { createRun, createSession } from '../../src/knowledge/session/store.js';
-import { parseSpecText } from '../../src/knowledge/specParser.js';
-import { appendSpecEntry } from '../../src/knowledge/specWriter.js';
+import { clearCorpusCache, readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
+import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
+import { readPromotions } from '../../src/knowledge/lifecycle/promote/promotion.js';
+import { readReceipt, reconcileSource, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
+import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, createSession } from '../../src/knowledge/lifecycle/session/store.js';
+import { parseSpecText } from '../../src/knowledge/format/specParser.js';
+import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
 
 const WORKER = join(import.meta.dirname, 'promoteWorker.ts');
 const HOLDER = join(import.meta.dirname, 'lockHolder.ts');

@@ -2,7 +2,7 @@
  * Holds the corpus lock of one file until killed, for the lock-timeout row of
  * seed 000 §11.1: `lockHolder.ts <file>` prints "held" once it owns the lock.
  */
-import { withCorpusLock } from '../../src/knowledge/lock.js';
+import { withCorpusLock } from '../../src/knowledge/format/lock.js';
 
 const [file] = process.argv.slice(2) as [string];
 withCorpusLock([file], () => {

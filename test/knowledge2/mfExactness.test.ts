@@ -9,15 +9,15 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FABRIC, FABRIC_RID, FABRIC_SID, maestro, project, type Project } from '../helpers/knowledge2.js';
-import { addKnowhow } from '../../src/knowledge/knowhowWriter.js';
-import { clearCorpusCache, readCorpus } from '../../src/knowledge/ledger/corpusDocs.js';
-import { readLedger } from '../../src/knowledge/ledger/ledger.js';
-import { promote } from '../../src/knowledge/promote/promote.js';
-import { runSource, sessionSource } from '../../src/knowledge/reconcile/receipt.js';
-import { resolveCandidate, review } from '../../src/knowledge/reconcile/review.js';
-import { sealRun, stage } from '../../src/knowledge/session/ops.js';
-import { createRun, createSession, readRun, writeRun } from '../../src/knowledge/session/store.js';
-import { parseSpecText } from '../../src/knowledge/specParser.js';
+import { addKnowhow } from '../../src/knowledge/format/knowhowWriter.js';
+import { clearCorpusCache, readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
+import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
+import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
+import { runSource, sessionSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { resolveCandidate, review } from '../../src/knowledge/lifecycle/reconcile/review.js';
+import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, createSession, readRun, writeRun } from '../../src/knowledge/lifecycle/session/store.js';
+import { parseSpecText } from '../../src/knowledge/format/specParser.js';
 
 const SEALED = join(import.meta.dirname, '..', 'fixtures', 'knowledge2', 'fabric-gui-f1f8f81');
 const WORKER = join(import.meta.dirname, 'promoteWorker.ts');

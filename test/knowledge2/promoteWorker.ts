@@ -5,9 +5,9 @@
  * promoted first (fail closed, then refresh). With MAESTRO_KNOWLEDGE_CRASH_AFTER_WRITE=<candidate id>
  * it kills itself (-9) through promote's afterWrite seam, right after that candidate's knowledge file is written.
  */
-import { promote } from '../../src/knowledge/promote/promote.js';
-import { review } from '../../src/knowledge/reconcile/review.js';
-import { resolveWorkflowRoot } from '../../src/knowledge/root.js';
+import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
+import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 
 const [dir, sid, candidate] = process.argv.slice(2) as [string, string, string | undefined];
 const root = resolveWorkflowRoot({ workflowRoot: dir });

@@ -14,14 +14,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maestro, project, type Project } from '../helpers/knowledge2.js';
-import type { Embedder } from '../../src/knowledge/embeddings.js';
-import { readCorpus } from '../../src/knowledge/ledger/corpusDocs.js';
-import { promote } from '../../src/knowledge/promote/promote.js';
-import { freshness, readReceipt, readSourceState, reconcileSource, runSource } from '../../src/knowledge/reconcile/receipt.js';
-import { review, warmSessionSemantic } from '../../src/knowledge/reconcile/review.js';
-import { configureSemantic } from '../../src/knowledge/reconcile/semantic.js';
-import { sealRun, stage } from '../../src/knowledge/session/ops.js';
-import { createRun, createSession } from '../../src/knowledge/session/store.js';
+import type { Embedder } from '../../src/knowledge/vectors/embeddings.js';
+import { readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
+import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
+import { freshness, readReceipt, readSourceState, reconcileSource, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { review, warmSessionSemantic } from '../../src/knowledge/lifecycle/reconcile/review.js';
+import { configureSemantic } from '../../src/knowledge/lifecycle/reconcile/semantic.js';
+import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, createSession } from '../../src/knowledge/lifecycle/session/store.js';
 
 const CONCEPTS: Record<string, number> = {
   memoize: 0, cache: 0, caching: 0, memoization: 0,

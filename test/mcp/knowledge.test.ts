@@ -9,8 +9,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KNOWLEDGE_MCP_TOOLS, knowledgeMcp } from '../../src/agents/knowledgeMcp.js';
-import { readLedger } from '../../src/knowledge/ledger/ledger.js';
-import { createRun, createSession, runDir, sessionLedgerPath } from '../../src/knowledge/session/store.js';
+import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
+import { createRun, createSession, runDir, sessionLedgerPath } from '../../src/knowledge/lifecycle/session/store.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { project } from '../helpers/knowledge2.js';
 import { ROOT, cleanEnv } from '../cli/helpers.js';

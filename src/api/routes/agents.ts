@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { detectAgents } from '../../agents/detect.js';
-import type { ApiDeps } from '../server.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 
 export function registerAgentRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {

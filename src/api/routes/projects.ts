@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
 import { parseProjectSettings, settingsChange } from '../../daemon/projectSettings.js';
-import type { ApiDeps } from '../server.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
 

@@ -12,7 +12,7 @@ import { git } from '../../git/git.js';
 import { readPatch, type DiffFile } from '../../git/patch.js';
 import type { LineComment } from '../../store/ops/gates.js';
 import type { Store } from '../../store/store.js';
-import type { ApiDeps } from '../server.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { checkViews, diffRange, pickVersion, reviewViews, type CheckView, type FindingView, type VerdictView } from './reviewData.js';
 import { idParam } from './schemas.js';

@@ -9,9 +9,9 @@
 import { createReadStream, existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { StreamItem } from '../../daemon/bus.js';
+import type { StreamItem } from '../../lib/bus.js';
 import { LineSplitter } from '../../lib/lines.js';
-import type { ApiDeps } from '../server.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam, taskIdParam } from './schemas.js';
 

@@ -6,7 +6,7 @@ import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES } from '../../core/types.js';
-import type { ApiDeps } from '../server.js';
+import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
 import { checkComments, gateFor, reviewContext } from './review.js';

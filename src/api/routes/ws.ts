@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ApiDeps } from '../server.js';
+import type { ApiDeps } from '../deps.js';
 
 const clientMessage = z.object({ type: z.literal('subscribe'), projectId: z.string().max(200).nullable() }).strict();
 

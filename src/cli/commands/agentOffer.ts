@@ -5,7 +5,7 @@
  */
 import type { AgentToolStatus } from '../../agents/detect.js';
 import type { Project } from '../../core/types.js';
-import type { ApiClient } from '../client.js';
+import type { ApiClient } from '../../api/client.js';
 import { table } from './common.js';
 
 /** The provider kinds worth offering, best first: installed and logged in, then installed. */

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import type { Project, Task } from '../../core/types.js';
-import { ApiClient } from '../client.js';
+import { ApiClient } from '../../api/client.js';
 
 export interface ClientFlags {
   url?: string;
@@ -21,18 +21,8 @@ export function clientFor(flags: ClientFlags): ApiClient {
   return new ApiClient({ url: flags.url });
 }
 
-/** A project by id, or else by exact name. */
-export async function findProject(client: ApiClient, idOrName: string): Promise<{ project: Project; tasksByStatus: Record<string, number> }> {
-  try {
-    return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
-  } catch (err) {
-    if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
-  }
-  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
-  const byName = projects.find((p) => p.name === idOrName);
-  if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
-  return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);
-}
+// Lives with the API client: the MCP server (below the CLI) asks it too.
+export { findProject } from '../../api/client.js';
 
 /** Left-aligned columns; the last column is not padded. */
 export function table(rows: string[][]): string {

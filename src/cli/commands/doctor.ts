@@ -11,15 +11,12 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_ERROR, action, printJson } from '../output.js';
-import { ApiClient } from '../client.js';
+import { ApiClient } from '../../api/client.js';
 import { print } from './common.js';
 import { claudeConfigDir } from '../../config/env.js';
+import type { DoctorCheck } from './doctorCheck.js';
 
-export interface DoctorCheck {
-  name: string;
-  status: 'ok' | 'warn' | 'fail';
-  detail: string;
-}
+export type { DoctorCheck } from './doctorCheck.js';
 
 function checkGit(): DoctorCheck {
   try {

@@ -9,8 +9,8 @@ import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { earlierData, fileSize, sqlitePath } from '../../daemon/homeCheck.js';
 import { inspectSqliteFile } from '../../store/sqliteFaults.js';
-import type { ApiClient } from '../client.js';
-import type { DoctorCheck } from './doctor.js';
+import type { ApiClient } from '../../api/client.js';
+import type { DoctorCheck } from './doctorCheck.js';
 
 const MIB = 1024 * 1024;
 

@@ -1,12 +1,12 @@
 /**
  * `maestro search | load | spec | knowhow`: the knowledge commands. Every
  * heavy module is imported inside the action, so `maestro search` starts
- * without loading what it does not use. With MAESTRO_URL set, search
- * asks the daemon (warm index) and falls back to searching in process.
+ * without loading what it does not use. Search asks a running daemon (warm
+ * index) when there is one and searches in process otherwise
+ * (knowledge/search/client.ts says which daemon, and when its answer is not used).
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import { daemonUrlFromEnv } from '../../config/env.js';
 import { action, printJson } from '../output.js';
 
 interface RootOpts {
@@ -72,14 +72,21 @@ export function register(program: Command): void {
     .option('--all-projects', 'also observer wiki entries tagged for other projects (proj:<other>)')
     .action(
       action(async (words: string[], opts: RootOpts & Record<string, unknown>) => {
-        const { parseSearchRequest, runSearch } = await import('../../knowledge/params.js');
+        const { parseSearchRequest, runSearch } = await import('../../knowledge/search/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: unknown;
-        if (!req.readOnlyProbe && daemonUrlFromEnv(process.env)) {
-          const [{ searchViaDaemon }, { resolveWorkflowRoot }, { wikiRootFor }] = await Promise.all([import('../../knowledge/client.js'), import('../../knowledge/root.js'), import('../../knowledge/wikiSource.js')]);
+        // Not a probe (it writes nothing, not even the daemon's index) and not --code / --kg: the daemon builds
+        // its code graph once per index handle, a process on every call, so only this process answers those alike.
+        if (!req.readOnlyProbe && !req.code && !req.kg) {
+          const [{ searchViaDaemon }, { resolveWorkflowRoot }] = await Promise.all([import('../../knowledge/search/client.js'), import('../../knowledge/format/root.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
-          if (wikiRootFor(root) === wikiRootFor({ ...root, confined: true })) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
+          // (A confined root's wiki never moves: wikiSource and the observer modules it loads, 5 ms, are not needed to know.)
+          const wikiMoved = async () => {
+            const { wikiRootFor } = await import('../../knowledge/format/wikiSource.js');
+            return wikiRootFor(root) !== wikiRootFor({ ...root, confined: true });
+          };
+          if (root.confined || !(await wikiMoved())) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
         }
         if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, (k) => runSearch(k, req));
         if (opts.json) printJson(res);
@@ -106,7 +113,7 @@ export function register(program: Command): void {
             const entries = [];
             for (const id of opts.id) entries.push(await k.load(id, { includeDeprecated: Boolean(opts.includeDeprecated) }));
             // An explicit load is a consumption in the active run (seed 000 §5.1); search and injection never record.
-            (await import('../../knowledge/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
+            (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
             if (opts.json) return printJson(opts.list ? { count: entries.length, entries: entries.map(brief) } : { count: entries.length, entries });
             for (const e of entries) printEntry(e as unknown as Record<string, unknown>, Boolean(opts.list));
             return;
@@ -170,7 +177,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: 'high'; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
-        const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
         const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(opts, ['description', 'source', 'confidence', 'scope', 'allowDuplicateTitle']) });
         if (opts.json) printJson(res);
@@ -209,7 +216,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { supersedeSpec }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { supersedeSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = supersedeSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
@@ -223,7 +230,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (ref: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = deprecateSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already deprecated' : 'deprecated'}: ${res.id}\n`);
@@ -245,7 +252,7 @@ function registerSpec(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (ref: string, opts: RootOpts & { note: string }) => {
-        const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/specWriter.js')]);
+        const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = markSpecConflict(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref, opts.note);
         if (opts.json) printJson(res);
         else process.stdout.write(`marked ${res.id} contested (${res.marker})\n`);
@@ -289,7 +296,7 @@ function registerKnowhow(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (type: string, title: string, opts: RootOpts & { body?: string; description?: string; category?: string; keywords?: string[]; tags?: string[]; id?: string }) => {
-        const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/knowhowWriter.js')]);
+        const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
         const body = opts.body ?? (process.stdin.isTTY ? '' : await readStdin());
         const res = addKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), {
           type,
@@ -357,7 +364,7 @@ function registerKnowhow(program: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { supersedeKnowhow }] = await Promise.all([import('../../knowledge/root.js'), import('../../knowledge/knowhowWriter.js')]);
+        const [{ resolveWorkflowRoot }, { supersedeKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
         const res = supersedeKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);

@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import type { ReviewResult } from '../../knowledge/reconcile/review.js';
-import type { WorkflowRoot } from '../../knowledge/root.js';
-import type { Action, InputSource, Signal } from '../../knowledge/ledger/ledger.js';
+import type { ReviewResult } from '../../knowledge/lifecycle/reconcile/review.js';
+import type { WorkflowRoot } from '../../knowledge/format/root.js';
+import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { action, printJson } from '../output.js';
 
 interface RootOpts {
@@ -19,7 +19,7 @@ interface RootOpts {
 }
 
 // Loaded on use: `maestro --help` and the daemon commands do not pay for the knowledge modules.
-const lib = () => import('../../knowledge/lifecycle.js');
+const lib = () => import('../../knowledge/lifecycle/index.js');
 const rootOf = async (o: RootOpts): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot });
 const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));

@@ -11,7 +11,7 @@ import { Option, type Command } from 'commander';
 import type { AgentProvider } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
-import { ApiClient } from '../client.js';
+import { ApiClient } from '../../api/client.js';
 import { claudeConfigDir } from '../../config/env.js';
 
 function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {

@@ -10,7 +10,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import type { Project } from '../../core/types.js';
 import { providerConfigSchema } from '../../executor/protocol/job.js';
-import type { ApiClient } from '../client.js';
+import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
 

@@ -29,7 +29,7 @@ export function register(program: Command): void {
         // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.
-        const { startDaemon } = await import('../../daemon/daemon.js');
+        const { startDaemon } = await import('../../app/daemon.js');
         const { ensureWebBuilt, webRoutes } = await import('../../api/web.js');
         ensureWebBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
         const daemon = await startDaemon(config, {

@@ -8,7 +8,7 @@
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
-import type { ApiClient, SseEvent } from '../client.js';
+import type { ApiClient, SseEvent } from '../../api/client.js';
 
 interface TranscriptEntry {
   at?: number;

@@ -7,7 +7,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, VersionRef } from '../../api/routes/review.js';
 import type { Task } from '../../core/types.js';
-import type { ApiClient } from '../client.js';
+import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
 

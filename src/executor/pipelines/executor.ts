@@ -8,7 +8,7 @@ import { EDIT_TOOLS } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { diffStats, type DiffStats } from '../../git/diff.js';
 import { commitAll } from '../../git/merge.js';
-import { moveAgentReport } from '../../knowledge/agentReport.js';
+import { moveAgentReport } from '../../knowledge/lifecycle/agentReport.js';
 import { git } from '../../git/git.js';
 import { runCheck, type CheckOutcome } from '../checks.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';

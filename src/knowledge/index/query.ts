@@ -6,8 +6,8 @@
  * a query are plain text.
  */
 import type Database from 'better-sqlite3';
-import type { KnowledgeEntry } from '../entry.js';
-import { queryTerms } from '../text.js';
+import type { KnowledgeEntry } from '../format/entry.js';
+import { queryTerms } from '../format/text.js';
 
 /** FORMATS §5.1 field boosts: title 5, summary 1.5, tags 3, body 0.5. */
 export const FIELD_WEIGHTS = { title: 5, summary: 1.5, tags: 3, body: 0.5 } as const;

@@ -11,8 +11,8 @@ import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../__fixtu
 import { loadBundle } from '../bundle/store.js';
 import { resolveObserverConfig } from '../config.js';
 import { observeOnce } from '../observe.js';
-import { listWikiEntries } from '../wiki/entries.js';
-import { wikiLayout } from '../wiki/layout.js';
+import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
+import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { resolveObserverAgent } from './config.js';
 
 let dir: TempDir;

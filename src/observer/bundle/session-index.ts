@@ -11,7 +11,7 @@
  * the bundles or read as invalid, and then it starts fresh as above.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic, type WikiLayout } from '../wiki/layout.js';
+import { writeFileAtomic, type WikiLayout } from '../../knowledge/format/wiki/layout.js';
 
 export interface SessionIndex {
   schemaVersion: 1;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
-import { bundlePath, wikiLayout } from '../wiki/layout.js';
+import { bundlePath, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { readSessionIndex, recordSessionInIndex } from './session-index.js';
 import { fileStamp, loadBundle, patchBundle, writeBundle, writeOwnedBundle } from './store.js';
 import { createEmptyBundle } from './types.js';

@@ -9,7 +9,7 @@
  */
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
-import { bundlePath, writeFileAtomic, type WikiLayout } from '../wiki/layout.js';
+import { bundlePath, writeFileAtomic, type WikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { BUNDLE_SCHEMA_VERSION, type SessionBundle } from './types.js';
 
 export type BundleLoadStatus = 'hit' | 'miss' | 'corrupted' | 'expired' | 'stale';

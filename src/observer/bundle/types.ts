@@ -3,7 +3,7 @@
  * derived aggregate per session. SummaryItem is the single summary shape that
  * travels from cache or model to the display and to the wiki.
  */
-import type { EntryType } from '../wiki/layout.js';
+import type { EntryType } from '../../knowledge/format/wiki/layout.js';
 
 export const BUNDLE_SCHEMA_VERSION = 1;
 

@@ -28,8 +28,8 @@
 import { z } from 'zod';
 import { coerceError, MaestroError } from '../../core/errors.js';
 import type { SessionBundle, WriteRecord } from '../bundle/types.js';
-import type { WikiEntry } from '../wiki/entries.js';
-import { ensureWikiLayout } from '../wiki/layout.js';
+import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import { ensureWikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex, type LogOp } from '../wiki/log.js';
 import { AGENT_CANDIDATE_THRESHOLD, WIKI_SEARCH_THRESHOLD, type WikiMatch, type WikiRetriever } from '../wiki/retriever.js';
 import { createEntry, updateEntry, type EntryDraft, type WriteContext } from '../wiki/writer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WikiEntry } from '../wiki/entries.js';
+import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { deduplicateKnowledge, type DedupCandidate } from './dedup.js';
 
 function entry(id: string, fields: Partial<WikiEntry>): WikiEntry {

@@ -4,8 +4,8 @@
  * project-compatible entries, then content Jaccard (≥0.75). A duplicate
  * becomes an update only when the new confidence beats the old by > 0.1.
  */
-import type { WikiEntry } from '../wiki/entries.js';
-import type { EntryType } from '../wiki/layout.js';
+import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import type { EntryType } from '../../knowledge/format/wiki/layout.js';
 import { isProjectCompatible } from '../wiki/scope.js';
 import { contentJaccard, requestSimilarity } from '../text.js';
 

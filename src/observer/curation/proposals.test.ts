@@ -4,9 +4,9 @@ import Fastify from 'fastify';
 import { installErrorHandler } from '../../api/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
-import { observerRoutes } from '../http.js';
+import { observerRoutes } from '../../api/routes/observer.js';
 import { ObserverSession } from '../session.js';
-import { listWikiEntries } from '../wiki/entries.js';
+import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
 import type { CuratorInput } from './curator.js';
 import { listProposals, newFacts, proposalsDir } from './proposals.js';
 

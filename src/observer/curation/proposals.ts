@@ -19,8 +19,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { listWikiEntries, type WikiEntry } from '../wiki/entries.js';
-import { wikiLayout, writeFileAtomic } from '../wiki/layout.js';
+import { listWikiEntries, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 import { updateEntry, type EntryDraft } from '../wiki/writer.js';
 import { listAudits } from '../upkeep/audit.js';
 

@@ -4,7 +4,7 @@
  * fast parser for transcript timestamps. No state; the ExplorationCutter
  * (cutter.ts) keeps the state.
  */
-import type { ToolPhase } from './types.js';
+import type { SessionEventKind, ToolPhase } from './types.js';
 
 /** Caps that bound memory per node; the UI and digests never show more. */
 export const RESPONSE_TEXT_CAP = 1_200;
@@ -83,7 +83,7 @@ const OPERATIONAL = /<(local-command-caveat|local-command-stdout|local-command-s
  * continuation summary that follows it, or an automatic compaction), and a
  * Stop hook's feedback that sends the agent back to work on the same turn.
  */
-export type SessionEventKind = 'compact' | 'compact-summary' | 'stop-hook';
+export type { SessionEventKind } from './types.js';
 
 type Prompt =
   | { kind: 'question'; text: string; command?: string }

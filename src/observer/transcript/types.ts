@@ -42,7 +42,7 @@ export interface SubagentRun {
 
 /** Something that happened to the session rather than a question: `/compact`, its continuation summary, a Stop-hook continuation. */
 export interface SessionEvent {
-  kind: import('./records.js').SessionEventKind;
+  kind: SessionEventKind;
   at: number;
   line: number;
   text: string;
@@ -98,3 +98,5 @@ export interface TranscriptState {
   /** `/compact`, continuation summaries and Stop-hook continuations, in order (capped). */
   sessionEvents: SessionEvent[];
 }
+
+export type SessionEventKind = 'compact' | 'compact-summary' | 'stop-hook';

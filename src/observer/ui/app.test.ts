@@ -5,7 +5,7 @@ import { createElement as h } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { ObserverSession } from '../session.js';
-import { wikiLayout } from '../wiki/layout.js';
+import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { ObserverApp } from './app.js';
 import { SessionUiSource } from './source.js';
 

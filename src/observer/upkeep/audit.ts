@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { listWikiEntries } from '../wiki/entries.js';
-import { parseFrontmatter } from '../wiki/frontmatter.js';
-import { wikiLayout, writeFileAtomic } from '../wiki/layout.js';
+import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
+import { parseFrontmatter } from '../../knowledge/format/wiki/frontmatter.js';
+import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export type Severity = (typeof SEVERITIES)[number];

@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listWikiEntries } from '../wiki/entries.js';
-import { LEGACY_DIRS, wikiLayout } from '../wiki/layout.js';
+import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
+import { LEGACY_DIRS, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { normalizeMatchText } from '../text.js';
 
 export interface LintFinding {

@@ -9,8 +9,8 @@
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadBundle } from '../bundle/store.js';
-import { listWikiEntries } from '../wiki/entries.js';
-import { ensureWikiLayout, LEGACY_DIRS, wikiLayout } from '../wiki/layout.js';
+import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
+import { ensureWikiLayout, LEGACY_DIRS, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { INTENT_KEYS } from '../curation/intent.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex } from '../wiki/log.js';
 import { listAudits, resolveAudit, type AuditRecord } from './audit.js';

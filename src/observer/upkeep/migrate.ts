@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync
 import { basename, dirname, join, relative } from 'node:path';
 import { loadBundle, writeBundle } from '../bundle/store.js';
 import { createEmptyBundle, type SessionBundle, type SummaryItem } from '../bundle/types.js';
-import { LEGACY_DIRS, TYPE_DIR, wikiLayout } from '../wiki/layout.js';
+import { LEGACY_DIRS, TYPE_DIR, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 
 export interface MigrationPlanItem {
   action: 'move' | 'trash' | 'merge' | 'conflict';

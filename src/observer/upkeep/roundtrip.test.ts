@@ -11,8 +11,8 @@ import { tempDir, TranscriptBuilder, type TempDir } from '../__fixtures__/transc
 import { loadBundle } from '../bundle/store.js';
 import { buildSessionView } from '../view.js';
 import { ObserverSession } from '../session.js';
-import { listWikiEntries } from '../wiki/entries.js';
-import { wikiLayout } from '../wiki/layout.js';
+import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
+import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { fileAudit, listAudits, resolveAudit } from './audit.js';
 import { migrateWikiLayout } from './migrate.js';
 

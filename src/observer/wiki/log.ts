@@ -3,8 +3,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WikiEntry } from './entries.js';
-import { ENTRY_TYPES, wikiLayout, writeFileAtomic } from './layout.js';
+import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import { ENTRY_TYPES, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export type LogOp = 'ingest' | 'update' | 'skip' | 'compile' | 'audit' | 'lint';
 

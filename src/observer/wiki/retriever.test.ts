@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { contentJaccard, contentTokens, matchTokens, normalizeMatchText, requestSimilarity } from '../text.js';
-import { listWikiDocuments, listWikiEntries, type WikiEntry } from './entries.js';
+import { listWikiDocuments, listWikiEntries, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { isGenericProjectQuery } from './generic-query.js';
 import { InMemoryWikiRetriever, relevanceScore } from './retriever.js';
 import { classifyScope, ensureScopeTags, isProjectCompatible } from './scope.js';

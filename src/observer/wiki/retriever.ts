@@ -19,8 +19,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isGenericProjectQuery } from './generic-query.js';
-import { listEntryFiles, listEntryFilesAsync, parseEntryFile, type WikiEntry, type WikiProblem } from './entries.js';
-import { wikiLayout, type EntryType } from './layout.js';
+import { listEntryFiles, listEntryFilesAsync, parseEntryFile, type WikiEntry, type WikiProblem } from '../../knowledge/format/wiki/entries.js';
+import { wikiLayout, type EntryType } from '../../knowledge/format/wiki/layout.js';
 import { classifyScope, type EntryScope } from './scope.js';
 import { contentTokens, matchTokens, normalizeMatchText, requestSimilarityFromCounts } from '../text.js';
 

@@ -8,9 +8,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from './entries.js';
-import { parseFrontmatter, renderFrontmatter, type FrontValue } from './frontmatter.js';
-import { TYPE_DIR, wikiLayout, writeFileAtomic } from './layout.js';
+import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import { parseFrontmatter, renderFrontmatter, type FrontValue } from '../../knowledge/format/wiki/frontmatter.js';
+import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 import { ensureScopeTags } from './scope.js';
 import { SLUG_PATTERN } from '../text.js';
 

@@ -3,7 +3,7 @@
  * event field of ARCHITECTURE §3. Timestamps are epoch milliseconds (BIGINT);
  * JSON columns are TEXT, parsed and validated on read.
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const initial: Migration = {
   version: 1,

@@ -5,7 +5,7 @@
  * and how far its outbox has been read, and the merge ledger that makes merges
  * exactly-once across crashes.
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const orchestrator: Migration = {
   version: 2,

@@ -2,7 +2,7 @@
  * Several daemons on one database: who is alive (a name each, with a heartbeat),
  * and which daemon may merge into a project's main right now (a lease).
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const multihost: Migration = {
   version: 3,

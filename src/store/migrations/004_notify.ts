@@ -7,7 +7,7 @@
  * item too big for a payload (8000 bytes) is parked in stream_overflow and
  * the payload names its row. SQLite gets the table only (one daemon per file).
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const notify: Migration = {
   version: 4,

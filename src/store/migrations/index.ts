@@ -7,15 +7,8 @@ import { orchestrator } from './002_orchestrator.js';
 import { multihost } from './003_multihost.js';
 import { notify } from './004_notify.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  /** Statements for both engines. */
-  statements: string[];
-  /** Extra statements for one engine only. */
-  sqlite?: string[];
-  postgres?: string[];
-}
+import type { Migration } from './migration.js';
+export type { Migration } from './migration.js';
 
 export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost, notify];
 

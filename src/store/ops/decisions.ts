@@ -1,24 +1,10 @@
 /** The scheduler's decision log: every claim with its score breakdown and the competitors it beat. */
-import type { ScoreBreakdown } from '../../core/scoring.js';
+import type { SchedulerDecision } from '../../core/reports.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { parseJsonColumn, type Row } from '../rows.js';
 import { z } from 'zod';
 
-export interface Competitor {
-  taskId: string;
-  score: number;
-}
-
-export interface SchedulerDecision {
-  id: number;
-  projectId: string;
-  taskId: string;
-  owner: string;
-  score: number;
-  breakdown: ScoreBreakdown;
-  competitors: Competitor[];
-  at: number;
-}
+export type { Competitor, SchedulerDecision } from '../../core/reports.js';
 
 const breakdownSchema = z.object({ rankU: z.number(), chainInertia: z.number(), agingBonus: z.number(), couplingPenalty: z.number() });
 const competitorsSchema = z.array(z.object({ taskId: z.string(), score: z.number() }));

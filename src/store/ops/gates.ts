@@ -7,6 +7,7 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import { statusAfterApproval, type TaskStatus } from '../../core/status.js';
+import type { LineComment } from '../../core/reports.js';
 import type { Approval, Gate, Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
 import { INSERT_TASK_SQL, newId, taskValues, toApproval } from '../rows.js';
@@ -38,12 +39,7 @@ export async function approveGate(db: Queryable, opts: { id: string; gate: Gate;
 }
 
 /** A reviewer's remark on one line of the change (validated against the diff by the API). */
-export interface LineComment {
-  file: string;
-  line: number;
-  side: 'new' | 'old';
-  text: string;
-}
+export type { LineComment } from '../../core/reports.js';
 
 /** The feedback the next version's prompts carry: the reason, then each line comment as `file:line — text`. */
 export function rejectionFeedback(gate: Gate, who: string, reason: string, comments: LineComment[] = []): string {

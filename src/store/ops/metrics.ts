@@ -1,4 +1,5 @@
 /** Aggregates for the board's metrics: tasks by status, run durations, tokens and cost. */
+import type { DurationStats, UsageByProject } from '../../core/reports.js';
 import type { Queryable, SqlValue } from '../db.js';
 
 export async function tasksByStatus(db: Queryable, projectId?: string): Promise<Record<string, number>> {
@@ -10,14 +11,7 @@ export async function tasksByStatus(db: Queryable, projectId?: string): Promise<
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-export interface DurationStats {
-  kind: string;
-  count: number;
-  meanMs: number;
-  p50Ms: number;
-  p95Ms: number;
-  maxMs: number;
-}
+export type { DurationStats, UsageByProject } from '../../core/reports.js';
 
 /** Durations of finished runs per kind. Percentiles are computed here, the same on both engines. */
 export async function runDurations(db: Queryable, projectId?: string): Promise<DurationStats[]> {
@@ -38,14 +32,6 @@ export async function runDurations(db: Queryable, projectId?: string): Promise<D
     p95Ms: pick(ds, 0.95),
     maxMs: ds[ds.length - 1]!,
   }));
-}
-
-export interface UsageByProject {
-  projectId: string;
-  runs: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
 }
 
 export async function usageByProject(db: Queryable): Promise<UsageByProject[]> {

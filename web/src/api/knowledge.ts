@@ -1,5 +1,5 @@
 /**
- * Knowledge API client (src/knowledge/http.ts, reviewHttp.ts). Response and
+ * Knowledge API client (src/api/routes/knowledge.ts, knowledgeReview.ts). Response and
  * request types are the server's own (type-only imports: the library's
  * interfaces and the zod schemas the daemon validates with), so a change there
  * breaks this build instead of the screen. Every call names the selected
@@ -7,14 +7,14 @@
  * without a route answers 404 NOT_FOUND, which becomes `{ available: false }`.
  */
 import { ApiError, request } from './client.js';
-import type { SearchResponse, SearchResult } from '../../../src/knowledge/search.js';
+import type { SearchResponse, SearchResult } from '../../../src/knowledge/search/search.js';
 import type { LoadedEntry } from '../../../src/knowledge/knowledge.js';
-import type { ReviewCandidate, ReviewResult } from '../../../src/knowledge/reconcile/review.js';
-import type { ReviewQueueSession } from '../../../src/knowledge/reviewHttp.js';
-import type { AuditResult, Finding } from '../../../src/knowledge/audit/audit.js';
-import type { PromotionResult } from '../../../src/knowledge/promote/promote.js';
-import type { PromoteBody, ResolveBody } from '../../../src/knowledge/reviewSchemas.js';
-import type { Match } from '../../../src/knowledge/reconcile/matcher.js';
+import type { ReviewCandidate, ReviewResult } from '../../../src/knowledge/lifecycle/reconcile/review.js';
+import type { ReviewQueueSession } from '../../../src/api/routes/knowledgeReview.js';
+import type { AuditResult, Finding } from '../../../src/knowledge/lifecycle/audit/audit.js';
+import type { PromotionResult } from '../../../src/knowledge/lifecycle/promote/promote.js';
+import type { PromoteBody, ResolveBody } from '../../../src/knowledge/lifecycle/reviewSchemas.js';
+import type { Match } from '../../../src/knowledge/lifecycle/reconcile/matcher.js';
 
 export type { AuditResult, Finding, LoadedEntry, Match, PromotionResult, ReviewCandidate, ReviewQueueSession, ReviewResult, SearchResponse, SearchResult };
 export type { PromoteBody, ResolveBody };

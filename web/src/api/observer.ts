@@ -1,11 +1,11 @@
 /**
- * Observer API client (src/observer/http.ts). The shapes are the server's own
+ * Observer API client (src/api/routes/observer.ts). The shapes are the server's own
  * (type-only imports: nothing of the server is bundled), so a change there
  * breaks this build instead of the screen. Live updates arrive on the
  * WebSocket (stores/observer.ts).
  */
 import { ApiError, request } from './client.js';
-import type { ObserverSessionResponse, ProposalsResponse, SessionSummary } from '../../../src/observer/http.js';
+import type { ObserverSessionResponse, ProposalsResponse, SessionSummary } from '../../../src/api/routes/observer.js';
 import type { Proposal } from '../../../src/observer/curation/proposals.js';
 import type { ExplorationView } from '../../../src/observer/view.js';
 import type { FlowGraph } from '../../../src/observer/bundle/types.js';

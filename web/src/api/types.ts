@@ -12,8 +12,8 @@ export { summarizeTask } from '../../../src/core/taskSummary.js';
 import type { Project, Run, Task } from '../../../src/core/types.js';
 
 export type { ScoreBreakdown } from '../../../src/core/scoring.js';
-export type { SchedulerDecision } from '../../../src/store/ops/decisions.js';
-import type { SchedulerDecision } from '../../../src/store/ops/decisions.js';
+export type { SchedulerDecision } from '../../../src/core/reports.js';
+import type { SchedulerDecision } from '../../../src/core/reports.js';
 
 export interface TaskDetail {
   task: Task;
@@ -30,7 +30,7 @@ export type { ChecksResponse, DiffResponse, FindingsResponse } from '../../../sr
 export type { CheckView as CheckResult, FindingView as Finding, VerdictView as Verdict } from '../../../src/api/routes/review.js';
 export type CheckStatus = import('../../../src/api/routes/review.js').CheckView['status'];
 /** A reviewer's comment on one line of the diff; `side` old is a deleted line's number in the old file. */
-export type { LineComment } from '../../../src/store/ops/gates.js';
+export type { LineComment } from '../../../src/core/reports.js';
 
 export interface ProjectDetail {
   project: Project;
@@ -40,8 +40,8 @@ export interface ProjectDetail {
 /** GET /api/metrics (src/api/routes/reads.ts), from the store's own row types. */
 export interface Metrics {
   tasksByStatus: Record<string, number>;
-  runDurations: import('../../../src/store/ops/metrics.js').DurationStats[];
-  usage: import('../../../src/store/ops/metrics.js').UsageByProject[];
+  runDurations: import('../../../src/core/reports.js').DurationStats[];
+  usage: import('../../../src/core/reports.js').UsageByProject[];
 }
 
 export interface TranscriptSearch {

@@ -1,0 +1,183 @@
+/**
+ * ApiClient: how the CLI and the MCP server talk to a running daemon. Plain
+ * fetch; the base URL comes from --url, MAESTRO_URL, else
+ * http://127.0.0.1:<MAESTRO_PORT|4300>; the token from MAESTRO_TOKEN, else
+ * from `$MAESTRO_HOME/token` — but that file only for a daemon on this
+ * machine's loopback, so the local secret never travels to another host. Every
+ * request says `X-Maestro-Client` (the daemon takes a bodyless write only with
+ * it or a JSON content type) and carries no Origin. An API
+ * error becomes a MaestroError with the API's own code and message, so the
+ * CLI prints exactly what the API said; a daemon that does not answer is
+ * DAEMON_UNREACHABLE with a message saying how to start one.
+ */
+import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
+import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
+import type { Project } from '../core/types.js';
+
+export interface ClientOptions {
+  url?: string;
+  token?: string | null;
+}
+
+export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const raw = flag || defaultDaemonUrl(env);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : daemonUrlFromEnv(env) ? 'MAESTRO_URL' : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" must be http:// or https://.`);
+  return raw.replace(/\/+$/, '');
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+/** One server-sent event as the daemon sends it: `id` is `<runId>:<seq>`. */
+export interface SseEvent {
+  id: string | null;
+  event: string;
+  data: string;
+}
+
+function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code);
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly token: string | null;
+
+  constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
+    this.baseUrl = resolveApiUrl(options.url, env);
+    this.token = options.token ?? clientToken(new URL(this.baseUrl), env);
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { 'x-maestro-client': 'cli', ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
+  }
+
+  url(path: string, query: Query = {}): string {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
+    const s = qs.toString();
+    return `${this.baseUrl}${path}${s ? `?${s}` : ''}`;
+  }
+
+  private unreachable(err: unknown): MaestroError {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (err as Error).message;
+    return new MaestroError('DAEMON_UNREACHABLE', `No Maestro daemon answers at ${this.baseUrl} (${why}). Start one with \`maestro serve\`, or point --url / MAESTRO_URL at a running daemon.`, { cause: err });
+  }
+
+  /** Sends a request; returns the response, throwing the API's error for any non-2xx. */
+  async raw(method: string, path: string, options: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(this.url(path, options.query), {
+        method,
+        headers: this.headers({ ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers }),
+        body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+        signal: options.signal,
+      });
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw this.unreachable(err);
+    }
+    if (res.ok) return res;
+    const text = await res.text().catch(() => '');
+    let body: { error?: { code?: unknown; message?: unknown; details?: Record<string, unknown> } } = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text below
+    }
+    const code = body.error?.code;
+    const message = typeof body.error?.message === 'string' ? body.error.message : `${method} ${path} answered HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`;
+    const details = { ...(body.error?.details ?? {}), status: res.status, ...(typeof code === 'string' ? { apiCode: code } : {}) };
+    throw new MaestroError(isErrorCode(code) ? code : res.status === 401 ? 'UNAUTHORIZED' : res.status === 404 ? 'NOT_FOUND' : 'INTERNAL', message, { details });
+  }
+
+  async request<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+    const res = await this.raw(method, path, options);
+    const text = await res.text();
+    return (text ? JSON.parse(text) : {}) as T;
+  }
+
+  get<T>(path: string, query?: Query): Promise<T> {
+    return this.request<T>('GET', path, { query });
+  }
+
+  post<T>(path: string, body: unknown = {}): Promise<T> {
+    return this.request<T>('POST', path, { body });
+  }
+
+  /**
+   * True only when a Maestro daemon answers its health check; anything else on
+   * the port is not one. A daemon that refuses our token still is one: the
+   * caller's next request then fails with the daemon's own 401, which says
+   * where the token is.
+   */
+  async ping(): Promise<boolean> {
+    try {
+      await this.get('/api/health');
+      return true;
+    } catch (err) {
+      return err instanceof MaestroError && err.code === 'UNAUTHORIZED' && err.details?.apiCode === 'UNAUTHORIZED';
+    }
+  }
+
+  /**
+   * Reads an SSE stream until it ends or `signal` aborts, calling `onEvent`
+   * for each event. Returns normally when the server closes the stream.
+   */
+  async readSse(path: string, options: { lastEventId?: string | null; signal?: AbortSignal; onOpen?: () => void; onEvent: (e: SseEvent) => void | Promise<void> }): Promise<void> {
+    const res = await this.raw('GET', path, { headers: { accept: 'text/event-stream', ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}) }, signal: options.signal });
+    options.onOpen?.();
+    if (!res.body) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let current: SseEvent = { id: null, event: 'message', data: '' };
+    let dataLines: string[] = [];
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl).replace(/\r$/, '');
+        buffer = buffer.slice(nl + 1);
+        if (line === '') {
+          if (dataLines.length) await options.onEvent({ ...current, data: dataLines.join('\n') });
+          current = { id: null, event: 'message', data: '' };
+          dataLines = [];
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'id') current.id = value;
+        else if (field === 'event') current.event = value;
+        else if (field === 'data') dataLines.push(value);
+      }
+      }
+    } catch (err) {
+      // The connection dropped mid-stream (the daemon stopped): the caller may reconnect.
+      if ((err as Error).name === 'AbortError' || options.signal?.aborted) throw err;
+      throw this.unreachable(err);
+    }
+  }
+}
+
+/** A project by id, or else by exact name. */
+export async function findProject(client: ApiClient, idOrName: string): Promise<{ project: Project; tasksByStatus: Record<string, number> }> {
+  try {
+    return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
+  } catch (err) {
+    if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
+  }
+  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const byName = projects.find((p) => p.name === idOrName);
+  if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
+  return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);
+}

@@ -1,0 +1,30 @@
+/** What the API is built from (buildApi in server.ts); the route modules read it too. */
+import type { FastifyInstance } from 'fastify';
+import type { Project } from '../core/types.js';
+import type { RunControl } from '../daemon/runControl.js';
+import type { Bus } from '../lib/bus.js';
+import type { Store } from '../store/store.js';
+import type { GuardConfig } from './guard.js';
+import type { OpenApiDoc } from './route.js';
+
+export interface ApiDeps {
+  store: Store;
+  bus: Bus;
+  /** `token` null: no token asked (`maestro serve --no-auth`, loopback only). */
+  config: GuardConfig;
+  control: RunControl;
+  logError: (err: Error) => void;
+  /** The daemon's health conditions (a full disk, a read-only home) for GET /api/health. */
+  health?: () => { ok: boolean; conditions: unknown[] };
+  /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
+  agentEnv?: NodeJS.ProcessEnv;
+  /**
+   * Why a project's tasks could not run (no usable agent provider), or null.
+   * Set by a daemon that runs tasks: creating a task there is refused with the fix.
+   */
+  providerProblem?: (project: Project) => string | null;
+  /** The repository holding a project's task branches (a shared remote's: this host's clone); its repoPath when absent. */
+  repoFor?: (project: Project) => string;
+  /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
+  plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
+}

@@ -1,0 +1,81 @@
+/**
+ * The daemon's knowledge routes, as a Fastify plugin the API server registers:
+ * `app.register(knowledgeRoutes, { pool })`.
+ *
+ *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&root=&global=&fresh=
+ *   GET /api/knowledge/entries?type=&category=&keyword=&tag=&includeDeprecated=&root=
+ *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
+ *   GET /api/knowledge/health?kind=spec|knowhow|wiki&root=
+ *
+ * `root` names the project (workflow root); without it the pool's default.
+ * With `projectRoot` (the daemon), each also takes `projectId`, a registered
+ * project, instead of a path; and the review, promotion and audit routes of
+ * reviewHttp.ts are registered too (they take a project id, never a path).
+ * Errors are thrown; the API's one error handler (src/api/errors.ts) answers them.
+ */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { MaestroError } from '../../core/errors.js';
+import { parseSearchRequest, runSearch } from '../../knowledge/search/params.js';
+import type { KnowledgePool } from '../../knowledge/pool.js';
+import type { OpenApiDoc } from '../route.js';
+import { registerReviewRoutes } from './knowledgeReview.js';
+
+export interface KnowledgeRouteOptions {
+  pool: KnowledgePool;
+  /**
+   * Maps or refuses a requested root (the daemon: only registered projects, PATH_OUTSIDE_PROJECTS otherwise);
+   * default: accept as given (a one-process server such as the tests').
+   */
+  confineRoot?: (root: string | undefined) => Promise<string>;
+  /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
+  projectRoot?: (projectId: string) => Promise<string>;
+  /** The API's OpenAPI document, so those routes are listed at /api/openapi.json. */
+  doc?: OpenApiDoc;
+}
+
+const READ_ROUTES = new Set(['/api/knowledge/search', '/api/knowledge/entries', '/api/knowledge/entries/:id', '/api/knowledge/health']);
+
+type Query = Record<string, string | undefined>;
+
+export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
+  const rootOf = (q: Query) => q.root;
+  // `projectId` on a read route becomes that project's root before the handler runs.
+  // A `root` is confined to what the server allows before any folder is read.
+  app.addHook('preHandler', async (req) => {
+    const q = req.query as Query;
+    if (!READ_ROUTES.has(req.routeOptions.url ?? '')) return;
+    if (q.projectId !== undefined) {
+      if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
+      if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');
+      q.root = await opts.projectRoot(q.projectId);
+      delete q.projectId;
+    } else if (opts.confineRoot) {
+      q.root = await opts.confineRoot(q.root);
+    }
+  });
+  app.get('/api/knowledge/search', async (req) => {
+    const q = req.query as Query;
+    const parsed = parseSearchRequest(q);
+    const k = opts.pool.get(rootOf(q), q.global === 'true');
+    // `fresh=true` (the CLI): re-check the files now, not at most once a second, so the answer is the one a search in process gives.
+    if (q.fresh === 'true') k.sync();
+    return runSearch(k, parsed);
+  });
+  app.get('/api/knowledge/entries', async (req) => {
+    const q = req.query as Query;
+    const k = opts.pool.get(rootOf(q), q.global === 'true');
+    const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: q.includeDeprecated === 'true' });
+    return { count: entries.length, entries };
+  });
+  app.get('/api/knowledge/entries/:id', async (req) => {
+    const q = req.query as Query;
+    const { id } = req.params as { id: string };
+    return opts.pool.get(rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
+  });
+  app.get('/api/knowledge/health', async (req) => {
+    const q = req.query as Query;
+    const kind = q.kind === 'spec' || q.kind === 'knowhow' || q.kind === 'wiki' ? q.kind : undefined;
+    return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
+  });
+  if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, ...(opts.doc ? { doc: opts.doc } : {}) });
+};

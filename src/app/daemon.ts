@@ -1,0 +1,310 @@
+/**
+ * The daemon: one per $MAESTRO_HOME. Checks the home is writable, takes the
+ * home lock, opens and migrates the store (refusing an emptied database beside
+ * earlier work), starts the health probe, the event feed, the API and the
+ * orchestrator, and stops them in reverse order. Every subsystem has an
+ * idempotent start() / stop(). A full disk or a home turned read-only while
+ * running is a health condition (HealthMonitor), never a crash.
+ *
+ * The composition root, so it sits above the parts it wires (daemon/, api/,
+ * observer/, demo/; docs/architecture.md): none of them imports it.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApi } from '../api/server.js';
+import type { OpenApiDoc } from '../api/route.js';
+import type { MaestroConfig } from '../config/config.js';
+import { ensureHomeToken, isLoopback } from '../config/home.js';
+import { MaestroError } from '../core/errors.js';
+import { openMigratedDatabase } from '../store/open.js';
+import { createStore, type Store } from '../store/store.js';
+import { Bus } from '../lib/bus.js';
+import { EventFeed } from '../daemon/eventFeed.js';
+import { STREAM_CHANNEL, StreamRelay } from '../daemon/streamRelay.js';
+import { PgListener } from '../store/pgListener.js';
+import { acquireHomeLock } from '../daemon/homeLock.js';
+import { confineToProjects } from '../daemon/projectRoots.js';
+import { HealthMonitor, type HealthReport } from '../daemon/health.js';
+import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
+import { LogFile } from '../daemon/logSink.js';
+import { createRunControl } from '../daemon/runControl.js';
+import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon/projectHooks.js';
+import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js';
+import { createDemo, type DemoOptions } from '../demo/demo.js';
+import { providerProblem } from '../daemon/providerCheck.js';
+import { remoteOf } from '../daemon/repos.js';
+import type { Project } from '../core/types.js';
+import { knowledgeRoutes } from '../api/routes/knowledge.js';
+import { createKnowledgePool } from '../knowledge/pool.js';
+import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
+import { followFromEnv, ObserverHub } from '../observer/hub.js';
+import { observerEvents } from '../observer/events.js';
+import { observerRoutes } from '../api/routes/observer.js';
+import { agentEnv } from '../lib/agentEnv.js';
+import { CREDENTIAL_ENV } from '../agents/credentials.js';
+
+export interface Daemon {
+  readonly url: string;
+  readonly port: number;
+  /** The API token (`$MAESTRO_HOME/token` unless MAESTRO_TOKEN or config.json set one); null with `--no-auth`. */
+  readonly token: string | null;
+  /** The board link that logs a browser in: `url` with `?token=` (the board swaps it for a cookie). */
+  readonly boardUrl: string;
+  readonly config: MaestroConfig;
+  readonly store: Store;
+  readonly bus: Bus;
+  readonly log: Logger;
+  readonly orchestrator: Orchestrator;
+  readonly health: HealthMonitor;
+  /** The API app, for in-process requests (`app.inject`). */
+  readonly app: FastifyInstance;
+  /** Stops claiming, gives workers `graceMs` to end their stage, then closes everything. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
+  /** Stops at once, leaving workers running to be adopted by the next daemon (a crash, for tests). */
+  abandon(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  /** Extra route plugins (the knowledge and observer APIs, the web board). */
+  plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
+  /** Where log lines go; stdout by default. */
+  logDestination?: NodeJS.WritableStream;
+  /** A log file instead (`maestro serve`): a failed write (full disk) is a health condition, not a crash. */
+  logFile?: string;
+  /** How often the health probe looks at the disk (5 s). */
+  healthProbeMs?: number;
+  /** Print the "daemon on …" line (the CLI does; tests do not). */
+  announce?: boolean;
+  hooks?: OrchestratorHooks;
+  /** Environment for worker processes. */
+  workerEnv?: NodeJS.ProcessEnv;
+  workerSilenceMs?: number;
+  heartbeatMs?: number;
+  /** How long a hook may run before it counts as a cancel (5 s). */
+  hookTimeoutMs?: number;
+  /** Do not start the orchestrator loop (API-only tests). */
+  noOrchestrator?: boolean;
+  /** The event feed's poll while PostgreSQL LISTEN is up (default 2 s; tests raise it to prove NOTIFY alone delivers). */
+  listeningPollMs?: number;
+  /** With no project registered, create the offline demo project (`maestro serve` does). */
+  demo?: boolean | DemoOptions;
+  /** The observer's configuration (default: from the environment and cwd). */
+  observer?: ObserverConfig;
+  /** Keep the workspace's newest Claude Code transcript live in the daemon (default: MAESTRO_OBSERVER_FOLLOW). */
+  observerFollow?: boolean;
+}
+
+export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
+  if (config.noAuth && !isLoopback(config.host)) {
+    throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
+  }
+  prepareHome(config.home);
+  let onHealth = (_report: HealthReport) => {};
+  const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));
+  let lock: ReturnType<typeof acquireHomeLock>;
+  try {
+    lock = acquireHomeLock(config.home);
+  } catch (err) {
+    closeLog();
+    throw err;
+  }
+  // The log closes last, after the "daemon stopped" line.
+  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+  };
+  try {
+    const warn = (message: string) => {
+      log.warn(message);
+      if (options.announce) process.stderr.write(`maestro: WARNING: ${message}\n`);
+    };
+    // The token: MAESTRO_TOKEN or config.json's, else the home's own (created on the first start).
+    const token = config.noAuth ? null : (config.token ?? ensureHomeToken(config.home, warn));
+    if (config.noAuth) warn(`--no-auth: the API on ${config.host} asks for no token. Any program of any user on this machine can drive this daemon, and so run commands as you.`);
+    const dbPath = sqlitePath(config.database);
+    if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
+    const existed = dbPath !== null && fileSize(dbPath) !== null;
+    const db = await openMigratedDatabase(config.database, {
+      onFault: (fault) => health.notice(fault),
+      beforeMigrate: (opened) => (dbPath ? refuseEmptiedDatabase(opened, config.home, dbPath, existed) : Promise.resolve()),
+    });
+    cleanups.push(() => db.close());
+    health.start();
+    cleanups.push(() => health.stop());
+    const store = createStore(db);
+    const bus = new Bus();
+    const logError = (err: Error) => log.error({ err }, err.message);
+    const postgres = db.dialect === 'postgres';
+    const feed = new EventFeed(store, bus, { pollMs: 250, listeningPollMs: options.listeningPollMs ?? 2000, gapMs: postgres ? 30_000 : 0, onError: logError });
+    await feed.start();
+    cleanups.push(() => feed.stop());
+    if (postgres) {
+      // Other daemons' events and stream items, as they happen (NOTIFY); the poll covers the gaps when the listener is down.
+      const relay = new StreamRelay(store.db, config.name, bus, { onError: logError });
+      const offLocal = bus.onLocalStream((item) => relay.send(item));
+      const listener = new PgListener(config.database, ['maestro_events', STREAM_CHANNEL], {
+        onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : void feed.poke()),
+        onState: (up, err) => {
+          if (up) log.info('listening for other daemons\' events (PostgreSQL LISTEN)');
+          else log.warn({ err: err?.message }, 'lost the PostgreSQL LISTEN connection: polling the event log until it is back');
+          feed.setListening(up);
+        },
+      });
+      await listener.start();
+      cleanups.push(() => relay.stop(), offLocal, () => listener.stop());
+    }
+    const poke = () => void feed.poke();
+    // Every committed write: its events go to WebSocket clients at once; the read after it catches anything else.
+    store.onWrite((events) => {
+      feed.publishDirect(events);
+      poke();
+    });
+    const control = createRunControl(store, poke);
+    const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
+    const orchestrator = new Orchestrator(store, bus, config, {
+      hooks,
+      preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),
+      workerEnv: options.workerEnv,
+      workerSilenceMs: options.workerSilenceMs,
+      heartbeatMs: options.heartbeatMs,
+      onError: logError,
+      onChange: poke,
+      log,
+      reply: (task, answer, who) => control.reply(task, answer, who),
+      mayClaim: () => !health.claimPaused,
+    });
+    onHealth = (report) => {
+      if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
+      else log.warn({ conditions: report.conditions }, 'claiming new work paused: %s', report.conditions.map((c) => c.message).join(' '));
+      // Not stored (the disk may be full): straight to the board's WebSocket.
+      bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
+      if (report.ok) orchestrator.kick();
+    };
+    let graceMs = 30_000;
+    let detach = false;
+    cleanups.push(() => orchestrator.stop({ graceMs, detach }));
+    // Runs before the orchestrator stops: a probe clearing during shutdown must not kick a tick.
+    cleanups.push(() => {
+      onHealth = () => {};
+    });
+    // The knowledge search (warm indexes per workflow root) and the observer's sessions.
+    const knowledge = createKnowledgePool();
+    cleanups.push(() => knowledge.stop());
+    const observer = options.observer ?? resolveObserverConfig();
+    const builtIn = [
+      async (a: FastifyInstance, doc: OpenApiDoc) => {
+        // Review, promotion and audit act on a registered project's own `.workflow/` only.
+        await a.register(knowledgeRoutes, { pool: knowledge, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+      },
+      (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
+    ];
+    // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
+    // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
+    const workersEnv = { ...agentEnv(process.env, { credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
+    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
+    // Task branches of a project on a shared remote live in this host's clone of it.
+    const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
+    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    // Observer updates reach the board over the same WebSocket as everything else.
+    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
+    observerEvents.on('update', forward);
+    cleanups.push(() => void observerEvents.off('update', forward));
+    // Bundles written by `maestro observe` elsewhere, and (when following) the newest transcript itself.
+    const hub = new ObserverHub({ config: observer, follow: options.observerFollow ?? followFromEnv(process.env), onError: logError });
+    hub.start();
+    cleanups.push(() => hub.stop());
+    // A local write reaches WebSocket clients at once instead of at the next poll.
+    app.addHook('onResponse', async (req) => {
+      if (req.method !== 'GET') void feed.poke();
+    });
+    cleanups.push(() => app.close());
+    try {
+      await app.listen({ host: config.host, port: config.port });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new MaestroError('CONFIG_INVALID', `Port ${config.port} on ${config.host} is in use. Stop what uses it or pick another with --port / MAESTRO_PORT.`);
+      }
+      throw err;
+    }
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
+    log.info({ url, home: config.home, database: db.name }, 'daemon started');
+    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
+    await orchestrator.register();
+    if (options.demo && (await store.projects.list()).length === 0) {
+      const { project, task } = await createDemo(store, config.home, typeof options.demo === 'object' ? options.demo : {});
+      log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');
+      if (options.announce) process.stderr.write(`maestro: no projects yet, so a demo project runs: ${project.repoPath} (task "${task.title}")\n`);
+    }
+    if (!options.noOrchestrator) orchestrator.start();
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      port,
+      token,
+      boardUrl,
+      config,
+      store,
+      bus,
+      log,
+      orchestrator,
+      health,
+      app,
+      stop(opts = {}) {
+        graceMs = opts.graceMs ?? graceMs;
+        stopping ??= cleanup().then(() => {
+          log.info('daemon stopped');
+          closeLog();
+        });
+        return stopping;
+      },
+      abandon() {
+        detach = true;
+        graceMs = 0;
+        stopping ??= cleanup().then(closeLog);
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    closeLog();
+    throw err;
+  }
+}
+
+/** The health monitor, and the logger whose failed writes it hears of. */
+function healthAndLog(config: MaestroConfig, options: DaemonOptions, onChange: (report: HealthReport) => void): { health: HealthMonitor; log: Logger; closeLog: () => void } {
+  const health = new HealthMonitor({ dirs: [config.home, ...sqliteDir(config.database)], probeMs: options.healthProbeMs ?? 5000, now: Date.now, onChange });
+  const { stream, close } = openLogDestination(options, (err) => health.notice(err, options.logFile));
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, stream as pino.DestinationStream);
+  return { health, log, closeLog: close };
+}
+
+/** The folder of a SQLite database outside the home, whose disk the health probe watches too. */
+function sqliteDir(url: string): string[] {
+  const path = sqlitePath(url);
+  return path ? [dirname(path)] : [];
+}
+
+/**
+ * The log stream: a LogFile, or the given stream with an 'error' listener, so
+ * that a failed log write (ENOSPC, EROFS, a closed pipe) is a health condition
+ * and never an unhandled 'error' that ends the process.
+ */
+function openLogDestination(options: DaemonOptions, onFault: (err: Error) => void): { stream: NodeJS.WritableStream; close: () => void } {
+  if (options.logFile) {
+    const file = new LogFile(options.logFile, onFault);
+    file.on('error', () => {
+      // a write after close at shutdown: nothing to report
+    });
+    return { stream: file, close: () => void file.end() };
+  }
+  const stream = options.logDestination ?? process.stdout;
+  const listener = (err: Error) => onFault(err);
+  stream.on('error', listener);
+  return { stream, close: () => void stream.off('error', listener) };
+}

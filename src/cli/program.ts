@@ -1,0 +1,21 @@
+/** The `maestro` program: commander with the command modules a command line needs. */
+import { Command } from 'commander';
+import { modulesFor } from './commands/index.js';
+
+/**
+ * With `--json` anywhere on the line, a usage error is printed as the same
+ * `{ error: { code, message } }` object every other error uses (on stdout),
+ * not as commander's text and help; the exit code stays 2. Only the command
+ * modules `args` needs are loaded (commands/index.ts).
+ */
+export async function buildProgram(args: readonly string[], json = false): Promise<Command> {
+  const program = new Command('maestro')
+    .description('Run coding agents on Git repositories like a tech lead runs a team.')
+    .version('0.1.0')
+    .exitOverride();
+  if (json) program.configureOutput({ outputError: () => undefined });
+  else program.showHelpAfterError();
+  const modules = await Promise.all(modulesFor(args).map((m) => m.load()));
+  for (const m of modules) m.register(program);
+  return program;
+}

@@ -1,0 +1,123 @@
+/**
+ * The cross-process lock that guards every corpus read-modify-write.
+ *
+ * Two layers, because a lock file alone cannot reclaim a stale owner safely:
+ * with O_EXCL files, two waiters that both see a dead owner can both delete
+ * and re-create the lock, and the slower one then deletes the faster one's
+ * fresh lock — two owners. So:
+ *
+ * 1. A kernel lock: an exclusive transaction on a tiny SQLite file next to the
+ *    corpus (`.maestro-corpus.lock`). The kernel drops it when the holder dies,
+ *    so there is no stale state to reclaim and mutual exclusion among Maestro
+ *    processes never depends on timing.
+ * 2. Under it, the compatibility lock file `<target>.lock` of FORMATS §6
+ *    (`{pid, token, createdAt}`, published complete) so the tool the formats
+ *    come from also waits for us. It is the one lock file of src/lib/lockFile.ts
+ *    (the daemon's home lock is another): stale when its pid is dead, or when
+ *    unparseable and older than 60 s. Its reclaim runs only while holding the
+ *    kernel lock, so at most one Maestro process reclaims at a time.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { MaestroError } from '../../core/errors.js';
+import { acquireLockFile } from '../../lib/lockFile.js';
+
+const SECOND = 1000;
+export const LOCK_TIMEOUT_MS = 10 * SECOND;
+export const LOCK_STALE_MS = 60 * SECOND;
+const RETRY_MS = 50;
+
+export interface LockOptions {
+  timeoutMs?: number;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The kernel lock file for a target: one per workflow folder (or per directory outside one). */
+export function namespaceLockPath(target: string): string {
+  const parts = target.split('/');
+  const i = parts.lastIndexOf('.workflow');
+  const base = i > 0 ? parts.slice(0, i + 1).join('/') : dirname(target);
+  return join(base, '.maestro-corpus.lock');
+}
+
+/** `timeoutMs`: what is left of the caller's budget; `budgetMs`: the whole budget, which the refusal names. */
+function acquireKernelLock(path: string, timeoutMs: number, budgetMs = timeoutMs): () => void {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: 0 });
+  const deadline = Date.now() + timeoutMs;
+  // Our own short, jittered retries instead of SQLite's busy handler, whose
+  // back-off grows to 100 ms and lets late waiters starve behind early ones.
+  for (;;) {
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+      break;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') {
+        db.close();
+        throw err;
+      }
+      if (Date.now() > deadline) {
+        db.close();
+        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${budgetMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`);
+      }
+      sleepSync(1 + Math.floor(Math.random() * 4));
+    }
+  }
+  return () => {
+    try {
+      db.exec('COMMIT');
+    } finally {
+      db.close();
+    }
+  };
+}
+
+/** The compatibility lock file (src/lib/lockFile.ts): waits for a live holder until the deadline. */
+function acquireFileLock(target: string, deadline: number): () => void {
+  const path = `${target}.lock`;
+  return acquireLockFile(path, { createdAt: Date.now() }, {
+    what: 'the corpus lock file',
+    deadline,
+    unparseableStaleMs: LOCK_STALE_MS,
+    retryMs: RETRY_MS,
+    busy: (holder) =>
+      new MaestroError('LOCK_TIMEOUT', `Timed out waiting for ${path} (held by pid ${holder && holder !== 'unparseable' ? holder.pid : '?'}). Nothing was written: check that process, or retry once it exits (a dead owner's lock is reclaimed; an unreadable one after ${LOCK_STALE_MS / SECOND} s).`),
+  });
+}
+
+const held = new Map<string, number>();
+
+/**
+ * Runs `fn` holding the locks of every target (taken in sorted order, so two
+ * writers of the same pair cannot deadlock). Re-entrant within a process.
+ */
+export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOptions = {}): T {
+  const timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  const sorted = [...new Set(targets)].sort();
+  const namespaces = [...new Set(sorted.map(namespaceLockPath))].sort();
+  const releases: Array<() => void> = [];
+  try {
+    for (const ns of namespaces) {
+      if ((held.get(ns) ?? 0) === 0) releases.push(acquireKernelLock(ns, Math.max(1, deadline - Date.now()), timeoutMs));
+      held.set(ns, (held.get(ns) ?? 0) + 1);
+      releases.push(() => held.set(ns, held.get(ns)! - 1));
+    }
+    for (const t of sorted) {
+      const key = `file:${t}`;
+      if ((held.get(key) ?? 0) === 0) {
+        mkdirSync(dirname(t), { recursive: true });
+        releases.push(acquireFileLock(t, deadline));
+      }
+      held.set(key, (held.get(key) ?? 0) + 1);
+      releases.push(() => held.set(key, held.get(key)! - 1));
+    }
+    return fn();
+  } finally {
+    for (const r of releases.reverse()) r();
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Audit and safe prune (FORMATS §4.6, seed 000 §9): findings, a deterministic
+ * plan, backup-then-apply, nothing deleted — and the race the notes leave
+ * open closed: no deprecation of an entry a fresh pending candidate targets
+ * without --force.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project } from '../../../../test/helpers/knowledge2.js';
+import { reconcileSource, runSource } from '../reconcile/receipt.js';
+import { stage } from '../session/ops.js';
+import { createRun, createSession } from '../session/store.js';
+import { parseSpecText } from '../../format/specParser.js';
+import { audit } from './audit.js';
+
+const DUPS = `<spec-entry category="coding" keywords="a" date="2026-01-01" sid="S-20260101-aaaa" title="Use UTC">
+
+### Use UTC
+
+Store every timestamp in UTC.
+
+</spec-entry>
+
+<spec-entry category="coding" keywords="a" date="2026-01-05" sid="S-20260105-bbbb" title="Use UTC">
+
+### Use UTC
+
+Store every timestamp in UTC.
+
+</spec-entry>
+
+<spec-entry category="coding" keywords="a" date="2026-01-06" sid="S-20260106-cccc" title="Old logging" superseded-by="S-20260107-dddd">
+
+### Old logging
+
+Log with console.
+
+</spec-entry>
+
+<spec-entry category="coding" keywords="a" date="2026-01-07" sid="S-20260107-dddd" title="Structured logging" supersedes="S-20260106-cccc,S-20250101-gone">
+
+### Structured logging
+
+Log structured JSON.
+
+</spec-entry>
+`;
+
+function setup() {
+  const p = project({ specs: false });
+  const file = join(p.root.workflowDir, 'specs', 'coding-conventions.md');
+  writeFileSync(file, DUPS);
+  return { p, file };
+}
+
+describe('knowledge audit', () => {
+  it('finds duplicates, unsynchronized supersession and dangling refs; --prune plans deterministically; reading changes nothing', () => {
+    const { p, file } = setup();
+    const a = audit(p.root, { scope: 'spec', prune: true, now: new Date('2026-08-20T02:19:16.123Z') });
+    const subtypes = a.findings.map((f) => `${f.priority} ${f.subtype} ${f.target}`);
+    // (Dated January, audited in August: the active entries are also stale observations, which never enter the plan.)
+    expect(subtypes).toEqual(['P0 dangling-supersedes S-20260107-dddd', 'P1 exact-duplicate S-20260105-bbbb', 'P1 unsynchronized-supersession S-20260106-cccc', 'P2 stale-active-observation spec-store']);
+    expect(a.findings.every((f) => /^KAU-[a-f0-9]{10}$/.test(f.id))).toBe(true);
+    expect(a.prune_plan!.map((x) => [x.action, x.target_id, x.successor_id, x.reason])).toEqual([
+      ['deprecate', 'S-20260105-bbbb', 'S-20260101-aaaa', 'exact-duplicate'],
+      ['deprecate', 'S-20260106-cccc', 'S-20260107-dddd', 'unsynchronized-supersession'],
+    ]);
+    expect(audit(p.root, { scope: 'spec', prune: true }).prune_plan).toEqual(a.prune_plan);
+    expect(readFileSync(file, 'utf8')).toBe(DUPS);
+    expect(() => audit(p.root, { apply: true })).toThrow(/--apply requires --prune/);
+  });
+
+  it('--apply backs up first, soft-deprecates atomically, logs, deletes nothing', () => {
+    const { p, file } = setup();
+    const a = audit(p.root, { scope: 'spec', prune: true, apply: true, now: new Date('2026-08-20T02:19:16.123Z') });
+    expect(a.applied.count).toBe(2);
+    expect(a.applied.backup_dir).toBe(join(p.root.workflowDir, '.trash', 'knowledge-audit-2026-08-20T02-19-16-123Z'));
+    expect(readFileSync(join(a.applied.backup_dir!, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toBe(DUPS);
+    const entries = parseSpecText(readFileSync(file, 'utf8'), file).entries;
+    expect(entries).toHaveLength(4);
+    expect(entries.map((e) => `${e.sid}:${e.status}`)).toEqual(['S-20260101-aaaa:active', 'S-20260105-bbbb:deprecated', 'S-20260106-cccc:deprecated', 'S-20260107-dddd:active']);
+    const log = readFileSync(join(p.root.workflowDir, '.knowledge-audit', 'audit-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(log.map((l) => l.target_id)).toEqual(['S-20260105-bbbb', 'S-20260106-cccc']);
+    expect(audit(p.root, { scope: 'spec', prune: true }).prune_plan).toEqual([]);
+  });
+
+  it('does not deprecate an entry that a fresh pending candidate targets, unless --force', () => {
+    const { p, file } = setup();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    stage(p.root, { target: 'spec', title: 'Use UTC', content: 'Store every timestamp in UTC, also in logs.', run: 'run-1', session: 's-1' });
+    reconcileSource(p.root, runSource(p.root, 's-1', 'run-1'));
+    expect(() => audit(p.root, { scope: 'all', prune: true, apply: true })).toThrow(/pending candidates with fresh receipts target S-20260105-bbbb .*--force/);
+    expect(readFileSync(file, 'utf8')).toBe(DUPS);
+    expect(existsSync(join(p.root.workflowDir, '.trash'))).toBe(false);
+    const forced = audit(p.root, { scope: 'all', prune: true, apply: true, force: true });
+    expect(forced.applied.count).toBe(2);
+    expect(forced.pipeline).toMatchObject({ sessions: 1, ledgers: 1, pending_observed: 1, pending_corroborated: 0 });
+    expect(readdirSync(join(p.root.workflowDir, '.trash'))).toHaveLength(1);
+  });
+
+  it('reports a corrupt ledger as a pipeline finding and keeps going', () => {
+    const { p } = setup();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    writeFileSync(runSource(p.root, 's-1', 'run-1').ledgerPath, 'nope');
+    const a = audit(p.root, { scope: 'all' });
+    expect(a.findings.find((f) => f.subtype === 'invalid-knowledge-ledger')).toMatchObject({ store: 'pipeline', priority: 'P1' });
+    expect(a.findings.some((f) => f.subtype === 'exact-duplicate')).toBe(true);
+  });
+});
+
+describe('knowledge audit: metadata, code references, staleness', () => {
+  const KNOWHOW: Record<string, string> = {
+    // Both references hold: the file exists and names the symbol.
+    'TIP-20260301-good.md': '---\ntitle: "Parse config once"\ntype: tip\nrelatedPaths:\n  - src/config.ts#loadConfig\n  - src/config.ts:3\n---\n\nCall loadConfig once at start-up.\n',
+    // The file is gone, and a symbol that was renamed away.
+    'TIP-20260301-ghost.md': '---\ntitle: "Old cache helper"\ntype: tip\ncodePaths:\n  - src/cache.ts\n  - src/config.ts::readConfigTwice\n  - ../outside-the-project.ts\n  - https://example.com/x.ts\n---\n\nUse the cache helper.\n',
+    // A retired document may point at retired code: no ghost finding.
+    'TIP-20260301-retired.md': '---\ntitle: "Retired"\ntype: tip\nstatus: deprecated\nrelatedPaths:\n  - src/removed.ts\n---\n\nGone.\n',
+    // No title and no type in the frontmatter.
+    'NOTE-untitled.md': '---\ndescription: "a note"\n---\n\n# A heading is not a title field\n\nSome text.\n',
+  };
+  const SPECS = `<spec-entry category="coding" keywords="a" date="2026-01-01" sid="S-20260101-old1" title="Old rule">
+
+### Old rule
+
+Written long ago.
+
+</spec-entry>
+
+<spec-entry category="coding" keywords="a" date="2026-08-01" sid="S-20260801-new1" title="New rule">
+
+### New rule
+
+Written recently.
+
+</spec-entry>
+
+<spec-entry category="coding" keywords="a" sid="S-20260101-nodate" title="Undated rule">
+
+### Undated rule
+
+No date: its age is unknown, so it is not called stale.
+
+</spec-entry>
+`;
+  function setupHealth() {
+    const p = project({ specs: false });
+    mkdirSync(join(p.dir, 'src'), { recursive: true });
+    writeFileSync(join(p.dir, 'src', 'config.ts'), 'export function loadConfig() {\n  return {};\n}\n');
+    mkdirSync(join(p.root.workflowDir, 'knowhow'), { recursive: true });
+    for (const [n, t] of Object.entries(KNOWHOW)) writeFileSync(join(p.root.workflowDir, 'knowhow', n), t);
+    writeFileSync(join(p.root.workflowDir, 'specs', 'coding-conventions.md'), SPECS);
+    return p;
+  }
+  const NOW = new Date('2026-08-20T00:00:00.000Z');
+
+  it('reports the three with their published priorities and stable ids; they never enter the prune plan; --apply touches nothing', () => {
+    const p = setupHealth();
+    const before = snapshot(p.root.workflowDir);
+    const a = audit(p.root, { scope: 'all', prune: true, now: NOW });
+    const mine = a.findings.filter((f) => ['ghost-code-reference', 'missing-required-metadata', 'stale-active-observation'].includes(f.subtype));
+    expect(mine.map((f) => [f.priority, f.store, f.subtype, f.target, f.recommended_action])).toEqual([
+      ['P1', 'knowhow', 'missing-required-metadata', 'knowhow-note-untitled', 'review'],
+      ['P1', 'knowhow', 'ghost-code-reference', 'knowhow-tip-20260301-ghost', 'review'],
+      ['P1', 'knowhow', 'ghost-code-reference', 'knowhow-tip-20260301-ghost', 'review'],
+      ['P2', 'spec', 'stale-active-observation', 'spec-store', 'observe'],
+    ]);
+    const ghosts = mine.filter((f) => f.subtype === 'ghost-code-reference').map((f) => f.evidence).sort();
+    expect(ghosts).toEqual([
+      '.workflow/knowhow/TIP-20260301-ghost.md: references readConfigTwice in src/config.ts, which no longer names it',
+      '.workflow/knowhow/TIP-20260301-ghost.md: references src/cache.ts, which does not exist',
+    ]);
+    expect(new Set(mine.map((f) => f.id)).size).toBe(4);
+    expect(mine.find((f) => f.subtype === 'missing-required-metadata')!.evidence).toBe('.workflow/knowhow/NOTE-untitled.md has no title or type in its frontmatter');
+    expect(mine.find((f) => f.subtype === 'stale-active-observation')!.evidence).toBe('1 active entry has freshness below 0.5 (dated more than 60 days ago): S-20260101-old1');
+    expect(a.knowhow.invalid).toBe(1);
+    // Deterministic: same ids and order on a second read.
+    expect(audit(p.root, { scope: 'all', prune: true, now: NOW }).findings).toEqual(a.findings);
+    // Prune: observations and metadata problems are for people, not the plan.
+    expect(a.prune_plan).toEqual([]);
+    const applied = audit(p.root, { scope: 'all', prune: true, apply: true, now: NOW });
+    expect(applied.applied).toEqual({ count: 0, backup_dir: null });
+    expect(snapshot(p.root.workflowDir)).toEqual(before);
+    expect(existsSync(join(p.root.workflowDir, '.trash'))).toBe(false);
+  });
+
+  it('scopes: spec sees only the staleness, knowhow only metadata and references; fixing the cause clears the finding', () => {
+    const p = setupHealth();
+    expect(audit(p.root, { scope: 'spec', now: NOW }).findings.map((f) => f.subtype)).toEqual(['stale-active-observation']);
+    expect(new Set(audit(p.root, { scope: 'knowhow', now: NOW }).findings.map((f) => f.subtype))).toEqual(new Set(['ghost-code-reference', 'missing-required-metadata']));
+    writeFileSync(join(p.dir, 'src', 'cache.ts'), 'export function readConfigTwice() {}\n');
+    writeFileSync(join(p.root.workflowDir, 'knowhow', 'NOTE-untitled.md'), '---\ntitle: "A note"\ntype: note\n---\n\nSome text.\n');
+    // Sixty days after the old rule was written it is exactly at freshness 0.5, not below.
+    expect(audit(p.root, { scope: 'all', now: new Date('2026-03-02T00:00:00.000Z') }).findings.map((f) => f.subtype)).toEqual(['ghost-code-reference']);
+  });
+});
+
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const p = join(e.parentPath, e.name);
+    out[p] = readFileSync(p, 'utf8');
+  }
+  return out;
+}

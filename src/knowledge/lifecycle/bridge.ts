@@ -1,0 +1,139 @@
+/**
+ * The orchestrator's view of knowledge (issue "Knowledge II", step 1): every
+ * task is a session, every agent run a knowledge run whose directory IS the
+ * orchestrator's run directory (`$MAESTRO_HOME/runs/<task>/<run>/`). The
+ * session's `runs/<run-id>` entry is a symlink to it, so the ledger, report
+ * and receipt sit next to the agent's transcript and are still found through
+ * the project's `.workflow/sessions/` (review, promote, audit). We chose the
+ * link over a copy so there is one ledger, written in one place.
+ *
+ * Nothing here may fail a run: the daemon wraps every call.
+ */
+import { isMaestroError } from '../../core/errors.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Task } from '../../core/types.js';
+import { builtinSources, loadCorpus } from '../format/corpus.js';
+import { buildKeywordIndex } from '../search/keywordIndex.js';
+import { watchCorpus } from './ledger/corpusDocs.js';
+import { review } from './reconcile/review.js';
+import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
+import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
+import { readLedger } from './ledger/ledger.js';
+import { promote } from './promote/promote.js';
+import { runSource } from './reconcile/receipt.js';
+import { searchIndexFor } from './briefSearch.js';
+import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
+import { AGENT_REPORT_PATH } from './agentReport.js';
+
+export interface BridgeRunInfo {
+  task: Pick<Task, 'id' | 'title'> & { spec?: string | null };
+  run: { id: string; kind?: string };
+  runDir: string;
+  repoPath: string;
+}
+
+/** Session ids are path segments `^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`: `task-<task id>`. */
+export function sessionIdFor(taskId: string): string {
+  return `task-${slug(taskId)}`;
+}
+export function runIdFor(runId: string): string {
+  return slug(runId);
+}
+function slug(x: string): string {
+  return x.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'x';
+}
+
+function rootFor(repoPath: string): WorkflowRoot {
+  const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+  // The daemon lives long: watch the corpus so reconciling a run stats only the files that changed.
+  watchCorpus(root.workflowDir);
+  return root;
+}
+
+const MAX_SPECS = 5;
+const MAX_SEARCHED = 3;
+const MAX_SPEC_CHARS = 600;
+
+function citation(id: string, title: string, body: string): string {
+  const text = body.replace(/^\s*###[^\n]*\n?/, '').replace(/\s+/g, ' ').trim();
+  return `- [${id}] ${title}: ${text.length > MAX_SPEC_CHARS ? `${text.slice(0, MAX_SPEC_CHARS)}…` : text}`;
+}
+
+export class KnowledgeBridge {
+  /** The reconciliation card and keyword-injected specs (deprecated skipped): text for "What the project already knows". */
+  briefFor(task: Pick<Task, 'id' | 'title'> & { spec?: string | null }, repoPath: string): string {
+    const root = rootFor(repoPath);
+    const sid = sessionIdFor(task.id);
+    const lines: string[] = ['## Knowledge reconciliation card (knowledge-reconciliation-card/1.0)'];
+    let pending = 0;
+    let needReview = 0;
+    if (existsSync(join(root.workflowDir, 'sessions', sid, 'session.json'))) {
+      const r = review(root, sid);
+      pending = r.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').length;
+      needReview = r.candidates.filter((c) => c.promotion_eligibility === 'review_required').length;
+    }
+    lines.push(
+      `- Session ${sid}: ${pending} pending candidate(s), ${needReview} awaiting human review. Candidates never change project rules by themselves.`,
+      '- Load what you rely on with `maestro load --id <id>` (recorded as consumed for this run); search results are not recorded.',
+      `- To propose a rule or record a decision, write \`${AGENT_REPORT_PATH}\` with YAML frontmatter: \`decisions: [{text: "...", status: accepted}]\`, \`constraints: [{text: "...", status: locked}]\`. It is moved out of the worktree (never committed) and becomes pending candidates for review.`,
+    );
+    const entries = loadCorpus(builtinSources(root)).entries;
+    const hits = buildKeywordIndex(entries).match(`${task.title}\n${task.spec ?? ''}`, MAX_SPECS);
+    if (hits.length) {
+      lines.push('', '## Relevant specs (keyword injection)');
+      for (const h of hits) lines.push(citation(h.entry.sid ?? h.id, h.title, h.entry.body));
+    }
+    // Keywords only reach entries whose declared keywords the task names; a promoted decision carries
+    // `session-knowledge,decision`. Search finds entries by their words (with the documented minimum match).
+    const cited = new Set(hits.map((h) => h.id));
+    const found = searchIndexFor(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
+    if (found.length) {
+      lines.push('', '## Relevant knowledge (search)');
+      for (const e of found) lines.push(citation(e.sid ?? e.id, e.title, e.body));
+    }
+    return lines.join('\n');
+  }
+
+  /** Ensures the task's session and registers the run, its folder linked to the orchestrator's run directory. */
+  onRunStarted(info: BridgeRunInfo): { sessionId: string; runId: string } {
+    const root = rootFor(info.repoPath);
+    const sid = sessionIdFor(info.task.id);
+    createSession(root, sid, info.task.title);
+    const rid = runIdFor(info.run.id);
+    createRun(root, sid, { runId: rid, command: info.run.kind ?? 'execute', goal: info.task.title, linkTo: info.runDir });
+    return { sessionId: sid, runId: rid };
+  }
+
+  /**
+   * Reads the agent's report into pending candidates, reconciles, and seals the run (the agent is done with it).
+   * `autoPromoteDecisions` (the offline demo only, like its self-approving gates): the run's eligible
+   * accepted decisions are promoted at once; constraints are left for a person to review.
+   */
+  onRunFinished(info: BridgeRunInfo, opts: { autoPromoteDecisions?: boolean } = {}): (CompleteResult & { sealed: boolean; promoted: string[] }) | null {
+    const root = rootFor(info.repoPath);
+    const sid = sessionIdFor(info.task.id);
+    const rid = runIdFor(info.run.id);
+    try {
+      readSession(root, sid);
+      if (isSealed(readRun(root, sid, rid))) return null;
+    } catch (err) {
+      // Never registered (started before knowledge was wired, or its start failed): nothing to finish.
+      // A corrupt session or run file is thrown: the orchestrator reports it as a knowledge.error event.
+      if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
+      throw err;
+    }
+    const done = completeRun(root, sid, rid);
+    sealRun(root, sid, rid);
+    const promoted: string[] = [];
+    if (opts.autoPromoteDecisions) {
+      const ledger = readLedger(runSource(root, sid, rid).ledgerPath);
+      const decisions = (ledger?.candidates ?? []).filter((c) => c.source_kind === 'decision' && c.status === 'pending').map((c) => c.candidate_id);
+      if (decisions.length) {
+        const r = promote(root, sid, { candidates: decisions });
+        promoted.push(...r.promoted.map((p) => p.promoted_id));
+      }
+    }
+    return { ...done, sealed: true, promoted };
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Bad input (issue "Knowledge II"): malformed ledgers and receipts, ids that
+ * do not match their content, unknown resolution targets, paths escaping the
+ * workflow root — a clear error naming the file and field, and nothing written.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { project, type Project } from '../../../../test/helpers/knowledge2.js';
+import { readReceipt, reconcileSource, runSource } from '../reconcile/receipt.js';
+import { resolveCandidate, review } from '../reconcile/review.js';
+import { completeRun, sealRun, stage } from '../session/ops.js';
+import { createRun, createSession } from '../session/store.js';
+import { readLedger } from './ledger.js';
+import { promote } from '../promote/promote.js';
+import { promotionPath, readPromotions } from '../promote/promotion.js';
+
+function withRun(p: Project): { ledger: string; id: string } {
+  createSession(p.root, 's-1');
+  createRun(p.root, 's-1', { runId: 'run-1' });
+  const r = stage(p.root, { target: 'spec', title: 'Rule', content: 'Handlers validate input at the boundary.', run: 'run-1', session: 's-1' });
+  return { ledger: r.ledger, id: r.candidate.candidate_id };
+}
+
+function corrupt(file: string, edit: (o: Record<string, any>) => void): string {
+  const o = JSON.parse(readFileSync(file, 'utf8'));
+  edit(o);
+  const text = JSON.stringify(o, null, 2);
+  writeFileSync(file, text);
+  return text;
+}
+
+describe('bad input changes nothing', () => {
+  it.each([
+    ['wrong schema version', (o: any) => (o.schema_version = 'run-knowledge-delta/9.0'), /field schema_version must be one of/],
+    ['unknown top-level field', (o: any) => (o.extra = 1), /field extra is not part of the schema/],
+    ['unknown candidate field', (o: any) => (o.candidates[0].mood = 'happy'), /field candidates\[0\]\.mood is not part of the schema/],
+    ['bad enum', (o: any) => (o.candidates[0].action = 'delete'), /field candidates\[0\]\.action must be one of/],
+    ['id not matching content', (o: any) => (o.candidates[0].content = 'Something else entirely.'), /field candidates\[0\]\.candidate_id does not match its content/],
+    ['bad input signal', (o: any) => o.inputs.push({ knowledge_id: 'x', signal: 'liked', source: 'manual', count: 1, first_recorded_at: '', last_recorded_at: '' }), /field inputs\[0\]\.signal/],
+  ])('a ledger with %s is refused naming file and field; staging into it writes nothing', (_name, edit, message) => {
+    const p = project();
+    const { ledger } = withRun(p);
+    const text = corrupt(ledger, edit);
+    expect(() => readLedger(ledger)).toThrow(message);
+    expect(() => readLedger(ledger)).toThrow(ledger);
+    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'Another rule.', run: 'run-1', session: 's-1' })).toThrow(message);
+    expect(readFileSync(ledger, 'utf8')).toBe(text);
+  });
+
+  it('restaging identical content with a conflicting action is refused; identical content counts an occurrence', () => {
+    const p = project();
+    const { ledger, id } = withRun(p);
+    const again = stage(p.root, { target: 'spec', title: 'Other title', content: '  handlers validate INPUT at the boundary. ', run: 'run-1', session: 's-1', evidence: ['docs/a.md#x'] });
+    expect(again.candidate).toMatchObject({ candidate_id: id, occurrences: 2 });
+    expect(again.candidate.evidence_refs).toEqual(['run:run-1', 'docs/a.md#x']);
+    const before = readFileSync(ledger, 'utf8');
+    expect(() => stage(p.root, { target: 'spec', title: 'x', content: 'Handlers validate input at the boundary.', action: 'contest', run: 'run-1', session: 's-1' })).toThrow(/already staged with action propose/);
+    expect(readFileSync(ledger, 'utf8')).toBe(before);
+  });
+
+  it('resolutions: unknown target, empty reason, missing target, stale receipt — refused, receipt unchanged', () => {
+    const p = project();
+    const { id } = withRun(p);
+    const src = runSource(p.root, 's-1', 'run-1');
+    reconcileSource(p.root, src);
+    const before = readFileSync(src.receiptPath, 'utf8');
+    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'related', target: 'S-29990101-none', reason: 'r' })).toThrow(/--target S-29990101-none is not active project knowledge/);
+    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'unique', reason: '  ' })).toThrow(/empty reason/);
+    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'duplicate', reason: 'r' })).toThrow(/needs --target/);
+    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'maybe', reason: 'r' })).toThrow(/--as must be/);
+    expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
+    stage(p.root, { target: 'spec', title: 'N', content: 'A new candidate makes the receipt stale.', run: 'run-1', session: 's-1' });
+    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'unique', reason: 'r' })).toThrow(/stale .*maestro knowledge review s-1 --refresh/);
+    expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
+  });
+
+  it('a malformed receipt is reported as corrupt (never trusted, never silently missing), and reconcile replaces it, keeping the old bytes', () => {
+    const p = project();
+    withRun(p);
+    const src = runSource(p.root, 's-1', 'run-1');
+    const broken = '{"schema_version": "knowledge-reconciliation/1.0", "candidates": "no"}';
+    writeFileSync(src.receiptPath, broken);
+    expect(() => readReceipt(src)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', status: 500 }));
+    expect(() => readReceipt(src)).toThrow(`${src.receiptPath}: field corpus_fingerprint must be a string`);
+    const seen = review(p.root, 's-1').sources[0]!;
+    expect(seen).toMatchObject({ receipt: 'missing', error: expect.stringContaining(src.receiptPath) });
+    expect(seen.reasons[0]).toMatch(/^receipt unreadable: /);
+    reconcileSource(p.root, src);
+    expect(review(p.root, 's-1').sources[0]!.receipt).toBe('fresh');
+    expect(readFileSync(`${src.receiptPath}.corrupt`, 'utf8')).toBe(broken);
+  });
+
+  it('an unreadable promotion receipt is reported; its promoted candidates never show as pending again', () => {
+    const p = project();
+    const { id } = withRun(p);
+    sealRun(p.root, 's-1', 'run-1');
+    expect(promote(p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
+    expect(review(p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
+    const file = promotionPath(runSource(p.root, 's-1', 'run-1').dir);
+    writeFileSync(file, '{"schema_version": ');
+    expect(() => readPromotions(runSource(p.root, 's-1', 'run-1').dir)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE' }));
+    const r = review(p.root, 's-1');
+    expect(r.candidates.map((c) => c.candidate_id)).not.toContain(id);
+    expect(r.sources.find((s) => s.run_id === 'run-1')).toMatchObject({ receipt: 'missing', error: expect.stringContaining(`${file}: not valid JSON`) });
+    expect(() => promote(p.root, 's-1', { candidates: [id] })).toThrow(file);
+    expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
+  });
+
+  it('session and run ids that would escape the workflow root are refused', () => {
+    const p = project();
+    expect(() => createSession(p.root, '../evil')).toThrow(/session id "..\/evil" must match/);
+    expect(() => createSession(p.root, 'a/b')).toThrow(/must match/);
+    createSession(p.root, 's-1');
+    expect(() => createRun(p.root, 's-1', { runId: '..' })).toThrow(/run id ".." must match/);
+    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'c', run: '../../x', session: 's-1' })).toThrow(/run id/);
+  });
+
+  it('a sealed run refuses every write and its ledger is untouched', () => {
+    const p = project();
+    const { ledger } = withRun(p);
+    sealRun(p.root, 's-1', 'run-1');
+    const before = readFileSync(ledger, 'utf8');
+    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'Late rule.', run: 'run-1', session: 's-1' })).toThrow(/sealed/);
+    expect(() => completeRun(p.root, 's-1', 'run-1')).toThrow(/sealed/);
+    expect(readFileSync(ledger, 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * The reconciliation corpus (FORMATS §4.2): the project's top-level
+ * `.workflow/specs/*.md` entries and top-level `.workflow/knowhow/*.md`
+ * documents, active only. Parsed with Knowledge I's parsers.
+ *
+ * Incremental (seed 000 §11.1): after one changed file the fingerprint costs
+ * one stat per file, one parse and one row hash for the changed file, and the
+ * sha256 of the rows from the first changed one on — nothing else:
+ * - directory listings are reused while the directory's mtime is unchanged
+ *   (adding, removing or renaming a file changes it);
+ * - files are cached by (mtime, size, inode); a file whose mtime was within
+ *   RACY_MS of when it was read is read again next time (file timestamps are
+ *   coarse, so a second write in the same tick could keep both equal; file
+ *   systems with coarser clocks, like FAT or some network mounts, are not
+ *   covered by this window);
+ * - the sorted rows live in blocks, each with its serialized text and the
+ *   sha256 state after it (`Hash.copy()`), so hashing resumes at the first
+ *   changed block (corpusRows.ts). The value is exactly sha256(JSON.stringify(rows)).
+ * - in a long-lived process, `watchCorpus` adds a file watcher (corpusWatch.ts)
+ *   and a read then stats only the files it names, not every file; without an
+ *   answer from it, the read does the full stat walk.
+ */
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { knowhowDocs, specDocs } from './corpusParse.js';
+import { blocksOf, cmpRow, fingerprintOfBlocks, insertRow, type Block, type Row } from './corpusRows.js';
+import { CorpusWatch } from './corpusWatch.js';
+import { fingerprintRow, type CorpusDoc } from './recipes.js';
+
+export { specBody } from './corpusParse.js';
+
+export interface CorpusSnapshot {
+  docs: CorpusDoc[];
+  fingerprint: string;
+  /** Files parsed because they are new or their stat changed. */
+  parsed: number;
+  /** Files read again only because they were written within RACY_MS of being read (their rows were unchanged). */
+  rereads: number;
+  /** Corpus files statted for this snapshot (every file without a watcher; with one, only what it named). */
+  statted: number;
+}
+
+/** Longer than a coarse file-timestamp tick on local Linux file systems (1–10 ms). */
+const RACY_MS = 50;
+
+interface FileCacheEntry {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+  /** Read so soon after its last write that an equal stat proves nothing. */
+  racy: boolean;
+  docs: CorpusDoc[];
+  rows: Row[];
+}
+
+interface DirCache {
+  mtimeMs: number;
+  ino: number;
+  racy: boolean;
+  files: string[];
+}
+
+interface RootCache {
+  dirs: Map<string, DirCache>;
+  files: Map<string, FileCacheEntry>;
+  /** Rows in fingerprint order; null until first built. */
+  blocks: Block[] | null;
+  docs: CorpusDoc[] | null;
+  fingerprint: string | null;
+  /** The watcher whose every answer this cache has followed since a full walk (only then may files go unstatted). */
+  trusted: CorpusWatch | null;
+}
+
+const caches = new Map<string, RootCache>();
+const watches = new Map<string, { watch: CorpusWatch; ino: number }>();
+
+/**
+ * Watch this workflow folder's corpus from now on (long-lived processes; a
+ * one-shot command gains nothing). Idempotent; false when a watcher cannot
+ * run here (reads then keep the full stat walk).
+ */
+export function watchCorpus(workflowDir: string): boolean {
+  const w = watches.get(workflowDir);
+  if (w?.watch.alive) return true;
+  const st = stat(workflowDir);
+  if (!st?.isDirectory()) return false;
+  const dirs = [workflowDir, join(workflowDir, 'specs'), join(workflowDir, 'knowhow')].filter((d) => stat(d)?.isDirectory());
+  let watch: CorpusWatch;
+  try {
+    watch = new CorpusWatch(dirs);
+  } catch {
+    return false; // no worker threads here: reads keep the stat walk
+  }
+  watches.set(workflowDir, { watch, ino: st.ino });
+  return watch.alive;
+}
+
+export function unwatchCorpus(workflowDir?: string): void {
+  for (const [k, w] of watches) if (!workflowDir || k === workflowDir) {
+    w.watch.close();
+    watches.delete(k);
+  }
+}
+
+/** The files the watcher says changed, or null when everything must be statted. */
+function watchedChanges(workflowDir: string, cache: RootCache): Set<string> | null {
+  const w = watches.get(workflowDir);
+  if (!w) return null;
+  const answer = w.watch.changes();
+  const restart = () => {
+    unwatchCorpus(workflowDir);
+    watchCorpus(workflowDir);
+    cache.trusted = null;
+    return null;
+  };
+  if (!answer) return w.watch.alive ? ((cache.trusted = null), null) : restart();
+  // A corpus directory created, removed or replaced: the watch itself is out of date.
+  const specDir = join(workflowDir, 'specs');
+  const knowhowDir = join(workflowDir, 'knowhow');
+  if (answer.dirty.has(specDir) || answer.dirty.has(knowhowDir) || stat(workflowDir)?.ino !== w.ino) return restart();
+  if (cache.trusted !== w.watch || cache.blocks === null) {
+    // First answer of this watcher: the full walk below brings the cache up to it.
+    cache.trusted = w.watch;
+    return null;
+  }
+  return answer.dirty;
+}
+
+/** Forget cached rows (tests and the benchmark measure the full path with it). */
+export function clearCorpusCache(workflowDir?: string): void {
+  if (workflowDir) caches.delete(workflowDir);
+  else caches.clear();
+}
+
+// One shared options object: statSync parses a fresh one on every call, a third of its cost here.
+const NO_THROW = { throwIfNoEntry: false } as const;
+function stat(p: string): Stats | undefined {
+  return statSync(p, NO_THROW);
+}
+
+/** Top-level `*.md` files of a directory, sorted; the listing is reused while the directory is unchanged. */
+function listMd(cache: RootCache, dir: string, now: number): string[] {
+  const st = stat(dir);
+  if (!st?.isDirectory()) {
+    cache.dirs.delete(dir);
+    return [];
+  }
+  const hit = cache.dirs.get(dir);
+  if (hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.ino === st.ino) return hit.files;
+  const files = readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.md'))
+    .map((e) => join(dir, e.name))
+    .sort();
+  cache.dirs.set(dir, { mtimeMs: st.mtimeMs, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, files });
+  return files;
+}
+
+export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}): CorpusSnapshot {
+  const useCache = opts.cache ?? true;
+  let cache = useCache ? caches.get(workflowDir) : undefined;
+  if (!cache) {
+    cache = { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null, trusted: null };
+    if (useCache) caches.set(workflowDir, cache);
+  }
+  // Ask the watcher first: whatever it has not seen yet is written after this point.
+  const dirty = useCache ? watchedChanges(workflowDir, cache) : null;
+  const now = Date.now();
+  const specDir = join(workflowDir, 'specs');
+  const knowhowDir = join(workflowDir, 'knowhow');
+  const specFiles = listMd(cache, specDir, now);
+  const knowhowFiles = listMd(cache, knowhowDir, now);
+  const changed = new Set<string>();
+  const added: Row[] = [];
+  let parsed = 0;
+  let rereads = 0;
+  let count = 0;
+  const visit = (p: string, kind: 'spec' | 'knowhow', force = false) => {
+    const st = stat(p);
+    if (!st?.isFile()) {
+      if (cache.files.delete(p)) changed.add(p);
+      return;
+    }
+    count++;
+    const hit = cache.files.get(p);
+    if (!force && hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
+    let text: string;
+    try {
+      text = readFileSync(p, 'utf8');
+    } catch (err) {
+      // Deleted between the stat and the read: gone, like any deleted file.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (cache.files.delete(p)) changed.add(p);
+      return;
+    }
+    const d = kind === 'spec' ? specDocs(workflowDir, p, text) : knowhowDocs(workflowDir, p, text);
+    const rows = d.map((x, seq) => ({ target: x.target, id: x.id, json: JSON.stringify(fingerprintRow(x)), file: p, seq }));
+    const statChanged = !hit || hit.mtimeMs !== st.mtimeMs || hit.size !== st.size || hit.ino !== st.ino;
+    if (statChanged) parsed++;
+    // Same rows (a racy re-read, or an edit outside the fingerprinted fields): the hash stands, the docs are replaced.
+    if (hit && hit.rows.length === rows.length && hit.rows.every((r, i) => r.json === rows[i]!.json)) {
+      if (!statChanged) rereads++;
+      cache.files.set(p, { ...hit, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, docs: d });
+      cache.docs = null;
+      return;
+    }
+    cache.files.set(p, { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, docs: d, rows });
+    changed.add(p);
+    added.push(...rows);
+  };
+  let statted: number;
+  // Anything thrown below leaves the cache unsure of what it has seen: trust the watcher again only after a full walk.
+  const trusted = cache.trusted;
+  cache.trusted = null;
+  if (dirty) {
+    // Watched: only what the watcher named (read again whatever its stat says: every write is an event,
+    // so racy timestamps do not matter here) and files not cached yet.
+    const todo = new Map<string, 'spec' | 'knowhow'>();
+    for (const p of dirty) if (p.endsWith('.md')) {
+      const dir = p.slice(0, p.lastIndexOf('/'));
+      if (dir === specDir) todo.set(p, 'spec');
+      else if (dir === knowhowDir) todo.set(p, 'knowhow');
+    }
+    if (cache.files.size !== specFiles.length + knowhowFiles.length) {
+      for (const p of specFiles) if (!cache.files.has(p)) todo.set(p, 'spec');
+      for (const p of knowhowFiles) if (!cache.files.has(p)) todo.set(p, 'knowhow');
+    }
+    for (const [p, kind] of todo) visit(p, kind, true);
+    statted = todo.size;
+    count = cache.files.size;
+  } else {
+    for (const p of specFiles) visit(p, 'spec');
+    for (const p of knowhowFiles) visit(p, 'knowhow');
+    statted = specFiles.length + knowhowFiles.length;
+  }
+  cache.trusted = trusted;
+  if (count !== cache.files.size || cache.files.size !== specFiles.length + knowhowFiles.length) {
+    const live = new Set([...specFiles, ...knowhowFiles]);
+    for (const k of [...cache.files.keys()]) if (!live.has(k) || !stat(k)?.isFile()) {
+      cache.files.delete(k);
+      changed.add(k);
+    }
+  }
+  if (cache.blocks === null || changed.size > 64) {
+    // First build, or many files changed: one full sort.
+    const all: Row[] = [];
+    for (const e of cache.files.values()) for (const r of e.rows) all.push(r);
+    cache.blocks = blocksOf(all.sort(cmpRow));
+    cache.fingerprint = null;
+    cache.docs = null;
+  } else if (changed.size) {
+    // Drop the changed files' old rows; a block that empties goes, and the one after it must be rehashed.
+    const kept: Block[] = [];
+    let rehashNext = false;
+    for (const b of cache.blocks) {
+      if (b.rows.some((r) => changed.has(r.file))) {
+        b.rows = b.rows.filter((r) => !changed.has(r.file));
+        b.text = null;
+        b.after = null;
+      }
+      if (!b.rows.length) {
+        rehashNext = true;
+        continue;
+      }
+      if (rehashNext) b.after = null;
+      rehashNext = false;
+      kept.push(b);
+    }
+    cache.blocks = kept;
+    // Then the new rows, each in order.
+    for (const r of added) insertRow(cache.blocks, r);
+    cache.fingerprint = null;
+    cache.docs = null;
+  }
+  cache.fingerprint ??= fingerprintOfBlocks(cache.blocks);
+  if (!cache.docs) {
+    const docs: CorpusDoc[] = [];
+    for (const p of specFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
+    for (const p of knowhowFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
+    cache.docs = docs;
+  }
+  return { docs: cache.docs, fingerprint: cache.fingerprint, parsed, rereads, statted };
+}
+

@@ -1,0 +1,165 @@
+/**
+ * The corpus side of the matcher (matcher.ts): documents' features computed
+ * once and indexed by posting lists, and the documents a ledger's inputs name.
+ */
+import { normB, sha256, type CorpusDoc } from '../ledger/recipes.js';
+import type { LedgerInput } from '../ledger/ledger.js';
+import { TOKEN_RE, squeeze, stanceOf, triKey, type Stance, type TriKey } from './features.js';
+
+/**
+ * A prepared corpus: per-document features computed once, tokens and
+ * trigrams interned, with posting lists, so a candidate's overlaps with every
+ * document are counted by walking only the postings of its own tokens
+ * (the same counts the set intersections of `similarity` give).
+ */
+export interface Sized {
+  nb: string;
+  tok: { size: number };
+  tri: { size: number };
+}
+
+export interface PreparedCorpus {
+  docs: CorpusDoc[];
+  /** Per document: what scoring needs once the sets are in the postings (normalized title, set sizes, hash, stance). */
+  feats: Array<{ title: Sized; content: Sized; hash: string; stance: Stance }>;
+  byAlias: Map<string, number>;
+  /** Interned tokens and trigrams (separate id spaces). */
+  tokIds: Map<string, number>;
+  triIds: Map<TriKey, number>;
+  postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
+}
+
+/**
+ * Interned keys, shared by every prepared corpus of this process, and each
+ * document's unique key ids cached by its (title, content): after one file
+ * changes, preparing the corpus again tokenizes only that file's documents and
+ * rebuilds the postings from integers. Reset when it grows far past the corpus.
+ */
+let TOK = new Map<string, number>();
+let TRI = new Map<TriKey, number>();
+interface DocFeat {
+  tnb: string;
+  ctok: Int32Array;
+  ctri: Int32Array;
+  ttok: Int32Array;
+  ttri: Int32Array;
+  hash: string;
+  stance: Stance;
+}
+let FEATS = new Map<string, DocFeat>();
+/** Generation marks per key id: dedupe a document's keys without a Set. */
+let tokMark = new Int32Array(1 << 16);
+let triMark = new Int32Array(1 << 16);
+let gen = 0;
+
+function grow(a: Int32Array<ArrayBuffer>, id: number): Int32Array<ArrayBuffer> {
+  if (id < a.length) return a;
+  const b = new Int32Array(Math.max(a.length * 2, id + 1));
+  b.set(a);
+  return b;
+}
+function tokenIds(nb: string): Int32Array {
+  const g = ++gen;
+  const out: number[] = [];
+  for (const t of nb.match(TOKEN_RE) ?? []) {
+    let id = TOK.get(t);
+    if (id === undefined) TOK.set(t, (id = TOK.size));
+    tokMark = grow(tokMark, id);
+    if (tokMark[id] === g) continue;
+    tokMark[id] = g;
+    out.push(id);
+  }
+  return Int32Array.from(out);
+}
+function trigramIds(nb: string): Int32Array {
+  const g = ++gen;
+  const out: number[] = [];
+  const s = squeeze(nb);
+  const add = (k: TriKey) => {
+    let id = TRI.get(k);
+    if (id === undefined) TRI.set(k, (id = TRI.size));
+    triMark = grow(triMark, id);
+    if (triMark[id] === g) return;
+    triMark[id] = g;
+    out.push(id);
+  };
+  if (s.length < 3) {
+    if (s) add(s);
+  } else for (let i = 0; i + 3 <= s.length; i++) add(triKey(s, i));
+  return Int32Array.from(out);
+}
+function docFeat(d: CorpusDoc): DocFeat {
+  const key = `${d.title}\0${d.content}`;
+  let f = FEATS.get(key);
+  if (!f) {
+    const cnb = normB(d.content);
+    const tnb = normB(d.title);
+    f = { tnb, ctok: tokenIds(cnb), ctri: trigramIds(cnb), ttok: tokenIds(tnb), ttri: trigramIds(tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
+    FEATS.set(key, f);
+  }
+  return f;
+}
+function postAll(lists: number[][], ids: Int32Array, doc: number): void {
+  for (let k = 0; k < ids.length; k++) (lists[ids[k]!] ??= []).push(doc);
+}
+
+let lastPrepared: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
+
+/** prepareCorpus, reused while the corpus fingerprint (and so every document) is unchanged. */
+export function preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
+  // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.
+  if (lastPrepared?.key === fingerprint && lastPrepared.docs === docs) return lastPrepared.pc;
+  const pc = prepareCorpus(docs);
+  lastPrepared = { key: fingerprint, docs, pc };
+  return pc;
+}
+
+export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
+  const byAlias = new Map<string, number>();
+  docs.forEach((d, i) => {
+    for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
+  });
+  if (FEATS.size > 4 * docs.length + 10_000 || TOK.size + TRI.size > 20_000_000) {
+    // Start over with new maps: corpora prepared before keep theirs, so their ids stay valid.
+    FEATS = new Map();
+    TOK = new Map();
+    TRI = new Map();
+  }
+  const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
+  const feats = docs.map((d, i) => {
+    const f = docFeat(d);
+    postAll(postings.tok, f.ctok, i);
+    postAll(postings.tri, f.ctri, i);
+    postAll(postings.titleTok, f.ttok, i);
+    postAll(postings.titleTri, f.ttri, i);
+    const content: Sized = { nb: '', tok: { size: f.ctok.length }, tri: { size: f.ctri.length } };
+    const title: Sized = { nb: f.tnb, tok: { size: f.ttok.length }, tri: { size: f.ttri.length } };
+    return { title, content, hash: f.hash, stance: f.stance };
+  });
+  return { docs, byAlias, feats, tokIds: TOK, triIds: TRI, postings };
+}
+
+export function countOverlaps<K>(ids: Map<K, number>, lists: number[][], items: Set<K>, out: Uint16Array): void {
+  for (const x of items) {
+    const id = ids.get(x);
+    if (id === undefined) continue;
+    const l = lists[id];
+    if (l) for (let k = 0; k < l.length; k++) out[l[k]!]!++;
+  }
+}
+
+/** Docs associated with the ledger's inputs: named by an alias, or linked from such a doc. */
+export function associatedDocs(pc: PreparedCorpus, inputs: LedgerInput[]): Set<number> {
+  const out = new Set<number>();
+  for (const inp of inputs) {
+    const i = pc.byAlias.get(inp.knowledge_id);
+    if (i === undefined) continue;
+    out.add(i);
+    const d = pc.docs[i]!;
+    for (const ref of [...d.related, ...d.supersedes, ...(d.superseded_by ? [d.superseded_by] : [])]) {
+      const j = pc.byAlias.get(ref);
+      if (j !== undefined) out.add(j);
+    }
+  }
+  return out;
+}

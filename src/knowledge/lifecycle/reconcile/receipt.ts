@@ -1,0 +1,188 @@
+/**
+ * Reconciliation receipts (`knowledge-reconciliation.json`, FORMATS §4.3) and
+ * their freshness fence: a receipt counts only while its session, run,
+ * candidate_snapshot_hash, corpus_fingerprint and matcher_revision all match
+ * the current state. A receipt that does not parse or lacks a field (a crash
+ * cut it short, a hand edit broke it) is corrupt: `readReceipt` throws
+ * CORRUPT_FILE; review and the freshness fence report it as a missing receipt
+ * *with the reason*, and the next reconcile overwrites it whole, keeping the
+ * unreadable file beside it (`.corrupt`) since it may have held human resolutions.
+ */
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../../../core/errors.js';
+import { writeFileAtomic } from '../../format/atomic.js';
+import { readCorpus, type CorpusSnapshot } from '../ledger/corpusDocs.js';
+import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
+import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '../ledger/recipes.js';
+import type { WorkflowRoot } from '../../format/root.js';
+import { promotedIds } from '../promote/promotion.js';
+import { parseReport, reportDrafts, type Draft } from '../session/report.js';
+import { listRunIds, runDir, sessionDir } from '../session/store.js';
+import { associatedDocs, matchCandidate, preparedFor, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
+import { currentMatcherRevision, semanticScorer, type SemanticScorer } from './semantic.js';
+
+export const RECEIPT_SCHEMA = 'knowledge-reconciliation/1.0';
+
+export interface Receipt {
+  schema_version: typeof RECEIPT_SCHEMA;
+  session_id: string;
+  run_id: string;
+  candidate_snapshot_hash: string;
+  corpus_fingerprint: string;
+  matcher_revision: string;
+  generated_at: string;
+  retrieval: { mode: 'lexical-kg' | 'hybrid'; embedding_used: boolean; candidate_limit: number; identity_documents: number; semantic_documents: number; relation_documents: number };
+  counts: { candidates: number; unique: number; duplicates: number; related: number; conflicts: number; review_required: number; suppressed: number };
+  candidates: CandidateResult[];
+}
+
+/** One ledger that candidates come from: a run (`run_id`) or the session itself (`"session"`). */
+export interface Source {
+  sid: string;
+  rid: string;
+  dir: string;
+  ledgerPath: string;
+  receiptPath: string;
+}
+
+export function runSource(root: WorkflowRoot, sid: string, rid: string): Source {
+  const dir = runDir(root, sid, rid);
+  return { sid, rid, dir, ledgerPath: join(dir, 'knowledge-delta.json'), receiptPath: join(dir, 'knowledge-reconciliation.json') };
+}
+export function sessionSource(root: WorkflowRoot, sid: string): Source {
+  const dir = sessionDir(root, sid);
+  return { sid, rid: 'session', dir, ledgerPath: join(dir, 'knowledge-delta.json'), receiptPath: join(dir, 'knowledge-reconciliation.json') };
+}
+export function sessionSources(root: WorkflowRoot, sid: string): Source[] {
+  return [sessionSource(root, sid), ...listRunIds(root, sid).map((rid) => runSource(root, sid, rid))];
+}
+
+export interface SourceState {
+  ledger: Ledger | null;
+  /** Candidates the receipt covers: ledger candidates not promoted, then report drafts not staged yet. */
+  candidates: Array<LedgerCandidate | Draft>;
+  snapshotHash: string;
+}
+
+/** Throws (file + field) when the ledger or the report is corrupt. */
+export function readSourceState(src: Source): SourceState {
+  const ledger = readLedger(src.ledgerPath);
+  const promoted = promotedIds(src.dir);
+  const cands: Array<LedgerCandidate | Draft> = (ledger?.candidates ?? []).filter((c) => c.status !== 'promoted' && !promoted.has(c.candidate_id));
+  if (src.rid === 'session') return { ledger, candidates: cands, snapshotHash: sessionSnapshotHash(cands as LedgerCandidate[]) };
+  const reportPath = join(src.dir, 'report.md');
+  if (existsSync(reportPath)) {
+    const have = new Set([...(ledger?.candidates ?? []).map((c) => c.candidate_id), ...promoted]);
+    for (const d of reportDrafts(parseReport(readFileSync(reportPath, 'utf8'), reportPath), src.rid)) if (!have.has(d.candidate_id)) {
+      cands.push(d);
+      have.add(d.candidate_id);
+    }
+  }
+  return { ledger, candidates: cands, snapshotHash: candidateSnapshotHash(cands) };
+}
+
+/** The receipt; null when there is none. A file that is not a complete receipt throws CORRUPT_FILE naming it. */
+export function readReceipt(src: Source): Receipt | null {
+  const got = tryReadReceipt(src);
+  if (got.corrupt) throw got.corrupt;
+  return got.receipt;
+}
+
+/** For readers that go on without a receipt (review, the freshness fence, a refresh): the receipt, or why it is unreadable. */
+export function tryReadReceipt(src: Source): { receipt: Receipt | null; corrupt?: MaestroError } {
+  if (!existsSync(src.receiptPath)) return { receipt: null };
+  const corrupt = (why: string, cause?: unknown) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; \`maestro knowledge review ${src.sid} --refresh\` rebuilds it.`, { details: { file: src.receiptPath }, cause }) });
+  let r: Receipt;
+  try {
+    r = JSON.parse(readFileSync(src.receiptPath, 'utf8')) as Receipt;
+  } catch (err) {
+    return corrupt(`not valid JSON (${(err as Error).message})`, err);
+  }
+  if (!r || r.schema_version !== RECEIPT_SCHEMA) return corrupt(`field schema_version must be ${RECEIPT_SCHEMA}`);
+  for (const field of ['corpus_fingerprint', 'matcher_revision', 'candidate_snapshot_hash'] as const) if (typeof r[field] !== 'string') return corrupt(`field ${field} must be a string`);
+  if (!Array.isArray(r.candidates)) return corrupt('field candidates must be an array');
+  return { receipt: r };
+}
+
+export type Freshness = 'missing' | 'stale' | 'fresh';
+
+/** `corrupt`: why the receipt file could not be read (it then counts as missing, with that reason). */
+export function freshness(src: Source, receipt: Receipt | null, state: SourceState, corpus: CorpusSnapshot, corrupt?: Error): { state: Freshness; reasons: string[] } {
+  if (corrupt) return { state: 'missing', reasons: [`receipt unreadable: ${corrupt.message}`] };
+  if (!receipt) return { state: 'missing', reasons: ['no complete receipt'] };
+  const reasons: string[] = [];
+  if (receipt.session_id !== src.sid || receipt.run_id !== src.rid) reasons.push('receipt belongs to another session/run');
+  if (receipt.candidate_snapshot_hash !== state.snapshotHash) reasons.push('candidates changed since the receipt');
+  if (receipt.corpus_fingerprint !== corpus.fingerprint) reasons.push('project knowledge changed since the receipt');
+  const revision = currentMatcherRevision();
+  if (receipt.matcher_revision !== revision) reasons.push(`matcher revision ${receipt.matcher_revision} ≠ ${revision}`);
+  return { state: reasons.length ? 'stale' : 'fresh', reasons };
+}
+
+export interface ReconcileOptions {
+  /** The semantic signal: a scorer; null = lexical only; absent = the configured embedder, when its vectors are warm (semantic.ts). */
+  semantic?: SemanticScorer | null;
+  corpus?: CorpusSnapshot;
+  prepared?: PreparedCorpus;
+  now?: Date;
+}
+
+/** Builds a receipt for candidates against a corpus (pure; used by reconcileSource and the benchmark). */
+export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceState, corpus: CorpusSnapshot, pc: PreparedCorpus, opts: ReconcileOptions = {}, previous?: Receipt | null): Receipt {
+  const assoc = associatedDocs(pc, state.ledger?.inputs ?? []);
+  const stats: MatchStats = { identity: 0, semantic: 0, relation: 0 };
+  // Receipts list candidates by id, as the published ones do.
+  const ordered = [...state.candidates].sort((a, b) => a.candidate_id.localeCompare(b.candidate_id));
+  const scorer = opts.semantic === undefined ? semanticScorer(pc, ordered) : opts.semantic;
+  const results = ordered.map((c) => {
+    const r = matchCandidate(c, pc, assoc, scorer ? { semantic: (x) => scorer.score(x) } : {}, stats);
+    // A confirmed human resolution survives a refresh while its target is still in the corpus.
+    const prev = previous?.candidates.find((p) => p.candidate_id === c.candidate_id && p.resolution?.status === 'confirmed');
+    if (prev && (prev.canonical_id === null || pc.byAlias.has(prev.canonical_id))) return { ...r, disposition: prev.disposition, promotion_eligibility: prev.promotion_eligibility, canonical_id: prev.canonical_id, resolution: prev.resolution };
+    return r;
+  });
+  const count = (f: (r: CandidateResult) => boolean) => results.filter(f).length;
+  return {
+    schema_version: RECEIPT_SCHEMA,
+    session_id: src.sid,
+    run_id: src.rid,
+    candidate_snapshot_hash: state.snapshotHash,
+    corpus_fingerprint: corpus.fingerprint,
+    matcher_revision: scorer?.revision ?? MATCHER_REVISION,
+    generated_at: (opts.now ?? new Date()).toISOString(),
+    retrieval: { mode: scorer ? 'hybrid' : 'lexical-kg', embedding_used: Boolean(scorer), candidate_limit: 28, identity_documents: stats.identity, semantic_documents: stats.semantic, relation_documents: stats.relation },
+    counts: {
+      candidates: results.length,
+      unique: count((r) => r.disposition === 'unique'),
+      duplicates: count((r) => r.disposition === 'exact_duplicate' || r.disposition === 'semantic_duplicate'),
+      related: count((r) => r.disposition === 'related' || r.disposition === 'extends'),
+      conflicts: count((r) => r.disposition === 'potential_conflict'),
+      review_required: count((r) => r.promotion_eligibility === 'review_required'),
+      suppressed: count((r) => r.promotion_eligibility === 'suppressed'),
+    },
+    candidates: results,
+  };
+}
+
+export function reconcileSource(root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
+  const corpus = opts.corpus ?? readCorpus(root.workflowDir);
+  const pc = opts.prepared ?? preparedFor(corpus.fingerprint, corpus.docs);
+  const state = readSourceState(src);
+  const previous = tryReadReceipt(src);
+  // An unreadable receipt is rebuilt, not trusted; its bytes are kept beside it for a human to look at.
+  if (previous.corrupt) renameSync(src.receiptPath, `${src.receiptPath}.corrupt`);
+  const receipt = buildReceipt(src, state, corpus, pc, opts, previous.receipt);
+  writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
+  return receipt;
+}
+
+/** Fails closed unless the source's receipt is fresh; says how to refresh. */
+export function requireFresh(root: WorkflowRoot, src: Source, corpus?: CorpusSnapshot): { receipt: Receipt; state: SourceState } {
+  const state = readSourceState(src);
+  const { receipt, corrupt } = tryReadReceipt(src);
+  const f = freshness(src, receipt, state, corpus ?? readCorpus(root.workflowDir), corrupt);
+  if (f.state !== 'fresh')
+    throw new MaestroError('STALE_RECEIPT', `The reconciliation receipt of ${src.rid === 'session' ? `session ${src.sid}` : `run ${src.rid}`} is ${f.state} (${f.reasons.join('; ')}). Refresh it: maestro knowledge review ${src.sid} --refresh`);
+  return { receipt: receipt!, state };
+}

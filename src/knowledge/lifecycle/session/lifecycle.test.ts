@@ -1,0 +1,89 @@
+/** Sessions and runs: older versions read as 3.0, check warns, seal reports the backlog, batch resolve and triage. */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project } from '../../../../test/helpers/knowledge2.js';
+import { runSource } from '../reconcile/receipt.js';
+import { resolveAll, review } from '../reconcile/review.js';
+import { checkRun, completeRun, sealRun, sealSession, stage } from './ops.js';
+import { createRun, createSession, listRunIds, listSessions, readRun, readSession, sessionDir } from './store.js';
+
+describe('session and run lifecycle', () => {
+  it('reads session/1.x, session/2.0 and command-run/1.x files as the current versions', () => {
+    const p = project();
+    const write = (sid: string, doc: object) => {
+      mkdirSync(join(sessionDir(p.root, sid), 'runs'), { recursive: true });
+      writeFileSync(join(sessionDir(p.root, sid), 'session.json'), JSON.stringify(doc));
+    };
+    write('old-1', { schema_version: 'session/1.2', session_id: 'old-1', status: 'sealed', lifecycle: { sealed_at: '2026-01-01T00:00:00Z' }, created_at: '2026-01-01T00:00:00Z' });
+    write('old-2', { schema_version: 'session/2.0', session_id: 'old-2', intent: 'migrate', activity_revision: 4, created_at: '2026-01-02T00:00:00Z' });
+    write('old-3', { schema_version: 'session/3.0', session_id: 'old-3', status: 'paused', created_at: '2026-01-03T00:00:00Z' });
+    expect(readSession(p.root, 'old-1')).toMatchObject({ schema_version: 'session/3.0', status: 'completed', completed_at: '2026-01-01T00:00:00Z' });
+    expect(readSession(p.root, 'old-2')).toMatchObject({ status: 'open', objective: 'migrate', activity_revision: 4 });
+    expect(readSession(p.root, 'old-3').status).toBe('open');
+    expect(listSessions(p.root).map((s) => s.session_id)).toEqual(['old-1', 'old-2', 'old-3']);
+    mkdirSync(join(sessionDir(p.root, 'old-2'), 'runs', '20260102-001-execute'), { recursive: true });
+    writeFileSync(join(sessionDir(p.root, 'old-2'), 'runs', '20260102-001-execute', 'run.json'), JSON.stringify({ schema_version: 'command-run/1.3', run_id: '20260102-001-execute', session_id: 'old-2', status: 'created', command_contract_hash: 'sha256:00' }));
+    expect(listRunIds(p.root, 'old-2')).toEqual(['20260102-001-execute']);
+    const r = readRun(p.root, 'old-2', '20260102-001-execute');
+    expect(r).toMatchObject({ schema_version: 'run/3.0', status: 'pending', sealed_at: null });
+    expect(r).not.toHaveProperty('command_contract_hash');
+    // A sealed legacy session takes no new runs.
+    expect(() => createRun(p.root, 'old-1', { runId: 'run-x' })).toThrow(/completed; runs can only be created in an open session/);
+  });
+
+  it('complete is idempotent, check warns, seal suppresses exact duplicates, session seal reports the backlog', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    const dup = stage(p.root, { target: 'spec', title: 'x', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: 's-1' }).candidate.candidate_id;
+    stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
+    const check = checkRun(p.root, 's-1', 'run-1');
+    expect(check.warnings.join('\n')).toMatch(/no knowledge inputs recorded/);
+    expect(check.warnings.join('\n')).toMatch(/report\.md has no summary/);
+    writeFileSync(join(runSource(p.root, 's-1', 'run-1').dir, 'report.md'), '---\nverdict: blocked\nsummary: stuck\nconstraints:\n  - text: "Queues are drained before shutdown."\n    status: locked\n---\n');
+    const first = completeRun(p.root, 's-1', 'run-1');
+    expect(first.run).toMatchObject({ status: 'completed', verdict: 'blocked', summary: 'stuck' });
+    const ledger = () => JSON.parse(readFileSync(runSource(p.root, 's-1', 'run-1').ledgerPath, 'utf8'));
+    const rev = ledger().revision;
+    completeRun(p.root, 's-1', 'run-1');
+    expect(ledger().revision).toBe(rev); // nothing restaged
+    expect(ledger().candidates).toHaveLength(2); // the locked constraint has the same content as a staged candidate
+    const sealed = sealRun(p.root, 's-1', 'run-1');
+    expect(sealed.suppressed).toBe(1);
+    expect(ledger().candidates.find((c: { candidate_id: string }) => c.candidate_id === dup).status).toBe('rejected');
+    const s = sealSession(p.root, 's-1');
+    expect(s).toMatchObject({ backlog: 1, unsealed_runs: [], session: { status: 'completed' } });
+  });
+
+  it('seal names a run whose ledger is unreadable instead of counting it as an empty backlog', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    stage(p.root, { target: 'spec', title: 'a', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
+    sealRun(p.root, 's-1', 'run-1');
+    const ledgerFile = runSource(p.root, 's-1', 'run-1').ledgerPath;
+    writeFileSync(ledgerFile, '{"schema_version": ');
+    const s = sealSession(p.root, 's-1');
+    expect(s).toMatchObject({ backlog: 0, unreadable: [{ run_id: 'run-1', error: expect.stringContaining(`${ledgerFile}: not valid JSON`) }] });
+  });
+
+  it('batch resolution by disposition and the triage order (corroboration, then age)', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    for (const rid of ['run-1', 'run-2']) createRun(p.root, 's-1', { runId: rid });
+    const shared = 'Every public endpoint is rate limited per token.';
+    stage(p.root, { target: 'spec', title: 'a', content: 'Old-style rule nobody else has.', run: 'run-1', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-1', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-2', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Network calls should retry at most three times with exponential backoff and jitter, logged.', run: 'run-2', session: 's-1' });
+    const r = review(p.root, 's-1', { refresh: true });
+    expect(r.triage[0]).toMatchObject({ corroboration: 2 });
+    const rel = r.candidates.filter((c) => c.disposition !== 'unique');
+    expect(rel.length).toBeGreaterThan(0);
+    const disp = rel[0]!.disposition!;
+    const res = resolveAll(p.root, 's-1', disp, 'related', 'same area, different rule');
+    expect(res.length).toBe(rel.filter((c) => c.disposition === disp).length);
+    expect(review(p.root, 's-1').candidates.filter((c) => c.resolution?.status === 'confirmed').map((c) => c.disposition)).toEqual(res.map(() => 'related'));
+  });
+});

@@ -1,0 +1,286 @@
+/**
+ * The session/run lifecycle operations behind the CLI and the orchestrator
+ * bridge: stage, record, complete, check, seal. Each checks that the run is
+ * not sealed before it writes anything.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../../../core/errors.js';
+import { openKnowledge } from '../../knowledge.js';
+import { readCorpus } from '../ledger/corpusDocs.js';
+import { candidateId } from '../ledger/recipes.js';
+import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
+import type { WorkflowRoot } from '../../format/root.js';
+import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
+import { promotedIds } from '../promote/promotion.js';
+import { parseReport, reportDrafts } from './report.js';
+import { activeRun, assertWritableRun, isSealed, readRun, readSession, upgradeRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+
+const nowIso = () => new Date().toISOString();
+
+/** Resolves knowledge ids: the reconciliation corpus first, then every alias Knowledge I knows. Unknown ids are refused. */
+export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[] {
+  const docs = readCorpus(root.workflowDir).docs;
+  const byAlias = new Map<string, string>();
+  for (const d of docs) for (const a of [d.id, ...d.aliases]) byAlias.set(a, d.id);
+  let k: ReturnType<typeof openKnowledge> | null = null;
+  try {
+    const unknown: string[] = [];
+    const out = ids.map((id) => {
+      const hit = byAlias.get(id);
+      if (hit) return hit;
+      k ??= openKnowledge(root.confined ? { workflowRoot: root.workflowDir } : { cwd: root.projectDir });
+      const r = k.resolveId(id);
+      if (!r) unknown.push(id);
+      return r ?? id;
+    });
+    if (unknown.length) throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `Unknown knowledge id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (not in ${root.workflowDir}; find ids with maestro search or maestro load --list).`);
+    return out;
+  } finally {
+    (k as ReturnType<typeof openKnowledge> | null)?.close();
+  }
+}
+
+/** Where a stage/record writes: the given run, the session ledger, or the active run. */
+export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): Source {
+  if (opts.run) {
+    const sid = opts.session ?? findSessionOfRun(root, opts.run, env);
+    assertWritableRun(root, sid, opts.run);
+    return runSource(root, sid, opts.run);
+  }
+  if (opts.session) {
+    const s = readSession(root, opts.session);
+    if (s.status !== 'open') throw new MaestroError('ILLEGAL_TRANSITION', `Session ${s.session_id} is ${s.status}; its ledger takes no new records.`);
+    return sessionSource(root, opts.session);
+  }
+  const a = activeRun(root, env);
+  if (!a) throw new MaestroError('BAD_INPUT', 'No run given and no active run: pass --run <id> --session <id>, or --session <id> for the session ledger.');
+  assertWritableRun(root, a.sid, a.rid);
+  return runSource(root, a.sid, a.rid);
+}
+
+function findSessionOfRun(root: WorkflowRoot, rid: string, env: NodeJS.ProcessEnv): string {
+  const a = activeRun(root, env);
+  if (a && a.rid === rid) return a.sid;
+  throw new MaestroError('BAD_INPUT', `--run ${rid} needs --session <id> (the run is not the active run).`);
+}
+
+function init(src: Source) {
+  return () => emptyLedger(src.sid, src.rid === 'session' ? null : src.rid, nowIso());
+}
+
+export interface StageOptions {
+  target: 'spec' | 'knowhow';
+  title: string;
+  content: string;
+  action?: Action;
+  category?: string | null;
+  evidence?: string[];
+  signal?: Signal;
+  signalIds?: string[];
+  run?: string;
+  session?: string;
+}
+
+export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv = process.env): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
+  if (o.target !== 'spec' && o.target !== 'knowhow') throw new MaestroError('BAD_INPUT', `stage target must be spec|knowhow (got ${o.target}).`);
+  const action = o.action ?? 'propose';
+  if (!['propose', 'reaffirm', 'supersede', 'contest'].includes(action)) throw new MaestroError('BAD_INPUT', `--action must be propose|reaffirm|supersede|contest (got ${action}).`);
+  if (o.signal && !['consumed', 'cited', 'validated', 'contradicted'].includes(o.signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${o.signal}).`);
+  const src = ledgerSourceFor(root, o, env);
+  // Validate everything before the first write: unknown ids change nothing.
+  const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds) : [];
+  const origin = src.rid === 'session' ? `session:${src.sid}` : `run:${src.rid}`;
+  const evidence = [origin, ...(o.evidence ?? [])];
+  refuseConflictingRestage(root, src, candidateId(o.target, o.content.trim()), action);
+  return updateLedger(src.ledgerPath, init(src), (l) => {
+    const now = nowIso();
+    const candidate = stageInto(l, { target: o.target, action, title: o.title, content: o.content, category: o.category ?? null, source_kind: 'manual' as SourceKind, evidence_refs: evidence }, now, src.ledgerPath);
+    for (const id of ids) recordInto(l, id, o.signal!, 'manual', o.evidence ?? [], now);
+    return { candidate: { ...candidate }, ledger: src.ledgerPath, recorded: ids };
+  });
+}
+
+/**
+ * Seed 000 §3.2: one candidate (one content) cannot be proposed in one run of a session and contested
+ * or superseded in another. The same ledger already refuses it (stageInto); this checks the session's
+ * other ledgers. Unreadable ledgers are skipped here: review reports them.
+ */
+function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, action: Action): void {
+  for (const other of sessionSources(root, src.sid)) {
+    if (other.rid === src.rid) continue;
+    let ledger;
+    try {
+      ledger = readLedger(other.ledgerPath);
+    } catch {
+      continue;
+    }
+    const c = ledger?.candidates.find((x) => x.candidate_id === id);
+    if (c && c.action !== action)
+      throw new MaestroError('KNOWLEDGE_CONFLICT', `Candidate ${id} is staged with action ${c.action} in ${other.rid === 'session' ? `the ledger of session ${src.sid}` : `run ${other.rid}`} (${other.ledgerPath}); identical content cannot be restaged as ${action} in another run of the same session.`);
+  }
+}
+
+export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): { ledger: string; recorded: string[] } {
+  if (!ids.length) throw new MaestroError('BAD_INPUT', 'record needs at least one knowledge id.');
+  const signal = o.signal ?? 'cited';
+  const source = o.source ?? 'manual';
+  if (!['consumed', 'cited', 'validated', 'contradicted'].includes(signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${signal}).`);
+  if (!['load', 'search', 'injection', 'manual'].includes(source)) throw new MaestroError('BAD_INPUT', `--source must be load|search|injection|manual (got ${source}).`);
+  const src = ledgerSourceFor(root, o, env);
+  const resolved = resolveKnowledgeIds(root, ids);
+  updateLedger(src.ledgerPath, init(src), (l) => {
+    const now = nowIso();
+    for (const id of resolved) recordInto(l, id, signal, source, o.evidence ?? [], now);
+  });
+  return { ledger: src.ledgerPath, recorded: resolved };
+}
+
+/**
+ * `maestro load` in an active run: records `consumed` (source load). Search and
+ * injection never call this. No active run, or a sealed one: nothing is written.
+ */
+export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
+  const dir = env.MAESTRO_RUN_DIR;
+  if (dir && ids.length && existsSync(join(dir, 'run.json'))) {
+    const run = upgradeRun(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as Record<string, unknown>, join(dir, 'run.json'));
+    if (isSealed(run)) return false;
+    updateLedger(join(dir, 'knowledge-delta.json'), () => emptyLedger(run.session_id, run.run_id, nowIso()), (l) => {
+      const now = nowIso();
+      for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
+    });
+    return true;
+  }
+  const a = activeRun(root, env);
+  if (!a || !ids.length) return false;
+  let run: RunDoc;
+  try {
+    run = readRun(root, a.sid, a.rid);
+  } catch {
+    return false;
+  }
+  if (isSealed(run)) return false;
+  const src = runSource(root, a.sid, a.rid);
+  updateLedger(src.ledgerPath, init(src), (l) => {
+    const now = nowIso();
+    for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
+  });
+  return true;
+}
+
+const VERDICT: Record<string, RunDoc['verdict']> = { ready: 'done', ready_with_concerns: 'done_with_concerns', blocked: 'blocked', failed: 'needs_retry' };
+
+export interface CompleteResult {
+  run: RunDoc;
+  candidate_ids: string[];
+  reconciliation: Receipt['counts'] & { receipt: string };
+}
+
+/** Stages the report's accepted decisions and locked constraints (pending), reconciles; never promotes. */
+export function completeRun(root: WorkflowRoot, sid: string, rid: string): CompleteResult {
+  const run = assertWritableRun(root, sid, rid);
+  const src = runSource(root, sid, rid);
+  const reportPath = join(src.dir, 'report.md');
+  const report = existsSync(reportPath) ? parseReport(readFileSync(reportPath, 'utf8'), reportPath) : parseReport('');
+  const drafts = reportDrafts(report, rid);
+  if (run.status !== 'completed') {
+    updateLedger(src.ledgerPath, init(src), (l) => {
+      const now = nowIso();
+      for (const d of drafts) if (!l.candidates.some((c) => c.candidate_id === d.candidate_id)) stageInto(l, d, now, src.ledgerPath);
+    });
+    run.status = 'completed';
+    run.verdict = VERDICT[report.verdict] ?? null;
+    run.summary = report.summary || null;
+    run.ended_at = nowIso();
+    writeRun(root, run);
+  }
+  const receipt = reconcileSource(root, src);
+  return { run, candidate_ids: receipt.candidates.map((c) => c.candidate_id), reconciliation: { ...receipt.counts, receipt: src.receiptPath } };
+}
+
+export function checkRun(root: WorkflowRoot, sid: string, rid: string): { receipt: Receipt; warnings: string[] } {
+  const run = readRun(root, sid, rid);
+  const src = runSource(root, sid, rid);
+  const receipt = isSealed(run) ? (readReceipt(src) ?? reconcileSourceReadOnly(root, src)) : reconcileSource(root, src);
+  const warnings: string[] = [];
+  const state = readSourceState(src);
+  if (!state.ledger?.inputs.length) warnings.push('no knowledge inputs recorded (maestro knowledge record <ids> --signal …)');
+  const reportPath = join(src.dir, 'report.md');
+  const report = existsSync(reportPath) ? parseReport(readFileSync(reportPath, 'utf8'), reportPath) : null;
+  if (!report || !report.summary) warnings.push('report.md has no summary/verdict yet');
+  if (receipt.counts.review_required) warnings.push(`${receipt.counts.review_required} candidate(s) need review (maestro knowledge review ${sid})`);
+  return { receipt, warnings };
+}
+
+function reconcileSourceReadOnly(root: WorkflowRoot, src: Source): Receipt {
+  throw new MaestroError('RUN_SEALED', `Run ${src.rid} is sealed and has no receipt; sealed runs are not rewritten.`);
+}
+
+/** Applies automatic suppression (exact duplicates → rejected) from a fresh receipt. */
+function suppressExact(src: Source, receipt: Receipt | null): number {
+  if (!receipt) return 0;
+  const ids = new Set(receipt.candidates.filter((c) => c.disposition === 'exact_duplicate' && c.promotion_eligibility === 'suppressed').map((c) => c.candidate_id));
+  if (!ids.size || !readLedger(src.ledgerPath)) return 0;
+  return updateLedger(src.ledgerPath, init(src), (l) => {
+    let n = 0;
+    for (const c of l.candidates) if (c.status === 'pending' && ids.has(c.candidate_id)) {
+      c.status = 'rejected';
+      n++;
+    }
+    return n;
+  });
+}
+
+export function sealRun(root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
+  let run = readRun(root, sid, rid);
+  if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
+  if (run.status !== 'completed') completeRun(root, sid, rid);
+  const src = runSource(root, sid, rid);
+  const receipt = reconcileSource(root, src);
+  const suppressed = suppressExact(src, receipt);
+  run = readRun(root, sid, rid);
+  run.status = 'sealed';
+  run.sealed_at = nowIso();
+  writeRun(root, run);
+  const s = readSession(root, sid);
+  s.active_run_ids = s.active_run_ids.filter((x) => x !== rid);
+  s.activity_revision += 1;
+  writeSession(root, s);
+  return { run, suppressed, pending: pendingOf(src) };
+}
+
+/** Pending candidates of one source; throws (CORRUPT_FILE) when its ledger or promotion receipt is unreadable. */
+function pendingOf(src: Source): number {
+  const done = promotedIds(src.dir); // run ledgers are sealed: their promotions are in knowledge-promotion.json
+  return (readLedger(src.ledgerPath)?.candidates ?? []).filter((c) => (c.status === 'pending' || c.status === 'promoting') && !done.has(c.candidate_id)).length;
+}
+
+/**
+ * Seals the session: reports the backlog, never drops a candidate. A source whose files are unreadable
+ * is listed in `unreadable` (its candidates cannot be counted), not counted as an empty backlog.
+ */
+export function sealSession(root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
+  const s = readSession(root, sid);
+  const sources = sessionSources(root, sid);
+  const unsealed = sources.filter((x) => x.rid !== 'session' && !isSealed(readRun(root, sid, x.rid))).map((x) => x.rid);
+  const ss = sessionSource(root, sid);
+  if (readLedger(ss.ledgerPath)) suppressExact(ss, reconcileSource(root, ss));
+  const unreadable: Array<{ run_id: string; error: string }> = [];
+  let backlog = 0;
+  for (const x of sources) {
+    try {
+      backlog += pendingOf(x);
+    } catch (err) {
+      unreadable.push({ run_id: x.rid, error: (err as Error).message });
+    }
+  }
+  if (s.status === 'open') {
+    s.status = 'completed';
+    s.completed_at = nowIso();
+    s.active_run_ids = [];
+    s.activity_revision += 1;
+    writeSession(root, s);
+  }
+  return { session: s, backlog, unsealed_runs: unsealed, unreadable };
+}

@@ -1,0 +1,34 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempRoot } from '../../../test/helpers/knowledge.js';
+import { openKnowledge } from '../knowledge.js';
+import { appendSpecEntry } from '../format/specWriter.js';
+
+const entry = (title: string) => `<spec-entry category="learning" keywords="scope" date="2026-01-01" title="${title}">\nscope word kestrel\n</spec-entry>\n`;
+
+describe('scopes and linked workspaces', () => {
+  it('gives every scope its id prefix and filters by workspace before the cut', async () => {
+    const main = tempRoot();
+    const other = tempRoot();
+    appendSpecEntry(main.root, { category: 'learning', title: 'Project kestrel', content: 'kestrel', keywords: ['scope'] });
+    appendSpecEntry(main.root, { category: 'learning', title: 'Team kestrel', content: 'kestrel', keywords: ['scope'], scope: 'team' });
+    mkdirSync(join(main.root.workflowDir, 'collab', 'specs', 'ana'), { recursive: true });
+    writeFileSync(join(main.root.workflowDir, 'collab', 'specs', 'ana', 'learnings.md'), entry('Personal kestrel'));
+    mkdirSync(join(other.root.workflowDir, 'specs'), { recursive: true });
+    writeFileSync(join(other.root.workflowDir, 'specs', 'learnings.md'), entry('Linked kestrel'));
+    writeFileSync(join(main.root.workflowDir, 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'api', path: other.dir }] }));
+    const k = openKnowledge({ workflowRoot: main.dir, env: { ...process.env, MAESTRO_UID: 'ana' } });
+    try {
+      const all = k.search('kestrel', { limit: 10 });
+      expect(all.results.map((r) => r.id).sort()).toEqual(['spec:personal:ana:learnings-001', 'spec:project:learnings-001', 'spec:team:learnings-001', 'ws:api:spec:learnings-001']);
+      expect(k.search('kestrel', { workspace: 'api' }).results.map((r) => r.id)).toEqual(['ws:api:spec:learnings-001']);
+      expect(k.search('kestrel', { workspace: 'local', limit: 10 }).count).toBe(3);
+      expect(await k.load('ws:api:spec:learnings-001')).toMatchObject({ title: 'Linked kestrel' });
+    } finally {
+      k.close();
+    }
+    writeFileSync(join(main.root.workflowDir, 'workspaces.json'), '{"workspaces": [{"name": "Bad Name", "path": "x"}]}');
+    expect(() => openKnowledge({ workflowRoot: main.dir })).toThrow(/workspaces\[0\] needs a kebab-case "name"/);
+  });
+});
