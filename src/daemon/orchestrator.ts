@@ -180,7 +180,7 @@ export class Orchestrator {
   async tick(): Promise<void> {
     await beatDaemon(this.store.db, this.owner, this.store.clock());
     await this.renewLeases();
-    await this.reconcile();
+    const inFlight = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
     if (expired.length) {
@@ -191,7 +191,7 @@ export class Orchestrator {
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
       const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
-      const perProject = await this.perProjectFree();
+      const perProject = await this.perProjectFree(inFlight);
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
@@ -209,9 +209,10 @@ export class Orchestrator {
    * (claimed by it), and, for a project without a shared remote (worked on this
    * host only), minus its unclaimed ones too (approved tasks waiting to merge).
    * Other daemons' tasks run on their own hosts and do not count here.
+   * `inFlight` is the tick's one listing (reconcile's): a task that left flight
+   * since is counted once more, which only holds a slot back until the next tick.
    */
-  private async perProjectFree(): Promise<(projectId: string) => number> {
-    const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+  private async perProjectFree(inFlight: Task[]): Promise<(projectId: string) => number> {
     const shared = new Set((await this.store.projects.list()).filter((p) => remoteOf(p)).map((p) => p.id));
     const counts = new Map<string, number>();
     for (const t of inFlight) {
@@ -221,16 +222,12 @@ export class Orchestrator {
     return (projectId) => Math.max(0, this.config.maxConcurrentRunsPerProject - (counts.get(projectId) ?? 0));
   }
 
-  private async owned(): Promise<Task[]> {
-    const rows = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
-    return rows.filter((t) => t.claimedBy === this.owner && t.status !== 'merging');
-  }
-
   private async renewLeases(): Promise<void> {
     await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
   }
 
-  private async reconcile(): Promise<void> {
+  /** Settles this daemon's runs and restarts its claimed tasks that have none; returns the in-flight tasks it read. */
+  private async reconcile(): Promise<Task[]> {
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
@@ -245,10 +242,13 @@ export class Orchestrator {
       }
       await this.superviseRun(run, task);
     }
-    for (const task of await this.owned()) {
+    // Listed after the runs above settled: a task whose run just failed must not look owned and idle.
+    const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
       const running = await this.store.runs.list({ taskId: task.id, status: 'running' });
       if (!running.length && !this.stopping) await this.startRunFor(task);
     }
+    return inFlight;
   }
 
   private async superviseRun(run: Run, task: Task): Promise<void> {
