@@ -9,6 +9,7 @@
  *
  * Nothing here may fail a run: the daemon wraps every call.
  */
+import { isMaestroError } from '../../core/errors.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task } from '../../core/types.js';
@@ -116,8 +117,11 @@ export class KnowledgeBridge {
     try {
       readSession(root, sid);
       if (isSealed(readRun(root, sid, rid))) return null;
-    } catch {
-      return null; // never registered (started before knowledge was wired, or its start failed)
+    } catch (err) {
+      // Never registered (started before knowledge was wired, or its start failed): nothing to finish.
+      // A corrupt session or run file is thrown: the orchestrator reports it as a knowledge.error event.
+      if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
+      throw err;
     }
     const done = completeRun(root, sid, rid);
     sealRun(root, sid, rid);
