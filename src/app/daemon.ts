@@ -37,7 +37,8 @@ import { providerProblem } from '../daemon/providerCheck.js';
 import { remoteOf } from '../daemon/repos.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
-import { createKnowledgePool } from '../knowledge/pool.js';
+import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
+import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
 import { followFromEnv, ObserverHub } from '../observer/hub.js';
 import { observerEvents } from '../observer/events.js';
@@ -161,6 +162,10 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       feed.publishDirect(events);
       poke();
     });
+    // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
+    const knowledge = new KnowledgeService(resolveKnowledgeConfig(process.env));
+    knowledge.start();
+    cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, poke);
     const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
     const orchestrator = new Orchestrator(store, bus, config, {
@@ -174,6 +179,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       log,
       reply: (task, answer, who) => control.reply(task, answer, who),
       mayClaim: () => !health.claimPaused,
+      knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir) }),
     });
     onHealth = (report) => {
       if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
@@ -189,14 +195,11 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     cleanups.push(() => {
       onHealth = () => {};
     });
-    // The knowledge search (warm indexes per workflow root) and the observer's sessions.
-    const knowledge = createKnowledgePool();
-    cleanups.push(() => knowledge.stop());
     const observer = options.observer ?? resolveObserverConfig();
     const builtIn = [
       async (a: FastifyInstance, doc: OpenApiDoc) => {
         // Review, promotion and audit act on a registered project's own `.workflow/` only.
-        await a.register(knowledgeRoutes, { pool: knowledge, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+        await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
       },
       (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
     ];
