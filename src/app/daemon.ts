@@ -40,8 +40,8 @@ import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
-import { followFromEnv, ObserverHub } from '../observer/hub.js';
-import { observerEvents } from '../observer/events.js';
+import { followFromEnv } from '../observer/hub.js';
+import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { agentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
@@ -195,13 +195,16 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     cleanups.push(() => {
       onHealth = () => {};
     });
-    const observer = options.observer ?? resolveObserverConfig();
+    // The observer (bundles written by `maestro observe` elsewhere, and when following the newest transcript
+    // itself): its updates reach the board over the same WebSocket as everything else.
+    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
+    const observer = new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), onUpdate: forward, onError: logError });
     const builtIn = [
       async (a: FastifyInstance, doc: OpenApiDoc) => {
         // Review, promotion and audit act on a registered project's own `.workflow/` only.
         await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
       },
-      (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
+      (a: FastifyInstance) => observerRoutes(a, observer.routeDeps),
     ];
     // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
     // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
@@ -210,14 +213,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     // Task branches of a project on a shared remote live in this host's clone of it.
     const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
     const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
-    // Observer updates reach the board over the same WebSocket as everything else.
-    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-    observerEvents.on('update', forward);
-    cleanups.push(() => void observerEvents.off('update', forward));
-    // Bundles written by `maestro observe` elsewhere, and (when following) the newest transcript itself.
-    const hub = new ObserverHub({ config: observer, follow: options.observerFollow ?? followFromEnv(process.env), onError: logError });
-    hub.start();
-    cleanups.push(() => hub.stop());
+    observer.start();
+    cleanups.push(() => observer.stop());
     // A local write reaches WebSocket clients at once instead of at the next poll.
     app.addHook('onResponse', async (req) => {
       if (req.method !== 'GET') void feed.poke();
