@@ -121,6 +121,7 @@ export class KnowledgeService {
     this.watched.clear();
     await Promise.all(dirs.map((d) => unwatchCorpus(d)));
     for (const d of dirs) clearCorpusCache(d);
-    forgetPreparedCorpora();
+    // A long-lived service's reconciliations filled these; a one-shot one leaves them to the rest of its process.
+    if (this.config.watchCorpus) forgetPreparedCorpora();
   }
 }
