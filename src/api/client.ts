@@ -13,7 +13,7 @@
 import { DEFAULTS } from '../config/defaults.js';
 import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
-import type { Project } from '../core/types.js';
+import type { ProjectDetail, ProjectList } from './wire/responses.js';
 
 export interface ClientOptions {
   url?: string;
@@ -171,13 +171,13 @@ export class ApiClient {
 }
 
 /** A project by id, or else by exact name. */
-export async function findProject(client: ApiClient, idOrName: string): Promise<{ project: Project; tasksByStatus: Record<string, number> }> {
+export async function findProject(client: ApiClient, idOrName: string): Promise<ProjectDetail> {
   try {
     return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
   } catch (err) {
     if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
   }
-  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const { projects } = await client.get<ProjectList>('/api/projects');
   const byName = projects.find((p) => p.name === idOrName);
   if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
   return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);
