@@ -68,6 +68,8 @@ export interface OrchestratorOptions {
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
   /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
   mayClaim?: () => boolean;
+  /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */
+  knowledge?: KnowledgeBridge;
 }
 
 /** How often worktrees of finished tasks are removed (also once at start). */
@@ -89,7 +91,7 @@ export class Orchestrator {
   private ticking: Promise<void> | null = null;
   private kicked = false;
   private stopping = false;
-  private readonly knowledge = new KnowledgeBridge();
+  private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
 
   constructor(
@@ -99,6 +101,7 @@ export class Orchestrator {
     private readonly opts: OrchestratorOptions,
   ) {
     this.owner = config.name;
+    this.knowledge = opts.knowledge ?? new KnowledgeBridge();
     this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {

@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import type { Task } from '../../core/types.js';
 import { builtinSources, loadCorpus } from '../format/corpus.js';
 import { buildKeywordIndex } from '../search/keywordIndex.js';
-import { watchCorpus } from './ledger/corpusDocs.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
 import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
@@ -44,12 +43,6 @@ function slug(x: string): string {
   return x.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'x';
 }
 
-function rootFor(repoPath: string): WorkflowRoot {
-  const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
-  // The daemon lives long: watch the corpus so reconciling a run stats only the files that changed.
-  watchCorpus(root.workflowDir);
-  return root;
-}
 
 const MAX_SPECS = 5;
 const MAX_SEARCHED = 3;
@@ -60,10 +53,27 @@ function citation(id: string, title: string, body: string): string {
   return `- [${id}] ${title}: ${text.length > MAX_SPEC_CHARS ? `${text.slice(0, MAX_SPEC_CHARS)}…` : text}`;
 }
 
+export interface KnowledgeBridgeOptions {
+  /**
+   * Called with each workflow folder the bridge works in: the KnowledgeService watches its corpus
+   * (so reconciling a run stats only the files that changed) and stops the watcher on stop().
+   * Without it nothing is watched, and nothing is left running.
+   */
+  watch?: (workflowDir: string) => void;
+}
+
 export class KnowledgeBridge {
+  constructor(private readonly options: KnowledgeBridgeOptions = {}) {}
+
+  private rootFor(repoPath: string): WorkflowRoot {
+    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+    this.options.watch?.(root.workflowDir);
+    return root;
+  }
+
   /** The reconciliation card and keyword-injected specs (deprecated skipped): text for "What the project already knows". */
   briefFor(task: Pick<Task, 'id' | 'title'> & { spec?: string | null }, repoPath: string): string {
-    const root = rootFor(repoPath);
+    const root = this.rootFor(repoPath);
     const sid = sessionIdFor(task.id);
     const lines: string[] = ['## Knowledge reconciliation card (knowledge-reconciliation-card/1.0)'];
     let pending = 0;
@@ -97,7 +107,7 @@ export class KnowledgeBridge {
 
   /** Ensures the task's session and registers the run, its folder linked to the orchestrator's run directory. */
   onRunStarted(info: BridgeRunInfo): { sessionId: string; runId: string } {
-    const root = rootFor(info.repoPath);
+    const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     createSession(root, sid, info.task.title);
     const rid = runIdFor(info.run.id);
@@ -111,7 +121,7 @@ export class KnowledgeBridge {
    * accepted decisions are promoted at once; constraints are left for a person to review.
    */
   onRunFinished(info: BridgeRunInfo, opts: { autoPromoteDecisions?: boolean } = {}): (CompleteResult & { sealed: boolean; promoted: string[] }) | null {
-    const root = rootFor(info.repoPath);
+    const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     const rid = runIdFor(info.run.id);
     try {
