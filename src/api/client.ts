@@ -10,8 +10,7 @@
  * CLI prints exactly what the API said; a daemon that does not answer is
  * DAEMON_UNREACHABLE with a message saying how to start one.
  */
-import { DEFAULTS } from '../config/defaults.js';
-import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
+import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
 import type { ProjectDetail, ProjectList } from './wire/responses.js';
 
@@ -21,12 +20,12 @@ export interface ClientOptions {
 }
 
 export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const raw = flag || env.MAESTRO_URL || `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
+  const raw = flag || defaultDaemonUrl(env);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : env.MAESTRO_URL ? 'MAESTRO_URL' : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
+    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : daemonUrlFromEnv(env) ? 'MAESTRO_URL' : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" must be http:// or https://.`);
   return raw.replace(/\/+$/, '');
@@ -51,7 +50,7 @@ export class ApiClient {
 
   constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
     this.baseUrl = resolveApiUrl(options.url, env);
-    this.token = options.token ?? (env.MAESTRO_TOKEN || (isLoopback(new URL(this.baseUrl).hostname) ? readHomeToken(resolveHome(env)) : null));
+    this.token = options.token ?? clientToken(new URL(this.baseUrl), env);
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {

@@ -68,6 +68,8 @@ export interface OrchestratorOptions {
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
   /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
   mayClaim?: () => boolean;
+  /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */
+  knowledge?: KnowledgeBridge;
 }
 
 /** How often worktrees of finished tasks are removed (also once at start). */
@@ -90,7 +92,7 @@ export class Orchestrator {
   private ticking: Promise<void> | null = null;
   private kicked = false;
   private stopping = false;
-  private readonly knowledge = new KnowledgeBridge();
+  private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
 
   constructor(
@@ -100,6 +102,7 @@ export class Orchestrator {
     private readonly opts: OrchestratorOptions,
   ) {
     this.owner = config.name;
+    this.knowledge = opts.knowledge ?? new KnowledgeBridge();
     this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
@@ -119,7 +122,7 @@ export class Orchestrator {
       onError: opts.onError,
       onFinal: (run) => {
         void publishTaskBranch(this.store, this.repos, config.home, run, opts.onError);
-        void knowledgeFinished(this.store, this.knowledge, run);
+        void knowledgeFinished(this.store, this.knowledge, run, this.opts.onError);
         this.kick();
       },
       preFinal: opts.preFinal,
@@ -247,7 +250,8 @@ export class Orchestrator {
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
         this.ingestor.unfollow(run.id);
-        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch(() => undefined);
+        // A failed write is said, not dropped; the next tick finds the run still running and tries again.
+        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch((err) => this.opts.onError(coerceError(err)));
         continue;
       }
       await this.superviseRun(run, task);
@@ -331,17 +335,24 @@ export class Orchestrator {
     const traceId = randomUUID();
     const runDir = join(this.config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
-    const knowledge = (await tryKnowledge(this.store, task, 'brief', () => this.knowledge.briefFor(task, project.repoPath))) ?? '';
+    const knowledge = (await tryKnowledge(this.store, task, 'brief', () => this.knowledge.briefFor(task, project.repoPath), this.opts.onError)) ?? '';
     const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge });
     if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
       const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
     }
     writeJob(runDir, job);
-    await tryKnowledge(this.store, task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }));
+    await tryKnowledge(this.store, task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), this.opts.onError);
     const run = await this.store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
-    await this.spawn(run, registered);
+    try {
+      await this.spawn(run, registered);
+    } catch (err) {
+      // No worker: a run left `running` would wait for a heartbeat that never comes. End it with the reason;
+      // startRunFor then moves the task to needs_attention.
+      await this.store.runs.finish({ id: run.id, status: 'failed', error: `the worker could not start: ${coerceError(err).message}` }).catch((e) => this.opts.onError(coerceError(e)));
+      throw err;
+    }
     return run;
   }
 

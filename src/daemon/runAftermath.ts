@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { coerceError } from '../core/errors.js';
+import { coerceError, isMaestroError } from '../core/errors.js';
 import type { Run, Task } from '../core/types.js';
 import { branchName } from '../executor/protocol/job.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
@@ -13,24 +13,29 @@ import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
 import { remoteOf, type ProjectRepos } from './repos.js';
 
-/** Knowledge must never fail a run: an error becomes a `knowledge.error` event. */
-export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn: () => T): Promise<T | null> {
+/** Knowledge must never fail a run: an error becomes a `knowledge.error` event (and one that cannot be recorded goes to `onError`). */
+export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn: () => T, onError: (err: Error) => void): Promise<T | null> {
   try {
     return fn();
   } catch (e) {
-    await store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch(() => {});
+    await store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch((err) => onError(coerceError(err)));
     return null;
   }
 }
 
-export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge, run: Run): Promise<void> {
-  const task = await store.tasks.get(run.taskId).catch(() => null);
-  const project = task && (await store.projects.get(task.projectId).catch(() => null));
+export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge, run: Run, onError: (err: Error) => void): Promise<void> {
+  // A task or project deleted meanwhile has no knowledge to finish; any other failure is said, not dropped.
+  const gone = (err: unknown) => {
+    if (!isMaestroError(err, 'UNKNOWN_TASK') && !isMaestroError(err, 'UNKNOWN_PROJECT')) onError(coerceError(err));
+    return null;
+  };
+  const task = await store.tasks.get(run.taskId).catch(gone);
+  const project = task && (await store.projects.get(task.projectId).catch(gone));
   if (!task || !project || !run.runDir) return;
   // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
   const autoPromoteDecisions = project.config.demo === true;
-  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }));
-  if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch(() => {});
+  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }), onError);
+  if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => onError(coerceError(err)));
 }
 
 /** After a run on a shared remote: publish the task branch, so any daemon can go on with the task. */

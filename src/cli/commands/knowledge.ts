@@ -8,25 +8,24 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
+import type { Knowledge } from '../../knowledge/knowledge.js';
 
 interface RootOpts {
   workflowRoot?: string;
   json?: boolean;
 }
 
-const knowledgeModule = () => import('../../knowledge/knowledge.js');
+const serviceModule = () => import('../../knowledge/service.js');
 
-async function open(opts: RootOpts & { readOnlyProbe?: boolean }) {
-  const { openKnowledge } = await knowledgeModule();
-  return openKnowledge({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), readOnly: Boolean(opts.readOnlyProbe) });
-}
-
-async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn: (k: Awaited<ReturnType<typeof open>>) => Promise<T> | T): Promise<T> {
-  const k = await open(opts);
+/** A one-shot command: the daemon's KnowledgeService, built for one command (no scan throttle, no watcher), one handle. */
+async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn: (k: Knowledge) => Promise<T> | T): Promise<T> {
+  const { KnowledgeService, resolveKnowledgeConfig } = await serviceModule();
+  const service = new KnowledgeService(resolveKnowledgeConfig(process.env, { oneShot: true }));
+  service.start();
   try {
-    return await fn(k);
+    return await fn(service.open({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), readOnly: Boolean(opts.readOnlyProbe) }));
   } finally {
-    k.close();
+    await service.stop();
   }
 }
 
