@@ -72,8 +72,8 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
     await store.close();
-    // Workers of the killed daemons may still be finishing a write; retry the cleanup briefly.
-    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    // Workers (and git clean-ups) of the killed daemons may still be finishing a write; retry the cleanup for up to 10 s.
+    rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 200 });
   }
 }
 

@@ -86,6 +86,7 @@ export class Orchestrator {
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
+  private mergeTimer: NodeJS.Timeout | null = null;
   private mergeTick: Promise<void> | null = null;
   private untrack: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
@@ -150,6 +151,8 @@ export class Orchestrator {
     // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
     this.leaseTimer = setInterval(() => void this.renewLeases().catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
     this.timer = setInterval(() => this.kick(), this.config.tickMs);
+    // Merges keep their own cadence: a tick slowed by starting runs (a fetch per run) must not hold approved work back.
+    this.mergeTimer = setInterval(() => this.kickMerges(), this.config.tickMs);
     this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
     this.kick();
   }
@@ -201,13 +204,18 @@ export class Orchestrator {
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
-      // Merges run beside the tick (fetches and pushes can be slow); MergeCoordinator never overlaps itself.
-      // Its errors (the database restarting, say) are logged, never an unhandled rejection that ends the daemon.
-      this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
-        this.mergeTick = null;
-      });
       await autoApprove(this.store, this.opts);
+      // After the approvals: work approved just now goes in this round of merges.
+      this.kickMerges();
     }
+  }
+
+  /** Merges beside the tick (fetches and pushes are slow), never overlapping; errors are logged, never unhandled rejections. */
+  private kickMerges(): void {
+    if (this.stopping) return;
+    this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
+      this.mergeTick = null;
+    });
   }
 
   /**
@@ -375,8 +383,10 @@ export class Orchestrator {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.mergeTimer) clearInterval(this.mergeTimer);
     this.timer = null;
     this.pruneTimer = null;
+    this.mergeTimer = null;
     this.untrack?.();
     this.untrack = null;
     await this.idle();
