@@ -4,7 +4,7 @@
  * run. Each daemon runs at most 2 runs at once (as a small host would), so the
  * ratio shows how work spreads over daemons. Prints figures and the ratio.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +12,11 @@ import pg from 'pg';
 import { openMigratedDatabase } from '../src/store/open.js';
 import { createStore } from '../src/store/store.js';
 import { buildForTests } from '../test/helpers/build.js';
+import { removeTempDirs } from '../test/helpers/db.js';
 import { startPostgres } from '../test/helpers/postgres.js';
+import { sharedRemote } from '../test/helpers/repo.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
-const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
-const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'pipe' });
 
 async function run(main: string, cluster: { url: string }, daemons: number, round: number): Promise<number> {
   const dbName = `mh_${round}`;
@@ -29,14 +29,8 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
   const procs: ChildProcess[] = [];
   const store = createStore(await openMigratedDatabase(url));
   try {
-    const remote = join(root, 'remote.git');
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
-    const seed = join(root, 'seed');
-    execFileSync('git', ['clone', '-q', remote, seed], { stdio: 'pipe' });
-    writeFileSync(join(seed, 'README.md'), '# bench\n');
-    sh(seed, 'add', '-A');
-    sh(seed, 'commit', '-q', '-m', 'init');
-    sh(seed, 'push', '-q', 'origin', 'HEAD:main');
+    // The same shared remote the multihost suite runs on.
+    const remote = sharedRemote(root);
     const titles = Array.from({ length: TASKS }, (_, i) => `job-${String(i).padStart(3, "0")}`); // padded: "job-1" would also match "job-10"
     const script = join(root, 'script.yaml');
     writeFileSync(
@@ -78,8 +72,8 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
     await store.close();
-    // Workers of the killed daemons may still be finishing a write; retry the cleanup briefly.
-    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    // Workers (and git clean-ups) of the killed daemons may still be finishing a write; retry the cleanup for up to 10 s.
+    rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 200 });
   }
 }
 
@@ -102,4 +96,5 @@ try {
 } finally {
   build.remove();
   cluster.stop();
+  removeTempDirs(); // the seed repositories sharedRemote made
 }

@@ -12,11 +12,15 @@
  *    and serial (the baseline), each reviewer taking REVIEW_MS. Target: the
  *    concurrent review section at most 0.55 of the serial one.
  *
+ * 3. CPU per task through a whole daemon (bench/cpuPerTask.ts): the daemon, its
+ *    workers and every git they run, with cold workers (a Node process per
+ *    run, warmWorkers 0) and with the default warm pool. Target: <= 0.6 s.
+ *
  * Prints figures only; it asserts nothing. Usage: npm run bench:pipeline [-- tasks]
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -26,6 +30,9 @@ import { mergeIntoMain } from '../src/git/merge.js';
 import { parseJob, type JobInput } from '../src/executor/protocol/job.js';
 import { readOutbox, type PhaseRecord } from '../src/executor/protocol/outbox.js';
 import { runPipeline } from '../src/executor/run.js';
+import { DEFAULTS } from '../src/config/defaults.js';
+import { buildForTests } from '../test/helpers/build.js';
+import { cpuPerTask } from './cpuPerTask.js';
 
 const run = promisify(execFile);
 const TASKS = Number(process.argv[2] ?? 12);
@@ -191,5 +198,28 @@ async function reviewBench(): Promise<void> {
   }
 }
 
-await overheadBench();
-await reviewBench();
+async function cpuBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'maestro-bench-cpu-'));
+  const build = buildForTests();
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+  try {
+    console.log(`\n== CPU per task through a daemon (${TASKS} easy tasks: execute, review, merge; zero-latency scripted agent) ==`);
+    console.log(`load average before: ${load()} on ${cpus().length} cores`);
+    for (const warmWorkers of [0, DEFAULTS.warmWorkers]) {
+      const repo = await makeRepo(join(root, `repo-${warmWorkers}`));
+      const f = await cpuPerTask({ main: build.main, root, repo, tasks: TASKS, warmWorkers });
+      const label = warmWorkers === 0 ? 'cold worker per run (warmWorkers 0)' : `warm pool (warmWorkers ${warmWorkers})`;
+      console.log(`${label.padEnd(36)} ${f.total.toFixed(3)} CPU s/task (daemon ${f.daemon.toFixed(3)}, workers + git ${f.children.toFixed(3)}); ${f.wallSeconds.toFixed(1)} s wall; idle daemon ${f.idlePerSecond.toFixed(3)} CPU s/s  target <= 0.6: ${f.total <= 0.6 ? 'MET' : 'NOT MET'}`);
+    }
+    console.log(`load average after: ${load()}`);
+  } finally {
+    build.remove();
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  }
+}
+
+if (process.env.BENCH_ONLY !== 'cpu') {
+  await overheadBench();
+  await reviewBench();
+}
+await cpuBench();

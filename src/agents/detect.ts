@@ -8,10 +8,10 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_TOOLS, CLI_TOOL_KINDS, type CliToolSpec } from './cli/tools.js';
 import { locateTool } from './cli/which.js';
+import { claudeConfigDir } from '../config/env.js';
 
 export interface AgentToolStatus {
   kind: 'claude' | (typeof CLI_TOOL_KINDS)[number];
@@ -61,7 +61,7 @@ function detectClaude(env: NodeJS.ProcessEnv): AgentToolStatus {
   // Only Anthropic's own keys: an AWS key alone does not make Claude Code use Bedrock.
   const variable = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'].find((v) => env[v]);
   if (variable) return { ...base, loggedIn: true, detail: `${variable} is set` };
-  const file = join(env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude'), '.credentials.json');
+  const file = join(claudeConfigDir(env), '.credentials.json');
   if (existsSync(file)) return { ...base, loggedIn: true, detail: `login found in ${file}` };
   return { ...base, loggedIn: false, detail: 'no ANTHROPIC_API_KEY and no Claude Code login: run `claude` and log in, or set ANTHROPIC_API_KEY' };
 }

@@ -10,10 +10,9 @@
  * CLI prints exactly what the API said; a daemon that does not answer is
  * DAEMON_UNREACHABLE with a message saying how to start one.
  */
-import { DEFAULTS } from '../config/defaults.js';
-import { isLoopback, readHomeToken, resolveHome } from '../config/home.js';
+import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
-import type { Project } from '../core/types.js';
+import type { ProjectDetail, ProjectList } from './wire/responses.js';
 
 export interface ClientOptions {
   url?: string;
@@ -21,12 +20,12 @@ export interface ClientOptions {
 }
 
 export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const raw = flag || env.MAESTRO_URL || `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
+  const raw = flag || defaultDaemonUrl(env);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : env.MAESTRO_URL ? 'MAESTRO_URL' : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
+    throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" (from ${flag ? '--url' : daemonUrlFromEnv(env) ? 'MAESTRO_URL' : 'MAESTRO_PORT'}) is not a URL; expected e.g. http://127.0.0.1:4300.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new MaestroError('BAD_INPUT', `The daemon URL "${raw}" must be http:// or https://.`);
   return raw.replace(/\/+$/, '');
@@ -51,7 +50,7 @@ export class ApiClient {
 
   constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
     this.baseUrl = resolveApiUrl(options.url, env);
-    this.token = options.token ?? (env.MAESTRO_TOKEN || (isLoopback(new URL(this.baseUrl).hostname) ? readHomeToken(resolveHome(env)) : null));
+    this.token = options.token ?? clientToken(new URL(this.baseUrl), env);
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -171,13 +170,13 @@ export class ApiClient {
 }
 
 /** A project by id, or else by exact name. */
-export async function findProject(client: ApiClient, idOrName: string): Promise<{ project: Project; tasksByStatus: Record<string, number> }> {
+export async function findProject(client: ApiClient, idOrName: string): Promise<ProjectDetail> {
   try {
     return await client.get(`/api/projects/${encodeURIComponent(idOrName)}`);
   } catch (err) {
     if (!(err instanceof MaestroError) || (err.code !== 'UNKNOWN_PROJECT' && err.code !== 'NOT_FOUND')) throw err;
   }
-  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const { projects } = await client.get<ProjectList>('/api/projects');
   const byName = projects.find((p) => p.name === idOrName);
   if (!byName) throw new MaestroError('UNKNOWN_PROJECT', `No project has the id or name "${idOrName}". \`maestro project list\` shows them.`);
   return client.get(`/api/projects/${encodeURIComponent(byName.id)}`);

@@ -6,6 +6,7 @@ import type { Bus } from '../lib/bus.js';
 import type { Store } from '../store/store.js';
 import type { GuardConfig } from './guard.js';
 import type { OpenApiDoc } from './route.js';
+import type { HealthResponse } from './wire/responses.js';
 
 export interface ApiDeps {
   store: Store;
@@ -15,7 +16,7 @@ export interface ApiDeps {
   control: RunControl;
   logError: (err: Error) => void;
   /** The daemon's health conditions (a full disk, a read-only home) for GET /api/health. */
-  health?: () => { ok: boolean; conditions: unknown[] };
+  health?: () => HealthResponse;
   /** The environment agent workers get (PATH, credentials): what GET /api/agents looks at. */
   agentEnv?: NodeJS.ProcessEnv;
   /**

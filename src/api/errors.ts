@@ -10,7 +10,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { MaestroError, coerceError } from '../core/errors.js';
+import { MaestroError, coerceError, errorBody } from '../core/errors.js';
 
 function clientErrorBody(err: FastifyError, status: number): { code: string; message: string } {
   switch (err.code) {
@@ -29,14 +29,14 @@ export function installErrorHandler(app: FastifyInstance, log: (err: Error) => v
   app.setErrorHandler((raw: FastifyError | Error, _req, reply) => {
     const err = coerceError(raw) as FastifyError;
     if (err instanceof MaestroError) {
-      return reply.code(err.status).send({ error: err.toJSON() });
+      return reply.code(err.status).send({ error: errorBody(err) });
     }
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ error: clientErrorBody(err, status) });
     }
     log(err);
-    return reply.code(500).send({ error: { code: 'INTERNAL', message: 'Internal error; the daemon log has the details.' } });
+    return reply.code(500).send({ error: errorBody(err) });
   });
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route ${req.method} ${req.url.split('?')[0]}.` } });

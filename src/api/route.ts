@@ -1,15 +1,23 @@
 /**
  * One way to declare a route: zod schemas for params, query and body, checked
  * before the handler runs (a failure is BAD_INPUT naming the field), and the
- * same schemas rendered into the OpenAPI document at /api/openapi.json.
+ * response schema the route answers with (src/api/wire/responses.ts), typed
+ * against the handler's return value. All of them are rendered into the
+ * OpenAPI document at /api/openapi.json.
+ *
+ * The response schema describes; it does not serialize. Fastify's zod type
+ * provider (fastify-type-provider-zod) would parse every answer through it,
+ * which drops and reorders keys (the JSON would no longer be the store's own)
+ * and costs a parse of every row of a 5,000-task list; the types come from
+ * `z.input` here, and test/api/responses.test.ts parses real answers instead.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../core/schemas.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType = z.ZodType> {
   method: Method;
   url: string;
   summary: string;
@@ -17,6 +25,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   params?: P;
   query?: Q;
   body?: B;
+  /** The JSON body of a success; the handler must return what it describes (or send the reply itself). */
+  response?: R;
+  /** Other media types a success may carry (an SSE stream, JSON lines), each with the schema of one item. */
+  content?: Record<string, z.ZodType>;
   /** HTTP status of a success; 200 by default. */
   status?: number;
 }
@@ -29,12 +41,28 @@ export interface RouteInput<P, Q, B> {
   reply: FastifyReply;
 }
 
+/** A route the app serves, as the OpenAPI document names it: `GET /api/tasks/{id}`. */
+const routeKey = (method: string, url: string) => `${method.toUpperCase()} ${url.replace(/:(\w+)/g, '{$1}')}`;
+
 export class OpenApiDoc {
   readonly paths: Record<string, Record<string, unknown>> = {};
+  /** Every route the app registered (filled by `track`), documented or not. */
+  readonly served = new Set<string>();
+
+  /** Records each route the app registers from now on, so a test can find one the document misses. */
+  track(app: FastifyInstance): void {
+    app.addHook('onRoute', (route: RouteOptions) => {
+      for (const m of [route.method].flat()) if (m !== 'HEAD') this.served.add(routeKey(m, route.url));
+    });
+  }
 
   add(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>): void {
     const path = spec.url.replace(/:(\w+)/g, '{$1}');
-    const op: Record<string, unknown> = { summary: spec.summary, tags: spec.tags ?? [], responses: { [String(spec.status ?? 200)]: { description: 'OK' }, '4XX': { description: 'Error: { error: { code, message, details? } }' } } };
+    const content: Record<string, unknown> = {};
+    if (spec.response) content['application/json'] = { schema: jsonSchema(spec.response, 'output') };
+    for (const [type, item] of Object.entries(spec.content ?? {})) content[type] = { schema: jsonSchema(item, 'output') };
+    const ok = Object.keys(content).length ? { description: 'OK', content } : { description: 'OK' };
+    const op: Record<string, unknown> = { summary: spec.summary, tags: spec.tags ?? [], responses: { [String(spec.status ?? 200)]: ok, '4XX': { description: 'Error: { error: { code, message, details? } }' } } };
     const parameters: unknown[] = [];
     if (spec.params) for (const [name, schema] of Object.entries(jsonSchema(spec.params).properties ?? {})) parameters.push({ name, in: 'path', required: true, schema });
     if (spec.query) {
@@ -51,15 +79,18 @@ export class OpenApiDoc {
   }
 }
 
-function jsonSchema(schema: z.ZodType): { properties?: Record<string, unknown>; required?: string[] } {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): { properties?: Record<string, unknown>; required?: string[] } {
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
 }
 
-export function defineRoute<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, B extends z.ZodType = z.ZodUnknown>(
+/** What a handler may return: the response's shape, or the reply it sent itself (a stream, another media type). */
+type Answer<R extends z.ZodType> = z.input<R> | FastifyReply | void;
+
+export function defineRoute<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, B extends z.ZodType = z.ZodUnknown, R extends z.ZodType = z.ZodUnknown>(
   app: FastifyInstance,
   doc: OpenApiDoc,
-  spec: RouteSpec<P, Q, B>,
-  handler: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>,
+  spec: RouteSpec<P, Q, B, R>,
+  handler: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Answer<R>>,
 ): void {
   doc.add(spec as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
   app.route({

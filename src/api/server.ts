@@ -8,13 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Project, Task } from '../core/types.js';
-import type { Bus, StreamItem } from '../lib/bus.js';
 import type { ApiDeps } from './deps.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandler } from './errors.js';
-import { installGuard, type GuardConfig } from './guard.js';
+import { installGuard } from './guard.js';
 import { installJsonParser } from './json.js';
-import { OpenApiDoc } from './route.js';
+import { defineRoute, OpenApiDoc } from './route.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
@@ -22,6 +20,7 @@ import { registerReadRoutes } from './routes/reads.js';
 import { registerReviewRoutes } from './routes/review.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
+import { healthResponse, openApiResponse } from './wire/responses.js';
 
 /** What the running daemon offers the API about live runs. */
 export type { RunControl } from '../daemon/runControl.js';
@@ -32,6 +31,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // forceCloseConnections: SSE streams and upgraded sockets never end by themselves; stop() must not wait on them.
   const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true, frameworkErrors, clientErrorHandler });
   const doc = new OpenApiDoc();
+  doc.track(app);
   installErrorHandler(app, deps.logError);
 
   app.addHook('onRequest', async (_req, reply) => {
@@ -44,8 +44,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   installJsonParser(app);
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  app.get('/api/health', async () => deps.health?.() ?? { ok: true, conditions: [] });
-  app.get('/api/openapi.json', async () => doc.document());
+  defineRoute(app, doc, { method: 'GET', url: '/api/health', summary: "The daemon's health: conditions (a full disk, a read-only home) that pause new work", tags: ['daemon'], response: healthResponse }, async () => deps.health?.() ?? { ok: true, conditions: [] });
+  defineRoute(app, doc, { method: 'GET', url: '/api/openapi.json', summary: 'This document', tags: ['daemon'], response: openApiResponse }, async () => doc.document());
   registerProjectRoutes(app, doc, deps);
   registerTaskRoutes(app, doc, deps);
   registerReadRoutes(app, doc, deps);

@@ -37,10 +37,11 @@ import { providerProblem } from '../daemon/providerCheck.js';
 import { remoteOf } from '../daemon/repos.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
-import { createKnowledgePool } from '../knowledge/pool.js';
+import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
+import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
-import { followFromEnv, ObserverHub } from '../observer/hub.js';
-import { observerEvents } from '../observer/events.js';
+import { followFromEnv } from '../observer/hub.js';
+import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { agentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
@@ -161,6 +162,10 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       feed.publishDirect(events);
       poke();
     });
+    // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
+    const knowledge = new KnowledgeService(resolveKnowledgeConfig(process.env));
+    knowledge.start();
+    cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, poke);
     const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
     const orchestrator = new Orchestrator(store, bus, config, {
@@ -174,6 +179,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       log,
       reply: (task, answer, who) => control.reply(task, answer, who),
       mayClaim: () => !health.claimPaused,
+      knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir) }),
     });
     onHealth = (report) => {
       if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
@@ -189,16 +195,16 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     cleanups.push(() => {
       onHealth = () => {};
     });
-    // The knowledge search (warm indexes per workflow root) and the observer's sessions.
-    const knowledge = createKnowledgePool();
-    cleanups.push(() => knowledge.stop());
-    const observer = options.observer ?? resolveObserverConfig();
+    // The observer (bundles written by `maestro observe` elsewhere, and when following the newest transcript
+    // itself): its updates reach the board over the same WebSocket as everything else.
+    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
+    const observer = new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), onUpdate: forward, onError: logError });
     const builtIn = [
       async (a: FastifyInstance, doc: OpenApiDoc) => {
         // Review, promotion and audit act on a registered project's own `.workflow/` only.
-        await a.register(knowledgeRoutes, { pool: knowledge, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+        await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
       },
-      (a: FastifyInstance) => observerRoutes(a, { wikiRoot: observer.wikiRoot, workspaceRoot: observer.workspaceRoot }),
+      (a: FastifyInstance) => observerRoutes(a, observer.routeDeps),
     ];
     // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
     // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
@@ -207,14 +213,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     // Task branches of a project on a shared remote live in this host's clone of it.
     const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
     const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
-    // Observer updates reach the board over the same WebSocket as everything else.
-    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-    observerEvents.on('update', forward);
-    cleanups.push(() => void observerEvents.off('update', forward));
-    // Bundles written by `maestro observe` elsewhere, and (when following) the newest transcript itself.
-    const hub = new ObserverHub({ config: observer, follow: options.observerFollow ?? followFromEnv(process.env), onError: logError });
-    hub.start();
-    cleanups.push(() => hub.stop());
+    observer.start();
+    cleanups.push(() => observer.stop());
     // A local write reaches WebSocket clients at once instead of at the next poll.
     app.addHook('onResponse', async (req) => {
       if (req.method !== 'GET') void feed.poke();

@@ -28,6 +28,7 @@ const fileSchema = z
     maxConcurrentRuns: z.number().int().positive(),
     maxConcurrentRunsPerProject: z.number().int().positive(),
     reservedConflictSlots: z.number().int().nonnegative(),
+    warmWorkers: z.number().int().nonnegative(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     allowedHosts: z.array(z.string()),
     allowedOrigins: z.array(z.string()),
@@ -51,6 +52,8 @@ export interface MaestroConfig {
   maxConcurrentRuns: number;
   maxConcurrentRunsPerProject: number;
   reservedConflictSlots: number;
+  /** Worker processes kept warm between runs (0: a fresh process per run). See src/daemon/workerPool.ts. */
+  warmWorkers: number;
   logLevel: (typeof DEFAULTS)['logLevel'];
   /** Host names (besides loopback and the bound host) the API answers to: a reverse proxy's name, say. Lowercase, no port. */
   allowedHosts: string[];
@@ -153,6 +156,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     maxConcurrentRuns: file.maxConcurrentRuns ?? DEFAULTS.maxConcurrentRuns,
     maxConcurrentRunsPerProject: file.maxConcurrentRunsPerProject ?? DEFAULTS.maxConcurrentRunsPerProject,
     reservedConflictSlots: file.reservedConflictSlots ?? DEFAULTS.reservedConflictSlots,
+    warmWorkers: file.warmWorkers ?? DEFAULTS.warmWorkers,
     logLevel: (env.MAESTRO_LOG_LEVEL as MaestroConfig['logLevel'] | undefined) ?? file.logLevel ?? DEFAULTS.logLevel,
     allowedHosts: hostList(envList(env, 'MAESTRO_ALLOWED_HOSTS') ?? (file.allowedHosts && { values: file.allowedHosts, from: `${configPath} allowedHosts` })),
     allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),

@@ -15,5 +15,7 @@ export const DEFAULTS = {
   maxConcurrentRunsPerProject: 2,
   /** Worker slots kept free for conflict runs, ahead of ordinary work. */
   reservedConflictSlots: 1,
+  /** Idle worker processes kept ready for the next run: a cold Node start costs more CPU than a zero-latency run itself. */
+  warmWorkers: 2,
   logLevel: 'info' as 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent',
 };

@@ -10,13 +10,14 @@
  * writes it. A token file that another user could read, or that another user
  * owns, is not trusted: it may already have been read, so fixing its mode
  * would keep a leaked secret. The daemon replaces it with a fresh one and says
- * so; clients holding the old token then get a 401 naming the file. (Not
- * knowledge/format/atomic.ts: that one writes a fixed `.tmp` name with the default mode.)
+ * so; clients holding the old token then get a 401 naming the file. (The write
+ * is the one atomic write, src/lib/atomicWrite.ts, with mode 0600.)
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../lib/atomicWrite.js';
 
 export const TOKEN_FILE = 'token';
 /** What a token file must hold: our own tokens are 43 characters; MAESTRO_TOKEN may be any string of 8 or more. */
@@ -47,18 +48,6 @@ export function readHomeToken(home: string): string | null {
   }
 }
 
-function writeTemp(home: string, token: string): string {
-  const tmp = join(home, `${TOKEN_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(tmp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
-  try {
-    writeSync(fd, `${token}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  return tmp;
-}
-
 /** Why an existing token file cannot be trusted, or null when it can. */
 function distrust(home: string): string | null {
   const path = tokenPath(home);
@@ -83,13 +72,7 @@ export function ensureHomeToken(home: string, warn: (message: string) => void): 
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const token = randomBytes(32).toString('base64url');
-  const tmp = writeTemp(home, token);
-  try {
-    renameSync(tmp, path);
-  } catch (err) {
-    unlinkSync(tmp);
-    throw err;
-  }
+  writeFileAtomic(path, `${token}\n`, { mode: 0o600 });
   if (why) warn(`${why}; replaced it with a new token (mode 0600). Clients read the new one from ${path}.`);
   return token;
 }

@@ -68,6 +68,9 @@ export const ERROR_CATALOGUE = {
   HOME_READ_ONLY: 503,
   DATABASE_CORRUPT: 500,
   DATABASE_EMPTY: 500,
+  // A file Maestro wrote (a ledger, a receipt, a session or run file, a report) that no longer parses:
+  // the request was fine, the disk was not (not BAD_INPUT, which blames the caller). CLI exit 1.
+  CORRUPT_FILE: 500,
   // Agent CLIs (src/agents/cli: codex, gemini, cursor, opencode): why a run of one ended without an answer.
   AGENT_NOT_INSTALLED: 424,
   AGENT_LOGIN_REQUIRED: 424,
@@ -106,6 +109,11 @@ export function coerceError(err: unknown): Error {
     text = String(err);
   }
   return new Error(`Non-error thrown: ${text}`, { cause: err });
+}
+
+/** What a user is shown for an error (the API body, a per-item error in a list): our own code and message, else a generic INTERNAL that leaks nothing. */
+export function errorBody(err: unknown): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+  return err instanceof MaestroError ? err.toJSON() : { code: 'INTERNAL', message: 'Internal error; the daemon log has the details.' };
 }
 
 export function isMaestroError(err: unknown, code?: ErrorCode): err is MaestroError {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
+import type { TaskStatus } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { providerConfigSchema, type JobInput, type ProviderConfig } from '../executor/protocol/job.js';
 
@@ -86,4 +87,20 @@ export function buildJob(ctx: JobContext): JobInput {
     previousFailures: failures.slice(-3),
     heartbeatMs: ctx.heartbeatMs,
   };
+}
+
+/** The run a claimed task's status calls for, and the status it runs in. */
+export function runKindFor(task: Task): { kind: RunKind; status: TaskStatus } {
+  switch (task.status) {
+    case 'queued':
+      return task.plan === null && task.complexity !== 'easy' && task.parentId === null ? { kind: 'plan', status: 'planning' } : { kind: 'execute', status: 'executing' };
+    case 'planning':
+      return { kind: 'plan', status: 'planning' };
+    case 'reviewing':
+      return { kind: 'review', status: 'reviewing' };
+    case 'executing':
+      return task.result?.needsConflictRun ? { kind: 'conflict', status: 'executing' } : { kind: 'execute', status: 'executing' };
+    default:
+      return { kind: 'execute', status: 'executing' };
+  }
 }

@@ -1,31 +1,51 @@
 /**
  * MergeCoordinator: merges approved work (tasks in `merging`) into each
- * project's main, one project at a time, oldest approval first. Exactly once:
- * the merge ledger (`merges`) is written in the same transaction as the move
- * to done, and a branch that main already contains (a merge that happened just
- * before a crash) is recorded without merging again. A conflicting merge
- * leaves main untouched and opens a conflict run; a second failure, a dirty
- * main checkout or a cancelling hook sends the task to needs_attention.
+ * project's main, oldest approval first, in trains (mergeTrain.ts): every
+ * approved task of a project that can go is merged in one pass, and on a
+ * shared remote main is pushed once for all of them, under the project's merge
+ * lease. Exactly once: a merge is recorded (the ledger `merges` and the move to
+ * done, in one transaction) only after the push succeeded, and a branch that
+ * main already contains (a push just before a crash, or another daemon's
+ * train) is recorded without merging again. Before pushing, the lease is taken
+ * again: a daemon whose lease lapsed during a long train pushes nothing (and the
+ * push is never forced, so a concurrent one is refused anyway). A conflicting
+ * car leaves main as it was and opens a conflict run once the train is pushed
+ * and the lease released (the run needs the clone, and main with the cars
+ * before it); a second failure, a dirty main checkout or a cancelling hook sends
+ * the task to needs_attention. A task whose push the remote refused is retried
+ * later in a train of its own, so one refused change cannot hold the others.
  */
 import { join } from 'node:path';
 import { MaestroError, coerceError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
-import { mergeIntoMain } from '../git/merge.js';
+import { assertMainCheckout, refTips, refsMergedInto } from '../git/merge.js';
 import { removeWorktree } from '../git/worktree.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { runTrain, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
 /** Conflict runs a task may get before a person must merge it. */
 export const MAX_CONFLICT_RUNS = 2;
+/** Cars per train: bounds how long one daemon holds the lease (a slow machine, hundreds approved at once). */
+export const MAX_TRAIN = 25;
+/** Rounds of trains in one tick while work keeps landing (each round releases the lease and the clone in between). */
+const MAX_ROUNDS = 5;
 const PUSH_RETRY_FIRST_MS = 1000;
 const PUSH_RETRY_MAX_MS = 60_000;
 
 export interface MergeHooks {
   beforeMerge?(task: Task, branch: string): Promise<{ cancel: string } | void>;
   onConflict?(task: Task, files: string[]): Promise<'auto' | 'manual'>;
+}
+
+/** What is left to do once a train is in: worktrees and branches to clean up, conflict runs to open. */
+interface Landed {
+  repo: string;
+  cleanups: Array<{ task: Task; branch: string }>;
+  conflicts: Array<{ task: Task; branch: string; message: string }>;
 }
 
 export class MergeCoordinator {
@@ -55,20 +75,40 @@ export class MergeCoordinator {
     if (this.running) return;
     this.running = true;
     try {
-      const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
-      merging.sort((a, b) => a.updatedAt - b.updatedAt);
-      for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
-      for (const task of merging) {
-        try {
-          await this.mergeOne(task);
-        } catch (err) {
-          this.opts.onError(coerceError(err));
-        }
-      }
+      // Work approved while a train ran goes in the next one at once, not a tick later; each task is tried once a tick.
+      const tried = new Set<string>();
+      const landed: Array<{ project: Project; landed: Landed }> = [];
+      for (let round = 0; round < MAX_ROUNDS && (await this.round(tried, landed)) > 0; round++);
+      // Clean-ups wait until no more work is landing: they need the clone, which the next train needs first.
+      for (const l of landed) await this.cleanUpAll(l.project, l.landed);
       await this.finishParents();
     } finally {
       this.running = false;
     }
+  }
+
+  /** One train per project with work that may go now (the oldest approval first); returns how many tasks landed. */
+  private async round(tried: Set<string>, done: Array<{ project: Project; landed: Landed }>): Promise<number> {
+    const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
+    for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
+    const now = this.store.clock();
+    const due = (t: Task) => !tried.has(t.id) && (this.refused.get(t.id)?.at ?? 0) <= now;
+    const projects = new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId));
+    let landed = 0;
+    for (const projectId of projects) {
+      try {
+        const project = await this.store.projects.get(projectId);
+        for (const l of await this.mergeProject(project, tried)) {
+          // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
+          for (const c of l.conflicts) await this.openConflict(c.task, c.branch, c.message);
+          done.push({ project, landed: l });
+          landed += l.cleanups.length;
+        }
+      } catch (err) {
+        this.opts.onError(coerceError(err));
+      }
+    }
+    return landed;
   }
 
   private async toAttention(task: Task, reason: string): Promise<void> {
@@ -76,89 +116,199 @@ export class MergeCoordinator {
     this.opts.onChange();
   }
 
-  private async mergeOne(task: Task): Promise<void> {
-    if (await this.opts.hasRunningRun(task.id)) return; // a conflict run is at work
-    const retry = this.refused.get(task.id);
-    if (retry && this.store.clock() < retry.at) return;
-    const project = await this.store.projects.get(task.projectId);
-    if (!remoteOf(project)) return this.mergeIn(task, project, project.repoPath, null);
-    // Several daemons share the remote: one at a time merges into its main.
-    const lease = { projectId: project.id, owner: this.opts.owner, now: this.store.clock(), leaseMs: this.opts.leaseMs };
-    if (!(await takeMergeLease(this.store.db, lease))) return;
-    try {
-      // Sync, merge and push with nothing else touching this clone's main in between.
-      await this.opts.repos.exclusive(project.id, async () => this.mergeIn(task, project, await this.opts.repos.sync(project), 'origin'));
-    } finally {
-      await releaseMergeLease(this.store.db, project.id, this.opts.owner);
+  /**
+   * The project's trains (what each left to do comes back). On a shared remote the lease is taken inside `exclusive`
+   * (a daemon waiting for its own clone holds no lease meanwhile), and the tasks are read under it: every
+   * task approved by then rides along, and none that another daemon's train has just finished.
+   */
+  private async mergeProject(project: Project, tried: Set<string>): Promise<Landed[]> {
+    const projectId = project.id;
+    const landed: Landed[] = [];
+    if (!remoteOf(project)) {
+      for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
+    } else {
+      await this.opts.repos.exclusive(projectId, async () => {
+        if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
+        try {
+          // Each train starts from the remote's main: a refused push leaves this clone's main ahead of it.
+          for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, await this.opts.repos.sync(project), 'origin', train));
+        } finally {
+          await releaseMergeLease(this.store.db, projectId, this.opts.owner);
+        }
+      });
     }
+    return landed;
   }
 
-  /** Merges in `repo`; with a `remote`, the branch comes from it and main goes back to it. */
-  private async mergeIn(task: Task, project: Project, repo: string, remote: string | null): Promise<void> {
-    const done = await this.store.db.one(`SELECT task_id FROM merges WHERE task_id = $1`, [task.id]);
-    const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
-    if (done) return this.markMerged(task, project, branch ?? '', null, 'already recorded');
-    if (!branch) return this.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
+  /** The project's approved tasks that may go now, oldest approval first: the fresh ones together, each retried push alone. */
+  private async trains(projectId: string, tried: Set<string>): Promise<Task[][]> {
+    const merging = (await this.store.tasks.list({ status: 'merging', projectId, limit: 10_000 })).sort((a, b) => a.updatedAt - b.updatedAt);
+    const now = this.store.clock();
+    const fresh: Task[] = [];
+    const retries: Task[][] = [];
+    for (const task of merging) {
+      if (tried.has(task.id)) continue;
+      const retry = this.refused.get(task.id);
+      if (retry && now < retry.at) continue;
+      if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
+      tried.add(task.id);
+      if (retry) retries.push([task]);
+      else fresh.push(task);
+    }
+    const trains: Task[][] = [];
+    for (let i = 0; i < fresh.length; i += MAX_TRAIN) trains.push(fresh.slice(i, i + MAX_TRAIN));
+    return [...trains, ...retries];
+  }
+
+  /** Cleans up a train's merged work, in the clone (which a cleanup must have to itself) or the project's repository. */
+  private async cleanUpAll(project: Project, { repo, cleanups }: Landed): Promise<void> {
+    if (!cleanups.length) return;
+    const clean = async () => {
+      for (const c of cleanups) await this.cleanUp(c.task, project, repo, c.branch);
+    };
+    await (remoteOf(project) ? this.opts.repos.exclusive(project.id, clean) : clean());
+  }
+
+  private lease(project: Project) {
+    return { projectId: project.id, owner: this.opts.owner, now: this.store.clock(), leaseMs: this.opts.leaseMs };
+  }
+
+  /** Merges the train in `repo`; with a `remote`, the branches come from it and main goes back to it in one push. */
+  private async land(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Landed> {
+    const landed: Landed = { repo, cleanups: [], conflicts: [] };
+    const cars = await this.carsFor(project, repo, remote, tasks);
     const base = baseBranchOf(project);
-    let ref = branch;
+    // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
+    const inMain = await refsMergedInto(repo, base, cars.map((c) => c.ref));
+    for (const car of cars.filter((c) => inMain.has(c.ref))) {
+      await this.markMerged(car.task, project, car.branch, car.tip, 'already in main');
+      landed.cleanups.push(car);
+    }
+    const toMerge = cars.filter((c) => !inMain.has(c.ref));
+    if (!toMerge.length) return landed;
+    try {
+      // A clone's main was just checked out from the remote's, forced clean; a project's own checkout is the person's.
+      if (!remote) await assertMainCheckout(repo, base);
+    } catch (err) {
+      if (!(err instanceof MaestroError)) throw err;
+      for (const car of toMerge) await this.toAttention(car.task, err.message);
+      return landed;
+    }
+    const veto = async (car: Car) => {
+      const v = await this.opts.hooks.beforeMerge?.(car.task, car.branch);
+      return v && 'cancel' in v ? v.cancel : null;
+    };
+    const outcomes = await runTrain({ repo, base, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto });
+    for (const o of outcomes) {
+      if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
+      if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message });
+    }
+    const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
+    if (!merged.length) return landed;
+    // On a shared remote the merges count once main is pushed; a refused push is retried later.
+    if (remote && !(await this.pushTrain(project, repo, merged.map((m) => m.car.task)))) return landed;
+    for (const m of merged) {
+      this.refused.delete(m.car.task.id);
+      await this.markMerged(m.car.task, project, m.car.branch, m.sha, m.fastForward ? 'fast-forward' : 'merge commit', m.previousSha, m.settingsFiles);
+      landed.cleanups.push(m.car);
+    }
+    return landed;
+  }
+
+  /**
+   * Each task's branch and commit, read for the whole train in one for-each-ref (on a shared remote the
+   * sync just fetched every branch). A task already recorded is finished here; one without a branch needs
+   * attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
+   */
+  private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Car[]> {
+    const prefix = remote ? `refs/remotes/${remote}/` : 'refs/heads/';
+    const tips = await refTips(repo, prefix);
+    const recorded = new Set((await this.store.db.all<{ task_id: string }>(`SELECT task_id FROM merges WHERE task_id IN (${tasks.map((_, i) => `$${i + 1}`).join(', ')})`, tasks.map((t) => t.id))).map((r) => r.task_id));
+    const cars: Car[] = [];
+    for (const task of tasks) {
+      const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+      if (recorded.has(task.id)) await this.markMerged(task, project, branch ?? '', null, 'already recorded');
+      else if (!branch) await this.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
+      else {
+        const tip = tips.get(prefix + branch);
+        const car = tip ? { task, branch, ref: prefix + branch, tip } : await this.missingBranch(task, project, repo, remote, branch);
+        if (car) cars.push(car);
+      }
+    }
+    return cars;
+  }
+
+  /** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */
+  private async missingBranch(task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
+    let ref = `refs/heads/${branch}`;
     if (remote) {
       const fetched = await git(repo, ['fetch', '-q', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
-      if (fetched.code === 0) ref = `${remote}/${branch}`;
-      // Not on the remote, because its push after the run was refused: publish it from this clone now
-      // (a refusal again is retried like a refused push of main).
+      if (fetched.code === 0) ref = `refs/remotes/${remote}/${branch}`;
       else {
         let pushed: boolean;
         try {
           pushed = await this.opts.repos.pushBranchNow(project, repo, branch);
         } catch (err) {
-          return this.refusedPush(task, err);
+          await this.refusedPush([task], err);
+          return null;
         }
-        if (!pushed) return this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+        if (!pushed) {
+          await this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+          return null;
+        }
       }
     }
-    // Merged just before a crash? Then record it; never merge twice.
     const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
-    if (tip.code !== 0) return this.toAttention(task, `branch ${branch} does not exist in ${repo}`);
-    const contained = await git(repo, ['merge-base', '--is-ancestor', tip.stdout.trim(), base], { okCodes: [1] });
-    if (contained.code === 0) {
-      await this.markMerged(task, project, branch, tip.stdout.trim(), 'already in main');
-      await this.cleanUp(task, project, repo, branch);
-      return;
+    if (tip.code !== 0) {
+      await this.toAttention(task, `branch ${branch} does not exist in ${repo}`);
+      return null;
     }
+    return { task, branch, ref, tip: tip.stdout.trim() };
+  }
 
-    const veto = await this.opts.hooks.beforeMerge?.(task, branch);
-    if (veto && 'cancel' in veto) return this.toAttention(task, `before:merge hook cancelled: ${veto.cancel}`);
-    const before = (await git(repo, ['rev-parse', '--verify', base])).stdout.trim();
+  /**
+   * Pushes the train's main, if this daemon still holds the lease (taken again, which extends it): one
+   * whose lease lapsed meanwhile pushes nothing, and its cars wait for the next train. Returns whether
+   * main is on the remote.
+   */
+  private async pushTrain(project: Project, repo: string, tasks: Task[]): Promise<boolean> {
+    if (!(await takeMergeLease(this.store.db, this.lease(project)))) {
+      this.opts.onError(new MaestroError('GIT_FAILED', `the merge lease of project ${project.name} lapsed during a train of ${tasks.length}; nothing pushed, the merges are tried again`));
+      return false;
+    }
     try {
-      const outcome = await mergeIntoMain({ repoPath: repo, branch: ref, baseBranch: base, strategy: loadProjectConfig(repo).mergeStrategy, message: `Merge ${branch}` });
-      // On a shared remote the merge counts once main is pushed; a refused push is retried next tick.
-      if (remote) await this.opts.repos.pushMain(project, repo);
-      this.refused.delete(task.id);
-      // Hooks and checks live in `.maestro/`: work that changes them changes what runs next, so it is an event of its own.
-      const settings = (await git(repo, ['diff', '--name-only', before, outcome.sha, '--', '.maestro'])).stdout.split('\n').filter(Boolean);
-      await this.markMerged(task, project, branch, outcome.sha, outcome.fastForward ? 'fast-forward' : 'merge commit', outcome.previousSha, settings);
-      await this.cleanUp(task, project, repo, branch);
+      await this.opts.repos.pushMain(project, repo);
+      return true;
     } catch (err) {
-      if (!(err instanceof MaestroError)) throw err;
-      if (err.code === 'GIT_FAILED' && remote) return this.refusedPush(task, err);
-      if (err.code !== 'MERGE_CONFLICT' && err.code !== 'NOT_FAST_FORWARD') return this.toAttention(task, err.message);
-      const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
-      if (conflicts >= MAX_CONFLICT_RUNS) return this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${err.message}`);
-      const mode = (await this.opts.hooks.onConflict?.(task, [])) ?? 'auto';
-      if (mode === 'manual') return this.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${err.message}`);
-      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message: err.message } });
-      await this.opts.startConflictRun(task);
-      this.opts.onChange();
+      await this.refusedPush(tasks, err);
+      return false;
     }
   }
 
-  /** The remote refused a push: say so in the task's events and try again later (1 s, 2 s, … a minute). */
-  private async refusedPush(task: Task, err: unknown): Promise<void> {
+  /** Runs a conflict run for a car that conflicted, or asks a person (too many tries, or the on:conflict hook says so). */
+  private async openConflict(task: Task, branch: string, message: string): Promise<void> {
+    try {
+      const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
+      if (conflicts >= MAX_CONFLICT_RUNS) return await this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${message}`);
+      const mode = (await this.opts.hooks.onConflict?.(task, [])) ?? 'auto';
+      if (mode === 'manual') return await this.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message } });
+      await this.opts.startConflictRun(task);
+      this.opts.onChange();
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
+  }
+
+  /** The remote refused a push: say so in each task's events and try again later (1 s, 2 s, … a minute). */
+  private async refusedPush(tasks: Task[], err: unknown): Promise<void> {
     if (!(err instanceof MaestroError) || err.code !== 'GIT_FAILED') throw err;
-    const waitMs = this.refused.get(task.id)?.waitMs ?? PUSH_RETRY_FIRST_MS;
-    this.refused.set(task.id, { at: this.store.clock() + waitMs, waitMs: Math.min(waitMs * 2, PUSH_RETRY_MAX_MS) });
-    await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message, retryInMs: waitMs } });
-    throw err;
+    for (const task of tasks) {
+      const waitMs = this.refused.get(task.id)?.waitMs ?? PUSH_RETRY_FIRST_MS;
+      this.refused.set(task.id, { at: this.store.clock() + waitMs, waitMs: Math.min(waitMs * 2, PUSH_RETRY_MAX_MS) });
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'git.push_failed', payload: { message: err.message, retryInMs: waitMs } });
+    }
+    this.opts.onError(err);
   }
 
   /** `previousSha`: main before the merge, so the merged change can still be shown once its branch is gone. */

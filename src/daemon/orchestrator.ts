@@ -13,26 +13,27 @@
  * recognises its claims.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError } from '../core/errors.js';
-import { GATE_STATUSES, IN_FLIGHT_STATUSES, type TaskStatus } from '../core/status.js';
-import type { Gate, Project, Run, RunKind, Task } from '../core/types.js';
+import { IN_FLIGHT_STATUSES } from '../core/status.js';
+import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { agentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
-import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
 import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { Bus } from '../lib/bus.js';
 import { Ingestor } from './ingestor.js';
-import { buildJob } from './jobs.js';
+import { autoApprove } from './autoApprove.js';
+import { buildJob, runKindFor } from './jobs.js';
+import { knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees, tryKnowledge } from './runAftermath.js';
 import { passEnvOf } from './projectSettings.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
@@ -67,6 +68,8 @@ export interface OrchestratorOptions {
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
   /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
   mayClaim?: () => boolean;
+  /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */
+  knowledge?: KnowledgeBridge;
 }
 
 /** How often worktrees of finished tasks are removed (also once at start). */
@@ -83,12 +86,13 @@ export class Orchestrator {
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
+  private mergeTimer: NodeJS.Timeout | null = null;
   private mergeTick: Promise<void> | null = null;
   private untrack: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
   private stopping = false;
-  private readonly knowledge = new KnowledgeBridge();
+  private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
 
   constructor(
@@ -98,6 +102,7 @@ export class Orchestrator {
     private readonly opts: OrchestratorOptions,
   ) {
     this.owner = config.name;
+    this.knowledge = opts.knowledge ?? new KnowledgeBridge();
     this.repos = new ProjectRepos(config.home);
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
@@ -109,15 +114,15 @@ export class Orchestrator {
         if (tasks) this.opts.log?.info({ tasks }, 'scheduler ranking rebuilt: the incremental ranking had drifted');
       },
     });
-    this.workers = new WorkerManager({ onExit: () => this.kick() });
+    this.workers = new WorkerManager({ onExit: () => this.kick(), warm: config.warmWorkers });
     this.ingestor = new Ingestor(store, bus, {
       owner: this.owner,
       leaseMs: config.leaseMs,
       onChange: opts.onChange,
       onError: opts.onError,
       onFinal: (run) => {
-        void this.afterRun(run);
-        void this.knowledgeFinished(run);
+        void publishTaskBranch(this.store, this.repos, config.home, run, opts.onError);
+        void knowledgeFinished(this.store, this.knowledge, run, this.opts.onError);
         this.kick();
       },
       preFinal: opts.preFinal,
@@ -139,11 +144,15 @@ export class Orchestrator {
   start(): void {
     if (this.timer) return;
     this.stopping = false;
-    void this.pruneWorktrees();
-    this.pruneTimer = setInterval(() => void this.pruneWorktrees(), WORKTREE_PRUNE_MS);
+    this.workers.start();
+    const prune = () => void pruneFinishedWorktrees(this.store, this.config.home, this.opts);
+    prune();
+    this.pruneTimer = setInterval(prune, WORKTREE_PRUNE_MS);
     // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
     this.leaseTimer = setInterval(() => void this.renewLeases().catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
     this.timer = setInterval(() => this.kick(), this.config.tickMs);
+    // Merges keep their own cadence: a tick slowed by starting runs (a fetch per run) must not hold approved work back.
+    this.mergeTimer = setInterval(() => this.kickMerges(), this.config.tickMs);
     this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
     this.kick();
   }
@@ -180,7 +189,7 @@ export class Orchestrator {
   async tick(): Promise<void> {
     await beatDaemon(this.store.db, this.owner, this.store.clock());
     await this.renewLeases();
-    await this.reconcile();
+    const inFlight = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
     if (expired.length) {
@@ -191,17 +200,22 @@ export class Orchestrator {
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
       const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
-      const perProject = await this.perProjectFree();
+      const perProject = await this.perProjectFree(inFlight);
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
-      // Merges run beside the tick (fetches and pushes can be slow); MergeCoordinator never overlaps itself.
-      // Its errors (the database restarting, say) are logged, never an unhandled rejection that ends the daemon.
-      this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
-        this.mergeTick = null;
-      });
-      await this.autoApprove();
+      await autoApprove(this.store, this.opts);
+      // After the approvals: work approved just now goes in this round of merges.
+      this.kickMerges();
     }
+  }
+
+  /** Merges beside the tick (fetches and pushes are slow), never overlapping; errors are logged, never unhandled rejections. */
+  private kickMerges(): void {
+    if (this.stopping) return;
+    this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
+      this.mergeTick = null;
+    });
   }
 
   /**
@@ -209,9 +223,10 @@ export class Orchestrator {
    * (claimed by it), and, for a project without a shared remote (worked on this
    * host only), minus its unclaimed ones too (approved tasks waiting to merge).
    * Other daemons' tasks run on their own hosts and do not count here.
+   * `inFlight` is the tick's one listing (reconcile's): a task that left flight
+   * since is counted once more, which only holds a slot back until the next tick.
    */
-  private async perProjectFree(): Promise<(projectId: string) => number> {
-    const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+  private async perProjectFree(inFlight: Task[]): Promise<(projectId: string) => number> {
     const shared = new Set((await this.store.projects.list()).filter((p) => remoteOf(p)).map((p) => p.id));
     const counts = new Map<string, number>();
     for (const t of inFlight) {
@@ -221,16 +236,12 @@ export class Orchestrator {
     return (projectId) => Math.max(0, this.config.maxConcurrentRunsPerProject - (counts.get(projectId) ?? 0));
   }
 
-  private async owned(): Promise<Task[]> {
-    const rows = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
-    return rows.filter((t) => t.claimedBy === this.owner && t.status !== 'merging');
-  }
-
   private async renewLeases(): Promise<void> {
     await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
   }
 
-  private async reconcile(): Promise<void> {
+  /** Settles this daemon's runs and restarts its claimed tasks that have none; returns the in-flight tasks it read. */
+  private async reconcile(): Promise<Task[]> {
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
@@ -239,15 +250,19 @@ export class Orchestrator {
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
         this.ingestor.unfollow(run.id);
-        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch(() => undefined);
+        // A failed write is said, not dropped; the next tick finds the run still running and tries again.
+        await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch((err) => this.opts.onError(coerceError(err)));
         continue;
       }
       await this.superviseRun(run, task);
     }
-    for (const task of await this.owned()) {
+    // Listed after the runs above settled: a task whose run just failed must not look owned and idle.
+    const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
       const running = await this.store.runs.list({ taskId: task.id, status: 'running' });
       if (!running.length && !this.stopping) await this.startRunFor(task);
     }
+    return inFlight;
   }
 
   private async superviseRun(run: Run, task: Task): Promise<void> {
@@ -278,31 +293,16 @@ export class Orchestrator {
     this.opts.onChange();
   }
 
-  private kindFor(task: Task): { kind: RunKind; status: TaskStatus } {
-    switch (task.status) {
-      case 'queued':
-        return task.plan === null && task.complexity !== 'easy' && task.parentId === null ? { kind: 'plan', status: 'planning' } : { kind: 'execute', status: 'executing' };
-      case 'planning':
-        return { kind: 'plan', status: 'planning' };
-      case 'reviewing':
-        return { kind: 'review', status: 'reviewing' };
-      case 'executing':
-        return task.result?.needsConflictRun ? { kind: 'conflict', status: 'executing' } : { kind: 'execute', status: 'executing' };
-      default:
-        return { kind: 'execute', status: 'executing' };
-    }
-  }
-
   /** Creates the run a claimed task's status calls for and starts its worker. */
   private async startRunFor(task: Task): Promise<void> {
     const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
-    let kind: RunKind = this.kindFor(task).kind;
+    let kind: RunKind = runKindFor(task).kind;
     try {
       // The run the task's status calls for NOW: `task` may come from a list read before the
       // ingestor moved it on (executing → reviewing), and a stale status would start its execute again.
       const fresh = await this.store.tasks.get(task.id);
       if (fresh.claimedBy !== this.owner || fresh.attempt !== task.attempt) return;
-      const next = this.kindFor(fresh);
+      const next = runKindFor(fresh);
       kind = next.kind;
       const status = next.status;
       if (fresh.status !== status) {
@@ -335,38 +335,25 @@ export class Orchestrator {
     const traceId = randomUUID();
     const runDir = join(this.config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
-    const knowledge = (await this.tryKnowledge(task, 'brief', () => this.knowledge.briefFor(task, project.repoPath))) ?? '';
+    const knowledge = (await tryKnowledge(this.store, task, 'brief', () => this.knowledge.briefFor(task, project.repoPath), this.opts.onError)) ?? '';
     const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge });
     if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
       const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
     }
     writeJob(runDir, job);
-    await this.tryKnowledge(task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }));
+    await tryKnowledge(this.store, task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), this.opts.onError);
     const run = await this.store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
-    await this.spawn(run, registered);
-    return run;
-  }
-
-  /** Knowledge must never fail a run: an error becomes a `knowledge.error` event. */
-  private async tryKnowledge<T>(task: Task, step: string, fn: () => T): Promise<T | null> {
     try {
-      return fn();
-    } catch (e) {
-      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch(() => {});
-      return null;
+      await this.spawn(run, registered);
+    } catch (err) {
+      // No worker: a run left `running` would wait for a heartbeat that never comes. End it with the reason;
+      // startRunFor then moves the task to needs_attention.
+      await this.store.runs.finish({ id: run.id, status: 'failed', error: `the worker could not start: ${coerceError(err).message}` }).catch((e) => this.opts.onError(coerceError(e)));
+      throw err;
     }
-  }
-
-  private async knowledgeFinished(run: Run): Promise<void> {
-    const task = await this.store.tasks.get(run.taskId).catch(() => null);
-    const project = task && (await this.store.projects.get(task.projectId).catch(() => null));
-    if (!task || !project || !run.runDir) return;
-    // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
-    const autoPromoteDecisions = project.config.demo === true;
-    const done = await this.tryKnowledge(task, 'run-finished', () => this.knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }));
-    if (done?.promoted.length) await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch(() => {});
+    return run;
   }
 
   private async spawn(run: Run, project?: Project): Promise<void> {
@@ -386,69 +373,6 @@ export class Orchestrator {
   }
 
   /**
-   * Projects with `autoApproveAfterMs` (the demo) approve their gates
-   * themselves unless a person acts first; with `autoReplyAfterMs` and
-   * `autoReply` they also answer an agent's question.
-   */
-  private async autoApprove(): Promise<void> {
-    const now = this.store.clock();
-    const waiting = await this.store.tasks.list({ status: 'awaiting_input', limit: 10_000 });
-    for (const task of waiting) {
-      const project = await this.store.projects.get(task.projectId);
-      const after = project.config.autoReplyAfterMs;
-      const answer = project.config.autoReply;
-      if (typeof after !== 'number' || typeof answer !== 'string' || now - task.updatedAt < after || !this.opts.reply) continue;
-      try {
-        await this.opts.reply(task, answer, 'auto-reply');
-      } catch (err) {
-        if (!(err instanceof MaestroError)) this.opts.onError(coerceError(err));
-      }
-    }
-    const gated = await this.store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
-    for (const task of gated) {
-      const project = await this.store.projects.get(task.projectId);
-      const after = project.config.autoApproveAfterMs;
-      if (typeof after !== 'number' || now - task.updatedAt < after) continue;
-      try {
-        await this.store.tasks.approve(task.id, task.status as Gate, 'auto-approve', `approved automatically after ${after / SECOND} s (project setting autoApproveAfterMs)`);
-        this.opts.onChange();
-      } catch (err) {
-        if (!(err instanceof MaestroError)) this.opts.onError(coerceError(err));
-      }
-    }
-  }
-
-  /** After a run on a shared remote: publish the task branch, so any daemon can go on with the task. */
-  private async afterRun(run: Run): Promise<void> {
-    try {
-      const task = await this.store.tasks.get(run.taskId);
-      const project = await this.store.projects.get(task.projectId);
-      if (!remoteOf(project) || run.kind === 'plan') return;
-      await this.repos.pushBranch(project, join(this.config.home, 'clones', project.id), branchName(task.id, task.version));
-    } catch (err) {
-      const e = coerceError(err);
-      await this.store.events.append({ taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'git.push_failed', payload: { message: e.message } }).catch(() => undefined);
-      this.opts.onError(e);
-    }
-  }
-
-  /** Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown. */
-  private async pruneWorktrees(): Promise<void> {
-    try {
-      for (const project of await this.store.projects.list()) {
-        const tasks = await this.store.tasks.list({ projectId: project.id, limit: 100_000 });
-        const keep = tasks.filter((t) => !['done', 'cancelled', 'superseded'].includes(t.status)).flatMap((t) => [`${t.id}-v${t.version}`, `${t.id}-plan`]);
-        const repo = remoteOf(project) ? join(this.config.home, 'clones', project.id) : project.repoPath;
-        if (!existsSync(repo)) continue;
-        const removed = await pruneOrphanWorktrees(repo, join(this.config.home, 'worktrees', project.id), keep);
-        if (removed.length) this.opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
-      }
-    } catch (err) {
-      this.opts.onError(coerceError(err));
-    }
-  }
-
-  /**
    * Stops claiming. With a grace period, each running worker may first finish
    * the stage it is in (its next `phase … done` record) for up to `graceMs`;
    * then it gets SIGTERM, ends its current record and exits. Its run stays
@@ -459,8 +383,10 @@ export class Orchestrator {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.mergeTimer) clearInterval(this.mergeTimer);
     this.timer = null;
     this.pruneTimer = null;
+    this.mergeTimer = null;
     this.untrack?.();
     this.untrack = null;
     await this.idle();
@@ -471,7 +397,7 @@ export class Orchestrator {
     };
     if (opts.detach) {
       stopLeases();
-      this.workers.detachAll();
+      await this.workers.detachAll();
     }
     else {
       const since = Date.now();

@@ -80,8 +80,8 @@ export class ProjectRepos {
         }
       }
       await fetchFromRemote(clone, ['origin']);
-      await git(clone, ['checkout', '-q', base]);
-      await git(clone, ['reset', '-q', '--hard', `origin/${base}`]);
+      // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
+      await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
       return clone;
     }
   }

@@ -3,19 +3,30 @@
  * worker on a run directory, knows which are alive (its own children, or —
  * after a daemon restart — adopted ones found by pid), and stops them: SIGTERM
  * first (a worker finishes its current record), SIGKILL after the grace period.
+ * Runs go to warm workers from a WorkerPool when `warm` > 0 (workerPool.ts
+ * gives the crash-safety contract they keep).
  */
-import { spawnWorker, type WorkerHandle } from '../executor/spawn.js';
+import type { WorkerHandle } from '../executor/spawn.js';
+import { WorkerPool } from '../executor/workerPool.js';
 import { isPidAlive } from '../lib/processes.js';
 
 export class WorkerManager {
   private readonly handles = new Map<string, WorkerHandle>();
   private readonly exited = new Set<string>();
 
-  constructor(private readonly opts: { onExit: (runId: string, code: number | null, signal: string | null) => void }) {}
+  private readonly pool: WorkerPool;
+
+  constructor(private readonly opts: { onExit: (runId: string, code: number | null, signal: string | null) => void; warm?: number }) {
+    this.pool = new WorkerPool({ warm: opts.warm ?? 0 });
+  }
+
+  start(): void {
+    this.pool.start();
+  }
 
   /** `env` is the worker's whole environment (the orchestrator allowlists it). */
   spawn(runId: string, runDir: string, env: NodeJS.ProcessEnv): WorkerHandle {
-    const handle = spawnWorker(runDir, { env });
+    const handle = this.pool.run(runDir, env);
     this.handles.set(runId, handle);
     this.exited.delete(runId);
     void handle.exited.then(({ code, signal }) => {
@@ -44,6 +55,8 @@ export class WorkerManager {
   kill(runId: string, pid: number | null): void {
     const handle = this.handles.get(runId);
     if (handle) handle.kill();
+    // Its run over, a warm worker's pid may already be on another run: never signal it for this one.
+    else if (this.exited.has(runId)) return;
     else if (pid !== null) {
       try {
         process.kill(-pid, 'SIGKILL');
@@ -69,10 +82,12 @@ export class WorkerManager {
     clearTimeout(timer);
     for (const h of all) h.kill();
     await Promise.all(all.map((h) => h.exited));
+    await this.pool.stop();
   }
 
-  /** Leaves the workers running (a daemon killed or restarted adopts them later). */
-  detachAll(): void {
-    for (const h of this.handles.values()) h.child.unref();
+  /** Leaves the workers on a run running (a daemon killed or restarted adopts them later); idle ones end. */
+  async detachAll(): Promise<void> {
+    for (const h of this.handles.values()) h.detach();
+    await this.pool.stop();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * spawnWorker(runDir): starts the worker as its own process (its own process
  * group, so stopping it also stops the agent and checks it started) and
- * registers it with trackResource until it exits.
+ * registers it with trackResource until it exits. startWorkerProcess is the
+ * part the warm pool (workerPool.ts) shares.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,13 +14,27 @@ import { trackResource } from '../lib/resources.js';
 export interface WorkerHandle {
   pid: number;
   child: ChildProcess;
-  /** Resolves with the exit code (null when ended by a signal) and the signal. */
+  /** Resolves when the run ends: the exit code (null when ended by a signal) and the signal. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM: the worker ends its current record and exits. */
   stop(): void;
   /** SIGKILL to the whole process group: a crash, for tests and hung workers. */
   kill(): void;
+  /** Lets the run go on without this process (the daemon is leaving; the next one adopts the run by pid). */
+  detach(): void;
   /** The last 8 kB the worker wrote to stderr (why it exited 1 or 2). */
+  stderrTail(): string;
+}
+
+/** A started worker process, cold or warm. */
+export interface WorkerProcess {
+  pid: number;
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM to the worker alone: it aborts at its next safe point. */
+  stop(): void;
+  /** SIGKILL to its whole process group. */
+  kill(): void;
   stderrTail(): string;
 }
 
@@ -33,18 +48,17 @@ function workerEntry(): { file: string; execArgv: string[]; cwd: string } {
   return { file: join(here, 'worker.ts'), execArgv: ['--import', 'tsx'], cwd };
 }
 
-export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; stdio?: 'ignore' | 'inherit' } = {}): WorkerHandle {
+export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options: { stdio?: 'ignore' | 'inherit'; ipc?: boolean } = {}): WorkerProcess {
   const { file, execArgv, cwd } = workerEntry();
-  const child = spawn(process.execPath, [...execArgv, file, resolve(runDir)], {
+  const out = options.stdio ?? 'ignore';
+  const child = spawn(process.execPath, [...execArgv, file, arg], {
     cwd,
-    // The caller's environment replaces the daemon's (the orchestrator passes an allowlist, src/lib/agentEnv.ts);
-    // `maestro load` in the agent records into this run.
-    env: { ...(options.env ?? agentEnv(process.env)), [RUN_DIR_ENV]: resolve(runDir) },
-    stdio: ['ignore', options.stdio ?? 'ignore', options.stdio === 'inherit' ? 'inherit' : 'pipe'],
+    env,
+    stdio: ['ignore', out, out === 'inherit' ? 'inherit' : 'pipe', ...(options.ipc ? ['ipc' as const] : [])],
     detached: true,
   });
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not start a worker for ${runDir}`);
+  if (pid === undefined) throw new Error(`could not start a worker (${arg})`);
   const signalGroup = (sig: NodeJS.Signals) => {
     try {
       process.kill(-pid, sig);
@@ -52,7 +66,7 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
       // already gone
     }
   };
-  const release = trackResource('process', `worker ${pid} on ${runDir}`, () => signalGroup('SIGKILL'));
+  const release = trackResource('process', `worker ${pid} (${arg})`, () => signalGroup('SIGKILL'));
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     stderr = (stderr + d).slice(-8000);
@@ -74,4 +88,13 @@ export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; 
         // already gone
       }
     }, kill: () => signalGroup('SIGKILL'), stderrTail: () => stderr };
+}
+
+/** A cold worker: a process of its own for one run. */
+export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; stdio?: 'ignore' | 'inherit' } = {}): WorkerHandle {
+  // The caller's environment replaces the daemon's (the orchestrator passes an allowlist, src/lib/agentEnv.ts);
+  // `maestro load` in the agent records into this run.
+  const env = { ...(options.env ?? agentEnv(process.env)), [RUN_DIR_ENV]: resolve(runDir) };
+  const proc = startWorkerProcess(resolve(runDir), env, { stdio: options.stdio });
+  return { ...proc, detach: () => proc.child.unref() };
 }

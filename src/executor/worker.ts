@@ -5,18 +5,29 @@
  * error record (every record is one whole line) and exits 0. Restarted on the
  * same run directory it skips the stages stages.json marks done.
  *
+ * `node worker.js --warm` is a worker kept warm by the daemon's pool
+ * (workerPool.ts): it takes run directories one at a time over its IPC
+ * channel and answers `{ done, code }` after each run's final record. Only
+ * the channel is new; a run's state is in its files as for a cold worker.
+ * When the channel closes (the daemon died or detached) it finishes the run
+ * it is on, if any, and exits, so the next daemon adopts that run by pid as
+ * it would a cold worker's. SIGTERM aborts the current run and exits.
+ *
  * Exit codes: 0 the run ended with a result or error record, 2 bad usage or an
  * unreadable job (an error record is still written when the run dir exists).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { RUN_DIR_ENV } from '../lib/agentEnv.js';
+import { killGroupMembers } from '../lib/processes.js';
 import { readJsonFile } from './protocol/files.js';
 import { JOB_FILE, readJob } from './protocol/job.js';
 import { OutboxWriter } from './protocol/outbox.js';
 import { runPipeline } from './run.js';
 
-export async function workerMain(runDir: string): Promise<number> {
+/** One run on `runDir`; aborting `signal` stops it at its next safe point. */
+export async function workerMain(runDir: string, signal: AbortSignal): Promise<number> {
   let job;
   try {
     job = readJob(runDir);
@@ -41,22 +52,75 @@ export async function workerMain(runDir: string): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
   }
-  const controller = new AbortController();
-  const onTerm = () => controller.abort();
-  process.once('SIGTERM', onTerm);
-  process.once('SIGINT', onTerm);
   const outbox = new OutboxWriter(runDir, { traceId: job.traceId, runId: job.runId });
   const beat = () => outbox.write({ type: 'heartbeat', pid: process.pid });
   beat();
   const heartbeat = setInterval(beat, job.heartbeatMs);
   try {
-    await runPipeline(job, { runDir, signal: controller.signal, outbox });
+    await runPipeline(job, { runDir, signal, outbox });
     return 0;
   } finally {
     clearInterval(heartbeat);
-    process.off('SIGTERM', onTerm);
-    process.off('SIGINT', onTerm);
   }
+}
+
+/** A cold worker: one run, SIGTERM or SIGINT abort it. */
+async function coldMain(runDir: string): Promise<number> {
+  const controller = new AbortController();
+  const onTerm = () => controller.abort();
+  process.once('SIGTERM', onTerm);
+  process.once('SIGINT', onTerm);
+  return workerMain(runDir, controller.signal);
+}
+
+/** Parent → warm worker: run this directory. Warm worker → parent: ready, then one `done` per run. */
+export type WarmRequest = { run: string };
+export type WarmReply = { ready: true } | { done: string; code: number };
+
+/** A warm worker: runs from its IPC channel, one at a time, until the channel closes or SIGTERM. */
+function warmMain(): Promise<number> {
+  return new Promise((resolve) => {
+    let current: AbortController | null = null;
+    let closing = false;
+    const end = (code: number) => {
+      process.off('message', onMessage);
+      resolve(code);
+    };
+    const close = () => {
+      closing = true;
+      current?.abort();
+      if (!current) end(0);
+    };
+    const onMessage = (msg: WarmRequest) => {
+      // The pool sends one run at a time; anything else is a bug on its side, not a run to fail.
+      if (current || closing || typeof msg?.run !== 'string') return;
+      const runDir = msg.run;
+      const controller = (current = new AbortController());
+      // `maestro load` in the agent records into this run (childEnv passes the worker's environment on).
+      process.env[RUN_DIR_ENV] = runDir;
+      workerMain(runDir, controller.signal).then((code) => {
+        current = null;
+        delete process.env[RUN_DIR_ENV];
+        // What the run started and left running goes now, as it would with a cold worker's exit (it leads its group).
+        killGroupMembers(process.pid, process.pid);
+        // Aborted by SIGTERM, or the daemon is gone: exit, as a cold worker would.
+        if (controller.signal.aborted || closing || !process.connected) return end(0);
+        process.send!({ done: runDir, code } satisfies WarmReply);
+      }, (err: unknown) => {
+        process.stderr.write(`worker crashed: ${(err as Error)?.stack ?? String(err)}\n`);
+        process.exit(1);
+      });
+    };
+    process.on('message', onMessage);
+    // The daemon died or let go: the run in progress goes on (the next daemon adopts it), then the worker ends.
+    process.once('disconnect', () => {
+      closing = true;
+      if (!current) end(0);
+    });
+    process.once('SIGTERM', close);
+    process.once('SIGINT', close);
+    process.send!({ ready: true } satisfies WarmReply);
+  });
 }
 
 function isEntryPoint(): boolean {
@@ -73,11 +137,12 @@ function isEntryPoint(): boolean {
 const isMain = isEntryPoint();
 if (isMain) {
   const runDir = process.argv[2];
-  if (!runDir) {
-    process.stderr.write('usage: worker <runDir>\n');
+  const warm = runDir === '--warm' && typeof process.send === 'function';
+  if (!runDir || (runDir === '--warm' && !warm)) {
+    process.stderr.write('usage: worker <runDir> | worker --warm (with an IPC channel)\n');
     process.exit(2);
   }
-  workerMain(runDir).then(
+  (warm ? warmMain() : coldMain(runDir)).then(
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`worker crashed: ${(err as Error)?.stack ?? String(err)}\n`);

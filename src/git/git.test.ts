@@ -36,6 +36,9 @@ describe('git', () => {
     mkdirSync(plain);
     await expect(assertRepository(plain)).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
     await expect(assertRepository(join(root, 'nope'))).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+    // A worktree of a non-repository is refused as clearly, though the check is now the worktree listing itself.
+    await expect(ensureWorktree({ ...spec('P'), repoPath: plain })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
+    await expect(detachedWorktree(join(root, 'nope'), join(root, 'wt'), 'P-plan', 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(git(repo, ['status'], { gitBinary: join(root, 'no-git-here') })).rejects.toMatchObject({ code: 'GIT_MISSING' });
   });
 
@@ -46,9 +49,9 @@ describe('git', () => {
 
   it('makes one worktree per task version on maestro/<taskId>-v<version> and reuses it', async () => {
     const a = await ensureWorktree(spec('T7', 2));
-    expect(a).toMatchObject({ path: join(root, 'wt', 'T7-v2'), branch: 'maestro/T7-v2', created: true });
+    expect(a).toMatchObject({ path: join(root, 'wt', 'T7-v2'), branch: 'maestro/T7-v2', created: true, newBranch: true });
     const again = await ensureWorktree(spec('T7', 2));
-    expect(again.created).toBe(false);
+    expect(again).toMatchObject({ created: false, newBranch: false });
     expect(sh(a.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('maestro/T7-v2');
   });
 
@@ -57,7 +60,8 @@ describe('git', () => {
     commit(a.path, 's.txt', 's\n');
     rmSync(a.path, { recursive: true, force: true });
     const again = await ensureWorktree(spec('S'));
-    expect(again.created).toBe(true);
+    // A new worktree on the old branch: it may have diverged, so divergence is measured for it.
+    expect(again).toMatchObject({ created: true, newBranch: false });
     // The branch kept the work.
     expect(readFileSync(join(again.path, 's.txt'), 'utf8')).toBe('s\n');
     mkdirSync(join(root, 'wt', 'U-v1'), { recursive: true });

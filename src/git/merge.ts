@@ -23,7 +23,12 @@ export interface MergeOutcome {
 }
 
 export async function mergeIntoMain(options: MergeOptions): Promise<MergeOutcome> {
-  const { repoPath, branch, baseBranch } = options;
+  await assertMainCheckout(options.repoPath, options.baseBranch);
+  return mergeBranch(options);
+}
+
+/** Refuses a checkout that is not on `baseBranch` or has uncommitted changes: nothing may be merged into it. */
+export async function assertMainCheckout(repoPath: string, baseBranch: string): Promise<void> {
   await assertRepository(repoPath);
   const onBranch = await currentBranch(repoPath);
   if (onBranch !== baseBranch) {
@@ -33,29 +38,60 @@ export async function mergeIntoMain(options: MergeOptions): Promise<MergeOutcome
   }
   const dirty = await trackedChanges(repoPath);
   if (dirty.length) {
-    throw new MaestroError('DIRTY_MAIN', `the main checkout ${repoPath} has uncommitted changes (${dirty.slice(0, 5).map((l) => l.slice(3)).join(', ')}); commit or stash them before merging ${branch}`, {
+    throw new MaestroError('DIRTY_MAIN', `the main checkout ${repoPath} has uncommitted changes (${dirty.slice(0, 5).map((l) => l.slice(3)).join(', ')}); commit or stash them before merging`, {
       details: { repoPath, files: dirty.map((l) => l.slice(3)) },
     });
   }
-  const previousSha = await revParse(repoPath, 'HEAD');
-  const branchSha = await revParse(repoPath, branch);
-  const { code: ffCode } = await git(repoPath, ['merge-base', '--is-ancestor', previousSha, branchSha], { okCodes: [1] });
-  const canFastForward = ffCode === 0;
-  if (options.strategy === 'ff-only' && !canFastForward) {
-    throw new MaestroError('NOT_FAST_FORWARD', `${branch} does not contain ${baseBranch}'s latest commit; bring ${baseBranch} into it (a conflict run) before merging`, {
-      details: { branch, baseBranch },
-    });
+}
+
+/**
+ * Merges one branch into the checked-out base (call after assertMainCheckout). A train passes `head`
+ * (main as its previous merge left it) and `tip` (the branch's commit, read with all the others in
+ * one for-each-ref), so a merge costs two git processes: the merge and reading the new HEAD.
+ */
+export async function mergeBranch(options: MergeOptions & { head?: string; tip?: string }): Promise<MergeOutcome> {
+  const { repoPath, branch, baseBranch, strategy } = options;
+  const previousSha = options.head ?? (await revParse(repoPath, 'HEAD'));
+  const branchSha = options.tip ?? (await revParse(repoPath, branch));
+  if (strategy === 'ff-only') {
+    const { code } = await git(repoPath, ['merge-base', '--is-ancestor', previousSha, branchSha], { okCodes: [1] });
+    if (code !== 0) {
+      throw new MaestroError('NOT_FAST_FORWARD', `${branch} does not contain ${baseBranch}'s latest commit; bring ${baseBranch} into it (a conflict run) before merging`, {
+        details: { branch, baseBranch },
+      });
+    }
   }
+  // --ff fast-forwards when it can and otherwise commits with the message (whatever merge.ff says in the repository's config).
+  const mode = strategy === 'no-ff' ? '--no-ff' : strategy === 'ff-only' ? '--ff-only' : '--ff';
   const message = options.message ?? `Merge ${branch}`;
-  const mode = options.strategy === 'no-ff' || !canFastForward ? ['--no-ff', '-m', message] : ['--ff-only'];
-  const { code, stdout, stderr } = await git(repoPath, ['merge', ...mode, '--end-of-options', branch], { okCodes: [1] });
+  // Without auto-maintenance: a train runs one merge after another, and a fetch runs it anyway.
+  const { code, stdout, stderr } = await git(repoPath, ['-c', 'maintenance.auto=false', 'merge', mode, '-m', message, '--end-of-options', branchSha], { okCodes: [1] });
   if (code !== 0) {
     await git(repoPath, ['merge', '--abort'], { okCodes: [128] });
     throw new MaestroError('MERGE_CONFLICT', `merging ${branch} into ${baseBranch} conflicts; main is unchanged: ${(stdout + stderr).trim().split('\n').slice(-3).join(' ')}`, {
       details: { branch, baseBranch },
     });
   }
-  return { sha: await revParse(repoPath, 'HEAD'), fastForward: !mode.includes('--no-ff'), previousSha };
+  const sha = await revParse(repoPath, 'HEAD');
+  return { sha, fastForward: sha === branchSha && strategy !== 'no-ff', previousSha };
+}
+
+/** Every ref under `prefix` (`refs/heads/`, `refs/remotes/origin/`) with the commit it points at, in one git process. */
+export async function refTips(repoPath: string, prefix: string): Promise<Map<string, string>> {
+  const { stdout } = await git(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', prefix]);
+  const tips = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const at = line.indexOf(' ');
+    if (at > 0) tips.set(line.slice(at + 1), line.slice(0, at));
+  }
+  return tips;
+}
+
+/** Which of `refs` (full names) `base` already contains, in one git process. */
+export async function refsMergedInto(repoPath: string, base: string, refs: string[]): Promise<Set<string>> {
+  if (!refs.length) return new Set();
+  const { stdout } = await git(repoPath, ['for-each-ref', `--merged=${base}`, '--format=%(refname)', '--end-of-options', ...refs]);
+  return new Set(stdout.split('\n').filter(Boolean));
 }
 
 /** Conflict pipeline only: starts a real merge of `base` into the worktree and lists the conflicted files. */

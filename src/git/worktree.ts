@@ -20,6 +20,8 @@ export interface Worktree {
   branch: string;
   /** True when this call created it (false: it was already there). */
   created: boolean;
+  /** Created with a new branch at `baseSha`: it cannot have diverged from the base yet. */
+  newBranch: boolean;
   /** The base commit it was created from, or the current merge-base when reused. */
   baseSha: string;
 }
@@ -37,6 +39,19 @@ async function branchExists(repoPath: string, branch: string): Promise<boolean> 
   return code === 0;
 }
 
+/**
+ * The worktrees of a repository that must exist: one `git worktree list` serves as the check
+ * (a git process each run saved); only when it fails does assertRepository say what is wrong.
+ */
+async function worktreesOfRepository(repoPath: string): Promise<Array<{ path: string; branch: string | null }>> {
+  try {
+    return await listWorktrees(repoPath);
+  } catch (err) {
+    await assertRepository(repoPath);
+    throw err;
+  }
+}
+
 /** Lists the worktrees git knows for this repository (path → branch or null). */
 export async function listWorktrees(repoPath: string): Promise<Array<{ path: string; branch: string | null }>> {
   const { stdout } = await git(repoPath, ['worktree', 'list', '--porcelain']);
@@ -51,25 +66,22 @@ export async function listWorktrees(repoPath: string): Promise<Array<{ path: str
 }
 
 export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
-  await assertRepository(spec.repoPath);
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
-  const known = (await listWorktrees(spec.repoPath)).some((w) => resolve(w.path) === path);
+  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path);
   if (known && existsSync(path)) {
     const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
-    return { path, branch, created: false, baseSha: stdout.trim() };
+    return { path, branch, created: false, newBranch: false, baseSha: stdout.trim() };
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
   if (known) await git(spec.repoPath, ['worktree', 'prune']);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(spec.worktreeRoot, { recursive: true });
   const baseSha = await revParse(spec.repoPath, spec.baseBranch);
-  if (await branchExists(spec.repoPath, branch)) {
-    await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
-  } else {
-    await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
-  }
-  return { path, branch, created: true, baseSha };
+  const newBranch = !(await branchExists(spec.repoPath, branch));
+  if (newBranch) await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
+  else await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
+  return { path, branch, created: true, newBranch, baseSha };
 }
 
 /**
@@ -78,9 +90,8 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
  * is not where it does it. Remove it with removeWorktree.
  */
 export async function detachedWorktree(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
-  await assertRepository(repoPath);
   const path = resolve(worktreeRoot, name);
-  if ((await listWorktrees(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+  if ((await worktreesOfRepository(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(worktreeRoot, { recursive: true });
   await git(repoPath, ['worktree', 'add', '--detach', '--end-of-options', path, base]);

@@ -5,6 +5,7 @@
  */
 export { openKnowledge, type Knowledge, type KnowledgeOptions, type LoadedEntry, type HealthReport, type ListFilters, type CodeResponse, type MixedResponse } from './knowledge.js';
 export { createKnowledgePool, type KnowledgePool } from './pool.js';
+export { KnowledgeService, resolveKnowledgeConfig, type KnowledgeConfig } from './service.js';
 export { parseSearchRequest, runSearch, type SearchRequest } from './search/params.js';
 export type { SearchOptions, SearchResponse, SearchResult } from './search/search.js';
 export type { SearchFilters } from './index/query.js';

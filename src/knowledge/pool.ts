@@ -1,18 +1,29 @@
 /**
  * One warm `Knowledge` per workflow root, for a long-lived process (the
- * daemon). File scans are throttled (`syncIntervalMs`), so a burst of searches
- * costs one scan; handles are closed together on `stop()`.
+ * daemon's KnowledgeService). File scans are throttled (`syncIntervalMs`), so
+ * a burst of searches costs one scan; handles are closed together on `stop()`.
  */
 import { resolve } from 'node:path';
 import { openKnowledge, type Knowledge, type KnowledgeOptions } from './knowledge.js';
+import type { Embedder } from './vectors/embeddings.js';
 
 export interface KnowledgePool {
   /** `includeGlobal` reads $MAESTRO_HOME/specs too (a CLI call without --workflow-root). */
   get(workflowRoot?: string, includeGlobal?: boolean): Knowledge;
+  /** How many handles are open (the service's lifecycle test reads it). */
+  readonly size: number;
   stop(): void;
 }
 
-export function createKnowledgePool(opts: { defaultRoot?: string; syncIntervalMs?: number; extra?: Omit<KnowledgeOptions, 'workflowRoot'> } = {}): KnowledgePool {
+export interface KnowledgePoolOptions {
+  defaultRoot?: string;
+  syncIntervalMs?: number;
+  extra?: Omit<KnowledgeOptions, 'workflowRoot'>;
+  /** The owner's embedder, asked when a handle opens (default: each handle reads MAESTRO_EMBEDDINGS_*). */
+  embedder?: () => Embedder | null;
+}
+
+export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgePool {
   const open = new Map<string, Knowledge>();
   let stopped = false;
   return {
@@ -22,10 +33,14 @@ export function createKnowledgePool(opts: { defaultRoot?: string; syncIntervalMs
       const key = `${root ? resolve(root) : ''}|${includeGlobal}`;
       let k = open.get(key);
       if (!k) {
-        k = openKnowledge({ ...opts.extra, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
+        const embedder = opts.embedder ? { embedder: opts.embedder() } : {};
+        k = openKnowledge({ ...opts.extra, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
         open.set(key, k);
       }
       return k;
+    },
+    get size() {
+      return open.size;
     },
     stop() {
       if (stopped) return;

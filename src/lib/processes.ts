@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
 /** Whether a process id is running: signal 0 probes without touching it (EPERM: alive, another user's). */
 export function isPidAlive(pid: number): boolean {
   try {
@@ -6,4 +8,34 @@ export function isPidAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * SIGKILLs the members of process group `pgid` other than `except`: what a
+ * finished run left behind in a warm worker's group (a cold worker's group is
+ * killed whole when it exits). Reads /proc, so Linux only; elsewhere it does
+ * nothing and such leftovers end with the worker. Returns how many it signalled.
+ */
+export function killGroupMembers(pgid: number, except: number): number {
+  if (process.platform !== 'linux') return 0;
+  let killed = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === except) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After "pid (name) ": state, ppid, pgrp.
+    const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    if (pgrp !== pgid) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return killed;
 }

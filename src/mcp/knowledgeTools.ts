@@ -25,13 +25,15 @@ export interface KnowledgeToolDeps {
 
 export const KNOWLEDGE_TOOLS = ['search_knowledge', 'load_knowledge', 'stage_knowledge'] as const;
 
+/** Each tool call is a one-shot use of the KnowledgeService (as a CLI command): it scans the files it needs and leaves nothing open. */
 async function withK<T>(deps: KnowledgeToolDeps, fn: (k: import('../knowledge/knowledge.js').Knowledge) => Promise<T>): Promise<T> {
-  const { openKnowledge } = await import('../knowledge/knowledge.js');
-  const k = openKnowledge({ workflowRoot: deps.root, env: deps.env });
+  const { KnowledgeService, resolveKnowledgeConfig } = await import('../knowledge/service.js');
+  const service = new KnowledgeService(resolveKnowledgeConfig(deps.env, { oneShot: true }));
+  service.start();
   try {
-    return await fn(k);
+    return await fn(service.open({ workflowRoot: deps.root }));
   } finally {
-    k.close();
+    await service.stop();
   }
 }
 

@@ -11,10 +11,11 @@ import { z } from 'zod';
 import type { AgentProvider } from '../agents/types.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { TASK_STATUSES } from '../core/status.js';
-import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../core/types.js';
+import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES } from '../core/types.js';
 import { findProject, type ApiClient } from '../api/client.js';
 import { registerKnowledgeTools } from './knowledgeTools.js';
 import { suggestTaskMetadata } from './suggest.js';
+import type { TaskDetail, TaskList, TaskResponse } from '../api/wire/responses.js';
 
 export interface McpDeps {
   client: ApiClient;
@@ -65,7 +66,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
     async ({ project, ...fields }) =>
       answer(async () => {
         const { project: p } = await findProject(client, project);
-        return client.post<{ task: Task }>('/api/tasks', { projectId: p.id, ...fields });
+        return client.post<TaskResponse>('/api/tasks', { projectId: p.id, ...fields });
       }),
   );
 
@@ -83,14 +84,14 @@ export function createMcpServer(deps: McpDeps): McpServer {
     async ({ project, status, limit }) =>
       answer(async () => {
         const projectId = project ? (await findProject(client, project)).project.id : undefined;
-        return client.get<{ tasks: Task[] }>('/api/tasks', { projectId, status: status?.join(','), limit });
+        return client.get<TaskList>('/api/tasks', { projectId, status: status?.join(','), limit });
       }),
   );
 
   server.registerTool(
     'get_task',
     { title: 'Show a task', description: 'A task with its approvals, runs, subtasks and last scheduler decision.', inputSchema: { id: z.string().min(1) } },
-    async ({ id }) => answer(() => client.get(`/api/tasks/${encodeURIComponent(id)}`)),
+    async ({ id }) => answer(() => client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`)),
   );
 
   server.registerTool(
@@ -100,7 +101,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
       description: 'Approve the gate (plan_review, spec_review, exec_review) the task waits at.',
       inputSchema: { id: z.string().min(1), gate: z.enum(GATES), reason: z.string().optional(), who: z.string().optional().describe('who approves; default "mcp"') },
     },
-    async ({ id, gate, reason, who }) => answer(() => client.post(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}) })),
+    async ({ id, gate, reason, who }) => answer(() => client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}) })),
   );
 
   server.registerTool(

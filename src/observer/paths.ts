@@ -5,17 +5,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { claudeConfigDir, wikiDirFromEnv, wikiDirVariable } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
 
 export type Env = Record<string, string | undefined>;
 
 export function resolveWikiRoot(env: Env = process.env, cwd = process.cwd()): string {
-  if (env.FLOW_WIKI_DIR) return resolve(cwd, env.FLOW_WIKI_DIR);
-  if (env.FLOW_ROOT_DIR) return resolve(cwd, env.FLOW_ROOT_DIR, 'wiki');
-  if (env.FLOW_PROJECT_DIR) return resolve(cwd, env.FLOW_PROJECT_DIR, 'wiki');
-  return resolve(cwd, 'wiki');
+  return wikiDirFromEnv(env, cwd) ?? resolve(cwd, 'wiki');
 }
 
 /** git top-level of realpath(FLOW_PROJECT_DIR || FLOW_ROOT_DIR || cwd); the realpath itself outside a repository. */
@@ -101,7 +98,7 @@ function isDirectory(path: string): boolean {
  * instead of an `ENOTDIR` from deep inside a write.
  */
 export function checkWikiRoot(wikiRoot: string, env: Env = process.env): void {
-  const source = env.FLOW_WIKI_DIR ? 'FLOW_WIKI_DIR' : env.FLOW_ROOT_DIR ? 'FLOW_ROOT_DIR' : env.FLOW_PROJECT_DIR ? 'FLOW_PROJECT_DIR' : null;
+  const source = wikiDirVariable(env) ?? null;
   let at = wikiRoot;
   for (;;) {
     let st;
@@ -121,7 +118,7 @@ export function checkWikiRoot(wikiRoot: string, env: Env = process.env): void {
 }
 
 export function claudeProjectsDir(env: Env = process.env): string {
-  return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, 'projects') : join(homedir(), '.claude', 'projects');
+  return join(claudeConfigDir(env), 'projects');
 }
 
 const HEAD_BYTES = 8 * 1024;

@@ -63,4 +63,22 @@ describe('orchestrator loop', () => {
       expect(lines.every((l) => l.traceId === run.traceId)).toBe(true);
     }
   });
+
+  it('a worker that cannot start ends its run as failed (never left running) and the task needs attention', async () => {
+    const repo = makeRepo();
+    // An environment value with a NUL byte: the real spawn() refuses it, as it would refuse any worker it cannot start.
+    daemon = await startTestDaemon({ tickMs: 100 }, { workerEnv: { MAESTRO_TEST_BROKEN: 'a\0b' } });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    daemon.orchestrator.kick();
+    const stuck = await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'needs_attention' ? t : null;
+    }, 'needs_attention');
+    expect(stuck.lastRunError).toMatch(/MAESTRO_TEST_BROKEN|null bytes|\\0/);
+    const runs = await store.runs.list({ taskId: task.id });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ kind: 'execute', status: 'failed', error: expect.stringMatching(/^the worker could not start: /) });
+  });
 });

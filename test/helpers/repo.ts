@@ -29,3 +29,15 @@ export function bareRemote(root: string, files: Record<string, string> = { 'READ
   git(root, 'clone', '-q', '--bare', makeRepo(files), remote);
   return remote;
 }
+
+/**
+ * The remote the multihost suites and bench:multihost share between daemons. The tasks there touch disjoint
+ * files, so a branch taken over long after it was made (main moved dozens of merges past it, as with 200
+ * tasks) is brought up to date rather than refused: the divergence limits are lifted.
+ */
+export function sharedRemote(root: string): string {
+  return bareRemote(root, {
+    'README.md': '# shared\n',
+    '.maestro/config.json': JSON.stringify({ limits: { divergenceCommits: 100_000, divergenceFiles: 100_000 } }),
+  });
+}

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../../src/api/errors.js';
 import { describe, expect, it } from 'vitest';
 import { tempRoot, writeKnowhowFile } from '../helpers/knowledge.js';
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../helpers/onnx.js';
@@ -109,6 +110,7 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
     const local = await maestro(['search', 'errors', 'imports', 'install', '--json', '--read-only-probe', '--workflow-root', dir]);
     const pool = createKnowledgePool();
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
     let hits = 0;
     app.addHook('onRequest', async () => {

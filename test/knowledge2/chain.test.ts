@@ -109,4 +109,21 @@ describe('maestro knowledge: the chain', () => {
     expect(other.stderr).toMatch(/No session s-a/);
     expect(existsSync(join(b.dir, '.workflow', 'sessions'))).toBe(false);
   });
+
+  it('a corrupt ledger on disk exits 1 with CORRUPT_FILE naming the file (not 2: the command line was fine), and writes nothing', async () => {
+    const { dir } = project();
+    const W = ['--workflow-root', dir];
+    expect((await maestro(['session', 'create', 's-1', ...W])).code).toBe(0);
+    expect((await maestro(['run', 'create', '--session', 's-1', '--run-id', 'run-1', '--activate', ...W])).code).toBe(0);
+    expect((await maestro(['knowledge', 'stage', 'spec', 'T', 'Queues drain before shutdown.', '--run', 'run-1', '--session', 's-1', ...W])).code).toBe(0);
+    const ledger = join(dir, '.workflow', 'sessions', 's-1', 'runs', 'run-1', 'knowledge-delta.json');
+    writeFileSync(ledger, '{"schema_version": ');
+    const r = await maestro(['knowledge', 'stage', 'spec', 'U', 'Another rule.', '--run', 'run-1', '--session', 's-1', ...W, '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'CORRUPT_FILE', message: expect.stringContaining(`${ledger}: not valid JSON`) });
+    const plain = await maestro(['knowledge', 'stage', 'spec', 'U', 'Another rule.', '--run', 'run-1', '--session', 's-1', ...W]);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain(ledger);
+    expect(readFileSync(ledger, 'utf8')).toBe('{"schema_version": ');
+  });
 });

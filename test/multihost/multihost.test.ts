@@ -32,7 +32,7 @@ import { buildForTests, type Build } from '../helpers/build.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { createNetNs, netnsSkipped, netnsUnavailable, type NetNsSet } from '../helpers/netns.js';
-import { bareRemote, git } from '../helpers/repo.js';
+import { git, sharedRemote } from '../helpers/repo.js';
 import { GiveUp, poll } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
 
@@ -88,14 +88,9 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
 
   it(`three daemons${nsWhy === null ? ', each in its own network namespace,' : ''} run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: budget(900_000) }, async () => {
     const url = cluster.url.replace(/\/postgres$/, '/multihost');
-    // The shared remote, with one commit on main.
+    // The shared remote, with one commit on main (divergence limits lifted: see sharedRemote).
     const root = tempDir('maestro-mh-');
-    // The tasks touch disjoint files, so a branch taken over long after it was made (main moved
-    // dozens of merges past it, as with 200 tasks) is brought up to date rather than refused.
-    const remote = bareRemote(root, {
-      'README.md': '# shared\n',
-      '.maestro/config.json': JSON.stringify({ limits: { divergenceCommits: 100_000, divergenceFiles: 100_000 } }),
-    });
+    const remote = sharedRemote(root);
 
     const titles = Array.from({ length: N }, (_, i) => `task-${String(i).padStart(3, '0')}`);
     const script = join(root, 'script.yaml');

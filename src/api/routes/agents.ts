@@ -7,12 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import { detectAgents } from '../../agents/detect.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
+import { agentListResponse } from '../wire/responses.js';
 
 export function registerAgentRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/agents', summary: 'Agent tools (claude, codex, gemini, cursor, opencode): installed, logged in', tags: ['agents'] },
+    { method: 'GET', url: '/api/agents', summary: 'Agent tools (claude, codex, gemini, cursor, opencode): installed, logged in', tags: ['agents'], response: agentListResponse },
     async () => ({ agents: await detectAgents(deps.agentEnv ?? process.env) }),
   );
 }

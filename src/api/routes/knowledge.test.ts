@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../errors.js';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
 import { knowledgeRoutes } from './knowledge.js';
@@ -15,6 +16,7 @@ describe('GET /api/knowledge/*', () => {
     local.close();
     const pool = createKnowledgePool();
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
     try {
       const res = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent('errors cause imports')}&readOnlyProbe=true&root=${encodeURIComponent(dir)}` });
@@ -44,6 +46,7 @@ describe('GET /api/knowledge/*', () => {
     const { dir } = tempRoot('mf-workflow');
     const pool = createKnowledgePool({ syncIntervalMs: 3_600_000 });
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
     const count = async (fresh: boolean) => (await app.inject({ method: 'GET', url: `/api/knowledge/search?q=quokka&root=${encodeURIComponent(dir)}${fresh ? '&fresh=true' : ''}` })).json().count as number;
     try {

@@ -11,10 +11,10 @@
  * With `projectRoot` (the daemon), each also takes `projectId`, a registered
  * project, instead of a path; and the review, promotion and audit routes of
  * reviewHttp.ts are registered too (they take a project id, never a path).
- * Errors answer `{error: {code, message}}` with the catalogue status.
+ * Errors are thrown; the API's one error handler (src/api/errors.ts) answers them.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { MaestroError, coerceError } from '../../core/errors.js';
+import { MaestroError } from '../../core/errors.js';
 import { parseSearchRequest, runSearch } from '../../knowledge/search/params.js';
 import type { KnowledgePool } from '../../knowledge/pool.js';
 import type { OpenApiDoc } from '../route.js';
@@ -39,12 +39,6 @@ type Query = Record<string, string | undefined>;
 
 export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
   const rootOf = (q: Query) => q.root;
-  app.setErrorHandler((err, _req, reply) => {
-    if (err instanceof MaestroError) return reply.status(err.status).send({ error: err.toJSON() });
-    const status = (err as { statusCode?: number }).statusCode;
-    if (status && status < 500) return reply.status(status).send({ error: { code: 'BAD_INPUT', message: coerceError(err).message } });
-    return reply.status(500).send({ error: { code: 'INTERNAL', message: 'Internal error' } });
-  });
   // `projectId` on a read route becomes that project's root before the handler runs.
   // A `root` is confined to what the server allows before any folder is read.
   app.addHook('preHandler', async (req) => {

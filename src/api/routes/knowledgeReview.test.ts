@@ -1,7 +1,8 @@
 /** The review, promotion and audit routes over a real `.workflow/`: good paths, bad input, confinement. */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { installErrorHandler } from '../errors.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { project } from '../../../test/helpers/knowledge2.js';
 import { MaestroError } from '../../core/errors.js';
@@ -22,6 +23,7 @@ afterEach(async () => {
 async function serve(projects: Record<string, string>) {
   const pool = createKnowledgePool();
   const app = Fastify();
+  installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
   const doc = new OpenApiDoc();
   await app.register(knowledgeRoutes, {
     pool,
@@ -131,6 +133,31 @@ describe('knowledge review routes', () => {
     expect(readdirSync(join(p.dir, '.workflow', 'specs'))).toEqual(['coding-conventions.md']);
   });
 
+  it('a corrupt file on disk answers 500 CORRUPT_FILE naming it (not a 400: the request was fine); the queue shows it on that session only', async () => {
+    const p = staged();
+    createSession(p.root, 'task-2', 'still fine');
+    const { app } = await serve({ P1: p.dir });
+    const file = join(p.dir, '.workflow', 'sessions', 'task-1', 'knowledge-delta.json');
+    writeFileSync(file, '{"schema_version": ');
+    const session = join(p.dir, '.workflow', 'sessions', 'task-1', 'session.json');
+    const good = readFileSync(session, 'utf8');
+    writeFileSync(session, good.slice(0, 20));
+    const one = await app.inject({ method: 'GET', url: '/api/knowledge/review/task-1?projectId=P1' });
+    expect(one.statusCode).toBe(500);
+    expect(one.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: expect.stringContaining(`${session}: not valid JSON`) });
+    writeFileSync(session, good);
+    const queue = await app.inject({ method: 'GET', url: '/api/knowledge/review?projectId=P1' });
+    expect(queue.statusCode).toBe(200);
+    const bySession = Object.fromEntries(queue.json().sessions.map((s: { session_id: string }) => [s.session_id, s]));
+    expect(bySession['task-2'].review).toMatchObject({ session_id: 'task-2' });
+    expect(bySession['task-1'].review.sources[0]).toMatchObject({ receipt: 'missing', error: expect.stringContaining(`${file}: not valid JSON`) });
+    const promote = await app.inject({ method: 'POST', url: '/api/knowledge/review/task-1/promote?projectId=P1', payload: { all: true } });
+    // --all skips the unreadable source and says so (seed 000 §11.1); nothing is promoted from it.
+    expect(promote.statusCode).toBe(200);
+    expect(promote.json()).toMatchObject({ promoted: [], warnings: [expect.stringMatching(/session: skipped/)] });
+    expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
+  });
+
   it('let the read routes name a project instead of a path', async () => {
     const p = staged();
     const { app } = await serve({ P1: p.dir });
@@ -150,6 +177,7 @@ describe('knowledge review routes', () => {
   it('are not registered without a project resolver (a path-only caller gets 404)', async () => {
     const pool = createKnowledgePool();
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
     open.push({ app, pool });
     expect((await app.inject({ method: 'GET', url: '/api/knowledge/review?projectId=P1' })).statusCode).toBe(404);

@@ -15,6 +15,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { defineRoute, OpenApiDoc } from '../route.js';
+import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
 import { resolveCandidate, review, type ReviewResult } from '../../knowledge/lifecycle/reconcile/review.js';
@@ -49,8 +50,8 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
       try {
         return { session_id: s.session_id, objective: s.objective, status: s.status, review: review(root, s.session_id) };
       } catch (err) {
-        const e = err as { code?: string; message: string };
-        return { session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: { code: e.code ?? 'INTERNAL', message: e.message } };
+        // One session's corrupt files leave the rest of the queue readable; its error is shown as the API would answer it.
+        return { session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) };
       }
     });
     return { projectId: query.projectId, sessions };

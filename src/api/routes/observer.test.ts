@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from '../../observer/__fixtures__/transcript-builder.js';
 import { observerEvents, type ObserverUpdate } from '../../observer/events.js';
@@ -30,6 +31,7 @@ describe('observer HTTP routes (in-process)', () => {
     expect(updates.map((u) => u.sessionId)).toEqual(['older', 'newer']);
 
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path });
     try {
       const list = await app.inject({ method: 'GET', url: '/api/observer/sessions' });

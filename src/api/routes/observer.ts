@@ -104,17 +104,12 @@ function proposalRoutes(app: FastifyInstance, deps: ObserverRouteDeps): void {
     body: { type: 'object', properties: { note: { type: 'string', maxLength: 2_000 } }, additionalProperties: false },
   };
   for (const decision of ['accept', 'dismiss'] as const) {
-    app.post<{ Params: { id: string }; Body: { note?: string } | undefined }>(`/api/observer/proposals/:id/${decision}`, { schema }, async (req, reply) => {
+    app.post<{ Params: { id: string }; Body: { note?: string } | undefined }>(`/api/observer/proposals/:id/${decision}`, { schema }, async (req) => {
       const now = new Date(deps.now?.() ?? Date.now());
       const note = req.body?.note;
-      try {
-        if (decision === 'dismiss') return { proposal: dismissProposal(deps.wikiRoot, req.params.id, { now, ...(note ? { note } : {}) }) };
-        const { proposal, entry } = acceptProposal(deps.wikiRoot, req.params.id, { projectSlug: deps.projectSlug ?? resolveProjectSlug({}, deps.workspaceRoot), now, ...(note ? { note } : {}) });
-        return { proposal, entry: { id: entry.id, relativePath: entry.relativePath } };
-      } catch (err) {
-        if (err instanceof MaestroError) return reply.code(err.status).send({ error: err.toJSON() });
-        throw err;
-      }
+      if (decision === 'dismiss') return { proposal: dismissProposal(deps.wikiRoot, req.params.id, { now, ...(note ? { note } : {}) }) };
+      const { proposal, entry } = acceptProposal(deps.wikiRoot, req.params.id, { projectSlug: deps.projectSlug ?? resolveProjectSlug({}, deps.workspaceRoot), now, ...(note ? { note } : {}) });
+      return { proposal, entry: { id: entry.id, relativePath: entry.relativePath } };
     });
   }
 }
@@ -126,13 +121,6 @@ export async function observerRoutes(app: FastifyInstance, deps: ObserverRouteDe
   app.get<{ Params: { id: string } }>(
     '/api/observer/sessions/:id',
     { schema: { params: { type: 'object', properties: { id: { type: 'string', pattern: SESSION_ID } }, required: ['id'] } } },
-    async (req, reply) => {
-      try {
-        return getObserverSession(deps, req.params.id);
-      } catch (err) {
-        if (err instanceof MaestroError) return reply.code(err.status).send({ error: err.toJSON() });
-        throw err;
-      }
-    },
+    async (req) => getObserverSession(deps, req.params.id),
   );
 }

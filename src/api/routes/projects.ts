@@ -9,6 +9,7 @@ import { parseProjectSettings, settingsChange } from '../../daemon/projectSettin
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
+import { projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
 
 /** A project's repository must be an existing git work tree, given as an absolute path. */
 export function checkRepoPath(repoPath: string): string {
@@ -20,14 +21,14 @@ export function checkRepoPath(repoPath: string): string {
 }
 
 export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
-  defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'] }, async () => ({ projects: await store.projects.list() }));
+  defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: await store.projects.list() }));
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project', tags: ['projects'], body: projectInputSchema, status: 201 }, async ({ body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project', tags: ['projects'], body: projectInputSchema, response: projectResponse, status: 201 }, async ({ body }) => {
     const repoPath = checkRepoPath(body.repoPath);
     return { project: await store.projects.create({ ...body, config: parseProjectSettings(body.config), repoPath }) };
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts', tags: ['projects'], params: idParam }, async ({ params }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts', tags: ['projects'], params: idParam, response: projectDetailResponse }, async ({ params }) => {
     const project = await store.projects.get(params.id);
     return { project, tasksByStatus: await store.metrics.tasksByStatus(project.id) };
   });
@@ -42,6 +43,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       tags: ['projects'],
       params: idParam,
       body: z.object({ config: z.record(z.string(), z.unknown()), who: z.string().trim().min(1).max(200).default('human') }).strict(),
+      response: projectResponse,
     },
     async ({ params, body, req }) => {
       const config = parseProjectSettings(body.config);

@@ -5,6 +5,7 @@ import { MaestroError } from '../../core/errors.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { eventListQuery, idParam } from './schemas.js';
+import { approvalListResponse, decisionListResponse, eventPageResponse, metricsResponse, runListResponse, runResponse, traceResponse } from '../wire/responses.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -12,11 +13,11 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/runs', summary: 'List runs', tags: ['runs'], query: z.object({ taskId: z.string().max(200).optional(), traceId: z.string().max(200).optional(), limit: int(1, 5000).default(500) }).strict() },
+    { method: 'GET', url: '/api/runs', summary: 'List runs', tags: ['runs'], query: z.object({ taskId: z.string().max(200).optional(), traceId: z.string().max(200).optional(), limit: int(1, 5000).default(500) }).strict(), response: runListResponse },
     async ({ query }) => ({ runs: await store.runs.list(query) }),
   );
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/runs/:id', summary: 'Show a run', tags: ['runs'], params: idParam }, async ({ params, reply }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/runs/:id', summary: 'Show a run', tags: ['runs'], params: idParam, response: runResponse }, async ({ params, reply }) => {
     const run = await store.runs.get(params.id);
     reply.header('x-trace-id', run.traceId);
     return { run };
@@ -25,13 +26,13 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/approvals', summary: 'List approvals (newest first without taskId)', tags: ['approvals'], query: z.object({ taskId: z.string().max(200).optional(), limit: int(1, 1000).default(200) }).strict() },
+    { method: 'GET', url: '/api/approvals', summary: 'List approvals (newest first without taskId)', tags: ['approvals'], query: z.object({ taskId: z.string().max(200).optional(), limit: int(1, 1000).default(200) }).strict(), response: approvalListResponse },
     async ({ query }) => ({ approvals: await store.approvals.list(query) }),
   );
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/events', summary: 'Page through the event log (after = the last id seen)', tags: ['events'], query: eventListQuery }, async ({ query }) => store.events.list(query));
+  defineRoute(app, doc, { method: 'GET', url: '/api/events', summary: 'Page through the event log (after = the last id seen)', tags: ['events'], query: eventListQuery, response: eventPageResponse }, async ({ query }) => store.events.list(query));
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/metrics', summary: 'Tasks by status, run durations, tokens and cost', tags: ['metrics'], query: z.object({ projectId: z.string().max(200).optional() }).strict() }, async ({ query }) => ({
+  defineRoute(app, doc, { method: 'GET', url: '/api/metrics', summary: 'Tasks by status, run durations, tokens and cost', tags: ['metrics'], query: z.object({ projectId: z.string().max(200).optional() }).strict(), response: metricsResponse }, async ({ query }) => ({
     tasksByStatus: await store.metrics.tasksByStatus(query.projectId),
     runDurations: await store.metrics.runDurations(query.projectId),
     usage: (await store.metrics.usageByProject()).filter((u) => !query.projectId || u.projectId === query.projectId),
@@ -46,6 +47,7 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
       summary: 'Scheduler decisions: each claim with its score breakdown and the competitors it beat',
       tags: ['scheduler'],
       query: z.object({ taskId: z.string().max(200).optional(), projectId: z.string().max(200).optional(), limit: int(1, 1000).default(50) }).strict(),
+      response: decisionListResponse,
     },
     async ({ query }) => ({ decisions: await store.decisions.list(query) }),
   );
@@ -53,7 +55,7 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/traces/:traceId', summary: "A trace: the run it names within its task's plan → execute → review → merge chain, with their events", tags: ['traces'], params: z.object({ traceId: z.string().min(1).max(200) }).strict() },
+    { method: 'GET', url: '/api/traces/:traceId', summary: "A trace: the run it names within its task's plan → execute → review → merge chain, with their events", tags: ['traces'], params: z.object({ traceId: z.string().min(1).max(200) }).strict(), response: traceResponse },
     async ({ params, reply }) => {
       const [run] = await store.runs.list({ traceId: params.traceId, limit: 1 });
       if (!run) throw new MaestroError('UNKNOWN_RUN', `No run carries trace id "${params.traceId}".`);

@@ -9,40 +9,19 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
-import { readPatch, type DiffFile } from '../../git/patch.js';
+import { readPatch } from '../../git/patch.js';
 import type { LineComment } from '../../store/ops/gates.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
-import { checkViews, diffRange, pickVersion, reviewViews, type CheckView, type FindingView, type VerdictView } from './reviewData.js';
+import { checkViews, diffRange, pickVersion, reviewViews } from './reviewData.js';
 import { idParam } from './schemas.js';
+import { checksResponse, diffResponse, findingsResponse, type DiffResponse } from '../wire/responses.js';
 
-export type { DiffFile, DiffHunk, DiffLine, FileStatus } from '../../git/patch.js';
-export type { CheckView, FindingView, VerdictView, VersionRef } from './reviewData.js';
+export type { DiffResponse } from '../wire/responses.js';
 
 const versionQuery = z.object({ version: z.coerce.number().int().positive().max(100_000).optional() }).strict();
 const diffQuery = versionQuery.extend({ file: z.string().min(1).max(4096).optional() }).strict();
-
-export interface DiffResponse {
-  taskId: string;
-  version: number;
-  branch: string;
-  base: string;
-  head: string;
-  totals: { files: number; additions: number; deletions: number };
-  files: DiffFile[];
-}
-export interface ChecksResponse {
-  taskId: string;
-  version: number;
-  checks: CheckView[];
-}
-export interface FindingsResponse {
-  taskId: string;
-  version: number;
-  verdicts: VerdictView[];
-  findings: FindingView[];
-}
 
 /** What the review helpers need: the store, and where a project's task branches live. */
 export interface ReviewContext {
@@ -118,18 +97,18 @@ export function registerReviewRoutes(app: FastifyInstance, doc: OpenApiDoc, deps
   const { store } = deps;
   const ctx = reviewContext(deps);
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/diff', summary: "A task version's change against its merge base: files (status, stats, binary, collapsed) and hunks; ?file= one file whole", tags, params: idParam, query: diffQuery }, async ({ params, query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/diff', summary: "A task version's change against its merge base: files (status, stats, binary, collapsed) and hunks; ?file= one file whole", tags, params: idParam, query: diffQuery, response: diffResponse }, async ({ params, query }) => {
     const { task } = await pickVersion(store, params.id, query.version);
     return taskDiff(ctx, task, query.file);
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/checks', summary: "A task version's check gates: command, status, exit code, duration, output tail", tags, params: idParam, query: versionQuery }, async ({ params, query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/checks', summary: "A task version's check gates: command, status, exit code, duration, output tail", tags, params: idParam, query: versionQuery, response: checksResponse }, async ({ params, query }) => {
     const { task } = await pickVersion(store, params.id, query.version);
-    return { taskId: task.id, version: task.version, checks: await checkViews(store, await projectRepo(ctx, task), task) } satisfies ChecksResponse;
+    return { taskId: task.id, version: task.version, checks: await checkViews(store, await projectRepo(ctx, task), task) };
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/findings', summary: "A task version's review verdicts and findings (file, line)", tags, params: idParam, query: versionQuery }, async ({ params, query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id/findings', summary: "A task version's review verdicts and findings (file, line)", tags, params: idParam, query: versionQuery, response: findingsResponse }, async ({ params, query }) => {
     const { task } = await pickVersion(store, params.id, query.version);
-    return { taskId: task.id, version: task.version, ...(await reviewViews(store, task)) } satisfies FindingsResponse;
+    return { taskId: task.id, version: task.version, ...(await reviewViews(store, task)) };
   });
 }

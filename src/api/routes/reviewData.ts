@@ -14,12 +14,10 @@ import { branchName, readJob, type CheckConfig } from '../../executor/protocol/j
 import { readStages } from '../../executor/protocol/stages.js';
 import { git } from '../../git/git.js';
 import type { Store } from '../../store/store.js';
+import type { CheckView, FindingView, VerdictView, VersionRef } from '../wire/responses.js';
 
-export interface VersionRef {
-  id: string;
-  version: number;
-  status: Task['status'];
-}
+export type { CheckView, FindingView, VerdictView, VersionRef } from '../wire/responses.js';
+
 
 /** Every version of the task's chain, oldest first. */
 export async function versionChain(store: Store, task: Task): Promise<Task[]> {
@@ -122,15 +120,6 @@ async function mergedRange(store: Store, repo: string, task: Task, branch: strin
 
 // ---- checks -----------------------------------------------------------------
 
-export interface CheckView {
-  name: string;
-  command: string;
-  status: 'passed' | 'failed' | 'running' | 'pending' | 'skipped';
-  exitCode: number | null;
-  durationMs: number | null;
-  outputTail: string;
-  runId: string | null;
-}
 
 const TAIL_BYTES = 4000;
 
@@ -214,21 +203,7 @@ function view(c: CheckConfig, status: CheckView['status'], runId: string | null 
 
 // ---- findings ---------------------------------------------------------------
 
-export interface VerdictView {
-  reviewer: string;
-  verdict: 'approve' | 'reject';
-  summary: string;
-  runId: string;
-}
 
-export interface FindingView {
-  reviewer: string;
-  severity: string;
-  file: string | null;
-  line: number | null;
-  message: string;
-  runId: string;
-}
 
 interface StoredReview {
   reviewer?: string;

@@ -14,6 +14,7 @@ import { LineSplitter } from '../../lib/lines.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam, taskIdParam } from './schemas.js';
+import { streamData, transcriptLine, transcriptSearchResponse, type StreamData } from '../wire/responses.js';
 
 const KEEPALIVE_MS = 15_000;
 const MATCH_TEXT_CHARS = 2000;
@@ -47,14 +48,24 @@ async function grepLines(path: string, needle: string, limit: number): Promise<{
 }
 
 function sse(item: StreamItem): string {
-  return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify({ runId: item.runId, seq: item.seq, ...item.data })}\n\n`;
+  const data: StreamData = { runId: item.runId, seq: item.seq, ...item.data };
+  return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, bus, control }: ApiDeps): void {
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/tasks/:taskId/stream', summary: "SSE: tokens and phases of the task's current run (honours Last-Event-ID)", tags: ['stream'], params: taskIdParam, query: z.object({ lastEventId: z.string().max(300).optional(), token: z.string().optional() }).strict() },
+    {
+      method: 'GET',
+      url: '/api/tasks/:taskId/stream',
+      summary: "SSE: tokens and phases of the task's current run (honours Last-Event-ID)",
+      tags: ['stream'],
+      params: taskIdParam,
+      query: z.object({ lastEventId: z.string().max(300).optional(), token: z.string().optional() }).strict(),
+      // Each SSE item: `id: <runId>:<seq>`, `event:` its kind (token, phase, clarify, result, error), `data:` this.
+      content: { 'text/event-stream': streamData },
+    },
     async ({ params, query, req, reply }) => {
       await store.tasks.get(params.taskId);
       const header = req.headers['last-event-id'];
@@ -105,6 +116,8 @@ export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, { st
       tags: ['stream'],
       params: idParam,
       query: z.object({ q: z.string().min(1).max(500).optional(), runId: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(1000) }).strict(),
+      response: transcriptSearchResponse,
+      content: { 'application/x-ndjson': transcriptLine },
     },
     async ({ params, query, reply }) => {
       await store.tasks.get(params.id);

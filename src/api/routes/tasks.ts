@@ -12,6 +12,7 @@ import { providerFix } from '../../daemon/providerCheck.js';
 import { checkComments, gateFor, reviewContext } from './review.js';
 import { versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
+import { rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
 
 const who = z.string().trim().min(1).max(200).default('human');
 const gateBody = z.object({ gate: z.enum(GATES).optional(), reason: z.string().trim().max(10_000).optional(), who }).strict();
@@ -40,7 +41,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   const review = reviewContext(deps);
   const tags = ['tasks'];
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery }, async ({ query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery, response: taskListResponse }, async ({ query }) => {
     let tasks = await store.tasks.list({ projectId: query.projectId, status: query.status, parentId: query.parentId, limit: query.limit, offset: query.offset });
     if (query.q) {
       const needle = query.q.toLowerCase();
@@ -49,7 +50,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, status: 201 }, async ({ body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, response: taskResponse, status: 201 }, async ({ body }) => {
     if (providerProblem) {
       const project = await store.projects.get(body.projectId);
       const problem = providerProblem(project);
@@ -58,7 +59,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: await store.tasks.create(body) };
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id', summary: 'Show a task with its approvals, runs and last scheduler decision', tags, params: idParam }, async ({ params, reply }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id', summary: 'Show a task with its approvals, runs and last scheduler decision', tags, params: idParam, response: taskDetailResponse }, async ({ params, reply }) => {
     const task = await store.tasks.get(params.id);
     const runs = await store.runs.list({ taskId: task.id });
     const [decision] = await store.decisions.list({ taskId: task.id, limit: 1 });
@@ -68,11 +69,11 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task, runs, children, lastDecision: decision ?? null, versions };
   });
 
-  defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema }, async ({ params, body }) => ({
+  defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({
     task: await store.tasks.edit(params.id, body),
   }));
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/cancel', summary: 'Cancel a task (a running worker is stopped)', tags, params: idParam, body: cancelBody }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/cancel', summary: 'Cancel a task (a running worker is stopped)', tags, params: idParam, body: cancelBody, response: taskResponse }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     if (TERMINAL_STATUSES.includes(task.status) || task.status === 'cancelled') {
       throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; there is nothing to cancel.`);
@@ -80,7 +81,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: await store.tasks.transition(task.id, 'cancelled', { from: task.status, reason: body.reason ?? `cancelled by ${body.who}` }) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled', tags, params: idParam }, async ({ params }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled', tags, params: idParam, response: taskResponse }, async ({ params }) => {
     const task = await store.tasks.get(params.id);
     if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
       throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);
@@ -88,12 +89,12 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: await store.tasks.retry(task.id, task.status) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at)', tags, params: idParam, body: gateBody }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at)', tags, params: idParam, body: gateBody, response: taskResponse }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     return { task: await store.tasks.approve(task.id, gateFor(task, body.gate), body.who, body.reason ?? null) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody, response: rejectResponse }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     const gate = gateFor(task, body.gate);
     if (task.status === gate) await checkComments(review, task, body.comments);
@@ -101,12 +102,12 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: old, next };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/inject', summary: "Append an instruction to the running agent's next turn", tags, params: idParam, body: messageBody, status: 202 }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/inject', summary: "Append an instruction to the running agent's next turn", tags, params: idParam, body: messageBody, response: runMessageResponse, status: 202 }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     return control.inject(task, body.message, body.who);
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reply', summary: "Answer the agent's clarifying question (the task must be awaiting_input)", tags, params: idParam, body: messageBody, status: 202 }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reply', summary: "Answer the agent's clarifying question (the task must be awaiting_input)", tags, params: idParam, body: messageBody, response: runMessageResponse, status: 202 }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     if (task.status !== 'awaiting_input') throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}, not awaiting_input: there is no question to answer.`);
     return control.reply(task, body.message, body.who);

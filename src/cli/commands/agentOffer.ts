@@ -7,6 +7,7 @@ import type { AgentToolStatus } from '../../agents/detect.js';
 import type { Project } from '../../core/types.js';
 import type { ApiClient } from '../../api/client.js';
 import { table } from './common.js';
+import type { AgentList } from '../../api/wire/responses.js';
 
 /** The provider kinds worth offering, best first: installed and logged in, then installed. */
 export function usableAgents(agents: AgentToolStatus[]): AgentToolStatus[] {
@@ -34,7 +35,7 @@ export function describeAgentChoices(agents: AgentToolStatus[], hint: string): s
 export async function agentOffer(client: ApiClient, project: Project, chosen: string | null): Promise<string | null> {
   let agents: AgentToolStatus[];
   try {
-    agents = (await client.get<{ agents: AgentToolStatus[] }>('/api/agents')).agents;
+    agents = (await client.get<AgentList>('/api/agents')).agents;
   } catch {
     return null;
   }

@@ -3,8 +3,7 @@
  * built from them, project lookup by id or name, and plain-text tables.
  */
 import type { Command } from 'commander';
-import { MaestroError } from '../../core/errors.js';
-import type { Project, Task } from '../../core/types.js';
+import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
 
 export interface ClientFlags {

@@ -8,12 +8,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_ERROR, action, printJson } from '../output.js';
 import { ApiClient } from '../../api/client.js';
 import { print } from './common.js';
+import { claudeConfigDir } from '../../config/env.js';
 import type { DoctorCheck } from './doctorCheck.js';
 
 export type { DoctorCheck } from './doctorCheck.js';
@@ -50,7 +50,7 @@ async function checkSqlite(): Promise<DoctorCheck> {
 function checkCredentials(env: NodeJS.ProcessEnv): DoctorCheck {
   if (env.ANTHROPIC_API_KEY) return { name: 'agent credentials', status: 'ok', detail: 'ANTHROPIC_API_KEY is set' };
   if (env.CLAUDE_CODE_OAUTH_TOKEN) return { name: 'agent credentials', status: 'ok', detail: 'CLAUDE_CODE_OAUTH_TOKEN is set' };
-  const claudeDir = join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'));
+  const claudeDir = claudeConfigDir(env);
   if (existsSync(join(claudeDir, '.credentials.json'))) return { name: 'agent credentials', status: 'ok', detail: `Claude login found in ${claudeDir}` };
   return { name: 'agent credentials', status: 'warn', detail: 'no ANTHROPIC_API_KEY and no Claude login (~/.claude): the claude provider cannot run; the scripted provider and the demo still work' };
 }

@@ -8,25 +8,24 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
+import type { Knowledge } from '../../knowledge/knowledge.js';
 
 interface RootOpts {
   workflowRoot?: string;
   json?: boolean;
 }
 
-const knowledgeModule = () => import('../../knowledge/knowledge.js');
+const serviceModule = () => import('../../knowledge/service.js');
 
-async function open(opts: RootOpts & { readOnlyProbe?: boolean }) {
-  const { openKnowledge } = await knowledgeModule();
-  return openKnowledge({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), readOnly: Boolean(opts.readOnlyProbe) });
-}
-
-async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn: (k: Awaited<ReturnType<typeof open>>) => Promise<T> | T): Promise<T> {
-  const k = await open(opts);
+/** A one-shot command: the daemon's KnowledgeService, built for one command (no scan throttle, no watcher), one handle. */
+async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn: (k: Knowledge) => Promise<T> | T): Promise<T> {
+  const { KnowledgeService, resolveKnowledgeConfig } = await serviceModule();
+  const service = new KnowledgeService(resolveKnowledgeConfig(process.env, { oneShot: true }));
+  service.start();
   try {
-    return await fn(k);
+    return await fn(service.open({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), readOnly: Boolean(opts.readOnlyProbe) }));
   } finally {
-    k.close();
+    await service.stop();
   }
 }
 
@@ -207,21 +206,7 @@ function registerSpec(program: Command): void {
         });
       }),
     );
-  spec
-    .command('supersede')
-    .description('Mark <old> deprecated and superseded by <new> (sids or ids).')
-    .argument('<old>')
-    .argument('<new>')
-    .option('--json')
-    .option('--workflow-root <dir>')
-    .action(
-      action(async (oldRef: string, newRef: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { supersedeSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
-        const res = supersedeSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
-        if (opts.json) printJson(res);
-        else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
-      }),
-    );
+  registerSupersede(spec, 'spec', 'Mark <old> deprecated and superseded by <new> (sids or ids).');
   spec
     .command('deprecate')
     .description('Mark a spec entry deprecated (kept in the file and the evolution chain).')
@@ -256,6 +241,31 @@ function registerSpec(program: Command): void {
         const res = markSpecConflict(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref, opts.note);
         if (opts.json) printJson(res);
         else process.stdout.write(`marked ${res.id} contested (${res.marker})\n`);
+      }),
+    );
+}
+
+/** The writer of each kind's `supersede`: the same arguments and answer, so one command serves both. */
+const SUPERSEDERS = {
+  spec: async () => (await import('../../knowledge/format/specWriter.js')).supersedeSpec,
+  knowhow: async () => (await import('../../knowledge/format/knowhowWriter.js')).supersedeKnowhow,
+};
+
+/** `maestro spec supersede` and `maestro knowhow supersede`: <old> becomes deprecated, superseded by <new>. */
+function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDERS, description: string): void {
+  parent
+    .command('supersede')
+    .description(description)
+    .argument('<old>')
+    .argument('<new>')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (oldRef: string, newRef: string, opts: RootOpts) => {
+        const [{ resolveWorkflowRoot }, supersede] = await Promise.all([import('../../knowledge/format/root.js'), SUPERSEDERS[kind]()]);
+        const res = supersede(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
+        if (opts.json) printJson(res);
+        else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
       }),
     );
 }
@@ -356,20 +366,7 @@ function registerKnowhow(program: Command): void {
         });
       }),
     );
-  kh.command('supersede')
-    .description('Mark <old> deprecated and superseded by <new>.')
-    .argument('<old>')
-    .argument('<new>')
-    .option('--json')
-    .option('--workflow-root <dir>')
-    .action(
-      action(async (oldRef: string, newRef: string, opts: RootOpts) => {
-        const [{ resolveWorkflowRoot }, { supersedeKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
-        const res = supersedeKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
-        if (opts.json) printJson(res);
-        else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
-      }),
-    );
+  registerSupersede(kh, 'knowhow', 'Mark <old> deprecated and superseded by <new>.');
   kh.command('history')
     .description('The evolution chain of a knowhow document.')
     .argument('<id>')

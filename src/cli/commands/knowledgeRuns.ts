@@ -64,7 +64,7 @@ function registerSession(program: Command): void {
       const root = await rootOf(o);
       await (await lib()).warmSessionSemantic(root, id);
       const r = (await lib()).sealSession(root, id);
-      out(o, { schema: 'run-response/1.0', ok: true, command: 'session seal', data: r }, `session ${id} ${r.session.status}; backlog ${r.backlog} pending candidate(s)${r.unsealed_runs.length ? `; unsealed runs: ${r.unsealed_runs.join(', ')}` : ''}`);
+      out(o, { schema: 'run-response/1.0', ok: true, command: 'session seal', data: r }, `session ${id} ${r.session.status}; backlog ${r.backlog} pending candidate(s)${r.unsealed_runs.length ? `; unsealed runs: ${r.unsealed_runs.join(', ')}` : ''}${r.unreadable.length ? `; not counted, unreadable: ${r.unreadable.map((u) => u.error).join('; ')}` : ''}`);
     }),
   );
 }

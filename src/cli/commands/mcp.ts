@@ -6,16 +6,16 @@
  * none (the deterministic heuristic).
  */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AgentProvider } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 import { ApiClient } from '../../api/client.js';
+import { claudeConfigDir } from '../../config/env.js';
 
 function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN || existsSync(join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'), '.credentials.json')));
+  return Boolean(env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN || existsSync(join(claudeConfigDir(env), '.credentials.json')));
 }
 
 async function chooseProvider(opts: { agent?: string; agentScript?: string }): Promise<AgentProvider | null> {

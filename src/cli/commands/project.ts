@@ -1,11 +1,11 @@
 /** `maestro project add|list|show|config`: register repositories with the daemon and set their agent. */
 import { basename, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Project } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
 import { agentOffer } from './agentOffer.js';
 import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
+import type { ProjectList, ProjectResponse } from '../../api/wire/responses.js';
 
 function counts(byStatus: Record<string, number>): string {
   const parts = Object.entries(byStatus).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`);
@@ -29,7 +29,7 @@ export function register(program: Command): void {
       const provider = providerFromFlags(opts);
       const body = { name: opts.name ?? basename(repoPath), repoPath, ...(provider ? { config: { provider } } : {}) };
       const client = clientFor(opts);
-      const { project: p } = await client.post<{ project: Project }>('/api/projects', body);
+      const { project: p } = await client.post<ProjectResponse>('/api/projects', body);
       if (opts.json) return printJson({ project: p });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
       const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
@@ -41,7 +41,7 @@ export function register(program: Command): void {
 
   withApi(project.command('list').description('List projects.')).action(
     action(async (opts: ClientFlags) => {
-      const { projects } = await clientFor(opts).get<{ projects: Project[] }>('/api/projects');
+      const { projects } = await clientFor(opts).get<ProjectList>('/api/projects');
       if (opts.json) return printJson({ projects });
       if (!projects.length) return print('No projects yet. Add one with `maestro project add <path>`.');
       print(table([['ID', 'NAME', 'REPOSITORY'], ...projects.map((p) => [p.id, p.name, p.repoPath])]));

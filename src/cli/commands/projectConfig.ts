@@ -13,6 +13,7 @@ import { providerConfigSchema } from '../../executor/protocol/job.js';
 import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
+import type { ProjectList, ProjectResponse } from '../../api/wire/responses.js';
 
 export const PROVIDER_KINDS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'command', 'scripted'] as const;
 
@@ -119,7 +120,7 @@ export function setKey(config: Record<string, unknown>, key: string, value: unkn
 /** The project named by --project, else the one whose repository holds the current folder, else the only one. */
 export async function pickProject(client: ApiClient, named: string | undefined, cwd = process.cwd()): Promise<Project> {
   if (named) return (await findProject(client, named)).project;
-  const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+  const { projects } = await client.get<ProjectList>('/api/projects');
   const here = projects.filter((p) => cwd === p.repoPath || cwd.startsWith(`${p.repoPath}/`)).sort((a, b) => b.repoPath.length - a.repoPath.length)[0];
   if (here) return here;
   if (projects.length === 1) return projects[0]!;
@@ -128,7 +129,7 @@ export async function pickProject(client: ApiClient, named: string | undefined, 
 
 export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<Project> {
   if (config.provider !== undefined) checkProvider(config.provider);
-  const { project: saved } = await client.request<{ project: Project }>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
+  const { project: saved } = await client.request<ProjectResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
   return saved;
 }
 

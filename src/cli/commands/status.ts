@@ -1,9 +1,9 @@
 /** `maestro status`: is a daemon up, and how do its projects stand. */
 import type { Command } from 'commander';
 import { EXIT_ERROR, action, printJson } from '../output.js';
-import type { Project } from '../../core/types.js';
 import { clientFor, print, withApi, type ClientFlags } from './common.js';
 import { formatCounts } from './project.js';
+import type { ProjectDetail, ProjectList } from '../../api/wire/responses.js';
 
 export function register(program: Command): void {
   withApi(program.command('status').description('Say whether the daemon runs, and list projects with their task counts (exit 1 when no daemon answers).')).action(
@@ -15,10 +15,10 @@ export function register(program: Command): void {
         process.exitCode = EXIT_ERROR;
         return;
       }
-      const { projects } = await client.get<{ projects: Project[] }>('/api/projects');
+      const { projects } = await client.get<ProjectList>('/api/projects');
       const rows = [];
       for (const p of projects) {
-        const { tasksByStatus } = await client.get<{ tasksByStatus: Record<string, number> }>(`/api/projects/${encodeURIComponent(p.id)}`);
+        const { tasksByStatus } = await client.get<ProjectDetail>(`/api/projects/${encodeURIComponent(p.id)}`);
         rows.push({ id: p.id, name: p.name, repoPath: p.repoPath, tasksByStatus });
       }
       if (opts.json) return printJson({ daemon: { url: client.baseUrl, running: true }, projects: rows });

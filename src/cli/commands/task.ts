@@ -10,7 +10,7 @@ import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { followTask, printTranscript } from './taskLogs.js';
 import { actOnNewest, describeEvidence, fetchEvidence, parseComment, registerDiff } from './taskReview.js';
-import type { VersionRef } from '../../api/routes/review.js';
+import type { RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
 
 function parsePriority(value: string): number {
   const m = /^[Pp]?([012])$/.exec(value.trim());
@@ -87,7 +87,7 @@ export function register(program: Command): void {
         ...(opts.expected ? { expectedOutput: opts.expected } : {}),
         ...(opts.parent ? { parentId: opts.parent } : {}),
       };
-      const { task: t } = await client.post<{ task: Task }>('/api/tasks', body);
+      const { task: t } = await client.post<TaskResponse>('/api/tasks', body);
       if (opts.json) printJson({ task: t });
       else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}`);
     }),
@@ -97,7 +97,7 @@ export function register(program: Command): void {
     action(async (opts: ClientFlags & { project?: string; status?: string[] }) => {
       const client = clientFor(opts);
       const projectId = opts.project ? (await findProject(client, opts.project)).project.id : undefined;
-      const { tasks } = await client.get<{ tasks: Task[] }>('/api/tasks', { projectId, status: opts.status?.join(',') });
+      const { tasks } = await client.get<TaskList>('/api/tasks', { projectId, status: opts.status?.join(',') });
       if (opts.json) return printJson({ tasks });
       if (!tasks.length) return print('No tasks.');
       print(table([['ID', 'STATUS', 'PRI', 'COMPLEXITY', 'TITLE'], ...tasks.map(taskRow)]));
@@ -107,7 +107,7 @@ export function register(program: Command): void {
   withApi(task.command('show <id>').description('Show a task with its approvals, runs, subtasks, version chain, check results and review findings.')).action(
     action(async (id: string, opts: ClientFlags) => {
       const client = clientFor(opts);
-      const answer = await client.get<{ task: Task; runs: { id: string; kind: string; status: string }[]; children: Task[]; lastDecision: unknown; versions?: VersionRef[] }>(`/api/tasks/${encodeURIComponent(id)}`);
+      const answer = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
       const evidence = await fetchEvidence(client, answer.task.id);
       if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [] });
       const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
@@ -123,7 +123,7 @@ export function register(program: Command): void {
     action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string }) => {
       const client = clientFor(opts);
       const target = await actOnNewest(client, id);
-      const { task: t } = await client.post<{ task: Task }>(`/api/tasks/${encodeURIComponent(target)}/approve`, { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
+      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
       if (opts.json) printJson({ task: t });
       else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}; it is now ${t.status}.`);
     }),
@@ -141,7 +141,7 @@ export function register(program: Command): void {
       const client = clientFor(opts);
       const target = await actOnNewest(client, id);
       const body = { ...(opts.gate ? { gate: opts.gate } : {}), reason: opts.reason, ...(opts.comment?.length ? { comments: opts.comment } : {}) };
-      const answer = await client.post<{ task: Task; next: Task }>(`/api/tasks/${encodeURIComponent(target)}/reject`, body);
+      const answer = await client.post<RejectResponse>(`/api/tasks/${encodeURIComponent(target)}/reject`, body);
       if (opts.json) printJson(answer);
       else print(`Rejected ${answer.task.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${answer.task.id}; version ${answer.next.version} is ${answer.next.id} (${answer.next.status}).`);
     }),
@@ -154,7 +154,7 @@ export function register(program: Command): void {
     withApi(task.command(`${name} <id> <text>`).description(what)).action(
       action(async (id: string, text: string, opts: ClientFlags) => {
         const client = clientFor(opts);
-        const answer = await client.post<{ runId: string }>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/${name}`, { message: text });
+        const answer = await client.post<RunMessageResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/${name}`, { message: text });
         if (opts.json) printJson(answer);
         else print(name === 'reply' ? `Replied to ${id} (run ${answer.runId}).` : `Queued the instruction for ${id} (run ${answer.runId}).`);
       }),
@@ -164,7 +164,7 @@ export function register(program: Command): void {
   withApi(task.command('cancel <id>').description('Cancel a task; a running worker is stopped.').option('--reason <text>', 'why')).action(
     action(async (id: string, opts: ClientFlags & { reason?: string }) => {
       const client = clientFor(opts);
-      const { task: t } = await client.post<{ task: Task }>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/cancel`, opts.reason ? { reason: opts.reason } : {});
+      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/cancel`, opts.reason ? { reason: opts.reason } : {});
       if (opts.json) printJson({ task: t });
       else print(`Cancelled ${t.id}.`);
     }),
@@ -173,7 +173,7 @@ export function register(program: Command): void {
   withApi(task.command('retry <id>').description('Retry a task that needs attention or was cancelled.')).action(
     action(async (id: string, opts: ClientFlags) => {
       const client = clientFor(opts);
-      const { task: t } = await client.post<{ task: Task }>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`);
+      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`);
       if (opts.json) printJson({ task: t });
       else print(`Retrying ${t.id}; it is now ${t.status}.`);
     }),

@@ -7,8 +7,8 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
-import type { Task } from '../../core/types.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
+import type { TaskDetail } from '../../api/wire/responses.js';
 
 interface TranscriptEntry {
   at?: number;
@@ -76,10 +76,7 @@ const GIVE_UP_MS = 60_000;
 /** How often the task's status is looked at while its stream is open (a gate decision sends no stream item). */
 const WATCH_MS = 1500;
 
-interface Detail {
-  task: Task;
-  versions?: Array<{ id: string; version: number; status: string }>;
-}
+type Detail = TaskDetail;
 
 /** The version after `id` in its chain, if a rejection made one. */
 function nextVersion(d: Detail): { id: string; version: number } | null {

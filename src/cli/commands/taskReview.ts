@@ -5,8 +5,7 @@
  * act on the chain's newest version.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, VersionRef } from '../../api/routes/review.js';
-import type { Task } from '../../core/types.js';
+import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
 import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
@@ -93,7 +92,7 @@ export function describeEvidence(versions: VersionRef[], currentId: string, chec
 
 /** The chain's newest version when `id` names an older one (a rejection superseded it). */
 export async function newestVersion(client: ApiClient, id: string): Promise<{ id: string; from: string | null }> {
-  const { task, versions } = await client.get<{ task: Task; versions?: VersionRef[] }>(`/api/tasks/${encodeURIComponent(id)}`);
+  const { task, versions } = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
   const newest = versions?.[versions.length - 1];
   if (!newest || newest.id === task.id || task.status !== 'superseded') return { id: task.id, from: null };
   return { id: newest.id, from: task.id };

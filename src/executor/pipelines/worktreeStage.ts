@@ -26,7 +26,8 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
     const { job, limits } = ctx;
     const base = job.project.baseBranch;
     const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base });
-    const divergence = options.measure ? await measureDivergence(wt.path, base) : { commits: 0, files: 0 };
+    // A branch made from the base just now has not diverged: two git processes saved on every first execute.
+    const divergence = options.measure && !wt.newBranch ? await measureDivergence(wt.path, base) : { commits: 0, files: 0 };
     if (divergence.commits > limits.divergenceCommits || divergence.files > limits.divergenceFiles) {
       throw needsAttention('DIVERGENCE_TOO_HIGH', 'divergence',
         `${base} moved ${divergence.commits} commit(s) and ${divergence.files} file(s) past ${wt.branch} (limits ${limits.divergenceCommits} commits, ${limits.divergenceFiles} files)`,

@@ -1,8 +1,8 @@
 /**
  * The two ways the run-directory files are written, and the one way they are read.
  *
- * - Whole-file JSON (job.json, inbox.json, stages.json) is written to a sibling
- *   temp file and renamed over the target, so a reader sees the old file or the
+ * - Whole-file JSON (job.json, inbox.json, stages.json) goes through the one
+ *   atomic write (src/lib/atomicWrite.ts), so a reader sees the old file or the
  *   new one, never half of one.
  * - Line files (outbox.ndjson, transcript.jsonl) are appended one complete line
  *   per `write` call on an O_APPEND descriptor. A crash can still cut the last
@@ -10,14 +10,13 @@
  *   byte offset just past the last whole line: the torn tail is read again, whole,
  *   once the writer (or its successor) finishes it.
  */
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
+import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { LineSplitter } from '../../lib/lines.js';
 
+/** Whole-file JSON through the one atomic write (fsynced: stages.json is what a restarted worker trusts). */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
-  renameSync(tmp, path);
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
 export function readJsonFile(path: string): unknown {

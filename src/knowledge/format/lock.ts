@@ -11,17 +11,17 @@
  *    so there is no stale state to reclaim and mutual exclusion among Maestro
  *    processes never depends on timing.
  * 2. Under it, the compatibility lock file `<target>.lock` of FORMATS §6
- *    (`{pid, token, createdAt}`, created with O_EXCL) so the tool the formats
- *    come from also waits for us. Its stale reclaim (dead pid, or unparseable
- *    and older than 60 s) runs only while holding the kernel lock, so at most
- *    one Maestro process reclaims at a time.
+ *    (`{pid, token, createdAt}`, published complete) so the tool the formats
+ *    come from also waits for us. It is the one lock file of src/lib/lockFile.ts
+ *    (the daemon's home lock is another): stale when its pid is dead, or when
+ *    unparseable and older than 60 s. Its reclaim runs only while holding the
+ *    kernel lock, so at most one Maestro process reclaims at a time.
  */
-import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MaestroError } from '../../core/errors.js';
-import { isPidAlive } from '../../lib/processes.js';
+import { acquireLockFile } from '../../lib/lockFile.js';
 
 const SECOND = 1000;
 export const LOCK_TIMEOUT_MS = 10 * SECOND;
@@ -76,62 +76,17 @@ function acquireKernelLock(path: string, timeoutMs: number, budgetMs = timeoutMs
   };
 }
 
-interface LockRecord {
-  pid: number;
-  token: string;
-  createdAt: number;
-}
-
-function readLock(path: string): LockRecord | null | 'unparseable' {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const rec = JSON.parse(text) as LockRecord;
-    return typeof rec.pid === 'number' && typeof rec.token === 'string' ? rec : 'unparseable';
-  } catch {
-    return 'unparseable';
-  }
-}
-
+/** The compatibility lock file (src/lib/lockFile.ts): waits for a live holder until the deadline. */
 function acquireFileLock(target: string, deadline: number): () => void {
   const path = `${target}.lock`;
-  const token = randomUUID();
-  for (;;) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, JSON.stringify({ pid: process.pid, token, createdAt: Date.now() }));
-      closeSync(fd);
-      return () => {
-        const rec = readLock(path);
-        if (rec && rec !== 'unparseable' && rec.pid === process.pid && rec.token === token) unlinkSync(path);
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const rec = readLock(path);
-    let stale = false;
-    if (rec === 'unparseable') {
-      try {
-        stale = Date.now() - statSync(path).mtimeMs > LOCK_STALE_MS;
-      } catch {
-        stale = false;
-      }
-    } else if (rec) stale = !isPidAlive(rec.pid);
-    if (stale) {
-      try {
-        unlinkSync(path);
-      } catch {
-        // already gone
-      }
-      continue;
-    }
-    if (Date.now() > deadline) throw new MaestroError('LOCK_TIMEOUT', `Timed out waiting for ${path} (held by pid ${rec && rec !== 'unparseable' ? rec.pid : '?'}). Nothing was written: check that process, or retry once it exits (a dead owner's lock is reclaimed; an unreadable one after ${LOCK_STALE_MS / SECOND} s).`);
-    sleepSync(RETRY_MS);
-  }
+  return acquireLockFile(path, { createdAt: Date.now() }, {
+    what: 'the corpus lock file',
+    deadline,
+    unparseableStaleMs: LOCK_STALE_MS,
+    retryMs: RETRY_MS,
+    busy: (holder) =>
+      new MaestroError('LOCK_TIMEOUT', `Timed out waiting for ${path} (held by pid ${holder && holder !== 'unparseable' ? holder.pid : '?'}). Nothing was written: check that process, or retry once it exits (a dead owner's lock is reclaimed; an unreadable one after ${LOCK_STALE_MS / SECOND} s).`),
+  });
 }
 
 const held = new Map<string, number>();

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../../api/errors.js';
 import { describe, expect, it } from 'vitest';
 import { tempRoot, writeFiller, writeKnowhowFile, writeWikiEntry } from '../../../test/helpers/knowledge.js';
 import { knowledgeRoutes } from '../../api/routes/knowledge.js';
@@ -182,6 +183,7 @@ describe('the observer wiki as a knowledge source', () => {
     expect(expected.count).toBeGreaterThan(0);
     const pool = createKnowledgePool();
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
     try {
       const res = await app.inject({ method: 'GET', url: `/api/knowledge/search?q=${encodeURIComponent('vite build cache')}&type=wiki&readOnlyProbe=true&root=${encodeURIComponent(dir)}` });

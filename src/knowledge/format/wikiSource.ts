@@ -17,6 +17,7 @@
  * project's wiki in; otherwise FLOW_WIKI_DIR → FLOW_ROOT_DIR/wiki →
  * FLOW_PROJECT_DIR/wiki → `<project>/wiki`.
  */
+import { wikiDirFromEnv } from '../../config/env.js';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listEntryFiles, parseEntryFile } from './wiki/entries.js';
@@ -32,12 +33,7 @@ export const MAX_WIKI_FILE_BYTES = MAX_SPEC_FILE_BYTES;
 
 /** The wiki folder for a workflow root (see the header for the order). */
 export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv = process.env): string {
-  if (!root.confined) {
-    if (env.FLOW_WIKI_DIR) return resolve(root.projectDir, env.FLOW_WIKI_DIR);
-    if (env.FLOW_ROOT_DIR) return resolve(root.projectDir, env.FLOW_ROOT_DIR, 'wiki');
-    if (env.FLOW_PROJECT_DIR) return resolve(root.projectDir, env.FLOW_PROJECT_DIR, 'wiki');
-  }
-  return resolve(root.projectDir, 'wiki');
+  return (root.confined ? undefined : wikiDirFromEnv(env, root.projectDir)) ?? resolve(root.projectDir, 'wiki');
 }
 
 function strings(v: FrontValue | undefined): string[] {

@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { KnowledgeEntry } from '../format/entry.js';
+import type { FieldLengths } from './fieldLengths.js';
 import { queryTerms } from '../format/text.js';
 
 /** FORMATS §5.1 field boosts: title 5, summary 1.5, tags 3, body 0.5. */
@@ -38,9 +39,28 @@ export interface Candidate {
   rowid: number;
   entry: KnowledgeEntry;
   status: 'active' | 'deprecated';
-  /** BM25F relevance, higher is better (FTS5 bm25 negated). */
+  /** Relevance, higher is better: FTS5 bm25 negated here; search.ts replaces it with its BM25F re-score. */
   bm25: number;
   sortDate: number;
+  /** Token counts of the indexed fields (bm25f.ts). */
+  lens: FieldLengths;
+}
+
+interface EntryRow {
+  rowid: number;
+  data: string;
+  status: 'active' | 'deprecated';
+  sortDate: number;
+  lt: number;
+  ls: number;
+  lg: number;
+  lb: number;
+}
+
+const ROW_SQL = 'SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate, e.len_title AS lt, e.len_summary AS ls, e.len_tags AS lg, e.len_body AS lb FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value';
+
+function candidateOf(r: EntryRow, bm25: number): Candidate {
+  return { rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25, sortDate: r.sortDate, lens: { title: r.lt, summary: r.ls, tags: r.lg, body: r.lb } };
 }
 
 /** The words a query searches for: tokens minus stop words (unless that leaves none), at most 64. */
@@ -133,17 +153,9 @@ export function fetchCandidates(db: Database.Database, query: string, filters: S
       .all(JSON.stringify(hits.map((h) => h.rowid)), ...where.params) as number[];
     if (pass.length >= limit || exhausted) {
       const chosen = pass.sort((a, b) => rankOf.get(a)! - rankOf.get(b)! || a - b).slice(0, limit);
-      const rows = prepared(db, 'SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value').all(JSON.stringify(chosen)) as Array<{
-        rowid: number;
-        data: string;
-        status: 'active' | 'deprecated';
-        sortDate: number;
-      }>;
+      const rows = prepared(db, ROW_SQL).all(JSON.stringify(chosen)) as EntryRow[];
       const byRow = new Map(rows.map((r) => [r.rowid, r]));
-      return chosen.map((id) => {
-        const r = byRow.get(id)!;
-        return { rowid: id, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: -rankOf.get(id)!, sortDate: r.sortDate };
-      });
+      return chosen.map((id) => candidateOf(byRow.get(id)!, -rankOf.get(id)!));
     }
     n *= 4;
   }
@@ -183,7 +195,7 @@ function phrase(term: string): string {
  * (SQLite's data_version moves when another connection commits,
  * total_changes when this one writes): a warm process counts a common word once.
  */
-const counts = new WeakMap<Database.Database, { key: string; rows: number; df: Map<string, number> }>();
+const counts = new WeakMap<Database.Database, { key: string; rows: number; df: Map<string, number>; avg?: FieldLengths }>();
 const MAX_CACHED_WORDS = 4096;
 function indexCounts(db: Database.Database) {
   const key = `${String(prepared(db, 'PRAGMA data_version').pluck().get())}:${String(prepared(db, 'SELECT total_changes()').pluck().get())}`;
@@ -193,6 +205,13 @@ function indexCounts(db: Database.Database) {
     counts.set(db, c);
   }
   return c;
+}
+
+/** The number of entries and each field's average length in tokens (read from the covering index entries_lens, kept while the index is unchanged). */
+export function corpusStats(db: Database.Database): { rows: number; avg: FieldLengths } {
+  const c = indexCounts(db);
+  c.avg ??= prepared(db, 'SELECT coalesce(avg(len_title), 0) AS title, coalesce(avg(len_summary), 0) AS summary, coalesce(avg(len_tags), 0) AS tags, coalesce(avg(len_body), 0) AS body FROM entries').get() as FieldLengths;
+  return { rows: c.rows, avg: c.avg };
 }
 
 function planPruning(db: Database.Database, terms: string[]): PrunePlan | null {
@@ -242,10 +261,11 @@ function prunedTop(db: Database.Database, rank: string, match: string, plan: Pru
 /** Rows by rowid (vector-only hits of a hybrid search), already filtered by the caller's SQL. */
 export function fetchByRowids(db: Database.Database, rowids: number[]): Candidate[] {
   if (rowids.length === 0) return [];
-  const rows = db
-    .prepare('SELECT e.rowid AS rowid, e.data AS data, e.status AS status, e.sort_date AS sortDate FROM json_each(?) j CROSS JOIN entries e ON e.rowid = j.value')
-    .all(JSON.stringify(rowids)) as Array<{ rowid: number; data: string; status: 'active' | 'deprecated'; sortDate: number }>;
-  return rows.map((r) => ({ rowid: r.rowid, entry: JSON.parse(r.data) as KnowledgeEntry, status: r.status, bm25: 0, sortDate: r.sortDate }));
+  return (prepared(db, ROW_SQL).all(JSON.stringify(rowids)) as EntryRow[]).map((r) => candidateOf(r, 0));
+}
+
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
 }
 
 /** True when every word of the query is a stop word (or there is none): such a query matches nothing. */

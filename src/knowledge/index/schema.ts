@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 
 /** Bump when the layout or the tokenization changes: an older index is dropped and rebuilt. */
-export const INDEX_SCHEMA_VERSION = 5;
+export const INDEX_SCHEMA_VERSION = 6;
 
 export function createSchema(db: Database.Database): void {
   db.exec(`
@@ -35,9 +35,16 @@ export function createSchema(db: Database.Database): void {
       family TEXT NOT NULL,
       file TEXT NOT NULL,
       sort_date REAL,
+      -- Token counts of the indexed fields, for BM25F's per-field length normalisation (bm25f.ts); before data so reading them skips it.
+      len_title INTEGER NOT NULL DEFAULT 0,
+      len_summary INTEGER NOT NULL DEFAULT 0,
+      len_tags INTEGER NOT NULL DEFAULT 0,
+      len_body INTEGER NOT NULL DEFAULT 0,
       data TEXT NOT NULL
     );
     CREATE INDEX IF NOT EXISTS entries_file ON entries(file);
+    -- Covering: the corpus's average field lengths are read from this index, not from the rows.
+    CREATE INDEX IF NOT EXISTS entries_lens ON entries(len_title, len_summary, len_tags, len_body);
     -- Contentless: the text lives once, in entries.data; FTS keeps only its inverted index.
     CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(title, summary, tags, body, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2');
     CREATE TABLE IF NOT EXISTS entry_tags (entry_rowid INTEGER NOT NULL, tag TEXT NOT NULL);

@@ -10,6 +10,7 @@ import { trackResource } from '../../lib/resources.js';
 import type { KnowledgeEntry, KnowledgeSource } from '../format/entry.js';
 import type { Finding } from '../format/specParser.js';
 import { indexText } from '../format/text.js';
+import { tokenCount } from './fieldLengths.js';
 import { INDEX_SCHEMA_VERSION, createSchema, dropDerived } from './schema.js';
 
 export const INDEX_FILE = '.maestro-index.db';
@@ -153,7 +154,7 @@ function sortDate(e: KnowledgeEntry, mtimeMs: number): number {
 const FRESH_BUILD_MIN_FILES = 500;
 /** Secondary indexes of schema.ts that a first build creates once, at its end. */
 const ALIAS_RUN = 50_000;
-const DEFERRED_INDEXES = ['entries_file', 'entry_tags_tag', 'entry_tags_row', 'aliases_id', 'edges_src', 'edges_dst', 'edges_origin'];
+const DEFERRED_INDEXES = ['entries_file', 'entries_lens', 'entry_tags_tag', 'entry_tags_row', 'aliases_id', 'edges_src', 'edges_dst', 'edges_origin'];
 
 /** Brings the index in step with the files; only changed files are re-read. */
 export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): SyncReport {
@@ -167,8 +168,8 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
   const delEntries = db.prepare('DELETE FROM entries WHERE file = ?');
   const delEdges = db.prepare('DELETE FROM edges WHERE origin = ?');
   const delFile = db.prepare('DELETE FROM files WHERE path = ?');
-  const insEntry = db.prepare(`INSERT OR REPLACE INTO entries (id, graph_id, kind, type, scope, workspace, category, declared_status, status, family, file, sort_date, data)
-    VALUES (@id, @graphId, @kind, @type, @scope, @workspace, @category, @declaredStatus, @declaredStatus, @family, @file, @sortDate, @data)`);
+  const insEntry = db.prepare(`INSERT OR REPLACE INTO entries (id, graph_id, kind, type, scope, workspace, category, declared_status, status, family, file, sort_date, len_title, len_summary, len_tags, len_body, data)
+    VALUES (@id, @graphId, @kind, @type, @scope, @workspace, @category, @declaredStatus, @declaredStatus, @family, @file, @sortDate, @lenTitle, @lenSummary, @lenTags, @lenBody, @data)`);
   const insFts = db.prepare('INSERT INTO entries_fts (rowid, title, summary, tags, body) VALUES (?, ?, ?, ?, ?)');
   const insTag = db.prepare('INSERT INTO entry_tags (entry_rowid, tag) VALUES (?, ?)');
   const insAlias = db.prepare('INSERT OR IGNORE INTO aliases (alias, id) VALUES (?, ?)');
@@ -212,9 +213,11 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
       const c = { ...f, ...f.source.readFile(f.path) };
       if (!fresh) removeFile(c.path);
       for (const e of c.entries) {
-        const info = insEntry.run({ ...e, sortDate: sortDate(e, c.mtimeMs), data: JSON.stringify(e) });
+        const text = { title: indexText(e.title), summary: indexText(e.summary), tags: indexText([...e.tags, e.category ?? ''].join(' ')), body: indexText(e.body) };
+        const lens = { lenTitle: tokenCount(text.title), lenSummary: tokenCount(text.summary), lenTags: tokenCount(text.tags), lenBody: tokenCount(text.body) };
+        const info = insEntry.run({ ...e, ...lens, sortDate: sortDate(e, c.mtimeMs), data: JSON.stringify(e) });
         const rowid = Number(info.lastInsertRowid);
-        insFts.run(rowid, indexText(e.title), indexText(e.summary), indexText([...e.tags, e.category ?? ''].join(' ')), indexText(e.body));
+        insFts.run(rowid, text.title, text.summary, text.tags, text.body);
         for (const t of e.tags) insTag.run(rowid, t);
         addAlias(e.id, e.id);
         addAlias(e.graphId, e.id);

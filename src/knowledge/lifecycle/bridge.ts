@@ -9,12 +9,12 @@
  *
  * Nothing here may fail a run: the daemon wraps every call.
  */
+import { isMaestroError } from '../../core/errors.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task } from '../../core/types.js';
 import { builtinSources, loadCorpus } from '../format/corpus.js';
 import { buildKeywordIndex } from '../search/keywordIndex.js';
-import { watchCorpus } from './ledger/corpusDocs.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
 import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
@@ -43,12 +43,6 @@ function slug(x: string): string {
   return x.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'x';
 }
 
-function rootFor(repoPath: string): WorkflowRoot {
-  const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
-  // The daemon lives long: watch the corpus so reconciling a run stats only the files that changed.
-  watchCorpus(root.workflowDir);
-  return root;
-}
 
 const MAX_SPECS = 5;
 const MAX_SEARCHED = 3;
@@ -59,10 +53,27 @@ function citation(id: string, title: string, body: string): string {
   return `- [${id}] ${title}: ${text.length > MAX_SPEC_CHARS ? `${text.slice(0, MAX_SPEC_CHARS)}…` : text}`;
 }
 
+export interface KnowledgeBridgeOptions {
+  /**
+   * Called with each workflow folder the bridge works in: the KnowledgeService watches its corpus
+   * (so reconciling a run stats only the files that changed) and stops the watcher on stop().
+   * Without it nothing is watched, and nothing is left running.
+   */
+  watch?: (workflowDir: string) => void;
+}
+
 export class KnowledgeBridge {
+  constructor(private readonly options: KnowledgeBridgeOptions = {}) {}
+
+  private rootFor(repoPath: string): WorkflowRoot {
+    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+    this.options.watch?.(root.workflowDir);
+    return root;
+  }
+
   /** The reconciliation card and keyword-injected specs (deprecated skipped): text for "What the project already knows". */
   briefFor(task: Pick<Task, 'id' | 'title'> & { spec?: string | null }, repoPath: string): string {
-    const root = rootFor(repoPath);
+    const root = this.rootFor(repoPath);
     const sid = sessionIdFor(task.id);
     const lines: string[] = ['## Knowledge reconciliation card (knowledge-reconciliation-card/1.0)'];
     let pending = 0;
@@ -96,7 +107,7 @@ export class KnowledgeBridge {
 
   /** Ensures the task's session and registers the run, its folder linked to the orchestrator's run directory. */
   onRunStarted(info: BridgeRunInfo): { sessionId: string; runId: string } {
-    const root = rootFor(info.repoPath);
+    const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     createSession(root, sid, info.task.title);
     const rid = runIdFor(info.run.id);
@@ -110,14 +121,17 @@ export class KnowledgeBridge {
    * accepted decisions are promoted at once; constraints are left for a person to review.
    */
   onRunFinished(info: BridgeRunInfo, opts: { autoPromoteDecisions?: boolean } = {}): (CompleteResult & { sealed: boolean; promoted: string[] }) | null {
-    const root = rootFor(info.repoPath);
+    const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     const rid = runIdFor(info.run.id);
     try {
       readSession(root, sid);
       if (isSealed(readRun(root, sid, rid))) return null;
-    } catch {
-      return null; // never registered (started before knowledge was wired, or its start failed)
+    } catch (err) {
+      // Never registered (started before knowledge was wired, or its start failed): nothing to finish.
+      // A corrupt session or run file is thrown: the orchestrator reports it as a knowledge.error event.
+      if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
+      throw err;
     }
     const done = completeRun(root, sid, rid);
     sealRun(root, sid, rid);

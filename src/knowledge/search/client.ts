@@ -29,8 +29,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULTS } from '../../config/defaults.js';
-import { isLoopback, readHomeToken, resolveHome } from '../../config/home.js';
+import { clientToken, defaultDaemonUrl, namedSearchDaemon } from '../../config/env.js';
+import { resolveHome } from '../../config/home.js';
 import { MaestroError, type ErrorCode } from '../../core/errors.js';
 import { isPidAlive } from '../../lib/processes.js';
 import { toQueryString, type SearchRequest } from './params.js';
@@ -55,10 +55,10 @@ function homeDaemonRuns(home: string): boolean {
 
 /** Which daemon `maestro search` asks, or null: search in process. */
 export function daemonTarget(env: NodeJS.ProcessEnv = process.env): DaemonTarget | null {
-  const named = env.MAESTRO_DAEMON_URL;
-  if (named !== undefined) return named === '' || named === 'off' ? null : { url: named, named: true };
+  const named = namedSearchDaemon(env);
+  if (named !== undefined) return named === null ? null : { url: named, named: true };
   if (!homeDaemonRuns(resolveHome(env))) return null;
-  return { url: env.MAESTRO_URL || `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`, named: false };
+  return { url: defaultDaemonUrl(env), named: false };
 }
 
 interface Answer {
@@ -99,7 +99,7 @@ export async function searchViaDaemon(req: SearchRequest, workflowDir: string, i
   } catch {
     return undefined; // not a URL: nothing to ask
   }
-  const token = env.MAESTRO_TOKEN || (isLoopback(url.hostname.replace(/^\[|\]$/g, '')) ? readHomeToken(resolveHome(env)) : null);
+  const token = clientToken(url, env);
   const res = await get(url, token ? { authorization: `Bearer ${token}` } : {});
   if (!res) return undefined; // no daemon answering: search in process
   if (res.status === 404) return undefined; // an older daemon without the route

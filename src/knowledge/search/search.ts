@@ -9,7 +9,9 @@ import { dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionRe
 import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 import { bumpExposure } from '../index/exposure.js';
-import { contentTerms, fetchByRowids, fetchCandidates, onlyStopWords, termWeights, type Candidate, type SearchFilters } from '../index/query.js';
+import { contentTerms, corpusStats, fetchByRowids, fetchCandidates, isStopWord, onlyStopWords, termWeights, type Candidate, type SearchFilters } from '../index/query.js';
+import { bm25fQuery, bm25fScore, bm25fTerms, fieldTexts, prefixKeys } from './bm25f.js';
+import { FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedbackTerms } from './feedback.js';
 import { fuseHybrid, type VectorHit } from '../vectors/embeddings.js';
 import { knowledgeBoost } from './boosts.js';
 import { proximityQuery, rescoreFactors, stem } from './proximity.js';
@@ -105,7 +107,7 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   // A query of stop words only matches only through a word found in at most half of the entries
   // (idf ≥ ln 2); "the of" in an English corpus has no real match (README "A query with no real match").
   const noise = onlyStopWords(query) && ![...termWeights(db, contentTerms(query)).values()].some((w) => w.df > 0 && w.weight >= Math.LN2);
-  let candidates: Candidate[] = noise ? [] : fetchCandidates(db, query, filters, candidateLimit(limit));
+  let candidates: Candidate[] = noise ? [] : rescoreBm25f(db, query, fetchCandidates(db, query, filters, candidateLimit(limit)));
   const known = new Set(candidates.map((c) => c.rowid));
   if (vector && vector.length) {
     // Hybrid: vector hits join the pool and every candidate gets the fused score (embeddings.ts).
@@ -152,6 +154,34 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
   const noMatch = results.length ? undefined : `No entry matches "${query}": no entry holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
   return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), results };
+}
+
+/**
+ * FTS5 picks the candidates; bm25f.ts scores them (per-field length normalisation, Porter stems, exact
+ * identifiers), feedback.ts adds the words the best of them share, and they are re-sorted, so the hybrid
+ * fusion below ranks them in this order too.
+ */
+function rescoreBm25f(db: Database.Database, query: string, candidates: Candidate[]): Candidate[] {
+  if (candidates.length === 0) return candidates;
+  const terms = contentTerms(query);
+  const df = termWeights(db, terms.flatMap((t) => t.match(/[\p{L}\p{N}]+/gu) ?? []));
+  const { rows, avg } = corpusStats(db);
+  const q = bm25fQuery(terms, query, (t) => df.get(t)?.df ?? 0, rows, avg);
+  const texts = candidates.map((c) => fieldTexts({ title: c.entry.title, summary: c.entry.summary, tags: [...c.entry.tags, c.entry.category ?? ''].join(' '), body: c.entry.body }));
+  const scores = candidates.map((c, i) => bm25fScore(q, texts[i]!, c.lens));
+  if (candidates.length > FEEDBACK_DOCS) {
+    const best = scores.map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s || candidates[a.i]!.rowid - candidates[b.i]!.rowid).slice(0, FEEDBACK_DOCS);
+    const fb = feedbackTerms(q, best.map(({ s, i }) => ({ texts: texts[i]!, score: s })), isStopWord);
+    if (fb.length > 0) {
+      const fdf = termWeights(db, fb.map((t) => t.surface));
+      const weighted = new Map(fb.map((t) => [t.stem, { idf: fdf.get(t.surface)!.weight, weight: FEEDBACK_WEIGHT * t.weight }]));
+      const prefixes = prefixKeys(fb.map((t) => t.stem));
+      candidates.forEach((c, i) => (scores[i]! += bm25fTerms(q, weighted, prefixes, texts[i]!, c.lens)));
+    }
+  }
+  return candidates
+    .map((c, i) => ({ ...c, bm25: scores[i]! > 0 ? scores[i]! : 1e-6 * c.bm25 }))
+    .sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
 }
 
 function stripUndefined<T extends object>(o: T): T {

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../../api/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { observerRoutes } from '../../api/routes/observer.js';
@@ -61,6 +62,7 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(proposal!.newFacts.join(' ')).toContain('Raise proxy_read_timeout to 3600s');
 
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now });
     try {
       const list = await app.inject({ method: 'GET', url: '/api/observer/proposals' });
@@ -93,6 +95,7 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(step.curated[0]).toMatchObject({ status: 'skipped', reason: 'proposed_no_agent', targetId: 'C001' });
     const id = listProposals(wiki).open[0]!.id;
     const app = Fastify();
+    installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path });
     try {
       const dismissed = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/dismiss`, payload: {} });
@@ -115,5 +118,23 @@ describe('dedup keeps a genuinely new fact', () => {
       ['P-y.json', 'not JSON'],
     ]);
     expect(readFileSync(join(proposalsDir(wiki), 'P-x.json'), 'utf8')).toBe('{"schemaVersion":3}');
+  });
+
+  it('accepting a proposal whose file no longer parses answers 500 CORRUPT_FILE naming it, and leaves it alone', async () => {
+    mkdirSync(proposalsDir(wiki), { recursive: true });
+    const id = 'P-20260101T000000Z-C001';
+    const path = join(proposalsDir(wiki), `${id}.json`);
+    writeFileSync(path, '{oops');
+    const app = Fastify();
+    installErrorHandler(app, () => {});
+    await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path });
+    try {
+      const res = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/accept`, payload: {} });
+      expect(res.statusCode).toBe(500);
+      expect(res.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: expect.stringContaining(`${path}: not valid JSON`) });
+    } finally {
+      await app.close();
+    }
+    expect(readFileSync(path, 'utf8')).toBe('{oops');
   });
 });

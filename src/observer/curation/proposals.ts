@@ -145,8 +145,13 @@ function openProposal(wikiRoot: string, id: string): { proposal: Proposal; path:
   if (!existsSync(path)) {
     throw new MaestroError('BAD_INPUT', closed ? `Proposal ${id} is already closed.` : `No open proposal ${id} in ${proposalsDir(wikiRoot)}.`);
   }
-  const proposal = JSON.parse(readFileSync(path, 'utf8')) as Proposal;
-  if (proposal.schemaVersion !== 1) throw new MaestroError('BAD_INPUT', `${path} is not a schemaVersion 1 proposal; it was left as it is.`);
+  let proposal: Proposal;
+  try {
+    proposal = JSON.parse(readFileSync(path, 'utf8')) as Proposal;
+  } catch (err) {
+    throw new MaestroError('CORRUPT_FILE', `${path}: not valid JSON (${(err as Error).message}); it was left as it is.`, { details: { file: path }, cause: err });
+  }
+  if (proposal?.schemaVersion !== 1) throw new MaestroError('CORRUPT_FILE', `${path} is not a schemaVersion 1 proposal; it was left as it is.`, { details: { file: path } });
   return { proposal, path };
 }
 

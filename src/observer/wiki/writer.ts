@@ -103,7 +103,7 @@ export function updateEntry(target: WikiEntry, draft: Pick<EntryDraft, 'solution
   const doc = parseFrontmatter(text);
   if (!doc.hasFrontmatter || doc.problems.length) {
     const where = doc.problems[0] ? `line ${doc.problems[0].line}: ${doc.problems[0].reason}` : 'no frontmatter';
-    throw new MaestroError('BAD_INPUT', `target_unreadable: ${target.path} (${where}); not updating it.`);
+    throw new MaestroError('CORRUPT_FILE', `target_unreadable: ${target.path} (${where}); not updating it.`, { details: { file: target.path } });
   }
   const data: Record<string, FrontValue | undefined> = { ...doc.data };
   const stamp = isoSeconds(ctx.now);

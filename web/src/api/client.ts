@@ -3,7 +3,33 @@
  * message (or a NETWORK code when the daemon is unreachable), so screens can
  * say what happened instead of showing a blank.
  */
-import type { CancelBody, ChecksResponse, DiffResponse, FindingsResponse, GateBody, LineComment, Metrics, MaestroEvent, MessageBody, Project, ProjectDetail, RejectBody, Run, SchedulerDecision, Task, TaskDetail, TaskInput, TaskSummary, TraceChain, TranscriptSearch, Gate } from './types.js';
+import type {
+  CancelBody,
+  ChecksResponse,
+  DecisionList,
+  DiffResponse,
+  EventPage,
+  FindingsResponse,
+  Gate,
+  GateBody,
+  HealthResponse,
+  LineComment,
+  MessageBody,
+  Metrics,
+  ProjectDetail,
+  ProjectList,
+  ProjectResponse,
+  RejectBody,
+  RejectResponse,
+  RunList,
+  RunMessageResponse,
+  TaskBoardList,
+  TaskDetail,
+  TaskInput,
+  TaskResponse,
+  TraceChain,
+  TranscriptSearch,
+} from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -88,22 +114,22 @@ const enc = encodeURIComponent;
 
 export const api = {
   /** `ok` is false while the daemon reports a condition (a full disk, a read-only home). */
-  health: () => request<{ ok: boolean; conditions?: { code: string; path: string; message: string; since: number }[] }>('GET', '/api/health'),
-  projects: () => request<{ projects: Project[] }>('GET', '/api/projects'),
+  health: () => request<HealthResponse>('GET', '/api/health'),
+  projects: () => request<ProjectList>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
-  updateProjectConfig: (id: string, config: Record<string, unknown>) => request<{ project: Project }>('PATCH', `/api/projects/${enc(id)}`, { config }),
+  updateProjectConfig: (id: string, config: Record<string, unknown>) => request<ProjectResponse>('PATCH', `/api/projects/${enc(id)}`, { config }),
   /** The board's list: slim rows (`view=board`), a fraction of the full tasks' JSON. */
-  tasks: (projectId: string, limit = 5000) => request<{ tasks: TaskSummary[] }>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
+  tasks: (projectId: string, limit = 5000) => request<TaskBoardList>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
-  createTask: (input: TaskInput) => request<{ task: Task }>('POST', '/api/tasks', input),
-  approve: (id: string, gate: Gate, reason?: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
+  createTask: (input: TaskInput) => request<TaskResponse>('POST', '/api/tasks', input),
+  approve: (id: string, gate: Gate, reason?: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
   /** Line comments (exec_review) go with the reason and reach the next version's prompt. */
   reject: (id: string, gate: Gate, reason: string, comments: LineComment[] = []) =>
-    request<{ task: Task; next: Task }>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody),
-  reply: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
-  inject: (id: string, message: string) => request<{ runId: string }>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
-  cancel: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
-  retry: (id: string) => request<{ task: Task }>('POST', `/api/tasks/${enc(id)}/retry`),
+    request<RejectResponse>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody),
+  reply: (id: string, message: string) => request<RunMessageResponse>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
+  inject: (id: string, message: string) => request<RunMessageResponse>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
+  cancel: (id: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
+  retry: (id: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/retry`),
   searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
   /**
    * The last lines of a transcript (JSON lines). Read as a stream keeping a
@@ -141,10 +167,10 @@ export const api = {
   diff: (id: string, opts: { version?: number; file?: string } = {}) => request<DiffResponse>('GET', `/api/tasks/${enc(id)}/diff${q({ version: opts.version, file: opts.file })}`),
   checks: (id: string, version?: number) => request<ChecksResponse>('GET', `/api/tasks/${enc(id)}/checks${q({ version })}`),
   findings: (id: string, version?: number) => request<FindingsResponse>('GET', `/api/tasks/${enc(id)}/findings${q({ version })}`),
-  runs: (taskId: string) => request<{ runs: Run[] }>('GET', `/api/runs${q({ taskId })}`),
+  runs: (taskId: string) => request<RunList>('GET', `/api/runs${q({ taskId })}`),
   trace: (traceId: string) => request<TraceChain>('GET', `/api/traces/${enc(traceId)}`),
   metrics: (projectId?: string) => request<Metrics>('GET', `/api/metrics${q({ projectId })}`),
   events: (params: { projectId?: string; type?: string; after?: number; limit?: number }) =>
-    request<{ events: MaestroEvent[]; nextAfter: number | null }>('GET', `/api/events${q(params)}`),
-  decisions: (taskId: string) => request<{ decisions: SchedulerDecision[] }>('GET', `/api/scheduler/decisions${q({ taskId })}`),
+    request<EventPage>('GET', `/api/events${q(params)}`),
+  decisions: (taskId: string) => request<DecisionList>('GET', `/api/scheduler/decisions${q({ taskId })}`),
 };

@@ -5,9 +5,10 @@
  * nothing seen is repeated and nothing missed is lost.
  */
 import { apiUrl } from './client.js';
+import { reconnect } from './reconnect.js';
 import type { StreamItem } from './types.js';
 
-const KINDS = ['token', 'phase', 'clarify', 'result', 'error'] as const;
+const KINDS = ['token', 'phase', 'clarify', 'result', 'error'] as const satisfies readonly StreamItem['kind'][];
 
 export interface StreamHandlers {
   onItem(item: StreamItem): void;
@@ -25,16 +26,13 @@ export function openTaskStream(taskId: string, handlers: StreamHandlers, opts: S
   const Impl = opts.EventSourceImpl ?? EventSource;
   let lastId = opts.lastEventId ?? null;
   let source: EventSource | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let closed = false;
-  let attempt = 0;
 
   const connect = () => {
     const url = apiUrl(`/api/tasks/${encodeURIComponent(taskId)}/stream${lastId ? `?lastEventId=${encodeURIComponent(lastId)}` : ''}`);
     const es = new Impl(url);
     source = es;
     es.onopen = () => {
-      attempt = 0;
+      link.opened();
       handlers.onState?.('open');
     };
     for (const kind of KINDS) {
@@ -52,16 +50,15 @@ export function openTaskStream(taskId: string, handlers: StreamHandlers, opts: S
     }
     es.onerror = () => {
       handlers.onState?.('reconnecting');
-      if (es.readyState !== 2 /* CLOSED */ || closed) return;
-      attempt++;
-      timer = setTimeout(connect, Math.min(10_000, (opts.retryMs ?? 500) * 2 ** Math.min(attempt, 5)));
+      // The browser retries by itself unless the stream is CLOSED (the daemon answered with an error).
+      if (es.readyState === 2 /* CLOSED */) link.lost();
     };
   };
+  const link = reconnect(connect, opts.retryMs);
   connect();
   return {
     close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
+      link.stop();
       source?.close();
     },
     lastEventId: () => lastId,

@@ -3,6 +3,7 @@
  * reopens with backoff when the daemon goes away; on reopening, the caller
  * reloads (events sent while we were away are not replayed by the socket).
  */
+import { reconnect } from './reconnect.js';
 import type { MaestroEvent } from './types.js';
 
 export type FeedState = 'connecting' | 'open' | 'closed';
@@ -20,10 +21,7 @@ export function wsUrl(): string {
 export function openFeed(url: string, handlers: FeedHandlers, opts: { WebSocketImpl?: typeof WebSocket; retryMs?: number } = {}): { close(): void; subscribe(projectId: string | null): void } {
   const Impl = opts.WebSocketImpl ?? WebSocket;
   let socket: WebSocket | null = null;
-  let closed = false;
-  let attempt = 0;
   let everOpened = false;
-  let timer: ReturnType<typeof setTimeout> | null = null;
   let projectId: string | null = null;
 
   const connect = () => {
@@ -33,7 +31,7 @@ export function openFeed(url: string, handlers: FeedHandlers, opts: { WebSocketI
     ws.onopen = () => {
       const reconnected = everOpened;
       everOpened = true;
-      attempt = 0;
+      link.opened();
       if (projectId) ws.send(JSON.stringify({ type: 'subscribe', projectId }));
       handlers.onState('open', reconnected);
     };
@@ -47,17 +45,16 @@ export function openFeed(url: string, handlers: FeedHandlers, opts: { WebSocketI
       if (msg.type === 'event' && msg.event) handlers.onEvent(msg.event);
     };
     ws.onclose = () => {
-      if (closed) return;
+      if (link.stopped) return;
       handlers.onState('closed', false);
-      attempt++;
-      timer = setTimeout(connect, Math.min(10_000, (opts.retryMs ?? 500) * 2 ** Math.min(attempt, 5)));
+      link.lost();
     };
   };
+  const link = reconnect(connect, opts.retryMs);
   connect();
   return {
     close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
+      link.stop();
       socket?.close();
     },
     subscribe(id) {

@@ -1,9 +1,10 @@
 /**
- * The wiki's folders (FORMATS §8.1) and the one atomic write every wiki and
- * bundle file goes through: a temp file in the same folder, fsync, rename.
+ * The wiki's folders (FORMATS §8.1), and the write every wiki and bundle file
+ * goes through (the one atomic write of src/lib/atomicWrite.ts).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic as atomicWrite } from '../../../lib/atomicWrite.js';
 
 export const ENTRY_TYPES = ['context', 'entity', 'summary'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
@@ -45,28 +46,13 @@ export function bundlePath(layout: WikiLayout, sessionId: string): string {
 }
 
 /**
- * Writes `.<name>.tmp.<pid>` next to the target, fsyncs it, renames it over the
- * target. Readers never see a half-written file. `durable: false` skips the
- * fsync (still tmp + rename, so still atomic for readers) for derived files
- * that can be rebuilt, such as `sessions/_index.json`: after a power loss such
- * a file may be older or empty, never torn in a way a reader would trust.
+ * Creates the folder and writes atomically. `durable: false` skips the fsyncs
+ * (still tmp + rename, so still atomic for readers) for derived files that can
+ * be rebuilt, such as `sessions/_index.json`: after a power loss such a file
+ * may be older or empty, never torn in a way a reader would trust.
  */
 export function writeFileAtomic(path: string, content: string, options: { durable?: boolean } = {}): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.tmp.${process.pid}`);
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, content);
-    if (options.durable !== false) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  atomicWrite(path, content, { mkdir: true, ...(options.durable === false ? { durable: false } : {}) });
 }
 
 const SCHEMA_MD = `# Wiki schema

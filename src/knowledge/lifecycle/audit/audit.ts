@@ -19,7 +19,7 @@ import { normA, sha256 } from '../ledger/recipes.js';
 import { readCorpus } from '../ledger/corpusDocs.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { supersedeKnowhow } from '../../format/knowhowWriter.js';
-import { freshness, readReceipt, readSourceState, sessionSources } from '../reconcile/receipt.js';
+import { freshness, readSourceState, sessionSources, tryReadReceipt } from '../reconcile/receipt.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { listSessions, sessionsDir } from '../session/store.js';
 import { locateSpecEntry, upsertTagAttributes } from '../../format/specWriter.js';
@@ -199,9 +199,17 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
         }
         pipeline.ledgers++;
         for (const i of ledger.inputs) if (i.signal === 'consumed') consumed.set(i.knowledge_id, (consumed.get(i.knowledge_id) ?? 0) + i.count);
-        const state = readSourceState(src);
-        const receipt = readReceipt(src);
-        const fresh = freshness(src, receipt, state, corpus).state === 'fresh';
+        let state;
+        try {
+          state = readSourceState(src);
+        } catch (err) {
+          // A corrupt promotion receipt or report: its candidates cannot be counted as promoted or pending.
+          add('pipeline', 'P1', 'invalid-run-file', rel(src.dir), (err as Error).message, 'review');
+          continue;
+        }
+        const { receipt, corrupt } = tryReadReceipt(src);
+        if (corrupt) add('pipeline', 'P2', 'invalid-reconciliation-receipt', rel(src.receiptPath), corrupt.message, 'review');
+        const fresh = freshness(src, receipt, state, corpus, corrupt).state === 'fresh';
         for (const cand of ledger.candidates) {
           const promotedNow = !state.candidates.some((x) => x.candidate_id === cand.candidate_id) && cand.status !== 'rejected';
           if (cand.status === 'promoted' || promotedNow) {

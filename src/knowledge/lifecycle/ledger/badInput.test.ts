@@ -11,6 +11,8 @@ import { resolveCandidate, review } from '../reconcile/review.js';
 import { completeRun, sealRun, stage } from '../session/ops.js';
 import { createRun, createSession } from '../session/store.js';
 import { readLedger } from './ledger.js';
+import { promote } from '../promote/promote.js';
+import { promotionPath, readPromotions } from '../promote/promotion.js';
 
 function withRun(p: Project): { ledger: string; id: string } {
   createSession(p.root, 's-1');
@@ -72,15 +74,36 @@ describe('bad input changes nothing', () => {
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
   });
 
-  it('a malformed receipt reads as missing (never trusted), and reconcile replaces it', () => {
+  it('a malformed receipt is reported as corrupt (never trusted, never silently missing), and reconcile replaces it, keeping the old bytes', () => {
     const p = project();
     withRun(p);
     const src = runSource(p.root, 's-1', 'run-1');
-    writeFileSync(src.receiptPath, '{"schema_version": "knowledge-reconciliation/1.0", "candidates": "no"}');
-    expect(readReceipt(src)).toBeNull();
-    expect(review(p.root, 's-1').sources[0]!.receipt).toBe('missing');
+    const broken = '{"schema_version": "knowledge-reconciliation/1.0", "candidates": "no"}';
+    writeFileSync(src.receiptPath, broken);
+    expect(() => readReceipt(src)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', status: 500 }));
+    expect(() => readReceipt(src)).toThrow(`${src.receiptPath}: field corpus_fingerprint must be a string`);
+    const seen = review(p.root, 's-1').sources[0]!;
+    expect(seen).toMatchObject({ receipt: 'missing', error: expect.stringContaining(src.receiptPath) });
+    expect(seen.reasons[0]).toMatch(/^receipt unreadable: /);
     reconcileSource(p.root, src);
     expect(review(p.root, 's-1').sources[0]!.receipt).toBe('fresh');
+    expect(readFileSync(`${src.receiptPath}.corrupt`, 'utf8')).toBe(broken);
+  });
+
+  it('an unreadable promotion receipt is reported; its promoted candidates never show as pending again', () => {
+    const p = project();
+    const { id } = withRun(p);
+    sealRun(p.root, 's-1', 'run-1');
+    expect(promote(p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
+    expect(review(p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
+    const file = promotionPath(runSource(p.root, 's-1', 'run-1').dir);
+    writeFileSync(file, '{"schema_version": ');
+    expect(() => readPromotions(runSource(p.root, 's-1', 'run-1').dir)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE' }));
+    const r = review(p.root, 's-1');
+    expect(r.candidates.map((c) => c.candidate_id)).not.toContain(id);
+    expect(r.sources.find((s) => s.run_id === 'run-1')).toMatchObject({ receipt: 'missing', error: expect.stringContaining(`${file}: not valid JSON`) });
+    expect(() => promote(p.root, 's-1', { candidates: [id] })).toThrow(file);
+    expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
   });
 
   it('session and run ids that would escape the workflow root are refused', () => {

@@ -95,11 +95,14 @@ export function watchCorpus(workflowDir: string): boolean {
   return watch.alive;
 }
 
-export function unwatchCorpus(workflowDir?: string): void {
+/** Stops the watcher of one folder (or all); the promise settles when their threads have exited. */
+export async function unwatchCorpus(workflowDir?: string): Promise<void> {
+  const exits: Promise<number>[] = [];
   for (const [k, w] of watches) if (!workflowDir || k === workflowDir) {
-    w.watch.close();
+    exits.push(w.watch.close());
     watches.delete(k);
   }
+  await Promise.all(exits);
 }
 
 /** The files the watcher says changed, or null when everything must be statted. */
@@ -108,7 +111,7 @@ function watchedChanges(workflowDir: string, cache: RootCache): Set<string> | nu
   if (!w) return null;
   const answer = w.watch.changes();
   const restart = () => {
-    unwatchCorpus(workflowDir);
+    void unwatchCorpus(workflowDir);
     watchCorpus(workflowDir);
     cache.trusted = null;
     return null;

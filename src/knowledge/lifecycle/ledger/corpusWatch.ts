@@ -14,6 +14,7 @@
  * stat walk: the watcher only ever saves work, it is never trusted alone.
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { trackResource } from '../../../lib/resources.js';
 
 const WORKER_JS = `
 const { workerData } = require('node:worker_threads');
@@ -57,6 +58,8 @@ export class CorpusWatch {
   private dead = false;
   /** Set when an answer was missed: the next answer is incomplete and must not be trusted. */
   private lost = false;
+  /** Registered while the thread may run: the leak check names a watcher nobody closed. */
+  private readonly untrack: () => void;
 
   constructor(readonly dirs: string[]) {
     const { port1, port2 } = new MessageChannel();
@@ -66,6 +69,7 @@ export class CorpusWatch {
     this.port.unref();
     this.worker.on('error', () => (this.dead = true));
     this.worker.on('exit', () => (this.dead = true));
+    this.untrack = trackResource('watcher', `corpus watcher thread (${dirs[0] ?? ''})`, () => this.close());
     if (Atomics.wait(this.ack, 0, 0, START_MS) === 'timed-out' || Atomics.load(this.ack, 0) !== -1) this.dead = true;
   }
 
@@ -108,9 +112,11 @@ export class CorpusWatch {
     return !this.dead;
   }
 
-  close(): void {
+  /** Ends the thread; the promise settles when it has exited. Idempotent. */
+  close(): Promise<number> {
     this.dead = true;
-    void this.worker.terminate();
+    this.untrack();
     this.port.close();
+    return this.worker.terminate();
   }
 }

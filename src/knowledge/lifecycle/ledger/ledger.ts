@@ -77,7 +77,7 @@ const INPUT_KEYS = new Set(['knowledge_id', 'signal', 'source', 'count', 'first_
 const CAND_KEYS = new Set(['candidate_id', 'target', 'action', 'title', 'content', 'category', 'source_kind', 'evidence_refs', 'occurrences', 'first_recorded_at', 'last_recorded_at', 'status', 'promoted_id', 'promotion_receipt', 'source_snapshot']);
 
 function bad(file: string, field: string, msg: string): never {
-  throw new MaestroError('BAD_INPUT', `${file}: field ${field} ${msg}.`);
+  throw new MaestroError('CORRUPT_FILE', `${file}: field ${field} ${msg}.`, { details: { file } });
 }
 
 function str(file: string, field: string, v: unknown): string {
@@ -147,7 +147,7 @@ export function readLedger(file: string): Ledger | null {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new MaestroError('BAD_INPUT', `${file}: not valid JSON (${(err as Error).message}).`);
+    throw new MaestroError('CORRUPT_FILE', `${file}: not valid JSON (${(err as Error).message}).`, { details: { file }, cause: err });
   }
   return validateLedger(file, raw);
 }

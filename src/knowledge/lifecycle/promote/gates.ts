@@ -17,7 +17,7 @@ import { MaestroError } from '../../../core/errors.js';
 import type { CorpusDoc } from '../ledger/recipes.js';
 import { normA } from '../ledger/recipes.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
-import { readReceipt, reconcileSource, requireFresh, type Receipt, type Source, type SourceState } from '../reconcile/receipt.js';
+import { reconcileSource, requireFresh, tryReadReceipt, type Receipt, type Source, type SourceState } from '../reconcile/receipt.js';
 import type { WorkflowRoot } from '../../format/root.js';
 
 export interface FreshForPromotion {
@@ -37,7 +37,8 @@ export function freshForPromotion(root: WorkflowRoot, src: Source, corpus: Corpu
     return { ...requireFresh(root, src, corpus), changed: new Set() };
   } catch (err) {
     if ((err as MaestroError).code !== 'STALE_RECEIPT') throw err;
-    const before = readReceipt(src);
+    // Missing or unreadable (its STALE_RECEIPT says which): nothing to compare against, fail closed.
+    const before = tryReadReceipt(src).receipt;
     if (!before) throw err;
     const after = reconcileSource(root, src, { corpus });
     const fresh = requireFresh(root, src, corpus); // still stale (e.g. the matcher changed): fails closed here

@@ -50,12 +50,19 @@ function neutralize(content: string): string {
   return content.replace(/<(\/?)spec-entry/g, '&lt;$1spec-entry');
 }
 
-/** Test seam for the kill -9 test: die right after the knowledge file is written. */
-function crashPoint(candidateId: string): void {
-  if (process.env.MAESTRO_KNOWLEDGE_CRASH_AFTER_WRITE === candidateId) process.kill(process.pid, 'SIGKILL');
+export interface PromoteOptions {
+  candidates?: string[];
+  all?: boolean;
+  now?: Date;
+  /** How long to wait for the corpus lock (default LOCK_TIMEOUT_MS, 10 s). */
+  lockTimeoutMs?: number;
+  /** Test seam: runs after every gate passed, before the first write. */
+  afterGates?: () => void;
+  /** Test seam (the kill -9 suite ends the process here): runs after a candidate's knowledge file is written, before its receipt. */
+  afterWrite?: (candidateId: string) => void;
 }
 
-export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: string[]; all?: boolean; now?: Date; /** How long to wait for the corpus lock (default LOCK_TIMEOUT_MS, 10 s). */ lockTimeoutMs?: number; /** Test seam: runs after every gate passed, before the first write. */ afterGates?: () => void }): PromotionResult {
+export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): PromotionResult {
   readSession(root, sid);
   const now = opts.now ?? new Date();
   const res: PromotionResult = { schema: 'knowledge-promotion-result/1.0', session_id: sid, promoted: [], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
@@ -144,7 +151,7 @@ export function promote(root: WorkflowRoot, sid: string, opts: { candidates?: st
       continue;
     }
     if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
-    const one = promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts.lockTimeoutMs);
+    const one = promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts);
     if ('already' in one) res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: one.already });
     else res.promoted.push(one);
   }
@@ -172,12 +179,12 @@ function specFileOf(root: WorkflowRoot, cand: LedgerCandidate): string {
  */
 type OneResult = PromotionResult['promoted'][number] | { already: string | null };
 
-function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], lockTimeoutMs?: number): OneResult {
+function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], { lockTimeoutMs, afterWrite }: PromoteOptions): OneResult {
   const target = cand.target === 'spec' ? specFileOf(root, cand) : join(src.dir, 'knowledge-promotion.json');
-  return withCorpusLock([target], () => promoteOneLocked(root, src, cand, supersedes, prior, now, docs), lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs });
+  return withCorpusLock([target], () => promoteOneLocked(root, src, cand, supersedes, prior, now, docs, afterWrite), lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs });
 }
 
-function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, priorSeen: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs']): OneResult {
+function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, priorSeen: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], afterWrite?: (candidateId: string) => void): OneResult {
   // Read again under the lock: a concurrent promote of the same candidate may have finished while
   // this one waited; it reports `already promoted` instead of a second `created`.
   const prior = readPromotions(src.dir)?.entries[cand.candidate_id] ?? priorSeen;
@@ -218,7 +225,7 @@ function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate
       outcome = 'created';
     }
   }
-  crashPoint(cand.candidate_id);
+  afterWrite?.(cand.candidate_id);
   if (supersedes && outcome === 'created') {
     if (cand.target === 'spec') supersedeSpec(root, supersedes, promotedId, { now });
     else supersedeKnowhow(root, supersedes, promotedId);

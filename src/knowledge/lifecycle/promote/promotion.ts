@@ -44,10 +44,10 @@ export function readPromotions(dir: string): PromotionFile | null {
   try {
     raw = JSON.parse(readFileSync(p, 'utf8')) as PromotionFile;
   } catch (err) {
-    throw new MaestroError('BAD_INPUT', `${p}: not valid JSON (${(err as Error).message}).`);
+    throw new MaestroError('CORRUPT_FILE', `${p}: not valid JSON (${(err as Error).message}).`, { details: { file: p }, cause: err });
   }
-  if (raw.schema_version !== PROMOTION_SCHEMA) throw new MaestroError('BAD_INPUT', `${p}: field schema_version must be ${PROMOTION_SCHEMA}.`);
-  if (!raw.entries || typeof raw.entries !== 'object') throw new MaestroError('BAD_INPUT', `${p}: field entries must be an object.`);
+  if (raw.schema_version !== PROMOTION_SCHEMA) throw new MaestroError('CORRUPT_FILE', `${p}: field schema_version must be ${PROMOTION_SCHEMA}.`);
+  if (!raw.entries || typeof raw.entries !== 'object') throw new MaestroError('CORRUPT_FILE', `${p}: field entries must be an object.`);
   return raw;
 }
 
@@ -61,12 +61,11 @@ export function updatePromotions<T>(dir: string, sid: string, rid: string, fn: (
   });
 }
 
-/** Candidate ids already promoted from this folder. */
+/**
+ * Candidate ids already promoted from this folder. A corrupt promotion receipt throws (CORRUPT_FILE):
+ * reading it as empty would show every promoted candidate as pending again, ready to promote twice.
+ */
 export function promotedIds(dir: string): Set<string> {
-  try {
-    const f = readPromotions(dir);
-    return new Set(Object.entries(f?.entries ?? {}).filter(([, e]) => e.state === 'promoted').map(([k]) => k));
-  } catch {
-    return new Set();
-  }
+  const f = readPromotions(dir);
+  return new Set(Object.entries(f?.entries ?? {}).filter(([, e]) => e.state === 'promoted').map(([k]) => k));
 }

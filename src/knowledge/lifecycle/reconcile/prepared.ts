@@ -114,6 +114,17 @@ export function preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCor
   return pc;
 }
 
+/**
+ * Drops the interned keys and the last prepared corpus (KnowledgeService.stop): memory a stopped service
+ * no longer needs. Corpora prepared before keep their own maps, so their ids stay valid.
+ */
+export function forgetPreparedCorpora(): void {
+  FEATS = new Map();
+  TOK = new Map();
+  TRI = new Map();
+  lastPrepared = null;
+}
+
 export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
   const byAlias = new Map<string, number>();
   docs.forEach((d, i) => {

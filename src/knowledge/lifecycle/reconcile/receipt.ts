@@ -2,10 +2,13 @@
  * Reconciliation receipts (`knowledge-reconciliation.json`, FORMATS §4.3) and
  * their freshness fence: a receipt counts only while its session, run,
  * candidate_snapshot_hash, corpus_fingerprint and matcher_revision all match
- * the current state. A missing field (a receipt cut short by a crash) reads as
- * missing and is overwritten whole by the next reconcile.
+ * the current state. A receipt that does not parse or lacks a field (a crash
+ * cut it short, a hand edit broke it) is corrupt: `readReceipt` throws
+ * CORRUPT_FILE; review and the freshness fence report it as a missing receipt
+ * *with the reason*, and the next reconcile overwrites it whole, keeping the
+ * unreadable file beside it (`.corrupt`) since it may have held human resolutions.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
@@ -79,20 +82,34 @@ export function readSourceState(src: Source): SourceState {
   return { ledger, candidates: cands, snapshotHash: candidateSnapshotHash(cands) };
 }
 
+/** The receipt; null when there is none. A file that is not a complete receipt throws CORRUPT_FILE naming it. */
 export function readReceipt(src: Source): Receipt | null {
-  if (!existsSync(src.receiptPath)) return null;
+  const got = tryReadReceipt(src);
+  if (got.corrupt) throw got.corrupt;
+  return got.receipt;
+}
+
+/** For readers that go on without a receipt (review, the freshness fence, a refresh): the receipt, or why it is unreadable. */
+export function tryReadReceipt(src: Source): { receipt: Receipt | null; corrupt?: MaestroError } {
+  if (!existsSync(src.receiptPath)) return { receipt: null };
+  const corrupt = (why: string, cause?: unknown) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; \`maestro knowledge review ${src.sid} --refresh\` rebuilds it.`, { details: { file: src.receiptPath }, cause }) });
+  let r: Receipt;
   try {
-    const r = JSON.parse(readFileSync(src.receiptPath, 'utf8')) as Receipt;
-    if (r.schema_version !== RECEIPT_SCHEMA || typeof r.corpus_fingerprint !== 'string' || typeof r.matcher_revision !== 'string' || typeof r.candidate_snapshot_hash !== 'string' || !Array.isArray(r.candidates)) return null;
-    return r;
-  } catch {
-    return null;
+    r = JSON.parse(readFileSync(src.receiptPath, 'utf8')) as Receipt;
+  } catch (err) {
+    return corrupt(`not valid JSON (${(err as Error).message})`, err);
   }
+  if (!r || r.schema_version !== RECEIPT_SCHEMA) return corrupt(`field schema_version must be ${RECEIPT_SCHEMA}`);
+  for (const field of ['corpus_fingerprint', 'matcher_revision', 'candidate_snapshot_hash'] as const) if (typeof r[field] !== 'string') return corrupt(`field ${field} must be a string`);
+  if (!Array.isArray(r.candidates)) return corrupt('field candidates must be an array');
+  return { receipt: r };
 }
 
 export type Freshness = 'missing' | 'stale' | 'fresh';
 
-export function freshness(src: Source, receipt: Receipt | null, state: SourceState, corpus: CorpusSnapshot): { state: Freshness; reasons: string[] } {
+/** `corrupt`: why the receipt file could not be read (it then counts as missing, with that reason). */
+export function freshness(src: Source, receipt: Receipt | null, state: SourceState, corpus: CorpusSnapshot, corrupt?: Error): { state: Freshness; reasons: string[] } {
+  if (corrupt) return { state: 'missing', reasons: [`receipt unreadable: ${corrupt.message}`] };
   if (!receipt) return { state: 'missing', reasons: ['no complete receipt'] };
   const reasons: string[] = [];
   if (receipt.session_id !== src.sid || receipt.run_id !== src.rid) reasons.push('receipt belongs to another session/run');
@@ -152,7 +169,10 @@ export function reconcileSource(root: WorkflowRoot, src: Source, opts: Reconcile
   const corpus = opts.corpus ?? readCorpus(root.workflowDir);
   const pc = opts.prepared ?? preparedFor(corpus.fingerprint, corpus.docs);
   const state = readSourceState(src);
-  const receipt = buildReceipt(src, state, corpus, pc, opts, readReceipt(src));
+  const previous = tryReadReceipt(src);
+  // An unreadable receipt is rebuilt, not trusted; its bytes are kept beside it for a human to look at.
+  if (previous.corrupt) renameSync(src.receiptPath, `${src.receiptPath}.corrupt`);
+  const receipt = buildReceipt(src, state, corpus, pc, opts, previous.receipt);
   writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
   return receipt;
 }
@@ -160,8 +180,8 @@ export function reconcileSource(root: WorkflowRoot, src: Source, opts: Reconcile
 /** Fails closed unless the source's receipt is fresh; says how to refresh. */
 export function requireFresh(root: WorkflowRoot, src: Source, corpus?: CorpusSnapshot): { receipt: Receipt; state: SourceState } {
   const state = readSourceState(src);
-  const receipt = readReceipt(src);
-  const f = freshness(src, receipt, state, corpus ?? readCorpus(root.workflowDir));
+  const { receipt, corrupt } = tryReadReceipt(src);
+  const f = freshness(src, receipt, state, corpus ?? readCorpus(root.workflowDir), corrupt);
   if (f.state !== 'fresh')
     throw new MaestroError('STALE_RECEIPT', `The reconciliation receipt of ${src.rid === 'session' ? `session ${src.sid}` : `run ${src.rid}`} is ${f.state} (${f.reasons.join('; ')}). Refresh it: maestro knowledge review ${src.sid} --refresh`);
   return { receipt: receipt!, state };

@@ -14,7 +14,7 @@ import { readSession } from '../session/store.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
 import { semanticEmbedder, warmSemantic } from './semantic.js';
-import { freshness, readReceipt, readSourceState, reconcileSource, requireFresh, sessionSources, type Freshness, type Source } from './receipt.js';
+import { freshness, readSourceState, reconcileSource, requireFresh, sessionSources, tryReadReceipt, type Freshness, type Source } from './receipt.js';
 
 const SEVERITY: Record<Disposition, number> = { potential_conflict: 0, supersede_candidate: 1, semantic_duplicate: 2, extends: 3, related: 4, unique: 5, exact_duplicate: 6 };
 
@@ -74,18 +74,19 @@ export function review(root: WorkflowRoot, sid: string, opts: { refresh?: boolea
     try {
       state = readSourceState(src);
       if (opts.refresh && (state.candidates.length || state.ledger)) {
-        const f = freshness(src, readReceipt(src), state, corpus);
+        const now = tryReadReceipt(src);
+        const f = freshness(src, now.receipt, state, corpus, now.corrupt);
         if (f.state !== 'fresh') reconcileSource(root, src, { corpus });
       }
     } catch (err) {
-      // A corrupt ledger makes this run "missing" and leaves the others working (seed 000 §11.1).
-      result.sources.push({ run_id: src.rid, receipt: 'missing', reasons: ['ledger or report unreadable'], error: (err as Error).message });
+      // A corrupt ledger, report or promotion receipt makes this run "missing" and leaves the others working (seed 000 §11.1).
+      result.sources.push({ run_id: src.rid, receipt: 'missing', reasons: ['ledger, report or promotion receipt unreadable'], error: (err as Error).message });
       continue;
     }
     if (!state.ledger && !state.candidates.length) continue;
-    const receipt = readReceipt(src);
-    const f = freshness(src, receipt, state, corpus);
-    result.sources.push({ run_id: src.rid, receipt: f.state, reasons: f.reasons });
+    const { receipt, corrupt } = tryReadReceipt(src);
+    const f = freshness(src, receipt, state, corpus, corrupt);
+    result.sources.push({ run_id: src.rid, receipt: f.state, reasons: f.reasons, ...(corrupt ? { error: corrupt.message } : {}) });
     for (const inp of state.ledger?.inputs ?? []) {
       result.input_totals_by_source[inp.source] = (result.input_totals_by_source[inp.source] ?? 0) + inp.count;
       result.inputs.push({ run_id: src.rid, knowledge_id: inp.knowledge_id, signal: inp.signal, source: inp.source, count: inp.count, evidence: inp.evidence ?? [] });
@@ -138,13 +139,15 @@ const AS: Record<ResolveAs, { disposition: Disposition; eligibility: Eligibility
 
 /** Finds the source (run or session ledger) that holds a candidate. */
 export function sourceOfCandidate(root: WorkflowRoot, sid: string, candidateId: string): Source {
+  let unreadable: unknown;
   for (const src of sessionSources(root, sid)) {
     try {
       if (readSourceState(src).candidates.some((c) => c.candidate_id === candidateId) || readPromotions(src.dir)?.entries[candidateId]) return src;
-    } catch {
-      // corrupt source: cannot hold a resolvable candidate
+    } catch (err) {
+      unreadable ??= err; // the candidate may be in this corrupt source: say so rather than "not in session"
     }
   }
+  if (unreadable) throw unreadable;
   throw new MaestroError('BAD_INPUT', `Candidate ${candidateId} is not in session ${sid} (maestro knowledge review ${sid} lists them).`);
 }
 

@@ -24,6 +24,7 @@
  */
 import { MaestroError } from '../../../core/errors.js';
 import { embedderFromEnv, type Embedder } from '../../vectors/embeddings.js';
+import { normalise } from '../../vectors/vector.js';
 import { readCorpus } from '../ledger/corpusDocs.js';
 import { MATCHER_REVISION, sha256 } from '../ledger/recipes.js';
 import type { WorkflowRoot } from '../../format/root.js';
@@ -67,15 +68,8 @@ function table(model: string): Map<string, Float32Array> {
   return t;
 }
 
-function unit(v: Float32Array): Float32Array {
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
-  const out = new Float32Array(v.length);
-  if (!n) return out;
-  const s = 1 / Math.sqrt(n);
-  for (let i = 0; i < v.length; i++) out[i] = v[i]! * s;
-  return out;
-}
+/** A unit-length copy: the embedder's vector is left as it came. */
+const unit = (v: Float32Array): Float32Array => normalise(Float32Array.from(v));
 
 /** Embeds the texts not cached yet for this model (one call). */
 export async function warmTexts(embedder: Embedder, texts: string[]): Promise<number> {

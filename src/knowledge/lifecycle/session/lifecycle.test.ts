@@ -56,6 +56,18 @@ describe('session and run lifecycle', () => {
     expect(s).toMatchObject({ backlog: 1, unsealed_runs: [], session: { status: 'completed' } });
   });
 
+  it('seal names a run whose ledger is unreadable instead of counting it as an empty backlog', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    stage(p.root, { target: 'spec', title: 'a', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
+    sealRun(p.root, 's-1', 'run-1');
+    const ledgerFile = runSource(p.root, 's-1', 'run-1').ledgerPath;
+    writeFileSync(ledgerFile, '{"schema_version": ');
+    const s = sealSession(p.root, 's-1');
+    expect(s).toMatchObject({ backlog: 0, unreadable: [{ run_id: 'run-1', error: expect.stringContaining(`${ledgerFile}: not valid JSON`) }] });
+  });
+
   it('batch resolution by disposition and the triage order (corroboration, then age)', () => {
     const p = project();
     createSession(p.root, 's-1');

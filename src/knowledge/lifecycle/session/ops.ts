@@ -250,23 +250,31 @@ export function sealRun(root: WorkflowRoot, sid: string, rid: string): { run: Ru
   return { run, suppressed, pending: pendingOf(src) };
 }
 
+/** Pending candidates of one source; throws (CORRUPT_FILE) when its ledger or promotion receipt is unreadable. */
 function pendingOf(src: Source): number {
-  try {
-    const done = promotedIds(src.dir); // run ledgers are sealed: their promotions are in knowledge-promotion.json
-    return (readLedger(src.ledgerPath)?.candidates ?? []).filter((c) => (c.status === 'pending' || c.status === 'promoting') && !done.has(c.candidate_id)).length;
-  } catch {
-    return 0;
-  }
+  const done = promotedIds(src.dir); // run ledgers are sealed: their promotions are in knowledge-promotion.json
+  return (readLedger(src.ledgerPath)?.candidates ?? []).filter((c) => (c.status === 'pending' || c.status === 'promoting') && !done.has(c.candidate_id)).length;
 }
 
-/** Seals the session: reports the backlog, never drops a candidate. */
-export function sealSession(root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[] } {
+/**
+ * Seals the session: reports the backlog, never drops a candidate. A source whose files are unreadable
+ * is listed in `unreadable` (its candidates cannot be counted), not counted as an empty backlog.
+ */
+export function sealSession(root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
   const s = readSession(root, sid);
   const sources = sessionSources(root, sid);
   const unsealed = sources.filter((x) => x.rid !== 'session' && !isSealed(readRun(root, sid, x.rid))).map((x) => x.rid);
   const ss = sessionSource(root, sid);
   if (readLedger(ss.ledgerPath)) suppressExact(ss, reconcileSource(root, ss));
-  const backlog = sources.reduce((n, x) => n + pendingOf(x), 0);
+  const unreadable: Array<{ run_id: string; error: string }> = [];
+  let backlog = 0;
+  for (const x of sources) {
+    try {
+      backlog += pendingOf(x);
+    } catch (err) {
+      unreadable.push({ run_id: x.rid, error: (err as Error).message });
+    }
+  }
   if (s.status === 'open') {
     s.status = 'completed';
     s.completed_at = nowIso();
@@ -274,5 +282,5 @@ export function sealSession(root: WorkflowRoot, sid: string): { session: Session
     s.activity_revision += 1;
     writeSession(root, s);
   }
-  return { session: s, backlog, unsealed_runs: unsealed };
+  return { session: s, backlog, unsealed_runs: unsealed, unreadable };
 }

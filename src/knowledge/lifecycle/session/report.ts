@@ -55,7 +55,7 @@ details: {}
 
 function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses: string[], file: string): ReportItem[] {
   if (raw == null) return [];
-  if (!Array.isArray(raw)) throw new MaestroError('BAD_INPUT', `${file}: frontmatter ${prefix === 'D' ? 'decisions' : 'constraints'} must be a list.`);
+  if (!Array.isArray(raw)) throw new MaestroError('CORRUPT_FILE', `${file}: frontmatter ${prefix === 'D' ? 'decisions' : 'constraints'} must be a list.`);
   return raw.map((x, i) => {
     const id = `${prefix}-${String(i + 1).padStart(3, '0')}`;
     if (typeof x === 'string') return { id, text: x, status: defaultStatus };
@@ -75,7 +75,7 @@ export function parseReport(text: string, file = 'report.md'): Report {
     try {
       fm = (parseYaml(m[1]!) as Record<string, unknown>) ?? {};
     } catch (err) {
-      throw new MaestroError('BAD_INPUT', `${file}: frontmatter is not valid YAML (${(err as Error).message}).`);
+      throw new MaestroError('CORRUPT_FILE', `${file}: frontmatter is not valid YAML (${(err as Error).message}).`, { details: { file }, cause: err });
     }
   }
   const v = typeof fm.verdict === 'string' ? VERDICT_ALIASES[fm.verdict.trim().toLowerCase()] : 'ready';

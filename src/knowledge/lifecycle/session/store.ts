@@ -94,7 +94,7 @@ function readJson(file: string): Record<string, unknown> {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    throw new MaestroError('BAD_INPUT', `${file}: not valid JSON (${(err as Error).message}).`);
+    throw new MaestroError('CORRUPT_FILE', `${file}: not valid JSON (${(err as Error).message}).`, { details: { file }, cause: err });
   }
 }
 
@@ -118,7 +118,7 @@ function keysWeDoNotKnow(raw: Record<string, unknown>, sameVersion: boolean, kno
 /** Maps session/1.x and 2.0 onto the 3.0 shape (unknown versions pass through as open). */
 export function upgradeSession(raw: Record<string, unknown>, file: string): SessionDoc {
   const v = String(raw.schema_version ?? '');
-  if (typeof raw.session_id !== 'string') throw new MaestroError('BAD_INPUT', `${file}: field session_id must be a string.`);
+  if (typeof raw.session_id !== 'string') throw new MaestroError('CORRUPT_FILE', `${file}: field session_id must be a string.`, { details: { file } });
   let status: SessionStatus = 'open';
   const s = String(raw.status ?? '');
   if (v === SESSION_SCHEMA) status = (['open', 'completed', 'archived', 'failed'].includes(s) ? s : s === 'paused' ? 'open' : 'open') as SessionStatus;
@@ -201,7 +201,7 @@ export function listRunIds(root: WorkflowRoot, sid: string): string[] {
 }
 
 export function upgradeRun(raw: Record<string, unknown>, file: string): RunDoc {
-  if (typeof raw.run_id !== 'string' || typeof raw.session_id !== 'string') throw new MaestroError('BAD_INPUT', `${file}: fields run_id and session_id must be strings.`);
+  if (typeof raw.run_id !== 'string' || typeof raw.session_id !== 'string') throw new MaestroError('CORRUPT_FILE', `${file}: fields run_id and session_id must be strings.`, { details: { file } });
   const v = String(raw.schema_version ?? '');
   let status = String(raw.status ?? 'running') as RunStatus;
   if (v.startsWith('command-run/1.') && status === ('created' as RunStatus)) status = 'pending';

@@ -1,0 +1,113 @@
+/**
+ * CPU seconds per task through a whole daemon: a `maestro serve` process from
+ * compiled JavaScript (as `npm start` runs it) takes easy tasks through
+ * execute → review → exec_review (approved at once) → merge with a
+ * zero-latency scripted agent. The CPU counted is the daemon's own plus that
+ * of every process it and its workers started and reaped (workers, git): the
+ * utime/stime/cutime/cstime of /proc/<daemon>/stat plus those of its live
+ * children, read once the daemon is idle and again when the last task is done.
+ * Linux only.
+ *
+ * `warmWorkers` is the daemon setting under test: 0 starts a cold Node
+ * process per run (the old way), more keeps that many workers warm between runs.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMigratedDatabase } from '../src/store/open.js';
+import { createStore } from '../src/store/store.js';
+
+const CLK_TCK = 100;
+
+function statOf(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the name: state is field 3, so ppid (4) is index 1 and utime (14) index 11.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
+/**
+ * CPU seconds of the daemon and of everything under it: its own, its reaped
+ * children's (cutime/cstime) and its live children's (a warm worker still
+ * running has not been reaped, so its CPU and that of the git it ran is not
+ * in the daemon's cutime yet).
+ */
+function cpuOf(pid: number): { self: number; children: number } {
+  const secs = (f: string[], from: number) => (Number(f[from]) + Number(f[from + 1])) / CLK_TCK;
+  const own = statOf(pid)!;
+  let children = secs(own, 13);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statOf(entry);
+    if (f && Number(f[1]) === pid) children += secs(f, 11) + secs(f, 13);
+  }
+  return { self: secs(own, 11), children };
+}
+
+const waitUntil = async (check: () => Promise<boolean>, what: string, timeoutMs = 600_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+export interface CpuFigures {
+  tasks: number;
+  /** CPU s per task: daemon, its reaped children (workers and every git they ran), both. */
+  daemon: number;
+  children: number;
+  total: number;
+  /** The idle daemon's own CPU per second (ticks), for scale. */
+  idlePerSecond: number;
+  wallSeconds: number;
+}
+
+export async function cpuPerTask(opts: { main: string; root: string; repo: string; tasks: number; warmWorkers: number }): Promise<CpuFigures> {
+  const home = join(opts.root, `home-${opts.warmWorkers}`);
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ tickMs: 200, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 1, logLevel: 'warn', warmWorkers: opts.warmWorkers }));
+  const script = join(opts.root, 'cpu-agent.yaml');
+  if (!existsSync(script)) {
+    writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - write: { path: "out/{{title}}.txt", content: "{{title}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
+  }
+  const store = createStore(await openMigratedDatabase(`sqlite:${join(home, 'maestro.db')}`));
+  // BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the daemon; workers do not see it.
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, opts.main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
+  try {
+    const pid = child.pid!;
+    await waitUntil(async () => (await store.db.all(`SELECT name FROM daemons`)).length > 0, 'the daemon to register');
+    // Let start-up settle, then measure the idle daemon for scale.
+    await new Promise((r) => setTimeout(r, 1500));
+    const i0 = cpuOf(pid);
+    await new Promise((r) => setTimeout(r, 2000));
+    const i1 = cpuOf(pid);
+    const project = await store.projects.create({ name: `cpu-${opts.warmWorkers}`, repoPath: opts.repo, config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const c0 = cpuOf(pid);
+    const t0 = Date.now();
+    for (let i = 0; i < opts.tasks; i++) {
+      const title = `w${opts.warmWorkers}-${String(i).padStart(3, '0')}`;
+      await store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    }
+    await waitUntil(async () => {
+      const tasks = await store.tasks.list({ projectId: project.id, limit: 10_000 });
+      const stuck = tasks.find((t) => t.status === 'needs_attention');
+      if (stuck) throw new Error(`${stuck.title} needs attention: ${stuck.lastRunError}`);
+      return tasks.every((t) => t.status === 'done');
+    }, 'every task done');
+    const wallSeconds = (Date.now() - t0) / 1000;
+    const c1 = cpuOf(pid);
+    const daemon = (c1.self - c0.self) / opts.tasks;
+    const children = (c1.children - c0.children) / opts.tasks;
+    return { tasks: opts.tasks, daemon, children, total: daemon + children, idlePerSecond: (i1.self - i0.self) / 2, wallSeconds };
+  } finally {
+    const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+    child.kill('SIGTERM');
+    await exited;
+    await store.close();
+  }
+}

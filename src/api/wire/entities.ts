@@ -1,0 +1,156 @@
+/**
+ * The domain objects as the API sends them, as zod schemas: the parts the
+ * route response schemas (responses.ts) are built from. They describe what
+ * the store already returns (entities.test.ts checks each against its
+ * TypeScript type, so a new field breaks the build until it is described
+ * here); nothing parses a response through them, so the bytes sent are the
+ * store's own JSON.
+ *
+ * Pure: zod and core only, no Node module, so the web board may import its
+ * types from here (type-only imports; nothing of this is bundled).
+ */
+import { z } from 'zod';
+import { TASK_STATUSES } from '../../core/status.js';
+import { COMPLEXITIES, DECISIONS, GATES, PRIORITIES, RUN_KINDS, RUN_STATUSES, TASK_SCOPES, TASK_TYPES } from '../../core/types.js';
+
+const epochMs = z.number().describe('milliseconds since the epoch');
+const json = z.record(z.string(), z.unknown());
+
+export const projectSchema = z.strictObject({ id: z.string(), name: z.string(), repoPath: z.string(), config: json, createdAt: epochMs, updatedAt: epochMs });
+
+export const approvalSchema = z.strictObject({
+  id: z.string(),
+  taskId: z.string(),
+  gate: z.enum(GATES),
+  decision: z.enum(DECISIONS),
+  reason: z.string().nullable(),
+  who: z.string(),
+  at: epochMs,
+});
+
+export const taskSchema = z.strictObject({
+  id: z.string(),
+  projectId: z.string(),
+  parentId: z.string().nullable(),
+  depth: z.number(),
+  title: z.string(),
+  complexity: z.enum(COMPLEXITIES),
+  status: z.enum(TASK_STATUSES),
+  priority: z.literal(PRIORITIES).describe('0 is P0, the most urgent'),
+  deps: z.array(z.string()),
+  plan: z.string().nullable(),
+  spec: z.string().nullable(),
+  approvals: z.array(approvalSchema),
+  result: json.nullable(),
+  retryBaseline: z.number(),
+  nextEligibleAt: epochMs.nullable(),
+  lastRunError: z.string().nullable(),
+  taskType: z.enum(TASK_TYPES).nullable(),
+  scope: z.enum(TASK_SCOPES).nullable(),
+  ownedFiles: z.array(z.string()),
+  expectedOutput: z.string().nullable(),
+  feedback: z.string().nullable(),
+  parentVersionId: z.string().nullable(),
+  version: z.number(),
+  claimedAt: epochMs.nullable(),
+  claimedBy: z.string().nullable(),
+  attempt: z.number(),
+  leaseExpiresAt: epochMs.nullable(),
+  createdAt: epochMs,
+  updatedAt: epochMs,
+});
+
+/** The slim row of `GET /api/tasks?view=board` (src/core/taskSummary.ts picks the same fields). */
+export const taskSummarySchema = taskSchema.pick({ id: true, projectId: true, parentId: true, title: true, status: true, priority: true, complexity: true, version: true, deps: true, createdAt: true, updatedAt: true });
+
+export const runSchema = z.strictObject({
+  id: z.string(),
+  taskId: z.string(),
+  kind: z.enum(RUN_KINDS),
+  status: z.enum(RUN_STATUSES),
+  model: z.string().nullable(),
+  traceId: z.string(),
+  attempt: z.number(),
+  startedAt: epochMs,
+  endedAt: epochMs.nullable(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number(),
+  error: z.string().nullable(),
+  runDir: z.string().nullable(),
+  owner: z.string().nullable(),
+  workerPid: z.number().nullable(),
+  outboxOffset: z.number(),
+  outboxSeq: z.number(),
+});
+
+export const eventSchema = z.strictObject({
+  id: z.number().describe('monotonic per store: the paging cursor'),
+  projectId: z.string().nullable(),
+  taskId: z.string().nullable(),
+  runId: z.string().nullable(),
+  traceId: z.string().nullable(),
+  type: z.string(),
+  payload: json,
+  at: epochMs,
+});
+
+export const scoreBreakdownSchema = z.strictObject({ rankU: z.number(), chainInertia: z.number(), agingBonus: z.number(), couplingPenalty: z.number() });
+
+export const schedulerDecisionSchema = z.strictObject({
+  id: z.number(),
+  projectId: z.string(),
+  taskId: z.string(),
+  owner: z.string(),
+  score: z.number(),
+  breakdown: scoreBreakdownSchema,
+  competitors: z.array(z.strictObject({ taskId: z.string(), score: z.number() })),
+  at: epochMs,
+});
+
+export const durationStatsSchema = z.strictObject({ kind: z.string(), count: z.number(), meanMs: z.number(), p50Ms: z.number(), p95Ms: z.number(), maxMs: z.number() });
+export const usageByProjectSchema = z.strictObject({ projectId: z.string(), runs: z.number(), inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
+
+export const versionRefSchema = z.strictObject({ id: z.string(), version: z.number(), status: z.enum(TASK_STATUSES) });
+
+/** A reviewer's comment on one line of the diff; `side` old is a deleted line's number in the old file. */
+export const lineCommentSchema = z.strictObject({ file: z.string(), line: z.number(), side: z.enum(['new', 'old']), text: z.string() });
+
+// ---- the review evidence (src/git/patch.ts, src/api/routes/reviewData.ts) ----
+
+export const diffLineSchema = z.strictObject({ kind: z.enum(['context', 'add', 'del']), text: z.string(), oldLine: z.number().nullable(), newLine: z.number().nullable() });
+export const diffHunkSchema = z.strictObject({ header: z.string(), oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(diffLineSchema) });
+export const diffFileSchema = z.strictObject({
+  path: z.string(),
+  oldPath: z.string().nullable(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed', 'copied', 'type_changed']),
+  binary: z.boolean(),
+  additions: z.number(),
+  deletions: z.number(),
+  collapsed: z.boolean().describe('hunks omitted because the change is large; ?file= asks for it whole'),
+  hunks: z.array(diffHunkSchema),
+});
+
+export const checkViewSchema = z.strictObject({
+  name: z.string(),
+  command: z.string(),
+  status: z.enum(['passed', 'failed', 'running', 'pending', 'skipped']),
+  exitCode: z.number().nullable(),
+  durationMs: z.number().nullable(),
+  outputTail: z.string(),
+  runId: z.string().nullable(),
+});
+export const verdictViewSchema = z.strictObject({ reviewer: z.string(), verdict: z.enum(['approve', 'reject']), summary: z.string(), runId: z.string() });
+export const findingViewSchema = z.strictObject({ reviewer: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), runId: z.string() });
+
+export const healthConditionSchema = z.strictObject({ code: z.enum(['DISK_FULL', 'HOME_READ_ONLY']), path: z.string(), message: z.string(), since: epochMs });
+
+export const agentToolStatusSchema = z.strictObject({
+  kind: z.enum(['claude', 'codex', 'gemini', 'cursor', 'opencode']),
+  name: z.string(),
+  executable: z.string(),
+  path: z.string().nullable(),
+  installed: z.boolean(),
+  loggedIn: z.boolean().nullable(),
+  detail: z.string(),
+});

@@ -1,0 +1,134 @@
+/**
+ * What each core route answers, declared once. A route names its schema in
+ * its spec (`response`, src/api/route.ts); from there it is typed against
+ * the handler's return value, rendered into /api/openapi.json, and its
+ * `z.output` is the type the web board, the CLI and the MCP server read.
+ *
+ * Pure (zod and core only): the web app imports types from here.
+ */
+import { z } from 'zod';
+import {
+  agentToolStatusSchema,
+  approvalSchema,
+  checkViewSchema,
+  diffFileSchema,
+  durationStatsSchema,
+  eventSchema,
+  findingViewSchema,
+  healthConditionSchema,
+  projectSchema,
+  runSchema,
+  schedulerDecisionSchema,
+  taskSchema,
+  taskSummarySchema,
+  usageByProjectSchema,
+  verdictViewSchema,
+  versionRefSchema,
+} from './entities.js';
+
+const tasksByStatus = z.record(z.string(), z.number()).describe('task counts by status; absent statuses have no tasks');
+
+export const healthResponse = z.strictObject({ ok: z.boolean().describe('false while any condition lasts'), conditions: z.array(healthConditionSchema) });
+export const openApiResponse = z.record(z.string(), z.unknown()).describe('this document');
+
+export const projectListResponse = z.strictObject({ projects: z.array(projectSchema) });
+export const projectResponse = z.strictObject({ project: projectSchema });
+export const projectDetailResponse = z.strictObject({ project: projectSchema, tasksByStatus });
+
+export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema) });
+export const taskBoardListResponse = z.strictObject({ tasks: z.array(taskSummarySchema).describe('the slim rows of view=board') });
+export const taskListResponse = z.union([taskFullListResponse, taskBoardListResponse]);
+export const taskResponse = z.strictObject({ task: taskSchema });
+export const taskDetailResponse = z.strictObject({
+  task: taskSchema,
+  runs: z.array(runSchema),
+  children: z.array(taskSchema),
+  lastDecision: schedulerDecisionSchema.nullable(),
+  versions: z.array(versionRefSchema).describe('the whole version chain, oldest first'),
+});
+export const rejectResponse = z.strictObject({ task: taskSchema.describe('the rejected version'), next: taskSchema.describe('the new version that carries the feedback') });
+export const runMessageResponse = z.strictObject({ runId: z.string().describe('the run the message was given to') });
+
+export const runListResponse = z.strictObject({ runs: z.array(runSchema) });
+export const runResponse = z.strictObject({ run: runSchema });
+export const approvalListResponse = z.strictObject({ approvals: z.array(approvalSchema) });
+export const eventPageResponse = z.strictObject({ events: z.array(eventSchema), nextAfter: z.number().nullable().describe('the `after` of the next page; null at the end') });
+export const metricsResponse = z.strictObject({ tasksByStatus, runDurations: z.array(durationStatsSchema), usage: z.array(usageByProjectSchema) });
+export const decisionListResponse = z.strictObject({ decisions: z.array(schedulerDecisionSchema) });
+export const traceResponse = z.strictObject({
+  traceId: z.string(),
+  task: taskSchema,
+  chain: z.array(z.strictObject({ run: runSchema, taskVersion: z.number(), events: z.array(eventSchema) })).describe("every run of the task's versions, oldest first, with its events"),
+});
+
+export const diffResponse = z.strictObject({
+  taskId: z.string(),
+  version: z.number(),
+  branch: z.string(),
+  base: z.string(),
+  head: z.string(),
+  totals: z.strictObject({ files: z.number(), additions: z.number(), deletions: z.number() }),
+  files: z.array(diffFileSchema),
+});
+export const checksResponse = z.strictObject({ taskId: z.string(), version: z.number(), checks: z.array(checkViewSchema) });
+export const findingsResponse = z.strictObject({ taskId: z.string(), version: z.number(), verdicts: z.array(verdictViewSchema), findings: z.array(findingViewSchema) });
+
+/** `?q=` on a transcript: the matching lines; runId and q are absent when the task has no run yet. */
+export const transcriptSearchResponse = z.strictObject({
+  runId: z.string().optional(),
+  q: z.string().optional(),
+  matches: z.array(z.strictObject({ line: z.number().describe('1-based'), text: z.string() })),
+});
+/** Without `?q=`: the transcript itself, one JSON object a line. */
+export const transcriptLine = z.record(z.string(), z.unknown()).describe('one transcript record');
+
+export const STREAM_KINDS = ['token', 'phase', 'clarify', 'result', 'error'] as const;
+/** The `data:` of one SSE item: the run and its sequence number, then the outbox record's own fields. */
+export const streamData = z
+  .object({
+    runId: z.string(),
+    seq: z.number(),
+    stage: z.string().optional(),
+    text: z.string().optional(),
+    state: z.string().optional(),
+    question: z.string().optional(),
+    message: z.string().optional(),
+    code: z.string().optional(),
+  })
+  .catchall(z.unknown());
+/** One SSE item as the board holds it: `id` is `<runId>:<seq>`, `kind` the SSE event name. */
+export const streamItem = z.strictObject({ id: z.string(), kind: z.enum(STREAM_KINDS), data: streamData });
+
+export const agentListResponse = z.strictObject({ agents: z.array(agentToolStatusSchema) });
+
+type Out<S extends z.ZodType> = z.output<S>;
+export type HealthResponse = Out<typeof healthResponse>;
+export type ProjectList = Out<typeof projectListResponse>;
+export type ProjectResponse = Out<typeof projectResponse>;
+export type TaskList = Out<typeof taskFullListResponse>;
+export type TaskBoardList = Out<typeof taskBoardListResponse>;
+export type TaskResponse = Out<typeof taskResponse>;
+export type RunList = Out<typeof runListResponse>;
+export type ProjectDetail = Out<typeof projectDetailResponse>;
+export type TaskDetail = Out<typeof taskDetailResponse>;
+export type RejectResponse = Out<typeof rejectResponse>;
+export type RunMessageResponse = Out<typeof runMessageResponse>;
+export type EventPage = Out<typeof eventPageResponse>;
+export type Metrics = Out<typeof metricsResponse>;
+export type DecisionList = Out<typeof decisionListResponse>;
+export type TraceChain = Out<typeof traceResponse>;
+export type DiffResponse = Out<typeof diffResponse>;
+export type ChecksResponse = Out<typeof checksResponse>;
+export type FindingsResponse = Out<typeof findingsResponse>;
+export type TranscriptSearch = Out<typeof transcriptSearchResponse>;
+export type StreamData = Out<typeof streamData>;
+export type StreamItem = Out<typeof streamItem>;
+export type AgentList = Out<typeof agentListResponse>;
+export type VersionRef = Out<typeof versionRefSchema>;
+export type CheckView = Out<typeof checkViewSchema>;
+export type VerdictView = Out<typeof verdictViewSchema>;
+export type FindingView = Out<typeof findingViewSchema>;
+export type DiffFile = Out<typeof diffFileSchema>;
+export type DiffHunk = DiffFile['hunks'][number];
+export type DiffLine = DiffHunk['lines'][number];
+export type FileStatus = DiffFile['status'];

@@ -1,0 +1,45 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveApiUrl } from '../api/client.js';
+import { claudeConfigDir, defaultDaemonUrl, namedSearchDaemon, wikiDirFromEnv } from './env.js';
+
+describe('the daemon URL', () => {
+  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_DAEMON_URL only names the daemon search asks (or none)', () => {
+    expect(defaultDaemonUrl({ MAESTRO_URL: 'http://a:1' })).toBe('http://a:1');
+    expect(defaultDaemonUrl({ MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
+    expect(defaultDaemonUrl({})).toBe('http://127.0.0.1:4300');
+    expect(namedSearchDaemon({})).toBeUndefined();
+    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: '' })).toBeNull();
+    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'off' })).toBeNull();
+    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'http://b:2' })).toBe('http://b:2');
+  });
+
+  it('the API client reads the same rule', () => {
+    expect(resolveApiUrl(undefined, { MAESTRO_URL: 'http://a:1/' })).toBe('http://a:1');
+    expect(() => resolveApiUrl(undefined, { MAESTRO_URL: 'nope' })).toThrow('The daemon URL "nope" (from MAESTRO_URL) is not a URL');
+  });
+});
+
+const SRC = join(import.meta.dirname, '..');
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('the shared environment variables are read in src/config only', () => {
+  it('no other source file reads MAESTRO_URL, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
+    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
+    const offenders = sources(SRC)
+      .filter((f) => !relative(SRC, f).startsWith('config/'))
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (read.test(line) ? [`${relative(SRC, f)}:${i + 1}`] : [])));
+    expect(offenders).toEqual([]);
+  });
+
+  it('one rule for the wiki folder and the Claude login folder', () => {
+    expect(wikiDirFromEnv({}, '/p')).toBeUndefined();
+    expect(wikiDirFromEnv({ FLOW_PROJECT_DIR: 'a', FLOW_ROOT_DIR: 'b' }, '/p')).toBe('/p/b/wiki');
+    expect(wikiDirFromEnv({ FLOW_WIKI_DIR: 'w', FLOW_ROOT_DIR: 'b' }, '/p')).toBe('/p/w');
+    expect(claudeConfigDir({ HOME: '/h' })).toBe('/h/.claude');
+    expect(claudeConfigDir({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toBe('/c');
+  });
+});

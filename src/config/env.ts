@@ -1,0 +1,63 @@
+/**
+ * Environment variables that several parts of Maestro read, each read here
+ * once, with one rule (the daemon's own settings are resolved in config.ts;
+ * agentEnv.ts decides what a child process may see, which is another thing).
+ * No zod here: the CLI's fast paths load this. A test (env.test.ts) fails when
+ * one of these names is read anywhere else under src/.
+ *
+ * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT).
+ * - MAESTRO_DAEMON_URL: which daemon `maestro search` asks: a URL (its errors are
+ *   the answer), or empty / `off` for none; unset, this home's running daemon at
+ *   the MAESTRO_URL address (knowledge/search/client.ts).
+ * - MAESTRO_TOKEN: the token a client sends; else the home's token file, for a
+ *   daemon on this machine's loopback only (the local secret never travels).
+ * - FLOW_WIKI_DIR, else FLOW_ROOT_DIR/wiki, else FLOW_PROJECT_DIR/wiki: the
+ *   observer's wiki (the knowledge search reads the same folder).
+ * - CLAUDE_CONFIG_DIR, else $HOME/.claude: where a Claude Code login lives.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DEFAULTS } from './defaults.js';
+import { isLoopback, readHomeToken, resolveHome } from './home.js';
+
+export type Env = Record<string, string | undefined>;
+
+/** The daemon URL the environment names (MAESTRO_URL), or undefined. */
+export function daemonUrlFromEnv(env: Env = process.env): string | undefined {
+  return env.MAESTRO_URL || undefined;
+}
+
+/** Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT (default 4300). */
+export function defaultDaemonUrl(env: Env = process.env): string {
+  return daemonUrlFromEnv(env) ?? `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
+}
+
+/** MAESTRO_DAEMON_URL for `maestro search`: undefined when unset, null when it says none ('' or `off`), else the URL. */
+export function namedSearchDaemon(env: Env = process.env): string | null | undefined {
+  const named = env.MAESTRO_DAEMON_URL;
+  if (named === undefined) return undefined;
+  return named === '' || named === 'off' ? null : named;
+}
+
+/** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */
+export function clientToken(url: URL, env: Env = process.env): string | null {
+  return env.MAESTRO_TOKEN || (isLoopback(url.hostname.replace(/^\[|\]$/g, '')) ? readHomeToken(resolveHome(env)) : null);
+}
+
+/** The wiki folder the FLOW_* variables name (relative ones from `base`), or undefined when none is set. */
+export function wikiDirFromEnv(env: Env, base: string): string | undefined {
+  if (env.FLOW_WIKI_DIR) return resolve(base, env.FLOW_WIKI_DIR);
+  if (env.FLOW_ROOT_DIR) return resolve(base, env.FLOW_ROOT_DIR, 'wiki');
+  if (env.FLOW_PROJECT_DIR) return resolve(base, env.FLOW_PROJECT_DIR, 'wiki');
+  return undefined;
+}
+
+/** Which FLOW_* variable named the wiki folder (for messages), or undefined. */
+export function wikiDirVariable(env: Env): 'FLOW_WIKI_DIR' | 'FLOW_ROOT_DIR' | 'FLOW_PROJECT_DIR' | undefined {
+  return env.FLOW_WIKI_DIR ? 'FLOW_WIKI_DIR' : env.FLOW_ROOT_DIR ? 'FLOW_ROOT_DIR' : env.FLOW_PROJECT_DIR ? 'FLOW_PROJECT_DIR' : undefined;
+}
+
+/** Where Claude Code keeps its login and its session transcripts (`projects/`). */
+export function claudeConfigDir(env: Env = process.env): string {
+  return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
+}

@@ -1,0 +1,46 @@
+/**
+ * Projects with `autoApproveAfterMs` (the demo) approve their gates
+ * themselves unless a person acts first; with `autoReplyAfterMs` and
+ * `autoReply` they also answer an agent's question. One pass per tick.
+ */
+import { MaestroError, coerceError } from '../core/errors.js';
+import { GATE_STATUSES } from '../core/status.js';
+import type { Gate, Task } from '../core/types.js';
+import type { Store } from '../store/store.js';
+
+const SECOND = 1000;
+
+export interface AutoApproveOptions {
+  /** Answers a waiting question (the orchestrator's reply path). */
+  reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
+  onChange: () => void;
+  onError: (err: Error) => void;
+}
+
+export async function autoApprove(store: Store, opts: AutoApproveOptions): Promise<void> {
+  const now = store.clock();
+  const waiting = await store.tasks.list({ status: 'awaiting_input', limit: 10_000 });
+  for (const task of waiting) {
+    const project = await store.projects.get(task.projectId);
+    const after = project.config.autoReplyAfterMs;
+    const answer = project.config.autoReply;
+    if (typeof after !== 'number' || typeof answer !== 'string' || now - task.updatedAt < after || !opts.reply) continue;
+    try {
+      await opts.reply(task, answer, 'auto-reply');
+    } catch (err) {
+      if (!(err instanceof MaestroError)) opts.onError(coerceError(err));
+    }
+  }
+  const gated = await store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
+  for (const task of gated) {
+    const project = await store.projects.get(task.projectId);
+    const after = project.config.autoApproveAfterMs;
+    if (typeof after !== 'number' || now - task.updatedAt < after) continue;
+    try {
+      await store.tasks.approve(task.id, task.status as Gate, 'auto-approve', `approved automatically after ${after / SECOND} s (project setting autoApproveAfterMs)`);
+      opts.onChange();
+    } catch (err) {
+      if (!(err instanceof MaestroError)) opts.onError(coerceError(err));
+    }
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Merge trains on real git and a real SQLite store: several approved tasks of
+ * one project land together (on a shared remote, in one push), each recorded
+ * exactly once; a conflicting or vetoed task in the middle drops out and the
+ * others go on; work already in main (a push just before a crash) is recorded
+ * without merging again; a refused push records nothing.
+ */
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Project, Task } from '../core/types.js';
+import { createStore, type Store } from '../store/store.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
+import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
+import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
+import { ProjectRepos } from './repos.js';
+
+let store: Store | null = null;
+afterEach(async () => {
+  await store?.close();
+  store = null;
+  removeTempDirs();
+});
+
+/** The test's clock: it moves one millisecond per reading (approvals have a strict order), and jumps when told. */
+let now = 0;
+
+async function openStore(): Promise<Store> {
+  now = Date.now();
+  store = createStore((await freshSqlite()).db, () => ++now);
+  return store;
+}
+
+/** A task approved at exec_review whose work is on `branch`. */
+async function approved(s: Store, project: Project, title: string, branch: string): Promise<Task> {
+  const task = await s.tasks.create({ projectId: project.id, title, complexity: 'easy' });
+  for (const to of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await s.tasks.transition(task.id, to);
+  await s.tasks.transition(task.id, 'merging', { fields: { result: { kind: 'review', branch } } });
+  return s.tasks.get(task.id);
+}
+
+/** A branch from main in `repo` with one commit writing `files`. */
+function branchWith(repo: string, branch: string, files: Record<string, string>, from = 'main'): void {
+  git(repo, 'checkout', '-q', '-b', branch, from);
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(repo, path), content);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', `work on ${branch}`);
+  git(repo, 'checkout', '-q', '-');
+}
+
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }> } = {}) {
+  const errors: Error[] = [];
+  const merges = new MergeCoordinator(s, {
+    hooks: extra.hooks ?? {},
+    startConflictRun: async (task) => {
+      // Opened once the train is pushed: the lease is free again and the run could take this clone.
+      const locks = await s.db.all(`SELECT project_id FROM merge_locks`);
+      extra.conflictRuns?.push({ task: task.id, locks: locks.length });
+      return true;
+    },
+    hasRunningRun: async () => false,
+    repos: new ProjectRepos(home),
+    owner,
+    leaseMs: 60_000,
+    onChange: () => {},
+    onError: (err) => errors.push(err),
+  });
+  return { merges, errors };
+}
+
+/** Commits on main that touched `path`. */
+const commitsTouching = (repo: string, ref: string, path: string) => git(repo, 'log', '--format=%H', ref, '--', path).split('\n').filter(Boolean);
+
+describe('merge trains', () => {
+  it('on a shared remote: four approved tasks land in one push, each recorded once, a conflicting one in the middle left to a conflict run', async () => {
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n' });
+    // The remote counts the pushes that move its main.
+    const pushes = join(root, 'pushes.log');
+    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\ngrep -q ' refs/heads/main$' && echo push >> '${pushes}'\nexit 0\n`);
+    chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
+    const pushCount = () => (existsSync(pushes) ? readFileSync(pushes, 'utf8').split('\n').filter(Boolean).length : 0);
+
+    // A worker host made the branches and published them.
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    branchWith(work, 'maestro/t-crashed', { 'crashed.txt': 'crashed\n' });
+    branchWith(work, 'maestro/t-a', { 'a.txt': 'a\n', 'README.md': '# shared, by a\n' });
+    branchWith(work, 'maestro/t-b', { 'README.md': '# shared, by b\n' }); // the same line as a: conflicts once a is in
+    branchWith(work, 'maestro/t-c', { 'c.txt': 'c\n' });
+    for (const b of ['crashed', 'a', 'b', 'c']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    // One task's merge reached the remote, then its daemon died before recording it.
+    git(work, 'merge', '-q', '--no-ff', '-m', 'Merge maestro/t-crashed', 'maestro/t-crashed');
+    git(work, 'push', '-q', 'origin', 'main');
+    const before = pushCount();
+
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const crashed = await approved(s, project, 'crashed', 'maestro/t-crashed');
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const c = await approved(s, project, 'c', 'maestro/t-c');
+
+    // Two daemons try at once: one lease, one train.
+    const conflictRuns: Array<{ task: string; locks: number }> = [];
+    const d1 = coordinator(s, tempDir('maestro-home-'), 'd1', { conflictRuns });
+    const d2 = coordinator(s, tempDir('maestro-home-'), 'd2', { conflictRuns });
+    await Promise.all([d1.merges.tick(), d2.merges.tick()]);
+    expect([...d1.errors, ...d2.errors]).toEqual([]);
+
+    expect(pushCount() - before).toBe(1);
+    const statuses = await Promise.all([crashed, a, b, c].map(async (t) => (await s.tasks.get(t.id)).status));
+    expect(statuses).toEqual(['done', 'done', 'merging', 'done']);
+    const ledger = await s.db.all<{ task_id: string; commit_sha: string }>(`SELECT task_id, commit_sha FROM merges ORDER BY task_id`);
+    expect(ledger.map((m) => m.task_id).sort()).toEqual([crashed.id, a.id, c.id].sort());
+    // The conflict run opened once the lease was free again, with the event saying why.
+    expect(conflictRuns).toEqual([{ task: b.id, locks: 0 }]);
+    expect((await s.events.list({ taskId: b.id, type: 'merge.conflict' })).events).toHaveLength(1);
+    const how = async (t: Task) => (await s.events.list({ taskId: t.id, type: 'task.status', limit: 100 })).events.at(-1)?.payload.merged;
+    expect(await how(crashed)).toMatchObject({ how: 'already in main' });
+
+    // The remote's main: each file brought in by exactly one commit, b's README change not in it.
+    const check = join(root, 'check');
+    git(root, 'clone', '-q', remote, check);
+    for (const f of ['crashed.txt', 'a.txt', 'c.txt']) expect(commitsTouching(check, 'HEAD', f)).toHaveLength(1);
+    expect(readFileSync(join(check, 'README.md'), 'utf8')).toBe('# shared, by a\n');
+    const head = git(check, 'rev-parse', 'HEAD');
+    expect(ledger.find((m) => m.task_id === c.id)?.commit_sha).toBe(head);
+
+    // Nothing is merged or pushed twice: another round finds only b, which conflicts again.
+    await d1.merges.tick();
+    expect(pushCount() - before).toBe(1);
+    expect(git(remote, 'rev-parse', 'main')).toBe(head);
+    expect(await s.db.all(`SELECT task_id FROM merges`)).toHaveLength(3);
+  });
+
+  it("in a project's own repository: the train merges around a conflicting task and one the before:merge hook refuses", async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n', 'README.md': '# own, by a\n' });
+    branchWith(repo, 'maestro/t-b', { 'README.md': '# own, by b\n' });
+    branchWith(repo, 'maestro/t-v', { 'v.txt': 'vetoed\n' });
+    branchWith(repo, 'maestro/t-c', { 'c.txt': 'c\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const v = await approved(s, project, 'v', 'maestro/t-v');
+    const c = await approved(s, project, 'c', 'maestro/t-c');
+
+    const conflictRuns: Array<{ task: string; locks: number }> = [];
+    const hooks: MergeHooks = { beforeMerge: async (task) => (task.id === v.id ? { cancel: 'release freeze' } : undefined) };
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks, conflictRuns });
+    await d.merges.tick();
+    expect(d.errors).toEqual([]);
+
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect((await s.tasks.get(c.id)).status).toBe('done');
+    expect((await s.tasks.get(b.id)).status).toBe('merging');
+    const vetoed = await s.tasks.get(v.id);
+    expect(vetoed.status).toBe('needs_attention');
+    expect(vetoed.lastRunError).toContain('release freeze');
+    expect(conflictRuns.map((r) => r.task)).toEqual([b.id]);
+    expect((await s.db.all<{ task_id: string }>(`SELECT task_id FROM merges`)).map((m) => m.task_id).sort()).toEqual([a.id, c.id].sort());
+    // The checkout is on main, clean, with a's and c's work and neither b's nor the vetoed one's.
+    expect(git(repo, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('# own, by a\n');
+    expect(existsSync(join(repo, 'c.txt'))).toBe(true);
+    expect(existsSync(join(repo, 'v.txt'))).toBe(false);
+    for (const f of ['a.txt', 'c.txt']) expect(commitsTouching(repo, 'main', f)).toHaveLength(1);
+    // Merged branches are cleaned up; the others stay for their conflict run or a person.
+    expect(git(repo, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim()).sort()).toEqual(['maestro/t-b', 'maestro/t-v']);
+  });
+
+  it('a push the remote refuses records nothing; the tasks are retried later, each in a train of its own', async () => {
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n' });
+    const frozen = join(root, 'frozen');
+    writeFileSync(frozen, '');
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), `#!/bin/sh\nif grep -q ' refs/heads/main$' && [ -e '${frozen}' ]; then echo "main is frozen" >&2; exit 1; fi\nexit 0\n`);
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const pushes = join(root, 'pushes.log');
+    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\ngrep -q ' refs/heads/main$' && echo push >> '${pushes}'\nexit 0\n`);
+    chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    branchWith(work, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(work, 'maestro/t-b', { 'b.txt': 'b\n' });
+    for (const b of ['a', 'b']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const main = git(remote, 'rev-parse', 'main');
+
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    expect(d.errors.map((e) => e.message)).toEqual([expect.stringContaining('main is frozen')]);
+    expect(git(remote, 'rev-parse', 'main')).toBe(main);
+    expect(await s.db.all(`SELECT task_id FROM merges`)).toEqual([]);
+    for (const t of [a, b]) {
+      expect((await s.tasks.get(t.id)).status).toBe('merging');
+      expect((await s.events.list({ taskId: t.id, type: 'git.push_failed' })).events.map((e) => e.payload.retryInMs)).toEqual([1000]);
+    }
+    // Before the wait is over nothing is tried; after it, each goes alone (one push each) and is recorded once.
+    await d.merges.tick();
+    expect(d.errors).toHaveLength(1);
+    rmSync(frozen);
+    now += 1000;
+    await d.merges.tick();
+    expect(d.errors).toHaveLength(1);
+    for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('done');
+    expect(await s.db.all(`SELECT task_id FROM merges`)).toHaveLength(2);
+    expect(readFileSync(pushes, 'utf8')).toBe('push\npush\n');
+    // a fast-forwarded main; b, made from the same main, came in by a merge commit.
+    expect(git(remote, 'log', '--format=%s', '--first-parent', `${main}..main`).split('\n')).toEqual(['Merge maestro/t-b', 'work on maestro/t-a']);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * What the orchestrator does around a run besides running it: the knowledge
+ * bridge's steps (which must never fail a run), publishing the task branch on
+ * a shared remote after a run, and removing the worktrees of finished tasks.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { coerceError, isMaestroError } from '../core/errors.js';
+import type { Run, Task } from '../core/types.js';
+import { branchName } from '../executor/protocol/job.js';
+import { pruneOrphanWorktrees } from '../git/worktree.js';
+import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
+import type { Store } from '../store/store.js';
+import { remoteOf, type ProjectRepos } from './repos.js';
+
+/** Knowledge must never fail a run: an error becomes a `knowledge.error` event (and one that cannot be recorded goes to `onError`). */
+export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn: () => T, onError: (err: Error) => void): Promise<T | null> {
+  try {
+    return fn();
+  } catch (e) {
+    await store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch((err) => onError(coerceError(err)));
+    return null;
+  }
+}
+
+export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge, run: Run, onError: (err: Error) => void): Promise<void> {
+  // A task or project deleted meanwhile has no knowledge to finish; any other failure is said, not dropped.
+  const gone = (err: unknown) => {
+    if (!isMaestroError(err, 'UNKNOWN_TASK') && !isMaestroError(err, 'UNKNOWN_PROJECT')) onError(coerceError(err));
+    return null;
+  };
+  const task = await store.tasks.get(run.taskId).catch(gone);
+  const project = task && (await store.projects.get(task.projectId).catch(gone));
+  if (!task || !project || !run.runDir) return;
+  // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
+  const autoPromoteDecisions = project.config.demo === true;
+  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }), onError);
+  if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => onError(coerceError(err)));
+}
+
+/** After a run on a shared remote: publish the task branch, so any daemon can go on with the task. */
+export async function publishTaskBranch(store: Store, repos: ProjectRepos, home: string, run: Run, onError: (err: Error) => void): Promise<void> {
+  try {
+    const task = await store.tasks.get(run.taskId);
+    const project = await store.projects.get(task.projectId);
+    if (!remoteOf(project) || run.kind === 'plan') return;
+    await repos.pushBranch(project, join(home, 'clones', project.id), branchName(task.id, task.version));
+  } catch (err) {
+    const e = coerceError(err);
+    await store.events.append({ taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'git.push_failed', payload: { message: e.message } }).catch(() => undefined);
+    onError(e);
+  }
+}
+
+/** Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown. */
+export async function pruneFinishedWorktrees(store: Store, home: string, opts: { onError: (err: Error) => void; log?: { info(obj: Record<string, unknown>, msg: string): void } }): Promise<void> {
+  try {
+    for (const project of await store.projects.list()) {
+      const tasks = await store.tasks.list({ projectId: project.id, limit: 100_000 });
+      const keep = tasks.filter((t) => !['done', 'cancelled', 'superseded'].includes(t.status)).flatMap((t) => [`${t.id}-v${t.version}`, `${t.id}-plan`]);
+      const repo = remoteOf(project) ? join(home, 'clones', project.id) : project.repoPath;
+      if (!existsSync(repo)) continue;
+      const removed = await pruneOrphanWorktrees(repo, join(home, 'worktrees', project.id), keep);
+      if (removed.length) opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
+    }
+  } catch (err) {
+    opts.onError(coerceError(err));
+  }
+}

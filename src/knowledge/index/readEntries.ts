@@ -1,0 +1,22 @@
+/**
+ * Reads of indexed entries as the parser produced them (the `data` JSON):
+ * one by id, all of them (of one kind), and their count.
+ */
+import type Database from 'better-sqlite3';
+import type { KnowledgeEntry } from '../format/entry.js';
+
+export type EntryStatus = 'active' | 'deprecated';
+
+export function entryById(db: Database.Database, id: string): { entry: KnowledgeEntry; status: EntryStatus } | undefined {
+  const row = db.prepare('SELECT data, status FROM entries WHERE id = ?').get(id) as { data: string; status: EntryStatus } | undefined;
+  return row && { entry: JSON.parse(row.data) as KnowledgeEntry, status: row.status };
+}
+
+export function allEntries(db: Database.Database, kind?: KnowledgeEntry['kind']): KnowledgeEntry[] {
+  const rows = (kind ? db.prepare('SELECT data FROM entries WHERE kind = ?').pluck().all(kind) : db.prepare('SELECT data FROM entries').pluck().all()) as string[];
+  return rows.map((d) => JSON.parse(d) as KnowledgeEntry);
+}
+
+export function countEntries(db: Database.Database): number {
+  return db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
+}

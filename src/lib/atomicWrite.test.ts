@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from './atomicWrite.js';
+
+const dirs: string[] = [];
+const temp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'maestro-atomic-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('writeFileAtomic', () => {
+  it('syncs the file, renames, then syncs the folder; a reader before the rename still sees the old file whole', () => {
+    const dir = temp();
+    const target = join(dir, 'stages.json');
+    writeFileSync(target, 'old');
+    const seen: string[] = [];
+    writeFileAtomic(target, 'new content', {
+      step: (s) => seen.push(s),
+      beforeRename: (tmp) => {
+        seen.push('before-rename');
+        expect(readFileSync(target, 'utf8')).toBe('old');
+        expect(readFileSync(tmp, 'utf8')).toBe('new content');
+      },
+    });
+    expect(seen).toEqual(['fsync-file', 'before-rename', 'rename', 'fsync-dir']);
+    expect(readFileSync(target, 'utf8')).toBe('new content');
+    expect(readdirSync(dir)).toEqual(['stages.json']);
+  });
+
+  it('durable: false skips both fsyncs and is still a rename', () => {
+    const dir = temp();
+    const seen: string[] = [];
+    writeFileAtomic(join(dir, 'a', '_index.json'), '{}', { durable: false, mkdir: true, step: (s) => seen.push(s) });
+    expect(seen).toEqual(['rename']);
+    expect(readFileSync(join(dir, 'a', '_index.json'), 'utf8')).toBe('{}');
+  });
+
+  it('a failed rename leaves the old file and no temporary file', () => {
+    const dir = temp();
+    const target = join(dir, 'job.json');
+    writeFileSync(target, 'old');
+    expect(() =>
+      writeFileAtomic(target, 'new', {
+        beforeRename: () => {
+          throw new Error('killed before the rename');
+        },
+      }),
+    ).toThrow('killed before the rename');
+    expect(readFileSync(target, 'utf8')).toBe('old');
+    expect(readdirSync(dir)).toEqual(['job.json']);
+  });
+
+  it('gives the new file its mode from the first byte, and a fixed temporary name only when asked', () => {
+    const dir = temp();
+    const token = join(dir, 'token');
+    writeFileAtomic(token, 'secret\n', { mode: 0o600, beforeRename: (tmp) => expect(statSync(tmp).mode & 0o777).toBe(0o600) });
+    expect(statSync(token).mode & 0o777).toBe(0o600);
+    const spec = join(dir, 'learnings.md');
+    writeFileAtomic(spec, 'x', { tmp: 'fixed', beforeRename: (tmp) => expect(tmp).toBe(`${spec}.tmp`) });
+    expect(readFileSync(spec, 'utf8')).toBe('x');
+  });
+});

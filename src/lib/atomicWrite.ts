@@ -1,0 +1,91 @@
+/**
+ * The one atomic file write: write a temporary file in the target's folder,
+ * fsync it, rename it over the target, fsync the folder. A reader sees the old
+ * file or the new one, never half of one; after a crash or a power loss the
+ * file is the old one or the new one (the folder fsync makes the rename
+ * itself durable). Used by the executor's file protocol, knowledge, the
+ * observer's wiki and bundles, and the home's token.
+ *
+ * The temporary name is unique (`.<name>.<pid>.<random>.tmp`, hidden so folder
+ * walkers skip it) unless the caller holds a lock on the target and asks for
+ * the fixed `<target>.tmp` (knowledge, under its corpus lock): then a crash
+ * leaves at most one temporary file, which the next write replaces.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** Mode of the new file (default 0o666 less the umask); the temporary file has it from its first byte. */
+  mode?: number;
+  /** false skips both fsyncs, for derived files that can be rebuilt (still never torn for a reader). Default true. */
+  durable?: boolean;
+  /** Create the target's folder first. */
+  mkdir?: boolean;
+  /** 'fixed' (`<target>.tmp`) only for a writer holding a lock on the target. Default 'unique'. */
+  tmp?: 'unique' | 'fixed';
+  /** Test seam: after the temporary file is written (and synced), before the rename. */
+  beforeRename?: (tmpPath: string) => void;
+  /** Test seam: told each durable step as it happens ('fsync-file', 'rename', 'fsync-dir'). */
+  step?: (name: 'fsync-file' | 'rename' | 'fsync-dir') => void;
+}
+
+/** EPERM on rename (a reader holding the file on some platforms) is retried twice: 20 ms, 40 ms (FORMATS §6). */
+const RENAME_RETRIES_MS = [20, 40];
+
+export function writeFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
+  const dir = dirname(target);
+  if (opts.mkdir) mkdirSync(dir, { recursive: true });
+  const durable = opts.durable !== false;
+  const tmp = opts.tmp === 'fixed' ? `${target}.tmp` : join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // A unique name is created exclusively: never somebody else's file, never through a planted link.
+  const flags = constants.O_WRONLY | constants.O_CREAT | (opts.tmp === 'fixed' ? constants.O_TRUNC : constants.O_EXCL);
+  const fd = openSync(tmp, flags, opts.mode ?? 0o666);
+  try {
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      if (durable) {
+        fsyncSync(fd);
+        opts.step?.('fsync-file');
+      }
+    } finally {
+      closeSync(fd);
+    }
+    opts.beforeRename?.(tmp);
+    renameWithRetry(tmp, target);
+    opts.step?.('rename');
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  if (durable) {
+    fsyncDir(dir);
+    opts.step?.('fsync-dir');
+  }
+}
+
+function renameWithRetry(from: string, to: string): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      renameSync(from, to);
+      return;
+    } catch (err) {
+      const wait = RENAME_RETRIES_MS[attempt];
+      if ((err as NodeJS.ErrnoException).code !== 'EPERM' || wait === undefined) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+    }
+  }
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a folder; the rename is still atomic for readers.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Warm workers (src/executor/workerPool.ts) keep the contract of cold ones:
+ * one process runs runs one after another; its death fails only the run it
+ * is on; with its channel closed (the daemon gone) it finishes that run and
+ * exits, so the next daemon can adopt the run by pid; SIGTERM interrupts it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendInbox } from '../../src/executor/protocol/inbox.js';
+import { writeJob } from '../../src/executor/protocol/job.js';
+import { readOutbox, type OutboxRecord } from '../../src/executor/protocol/outbox.js';
+import { WorkerPool } from '../../src/executor/workerPool.js';
+import { agentEnv } from '../../src/lib/agentEnv.js';
+import { isPidAlive } from '../../src/lib/processes.js';
+import { sandbox, type Sandbox } from './helpers.js';
+import { waitForRecord } from './waitFor.js';
+import { poll } from '../helpers/wait.js';
+
+const isFinal = (r: OutboxRecord) => r.type === 'result' || r.type === 'error';
+const finalOf = (runDir: string) => readOutbox(runDir).records.find(isFinal);
+const env = agentEnv(process.env);
+
+/** An execute run of its own task (its own worktree) on `script`. */
+function execRun(sb: Sandbox, name: string, script: string, extra: Record<string, unknown> = {}): string {
+  const runDir = sb.runDir(name);
+  writeJob(runDir, sb.job({ kind: 'execute', taskId: `T-${name}`, inboxPollMs: 20, heartbeatMs: 200, ...extra } as never, script, name));
+  return runDir;
+}
+
+/** Resolves once the process is gone (polls: an adopted pid is not our child to wait on). */
+async function gone(pid: number, timeoutMs = 60_000): Promise<boolean> {
+  return poll(() => !isPidAlive(pid), `process ${pid} to end`, timeoutMs).then(() => true, () => false);
+}
+
+describe('warm worker pool', () => {
+  let pool: WorkerPool | null = null;
+  afterEach(async () => {
+    await pool?.stop();
+    pool = null;
+  });
+
+  it('one warm worker runs two runs in sequence, and is kept for the next', { timeout: 120_000 }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 1 });
+    const a = execRun(sb, 'a', script);
+    const first = pool.run(a, env);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(finalOf(a)?.type).toBe('result');
+    expect(pool.idleCount).toBe(1);
+
+    const b = execRun(sb, 'b', script);
+    const second = pool.run(b, env);
+    expect(second.pid).toBe(first.pid);
+    // The first run's handle is spent: stopping or killing it now must not touch the run after it.
+    first.stop();
+    first.kill();
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(finalOf(b)?.type).toBe('result');
+    // Both runs' heartbeats come from the one process.
+    const beats = [a, b].map((d) => readOutbox(d).records.filter((r) => r.type === 'heartbeat').map((r) => (r as { pid: number }).pid));
+    expect(new Set(beats.flat())).toEqual(new Set([first.pid]));
+    expect(isPidAlive(first.pid)).toBe(true);
+  });
+
+  it('a warm worker killed mid-run fails only that run: another worker\'s run finishes and takes the next run', { timeout: 120_000 }, async () => {
+    using sb = sandbox();
+    const hang = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'stuck' }, { hang: true }] }]);
+    const ask = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Which name?' }, { write: { path: 'name.txt', content: '{{reply}}\n' } }] }]);
+    const write = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'done.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 2 });
+    const doomedDir = execRun(sb, 'doomed', hang);
+    const otherDir = execRun(sb, 'other', ask);
+    const doomed = pool.run(doomedDir, env);
+    const other = pool.run(otherDir, env);
+    expect(other.pid).not.toBe(doomed.pid);
+    await waitForRecord(doomedDir, (r) => r.type === 'token');
+    const asked = await waitForRecord(otherDir, (r) => r.type === 'clarify');
+
+    doomed.kill();
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    expect(finalOf(doomedDir)).toBeUndefined();
+
+    // The other run, in its own warm process, goes on to its result.
+    appendInbox(otherDir, { type: 'reply', text: 'ada', replyTo: (asked as { clarifyId: string }).clarifyId });
+    expect(await other.exited).toEqual({ code: 0, signal: null });
+    expect(finalOf(otherDir)?.type).toBe('result');
+
+    // The next run goes to the surviving warm worker, never the dead one.
+    const nextDir = execRun(sb, 'next', write);
+    const next = pool.run(nextDir, env);
+    expect(next.pid).toBe(other.pid);
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+    expect(finalOf(nextDir)?.type).toBe('result');
+  });
+
+  it('with its channel closed (the daemon gone) it finishes its run, then exits; an idle one exits at once', { timeout: 120_000 }, async () => {
+    using sb = sandbox();
+    const ask = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Tabs or spaces?' }, { write: { path: 'style.txt', content: '{{reply}}\n' } }] }]);
+    const write = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'done.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 2 });
+    const idleDir = execRun(sb, 'idle', write);
+    const idle = pool.run(idleDir, env);
+    const busyDir = execRun(sb, 'busy', ask);
+    const busy = pool.run(busyDir, env);
+    expect((await idle.exited).code).toBe(0);
+    const asked = await waitForRecord(busyDir, (r) => r.type === 'clarify');
+
+    busy.detach();
+    await pool.stop();
+    expect(await gone(idle.pid)).toBe(true);
+    // Still on its run, as a cold worker would be after a kill -9 of the daemon: the next daemon adopts it by pid.
+    expect(isPidAlive(busy.pid)).toBe(true);
+    appendInbox(busyDir, { type: 'reply', text: 'tabs', replyTo: (asked as { clarifyId: string }).clarifyId });
+    await waitForRecord(busyDir, isFinal);
+    expect(finalOf(busyDir)?.type).toBe('result');
+    expect(await gone(busy.pid)).toBe(true);
+  });
+
+  it('on SIGTERM mid-run it ends the run INTERRUPTED and exits', { timeout: 120_000 }, async () => {
+    using sb = sandbox();
+    const hang = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'thinking' }, { hang: true }] }]);
+    pool = new WorkerPool({ warm: 1 });
+    const runDir = execRun(sb, 'term', hang);
+    const handle = pool.run(runDir, env);
+    await waitForRecord(runDir, (r) => r.type === 'token');
+    handle.stop();
+    expect(await handle.exited).toEqual({ code: 0, signal: null });
+    expect(finalOf(runDir)).toMatchObject({ type: 'error', code: 'INTERRUPTED' });
+    expect(await gone(handle.pid)).toBe(true);
+    expect(pool.idleCount).toBe(0);
+  });
+});
