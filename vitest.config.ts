@@ -1,12 +1,16 @@
 import { defineConfig } from 'vitest/config';
+import { budget } from './test/helpers/budget.js';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    setupFiles: ['test/helpers/leakCheck.ts'],
+    // budgetSetup scales the timeouts below again for the load when each file starts.
+    setupFiles: ['test/helpers/budgetSetup.ts', 'test/helpers/leakCheck.ts'],
     globalSetup: ['test/helpers/globalSetup.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    testTimeout: budget(120_000),
+    hookTimeout: budget(120_000),
+    // A worker whose tests ended takes a while to exit on a loaded machine (vitest only logs it).
+    teardownTimeout: budget(30_000),
     pool: 'forks',
     // 2 cores: more workers only contend with the processes the suites start.
     maxWorkers: 2,

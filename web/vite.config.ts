@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { slowFactor } from '../test/helpers/budget.js';
 
 /**
  * The dev server is a client of the daemon, like the CLI: its proxy sends the
@@ -19,6 +20,8 @@ function daemonToken(): string | null {
   }
 }
 const token = daemonToken();
+// Test budgets scale with the machine's load (test/helpers/budget.ts); testSetup.ts reads the factor.
+const slow = slowFactor();
 
 // The daemon serves the built app; `npm run dev` proxies the API to a running daemon.
 export default defineConfig({
@@ -30,7 +33,8 @@ export default defineConfig({
     include: ['src/**/*.test.tsx', 'src/**/*.test.ts'],
     setupFiles: ['src/testSetup.ts'],
     pool: 'forks',
-    testTimeout: 20_000,
+    testTimeout: Math.round(20_000 * slow),
+    env: { MAESTRO_TEST_SLOW: String(slow) },
     maxWorkers: 2,
   },
 });

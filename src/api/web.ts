@@ -3,6 +3,10 @@
  * files, and index.html for any other non-API GET (the app routes on the hash,
  * but a bookmarked path must still open it). `ensureWebBuilt()` builds the app
  * when `web/dist` is missing, so `maestro serve` works from a fresh checkout.
+ * An install without optional dependencies (`npm install --omit=optional`) has
+ * no native binding for Vite's bundler (rolldown lists one per platform as
+ * optional): the board cannot be built there, and `maestro serve` runs the
+ * daemon without it (`boardUnavailableRoutes`) rather than not at all.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -36,6 +40,12 @@ function newestSource(): number {
   return newest;
 }
 
+/** What rolldown (Vite 8's bundler) prints when no binding for this platform is installed. */
+const NO_BUNDLER_BINDING = /Cannot find native binding/;
+
+/** `details.reason` of the error ensureWebBuilt throws when the bundler has no native binding. */
+export const BUNDLER_BINDING_MISSING = 'bundler_binding_missing';
+
 /**
  * Builds web/ with vite when web/dist is missing, older than its sources, or
  * `force`. Synchronous: it runs once, before the daemon listens.
@@ -47,6 +57,13 @@ export function ensureWebBuilt(opts: { force?: boolean; log?: (line: string) => 
   opts.log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
   const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: WEB_DIR, encoding: 'utf8' });
   if (r.status !== 0 || !webIsBuilt()) {
+    if (NO_BUNDLER_BINDING.test(`${r.stderr}${r.stdout}`)) {
+      throw new MaestroError(
+        'CONFIG_INVALID',
+        "Cannot build the web board: Vite's bundler (rolldown) has no native binding for this platform. It is an optional dependency, left out by `npm install --omit=optional`; run `npm install` at " + ROOT + ' to build the board.',
+        { details: { reason: BUNDLER_BINDING_MISSING } },
+      );
+    }
     throw new MaestroError('CONFIG_INVALID', `Building the web board failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || '').trim().slice(-2000)}`);
   }
   return WEB_DIST;
@@ -73,5 +90,18 @@ export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = 
     if (path === '/api' || path.startsWith('/api/')) throw new MaestroError('NOT_FOUND', `No route GET ${path}.`);
     reply.header('cache-control', 'no-cache');
     return reply.sendFile('index.html', dist);
+  });
+}
+
+/**
+ * In place of the board when it could not be built (`why`): every non-API GET answers 503 with the
+ * reason, in plain text for a person's browser; the API is unaffected.
+ */
+export async function boardUnavailableRoutes(app: FastifyInstance, why: string): Promise<void> {
+  app.get('/*', async (req, reply) => {
+    const path = req.url.split('?')[0]!;
+    if (path === '/api' || path.startsWith('/api/')) throw new MaestroError('NOT_FOUND', `No route GET ${path}.`);
+    reply.code(503).header('cache-control', 'no-cache').type('text/plain; charset=utf-8');
+    return `The Maestro daemon is running, but without its web board.\n\n${why}\n\nThe API (/api) and the maestro CLI work meanwhile.\n`;
   });
 }

@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookCancelPayload } from './contract.js';
 import { HookRunner } from './runner.js';
+import { budget } from '../../test/helpers/budget.js';
+import { poll } from '../../test/helpers/wait.js';
 
 const dirs: string[] = [];
 function temp(): string {
@@ -34,9 +36,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** True once the process is gone; a process still alive after a generous wait fails the test. */
 async function eventuallyDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
+  return poll(() => !alive(pid), `process ${pid} to end`, 30_000);
 }
 
 describe('HookRunner', () => {
@@ -122,9 +124,11 @@ describe('HookRunner', () => {
     const repo = temp();
     const pids = join(repo, 'pids');
     write(join(repo, '.maestro/hooks/before-task-claim.sh'), `sleep 30 &\necho $! > ${pids}\necho $$ >> ${pids}\nsleep 30\n`);
-    const out = await new HookRunner({ projectRoot: repo, globalHome: null, timeoutMs: 500 }).run('before:task:claim', { task });
+    // Long enough for the shell to start and write its pids on a loaded machine, far below its 30 s sleep.
+    const limit = budget(1000);
+    const out = await new HookRunner({ projectRoot: repo, globalHome: null, timeoutMs: limit }).run('before:task:claim', { task });
     expect(out).toMatchObject({ outcome: 'cancel', failed: true });
-    expect(out.reason).toContain('did not finish within 500 ms');
+    expect(out.reason).toContain(`did not finish within ${limit} ms`);
     const [background, shell] = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
     expect(await eventuallyDead(background!)).toBe(true);
     expect(await eventuallyDead(shell!)).toBe(true);

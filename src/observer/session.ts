@@ -14,18 +14,20 @@ import { statSync } from 'node:fs';
 import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeOwnedBundle, type BundleLoad } from './bundle/store.js';
 import { readSessionIndex, recordSessionInIndex } from './bundle/session-index.js';
 import { updateFlow } from './bundle/flow.js';
-import { createEmptyBundle, type EvidenceEntry, type RetrievalRecord, type SessionBundle, type SummaryItem } from './bundle/types.js';
+import { createEmptyBundle, type SessionBundle, type SummaryItem } from './bundle/types.js';
 import { idleSweepDue, openUncuratedBucket, recordSummary } from './curation/buckets.js';
 import { WikiCuratorService, type CurateFn } from './curation/curator.js';
 import { DEFAULT_CURATE_INTENTS } from './curation/intent.js';
 import { observerEvents, type ObserverEvents } from './events.js';
-import { durationOf, tokenTotal } from './summary/digest.js';
 import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js';
 import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
 import type { Exploration, TranscriptState } from './transcript/types.js';
 import { buildSessionView, explorationMeta, type SessionView } from './view.js';
 import { bundlePath, wikiLayout, type WikiLayout } from '../knowledge/format/wiki/layout.js';
 import { InMemoryWikiRetriever, type WikiRetriever } from './wiki/retriever.js';
+import { buildEvidence, foreignHold, toRetrievalRecord, type SessionHold } from './sessionRecords.js';
+
+export type { SessionHold } from './sessionRecords.js';
 
 export interface ObserverSessionOptions {
   sessionId: string;
@@ -378,53 +380,4 @@ export class ObserverSession {
   snapshotBundle(): SessionBundle {
     return structuredClone(this.bundle);
   }
-}
-
-export interface SessionHold {
-  reason: 'workspace_mismatch' | 'unknown_schema';
-  /** What was found, where, and how to go on. */
-  detail: string;
-}
-
-function foreignHold(what: string): SessionHold {
-  return {
-    reason: 'workspace_mismatch',
-    detail: `${what}: this wiki was written for another workspace, so nothing is written to it. To take it over (its bundles and summaries are kept), run \`maestro observe --adopt-wiki\`; or set FLOW_WIKI_DIR to another folder.`,
-  };
-}
-
-function toRetrievalRecord(hit: import('./wiki/retriever.js').WikiMatch, now: number): RetrievalRecord {
-  return {
-    origin: 'retrieved',
-    entryId: hit.entryId,
-    relativePath: hit.relativePath,
-    type: hit.type,
-    slug: hit.slug,
-    request: hit.request,
-    excerpt: hit.excerpt,
-    tags: hit.tags,
-    score: hit.score,
-    matchedKeywords: hit.matchedKeywords,
-    capturedAt: now,
-  };
-}
-
-/** The snake_case evidence payload the real writers store (FORMATS §8.3). */
-function buildEvidence(sessionId: string, e: Exploration, item: SummaryItem, now: number): EvidenceEntry {
-  const tools = e.nodes.filter((n) => n.type === 'tool');
-  return {
-    explorationId: e.id,
-    schema_version: 1,
-    saved_at: new Date(now).toISOString(),
-    request: e.question,
-    summary: item.text,
-    result: e.status === 'interrupted' ? 'abandoned' : e.nodes.some((n) => n.type === 'error') ? 'failure' : 'success',
-    duration: durationOf(e) ?? 0,
-    tokens: tokenTotal(e.tokens),
-    source: { session_id: sessionId, exploration_id: e.id },
-    commands: tools.map((n) => n.command).filter((c): c is string => Boolean(c)).slice(0, 30),
-    files: e.files.slice(0, 50),
-    persist_meta: item.persistMeta ?? null,
-    nodes: e.nodes.slice(0, 60).map((n) => ({ type: n.type, label: n.label, status: n.status })),
-  };
 }

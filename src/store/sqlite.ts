@@ -34,21 +34,27 @@ export interface SqliteOptions {
   onFault?: (fault: MaestroError) => void;
 }
 
-export function openSqlite(path: string, options: SqliteOptions = {}): DBAdapter {
+type Guard = <T>(fn: () => T) => T;
+
+/** Every statement's SQLite fault names the file (and is told to `onFault`). */
+function faultGuard(path: string, onFault: SqliteOptions['onFault']): Guard {
+  return <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      return rethrowSqlite(err, path, onFault);
+    }
+  };
+}
+
+/** Opens the file and sets its pragmas: a garbage file fails here, at the first pragma. */
+function openHandle(path: string, options: SqliteOptions, guard: Guard): Database.Database {
   let db: Database.Database;
   try {
     db = new Database(path, { readonly: options.readonly ?? false, timeout: SQLITE_BUSY_TIMEOUT_MS });
   } catch (err) {
     throw new MaestroError('DATABASE_UNREACHABLE', `Cannot open SQLite database ${path}: ${(err as Error).message}`, { cause: err });
   }
-  // Every statement's SQLite fault names the file: a garbage file fails here, at the first pragma.
-  const guard = <T>(fn: () => T): T => {
-    try {
-      return fn();
-    } catch (err) {
-      return rethrowSqlite(err, path, options.onFault);
-    }
-  };
   try {
     guard(() => {
       db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
@@ -63,7 +69,11 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DBAdapter
     db.close();
     throw err;
   }
+  return db;
+}
 
+/** Statements run on the handle at once, prepared once per SQL text: what a transaction's callback gets (no mutex). */
+function directQueryable(db: Database.Database, guard: Guard): Queryable {
   const cache = new Map<string, { stmt: Database.Statement; order: number[] }>();
   const prepare = (sql: string, params: readonly SqlValue[]) => {
     let entry = cache.get(sql);
@@ -74,7 +84,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DBAdapter
     }
     return { stmt: entry.stmt, args: entry.order.map((i) => params[i] ?? null) };
   };
-  const direct: Queryable = {
+  return {
     dialect: 'sqlite',
     async all<T>(sql: string, params: readonly SqlValue[] = []) {
       return guard(() => {
@@ -100,6 +110,12 @@ export function openSqlite(path: string, options: SqliteOptions = {}): DBAdapter
       });
     },
   };
+}
+
+export function openSqlite(path: string, options: SqliteOptions = {}): DBAdapter {
+  const guard = faultGuard(path, options.onFault);
+  const db = openHandle(path, options, guard);
+  const direct = directQueryable(db, guard);
 
   // The mutex: a promise chain every operation waits its turn on.
   let tail: Promise<unknown> = Promise.resolve();

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaudeProvider } from '../../src/agents/claude.js';
 import type { AgentRequest } from '../../src/agents/types.js';
+import { budget } from '../helpers/budget.js';
 
 const FAKE = fileURLToPath(new URL('./fake-claude.mjs', import.meta.url));
 let dir: string;
@@ -76,11 +77,11 @@ describe('claude provider (Agent SDK against a fake Claude Code)', () => {
     const controller = new AbortController();
     const running = provider.run(request({ signal: controller.signal }));
     // Wait until the fake is up and has been sent the prompt (its init message arrives as a session id).
-    await expect.poll(() => { try { return launches().length; } catch { return 0; } }, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => { try { return launches().length; } catch { return 0; } }, { timeout: budget(30_000) }).toBe(1);
     const { pid } = launches()[0]!;
     expect(pidAlive(pid)).toBe(true);
     controller.abort();
     await expect(running).rejects.toMatchObject({ code: 'INTERRUPTED' });
-    await expect.poll(() => pidAlive(pid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => pidAlive(pid), { timeout: budget(30_000) }).toBe(false);
   });
 });

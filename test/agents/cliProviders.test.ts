@@ -12,6 +12,7 @@ import { CliAgentProvider, type CliProviderOptions } from '../../src/agents/cli/
 import type { CliToolKind } from '../../src/agents/cli/tools.js';
 import type { AgentRequest, AgentToolEvent } from '../../src/agents/types.js';
 import { FAKES } from './fakes/bin.js';
+import { budget } from '../helpers/budget.js';
 
 let dir: string;
 let log: string;
@@ -142,11 +143,11 @@ describe.each(Object.keys(FAKES) as CliToolKind[])('%s provider against its fake
   it('abort ends the tool process and the run is INTERRUPTED', async () => {
     const controller = new AbortController();
     const running = provider(kind, 'hang').run(request({ signal: controller.signal }));
-    await expect.poll(() => (existsSync(log) ? launches().length : 0), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => (existsSync(log) ? launches().length : 0), { timeout: budget(30_000) }).toBe(1);
     const { pid } = launches()[0]!;
     controller.abort();
     await expect(running).rejects.toMatchObject({ code: 'INTERRUPTED' });
-    await expect.poll(() => pidAlive(pid), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => pidAlive(pid), { timeout: budget(30_000) }).toBe(false);
   });
 });
 

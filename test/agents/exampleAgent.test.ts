@@ -13,6 +13,7 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 
 const AGENT = resolve(import.meta.dirname, '../../examples/agents/file-agent.mjs');
 
@@ -71,5 +72,5 @@ describe('the example command agent', () => {
     expect(readFileSync(join(repo, 'notes.md'), 'utf8')).toBe('first note\n');
     expect(git(repo, 'log', '--format=%s', '-n', '4')).toContain(`Merge maestro/`);
     expect(await status(todo.id)).toBe('needs_attention');
-  }, 600_000);
+  }, budget(600_000));
 });

@@ -130,17 +130,17 @@ describe('live API', () => {
     expect(readFileSync(join(repo, 'name.txt'), 'utf8')).toBe('Grace Hopper\n');
     // The board saw the status changes live, including the question.
     const wsStatuses = () => seen.filter((m) => m.type === 'event' && m.event!.type === 'task.status' && m.event!.taskId === task.id).map((m) => m.event!.payload.to);
-    await until(daemon.bus, async () => wsStatuses().includes('done'), 'done over the WebSocket', 10_000);
+    await until(daemon.bus, async () => wsStatuses().includes('done'), 'done over the WebSocket', 30_000);
     const statuses = seen.filter((m) => m.type === 'event' && m.event!.type === 'task.status' && m.event!.taskId === task.id).map((m) => m.event!.payload.to);
     expect(statuses).toEqual(expect.arrayContaining(['executing', 'awaiting_input', 'exec_review', 'done']));
     expect(seen.some((m) => m.event?.type === 'run.phase')).toBe(true);
     ws.send('not json');
     ws.send(JSON.stringify({ type: 'subscribe', projectId: 'p_other' }));
-    await until(daemon.bus, async () => seen.some((m) => m.type === 'subscribed'), 'subscribed', 5000);
+    await until(daemon.bus, async () => seen.some((m) => m.type === 'subscribed'), 'subscribed', 30_000);
     expect(seen.some((m) => m.type === 'error')).toBe(true);
     // Observer updates belong to no project: a client subscribed to one still gets them.
     observerEvents.emit('update', { type: 'session.updated', sessionId: 'obs-1', revision: 3, explorationCount: 2, runningExplorationId: null, at: 1 });
-    await until(daemon.bus, async () => seen.some((m) => m.event?.type === 'observer.update'), 'the observer update over the WebSocket', 5000);
+    await until(daemon.bus, async () => seen.some((m) => m.event?.type === 'observer.update'), 'the observer update over the WebSocket', 30_000);
     expect(seen.find((m) => m.event?.type === 'observer.update')!.event!.payload).toMatchObject({ type: 'session.updated', sessionId: 'obs-1', revision: 3 });
     ws.close();
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../helpers/db.js';
 import { cli, gitRepo } from './helpers.js';
+import { budget } from '../helpers/budget.js';
 
 afterEach(() => removeTempDirs());
 
@@ -37,5 +38,5 @@ describe('maestro init', () => {
     // Again (--force): nothing is added twice.
     expect((await cli(['init', repo, '--force'])).stdout).not.toContain('to .gitignore');
     expect(readFileSync(join(repo, '.gitignore'), 'utf8')).toBe(text);
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -11,6 +11,7 @@ import { hasClaudeCredentials } from '../../src/daemon/jobs.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { cliFor, gitRepo } from './helpers.js';
+import { budget } from '../helpers/budget.js';
 
 afterEach(() => removeTempDirs());
 
@@ -77,5 +78,5 @@ describe('maestro project add --provider / project config', () => {
     } finally {
       await d.stop({ graceMs: 1000 });
     }
-  }, 300_000);
+  }, budget(300_000));
 });

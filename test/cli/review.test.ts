@@ -9,6 +9,7 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeTaskBranch, reviewRepo } from '../helpers/reviewRepo.js';
 import { cleanEnv, cliFor } from './helpers.js';
+import { budget } from '../helpers/budget.js';
 
 afterEach(() => removeTempDirs());
 
@@ -77,5 +78,5 @@ describe('maestro task diff / reject --comment', () => {
     } finally {
       await d.stop();
     }
-  }, 300_000);
+  }, budget(300_000));
 });

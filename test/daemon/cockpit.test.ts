@@ -15,6 +15,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 import { cliFor, waitForOutput } from '../cli/helpers.js';
+import { budget } from '../helpers/budget.js';
 
 const SCRIPT = `
 steps:
@@ -131,7 +132,7 @@ describe("reviewer's cockpit", () => {
     expect(merged.files[1].hunks[0].lines).toEqual([{ kind: 'add', text: "export const greet = () => 'hello, world';", oldLine: null, newLine: 1 }]);
     // The rejected version keeps its branch (nothing merged it) and its diff.
     expect((await call('GET', `/api/tasks/${v2.id}/diff?version=1`)).body.files).toHaveLength(2);
-  }, 400_000);
+  }, budget(400_000));
 
   it('a failing check shows as failed with its exit code and the end of its output; later checks as skipped', async () => {
     const repo = makeRepo({ 'README.md': '# test\n', '.maestro/config.json': JSON.stringify({ checks: { build: 'echo building; echo broken-output >&2; exit 3', test: 'echo never' } }) });
@@ -150,5 +151,5 @@ describe("reviewer's cockpit", () => {
     expect(checks[0]).toMatchObject({ name: 'build', command: 'echo building; echo broken-output >&2; exit 3', status: 'failed', exitCode: 3 });
     expect(checks[0].outputTail).toContain('building\nbroken-output');
     expect(checks[1]).toMatchObject({ name: 'test', status: 'skipped', exitCode: null, outputTail: '' });
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -14,7 +14,9 @@ import { createStore, type Store } from '../../src/store/store.js';
 import type { DBAdapter } from '../../src/store/db.js';
 import { freshPostgres, freshSqlite, pgAvailable, removeTempDirs, tempDir } from '../helpers/db.js';
 import { git, makeRepo } from '../helpers/repo.js';
+import { GiveUp, poll } from '../helpers/wait.js';
 import { eventLogProblems, runWorkload, workloadClock } from './crashWorkload.js';
+import { budget } from '../helpers/budget.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./fixtures/slow.yaml', import.meta.url));
@@ -28,16 +30,6 @@ function startDaemonProcess(home: string): { child: ChildProcess; exited: Promis
   return { child, exited };
 }
 
-async function waitFor<T>(check: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('crash recovery', () => {
   let store: Store | null = null;
   afterEach(async () => {
@@ -46,7 +38,7 @@ describe('crash recovery', () => {
     if (!process.env.KEEP_TEST_DIRS) removeTempDirs();
   });
 
-  it('kill -9 at several points: every task merged exactly once, the event log complete', { timeout: 300_000 }, async () => {
+  it('kill -9 at several points: every task merged exactly once, the event log complete', { timeout: budget(300_000) }, async () => {
     const home = tempDir('maestro-home-');
     writeFileSync(join(home, 'config.json'), JSON.stringify({ tickMs: 100, maxConcurrentRunsPerProject: 3 }));
     const repo = makeRepo();
@@ -58,9 +50,15 @@ describe('crash recovery', () => {
     let seen = 0;
     const noneStuck = async () => {
       const stuck = (await s.tasks.list({ projectId: project.id })).find((t) => t.status === 'needs_attention');
-      if (stuck) throw new Error(`${stuck.title} needs attention: ${stuck.lastRunError}`);
+      if (stuck) throw new GiveUp(`${stuck.title} needs attention: ${stuck.lastRunError}`);
     };
-    const eventAfter = (type: string, to?: string) => async () => {
+    // A daemon that dies on its own (not by our kill) ends the wait at once, with where its log is.
+    const alive = (d: { child: ChildProcess }) => {
+      const end = d.child.exitCode ?? d.child.signalCode;
+      if (end !== null) throw new GiveUp(`the daemon exited by itself (${end}); its log: ${join(home, 'logs', 'daemon.log')} (KEEP_TEST_DIRS=1 keeps it)`);
+    };
+    const eventAfter = (d: { child: ChildProcess }, type: string, to?: string) => async () => {
+      alive(d);
       await noneStuck();
       const { events } = await s.events.list({ after: seen, limit: 1000 });
       const hit = events.find((e) => e.type === type && (to === undefined || e.payload.to === to));
@@ -70,13 +68,13 @@ describe('crash recovery', () => {
     for (const [type, to] of [['run.started'], ['run.phase'], ['task.status', 'reviewing'], ['task.status', 'merging'], ['task.status', 'done']] as const) {
       const d = startDaemonProcess(home);
       const t0 = Date.now();
-      await waitFor(eventAfter(type, to), `${type} ${to ?? ''}`);
+      await poll(eventAfter(d, type, to), `${type} ${to ?? ''}`, 90_000);
       process.stderr.write(`crash test: kill -9 after ${type} ${to ?? ''} (${Date.now() - t0} ms)\n`);
       d.child.kill('SIGKILL');
       await d.exited;
     }
     const last = startDaemonProcess(home);
-    await waitFor(async () => (await noneStuck(), (await s.tasks.list({ projectId: project.id })).every((t) => t.status === 'done')), 'every task done', 120_000);
+    await poll(async () => (alive(last), await noneStuck(), (await s.tasks.list({ projectId: project.id })).every((t) => t.status === 'done')), 'every task done', 120_000);
     last.child.kill('SIGTERM');
     await last.exited;
 
@@ -143,7 +141,7 @@ describe.each([
     removeTempDirs();
   });
 
-  it.skipIf(skip)('a kill between any two statements of a claim or a transition leaves every task with a gap-free event log', { timeout: 1_800_000 }, async () => {
+  it.skipIf(skip)('a kill between any two statements of a claim or a transition leaves every task with a gap-free event log', { timeout: budget(1_800_000) }, async () => {
     // One run without a kill names every point the workload passes.
     const first = await fresh();
     db = first.db;

@@ -11,6 +11,7 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 
 describe('offline demo', () => {
   let daemon: TestDaemon | null = null;
@@ -20,7 +21,7 @@ describe('offline demo', () => {
     removeTempDirs();
   });
 
-  it('runs the whole loop to done on its own', { timeout: 240_000 }, async () => {
+  it('runs the whole loop to done on its own', { timeout: budget(240_000) }, async () => {
     daemon = await startTestDaemon({ tickMs: 100, maxConcurrentRunsPerProject: 3 }, { demo: { autoApproveAfterMs: 200, autoReplyAfterMs: 200 } });
     const { store, bus } = daemon;
     const [project] = await store.projects.list();

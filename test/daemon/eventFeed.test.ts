@@ -14,6 +14,7 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { openSqlite } from '../../src/store/sqlite.js';
 import { freshPostgres, freshSqlite, pgAvailable, removeTempDirs } from '../helpers/db.js';
 import { PG_MISSING } from '../helpers/postgres.js';
+import { poll } from '../helpers/wait.js';
 
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
 
@@ -82,7 +83,7 @@ describe.skipIf(!pgAvailable())('event feed on PostgreSQL', () => {
     await listener.query('SELECT 1');
     expect(heard).toEqual([]);
     await writer.query('COMMIT');
-    for (let i = 0; i < 50 && heard.length === 0; i++) await listener.query('SELECT pg_sleep(0.02)');
+    await poll(async () => (await listener.query('SELECT pg_sleep(0.02)'), heard.length > 0), 'the notification of the commit', 30_000);
     // One transaction, one notification (identical payloads are folded).
     await listener.query('SELECT 1');
     expect(heard).toEqual(['maestro_events']);

@@ -16,6 +16,7 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
+import { poll } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./fixtures/long-agent.yaml', import.meta.url));
@@ -27,16 +28,6 @@ function serve(home: string, extra: string[] = []): { child: ChildProcess; exite
   const untrack = trackResource('process', `daemon ${child.pid}`, () => child.kill('SIGKILL'));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { untrack(); resolve(code); }));
   return { child, exited, stderr: () => err };
-}
-
-async function poll<T>(check: () => Promise<T | null | undefined | false>, what: string, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('daemon shutdown and bad input', () => {

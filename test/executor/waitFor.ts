@@ -1,8 +1,10 @@
 /** Waiting on a run's outbox for a record, not on the clock. */
 import { watch } from 'node:fs';
 import { readOutbox, type OutboxRecord } from '../../src/executor/protocol/outbox.js';
+import { budget } from '../helpers/budget.js';
 
-export function waitForRecord(runDir: string, predicate: (r: OutboxRecord) => boolean, timeoutMs = 30_000): Promise<OutboxRecord> {
+export function waitForRecord(runDir: string, predicate: (r: OutboxRecord) => boolean, quietMs = 60_000): Promise<OutboxRecord> {
+  const timeoutMs = budget(quietMs);
   return new Promise((resolve, reject) => {
     let done = false;
     const check = () => {

@@ -13,6 +13,7 @@ import { agentEnv } from '../../src/lib/agentEnv.js';
 import { isPidAlive } from '../../src/lib/processes.js';
 import { sandbox, type Sandbox } from './helpers.js';
 import { waitForRecord } from './waitFor.js';
+import { poll } from '../helpers/wait.js';
 
 const isFinal = (r: OutboxRecord) => r.type === 'result' || r.type === 'error';
 const finalOf = (runDir: string) => readOutbox(runDir).records.find(isFinal);
@@ -27,12 +28,7 @@ function execRun(sb: Sandbox, name: string, script: string, extra: Record<string
 
 /** Resolves once the process is gone (polls: an adopted pid is not our child to wait on). */
 async function gone(pid: number, timeoutMs = 60_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isPidAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
+  return poll(() => !isPidAlive(pid), `process ${pid} to end`, timeoutMs).then(() => true, () => false);
 }
 
 describe('warm worker pool', () => {

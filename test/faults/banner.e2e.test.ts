@@ -11,6 +11,7 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { browserSkipReason, launchBrowser } from '../web/browser.js';
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
+import { budget } from '../helpers/budget.js';
 
 const OUT = join(process.cwd(), 'test-output', 'web');
 const mountable = requireTmpfs('faults: disk-full banner');
@@ -34,7 +35,7 @@ describe.skipIf(!mountable || noBrowser !== null)('disk-full banner in Chromium'
     }
   });
 
-  it('shows the full disk, with its path, while it lasts', { timeout: 240_000 }, async () => {
+  it('shows the full disk, with its path, while it lasts', { timeout: budget(240_000) }, async () => {
     ensureWebBuilt();
     mkdirSync(OUT, { recursive: true });
     disk = mountTmpfs(16);
@@ -43,16 +44,16 @@ describe.skipIf(!mountable || noBrowser !== null)('disk-full banner in Chromium'
     browser = await launchBrowser();
     const page = await browser.context.newPage();
     await page.goto(daemon.boardUrl);
-    await page.getByTestId('connection').getByText('Live').waitFor({ timeout: 60_000 });
+    await page.getByTestId('connection').getByText('Live').waitFor({ timeout: budget(60_000) });
     expect(await page.getByRole('alert').count()).toBe(0);
 
     disk.fill();
     const alert = page.getByRole('alert').filter({ hasText: 'is full: no new tasks start until space is freed.' });
-    await alert.waitFor({ timeout: 60_000 });
+    await alert.waitFor({ timeout: budget(60_000) });
     expect(await alert.textContent()).toBe(`The disk holding ${home} is full: no new tasks start until space is freed.`);
     await page.screenshot({ path: join(OUT, 'disk-full-banner.png') });
 
     disk.free();
-    await alert.waitFor({ state: 'detached', timeout: 60_000 });
+    await alert.waitFor({ state: 'detached', timeout: budget(60_000) });
   });
 });

@@ -19,6 +19,7 @@ import { trackResource } from '../../src/lib/resources.js';
 
 const waitFor = (check: () => Promise<boolean>, what: string, timeoutMs = 90_000) => poll(check, what, timeoutMs);
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
+import { budget } from '../helpers/budget.js';
 
 const SIMPLE = fileURLToPath(new URL('../daemon/fixtures/simple.yaml', import.meta.url));
 const mountable = requireTmpfs('faults: disk full');
@@ -39,7 +40,7 @@ describe.skipIf(!mountable)('disk full', () => {
 
   const health = async (d: TestDaemon) => (await daemonRequest<HealthReport>(d, 'GET', '/api/health')).body;
 
-  it('a running daemon whose home fills up stays up, reports DISK_FULL, claims nothing, and resumes when space is freed', { timeout: 300_000 }, async () => {
+  it('a running daemon whose home fills up stays up, reports DISK_FULL, claims nothing, and resumes when space is freed', { timeout: budget(300_000) }, async () => {
     disk = mountTmpfs(32);
     const home = join(disk.dir, 'home');
     // The database lives on another disk here, so that its writes succeed and only the pause keeps the task unclaimed.
@@ -118,7 +119,7 @@ describe.skipIf(!mountable)('disk full', () => {
     }
   });
 
-  it('`maestro serve` survives its log file failing on a full disk (it used to die of an unhandled ENOSPC) and exits cleanly after', { timeout: 300_000 }, async () => {
+  it('`maestro serve` survives its log file failing on a full disk (it used to die of an unhandled ENOSPC) and exits cleanly after', { timeout: budget(300_000) }, async () => {
     disk = mountTmpfs(16);
     const home = join(disk.dir, 'home');
     const serve = startCli(['serve', '--home', home, '--port', '0', '--no-demo'], cleanEnv({ MAESTRO_LOG_LEVEL: 'info' }));

@@ -1,7 +1,22 @@
-/** Waiting on the daemon: re-check a condition on every event it publishes, with a deadline. */
+/**
+ * Waiting on states, never on the clock. `until` re-checks on every event the daemon publishes;
+ * `poll` re-checks what another process shows. Both take a budget that is what a quiet machine
+ * needs with room to spare, scaled by `budget()` for this machine's load; the budget only bounds
+ * how long a broken test hangs.
+ */
 import type { Bus } from '../../src/lib/bus.js';
+import { budget } from './budget.js';
+
+/** Thrown from a check to end the wait at once (a task stuck for good, a process that died). */
+export class GiveUp extends Error {}
+
+function timedOut(what: string, ms: number, lastErr: unknown): Error {
+  const last = lastErr ? ` (the last check failed: ${(lastErr as Error).message ?? String(lastErr)})` : '';
+  return new Error(`timed out after ${ms} ms waiting for ${what}${last}`);
+}
 
 export async function until<T>(bus: Bus, check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 60_000): Promise<T> {
+  const ms = budget(timeoutMs);
   const first = await check();
   if (first) return first;
   return new Promise<T>((resolve, reject) => {
@@ -35,8 +50,8 @@ export async function until<T>(bus: Bus, check: () => Promise<T | undefined | nu
     const poll = setInterval(() => void attempt(), 250);
     const timer = setTimeout(() => {
       done();
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-    }, timeoutMs);
+      reject(timedOut(what, ms, null));
+    }, ms);
     const done = () => {
       off();
       clearInterval(poll);
@@ -47,16 +62,29 @@ export async function until<T>(bus: Bus, check: () => Promise<T | undefined | nu
 
 /**
  * Waiting on what another process shows (no bus to listen to): re-check the state until `check`
- * gives a value or the (generous) deadline passes; the gap between checks grows from 1 ms to 50 ms,
- * so a quick answer is seen at once and a slow one does not flood a busy machine with requests.
- * A check that throws counts as "not yet".
+ * gives a value or the budget runs out; the gap between checks grows from 1 ms to `maxGapMs`, so a
+ * quick answer is seen at once and a slow one does not flood a busy machine with requests.
+ * A check that throws counts as "not yet" (a database restarting, a file half written), and the
+ * last such error is named if the wait times out; a check that throws `GiveUp` ends it at once.
  */
-export async function poll<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let gap = 1; ; gap = Math.min(gap * 2, 50)) {
-    const value = await Promise.resolve().then(check).catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+export async function poll<T>(
+  check: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  what: string,
+  timeoutMs = 120_000,
+  maxGapMs = 50,
+): Promise<T> {
+  const ms = budget(timeoutMs);
+  const deadline = Date.now() + ms;
+  let lastErr: unknown = null;
+  for (let gap = 1; ; gap = Math.min(gap * 2, maxGapMs)) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      if (err instanceof GiveUp) throw err;
+      lastErr = err;
+    }
+    if (Date.now() > deadline) throw timedOut(what, ms, lastErr);
     await new Promise((r) => setTimeout(r, gap));
   }
 }

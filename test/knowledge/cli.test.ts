@@ -14,6 +14,7 @@ import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../helpers/onnx.js';
 import { knowledgeRoutes } from '../../src/api/routes/knowledge.js';
 import { INDEX_FILE } from '../../src/knowledge/index/store.js';
 import { createKnowledgePool } from '../../src/knowledge/pool.js';
+import { budget } from '../helpers/budget.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
@@ -29,7 +30,7 @@ function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: n
 }
 
 // Many short-lived processes on a shared 2-core machine: generous time, no timing assertions.
-describe('maestro search | load | spec | knowhow', { timeout: 240_000 }, () => {
+describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) }, () => {
   it('adds, searches, loads and reports health from the command line', async () => {
     const { dir } = tempRoot();
     const add = await maestro(['spec', 'add', 'coding', 'Prefer early returns', 'Return early to keep nesting shallow.', '--keywords', 'style,nesting', '--workflow-root', dir, '--json']);

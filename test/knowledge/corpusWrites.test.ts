@@ -11,6 +11,7 @@ import { tempRoot } from '../helpers/knowledge.js';
 import { withCorpusLock } from '../../src/knowledge/format/lock.js';
 import { parseSpecText } from '../../src/knowledge/format/specParser.js';
 import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
+import { budget } from '../helpers/budget.js';
 
 const WORKER = join(import.meta.dirname, 'appendWorker.ts');
 
@@ -35,7 +36,7 @@ function run(args: string[]): { done: Promise<number | null>; child: ReturnType<
 }
 
 // Many short-lived processes on a shared 2-core machine: generous time, no timing assertions.
-describe('corpus writes across processes', { timeout: 240_000 }, () => {
+describe('corpus writes across processes', { timeout: budget(240_000) }, () => {
   it('8 processes × 50 appends to one spec file → 400 entries, none lost, the file parses', async () => {
     const { dir, root } = tempRoot();
     const workers = Array.from({ length: 8 }, (_, w) => run(['append', dir, String(w), '50']));

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { poll, until } from '../helpers/wait.js';
 import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor, runIdFor } from '../../src/knowledge/lifecycle/bridge.js';
@@ -67,8 +67,8 @@ describe('knowledge in the orchestrator', () => {
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(realpathSync(link)).toBe(realpathSync(execute!.runDir!));
     // The knowledge hook runs after the execute run's final record; the review run came after it, so it is done
-    // by now — poll briefly (no event is published for a knowledge seal) rather than assume.
-    for (let i = 0; i < 100 && readRun(root, sid, rid).status !== 'sealed'; i++) await new Promise((r) => setTimeout(r, 50));
+    // by now or soon — poll (no event is published for a knowledge seal) rather than assume.
+    await poll(() => readRun(root, sid, rid).status === 'sealed', 'the execute run sealed in the ledger', 60_000);
     expect(readRun(root, sid, rid)).toMatchObject({ status: 'sealed', verdict: 'done', summary: 'greeting added' });
     expect(readFileSync(join(execute!.runDir!, 'report.md'), 'utf8')).toContain('Greeting strings live in src/greet.ts');
 

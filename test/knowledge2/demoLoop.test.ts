@@ -17,6 +17,7 @@ import { parseSpecText } from '../../src/knowledge/format/specParser.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 
 const DECISION = 'The command line and the documentation call greet(name) from src/greet.js; no other module builds the greeting text.';
 const CONSTRAINT = 'The greeting always names the person it greets.';
@@ -29,7 +30,7 @@ describe('the knowledge loop in the offline demo', () => {
     removeTempDirs();
   });
 
-  it('records, promotes one decision by itself, leaves the constraint for review, and cites the promoted entry in later briefs', { timeout: 240_000 }, async () => {
+  it('records, promotes one decision by itself, leaves the constraint for review, and cites the promoted entry in later briefs', { timeout: budget(240_000) }, async () => {
     daemon = await startTestDaemon({ tickMs: 100, maxConcurrentRunsPerProject: 3 }, { demo: { autoApproveAfterMs: 200, autoReplyAfterMs: 200 } });
     const { store, bus } = daemon;
     const [project] = await store.projects.list();

@@ -10,6 +10,7 @@ import type { Task } from '../../src/core/types.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { ROOT, cleanEnv, gitRepo } from '../cli/helpers.js';
+import { budget } from '../helpers/budget.js';
 
 afterEach(() => removeTempDirs());
 
@@ -87,7 +88,7 @@ describe('maestro mcp', () => {
       await client?.close();
       await d.stop();
     }
-  }, 120_000);
+  }, budget(120_000));
 
   it('answers suggest_task_metadata with no daemon, and says so for the task tools', async () => {
     const repo = gitRepo({ 'docs/setup.md': '# setup\n' });
@@ -102,5 +103,5 @@ describe('maestro mcp', () => {
     } finally {
       await client.close();
     }
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -19,6 +19,7 @@ import { freshPostgres, pgAvailable, removeTempDirs, tempDir } from '../helpers/
 import { freePort, PG_MISSING } from '../helpers/postgres.js';
 import { bareRemote, git } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 
 async function startError(p: Promise<unknown>): Promise<MaestroError> {
   const err = await p.then(() => null, (e: unknown) => e);
@@ -114,7 +115,7 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
     expect(again.config.name).toBe('twin');
   });
 
-  it('a remote that refuses pushes: the refusal is in the task\'s events, the merge waits and completes once the remote accepts, and nothing runs twice', { timeout: 180_000 }, async () => {
+  it('a remote that refuses pushes: the refusal is in the task\'s events, the merge waits and completes once the remote accepts, and nothing runs twice', { timeout: budget(180_000) }, async () => {
     const { url, db } = await freshPostgres();
     await db.close();
     const root = tempDir('maestro-refuse-');

@@ -22,6 +22,7 @@ import { poll } from '../helpers/wait.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { findPgBin, PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { bareRemote } from '../helpers/repo.js';
+import { budget } from '../helpers/budget.js';
 
 interface SseItem {
   id: string;
@@ -78,7 +79,7 @@ describe.skipIf(!available)('live feeds across daemons (LISTEN/NOTIFY)', () => {
     removeTempDirs();
   });
 
-  it("a client on daemon A sees the events and streamed tokens of tasks daemon B runs, also after PostgreSQL restarts", { timeout: 300_000 }, async () => {
+  it("a client on daemon A sees the events and streamed tokens of tasks daemon B runs, also after PostgreSQL restarts", { timeout: budget(300_000) }, async () => {
     const url = cluster.url.replace(/\/postgres$/, '/feeds');
     const root = tempDir('maestro-feeds-');
     const remote = bareRemote(root);

@@ -33,6 +33,8 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { createNetNs, netnsSkipped, netnsUnavailable, type NetNsSet } from '../helpers/netns.js';
 import { git, sharedRemote } from '../helpers/repo.js';
+import { GiveUp, poll } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 
 const N = Number(process.env.MAESTRO_MULTIHOST_TASKS ?? 50);
 console.log(`multihost: ${N} tasks (MAESTRO_MULTIHOST_TASKS; CI runs 200)`);
@@ -54,24 +56,6 @@ function serve(main: string, home: string, ns: { set: NetNsSet; i: number } | nu
   const untrack = trackResource('process', `daemon ${child.pid} (${home})`, () => child.kill('SIGKILL'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => { untrack(); resolve(); }));
   return { child, exited, stderr: () => err };
-}
-
-class Stuck extends Error {}
-
-async function poll<T>(check: () => Promise<T | null | undefined | false>, what: string, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  let lastErr: unknown = null;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      if (err instanceof Stuck) throw err;
-      lastErr = err; // the database may be restarting
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const available = (await import('../helpers/postgres.js')).findPgBin() !== null;
@@ -102,7 +86,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     removeTempDirs();
   });
 
-  it(`three daemons${nsWhy === null ? ', each in its own network namespace,' : ''} run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: 900_000 }, async () => {
+  it(`three daemons${nsWhy === null ? ', each in its own network namespace,' : ''} run ${N} tasks to done through a kill -9 and a PostgreSQL restart, each merged once`, { timeout: budget(900_000) }, async () => {
     const url = cluster.url.replace(/\/postgres$/, '/multihost');
     // The shared remote, with one commit on main (divergence limits lifted: see sharedRemote).
     const root = tempDir('maestro-mh-');
@@ -135,7 +119,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     const done = async () => Number((await store.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done'`))?.n ?? 0);
     const stuck = async () => {
       const dead = daemons.find((d, i) => (d.child.exitCode !== null || d.child.signalCode !== null) && !(i === 0 && victimKilled));
-      if (dead) throw new Stuck(`daemon d${daemons.indexOf(dead)} stopped (${dead.child.exitCode ?? dead.child.signalCode}): ${dead.stderr()}`);
+      if (dead) throw new GiveUp(`daemon d${daemons.indexOf(dead)} stopped (${dead.child.exitCode ?? dead.child.signalCode}): ${dead.stderr()}`);
       const t = (await store.tasks.list({ status: 'needs_attention' }))[0];
       if (!t) return;
       const runs = await store.runs.list({ taskId: t.id });
@@ -148,10 +132,10 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
         graph = `(the remote has no branch ${branch})`;
       }
       const events = (await store.events.list({ taskId: t.id, limit: 200 })).events.map((e) => `${e.type}${e.type === 'task.status' ? `:${String(e.payload.to)}:${String(e.payload.owner ?? '')}` : ''}`).join(' ');
-      throw new Stuck(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\n${graph}`);
+      throw new GiveUp(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\n${graph}`);
     };
 
-    await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000);
+    await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000, 200);
     if (ns) {
       // Each daemon's connections come from its own namespace's address.
       const clients = await store.db.all<{ addr: string }>(`SELECT DISTINCT host(client_addr) AS addr FROM pg_stat_activity WHERE client_addr IS NOT NULL`);
@@ -162,13 +146,13 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     victimKilled = true;
     daemons[0]!.child.kill('SIGKILL');
     await daemons[0]!.exited;
-    await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 2)), 'half of the tasks', 300_000);
+    await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 2)), 'half of the tasks', 300_000, 200);
     // The database goes away and comes back.
     cluster.restart();
     if (ns) {
       // d2 is cut off from the network (its link down): it cannot renew its leases, so d1 takes its
       // tasks over once they expire; when d2 comes back, what it was doing is refused by the fence.
-      await poll(async () => (await stuck(), (await done()) >= Math.ceil((3 * N) / 4) || N - (await done()) < 4), 'three quarters of the tasks', 300_000);
+      await poll(async () => (await stuck(), (await done()) >= Math.ceil((3 * N) / 4) || N - (await done()) < 4), 'three quarters of the tasks', 300_000, 200);
       const heldByD2 = (await store.tasks.list({ limit: 1000 })).filter((t) => t.claimedBy === 'd2').map((t) => t.id);
       ns.setLink(2, false);
       try {
@@ -176,14 +160,14 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
           await poll(async () => {
             const now = await Promise.all(heldByD2.map((id) => store.tasks.get(id)));
             return now.every((t) => t.claimedBy !== 'd2');
-          }, "d2's tasks taken back while it is cut off", 120_000);
+          }, "d2's tasks taken back while it is cut off", 120_000, 200);
         }
         cutOffHeld = heldByD2;
       } finally {
         ns.setLink(2, true);
       }
     }
-    await poll(async () => (await stuck(), (await done()) === N), 'every task done', 600_000);
+    await poll(async () => (await stuck(), (await done()) === N), 'every task done', 600_000, 200);
     } finally {
       stopAll();
       await Promise.all(daemons.map((d) => d.exited));

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { encodeProjectPath, locateSession } from '../../src/observer/paths.js';
+import { budget } from '../helpers/budget.js';
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../bin/maestro.js', import.meta.url));
@@ -102,7 +103,7 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
     const none = await maestro(['observe', '--once', '--session', 'nope']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('Session "nope" not found');
-  }, 180_000); // nine CLI processes through tsx on a shared 2-core machine
+  }, budget(180_000)); // nine CLI processes through tsx on a shared 2-core machine
 });
 
 describe('maestro observe --once with the agent turned on', () => {
@@ -156,5 +157,5 @@ describe('maestro observe --once with the agent turned on', () => {
     const bad = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: 'gpt-9' });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('MAESTRO_OBSERVER_AGENT must be off, claude, scripted:<script file> or a provider JSON object, got "gpt-9"');
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../../src/observer/__fixtures__/transcript-builder.js';
+import { budget } from '../helpers/budget.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SOCKET = `maestro-observe-test-${process.pid}`;
@@ -54,7 +55,7 @@ afterEach(() => {
 });
 
 describe.skipIf(!TMUX)('maestro observe in a real terminal (tmux)', () => {
-  it('shows the session, follows appends, files an audit with k, quits with q', { timeout: 300_000 }, async () => {
+  it('shows the session, follows appends, files an audit with k, quits with q', { timeout: budget(300_000) }, async () => {
     const repo = join(dir.path, 'repo');
     mkdirSync(repo);
     execFileSync('git', ['init', '-q'], { cwd: repo });

@@ -57,13 +57,13 @@ describe('observer updates on the daemon WebSocket', () => {
     // Narrowed to a project: observer updates belong to none and still arrive.
     ws.send(JSON.stringify({ type: 'subscribe', projectId: 'p_some_project' }));
     const updates = (sessionId: string) => seen.filter((m) => m.type === 'event' && m.event!.type === 'observer.update' && m.event!.payload.sessionId === sessionId).map((m) => m.event!);
-    await until(daemon.bus, async () => seen.some((m) => m.type === 'subscribed'), 'subscribed', 10_000);
+    await until(daemon.bus, async () => seen.some((m) => m.type === 'subscribed'), 'subscribed', 30_000);
 
     // The followed session is read at start; its first write may have gone out before the socket opened.
-    await until(daemon.bus, async () => existsBundle(config.wikiRoot, 'sess-live'), 'the first bundle write', 20_000);
+    await until(daemon.bus, async () => existsBundle(config.wikiRoot, 'sess-live'), 'the first bundle write', 30_000);
     const before = updates('sess-live').length;
     b.user('and where are the defaults?').turn({ tools: [{ name: 'Read', input: { file_path: 'src/defaults.ts' } }], answer: 'src/defaults.ts' }).appendTo(jsonl);
-    const live = await until(daemon.bus, async () => updates('sess-live').slice(before).find((e) => e.payload.explorationCount === 2), 'an update for the appended question', 20_000);
+    const live = await until(daemon.bus, async () => updates('sess-live').slice(before).find((e) => e.payload.explorationCount === 2), 'an update for the appended question', 30_000);
     expect(live).toMatchObject({ type: 'observer.update', projectId: null, payload: { type: 'session.updated', sessionId: 'sess-live', explorationCount: 2, source: 'live' } });
     expect(typeof live.payload.revision).toBe('number');
     // What the update announces is what the read API serves.
@@ -75,7 +75,7 @@ describe('observer updates on the daemon WebSocket', () => {
     const other = join(dir.path, 'elsewhere', 'sess-tui.jsonl');
     new TranscriptBuilder(Date.now() - 30_000).user('why does the build fail?').turn({ answer: 'a missing import' }).writeTo(other);
     await new ObserverSession({ sessionId: 'sess-tui', jsonlPath: other, wikiRoot: config.wikiRoot, workspaceRoot: config.workspaceRoot, projectSlug: config.projectSlug, events: new ObserverEventEmitter() }).step();
-    const fromBundle = await until(daemon.bus, async () => updates('sess-tui')[0], 'an update for the bundle another process wrote', 20_000);
+    const fromBundle = await until(daemon.bus, async () => updates('sess-tui')[0], 'an update for the bundle another process wrote', 30_000);
     expect(fromBundle.payload).toMatchObject({ type: 'session.updated', sessionId: 'sess-tui', explorationCount: 1, runningExplorationId: null, source: 'bundle' });
   });
 });

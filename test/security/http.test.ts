@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { trackResource } from '../../src/lib/resources.js';
 import { cleanEnv, cli, cliJson, startCli } from '../cli/helpers.js';
 import { expectRefusal, routesOf, send, snapshot, upgrade, type RawRequest } from './raw.js';
+import { budget } from '../helpers/budget.js';
 
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -251,7 +252,7 @@ describe('the CLI and the token file', () => {
     } finally {
       await d.stop();
     }
-  }, 120_000);
+  }, budget(120_000));
 
   it('`maestro serve` prints the board link with the home token once, and the link logs a browser in; --no-auth beyond loopback exits 1', async () => {
     const home = tempDir('maestro-home-');
@@ -288,5 +289,5 @@ describe('the CLI and the token file', () => {
     const refused = await cli(['serve', '--home', tempDir('maestro-home-'), '--port', '0', '--no-demo', '--host', '0.0.0.0', '--no-auth']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Refusing --no-auth on 0\.0\.0\.0/);
-  }, 180_000);
+  }, budget(180_000));
 });

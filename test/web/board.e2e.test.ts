@@ -25,6 +25,7 @@ import { resolveObserverConfig } from '../../src/observer/config.js';
 import { ObserverSession } from '../../src/observer/session.js';
 import { TranscriptBuilder } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { browserSkipReason, launchBrowser } from './browser.js';
+import { budget } from '../helpers/budget.js';
 
 const OUT = join(process.cwd(), 'test-output', 'web');
 const skip = browserSkipReason();
@@ -69,7 +70,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
       await daemon?.stop({ graceMs: 2000 });
       daemon = null;
     }
-  }, 240_000);
+  }, budget(240_000));
 
   it('reviews and promotes a staged knowledge candidate, shows the audit, and updates the observer live', async () => {
     daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
@@ -79,7 +80,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
       await daemon?.stop({ graceMs: 2000 });
       daemon = null;
     }
-  }, 180_000);
+  }, budget(180_000));
 
   async function knowledgeAndObserver() {
     const d = daemon!;
@@ -190,7 +191,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
 
     // The board moves live: the parent reaches plan review in the Planning lane without a reload.
     const planningLane = page.locator('[data-lane="lane.planning"]');
-    await planningLane.locator(`[data-card="${parent!.id}"]`).getByText('plan review').waitFor({ timeout: 60_000 });
+    await planningLane.locator(`[data-card="${parent!.id}"]`).getByText('plan review').waitFor({ timeout: budget(60_000) });
     await shot('01-board');
 
     // Open it from the keyboard; the plan, its proposed subtasks and its gate are there. Approve in the browser.
@@ -208,7 +209,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await proposed.waitFor();
     await page.getByTestId('plan-text').waitFor();
     expect(await page.getByTestId('plan-text').textContent()).toContain('three steps');
-    await page.getByText('reading the repository', { exact: false }).first().waitFor({ timeout: 30_000 }); // the plan run's tokens, replayed over SSE
+    await page.getByText('reading the repository', { exact: false }).first().waitFor({ timeout: budget(30_000) }); // the plan run's tokens, replayed over SSE
     await shot('02-plan-review');
     await page.getByRole('button', { name: 'Approve' }).click();
     await until(d.bus, async () => (await d.store.tasks.get(parent!.id)).status === 'waiting_children', 'the parent to wait for its subtasks');
@@ -220,14 +221,14 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     // The first subtask asks a question: open it, watch tokens stream, answer.
     await page.getByRole('table', { name: 'Subtasks' }).getByRole('link', { name: 'Define the greeting' }).click();
     await page.getByTestId('detail-title').getByText('Define the greeting').waitFor();
-    await page.getByText('The agent asks a question').waitFor({ timeout: 60_000 });
+    await page.getByText('The agent asks a question').waitFor({ timeout: budget(60_000) });
     const live = page.getByTestId('live-output');
-    await live.getByText('Before writing the greeting I need one decision.').waitFor({ timeout: 30_000 });
+    await live.getByText('Before writing the greeting I need one decision.').waitFor({ timeout: budget(30_000) });
     await live.getByText('Which greeting should greet(name) use?').waitFor();
     await shot('03-question');
     await page.getByLabel('Your answer').fill('Hi there, {name}!');
     await page.getByRole('button', { name: 'Send the answer' }).click();
-    await live.getByText('Using the greeting you chose.').waitFor({ timeout: 60_000 });
+    await live.getByText('Using the greeting you chose.').waitFor({ timeout: budget(60_000) });
     await until(d.bus, async () => !['executing', 'awaiting_input', 'queued', 'ready'].includes((await d.store.tasks.get(define.id)).status), 'the answered subtask to finish executing');
 
     // Search the transcript on the server.
@@ -291,10 +292,10 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const { home, port } = { home: d.config.home, port: d.port };
     await d.stop({ graceMs: 2000 });
     daemon = null;
-    await page.getByText('The daemon is unreachable; reconnecting…').waitFor({ timeout: 30_000 });
+    await page.getByText('The daemon is unreachable; reconnecting…').waitFor({ timeout: budget(30_000) });
     await shot('10-daemon-gone');
     daemon = await startTestDaemon({ home, port, tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
-    await page.getByText('Reconnected; the board was reloaded').waitFor({ timeout: 30_000 });
+    await page.getByText('Reconnected; the board was reloaded').waitFor({ timeout: budget(30_000) });
     await page.locator(`[data-card="${parent!.id}"]`).waitFor();
   }
 });

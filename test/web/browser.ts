@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { budget } from '../helpers/budget.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -17,6 +18,8 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
   // A fresh profile every time: nothing remembered from an earlier run (the language choice included).
   const userDataDir = mkdtempSync(join(tmpdir(), 'maestro-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 900 } });
+  // Every locator wait without its own timeout (playwright's default is 30 s) scales with the load.
+  context.setDefaultTimeout(budget(30_000));
   return {
     context,
     async close() {

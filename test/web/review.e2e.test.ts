@@ -18,6 +18,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 import { browserSkipReason, launchBrowser } from './browser.js';
+import { budget } from '../helpers/budget.js';
 
 const OUT = join(process.cwd(), 'test-output', 'web');
 const skip = browserSkipReason();
@@ -93,7 +94,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
       // The diff, full width: the file tree, the check, the reviewer's finding pinned under its line.
       await page.goto(`${daemon.boardUrl}#/task/${v1.id}/review`);
       const viewer = page.getByTestId('diff-viewer');
-      await viewer.waitFor({ timeout: 30_000 });
+      await viewer.waitFor({ timeout: budget(30_000) });
       expect(await page.getByRole('navigation', { name: 'Changed files' }).getByRole('button').allTextContents()).toEqual(['a.js', 'b.js']);
       await page.getByTestId('check').getByText('syntax').waitFor();
       expect(await page.getByTestId('check').textContent()).toContain('passed');
@@ -139,7 +140,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
       expect(prompt.text).toContain('src/b.js:3 — Use a constant for the name');
 
       // Version 2 at its gate: its diff, its runs (attempt 1, the model the agent was given), approve by keyboard.
-      await page.getByTestId('diff-viewer').getByText("const greeting = 'hello, ' + name;").waitFor({ timeout: 30_000 });
+      await page.getByTestId('diff-viewer').getByText("const greeting = 'hello, ' + name;").waitFor({ timeout: budget(30_000) });
       const runRows = page.getByTestId('runs').locator('tbody tr');
       await runRows.first().waitFor();
       expect((await runRows.first().locator('td').allTextContents()).slice(0, 4)).toEqual(['execute', '1', 'succeeded', 'model-for-e2e']);
@@ -154,7 +155,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
     } finally {
       await daemon.stop({ graceMs: 2000 });
     }
-  }, 300_000);
+  }, budget(300_000));
 
   /** At 800 px, with a task open: every lane can be brought into view, and no placeholder is cut off, in any language. */
   async function narrowScreen(taskId: string) {

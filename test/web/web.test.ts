@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { webRoutes } from '../../src/api/web.js';
+import { boardUnavailableRoutes, webRoutes } from '../../src/api/web.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
@@ -45,5 +45,19 @@ describe('webRoutes', () => {
   it('refuses to start on a missing build, naming the file', async () => {
     const dist = tempDir('maestro-empty-dist-');
     await expect(startTestDaemon({}, { noOrchestrator: true, plugins: [(app) => webRoutes(app, { dist })] })).rejects.toThrow(`${join(dist, 'index.html')} is missing`);
+  });
+
+  it('without a board (an install that cannot build it), `/` says why with 503 and the API still answers', async () => {
+    const why = "Cannot build the web board: Vite's bundler (rolldown) has no native binding for this platform.";
+    d = await startTestDaemon({}, { noOrchestrator: true, plugins: [(app) => boardUnavailableRoutes(app, why)] });
+    for (const url of ['/', '/task/t_1']) {
+      const page = await d.app.inject({ method: 'GET', url });
+      expect(page.statusCode).toBe(503);
+      expect(page.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(page.body).toBe(`The Maestro daemon is running, but without its web board.\n\n${why}\n\nThe API (/api) and the maestro CLI work meanwhile.\n`);
+    }
+    const api = await d.app.inject({ method: 'GET', url: '/api/no-such-route' });
+    expect(api.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/no-such-route.' } });
+    expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({ ok: true, conditions: [] });
   });
 });

@@ -26,6 +26,17 @@ const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(v
 const withRoot = (c: Command) => c.option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to').option('--json', 'print JSON');
 
 export function register(program: Command): void {
+  registerSession(program);
+  const knowledge = program.command('knowledge').description('Run ledgers, reconciliation, review, promotion and audit.');
+  knowledgeStage(knowledge);
+  knowledgeRecord(knowledge);
+  knowledgeReview(knowledge);
+  knowledgePromote(knowledge);
+  knowledgeAudit(knowledge);
+}
+
+/** `maestro session create|list|show|seal`. */
+function registerSession(program: Command): void {
   const session = program.command('session').description('Knowledge sessions (.workflow/sessions/<id>/): one per task.');
   withRoot(session.command('create <id>').description('Create a session (idempotent).').option('--objective <text>', 'what the session is for')).action(
     action(async (id: string, o: RootOpts & { objective?: string }) => {
@@ -56,8 +67,9 @@ export function register(program: Command): void {
       out(o, { schema: 'run-response/1.0', ok: true, command: 'session seal', data: r }, `session ${id} ${r.session.status}; backlog ${r.backlog} pending candidate(s)${r.unsealed_runs.length ? `; unsealed runs: ${r.unsealed_runs.join(', ')}` : ''}${r.unreadable.length ? `; not counted, unreadable: ${r.unreadable.map((u) => u.error).join('; ')}` : ''}`);
     }),
   );
+}
 
-  const knowledge = program.command('knowledge').description('Run ledgers, reconciliation, review, promotion and audit.');
+function knowledgeStage(knowledge: Command): void {
   withRoot(
     knowledge
       .command('stage <target> <title> [content]')
@@ -78,6 +90,9 @@ export function register(program: Command): void {
       out(o, r, `${r.candidate.candidate_id} ${r.candidate.status} (occurrences ${r.candidate.occurrences}) in ${r.ledger}`);
     }),
   );
+}
+
+function knowledgeRecord(knowledge: Command): void {
   withRoot(
     knowledge
       .command('record <ids...>')
@@ -93,6 +108,9 @@ export function register(program: Command): void {
       out(o, r, `recorded ${r.recorded.join(', ')} in ${r.ledger}`);
     }),
   );
+}
+
+function knowledgeReview(knowledge: Command): void {
   withRoot(
     knowledge
       .command('review <session>')
@@ -119,6 +137,9 @@ export function register(program: Command): void {
       process.stdout.write(`${renderReview(r, Boolean(o.triage))}\n`);
     }),
   );
+}
+
+function knowledgePromote(knowledge: Command): void {
   withRoot(
     knowledge
       .command('promote <session>')
@@ -141,6 +162,9 @@ export function register(program: Command): void {
       out(o, r, lines.join('\n') || 'Nothing to promote.');
     }),
   );
+}
+
+function knowledgeAudit(knowledge: Command): void {
   withRoot(
     knowledge
       .command('audit')

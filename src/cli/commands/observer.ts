@@ -50,6 +50,16 @@ function parsePoll(value: string): number {
 }
 
 export function register(program: Command): void {
+  registerObserve(program);
+  const wiki = program.command('wiki').description('Observer wiki upkeep: maintain, audit, migrate, lint.');
+  wikiMaintain(wiki);
+  wikiAudit(wiki);
+  wikiMigrate(wiki);
+  wikiProposals(wiki);
+  wikiLint(wiki);
+}
+
+function registerObserve(program: Command): void {
   program
     .command('observe')
     .description('Watch a Claude Code session beside it: explorations, prior KNOWLEDGE, summaries, wiki curation.')
@@ -83,9 +93,9 @@ export function register(program: Command): void {
         await runObserverUi(config, { ...common, ...(opts.poll ? { pollMs: opts.poll } : {}), follow });
       }),
     );
+}
 
-  const wiki = program.command('wiki').description('Observer wiki upkeep: maintain, audit, migrate, lint.');
-
+function wikiMaintain(wiki: Command): void {
   wiki
     .command('maintain')
     .description('List audits, report (--dry-run), or apply maintenance.')
@@ -123,7 +133,9 @@ export function register(program: Command): void {
         process.stdout.write(`lint: ${result.lint.errors.length} errors, ${result.lint.warnings.length} warnings\n`);
       }),
     );
+}
 
+function wikiAudit(wiki: Command): void {
   wiki
     .command('audit <target-id>')
     .description('File an audit against a wiki entry (what the `k` key does on a KNOWLEDGE card).')
@@ -153,7 +165,9 @@ export function register(program: Command): void {
         process.stdout.write(`audit filed: ${audit.path}\n`);
       }),
     );
+}
 
+function wikiMigrate(wiki: Command): void {
   wiki
     .command('migrate')
     .description('Move an older wiki layout (knowledge-base/, per-session cache files) into the current one.')
@@ -170,7 +184,9 @@ export function register(program: Command): void {
         for (const i of result.items) process.stdout.write(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
       }),
     );
+}
 
+function wikiProposals(wiki: Command): void {
   wiki
     .command('proposals')
     .description('Curation proposals waiting for a person (curation without an agent never edits an entry itself): list, accept or dismiss.')
@@ -203,7 +219,9 @@ export function register(program: Command): void {
         for (const p of list.problems) process.stdout.write(`  skipped ${p.file}: ${p.reason}\n`);
       }),
     );
+}
 
+function wikiLint(wiki: Command): void {
   wiki
     .command('lint')
     .description('Check ids, duplicates, leftover legacy folders, index drift and stale drafts (exit 1 on errors).')

@@ -1,13 +1,35 @@
 /** `maestro serve` (alias `start`): run the daemon in the foreground. */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { MaestroError } from '../../core/errors.js';
+import type { FastifyInstance } from 'fastify';
+import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MaestroError('BAD_INPUT', `--port must be 0–65535, got "${value}".`);
   return port;
+}
+
+/**
+ * The board to serve: web/dist, built first if it is missing or stale. On an install without
+ * optional dependencies the bundler cannot run: an older web/dist is served if there is one;
+ * with none, the daemon starts without a board and says why, on the terminal and at `/`.
+ */
+async function prepareBoard(): Promise<{ routes: (app: FastifyInstance) => Promise<void>; missing: boolean }> {
+  const { BUNDLER_BINDING_MISSING, boardUnavailableRoutes, ensureWebBuilt, webIsBuilt, webRoutes } = await import('../../api/web.js');
+  try {
+    ensureWebBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+  } catch (err) {
+    if (!isMaestroError(err) || err.details?.reason !== BUNDLER_BINDING_MISSING) throw err;
+    process.stderr.write(`maestro: ${err.message}\n`);
+    if (webIsBuilt()) {
+      process.stderr.write('maestro: serving the web board built earlier (web/dist), which may be older than web/src\n');
+    } else {
+      return { routes: (app) => boardUnavailableRoutes(app, err.message), missing: true };
+    }
+  }
+  return { routes: (app) => webRoutes(app), missing: false };
 }
 
 export function register(program: Command): void {
@@ -30,17 +52,17 @@ export function register(program: Command): void {
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.
         const { startDaemon } = await import('../../app/daemon.js');
-        const { ensureWebBuilt, webRoutes } = await import('../../api/web.js');
-        ensureWebBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+        const board = await prepareBoard();
         const daemon = await startDaemon(config, {
           announce: true,
           demo: opts.demo,
           logFile: join(logDir, 'daemon.log'),
           // The web board, registered last: its fallback route takes what is left.
-          plugins: [(app) => webRoutes(app)],
+          plugins: [board.routes],
         });
         // The one place the token is printed: the link logs the browser in (a cookie) and drops the token from the address bar.
-        process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
+        if (board.missing) process.stderr.write(`maestro: running WITHOUT the web board; the API is at ${daemon.url}/api\n`);
+        else process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
         if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
         const titles = new Map<string, string>();

@@ -37,68 +37,40 @@ import {
   cap,
   classifyUserText,
   collapse,
-  detectToolPhase,
   firstUserText,
   isObject,
   IsoTimeParser,
   LABEL_CAP,
   num,
   RESPONSE_TEXT_CAP,
-  RESULT_PREVIEW,
-  resultPreview,
   str,
-  toolFiles,
-  toolLabel,
   type Json,
-  type SessionEventKind,
 } from './records.js';
 import { hasErrorFlag, previewFromBytes, singleToolResultId, toolResultIdInHead } from './bytes.js';
-import type { Exploration, ExplorationNode, SubagentRun, TranscriptState } from './types.js';
+import { ExplorationLog } from './explorationLog.js';
+import type { Exploration } from './types.js';
 
 export { classifyUserText, collapse, detectToolPhase, IsoTimeParser } from './records.js';
 export { OVERSIZED_WATCH } from './bytes.js';
 
-const FILES_PER_EXPLORATION_CAP = 200;
-/** Keep the first issues and session events with their line numbers; count the rest. */
-const ISSUE_CAP = 200;
-const SESSION_EVENT_CAP = 200;
 /** Lines shorter than this are parsed in full; the fast path pays off on big tool results. */
 const FAST_PATH_MIN_CHARS = 2_048;
 /** A UTF-16 code unit takes at most 3 bytes of UTF-8, so a line this long in bytes is long enough in chars. */
 const FAST_PATH_SURE_BYTES = 3 * FAST_PATH_MIN_CHARS;
 
-export class ExplorationCutter {
-  readonly state: TranscriptState;
-  private nodeSeq = 0;
+export class ExplorationCutter extends ExplorationLog {
   /** The last real timestamp seen; 0 before any. */
   private lastTs = 0;
-  private readonly countedMessages = new Set<string>();
-  private readonly pendingTools = new Map<string, ExplorationNode>();
-  private readonly fileSets = new WeakMap<Exploration, Set<string>>();
   private readonly isoTime = new IsoTimeParser();
-  /** The subagent currently running in the last exploration, if any. */
-  private subagent: SubagentRun | null = null;
   /** The message id whose end_turn ended the last turn. */
   private endedBy = '';
-  /** Bumped on every change so callers can skip work when nothing moved. */
-  revision = 0;
 
   constructor(
     sessionId: string,
     private readonly now: () => number = Date.now,
     private readonly fastPath = true,
   ) {
-    this.state = { sessionId, explorations: [], lastPrompt: null, lines: 0, ignoredTypes: {}, issues: [], issueCount: 0, sessionEvents: [] };
-  }
-
-  get current(): Exploration | undefined {
-    const last = this.last;
-    return last?.status === 'running' ? last : undefined;
-  }
-
-  /** The last exploration, running or not: where work that arrives after a turn ended belongs. */
-  get last(): Exploration | undefined {
-    return this.state.explorations[this.state.explorations.length - 1];
+    super(sessionId);
   }
 
   /** Feeds one complete line (without its newline). */
@@ -197,12 +169,6 @@ export class ExplorationCutter {
     return true;
   }
 
-  issue(line: number, reason: string): void {
-    this.state.issueCount += 1;
-    if (this.state.issues.length < ISSUE_CAP) this.state.issues.push({ line, reason });
-    this.revision += 1;
-  }
-
   private timestamp(record: Json): number {
     const parsed = typeof record.timestamp === 'string' ? this.isoTime.parse(record.timestamp) : NaN;
     if (Number.isFinite(parsed)) {
@@ -291,11 +257,6 @@ export class ExplorationCutter {
     this.revision += 1;
   }
 
-  private sessionEvent(kind: SessionEventKind, text: string, at: number): void {
-    if (this.state.sessionEvents.length < SESSION_EVENT_CAP) this.state.sessionEvents.push({ kind, at, line: this.state.lines, text, explorationId: this.last?.id ?? null });
-    this.revision += 1;
-  }
-
   /** An in-file subagent's prompt: it works for the last exploration, which it keeps running. */
   private startSubagent(text: string, at: number): void {
     const exploration = this.last;
@@ -305,18 +266,6 @@ export class ExplorationCutter {
     this.subagent = { prompt: cap(collapse(text), 300), startedAt: at, toolCount: 0, errorCount: 0 };
     exploration.subagents.push(this.subagent);
     if (exploration.status === 'complete') this.resume(at);
-    this.revision += 1;
-  }
-
-  /** Work arrived after the last turn ended: it belongs to that turn, which runs again until it ends again. */
-  private resume(at: number): void {
-    const exploration = this.last;
-    if (!exploration || exploration.status !== 'complete') return;
-    exploration.status = 'running';
-    delete exploration.completionReason;
-    delete exploration.endedAt;
-    exploration.continuations = (exploration.continuations ?? 0) + 1;
-    void at;
     this.revision += 1;
   }
 
@@ -353,17 +302,6 @@ export class ExplorationCutter {
     this.revision += 1;
   }
 
-  private countTokens(exploration: Exploration, record: Json, message: Json): void {
-    const usage = isObject(message.usage) ? message.usage : undefined;
-    const messageId = str(message.id) || str(record.uuid);
-    if (!usage || (messageId && this.countedMessages.has(messageId))) return;
-    if (messageId) this.countedMessages.add(messageId);
-    exploration.tokens.input += num(usage.input_tokens);
-    exploration.tokens.output += num(usage.output_tokens);
-    exploration.tokens.cacheRead += num(usage.cache_read_input_tokens);
-    exploration.tokens.cacheWrite += num(usage.cache_creation_input_tokens);
-  }
-
   private onResult(record: Json, at: number): void {
     const exploration = this.last;
     if (!exploration) return;
@@ -385,67 +323,4 @@ export class ExplorationCutter {
     this.addNode(exploration, { type: 'error', status: 'error', label: cap(`system: ${collapse(text)}`, LABEL_CAP), text: cap(text, RESPONSE_TEXT_CAP), at });
   }
 
-  private addTool(exploration: Exploration, block: Json, at: number, sidechain: boolean): void {
-    const name = str(block.name) || 'tool';
-    const files = toolFiles(block.input);
-    const node = this.addNode(exploration, {
-      type: 'tool',
-      status: 'running',
-      name,
-      label: toolLabel(name, block.input),
-      phase: detectToolPhase(name, block.input),
-      files,
-      at,
-      ...(name.toLowerCase() === 'bash' && isObject(block.input) && str(block.input.command) ? { command: cap(str(block.input.command), 300) } : {}),
-      ...(str(block.id) ? { toolUseId: str(block.id) } : {}),
-      ...(sidechain ? { sidechain: true as const } : {}),
-    });
-    if (sidechain && this.subagent) this.subagent.toolCount += 1;
-    if (node.toolUseId) this.pendingTools.set(node.toolUseId, node);
-    const set = this.fileSets.get(exploration);
-    for (const file of files) {
-      if (set && !set.has(file) && set.size < FILES_PER_EXPLORATION_CAP) {
-        set.add(file);
-        exploration.files.push(file);
-      }
-    }
-  }
-
-  private closeTool(block: Json, at: number): void {
-    const node = this.pendingTools.get(str(block.tool_use_id));
-    if (node) this.close(node, block.is_error === true, resultPreview(block.content));
-    else this.orphanResult(block.is_error === true, resultPreview(block.content), at);
-  }
-
-  /** A result whose call is not in the transcript (resumed or compacted sessions): kept as a result node, an error counted. */
-  private orphanResult(failed: boolean, preview: string, at: number): void {
-    const exploration = this.last;
-    if (!exploration) return;
-    const label = cap(`${failed ? 'tool error' : 'tool result'}${preview ? ` ${cap(preview, RESULT_PREVIEW)}` : ''}`, LABEL_CAP);
-    this.addNode(exploration, { type: 'result', status: failed ? 'error' : 'ok', label, at });
-  }
-
-  private close(node: ExplorationNode, failed: boolean, rawPreview: string): void {
-    this.pendingTools.delete(node.toolUseId!);
-    node.status = failed ? 'error' : 'ok';
-    if (failed && node.sidechain && this.subagent) this.subagent.errorCount += 1;
-    const preview = cap(rawPreview, RESULT_PREVIEW);
-    node.label = cap(`${failed ? '✗' : '✓'} ${node.label}${preview ? ` — ${preview}` : ''}`, LABEL_CAP + RESULT_PREVIEW);
-    this.revision += 1;
-  }
-
-  private addNode(exploration: Exploration, fields: Omit<ExplorationNode, 'id'>): ExplorationNode {
-    this.nodeSeq += 1;
-    const node: ExplorationNode = { id: `exp_node_${this.nodeSeq}`, ...fields };
-    exploration.nodes.push(node);
-    this.revision += 1;
-    return node;
-  }
-
-  private finish(exploration: Exploration, status: 'complete' | 'interrupted', reason: Exploration['completionReason'], at: number): void {
-    exploration.status = status;
-    exploration.completionReason = reason;
-    exploration.endedAt = at;
-    this.revision += 1;
-  }
 }

@@ -20,119 +20,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isGenericProjectQuery } from './generic-query.js';
 import { listEntryFiles, listEntryFilesAsync, parseEntryFile, type WikiEntry, type WikiProblem } from '../../knowledge/format/wiki/entries.js';
-import { wikiLayout, type EntryType } from '../../knowledge/format/wiki/layout.js';
-import { classifyScope, type EntryScope } from './scope.js';
+import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
+import { classifyScope } from './scope.js';
+import { WIKI_SEARCH_THRESHOLD, type RetrievalQuery, type WikiMatch, type WikiRetriever } from './retrieval.js';
+import { addPosting, bigramBloom, bloomSubset, postingArray, relevanceFromNumbers, removePosting, SCOPE_CODE, TopList, TYPE_BIT, type IndexedEntry, type Posting, type QueryShape } from './relevance.js';
 import { contentTokens, matchTokens, normalizeMatchText, requestSimilarityFromCounts } from '../text.js';
 
-/** FORMATS §8.6 thresholds. */
-export const WIKI_SEARCH_THRESHOLD = 0.5;
-export const AGENT_CANDIDATE_THRESHOLD = 0.25;
-export const DEFAULT_MATCH_THRESHOLD = 0.3;
+export { relevanceScore, type IndexedEntry, type RelevanceInput } from './relevance.js';
+export { AGENT_CANDIDATE_THRESHOLD, DEFAULT_MATCH_THRESHOLD, WIKI_SEARCH_THRESHOLD, type RetrievalQuery, type WikiMatch, type WikiRetriever } from './retrieval.js';
+
 const MIN_QUERY = 3;
 const MIN_DERIVED_QUERY = 5;
 const EXCERPT_CAP = 240;
-
-export interface WikiMatch {
-  entryId: string;
-  relativePath: string;
-  path: string;
-  type: EntryType;
-  slug: string;
-  request: string;
-  excerpt: string;
-  tags: string[];
-  score: number;
-  matchedKeywords: string[];
-}
-
-export interface RetrievalQuery {
-  text: string;
-  /** A query built from an exploration (its question) needs ≥5 chars; a typed one ≥3. */
-  derived?: boolean;
-  threshold?: number;
-  /** The exploration's own entry never answers its own question. */
-  exclude?: { sessionId: string; explorationId: string };
-  /** Types searched; prior retrieval uses contexts and entities, never summaries. */
-  types?: readonly EntryType[];
-  /** Off by default: retrieval only consumes project-compatible entries. */
-  includeOtherProjects?: boolean;
-  limit?: number;
-}
-
-export interface WikiRetriever {
-  /** The best match at or above the threshold, or null. */
-  search(query: RetrievalQuery): WikiMatch | null;
-  /** Up to `limit` matches, best first (agent candidates, dedup). */
-  searchMany(query: RetrievalQuery): WikiMatch[];
-  /** Re-reads changed files now (after a write). */
-  refresh(): void;
-  /** Entries as last read, for dedup and lint. */
-  entries(): WikiEntry[];
-  problems(): WikiProblem[];
-}
-
-export interface IndexedEntry {
-  /** Index into the retriever's per-search count arrays. */
-  slot: number;
-  entry: WikiEntry;
-  reqNorm: string;
-  reqTokens: Set<string>;
-  keywords: Set<string>;
-  scope: EntryScope;
-}
-
-export interface RelevanceInput {
-  /** Fraction of the query's tokens found among the entry's keywords. */
-  coverage: number;
-  requestSimilarity: number;
-  /** Whether any query token is a token of the entry's request. */
-  hitsRequest: boolean;
-  scope: EntryScope;
-  genericQuery: boolean;
-  type: EntryType;
-}
-
-/**
- * Prior-hit relevance (FORMATS §8.6): 0.55·coverage + 0.45·requestSimilarity,
- * +0.1 when a token hits the request, capped at 1; another project ×0.35, the
- * current project +0.05; a generic "analyse the project" query with request
- * similarity < 0.4 capped at 0.65; entities −0.08; clamped to [0, 1].
- */
-export function relevanceScore(r: RelevanceInput): number {
-  return relevanceFromNumbers(r.coverage, r.requestSimilarity, r.hitsRequest, SCOPE_CODE[r.scope], TYPE_BIT[r.type], r.genericQuery);
-}
-
-const TYPE_BIT: Record<EntryType, number> = { context: 1, entity: 2, summary: 4 };
-const SCOPE_CODE: Record<EntryScope, number> = { current: 0, global: 1, 'legacy-current': 2, other: 3 };
-
-/** relevanceScore from numbers only (scope code: 0 current, 3 other; type bit: 2 entity): the hot loop's form. */
-function relevanceFromNumbers(coverage: number, requestSimilarity: number, hitsRequest: boolean, scopeCode: number, typeBit: number, generic: boolean): number {
-  let score = Math.min(1, 0.55 * coverage + 0.45 * requestSimilarity + (hitsRequest ? 0.1 : 0));
-  if (scopeCode === 3) score *= 0.35;
-  else if (scopeCode === 0) score += 0.05;
-  if (generic && requestSimilarity < 0.4) score = Math.min(score, 0.65);
-  if (typeBit === 2) score -= 0.08;
-  return score < 0 ? 0 : score > 1 ? 1 : score;
-}
-
-/**
- * A 128-bit Bloom signature of a string's character bigrams. If `a` is a
- * substring of `b`, a's bits are a subset of b's; so an entry whose signature
- * is not a subset (in the right direction) cannot meet the substring or the
- * equality rule of requestSimilarity, and its similarity is the token ratio,
- * known from counts alone.
- */
-function bigramBloom(text: string, out: Uint32Array, at: number): void {
-  out[at] = out[at + 1] = out[at + 2] = out[at + 3] = 0;
-  for (let i = 0; i + 1 < text.length; i += 1) {
-    const h = Math.imul(text.charCodeAt(i) * 65_599 + text.charCodeAt(i + 1), 0x9e3779b1) >>> 25;
-    out[at + (h >>> 5)]! |= 1 << (h & 31);
-  }
-}
-
-function bloomSubset(a: Uint32Array, ai: number, b: Uint32Array, bi: number): boolean {
-  return (a[ai]! & ~b[bi]!) === 0 && (a[ai + 1]! & ~b[bi + 1]!) === 0 && (a[ai + 2]! & ~b[bi + 2]!) === 0 && (a[ai + 3]! & ~b[bi + 3]!) === 0;
-}
 
 function excerptOf(entry: WikiEntry): string {
   const text = (entry.summary || entry.body.replace(/^#.*$/gm, ''))
@@ -146,31 +45,6 @@ export interface InMemoryRetrieverOptions {
   /** Minimum time between disk rescans. */
   rescanIntervalMs?: number;
   now?: () => number;
-}
-
-/** A token's postings: the slots of the entries that have it; `arr` is the compiled copy searches walk. */
-interface Posting {
-  set: Set<number>;
-  arr: Int32Array | null;
-}
-
-function postingArray(p: Posting): Int32Array {
-  return (p.arr ??= Int32Array.from(p.set));
-}
-
-function addPosting(index: Map<string, Posting>, token: string, slot: number): void {
-  let p = index.get(token);
-  if (!p) index.set(token, (p = { set: new Set(), arr: null }));
-  p.set.add(slot);
-  p.arr = null;
-}
-
-function removePosting(index: Map<string, Posting>, token: string, slot: number): void {
-  const p = index.get(token);
-  if (!p) return;
-  p.set.delete(slot);
-  p.arr = null;
-  if (!p.set.size) index.delete(token);
 }
 
 export class InMemoryWikiRetriever implements WikiRetriever {
@@ -276,12 +150,42 @@ export class InMemoryWikiRetriever implements WikiRetriever {
     const tokens = matchTokens(text);
     if (!tokens.length) return [];
     const qNorm = normalizeMatchText(text);
-    const generic = isGenericProjectQuery(text);
-    const types = query.types ?? ['context', 'entity'];
-    const threshold = query.threshold ?? WIKI_SEARCH_THRESHOLD;
-    // Count, per entry, the query tokens among its keywords and among its request tokens,
-    // walking compiled postings (Int32Array of slots) once: the cost is the postings touched,
-    // not entries × tokens, with no per-question allocation but the top list.
+    let typeMask = 0;
+    for (const t of query.types ?? ['context', 'entity']) typeMask |= TYPE_BIT[t];
+    const shape: QueryShape = {
+      qNorm,
+      qCount: tokens.length,
+      qLen: qNorm.length,
+      generic: isGenericProjectQuery(text),
+      threshold: query.threshold ?? WIKI_SEARCH_THRESHOLD,
+      typeMask,
+      other: query.includeOtherProjects === true,
+    };
+    // Keep only the best `limit` (+ one spare for a deleted file) instead of sorting every candidate.
+    const limit = query.limit ?? 10;
+    const top = new TopList(limit + 1, query.exclude);
+    const nTouched = this.countHits(tokens);
+    const nOrdered = this.scoreExactAndOrder(shape, nTouched, top);
+    this.scoreByHits(shape, nOrdered, top);
+    // The counters are per search: clear what this one touched (request tokens are keywords too).
+    for (let i = 0; i < nTouched; i += 1) {
+      const slot = this.touched[i]!;
+      this.keywordCounts[slot] = 0;
+      this.requestCounts[slot] = 0;
+    }
+    const { out, dropped } = this.matchesOf(top, tokens, limit);
+    // More deleted files than spares: search again without them (they are out of the index now).
+    if (dropped && out.length < limit && top.full) return this.searchMany(query);
+    return out;
+  }
+
+  /**
+   * Counts, per entry, the query tokens among its keywords and among its request tokens, walking
+   * compiled postings (Int32Array of slots) once: the cost is the postings touched, not
+   * entries × tokens, with no per-question allocation. Returns how many entries it touched (their
+   * slots are the first ones in `touched`).
+   */
+  private countHits(tokens: readonly string[]): number {
     const kw = this.keywordCounts;
     const rq = this.requestCounts;
     const touched = this.touched;
@@ -301,87 +205,80 @@ export class InMemoryWikiRetriever implements WikiRetriever {
         for (let i = 0; i < arr.length; i += 1) rq[arr[i]!]!++;
       }
     }
-    // Keep only the best `limit` (+ one spare for a deleted file) instead of sorting every candidate.
-    const limit = query.limit ?? 10;
-    const keep = limit + 1;
-    const top: Array<{ e: IndexedEntry; score: number }> = [];
-    const better = (a: { e: IndexedEntry; score: number }, b: { e: IndexedEntry; score: number }) => a.score > b.score || (a.score === b.score && a.e.entry.id < b.e.entry.id);
-    const offer = (e: IndexedEntry, score: number) => {
-      if (ex && e.entry.source.explorationId === ex.explorationId && (e.entry.source.sessionId === ex.sessionId || !e.entry.source.sessionId)) return;
-      const item = { e, score };
-      if (top.length === keep && !better(item, top[keep - 1]!)) return;
-      let j = top.length < keep ? top.length : keep - 1;
-      top[j] = item;
-      while (j > 0 && better(top[j]!, top[j - 1]!)) {
-        [top[j - 1], top[j]] = [top[j]!, top[j - 1]!];
-        j -= 1;
-      }
-    };
-    const ex = query.exclude;
-    let typeMask = 0;
-    for (const t of types) typeMask |= TYPE_BIT[t];
-    const qCount = tokens.length;
-    const qLen = qNorm.length;
+    return nTouched;
+  }
+
+  /**
+   * 1. Entries that may meet the substring / equality rule (the Bloom test says maybe) are scored
+   * exactly; every other entry's score follows from numbers: hits, request hits, counts. The rest
+   * are bucketed by keyword hits (a counting sort) into `ordered`, most first; returns how many.
+   */
+  private scoreExactAndOrder(q: QueryShape, nTouched: number, top: TopList): number {
+    const { slotType, slotScope, slotReqCount, slotReqLen, slotBloom, touched, ordered } = this;
+    const kw = this.keywordCounts;
+    const rq = this.requestCounts;
     const qBloom = this.queryBloom;
-    bigramBloom(qNorm, qBloom, 0);
-    const { slotType, slotScope, slotReqCount, slotReqLen, slotBloom } = this;
-    const other = query.includeOtherProjects === true;
-    // 1. Entries that may meet the substring / equality rule (the Bloom test says maybe) are scored
-    //    exactly; every other entry's score follows from numbers: hits, request hits, counts.
-    //    The rest are bucketed by keyword hits (a counting sort), most first.
-    const levels = new Int32Array(qCount + 2);
-    const ordered = this.ordered;
+    bigramBloom(q.qNorm, qBloom, 0);
+    const levels = new Int32Array(q.qCount + 2);
     let nOrdered = 0;
     for (let i = 0; i < nTouched; i += 1) {
       const slot = touched[i]!;
-      if (!(slotType[slot]! & typeMask) || (slotScope[slot] === 3 && !other)) continue;
-      const maybeSubstring = slotReqLen[slot]! >= qLen ? bloomSubset(qBloom, 0, slotBloom, slot * 4) : bloomSubset(slotBloom, slot * 4, qBloom, 0);
+      if (!(slotType[slot]! & q.typeMask) || (slotScope[slot] === 3 && !q.other)) continue;
+      const maybeSubstring = slotReqLen[slot]! >= q.qLen ? bloomSubset(qBloom, 0, slotBloom, slot * 4) : bloomSubset(slotBloom, slot * 4, qBloom, 0);
       if (maybeSubstring) {
         const e = this.slots[slot]!;
         const found = rq[slot]!;
-        const sim = requestSimilarityFromCounts(qNorm, qCount, e.reqNorm, slotReqCount[slot]!, found);
-        const score = relevanceFromNumbers(kw[slot]! / qCount, sim, found > 0, slotScope[slot]!, slotType[slot]!, generic);
-        if (score >= threshold) offer(e, score);
+        const sim = requestSimilarityFromCounts(q.qNorm, q.qCount, e.reqNorm, slotReqCount[slot]!, found);
+        const score = relevanceFromNumbers(kw[slot]! / q.qCount, sim, found > 0, slotScope[slot]!, slotType[slot]!, q.generic);
+        if (score >= q.threshold) top.offer(e, score);
         continue;
       }
       levels[kw[slot]!]! += 1;
       nOrdered += 1;
     }
-    for (let h = qCount, at = 0; h >= 1; h -= 1) {
+    for (let h = q.qCount, at = 0; h >= 1; h -= 1) {
       const n = levels[h]!;
       levels[h] = at;
       at += n;
     }
     for (let i = 0; i < nTouched; i += 1) {
       const slot = touched[i]!;
-      if (!(slotType[slot]! & typeMask) || (slotScope[slot] === 3 && !other)) continue;
-      const maybeSubstring = slotReqLen[slot]! >= qLen ? bloomSubset(qBloom, 0, slotBloom, slot * 4) : bloomSubset(slotBloom, slot * 4, qBloom, 0);
+      if (!(slotType[slot]! & q.typeMask) || (slotScope[slot] === 3 && !q.other)) continue;
+      const maybeSubstring = slotReqLen[slot]! >= q.qLen ? bloomSubset(qBloom, 0, slotBloom, slot * 4) : bloomSubset(slotBloom, slot * 4, qBloom, 0);
       if (!maybeSubstring) ordered[levels[kw[slot]!]!++] = slot;
     }
-    // 2. By hits, most first. Request hits ≤ keyword hits (request tokens are keywords), so the token
-    //    ratio is ≤ hits / query tokens: once a level's best cannot reach the threshold or the top, stop.
+    return nOrdered;
+  }
+
+  /**
+   * 2. The ordered entries by hits, most first. Request hits ≤ keyword hits (request tokens are
+   * keywords), so the token ratio is ≤ hits / query tokens: once a level's best cannot reach the
+   * threshold or the top, stop.
+   */
+  private scoreByHits(q: QueryShape, nOrdered: number, top: TopList): void {
+    const { slotScope, slotType, slotReqCount, slotReqLen, ordered } = this;
+    const kw = this.keywordCounts;
+    const rq = this.requestCounts;
     for (let i = 0; i < nOrdered; i += 1) {
       const slot = ordered[i]!;
       const hits = kw[slot]!;
-      const levelBound = relevanceFromNumbers(hits / qCount, hits / qCount, true, 0, 1, false);
-      if (levelBound < threshold || (top.length === keep && levelBound < top[keep - 1]!.score)) break;
+      const levelBound = relevanceFromNumbers(hits / q.qCount, hits / q.qCount, true, 0, 1, false);
+      if (levelBound < q.threshold || top.shutsOut(levelBound)) break;
       const found = rq[slot]!;
       const reqCount = slotReqCount[slot]!;
-      const denominator = qCount > reqCount ? qCount : reqCount;
-      const sim = qLen && slotReqLen[slot] && denominator ? found / denominator : 0;
-      const score = relevanceFromNumbers(hits / qCount, sim, found > 0, slotScope[slot]!, slotType[slot]!, generic);
-      if (score < threshold || (top.length === keep && score < top[keep - 1]!.score)) continue;
-      offer(this.slots[slot]!, score);
+      const denominator = q.qCount > reqCount ? q.qCount : reqCount;
+      const sim = q.qLen && slotReqLen[slot] && denominator ? found / denominator : 0;
+      const score = relevanceFromNumbers(hits / q.qCount, sim, found > 0, slotScope[slot]!, slotType[slot]!, q.generic);
+      if (score < q.threshold || top.shutsOut(score)) continue;
+      top.offer(this.slots[slot]!, score);
     }
-    // The counters are per search: clear what this one touched (request tokens are keywords too).
-    for (let i = 0; i < nTouched; i += 1) {
-      const slot = touched[i]!;
-      kw[slot] = 0;
-      rq[slot] = 0;
-    }
+  }
+
+  /** The top list as matches, best first; a winner whose file is gone is dropped from the index. */
+  private matchesOf(top: TopList, tokens: readonly string[], limit: number): { out: WikiMatch[]; dropped: boolean } {
     const out: WikiMatch[] = [];
     let dropped = false;
-    for (const { e, score } of top) {
+    for (const { e, score } of top.items) {
       // The file may have been deleted since the last rescan: check the winner, drop it if gone.
       if (!existsSync(e.entry.path)) {
         this.remove(e.entry.path);
@@ -402,9 +299,7 @@ export class InMemoryWikiRetriever implements WikiRetriever {
       });
       if (out.length >= limit) break;
     }
-    // More deleted files than spares: search again without them (they are out of the index now).
-    if (dropped && out.length < limit && top.length === keep) return this.searchMany(query);
-    return out;
+    return { out, dropped };
   }
 
   /** First use reads the wiki; later rescans run in the background, at most once per interval. */

@@ -1,0 +1,143 @@
+/**
+ * The Store's task repository in three parts: records (create, read, edit, status changes by a
+ * person), claims (the scheduler's claim, leases and the claimer's fenced moves) and gates
+ * (approve, reject, the merge ledger). Every status change appends its event in the same
+ * transaction as the change.
+ */
+import type { TaskEdit, TaskInput } from '../core/schemas.js';
+import type { TaskStatus } from '../core/status.js';
+import type { Gate, Task } from '../core/types.js';
+import type { DBAdapter, Queryable } from './db.js';
+import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
+import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
+import { claimBestPg } from './ops/claimBestPg.js';
+import { createTask } from './ops/createTask.js';
+import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
+import { editTask } from './ops/editTask.js';
+import { appendEvent, type NewEvent } from './ops/events.js';
+import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
+import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
+import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
+
+/** What the task operations need from the Store: its database, its transaction helper and its clock. */
+export interface TaskOpsContext {
+  db: DBAdapter;
+  tx: <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>) => Promise<T>;
+  clock: () => number;
+}
+
+function statusEvent(before: Pick<Task, 'status'>, after: Task, extra: Record<string, unknown> = {}): NewEvent {
+  return { projectId: after.projectId, taskId: after.id, type: 'task.status', payload: { from: before.status, to: after.status, ...extra } };
+}
+
+export function taskRecords({ db, tx }: TaskOpsContext) {
+  return {
+    create: (input: TaskInput) =>
+      tx('tasks.create', async (q, now) => {
+        const task = await createTask(q, input, now);
+        await appendEvent(q, { projectId: task.projectId, taskId: task.id, type: 'task.created', payload: { title: task.title } }, now);
+        return task;
+      }),
+    get: (id: string) => getTask(db, id),
+    find: (id: string) => findTask(db, id),
+    list: (filter?: TaskFilter) => listTasks(db, filter),
+    edit: (id: string, edit: TaskEdit) =>
+      tx('tasks.edit', async (q, now) => {
+        const task = await editTask(q, id, edit, now);
+        await appendEvent(q, { projectId: task.projectId, taskId: id, type: 'task.edited', payload: { fields: Object.keys(edit) } }, now);
+        return task;
+      }),
+    transition: (id: string, to: TaskStatus, opts: { from?: TaskStatus; fields?: TransitionFields; reason?: string; traceId?: string } = {}) =>
+      tx('tasks.transition', async (q, now) => {
+        const { before, after } = await transitionTask(q, { id, to, from: opts.from, fields: opts.fields, now });
+        await appendEvent(q, { ...statusEvent(before, after, opts.reason ? { reason: opts.reason } : {}), traceId: opts.traceId ?? null }, now);
+        return after;
+      }),
+    /** A person retries: back to ready, the backoff baseline reset to the attempts so far. */
+    retry: (id: string, from: TaskStatus) =>
+      tx('tasks.retry', async (q, now) => {
+        const { before, after } = await transitionTask(q, { id, to: 'ready', from, fields: { nextEligibleAt: null }, now });
+        await q.run(`UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
+        await appendEvent(q, statusEvent(before, after, { reason: 'retry' }), now);
+        return getTask(q, id);
+      }),
+  };
+}
+
+export function taskClaims({ db, tx, clock }: TaskOpsContext) {
+  return {
+    claimable: (opts: { projectId?: string; limit?: number } = {}) => listClaimable(db, { ...opts, now: clock() }),
+    claimableStamps: (limit?: number) => claimableStamps(db, { now: clock(), limit }),
+    /** ready → queued for `owner`, with its event and (from a scheduler) its decision, in one transaction. */
+    claim: (id: string, owner: string, leaseMs: number, decision?: ClaimDecision) =>
+      tx('tasks.claim', (q, now) => claimAndRecord(q, { id, owner, leaseMs, now, decision })),
+    /** Up to `max` of a ranked slice, best first, skipping rows other claimers hold (ops/claimBest.ts). */
+    claimBest: (opts: Omit<ClaimBestOptions, 'now'>) => tx('tasks.claimBest', (q, now) => (q.dialect === 'postgres' ? claimBestPg : claimBest)(q, { ...opts, now })),
+    heartbeat: (f: Omit<Fence, 'now'>, leaseMs: number) => heartbeatClaim(db, { ...f, leaseMs, now: clock() }),
+    expireClaims: () => tx('tasks.expireClaims', (q, now) => expireClaims(q, { now })),
+    renewOwnedLeases: (owner: string, leaseMs: number) => renewOwnedLeases(db, { owner, leaseMs, now: clock() }),
+    /** A fenced transition by the claimer; `also` are events that go with it (in the same transaction). */
+    advance: (f: Omit<Fence, 'now'>, from: TaskStatus, to: TaskStatus, fields?: TransitionFields, also: readonly NewEvent[] = []) =>
+      tx('tasks.advance', async (q, now) => {
+        const won = await advanceClaimed(q, { ...f, now, from, to, fields });
+        if (won) {
+          await appendEvent(q, statusEvent({ status: from }, await getTask(q, f.id), { owner: f.owner, attempt: f.attempt }), now);
+          for (const e of also) await appendEvent(q, e, now);
+        }
+        return won;
+      }),
+    fail: (f: Omit<Fence, 'now'>, error: string, backoffMs: number) =>
+      tx('tasks.fail', async (q, now) => {
+        const before = await getTask(q, f.id);
+        const won = await failClaim(q, { ...f, now, error, backoffMs });
+        if (won) await appendEvent(q, statusEvent(before, await getTask(q, f.id), { error, backoffMs }), now);
+        return won;
+      }),
+  };
+}
+
+export function taskGates({ tx }: TaskOpsContext) {
+  return {
+    /**
+     * Approves a gate. Approving a plan whose result holds two or more
+     * subtasks creates them as children first, so the parent waits for them.
+     */
+    approve: (id: string, gate: Gate, who: string, reason: string | null = null) =>
+      tx('tasks.approve', async (q, now) => {
+        const before = await getTask(q, id);
+        const subtasks = (before.result?.subtasks ?? []) as SubtaskSpec[];
+        const existing = await listTasks(q, { parentId: id, limit: 1 });
+        if (gate === 'plan_review' && before.status === 'plan_review' && subtasks.length >= 2 && !existing.length) {
+          const children = await decomposeTask(q, before, subtasks, now);
+          for (const c of children) await appendEvent(q, { projectId: c.projectId, taskId: c.id, type: 'task.created', payload: { title: c.title, parentId: id } }, now);
+        }
+        const { task } = await approveGate(q, { id, gate, who, reason, now });
+        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who }), now);
+        return task;
+      }),
+    reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = []) =>
+      tx('tasks.reject', async (q, now) => {
+        const before = await getTask(q, id);
+        const { old, next } = await rejectGate(q, { id, gate, who, reason, now, comments });
+        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id, ...(comments.length ? { comments } : {}) }), now);
+        await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
+        return { old, next };
+      }),
+    /** merging → done with the merge recorded (once per task), in one transaction. */
+    /**
+     * The merge ledger, the move to done and its event, in one transaction. `previousSha`: main before the merge
+     * (the change stays showable once its branch is gone); `settingsFiles`: what the merge changed under `.maestro/`
+     * (hooks, checks), recorded as a `project.settings_files` event naming the task.
+     */
+    recordMerge: (m: { taskId: string; projectId: string; branch: string; sha: string | null; how: string; previousSha?: string | null; settingsFiles?: string[]; title?: string }) =>
+      tx('tasks.recordMerge', async (q, now) => {
+        await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [m.taskId, m.projectId, m.branch, m.sha, now]);
+        const { before, after } = await transitionTask(q, { id: m.taskId, from: 'merging', to: 'done', now });
+        await appendEvent(q, statusEvent(before, after, { merged: { branch: m.branch, sha: m.sha, how: m.how, ...(m.previousSha ? { previousSha: m.previousSha } : {}) } }), now);
+        if (m.settingsFiles?.length) {
+          await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type: 'project.settings_files', payload: { files: m.settingsFiles, who: `the agent of task ${m.taskId}${m.title ? ` (${m.title})` : ''}`, from: `merge of ${m.branch}`, sha: m.sha } }, now);
+        }
+        return after;
+      }),
+  };
+}
