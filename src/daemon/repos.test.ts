@@ -1,10 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Project } from '../core/types.js';
 import { tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
-import { ProjectRepos } from './repos.js';
+import { ABANDONED_WORKTREE_MS, ProjectRepos } from './repos.js';
 
 function sharedProject(): { project: Project; home: string } {
   const work = makeRepo();
@@ -35,11 +35,15 @@ describe('ProjectRepos on a shared remote', () => {
     await expect(repos.prepare(project)).resolves.toBe(clone);
   });
 
-  it('a worktree that stays broken fails the fetch with git\'s own message', async () => {
+  it('a worktree left half-added (its worker killed in the middle) is forgotten once abandoned, and the fetch goes on', async () => {
     const { project, home } = sharedProject();
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
-    halfAddedWorktree(clone);
-    await expect(repos.prepare(project)).rejects.toThrow(/bad object worktrees\/x\/HEAD/);
+    const head = halfAddedWorktree(clone);
+    const past = new Date(Date.now() - ABANDONED_WORKTREE_MS - 1000);
+    utimesSync(head, past, past);
+    await expect(repos.prepare(project)).resolves.toBe(clone);
+    expect(existsSync(join(clone, '.git', 'worktrees', 'x'))).toBe(false);
+    expect(git(clone, 'worktree', 'list')).not.toContain('wt-x');
   });
 });

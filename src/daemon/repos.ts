@@ -7,7 +7,7 @@
  * a task over from where it stopped), and merges are pushed to the remote's
  * main under the database's merge lease.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
@@ -21,23 +21,48 @@ export function baseBranchOf(project: Project): string {
   return typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
 }
 
+/** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
+const FETCH_PATIENCE_MS = 30_000;
+export const ABANDONED_WORKTREE_MS = 10_000;
+
 /**
  * `git fetch` checks connectivity against every worktree's HEAD. A worker
- * adding a worktree at that moment leaves a placeholder HEAD (the null id)
- * for an instant, and the fetch fails with "bad object worktrees/<x>/HEAD".
- * Worktrees are made by worker processes, so no lock of this daemon covers
- * them: such a fetch is tried again, a few times, a moment later.
+ * adding a worktree leaves a placeholder HEAD (the null id) until git points
+ * it at the branch, and a fetch meanwhile fails with "bad object
+ * worktrees/<x>/HEAD". Worktrees are made by worker processes, so no lock of
+ * this daemon covers them: the fetch is tried again a moment later, for up to
+ * FETCH_PATIENCE_MS (a loaded machine can hold an add that long). A worker
+ * killed in the middle of an add (a run stopped when its lease is lost)
+ * leaves the placeholder for good, and every fetch of this clone would fail:
+ * a placeholder older than ABANDONED_WORKTREE_MS is dropped (git forgets that
+ * worktree; the run that needs it makes it again, see ensureWorktree).
  */
 async function fetchFromRemote(clone: string, args: string[]): Promise<void> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       await git(clone, ['fetch', '-q', ...args]);
       return;
     } catch (err) {
-      if (attempt >= 5 || !/bad object worktrees\//.test((err as Error).message)) throw err;
-      await new Promise((r) => setTimeout(r, 100 * attempt));
+      const name = /bad object worktrees\/([^/\s]+)\/HEAD/.exec((err as Error).message)?.[1];
+      if (!name || Date.now() - started > FETCH_PATIENCE_MS) throw err;
+      if (dropAbandonedWorktree(clone, name)) continue;
+      await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
     }
   }
+}
+
+/** Removes git's record of worktree `name` when its HEAD is still the placeholder and older than ABANDONED_WORKTREE_MS. */
+function dropAbandonedWorktree(clone: string, name: string): boolean {
+  const admin = join(clone, '.git', 'worktrees', name);
+  try {
+    const head = join(admin, 'HEAD');
+    if (!/^0{40}\s*$/.test(readFileSync(head, 'utf8')) || Date.now() - statSync(head).mtimeMs < ABANDONED_WORKTREE_MS) return false;
+  } catch {
+    return false; // gone or finished meanwhile: the next try tells
+  }
+  rmSync(admin, { recursive: true, force: true });
+  return true;
 }
 
 export class ProjectRepos {
