@@ -41,40 +41,9 @@ import { backoffMs } from './outcomes.js';
 import { Scheduler, type ClaimGuard } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 
-const SECOND = 1000;
-/** A worker silent for this long (no heartbeat, no record) is killed and its run failed. */
-export const WORKER_SILENCE_MS = 30 * SECOND;
-/** Restarts of a dead worker on one run directory before the run counts as failed. */
-export const MAX_WORKER_RESTARTS = 3;
+import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 
-export interface OrchestratorHooks extends MergeHooks {
-  beforeClaim?: ClaimGuard;
-  beforeExecute?(task: Task, job: Record<string, unknown>): Promise<{ cancel: string } | void>;
-}
-
-export interface OrchestratorOptions {
-  hooks?: OrchestratorHooks;
-  /** Environment for worker processes (tests point the scripted provider at files). */
-  workerEnv?: NodeJS.ProcessEnv;
-  workerSilenceMs?: number;
-  heartbeatMs?: number;
-  onError: (err: Error) => void;
-  onChange: () => void;
-  /** Sees a run's final record before it is applied, and may change it (hooks). */
-  preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
-  /** Structured log lines; each one about a run carries its traceId. */
-  log?: { info(obj: Record<string, unknown>, msg: string): void };
-  /** Answers a waiting question (the demo's auto-reply uses it). */
-  reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
-  /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
-  mayClaim?: () => boolean;
-  /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */
-  knowledge?: KnowledgeBridge;
-}
-
-/** How often worktrees of finished tasks are removed (also once at start). */
-export const WORKTREE_PRUNE_MS = 5 * 60 * SECOND;
-
+export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
 
 export class Orchestrator {
   readonly owner: string;
