@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { resolveConfig } from '../src/config/config.js';
@@ -26,7 +27,7 @@ const tmp = (p: string) => {
   dirs.push(d);
   return d;
 };
-const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+const silent = new Writable({ write: (_chunk, _enc, done) => done() });
 
 async function daemon(overrides: Record<string, unknown> = {}): Promise<Daemon> {
   const home = tmp('maestro-bench-home-');
@@ -145,7 +146,7 @@ async function benchThroughput(workers: number, scenarios: number): Promise<{ ms
     if (msg.type === 'event' && msg.event!.type === 'task.status') wsLatencies.push(Date.now() - msg.event!.at);
   });
   await new Promise((r) => ws.once('open', r));
-  const separate = separateClient(`${d.url.replace('http', 'ws')}/api/ws`);
+  const separate = separateClient(`${d.url.replace('http', 'ws')}/api/ws?token=${d.token}`);
   await separate.opened;
   let separateLatencies: number[] = [];
   try {
