@@ -17,7 +17,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
-import { MaestroError, coerceError } from '../core/errors.js';
+import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
@@ -280,6 +280,9 @@ export class Orchestrator {
       await this.createAndSpawn({ ...fresh, status }, kind);
     } catch (err) {
       const e = coerceError(err);
+      // The database going away (a restart) is nobody's fault: the task keeps its status and claim, and the
+      // next tick's reconcile gives it the run its status calls for. Only the task's own failures need a person.
+      if (isMaestroError(e, 'DATABASE_UNREACHABLE')) return this.opts.onError(e);
       const current = await this.store.tasks.get(task.id);
       if (current.claimedBy === this.owner) {
         await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message }, [

@@ -19,10 +19,18 @@ const types = {
 
 export { redactUrl };
 
+/**
+ * Errors that say the server cannot be reached or used right now, not that a statement is wrong: no route or
+ * connection, a missing database or refused login, and a server going down or coming up (57P01–57P03: shut
+ * down, crashed, "the database system is starting up"), or a connection lost mid-way. Callers treat
+ * DATABASE_UNREACHABLE as a moment to wait, never as a fault of the task at hand.
+ */
+const UNREACHABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE', '3D000', '28P01', '28000', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'];
+const LOST_CONNECTION = /Connection terminated|connection error and is not queryable/;
+
 function wrapConnectError(err: unknown, url: string): unknown {
   const e = err as NodeJS.ErrnoException & { code?: string };
-  const codes = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000'];
-  if (e && typeof e.code === 'string' && codes.includes(e.code)) {
+  if (e && ((typeof e.code === 'string' && UNREACHABLE_CODES.includes(e.code)) || (!e.code && LOST_CONNECTION.test(e.message ?? '')))) {
     return new MaestroError('DATABASE_UNREACHABLE', `Cannot reach PostgreSQL at ${redactUrl(url)}: ${e.message}`, { cause: err });
   }
   return err;

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MaestroError } from '../../src/core/errors.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
@@ -80,5 +81,30 @@ describe('orchestrator loop', () => {
     const runs = await store.runs.list({ taskId: task.id });
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ kind: 'execute', status: 'failed', error: expect.stringMatching(/^the worker could not start: /) });
+  });
+  it('the database going away as a run starts leaves the task to the next tick, never to a person', async () => {
+    const repo = makeRepo();
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    // What PostgreSQL answers while it restarts ("the database system is starting up"), as the run is recorded.
+    const start = store.runs.start.bind(store.runs);
+    let outages = 1;
+    store.runs.start = async (input) => {
+      if (outages > 0) {
+        outages--;
+        throw new MaestroError('DATABASE_UNREACHABLE', 'Cannot reach PostgreSQL at postgres://db/maestro: the database system is starting up');
+      }
+      return start(input);
+    };
+    daemon.orchestrator.kick();
+    const atGate = await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'exec_review');
+    expect(outages).toBe(0);
+    expect(atGate.lastRunError ?? null).toBeNull();
+    expect((await store.events.list({ taskId: task.id, type: 'run.refused' })).events).toEqual([]);
   });
 });

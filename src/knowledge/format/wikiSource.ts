@@ -44,6 +44,9 @@ function strings(v: FrontValue | undefined): string[] {
 
 const ID_IN_NAME = /^([CNS]\d{3,})-/;
 
+type WikiEntry = NonNullable<ReturnType<typeof parseEntryFile>['entry']>;
+type ReadResult = ReturnType<KnowledgeSource['readFile']>;
+
 export function wikiSource(wikiRoot: string): KnowledgeSource {
   const knowledge = wikiLayout(wikiRoot).knowledge;
   /** Files whose filename id an earlier file (in path order) already has: path → that file. */
@@ -52,32 +55,16 @@ export function wikiSource(wikiRoot: string): KnowledgeSource {
     name: 'wiki',
     listFiles() {
       const files = listEntryFiles(wikiRoot).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const first = new Map<string, string>();
-      shadowedBy = new Map();
-      for (const f of files) {
-        const id = ID_IN_NAME.exec(f.path.split('/').pop() ?? '')?.[1];
-        if (!id) continue;
-        const owner = first.get(id);
-        if (owner) shadowedBy.set(f.path, owner);
-        else first.set(id, f.path);
-      }
+      shadowedBy = shadowing(files);
       // A shadowed file reports its mtime + 0.5 ms, so the index re-reads it whenever it becomes or stops
       // being shadowed (its id changes with that, not with its content); shadowed files come first, so
       // their old rows are gone before the owner claims the id in the same sync.
       return [...files.filter((f) => shadowedBy.has(f.path)).map((f) => ({ ...f, mtimeMs: f.mtimeMs + 0.5 })), ...files.filter((f) => !shadowedBy.has(f.path))];
     },
     readFile(path) {
-      let text: string;
-      let st: { mtimeMs: number; size: number };
-      try {
-        const s = statSync(path);
-        st = { mtimeMs: s.mtimeMs, size: s.size };
-        if (s.size > MAX_WIKI_FILE_BYTES) return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${s.size} bytes, over the ${MAX_WIKI_FILE_BYTES}-byte limit; not indexed` }] };
-        text = readFileSync(path, 'utf8');
-      } catch (err) {
-        return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-unreadable', message: `unreadable: ${(err as Error).message}` }] };
-      }
-      if (text.includes('\u0000')) return { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-binary', message: 'binary content (NUL bytes); not a wiki entry' }] };
+      const read = readWikiText(path);
+      if ('refused' in read) return read.refused;
+      const { text, st } = read;
       const { entry, problems } = parseEntryFile(path, knowledge, text, st);
       const findings: Finding[] = problems.map((p) => ({
         file: p.path,
@@ -89,46 +76,80 @@ export function wikiSource(wikiRoot: string): KnowledgeSource {
       }));
       if (!entry) return { entries: [], findings };
       const fm = parseFrontmatter(text).data;
-      const rel = entry.relativePath;
-      const stem = rel.split('/').pop()!.replace(/\.md$/, '');
+      const stem = entry.relativePath.split('/').pop()!.replace(/\.md$/, '');
       // Two files with one id (a hand copy, a merge): both stay indexed, the later one under its stem, and health says so.
       const owner = shadowedBy.get(path);
       if (owner) findings.push({ file: path, line: 1, severity: 'error', code: 'wiki-duplicate-id', message: `id ${entry.id} is also used by ${owner}; this entry is indexed as ${WIKI_ID_PREFIX}${stem}` });
-      const id = owner ? `${WIKI_ID_PREFIX}${stem}` : `${WIKI_ID_PREFIX}${entry.id}`;
-      const aliases = new Set<string>([...(owner ? [] : [entry.id]), `${WIKI_ID_PREFIX}${stem}`, stem, stem.toLowerCase(), rel, `wiki/knowledge/${rel}`, ...strings(fm.aliases)]);
-      if (entry.slug) aliases.add(`${WIKI_ID_PREFIX}${entry.slug}`);
-      aliases.delete(id);
-      const status = entry.status.toLowerCase();
-      const tags = [...new Set([...entry.tags, ...(entry.facet ? [entry.facet] : [])].map((t) => t.toLowerCase()))];
-      const out: KnowledgeEntry = {
-        id,
-        graphId: id,
-        aliases: [...aliases],
-        kind: 'wiki',
-        scope: 'wiki',
-        workspace: null,
-        type: entry.type,
-        // The intent key groups contexts (contexts/<intent_key>/…); it is the wiki's category.
-        category: entry.intentKey ?? (entry.type === 'context' && rel.split('/').length > 2 ? rel.split('/')[1]! : null),
-        tags,
-        title: entry.title,
-        summary: entry.summary.trim() || entry.request,
-        body: entry.body,
-        declaredStatus: status === 'deprecated' || status === 'superseded' || status === 'archived' ? 'deprecated' : 'active',
-        storedStatus: status || undefined,
-        confidence: entry.confidence > 0 ? String(entry.confidence) : null,
-        date: entry.updated ?? entry.created ?? null,
-        file: path,
-        line: 1,
-        family: id,
-        sid: null,
-        supersedes: [],
-        supersededBy: null,
-        related: strings(fm.related).map((r) => (/^[CNS]\d{3,}$/.test(r) ? `${WIKI_ID_PREFIX}${r}` : r)),
-        // `evolution_parent` names the entry this one grew out of: a reference, not a supersede.
-        references: strings(fm.evolution_parent).map((p) => (/^[CNS]\d{3,}$/.test(p) ? `${WIKI_ID_PREFIX}${p}` : p)),
-      };
-      return { entries: [out], findings };
+      return { entries: [knowledgeEntryOf(path, entry, fm, stem, owner)], findings };
     },
+  };
+}
+
+/** Files (in path order) whose filename id an earlier file already has: path → that earlier file. */
+function shadowing(files: Array<{ path: string }>): Map<string, string> {
+  const first = new Map<string, string>();
+  const shadowedBy = new Map<string, string>();
+  for (const f of files) {
+    const id = ID_IN_NAME.exec(f.path.split('/').pop() ?? '')?.[1];
+    if (!id) continue;
+    const owner = first.get(id);
+    if (owner) shadowedBy.set(f.path, owner);
+    else first.set(id, f.path);
+  }
+  return shadowedBy;
+}
+
+/** The file's text and stat, or the result that refuses it (too large, unreadable, binary). */
+function readWikiText(path: string): { text: string; st: { mtimeMs: number; size: number } } | { refused: ReadResult } {
+  let text: string;
+  let st: { mtimeMs: number; size: number };
+  try {
+    const s = statSync(path);
+    st = { mtimeMs: s.mtimeMs, size: s.size };
+    if (s.size > MAX_WIKI_FILE_BYTES) return { refused: { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${s.size} bytes, over the ${MAX_WIKI_FILE_BYTES}-byte limit; not indexed` }] } };
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return { refused: { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-unreadable', message: `unreadable: ${(err as Error).message}` }] } };
+  }
+  if (text.includes('\u0000')) return { refused: { entries: [], findings: [{ file: path, line: 1, severity: 'error', code: 'wiki-binary', message: 'binary content (NUL bytes); not a wiki entry' }] } };
+  return { text, st };
+}
+
+/** A parsed wiki entry as a `KnowledgeEntry`; a shadowed entry (`owner` set) is indexed under its stem. */
+function knowledgeEntryOf(path: string, entry: WikiEntry, fm: Record<string, FrontValue>, stem: string, owner: string | undefined): KnowledgeEntry {
+  const rel = entry.relativePath;
+  const id = owner ? `${WIKI_ID_PREFIX}${stem}` : `${WIKI_ID_PREFIX}${entry.id}`;
+  const aliases = new Set<string>([...(owner ? [] : [entry.id]), `${WIKI_ID_PREFIX}${stem}`, stem, stem.toLowerCase(), rel, `wiki/knowledge/${rel}`, ...strings(fm.aliases)]);
+  if (entry.slug) aliases.add(`${WIKI_ID_PREFIX}${entry.slug}`);
+  aliases.delete(id);
+  const status = entry.status.toLowerCase();
+  const tags = [...new Set([...entry.tags, ...(entry.facet ? [entry.facet] : [])].map((t) => t.toLowerCase()))];
+  return {
+    id,
+    graphId: id,
+    aliases: [...aliases],
+    kind: 'wiki',
+    scope: 'wiki',
+    workspace: null,
+    type: entry.type,
+    // The intent key groups contexts (contexts/<intent_key>/…); it is the wiki's category.
+    category: entry.intentKey ?? (entry.type === 'context' && rel.split('/').length > 2 ? rel.split('/')[1]! : null),
+    tags,
+    title: entry.title,
+    summary: entry.summary.trim() || entry.request,
+    body: entry.body,
+    declaredStatus: status === 'deprecated' || status === 'superseded' || status === 'archived' ? 'deprecated' : 'active',
+    storedStatus: status || undefined,
+    confidence: entry.confidence > 0 ? String(entry.confidence) : null,
+    date: entry.updated ?? entry.created ?? null,
+    file: path,
+    line: 1,
+    family: id,
+    sid: null,
+    supersedes: [],
+    supersededBy: null,
+    related: strings(fm.related).map((r) => (/^[CNS]\d{3,}$/.test(r) ? `${WIKI_ID_PREFIX}${r}` : r)),
+    // `evolution_parent` names the entry this one grew out of: a reference, not a supersede.
+    references: strings(fm.evolution_parent).map((p) => (/^[CNS]\d{3,}$/.test(p) ? `${WIKI_ID_PREFIX}${p}` : p)),
   };
 }

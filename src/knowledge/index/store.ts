@@ -156,82 +156,53 @@ const FRESH_BUILD_MIN_FILES = 500;
 const ALIAS_RUN = 50_000;
 const DEFERRED_INDEXES = ['entries_file', 'entries_lens', 'entry_tags_tag', 'entry_tags_row', 'aliases_id', 'edges_src', 'edges_dst', 'edges_origin'];
 
+/** The statements one sync runs, prepared once per sync. */
+function syncStatements(db: Database.Database) {
+  return {
+    delRows: db.prepare('SELECT rowid, id FROM entries WHERE file = ?'),
+    delFts: db.prepare('DELETE FROM entries_fts WHERE rowid = ?'),
+    delTags: db.prepare('DELETE FROM entry_tags WHERE entry_rowid = ?'),
+    delAliases: db.prepare('DELETE FROM aliases WHERE id = ?'),
+    delEntries: db.prepare('DELETE FROM entries WHERE file = ?'),
+    delEdges: db.prepare('DELETE FROM edges WHERE origin = ?'),
+    delFile: db.prepare('DELETE FROM files WHERE path = ?'),
+    insEntry: db.prepare(`INSERT OR REPLACE INTO entries (id, graph_id, kind, type, scope, workspace, category, declared_status, status, family, file, sort_date, len_title, len_summary, len_tags, len_body, data)
+    VALUES (@id, @graphId, @kind, @type, @scope, @workspace, @category, @declaredStatus, @declaredStatus, @family, @file, @sortDate, @lenTitle, @lenSummary, @lenTags, @lenBody, @data)`),
+    insFts: db.prepare('INSERT INTO entries_fts (rowid, title, summary, tags, body) VALUES (?, ?, ?, ?, ?)'),
+    insTag: db.prepare('INSERT INTO entry_tags (entry_rowid, tag) VALUES (?, ?)'),
+    insAlias: db.prepare('INSERT OR IGNORE INTO aliases (alias, id) VALUES (?, ?)'),
+    insEdge: db.prepare('INSERT INTO edges (src, rel, dst, origin) VALUES (?, ?, ?, ?)'),
+    insFile: db.prepare('INSERT OR REPLACE INTO files (path, source, mtime_ms, size, findings) VALUES (?, ?, ?, ?, ?)'),
+    insExposure: db.prepare('INSERT OR IGNORE INTO exposure (id, hits) VALUES (?, 0)'),
+  };
+}
+type SyncStatements = ReturnType<typeof syncStatements>;
+
 /** Brings the index in step with the files; only changed files are re-read. */
 export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): SyncReport {
   const db = handle.db;
   const { changed, removed } = diff(db, sources);
   if (changed.length === 0 && removed.length === 0) return { changedFiles: 0, removedFiles: 0, entries: count(db) };
-  const delRows = db.prepare('SELECT rowid, id FROM entries WHERE file = ?');
-  const delFts = db.prepare('DELETE FROM entries_fts WHERE rowid = ?');
-  const delTags = db.prepare('DELETE FROM entry_tags WHERE entry_rowid = ?');
-  const delAliases = db.prepare('DELETE FROM aliases WHERE id = ?');
-  const delEntries = db.prepare('DELETE FROM entries WHERE file = ?');
-  const delEdges = db.prepare('DELETE FROM edges WHERE origin = ?');
-  const delFile = db.prepare('DELETE FROM files WHERE path = ?');
-  const insEntry = db.prepare(`INSERT OR REPLACE INTO entries (id, graph_id, kind, type, scope, workspace, category, declared_status, status, family, file, sort_date, len_title, len_summary, len_tags, len_body, data)
-    VALUES (@id, @graphId, @kind, @type, @scope, @workspace, @category, @declaredStatus, @declaredStatus, @family, @file, @sortDate, @lenTitle, @lenSummary, @lenTags, @lenBody, @data)`);
-  const insFts = db.prepare('INSERT INTO entries_fts (rowid, title, summary, tags, body) VALUES (?, ?, ?, ?, ?)');
-  const insTag = db.prepare('INSERT INTO entry_tags (entry_rowid, tag) VALUES (?, ?)');
-  const insAlias = db.prepare('INSERT OR IGNORE INTO aliases (alias, id) VALUES (?, ?)');
-  const insEdge = db.prepare('INSERT INTO edges (src, rel, dst, origin) VALUES (?, ?, ?, ?)');
-  const insFile = db.prepare('INSERT OR REPLACE INTO files (path, source, mtime_ms, size, findings) VALUES (?, ?, ?, ?, ?)');
-  const insExposure = db.prepare('INSERT OR IGNORE INTO exposure (id, hits) VALUES (?, 0)');
-
-  const removeFile = (path: string) => {
-    for (const r of delRows.all(path) as Array<{ rowid: number; id: string }>) {
-      delFts.run(r.rowid);
-      delTags.run(r.rowid);
-      delAliases.run(r.id);
-    }
-    delEntries.run(path);
-    delEdges.run(path);
-    delFile.run(path);
-  };
-
+  const st = syncStatements(db);
   // A first build (nothing indexed yet) of many files: the secondary indexes are
   // dropped and built once at the end (CREATE INDEX sorts once; growing them row
   // by row costs more), and aliases are inserted in sorted runs. Same tables after.
   const fresh = removed.length === 0 && changed.length >= FRESH_BUILD_MIN_FILES && db.prepare('SELECT (SELECT count(*) FROM files) + (SELECT count(*) FROM entries)').pluck().get() === 0;
-  const aliasRows: Array<[string, string]> = [];
-  const flushAliases = () => {
-    aliasRows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-    for (const [alias, id] of aliasRows) insAlias.run(alias, id);
-    aliasRows.length = 0;
-  };
-  // Sorted runs of a bounded size: most of the benefit of one sort, memory flat however large the corpus.
-  const addAlias = fresh
-    ? (alias: string, id: string) => {
-        if (aliasRows.push([alias, id]) >= ALIAS_RUN) flushAliases();
-      }
-    : (alias: string, id: string) => void insAlias.run(alias, id);
+  const aliases = aliasWriter(st, fresh);
 
   db.transaction(() => {
     if (fresh) for (const name of DEFERRED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
-    for (const p of removed) removeFile(p);
+    for (const p of removed) removeFile(st, p);
     // Files are read one at a time inside the transaction, so memory stays flat however large the corpus.
     for (const f of changed) {
       const c = { ...f, ...f.source.readFile(f.path) };
-      if (!fresh) removeFile(c.path);
-      for (const e of c.entries) {
-        const text = { title: indexText(e.title), summary: indexText(e.summary), tags: indexText([...e.tags, e.category ?? ''].join(' ')), body: indexText(e.body) };
-        const lens = { lenTitle: tokenCount(text.title), lenSummary: tokenCount(text.summary), lenTags: tokenCount(text.tags), lenBody: tokenCount(text.body) };
-        const info = insEntry.run({ ...e, ...lens, sortDate: sortDate(e, c.mtimeMs), data: JSON.stringify(e) });
-        const rowid = Number(info.lastInsertRowid);
-        insFts.run(rowid, text.title, text.summary, text.tags, text.body);
-        for (const t of e.tags) insTag.run(rowid, t);
-        addAlias(e.id, e.id);
-        addAlias(e.graphId, e.id);
-        for (const a of e.aliases) addAlias(a, e.id);
-        for (const s of e.supersedes) insEdge.run(e.id, 'supersedes', s, c.path);
-        for (const r of e.related) insEdge.run(e.id, 'related', r, c.path);
-        for (const r of e.references) insEdge.run(e.id, 'references', r, c.path);
-        insExposure.run(e.id);
-      }
-      for (const ed of c.edges ?? []) insEdge.run(ed.src, ed.rel, ed.dst, c.path);
-      insFile.run(c.path, c.source.name, c.mtimeMs, c.size, JSON.stringify(c.findings satisfies Finding[]));
+      if (!fresh) removeFile(st, c.path);
+      for (const e of c.entries) writeEntry(st, e, c.path, c.mtimeMs, aliases.add);
+      for (const ed of c.edges ?? []) st.insEdge.run(ed.src, ed.rel, ed.dst, c.path);
+      st.insFile.run(c.path, c.source.name, c.mtimeMs, c.size, JSON.stringify(c.findings satisfies Finding[]));
     }
     if (fresh) {
-      flushAliases();
+      aliases.flush();
       createSchema(db); // re-creates the dropped indexes
     }
     recomputeStatus(db);
@@ -239,6 +210,52 @@ export function syncIndex(handle: IndexHandle, sources: KnowledgeSource[]): Sync
   // After a large rebuild, fold the write-ahead log back so the file on disk is the index's real size.
   if (changed.length + removed.length > 1000 && handle.location !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
   return { changedFiles: changed.length, removedFiles: removed.length, entries: count(db) };
+}
+
+/** Deletes a file's entries with their full-text rows, tags, aliases and edges, and the file's own row. */
+function removeFile(st: SyncStatements, path: string): void {
+  for (const r of st.delRows.all(path) as Array<{ rowid: number; id: string }>) {
+    st.delFts.run(r.rowid);
+    st.delTags.run(r.rowid);
+    st.delAliases.run(r.id);
+  }
+  st.delEntries.run(path);
+  st.delEdges.run(path);
+  st.delFile.run(path);
+}
+
+/** Alias inserts: straight through, or (a fresh build) in sorted runs, flushed by the caller at the end. */
+function aliasWriter(st: SyncStatements, fresh: boolean): { add: (alias: string, id: string) => void; flush: () => void } {
+  const aliasRows: Array<[string, string]> = [];
+  const flush = () => {
+    aliasRows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    for (const [alias, id] of aliasRows) st.insAlias.run(alias, id);
+    aliasRows.length = 0;
+  };
+  // Sorted runs of a bounded size: most of the benefit of one sort, memory flat however large the corpus.
+  const add = fresh
+    ? (alias: string, id: string) => {
+        if (aliasRows.push([alias, id]) >= ALIAS_RUN) flush();
+      }
+    : (alias: string, id: string) => void st.insAlias.run(alias, id);
+  return { add, flush };
+}
+
+/** One entry: its row, full-text row, tags, aliases, edges (origin = its file) and exposure counter. */
+function writeEntry(st: SyncStatements, e: KnowledgeEntry, path: string, mtimeMs: number, addAlias: (alias: string, id: string) => void): void {
+  const text = { title: indexText(e.title), summary: indexText(e.summary), tags: indexText([...e.tags, e.category ?? ''].join(' ')), body: indexText(e.body) };
+  const lens = { lenTitle: tokenCount(text.title), lenSummary: tokenCount(text.summary), lenTags: tokenCount(text.tags), lenBody: tokenCount(text.body) };
+  const info = st.insEntry.run({ ...e, ...lens, sortDate: sortDate(e, mtimeMs), data: JSON.stringify(e) });
+  const rowid = Number(info.lastInsertRowid);
+  st.insFts.run(rowid, text.title, text.summary, text.tags, text.body);
+  for (const t of e.tags) st.insTag.run(rowid, t);
+  addAlias(e.id, e.id);
+  addAlias(e.graphId, e.id);
+  for (const a of e.aliases) addAlias(a, e.id);
+  for (const s of e.supersedes) st.insEdge.run(e.id, 'supersedes', s, path);
+  for (const r of e.related) st.insEdge.run(e.id, 'related', r, path);
+  for (const r of e.references) st.insEdge.run(e.id, 'references', r, path);
+  st.insExposure.run(e.id);
 }
 
 /**

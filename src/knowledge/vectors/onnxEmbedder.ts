@@ -128,85 +128,6 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').E
       .digest('hex')
       .slice(0, 24)}`;
 
-  const session = (): Promise<Session> => {
-    const key = fileHash(modelPath);
-    const prev = sessionByPath.get(modelPath);
-    sessionByPath.set(modelPath, key);
-    // The file now holds another model: release the old session unless another path still uses it.
-    if (prev && prev !== key && ![...sessionByPath.values()].includes(prev)) {
-      void sessions.get(prev)?.then((old) => old.release()).catch(() => undefined);
-      sessions.delete(prev);
-    }
-    let s = sessions.get(key);
-    if (!s) {
-      s = loadOrt().then(async (ort) => {
-        try {
-          return await ort.InferenceSession.create(readFileSync(modelPath));
-        } catch (err) {
-          throw new MaestroError('CONFIG_INVALID', `ONNX Runtime could not load ${modelPath}: ${(err as Error).message}`);
-        }
-      });
-      s.catch(() => sessions.delete(key));
-      sessions.set(key, s);
-    }
-    return s;
-  };
-
-  const runBatch = async (ort: Ort, sess: Session, batch: number[][]): Promise<Float32Array[]> => {
-    const seq = Math.max(...batch.map((b) => b.length));
-    const n = batch.length;
-    const ids = new BigInt64Array(n * seq);
-    const mask = new BigInt64Array(n * seq);
-    batch.forEach((toks, i) => {
-      for (let j = 0; j < seq; j++) {
-        ids[i * seq + j] = BigInt(j < toks.length ? toks[j]! : tokenizer!.padId);
-        mask[i * seq + j] = j < toks.length ? 1n : 0n;
-      }
-    });
-    const feeds: Record<string, OrtTensor> = {};
-    for (const name of sess.inputNames) {
-      if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', ids, [n, seq]);
-      else if (name === 'attention_mask') feeds[name] = new ort.Tensor('int64', mask, [n, seq]);
-      else if (name === 'token_type_ids') feeds[name] = new ort.Tensor('int64', new BigInt64Array(n * seq), [n, seq]);
-      else throw new MaestroError('CONFIG_INVALID', `${modelPath} wants an input "${name}"; a BERT-style encoder takes input_ids, attention_mask and token_type_ids.`);
-    }
-    let out: Record<string, OrtTensor>;
-    try {
-      out = await sess.run(feeds);
-    } catch (err) {
-      throw new MaestroError('CONFIG_INVALID', `ONNX Runtime failed running ${modelPath} (is ${vocabPath} this model's own vocabulary?): ${(err as Error).message}`);
-    }
-    const name = sess.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : sess.outputNames[0]!;
-    const t = out[name]!;
-    if (t.type !== 'float32') throw new MaestroError('CONFIG_INVALID', `${modelPath}: output "${name}" is ${t.type}, expected float32.`);
-    const data = t.data as Float32Array;
-    const dims = t.dims;
-    const vecs: Float32Array[] = [];
-    if (dims.length === 2) {
-      const d = dims[1]!;
-      for (let i = 0; i < n; i++) vecs.push(normalise(Float32Array.from(data.subarray(i * d, (i + 1) * d))));
-      return vecs;
-    }
-    if (dims.length !== 3 || dims[1] !== seq) throw new MaestroError('CONFIG_INVALID', `${modelPath}: output "${name}" has shape [${dims.join(', ')}], expected [batch, ${seq}, dim].`);
-    const d = dims[2]!;
-    for (let i = 0; i < n; i++) {
-      const v = new Float32Array(d);
-      if (pooling === 'cls') v.set(data.subarray(i * seq * d, i * seq * d + d));
-      else {
-        let count = 0;
-        for (let j = 0; j < seq; j++) {
-          if (mask[i * seq + j] === 0n) continue;
-          count++;
-          const base = (i * seq + j) * d;
-          for (let k = 0; k < d; k++) v[k]! += data[base + k]!;
-        }
-        for (let k = 0; k < d; k++) v[k]! /= Math.max(1, count);
-      }
-      vecs.push(normalise(v));
-    }
-    return vecs;
-  };
-
   return {
     get model() {
       return identity();
@@ -218,15 +139,108 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').E
         tokenizer = createWordPiece(readVocab(vocabPath, opts.lowercase));
         tokenizerHash = vh;
       }
-      const [ort, sess] = await Promise.all([loadOrt(), session()]);
+      const [ort, sess] = await Promise.all([loadOrt(), sessionFor(modelPath)]);
       const out: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
         const batch = texts.slice(i, i + batchSize).map((t) => tokenizer!.encode(t, maxTokens));
-        out.push(...(await runBatch(ort, sess, batch)));
+        out.push(...(await runBatch(ort, sess, batch, { modelPath, vocabPath, pooling, padId: tokenizer.padId })));
       }
       return out;
     },
   };
+}
+
+/** The loaded session for the model file's current content; a model replaced on disk gets a new session. */
+function sessionFor(modelPath: string): Promise<Session> {
+  const key = fileHash(modelPath);
+  const prev = sessionByPath.get(modelPath);
+  sessionByPath.set(modelPath, key);
+  // The file now holds another model: release the old session unless another path still uses it.
+  if (prev && prev !== key && ![...sessionByPath.values()].includes(prev)) {
+    void sessions.get(prev)?.then((old) => old.release()).catch(() => undefined);
+    sessions.delete(prev);
+  }
+  let s = sessions.get(key);
+  if (!s) {
+    s = loadOrt().then(async (ort) => {
+      try {
+        return await ort.InferenceSession.create(readFileSync(modelPath));
+      } catch (err) {
+        throw new MaestroError('CONFIG_INVALID', `ONNX Runtime could not load ${modelPath}: ${(err as Error).message}`);
+      }
+    });
+    s.catch(() => sessions.delete(key));
+    sessions.set(key, s);
+  }
+  return s;
+}
+
+interface BatchConfig {
+  modelPath: string;
+  vocabPath: string;
+  pooling: 'mean' | 'cls';
+  padId: number;
+}
+
+/** Runs one padded batch of token ids through the model and returns one unit vector per text. */
+async function runBatch(ort: Ort, sess: Session, batch: number[][], cfg: BatchConfig): Promise<Float32Array[]> {
+  const { modelPath, vocabPath } = cfg;
+  const seq = Math.max(...batch.map((b) => b.length));
+  const n = batch.length;
+  const ids = new BigInt64Array(n * seq);
+  const mask = new BigInt64Array(n * seq);
+  batch.forEach((toks, i) => {
+    for (let j = 0; j < seq; j++) {
+      ids[i * seq + j] = BigInt(j < toks.length ? toks[j]! : cfg.padId);
+      mask[i * seq + j] = j < toks.length ? 1n : 0n;
+    }
+  });
+  const feeds: Record<string, OrtTensor> = {};
+  for (const name of sess.inputNames) {
+    if (name === 'input_ids') feeds[name] = new ort.Tensor('int64', ids, [n, seq]);
+    else if (name === 'attention_mask') feeds[name] = new ort.Tensor('int64', mask, [n, seq]);
+    else if (name === 'token_type_ids') feeds[name] = new ort.Tensor('int64', new BigInt64Array(n * seq), [n, seq]);
+    else throw new MaestroError('CONFIG_INVALID', `${modelPath} wants an input "${name}"; a BERT-style encoder takes input_ids, attention_mask and token_type_ids.`);
+  }
+  let out: Record<string, OrtTensor>;
+  try {
+    out = await sess.run(feeds);
+  } catch (err) {
+    throw new MaestroError('CONFIG_INVALID', `ONNX Runtime failed running ${modelPath} (is ${vocabPath} this model's own vocabulary?): ${(err as Error).message}`);
+  }
+  const name = sess.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : sess.outputNames[0]!;
+  const t = out[name]!;
+  if (t.type !== 'float32') throw new MaestroError('CONFIG_INVALID', `${modelPath}: output "${name}" is ${t.type}, expected float32.`);
+  return poolOutput(t.data as Float32Array, t.dims, { n, seq, mask, name }, cfg);
+}
+
+/** One vector per text: a pooled [batch, dim] output as is, else the CLS token or the mean over unmasked tokens. */
+function poolOutput(data: Float32Array, dims: readonly number[], b: { n: number; seq: number; mask: BigInt64Array; name: string }, cfg: BatchConfig): Float32Array[] {
+  const { n, seq, mask } = b;
+  const vecs: Float32Array[] = [];
+  if (dims.length === 2) {
+    const d = dims[1]!;
+    for (let i = 0; i < n; i++) vecs.push(normalise(Float32Array.from(data.subarray(i * d, (i + 1) * d))));
+    return vecs;
+  }
+  if (dims.length !== 3 || dims[1] !== seq) throw new MaestroError('CONFIG_INVALID', `${cfg.modelPath}: output "${b.name}" has shape [${dims.join(', ')}], expected [batch, ${seq}, dim].`);
+  const d = dims[2]!;
+  for (let i = 0; i < n; i++) {
+    const v = new Float32Array(d);
+    if (cfg.pooling === 'cls') v.set(data.subarray(i * seq * d, i * seq * d + d));
+    else {
+      let count = 0;
+      for (let j = 0; j < seq; j++) {
+        if (mask[i * seq + j] === 0n) continue;
+        count++;
+        const base = (i * seq + j) * d;
+        for (let k = 0; k < d; k++) v[k]! += data[base + k]!;
+      }
+      for (let k = 0; k < d; k++) v[k]! /= Math.max(1, count);
+    }
+    vecs.push(normalise(v));
+  }
+  return vecs;
 }
 
 

@@ -8,7 +8,7 @@
  * without `--force` (the race seed 000 §9 leaves open).
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { effectiveDeprecated, knowhowSource, loadCorpus, specSource } from '../../format/corpus.js';
@@ -24,6 +24,7 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { listSessions, sessionsDir } from '../session/store.js';
 import { locateSpecEntry, upsertTagAttributes } from '../../format/specWriter.js';
 import { readdirSync } from 'node:fs';
+import { ghostReference } from './ghostReference.js';
 
 export interface Finding {
   id: string;
@@ -73,29 +74,95 @@ function gini(xs: number[]): number {
   return cum / (s.length * total);
 }
 
-export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolean; apply?: boolean; force?: boolean; now?: Date } = {}): AuditResult {
+/** What every audit step reads and appends to: the corpus, its lookups, and the findings and plan so far. */
+interface AuditContext {
+  root: WorkflowRoot;
+  scope: string;
+  now: Date;
+  corpus: ReturnType<typeof loadCorpus>;
+  entries: KnowledgeEntry[];
+  specs: KnowledgeEntry[];
+  knowhow: KnowledgeEntry[];
+  byRef: Map<string, KnowledgeEntry>;
+  findings: Finding[];
+  plan: PlanAction[];
+  add: (store: Finding['store'], priority: Finding['priority'], subtype: string, target: string, evidence: string, recommended_action: Finding['recommended_action'], ...idParts: string[]) => void;
+  key: (e: KnowledgeEntry) => string;
+  rel: (f: string) => string;
+  inScope: (e: KnowledgeEntry) => boolean;
+  planFor: (t: KnowledgeEntry, s: KnowledgeEntry, reason: PlanAction['reason']) => PlanAction;
+}
+
+type AuditOptions = { scope?: string; prune?: boolean; apply?: boolean; force?: boolean; now?: Date };
+
+/**
+ * The steps run in a fixed order: findings with equal sort keys keep the
+ * order they were added in, and an exact duplicate already planned as an
+ * unsynchronized supersession is not planned twice.
+ */
+export function audit(root: WorkflowRoot, opts: AuditOptions = {}): AuditResult {
   const scope = opts.scope ?? 'all';
   if (!['spec', 'knowhow', 'all'].includes(scope)) throw new MaestroError('BAD_INPUT', `--scope must be spec|knowhow|all (got ${scope}).`);
   if (opts.apply && !opts.prune) throw new MaestroError('BAD_INPUT', '--apply requires --prune (review the plan first).');
-  const now = opts.now ?? new Date();
-  const findings: Finding[] = [];
-  const add = (store: Finding['store'], priority: Finding['priority'], subtype: string, target: string, evidence: string, recommended_action: Finding['recommended_action'], ...idParts: string[]) =>
-    findings.push({ id: stableId('KAU', store, subtype, target, ...idParts), store, priority, subtype, target, evidence, recommended_action });
+  const ctx = auditContext(root, scope, opts.now ?? new Date());
+  checkSupersession(ctx);
+  const deprecatedNow = effectiveDeprecated(ctx.entries);
+  const knowhowInvalid = scope !== 'spec' ? checkKnowhowFiles(ctx, deprecatedNow) : new Set<string>();
+  if (scope !== 'knowhow') checkStaleSpecs(ctx, deprecatedNow);
+  checkDuplicates(ctx);
+  const { pipeline, consumed, pendingTargets } = auditPipeline(ctx);
+  const usage = usageOf(ctx, consumed);
+  const result = summarize(ctx, opts, knowhowInvalid, pipeline, usage);
+  if (opts.apply && ctx.plan.length) {
+    const contested = ctx.plan.filter((p) => pendingTargets.has(p.target_id));
+    if (contested.length && !opts.force)
+      throw new MaestroError('KNOWLEDGE_CONFLICT', `Refusing to prune: pending candidates with fresh receipts target ${contested.map((p) => `${p.target_id} (${pendingTargets.get(p.target_id)!.join(', ')})`).join('; ')}. Review them first (maestro knowledge review <session>) or re-run with --force.`);
+    result.applied = applyPlan(root, ctx.plan, ctx.now);
+  }
+  return result;
+}
 
-  const c = loadCorpus([specSource(root), knowhowSource(root)]);
-  const entries = c.entries.filter((e) => e.scope === 'project');
-  const specs = entries.filter((e) => e.kind === 'spec');
-  const knowhow = entries.filter((e) => e.kind === 'knowhow');
+function auditContext(root: WorkflowRoot, scope: string, now: Date): AuditContext {
+  const findings: Finding[] = [];
+  const add: AuditContext['add'] = (store, priority, subtype, target, evidence, recommended_action, ...idParts) => {
+    findings.push({ id: stableId('KAU', store, subtype, target, ...idParts), store, priority, subtype, target, evidence, recommended_action });
+  };
+  const corpus = loadCorpus([specSource(root), knowhowSource(root)]);
+  const entries = corpus.entries.filter((e) => e.scope === 'project');
   const byRef = new Map<string, KnowledgeEntry>();
   for (const e of entries) for (const a of [e.id, ...e.aliases, ...(e.sid ? [e.sid] : [])]) if (!byRef.has(a)) byRef.set(a, e);
   const key = (e: KnowledgeEntry) => (e.kind === 'spec' ? (e.sid ?? e.id) : e.id);
   const rel = (f: string) => relative(root.projectDir, f);
-  const plan: PlanAction[] = [];
-  const inScope = (e: KnowledgeEntry) => scope === 'all' || e.kind === scope;
+  const planFor = (t: KnowledgeEntry, s: KnowledgeEntry, reason: PlanAction['reason']): PlanAction => {
+    const store = t.kind as 'spec' | 'knowhow';
+    const action = store === 'spec' ? 'deprecate' : 'supersede';
+    return { id: stableId('KPA', store, action, key(t), key(s), reason), store, action, target_id: key(t), target_file: rel(t.file), successor_id: key(s), successor_file: rel(s.file), reason };
+  };
+  return {
+    root,
+    scope,
+    now,
+    corpus,
+    entries,
+    specs: entries.filter((e) => e.kind === 'spec'),
+    knowhow: entries.filter((e) => e.kind === 'knowhow'),
+    byRef,
+    findings,
+    plan: [],
+    add,
+    key,
+    rel,
+    inScope: (e) => scope === 'all' || e.kind === scope,
+    planFor,
+  };
+}
 
-  for (const f of c.findings) if (f.code === 'bad-frontmatter' && (scope === 'all' || (scope === 'knowhow') === f.file.includes('/knowhow/'))) add(f.file.includes('/knowhow/') ? 'knowhow' : 'spec', 'P1', 'invalid-frontmatter', rel(f.file), `${f.message} (line ${f.line})`, 'review');
+/** Bad frontmatter, missing sids, dangling or cyclic supersession links, and supersessions not yet applied. */
+function checkSupersession(ctx: AuditContext): void {
+  const { scope, add, rel, key, byRef, entries } = ctx;
+  for (const f of ctx.corpus.findings) if (f.code === 'bad-frontmatter' && (scope === 'all' || (scope === 'knowhow') === f.file.includes('/knowhow/'))) add(f.file.includes('/knowhow/') ? 'knowhow' : 'spec', 'P1', 'invalid-frontmatter', rel(f.file), `${f.message} (line ${f.line})`, 'review');
 
-  for (const e of entries.filter(inScope)) {
+  for (const e of entries.filter(ctx.inScope)) {
     const store = e.kind as 'spec' | 'knowhow';
     if (store === 'spec' && !e.sid && e.aliases.every((a) => !a.startsWith('legacy:'))) add('spec', 'P2', 'missing-stable-id', e.id, `${rel(e.file)}:${e.line} has no sid`, 'review');
     for (const ref of e.supersedes) if (!byRef.has(ref)) add(store, 'P0', 'dangling-supersedes', key(e), `supersedes ${ref}, which does not exist`, 'review');
@@ -104,7 +171,7 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
     const successor = e.supersededBy ? byRef.get(e.supersededBy) : entries.find((o) => o !== e && o.declaredStatus === 'active' && o.supersedes.some((r) => byRef.get(r) === e));
     if (successor && e.declaredStatus === 'active' && successor !== e) {
       add(store, 'P1', 'unsynchronized-supersession', key(e), `superseded by ${key(successor)} but still active`, 'deprecate');
-      plan.push(planFor(e, successor, 'unsynchronized-supersession'));
+      ctx.plan.push(ctx.planFor(e, successor, 'unsynchronized-supersession'));
     }
     // Cycle: follow superseded-by.
     const seen = new Set<KnowledgeEntry>([e]);
@@ -117,45 +184,53 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
       seen.add(cur);
     }
   }
-  const deprecatedNow = effectiveDeprecated(entries);
-  // Knowhow metadata and code references (read from each file's own frontmatter).
+}
+
+/** Knowhow metadata and code references (read from each file's own frontmatter); returns the files with missing metadata. */
+function checkKnowhowFiles(ctx: AuditContext, deprecatedNow: Set<string>): Set<string> {
+  const { add, rel, key } = ctx;
   const knowhowInvalid = new Set<string>();
-  if (scope !== 'spec')
-    for (const e of knowhow) {
-      let text: string;
-      try {
-        text = readFileSync(e.file, 'utf8');
-      } catch {
-        continue;
-      }
-      const doc = parseKnowhowText(text, e.file);
-      const fm = doc.frontmatter.data;
-      const missing = ['title', 'type'].filter((k) => typeof fm[k] !== 'string' || !(fm[k] as string).trim());
-      if (missing.length) {
-        knowhowInvalid.add(e.file);
-        add('knowhow', 'P1', 'missing-required-metadata', key(e), `${rel(e.file)} has no ${missing.join(' or ')} in its frontmatter`, 'review');
-      }
-      if (deprecatedNow.has(e.id)) continue; // a retired document may point at retired code
-      for (const ref of doc.codePaths) {
-        const ghost = ghostReference(root.projectDir, ref);
-        if (ghost) add('knowhow', 'P1', 'ghost-code-reference', key(e), `${rel(e.file)}: ${ghost}`, 'review', ref);
-      }
+  for (const e of ctx.knowhow) {
+    let text: string;
+    try {
+      text = readFileSync(e.file, 'utf8');
+    } catch {
+      continue;
     }
-  // Stale active specs: freshness 2^(−age/60 d) (the spec half-life of FORMATS §5.1) below 0.5.
-  if (scope !== 'knowhow') {
-    const stale = specs
-      .filter((e) => e.declaredStatus === 'active' && !deprecatedNow.has(e.id) && e.date)
-      .map((e) => ({ e, f: freshnessOf(e.date!, now) }))
-      .filter((x) => x.f !== null && x.f < 0.5)
-      .map((x) => key(x.e))
-      .sort();
-    if (stale.length)
-      add('spec', 'P2', 'stale-active-observation', 'spec-store', `${stale.length} active entr${stale.length === 1 ? 'y has' : 'ies have'} freshness below 0.5 (dated more than ${SPEC_HALF_LIFE_DAYS} days ago): ${stale.slice(0, 10).join(', ')}${stale.length > 10 ? ` (+${stale.length - 10} more)` : ''}`, 'observe', ...stale);
+    const doc = parseKnowhowText(text, e.file);
+    const fm = doc.frontmatter.data;
+    const missing = ['title', 'type'].filter((k) => typeof fm[k] !== 'string' || !(fm[k] as string).trim());
+    if (missing.length) {
+      knowhowInvalid.add(e.file);
+      add('knowhow', 'P1', 'missing-required-metadata', key(e), `${rel(e.file)} has no ${missing.join(' or ')} in its frontmatter`, 'review');
+    }
+    if (deprecatedNow.has(e.id)) continue; // a retired document may point at retired code
+    for (const ref of doc.codePaths) {
+      const ghost = ghostReference(ctx.root.projectDir, ref);
+      if (ghost) add('knowhow', 'P1', 'ghost-code-reference', key(e), `${rel(e.file)}: ${ghost}`, 'review', ref);
+    }
   }
-  // Exact duplicates among active entries: canonical = lowest id.
-  for (const group of [specs, knowhow]) {
+  return knowhowInvalid;
+}
+
+/** Stale active specs: freshness 2^(−age/60 d) (the spec half-life of FORMATS §5.1) below 0.5. */
+function checkStaleSpecs(ctx: AuditContext, deprecatedNow: Set<string>): void {
+  const stale = ctx.specs
+    .filter((e) => e.declaredStatus === 'active' && !deprecatedNow.has(e.id) && e.date)
+    .map((e) => ({ e, f: freshnessOf(e.date!, ctx.now) }))
+    .filter((x) => x.f !== null && x.f < 0.5)
+    .map((x) => ctx.key(x.e))
+    .sort();
+  if (stale.length)
+    ctx.add('spec', 'P2', 'stale-active-observation', 'spec-store', `${stale.length} active entr${stale.length === 1 ? 'y has' : 'ies have'} freshness below 0.5 (dated more than ${SPEC_HALF_LIFE_DAYS} days ago): ${stale.slice(0, 10).join(', ')}${stale.length > 10 ? ` (+${stale.length - 10} more)` : ''}`, 'observe', ...stale);
+}
+
+/** Exact duplicates among active entries: canonical = lowest id. */
+function checkDuplicates(ctx: AuditContext): void {
+  const { key, plan } = ctx;
+  for (const group of [ctx.specs, ctx.knowhow]) {
     const byKey = new Map<string, KnowledgeEntry[]>();
-    for (const e of group.filter((x) => x.declaredStatus === 'active' && inScope(x))) {
+    for (const e of group.filter((x) => x.declaredStatus === 'active' && ctx.inScope(x))) {
       const k = `${normA(e.title)}\0${normA(e.body.replace(/^\s*###[^\n]*\n?/, ''))}`;
       byKey.set(k, [...(byKey.get(k) ?? []), e]);
     }
@@ -163,101 +238,113 @@ export function audit(root: WorkflowRoot, opts: { scope?: string; prune?: boolea
       if (dups.length < 2) continue;
       dups.sort((a, b) => key(a).localeCompare(key(b)));
       for (const d of dups.slice(1)) {
-        add(d.kind as 'spec', 'P1', 'exact-duplicate', key(d), `same title and content as ${key(dups[0]!)}`, 'deprecate');
-        if (!plan.some((p) => p.target_id === key(d))) plan.push(planFor(d, dups[0]!, 'exact-duplicate'));
+        ctx.add(d.kind as 'spec', 'P1', 'exact-duplicate', key(d), `same title and content as ${key(dups[0]!)}`, 'deprecate');
+        if (!plan.some((p) => p.target_id === key(d))) plan.push(ctx.planFor(d, dups[0]!, 'exact-duplicate'));
       }
     }
   }
+}
 
-  function planFor(t: KnowledgeEntry, s: KnowledgeEntry, reason: PlanAction['reason']): PlanAction {
-    const store = t.kind as 'spec' | 'knowhow';
-    const action = store === 'spec' ? 'deprecate' : 'supersede';
-    return { id: stableId('KPA', store, action, key(t), key(s), reason), store, action, target_id: key(t), target_file: rel(t.file), successor_id: key(s), successor_file: rel(s.file), reason };
-  }
+type PipelineCounts = AuditResult['pipeline'];
 
-  // Pipeline: sessions, ledgers, backlog.
-  const pipeline = { sessions: 0, ledgers: 0, pending_observed: 0, pending_corroborated: 0, promoted: 0 };
+/** Pipeline: sessions, ledgers, backlog (only for scope `all`). Also returns consumption counts and which entries fresh pending candidates target. */
+function auditPipeline(ctx: AuditContext): { pipeline: PipelineCounts; consumed: Map<string, number>; pendingTargets: Map<string, string[]> } {
+  const pipeline: PipelineCounts = { sessions: 0, ledgers: 0, pending_observed: 0, pending_corroborated: 0, promoted: 0 };
   const consumed = new Map<string, number>();
   const pendingIn = new Map<string, number>();
   const pendingTargets = new Map<string, string[]>();
-  if (scope === 'all') {
-    const sdir = sessionsDir(root);
-    const names = existsSync(sdir) ? readdirSync(sdir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : [];
-    const good = new Set(listSessions(root).map((s) => s.session_id));
-    for (const n of names) if (!good.has(n)) add('pipeline', 'P1', 'invalid-session-authority', `sessions/${n}`, 'session.json missing or unreadable', 'review');
-    const corpus = readCorpus(root.workflowDir);
-    for (const sid of good) {
-      pipeline.sessions++;
-      for (const src of sessionSources(root, sid)) {
-        if (!existsSync(src.ledgerPath)) continue;
-        let ledger;
-        try {
-          ledger = readLedger(src.ledgerPath)!;
-        } catch (err) {
-          add('pipeline', 'P1', 'invalid-knowledge-ledger', rel(src.ledgerPath), (err as Error).message, 'review');
-          continue;
-        }
-        pipeline.ledgers++;
-        for (const i of ledger.inputs) if (i.signal === 'consumed') consumed.set(i.knowledge_id, (consumed.get(i.knowledge_id) ?? 0) + i.count);
-        let state;
-        try {
-          state = readSourceState(src);
-        } catch (err) {
-          // A corrupt promotion receipt or report: its candidates cannot be counted as promoted or pending.
-          add('pipeline', 'P1', 'invalid-run-file', rel(src.dir), (err as Error).message, 'review');
-          continue;
-        }
-        const { receipt, corrupt } = tryReadReceipt(src);
-        if (corrupt) add('pipeline', 'P2', 'invalid-reconciliation-receipt', rel(src.receiptPath), corrupt.message, 'review');
-        const fresh = freshness(src, receipt, state, corpus, corrupt).state === 'fresh';
-        for (const cand of ledger.candidates) {
-          const promotedNow = !state.candidates.some((x) => x.candidate_id === cand.candidate_id) && cand.status !== 'rejected';
-          if (cand.status === 'promoted' || promotedNow) {
-            pipeline.promoted++;
-            continue;
-          }
-          if (cand.status !== 'pending') continue;
-          pendingIn.set(cand.candidate_id, (pendingIn.get(cand.candidate_id) ?? 0) + 1);
-          const r = receipt?.candidates.find((x) => x.candidate_id === cand.candidate_id);
-          if (fresh && r) for (const m of r.matches) pendingTargets.set(m.knowledge_id, [...(pendingTargets.get(m.knowledge_id) ?? []), `${cand.candidate_id} (${sid}/${src.rid})`]);
-        }
-      }
-    }
-    for (const [id, n] of pendingIn) {
-      if (n > 1) {
-        pipeline.pending_corroborated++;
-        add('pipeline', 'P2', 'corroborated-promotion-backlog', id, `pending in ${n} ledgers`, 'review');
-      } else pipeline.pending_observed++;
-    }
+  if (ctx.scope !== 'all') return { pipeline, consumed, pendingTargets };
+  const { root, add } = ctx;
+  const sdir = sessionsDir(root);
+  const names = existsSync(sdir) ? readdirSync(sdir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : [];
+  const good = new Set(listSessions(root).map((s) => s.session_id));
+  for (const n of names) if (!good.has(n)) add('pipeline', 'P1', 'invalid-session-authority', `sessions/${n}`, 'session.json missing or unreadable', 'review');
+  const corpus = readCorpus(root.workflowDir);
+  for (const sid of good) {
+    pipeline.sessions++;
+    for (const src of sessionSources(root, sid)) auditSource(ctx, sid, src, corpus, { pipeline, consumed, pendingIn, pendingTargets });
   }
+  for (const [id, n] of pendingIn) {
+    if (n > 1) {
+      pipeline.pending_corroborated++;
+      add('pipeline', 'P2', 'corroborated-promotion-backlog', id, `pending in ${n} ledgers`, 'review');
+    } else pipeline.pending_observed++;
+  }
+  return { pipeline, consumed, pendingTargets };
+}
+
+/** One run's ledger: consumption, promoted and pending candidates, and what the pending ones target when the receipt is fresh. */
+function auditSource(
+  ctx: AuditContext,
+  sid: string,
+  src: ReturnType<typeof sessionSources>[number],
+  corpus: ReturnType<typeof readCorpus>,
+  acc: { pipeline: PipelineCounts; consumed: Map<string, number>; pendingIn: Map<string, number>; pendingTargets: Map<string, string[]> },
+): void {
+  const { add, rel } = ctx;
+  const { pipeline, consumed, pendingIn, pendingTargets } = acc;
+  if (!existsSync(src.ledgerPath)) return;
+  let ledger;
+  try {
+    ledger = readLedger(src.ledgerPath)!;
+  } catch (err) {
+    add('pipeline', 'P1', 'invalid-knowledge-ledger', rel(src.ledgerPath), (err as Error).message, 'review');
+    return;
+  }
+  pipeline.ledgers++;
+  for (const i of ledger.inputs) if (i.signal === 'consumed') consumed.set(i.knowledge_id, (consumed.get(i.knowledge_id) ?? 0) + i.count);
+  let state;
+  try {
+    state = readSourceState(src);
+  } catch (err) {
+    // A corrupt promotion receipt or report: its candidates cannot be counted as promoted or pending.
+    add('pipeline', 'P1', 'invalid-run-file', rel(src.dir), (err as Error).message, 'review');
+    return;
+  }
+  const { receipt, corrupt } = tryReadReceipt(src);
+  if (corrupt) add('pipeline', 'P2', 'invalid-reconciliation-receipt', rel(src.receiptPath), corrupt.message, 'review');
+  const fresh = freshness(src, receipt, state, corpus, corrupt).state === 'fresh';
+  for (const cand of ledger.candidates) {
+    const promotedNow = !state.candidates.some((x) => x.candidate_id === cand.candidate_id) && cand.status !== 'rejected';
+    if (cand.status === 'promoted' || promotedNow) {
+      pipeline.promoted++;
+      continue;
+    }
+    if (cand.status !== 'pending') continue;
+    pendingIn.set(cand.candidate_id, (pendingIn.get(cand.candidate_id) ?? 0) + 1);
+    const r = receipt?.candidates.find((x) => x.candidate_id === cand.candidate_id);
+    if (fresh && r) for (const m of r.matches) pendingTargets.set(m.knowledge_id, [...(pendingTargets.get(m.knowledge_id) ?? []), `${cand.candidate_id} (${sid}/${src.rid})`]);
+  }
+}
+
+/** Consumption concentration: top-10 share and Gini over consumed counts; flags a usage finding (usage alone never prunes). */
+function usageOf(ctx: AuditContext, consumed: Map<string, number>): AuditResult['usage'] {
   const counts = [...consumed.values()].sort((a, b) => b - a);
   const total = counts.reduce((a, b) => a + b, 0);
   const top10 = total ? counts.slice(0, 10).reduce((a, b) => a + b, 0) / total : 0;
   const g = gini(counts);
-  if (counts.length > 10 && (top10 > 0.75 || g > 0.65)) add('usage', 'P2', 'exposure-concentration', 'consumption', `top-10 share ${top10.toFixed(2)}, Gini ${g.toFixed(2)} over ${counts.length} entries`, 'observe');
+  if (counts.length > 10 && (top10 > 0.75 || g > 0.65)) ctx.add('usage', 'P2', 'exposure-concentration', 'consumption', `top-10 share ${top10.toFixed(2)}, Gini ${g.toFixed(2)} over ${counts.length} entries`, 'observe');
+  return { consumed_total: total, distinct: counts.length, top10_share: top10, gini: g };
+}
 
+/** Sorts findings and plan (deterministic output) and builds the result, not yet applied. */
+function summarize(ctx: AuditContext, opts: AuditOptions, knowhowInvalid: Set<string>, pipeline: PipelineCounts, usage: AuditResult['usage']): AuditResult {
+  const { findings, plan, specs, knowhow, corpus: c } = ctx;
   findings.sort((a, b) => PRI[a.priority] - PRI[b.priority] || a.store.localeCompare(b.store) || a.target.localeCompare(b.target) || a.id.localeCompare(b.id));
   plan.sort((a, b) => a.target_id.localeCompare(b.target_id));
-  const result: AuditResult = {
+  return {
     schema: 'knowledge-audit/1.0',
-    scope,
-    generated_at: now.toISOString(),
+    scope: ctx.scope,
+    generated_at: ctx.now.toISOString(),
     spec_health: { total: specs.length, active: specs.filter((e) => e.declaredStatus === 'active').length, deprecated: specs.filter((e) => e.declaredStatus !== 'active').length, findings: c.findings.filter((f) => !f.file.includes('/knowhow/')).length },
     knowhow: { total: knowhow.length, active: knowhow.filter((e) => e.declaredStatus === 'active').length, deprecated: knowhow.filter((e) => e.declaredStatus !== 'active').length, invalid: new Set([...c.findings.filter((f) => f.file.includes('/knowhow/')).map((f) => f.file), ...knowhowInvalid]).size },
-    usage: { consumed_total: total, distinct: counts.length, top10_share: top10, gini: g },
+    usage,
     pipeline,
     findings,
     ...(opts.prune ? { prune_plan: plan } : {}),
     applied: { count: 0, backup_dir: null },
     safety: { usage_only_never_pruned: true, physical_delete: false, apply_requires_prune: true },
   };
-  if (opts.apply && plan.length) {
-    const contested = plan.filter((p) => pendingTargets.has(p.target_id));
-    if (contested.length && !opts.force)
-      throw new MaestroError('KNOWLEDGE_CONFLICT', `Refusing to prune: pending candidates with fresh receipts target ${contested.map((p) => `${p.target_id} (${pendingTargets.get(p.target_id)!.join(', ')})`).join('; ')}. Review them first (maestro knowledge review <session>) or re-run with --force.`);
-    result.applied = applyPlan(root, plan, now);
-  }
-  return result;
 }
 
 const SPEC_HALF_LIFE_DAYS = 60;
@@ -268,38 +355,6 @@ function freshnessOf(date: string, now: Date): number | null {
   const t = Date.parse(date);
   if (!Number.isFinite(t)) return null;
   return Math.pow(2, -Math.max(0, now.getTime() - t) / DAY_MS / SPEC_HALF_LIFE_DAYS);
-}
-
-/**
- * Why a knowhow `codePaths` / `relatedPaths` reference is a ghost, or null.
- * Forms: `path`, `path:12` / `path#L12` (line anchors: the file must exist),
- * `path#Symbol` / `path::Symbol` / `path:Symbol` (the file must exist and name
- * the symbol as a whole word). Only references inside the project are
- * checked; URLs and globs are not.
- */
-export function ghostReference(projectDir: string, ref: string): string | null {
-  const r = ref.trim();
-  if (!r || /^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /[*?[\]{}]/.test(r)) return null;
-  const m = /^(.*?)(?:(?:#|::?)(.+))?$/.exec(r)!;
-  let path = m[1]!;
-  let anchor = m[2]?.trim() ?? '';
-  if (!path) return null;
-  if (/^L?\d+(?:-L?\d+)?$/.test(anchor)) anchor = '';
-  const abs = isAbsolute(path) ? path : resolve(projectDir, path);
-  const inside = relative(projectDir, abs);
-  if (inside.startsWith('..') || isAbsolute(inside)) return null;
-  path = inside || '.';
-  if (!existsSync(abs)) return `references ${path}, which does not exist`;
-  if (!anchor) return null;
-  anchor = anchor.split('.').pop()!; // `Class.method` → method
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch {
-    return null; // a directory or unreadable: the path exists, the symbol cannot be checked
-  }
-  const word = new RegExp(`(^|[^\\p{L}\\p{N}_$])${anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}_$])`, 'u');
-  return word.test(text) ? null : `references ${anchor} in ${path}, which no longer names it`;
 }
 
 function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): AuditResult['applied'] {

@@ -158,13 +158,21 @@ function listMd(cache: RootCache, dir: string, now: number): string[] {
   return files;
 }
 
+/** One pass over the corpus files: what changed, the new rows, and the counts the snapshot reports. */
+interface Walk {
+  workflowDir: string;
+  cache: RootCache;
+  now: number;
+  changed: Set<string>;
+  added: Row[];
+  parsed: number;
+  rereads: number;
+  count: number;
+}
+
 export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}): CorpusSnapshot {
   const useCache = opts.cache ?? true;
-  let cache = useCache ? caches.get(workflowDir) : undefined;
-  if (!cache) {
-    cache = { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null, trusted: null };
-    if (useCache) caches.set(workflowDir, cache);
-  }
+  const cache = cacheFor(workflowDir, useCache);
   // Ask the watcher first: whatever it has not seen yet is written after this point.
   const dirty = useCache ? watchedChanges(workflowDir, cache) : null;
   const now = Date.now();
@@ -172,77 +180,106 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
   const knowhowDir = join(workflowDir, 'knowhow');
   const specFiles = listMd(cache, specDir, now);
   const knowhowFiles = listMd(cache, knowhowDir, now);
-  const changed = new Set<string>();
-  const added: Row[] = [];
-  let parsed = 0;
-  let rereads = 0;
-  let count = 0;
-  const visit = (p: string, kind: 'spec' | 'knowhow', force = false) => {
-    const st = stat(p);
-    if (!st?.isFile()) {
-      if (cache.files.delete(p)) changed.add(p);
-      return;
-    }
-    count++;
-    const hit = cache.files.get(p);
-    if (!force && hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
-    let text: string;
-    try {
-      text = readFileSync(p, 'utf8');
-    } catch (err) {
-      // Deleted between the stat and the read: gone, like any deleted file.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      if (cache.files.delete(p)) changed.add(p);
-      return;
-    }
-    const d = kind === 'spec' ? specDocs(workflowDir, p, text) : knowhowDocs(workflowDir, p, text);
-    const rows = d.map((x, seq) => ({ target: x.target, id: x.id, json: JSON.stringify(fingerprintRow(x)), file: p, seq }));
-    const statChanged = !hit || hit.mtimeMs !== st.mtimeMs || hit.size !== st.size || hit.ino !== st.ino;
-    if (statChanged) parsed++;
-    // Same rows (a racy re-read, or an edit outside the fingerprinted fields): the hash stands, the docs are replaced.
-    if (hit && hit.rows.length === rows.length && hit.rows.every((r, i) => r.json === rows[i]!.json)) {
-      if (!statChanged) rereads++;
-      cache.files.set(p, { ...hit, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, docs: d });
-      cache.docs = null;
-      return;
-    }
-    cache.files.set(p, { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, docs: d, rows });
-    changed.add(p);
-    added.push(...rows);
-  };
+  const walk: Walk = { workflowDir, cache, now, changed: new Set(), added: [], parsed: 0, rereads: 0, count: 0 };
   let statted: number;
   // Anything thrown below leaves the cache unsure of what it has seen: trust the watcher again only after a full walk.
   const trusted = cache.trusted;
   cache.trusted = null;
   if (dirty) {
-    // Watched: only what the watcher named (read again whatever its stat says: every write is an event,
-    // so racy timestamps do not matter here) and files not cached yet.
-    const todo = new Map<string, 'spec' | 'knowhow'>();
-    for (const p of dirty) if (p.endsWith('.md')) {
-      const dir = p.slice(0, p.lastIndexOf('/'));
-      if (dir === specDir) todo.set(p, 'spec');
-      else if (dir === knowhowDir) todo.set(p, 'knowhow');
-    }
-    if (cache.files.size !== specFiles.length + knowhowFiles.length) {
-      for (const p of specFiles) if (!cache.files.has(p)) todo.set(p, 'spec');
-      for (const p of knowhowFiles) if (!cache.files.has(p)) todo.set(p, 'knowhow');
-    }
-    for (const [p, kind] of todo) visit(p, kind, true);
-    statted = todo.size;
-    count = cache.files.size;
+    statted = visitWatched(walk, dirty, specDir, knowhowDir, specFiles, knowhowFiles);
   } else {
-    for (const p of specFiles) visit(p, 'spec');
-    for (const p of knowhowFiles) visit(p, 'knowhow');
+    for (const p of specFiles) visitFile(walk, p, 'spec');
+    for (const p of knowhowFiles) visitFile(walk, p, 'knowhow');
     statted = specFiles.length + knowhowFiles.length;
   }
   cache.trusted = trusted;
-  if (count !== cache.files.size || cache.files.size !== specFiles.length + knowhowFiles.length) {
+  if (walk.count !== cache.files.size || cache.files.size !== specFiles.length + knowhowFiles.length) {
     const live = new Set([...specFiles, ...knowhowFiles]);
     for (const k of [...cache.files.keys()]) if (!live.has(k) || !stat(k)?.isFile()) {
       cache.files.delete(k);
-      changed.add(k);
+      walk.changed.add(k);
     }
   }
+  updateBlocks(cache, walk.changed, walk.added);
+  cache.fingerprint ??= fingerprintOfBlocks(cache.blocks!);
+  if (!cache.docs) {
+    const docs: CorpusDoc[] = [];
+    for (const p of specFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
+    for (const p of knowhowFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
+    cache.docs = docs;
+  }
+  return { docs: cache.docs, fingerprint: cache.fingerprint, parsed: walk.parsed, rereads: walk.rereads, statted };
+}
+
+/** The cache kept for this workflow folder, or a throwaway one when caching is off. */
+function cacheFor(workflowDir: string, useCache: boolean): RootCache {
+  let cache = useCache ? caches.get(workflowDir) : undefined;
+  if (!cache) {
+    cache = { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null, trusted: null };
+    if (useCache) caches.set(workflowDir, cache);
+  }
+  return cache;
+}
+
+/**
+ * Watched: only what the watcher named (read again whatever its stat says: every write is an event,
+ * so racy timestamps do not matter here) and files not cached yet. Returns how many files were statted.
+ */
+function visitWatched(walk: Walk, dirty: Iterable<string>, specDir: string, knowhowDir: string, specFiles: string[], knowhowFiles: string[]): number {
+  const { cache } = walk;
+  const todo = new Map<string, 'spec' | 'knowhow'>();
+  for (const p of dirty) if (p.endsWith('.md')) {
+    const dir = p.slice(0, p.lastIndexOf('/'));
+    if (dir === specDir) todo.set(p, 'spec');
+    else if (dir === knowhowDir) todo.set(p, 'knowhow');
+  }
+  if (cache.files.size !== specFiles.length + knowhowFiles.length) {
+    for (const p of specFiles) if (!cache.files.has(p)) todo.set(p, 'spec');
+    for (const p of knowhowFiles) if (!cache.files.has(p)) todo.set(p, 'knowhow');
+  }
+  for (const [p, kind] of todo) visitFile(walk, p, kind, true);
+  walk.count = cache.files.size;
+  return todo.size;
+}
+
+/** Stats one file and, unless its cached stat still matches (or `force`), reads and parses it again. */
+function visitFile(walk: Walk, p: string, kind: 'spec' | 'knowhow', force = false): void {
+  const { cache, changed, now } = walk;
+  const st = stat(p);
+  if (!st?.isFile()) {
+    if (cache.files.delete(p)) changed.add(p);
+    return;
+  }
+  walk.count++;
+  const hit = cache.files.get(p);
+  if (!force && hit && !hit.racy && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return;
+  let text: string;
+  try {
+    text = readFileSync(p, 'utf8');
+  } catch (err) {
+    // Deleted between the stat and the read: gone, like any deleted file.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (cache.files.delete(p)) changed.add(p);
+    return;
+  }
+  const d = kind === 'spec' ? specDocs(walk.workflowDir, p, text) : knowhowDocs(walk.workflowDir, p, text);
+  const rows = d.map((x, seq) => ({ target: x.target, id: x.id, json: JSON.stringify(fingerprintRow(x)), file: p, seq }));
+  const statChanged = !hit || hit.mtimeMs !== st.mtimeMs || hit.size !== st.size || hit.ino !== st.ino;
+  if (statChanged) walk.parsed++;
+  // Same rows (a racy re-read, or an edit outside the fingerprinted fields): the hash stands, the docs are replaced.
+  if (hit && hit.rows.length === rows.length && hit.rows.every((r, i) => r.json === rows[i]!.json)) {
+    if (!statChanged) walk.rereads++;
+    cache.files.set(p, { ...hit, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, docs: d });
+    cache.docs = null;
+    return;
+  }
+  cache.files.set(p, { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, racy: now - st.mtimeMs < RACY_MS, docs: d, rows });
+  changed.add(p);
+  walk.added.push(...rows);
+}
+
+/** Brings the sorted row blocks up to date with the changed files; clears the fingerprint and docs when anything moved. */
+function updateBlocks(cache: RootCache, changed: Set<string>, added: Row[]): void {
   if (cache.blocks === null || changed.size > 64) {
     // First build, or many files changed: one full sort.
     const all: Row[] = [];
@@ -274,13 +311,5 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     cache.fingerprint = null;
     cache.docs = null;
   }
-  cache.fingerprint ??= fingerprintOfBlocks(cache.blocks);
-  if (!cache.docs) {
-    const docs: CorpusDoc[] = [];
-    for (const p of specFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
-    for (const p of knowhowFiles) for (const d of cache.files.get(p)?.docs ?? []) docs.push(d);
-    cache.docs = docs;
-  }
-  return { docs: cache.docs, fingerprint: cache.fingerprint, parsed, rereads, statted };
 }
 

@@ -62,6 +62,9 @@ export interface PromoteOptions {
   afterWrite?: (candidateId: string) => void;
 }
 
+type Work = { src: Source; cand: LedgerCandidate; entry: Receipt['candidates'][number] };
+type Corpus = ReturnType<typeof readCorpus>;
+
 export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): PromotionResult {
   readSession(root, sid);
   const now = opts.now ?? new Date();
@@ -70,7 +73,21 @@ export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): 
   if (!opts.all && !wanted.length) throw new MaestroError('BAD_INPUT', 'promote needs --candidate <id> (repeatable, commas accepted) or --all.');
   for (const id of wanted) if (!/^KDC-[a-f0-9]{16}$/.test(id)) throw new MaestroError('BAD_INPUT', `--candidate ${id} is not a candidate id (KDC-<16 hex>).`);
 
-  // Which sources are involved: explicit selection touches only its candidates' sources.
+  const selected = selectSources(root, sid, opts, wanted);
+  // Gates first, for every source, before anything is written (fail closed).
+  const corpus = readCorpus(root.workflowDir);
+  const { work, seenIn } = gateSources(root, sid, opts, selected, corpus, res);
+  for (const id of wanted) if (!work.some((w) => w.cand.candidate_id === id) && !res.skipped_blocked.some((b) => b.candidate_id === id)) {
+    res.already_promoted.push({ candidate_id: id, promoted_id: findPromoted(root, sid, id) });
+  }
+
+  opts.afterGates?.();
+  for (const w of work) promoteWork(root, sid, opts, w, { corpus, seenIn, now, res });
+  return res;
+}
+
+/** Which sources are involved: explicit selection touches only its candidates' sources. */
+function selectSources(root: WorkflowRoot, sid: string, opts: PromoteOptions, wanted: string[]): Map<string, { src: Source; ids: Set<string> | null }> {
   const selected = new Map<string, { src: Source; ids: Set<string> | null }>();
   if (opts.all) for (const src of sessionSources(root, sid)) selected.set(src.rid, { src, ids: null });
   else
@@ -80,10 +97,16 @@ export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): 
       s.ids!.add(id);
       selected.set(src.rid, s);
     }
+  return selected;
+}
 
-  // Gates first, for every source, before anything is written (fail closed).
-  const corpus = readCorpus(root.workflowDir);
-  const work: Array<{ src: Source; cand: LedgerCandidate; entry: Receipt['candidates'][number] }> = [];
+/**
+ * The gates of every selected source: readable state, fresh receipt, sealed run, staged report.
+ * Under --all a failing source is skipped with a reason; otherwise it throws. Returns the candidates
+ * that passed, and in how many ledgers each was seen (corroboration).
+ */
+function gateSources(root: WorkflowRoot, sid: string, opts: PromoteOptions, selected: Map<string, { src: Source; ids: Set<string> | null }>, corpus: Corpus, res: PromotionResult): { work: Work[]; seenIn: Map<string, number> } {
+  const work: Work[] = [];
   const seenIn = new Map<string, number>();
   for (const { src, ids } of selected.values()) {
     let state;
@@ -121,41 +144,39 @@ export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): 
       work.push({ src, cand: c, entry: fresh.receipt.candidates.find((x) => x.candidate_id === c.candidate_id)! });
     }
   }
-  for (const id of wanted) if (!work.some((w) => w.cand.candidate_id === id) && !res.skipped_blocked.some((b) => b.candidate_id === id)) {
-    res.already_promoted.push({ candidate_id: id, promoted_id: findPromoted(root, sid, id) });
-  }
+  return { work, seenIn };
+}
 
-  opts.afterGates?.();
-  for (const { src, cand, entry } of work) {
-    const prior = readPromotions(src.dir)?.entries[cand.candidate_id];
-    if (prior?.state === 'promoted' || cand.status === 'promoted') {
-      res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: prior?.promoted_id ?? cand.promoted_id });
-      continue;
-    }
-    // An interrupted promotion passed every gate before its intent was written; the "duplicate"
-    // a refreshed receipt now sees is its own planned entry, so it is completed, not suppressed.
-    const resuming = prior?.state === 'promoting';
-    if (!resuming && (cand.status === 'rejected' || entry.promotion_eligibility === 'suppressed')) {
-      res.skipped_suppressed.push(cand.candidate_id);
-      continue;
-    }
-    if (!resuming && entry.promotion_eligibility === 'review_required') {
-      res.skipped_review_required.push(cand.candidate_id);
-      continue;
-    }
-    const supersedes = resuming ? prior.supersedes : entry.disposition === 'supersede_candidate' ? entry.canonical_id : null;
-    const clash = resuming ? null : titleClash(cand, corpus.docs, supersedes);
-    if (clash) {
-      if (!opts.all) throw new MaestroError('KNOWLEDGE_CONFLICT', `Cannot promote: ${clashMessage(cand.candidate_id, clash, sid)}.`);
-      res.skipped_blocked.push({ candidate_id: cand.candidate_id, reason: clashMessage(cand.candidate_id, clash, sid) });
-      continue;
-    }
-    if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
-    const one = promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts);
-    if ('already' in one) res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: one.already });
-    else res.promoted.push(one);
+/** One gated candidate: already promoted, skipped by its eligibility or a title clash, or promoted. */
+function promoteWork(root: WorkflowRoot, sid: string, opts: PromoteOptions, { src, cand, entry }: Work, ctx: { corpus: Corpus; seenIn: Map<string, number>; now: Date; res: PromotionResult }): void {
+  const { corpus, seenIn, now, res } = ctx;
+  const prior = readPromotions(src.dir)?.entries[cand.candidate_id];
+  if (prior?.state === 'promoted' || cand.status === 'promoted') {
+    res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: prior?.promoted_id ?? cand.promoted_id });
+    return;
   }
-  return res;
+  // An interrupted promotion passed every gate before its intent was written; the "duplicate"
+  // a refreshed receipt now sees is its own planned entry, so it is completed, not suppressed.
+  const resuming = prior?.state === 'promoting';
+  if (!resuming && (cand.status === 'rejected' || entry.promotion_eligibility === 'suppressed')) {
+    res.skipped_suppressed.push(cand.candidate_id);
+    return;
+  }
+  if (!resuming && entry.promotion_eligibility === 'review_required') {
+    res.skipped_review_required.push(cand.candidate_id);
+    return;
+  }
+  const supersedes = resuming ? prior.supersedes : entry.disposition === 'supersede_candidate' ? entry.canonical_id : null;
+  const clash = resuming ? null : titleClash(cand, corpus.docs, supersedes);
+  if (clash) {
+    if (!opts.all) throw new MaestroError('KNOWLEDGE_CONFLICT', `Cannot promote: ${clashMessage(cand.candidate_id, clash, sid)}.`);
+    res.skipped_blocked.push({ candidate_id: cand.candidate_id, reason: clashMessage(cand.candidate_id, clash, sid) });
+    return;
+  }
+  if (opts.all && (seenIn.get(cand.candidate_id) ?? 1) < 2) res.warnings.push(`${cand.candidate_id} is observed in one ledger only (not corroborated); promoted anyway`);
+  const one = promoteOne(root, src, cand, supersedes, prior ?? null, now, corpus.docs, opts);
+  if ('already' in one) res.already_promoted.push({ candidate_id: cand.candidate_id, promoted_id: one.already });
+  else res.promoted.push(one);
 }
 
 function findPromoted(root: WorkflowRoot, sid: string, id: string): string | null {

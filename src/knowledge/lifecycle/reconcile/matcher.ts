@@ -71,13 +71,35 @@ export interface MatchStats {
   relation: number;
 }
 
+/** One scored corpus document: identity flags, scores and novelty against the candidate. */
+type Row = { i: number; exact: boolean; sameTitle: boolean; s: Scores; novelty: number };
+
 export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set<number>, opts: MatchOptions = {}, stats?: MatchStats): CandidateResult {
+  const emb = opts.semantic?.(c);
+  const { identity, discovery, related } = scoreDocs(c, pc, assoc, emb);
+  const { pool, taken } = capDiscovery(pc, identity, discovery, related);
+  if (stats) {
+    stats.identity += identity.length;
+    stats.semantic += emb ? taken : 0;
+    stats.relation += pool.filter((r) => r.s.relation > 0).length;
+  }
+
+  const matches: Match[] = [];
+  for (const r of pool) {
+    if (!(r.exact || r.sameTitle || r.s.composite >= 0.42 || r.s.relation > 0)) continue;
+    matches.push(toMatch(c, pc, r));
+  }
+  matches.sort((a, b) => PRIORITY[a.relation] - PRIORITY[b.relation] || b.scores.composite - a.scores.composite || a.knowledge_id.localeCompare(b.knowledge_id));
+  matches.splice(12);
+  return decide(c, matches);
+}
+
+/** Scores every document and sorts the ones worth keeping: identity (same hash or title), discovery (composite ≥ 0.28), related (linked by this run's inputs only). */
+function scoreDocs(c: MatchCandidate, pc: PreparedCorpus, assoc: Set<number>, emb: Map<number, number> | undefined): { identity: Row[]; discovery: Row[]; related: Row[] } {
   const cf = feat(c.content);
   const ct = feat(c.title);
   const chash = sha256(cf.nb);
   const cst = stanceOf(cf.nb);
-  const emb = opts.semantic?.(c);
-  type Row = { i: number; exact: boolean; sameTitle: boolean; s: Scores; novelty: number };
   const identity: Row[] = [];
   const discovery: Row[] = [];
   const related: Row[] = [];
@@ -112,7 +134,11 @@ export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set
     else if (composite >= 0.28) discovery.push(row);
     else related.push(row);
   }
-  // Discovery cap: best 16 by composite, ≤2 per family (target:source_path), ≤8 per target.
+  return { identity, discovery, related };
+}
+
+/** Discovery cap: best 16 by composite, ≤2 per family (target:source_path), ≤8 per target; capped rows stay only when linked. */
+function capDiscovery(pc: PreparedCorpus, identity: Row[], discovery: Row[], related: Row[]): { pool: Row[]; taken: number } {
   discovery.sort((a, b) => b.s.composite - a.s.composite || pc.docs[a.i]!.id.localeCompare(pc.docs[b.i]!.id));
   const fam = new Map<string, number>();
   const perTarget = new Map<string, number>();
@@ -135,50 +161,42 @@ export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set
     taken++;
   }
   pool.push(...related);
-  if (stats) {
-    stats.identity += identity.length;
-    stats.semantic += emb ? taken : 0;
-    stats.relation += pool.filter((r) => r.s.relation > 0).length;
-  }
+  return { pool, taken };
+}
 
-  const matches: Match[] = [];
-  for (const r of pool) {
-    if (!(r.exact || r.sameTitle || r.s.composite >= 0.42 || r.s.relation > 0)) continue;
-    const d = pc.docs[r.i]!;
-    const strong = r.sameTitle || r.s.composite >= 0.42;
-    let rel: Relation;
-    if (r.exact) rel = 'exact_duplicate';
-    else if (d.target !== c.target) rel = 'related';
-    else if (c.action === 'contest' && strong) rel = 'potential_conflict';
-    else if (c.action === 'supersede' && strong) rel = 'supersede_candidate';
-    else if (r.s.stance === 0 && Math.max(r.s.title, r.s.lexical) >= 0.52 && r.s.semantic >= 0.58) rel = 'potential_conflict';
-    else if (r.s.composite >= 0.82 && r.novelty <= 0.18 && r.s.stance >= 0.5) rel = 'semantic_duplicate';
-    else if (r.s.composite >= 0.62 && r.novelty > 0.18 && r.s.stance >= 0.5) rel = 'extends';
-    else rel = 'related';
-    const ev: string[] = [];
-    if (r.exact) ev.push('normalized content hash equal');
-    if (r.sameTitle) ev.push('same normalized title');
-    ev.push(`lexical ${round(r.s.lexical)}, title ${round(r.s.title)}, composite ${round(r.s.composite)}`);
-    if (r.s.semantic > r.s.lexical) ev.push(`embedding similarity ${round(r.s.semantic)}`);
-    if (r.s.relation > 0) ev.push('linked to knowledge this run recorded as input');
-    if (r.s.stance === 0) ev.push('opposite normative stance');
-    ev.push(`novelty ${round(r.novelty)}`);
-    matches.push({
-      knowledge_id: d.id,
-      target: d.target,
-      title: d.title,
-      relation: rel,
-      scores: { lexical: round(r.s.lexical), semantic: round(r.s.semantic), title: round(r.s.title), relation: r.s.relation, stance: r.s.stance, composite: round(r.s.composite) },
-      novelty: round(r.novelty),
-      evidence: ev,
-      target_content_hash: pc.feats[r.i]!.hash,
-      source_path: d.source_path,
-      source_line: d.source_line,
-    });
-  }
-  matches.sort((a, b) => PRIORITY[a.relation] - PRIORITY[b.relation] || b.scores.composite - a.scores.composite || a.knowledge_id.localeCompare(b.knowledge_id));
-  matches.splice(12);
-  return decide(c, matches);
+/** The relation, scores and readable evidence of one kept row. */
+function toMatch(c: MatchCandidate, pc: PreparedCorpus, r: Row): Match {
+  const d = pc.docs[r.i]!;
+  const strong = r.sameTitle || r.s.composite >= 0.42;
+  let rel: Relation;
+  if (r.exact) rel = 'exact_duplicate';
+  else if (d.target !== c.target) rel = 'related';
+  else if (c.action === 'contest' && strong) rel = 'potential_conflict';
+  else if (c.action === 'supersede' && strong) rel = 'supersede_candidate';
+  else if (r.s.stance === 0 && Math.max(r.s.title, r.s.lexical) >= 0.52 && r.s.semantic >= 0.58) rel = 'potential_conflict';
+  else if (r.s.composite >= 0.82 && r.novelty <= 0.18 && r.s.stance >= 0.5) rel = 'semantic_duplicate';
+  else if (r.s.composite >= 0.62 && r.novelty > 0.18 && r.s.stance >= 0.5) rel = 'extends';
+  else rel = 'related';
+  const ev: string[] = [];
+  if (r.exact) ev.push('normalized content hash equal');
+  if (r.sameTitle) ev.push('same normalized title');
+  ev.push(`lexical ${round(r.s.lexical)}, title ${round(r.s.title)}, composite ${round(r.s.composite)}`);
+  if (r.s.semantic > r.s.lexical) ev.push(`embedding similarity ${round(r.s.semantic)}`);
+  if (r.s.relation > 0) ev.push('linked to knowledge this run recorded as input');
+  if (r.s.stance === 0) ev.push('opposite normative stance');
+  ev.push(`novelty ${round(r.novelty)}`);
+  return {
+    knowledge_id: d.id,
+    target: d.target,
+    title: d.title,
+    relation: rel,
+    scores: { lexical: round(r.s.lexical), semantic: round(r.s.semantic), title: round(r.s.title), relation: r.s.relation, stance: r.s.stance, composite: round(r.s.composite) },
+    novelty: round(r.novelty),
+    evidence: ev,
+    target_content_hash: pc.feats[r.i]!.hash,
+    source_path: d.source_path,
+    source_line: d.source_line,
+  };
 }
 
 function decide(c: MatchCandidate, matches: Match[]): CandidateResult {
