@@ -19,6 +19,7 @@ import type { MaestroConfig } from '../config/config.js';
 import { ensureHomeToken, isLoopback } from '../config/home.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
+import type { DBAdapter } from '../store/db.js';
 import { createStore, type Store } from '../store/store.js';
 import { Bus } from '../lib/bus.js';
 import { EventFeed } from '../daemon/eventFeed.js';
@@ -97,6 +98,15 @@ export interface DaemonOptions {
   observerFollow?: boolean;
 }
 
+/** Stop steps, run in reverse order of registration. */
+type Cleanups = (() => Promise<void> | void)[];
+
+/** How the orchestrator stops: set by stop() / abandon() before the cleanups run. */
+interface ShutdownMode {
+  graceMs: number;
+  detach: boolean;
+}
+
 export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
   if (config.noAuth && !isLoopback(config.host)) {
     throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
@@ -112,50 +122,16 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     throw err;
   }
   // The log closes last, after the "daemon stopped" line.
-  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const cleanups: Cleanups = [() => lock.release()];
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn();
   };
   try {
-    const warn = (message: string) => {
-      log.warn(message);
-      if (options.announce) process.stderr.write(`maestro: WARNING: ${message}\n`);
-    };
-    // The token: MAESTRO_TOKEN or config.json's, else the home's own (created on the first start).
-    const token = config.noAuth ? null : (config.token ?? ensureHomeToken(config.home, warn));
-    if (config.noAuth) warn(`--no-auth: the API on ${config.host} asks for no token. Any program of any user on this machine can drive this daemon, and so run commands as you.`);
-    const dbPath = sqlitePath(config.database);
-    if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
-    const existed = dbPath !== null && fileSize(dbPath) !== null;
-    const db = await openMigratedDatabase(config.database, {
-      onFault: (fault) => health.notice(fault),
-      beforeMigrate: (opened) => (dbPath ? refuseEmptiedDatabase(opened, config.home, dbPath, existed) : Promise.resolve()),
-    });
-    cleanups.push(() => db.close());
-    health.start();
-    cleanups.push(() => health.stop());
-    const store = createStore(db);
+    const token = resolveToken(config, options, log);
+    const { db, store } = await openStore(config, health, cleanups);
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
-    const postgres = db.dialect === 'postgres';
-    const feed = new EventFeed(store, bus, { pollMs: 250, listeningPollMs: options.listeningPollMs ?? 2000, gapMs: postgres ? 30_000 : 0, onError: logError });
-    await feed.start();
-    cleanups.push(() => feed.stop());
-    if (postgres) {
-      // Other daemons' events and stream items, as they happen (NOTIFY); the poll covers the gaps when the listener is down.
-      const relay = new StreamRelay(store.db, config.name, bus, { onError: logError });
-      const offLocal = bus.onLocalStream((item) => relay.send(item));
-      const listener = new PgListener(config.database, ['maestro_events', STREAM_CHANNEL], {
-        onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : void feed.poke()),
-        onState: (up, err) => {
-          if (up) log.info('listening for other daemons\' events (PostgreSQL LISTEN)');
-          else log.warn({ err: err?.message }, 'lost the PostgreSQL LISTEN connection: polling the event log until it is back');
-          feed.setListening(up);
-        },
-      });
-      await listener.start();
-      cleanups.push(() => relay.stop(), offLocal, () => listener.stop());
-    }
+    const feed = await startEventFeed(config, options, store, bus, log, cleanups);
     const poke = () => void feed.poke();
     // Every committed write: its events go to WebSocket clients at once; the read after it catches anything else.
     store.onWrite((events) => {
@@ -167,52 +143,16 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     knowledge.start();
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, poke);
-    const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
-    const orchestrator = new Orchestrator(store, bus, config, {
-      hooks,
-      preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),
-      workerEnv: options.workerEnv,
-      workerSilenceMs: options.workerSilenceMs,
-      heartbeatMs: options.heartbeatMs,
-      onError: logError,
-      onChange: poke,
-      log,
-      reply: (task, answer, who) => control.reply(task, answer, who),
-      mayClaim: () => !health.claimPaused,
-      knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir) }),
-    });
-    onHealth = (report) => {
-      if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
-      else log.warn({ conditions: report.conditions }, 'claiming new work paused: %s', report.conditions.map((c) => c.message).join(' '));
-      // Not stored (the disk may be full): straight to the board's WebSocket.
-      bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
-      if (report.ok) orchestrator.kick();
-    };
-    let graceMs = 30_000;
-    let detach = false;
-    cleanups.push(() => orchestrator.stop({ graceMs, detach }));
+    const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, poke, logError });
+    onHealth = healthReaction(log, bus, orchestrator);
+    const mode: ShutdownMode = { graceMs: 30_000, detach: false };
+    cleanups.push(() => orchestrator.stop({ graceMs: mode.graceMs, detach: mode.detach }));
     // Runs before the orchestrator stops: a probe clearing during shutdown must not kick a tick.
     cleanups.push(() => {
       onHealth = () => {};
     });
-    // The observer (bundles written by `maestro observe` elsewhere, and when following the newest transcript
-    // itself): its updates reach the board over the same WebSocket as everything else.
-    const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-    const observer = new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), onUpdate: forward, onError: logError });
-    const builtIn = [
-      async (a: FastifyInstance, doc: OpenApiDoc) => {
-        // Review, promotion and audit act on a registered project's own `.workflow/` only.
-        await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
-      },
-      (a: FastifyInstance) => observerRoutes(a, observer.routeDeps),
-    ];
-    // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
-    // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
-    const workersEnv = { ...agentEnv(process.env, { credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
-    const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-    // Task branches of a project on a shared remote live in this host's clone of it.
-    const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
-    const app = await buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
+    const observer = createObserver(options, bus, logError);
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, logError });
     observer.start();
     cleanups.push(() => observer.stop());
     // A local write reaches WebSocket clients at once instead of at the next poll.
@@ -220,59 +160,200 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       if (req.method !== 'GET') void feed.poke();
     });
     cleanups.push(() => app.close());
-    try {
-      await app.listen({ host: config.host, port: config.port });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new MaestroError('CONFIG_INVALID', `Port ${config.port} on ${config.host} is in use. Stop what uses it or pick another with --port / MAESTRO_PORT.`);
-      }
-      throw err;
-    }
-    const addr = app.server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : config.port;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const { port, url } = await listen(app, config);
     const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
     await orchestrator.register();
-    if (options.demo && (await store.projects.list()).length === 0) {
-      const { project, task } = await createDemo(store, config.home, typeof options.demo === 'object' ? options.demo : {});
-      log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');
-      if (options.announce) process.stderr.write(`maestro: no projects yet, so a demo project runs: ${project.repoPath} (task "${task.title}")\n`);
-    }
+    await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
-    let stopping: Promise<void> | null = null;
-    return {
-      url,
-      port,
-      token,
-      boardUrl,
-      config,
-      store,
-      bus,
-      log,
-      orchestrator,
-      health,
-      app,
-      stop(opts = {}) {
-        graceMs = opts.graceMs ?? graceMs;
-        stopping ??= cleanup().then(() => {
-          log.info('daemon stopped');
-          closeLog();
-        });
-        return stopping;
-      },
-      abandon() {
-        detach = true;
-        graceMs = 0;
-        stopping ??= cleanup().then(closeLog);
-        return stopping;
-      },
-    };
+    return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
   } catch (err) {
     await cleanup();
     closeLog();
     throw err;
+  }
+}
+
+/**
+ * The running daemon: stop() and abandon() set how the orchestrator stops, then run the
+ * cleanups once (a second call gets the same promise); the log closes after them.
+ */
+function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMode, cleanup: () => Promise<void>, closeLog: () => void): Daemon {
+  let stopping: Promise<void> | null = null;
+  return {
+    ...parts,
+    stop(opts = {}) {
+      mode.graceMs = opts.graceMs ?? mode.graceMs;
+      stopping ??= cleanup().then(() => {
+        parts.log.info('daemon stopped');
+        closeLog();
+      });
+      return stopping;
+    },
+    abandon() {
+      mode.detach = true;
+      mode.graceMs = 0;
+      stopping ??= cleanup().then(closeLog);
+      return stopping;
+    },
+  };
+}
+
+/** The token: MAESTRO_TOKEN or config.json's, else the home's own (created on the first start); null with --no-auth, which is warned of. */
+function resolveToken(config: MaestroConfig, options: DaemonOptions, log: Logger): string | null {
+  const warn = (message: string) => {
+    log.warn(message);
+    if (options.announce) process.stderr.write(`maestro: WARNING: ${message}\n`);
+  };
+  const token = config.noAuth ? null : (config.token ?? ensureHomeToken(config.home, warn));
+  if (config.noAuth) warn(`--no-auth: the API on ${config.host} asks for no token. Any program of any user on this machine can drive this daemon, and so run commands as you.`);
+  return token;
+}
+
+/** Opens and migrates the database (refusing an emptied one beside earlier work), then starts the health probe. */
+async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups: Cleanups): Promise<{ db: DBAdapter; store: Store }> {
+  const dbPath = sqlitePath(config.database);
+  if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
+  const existed = dbPath !== null && fileSize(dbPath) !== null;
+  const db = await openMigratedDatabase(config.database, {
+    onFault: (fault) => health.notice(fault),
+    beforeMigrate: (opened) => (dbPath ? refuseEmptiedDatabase(opened, config.home, dbPath, existed) : Promise.resolve()),
+  });
+  cleanups.push(() => db.close());
+  health.start();
+  cleanups.push(() => health.stop());
+  return { db, store: createStore(db) };
+}
+
+/** The event feed, and on PostgreSQL the LISTEN connection and stream relay that bring other daemons' events. */
+async function startEventFeed(config: MaestroConfig, options: DaemonOptions, store: Store, bus: Bus, log: Logger, cleanups: Cleanups): Promise<EventFeed> {
+  const logError = (err: Error) => log.error({ err }, err.message);
+  const postgres = store.db.dialect === 'postgres';
+  const feed = new EventFeed(store, bus, { pollMs: 250, listeningPollMs: options.listeningPollMs ?? 2000, gapMs: postgres ? 30_000 : 0, onError: logError });
+  await feed.start();
+  cleanups.push(() => feed.stop());
+  if (postgres) {
+    // Other daemons' events and stream items, as they happen (NOTIFY); the poll covers the gaps when the listener is down.
+    const relay = new StreamRelay(store.db, config.name, bus, { onError: logError });
+    const offLocal = bus.onLocalStream((item) => relay.send(item));
+    const listener = new PgListener(config.database, ['maestro_events', STREAM_CHANNEL], {
+      onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : void feed.poke()),
+      onState: (up, err) => {
+        if (up) log.info('listening for other daemons\' events (PostgreSQL LISTEN)');
+        else log.warn({ err: err?.message }, 'lost the PostgreSQL LISTEN connection: polling the event log until it is back');
+        feed.setListening(up);
+      },
+    });
+    await listener.start();
+    cleanups.push(() => relay.stop(), offLocal, () => listener.stop());
+  }
+  return feed;
+}
+
+interface OrchestratorParts {
+  config: MaestroConfig;
+  options: DaemonOptions;
+  store: Store;
+  bus: Bus;
+  log: Logger;
+  health: HealthMonitor;
+  control: ReturnType<typeof createRunControl>;
+  knowledge: KnowledgeService;
+  poke: () => void;
+  logError: (err: Error) => void;
+}
+
+/** The orchestrator, with the project hooks (or the caller's) and a pause on claiming while the disk is unhealthy. */
+function createOrchestrator({ config, options, store, bus, log, health, control, knowledge, poke, logError }: OrchestratorParts): Orchestrator {
+  const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
+  return new Orchestrator(store, bus, config, {
+    hooks,
+    preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),
+    workerEnv: options.workerEnv,
+    workerSilenceMs: options.workerSilenceMs,
+    heartbeatMs: options.heartbeatMs,
+    onError: logError,
+    onChange: poke,
+    log,
+    reply: (task, answer, who) => control.reply(task, answer, who),
+    mayClaim: () => !health.claimPaused,
+    knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir) }),
+  });
+}
+
+/** What a change of health does: a log line, a board event, and a kick when the disk takes writes again. */
+function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (report: HealthReport) => void {
+  return (report) => {
+    if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
+    else log.warn({ conditions: report.conditions }, 'claiming new work paused: %s', report.conditions.map((c) => c.message).join(' '));
+    // Not stored (the disk may be full): straight to the board's WebSocket.
+    bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
+    if (report.ok) orchestrator.kick();
+  };
+}
+
+/**
+ * The observer (bundles written by `maestro observe` elsewhere, and when following the newest transcript
+ * itself): its updates reach the board over the same WebSocket as everything else.
+ */
+function createObserver(options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
+  const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
+  return new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), onUpdate: forward, onError: logError });
+}
+
+interface ApiParts {
+  config: MaestroConfig;
+  options: DaemonOptions;
+  store: Store;
+  bus: Bus;
+  token: string | null;
+  control: ReturnType<typeof createRunControl>;
+  health: HealthMonitor;
+  knowledge: KnowledgeService;
+  observer: ObserverService;
+  logError: (err: Error) => void;
+}
+
+/** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
+async function buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, logError }: ApiParts): Promise<FastifyInstance> {
+  const builtIn = [
+    async (a: FastifyInstance, doc: OpenApiDoc) => {
+      // Review, promotion and audit act on a registered project's own `.workflow/` only.
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+    },
+    (a: FastifyInstance) => observerRoutes(a, observer.routeDeps),
+  ];
+  // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
+  // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
+  const workersEnv = { ...agentEnv(process.env, { credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
+  const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
+  // Task branches of a project on a shared remote live in this host's clone of it.
+  const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
+  return buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
+}
+
+/** Listens on the configured host and port (a port in use is a clear error); the port actually bound and the URL. */
+async function listen(app: FastifyInstance, config: MaestroConfig): Promise<{ port: number; url: string }> {
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new MaestroError('CONFIG_INVALID', `Port ${config.port} on ${config.host} is in use. Stop what uses it or pick another with --port / MAESTRO_PORT.`);
+    }
+    throw err;
+  }
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  return { port, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
+}
+
+/** With `demo` on and no project registered, creates the offline demo project. */
+async function createDemoIfEmpty(config: MaestroConfig, options: DaemonOptions, store: Store, log: Logger): Promise<void> {
+  if (options.demo && (await store.projects.list()).length === 0) {
+    const { project, task } = await createDemo(store, config.home, typeof options.demo === 'object' ? options.demo : {});
+    log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');
+    if (options.announce) process.stderr.write(`maestro: no projects yet, so a demo project runs: ${project.repoPath} (task "${task.title}")\n`);
   }
 }
 

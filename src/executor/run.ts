@@ -66,50 +66,8 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
   };
   emit({ type: 'phase', stage: 'run', state: 'start', detail: { kind: job.kind, pid: process.pid } });
   try {
-    // The project's own settings sit between the defaults and what the job says.
-    const project = loadProjectConfig(job.project.repoPath);
-    const ctx: RunContext = {
-      job,
-      limits: { ...DEFAULT_LIMITS, ...project.limits, ...job.limits },
-      checks: job.checks ?? project.checks,
-      // The provider's own model names, then the project's `.maestro/` models, then the provider config's, then env.
-      tiers: resolveTiers(process.env, { ...providerTiers(job.provider.kind), ...project.models, ...('models' in job.provider ? job.provider.models : {}) }),
-      runDir: io.runDir,
-      outbox,
-      stages,
-      provider: io.provider ?? createProvider(job.provider),
-      signal: io.signal ?? new AbortController().signal,
-      usage,
-      mono: () => performance.timeOrigin + performance.now(),
-      emit: ctxEmit,
-      serialReviews: io.serialReviews ?? false,
-    };
-    let data: object;
-    let attention: NeedsAttention | undefined;
-    switch (job.kind) {
-      case 'plan':
-        data = await runPlanner(ctx);
-        break;
-      case 'execute':
-        data = await runExecutor(ctx);
-        break;
-      case 'review': {
-        const r = await runReviewer(ctx);
-        data = r.result;
-        attention = r.attention;
-        break;
-      }
-      case 'conflict': {
-        const r = await runConflict(ctx);
-        data = r.result;
-        attention = r.attention;
-        break;
-      }
-      default: {
-        const never: never = job.kind;
-        throw new MaestroError('JOB_INVALID', `unknown run kind ${String(never)}`);
-      }
-    }
+    const ctx = runContext(job, io, { outbox, stages, usage, emit: ctxEmit });
+    const { data, attention } = await runKind(ctx);
     emit({ type: 'phase', stage: 'run', state: 'done' });
     return emit({ type: 'result', kind: job.kind, usage, data: data as Record<string, unknown>, ...(attention ? { needsAttention: attention } : {}) }) as ResultRecord;
   } catch (raw) {
@@ -126,5 +84,50 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
       ...(attention ? { needsAttention: attention } : {}),
       ...(err.details ? { details: err.details } : {}),
     }) as ErrorRecord;
+  }
+}
+
+/** What every pipeline gets: the limits, checks and tiers (defaults, then the project's `.maestro/`, then the job), the provider, the clocks. */
+function runContext(job: Job, io: RunIO, parts: Pick<RunContext, 'outbox' | 'stages' | 'usage' | 'emit'>): RunContext {
+  // The project's own settings sit between the defaults and what the job says.
+  const project = loadProjectConfig(job.project.repoPath);
+  return {
+    job,
+    limits: { ...DEFAULT_LIMITS, ...project.limits, ...job.limits },
+    checks: job.checks ?? project.checks,
+    // The provider's own model names, then the project's `.maestro/` models, then the provider config's, then env.
+    tiers: resolveTiers(process.env, { ...providerTiers(job.provider.kind), ...project.models, ...('models' in job.provider ? job.provider.models : {}) }),
+    runDir: io.runDir,
+    outbox: parts.outbox,
+    stages: parts.stages,
+    provider: io.provider ?? createProvider(job.provider),
+    signal: io.signal ?? new AbortController().signal,
+    usage: parts.usage,
+    mono: () => performance.timeOrigin + performance.now(),
+    emit: parts.emit,
+    serialReviews: io.serialReviews ?? false,
+  };
+}
+
+/** The pipeline of the job's kind; reviews and conflict resolution may also ask for a human. */
+async function runKind(ctx: RunContext): Promise<{ data: object; attention?: NeedsAttention }> {
+  const kind = ctx.job.kind;
+  switch (kind) {
+    case 'plan':
+      return { data: await runPlanner(ctx) };
+    case 'execute':
+      return { data: await runExecutor(ctx) };
+    case 'review': {
+      const r = await runReviewer(ctx);
+      return { data: r.result, attention: r.attention };
+    }
+    case 'conflict': {
+      const r = await runConflict(ctx);
+      return { data: r.result, attention: r.attention };
+    }
+    default: {
+      const never: never = kind;
+      throw new MaestroError('JOB_INVALID', `unknown run kind ${String(never)}`);
+    }
   }
 }

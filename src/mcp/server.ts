@@ -44,7 +44,18 @@ async function answer(fn: () => Promise<Record<string, unknown>>): Promise<ToolR
 export function createMcpServer(deps: McpDeps): McpServer {
   const { client } = deps;
   const server = new McpServer({ name: 'maestro', version: '0.1.0' });
+  registerCreateTask(server, client);
+  registerListTasks(server, client);
+  registerGetTask(server, client);
+  registerApprove(server, client);
+  registerSuggestMetadata(server, deps);
+  if (deps.knowledgeRoot) registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env ?? process.env }, answer);
 
+  return server;
+}
+
+/** create_task: a task in a project (by id or name). */
+function registerCreateTask(server: McpServer, client: ApiClient): void {
   server.registerTool(
     'create_task',
     {
@@ -69,7 +80,10 @@ export function createMcpServer(deps: McpDeps): McpServer {
         return client.post<TaskResponse>('/api/tasks', { projectId: p.id, ...fields });
       }),
   );
+}
 
+/** list_tasks: tasks, optionally of one project and in some statuses. */
+function registerListTasks(server: McpServer, client: ApiClient): void {
   server.registerTool(
     'list_tasks',
     {
@@ -87,13 +101,19 @@ export function createMcpServer(deps: McpDeps): McpServer {
         return client.get<TaskList>('/api/tasks', { projectId, status: status?.join(','), limit });
       }),
   );
+}
 
+/** get_task: one task with its approvals, runs and subtasks. */
+function registerGetTask(server: McpServer, client: ApiClient): void {
   server.registerTool(
     'get_task',
     { title: 'Show a task', description: 'A task with its approvals, runs, subtasks and last scheduler decision.', inputSchema: { id: z.string().min(1) } },
     async ({ id }) => answer(() => client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`)),
   );
+}
 
+/** approve: passes the gate a task waits at. */
+function registerApprove(server: McpServer, client: ApiClient): void {
   server.registerTool(
     'approve',
     {
@@ -103,7 +123,10 @@ export function createMcpServer(deps: McpDeps): McpServer {
     },
     async ({ id, gate, reason, who }) => answer(() => client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}) })),
   );
+}
 
+/** suggest_task_metadata: works without a daemon when given a repository path. */
+function registerSuggestMetadata(server: McpServer, deps: McpDeps): void {
   server.registerTool(
     'suggest_task_metadata',
     {
@@ -117,13 +140,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
     },
     async ({ title, project, repoPath }) =>
       answer(async () => {
-        const path = project ? (await findProject(client, project)).project.repoPath : (repoPath ?? deps.cwd);
+        const path = project ? (await findProject(deps.client, project)).project.repoPath : (repoPath ?? deps.cwd);
         return { ...(await suggestTaskMetadata({ title, repoPath: path, provider: deps.provider })) };
       }),
   );
-
-  if (deps.knowledgeRoot) registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env ?? process.env }, answer);
-
-  return server;
 }
-

@@ -52,7 +52,13 @@ function sse(item: StreamItem): string {
   return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, bus, control }: ApiDeps): void {
+export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
+  registerLiveStream(app, doc, deps);
+  registerTranscript(app, doc, deps);
+}
+
+/** GET /api/tasks/:taskId/stream: the replay from Last-Event-ID, then the live items, with a keepalive. */
+function registerLiveStream(app: FastifyInstance, doc: OpenApiDoc, { store, bus, control }: ApiDeps): void {
   defineRoute(
     app,
     doc,
@@ -105,7 +111,10 @@ export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, { st
       }
     },
   );
+}
 
+/** GET /api/tasks/:id/transcript: the whole transcript as JSON lines, or the lines matching ?q=. */
+function registerTranscript(app: FastifyInstance, doc: OpenApiDoc, { store, control }: ApiDeps): void {
   defineRoute(
     app,
     doc,

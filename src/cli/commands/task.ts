@@ -57,7 +57,25 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
 
 export function register(program: Command): void {
   const task = program.command('task').description('Create tasks, watch them and act at their gates (needs the daemon).');
+  taskCreate(task);
+  taskList(task);
+  taskShow(task);
+  registerDiff(task);
+  taskApprove(task);
+  taskReject(task);
+  taskMessages(task);
+  taskCancel(task);
+  taskRetry(task);
+  taskLogs(task);
+}
 
+/** The --gate option of approve and reject (a fresh Option each: commander options are not shared). */
+function gate(): Option {
+  return new Option('--gate <gate>', 'the gate (default: the one the task waits at)').choices(GATES);
+}
+
+/** `task create`: a task in a project. */
+function taskCreate(task: Command): void {
   withApi(
     task
       .command('create <title>')
@@ -92,7 +110,10 @@ export function register(program: Command): void {
       else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}`);
     }),
   );
+}
 
+/** `task list`: tasks, optionally of one project or in some statuses. */
+function taskList(task: Command): void {
   withApi(task.command('list').description('List tasks.').option('--project <idOrName>', 'only this project').option('--status <statuses>', 'comma-separated statuses', parseStatuses)).action(
     action(async (opts: ClientFlags & { project?: string; status?: string[] }) => {
       const client = clientFor(opts);
@@ -103,7 +124,10 @@ export function register(program: Command): void {
       print(table([['ID', 'STATUS', 'PRI', 'COMPLEXITY', 'TITLE'], ...tasks.map(taskRow)]));
     }),
   );
+}
 
+/** `task show`: one task with its runs, versions, checks and findings. */
+function taskShow(task: Command): void {
   withApi(task.command('show <id>').description('Show a task with its approvals, runs, subtasks, version chain, check results and review findings.')).action(
     action(async (id: string, opts: ClientFlags) => {
       const client = clientFor(opts);
@@ -114,11 +138,10 @@ export function register(program: Command): void {
       print(describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
+}
 
-  registerDiff(task);
-
-  const gate = () => new Option('--gate <gate>', 'the gate (default: the one the task waits at)').choices(GATES);
-
+/** `task approve`: passes the gate the task (its newest version) waits at. */
+function taskApprove(task: Command): void {
   withApi(task.command('approve <id>').description('Approve the gate the task waits at.').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string }) => {
       const client = clientFor(opts);
@@ -128,7 +151,10 @@ export function register(program: Command): void {
       else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}; it is now ${t.status}.`);
     }),
   );
+}
 
+/** `task reject`: fails the gate; the API makes the next version. */
+function taskReject(task: Command): void {
   withApi(
     task
       .command('reject <id>')
@@ -146,7 +172,10 @@ export function register(program: Command): void {
       else print(`Rejected ${answer.task.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${answer.task.id}; version ${answer.next.version} is ${answer.next.id} (${answer.next.status}).`);
     }),
   );
+}
 
+/** `task reply` and `task inject`: a message to the running agent. */
+function taskMessages(task: Command): void {
   for (const [name, what] of [
     ['reply', "Answer the agent's clarifying question (the task must be awaiting_input)."],
     ['inject', "Add an instruction to the running agent's next turn."],
@@ -160,7 +189,10 @@ export function register(program: Command): void {
       }),
     );
   }
+}
 
+/** `task cancel`. */
+function taskCancel(task: Command): void {
   withApi(task.command('cancel <id>').description('Cancel a task; a running worker is stopped.').option('--reason <text>', 'why')).action(
     action(async (id: string, opts: ClientFlags & { reason?: string }) => {
       const client = clientFor(opts);
@@ -169,7 +201,10 @@ export function register(program: Command): void {
       else print(`Cancelled ${t.id}.`);
     }),
   );
+}
 
+/** `task retry`. */
+function taskRetry(task: Command): void {
   withApi(task.command('retry <id>').description('Retry a task that needs attention or was cancelled.')).action(
     action(async (id: string, opts: ClientFlags) => {
       const client = clientFor(opts);
@@ -178,7 +213,10 @@ export function register(program: Command): void {
       else print(`Retrying ${t.id}; it is now ${t.status}.`);
     }),
   );
+}
 
+/** `task logs`: the latest transcript, or the live stream with --follow. */
+function taskLogs(task: Command): void {
   withApi(task.command('logs <id>').description("Print the transcript of the task's latest run; --follow streams the live run, into the next version after a reject.").option('-f, --follow', 'stream tokens and phases as they come, until the task (or its newest version) finishes')).action(
     action(async (id: string, opts: ClientFlags & { follow?: boolean }) => {
       const client = clientFor(opts);

@@ -1,0 +1,113 @@
+/**
+ * What the knowledge commands share (knowledge.ts: search and load; specKnowhow.ts:
+ * spec and knowhow): the one-shot KnowledgeService, option parsers, printers,
+ * `history` and `supersede`. Heavy modules are still imported inside the actions.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { action, printJson } from '../output.js';
+import type { Knowledge } from '../../knowledge/knowledge.js';
+
+export interface RootOpts {
+  workflowRoot?: string;
+  json?: boolean;
+}
+
+const serviceModule = () => import('../../knowledge/service.js');
+
+/** A one-shot command: the daemon's KnowledgeService, built for one command (no scan throttle, no watcher), one handle. */
+export async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn: (k: Knowledge) => Promise<T> | T): Promise<T> {
+  const { KnowledgeService, resolveKnowledgeConfig } = await serviceModule();
+  const service = new KnowledgeService(resolveKnowledgeConfig(process.env, { oneShot: true }));
+  service.start();
+  try {
+    return await fn(service.open({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), readOnly: Boolean(opts.readOnlyProbe) }));
+  } finally {
+    await service.stop();
+  }
+}
+
+export function intOption(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 200) throw new InvalidArgumentError(`${name} must be an integer 1–200, got "${v}".`);
+    return n;
+  };
+}
+
+export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+export function printResults(res: { results: Array<Record<string, unknown>>; noMatch?: unknown }, header: string): void {
+  process.stdout.write(`${header}\n`);
+  if (res.results.length === 0) process.stdout.write(`  ${typeof res.noMatch === 'string' ? res.noMatch : '(no results)'}\n`);
+  for (const [i, r] of res.results.entries()) {
+    const kind = r.kind ?? r.sourceType;
+    const reason = r.selectionReason && r.selectionReason !== 'relevance' ? ` [${String(r.selectionReason)}]` : '';
+    process.stdout.write(`${String(i + 1).padStart(2)}. [${String(kind)}] ${String(r.name)}  ${String(r.id)}  ${Number(r.score ?? 0).toFixed(2)}${reason}\n`);
+    const detail = (r.snippet ?? r.definition ?? r.signature ?? '') as string;
+    if (detail) process.stdout.write(`    ${detail.slice(0, 160)}\n`);
+  }
+}
+
+export function brief(e: unknown): Record<string, unknown> {
+  const x = e as Record<string, unknown>;
+  return { id: x.id, graphId: x.graphId, aliases: x.aliases, kind: x.kind, type: x.type, title: x.title ?? x.name, category: x.category ?? null, status: x.status ?? 'active', file: x.file ?? x.filePath, line: x.line ?? null };
+}
+
+export function printEntry(e: Record<string, unknown>, short: boolean): void {
+  const b = brief(e);
+  process.stdout.write(`${String(b.id)}  [${String(b.type ?? b.kind)}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${String(b.title)}\n`);
+  if (short) return;
+  if (e.body) process.stdout.write(`\n${String(e.body).trim()}\n\n`);
+  else if (e.signature) process.stdout.write(`  ${String(e.filePath)}:${String(e.line ?? '')}  ${String(e.signature)}\n`);
+}
+
+/** The writer of each kind's `supersede`: the same arguments and answer, so one command serves both. */
+const SUPERSEDERS = {
+  spec: async () => (await import('../../knowledge/format/specWriter.js')).supersedeSpec,
+  knowhow: async () => (await import('../../knowledge/format/knowhowWriter.js')).supersedeKnowhow,
+};
+
+/** `maestro spec supersede` and `maestro knowhow supersede`: <old> becomes deprecated, superseded by <new>. */
+export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDERS, description: string): void {
+  parent
+    .command('supersede')
+    .description(description)
+    .argument('<old>')
+    .argument('<new>')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (oldRef: string, newRef: string, opts: RootOpts) => {
+        const [{ resolveWorkflowRoot }, supersede] = await Promise.all([import('../../knowledge/format/root.js'), SUPERSEDERS[kind]()]);
+        const res = supersede(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
+        if (opts.json) printJson(res);
+        else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
+      }),
+    );
+}
+
+export async function history(ref: string, opts: RootOpts): Promise<void> {
+  await withKnowledge(opts, async (k) => {
+    const id = k.resolveId(ref);
+    if (!id) await k.load(ref); // throws with the nearest ids
+    const chain = k.traverse(id!, 10, 'supersedes');
+    const res = { id, chain: chain.map((c) => ({ from: c.from, direction: c.direction === 'out' ? 'supersedes' : 'superseded-by', id: c.id, depth: c.depth })) };
+    if (opts.json) printJson(res);
+    else {
+      process.stdout.write(`${id}\n`);
+      for (const c of res.chain) process.stdout.write(`${'  '.repeat(c.depth)}${c.direction} ${c.id}\n`);
+    }
+  });
+}
+
+export function pickDefined<T extends object>(o: T, keys: Array<keyof T>): Partial<T> {
+  const out: Partial<T> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,251 @@
+/**
+ * `maestro spec …` and `maestro knowhow …`: one registering function per
+ * subcommand. The writers are imported inside each action (knowledge.ts says why).
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
+import { action, printJson } from '../output.js';
+import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, type RootOpts } from './knowledgeShared.js';
+
+export function registerSpec(program: Command): void {
+  const spec = program.command('spec').description('Project specs: rules and constraints in .workflow/specs/.');
+  specList(spec);
+  specAdd(spec);
+  specHealth(spec);
+  registerSupersede(spec, 'spec', 'Mark <old> deprecated and superseded by <new> (sids or ids).');
+  specDeprecate(spec);
+  specHistory(spec);
+  specConflict(spec);
+}
+
+/** `maestro spec list`: the spec entries, by category. */
+function specList(spec: Command): void {
+  spec
+    .command('list')
+    .description('List spec entries.')
+    .option('--category <category>')
+    .option('--include-deprecated')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (opts: RootOpts & { category?: string; includeDeprecated?: boolean }) => {
+        await withKnowledge(opts, (k) => {
+          const entries = k.list({ type: 'spec', category: opts.category, includeDeprecated: opts.includeDeprecated });
+          if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
+          for (const e of entries) printEntry(e as unknown as Record<string, unknown>, true);
+        });
+      }),
+    );
+}
+
+/** `maestro spec add`: appends one entry. */
+function specAdd(spec: Command): void {
+  spec
+    .command('add')
+    .description('Append a spec entry (lock-guarded atomic write).')
+    .argument('<category>', 'coding | arch | debug | test | review | learning | ui')
+    .argument('<title>')
+    .argument('<content...>')
+    .requiredOption('--keywords <list>', 'comma-separated keywords', list)
+    .option('--description <text>')
+    .option('--source <text>')
+    .option('--confidence <level>', 'high | medium | low')
+    .option('--scope <scope>', 'project (default) | team | personal | global')
+    .option('--allow-duplicate-title')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: 'high'; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
+        const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
+        const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
+        const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(opts, ['description', 'source', 'confidence', 'scope', 'allowDuplicateTitle']) });
+        if (opts.json) printJson(res);
+        else process.stdout.write(res.outcome === 'created' ? `created ${res.id} (${res.sid})\n` : `skipped: an entry titled "${title}" exists (${res.id})\n`);
+      }),
+    );
+}
+
+/** `maestro spec health`: unparseable entries and lifecycle problems; exit code 1 when any is an error. */
+function specHealth(spec: Command): void {
+  spec
+    .command('health')
+    .description('Report unparseable entries and lifecycle problems with file and line.')
+    .option('--kind <kind>', 'spec (default) | knowhow | wiki (the observer wiki) | all', (v: string) => {
+      if (!['spec', 'knowhow', 'wiki', 'all'].includes(v)) throw new InvalidArgumentError(`--kind must be spec, knowhow, wiki or all, got "${v}".`);
+      return v;
+    })
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (opts: RootOpts & { kind?: string }) => {
+        await withKnowledge(opts, (k) => {
+          const kind = opts.kind ?? 'spec';
+          const h = k.health(kind === 'all' ? undefined : (kind as 'spec' | 'knowhow' | 'wiki'));
+          if (opts.json) printJson(h);
+          else {
+            process.stdout.write(`${h.entries} entries, ${h.errors} error(s), ${h.warnings} warning(s)\n`);
+            for (const f of h.findings) process.stdout.write(`${f.severity === 'error' ? 'error' : 'warn '} ${f.file}:${f.line} ${f.code}: ${f.message}\n`);
+          }
+          if (!h.ok) process.exitCode = 1;
+        });
+      }),
+    );
+}
+
+/** `maestro spec deprecate`: marks an entry deprecated. */
+function specDeprecate(spec: Command): void {
+  spec
+    .command('deprecate')
+    .description('Mark a spec entry deprecated (kept in the file and the evolution chain).')
+    .argument('<id>')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (ref: string, opts: RootOpts) => {
+        const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
+        const res = deprecateSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref);
+        if (opts.json) printJson(res);
+        else process.stdout.write(`${res.replayed ? 'already deprecated' : 'deprecated'}: ${res.id}\n`);
+      }),
+    );
+}
+
+/** `maestro spec history`: the evolution chain of an entry. */
+function specHistory(spec: Command): void {
+  spec
+    .command('history')
+    .description('The evolution chain of an entry (supersedes in both directions).')
+    .argument('<id>')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(action(async (ref: string, opts: RootOpts) => history(ref, opts)));
+}
+
+/** `maestro spec conflict`: marks an entry contested. */
+function specConflict(spec: Command): void {
+  spec
+    .command('conflict')
+    .description('Mark an entry contested with a note (conflict marker).')
+    .argument('<id>')
+    .requiredOption('--note <text>')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (ref: string, opts: RootOpts & { note: string }) => {
+        const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
+        const res = markSpecConflict(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref, opts.note);
+        if (opts.json) printJson(res);
+        else process.stdout.write(`marked ${res.id} contested (${res.marker})\n`);
+      }),
+    );
+}
+
+export function registerKnowhow(program: Command): void {
+  const kh = program.command('knowhow').description('Knowhow documents: decisions, recipes, references, templates in .workflow/knowhow/.');
+  knowhowAdd(kh);
+  knowhowList(kh);
+  knowhowGet(kh);
+  knowhowSearch(kh);
+  registerSupersede(kh, 'knowhow', 'Mark <old> deprecated and superseded by <new>.');
+  knowhowHistory(kh);
+}
+
+/** `maestro knowhow add`: writes one document (body from --body or stdin). */
+function knowhowAdd(kh: Command): void {
+  kh.command('add')
+    .description('Write a knowhow document (replay-safe with --id).')
+    .argument('<type>', 'session | tip | template | recipe | reference | decision | asset | blueprint | document')
+    .argument('<title>')
+    .option('--body <text>', 'document body (default: read stdin)')
+    .option('--description <text>')
+    .option('--category <category>')
+    .option('--keywords <list>', 'comma-separated', list)
+    .option('--tags <list>', 'comma-separated', list)
+    .option('--id <explicitId>', 'explicit id, e.g. tip-20260427-my-slug')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (type: string, title: string, opts: RootOpts & { body?: string; description?: string; category?: string; keywords?: string[]; tags?: string[]; id?: string }) => {
+        const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
+        const body = opts.body ?? (process.stdin.isTTY ? '' : await readStdin());
+        const res = addKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), {
+          type,
+          title,
+          body,
+          ...pickDefined(opts, ['description', 'category', 'keywords', 'tags']),
+          ...(opts.id ? { explicitId: opts.id } : {}),
+        });
+        if (opts.json) printJson(res);
+        else process.stdout.write(`${res.message} (${res.path})\n`);
+      }),
+    );
+}
+
+/** `maestro knowhow list`: the knowhow documents. */
+function knowhowList(kh: Command): void {
+  kh.command('list')
+    .description('List knowhow documents.')
+    .option('--type <type>')
+    .option('--include-deprecated')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (opts: RootOpts & { type?: string; includeDeprecated?: boolean }) => {
+        await withKnowledge(opts, (k) => {
+          const entries = k.list({ type: opts.type ?? 'knowhow', includeDeprecated: opts.includeDeprecated }).filter((e) => e.kind === 'knowhow');
+          if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
+          for (const e of entries) printEntry(e as unknown as Record<string, unknown>, true);
+        });
+      }),
+    );
+}
+
+/** `maestro knowhow get`: one document, by any alias. */
+function knowhowGet(kh: Command): void {
+  kh.command('get')
+    .description('Print one knowhow document (any alias).')
+    .argument('<id>')
+    .option('--include-deprecated')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (ref: string, opts: RootOpts & { includeDeprecated?: boolean }) => {
+        await withKnowledge(opts, async (k) => {
+          const e = await k.load(ref, { includeDeprecated: Boolean(opts.includeDeprecated) });
+          if ((e as { kind?: string }).kind !== 'knowhow') throw new MaestroError('BAD_INPUT', `${ref} is not a knowhow document.`);
+          if (opts.json) printJson(e);
+          else printEntry(e as unknown as Record<string, unknown>, false);
+        });
+      }),
+    );
+}
+
+/** `maestro knowhow search`: searches knowhow documents only. */
+function knowhowSearch(kh: Command): void {
+  kh.command('search')
+    .description('Search knowhow documents only.')
+    .argument('<query...>')
+    .option('--limit <n>', 'results (1–200)', intOption('--limit'))
+    .option('--include-deprecated')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(
+      action(async (words: string[], opts: RootOpts & { limit?: number; includeDeprecated?: boolean }) => {
+        await withKnowledge(opts, (k) => {
+          const res = k.search(words.join(' '), { type: 'knowhow', limit: opts.limit, includeDeprecated: opts.includeDeprecated });
+          if (opts.json) printJson(res);
+          else printResults(res as unknown as { results: Array<Record<string, unknown>> }, `${res.count} knowhow result(s)`);
+        });
+      }),
+    );
+}
+
+/** `maestro knowhow history`: the evolution chain of a document. */
+function knowhowHistory(kh: Command): void {
+  kh.command('history')
+    .description('The evolution chain of a knowhow document.')
+    .argument('<id>')
+    .option('--json')
+    .option('--workflow-root <dir>')
+    .action(action(async (ref: string, opts: RootOpts) => history(ref, opts)));
+}
