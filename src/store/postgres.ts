@@ -62,8 +62,24 @@ function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
   };
 }
 
-export function openPostgres(url: string, options: { max?: number } = {}): DBAdapter {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
+/**
+ * How long the server lets one of our sessions sit idle inside a transaction. Ours last milliseconds; one
+ * idle for this long belongs to a daemon that vanished mid-transaction (cut off from the network, frozen),
+ * and the server would otherwise keep its row locks until TCP gave up, hours later, while every other
+ * daemon's update of those rows (taking a lapsed lease back) waits behind them.
+ */
+export const IDLE_IN_TRANSACTION_MS = 30_000;
+
+export function openPostgres(url: string, options: { max?: number; idleInTransactionMs?: number } = {}): DBAdapter {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 10_000,
+    idle_in_transaction_session_timeout: options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS,
+    // A server that vanished is noticed by the client too, not only at the next query.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5000,
+  });
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
   const base = queryable(pool, url);
