@@ -115,7 +115,8 @@ export class ProjectRepos {
    * Brings a task branch from the remote when this clone does not have it (a task taken over). The remote's
    * main comes in the same fetch: the branch may have taken in main commits newer than this clone's
    * `origin/main` (fetched a moment earlier), and a run diffs against `origin/main`, so an older one would
-   * count those commits as the task's own change (a DIFF_GATE on another task's file, seen at 200 tasks).
+   * count those commits as the task's own change. (The DIFF_GATE on another task's file once blamed on this
+   * was the two reads of main in syncWithBase, fixed there.)
    */
   async fetchBranch(project: Project, clone: string, branch: string): Promise<void> {
     if (!remoteOf(project)) return;

@@ -9,12 +9,12 @@
  * answer is checked; an answer that does not hold up falls back to the
  * heuristic, saying why.
  */
-import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { AgentProvider } from '../agents/types.js';
 import { READ_ONLY_TOOLS } from '../agents/types.js';
 import { MaestroError } from '../core/errors.js';
+import { git } from '../git/git.js';
 import { TASK_SCOPES, TASK_TYPES, type TaskScope, type TaskType } from '../core/types.js';
 
 export interface TaskMetadata {
@@ -123,11 +123,10 @@ export function expectedOutputFor(type: TaskType, title: string): string {
   }
 }
 
-export function gitFiles(repoPath: string): string[] {
+/** The repository's tracked files, through the project's git runner (an allowlisted environment, never the caller's secrets). */
+export async function gitFiles(repoPath: string): Promise<string[]> {
   try {
-    return execFileSync('git', ['ls-files'], { cwd: repoPath, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] })
-      .split('\n')
-      .filter(Boolean);
+    return (await git(repoPath, ['ls-files'])).stdout.split('\n').filter(Boolean);
   } catch {
     throw new MaestroError('NOT_A_REPOSITORY', `${repoPath} is not a git repository (git ls-files failed).`);
   }
@@ -185,7 +184,7 @@ export interface SuggestOptions {
 export async function suggestTaskMetadata(options: SuggestOptions): Promise<TaskMetadata> {
   const title = options.title.trim();
   if (!title) throw new MaestroError('BAD_INPUT', 'title must not be empty.');
-  const files = gitFiles(options.repoPath);
+  const files = await gitFiles(options.repoPath);
   const fallback = heuristicMetadata(title, files);
   if (!options.provider) return fallback;
   const signal = AbortSignal.timeout(options.timeoutMs ?? 120_000);

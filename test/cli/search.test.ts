@@ -18,10 +18,14 @@ afterEach(() => removeTempDirs());
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'knowledge', 'mf-workflow', '.workflow');
 
 /** Forwards every request to `target` unchanged and counts the knowledge searches among them. */
-async function countingProxy(target: string): Promise<{ url: string; searches: () => number; close: () => Promise<void> }> {
+async function countingProxy(target: string): Promise<{ url: string; searches: () => number; searchUrls: string[]; close: () => Promise<void> }> {
   let searches = 0;
+  const searchUrls: string[] = [];
   const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith('/api/knowledge/search')) searches++;
+    if (req.url?.startsWith('/api/knowledge/search')) {
+      searches++;
+      searchUrls.push(req.url);
+    }
     const out = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -31,7 +35,7 @@ async function countingProxy(target: string): Promise<{ url: string; searches: (
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, searches: () => searches, close: () => new Promise((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}`, searches: () => searches, searchUrls, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 /** A git repository holding the maestro-flow fixture's `.workflow/`. */
@@ -104,6 +108,9 @@ describe('maestro search through the daemon and in process', { timeout: 300_000 
       writeFileSync(join(repo, '.workflow', 'knowhow', 'TIP-20260801-quokka.md'), '---\ntitle: "Quokka wrangling"\ntype: tip\n---\n\nQuokka wrangling needs patience.\n');
       const after = await cli(args, warm);
       expect(proxy.searches()).toBe(2);
+      // Each search asks the daemon to re-check the files first: a CLI process may start within the daemon's
+      // one-second throttle of the write, so the found entry alone does not show it (http.test.ts times that).
+      expect(proxy.searchUrls.map((u) => new URL(u, 'http://x').searchParams.get('fresh'))).toEqual(['true', 'true']);
       expect(after.code).toBe(0);
       expect((JSON.parse(after.stdout) as { results: Array<{ name: string }> }).results.map((r) => r.name)).toEqual(['Quokka wrangling']);
     } finally {

@@ -42,15 +42,9 @@ export interface PromotionReceipt {
   content_hash: string;
 }
 
-export interface LedgerCandidate {
+/** A staged candidate as the ledger stores it: what was staged, and what the ledger tracks about it. */
+export interface LedgerCandidate extends StageInput {
   candidate_id: string;
-  target: 'spec' | 'knowhow';
-  action: Action;
-  title: string;
-  content: string;
-  category: string | null;
-  source_kind: SourceKind;
-  evidence_refs: string[];
   occurrences: number;
   first_recorded_at: string;
   last_recorded_at: string;
