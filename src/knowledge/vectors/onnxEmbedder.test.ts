@@ -8,6 +8,7 @@ import { embedderFromEnv, type Embedder } from './embeddings.js';
 import { openKnowledge } from '../knowledge.js';
 import { onnxEmbedder, sessionCacheSize } from './onnxEmbedder.js';
 import { basicTokens, createWordPiece, readVocab } from './wordpiece.js';
+import { budget } from '../../../test/helpers/budget.js';
 
 /**
  * The model here is real ONNX run by a real runtime, only tiny: a vocabulary
@@ -85,7 +86,7 @@ describe('BERT WordPiece tokenizer', () => {
   });
 });
 
-describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000 }, () => {
+describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: budget(60_000) }, () => {
   it('embeds with mean pooling over the mask and L2 normalisation; padding in a batch changes nothing', async () => {
     const { model } = modelDir();
     const e = onnxEmbedder({ modelPath: model });
