@@ -4,8 +4,9 @@
 # ports, paths, network namespaces or the web build). Commit first: the clone gets HEAD, not the
 # working tree. node_modules are copied, not installed, so no network is needed.
 #
-#   npm run test:twice                    # clone in a new temp folder, removed after
+#   npm run test:twice                        # clone in a new temp folder, removed after
 #   TWICE_DIR=/tmp/copy2 npm run test:twice   # clone there (kept, to look at afterwards)
+#   TWICE_SAME=1 npm run test:twice           # both copies in this folder (shared web/dist, test-output)
 #
 # Each copy's output goes to test-output/twice/{here,clone}.log, the load average every 30 s to
 # test-output/twice/load.log. Exits non-zero when either copy fails. Needs 2× the time and CPU of
@@ -18,16 +19,20 @@ mkdir -p "$out"
 
 keep=1
 clone="${TWICE_DIR:-}"
-if [ -z "$clone" ]; then
-  clone=$(mktemp -d "${TMPDIR:-/tmp}/maestro-twice-XXXXXX")
-  keep=0
+if [ -n "${TWICE_SAME:-}" ]; then
+  clone="$here"
+else
+  if [ -z "$clone" ]; then
+    clone=$(mktemp -d "${TMPDIR:-/tmp}/maestro-twice-XXXXXX")
+    keep=0
+  fi
+  if [ -e "$clone/.git" ]; then
+    echo "twice: $clone already holds a clone; remove it or pick another TWICE_DIR" >&2
+    exit 2
+  fi
+  git clone -q "$here" "$clone" || exit 2
+  cp -a "$here/node_modules" "$clone/" && cp -a "$here/web/node_modules" "$clone/web/" || exit 2
 fi
-if [ -e "$clone/.git" ]; then
-  echo "twice: $clone already holds a clone; remove it or pick another TWICE_DIR" >&2
-  exit 2
-fi
-git clone -q "$here" "$clone" || exit 2
-cp -a "$here/node_modules" "$clone/" && cp -a "$here/web/node_modules" "$clone/web/" || exit 2
 
 ( while sleep 30; do echo "$(date -u +%T) $(cut -d' ' -f1-3 /proc/loadavg)"; done ) >"$out/load.log" &
 sampler=$!
@@ -44,7 +49,8 @@ kill "$sampler" 2>/dev/null
 status=0
 for name in here clone; do
   rc=$(cat "$out/$name.rc")
-  echo "twice: $name exit $rc; $(grep -E 'Tests +[0-9]' "$out/$name.log" | tr -s ' ' | tr '\n' ';')"
+  # Vitest colours its summary even into a file: strip the escapes before reading it.
+  echo "twice: $name exit $rc; $(sed 's/\x1b\[[0-9;]*m//g' "$out/$name.log" | grep -E '^ +(Test Files|Tests|Duration) ' | tr -s ' ' | tr '\n' ';')"
   [ "$rc" = 0 ] || status=1
 done
 echo "twice: both copies took $((end - start)) s; load average samples in $out/load.log"
