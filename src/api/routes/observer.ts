@@ -7,7 +7,7 @@
  *   POST /api/observer/proposals/:id/accept   the person applies it to its entry
  *   POST /api/observer/proposals/:id/dismiss  the person drops it; the entry is unchanged
  * (Kept beside the other observer routes for now; a later issue moves HTTP routes to src/api/routes.)
- * Live updates: the daemon forwards `observerEvents` ('update') to its WebSocket.
+ * Live updates: the daemon forwards its ObserverService's updates ('update') to its WebSocket.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { tempRoot, writeFiller, writeKnowhowFile } from '../../../test/helpers/k
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../../../test/helpers/onnx.js';
 import { embedderFromEnv, type Embedder } from './embeddings.js';
 import { openKnowledge } from '../knowledge.js';
-import { onnxEmbedder, sessionCacheSize } from './onnxEmbedder.js';
+import { onnxEmbedder, type OnnxEmbedder } from './onnxEmbedder.js';
 import { basicTokens, createWordPiece, readVocab } from './wordpiece.js';
 
 /**
@@ -112,7 +112,8 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
     const fromEnv = embedderFromEnv({ MAESTRO_EMBEDDINGS_ONNX: model });
     expect(fromEnv).not.toBeNull();
     const e = counting(fromEnv!);
-    const sessionsBefore = sessionCacheSize();
+    const sessions = () => (fromEnv as OnnxEmbedder).loadedSessions();
+    const sessionsBefore = sessions();
     const k = openKnowledge({ workflowRoot: dir, embedder: e });
     try {
       expect(k.search('car').count).toBe(0); // no entry contains the word
@@ -123,7 +124,7 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       const filtered = await k.searchHybrid('car', { category: 'admin' });
       expect(filtered.results.map((r) => r.id)).toEqual(['knowhow-tip-20260801-vehicle']);
       expect(e.texts).toBe(16); // only the query: stored vectors reused
-      expect(sessionCacheSize()).toBe(sessionsBefore + 1);
+      expect(sessions()).toBe(sessionsBefore + 1);
 
       // Same content, new mtime: same model identity, nothing re-embedded, no second session.
       const later = new Date(Date.now() + 10_000);
@@ -132,7 +133,7 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       await k.searchHybrid('car');
       expect(e.model).toBe(idBefore);
       expect(e.texts).toBe(17);
-      expect(sessionCacheSize()).toBe(sessionsBefore + 1);
+      expect(sessions()).toBe(sessionsBefore + 1);
 
       // One changed entry: only it is embedded again.
       writeKnowhowFile(root, 'TIP-20260801-vehicle', { title: 'Vehicle paperwork', category: 'admin' }, 'Keep the vehicle papers and the car keys.');
@@ -145,9 +146,15 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       await k.searchHybrid('car');
       expect(e.model).not.toBe(idBefore);
       expect(e.texts).toBe(19 + 14 + 1);
-      expect(sessionCacheSize()).toBe(sessionsBefore + 1);
+      expect(sessions()).toBe(sessionsBefore + 1);
+      // close() releases the embedder's sessions; the next embed loads the model again.
+      await (fromEnv as OnnxEmbedder).close();
+      expect(sessions()).toBe(0);
+      await k.searchHybrid('car');
+      expect(sessions()).toBe(1);
     } finally {
       k.close();
+      await (fromEnv as OnnxEmbedder).close();
     }
   });
 
