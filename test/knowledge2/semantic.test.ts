@@ -20,6 +20,7 @@ import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
 import { freshness, readReceipt, readSourceState, reconcileSource, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
 import { review, warmSessionSemantic } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { KnowledgeService, resolveKnowledgeConfig } from '../../src/knowledge/service.js';
 import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession } from '../../src/knowledge/lifecycle/session/store.js';
 
@@ -164,6 +165,31 @@ describe('semantic matching through an Embedder', () => {
       expect(JSON.parse(plain.stdout).sources[0]).toMatchObject({ receipt: 'stale', reasons: ['matcher revision semantic-delta/1.0+embedding:concept-table-http ≠ semantic-delta/1.0'] });
     } finally {
       server.close();
+    }
+  });
+
+  it("the KnowledgeService's stop() drops the warmed vectors: a second service embeds again", async () => {
+    const { p, src } = setup(PARAPHRASE);
+    const emb = tableEmbedder();
+    const config = { ...resolveKnowledgeConfig({}, { oneShot: true }), embedder: emb };
+    const first = new KnowledgeService(config);
+    first.start();
+    const used = first.lifecycle;
+    expect(await warmSessionSemantic(used, p.root, 's-1')).toBeGreaterThan(0);
+    expect(used.semantic.warmed(emb.model)).toBeGreaterThan(0);
+    expect(reconcileSource(used, p.root, src).retrieval).toMatchObject({ mode: 'hybrid' });
+    const texts = emb.texts;
+    await first.stop();
+    expect(used.semantic.warmed(emb.model)).toBe(0);
+    const second = new KnowledgeService(config);
+    second.start();
+    try {
+      // Nothing carried over: the same texts are embedded again, and without warming the matcher is lexical.
+      expect(reconcileSource(second.lifecycle, p.root, src).retrieval).toMatchObject({ mode: 'lexical-kg' });
+      await warmSessionSemantic(second.lifecycle, p.root, 's-1');
+      expect(emb.texts).toBe(2 * texts);
+    } finally {
+      await second.stop();
     }
   });
 

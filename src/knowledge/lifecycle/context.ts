@@ -37,5 +37,7 @@ export function createLifecycleContext(opts: LifecycleContextOptions): Lifecycle
 
 /** Stops the context's watchers and drops what it cached; the promise settles once the watcher threads have exited. */
 export async function closeLifecycleContext(lc: LifecycleContext): Promise<void> {
+  lc.semantic.clear();
+  lc.prepared.clear();
   await lc.corpus.close();
 }

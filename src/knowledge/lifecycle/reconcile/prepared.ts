@@ -68,6 +68,14 @@ export class CorpusPreparer {
   private gen = 0;
   private last: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
 
+  /** Drops the interned keys and the last prepared corpus (the owner's stop()); corpora prepared before keep their own maps. */
+  clear(): void {
+    this.feats = new Map();
+    this.tok = new Map();
+    this.tri = new Map();
+    this.last = null;
+  }
+
   /** `prepare`, reused while the corpus fingerprint (and so every document) is unchanged. */
   preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
     // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.

@@ -51,13 +51,24 @@ const unit = (v: Float32Array): Float32Array => normalise(Float32Array.from(v));
 export class SemanticVectors {
   private readonly vectors = new Map<string, Map<string, Float32Array>>();
   /** Doc vectors packed per prepared corpus (null when any is cold). */
-  private readonly packed = new WeakMap<PreparedCorpus, Map<string, { dim: number; data: Float32Array } | null>>();
+  private packed = new WeakMap<PreparedCorpus, Map<string, { dim: number; data: Float32Array } | null>>();
 
   /** `embedder`: the configured one, or null for none; a getter may throw while its setting is bad. */
   constructor(private readonly embedderOf: () => Embedder | null) {}
 
   embedder(): Embedder | null {
     return this.embedderOf();
+  }
+
+  /** Vectors held for this model (the lifecycle test reads it). */
+  warmed(model: string): number {
+    return this.vectors.get(model)?.size ?? 0;
+  }
+
+  /** Drops every vector (the owner's stop()); a later warm embeds again. */
+  clear(): void {
+    this.vectors.clear();
+    this.packed = new WeakMap();
   }
 
   /** The revision a fresh receipt must carry under the current configuration. */
