@@ -10,7 +10,7 @@
  * `root` names the project (workflow root); without it the pool's default.
  * With `projectRoot` (the daemon), each also takes `projectId`, a registered
  * project, instead of a path; and the review, promotion and audit routes of
- * reviewHttp.ts are registered too (they take a project id, never a path).
+ * knowledgeReview.ts are registered too (they take a project id, never a path).
  * Errors are thrown; the API's one error handler (src/api/errors.ts) answers them.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';

@@ -1,6 +1,6 @@
 /**
  * The daemon's knowledge review, promotion and audit routes (seed 000 §8–9),
- * registered by the knowledge plugin (http.ts). They call the same library
+ * registered by the knowledge plugin (knowledge.ts). They call the same library
  * functions as `maestro knowledge review|promote|audit`; every route names a
  * registered project (`projectId`), and the daemon maps it to that project's
  * `.workflow/` — a client never sends a path, and nothing is read or written
