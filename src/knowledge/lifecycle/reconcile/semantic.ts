@@ -17,11 +17,12 @@
  *   matcher). Without an embedder everything is exactly as before.
  *
  * Embedding is asynchronous and the reconcile paths are synchronous, so
- * vectors are warmed first (`warmSessionSemantic` in review.ts, called by the CLI before review,
- * check, complete, seal, resolve and promote) and kept per model and text
- * hash by the context's `SemanticVectors`. A synchronous reconcile that finds any vector cold matches lexically
- * and stamps the plain revision, which then reads as stale against the
- * configured one: promotion fails closed until `review --refresh` (which warms).
+ * vectors are warmed first (`warmSessionSemantic` in review.ts, called by the
+ * CLI before review, check, complete, seal, resolve and promote) and kept per
+ * model and text hash by the context's `SemanticVectors`. A synchronous
+ * reconcile that finds any vector cold matches lexically and stamps the plain
+ * revision, which then reads as stale against the configured one: promotion
+ * fails closed until `review --refresh` (which warms).
  */
 import { MaestroError } from '../../../core/errors.js';
 import type { Embedder } from '../../vectors/embeddings.js';
