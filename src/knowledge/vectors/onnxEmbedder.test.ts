@@ -6,6 +6,7 @@ import { tempRoot, writeFiller, writeKnowhowFile } from '../../../test/helpers/k
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../../../test/helpers/onnx.js';
 import { embedderFromEnv, type Embedder } from './embeddings.js';
 import { openKnowledge } from '../knowledge.js';
+import { KnowledgeService, resolveKnowledgeConfig } from '../service.js';
 import { onnxEmbedder, type OnnxEmbedder } from './onnxEmbedder.js';
 import { basicTokens, createWordPiece, readVocab } from './wordpiece.js';
 
@@ -156,6 +157,20 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       k.close();
       await (fromEnv as OnnxEmbedder).close();
     }
+  });
+
+  it("is the KnowledgeService's: its stop() releases the sessions its searches loaded", async () => {
+    const { model } = modelDir({ scale: 5 });
+    const { dir, root } = tempRoot();
+    writeFiller(root, 4);
+    const service = new KnowledgeService(resolveKnowledgeConfig({ MAESTRO_EMBEDDINGS_ONNX: model, MAESTRO_HOME: join(dir, '.home') }, { oneShot: true }));
+    service.start();
+    const embedder = service.embedder() as OnnxEmbedder;
+    const k = service.open({ workflowRoot: dir });
+    expect((await k.searchHybrid('car')).retrieval).toBe('hybrid');
+    expect(embedder.loadedSessions()).toBe(1);
+    await service.stop();
+    expect(embedder.loadedSessions()).toBe(0);
   });
 
   it('is configured only on request and refuses bad configuration with the path named', () => {
