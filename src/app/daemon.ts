@@ -121,7 +121,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   try {
     lock = acquireHomeLock(config.home);
   } catch (err) {
-    closeLog();
+    void closeLog();
     throw err;
   }
   // The log closes last, after the "daemon stopped" line.
@@ -173,7 +173,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
   } catch (err) {
     await cleanup();
-    closeLog();
+    await closeLog();
     throw err;
   }
 }
@@ -182,15 +182,17 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
  * The running daemon: stop() and abandon() set how the orchestrator stops, then run the
  * cleanups once (a second call gets the same promise); the log closes after them.
  */
-function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMode, cleanup: () => Promise<void>, closeLog: () => void): Daemon {
+function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMode, cleanup: () => Promise<void>, closeLog: () => Promise<void>): Daemon {
   let stopping: Promise<void> | null = null;
   return {
     ...parts,
     stop(opts = {}) {
       mode.graceMs = opts.graceMs ?? mode.graceMs;
+      // Settles once the last line is on disk: `maestro serve` exits right after, and a write still
+      // in flight then (the "daemon stopped" line, the note of lines lost to a full disk) was lost.
       stopping ??= cleanup().then(() => {
         parts.log.info('daemon stopped');
-        closeLog();
+        return closeLog();
       });
       return stopping;
     },
@@ -361,7 +363,7 @@ async function createDemoIfEmpty(config: MaestroConfig, options: DaemonOptions, 
 }
 
 /** The health monitor, and the logger whose failed writes it hears of. */
-function healthAndLog(config: MaestroConfig, options: DaemonOptions, onChange: (report: HealthReport) => void): { health: HealthMonitor; log: Logger; closeLog: () => void } {
+function healthAndLog(config: MaestroConfig, options: DaemonOptions, onChange: (report: HealthReport) => void): { health: HealthMonitor; log: Logger; closeLog: () => Promise<void> } {
   const health = new HealthMonitor({ dirs: [config.home, ...sqliteDir(config.database)], probeMs: options.healthProbeMs ?? 5000, now: Date.now, onChange });
   const { stream, close } = openLogDestination(options, (err) => health.notice(err, options.logFile));
   const log = pino({ level: config.logLevel, base: { pid: process.pid } }, stream as pino.DestinationStream);
@@ -379,16 +381,16 @@ function sqliteDir(url: string): string[] {
  * that a failed log write (ENOSPC, EROFS, a closed pipe) is a health condition
  * and never an unhandled 'error' that ends the process.
  */
-function openLogDestination(options: DaemonOptions, onFault: (err: Error) => void): { stream: NodeJS.WritableStream; close: () => void } {
+function openLogDestination(options: DaemonOptions, onFault: (err: Error) => void): { stream: NodeJS.WritableStream; close: () => Promise<void> } {
   if (options.logFile) {
     const file = new LogFile(options.logFile, onFault);
     file.on('error', () => {
       // a write after close at shutdown: nothing to report
     });
-    return { stream: file, close: () => void file.end() };
+    return { stream: file, close: () => new Promise<void>((resolve) => file.end(() => resolve())) };
   }
   const stream = options.logDestination ?? process.stdout;
   const listener = (err: Error) => onFault(err);
   stream.on('error', listener);
-  return { stream, close: () => void stream.off('error', listener) };
+  return { stream, close: async () => void stream.off('error', listener) };
 }
