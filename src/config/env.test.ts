@@ -2,17 +2,19 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveApiUrl } from '../api/client.js';
-import { claudeConfigDir, defaultDaemonUrl, namedSearchDaemon, wikiDirFromEnv } from './env.js';
+import { claudeConfigDir, defaultDaemonUrl, searchDaemonSetting, wikiDirFromEnv } from './env.js';
 
 describe('the daemon URL', () => {
-  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_DAEMON_URL only names the daemon search asks (or none)', () => {
+  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_SEARCH_DAEMON only says whether search asks it', () => {
     expect(defaultDaemonUrl({ MAESTRO_URL: 'http://a:1' })).toBe('http://a:1');
     expect(defaultDaemonUrl({ MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
     expect(defaultDaemonUrl({})).toBe('http://127.0.0.1:4300');
-    expect(namedSearchDaemon({})).toBeUndefined();
-    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: '' })).toBeNull();
-    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'off' })).toBeNull();
-    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'http://b:2' })).toBe('http://b:2');
+    expect(searchDaemonSetting({})).toBe('auto');
+    expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: '' })).toBe('auto');
+    expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'off' })).toBe('off');
+    expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'On' })).toBe('on');
+    expect(() => searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'http://b:2' })).toThrow('MAESTRO_SEARCH_DAEMON must be auto, on or off');
+    expect(() => searchDaemonSetting({ MAESTRO_DAEMON_URL: 'http://b:2' })).toThrow('MAESTRO_DAEMON_URL is gone');
   });
 
   it('the API client reads the same rule', () => {
@@ -27,8 +29,8 @@ function sources(dir: string): string[] {
 }
 
 describe('the shared environment variables are read in src/config only', () => {
-  it('no other source file reads MAESTRO_URL, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
-    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
+  it('no other source file reads MAESTRO_URL, MAESTRO_SEARCH_DAEMON, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
+    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_SEARCH_DAEMON|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
     const offenders = sources(SRC)
       .filter((f) => !relative(SRC, f).startsWith('config/'))
       .flatMap((f) => readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (read.test(line) ? [`${relative(SRC, f)}:${i + 1}`] : [])));

@@ -5,10 +5,11 @@
  * No zod here: the CLI's fast paths load this. A test (env.test.ts) fails when
  * one of these names is read anywhere else under src/.
  *
- * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT).
- * - MAESTRO_DAEMON_URL: which daemon `maestro search` asks: a URL (its errors are
- *   the answer), or empty / `off` for none; unset, this home's running daemon at
- *   the MAESTRO_URL address (knowledge/search/client.ts).
+ * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT);
+ *   the one daemon URL, `maestro search` included.
+ * - MAESTRO_SEARCH_DAEMON: whether `maestro search` asks that daemon: `auto` (the
+ *   default: when this home's daemon runs), `on` (always; its errors are the
+ *   answer) or `off` (never; also `maestro search --no-daemon`).
  * - MAESTRO_TOKEN: the token a client sends; else the home's token file, for a
  *   daemon on this machine's loopback only (the local secret never travels).
  * - FLOW_WIKI_DIR, else FLOW_ROOT_DIR/wiki, else FLOW_PROJECT_DIR/wiki: the
@@ -17,6 +18,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MaestroError } from '../core/errors.js';
 import { DEFAULTS } from './defaults.js';
 import { isLoopback, readHomeToken, resolveHome } from './home.js';
 
@@ -32,11 +34,17 @@ export function defaultDaemonUrl(env: Env = process.env): string {
   return daemonUrlFromEnv(env) ?? `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
 }
 
-/** MAESTRO_DAEMON_URL for `maestro search`: undefined when unset, null when it says none ('' or `off`), else the URL. */
-export function namedSearchDaemon(env: Env = process.env): string | null | undefined {
-  const named = env.MAESTRO_DAEMON_URL;
-  if (named === undefined) return undefined;
-  return named === '' || named === 'off' ? null : named;
+export type SearchDaemon = 'auto' | 'on' | 'off';
+
+/** MAESTRO_SEARCH_DAEMON for `maestro search` (unset or empty: auto); a bad value, or the old MAESTRO_DAEMON_URL, is refused by name. */
+export function searchDaemonSetting(env: Env = process.env): SearchDaemon {
+  if (env.MAESTRO_DAEMON_URL) {
+    throw new MaestroError('BAD_INPUT', `MAESTRO_DAEMON_URL is gone: MAESTRO_URL names the daemon (set it to ${JSON.stringify(env.MAESTRO_DAEMON_URL)} if that is the one), and MAESTRO_SEARCH_DAEMON=on|off|auto says whether \`maestro search\` asks it.`);
+  }
+  const value = (env.MAESTRO_SEARCH_DAEMON ?? '').trim().toLowerCase();
+  if (value === '' || value === 'auto') return 'auto';
+  if (value === 'on' || value === 'off') return value;
+  throw new MaestroError('BAD_INPUT', `MAESTRO_SEARCH_DAEMON must be auto, on or off, got ${JSON.stringify(env.MAESTRO_SEARCH_DAEMON)}.`);
 }
 
 /** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */

@@ -30,14 +30,15 @@ export function register(program: Command): void {
     .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to')
     .option('--read-only-probe', 'write nothing at all, not even exposure counts')
     .option('--all-projects', 'also observer wiki entries tagged for other projects (proj:<other>)')
+    .option('--no-daemon', 'search in this process, never through the daemon (MAESTRO_SEARCH_DAEMON=off)')
     .action(
-      action(async (words: string[], opts: RootOpts & Record<string, unknown>) => {
+      action(async (words: string[], { daemon, ...opts }: RootOpts & Record<string, unknown>) => {
         const { parseSearchRequest, runSearch } = await import('../../knowledge/search/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: unknown;
         // Not a probe (it writes nothing, not even the daemon's index) and not --code / --kg: the daemon builds
         // its code graph once per index handle, a process on every call, so only this process answers those alike.
-        if (!req.readOnlyProbe && !req.code && !req.kg) {
+        if (daemon !== false && !req.readOnlyProbe && !req.code && !req.kg) {
           const [{ searchViaDaemon }, { resolveWorkflowRoot }] = await Promise.all([import('../../knowledge/search/client.js'), import('../../knowledge/format/root.js')]);
           const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
