@@ -44,7 +44,8 @@ import { resolveObserverConfig, type ObserverConfig } from '../observer/config.j
 import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
-import { agentEnv } from '../lib/agentEnv.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
+import type { Env } from '../config/env.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 
 export interface Daemon {
@@ -69,6 +70,12 @@ export interface Daemon {
 }
 
 export interface DaemonOptions {
+  /**
+   * The environment the daemon's parts are configured from (knowledge, observer, the default provider's
+   * credentials): `maestro serve` passes the one its entry read; none when not given. Workers and hooks get
+   * an allowlist of the process's own (src/lib/agentEnv.ts), never this.
+   */
+  env?: Env;
   /** Extra route plugins (the knowledge and observer APIs, the web board). */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
   /** Where log lines go; stdout by default. */
@@ -139,7 +146,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       poke();
     });
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
-    const knowledge = new KnowledgeService(resolveKnowledgeConfig(process.env));
+    const knowledge = new KnowledgeService(resolveKnowledgeConfig(options.env ?? {}));
     knowledge.start();
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, poke);
@@ -271,6 +278,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     hooks,
     preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),
     workerEnv: options.workerEnv,
+    env: options.env ?? {},
     workerSilenceMs: options.workerSilenceMs,
     heartbeatMs: options.heartbeatMs,
     onError: logError,
@@ -278,7 +286,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
-    knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir) }),
+    knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir), env: options.env ?? {} }),
   });
 }
 
@@ -299,7 +307,7 @@ function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (rep
  */
 function createObserver(options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
   const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-  return new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), onUpdate: forward, onError: logError });
+  return new ObserverService({ config: options.observer ?? resolveObserverConfig(options.env ?? {}), follow: options.observerFollow ?? followFromEnv(options.env ?? {}), onUpdate: forward, onError: logError });
 }
 
 interface ApiParts {
@@ -326,7 +334,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   ];
   // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
-  const workersEnv = { ...agentEnv(process.env, { credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
+  const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
   // Task branches of a project on a shared remote live in this host's clone of it.
   const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);

@@ -45,3 +45,27 @@ describe('the shared environment variables are read in src/config only', () => {
     expect(claudeConfigDir({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toBe('/c');
   });
 });
+
+/**
+ * The process environment is read where a process starts and passed down from there; library code takes
+ * `env`. Each file allowed to read it, and why. The last three are not yet passed down (debt, named).
+ */
+const READS_PROCESS_ENV: Record<string, string> = {
+  'cli/main.ts': "the CLI's entry (and through `serve` and `mcp`, the daemon's and the MCP server's): reads it once and hands it to every command",
+  'executor/worker.ts': "a worker process's entry: its environment is its run's allowlist (lib/agentEnv.ts), read once and passed to the run",
+  'lib/agentEnv.ts': "a child's environment is built from the parent's: the allowlist has to read it (and a warm worker sets its run's folder for what its agent starts)",
+  'knowledge/format/root.ts': 'debt: resolveWorkflowRoot without an env (tests, the lifecycle) falls back to the process environment',
+  'knowledge/knowledge.ts': 'debt: openKnowledge without an env (tests, the lifecycle) falls back to the process environment',
+  'knowledge/lifecycle/reconcile/semantic.ts': "debt: the reconciliation's process-wide embedder, a module global the KnowledgeService should own",
+};
+
+describe('the process environment is read at the entry points only', () => {
+  it('no source file outside the allowed ones reads process.env, and each allowed one still does', () => {
+    const read = /\bprocess\s*(?:\.\s*env\b|\[\s*['"]env['"]\s*\])|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b/;
+    const readers = sources(SRC).filter((f) => readFileSync(f, 'utf8').split('\n').some((line) => read.test(line)));
+    const offenders = readers.map((f) => relative(SRC, f)).filter((f) => !(f in READS_PROCESS_ENV));
+    expect(offenders, 'read the environment at the entry point and pass `env` down (or add the file to READS_PROCESS_ENV with its reason)').toEqual([]);
+    expect(Object.keys(READS_PROCESS_ENV).filter((f) => !readers.some((r) => relative(SRC, r) === f))).toEqual([]);
+  });
+});
+

@@ -25,19 +25,19 @@ import { isLoopback, readHomeToken, resolveHome } from './home.js';
 export type Env = Record<string, string | undefined>;
 
 /** The daemon URL the environment names (MAESTRO_URL), or undefined. */
-export function daemonUrlFromEnv(env: Env = process.env): string | undefined {
+export function daemonUrlFromEnv(env: Env): string | undefined {
   return env.MAESTRO_URL || undefined;
 }
 
 /** Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT (default 4300). */
-export function defaultDaemonUrl(env: Env = process.env): string {
+export function defaultDaemonUrl(env: Env): string {
   return daemonUrlFromEnv(env) ?? `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
 }
 
 export type SearchDaemon = 'auto' | 'on' | 'off';
 
 /** MAESTRO_SEARCH_DAEMON for `maestro search` (unset or empty: auto); a bad value, or the old MAESTRO_DAEMON_URL, is refused by name. */
-export function searchDaemonSetting(env: Env = process.env): SearchDaemon {
+export function searchDaemonSetting(env: Env): SearchDaemon {
   if (env.MAESTRO_DAEMON_URL) {
     throw new MaestroError('BAD_INPUT', `MAESTRO_DAEMON_URL is gone: MAESTRO_URL names the daemon (set it to ${JSON.stringify(env.MAESTRO_DAEMON_URL)} if that is the one), and MAESTRO_SEARCH_DAEMON=on|off|auto says whether \`maestro search\` asks it.`);
   }
@@ -48,7 +48,7 @@ export function searchDaemonSetting(env: Env = process.env): SearchDaemon {
 }
 
 /** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */
-export function clientToken(url: URL, env: Env = process.env): string | null {
+export function clientToken(url: URL, env: Env): string | null {
   return env.MAESTRO_TOKEN || (isLoopback(url.hostname.replace(/^\[|\]$/g, '')) ? readHomeToken(resolveHome(env)) : null);
 }
 
@@ -66,6 +66,6 @@ export function wikiDirVariable(env: Env): 'FLOW_WIKI_DIR' | 'FLOW_ROOT_DIR' | '
 }
 
 /** Where Claude Code keeps its login and its session transcripts (`projects/`). */
-export function claudeConfigDir(env: Env = process.env): string {
+export function claudeConfigDir(env: Env): string {
   return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
 }

@@ -4,6 +4,7 @@
  * whole output kept in `<runDir>/checks/<name>.log`, a timeout ending its
  * process group. A check is a gate: the first failure stops the task.
  */
+import { childEnv } from '../lib/agentEnv.js';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ export function runCheck(check: CheckConfig, cwd: string, logDir: string, defaul
   const started = Date.now();
   writeSync(fd, `$ ${typeof check.command === 'string' ? check.command : check.command.join(' ')}\n`);
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, CI: '1' } });
+    const child = spawn(file, args, { cwd, stdio: ['ignore', fd, fd], detached: true, env: { ...childEnv([]), CI: '1' } });
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, sig);

@@ -1,6 +1,6 @@
 /**
  * Every command group of the `maestro` CLI, loaded on demand. Each module
- * exports `register(program)`; add one entry here per module, naming the
+ * exports `register(program, ctx)`; add one entry here per module, naming the
  * top-level commands (and aliases) it registers.
  *
  * Why lazy: loading every command module eagerly (and through them zod and
@@ -12,11 +12,17 @@
  * modules register.
  */
 import type { Command } from 'commander';
+import type { Env } from '../../config/env.js';
+
+/** What every command gets from the CLI's entry (main.ts): the environment, read there once. */
+export interface CliContext {
+  readonly env: Env;
+}
 
 export interface CommandModule {
   /** Top-level command names and aliases the module registers. */
   readonly commands: readonly string[];
-  load(): Promise<{ register(program: Command): void }>;
+  load(): Promise<{ register(program: Command, ctx: CliContext): void }>;
 }
 
 /** In registration order: `maestro --help` lists the commands in this order. */

@@ -32,7 +32,7 @@ export const WIKI_ID_PREFIX = 'wiki:';
 export const MAX_WIKI_FILE_BYTES = MAX_SPEC_FILE_BYTES;
 
 /** The wiki folder for a workflow root (see the header for the order). */
-export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv = process.env): string {
+export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv): string {
   return (root.confined ? undefined : wikiDirFromEnv(env, root.projectDir)) ?? resolve(root.projectDir, 'wiki');
 }
 

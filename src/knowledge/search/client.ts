@@ -55,7 +55,7 @@ function homeDaemonRuns(home: string): boolean {
 }
 
 /** Which daemon `maestro search` asks, or null: search in process. */
-export function daemonTarget(env: NodeJS.ProcessEnv = process.env): DaemonTarget | null {
+export function daemonTarget(env: NodeJS.ProcessEnv): DaemonTarget | null {
   const setting = searchDaemonSetting(env);
   if (setting === 'off') return null;
   if (setting === 'on') return { url: defaultDaemonUrl(env), named: true };
@@ -91,7 +91,7 @@ async function get(url: URL, headers: Record<string, string>): Promise<Answer | 
 const ANSWER_SETTINGS = ['MAESTRO_EMBEDDINGS_ONNX', 'MAESTRO_EMBEDDINGS_URL', 'MAESTRO_UID'] as const;
 
 /** The daemon's answer to a search, or undefined: search in process. */
-export async function searchViaDaemon(req: SearchRequest, workflowDir: string, includeGlobal: boolean, env: NodeJS.ProcessEnv = process.env): Promise<unknown | undefined> {
+export async function searchViaDaemon(req: SearchRequest, workflowDir: string, includeGlobal: boolean, env: NodeJS.ProcessEnv): Promise<unknown | undefined> {
   const target = daemonTarget(env);
   if (!target) return undefined;
   if (!target.named && ANSWER_SETTINGS.some((name) => env[name])) return undefined;

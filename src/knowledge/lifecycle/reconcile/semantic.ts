@@ -50,7 +50,7 @@ export function configureSemantic(embedder: Embedder | null | undefined): void {
 }
 
 export function semanticEmbedder(): Embedder | null {
-  if (configured === undefined) configured = embedderFromEnv();
+  if (configured === undefined) configured = embedderFromEnv(process.env);
   return configured;
 }
 
