@@ -5,6 +5,10 @@
  * No zod here: the CLI's fast paths load this. A test (env.test.ts) fails when
  * one of these names is read anywhere else under src/.
  *
+ * Every function here takes `env`: the process environment itself is read where
+ * a process starts (the CLI's main.ts, a worker's entry) and passed down; env.test.ts
+ * lists the few files that read `process.env` and why.
+ *
  * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT);
  *   the one daemon URL, `maestro search` included.
  * - MAESTRO_SEARCH_DAEMON: whether `maestro search` asks that daemon: `auto` (the

@@ -4,10 +4,10 @@
  * whole output kept in `<runDir>/checks/<name>.log`, a timeout ending its
  * process group. A check is a gate: the first failure stops the task.
  */
-import { childEnv } from '../lib/agentEnv.js';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
 import type { CheckConfig } from './protocol/job.js';
 
