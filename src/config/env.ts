@@ -7,7 +7,7 @@
  *
  * Every function here takes `env`: the process environment itself is read where
  * a process starts (the CLI's main.ts, a worker's entry) and passed down; env.test.ts
- * lists the few files that read `process.env` and why.
+ * lists the few files that read the process environment, and why.
  *
  * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT);
  *   the one daemon URL, `maestro search` included.
