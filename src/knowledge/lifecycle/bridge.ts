@@ -68,7 +68,7 @@ export class KnowledgeBridge {
   constructor(private readonly options: KnowledgeBridgeOptions = {}) {}
 
   private rootFor(repoPath: string): WorkflowRoot {
-    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true, env: this.options.env ?? {} });
     this.options.watch?.(root.workflowDir);
     return root;
   }
