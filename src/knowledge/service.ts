@@ -46,7 +46,7 @@ export interface KnowledgeConfig {
 }
 
 /** The daemon's knowledge settings, or a one-shot command's. */
-export function resolveKnowledgeConfig(env: NodeJS.ProcessEnv = process.env, opts: { oneShot?: boolean } = {}): KnowledgeConfig {
+export function resolveKnowledgeConfig(env: NodeJS.ProcessEnv, opts: { oneShot?: boolean } = {}): KnowledgeConfig {
   return opts.oneShot ? { env, syncIntervalMs: 0, watchCorpus: false } : { env, syncIntervalMs: 1 * SECOND, watchCorpus: true };
 }
 

@@ -59,7 +59,7 @@ describe('maestro search through the daemon and in process', { timeout: 300_000 
       cpSync(FIXTURE, join(stranger, '.workflow'), { recursive: true });
 
       const warm = cleanEnv({ MAESTRO_URL: proxy.url });
-      const cold = cleanEnv({ MAESTRO_DAEMON_URL: 'off' });
+      const cold = cleanEnv({ MAESTRO_SEARCH_DAEMON: 'off' });
       const cases: Array<{ args: string[]; asks: boolean }> = [
         { args: ['search', 'errors', 'imports', 'install', '--workflow-root', repo], asks: true },
         { args: ['search', 'release', 'checklist', '--json', '--workflow-root', repo], asks: true },
@@ -81,6 +81,11 @@ describe('maestro search through the daemon and in process', { timeout: 300_000 
         expect(proxy.searches()).toBe(before + (asks ? 1 : 0));
         expect(viaDaemon, args.join(' ')).toEqual(inProcess);
       }
+      // --no-daemon: this process answers, with the same output, even where the daemon would be asked.
+      const before = proxy.searches();
+      const noDaemon = await cli([...cases[0]!.args, '--no-daemon'], warm);
+      expect(proxy.searches()).toBe(before);
+      expect(noDaemon).toEqual(await cli(cases[0]!.args, cold));
       const first = await cli(cases[0]!.args, warm);
       expect(first.code).toBe(0);
       expect(first.stdout).toMatch(/^\d+ result\(s\) for "errors imports install"\n 1\. \[/);

@@ -43,7 +43,7 @@ async function serve(projects: Record<string, string>) {
 function staged() {
   const p = project();
   createSession(p.root, 'task-1', 'teach the board');
-  const c = stage(p.root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:12'] }).candidate;
+  const c = stage(p.root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:12'] }, process.env).candidate;
   return { ...p, candidate: c.candidate_id };
 }
 

@@ -63,6 +63,8 @@ export interface KnowledgeBridgeOptions {
    * Without it nothing is watched, and nothing is left running.
    */
   watch?: (workflowDir: string) => void;
+  /** The environment a brief's search reads (FLOW_* wiki folder, MAESTRO_UID): the daemon's; none by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class KnowledgeBridge {
@@ -73,7 +75,7 @@ export class KnowledgeBridge {
   }
 
   private rootFor(repoPath: string): WorkflowRoot {
-    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true, env: this.options.env ?? {} });
     this.options.watch?.(root.workflowDir);
     return root;
   }
@@ -104,7 +106,7 @@ export class KnowledgeBridge {
     // Keywords only reach entries whose declared keywords the task names; a promoted decision carries
     // `session-knowledge,decision`. Search finds entries by their words (with the documented minimum match).
     const cited = new Set(hits.map((h) => h.id));
-    const found = searchIndexFor(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
+    const found = searchIndexFor(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED, this.options.env ?? {}).filter((e) => !cited.has(e.id));
     if (found.length) {
       lines.push('', '## Relevant knowledge (search)');
       for (const e of found) lines.push(citation(e.sid ?? e.id, e.title, e.body));

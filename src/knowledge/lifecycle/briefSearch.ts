@@ -14,8 +14,8 @@ export interface BriefHit {
   body: string;
 }
 
-export function searchIndexFor(root: WorkflowRoot, text: string, limit: number): BriefHit[] {
-  const k = openKnowledge({ workflowRoot: root.projectDir, includeGlobal: root.includeGlobal, embedder: null, env: { ...process.env, MAESTRO_HOME: root.home } });
+export function searchIndexFor(root: WorkflowRoot, text: string, limit: number, env: NodeJS.ProcessEnv): BriefHit[] {
+  const k = openKnowledge({ workflowRoot: root.projectDir, includeGlobal: root.includeGlobal, embedder: null, env: { ...env, MAESTRO_HOME: root.home } });
   try {
     return k
       .search(text, { limit: limit * 2, readOnlyProbe: true })

@@ -46,7 +46,7 @@ export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[]
 }
 
 /** Where a stage/record writes: the given run, the session ledger, or the active run. */
-export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): Source {
+export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
   if (opts.run) {
     const sid = opts.session ?? findSessionOfRun(root, opts.run, env);
     assertWritableRun(root, sid, opts.run);
@@ -86,7 +86,7 @@ export interface StageOptions {
   session?: string;
 }
 
-export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv = process.env): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
+export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
   if (o.target !== 'spec' && o.target !== 'knowhow') throw new MaestroError('BAD_INPUT', `stage target must be spec|knowhow (got ${o.target}).`);
   const action = o.action ?? 'propose';
   if (!['propose', 'reaffirm', 'supersede', 'contest'].includes(action)) throw new MaestroError('BAD_INPUT', `--action must be propose|reaffirm|supersede|contest (got ${action}).`);
@@ -125,7 +125,7 @@ function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, a
   }
 }
 
-export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): { ledger: string; recorded: string[] } {
+export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv): { ledger: string; recorded: string[] } {
   if (!ids.length) throw new MaestroError('BAD_INPUT', 'record needs at least one knowledge id.');
   const signal = o.signal ?? 'cited';
   const source = o.source ?? 'manual';
@@ -144,7 +144,7 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
  * `maestro load` in an active run: records `consumed` (source load). Search and
  * injection never call this. No active run, or a sealed one: nothing is written.
  */
-export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): boolean {
   // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
   const dir = env.MAESTRO_RUN_DIR;
   if (dir && ids.length && existsSync(join(dir, 'run.json'))) {
