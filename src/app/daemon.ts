@@ -278,7 +278,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
-    knowledge: new KnowledgeBridge({ watch: (dir) => knowledge.watchCorpus(dir) }),
+    knowledge: KnowledgeBridge.forService(knowledge),
   });
 }
 
