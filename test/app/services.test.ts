@@ -58,7 +58,7 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
       const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...process.env, MAESTRO_HOME: join(dir, '.home') }), embedder: null });
       knowledge.start();
       knowledge.start(); // idempotent
-      const bridge = new KnowledgeBridge({ watch: (d) => knowledge.watchCorpus(d) });
+      const bridge = KnowledgeBridge.forService(knowledge);
 
       // A search through the pool, as the knowledge routes do.
       const page = await knowledge.pool.get(dir).searchHybrid('errors cause imports', { readOnlyProbe: true });
