@@ -42,6 +42,7 @@ import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.j
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
 import { followFromEnv } from '../observer/hub.js';
+import type { ObserverEvents } from '../observer/events.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { agentEnv } from '../lib/agentEnv.js';
@@ -96,6 +97,8 @@ export interface DaemonOptions {
   observer?: ObserverConfig;
   /** Keep the workspace's newest Claude Code transcript live in the daemon (default: MAESTRO_OBSERVER_FOLLOW). */
   observerFollow?: boolean;
+  /** Where the observer publishes its updates (default: an emitter of the ObserverService's own); a test emits on it. */
+  observerEvents?: ObserverEvents;
 }
 
 /** Stop steps, run in reverse order of registration. */
@@ -299,7 +302,7 @@ function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (rep
  */
 function createObserver(options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
   const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-  return new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), onUpdate: forward, onError: logError });
+  return new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
 }
 
 interface ApiParts {
@@ -320,7 +323,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's own `.workflow/` only.
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
+import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { action, printJson } from '../output.js';
@@ -20,6 +21,19 @@ interface RootOpts {
 
 // Loaded on use: `maestro --help` and the daemon commands do not pay for the knowledge modules.
 const lib = () => import('../../knowledge/lifecycle/index.js');
+type Lib = Awaited<ReturnType<typeof lib>>;
+
+/** One command's one-shot KnowledgeService (as the daemon builds it, without watchers): its lifecycle context, stopped after. */
+async function withLifecycle<T>(fn: (lc: LifecycleContext, k: Lib) => Promise<T> | T): Promise<T> {
+  const [{ KnowledgeService, resolveKnowledgeConfig }, k] = await Promise.all([import('../../knowledge/service.js'), lib()]);
+  const service = new KnowledgeService(resolveKnowledgeConfig(process.env, { oneShot: true }));
+  service.start();
+  try {
+    return await fn(service.lifecycle, k);
+  } finally {
+    await service.stop();
+  }
+}
 const rootOf = async (o: RootOpts): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot });
 const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));
@@ -62,8 +76,10 @@ function registerSession(program: Command): void {
   withRoot(session.command('seal <id>').description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
     action(async (id: string, o: RootOpts) => {
       const root = await rootOf(o);
-      await (await lib()).warmSessionSemantic(root, id);
-      const r = (await lib()).sealSession(root, id);
+      const r = await withLifecycle(async (lc, k) => {
+        await k.warmSessionSemantic(lc, root, id);
+        return k.sealSession(lc, root, id);
+      });
       out(o, { schema: 'run-response/1.0', ok: true, command: 'session seal', data: r }, `session ${id} ${r.session.status}; backlog ${r.backlog} pending candidate(s)${r.unsealed_runs.length ? `; unsealed runs: ${r.unsealed_runs.join(', ')}` : ''}${r.unreadable.length ? `; not counted, unreadable: ${r.unreadable.map((u) => u.error).join('; ')}` : ''}`);
     }),
   );
@@ -126,13 +142,15 @@ function knowledgeReview(knowledge: Command): void {
     action(async (sid: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
       const root = (await rootOf(o));
       let resolved: unknown = null;
-      if (o.refresh || o.resolve || o.resolveAll) await (await lib()).warmSessionSemantic(root, sid);
-      if (o.resolve || o.resolveAll) {
-        if (!o.as) throw new MaestroError('BAD_INPUT', '--resolve needs --as duplicate|related|conflict|supersede|unique.');
-        if (o.refresh) (await lib()).review(root, sid, { refresh: true });
-        resolved = o.resolve ? (await lib()).resolveCandidate(root, sid, { candidate: o.resolve, as: o.as, ...(o.target ? { target: o.target } : {}), reason: o.reason ?? '' }) : (await lib()).resolveAll(root, sid, o.resolveAll!, o.as, o.reason ?? '');
-      }
-      const r = (await lib()).review(root, sid, { refresh: Boolean(o.refresh) && !resolved });
+      const r = await withLifecycle(async (lc, k) => {
+        if (o.refresh || o.resolve || o.resolveAll) await k.warmSessionSemantic(lc, root, sid);
+        if (o.resolve || o.resolveAll) {
+          if (!o.as) throw new MaestroError('BAD_INPUT', '--resolve needs --as duplicate|related|conflict|supersede|unique.');
+          if (o.refresh) k.review(lc, root, sid, { refresh: true });
+          resolved = o.resolve ? k.resolveCandidate(lc, root, sid, { candidate: o.resolve, as: o.as, ...(o.target ? { target: o.target } : {}), reason: o.reason ?? '' }) : k.resolveAll(lc, root, sid, o.resolveAll!, o.as, o.reason ?? '');
+        }
+        return k.review(lc, root, sid, { refresh: Boolean(o.refresh) && !resolved });
+      });
       if (o.json) return printJson(resolved ? { ...r, resolution: resolved } : r);
       process.stdout.write(`${renderReview(r, Boolean(o.triage))}\n`);
     }),
@@ -149,8 +167,10 @@ function knowledgePromote(knowledge: Command): void {
   ).action(
     action(async (sid: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
       const root = await rootOf(o);
-      await (await lib()).warmSessionSemantic(root, sid);
-      const r = (await lib()).promote(root, sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
+      const r = await withLifecycle(async (lc, k) => {
+        await k.warmSessionSemantic(lc, root, sid);
+        return k.promote(lc, root, sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
+      });
       const lines = [
         ...r.promoted.map((p) => `${p.outcome} ${p.promoted_id} from ${p.candidate_id}${p.supersedes ? ` (supersedes ${p.supersedes})` : ''}`),
         ...r.already_promoted.map((p) => `already promoted ${p.candidate_id} → ${p.promoted_id}`),
@@ -175,7 +195,8 @@ function knowledgeAudit(knowledge: Command): void {
       .option('--force', 'apply even where a fresh pending candidate targets an entry'),
   ).action(
     action(async (o: RootOpts & { scope: string; prune?: boolean; apply?: boolean; force?: boolean }) => {
-      const r = (await lib()).audit((await rootOf(o)), { scope: o.scope, prune: Boolean(o.prune), apply: Boolean(o.apply), force: Boolean(o.force) });
+      const root = await rootOf(o);
+      const r = await withLifecycle((lc, k) => k.audit(lc, root, { scope: o.scope, prune: Boolean(o.prune), apply: Boolean(o.apply), force: Boolean(o.force) }));
       out(o, r, [`audit ${r.scope}: ${r.findings.length} finding(s)`, ...r.findings.map((f) => `  ${f.priority} ${f.subtype} ${f.target}: ${f.evidence}`), ...(r.prune_plan ? r.prune_plan.map((p) => `  plan ${p.action} ${p.target_id} → ${p.successor_id} (${p.reason})`) : []), ...(r.applied.count ? [`applied ${r.applied.count}; backup ${r.applied.backup_dir}`] : [])].join('\n'));
     }),
   );
@@ -194,24 +215,30 @@ export function addRunLifecycleCommands(run: Command): void {
   withRoot(run.command('complete <run>').description('Stage accepted decisions / locked constraints from report.md as pending candidates and reconcile.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
       const root = await rootOf(o);
-      await (await lib()).warmSessionSemantic(root, o.session);
-      const r = (await lib()).completeRun(root, o.session, rid);
+      const r = await withLifecycle(async (lc, k) => {
+        await k.warmSessionSemantic(lc, root, o.session);
+        return k.completeRun(lc, root, o.session, rid);
+      });
       out(o, r, `run ${rid} completed; candidates: ${r.candidate_ids.join(', ') || 'none'}; unique ${r.reconciliation.unique}, review required ${r.reconciliation.review_required}, suppressed ${r.reconciliation.suppressed}`);
     }),
   );
   withRoot(run.command('check <run>').description('Reconcile the run and print the finish checklist.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
       const root = await rootOf(o);
-      await (await lib()).warmSessionSemantic(root, o.session);
-      const r = (await lib()).checkRun(root, o.session, rid);
+      const r = await withLifecycle(async (lc, k) => {
+        await k.warmSessionSemantic(lc, root, o.session);
+        return k.checkRun(lc, root, o.session, rid);
+      });
       out(o, { counts: r.receipt.counts, warnings: r.warnings, candidate_snapshot_hash: r.receipt.candidate_snapshot_hash, corpus_fingerprint: r.receipt.corpus_fingerprint }, [`run ${rid}: ${r.receipt.counts.candidates} candidate(s), receipt fresh`, ...r.warnings.map((w) => `warning: ${w}`)].join('\n'));
     }),
   );
   withRoot(run.command('seal <run>').description('Seal a run: it and its ledger become immutable.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
-      const root = (await rootOf(o));
-      await (await lib()).warmSessionSemantic(root, o.session);
-      const r = (await lib()).sealRun(root, o.session, rid);
+      const root = await rootOf(o);
+      const r = await withLifecycle(async (lc, k) => {
+        await k.warmSessionSemantic(lc, root, o.session);
+        return k.sealRun(lc, root, o.session, rid);
+      });
       const ledger = (await lib()).readLedger((await lib()).runSource(root, o.session, rid).ledgerPath);
       out(o, { ...r, ledger_revision: ledger?.revision ?? null }, `run ${rid} sealed; ${r.suppressed} exact duplicate(s) suppressed; ${r.pending} pending`);
     }),

@@ -25,6 +25,7 @@ import { searchIndexFor, type BriefSearch } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
+import { createLifecycleContext, type LifecycleContext } from './context.js';
 
 export interface BridgeRunInfo {
   task: Pick<Task, 'id' | 'title'> & { spec?: string | null };
@@ -55,6 +56,8 @@ function citation(id: string, title: string, body: string): string {
 }
 
 export interface KnowledgeBridgeOptions {
+  /** What reconciliation keeps between runs (the KnowledgeService's); default: a context of the bridge's own, with no embedder. */
+  lifecycle?: LifecycleContext;
   /**
    * Called with each workflow folder the bridge works in: the KnowledgeService watches its corpus
    * (so reconciling a run stats only the files that changed) and stops the watcher on stop().
@@ -69,14 +72,18 @@ export interface KnowledgeBridgeOptions {
 }
 
 export class KnowledgeBridge {
-  constructor(private readonly options: KnowledgeBridgeOptions = {}) {}
+  private readonly lc: LifecycleContext;
+
+  constructor(private readonly options: KnowledgeBridgeOptions = {}) {
+    this.lc = options.lifecycle ?? createLifecycleContext({ embedder: null });
+  }
 
   /**
-   * The daemon's bridge (app/daemon.ts): the service watches the corpora it works in, and each brief searches
-   * the service's warm handle for the project. (A type-only import: the CLI loads the service without this file.)
+   * The daemon's bridge (app/daemon.ts): the service's lifecycle context, the service watches the corpora it
+   * works in, and each brief searches the service's warm handle for the project. (A type-only import: the CLI loads the service without this file.)
    */
-  static forService(service: Pick<KnowledgeService, 'watchCorpus' | 'briefSearch'>): KnowledgeBridge {
-    return new KnowledgeBridge({ watch: (dir) => service.watchCorpus(dir), search: (root, text, limit) => service.briefSearch(root, text, limit) });
+  static forService(service: Pick<KnowledgeService, 'lifecycle' | 'watchCorpus' | 'briefSearch'>): KnowledgeBridge {
+    return new KnowledgeBridge({ lifecycle: service.lifecycle, watch: (dir) => service.watchCorpus(dir), search: (root, text, limit) => service.briefSearch(root, text, limit) });
   }
 
   private rootFor(repoPath: string): WorkflowRoot {
@@ -93,7 +100,7 @@ export class KnowledgeBridge {
     let pending = 0;
     let needReview = 0;
     if (existsSync(join(root.workflowDir, 'sessions', sid, 'session.json'))) {
-      const r = review(root, sid);
+      const r = review(this.lc, root, sid);
       pending = r.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').length;
       needReview = r.candidates.filter((c) => c.promotion_eligibility === 'review_required').length;
     }
@@ -148,14 +155,14 @@ export class KnowledgeBridge {
       if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
       throw err;
     }
-    const done = completeRun(root, sid, rid);
-    sealRun(root, sid, rid);
+    const done = completeRun(this.lc, root, sid, rid);
+    sealRun(this.lc, root, sid, rid);
     const promoted: string[] = [];
     if (opts.autoPromoteDecisions) {
       const ledger = readLedger(runSource(root, sid, rid).ledgerPath);
       const decisions = (ledger?.candidates ?? []).filter((c) => c.source_kind === 'decision' && c.status === 'pending').map((c) => c.candidate_id);
       if (decisions.length) {
-        const r = promote(root, sid, { candidates: decisions });
+        const r = promote(this.lc, root, sid, { candidates: decisions });
         promoted.push(...r.promoted.map((p) => p.promoted_id));
       }
     }

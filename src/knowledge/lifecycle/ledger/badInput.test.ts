@@ -13,6 +13,10 @@ import { createRun, createSession } from '../session/store.js';
 import { readLedger } from './ledger.js';
 import { promote } from '../promote/promote.js';
 import { promotionPath, readPromotions } from '../promote/promotion.js';
+import { createLifecycleContext } from '../context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 function withRun(p: Project): { ledger: string; id: string } {
   createSession(p.root, 's-1');
@@ -62,15 +66,15 @@ describe('bad input changes nothing', () => {
     const p = project();
     const { id } = withRun(p);
     const src = runSource(p.root, 's-1', 'run-1');
-    reconcileSource(p.root, src);
+    reconcileSource(lc, p.root, src);
     const before = readFileSync(src.receiptPath, 'utf8');
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'related', target: 'S-29990101-none', reason: 'r' })).toThrow(/--target S-29990101-none is not active project knowledge/);
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'unique', reason: '  ' })).toThrow(/empty reason/);
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'duplicate', reason: 'r' })).toThrow(/needs --target/);
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'maybe', reason: 'r' })).toThrow(/--as must be/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'related', target: 'S-29990101-none', reason: 'r' })).toThrow(/--target S-29990101-none is not active project knowledge/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'unique', reason: '  ' })).toThrow(/empty reason/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'duplicate', reason: 'r' })).toThrow(/needs --target/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'maybe', reason: 'r' })).toThrow(/--as must be/);
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
     stage(p.root, { target: 'spec', title: 'N', content: 'A new candidate makes the receipt stale.', run: 'run-1', session: 's-1' });
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'unique', reason: 'r' })).toThrow(/stale .*maestro knowledge review s-1 --refresh/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'unique', reason: 'r' })).toThrow(/stale .*maestro knowledge review s-1 --refresh/);
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
   });
 
@@ -82,27 +86,27 @@ describe('bad input changes nothing', () => {
     writeFileSync(src.receiptPath, broken);
     expect(() => readReceipt(src)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', status: 500 }));
     expect(() => readReceipt(src)).toThrow(`${src.receiptPath}: field corpus_fingerprint must be a string`);
-    const seen = review(p.root, 's-1').sources[0]!;
+    const seen = review(lc, p.root, 's-1').sources[0]!;
     expect(seen).toMatchObject({ receipt: 'missing', error: expect.stringContaining(src.receiptPath) });
     expect(seen.reasons[0]).toMatch(/^receipt unreadable: /);
-    reconcileSource(p.root, src);
-    expect(review(p.root, 's-1').sources[0]!.receipt).toBe('fresh');
+    reconcileSource(lc, p.root, src);
+    expect(review(lc, p.root, 's-1').sources[0]!.receipt).toBe('fresh');
     expect(readFileSync(`${src.receiptPath}.corrupt`, 'utf8')).toBe(broken);
   });
 
   it('an unreadable promotion receipt is reported; its promoted candidates never show as pending again', () => {
     const p = project();
     const { id } = withRun(p);
-    sealRun(p.root, 's-1', 'run-1');
-    expect(promote(p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
-    expect(review(p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
+    sealRun(lc, p.root, 's-1', 'run-1');
+    expect(promote(lc, p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
+    expect(review(lc, p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
     const file = promotionPath(runSource(p.root, 's-1', 'run-1').dir);
     writeFileSync(file, '{"schema_version": ');
     expect(() => readPromotions(runSource(p.root, 's-1', 'run-1').dir)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE' }));
-    const r = review(p.root, 's-1');
+    const r = review(lc, p.root, 's-1');
     expect(r.candidates.map((c) => c.candidate_id)).not.toContain(id);
     expect(r.sources.find((s) => s.run_id === 'run-1')).toMatchObject({ receipt: 'missing', error: expect.stringContaining(`${file}: not valid JSON`) });
-    expect(() => promote(p.root, 's-1', { candidates: [id] })).toThrow(file);
+    expect(() => promote(lc, p.root, 's-1', { candidates: [id] })).toThrow(file);
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
   });
 
@@ -118,10 +122,10 @@ describe('bad input changes nothing', () => {
   it('a sealed run refuses every write and its ledger is untouched', () => {
     const p = project();
     const { ledger } = withRun(p);
-    sealRun(p.root, 's-1', 'run-1');
+    sealRun(lc, p.root, 's-1', 'run-1');
     const before = readFileSync(ledger, 'utf8');
     expect(() => stage(p.root, { target: 'spec', title: 't', content: 'Late rule.', run: 'run-1', session: 's-1' })).toThrow(/sealed/);
-    expect(() => completeRun(p.root, 's-1', 'run-1')).toThrow(/sealed/);
+    expect(() => completeRun(lc, p.root, 's-1', 'run-1')).toThrow(/sealed/);
     expect(readFileSync(ledger, 'utf8')).toBe(before);
   });
 });
