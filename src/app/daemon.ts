@@ -289,7 +289,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
-    knowledge: new KnowledgeBridge({ lifecycle: knowledge.lifecycle, watch: (dir) => knowledge.watchCorpus(dir), env: options.env ?? {} }),
+    knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
 }
 
