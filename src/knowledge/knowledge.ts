@@ -1,5 +1,5 @@
 /**
- * The in-process knowledge API: `openKnowledge({workflowRoot})` →
+ * The in-process knowledge API: `openKnowledge({workflowRoot, env})` →
  * `{search, searchKg, searchCode, load, list, health, neighbors, …}`. The CLI
  * uses it directly when no daemon answers; the daemon serves the same calls
  * (http.ts), so both give identical results.
