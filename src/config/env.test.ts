@@ -48,14 +48,12 @@ describe('the shared environment variables are read in src/config only', () => {
 
 /**
  * The process environment is read where a process starts and passed down from there; library code takes
- * `env`. Each file allowed to read it, and why. The last three are not yet passed down (debt, named).
+ * `env`. Each file allowed to read it, and why.
  */
 const READS_PROCESS_ENV: Record<string, string> = {
   'cli/main.ts': "the CLI's entry (and through `serve` and `mcp`, the daemon's and the MCP server's): reads it once and hands it to every command",
   'executor/worker.ts': "a worker process's entry: its environment is its run's allowlist (lib/agentEnv.ts), read once and passed to the run",
   'lib/agentEnv.ts': "a child's environment is built from the parent's: the allowlist has to read it (and a warm worker sets its run's folder for what its agent starts)",
-  'knowledge/format/root.ts': 'debt: resolveWorkflowRoot without an env (tests, the lifecycle) falls back to the process environment',
-  'knowledge/knowledge.ts': 'debt: openKnowledge without an env (tests, the lifecycle) falls back to the process environment',
 };
 
 describe('the process environment is read at the entry points only', () => {

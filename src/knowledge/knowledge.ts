@@ -1,5 +1,5 @@
 /**
- * The in-process knowledge API: `openKnowledge({workflowRoot})` →
+ * The in-process knowledge API: `openKnowledge({workflowRoot, env})` →
  * `{search, searchKg, searchCode, load, list, health, neighbors, …}`. The CLI
  * uses it directly when no daemon answers; the daemon serves the same calls
  * (http.ts), so both give identical results.
@@ -111,9 +111,8 @@ interface Opened {
 }
 
 function openHandle(opts: KnowledgeOptions): Opened {
-  // Callers that pass no environment (tests, the lifecycle's id lookups) get the process's: not yet passed down to them.
-  const env = opts.env ?? process.env;
-  const root = resolveWorkflowRoot({ ...opts, env });
+  const env = opts.env;
+  const root = resolveWorkflowRoot(opts);
   const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, env) : opts.wikiRoot;
   const sources = [...builtinSources(root), ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
   const handle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
@@ -209,7 +208,7 @@ function healthOf(o: Opened, kind?: 'spec' | 'knowhow' | 'wiki'): HealthReport {
   return { ok: errors === 0, entries: scoped.length, errors, warnings: findings.length - errors, findings };
 }
 
-export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
+export function openKnowledge(opts: KnowledgeOptions): Knowledge {
   const o = openHandle(opts);
   const { root, handle, sources, throttle } = o;
   const db = handle.db;

@@ -4,7 +4,7 @@
  * a burst of searches costs one scan; handles are closed together on `stop()`.
  */
 import { resolve } from 'node:path';
-import { openKnowledge, type Knowledge, type KnowledgeOptions } from './knowledge.js';
+import { openKnowledge, type Knowledge } from './knowledge.js';
 import type { Embedder } from './vectors/embeddings.js';
 
 export interface KnowledgePool {
@@ -20,12 +20,13 @@ export interface KnowledgePool {
 export interface KnowledgePoolOptions {
   defaultRoot?: string;
   syncIntervalMs?: number;
-  extra?: Omit<KnowledgeOptions, 'workflowRoot'>;
+  /** The owner's environment (MAESTRO_HOME, MAESTRO_UID, FLOW_*, MAESTRO_EMBEDDINGS_*): the service's config. */
+  env: NodeJS.ProcessEnv;
   /** The owner's embedder, asked when a handle opens (default: each handle reads MAESTRO_EMBEDDINGS_*). */
   embedder?: () => Embedder | null;
 }
 
-export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgePool {
+export function createKnowledgePool(opts: KnowledgePoolOptions): KnowledgePool {
   const open = new Map<string, Knowledge>();
   let stopped = false;
   let opened = 0;
@@ -37,7 +38,7 @@ export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgeP
       let k = open.get(key);
       if (!k) {
         const embedder = opts.embedder ? { embedder: opts.embedder() } : {};
-        k = openKnowledge({ ...opts.extra, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
+        k = openKnowledge({ env: opts.env, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
         open.set(key, k);
         opened++;
       }

@@ -73,7 +73,7 @@ export class KnowledgeService {
     if (this.started) return;
     if (this.stopping) throw new Error('the knowledge service is stopped');
     this.started = true;
-    this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, extra: { env: this.config.env }, embedder: () => this.embedder() });
+    this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, env: this.config.env, embedder: () => this.embedder() });
     this.lifecycleInstance = createLifecycleContext({ embedder: () => this.embedder() });
   }
 

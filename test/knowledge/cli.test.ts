@@ -108,7 +108,7 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
   it('answers through a running daemon with the same results as in process', async () => {
     const { dir } = tempRoot('mf-workflow');
     const local = await maestro(['search', 'errors', 'imports', 'install', '--json', '--read-only-probe', '--workflow-root', dir]);
-    const pool = createKnowledgePool();
+    const pool = createKnowledgePool({ env: process.env });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });

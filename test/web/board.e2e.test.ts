@@ -86,7 +86,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const d = daemon!;
     const [project] = await d.store.projects.list();
     // A spec in the demo project, and a candidate staged the way `maestro knowledge stage` does.
-    const root = resolveWorkflowRoot({ workflowRoot: project!.repoPath });
+    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: project!.repoPath });
     mkdirSync(join(root.workflowDir, 'specs'), { recursive: true });
     writeFileSync(join(root.workflowDir, 'specs', 'coding-conventions.md'), SPEC_FILE);
     createSession(root, 'review-demo', 'teach the board');

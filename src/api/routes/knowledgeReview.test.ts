@@ -22,13 +22,14 @@ afterEach(async () => {
 });
 
 async function serve(projects: Record<string, string>) {
-  const pool = createKnowledgePool();
+  const pool = createKnowledgePool({ env: process.env });
   const app = Fastify();
   installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
   const doc = new OpenApiDoc();
   await app.register(knowledgeRoutes, {
     pool,
     lifecycle: createLifecycleContext({ embedder: null }),
+    env: process.env,
     doc,
     projectRoot: async (id: string) => {
       const dir = projects[id];
@@ -177,7 +178,7 @@ describe('knowledge review routes', () => {
   });
 
   it('are not registered without a project resolver (a path-only caller gets 404)', async () => {
-    const pool = createKnowledgePool();
+    const pool = createKnowledgePool({ env: process.env });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });

@@ -55,6 +55,8 @@ export function register(program: Command, ctx: CliContext): void {
         const { startDaemon } = await import('../../app/daemon.js');
         const board = await prepareBoard();
         const daemon = await startDaemon(config, {
+          // The daemon's knowledge, observer and providers are configured from the environment the CLI's entry read.
+          env: ctx.env,
           announce: true,
           demo: opts.demo,
           logFile: join(logDir, 'daemon.log'),

@@ -55,7 +55,7 @@ const SPEC_ID = 'spec:project:coding-conventions-001';
 describe('exact id matches win', () => {
   it('puts the entry a query names by id or alias first, with diversity on and off', async () => {
     const { dir } = corpus();
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       const refs: Array<[string, string]> = [
         [SID, SPEC_ID],
@@ -82,7 +82,7 @@ describe('exact id matches win', () => {
 
   it('puts a named entry first among other words, then the ranked page without it, several in query order', () => {
     const { dir } = corpus();
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       const plain = k.search('release checklist', { readOnlyProbe: true }).results.map((r) => r.id);
       const page = k.search(`release checklist ${SID}`, { readOnlyProbe: true });
@@ -105,7 +105,7 @@ describe('exact id matches win', () => {
 
   it('leaves a named entry out when the filters leave it out (type, status, project scope, --kg type isolation)', async () => {
     const { dir } = corpus();
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       const ids = (q: string, o: Parameters<typeof k.search>[1] = {}) => k.search(q, { readOnlyProbe: true, ...o }).results.map((r) => r.id);
       expect(ids(`${SID} release`, { type: 'knowhow' })).not.toContain(SPEC_ID);
@@ -129,7 +129,7 @@ describe('exact id matches win', () => {
 
   it('searches an id-shaped word that names nothing as words, without an error', () => {
     const { dir } = corpus();
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       for (const q of ['S-20261399-nothere', 'wiki:', 'wiki:C999 release checklist', '"S-2026-" (release) checklist:', 'knowhow/../../etc/passwd release']) {
         const page = k.search(q, { readOnlyProbe: true });
@@ -146,7 +146,7 @@ describe('exact id matches win', () => {
     const { dir } = corpus();
     mkdirSync(join(dir, 'src'), { recursive: true });
     writeFileSync(join(dir, 'src', 'release.ts'), 'export function releaseChecklist(): string[] {\n  return [];\n}\n');
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       await k.syncCode();
       const page = await k.searchHybrid(`releaseChecklist ${SID}`, { readOnlyProbe: true });

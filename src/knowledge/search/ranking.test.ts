@@ -28,7 +28,7 @@ function prose(from: number, n: number): string {
 }
 
 function open(dir: string) {
-  return openKnowledge({ workflowRoot: dir });
+  return openKnowledge({ env: process.env, workflowRoot: dir });
 }
 
 describe('ranking', () => {

@@ -23,7 +23,7 @@ const nowIso = () => new Date().toISOString();
  * Resolves knowledge ids: the reconciliation corpus first, then every alias Knowledge I knows. Unknown ids
  * are refused. Read without a cache: only one-shot callers (a CLI command, an MCP tool call) stage or record.
  */
-export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[] {
+export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): string[] {
   const docs = readCorpus(root.workflowDir).docs;
   const byAlias = new Map<string, string>();
   for (const d of docs) for (const a of [d.id, ...d.aliases]) byAlias.set(a, d.id);
@@ -33,7 +33,7 @@ export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[]
     const out = ids.map((id) => {
       const hit = byAlias.get(id);
       if (hit) return hit;
-      k ??= openKnowledge(root.confined ? { workflowRoot: root.workflowDir } : { cwd: root.projectDir });
+      k ??= openKnowledge(root.confined ? { workflowRoot: root.workflowDir, env } : { cwd: root.projectDir, env });
       const r = k.resolveId(id);
       if (!r) unknown.push(id);
       return r ?? id;
@@ -93,7 +93,7 @@ export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEn
   if (o.signal && !['consumed', 'cited', 'validated', 'contradicted'].includes(o.signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${o.signal}).`);
   const src = ledgerSourceFor(root, o, env);
   // Validate everything before the first write: unknown ids change nothing.
-  const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds) : [];
+  const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds, env) : [];
   const origin = src.rid === 'session' ? `session:${src.sid}` : `run:${src.rid}`;
   const evidence = [origin, ...(o.evidence ?? [])];
   refuseConflictingRestage(root, src, candidateId(o.target, o.content.trim()), action);
@@ -132,7 +132,7 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
   if (!['consumed', 'cited', 'validated', 'contradicted'].includes(signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${signal}).`);
   if (!['load', 'search', 'injection', 'manual'].includes(source)) throw new MaestroError('BAD_INPUT', `--source must be load|search|injection|manual (got ${source}).`);
   const src = ledgerSourceFor(root, o, env);
-  const resolved = resolveKnowledgeIds(root, ids);
+  const resolved = resolveKnowledgeIds(root, ids, env);
   updateLedger(src.ledgerPath, init(src), (l) => {
     const now = nowIso();
     for (const id of resolved) recordInto(l, id, signal, source, o.evidence ?? [], now);
