@@ -200,6 +200,40 @@ describe('merge trains', () => {
     expect(existsSync(join(repoA, 'a.txt')) && existsSync(join(repoB, 'b.txt'))).toBe(true);
   });
 
+  it("work approved while another project's train is held merges in the next tick, without waiting for it", { timeout: 120_000 }, async () => {
+    const s = await openStore();
+    const repoA = makeRepo({ 'README.md': '# a\n' });
+    const repoB = makeRepo({ 'README.md': '# b\n' });
+    branchWith(repoA, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repoB, 'maestro/t-b', { 'b.txt': 'b\n' });
+    const projectA = await s.projects.create({ name: 'a', repoPath: repoA, config: {} });
+    const projectB = await s.projects.create({ name: 'b', repoPath: repoB, config: {} });
+    const a = await approved(s, projectA, 'a', 'maestro/t-a');
+    let held!: () => void;
+    const holding = new Promise<void>((r) => (held = r));
+    let bId = '';
+    const hooks: MergeHooks = {
+      beforeMerge: async (task) => {
+        if (task.id !== a.id) return;
+        held();
+        const deadline = Date.now() + 60_000;
+        while (!bId || (await s.tasks.get(bId)).status !== 'done') {
+          if (Date.now() > deadline) return { cancel: "project B's task never landed while A's train waited" };
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+    };
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks });
+    const first = d.merges.tick();
+    await holding;
+    bId = (await approved(s, projectB, 'b', 'maestro/t-b')).id;
+    await d.merges.tick(); // A is merging already: this tick takes B alone
+    expect((await s.tasks.get(bId)).status).toBe('done');
+    await first;
+    expect(d.errors).toEqual([]);
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+  });
+
   it('a push the remote refuses records nothing; the tasks are retried later, each in a train of its own', async () => {
     const s = await openStore();
     const root = tempDir('maestro-train-');
