@@ -322,7 +322,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
       // Review, promotion and audit act on a registered project's own `.workflow/` only.
       await a.register(knowledgeRoutes, { pool: knowledge.pool, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
     },
-    (a: FastifyInstance) => observerRoutes(a, observer.routeDeps),
+    (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];
   // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.

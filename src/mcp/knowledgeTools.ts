@@ -14,6 +14,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import type { EntryLoad, MixedSearch } from '../api/wire/knowledge.js';
 
 type Answer = (fn: () => Promise<Record<string, unknown>>) => Promise<{ content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean }>;
 
@@ -64,7 +65,8 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
     },
     async ({ query, limit, type, category }) =>
       answer(async () => {
-        const r = await withK(deps, (k) => k.searchHybrid(query, { limit: limit ?? 10, type, category }));
+        // The same page GET /api/knowledge/search answers (src/api/wire/knowledge.ts), trimmed to what an agent reads.
+        const r: MixedSearch = await withK(deps, (k) => k.searchHybrid(query, { limit: limit ?? 10, type, category }));
         return {
           query: r.query,
           count: r.count,
@@ -83,12 +85,12 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
     },
     async ({ id, includeDeprecated }) =>
       answer(async () => {
-        const entry = await withK(deps, (k) => k.load(id, { includeDeprecated: Boolean(includeDeprecated) }));
+        const entry: EntryLoad = await withK(deps, (k) => k.load(id, { includeDeprecated: Boolean(includeDeprecated) }));
         if ('kind' in entry && (entry.kind === 'spec' || entry.kind === 'knowhow')) {
           const [{ recordConsumed }, { resolveWorkflowRoot }] = await Promise.all([import('../knowledge/lifecycle/session/ops.js'), import('../knowledge/format/root.js')]);
           recordConsumed(resolveWorkflowRoot({ workflowRoot: deps.root, env: deps.env }), [entry.id], deps.env);
         }
-        return { entry: entry as unknown as Record<string, unknown> };
+        return { entry };
       }),
   );
 

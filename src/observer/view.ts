@@ -26,8 +26,8 @@ export interface ExplorationView {
   subagents: Array<{ prompt: string; toolCount: number; errorCount: number; toolSummary?: string }>;
   /** The tool running right now, for the live card. */
   activeTool: string | null;
-  /** undefined = not searched yet; null = no prior knowledge; else the KNOWLEDGE card. */
-  knowledge: RetrievalRecord | null | undefined;
+  /** Absent (undefined, dropped from JSON) = not searched yet; null = no prior knowledge; else the KNOWLEDGE card. */
+  knowledge?: RetrievalRecord | null | undefined;
   summary: SummaryItem | null;
   /** The wiki badge: present on an intent's anchor turn only. */
   wiki: WriteRecord | null;

@@ -10,14 +10,15 @@
  * `root` names the project (workflow root); without it the pool's default.
  * With `projectRoot` (the daemon), each also takes `projectId`, a registered
  * project, instead of a path; and the review, promotion and audit routes of
- * reviewHttp.ts are registered too (they take a project id, never a path).
+ * knowledgeReview.ts are registered too (they take a project id, never a path).
  * Errors are thrown; the API's one error handler (src/api/errors.ts) answers them.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MaestroError } from '../../core/errors.js';
 import { parseSearchRequest, runSearch } from '../../knowledge/search/params.js';
 import type { KnowledgePool } from '../../knowledge/pool.js';
-import type { OpenApiDoc } from '../route.js';
+import { defineRoute, OpenApiDoc } from '../route.js';
+import { entryListResponse, entryLoadResponse, knowledgeHealthResponse, knowledgeSearchResponse } from '../wire/knowledge.js';
 import { registerReviewRoutes } from './knowledgeReview.js';
 
 export interface KnowledgeRouteOptions {
@@ -29,7 +30,7 @@ export interface KnowledgeRouteOptions {
   confineRoot?: (root: string | undefined) => Promise<string>;
   /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
-  /** The API's OpenAPI document, so those routes are listed at /api/openapi.json. */
+  /** The API's OpenAPI document, so these routes are listed at /api/openapi.json. */
   doc?: OpenApiDoc;
 }
 
@@ -53,29 +54,32 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
       q.root = await opts.confineRoot(q.root);
     }
   });
-  app.get('/api/knowledge/search', async (req) => {
-    const q = req.query as Query;
+  const doc = opts.doc ?? new OpenApiDoc();
+  const tags = ['knowledge'];
+  // No query schema: parseSearchRequest (shared with the CLI) and the preHandler above check these queries.
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/search', summary: 'Search specs, knowhow and wiki entries (kg=true: the knowledge graph; code=true: the code graph)', tags, response: knowledgeSearchResponse }, async ({ query }) => {
+    const q = query as Query;
     const parsed = parseSearchRequest(q);
     const k = opts.pool.get(rootOf(q), q.global === 'true');
     // `fresh=true` (the CLI): re-check the files now, not at most once a second, so the answer is the one a search in process gives.
     if (q.fresh === 'true') k.sync();
     return runSearch(k, parsed);
   });
-  app.get('/api/knowledge/entries', async (req) => {
-    const q = req.query as Query;
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/entries', summary: 'List knowledge entries by filter', tags, response: entryListResponse }, async ({ query }) => {
+    const q = query as Query;
     const k = opts.pool.get(rootOf(q), q.global === 'true');
     const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: q.includeDeprecated === 'true' });
     return { count: entries.length, entries };
   });
-  app.get('/api/knowledge/entries/:id', async (req) => {
-    const q = req.query as Query;
-    const { id } = req.params as { id: string };
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/entries/:id', summary: 'One entry by id or alias, with its graph neighbours (or a code-graph node)', tags, response: entryLoadResponse }, async ({ query, params }) => {
+    const q = query as Query;
+    const { id } = params as { id: string };
     return opts.pool.get(rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
   });
-  app.get('/api/knowledge/health', async (req) => {
-    const q = req.query as Query;
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/health', summary: 'Problems found in the knowledge files (kind=spec|knowhow|wiki)', tags, response: knowledgeHealthResponse }, async ({ query }) => {
+    const q = query as Query;
     const kind = q.kind === 'spec' || q.kind === 'knowhow' || q.kind === 'wiki' ? q.kind : undefined;
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
-  if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, ...(opts.doc ? { doc: opts.doc } : {}) });
+  if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, doc });
 };

@@ -1,6 +1,6 @@
 /**
  * The daemon's knowledge review, promotion and audit routes (seed 000 §8–9),
- * registered by the knowledge plugin (http.ts). They call the same library
+ * registered by the knowledge plugin (knowledge.ts). They call the same library
  * functions as `maestro knowledge review|promote|audit`; every route names a
  * registered project (`projectId`), and the daemon maps it to that project's
  * `.workflow/` — a client never sends a path, and nothing is read or written
@@ -18,24 +18,16 @@ import { defineRoute, OpenApiDoc } from '../route.js';
 import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
-import { resolveCandidate, review, type ReviewResult } from '../../knowledge/lifecycle/reconcile/review.js';
+import { resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
 import { listSessions } from '../../knowledge/lifecycle/session/store.js';
+import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse, reviewResponse, type ReviewQueueSession } from '../wire/knowledgeReview.js';
 
 export interface ReviewRouteOptions {
   /** The repository folder of a registered project; throws UNKNOWN_PROJECT for any other id. */
   projectRoot: (projectId: string) => Promise<string>;
   doc?: OpenApiDoc;
-}
-
-/** One session in the queue: its review, or why it could not be read. */
-export interface ReviewQueueSession {
-  session_id: string;
-  objective: string;
-  status: string;
-  review: ReviewResult | null;
-  error?: { code: string; message: string };
 }
 
 export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOptions): void {
@@ -44,7 +36,7 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   // Confined: a registered project's own `.workflow/`, never $MAESTRO_HOME's global specs.
   const rootFor = async (projectId: string): Promise<WorkflowRoot> => resolveWorkflowRoot({ workflowRoot: await opts.projectRoot(projectId) });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review', summary: 'The review queue: every knowledge session of a project with its candidates', tags, query: projectQuery }, async ({ query }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review', summary: 'The review queue: every knowledge session of a project with its candidates', tags, query: projectQuery, response: reviewQueueResponse }, async ({ query }) => {
     const root = await rootFor(query.projectId);
     const sessions: ReviewQueueSession[] = listSessions(root).map((s) => {
       try {
@@ -57,27 +49,27 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     return { projectId: query.projectId, sessions };
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery }, async ({ params, query }) =>
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
     review(await rootFor(query.projectId), params.sessionId),
   );
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery }, async ({ params, query }) =>
+  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
     review(await rootFor(query.projectId), params.sessionId, { refresh: true }),
   );
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody }, async ({ params, query, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
     if (body.refresh) review(root, params.sessionId, { refresh: true });
     const resolution = resolveCandidate(root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, ...(body.target ? { target: body.target } : {}) });
     return { resolution, review: review(root, params.sessionId) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody }, async ({ params, query, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
     return promote(root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/audit', summary: 'The knowledge audit report (read-only)', tags, query: auditQuery }, async ({ query }) =>
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/audit', summary: 'The knowledge audit report (read-only)', tags, query: auditQuery, response: auditResponse }, async ({ query }) =>
     audit(await rootFor(query.projectId), { scope: query.scope, prune: query.prune }),
   );
 }

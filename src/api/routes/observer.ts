@@ -6,20 +6,22 @@
  *   GET  /api/observer/proposals              open curation proposals (and the last closed ones)
  *   POST /api/observer/proposals/:id/accept   the person applies it to its entry
  *   POST /api/observer/proposals/:id/dismiss  the person drops it; the entry is unchanged
- * (Kept beside the other observer routes for now; a later issue moves HTTP routes to src/api/routes.)
+ * Each declares its answer in src/api/wire/observer.ts (listed at /api/openapi.json).
  * Live updates: the daemon forwards `observerEvents` ('update') to its WebSocket.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { loadBundle } from '../../observer/bundle/store.js';
-import type { FlowGraph } from '../../observer/bundle/types.js';
 import { readSessionIndex } from '../../observer/bundle/session-index.js';
-import { buildSessionView, type SessionView } from '../../observer/view.js';
+import { buildSessionView } from '../../observer/view.js';
 import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
-import { acceptProposal, dismissProposal, listProposals, type Proposal } from '../../observer/curation/proposals.js';
+import { acceptProposal, dismissProposal, listProposals } from '../../observer/curation/proposals.js';
 import { resolveProjectSlug } from '../../observer/paths.js';
+import { defineRoute, OpenApiDoc } from '../route.js';
+import * as wire from '../wire/observer.js';
 
 export interface ObserverRouteDeps {
   wikiRoot: string;
@@ -32,30 +34,13 @@ export interface ObserverRouteDeps {
 /** How many closed proposals the board shows. */
 const CLOSED_SHOWN = 20;
 
-export interface ProposalsResponse {
-  open: Proposal[];
-  closed: Proposal[];
-  problems: Array<{ file: string; reason: string }>;
-}
-
-export interface SessionSummary {
-  sessionId: string;
-  isLast: boolean;
-  load: SessionView['load'];
-  jsonlPath: string | null;
-  jsonlMtime: number | null;
-  bundleUpdatedAt: number | null;
-  explorationCount: number;
-  intent: SessionView['intent'];
-}
-
-const SESSION_ID = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+const sessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/) });
 
 function notFound(id: string, wikiRoot: string): MaestroError {
   return new MaestroError('UNKNOWN_SESSION', `No observer session "${id}" in ${wikiLayout(wikiRoot).sessions}.`);
 }
 
-export function listObserverSessions(deps: ObserverRouteDeps): SessionSummary[] {
+export function listObserverSessions(deps: ObserverRouteDeps): wire.SessionSummary[] {
   const layout = wikiLayout(deps.wikiRoot);
   const now = deps.now?.() ?? Date.now();
   const { index } = readSessionIndex(layout, deps.workspaceRoot, now);
@@ -63,7 +48,7 @@ export function listObserverSessions(deps: ObserverRouteDeps): SessionSummary[] 
   if (existsSync(layout.sessions)) {
     for (const d of readdirSync(layout.sessions, { withFileTypes: true })) if (d.isDirectory() && !d.name.startsWith('.') && existsSync(join(layout.sessions, d.name, 'bundle.json'))) ids.add(d.name);
   }
-  const out: SessionSummary[] = [];
+  const out: wire.SessionSummary[] = [];
   for (const id of ids) {
     const load = loadBundle(layout, id, { workspaceRoot: deps.workspaceRoot });
     const b = load.bundle;
@@ -81,9 +66,7 @@ export function listObserverSessions(deps: ObserverRouteDeps): SessionSummary[] 
   return out.sort((a, b) => (b.bundleUpdatedAt ?? 0) - (a.bundleUpdatedAt ?? 0) || a.sessionId.localeCompare(b.sessionId));
 }
 
-export type ObserverSessionResponse = (SessionView & { flow: FlowGraph | null }) | { sessionId: string; load: SessionView['load']; session: null };
-
-export function getObserverSession(deps: ObserverRouteDeps, id: string): ObserverSessionResponse {
+export function getObserverSession(deps: ObserverRouteDeps, id: string): wire.ObserverSessionResponse {
   const load = loadBundle(wikiLayout(deps.wikiRoot), id, { workspaceRoot: deps.workspaceRoot });
   if (load.reason === 'bundle_not_found') throw notFound(id, deps.wikiRoot);
   const status = { status: load.status, ...(load.reason ? { reason: load.reason } : {}), ...(load.detail ? { detail: load.detail } : {}) };
@@ -92,35 +75,32 @@ export function getObserverSession(deps: ObserverRouteDeps, id: string): Observe
   return { ...buildSessionView({ bundle: load.bundle, mode: 'restore', load: status, explorations: null, transcript: null }), flow: load.bundle.session.flow.flowGraph };
 }
 
-const PROPOSAL_ID = '^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$';
+const proposalParams = z.object({ id: z.string().regex(/^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$/) });
+/** Keys it does not know are dropped, not refused (as Fastify's JSON-schema check did before). */
+const decisionBody = z.object({ note: z.string().max(2_000).optional() });
 
-function proposalRoutes(app: FastifyInstance, deps: ObserverRouteDeps): void {
-  app.get('/api/observer/proposals', async (): Promise<ProposalsResponse> => {
+function proposalRoutes(app: FastifyInstance, deps: ObserverRouteDeps, doc: OpenApiDoc, tags: string[]): void {
+  const now = () => new Date(deps.now?.() ?? Date.now());
+  defineRoute(app, doc, { method: 'GET', url: '/api/observer/proposals', summary: 'Open curation proposals and the last closed ones', tags, response: wire.proposalsResponse }, async () => {
     const { open, closed, problems } = listProposals(deps.wikiRoot);
     return { open, closed: closed.sort((a, b) => (b.closedAt ?? '').localeCompare(a.closedAt ?? '')).slice(0, CLOSED_SHOWN), problems };
   });
-  const schema = {
-    params: { type: 'object', properties: { id: { type: 'string', pattern: PROPOSAL_ID } }, required: ['id'] },
-    body: { type: 'object', properties: { note: { type: 'string', maxLength: 2_000 } }, additionalProperties: false },
-  };
-  for (const decision of ['accept', 'dismiss'] as const) {
-    app.post<{ Params: { id: string }; Body: { note?: string } | undefined }>(`/api/observer/proposals/:id/${decision}`, { schema }, async (req) => {
-      const now = new Date(deps.now?.() ?? Date.now());
-      const note = req.body?.note;
-      if (decision === 'dismiss') return { proposal: dismissProposal(deps.wikiRoot, req.params.id, { now, ...(note ? { note } : {}) }) };
-      const { proposal, entry } = acceptProposal(deps.wikiRoot, req.params.id, { projectSlug: deps.projectSlug ?? resolveProjectSlug({}, deps.workspaceRoot), now, ...(note ? { note } : {}) });
-      return { proposal, entry: { id: entry.id, relativePath: entry.relativePath } };
-    });
-  }
+  const decision = { tags, params: proposalParams, body: decisionBody } as const;
+  defineRoute(app, doc, { method: 'POST', url: '/api/observer/proposals/:id/accept', summary: 'Apply a curation proposal to its wiki entry', ...decision, response: wire.proposalAcceptResponse }, async ({ params, body }) => {
+    const { proposal, entry } = acceptProposal(deps.wikiRoot, params.id, { projectSlug: deps.projectSlug ?? resolveProjectSlug({}, deps.workspaceRoot), now: now(), ...(body.note ? { note: body.note } : {}) });
+    return { proposal, entry: { id: entry.id, relativePath: entry.relativePath } };
+  });
+  defineRoute(app, doc, { method: 'POST', url: '/api/observer/proposals/:id/dismiss', summary: 'Drop a curation proposal; its entry is unchanged', ...decision, response: wire.proposalDismissResponse }, async ({ params, body }) => ({
+    proposal: dismissProposal(deps.wikiRoot, params.id, { now: now(), ...(body.note ? { note: body.note } : {}) }),
+  }));
 }
 
-/** Registers the observer routes on a Fastify instance (call directly or through app.register). */
-export async function observerRoutes(app: FastifyInstance, deps: ObserverRouteDeps): Promise<void> {
-  proposalRoutes(app, deps);
-  app.get('/api/observer/sessions', async () => ({ sessions: listObserverSessions(deps) }));
-  app.get<{ Params: { id: string } }>(
-    '/api/observer/sessions/:id',
-    { schema: { params: { type: 'object', properties: { id: { type: 'string', pattern: SESSION_ID } }, required: ['id'] } } },
-    async (req) => getObserverSession(deps, req.params.id),
+/** Registers the observer routes on a Fastify instance (call directly or through app.register); `doc` lists them at /api/openapi.json. */
+export async function observerRoutes(app: FastifyInstance, deps: ObserverRouteDeps, doc: OpenApiDoc = new OpenApiDoc()): Promise<void> {
+  const tags = ['observer'];
+  proposalRoutes(app, deps, doc, tags);
+  defineRoute(app, doc, { method: 'GET', url: '/api/observer/sessions', summary: "The workspace's observer sessions, newest first", tags, response: wire.sessionListResponse }, async () => ({ sessions: listObserverSessions(deps) }));
+  defineRoute(app, doc, { method: 'GET', url: '/api/observer/sessions/:id', summary: 'One observer session as the board shows it (the bundle only), with its exploration graph', tags, params: sessionParams, response: wire.observerSessionResponse }, async ({ params }) =>
+    getObserverSession(deps, params.id),
   );
 }

@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
+import type { KnowledgeSearch } from '../../api/wire/knowledge.js';
 import { action, printJson } from '../output.js';
 import { brief, intOption, list, printEntry, printResults, withKnowledge, type RootOpts } from './knowledgeShared.js';
 import { registerKnowhow, registerSpec } from './specKnowhow.js';
@@ -34,7 +35,7 @@ export function register(program: Command): void {
       action(async (words: string[], opts: RootOpts & Record<string, unknown>) => {
         const { parseSearchRequest, runSearch } = await import('../../knowledge/search/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
-        let res: unknown;
+        let res: KnowledgeSearch | undefined;
         // Not a probe (it writes nothing, not even the daemon's index) and not --code / --kg: the daemon builds
         // its code graph once per index handle, a process on every call, so only this process answers those alike.
         if (!req.readOnlyProbe && !req.code && !req.kg) {
@@ -46,11 +47,12 @@ export function register(program: Command): void {
             const { wikiRootFor } = await import('../../knowledge/format/wikiSource.js');
             return wikiRootFor(root) !== wikiRootFor({ ...root, confined: true });
           };
-          if (root.confined || !(await wikiMoved())) res = await searchViaDaemon(req, root.workflowDir, !root.confined);
+          // The daemon's answer is its route's (GET /api/knowledge/search, src/api/wire/knowledge.ts).
+          if (root.confined || !(await wikiMoved())) res = (await searchViaDaemon(req, root.workflowDir, !root.confined)) as KnowledgeSearch | undefined;
         }
         if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, (k) => runSearch(k, req));
         if (opts.json) printJson(res);
-        else printResults(res as { results: Array<Record<string, unknown>> }, `${(res as { count: number }).count} result(s) for "${req.query}"`);
+        else printResults(res, `${res.count} result(s) for "${req.query}"`);
       }),
     );
 
@@ -75,13 +77,13 @@ export function register(program: Command): void {
             // An explicit load is a consumption in the active run (seed 000 §5.1); search and injection never record.
             (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
             if (opts.json) return printJson(opts.list ? { count: entries.length, entries: entries.map(brief) } : { count: entries.length, entries });
-            for (const e of entries) printEntry(e as unknown as Record<string, unknown>, Boolean(opts.list));
+            for (const e of entries) printEntry(e, Boolean(opts.list));
             return;
           }
           if (!opts.list && !opts.type && !opts.category && !opts.keyword && !opts.tag) throw new MaestroError('BAD_INPUT', 'load needs --id, or --list / a filter (--type, --category, --keyword, --tag).');
           const entries = k.list({ type: opts.type, category: opts.category, keyword: opts.keyword, tag: opts.tag, includeDeprecated: opts.includeDeprecated });
           if (opts.json) return printJson({ count: entries.length, entries: opts.list ? entries.map(brief) : entries });
-          for (const e of entries) printEntry(e as unknown as Record<string, unknown>, Boolean(opts.list));
+          for (const e of entries) printEntry(e, Boolean(opts.list));
         });
       }),
     );

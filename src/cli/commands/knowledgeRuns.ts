@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import type { ReviewResult } from '../../knowledge/lifecycle/reconcile/review.js';
+import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { action, printJson } from '../output.js';

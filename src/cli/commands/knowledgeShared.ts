@@ -6,6 +6,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { action, printJson } from '../output.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
+import type { EntryLoad, KnowledgeSearch, ListedEntry } from '../../api/wire/knowledge.js';
 
 export interface RootOpts {
   workflowRoot?: string;
@@ -36,29 +37,33 @@ export function intOption(name: string) {
 
 export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
-export function printResults(res: { results: Array<Record<string, unknown>>; noMatch?: unknown }, header: string): void {
+/** A row of any search page: the mixed page's entries and code symbols, the graph's nodes (`--kg`), the code graph's (`--code`). */
+type AnyResult = KnowledgeSearch['results'][number];
+
+export function printResults(res: { results: readonly AnyResult[]; noMatch?: string | undefined }, header: string): void {
   process.stdout.write(`${header}\n`);
-  if (res.results.length === 0) process.stdout.write(`  ${typeof res.noMatch === 'string' ? res.noMatch : '(no results)'}\n`);
+  if (res.results.length === 0) process.stdout.write(`  ${res.noMatch ?? '(no results)'}\n`);
   for (const [i, r] of res.results.entries()) {
-    const kind = r.kind ?? r.sourceType;
-    const reason = r.selectionReason && r.selectionReason !== 'relevance' ? ` [${String(r.selectionReason)}]` : '';
-    process.stdout.write(`${String(i + 1).padStart(2)}. [${String(kind)}] ${String(r.name)}  ${String(r.id)}  ${Number(r.score ?? 0).toFixed(2)}${reason}\n`);
-    const detail = (r.snippet ?? r.definition ?? r.signature ?? '') as string;
+    const reason = 'selectionReason' in r && r.selectionReason !== 'relevance' ? ` [${r.selectionReason}]` : '';
+    process.stdout.write(`${String(i + 1).padStart(2)}. [${r.kind}] ${r.name}  ${r.id}  ${r.score.toFixed(2)}${reason}\n`);
+    const detail = 'snippet' in r ? r.snippet : 'definition' in r ? r.definition : r.signature;
     if (detail) process.stdout.write(`    ${detail.slice(0, 160)}\n`);
   }
 }
 
-export function brief(e: unknown): Record<string, unknown> {
-  const x = e as Record<string, unknown>;
-  return { id: x.id, graphId: x.graphId, aliases: x.aliases, kind: x.kind, type: x.type, title: x.title ?? x.name, category: x.category ?? null, status: x.status ?? 'active', file: x.file ?? x.filePath, line: x.line ?? null };
+/** The short form `--list` prints: an entry's identities and place, or a code node's (which has no graphId, aliases or type). */
+export function brief(e: EntryLoad | ListedEntry) {
+  if ('graphId' in e) return { id: e.id, graphId: e.graphId, aliases: e.aliases, kind: e.kind, type: e.type, title: e.title, category: e.category, status: e.status, file: e.file, line: e.line };
+  return { id: e.id, kind: e.kind, title: e.name, category: null, status: 'active' as const, file: e.filePath, line: e.line };
 }
 
-export function printEntry(e: Record<string, unknown>, short: boolean): void {
+export function printEntry(e: EntryLoad | ListedEntry, short: boolean): void {
   const b = brief(e);
-  process.stdout.write(`${String(b.id)}  [${String(b.type ?? b.kind)}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${String(b.title)}\n`);
+  process.stdout.write(`${b.id}  [${'type' in b ? b.type : b.kind}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${b.title}\n`);
   if (short) return;
-  if (e.body) process.stdout.write(`\n${String(e.body).trim()}\n\n`);
-  else if (e.signature) process.stdout.write(`  ${String(e.filePath)}:${String(e.line ?? '')}  ${String(e.signature)}\n`);
+  if ('body' in e) {
+    if (e.body) process.stdout.write(`\n${e.body.trim()}\n\n`);
+  } else if (e.signature) process.stdout.write(`  ${e.filePath}:${e.line ?? ''}  ${e.signature}\n`);
 }
 
 /** The writer of each kind's `supersede`: the same arguments and answer, so one command serves both. */

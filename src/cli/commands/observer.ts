@@ -5,7 +5,7 @@
  * costs the other commands nothing.
  */
 import { Option, type Command } from 'commander';
-import type { SessionView } from '../../observer/view.js';
+import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 

@@ -32,7 +32,7 @@ function specList(spec: Command): void {
         await withKnowledge(opts, (k) => {
           const entries = k.list({ type: 'spec', category: opts.category, includeDeprecated: opts.includeDeprecated });
           if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
-          for (const e of entries) printEntry(e as unknown as Record<string, unknown>, true);
+          for (const e of entries) printEntry(e, true);
         });
       }),
     );
@@ -194,7 +194,7 @@ function knowhowList(kh: Command): void {
         await withKnowledge(opts, (k) => {
           const entries = k.list({ type: opts.type ?? 'knowhow', includeDeprecated: opts.includeDeprecated }).filter((e) => e.kind === 'knowhow');
           if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
-          for (const e of entries) printEntry(e as unknown as Record<string, unknown>, true);
+          for (const e of entries) printEntry(e, true);
         });
       }),
     );
@@ -214,7 +214,7 @@ function knowhowGet(kh: Command): void {
           const e = await k.load(ref, { includeDeprecated: Boolean(opts.includeDeprecated) });
           if ((e as { kind?: string }).kind !== 'knowhow') throw new MaestroError('BAD_INPUT', `${ref} is not a knowhow document.`);
           if (opts.json) printJson(e);
-          else printEntry(e as unknown as Record<string, unknown>, false);
+          else printEntry(e, false);
         });
       }),
     );
@@ -234,7 +234,7 @@ function knowhowSearch(kh: Command): void {
         await withKnowledge(opts, (k) => {
           const res = k.search(words.join(' '), { type: 'knowhow', limit: opts.limit, includeDeprecated: opts.includeDeprecated });
           if (opts.json) printJson(res);
-          else printResults(res as unknown as { results: Array<Record<string, unknown>> }, `${res.count} knowhow result(s)`);
+          else printResults(res, `${res.count} knowhow result(s)`);
         });
       }),
     );

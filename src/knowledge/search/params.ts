@@ -64,8 +64,8 @@ export function parseSearchRequest(raw: Record<string, unknown>): SearchRequest 
   return req;
 }
 
-/** Runs a validated request against a Knowledge handle (shared by CLI and daemon). */
-export async function runSearch(k: import('../knowledge.js').Knowledge, req: SearchRequest): Promise<unknown> {
+/** Runs a validated request against a Knowledge handle (shared by CLI and daemon): the mixed page, or the graph's (`kg`), or the code graph's (`code`). */
+export async function runSearch(k: import('../knowledge.js').Knowledge, req: SearchRequest): Promise<import('../knowledge.js').MixedResponse | import('../graph/graph.js').KgResponse | import('../knowledge.js').CodeResponse> {
   if (req.code) return k.searchCode(req.query, { limit: req.limit ?? 10 });
   if (req.kg) return k.searchKg(req.query, { type: req.type, category: req.category, tag: req.tag, workspace: req.workspace, includeDeprecated: req.includeDeprecated, limit: req.limit ?? 10 });
   return k.searchHybrid(req.query, req);

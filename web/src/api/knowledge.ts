@@ -1,33 +1,27 @@
 /**
- * Knowledge API client (src/api/routes/knowledge.ts, knowledgeReview.ts). Response and
- * request types are the server's own (type-only imports: the library's
- * interfaces and the zod schemas the daemon validates with), so a change there
- * breaks this build instead of the screen. Every call names the selected
- * project; the daemon maps it to that project's `.workflow/`. A daemon
- * without a route answers 404 NOT_FOUND, which becomes `{ available: false }`.
+ * Knowledge API client (src/api/routes/knowledge.ts, knowledgeReview.ts). Each
+ * answer is the `z.output` of the response schema its route declares
+ * (src/api/wire/knowledge.ts, knowledgeReview.ts) and the request bodies are
+ * the zod schemas the daemon validates with (type-only imports: nothing of the
+ * server is bundled), so a change there breaks this build instead of the
+ * screen. Every call names the selected project; the daemon maps it to that
+ * project's `.workflow/`. A daemon without a route answers 404 NOT_FOUND,
+ * which becomes `{ available: false }`.
  */
 import { ApiError, request } from './client.js';
-import type { SearchResponse, SearchResult } from '../../../src/knowledge/search/search.js';
-import type { LoadedEntry } from '../../../src/knowledge/knowledge.js';
-import type { ReviewCandidate, ReviewResult } from '../../../src/knowledge/lifecycle/reconcile/review.js';
-import type { ReviewQueueSession } from '../../../src/api/routes/knowledgeReview.js';
-import type { AuditResult, Finding } from '../../../src/knowledge/lifecycle/audit/audit.js';
-import type { PromotionResult } from '../../../src/knowledge/lifecycle/promote/promote.js';
+import type { CodeNode, CodeSearchResult, EntryLoad, LoadedEntry, MixedSearch, SearchResult } from '../../../src/api/wire/knowledge.js';
+import type { AuditFinding as Finding, AuditResult, Match, PromotionResult, ResolveResponse, ReviewCandidate, ReviewQueue, ReviewQueueSession, ReviewResult } from '../../../src/api/wire/knowledgeReview.js';
 import type { PromoteBody, ResolveBody } from '../../../src/knowledge/lifecycle/reviewSchemas.js';
-import type { Match } from '../../../src/knowledge/lifecycle/reconcile/matcher.js';
 
-export type { AuditResult, Finding, LoadedEntry, Match, PromotionResult, ReviewCandidate, ReviewQueueSession, ReviewResult, SearchResponse, SearchResult };
+export type { AuditResult, CodeNode, CodeSearchResult, EntryLoad, Finding, LoadedEntry, Match, PromotionResult, ResolveResponse, ReviewCandidate, ReviewQueue, ReviewQueueSession, ReviewResult, SearchResult };
+/** The board's search sends neither kg nor code: the answer is always the mixed page. */
+export type SearchResponse = MixedSearch;
 export type { PromoteBody, ResolveBody };
 
 /** The server's `as` choices, restated (a runtime import would bundle zod); the checks below fail the build if they drift. */
 export const RESOLVE_AS = ['duplicate', 'related', 'conflict', 'supersede', 'unique'] as const satisfies readonly ResolveBody['as'][];
 type Missing = Exclude<ResolveBody['as'], (typeof RESOLVE_AS)[number]>;
 export const resolveAsComplete: [Missing] extends [never] ? true : Missing = true;
-
-export interface ResolveResponse {
-  resolution: { candidate_id: string; disposition: string; promotion_eligibility: string; canonical_id: string | null; status: string };
-  review: ReviewResult;
-}
 
 export type Maybe<T> = { available: true; data: T } | { available: false };
 
@@ -49,10 +43,10 @@ export const knowledge = {
     const s = new URLSearchParams({ projectId, q: params.q, limit: String(params.limit ?? 30) });
     if (params.type) s.set('type', params.type);
     if (params.category) s.set('category', params.category);
-    return optional(request<SearchResponse>('GET', `/api/knowledge/search?${s}`));
+    return optional(request<MixedSearch>('GET', `/api/knowledge/search?${s}`));
   },
-  entry: (projectId: string, id: string) => optional(request<LoadedEntry>('GET', `/api/knowledge/entries/${enc(id)}?${withProject(projectId, { includeDeprecated: 'true' })}`)),
-  reviewQueue: (projectId: string) => optional(request<{ projectId: string; sessions: ReviewQueueSession[] }>('GET', `/api/knowledge/review?${withProject(projectId)}`)),
+  entry: (projectId: string, id: string) => optional(request<EntryLoad>('GET', `/api/knowledge/entries/${enc(id)}?${withProject(projectId, { includeDeprecated: 'true' })}`)),
+  reviewQueue: (projectId: string) => optional(request<ReviewQueue>('GET', `/api/knowledge/review?${withProject(projectId)}`)),
   reconcile: (projectId: string, sessionId: string) => request<ReviewResult>('POST', `/api/knowledge/review/${enc(sessionId)}/reconcile?${withProject(projectId)}`),
   resolve: (projectId: string, sessionId: string, body: ResolveBody) => request<ResolveResponse>('POST', `/api/knowledge/review/${enc(sessionId)}/resolve?${withProject(projectId)}`, body),
   promote: (projectId: string, sessionId: string, body: PromoteBody) => request<PromotionResult>('POST', `/api/knowledge/review/${enc(sessionId)}/promote?${withProject(projectId)}`, body),

@@ -7,7 +7,12 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as wire from '../../../src/api/wire/responses.js';
+import type * as kw from '../../../src/api/wire/knowledge.js';
+import type * as rw from '../../../src/api/wire/knowledgeReview.js';
+import type * as ow from '../../../src/api/wire/observer.js';
 import { api } from './client.js';
+import { knowledge, type Maybe } from './knowledge.js';
+import { observer } from './observer.js';
 import type { openTaskStream } from './stream.js';
 
 type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
@@ -31,6 +36,19 @@ describe('the web client types', () => {
     expectTypeOf<Answer<typeof api.checks>>().toEqualTypeOf<z.output<typeof wire.checksResponse>>();
     expectTypeOf<Answer<typeof api.findings>>().toEqualTypeOf<z.output<typeof wire.findingsResponse>>();
     expectTypeOf<Answer<typeof api.health>>().toEqualTypeOf<z.output<typeof wire.healthResponse>>();
+    // Knowledge and observer (src/api/wire/knowledge.ts, knowledgeReview.ts, observer.ts); the board's search sends neither kg nor code.
+    expectTypeOf<Answer<typeof knowledge.search>>().toEqualTypeOf<Maybe<z.output<typeof kw.mixedSearchResponse>>>();
+    expectTypeOf<Answer<typeof knowledge.entry>>().toEqualTypeOf<Maybe<z.output<typeof kw.entryLoadResponse>>>();
+    expectTypeOf<Answer<typeof knowledge.reviewQueue>>().toEqualTypeOf<Maybe<z.output<typeof rw.reviewQueueResponse>>>();
+    expectTypeOf<Answer<typeof knowledge.reconcile>>().toEqualTypeOf<z.output<typeof rw.reviewResponse>>();
+    expectTypeOf<Answer<typeof knowledge.resolve>>().toEqualTypeOf<z.output<typeof rw.resolveResponse>>();
+    expectTypeOf<Answer<typeof knowledge.promote>>().toEqualTypeOf<z.output<typeof rw.promotionResponse>>();
+    expectTypeOf<Answer<typeof knowledge.audit>>().toEqualTypeOf<Maybe<z.output<typeof rw.auditResponse>>>();
+    expectTypeOf<Answer<typeof observer.sessions>>().toEqualTypeOf<z.output<typeof ow.sessionListResponse>['sessions'] | null>();
+    expectTypeOf<Answer<typeof observer.session>>().toEqualTypeOf<z.output<typeof ow.observerSessionResponse>>();
+    expectTypeOf<Answer<typeof observer.proposals>>().toEqualTypeOf<z.output<typeof ow.proposalsResponse>>();
+    expectTypeOf<Answer<typeof observer.decide<'accept'>>>().toEqualTypeOf<z.output<typeof ow.proposalAcceptResponse>>();
+    expectTypeOf<Answer<typeof observer.decide<'dismiss'>>>().toEqualTypeOf<z.output<typeof ow.proposalDismissResponse>>();
     // The SSE items the stream hands to the screen.
     type OnItem = Parameters<typeof openTaskStream>[1]['onItem'];
     expectTypeOf<Parameters<OnItem>[0]>().toEqualTypeOf<z.output<typeof wire.streamItem>>();

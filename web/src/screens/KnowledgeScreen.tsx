@@ -7,7 +7,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fitPlaceholder } from '../components/fit.js';
-import { knowledge, RESOLVE_AS, type AuditResult, type LoadedEntry, type Maybe, type ReviewCandidate, type ReviewQueueSession, type SearchResponse } from '../api/knowledge.js';
+import { knowledge, RESOLVE_AS, type AuditResult, type CodeNode, type LoadedEntry, type Maybe, type ReviewCandidate, type ReviewQueueSession, type SearchResponse } from '../api/knowledge.js';
 import { useProjects } from '../stores/projects.js';
 import { href } from '../stores/route.js';
 import styles from './Screens.module.css';
@@ -58,7 +58,8 @@ function Search({ projectId }: { projectId: string }) {
     }
   };
   const data = res?.available ? res.data : null;
-  const categories = data ? [...new Set(data.results.map((r) => r.category).filter((c): c is string => !!c))] : [];
+  // Code symbols on the mixed page have no category (FORMATS §5.3).
+  const categories = data ? [...new Set(data.results.flatMap((r) => (r.source === 'wiki' && r.category ? [r.category] : [])))] : [];
   return (
     <>
       <form className={styles.row} role="search" onSubmit={(e) => void run(e)}>
@@ -103,10 +104,10 @@ function Search({ projectId }: { projectId: string }) {
             {data.results.map((r) => (
               <div key={r.id} className={styles.card}>
                 <a href={href({ name: 'knowledge', view: 'entry', id: r.id })}>{r.name}</a> <span className={styles.badge}>{r.kind}</span>
-                {r.category && <span className={styles.badge}>{r.category}</span>}
+                {r.source === 'wiki' && r.category && <span className={styles.badge}>{r.category}</span>}
                 {r.selectionReason && r.selectionReason !== 'relevance' && <span className={styles.badge}>{r.selectionReason}</span>}
                 {typeof r.score === 'number' && <span className={styles.muted}> {r.score.toFixed(2)}</span>}
-                {(r.snippet || r.summary) && <p className={styles.muted}>{r.snippet || r.summary}</p>}
+                {r.source === 'wiki' ? (r.snippet || r.summary) && <p className={styles.muted}>{r.snippet || r.summary}</p> : <p className={styles.muted}>{r.detail}</p>}
               </div>
             ))}
           </div>
@@ -124,6 +125,8 @@ function Entry({ projectId, id }: { projectId: string; id: string }) {
   if (error) return <p role="alert" className={styles.error}>{error}</p>;
   if (!result) return <p>{t('app.loading')}</p>;
   if (!result.available) return <Unavailable />;
+  // A code symbol's id (`code:…`, `file:…`) loads a code-graph node, not an entry.
+  if (!('graphId' in result.data)) return <CodeNodeCard node={result.data} />;
   const e: LoadedEntry = result.data;
   const related = (e.neighbors ?? []).filter((n) => n.resolved && !['supersedes', 'superseded_by', 'superseded-by'].includes(n.rel));
   return (
@@ -154,6 +157,19 @@ function Entry({ projectId, id }: { projectId: string; id: string }) {
           <ul>{related.map((n) => <li key={`${n.rel}-${n.direction}-${n.id}`}>{n.rel}: {entryLink(n.id)}</li>)}</ul>
         </>
       )}
+    </article>
+  );
+}
+
+function CodeNodeCard({ node }: { node: CodeNode }) {
+  return (
+    <article className={styles.card} data-testid="knowledge-entry">
+      <h2>{node.name}</h2>
+      <p>
+        <span className={styles.badge}>{node.kind}</span> <span className={styles.muted}>{node.line ? `${node.filePath}:${node.line}` : node.filePath}</span>
+      </p>
+      {node.signature && <pre style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{node.signature}</pre>}
+      {node.symbols?.length ? <ul>{node.symbols.map((sym) => <li key={sym.id}>{sym.kind} {entryLink(sym.id)}</li>)}</ul> : null}
     </article>
   );
 }

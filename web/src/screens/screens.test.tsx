@@ -111,6 +111,19 @@ describe('KnowledgeScreen', () => {
   });
   const queue = (c: object) => ({ projectId: 'p1', sessions: [{ session_id: 'task-1', objective: 'teach', status: 'open', review: { schema: 'knowledge-review/1.0', session_id: 'task-1', sources: [{ run_id: 'session', receipt: 'fresh', reasons: [] }], candidates: [c], triage: [], input_totals_by_source: {}, inputs: [] } }] });
 
+  it('shows a code symbol a search found (a code-graph node, not an entry): its file, signature and symbols', async () => {
+    serve({
+      '/api/knowledge/entries/file%3Asrc%2Fretry.ts': {
+        id: 'file:src/retry.ts', kind: 'file', name: 'src/retry.ts', filePath: 'src/retry.ts', line: null, signature: '',
+        symbols: [{ id: 'code:src/retry.ts#retry', name: 'retry', kind: 'function', line: 3 }], imports: [], importedBy: [],
+      },
+    });
+    render(<KnowledgeScreen view="entry" id="file:src/retry.ts" />);
+    const card = await screen.findByTestId('knowledge-entry');
+    expect(card.querySelector('h2')!.textContent).toBe('src/retry.ts');
+    expect(screen.getByRole('link', { name: 'code:src/retry.ts#retry' }).getAttribute('href')).toBe('#/knowledge/entry/code%3Asrc%2Fretry.ts%23retry');
+  });
+
   it('shows the review queue with matches and evidence; resolving needs a reason, then sends what the server validates', async () => {
     const sent: Array<{ method: string; url: string; body: unknown }> = [];
     serve({
