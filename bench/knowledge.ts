@@ -8,11 +8,15 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clearCorpusCache, readCorpus, unwatchCorpus, watchCorpus } from '../src/knowledge/lifecycle/ledger/corpusDocs.js';
+import { createLifecycleContext } from '../src/knowledge/lifecycle/context.js';
+import { readCorpus } from '../src/knowledge/lifecycle/ledger/corpusDocs.js';
 import { candidateId, candidateSnapshotHash } from '../src/knowledge/lifecycle/ledger/recipes.js';
-import { prepareCorpus } from '../src/knowledge/lifecycle/reconcile/matcher.js';
+import { CorpusPreparer, type PreparedCorpus } from '../src/knowledge/lifecycle/reconcile/matcher.js';
 import { buildReceipt } from '../src/knowledge/lifecycle/reconcile/receipt.js';
 import type { LedgerCandidate } from '../src/knowledge/lifecycle/ledger/ledger.js';
+
+// What a long-lived process keeps between reconciles (the KnowledgeService's lifecycle context); no embedder.
+const lc = createLifecycleContext({ embedder: null });
 
 // A project-like vocabulary: 5000 words of random letters with a Zipf-like spread (a few very
 // common, a long tail), so candidates share words and trigrams with many documents, not all.
@@ -73,20 +77,21 @@ for (const size of [1000, 10000]) {
   const dir = makeCorpus(size);
   dirs.push(dir);
   const wf = join(dir, '.workflow');
-  clearCorpusCache();
-  const readMs = ms(() => readCorpus(wf));
-  const corpus = readCorpus(wf);
+  lc.corpus.clear();
+  const readMs = ms(() => lc.corpus.read(wf));
+  const corpus = lc.corpus.read(wf);
   // Prepare (tokenize + postings) cold: every document new to this process; then warm: documents
   // already tokenized (what a long-lived process pays after a file changed), postings rebuilt.
-  let prepared!: ReturnType<typeof prepareCorpus>;
+  const preparer = new CorpusPreparer();
+  let prepared!: PreparedCorpus;
   const c0 = process.cpuUsage();
-  const coldMs = ms(() => (prepared = prepareCorpus(corpus.docs)));
+  const coldMs = ms(() => (prepared = preparer.prepare(corpus.docs)));
   const c1 = process.cpuUsage(c0);
   const coldCpu = (c1.user + c1.system) / 1000;
-  const warmMs = median([0, 1, 2].map(() => ms(() => (prepared = prepareCorpus(corpus.docs)))));
-  const matchMs = median([0, 1, 2].map(() => ms(() => buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
-  const matchCpu = median([0, 1, 2].map(() => cpuMs(() => buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
-  const receipt = buildReceipt({ sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null });
+  const warmMs = median([0, 1, 2].map(() => ms(() => (prepared = preparer.prepare(corpus.docs)))));
+  const matchMs = median([0, 1, 2].map(() => ms(() => buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
+  const matchCpu = median([0, 1, 2].map(() => cpuMs(() => buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
+  const receipt = buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null });
   results[`reconcile_${size}`] = coldMs + matchMs;
   results[`reconcile_cpu_${size}`] = coldCpu + matchCpu;
   results[`reconcile_warm_${size}`] = warmMs + matchMs;
@@ -96,9 +101,9 @@ for (const size of [1000, 10000]) {
   // alternate between a file early in the fingerprint order and a new entry at its end.
   prepared = null as unknown as typeof prepared; // let the matcher's postings go before timing small things
   const files = readdirSync(join(wf, 'specs')).length + readdirSync(join(wf, 'knowhow')).length;
-  const full = median([0, 1, 2, 3, 4].map(() => ms(() => readCorpus(wf, { cache: false }))));
-  const fullCpu = median([0, 1, 2].map(() => cpuMs(() => readCorpus(wf, { cache: false }))));
-  readCorpus(wf);
+  const full = median([0, 1, 2, 3, 4].map(() => ms(() => readCorpus(wf))));
+  const fullCpu = median([0, 1, 2].map(() => cpuMs(() => readCorpus(wf))));
+  lc.corpus.read(wf);
   let parsed = 0;
   const incs: number[] = [];
   const incCpus: number[] = [];
@@ -106,42 +111,42 @@ for (const size of [1000, 10000]) {
   for (let i = 0; i < 21; i++) {
     appendFileSync(join(wf, 'specs', `file-${i % 2 ? 0 : 3}.md`), `\n<spec-entry category="coding" keywords="x" date="2026-01-02" sid="S-20260102-b${size}${i}" title="changed ${i}">\n\n### changed ${i}\n\nOne more rule ${i}.\n\n</spec-entry>\n`);
     const c0 = process.cpuUsage();
-    incs.push(ms(() => (parsed += readCorpus(wf).parsed)));
+    incs.push(ms(() => (parsed += lc.corpus.read(wf).parsed)));
     const c1 = process.cpuUsage(c0);
     incCpus.push((c1.user + c1.system) / 1000);
   }
   const incCpu = median(incCpus);
   // Past the racy window (a file written in the last 50 ms is re-read), nothing changed: one stat per file.
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  readCorpus(wf);
-  for (let i = 0; i < 21; i++) still.push(ms(() => readCorpus(wf)));
+  lc.corpus.read(wf);
+  for (let i = 0; i < 21; i++) still.push(ms(() => lc.corpus.read(wf)));
   const inc = median(incs);
   const floor = median(still);
-  const check = readCorpus(wf).fingerprint === readCorpus(wf, { cache: false }).fingerprint;
+  const check = lc.corpus.read(wf).fingerprint === readCorpus(wf).fingerprint;
   results[`fp_full_${size}`] = full;
   results[`fp_inc_${size}`] = inc;
   console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs in ${files} files: fingerprint full ${full.toFixed(1)} ms, incremental after one changed file ${inc.toFixed(2)} ms → ${(full / inc).toFixed(1)}× (${(parsed / incs.length).toFixed(1)} file parsed per change; same fingerprint: ${check}); CPU ${fullCpu.toFixed(1)} vs ${incCpu.toFixed(2)} ms → ${(fullCpu / incCpu).toFixed(1)}×`);
   console.log(`                  nothing changed (one stat per file, the floor without a watcher) ${floor.toFixed(2)} ms → ${(full / floor).toFixed(1)}×`);
 
   // With the file watcher of long-lived processes (the daemon): only the changed file is statted.
-  const watching = watchCorpus(wf);
-  readCorpus(wf);
+  const watching = lc.corpus.watch(wf);
+  lc.corpus.read(wf);
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  readCorpus(wf);
+  lc.corpus.read(wf);
   const watched: number[] = [];
   const watchedCpus: number[] = [];
   let statted = 0;
   for (let i = 0; i < 21; i++) {
     appendFileSync(join(wf, 'specs', `file-${i % 2 ? 0 : 3}.md`), `\n<spec-entry category="coding" keywords="x" date="2026-01-03" sid="S-20260103-w${size}${i}" title="watched ${i}">\n\n### watched ${i}\n\nOne more rule ${i}.\n\n</spec-entry>\n`);
     const c0 = process.cpuUsage();
-    watched.push(ms(() => (statted += readCorpus(wf).statted)));
+    watched.push(ms(() => (statted += lc.corpus.read(wf).statted)));
     const c1 = process.cpuUsage(c0);
     watchedCpus.push((c1.user + c1.system) / 1000); // both threads: the process's CPU
   }
   const w = median(watched);
   const wCpu = median(watchedCpus);
-  const wcheck = readCorpus(wf).fingerprint === readCorpus(wf, { cache: false }).fingerprint;
-  unwatchCorpus(wf);
+  const wcheck = lc.corpus.read(wf).fingerprint === readCorpus(wf).fingerprint;
+  await lc.corpus.unwatch(wf);
   results[`fp_watch_${size}`] = w;
   console.log(`                  incremental with the watcher (daemon): ${watching ? `${w.toFixed(2)} ms → ${(full / w).toFixed(1)}× (${(statted / watched.length).toFixed(1)} files statted per change; same fingerprint: ${wcheck}); CPU ${wCpu.toFixed(2)} ms → ${(fullCpu / wCpu).toFixed(1)}×` : 'watcher unavailable here'}`);
 }

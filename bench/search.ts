@@ -247,7 +247,7 @@ async function benchColdCli(): Promise<void> {
     const docs = generateCorpus(10_000);
     writeCorpus(dir, docs);
     const [query] = generateQueries(docs, 1, 3);
-    const noDaemon = { MAESTRO_HOME: home, MAESTRO_DAEMON_URL: '' };
+    const noDaemon = { MAESTRO_HOME: home, MAESTRO_SEARCH_DAEMON: 'off' };
     await cliOnce(root, dir, query!, noDaemon); // the first call writes the on-disk index
     const inProcess = cliFigures(await series(runs, () => cliOnce(root, dir, query!, noDaemon)));
     await app.register(knowledgeRoutes, { pool });

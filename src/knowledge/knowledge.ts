@@ -111,8 +111,10 @@ interface Opened {
 }
 
 function openHandle(opts: KnowledgeOptions): Opened {
-  const root = resolveWorkflowRoot(opts);
-  const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, opts.env) : opts.wikiRoot;
+  // Callers that pass no environment (tests, the lifecycle's id lookups) get the process's: not yet passed down to them.
+  const env = opts.env ?? process.env;
+  const root = resolveWorkflowRoot({ ...opts, env });
+  const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, env) : opts.wikiRoot;
   const sources = [...builtinSources(root), ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
   const handle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
@@ -124,8 +126,8 @@ function openHandle(opts: KnowledgeOptions): Opened {
     sources,
     handle,
     canWrite,
-    embedder: opts.embedder === undefined ? embedderFromEnv(opts.env) : opts.embedder,
-    project: resolveProjectSlug(root.confined ? {} : (opts.env ?? process.env), root.projectDir),
+    embedder: opts.embedder === undefined ? embedderFromEnv(env) : opts.embedder,
+    project: resolveProjectSlug(root.confined ? {} : env, root.projectDir),
     throttle,
     ensureSynced: () => throttle.files(() => syncIndex(handle, sources)),
     ensureCode: () => throttle.code(() => syncCodeGraph(handle.db, root.projectDir)),

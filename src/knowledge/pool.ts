@@ -12,6 +12,8 @@ export interface KnowledgePool {
   get(workflowRoot?: string, includeGlobal?: boolean): Knowledge;
   /** How many handles are open (the service's lifecycle test reads it). */
   readonly size: number;
+  /** How many handles it has opened in all (a warm handle is opened once per root: the brief test reads it). */
+  readonly opened: number;
   stop(): void;
 }
 
@@ -26,6 +28,7 @@ export interface KnowledgePoolOptions {
 export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgePool {
   const open = new Map<string, Knowledge>();
   let stopped = false;
+  let opened = 0;
   return {
     get(workflowRoot, includeGlobal = false) {
       if (stopped) throw new Error('knowledge pool is stopped');
@@ -36,11 +39,15 @@ export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgeP
         const embedder = opts.embedder ? { embedder: opts.embedder() } : {};
         k = openKnowledge({ ...opts.extra, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
         open.set(key, k);
+        opened++;
       }
       return k;
     },
     get size() {
       return open.size;
+    },
+    get opened() {
+      return opened;
     },
     stop() {
       if (stopped) return;

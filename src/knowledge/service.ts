@@ -9,25 +9,33 @@
  *   the orchestrator's KnowledgeBridge asks for them (`watchCorpus`), `stop()`
  *   ends them;
  * - the embedder, resolved from the environment once, on first use (a bad
- *   MAESTRO_EMBEDDINGS_* setting fails the search that needs it, as before);
- * - the reconciliation caches (the corpus rows of the watched folders and
- *   the interned keys of prepared corpora), dropped by `stop()`.
+ *   MAESTRO_EMBEDDINGS_* setting fails the search that needs it, as before),
+ *   shared by search and the reconciliation's semantic signal; its ONNX
+ *   sessions are released by `stop()`;
+ * - the lifecycle context (lifecycle/context.ts): the reconciliation corpus
+ *   rows of every folder read, the warmed semantic vectors and the interned
+ *   keys of prepared corpora, which every lifecycle operation is given; built
+ *   by `start()`, dropped by `stop()`;
+ * - the brief search of the orchestrator's KnowledgeBridge
+ *   (`KnowledgeBridge.forService`): each run's brief searches the pool's warm
+ *   handle for the project instead of opening, scanning and closing an index
+ *   per run.
  *
  * The daemon builds one (`app/daemon.ts`); a one-shot CLI command builds the
  * same service with `oneShot` (no scan throttle, no watcher) and opens one
  * handle with `open()`. `start()` and `stop()` are idempotent; after `stop()`
  * no thread, watcher or handle of this service is left.
  *
- * Still process-wide (not caches of a service): the lazily imported parsers
- * (TypeScript, tree-sitter, onnxruntime), the ONNX model sessions
- * (vectors/onnxEmbedder.ts) and the row cache of folders read without a
- * watcher (lifecycle/ledger/corpusDocs.ts), which lifecycle commands reach
- * by path.
+ * Still process-wide, on purpose: the lazily imported modules (TypeScript,
+ * tree-sitter and its grammars, onnxruntime), which are the same for every
+ * service, and the corpus lock's re-entrancy count (a lock is held by a
+ * process). test/architecture/state.test.ts lists them.
  */
 import { openKnowledge, type Knowledge, type KnowledgeOptions } from './knowledge.js';
+import { briefHits, type BriefHit } from './lifecycle/briefSearch.js';
+import type { WorkflowRoot } from './format/root.js';
 import { createKnowledgePool, type KnowledgePool } from './pool.js';
-import { clearCorpusCache, unwatchCorpus, watchCorpus } from './lifecycle/ledger/corpusDocs.js';
-import { forgetPreparedCorpora } from './lifecycle/reconcile/prepared.js';
+import { closeLifecycleContext, createLifecycleContext, type LifecycleContext } from './lifecycle/context.js';
 import { embedderFromEnv, type Embedder } from './vectors/embeddings.js';
 
 const SECOND = 1000;
@@ -44,12 +52,13 @@ export interface KnowledgeConfig {
 }
 
 /** The daemon's knowledge settings, or a one-shot command's. */
-export function resolveKnowledgeConfig(env: NodeJS.ProcessEnv = process.env, opts: { oneShot?: boolean } = {}): KnowledgeConfig {
+export function resolveKnowledgeConfig(env: NodeJS.ProcessEnv, opts: { oneShot?: boolean } = {}): KnowledgeConfig {
   return opts.oneShot ? { env, syncIntervalMs: 0, watchCorpus: false } : { env, syncIntervalMs: 1 * SECOND, watchCorpus: true };
 }
 
 export class KnowledgeService {
   private poolInstance: KnowledgePool | null = null;
+  private lifecycleInstance: LifecycleContext | null = null;
   private readonly watched = new Set<string>();
   private readonly handles = new Set<Knowledge>();
   private resolvedEmbedder: Embedder | null | undefined;
@@ -65,6 +74,13 @@ export class KnowledgeService {
     if (this.stopping) throw new Error('the knowledge service is stopped');
     this.started = true;
     this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, extra: { env: this.config.env }, embedder: () => this.embedder() });
+    this.lifecycleInstance = createLifecycleContext({ embedder: () => this.embedder() });
+  }
+
+  /** What the lifecycle operations keep between calls (review, promote, audit, the bridge); fresh for each started service. */
+  get lifecycle(): LifecycleContext {
+    if (!this.lifecycleInstance || this.stopping) throw new Error('the knowledge service is not running: start() it first');
+    return this.lifecycleInstance;
   }
 
   /** The warm indexes (one per workflow root); the API's knowledge routes read through it. */
@@ -104,7 +120,18 @@ export class KnowledgeService {
    */
   watchCorpus(workflowDir: string): void {
     if (!this.config.watchCorpus || !this.started || this.stopping) return;
-    if (watchCorpus(workflowDir)) this.watched.add(workflowDir);
+    if (this.lifecycle.corpus.watch(workflowDir)) this.watched.add(workflowDir);
+  }
+
+  /**
+   * A run's brief search (lifecycle/briefSearch.ts) on the pool's warm handle for the project. Its files are
+   * re-checked first, as for a `fresh` route search: a spec promoted just before the run starts is in its
+   * brief, whatever the pool's scan throttle. A read-only probe: no exposure count is written.
+   */
+  briefSearch(root: WorkflowRoot, text: string, limit: number): BriefHit[] {
+    const k = this.pool.get(root.projectDir, root.includeGlobal);
+    k.sync();
+    return briefHits(k, text, limit);
   }
 
   /** Closes every index handle and ends every watcher thread (the promise settles once they have exited). */
@@ -117,11 +144,14 @@ export class KnowledgeService {
     this.poolInstance?.stop();
     for (const k of this.handles) k.close();
     this.handles.clear();
-    const dirs = [...this.watched];
     this.watched.clear();
-    await Promise.all(dirs.map((d) => unwatchCorpus(d)));
-    for (const d of dirs) clearCorpusCache(d);
-    // A long-lived service's reconciliations filled these; a one-shot one leaves them to the rest of its process.
-    if (this.config.watchCorpus) forgetPreparedCorpora();
+    const lc = this.lifecycleInstance;
+    this.lifecycleInstance = null;
+    // Every watcher thread has exited once this settles; the rows, vectors and keys go with the context.
+    if (lc) await closeLifecycleContext(lc);
+    // The embedder's own resources (ONNX sessions); a host-given embedder is the host's to release.
+    const e = this.resolvedEmbedder;
+    this.resolvedEmbedder = this.config.embedder;
+    if (e && this.config.embedder === undefined) await e.close?.();
   }
 }

@@ -1,7 +1,9 @@
 /**
- * Live updates for the web app: every ObserverSession emits on one emitter,
- * and so does the daemon's ObserverHub for bundles other processes write; the
- * daemon forwards each `session.updated` to its WebSocket (README: "Live updates").
+ * Live updates for the web app: the ObserverService creates one emitter and
+ * passes it to its hub, which publishes the bundles other processes write and
+ * hands it to the session it follows; the daemon forwards each
+ * `session.updated` to its WebSocket (README: "Live updates"). There is no
+ * process-wide emitter: a session opened without one publishes nothing.
  */
 import { EventEmitter } from 'node:events';
 
@@ -28,6 +30,3 @@ export interface ObserverEvents {
 }
 
 export class ObserverEventEmitter extends EventEmitter implements ObserverEvents {}
-
-/** The process-wide emitter; a daemon subscribes once and forwards every update. */
-export const observerEvents: ObserverEvents = new ObserverEventEmitter();

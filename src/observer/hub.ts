@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { coerceError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
 import type { ObserverConfig } from './config.js';
-import { observerEvents, type ObserverEvents } from './events.js';
+import type { ObserverEvents } from './events.js';
 import { loadBundle } from './bundle/store.js';
 import { openObserverSession } from './observe.js';
 import { locateSession } from './paths.js';
@@ -28,7 +28,8 @@ import { wikiLayout } from '../knowledge/format/wiki/layout.js';
 
 export interface ObserverHubOptions {
   config: ObserverConfig;
-  events?: ObserverEvents;
+  /** Where updates are published (the ObserverService's emitter). */
+  events: ObserverEvents;
   /** Keep the newest transcript of the workspace live in this process. */
   follow?: boolean;
   /** Fallback poll for bundles and for a newer transcript (ms). */
@@ -55,7 +56,7 @@ export class ObserverHub {
   private scanning = false;
 
   constructor(private readonly options: ObserverHubOptions) {
-    this.events = options.events ?? observerEvents;
+    this.events = options.events;
     this.now = options.now ?? Date.now;
   }
 

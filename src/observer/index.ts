@@ -6,7 +6,7 @@ export { resolveObserverConfig, type ObserverConfig } from './config.js';
 export { observeOnce, openObserverSession, type OpenSessionOptions } from './observe.js';
 export { ObserverSession, type ObserverSessionOptions, type SessionHold, type StepResult } from './session.js';
 export { ObserverRunner, type ObserverRunnerOptions } from './runner.js';
-export { observerEvents, ObserverEventEmitter, type ObserverEvents, type ObserverUpdate } from './events.js';
+export { ObserverEventEmitter, type ObserverEvents, type ObserverUpdate } from './events.js';
 export { ObserverHub, followFromEnv, type ObserverHubOptions } from './hub.js';
 export { SessionFollower, type SessionFollowerOptions } from './follow.js';
 export { resolveObserverAgent, observerAgentSeams, type ObserverAgentConfig, type ObserverAgentOverrides } from './agent/config.js';

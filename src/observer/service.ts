@@ -6,18 +6,19 @@
  * to the host (the daemon's WebSocket). `start()` and `stop()` are
  * idempotent; after `stop()` no watcher, timer or listener of it is left.
  *
- * Updates travel on an ObserverEvents emitter: by default the process-wide
- * one, which observer sessions opened anywhere in this process publish on.
+ * Updates travel on an ObserverEvents emitter the service creates (or the
+ * host gives): its hub and the session it follows publish on it, and stop()
+ * takes the service's listener off it.
  */
 import type { ObserverConfig } from './config.js';
-import { observerEvents, type ObserverEvents, type ObserverUpdate } from './events.js';
+import { ObserverEventEmitter, type ObserverEvents, type ObserverUpdate } from './events.js';
 import { ObserverHub } from './hub.js';
 
 export interface ObserverServiceOptions {
   config: ObserverConfig;
   /** Keep the workspace's newest transcript live in this process (MAESTRO_OBSERVER_FOLLOW; hub.ts). */
   follow?: boolean;
-  /** Where updates are published and heard; default the process-wide emitter. */
+  /** Where updates are published and heard; default: one of the service's own. */
   events?: ObserverEvents;
   /** The hub's fallback poll (1 s). */
   pollMs?: number;
@@ -35,7 +36,7 @@ export class ObserverService {
 
   constructor(private readonly options: ObserverServiceOptions) {
     this.config = options.config;
-    this.events = options.events ?? observerEvents;
+    this.events = options.events ?? new ObserverEventEmitter();
     this.forward = (update) => options.onUpdate?.(update);
     this.hub = new ObserverHub({
       config: options.config,

@@ -18,7 +18,7 @@ import { createEmptyBundle, type SessionBundle, type SummaryItem } from './bundl
 import { idleSweepDue, openUncuratedBucket, recordSummary } from './curation/buckets.js';
 import { WikiCuratorService, type CurateFn } from './curation/curator.js';
 import { DEFAULT_CURATE_INTENTS } from './curation/intent.js';
-import { observerEvents, type ObserverEvents } from './events.js';
+import type { ObserverEvents } from './events.js';
 import { SummaryOrchestrator, type SummarizeFn } from './summary/orchestrator.js';
 import { readTranscriptFile, TranscriptTail } from './transcript/reader.js';
 import type { Exploration, TranscriptState } from './transcript/types.js';
@@ -43,6 +43,7 @@ export interface ObserverSessionOptions {
   legacyPerTurn?: boolean;
   /** The person confirmed taking over a wiki or bundle written for another workspace root. */
   adoptWiki?: boolean;
+  /** Where this session publishes its updates (the hub's emitter when the daemon follows it); none: it publishes nothing. */
   events?: ObserverEvents;
   now?: () => number;
 }
@@ -351,7 +352,7 @@ export class ObserverSession {
     this.lastWritten = body;
     this.dirty = false;
     const running = this.explorations.find((e) => e.status === 'running');
-    (this.options.events ?? observerEvents).emit('update', {
+    this.options.events?.emit('update', {
       type: 'session.updated',
       sessionId: this.options.sessionId,
       revision: this.bundle.session.flow.revision,

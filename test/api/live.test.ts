@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { observerEvents } from '../../src/observer/events.js';
+import { ObserverEventEmitter } from '../../src/observer/events.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
@@ -60,8 +60,11 @@ describe('live API', () => {
     removeTempDirs();
   });
 
+  // The daemon's observer publishes on this emitter (as its hub would for a bundle another process wrote).
+  const observerEvents = new ObserverEventEmitter();
+
   async function setup(title: string) {
-    d = await startTestDaemon({ tickMs: 100 });
+    d = await startTestDaemon({ tickMs: 100 }, { observerEvents });
     const repo = makeRepo();
     const project = await d.store.projects.create({ name: 'live', repoPath: repo, config: { provider: { kind: 'scripted', script: SCRIPT } } });
     const task = await d.store.tasks.create({ projectId: project.id, title, complexity: 'easy' });

@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { openResources } from '../../src/lib/resources.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../../src/knowledge/service.js';
 import { KnowledgeBridge } from '../../src/knowledge/lifecycle/bridge.js';
-import { readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
 import { resolveObserverConfig } from '../../src/observer/config.js';
 import { ObserverEventEmitter, type ObserverUpdate } from '../../src/observer/events.js';
 import { ObserverService } from '../../src/observer/service.js';
@@ -58,7 +57,8 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
       const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...process.env, MAESTRO_HOME: join(dir, '.home') }), embedder: null });
       knowledge.start();
       knowledge.start(); // idempotent
-      const bridge = new KnowledgeBridge({ watch: (d) => knowledge.watchCorpus(d) });
+      const bridge = KnowledgeBridge.forService(knowledge, process.env);
+      const lc = knowledge.lifecycle;
 
       // A search through the pool, as the knowledge routes do.
       const page = await knowledge.pool.get(dir).searchHybrid('errors cause imports', { readOnlyProbe: true });
@@ -69,9 +69,9 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
       expect(bridge.briefFor({ id: 't1', title: 'lanterns' }, dir)).toContain('Knowledge reconciliation card');
       expect(knowledge.watchedFolders).toEqual([root.workflowDir]);
       expect(threads()).toBeGreaterThan(baseline.threads);
-      readCorpus(root.workflowDir); // the watcher's first answer: the full walk it keeps current from now on
+      lc.corpus.read(root.workflowDir); // the watcher's first answer: the full walk it keeps current from now on
       writeFileSync(join(root.workflowDir, 'specs', 'watched.md'), spec('S-20260105-0001', 'Watched rule'));
-      const seen = readCorpus(root.workflowDir);
+      const seen = lc.corpus.read(root.workflowDir);
       expect(seen.docs.map((d) => d.title)).toContain('Watched rule');
       expect(seen.statted).toBe(1); // only what the watcher named: it saw the write
 
@@ -98,6 +98,19 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
 
       expect(knowledge.watchedFolders).toEqual([]);
       expect(() => knowledge.pool).toThrow(/not running/);
+      // The lifecycle context went with it: no watcher, no cached row (a read parses every file again).
+      expect(() => knowledge.lifecycle).toThrow(/not running/);
+      expect(lc.corpus.watched).toEqual([]);
+      const files = seen.docs.length;
+      // A second service starts from nothing: its own context, every corpus file parsed, nothing of the first one's.
+      const again = new KnowledgeService({ ...resolveKnowledgeConfig({ ...process.env, MAESTRO_HOME: join(dir, '.home') }), embedder: null });
+      again.start();
+      expect(again.lifecycle).not.toBe(lc);
+      const fresh = again.lifecycle.corpus.read(root.workflowDir);
+      expect(fresh.parsed).toBeGreaterThan(0);
+      expect(fresh.docs.length).toBe(files);
+      expect(again.lifecycle.corpus.read(root.workflowDir).parsed).toBe(0); // and it caches for itself
+      await again.stop();
       expect(openResources().filter((r) => !baseline.tracked.has(r)).map((r) => `${r.kind} ${r.name}`)).toEqual([]);
       await eventually(() => threads() <= baseline.threads, `the worker threads exit (${threads()} threads, ${baseline.threads} before)`);
       await eventually(() => newHandles(baseline.handles).length === 0, `no handle beyond the baseline ${JSON.stringify(baseline.handles)}: ${JSON.stringify(newHandles(baseline.handles))}`);

@@ -16,6 +16,10 @@ import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor, runIdFor } from '../../src/knowledge/lifecycle/bridge.js';
 import { readRun } from '../../src/knowledge/lifecycle/session/store.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 const SPECS = `<spec-entry category="coding" keywords="greeting,greet" date="2026-01-01" sid="S-20260101-gree" title="Greetings are lowercase">
 
@@ -72,7 +76,7 @@ describe('knowledge in the orchestrator', () => {
     expect(readRun(root, sid, rid)).toMatchObject({ status: 'sealed', verdict: 'done', summary: 'greeting added' });
     expect(readFileSync(join(execute!.runDir!, 'report.md'), 'utf8')).toContain('Greeting strings live in src/greet.ts');
 
-    const r = review(root, sid);
+    const r = review(lc, root, sid);
     expect(r.candidates.map((c) => [c.source_kind, c.status, c.receipt]).sort()).toEqual([['constraint', 'pending', 'fresh'], ['decision', 'pending', 'fresh']]);
     // The report never reached the branch, and no rule was written.
     expect(git(repo, 'ls-tree', '-r', '--name-only', `maestro/${task.id}-v1`)).not.toContain('.maestro/report.md');

@@ -18,6 +18,10 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 const DECISION = 'The command line and the documentation call greet(name) from src/greet.js; no other module builds the greeting text.';
 const CONSTRAINT = 'The greeting always names the person it greets.';
@@ -55,7 +59,7 @@ describe('the knowledge loop in the offline demo', () => {
     expect(events.map((e) => e.payload.promoted)).toEqual([[promoted.sid]]);
 
     // The constraint waits in the review queue for a person.
-    const queue = review(root, sessionIdFor(define.id));
+    const queue = review(lc, root, sessionIdFor(define.id));
     const waiting = queue.candidates.filter((c) => c.status === 'pending');
     expect(waiting.map((c) => c.title)).toEqual([CONSTRAINT]);
     expect(waiting[0]).toMatchObject({ source_kind: 'constraint', promotion_eligibility: 'eligible' });

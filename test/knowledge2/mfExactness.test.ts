@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FABRIC, FABRIC_RID, FABRIC_SID, maestro, project, type Project } from '../helpers/knowledge2.js';
 import { addKnowhow } from '../../src/knowledge/format/knowhowWriter.js';
-import { clearCorpusCache, readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
+import { readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
 import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
 import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
 import { runSource, sessionSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
@@ -18,6 +18,10 @@ import { resolveCandidate, review } from '../../src/knowledge/lifecycle/reconcil
 import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession, readRun, writeRun } from '../../src/knowledge/lifecycle/session/store.js';
 import { parseSpecText } from '../../src/knowledge/format/specParser.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 const SEALED = join(import.meta.dirname, '..', 'fixtures', 'knowledge2', 'fabric-gui-f1f8f81');
 const WORKER = join(import.meta.dirname, 'promoteWorker.ts');
@@ -81,8 +85,8 @@ Retry uploads with backoff.
 describe('maestro-flow exactness (same files, same results)', () => {
   it('dates a promoted spec id by the candidate\'s first_recorded_at and records the promotion in the run ledger', () => {
     const p = fabricSealed();
-    review(p.root, FABRIC_SID, { refresh: true });
-    const r = promote(p.root, FABRIC_SID, { candidates: ['KDC-0acd2a63ab4f9f01'], now: new Date('2026-12-01T09:00:00Z') });
+    review(lc, p.root, FABRIC_SID, { refresh: true });
+    const r = promote(lc, p.root, FABRIC_SID, { candidates: ['KDC-0acd2a63ab4f9f01'], now: new Date('2026-12-01T09:00:00Z') });
     // maestro-flow writes S-20260922-0acd2a63ab4f9f01 for this candidate (first recorded 2026-09-22).
     expect(r.promoted).toEqual([{ candidate_id: 'KDC-0acd2a63ab4f9f01', target: 'spec', promoted_id: 'S-20260922-0acd2a63ab4f9f01', outcome: 'created', supersedes: null }]);
     const spec = parseSpecText(readFileSync(join(p.root.workflowDir, 'specs', 'architecture-constraints.md'), 'utf8'), 'architecture-constraints.md');
@@ -99,10 +103,10 @@ describe('maestro-flow exactness (same files, same results)', () => {
   it('dates a promoted tip- id by first_recorded_at too', () => {
     const p = project();
     createSession(p.root, 's-1');
-    const { candidate } = stage(p.root, { target: 'knowhow', title: 'Flaky test triage', content: 'Quarantine a flaky test within a day and open an issue naming its owner.', session: 's-1' });
-    review(p.root, 's-1', { refresh: true });
+    const { candidate } = stage(p.root, { target: 'knowhow', title: 'Flaky test triage', content: 'Quarantine a flaky test within a day and open an issue naming its owner.', session: 's-1' }, process.env);
+    review(lc, p.root, 's-1', { refresh: true });
     const day = candidate.first_recorded_at.slice(0, 10).replace(/-/g, '');
-    const r = promote(p.root, 's-1', { candidates: [candidate.candidate_id], now: new Date('2031-03-04T00:00:00Z') });
+    const r = promote(lc, p.root, 's-1', { candidates: [candidate.candidate_id], now: new Date('2031-03-04T00:00:00Z') });
     expect(r.promoted[0]!.promoted_id).toBe(`knowhow-tip-${day}-${candidate.candidate_id.slice(4)}`);
     expect(existsSync(join(p.root.workflowDir, 'knowhow', `TIP-${day}-${candidate.candidate_id.slice(4)}.md`))).toBe(true);
     expect(readLedger(sessionSource(p.root, 's-1').ledgerPath)!.candidates[0]).toMatchObject({ status: 'promoted', promoted_id: `knowhow-tip-${day}-${candidate.candidate_id.slice(4)}` });
@@ -111,8 +115,8 @@ describe('maestro-flow exactness (same files, same results)', () => {
   it('fingerprints legacy heading entries with their heading, and ref= as a relation (value from maestro-flow\'s code)', () => {
     const p = project({ specs: false });
     writeFileSync(join(p.root.workflowDir, 'specs', 'learnings.md'), LEGACY_SPEC);
-    clearCorpusCache();
-    const c = readCorpus(p.root.workflowDir);
+    lc.corpus.clear();
+    const c = lc.corpus.read(p.root.workflowDir);
     expect(c.fingerprint).toBe('d55f2df5783357e5eae563cf4cbaf2c35af8fa0861041885e5d4c4e1012dc1d7');
     expect(c.docs.find((d) => d.id === 'S-20260601-ab12')!.related).toEqual(['knowhow/DOC-20260601-design.md']);
     expect(c.docs.find((d) => d.id.startsWith('legacy:learnings.md:'))!.content).toMatch(/^### Retry uploads with jitter\n\nUploads that fail/);
@@ -155,9 +159,9 @@ function runWorker(args: string[]): Promise<{ code: number | null; stdout: strin
 function twoCandidates(p: Project): { eligible: string; review: string } {
   createSession(p.root, 's-1');
   createRun(p.root, 's-1', { runId: 'run-1' });
-  const a = stage(p.root, { target: 'spec', title: 'Pin base images', content: 'Container builds pin their base image by digest, never by a floating tag.', category: 'arch', run: 'run-1', session: 's-1' });
-  const b = stage(p.root, { target: 'spec', title: 'Errors carry codes', content: 'Errors shown to users never carry internal codes.', category: 'coding', action: 'contest', run: 'run-1', session: 's-1' });
-  sealRun(p.root, 's-1', 'run-1');
+  const a = stage(p.root, { target: 'spec', title: 'Pin base images', content: 'Container builds pin their base image by digest, never by a floating tag.', category: 'arch', run: 'run-1', session: 's-1' }, process.env);
+  const b = stage(p.root, { target: 'spec', title: 'Errors carry codes', content: 'Errors shown to users never carry internal codes.', category: 'coding', action: 'contest', run: 'run-1', session: 's-1' }, process.env);
+  sealRun(lc, p.root, 's-1', 'run-1');
   return { eligible: a.candidate.candidate_id, review: b.candidate.candidate_id };
 }
 
@@ -182,7 +186,7 @@ describe('promotion lifecycle edges', () => {
   it('two concurrent promotes of one candidate: one reports created, the other already promoted; one entry written', async () => {
     const p = project();
     const { eligible } = twoCandidates(p);
-    review(p.root, 's-1', { refresh: true });
+    review(lc, p.root, 's-1', { refresh: true });
     const results = await Promise.all([runWorker([p.dir, 's-1', eligible]), runWorker([p.dir, 's-1', eligible])]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const outs = results.map((r) => JSON.parse(r.stdout) as { promoted: Array<{ outcome: string }>; already_promoted: Array<{ candidate_id: string }> });
@@ -199,27 +203,27 @@ describe('promotion lifecycle edges', () => {
     createRun(p.root, 's-1', { runId: 'run-1' });
     createRun(p.root, 's-1', { runId: 'run-2' });
     const content = 'Feature flags are evaluated once per request.';
-    stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-1', session: 's-1' });
-    expect(() => stage(p.root, { target: 'spec', title: 'Flags', content, action: 'contest', run: 'run-2', session: 's-1' })).toThrow(/staged with action propose in run run-1/);
+    stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-1', session: 's-1' }, process.env);
+    expect(() => stage(p.root, { target: 'spec', title: 'Flags', content, action: 'contest', run: 'run-2', session: 's-1' }, process.env)).toThrow(/staged with action propose in run run-1/);
     expect(existsSync(runSource(p.root, 's-1', 'run-2').ledgerPath)).toBe(false);
     // The same action in another run is corroboration, not a conflict.
-    expect(stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-2', session: 's-1' }).candidate.action).toBe('propose');
+    expect(stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-2', session: 's-1' }, process.env).candidate.action).toBe('propose');
   });
 
   it('refuses a candidate titled like an active spec entry unless resolved as supersede; then the old entry is deprecated', () => {
     const p = project();
     createSession(p.root, 's-1');
-    const { candidate } = stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Batch jobs retry failed items up to ten times, spaced an hour apart.', category: 'coding', session: 's-1' });
-    review(p.root, 's-1', { refresh: true });
-    resolveCandidate(p.root, 's-1', { candidate: candidate.candidate_id, as: 'unique', reason: 'batch jobs differ from network calls' });
+    const { candidate } = stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Batch jobs retry failed items up to ten times, spaced an hour apart.', category: 'coding', session: 's-1' }, process.env);
+    review(lc, p.root, 's-1', { refresh: true });
+    resolveCandidate(lc, p.root, 's-1', { candidate: candidate.candidate_id, as: 'unique', reason: 'batch jobs differ from network calls' });
     const file = join(p.root.workflowDir, 'specs', 'coding-conventions.md');
     const before = readFileSync(file, 'utf8');
-    expect(() => promote(p.root, 's-1', { candidates: [candidate.candidate_id] })).toThrow(/title of active spec S-20260102-bbbb.*--as supersede --target S-20260102-bbbb/);
+    expect(() => promote(lc, p.root, 's-1', { candidates: [candidate.candidate_id] })).toThrow(/title of active spec S-20260102-bbbb.*--as supersede --target S-20260102-bbbb/);
     expect(readFileSync(file, 'utf8')).toBe(before);
-    expect(promote(p.root, 's-1', { all: true }).skipped_blocked.map((b) => b.candidate_id)).toEqual([candidate.candidate_id]);
+    expect(promote(lc, p.root, 's-1', { all: true }).skipped_blocked.map((b) => b.candidate_id)).toEqual([candidate.candidate_id]);
     expect(readFileSync(file, 'utf8')).toBe(before);
-    resolveCandidate(p.root, 's-1', { candidate: candidate.candidate_id, as: 'supersede', target: 'S-20260102-bbbb', reason: 'one retry rule for both' });
-    const r = promote(p.root, 's-1', { candidates: [candidate.candidate_id] });
+    resolveCandidate(lc, p.root, 's-1', { candidate: candidate.candidate_id, as: 'supersede', target: 'S-20260102-bbbb', reason: 'one retry rule for both' });
+    const r = promote(lc, p.root, 's-1', { candidates: [candidate.candidate_id] });
     expect(r.promoted[0]).toMatchObject({ outcome: 'created', supersedes: 'S-20260102-bbbb' });
     const entries = parseSpecText(readFileSync(file, 'utf8'), 'coding-conventions.md').entries;
     expect(entries.filter((e) => e.title === 'Retry budget').map((e) => e.status)).toEqual(['deprecated', 'active']);

@@ -8,6 +8,10 @@
 import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
 import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 const [dir, sid, candidate] = process.argv.slice(2) as [string, string, string | undefined];
 const root = resolveWorkflowRoot({ workflowRoot: dir });
@@ -17,12 +21,12 @@ const afterWrite = (id: string) => {
 };
 for (let attempt = 0; attempt < 50; attempt++) {
   try {
-    const r = promote(root, sid, { ...(candidate ? { candidates: [candidate] } : { all: true }), afterWrite });
+    const r = promote(lc, root, sid, { ...(candidate ? { candidates: [candidate] } : { all: true }), afterWrite });
     process.stdout.write(`${JSON.stringify({ attempts: attempt + 1, promoted: r.promoted, already_promoted: r.already_promoted })}\n`);
     process.exit(0);
   } catch (err) {
     if ((err as { code?: string }).code !== 'STALE_RECEIPT') throw err;
-    review(root, sid, { refresh: true });
+    review(lc, root, sid, { refresh: true });
   }
 }
 process.exit(3);

@@ -19,7 +19,8 @@ import { readCorpus } from '../../src/knowledge/lifecycle/ledger/corpusDocs.js';
 import { promote } from '../../src/knowledge/lifecycle/promote/promote.js';
 import { freshness, readReceipt, readSourceState, reconcileSource, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
 import { review, warmSessionSemantic } from '../../src/knowledge/lifecycle/reconcile/review.js';
-import { configureSemantic } from '../../src/knowledge/lifecycle/reconcile/semantic.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { KnowledgeService, resolveKnowledgeConfig } from '../../src/knowledge/service.js';
 import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession } from '../../src/knowledge/lifecycle/session/store.js';
 
@@ -50,7 +51,13 @@ function tableEmbedder(model = 'test-concept-table'): Embedder & { calls: number
   return e;
 }
 
-afterEach(() => configureSemantic(undefined));
+/** The embedder the lifecycle context sees now (a test switches it, as a changed MAESTRO_EMBEDDINGS_* setting would). */
+let embedderNow: Embedder | null = null;
+const configureSemantic = (e: Embedder | null) => {
+  embedderNow = e;
+};
+const lc = createLifecycleContext({ embedder: () => embedderNow });
+afterEach(() => configureSemantic(null));
 
 const DOC = `<spec-entry category="coding" keywords="perf" date="2026-02-01" sid="S-20260201-cafe" title="Caching of lookups">
 
@@ -70,14 +77,14 @@ function setup(c: { title: string; content: string }): { p: Project; id: string;
   writeFileSync(join(p.root.workflowDir, 'specs', 'performance.md'), DOC);
   createSession(p.root, 's-1');
   createRun(p.root, 's-1', { runId: 'run-1' });
-  const { candidate } = stage(p.root, { target: 'spec', ...c, category: 'coding', run: 'run-1', session: 's-1' });
+  const { candidate } = stage(p.root, { target: 'spec', ...c, category: 'coding', run: 'run-1', session: 's-1' }, process.env);
   return { p, id: candidate.candidate_id, src: runSource(p.root, 's-1', 'run-1') };
 }
 
 describe('semantic matching through an Embedder', () => {
   it('without an embedder the paraphrase is unique (lexical 0); with one it is matched, and the receipt says how', async () => {
     const { p, id, src } = setup(PARAPHRASE);
-    const lexical = reconcileSource(p.root, src);
+    const lexical = reconcileSource(lc, p.root, src);
     expect(lexical.matcher_revision).toBe('semantic-delta/1.0');
     expect(lexical.retrieval).toMatchObject({ mode: 'lexical-kg', embedding_used: false });
     expect(lexical.candidates[0]).toMatchObject({ candidate_id: id, disposition: 'unique', matches: [] });
@@ -86,9 +93,9 @@ describe('semantic matching through an Embedder', () => {
     configureSemantic(emb);
     // Configuring an embedder makes the lexical receipt stale (the matcher changed), never silently fresh.
     const corpus = readCorpus(p.root.workflowDir);
-    expect(freshness(src, readReceipt(src), readSourceState(src), corpus)).toMatchObject({ state: 'stale', reasons: ['matcher revision semantic-delta/1.0 ≠ semantic-delta/1.0+embedding:test-concept-table'] });
-    expect(await warmSessionSemantic(p.root, 's-1')).toBeGreaterThan(0);
-    const r = reconcileSource(p.root, src);
+    expect(freshness(lc, src, readReceipt(src), readSourceState(src), corpus)).toMatchObject({ state: 'stale', reasons: ['matcher revision semantic-delta/1.0 ≠ semantic-delta/1.0+embedding:test-concept-table'] });
+    expect(await warmSessionSemantic(lc, p.root, 's-1')).toBeGreaterThan(0);
+    const r = reconcileSource(lc, p.root, src);
     expect(r.matcher_revision).toBe('semantic-delta/1.0+embedding:test-concept-table');
     expect(r.retrieval).toMatchObject({ mode: 'hybrid', embedding_used: true });
     const c = r.candidates[0]!;
@@ -101,29 +108,29 @@ describe('semantic matching through an Embedder', () => {
     // The corpus fingerprint and the snapshot hash do not depend on the matcher.
     expect(r.corpus_fingerprint).toBe(lexical.corpus_fingerprint);
     expect(r.candidate_snapshot_hash).toBe(lexical.candidate_snapshot_hash);
-    expect(review(p.root, 's-1').sources[0]).toMatchObject({ run_id: 'run-1', receipt: 'fresh' });
+    expect(review(lc, p.root, 's-1').sources[0]).toMatchObject({ run_id: 'run-1', receipt: 'fresh' });
     // Warm vectors are reused: nothing is embedded twice.
     const texts = emb.texts;
-    await warmSessionSemantic(p.root, 's-1');
+    await warmSessionSemantic(lc, p.root, 's-1');
     expect(emb.texts).toBe(texts);
 
     // Another model: stale until refreshed with that model's vectors.
     configureSemantic(tableEmbedder('another-model'));
-    expect(review(p.root, 's-1').sources[0]!.receipt).toBe('stale');
+    expect(review(lc, p.root, 's-1').sources[0]!.receipt).toBe('stale');
     // A synchronous refresh with cold vectors matches lexically and says so: still stale, promotion fails closed.
-    sealRun(p.root, 's-1', 'run-1');
+    sealRun(lc, p.root, 's-1', 'run-1');
     expect(readReceipt(src)!.matcher_revision).toBe('semantic-delta/1.0');
-    expect(() => promote(p.root, 's-1', { candidates: [id] })).toThrow(/stale \(matcher revision semantic-delta\/1\.0 ≠ semantic-delta\/1\.0\+embedding:another-model\).*review s-1 --refresh/);
-    await warmSessionSemantic(p.root, 's-1');
-    expect(review(p.root, 's-1', { refresh: true }).sources[0]!.receipt).toBe('fresh');
-    expect(promote(p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
+    expect(() => promote(lc, p.root, 's-1', { candidates: [id] })).toThrow(/stale \(matcher revision semantic-delta\/1\.0 ≠ semantic-delta\/1\.0\+embedding:another-model\).*review s-1 --refresh/);
+    await warmSessionSemantic(lc, p.root, 's-1');
+    expect(review(lc, p.root, 's-1', { refresh: true }).sources[0]!.receipt).toBe('fresh');
+    expect(promote(lc, p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
   });
 
   it('the published weights cap semantic alone at 0.40: a paraphrase with nothing lexical in common (title too) enters the pool, not the matches', async () => {
     const { p, src } = setup(PURE);
     configureSemantic(tableEmbedder());
-    await warmSessionSemantic(p.root, 's-1');
-    const r = reconcileSource(p.root, src);
+    await warmSessionSemantic(lc, p.root, 's-1');
+    const r = reconcileSource(lc, p.root, src);
     expect(r.retrieval).toMatchObject({ mode: 'hybrid', semantic_documents: 1 });
     expect(r.candidates[0]).toMatchObject({ disposition: 'unique', matches: [] });
   });
@@ -161,11 +168,36 @@ describe('semantic matching through an Embedder', () => {
     }
   });
 
+  it("the KnowledgeService's stop() drops the warmed vectors: a second service embeds again", async () => {
+    const { p, src } = setup(PARAPHRASE);
+    const emb = tableEmbedder();
+    const config = { ...resolveKnowledgeConfig({}, { oneShot: true }), embedder: emb };
+    const first = new KnowledgeService(config);
+    first.start();
+    const used = first.lifecycle;
+    expect(await warmSessionSemantic(used, p.root, 's-1')).toBeGreaterThan(0);
+    expect(used.semantic.warmed(emb.model)).toBeGreaterThan(0);
+    expect(reconcileSource(used, p.root, src).retrieval).toMatchObject({ mode: 'hybrid' });
+    const texts = emb.texts;
+    await first.stop();
+    expect(used.semantic.warmed(emb.model)).toBe(0);
+    const second = new KnowledgeService(config);
+    second.start();
+    try {
+      // Nothing carried over: the same texts are embedded again, and without warming the matcher is lexical.
+      expect(reconcileSource(second.lifecycle, p.root, src).retrieval).toMatchObject({ mode: 'lexical-kg' });
+      await warmSessionSemantic(second.lifecycle, p.root, 's-1');
+      expect(emb.texts).toBe(2 * texts);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('embedder errors surface with the model named; nothing is written', async () => {
     const { p, src } = setup(PARAPHRASE);
     const before = readReceipt(src);
     configureSemantic({ model: 'broken', embed: async (t: string[]) => t.slice(1).map(() => new Float32Array(3)) });
-    await expect(warmSessionSemantic(p.root, 's-1')).rejects.toThrow(/Embedder broken returned \d+ vectors for \d+ texts/);
+    await expect(warmSessionSemantic(lc, p.root, 's-1')).rejects.toThrow(/Embedder broken returned \d+ vectors for \d+ texts/);
     expect(readReceipt(src)).toEqual(before);
   });
 });

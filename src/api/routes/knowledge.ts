@@ -16,6 +16,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MaestroError } from '../../core/errors.js';
 import { parseSearchRequest, runSearch } from '../../knowledge/search/params.js';
+import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { KnowledgePool } from '../../knowledge/pool.js';
 import { defineRoute, OpenApiDoc } from '../route.js';
 import { entryListResponse, entryLoadResponse, knowledgeHealthResponse, knowledgeSearchResponse } from '../wire/knowledge.js';
@@ -30,6 +31,8 @@ export interface KnowledgeRouteOptions {
   confineRoot?: (root: string | undefined) => Promise<string>;
   /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
+  /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
+  lifecycle?: LifecycleContext;
   /** The API's OpenAPI document, so these routes are listed at /api/openapi.json. */
   doc?: OpenApiDoc;
 }
@@ -81,5 +84,8 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     const kind = q.kind === 'spec' || q.kind === 'knowhow' || q.kind === 'wiki' ? q.kind : undefined;
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
-  if (opts.projectRoot) registerReviewRoutes(app, { projectRoot: opts.projectRoot, doc });
+  if (opts.projectRoot) {
+    if (!opts.lifecycle) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context of the KnowledgeService (lifecycle)');
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, lifecycle: opts.lifecycle, doc });
+  }
 };

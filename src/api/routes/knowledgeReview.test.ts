@@ -11,6 +11,7 @@ import { knowledgeRoutes } from './knowledge.js';
 import { createKnowledgePool, type KnowledgePool } from '../../knowledge/pool.js';
 import { stage } from '../../knowledge/lifecycle/session/ops.js';
 import { createSession } from '../../knowledge/lifecycle/session/store.js';
+import { createLifecycleContext } from '../../knowledge/lifecycle/context.js';
 
 const open: Array<{ app: FastifyInstance; pool: KnowledgePool }> = [];
 afterEach(async () => {
@@ -27,6 +28,7 @@ async function serve(projects: Record<string, string>) {
   const doc = new OpenApiDoc();
   await app.register(knowledgeRoutes, {
     pool,
+    lifecycle: createLifecycleContext({ embedder: null }),
     doc,
     projectRoot: async (id: string) => {
       const dir = projects[id];
@@ -41,7 +43,7 @@ async function serve(projects: Record<string, string>) {
 function staged() {
   const p = project();
   createSession(p.root, 'task-1', 'teach the board');
-  const c = stage(p.root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:12'] }).candidate;
+  const c = stage(p.root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:12'] }, process.env).candidate;
   return { ...p, candidate: c.candidate_id };
 }
 

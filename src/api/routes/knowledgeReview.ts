@@ -17,6 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { defineRoute, OpenApiDoc } from '../route.js';
 import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
+import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
 import { resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
@@ -27,11 +28,14 @@ import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse,
 export interface ReviewRouteOptions {
   /** The repository folder of a registered project; throws UNKNOWN_PROJECT for any other id. */
   projectRoot: (projectId: string) => Promise<string>;
+  /** The KnowledgeService's lifecycle context, given to every operation. */
+  lifecycle: LifecycleContext;
   doc?: OpenApiDoc;
 }
 
 export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOptions): void {
   const doc = opts.doc ?? new OpenApiDoc();
+  const lc = opts.lifecycle;
   const tags = ['knowledge'];
   // Confined: a registered project's own `.workflow/`, never $MAESTRO_HOME's global specs.
   const rootFor = async (projectId: string): Promise<WorkflowRoot> => resolveWorkflowRoot({ workflowRoot: await opts.projectRoot(projectId) });
@@ -40,7 +44,7 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     const root = await rootFor(query.projectId);
     const sessions: ReviewQueueSession[] = listSessions(root).map((s) => {
       try {
-        return { session_id: s.session_id, objective: s.objective, status: s.status, review: review(root, s.session_id) };
+        return { session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id) };
       } catch (err) {
         // One session's corrupt files leave the rest of the queue readable; its error is shown as the API would answer it.
         return { session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) };
@@ -50,26 +54,26 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(await rootFor(query.projectId), params.sessionId),
+    review(lc, await rootFor(query.projectId), params.sessionId),
   );
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(await rootFor(query.projectId), params.sessionId, { refresh: true }),
+    review(lc, await rootFor(query.projectId), params.sessionId, { refresh: true }),
   );
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
-    if (body.refresh) review(root, params.sessionId, { refresh: true });
-    const resolution = resolveCandidate(root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, ...(body.target ? { target: body.target } : {}) });
-    return { resolution, review: review(root, params.sessionId) };
+    if (body.refresh) review(lc, root, params.sessionId, { refresh: true });
+    const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, ...(body.target ? { target: body.target } : {}) });
+    return { resolution, review: review(lc, root, params.sessionId) };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
-    return promote(root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
+    return promote(lc, root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/audit', summary: 'The knowledge audit report (read-only)', tags, query: auditQuery, response: auditResponse }, async ({ query }) =>
-    audit(await rootFor(query.projectId), { scope: query.scope, prune: query.prune }),
+    audit(lc, await rootFor(query.projectId), { scope: query.scope, prune: query.prune }),
   );
 }

@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { installErrorHandler } from '../errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from '../../observer/__fixtures__/transcript-builder.js';
-import { observerEvents, type ObserverUpdate } from '../../observer/events.js';
+import { ObserverEventEmitter, type ObserverUpdate } from '../../observer/events.js';
 import { observerRoutes } from './observer.js';
 import { ObserverSession } from '../../observer/session.js';
 
@@ -19,15 +19,16 @@ describe('observer HTTP routes (in-process)', () => {
     const wiki = join(dir.path, 'wiki');
     const updates: ObserverUpdate[] = [];
     const onUpdate = (u: ObserverUpdate) => updates.push(u);
-    observerEvents.on('update', onUpdate);
+    const events = new ObserverEventEmitter();
+    events.on('update', onUpdate);
     let now = Date.parse('2026-11-20T12:00:00Z');
     for (const id of ['older', 'newer']) {
       const jsonl = join(dir.path, `${id}.jsonl`);
       new TranscriptBuilder().user(`question in ${id}`).turn({ tools: [{ name: 'Read', input: { file_path: 'a.ts' } }], answer: 'ok' }).writeTo(jsonl);
       now += 1_000;
-      await new ObserverSession({ sessionId: id, jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now }).step();
+      await new ObserverSession({ sessionId: id, jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', events, now: () => now }).step();
     }
-    observerEvents.off('update', onUpdate);
+    events.off('update', onUpdate);
     expect(updates.map((u) => u.sessionId)).toEqual(['older', 'newer']);
 
     const app = Fastify();

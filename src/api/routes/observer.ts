@@ -7,7 +7,7 @@
  *   POST /api/observer/proposals/:id/accept   the person applies it to its entry
  *   POST /api/observer/proposals/:id/dismiss  the person drops it; the entry is unchanged
  * Each declares its answer in src/api/wire/observer.ts (listed at /api/openapi.json).
- * Live updates: the daemon forwards `observerEvents` ('update') to its WebSocket.
+ * Live updates: the daemon forwards its ObserverService's updates ('update') to its WebSocket.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,8 +6,8 @@
  * and re-create the lock, and the slower one then deletes the faster one's
  * fresh lock — two owners. So:
  *
- * 1. A kernel lock: an exclusive transaction on a tiny SQLite file next to the
- *    corpus (`.maestro-corpus.lock`). The kernel drops it when the holder dies,
+ * 1. A kernel lock (src/lib/kernelLock.ts) on a file next to the corpus
+ *    (`.maestro-corpus.lock`). The kernel drops it when the holder dies,
  *    so there is no stale state to reclaim and mutual exclusion among Maestro
  *    processes never depends on timing.
  * 2. Under it, the compatibility lock file `<target>.lock` of FORMATS §6
@@ -19,8 +19,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { MaestroError } from '../../core/errors.js';
+import { acquireKernelLock } from '../../lib/kernelLock.js';
 import { acquireLockFile } from '../../lib/lockFile.js';
 
 const SECOND = 1000;
@@ -32,10 +32,6 @@ export interface LockOptions {
   timeoutMs?: number;
 }
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** The kernel lock file for a target: one per workflow folder (or per directory outside one). */
 export function namespaceLockPath(target: string): string {
   const parts = target.split('/');
@@ -45,35 +41,8 @@ export function namespaceLockPath(target: string): string {
 }
 
 /** `timeoutMs`: what is left of the caller's budget; `budgetMs`: the whole budget, which the refusal names. */
-function acquireKernelLock(path: string, timeoutMs: number, budgetMs = timeoutMs): () => void {
-  mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: 0 });
-  const deadline = Date.now() + timeoutMs;
-  // Our own short, jittered retries instead of SQLite's busy handler, whose
-  // back-off grows to 100 ms and lets late waiters starve behind early ones.
-  for (;;) {
-    try {
-      db.exec('BEGIN EXCLUSIVE');
-      break;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY') {
-        db.close();
-        throw err;
-      }
-      if (Date.now() > deadline) {
-        db.close();
-        throw new MaestroError('LOCK_TIMEOUT', `Timed out after ${budgetMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`);
-      }
-      sleepSync(1 + Math.floor(Math.random() * 4));
-    }
-  }
-  return () => {
-    try {
-      db.exec('COMMIT');
-    } finally {
-      db.close();
-    }
-  };
+function acquireNamespaceLock(path: string, timeoutMs: number, budgetMs: number): () => void {
+  return acquireKernelLock(path, Date.now() + timeoutMs, () => new MaestroError('LOCK_TIMEOUT', `Timed out after ${budgetMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`));
 }
 
 /** The compatibility lock file (src/lib/lockFile.ts): waits for a live holder until the deadline. */
@@ -89,6 +58,9 @@ function acquireFileLock(target: string, deadline: number): () => void {
   });
 }
 
+// Re-entrancy counts of this process's locks. Process-wide on purpose: a lock is held by a process (the
+// kernel lock by its connection, the lock file by its pid), and a nested take must not open a second
+// connection that would wait on the first.
 const held = new Map<string, number>();
 
 /**
@@ -103,7 +75,7 @@ export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOpti
   const releases: Array<() => void> = [];
   try {
     for (const ns of namespaces) {
-      if ((held.get(ns) ?? 0) === 0) releases.push(acquireKernelLock(ns, Math.max(1, deadline - Date.now()), timeoutMs));
+      if ((held.get(ns) ?? 0) === 0) releases.push(acquireNamespaceLock(ns, Math.max(1, deadline - Date.now()), timeoutMs));
       held.set(ns, (held.get(ns) ?? 0) + 1);
       releases.push(() => held.set(ns, held.get(ns)! - 1));
     }

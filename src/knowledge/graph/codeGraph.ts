@@ -15,6 +15,7 @@ import { dirname, extname, join, relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MaestroError } from '../../core/errors.js';
 import type { CodeSymbol, ParsedCodeFile } from './codeFile.js';
+import { markCodeSynced, replaceCodeFiles, storedCodeFiles, type CodeFileWrite, type CodeSymbolWrite } from '../index/codeFiles.js';
 import { docAt, fileDoc } from './docComments.js';
 import { indexText } from '../format/text.js';
 import { TREE_SITTER_EXT, parseTreeSitterFile, resolveContext, resolveTreeSitterImport } from './treeSitterCode.js';
@@ -124,13 +125,16 @@ export interface CodeSyncReport {
 
 export async function syncCodeGraph(db: Database.Database, projectDir: string): Promise<CodeSyncReport> {
   const files = listCodeFiles(projectDir);
-  const stored = new Map((db.prepare('SELECT path, mtime_ms, size FROM code_files').all() as Array<{ path: string; mtime_ms: number; size: number }>).map((r) => [r.path, r]));
+  const stored = storedCodeFiles(db);
   const current = new Set(files.map((f) => f.path));
+  // The index keeps project-relative paths (a moved checkout keeps its graph); compare in that form.
+  const rel = (p: string) => relative(projectDir, p).split('\\').join('/');
+  const currentRel = new Set(files.map((f) => rel(f.path)));
   const changed = files.filter((f) => {
-    const s = stored.get(f.path);
+    const s = stored.get(rel(f.path));
     return !s || s.mtime_ms !== f.mtimeMs || s.size !== f.size;
   });
-  const removed = [...stored.keys()].filter((p) => !current.has(p));
+  const removed = [...stored.keys()].filter((p) => !currentRel.has(p));
   if (changed.length || removed.length) {
     const ts = changed.some((f) => TS_EXT.has(extname(f.path))) ? await loadTs() : null;
     const parsed: Array<(typeof changed)[number] & ParsedCodeFile & { lines: string[] }> = [];
@@ -145,41 +149,27 @@ export async function syncCodeGraph(db: Database.Database, projectDir: string): 
       parsed.push({ ...f, ...(lang ? await parseTreeSitterFile(lang, text) : parseCodeFile(ts!, f.path, text)), lines: text.split(/\r?\n/) });
     }
     const ctx = resolveContext(projectDir, current);
-    const rel = (p: string) => relative(projectDir, p).split('\\').join('/');
-    const delSyms = db.prepare('SELECT rowid FROM code_symbols WHERE file = ?');
-    const delFts = db.prepare('DELETE FROM code_fts WHERE rowid = ?');
-    const del = [db.prepare('DELETE FROM code_symbols WHERE file = ?'), db.prepare('DELETE FROM code_imports WHERE file = ?'), db.prepare('DELETE FROM code_files WHERE path = ?')];
-    const insFile = db.prepare('INSERT OR REPLACE INTO code_files (path, mtime_ms, size, lang) VALUES (?, ?, ?, ?)');
-    const insSym = db.prepare('INSERT OR REPLACE INTO code_symbols (id, file, name, kind, line, signature) VALUES (?, ?, ?, ?, ?, ?)');
-    const insFts = db.prepare('INSERT INTO code_fts (rowid, name, path, doc) VALUES (?, ?, ?, ?)');
-    const insImp = db.prepare('INSERT INTO code_imports (file, spec, resolved) VALUES (?, ?, ?)');
-    db.transaction(() => {
-      const drop = (path: string) => {
-        for (const r of delSyms.all(path) as Array<{ rowid: number }>) delFts.run(r.rowid);
-        for (const d of del) d.run(path);
-      };
-      for (const p of removed) drop(rel(p));
-      for (const f of parsed) {
-        const r = rel(f.path);
-        drop(r);
-        insFile.run(r, f.mtimeMs, f.size, extname(f.path).slice(1));
-        const fileRow = insSym.run(`file:${r}`, r, r.split('/').pop()!, 'file', null, '');
-        insFts.run(Number(fileRow.lastInsertRowid), indexText(r.split('/').pop()!.replace(/\.\w+$/, '')), r.replace(/[/.]/g, ' '), indexText(fileDoc(f.lines)));
-        for (const s of f.symbols) {
-          const info = insSym.run(`code:${r}#${s.name}`, r, s.name, s.kind, s.line, s.signature);
-          insFts.run(Number(info.lastInsertRowid), indexText(s.name), r.replace(/[/.]/g, ' '), indexText(docAt(f.lines, s.line)));
-        }
-        const lang = TREE_SITTER_EXT[extname(f.path)];
-        for (const spec of f.imports) {
-          const targets = lang ? resolveTreeSitterImport(lang, f.path, spec, ctx) : [resolveImport(f.path, spec, current)].filter((t): t is string => t !== null);
-          if (targets.length === 0) insImp.run(r, spec, null);
-          // A Go import names a package: an edge to each of its files.
-          for (const t of targets) insImp.run(r, spec, rel(t));
-        }
-      }
-    })();
+    replaceCodeFiles(db, removed, parsed.map((f) => codeFileWrite(f, rel, (spec) => {
+      const lang = TREE_SITTER_EXT[extname(f.path)];
+      return lang ? resolveTreeSitterImport(lang, f.path, spec, ctx) : [resolveImport(f.path, spec, current)].filter((t): t is string => t !== null);
+    })));
   }
   // Marks the code graph as built (even when empty), so a mixed search can tell "empty" from "not initialised".
-  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('code_synced_at', ?)").run(String(Date.now()));
-  return { files: files.length, changed: changed.length, symbols: db.prepare('SELECT count(*) FROM code_symbols').pluck().get() as number };
+  const symbols = markCodeSynced(db, Date.now());
+  return { files: files.length, changed: changed.length, symbols };
+}
+
+/** A parsed file as the index stores it: the file's own symbol first, then each symbol, with its FTS text. */
+function codeFileWrite(f: { path: string; mtimeMs: number; size: number; lines: string[] } & ParsedCodeFile, rel: (p: string) => string, resolveSpec: (spec: string) => string[]): CodeFileWrite {
+  const r = rel(f.path);
+  const base = r.split('/').pop()!;
+  const pathText = r.replace(/[/.]/g, ' ');
+  const fileSymbol: CodeSymbolWrite = { id: `file:${r}`, name: base, kind: 'file', line: null, signature: '', fts: { name: indexText(base.replace(/\.\w+$/, '')), path: pathText, doc: indexText(fileDoc(f.lines)) } };
+  const symbols = f.symbols.map((s) => ({ id: `code:${r}#${s.name}`, name: s.name, kind: s.kind, line: s.line, signature: s.signature, fts: { name: indexText(s.name), path: pathText, doc: indexText(docAt(f.lines, s.line)) } }));
+  // A Go import names a package: an edge to each of its files; an import resolving to nothing is kept with null.
+  const imports = f.imports.flatMap((spec): CodeFileWrite['imports'] => {
+    const targets = resolveSpec(spec);
+    return targets.length ? targets.map((t) => ({ spec, resolved: rel(t) })) : [{ spec, resolved: null }];
+  });
+  return { path: r, mtimeMs: f.mtimeMs, size: f.size, lang: extname(f.path).slice(1), symbols: [fileSymbol, ...symbols], imports };
 }

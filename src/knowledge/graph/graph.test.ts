@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRoot, writeFiller, writeKnowhowFile } from '../../../test/helpers/knowledge.js';
@@ -35,6 +35,23 @@ describe('the code graph (TypeScript compiler API)', () => {
       expect((file as { symbols: Array<{ name: string }> }).symbols.map((s) => s.name)).toEqual(['RetryOptions', 'retryWithBackoff', 'RETRY_LIMIT']);
       expect((file as { imports: unknown[] }).imports).toEqual([{ spec: './sleep.js', resolved: 'src/net/sleep.ts' }]);
       expect((file as { importedBy: string[] }).importedBy).toEqual(['src/client.js']);
+    } finally {
+      k.close();
+    }
+  });
+
+  it('parses again only what changed: a quiet sync parses nothing, a deleted file leaves the graph', async () => {
+    const { dir } = project();
+    const k = openKnowledge({ workflowRoot: dir });
+    try {
+      expect(await k.syncCode()).toMatchObject({ files: 3, changed: 3 });
+      expect(await k.syncCode()).toMatchObject({ files: 3, changed: 0 });
+      writeFileSync(join(dir, 'src', 'net', 'sleep.ts'), `export function sleep(ms: number) { return ms; }\nexport function nap() {}\n`);
+      expect(await k.syncCode()).toMatchObject({ changed: 1 });
+      expect((await k.searchCode('nap')).results[0]).toMatchObject({ id: 'code:src/net/sleep.ts#nap' });
+      rmSync(join(dir, 'src', 'client.js'));
+      expect(await k.syncCode()).toMatchObject({ files: 2, changed: 0 });
+      expect(await k.load('file:src/net/retry.ts')).toMatchObject({ importedBy: [] });
     } finally {
       k.close();
     }

@@ -10,7 +10,10 @@
  */
 import type Database from 'better-sqlite3';
 import { codeKindBoost } from '../search/boosts.js';
+import { codeFileLinks, codeSymbol, matchCodeSymbols } from '../index/codeSymbols.js';
+import { aliasesOf, edgesAt } from '../index/graphEdges.js';
 import { fetchCandidates, type SearchFilters } from '../index/query.js';
+import { namedEntries } from '../index/namedEntries.js';
 import { queryTerms } from '../format/text.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 
@@ -25,19 +28,10 @@ export interface GraphNeighbor {
 /** One step of traversal from a canonical id, in both directions. */
 export function neighbors(db: Database.Database, id: string, rel?: string): GraphNeighbor[] {
   const out: GraphNeighbor[] = [];
-  const refs = db.prepare('SELECT alias FROM aliases WHERE id = ?').pluck().all(id) as string[];
+  const refs = aliasesOf(db, id);
   const mine = refs.length ? refs : [id];
-  const ph = mine.map(() => '?').join(',');
-  const relClause = rel ? ' AND ed.rel = ?' : '';
-  const relParam = rel ? [rel] : [];
-  const outgoing = db
-    .prepare(`SELECT ed.rel, ed.dst, (SELECT a.id FROM aliases a WHERE a.alias = ed.dst LIMIT 1) AS target FROM edges ed WHERE ed.src IN (${ph})${relClause}`)
-    .all(...mine, ...relParam) as Array<{ rel: string; dst: string; target: string | null }>;
-  for (const r of outgoing) out.push({ rel: r.rel, direction: 'out', id: r.target ?? (looksLikePath(r.dst) ? `file:${r.dst}` : r.dst), resolved: r.target !== null });
-  const incoming = db
-    .prepare(`SELECT ed.rel, ed.src, (SELECT a.id FROM aliases a WHERE a.alias = ed.src LIMIT 1) AS source FROM edges ed WHERE ed.dst IN (${ph})${relClause}`)
-    .all(...mine, ...relParam) as Array<{ rel: string; src: string; source: string | null }>;
-  for (const r of incoming) out.push({ rel: r.rel, direction: 'in', id: r.source ?? r.src, resolved: r.source !== null });
+  for (const r of edgesAt(db, mine, 'out', rel)) out.push({ rel: r.rel, direction: 'out', id: r.canonical ?? (looksLikePath(r.ref) ? `file:${r.ref}` : r.ref), resolved: r.canonical !== null });
+  for (const r of edgesAt(db, mine, 'in', rel)) out.push({ rel: r.rel, direction: 'in', id: r.canonical ?? r.ref, resolved: r.canonical !== null });
   // consumed-by edges are written with the knowledge id as src; also show ledger edges naming this id.
   const seen = new Set<string>();
   return out.filter((n) => {
@@ -89,9 +83,7 @@ export function searchCode(db: Database.Database, query: string, limit: number):
   const terms = queryTerms(query).slice(0, 32);
   if (terms.length === 0) return [];
   const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
-  const rows = db
-    .prepare(`SELECT s.id, s.kind, s.name, s.file, s.line, s.signature, bm25(code_fts, 3.0, 1.0, 1.0) AS rank FROM code_fts JOIN code_symbols s ON s.rowid = code_fts.rowid WHERE code_fts MATCH ? ORDER BY rank LIMIT ?`)
-    .all(match, Math.min(500, Math.max(4 * limit, 40))) as Array<{ id: string; kind: string; name: string; file: string; line: number | null; signature: string; rank: number }>;
+  const rows = matchCodeSymbols(db, match, Math.min(500, Math.max(4 * limit, 40)));
   const q = query.trim().toLowerCase();
   const hits = rows.map((r) => {
     const n = r.name.toLowerCase();
@@ -138,6 +130,9 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
   // Type isolation: a type filter names exactly the source types that are queried at all.
   const wantCode = opts.code && (!opts.type || opts.type === 'code' || opts.type === 'codegraph');
   const wantKnowledge = !opts.type || (opts.type !== 'code' && opts.type !== 'codegraph');
+  // Entries the query names by id or alias lead, under the same filters (index/namedEntries.ts).
+  const named = wantKnowledge ? namedEntries(db, query, opts).slice(0, limit) : [];
+  const namedIds = new Set(named.map((c) => c.entry.id));
   if (wantKnowledge) {
     const isKind = (t: string | undefined): t is (typeof KG_SOURCES)[number] => KG_SOURCES.includes(t as (typeof KG_SOURCES)[number]);
     // One query per source type asked for; a narrower type (recipe, tip…) is one query filtered by it.
@@ -145,7 +140,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
     for (const kind of kinds) {
       const cands = fetchCandidates(db, query, { ...opts, type: kind ?? opts.type }, candidateLimit);
       const max = cands[0]?.bm25 || 1;
-      for (const c of cands) pool.push({ ...kgFromEntry(c.entry, c.status, c.bm25), family: `${c.entry.kind}:${c.entry.file.toLowerCase()}`, norm: c.bm25 / max });
+      for (const c of cands) if (!namedIds.has(c.entry.id)) pool.push({ ...kgFromEntry(c.entry, c.status, c.bm25), family: `${c.entry.kind}:${c.entry.file.toLowerCase()}`, norm: c.bm25 / max });
     }
   }
   if (wantCode) {
@@ -171,7 +166,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
       perFamily.set(p.family, (perFamily.get(p.family) ?? 0) + 1);
     }
     for (const c of pool) {
-      if (picked.length >= limit) break;
+      if (picked.length >= limit - named.length) break;
       if (ids.has(c.id) || (perSource.get(c.sourceType) ?? 0) >= pass.source || (perFamily.get(c.family) ?? 0) >= pass.family) continue;
       picked.push({ ...c, selectionReason: pi === 0 ? 'relevance' : 'diversity' });
       ids.add(c.id);
@@ -180,7 +175,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
     }
   }
   picked.sort((a, b) => b.norm - a.norm || a.id.localeCompare(b.id));
-  const results = picked.map(({ family: _f, norm, ...r }) => ({ ...r, score: Math.round(norm * 1e4) / 1e4 }));
+  const results = [...named.map((c) => kgFromEntry(c.entry, c.status, 1)), ...picked.map(({ family: _f, norm, ...r }) => ({ ...r, score: Math.round(norm * 1e4) / 1e4 }))];
   const n = (t: string) => results.filter((r) => r.sourceType === t).length;
   return {
     query,
@@ -223,13 +218,9 @@ export interface CodeNode {
 
 /** Reads a code-graph node (`file:<path>` or `code:<path>#<name>`) for `maestro load`. */
 export function loadCodeNode(db: Database.Database, id: string): CodeNode | null {
-  const row = db.prepare('SELECT id, kind, name, file, line, signature FROM code_symbols WHERE id = ?').get(id) as { id: string; kind: string; name: string; file: string; line: number | null; signature: string } | undefined;
+  const row = codeSymbol(db, id);
   if (!row) return null;
   const node: CodeNode = { id: row.id, kind: row.kind, name: row.name, filePath: row.file, line: row.line, signature: row.signature };
-  if (row.kind === 'file') {
-    node.symbols = db.prepare("SELECT id, name, kind, line FROM code_symbols WHERE file = ? AND kind != 'file' ORDER BY line").all(row.file) as CodeNode['symbols'];
-    node.imports = db.prepare('SELECT spec, resolved FROM code_imports WHERE file = ?').all(row.file) as CodeNode['imports'];
-    node.importedBy = db.prepare('SELECT DISTINCT file FROM code_imports WHERE resolved = ? ORDER BY file').pluck().all(row.file) as string[];
-  }
+  if (row.kind === 'file') Object.assign(node, codeFileLinks(db, row.file));
   return node;
 }

@@ -1,13 +1,10 @@
 /** The orchestrator bridge: a corrupt run file is reported, not read as "never registered". */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { project, tmpDir } from '../../../test/helpers/knowledge2.js';
 import { KnowledgeBridge, runIdFor, sessionIdFor } from './bridge.js';
-import { unwatchCorpus } from './ledger/corpusDocs.js';
 import { runDir } from './session/store.js';
-
-afterEach(() => unwatchCorpus());
 
 describe('KnowledgeBridge.onRunFinished', () => {
   it('answers null for a run it never registered, and throws CORRUPT_FILE for a run.json that no longer parses', () => {

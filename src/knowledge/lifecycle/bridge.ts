@@ -21,9 +21,11 @@ import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
 import { runSource } from './reconcile/receipt.js';
-import { searchIndexFor } from './briefSearch.js';
+import { searchIndexFor, type BriefSearch } from './briefSearch.js';
+import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
+import { createLifecycleContext, type LifecycleContext } from './context.js';
 
 export interface BridgeRunInfo {
   task: Pick<Task, 'id' | 'title'> & { spec?: string | null };
@@ -54,19 +56,40 @@ function citation(id: string, title: string, body: string): string {
 }
 
 export interface KnowledgeBridgeOptions {
+  /** What reconciliation keeps between runs (the KnowledgeService's); default: a context of the bridge's own, with no embedder. */
+  lifecycle?: LifecycleContext;
   /**
    * Called with each workflow folder the bridge works in: the KnowledgeService watches its corpus
    * (so reconciling a run stats only the files that changed) and stops the watcher on stop().
    * Without it nothing is watched, and nothing is left running.
    */
   watch?: (workflowDir: string) => void;
+  /** The environment a brief's search reads (FLOW_* wiki folder, MAESTRO_UID): the daemon's; none by default. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * The brief's search (briefSearch.ts): the daemon's KnowledgeService searches its warm handle for the
+   * project (`forService`); without it each brief opens, scans and closes an index of its own.
+   */
+  search?: BriefSearch;
 }
 
 export class KnowledgeBridge {
-  constructor(private readonly options: KnowledgeBridgeOptions = {}) {}
+  private readonly lc: LifecycleContext;
+
+  constructor(private readonly options: KnowledgeBridgeOptions = {}) {
+    this.lc = options.lifecycle ?? createLifecycleContext({ embedder: null });
+  }
+
+  /**
+   * The daemon's bridge (app/daemon.ts): the service's lifecycle context, the service watches the corpora it
+   * works in, and each brief searches the service's warm handle for the project. (A type-only import: the CLI loads the service without this file.)
+   */
+  static forService(service: Pick<KnowledgeService, 'lifecycle' | 'watchCorpus' | 'briefSearch'>, env: NodeJS.ProcessEnv): KnowledgeBridge {
+    return new KnowledgeBridge({ lifecycle: service.lifecycle, watch: (dir) => service.watchCorpus(dir), search: (root, text, limit) => service.briefSearch(root, text, limit), env });
+  }
 
   private rootFor(repoPath: string): WorkflowRoot {
-    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true, env: this.options.env ?? {} });
     this.options.watch?.(root.workflowDir);
     return root;
   }
@@ -79,7 +102,7 @@ export class KnowledgeBridge {
     let pending = 0;
     let needReview = 0;
     if (existsSync(join(root.workflowDir, 'sessions', sid, 'session.json'))) {
-      const r = review(root, sid);
+      const r = review(this.lc, root, sid);
       pending = r.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').length;
       needReview = r.candidates.filter((c) => c.promotion_eligibility === 'review_required').length;
     }
@@ -97,7 +120,8 @@ export class KnowledgeBridge {
     // Keywords only reach entries whose declared keywords the task names; a promoted decision carries
     // `session-knowledge,decision`. Search finds entries by their words (with the documented minimum match).
     const cited = new Set(hits.map((h) => h.id));
-    const found = searchIndexFor(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
+    const search = this.options.search ?? ((r: WorkflowRoot, t: string, l: number) => searchIndexFor(r, t, l, this.options.env ?? {}));
+    const found = search(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
     if (found.length) {
       lines.push('', '## Relevant knowledge (search)');
       for (const e of found) lines.push(citation(e.sid ?? e.id, e.title, e.body));
@@ -133,14 +157,14 @@ export class KnowledgeBridge {
       if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
       throw err;
     }
-    const done = completeRun(root, sid, rid);
-    sealRun(root, sid, rid);
+    const done = completeRun(this.lc, root, sid, rid);
+    sealRun(this.lc, root, sid, rid);
     const promoted: string[] = [];
     if (opts.autoPromoteDecisions) {
       const ledger = readLedger(runSource(root, sid, rid).ledgerPath);
       const decisions = (ledger?.candidates ?? []).filter((c) => c.source_kind === 'decision' && c.status === 'pending').map((c) => c.candidate_id);
       if (decisions.length) {
-        const r = promote(root, sid, { candidates: decisions });
+        const r = promote(this.lc, root, sid, { candidates: decisions });
         promoted.push(...r.promoted.map((p) => p.promoted_id));
       }
     }

@@ -2,7 +2,7 @@
 export { audit } from './audit/audit.js';
 export { promote } from './promote/promote.js';
 export { resolveAll, resolveCandidate, review, warmSessionSemantic } from './reconcile/review.js';
-export { configureSemantic } from './reconcile/semantic.js';
+export { createLifecycleContext, type LifecycleContext } from './context.js';
 export { runSource } from './reconcile/receipt.js';
 export { resolveWorkflowRoot } from '../format/root.js';
 export { checkRun, completeRun, record, recordConsumed, sealRun, sealSession, stage } from './session/ops.js';

@@ -7,8 +7,9 @@
  *   server…), configured by MAESTRO_EMBEDDINGS_URL, MAESTRO_EMBEDDINGS_MODEL
  *   and optionally MAESTRO_EMBEDDINGS_KEY; `onnxEmbedder` (onnxEmbedder.ts)
  *   runs local ONNX model files named by MAESTRO_EMBEDDINGS_ONNX.
- * - Vectors live in the knowledge index (`vectors` table), keyed by entry id
- *   and content hash, so only new or changed entries are embedded again.
+ * - Vectors live in the knowledge index (`vectors` table, index/vectors.ts),
+ *   keyed by entry id and content hash, so only new or changed entries are
+ *   embedded again.
  * - Search mixes them in per FORMATS §5.1: RRF (k 10; BM25 0.6, vectors 0.4),
  *   then 0.4·RRF + 0.6·BM25 (normalised; a vector-only hit counts BM25 0.15).
  *   Filters apply to vector hits in SQL too, before the cut.
@@ -17,7 +18,8 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { MaestroError } from '../../core/errors.js';
 import type { KnowledgeEntry } from '../format/entry.js';
-import { buildWhere, type SearchFilters } from '../index/query.js';
+import type { SearchFilters } from '../index/query.js';
+import { entryVectorStates, filteredVectors, storeVectors } from '../index/vectors.js';
 import { onnxEmbedderFromEnv } from './onnxEmbedder.js';
 import { normalise, type Embedder } from './vector.js';
 
@@ -67,7 +69,7 @@ export function openAiCompatibleEmbedder(opts: OpenAiEmbedderOptions): Embedder 
  * MAESTRO_EMBEDDINGS_URL selects an OpenAI-compatible endpoint,
  * MAESTRO_EMBEDDINGS_ONNX local model files (onnxEmbedder.ts); not both.
  */
-export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder | null {
+export function embedderFromEnv(env: NodeJS.ProcessEnv): Embedder | null {
   if (env.MAESTRO_EMBEDDINGS_ONNX) {
     if (env.MAESTRO_EMBEDDINGS_URL) throw new MaestroError('CONFIG_INVALID', 'Both MAESTRO_EMBEDDINGS_URL and MAESTRO_EMBEDDINGS_ONNX are set: choose the endpoint or the local model.');
     return onnxEmbedderFromEnv(env);
@@ -78,28 +80,21 @@ export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder 
 }
 
 
-export function ensureVectorTable(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS vectors (id TEXT PRIMARY KEY, model TEXT NOT NULL, hash TEXT NOT NULL, vec BLOB NOT NULL)');
-}
-
 function entryText(e: KnowledgeEntry): string {
   return `${e.title}\n${e.summary}\n${e.tags.join(', ')}\n${e.body}`.slice(0, 8000);
 }
 
 /** Embeds entries that have no vector for this model and content yet. Returns how many were embedded. */
 export async function embedPending(db: Database.Database, embedder: Embedder): Promise<number> {
-  ensureVectorTable(db);
-  const rows = db.prepare('SELECT e.id, e.data, v.hash AS vhash, v.model AS vmodel FROM entries e LEFT JOIN vectors v ON v.id = e.id').all() as Array<{ id: string; data: string; vhash: string | null; vmodel: string | null }>;
   const todo: Array<{ id: string; text: string; hash: string }> = [];
-  for (const r of rows) {
+  for (const r of entryVectorStates(db)) {
     const text = entryText(JSON.parse(r.data) as KnowledgeEntry);
     const hash = createHash('sha256').update(text).digest('hex').slice(0, 32);
     if (r.vhash !== hash || r.vmodel !== embedder.model) todo.push({ id: r.id, text, hash });
   }
   if (todo.length === 0) return 0;
   const vecs = await embedder.embed(todo.map((t) => t.text));
-  const put = db.prepare('INSERT OR REPLACE INTO vectors (id, model, hash, vec) VALUES (?, ?, ?, ?)');
-  db.transaction(() => todo.forEach((t, i) => put.run(t.id, embedder.model, t.hash, Buffer.from(vecs[i]!.buffer))))();
+  storeVectors(db, embedder.model, todo.map((t, i) => ({ id: t.id, hash: t.hash, vec: vecs[i]! })));
   return todo.length;
 }
 
@@ -110,16 +105,12 @@ export interface VectorHit {
 
 /** Exact cosine search over the stored vectors that pass the filters (brute force: fine to ~100k × 1k dims). */
 export function vectorSearch(db: Database.Database, query: Float32Array, model: string, filters: SearchFilters, limit: number): VectorHit[] {
-  ensureVectorTable(db);
-  const where = buildWhere(filters);
-  const rows = db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM vectors v JOIN entries e ON e.id = v.id WHERE v.model = ?${where.sql}`).all(model, ...where.params) as Array<{ rowid: number; vec: Buffer }>;
   const hits: VectorHit[] = [];
-  for (const r of rows) {
-    const v = new Float32Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength / 4);
+  for (const { rowid, vec: v } of filteredVectors(db, model, filters)) {
     if (v.length !== query.length) continue;
     let dot = 0;
     for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
-    hits.push({ rowid: r.rowid, similarity: dot });
+    hits.push({ rowid, similarity: dot });
   }
   hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid);
   return hits.slice(0, limit);

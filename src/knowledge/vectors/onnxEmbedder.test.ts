@@ -6,7 +6,8 @@ import { tempRoot, writeFiller, writeKnowhowFile } from '../../../test/helpers/k
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../../../test/helpers/onnx.js';
 import { embedderFromEnv, type Embedder } from './embeddings.js';
 import { openKnowledge } from '../knowledge.js';
-import { onnxEmbedder, sessionCacheSize } from './onnxEmbedder.js';
+import { KnowledgeService, resolveKnowledgeConfig } from '../service.js';
+import { onnxEmbedder, type OnnxEmbedder } from './onnxEmbedder.js';
 import { basicTokens, createWordPiece, readVocab } from './wordpiece.js';
 
 /**
@@ -112,7 +113,8 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
     const fromEnv = embedderFromEnv({ MAESTRO_EMBEDDINGS_ONNX: model });
     expect(fromEnv).not.toBeNull();
     const e = counting(fromEnv!);
-    const sessionsBefore = sessionCacheSize();
+    const sessions = () => (fromEnv as OnnxEmbedder).loadedSessions();
+    const sessionsBefore = sessions();
     const k = openKnowledge({ workflowRoot: dir, embedder: e });
     try {
       expect(k.search('car').count).toBe(0); // no entry contains the word
@@ -123,7 +125,7 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       const filtered = await k.searchHybrid('car', { category: 'admin' });
       expect(filtered.results.map((r) => r.id)).toEqual(['knowhow-tip-20260801-vehicle']);
       expect(e.texts).toBe(16); // only the query: stored vectors reused
-      expect(sessionCacheSize()).toBe(sessionsBefore + 1);
+      expect(sessions()).toBe(sessionsBefore + 1);
 
       // Same content, new mtime: same model identity, nothing re-embedded, no second session.
       const later = new Date(Date.now() + 10_000);
@@ -132,7 +134,7 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       await k.searchHybrid('car');
       expect(e.model).toBe(idBefore);
       expect(e.texts).toBe(17);
-      expect(sessionCacheSize()).toBe(sessionsBefore + 1);
+      expect(sessions()).toBe(sessionsBefore + 1);
 
       // One changed entry: only it is embedded again.
       writeKnowhowFile(root, 'TIP-20260801-vehicle', { title: 'Vehicle paperwork', category: 'admin' }, 'Keep the vehicle papers and the car keys.');
@@ -145,10 +147,30 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000
       await k.searchHybrid('car');
       expect(e.model).not.toBe(idBefore);
       expect(e.texts).toBe(19 + 14 + 1);
-      expect(sessionCacheSize()).toBe(sessionsBefore + 1);
+      expect(sessions()).toBe(sessionsBefore + 1);
+      // close() releases the embedder's sessions; the next embed loads the model again.
+      await (fromEnv as OnnxEmbedder).close();
+      expect(sessions()).toBe(0);
+      await k.searchHybrid('car');
+      expect(sessions()).toBe(1);
     } finally {
       k.close();
+      await (fromEnv as OnnxEmbedder).close();
     }
+  });
+
+  it("is the KnowledgeService's: its stop() releases the sessions its searches loaded", async () => {
+    const { model } = modelDir({ scale: 5 });
+    const { dir, root } = tempRoot();
+    writeFiller(root, 4);
+    const service = new KnowledgeService(resolveKnowledgeConfig({ MAESTRO_EMBEDDINGS_ONNX: model, MAESTRO_HOME: join(dir, '.home') }, { oneShot: true }));
+    service.start();
+    const embedder = service.embedder() as OnnxEmbedder;
+    const k = service.open({ workflowRoot: dir });
+    expect((await k.searchHybrid('car')).retrieval).toBe('hybrid');
+    expect(embedder.loadedSessions()).toBe(1);
+    await service.stop();
+    expect(embedder.loadedSessions()).toBe(0);
   });
 
   it('is configured only on request and refuses bad configuration with the path named', () => {

@@ -19,16 +19,18 @@
  * Identity and caching: `model` is `onnx:<hash>` over the model bytes, the
  * vocabulary bytes and the options, so stored vectors are reused exactly as
  * long as the files' content is the same (a touched file costs nothing, a
- * replaced one re-embeds), and one loaded session per content hash is shared
- * by every embedder in the process. The runtime is imported on first use
- * only, so a CLI call that embeds nothing never loads it.
+ * replaced one re-embeds). Each embedder keeps its loaded sessions (one per
+ * content hash) and the files' hashes in its own `OnnxSessions`, released by
+ * its `close()` (the KnowledgeService's stop()). The runtime is imported on
+ * first use only, so a CLI call that embeds nothing never loads it; that
+ * import is the one process-wide memo here (the module is the same for all).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { createWordPiece, readVocab, type WordPieceTokenizer } from './wordpiece.js';
-import { normalise } from './vector.js';
+import { normalise, type Embedder } from './vector.js';
 
 export interface OnnxEmbedderOptions {
   modelPath: string;
@@ -63,6 +65,7 @@ interface Ort {
 
 const ORT_PACKAGE = 'onnxruntime-web';
 
+// The runtime module, imported once per process: the same for every embedder (a memo of an import, no state of ours).
 let ortModule: Promise<Ort> | null = null;
 function loadOrt(): Promise<Ort> {
   ortModule ??= (import(ORT_PACKAGE) as Promise<unknown>)
@@ -80,24 +83,67 @@ function loadOrt(): Promise<Ort> {
   return ortModule;
 }
 
-/** Loaded sessions by model content hash: the model cache. */
-const sessions = new Map<string, Promise<Session>>();
-/** Which content hash each model path held when last used. */
-const sessionByPath = new Map<string, string>();
-/** Content hashes by path + size + mtime, so a file is hashed once per process. */
-const fileHashes = new Map<string, { size: number; mtimeMs: number; hash: string }>();
+/** Loaded sessions by model content hash, and the files' content hashes: what one embedder keeps. */
+class OnnxSessions {
+  private readonly sessions = new Map<string, Promise<Session>>();
+  /** Which content hash each model path held when last used. */
+  private readonly sessionByPath = new Map<string, string>();
+  /** Content hashes by path + size + mtime, so a file is hashed once while unchanged. */
+  private readonly fileHashes = new Map<string, { size: number; mtimeMs: number; hash: string }>();
 
-export function sessionCacheSize(): number {
-  return sessions.size;
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  fileHash(path: string): string {
+    const st = statSync(path);
+    const memo = this.fileHashes.get(path);
+    if (memo && memo.size === st.size && memo.mtimeMs === st.mtimeMs) return memo.hash;
+    const hash = createHash('sha256').update(readFileSync(path)).digest('hex');
+    this.fileHashes.set(path, { size: st.size, mtimeMs: st.mtimeMs, hash });
+    return hash;
+  }
+
+  /** The loaded session for the model file's current content; a model replaced on disk gets a new session. */
+  sessionFor(modelPath: string): Promise<Session> {
+    const key = this.fileHash(modelPath);
+    const prev = this.sessionByPath.get(modelPath);
+    this.sessionByPath.set(modelPath, key);
+    // The file now holds another model: release the old session unless another path still uses it.
+    if (prev && prev !== key && ![...this.sessionByPath.values()].includes(prev)) {
+      void this.sessions.get(prev)?.then((old) => old.release()).catch(() => undefined);
+      this.sessions.delete(prev);
+    }
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = loadOrt().then(async (ort) => {
+        try {
+          return await ort.InferenceSession.create(readFileSync(modelPath));
+        } catch (err) {
+          throw new MaestroError('CONFIG_INVALID', `ONNX Runtime could not load ${modelPath}: ${(err as Error).message}`);
+        }
+      });
+      s.catch(() => this.sessions.delete(key));
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
+  /** Releases every loaded session and forgets the hashes (a later embed loads again). */
+  async close(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    this.sessionByPath.clear();
+    this.fileHashes.clear();
+    await Promise.all(all.map((p) => p.then((s) => s.release()).catch(() => undefined)));
+  }
 }
 
-function fileHash(path: string): string {
-  const st = statSync(path);
-  const memo = fileHashes.get(path);
-  if (memo && memo.size === st.size && memo.mtimeMs === st.mtimeMs) return memo.hash;
-  const hash = createHash('sha256').update(readFileSync(path)).digest('hex');
-  fileHashes.set(path, { size: st.size, mtimeMs: st.mtimeMs, hash });
-  return hash;
+/** An ONNX embedder: its sessions are its own, released by close(). */
+export interface OnnxEmbedder extends Embedder {
+  /** Sessions loaded now (one per model content in use). */
+  loadedSessions(): number;
+  close(): Promise<void>;
 }
 
 /** The vocabulary next to a model: vocab.txt, else tokenizer.json. */
@@ -109,7 +155,8 @@ export function defaultVocabPath(modelPath: string): string | null {
   return null;
 }
 
-export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').Embedder {
+export function onnxEmbedder(opts: OnnxEmbedderOptions): OnnxEmbedder {
+  const cache = new OnnxSessions();
   const modelPath = resolve(opts.modelPath);
   if (!existsSync(modelPath) || !statSync(modelPath).isFile()) throw new MaestroError('CONFIG_INVALID', `MAESTRO_EMBEDDINGS_ONNX names ${modelPath}, which is not a file.`);
   const vocabPath = opts.vocabPath ? resolve(opts.vocabPath) : defaultVocabPath(modelPath);
@@ -124,7 +171,7 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').E
   // Re-derived on every use (two stats; hashing happens only when a file changed), so a model replaced under a running daemon is noticed.
   const identity = () =>
     `onnx:${createHash('sha256')
-      .update(`${fileHash(modelPath)}\u0000${fileHash(vocabPath)}\u0000${pooling}\u0000${maxTokens}\u0000${opts.lowercase ?? ''}`)
+      .update(`${cache.fileHash(modelPath)}\u0000${cache.fileHash(vocabPath)}\u0000${pooling}\u0000${maxTokens}\u0000${opts.lowercase ?? ''}`)
       .digest('hex')
       .slice(0, 24)}`;
 
@@ -134,12 +181,12 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').E
     },
     async embed(texts) {
       if (texts.length === 0) return [];
-      const vh = fileHash(vocabPath);
+      const vh = cache.fileHash(vocabPath);
       if (!tokenizer || tokenizerHash !== vh) {
         tokenizer = createWordPiece(readVocab(vocabPath, opts.lowercase));
         tokenizerHash = vh;
       }
-      const [ort, sess] = await Promise.all([loadOrt(), sessionFor(modelPath)]);
+      const [ort, sess] = await Promise.all([loadOrt(), cache.sessionFor(modelPath)]);
       const out: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
         const batch = texts.slice(i, i + batchSize).map((t) => tokenizer!.encode(t, maxTokens));
@@ -147,32 +194,9 @@ export function onnxEmbedder(opts: OnnxEmbedderOptions): import('./vector.js').E
       }
       return out;
     },
+    loadedSessions: () => cache.size,
+    close: () => cache.close(),
   };
-}
-
-/** The loaded session for the model file's current content; a model replaced on disk gets a new session. */
-function sessionFor(modelPath: string): Promise<Session> {
-  const key = fileHash(modelPath);
-  const prev = sessionByPath.get(modelPath);
-  sessionByPath.set(modelPath, key);
-  // The file now holds another model: release the old session unless another path still uses it.
-  if (prev && prev !== key && ![...sessionByPath.values()].includes(prev)) {
-    void sessions.get(prev)?.then((old) => old.release()).catch(() => undefined);
-    sessions.delete(prev);
-  }
-  let s = sessions.get(key);
-  if (!s) {
-    s = loadOrt().then(async (ort) => {
-      try {
-        return await ort.InferenceSession.create(readFileSync(modelPath));
-      } catch (err) {
-        throw new MaestroError('CONFIG_INVALID', `ONNX Runtime could not load ${modelPath}: ${(err as Error).message}`);
-      }
-    });
-    s.catch(() => sessions.delete(key));
-    sessions.set(key, s);
-  }
-  return s;
 }
 
 interface BatchConfig {
@@ -245,7 +269,7 @@ function poolOutput(data: Float32Array, dims: readonly number[], b: { n: number;
 
 
 /** The ONNX embedder described by MAESTRO_EMBEDDINGS_* (see the header), or null when MAESTRO_EMBEDDINGS_ONNX is unset. */
-export function onnxEmbedderFromEnv(env: NodeJS.ProcessEnv): import('./vector.js').Embedder | null {
+export function onnxEmbedderFromEnv(env: NodeJS.ProcessEnv): OnnxEmbedder | null {
   const modelPath = env.MAESTRO_EMBEDDINGS_ONNX;
   if (!modelPath) return null;
   const pooling = env.MAESTRO_EMBEDDINGS_POOLING || undefined;

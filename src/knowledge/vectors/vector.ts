@@ -4,6 +4,8 @@ export interface Embedder {
   /** Model identity; vectors from another model are re-computed. */
   readonly model: string;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Releases what the embedder holds (the ONNX embedder's sessions); its owner calls it when done. */
+  close?(): Promise<void>;
 }
 
 /** Scales `v` in place to unit length (a zero vector stays zero) and returns it. */

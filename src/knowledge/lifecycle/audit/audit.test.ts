@@ -13,6 +13,10 @@ import { stage } from '../session/ops.js';
 import { createRun, createSession } from '../session/store.js';
 import { parseSpecText } from '../../format/specParser.js';
 import { audit } from './audit.js';
+import { createLifecycleContext } from '../context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 const DUPS = `<spec-entry category="coding" keywords="a" date="2026-01-01" sid="S-20260101-aaaa" title="Use UTC">
 
@@ -57,7 +61,7 @@ function setup() {
 describe('knowledge audit', () => {
   it('finds duplicates, unsynchronized supersession and dangling refs; --prune plans deterministically; reading changes nothing', () => {
     const { p, file } = setup();
-    const a = audit(p.root, { scope: 'spec', prune: true, now: new Date('2026-08-20T02:19:16.123Z') });
+    const a = audit(lc, p.root, { scope: 'spec', prune: true, now: new Date('2026-08-20T02:19:16.123Z') });
     const subtypes = a.findings.map((f) => `${f.priority} ${f.subtype} ${f.target}`);
     // (Dated January, audited in August: the active entries are also stale observations, which never enter the plan.)
     expect(subtypes).toEqual(['P0 dangling-supersedes S-20260107-dddd', 'P1 exact-duplicate S-20260105-bbbb', 'P1 unsynchronized-supersession S-20260106-cccc', 'P2 stale-active-observation spec-store']);
@@ -66,14 +70,14 @@ describe('knowledge audit', () => {
       ['deprecate', 'S-20260105-bbbb', 'S-20260101-aaaa', 'exact-duplicate'],
       ['deprecate', 'S-20260106-cccc', 'S-20260107-dddd', 'unsynchronized-supersession'],
     ]);
-    expect(audit(p.root, { scope: 'spec', prune: true }).prune_plan).toEqual(a.prune_plan);
+    expect(audit(lc, p.root, { scope: 'spec', prune: true }).prune_plan).toEqual(a.prune_plan);
     expect(readFileSync(file, 'utf8')).toBe(DUPS);
-    expect(() => audit(p.root, { apply: true })).toThrow(/--apply requires --prune/);
+    expect(() => audit(lc, p.root, { apply: true })).toThrow(/--apply requires --prune/);
   });
 
   it('--apply backs up first, soft-deprecates atomically, logs, deletes nothing', () => {
     const { p, file } = setup();
-    const a = audit(p.root, { scope: 'spec', prune: true, apply: true, now: new Date('2026-08-20T02:19:16.123Z') });
+    const a = audit(lc, p.root, { scope: 'spec', prune: true, apply: true, now: new Date('2026-08-20T02:19:16.123Z') });
     expect(a.applied.count).toBe(2);
     expect(a.applied.backup_dir).toBe(join(p.root.workflowDir, '.trash', 'knowledge-audit-2026-08-20T02-19-16-123Z'));
     expect(readFileSync(join(a.applied.backup_dir!, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toBe(DUPS);
@@ -82,19 +86,19 @@ describe('knowledge audit', () => {
     expect(entries.map((e) => `${e.sid}:${e.status}`)).toEqual(['S-20260101-aaaa:active', 'S-20260105-bbbb:deprecated', 'S-20260106-cccc:deprecated', 'S-20260107-dddd:active']);
     const log = readFileSync(join(p.root.workflowDir, '.knowledge-audit', 'audit-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(log.map((l) => l.target_id)).toEqual(['S-20260105-bbbb', 'S-20260106-cccc']);
-    expect(audit(p.root, { scope: 'spec', prune: true }).prune_plan).toEqual([]);
+    expect(audit(lc, p.root, { scope: 'spec', prune: true }).prune_plan).toEqual([]);
   });
 
   it('does not deprecate an entry that a fresh pending candidate targets, unless --force', () => {
     const { p, file } = setup();
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
-    stage(p.root, { target: 'spec', title: 'Use UTC', content: 'Store every timestamp in UTC, also in logs.', run: 'run-1', session: 's-1' });
-    reconcileSource(p.root, runSource(p.root, 's-1', 'run-1'));
-    expect(() => audit(p.root, { scope: 'all', prune: true, apply: true })).toThrow(/pending candidates with fresh receipts target S-20260105-bbbb .*--force/);
+    stage(p.root, { target: 'spec', title: 'Use UTC', content: 'Store every timestamp in UTC, also in logs.', run: 'run-1', session: 's-1' }, process.env);
+    reconcileSource(lc, p.root, runSource(p.root, 's-1', 'run-1'));
+    expect(() => audit(lc, p.root, { scope: 'all', prune: true, apply: true })).toThrow(/pending candidates with fresh receipts target S-20260105-bbbb .*--force/);
     expect(readFileSync(file, 'utf8')).toBe(DUPS);
     expect(existsSync(join(p.root.workflowDir, '.trash'))).toBe(false);
-    const forced = audit(p.root, { scope: 'all', prune: true, apply: true, force: true });
+    const forced = audit(lc, p.root, { scope: 'all', prune: true, apply: true, force: true });
     expect(forced.applied.count).toBe(2);
     expect(forced.pipeline).toMatchObject({ sessions: 1, ledgers: 1, pending_observed: 1, pending_corroborated: 0 });
     expect(readdirSync(join(p.root.workflowDir, '.trash'))).toHaveLength(1);
@@ -105,7 +109,7 @@ describe('knowledge audit', () => {
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
     writeFileSync(runSource(p.root, 's-1', 'run-1').ledgerPath, 'nope');
-    const a = audit(p.root, { scope: 'all' });
+    const a = audit(lc, p.root, { scope: 'all' });
     expect(a.findings.find((f) => f.subtype === 'invalid-knowledge-ledger')).toMatchObject({ store: 'pipeline', priority: 'P1' });
     expect(a.findings.some((f) => f.subtype === 'exact-duplicate')).toBe(true);
   });
@@ -160,7 +164,7 @@ No date: its age is unknown, so it is not called stale.
   it('reports the three with their published priorities and stable ids; they never enter the prune plan; --apply touches nothing', () => {
     const p = setupHealth();
     const before = snapshot(p.root.workflowDir);
-    const a = audit(p.root, { scope: 'all', prune: true, now: NOW });
+    const a = audit(lc, p.root, { scope: 'all', prune: true, now: NOW });
     const mine = a.findings.filter((f) => ['ghost-code-reference', 'missing-required-metadata', 'stale-active-observation'].includes(f.subtype));
     expect(mine.map((f) => [f.priority, f.store, f.subtype, f.target, f.recommended_action])).toEqual([
       ['P1', 'knowhow', 'missing-required-metadata', 'knowhow-note-untitled', 'review'],
@@ -178,10 +182,10 @@ No date: its age is unknown, so it is not called stale.
     expect(mine.find((f) => f.subtype === 'stale-active-observation')!.evidence).toBe('1 active entry has freshness below 0.5 (dated more than 60 days ago): S-20260101-old1');
     expect(a.knowhow.invalid).toBe(1);
     // Deterministic: same ids and order on a second read.
-    expect(audit(p.root, { scope: 'all', prune: true, now: NOW }).findings).toEqual(a.findings);
+    expect(audit(lc, p.root, { scope: 'all', prune: true, now: NOW }).findings).toEqual(a.findings);
     // Prune: observations and metadata problems are for people, not the plan.
     expect(a.prune_plan).toEqual([]);
-    const applied = audit(p.root, { scope: 'all', prune: true, apply: true, now: NOW });
+    const applied = audit(lc, p.root, { scope: 'all', prune: true, apply: true, now: NOW });
     expect(applied.applied).toEqual({ count: 0, backup_dir: null });
     expect(snapshot(p.root.workflowDir)).toEqual(before);
     expect(existsSync(join(p.root.workflowDir, '.trash'))).toBe(false);
@@ -189,12 +193,12 @@ No date: its age is unknown, so it is not called stale.
 
   it('scopes: spec sees only the staleness, knowhow only metadata and references; fixing the cause clears the finding', () => {
     const p = setupHealth();
-    expect(audit(p.root, { scope: 'spec', now: NOW }).findings.map((f) => f.subtype)).toEqual(['stale-active-observation']);
-    expect(new Set(audit(p.root, { scope: 'knowhow', now: NOW }).findings.map((f) => f.subtype))).toEqual(new Set(['ghost-code-reference', 'missing-required-metadata']));
+    expect(audit(lc, p.root, { scope: 'spec', now: NOW }).findings.map((f) => f.subtype)).toEqual(['stale-active-observation']);
+    expect(new Set(audit(lc, p.root, { scope: 'knowhow', now: NOW }).findings.map((f) => f.subtype))).toEqual(new Set(['ghost-code-reference', 'missing-required-metadata']));
     writeFileSync(join(p.dir, 'src', 'cache.ts'), 'export function readConfigTwice() {}\n');
     writeFileSync(join(p.root.workflowDir, 'knowhow', 'NOTE-untitled.md'), '---\ntitle: "A note"\ntype: note\n---\n\nSome text.\n');
     // Sixty days after the old rule was written it is exactly at freshness 0.5, not below.
-    expect(audit(p.root, { scope: 'all', now: new Date('2026-03-02T00:00:00.000Z') }).findings.map((f) => f.subtype)).toEqual(['ghost-code-reference']);
+    expect(audit(lc, p.root, { scope: 'all', now: new Date('2026-03-02T00:00:00.000Z') }).findings.map((f) => f.subtype)).toEqual(['ghost-code-reference']);
   });
 });
 

@@ -16,7 +16,8 @@ import { parseKnowhowText } from '../../format/knowhowParser.js';
 import type { KnowledgeEntry } from '../../format/entry.js';
 import { readLedger } from '../ledger/ledger.js';
 import { normA, sha256 } from '../ledger/recipes.js';
-import { readCorpus } from '../ledger/corpusDocs.js';
+import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
+import type { LifecycleContext } from '../context.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { supersedeKnowhow } from '../../format/knowhowWriter.js';
 import { freshness, readSourceState, sessionSources, tryReadReceipt } from '../reconcile/receipt.js';
@@ -76,6 +77,7 @@ function gini(xs: number[]): number {
 
 /** What every audit step reads and appends to: the corpus, its lookups, and the findings and plan so far. */
 interface AuditContext {
+  lc: LifecycleContext;
   root: WorkflowRoot;
   scope: string;
   now: Date;
@@ -100,11 +102,11 @@ type AuditOptions = { scope?: string; prune?: boolean; apply?: boolean; force?: 
  * order they were added in, and an exact duplicate already planned as an
  * unsynchronized supersession is not planned twice.
  */
-export function audit(root: WorkflowRoot, opts: AuditOptions = {}): AuditResult {
+export function audit(lc: LifecycleContext, root: WorkflowRoot, opts: AuditOptions = {}): AuditResult {
   const scope = opts.scope ?? 'all';
   if (!['spec', 'knowhow', 'all'].includes(scope)) throw new MaestroError('BAD_INPUT', `--scope must be spec|knowhow|all (got ${scope}).`);
   if (opts.apply && !opts.prune) throw new MaestroError('BAD_INPUT', '--apply requires --prune (review the plan first).');
-  const ctx = auditContext(root, scope, opts.now ?? new Date());
+  const ctx = auditContext(lc, root, scope, opts.now ?? new Date());
   checkSupersession(ctx);
   const deprecatedNow = effectiveDeprecated(ctx.entries);
   const knowhowInvalid = scope !== 'spec' ? checkKnowhowFiles(ctx, deprecatedNow) : new Set<string>();
@@ -122,7 +124,7 @@ export function audit(root: WorkflowRoot, opts: AuditOptions = {}): AuditResult 
   return result;
 }
 
-function auditContext(root: WorkflowRoot, scope: string, now: Date): AuditContext {
+function auditContext(lc: LifecycleContext, root: WorkflowRoot, scope: string, now: Date): AuditContext {
   const findings: Finding[] = [];
   const add: AuditContext['add'] = (store, priority, subtype, target, evidence, recommended_action, ...idParts) => {
     findings.push({ id: stableId('KAU', store, subtype, target, ...idParts), store, priority, subtype, target, evidence, recommended_action });
@@ -139,6 +141,7 @@ function auditContext(root: WorkflowRoot, scope: string, now: Date): AuditContex
     return { id: stableId('KPA', store, action, key(t), key(s), reason), store, action, target_id: key(t), target_file: rel(t.file), successor_id: key(s), successor_file: rel(s.file), reason };
   };
   return {
+    lc,
     root,
     scope,
     now,
@@ -259,7 +262,7 @@ function auditPipeline(ctx: AuditContext): { pipeline: PipelineCounts; consumed:
   const names = existsSync(sdir) ? readdirSync(sdir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : [];
   const good = new Set(listSessions(root).map((s) => s.session_id));
   for (const n of names) if (!good.has(n)) add('pipeline', 'P1', 'invalid-session-authority', `sessions/${n}`, 'session.json missing or unreadable', 'review');
-  const corpus = readCorpus(root.workflowDir);
+  const corpus = ctx.lc.corpus.read(root.workflowDir);
   for (const sid of good) {
     pipeline.sessions++;
     for (const src of sessionSources(root, sid)) auditSource(ctx, sid, src, corpus, { pipeline, consumed, pendingIn, pendingTargets });
@@ -278,7 +281,7 @@ function auditSource(
   ctx: AuditContext,
   sid: string,
   src: ReturnType<typeof sessionSources>[number],
-  corpus: ReturnType<typeof readCorpus>,
+  corpus: CorpusSnapshot,
   acc: { pipeline: PipelineCounts; consumed: Map<string, number>; pendingIn: Map<string, number>; pendingTargets: Map<string, string[]> },
 ): void {
   const { add, rel } = ctx;
@@ -303,7 +306,7 @@ function auditSource(
   }
   const { receipt, corrupt } = tryReadReceipt(src);
   if (corrupt) add('pipeline', 'P2', 'invalid-reconciliation-receipt', rel(src.receiptPath), corrupt.message, 'review');
-  const fresh = freshness(src, receipt, state, corpus, corrupt).state === 'fresh';
+  const fresh = freshness(ctx.lc, src, receipt, state, corpus, corrupt).state === 'fresh';
   for (const cand of ledger.candidates) {
     const promotedNow = !state.candidates.some((x) => x.candidate_id === cand.candidate_id) && cand.status !== 'rejected';
     if (cand.status === 'promoted' || promotedNow) {

@@ -13,11 +13,15 @@ import { createRun, createSession } from '../session/store.js';
 import { readLedger } from './ledger.js';
 import { promote } from '../promote/promote.js';
 import { promotionPath, readPromotions } from '../promote/promotion.js';
+import { createLifecycleContext } from '../context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 function withRun(p: Project): { ledger: string; id: string } {
   createSession(p.root, 's-1');
   createRun(p.root, 's-1', { runId: 'run-1' });
-  const r = stage(p.root, { target: 'spec', title: 'Rule', content: 'Handlers validate input at the boundary.', run: 'run-1', session: 's-1' });
+  const r = stage(p.root, { target: 'spec', title: 'Rule', content: 'Handlers validate input at the boundary.', run: 'run-1', session: 's-1' }, process.env);
   return { ledger: r.ledger, id: r.candidate.candidate_id };
 }
 
@@ -43,18 +47,18 @@ describe('bad input changes nothing', () => {
     const text = corrupt(ledger, edit);
     expect(() => readLedger(ledger)).toThrow(message);
     expect(() => readLedger(ledger)).toThrow(ledger);
-    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'Another rule.', run: 'run-1', session: 's-1' })).toThrow(message);
+    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'Another rule.', run: 'run-1', session: 's-1' }, process.env)).toThrow(message);
     expect(readFileSync(ledger, 'utf8')).toBe(text);
   });
 
   it('restaging identical content with a conflicting action is refused; identical content counts an occurrence', () => {
     const p = project();
     const { ledger, id } = withRun(p);
-    const again = stage(p.root, { target: 'spec', title: 'Other title', content: '  handlers validate INPUT at the boundary. ', run: 'run-1', session: 's-1', evidence: ['docs/a.md#x'] });
+    const again = stage(p.root, { target: 'spec', title: 'Other title', content: '  handlers validate INPUT at the boundary. ', run: 'run-1', session: 's-1', evidence: ['docs/a.md#x'] }, process.env);
     expect(again.candidate).toMatchObject({ candidate_id: id, occurrences: 2 });
     expect(again.candidate.evidence_refs).toEqual(['run:run-1', 'docs/a.md#x']);
     const before = readFileSync(ledger, 'utf8');
-    expect(() => stage(p.root, { target: 'spec', title: 'x', content: 'Handlers validate input at the boundary.', action: 'contest', run: 'run-1', session: 's-1' })).toThrow(/already staged with action propose/);
+    expect(() => stage(p.root, { target: 'spec', title: 'x', content: 'Handlers validate input at the boundary.', action: 'contest', run: 'run-1', session: 's-1' }, process.env)).toThrow(/already staged with action propose/);
     expect(readFileSync(ledger, 'utf8')).toBe(before);
   });
 
@@ -62,15 +66,15 @@ describe('bad input changes nothing', () => {
     const p = project();
     const { id } = withRun(p);
     const src = runSource(p.root, 's-1', 'run-1');
-    reconcileSource(p.root, src);
+    reconcileSource(lc, p.root, src);
     const before = readFileSync(src.receiptPath, 'utf8');
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'related', target: 'S-29990101-none', reason: 'r' })).toThrow(/--target S-29990101-none is not active project knowledge/);
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'unique', reason: '  ' })).toThrow(/empty reason/);
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'duplicate', reason: 'r' })).toThrow(/needs --target/);
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'maybe', reason: 'r' })).toThrow(/--as must be/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'related', target: 'S-29990101-none', reason: 'r' })).toThrow(/--target S-29990101-none is not active project knowledge/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'unique', reason: '  ' })).toThrow(/empty reason/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'duplicate', reason: 'r' })).toThrow(/needs --target/);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'maybe', reason: 'r' })).toThrow(/--as must be/);
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
-    stage(p.root, { target: 'spec', title: 'N', content: 'A new candidate makes the receipt stale.', run: 'run-1', session: 's-1' });
-    expect(() => resolveCandidate(p.root, 's-1', { candidate: id, as: 'unique', reason: 'r' })).toThrow(/stale .*maestro knowledge review s-1 --refresh/);
+    stage(p.root, { target: 'spec', title: 'N', content: 'A new candidate makes the receipt stale.', run: 'run-1', session: 's-1' }, process.env);
+    expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'unique', reason: 'r' })).toThrow(/stale .*maestro knowledge review s-1 --refresh/);
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
   });
 
@@ -82,27 +86,27 @@ describe('bad input changes nothing', () => {
     writeFileSync(src.receiptPath, broken);
     expect(() => readReceipt(src)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', status: 500 }));
     expect(() => readReceipt(src)).toThrow(`${src.receiptPath}: field corpus_fingerprint must be a string`);
-    const seen = review(p.root, 's-1').sources[0]!;
+    const seen = review(lc, p.root, 's-1').sources[0]!;
     expect(seen).toMatchObject({ receipt: 'missing', error: expect.stringContaining(src.receiptPath) });
     expect(seen.reasons[0]).toMatch(/^receipt unreadable: /);
-    reconcileSource(p.root, src);
-    expect(review(p.root, 's-1').sources[0]!.receipt).toBe('fresh');
+    reconcileSource(lc, p.root, src);
+    expect(review(lc, p.root, 's-1').sources[0]!.receipt).toBe('fresh');
     expect(readFileSync(`${src.receiptPath}.corrupt`, 'utf8')).toBe(broken);
   });
 
   it('an unreadable promotion receipt is reported; its promoted candidates never show as pending again', () => {
     const p = project();
     const { id } = withRun(p);
-    sealRun(p.root, 's-1', 'run-1');
-    expect(promote(p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
-    expect(review(p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
+    sealRun(lc, p.root, 's-1', 'run-1');
+    expect(promote(lc, p.root, 's-1', { candidates: [id] }).promoted.map((x) => x.candidate_id)).toEqual([id]);
+    expect(review(lc, p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
     const file = promotionPath(runSource(p.root, 's-1', 'run-1').dir);
     writeFileSync(file, '{"schema_version": ');
     expect(() => readPromotions(runSource(p.root, 's-1', 'run-1').dir)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE' }));
-    const r = review(p.root, 's-1');
+    const r = review(lc, p.root, 's-1');
     expect(r.candidates.map((c) => c.candidate_id)).not.toContain(id);
     expect(r.sources.find((s) => s.run_id === 'run-1')).toMatchObject({ receipt: 'missing', error: expect.stringContaining(`${file}: not valid JSON`) });
-    expect(() => promote(p.root, 's-1', { candidates: [id] })).toThrow(file);
+    expect(() => promote(lc, p.root, 's-1', { candidates: [id] })).toThrow(file);
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
   });
 
@@ -112,16 +116,16 @@ describe('bad input changes nothing', () => {
     expect(() => createSession(p.root, 'a/b')).toThrow(/must match/);
     createSession(p.root, 's-1');
     expect(() => createRun(p.root, 's-1', { runId: '..' })).toThrow(/run id ".." must match/);
-    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'c', run: '../../x', session: 's-1' })).toThrow(/run id/);
+    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'c', run: '../../x', session: 's-1' }, process.env)).toThrow(/run id/);
   });
 
   it('a sealed run refuses every write and its ledger is untouched', () => {
     const p = project();
     const { ledger } = withRun(p);
-    sealRun(p.root, 's-1', 'run-1');
+    sealRun(lc, p.root, 's-1', 'run-1');
     const before = readFileSync(ledger, 'utf8');
-    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'Late rule.', run: 'run-1', session: 's-1' })).toThrow(/sealed/);
-    expect(() => completeRun(p.root, 's-1', 'run-1')).toThrow(/sealed/);
+    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'Late rule.', run: 'run-1', session: 's-1' }, process.env)).toThrow(/sealed/);
+    expect(() => completeRun(lc, p.root, 's-1', 'run-1')).toThrow(/sealed/);
     expect(readFileSync(ledger, 'utf8')).toBe(before);
   });
 });

@@ -9,13 +9,15 @@ import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearCorpusCache, readCorpus } from './corpusDocs.js';
+import { CorpusCache, readCorpus } from './corpusDocs.js';
+
+const cache = new CorpusCache();
 import { EMPTY_SHA } from './recipes.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  clearCorpusCache();
+  cache.clear();
 });
 
 const entry = (sid: string, title: string, body: string, extra = '') => `<spec-entry category="coding" keywords="k" date="2026-01-01" sid="${sid}" title="${title}"${extra}>\n\n### ${title}\n\n${body}\n\n</spec-entry>\n\n`;
@@ -39,8 +41,8 @@ function corpus(): string {
 }
 
 function same(wf: string): string {
-  const inc = readCorpus(wf);
-  const full = readCorpus(wf, { cache: false });
+  const inc = cache.read(wf);
+  const full = readCorpus(wf);
   expect(inc.fingerprint).toBe(full.fingerprint);
   expect(inc.docs).toEqual(full.docs);
   return inc.fingerprint;
@@ -52,8 +54,8 @@ describe('incremental corpus fingerprint', () => {
     let last = same(wf);
     const step = (edit: () => void, parsedAtMost: number, changes = true) => {
       edit();
-      const full = readCorpus(wf, { cache: false }).fingerprint;
-      const inc = readCorpus(wf);
+      const full = readCorpus(wf).fingerprint;
+      const inc = cache.read(wf);
       expect(inc.parsed).toBeLessThanOrEqual(parsedAtMost);
       expect(inc.fingerprint).toBe(full);
       expect(same(wf) !== last).toBe(changes);
@@ -72,10 +74,10 @@ describe('incremental corpus fingerprint', () => {
     step(() => writeFileSync(join(wf, 'knowhow', 'TIP-20260101-t3.md'), '---\ntitle: "Tip 3"\ntype: tip\nstatus: deprecated\n---\n\nTip 3 body.\n'), 1);
     step(() => writeFileSync(join(wf, 'specs', 'f2.md'), '---\ntitle: x\n---\n'), 1); // every row of a file gone
     // An edit outside the fingerprinted fields (the category) keeps the hash but refreshes the docs.
-    const fp = readCorpus(wf).fingerprint;
+    const fp = cache.read(wf).fingerprint;
     writeFileSync(join(wf, 'specs', 'f1.md'), entry('S-20260101-0001', 'Rule 1', 'Rewritten.').replace('category="coding"', 'category="arch"'));
     expect(same(wf)).toBe(fp);
-    expect(readCorpus(wf).docs.find((d) => d.id === 'S-20260101-0001')!.category).toBe('arch');
+    expect(cache.read(wf).docs.find((d) => d.id === 'S-20260101-0001')!.category).toBe('arch');
     // Everything gone: the published empty value.
     rmSync(join(wf, 'specs'), { recursive: true });
     rmSync(join(wf, 'knowhow'), { recursive: true });
@@ -86,11 +88,11 @@ describe('incremental corpus fingerprint', () => {
     const wf = corpus();
     const file = join(wf, 'specs', 'f0.md');
     writeFileSync(file, entry('S-20260101-aaaa', 'Racy', 'Version A.'));
-    const a = readCorpus(wf).fingerprint;
+    const a = cache.read(wf).fingerprint;
     // Same size, possibly the same coarse mtime: only a re-read can tell.
     writeFileSync(file, entry('S-20260101-aaaa', 'Racy', 'Version B.'));
-    const b = readCorpus(wf).fingerprint;
+    const b = cache.read(wf).fingerprint;
     expect(b).not.toBe(a);
-    expect(b).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(b).toBe(readCorpus(wf).fingerprint);
   });
 });

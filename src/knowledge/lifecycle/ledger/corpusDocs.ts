@@ -16,9 +16,13 @@
  * - the sorted rows live in blocks, each with its serialized text and the
  *   sha256 state after it (`Hash.copy()`), so hashing resumes at the first
  *   changed block (corpusRows.ts). The value is exactly sha256(JSON.stringify(rows)).
- * - in a long-lived process, `watchCorpus` adds a file watcher (corpusWatch.ts)
+ * - in a long-lived process, `watch` adds a file watcher (corpusWatch.ts)
  *   and a read then stats only the files it names, not every file; without an
  *   answer from it, the read does the full stat walk.
+ *
+ * The caches and watchers live in a `CorpusCache` its owner builds and closes
+ * (the KnowledgeService's lifecycle context, lifecycle/context.ts); a one-shot
+ * caller without one uses `readCorpus`, which keeps nothing.
  */
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
@@ -71,68 +75,99 @@ interface RootCache {
   trusted: CorpusWatch | null;
 }
 
-const caches = new Map<string, RootCache>();
-const watches = new Map<string, { watch: CorpusWatch; ino: number }>();
+/** The corpus rows of every workflow folder read through it, and the watchers it started. */
+export class CorpusCache {
+  private readonly caches = new Map<string, RootCache>();
+  private readonly watches = new Map<string, { watch: CorpusWatch; ino: number }>();
 
-/**
- * Watch this workflow folder's corpus from now on (long-lived processes; a
- * one-shot command gains nothing). Idempotent; false when a watcher cannot
- * run here (reads then keep the full stat walk).
- */
-export function watchCorpus(workflowDir: string): boolean {
-  const w = watches.get(workflowDir);
-  if (w?.watch.alive) return true;
-  const st = stat(workflowDir);
-  if (!st?.isDirectory()) return false;
-  const dirs = [workflowDir, join(workflowDir, 'specs'), join(workflowDir, 'knowhow')].filter((d) => stat(d)?.isDirectory());
-  let watch: CorpusWatch;
-  try {
-    watch = new CorpusWatch(dirs);
-  } catch {
-    return false; // no worker threads here: reads keep the stat walk
+  /** The corpus of this workflow folder, reusing what is cached (see the header). */
+  read(workflowDir: string): CorpusSnapshot {
+    let cache = this.caches.get(workflowDir);
+    if (!cache) this.caches.set(workflowDir, (cache = emptyCache()));
+    // Ask the watcher first: whatever it has not seen yet is written after this point.
+    return walkCorpus(workflowDir, cache, this.watchedChanges(workflowDir, cache));
   }
-  watches.set(workflowDir, { watch, ino: st.ino });
-  return watch.alive;
+
+  /**
+   * Watch this workflow folder's corpus from now on (long-lived processes; a
+   * one-shot command gains nothing). Idempotent; false when a watcher cannot
+   * run here (reads then keep the full stat walk).
+   */
+  watch(workflowDir: string): boolean {
+    const w = this.watches.get(workflowDir);
+    if (w?.watch.alive) return true;
+    const st = stat(workflowDir);
+    if (!st?.isDirectory()) return false;
+    const dirs = [workflowDir, join(workflowDir, 'specs'), join(workflowDir, 'knowhow')].filter((d) => stat(d)?.isDirectory());
+    let watch: CorpusWatch;
+    try {
+      watch = new CorpusWatch(dirs);
+    } catch {
+      return false; // no worker threads here: reads keep the stat walk
+    }
+    this.watches.set(workflowDir, { watch, ino: st.ino });
+    return watch.alive;
+  }
+
+  /** Folders with a watcher (alive or not yet replaced). */
+  get watched(): string[] {
+    return [...this.watches.keys()];
+  }
+
+  /** Stops the watcher of one folder (or all); the promise settles when their threads have exited. */
+  async unwatch(workflowDir?: string): Promise<void> {
+    const exits: Promise<number>[] = [];
+    for (const [k, w] of this.watches) if (!workflowDir || k === workflowDir) {
+      exits.push(w.watch.close());
+      this.watches.delete(k);
+    }
+    await Promise.all(exits);
+  }
+
+  /** Forget cached rows (tests and the benchmark measure the full path with it). */
+  clear(workflowDir?: string): void {
+    if (workflowDir) this.caches.delete(workflowDir);
+    else this.caches.clear();
+  }
+
+  /** Every watcher stopped and every row dropped: nothing of this cache is left. */
+  async close(): Promise<void> {
+    await this.unwatch();
+    this.clear();
+  }
+
+  /** The files the watcher says changed, or null when everything must be statted. */
+  private watchedChanges(workflowDir: string, cache: RootCache): Set<string> | null {
+    const w = this.watches.get(workflowDir);
+    if (!w) return null;
+    const answer = w.watch.changes();
+    const restart = () => {
+      void this.unwatch(workflowDir);
+      this.watch(workflowDir);
+      cache.trusted = null;
+      return null;
+    };
+    if (!answer) return w.watch.alive ? ((cache.trusted = null), null) : restart();
+    // A corpus directory created, removed or replaced: the watch itself is out of date.
+    const specDir = join(workflowDir, 'specs');
+    const knowhowDir = join(workflowDir, 'knowhow');
+    if (answer.dirty.has(specDir) || answer.dirty.has(knowhowDir) || stat(workflowDir)?.ino !== w.ino) return restart();
+    if (cache.trusted !== w.watch || cache.blocks === null) {
+      // First answer of this watcher: the full walk below brings the cache up to it.
+      cache.trusted = w.watch;
+      return null;
+    }
+    return answer.dirty;
+  }
 }
 
-/** Stops the watcher of one folder (or all); the promise settles when their threads have exited. */
-export async function unwatchCorpus(workflowDir?: string): Promise<void> {
-  const exits: Promise<number>[] = [];
-  for (const [k, w] of watches) if (!workflowDir || k === workflowDir) {
-    exits.push(w.watch.close());
-    watches.delete(k);
-  }
-  await Promise.all(exits);
+/** The corpus read from scratch, nothing kept (a one-shot caller, and the reference the tests compare with). */
+export function readCorpus(workflowDir: string): CorpusSnapshot {
+  return walkCorpus(workflowDir, emptyCache(), null);
 }
 
-/** The files the watcher says changed, or null when everything must be statted. */
-function watchedChanges(workflowDir: string, cache: RootCache): Set<string> | null {
-  const w = watches.get(workflowDir);
-  if (!w) return null;
-  const answer = w.watch.changes();
-  const restart = () => {
-    void unwatchCorpus(workflowDir);
-    watchCorpus(workflowDir);
-    cache.trusted = null;
-    return null;
-  };
-  if (!answer) return w.watch.alive ? ((cache.trusted = null), null) : restart();
-  // A corpus directory created, removed or replaced: the watch itself is out of date.
-  const specDir = join(workflowDir, 'specs');
-  const knowhowDir = join(workflowDir, 'knowhow');
-  if (answer.dirty.has(specDir) || answer.dirty.has(knowhowDir) || stat(workflowDir)?.ino !== w.ino) return restart();
-  if (cache.trusted !== w.watch || cache.blocks === null) {
-    // First answer of this watcher: the full walk below brings the cache up to it.
-    cache.trusted = w.watch;
-    return null;
-  }
-  return answer.dirty;
-}
-
-/** Forget cached rows (tests and the benchmark measure the full path with it). */
-export function clearCorpusCache(workflowDir?: string): void {
-  if (workflowDir) caches.delete(workflowDir);
-  else caches.clear();
+function emptyCache(): RootCache {
+  return { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null, trusted: null };
 }
 
 // One shared options object: statSync parses a fresh one on every call, a third of its cost here.
@@ -170,11 +205,8 @@ interface Walk {
   count: number;
 }
 
-export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}): CorpusSnapshot {
-  const useCache = opts.cache ?? true;
-  const cache = cacheFor(workflowDir, useCache);
-  // Ask the watcher first: whatever it has not seen yet is written after this point.
-  const dirty = useCache ? watchedChanges(workflowDir, cache) : null;
+/** Brings `cache` up to the files (only those in `dirty` when the watcher answered) and returns the snapshot. */
+function walkCorpus(workflowDir: string, cache: RootCache, dirty: Set<string> | null): CorpusSnapshot {
   const now = Date.now();
   const specDir = join(workflowDir, 'specs');
   const knowhowDir = join(workflowDir, 'knowhow');
@@ -209,16 +241,6 @@ export function readCorpus(workflowDir: string, opts: { cache?: boolean } = {}):
     cache.docs = docs;
   }
   return { docs: cache.docs, fingerprint: cache.fingerprint, parsed: walk.parsed, rereads: walk.rereads, statted };
-}
-
-/** The cache kept for this workflow folder, or a throwaway one when caching is off. */
-function cacheFor(workflowDir: string, useCache: boolean): RootCache {
-  let cache = useCache ? caches.get(workflowDir) : undefined;
-  if (!cache) {
-    cache = { dirs: new Map(), files: new Map(), blocks: null, docs: null, fingerprint: null, trusted: null };
-    if (useCache) caches.set(workflowDir, cache);
-  }
-  return cache;
 }
 
 /**

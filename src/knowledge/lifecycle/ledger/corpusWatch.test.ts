@@ -10,12 +10,14 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearCorpusCache, readCorpus, unwatchCorpus, watchCorpus } from './corpusDocs.js';
+import { CorpusCache, readCorpus } from './corpusDocs.js';
+
+const cache = new CorpusCache();
 
 const dirs: string[] = [];
-afterEach(() => {
-  unwatchCorpus();
-  clearCorpusCache();
+afterEach(async () => {
+  await cache.unwatch();
+  cache.clear();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -37,57 +39,57 @@ const settle = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0
 describe('watched corpus reads', () => {
   it('stat only what changed, and see a write made just before the read (same thread, no loop turn; another process)', () => {
     const wf = corpus();
-    expect(watchCorpus(wf)).toBe(true);
+    expect(cache.watch(wf)).toBe(true);
     settle();
-    expect(readCorpus(wf).statted).toBe(80); // first answer: the full walk that the watcher then keeps current
-    const quiet = readCorpus(wf);
+    expect(cache.read(wf).statted).toBe(80); // first answer: the full walk that the watcher then keeps current
+    const quiet = cache.read(wf);
     expect(quiet.statted).toBe(0);
     // Same thread, synchronously, immediately before the read.
     appendFileSync(join(wf, 'specs', 'f7.md'), entry('S-20260102-0001', 'Appended here'));
-    const a = readCorpus(wf);
+    const a = cache.read(wf);
     expect(a.statted).toBe(1);
-    expect(a.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(a.fingerprint).toBe(readCorpus(wf).fingerprint);
     expect(a.fingerprint).not.toBe(quiet.fingerprint);
     // A second same-size write right away (same coarse mtime, likely): still seen, because every write is an event.
     writeFileSync(join(wf, 'specs', 'f8.md'), entry('S-20260101-0008', 'Rule X'));
-    readCorpus(wf);
+    cache.read(wf);
     writeFileSync(join(wf, 'specs', 'f8.md'), entry('S-20260101-0008', 'Rule Y'));
-    expect(readCorpus(wf).fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(cache.read(wf).fingerprint).toBe(readCorpus(wf).fingerprint);
     // Another process, finished before the read starts.
     settle();
     execFileSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(join(wf, 'knowhow', 'TIP-20260101-t3.md'))}, '---\\ntitle: "Tip 3"\\ntype: tip\\nstatus: deprecated\\n---\\n\\nTip 3.\\n')`]);
-    const b = readCorpus(wf);
+    const b = cache.read(wf);
     expect(b.statted).toBe(1); // the watcher reports every write: no racy re-reads
     expect(b.parsed).toBe(1);
-    expect(b.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(b.fingerprint).toBe(readCorpus(wf).fingerprint);
     expect(b.docs.some((d) => d.id === 'knowhow-tip-20260101-t3')).toBe(false);
     // Created and deleted files.
     settle();
     writeFileSync(join(wf, 'specs', 'new.md'), entry('S-20260103-0001', 'New file'));
     rmSync(join(wf, 'specs', 'f1.md'));
-    const c = readCorpus(wf);
+    const c = cache.read(wf);
     expect(c.statted).toBe(2); // new.md, f1.md
     expect(c.parsed).toBe(1);
-    expect(c.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(c.fingerprint).toBe(readCorpus(wf).fingerprint);
   });
 
   it('a replaced corpus directory falls back to the full walk and stays exact', () => {
     const wf = corpus(10);
-    watchCorpus(wf);
-    readCorpus(wf);
+    cache.watch(wf);
+    cache.read(wf);
     rmSync(join(wf, 'specs'), { recursive: true });
     mkdirSync(join(wf, 'specs'));
     writeFileSync(join(wf, 'specs', 'only.md'), entry('S-20260104-0001', 'Only'));
-    const r = readCorpus(wf);
+    const r = cache.read(wf);
     expect(r.statted).toBe(11);
-    expect(r.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(r.fingerprint).toBe(readCorpus(wf).fingerprint);
     // The new directory is watched from now on.
     settle();
-    readCorpus(wf);
+    cache.read(wf);
     appendFileSync(join(wf, 'specs', 'only.md'), entry('S-20260104-0002', 'Second'));
-    const s = readCorpus(wf);
+    const s = cache.read(wf);
     expect(s.statted).toBe(1);
     expect(s.parsed).toBe(1);
-    expect(s.fingerprint).toBe(readCorpus(wf, { cache: false }).fingerprint);
+    expect(s.fingerprint).toBe(readCorpus(wf).fingerprint);
   });
 });

@@ -6,22 +6,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FABRIC, FABRIC_RID, FABRIC_SID, project } from '../../../../test/helpers/knowledge2.js';
 import { freshness, readReceipt, readSourceState, reconcileSource, runSource } from '../reconcile/receipt.js';
-import { configureSemantic } from '../reconcile/semantic.js';
 import { parseReport, reportDrafts } from '../session/report.js';
-import { clearCorpusCache, readCorpus } from './corpusDocs.js';
 import { readLedger } from './ledger.js';
 import { EMPTY_SHA, MATCHER_REVISION, candidateId, candidateSnapshotHash, fingerprintOf } from './recipes.js';
+import { createLifecycleContext } from '../context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder.
+const lc = createLifecycleContext({ embedder: null });
 
 const RUN = join(FABRIC, '.workflow', 'sessions', FABRIC_SID, 'runs', FABRIC_RID);
 const published = JSON.parse(readFileSync(join(RUN, 'knowledge-reconciliation.json'), 'utf8'));
 
 describe('FORMATS §7.3 golden values', () => {
-  // The published receipt is lexical ("semantic-delta/1.0"): compare without an embedder, whatever the environment says.
-  beforeAll(() => configureSemantic(null));
-  afterAll(() => configureSemantic(undefined));
+  // The published receipt is lexical ("semantic-delta/1.0"): `lc` has no embedder, whatever the environment says.
 
   it('candidate ids follow the recipe (title is not part of the id)', () => {
     expect(candidateId('spec', 'Expose Fabric bind fencing generations as numeric inputs (default 1) instead of hardcoding')).toBe('KDC-0acd2a63ab4f9f01');
@@ -35,12 +35,12 @@ describe('FORMATS §7.3 golden values', () => {
   });
 
   it('corpus fingerprint of the single knowhow recipe, and of an empty corpus', () => {
-    clearCorpusCache();
-    const c = readCorpus(join(FABRIC, '.workflow'));
+    lc.corpus.clear();
+    const c = lc.corpus.read(join(FABRIC, '.workflow'));
     expect(c.docs.map((d) => d.id)).toEqual(['knowhow-rcp-20260920-github-actions-tauri']);
     expect(c.fingerprint).toBe('271b1216e6f5611184f63a45c2edb789125736d8cacea58739bd1219a35efd0e');
     expect(fingerprintOf([])).toBe(EMPTY_SHA);
-    expect(readCorpus(project({ specs: false }).root.workflowDir).fingerprint).toBe(EMPTY_SHA);
+    expect(lc.corpus.read(project({ specs: false }).root.workflowDir).fingerprint).toBe(EMPTY_SHA);
   });
 
   it('candidate snapshot hash: delta @bedd855 + 3 report drafts, newer and v0.5.79 layouts', () => {
@@ -54,9 +54,9 @@ describe('FORMATS §7.3 golden values', () => {
     const { root } = project({ fixture: 'fabric' });
     const src = runSource(root, FABRIC_SID, FABRIC_RID);
     const state = readSourceState(src);
-    const corpus = readCorpus(root.workflowDir);
-    expect(freshness(src, readReceipt(src), state, corpus)).toEqual({ state: 'fresh', reasons: [] });
-    const mine = reconcileSource(root, src);
+    const corpus = lc.corpus.read(root.workflowDir);
+    expect(freshness(lc, src, readReceipt(src), state, corpus)).toEqual({ state: 'fresh', reasons: [] });
+    const mine = reconcileSource(lc, root, src);
     expect(mine.matcher_revision).toBe(MATCHER_REVISION);
     const strip = (r: typeof published) => ({ ...r, generated_at: null });
     expect(strip(mine)).toEqual(strip(published));

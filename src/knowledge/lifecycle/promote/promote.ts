@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { specEntryId } from '../../format/corpus.js';
 import { addKnowhow, supersedeKnowhow } from '../../format/knowhowWriter.js';
-import { readCorpus } from '../ledger/corpusDocs.js';
+import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
+import type { LifecycleContext } from '../context.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import { candidateContentHash, normA } from '../ledger/recipes.js';
 import { withCorpusLock } from '../../format/lock.js';
@@ -63,9 +64,9 @@ export interface PromoteOptions {
 }
 
 type Work = { src: Source; cand: LedgerCandidate; entry: Receipt['candidates'][number] };
-type Corpus = ReturnType<typeof readCorpus>;
+type Corpus = CorpusSnapshot;
 
-export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): PromotionResult {
+export function promote(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: PromoteOptions): PromotionResult {
   readSession(root, sid);
   const now = opts.now ?? new Date();
   const res: PromotionResult = { schema: 'knowledge-promotion-result/1.0', session_id: sid, promoted: [], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
@@ -75,8 +76,8 @@ export function promote(root: WorkflowRoot, sid: string, opts: PromoteOptions): 
 
   const selected = selectSources(root, sid, opts, wanted);
   // Gates first, for every source, before anything is written (fail closed).
-  const corpus = readCorpus(root.workflowDir);
-  const { work, seenIn } = gateSources(root, sid, opts, selected, corpus, res);
+  const corpus = lc.corpus.read(root.workflowDir);
+  const { work, seenIn } = gateSources(lc, root, sid, opts, selected, corpus, res);
   for (const id of wanted) if (!work.some((w) => w.cand.candidate_id === id) && !res.skipped_blocked.some((b) => b.candidate_id === id)) {
     res.already_promoted.push({ candidate_id: id, promoted_id: findPromoted(root, sid, id) });
   }
@@ -105,7 +106,7 @@ function selectSources(root: WorkflowRoot, sid: string, opts: PromoteOptions, wa
  * Under --all a failing source is skipped with a reason; otherwise it throws. Returns the candidates
  * that passed, and in how many ledgers each was seen (corroboration).
  */
-function gateSources(root: WorkflowRoot, sid: string, opts: PromoteOptions, selected: Map<string, { src: Source; ids: Set<string> | null }>, corpus: Corpus, res: PromotionResult): { work: Work[]; seenIn: Map<string, number> } {
+function gateSources(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: PromoteOptions, selected: Map<string, { src: Source; ids: Set<string> | null }>, corpus: Corpus, res: PromotionResult): { work: Work[]; seenIn: Map<string, number> } {
   const work: Work[] = [];
   const seenIn = new Map<string, number>();
   for (const { src, ids } of selected.values()) {
@@ -121,7 +122,7 @@ function gateSources(root: WorkflowRoot, sid: string, opts: PromoteOptions, sele
     if (!state.candidates.some((c) => !ids || ids.has(c.candidate_id))) continue;
     const promos = readPromotions(src.dir)?.entries ?? {};
     const resuming = new Set(Object.keys(promos).filter((k) => promos[k]!.state === 'promoting'));
-    const fresh = freshForPromotion(root, src, corpus, ids, resuming);
+    const fresh = freshForPromotion(lc, root, src, corpus, ids, resuming);
     if (fresh.changed.size && !opts.all) throw new MaestroError('STALE_RECEIPT', `Cannot promote: ${changedMessage(src, [...fresh.changed])}.`);
     const cands = fresh.state.candidates.filter((c) => !ids || ids.has(c.candidate_id));
     if (!cands.length) continue;
@@ -200,12 +201,12 @@ function specFileOf(root: WorkflowRoot, cand: LedgerCandidate): string {
  */
 type OneResult = PromotionResult['promoted'][number] | { already: string | null };
 
-function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], { lockTimeoutMs, afterWrite }: PromoteOptions): OneResult {
+function promoteOne(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, prior: PromotionEntry | null, now: Date, docs: Corpus['docs'], { lockTimeoutMs, afterWrite }: PromoteOptions): OneResult {
   const target = cand.target === 'spec' ? specFileOf(root, cand) : join(src.dir, 'knowledge-promotion.json');
   return withCorpusLock([target], () => promoteOneLocked(root, src, cand, supersedes, prior, now, docs, afterWrite), lockTimeoutMs === undefined ? {} : { timeoutMs: lockTimeoutMs });
 }
 
-function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, priorSeen: PromotionEntry | null, now: Date, docs: ReturnType<typeof readCorpus>['docs'], afterWrite?: (candidateId: string) => void): OneResult {
+function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate, supersedes: string | null, priorSeen: PromotionEntry | null, now: Date, docs: Corpus['docs'], afterWrite?: (candidateId: string) => void): OneResult {
   // Read again under the lock: a concurrent promote of the same candidate may have finished while
   // this one waited; it reports `already promoted` instead of a second `created`.
   const prior = readPromotions(src.dir)?.entries[cand.candidate_id] ?? priorSeen;

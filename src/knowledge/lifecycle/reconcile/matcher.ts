@@ -10,7 +10,7 @@ import { countOverlaps, type PreparedCorpus, type Sized } from './prepared.js';
 
 // Text features and the prepared corpus live beside this file; their public names are re-exported here.
 export { feat, similarity, stanceOf, type Feat } from './features.js';
-export { associatedDocs, prepareCorpus, preparedFor, type PreparedCorpus } from './prepared.js';
+export { associatedDocs, CorpusPreparer, prepareCorpus, type PreparedCorpus } from './prepared.js';
 
 export type Disposition = 'unique' | 'exact_duplicate' | 'semantic_duplicate' | 'extends' | 'related' | 'potential_conflict' | 'supersede_candidate';
 export type Eligibility = 'eligible' | 'review_required' | 'suppressed';

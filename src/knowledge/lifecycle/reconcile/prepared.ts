@@ -29,14 +29,6 @@ export interface PreparedCorpus {
   postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
 }
 
-/**
- * Interned keys, shared by every prepared corpus of this process, and each
- * document's unique key ids cached by its (title, content): after one file
- * changes, preparing the corpus again tokenizes only that file's documents and
- * rebuilds the postings from integers. Reset when it grows far past the corpus.
- */
-let TOK = new Map<string, number>();
-let TRI = new Map<TriKey, number>();
 interface DocFeat {
   tnb: string;
   ctok: Int32Array;
@@ -46,11 +38,6 @@ interface DocFeat {
   hash: string;
   stance: Stance;
 }
-let FEATS = new Map<string, DocFeat>();
-/** Generation marks per key id: dedupe a document's keys without a Set. */
-let tokMark = new Int32Array(1 << 16);
-let triMark = new Int32Array(1 << 16);
-let gen = 0;
 
 function grow(a: Int32Array<ArrayBuffer>, id: number): Int32Array<ArrayBuffer> {
   if (id < a.length) return a;
@@ -58,96 +45,119 @@ function grow(a: Int32Array<ArrayBuffer>, id: number): Int32Array<ArrayBuffer> {
   b.set(a);
   return b;
 }
-function tokenIds(nb: string): Int32Array {
-  const g = ++gen;
-  const out: number[] = [];
-  for (const t of nb.match(TOKEN_RE) ?? []) {
-    let id = TOK.get(t);
-    if (id === undefined) TOK.set(t, (id = TOK.size));
-    tokMark = grow(tokMark, id);
-    if (tokMark[id] === g) continue;
-    tokMark[id] = g;
-    out.push(id);
-  }
-  return Int32Array.from(out);
-}
-function trigramIds(nb: string): Int32Array {
-  const g = ++gen;
-  const out: number[] = [];
-  const s = squeeze(nb);
-  const add = (k: TriKey) => {
-    let id = TRI.get(k);
-    if (id === undefined) TRI.set(k, (id = TRI.size));
-    triMark = grow(triMark, id);
-    if (triMark[id] === g) return;
-    triMark[id] = g;
-    out.push(id);
-  };
-  if (s.length < 3) {
-    if (s) add(s);
-  } else for (let i = 0; i + 3 <= s.length; i++) add(triKey(s, i));
-  return Int32Array.from(out);
-}
-function docFeat(d: CorpusDoc): DocFeat {
-  const key = `${d.title}\0${d.content}`;
-  let f = FEATS.get(key);
-  if (!f) {
-    const cnb = normB(d.content);
-    const tnb = normB(d.title);
-    f = { tnb, ctok: tokenIds(cnb), ctri: trigramIds(cnb), ttok: tokenIds(tnb), ttri: trigramIds(tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
-    FEATS.set(key, f);
-  }
-  return f;
-}
+
 function postAll(lists: number[][], ids: Int32Array, doc: number): void {
   for (let k = 0; k < ids.length; k++) (lists[ids[k]!] ??= []).push(doc);
 }
 
-let lastPrepared: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
-
-/** prepareCorpus, reused while the corpus fingerprint (and so every document) is unchanged. */
-export function preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
-  // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.
-  if (lastPrepared?.key === fingerprint && lastPrepared.docs === docs) return lastPrepared.pc;
-  const pc = prepareCorpus(docs);
-  lastPrepared = { key: fingerprint, docs, pc };
-  return pc;
-}
-
 /**
- * Drops the interned keys and the last prepared corpus (KnowledgeService.stop): memory a stopped service
- * no longer needs. Corpora prepared before keep their own maps, so their ids stay valid.
+ * Prepares corpora, keeping between calls the interned keys (shared by every
+ * corpus it prepares) and each document's unique key ids cached by its
+ * (title, content): after one file changes, preparing the corpus again
+ * tokenizes only that file's documents and rebuilds the postings from
+ * integers. The keys start over when they grow far past the corpus. Its owner
+ * (the lifecycle context, context.ts) drops it with the service.
  */
-export function forgetPreparedCorpora(): void {
-  FEATS = new Map();
-  TOK = new Map();
-  TRI = new Map();
-  lastPrepared = null;
+export class CorpusPreparer {
+  private tok = new Map<string, number>();
+  private tri = new Map<TriKey, number>();
+  private feats = new Map<string, DocFeat>();
+  /** Generation marks per key id: dedupe a document's keys without a Set. */
+  private tokMark = new Int32Array(1 << 16);
+  private triMark = new Int32Array(1 << 16);
+  private gen = 0;
+  private last: { key: string; docs: CorpusDoc[]; pc: PreparedCorpus } | null = null;
+
+  /** Drops the interned keys and the last prepared corpus (the owner's stop()); corpora prepared before keep their own maps. */
+  clear(): void {
+    this.feats = new Map();
+    this.tok = new Map();
+    this.tri = new Map();
+    this.last = null;
+  }
+
+  /** `prepare`, reused while the corpus fingerprint (and so every document) is unchanged. */
+  preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
+    // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.
+    if (this.last?.key === fingerprint && this.last.docs === docs) return this.last.pc;
+    const pc = this.prepare(docs);
+    this.last = { key: fingerprint, docs, pc };
+    return pc;
+  }
+
+  prepare(docs: CorpusDoc[]): PreparedCorpus {
+    const byAlias = new Map<string, number>();
+    docs.forEach((d, i) => {
+      for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
+    });
+    if (this.feats.size > 4 * docs.length + 10_000 || this.tok.size + this.tri.size > 20_000_000) {
+      // Start over with new maps: corpora prepared before keep theirs, so their ids stay valid.
+      this.feats = new Map();
+      this.tok = new Map();
+      this.tri = new Map();
+    }
+    const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
+    const feats = docs.map((d, i) => {
+      const f = this.docFeat(d);
+      postAll(postings.tok, f.ctok, i);
+      postAll(postings.tri, f.ctri, i);
+      postAll(postings.titleTok, f.ttok, i);
+      postAll(postings.titleTri, f.ttri, i);
+      const content: Sized = { nb: '', tok: { size: f.ctok.length }, tri: { size: f.ctri.length } };
+      const title: Sized = { nb: f.tnb, tok: { size: f.ttok.length }, tri: { size: f.ttri.length } };
+      return { title, content, hash: f.hash, stance: f.stance };
+    });
+    return { docs, byAlias, feats, tokIds: this.tok, triIds: this.tri, postings };
+  }
+
+  private tokenIds(nb: string): Int32Array {
+    const g = ++this.gen;
+    const out: number[] = [];
+    for (const t of nb.match(TOKEN_RE) ?? []) {
+      let id = this.tok.get(t);
+      if (id === undefined) this.tok.set(t, (id = this.tok.size));
+      this.tokMark = grow(this.tokMark, id);
+      if (this.tokMark[id] === g) continue;
+      this.tokMark[id] = g;
+      out.push(id);
+    }
+    return Int32Array.from(out);
+  }
+
+  private trigramIds(nb: string): Int32Array {
+    const g = ++this.gen;
+    const out: number[] = [];
+    const s = squeeze(nb);
+    const add = (k: TriKey) => {
+      let id = this.tri.get(k);
+      if (id === undefined) this.tri.set(k, (id = this.tri.size));
+      this.triMark = grow(this.triMark, id);
+      if (this.triMark[id] === g) return;
+      this.triMark[id] = g;
+      out.push(id);
+    };
+    if (s.length < 3) {
+      if (s) add(s);
+    } else for (let i = 0; i + 3 <= s.length; i++) add(triKey(s, i));
+    return Int32Array.from(out);
+  }
+
+  private docFeat(d: CorpusDoc): DocFeat {
+    const key = `${d.title}\0${d.content}`;
+    let f = this.feats.get(key);
+    if (!f) {
+      const cnb = normB(d.content);
+      const tnb = normB(d.title);
+      f = { tnb, ctok: this.tokenIds(cnb), ctri: this.trigramIds(cnb), ttok: this.tokenIds(tnb), ttri: this.trigramIds(tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
+      this.feats.set(key, f);
+    }
+    return f;
+  }
 }
 
+/** One corpus prepared on its own (tests, the benchmark): nothing is kept. */
 export function prepareCorpus(docs: CorpusDoc[]): PreparedCorpus {
-  const byAlias = new Map<string, number>();
-  docs.forEach((d, i) => {
-    for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
-  });
-  if (FEATS.size > 4 * docs.length + 10_000 || TOK.size + TRI.size > 20_000_000) {
-    // Start over with new maps: corpora prepared before keep theirs, so their ids stay valid.
-    FEATS = new Map();
-    TOK = new Map();
-    TRI = new Map();
-  }
-  const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
-  const feats = docs.map((d, i) => {
-    const f = docFeat(d);
-    postAll(postings.tok, f.ctok, i);
-    postAll(postings.tri, f.ctri, i);
-    postAll(postings.titleTok, f.ttok, i);
-    postAll(postings.titleTri, f.ttri, i);
-    const content: Sized = { nb: '', tok: { size: f.ctok.length }, tri: { size: f.ctri.length } };
-    const title: Sized = { nb: f.tnb, tok: { size: f.ttok.length }, tri: { size: f.ttri.length } };
-    return { title, content, hash: f.hash, stance: f.stance };
-  });
-  return { docs, byAlias, feats, tokIds: TOK, triIds: TRI, postings };
+  return new CorpusPreparer().prepare(docs);
 }
 
 export function countOverlaps<K>(ids: Map<K, number>, lists: number[][], items: Set<K>, out: Uint16Array): void {

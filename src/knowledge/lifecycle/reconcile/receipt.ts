@@ -12,15 +12,16 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
-import { readCorpus, type CorpusSnapshot } from '../ledger/corpusDocs.js';
+import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
+import type { LifecycleContext } from '../context.js';
 import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
 import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '../ledger/recipes.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
 import { listRunIds, runDir, sessionDir } from '../session/store.js';
-import { associatedDocs, matchCandidate, preparedFor, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
-import { currentMatcherRevision, semanticScorer, type SemanticScorer } from './semantic.js';
+import { associatedDocs, matchCandidate, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
+import type { SemanticScorer } from './semantic.js';
 
 export const RECEIPT_SCHEMA = 'knowledge-reconciliation/1.0';
 
@@ -108,14 +109,14 @@ export function tryReadReceipt(src: Source): { receipt: Receipt | null; corrupt?
 export type Freshness = 'missing' | 'stale' | 'fresh';
 
 /** `corrupt`: why the receipt file could not be read (it then counts as missing, with that reason). */
-export function freshness(src: Source, receipt: Receipt | null, state: SourceState, corpus: CorpusSnapshot, corrupt?: Error): { state: Freshness; reasons: string[] } {
+export function freshness(lc: LifecycleContext, src: Source, receipt: Receipt | null, state: SourceState, corpus: CorpusSnapshot, corrupt?: Error): { state: Freshness; reasons: string[] } {
   if (corrupt) return { state: 'missing', reasons: [`receipt unreadable: ${corrupt.message}`] };
   if (!receipt) return { state: 'missing', reasons: ['no complete receipt'] };
   const reasons: string[] = [];
   if (receipt.session_id !== src.sid || receipt.run_id !== src.rid) reasons.push('receipt belongs to another session/run');
   if (receipt.candidate_snapshot_hash !== state.snapshotHash) reasons.push('candidates changed since the receipt');
   if (receipt.corpus_fingerprint !== corpus.fingerprint) reasons.push('project knowledge changed since the receipt');
-  const revision = currentMatcherRevision();
+  const revision = lc.semantic.currentRevision();
   if (receipt.matcher_revision !== revision) reasons.push(`matcher revision ${receipt.matcher_revision} ≠ ${revision}`);
   return { state: reasons.length ? 'stale' : 'fresh', reasons };
 }
@@ -128,13 +129,13 @@ export interface ReconcileOptions {
   now?: Date;
 }
 
-/** Builds a receipt for candidates against a corpus (pure; used by reconcileSource and the benchmark). */
-export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceState, corpus: CorpusSnapshot, pc: PreparedCorpus, opts: ReconcileOptions = {}, previous?: Receipt | null): Receipt {
+/** Builds a receipt for candidates against a corpus (writes nothing; used by reconcileSource and the benchmark). */
+export function buildReceipt(lc: LifecycleContext, src: Pick<Source, 'sid' | 'rid'>, state: SourceState, corpus: CorpusSnapshot, pc: PreparedCorpus, opts: ReconcileOptions = {}, previous?: Receipt | null): Receipt {
   const assoc = associatedDocs(pc, state.ledger?.inputs ?? []);
   const stats: MatchStats = { identity: 0, semantic: 0, relation: 0 };
   // Receipts list candidates by id, as the published ones do.
   const ordered = [...state.candidates].sort((a, b) => a.candidate_id.localeCompare(b.candidate_id));
-  const scorer = opts.semantic === undefined ? semanticScorer(pc, ordered) : opts.semantic;
+  const scorer = opts.semantic === undefined ? lc.semantic.scorer(pc, ordered) : opts.semantic;
   const results = ordered.map((c) => {
     const r = matchCandidate(c, pc, assoc, scorer ? { semantic: (x) => scorer.score(x) } : {}, stats);
     // A confirmed human resolution survives a refresh while its target is still in the corpus.
@@ -165,23 +166,23 @@ export function buildReceipt(src: Pick<Source, 'sid' | 'rid'>, state: SourceStat
   };
 }
 
-export function reconcileSource(root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
-  const corpus = opts.corpus ?? readCorpus(root.workflowDir);
-  const pc = opts.prepared ?? preparedFor(corpus.fingerprint, corpus.docs);
+export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
+  const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
+  const pc = opts.prepared ?? lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
   const state = readSourceState(src);
   const previous = tryReadReceipt(src);
   // An unreadable receipt is rebuilt, not trusted; its bytes are kept beside it for a human to look at.
   if (previous.corrupt) renameSync(src.receiptPath, `${src.receiptPath}.corrupt`);
-  const receipt = buildReceipt(src, state, corpus, pc, opts, previous.receipt);
+  const receipt = buildReceipt(lc, src, state, corpus, pc, opts, previous.receipt);
   writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
   return receipt;
 }
 
 /** Fails closed unless the source's receipt is fresh; says how to refresh. */
-export function requireFresh(root: WorkflowRoot, src: Source, corpus?: CorpusSnapshot): { receipt: Receipt; state: SourceState } {
+export function requireFresh(lc: LifecycleContext, root: WorkflowRoot, src: Source, corpus?: CorpusSnapshot): { receipt: Receipt; state: SourceState } {
   const state = readSourceState(src);
   const { receipt, corrupt } = tryReadReceipt(src);
-  const f = freshness(src, receipt, state, corpus ?? readCorpus(root.workflowDir), corrupt);
+  const f = freshness(lc, src, receipt, state, corpus ?? lc.corpus.read(root.workflowDir), corrupt);
   if (f.state !== 'fresh')
     throw new MaestroError('STALE_RECEIPT', `The reconciliation receipt of ${src.rid === 'session' ? `session ${src.sid}` : `run ${src.rid}`} is ${f.state} (${f.reasons.join('; ')}). Refresh it: maestro knowledge review ${src.sid} --refresh`);
   return { receipt: receipt!, state };

@@ -6,14 +6,13 @@
  */
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
-import { readCorpus } from '../ledger/corpusDocs.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readPromotions } from '../promote/promotion.js';
 import { readSession } from '../session/store.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
-import { semanticEmbedder, warmSemantic } from './semantic.js';
+import type { LifecycleContext } from '../context.js';
 import { freshness, readSourceState, reconcileSource, requireFresh, sessionSources, tryReadReceipt, type Freshness, type Source } from './receipt.js';
 
 const SEVERITY: Record<Disposition, number> = { potential_conflict: 0, supersede_candidate: 1, semantic_duplicate: 2, extends: 3, related: 4, unique: 5, exact_duplicate: 6 };
@@ -62,10 +61,10 @@ function diverse(matches: Match[]): Match[] {
   return out;
 }
 
-export function review(root: WorkflowRoot, sid: string, opts: { refresh?: boolean } = {}): ReviewResult {
+export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean } = {}): ReviewResult {
   readSession(root, sid);
   const sources = sessionSources(root, sid);
-  const corpus = readCorpus(root.workflowDir);
+  const corpus = lc.corpus.read(root.workflowDir);
   const result: ReviewResult = { schema: 'knowledge-review/1.0', session_id: sid, sources: [], candidates: [], triage: [], input_totals_by_source: { load: 0, search: 0, injection: 0, manual: 0 }, inputs: [] };
   const seenIn = new Map<string, number>();
   const rows: ReviewCandidate[] = [];
@@ -75,8 +74,8 @@ export function review(root: WorkflowRoot, sid: string, opts: { refresh?: boolea
       state = readSourceState(src);
       if (opts.refresh && (state.candidates.length || state.ledger)) {
         const now = tryReadReceipt(src);
-        const f = freshness(src, now.receipt, state, corpus, now.corrupt);
-        if (f.state !== 'fresh') reconcileSource(root, src, { corpus });
+        const f = freshness(lc, src, now.receipt, state, corpus, now.corrupt);
+        if (f.state !== 'fresh') reconcileSource(lc, root, src, { corpus });
       }
     } catch (err) {
       // A corrupt ledger, report or promotion receipt makes this run "missing" and leaves the others working (seed 000 §11.1).
@@ -85,7 +84,7 @@ export function review(root: WorkflowRoot, sid: string, opts: { refresh?: boolea
     }
     if (!state.ledger && !state.candidates.length) continue;
     const { receipt, corrupt } = tryReadReceipt(src);
-    const f = freshness(src, receipt, state, corpus, corrupt);
+    const f = freshness(lc, src, receipt, state, corpus, corrupt);
     result.sources.push({ run_id: src.rid, receipt: f.state, reasons: f.reasons, ...(corrupt ? { error: corrupt.message } : {}) });
     for (const inp of state.ledger?.inputs ?? []) {
       result.input_totals_by_source[inp.source] = (result.input_totals_by_source[inp.source] ?? 0) + inp.count;
@@ -158,14 +157,14 @@ export interface ResolveInput {
   reason: string;
 }
 
-export function resolveCandidate(root: WorkflowRoot, sid: string, input: ResolveInput): { schema: 'knowledge-resolution-result/1.0'; candidate_id: string; disposition: Disposition; promotion_eligibility: Eligibility; canonical_id: string | null; status: string } {
+export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: string, input: ResolveInput): { schema: 'knowledge-resolution-result/1.0'; candidate_id: string; disposition: Disposition; promotion_eligibility: Eligibility; canonical_id: string | null; status: string } {
   const as = AS[input.as as ResolveAs];
   if (!as) throw new MaestroError('BAD_INPUT', `--as must be duplicate|related|conflict|supersede|unique (got ${input.as}).`);
   if (!input.reason?.trim()) throw new MaestroError('BAD_INPUT', '--reason must say why (an empty reason is refused).');
   if (input.as !== 'unique' && !input.target) throw new MaestroError('BAD_INPUT', `--as ${input.as} needs --target <knowledge-id>.`);
   const src = sourceOfCandidate(root, sid, input.candidate);
-  const corpus = readCorpus(root.workflowDir);
-  const { receipt, state } = requireFresh(root, src, corpus);
+  const corpus = lc.corpus.read(root.workflowDir);
+  const { receipt, state } = requireFresh(lc, root, src, corpus);
   let target: string | null = null;
   if (input.target) {
     const doc = corpus.docs.find((d) => d.id === input.target || d.aliases.includes(input.target!));
@@ -191,15 +190,15 @@ export function resolveCandidate(root: WorkflowRoot, sid: string, input: Resolve
   if (input.as === 'conflict' && target && corpus.docs.find((d) => d.id === target)?.target === 'spec' && !target.startsWith('legacy:')) {
     markSpecConflict(root, target, `contested by ${input.candidate}: ${input.reason.trim()}`);
     // Our own conflict marker changed the corpus: refresh so the receipt stays fresh (the confirmed resolution is carried over).
-    reconcileSource(root, src);
+    reconcileSource(lc, root, src);
   }
   return { schema: 'knowledge-resolution-result/1.0', candidate_id: input.candidate, disposition: as.disposition, promotion_eligibility: as.eligibility, canonical_id: target, status };
 }
 
 /** Batch: resolve every candidate of one disposition (targets default to each one's canonical match). */
-export function resolveAll(root: WorkflowRoot, sid: string, disposition: string, as: string, reason: string): Array<ReturnType<typeof resolveCandidate>> {
-  const rows = review(root, sid).candidates.filter((c) => c.disposition === disposition && (c.status === 'pending' || c.status === 'draft'));
-  return rows.map((r) => resolveCandidate(root, sid, { candidate: r.candidate_id, as, ...(as !== 'unique' && r.canonical_id ? { target: r.canonical_id } : {}), reason }));
+export function resolveAll(lc: LifecycleContext, root: WorkflowRoot, sid: string, disposition: string, as: string, reason: string): Array<ReturnType<typeof resolveCandidate>> {
+  const rows = review(lc, root, sid).candidates.filter((c) => c.disposition === disposition && (c.status === 'pending' || c.status === 'draft'));
+  return rows.map((r) => resolveCandidate(lc, root, sid, { candidate: r.candidate_id, as, ...(as !== 'unique' && r.canonical_id ? { target: r.canonical_id } : {}), reason }));
 }
 
 /**
@@ -208,8 +207,9 @@ export function resolveAll(root: WorkflowRoot, sid: string, disposition: string,
  * (semantic.ts). No-op without a configured embedder; unreadable ledgers are
  * skipped here and reported by review.
  */
-export async function warmSessionSemantic(root: WorkflowRoot, sid: string): Promise<number> {
-  if (!semanticEmbedder()) return 0;
+export async function warmSessionSemantic(lc: LifecycleContext, root: WorkflowRoot, sid: string): Promise<number> {
+  const embedder = lc.semantic.embedder();
+  if (!embedder) return 0;
   const cands: Array<{ content: string }> = [];
   for (const src of sessionSources(root, sid)) {
     try {
@@ -218,5 +218,7 @@ export async function warmSessionSemantic(root: WorkflowRoot, sid: string): Prom
       // reported as "missing" by review
     }
   }
-  return warmSemantic(root, cands);
+  // Every active corpus document and every candidate: what a reconcile of this session compares.
+  const corpus = lc.corpus.read(root.workflowDir);
+  return lc.semantic.warmTexts(embedder, [...corpus.docs.map((d) => d.content), ...cands.map((c) => c.content)]);
 }

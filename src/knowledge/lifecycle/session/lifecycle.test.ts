@@ -7,6 +7,10 @@ import { runSource } from '../reconcile/receipt.js';
 import { resolveAll, review } from '../reconcile/review.js';
 import { checkRun, completeRun, sealRun, sealSession, stage } from './ops.js';
 import { createRun, createSession, listRunIds, listSessions, readRun, readSession, sessionDir } from './store.js';
+import { createLifecycleContext } from '../context.js';
+
+// What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
+const lc = createLifecycleContext({ embedder: null });
 
 describe('session and run lifecycle', () => {
   it('reads session/1.x, session/2.0 and command-run/1.x files as the current versions', () => {
@@ -36,23 +40,23 @@ describe('session and run lifecycle', () => {
     const p = project();
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
-    const dup = stage(p.root, { target: 'spec', title: 'x', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: 's-1' }).candidate.candidate_id;
-    stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
-    const check = checkRun(p.root, 's-1', 'run-1');
+    const dup = stage(p.root, { target: 'spec', title: 'x', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: 's-1' }, process.env).candidate.candidate_id;
+    stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
+    const check = checkRun(lc, p.root, 's-1', 'run-1');
     expect(check.warnings.join('\n')).toMatch(/no knowledge inputs recorded/);
     expect(check.warnings.join('\n')).toMatch(/report\.md has no summary/);
     writeFileSync(join(runSource(p.root, 's-1', 'run-1').dir, 'report.md'), '---\nverdict: blocked\nsummary: stuck\nconstraints:\n  - text: "Queues are drained before shutdown."\n    status: locked\n---\n');
-    const first = completeRun(p.root, 's-1', 'run-1');
+    const first = completeRun(lc, p.root, 's-1', 'run-1');
     expect(first.run).toMatchObject({ status: 'completed', verdict: 'blocked', summary: 'stuck' });
     const ledger = () => JSON.parse(readFileSync(runSource(p.root, 's-1', 'run-1').ledgerPath, 'utf8'));
     const rev = ledger().revision;
-    completeRun(p.root, 's-1', 'run-1');
+    completeRun(lc, p.root, 's-1', 'run-1');
     expect(ledger().revision).toBe(rev); // nothing restaged
     expect(ledger().candidates).toHaveLength(2); // the locked constraint has the same content as a staged candidate
-    const sealed = sealRun(p.root, 's-1', 'run-1');
+    const sealed = sealRun(lc, p.root, 's-1', 'run-1');
     expect(sealed.suppressed).toBe(1);
     expect(ledger().candidates.find((c: { candidate_id: string }) => c.candidate_id === dup).status).toBe('rejected');
-    const s = sealSession(p.root, 's-1');
+    const s = sealSession(lc, p.root, 's-1');
     expect(s).toMatchObject({ backlog: 1, unsealed_runs: [], session: { status: 'completed' } });
   });
 
@@ -60,11 +64,11 @@ describe('session and run lifecycle', () => {
     const p = project();
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
-    stage(p.root, { target: 'spec', title: 'a', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
-    sealRun(p.root, 's-1', 'run-1');
+    stage(p.root, { target: 'spec', title: 'a', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
+    sealRun(lc, p.root, 's-1', 'run-1');
     const ledgerFile = runSource(p.root, 's-1', 'run-1').ledgerPath;
     writeFileSync(ledgerFile, '{"schema_version": ');
-    const s = sealSession(p.root, 's-1');
+    const s = sealSession(lc, p.root, 's-1');
     expect(s).toMatchObject({ backlog: 0, unreadable: [{ run_id: 'run-1', error: expect.stringContaining(`${ledgerFile}: not valid JSON`) }] });
   });
 
@@ -73,17 +77,17 @@ describe('session and run lifecycle', () => {
     createSession(p.root, 's-1');
     for (const rid of ['run-1', 'run-2']) createRun(p.root, 's-1', { runId: rid });
     const shared = 'Every public endpoint is rate limited per token.';
-    stage(p.root, { target: 'spec', title: 'a', content: 'Old-style rule nobody else has.', run: 'run-1', session: 's-1' });
-    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-1', session: 's-1' });
-    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-2', session: 's-1' });
-    stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Network calls should retry at most three times with exponential backoff and jitter, logged.', run: 'run-2', session: 's-1' });
-    const r = review(p.root, 's-1', { refresh: true });
+    stage(p.root, { target: 'spec', title: 'a', content: 'Old-style rule nobody else has.', run: 'run-1', session: 's-1' }, process.env);
+    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-1', session: 's-1' }, process.env);
+    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-2', session: 's-1' }, process.env);
+    stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Network calls should retry at most three times with exponential backoff and jitter, logged.', run: 'run-2', session: 's-1' }, process.env);
+    const r = review(lc, p.root, 's-1', { refresh: true });
     expect(r.triage[0]).toMatchObject({ corroboration: 2 });
     const rel = r.candidates.filter((c) => c.disposition !== 'unique');
     expect(rel.length).toBeGreaterThan(0);
     const disp = rel[0]!.disposition!;
-    const res = resolveAll(p.root, 's-1', disp, 'related', 'same area, different rule');
+    const res = resolveAll(lc, p.root, 's-1', disp, 'related', 'same area, different rule');
     expect(res.length).toBe(rel.filter((c) => c.disposition === disp).length);
-    expect(review(p.root, 's-1').candidates.filter((c) => c.resolution?.status === 'confirmed').map((c) => c.disposition)).toEqual(res.map(() => 'related'));
+    expect(review(lc, p.root, 's-1').candidates.filter((c) => c.resolution?.status === 'confirmed').map((c) => c.disposition)).toEqual(res.map(() => 'related'));
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { openKnowledge } from '../../knowledge.js';
 import { readCorpus } from '../ledger/corpusDocs.js';
+import type { LifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
@@ -18,7 +19,10 @@ import { activeRun, assertWritableRun, isSealed, readRun, readSession, upgradeRu
 
 const nowIso = () => new Date().toISOString();
 
-/** Resolves knowledge ids: the reconciliation corpus first, then every alias Knowledge I knows. Unknown ids are refused. */
+/**
+ * Resolves knowledge ids: the reconciliation corpus first, then every alias Knowledge I knows. Unknown ids
+ * are refused. Read without a cache: only one-shot callers (a CLI command, an MCP tool call) stage or record.
+ */
 export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[] {
   const docs = readCorpus(root.workflowDir).docs;
   const byAlias = new Map<string, string>();
@@ -42,7 +46,7 @@ export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[]
 }
 
 /** Where a stage/record writes: the given run, the session ledger, or the active run. */
-export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): Source {
+export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
   if (opts.run) {
     const sid = opts.session ?? findSessionOfRun(root, opts.run, env);
     assertWritableRun(root, sid, opts.run);
@@ -82,7 +86,7 @@ export interface StageOptions {
   session?: string;
 }
 
-export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv = process.env): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
+export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
   if (o.target !== 'spec' && o.target !== 'knowhow') throw new MaestroError('BAD_INPUT', `stage target must be spec|knowhow (got ${o.target}).`);
   const action = o.action ?? 'propose';
   if (!['propose', 'reaffirm', 'supersede', 'contest'].includes(action)) throw new MaestroError('BAD_INPUT', `--action must be propose|reaffirm|supersede|contest (got ${action}).`);
@@ -121,7 +125,7 @@ function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, a
   }
 }
 
-export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): { ledger: string; recorded: string[] } {
+export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv): { ledger: string; recorded: string[] } {
   if (!ids.length) throw new MaestroError('BAD_INPUT', 'record needs at least one knowledge id.');
   const signal = o.signal ?? 'cited';
   const source = o.source ?? 'manual';
@@ -140,7 +144,7 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
  * `maestro load` in an active run: records `consumed` (source load). Search and
  * injection never call this. No active run, or a sealed one: nothing is written.
  */
-export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): boolean {
   // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
   const dir = env.MAESTRO_RUN_DIR;
   if (dir && ids.length && existsSync(join(dir, 'run.json'))) {
@@ -178,7 +182,7 @@ export interface CompleteResult {
 }
 
 /** Stages the report's accepted decisions and locked constraints (pending), reconciles; never promotes. */
-export function completeRun(root: WorkflowRoot, sid: string, rid: string): CompleteResult {
+export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult {
   const run = assertWritableRun(root, sid, rid);
   const src = runSource(root, sid, rid);
   const reportPath = join(src.dir, 'report.md');
@@ -195,14 +199,14 @@ export function completeRun(root: WorkflowRoot, sid: string, rid: string): Compl
     run.ended_at = nowIso();
     writeRun(root, run);
   }
-  const receipt = reconcileSource(root, src);
+  const receipt = reconcileSource(lc, root, src);
   return { run, candidate_ids: receipt.candidates.map((c) => c.candidate_id), reconciliation: { ...receipt.counts, receipt: src.receiptPath } };
 }
 
-export function checkRun(root: WorkflowRoot, sid: string, rid: string): { receipt: Receipt; warnings: string[] } {
+export function checkRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { receipt: Receipt; warnings: string[] } {
   const run = readRun(root, sid, rid);
   const src = runSource(root, sid, rid);
-  const receipt = isSealed(run) ? (readReceipt(src) ?? reconcileSourceReadOnly(root, src)) : reconcileSource(root, src);
+  const receipt = isSealed(run) ? (readReceipt(src) ?? reconcileSourceReadOnly(root, src)) : reconcileSource(lc, root, src);
   const warnings: string[] = [];
   const state = readSourceState(src);
   if (!state.ledger?.inputs.length) warnings.push('no knowledge inputs recorded (maestro knowledge record <ids> --signal …)');
@@ -232,12 +236,12 @@ function suppressExact(src: Source, receipt: Receipt | null): number {
   });
 }
 
-export function sealRun(root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
+export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
   let run = readRun(root, sid, rid);
   if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
-  if (run.status !== 'completed') completeRun(root, sid, rid);
+  if (run.status !== 'completed') completeRun(lc, root, sid, rid);
   const src = runSource(root, sid, rid);
-  const receipt = reconcileSource(root, src);
+  const receipt = reconcileSource(lc, root, src);
   const suppressed = suppressExact(src, receipt);
   run = readRun(root, sid, rid);
   run.status = 'sealed';
@@ -260,12 +264,12 @@ function pendingOf(src: Source): number {
  * Seals the session: reports the backlog, never drops a candidate. A source whose files are unreadable
  * is listed in `unreadable` (its candidates cannot be counted), not counted as an empty backlog.
  */
-export function sealSession(root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
+export function sealSession(lc: LifecycleContext, root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
   const s = readSession(root, sid);
   const sources = sessionSources(root, sid);
   const unsealed = sources.filter((x) => x.rid !== 'session' && !isSealed(readRun(root, sid, x.rid))).map((x) => x.rid);
   const ss = sessionSource(root, sid);
-  if (readLedger(ss.ledgerPath)) suppressExact(ss, reconcileSource(root, ss));
+  if (readLedger(ss.ledgerPath)) suppressExact(ss, reconcileSource(lc, root, ss));
   const unreadable: Array<{ run_id: string; error: string }> = [];
   let backlog = 0;
   for (const x of sources) {
