@@ -56,7 +56,8 @@ export class Orchestrator {
   private pruneTimer: NodeJS.Timeout | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
   private mergeTimer: NodeJS.Timeout | null = null;
-  private mergeTick: Promise<void> | null = null;
+  /** Merge ticks under way: each starts the projects with newly approved work (the others are merging already). */
+  private readonly mergeTicks = new Set<Promise<void>>();
   private untrack: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
@@ -147,7 +148,8 @@ export class Orchestrator {
 
   /** Resolves when no tick is running. */
   async idle(): Promise<void> {
-    while (this.ticking || this.mergeTick) await (this.ticking ?? this.mergeTick);
+    while (this.ticking || this.mergeTicks.size) await (this.ticking ?? Promise.all(this.mergeTicks));
+    await this.merges.idle();
   }
 
   /** Registers this daemon's name on the database; refused while another live daemon holds it. */
@@ -179,12 +181,14 @@ export class Orchestrator {
     }
   }
 
-  /** Merges beside the tick (fetches and pushes are slow), never overlapping; errors are logged, never unhandled rejections. */
+  /** Merges beside the tick (fetches and pushes are slow), a project never in two at once; errors are logged, never unhandled rejections. */
   private kickMerges(): void {
     if (this.stopping) return;
-    this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
-      this.mergeTick = null;
-    });
+    const tick: Promise<void> = this.merges
+      .tick()
+      .catch((err) => this.opts.onError(coerceError(err)))
+      .finally(() => this.mergeTicks.delete(tick));
+    this.mergeTicks.add(tick);
   }
 
   /**

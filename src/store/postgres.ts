@@ -7,7 +7,7 @@ import pg from 'pg';
 import { MaestroError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { trackResource } from '../lib/resources.js';
-import type { DBAdapter, Queryable, SqlValue } from './db.js';
+import type { DBAdapter, Queryable, QueryOptions, SqlValue, TransactionOptions } from './db.js';
 
 const INT8_OID = 20;
 const types = {
@@ -37,9 +37,9 @@ function wrapConnectError(err: unknown, url: string): unknown {
 }
 
 function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
-  const q = async <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> => {
+  const q = async <T>(sql: string, params: readonly SqlValue[] = [], options?: QueryOptions): Promise<T[]> => {
     try {
-      const res = await client.query({ text: sql, values: params as SqlValue[], types });
+      const res = await client.query({ name: options?.prepare, text: sql, values: params as SqlValue[], types });
       return res.rows as T[];
     } catch (err) {
       throw wrapConnectError(err, url);
@@ -59,6 +59,24 @@ function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
         throw wrapConnectError(err, url);
       }
     },
+  };
+}
+
+/**
+ * A handle that takes one statement and refuses a second: a one-statement transaction runs
+ * without BEGIN and COMMIT, so a second statement would not share its transaction.
+ */
+function oneStatement(q: Queryable): Queryable {
+  let sent = false;
+  const once = () => {
+    if (sent) throw new Error('A one-statement transaction sent a second statement');
+    sent = true;
+  };
+  return {
+    dialect: q.dialect,
+    all: (sql, params, options) => (once(), q.all(sql, params, options)),
+    one: (sql, params) => (once(), q.one(sql, params)),
+    run: (sql, params) => (once(), q.run(sql, params)),
   };
 }
 
@@ -88,7 +106,8 @@ export function openPostgres(url: string, options: { max?: number; idleInTransac
   const adapter: DBAdapter = {
     ...base,
     name: redactUrl(url),
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, _label?: string, options?: TransactionOptions): Promise<T> {
+      if (options?.oneStatement) return fn(oneStatement(base));
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
