@@ -49,10 +49,14 @@ describe('EventNotifier', () => {
   it('waits out the gap before the next send, and close() sends the pending one at once and takes no more pokes', async () => {
     const h = heldSends();
     const n = new EventNotifier(h.send, { gapMs: 600_000 });
-    void n.poke();
+    const first = n.poke();
     await h.started(1);
     h.pending[0]!.resolve();
+    // The first burst is over (nothing was pending); the next one still waits for the gap.
+    await first;
     for (let i = 0; i < 20; i++) void n.poke();
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    expect(h.starts).toHaveLength(1);
     // Ten minutes of gap: only close() lets the second send out.
     const closing = n.close();
     await h.started(2);

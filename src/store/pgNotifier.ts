@@ -36,6 +36,8 @@ export class EventNotifier {
   private closed = false;
   private wake: (() => void) | null = null;
   private gapTimer: NodeJS.Timeout | null = null;
+  /** When the last send began (performance.now()): the gap counts from there, across bursts. */
+  private lastStart = -Infinity;
   /** Notifications sent so far (tests count them). */
   sent = 0;
 
@@ -56,13 +58,12 @@ export class EventNotifier {
   }
 
   private async loop(): Promise<void> {
-    let lastStart = -Infinity;
     while (this.dirty) {
-      const wait = lastStart + (this.opts.gapMs ?? NOTIFY_GAP_MS) - performance.now();
+      const wait = this.lastStart + (this.opts.gapMs ?? NOTIFY_GAP_MS) - performance.now();
       if (wait > 0 && !this.closed) await this.pause(wait);
       // Cleared before the send: a poke during it asks for the next one.
       this.dirty = false;
-      lastStart = performance.now();
+      this.lastStart = performance.now();
       try {
         await this.send();
         this.sent++;
