@@ -113,7 +113,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DBAdap
   pool.on('error', () => undefined);
   const base = queryable(pool, url);
   // A failed send is dropped: the listeners' safety-net poll reads the log anyway (pgNotifier.ts).
-  const notifier = new EventNotifier(() => pool.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`), { gapMs: options.notifyGapMs });
+  // The notification's own transaction commits without waiting for the WAL flush (it holds the notify
+  // lock until its commit returns, and it carries no data worth making durable); one round trip.
+  const notifier = new EventNotifier(
+    () => pool.query(`BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`),
+    { gapMs: options.notifyGapMs },
+  );
   let closed = false;
   const untrack = trackResource('database', `postgres ${redactUrl(url)}`, () => adapter.close());
   const adapter: DBAdapter = {
