@@ -51,5 +51,12 @@ export interface DBAdapter extends Queryable {
    * `label` names the operation for the test seam (store/faults.ts); the engines ignore it.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, label?: string, options?: TransactionOptions): Promise<T>;
+  /**
+   * Called by the store once a transaction that appended events has committed (never for one rolled
+   * back). PostgreSQL announces them to the other daemons' listeners with one coalesced NOTIFY
+   * maestro_events sent outside the transaction (store/pgNotifier.ts); SQLite has no listeners.
+   * Resolves once a notification sent after the call went out or failed; never rejects.
+   */
+  notifyEvents?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { MaestroError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { trackResource } from '../lib/resources.js';
 import type { DBAdapter, Queryable, QueryOptions, SqlValue, TransactionOptions } from './db.js';
+import { EventNotifier } from './pgNotifier.js';
 
 const INT8_OID = 20;
 const types = {
@@ -88,7 +89,17 @@ function oneStatement(q: Queryable): Queryable {
  */
 export const IDLE_IN_TRANSACTION_MS = 30_000;
 
-export function openPostgres(url: string, options: { max?: number; idleInTransactionMs?: number } = {}): DBAdapter {
+/** The channel the daemons LISTEN on for committed events (src/app/daemon.ts names it too). */
+export const EVENTS_CHANNEL = 'maestro_events';
+
+export interface PostgresOptions {
+  max?: number;
+  idleInTransactionMs?: number;
+  /** Tests: the notifier's gap between two notifications (default NOTIFY_GAP_MS). */
+  notifyGapMs?: number;
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): DBAdapter {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -101,6 +112,13 @@ export function openPostgres(url: string, options: { max?: number; idleInTransac
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
   const base = queryable(pool, url);
+  // A failed send is dropped: the listeners' safety-net poll reads the log anyway (pgNotifier.ts).
+  // The notification's own transaction commits without waiting for the WAL flush (it holds the notify
+  // lock until its commit returns, and it carries no data worth making durable); one round trip.
+  const notifier = new EventNotifier(
+    () => pool.query(`BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`),
+    { gapMs: options.notifyGapMs },
+  );
   let closed = false;
   const untrack = trackResource('database', `postgres ${redactUrl(url)}`, () => adapter.close());
   const adapter: DBAdapter = {
@@ -132,10 +150,13 @@ export function openPostgres(url: string, options: { max?: number; idleInTransac
         client.release();
       }
     },
+    notifyEvents: () => notifier.poke(),
     async close() {
       if (closed) return;
       closed = true;
       untrack();
+      // Announce what this process committed last before the pool goes.
+      await notifier.close();
       await pool.end();
     },
   };

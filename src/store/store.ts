@@ -36,6 +36,8 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     transaction: async (fn, label, options) => {
       const events: MaestroEvent[] = [];
       const result = await raw.transaction((q) => fn({ ...q, onEvent: (e) => events.push(e) }), label, options);
+      // Committed (a rollback threw above): other daemons hear of the events now, outside the transaction.
+      if (events.length) void engine.notifyEvents?.();
       for (const l of writeListeners) l(events);
       return result;
     },
