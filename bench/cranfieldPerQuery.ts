@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cran-perq-'));
 mkdirSync(join(dir, '.workflow', 'knowhow'), { recursive: true });
 for (const d of docs) writeFileSync(join(dir, '.workflow', 'knowhow', `DOC-19680101-cran-${d.id}.md`), `---\ntitle: ${JSON.stringify(d.title || `document ${d.id}`)}\ntype: document\n---\n\n${d.text}\n`);
 const docId = (id: string) => Number(id.split('-').pop());
-const k = openKnowledge({ workflowRoot: dir, syncIntervalMs: 3_600_000 });
+const k = openKnowledge({ env: process.env, workflowRoot: dir, syncIntervalMs: 3_600_000 });
 k.sync();
 const fts = fts5Porter(docs, Database);
 const one = (k1: number, ranked: number[]) => score(new Map([[1, ranked]]), new Map([[1, qrels.get(k1) ?? new Map()]]), 1).ndcg10;

@@ -31,7 +31,7 @@ const silent = new Writable({ write: (_chunk, _enc, done) => done() });
 
 async function daemon(overrides: Record<string, unknown> = {}): Promise<Daemon> {
   const home = tmp('maestro-bench-home-');
-  return startDaemon({ ...resolveConfig({ home, port: 0 }, {}), tickMs: 50, logLevel: 'silent', ...overrides }, { logDestination: silent, heartbeatMs: 500 });
+  return startDaemon({ ...resolveConfig({ home, port: 0 }, {}), tickMs: 50, logLevel: 'silent', ...overrides }, { env: process.env, logDestination: silent, heartbeatMs: 500 });
 }
 
 async function repo(): Promise<string> {

@@ -70,7 +70,7 @@ function benchSize(size: number): void {
     const rssBefore = process.memoryUsage().rss;
     // A warm process (the daemon): file scans throttled, as createKnowledgePool does.
     const [k, buildMs] = time(() => {
-      const opened = openKnowledge({ workflowRoot: dir, syncIntervalMs: 3_600_000 });
+      const opened = openKnowledge({ env: process.env, workflowRoot: dir, syncIntervalMs: 3_600_000 });
       opened.sync(); // the whole build: read, parse and index every file
       return opened;
     });
@@ -161,7 +161,7 @@ function benchCranfield(): string {
   fts.close();
   const ms = miniIndex(docs.map((d) => ({ id: String(d.id), title: d.title, summary: '', tags: '', body: d.text })));
   run('MiniSearch (same field boosts)', (q) => ms.search(q).slice(0, 10).map((r) => Number(r.id)));
-  const k = openKnowledge({ workflowRoot: dir, syncIntervalMs: 3_600_000 });
+  const k = openKnowledge({ env: process.env, workflowRoot: dir, syncIntervalMs: 3_600_000 });
   k.sync();
   const off = run('maestro, diversity off', (q) => k.search(q, { limit: 10, diversity: 'off', readOnlyProbe: true }).results.map((r) => docId(r.id)));
   // The whole pipeline as `maestro search` runs it: balanced, exploration slot on, exposure bumped.
@@ -241,13 +241,13 @@ async function benchColdCli(): Promise<void> {
   const runs = Number(process.env.BENCH_CLI_RUNS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'bench-cli-10k-'));
   const home = mkdtempSync(join(tmpdir(), 'bench-cli-home-'));
-  const pool = createKnowledgePool();
+  const pool = createKnowledgePool({ env: process.env });
   const app = Fastify();
   try {
     const docs = generateCorpus(10_000);
     writeCorpus(dir, docs);
     const [query] = generateQueries(docs, 1, 3);
-    const noDaemon = { MAESTRO_HOME: home, MAESTRO_DAEMON_URL: '' };
+    const noDaemon = { MAESTRO_HOME: home, MAESTRO_SEARCH_DAEMON: 'off' };
     await cliOnce(root, dir, query!, noDaemon); // the first call writes the on-disk index
     const inProcess = cliFigures(await series(runs, () => cliOnce(root, dir, query!, noDaemon)));
     await app.register(knowledgeRoutes, { pool });

@@ -65,7 +65,7 @@ async function firstRender(): Promise<void> {
   mkdirSync(repo);
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const daemon = await startDaemon({ ...resolveConfig({ home, port: 0 }, {}), logLevel: 'error' }, { noOrchestrator: true, logDestination: sink, plugins: [(app) => webRoutes(app)] });
+  const daemon = await startDaemon({ ...resolveConfig({ home, port: 0 }, {}), logLevel: 'error' }, { env: process.env, noOrchestrator: true, logDestination: sink, plugins: [(app) => webRoutes(app)] });
   const browser = await launchBrowser();
   try {
     // Log the browser in once, as a person opening the printed link does; the cookie serves every later page.

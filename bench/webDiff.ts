@@ -127,7 +127,7 @@ export async function diffFigures(): Promise<void> {
   let daemon: Daemon | null = null;
   try {
     const repo = makeRepo(home);
-    daemon = await startDaemon({ ...resolveConfig({ home, port: 0 }, {}), logLevel: 'error' }, { noOrchestrator: true, logDestination: sink, plugins: [(app) => webRoutes(app)] });
+    daemon = await startDaemon({ ...resolveConfig({ home, port: 0 }, {}), logLevel: 'error' }, { env: process.env, noOrchestrator: true, logDestination: sink, plugins: [(app) => webRoutes(app)] });
     const project = await daemon.store.projects.create({ name: 'bench-diff', repoPath: repo, config: {} });
     const wide = await taskAtGate(daemon, project.id, repo, 'Touch 1,000 files', () => {
       for (let f = 0; f < 1000; f++) write(repo, `src/m${Math.floor(f / 50)}/file${f}.ts`, Array.from({ length: 30 }, (_, i) => (i === 15 ? `${codeLine(f, i)} // changed` : codeLine(f, i))).join('\n') + '\n');

@@ -32,7 +32,7 @@ export class ClaudeProvider implements AgentProvider {
     const assistantText: string[] = [];
     try {
       // The project's knowledge as MCP tools (search_knowledge, load_knowledge, stage_knowledge), allowed in every mode.
-      const mcp = req.projectRoot ? knowledgeMcp(req.projectRoot, process.env) : null;
+      const mcp = req.projectRoot ? knowledgeMcp(req.projectRoot, childEnv(CREDENTIAL_ENV.claude)) : null;
       // Loaded on the first claude run: a worker of the scripted or command provider never pays for the SDK.
       const { query } = await import('@anthropic-ai/claude-agent-sdk');
       const messages = query({

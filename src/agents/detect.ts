@@ -66,6 +66,6 @@ function detectClaude(env: NodeJS.ProcessEnv): AgentToolStatus {
   return { ...base, loggedIn: false, detail: 'no ANTHROPIC_API_KEY and no Claude Code login: run `claude` and log in, or set ANTHROPIC_API_KEY' };
 }
 
-export async function detectAgents(env: NodeJS.ProcessEnv = process.env): Promise<AgentToolStatus[]> {
+export async function detectAgents(env: NodeJS.ProcessEnv): Promise<AgentToolStatus[]> {
   return [detectClaude(env), ...(await Promise.all(CLI_TOOL_KINDS.map((k) => detectCli(CLI_TOOLS[k], env))))];
 }

@@ -19,7 +19,7 @@ export const TIER_ENV: Record<Complexity, string> = {
 
 const ORDER: Complexity[] = ['hard', 'medium', 'easy'];
 
-export function resolveTiers(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<Complexity, string>> = {}): Record<Complexity, string> {
+export function resolveTiers(env: NodeJS.ProcessEnv, overrides: Partial<Record<Complexity, string>> = {}): Record<Complexity, string> {
   const out = { ...DEFAULT_TIERS, ...overrides };
   for (const tier of ORDER) {
     const value = env[TIER_ENV[tier]]?.trim();
@@ -33,7 +33,7 @@ export function resolveTiers(env: NodeJS.ProcessEnv = process.env, overrides: Pa
  * Two entries at most: one retry per run. `easy` has nothing weaker, so it
  * retries on itself once.
  */
-export function modelChain(tier: Complexity, tiers: Record<Complexity, string> = resolveTiers()): string[] {
+export function modelChain(tier: Complexity, tiers: Record<Complexity, string>): string[] {
   const i = ORDER.indexOf(tier);
   const first = tiers[tier];
   const next = tiers[ORDER[Math.min(i + 1, ORDER.length - 1)]!];

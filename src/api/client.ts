@@ -19,7 +19,7 @@ export interface ClientOptions {
   token?: string | null;
 }
 
-export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveApiUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const raw = flag || defaultDaemonUrl(env);
   let url: URL;
   try {
@@ -48,7 +48,7 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly token: string | null;
 
-  constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env) {
+  constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv) {
     this.baseUrl = resolveApiUrl(options.url, env);
     this.token = options.token ?? clientToken(new URL(this.baseUrl), env);
   }

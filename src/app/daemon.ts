@@ -10,9 +10,9 @@
  * observer/, demo/; docs/architecture.md): none of them imports it.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
 import type { OpenApiDoc } from '../api/route.js';
 import type { MaestroConfig } from '../config/config.js';
@@ -29,7 +29,7 @@ import { acquireHomeLock } from '../daemon/homeLock.js';
 import { confineToProjects } from '../daemon/projectRoots.js';
 import { HealthMonitor, type HealthReport } from '../daemon/health.js';
 import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
-import { LogFile } from '../daemon/logSink.js';
+import { healthAndLog } from './healthLog.js';
 import { createRunControl } from '../daemon/runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon/projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js';
@@ -45,7 +45,8 @@ import { followFromEnv } from '../observer/hub.js';
 import type { ObserverEvents } from '../observer/events.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
-import { agentEnv } from '../lib/agentEnv.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
+import type { Env } from '../config/env.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 
 export interface Daemon {
@@ -70,6 +71,12 @@ export interface Daemon {
 }
 
 export interface DaemonOptions {
+  /**
+   * The environment the daemon's parts are configured from (knowledge, observer, the default provider's
+   * credentials): `maestro serve` passes the one its entry read; none when not given. Workers and hooks get
+   * an allowlist of the process's own (src/lib/agentEnv.ts), never this.
+   */
+  env?: Env;
   /** Extra route plugins (the knowledge and observer APIs, the web board). */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
   /** Where log lines go; stdout by default. */
@@ -142,7 +149,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       poke();
     });
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
-    const knowledge = new KnowledgeService(resolveKnowledgeConfig(process.env));
+    const knowledge = new KnowledgeService(resolveKnowledgeConfig(options.env ?? {}));
     knowledge.start();
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, poke);
@@ -276,6 +283,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     hooks,
     preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),
     workerEnv: options.workerEnv,
+    env: options.env ?? {},
     workerSilenceMs: options.workerSilenceMs,
     heartbeatMs: options.heartbeatMs,
     onError: logError,
@@ -283,7 +291,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
-    knowledge: new KnowledgeBridge({ lifecycle: knowledge.lifecycle, watch: (dir) => knowledge.watchCorpus(dir) }),
+    knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
 }
 
@@ -304,7 +312,7 @@ function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (rep
  */
 function createObserver(options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
   const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-  return new ObserverService({ config: options.observer ?? resolveObserverConfig(), follow: options.observerFollow ?? followFromEnv(process.env), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
+  return new ObserverService({ config: options.observer ?? resolveObserverConfig(options.env ?? {}), follow: options.observerFollow ?? followFromEnv(options.env ?? {}), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
 }
 
 interface ApiParts {
@@ -325,13 +333,13 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's own `.workflow/` only.
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];
   // A daemon that runs tasks refuses one it could not run (no usable agent); without an orchestrator nothing runs.
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
-  const workersEnv = { ...agentEnv(process.env, { credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
+  const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
   // Task branches of a project on a shared remote live in this host's clone of it.
   const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
@@ -360,37 +368,4 @@ async function createDemoIfEmpty(config: MaestroConfig, options: DaemonOptions, 
     log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');
     if (options.announce) process.stderr.write(`maestro: no projects yet, so a demo project runs: ${project.repoPath} (task "${task.title}")\n`);
   }
-}
-
-/** The health monitor, and the logger whose failed writes it hears of. */
-function healthAndLog(config: MaestroConfig, options: DaemonOptions, onChange: (report: HealthReport) => void): { health: HealthMonitor; log: Logger; closeLog: () => Promise<void> } {
-  const health = new HealthMonitor({ dirs: [config.home, ...sqliteDir(config.database)], probeMs: options.healthProbeMs ?? 5000, now: Date.now, onChange });
-  const { stream, close } = openLogDestination(options, (err) => health.notice(err, options.logFile));
-  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, stream as pino.DestinationStream);
-  return { health, log, closeLog: close };
-}
-
-/** The folder of a SQLite database outside the home, whose disk the health probe watches too. */
-function sqliteDir(url: string): string[] {
-  const path = sqlitePath(url);
-  return path ? [dirname(path)] : [];
-}
-
-/**
- * The log stream: a LogFile, or the given stream with an 'error' listener, so
- * that a failed log write (ENOSPC, EROFS, a closed pipe) is a health condition
- * and never an unhandled 'error' that ends the process.
- */
-function openLogDestination(options: DaemonOptions, onFault: (err: Error) => void): { stream: NodeJS.WritableStream; close: () => Promise<void> } {
-  if (options.logFile) {
-    const file = new LogFile(options.logFile, onFault);
-    file.on('error', () => {
-      // a write after close at shutdown: nothing to report
-    });
-    return { stream: file, close: () => new Promise<void>((resolve) => file.end(() => resolve())) };
-  }
-  const stream = options.logDestination ?? process.stdout;
-  const listener = (err: Error) => onFault(err);
-  stream.on('error', listener);
-  return { stream, close: async () => void stream.off('error', listener) };
 }

@@ -1,13 +1,15 @@
 /** The `maestro` command line: one program over every subsystem. */
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
+import type { Env } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
-export async function main(argv: string[]): Promise<void> {
+/** `env`: the process environment, read once by the entry below and handed to every command. */
+export async function main(argv: string[], env: Env): Promise<void> {
   const args = argv.slice(2);
   const json = args.includes('--json');
-  const program = await buildProgram(args, json);
+  const program = await buildProgram(args, { env }, json);
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -22,4 +24,4 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-await main(process.argv);
+await main(process.argv, process.env);

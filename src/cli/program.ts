@@ -1,6 +1,7 @@
 /** The `maestro` program: commander with the command modules a command line needs. */
 import { Command } from 'commander';
 import { modulesFor } from './commands/index.js';
+import type { CliContext } from './context.js';
 
 /**
  * With `--json` anywhere on the line, a usage error is printed as the same
@@ -8,7 +9,7 @@ import { modulesFor } from './commands/index.js';
  * not as commander's text and help; the exit code stays 2. Only the command
  * modules `args` needs are loaded (commands/index.ts).
  */
-export async function buildProgram(args: readonly string[], json = false): Promise<Command> {
+export async function buildProgram(args: readonly string[], ctx: CliContext, json = false): Promise<Command> {
   const program = new Command('maestro')
     .description('Run coding agents on Git repositories like a tech lead runs a team.')
     .version('0.1.0')
@@ -16,6 +17,6 @@ export async function buildProgram(args: readonly string[], json = false): Promi
   if (json) program.configureOutput({ outputError: () => undefined });
   else program.showHelpAfterError();
   const modules = await Promise.all(modulesFor(args).map((m) => m.load()));
-  for (const m of modules) m.register(program);
+  for (const m of modules) m.register(program, ctx);
   return program;
 }

@@ -136,7 +136,7 @@ function envPort(env: NodeJS.ProcessEnv): number | undefined {
   return port;
 }
 
-export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): MaestroConfig {
+export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv): MaestroConfig {
   const home = overrides.home ? resolve(overrides.home) : resolveHome(env);
   const configPath = join(home, 'config.json');
   const file = readConfigFile(configPath);

@@ -2,17 +2,19 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveApiUrl } from '../api/client.js';
-import { claudeConfigDir, defaultDaemonUrl, namedSearchDaemon, wikiDirFromEnv } from './env.js';
+import { claudeConfigDir, defaultDaemonUrl, searchDaemonSetting, wikiDirFromEnv } from './env.js';
 
 describe('the daemon URL', () => {
-  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_DAEMON_URL only names the daemon search asks (or none)', () => {
+  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_SEARCH_DAEMON only says whether search asks it', () => {
     expect(defaultDaemonUrl({ MAESTRO_URL: 'http://a:1' })).toBe('http://a:1');
     expect(defaultDaemonUrl({ MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
     expect(defaultDaemonUrl({})).toBe('http://127.0.0.1:4300');
-    expect(namedSearchDaemon({})).toBeUndefined();
-    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: '' })).toBeNull();
-    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'off' })).toBeNull();
-    expect(namedSearchDaemon({ MAESTRO_DAEMON_URL: 'http://b:2' })).toBe('http://b:2');
+    expect(searchDaemonSetting({})).toBe('auto');
+    expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: '' })).toBe('auto');
+    expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'off' })).toBe('off');
+    expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'On' })).toBe('on');
+    expect(() => searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'http://b:2' })).toThrow('MAESTRO_SEARCH_DAEMON must be auto, on or off');
+    expect(() => searchDaemonSetting({ MAESTRO_DAEMON_URL: 'http://b:2' })).toThrow('MAESTRO_DAEMON_URL is gone');
   });
 
   it('the API client reads the same rule', () => {
@@ -27,8 +29,8 @@ function sources(dir: string): string[] {
 }
 
 describe('the shared environment variables are read in src/config only', () => {
-  it('no other source file reads MAESTRO_URL, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
-    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
+  it('no other source file reads MAESTRO_URL, MAESTRO_SEARCH_DAEMON, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
+    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_SEARCH_DAEMON|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
     const offenders = sources(SRC)
       .filter((f) => !relative(SRC, f).startsWith('config/'))
       .flatMap((f) => readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (read.test(line) ? [`${relative(SRC, f)}:${i + 1}`] : [])));
@@ -43,3 +45,24 @@ describe('the shared environment variables are read in src/config only', () => {
     expect(claudeConfigDir({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' })).toBe('/c');
   });
 });
+
+/**
+ * The process environment is read where a process starts and passed down from there; library code takes
+ * `env`. Each file allowed to read it, and why.
+ */
+const READS_PROCESS_ENV: Record<string, string> = {
+  'cli/main.ts': "the CLI's entry (and through `serve` and `mcp`, the daemon's and the MCP server's): reads it once and hands it to every command",
+  'executor/worker.ts': "a worker process's entry: its environment is its run's allowlist (lib/agentEnv.ts), read once and passed to the run",
+  'lib/agentEnv.ts': "a child's environment is built from the parent's: the allowlist has to read it (and a warm worker sets its run's folder for what its agent starts)",
+};
+
+describe('the process environment is read at the entry points only', () => {
+  it('no source file outside the allowed ones reads process.env, and each allowed one still does', () => {
+    const read = /\bprocess\s*(?:\.\s*env\b|\[\s*['"]env['"]\s*\])|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b/;
+    const readers = sources(SRC).filter((f) => readFileSync(f, 'utf8').split('\n').some((line) => read.test(line)));
+    const offenders = readers.map((f) => relative(SRC, f)).filter((f) => !(f in READS_PROCESS_ENV));
+    expect(offenders, 'read the environment at the entry point and pass `env` down (or add the file to READS_PROCESS_ENV with its reason)').toEqual([]);
+    expect(Object.keys(READS_PROCESS_ENV).filter((f) => !readers.some((r) => relative(SRC, r) === f))).toEqual([]);
+  });
+});
+

@@ -5,10 +5,15 @@
  * No zod here: the CLI's fast paths load this. A test (env.test.ts) fails when
  * one of these names is read anywhere else under src/.
  *
- * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT).
- * - MAESTRO_DAEMON_URL: which daemon `maestro search` asks: a URL (its errors are
- *   the answer), or empty / `off` for none; unset, this home's running daemon at
- *   the MAESTRO_URL address (knowledge/search/client.ts).
+ * Every function here takes `env`: the process environment itself is read where
+ * a process starts (the CLI's main.ts, a worker's entry) and passed down; env.test.ts
+ * lists the few files that read the process environment, and why.
+ *
+ * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT);
+ *   the one daemon URL, `maestro search` included.
+ * - MAESTRO_SEARCH_DAEMON: whether `maestro search` asks that daemon: `auto` (the
+ *   default: when this home's daemon runs), `on` (always; its errors are the
+ *   answer) or `off` (never; also `maestro search --no-daemon`).
  * - MAESTRO_TOKEN: the token a client sends; else the home's token file, for a
  *   daemon on this machine's loopback only (the local secret never travels).
  * - FLOW_WIKI_DIR, else FLOW_ROOT_DIR/wiki, else FLOW_PROJECT_DIR/wiki: the
@@ -17,30 +22,37 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MaestroError } from '../core/errors.js';
 import { DEFAULTS } from './defaults.js';
 import { isLoopback, readHomeToken, resolveHome } from './home.js';
 
 export type Env = Record<string, string | undefined>;
 
 /** The daemon URL the environment names (MAESTRO_URL), or undefined. */
-export function daemonUrlFromEnv(env: Env = process.env): string | undefined {
+export function daemonUrlFromEnv(env: Env): string | undefined {
   return env.MAESTRO_URL || undefined;
 }
 
 /** Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT (default 4300). */
-export function defaultDaemonUrl(env: Env = process.env): string {
+export function defaultDaemonUrl(env: Env): string {
   return daemonUrlFromEnv(env) ?? `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
 }
 
-/** MAESTRO_DAEMON_URL for `maestro search`: undefined when unset, null when it says none ('' or `off`), else the URL. */
-export function namedSearchDaemon(env: Env = process.env): string | null | undefined {
-  const named = env.MAESTRO_DAEMON_URL;
-  if (named === undefined) return undefined;
-  return named === '' || named === 'off' ? null : named;
+export type SearchDaemon = 'auto' | 'on' | 'off';
+
+/** MAESTRO_SEARCH_DAEMON for `maestro search` (unset or empty: auto); a bad value, or the old MAESTRO_DAEMON_URL, is refused by name. */
+export function searchDaemonSetting(env: Env): SearchDaemon {
+  if (env.MAESTRO_DAEMON_URL) {
+    throw new MaestroError('BAD_INPUT', `MAESTRO_DAEMON_URL is gone: MAESTRO_URL names the daemon (set it to ${JSON.stringify(env.MAESTRO_DAEMON_URL)} if that is the one), and MAESTRO_SEARCH_DAEMON=on|off|auto says whether \`maestro search\` asks it.`);
+  }
+  const value = (env.MAESTRO_SEARCH_DAEMON ?? '').trim().toLowerCase();
+  if (value === '' || value === 'auto') return 'auto';
+  if (value === 'on' || value === 'off') return value;
+  throw new MaestroError('BAD_INPUT', `MAESTRO_SEARCH_DAEMON must be auto, on or off, got ${JSON.stringify(env.MAESTRO_SEARCH_DAEMON)}.`);
 }
 
 /** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */
-export function clientToken(url: URL, env: Env = process.env): string | null {
+export function clientToken(url: URL, env: Env): string | null {
   return env.MAESTRO_TOKEN || (isLoopback(url.hostname.replace(/^\[|\]$/g, '')) ? readHomeToken(resolveHome(env)) : null);
 }
 
@@ -58,6 +70,6 @@ export function wikiDirVariable(env: Env): 'FLOW_WIKI_DIR' | 'FLOW_ROOT_DIR' | '
 }
 
 /** Where Claude Code keeps its login and its session transcripts (`projects/`). */
-export function claudeConfigDir(env: Env = process.env): string {
+export function claudeConfigDir(env: Env): string {
   return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
 }

@@ -23,7 +23,7 @@ export const TOKEN_FILE = 'token';
 /** What a token file must hold: our own tokens are 43 characters; MAESTRO_TOKEN may be any string of 8 or more. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,512}$/;
 
-export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+export function resolveHome(env: NodeJS.ProcessEnv): string {
   return resolve(env.MAESTRO_HOME || join(homedir(), '.maestro'));
 }
 

@@ -12,13 +12,13 @@ import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { providerConfigSchema, type JobInput, type ProviderConfig } from '../executor/protocol/job.js';
 
 /** Whether Claude credentials are present: an API key, or a Claude Code login. */
-export function hasClaudeCredentials(env: NodeJS.ProcessEnv = process.env): boolean {
+export function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {
   if (env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN) return true;
   return existsSync(join(homedir(), '.claude', '.credentials.json'));
 }
 
 /** The project's configured provider; else claude where credentials are present. */
-export function providerFor(project: Project): ProviderConfig {
+export function providerFor(project: Project, env: NodeJS.ProcessEnv): ProviderConfig {
   const configured = project.config.provider;
   if (configured !== undefined) {
     const parsed = providerConfigSchema.safeParse(configured);
@@ -27,7 +27,7 @@ export function providerFor(project: Project): ProviderConfig {
     }
     return parsed.data;
   }
-  if (hasClaudeCredentials()) return { kind: 'claude' };
+  if (hasClaudeCredentials(env)) return { kind: 'claude' };
   throw new MaestroError(
     'CONFIG_INVALID',
     `Project ${project.name} has no agent provider: set ANTHROPIC_API_KEY (or log in with Claude Code), or give the project a provider in its config (PATCH /api/projects/${project.id}).`,
@@ -43,6 +43,8 @@ export interface JobContext {
   /** Earlier runs of this task version, oldest first. */
   history: Run[];
   worktreeRoot: string;
+  /** The daemon's environment (the default provider's credentials). */
+  env: NodeJS.ProcessEnv;
   heartbeatMs: number;
   /** "What the project already knows": the knowledge brief (KnowledgeBridge.briefFor). */
   knowledge?: string;
@@ -82,7 +84,7 @@ export function buildJob(ctx: JobContext): JobInput {
       worktreeRoot: ctx.worktreeRoot,
       knowledge: ctx.knowledge ?? '',
     },
-    provider: providerFor(project),
+    provider: providerFor(project, ctx.env),
     reviewRound,
     previousFailures: failures.slice(-3),
     heartbeatMs: ctx.heartbeatMs,

@@ -171,6 +171,69 @@ describe('merge trains', () => {
     expect(git(repo, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim()).sort()).toEqual(['maestro/t-b', 'maestro/t-v']);
   });
 
+  it("one project's merge does not wait for another's: a hook holding project A's train sees project B's task land", { timeout: 120_000 }, async () => {
+    const s = await openStore();
+    const repoA = makeRepo({ 'README.md': '# a\n' });
+    const repoB = makeRepo({ 'README.md': '# b\n' });
+    branchWith(repoA, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repoB, 'maestro/t-b', { 'b.txt': 'b\n' });
+    const projectA = await s.projects.create({ name: 'a', repoPath: repoA, config: {} });
+    const projectB = await s.projects.create({ name: 'b', repoPath: repoB, config: {} });
+    // A's approval is the older one: taken one after another, A's train would go first and hold B's back.
+    const a = await approved(s, projectA, 'a', 'maestro/t-a');
+    const b = await approved(s, projectB, 'b', 'maestro/t-b');
+    const hooks: MergeHooks = {
+      beforeMerge: async (task) => {
+        if (task.id !== a.id) return;
+        const deadline = Date.now() + 60_000;
+        while ((await s.tasks.get(b.id)).status !== 'done') {
+          if (Date.now() > deadline) return { cancel: "project B's task never landed while A's train waited" };
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+    };
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks });
+    await d.merges.tick();
+    expect(d.errors).toEqual([]);
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect((await s.tasks.get(b.id)).status).toBe('done');
+    expect(existsSync(join(repoA, 'a.txt')) && existsSync(join(repoB, 'b.txt'))).toBe(true);
+  });
+
+  it("work approved while another project's train is held merges in the next tick, without waiting for it", { timeout: 120_000 }, async () => {
+    const s = await openStore();
+    const repoA = makeRepo({ 'README.md': '# a\n' });
+    const repoB = makeRepo({ 'README.md': '# b\n' });
+    branchWith(repoA, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repoB, 'maestro/t-b', { 'b.txt': 'b\n' });
+    const projectA = await s.projects.create({ name: 'a', repoPath: repoA, config: {} });
+    const projectB = await s.projects.create({ name: 'b', repoPath: repoB, config: {} });
+    const a = await approved(s, projectA, 'a', 'maestro/t-a');
+    let held!: () => void;
+    const holding = new Promise<void>((r) => (held = r));
+    let bId = '';
+    const hooks: MergeHooks = {
+      beforeMerge: async (task) => {
+        if (task.id !== a.id) return;
+        held();
+        const deadline = Date.now() + 60_000;
+        while (!bId || (await s.tasks.get(bId)).status !== 'done') {
+          if (Date.now() > deadline) return { cancel: "project B's task never landed while A's train waited" };
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+    };
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks });
+    const first = d.merges.tick();
+    await holding;
+    bId = (await approved(s, projectB, 'b', 'maestro/t-b')).id;
+    await d.merges.tick(); // A is merging already: this tick takes B alone
+    expect((await s.tasks.get(bId)).status).toBe('done');
+    await first;
+    expect(d.errors).toEqual([]);
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+  });
+
   it('a push the remote refuses records nothing; the tasks are retried later, each in a train of its own', async () => {
     const s = await openStore();
     const root = tempDir('maestro-train-');

@@ -49,7 +49,12 @@ interface Landed {
 }
 
 export class MergeCoordinator {
-  private running = false;
+  /** The projects merging now (mergeProjectRounds never rejects). */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Parents being finished (finishParents). */
+  private parents: Promise<void> = Promise.resolve();
+  /** The conflict run being opened (openConflict never rejects). */
+  private conflicts: Promise<void> = Promise.resolve();
   /** Tasks whose push of main the remote refused: when to try again, and the wait after that. */
   private readonly refused = new Map<string, { at: number; waitMs: number }>();
 
@@ -71,44 +76,74 @@ export class MergeCoordinator {
     },
   ) {}
 
+  /**
+   * Starts merging every project with approved work that is not merging already, and resolves once those
+   * are done. Projects merge side by side, each on its own: its own repository, clone and lease, so one
+   * project's train, push or clean-up never holds another's, and a tick called meanwhile starts the
+   * projects whose work was approved since. (One tick for all, one project after another, four demo
+   * projects' merges took 3.5 s each in bench:daemon with four workers, 0.8 s with one.)
+   */
   async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      // Work approved while a train ran goes in the next one at once, not a tick later; each task is tried once a tick.
-      const tried = new Set<string>();
-      const landed: Array<{ project: Project; landed: Landed }> = [];
-      for (let round = 0; round < MAX_ROUNDS && (await this.round(tried, landed)) > 0; round++);
-      // Clean-ups wait until no more work is landing: they need the clone, which the next train needs first.
-      for (const l of landed) await this.cleanUpAll(l.project, l.landed);
-      await this.finishParents();
-    } finally {
-      this.running = false;
+    const started: Promise<void>[] = [];
+    for (const projectId of await this.dueProjects()) {
+      if (this.inFlight.has(projectId)) continue;
+      const flight = this.mergeProjectRounds(projectId).finally(() => this.inFlight.delete(projectId));
+      this.inFlight.set(projectId, flight);
+      started.push(flight);
     }
+    await Promise.all(started);
+    // One at a time: two ticks ending together must not both finish the same parent.
+    const parents = this.parents.then(() => this.finishParents());
+    this.parents = parents.catch(() => undefined);
+    await parents;
   }
 
-  /** One train per project with work that may go now (the oldest approval first); returns how many tasks landed. */
-  private async round(tried: Set<string>, done: Array<{ project: Project; landed: Landed }>): Promise<number> {
+  /** Resolves when no project is merging. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size) await Promise.all(this.inFlight.values());
+    await this.parents;
+  }
+
+  /** Projects with approved work that may go now, the one with the oldest approval first. */
+  private async dueProjects(): Promise<string[]> {
     const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
     for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
     const now = this.store.clock();
-    const due = (t: Task) => !tried.has(t.id) && (this.refused.get(t.id)?.at ?? 0) <= now;
-    const projects = new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId));
-    let landed = 0;
-    for (const projectId of projects) {
+    const due = (t: Task) => (this.refused.get(t.id)?.at ?? 0) <= now;
+    return [...new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId))];
+  }
+
+  /**
+   * A project's trains, round after round while work keeps landing (work approved while a train ran goes in
+   * the next one at once, not a tick later; each task is tried once a tick), then its clean-ups: they need the
+   * clone, which the next train needs first.
+   */
+  private async mergeProjectRounds(projectId: string): Promise<void> {
+    const tried = new Set<string>();
+    const landed: Landed[] = [];
+    try {
+      const project = await this.store.projects.get(projectId);
       try {
-        const project = await this.store.projects.get(projectId);
-        for (const l of await this.mergeProject(project, tried)) {
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+          const trains = await this.mergeProject(project, tried);
           // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
-          for (const c of l.conflicts) await this.openConflict(c.task, c.branch, c.message);
-          done.push({ project, landed: l });
-          landed += l.cleanups.length;
+          for (const l of trains) for (const c of l.conflicts) await this.openConflictInTurn(c.task, c.branch, c.message);
+          landed.push(...trains);
+          if (!trains.some((l) => l.cleanups.length)) break;
         }
-      } catch (err) {
-        this.opts.onError(coerceError(err));
+      } finally {
+        for (const l of landed) await this.cleanUpAll(project, l);
       }
+    } catch (err) {
+      this.opts.onError(coerceError(err));
     }
-    return landed;
+  }
+
+  /** Conflict runs open one at a time, so that two projects never both take the last free slot. */
+  private openConflictInTurn(task: Task, branch: string, message: string): Promise<void> {
+    const opened = this.conflicts.then(() => this.openConflict(task, branch, message));
+    this.conflicts = opened;
+    return opened;
   }
 
   private async toAttention(task: Task, reason: string): Promise<void> {

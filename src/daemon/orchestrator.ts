@@ -21,7 +21,7 @@ import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
-import { agentEnv } from '../lib/agentEnv.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
@@ -56,7 +56,8 @@ export class Orchestrator {
   private pruneTimer: NodeJS.Timeout | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
   private mergeTimer: NodeJS.Timeout | null = null;
-  private mergeTick: Promise<void> | null = null;
+  /** Merge ticks under way: each starts the projects with newly approved work (the others are merging already). */
+  private readonly mergeTicks = new Set<Promise<void>>();
   private untrack: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
@@ -147,7 +148,8 @@ export class Orchestrator {
 
   /** Resolves when no tick is running. */
   async idle(): Promise<void> {
-    while (this.ticking || this.mergeTick) await (this.ticking ?? this.mergeTick);
+    while (this.ticking || this.mergeTicks.size) await (this.ticking ?? Promise.all(this.mergeTicks));
+    await this.merges.idle();
   }
 
   /** Registers this daemon's name on the database; refused while another live daemon holds it. */
@@ -179,12 +181,14 @@ export class Orchestrator {
     }
   }
 
-  /** Merges beside the tick (fetches and pushes are slow), never overlapping; errors are logged, never unhandled rejections. */
+  /** Merges beside the tick (fetches and pushes are slow), a project never in two at once; errors are logged, never unhandled rejections. */
   private kickMerges(): void {
     if (this.stopping) return;
-    this.mergeTick ??= this.merges.tick().catch((err) => this.opts.onError(coerceError(err))).finally(() => {
-      this.mergeTick = null;
-    });
+    const tick: Promise<void> = this.merges
+      .tick()
+      .catch((err) => this.opts.onError(coerceError(err)))
+      .finally(() => this.mergeTicks.delete(tick));
+    this.mergeTicks.add(tick);
   }
 
   /**
@@ -308,7 +312,7 @@ export class Orchestrator {
     const runDir = join(this.config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
     const knowledge = (await tryKnowledge(this.store, task, 'brief', () => this.knowledge.briefFor(task, project.repoPath), this.opts.onError)) ?? '';
-    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge });
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), env: this.opts.env, heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge });
     if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
       const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
@@ -331,7 +335,7 @@ export class Orchestrator {
   private async spawn(run: Run, project?: Project): Promise<void> {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
     const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
-    const env = { ...agentEnv(process.env, { credentials: CREDENTIAL_ENV[readJob(run.runDir!).provider.kind], pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const env = { ...processAgentEnv({ credentials: CREDENTIAL_ENV[readJob(run.runDir!).provider.kind], pass: passEnvOf(config) }), ...this.opts.workerEnv };
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

@@ -20,6 +20,8 @@ export interface OrchestratorOptions {
   hooks?: OrchestratorHooks;
   /** Environment for worker processes (tests point the scripted provider at files). */
   workerEnv?: NodeJS.ProcessEnv;
+  /** The daemon's environment: its credentials pick the default provider (jobs.ts providerFor). */
+  env: NodeJS.ProcessEnv;
   workerSilenceMs?: number;
   heartbeatMs?: number;
   onError: (err: Error) => void;

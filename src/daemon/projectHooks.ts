@@ -8,7 +8,7 @@ import { HOOK_CANCELLED_EVENT, HookRunner, hookCancelPayload, type HookName, typ
 import type { Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import type { Store } from '../store/store.js';
-import { agentEnv } from '../lib/agentEnv.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
 import { passEnvOf } from './projectSettings.js';
 import type { OrchestratorHooks } from './orchestrator.js';
 
@@ -25,7 +25,7 @@ export function createDaemonHooks(store: Store, globalHome: string, timeoutMs?: 
     let r = runners.get(task.projectId);
     // Settings changed (passEnv): a runner with the new environment.
     if (!r || r.updatedAt !== project.updatedAt) {
-      const env = agentEnv(process.env, { pass: passEnvOf(project.config) });
+      const env = processAgentEnv({ pass: passEnvOf(project.config) });
       r = { runner: new HookRunner({ projectRoot: project.repoPath, globalHome, timeoutMs, env }), updatedAt: project.updatedAt };
       runners.set(task.projectId, r);
     }

@@ -27,10 +27,10 @@ function executable(path: string): boolean {
 }
 
 /** Why the project's tasks could not run, or null when its provider looks usable. */
-export function providerProblem(project: Project, env: NodeJS.ProcessEnv = process.env): string | null {
+export function providerProblem(project: Project, env: NodeJS.ProcessEnv): string | null {
   let provider;
   try {
-    provider = providerFor(project);
+    provider = providerFor(project, env);
   } catch (err) {
     return (err as Error).message;
   }

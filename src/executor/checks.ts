@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
 import type { CheckConfig } from './protocol/job.js';
 
@@ -32,7 +33,7 @@ export function runCheck(check: CheckConfig, cwd: string, logDir: string, defaul
   const started = Date.now();
   writeSync(fd, `$ ${typeof check.command === 'string' ? check.command : check.command.join(' ')}\n`);
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, CI: '1' } });
+    const child = spawn(file, args, { cwd, stdio: ['ignore', fd, fd], detached: true, env: { ...childEnv([]), CI: '1' } });
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, sig);

@@ -25,6 +25,8 @@ import { StageBook } from './protocol/stages.js';
 
 export interface RunIO {
   runDir: string;
+  /** The worker's environment (its entry reads it; a run's allowlist, src/lib/agentEnv.ts): the model tiers. None by default. */
+  env?: NodeJS.ProcessEnv;
   /** Aborting it stops the run at the next safe point (the worker wires SIGTERM here). */
   signal?: AbortSignal;
   /** Replaces the provider the job names (benchmarks); tests use the job's own. */
@@ -96,7 +98,7 @@ function runContext(job: Job, io: RunIO, parts: Pick<RunContext, 'outbox' | 'sta
     limits: { ...DEFAULT_LIMITS, ...project.limits, ...job.limits },
     checks: job.checks ?? project.checks,
     // The provider's own model names, then the project's `.maestro/` models, then the provider config's, then env.
-    tiers: resolveTiers(process.env, { ...providerTiers(job.provider.kind), ...project.models, ...('models' in job.provider ? job.provider.models : {}) }),
+    tiers: resolveTiers(io.env ?? {}, { ...providerTiers(job.provider.kind), ...project.models, ...('models' in job.provider ? job.provider.models : {}) }),
     runDir: io.runDir,
     outbox: parts.outbox,
     stages: parts.stages,

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { agentEnv, RUN_DIR_ENV } from '../lib/agentEnv.js';
+import { processAgentEnv, RUN_DIR_ENV } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
 
 export interface WorkerHandle {
@@ -94,7 +94,7 @@ export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options:
 export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; stdio?: 'ignore' | 'inherit' } = {}): WorkerHandle {
   // The caller's environment replaces the daemon's (the orchestrator passes an allowlist, src/lib/agentEnv.ts);
   // `maestro load` in the agent records into this run.
-  const env = { ...(options.env ?? agentEnv(process.env)), [RUN_DIR_ENV]: resolve(runDir) };
+  const env = { ...(options.env ?? processAgentEnv()), [RUN_DIR_ENV]: resolve(runDir) };
   const proc = startWorkerProcess(resolve(runDir), env, { stdio: options.stdio });
   return { ...proc, detach: () => proc.child.unref() };
 }

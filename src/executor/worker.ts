@@ -19,7 +19,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { RUN_DIR_ENV } from '../lib/agentEnv.js';
+import { setRunDir } from '../lib/agentEnv.js';
 import { killGroupMembers } from '../lib/processes.js';
 import { readJsonFile } from './protocol/files.js';
 import { JOB_FILE, readJob } from './protocol/job.js';
@@ -27,7 +27,7 @@ import { OutboxWriter } from './protocol/outbox.js';
 import { runPipeline } from './run.js';
 
 /** One run on `runDir`; aborting `signal` stops it at its next safe point. */
-export async function workerMain(runDir: string, signal: AbortSignal): Promise<number> {
+export async function workerMain(runDir: string, signal: AbortSignal, env: NodeJS.ProcessEnv): Promise<number> {
   let job;
   try {
     job = readJob(runDir);
@@ -57,7 +57,7 @@ export async function workerMain(runDir: string, signal: AbortSignal): Promise<n
   beat();
   const heartbeat = setInterval(beat, job.heartbeatMs);
   try {
-    await runPipeline(job, { runDir, signal, outbox });
+    await runPipeline(job, { runDir, signal, outbox, env });
     return 0;
   } finally {
     clearInterval(heartbeat);
@@ -70,7 +70,7 @@ async function coldMain(runDir: string): Promise<number> {
   const onTerm = () => controller.abort();
   process.once('SIGTERM', onTerm);
   process.once('SIGINT', onTerm);
-  return workerMain(runDir, controller.signal);
+  return workerMain(runDir, controller.signal, process.env);
 }
 
 /** Parent → warm worker: run this directory. Warm worker → parent: ready, then one `done` per run. */
@@ -97,10 +97,10 @@ function warmMain(): Promise<number> {
       const runDir = msg.run;
       const controller = (current = new AbortController());
       // `maestro load` in the agent records into this run (childEnv passes the worker's environment on).
-      process.env[RUN_DIR_ENV] = runDir;
-      workerMain(runDir, controller.signal).then((code) => {
+      setRunDir(runDir);
+      workerMain(runDir, controller.signal, process.env).then((code) => {
         current = null;
-        delete process.env[RUN_DIR_ENV];
+        setRunDir(null);
         // What the run started and left running goes now, as it would with a cold worker's exit (it leads its group).
         killGroupMembers(process.pid, process.pid);
         // Aborted by SIGTERM, or the daemon is gone: exit, as a cold worker would.

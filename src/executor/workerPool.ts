@@ -15,7 +15,11 @@
  *     exits), kill() is SIGKILL to its process group.
  * A worker is reused only by a run with exactly the same environment (the
  * allowlist, the provider's credentials and the project's passEnv differ per
- * run), and retired after MAX_RUNS runs or IDLE_MS idle.
+ * run), and retired after MAX_RUNS runs or IDLE_MS idle. Beyond `warm`, a worker
+ * back from a run waits BURST_IDLE_MS for the next one: a daemon running four
+ * at once with two kept warm used to end two workers after every run and start
+ * two cold ones for the next (9 processes for 40 runs in bench:daemon, 0.5 CPU s
+ * each from the sources), so four workers did less than one.
  *
  *   spawned → ready → busy ⇄ idle → retired (SIGTERM) | dead
  */
@@ -27,6 +31,8 @@ import type { WarmReply, WarmRequest } from './worker.js';
 const SECOND = 1000;
 /** An idle worker holds about 60 MB; one unused this long is let go. */
 export const IDLE_MS = 60 * SECOND;
+/** How long a worker beyond `warm` waits for another run: the gap between runs of a busy daemon. */
+export const BURST_IDLE_MS = 5 * SECOND;
 /** Runs one process serves before it is replaced: bounds whatever a long-lived process accumulates. */
 export const MAX_RUNS = 100;
 
@@ -34,6 +40,8 @@ export interface WorkerPoolOptions {
   /** Idle workers kept warm; 0 starts a cold process per run. */
   warm: number;
   idleMs?: number;
+  /** How long a worker beyond `warm` stays idle (BURST_IDLE_MS). */
+  burstIdleMs?: number;
   maxRuns?: number;
 }
 
@@ -152,15 +160,16 @@ export class WorkerPool {
     };
   }
 
-  /** A worker whose run ended: kept warm if there is room, else let go. */
+  /** A worker whose run ended: kept warm for IDLE_MS if there is room, for BURST_IDLE_MS beyond `warm`. */
   private release(worker: WarmWorker): void {
     const max = this.opts.maxRuns ?? MAX_RUNS;
-    if (this.stopped || !worker.proc.child.connected || worker.runs >= max || this.idle.length >= this.opts.warm) return this.retire(worker);
+    if (this.stopped || !worker.proc.child.connected || worker.runs >= max) return this.retire(worker);
+    const idleMs = this.idle.length < this.opts.warm ? (this.opts.idleMs ?? IDLE_MS) : (this.opts.burstIdleMs ?? BURST_IDLE_MS);
     worker.idleTimer = setTimeout(() => {
       const at = this.idle.indexOf(worker);
       if (at >= 0) this.idle.splice(at, 1);
       this.retire(worker);
-    }, this.opts.idleMs ?? IDLE_MS);
+    }, idleMs);
     worker.idleTimer.unref();
     this.idle.push(worker);
   }

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { MaestroError } from '../core/errors.js';
-import { agentEnv } from '../lib/agentEnv.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
 
 export interface GitOptions {
   /** Exit codes that are answers, not failures (e.g. 1 from merge-tree on conflicts). */
@@ -63,7 +63,7 @@ const GIT_ENV = ['GIT_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
 function runGit(cwd: string, args: string[], options: GitOptions): Promise<GitResult> {
   // Agent commits are authored by Maestro unless the environment says otherwise. Git runs the
   // repository's hooks, which an agent's worktree can reach: they see git's and ssh's settings, not the daemon's secrets.
-  const env = { ...IDENTITY_ENV, ...agentEnv(process.env, { pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
+  const env = { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
   return new Promise((resolve, reject) => {
     execFile(options.gitBinary ?? 'git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve({ stdout, stderr, code: 0 });

@@ -14,7 +14,7 @@
  * reason that names the hook and its file. The daemon records every cancel as
  * an event with that reason.
  */
-import { agentEnv } from '../lib/agentEnv.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HOOK_NAMES, moduleArgs, readModuleAnswer, readShellAnswer, shellFileName, type HookContexts, type HookName, type HookOutcome } from './contract.js';
@@ -42,7 +42,7 @@ export class HookRunner {
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: HookRunnerOptions) {
-    this.env = options.env ?? agentEnv(process.env);
+    this.env = options.env ?? processAgentEnv();
     this.dirs = [];
     if (options.projectRoot) this.dirs.push(join(resolve(options.projectRoot), '.maestro'));
     if (options.globalHome) this.dirs.push(resolve(options.globalHome));

@@ -1,5 +1,5 @@
 /**
- * The in-process knowledge API: `openKnowledge({workflowRoot})` →
+ * The in-process knowledge API: `openKnowledge({workflowRoot, env})` →
  * `{search, searchKg, searchCode, load, list, health, neighbors, …}`. The CLI
  * uses it directly when no daemon answers; the daemon serves the same calls
  * (http.ts), so both give identical results.
@@ -111,8 +111,9 @@ interface Opened {
 }
 
 function openHandle(opts: KnowledgeOptions): Opened {
+  const env = opts.env;
   const root = resolveWorkflowRoot(opts);
-  const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, opts.env) : opts.wikiRoot;
+  const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, env) : opts.wikiRoot;
   const sources = [...builtinSources(root), ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
   const handle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
@@ -124,8 +125,8 @@ function openHandle(opts: KnowledgeOptions): Opened {
     sources,
     handle,
     canWrite,
-    embedder: opts.embedder === undefined ? embedderFromEnv(opts.env) : opts.embedder,
-    project: resolveProjectSlug(root.confined ? {} : (opts.env ?? process.env), root.projectDir),
+    embedder: opts.embedder === undefined ? embedderFromEnv(env) : opts.embedder,
+    project: resolveProjectSlug(root.confined ? {} : env, root.projectDir),
     throttle,
     ensureSynced: () => throttle.files(() => syncIndex(handle, sources)),
     ensureCode: () => throttle.code(() => syncCodeGraph(handle.db, root.projectDir)),
@@ -207,7 +208,7 @@ function healthOf(o: Opened, kind?: 'spec' | 'knowhow' | 'wiki'): HealthReport {
   return { ok: errors === 0, entries: scoped.length, errors, warnings: findings.length - errors, findings };
 }
 
-export function openKnowledge(opts: KnowledgeOptions = {}): Knowledge {
+export function openKnowledge(opts: KnowledgeOptions): Knowledge {
   const o = openHandle(opts);
   const { root, handle, sources, throttle } = o;
   const db = handle.db;

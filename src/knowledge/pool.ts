@@ -4,7 +4,7 @@
  * a burst of searches costs one scan; handles are closed together on `stop()`.
  */
 import { resolve } from 'node:path';
-import { openKnowledge, type Knowledge, type KnowledgeOptions } from './knowledge.js';
+import { openKnowledge, type Knowledge } from './knowledge.js';
 import type { Embedder } from './vectors/embeddings.js';
 
 export interface KnowledgePool {
@@ -12,20 +12,24 @@ export interface KnowledgePool {
   get(workflowRoot?: string, includeGlobal?: boolean): Knowledge;
   /** How many handles are open (the service's lifecycle test reads it). */
   readonly size: number;
+  /** How many handles it has opened in all (a warm handle is opened once per root: the brief test reads it). */
+  readonly opened: number;
   stop(): void;
 }
 
 export interface KnowledgePoolOptions {
   defaultRoot?: string;
   syncIntervalMs?: number;
-  extra?: Omit<KnowledgeOptions, 'workflowRoot'>;
+  /** The owner's environment (MAESTRO_HOME, MAESTRO_UID, FLOW_*, MAESTRO_EMBEDDINGS_*): the service's config. */
+  env: NodeJS.ProcessEnv;
   /** The owner's embedder, asked when a handle opens (default: each handle reads MAESTRO_EMBEDDINGS_*). */
   embedder?: () => Embedder | null;
 }
 
-export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgePool {
+export function createKnowledgePool(opts: KnowledgePoolOptions): KnowledgePool {
   const open = new Map<string, Knowledge>();
   let stopped = false;
+  let opened = 0;
   return {
     get(workflowRoot, includeGlobal = false) {
       if (stopped) throw new Error('knowledge pool is stopped');
@@ -34,13 +38,17 @@ export function createKnowledgePool(opts: KnowledgePoolOptions = {}): KnowledgeP
       let k = open.get(key);
       if (!k) {
         const embedder = opts.embedder ? { embedder: opts.embedder() } : {};
-        k = openKnowledge({ ...opts.extra, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
+        k = openKnowledge({ env: opts.env, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
         open.set(key, k);
+        opened++;
       }
       return k;
     },
     get size() {
       return open.size;
+    },
+    get opened() {
+      return opened;
     },
     stop() {
       if (stopped) return;

@@ -15,7 +15,11 @@
  * - the lifecycle context (lifecycle/context.ts): the reconciliation corpus
  *   rows of every folder read, the warmed semantic vectors and the interned
  *   keys of prepared corpora, which every lifecycle operation is given; built
- *   by `start()`, dropped by `stop()`.
+ *   by `start()`, dropped by `stop()`;
+ * - the brief search of the orchestrator's KnowledgeBridge
+ *   (`KnowledgeBridge.forService`): each run's brief searches the pool's warm
+ *   handle for the project instead of opening, scanning and closing an index
+ *   per run.
  *
  * The daemon builds one (`app/daemon.ts`); a one-shot CLI command builds the
  * same service with `oneShot` (no scan throttle, no watcher) and opens one
@@ -28,6 +32,8 @@
  * process). test/architecture/state.test.ts lists them.
  */
 import { openKnowledge, type Knowledge, type KnowledgeOptions } from './knowledge.js';
+import { briefHits, type BriefHit } from './lifecycle/briefSearch.js';
+import type { WorkflowRoot } from './format/root.js';
 import { createKnowledgePool, type KnowledgePool } from './pool.js';
 import { closeLifecycleContext, createLifecycleContext, type LifecycleContext } from './lifecycle/context.js';
 import { embedderFromEnv, type Embedder } from './vectors/embeddings.js';
@@ -46,7 +52,7 @@ export interface KnowledgeConfig {
 }
 
 /** The daemon's knowledge settings, or a one-shot command's. */
-export function resolveKnowledgeConfig(env: NodeJS.ProcessEnv = process.env, opts: { oneShot?: boolean } = {}): KnowledgeConfig {
+export function resolveKnowledgeConfig(env: NodeJS.ProcessEnv, opts: { oneShot?: boolean } = {}): KnowledgeConfig {
   return opts.oneShot ? { env, syncIntervalMs: 0, watchCorpus: false } : { env, syncIntervalMs: 1 * SECOND, watchCorpus: true };
 }
 
@@ -67,7 +73,7 @@ export class KnowledgeService {
     if (this.started) return;
     if (this.stopping) throw new Error('the knowledge service is stopped');
     this.started = true;
-    this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, extra: { env: this.config.env }, embedder: () => this.embedder() });
+    this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, env: this.config.env, embedder: () => this.embedder() });
     this.lifecycleInstance = createLifecycleContext({ embedder: () => this.embedder() });
   }
 
@@ -115,6 +121,17 @@ export class KnowledgeService {
   watchCorpus(workflowDir: string): void {
     if (!this.config.watchCorpus || !this.started || this.stopping) return;
     if (this.lifecycle.corpus.watch(workflowDir)) this.watched.add(workflowDir);
+  }
+
+  /**
+   * A run's brief search (lifecycle/briefSearch.ts) on the pool's warm handle for the project. Its files are
+   * re-checked first, as for a `fresh` route search: a spec promoted just before the run starts is in its
+   * brief, whatever the pool's scan throttle. A read-only probe: no exposure count is written.
+   */
+  briefSearch(root: WorkflowRoot, text: string, limit: number): BriefHit[] {
+    const k = this.pool.get(root.projectDir, root.includeGlobal);
+    k.sync();
+    return briefHits(k, text, limit);
   }
 
   /** Closes every index handle and ends every watcher thread (the promise settles once they have exited). */

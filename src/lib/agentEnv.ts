@@ -68,3 +68,20 @@ export const RUN_DIR_ENV = 'MAESTRO_RUN_DIR';
 export function childEnv(credentials: readonly string[], source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return source[RUN_DIR_ENV] ? { ...source } : agentEnv(source, { credentials });
 }
+
+/*
+ * This module is where Maestro reads its own process environment to build a child's: a child's
+ * environment is made from the parent's, so the filter has to see it (src/config/env.test.ts allows
+ * this file and names why). Everything else takes `env` from its entry point.
+ */
+
+/** agentEnv over this process's environment: what the daemon hands a worker, a hook or git. */
+export function processAgentEnv(opts: AgentEnvOptions = {}): NodeJS.ProcessEnv {
+  return agentEnv(process.env, opts);
+}
+
+/** A warm worker runs one run at a time in process: the run's folder is set for what its agent starts, then cleared. */
+export function setRunDir(runDir: string | null): void {
+  if (runDir === null) delete process.env[RUN_DIR_ENV];
+  else process.env[RUN_DIR_ENV] = runDir;
+}

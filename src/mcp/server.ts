@@ -25,7 +25,8 @@ export interface McpDeps {
   cwd: string;
   /** The project whose knowledge search_knowledge, load_knowledge and stage_knowledge use; absent: no knowledge tools. */
   knowledgeRoot?: string;
-  env?: NodeJS.ProcessEnv;
+  /** The environment of the process serving (the CLI's entry reads it): the knowledge tools' home, run folder, embeddings. */
+  env: NodeJS.ProcessEnv;
 }
 
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -49,7 +50,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerGetTask(server, client);
   registerApprove(server, client);
   registerSuggestMetadata(server, deps);
-  if (deps.knowledgeRoot) registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env ?? process.env }, answer);
+  if (deps.knowledgeRoot) registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env }, answer);
 
   return server;
 }

@@ -19,7 +19,7 @@ export interface ObserverConfig {
   agent: ObserverAgentConfig | null;
 }
 
-export function resolveObserverConfig(env: Env = process.env, cwd = process.cwd(), overrides: ObserverAgentOverrides = {}): ObserverConfig {
+export function resolveObserverConfig(env: Env, cwd = process.cwd(), overrides: ObserverAgentOverrides = {}): ObserverConfig {
   return {
     env,
     cwd,

@@ -11,12 +11,12 @@ import { MaestroError } from '../core/errors.js';
 
 export type Env = Record<string, string | undefined>;
 
-export function resolveWikiRoot(env: Env = process.env, cwd = process.cwd()): string {
+export function resolveWikiRoot(env: Env, cwd = process.cwd()): string {
   return wikiDirFromEnv(env, cwd) ?? resolve(cwd, 'wiki');
 }
 
 /** git top-level of realpath(FLOW_PROJECT_DIR || FLOW_ROOT_DIR || cwd); the realpath itself outside a repository. */
-export function resolveWorkspaceRoot(env: Env = process.env, cwd = process.cwd()): string {
+export function resolveWorkspaceRoot(env: Env, cwd = process.cwd()): string {
   const base = resolve(cwd, env.FLOW_PROJECT_DIR || env.FLOW_ROOT_DIR || '.');
   let real = base;
   try {
@@ -97,7 +97,7 @@ function isDirectory(path: string): boolean {
  * a path under a file, is refused here with the variable that put it there,
  * instead of an `ENOTDIR` from deep inside a write.
  */
-export function checkWikiRoot(wikiRoot: string, env: Env = process.env): void {
+export function checkWikiRoot(wikiRoot: string, env: Env): void {
   const source = wikiDirVariable(env) ?? null;
   let at = wikiRoot;
   for (;;) {
@@ -117,7 +117,7 @@ export function checkWikiRoot(wikiRoot: string, env: Env = process.env): void {
   }
 }
 
-export function claudeProjectsDir(env: Env = process.env): string {
+export function claudeProjectsDir(env: Env): string {
   return join(claudeConfigDir(env), 'projects');
 }
 
@@ -175,7 +175,7 @@ export function findRunTranscript(workspaceRoot: string, runId: string): string 
 }
 
 export interface SessionLocator {
-  env?: Env;
+  env: Env;
   workspaceRoot: string;
   /** Where `maestro observe` runs (a project folder may be named after it); default process.cwd(). */
   cwd?: string;
@@ -202,7 +202,7 @@ export function newestSession(projectDirs: readonly string[]): SessionFile | nul
 
 /** Picks the transcript to observe; a clear error says where it looked when there is none. */
 export function locateSession(opts: SessionLocator): SessionFile {
-  const env = opts.env ?? process.env;
+  const env = opts.env;
   const dirs = claudeProjectDirs(env, opts.workspaceRoot, opts.cwd);
   const projectDir = dirs[0] ?? join(claudeProjectsDir(env), encodeProjectPath(opts.workspaceRoot));
   const wanted = opts.session ?? env.FLOW_SESSION_ID;

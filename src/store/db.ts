@@ -10,10 +10,26 @@ import type { MaestroEvent } from '../core/types.js';
 export type Dialect = 'sqlite' | 'postgres';
 export type SqlValue = string | number | null;
 
+export interface QueryOptions {
+  /** The prepared statement's name: one name, one SQL text. */
+  prepare?: string;
+}
+
+export interface TransactionOptions {
+  /**
+   * `fn` sends exactly one statement. PostgreSQL runs it on its own (one statement is one
+   * transaction there), without the BEGIN and COMMIT round trips; a second statement is refused.
+   */
+  oneStatement?: boolean;
+}
+
 export interface Queryable {
   readonly dialect: Dialect;
-  /** Every row the statement returns (also for `… RETURNING`). */
-  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /**
+   * Every row the statement returns (also for `… RETURNING`). `options.prepare` names a hot statement
+   * of fixed text: PostgreSQL parses and plans it once per connection (SQLite prepares every text once anyway).
+   */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[], options?: QueryOptions): Promise<T[]>;
   /** The first row, or undefined. */
   one<T = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   /** Runs a statement and returns how many rows it changed. */
@@ -34,6 +50,13 @@ export interface DBAdapter extends Queryable {
    * when `fn` throws. Transactions do not nest: `fn` uses the handle it is given.
    * `label` names the operation for the test seam (store/faults.ts); the engines ignore it.
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>, label?: string): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, label?: string, options?: TransactionOptions): Promise<T>;
+  /**
+   * Called by the store once a transaction that appended events has committed (never for one rolled
+   * back). PostgreSQL announces them to the other daemons' listeners with one coalesced NOTIFY
+   * maestro_events sent outside the transaction (store/pgNotifier.ts); SQLite has no listeners.
+   * Resolves once a notification sent after the call went out or failed; never rejects.
+   */
+  notifyEvents?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@
  * transaction labelled `label`, counted from 0) or `<label>#commit`; a write
  * outside any transaction is `direct <statement head>`.
  */
-import type { DBAdapter, Queryable, SqlValue } from './db.js';
+import type { DBAdapter, Queryable, QueryOptions, SqlValue, TransactionOptions } from './db.js';
 
 export interface StoreFaults {
   /** Called synchronously before the statement or commit named `at`; may end the process. */
@@ -26,7 +26,7 @@ const isRead = (sql: string) => /^\s*SELECT\b/i.test(sql) && !/pg_notify/i.test(
 function seamed(inner: Queryable, before: (sql: string) => void): Queryable {
   return {
     dialect: inner.dialect,
-    all: <T>(sql: string, params?: readonly SqlValue[]) => (before(sql), inner.all<T>(sql, params)),
+    all: <T>(sql: string, params?: readonly SqlValue[], options?: QueryOptions) => (before(sql), inner.all<T>(sql, params, options)),
     one: <T>(sql: string, params?: readonly SqlValue[]) => (before(sql), inner.one<T>(sql, params)),
     run: (sql: string, params?: readonly SqlValue[]) => (before(sql), inner.run(sql, params)),
   };
@@ -40,13 +40,14 @@ export function withFaults(raw: DBAdapter, faults: StoreFaults): DBAdapter {
     ...direct,
     name: raw.name,
     close: () => raw.close(),
-    transaction<T>(fn: (tx: Queryable) => Promise<T>, label = 'tx'): Promise<T> {
+    // A one-statement transaction has the same points: before its statement, and after it (its commit).
+    transaction<T>(fn: (tx: Queryable) => Promise<T>, label = 'tx', options?: TransactionOptions): Promise<T> {
       return raw.transaction(async (q) => {
         let n = 0;
         const result = await fn(seamed(q, (sql) => faults.point(`${label}#${n++} ${statementHead(sql)}`)));
         faults.point(`${label}#commit`);
         return result;
-      }, label);
+      }, label, options);
     },
   };
 }

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { MaestroError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { trackResource } from '../lib/resources.js';
-import type { DBAdapter, Queryable, SqlValue } from './db.js';
+import type { DBAdapter, Queryable, QueryOptions, SqlValue, TransactionOptions } from './db.js';
+import { EventNotifier } from './pgNotifier.js';
 
 const INT8_OID = 20;
 const types = {
@@ -37,9 +38,9 @@ function wrapConnectError(err: unknown, url: string): unknown {
 }
 
 function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
-  const q = async <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> => {
+  const q = async <T>(sql: string, params: readonly SqlValue[] = [], options?: QueryOptions): Promise<T[]> => {
     try {
-      const res = await client.query({ text: sql, values: params as SqlValue[], types });
+      const res = await client.query({ name: options?.prepare, text: sql, values: params as SqlValue[], types });
       return res.rows as T[];
     } catch (err) {
       throw wrapConnectError(err, url);
@@ -63,6 +64,24 @@ function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
 }
 
 /**
+ * A handle that takes one statement and refuses a second: a one-statement transaction runs
+ * without BEGIN and COMMIT, so a second statement would not share its transaction.
+ */
+function oneStatement(q: Queryable): Queryable {
+  let sent = false;
+  const once = () => {
+    if (sent) throw new Error('A one-statement transaction sent a second statement');
+    sent = true;
+  };
+  return {
+    dialect: q.dialect,
+    all: (sql, params, options) => (once(), q.all(sql, params, options)),
+    one: (sql, params) => (once(), q.one(sql, params)),
+    run: (sql, params) => (once(), q.run(sql, params)),
+  };
+}
+
+/**
  * How long the server lets one of our sessions sit idle inside a transaction. Ours last milliseconds; one
  * idle for this long belongs to a daemon that vanished mid-transaction (cut off from the network, frozen),
  * and the server would otherwise keep its row locks until TCP gave up, hours later, while every other
@@ -70,7 +89,17 @@ function queryable(client: pg.Pool | pg.PoolClient, url: string): Queryable {
  */
 export const IDLE_IN_TRANSACTION_MS = 30_000;
 
-export function openPostgres(url: string, options: { max?: number; idleInTransactionMs?: number } = {}): DBAdapter {
+/** The channel the daemons LISTEN on for committed events (src/app/daemon.ts names it too). */
+export const EVENTS_CHANNEL = 'maestro_events';
+
+export interface PostgresOptions {
+  max?: number;
+  idleInTransactionMs?: number;
+  /** Tests: the notifier's gap between two notifications (default NOTIFY_GAP_MS). */
+  notifyGapMs?: number;
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): DBAdapter {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -83,12 +112,20 @@ export function openPostgres(url: string, options: { max?: number; idleInTransac
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
   const base = queryable(pool, url);
+  // A failed send is dropped: the listeners' safety-net poll reads the log anyway (pgNotifier.ts).
+  // The notification's own transaction commits without waiting for the WAL flush (it holds the notify
+  // lock until its commit returns, and it carries no data worth making durable); one round trip.
+  const notifier = new EventNotifier(
+    () => pool.query(`BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`),
+    { gapMs: options.notifyGapMs },
+  );
   let closed = false;
   const untrack = trackResource('database', `postgres ${redactUrl(url)}`, () => adapter.close());
   const adapter: DBAdapter = {
     ...base,
     name: redactUrl(url),
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, _label?: string, options?: TransactionOptions): Promise<T> {
+      if (options?.oneStatement) return fn(oneStatement(base));
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -113,10 +150,13 @@ export function openPostgres(url: string, options: { max?: number; idleInTransac
         client.release();
       }
     },
+    notifyEvents: () => notifier.poke(),
     async close() {
       if (closed) return;
       closed = true;
       untrack();
+      // Announce what this process committed last before the pool goes.
+      await notifier.close();
       await pool.end();
     },
   };

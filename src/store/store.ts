@@ -7,7 +7,7 @@
  */
 import type { ProjectInput } from '../core/schemas.js';
 import type { MaestroEvent, Project, RunKind, RunStatus } from '../core/types.js';
-import type { DBAdapter, Queryable } from './db.js';
+import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { appendEvent, appendEventOnce, eventsByIds, lastEventId, listEvents, taskChangesAfter, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { listApprovals } from './ops/gates.js';
@@ -33,9 +33,11 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
   const writeListeners = new Set<(events: readonly MaestroEvent[]) => void>();
   const db: DBAdapter = {
     ...raw,
-    transaction: async (fn, label) => {
+    transaction: async (fn, label, options) => {
       const events: MaestroEvent[] = [];
-      const result = await raw.transaction((q) => fn({ ...q, onEvent: (e) => events.push(e) }), label);
+      const result = await raw.transaction((q) => fn({ ...q, onEvent: (e) => events.push(e) }), label, options);
+      // Committed (a rollback threw above): other daemons hear of the events now, outside the transaction.
+      if (events.length) void engine.notifyEvents?.();
       for (const l of writeListeners) l(events);
       return result;
     },
@@ -44,7 +46,7 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     writeListeners.add(listener);
     return () => writeListeners.delete(listener);
   };
-  const tx = <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>) => db.transaction((q) => fn(q, clock()), label);
+  const tx = <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>, options?: TransactionOptions) => db.transaction((q) => fn(q, clock()), label, options);
 
   const projects = {
     create: (input: ProjectInput) => tx('projects.create', (q, now) => createProject(q, input, now)),

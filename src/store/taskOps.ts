@@ -7,7 +7,7 @@
 import type { TaskEdit, TaskInput } from '../core/schemas.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Gate, Task } from '../core/types.js';
-import type { DBAdapter, Queryable } from './db.js';
+import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
 import { claimBestPg } from './ops/claimBestPg.js';
@@ -22,7 +22,7 @@ import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
 export interface TaskOpsContext {
   db: DBAdapter;
-  tx: <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>) => Promise<T>;
+  tx: <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>, options?: TransactionOptions) => Promise<T>;
   clock: () => number;
 }
 
@@ -71,8 +71,14 @@ export function taskClaims({ db, tx, clock }: TaskOpsContext) {
     /** ready → queued for `owner`, with its event and (from a scheduler) its decision, in one transaction. */
     claim: (id: string, owner: string, leaseMs: number, decision?: ClaimDecision) =>
       tx('tasks.claim', (q, now) => claimAndRecord(q, { id, owner, leaseMs, now, decision })),
-    /** Up to `max` of a ranked slice, best first, skipping rows other claimers hold (ops/claimBest.ts). */
-    claimBest: (opts: Omit<ClaimBestOptions, 'now'>) => tx('tasks.claimBest', (q, now) => (q.dialect === 'postgres' ? claimBestPg : claimBest)(q, { ...opts, now })),
+    /**
+     * Up to `max` of a ranked slice, best first, skipping rows other claimers hold (ops/claimBest.ts).
+     * PostgreSQL's form is one statement, run without BEGIN and COMMIT around it.
+     */
+    claimBest: (opts: Omit<ClaimBestOptions, 'now'>) =>
+      db.dialect === 'postgres'
+        ? tx('tasks.claimBest', (q, now) => claimBestPg(q, { ...opts, now }), { oneStatement: true })
+        : tx('tasks.claimBest', (q, now) => claimBest(q, { ...opts, now })),
     heartbeat: (f: Omit<Fence, 'now'>, leaseMs: number) => heartbeatClaim(db, { ...f, leaseMs, now: clock() }),
     expireClaims: () => tx('tasks.expireClaims', (q, now) => expireClaims(q, { now })),
     renewOwnedLeases: (owner: string, leaseMs: number) => renewOwnedLeases(db, { owner, leaseMs, now: clock() }),

@@ -35,9 +35,9 @@ export interface KnowledgeProject {
 function knowledgeRepo(): { dir: string; sessionId: string; candidate: string } {
   const dir = makeRepo({ 'README.md': '# wire\n', 'src/queue.ts': 'export function drainQueue(queue: string[]): void {\n  queue.length = 0;\n}\n' });
   cpSync(MF_WORKFLOW, dir, { recursive: true });
-  const root = resolveWorkflowRoot({ workflowRoot: dir });
+  const root = resolveWorkflowRoot({ env: process.env, workflowRoot: dir });
   createSession(root, 'task-1', 'teach the board');
-  const c = stage(root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:1'] }).candidate;
+  const c = stage(root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:1'] }, process.env).candidate;
   return { dir, sessionId: 'task-1', candidate: c.candidate_id };
 }
 

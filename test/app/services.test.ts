@@ -57,7 +57,7 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
       const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...process.env, MAESTRO_HOME: join(dir, '.home') }), embedder: null });
       knowledge.start();
       knowledge.start(); // idempotent
-      const bridge = new KnowledgeBridge({ lifecycle: knowledge.lifecycle, watch: (d) => knowledge.watchCorpus(d) });
+      const bridge = KnowledgeBridge.forService(knowledge, process.env);
       const lc = knowledge.lifecycle;
 
       // A search through the pool, as the knowledge routes do.

@@ -34,7 +34,7 @@ describe('maestro project add --provider / project config', () => {
 
       expect((await cli(['project', 'add', repo, '--name', 'bare', ...url])).code).toBe(0);
       const project = ['--project', 'bare'];
-      if (!hasClaudeCredentials()) {
+      if (!hasClaudeCredentials(process.env)) {
         const refused = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
         expect(refused.code).toBe(1);
         expect(refused.stderr).toContain('Project bare cannot run tasks: Project bare has no agent provider');

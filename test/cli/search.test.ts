@@ -60,12 +60,15 @@ describe('maestro search through the daemon and in process', { timeout: budget(3
       cpSync(FIXTURE, join(stranger, '.workflow'), { recursive: true });
 
       const warm = cleanEnv({ MAESTRO_URL: proxy.url });
-      const cold = cleanEnv({ MAESTRO_DAEMON_URL: 'off' });
+      const cold = cleanEnv({ MAESTRO_SEARCH_DAEMON: 'off' });
       const cases: Array<{ args: string[]; asks: boolean }> = [
         { args: ['search', 'errors', 'imports', 'install', '--workflow-root', repo], asks: true },
         { args: ['search', 'release', 'checklist', '--json', '--workflow-root', repo], asks: true },
         { args: ['search', 'release', '--type', 'knowhow', '--limit', '2', '--json', '--workflow-root', repo], asks: true },
         { args: ['search', 'zzqxv', 'wqkkz', '--workflow-root', repo], asks: true },
+        // An entry named by its id leads the page either way (the id alone, and among words).
+        { args: ['search', 'S-20260611-k3x9', '--json', '--workflow-root', repo], asks: true },
+        { args: ['search', 'errors', 'S-20260611-k3x9', '--workflow-root', repo], asks: true },
         // Not a registered project: the daemon refuses it, this process answers.
         { args: ['search', 'errors', 'imports', '--json', '--workflow-root', stranger], asks: true },
         // A probe writes nothing anywhere, and --code builds the code graph here: never asked.
@@ -82,10 +85,20 @@ describe('maestro search through the daemon and in process', { timeout: budget(3
         expect(proxy.searches()).toBe(before + (asks ? 1 : 0));
         expect(viaDaemon, args.join(' ')).toEqual(inProcess);
       }
+      // --no-daemon: this process answers, with the same output, even where the daemon would be asked.
+      const before = proxy.searches();
+      const noDaemon = await cli([...cases[0]!.args, '--no-daemon'], warm);
+      expect(proxy.searches()).toBe(before);
+      expect(noDaemon).toEqual(await cli(cases[0]!.args, cold));
       const first = await cli(cases[0]!.args, warm);
       expect(first.code).toBe(0);
       expect(first.stdout).toMatch(/^\d+ result\(s\) for "errors imports install"\n 1\. \[/);
-      const usage = await cli(cases[7]!.args, warm);
+      const named = JSON.parse((await cli(cases[4]!.args, warm)).stdout) as { results: Array<{ aliases: string[]; name: string }> };
+      expect(named.results[0]!.aliases).toContain('S-20260611-k3x9');
+      const among = await cli(cases[5]!.args, warm);
+      expect(among.stdout).toContain(' 1. [');
+      expect(among.stdout.split('\n')[1]).toContain(named.results[0]!.name);
+      const usage = await cli(cases[9]!.args, warm);
       expect(usage.code).toBe(2);
       expect(usage.stderr).toContain('--limit must be an integer 1–200, got "0"');
     } finally {

@@ -1,7 +1,7 @@
 /**
  * The event feed on PostgreSQL: an event whose transaction commits after a
  * later id was already read (two daemons writing at once) is still published,
- * once; the NOTIFY trigger fires on commit only, never for a rolled-back insert.
+ * once. (The store's NOTIFY after commit, never for a rollback: test/store/pgNotify.test.ts.)
  * And (SQLite) the events a transaction of this process appends are published
  * as it commits, once, without holding back events other processes wrote.
  */
@@ -14,7 +14,6 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { openSqlite } from '../../src/store/sqlite.js';
 import { freshPostgres, freshSqlite, pgAvailable, removeTempDirs } from '../helpers/db.js';
 import { PG_MISSING } from '../helpers/postgres.js';
-import { poll } from '../helpers/wait.js';
 
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
 
@@ -64,29 +63,6 @@ describe.skipIf(!pgAvailable())('event feed on PostgreSQL', () => {
     await feed.poke();
     await feed.poke();
     expect(seen.map((e) => [e.type, e.id])).toEqual([['fast', late], ['slow', early]]);
-  });
-
-  it('NOTIFY maestro_events fires when an insert commits, not when it rolls back', async () => {
-    const { client } = await setup();
-    const listener = await client();
-    const heard: string[] = [];
-    listener.on('notification', (m) => heard.push(m.channel));
-    await listener.query('LISTEN maestro_events');
-    const writer = await client();
-    await writer.query('BEGIN');
-    await insert(writer, 'undone');
-    await writer.query('ROLLBACK');
-    await writer.query('BEGIN');
-    await insert(writer, 'one');
-    await insert(writer, 'two');
-    // A round trip on the listener's connection delivers anything already sent to it.
-    await listener.query('SELECT 1');
-    expect(heard).toEqual([]);
-    await writer.query('COMMIT');
-    await poll(async () => (await listener.query('SELECT pg_sleep(0.02)'), heard.length > 0), 'the notification of the commit', 30_000);
-    // One transaction, one notification (identical payloads are folded).
-    await listener.query('SELECT 1');
-    expect(heard).toEqual(['maestro_events']);
   });
 });
 

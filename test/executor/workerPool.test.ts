@@ -63,6 +63,30 @@ describe('warm worker pool', () => {
     expect(isPidAlive(first.pid)).toBe(true);
   });
 
+  it('beyond the warm ones, a worker back from a run waits a while for the next one before it is let go', { timeout: budget(120_000) }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 1, burstIdleMs: 60_000 });
+    const first = [pool.run(execRun(sb, 'a', script), env), pool.run(execRun(sb, 'b', script), env)];
+    for (const h of first) expect(await h.exited).toEqual({ code: 0, signal: null });
+    // Both are kept, the second only for burstIdleMs: the next two runs start on them, no process of their own.
+    expect(pool.idleCount).toBe(2);
+    const next = [pool.run(execRun(sb, 'c', script), env), pool.run(execRun(sb, 'd', script), env)];
+    expect(new Set(next.map((h) => h.pid))).toEqual(new Set(first.map((h) => h.pid)));
+    for (const h of next) expect(await h.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('a worker beyond the warm ones is let go once its burst wait is over', { timeout: budget(120_000) }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 1, burstIdleMs: 200 });
+    const runs = [pool.run(execRun(sb, 'a', script), env), pool.run(execRun(sb, 'b', script), env)];
+    for (const h of runs) expect(await h.exited).toEqual({ code: 0, signal: null });
+    await poll(() => pool!.idleCount === 1, 'the extra worker to be let go', 60_000);
+    await poll(() => runs.filter((h) => !isPidAlive(h.pid)).length === 1, 'one of the two workers to exit', 60_000);
+    expect(runs.filter((h) => isPidAlive(h.pid)).length).toBe(1);
+  });
+
   it('a warm worker killed mid-run fails only that run: another worker\'s run finishes and takes the next run', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const hang = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'stuck' }, { hang: true }] }]);

@@ -36,7 +36,7 @@ export async function startTestDaemon(overrides: Partial<MaestroConfig> = {}, op
       cb();
     },
   });
-  const daemon = await startDaemon(config, { logDestination: sink, ...options });
+  const daemon = await startDaemon(config, { logDestination: sink, env: process.env, ...options });
   const auth = authHeaders(daemon.token);
   const inject = daemon.app.inject.bind(daemon.app);
   // Every in-process request is a client that holds the token, as the CLI and the board do.

@@ -64,7 +64,7 @@ Network calls should retry at most three times with exponential backoff and jitt
 
 export function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_DAEMON_URL: '', MAESTRO_RUN_DIR: '', MAESTRO_SESSION_ID: '', MAESTRO_RUN_ID: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_SEARCH_DAEMON: 'off', MAESTRO_RUN_DIR: '', MAESTRO_SESSION_ID: '', MAESTRO_RUN_ID: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -7,7 +7,7 @@ import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 
 const [mode, dir, worker, count] = process.argv.slice(2);
-const root = resolveWorkflowRoot({ workflowRoot: dir! });
+const root = resolveWorkflowRoot({ env: process.env, workflowRoot: dir! });
 if (mode === 'append') {
   for (let i = 0; i < Number(count); i++) {
     appendSpecEntry(root, { category: 'learning', title: `worker ${worker} entry ${i}`, content: `written by worker ${worker}, number ${i}`, keywords: ['concurrency', `w${worker}`] });

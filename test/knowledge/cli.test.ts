@@ -20,7 +20,7 @@ const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
 function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_DAEMON_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_SEARCH_DAEMON: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -108,7 +108,7 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
   it('answers through a running daemon with the same results as in process', async () => {
     const { dir } = tempRoot('mf-workflow');
     const local = await maestro(['search', 'errors', 'imports', 'install', '--json', '--read-only-probe', '--workflow-root', dir]);
-    const pool = createKnowledgePool();
+    const pool = createKnowledgePool({ env: process.env });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
@@ -118,7 +118,7 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
     });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
-      const warm = await maestro(['search', 'errors', 'imports', 'install', '--json', '--workflow-root', dir], { MAESTRO_DAEMON_URL: url });
+      const warm = await maestro(['search', 'errors', 'imports', 'install', '--json', '--workflow-root', dir], { MAESTRO_URL: url, MAESTRO_SEARCH_DAEMON: 'on' });
       expect(warm.code).toBe(0);
       expect(hits).toBe(1);
       const strip = (s: string) => (JSON.parse(s) as { results: unknown[] }).results;
@@ -128,7 +128,7 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
       pool.stop();
     }
     // No daemon answering: the CLI falls back to searching in process.
-    const cold = await maestro(['search', 'errors', '--json', '--workflow-root', dir], { MAESTRO_DAEMON_URL: 'http://127.0.0.1:9' });
+    const cold = await maestro(['search', 'errors', '--json', '--workflow-root', dir], { MAESTRO_URL: 'http://127.0.0.1:9', MAESTRO_SEARCH_DAEMON: 'on' });
     expect(cold.code).toBe(0);
     expect(JSON.parse(cold.stdout).count).toBeGreaterThan(0);
   });

@@ -64,7 +64,7 @@ describe('knowledge in the orchestrator', () => {
     expect(job.project.knowledge).toContain('Greetings are lowercase');
     expect(job.project.knowledge).not.toContain('Greetings are shouted');
 
-    const root = resolveWorkflowRoot({ workflowRoot: repo });
+    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: repo });
     const sid = sessionIdFor(task.id);
     const rid = runIdFor(execute!.id);
     const link = join(repo, '.workflow', 'sessions', sid, 'runs', rid);

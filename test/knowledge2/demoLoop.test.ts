@@ -48,7 +48,7 @@ describe('the knowledge loop in the offline demo', () => {
     const children = await store.tasks.list({ parentId: parent!.id });
     const define = children.find((c) => c.title === 'Define the greeting')!;
     const cli = children.find((c) => c.title === 'Add the command line')!;
-    const root = resolveWorkflowRoot({ workflowRoot: project!.repoPath });
+    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: project!.repoPath });
 
     // The decision was promoted by the demo itself, into the project's specs.
     const specFile = join(root.workflowDir, 'specs', 'architecture-constraints.md');
@@ -70,7 +70,7 @@ describe('the knowledge loop in the offline demo', () => {
     expect(job.project.knowledge).toContain(`[${promoted.sid}]`);
 
     // The board's Knowledge screen lists it: the same search its route runs.
-    const k = openKnowledge({ workflowRoot: project!.repoPath });
+    const k = openKnowledge({ env: process.env, workflowRoot: project!.repoPath });
     try {
       const found = (await k.searchHybrid('greeting text command line', { readOnlyProbe: true })).results;
       expect(found.map((r) => r.name)).toContain(promoted.title);

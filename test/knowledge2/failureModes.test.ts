@@ -31,7 +31,7 @@ const HOLDER = join(import.meta.dirname, 'lockHolder.ts');
 function sealedSession(p: Project, sid: string, content: string, rid = 'run-1'): string {
   createSession(p.root, sid);
   createRun(p.root, sid, { runId: rid });
-  const { candidate } = stage(p.root, { target: 'spec', title: content.slice(0, 40), content, category: 'coding', run: rid, session: sid });
+  const { candidate } = stage(p.root, { target: 'spec', title: content.slice(0, 40), content, category: 'coding', run: rid, session: sid }, process.env);
   sealRun(lc, p.root, sid, rid);
   return candidate.candidate_id;
 }
@@ -92,7 +92,7 @@ describe('seed 000 §11.1 failure modes', () => {
     const p = project();
     const good = sealedSession(p, 's-1', 'Feature flags are read once per request.', 'run-good');
     createRun(p.root, 's-1', { runId: 'run-bad' });
-    stage(p.root, { target: 'spec', title: 'x', content: 'Another rule entirely about queues.', run: 'run-bad', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'x', content: 'Another rule entirely about queues.', run: 'run-bad', session: 's-1' }, process.env);
     sealRun(lc, p.root, 's-1', 'run-bad');
     writeFileSync(runSource(p.root, 's-1', 'run-bad').ledgerPath, '{"schema_version": "run-knowledge-delta/1.0", ');
     const r = review(lc, p.root, 's-1', { refresh: true });
@@ -175,7 +175,7 @@ describe('seed 000 §11.1 failure modes', () => {
     expect(res.promoted).toHaveLength(1);
     // Another candidate in the session now sees a stale receipt until refreshed.
     createRun(p.root, 's-1', { runId: 'run-2' });
-    stage(p.root, { target: 'spec', title: 'y', content: 'A second rule about doc comments on public functions.', run: 'run-2', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'y', content: 'A second rule about doc comments on public functions.', run: 'run-2', session: 's-1' }, process.env);
     reconcileSource(lc, p.root, runSource(p.root, 's-1', 'run-2'));
     appendFileSync(join(p.root.workflowDir, 'specs', 'coding-conventions.md'), '\n');
     writeFileSync(join(p.root.workflowDir, 'specs', 'extra.md'), '<spec-entry category="coding" keywords="x" date="2026-03-04" sid="S-20260304-dddd" title="Later">\n\n### Later\n\nChanged again.\n\n</spec-entry>\n');

@@ -103,7 +103,7 @@ describe('maestro-flow exactness (same files, same results)', () => {
   it('dates a promoted tip- id by first_recorded_at too', () => {
     const p = project();
     createSession(p.root, 's-1');
-    const { candidate } = stage(p.root, { target: 'knowhow', title: 'Flaky test triage', content: 'Quarantine a flaky test within a day and open an issue naming its owner.', session: 's-1' });
+    const { candidate } = stage(p.root, { target: 'knowhow', title: 'Flaky test triage', content: 'Quarantine a flaky test within a day and open an issue naming its owner.', session: 's-1' }, process.env);
     review(lc, p.root, 's-1', { refresh: true });
     const day = candidate.first_recorded_at.slice(0, 10).replace(/-/g, '');
     const r = promote(lc, p.root, 's-1', { candidates: [candidate.candidate_id], now: new Date('2031-03-04T00:00:00Z') });
@@ -159,8 +159,8 @@ function runWorker(args: string[]): Promise<{ code: number | null; stdout: strin
 function twoCandidates(p: Project): { eligible: string; review: string } {
   createSession(p.root, 's-1');
   createRun(p.root, 's-1', { runId: 'run-1' });
-  const a = stage(p.root, { target: 'spec', title: 'Pin base images', content: 'Container builds pin their base image by digest, never by a floating tag.', category: 'arch', run: 'run-1', session: 's-1' });
-  const b = stage(p.root, { target: 'spec', title: 'Errors carry codes', content: 'Errors shown to users never carry internal codes.', category: 'coding', action: 'contest', run: 'run-1', session: 's-1' });
+  const a = stage(p.root, { target: 'spec', title: 'Pin base images', content: 'Container builds pin their base image by digest, never by a floating tag.', category: 'arch', run: 'run-1', session: 's-1' }, process.env);
+  const b = stage(p.root, { target: 'spec', title: 'Errors carry codes', content: 'Errors shown to users never carry internal codes.', category: 'coding', action: 'contest', run: 'run-1', session: 's-1' }, process.env);
   sealRun(lc, p.root, 's-1', 'run-1');
   return { eligible: a.candidate.candidate_id, review: b.candidate.candidate_id };
 }
@@ -203,17 +203,17 @@ describe('promotion lifecycle edges', () => {
     createRun(p.root, 's-1', { runId: 'run-1' });
     createRun(p.root, 's-1', { runId: 'run-2' });
     const content = 'Feature flags are evaluated once per request.';
-    stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-1', session: 's-1' });
-    expect(() => stage(p.root, { target: 'spec', title: 'Flags', content, action: 'contest', run: 'run-2', session: 's-1' })).toThrow(/staged with action propose in run run-1/);
+    stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-1', session: 's-1' }, process.env);
+    expect(() => stage(p.root, { target: 'spec', title: 'Flags', content, action: 'contest', run: 'run-2', session: 's-1' }, process.env)).toThrow(/staged with action propose in run run-1/);
     expect(existsSync(runSource(p.root, 's-1', 'run-2').ledgerPath)).toBe(false);
     // The same action in another run is corroboration, not a conflict.
-    expect(stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-2', session: 's-1' }).candidate.action).toBe('propose');
+    expect(stage(p.root, { target: 'spec', title: 'Flags', content, run: 'run-2', session: 's-1' }, process.env).candidate.action).toBe('propose');
   });
 
   it('refuses a candidate titled like an active spec entry unless resolved as supersede; then the old entry is deprecated', () => {
     const p = project();
     createSession(p.root, 's-1');
-    const { candidate } = stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Batch jobs retry failed items up to ten times, spaced an hour apart.', category: 'coding', session: 's-1' });
+    const { candidate } = stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Batch jobs retry failed items up to ten times, spaced an hour apart.', category: 'coding', session: 's-1' }, process.env);
     review(lc, p.root, 's-1', { refresh: true });
     resolveCandidate(lc, p.root, 's-1', { candidate: candidate.candidate_id, as: 'unique', reason: 'batch jobs differ from network calls' });
     const file = join(p.root.workflowDir, 'specs', 'coding-conventions.md');

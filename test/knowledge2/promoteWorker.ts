@@ -14,7 +14,7 @@ import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js
 const lc = createLifecycleContext({ embedder: null });
 
 const [dir, sid, candidate] = process.argv.slice(2) as [string, string, string | undefined];
-const root = resolveWorkflowRoot({ workflowRoot: dir });
+const root = resolveWorkflowRoot({ env: process.env, workflowRoot: dir });
 const crashAfter = process.env.MAESTRO_KNOWLEDGE_CRASH_AFTER_WRITE;
 const afterWrite = (id: string) => {
   if (id === crashAfter) process.kill(process.pid, 'SIGKILL');

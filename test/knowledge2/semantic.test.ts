@@ -77,7 +77,7 @@ function setup(c: { title: string; content: string }): { p: Project; id: string;
   writeFileSync(join(p.root.workflowDir, 'specs', 'performance.md'), DOC);
   createSession(p.root, 's-1');
   createRun(p.root, 's-1', { runId: 'run-1' });
-  const { candidate } = stage(p.root, { target: 'spec', ...c, category: 'coding', run: 'run-1', session: 's-1' });
+  const { candidate } = stage(p.root, { target: 'spec', ...c, category: 'coding', run: 'run-1', session: 's-1' }, process.env);
   return { p, id: candidate.candidate_id, src: runSource(p.root, 's-1', 'run-1') };
 }
 

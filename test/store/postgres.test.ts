@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/store/postgres.js';
+import { createStore } from '../../src/store/store.js';
 import { freshPostgres, pgAvailable } from '../helpers/db.js';
 import { PG_MISSING } from '../helpers/postgres.js';
 import { defineStoreContract } from './contract.js';
@@ -35,6 +36,46 @@ describe.skipIf(!pgAvailable())('PostgreSQL sessions', () => {
       expect(await db.one<{ v: number }>(`SELECT v FROM held WHERE id = 1`)).toEqual({ v: 2 });
     } finally {
       await vanished.close();
+      await db.close();
+    }
+  });
+
+  // A claim is one statement: BEGIN and COMMIT around it were two more round trips per claim for nothing.
+  it('a one-statement transaction runs its statement on its own, and refuses a second one', async () => {
+    const { db } = await freshPostgres();
+    try {
+      // Inside BEGIN … COMMIT, now() is the transaction's start, before the statement's own timestamp.
+      const alone = await db.transaction((q) => q.one<{ same: boolean }>(`SELECT now() = statement_timestamp() AS same`), 'x', { oneStatement: true });
+      expect(alone).toEqual({ same: true });
+      const wrapped = await db.transaction((q) => q.one<{ same: boolean }>(`SELECT now() = statement_timestamp() AS same`), 'x');
+      expect(wrapped).toEqual({ same: false });
+      const two = db.transaction(async (q) => {
+        await q.run(`CREATE TABLE t1 (id INTEGER)`);
+        await q.run(`CREATE TABLE t2 (id INTEGER)`);
+      }, 'x', { oneStatement: true });
+      await expect(two).rejects.toThrow(/second statement/);
+      expect(await db.all(`SELECT tablename FROM pg_tables WHERE tablename IN ('t1', 't2')`)).toEqual([{ tablename: 't1' }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('the claim statement is prepared once per connection and its claims land with their events', async () => {
+    const { db: fresh, url } = await freshPostgres();
+    await fresh.close();
+    const db = openPostgres(url, { max: 1 }); // one connection: the one the claim prepared its statement on
+    try {
+      const store = createStore(db);
+      const p = await store.projects.create({ name: 'p', repoPath: '/r' });
+      const tasks = [];
+      for (let i = 0; i < 3; i++) tasks.push(await store.tasks.create({ projectId: p.id, title: `t${i}` }));
+      const ranked = tasks.map((t) => ({ id: t.id, projectId: p.id }));
+      expect((await store.tasks.claimBest({ ranked, owner: 'a', leaseMs: 60_000, max: 1 })).map((c) => c.id)).toEqual([tasks[0]!.id]);
+      expect((await store.tasks.claimBest({ ranked, owner: 'b', leaseMs: 60_000, max: 5 })).map((c) => c.id)).toEqual([tasks[1]!.id, tasks[2]!.id]);
+      expect(await db.all(`SELECT name FROM pg_prepared_statements`)).toEqual([{ name: 'maestro_claim_best' }]);
+      const events = await db.all<{ task_id: string; payload: string }>(`SELECT task_id, payload FROM events WHERE type = 'task.status' ORDER BY id`);
+      expect(events.map((e) => [e.task_id, JSON.parse(e.payload).owner])).toEqual([[tasks[0]!.id, 'a'], [tasks[1]!.id, 'b'], [tasks[2]!.id, 'b']]);
+    } finally {
       await db.close();
     }
   });

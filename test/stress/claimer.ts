@@ -1,11 +1,10 @@
 /**
  * A claimer process for the multi-process suites and bench:core.
- *   claimer.ts claim <url> <owner>    claim until nothing is claimable; prints {"owner", "won": [ids], "attempts": claim transactions}
+ *   claimer.ts claim <url> <owner>    claim until nothing is claimable; prints {"owner", "won": [ids], "attempts": claim transactions, "ms", "cpuMs": its CPU while claiming}
  *   claimer.ts migrate <url>          migrate; prints {"applied": [...]}
  * Waits for "go" on stdin (if MAESTRO_WAIT_GO=1) so that every process starts claiming at once.
  */
 import { once } from 'node:events';
-import { listClaimable } from '../../src/store/ops/claim.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openDatabase } from '../../src/store/open.js';
 import { createStore } from '../../src/store/store.js';
@@ -26,6 +25,18 @@ if (process.env.MAESTRO_WAIT_GO === '1') {
 }
 
 const db = openDatabase(url);
+
+/**
+ * The best claimable tasks, ids only: the scheduler reads (id, updated_at) of claimable work
+ * and full rows only of what changed (readyWork.ts), never the whole slice again.
+ */
+async function claimableSlice(): Promise<{ id: string; projectId: string }[]> {
+  const rows = await db.all<{ id: string; project_id: string }>(
+    `SELECT id, project_id FROM tasks WHERE status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1) ORDER BY created_at, id LIMIT ${SLICE}`,
+    [Date.now()],
+  );
+  return rows.map((r) => ({ id: r.id, projectId: r.project_id }));
+}
 try {
   if (mode === 'migrate') {
     const result = await migrate(db);
@@ -35,24 +46,29 @@ try {
     const won: string[] = [];
     let attempts = 0;
     const started = performance.now();
+    const cpu0 = process.cpuUsage();
     for (;;) {
       // The scheduler's path: a slice of ready work, claimed best first in one transaction,
       // rows another claimer holds skipped (PostgreSQL SKIP LOCKED), each claim with its event.
       // The slice is read again only when a transaction finds nothing left in it.
-      let slice = (await listClaimable(db, { now: Date.now(), limit: SLICE })).map((t) => ({ id: t.id, projectId: t.projectId }));
+      let slice = await claimableSlice();
       if (!slice.length) break;
       while (slice.length) {
         attempts++;
         const got = await store.tasks.claimBest({ ranked: slice, owner, leaseMs: 10 * 60_000, max: BATCH });
         if (!got.length) break;
         for (const c of got) won.push(c.id);
-        const mine = new Set(got.map((c) => c.id));
-        slice = slice.filter((c) => !mine.has(c.id));
+        // Best first: every candidate up to the last one won was won, taken or held by another
+        // claimer. Like the scheduler (which never offers a candidate twice in a pass), go on after it.
+        const last = Math.max(...got.map((c) => slice.findIndex((s) => s.id === c.id)));
+        slice = slice.slice(last + 1);
       }
     }
     const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu0);
+    const cpuMs = (used.user + used.system) / 1000;
     const rssMb = process.resourceUsage().maxRSS / 1024;
-    process.stdout.write(`${JSON.stringify({ owner, won, attempts, ms, rssMb })}\n`);
+    process.stdout.write(`${JSON.stringify({ owner, won, attempts, ms, cpuMs, rssMb })}\n`);
   }
 } finally {
   await db.close();

@@ -10,6 +10,8 @@ export interface ClaimerOutput {
   won: string[];
   attempts: number;
   ms: number;
+  /** CPU time the claimer used while claiming (user + system). */
+  cpuMs: number;
   rssMb: number;
 }
 

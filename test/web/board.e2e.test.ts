@@ -86,15 +86,15 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const d = daemon!;
     const [project] = await d.store.projects.list();
     // A spec in the demo project, and a candidate staged the way `maestro knowledge stage` does.
-    const root = resolveWorkflowRoot({ workflowRoot: project!.repoPath });
+    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: project!.repoPath });
     mkdirSync(join(root.workflowDir, 'specs'), { recursive: true });
     writeFileSync(join(root.workflowDir, 'specs', 'coding-conventions.md'), SPEC_FILE);
     createSession(root, 'review-demo', 'teach the board');
     const rule = 'Every background queue is drained before the daemon shuts down, so no accepted job is lost.';
-    const { candidate } = stage(root, { target: 'spec', title: 'Drain queues on shutdown', content: rule, category: 'coding', session: 'review-demo', evidence: ['src/daemon/daemon.ts'] });
+    const { candidate } = stage(root, { target: 'spec', title: 'Drain queues on shutdown', content: rule, category: 'coding', session: 'review-demo', evidence: ['src/daemon/daemon.ts'] }, process.env);
     // Hostile text from an agent's report shows as text and runs nothing.
     const hostile = `<img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>${'y'.repeat(300)}`;
-    stage(root, { target: 'knowhow', title: hostile, content: `${hostile} is not a rule`, session: 'review-demo' });
+    stage(root, { target: 'knowhow', title: hostile, content: `${hostile} is not a rule`, session: 'review-demo' }, process.env);
 
     // A new daemon (a new home, a new token): open its printed link, straight to the review page.
     await page.goto(`${d.boardUrl}#/knowledge/review`);
@@ -147,7 +147,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     // The observer: a session appears, and its view grows, without a reload.
     await page.goto(`${d.url}/#/observer`);
     await page.getByText('No observed sessions yet.').waitFor();
-    const cfg = resolveObserverConfig();
+    const cfg = resolveObserverConfig(process.env);
     const jsonl = join(tempDir('maestro-claude-'), 'obs-live.jsonl');
     let now = Date.parse('2026-11-20T10:00:00.000Z');
     const b = new TranscriptBuilder(now);

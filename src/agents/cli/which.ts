@@ -3,7 +3,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { CliToolSpec } from './tools.js';
 
-export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
   if (name.includes('/')) return isExecutable(name) ? name : null;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;

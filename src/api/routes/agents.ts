@@ -4,7 +4,9 @@
  * Read-only; it names executables and credential files, never their contents.
  */
 import type { FastifyInstance } from 'fastify';
+import { CREDENTIAL_ENV } from '../../agents/credentials.js';
 import { detectAgents } from '../../agents/detect.js';
+import { processAgentEnv } from '../../lib/agentEnv.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { agentListResponse } from '../wire/responses.js';
@@ -14,6 +16,7 @@ export function registerAgentRoutes(app: FastifyInstance, doc: OpenApiDoc, deps:
     app,
     doc,
     { method: 'GET', url: '/api/agents', summary: 'Agent tools (claude, codex, gemini, cursor, opencode): installed, logged in', tags: ['agents'], response: agentListResponse },
-    async () => ({ agents: await detectAgents(deps.agentEnv ?? process.env) }),
+    // What the workers would see: the daemon passes its workers' allowlist; a bare API (tests) builds the same.
+    async () => ({ agents: await detectAgents(deps.agentEnv ?? processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() })) }),
   );
 }

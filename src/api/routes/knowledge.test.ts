@@ -11,10 +11,10 @@ import { createKnowledgePool } from '../../knowledge/pool.js';
 describe('GET /api/knowledge/*', () => {
   it('serves the same search as the in-process API, entry reads, and catalogue errors', async () => {
     const { dir } = tempRoot('mf-workflow');
-    const local = openKnowledge({ workflowRoot: dir });
+    const local = openKnowledge({ env: process.env, workflowRoot: dir });
     const expected = local.search('errors cause imports', { readOnlyProbe: true });
     local.close();
-    const pool = createKnowledgePool();
+    const pool = createKnowledgePool({ env: process.env });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });
@@ -44,7 +44,7 @@ describe('GET /api/knowledge/*', () => {
 
   it('re-checks the files for a fresh search (the CLI), not only once per throttle period', async () => {
     const { dir } = tempRoot('mf-workflow');
-    const pool = createKnowledgePool({ syncIntervalMs: 3_600_000 });
+    const pool = createKnowledgePool({ env: process.env, syncIntervalMs: 3_600_000 });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });

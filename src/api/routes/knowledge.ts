@@ -33,6 +33,8 @@ export interface KnowledgeRouteOptions {
   projectRoot?: (projectId: string) => Promise<string>;
   /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
   lifecycle?: LifecycleContext;
+  /** The environment the review/promote/audit routes resolve a project's root with: the KnowledgeService's (needed with `projectRoot`). */
+  env?: NodeJS.ProcessEnv;
   /** The API's OpenAPI document, so these routes are listed at /api/openapi.json. */
   doc?: OpenApiDoc;
 }
@@ -85,7 +87,7 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
   if (opts.projectRoot) {
-    if (!opts.lifecycle) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context of the KnowledgeService (lifecycle)');
-    registerReviewRoutes(app, { projectRoot: opts.projectRoot, lifecycle: opts.lifecycle, doc });
+    if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, lifecycle: opts.lifecycle, env: opts.env, doc });
   }
 };

@@ -22,13 +22,14 @@ afterEach(async () => {
 });
 
 async function serve(projects: Record<string, string>) {
-  const pool = createKnowledgePool();
+  const pool = createKnowledgePool({ env: process.env });
   const app = Fastify();
   installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
   const doc = new OpenApiDoc();
   await app.register(knowledgeRoutes, {
     pool,
     lifecycle: createLifecycleContext({ embedder: null }),
+    env: process.env,
     doc,
     projectRoot: async (id: string) => {
       const dir = projects[id];
@@ -43,7 +44,7 @@ async function serve(projects: Record<string, string>) {
 function staged() {
   const p = project();
   createSession(p.root, 'task-1', 'teach the board');
-  const c = stage(p.root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:12'] }).candidate;
+  const c = stage(p.root, { target: 'spec', title: 'Queues drain before shutdown', content: 'Every queue is drained before the process shuts down, so no accepted job is lost.', category: 'coding', session: 'task-1', evidence: ['src/queue.ts:12'] }, process.env).candidate;
   return { ...p, candidate: c.candidate_id };
 }
 
@@ -177,7 +178,7 @@ describe('knowledge review routes', () => {
   });
 
   it('are not registered without a project resolver (a path-only caller gets 404)', async () => {
-    const pool = createKnowledgePool();
+    const pool = createKnowledgePool({ env: process.env });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });

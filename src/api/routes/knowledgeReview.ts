@@ -30,6 +30,8 @@ export interface ReviewRouteOptions {
   projectRoot: (projectId: string) => Promise<string>;
   /** The KnowledgeService's lifecycle context, given to every operation. */
   lifecycle: LifecycleContext;
+  /** The daemon's environment (MAESTRO_HOME, MAESTRO_UID: a root's personal specs): the KnowledgeService's config. */
+  env: NodeJS.ProcessEnv;
   doc?: OpenApiDoc;
 }
 
@@ -38,7 +40,7 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   const lc = opts.lifecycle;
   const tags = ['knowledge'];
   // Confined: a registered project's own `.workflow/`, never $MAESTRO_HOME's global specs.
-  const rootFor = async (projectId: string): Promise<WorkflowRoot> => resolveWorkflowRoot({ workflowRoot: await opts.projectRoot(projectId) });
+  const rootFor = async (projectId: string): Promise<WorkflowRoot> => resolveWorkflowRoot({ workflowRoot: await opts.projectRoot(projectId), env: opts.env });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review', summary: 'The review queue: every knowledge session of a project with its candidates', tags, query: projectQuery, response: reviewQueueResponse }, async ({ query }) => {
     const root = await rootFor(query.projectId);

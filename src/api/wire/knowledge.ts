@@ -119,6 +119,7 @@ export const mixedSearchResponse = z.strictObject({
   diversity: z.enum(['balanced', 'off']),
   exploration: z.string().describe('`on`, or why the exploration slot was off'),
   noMatch: z.string().optional().describe('only when nothing matched: why'),
+  named: z.number().optional().describe('how many leading results the query named by id or alias; absent when none'),
   retrieval: z.enum(['lexical', 'hybrid']),
   codeIndex: z.enum(['ok', 'not-initialized', 'empty', 'skipped']),
   codeIndexHint: z.string().optional(),

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
+import type { Env } from '../../config/env.js';
 
 export interface ClientFlags {
   url?: string;
@@ -16,8 +17,8 @@ export function withApi(cmd: Command): Command {
   return cmd.option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)').option('--json', 'print stable JSON on stdout');
 }
 
-export function clientFor(flags: ClientFlags): ApiClient {
-  return new ApiClient({ url: flags.url });
+export function clientFor(flags: ClientFlags, env: Env): ApiClient {
+  return new ApiClient({ url: flags.url }, env);
 }
 
 // Lives with the API client: the MCP server (below the CLI) asks it too.

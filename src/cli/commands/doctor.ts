@@ -15,6 +15,7 @@ import { ApiClient } from '../../api/client.js';
 import { print } from './common.js';
 import { claudeConfigDir } from '../../config/env.js';
 import type { DoctorCheck } from './doctorCheck.js';
+import type { CliContext } from '../context.js';
 
 export type { DoctorCheck } from './doctorCheck.js';
 
@@ -97,12 +98,12 @@ async function checkAgentTools(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   }));
 }
 
-export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   const { checkDaemonHealth } = await import('./doctorData.js');
   return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env)), checkCredentials(env), ...(await checkAgentTools(env)), await checkPort(client), ...(await checkDaemonHealth(client))];
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('doctor')
     .description('Check git, Node, SQLite, the home and database, agent credentials, the agent CLIs (codex, gemini, cursor-agent, opencode), the daemon port and health; exit 1 if anything fails. Works with no daemon.')
@@ -110,7 +111,7 @@ export function register(program: Command): void {
     .option('--json', 'print stable JSON on stdout')
     .action(
       action(async (opts: { url?: string; json?: boolean }) => {
-        const checks = await runDoctor(new ApiClient({ url: opts.url }));
+        const checks = await runDoctor(new ApiClient({ url: opts.url }, ctx.env), ctx.env);
         const ok = !checks.some((c) => c.status === 'fail');
         if (opts.json) printJson({ ok, checks });
         else for (const c of checks) print(`${c.status.padEnd(5)} ${c.name}: ${c.detail}`);

@@ -1,6 +1,6 @@
 /**
  * Every command group of the `maestro` CLI, loaded on demand. Each module
- * exports `register(program)`; add one entry here per module, naming the
+ * exports `register(program, ctx)`; add one entry here per module, naming the
  * top-level commands (and aliases) it registers.
  *
  * Why lazy: loading every command module eagerly (and through them zod and
@@ -12,11 +12,12 @@
  * modules register.
  */
 import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
 
 export interface CommandModule {
   /** Top-level command names and aliases the module registers. */
   readonly commands: readonly string[];
-  load(): Promise<{ register(program: Command): void }>;
+  load(): Promise<{ register(program: Command, ctx: CliContext): void }>;
 }
 
 /** In registration order: `maestro --help` lists the commands in this order. */

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
+import type { CliContext } from '../context.js';
 
 function repoRoot(path: string): string {
   try {
@@ -123,7 +124,7 @@ export function ensureGitignore(root: string): { path: string; added: string[] }
 
 const COMMIT_ADVICE = 'Commit .maestro/ (config.json, README.md, any hooks) and .gitignore: they are how Maestro runs this project, for everyone, and Maestro merges only into a clean checkout:\n  git add .maestro .gitignore && git commit -m "Maestro setup"';
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('init [path]')
     .description('Write .maestro/config.json (checks, model tiers, limits) and a README in a git repository. Works with no daemon.')

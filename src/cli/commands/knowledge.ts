@@ -12,8 +12,9 @@ import type { KnowledgeSearch } from '../../api/wire/knowledge.js';
 import { action, printJson } from '../output.js';
 import { brief, intOption, list, printEntry, printResults, withKnowledge, type RootOpts } from './knowledgeShared.js';
 import { registerKnowhow, registerSpec } from './specKnowhow.js';
+import type { CliContext } from '../context.js';
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('search')
     .description('Search specs, knowhow and wiki entries (or --kg the knowledge graph, --code the code graph).')
@@ -31,26 +32,27 @@ export function register(program: Command): void {
     .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to')
     .option('--read-only-probe', 'write nothing at all, not even exposure counts')
     .option('--all-projects', 'also observer wiki entries tagged for other projects (proj:<other>)')
+    .option('--no-daemon', 'search in this process, never through the daemon (MAESTRO_SEARCH_DAEMON=off)')
     .action(
-      action(async (words: string[], opts: RootOpts & Record<string, unknown>) => {
+      action(async (words: string[], { daemon, ...opts }: RootOpts & Record<string, unknown>) => {
         const { parseSearchRequest, runSearch } = await import('../../knowledge/search/params.js');
         const req = parseSearchRequest({ ...opts, query: words.join(' ') });
         let res: KnowledgeSearch | undefined;
         // Not a probe (it writes nothing, not even the daemon's index) and not --code / --kg: the daemon builds
         // its code graph once per index handle, a process on every call, so only this process answers those alike.
-        if (!req.readOnlyProbe && !req.code && !req.kg) {
+        if (daemon !== false && !req.readOnlyProbe && !req.code && !req.kg) {
           const [{ searchViaDaemon }, { resolveWorkflowRoot }] = await Promise.all([import('../../knowledge/search/client.js'), import('../../knowledge/format/root.js')]);
-          const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
+          const root = resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env });
           // The daemon reads `<project>/wiki`; a wiki moved elsewhere by FLOW_* is searched in process, so the answer is the same.
           // (A confined root's wiki never moves: wikiSource and the observer modules it loads, 5 ms, are not needed to know.)
           const wikiMoved = async () => {
             const { wikiRootFor } = await import('../../knowledge/format/wikiSource.js');
-            return wikiRootFor(root) !== wikiRootFor({ ...root, confined: true });
+            return wikiRootFor(root, ctx.env) !== wikiRootFor({ ...root, confined: true }, ctx.env);
           };
           // The daemon's answer is its route's (GET /api/knowledge/search, src/api/wire/knowledge.ts).
-          if (root.confined || !(await wikiMoved())) res = (await searchViaDaemon(req, root.workflowDir, !root.confined)) as KnowledgeSearch | undefined;
+          if (root.confined || !(await wikiMoved())) res = (await searchViaDaemon(req, root.workflowDir, !root.confined, ctx.env)) as KnowledgeSearch | undefined;
         }
-        if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, (k) => runSearch(k, req));
+        if (res === undefined) res = await withKnowledge({ ...opts, readOnlyProbe: Boolean(req.readOnlyProbe) }, ctx.env, (k) => runSearch(k, req));
         if (opts.json) printJson(res);
         else printResults(res, `${res.count} result(s) for "${req.query}"`);
       }),
@@ -70,12 +72,12 @@ export function register(program: Command): void {
     .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads to')
     .action(
       action(async (opts: RootOpts & { id?: string[]; type?: string; category?: string; keyword?: string; tag?: string; list?: boolean; includeDeprecated?: boolean }) => {
-        await withKnowledge(opts, async (k) => {
+        await withKnowledge(opts, ctx.env, async (k) => {
           if (opts.id?.length) {
             const entries = [];
             for (const id of opts.id) entries.push(await k.load(id, { includeDeprecated: Boolean(opts.includeDeprecated) }));
             // An explicit load is a consumption in the active run (seed 000 §5.1); search and injection never record.
-            (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id));
+            (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id), ctx.env);
             if (opts.json) return printJson(opts.list ? { count: entries.length, entries: entries.map(brief) } : { count: entries.length, entries });
             for (const e of entries) printEntry(e, Boolean(opts.list));
             return;
@@ -88,6 +90,6 @@ export function register(program: Command): void {
       }),
     );
 
-  registerSpec(program);
-  registerKnowhow(program);
+  registerSpec(program, ctx);
+  registerKnowhow(program, ctx);
 }

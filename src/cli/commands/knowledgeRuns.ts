@@ -13,6 +13,8 @@ import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { action, printJson } from '../output.js';
+import type { Env } from '../../config/env.js';
+import type { CliContext } from '../context.js';
 
 interface RootOpts {
   workflowRoot?: string;
@@ -24,9 +26,9 @@ const lib = () => import('../../knowledge/lifecycle/index.js');
 type Lib = Awaited<ReturnType<typeof lib>>;
 
 /** One command's one-shot KnowledgeService (as the daemon builds it, without watchers): its lifecycle context, stopped after. */
-async function withLifecycle<T>(fn: (lc: LifecycleContext, k: Lib) => Promise<T> | T): Promise<T> {
+async function withLifecycle<T>(env: Env, fn: (lc: LifecycleContext, k: Lib) => Promise<T> | T): Promise<T> {
   const [{ KnowledgeService, resolveKnowledgeConfig }, k] = await Promise.all([import('../../knowledge/service.js'), lib()]);
-  const service = new KnowledgeService(resolveKnowledgeConfig(process.env, { oneShot: true }));
+  const service = new KnowledgeService(resolveKnowledgeConfig(env, { oneShot: true }));
   service.start();
   try {
     return await fn(service.lifecycle, k);
@@ -34,39 +36,39 @@ async function withLifecycle<T>(fn: (lc: LifecycleContext, k: Lib) => Promise<T>
     await service.stop();
   }
 }
-const rootOf = async (o: RootOpts): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot });
+const rootOf = async (o: RootOpts, env: Env): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot, env });
 const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));
 const withRoot = (c: Command) => c.option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to').option('--json', 'print JSON');
 
-export function register(program: Command): void {
-  registerSession(program);
+export function register(program: Command, ctx: CliContext): void {
+  registerSession(program, ctx);
   const knowledge = program.command('knowledge').description('Run ledgers, reconciliation, review, promotion and audit.');
-  knowledgeStage(knowledge);
-  knowledgeRecord(knowledge);
-  knowledgeReview(knowledge);
-  knowledgePromote(knowledge);
-  knowledgeAudit(knowledge);
+  knowledgeStage(knowledge, ctx);
+  knowledgeRecord(knowledge, ctx);
+  knowledgeReview(knowledge, ctx);
+  knowledgePromote(knowledge, ctx);
+  knowledgeAudit(knowledge, ctx);
 }
 
 /** `maestro session create|list|show|seal`. */
-function registerSession(program: Command): void {
+function registerSession(program: Command, ctx: CliContext): void {
   const session = program.command('session').description('Knowledge sessions (.workflow/sessions/<id>/): one per task.');
   withRoot(session.command('create <id>').description('Create a session (idempotent).').option('--objective <text>', 'what the session is for')).action(
     action(async (id: string, o: RootOpts & { objective?: string }) => {
-      const r = (await lib()).createSession((await rootOf(o)), id, o.objective ?? '');
+      const r = (await lib()).createSession((await rootOf(o, ctx.env)), id, o.objective ?? '');
       out(o, r, `${r.created ? 'created' : 'exists'} session ${id}`);
     }),
   );
   withRoot(session.command('list').description('List sessions.')).action(
     action(async (o: RootOpts) => {
-      const s = (await lib()).listSessions((await rootOf(o)));
+      const s = (await lib()).listSessions((await rootOf(o, ctx.env)));
       out(o, { sessions: s }, s.map((x) => `${x.session_id}  ${x.status}  ${x.objective}`).join('\n') || 'No sessions.');
     }),
   );
   withRoot(session.command('show <id>').description('Show a session and its runs.')).action(
     action(async (id: string, o: RootOpts) => {
-      const root = (await rootOf(o));
+      const root = (await rootOf(o, ctx.env));
       const k = await lib();
       const s = k.readSession(root, id);
       const runs = k.listRunIds(root, id).map((rid) => k.readRun(root, id, rid));
@@ -75,8 +77,8 @@ function registerSession(program: Command): void {
   );
   withRoot(session.command('seal <id>').description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
     action(async (id: string, o: RootOpts) => {
-      const root = await rootOf(o);
-      const r = await withLifecycle(async (lc, k) => {
+      const root = await rootOf(o, ctx.env);
+      const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, id);
         return k.sealSession(lc, root, id);
       });
@@ -85,7 +87,7 @@ function registerSession(program: Command): void {
   );
 }
 
-function knowledgeStage(knowledge: Command): void {
+function knowledgeStage(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
       .command('stage <target> <title> [content]')
@@ -102,13 +104,13 @@ function knowledgeStage(knowledge: Command): void {
     action(async (target: string, title: string, content: string | undefined, o: RootOpts & { action: Action; category?: string; signal?: Signal; signalIds?: string[]; evidence?: string[]; run?: string; session?: string; contentFile?: string }) => {
       const text = o.contentFile ? readFileSync(o.contentFile, 'utf8') : content;
       if (!text) throw new MaestroError('BAD_INPUT', 'stage needs <content> or --content-file.');
-      const r = (await lib()).stage((await rootOf(o)), { target: target as 'spec', title, content: text, action: o.action, category: o.category ?? null, ...(o.signal ? { signal: o.signal } : {}), signalIds: o.signalIds ?? [], evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) });
+      const r = (await lib()).stage((await rootOf(o, ctx.env)), { target: target as 'spec', title, content: text, action: o.action, category: o.category ?? null, ...(o.signal ? { signal: o.signal } : {}), signalIds: o.signalIds ?? [], evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) }, ctx.env);
       out(o, r, `${r.candidate.candidate_id} ${r.candidate.status} (occurrences ${r.candidate.occurrences}) in ${r.ledger}`);
     }),
   );
 }
 
-function knowledgeRecord(knowledge: Command): void {
+function knowledgeRecord(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
       .command('record <ids...>')
@@ -120,13 +122,13 @@ function knowledgeRecord(knowledge: Command): void {
       .option('--session <id>', 'session of --run, or the session ledger'),
   ).action(
     action(async (ids: string[], o: RootOpts & { signal: Signal; source: InputSource; evidence?: string[]; run?: string; session?: string }) => {
-      const r = (await lib()).record((await rootOf(o)), ids.flatMap((i) => i.split(',')).filter(Boolean), { signal: o.signal, source: o.source, evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) });
+      const r = (await lib()).record((await rootOf(o, ctx.env)), ids.flatMap((i) => i.split(',')).filter(Boolean), { signal: o.signal, source: o.source, evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) }, ctx.env);
       out(o, r, `recorded ${r.recorded.join(', ')} in ${r.ledger}`);
     }),
   );
 }
 
-function knowledgeReview(knowledge: Command): void {
+function knowledgeReview(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
       .command('review <session>')
@@ -140,9 +142,9 @@ function knowledgeReview(knowledge: Command): void {
       .option('--triage', 'print the triage order (corroboration, then age)'),
   ).action(
     action(async (sid: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
-      const root = (await rootOf(o));
+      const root = (await rootOf(o, ctx.env));
       let resolved: unknown = null;
-      const r = await withLifecycle(async (lc, k) => {
+      const r = await withLifecycle(ctx.env, async (lc, k) => {
         if (o.refresh || o.resolve || o.resolveAll) await k.warmSessionSemantic(lc, root, sid);
         if (o.resolve || o.resolveAll) {
           if (!o.as) throw new MaestroError('BAD_INPUT', '--resolve needs --as duplicate|related|conflict|supersede|unique.');
@@ -157,7 +159,7 @@ function knowledgeReview(knowledge: Command): void {
   );
 }
 
-function knowledgePromote(knowledge: Command): void {
+function knowledgePromote(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
       .command('promote <session>')
@@ -166,8 +168,8 @@ function knowledgePromote(knowledge: Command): void {
       .option('--all', 'every eligible pending candidate of the session'),
   ).action(
     action(async (sid: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
-      const root = await rootOf(o);
-      const r = await withLifecycle(async (lc, k) => {
+      const root = await rootOf(o, ctx.env);
+      const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, sid);
         return k.promote(lc, root, sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
       });
@@ -184,7 +186,7 @@ function knowledgePromote(knowledge: Command): void {
   );
 }
 
-function knowledgeAudit(knowledge: Command): void {
+function knowledgeAudit(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
       .command('audit')
@@ -195,18 +197,18 @@ function knowledgeAudit(knowledge: Command): void {
       .option('--force', 'apply even where a fresh pending candidate targets an entry'),
   ).action(
     action(async (o: RootOpts & { scope: string; prune?: boolean; apply?: boolean; force?: boolean }) => {
-      const root = await rootOf(o);
-      const r = await withLifecycle((lc, k) => k.audit(lc, root, { scope: o.scope, prune: Boolean(o.prune), apply: Boolean(o.apply), force: Boolean(o.force) }));
+      const root = await rootOf(o, ctx.env);
+      const r = await withLifecycle(ctx.env, (lc, k) => k.audit(lc, root, { scope: o.scope, prune: Boolean(o.prune), apply: Boolean(o.apply), force: Boolean(o.force) }));
       out(o, r, [`audit ${r.scope}: ${r.findings.length} finding(s)`, ...r.findings.map((f) => `  ${f.priority} ${f.subtype} ${f.target}: ${f.evidence}`), ...(r.prune_plan ? r.prune_plan.map((p) => `  plan ${p.action} ${p.target_id} → ${p.successor_id} (${p.reason})`) : []), ...(r.applied.count ? [`applied ${r.applied.count}; backup ${r.applied.backup_dir}`] : [])].join('\n'));
     }),
   );
 }
 
 /** Adds the knowledge lifecycle subcommands to the existing `maestro run` group. */
-export function addRunLifecycleCommands(run: Command): void {
+export function addRunLifecycleCommands(run: Command, ctx: CliContext): void {
   withRoot(run.command('create').description('Create a knowledge run in a session (run.json, report.md template).').requiredOption('--session <id>', 'session').option('--run-id <id>', 'run id (default run-<12 hex>)').option('--command <cmd>', 'command the run executes', 'manual').option('--activate', 'make it the active run (maestro load records consumed into it)')).action(
     action(async (o: RootOpts & { session: string; runId?: string; command: string; activate?: boolean }) => {
-      const root = (await rootOf(o));
+      const root = (await rootOf(o, ctx.env));
       const r = (await lib()).createRun(root, o.session, { ...(o.runId ? { runId: o.runId } : {}), command: o.command });
       if (o.activate) (await lib()).setActiveRun(root, o.session, r.run.run_id);
       out(o, r, `${r.created ? 'created' : 'exists'} run ${r.run.run_id} in session ${o.session}`);
@@ -214,8 +216,8 @@ export function addRunLifecycleCommands(run: Command): void {
   );
   withRoot(run.command('complete <run>').description('Stage accepted decisions / locked constraints from report.md as pending candidates and reconcile.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
-      const root = await rootOf(o);
-      const r = await withLifecycle(async (lc, k) => {
+      const root = await rootOf(o, ctx.env);
+      const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, o.session);
         return k.completeRun(lc, root, o.session, rid);
       });
@@ -224,8 +226,8 @@ export function addRunLifecycleCommands(run: Command): void {
   );
   withRoot(run.command('check <run>').description('Reconcile the run and print the finish checklist.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
-      const root = await rootOf(o);
-      const r = await withLifecycle(async (lc, k) => {
+      const root = await rootOf(o, ctx.env);
+      const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, o.session);
         return k.checkRun(lc, root, o.session, rid);
       });
@@ -234,8 +236,8 @@ export function addRunLifecycleCommands(run: Command): void {
   );
   withRoot(run.command('seal <run>').description('Seal a run: it and its ledger become immutable.').requiredOption('--session <id>', 'session')).action(
     action(async (rid: string, o: RootOpts & { session: string }) => {
-      const root = await rootOf(o);
-      const r = await withLifecycle(async (lc, k) => {
+      const root = await rootOf(o, ctx.env);
+      const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, o.session);
         return k.sealRun(lc, root, o.session, rid);
       });

@@ -6,6 +6,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { action, printJson } from '../output.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
+import type { Env } from '../../config/env.js';
+import type { CliContext } from '../context.js';
 import type { EntryLoad, KnowledgeSearch, ListedEntry } from '../../api/wire/knowledge.js';
 
 export interface RootOpts {
@@ -16,9 +18,9 @@ export interface RootOpts {
 const serviceModule = () => import('../../knowledge/service.js');
 
 /** A one-shot command: the daemon's KnowledgeService, built for one command (no scan throttle, no watcher), one handle. */
-export async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, fn: (k: Knowledge) => Promise<T> | T): Promise<T> {
+export async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolean }, env: Env, fn: (k: Knowledge) => Promise<T> | T): Promise<T> {
   const { KnowledgeService, resolveKnowledgeConfig } = await serviceModule();
-  const service = new KnowledgeService(resolveKnowledgeConfig(process.env, { oneShot: true }));
+  const service = new KnowledgeService(resolveKnowledgeConfig(env, { oneShot: true }));
   service.start();
   try {
     return await fn(service.open({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), readOnly: Boolean(opts.readOnlyProbe) }));
@@ -73,7 +75,7 @@ const SUPERSEDERS = {
 };
 
 /** `maestro spec supersede` and `maestro knowhow supersede`: <old> becomes deprecated, superseded by <new>. */
-export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDERS, description: string): void {
+export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDERS, description: string, ctx: CliContext): void {
   parent
     .command('supersede')
     .description(description)
@@ -84,15 +86,15 @@ export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDER
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
         const [{ resolveWorkflowRoot }, supersede] = await Promise.all([import('../../knowledge/format/root.js'), SUPERSEDERS[kind]()]);
-        const res = supersede(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), oldRef, newRef);
+        const res = supersede(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), oldRef, newRef);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
       }),
     );
 }
 
-export async function history(ref: string, opts: RootOpts): Promise<void> {
-  await withKnowledge(opts, async (k) => {
+export async function history(ref: string, opts: RootOpts, env: Env): Promise<void> {
+  await withKnowledge(opts, env, async (k) => {
     const id = k.resolveId(ref);
     if (!id) await k.load(ref); // throws with the nearest ids
     const chain = k.traverse(id!, 10, 'supersedes');

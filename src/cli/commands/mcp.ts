@@ -13,13 +13,15 @@ import { MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 import { ApiClient } from '../../api/client.js';
 import { claudeConfigDir } from '../../config/env.js';
+import type { Env } from '../../config/env.js';
+import type { CliContext } from '../context.js';
 
 function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN || existsSync(join(claudeConfigDir(env), '.credentials.json')));
 }
 
-async function chooseProvider(opts: { agent?: string; agentScript?: string }): Promise<AgentProvider | null> {
-  const kind = opts.agent ?? (hasClaudeCredentials(process.env) ? 'claude' : 'none');
+async function chooseProvider(opts: { agent?: string; agentScript?: string }, env: Env): Promise<AgentProvider | null> {
+  const kind = opts.agent ?? (hasClaudeCredentials(env) ? 'claude' : 'none');
   if (kind === 'none') return null;
   const { createProvider } = await import('../../agents/index.js');
   if (kind === 'scripted') {
@@ -29,7 +31,7 @@ async function chooseProvider(opts: { agent?: string; agentScript?: string }): P
   return createProvider({ kind: 'claude' });
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
     .description('Serve Maestro tools over MCP on stdio (create_task, list_tasks, get_task, approve need the daemon; suggest_task_metadata and search_knowledge, load_knowledge, stage_knowledge do not).')
@@ -39,10 +41,10 @@ export function register(program: Command): void {
     .option('--root <dir>', 'project whose knowledge search_knowledge / load_knowledge / stage_knowledge use (default: the current folder)')
     .action(
       action(async (opts: { url?: string; agent?: string; agentScript?: string; root?: string }) => {
-        const provider = await chooseProvider(opts);
+        const provider = await chooseProvider(opts, ctx.env);
         // Loaded here so the other commands do not pay for the SDK.
         const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/server.js')]);
-        const server = createMcpServer({ client: new ApiClient({ url: opts.url }), provider, cwd: process.cwd(), knowledgeRoot: resolve(opts.root ?? process.cwd()), env: process.env });
+        const server = createMcpServer({ client: new ApiClient({ url: opts.url }, ctx.env), provider, cwd: process.cwd(), knowledgeRoot: resolve(opts.root ?? process.cwd()), env: ctx.env });
         const transport = new StdioServerTransport();
         const closed = new Promise<void>((resolve) => {
           transport.onclose = () => resolve();

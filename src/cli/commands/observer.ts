@@ -8,10 +8,12 @@ import { Option, type Command } from 'commander';
 import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
+import type { Env } from '../../config/env.js';
+import type { CliContext } from '../context.js';
 
-async function observerConfig(overrides: { agent?: string; agentScript?: string } = {}) {
+async function observerConfig(env: Env, overrides: { agent?: string; agentScript?: string } = {}) {
   const [{ resolveObserverConfig }, { checkWikiRoot }] = await Promise.all([import('../../observer/config.js'), import('../../observer/paths.js')]);
-  const config = resolveObserverConfig(process.env, process.cwd(), overrides);
+  const config = resolveObserverConfig(env, process.cwd(), overrides);
   checkWikiRoot(config.wikiRoot, config.env);
   return config;
 }
@@ -49,17 +51,17 @@ function parsePoll(value: string): number {
   return n;
 }
 
-export function register(program: Command): void {
-  registerObserve(program);
+export function register(program: Command, ctx: CliContext): void {
+  registerObserve(program, ctx);
   const wiki = program.command('wiki').description('Observer wiki upkeep: maintain, audit, migrate, lint.');
-  wikiMaintain(wiki);
-  wikiAudit(wiki);
-  wikiMigrate(wiki);
-  wikiProposals(wiki);
-  wikiLint(wiki);
+  wikiMaintain(wiki, ctx);
+  wikiAudit(wiki, ctx);
+  wikiMigrate(wiki, ctx);
+  wikiProposals(wiki, ctx);
+  wikiLint(wiki, ctx);
 }
 
-function registerObserve(program: Command): void {
+function registerObserve(program: Command, ctx: CliContext): void {
   program
     .command('observe')
     .description('Watch a Claude Code session beside it: explorations, prior KNOWLEDGE, summaries, wiki curation.')
@@ -73,7 +75,7 @@ function registerObserve(program: Command): void {
     .option('--agent-script <file>', 'the script of --agent scripted (docs/scripted-agent.md)')
     .action(
       action(async (opts: { once?: boolean; session?: string; restore?: boolean; poll?: number; json?: boolean; agent?: string; agentScript?: string; adoptWiki?: boolean }) => {
-        const config = await observerConfig({ ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.agentScript ? { agentScript: opts.agentScript } : {}) });
+        const config = await observerConfig(ctx.env, { ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.agentScript ? { agentScript: opts.agentScript } : {}) });
         const common = { ...(opts.session ? { session: opts.session } : {}), ...(opts.restore ? { restore: true } : {}), ...(opts.adoptWiki ? { adoptWiki: true } : {}) };
         if (opts.once || opts.json) {
           const { observeOnce } = await import('../../observer/observe.js');
@@ -95,7 +97,7 @@ function registerObserve(program: Command): void {
     );
 }
 
-function wikiMaintain(wiki: Command): void {
+function wikiMaintain(wiki: Command, ctx: CliContext): void {
   wiki
     .command('maintain')
     .description('List audits, report (--dry-run), or apply maintenance.')
@@ -104,7 +106,7 @@ function wikiMaintain(wiki: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { listAudits?: boolean; dryRun?: boolean; json?: boolean }) => {
-        const config = await observerConfig();
+        const config = await observerConfig(ctx.env);
         const [{ listAudits }, { applyMaintenance, buildMaintenanceReport }] = await Promise.all([import('../../observer/upkeep/audit.js'), import('../../observer/upkeep/maintain.js')]);
         if (opts.listAudits) {
           const audits = listAudits(config.wikiRoot);
@@ -135,7 +137,7 @@ function wikiMaintain(wiki: Command): void {
     );
 }
 
-function wikiAudit(wiki: Command): void {
+function wikiAudit(wiki: Command, ctx: CliContext): void {
   wiki
     .command('audit <target-id>')
     .description('File an audit against a wiki entry (what the `k` key does on a KNOWLEDGE card).')
@@ -147,7 +149,7 @@ function wikiAudit(wiki: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (targetId: string, opts: { severity?: string; anchor?: string; note?: string; session?: string; exploration?: string; json?: boolean }) => {
-        const config = await observerConfig();
+        const config = await observerConfig(ctx.env);
         const { fileAudit } = await import('../../observer/upkeep/audit.js');
         const audit = fileAudit(
           config.wikiRoot,
@@ -167,7 +169,7 @@ function wikiAudit(wiki: Command): void {
     );
 }
 
-function wikiMigrate(wiki: Command): void {
+function wikiMigrate(wiki: Command, ctx: CliContext): void {
   wiki
     .command('migrate')
     .description('Move an older wiki layout (knowledge-base/, per-session cache files) into the current one.')
@@ -176,7 +178,7 @@ function wikiMigrate(wiki: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { from?: string; dryRun?: boolean; json?: boolean }) => {
-        const config = await observerConfig();
+        const config = await observerConfig(ctx.env);
         const { migrateWikiLayout } = await import('../../observer/upkeep/migrate.js');
         const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
         if (opts.json) return printJson(result);
@@ -186,7 +188,7 @@ function wikiMigrate(wiki: Command): void {
     );
 }
 
-function wikiProposals(wiki: Command): void {
+function wikiProposals(wiki: Command, ctx: CliContext): void {
   wiki
     .command('proposals')
     .description('Curation proposals waiting for a person (curation without an agent never edits an entry itself): list, accept or dismiss.')
@@ -196,7 +198,7 @@ function wikiProposals(wiki: Command): void {
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { accept?: string; dismiss?: string; note?: string; json?: boolean }) => {
-        const config = await observerConfig();
+        const config = await observerConfig(ctx.env);
         const { acceptProposal, dismissProposal, listProposals } = await import('../../observer/curation/proposals.js');
         const now = new Date();
         const note = opts.note ? { note: opts.note } : {};
@@ -221,14 +223,14 @@ function wikiProposals(wiki: Command): void {
     );
 }
 
-function wikiLint(wiki: Command): void {
+function wikiLint(wiki: Command, ctx: CliContext): void {
   wiki
     .command('lint')
     .description('Check ids, duplicates, leftover legacy folders, index drift and stale drafts (exit 1 on errors).')
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { json?: boolean }) => {
-        const config = await observerConfig();
+        const config = await observerConfig(ctx.env);
         const { lintWiki } = await import('../../observer/upkeep/lint.js');
         const result = lintWiki(config.wikiRoot, new Date());
         if (opts.json) printJson(result);

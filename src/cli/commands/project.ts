@@ -6,13 +6,14 @@ import { clientFor, findProject, print, table, withApi, type ClientFlags } from 
 import { agentOffer } from './agentOffer.js';
 import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
 import type { ProjectList, ProjectResponse } from '../../api/wire/responses.js';
+import type { CliContext } from '../context.js';
 
 function counts(byStatus: Record<string, number>): string {
   const parts = Object.entries(byStatus).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`);
   return parts.length ? parts.join(', ') : 'no tasks';
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   const project = program.command('project').description('Register git repositories as projects and look at them (needs the daemon).');
 
   withApi(
@@ -28,7 +29,7 @@ export function register(program: Command): void {
       const repoPath = resolve(path);
       const provider = providerFromFlags(opts);
       const body = { name: opts.name ?? basename(repoPath), repoPath, ...(provider ? { config: { provider } } : {}) };
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const { project: p } = await client.post<ProjectResponse>('/api/projects', body);
       if (opts.json) return printJson({ project: p });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
@@ -37,11 +38,11 @@ export function register(program: Command): void {
     }),
   );
 
-  registerConfig(project);
+  registerConfig(project, ctx);
 
   withApi(project.command('list').description('List projects.')).action(
     action(async (opts: ClientFlags) => {
-      const { projects } = await clientFor(opts).get<ProjectList>('/api/projects');
+      const { projects } = await clientFor(opts, ctx.env).get<ProjectList>('/api/projects');
       if (opts.json) return printJson({ projects });
       if (!projects.length) return print('No projects yet. Add one with `maestro project add <path>`.');
       print(table([['ID', 'NAME', 'REPOSITORY'], ...projects.map((p) => [p.id, p.name, p.repoPath])]));
@@ -50,7 +51,7 @@ export function register(program: Command): void {
 
   withApi(project.command('show <idOrName>').description('Show a project (by id or name) with its task counts.')).action(
     action(async (idOrName: string, opts: ClientFlags) => {
-      const { project: p, tasksByStatus } = await findProject(clientFor(opts), idOrName);
+      const { project: p, tasksByStatus } = await findProject(clientFor(opts, ctx.env), idOrName);
       if (opts.json) return printJson({ project: p, tasksByStatus });
       print(`${p.name} (${p.id})\n  repository: ${p.repoPath}\n  tasks: ${counts(tasksByStatus)}`);
     }),

@@ -14,6 +14,7 @@ import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
 import type { ProjectList, ProjectResponse } from '../../api/wire/responses.js';
+import type { CliContext } from '../context.js';
 
 export const PROVIDER_KINDS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'command', 'scripted'] as const;
 
@@ -133,13 +134,13 @@ export async function saveConfig(client: ApiClient, project: Project, config: Re
   return saved;
 }
 
-export function registerConfig(project: Command): void {
+export function registerConfig(project: Command, ctx: CliContext): void {
   const config = project.command('config').description("Read and change a project's settings (dotted keys, JSON values), e.g. its agent provider.");
   const projectOpt = (cmd: Command) => withApi(cmd.option('--project <idOrName>', 'the project (default: the one holding this folder, or the only one)'));
 
   projectOpt(config.command('get [key]').description('Print a setting, or all of them.')).action(
     action(async (key: string | undefined, opts: ClientFlags & { project?: string }) => {
-      const p = await pickProject(clientFor(opts), opts.project);
+      const p = await pickProject(clientFor(opts, ctx.env), opts.project);
       const value = key ? getKey(p.config, key) : p.config;
       if (key && value === undefined) throw new MaestroError('NOT_FOUND', `Project ${p.name} has no setting ${key}.`);
       if (opts.json) return printJson(key ? { project: p.id, key, value } : { project: p.id, config: value });
@@ -150,7 +151,7 @@ export function registerConfig(project: Command): void {
   projectOpt(config.command('set <key> <value> [more...]').description('Set one or more settings: key value [key value …]. Values are JSON when they parse, else text.')).action(
     action(async (key: string, value: string, more: string[], opts: ClientFlags & { project?: string }) => {
       if (more.length % 2) throw new MaestroError('BAD_INPUT', `"${more[more.length - 1]}" has no value: give key value pairs.`);
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const p = await pickProject(client, opts.project);
       let next = p.config;
       const pairs = [key, value, ...more];
@@ -163,7 +164,7 @@ export function registerConfig(project: Command): void {
 
   projectOpt(config.command('unset <key>').description('Remove a setting.')).action(
     action(async (key: string, opts: ClientFlags & { project?: string }) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const p = await pickProject(client, opts.project);
       if (getKey(p.config, key) === undefined) throw new MaestroError('NOT_FOUND', `Project ${p.name} has no setting ${key}.`);
       const saved = await saveConfig(client, p, setKey(p.config, key, undefined));

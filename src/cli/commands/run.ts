@@ -4,19 +4,20 @@ import type { Run } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, print, table, withApi, type ClientFlags } from './common.js';
 import { addRunLifecycleCommands } from './knowledgeRuns.js';
+import type { CliContext } from '../context.js';
 
 function duration(r: Run): string {
   if (!r.endedAt) return 'running';
   return `${((r.endedAt - r.startedAt) / 1000).toFixed(1)} s`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   const run = program.command('run').description('Agent runs (list|show need the daemon) and knowledge runs (create|complete|check|seal).');
-  addRunLifecycleCommands(run);
+  addRunLifecycleCommands(run, ctx);
 
   withApi(run.command('list').description('List runs, oldest first.').option('--task <id>', 'only the runs of this task')).action(
     action(async (opts: ClientFlags & { task?: string }) => {
-      const { runs } = await clientFor(opts).get<{ runs: Run[] }>('/api/runs', { taskId: opts.task });
+      const { runs } = await clientFor(opts, ctx.env).get<{ runs: Run[] }>('/api/runs', { taskId: opts.task });
       if (opts.json) return printJson({ runs });
       if (!runs.length) return print('No runs.');
       print(table([['ID', 'TASK', 'KIND', 'STATUS', 'MODEL', 'TIME'], ...runs.map((r) => [r.id, r.taskId, r.kind, r.status, r.model ?? '-', duration(r)])]));
@@ -25,7 +26,7 @@ export function register(program: Command): void {
 
   withApi(run.command('show <id>').description('Show a run: status, model, tokens, cost, trace id, error.')).action(
     action(async (id: string, opts: ClientFlags) => {
-      const { run: r } = await clientFor(opts).get<{ run: Run }>(`/api/runs/${encodeURIComponent(id)}`);
+      const { run: r } = await clientFor(opts, ctx.env).get<{ run: Run }>(`/api/runs/${encodeURIComponent(id)}`);
       if (opts.json) return printJson({ run: r });
       const lines = [
         `run ${r.id} (${r.kind}) of task ${r.taskId}: ${r.status}`,

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
+import type { CliContext } from '../context.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -32,7 +33,7 @@ async function prepareBoard(): Promise<{ routes: (app: FastifyInstance) => Promi
   return { routes: (app) => webRoutes(app), missing: false };
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .alias('start')
@@ -47,13 +48,15 @@ export function register(program: Command): void {
     .action(
       action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean; auth: boolean }) => {
         const { resolveConfig } = await import('../../config/config.js');
-        const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth });
+        const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth }, ctx.env);
         // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.
         const { startDaemon } = await import('../../app/daemon.js');
         const board = await prepareBoard();
         const daemon = await startDaemon(config, {
+          // The daemon's knowledge, observer and providers are configured from the environment the CLI's entry read.
+          env: ctx.env,
           announce: true,
           demo: opts.demo,
           logFile: join(logDir, 'daemon.log'),

@@ -6,20 +6,21 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, type RootOpts } from './knowledgeShared.js';
+import type { CliContext } from '../context.js';
 
-export function registerSpec(program: Command): void {
+export function registerSpec(program: Command, ctx: CliContext): void {
   const spec = program.command('spec').description('Project specs: rules and constraints in .workflow/specs/.');
-  specList(spec);
-  specAdd(spec);
-  specHealth(spec);
-  registerSupersede(spec, 'spec', 'Mark <old> deprecated and superseded by <new> (sids or ids).');
-  specDeprecate(spec);
-  specHistory(spec);
-  specConflict(spec);
+  specList(spec, ctx);
+  specAdd(spec, ctx);
+  specHealth(spec, ctx);
+  registerSupersede(spec, 'spec', 'Mark <old> deprecated and superseded by <new> (sids or ids).', ctx);
+  specDeprecate(spec, ctx);
+  specHistory(spec, ctx);
+  specConflict(spec, ctx);
 }
 
 /** `maestro spec list`: the spec entries, by category. */
-function specList(spec: Command): void {
+function specList(spec: Command, ctx: CliContext): void {
   spec
     .command('list')
     .description('List spec entries.')
@@ -29,7 +30,7 @@ function specList(spec: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (opts: RootOpts & { category?: string; includeDeprecated?: boolean }) => {
-        await withKnowledge(opts, (k) => {
+        await withKnowledge(opts, ctx.env, (k) => {
           const entries = k.list({ type: 'spec', category: opts.category, includeDeprecated: opts.includeDeprecated });
           if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
           for (const e of entries) printEntry(e, true);
@@ -39,7 +40,7 @@ function specList(spec: Command): void {
 }
 
 /** `maestro spec add`: appends one entry. */
-function specAdd(spec: Command): void {
+function specAdd(spec: Command, ctx: CliContext): void {
   spec
     .command('add')
     .description('Append a spec entry (lock-guarded atomic write).')
@@ -57,7 +58,7 @@ function specAdd(spec: Command): void {
     .action(
       action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: 'high'; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
         const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
-        const root = resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {});
+        const root = resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env });
         const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(opts, ['description', 'source', 'confidence', 'scope', 'allowDuplicateTitle']) });
         if (opts.json) printJson(res);
         else process.stdout.write(res.outcome === 'created' ? `created ${res.id} (${res.sid})\n` : `skipped: an entry titled "${title}" exists (${res.id})\n`);
@@ -66,7 +67,7 @@ function specAdd(spec: Command): void {
 }
 
 /** `maestro spec health`: unparseable entries and lifecycle problems; exit code 1 when any is an error. */
-function specHealth(spec: Command): void {
+function specHealth(spec: Command, ctx: CliContext): void {
   spec
     .command('health')
     .description('Report unparseable entries and lifecycle problems with file and line.')
@@ -78,7 +79,7 @@ function specHealth(spec: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (opts: RootOpts & { kind?: string }) => {
-        await withKnowledge(opts, (k) => {
+        await withKnowledge(opts, ctx.env, (k) => {
           const kind = opts.kind ?? 'spec';
           const h = k.health(kind === 'all' ? undefined : (kind as 'spec' | 'knowhow' | 'wiki'));
           if (opts.json) printJson(h);
@@ -93,7 +94,7 @@ function specHealth(spec: Command): void {
 }
 
 /** `maestro spec deprecate`: marks an entry deprecated. */
-function specDeprecate(spec: Command): void {
+function specDeprecate(spec: Command, ctx: CliContext): void {
   spec
     .command('deprecate')
     .description('Mark a spec entry deprecated (kept in the file and the evolution chain).')
@@ -103,7 +104,7 @@ function specDeprecate(spec: Command): void {
     .action(
       action(async (ref: string, opts: RootOpts) => {
         const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
-        const res = deprecateSpec(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref);
+        const res = deprecateSpec(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), ref);
         if (opts.json) printJson(res);
         else process.stdout.write(`${res.replayed ? 'already deprecated' : 'deprecated'}: ${res.id}\n`);
       }),
@@ -111,18 +112,18 @@ function specDeprecate(spec: Command): void {
 }
 
 /** `maestro spec history`: the evolution chain of an entry. */
-function specHistory(spec: Command): void {
+function specHistory(spec: Command, ctx: CliContext): void {
   spec
     .command('history')
     .description('The evolution chain of an entry (supersedes in both directions).')
     .argument('<id>')
     .option('--json')
     .option('--workflow-root <dir>')
-    .action(action(async (ref: string, opts: RootOpts) => history(ref, opts)));
+    .action(action(async (ref: string, opts: RootOpts) => history(ref, opts, ctx.env)));
 }
 
 /** `maestro spec conflict`: marks an entry contested. */
-function specConflict(spec: Command): void {
+function specConflict(spec: Command, ctx: CliContext): void {
   spec
     .command('conflict')
     .description('Mark an entry contested with a note (conflict marker).')
@@ -133,25 +134,25 @@ function specConflict(spec: Command): void {
     .action(
       action(async (ref: string, opts: RootOpts & { note: string }) => {
         const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
-        const res = markSpecConflict(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), ref, opts.note);
+        const res = markSpecConflict(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), ref, opts.note);
         if (opts.json) printJson(res);
         else process.stdout.write(`marked ${res.id} contested (${res.marker})\n`);
       }),
     );
 }
 
-export function registerKnowhow(program: Command): void {
+export function registerKnowhow(program: Command, ctx: CliContext): void {
   const kh = program.command('knowhow').description('Knowhow documents: decisions, recipes, references, templates in .workflow/knowhow/.');
-  knowhowAdd(kh);
-  knowhowList(kh);
-  knowhowGet(kh);
-  knowhowSearch(kh);
-  registerSupersede(kh, 'knowhow', 'Mark <old> deprecated and superseded by <new>.');
-  knowhowHistory(kh);
+  knowhowAdd(kh, ctx);
+  knowhowList(kh, ctx);
+  knowhowGet(kh, ctx);
+  knowhowSearch(kh, ctx);
+  registerSupersede(kh, 'knowhow', 'Mark <old> deprecated and superseded by <new>.', ctx);
+  knowhowHistory(kh, ctx);
 }
 
 /** `maestro knowhow add`: writes one document (body from --body or stdin). */
-function knowhowAdd(kh: Command): void {
+function knowhowAdd(kh: Command, ctx: CliContext): void {
   kh.command('add')
     .description('Write a knowhow document (replay-safe with --id).')
     .argument('<type>', 'session | tip | template | recipe | reference | decision | asset | blueprint | document')
@@ -168,7 +169,7 @@ function knowhowAdd(kh: Command): void {
       action(async (type: string, title: string, opts: RootOpts & { body?: string; description?: string; category?: string; keywords?: string[]; tags?: string[]; id?: string }) => {
         const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
         const body = opts.body ?? (process.stdin.isTTY ? '' : await readStdin());
-        const res = addKnowhow(resolveWorkflowRoot(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), {
+        const res = addKnowhow(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), {
           type,
           title,
           body,
@@ -182,7 +183,7 @@ function knowhowAdd(kh: Command): void {
 }
 
 /** `maestro knowhow list`: the knowhow documents. */
-function knowhowList(kh: Command): void {
+function knowhowList(kh: Command, ctx: CliContext): void {
   kh.command('list')
     .description('List knowhow documents.')
     .option('--type <type>')
@@ -191,7 +192,7 @@ function knowhowList(kh: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (opts: RootOpts & { type?: string; includeDeprecated?: boolean }) => {
-        await withKnowledge(opts, (k) => {
+        await withKnowledge(opts, ctx.env, (k) => {
           const entries = k.list({ type: opts.type ?? 'knowhow', includeDeprecated: opts.includeDeprecated }).filter((e) => e.kind === 'knowhow');
           if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
           for (const e of entries) printEntry(e, true);
@@ -201,7 +202,7 @@ function knowhowList(kh: Command): void {
 }
 
 /** `maestro knowhow get`: one document, by any alias. */
-function knowhowGet(kh: Command): void {
+function knowhowGet(kh: Command, ctx: CliContext): void {
   kh.command('get')
     .description('Print one knowhow document (any alias).')
     .argument('<id>')
@@ -210,7 +211,7 @@ function knowhowGet(kh: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (ref: string, opts: RootOpts & { includeDeprecated?: boolean }) => {
-        await withKnowledge(opts, async (k) => {
+        await withKnowledge(opts, ctx.env, async (k) => {
           const e = await k.load(ref, { includeDeprecated: Boolean(opts.includeDeprecated) });
           if ((e as { kind?: string }).kind !== 'knowhow') throw new MaestroError('BAD_INPUT', `${ref} is not a knowhow document.`);
           if (opts.json) printJson(e);
@@ -221,7 +222,7 @@ function knowhowGet(kh: Command): void {
 }
 
 /** `maestro knowhow search`: searches knowhow documents only. */
-function knowhowSearch(kh: Command): void {
+function knowhowSearch(kh: Command, ctx: CliContext): void {
   kh.command('search')
     .description('Search knowhow documents only.')
     .argument('<query...>')
@@ -231,7 +232,7 @@ function knowhowSearch(kh: Command): void {
     .option('--workflow-root <dir>')
     .action(
       action(async (words: string[], opts: RootOpts & { limit?: number; includeDeprecated?: boolean }) => {
-        await withKnowledge(opts, (k) => {
+        await withKnowledge(opts, ctx.env, (k) => {
           const res = k.search(words.join(' '), { type: 'knowhow', limit: opts.limit, includeDeprecated: opts.includeDeprecated });
           if (opts.json) printJson(res);
           else printResults(res, `${res.count} knowhow result(s)`);
@@ -241,11 +242,11 @@ function knowhowSearch(kh: Command): void {
 }
 
 /** `maestro knowhow history`: the evolution chain of a document. */
-function knowhowHistory(kh: Command): void {
+function knowhowHistory(kh: Command, ctx: CliContext): void {
   kh.command('history')
     .description('The evolution chain of a knowhow document.')
     .argument('<id>')
     .option('--json')
     .option('--workflow-root <dir>')
-    .action(action(async (ref: string, opts: RootOpts) => history(ref, opts)));
+    .action(action(async (ref: string, opts: RootOpts) => history(ref, opts, ctx.env)));
 }

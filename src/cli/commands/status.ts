@@ -4,11 +4,12 @@ import { EXIT_ERROR, action, printJson } from '../output.js';
 import { clientFor, print, withApi, type ClientFlags } from './common.js';
 import { formatCounts } from './project.js';
 import type { ProjectDetail, ProjectList } from '../../api/wire/responses.js';
+import type { CliContext } from '../context.js';
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   withApi(program.command('status').description('Say whether the daemon runs, and list projects with their task counts (exit 1 when no daemon answers).')).action(
     action(async (opts: ClientFlags) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       if (!(await client.ping())) {
         if (opts.json) printJson({ daemon: { url: client.baseUrl, running: false }, projects: [] });
         else print(`No daemon answers at ${client.baseUrl}. Start one with \`maestro serve\`.`);

@@ -11,6 +11,7 @@ import { clientFor, findProject, list, print, table, taskRow, withApi, type Clie
 import { followTask, printTranscript } from './taskLogs.js';
 import { actOnNewest, describeEvidence, fetchEvidence, parseComment, registerDiff } from './taskReview.js';
 import type { RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
+import type { CliContext } from '../context.js';
 
 function parsePriority(value: string): number {
   const m = /^[Pp]?([012])$/.exec(value.trim());
@@ -55,18 +56,18 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
   return lines.join('\n');
 }
 
-export function register(program: Command): void {
+export function register(program: Command, ctx: CliContext): void {
   const task = program.command('task').description('Create tasks, watch them and act at their gates (needs the daemon).');
-  taskCreate(task);
-  taskList(task);
-  taskShow(task);
-  registerDiff(task);
-  taskApprove(task);
-  taskReject(task);
-  taskMessages(task);
-  taskCancel(task);
-  taskRetry(task);
-  taskLogs(task);
+  taskCreate(task, ctx);
+  taskList(task, ctx);
+  taskShow(task, ctx);
+  registerDiff(task, ctx);
+  taskApprove(task, ctx);
+  taskReject(task, ctx);
+  taskMessages(task, ctx);
+  taskCancel(task, ctx);
+  taskRetry(task, ctx);
+  taskLogs(task, ctx);
 }
 
 /** The --gate option of approve and reject (a fresh Option each: commander options are not shared). */
@@ -75,7 +76,7 @@ function gate(): Option {
 }
 
 /** `task create`: a task in a project. */
-function taskCreate(task: Command): void {
+function taskCreate(task: Command, ctx: CliContext): void {
   withApi(
     task
       .command('create <title>')
@@ -91,7 +92,7 @@ function taskCreate(task: Command): void {
       .option('--parent <id>', 'the parent task'),
   ).action(
     action(async (title: string, opts: CreateFlags) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const { project } = await findProject(client, opts.project);
       const body = {
         projectId: project.id,
@@ -113,10 +114,10 @@ function taskCreate(task: Command): void {
 }
 
 /** `task list`: tasks, optionally of one project or in some statuses. */
-function taskList(task: Command): void {
+function taskList(task: Command, ctx: CliContext): void {
   withApi(task.command('list').description('List tasks.').option('--project <idOrName>', 'only this project').option('--status <statuses>', 'comma-separated statuses', parseStatuses)).action(
     action(async (opts: ClientFlags & { project?: string; status?: string[] }) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const projectId = opts.project ? (await findProject(client, opts.project)).project.id : undefined;
       const { tasks } = await client.get<TaskList>('/api/tasks', { projectId, status: opts.status?.join(',') });
       if (opts.json) return printJson({ tasks });
@@ -127,10 +128,10 @@ function taskList(task: Command): void {
 }
 
 /** `task show`: one task with its runs, versions, checks and findings. */
-function taskShow(task: Command): void {
+function taskShow(task: Command, ctx: CliContext): void {
   withApi(task.command('show <id>').description('Show a task with its approvals, runs, subtasks, version chain, check results and review findings.')).action(
     action(async (id: string, opts: ClientFlags) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const answer = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
       const evidence = await fetchEvidence(client, answer.task.id);
       if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [] });
@@ -141,10 +142,10 @@ function taskShow(task: Command): void {
 }
 
 /** `task approve`: passes the gate the task (its newest version) waits at. */
-function taskApprove(task: Command): void {
+function taskApprove(task: Command, ctx: CliContext): void {
   withApi(task.command('approve <id>').description('Approve the gate the task waits at.').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string }) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const target = await actOnNewest(client, id);
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
       if (opts.json) printJson({ task: t });
@@ -154,7 +155,7 @@ function taskApprove(task: Command): void {
 }
 
 /** `task reject`: fails the gate; the API makes the next version. */
-function taskReject(task: Command): void {
+function taskReject(task: Command, ctx: CliContext): void {
   withApi(
     task
       .command('reject <id>')
@@ -164,7 +165,7 @@ function taskReject(task: Command): void {
       .option('--comment <file:line:text>', 'a remark on one line of the change (repeatable)', parseComment),
   ).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason: string; comment?: Array<{ file: string; line: number; text: string }> }) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const target = await actOnNewest(client, id);
       const body = { ...(opts.gate ? { gate: opts.gate } : {}), reason: opts.reason, ...(opts.comment?.length ? { comments: opts.comment } : {}) };
       const answer = await client.post<RejectResponse>(`/api/tasks/${encodeURIComponent(target)}/reject`, body);
@@ -175,14 +176,14 @@ function taskReject(task: Command): void {
 }
 
 /** `task reply` and `task inject`: a message to the running agent. */
-function taskMessages(task: Command): void {
+function taskMessages(task: Command, ctx: CliContext): void {
   for (const [name, what] of [
     ['reply', "Answer the agent's clarifying question (the task must be awaiting_input)."],
     ['inject', "Add an instruction to the running agent's next turn."],
   ] as const) {
     withApi(task.command(`${name} <id> <text>`).description(what)).action(
       action(async (id: string, text: string, opts: ClientFlags) => {
-        const client = clientFor(opts);
+        const client = clientFor(opts, ctx.env);
         const answer = await client.post<RunMessageResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/${name}`, { message: text });
         if (opts.json) printJson(answer);
         else print(name === 'reply' ? `Replied to ${id} (run ${answer.runId}).` : `Queued the instruction for ${id} (run ${answer.runId}).`);
@@ -192,10 +193,10 @@ function taskMessages(task: Command): void {
 }
 
 /** `task cancel`. */
-function taskCancel(task: Command): void {
+function taskCancel(task: Command, ctx: CliContext): void {
   withApi(task.command('cancel <id>').description('Cancel a task; a running worker is stopped.').option('--reason <text>', 'why')).action(
     action(async (id: string, opts: ClientFlags & { reason?: string }) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/cancel`, opts.reason ? { reason: opts.reason } : {});
       if (opts.json) printJson({ task: t });
       else print(`Cancelled ${t.id}.`);
@@ -204,10 +205,10 @@ function taskCancel(task: Command): void {
 }
 
 /** `task retry`. */
-function taskRetry(task: Command): void {
+function taskRetry(task: Command, ctx: CliContext): void {
   withApi(task.command('retry <id>').description('Retry a task that needs attention or was cancelled.')).action(
     action(async (id: string, opts: ClientFlags) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`);
       if (opts.json) printJson({ task: t });
       else print(`Retrying ${t.id}; it is now ${t.status}.`);
@@ -216,10 +217,10 @@ function taskRetry(task: Command): void {
 }
 
 /** `task logs`: the latest transcript, or the live stream with --follow. */
-function taskLogs(task: Command): void {
+function taskLogs(task: Command, ctx: CliContext): void {
   withApi(task.command('logs <id>').description("Print the transcript of the task's latest run; --follow streams the live run, into the next version after a reject.").option('-f, --follow', 'stream tokens and phases as they come, until the task (or its newest version) finishes')).action(
     action(async (id: string, opts: ClientFlags & { follow?: boolean }) => {
-      const client = clientFor(opts);
+      const client = clientFor(opts, ctx.env);
       if (opts.follow) await followTask(client, id, Boolean(opts.json));
       else await printTranscript(client, id, Boolean(opts.json));
     }),

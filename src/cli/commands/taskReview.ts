@@ -9,12 +9,13 @@ import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDeta
 import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
+import type { CliContext } from '../context.js';
 
 const ESC = '\u001b[';
 type Paint = (code: string, text: string) => string;
 
 /** Colour only for a terminal that wants it (NO_COLOR off), or when FORCE_COLOR asks. */
-export function painter(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Paint {
+export function painter(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv): Paint {
   const force = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
   const on = force || (Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb');
   return on ? (code, text) => `${ESC}${code}m${text}${ESC}0m` : (_code, text) => text;
@@ -117,7 +118,7 @@ export function parseComment(value: string, previous: Array<{ file: string; line
   return [...previous, { file: m[1]!, line: Number(m[2]), text: m[3]!.trim() }];
 }
 
-export function registerDiff(task: Command): void {
+export function registerDiff(task: Command, ctx: CliContext): void {
   withApi(
     task
       .command('diff <id>')
@@ -127,9 +128,9 @@ export function registerDiff(task: Command): void {
       .option('--file <path>', 'only this file, shown whole even when large'),
   ).action(
     action(async (id: string, opts: ClientFlags & { stat?: boolean; version?: number; file?: string }) => {
-      const diff = await clientFor(opts).get<DiffResponse>(`/api/tasks/${encodeURIComponent(id)}/diff`, { version: opts.version, file: opts.file });
+      const diff = await clientFor(opts, ctx.env).get<DiffResponse>(`/api/tasks/${encodeURIComponent(id)}/diff`, { version: opts.version, file: opts.file });
       if (opts.json) return printJson(diff);
-      const paint = painter();
+      const paint = painter(process.stdout, ctx.env);
       process.stdout.write(opts.stat ? renderStat(diff, paint) : renderDiff(diff, paint));
     }),
   );

@@ -42,7 +42,7 @@ describe('reading a .workflow folder in the other tool format', () => {
 
   it('searches it, hides superseded entries, and loads every returned id', async () => {
     const { dir } = tempRoot('mf-workflow');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const errs = k.search('errors cause', { limit: 10 });
       expect(errs.results.map((r) => r.id)).toEqual(['spec:project:coding-conventions-003']);

@@ -1,48 +1,119 @@
 /**
- * The frontmatter reader and writer (FORMATS §1.3, §2.3). Deliberately not full
- * YAML, to read exactly what the other tool writes and reads: `key: value`
- * lines with quotes stripped, `[a, b]` inline arrays, `key:` followed by
- * `- item` lines as a list, values starting `[`/`{` tried as JSON. Nested
- * blocks (`source:` with indented keys) are kept as an object of strings.
+ * The one frontmatter reader (FORMATS §1.3, §2.3, §3.4, §8.4–8.5). Every file
+ * with a `---` block goes through `splitFrontmatter` (BOM, leading blank
+ * lines, CRLF, the closing `---`, file line numbers) and one value reader.
+ *
+ * The value reader is deliberately not full YAML, to read exactly what the
+ * other tools write: `key: value` lines, quoted or bare scalars, inline
+ * `[a, b]` lists, values starting `[`/`{` tried as JSON, `key:` followed by
+ * `- item` lines (a list) or by indented `k: v` lines (one nested map). The
+ * formats differ in what a value means, so the reader takes a dialect:
+ *
+ * | dialect        | files                                   | `1`, `0.5`  | `null`, `~` | `key:` with nothing under | `- k: v` item                  | body line endings |
+ * | `maestro-flow` | `.workflow/` specs and knowhow (default) | string      | string      | `[]`                      | the string `k: v`               | as in the file     |
+ * | `wiki`         | GUI-Anything's wiki entries, audits      | number      | null        | null                      | a map, continued by deeper `k: v` | LF               |
+ * | `yaml`         | `report.md` (maestro-flow parses it with the `yaml` package) | full YAML through that package, loaded on first use | | | | as in the file |
+ *
+ * The reader never throws: problems come back with their 1-based file line,
+ * and the rest of the block is still read, so one bad line cannot hide a file.
  */
+import { createRequire } from 'node:module';
 
-export type FrontValue = string | string[] | boolean | number | null | Record<string, unknown> | unknown[];
+export type FrontValue = string | number | boolean | null | FrontValue[] | { [k: string]: FrontValue };
+export type FrontMatter = Record<string, FrontValue>;
+export type Dialect = 'maestro-flow' | 'wiki' | 'yaml';
 
-export interface Frontmatter {
-  data: Record<string, FrontValue>;
-  /** The body after the closing `---` (and one following newline). */
-  body: string;
-  /** Lines taken by the frontmatter block, including both `---` lines (0 if none). */
-  lineCount: number;
-  /** Problems found, each with a 1-based line. The rest of the block is still read. */
-  problems: Array<{ line: number; message: string }>;
-  present: boolean;
+export interface FrontmatterProblem {
+  /** 1-based line in the file. */
+  line: number;
+  message: string;
 }
 
-/** FORMATS §1.3: trimmed text starts with `---` and contains `\n---` after position 3. */
+export interface FrontBlock {
+  /** An opening `---` line was found (after an optional BOM and leading whitespace). */
+  opened: boolean;
+  /** ...and a closing `---` line after it. */
+  closed: boolean;
+  /** The lines between the two `---` lines, without line endings, with their 1-based file line. */
+  lines: Array<{ text: string; line: number }>;
+  /** The text after the closing line's newline (the whole text when no block is closed), line endings untouched. */
+  body: string;
+  /** 1-based line where the body starts. */
+  bodyLine: number;
+  /** Lines taken by the block, including both `---` lines (0 if none). */
+  lineCount: number;
+  problems: FrontmatterProblem[];
+}
+
+export interface Frontmatter {
+  data: FrontMatter;
+  body: string;
+  bodyLine: number;
+  lineCount: number;
+  problems: FrontmatterProblem[];
+  /** A complete block (opening and closing `---`) was found. */
+  present: boolean;
+  /** An opening `---` was found, closed or not. */
+  opened: boolean;
+}
+
+const FENCE = /^---[ \t]*$/;
+
+/** Finds and splits the `---` block. The one place that knows where frontmatter starts and ends. */
+export function splitFrontmatter(text: string): FrontBlock {
+  const none: FrontBlock = { opened: false, closed: false, lines: [], body: text, bodyLine: 1, lineCount: 0, problems: [] };
+  // trimStart also drops a BOM (U+FEFF is white space to it), as the other tools' readers do.
+  const lead = text.length - text.trimStart().length;
+  const leadLines = text.slice(0, lead).split('\n').length - 1;
+  const all = text.slice(lead).split('\n');
+  if (!FENCE.test(all[0]!.replace(/\r$/, ''))) return none;
+  const openLine = leadLines + 1;
+  const close = all.findIndex((l, i) => i > 0 && FENCE.test(l.replace(/\r$/, '')));
+  if (close === -1) {
+    return { ...none, opened: true, problems: [{ line: openLine, message: `frontmatter opened with --- on line ${openLine} is never closed (no --- line after it)` }] };
+  }
+  const lines = all.slice(1, close).map((l, i) => ({ text: l.replace(/\r$/, ''), line: openLine + 1 + i }));
+  const consumed = all.slice(0, close + 1).join('\n').length + 1;
+  return { opened: true, closed: true, lines, body: text.slice(lead + consumed), bodyLine: openLine + close + 1, lineCount: leadLines + close + 1, problems: [] };
+}
+
+/** FORMATS §1.3 "has frontmatter": a closed `---` block opens the file. */
 export function hasFrontmatter(text: string): boolean {
-  const t = text.trimStart();
-  return t.startsWith('---') && t.indexOf('\n---', 3) !== -1;
+  return splitFrontmatter(text).closed;
+}
+
+export function parseFrontmatter(text: string, opts: { dialect?: Dialect } = {}): Frontmatter {
+  const dialect = opts.dialect ?? 'maestro-flow';
+  const block = splitFrontmatter(text);
+  const read = !block.closed ? { data: {}, problems: [] } : dialect === 'yaml' ? readYaml(block.lines) : readLines(block.lines, dialect === 'wiki');
+  return {
+    data: read.data,
+    body: dialect === 'wiki' ? block.body.replace(/\r\n/g, '\n') : block.body,
+    bodyLine: block.bodyLine,
+    lineCount: block.lineCount,
+    problems: [...block.problems, ...read.problems],
+    present: block.closed,
+    opened: block.opened,
+  };
 }
 
 function unquote(v: string): string {
-  if (v.length >= 2 && ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'")))) {
-    if (v.startsWith('"')) {
-      try {
-        return JSON.parse(v) as string;
-      } catch {
-        return v.slice(1, -1);
-      }
+  if (v.length < 2) return v;
+  if (v.startsWith('"') && v.endsWith('"')) {
+    try {
+      return JSON.parse(v) as string;
+    } catch {
+      return v.slice(1, -1);
     }
-    return v.slice(1, -1).replace(/''/g, "'");
   }
+  if (v.startsWith("'") && v.endsWith("'")) return v.slice(1, -1).replace(/''/g, "'");
   return v;
 }
 
 /** False when `v` (starting with [ or {) cannot be JSON: its first value character is one no JSON value starts with. */
 function mayBeJson(v: string): boolean {
   let i = 1;
-  while (i < v.length && (v[i] === ' ' || v[i] === '\t' || v[i] === '\n' || v[i] === '\r')) i++;
+  while (i < v.length && (v[i] === ' ' || v[i] === '\t')) i++;
   const c = v[i];
   if (c === undefined) return true;
   if (v[0] === '{') return c === '"' || c === '}';
@@ -50,100 +121,177 @@ function mayBeJson(v: string): boolean {
     // Only the literals true, false and null start with these, followed by a delimiter.
     const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
     const next = v[i + word.length];
-    return v.startsWith(word, i) && (next === undefined || next === ',' || next === ']' || next === ' ' || next === '\t' || next === '\n' || next === '\r');
+    return v.startsWith(word, i) && (next === undefined || next === ',' || next === ']' || next === ' ' || next === '\t');
   }
   return c === '"' || c === '[' || c === '{' || c === ']' || c === '-' || (c >= '0' && c <= '9');
 }
 
-function parseJson(v: string): FrontValue | undefined {
-  try {
-    return JSON.parse(v) as FrontValue;
-  } catch {
-    return undefined;
-  }
-}
-
-function scalar(raw: string): FrontValue {
+/** One scalar. `typed` (wiki): numbers and null/~ too; maestro-flow keeps those as strings. */
+function scalar(raw: string, typed: boolean): FrontValue {
   const v = raw.trim();
   if (v === '') return '';
   if (v.startsWith('[') || v.startsWith('{')) {
-    // A flow list of bare words (`[a, b]`, the usual tags line) is not JSON: the
-    // parse is skipped rather than left to throw (a thrown error costs more than the rest of the file).
-    const json = mayBeJson(v) ? parseJson(v) : undefined;
-    if (json !== undefined) return json;
+    // A flow list of bare words (`[a, b]`, the usual tags line) is not JSON: the parse is skipped
+    // rather than left to throw (a thrown error costs more than the rest of the file).
+    if (mayBeJson(v)) {
+      try {
+        return JSON.parse(v) as FrontValue;
+      } catch {
+        // not JSON: read below
+      }
+    }
     if (v.startsWith('[') && v.endsWith(']')) {
       return v
         .slice(1, -1)
         .split(',')
-        .map((s) => unquote(s.trim()))
+        .map((s) => (typed ? scalar(s, true) : unquote(s.trim())))
         .filter((s) => s !== '');
     }
   }
   if (v === 'true') return true;
   if (v === 'false') return false;
+  if (typed && (v === 'null' || v === '~')) return null;
+  if (typed && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
   return unquote(v);
 }
 
-export function parseFrontmatter(text: string): Frontmatter {
-  const empty: Frontmatter = { data: {}, body: text, lineCount: 0, problems: [], present: false };
-  if (!hasFrontmatter(text)) return empty;
-  const lead = text.length - text.trimStart().length;
-  const lines = text.slice(lead).split('\n');
-  let close = -1;
-  for (let i = 1; i < lines.length; i++) {
-    if (/^---\s*$/.test(lines[i]!.replace(/\r$/, ''))) {
-      close = i;
-      break;
-    }
-  }
-  if (close === -1) return empty;
-  const leadLines = text.slice(0, lead).split('\n').length - 1;
-  const data: Record<string, FrontValue> = {};
-  const problems: Frontmatter['problems'] = [];
-  let listKey: string | null = null;
-  let nestKey: string | null = null;
-  for (let i = 1; i < close; i++) {
-    const line = lines[i]!.replace(/\r$/, '');
-    const lineNo = leadLines + i + 1;
-    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
-    const item = /^\s*-\s*(.*)$/.exec(line);
-    if (item && listKey) {
-      const arr = data[listKey];
-      const value = scalar(item[1]!);
-      if (Array.isArray(arr)) (arr as unknown[]).push(typeof value === 'string' ? value : value);
+const TOP = /^([\w.-]+)\s*:\s*(.*)$/;
+const INDENTED = /^\s+([\w.-]+)\s*:\s*(.*)$/;
+const ITEM = /^\s*-\s*(.*)$/;
+/** A wiki list item that starts a map: `- key: value` (a space after the colon, so `- proj:app` stays a string). */
+const ITEM_KEY = /^([A-Za-z_][\w-]*):(?:\s+(.*))?$/;
+
+/** The block's `key: value` lines (module comment); `wiki` selects that dialect's meanings. */
+function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: FrontMatter; problems: FrontmatterProblem[] } {
+  const data: FrontMatter = {};
+  const problems: FrontmatterProblem[] = [];
+  // The key whose value is still open: `key:` (a list or a map, decided by the first line under it) or `key: []`.
+  let open: { key: string; kind: 'pending' | 'list' | 'map' } | null = null;
+  let itemMap: Record<string, FrontValue> | null = null;
+  const bad = (line: number, text: string, why: string) => problems.push({ line, message: `unreadable frontmatter line ${JSON.stringify(text.slice(0, 80))}: ${why}` });
+  const settle = () => {
+    if (open?.kind === 'pending') data[open.key] = wiki ? null : [];
+    open = null;
+    itemMap = null;
+  };
+  for (const { text, line } of lines) {
+    if (text.trim() === '' || text.trimStart().startsWith('#')) continue;
+    const item = ITEM.exec(text);
+    if (item && open && open.kind !== 'map') {
+      const list = open.kind === 'list' ? (data[open.key] as FrontValue[]) : (data[open.key] = []);
+      open.kind = 'list';
+      const kv = wiki && !item[1]!.startsWith('"') ? ITEM_KEY.exec(item[1]!) : null;
+      itemMap = kv ? { [kv[1]!]: scalar(kv[2] ?? '', true) } : null;
+      list.push(itemMap ?? scalar(item[1]!, wiki));
       continue;
     }
-    const nested = /^\s+([\w-]+)\s*:\s*(.*)$/.exec(line);
-    if (nested && nestKey) {
-      (data[nestKey] as Record<string, unknown>)[nested[1]!] = scalar(nested[2]!);
+    const nested = INDENTED.exec(text);
+    if (nested && itemMap) {
+      itemMap[nested[1]!] = scalar(nested[2]!, wiki);
       continue;
     }
-    const kv = /^([\w.-]+)\s*:\s*(.*)$/.exec(line);
+    if (nested && open && open.kind !== 'list') {
+      const map = open.kind === 'map' ? (data[open.key] as Record<string, FrontValue>) : (data[open.key] = {});
+      open.kind = 'map';
+      map[nested[1]!] = scalar(nested[2]!, wiki);
+      continue;
+    }
+    const kv = /^\s/.test(text) ? null : TOP.exec(text);
+    settle();
     if (!kv) {
-      problems.push({ line: lineNo, message: `frontmatter line is not "key: value": ${JSON.stringify(line.slice(0, 80))}` });
-      listKey = nestKey = null;
+      bad(line, text, /^\s/.test(text) ? 'an indented line with no open key above it' : 'expected "key: value"');
       continue;
     }
-    const key = kv[1]!;
-    const rest = kv[2]!;
-    listKey = nestKey = null;
-    if (rest.trim() === '' || rest.trim() === '[]') {
-      // `key:` opens either a block list or a nested block; decided by the next line.
-      const next = lines[i + 1]?.replace(/\r$/, '') ?? '';
-      if (rest.trim() === '' && /^\s+[\w-]+\s*:/.test(next)) {
-        data[key] = {};
-        nestKey = key;
-      } else {
-        data[key] = [];
-        listKey = key;
-      }
+    const rest = kv[2]!.trim();
+    if (rest === '' || rest === '[]') {
+      open = { key: kv[1]!, kind: rest === '' ? 'pending' : 'list' };
+      if (rest === '[]') data[kv[1]!] = [];
       continue;
     }
-    data[key] = scalar(rest);
+    data[kv[1]!] = scalar(rest, wiki);
   }
-  const consumed = lines.slice(0, close + 1).join('\n').length + 1;
-  const body = text.slice(lead + consumed);
-  return { data, body, lineCount: leadLines + close + 1, problems, present: true };
+  settle();
+  return { data, problems };
+}
+
+type YamlModule = typeof import('yaml');
+let yamlModule: YamlModule | undefined;
+
+/** Full YAML through the `yaml` package (loaded on first use: only `report.md` needs it). */
+function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: FrontmatterProblem[] } {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule;
+  const { LineCounter, parseDocument } = yamlModule;
+  const counter = new LineCounter();
+  const doc = parseDocument(lines.map((l) => l.text).join('\n'), { lineCounter: counter, prettyErrors: false });
+  const first = lines[0]?.line ?? 1;
+  if (doc.errors.length) {
+    return { data: {}, problems: doc.errors.map((e) => ({ line: first + counter.linePos(e.pos[0]).line - 1, message: `frontmatter is not valid YAML: ${e.message.split('\n')[0]}` })) };
+  }
+  const value: unknown = doc.toJS();
+  // A block that is not a map (empty, a bare string) has no keys, as maestro-flow reads it.
+  return { data: value && typeof value === 'object' && !Array.isArray(value) ? (value as FrontMatter) : {}, problems: [] };
+}
+
+/**
+ * Sets `key: <rendered>` in the block in place (dropping the block-list items of its old value),
+ * or inserts it (`at`: before the closing `---`, or right after the opening one); keys Maestro
+ * does not know are left as they are. A file without frontmatter gets a block.
+ */
+export function setFrontmatterLine(text: string, key: string, rendered: string, at: 'end' | 'start' = 'end'): string {
+  const line = `${key}: ${rendered}`;
+  const block = splitFrontmatter(text);
+  if (!block.closed) return `---\n${line}\n---\n\n${text}`;
+  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
+  const lines = text.split('\n');
+  const close = block.bodyLine - 2; // 0-based index of the closing ---
+  const open = close - block.lines.length - 1;
+  const re = new RegExp(`^${key.replace(/[.]/g, '\\.')}\\s*:`);
+  const found = lines.findIndex((l, i) => i > open && i < close && re.test(l));
+  const cr = eol === '\r\n' ? '\r' : '';
+  if (found !== -1) {
+    let end = found + 1;
+    while (end < close && /^\s*-(\s|$)/.test(lines[end]!)) end++;
+    lines.splice(found, end - found, line + cr);
+  } else lines.splice(at === 'end' ? close : open + 1, 0, line + cr);
+  return lines.join('\n');
+}
+
+/* The wiki writer (FORMATS §8.4): strings JSON-quoted, lists as block lists, one level of nested map. */
+function quote(v: string): string {
+  return JSON.stringify(v);
+}
+
+function renderScalar(v: FrontValue): string {
+  if (typeof v === 'string') return quote(v);
+  if (v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return quote(JSON.stringify(v));
+}
+
+/** Renders keys in insertion order; `undefined` values are left out. */
+export function renderFrontmatter(data: Record<string, FrontValue | undefined>): string {
+  const out = ['---'];
+  for (const [key, value] of Object.entries(data)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      if (!value.length) {
+        out.push(`${key}: []`);
+        continue;
+      }
+      out.push(`${key}:`);
+      for (const item of value) {
+        if (item && typeof item === 'object' && !Array.isArray(item)) {
+          const entries = Object.entries(item);
+          entries.forEach(([k, v], idx) => out.push(`${idx === 0 ? '  - ' : '    '}${k}: ${renderScalar(v)}`));
+        } else out.push(`  - ${renderScalar(item)}`);
+      }
+    } else if (value && typeof value === 'object') {
+      out.push(`${key}:`);
+      for (const [k, v] of Object.entries(value)) out.push(`  ${k}: ${renderScalar(v)}`);
+    } else out.push(`${key}: ${renderScalar(value)}`);
+  }
+  out.push('---');
+  return out.join('\n');
 }
 
 /** FORMATS §2.3 `escapeYamlValue`: JSON-quoted when the value holds any of `: \n " ' # , { } [ ]`. */

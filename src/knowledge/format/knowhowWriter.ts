@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic, type AtomicWriteHooks } from './atomic.js';
-import { escapeYamlValue, hasFrontmatter } from './frontmatter.js';
+import { escapeYamlValue, setFrontmatterLine } from './frontmatter.js';
 import { EXPLICIT_ID_RE, KNOWHOW_PREFIX, knowhowIdForStem, parseKnowhowText } from './knowhowParser.js';
 import { withCorpusLock } from './lock.js';
 import { assertInsideRoot, listKnowhowFiles, type WorkflowRoot } from './root.js';
@@ -161,21 +161,7 @@ export function locateKnowhow(root: WorkflowRoot, ref: string): { file: string; 
 
 /** Replaces `key: …` in the frontmatter in place, or inserts it before the closing `---` (FORMATS §2.4). */
 export function setFrontmatterKey(text: string, key: string, value: unknown): string {
-  const line = `${key}: ${JSON.stringify(value)}`;
-  if (!hasFrontmatter(text)) return `---\n${line}\n---\n\n${text}`;
-  const lead = text.length - text.trimStart().length;
-  const lines = text.slice(lead).split('\n');
-  let close = 1;
-  while (close < lines.length && !/^---\s*$/.test(lines[close]!.replace(/\r$/, ''))) close++;
-  const re = new RegExp(`^${key}\\s*:`);
-  const at = lines.findIndex((l, i) => i > 0 && i < close && re.test(l));
-  if (at !== -1) {
-    // Drop the block-list items that belonged to the old value.
-    let end = at + 1;
-    while (end < close && /^\s+-\s/.test(lines[end]!)) end++;
-    lines.splice(at, end - at, line);
-  } else lines.splice(close, 0, line);
-  return text.slice(0, lead) + lines.join('\n');
+  return setFrontmatterLine(text, key, JSON.stringify(value));
 }
 
 export function supersedeKnowhow(root: WorkflowRoot, oldRef: string, newRef: string, opts: { hooks?: AtomicWriteHooks } = {}): { oldId: string; newId: string; replayed: boolean } {

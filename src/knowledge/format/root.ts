@@ -30,7 +30,8 @@ export interface WorkflowRoot {
 export interface ResolveRootOptions {
   workflowRoot?: string | undefined;
   cwd?: string;
-  env?: NodeJS.ProcessEnv;
+  /** The environment of the process's entry point ($MAESTRO_HOME, $MAESTRO_UID): passed down, never read here. */
+  env: NodeJS.ProcessEnv;
   /** Read `$MAESTRO_HOME/specs` even when confined. */
   includeGlobal?: boolean;
 }
@@ -44,8 +45,8 @@ function maestroHome(env: NodeJS.ProcessEnv): string {
   return resolve(env.MAESTRO_HOME || join(homedir(), '.maestro'));
 }
 
-export function resolveWorkflowRoot(opts: ResolveRootOptions = {}): WorkflowRoot {
-  const env = opts.env ?? process.env;
+export function resolveWorkflowRoot(opts: ResolveRootOptions): WorkflowRoot {
+  const env = opts.env;
   const home = maestroHome(env);
   const uid = env.MAESTRO_UID || safeUser();
   if (opts.workflowRoot) {

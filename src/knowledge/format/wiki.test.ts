@@ -22,7 +22,7 @@ function wikiFixture() {
 describe('the observer wiki as a knowledge source', () => {
   it('indexes wiki entries: search finds them with canonical ids that load by every alias', async () => {
     const { dir } = wikiFixture();
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const res = k.search('vite build cache', { limit: 10, decay: false });
       const wiki = res.results.filter((r) => r.kind === 'wiki');
@@ -46,7 +46,7 @@ describe('the observer wiki as a knowledge source', () => {
 
   it('keeps filters and type isolation: --type wiki, a wiki type, a category; --type knowhow never returns wiki', async () => {
     const { dir } = wikiFixture();
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const wikiOnly = k.search('vite', { type: 'wiki', limit: 20 });
       expect(wikiOnly.count).toBeGreaterThan(0);
@@ -77,7 +77,7 @@ describe('the observer wiki as a knowledge source', () => {
     writeWikiEntry(dir, 'contexts/net/C001-upload-retry.md', { id: 'C001', request: 'upload retry policy', tags: ['upload', 'retry', 'policy'] }, 'Upload retry policy', 'upload retry policy backoff jitter', 'upload retry policy backoff jitter');
     writeWikiEntry(dir, 'contexts/net/C002-upload-retry-again.md', { id: 'C002', request: 'upload retry policy', tags: ['upload', 'retry', 'policy'] }, 'Upload retry policy', 'upload retry policy backoff jitter', 'upload retry policy backoff jitter.');
     writeWikiEntry(dir, 'contexts/net/C003-upload-budget.md', { id: 'C003', request: 'upload retry budget', tags: ['upload', 'retry', 'budget'] }, 'Upload retry budget', 'upload retry budget per minute', 'upload retry budget per minute and per hour');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const off = k.search('upload retry', { limit: 2, diversity: 'off', decay: false });
       expect(off.results.map((r) => r.id).sort()).toEqual(['wiki:C001', 'wiki:C002']);
@@ -91,7 +91,7 @@ describe('the observer wiki as a knowledge source', () => {
 
   it('follows wiki file changes incrementally, reports a broken wiki file in health and still indexes the rest', () => {
     const { dir } = wikiFixture();
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       expect(k.search('postgres', { type: 'wiki' }).results.map((r) => r.id)).toEqual(['wiki:N001']);
       // A broken file: no frontmatter at all; another with binary content.
@@ -133,7 +133,7 @@ describe('the observer wiki as a knowledge source', () => {
   it('keeps both entries of a duplicated id, reports it, and gives the id back when the other file goes', () => {
     const { dir } = wikiFixture();
     const copy = writeWikiEntry(dir, 'contexts/build-setup/C001-z-copy.md', { id: 'C001', request: 'vite copy' }, 'Vite cache copy', 'A hand-made copy.', 'copied zebra text');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       expect(k.search('zebra').results.map((r) => r.id)).toEqual(['wiki:C001-z-copy']);
       expect(k.search('lockfile').results.map((r) => r.id)).toEqual(['wiki:C001']);
@@ -167,7 +167,7 @@ describe('the observer wiki as a knowledge source', () => {
     } finally {
       k.close();
     }
-    const explicit = openKnowledge({ workflowRoot: dir, wikiRoot: join(other.dir, 'wiki') });
+    const explicit = openKnowledge({ env: process.env, workflowRoot: dir, wikiRoot: join(other.dir, 'wiki') });
     try {
       expect(explicit.search('zebra').results.map((r) => r.id)).toEqual(['wiki:N001']);
     } finally {
@@ -177,11 +177,11 @@ describe('the observer wiki as a knowledge source', () => {
 
   it('serves wiki results at GET /api/knowledge/search and entry reads, identical to the in-process search', async () => {
     const { dir } = wikiFixture();
-    const local = openKnowledge({ workflowRoot: dir });
+    const local = openKnowledge({ env: process.env, workflowRoot: dir });
     const expected = local.search('vite build cache', { readOnlyProbe: true, type: 'wiki' });
     local.close();
     expect(expected.count).toBeGreaterThan(0);
-    const pool = createKnowledgePool();
+    const pool = createKnowledgePool({ env: process.env });
     const app = Fastify();
     installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
     await app.register(knowledgeRoutes, { pool });

@@ -21,7 +21,7 @@ import { wikiDirFromEnv } from '../../config/env.js';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listEntryFiles, parseEntryFile } from './wiki/entries.js';
-import { parseFrontmatter, type FrontValue } from './wiki/frontmatter.js';
+import { parseFrontmatter, type FrontValue } from './frontmatter.js';
 import { wikiLayout } from './wiki/layout.js';
 import type { KnowledgeEntry, KnowledgeSource } from './entry.js';
 import type { WorkflowRoot } from './root.js';
@@ -32,7 +32,7 @@ export const WIKI_ID_PREFIX = 'wiki:';
 export const MAX_WIKI_FILE_BYTES = MAX_SPEC_FILE_BYTES;
 
 /** The wiki folder for a workflow root (see the header for the order). */
-export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv = process.env): string {
+export function wikiRootFor(root: WorkflowRoot, env: NodeJS.ProcessEnv): string {
   return (root.confined ? undefined : wikiDirFromEnv(env, root.projectDir)) ?? resolve(root.projectDir, 'wiki');
 }
 
@@ -75,7 +75,7 @@ export function wikiSource(wikiRoot: string): KnowledgeSource {
         message: p.reason,
       }));
       if (!entry) return { entries: [], findings };
-      const fm = parseFrontmatter(text).data;
+      const fm = parseFrontmatter(text, { dialect: 'wiki' }).data;
       const stem = entry.relativePath.split('/').pop()!.replace(/\.md$/, '');
       // Two files with one id (a hand copy, a merge): both stay indexed, the later one under its stem, and health says so.
       const owner = shadowedBy.get(path);

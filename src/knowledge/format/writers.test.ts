@@ -58,7 +58,7 @@ describe('appendSpecEntry', () => {
     const [e] = parseSpecText(readFileSync(r.file, 'utf8'), r.file).entries;
     expect(e!.ref).toMatch(/^knowhow\/DOC-\d{8}-big-design-note\.md$/);
     expect(e!.content).toBe(`### Big design note\n\n${'word '.repeat(40).trim()}`);
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       expect(k.neighbors(r.id, 'references').map((n) => n.id)).toEqual([r.overflowKnowhowId]);
     } finally {

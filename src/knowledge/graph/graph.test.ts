@@ -24,7 +24,7 @@ function project() {
 describe('the code graph (TypeScript compiler API)', () => {
   it('indexes files, exported symbols and imports, skipping node_modules', async () => {
     const { dir } = project();
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const res = await k.searchCode('retryWithBackoff');
       expect(res.codeIndex).toBe('ok');
@@ -42,7 +42,7 @@ describe('the code graph (TypeScript compiler API)', () => {
 
   it('parses again only what changed: a quiet sync parses nothing, a deleted file leaves the graph', async () => {
     const { dir } = project();
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       expect(await k.syncCode()).toMatchObject({ files: 3, changed: 3 });
       expect(await k.syncCode()).toMatchObject({ files: 3, changed: 0 });
@@ -61,7 +61,7 @@ describe('the code graph (TypeScript compiler API)', () => {
 describe('--kg search', () => {
   it('isolates types: --type knowhow never returns code or spec nodes, and every id loads', async () => {
     const { dir } = project();
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const all = await k.searchKg('retry', { limit: 10 });
       expect(new Set(all.results.map((r) => r.sourceType))).toEqual(new Set(['spec', 'knowhow', 'codegraph']));
@@ -82,7 +82,7 @@ describe('--kg search', () => {
   it('caps each source at ceil(limit/2) while other sources have results', async () => {
     const { dir, root } = project();
     for (let i = 0; i < 6; i++) writeKnowhowFile(root, `TIP-20260801-retry-more-${i}`, { title: `Retry more ${i}`, tags: ['retry'] }, 'retry retry');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const res = await k.searchKg('retry', { limit: 4 });
       expect(res.results.filter((r) => r.sourceType === 'knowhow').length).toBeLessThanOrEqual(2);
@@ -100,7 +100,7 @@ describe('MaestroGraph traversal', () => {
     for (const s of ['A', 'B', 'C']) appendSpecEntry(root, { category: 'coding', title: `Rule ${s}`, content: s, keywords: ['rule'], sid: `S-${s}` });
     supersedeSpec(root, 'S-A', 'S-B');
     supersedeSpec(root, 'S-B', 'S-C');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const chain = k.traverse('S-B', 10, 'supersedes').map((c) => [c.direction, c.id, c.depth]);
       expect(chain).toEqual([

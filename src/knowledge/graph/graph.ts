@@ -13,6 +13,7 @@ import { codeKindBoost } from '../search/boosts.js';
 import { codeFileLinks, codeSymbol, matchCodeSymbols } from '../index/codeSymbols.js';
 import { aliasesOf, edgesAt } from '../index/graphEdges.js';
 import { fetchCandidates, type SearchFilters } from '../index/query.js';
+import { namedEntries } from '../index/namedEntries.js';
 import { queryTerms } from '../format/text.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 
@@ -129,6 +130,9 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
   // Type isolation: a type filter names exactly the source types that are queried at all.
   const wantCode = opts.code && (!opts.type || opts.type === 'code' || opts.type === 'codegraph');
   const wantKnowledge = !opts.type || (opts.type !== 'code' && opts.type !== 'codegraph');
+  // Entries the query names by id or alias lead, under the same filters (index/namedEntries.ts).
+  const named = wantKnowledge ? namedEntries(db, query, opts).slice(0, limit) : [];
+  const namedIds = new Set(named.map((c) => c.entry.id));
   if (wantKnowledge) {
     const isKind = (t: string | undefined): t is (typeof KG_SOURCES)[number] => KG_SOURCES.includes(t as (typeof KG_SOURCES)[number]);
     // One query per source type asked for; a narrower type (recipe, tip…) is one query filtered by it.
@@ -136,7 +140,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
     for (const kind of kinds) {
       const cands = fetchCandidates(db, query, { ...opts, type: kind ?? opts.type }, candidateLimit);
       const max = cands[0]?.bm25 || 1;
-      for (const c of cands) pool.push({ ...kgFromEntry(c.entry, c.status, c.bm25), family: `${c.entry.kind}:${c.entry.file.toLowerCase()}`, norm: c.bm25 / max });
+      for (const c of cands) if (!namedIds.has(c.entry.id)) pool.push({ ...kgFromEntry(c.entry, c.status, c.bm25), family: `${c.entry.kind}:${c.entry.file.toLowerCase()}`, norm: c.bm25 / max });
     }
   }
   if (wantCode) {
@@ -162,7 +166,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
       perFamily.set(p.family, (perFamily.get(p.family) ?? 0) + 1);
     }
     for (const c of pool) {
-      if (picked.length >= limit) break;
+      if (picked.length >= limit - named.length) break;
       if (ids.has(c.id) || (perSource.get(c.sourceType) ?? 0) >= pass.source || (perFamily.get(c.family) ?? 0) >= pass.family) continue;
       picked.push({ ...c, selectionReason: pi === 0 ? 'relevance' : 'diversity' });
       ids.add(c.id);
@@ -171,7 +175,7 @@ export function searchKg(db: Database.Database, query: string, opts: SearchFilte
     }
   }
   picked.sort((a, b) => b.norm - a.norm || a.id.localeCompare(b.id));
-  const results = picked.map(({ family: _f, norm, ...r }) => ({ ...r, score: Math.round(norm * 1e4) / 1e4 }));
+  const results = [...named.map((c) => kgFromEntry(c.entry, c.status, 1)), ...picked.map(({ family: _f, norm, ...r }) => ({ ...r, score: Math.round(norm * 1e4) / 1e4 }))];
   const n = (t: string) => results.filter((r) => r.sourceType === t).length;
   return {
     query,

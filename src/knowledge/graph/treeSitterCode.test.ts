@@ -145,7 +145,7 @@ describe('the code graph for other languages (tree-sitter, WebAssembly)', { time
     write(dir, 'venv/lib/site.py', 'def fetch_with_retry_vendored():\n    pass\n');
     write(dir, 'rb/order.rb', "require_relative './money'\nclass Order; end\n");
     write(dir, 'rb/money.rb', 'module Money; end\n');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const report = await k.syncCode();
       expect(report.files).toBe(14); // venv/ is skipped

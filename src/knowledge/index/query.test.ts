@@ -32,7 +32,7 @@ describe('candidates are the best matches even when common-word-only matches are
       const title = i % 7 === 0 ? 'common heading' : i % 5 < 2 && i % 11 === 0 ? 'often often notes' : `title ${i % 13}`;
       writeKnowhowFile(root, `TIP-20260801-doc-${i}`, { title }, `${words.join(' ')} ${'body '.repeat(i % 15 === 0 ? 1000 : i % 11)}`);
     }
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     k.sync();
     k.close();
     const db = new Database(join(dir, '.workflow', INDEX_FILE), { readonly: true });

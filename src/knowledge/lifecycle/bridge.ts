@@ -21,7 +21,8 @@ import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
 import { runSource } from './reconcile/receipt.js';
-import { searchIndexFor } from './briefSearch.js';
+import { searchIndexFor, type BriefSearch } from './briefSearch.js';
+import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
 import { createLifecycleContext, type LifecycleContext } from './context.js';
@@ -63,6 +64,13 @@ export interface KnowledgeBridgeOptions {
    * Without it nothing is watched, and nothing is left running.
    */
   watch?: (workflowDir: string) => void;
+  /** The environment a brief's search reads (FLOW_* wiki folder, MAESTRO_UID): the daemon's; none by default. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * The brief's search (briefSearch.ts): the daemon's KnowledgeService searches its warm handle for the
+   * project (`forService`); without it each brief opens, scans and closes an index of its own.
+   */
+  search?: BriefSearch;
 }
 
 export class KnowledgeBridge {
@@ -72,8 +80,16 @@ export class KnowledgeBridge {
     this.lc = options.lifecycle ?? createLifecycleContext({ embedder: null });
   }
 
+  /**
+   * The daemon's bridge (app/daemon.ts): the service's lifecycle context, the service watches the corpora it
+   * works in, and each brief searches the service's warm handle for the project. (A type-only import: the CLI loads the service without this file.)
+   */
+  static forService(service: Pick<KnowledgeService, 'lifecycle' | 'watchCorpus' | 'briefSearch'>, env: NodeJS.ProcessEnv): KnowledgeBridge {
+    return new KnowledgeBridge({ lifecycle: service.lifecycle, watch: (dir) => service.watchCorpus(dir), search: (root, text, limit) => service.briefSearch(root, text, limit), env });
+  }
+
   private rootFor(repoPath: string): WorkflowRoot {
-    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true });
+    const root = resolveWorkflowRoot({ workflowRoot: repoPath, includeGlobal: true, env: this.options.env ?? {} });
     this.options.watch?.(root.workflowDir);
     return root;
   }
@@ -104,7 +120,8 @@ export class KnowledgeBridge {
     // Keywords only reach entries whose declared keywords the task names; a promoted decision carries
     // `session-knowledge,decision`. Search finds entries by their words (with the documented minimum match).
     const cited = new Set(hits.map((h) => h.id));
-    const found = searchIndexFor(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
+    const search = this.options.search ?? ((r: WorkflowRoot, t: string, l: number) => searchIndexFor(r, t, l, this.options.env ?? {}));
+    const found = search(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
     if (found.length) {
       lines.push('', '## Relevant knowledge (search)');
       for (const e of found) lines.push(citation(e.sid ?? e.id, e.title, e.body));

@@ -15,7 +15,7 @@
  *
  * k1, the field weights and each field's b are FORMATS §5.1's (maestro-flow's
  * dashboard search): k1 1.5; title (5, b 0.3), summary (1.5, 0.75), tags (3, 0),
- * body (0.5, 0.75). idf is FORMATS §5.1's ln(1 + (N − df + 0.5)/(df + 0.5)) of
+ * body (0.5, 0.75) — except the title's weight, 3.5 here (see below). idf is FORMATS §5.1's ln(1 + (N − df + 0.5)/(df + 0.5)) of
  * the stem (FTS5's own idf is 0 for a word in half the entries). Stems are
  * Porter's (the `stemmer` package, which gives the same stems as SQLite's
  * porter tokenizer: all 226,526 tokens of Cranfield compared), so a term
@@ -30,10 +30,21 @@
  * Title boost scaled by idf (titleScale): a common query word in a title
  * counts less than the boost alone would make it, so a rare word in an entry's
  * body is not buried under it (the typical miss the issue reports, title 10×
- * body). Cranfield, whole pipeline: 0.3850 without, 0.3916 at power 0.5, 0.3928
- * at power 1, 0.3903 at power 2. Power 2 is kept: in an operations wiki where
- * the common word sits in the titles of one entry in seven (ranking.test.ts),
- * power 1 still let nine of them bury the one body holding the rare word.
+ * body). Cranfield, whole pipeline, title weight 5: 0.3850 without, 0.3916 at
+ * power 0.5, 0.3928 at power 1, 0.3903 at power 2, 0.3837 at power 3.
+ *
+ * Title weight 3.5 and power 4 (issue 16 item 2). Measured on a generated
+ * operations wiki (ranking.test.ts: ordinary notes, ten "Deploy notes" titles,
+ * one runbook whose body alone holds "kubelet"; query "deploy kubelet"), the
+ * runbook's rank, balanced / diversity off, with "deploy" in 14 %, 10 %, 6 %,
+ * 3 % of the titles: weight 5 power 2 — 1/1, 2/6, 6/7, 7/out of the page;
+ * weight 3.5 power 4 — first in all four; with the runbook's body twice as
+ * long (length normalisation weighs against it) — first down to 6 %, 2/6 at 3 %
+ * (weight 5 power 2: 6/7 already at 14 %). Cranfield, whole pipeline /
+ * diversity off: 0.3903 / 0.3998 before, 0.3842 / 0.3885 after (target 0.38).
+ * Rejected on the same two sets: k1 0.6–1.2 (Cranfield 0.376–0.388, still
+ * second at 6 %); body weight 1 (0.3727); a coverage factor weighted by idf
+ * instead of word count (0.3881 alone, second at 6 %; below 0.38 beside this).
  *
  * Measured on Cranfield (nDCG@10, BM25F alone over FTS5's best 40, diversity
  * off, no proximity or coverage): FTS5 bm25 with the same weights 0.3639, with
@@ -48,16 +59,16 @@ import { FIELDS, isWordChar, type FieldLengths, type FieldName } from '../index/
 
 export { FIELDS, type FieldLengths, type FieldName };
 
-/** Per-field weight (FORMATS §5.1 boosts, as in the FTS5 candidate query) and length normalisation b. */
+/** Per-field weight (FORMATS §5.1 boosts, as in the FTS5 candidate query, but title 3.5: see the header) and length normalisation b. */
 export const BM25F_FIELDS: Readonly<Record<FieldName, { weight: number; b: number }>> = {
-  title: { weight: 5, b: 0.3 },
+  title: { weight: 3.5, b: 0.3 },
   summary: { weight: 1.5, b: 0.75 },
   tags: { weight: 3, b: 0 },
   body: { weight: 0.5, b: 0.75 },
 };
 export const BM25F_K1 = 1.5;
 /** How strongly a common word's title boost shrinks (titleScale); 0 turns the scaling off. See the header for the figures. */
-export const TITLE_IDF_POWER = 2;
+export const TITLE_IDF_POWER = 4;
 /** An identifier's exact occurrences weigh this much more than its stemmed variants'. */
 export const EXACT_IDENTIFIER_BONUS = 1;
 /** Text read per field (bounded cost per candidate); lengths are counted over the whole field at index time. */

@@ -31,11 +31,19 @@ async function answering(status: number, body: unknown): Promise<string> {
 }
 
 describe('which daemon maestro search asks', () => {
-  it('the one MAESTRO_DAEMON_URL names, none when it is empty or off', () => {
+  it('the MAESTRO_URL daemon always with MAESTRO_SEARCH_DAEMON=on (lock or not), never with off', () => {
     const home = homeWithLock(process.pid);
-    expect(daemonTarget({ MAESTRO_HOME: home, MAESTRO_DAEMON_URL: 'http://127.0.0.1:9' })).toEqual({ url: 'http://127.0.0.1:9', named: true });
-    expect(daemonTarget({ MAESTRO_HOME: home, MAESTRO_DAEMON_URL: '' })).toBeNull();
-    expect(daemonTarget({ MAESTRO_HOME: home, MAESTRO_DAEMON_URL: 'off' })).toBeNull();
+    expect(daemonTarget({ MAESTRO_HOME: homeWithLock(null), MAESTRO_URL: 'http://127.0.0.1:9', MAESTRO_SEARCH_DAEMON: 'on' })).toEqual({ url: 'http://127.0.0.1:9', named: true });
+    expect(daemonTarget({ MAESTRO_HOME: home, MAESTRO_URL: 'http://127.0.0.1:9', MAESTRO_SEARCH_DAEMON: 'off' })).toBeNull();
+    expect(daemonTarget({ MAESTRO_HOME: home, MAESTRO_SEARCH_DAEMON: 'OFF' })).toBeNull();
+  });
+
+  it('refuses a setting it does not know, and the old MAESTRO_DAEMON_URL, saying what to set instead', () => {
+    const home = homeWithLock(process.pid);
+    expect(() => daemonTarget({ MAESTRO_HOME: home, MAESTRO_SEARCH_DAEMON: 'sometimes' })).toThrow('MAESTRO_SEARCH_DAEMON must be auto, on or off, got "sometimes".');
+    expect(() => daemonTarget({ MAESTRO_HOME: home, MAESTRO_DAEMON_URL: 'http://127.0.0.1:9' })).toThrow(/MAESTRO_DAEMON_URL is gone: MAESTRO_URL names the daemon \(set it to "http:\/\/127\.0\.0\.1:9"/);
+    // Empty, as scripts clear it, is no setting at all.
+    expect(daemonTarget({ MAESTRO_HOME: home, MAESTRO_DAEMON_URL: '', MAESTRO_SEARCH_DAEMON: '' })).toEqual({ url: 'http://127.0.0.1:4300', named: false });
   });
 
   it("else this home's daemon while its lock names a live process on this host, at the CLI's daemon URL", () => {
@@ -73,6 +81,6 @@ describe('searchViaDaemon', () => {
 
   it('reports what a named daemon says is wrong', async () => {
     const url = await answering(401, { error: { code: 'UNAUTHORIZED', message: 'The token is wrong.' } });
-    await expect(searchViaDaemon(req, '/p/.workflow', false, { MAESTRO_HOME: homeWithLock(null), MAESTRO_DAEMON_URL: url })).rejects.toThrow('The token is wrong.');
+    await expect(searchViaDaemon(req, '/p/.workflow', false, { MAESTRO_HOME: homeWithLock(null), MAESTRO_URL: url, MAESTRO_SEARCH_DAEMON: 'on' })).rejects.toThrow('The token is wrong.');
   });
 });

@@ -2,13 +2,14 @@
  * The CLI's warm path: `maestro search` asks a running daemon, whose index is
  * open and warm, instead of opening the index and checking every file itself.
  *
- * Which daemon (`daemonTarget`): the one MAESTRO_DAEMON_URL names (empty or
- * `off`: none); when it is unset, this home's own daemon — only if
+ * Which daemon (`daemonTarget`): the one the CLI's other commands ask
+ * (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300), and whether:
+ * MAESTRO_SEARCH_DAEMON `off` (or `--no-daemon`) never; `on` always, its
+ * errors being the answer; `auto` (the default) only when
  * `$MAESTRO_HOME/daemon.lock` names a live process on this host, so a CLI
- * with no daemon running pays one failed file read, not a connection. That
- * daemon is asked where the CLI's other commands ask it (MAESTRO_URL, else
- * http://127.0.0.1:$MAESTRO_PORT or :4300). The token: MAESTRO_TOKEN, else
- * the home's token file for a daemon on loopback (the same rule as ApiClient).
+ * with no daemon running pays one failed file read, not a connection. The
+ * token: MAESTRO_TOKEN, else the home's token file for a daemon on loopback
+ * (the same rule as ApiClient).
  *
  * Only when it is faster, and gives the same answer: on 10,000 entries a cold
  * search through the daemon costs about 90 ms of CPU against 240 ms in
@@ -29,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { clientToken, defaultDaemonUrl, namedSearchDaemon } from '../../config/env.js';
+import { clientToken, defaultDaemonUrl, searchDaemonSetting } from '../../config/env.js';
 import { resolveHome } from '../../config/home.js';
 import { MaestroError, type ErrorCode } from '../../core/errors.js';
 import { isPidAlive } from '../../lib/processes.js';
@@ -39,7 +40,7 @@ export const DAEMON_TIMEOUT_MS = 2000;
 
 export interface DaemonTarget {
   url: string;
-  /** Named by MAESTRO_DAEMON_URL (its errors are the answer), or found through the home's lock. */
+  /** Asked because MAESTRO_SEARCH_DAEMON=on (its errors are the answer), or found through the home's lock. */
   named: boolean;
 }
 
@@ -54,9 +55,10 @@ function homeDaemonRuns(home: string): boolean {
 }
 
 /** Which daemon `maestro search` asks, or null: search in process. */
-export function daemonTarget(env: NodeJS.ProcessEnv = process.env): DaemonTarget | null {
-  const named = namedSearchDaemon(env);
-  if (named !== undefined) return named === null ? null : { url: named, named: true };
+export function daemonTarget(env: NodeJS.ProcessEnv): DaemonTarget | null {
+  const setting = searchDaemonSetting(env);
+  if (setting === 'off') return null;
+  if (setting === 'on') return { url: defaultDaemonUrl(env), named: true };
   if (!homeDaemonRuns(resolveHome(env))) return null;
   return { url: defaultDaemonUrl(env), named: false };
 }
@@ -89,7 +91,7 @@ async function get(url: URL, headers: Record<string, string>): Promise<Answer | 
 const ANSWER_SETTINGS = ['MAESTRO_EMBEDDINGS_ONNX', 'MAESTRO_EMBEDDINGS_URL', 'MAESTRO_UID'] as const;
 
 /** The daemon's answer to a search, or undefined: search in process. */
-export async function searchViaDaemon(req: SearchRequest, workflowDir: string, includeGlobal: boolean, env: NodeJS.ProcessEnv = process.env): Promise<unknown | undefined> {
+export async function searchViaDaemon(req: SearchRequest, workflowDir: string, includeGlobal: boolean, env: NodeJS.ProcessEnv): Promise<unknown | undefined> {
   const target = daemonTarget(env);
   if (!target) return undefined;
   if (!target.named && ANSWER_SETTINGS.some((name) => env[name])) return undefined;

@@ -37,7 +37,7 @@ describe('deterministic search', () => {
           if (d.kind === 'spec') appendSpecEntry(root, { category: d.category, title: `${d.title.join(' ')} ${i}`, content: d.body.join(' '), keywords: d.tags.length ? d.tags : ['x'] });
           else writeKnowhowFile(root, `TIP-20260801-d${i}`, { title: d.title.join(' '), tags: d.tags, category: d.category }, d.body.join(' '));
         });
-        const k = openKnowledge({ workflowRoot: dir, wikiRoot: null, embedder: null });
+        const k = openKnowledge({ env: process.env, workflowRoot: dir, wikiRoot: null, embedder: null });
         try {
           for (const q of queries) {
             const first = page(k.search(q, { limit }));

@@ -61,7 +61,7 @@ describe('mixed search end to end', () => {
     writeFiller(root, 10);
     appendSpecEntry(root, { category: 'debug', title: 'Retry budget rules', content: 'retry budget per minute', keywords: ['retry'], confidence: 'contested' });
     writeKnowhowFile(root, 'TIP-20260801-retry', { title: 'Retry budget notes', tags: ['retry'] }, 'retry budget per hour');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const res = k.search('retry budget', { limit: 2, decay: false, diversity: 'off' });
       // contested (×0.5) puts the spec under the knowhow entry …
@@ -73,7 +73,7 @@ describe('mixed search end to end', () => {
     writeFiller(other.root, 10);
     appendSpecEntry(other.root, { category: 'debug', title: 'Retry budget rules', content: 'retry budget per minute', keywords: ['retry'] });
     writeKnowhowFile(other.root, 'TIP-20260801-retry', { title: 'Retry budget notes', tags: ['retry'] }, 'retry budget per hour');
-    const k2 = openKnowledge({ workflowRoot: other.dir });
+    const k2 = openKnowledge({ env: process.env, workflowRoot: other.dir });
     try {
       // … and without the penalty spec (1.15) outranks knowhow (1.05).
       expect(k2.search('retry budget', { limit: 2, decay: false, diversity: 'off' }).results.map((r) => r.kind)).toEqual(['spec', 'knowhow']);
@@ -88,7 +88,7 @@ describe('mixed search end to end', () => {
     writeKnowhowFile(root, 'TIP-20260801-retry', { title: 'Retry budget notes', tags: ['retry', 'budget'] }, 'Keep the retry budget per minute small.');
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'src', 'retry.ts'), 'export function retryBudget(perMinute: number): number {\n  return perMinute;\n}\nexport class RetryQueue {}\n');
-    const k = openKnowledge({ workflowRoot: dir });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
     try {
       const before = await k.searchHybrid('retry budget', { limit: 5 });
       expect(before.codeIndex).toBe('not-initialized');

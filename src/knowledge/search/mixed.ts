@@ -74,12 +74,17 @@ export interface CodeSearchResult {
 
 export type MixedResult = SearchResult | CodeSearchResult;
 
-/** Merges two already-ranked lists (see the header); ranks are renumbered 1..n on the merged page. */
-export function mergeMixed(wiki: readonly SearchResult[], code: readonly CodeHit[], weights: { wiki: number; code: number }, limit: number): MixedResult[] {
+/**
+ * Merges two already-ranked lists (see the header); ranks are renumbered 1..n on the merged page. The first
+ * `pinned` knowledge results are entries the query named by id (search.ts): they lead the page whatever the
+ * weights, and the rest of the knowledge list is rank-normalised from its own first result.
+ */
+export function mergeMixed(wiki: readonly SearchResult[], code: readonly CodeHit[], weights: { wiki: number; code: number }, limit: number, pinned = 0): MixedResult[] {
   // Rounded so that equal keys (0.6/3 and 0.4/2) tie exactly instead of by floating-point noise.
   const key = (w: number, i: number) => Math.round((w / (i + 1)) * 1e9) / 1e9;
   const keyed: Array<{ key: number; source: 0 | 1; i: number; r: MixedResult }> = [];
-  wiki.forEach((r, i) => keyed.push({ key: key(weights.wiki, i), source: 0, i, r }));
+  const head: MixedResult[] = wiki.slice(0, pinned);
+  wiki.slice(pinned).forEach((r, i) => keyed.push({ key: key(weights.wiki, i), source: 0, i, r }));
   code.forEach((c, i) =>
     keyed.push({
       key: key(weights.code, i),
@@ -89,5 +94,5 @@ export function mergeMixed(wiki: readonly SearchResult[], code: readonly CodeHit
     }),
   );
   keyed.sort((a, b) => b.key - a.key || a.source - b.source || a.i - b.i);
-  return keyed.slice(0, limit).map((k, n) => ({ ...k.r, rank: n + 1 }));
+  return [...head, ...keyed.map((k) => k.r)].slice(0, limit).map((r, n) => ({ ...r, rank: n + 1 }));
 }

@@ -34,7 +34,7 @@ export function mixCode(db: Database.Database, query: string, opts: SearchOption
   const codeIndex = codeIndexOf(db, opts);
   const code = codeIndex === 'ok' ? searchCode(db, query, limit) : [];
   const weights = sourceWeights(query, code);
-  const results = mergeMixed(base.results, code, weights, limit);
+  const results = mergeMixed(base.results, code, weights, limit, base.named ?? 0);
   const typeCounts: Record<string, number> = {};
   for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
   const wikiCount = results.filter((r) => r.source === 'wiki').length;

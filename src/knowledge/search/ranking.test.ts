@@ -28,30 +28,41 @@ function prose(from: number, n: number): string {
 }
 
 function open(dir: string) {
-  return openKnowledge({ workflowRoot: dir });
+  return openKnowledge({ env: process.env, workflowRoot: dir });
 }
 
 describe('ranking', () => {
-  it('puts a rare word found only in one body above entries whose title holds only a common query word', () => {
-    const { dir, root } = tempRoot();
-    // An operations wiki: 60 notes of 3–5 sentences; "deploy" in the titles of 10 short notes (one entry in
-    // seven), "kubelet" once in the body of one runbook. FTS5's bm25 alone (title weight 10× body, judged
-    // against the whole entry's length) ranked all ten "Deploy notes" above the runbook, out of a page of 10.
-    for (let i = 0; i < 60; i++) writeKnowhowFile(root, `TIP-20260801-ops-${i}`, { title: `Operations note ${i}` }, prose(i, 3 + (i % 3)));
-    for (let i = 0; i < 10; i++) writeKnowhowFile(root, `TIP-20260801-deploy-${i}`, { title: `Deploy notes ${i}` }, prose(i, 3));
-    const runbook = writeKnowhowFile(root, 'TIP-20260801-node-agent', { title: 'Node agent runbook' }, `${prose(1, 3)} When the kubelet stops reporting, drain the node first.`);
-    const k = open(dir);
-    try {
-      for (const diversity of ['balanced', 'off'] as const) {
-        const page = k.search('deploy kubelet', { limit: 10, diversity, readOnlyProbe: true });
-        expect(page.results[0]!.id, diversity).toBe(runbook);
-        // The common word still finds its entries below it.
-        expect(page.results.slice(1).every((r) => r.name.startsWith('Deploy notes'))).toBe(true);
+  // An operations wiki: ordinary notes of 3–5 sentences; "deploy" in the titles of 10 short notes, "kubelet" once
+  // in the body of one runbook. FTS5's bm25 alone (title weight 10× body, judged against the whole entry's length)
+  // ranked all ten "Deploy notes" above the runbook. With BM25F, title weight 5 and the title boost scaled by
+  // (idf ratio)², the runbook was first only while "deploy" sat in one title in seven: at one in ten it was
+  // 2nd (balanced) / 6th (diversity off), at one in sixteen 6th / 7th, and with a runbook twice as long 6th / 7th
+  // already at one in seven (bm25f.ts header).
+  for (const { notes, runbookSentences } of [
+    { notes: 60, runbookSentences: 3 },
+    { notes: 90, runbookSentences: 3 },
+    { notes: 150, runbookSentences: 3 },
+    { notes: 150, runbookSentences: 6 },
+  ]) {
+    const share = `${Math.round((1000 / (notes + 11)) * 10) / 10} %`;
+    it(`puts a rare word found only in one body above entries whose title holds only a common query word ("deploy" in ${share} of the titles, a ${runbookSentences + 1}-sentence runbook)`, () => {
+      const { dir, root } = tempRoot();
+      for (let i = 0; i < notes; i++) writeKnowhowFile(root, `TIP-20260801-ops-${i}`, { title: `Operations note ${i}` }, prose(i, 3 + (i % 3)));
+      for (let i = 0; i < 10; i++) writeKnowhowFile(root, `TIP-20260801-deploy-${i}`, { title: `Deploy notes ${i}` }, prose(i, 3));
+      const runbook = writeKnowhowFile(root, 'TIP-20260801-node-agent', { title: 'Node agent runbook' }, `${prose(1, runbookSentences)} When the kubelet stops reporting, drain the node first.`);
+      const k = open(dir);
+      try {
+        for (const diversity of ['balanced', 'off'] as const) {
+          const page = k.search('deploy kubelet', { limit: 10, diversity, readOnlyProbe: true });
+          expect(page.results[0]!.id, diversity).toBe(runbook);
+          // The common word still finds its entries below it.
+          expect(page.results.slice(1).every((r) => r.name.startsWith('Deploy notes'))).toBe(true);
+        }
+      } finally {
+        k.close();
       }
-    } finally {
-      k.close();
-    }
-  });
+    });
+  }
 
   it('finds an entry through a stemmed variant of its word, and ranks the exact form of an identifier first', () => {
     const { dir, root } = tempRoot();

@@ -19,7 +19,7 @@ describe('scope: wiki entries of other projects', () => {
     writeWikiEntry(dir, 'contexts/deploy/C002-mine.md', { id: 'C002', request: 'canary deploy', tags: [`proj:${slug}`, 'canary'], status: 'draft' }, 'Canary deploy here', 'This project deploys canaries at 1 percent.', 'This project.');
     writeWikiEntry(dir, 'contexts/deploy/C003-global.md', { id: 'C003', request: 'canary deploy', tags: ['scope:global', 'canary'] }, 'Canary deploys in general', 'Canaries catch regressions early.', 'Everyone.');
     writeWikiEntry(dir, 'contexts/deploy/C004-untagged.md', { id: 'C004', request: 'canary deploy', tags: ['canary'] }, 'Canary deploy checklist', 'Watch the error rate during a canary.', 'Untagged.');
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       const ids = (await k.searchHybrid('canary deploy', { limit: 10 })).results.map((r) => r.id).sort();
       expect(ids).toEqual(['wiki:C002', 'wiki:C003', 'wiki:C004']);
@@ -38,7 +38,7 @@ describe('scope: wiki entries of other projects', () => {
     writeFiller(root, 10);
     writeKnowhowFile(root, 'DCS-20260801-queues', { title: 'Use one queue per tenant', status: 'proposed' }, 'One queue per tenant keeps noisy tenants apart.');
     writeKnowhowFile(root, 'TIP-20260801-queues-old', { title: 'Shared queue', status: 'superseded' }, 'One shared queue for all tenants.');
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       expect(k.search('tenant queue').results.map((r) => [r.id, r.status])).toEqual([['knowhow-dcs-20260801-queues', 'proposed']]);
       const all = k.search('tenant queue', { includeDeprecated: true, diversity: 'off' }).results;
@@ -55,7 +55,7 @@ describe('honesty: a query with no real match', () => {
     writeFiller(root, 10);
     // "service" is in most entries: alone it is a real (if broad) query; beside words no entry holds it is noise.
     for (let i = 0; i < 20; i++) writeKnowhowFile(root, `TIP-20260801-svc-${i}`, { title: `Service note ${i}` }, `The service ${i} restarts on failure and logs the reason.`);
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       for (const q of ['the of and', 'purple monkey dishwasher service', 'zyxwvu']) {
         const r = await k.searchHybrid(q);
@@ -82,7 +82,7 @@ describe('code search', () => {
     );
     writeFileSync(join(dir, 'src', 'retry.ts'), 'export function retry(): void {}\nexport const retryLimit = 3;\n');
     writeFileSync(join(dir, 'src', 'geo.py'), 'def haversine(a, b):\n    """Great-circle distance between two points on a sphere."""\n    return 0\n');
-    const k = openKnowledge({ workflowRoot: dir, embedder: null });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
     try {
       expect((await k.searchCode('backoff jitter')).results.map((r) => r.id)).toEqual(['code:src/upload.ts#sendFile']);
       expect((await k.searchCode('pending transfer')).results.map((r) => r.id)).toEqual(['code:src/upload.ts#abortAll']);

@@ -29,6 +29,6 @@ describe('scopes and linked workspaces', () => {
       k.close();
     }
     writeFileSync(join(main.root.workflowDir, 'workspaces.json'), '{"workspaces": [{"name": "Bad Name", "path": "x"}]}');
-    expect(() => openKnowledge({ workflowRoot: main.dir })).toThrow(/workspaces\[0\] needs a kebab-case "name"/);
+    expect(() => openKnowledge({ env: process.env, workflowRoot: main.dir })).toThrow(/workspaces\[0\] needs a kebab-case "name"/);
   });
 });

@@ -8,8 +8,8 @@ import { openKnowledge } from '../knowledge.js';
 import { INDEX_FILE } from '../index/store.js';
 import { appendSpecEntry, deprecateSpec, supersedeSpec } from '../format/specWriter.js';
 
-function open(dir: string, extra: Parameters<typeof openKnowledge>[0] = {}) {
-  return openKnowledge({ workflowRoot: dir, ...extra });
+function open(dir: string, extra: Partial<Parameters<typeof openKnowledge>[0]> = {}) {
+  return openKnowledge({ workflowRoot: dir, env: process.env, ...extra });
 }
 
 describe('filters are applied before the candidate cut', () => {

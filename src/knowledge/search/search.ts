@@ -1,5 +1,6 @@
 /**
- * `maestro search` over the knowledge index: candidates with filters applied
+ * `maestro search` over the knowledge index: entries the query names by id or
+ * alias first (index/namedEntries.ts), then candidates with filters applied
  * in SQL before the cut, BM25F × time decay × proximity boost × coverage, then balanced selection
  * (diversity.ts), then exposure bumped for what was returned — unless this is
  * a read-only probe.
@@ -9,6 +10,7 @@ import { dedupCanonical, selectDiverse, timeDecay, type Scored, type SelectionRe
 import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 import { bumpExposure } from '../index/exposure.js';
+import { namedEntries } from '../index/namedEntries.js';
 import { contentTerms, corpusStats, fetchByRowids, fetchCandidates, isStopWord, onlyStopWords, termWeights, type Candidate, type SearchFilters } from '../index/query.js';
 import { bm25fQuery, bm25fScore, bm25fTerms, fieldTexts, prefixKeys } from './bm25f.js';
 import { FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedbackTerms } from './feedback.js';
@@ -74,6 +76,8 @@ export interface SearchResponse {
   exploration: string;
   /** Only when nothing matched: why (no entry holds an informative query word; see README). */
   noMatch?: string;
+  /** How many leading results the query named by id or alias (index/namedEntries.ts); absent when none. */
+  named?: number;
   results: SearchResult[];
 }
 
@@ -104,9 +108,42 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     includeDeprecated: opts.includeDeprecated,
     project: opts.allProjects ? undefined : opts.project,
   };
+  // Entries the query names by id or alias come first, in query order (index/namedEntries.ts); the
+  // ranked page follows without them or their content twins.
+  const named = namedEntries(db, query, filters).slice(0, limit).map((c) => toItem(c, 1));
+  const namedIds = new Set(named.map((n) => n.id));
+  const namedContent = new Set(named.map((n) => n.contentKey));
+  const ranked = rankedItems(db, query, opts, filters, vector, now);
+  const pool = dedupCanonical(ranked.filter((it) => !namedIds.has(it.id) && !namedContent.has(it.contentKey)));
+  const rest = limit - named.length;
+  let selected = rest > 0 ? selectDiverse(pool, { limit: rest, balanced, mmr: true }) : [];
+  let exploration = 'off: diversity off';
+  if (balanced) {
+    // Seeded by the query, the pool and the period (exploration.ts): exposure counts are never read.
+    const seeded = applySeededExploration({ selected, pool, limit: rest, query, now });
+    selected = seeded.selected;
+    exploration = seeded.state;
+  }
+  const max = selected.reduce((m, s) => Math.max(m, s.item.score), 0) || 1;
+  const terms = queryTerms(query);
+  const results: SearchResult[] = [
+    // A named entry is a full match: score 1, whatever its words would have scored.
+    ...named.map((it, i) => toResult(it, i + 1, 1, 'relevance', terms)),
+    ...selected.map((s, i) => toResult(s.item, named.length + i + 1, s.item.score / max, s.reason, terms)),
+  ];
+  if (!opts.readOnlyProbe) bumpExposure(db, results.map((r) => r.id), now);
+  const typeCounts: Record<string, number> = {};
+  for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
+  const noMatch = results.length ? undefined : `No entry matches "${query}": no entry holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
+  return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), ...(named.length ? { named: named.length } : {}), results };
+}
+
+/** The candidates that match the query's words, with their final scores (before selection). */
+function rankedItems(db: Database.Database, query: string, opts: SearchOptions, filters: SearchFilters, vector: VectorHit[] | undefined, now: number): Item[] {
   // A query of stop words only matches only through a word found in at most half of the entries
   // (idf ≥ ln 2); "the of" in an English corpus has no real match (README "A query with no real match").
   const noise = onlyStopWords(query) && ![...termWeights(db, contentTerms(query)).values()].some((w) => w.df > 0 && w.weight >= Math.LN2);
+  const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(opts.limit ?? DEFAULT_LIMIT)));
   let candidates: Candidate[] = noise ? [] : rescoreBm25f(db, query, fetchCandidates(db, query, filters, candidateLimit(limit)));
   const known = new Set(candidates.map((c) => c.rowid));
   if (vector && vector.length) {
@@ -124,36 +161,23 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
     const f = rescoreFactors(prox, stems, c.entry);
     // The documented minimum score: lexical matches must hold MIN_MATCH_SHARE of the query's weight (vector-only hits are judged by their vectors).
     if (f.found && known.has(c.rowid) && share(f.found) < MIN_MATCH_SHARE) continue;
-    const boost = f.proximity * f.coverage;
-    items.push({
-      id: c.entry.id,
-      family: c.entry.family,
-      // FORMATS §5.2 type boost and confidence penalty (boosts.ts), before selection so every later step sees final scores.
-      score: c.bm25 * decay * boost * knowledgeBoost(c.entry.kind, c.entry.type, c.entry.confidence),
-      raw: c.bm25,
-      text: [c.entry.title, c.entry.summary, c.entry.tags.join(' '), c.entry.category ?? ''].join(' '),
-      contentKey: contentKey(c.entry),
-      entry: c.entry,
-      status: c.status,
-    });
+    // FORMATS §5.2 type boost and confidence penalty (boosts.ts), before selection so every later step sees final scores.
+    items.push(toItem(c, c.bm25 * decay * f.proximity * f.coverage * knowledgeBoost(c.entry.kind, c.entry.type, c.entry.confidence)));
   }
-  const pool = dedupCanonical(items);
-  let selected = selectDiverse(pool, { limit, balanced, mmr: true });
-  let exploration = 'off: diversity off';
-  if (balanced) {
-    // Seeded by the query, the pool and the period (exploration.ts): exposure counts are never read.
-    const seeded = applySeededExploration({ selected, pool, limit, query, now });
-    selected = seeded.selected;
-    exploration = seeded.state;
-  }
-  const max = selected.reduce((m, s) => Math.max(m, s.item.score), 0) || 1;
-  const terms = queryTerms(query);
-  const results: SearchResult[] = selected.map((s, i) => toResult(s.item, i + 1, s.item.score / max, s.reason, terms));
-  if (!opts.readOnlyProbe) bumpExposure(db, results.map((r) => r.id), now);
-  const typeCounts: Record<string, number> = {};
-  for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
-  const noMatch = results.length ? undefined : `No entry matches "${query}": no entry holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
-  return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), results };
+  return items;
+}
+
+function toItem(c: Candidate, score: number): Item {
+  return {
+    id: c.entry.id,
+    family: c.entry.family,
+    score,
+    raw: c.bm25,
+    text: [c.entry.title, c.entry.summary, c.entry.tags.join(' '), c.entry.category ?? ''].join(' '),
+    contentKey: contentKey(c.entry),
+    entry: c.entry,
+    status: c.status,
+  };
 }
 
 /**

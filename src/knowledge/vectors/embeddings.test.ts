@@ -51,7 +51,7 @@ describe('optional vectors', () => {
     writeKnowhowFile(root, 'TIP-20260801-automobile', { title: 'Automobile maintenance', category: 'ops' }, 'Check the automobile tyres monthly.');
     writeKnowhowFile(root, 'TIP-20260801-vehicle', { title: 'Vehicle paperwork', category: 'admin' }, 'Keep the vehicle papers in the glovebox.');
     await withServer(async (url, calls) => {
-      const k = openKnowledge({ workflowRoot: dir, embedder: openAiCompatibleEmbedder({ url, model: 'fake-embed' }) });
+      const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: openAiCompatibleEmbedder({ url, model: 'fake-embed' }) });
       try {
         expect(k.search('car').count).toBe(0); // lexical alone cannot connect them
         const hybrid = await k.searchHybrid('car', { limit: 5 });

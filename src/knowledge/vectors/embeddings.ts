@@ -69,7 +69,7 @@ export function openAiCompatibleEmbedder(opts: OpenAiEmbedderOptions): Embedder 
  * MAESTRO_EMBEDDINGS_URL selects an OpenAI-compatible endpoint,
  * MAESTRO_EMBEDDINGS_ONNX local model files (onnxEmbedder.ts); not both.
  */
-export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder | null {
+export function embedderFromEnv(env: NodeJS.ProcessEnv): Embedder | null {
   if (env.MAESTRO_EMBEDDINGS_ONNX) {
     if (env.MAESTRO_EMBEDDINGS_URL) throw new MaestroError('CONFIG_INVALID', 'Both MAESTRO_EMBEDDINGS_URL and MAESTRO_EMBEDDINGS_ONNX are set: choose the endpoint or the local model.');
     return onnxEmbedderFromEnv(env);

@@ -116,7 +116,7 @@ describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: budget
     const e = counting(fromEnv!);
     const sessions = () => (fromEnv as OnnxEmbedder).loadedSessions();
     const sessionsBefore = sessions();
-    const k = openKnowledge({ workflowRoot: dir, embedder: e });
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: e });
     try {
       expect(k.search('car').count).toBe(0); // no entry contains the word
       const hybrid = await k.searchHybrid('car', { limit: 5 });

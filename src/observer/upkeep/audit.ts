@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
-import { parseFrontmatter } from '../../knowledge/format/wiki/frontmatter.js';
+import { parseFrontmatter, setFrontmatterLine } from '../../knowledge/format/frontmatter.js';
 import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
@@ -86,7 +86,7 @@ export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): Audit
 }
 
 function readAudit(path: string, file: string): AuditRecord | null {
-  const doc = parseFrontmatter(readFileSync(path, 'utf8'));
+  const doc = parseFrontmatter(readFileSync(path, 'utf8'), { dialect: 'wiki' });
   const d = doc.data;
   if (typeof d.target_id !== 'string') return null;
   const anchor = /##\s+Anchor\s*\n+([\s\S]*?)(\n##\s|\n#\s|$)/.exec(doc.body)?.[1]?.trim() ?? '';
@@ -129,10 +129,10 @@ export function resolveAudit(wikiRoot: string, file: string, note: string | unde
   if (!existsSync(path)) throw new MaestroError('BAD_INPUT', `No open audit ${path}.`);
   const text = readFileSync(path, 'utf8');
   const iso = now.toISOString();
-  // As GUI-Anything resolves: status rewritten in place (bare), resolved_at and # Resolution added once.
-  // A quoted `status: "open"` (Maestro before it matched) is rewritten the same way, never duplicated.
-  let out = /^status:\s*"?open"?\s*$/m.test(text) ? text.replace(/^status:\s*"?open"?\s*$/m, 'status: resolved') : text.replace(/^---\n/, '---\nstatus: resolved\n');
-  if (!/^resolved_at:/m.test(out)) out = out.replace(/^---\n/, `---\nresolved_at: "${iso}"\n`);
+  // As GUI-Anything resolves: status rewritten in place (bare), else added after the opening ---;
+  // resolved_at and # Resolution added once. A quoted `status: "open"` is rewritten the same way, never duplicated.
+  let out = setFrontmatterLine(text, 'status', 'resolved', 'start');
+  if (parseFrontmatter(out, { dialect: 'wiki' }).data.resolved_at === undefined) out = setFrontmatterLine(out, 'resolved_at', `"${iso}"`, 'start');
   if (!/^# Resolution/m.test(out)) out = `${out.trimEnd()}\n\n# Resolution\n\n${iso.slice(0, 10)} · ${note?.trim() || 'accepted via wiki-maintain'}\n`;
   mkdirSync(layout.auditResolved, { recursive: true });
   const dest = join(layout.auditResolved, file);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
-import { parseFrontmatter, renderFrontmatter, type FrontValue } from '../../knowledge/format/wiki/frontmatter.js';
+import { parseFrontmatter, renderFrontmatter, type FrontValue } from '../../knowledge/format/frontmatter.js';
 import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 import { ensureScopeTags } from './scope.js';
 import { SLUG_PATTERN } from '../text.js';
@@ -100,9 +100,9 @@ export function createEntry(draft: EntryDraft, ctx: WriteContext): WikiEntry {
 /** Updates an entry in place: version+1, updated, one sources item per exploration, scope tags, a dated block in 解决方案. */
 export function updateEntry(target: WikiEntry, draft: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>, ctx: WriteContext): WikiEntry {
   const text = readFileSync(target.path, 'utf8');
-  const doc = parseFrontmatter(text);
-  if (!doc.hasFrontmatter || doc.problems.length) {
-    const where = doc.problems[0] ? `line ${doc.problems[0].line}: ${doc.problems[0].reason}` : 'no frontmatter';
+  const doc = parseFrontmatter(text, { dialect: 'wiki' });
+  if (!doc.present || doc.problems.length) {
+    const where = doc.problems[0] ? `line ${doc.problems[0].line}: ${doc.problems[0].message}` : 'no frontmatter';
     throw new MaestroError('CORRUPT_FILE', `target_unreadable: ${target.path} (${where}); not updating it.`, { details: { file: target.path } });
   }
   const data: Record<string, FrontValue | undefined> = { ...doc.data };

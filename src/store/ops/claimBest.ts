@@ -43,6 +43,13 @@ export interface Claimed {
 
 const CLAIMABLE = `status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)`;
 
+/**
+ * The claimable test for rows looked up by id. On SQLite, `+status` keeps the planner off the
+ * claimable index: without statistics it preferred walking every ready row to the slice's primary
+ * keys, so each claim cost as much as the ready work (1,300 claims/s with 20,000 ready tasks).
+ */
+const claimableById = (q: Queryable) => (q.dialect === 'sqlite' ? `+${CLAIMABLE}` : CLAIMABLE);
+
 /** `id IN (…the slice…)` for a slice passed as one parameter. */
 function inSlice(q: Queryable, param: string): string {
   return q.dialect === 'postgres' ? `id = ANY(string_to_array(${param}, ','))` : `id IN (SELECT value FROM json_each(${param}))`;
@@ -101,13 +108,13 @@ export async function claimBest(q: Queryable, o: ClaimBestOptions): Promise<Clai
   // PostgreSQL locks only the best `max` free rows, so that a claimer beside it finds the next ones free.
   // (Locking the whole slice made four claimers take turns: 469 transactions for 4,000 claims of 16.)
   const lock = q.dialect === 'postgres' ? ` ORDER BY array_position(string_to_array($2, ','), id) LIMIT ${Math.floor(o.max)} FOR UPDATE SKIP LOCKED` : '';
-  const free = await q.all<{ id: string }>(`SELECT id FROM tasks WHERE ${inSlice(q, '$2')} AND ${CLAIMABLE}${lock}`, [o.now, ids]);
+  const free = await q.all<{ id: string }>(`SELECT id FROM tasks WHERE ${inSlice(q, '$2')} AND ${claimableById(q)}${lock}`, [o.now, ids]);
   const chosen = pick(o, new Set(free.map((r) => r.id)));
   if (!chosen.length) return [];
   // The rows are locked (or the database is): the WHERE clause re-checks them anyway.
   const rows = await q.all<{ id: string; attempt: number; project_id: string }>(
     `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $3, attempt = attempt + 1, lease_expires_at = $4, updated_at = $1
-     WHERE ${inSlice(q, '$2')} AND ${CLAIMABLE}
+     WHERE ${inSlice(q, '$2')} AND ${claimableById(q)}
      RETURNING id, attempt, project_id`,
     [o.now, sliceParam(q, chosen), o.owner, o.now + o.leaseMs],
   );

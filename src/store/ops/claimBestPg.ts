@@ -4,7 +4,9 @@
  * and insert their decisions and `ready → queued` events, all through
  * data-modifying CTEs. The four round trips of the general form (select,
  * update, two inserts) cost more than the claims themselves on a busy machine;
- * the semantics are the same (ops/claimBest.ts).
+ * the semantics are the same (ops/claimBest.ts). The store runs it with no
+ * BEGIN or COMMIT (one statement is its own transaction) as a prepared
+ * statement: planning these CTEs cost more server time than running them.
  */
 import type { Queryable } from '../db.js';
 import { toEvent, type Row } from '../rows.js';
@@ -51,7 +53,7 @@ export async function claimBestPg(q: Queryable, o: ClaimBestOptions): Promise<Cl
     const d = o.decisionFor?.(c.id);
     if (d) decisions[c.id] = d;
   }
-  const rows = await q.all<Row>(SQL, [o.now, JSON.stringify(o.ranked.map((c) => c.id)), o.max, o.owner, o.now + o.leaseMs, JSON.stringify(caps), JSON.stringify(decisions)]);
+  const rows = await q.all<Row>(SQL, [o.now, JSON.stringify(o.ranked.map((c) => c.id)), o.max, o.owner, o.now + o.leaseMs, JSON.stringify(caps), JSON.stringify(decisions)], { prepare: 'maestro_claim_best' });
   return rows.map((r) => {
     const e = toEvent(r);
     q.onEvent?.(e);

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { parseFrontmatter, sections, type FrontMatter, type FrontValue } from './frontmatter.js';
+import { parseFrontmatter, type FrontMatter, type FrontValue } from '../frontmatter.js';
 import { ENTRY_TYPES, TYPE_DIR, TYPE_PREFIX, wikiLayout, type EntryType } from './layout.js';
 
 export type Facet = 'hypothesis' | 'protocol' | 'command' | 'failure' | 'note';
@@ -73,17 +73,17 @@ const ID_IN_NAME = /^([CNS]\d{3,})-/;
 
 /** Parses one entry file; `null` plus problems when it cannot be used. */
 export function parseEntryFile(path: string, knowledgeRoot: string, text: string, stat: { mtimeMs: number; size: number }): { entry: WikiEntry | null; problems: WikiProblem[] } {
-  const doc = parseFrontmatter(text);
-  const problems: WikiProblem[] = doc.problems.map((p) => ({ path, ...p }));
+  const doc = parseFrontmatter(text, { dialect: 'wiki' });
+  const problems: WikiProblem[] = doc.problems.map((p) => ({ path, line: p.line, reason: p.message }));
   const fm: FrontMatter = doc.data;
   const rel = relative(knowledgeRoot, path).split(sep).join('/');
   const dirType = ENTRY_TYPES.find((t) => rel.startsWith(`${TYPE_DIR[t]}/`));
   const id = asString(fm.id) || ID_IN_NAME.exec(path.split(sep).pop() ?? '')?.[1] || '';
   const request = asString(fm.request);
-  if (!doc.hasFrontmatter) problems.push({ path, line: 1, reason: 'no frontmatter (expected a --- block with id and request)' });
+  if (!doc.opened) problems.push({ path, line: 1, reason: 'no frontmatter (expected a --- block with id and request)' });
   if (!id) problems.push({ path, line: 1, reason: 'missing id' });
-  else if (doc.hasFrontmatter && !asString(fm.id)) problems.push({ path, line: 1, reason: `missing id in frontmatter (the filename gives ${id})` });
-  if (doc.hasFrontmatter && !request) problems.push({ path, line: 1, reason: 'missing request' });
+  else if (doc.opened && !asString(fm.id)) problems.push({ path, line: 1, reason: `missing id in frontmatter (the filename gives ${id})` });
+  if (doc.opened && !request) problems.push({ path, line: 1, reason: 'missing request' });
   if (!id || !request) return { entry: null, problems };
   const typeField = asString(fm.type);
   const type: EntryType = dirType ?? ((ENTRY_TYPES as readonly string[]).includes(typeField) ? (typeField as EntryType) : 'context');
@@ -250,4 +250,21 @@ export function allocateEntryId(wikiRoot: string, type: EntryType, entries?: rea
     }
   }
   return `${prefix}${String(max + 1).padStart(3, '0')}`;
+}
+
+/** Splits a markdown body into `## ` sections (heading text → content). */
+export function sections(body: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let current: string | null = null;
+  let buf: string[] = [];
+  for (const line of body.split('\n')) {
+    const m = /^##\s+(.+?)\s*$/.exec(line);
+    if (m) {
+      if (current !== null) out.set(current, buf.join('\n').trim());
+      current = m[1]!;
+      buf = [];
+    } else if (current !== null) buf.push(line);
+  }
+  if (current !== null) out.set(current, buf.join('\n').trim());
+  return out;
 }

@@ -8,7 +8,7 @@ import { basename, resolve } from 'node:path';
 export type Env = Record<string, string | undefined>;
 
 /** `proj:<slug>`'s slug: basename(FLOW_ROOT_DIR || FLOW_PROJECT_DIR || cwd), lowercased, `[^\w]+` → `-`, trimmed. */
-export function resolveProjectSlug(env: Env = process.env, cwd = process.cwd()): string {
+export function resolveProjectSlug(env: Env, cwd = process.cwd()): string {
   const base = basename(resolve(cwd, env.FLOW_ROOT_DIR || env.FLOW_PROJECT_DIR || '.'));
   return (
     base

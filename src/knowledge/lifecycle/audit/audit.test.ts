@@ -93,7 +93,7 @@ describe('knowledge audit', () => {
     const { p, file } = setup();
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
-    stage(p.root, { target: 'spec', title: 'Use UTC', content: 'Store every timestamp in UTC, also in logs.', run: 'run-1', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'Use UTC', content: 'Store every timestamp in UTC, also in logs.', run: 'run-1', session: 's-1' }, process.env);
     reconcileSource(lc, p.root, runSource(p.root, 's-1', 'run-1'));
     expect(() => audit(lc, p.root, { scope: 'all', prune: true, apply: true })).toThrow(/pending candidates with fresh receipts target S-20260105-bbbb .*--force/);
     expect(readFileSync(file, 'utf8')).toBe(DUPS);

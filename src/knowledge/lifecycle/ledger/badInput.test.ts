@@ -21,7 +21,7 @@ const lc = createLifecycleContext({ embedder: null });
 function withRun(p: Project): { ledger: string; id: string } {
   createSession(p.root, 's-1');
   createRun(p.root, 's-1', { runId: 'run-1' });
-  const r = stage(p.root, { target: 'spec', title: 'Rule', content: 'Handlers validate input at the boundary.', run: 'run-1', session: 's-1' });
+  const r = stage(p.root, { target: 'spec', title: 'Rule', content: 'Handlers validate input at the boundary.', run: 'run-1', session: 's-1' }, process.env);
   return { ledger: r.ledger, id: r.candidate.candidate_id };
 }
 
@@ -47,18 +47,18 @@ describe('bad input changes nothing', () => {
     const text = corrupt(ledger, edit);
     expect(() => readLedger(ledger)).toThrow(message);
     expect(() => readLedger(ledger)).toThrow(ledger);
-    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'Another rule.', run: 'run-1', session: 's-1' })).toThrow(message);
+    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'Another rule.', run: 'run-1', session: 's-1' }, process.env)).toThrow(message);
     expect(readFileSync(ledger, 'utf8')).toBe(text);
   });
 
   it('restaging identical content with a conflicting action is refused; identical content counts an occurrence', () => {
     const p = project();
     const { ledger, id } = withRun(p);
-    const again = stage(p.root, { target: 'spec', title: 'Other title', content: '  handlers validate INPUT at the boundary. ', run: 'run-1', session: 's-1', evidence: ['docs/a.md#x'] });
+    const again = stage(p.root, { target: 'spec', title: 'Other title', content: '  handlers validate INPUT at the boundary. ', run: 'run-1', session: 's-1', evidence: ['docs/a.md#x'] }, process.env);
     expect(again.candidate).toMatchObject({ candidate_id: id, occurrences: 2 });
     expect(again.candidate.evidence_refs).toEqual(['run:run-1', 'docs/a.md#x']);
     const before = readFileSync(ledger, 'utf8');
-    expect(() => stage(p.root, { target: 'spec', title: 'x', content: 'Handlers validate input at the boundary.', action: 'contest', run: 'run-1', session: 's-1' })).toThrow(/already staged with action propose/);
+    expect(() => stage(p.root, { target: 'spec', title: 'x', content: 'Handlers validate input at the boundary.', action: 'contest', run: 'run-1', session: 's-1' }, process.env)).toThrow(/already staged with action propose/);
     expect(readFileSync(ledger, 'utf8')).toBe(before);
   });
 
@@ -73,7 +73,7 @@ describe('bad input changes nothing', () => {
     expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'duplicate', reason: 'r' })).toThrow(/needs --target/);
     expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'maybe', reason: 'r' })).toThrow(/--as must be/);
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
-    stage(p.root, { target: 'spec', title: 'N', content: 'A new candidate makes the receipt stale.', run: 'run-1', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'N', content: 'A new candidate makes the receipt stale.', run: 'run-1', session: 's-1' }, process.env);
     expect(() => resolveCandidate(lc, p.root, 's-1', { candidate: id, as: 'unique', reason: 'r' })).toThrow(/stale .*maestro knowledge review s-1 --refresh/);
     expect(readFileSync(src.receiptPath, 'utf8')).toBe(before);
   });
@@ -116,7 +116,7 @@ describe('bad input changes nothing', () => {
     expect(() => createSession(p.root, 'a/b')).toThrow(/must match/);
     createSession(p.root, 's-1');
     expect(() => createRun(p.root, 's-1', { runId: '..' })).toThrow(/run id ".." must match/);
-    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'c', run: '../../x', session: 's-1' })).toThrow(/run id/);
+    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'c', run: '../../x', session: 's-1' }, process.env)).toThrow(/run id/);
   });
 
   it('a sealed run refuses every write and its ledger is untouched', () => {
@@ -124,7 +124,7 @@ describe('bad input changes nothing', () => {
     const { ledger } = withRun(p);
     sealRun(lc, p.root, 's-1', 'run-1');
     const before = readFileSync(ledger, 'utf8');
-    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'Late rule.', run: 'run-1', session: 's-1' })).toThrow(/sealed/);
+    expect(() => stage(p.root, { target: 'spec', title: 't', content: 'Late rule.', run: 'run-1', session: 's-1' }, process.env)).toThrow(/sealed/);
     expect(() => completeRun(lc, p.root, 's-1', 'run-1')).toThrow(/sealed/);
     expect(readFileSync(ledger, 'utf8')).toBe(before);
   });

@@ -40,8 +40,8 @@ describe('session and run lifecycle', () => {
     const p = project();
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
-    const dup = stage(p.root, { target: 'spec', title: 'x', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: 's-1' }).candidate.candidate_id;
-    stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
+    const dup = stage(p.root, { target: 'spec', title: 'x', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: 's-1' }, process.env).candidate.candidate_id;
+    stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
     const check = checkRun(lc, p.root, 's-1', 'run-1');
     expect(check.warnings.join('\n')).toMatch(/no knowledge inputs recorded/);
     expect(check.warnings.join('\n')).toMatch(/report\.md has no summary/);
@@ -64,7 +64,7 @@ describe('session and run lifecycle', () => {
     const p = project();
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1' });
-    stage(p.root, { target: 'spec', title: 'a', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'a', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
     sealRun(lc, p.root, 's-1', 'run-1');
     const ledgerFile = runSource(p.root, 's-1', 'run-1').ledgerPath;
     writeFileSync(ledgerFile, '{"schema_version": ');
@@ -77,10 +77,10 @@ describe('session and run lifecycle', () => {
     createSession(p.root, 's-1');
     for (const rid of ['run-1', 'run-2']) createRun(p.root, 's-1', { runId: rid });
     const shared = 'Every public endpoint is rate limited per token.';
-    stage(p.root, { target: 'spec', title: 'a', content: 'Old-style rule nobody else has.', run: 'run-1', session: 's-1' });
-    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-1', session: 's-1' });
-    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-2', session: 's-1' });
-    stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Network calls should retry at most three times with exponential backoff and jitter, logged.', run: 'run-2', session: 's-1' });
+    stage(p.root, { target: 'spec', title: 'a', content: 'Old-style rule nobody else has.', run: 'run-1', session: 's-1' }, process.env);
+    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-1', session: 's-1' }, process.env);
+    stage(p.root, { target: 'spec', title: 'b', content: shared, run: 'run-2', session: 's-1' }, process.env);
+    stage(p.root, { target: 'spec', title: 'Retry budget', content: 'Network calls should retry at most three times with exponential backoff and jitter, logged.', run: 'run-2', session: 's-1' }, process.env);
     const r = review(lc, p.root, 's-1', { refresh: true });
     expect(r.triage[0]).toMatchObject({ corroboration: 2 });
     const rel = r.candidates.filter((c) => c.disposition !== 'unique');

@@ -23,7 +23,7 @@ const nowIso = () => new Date().toISOString();
  * Resolves knowledge ids: the reconciliation corpus first, then every alias Knowledge I knows. Unknown ids
  * are refused. Read without a cache: only one-shot callers (a CLI command, an MCP tool call) stage or record.
  */
-export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[] {
+export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): string[] {
   const docs = readCorpus(root.workflowDir).docs;
   const byAlias = new Map<string, string>();
   for (const d of docs) for (const a of [d.id, ...d.aliases]) byAlias.set(a, d.id);
@@ -33,7 +33,7 @@ export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[]
     const out = ids.map((id) => {
       const hit = byAlias.get(id);
       if (hit) return hit;
-      k ??= openKnowledge(root.confined ? { workflowRoot: root.workflowDir } : { cwd: root.projectDir });
+      k ??= openKnowledge(root.confined ? { workflowRoot: root.workflowDir, env } : { cwd: root.projectDir, env });
       const r = k.resolveId(id);
       if (!r) unknown.push(id);
       return r ?? id;
@@ -46,7 +46,7 @@ export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[]): string[]
 }
 
 /** Where a stage/record writes: the given run, the session ledger, or the active run. */
-export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): Source {
+export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
   if (opts.run) {
     const sid = opts.session ?? findSessionOfRun(root, opts.run, env);
     assertWritableRun(root, sid, opts.run);
@@ -86,14 +86,14 @@ export interface StageOptions {
   session?: string;
 }
 
-export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv = process.env): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
+export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
   if (o.target !== 'spec' && o.target !== 'knowhow') throw new MaestroError('BAD_INPUT', `stage target must be spec|knowhow (got ${o.target}).`);
   const action = o.action ?? 'propose';
   if (!['propose', 'reaffirm', 'supersede', 'contest'].includes(action)) throw new MaestroError('BAD_INPUT', `--action must be propose|reaffirm|supersede|contest (got ${action}).`);
   if (o.signal && !['consumed', 'cited', 'validated', 'contradicted'].includes(o.signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${o.signal}).`);
   const src = ledgerSourceFor(root, o, env);
   // Validate everything before the first write: unknown ids change nothing.
-  const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds) : [];
+  const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds, env) : [];
   const origin = src.rid === 'session' ? `session:${src.sid}` : `run:${src.rid}`;
   const evidence = [origin, ...(o.evidence ?? [])];
   refuseConflictingRestage(root, src, candidateId(o.target, o.content.trim()), action);
@@ -125,14 +125,14 @@ function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, a
   }
 }
 
-export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv = process.env): { ledger: string; recorded: string[] } {
+export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv): { ledger: string; recorded: string[] } {
   if (!ids.length) throw new MaestroError('BAD_INPUT', 'record needs at least one knowledge id.');
   const signal = o.signal ?? 'cited';
   const source = o.source ?? 'manual';
   if (!['consumed', 'cited', 'validated', 'contradicted'].includes(signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${signal}).`);
   if (!['load', 'search', 'injection', 'manual'].includes(source)) throw new MaestroError('BAD_INPUT', `--source must be load|search|injection|manual (got ${source}).`);
   const src = ledgerSourceFor(root, o, env);
-  const resolved = resolveKnowledgeIds(root, ids);
+  const resolved = resolveKnowledgeIds(root, ids, env);
   updateLedger(src.ledgerPath, init(src), (l) => {
     const now = nowIso();
     for (const id of resolved) recordInto(l, id, signal, source, o.evidence ?? [], now);
@@ -144,7 +144,7 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
  * `maestro load` in an active run: records `consumed` (source load). Search and
  * injection never call this. No active run, or a sealed one: nothing is written.
  */
-export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): boolean {
   // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
   const dir = env.MAESTRO_RUN_DIR;
   if (dir && ids.length && existsSync(join(dir, 'run.json'))) {

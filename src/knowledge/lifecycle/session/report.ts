@@ -2,8 +2,8 @@
  * `report.md` frontmatter (FORMATS §3.4): accepted decisions and locked
  * constraints become candidate drafts. Headings are informational only.
  */
-import { parse as parseYaml } from 'yaml';
 import { MaestroError } from '../../../core/errors.js';
+import { parseFrontmatter } from '../../format/frontmatter.js';
 import { candidateId } from '../ledger/recipes.js';
 import type { StageInput } from '../ledger/ledger.js';
 
@@ -69,15 +69,11 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
 }
 
 export function parseReport(text: string, file = 'report.md'): Report {
-  const m = /^---\s*\r?\n([\s\S]*?)\r?\n---/.exec(text);
-  let fm: Record<string, unknown> = {};
-  if (m) {
-    try {
-      fm = (parseYaml(m[1]!) as Record<string, unknown>) ?? {};
-    } catch (err) {
-      throw new MaestroError('CORRUPT_FILE', `${file}: frontmatter is not valid YAML (${(err as Error).message}).`, { details: { file }, cause: err });
-    }
-  }
+  // Full YAML, as maestro-flow reads it; the one frontmatter reader finds the block.
+  const doc = parseFrontmatter(text, { dialect: 'yaml' });
+  const problem = doc.problems[0];
+  if (problem) throw new MaestroError('CORRUPT_FILE', `${file}:${problem.line}: ${problem.message}.`, { details: { file, line: problem.line } });
+  const fm: Record<string, unknown> = doc.data;
   const v = typeof fm.verdict === 'string' ? VERDICT_ALIASES[fm.verdict.trim().toLowerCase()] : 'ready';
   return {
     verdict: v ?? 'ready',

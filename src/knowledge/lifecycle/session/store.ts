@@ -299,7 +299,7 @@ export function createRun(root: WorkflowRoot, sid: string, opts: CreateRunOption
 }
 
 /** The active run: `$MAESTRO_RUN_ID` + `$MAESTRO_SESSION_ID`, else `.workflow/sessions/.active-run` ("<sid> <rid>"). */
-export function activeRun(root: WorkflowRoot, env: NodeJS.ProcessEnv = process.env): { sid: string; rid: string } | null {
+export function activeRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { sid: string; rid: string } | null {
   if (env.MAESTRO_SESSION_ID && env.MAESTRO_RUN_ID) return { sid: env.MAESTRO_SESSION_ID, rid: env.MAESTRO_RUN_ID };
   const f = join(sessionsDir(root), '.active-run');
   if (!existsSync(f)) return null;

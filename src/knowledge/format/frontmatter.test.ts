@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { parseReport } from '../lifecycle/session/report.js';
+import { parseFrontmatter, renderFrontmatter, setFrontmatterLine, splitFrontmatter } from './frontmatter.js';
+import { setFrontmatterKey } from './knowhowWriter.js';
+
+const KNOWHOW = ['---', 'title: "Retry: with backoff"', 'type: tip', 'keywords:', '  - retry', '  - backoff', 'tags: [net, io]', 'relatedPaths:', '  - src/net.ts', 'lifecycleStatus: reviewed', '---', '', '# Retry', 'body line', ''].join('\n');
+
+describe('the one frontmatter reader: finding the block', () => {
+  it('reads a CRLF file as the LF one, line numbers and all, and keeps the body as written', () => {
+    const lf = parseFrontmatter(KNOWHOW);
+    const crlf = parseFrontmatter(KNOWHOW.replace(/\n/g, '\r\n'));
+    expect(crlf.data).toEqual(lf.data);
+    expect(crlf.data).toMatchObject({ title: 'Retry: with backoff', keywords: ['retry', 'backoff'], tags: ['net', 'io'] });
+    expect(crlf.lineCount).toBe(11);
+    expect(crlf.bodyLine).toBe(12);
+    expect(crlf.body).toBe('\r\n# Retry\r\nbody line\r\n');
+    // The wiki's body reader splits on \n: its dialect hands it LF.
+    expect(parseFrontmatter(KNOWHOW.replace(/\n/g, '\r\n'), { dialect: 'wiki' }).body).toBe('\n# Retry\nbody line\n');
+  });
+
+  it('reads past a byte-order mark and leading blank lines, and counts those lines in problem lines', () => {
+    const doc = parseFrontmatter(`\uFEFF\n\n---\ntitle: t\nno colon here\n---\nbody`);
+    expect(doc.present).toBe(true);
+    expect(doc.data).toEqual({ title: 't' });
+    expect(doc.problems).toEqual([{ line: 5, message: 'unreadable frontmatter line "no colon here": expected "key: value"' }]);
+    expect(doc.body).toBe('body');
+    expect(doc.bodyLine).toBe(7);
+  });
+
+  it('a block never closed: no data, the whole text as body, and a problem naming the opening line', () => {
+    const text = '\n---\ntitle: t\n# heading\n';
+    const doc = parseFrontmatter(text);
+    expect(doc).toMatchObject({ present: false, opened: true, data: {}, body: text, lineCount: 0 });
+    expect(doc.problems).toEqual([{ line: 2, message: 'frontmatter opened with --- on line 2 is never closed (no --- line after it)' }]);
+    // A file that does not open with --- has no frontmatter and no problem.
+    expect(parseFrontmatter('# title\n---\n')).toMatchObject({ present: false, opened: false, problems: [] });
+  });
+
+  it('an empty block is present and empty; the closing line may carry trailing blanks but not text', () => {
+    expect(parseFrontmatter('---\n---\nbody')).toMatchObject({ present: true, data: {}, body: 'body', lineCount: 2, problems: [] });
+    expect(splitFrontmatter('---\na: 1\n---  \nbody')).toMatchObject({ closed: true, body: 'body' });
+    expect(splitFrontmatter('---\na: 1\n--- not a fence\n')).toMatchObject({ opened: true, closed: false });
+  });
+});
+
+describe('the one value reader: dialects', () => {
+  const block = ['---', 'version: 1', 'confidence: 0.8', 'gone: null', 'empty:', 'sources:', '  - session_id: s1', '    exploration_id: exp_1', 'source:', '  session_id: s1', 'tags: [a, , "b c"]', 'details: {"k": 1}', '---', ''].join('\n');
+
+  it('maestro-flow keeps numbers and null as strings, reads `key:` alone as a list and `- k: v` as a string', () => {
+    expect(parseFrontmatter(block).data).toEqual({
+      version: '1',
+      confidence: '0.8',
+      gone: 'null',
+      empty: [],
+      sources: ['session_id: s1'],
+      source: { session_id: 's1' },
+      tags: ['a', 'b c'],
+      details: { k: 1 },
+    });
+    // The continuation line of the map item is not maestro-flow's: reported, with its line.
+    expect(parseFrontmatter(block).problems.map((p) => p.line)).toEqual([8]);
+  });
+
+  it('wiki types numbers and null, reads `key:` alone as null and `- k: v` as a map', () => {
+    const doc = parseFrontmatter(block, { dialect: 'wiki' });
+    expect(doc.problems).toEqual([]);
+    expect(doc.data).toEqual({
+      version: 1,
+      confidence: 0.8,
+      gone: null,
+      empty: null,
+      sources: [{ session_id: 's1', exploration_id: 'exp_1' }],
+      source: { session_id: 's1' },
+      tags: ['a', 'b c'],
+      details: { k: 1 },
+    });
+    // `- proj:app` (no space after the colon) is a tag, not a map.
+    expect(parseFrontmatter('---\ntags:\n  - proj:app\n---\n', { dialect: 'wiki' }).data.tags).toEqual(['proj:app']);
+  });
+
+  it('yaml reads full YAML and says where it is broken, in file lines', () => {
+    const ok = parseFrontmatter('---\ndecisions:\n  - {accepted: "flow map"}\nsummary: |\n  two\n  lines\n---\n', { dialect: 'yaml' });
+    expect(ok.data).toEqual({ decisions: [{ accepted: 'flow map' }], summary: 'two\nlines\n' });
+    const bad = parseFrontmatter('\n---\nverdict: ready\nsummary: [unclosed\n---\n', { dialect: 'yaml' });
+    expect(bad.data).toEqual({});
+    expect(bad.problems[0]!.line).toBeGreaterThanOrEqual(4);
+    expect(bad.problems[0]!.message).toMatch(/^frontmatter is not valid YAML: /);
+  });
+
+  it('report.md errors name the file and the line', () => {
+    expect(() => parseReport('---\nverdict: ready\ndecisions: [a\n---\n', '/r/report.md')).toThrow(/^\/r\/report\.md:3: frontmatter is not valid YAML/);
+    expect(() => parseReport('---\nverdict: ready\n', '/r/report.md')).toThrow('/r/report.md:1: frontmatter opened with --- on line 1 is never closed');
+    expect(parseReport('---\n---\n').verdict).toBe('ready');
+  });
+});
+
+describe('rewrites keep what Maestro does not know', () => {
+  it('setting a knowhow key leaves every other line as it was, CRLF included', () => {
+    const out = setFrontmatterKey(KNOWHOW, 'keywords', ['x']);
+    expect(out).toBe(KNOWHOW.replace('keywords:\n  - retry\n  - backoff', 'keywords: ["x"]'));
+    const added = setFrontmatterKey(KNOWHOW.replace(/\n/g, '\r\n'), 'status', 'deprecated');
+    expect(added).toBe(KNOWHOW.replace('lifecycleStatus: reviewed\n', 'lifecycleStatus: reviewed\nstatus: "deprecated"\n').replace(/\n/g, '\r\n'));
+    expect(parseFrontmatter(added).data).toMatchObject({ relatedPaths: ['src/net.ts'], lifecycleStatus: 'reviewed', status: 'deprecated' });
+    expect(setFrontmatterLine('body\n', 'status', 'open')).toBe('---\nstatus: open\n---\n\nbody\n');
+  });
+
+  it('a wiki entry read and written back keeps keys the wiki writer never sets', () => {
+    const text = ['---', 'id: "C001"', 'request: "r"', 'reviewer:', '  name: "ana"', 'custom_score: 3', 'links:', '  - "https://x.test/a"', '---', ''].join('\n');
+    const doc = parseFrontmatter(text, { dialect: 'wiki' });
+    const again = parseFrontmatter(`${renderFrontmatter({ ...doc.data, version: 2 })}\n`, { dialect: 'wiki' });
+    expect(again.problems).toEqual([]);
+    expect(again.data).toEqual({ id: 'C001', request: 'r', reviewer: { name: 'ana' }, custom_score: 3, links: ['https://x.test/a'], version: 2 });
+  });
+});
