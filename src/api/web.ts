@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { MaestroError } from '../core/errors.js';
+import { acquireLockFile } from '../lib/lockFile.js';
 
 /** The repository root, from src/api or dist/api alike. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -46,15 +47,42 @@ const NO_BUNDLER_BINDING = /Cannot find native binding/;
 /** `details.reason` of the error ensureWebBuilt throws when the bundler has no native binding. */
 export const BUNDLER_BINDING_MISSING = 'bundler_binding_missing';
 
+const isFresh = () => webIsBuilt() && statSync(join(WEB_DIST, 'index.html')).mtimeMs >= newestSource();
+
+/** How long a build waits for another process's build of the same web/ (a loaded machine builds slowly). */
+const BUILD_LOCK_WAIT_MS = 15 * 60_000;
+
 /**
  * Builds web/ with vite when web/dist is missing, older than its sources, or
- * `force`. Synchronous: it runs once, before the daemon listens.
+ * `force`. Synchronous: it runs once, before the daemon listens. Several
+ * processes may want the board at once (test suites, daemons started together):
+ * one builds under web/.build.lock while the others wait, then find it fresh;
+ * without the lock one build's emptying of web/dist pulls the files from under
+ * another's.
  */
 export function ensureWebBuilt(opts: { force?: boolean; log?: (line: string) => void } = {}): string {
-  if (!opts.force && webIsBuilt() && statSync(join(WEB_DIST, 'index.html')).mtimeMs >= newestSource()) return WEB_DIST;
+  if (!opts.force && isFresh()) return WEB_DIST;
   const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   if (!existsSync(vite)) throw new MaestroError('CONFIG_INVALID', `Cannot build the web board: ${vite} is missing. Run npm install at ${ROOT}.`);
-  opts.log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
+  const release = acquireLockFile(join(WEB_DIR, '.build.lock'), { startedAt: Date.now() }, {
+    deadline: Date.now() + BUILD_LOCK_WAIT_MS,
+    unparseableStaleMs: 60_000,
+    busy: (holder) => new MaestroError('CONFIG_INVALID', `Another process (${holder && holder !== 'unparseable' ? `pid ${holder.pid}` : 'unknown'}) has been building the web board for ${BUILD_LOCK_WAIT_MS / 60_000} minutes; see ${join(WEB_DIR, '.build.lock')}.`),
+    what: 'the web build lock',
+    retryMs: 200,
+  });
+  try {
+    // Built by another process while this one waited.
+    if (!opts.force && isFresh()) return WEB_DIST;
+    buildWeb(vite, opts.log);
+  } finally {
+    release();
+  }
+  return WEB_DIST;
+}
+
+function buildWeb(vite: string, log?: (line: string) => void): void {
+  log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
   const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: WEB_DIR, encoding: 'utf8' });
   if (r.status !== 0 || !webIsBuilt()) {
     if (NO_BUNDLER_BINDING.test(`${r.stderr}${r.stdout}`)) {
@@ -66,7 +94,6 @@ export function ensureWebBuilt(opts: { force?: boolean; log?: (line: string) => 
     }
     throw new MaestroError('CONFIG_INVALID', `Building the web board failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || '').trim().slice(-2000)}`);
   }
-  return WEB_DIST;
 }
 
 /** Registers the static board. Call after the API routes; it only adds GET routes outside /api. */

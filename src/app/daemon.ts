@@ -128,7 +128,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   try {
     lock = acquireHomeLock(config.home);
   } catch (err) {
-    closeLog();
+    void closeLog();
     throw err;
   }
   // The log closes last, after the "daemon stopped" line.
@@ -180,7 +180,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
   } catch (err) {
     await cleanup();
-    closeLog();
+    await closeLog();
     throw err;
   }
 }
@@ -189,15 +189,17 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
  * The running daemon: stop() and abandon() set how the orchestrator stops, then run the
  * cleanups once (a second call gets the same promise); the log closes after them.
  */
-function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMode, cleanup: () => Promise<void>, closeLog: () => void): Daemon {
+function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMode, cleanup: () => Promise<void>, closeLog: () => Promise<void>): Daemon {
   let stopping: Promise<void> | null = null;
   return {
     ...parts,
     stop(opts = {}) {
       mode.graceMs = opts.graceMs ?? mode.graceMs;
+      // Settles once the last line is on disk: `maestro serve` exits right after, and a write still
+      // in flight then (the "daemon stopped" line, the note of lines lost to a full disk) was lost.
       stopping ??= cleanup().then(() => {
         parts.log.info('daemon stopped');
-        closeLog();
+        return closeLog();
       });
       return stopping;
     },

@@ -65,7 +65,27 @@ export async function listWorktrees(repoPath: string): Promise<Array<{ path: str
   return out;
 }
 
+/**
+ * What `git worktree add` says when another add in the same repository (another worker's run) is
+ * half-way: it reads every worktree's admin folder, and that one has no `commondir` yet.
+ */
+const ADD_RACE = /failed to read \.git\/worktrees\/[^/\s]+\/(commondir|gitdir|HEAD)/;
+const ADD_RACE_TRIES = 5;
+
 export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await addWorktree(spec);
+    } catch (err) {
+      if (attempt >= ADD_RACE_TRIES || !ADD_RACE.test((err as Error).message)) throw err;
+      // The other add takes milliseconds; then this one starts over from what git has now
+      // (a registration or a branch the failed add left are taken up by addWorktree).
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
   const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path);

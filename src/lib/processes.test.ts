@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { budget } from '../../test/helpers/budget.js';
+import { poll } from '../../test/helpers/wait.js';
 import { isPidAlive, killGroupMembers } from './processes.js';
 
 /** The process's /proc stat line, or '' once it is gone. */
@@ -12,16 +14,8 @@ function procStat(pid: number): string {
   }
 }
 
-async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe.skipIf(process.platform !== 'linux')('killGroupMembers', () => {
-  it('ends what a group leader left running in its group, and spares the leader and other groups', { timeout: 60_000 }, async () => {
+  it('ends what a group leader left running in its group, and spares the leader and other groups', { timeout: budget(60_000) }, async () => {
     // A leader of its own group that starts a child in that group and prints its pid.
     const leader = spawn(process.execPath, ['-e', "const c=require('child_process').spawn('sleep',['600'],{stdio:'ignore'});console.log(c.pid);setInterval(()=>{},1000)"], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     const exited = new Promise((r) => leader.once('exit', r));
@@ -30,12 +24,12 @@ describe.skipIf(process.platform !== 'linux')('killGroupMembers', () => {
     try {
       let out = '';
       leader.stdout!.on('data', (d) => (out += d));
-      await until(() => /\d+\n/.test(out));
+      await poll(() => /\d+\n/.test(out), 'the leader to print its child\'s pid', 30_000);
       const leftover = Number(out.trim());
       expect(isPidAlive(leftover)).toBe(true);
       expect(killGroupMembers(leader.pid!, leader.pid!)).toBe(1);
       // Dead, or a zombie its parent has not reaped yet (state Z): either way no longer running.
-      await until(() => !isPidAlive(leftover) || /\) Z /.test(procStat(leftover)));
+      await poll(() => !isPidAlive(leftover) || /\) Z /.test(procStat(leftover)), 'the leftover child to end', 30_000);
       expect(isPidAlive(leader.pid!)).toBe(true);
       expect(isPidAlive(outsider.pid!)).toBe(true);
     } finally {

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { budget } from '../helpers/budget.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const url = (path: string) => pathToFileURL(`${ROOT}/${path}`).href;
@@ -30,7 +31,7 @@ function sdkResolutions(modules: string[]): string[] {
     port1.close();
     console.log(JSON.stringify(seen));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: budget(120_000) });
   if (r.status !== 0) throw new Error(`the child failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as string[];
 }

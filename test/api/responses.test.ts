@@ -18,6 +18,7 @@ import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 import { knowledgeProject, type KnowledgeProject } from './wireFixtures.js';
 
 const SCRIPT = fileURLToPath(new URL('../daemon/fixtures/ask.yaml', import.meta.url));
@@ -48,7 +49,7 @@ describe('route response schemas', () => {
     taskId = (await d.store.tasks.create({ projectId: project.id, title: 'Stream the wire', complexity: 'easy' })).id;
     d.orchestrator.kick();
     await until(d.bus, async () => (await d.store.tasks.get(taskId)).status === 'exec_review', 'exec_review', 120_000);
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     await d?.stop({ graceMs: 2000 });
     removeTempDirs();

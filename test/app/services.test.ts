@@ -17,8 +17,7 @@ import { ObserverService } from '../../src/observer/service.js';
 import { ObserverSession } from '../../src/observer/session.js';
 import { tempDir, TranscriptBuilder } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { tempRoot } from '../helpers/knowledge.js';
-
-const BUDGET_MS = 30_000;
+import { budget } from '../helpers/budget.js';
 
 /** OS threads of this process: a worker thread is one until it has exited. */
 const threads = () => readdirSync('/proc/self/task').length;
@@ -36,9 +35,10 @@ function newHandles(baseline: string[]): string[] {
 
 /** Polls `ok` on every turn of the event loop (a timer would itself be an active resource) until it holds or the budget ends. */
 async function eventually(ok: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + BUDGET_MS;
+  const ms = budget(30_000);
+  const deadline = Date.now() + ms;
   while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`not within ${BUDGET_MS} ms: ${what}`);
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
     await new Promise((r) => setImmediate(r));
   }
 }

@@ -15,6 +15,7 @@ import { readInbox } from '../../src/executor/protocol/inbox.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cleanEnv, cli, cliFor, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
+import { budget } from '../helpers/budget.js';
 
 afterEach(() => removeTempDirs());
 
@@ -22,7 +23,7 @@ afterEach(() => removeTempDirs());
  * Each CLI process takes 1–5 s to start on this shared 2-core machine (tsx, and the
  * daemon modules `serve` imports eagerly); the long cases start twenty or so.
  */
-const CLI_HEAVY_TIMEOUT = 300_000;
+const CLI_HEAVY_TIMEOUT = budget(300_000);
 
 async function withDaemon<T>(fn: (d: TestDaemon) => Promise<T>, overrides: { home?: string; port?: number } = {}): Promise<T> {
   // No orchestrator loop: these tests set task states by hand and expect them to stay put.

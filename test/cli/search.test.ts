@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { cleanEnv, cliFor, gitRepo, ROOT } from './helpers.js';
+import { budget } from '../helpers/budget.js';
 
 afterEach(() => removeTempDirs());
 
@@ -46,7 +47,7 @@ function projectWithKnowledge(): string {
 }
 
 // Two CLI processes per case on a shared 2-core machine: generous time, no timing assertions.
-describe('maestro search through the daemon and in process', { timeout: 300_000 }, () => {
+describe('maestro search through the daemon and in process', { timeout: budget(300_000) }, () => {
   it('prints the same results, no-match notes and usage errors either way, and asks the daemon only for searches it may answer', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     const proxy = await countingProxy(d.url);

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeKnowhowFile } from '../helpers/knowledge.js';
 import { maestro, project } from '../helpers/knowledge2.js';
+import { budget } from '../helpers/budget.js';
 
 // Separate processes on a loaded machine: generous time, no timing assertions.
-describe('maestro spec|knowhow supersede', { timeout: 240_000 }, () => {
+describe('maestro spec|knowhow supersede', { timeout: budget(240_000) }, () => {
   it('supersedes a spec entry, then says it is already done', async () => {
     const { dir } = project();
     const W = ['--workflow-root', dir];

@@ -14,6 +14,7 @@ import { isPidAlive } from '../../src/lib/processes.js';
 import { sandbox, type Sandbox } from './helpers.js';
 import { waitForRecord } from './waitFor.js';
 import { poll } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
 
 const isFinal = (r: OutboxRecord) => r.type === 'result' || r.type === 'error';
 const finalOf = (runDir: string) => readOutbox(runDir).records.find(isFinal);
@@ -38,7 +39,7 @@ describe('warm worker pool', () => {
     pool = null;
   });
 
-  it('one warm worker runs two runs in sequence, and is kept for the next', { timeout: 120_000 }, async () => {
+  it('one warm worker runs two runs in sequence, and is kept for the next', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
     pool = new WorkerPool({ warm: 1 });
@@ -62,7 +63,7 @@ describe('warm worker pool', () => {
     expect(isPidAlive(first.pid)).toBe(true);
   });
 
-  it('beyond the warm ones, a worker back from a run waits a while for the next one before it is let go', { timeout: 120_000 }, async () => {
+  it('beyond the warm ones, a worker back from a run waits a while for the next one before it is let go', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
     pool = new WorkerPool({ warm: 1, burstIdleMs: 60_000 });
@@ -75,7 +76,7 @@ describe('warm worker pool', () => {
     for (const h of next) expect(await h.exited).toEqual({ code: 0, signal: null });
   });
 
-  it('a worker beyond the warm ones is let go once its burst wait is over', { timeout: 120_000 }, async () => {
+  it('a worker beyond the warm ones is let go once its burst wait is over', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
     pool = new WorkerPool({ warm: 1, burstIdleMs: 200 });
@@ -86,7 +87,7 @@ describe('warm worker pool', () => {
     expect(runs.filter((h) => isPidAlive(h.pid)).length).toBe(1);
   });
 
-  it('a warm worker killed mid-run fails only that run: another worker\'s run finishes and takes the next run', { timeout: 120_000 }, async () => {
+  it('a warm worker killed mid-run fails only that run: another worker\'s run finishes and takes the next run', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const hang = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'stuck' }, { hang: true }] }]);
     const ask = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Which name?' }, { write: { path: 'name.txt', content: '{{reply}}\n' } }] }]);
@@ -117,7 +118,7 @@ describe('warm worker pool', () => {
     expect(finalOf(nextDir)?.type).toBe('result');
   });
 
-  it('with its channel closed (the daemon gone) it finishes its run, then exits; an idle one exits at once', { timeout: 120_000 }, async () => {
+  it('with its channel closed (the daemon gone) it finishes its run, then exits; an idle one exits at once', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const ask = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Tabs or spaces?' }, { write: { path: 'style.txt', content: '{{reply}}\n' } }] }]);
     const write = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'done.txt', content: 'x\n' } }] }]);
@@ -140,7 +141,7 @@ describe('warm worker pool', () => {
     expect(await gone(busy.pid)).toBe(true);
   });
 
-  it('on SIGTERM mid-run it ends the run INTERRUPTED and exits', { timeout: 120_000 }, async () => {
+  it('on SIGTERM mid-run it ends the run INTERRUPTED and exits', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const hang = sb.script([{ match: { role: 'execute' }, actions: [{ text: 'thinking' }, { hang: true }] }]);
     pool = new WorkerPool({ warm: 1 });

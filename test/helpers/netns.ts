@@ -1,13 +1,21 @@
 /**
  * Network namespaces for the multihost suite: each daemon in its own network
  * stack, as on its own machine, reaching PostgreSQL over a veth pair
- * (host side 10.231.<i>.1, namespace side 10.231.<i>.2). Needs root and
+ * (host side 10.<b>.<i>.1, namespace side 10.<b>.<i>.2). Needs root and
  * iproute2 (`ip netns`); `netnsUnavailable()` says why not when it cannot, and
  * the suite then runs the daemons on the host's network and says so loudly.
  * Namespaces are deleted by `remove()`, and on process exit if a test failed
  * before it could.
+ *
+ * Two copies of the suite may run at once (two clones, or two runs of one):
+ * names carry the pid, and each run takes its own 10.<b>.0.0/16 — one that no
+ * interface on the host uses, claimed with a lock file in the temp folder
+ * (`maestro-netns-10.<b>.lock`, holding the pid, stale once that pid is gone).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { acquireLockFile } from '../../src/lib/lockFile.js';
 import { trackResource } from '../../src/lib/resources.js';
 
 export interface NetNs {
@@ -27,7 +35,30 @@ export interface NetNsSet {
   remove(): void;
 }
 
-const SUBNET = '10.231';
+/** The second octets a run may take for its 10.<b>.0.0/16 (10.231 was the one fixed subnet before). */
+const SUBNET_OCTETS = Array.from({ length: 24 }, (_, k) => 231 + k);
+
+class SubnetTaken extends Error {}
+
+/**
+ * Claims a 10.<b>.0.0/16 for this run: one no host interface has an address in, whose lock file no
+ * live process holds. Returns the prefix ("10.<b>") and the release, or null when all are taken.
+ */
+function claimSubnet(): { prefix: string; release: () => void } | null {
+  const addrs = spawnSync('ip', ['-4', 'addr'], { encoding: 'utf8' }).stdout ?? '';
+  for (const b of SUBNET_OCTETS) {
+    const prefix = `10.${b}`;
+    if (addrs.includes(` ${prefix}.`)) continue;
+    try {
+      // A past deadline: a subnet a live run holds is skipped at once, a dead run's is reclaimed.
+      const release = acquireLockFile(join(tmpdir(), `maestro-netns-${prefix}.lock`), {}, { deadline: 0, unparseableStaleMs: 0, busy: () => new SubnetTaken(), what: 'the test subnet lock' });
+      return { prefix, release };
+    } catch (err) {
+      if (!(err instanceof SubnetTaken)) throw err;
+    }
+  }
+  return null;
+}
 
 function ip(args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -38,8 +69,6 @@ export function netnsUnavailable(): string | null {
   if (process.platform !== 'linux') return 'not Linux';
   if (process.getuid?.() !== 0) return 'not running as root';
   if (spawnSync('ip', ['-V']).status !== 0) return 'iproute2 (`ip`) is not installed';
-  const addrs = spawnSync('ip', ['-4', 'addr'], { encoding: 'utf8' }).stdout ?? '';
-  if (addrs.includes(`${SUBNET}.`)) return `${SUBNET}.0.0/16 is already in use on this host`;
   const probe = `maestro-probe-${process.pid}`;
   const add = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
   if (add.status !== 0) return `\`ip netns add\` failed: ${(add.stderr || '').trim()}`;
@@ -54,6 +83,8 @@ export function netnsUnavailable(): string | null {
 
 export function createNetNs(count: number): NetNsSet {
   const tag = `mh${process.pid % 100000}`;
+  const subnet = claimSubnet();
+  if (!subnet) throw new Error(`No free 10.<b>.0.0/16 for the test namespaces among 10.${SUBNET_OCTETS[0]}–10.${SUBNET_OCTETS.at(-1)} (each is in use on this host or claimed by a live run; see ${tmpdir()}/maestro-netns-*.lock)`);
   const spaces: NetNs[] = [];
   let removed = false;
   const remove = () => {
@@ -61,6 +92,7 @@ export function createNetNs(count: number): NetNsSet {
     removed = true;
     // Deleting the namespace destroys the veth end inside it, and with it the pair.
     for (const s of spaces) spawnSync('ip', ['netns', 'del', s.name]);
+    subnet.release();
     untrack();
     process.off('exit', remove);
   };
@@ -68,7 +100,7 @@ export function createNetNs(count: number): NetNsSet {
   process.on('exit', remove);
   try {
     for (let i = 0; i < count; i++) {
-      const s: NetNs = { name: `${tag}-${i}`, hostAddr: `${SUBNET}.${i}.1`, nsAddr: `${SUBNET}.${i}.2` };
+      const s: NetNs = { name: `${tag}-${i}`, hostAddr: `${subnet.prefix}.${i}.1`, nsAddr: `${subnet.prefix}.${i}.2` };
       ip(['netns', 'add', s.name]);
       spaces.push(s);
       const host = `${tag}h${i}`;

@@ -5,7 +5,7 @@
  * unprivileged `postgres` user the Debian package creates.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,10 +70,21 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
   };
   run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
   for (const net of options.trust ?? []) appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${net} trust\n`);
-  const port = await freePort();
   // fsync off: these clusters are throwaway; durability is PostgreSQL's to test, not ours.
-  const opts = `-p ${port} -k ${base} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  run('pg_ctl', ['-D', dataDir, '-o', opts, '-l', join(base, 'server.log'), '-w', '-t', '60', 'start']);
+  const optsFor = (p: number) => `-p ${p} -k ${base} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  let port = 0;
+  // The free port can be taken before PostgreSQL binds it (another suite, or a second copy of the run,
+  // asking for one at the same moment): then try another.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      run('pg_ctl', ['-D', dataDir, '-o', optsFor(port), '-l', join(base, 'server.log'), '-w', '-t', '60', 'start']);
+      break;
+    } catch (err) {
+      if (attempt >= 3 || !/already in use|could not bind|could not create any TCP\/IP sockets/i.test(readLog(base))) throw err;
+    }
+  }
+  const opts = optsFor(port);
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -93,6 +104,14 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
       }
     },
   };
+}
+
+function readLog(base: string): string {
+  try {
+    return readFileSync(join(base, 'server.log'), 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** The loud message a suite prints when it cannot run PostgreSQL here. */

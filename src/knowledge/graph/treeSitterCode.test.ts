@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { budget } from '../../../test/helpers/budget.js';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
 import type { CodeNode } from './graph.js';
 import { openKnowledge } from '../knowledge.js';
@@ -63,7 +64,7 @@ func (s *Store) Add(item string) error { _ = m.Cents(1); return nil }
 func (s *Store) grow() {}
 `;
 
-describe('the code graph for other languages (tree-sitter, WebAssembly)', { timeout: 60_000 }, () => {
+describe('the code graph for other languages (tree-sitter, WebAssembly)', { timeout: budget(60_000) }, () => {
   it('reads Python: public top-level defs, classes and assignments; every form of import', async () => {
     const parsed = await parseTreeSitterFile('python', PY_CLIENT);
     expect(parsed.symbols.map((s) => [s.name, s.kind, s.line])).toEqual([

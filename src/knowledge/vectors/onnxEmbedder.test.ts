@@ -9,6 +9,7 @@ import { openKnowledge } from '../knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../service.js';
 import { onnxEmbedder, type OnnxEmbedder } from './onnxEmbedder.js';
 import { basicTokens, createWordPiece, readVocab } from './wordpiece.js';
+import { budget } from '../../../test/helpers/budget.js';
 
 /**
  * The model here is real ONNX run by a real runtime, only tiny: a vocabulary
@@ -86,7 +87,7 @@ describe('BERT WordPiece tokenizer', () => {
   });
 });
 
-describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: 60_000 }, () => {
+describe('local ONNX embedder (onnxruntime-web, WebAssembly)', { timeout: budget(60_000) }, () => {
   it('embeds with mean pooling over the mask and L2 normalisation; padding in a batch changes nothing', async () => {
     const { model } = modelDir();
     const e = onnxEmbedder({ modelPath: model });

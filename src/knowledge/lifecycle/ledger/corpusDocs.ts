@@ -45,7 +45,7 @@ export interface CorpusSnapshot {
 }
 
 /** Longer than a coarse file-timestamp tick on local Linux file systems (1–10 ms). */
-const RACY_MS = 50;
+export const RACY_MS = 50;
 
 interface FileCacheEntry {
   mtimeMs: number;

@@ -6,11 +6,12 @@
  * falls back to the full stat walk and stays exact.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CorpusCache, readCorpus } from './corpusDocs.js';
+// RACY_MS: a file or folder modified this recently before a read is read again by design.
+import { CorpusCache, RACY_MS, readCorpus } from './corpusDocs.js';
 
 const cache = new CorpusCache();
 
@@ -33,14 +34,23 @@ function corpus(files = 40): string {
   return wf;
 }
 
-/** Waits out the racy window (files written in the last 50 ms are re-read by design). */
-const settle = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120);
+/**
+ * Until nothing in the corpus is within the racy window any more: the newest modification time of
+ * its folders and files is more than RACY_MS old by the clock the read compares it with. A state
+ * the read checks, not a guess at how long the machine needs.
+ */
+function settle(wf: string): void {
+  const paths = [wf, ...['specs', 'knowhow'].flatMap((d) => [join(wf, d), ...readdirSync(join(wf, d)).map((f) => join(wf, d, f))])];
+  const newest = Math.max(...paths.map((p) => statSync(p).mtimeMs));
+  const left = newest + RACY_MS + 1 - Date.now();
+  if (left > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, left);
+}
 
 describe('watched corpus reads', () => {
   it('stat only what changed, and see a write made just before the read (same thread, no loop turn; another process)', () => {
     const wf = corpus();
     expect(cache.watch(wf)).toBe(true);
-    settle();
+    settle(wf);
     expect(cache.read(wf).statted).toBe(80); // first answer: the full walk that the watcher then keeps current
     const quiet = cache.read(wf);
     expect(quiet.statted).toBe(0);
@@ -56,7 +66,7 @@ describe('watched corpus reads', () => {
     writeFileSync(join(wf, 'specs', 'f8.md'), entry('S-20260101-0008', 'Rule Y'));
     expect(cache.read(wf).fingerprint).toBe(readCorpus(wf).fingerprint);
     // Another process, finished before the read starts.
-    settle();
+    settle(wf);
     execFileSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(join(wf, 'knowhow', 'TIP-20260101-t3.md'))}, '---\\ntitle: "Tip 3"\\ntype: tip\\nstatus: deprecated\\n---\\n\\nTip 3.\\n')`]);
     const b = cache.read(wf);
     expect(b.statted).toBe(1); // the watcher reports every write: no racy re-reads
@@ -64,7 +74,7 @@ describe('watched corpus reads', () => {
     expect(b.fingerprint).toBe(readCorpus(wf).fingerprint);
     expect(b.docs.some((d) => d.id === 'knowhow-tip-20260101-t3')).toBe(false);
     // Created and deleted files.
-    settle();
+    settle(wf);
     writeFileSync(join(wf, 'specs', 'new.md'), entry('S-20260103-0001', 'New file'));
     rmSync(join(wf, 'specs', 'f1.md'));
     const c = cache.read(wf);
@@ -84,7 +94,7 @@ describe('watched corpus reads', () => {
     expect(r.statted).toBe(11);
     expect(r.fingerprint).toBe(readCorpus(wf).fingerprint);
     // The new directory is watched from now on.
-    settle();
+    settle(wf);
     cache.read(wf);
     appendFileSync(join(wf, 'specs', 'only.md'), entry('S-20260104-0002', 'Second'));
     const s = cache.read(wf);

@@ -7,6 +7,9 @@ import { useTasks } from '../../stores/tasks.js';
 import { useProjects } from '../../stores/projects.js';
 import { summarizeTask } from '../../api/types.js';
 
+/** A refetch after a live event: longer than testSetup's default wait, scaled for the load like it. */
+const LONG_WAIT = { timeout: Math.round(10_000 * (Number(import.meta.env.MAESTRO_TEST_SLOW) || 1)) };
+
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
   cleanup();
@@ -56,11 +59,11 @@ describe('TaskDetailPanel', () => {
     act(() => {
       useTasks.getState().applyEvent({ id: 9, projectId: task.projectId, taskId: task.id, runId: null, traceId: null, type: 'task.edited', payload: {}, at: 9 });
     });
-    expect(await screen.findByText('This task no longer exists', {}, { timeout: 10_000 })).toBeTruthy();
+    expect(await screen.findByText('This task no longer exists', {}, LONG_WAIT)).toBeTruthy();
     await waitFor(() => {
       expect(useTasks.getState().byId[task.id]).toBeUndefined();
       expect(useTasks.getState().gone[task.id]).toBe(true);
-    }, { timeout: 10_000 });
+    }, LONG_WAIT);
   });
 
   it('shows the reply box when the task awaits input', async () => {
