@@ -25,18 +25,19 @@ export interface StoreOptions {
   faults?: StoreFaults;
 }
 
-export function createStore(engine: DBAdapter, clock: Clock = Date.now, options: StoreOptions = {}) {
-  const raw = options.faults ? withFaults(engine, options.faults) : engine;
-  // Listeners told after every committed write transaction (the daemon's event
-  // feed reads new events at once instead of at its next poll).
-  // They get the events the transaction appended, to publish them without reading them back.
+/**
+ * The engine with its transactions announced once committed: other daemons hear of the events at once
+ * (a coalesced NOTIFY, outside the transaction), and the listeners get the events the transaction
+ * appended (the daemon's event feed publishes them without reading them back).
+ */
+function announcing(raw: DBAdapter, engine: DBAdapter): { db: DBAdapter; onWrite: (listener: (events: readonly MaestroEvent[]) => void) => () => boolean } {
   const writeListeners = new Set<(events: readonly MaestroEvent[]) => void>();
   const db: DBAdapter = {
     ...raw,
     transaction: async (fn, label, options) => {
       const events: MaestroEvent[] = [];
       const result = await raw.transaction((q) => fn({ ...q, onEvent: (e) => events.push(e) }), label, options);
-      // Committed (a rollback threw above): other daemons hear of the events now, outside the transaction.
+      // Committed (a rollback threw above).
       if (events.length) void engine.notifyEvents?.();
       for (const l of writeListeners) l(events);
       return result;
@@ -46,6 +47,11 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     writeListeners.add(listener);
     return () => writeListeners.delete(listener);
   };
+  return { db, onWrite };
+}
+
+export function createStore(engine: DBAdapter, clock: Clock = Date.now, options: StoreOptions = {}) {
+  const { db, onWrite } = announcing(options.faults ? withFaults(engine, options.faults) : engine, engine);
   const tx = <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>, options?: TransactionOptions) => db.transaction((q) => fn(q, clock()), label, options);
 
   const projects = {

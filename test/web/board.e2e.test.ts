@@ -191,7 +191,9 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
 
     // The board moves live: the parent reaches plan review in the Planning lane without a reload.
     const planningLane = page.locator('[data-lane="lane.planning"]');
-    await planningLane.locator(`[data-card="${parent!.id}"]`).getByText('plan review').waitFor({ timeout: budget(60_000) });
+    await planningLane.locator(`[data-card="${parent!.id}"]`).getByText('plan review').waitFor({ timeout: budget(60_000) }).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await whereIs(d, parent!.id)}`);
+    });
     await shot('01-board');
 
     // Open it from the keyboard; the plan, its proposed subtasks and its gate are there. Approve in the browser.
@@ -317,4 +319,17 @@ async function unlabelledControls(page: Page): Promise<string[]> {
       .filter((el) => el.offsetParent !== null && !named(el))
       .map((el) => el.outerHTML.slice(0, 160));
   })()`)) as string[];
+}
+
+/** Where a task stands in the store (status, runs, latest events): what a failed wait on the board reports. */
+async function whereIs(d: TestDaemon, taskId: string): Promise<string> {
+  const task = await d.store.tasks.get(taskId);
+  const runs = await d.store.runs.list({ taskId });
+  const after = Math.max(0, (await d.store.events.lastId()) - 40);
+  const events = (await d.store.events.list({ projectId: task.projectId, after })).events.slice(-15);
+  return [
+    `task ${taskId}: ${task.status}`,
+    ...runs.map((r) => `run ${r.id} ${r.kind} ${r.status}${r.error ? `: ${r.error}` : ''}`),
+    ...events.map((e) => `event ${e.id} ${e.type} ${e.taskId ?? ''} ${JSON.stringify(e.payload).slice(0, 200)}`),
+  ].join('\n');
 }
