@@ -32,6 +32,18 @@ async function openStore(): Promise<Store> {
 }
 
 /** A task approved at exec_review whose work is on `branch`. */
+/** Two projects, each its own repository with one branch ready to merge (maestro/t-a adds a.txt, maestro/t-b b.txt). */
+async function twoProjects(): Promise<{ s: Store; repoA: string; repoB: string; projectA: Project; projectB: Project }> {
+    const s = await openStore();
+    const repoA = makeRepo({ 'README.md': '# a\n' });
+    const repoB = makeRepo({ 'README.md': '# b\n' });
+    branchWith(repoA, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repoB, 'maestro/t-b', { 'b.txt': 'b\n' });
+    const projectA = await s.projects.create({ name: 'a', repoPath: repoA, config: {} });
+    const projectB = await s.projects.create({ name: 'b', repoPath: repoB, config: {} });
+    return { s, repoA, repoB, projectA, projectB };
+}
+
 async function approved(s: Store, project: Project, title: string, branch: string): Promise<Task> {
   const task = await s.tasks.create({ projectId: project.id, title, complexity: 'easy' });
   for (const to of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await s.tasks.transition(task.id, to);
@@ -172,13 +184,7 @@ describe('merge trains', () => {
   });
 
   it("one project's merge does not wait for another's: a hook holding project A's train sees project B's task land", { timeout: 120_000 }, async () => {
-    const s = await openStore();
-    const repoA = makeRepo({ 'README.md': '# a\n' });
-    const repoB = makeRepo({ 'README.md': '# b\n' });
-    branchWith(repoA, 'maestro/t-a', { 'a.txt': 'a\n' });
-    branchWith(repoB, 'maestro/t-b', { 'b.txt': 'b\n' });
-    const projectA = await s.projects.create({ name: 'a', repoPath: repoA, config: {} });
-    const projectB = await s.projects.create({ name: 'b', repoPath: repoB, config: {} });
+    const { s, repoA, repoB, projectA, projectB } = await twoProjects();
     // A's approval is the older one: taken one after another, A's train would go first and hold B's back.
     const a = await approved(s, projectA, 'a', 'maestro/t-a');
     const b = await approved(s, projectB, 'b', 'maestro/t-b');
@@ -201,13 +207,7 @@ describe('merge trains', () => {
   });
 
   it("work approved while another project's train is held merges in the next tick, without waiting for it", { timeout: 120_000 }, async () => {
-    const s = await openStore();
-    const repoA = makeRepo({ 'README.md': '# a\n' });
-    const repoB = makeRepo({ 'README.md': '# b\n' });
-    branchWith(repoA, 'maestro/t-a', { 'a.txt': 'a\n' });
-    branchWith(repoB, 'maestro/t-b', { 'b.txt': 'b\n' });
-    const projectA = await s.projects.create({ name: 'a', repoPath: repoA, config: {} });
-    const projectB = await s.projects.create({ name: 'b', repoPath: repoB, config: {} });
+    const { s, repoA, repoB, projectA, projectB } = await twoProjects();
     const a = await approved(s, projectA, 'a', 'maestro/t-a');
     let held!: () => void;
     const holding = new Promise<void>((r) => (held = r));

@@ -21,19 +21,8 @@ export function foreignHold(what: string): SessionHold {
 }
 
 export function toRetrievalRecord(hit: WikiMatch, now: number): RetrievalRecord {
-  return {
-    origin: 'retrieved',
-    entryId: hit.entryId,
-    relativePath: hit.relativePath,
-    type: hit.type,
-    slug: hit.slug,
-    request: hit.request,
-    excerpt: hit.excerpt,
-    tags: hit.tags,
-    score: hit.score,
-    matchedKeywords: hit.matchedKeywords,
-    capturedAt: now,
-  };
+  const { path: _absolute, ...recorded } = hit;
+  return { origin: 'retrieved', ...recorded, capturedAt: now };
 }
 
 /** The snake_case evidence payload the real writers store (FORMATS §8.3). */

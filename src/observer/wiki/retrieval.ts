@@ -5,23 +5,16 @@
  */
 import type { WikiEntry, WikiProblem } from '../../knowledge/format/wiki/entries.js';
 import type { EntryType } from '../../knowledge/format/wiki/layout.js';
+import type { RetrievalRecord } from '../bundle/types.js';
 
 /** FORMATS §8.6 thresholds. */
 export const WIKI_SEARCH_THRESHOLD = 0.5;
 export const AGENT_CANDIDATE_THRESHOLD = 0.25;
 export const DEFAULT_MATCH_THRESHOLD = 0.3;
 
-export interface WikiMatch {
-  entryId: string;
-  relativePath: string;
+/** A hit: what a session records of it (bundle/types.ts RetrievalRecord), and the file's absolute path. */
+export interface WikiMatch extends Omit<RetrievalRecord, 'origin' | 'capturedAt'> {
   path: string;
-  type: EntryType;
-  slug: string;
-  request: string;
-  excerpt: string;
-  tags: string[];
-  score: number;
-  matchedKeywords: string[];
 }
 
 export interface RetrievalQuery {
