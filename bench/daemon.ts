@@ -1,19 +1,19 @@
 /**
  * bench:daemon — the daemon's live paths and throughput.
  *   1. token → SSE client latency (p50/p95) with 50 subscribers (baseline: 1 subscriber)
- *   2. status change → WebSocket client latency (p50/p95)
- *   3. throughput of N demo scenarios with a zero-latency scripted agent, 1 worker vs 4
+ *   2. status change → WebSocket client latency (p50/p95), from a client in its own process
+ *   3. throughput of N demo scenarios with a zero-latency scripted agent, 1 worker vs 4, with the
+ *      CPU the daemon, its workers and git spent on them
  *   4. resident memory of an idle daemon (baseline: a bare `node -e` process)
+ * 2–4 run `maestro serve` compiled (test/helpers/build.ts), as `npm start` does; 1 runs the daemon
+ * in this process to read the ingest times.
  * Prints figures and ratios; asserts nothing about time.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
 import { resolveConfig } from '../src/config/config.js';
 import { startDaemon, type Daemon } from '../src/app/daemon.js';
 import { createDemo } from '../src/demo/demo.js';
