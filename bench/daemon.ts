@@ -6,7 +6,8 @@
  *      CPU the daemon, its workers and git spent on them
  *   4. resident memory of an idle daemon (baseline: a bare `node -e` process)
  * 2–4 run `maestro serve` compiled (test/helpers/build.ts), as `npm start` does; 1 runs the daemon
- * in this process to read the ingest times.
+ * in this process to read the ingest times. BENCH_KEEP=1 keeps the homes (their maestro.db holds
+ * every event, for a timeline of where the time went).
  * Prints figures and ratios; asserts nothing about time.
  */
 import { spawn } from 'node:child_process';
@@ -275,5 +276,6 @@ try {
   console.log(`idle daemon RSS ${f(idle.daemon)} MB (maestro serve from dist/)   bare node ${f(idle.bare)} MB   ratio ${f(idle.daemon / idle.bare, 2)}×   target < 150 MB`);
 } finally {
   build.remove();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept: ${dirs.join(' ')}`);
+  else for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
