@@ -35,7 +35,7 @@ function statOf(pid: number | string): string[] | null {
  * running has not been reaped, so its CPU and that of the git it ran is not
  * in the daemon's cutime yet).
  */
-function cpuOf(pid: number): { self: number; children: number } {
+export function cpuOf(pid: number): { self: number; children: number } {
   const secs = (f: string[], from: number) => (Number(f[from]) + Number(f[from + 1])) / CLK_TCK;
   const own = statOf(pid)!;
   let children = secs(own, 13);

@@ -49,10 +49,13 @@ export interface MaestroConfig {
   token: string | null;
   leaseMs: number;
   tickMs: number;
+  /** Runs this daemon has going at once, every stage and conflict run included; a stage beyond it waits for a slot. */
   maxConcurrentRuns: number;
+  /** Tasks of one project this daemon holds in flight at once. */
   maxConcurrentRunsPerProject: number;
+  /** Of maxConcurrentRuns, the slots new claims leave free for conflict runs. */
   reservedConflictSlots: number;
-  /** Worker processes kept warm between runs (0: a fresh process per run). See src/daemon/workerPool.ts. */
+  /** Worker processes kept warm between runs (0: a fresh process per run). See src/executor/workerPool.ts. */
   warmWorkers: number;
   logLevel: (typeof DEFAULTS)['logLevel'];
   /** Host names (besides loopback and the bound host) the API answers to: a reverse proxy's name, say. Lowercase, no port. */

@@ -160,7 +160,7 @@ export class Orchestrator {
   async tick(): Promise<void> {
     await beatDaemon(this.store.db, this.owner, this.store.clock());
     await this.renewLeases();
-    const inFlight = await this.reconcile();
+    const { inFlight, waiting } = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
     if (expired.length) {
@@ -170,7 +170,8 @@ export class Orchestrator {
       const running = this.workers.running;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
-      const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running);
+      // Claimed tasks waiting for a slot for their next stage go first: no new claim while they wait.
+      const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting);
       const perProject = await this.perProjectFree(inFlight);
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
@@ -213,8 +214,13 @@ export class Orchestrator {
     await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
   }
 
-  /** Settles this daemon's runs and restarts its claimed tasks that have none; returns the in-flight tasks it read. */
-  private async reconcile(): Promise<Task[]> {
+  /**
+   * Settles this daemon's runs and starts the next stage of its claimed tasks that have no run, while
+   * the daemon runs fewer than maxConcurrentRuns: a stage beyond that waits for a slot (four workers
+   * used to run up to seven stages at once, and started a process for each). Returns the in-flight
+   * tasks it read, and how many claimed tasks are waiting for a slot.
+   */
+  private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
@@ -231,11 +237,14 @@ export class Orchestrator {
     }
     // Listed after the runs above settled: a task whose run just failed must not look owned and idle.
     const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
+    let waiting = 0;
     for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
-      const running = await this.store.runs.list({ taskId: task.id, status: 'running' });
-      if (!running.length && !this.stopping) await this.startRunFor(task);
+      if (this.stopping) break;
+      if ((await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
+      if (this.workers.running >= this.config.maxConcurrentRuns) waiting++;
+      else await this.startRunFor(task);
     }
-    return inFlight;
+    return { inFlight, waiting };
   }
 
   private async superviseRun(run: Run, task: Task): Promise<void> {
