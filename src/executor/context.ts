@@ -5,14 +5,13 @@
  * questions through the inbox, injected instructions at breakpoints).
  */
 import { createHash } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode, type StreamDiagnostics } from '../agents/types.js';
 import { modelChain } from '../agents/tiers.js';
 import type { Complexity } from '../core/types.js';
 import type { CheckConfig, Job, Limits } from './protocol/job.js';
 import type { NeedsAttention, OutboxDraft, OutboxWriter, Usage } from './protocol/outbox.js';
-import { readInbox } from './protocol/inbox.js';
+import { inboxWaiter, readInbox } from './protocol/inbox.js';
 import type { StageBook } from './protocol/stages.js';
 import { appendTranscript } from './protocol/transcript.js';
 
@@ -90,19 +89,24 @@ export async function askUser(ctx: RunContext, stageName: string, question: stri
   ctx.emit({ type: 'clarify', stage: stageName, clarifyId, question });
   appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'question', text: question });
   const deadline = ctx.limits.clarifyTimeoutMs ? Date.now() + ctx.limits.clarifyTimeoutMs : Infinity;
-  for (;;) {
-    const reply = readInbox(ctx.runDir).find((m) => m.type === 'reply' && !ctx.stages.isConsumed(m.id) && (m.replyTo === undefined || m.replyTo === clarifyId));
-    if (reply) {
-      ctx.stages.consume(reply.id);
-      appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'reply', text: reply.text });
-      return reply.text;
+  const inbox = inboxWaiter(ctx.runDir);
+  try {
+    for (;;) {
+      const reply = readInbox(ctx.runDir).find((m) => m.type === 'reply' && !ctx.stages.isConsumed(m.id) && (m.replyTo === undefined || m.replyTo === clarifyId));
+      if (reply) {
+        ctx.stages.consume(reply.id);
+        appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'reply', text: reply.text });
+        return reply.text;
+      }
+      if (Date.now() > deadline) throw needsAttention('AGENT_TIMEOUT', 'clarify_timeout', `no reply to "${question}" within ${ctx.limits.clarifyTimeoutMs} ms`, { question });
+      try {
+        await inbox.next(ctx.job.inboxPollMs, ctx.signal);
+      } catch {
+        throw new MaestroError('INTERRUPTED', 'stopped while waiting for a reply');
+      }
     }
-    if (Date.now() > deadline) throw needsAttention('AGENT_TIMEOUT', 'clarify_timeout', `no reply to "${question}" within ${ctx.limits.clarifyTimeoutMs} ms`, { question });
-    try {
-      await delay(ctx.job.inboxPollMs, undefined, { signal: ctx.signal });
-    } catch {
-      throw new MaestroError('INTERRUPTED', 'stopped while waiting for a reply');
-    }
+  } finally {
+    inbox.close();
   }
 }
 

@@ -105,6 +105,22 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
 }
 
 /**
+ * Sets aside what an earlier run left uncommitted in a task version's worktree (a run killed or
+ * cancelled between writing files and committing them), so the next run starts from the branch's
+ * last commit: stashed, untracked files included, never deleted (`git stash list` in the
+ * repository shows them under `note`). A merge a conflict run left half-done is aborted first.
+ * Returns the paths set aside; none when the worktree is clean.
+ */
+export async function setAsideLeftovers(worktree: string, note: string): Promise<string[]> {
+  const { stdout } = await git(worktree, ['status', '--porcelain=v1', '--untracked-files=all']);
+  const files = stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
+  if (!files.length) return [];
+  await git(worktree, ['merge', '--abort'], { okCodes: [128] });
+  await git(worktree, ['stash', 'push', '--include-untracked', '-m', note]);
+  return files;
+}
+
+/**
  * A throwaway detached checkout of `base` at `<worktreeRoot>/<name>`, for agents
  * that only read (the planner): whatever such an agent does, the main checkout
  * is not where it does it. Remove it with removeWorktree.

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../src/executor/protocol/job.js';
@@ -100,6 +101,35 @@ describe('executor pipeline', () => {
     expect(data.diff.files.sort()).toEqual(['a.txt', 'b.txt']);
   });
 
+
+  it('sets aside what an earlier run left uncommitted in the worktree, and starts from the branch', async () => {
+    using sb = sandbox();
+    const script = sb.script([
+      { match: { role: 'execute' }, times: 1, actions: [{ write: { path: 'a.txt', content: 'a\n' } }] },
+      { match: { role: 'execute' }, actions: [{ write: { path: 'b.txt', content: 'b\n' } }] },
+    ]);
+    const first = await runPipeline(parseJob(sb.job({ kind: 'execute' }, script, 'r1')), { runDir: sb.runDir('r1') });
+    const wt = resultData<{ worktreePath: string }>(first).worktreePath;
+    // A run killed between writing and committing (its claim taken back): a staged file, an edit, a new file.
+    writeFileSync(join(wt, 'half.txt'), 'half\n');
+    execFileSync('git', ['add', 'half.txt'], { cwd: wt });
+    writeFileSync(join(wt, 'a.txt'), 'a, changed by the killed run\n');
+    writeFileSync(join(wt, 'stray.txt'), 'stray\n');
+    sb.commitFile('main.txt', 'from main\n');
+
+    const runDir = sb.runDir('r2');
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute' }, script, 'r2')), { runDir });
+    const data = resultData<{ diff: { files: string[] }; setAside?: string[] }>(record);
+    expect(data.diff.files.sort()).toEqual(['a.txt', 'b.txt']);
+    expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(existsSync(join(wt, 'half.txt'))).toBe(false);
+    expect(readFileSync(join(wt, 'main.txt'), 'utf8')).toBe('from main\n');
+    // Nothing is deleted: the leftovers are a stash the person can look at, and the run says so.
+    expect(sb.git('stash', 'list')).toContain('left uncommitted by an earlier run of T1; set aside by run r2');
+    expect(sb.git('show', '--name-only', '--format=', 'stash@{0}^3')).toBe('stray.txt');
+    const phase = readOutbox(runDir).records.find((r) => r.type === 'phase' && r.stage === 'set-aside');
+    expect(phase).toMatchObject({ state: 'done', detail: { files: ['a.txt', 'half.txt', 'stray.txt'], how: 'git stash' } });
+  });
   it('sends the task to needs_attention when main diverged past the threshold', async () => {
     using sb = sandbox();
     const script = sb.script([writeGreeting]);

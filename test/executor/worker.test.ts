@@ -104,6 +104,21 @@ describe('worker process', () => {
     expect(roles).toEqual(expect.arrayContaining(['prompt', 'question', 'reply', 'agent']));
   });
 
+  it('a reply wakes the waiting worker when it is written, not at its next poll', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Tabs or spaces?' }, { write: { path: 'style.txt', content: '{{reply}}\n' } }] }]);
+    const runDir = sb.runDir('exec');
+    // A poll so long that only the watch on the run directory can bring the reply within the test's time.
+    writeJob(runDir, sb.job({ kind: 'execute', inboxPollMs: 10 * 60_000 }, script));
+    const worker = spawnWorker(runDir);
+    const clarify = await waitForRecord(runDir, (r) => r.type === 'clarify');
+    if (clarify.type !== 'clarify') throw new Error('unreachable');
+    appendInbox(runDir, { type: 'reply', text: 'tabs', replyTo: clarify.clarifyId });
+    expect((await worker.exited).code).toBe(0);
+    const final = readOutbox(runDir).records.find(isFinal)!;
+    expect(readFileSync(join(resultData<{ worktreePath: string }>(final).worktreePath, 'style.txt'), 'utf8')).toBe('tabs\n');
+  });
+
   it('killed while waiting for a reply, the restarted worker asks under the same id and takes the reply', async () => {
     using sb = sandbox();
     const script = sb.script([{ match: { role: 'execute' }, actions: [{ ask: 'Tabs or spaces?' }, { write: { path: 'style.txt', content: '{{reply}}\n' } }] }]);

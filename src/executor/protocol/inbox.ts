@@ -5,7 +5,7 @@
  * atomic); the worker reads it at pipeline breakpoints and remembers in
  * stages.json which messages it has consumed, so a restart does not apply one twice.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -38,4 +38,41 @@ export function appendInbox(runDir: string, message: { type: InboxMessage['type'
   const entry: InboxMessage = { id: randomUUID(), at: Date.now(), ...message };
   writeJsonAtomic(join(runDir, INBOX_FILE), { messages: [...readInbox(runDir), entry] });
   return entry;
+}
+
+/**
+ * Worker side: wakes a waiting worker when the daemon writes inbox.json (an atomic rename into the
+ * run directory), with `pollMs` as the fallback where the directory cannot be watched. A person's
+ * reply then reaches the agent at once instead of up to one poll later.
+ */
+export function inboxWaiter(runDir: string): { next(pollMs: number, signal?: AbortSignal): Promise<void>; close(): void } {
+  let wake: (() => void) | null = null;
+  let watcher: FSWatcher | null = null;
+  try {
+    watcher = watch(runDir, (_event, name) => {
+      if (name === null || String(name).startsWith(INBOX_FILE)) wake?.();
+    });
+    watcher.on('error', () => watcher?.close());
+  } catch {
+    watcher = null; // no watch (inotify limits, an odd file system): the poll alone
+  }
+  return {
+    next(pollMs, signal) {
+      return new Promise<void>((resolve, reject) => {
+        const done = (err?: Error) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', aborted);
+          wake = null;
+          if (err) reject(err);
+          else resolve();
+        };
+        const aborted = () => done(new Error('aborted'));
+        const timer = setTimeout(() => done(), pollMs);
+        wake = () => done();
+        if (signal?.aborted) return aborted();
+        signal?.addEventListener('abort', aborted, { once: true });
+      });
+    },
+    close: () => watcher?.close(),
+  };
 }
