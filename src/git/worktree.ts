@@ -3,7 +3,7 @@
  * `maestro/<taskId>-v<version>`, created from the base branch the first time
  * and reused after (a restart, a review round). The main checkout is only read.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
 
@@ -104,6 +104,31 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   return { path, branch, created: true, newBranch, baseSha };
 }
 
+/** How old a worktree's index.lock is, when a run starts, before it counts as a killed git's. */
+export const DEAD_INDEX_LOCK_MS = 10_000;
+
+/**
+ * A git killed in the middle of `add` or `commit` (its run's worker was killed) leaves the
+ * worktree's index.lock for good, and every later git that writes the index fails on it (`git
+ * stash` even with exit 1 and no message). At the start of a run nothing else works in the
+ * worktree, so a lock that stays DEAD_INDEX_LOCK_MS old is removed; a younger one is waited out.
+ */
+async function clearDeadIndexLock(worktree: string): Promise<void> {
+  const pointer = /^gitdir: (.+)$/m.exec(readFileSync(join(worktree, '.git'), 'utf8'));
+  if (!pointer) return;
+  const lock = join(resolve(worktree, pointer[1]!.trim()), 'index.lock');
+  for (;;) {
+    let age: number;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      return; // no lock, or its git just finished
+    }
+    if (age >= DEAD_INDEX_LOCK_MS) return rmSync(lock, { force: true });
+    await new Promise((r) => setTimeout(r, Math.min(500, DEAD_INDEX_LOCK_MS - age + 10)));
+  }
+}
+
 /**
  * Sets aside what an earlier run left uncommitted in a task version's worktree (a run killed or
  * cancelled between writing files and committing them), so the next run starts from the branch's
@@ -112,6 +137,7 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
  * Returns the paths set aside; none when the worktree is clean.
  */
 export async function setAsideLeftovers(worktree: string, note: string): Promise<string[]> {
+  await clearDeadIndexLock(worktree);
   const { stdout } = await git(worktree, ['status', '--porcelain=v1', '--untracked-files=all']);
   const files = stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
   if (!files.length) return [];

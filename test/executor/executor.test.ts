@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../src/executor/protocol/job.js';
@@ -102,7 +102,7 @@ describe('executor pipeline', () => {
   });
 
 
-  it('sets aside what an earlier run left uncommitted in the worktree, and starts from the branch', async () => {
+  it('sets aside what an earlier killed run left in the worktree (uncommitted files, a dead git\'s index lock), and starts from the branch', async () => {
     using sb = sandbox();
     const script = sb.script([
       { match: { role: 'execute' }, times: 1, actions: [{ write: { path: 'a.txt', content: 'a\n' } }] },
@@ -115,6 +115,10 @@ describe('executor pipeline', () => {
     execFileSync('git', ['add', 'half.txt'], { cwd: wt });
     writeFileSync(join(wt, 'a.txt'), 'a, changed by the killed run\n');
     writeFileSync(join(wt, 'stray.txt'), 'stray\n');
+    // Killed in the middle of `git add`, its git left the index locked; a minute ago.
+    const lock = join(sb.repo, '.git', 'worktrees', 'T1-v1', 'index.lock');
+    writeFileSync(lock, '');
+    utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     sb.commitFile('main.txt', 'from main\n');
 
     const runDir = sb.runDir('r2');
@@ -129,6 +133,7 @@ describe('executor pipeline', () => {
     expect(sb.git('show', '--name-only', '--format=', 'stash@{0}^3')).toBe('stray.txt');
     const phase = readOutbox(runDir).records.find((r) => r.type === 'phase' && r.stage === 'set-aside');
     expect(phase).toMatchObject({ state: 'done', detail: { files: ['a.txt', 'half.txt', 'stray.txt'], how: 'git stash' } });
+    expect(existsSync(lock)).toBe(false);
   });
   it('sends the task to needs_attention when main diverged past the threshold', async () => {
     using sb = sandbox();

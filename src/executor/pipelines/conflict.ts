@@ -32,7 +32,7 @@ const MARKER = /^(<{7}|>{7})( |$)/m;
 export async function runConflict(ctx: RunContext): Promise<{ result: ConflictResult; attention?: NeedsAttention }> {
   const { job } = ctx;
   const base = job.project.baseBranch;
-  const wt = await worktreeStage(ctx, { sync: false, measure: true });
+  const wt = await worktreeStage(ctx, { sync: false, measure: true, fresh: true });
   const merged = await stage(ctx, 'merge', async () => {
     // A restarted worker may find its own unfinished merge; abort it and start over.
     if (await mergeInProgress(wt.path)) {

@@ -75,7 +75,7 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
 export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
   const { job } = ctx;
   const base = job.project.baseBranch;
-  const wt = await worktreeStage(ctx, { sync: true, measure: true });
+  const wt = await worktreeStage(ctx, { sync: true, measure: true, fresh: true });
   if (wt.conflictedFiles.length) throw conflictNeeded(wt, base);
   const reflection = await reflectStage(ctx, wt.path);
   const agent = await stage(ctx, 'agent', async () => {

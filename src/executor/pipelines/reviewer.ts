@@ -79,6 +79,6 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
 
 export async function runReviewer(ctx: RunContext): Promise<{ result: ReviewResult; attention?: NeedsAttention }> {
   // No sync, no divergence check: the review judges exactly what the executor committed.
-  const wt = await worktreeStage(ctx, { sync: false, measure: false });
+  const wt = await worktreeStage(ctx, { sync: false, measure: false, fresh: false });
   return reviewBranch(ctx, wt.path, wt.branch);
 }

@@ -22,15 +22,17 @@ export interface WorktreeStageOutput {
 /**
  * `sync`: bring main in (executor). `measure`: check divergence against the
  * limits (executor, conflict); a review judges the branch as it is and skips both.
+ * `fresh`: start from the branch's commits, setting aside what an earlier run left
+ * uncommitted (the runs that write: executor, conflict).
  */
-export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure: boolean }): Promise<WorktreeStageOutput> {
+export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure: boolean; fresh: boolean }): Promise<WorktreeStageOutput> {
   return stage(ctx, 'worktree', async () => {
     const { job, limits } = ctx;
     const base = job.project.baseBranch;
     const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base });
     // A worktree kept from an earlier run of this version may hold what that run wrote and never
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
-    const setAside = options.sync && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : [];
+    const setAside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : [];
     if (setAside.length) ctx.emit({ type: 'phase', stage: 'set-aside', state: 'done', detail: { files: setAside, how: 'git stash' } });
     // A branch made from the base just now has not diverged: two git processes saved on every first execute.
     const divergence = options.measure && !wt.newBranch ? await measureDivergence(wt.path, base) : { commits: 0, files: 0 };
