@@ -216,8 +216,8 @@ export class Orchestrator {
 
   /**
    * Settles this daemon's runs and starts the next stage of its claimed tasks that have no run, while
-   * the daemon runs fewer than maxConcurrentRuns: a stage beyond that waits for a slot (four workers
-   * used to run up to seven stages at once, and started a process for each). Returns the in-flight
+   * the daemon runs fewer than maxConcurrentRuns: a stage beyond that waits for a slot (bench:daemon's
+   * four workers ran up to eleven stages at once, a process each). Returns the in-flight
    * tasks it read, and how many claimed tasks are waiting for a slot.
    */
   private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
