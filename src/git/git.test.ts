@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffStats, ownedMatcher } from './diff.js';
-import { assertRepository, git } from './git.js';
-import { mergeIntoMain } from './merge.js';
+import { assertRepository, git, observeGit } from './git.js';
+import { assertMainCheckout, mergeIntoMain } from './merge.js';
 import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
 
 let root: string;
@@ -130,6 +130,31 @@ describe('mergeIntoMain', () => {
     });
     expect(sh(repo, 'rev-parse', 'HEAD')).toBe(before);
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('local edit\n');
+  });
+
+  it('reads the main checkout in one git process: its branch whatever its upstream, another branch, a detached HEAD, an unborn branch, not a repository', async () => {
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    await expect(assertMainCheckout(repo, 'main')).resolves.toBeUndefined();
+    unobserve();
+    expect(calls).toHaveLength(1);
+    // A clone's main has an upstream: "## main...origin/main [ahead 1]".
+    const clone = join(root, 'clone');
+    sh(root, 'clone', '-q', repo, clone);
+    commit(clone, 'ahead.txt', 'a\n');
+    await expect(assertMainCheckout(clone, 'main')).resolves.toBeUndefined();
+    sh(clone, 'checkout', '-q', '-b', 'side');
+    await expect(assertMainCheckout(clone, 'main')).rejects.toMatchObject({ code: 'DIRTY_MAIN', message: expect.stringContaining(`is on side, not main`) });
+    sh(clone, 'checkout', '-q', '--detach');
+    await expect(assertMainCheckout(clone, 'main')).rejects.toMatchObject({ code: 'DIRTY_MAIN', message: expect.stringContaining('is on a detached HEAD, not main') });
+    const unborn = join(root, 'unborn');
+    mkdirSync(unborn);
+    sh(unborn, 'init', '-q', '-b', 'trunk');
+    await expect(assertMainCheckout(unborn, 'trunk')).resolves.toBeUndefined();
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    await expect(assertMainCheckout(plain, 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+    await expect(assertMainCheckout(join(root, 'missing'), 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
   });
 
   it('aborts a conflicting merge and leaves main as it was', async () => {

@@ -107,6 +107,36 @@ export async function currentBranch(cwd: string): Promise<string | null> {
   return code === 0 ? stdout.trim() : null;
 }
 
+/**
+ * The branch a checkout is on (null when HEAD is detached) and its tracked changes, read with one
+ * git process instead of three (assertRepository, currentBranch, trackedChanges): a merge starts
+ * with this check, and every process the daemon starts forks the whole daemon.
+ */
+export async function checkoutState(path: string): Promise<{ branch: string | null; changes: string[] }> {
+  if (!existsSync(path) || !statSync(path).isDirectory()) {
+    throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a directory`, { details: { path } });
+  }
+  let stdout: string;
+  try {
+    ({ stdout } = await git(path, ['status', '--porcelain=v1', '--branch', '--untracked-files=no']));
+  } catch (err) {
+    if (err instanceof MaestroError && err.code === 'GIT_FAILED') {
+      throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a git repository`, { details: { path }, cause: err });
+    }
+    throw err;
+  }
+  const [header = '', ...changes] = stdout.split('\n').filter(Boolean);
+  return { branch: branchOfStatusHeader(header), changes };
+}
+
+/** `## main...origin/main [ahead 1]`, `## main`, `## No commits yet on main`, `## HEAD (no branch)`. */
+function branchOfStatusHeader(line: string): string | null {
+  const head = line.replace(/^## /, '');
+  if (head.startsWith('HEAD (no branch)')) return null;
+  const unborn = /^(?:No commits yet|Initial commit) on (\S+)$/.exec(head);
+  return unborn ? unborn[1]! : head.split('...')[0]!.split(' ')[0]!;
+}
+
 /** Tracked changes (staged or not). Untracked files do not make a checkout dirty for merging. */
 export async function trackedChanges(cwd: string): Promise<string[]> {
   const { stdout } = await git(cwd, ['status', '--porcelain=v1', '--untracked-files=no']);

@@ -5,7 +5,7 @@
  * half-merged: a conflicting merge is aborted and reported.
  */
 import { MaestroError } from '../core/errors.js';
-import { assertRepository, currentBranch, git, revParse, trackedChanges } from './git.js';
+import { checkoutState, git, revParse } from './git.js';
 
 export interface MergeOptions {
   repoPath: string;
@@ -29,14 +29,12 @@ export async function mergeIntoMain(options: MergeOptions): Promise<MergeOutcome
 
 /** Refuses a checkout that is not on `baseBranch` or has uncommitted changes: nothing may be merged into it. */
 export async function assertMainCheckout(repoPath: string, baseBranch: string): Promise<void> {
-  await assertRepository(repoPath);
-  const onBranch = await currentBranch(repoPath);
+  const { branch: onBranch, changes: dirty } = await checkoutState(repoPath);
   if (onBranch !== baseBranch) {
     throw new MaestroError('DIRTY_MAIN', `the main checkout ${repoPath} is on ${onBranch ?? 'a detached HEAD'}, not ${baseBranch}; check out ${baseBranch} there before merging`, {
       details: { repoPath, branch: onBranch, baseBranch },
     });
   }
-  const dirty = await trackedChanges(repoPath);
   if (dirty.length) {
     throw new MaestroError('DIRTY_MAIN', `the main checkout ${repoPath} has uncommitted changes (${dirty.slice(0, 5).map((l) => l.slice(3)).join(', ')}); commit or stash them before merging`, {
       details: { repoPath, files: dirty.map((l) => l.slice(3)) },

@@ -161,8 +161,9 @@ export async function detachedWorktree(repoPath: string, worktreeRoot: string, n
 }
 
 export async function removeWorktree(repoPath: string, path: string, options: { deleteBranch?: string } = {}): Promise<void> {
+  // A removed worktree leaves no registration; one whose folder is already gone needs the prune.
   if (existsSync(path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
-  await git(repoPath, ['worktree', 'prune']);
+  else await git(repoPath, ['worktree', 'prune']);
   if (options.deleteBranch) await git(repoPath, ['branch', '-D', '--end-of-options', options.deleteBranch], { okCodes: [1] });
 }
 
