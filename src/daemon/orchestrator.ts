@@ -64,6 +64,8 @@ export class Orchestrator {
   private stopping = false;
   private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
+  /** This daemon's runs whose task waits for a person's answer, as the last reconcile saw them. */
+  private readonly asking = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -167,7 +169,7 @@ export class Orchestrator {
       this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
     }
     if (!this.stopping) {
-      const running = this.workers.running;
+      const running = this.slotsInUse();
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
       // Claimed tasks waiting for a slot for their next stage go first: no new claim while they wait.
@@ -221,10 +223,12 @@ export class Orchestrator {
    * tasks it read, and how many claimed tasks are waiting for a slot.
    */
   private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
+    this.asking.clear();
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
       const task = await this.store.tasks.get(run.taskId);
+      if (task.status === 'awaiting_input') this.asking.add(run.id);
       const live = IN_FLIGHT_STATUSES.includes(task.status) && (task.claimedBy === this.owner || (run.kind === 'conflict' && task.status === 'merging'));
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
@@ -241,10 +245,19 @@ export class Orchestrator {
     for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
       if (this.stopping) break;
       if ((await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
-      if (this.workers.running >= this.config.maxConcurrentRuns) waiting++;
+      if (this.slotsInUse() >= this.config.maxConcurrentRuns) waiting++;
       else await this.startRunFor(task);
     }
     return { inFlight, waiting };
+  }
+
+  /**
+   * Runs that hold one of the maxConcurrentRuns slots: every run of this daemon's workers except those
+   * waiting for a person's answer, whose idle worker costs nothing while the person thinks (with one
+   * slot, a task asking a question used to hold every other task back until it was answered).
+   */
+  private slotsInUse(): number {
+    return this.workers.running - [...this.asking].filter((id) => this.workers.has(id)).length;
   }
 
   private async superviseRun(run: Run, task: Task): Promise<void> {
@@ -352,7 +365,7 @@ export class Orchestrator {
   }
 
   private async startConflictRun(task: Task): Promise<boolean> {
-    if (this.workers.running >= this.config.maxConcurrentRuns) return false;
+    if (this.slotsInUse() >= this.config.maxConcurrentRuns) return false;
     await this.createAndSpawn(task, 'conflict');
     return true;
   }

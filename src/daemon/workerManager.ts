@@ -44,6 +44,11 @@ export class WorkerManager {
     return pid !== null && isPidAlive(pid);
   }
 
+  /** A worker of this daemon is on the run (not an adopted one). */
+  has(runId: string): boolean {
+    return this.handles.has(runId);
+  }
+
   get running(): number {
     return this.handles.size;
   }

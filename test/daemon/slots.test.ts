@@ -95,4 +95,28 @@ describe('run slots', () => {
     expect(runs.map((r) => r.kind).sort()).toEqual([...Array(3).fill('execute'), ...Array(3).fill('review')]);
     expect(mostAtOnce(runs)).toBe(1);
   });
+  it('a run waiting for a person\'s answer holds no slot: with one slot, another task runs to done meanwhile', async () => {
+    const script = join(tempDir('maestro-slots-'), 'ask.yaml');
+    writeFileSync(script, `steps:
+  - match: { role: execute, title: asks }
+    actions:
+      - ask: "Tabs or spaces?"
+      - write: { path: "out/asks.txt", content: "{{reply}}\\n" }
+  - match: { role: execute }
+    actions:
+      - write: { path: "out/{{title}}.txt", content: "{{title}}\\n" }
+  - match: { role: review }
+    actions:
+      - verdict: { verdict: approve, findings: [] }
+`);
+    daemon = await startTestDaemon({ tickMs: 50, maxConcurrentRuns: 1, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'ask', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const asks = await store.tasks.create({ projectId: project.id, title: 'asks', complexity: 'easy', ownedFiles: ['out/asks.txt'] });
+    daemon.orchestrator.kick();
+    await until(bus, async () => (await store.tasks.get(asks.id)).status === 'awaiting_input', 'the question');
+    const other = await store.tasks.create({ projectId: project.id, title: 'other', complexity: 'easy', ownedFiles: ['out/other.txt'] });
+    await allDone(store, bus, [other]);
+    expect((await store.tasks.get(asks.id)).status).toBe('awaiting_input');
+  });
 });
