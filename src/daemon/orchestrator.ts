@@ -228,7 +228,6 @@ export class Orchestrator {
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
       const task = await this.store.tasks.get(run.taskId);
-      if (task.status === 'awaiting_input') this.asking.add(run.id);
       const live = IN_FLIGHT_STATUSES.includes(task.status) && (task.claimedBy === this.owner || (run.kind === 'conflict' && task.status === 'merging'));
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
@@ -237,6 +236,7 @@ export class Orchestrator {
         await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch((err) => this.opts.onError(coerceError(err)));
         continue;
       }
+      if (task.status === 'awaiting_input') this.asking.add(run.id);
       await this.superviseRun(run, task);
     }
     // Listed after the runs above settled: a task whose run just failed must not look owned and idle.

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffStats, ownedMatcher } from './diff.js';
 import { assertRepository, git, observeGit } from './git.js';
-import { assertMainCheckout, mergeIntoMain } from './merge.js';
-import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees } from './worktree.js';
+import { assertMainCheckout, mergeInProgress, mergeIntoMain } from './merge.js';
+import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees, setAsideLeftovers } from './worktree.js';
 
 let root: string;
 let repo: string;
@@ -155,6 +155,24 @@ describe('mergeIntoMain', () => {
     mkdirSync(plain);
     await expect(assertMainCheckout(plain, 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     await expect(assertMainCheckout(join(root, 'missing'), 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+  });
+
+  it('sets aside a merge a killed conflict run left half-done: aborted, the files stashed, the worktree clean', async () => {
+    const wt = await ensureWorktree(spec('R'));
+    commit(wt.path, 'README.md', 'from task\n');
+    commit(repo, 'README.md', 'from main\n');
+    // The conflict run's git stops with README.md unmerged; its agent had half resolved it when killed.
+    expect(() => execFileSync('git', ['merge', 'main'], { cwd: wt.path, stdio: 'ignore' })).toThrow();
+    writeFileSync(join(wt.path, 'README.md'), 'half resolved\n');
+    writeFileSync(join(wt.path, 'notes.txt'), 'scratch\n');
+    expect(await setAsideLeftovers(wt.path, 'maestro: left by run r1')).toEqual(['README.md', 'notes.txt']);
+    expect(await mergeInProgress(wt.path)).toBe(false);
+    expect(sh(wt.path, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(readFileSync(join(wt.path, 'README.md'), 'utf8')).toBe('from task\n');
+    // Nothing was thrown away: the half-made resolution and the scratch file are in the stash.
+    expect(sh(wt.path, 'stash', 'list')).toContain('maestro: left by run r1');
+    expect(sh(wt.path, 'show', 'stash@{0}:README.md')).toBe('half resolved');
+    expect(sh(wt.path, 'show', 'stash@{0}:notes.txt')).toBe('scratch');
   });
 
   it('aborts a conflicting merge and leaves main as it was', async () => {

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
+import { mergeInProgress } from './merge.js';
 
 export interface WorktreeSpec {
   repoPath: string;
@@ -133,7 +134,7 @@ async function clearDeadIndexLock(worktree: string): Promise<void> {
  * Sets aside what an earlier run left uncommitted in a task version's worktree (a run killed or
  * cancelled between writing files and committing them), so the next run starts from the branch's
  * last commit: stashed, untracked files included, never deleted (`git stash list` in the
- * repository shows them under `note`). A merge a conflict run left half-done is aborted first.
+ * repository shows them under `note`), a merge a conflict run left half-done included.
  * Returns the paths set aside; none when the worktree is clean.
  */
 export async function setAsideLeftovers(worktree: string, note: string): Promise<string[]> {
@@ -141,8 +142,12 @@ export async function setAsideLeftovers(worktree: string, note: string): Promise
   const { stdout } = await git(worktree, ['status', '--porcelain=v1', '--untracked-files=all']);
   const files = stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
   if (!files.length) return [];
-  await git(worktree, ['merge', '--abort'], { okCodes: [128] });
+  // A merge a conflict run left half-done: stash refuses its unmerged paths, so they are staged as they
+  // are (markers or a half-made resolution) and kept with the rest; the merge itself is then forgotten.
+  const merging = await mergeInProgress(worktree);
+  if (merging) await git(worktree, ['add', '-A']);
   await git(worktree, ['stash', 'push', '--include-untracked', '-m', note]);
+  if (merging && (await mergeInProgress(worktree))) await git(worktree, ['merge', '--quit']);
   return files;
 }
 
