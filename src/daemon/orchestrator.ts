@@ -38,7 +38,7 @@ import { passEnvOf } from './projectSettings.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
-import { Scheduler, type ClaimGuard } from './scheduler.js';
+import { perProjectSlots, Scheduler, type ClaimGuard } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
@@ -64,8 +64,6 @@ export class Orchestrator {
   private stopping = false;
   private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
-  /** This daemon's runs whose task waits for a person's answer, as the last reconcile saw them. */
-  private readonly asking = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -169,12 +167,12 @@ export class Orchestrator {
       this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
     }
     if (!this.stopping) {
-      const running = this.slotsInUse();
+      const running = this.workers.slotsInUse;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
       // Claimed tasks waiting for a slot for their next stage go first: no new claim while they wait.
       const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting);
-      const perProject = await this.perProjectFree(inFlight);
+      const perProject = perProjectSlots(inFlight, await this.store.projects.list(), this.owner, this.config.maxConcurrentRunsPerProject);
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
@@ -194,24 +192,6 @@ export class Orchestrator {
     this.mergeTicks.add(tick);
   }
 
-  /**
-   * Slots per project on this daemon: its limit minus the in-flight tasks it holds
-   * (claimed by it), and, for a project without a shared remote (worked on this
-   * host only), minus its unclaimed ones too (approved tasks waiting to merge).
-   * Other daemons' tasks run on their own hosts and do not count here.
-   * `inFlight` is the tick's one listing (reconcile's): a task that left flight
-   * since is counted once more, which only holds a slot back until the next tick.
-   */
-  private async perProjectFree(inFlight: Task[]): Promise<(projectId: string) => number> {
-    const shared = new Set((await this.store.projects.list()).filter((p) => remoteOf(p)).map((p) => p.id));
-    const counts = new Map<string, number>();
-    for (const t of inFlight) {
-      const ours = t.claimedBy === this.owner || (t.claimedBy === null && !shared.has(t.projectId));
-      if (ours) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
-    }
-    return (projectId) => Math.max(0, this.config.maxConcurrentRunsPerProject - (counts.get(projectId) ?? 0));
-  }
-
   private async renewLeases(): Promise<void> {
     await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
   }
@@ -223,7 +203,7 @@ export class Orchestrator {
    * tasks it read, and how many claimed tasks are waiting for a slot.
    */
   private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
-    this.asking.clear();
+    const asking: string[] = [];
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
@@ -236,28 +216,20 @@ export class Orchestrator {
         await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch((err) => this.opts.onError(coerceError(err)));
         continue;
       }
-      if (task.status === 'awaiting_input') this.asking.add(run.id);
+      if (task.status === 'awaiting_input') asking.push(run.id);
       await this.superviseRun(run, task);
     }
+    this.workers.waitingForAnswer(asking);
     // Listed after the runs above settled: a task whose run just failed must not look owned and idle.
     const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
     let waiting = 0;
     for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
       if (this.stopping) break;
       if ((await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
-      if (this.slotsInUse() >= this.config.maxConcurrentRuns) waiting++;
+      if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) waiting++;
       else await this.startRunFor(task);
     }
     return { inFlight, waiting };
-  }
-
-  /**
-   * Runs that hold one of the maxConcurrentRuns slots: every run of this daemon's workers except those
-   * waiting for a person's answer, whose idle worker costs nothing while the person thinks (with one
-   * slot, a task asking a question used to hold every other task back until it was answered).
-   */
-  private slotsInUse(): number {
-    return this.workers.running - [...this.asking].filter((id) => this.workers.has(id)).length;
   }
 
   private async superviseRun(run: Run, task: Task): Promise<void> {
@@ -365,7 +337,7 @@ export class Orchestrator {
   }
 
   private async startConflictRun(task: Task): Promise<boolean> {
-    if (this.slotsInUse() >= this.config.maxConcurrentRuns) return false;
+    if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) return false;
     await this.createAndSpawn(task, 'conflict');
     return true;
   }

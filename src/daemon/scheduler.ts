@@ -8,7 +8,8 @@
  */
 import { rankAll, scheduleScore, type ScoreBreakdown } from '../core/scoring.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
-import type { Task } from '../core/types.js';
+import type { Project, Task } from '../core/types.js';
+import { remoteOf } from './repos.js';
 import type { ClaimDecision } from '../store/ops/claim.js';
 import type { Candidate } from './candidate.js';
 import { ReadyWork } from './readyWork.js';
@@ -106,4 +107,22 @@ export class Scheduler {
     }
     return won;
   }
+}
+
+/**
+ * Slots per project on this daemon: its limit minus the in-flight tasks it holds
+ * (claimed by it), and, for a project without a shared remote (worked on this
+ * host only), minus its unclaimed ones too (approved tasks waiting to merge).
+ * Other daemons' tasks run on their own hosts and do not count here.
+ * `inFlight` is the tick's one listing (reconcile's): a task that left flight
+ * since is counted once more, which only holds a slot back until the next tick.
+ */
+export function perProjectSlots(inFlight: readonly Task[], projects: readonly Project[], owner: string, limit: number): (projectId: string) => number {
+  const shared = new Set(projects.filter((p) => remoteOf(p)).map((p) => p.id));
+  const counts = new Map<string, number>();
+  for (const t of inFlight) {
+    const ours = t.claimedBy === owner || (t.claimedBy === null && !shared.has(t.projectId));
+    if (ours) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
+  }
+  return (projectId) => Math.max(0, limit - (counts.get(projectId) ?? 0));
 }

@@ -13,6 +13,8 @@ import { isPidAlive } from '../lib/processes.js';
 export class WorkerManager {
   private readonly handles = new Map<string, WorkerHandle>();
   private readonly exited = new Set<string>();
+  /** Runs whose task waits for a person's answer, as the orchestrator's last reconcile saw them. */
+  private asking = new Set<string>();
 
   private readonly pool: WorkerPool;
 
@@ -44,9 +46,20 @@ export class WorkerManager {
     return pid !== null && isPidAlive(pid);
   }
 
-  /** A worker of this daemon is on the run (not an adopted one). */
-  has(runId: string): boolean {
-    return this.handles.has(runId);
+  /** The runs now waiting for a person's answer (the orchestrator tells each tick). */
+  waitingForAnswer(runIds: Iterable<string>): void {
+    this.asking = new Set(runIds);
+  }
+
+  /**
+   * Runs that hold one of the maxConcurrentRuns slots: every run of this daemon's workers except those
+   * waiting for a person's answer, whose idle worker costs nothing while the person thinks (with one
+   * slot, a task asking a question used to hold every other task back until it was answered).
+   */
+  get slotsInUse(): number {
+    let asking = 0;
+    for (const id of this.asking) if (this.handles.has(id)) asking++;
+    return this.handles.size - asking;
   }
 
   get running(): number {
