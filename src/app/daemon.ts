@@ -48,6 +48,8 @@ import { observerRoutes } from '../api/routes/observer.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import type { Env } from '../config/env.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
+import { Spawner } from '../lib/spawner/spawner.js';
+import { runGitThrough } from '../git/git.js';
 
 export interface Daemon {
   readonly url: string;
@@ -136,6 +138,14 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn();
   };
+  // The daemon's git commands run from a small helper process; stopped last, after everything that runs git.
+  const spawner = new Spawner();
+  spawner.start();
+  const stopRoutingGit = runGitThrough(spawner);
+  cleanups.push(async () => {
+    stopRoutingGit();
+    await spawner.stop();
+  });
   try {
     const token = resolveToken(config, options, log);
     const { db, store } = await openStore(config, health, cleanups);

@@ -3,11 +3,12 @@
  * argument array, never a shell string, so nothing from a task title or a file
  * name can become a command. Errors name the command and the directory.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { MaestroError } from '../core/errors.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
+import { execOnce, type ExecOutcome, type ExecRequest } from '../lib/spawner/exec.js';
+import type { Spawner } from '../lib/spawner/spawner.js';
 
 export interface GitOptions {
   /** Exit codes that are answers, not failures (e.g. 1 from merge-tree on conflicts). */
@@ -15,6 +16,8 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   /** The git binary; tests use a missing one to check the error. */
   gitBinary?: string;
+  /** Written to git's stdin (e.g. `cat-file --batch-check`). */
+  input?: string;
 }
 
 export interface GitResult {
@@ -58,27 +61,40 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): Prom
   );
 }
 
+const spawners: Spawner[] = [];
+
+/** Runs git through `spawner` (the daemon's helper process) until the returned function is called. */
+export function runGitThrough(spawner: Spawner): () => void {
+  spawners.push(spawner);
+  return () => {
+    const at = spawners.lastIndexOf(spawner);
+    if (at >= 0) spawners.splice(at, 1);
+  };
+}
+
 const GIT_ENV = ['GIT_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
 
-function runGit(cwd: string, args: string[], options: GitOptions): Promise<GitResult> {
+async function runGit(cwd: string, args: string[], options: GitOptions): Promise<GitResult> {
   // Agent commits are authored by Maestro unless the environment says otherwise. Git runs the
   // repository's hooks, which an agent's worktree can reach: they see git's and ssh's settings, not the daemon's secrets.
   const env = { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
-  return new Promise((resolve, reject) => {
-    execFile(options.gitBinary ?? 'git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve({ stdout, stderr, code: 0 });
-      const e = err as NodeJS.ErrnoException & { code?: string | number };
-      if (e.code === 'ENOENT') {
-        if (!existsSync(cwd)) return reject(new MaestroError('NOT_A_REPOSITORY', `${cwd} does not exist`, { details: { path: cwd } }));
-        return reject(new MaestroError('GIT_MISSING', `git was not found on PATH (needed to run "git ${args[0]}" in ${cwd}); install git`, { cause: err }));
-      }
-      const code = typeof e.code === 'number' ? e.code : -1;
-      if (options.okCodes?.includes(code)) return resolve({ stdout, stderr, code });
-      reject(new MaestroError('GIT_FAILED', `git ${args.join(' ')} failed in ${cwd} (exit ${code}): ${stderr.trim() || stdout.trim()}`, {
-        details: { cwd, args, code, stderr: stderr.trim() },
-        cause: err,
-      }));
-    });
+  const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input };
+  const spawner = spawners.at(-1);
+  return gitResult(cwd, args, options, await (spawner ? spawner.run(req) : execOnce(req)));
+}
+
+function gitResult(cwd: string, args: string[], options: GitOptions, outcome: ExecOutcome): GitResult {
+  const { stdout, stderr, errno } = outcome;
+  if (errno === 'ENOENT') {
+    if (!existsSync(cwd)) throw new MaestroError('NOT_A_REPOSITORY', `${cwd} does not exist`, { details: { path: cwd } });
+    throw new MaestroError('GIT_MISSING', `git was not found on PATH (needed to run "git ${args[0]}" in ${cwd}); install git`);
+  }
+  const code = outcome.code ?? -1;
+  if (!errno && code === 0) return { stdout, stderr, code };
+  if (!errno && options.okCodes?.includes(code)) return { stdout, stderr, code };
+  const why = errno ? `${errno}: ${outcome.message ?? ''}` : outcome.signal ? `ended by ${outcome.signal}` : `exit ${code}`;
+  throw new MaestroError('GIT_FAILED', `git ${args.join(' ')} failed in ${cwd} (${why}): ${stderr.trim() || stdout.trim()}`, {
+    details: { cwd, args, code, stderr: stderr.trim() },
   });
 }
 

@@ -5,7 +5,6 @@
  * generated file cannot stall the answer; asking for that one file returns it
  * whole unless it is beyond any sensible review (then it stays a placeholder).
  */
-import { spawn } from 'node:child_process';
 import { git } from './git.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
@@ -103,25 +102,12 @@ async function blobSizes(cwd: string, shas: string[]): Promise<Map<string, numbe
   const wanted = [...new Set(shas.filter((s) => !ZERO_SHA.test(s)))];
   const sizes = new Map<string, number>();
   if (!wanted.length) return sizes;
-  const { stdout } = await gitWithInput(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], wanted.join('\n') + '\n');
+  const { stdout } = await git(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { input: wanted.join('\n') + '\n' });
   for (const line of stdout.split('\n')) {
     const [sha, size] = line.split(' ');
     if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
   }
   return sizes;
-}
-
-async function gitWithInput(cwd: string, args: string[], input: string): Promise<{ stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve({ stdout }) : reject(new Error(`git ${args.join(' ')} failed in ${cwd} (exit ${code}): ${stderr.trim()}`))));
-    child.stdin.end(input);
-  });
 }
 
 /** Splits `git diff` patch output into one block per file, in output order (the `diff --git` line first). */
