@@ -7,7 +7,7 @@
  *   4. resident memory of an idle daemon (baseline: a bare `node -e` process)
  * 2–4 run `maestro serve` compiled (test/helpers/build.ts), as `npm start` does; 1 runs the daemon
  * in this process to read the ingest times. BENCH_KEEP=1 keeps the homes (their maestro.db holds
- * every event, for a timeline of where the time went).
+ * every event, for a timeline of where the time went); BENCH_CPU_PROF=<folder> profiles each daemon.
  * Prints figures and ratios; asserts nothing about time.
  */
 import { spawn } from 'node:child_process';
@@ -158,7 +158,9 @@ interface Served {
 
 /** `maestro serve` from the compiled build, as `npm start` runs it; resolves once it listens. */
 async function serve(main: string, home: string): Promise<Served> {
-  const child = spawn(process.execPath, [main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_CPU_PROF=<folder>: each daemon writes a V8 CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let err = '';
   const url = await new Promise<string>((resolve, reject) => {

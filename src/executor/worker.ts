@@ -21,6 +21,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { setRunDir } from '../lib/agentEnv.js';
 import { killGroupMembers } from '../lib/processes.js';
+import { Spawner } from '../lib/spawner/spawner.js';
+import { runGitThrough } from '../git/git.js';
 import { readJsonFile } from './protocol/files.js';
 import { JOB_FILE, readJob } from './protocol/job.js';
 import { OutboxWriter } from './protocol/outbox.js';
@@ -77,8 +79,15 @@ async function coldMain(runDir: string): Promise<number> {
 export type WarmRequest = { run: string };
 export type WarmReply = { ready: true } | { done: string; code: number };
 
-/** A warm worker: runs from its IPC channel, one at a time, until the channel closes or SIGTERM. */
+/**
+ * A warm worker: runs from its IPC channel, one at a time, until the channel closes or SIGTERM.
+ * Its git commands (about six a run) go through a spawner helper in its own process group, for
+ * the reason the daemon's do (src/lib/spawner/spawner.ts); the helper outlives each run.
+ */
 function warmMain(): Promise<number> {
+  const spawner = new Spawner({ detached: false });
+  spawner.start();
+  runGitThrough(spawner);
   return new Promise((resolve) => {
     let current: AbortController | null = null;
     let closing = false;
@@ -102,7 +111,7 @@ function warmMain(): Promise<number> {
         current = null;
         setRunDir(null);
         // What the run started and left running goes now, as it would with a cold worker's exit (it leads its group).
-        killGroupMembers(process.pid, process.pid);
+        killGroupMembers(process.pid, [process.pid, spawner.helperPid ?? process.pid]);
         // Aborted by SIGTERM, or the daemon is gone: exit, as a cold worker would.
         if (controller.signal.aborted || closing || !process.connected) return end(0);
         process.send!({ done: runDir, code } satisfies WarmReply);

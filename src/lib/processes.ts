@@ -11,16 +11,17 @@ export function isPidAlive(pid: number): boolean {
 }
 
 /**
- * SIGKILLs the members of process group `pgid` other than `except`: what a
+ * SIGKILLs the members of process group `pgid` other than those in `except`: what a
  * finished run left behind in a warm worker's group (a cold worker's group is
  * killed whole when it exits). Reads /proc, so Linux only; elsewhere it does
  * nothing and such leftovers end with the worker. Returns how many it signalled.
  */
-export function killGroupMembers(pgid: number, except: number): number {
+export function killGroupMembers(pgid: number, except: number | readonly number[]): number {
   if (process.platform !== 'linux') return 0;
+  const spared = new Set(typeof except === 'number' ? [except] : except);
   let killed = 0;
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === except) continue;
+    if (!/^\d+$/.test(entry) || spared.has(Number(entry))) continue;
     let stat: string;
     try {
       stat = readFileSync(`/proc/${entry}/stat`, 'utf8');

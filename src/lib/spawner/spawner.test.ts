@@ -23,7 +23,7 @@ const alive = (pid: number) => {
 async function readyHelper(spawner: Spawner): Promise<number> {
   return poll(async () => {
     await spawner.run(sh('true'));
-    return spawner.helperPid;
+    return spawner.helperReady && spawner.helperPid;
   }, 'the spawner helper to be ready');
 }
 
@@ -111,7 +111,7 @@ describe('Spawner', () => {
       `import { Spawner } from ${JSON.stringify(resolve('src/lib/spawner/spawner.ts'))};`,
       'const s = new Spawner(); s.start();',
       "const req = { file: 'true', args: [], cwd: process.cwd(), env: { PATH: process.env.PATH }, maxBuffer: 1024 };",
-      'while (!s.helperPid) { await s.run(req); await new Promise((r) => setTimeout(r, 20)); }',
+      'while (!s.helperReady) { await s.run(req); await new Promise((r) => setTimeout(r, 20)); }',
       'console.log(s.helperPid);',
       'setInterval(() => {}, 1000);',
     ].join('\n'));

@@ -49,7 +49,12 @@ export class Spawner {
   /** Helpers that said they were ready: one that dies before it does counts toward MAX_FAILURES. */
   private readonly answered = new WeakSet<ChildProcess>();
 
-  constructor(private readonly opts: { idleMs?: number } = {}) {}
+  /**
+   * `detached`: the helper leads a process group of its own (the daemon's: a Ctrl-C meant for the
+   * daemon does not end the commands under way). A worker keeps it in its own group instead, so
+   * a run killed with its group also kills the git it was running.
+   */
+  constructor(private readonly opts: { idleMs?: number; detached?: boolean } = {}) {}
 
   start(): void {
     this.started = true;
@@ -65,9 +70,14 @@ export class Spawner {
     await this.exited;
   }
 
-  /** The helper's pid while one runs (tests look). */
+  /** The helper's pid while one runs or starts. */
   get helperPid(): number | undefined {
-    return this.ready ? this.child?.pid : undefined;
+    return this.child?.pid;
+  }
+
+  /** Whether commands go to the helper now. */
+  get helperReady(): boolean {
+    return this.ready;
   }
 
   run(req: ExecRequest): Promise<ExecOutcome> {
@@ -98,8 +108,7 @@ export class Spawner {
       cwd,
       env: { PATH: process.env.PATH ?? '' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // Its own process group: a Ctrl-C meant for the daemon does not end the commands under way.
-      detached: true,
+      detached: this.opts.detached ?? true,
     });
     this.child = child;
     const release = trackResource('process', `spawner helper ${child.pid ?? '(starting)'}`, () => child.kill('SIGKILL'));
