@@ -69,6 +69,7 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
       expect(bridge.briefFor({ id: 't1', title: 'lanterns' }, dir)).toContain('Knowledge reconciliation card');
       expect(knowledge.watchedFolders).toEqual([root.workflowDir]);
       expect(threads()).toBeGreaterThan(baseline.threads);
+      expect(lc.corpus.watch(root.workflowDir, { waitStarted: true })).toBe(true); // it starts in the background
       lc.corpus.read(root.workflowDir); // the watcher's first answer: the full walk it keeps current from now on
       writeFileSync(join(root.workflowDir, 'specs', 'watched.md'), spec('S-20260105-0001', 'Watched rule'));
       const seen = lc.corpus.read(root.workflowDir);

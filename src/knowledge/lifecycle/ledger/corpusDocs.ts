@@ -91,11 +91,12 @@ export class CorpusCache {
   /**
    * Watch this workflow folder's corpus from now on (long-lived processes; a
    * one-shot command gains nothing). Idempotent; false when a watcher cannot
-   * run here (reads then keep the full stat walk).
+   * run here (reads then keep the full stat walk). The watcher starts in the
+   * background (reads walk everything until it has); `waitStarted` blocks until it has.
    */
-  watch(workflowDir: string): boolean {
+  watch(workflowDir: string, opts: { waitStarted?: boolean } = {}): boolean {
     const w = this.watches.get(workflowDir);
-    if (w?.watch.alive) return true;
+    if (w?.watch.alive) return opts.waitStarted ? w.watch.waitStarted() : true;
     const st = stat(workflowDir);
     if (!st?.isDirectory()) return false;
     const dirs = [workflowDir, join(workflowDir, 'specs'), join(workflowDir, 'knowhow')].filter((d) => stat(d)?.isDirectory());
@@ -106,7 +107,7 @@ export class CorpusCache {
       return false; // no worker threads here: reads keep the stat walk
     }
     this.watches.set(workflowDir, { watch, ino: st.ino });
-    return watch.alive;
+    return opts.waitStarted ? watch.waitStarted() : watch.alive;
   }
 
   /** Folders with a watcher (alive or not yet replaced). */

@@ -49,7 +49,7 @@ function settle(wf: string): void {
 describe('watched corpus reads', () => {
   it('stat only what changed, and see a write made just before the read (same thread, no loop turn; another process)', () => {
     const wf = corpus();
-    expect(cache.watch(wf)).toBe(true);
+    expect(cache.watch(wf, { waitStarted: true })).toBe(true);
     settle(wf);
     expect(cache.read(wf).statted).toBe(80); // first answer: the full walk that the watcher then keeps current
     const quiet = cache.read(wf);
@@ -85,7 +85,7 @@ describe('watched corpus reads', () => {
 
   it('a replaced corpus directory falls back to the full walk and stays exact', () => {
     const wf = corpus(10);
-    cache.watch(wf);
+    cache.watch(wf, { waitStarted: true });
     cache.read(wf);
     rmSync(join(wf, 'specs'), { recursive: true });
     mkdirSync(join(wf, 'specs'));
@@ -93,7 +93,8 @@ describe('watched corpus reads', () => {
     const r = cache.read(wf);
     expect(r.statted).toBe(11);
     expect(r.fingerprint).toBe(readCorpus(wf).fingerprint);
-    // The new directory is watched from now on.
+    // The new directory is watched from now on (by a new watcher, once it has started).
+    expect(cache.watch(wf, { waitStarted: true })).toBe(true);
     settle(wf);
     cache.read(wf);
     appendFileSync(join(wf, 'specs', 'only.md'), entry('S-20260104-0002', 'Second'));
