@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/db.js';
 import { poll } from '../../../test/helpers/wait.js';
+import { openResources } from '../resources.js';
 import type { ExecRequest } from './exec.js';
 import { Spawner } from './spawner.js';
 
@@ -97,9 +98,12 @@ describe('Spawner', () => {
     await poll(() => !alive(helper), 'the idle helper to exit');
     const again = await readyHelper(spawner);
     const slow = spawner.run(sh('sleep 0.3; echo finished'));
+    const tracked = () => openResources().filter((r) => r.name.startsWith('spawner')).length;
+    expect(tracked()).toBe(1); // the leak check would name a spawner nobody stopped
     await spawner.stop();
     expect((await slow).stdout).toBe('finished\n');
     expect(alive(again)).toBe(false);
+    expect(tracked()).toBe(0);
     // Stopped: commands run here again.
     expect(Number((await spawner.run(sh('echo $PPID'))).stdout)).toBe(process.pid);
   });

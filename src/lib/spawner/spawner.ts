@@ -56,8 +56,15 @@ export class Spawner {
    */
   constructor(private readonly opts: { idleMs?: number; detached?: boolean } = {}) {}
 
+  /** Registered while started, as the owner of whatever helper runs: the leak check names a spawner nobody stopped. */
+  private untrack: (() => void) | null = null;
+
   start(): void {
     this.started = true;
+    this.untrack ??= trackResource('process', 'spawner (its helper process, when one runs)', () => {
+      this.started = false;
+      this.child?.kill('SIGKILL');
+    });
   }
 
   /** Lets the commands under way finish, then ends the helper; later commands run directly. */
@@ -68,6 +75,8 @@ export class Spawner {
     this.child?.ref();
     this.endHelper();
     await this.exited;
+    this.untrack?.();
+    this.untrack = null;
   }
 
   /** The helper's pid while one runs or starts. */
@@ -111,7 +120,6 @@ export class Spawner {
       detached: this.opts.detached ?? true,
     });
     this.child = child;
-    const release = trackResource('process', `spawner helper ${child.pid ?? '(starting)'}`, () => child.kill('SIGKILL'));
     child.on('message', (reply: SpawnerReply) => this.onReply(child, reply));
     this.exited = new Promise((resolveExit) => {
       let gone = false;
@@ -124,7 +132,6 @@ export class Spawner {
           this.ready = false;
         }
         if (!this.answered.has(child)) this.failures++;
-        release();
         this.failAll();
         resolveExit();
       };
