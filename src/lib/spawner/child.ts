@@ -1,7 +1,7 @@
 /**
  * The spawner's helper process (spawner.ts): runs each ExecRequest it is sent and sends
  * back the ExecOutcome under the request's id. It holds nothing of the daemon: its own
- * environment is PATH alone, and each request carries the environment its command gets.
+ * environment is empty, and each request carries the environment its command gets.
  * It exits when its parent's channel closes (the daemon stopped, or was killed).
  */
 import { execOnce, type ExecRequest } from './exec.js';

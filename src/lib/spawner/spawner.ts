@@ -115,7 +115,8 @@ export class Spawner {
     const { file, execArgv, cwd } = helperEntry();
     const child = spawn(process.execPath, [...execArgv, file], {
       cwd,
-      env: { PATH: process.env.PATH ?? '' },
+      // Nothing of this process's environment: each request carries its command's whole environment.
+      env: {},
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       detached: this.opts.detached ?? true,
     });
