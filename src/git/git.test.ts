@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffStats, ownedMatcher } from './diff.js';
 import { assertRepository, git, observeGit } from './git.js';
 import { assertMainCheckout, mergeInProgress, mergeIntoMain } from './merge.js';
-import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees, setAsideLeftovers } from './worktree.js';
+import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees, SET_ASIDE_KEEP, SET_ASIDE_REFS, setAsideLeftovers } from './worktree.js';
 
 let root: string;
 let repo: string;
@@ -157,7 +157,7 @@ describe('mergeIntoMain', () => {
     await expect(assertMainCheckout(join(root, 'missing'), 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
   });
 
-  it('sets aside a merge a killed conflict run left half-done: aborted, the files stashed, the worktree clean', async () => {
+  it('sets aside a merge a killed conflict run left half-done: forgotten, the files kept under a Maestro ref (not the stash list), the worktree clean', async () => {
     const wt = await ensureWorktree(spec('R'));
     commit(wt.path, 'README.md', 'from task\n');
     commit(repo, 'README.md', 'from main\n');
@@ -165,14 +165,33 @@ describe('mergeIntoMain', () => {
     expect(() => execFileSync('git', ['merge', 'main'], { cwd: wt.path, stdio: 'ignore' })).toThrow();
     writeFileSync(join(wt.path, 'README.md'), 'half resolved\n');
     writeFileSync(join(wt.path, 'notes.txt'), 'scratch\n');
-    expect(await setAsideLeftovers(wt.path, 'maestro: left by run r1')).toEqual(['README.md', 'notes.txt']);
+    const aside = await setAsideLeftovers(wt.path, 'maestro: left by run r1');
+    expect(aside.files).toEqual(['README.md', 'notes.txt']);
+    expect(aside.ref).toMatch(/^refs\/maestro\/set-aside\//);
     expect(await mergeInProgress(wt.path)).toBe(false);
     expect(sh(wt.path, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect(readFileSync(join(wt.path, 'README.md'), 'utf8')).toBe('from task\n');
-    // Nothing was thrown away: the half-made resolution and the scratch file are in the stash.
-    expect(sh(wt.path, 'stash', 'list')).toContain('maestro: left by run r1');
-    expect(sh(wt.path, 'show', 'stash@{0}:README.md')).toBe('half resolved');
-    expect(sh(wt.path, 'show', 'stash@{0}:notes.txt')).toBe('scratch');
+    // Nothing was thrown away: the half-made resolution and the scratch file are under the ref.
+    expect(sh(wt.path, 'log', '-1', '--format=%s', aside.ref!)).toContain('maestro: left by run r1');
+    expect(sh(wt.path, 'show', `${aside.ref}:README.md`)).toBe('half resolved');
+    expect(sh(wt.path, 'show', `${aside.ref}:notes.txt`)).toBe('scratch');
+    // The person's stash list (shared with the main checkout) is untouched; `git stash apply <ref>` brings the files back.
+    expect(sh(repo, 'stash', 'list')).toBe('');
+    sh(wt.path, 'stash', 'apply', aside.ref!);
+    expect(readFileSync(join(wt.path, 'notes.txt'), 'utf8')).toBe('scratch\n');
+  });
+
+  it('keeps the newest SET_ASIDE_KEEP set-aside refs of a repository', async () => {
+    const wt = await ensureWorktree(spec('K'));
+    const refs: string[] = [];
+    for (let i = 0; i < SET_ASIDE_KEEP + 2; i++) {
+      writeFileSync(join(wt.path, 'left.txt'), `left ${i}\n`);
+      refs.push((await setAsideLeftovers(wt.path, `maestro: left ${i}`)).ref!);
+    }
+    const kept = sh(repo, 'for-each-ref', '--format=%(refname)', SET_ASIDE_REFS).split('\n');
+    expect(kept).toHaveLength(SET_ASIDE_KEEP);
+    expect(kept).toContain(refs.at(-1));
+    expect(kept).not.toContain(refs[0]);
   });
 
   it('aborts a conflicting merge and leaves main as it was', async () => {

@@ -3,10 +3,10 @@
  * `maestro/<taskId>-v<version>`, created from the base branch the first time
  * and reused after (a restart, a review round). The main checkout is only read.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
-import { mergeInProgress } from './merge.js';
 
 export interface WorktreeSpec {
   repoPath: string;
@@ -130,25 +130,41 @@ async function clearDeadIndexLock(worktree: string): Promise<void> {
   }
 }
 
+/** Where set-aside leftovers are kept: Maestro's refs, not the repository's stash list (refs/stash), which is the person's. */
+export const SET_ASIDE_REFS = 'refs/maestro/set-aside/';
+/** Set-aside refs kept per repository; the oldest beyond this are deleted when another is made. */
+export const SET_ASIDE_KEEP = 50;
+
 /**
  * Sets aside what an earlier run left uncommitted in a task version's worktree (a run killed or
  * cancelled between writing files and committing them), so the next run starts from the branch's
- * last commit: stashed, untracked files included, never deleted (`git stash list` in the
- * repository shows them under `note`), a merge a conflict run left half-done included.
- * Returns the paths set aside; none when the worktree is clean.
+ * last commit. Nothing is deleted: everything (untracked files, and a merge a conflict run left
+ * half-done, staged as it is) goes into a stash commit under SET_ASIDE_REFS, named in the run's
+ * `set-aside` phase; `git stash apply <ref>` brings it back. It is not pushed on the stash list
+ * (`refs/stash` is shared by every worktree, the person's main checkout included, where a `git
+ * stash pop` would have brought a killed run's files into their work).
+ * Returns the paths set aside and the ref; none when the worktree is clean.
  */
-export async function setAsideLeftovers(worktree: string, note: string): Promise<string[]> {
+export async function setAsideLeftovers(worktree: string, note: string): Promise<{ files: string[]; ref: string | null }> {
   await clearDeadIndexLock(worktree);
   const { stdout } = await git(worktree, ['status', '--porcelain=v1', '--untracked-files=all']);
   const files = stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
-  if (!files.length) return [];
-  // A merge a conflict run left half-done: stash refuses its unmerged paths, so they are staged as they
-  // are (markers or a half-made resolution) and kept with the rest; the merge itself is then forgotten.
-  const merging = await mergeInProgress(worktree);
-  if (merging) await git(worktree, ['add', '-A']);
-  await git(worktree, ['stash', 'push', '--include-untracked', '-m', note]);
-  if (merging && (await mergeInProgress(worktree))) await git(worktree, ['merge', '--quit']);
-  return files;
+  if (!files.length) return { files, ref: null };
+  // Staged as they are: untracked files, and unmerged paths (markers or a half-made resolution).
+  await git(worktree, ['add', '-A']);
+  const sha = (await git(worktree, ['stash', 'create', note])).stdout.trim();
+  const ref = `${SET_ASIDE_REFS}${Date.now()}-${randomBytes(3).toString('hex')}`;
+  await git(worktree, ['update-ref', '-m', note, ref, sha]);
+  // Back to the branch's last commit; a half-done merge is forgotten with it.
+  await git(worktree, ['reset', '--hard', '--quiet']);
+  await pruneSetAside(worktree);
+  return { files, ref };
+}
+
+async function pruneSetAside(worktree: string): Promise<void> {
+  // Named by the time they were made, in ms (commit dates have whole seconds): newest first by name.
+  const { stdout } = await git(worktree, ['for-each-ref', '--sort=-refname', '--format=%(refname)', SET_ASIDE_REFS]);
+  for (const old of stdout.split('\n').filter(Boolean).slice(SET_ASIDE_KEEP)) await git(worktree, ['update-ref', '-d', old]);
 }
 
 /**

@@ -128,11 +128,15 @@ describe('executor pipeline', () => {
     expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('a\n');
     expect(existsSync(join(wt, 'half.txt'))).toBe(false);
     expect(readFileSync(join(wt, 'main.txt'), 'utf8')).toBe('from main\n');
-    // Nothing is deleted: the leftovers are a stash the person can look at, and the run says so.
-    expect(sb.git('stash', 'list')).toContain('left uncommitted by an earlier run of T1; set aside by run r2');
-    expect(sb.git('show', '--name-only', '--format=', 'stash@{0}^3')).toBe('stray.txt');
+    // Nothing is deleted: the leftovers are kept under a ref the run names, with how to bring them back.
     const phase = readOutbox(runDir).records.find((r) => r.type === 'phase' && r.stage === 'set-aside');
-    expect(phase).toMatchObject({ state: 'done', detail: { files: ['a.txt', 'half.txt', 'stray.txt'], how: 'git stash' } });
+    expect(phase).toMatchObject({ state: 'done', detail: { files: ['a.txt', 'half.txt', 'stray.txt'] } });
+    const { ref, restore } = (phase as unknown as { detail: { ref: string; restore: string } }).detail;
+    expect(restore).toBe(`git stash apply ${ref}`);
+    expect(sb.git('log', '-1', '--format=%s', ref)).toContain('left uncommitted by an earlier run of T1; set aside by run r2');
+    expect(sb.git('show', `${ref}:stray.txt`)).toBe('stray');
+    expect(sb.git('show', `${ref}:a.txt`)).toBe('a, changed by the killed run');
+    expect(sb.git('stash', 'list')).toBe('');
     expect(existsSync(lock)).toBe(false);
   });
   it('sends the task to needs_attention when main diverged past the threshold', async () => {

@@ -15,7 +15,7 @@ export interface WorktreeStageOutput {
   divergence: Divergence;
   /** main could not be brought in cleanly: the files that conflict (the daemon schedules a conflict run). */
   conflictedFiles: string[];
-  /** What an earlier run left uncommitted in this worktree, stashed before this run began. */
+  /** What an earlier run left uncommitted in this worktree, set aside before this run began. */
   setAside?: string[];
 }
 
@@ -32,8 +32,8 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
     const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base });
     // A worktree kept from an earlier run of this version may hold what that run wrote and never
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
-    const setAside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : [];
-    if (setAside.length) ctx.emit({ type: 'phase', stage: 'set-aside', state: 'done', detail: { files: setAside, how: 'git stash' } });
+    const aside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : { files: [], ref: null };
+    if (aside.ref) ctx.emit({ type: 'phase', stage: 'set-aside', state: 'done', detail: { files: aside.files, ref: aside.ref, restore: `git stash apply ${aside.ref}` } });
     // A branch made from the base just now has not diverged: two git processes saved on every first execute.
     const divergence = options.measure && !wt.newBranch ? await measureDivergence(wt.path, base) : { commits: 0, files: 0 };
     if (divergence.commits > limits.divergenceCommits || divergence.files > limits.divergenceFiles) {
@@ -46,7 +46,7 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
       const outcome = await syncWithBase(wt.path, base);
       if (outcome.kind === 'conflict') conflictedFiles = outcome.conflictedFiles;
     }
-    return { path: wt.path, branch: wt.branch, baseSha: wt.baseSha, divergence, conflictedFiles, ...(setAside.length ? { setAside } : {}) };
+    return { path: wt.path, branch: wt.branch, baseSha: wt.baseSha, divergence, conflictedFiles, ...(aside.files.length ? { setAside: aside.files } : {}) };
   });
 }
 
