@@ -20,4 +20,6 @@ process.on('message', (req: SpawnerRequest) => {
   void execOnce(req).then((outcome) => send({ id: req.id, ...outcome }));
 });
 process.on('disconnect', () => process.exit(0));
+// Disconnected while this module was still loading: the event came before the listener.
+if (!process.connected) process.exit(0);
 send({ ready: true });

@@ -108,6 +108,17 @@ describe('Spawner', () => {
     expect(Number((await spawner.run(sh('echo $PPID'))).stdout)).toBe(process.pid);
   });
 
+  it('stop() while its helper is still starting ends the helper (it was sent nothing)', async () => {
+    const spawner = started();
+    await spawner.run(sh('true')); // starts the helper (its Node start takes far longer than this), runs here
+    const helper = spawner.helperPid!;
+    await spawner.stop();
+    expect(alive(helper)).toBe(false);
+    // Not counted as a failed start: a started spawner launches again.
+    spawner.start();
+    expect(await readyHelper(spawner)).not.toBe(helper);
+  });
+
   it('ends its helper when the process that started it is killed', async () => {
     const dir = tempDir('maestro-spawner-');
     const script = join(dir, 'parent.mts');

@@ -26,6 +26,8 @@ const SECOND = 1000;
 /** A helper with nothing to run this long exits; it holds about 45 MB. */
 export const IDLE_MS = 30 * SECOND;
 const MAX_FAILURES = 3;
+/** How long stop() lets a helper take to leave once asked before it is killed. */
+const STOP_KILL_MS = 5 * SECOND;
 
 function helperEntry(): { file: string; execArgv: string[]; cwd: string } {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -48,6 +50,8 @@ export class Spawner {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Helpers that said they were ready: one that dies before it does counts toward MAX_FAILURES. */
   private readonly answered = new WeakSet<ChildProcess>();
+  /** Helpers this spawner ended itself (idle, or stopped): their exit is no failure. */
+  private readonly ended = new WeakSet<ChildProcess>();
 
   /**
    * `detached`: the helper leads a process group of its own (the daemon's: a Ctrl-C meant for the
@@ -72,9 +76,13 @@ export class Spawner {
     this.started = false;
     if (this.pending.size) await new Promise<void>((r) => (this.drained = r));
     // Held until it exits: the caller waits for that, and nothing else may keep this process up.
-    this.child?.ref();
+    const child = this.child;
+    child?.ref();
     this.endHelper();
+    // A helper that does not leave when asked is ended: a stop never waits on it for good.
+    const kill = setTimeout(() => child?.kill('SIGKILL'), STOP_KILL_MS);
     await this.exited;
+    clearTimeout(kill);
     this.untrack?.();
     this.untrack = null;
   }
@@ -132,7 +140,7 @@ export class Spawner {
           this.child = null;
           this.ready = false;
         }
-        if (!this.answered.has(child)) this.failures++;
+        if (!this.answered.has(child) && !this.ended.has(child)) this.failures++;
         this.failAll();
         resolveExit();
       };
@@ -175,8 +183,13 @@ export class Spawner {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     this.ready = false;
+    const child = this.child;
+    if (!child) return;
+    // One still starting has been sent nothing, and may not listen for its channel's end yet: it is killed.
+    this.ended.add(child);
+    if (!this.answered.has(child)) child.kill('SIGKILL');
     // The helper exits when its channel closes.
-    if (this.child?.connected) this.child.disconnect();
+    else if (child.connected) child.disconnect();
   }
 
   private failAll(): void {
