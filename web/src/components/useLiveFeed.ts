@@ -1,4 +1,4 @@
-/** Opens the WebSocket feed once for the app; task events patch the board, observer updates go to the observer screen, health changes to the banner; after a drop, all reload. */
+/** Opens the WebSocket feed once for the app; task events patch the board, observer updates go to the observer screen, health changes to the banner; each time it opens the tasks reload, after a drop all the rest too. */
 import { useEffect, useRef } from 'react';
 import { openFeed, wsUrl } from '../api/ws.js';
 import { useConnection } from '../stores/connection.js';
@@ -19,12 +19,15 @@ export function useLiveFeed(): void {
       },
       onState: (state, reconnected) => {
         useConnection.getState().setState(state, reconnected);
+        if (state !== 'open') return;
+        // The socket sends what happens from now on: the tasks are read again from now on too (the first
+        // read may have been taken before the socket opened, and what changed in between never comes).
+        const pid = useTasks.getState().projectId;
+        if (pid) void useTasks.getState().load(pid);
         if (reconnected) {
           void useHealth.getState().load();
           useObserverFeed.getState().missed();
           void useProjects.getState().load();
-          const pid = useTasks.getState().projectId;
-          if (pid) void useTasks.getState().load(pid);
         }
       },
     });

@@ -13,7 +13,7 @@ describe('tasks store', () => {
     vi.useFakeTimers();
     const t = makeTask({ status: 'queued' });
     useTasks.setState({ projectId: 'p1', byId: { [t.id]: t }, touched: {}, gone: {} });
-    const fetched = { ...t, status: 'planning' as const, title: 'renamed' };
+    const fetched = { ...t, status: 'planning' as const, title: 'renamed', updatedAt: 5 };
     const urls: string[] = [];
     vi.stubGlobal('fetch', async (url: string) => {
       urls.push(url);
@@ -26,6 +26,63 @@ describe('tasks store', () => {
     await vi.advanceTimersByTimeAsync(200);
     expect(urls).toEqual([`/api/tasks/${t.id}`]); // two events, one request
     expect(useTasks.getState().byId[t.id]!.title).toBe('renamed');
+  });
+
+  it('a list or a task read before an event does not put the older state back', async () => {
+    const t = makeTask({ status: 'planning', updatedAt: 100 });
+    useTasks.setState({ projectId: 'p1', byId: { [t.id]: t }, touched: {}, gone: {} });
+    const answers: Array<(r: Response) => void> = [];
+    vi.stubGlobal('fetch', () => new Promise<Response>((r) => answers.push(r)));
+    const loading = useTasks.getState().load('p1');
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    // The list was read on the server before this change; its event arrives first.
+    useTasks.getState().applyEvent({ id: 1, projectId: 'p1', taskId: t.id, runId: null, traceId: null, type: 'task.status', payload: { from: 'planning', to: 'plan_review' }, at: 200 });
+    answers[0]!(new Response(JSON.stringify({ tasks: [t] })));
+    await loading;
+    expect(useTasks.getState().byId[t.id]!.status).toBe('plan_review');
+    useTasks.getState().upsert({ ...t, status: 'planning', updatedAt: 150 } as never);
+    expect(useTasks.getState().byId[t.id]!.status).toBe('plan_review');
+    // A read as new as the event (the same transaction wrote both) or newer replaces it.
+    useTasks.getState().upsert({ ...t, status: 'plan_review', title: 'renamed', updatedAt: 200 } as never);
+    expect(useTasks.getState().byId[t.id]!.title).toBe('renamed');
+  });
+
+  it('a load while one is under way reads the list again after it', async () => {
+    const t = makeTask({ status: 'planning', updatedAt: 100 });
+    useTasks.setState({ projectId: 'p1', byId: {}, touched: {}, gone: {} });
+    const answers: Array<(r: Response) => void> = [];
+    vi.stubGlobal('fetch', () => new Promise<Response>((r) => answers.push(r)));
+    const first = useTasks.getState().load('p1');
+    const second = useTasks.getState().load('p1');
+    const third = useTasks.getState().load('p1'); // joins the one queued
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    answers[0]!(new Response(JSON.stringify({ tasks: [t] })));
+    await first;
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    answers[1]!(new Response(JSON.stringify({ tasks: [{ ...t, status: 'plan_review', updatedAt: 200 }] })));
+    await Promise.all([second, third]);
+    expect(answers).toHaveLength(2);
+    expect(useTasks.getState().byId[t.id]!.status).toBe('plan_review');
+  });
+
+  it('a reload queued for a project no longer shown does not bring it back', async () => {
+    useTasks.setState({ projectId: 'p1', byId: {}, touched: {}, gone: {} });
+    const answers: Array<{ url: string; answer: (r: Response) => void }> = [];
+    // List reads only (an earlier case's event may still refetch its task).
+    vi.stubGlobal('fetch', (url: string) => (url.startsWith('/api/tasks?') ? new Promise<Response>((answer) => answers.push({ url, answer })) : new Promise<Response>(() => {})));
+    const first = useTasks.getState().load('p1');
+    const again = useTasks.getState().load('p1'); // queued behind the first
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    const other = useTasks.getState().load('p2'); // the person opened another project meanwhile
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    answers[0]!.answer(new Response(JSON.stringify({ tasks: [makeTask({ projectId: 'p1' })] })));
+    await Promise.all([first, again]);
+    const p2Task = makeTask({ projectId: 'p2' });
+    answers[1]!.answer(new Response(JSON.stringify({ tasks: [p2Task] })));
+    await other;
+    expect(answers.map((a) => new URL(a.url, 'http://x').searchParams.get('projectId'))).toEqual(['p1', 'p2']); // no third read of p1
+    expect(useTasks.getState().projectId).toBe('p2');
+    expect(Object.keys(useTasks.getState().byId)).toEqual([p2Task.id]);
   });
 
   it('ignores events of other projects and drops a task the server no longer has', async () => {

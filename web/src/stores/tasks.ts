@@ -1,7 +1,8 @@
 /**
  * The selected project's tasks, kept live: the WebSocket feed's events patch
  * the status at once and refetch the task shortly after (a burst of events for
- * one task costs one request).
+ * one task costs one request). A read never puts back an older state than the
+ * one shown (`fresher`).
  */
 import { create } from 'zustand';
 import { api, ApiError } from '../api/client.js';
@@ -24,8 +25,19 @@ interface TasksState {
 }
 
 const pending = new Map<string, ReturnType<typeof setTimeout>>();
-/** The list request in flight per project: a second load() while one runs joins it. */
+/** The list request in flight per project. */
 const inflight = new Map<string, Promise<void>>();
+/** The one list request queued behind it: load() while one runs may know of changes that one was read before. */
+const queued = new Map<string, Promise<void>>();
+
+/**
+ * A row read from the server replaces the one shown unless the one shown is newer: an event applied
+ * while the read was under way (its `updatedAt` is the event's time). Under load a list read before a
+ * status change could land after the change's event, and the card went back until the next event.
+ */
+function fresher<T extends { updatedAt: number }>(shown: T | undefined, read: T): T {
+  return shown && shown.updatedAt > read.updatedAt ? shown : read;
+}
 
 export const useTasks = create<TasksState>((set, get) => ({
   projectId: null,
@@ -36,13 +48,25 @@ export const useTasks = create<TasksState>((set, get) => ({
   gone: {},
   load(projectId) {
     const running = inflight.get(projectId);
-    if (running) return running;
+    if (running) {
+      let next = queued.get(projectId);
+      if (!next) {
+        next = running.then(() => {
+          queued.delete(projectId);
+          // Only while it is still the project shown: a read of the last one would bring it back.
+          if (get().projectId === projectId) return get().load(projectId);
+        });
+        queued.set(projectId, next);
+      }
+      return next;
+    }
     set({ projectId, loading: true, error: null, ...(get().projectId !== projectId ? { byId: {} } : {}) });
     const p = (async () => {
       try {
         const { tasks } = await api.tasks(projectId);
         if (get().projectId !== projectId) return;
-        set({ byId: Object.fromEntries(tasks.map((t) => [t.id, t])), loading: false });
+        const shown = get().byId;
+        set({ byId: Object.fromEntries(tasks.map((t) => [t.id, fresher(shown[t.id], t)])), loading: false });
       } catch (err) {
         set({ loading: false, error: (err as Error).message });
       } finally {
@@ -54,7 +78,7 @@ export const useTasks = create<TasksState>((set, get) => ({
   },
   upsert(task) {
     if (task.projectId !== get().projectId) return;
-    set({ byId: { ...get().byId, [task.id]: summarizeTask(task) } });
+    set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task)) } });
   },
   async refetch(id) {
     try {
