@@ -108,6 +108,13 @@ describe('Spawner', () => {
     expect(Number((await spawner.run(sh('echo $PPID'))).stdout)).toBe(process.pid);
   });
 
+  it('a helper that became ready with nothing sent to it idles out too', async () => {
+    const spawner = started({ idleMs: 100 });
+    await spawner.run(sh('true')); // starts it; nothing else is asked
+    const helper = await poll(() => spawner.helperReady && spawner.helperPid, 'the helper to be ready');
+    await poll(() => !alive(helper), 'the idle helper to exit');
+  });
+
   it('stop() while its helper is still starting ends the helper (it was sent nothing)', async () => {
     const spawner = started();
     await spawner.run(sh('true')); // starts the helper (its Node start takes far longer than this), runs here

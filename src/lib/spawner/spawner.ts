@@ -156,6 +156,8 @@ export class Spawner {
       this.answered.add(child);
       if (this.child === child) this.ready = true;
       this.failures = 0;
+      // Ready with nothing sent to it yet: it idles out like one whose last command is done.
+      if (!this.pending.size) this.armIdle();
       return;
     }
     const { id, ...outcome } = reply;
@@ -174,7 +176,12 @@ export class Spawner {
       this.drained();
       this.drained = null;
     }
+    this.armIdle();
+  }
+
+  private armIdle(): void {
     if (!this.started) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.endHelper(), this.opts.idleMs ?? IDLE_MS);
     this.idleTimer.unref();
   }
