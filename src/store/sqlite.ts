@@ -47,6 +47,25 @@ function faultGuard(path: string, onFault: SqliteOptions['onFault']): Guard {
   };
 }
 
+/**
+ * Switching a file to WAL needs it to itself for a moment. With several processes opening a fresh
+ * file at once, SQLite may answer SQLITE_BUSY at once instead of waiting (it skips the busy handler
+ * where waiting could deadlock): seen once in CI, one of ten processes migrating a new database
+ * failed here. Tried again, briefly, until the busy timeout.
+ */
+function setWal(db: Database.Database): void {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (let waitMs = 5; ; waitMs = Math.min(waitMs * 2, 100)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
+    }
+  }
+}
+
 /** Opens the file and sets its pragmas: a garbage file fails here, at the first pragma. */
 function openHandle(path: string, options: SqliteOptions, guard: Guard): Database.Database {
   let db: Database.Database;
@@ -59,7 +78,7 @@ function openHandle(path: string, options: SqliteOptions, guard: Guard): Databas
     guard(() => {
       db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       if (!options.readonly) {
-        db.pragma('journal_mode = WAL');
+        setWal(db);
         // NORMAL in WAL mode: durable across process crashes, a power loss may lose the last commits.
         db.pragma('synchronous = NORMAL');
       }
