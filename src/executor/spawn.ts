@@ -5,10 +5,9 @@
  * part the warm pool (workerPool.ts) shares.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { processAgentEnv, RUN_DIR_ENV } from '../lib/agentEnv.js';
+import { nodeEntry } from '../lib/processes.js';
 import { trackResource } from '../lib/resources.js';
 
 export interface WorkerHandle {
@@ -38,18 +37,9 @@ export interface WorkerProcess {
   stderrTail(): string;
 }
 
-function workerEntry(): { file: string; execArgv: string[]; cwd: string } {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // src/executor or dist/executor: two levels below the package root, where tsx resolves from.
-  const cwd = resolve(here, '..', '..');
-  const js = join(here, 'worker.js');
-  if (existsSync(js)) return { file: js, execArgv: [], cwd };
-  // Running from the sources: load TypeScript through tsx.
-  return { file: join(here, 'worker.ts'), execArgv: ['--import', 'tsx'], cwd };
-}
-
 export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options: { stdio?: 'ignore' | 'inherit'; ipc?: boolean } = {}): WorkerProcess {
-  const { file, execArgv, cwd } = workerEntry();
+  // src/executor or dist/executor: two levels below the package root.
+  const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'worker', 2);
   const out = options.stdio ?? 'ignore';
   const child = spawn(process.execPath, [...execArgv, file, arg], {
     cwd,

@@ -111,7 +111,7 @@ function warmMain(): Promise<number> {
         current = null;
         setRunDir(null);
         // What the run started and left running goes now, as it would with a cold worker's exit (it leads its group).
-        killGroupMembers(process.pid, [process.pid, spawner.helperPid ?? process.pid]);
+        killGroupMembers(process.pid, [process.pid, ...(spawner.helperPid ? [spawner.helperPid] : [])]);
         // Aborted by SIGTERM, or the daemon is gone: exit, as a cold worker would.
         if (controller.signal.aborted || closing || !process.connected) return end(0);
         process.send!({ done: runDir, code } satisfies WarmReply);

@@ -98,20 +98,24 @@ function gitResult(cwd: string, args: string[], options: GitOptions, outcome: Ex
   });
 }
 
-/** Refuses a path that is not the top of a git work tree, with a clear error. */
-export async function assertRepository(path: string, options: GitOptions = {}): Promise<string> {
+/** Runs git in `path`, answering NOT_A_REPOSITORY when it is not a folder or git says it is not a repository. */
+async function gitInRepository(path: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
   if (!existsSync(path) || !statSync(path).isDirectory()) {
     throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a directory`, { details: { path } });
   }
   try {
-    const { stdout } = await git(path, ['rev-parse', '--show-toplevel'], options);
-    return stdout.trim();
+    return await git(path, args, options);
   } catch (err) {
     if (err instanceof MaestroError && err.code === 'GIT_FAILED') {
       throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a git repository`, { details: { path }, cause: err });
     }
     throw err;
   }
+}
+
+/** Refuses a path that is not the top of a git work tree, with a clear error. */
+export async function assertRepository(path: string, options: GitOptions = {}): Promise<string> {
+  return (await gitInRepository(path, ['rev-parse', '--show-toplevel'], options)).stdout.trim();
 }
 
 export async function revParse(cwd: string, rev: string): Promise<string> {
@@ -129,18 +133,7 @@ export async function currentBranch(cwd: string): Promise<string | null> {
  * with this check, and every process the daemon starts forks the whole daemon.
  */
 export async function checkoutState(path: string): Promise<{ branch: string | null; changes: string[] }> {
-  if (!existsSync(path) || !statSync(path).isDirectory()) {
-    throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a directory`, { details: { path } });
-  }
-  let stdout: string;
-  try {
-    ({ stdout } = await git(path, ['status', '--porcelain=v1', '--branch', '--untracked-files=no']));
-  } catch (err) {
-    if (err instanceof MaestroError && err.code === 'GIT_FAILED') {
-      throw new MaestroError('NOT_A_REPOSITORY', `${path} is not a git repository`, { details: { path }, cause: err });
-    }
-    throw err;
-  }
+  const { stdout } = await gitInRepository(path, ['status', '--porcelain=v1', '--branch', '--untracked-files=no']);
   const [header = '', ...changes] = stdout.split('\n').filter(Boolean);
   return { branch: branchOfStatusHeader(header), changes };
 }

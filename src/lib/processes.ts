@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Whether a process id is running: signal 0 probes without touching it (EPERM: alive, another user's). */
 export function isPidAlive(pid: number): boolean {
@@ -39,4 +41,17 @@ export function killGroupMembers(pgid: number, except: number | readonly number[
     }
   }
   return killed;
+}
+
+/**
+ * A module of ours to start as a Node process: `<name>.js` beside the caller when it runs compiled
+ * (dist/), else `<name>.ts` through tsx (the sources). `cwd` is the package root, `depth` folders up
+ * from the caller's, where tsx resolves from.
+ */
+export function nodeEntry(callerUrl: string, name: string, depth: number): { file: string; execArgv: string[]; cwd: string } {
+  const here = dirname(fileURLToPath(callerUrl));
+  const cwd = resolve(here, ...Array<string>(depth).fill('..'));
+  const js = join(here, `${name}.js`);
+  if (existsSync(js)) return { file: js, execArgv: [], cwd };
+  return { file: join(here, `${name}.ts`), execArgv: ['--import', 'tsx'], cwd };
 }

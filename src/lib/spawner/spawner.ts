@@ -15,9 +15,7 @@
  * are ready, every command runs directly.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '../processes.js';
 import { trackResource } from '../resources.js';
 import type { SpawnerReply, SpawnerRequest } from './child.js';
 import { execOnce, type ExecOutcome, type ExecRequest } from './exec.js';
@@ -29,20 +27,10 @@ const MAX_FAILURES = 3;
 /** How long stop() lets a helper take to leave once asked before it is killed. */
 const STOP_KILL_MS = 5 * SECOND;
 
-function helperEntry(): { file: string; execArgv: string[]; cwd: string } {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // src/lib/spawner or dist/lib/spawner: three levels below the package root, where tsx resolves from.
-  const cwd = resolve(here, '..', '..', '..');
-  const js = join(here, 'child.js');
-  if (existsSync(js)) return { file: js, execArgv: [], cwd };
-  return { file: join(here, 'child.ts'), execArgv: ['--import', 'tsx'], cwd };
-}
-
 export class Spawner {
   private started = false;
   private child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
-  private ready = false;
   private failures = 0;
   private nextId = 1;
   private readonly pending = new Map<number, (outcome: ExecOutcome) => void>();
@@ -92,9 +80,10 @@ export class Spawner {
     return this.child?.pid;
   }
 
-  /** Whether commands go to the helper now. */
+  /** Whether commands go to the helper now: it said it was ready, and it has not been asked to leave. */
   get helperReady(): boolean {
-    return this.ready;
+    const child = this.child;
+    return child !== null && this.answered.has(child) && !this.ended.has(child) && child.connected;
   }
 
   run(req: ExecRequest): Promise<ExecOutcome> {
@@ -102,7 +91,7 @@ export class Spawner {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const child = this.child;
-    if (!child || !this.ready || !child.connected) {
+    if (!child || !this.helperReady) {
       this.launch();
       return execOnce(req);
     }
@@ -120,7 +109,8 @@ export class Spawner {
 
   private launch(): void {
     if (this.child || this.failures >= MAX_FAILURES) return;
-    const { file, execArgv, cwd } = helperEntry();
+    // src/lib/spawner or dist/lib/spawner: three levels below the package root.
+    const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'child', 3);
     const child = spawn(process.execPath, [...execArgv, file], {
       cwd,
       // Nothing of this process's environment: each request carries its command's whole environment.
@@ -136,10 +126,7 @@ export class Spawner {
       const onGone = () => {
         if (gone) return;
         gone = true;
-        if (this.child === child) {
-          this.child = null;
-          this.ready = false;
-        }
+        if (this.child === child) this.child = null;
         if (!this.answered.has(child) && !this.ended.has(child)) this.failures++;
         this.failAll();
         resolveExit();
@@ -154,7 +141,6 @@ export class Spawner {
   private onReply(child: ChildProcess, reply: SpawnerReply): void {
     if ('ready' in reply) {
       this.answered.add(child);
-      if (this.child === child) this.ready = true;
       this.failures = 0;
       // Ready with nothing sent to it yet: it idles out like one whose last command is done.
       if (!this.pending.size) this.armIdle();
@@ -189,7 +175,6 @@ export class Spawner {
   private endHelper(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    this.ready = false;
     const child = this.child;
     if (!child) return;
     // One still starting has been sent nothing, and may not listen for its channel's end yet: it is killed.

@@ -56,7 +56,6 @@ export class CorpusWatch {
   private readonly worker: Worker;
   private seq = 0;
   private dead = false;
-  private started = false;
   private readonly startBy: number;
   /** Set when an answer was missed: the next answer is incomplete and must not be trusted. */
   private lost = false;
@@ -81,15 +80,16 @@ export class CorpusWatch {
    * so a daemon never stalls on a thread start (30–60 ms, four projects' first runs in bench:daemon).
    */
   waitStarted(): boolean {
-    if (!this.dead && !this.started) Atomics.wait(this.ack, 0, 0, Math.max(0, this.startBy - Date.now()));
+    if (!this.dead) Atomics.wait(this.ack, 0, 0, Math.max(0, this.startBy - Date.now()));
     return this.isStarted();
   }
 
+  /** The thread moves the ack word off 0 once its watches are in place (-1, then each answer's seq). */
   private isStarted(): boolean {
     if (this.dead) return false;
-    if (!this.started && Atomics.load(this.ack, 0) === -1) this.started = true;
-    if (!this.started && Date.now() > this.startBy) void this.close();
-    return this.started;
+    if (Atomics.load(this.ack, 0) !== 0) return true;
+    if (Date.now() > this.startBy) void this.close();
+    return false;
   }
 
   /** Files changed since the last answer, or null: then the caller must stat everything. */
