@@ -17,7 +17,7 @@ import { builtinSources, loadCorpus } from '../format/corpus.js';
 import { buildKeywordIndex } from '../search/keywordIndex.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
-import { completeRun, sealRun, type CompleteResult } from './session/ops.js';
+import { finishRun, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
 import { runSource } from './reconcile/receipt.js';
@@ -157,8 +157,7 @@ export class KnowledgeBridge {
       if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
       throw err;
     }
-    const done = completeRun(this.lc, root, sid, rid);
-    sealRun(this.lc, root, sid, rid);
+    const done = finishRun(this.lc, root, sid, rid);
     const promoted: string[] = [];
     if (opts.autoPromoteDecisions) {
       const ledger = readLedger(runSource(root, sid, rid).ledgerPath);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../../../../test/helpers/knowledge2.js';
 import { runSource } from '../reconcile/receipt.js';
 import { resolveAll, review } from '../reconcile/review.js';
-import { checkRun, completeRun, sealRun, sealSession, stage } from './ops.js';
+import { checkRun, completeRun, finishRun, sealRun, sealSession, stage } from './ops.js';
 import { createRun, createSession, listRunIds, listSessions, readRun, readSession, sessionDir } from './store.js';
 import { createLifecycleContext } from '../context.js';
 
@@ -58,6 +58,42 @@ describe('session and run lifecycle', () => {
     expect(ledger().candidates.find((c: { candidate_id: string }) => c.candidate_id === dup).status).toBe('rejected');
     const s = sealSession(lc, p.root, 's-1');
     expect(s).toMatchObject({ backlog: 1, unsealed_runs: [], session: { status: 'completed' } });
+  });
+
+  it('finishRun (the end of an orchestrator run) leaves what complete then seal leave, in one pass', () => {
+    const outcome = (finish: (root: ReturnType<typeof project>['root']) => void) => {
+      const p = project();
+      createSession(p.root, 's-1');
+      createRun(p.root, 's-1', { runId: 'run-1' });
+      stage(p.root, { target: 'spec', title: 'x', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: 's-1' }, process.env);
+      writeFileSync(join(runSource(p.root, 's-1', 'run-1').dir, 'report.md'), '---\nverdict: ready\nsummary: done it\ndecisions:\n  - text: "Errors carry a stable code."\n    status: accepted\nconstraints:\n  - text: "Every error thrown to a user must carry a stable error code and say what and where."\n    status: locked\n---\n');
+      const before = readRun(p.root, 's-1', 'run-1').revision;
+      finish(p.root);
+      const src = runSource(p.root, 's-1', 'run-1');
+      const run = readRun(p.root, 's-1', 'run-1');
+      const receipt = JSON.parse(readFileSync(src.receiptPath, 'utf8'));
+      return {
+        run: { status: run.status, verdict: run.verdict, summary: run.summary, ended: typeof run.ended_at, sealed: typeof run.sealed_at },
+        writes: run.revision - before,
+        candidates: JSON.parse(readFileSync(src.ledgerPath, 'utf8')).candidates.map((c: { title: string; status: string; source_kind: string }) => [c.source_kind, c.status, c.title]),
+        receipt: { counts: receipt.counts, candidates: receipt.candidates.map((c: { candidate_id: string; disposition: string }) => [c.candidate_id, c.disposition]) },
+        active: readSession(p.root, 's-1').active_run_ids,
+      };
+    };
+    let result: ReturnType<typeof finishRun> | undefined;
+    const once = outcome((root) => (result = finishRun(lc, root, 's-1', 'run-1')));
+    const twice = outcome((root) => {
+      completeRun(lc, root, 's-1', 'run-1');
+      sealRun(lc, root, 's-1', 'run-1');
+    });
+    expect(once.run).toEqual({ status: 'sealed', verdict: 'done', summary: 'done it', ended: 'string', sealed: 'string' });
+    // The staged spec repeats a project spec word for word (suppressed); the constraint repeats the staged spec (one candidate).
+    expect(once.candidates).toEqual([['manual', 'rejected', 'x'], ['decision', 'pending', 'Errors carry a stable code.']]);
+    expect(once.active).toEqual([]);
+    expect({ ...once, writes: 0 }).toEqual({ ...twice, writes: 0 });
+    expect([once.writes, twice.writes]).toEqual([1, 2]); // run.json written once instead of twice
+    expect(result).toMatchObject({ run: { status: 'sealed' }, suppressed: 1, reconciliation: { candidates: 2, suppressed: 1 } });
+    expect(result!.candidate_ids).toEqual(once.receipt.candidates.map(([id]: string[]) => id));
   });
 
   it('seal names a run whose ledger is unreadable instead of counting it as an empty backlog', () => {

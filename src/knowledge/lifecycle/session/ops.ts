@@ -185,21 +185,29 @@ export interface CompleteResult {
 export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult {
   const run = assertWritableRun(root, sid, rid);
   const src = runSource(root, sid, rid);
-  const reportPath = join(src.dir, 'report.md');
-  const report = existsSync(reportPath) ? parseReport(readFileSync(reportPath, 'utf8'), reportPath) : parseReport('');
-  const drafts = reportDrafts(report, rid);
   if (run.status !== 'completed') {
-    updateLedger(src.ledgerPath, init(src), (l) => {
-      const now = nowIso();
-      for (const d of drafts) if (!l.candidates.some((c) => c.candidate_id === d.candidate_id)) stageInto(l, d, now, src.ledgerPath);
-    });
-    run.status = 'completed';
-    run.verdict = VERDICT[report.verdict] ?? null;
-    run.summary = report.summary || null;
-    run.ended_at = nowIso();
+    stageReport(run, src);
     writeRun(root, run);
   }
-  const receipt = reconcileSource(lc, root, src);
+  return completeResult(run, src, reconcileSource(lc, root, src));
+}
+
+/** Stages the run's report into its ledger and fills in how the run ended; the caller writes the run. */
+function stageReport(run: RunDoc, src: Source): void {
+  const reportPath = join(src.dir, 'report.md');
+  const report = existsSync(reportPath) ? parseReport(readFileSync(reportPath, 'utf8'), reportPath) : parseReport('');
+  const drafts = reportDrafts(report, run.run_id);
+  updateLedger(src.ledgerPath, init(src), (l) => {
+    const now = nowIso();
+    for (const d of drafts) if (!l.candidates.some((c) => c.candidate_id === d.candidate_id)) stageInto(l, d, now, src.ledgerPath);
+  });
+  run.status = 'completed';
+  run.verdict = VERDICT[report.verdict] ?? null;
+  run.summary = report.summary || null;
+  run.ended_at = nowIso();
+}
+
+function completeResult(run: RunDoc, src: Source, receipt: Receipt): CompleteResult {
   return { run, candidate_ids: receipt.candidates.map((c) => c.candidate_id), reconciliation: { ...receipt.counts, receipt: src.receiptPath } };
 }
 
@@ -237,21 +245,36 @@ function suppressExact(src: Source, receipt: Receipt | null): number {
 }
 
 export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
-  let run = readRun(root, sid, rid);
+  const run = readRun(root, sid, rid);
   if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
-  if (run.status !== 'completed') completeRun(lc, root, sid, rid);
-  const src = runSource(root, sid, rid);
+  const { suppressed } = completeAndSeal(lc, root, run);
+  return { run, suppressed, pending: pendingOf(runSource(root, sid, rid)) };
+}
+
+/**
+ * The orchestrator's end of a run (bridge.ts): complete and seal in one pass, with one reconciliation and
+ * one write of run.json (complete then seal reconciled twice and wrote the run and its receipt twice).
+ */
+export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult & { suppressed: number } {
+  const run = assertWritableRun(root, sid, rid);
+  const { receipt, suppressed } = completeAndSeal(lc, root, run);
+  return { ...completeResult(run, runSource(root, sid, rid), receipt), suppressed };
+}
+
+/** Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the session's active runs. */
+function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): { receipt: Receipt; suppressed: number } {
+  const src = runSource(root, run.session_id, run.run_id);
+  if (run.status !== 'completed') stageReport(run, src);
   const receipt = reconcileSource(lc, root, src);
   const suppressed = suppressExact(src, receipt);
-  run = readRun(root, sid, rid);
   run.status = 'sealed';
   run.sealed_at = nowIso();
   writeRun(root, run);
-  const s = readSession(root, sid);
-  s.active_run_ids = s.active_run_ids.filter((x) => x !== rid);
+  const s = readSession(root, run.session_id);
+  s.active_run_ids = s.active_run_ids.filter((x) => x !== run.run_id);
   s.activity_revision += 1;
   writeSession(root, s);
-  return { run, suppressed, pending: pendingOf(src) };
+  return { receipt, suppressed };
 }
 
 /** Pending candidates of one source; throws (CORRUPT_FILE) when its ledger or promotion receipt is unreadable. */
