@@ -60,17 +60,20 @@ function branchWith(repo: string, branch: string, files: Record<string, string>,
   git(repo, 'checkout', '-q', '-');
 }
 
-function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }> } = {}) {
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean } = {}) {
   const errors: Error[] = [];
+  const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
     hooks: extra.hooks ?? {},
     startConflictRun: async (task) => {
+      if (extra.slotFree?.() === false) return false;
       // Opened once the train is pushed: the lease is free again and the run could take this clone.
       const locks = await s.db.all(`SELECT project_id FROM merge_locks`);
       extra.conflictRuns?.push({ task: task.id, locks: locks.length });
+      running.add(task.id);
       return true;
     },
-    hasRunningRun: async () => false,
+    hasRunningRun: async (taskId) => running.has(taskId),
     repos: new ProjectRepos(home),
     owner,
     leaseMs: 60_000,
@@ -181,6 +184,41 @@ describe('merge trains', () => {
     for (const f of ['a.txt', 'c.txt']) expect(commitsTouching(repo, 'main', f)).toHaveLength(1);
     // Merged branches are cleaned up; the others stay for their conflict run or a person.
     expect(git(repo, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim()).sort()).toEqual(['maestro/t-b', 'maestro/t-v']);
+  });
+
+  it('a conflict found while every slot is busy is said once and not merged again; its run starts once a slot is free', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'README.md': '# own, by a\n' });
+    branchWith(repo, 'maestro/t-b', { 'README.md': '# own, by b\n' });
+    branchWith(repo, 'maestro/t-c', { 'README.md': '# own, by c\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const c = await approved(s, project, 'c', 'maestro/t-c');
+    const merged: string[] = [];
+    const conflictRuns: Array<{ task: string; locks: number }> = [];
+    let free = false;
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks: { beforeMerge: async (task) => void merged.push(task.id) }, conflictRuns, slotFree: () => free });
+    const said = async () => (await s.events.list({ type: 'merge.conflict', limit: 1000 })).events.map((e) => e.taskId);
+    await d.merges.tick();
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect(await said()).toEqual([b.id, c.id]);
+    expect(d.merges.awaitingConflictRuns).toBe(2);
+    // Every slot still busy: neither is merged again nor said again.
+    await d.merges.tick();
+    await d.merges.tick();
+    expect(merged).toEqual([a.id, b.id, c.id]);
+    expect(await said()).toEqual([b.id, c.id]);
+    expect(conflictRuns).toEqual([]);
+    // c is cancelled while it waits; a slot frees up: b's conflict run starts, c's never does.
+    await s.tasks.transition(c.id, 'cancelled', { reason: 'not needed' });
+    free = true;
+    await d.merges.tick();
+    expect(conflictRuns.map((r) => r.task)).toEqual([b.id]);
+    expect(d.merges.awaitingConflictRuns).toBe(0);
+    expect(merged).toEqual([a.id, b.id, c.id]);
+    expect(d.errors).toEqual([]);
   });
 
   it("one project's merge does not wait for another's: a hook holding project A's train sees project B's task land", { timeout: 120_000 }, async () => {

@@ -11,7 +11,8 @@
  * push is never forced, so a concurrent one is refused anyway). A conflicting
  * car leaves main as it was and opens a conflict run once the train is pushed
  * and the lease released (the run needs the clone, and main with the cars
- * before it); a second failure, a dirty main checkout or a cancelling hook sends
+ * before it), or as soon as a slot is free, without merging it again
+ * meanwhile; a second failure, a dirty main checkout or a cancelling hook sends
  * the task to needs_attention. A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
  */
@@ -57,6 +58,11 @@ export class MergeCoordinator {
   private conflicts: Promise<void> = Promise.resolve();
   /** Tasks whose push of main the remote refused: when to try again, and the wait after that. */
   private readonly refused = new Map<string, { at: number; waitMs: number }>();
+  /**
+   * Conflicts found while no run slot was free: their conflict run starts once one is, and until then
+   * they are not merged again (each try cost a merge and its abort, and said merge.conflict again).
+   */
+  private readonly awaitingSlot = new Map<string, { branch: string; message: string }>();
 
   constructor(
     private readonly store: Store,
@@ -84,6 +90,7 @@ export class MergeCoordinator {
    * projects' merges took 3.5 s each in bench:daemon with four workers, 0.8 s with one.)
    */
   async tick(): Promise<void> {
+    await this.openAwaiting();
     const started: Promise<void>[] = [];
     for (const projectId of await this.dueProjects()) {
       if (this.inFlight.has(projectId)) continue;
@@ -98,6 +105,11 @@ export class MergeCoordinator {
     await parents;
   }
 
+  /** Conflict runs waiting for a free slot: the orchestrator claims no new work until they have one. */
+  get awaitingConflictRuns(): number {
+    return this.awaitingSlot.size;
+  }
+
   /** Resolves when no project is merging. */
   async idle(): Promise<void> {
     while (this.inFlight.size) await Promise.all(this.inFlight.values());
@@ -109,7 +121,7 @@ export class MergeCoordinator {
     const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
     for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
     const now = this.store.clock();
-    const due = (t: Task) => (this.refused.get(t.id)?.at ?? 0) <= now;
+    const due = (t: Task) => (this.refused.get(t.id)?.at ?? 0) <= now && !this.awaitingSlot.has(t.id);
     return [...new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId))];
   }
 
@@ -144,6 +156,19 @@ export class MergeCoordinator {
     const opened = this.conflicts.then(() => this.openConflict(task, branch, message));
     this.conflicts = opened;
     return opened;
+  }
+
+  /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
+  private async openAwaiting(): Promise<void> {
+    for (const id of [...this.awaitingSlot.keys()]) {
+      const task = await this.store.tasks.get(id).catch(() => null);
+      if (task?.status !== 'merging') this.awaitingSlot.delete(id);
+      else {
+        const opened = this.conflicts.then(() => (this.awaitingSlot.has(id) ? this.startAwaited(task) : undefined));
+        this.conflicts = opened;
+        await opened;
+      }
+    }
   }
 
   private async toAttention(task: Task, reason: string): Promise<void> {
@@ -185,6 +210,7 @@ export class MergeCoordinator {
       if (tried.has(task.id)) continue;
       const retry = this.refused.get(task.id);
       if (retry && now < retry.at) continue;
+      if (this.awaitingSlot.has(task.id)) continue; // its conflict run waits for a slot
       if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
       tried.add(task.id);
       if (retry) retries.push([task]);
@@ -320,7 +346,7 @@ export class MergeCoordinator {
     }
   }
 
-  /** Runs a conflict run for a car that conflicted, or asks a person (too many tries, or the on:conflict hook says so). */
+  /** Runs a conflict run for a car that conflicted (now, or once a slot is free), or asks a person (too many tries, or the on:conflict hook says so). */
   private async openConflict(task: Task, branch: string, message: string): Promise<void> {
     try {
       const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
@@ -328,9 +354,22 @@ export class MergeCoordinator {
       const mode = (await this.opts.hooks.onConflict?.(task, [])) ?? 'auto';
       if (mode === 'manual') return await this.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
       await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message } });
-      await this.opts.startConflictRun(task);
+      this.awaitingSlot.set(task.id, { branch, message });
+      await this.startAwaited(task);
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
+  }
+
+  /** The conflict run of a task waiting for one, if a slot is free; it waits on otherwise. */
+  private async startAwaited(task: Task): Promise<void> {
+    try {
+      if (!(await this.opts.startConflictRun(task))) return;
+      this.awaitingSlot.delete(task.id);
       this.opts.onChange();
     } catch (err) {
+      // The run could not start (its worker, a hook): the next merge of the task tries again.
+      this.awaitingSlot.delete(task.id);
       this.opts.onError(coerceError(err));
     }
   }

@@ -170,8 +170,8 @@ export class Orchestrator {
       const running = this.workers.slotsInUse;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
-      // Claimed tasks waiting for a slot for their next stage go first: no new claim while they wait.
-      const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting);
+      // Claimed tasks waiting for a slot for their next stage (or their conflict run) go first: no new claim while they wait.
+      const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting - this.merges.awaitingConflictRuns);
       const perProject = perProjectSlots(inFlight, await this.store.projects.list(), this.owner, this.config.maxConcurrentRunsPerProject);
       const won = await this.scheduler.claim(free, perProject);
       for (const task of won) await this.startRunFor(task);
