@@ -31,18 +31,29 @@ function statOf(pid: number | string): string[] | null {
 
 /**
  * CPU seconds of the daemon and of everything under it: its own, its reaped
- * children's (cutime/cstime) and its live children's (a warm worker still
- * running has not been reaped, so its CPU and that of the git it ran is not
- * in the daemon's cutime yet).
+ * children's (cutime/cstime), and every live descendant's own and reaped
+ * children's. A warm worker still running has not been reaped, and neither has
+ * the spawner helper under it, whose reaped children are the git commands the
+ * worker ran: counting only the daemon's direct children missed that git.
  */
 export function cpuOf(pid: number): { self: number; children: number } {
   const secs = (f: string[], from: number) => (Number(f[from]) + Number(f[from + 1])) / CLK_TCK;
   const own = statOf(pid)!;
-  let children = secs(own, 13);
+  const byParent = new Map<number, string[][]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const f = statOf(entry);
-    if (f && Number(f[1]) === pid) children += secs(f, 11) + secs(f, 13);
+    if (!f) continue;
+    const ppid = Number(f[1]);
+    byParent.set(ppid, [...(byParent.get(ppid) ?? []), [entry, ...f]]);
+  }
+  let children = secs(own, 13);
+  const queue = [pid];
+  while (queue.length) {
+    for (const [child, ...f] of byParent.get(queue.shift()!) ?? []) {
+      children += secs(f, 11) + secs(f, 13);
+      queue.push(Number(child));
+    }
   }
   return { self: secs(own, 11), children };
 }
