@@ -6,8 +6,8 @@
  * once every daemon has started. Prints figures and the ratios.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openMigratedDatabase } from '../src/store/open.js';
@@ -16,10 +16,23 @@ import { buildForTests } from '../test/helpers/build.js';
 import { removeTempDirs } from '../test/helpers/db.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { sharedRemote } from '../test/helpers/repo.js';
+import { cpuOf } from './cpuPerTask.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
 
-async function run(main: string, cluster: { url: string }, daemons: number, round: number): Promise<{ ms: number; merging: number }> {
+/** CPU seconds of the daemons, of their workers and git, and of the PostgreSQL server (with its backends). */
+function cpuNow(procs: ChildProcess[], cluster: { dataDir: string }): { daemons: number; children: number; postgres: number } {
+  const postmaster = cpuOf(Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
+  const out = { daemons: 0, children: 0, postgres: postmaster.self + postmaster.children };
+  for (const p of procs) {
+    const c = cpuOf(p.pid!);
+    out.daemons += c.self;
+    out.children += c.children;
+  }
+  return out;
+}
+
+async function run(main: string, cluster: { url: string; dataDir: string }, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
   const dbName = `mh_${round}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -54,6 +67,7 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
       if (dead) throw new Error(`a daemon exited with ${dead.exitCode} before it registered`);
       await new Promise((r) => setTimeout(r, 50));
     }
+    const cpu0 = cpuNow(procs, cluster);
     const t0 = performance.now();
     for (const t of titles) await store.tasks.create({ projectId: project.id, title: t, complexity: 'easy', ownedFiles: [`out/${t}.txt`] });
     for (;;) {
@@ -67,6 +81,9 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
       await new Promise((r) => setTimeout(r, 250));
     }
     const elapsed = performance.now() - t0;
+    const cpu1 = cpuNow(procs, cluster);
+    const parts = { daemons: cpu1.daemons - cpu0.daemons, children: cpu1.children - cpu0.children, postgres: cpu1.postgres - cpu0.postgres };
+    const cpu = parts.daemons + parts.children + parts.postgres;
     // Where the time went: mean seconds a task spent in each status (from the event log).
     const rows = await store.db.all<{ task_id: string; payload: string; at: number }>(`SELECT task_id, payload, at FROM events WHERE type = 'task.status' ORDER BY id`);
     const since = new Map<string, { status: string; at: number }>();
@@ -78,7 +95,9 @@ async function run(main: string, cluster: { url: string }, daemons: number, roun
       since.set(r.task_id, { status: p.to, at: r.at });
     }
     console.log(`  ${daemons} daemon(s), mean s per task in: ${[...total].map(([k, v]) => `${k} ${(v / TASKS / 1000).toFixed(2)}`).join(', ')}`);
-    return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000 };
+    const perTask = (x: number) => (x / TASKS).toFixed(3);
+    console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average`);
+    return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu };
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
     await store.close();
@@ -102,6 +121,9 @@ try {
   console.log(`1 daemon:  ${(one.ms / 1000).toFixed(1)} s  = ${tpm(one.ms).toFixed(1)} tasks/min`);
   console.log(`3 daemons: ${(three.ms / 1000).toFixed(1)} s  = ${tpm(three.ms).toFixed(1)} tasks/min`);
   console.log(`ratio 3 / 1 daemons: ${(one.ms / three.ms).toFixed(2)}×   target ≥ 2.5×`);
+  // However well three daemons share the work, its CPU seconds need this long on this machine's cores.
+  const cores = availableParallelism();
+  console.log(`the CPU allows at most ${(one.ms / 1000 / (three.cpu / cores)).toFixed(2)}× on ${cores} cores (1 daemon's time against 3 daemons' CPU seconds spread over every core)`);
   console.log(`s per task in merging, 3 / 1 daemons: ${three.merging.toFixed(2)} / ${one.merging.toFixed(2)} = ${(three.merging / one.merging).toFixed(2)}×   target ≤ 1.5×`);
   console.log('(timed from the tasks\' creation, once every daemon listens; daemons and workers run compiled JavaScript)');
 } finally {
