@@ -3,9 +3,15 @@
  * pg_ctl on a temp dir, loopback TCP on a free port, stopped after. PostgreSQL
  * refuses to run as root and CI runs as root, so as root the cluster runs as the
  * unprivileged `postgres` user the Debian package creates.
+ *
+ * Each cluster's folder names the process that started it (`owner`). A run
+ * killed from outside never stops its cluster, so the next start stops every
+ * cluster whose owner is gone and removes its folder (four such servers once
+ * stayed up for an hour). A cluster whose owner lives is never touched: a
+ * second copy of the suite may be using it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,13 +56,50 @@ export interface PgOptions {
   listen?: string[];
   /** Networks (CIDR) allowed in without a password besides loopback. */
   trust?: string[];
+  /** The process the cluster belongs to (default: this one); once it is gone, the next start stops the cluster. */
+  ownerPid?: number;
+}
+
+const PREFIX = 'maestro-pg-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Stops the clusters whose owner is gone (a run killed from outside), and removes their folders. */
+export function reapOrphanClusters(run: (cmd: string, args: string[]) => void): string[] {
+  const reaped: string[] = [];
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const base = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(base, 'owner'), 'utf8'));
+    } catch {
+      continue; // being set up, or from before owners were written: not ours to judge
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    try {
+      if (existsSync(join(base, 'data', 'postmaster.pid'))) run('pg_ctl', ['-D', join(base, 'data'), '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // already stopped
+    }
+    rmSync(base, { recursive: true, force: true });
+    reaped.push(base);
+  }
+  return reaped;
 }
 
 export async function startPostgres(options: PgOptions = {}): Promise<PgCluster | null> {
   const bin = findPgBin();
   if (!bin) return null;
   const isRoot = process.getuid?.() === 0;
-  const base = mkdtempSync(join(tmpdir(), 'maestro-pg-'));
+  const base = mkdtempSync(join(tmpdir(), PREFIX));
   const dataDir = join(base, 'data');
   const asUser = (cmd: string, args: string[]) => (isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const : [cmd, args] as const);
   if (isRoot) {
@@ -68,6 +111,8 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
     const [c, a] = asUser(join(bin, cmd), args);
     execFileSync(c, [...a], { stdio: ['ignore', 'pipe', 'pipe'] });
   };
+  reapOrphanClusters(run);
+  writeFileSync(join(base, 'owner'), String(options.ownerPid ?? process.pid));
   run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
   for (const net of options.trust ?? []) appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${net} trust\n`);
   // fsync off: these clusters are throwaway; durability is PostgreSQL's to test, not ours.
@@ -98,7 +143,8 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
       if (stopped) return;
       stopped = true;
       try {
-        run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+        // No postmaster.pid: not running (a later start stopped it as an orphan, and removed its folder).
+        if (existsSync(join(dataDir, 'postmaster.pid'))) run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
       } finally {
         rmSync(base, { recursive: true, force: true });
       }

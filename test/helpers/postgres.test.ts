@@ -1,0 +1,46 @@
+/**
+ * The suites' PostgreSQL helper: a cluster whose owner is gone (a run killed
+ * from outside) is stopped by the next start; one whose owner lives is not.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findPgBin, PG_MISSING, startPostgres, type PgCluster } from './postgres.js';
+
+if (!findPgBin()) process.stderr.write(PG_MISSING);
+
+const postmasterPid = (c: PgCluster) => Number(readFileSync(join(c.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+/** Whether the process runs (a zombie, ended but not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!findPgBin())('throwaway PostgreSQL clusters', () => {
+  it('the next start stops a cluster whose owner is gone and removes its folder; a live owner keeps its own', { timeout: 120_000 }, async () => {
+    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(ended.stdout);
+    const orphan = (await startPostgres({ ownerPid: deadPid }))!;
+    const orphanPid = postmasterPid(orphan);
+    expect(running(orphanPid)).toBe(true);
+    let kept: PgCluster | null = null;
+    let next: PgCluster | null = null;
+    try {
+      kept = (await startPostgres())!;
+      expect(running(orphanPid)).toBe(false);
+      expect(existsSync(orphan.dataDir)).toBe(false);
+      next = (await startPostgres())!;
+      expect(running(postmasterPid(kept))).toBe(true);
+    } finally {
+      orphan.stop();
+      kept?.stop();
+      next?.stop();
+    }
+  });
+});
