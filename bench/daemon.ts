@@ -279,6 +279,9 @@ try {
   const cores = availableParallelism();
   const ceiling = w1.ms / 1000 / ((w4.cpu.daemon + w4.cpu.children) / cores);
   console.log(`the CPU allows at most ${f(ceiling, 2)}× on ${cores} cores (1 worker's time against 4 workers' CPU seconds spread over every core)`);
+  // One worker's run already overlaps the daemon and git: the same work on every core is at most this much faster.
+  const busy1 = (w1.cpu.daemon + w1.cpu.children) / (w1.ms / 1000);
+  console.log(`1 worker keeps ${f(busy1, 2)} cores busy: with no extra work at all, ${cores} cores allow 4 workers at most ${f(cores / busy1, 2)}×`);
 
   console.log('\n== status change → WebSocket client latency ==');
   const apart = [...trials[1], ...trials[4]].flatMap((t) => t.latencies);

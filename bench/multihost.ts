@@ -32,6 +32,31 @@ function cpuNow(procs: ChildProcess[], cluster: { dataDir: string }): { daemons:
   return out;
 }
 
+/** Mean milliseconds per run in each stage (run.phase start → done), by run kind, and from run.started to the worker's first record. */
+async function stageTimes(store: ReturnType<typeof createStore>): Promise<string> {
+  const rows = await store.db.all<{ run_id: string; type: string; payload: string; at: number }>(`SELECT run_id, type, payload, at FROM events WHERE type IN ('run.started', 'run.phase') ORDER BY id`);
+  const open = new Map<string, number>();
+  const kinds = new Map<string, string>();
+  const sums = new Map<string, { ms: number; n: number }>();
+  const add = (key: string, ms: number) => {
+    const s = sums.get(key) ?? { ms: 0, n: 0 };
+    sums.set(key, { ms: s.ms + ms, n: s.n + 1 });
+  };
+  for (const r of rows) {
+    const p = JSON.parse(r.payload) as { kind?: string; stage?: string; state?: string };
+    if (r.type === 'run.started') {
+      kinds.set(r.run_id, p.kind ?? '?');
+      open.set(`${r.run_id}:spawn`, r.at);
+      continue;
+    }
+    const kind = kinds.get(r.run_id) ?? '?';
+    if (p.stage === 'run' && p.state === 'start' && open.has(`${r.run_id}:spawn`)) add(`${kind} start`, r.at - open.get(`${r.run_id}:spawn`)!);
+    if (p.state === 'start') open.set(`${r.run_id}:${p.stage}`, r.at);
+    if (p.state === 'done' && p.stage !== 'run' && open.has(`${r.run_id}:${p.stage}`)) add(`${kind} ${p.stage}`, r.at - open.get(`${r.run_id}:${p.stage}`)!);
+  }
+  return [...sums].map(([k, s]) => `${k} ${Math.round(s.ms / s.n)}`).join(', ');
+}
+
 async function run(main: string, cluster: { url: string; dataDir: string }, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
   const dbName = `mh_${round}`;
   const admin = new pg.Client({ connectionString: cluster.url });
@@ -95,6 +120,7 @@ async function run(main: string, cluster: { url: string; dataDir: string }, daem
       since.set(r.task_id, { status: p.to, at: r.at });
     }
     console.log(`  ${daemons} daemon(s), mean s per task in: ${[...total].map(([k, v]) => `${k} ${(v / TASKS / 1000).toFixed(2)}`).join(', ')}`);
+    console.log(`  ${daemons} daemon(s), mean ms per run in: ${await stageTimes(store)}`);
     const perTask = (x: number) => (x / TASKS).toFixed(3);
     console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average`);
     return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu };
