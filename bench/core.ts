@@ -11,10 +11,9 @@
  * Prints the load average with the figures (the machine is shared).
  * Prints figures and ratios; asserts nothing about time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadavg } from 'node:os';
 import { indexDag, naiveRankU, rankAll, rankIndexed, type RankInput } from '../src/core/scoring.js';
 import { rankCandidates, Scheduler } from '../src/daemon/scheduler.js';
 import { createStore } from '../src/store/store.js';
@@ -23,6 +22,7 @@ import type { DBAdapter } from '../src/store/db.js';
 import { openMigratedDatabase } from '../src/store/open.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { runClaimers } from '../test/stress/spawn.js';
+import { cpuOf } from './cpuPerTask.js';
 
 const CLAIM_TASKS = 20_000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -92,7 +92,8 @@ async function seed(db: DBAdapter, n: number): Promise<void> {
   if (db.dialect === 'postgres') await db.run('ANALYZE tasks');
 }
 
-async function benchClaims(label: string, makeUrl: () => Promise<string>, tasks: number): Promise<void> {
+/** `serverCpu`: CPU seconds the database server has used so far (PostgreSQL's, with its backends), for the cores the claims kept busy. */
+async function benchClaims(label: string, makeUrl: () => Promise<string>, tasks: number, serverCpu?: () => number): Promise<void> {
   console.log(`\n== claims on ${label}, ${tasks} tasks ==`);
   const rates: Record<number, number> = {};
   for (const procs of [1, 4]) {
@@ -100,7 +101,9 @@ async function benchClaims(label: string, makeUrl: () => Promise<string>, tasks:
     const db = await openMigratedDatabase(url);
     try {
       await seed(db, tasks);
+      const server0 = serverCpu?.() ?? 0;
       const results = await runClaimers(procs, (i) => ['claim', url, `owner-${i}`]);
+      const server = (serverCpu?.() ?? 0) - server0;
       const won = results.flatMap((r) => r.won);
       const doubles = won.length - new Set(won).size;
       const lost = tasks - new Set(won).size;
@@ -111,6 +114,10 @@ async function benchClaims(label: string, makeUrl: () => Promise<string>, tasks:
       console.log(
         `${procs} process(es): ${fmt(rates[procs]!, 0)} claims/s   (${won.length} claims in ${fmt(wall, 0)} ms, ${results.reduce((s, r) => s + r.attempts, 0)} claim transactions, claimers' CPU ${fmt(cpuUs, 0)} µs per claim)   double claims: ${doubles}   lost: ${lost}   peak RSS per claimer: ${fmt(peak, 0)} MB   load ${fmt(loadavg()[0]!)}`,
       );
+      if (serverCpu) {
+        const claimers = results.reduce((s, r) => s + r.cpuMs, 0) / 1000;
+        console.log(`  cores busy on average: claimers ${fmt(claimers / (wall / 1000), 2)} + server ${fmt(server / (wall / 1000), 2)} = ${fmt((claimers + server) / (wall / 1000), 2)} of ${availableParallelism()}`);
+      }
     } finally {
       await db.close();
     }
@@ -194,6 +201,10 @@ try {
           return cluster.url.replace(/\/postgres$/, `/${name}`);
         },
         CLAIM_TASKS,
+        () => {
+          const c = cpuOf(Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
+          return c.self + c.children;
+        },
       );
       console.log('target: ≥ 5,000 claims/s with 4 processes and ≥ 1.5× one process, zero double claims');
     } finally {
