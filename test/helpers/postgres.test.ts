@@ -2,7 +2,7 @@
  * The suites' PostgreSQL helper: a cluster whose owner is gone (a run killed
  * from outside) is stopped by the next start; one whose owner lives is not.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,11 +24,13 @@ function running(pid: number): boolean {
 
 describe.skipIf(!findPgBin())('throwaway PostgreSQL clusters', () => {
   it('the next start stops a cluster whose owner is gone and removes its folder; a live owner keeps its own', { timeout: 120_000 }, async () => {
-    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    const deadPid = Number(ended.stdout);
-    const orphan = (await startPostgres({ ownerPid: deadPid }))!;
+    // The owner lives while its cluster starts (another start meanwhile, a second copy of the suite, must
+    // leave it alone), then goes: as a run killed from outside would.
+    const owner = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const orphan = (await startPostgres({ ownerPid: owner.pid }))!;
     const orphanPid = postmasterPid(orphan);
     expect(running(orphanPid)).toBe(true);
+    await new Promise((resolve) => owner.once('exit', resolve).kill('SIGKILL'));
     let kept: PgCluster | null = null;
     let next: PgCluster | null = null;
     try {
