@@ -9,10 +9,9 @@
  * train) is recorded without merging again. Before pushing, the lease is taken
  * again: a daemon whose lease lapsed during a long train pushes nothing (and the
  * push is never forced, so a concurrent one is refused anyway). A conflicting
- * car leaves main as it was and opens a conflict run once the train is pushed
- * and the lease released (the run needs the clone, and main with the cars
- * before it), or as soon as a slot is free, without merging it again
- * meanwhile; a second failure, a dirty main checkout or a cancelling hook sends
+ * car leaves main as it was and opens a conflict run (conflictRuns.ts) once
+ * the train is pushed and the lease released (the run needs the clone, and
+ * main with the cars before it); a second failure, a dirty main checkout or a cancelling hook sends
  * the task to needs_attention. A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
  */
@@ -24,12 +23,11 @@ import { git } from '../git/git.js';
 import { assertMainCheckout, refTips, refsMergedInto } from '../git/merge.js';
 import { removeWorktree } from '../git/worktree.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { ConflictRuns } from './conflictRuns.js';
 import { runTrain, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
-/** Conflict runs a task may get before a person must merge it. */
-export const MAX_CONFLICT_RUNS = 2;
 /** Cars per train: bounds how long one daemon holds the lease (a slow machine, hundreds approved at once). */
 export const MAX_TRAIN = 25;
 /** Rounds of trains in one tick while work keeps landing (each round releases the lease and the clone in between). */
@@ -54,15 +52,10 @@ export class MergeCoordinator {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Parents being finished (finishParents). */
   private parents: Promise<void> = Promise.resolve();
-  /** The conflict run being opened (openConflict never rejects). */
-  private conflicts: Promise<void> = Promise.resolve();
   /** Tasks whose push of main the remote refused: when to try again, and the wait after that. */
   private readonly refused = new Map<string, { at: number; waitMs: number }>();
-  /**
-   * Conflicts found while no run slot was free: their conflict run starts once one is, and until then
-   * they are not merged again (each try cost a merge and its abort, and said merge.conflict again).
-   */
-  private readonly awaitingSlot = new Map<string, { branch: string; message: string }>();
+  /** Conflict runs being opened, and those waiting for a free slot. */
+  private readonly conflictRuns: ConflictRuns;
 
   constructor(
     private readonly store: Store,
@@ -80,7 +73,15 @@ export class MergeCoordinator {
       /** Where the project's task worktrees live (removed once their task is merged). */
       worktreeRoot?: (projectId: string) => string;
     },
-  ) {}
+  ) {
+    this.conflictRuns = new ConflictRuns(store, {
+      onConflict: (task, files) => opts.hooks.onConflict?.(task, files),
+      startConflictRun: opts.startConflictRun,
+      toAttention: (task, reason) => this.toAttention(task, reason),
+      onChange: opts.onChange,
+      onError: opts.onError,
+    });
+  }
 
   /**
    * Starts merging every project with approved work that is not merging already, and resolves once those
@@ -90,7 +91,7 @@ export class MergeCoordinator {
    * projects' merges took 3.5 s each in bench:daemon with four workers, 0.8 s with one.)
    */
   async tick(): Promise<void> {
-    await this.openAwaiting();
+    await this.conflictRuns.openWaiting();
     const started: Promise<void>[] = [];
     for (const projectId of await this.dueProjects()) {
       if (this.inFlight.has(projectId)) continue;
@@ -107,7 +108,7 @@ export class MergeCoordinator {
 
   /** Conflict runs waiting for a free slot: the orchestrator claims no new work until they have one. */
   get awaitingConflictRuns(): number {
-    return this.awaitingSlot.size;
+    return this.conflictRuns.waiting;
   }
 
   /** Resolves when no project is merging. */
@@ -121,7 +122,7 @@ export class MergeCoordinator {
     const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
     for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
     const now = this.store.clock();
-    const due = (t: Task) => (this.refused.get(t.id)?.at ?? 0) <= now && !this.awaitingSlot.has(t.id);
+    const due = (t: Task) => (this.refused.get(t.id)?.at ?? 0) <= now && !this.conflictRuns.isWaiting(t.id);
     return [...new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId))];
   }
 
@@ -139,7 +140,7 @@ export class MergeCoordinator {
         for (let round = 0; round < MAX_ROUNDS; round++) {
           const trains = await this.mergeProject(project, tried);
           // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
-          for (const l of trains) for (const c of l.conflicts) await this.openConflictInTurn(c.task, c.branch, c.message);
+          for (const l of trains) for (const c of l.conflicts) await this.conflictRuns.open(c.task, c.branch, c.message);
           landed.push(...trains);
           if (!trains.some((l) => l.cleanups.length)) break;
         }
@@ -148,26 +149,6 @@ export class MergeCoordinator {
       }
     } catch (err) {
       this.opts.onError(coerceError(err));
-    }
-  }
-
-  /** Conflict runs open one at a time, so that two projects never both take the last free slot. */
-  private openConflictInTurn(task: Task, branch: string, message: string): Promise<void> {
-    const opened = this.conflicts.then(() => this.openConflict(task, branch, message));
-    this.conflicts = opened;
-    return opened;
-  }
-
-  /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
-  private async openAwaiting(): Promise<void> {
-    for (const id of [...this.awaitingSlot.keys()]) {
-      const task = await this.store.tasks.get(id).catch(() => null);
-      if (task?.status !== 'merging') this.awaitingSlot.delete(id);
-      else {
-        const opened = this.conflicts.then(() => (this.awaitingSlot.has(id) ? this.startAwaited(task) : undefined));
-        this.conflicts = opened;
-        await opened;
-      }
     }
   }
 
@@ -210,7 +191,7 @@ export class MergeCoordinator {
       if (tried.has(task.id)) continue;
       const retry = this.refused.get(task.id);
       if (retry && now < retry.at) continue;
-      if (this.awaitingSlot.has(task.id)) continue; // its conflict run waits for a slot
+      if (this.conflictRuns.isWaiting(task.id)) continue; // its conflict run waits for a slot
       if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
       tried.add(task.id);
       if (retry) retries.push([task]);
@@ -343,34 +324,6 @@ export class MergeCoordinator {
     } catch (err) {
       await this.refusedPush(tasks, err);
       return false;
-    }
-  }
-
-  /** Runs a conflict run for a car that conflicted (now, or once a slot is free), or asks a person (too many tries, or the on:conflict hook says so). */
-  private async openConflict(task: Task, branch: string, message: string): Promise<void> {
-    try {
-      const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
-      if (conflicts >= MAX_CONFLICT_RUNS) return await this.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${message}`);
-      const mode = (await this.opts.hooks.onConflict?.(task, [])) ?? 'auto';
-      if (mode === 'manual') return await this.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
-      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message } });
-      this.awaitingSlot.set(task.id, { branch, message });
-      await this.startAwaited(task);
-    } catch (err) {
-      this.opts.onError(coerceError(err));
-    }
-  }
-
-  /** The conflict run of a task waiting for one, if a slot is free; it waits on otherwise. */
-  private async startAwaited(task: Task): Promise<void> {
-    try {
-      if (!(await this.opts.startConflictRun(task))) return;
-      this.awaitingSlot.delete(task.id);
-      this.opts.onChange();
-    } catch (err) {
-      // The run could not start (its worker, a hook): the next merge of the task tries again.
-      this.awaitingSlot.delete(task.id);
-      this.opts.onError(coerceError(err));
     }
   }
 

@@ -1,0 +1,91 @@
+/**
+ * Conflict runs of the merge trains (mergeCoordinator.ts): a car that
+ * conflicted gets a conflict run, opened one at a time so that two projects
+ * never both take the last free slot. One found while every slot is busy
+ * waits for a slot and is not merged again meanwhile (each try cost a merge
+ * and its abort, and said merge.conflict again); the orchestrator claims no
+ * new work while one waits. Too many conflict runs, or an on:conflict hook
+ * that asks for a person, send the task to needs_attention.
+ */
+import { coerceError } from '../core/errors.js';
+import type { Task } from '../core/types.js';
+import type { Store } from '../store/store.js';
+
+/** Conflict runs a task may get before a person must merge it. */
+export const MAX_CONFLICT_RUNS = 2;
+
+export class ConflictRuns {
+  /** The conflict run being opened (each step never rejects). */
+  private turn: Promise<void> = Promise.resolve();
+  /** Conflicts found while no run slot was free, by task. */
+  private readonly awaiting = new Map<string, { branch: string; message: string }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: {
+      /** The on:conflict hook, if any: 'manual' asks a person instead of a conflict run. */
+      onConflict: (task: Task, files: string[]) => Promise<'auto' | 'manual'> | undefined;
+      /** Starts a conflict run for the task; returns false when no slot is free. */
+      startConflictRun: (task: Task) => Promise<boolean>;
+      toAttention: (task: Task, reason: string) => Promise<void>;
+      onChange: () => void;
+      onError: (err: Error) => void;
+    },
+  ) {}
+
+  /** Conflict runs waiting for a free slot. */
+  get waiting(): number {
+    return this.awaiting.size;
+  }
+
+  isWaiting(taskId: string): boolean {
+    return this.awaiting.has(taskId);
+  }
+
+  /** A car conflicted: its conflict run starts now, or once a slot is free; or a person is asked. */
+  open(task: Task, branch: string, message: string): Promise<void> {
+    return this.inTurn(() => this.openNow(task, branch, message));
+  }
+
+  /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
+  async openWaiting(): Promise<void> {
+    for (const id of [...this.awaiting.keys()]) {
+      const task = await this.store.tasks.get(id).catch(() => null);
+      if (task?.status !== 'merging') this.awaiting.delete(id);
+      else await this.inTurn(() => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
+    }
+  }
+
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const done = this.turn.then(step);
+    this.turn = done;
+    return done;
+  }
+
+  private async openNow(task: Task, branch: string, message: string): Promise<void> {
+    try {
+      const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
+      if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${message}`);
+      const mode = (await this.opts.onConflict(task, [])) ?? 'auto';
+      if (mode === 'manual') return await this.opts.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message } });
+      this.awaiting.set(task.id, { branch, message });
+      await this.start(task);
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
+  }
+
+  /** The conflict run of a task waiting for one, if a slot is free; it waits on otherwise. */
+  private async start(task: Task): Promise<void> {
+    try {
+      if (!(await this.opts.startConflictRun(task))) return;
+      this.awaiting.delete(task.id);
+      this.opts.onChange();
+    } catch (err) {
+      // The run could not start (its worker, a hook): the next merge of the task tries again.
+      this.awaiting.delete(task.id);
+      this.opts.onError(coerceError(err));
+    }
+  }
+}
