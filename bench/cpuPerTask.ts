@@ -45,7 +45,8 @@ export function cpuOf(pid: number): { self: number; children: number } {
     const f = statOf(entry);
     if (!f) continue;
     const ppid = Number(f[1]);
-    byParent.set(ppid, [...(byParent.get(ppid) ?? []), [entry, ...f]]);
+    if (!byParent.has(ppid)) byParent.set(ppid, []);
+    byParent.get(ppid)!.push([entry, ...f]);
   }
   let children = secs(own, 13);
   const queue = [pid];
