@@ -3,7 +3,8 @@
  * PostgreSQL and one bare git remote, when the scripted agent takes 1 s per
  * run. Each daemon runs at most 2 runs at once (as a small host would), so the
  * ratio shows how work spreads over daemons. Timed from the tasks' creation,
- * once every daemon has started. Prints figures and the ratios.
+ * once every daemon has started. BENCH_ROUNDS (3) rounds of both, medians
+ * compared. Prints figures and the ratios.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -141,8 +142,19 @@ if (!cluster) {
 const build = buildForTests();
 try {
   console.log(`== ${TASKS} tasks, scripted agent 1 s per run (execute, then review), 2 runs at a time per daemon ==`);
-  const one = await run(build.main, cluster, 1, 1);
-  const three = await run(build.main, cluster, 3, 3);
+  // Rounds of both, the order alternating (a machine that gets busier favours neither); medians compared.
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const trials: Record<1 | 3, Array<Awaited<ReturnType<typeof run>>>> = { 1: [], 3: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const daemons of r % 2 ? ([3, 1] as const) : ([1, 3] as const)) trials[daemons].push(await run(build.main, cluster, daemons, r * 10 + daemons));
+    const [a, b] = [trials[1][r]!, trials[3][r]!];
+    console.log(`round ${r + 1}: 3 / 1 daemons ${(a.ms / b.ms).toFixed(2)}×, merging ${(b.merging / a.merging).toFixed(2)}×`);
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const pick = (ts: Array<Awaited<ReturnType<typeof run>>>) => ({ ms: median(ts.map((t) => t.ms)), merging: median(ts.map((t) => t.merging)), cpu: median(ts.map((t) => t.cpu)) });
+  const one = pick(trials[1]);
+  const three = pick(trials[3]);
+  console.log(`medians of ${rounds} rounds:`);
   const tpm = (ms: number) => (TASKS / ms) * 60_000;
   console.log(`1 daemon:  ${(one.ms / 1000).toFixed(1)} s  = ${tpm(one.ms).toFixed(1)} tasks/min`);
   console.log(`3 daemons: ${(three.ms / 1000).toFixed(1)} s  = ${tpm(three.ms).toFixed(1)} tasks/min`);
