@@ -11,7 +11,7 @@
  * Prints the load average with the figures (the machine is shared).
  * Prints figures and ratios; asserts nothing about time.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexDag, naiveRankU, rankAll, rankIndexed, type RankInput } from '../src/core/scoring.js';
@@ -202,7 +202,7 @@ try {
         },
         CLAIM_TASKS,
         () => {
-          const c = cpuOf(Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
+          const c = cpuOf(cluster.serverPid());
           return c.self + c.children;
         },
       );

@@ -7,7 +7,7 @@
  * compared. Prints figures and the ratios.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,15 +15,15 @@ import { openMigratedDatabase } from '../src/store/open.js';
 import { createStore } from '../src/store/store.js';
 import { buildForTests } from '../test/helpers/build.js';
 import { removeTempDirs } from '../test/helpers/db.js';
-import { startPostgres } from '../test/helpers/postgres.js';
+import { startPostgres, type PgCluster } from '../test/helpers/postgres.js';
 import { sharedRemote } from '../test/helpers/repo.js';
 import { cpuOf } from './cpuPerTask.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
 
 /** CPU seconds of the daemons, of their workers and git, and of the PostgreSQL server (with its backends). */
-function cpuNow(procs: ChildProcess[], cluster: { dataDir: string }): { daemons: number; children: number; postgres: number } {
-  const postmaster = cpuOf(Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
+function cpuNow(procs: ChildProcess[], cluster: PgCluster): { daemons: number; children: number; postgres: number } {
+  const postmaster = cpuOf(cluster.serverPid());
   const out = { daemons: 0, children: 0, postgres: postmaster.self + postmaster.children };
   for (const p of procs) {
     const c = cpuOf(p.pid!);
@@ -58,7 +58,7 @@ async function stageTimes(store: ReturnType<typeof createStore>): Promise<string
   return [...sums].map(([k, s]) => `${k} ${Math.round(s.ms / s.n)}`).join(', ');
 }
 
-async function run(main: string, cluster: { url: string; dataDir: string }, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
+async function run(main: string, cluster: PgCluster, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
   const dbName = `mh_${round}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();

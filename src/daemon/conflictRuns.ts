@@ -17,8 +17,8 @@ export const MAX_CONFLICT_RUNS = 2;
 export class ConflictRuns {
   /** The conflict run being opened (each step never rejects). */
   private turn: Promise<void> = Promise.resolve();
-  /** Conflicts found while no run slot was free, by task. */
-  private readonly awaiting = new Map<string, { branch: string; message: string }>();
+  /** Tasks whose conflict was found while no run slot was free. */
+  private readonly awaiting = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -49,7 +49,7 @@ export class ConflictRuns {
 
   /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
   async openWaiting(): Promise<void> {
-    for (const id of [...this.awaiting.keys()]) {
+    for (const id of [...this.awaiting]) {
       const task = await this.store.tasks.get(id).catch(() => null);
       if (task?.status !== 'merging') this.awaiting.delete(id);
       else await this.inTurn(() => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
@@ -69,7 +69,7 @@ export class ConflictRuns {
       const mode = (await this.opts.onConflict(task, [])) ?? 'auto';
       if (mode === 'manual') return await this.opts.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
       await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message } });
-      this.awaiting.set(task.id, { branch, message });
+      this.awaiting.add(task.id);
       await this.start(task);
     } catch (err) {
       this.opts.onError(coerceError(err));

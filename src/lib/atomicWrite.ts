@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { sleepSync } from './sleepSync.js';
 
 export interface AtomicWriteOptions {
   /** Mode of the new file (default 0o666 less the umask); the temporary file has it from its first byte. */
@@ -73,7 +74,7 @@ function renameWithRetry(from: string, to: string): void {
     } catch (err) {
       const wait = RENAME_RETRIES_MS[attempt];
       if ((err as NodeJS.ErrnoException).code !== 'EPERM' || wait === undefined) throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+      sleepSync(wait);
     }
   }
 }

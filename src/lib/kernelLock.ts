@@ -11,10 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
+import { sleepSync } from './sleepSync.js';
 
 /**
  * Takes the lock of `path` (created with its folder if missing), retrying until `deadline` (epoch ms);

@@ -22,6 +22,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { MaestroError } from '../core/errors.js';
 import { isPidAlive } from './processes.js';
+import { sleepSync } from './sleepSync.js';
 
 export interface LockRecord {
   pid: number;
@@ -130,10 +131,6 @@ export function isStaleLock(path: string, holder: LockHolder, unparseableStaleMs
 
 function removeIfStale(path: string, unparseableStaleMs: number): void {
   if (isStaleLock(path, readLockFile(path), unparseableStaleMs)) unlinkQuietly(path);
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Reclaim rounds lost to other reclaimers before giving up: each is a few system calls. */

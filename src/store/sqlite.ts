@@ -9,6 +9,7 @@
 import Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
+import { sleepSync } from '../lib/sleepSync.js';
 import type { DBAdapter, Queryable, SqlValue } from './db.js';
 import { rethrowSqlite } from './sqliteFaults.js';
 
@@ -61,7 +62,7 @@ function setWal(db: Database.Database): void {
       return;
     } catch (err) {
       if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
+      sleepSync(waitMs);
     }
   }
 }

@@ -4,13 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findPgBin, PG_MISSING, startPostgres, type PgCluster } from './postgres.js';
 
 if (!findPgBin()) process.stderr.write(PG_MISSING);
-
-const postmasterPid = (c: PgCluster) => Number(readFileSync(join(c.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 /** Whether the process runs (a zombie, ended but not yet reaped, does not). */
 function running(pid: number): boolean {
@@ -28,7 +25,7 @@ describe.skipIf(!findPgBin())('throwaway PostgreSQL clusters', () => {
     // leave it alone), then goes: as a run killed from outside would.
     const owner = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     const orphan = (await startPostgres({ ownerPid: owner.pid }))!;
-    const orphanPid = postmasterPid(orphan);
+    const orphanPid = orphan.serverPid();
     expect(running(orphanPid)).toBe(true);
     await new Promise((resolve) => owner.once('exit', resolve).kill('SIGKILL'));
     let kept: PgCluster | null = null;
@@ -38,7 +35,7 @@ describe.skipIf(!findPgBin())('throwaway PostgreSQL clusters', () => {
       expect(running(orphanPid)).toBe(false);
       expect(existsSync(orphan.dataDir)).toBe(false);
       next = (await startPostgres())!;
-      expect(running(postmasterPid(kept))).toBe(true);
+      expect(running(kept.serverPid())).toBe(true);
     } finally {
       orphan.stop();
       kept?.stop();

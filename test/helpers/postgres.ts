@@ -15,11 +15,14 @@ import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFi
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isPidAlive } from '../../src/lib/processes.js';
 
 export interface PgCluster {
   url: string;
   port: number;
   dataDir: string;
+  /** The server's pid (the postmaster, parent of every backend), from its postmaster.pid. */
+  serverPid(): number;
   /** Stops the server (fast: clients are disconnected) and starts it again on the same port. */
   restart(): void;
   stop(): void;
@@ -62,15 +65,6 @@ export interface PgOptions {
 
 const PREFIX = 'maestro-pg-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Stops the clusters whose owner is gone (a run killed from outside), and removes their folders. */
 export function reapOrphanClusters(run: (cmd: string, args: string[]) => void): string[] {
   const reaped: string[] = [];
@@ -83,7 +77,7 @@ export function reapOrphanClusters(run: (cmd: string, args: string[]) => void): 
     } catch {
       continue; // being set up, or from before owners were written: not ours to judge
     }
-    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    if (!Number.isInteger(owner) || owner <= 0 || isPidAlive(owner)) continue;
     try {
       if (existsSync(join(base, 'data', 'postmaster.pid'))) run('pg_ctl', ['-D', join(base, 'data'), '-m', 'immediate', '-w', 'stop']);
     } catch {
@@ -135,6 +129,7 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     dataDir,
+    serverPid: () => Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
     restart() {
       run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
       run('pg_ctl', ['-D', dataDir, '-o', opts, '-l', join(base, 'server.log'), '-w', '-t', '60', 'start']);

@@ -247,8 +247,8 @@ function suppressExact(src: Source, receipt: Receipt | null): number {
 export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
   const run = readRun(root, sid, rid);
   if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
-  const { suppressed } = completeAndSeal(lc, root, run);
-  return { run, suppressed, pending: pendingOf(runSource(root, sid, rid)) };
+  const { src, suppressed } = completeAndSeal(lc, root, run);
+  return { run, suppressed, pending: pendingOf(src) };
 }
 
 /**
@@ -257,12 +257,12 @@ export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, r
  */
 export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult & { suppressed: number } {
   const run = assertWritableRun(root, sid, rid);
-  const { receipt, suppressed } = completeAndSeal(lc, root, run);
-  return { ...completeResult(run, runSource(root, sid, rid), receipt), suppressed };
+  const { src, receipt, suppressed } = completeAndSeal(lc, root, run);
+  return { ...completeResult(run, src, receipt), suppressed };
 }
 
 /** Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the session's active runs. */
-function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): { receipt: Receipt; suppressed: number } {
+function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): { src: Source; receipt: Receipt; suppressed: number } {
   const src = runSource(root, run.session_id, run.run_id);
   if (run.status !== 'completed') stageReport(run, src);
   const receipt = reconcileSource(lc, root, src);
@@ -274,7 +274,7 @@ function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc):
   s.active_run_ids = s.active_run_ids.filter((x) => x !== run.run_id);
   s.activity_revision += 1;
   writeSession(root, s);
-  return { receipt, suppressed };
+  return { src, receipt, suppressed };
 }
 
 /** Pending candidates of one source; throws (CORRUPT_FILE) when its ledger or promotion receipt is unreadable. */
