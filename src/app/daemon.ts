@@ -10,7 +10,6 @@
  * observer/, demo/; docs/architecture.md): none of them imports it.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
@@ -35,7 +34,7 @@ import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon
 import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
-import { remoteOf } from '../daemon/repos.js';
+import { baseBranchOf, remoteOf, workRepoOf } from '../daemon/repos.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -340,10 +339,21 @@ interface ApiParts {
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
 async function buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, logError }: ApiParts): Promise<FastifyInstance> {
+  // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
+  const repoFor = (project: Project) => {
+    const work = workRepoOf(config.home, project);
+    return existsSync(work) ? work : project.repoPath;
+  };
+  // A promotion changes files main tracks: in this host's clone of a shared remote, the next sync would undo it.
+  const promotionRefused = async (projectId: string) => {
+    const project = await store.projects.get(projectId);
+    if (!remoteOf(project)) return null;
+    return `project ${project.name} is on a shared remote (${remoteOf(project)}), worked in each daemon's own clone: a promotion here would change only this daemon's clone, and its next sync with the remote's ${baseBranchOf(project)} would undo it. Promotion is not supported for such projects yet; the candidates stay pending for review.`;
+  };
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
-      // Review, promotion and audit act on a registered project's own `.workflow/` only.
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => (await store.projects.get(projectId)).repoPath, confineRoot: (root) => confineToProjects(store, root) });
+      // Review, promotion and audit act on a registered project's `.workflow/` only: where its runs work (repoFor).
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promotionRefused, confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];
@@ -351,8 +361,6 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  // Task branches of a project on a shared remote live in this host's clone of it.
-  const repoFor = (project: Project) => (remoteOf(project) && existsSync(join(config.home, 'clones', project.id)) ? join(config.home, 'clones', project.id) : project.repoPath);
   return buildApi({ store, bus, config: { ...config, token }, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 

@@ -92,7 +92,7 @@ export class Orchestrator {
       onError: opts.onError,
       onFinal: (run) => {
         void publishTaskBranch(this.store, this.repos, config.home, run, opts.onError);
-        void knowledgeFinished(this.store, this.knowledge, run, this.opts.onError);
+        void knowledgeFinished(this.store, this.knowledge, config.home, run, this.opts.onError);
         this.kick();
       },
       preFinal: opts.preFinal,

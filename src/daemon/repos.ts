@@ -17,6 +17,11 @@ export function remoteOf(project: Project): string | null {
   return typeof project.config.remote === 'string' && project.config.remote ? project.config.remote : null;
 }
 
+/** Where this daemon works on a project: its clone under `home` for a project on a shared remote, else the project's own repository. */
+export function workRepoOf(home: string, project: Project): string {
+  return remoteOf(project) ? join(home, 'clones', project.id) : project.repoPath;
+}
+
 export function baseBranchOf(project: Project): string {
   return typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
 }
@@ -93,7 +98,7 @@ export class ProjectRepos {
   async sync(project: Project): Promise<string> {
     const remote = remoteOf(project);
     if (!remote) return project.repoPath;
-    const clone = join(this.home, 'clones', project.id);
+    const clone = workRepoOf(this.home, project);
     const base = baseBranchOf(project);
     {
       if (!existsSync(join(clone, '.git'))) {

@@ -11,7 +11,7 @@ import { branchName } from '../executor/protocol/job.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
-import { remoteOf, type ProjectRepos } from './repos.js';
+import { remoteOf, workRepoOf, type ProjectRepos } from './repos.js';
 
 /** Knowledge must never fail a run: an error becomes a `knowledge.error` event (and one that cannot be recorded goes to `onError`). */
 export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn: () => T, onError: (err: Error) => void): Promise<T | null> {
@@ -23,7 +23,8 @@ export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn
   }
 }
 
-export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge, run: Run, onError: (err: Error) => void): Promise<void> {
+/** Finishes the run's knowledge where the run started it: the repository it ran from (workRepoOf: on a shared remote, this daemon's clone). */
+export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge, home: string, run: Run, onError: (err: Error) => void): Promise<void> {
   // A task or project deleted meanwhile has no knowledge to finish; any other failure is said, not dropped.
   const gone = (err: unknown) => {
     if (!isMaestroError(err, 'UNKNOWN_TASK') && !isMaestroError(err, 'UNKNOWN_PROJECT')) onError(coerceError(err));
@@ -34,7 +35,7 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
   if (!task || !project || !run.runDir) return;
   // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
   const autoPromoteDecisions = project.config.demo === true;
-  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: project.repoPath }, { autoPromoteDecisions }), onError);
+  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: workRepoOf(home, project) }, { autoPromoteDecisions }), onError);
   if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => onError(coerceError(err)));
 }
 
@@ -44,7 +45,7 @@ export async function publishTaskBranch(store: Store, repos: ProjectRepos, home:
     const task = await store.tasks.get(run.taskId);
     const project = await store.projects.get(task.projectId);
     if (!remoteOf(project) || run.kind === 'plan') return;
-    await repos.pushBranch(project, join(home, 'clones', project.id), branchName(task.id, task.version));
+    await repos.pushBranch(project, workRepoOf(home, project), branchName(task.id, task.version));
   } catch (err) {
     const e = coerceError(err);
     await store.events.append({ taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'git.push_failed', payload: { message: e.message } }).catch(() => undefined);
@@ -58,7 +59,7 @@ export async function pruneFinishedWorktrees(store: Store, home: string, opts: {
     for (const project of await store.projects.list()) {
       const tasks = await store.tasks.list({ projectId: project.id, limit: 100_000 });
       const keep = tasks.filter((t) => !['done', 'cancelled', 'superseded'].includes(t.status)).flatMap((t) => [`${t.id}-v${t.version}`, `${t.id}-plan`]);
-      const repo = remoteOf(project) ? join(home, 'clones', project.id) : project.repoPath;
+      const repo = workRepoOf(home, project);
       if (!existsSync(repo)) continue;
       const removed = await pruneOrphanWorktrees(repo, join(home, 'worktrees', project.id), keep);
       if (removed.length) opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');

@@ -8,10 +8,12 @@ import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { git, makeRepo } from '../helpers/repo.js';
+import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { poll, until } from '../helpers/wait.js';
+import type { Store } from '../../src/store/store.js';
+import type { Bus } from '../../src/lib/bus.js';
 import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor, runIdFor } from '../../src/knowledge/lifecycle/bridge.js';
@@ -46,18 +48,25 @@ describe('knowledge in the orchestrator', () => {
     removeTempDirs();
   });
 
-  it('brief in, report out: session per task, run dir linked, decisions become pending candidates', async () => {
-    const repo = makeRepo({ 'README.md': '# test\n', '.workflow/specs/coding-conventions.md': SPECS });
-    daemon = await startTestDaemon({ tickMs: 100 });
-    const { store, bus } = daemon;
-    const script = fileURLToPath(new URL('./fixtures/knowledge.yaml', import.meta.url));
-    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
-    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
-    daemon.orchestrator.kick();
+  const script = fileURLToPath(new URL('./fixtures/knowledge.yaml', import.meta.url));
+
+  /** The greeting task, created and run until its execute run is reviewed. */
+  async function runGreeting(store: Store, bus: Bus, projectId: string) {
+    const task = await store.tasks.create({ projectId, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    daemon!.orchestrator.kick();
     await until(bus, async () => {
       const t = await store.tasks.get(task.id);
       return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
     }, 'exec_review');
+    return task;
+  }
+
+  it('brief in, report out: session per task, run dir linked, decisions become pending candidates', async () => {
+    const repo = makeRepo({ 'README.md': '# test\n', '.workflow/specs/coding-conventions.md': SPECS });
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await runGreeting(store, bus, project.id);
 
     const [execute] = await store.runs.list({ taskId: task.id });
     const job = JSON.parse(readFileSync(join(execute!.runDir!, 'job.json'), 'utf8'));
@@ -82,5 +91,38 @@ describe('knowledge in the orchestrator', () => {
     expect(git(repo, 'ls-tree', '-r', '--name-only', `maestro/${task.id}-v1`)).not.toContain('.maestro/report.md');
     expect(readFileSync(join(repo, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toBe(SPECS);
     expect(existsSync(join(repo, '.workflow', 'sessions', sid, 'session.json'))).toBe(true);
+  });
+
+  it('on a shared remote the run is finished where it started: in the daemon\'s clone', async () => {
+    // The project is registered by its bare remote, which has no work tree: the runs work in this daemon's clone,
+    // and their knowledge lives there. (Finishing once looked in the registered repository, found no session and
+    // left every run's report unread and its run unsealed, without a word.)
+    const remote = bareRemote(tempDir('maestro-remote-'), { 'README.md': '# shared\n', '.workflow/specs/coding-conventions.md': SPECS });
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'shared', repoPath: remote, config: { remote, provider: { kind: 'scripted', script } } });
+    const task = await runGreeting(store, bus, project.id);
+
+    const [execute] = await store.runs.list({ taskId: task.id });
+    const clone = join(daemon.config.home, 'clones', project.id);
+    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: clone });
+    const sid = sessionIdFor(task.id);
+    const rid = runIdFor(execute!.id);
+    await poll(() => readRun(root, sid, rid).status === 'sealed', 'the execute run sealed in the clone\'s ledger', 60_000);
+    expect(readRun(root, sid, rid)).toMatchObject({ status: 'sealed', verdict: 'done', summary: 'greeting added' });
+    expect(review(lc, root, sid).candidates.map((c) => [c.source_kind, c.status]).sort()).toEqual([['constraint', 'pending'], ['decision', 'pending']]);
+    expect(existsSync(join(remote, '.workflow'))).toBe(false);
+    // The board's review queue for the project reads the same place.
+    const queue = await daemon.app.inject({ method: 'GET', url: `/api/knowledge/review?projectId=${project.id}` });
+    expect(queue.statusCode).toBe(200);
+    const sessions = (queue.json() as { sessions: Array<{ session_id: string; review: { candidates: unknown[] } | null }> }).sessions;
+    expect(sessions.find((x) => x.session_id === sid)?.review?.candidates).toHaveLength(2);
+    // Promoting would change only this clone, and the next sync would undo it: refused, and nothing changes.
+    const specs = join(clone, '.workflow', 'specs', 'coding-conventions.md');
+    const promoted = await daemon.app.inject({ method: 'POST', url: `/api/knowledge/review/${sid}/promote?projectId=${project.id}`, payload: { all: true } });
+    expect(promoted.statusCode).toBe(400);
+    expect(promoted.json().error.message).toMatch(/shared remote .*would undo it/);
+    expect(readFileSync(specs, 'utf8')).toBe(SPECS);
+    expect(review(lc, root, sid).candidates.every((c) => c.status === 'pending')).toBe(true);
   });
 });

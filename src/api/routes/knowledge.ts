@@ -31,6 +31,8 @@ export interface KnowledgeRouteOptions {
   confineRoot?: (root: string | undefined) => Promise<string>;
   /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
+  /** Why a project's candidates may not be promoted through this server, or null (see ReviewRouteOptions). */
+  promotionRefused?: (projectId: string) => Promise<string | null>;
   /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
   lifecycle?: LifecycleContext;
   /** The environment the review/promote/audit routes resolve a project's root with: the KnowledgeService's (needed with `projectRoot`). */
@@ -88,6 +90,6 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   if (opts.projectRoot) {
     if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');
-    registerReviewRoutes(app, { projectRoot: opts.projectRoot, lifecycle: opts.lifecycle, env: opts.env, doc });
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promotionRefused: opts.promotionRefused, lifecycle: opts.lifecycle, env: opts.env, doc });
   }
 };

@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { defineRoute, OpenApiDoc } from '../route.js';
-import { errorBody } from '../../core/errors.js';
+import { errorBody, MaestroError } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
@@ -28,6 +28,8 @@ import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse,
 export interface ReviewRouteOptions {
   /** The repository folder of a registered project; throws UNKNOWN_PROJECT for any other id. */
   projectRoot: (projectId: string) => Promise<string>;
+  /** Why the project's candidates may not be promoted here, or null (the daemon: a project on a shared remote). */
+  promotionRefused?: (projectId: string) => Promise<string | null>;
   /** The KnowledgeService's lifecycle context, given to every operation. */
   lifecycle: LifecycleContext;
   /** The daemon's environment (MAESTRO_HOME, MAESTRO_UID: a root's personal specs): the KnowledgeService's config. */
@@ -71,6 +73,8 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
+    const refused = await opts.promotionRefused?.(query.projectId);
+    if (refused) throw new MaestroError('BAD_INPUT', refused, { details: { projectId: query.projectId } });
     const root = await rootFor(query.projectId);
     return promote(lc, root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
   });
