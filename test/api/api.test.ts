@@ -3,9 +3,9 @@
  * happy path and its refusals, with stable error codes and no partial change.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeRepo } from '../helpers/repo.js';
+import { bareRemote, makeRepo } from '../helpers/repo.js';
 
 describe('REST API', () => {
   let d: TestDaemon;
@@ -38,6 +38,17 @@ describe('REST API', () => {
     const shown = await call('GET', `/api/projects/${created.body.project.id}`);
     expect(shown.body).toMatchObject({ project: { name: 'web' }, tasksByStatus: {} });
     expect((await call('GET', '/api/projects')).body.projects).toHaveLength(1);
+  });
+
+  it('registers a shared remote (a bare repository) as the project of several daemons, and refuses a bare one without config.remote', async () => {
+    const remote = bareRemote(tempDir('maestro-remote-'));
+    const bare = await call('POST', '/api/projects', { name: 'solo', repoPath: remote });
+    expect(bare.status).toBe(400);
+    expect(bare.body.error.message).toMatch(/is a bare repository, which has no work tree.*config\.remote/);
+    expect((await call('GET', '/api/projects')).body.projects).toHaveLength(0);
+    const shared = await call('POST', '/api/projects', { name: 'web', repoPath: remote, config: { remote } });
+    expect(shared.status).toBe(201);
+    expect(shared.body.project).toMatchObject({ name: 'web', repoPath: remote, config: { remote } });
   });
 
   it('creates, lists, shows and edits tasks; bad bodies name the field', async () => {

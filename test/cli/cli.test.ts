@@ -16,6 +16,7 @@ import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cleanEnv, cli, cliFor, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
 import { budget } from '../helpers/budget.js';
+import { bareRemote } from '../helpers/repo.js';
 
 afterEach(() => removeTempDirs());
 
@@ -136,6 +137,19 @@ describe('maestro CLI without a daemon', () => {
 });
 
 describe('maestro CLI against a daemon', () => {
+  it('adds a project on a shared remote: the bare repository, named as the remote (README "Running on several machines")', () =>
+    withDaemon(async (d) => {
+      const { cli, cliJson } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const remote = bareRemote(tempDir('maestro-remote-'));
+      const alone = await cli(['project', 'add', remote, ...url]);
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toContain('is a bare repository');
+      const shared = await cliJson<{ project: Project }>(['project', 'add', remote, '--remote', remote, ...url]);
+      expect(shared.code).toBe(0);
+      expect(shared.body.project).toMatchObject({ name: 'remote', repoPath: remote, config: { remote } });
+    }));
+
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>
     withDaemon(async (d) => {
       const { cli, cliJson } = cliFor(d.config.home);

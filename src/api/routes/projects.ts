@@ -11,21 +11,35 @@ import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
 import { projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
 
-/** A project's repository must be an existing git work tree, given as an absolute path. */
-export function checkRepoPath(repoPath: string): string {
+/** A bare repository (`git init --bare`): what a shared remote usually is. */
+function isBareRepository(path: string): boolean {
+  return ['HEAD', 'objects', 'refs'].every((f) => existsSync(join(path, f))) && !existsSync(join(path, '.git'));
+}
+
+/**
+ * A project's repository, given as an absolute path: an existing git work tree, or, for a project on a
+ * shared remote (`config.remote`), also a bare repository (the remote itself: the daemons work in their
+ * own clones of it, README "Running on several machines").
+ */
+export function checkRepoPath(repoPath: string, opts: { remote?: boolean } = {}): string {
   if (!isAbsolute(repoPath)) throw new MaestroError('BAD_INPUT', `repoPath must be absolute, got "${repoPath}".`);
   const path = resolve(repoPath);
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a directory.`);
-  if (!existsSync(join(path, '.git'))) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
-  return path;
+  if (existsSync(join(path, '.git'))) return path;
+  if (isBareRepository(path)) {
+    if (opts.remote) return path;
+    throw new MaestroError('BAD_INPUT', `repoPath ${path} is a bare repository, which has no work tree to run tasks in. Register a checkout of it, or name it as the project's shared remote (config.remote) so each daemon works in a clone of it.`);
+  }
+  throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
 }
 
 export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
   defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: await store.projects.list() }));
 
   defineRoute(app, doc, { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project', tags: ['projects'], body: projectInputSchema, response: projectResponse, status: 201 }, async ({ body }) => {
-    const repoPath = checkRepoPath(body.repoPath);
-    return { project: await store.projects.create({ ...body, config: parseProjectSettings(body.config), repoPath }) };
+    const config = parseProjectSettings(body.config);
+    const repoPath = checkRepoPath(body.repoPath, { remote: typeof config.remote === 'string' });
+    return { project: await store.projects.create({ ...body, config, repoPath }) };
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts', tags: ['projects'], params: idParam, response: projectDetailResponse }, async ({ params }) => {

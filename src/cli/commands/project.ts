@@ -21,14 +21,16 @@ export function register(program: Command, ctx: CliContext): void {
       .command('add <path>')
       .description('Register the git repository at <path> as a project, optionally with its agent.')
       .option('--name <name>', 'project name (default: the folder name)')
+      .option('--remote <remote>', 'a shared remote several daemons work through, each in its own clone (README "Running on several machines"); <path> may then be that bare repository')
       .addOption(new Option('--provider <kind>', 'the agent that runs its tasks (docs/agents.md)').choices(PROVIDER_KINDS))
       .option('--command <argv>', "with --provider command: the agent's argv, {prompt} where the prompt goes (else stdin), {model} for the model")
       .option('--script <file>', 'with --provider scripted: the script (docs/scripted-agent.md)'),
   ).action(
-    action(async (path: string, opts: ClientFlags & { name?: string; provider?: string; command?: string; script?: string }) => {
+    action(async (path: string, opts: ClientFlags & { name?: string; remote?: string; provider?: string; command?: string; script?: string }) => {
       const repoPath = resolve(path);
       const provider = providerFromFlags(opts);
-      const body = { name: opts.name ?? basename(repoPath), repoPath, ...(provider ? { config: { provider } } : {}) };
+      const config = { ...(provider ? { provider } : {}), ...(opts.remote ? { remote: opts.remote } : {}) };
+      const body = { name: opts.name ?? basename(repoPath.replace(/\.git$/, '')), repoPath, ...(Object.keys(config).length ? { config } : {}) };
       const client = clientFor(opts, ctx.env);
       const { project: p } = await client.post<ProjectResponse>('/api/projects', body);
       if (opts.json) return printJson({ project: p });
