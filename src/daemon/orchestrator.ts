@@ -172,8 +172,11 @@ export class Orchestrator {
       const paused = this.opts.mayClaim?.() === false;
       // Claimed tasks waiting for a slot for their next stage (or their conflict run) go first: no new claim while they wait.
       const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting - this.merges.awaitingConflictRuns);
-      const perProject = perProjectSlots(inFlight, await this.store.projects.list(), this.owner, this.config.maxConcurrentRunsPerProject);
-      const won = await this.scheduler.claim(free, perProject);
+      const projects = await this.store.projects.list();
+      const slots = perProjectSlots(inFlight, projects, this.owner, this.config.maxConcurrentRunsPerProject);
+      // On a shared remote a project's hooks (before:task:claim first) are main's, read from this daemon's clone.
+      const unready = await this.repos.cloneMissing(projects, this.opts.onError);
+      const won = await this.scheduler.claim(free, (projectId) => (unready.has(projectId) ? 0 : slots(projectId)));
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts);

@@ -10,6 +10,7 @@ import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import type { Store } from '../store/store.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { passEnvOf } from './projectSettings.js';
+import { workRepoOf } from './repos.js';
 import type { OrchestratorHooks } from './orchestrator.js';
 
 export interface DaemonHooks extends OrchestratorHooks {
@@ -26,7 +27,8 @@ export function createDaemonHooks(store: Store, globalHome: string, timeoutMs?: 
     // Settings changed (passEnv): a runner with the new environment.
     if (!r || r.updatedAt !== project.updatedAt) {
       const env = processAgentEnv({ pass: passEnvOf(project.config) });
-      r = { runner: new HookRunner({ projectRoot: project.repoPath, globalHome, timeoutMs, env }), updatedAt: project.updatedAt };
+      // On a shared remote the project's hooks are main's, in this daemon's clone (the orchestrator makes it before claiming).
+      r = { runner: new HookRunner({ projectRoot: workRepoOf(globalHome, project), globalHome, timeoutMs, env }), updatedAt: project.updatedAt };
       runners.set(task.projectId, r);
     }
     return r.runner;

@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MaestroError } from '../core/errors.js';
+import { coerceError, MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
 
@@ -29,6 +29,8 @@ export function baseBranchOf(project: Project): string {
 /** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
 const FETCH_PATIENCE_MS = 30_000;
 export const ABANDONED_WORKTREE_MS = 10_000;
+/** How long after a failed clone of a shared remote the next one is tried. */
+const CLONE_RETRY_MS = 10_000;
 
 /**
  * `git fetch` checks connectivity against every worktree's HEAD. A worker
@@ -71,6 +73,8 @@ function dropAbandonedWorktree(clone: string, name: string): boolean {
 }
 
 export class ProjectRepos {
+  /** Projects whose remote could not be cloned, and when (cloneMissing). */
+  private readonly cloneFailedAt = new Map<string, number>();
   /** One git operation at a time per clone: fetches, resets and pushes must not interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
@@ -92,6 +96,33 @@ export class ProjectRepos {
   async prepare(project: Project): Promise<string> {
     if (!remoteOf(project)) return project.repoPath;
     return this.serial(project.id, () => this.sync(project));
+  }
+
+  /**
+   * Clones each project on a shared remote that has no clone here yet (before its first claim: its hooks and
+   * settings are main's, read from the clone). Answers the projects whose clone could not be made (an
+   * unreachable remote, told to `onError`): none of their tasks may be claimed.
+   */
+  async cloneMissing(projects: readonly Project[], onError: (err: Error) => void): Promise<Set<string>> {
+    const unready = new Set<string>();
+    for (const project of projects) {
+      if (!remoteOf(project) || existsSync(join(workRepoOf(this.home, project), '.git'))) continue;
+      // A remote that just failed is tried again (and said again) only after CLONE_RETRY_MS, not every tick.
+      const failed = this.cloneFailedAt.get(project.id);
+      if (failed !== undefined && Date.now() - failed < CLONE_RETRY_MS) {
+        unready.add(project.id);
+        continue;
+      }
+      try {
+        await this.prepare(project);
+        this.cloneFailedAt.delete(project.id);
+      } catch (err) {
+        this.cloneFailedAt.set(project.id, Date.now());
+        unready.add(project.id);
+        onError(coerceError(err));
+      }
+    }
+    return unready;
   }
 
   /** Clone if needed, fetch, and reset main to the remote's. Call inside `exclusive`. */

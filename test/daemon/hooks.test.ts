@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { bareRemote, makeRepo } from '../helpers/repo.js';
+import { poll, until } from '../helpers/wait.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/plan-one.yaml', import.meta.url));
 
@@ -50,5 +50,43 @@ describe('hooks in the daemon', () => {
     const cancels = (await store.events.list({ taskId: t.id, type: 'hook.cancelled' })).events;
     expect(cancels.map((e) => e.payload)).toEqual([expect.objectContaining({ hook: 'before:merge', reason: expect.stringContaining('release freeze') })]);
     expect(existsSync(join(repo, 'thing.txt'))).toBe(false);
+  });
+
+  it('on a shared remote the project hooks are main\'s, read from the daemon\'s clone: before:task:claim holds the task', async () => {
+    // The project is registered by its bare remote, which has no work tree and so no .maestro/ of its own.
+    const remote = bareRemote(tempDir('maestro-remote-'), { 'README.md': '# shared\n', '.maestro/hooks/before-task-claim.sh': '#!/bin/sh\necho "nothing is claimed during the audit"\nexit 1\n' });
+    d = await startTestDaemon({ tickMs: 100 });
+    const { store } = d;
+    const p = await store.projects.create({ name: 'shared', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT } } });
+    const t = await store.tasks.create({ projectId: p.id, title: 'Held by the audit', complexity: 'medium' });
+    d.orchestrator.kick();
+    const cancels = await poll(async () => {
+      const found = (await store.events.list({ taskId: t.id, type: 'hook.cancelled' })).events;
+      return found.length ? found : null;
+    }, 'the claim veto from the remote\'s hook', 60_000);
+    expect(cancels[0]!.payload).toMatchObject({ hook: 'before:task:claim', reason: expect.stringContaining('during the audit') });
+    expect(await store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedBy: null });
+    expect(await store.runs.list({ taskId: t.id })).toEqual([]);
+  });
+
+  it('claims nothing of a project on a shared remote it cannot clone, and says why', async () => {
+    const missing = join(tempDir('maestro-remote-'), 'gone.git');
+    d = await startTestDaemon({ tickMs: 100 });
+    const { store } = d;
+    const p = await store.projects.create({ name: 'unreachable', repoPath: missing, config: { remote: missing, provider: { kind: 'scripted', script: SCRIPT } } });
+    const t = await store.tasks.create({ projectId: p.id, title: 'Waits for its remote', complexity: 'medium' });
+    d.orchestrator.kick();
+    await poll(() => d!.logs.some((l) => l.includes(`Cannot clone ${missing}`)), 'the clone failure in the log', 60_000);
+    // Twenty more ticks while the task waits: the failure is said again only after 10 s, not every tick
+    // (at most once more here, on a machine slow enough to take that long).
+    const linesBefore = d.logs.length;
+    for (let i = 0; i < 20; i++) {
+      await d.orchestrator.idle();
+      d.orchestrator.kick();
+    }
+    await d.orchestrator.idle();
+    expect(d.logs.slice(linesBefore).filter((l) => l.includes('Cannot clone')).length).toBeLessThanOrEqual(1);
+    expect(await store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedBy: null });
+    expect(await store.runs.list({ taskId: t.id })).toEqual([]);
   });
 });
