@@ -49,6 +49,10 @@ describe('REST API', () => {
     const shared = await call('POST', '/api/projects', { name: 'web', repoPath: remote, config: { remote } });
     expect(shared.status).toBe(201);
     expect(shared.body.project).toMatchObject({ name: 'web', repoPath: remote, config: { remote } });
+    const dropped = await call('PATCH', `/api/projects/${shared.body.project.id}`, { config: {} });
+    expect(dropped.status).toBe(400);
+    expect(dropped.body.error.message).toMatch(/bare repository, so its settings must name a shared remote/);
+    expect((await call('GET', `/api/projects/${shared.body.project.id}`)).body.project.config).toEqual({ remote });
   });
 
   it('creates, lists, shows and edits tasks; bad bodies name the field', async () => {

@@ -61,6 +61,10 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
     },
     async ({ params, body, req }) => {
       const config = parseProjectSettings(body.config);
+      // A project registered by its bare remote keeps a remote: without one there is no work tree to run in.
+      if (!config.remote && isBareRepository((await store.projects.get(params.id)).repoPath)) {
+        throw new MaestroError('BAD_INPUT', `project ${params.id} is registered by a bare repository, so its settings must name a shared remote (config.remote); nothing was saved.`);
+      }
       const from = requestOrigin(req);
       const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
       return { project };
