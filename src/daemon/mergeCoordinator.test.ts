@@ -165,8 +165,15 @@ describe('merge trains', () => {
     const conflictRuns: Array<{ task: string; locks: number }> = [];
     const hooks: MergeHooks = { beforeMerge: async (task) => (task.id === v.id ? { cancel: 'release freeze' } : undefined) };
     const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks, conflictRuns });
+    const mainBefore = git(repo, 'rev-parse', 'main');
     await d.merges.tick();
     expect(d.errors).toEqual([]);
+    // Each merge names main as it was just before it (the change the board shows once the branch is gone).
+    const merged = async (t: Task) => (await s.events.list({ taskId: t.id, type: 'task.status', limit: 100 })).events.at(-1)?.payload.merged as { sha: string; previousSha: string };
+    const [ma, mc] = [await merged(a), await merged(c)];
+    expect(ma.previousSha).toBe(mainBefore);
+    expect(mc.previousSha).toBe(ma.sha);
+    expect(mc.sha).toBe(git(repo, 'rev-parse', 'main'));
 
     expect((await s.tasks.get(a.id)).status).toBe('done');
     expect((await s.tasks.get(c.id)).status).toBe('done');

@@ -218,8 +218,8 @@ export class MergeCoordinator {
   /** Merges the train in `repo`; with a `remote`, the branches come from it and main goes back to it in one push. */
   private async land(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Landed> {
     const landed: Landed = { repo, cleanups: [], conflicts: [] };
-    const cars = await this.carsFor(project, repo, remote, tasks);
     const base = baseBranchOf(project);
+    const { cars, baseTip } = await this.carsFor(project, repo, remote, tasks);
     // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
     const inMain = await refsMergedInto(repo, base, cars.map((c) => c.ref));
     for (const car of cars.filter((c) => inMain.has(c.ref))) {
@@ -240,7 +240,7 @@ export class MergeCoordinator {
       const v = await this.opts.hooks.beforeMerge?.(car.task, car.branch);
       return v && 'cancel' in v ? v.cancel : null;
     };
-    const outcomes = await runTrain({ repo, base, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto });
+    const outcomes = await runTrain({ repo, base, head: baseTip, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto });
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
       if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message });
@@ -258,11 +258,11 @@ export class MergeCoordinator {
   }
 
   /**
-   * Each task's branch and commit, read for the whole train in one for-each-ref (on a shared remote the
-   * sync just fetched every branch). A task already recorded is finished here; one without a branch needs
+   * Each task's branch and commit, and main's, read for the whole train in one for-each-ref (on a shared
+   * remote the sync just fetched every branch). A task already recorded is finished here; one without a branch needs
    * attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
    */
-  private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Car[]> {
+  private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<{ cars: Car[]; baseTip: string | undefined }> {
     const prefix = remote ? `refs/remotes/${remote}/` : 'refs/heads/';
     const tips = await refTips(repo, prefix);
     const recorded = new Set((await this.store.db.all<{ task_id: string }>(`SELECT task_id FROM merges WHERE task_id IN (${tasks.map((_, i) => `$${i + 1}`).join(', ')})`, tasks.map((t) => t.id))).map((r) => r.task_id));
@@ -277,7 +277,8 @@ export class MergeCoordinator {
         if (car) cars.push(car);
       }
     }
-    return cars;
+    // Main as checked out: the remote's as just synced, or the project's own (checked to be on it before merging).
+    return { cars, baseTip: tips.get(prefix + baseBranchOf(project)) };
   }
 
   /** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */

@@ -35,6 +35,8 @@ export interface TrainOptions {
   repo: string;
   base: string;
   strategy: 'ff-only' | 'merge' | 'no-ff';
+  /** The checked-out base's commit when the caller knows it (read with the cars' tips); else read here. */
+  head?: string;
   cars: Car[];
   /** The before:merge hook: a reason to refuse the car, or null. */
   veto: (car: Car) => Promise<string | null>;
@@ -47,7 +49,7 @@ export interface TrainOptions {
  */
 export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
   const outcomes: CarOutcome[] = [];
-  let head = (await git(opts.repo, ['rev-parse', '--verify', 'HEAD'])).stdout.trim();
+  let head = opts.head ?? (await git(opts.repo, ['rev-parse', '--verify', 'HEAD'])).stdout.trim();
   for (const car of opts.cars) {
     const refused = await opts.veto(car);
     if (refused !== null) {
