@@ -103,4 +103,27 @@ describe('watched corpus reads', () => {
     expect(s.parsed).toBe(1);
     expect(s.fingerprint).toBe(readCorpus(wf).fingerprint);
   });
+
+  it('started in the background: reads stay exact until it has started, then stat only what changed', () => {
+    const wf = corpus(10);
+    // No wait: the caller goes on at once, and reads walk everything until the thread has its watches in place.
+    expect(cache.watch(wf)).toBe(true);
+    const early = cache.read(wf);
+    expect(early.fingerprint).toBe(readCorpus(wf).fingerprint);
+    appendFileSync(join(wf, 'specs', 'f2.md'), entry('S-20260105-0001', 'Written while the watcher starts'));
+    expect(cache.read(wf).fingerprint).toBe(readCorpus(wf).fingerprint);
+    // Once the thread has started (a state the reads show: a quiet read stats nothing), changes come from it.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      settle(wf);
+      if (cache.read(wf).statted === 0) break;
+      if (Date.now() > deadline) throw new Error('the watcher never took over within 60 s');
+      cache.watch(wf); // a thread that missed its start time was closed: start another
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+    appendFileSync(join(wf, 'specs', 'f3.md'), entry('S-20260105-0002', 'Written once it watches'));
+    const late = cache.read(wf);
+    expect(late.statted).toBe(1);
+    expect(late.fingerprint).toBe(readCorpus(wf).fingerprint);
+  });
 });
