@@ -123,13 +123,16 @@ export function expectedOutputFor(type: TaskType, title: string): string {
   }
 }
 
-/** The repository's tracked files, through the project's git runner (an allowlisted environment, never the caller's secrets). */
+/**
+ * The repository's tracked files, through the project's git runner (an allowlisted environment, never the
+ * caller's secrets); for a bare repository (a project registered by its shared remote), main's files.
+ */
 export async function gitFiles(repoPath: string): Promise<string[]> {
-  try {
-    return (await git(repoPath, ['ls-files'])).stdout.split('\n').filter(Boolean);
-  } catch {
-    throw new MaestroError('NOT_A_REPOSITORY', `${repoPath} is not a git repository (git ls-files failed).`);
-  }
+  // `ls-files` answers nothing in a bare repository (no index), without failing.
+  const bare = await git(repoPath, ['rev-parse', '--is-bare-repository'], { okCodes: [128] }).catch(() => null);
+  if (!bare || bare.code !== 0) throw new MaestroError('NOT_A_REPOSITORY', `${repoPath} is not a git repository (git rev-parse failed).`);
+  const listed = bare.stdout.trim() === 'true' ? await git(repoPath, ['ls-tree', '-r', '--name-only', 'HEAD']) : await git(repoPath, ['ls-files']);
+  return listed.stdout.split('\n').filter(Boolean);
 }
 
 export function heuristicMetadata(title: string, files: string[]): TaskMetadata {

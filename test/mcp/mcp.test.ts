@@ -4,10 +4,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { ROOT, cleanEnv, gitRepo } from '../cli/helpers.js';
 import { budget } from '../helpers/budget.js';
@@ -96,6 +97,11 @@ describe('maestro mcp', () => {
     try {
       const suggested = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: repo });
       expect(suggested.body).toMatchObject({ taskType: 'docs', ownedFiles: ['docs/setup.md'] });
+      // A project registered by its shared remote (a bare repository): main's files.
+      const remote = join(tempDir('maestro-remote-'), 'remote.git');
+      execFileSync('git', ['clone', '-q', '--bare', repo, remote]);
+      const fromRemote = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: remote });
+      expect(fromRemote.body).toMatchObject({ taskType: 'docs', ownedFiles: ['docs/setup.md'] });
       const listed = await call<{ error: { code: string; message: string } }>(client, 'list_tasks', {});
       expect(listed.isError).toBe(true);
       expect(listed.body.error.code).toBe('DAEMON_UNREACHABLE');
