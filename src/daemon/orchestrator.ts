@@ -174,8 +174,9 @@ export class Orchestrator {
       const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting - this.merges.awaitingConflictRuns);
       const projects = await this.store.projects.list();
       const slots = perProjectSlots(inFlight, projects, this.owner, this.config.maxConcurrentRunsPerProject);
-      // On a shared remote a project's hooks (before:task:claim first) are main's, read from this daemon's clone.
-      const unready = await this.repos.cloneMissing(projects, this.opts.onError);
+      // On a shared remote a project's hooks (before:task:claim first) are main's, read from this daemon's clone:
+      // made before a claim, and only when one can be made (never onto a full disk or with every slot taken).
+      const unready = free > 0 ? await this.repos.cloneMissing(projects, this.opts.onError) : new Set<string>();
       const won = await this.scheduler.claim(free, (projectId) => (unready.has(projectId) ? 0 : slots(projectId)));
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffStats, ownedMatcher } from './diff.js';
-import { assertRepository, git, observeGit } from './git.js';
+import { assertRepository, git, observeGit, trackedFiles } from './git.js';
 import { assertMainCheckout, mergeInProgress, mergeIntoMain } from './merge.js';
 import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees, SET_ASIDE_KEEP, SET_ASIDE_REFS, setAsideLeftovers } from './worktree.js';
 
@@ -36,6 +36,8 @@ describe('git', () => {
     mkdirSync(plain);
     await expect(assertRepository(plain)).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
     await expect(assertRepository(join(root, 'nope'))).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
+    await expect(trackedFiles(plain)).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
+    await expect(trackedFiles(join(root, 'nope'))).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });
     // A worktree of a non-repository is refused as clearly, though the check is now the worktree listing itself.
     await expect(ensureWorktree({ ...spec('P'), repoPath: plain })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: `${plain} is not a git repository` });
     await expect(detachedWorktree(join(root, 'nope'), join(root, 'wt'), 'P-plan', 'main')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY' });

@@ -118,6 +118,12 @@ export async function assertRepository(path: string, options: GitOptions = {}): 
   return (await gitInRepository(path, ['rev-parse', '--show-toplevel'], options)).stdout.trim();
 }
 
+/** The files git tracks in `path`: the index's in a work tree, main's (HEAD) in a bare repository, which has no index. */
+export async function trackedFiles(path: string): Promise<string[]> {
+  const bare = (await gitInRepository(path, ['rev-parse', '--is-bare-repository'])).stdout.trim() === 'true';
+  return (await git(path, bare ? ['ls-tree', '-r', '--name-only', 'HEAD'] : ['ls-files'])).stdout.split('\n').filter(Boolean);
+}
+
 export async function revParse(cwd: string, rev: string): Promise<string> {
   return (await git(cwd, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
 }

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { AgentProvider } from '../agents/types.js';
 import { READ_ONLY_TOOLS } from '../agents/types.js';
 import { MaestroError } from '../core/errors.js';
-import { git } from '../git/git.js';
+import { trackedFiles } from '../git/git.js';
 import { TASK_SCOPES, TASK_TYPES, type TaskScope, type TaskType } from '../core/types.js';
 
 export interface TaskMetadata {
@@ -123,18 +123,6 @@ export function expectedOutputFor(type: TaskType, title: string): string {
   }
 }
 
-/**
- * The repository's tracked files, through the project's git runner (an allowlisted environment, never the
- * caller's secrets); for a bare repository (a project registered by its shared remote), main's files.
- */
-export async function gitFiles(repoPath: string): Promise<string[]> {
-  // `ls-files` answers nothing in a bare repository (no index), without failing.
-  const bare = await git(repoPath, ['rev-parse', '--is-bare-repository'], { okCodes: [128] }).catch(() => null);
-  if (!bare || bare.code !== 0) throw new MaestroError('NOT_A_REPOSITORY', `${repoPath} is not a git repository (git rev-parse failed).`);
-  const listed = bare.stdout.trim() === 'true' ? await git(repoPath, ['ls-tree', '-r', '--name-only', 'HEAD']) : await git(repoPath, ['ls-files']);
-  return listed.stdout.split('\n').filter(Boolean);
-}
-
 export function heuristicMetadata(title: string, files: string[]): TaskMetadata {
   const taskType = inferTaskType(title);
   const ownedFiles = matchFiles(title, files);
@@ -187,7 +175,8 @@ export interface SuggestOptions {
 export async function suggestTaskMetadata(options: SuggestOptions): Promise<TaskMetadata> {
   const title = options.title.trim();
   if (!title) throw new MaestroError('BAD_INPUT', 'title must not be empty.');
-  const files = await gitFiles(options.repoPath);
+  // Through the project's git runner (an allowlisted environment, never the caller's secrets); NOT_A_REPOSITORY for anything else.
+  const files = await trackedFiles(options.repoPath);
   const fallback = heuristicMetadata(title, files);
   if (!options.provider) return fallback;
   const signal = AbortSignal.timeout(options.timeoutMs ?? 120_000);

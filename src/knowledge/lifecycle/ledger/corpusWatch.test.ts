@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // RACY_MS: a file or folder modified this recently before a read is read again by design.
 import { CorpusCache, RACY_MS, readCorpus } from './corpusDocs.js';
+import { sleepSync } from '../../../lib/sleepSync.js';
 
 const cache = new CorpusCache();
 
@@ -43,7 +44,7 @@ function settle(wf: string): void {
   const paths = [wf, ...['specs', 'knowhow'].flatMap((d) => [join(wf, d), ...readdirSync(join(wf, d)).map((f) => join(wf, d, f))])];
   const newest = Math.max(...paths.map((p) => statSync(p).mtimeMs));
   const left = newest + RACY_MS + 1 - Date.now();
-  if (left > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, left);
+  if (left > 0) sleepSync(left);
 }
 
 describe('watched corpus reads', () => {
@@ -119,7 +120,7 @@ describe('watched corpus reads', () => {
       if (cache.read(wf).statted === 0) break;
       if (Date.now() > deadline) throw new Error('the watcher never took over within 60 s');
       cache.watch(wf); // a thread that missed its start time was closed: start another
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      sleepSync(20);
     }
     appendFileSync(join(wf, 'specs', 'f3.md'), entry('S-20260105-0002', 'Written once it watches'));
     const late = cache.read(wf);
