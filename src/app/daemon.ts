@@ -86,6 +86,8 @@ export interface DaemonOptions {
   logFile?: string;
   /** How often the health probe looks at the disk (5 s). */
   healthProbeMs?: number;
+  /** How long after a failed clone or fetch of a project's shared remote it is tried again (10 s). */
+  remoteRetryMs?: number;
   /** Print the "daemon on …" line (the CLI does; tests do not). */
   announce?: boolean;
   hooks?: OrchestratorHooks;
@@ -300,18 +302,32 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
+    onRemote: (project, err) => health.remote(project.id, remoteOf(project) ?? project.repoPath, err ? err.message : null),
+    remoteRetryMs: options.remoteRetryMs,
     knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
 }
 
-/** What a change of health does: a log line, a board event, and a kick when the disk takes writes again. */
+/**
+ * What a change of health does: a log line, a board event, and a kick when the disk takes writes again or a
+ * shared remote answers again. A full disk or a read-only home pauses every claim; an unreachable remote
+ * holds its own project's (the condition's message says which).
+ */
 function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (report: HealthReport) => void {
+  let said = new Map<string, string>();
   return (report) => {
-    if (report.ok) log.info('the disk takes writes again: claiming new work resumes');
-    else log.warn({ conditions: report.conditions }, 'claiming new work paused: %s', report.conditions.map((c) => c.message).join(' '));
+    const now = new Map(report.conditions.map((c) => [`${c.code}:${c.path}`, c.message]));
+    for (const [key, message] of now) if (!said.has(key)) log.warn({ condition: key }, key.startsWith('REMOTE_UNREACHABLE:') ? message : `claiming new work paused: ${message}`);
+    for (const key of said.keys()) {
+      if (now.has(key)) continue;
+      if (key.startsWith('REMOTE_UNREACHABLE:')) log.info(`the shared remote ${key.slice('REMOTE_UNREACHABLE:'.length)} answers again: its project's tasks are claimed again`);
+      else log.info('the disk takes writes again: claiming new work resumes');
+    }
+    const cleared = [...said.keys()].some((key) => !now.has(key));
+    said = now;
     // Not stored (the disk may be full): straight to the board's WebSocket.
     bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
-    if (report.ok) orchestrator.kick();
+    if (cleared) orchestrator.kick();
   };
 }
 

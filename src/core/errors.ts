@@ -28,6 +28,8 @@ export const ERROR_CATALOGUE = {
   SCRIPT_INVALID: 400,
   JOB_INVALID: 400,
   GIT_MISSING: 500,
+  /** A project's shared remote (config.remote) did not answer a clone or fetch: a moment to wait, not the task's fault. */
+  REMOTE_UNREACHABLE: 503,
   GIT_FAILED: 500,
   NOT_A_REPOSITORY: 400,
   DIRTY_MAIN: 409,

@@ -10,13 +10,17 @@
  * when the probe's write succeeds again the condition clears and claiming
  * resumes by itself. `GET /api/health`, `maestro doctor` and the board's
  * banner show the conditions.
+ *
+ * A shared remote this daemon cannot reach (REMOTE_UNREACHABLE) is a condition
+ * too, set and cleared by whoever tried it (ProjectRepos), not by the probe:
+ * it holds only its project's claims, so it does not pause claiming here.
  */
 import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { isMaestroError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
 
-export type ConditionCode = 'DISK_FULL' | 'HOME_READ_ONLY';
+export type ConditionCode = 'DISK_FULL' | 'HOME_READ_ONLY' | 'REMOTE_UNREACHABLE';
 
 export interface HealthCondition {
   code: ConditionCode;
@@ -70,6 +74,8 @@ function messageFor(code: ConditionCode, path: string): string {
 export class HealthMonitor {
   /** Keyed by code and watched folder: one condition per disk, whatever file failed on it. */
   private readonly current = new Map<string, HealthCondition & { dir: string }>();
+  /** Shared remotes this daemon cannot reach, by project id. */
+  private readonly remotes = new Map<string, HealthCondition>();
   private readonly dirs: string[];
   private readonly probeBytes: number;
   private timer: NodeJS.Timeout | null = null;
@@ -95,13 +101,23 @@ export class HealthMonitor {
   }
 
   report(): HealthReport {
-    const conditions = [...this.current.values()].map(({ dir: _dir, ...c }) => c);
+    const conditions = [...[...this.current.values()].map(({ dir: _dir, ...c }) => c), ...this.remotes.values()];
     return { ok: conditions.length === 0, conditions };
   }
 
   /** No new work while the disk is full or the home read-only. */
   get claimPaused(): boolean {
     return this.current.size > 0;
+  }
+
+  /**
+   * Says that project `projectId`'s shared remote `remote` cannot be reached (with why), or, with a null
+   * `message`, that it answers again. Only a change is reported.
+   */
+  remote(projectId: string, remote: string, message: string | null): void {
+    if (message === null ? !this.remotes.delete(projectId) : this.remotes.has(projectId)) return;
+    if (message !== null) this.remotes.set(projectId, { code: 'REMOTE_UNREACHABLE', path: remote, message, since: this.opts.now() });
+    this.opts.onChange(this.report());
   }
 
   /** Records the condition `err` is, if it is one; returns whether it was. */

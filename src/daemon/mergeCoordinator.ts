@@ -16,7 +16,7 @@
  * later in a train of its own, so one refused change cannot hold the others.
  */
 import { join } from 'node:path';
-import { MaestroError, coerceError } from '../core/errors.js';
+import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
@@ -148,7 +148,8 @@ export class MergeCoordinator {
         for (const l of landed) await this.cleanUpAll(project, l);
       }
     } catch (err) {
-      this.opts.onError(coerceError(err));
+      // A shared remote that does not answer is the health report's to say (once), not the log's every tick.
+      if (!isMaestroError(err, 'REMOTE_UNREACHABLE')) this.opts.onError(coerceError(err));
     }
   }
 
@@ -167,7 +168,7 @@ export class MergeCoordinator {
     const landed: Landed[] = [];
     if (!remoteOf(project)) {
       for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
-    } else {
+    } else if (this.opts.repos.mayTry(projectId)) {
       await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
         try {

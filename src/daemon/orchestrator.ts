@@ -73,7 +73,7 @@ export class Orchestrator {
   ) {
     this.owner = config.name;
     this.knowledge = opts.knowledge ?? new KnowledgeBridge();
-    this.repos = new ProjectRepos(config.home);
+    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, onReachability: opts.onRemote });
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
       owner: this.owner,
@@ -150,6 +150,7 @@ export class Orchestrator {
   async idle(): Promise<void> {
     while (this.ticking || this.mergeTicks.size) await (this.ticking ?? Promise.all(this.mergeTicks));
     await this.merges.idle();
+    await this.repos.idle();
   }
 
   /** Registers this daemon's name on the database; refused while another live daemon holds it. */
@@ -175,8 +176,9 @@ export class Orchestrator {
       const projects = await this.store.projects.list();
       const slots = perProjectSlots(inFlight, projects, this.owner, this.config.maxConcurrentRunsPerProject);
       // On a shared remote a project's hooks (before:task:claim first) are main's, read from this daemon's clone:
-      // made before a claim, and only when one can be made (never onto a full disk or with every slot taken).
-      const unready = free > 0 ? await this.repos.cloneMissing(projects, this.opts.onError) : new Set<string>();
+      // made before a claim (in the background), and only when one can be made (never onto a full disk or with
+      // every slot taken). A remote that stopped answering holds its project's claims too.
+      const unready = free > 0 ? this.repos.unready(projects, () => this.kick(), this.opts.onError) : new Set<string>();
       const won = await this.scheduler.claim(free, (projectId) => (unready.has(projectId) ? 0 : slots(projectId)));
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
@@ -285,6 +287,8 @@ export class Orchestrator {
       // The database going away (a restart) is nobody's fault: the task keeps its status and claim, and the
       // next tick's reconcile gives it the run its status calls for. Only the task's own failures need a person.
       if (isMaestroError(e, 'DATABASE_UNREACHABLE')) return this.opts.onError(e);
+      // Nor a shared remote that does not answer: the health report says so, and the run starts once it does.
+      if (isMaestroError(e, 'REMOTE_UNREACHABLE')) return;
       const current = await this.store.tasks.get(task.id);
       if (current.claimedBy === this.owner) {
         await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message }, [

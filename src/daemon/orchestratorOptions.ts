@@ -1,5 +1,6 @@
 /** What an Orchestrator is built with: its hooks, options and the clocks it keeps. */
-import type { Run, Task } from '../core/types.js';
+import type { MaestroError } from '../core/errors.js';
+import type { Project, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { MergeHooks } from './mergeCoordinator.js';
@@ -32,6 +33,10 @@ export interface OrchestratorOptions {
   log?: { info(obj: Record<string, unknown>, msg: string): void };
   /** Answers a waiting question (the demo's auto-reply uses it). */
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
+  /** A project's shared remote stopped answering (the error), or answers again (null): see HealthMonitor.remote. */
+  onRemote?: (project: Project, err: MaestroError | null) => void;
+  /** How long after a failed clone or fetch of a shared remote it is tried again (REMOTE_RETRY_MS); tests shorten it. */
+  remoteRetryMs?: number;
   /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
   mayClaim?: () => boolean;
   /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
@@ -45,5 +46,42 @@ describe('ProjectRepos on a shared remote', () => {
     await expect(repos.prepare(project)).resolves.toBe(clone);
     expect(existsSync(join(clone, '.git', 'worktrees', 'x'))).toBe(false);
     expect(git(clone, 'worktree', 'list')).not.toContain('wt-x');
+  });
+});
+
+describe('ProjectRepos and a remote that does not answer', () => {
+  it('says REMOTE_UNREACHABLE once and fails at once (no git) until the retry is due; unready() then tries again in the background', async () => {
+    const { project, home } = sharedProject();
+    const remote = project.config.remote as string;
+    renameSync(remote, `${remote}.away`);
+    const heard: (string | null)[] = [];
+    let retryDue = false;
+    const repos = new ProjectRepos(home, { retryMs: 60_000, onReachability: (_p, err) => heard.push(err ? err.code : null) });
+    const first = await repos.prepare(project).catch((e: MaestroError) => e);
+    expect(first).toMatchObject({ code: 'REMOTE_UNREACHABLE', message: expect.stringContaining(`The shared remote ${remote} of project repos cannot be reached`) });
+    expect(existsSync(join(home, 'clones', project.id))).toBe(false);
+    renameSync(`${remote}.away`, remote);
+    // Back, but not tried before its retry is due: the same error, without a git process.
+    expect(repos.mayTry(project.id)).toBe(false);
+    expect(await repos.prepare(project).catch((e: unknown) => e)).toBe(first);
+    expect(heard).toEqual(['REMOTE_UNREACHABLE']);
+    // unready() starts the retry in the background once due, and tells when the project may be claimed from.
+    const due = new ProjectRepos(home, { retryMs: 0, onReachability: (_p, err) => heard.push(err ? err.code : null) });
+    const errors: Error[] = [];
+    expect(due.unready([project], () => (retryDue = true), (err) => errors.push(err))).toEqual(new Set([project.id]));
+    await due.idle();
+    expect({ retryDue, errors }).toEqual({ retryDue: true, errors: [] });
+    expect(due.unready([project], () => undefined, () => undefined)).toEqual(new Set());
+    expect(git(join(home, 'clones', project.id), 'rev-parse', 'HEAD')).toBe(git(remote, 'rev-parse', 'main'));
+  });
+
+  it('a clone cut short (left as .partial by a kill) is cleared and made again whole', async () => {
+    const { project, home } = sharedProject();
+    mkdirSync(join(home, 'clones', `${project.id}.partial`, '.git'), { recursive: true });
+    writeFileSync(join(home, 'clones', `${project.id}.partial`, '.git', 'HEAD'), 'garbage');
+    const repos = new ProjectRepos(home);
+    const clone = await repos.prepare(project);
+    expect(git(clone, 'status', '--porcelain')).toBe('');
+    expect(existsSync(`${clone}.partial`)).toBe(false);
   });
 });

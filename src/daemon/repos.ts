@@ -7,9 +7,9 @@
  * a task over from where it stopped), and merges are pushed to the remote's
  * main under the database's merge lease.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { coerceError, MaestroError } from '../core/errors.js';
+import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
 
@@ -29,8 +29,8 @@ export function baseBranchOf(project: Project): string {
 /** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
 const FETCH_PATIENCE_MS = 30_000;
 export const ABANDONED_WORKTREE_MS = 10_000;
-/** How long after a failed clone of a shared remote the next one is tried. */
-const CLONE_RETRY_MS = 10_000;
+/** How long after a failed clone or fetch of a shared remote the next one is tried. */
+export const REMOTE_RETRY_MS = 10_000;
 
 /**
  * `git fetch` checks connectivity against every worktree's HEAD. A worker
@@ -72,13 +72,28 @@ function dropAbandonedWorktree(clone: string, name: string): boolean {
   return true;
 }
 
+export interface ProjectReposOptions {
+  /** How long after a failed clone or fetch of a shared remote it is tried again (REMOTE_RETRY_MS). */
+  retryMs?: number;
+  /** A shared remote stopped answering (with the error), or answers again (null). Said once per change. */
+  onReachability?: (project: Project, err: MaestroError | null) => void;
+}
+
 export class ProjectRepos {
-  /** Projects whose remote could not be cloned, and when (cloneMissing). */
-  private readonly cloneFailedAt = new Map<string, number>();
+  /** Projects whose shared remote did not answer, when, and what it said: none of their tasks is claimed meanwhile. */
+  private readonly failures = new Map<string, { at: number; error: MaestroError }>();
+  /** Clones and fetches `unready` started in the background, by project. */
+  private readonly trying = new Map<string, Promise<unknown>>();
   /** One git operation at a time per clone: fetches, resets and pushes must not interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly retryMs: number;
 
-  constructor(private readonly home: string) {}
+  constructor(
+    private readonly home: string,
+    private readonly opts: ProjectReposOptions = {},
+  ) {
+    this.retryMs = opts.retryMs ?? REMOTE_RETRY_MS;
+  }
 
   /** Runs `fn` with this project's clone to itself (a merge: sync, merge, push, with nothing in between). */
   exclusive<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
@@ -98,31 +113,67 @@ export class ProjectRepos {
     return this.serial(project.id, () => this.sync(project));
   }
 
+  /** False while the project's shared remote is known not to answer and its next try is not due. */
+  mayTry(projectId: string): boolean {
+    const failed = this.failures.get(projectId);
+    return !failed || Date.now() - failed.at >= this.retryMs;
+  }
+
   /**
-   * Clones each project on a shared remote that has no clone here yet (before its first claim: its hooks and
-   * settings are main's, read from the clone). Answers the projects whose clone could not be made (an
-   * unreachable remote, told to `onError`): none of their tasks may be claimed.
+   * The projects on a shared remote whose tasks may not be claimed now: no clone here yet (their hooks and
+   * settings are main's, read from the clone), or a remote that stopped answering. Each is tried again in the
+   * background (a clone, or a fetch) once its retry is due, so a tick never waits for a remote (a big
+   * repository's clone, an unreachable host's timeout); `onReady` hears when one can be claimed from.
    */
-  async cloneMissing(projects: readonly Project[], onError: (err: Error) => void): Promise<Set<string>> {
+  unready(projects: readonly Project[], onReady: () => void, onError: (err: Error) => void): Set<string> {
     const unready = new Set<string>();
     for (const project of projects) {
-      if (!remoteOf(project) || existsSync(join(workRepoOf(this.home, project), '.git'))) continue;
-      // A remote that just failed is tried again (and said again) only after CLONE_RETRY_MS, not every tick.
-      const failed = this.cloneFailedAt.get(project.id);
-      if (failed !== undefined && Date.now() - failed < CLONE_RETRY_MS) {
-        unready.add(project.id);
-        continue;
-      }
-      try {
-        await this.prepare(project);
-        this.cloneFailedAt.delete(project.id);
-      } catch (err) {
-        this.cloneFailedAt.set(project.id, Date.now());
-        unready.add(project.id);
-        onError(coerceError(err));
-      }
+      if (!remoteOf(project)) continue;
+      if (existsSync(join(workRepoOf(this.home, project), '.git')) && !this.failures.has(project.id)) continue;
+      unready.add(project.id);
+      if (this.trying.has(project.id) || !this.mayTry(project.id)) continue;
+      const attempt = this.prepare(project).then(onReady, (err) => {
+        // An unreachable remote was said through onReachability; anything else (a failed checkout) is the log's.
+        if (!isMaestroError(err, 'REMOTE_UNREACHABLE')) onError(coerceError(err));
+      });
+      this.trying.set(project.id, attempt.finally(() => this.trying.delete(project.id)));
     }
     return unready;
+  }
+
+  /** Resolves when no clone or fetch started by `unready` is under way. */
+  async idle(): Promise<void> {
+    while (this.trying.size) await Promise.all(this.trying.values());
+  }
+
+  /**
+   * Runs `fn`, which talks to the project's shared remote. A failure is REMOTE_UNREACHABLE, remembered: until
+   * the retry is due, the next call fails at once with it (no git process, no new log line each tick).
+   */
+  private async reach<T>(project: Project, remote: string, fn: () => Promise<T>): Promise<T> {
+    const failed = this.failures.get(project.id);
+    if (failed && !this.mayTry(project.id)) throw failed.error;
+    try {
+      const out = await fn();
+      if (this.failures.delete(project.id)) this.opts.onReachability?.(project, null);
+      return out;
+    } catch (err) {
+      const why = (err as Error).message;
+      const error = new MaestroError('REMOTE_UNREACHABLE', `The shared remote ${remote} of project ${project.name} cannot be reached: ${why}. No task of the project is claimed until it answers; it is tried again every ${Math.round(this.retryMs / 1000)} s.`, { cause: err, details: { path: remote, projectId: project.id } });
+      this.failures.set(project.id, { at: Date.now(), error });
+      if (!failed) this.opts.onReachability?.(project, error);
+      throw error;
+    }
+  }
+
+  /** A first clone, made beside its place and moved there whole: a clone cut short (a kill) is never taken for one. */
+  private async cloneFresh(remote: string, clone: string): Promise<void> {
+    const partial = `${clone}.partial`;
+    mkdirSync(join(this.home, 'clones'), { recursive: true });
+    rmSync(partial, { recursive: true, force: true });
+    await git(join(this.home, 'clones'), ['clone', '-q', '--end-of-options', remote, partial]);
+    rmSync(clone, { recursive: true, force: true }); // a folder without .git: nothing of git's
+    renameSync(partial, clone);
   }
 
   /** Clone if needed, fetch, and reset main to the remote's. Call inside `exclusive`. */
@@ -131,20 +182,13 @@ export class ProjectRepos {
     if (!remote) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     const base = baseBranchOf(project);
-    {
-      if (!existsSync(join(clone, '.git'))) {
-        mkdirSync(join(this.home, 'clones'), { recursive: true });
-        try {
-          await git(join(this.home, 'clones'), ['clone', '-q', '--end-of-options', remote, clone]);
-        } catch (err) {
-          throw new MaestroError('GIT_FAILED', `Cannot clone ${remote} for project ${project.name}: ${(err as Error).message}`, { cause: err });
-        }
-      }
+    await this.reach(project, remote, async () => {
+      if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
       await fetchFromRemote(clone, ['origin']);
-      // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
-      await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
-      return clone;
-    }
+    });
+    // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
+    await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
+    return clone;
   }
 
   /**
@@ -155,14 +199,16 @@ export class ProjectRepos {
    * was the two reads of main in syncWithBase, fixed there.)
    */
   async fetchBranch(project: Project, clone: string, branch: string): Promise<void> {
-    if (!remoteOf(project)) return;
+    const remote = remoteOf(project);
+    if (!remote) return;
     const base = baseBranchOf(project);
     await this.serial(project.id, async () => {
       const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
       if (local.code === 0) return;
-      const remote = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
-      if (!remote.stdout.trim()) return;
-      await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`]);
+      await this.reach(project, remote, async () => {
+        const heads = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
+        if (heads.stdout.trim()) await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`]);
+      });
     });
   }
 

@@ -33,4 +33,13 @@ describe('Banner', () => {
     act(() => void useHealth.getState().apply(healthEvent([{ code: 'HOME_READ_ONLY', path: '/srv/m', message: '/srv/m is read-only', since: 1 }]) as never));
     expect(screen.getByRole('alert').textContent).toBe('/srv/m is read-only: no new tasks start until it is writable again.');
   });
+
+  it('names a shared remote that does not answer, with the daemon\'s reason in the tooltip', () => {
+    render(<Banner />);
+    const message = 'The shared remote /srv/git/web.git of project web cannot be reached: fatal: repository not found.';
+    act(() => void useHealth.getState().apply(healthEvent([{ code: 'REMOTE_UNREACHABLE', path: '/srv/git/web.git', message, since: 1 }]) as never));
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe("The shared remote /srv/git/web.git does not answer: its project's tasks wait until it does.");
+    expect(alert.getAttribute('title')).toBe(message);
+  });
 });

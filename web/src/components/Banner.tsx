@@ -1,9 +1,12 @@
-/** Says when the daemon is unreachable, and when it came back; and what the daemon reports wrong with its disk (no new tasks start meanwhile). */
+/** Says when the daemon is unreachable, and when it came back; and what the daemon reports wrong with its disk (no new tasks start meanwhile) or a project's shared remote. */
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, setLanguage, type Language } from '../i18n/index.js';
 import { useConnection } from '../stores/connection.js';
 import { useHealth } from '../stores/health.js';
 import styles from './Banner.module.css';
+
+/** Conditions the board words in the chosen language (the daemon's message stays in the tooltip); any other shows its message. */
+const KNOWN = new Set(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE']);
 
 export function Banner() {
   const { t, i18n } = useTranslation();
@@ -18,7 +21,7 @@ export function Banner() {
       </span>
       {conditions.map((c) => (
         <span key={`${c.code}:${c.path}`} role="alert" className={styles.bad} data-testid="health" title={c.message}>
-          {c.code === 'DISK_FULL' || c.code === 'HOME_READ_ONLY' ? t(`health.${c.code}`, { path: c.path }) : c.message}
+          {KNOWN.has(c.code) ? t(`health.${c.code}`, { path: c.path }) : c.message}
         </span>
       ))}
       <label className={styles.lang}>

@@ -2,7 +2,7 @@
 export const en = {
   app: { language: 'Language', loading: 'Loading…', unknownRoute: 'There is no page at "{{path}}".', backToBoard: 'Back to the board' },
   conn: { live: 'Live', connecting: 'Connecting to the daemon…', lost: 'The daemon is unreachable; reconnecting…', reconnected: 'Reconnected; the board was reloaded' },
-  health: { DISK_FULL: 'The disk holding {{path}} is full: no new tasks start until space is freed.', HOME_READ_ONLY: '{{path}} is read-only: no new tasks start until it is writable again.' },
+  health: { DISK_FULL: 'The disk holding {{path}} is full: no new tasks start until space is freed.', HOME_READ_ONLY: '{{path}} is read-only: no new tasks start until it is writable again.', REMOTE_UNREACHABLE: 'The shared remote {{path}} does not answer: its project\'s tasks wait until it does.' },
   nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer' },
   lane: { backlog: 'Backlog', planning: 'Planning', working: 'In progress', done: 'Done', attention: 'Stopped' },
   board: {

@@ -3,7 +3,7 @@ import type { Dictionary } from './en.js';
 export const es: Dictionary = {
   app: { language: 'Idioma', loading: 'Cargando…', unknownRoute: 'No hay ninguna página en «{{path}}».', backToBoard: 'Volver al tablero' },
   conn: { live: 'En vivo', connecting: 'Conectando con el daemon…', lost: 'El daemon no responde; reconectando…', reconnected: 'Reconectado; el tablero se recargó' },
-  health: { DISK_FULL: 'El disco de {{path}} está lleno: no se inician tareas nuevas hasta liberar espacio.', HOME_READ_ONLY: '{{path}} es de solo lectura: no se inician tareas nuevas hasta que vuelva a admitir escritura.' },
+  health: { DISK_FULL: 'El disco de {{path}} está lleno: no se inician tareas nuevas hasta liberar espacio.', HOME_READ_ONLY: '{{path}} es de solo lectura: no se inician tareas nuevas hasta que vuelva a admitir escritura.', REMOTE_UNREACHABLE: 'El remoto compartido {{path}} no responde: las tareas de su proyecto esperan hasta que responda.' },
   nav: { label: 'Proyectos y pantallas', projects: 'Proyectos', screens: 'Pantallas', noProjects: 'Aún no hay proyectos.', board: 'Tablero', metrics: 'Métricas', settings: 'Ajustes', knowledge: 'Conocimiento', observer: 'Observador' },
   lane: { backlog: 'Pendientes', planning: 'Planificación', working: 'En curso', done: 'Hechas', attention: 'Detenidas' },
   board: {

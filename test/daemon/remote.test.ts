@@ -1,0 +1,102 @@
+/**
+ * A project on a shared remote that does not answer: the board's health report names the remote, the log
+ * says so once (not every tick), none of the project's tasks is claimed or sent to a person, and the work
+ * goes on by itself once the remote answers again, whether it never answered (no clone yet) or stopped
+ * answering after the clone (a task already claimed waits with its claim).
+ */
+import { existsSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TaskStatus } from '../../src/core/types.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { bareRemote } from '../helpers/repo.js';
+import { poll, until } from '../helpers/wait.js';
+
+const SCRIPT = fileURLToPath(new URL('./fixtures/plan-one.yaml', import.meta.url));
+
+interface Health {
+  ok: boolean;
+  conditions: { code: string; path: string; message: string }[];
+}
+
+async function health(d: TestDaemon): Promise<Health> {
+  return (await d.app.inject({ method: 'GET', url: '/api/health' })).json() as Health;
+}
+
+const unreachable = (d: TestDaemon) => d.logs.filter((l) => l.includes('cannot be reached'));
+
+async function ticks(d: TestDaemon, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await d.orchestrator.idle();
+    d.orchestrator.kick();
+  }
+  await d.orchestrator.idle();
+}
+
+async function statusesOf(d: TestDaemon, taskId: string): Promise<TaskStatus[]> {
+  const events = (await d.store.events.list({ taskId, type: 'task.status' })).events;
+  return events.map((e) => (e.payload as { to: TaskStatus }).to);
+}
+
+describe('a shared remote that does not answer', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop({ graceMs: 2000 });
+    d = null;
+    removeTempDirs();
+  });
+
+  it('before the first clone: nothing is claimed, the health report and the log say why once, and the work starts when it answers', async () => {
+    const root = tempDir('maestro-remote-');
+    const remote = join(root, 'remote.git'); // made later
+    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: 200 });
+    const { store, bus } = d;
+    const p = await store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT }, autoApproveAfterMs: 0 } });
+    const t = await store.tasks.create({ projectId: p.id, title: 'Waits for its remote', complexity: 'medium' });
+    d.orchestrator.kick();
+    const report = await poll(async () => {
+      const h = await health(d!);
+      return h.conditions.length ? h : null;
+    }, 'the unreachable remote in GET /api/health', 60_000);
+    expect(report).toEqual({ ok: false, conditions: [expect.objectContaining({ code: 'REMOTE_UNREACHABLE', path: remote, message: expect.stringContaining(`The shared remote ${remote} of project web cannot be reached`) })] });
+    // Forty ticks, a try every 200 ms meanwhile: said once, and the task untouched.
+    await ticks(d, 40);
+    expect(unreachable(d)).toHaveLength(1);
+    expect(await store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedBy: null });
+    expect(await store.runs.list({ taskId: t.id })).toEqual([]);
+    expect(existsSync(join(d.config.home, 'clones', p.id))).toBe(false);
+
+    bareRemote(root);
+    await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote answers', 120_000);
+    expect(await health(d)).toEqual({ ok: true, conditions: [] });
+    expect(d.logs.some((l) => l.includes(`the shared remote ${remote} answers again`))).toBe(true);
+    expect(await statusesOf(d, t.id)).not.toContain('needs_attention');
+  });
+
+  it('after the clone: a claimed task waits with its claim (no person is asked), and runs once the remote is back', async () => {
+    const remote = bareRemote(tempDir('maestro-remote-'));
+    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: 200 });
+    const { store, bus } = d;
+    const p = await store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT }, autoApproveAfterMs: 0 } });
+    d.orchestrator.kick();
+    // The clone is made in the background before any task needs it.
+    await poll(() => existsSync(join(d!.config.home, 'clones', p.id, '.git')), 'the clone', 60_000);
+    renameSync(remote, `${remote}.away`);
+    const t = await store.tasks.create({ projectId: p.id, title: 'Claimed while the remote is away', complexity: 'medium' });
+    d.orchestrator.kick();
+    await poll(async () => (await health(d!)).conditions.some((c) => c.code === 'REMOTE_UNREACHABLE' && c.path === remote), 'the unreachable remote in GET /api/health', 60_000);
+    await ticks(d, 40);
+    expect(unreachable(d)).toHaveLength(1);
+    const waiting = await store.tasks.get(t.id);
+    expect(waiting.claimedBy).toBe(d.orchestrator.owner);
+    expect(waiting.status).not.toBe('needs_attention');
+    expect(await store.runs.list({ taskId: t.id })).toEqual([]);
+
+    renameSync(`${remote}.away`, remote);
+    await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote is back', 120_000);
+    expect(await health(d)).toEqual({ ok: true, conditions: [] });
+    expect(await statusesOf(d, t.id)).not.toContain('needs_attention');
+  });
+});
