@@ -28,7 +28,7 @@ import { acquireHomeLock } from '../daemon/homeLock.js';
 import { confineToProjects } from '../daemon/projectRoots.js';
 import { HealthMonitor, type HealthReport } from '../daemon/health.js';
 import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
-import { healthAndLog } from './healthLog.js';
+import { healthAndLog, healthReaction } from './healthLog.js';
 import { createRunControl } from '../daemon/runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon/projectHooks.js';
 import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js';
@@ -306,29 +306,6 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     remoteRetryMs: options.remoteRetryMs,
     knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
-}
-
-/**
- * What a change of health does: a log line, a board event, and a kick when the disk takes writes again or a
- * shared remote answers again. A full disk or a read-only home pauses every claim; an unreachable remote
- * holds its own project's (the condition's message says which).
- */
-function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (report: HealthReport) => void {
-  let said = new Map<string, string>();
-  return (report) => {
-    const now = new Map(report.conditions.map((c) => [`${c.code}:${c.path}`, c.message]));
-    for (const [key, message] of now) if (!said.has(key)) log.warn({ condition: key }, key.startsWith('REMOTE_UNREACHABLE:') ? message : `claiming new work paused: ${message}`);
-    for (const key of said.keys()) {
-      if (now.has(key)) continue;
-      if (key.startsWith('REMOTE_UNREACHABLE:')) log.info(`the shared remote ${key.slice('REMOTE_UNREACHABLE:'.length)} answers again: its project's tasks are claimed again`);
-      else log.info('the disk takes writes again: claiming new work resumes');
-    }
-    const cleared = [...said.keys()].some((key) => !now.has(key));
-    said = now;
-    // Not stored (the disk may be full): straight to the board's WebSocket.
-    bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
-    if (cleared) orchestrator.kick();
-  };
 }
 
 /**

@@ -4,6 +4,8 @@ import type { MaestroConfig } from '../config/config.js';
 import { HealthMonitor, type HealthReport } from '../daemon/health.js';
 import { sqlitePath } from '../daemon/homeCheck.js';
 import { LogFile } from '../daemon/logSink.js';
+import type { Orchestrator } from '../daemon/orchestrator.js';
+import type { Bus } from '../lib/bus.js';
 
 /** The daemon options the health monitor and the log read. */
 export interface LogOptions {
@@ -43,4 +45,27 @@ function openLogDestination(options: LogOptions, onFault: (err: Error) => void):
   const listener = (err: Error) => onFault(err);
   stream.on('error', listener);
   return { stream, close: async () => void stream.off('error', listener) };
+}
+
+/**
+ * What a change of health does: a log line, a board event, and a kick when the disk takes writes again or a
+ * shared remote answers again. A full disk or a read-only home pauses every claim; an unreachable remote
+ * holds its own project's (the condition's message says which).
+ */
+export function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (report: HealthReport) => void {
+  let said = new Map<string, string>();
+  return (report) => {
+    const now = new Map(report.conditions.map((c) => [`${c.code}:${c.path}`, c.message]));
+    for (const [key, message] of now) if (!said.has(key)) log.warn({ condition: key }, key.startsWith('REMOTE_UNREACHABLE:') ? message : `claiming new work paused: ${message}`);
+    for (const key of said.keys()) {
+      if (now.has(key)) continue;
+      if (key.startsWith('REMOTE_UNREACHABLE:')) log.info(`the shared remote ${key.slice('REMOTE_UNREACHABLE:'.length)} answers again: its project's tasks are claimed again`);
+      else log.info('the disk takes writes again: claiming new work resumes');
+    }
+    const cleared = [...said.keys()].some((key) => !now.has(key));
+    said = now;
+    // Not stored (the disk may be full): straight to the board's WebSocket.
+    bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
+    if (cleared) orchestrator.kick();
+  };
 }
