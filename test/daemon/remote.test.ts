@@ -2,7 +2,8 @@
  * A project on a shared remote that does not answer: the board's health report names the remote, the log
  * says so once (not every tick), none of the project's tasks is claimed or sent to a person, and the work
  * goes on by itself once the remote answers again, whether it never answered (no clone yet) or stopped
- * answering after the clone (a task already claimed waits with its claim).
+ * answering after the clone (a task already claimed waits with its claim). And a daemon that may claim
+ * nothing (a full disk) makes no clone.
  */
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,5 +99,16 @@ describe('a shared remote that does not answer', () => {
     await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote is back', 120_000);
     expect(await health(d)).toEqual({ ok: true, conditions: [] });
     expect(await statusesOf(d, t.id)).not.toContain('needs_attention');
+  });
+
+  it('a daemon that may not claim (a full disk) makes no clone; once the disk takes writes it does', async () => {
+    const remote = bareRemote(tempDir('maestro-remote-'));
+    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: 200, healthProbeMs: 3_600_000 });
+    expect(d.health.notice(Object.assign(new Error('no space left on device'), { code: 'ENOSPC', path: d.config.home }))).toBe(true);
+    const p = await d.store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT } } });
+    await ticks(d, 20);
+    expect(existsSync(join(d.config.home, 'clones'))).toBe(false);
+    d.health.probe();
+    await poll(() => existsSync(join(d!.config.home, 'clones', p.id, '.git')), 'the clone once claiming resumes', 60_000);
   });
 });
