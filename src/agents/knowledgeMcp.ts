@@ -1,10 +1,12 @@
 /**
  * The MCP server configuration the claude provider gives every run: a stdio
- * `maestro mcp --root <project>` (issue 16 item 8), so the agent can search
- * and load the project's specs while it works and stage what it learns. The
- * server gets only what it needs from the environment: no daemon URL or
- * token (its knowledge tools work in process), the run folder so a load is
- * recorded as consumed and a stage lands in this run, and PATH/HOME.
+ * `maestro mcp --knowledge-only --root <project>` (issue 16 item 8), so the
+ * agent can search and load the project's specs while it works and stage what
+ * it learns. That server has the knowledge tools only and no daemon client: a
+ * plain `maestro mcp` would read the daemon's token from the home and offer
+ * create_task and approve (an approval merges into main). It gets only what
+ * it needs from the environment: the run folder so a load is recorded as
+ * consumed and a stage lands in this run, and PATH/HOME.
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -26,7 +28,7 @@ export function knowledgeMcp(projectRoot: string, env: NodeJS.ProcessEnv): { ser
   const passed = Object.fromEntries(PASSED.filter((k) => env[k] !== undefined).map((k) => [k, env[k]!]));
   return {
     servers: {
-      maestro: { type: 'stdio', command: process.execPath, args: [maestroBin(), 'mcp', '--root', resolve(projectRoot), '--agent', 'none'], env: passed },
+      maestro: { type: 'stdio', command: process.execPath, args: [maestroBin(), 'mcp', '--knowledge-only', '--root', resolve(projectRoot)], env: passed },
     },
     allowedTools: KNOWLEDGE_MCP_TOOLS,
   };

@@ -42,6 +42,17 @@ async function answer(fn: () => Promise<Record<string, unknown>>): Promise<ToolR
   }
 }
 
+/**
+ * The server an agent's run gets (`maestro mcp --knowledge-only`): the project's knowledge tools and nothing
+ * else. No API client is made, so the daemon's token is never read: an agent must not be able to create,
+ * list or approve tasks through the daemon (an approval merges into main).
+ */
+export function createKnowledgeMcpServer(deps: { knowledgeRoot: string; env: NodeJS.ProcessEnv }): McpServer {
+  const server = new McpServer({ name: 'maestro', version: '0.1.0' });
+  registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env }, answer);
+  return server;
+}
+
 export function createMcpServer(deps: McpDeps): McpServer {
   const { client } = deps;
   const server = new McpServer({ name: 'maestro', version: '0.1.0' });

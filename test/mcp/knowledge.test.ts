@@ -79,10 +79,12 @@ describe('knowledge over MCP', () => {
     const cfg = knowledgeMcp(p.dir, { ...cleanEnv(), MAESTRO_RUN_DIR: dir, MAESTRO_FROM_SOURCE: '1', MAESTRO_TOKEN: 'secret-not-for-agents' });
     expect(cfg.allowedTools).toEqual(KNOWLEDGE_MCP_TOOLS);
     const server = cfg.servers.maestro!;
-    expect(server.args).toEqual([expect.stringMatching(/bin\/maestro\.js$/), 'mcp', '--root', p.dir, '--agent', 'none']);
+    expect(server.args).toEqual([expect.stringMatching(/bin\/maestro\.js$/), 'mcp', '--knowledge-only', '--root', p.dir]);
     // Only what the server needs: never the daemon's token.
     expect(Object.keys(server.env ?? {})).not.toContain('MAESTRO_TOKEN');
     const client = await connect(server.command, server.args!, server.env!);
+    // The knowledge tools and nothing that reaches the daemon: no create_task, list_tasks, approve.
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['load_knowledge', 'search_knowledge', 'stage_knowledge']);
 
     await call(client, 'load_knowledge', { id: 'spec:project:coding-conventions-001' });
     const staged = await call<{ candidate_id: string; ledger: string }>(client, 'stage_knowledge', { target: 'spec', title: 'Pin images', content: 'Container builds pin base images by digest.', category: 'arch' });

@@ -39,12 +39,15 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--agent <kind>', 'agent behind suggest_task_metadata (default: claude when credentials exist, else none)').choices(['claude', 'scripted', 'none']))
     .option('--agent-script <file>', 'the script of --agent scripted')
     .option('--root <dir>', 'project whose knowledge search_knowledge / load_knowledge / stage_knowledge use (default: the current folder)')
+    .option('--knowledge-only', 'serve the knowledge tools only, with no daemon client (what an agent\'s run gets: it never reads the daemon\'s token)')
     .action(
-      action(async (opts: { url?: string; agent?: string; agentScript?: string; root?: string }) => {
-        const provider = await chooseProvider(opts, ctx.env);
+      action(async (opts: { url?: string; agent?: string; agentScript?: string; root?: string; knowledgeOnly?: boolean }) => {
         // Loaded here so the other commands do not pay for the SDK.
-        const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/server.js')]);
-        const server = createMcpServer({ client: new ApiClient({ url: opts.url }, ctx.env), provider, cwd: process.cwd(), knowledgeRoot: resolve(opts.root ?? process.cwd()), env: ctx.env });
+        const [{ StdioServerTransport }, { createMcpServer, createKnowledgeMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('../../mcp/server.js')]);
+        const knowledgeRoot = resolve(opts.root ?? process.cwd());
+        const server = opts.knowledgeOnly
+          ? createKnowledgeMcpServer({ knowledgeRoot, env: ctx.env })
+          : createMcpServer({ client: new ApiClient({ url: opts.url }, ctx.env), provider: await chooseProvider(opts, ctx.env), cwd: process.cwd(), knowledgeRoot, env: ctx.env });
         const transport = new StdioServerTransport();
         const closed = new Promise<void>((resolve) => {
           transport.onclose = () => resolve();
