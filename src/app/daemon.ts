@@ -124,9 +124,10 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   if (config.noAuth && !isLoopback(config.host)) {
     throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
   }
-  prepareHome(config.home);
+  const homeWarning = prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
   const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));
+  if (homeWarning) log.warn(homeWarning);
   let lock: ReturnType<typeof acquireHomeLock>;
   try {
     lock = acquireHomeLock(config.home);

@@ -11,7 +11,7 @@
  * altogether is how a person starts over on purpose, and is allowed; nothing
  * that follows deletes a folder with content (the demo picks a free folder).
  */
-import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { DBAdapter } from '../store/db.js';
@@ -57,14 +57,35 @@ export function fileSize(path: string): number | null {
   }
 }
 
-/** Creates the home if needed and checks it can be written; either failure is one clear error naming it. */
-export function prepareHome(home: string): void {
+/**
+ * Creates the home (mode 0700) if needed and checks it can be written; either failure is one clear error
+ * naming it. Returns a warning when an existing home was open to other users and has been closed.
+ */
+export function prepareHome(home: string): string | null {
   try {
-    mkdirSync(home, { recursive: true });
+    mkdirSync(home, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw homeWriteError(realMkdirError(err, home), home);
   }
   assertHomeWritable(home);
+  return closeHome(home);
+}
+
+/**
+ * Only the home's owner may enter it: it holds the database (every task, plan, transcript and diff), the
+ * run folders (a run's job.json carries the project's provider `env`, API keys included) and the logs.
+ * A home other users can enter is closed (0700), with a warning; one that belongs to another user is
+ * left alone, and said.
+ */
+function closeHome(home: string): string | null {
+  const st = statSync(home);
+  const mode = (st.mode & 0o777).toString(8);
+  if ((st.mode & 0o077) === 0) return null;
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    return `The Maestro home ${home} belongs to another user (uid ${st.uid}) and others can enter it (mode ${mode}): its database, run files and logs may hold secrets. Use a home of your own.`;
+  }
+  chmodSync(home, 0o700);
+  return `The Maestro home ${home} was open to other users (mode ${mode}); its database, run files and logs may hold secrets (a project's provider env), so it is now 0700.`;
 }
 
 /**

@@ -140,3 +140,21 @@ describe('the token file', () => {
     }
   });
 });
+describe('the home', () => {
+  afterAll(() => removeTempDirs());
+
+  it('is created 0700, and one other users can enter is closed to them with a warning', async () => {
+    const home = join(tempDir('maestro-parent-'), 'home');
+    const first = await startTestDaemon({ home }, { noOrchestrator: true });
+    await first.stop();
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(first.logs.join('')).not.toContain('open to other users');
+
+    chmodSync(home, 0o755);
+    const second = await startTestDaemon({ home }, { noOrchestrator: true });
+    await second.stop();
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(second.logs.join('')).toContain(`The Maestro home ${home} was open to other users (mode 755)`);
+  });
+});
+
