@@ -25,6 +25,18 @@ export const CREDENTIAL_ENV: Record<ProviderKind, string[]> = {
   scripted: [],
 };
 
+/** Cloud credentials Claude Code uses only behind its switch: a run on Anthropic's API gets no AWS or Google keys. */
+const CLAUDE_CLOUDS: Array<{ switch: string; names: string[] }> = [
+  { switch: 'CLAUDE_CODE_USE_BEDROCK', names: ['AWS_REGION', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] },
+  { switch: 'CLAUDE_CODE_USE_VERTEX', names: ['CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID', 'GOOGLE_APPLICATION_CREDENTIALS'] },
+];
+
+/** The credential variables a run of `kind` is given from `env` (the daemon's): the provider's, less clouds it is not switched to. */
+export function credentialsFor(kind: ProviderKind, env: NodeJS.ProcessEnv): string[] {
+  const unused = kind === 'claude' ? new Set(CLAUDE_CLOUDS.filter((c) => !env[c.switch]).flatMap((c) => c.names)) : new Set<string>();
+  return CREDENTIAL_ENV[kind].filter((name) => !unused.has(name));
+}
+
 /** The model names a provider uses for each tier before the project or env say otherwise. */
 export function providerTiers(kind: string): Record<Complexity, string> {
   return kind in CLI_TOOLS ? { ...CLI_TOOLS[kind as CliToolKind].defaultTiers } : { ...DEFAULT_TIERS };

@@ -24,6 +24,8 @@ export interface ApiDeps {
    * Set by a daemon that runs tasks: creating a task there is refused with the fix.
    */
   providerProblem?: (project: Project) => string | null;
+  /** The daemon's home (its token, database, run files): no project may be registered at or above it. */
+  home?: string;
   /** The repository holding a project's task branches (a shared remote's: this host's clone); its repoPath when absent. */
   repoFor?: (project: Project) => string;
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */

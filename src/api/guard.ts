@@ -17,7 +17,9 @@
  *    (sandboxed frames, file://) never passes.
  * 3. Token. Every route but the board's static files needs the daemon's
  *    token: `Authorization: Bearer …` (any case), the board's cookie, or
- *    `?token=` on a GET (EventSource and WebSocket cannot set headers). A GET
+ *    `?token=` on the GET of a stream (EventSource and WebSocket cannot set
+ *    headers; anywhere else a token in a URL only ends up in histories and
+ *    proxy logs, so it counts for nothing there). A GET
  *    of a board page with `?token=` (the link `maestro serve` prints) sets the
  *    HttpOnly, SameSite=Strict cookie and redirects to the same URL without
  *    the token, so it leaves the address bar, the history and any Referer.
@@ -141,10 +143,14 @@ function sameOrigin(origin: string, host: string): boolean {
   }
 }
 
+/** The routes whose clients cannot send headers (WebSocket, EventSource): the only API routes that take `?token=`. */
+const STREAM_ROUTES = new Set(['/api/ws', '/api/tasks/:taskId/stream']);
+
 /** Null when the request may go on; 'redirected' when the board link set the cookie; else the refusal. */
 function checkToken(req: FastifyRequest, reply: FastifyReply, token: string | null, cookieName: string): MaestroError | 'redirected' | null {
   const query = req.query as Record<string, unknown>;
-  const fromQuery = (req.method === 'GET' || req.method === 'HEAD') && typeof query.token === 'string' ? query.token : undefined;
+  const linkOrStream = isPublic(req) || STREAM_ROUTES.has(req.routeOptions.url ?? '');
+  const fromQuery = req.method === 'GET' && linkOrStream && typeof query.token === 'string' ? query.token : undefined;
   // No route ever sees the secret (several refuse unknown query keys).
   delete query.token;
   if (isPublic(req)) {

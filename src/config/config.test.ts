@@ -38,3 +38,11 @@ describe('allowedHosts and allowedOrigins', () => {
     expect(() => resolveConfig({ home: home(), database: 'postgress://ann:s3cret@db/x?password=s3cret' }, {})).toThrow(/got "postgress:\/\/ann:\*\*\*@db\/x\?password=\*\*\*"/);
   });
 });
+
+describe('the token', () => {
+  it('from MAESTRO_TOKEN must be as long as config.json asks (8 characters), or the start is refused', () => {
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_TOKEN: 'a' })).toThrow(/MAESTRO_TOKEN must be at least 8 characters, got 1/);
+    expect(() => resolveConfig({ home: home({ token: 'short' }) }, {})).toThrow(/token/);
+    expect(resolveConfig({ home: home() }, { MAESTRO_TOKEN: 'long-enough' }).token).toBe('long-enough');
+  });
+});

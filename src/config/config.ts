@@ -147,6 +147,10 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(database)) {
     throw new MaestroError('CONFIG_INVALID', `database must be "sqlite:<path>" or a postgres:// URL, got "${database.includes('://') ? redactUrl(database) : database}".`);
   }
+  // As config.json's token: a short one is guessed in moments by anything that can reach the port.
+  if (env.MAESTRO_TOKEN && env.MAESTRO_TOKEN.length < 8) {
+    throw new MaestroError('CONFIG_INVALID', `MAESTRO_TOKEN must be at least 8 characters, got ${env.MAESTRO_TOKEN.length}. Unset it to use the random token in $MAESTRO_HOME/token.`);
+  }
   return {
     home,
     name: overrides.name ?? env.MAESTRO_NAME ?? file.name ?? defaultDaemonName(home),

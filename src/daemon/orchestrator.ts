@@ -22,7 +22,7 @@ import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
-import { CREDENTIAL_ENV } from '../agents/credentials.js';
+import { credentialsFor } from '../agents/credentials.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -337,7 +337,7 @@ export class Orchestrator {
   private async spawn(run: Run, project?: Project): Promise<void> {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
     const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
-    const env = { ...processAgentEnv({ credentials: CREDENTIAL_ENV[readJob(run.runDir!).provider.kind], pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const env = { ...processAgentEnv({ credentials: credentialsFor(readJob(run.runDir!).provider.kind, process.env), pass: passEnvOf(config) }), ...this.opts.workerEnv };
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

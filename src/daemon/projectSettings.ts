@@ -62,3 +62,31 @@ export function settingsChange(before: Record<string, unknown>, after: Record<st
   for (const k of CODE_KEYS) if (changed.includes(k)) code[k] = { before: before[k] ?? null, after: after[k] ?? null };
   return { changed, code };
 }
+
+/** What an `env` value looks like in API answers and events: names shown, values never. */
+export const MASKED = '***';
+
+/** A provider's `env` values may be keys: answers and events show their names only (every `env` object, at any depth). */
+export function maskSecrets<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (key, v) => (key === 'env' && v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).map((k) => [k, MASKED])) : v))) as T;
+}
+
+/**
+ * Settings read from the API come back masked (`"API_KEY": "***"`) when a client edits and saves them: a masked
+ * value keeps what is stored under the same name (a name the stored settings do not have is a 400, never a
+ * stored "***").
+ */
+export function restoreMasked(config: Record<string, unknown>, before: Record<string, unknown>, where = 'config'): Record<string, unknown> {
+  const walk = (node: unknown, old: unknown, path: string[]): unknown => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+    const prior = old && typeof old === 'object' && !Array.isArray(old) ? (old as Record<string, unknown>) : {};
+    return Object.fromEntries(
+      Object.entries(node as Record<string, unknown>).map(([k, v]) => {
+        if (path.at(-1) !== 'env' || v !== MASKED) return [k, walk(v, prior[k], [...path, k])];
+        if (typeof prior[k] !== 'string') throw new MaestroError('BAD_INPUT', `${[where, ...path, k].join('.')} is "${MASKED}", a masked value, but no value is stored under that name: give the value itself. Nothing was saved.`);
+        return [k, prior[k]];
+      }),
+    );
+  };
+  return walk(config, before, []) as Record<string, unknown>;
+}

@@ -55,7 +55,13 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
   const tx = <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>, options?: TransactionOptions) => db.transaction((q) => fn(q, clock()), label, options);
 
   const projects = {
-    create: (input: ProjectInput) => tx('projects.create', (q, now) => createProject(q, input, now)),
+    /** Registers a project with its `project.created` event (`describe` gives the payload: who, from where, the settings). */
+    create: (input: ProjectInput, describe?: (project: Project) => Record<string, unknown>) =>
+      tx('projects.create', async (q, now) => {
+        const project = await createProject(q, input, now);
+        await appendEvent(q, { projectId: project.id, type: 'project.created', payload: describe ? describe(project) : { name: project.name, repoPath: project.repoPath, keys: Object.keys(project.config) } }, now);
+        return project;
+      }),
     get: (idOrName: string) => getProject(db, idOrName),
     list: () => listProjects(db),
     /** Replaces the settings; the `project.config` event's payload describes the change (`describe` sees the settings before it). */

@@ -136,8 +136,14 @@ describe('the API front door', () => {
       }
       expectRefusal(await send(d.port, { method, path, ...body, headers: { ...(body as RawRequest).headers, cookie: `maestro_token_${d.port + 1}=${d.token}` } }), 401, 'UNAUTHORIZED', `${what} with another daemon's cookie`);
     }
-    // ?token= is for EventSource and WebSocket (GETs): a write cannot carry it in its URL.
+    // ?token= is for EventSource and WebSocket (GETs): a write cannot carry it in its URL, nor any other read
+    // (a token in a URL ends up in histories and proxy logs), not even beside a wrong header.
     expectRefusal(await send(d.port, { method: 'POST', path: `/api/tasks/${taskId}/cancel?token=${d.token}`, ...json({}) }), 401, 'UNAUTHORIZED', 'cancel with ?token=');
+    for (const path of ['/api/projects', `/api/tasks/${taskId}`, '/api/health']) {
+      expectRefusal(await send(d.port, { path: `${path}?token=${d.token}` }), 401, 'UNAUTHORIZED', `GET ${path} with ?token=`);
+      expect((await send(d.port, { method: 'HEAD', path: `${path}?token=${d.token}` })).status, `HEAD ${path} with ?token=`).toBe(401);
+    }
+    expectRefusal(await send(d.port, { path: `/api/projects?token=${d.token}`, headers: { authorization: `Bearer ${wrong}` } }), 401, 'UNAUTHORIZED', 'a wrong header beside ?token=');
     expectRefusal(await send(d.port, { path: `/api/tasks/${taskId}/stream` }), 401, 'UNAUTHORIZED', 'SSE without a token');
     expectRefusal(await upgrade(d.port, '/api/ws'), 401, 'UNAUTHORIZED', 'WebSocket without a token');
     expectRefusal(await upgrade(d.port, `/api/ws?token=${wrong}`), 401, 'UNAUTHORIZED', 'WebSocket with a wrong token');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeRepo } from '../helpers/repo.js';
+import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 
 const SECRETS = {
@@ -127,6 +127,10 @@ describe('knowledge routes act only inside registered projects', () => {
     const missing = await api(d, 'GET', '/api/knowledge/search?q=errors');
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain('projectId');
+    // A root given twice (one registered, one not) is a 400 naming it, not a 500.
+    const twice = await api(d, 'GET', `/api/knowledge/entries?root=${encodeURIComponent(registered)}&root=${encodeURIComponent(outside)}`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ code: 'BAD_INPUT', message: 'The query parameter root is given 2 times; give it once.' });
 
     // The registered project by its folder, its .workflow, or a symlink to it.
     const link = join(tempDir('links-'), 'via-link');
@@ -136,6 +140,19 @@ describe('knowledge routes act only inside registered projects', () => {
       expect(ok.status, root).toBe(200);
       expect(ok.body.results[0].name).toBe('Errors come from one catalogue');
     }
+  });
+
+  it('refuses to register the home, or a repository holding it, as a project', async () => {
+    const parent = makeRepo();
+    const home = join(parent, 'maestro-home');
+    d = await startTestDaemon({ home }, { noOrchestrator: true });
+    git(home, 'init', '-q');
+    for (const repoPath of [parent, home]) {
+      const res = await api(d, 'POST', '/api/projects', { name: 'x', repoPath });
+      expect(res.status, repoPath).toBe(400);
+      expect(res.body.error.message).toContain(`holds the Maestro home ${home}`);
+    }
+    expect(await d.store.projects.list()).toEqual([]);
   });
 
   it('observer session ids cannot name a path', async () => {
@@ -189,6 +206,36 @@ describe('project settings are validated when saved, and provider changes are ev
       code: { provider: { before: { kind: 'scripted', script: '/x.yaml' }, after: { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: '***' } } } },
     });
     expect(JSON.stringify(event!.payload)).not.toContain('sk-secret');
+  });
+
+  it('registering a project is an event with who and from; answers mask env values, and a masked value saved back keeps the key', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const provider = { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: 'sk-secret' } };
+    const res = await d.fetch('/api/projects', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-maestro-client': 'cli', 'user-agent': 'scope-test' },
+      body: JSON.stringify({ name: 'p', repoPath: makeRepo(), who: 'ada', config: { provider } }),
+    });
+    expect(res.status).toBe(201);
+    const created = ((await res.json()) as { project: { id: string; config: Record<string, unknown> } }).project;
+    const id = created.id;
+    const [event] = (await d.store.events.list({ projectId: id, type: 'project.created' })).events;
+    expect(event!.payload).toMatchObject({ name: 'p', who: 'ada', from: { address: '127.0.0.1', client: 'cli', userAgent: 'scope-test' }, code: { provider: { before: null, after: { ...provider, env: { API_KEY: '***' } } } } });
+    // No answer carries the key: the POST's, the list, the project, the PATCH's.
+    const answers = [created, (await api(d, 'GET', '/api/projects')).body, (await api(d, 'GET', `/api/projects/${id}`)).body];
+    for (const a of [...answers, event!.payload]) expect(JSON.stringify(a)).not.toContain('sk-secret');
+    expect(created.config).toEqual({ provider: { ...provider, env: { API_KEY: '***' } } });
+
+    // A client that edits what it read and saves it back (the CLI's config set, the board's settings) keeps the key.
+    const edited = await api(d, 'PATCH', `/api/projects/${id}`, { config: { ...created.config, autoApproveAfterMs: 0 } });
+    expect(edited.status).toBe(200);
+    expect(JSON.stringify(edited.body)).not.toContain('sk-secret');
+    expect((await d.store.projects.get(id)).config).toEqual({ provider, autoApproveAfterMs: 0 });
+    // A masked value under a name nothing is stored for is refused, and nothing changes.
+    const unknown = await api(d, 'PATCH', `/api/projects/${id}`, { config: { provider: { ...provider, env: { API_KEY: '***', OTHER: '***' } } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('config.provider.env.OTHER is "***", a masked value');
+    expect((await d.store.projects.get(id)).config).toEqual({ provider, autoApproveAfterMs: 0 });
   });
 });
 

@@ -276,11 +276,11 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
     it('pages events in order and refuses to rewrite them', async () => {
       const p = await project();
       for (let i = 0; i < 5; i++) await store.events.append({ projectId: p.id, traceId: 'tr', type: 'note', payload: { i } });
-      const first = await store.events.list({ projectId: p.id, limit: 2 });
+      const first = await store.events.list({ projectId: p.id, type: 'note', limit: 2 });
       expect(first.events.map((e) => e.payload.i)).toEqual([0, 1]);
-      const second = await store.events.list({ projectId: p.id, limit: 2, after: first.nextAfter! });
+      const second = await store.events.list({ projectId: p.id, type: 'note', limit: 2, after: first.nextAfter! });
       expect(second.events.map((e) => e.payload.i)).toEqual([2, 3]);
-      const last = await store.events.list({ projectId: p.id, limit: 2, after: second.nextAfter! });
+      const last = await store.events.list({ projectId: p.id, type: 'note', limit: 2, after: second.nextAfter! });
       expect(last.events.map((e) => e.payload.i)).toEqual([4]);
       expect(last.nextAfter).toBeNull();
       await expect(db.run(`UPDATE events SET type = 'forged'`)).rejects.toThrow(/append-only/);
@@ -309,7 +309,7 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       const again = await store.events.appendOnce({ projectId: p.id, type: 'run.phase', payload: { phase: 'plan' } }, 'r1:0');
       expect(first?.payload).toEqual({ phase: 'plan' });
       expect(again).toBeNull();
-      expect((await store.events.list({ projectId: p.id })).events).toHaveLength(1);
+      expect((await store.events.list({ projectId: p.id, type: 'run.phase' })).events).toHaveLength(1);
     });
 
     it('records scheduler decisions with their breakdown and competitors, newest first', async () => {

@@ -52,6 +52,10 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   app.addHook('preHandler', async (req) => {
     const q = req.query as Query;
     if (!READ_ROUTES.has(req.routeOptions.url ?? '')) return;
+    // These routes have no query schema: a key given twice (?root=a&root=b) arrives as an array.
+    for (const [key, value] of Object.entries(q)) {
+      if (Array.isArray(value)) throw new MaestroError('BAD_INPUT', `The query parameter ${key} is given ${value.length} times; give it once.`);
+    }
     if (q.projectId !== undefined) {
       if (!opts.projectRoot) throw new MaestroError('BAD_INPUT', 'projectId is not accepted here (this server knows no projects); pass root.');
       if (q.root !== undefined) throw new MaestroError('BAD_INPUT', 'Pass projectId or root, not both.');

@@ -1,11 +1,11 @@
 /** /api/projects: register a repository, list and show projects. */
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
-import { parseProjectSettings, settingsChange } from '../../daemon/projectSettings.js';
+import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
@@ -21,10 +21,13 @@ function isBareRepository(path: string): boolean {
  * shared remote (`config.remote`), also a bare repository (the remote itself: the daemons work in their
  * own clones of it, README "Running on several machines").
  */
-export function checkRepoPath(repoPath: string, opts: { remote?: boolean } = {}): string {
+export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?: string } = {}): string {
   if (!isAbsolute(repoPath)) throw new MaestroError('BAD_INPUT', `repoPath must be absolute, got "${repoPath}".`);
   const path = resolve(repoPath);
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a directory.`);
+  if (opts.home && holds(path, opts.home)) {
+    throw new MaestroError('BAD_INPUT', `repoPath ${path} holds the Maestro home ${opts.home} (its token, database and run files): the project's agents and knowledge routes would reach them. Register a repository outside the home.`);
+  }
   if (existsSync(join(path, '.git'))) return path;
   if (isBareRepository(path)) {
     if (opts.remote) return path;
@@ -33,18 +36,37 @@ export function checkRepoPath(repoPath: string, opts: { remote?: boolean } = {})
   throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
 }
 
-export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
-  defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: await store.projects.list() }));
+const whoSchema = z.string().trim().min(1).max(200).default('human');
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project', tags: ['projects'], body: projectInputSchema, response: projectResponse, status: 201 }, async ({ body }) => {
-    const config = parseProjectSettings(body.config);
-    const repoPath = checkRepoPath(body.repoPath, { remote: typeof config.remote === 'string' });
-    return { project: await store.projects.create({ ...body, config, repoPath }) };
-  });
+/** Whether folder `outer` is `inner` or one of its parents (symlinks resolved). */
+function holds(outer: string, inner: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  const [o, i] = [real(outer), real(inner)];
+  return i === o || i.startsWith(o.endsWith(sep) ? o : o + sep);
+}
+
+export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home }: ApiDeps): void {
+  // Answers carry the settings with every `env` value masked: an API client (the board included) never reads a key back.
+  defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: maskSecrets(await store.projects.list()) }));
+
+  defineRoute(
+    app,
+    doc,
+    { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project (an event naming who and from where)', tags: ['projects'], body: projectInputSchema.extend({ who: whoSchema }), response: projectResponse, status: 201 },
+    async ({ body, req }) => {
+      const { who, ...input } = body;
+      const config = parseProjectSettings(input.config);
+      const repoPath = checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
+      const from = requestOrigin(req);
+      // Its settings may run code (a provider, a remote) from the first claim on: who registered it is on record.
+      const project = await store.projects.create({ ...input, config, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(config), ...maskSecrets(settingsChange({}, config)), who, from }));
+      return { project: maskSecrets(project) };
+    },
+  );
 
   defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts', tags: ['projects'], params: idParam, response: projectDetailResponse }, async ({ params }) => {
     const project = await store.projects.get(params.id);
-    return { project, tasksByStatus: await store.metrics.tasksByStatus(project.id) };
+    return { project: maskSecrets(project), tasksByStatus: await store.metrics.tasksByStatus(project.id) };
   });
 
   defineRoute(
@@ -56,18 +78,20 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       summary: "Replace a project's settings (validated; the change is an event naming who made it and from where)",
       tags: ['projects'],
       params: idParam,
-      body: z.object({ config: z.record(z.string(), z.unknown()), who: z.string().trim().min(1).max(200).default('human') }).strict(),
+      body: z.object({ config: z.record(z.string(), z.unknown()), who: whoSchema }).strict(),
       response: projectResponse,
     },
     async ({ params, body, req }) => {
-      const config = parseProjectSettings(body.config);
+      const stored = await store.projects.get(params.id);
+      // A masked `env` value (as GET answers it) keeps the stored one.
+      const config = parseProjectSettings(restoreMasked(body.config, stored.config));
       // A project registered by its bare remote keeps a remote: without one there is no work tree to run in.
-      if (!config.remote && isBareRepository((await store.projects.get(params.id)).repoPath)) {
+      if (!config.remote && isBareRepository(stored.repoPath)) {
         throw new MaestroError('BAD_INPUT', `project ${params.id} is registered by a bare repository, so its settings must name a shared remote (config.remote); nothing was saved.`);
       }
       const from = requestOrigin(req);
       const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
-      return { project };
+      return { project: maskSecrets(project) };
     },
   );
 }
@@ -78,9 +102,4 @@ function requestOrigin(req: FastifyRequest): { address: string; client: string; 
   const client = typeof declared === 'string' && declared ? declared.slice(0, 100) : req.headers.origin ? 'browser' : 'http';
   const ua = req.headers['user-agent'];
   return { address: req.ip, client, userAgent: typeof ua === 'string' ? ua.slice(0, 200) : null };
-}
-
-/** A provider's `env` values may be keys: an event shows their names only. */
-function maskSecrets<T>(change: T): T {
-  return JSON.parse(JSON.stringify(change, (key, value) => (key === 'env' && value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).map((k) => [k, '***'])) : value))) as T;
 }

@@ -105,5 +105,5 @@ export const es: Dictionary = {
     BAD_INPUT: 'La petición fue rechazada', ILLEGAL_TRANSITION: 'No es posible en el estado de la tarea', WRONG_GATE: 'La tarea espera en otra puerta', UNKNOWN_TASK: 'La tarea no existe', UNKNOWN_PROJECT: 'El proyecto no existe',
     NOT_FOUND: 'No encontrado', NO_DIFF: 'No hay cambios que mostrar', UNAUTHORIZED: 'No autorizado', NETWORK: 'El daemon no respondió', TASK_BUSY: 'La tarea está ocupada', INTERNAL: 'El daemon falló',
   },
-  eventType: { 'task.created': 'creada', 'task.edited': 'editada', 'task.status': 'estado', 'task.inject': 'instrucción', 'run.started': 'ejecución iniciada', 'run.finished': 'ejecución terminada', 'run.phase': 'fase', 'run.clarify': 'pregunta', 'run.resumed': 'reanudada', 'run.refused': 'rechazada', 'merge.conflict': 'conflicto de fusión', 'git.push_failed': 'fallo del push', 'project.config': 'configuración' },
+  eventType: { 'task.created': 'creada', 'task.edited': 'editada', 'task.status': 'estado', 'task.inject': 'instrucción', 'run.started': 'ejecución iniciada', 'run.finished': 'ejecución terminada', 'run.phase': 'fase', 'run.clarify': 'pregunta', 'run.resumed': 'reanudada', 'run.refused': 'rechazada', 'merge.conflict': 'conflicto de fusión', 'git.push_failed': 'fallo del push', 'project.config': 'configuración', 'project.created': 'registrado' },
 };

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { agentEnv } from '../lib/agentEnv.js';
+import { credentialsFor } from './credentials.js';
+
+const daemonEnv = { PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1', GOOGLE_APPLICATION_CREDENTIALS: '/home/u/gcp.json', OPENAI_API_KEY: 'sk-openai' };
+
+describe('credentialsFor', () => {
+  it('gives a Claude run on the Anthropic API no AWS or Google credentials, and none of another provider', () => {
+    expect(agentEnv(daemonEnv, { credentials: credentialsFor('claude', daemonEnv) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant' });
+  });
+
+  it('passes the cloud a Claude run is switched to (Bedrock: AWS; Vertex: Google), and only that one', () => {
+    const bedrock = { ...daemonEnv, CLAUDE_CODE_USE_BEDROCK: '1' };
+    expect(agentEnv(bedrock, { credentials: credentialsFor('claude', bedrock) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_BEDROCK: '1', AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
+    const vertex = { ...daemonEnv, CLAUDE_CODE_USE_VERTEX: '1' };
+    expect(agentEnv(vertex, { credentials: credentialsFor('claude', vertex) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_VERTEX: '1', GOOGLE_APPLICATION_CREDENTIALS: '/home/u/gcp.json' });
+  });
+
+  it('leaves other providers their own list', () => {
+    expect(credentialsFor('codex', daemonEnv)).toContain('OPENAI_API_KEY');
+    expect(credentialsFor('scripted', daemonEnv)).toEqual([]);
+  });
+});
