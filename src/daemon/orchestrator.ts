@@ -337,7 +337,7 @@ export class Orchestrator {
   private async spawn(run: Run, project?: Project): Promise<void> {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
     const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
-    const env = { ...processAgentEnv({ credentials: credentialsFor(readJob(run.runDir!).provider.kind, process.env), pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const env = { ...processAgentEnv({ credentials: (source) => credentialsFor(readJob(run.runDir!).provider.kind, source), pass: passEnvOf(config) }), ...this.opts.workerEnv };
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

@@ -25,8 +25,8 @@ const BASE = [
 const BASE_PREFIXES = ['LC_'];
 
 export interface AgentEnvOptions {
-  /** The run's provider's own credential variables (src/agents/credentials.ts CREDENTIAL_ENV): they pass. */
-  credentials?: readonly string[];
+  /** The run's provider's own credential variables (src/agents/credentials.ts credentialsFor, which may look at the source): they pass. */
+  credentials?: readonly string[] | ((source: NodeJS.ProcessEnv) => readonly string[]);
   /** The project's `passEnv`: exact names or `PREFIX_*`. */
   pass?: readonly string[];
 }
@@ -40,7 +40,8 @@ function passes(name: string, names: Set<string>, prefixes: string[]): boolean {
 }
 
 export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}): NodeJS.ProcessEnv {
-  const names = new Set([...BASE, ...(opts.credentials ?? [])]);
+  const credentials = typeof opts.credentials === 'function' ? opts.credentials(source) : (opts.credentials ?? []);
+  const names = new Set([...BASE, ...credentials]);
   const prefixes = [...BASE_PREFIXES];
   for (const entry of opts.pass ?? []) {
     if (entry.endsWith('*')) prefixes.push(entry.slice(0, -1));

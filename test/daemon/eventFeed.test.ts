@@ -92,14 +92,14 @@ describe('event feed: events this process commits', () => {
     const project = await store.projects.create({ name: 'feed', repoPath: '/r' });
     const task = await store.tasks.create({ projectId: project.id, title: 'a' });
     // Published on commit, with no read of the event log (the poll is 10 minutes away).
-    expect(seen.map((e) => e.type)).toEqual(['task.created']);
+    expect(seen.map((e) => e.type)).toEqual(['project.created', 'task.created']);
     await other.events.append({ projectId: project.id, type: 'note', payload: {} });
     await store.tasks.transition(task.id, 'cancelled', { from: 'ready' });
-    expect(seen.map((e) => [e.type, e.payload.to])).toEqual([['task.created', undefined], ['task.status', 'cancelled']]);
-    // The read meets all three in id order: it publishes the other process's event and skips the two already out.
+    expect(seen.map((e) => [e.type, e.payload.to])).toEqual([['project.created', undefined], ['task.created', undefined], ['task.status', 'cancelled']]);
+    // The read meets all four in id order: it publishes the other process's event and skips the three already out.
     await feed.poke();
-    expect(seen.map((e) => e.type)).toEqual(['task.created', 'task.status', 'note']);
+    expect(seen.map((e) => e.type)).toEqual(['project.created', 'task.created', 'task.status', 'note']);
     await feed.poke();
-    expect(seen).toHaveLength(3);
+    expect(seen).toHaveLength(4);
   });
 });
