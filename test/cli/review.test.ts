@@ -65,16 +65,25 @@ describe('maestro task diff / reject --comment', () => {
       expect(rejected.code).toBe(0);
       expect(rejected.body.next.feedback).toContain('- src.ts:2 — b must stay 2\n- added.ts:1 — name it differently');
 
-      // The old id still works: show prints the chain, actions go to the newest version.
+      // The old id still works: show prints the chain, actions go to the newest version, except an approval,
+      // which is of the version named (the person saw v1's diff, not v2's).
       const next = rejected.body.next;
       const shown = await cli(['task', 'show', task.id, ...url]);
       expect(shown.stdout).toContain(`v1 ${task.id} superseded  ← this one`);
       expect(shown.stdout).toContain(`v2 ${next.id} ready`);
       for (const s of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(next.id, s);
-      const approved = await cli(['task', 'approve', task.id, ...url]);
+      const stale = await cli(['task', 'approve', task.id, ...url]);
+      expect(stale.code).toBe(1);
+      expect(stale.stderr).toContain(`${task.id} was superseded by ${next.id}`);
+      expect(stale.stderr).toContain(`maestro task diff ${next.id}`);
+      expect((await d.store.tasks.get(next.id)).status).toBe('plan_review');
+      const approved = await cli(['task', 'approve', next.id, ...url]);
       expect(approved.code).toBe(0);
-      expect(approved.stderr).toContain(`${task.id} was superseded; acting on its newest version ${next.id}`);
       expect(approved.stdout).toContain(`Approved plan_review of ${next.id}`);
+      const cancelled = await cli(['task', 'cancel', task.id, ...url]);
+      expect(cancelled.code).toBe(0);
+      expect(cancelled.stderr).toContain(`${task.id} was superseded; acting on its newest version ${next.id}`);
+      expect((await d.store.tasks.get(next.id)).status).toBe('cancelled');
     } finally {
       await d.stop();
     }

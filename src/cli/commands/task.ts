@@ -4,12 +4,13 @@
  * stream); `--json` prints the API's answer, whose fields are stable.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
 import { TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { followTask, printTranscript } from './taskLogs.js';
-import { actOnNewest, describeEvidence, fetchEvidence, parseComment, registerDiff } from './taskReview.js';
+import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
@@ -141,12 +142,19 @@ function taskShow(task: Command, ctx: CliContext): void {
   );
 }
 
-/** `task approve`: passes the gate the task (its newest version) waits at. */
+/**
+ * `task approve`: passes the gate the task waits at. Unlike the other commands it acts on the very version
+ * named: an approval says "I have seen this change", so an id a rejection superseded is refused with the
+ * newest version's id, never taken to mean a change the person has not looked at.
+ */
 function taskApprove(task: Command, ctx: CliContext): void {
-  withApi(task.command('approve <id>').description('Approve the gate the task waits at.').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
+  withApi(task.command('approve <id>').description('Approve the gate the task waits at (the version named, never a newer one).').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string }) => {
       const client = clientFor(opts, ctx.env);
-      const target = await actOnNewest(client, id);
+      const { id: target, from } = await newestVersion(client, id);
+      if (from) {
+        throw new MaestroError('WRONG_GATE', `${from} was superseded by ${target} (a rejection made a new version), so it is at no gate. Nothing was approved: look at the new version (maestro task diff ${target}), then approve it by its id.`);
+      }
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
       if (opts.json) printJson({ task: t });
       else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}; it is now ${t.status}.`);
