@@ -11,7 +11,7 @@
  * one (version + 1). Anything in flight may be requeued to ready (a worker that
  * died, a released claim) or parked in needs_attention with a reason; a person
  * may cancel anything that is not finished. needs_attention and cancelled go
- * back to ready on retry.
+ * back to ready on retry; work parked while merging goes back to merging.
  *
  * Every transition goes through `assertTransition`; an illegal one throws
  * ILLEGAL_TRANSITION, never a silent no-op. Every transition to ready clears
@@ -54,7 +54,8 @@ export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = 
   exec_review: ['merging', 'executing', 'superseded', 'ready', 'needs_attention', 'cancelled'],
   merging: ['done', 'executing', 'ready', 'needs_attention', 'cancelled'],
   done: [],
-  needs_attention: ['ready', 'cancelled'],
+  // → merging: a retry of work parked while merging (its approval stands; see tasks.retry).
+  needs_attention: ['ready', 'merging', 'cancelled'],
   cancelled: ['ready'],
   superseded: [],
 };

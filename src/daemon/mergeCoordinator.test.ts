@@ -323,3 +323,42 @@ describe('merge trains', () => {
     expect(git(remote, 'log', '--format=%s', '--first-parent', `${main}..main`).split('\n')).toEqual(['Merge maestro/t-b', 'work on maestro/t-a']);
   });
 });
+
+describe('a merge parked for a person', () => {
+  it('a retry after the checkout is cleaned merges the approved change again: back to merging, not to a new run', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n', 'notes.txt': 'mine\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'by a\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    // The person's own edit, uncommitted: nothing may be merged into that checkout.
+    writeFileSync(join(repo, 'notes.txt'), 'mine, edited\n');
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    const parked = await s.tasks.get(a.id);
+    expect(parked).toMatchObject({ status: 'needs_attention', lastRunError: expect.stringContaining('uncommitted changes (notes.txt)') });
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('mine, edited\n');
+
+    git(repo, 'commit', '-q', '-am', 'my notes');
+    // Still marked as its executing daemon's, with that daemon's lease long past (as a claimed task keeps them).
+    await s.db.run(`UPDATE tasks SET claimed_by = 'd1', claimed_at = 1, lease_expires_at = 2 WHERE id = $1`, [a.id]);
+    const retried = await s.tasks.retry(a.id, 'needs_attention');
+    expect(retried.status).toBe('merging');
+    expect(retried.approvals).toEqual(parked.approvals);
+    const [event] = (await s.events.list({ taskId: a.id, type: 'task.status' })).events.slice(-1);
+    expect(event!.payload).toMatchObject({ from: 'needs_attention', to: 'merging', reason: 'retry the merge' });
+    // An expired lease does not send it back to ready (a new execution) meanwhile.
+    now += 10 * 60_000;
+    expect(await s.tasks.expireClaims()).toEqual([]);
+    await d.merges.tick();
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('by a\n');
+    expect(await s.runs.list({ taskId: a.id })).toEqual([]);
+    expect(d.errors).toEqual([]);
+
+    // Work parked anywhere else still goes back to ready for a new run.
+    const b = await s.tasks.create({ projectId: project.id, title: 'b', complexity: 'easy' });
+    await s.tasks.transition(b.id, 'needs_attention', { reason: 'the agent gave up' });
+    expect((await s.tasks.retry(b.id, 'needs_attention')).status).toBe('ready');
+  });
+});

@@ -53,12 +53,18 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
         await appendEvent(q, { ...statusEvent(before, after, opts.reason ? { reason: opts.reason } : {}), traceId: opts.traceId ?? null }, now);
         return after;
       }),
-    /** A person retries: back to ready, the backoff baseline reset to the attempts so far. */
+    /**
+     * A person retries: back to ready, the backoff baseline reset to the attempts so far. Work parked while
+     * merging (a dirty checkout, a before:merge veto, a missing branch) goes back to merging instead: its
+     * change was reviewed and approved, and only the merge is tried again (ready would run the agent anew).
+     */
     retry: (id: string, from: TaskStatus) =>
       tx('tasks.retry', async (q, now) => {
-        const { before, after } = await transitionTask(q, { id, to: 'ready', from, fields: { nextEligibleAt: null }, now });
-        await q.run(`UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
-        await appendEvent(q, statusEvent(before, after, { reason: 'retry' }), now);
+        const merge = from === 'needs_attention' && (await parkedWhileMerging(q, id));
+        const { before, after } = await transitionTask(q, { id, to: merge ? 'merging' : 'ready', from, fields: merge ? {} : { nextEligibleAt: null }, now });
+        // A merge needs no lease (any daemon's merge train takes it); an old one must not expire it back to ready.
+        await q.run(merge ? `UPDATE tasks SET lease_expires_at = NULL WHERE id = $1` : `UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
+        await appendEvent(q, statusEvent(before, after, { reason: merge ? 'retry the merge' : 'retry' }), now);
         return getTask(q, id);
       }),
   };
@@ -146,4 +152,13 @@ export function taskGates({ tx }: TaskOpsContext) {
         return after;
       }),
   };
+}
+
+/** Whether the task went to needs_attention from merging (its newest status event says so) with a branch to merge. */
+async function parkedWhileMerging(q: Queryable, id: string): Promise<boolean> {
+  const last = await q.one<{ payload: string }>(`SELECT payload FROM events WHERE task_id = $1 AND type = 'task.status' ORDER BY id DESC LIMIT 1`, [id]);
+  const payload = last ? (JSON.parse(last.payload) as { from?: unknown; to?: unknown }) : {};
+  if (payload.from !== 'merging' || payload.to !== 'needs_attention') return false;
+  const task = await getTask(q, id);
+  return typeof task.result?.branch === 'string';
 }
