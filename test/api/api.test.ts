@@ -31,6 +31,10 @@ describe('REST API', () => {
     expect(created.status).toBe(201);
     expect(created.body.project).toMatchObject({ name: 'web', repoPath: repo });
     expect((await call('POST', '/api/projects', { name: 'web', repoPath: repo })).body.error.code).toBe('DUPLICATE_PROJECT');
+    // The same checkout under another name: two projects would merge into one working tree.
+    const again = await call('POST', '/api/projects', { name: 'other', repoPath: `${repo}/` });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'DUPLICATE_PROJECT', message: `${repo} is already registered as project web (${created.body.project.id}); nothing was registered.` });
     const notRepo = await call('POST', '/api/projects', { name: 'x', repoPath: '/tmp' });
     expect(notRepo.status).toBe(400);
     expect(notRepo.body.error.message).toMatch(/not a git repository/);

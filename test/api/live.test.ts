@@ -2,6 +2,7 @@
  * The live interfaces over a real socket: SSE with Last-Event-ID, the
  * WebSocket feed, reply to a question, transcript grep, traces.
  */
+import { cliFor } from '../cli/helpers.js';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,9 +125,15 @@ describe('live API', () => {
     await new Promise((r) => ws.once('open', r));
     daemon.orchestrator.kick();
     await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'awaiting_input', 'the question');
+    // The question is in the task's detail (the board's answer box, `task show`), not only in the live output.
+    const detail = (await (await daemon.fetch(`/api/tasks/${task.id}`)).json()) as { question: { text: string } | null };
+    expect(detail.question).toMatchObject({ text: 'Which name should it print?' });
+    const shown = await cliFor(daemon.config.home).cli(['task', 'show', task.id, '--url', daemon.url]);
+    expect(shown.stdout).toContain(`The agent asks:\n  Which name should it print?\nAnswer with: maestro task reply ${task.id} "<your answer>"`);
     const res = await daemon.fetch(`/api/tasks/${task.id}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Grace Hopper', who: 'ann' }) });
     expect(res.status).toBe(202);
     await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'exec_review', 'exec_review');
+    expect(((await (await daemon.fetch(`/api/tasks/${task.id}`)).json()) as { question: unknown }).question).toBeNull();
     await daemon.store.tasks.approve(task.id, 'exec_review', 'ann');
     daemon.orchestrator.kick();
     await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'done', 'done');

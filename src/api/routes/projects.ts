@@ -25,15 +25,14 @@ export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?:
   if (!isAbsolute(repoPath)) throw new MaestroError('BAD_INPUT', `repoPath must be absolute, got "${repoPath}".`);
   const path = resolve(repoPath);
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a directory.`);
+  if (!existsSync(join(path, '.git'))) {
+    if (!isBareRepository(path)) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
+    if (!opts.remote) throw new MaestroError('BAD_INPUT', `repoPath ${path} is a bare repository, which has no work tree to run tasks in. Register a checkout of it, or name it as the project's shared remote (config.remote) so each daemon works in a clone of it.`);
+  }
   if (opts.home && holds(path, opts.home)) {
     throw new MaestroError('BAD_INPUT', `repoPath ${path} holds the Maestro home ${opts.home} (its token, database and run files): the project's agents and knowledge routes would reach them. Register a repository outside the home.`);
   }
-  if (existsSync(join(path, '.git'))) return path;
-  if (isBareRepository(path)) {
-    if (opts.remote) return path;
-    throw new MaestroError('BAD_INPUT', `repoPath ${path} is a bare repository, which has no work tree to run tasks in. Register a checkout of it, or name it as the project's shared remote (config.remote) so each daemon works in a clone of it.`);
-  }
-  throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
+  return path;
 }
 
 const whoSchema = z.string().trim().min(1).max(200).default('human');
@@ -57,6 +56,9 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       const { who, ...input } = body;
       const config = parseProjectSettings(input.config);
       const repoPath = checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
+      // Two projects on one checkout would merge into the same working tree and run on the same branches.
+      const same = (await store.projects.list()).find((p) => p.repoPath === repoPath);
+      if (same) throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.`, { details: { name: same.name } });
       const from = requestOrigin(req);
       // Its settings may run code (a provider, a remote) from the first claim on: who registered it is on record.
       const project = await store.projects.create({ ...input, config, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(config), ...maskSecrets(settingsChange({}, config)), who, from }));

@@ -5,7 +5,8 @@ import { MaestroError } from '../../core/errors.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
-import { GATES } from '../../core/types.js';
+import { GATES, type Task } from '../../core/types.js';
+import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
@@ -66,7 +67,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null, versions };
+    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task) };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({
@@ -112,4 +113,13 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     if (task.status !== 'awaiting_input') throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}, not awaiting_input: there is no question to answer.`);
     return control.reply(task, body.message, body.who);
   });
+}
+
+/** The agent's question a task awaiting input waits on: its newest run.clarify event. */
+async function pendingQuestion(store: Store, task: Task): Promise<{ text: string; clarifyId: string | null; askedAt: number } | null> {
+  if (task.status !== 'awaiting_input') return null;
+  const asked = (await store.events.list({ taskId: task.id, type: 'run.clarify', limit: 1000 })).events.at(-1);
+  const text = asked?.payload.question;
+  if (!asked || typeof text !== 'string') return null;
+  return { text, clarifyId: typeof asked.payload.clarifyId === 'string' ? asked.payload.clarifyId : null, askedAt: asked.at };
 }

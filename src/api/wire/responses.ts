@@ -45,6 +45,10 @@ export const taskDetailResponse = z.strictObject({
   children: z.array(taskSchema),
   lastDecision: schedulerDecisionSchema.nullable(),
   versions: z.array(versionRefSchema).describe('the whole version chain, oldest first'),
+  question: z
+    .strictObject({ text: z.string(), clarifyId: z.string().nullable(), askedAt: z.number().int() })
+    .nullable()
+    .describe("the agent's question while the task is awaiting_input (answer it with POST /api/tasks/:id/reply), else null"),
 });
 export const rejectResponse = z.strictObject({ task: taskSchema.describe('the rejected version'), next: taskSchema.describe('the new version that carries the feedback') });
 export const runMessageResponse = z.strictObject({ runId: z.string().describe('the run the message was given to') });

@@ -137,7 +137,9 @@ function taskShow(task: Command, ctx: CliContext): void {
       const evidence = await fetchEvidence(client, answer.task.id);
       if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [] });
       const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
-      print(describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      // The question first: it is what the task waits on.
+      const asked = answer.question ? `The agent asks:\n  ${answer.question.text.split('\n').join('\n  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
+      print(asked + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }

@@ -66,7 +66,7 @@ export const en = {
   },
   knowledge: {
     title: 'Knowledge', tab: { search: 'Search', review: 'Review queue', audit: 'Audit' }, query: 'Search the knowledge', search: 'Search', facets: 'Facets',
-    type: 'Type', category: 'Category', any: 'Any', counts: '{{count}} results ({{wiki}} wiki, {{code}} code)', chain: 'Evolution', noResults: 'Nothing matched.',
+    type: 'Type', category: 'Category', any: 'Any', counts: '{{count}} results ({{wiki}} knowledge, {{code}} code)', chain: 'Evolution', noResults: 'Nothing matched.',
     unavailable: 'This part of the knowledge is not available on this daemon.', pickProject: 'Pick a project on the left.', queueEmpty: 'Nothing waits for review. Candidates appear here when an agent\'s run report (.maestro/report.md) lists accepted decisions or locked constraints, or when someone runs `maestro knowledge stage`.', searchHint: 'Knowledge is the project\'s specs (.workflow/specs), knowhow (.workflow/knowhow) and the observer\'s wiki. It fills as agents report decisions and constraints (review and promote them under Review), or with `maestro spec add` and `maestro knowhow add`. Type words to search it.', auditEmpty: 'No specs or knowhow yet, so there is nothing to audit. Promote candidates under Review, or add entries with `maestro spec add` and `maestro knowhow add`.',
     matches: 'Matches', evidence: 'Evidence', supersedes: 'Supersedes', supersededBy: 'Superseded by', current: 'this entry', related: 'Related',
     session: 'Session {{id}}', sessionError: 'This session cannot be reviewed: {{message}}', candidates: '{{count}} candidates',

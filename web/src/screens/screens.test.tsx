@@ -80,7 +80,7 @@ describe('KnowledgeScreen', () => {
     render(<KnowledgeScreen view="search" />);
     fireEvent.change(screen.getByLabelText('Search the knowledge'), { target: { value: 'retry' } });
     fireEvent.click(screen.getByRole('button', { name: 'Search' }));
-    expect(await screen.findByText('3 results (2 wiki, 1 code)')).toBeTruthy();
+    expect(await screen.findByText('3 results (2 knowledge, 1 code)')).toBeTruthy();
     expect(screen.getByText('<b>Retry</b> recipe')).toBeTruthy(); // text, not markup
     expect(screen.getByText('diversity')).toBeTruthy();
     fireEvent.click(screen.getByLabelText('spec (1)'));

@@ -8,7 +8,8 @@ import styles from './Detail.module.css';
 
 const RUNNING: ReadonlySet<string> = new Set(['planning', 'executing', 'reviewing']);
 
-export function MessageBox({ task, onDone }: { task: Task; onDone(): void }) {
+/** `question`: what the agent asked (the task detail's), shown above the answer box. */
+export function MessageBox({ task, question = null, onDone }: { task: Task; question?: string | null; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -32,6 +33,11 @@ export function MessageBox({ task, onDone }: { task: Task; onDone(): void }) {
   return (
     <section className={mode === 'reply' ? styles.gate : styles.section} aria-labelledby="msg-h">
       <h3 id="msg-h">{t(mode === 'reply' ? 'message.replyTitle' : 'message.injectTitle')}</h3>
+      {mode === 'reply' && question && (
+        <blockquote className={styles.question} data-testid="question">
+          {question}
+        </blockquote>
+      )}
       <label htmlFor="msg-text" className="sr-only">
         {t(mode === 'reply' ? 'message.replyLabel' : 'message.injectLabel')}
       </label>

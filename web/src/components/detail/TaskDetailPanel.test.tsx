@@ -66,12 +66,15 @@ describe('TaskDetailPanel', () => {
     }, LONG_WAIT);
   });
 
-  it('shows the reply box when the task awaits input', async () => {
+  it('shows the reply box with the agent\'s question when the task awaits input', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'awaiting_input', title: 'Ask me' });
-    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null })));
+    const question = { text: 'Which name should it print?', clarifyId: 'q1', askedAt: 1 };
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question })));
     render(<TaskDetailPanel taskId={task.id} />);
     expect(await screen.findByText('The agent asks a question')).toBeTruthy();
+    // The question itself, inside the box the answer goes in.
+    expect(screen.getByTestId('question').textContent).toBe('Which name should it print?');
     expect(screen.getByRole('button', { name: 'Send the answer' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
   });

@@ -96,7 +96,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} onDone={reload} />
-      <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} onDone={reload} />
+      <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
           <ReviewPanel key={task.id} task={task} versions={versions} />
