@@ -57,7 +57,8 @@ export function buildJob(ctx: JobContext): JobInput {
   const failures = history
     .filter((r) => r.status === 'failed' && r.error && !/^(its daemon lost the lease|WORKER_DIED|WORKER_SILENT)/.test(r.error))
     .map((r) => ({ error: r.error!, log: '' }));
-  const reviewRound = history.filter((r) => r.kind === 'review' && r.status === 'succeeded').length + 1;
+  // Rounds since a person last retried the task: a retry after the rounds ran out gives it a fresh set, not one more.
+  const reviewRound = history.filter((r) => r.kind === 'review' && r.status === 'succeeded' && r.attempt > task.retryBaseline).length + 1;
   const reviewFeedback = typeof task.result?.feedback === 'string' ? task.result.feedback : null;
   const feedback = [task.feedback, reviewFeedback].filter(Boolean).join('\n\n') || null;
   return {

@@ -63,7 +63,7 @@ are explained here.
     a task branch before the task needs a person.
   - \`maxDiffFiles\`, \`maxDiffLines\` — the largest change a run may make.
   - \`reviewRounds\` — review rejections a task version may take before it
-    needs attention.
+    needs attention; \`maestro task retry\` then gives it a fresh set.
   - \`agentTimeoutMs\`, \`checkTimeoutMs\` — time limits of one agent call and
     of one check.
   - \`clarifyTimeoutMs\` — how long an agent's question waits for an answer
