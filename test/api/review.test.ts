@@ -6,10 +6,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git } from '../helpers/repo.js';
 import { makeTaskBranch, reviewRepo } from '../helpers/reviewRepo.js';
+import { StageBook } from '../../src/executor/protocol/stages.js';
 
 describe('review API', () => {
   let d: TestDaemon;
@@ -204,6 +205,32 @@ describe('review API', () => {
     const findings = await call('GET', `/api/tasks/${task.id}/findings`);
     expect(findings.body).toEqual({ taskId: task.id, version: 1, verdicts: [], findings: [] });
     expect((await call('GET', `/api/tasks/${task.id}/checks?version=3`)).status).toBe(404);
+  });
+
+  it('numbers review rounds: each review run with a verdict is one, oldest first', async () => {
+    const { task } = await setup();
+    await toExecReview(task.id);
+    const verdict = (reviewer: string, v: 'approve' | 'reject', message?: string) => ({ reviewer, verdict: v, summary: '', findings: message ? [{ severity: 'medium', file: 'a.txt', line: 1, message }] : [] });
+    const rounds = [
+      [verdict('code', 'reject', 'add a comment'), verdict('security', 'approve')],
+      [verdict('code', 'reject', 'add a comment, still'), verdict('security', 'approve')],
+      [verdict('code', 'approve'), verdict('security', 'approve')],
+    ];
+    const runIds: string[] = [];
+    for (const [i, [code, security]] of rounds.entries()) {
+      const runDir = tempDir(`maestro-run-${i}-`);
+      new StageBook(runDir).markDone('review:code', code);
+      new StageBook(runDir).markDone('review:security', security);
+      const run = await d.store.runs.create({ taskId: task.id, kind: 'review', model: null, traceId: `t${i}`, attempt: 1, runDir });
+      runIds.push(run.id);
+    }
+    const findings = (await call('GET', `/api/tasks/${task.id}/findings`)).body;
+    expect(findings.verdicts.map((v: { reviewer: string; verdict: string; round: number; runId: string }) => [v.round, v.reviewer, v.verdict, v.runId])).toEqual([
+      [1, 'code', 'reject', runIds[0]], [1, 'security', 'approve', runIds[0]],
+      [2, 'code', 'reject', runIds[1]], [2, 'security', 'approve', runIds[1]],
+      [3, 'code', 'approve', runIds[2]], [3, 'security', 'approve', runIds[2]],
+    ]);
+    expect(findings.findings.map((f: { round: number; message: string }) => [f.round, f.message])).toEqual([[1, 'add a comment'], [2, 'add a comment, still']]);
   });
 
   it('lists the review routes in the OpenAPI document', async () => {

@@ -212,27 +212,31 @@ interface StoredReview {
   findings?: Array<{ severity?: string; file?: string; line?: number; message?: string }>;
 }
 
-/** Each finished review run's verdicts (from its stages.json), else the task result's latest review. */
+/**
+ * Each finished review run's verdicts (from its stages.json), else the task result's latest review. Every
+ * verdict and finding says its round (the review runs with a verdict, counted from 1): the newest round is
+ * what a gate decides on; the earlier ones are what the agent was asked to fix.
+ */
 export async function reviewViews(store: Store, task: Task): Promise<{ verdicts: VerdictView[]; findings: FindingView[] }> {
   const verdicts: VerdictView[] = [];
   const findings: FindingView[] = [];
-  const add = (review: StoredReview, runId: string) => {
+  const add = (review: StoredReview, runId: string, round: number) => {
     const reviewer = review.reviewer ?? 'code';
     const list = review.findings ?? [];
-    verdicts.push({ reviewer, verdict: review.verdict ?? 'approve', summary: review.summary || summarize(list.length), runId });
-    for (const f of list) findings.push({ reviewer, severity: f.severity ?? 'medium', file: f.file ?? null, line: f.line ?? null, message: f.message ?? '', runId });
+    verdicts.push({ reviewer, verdict: review.verdict ?? 'approve', summary: review.summary || summarize(list.length), runId, round });
+    for (const f of list) findings.push({ reviewer, severity: f.severity ?? 'medium', file: f.file ?? null, line: f.line ?? null, message: f.message ?? '', runId, round });
   };
   const runs = (await store.runs.list({ taskId: task.id })).filter((r) => (r.kind === 'review' || r.kind === 'conflict') && r.runDir);
+  let round = 0;
   for (const run of runs) {
     const done = readStagesSafe(run.runDir!);
-    for (const name of ['review:code', 'review:security']) {
-      const out = done[name]?.output as StoredReview | undefined;
-      if (out?.verdict) add(out, run.id);
-    }
+    const outs = ['review:code', 'review:security'].map((name) => done[name]?.output as StoredReview | undefined).filter((o): o is StoredReview => Boolean(o?.verdict));
+    if (outs.length) round++;
+    for (const out of outs) add(out, run.id, round);
   }
   if (!verdicts.length && Array.isArray(task.result?.reviews)) {
     const lastReview = [...(await store.runs.list({ taskId: task.id }))].reverse().find((r) => r.kind === 'review');
-    for (const r of task.result.reviews as StoredReview[]) add(r, lastReview?.id ?? '');
+    for (const r of task.result.reviews as StoredReview[]) add(r, lastReview?.id ?? '', 1);
   }
   return { verdicts, findings };
 }

@@ -140,8 +140,9 @@ export const checkViewSchema = z.strictObject({
   outputTail: z.string(),
   runId: z.string().nullable(),
 });
-export const verdictViewSchema = z.strictObject({ reviewer: z.string(), verdict: z.enum(['approve', 'reject']), summary: z.string(), runId: z.string() });
-export const findingViewSchema = z.strictObject({ reviewer: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), runId: z.string() });
+/** `round`: which review of this version (1 = the first); the newest round is the one the gate decides on. */
+export const verdictViewSchema = z.strictObject({ reviewer: z.string(), verdict: z.enum(['approve', 'reject']), summary: z.string(), runId: z.string(), round: z.number().int().positive() });
+export const findingViewSchema = z.strictObject({ reviewer: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), runId: z.string(), round: z.number().int().positive() });
 
 export const healthConditionSchema = z.strictObject({ code: z.enum(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE']), path: z.string(), message: z.string(), since: epochMs });
 

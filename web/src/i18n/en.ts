@@ -95,8 +95,8 @@ export const en = {
     status: { running: 'running', complete: 'complete', interrupted: 'interrupted' },
   },
   review: {
-    title: 'Review', checks: 'Checks', verdicts: 'Reviewers', changes: 'Changes', version: 'Version', noChecks: 'No checks ran.', noVerdicts: 'No reviewer has answered yet.',
-    noOutput: 'No output.', exitCode: 'exit {{code}}', byReviewer: '{{reviewer}} reviewer', totals: '{{count}} files changed', view: 'Diff view', unified: 'Unified', split: 'Split',
+    title: 'Review', checks: 'Checks', round: 'Round {{round}}, the latest review: the one this gate decides on.', earlier_one: 'The earlier round (what the agent was asked to fix)', earlier_other: 'The {{count}} earlier rounds (what the agent was asked to fix)', roundShort: 'Round {{round}}:', verdicts: 'Reviewers', changes: 'Changes', version: 'Version', noChecks: 'No checks ran.', noVerdicts: 'No reviewer has answered yet.',
+    noOutput: 'No output.', exitCode: 'exit {{code}}', byReviewer: '{{reviewer}} reviewer', totals_one: '{{count}} file changed', totals_other: '{{count}} files changed', view: 'Diff view', unified: 'Unified', split: 'Split',
     keys: 'Keys: j / k next / previous file', noFiles: 'No file changed.', files: 'Changed files', diffFailed: 'The diff could not be loaded: {{message}}',
     commentCount: '{{count}} comments',
     commentOnOld: 'Comment on {{file}} removed line {{line}}', commentLabelOld: 'Your comment on {{file}}, removed line {{line}}',

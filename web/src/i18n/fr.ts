@@ -77,8 +77,8 @@ export const fr: Dictionary = {
     status: { running: 'en cours', complete: 'terminée', interrupted: 'interrompue' },
   },
   review: {
-    title: 'Revue', checks: 'Vérifications', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', noVerdicts: 'Aucun relecteur n’a encore répondu.',
-    noOutput: 'Aucune sortie.', exitCode: 'code {{code}}', byReviewer: 'relecteur {{reviewer}}', totals: '{{count}} fichiers modifiés', view: 'Vue du diff', unified: 'Unifiée', split: 'Côte à côte',
+    title: 'Revue', checks: 'Vérifications', round: 'Tour {{round}}, la dernière revue : celle sur laquelle cette porte décide.', earlier_one: 'Le tour précédent (ce que l’agent devait corriger)', earlier_other: 'Les {{count}} tours précédents (ce que l’agent devait corriger)', roundShort: 'Tour {{round}} :', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', noVerdicts: 'Aucun relecteur n’a encore répondu.',
+    noOutput: 'Aucune sortie.', exitCode: 'code {{code}}', byReviewer: 'relecteur {{reviewer}}', totals_one: '{{count}} fichier modifié', totals_other: '{{count}} fichiers modifiés', view: 'Vue du diff', unified: 'Unifiée', split: 'Côte à côte',
     keys: 'Touches : j / k fichier suivant / précédent', noFiles: 'Aucun fichier modifié.', files: 'Fichiers modifiés', diffFailed: 'Impossible de charger le diff : {{message}}',
     commentCount: '{{count}} commentaires',
     commentOnOld: 'Commenter {{file}} ligne supprimée {{line}}', commentLabelOld: 'Votre commentaire sur {{file}}, ligne supprimée {{line}}',

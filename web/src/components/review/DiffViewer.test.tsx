@@ -52,8 +52,8 @@ describe('DiffViewer', () => {
 
   it('pins the findings to their lines and lists the others above the file', () => {
     const findings: Finding[] = [
-      { reviewer: 'code', severity: 'high', file: 'src/dir0/file0.ts', line: 3, message: 'v0_2 is never read', runId: 'r1' },
-      { reviewer: 'security', severity: 'low', file: 'src/dir0/file0.ts', line: 400, message: 'far away', runId: 'r2' },
+      { reviewer: 'code', severity: 'high', file: 'src/dir0/file0.ts', line: 3, message: 'v0_2 is never read', runId: 'r1', round: 1 },
+      { reviewer: 'security', severity: 'low', file: 'src/dir0/file0.ts', line: 400, message: 'far away', runId: 'r2', round: 1 },
     ];
     render(<DiffViewer taskId="t_1" findings={findings} initial={diffWith()} />);
     const pinned = screen.getByTestId('line-finding');

@@ -68,8 +68,11 @@ export default function ReviewPanel({ task, versions }: { task: Task; versions: 
     };
   }, [task.id, other, task.updatedAt]);
 
-  const findings = review?.findings ?? [];
+  // The gate decides on the newest round; earlier rounds are what the agent was asked to fix, shown folded.
+  const latest = Math.max(0, ...(review?.verdicts ?? []).map((v) => v.round));
+  const findings = (review?.findings ?? []).filter((f) => f.round === latest);
   const general = findings.filter((f) => !f.file);
+  const earlier = (review?.verdicts ?? []).filter((v) => v.round < latest);
   return (
     <section className={styles.review} aria-labelledby="review-h">
       <h3 id="review-h">{t('review.title')}</h3>
@@ -90,8 +93,9 @@ export default function ReviewPanel({ task, versions }: { task: Task; versions: 
       {checks ? <Checks checks={checks} /> : !error && <p className={styles.muted}>{t('app.loading')}</p>}
       <h4>{t('review.verdicts')}</h4>
       {review && review.verdicts.length === 0 && <p className={styles.muted}>{t('review.noVerdicts')}</p>}
+      {latest > 1 && <p className={styles.muted}>{t('review.round', { round: latest })}</p>}
       <ul className={styles.checks}>
-        {review?.verdicts.map((v) => (
+        {review?.verdicts.filter((v) => v.round === latest).map((v) => (
           <li key={v.runId + v.reviewer} data-testid="verdict">
             <strong>{t(`reviewer.${v.reviewer}`, { defaultValue: v.reviewer })}</strong>: <span className={v.verdict === 'approve' ? styles.ok : styles.err}>{t(`verdict.${v.verdict}`)}</span>
             {v.summary ? ` — ${v.summary}` : ''}
@@ -103,6 +107,29 @@ export default function ReviewPanel({ task, versions }: { task: Task; versions: 
           </li>
         ))}
       </ul>
+      {earlier.length > 0 && (
+        <details data-testid="earlier-rounds">
+          <summary>{t('review.earlier', { count: latest - 1 })}</summary>
+          <ul className={styles.checks}>
+            {earlier.map((v) => (
+              <li key={v.runId + v.reviewer}>
+                {t('review.roundShort', { round: v.round })} <strong>{t(`reviewer.${v.reviewer}`, { defaultValue: v.reviewer })}</strong>: {t(`verdict.${v.verdict}`)}
+                {v.summary ? ` — ${v.summary}` : ''}
+                <ul>
+                  {(review?.findings ?? [])
+                    .filter((f) => f.runId === v.runId && f.reviewer === v.reviewer)
+                    .map((f, i) => (
+                      <li key={i} className={styles.finding}>
+                        <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}
+                        {f.message}
+                      </li>
+                    ))}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       <h4>{t('review.changes')}</h4>
       <DiffViewer taskId={task.id} version={other} readOnly={other !== undefined} findings={findings} />
     </section>
