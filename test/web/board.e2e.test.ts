@@ -177,6 +177,12 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const hostile = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>${'x'.repeat(400)}`;
     await d.store.tasks.create({ projectId: project!.id, title: hostile, deps: [parent!.id] });
 
+    // Without the link (no token yet): one notice saying how to sign in, not "unreachable" and an error per panel.
+    await page.goto(`${d.url}/`);
+    await page.getByTestId('sign-in').getByText('This browser is not signed in to the daemon').waitFor();
+    expect(await page.getByTestId('connection').textContent()).toBe('Not signed in');
+    expect(await page.locator('[data-card]').count()).toBe(0);
+
     // Open the link \`maestro serve\` prints, as a person would: the token becomes an HttpOnly, SameSite=Strict cookie and leaves the address bar.
     await page.goto(d.boardUrl);
     expect(d.boardUrl).toContain(`?token=${d.token}`);

@@ -5,6 +5,7 @@ import { Banner } from './components/Banner.js';
 import { Sidebar } from './components/Sidebar.js';
 import { useLiveFeed } from './components/useLiveFeed.js';
 import { BoardScreen } from './screens/BoardScreen.js';
+import { useConnection } from './stores/connection.js';
 import { useRoute, href } from './stores/route.js';
 import styles from './App.module.css';
 
@@ -18,6 +19,7 @@ export function App() {
   const { t } = useTranslation();
   const route = useRoute((s) => s.route);
   const sync = useRoute((s) => s.sync);
+  const unauthorized = useConnection((s) => s.unauthorized);
   useLiveFeed();
   // The first data load starts in main.tsx, before this renders.
   useEffect(() => {
@@ -49,6 +51,19 @@ export function App() {
           <a href={href({ name: 'board' })}>{t('app.backToBoard')}</a>
         </section>
       );
+  }
+  if (unauthorized) {
+    return (
+      <div className={styles.app}>
+        <Banner />
+        <main className={styles.main} id="main">
+          <section className={styles.notFound} role="alert" data-testid="sign-in">
+            <h2>{t('app.signInTitle')}</h2>
+            <p>{t('app.signIn')}</p>
+          </section>
+        </main>
+      </div>
+    );
   }
   return (
     <div className={styles.app}>

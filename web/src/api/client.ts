@@ -3,6 +3,7 @@
  * message (or a NETWORK code when the daemon is unreachable), so screens can
  * say what happened instead of showing a blank.
  */
+import { useConnection } from '../stores/connection.js';
 import type {
   CancelBody,
   ChecksResponse,
@@ -97,6 +98,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   } catch {
     json = null;
   }
+  // One place learns the browser holds no token: the board then says how to sign in, once, instead of an error per panel.
+  useConnection.getState().setUnauthorized(res.status === 401);
   if (!res.ok) {
     const e = (json as { error?: { code?: string; message?: string } } | null)?.error;
     throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `${method} ${path} answered ${res.status}.`);

@@ -12,12 +12,13 @@ export function Banner() {
   const { t, i18n } = useTranslation();
   const state = useConnection((s) => s.state);
   const reconnectedAt = useConnection((s) => s.reconnectedAt);
+  const unauthorized = useConnection((s) => s.unauthorized);
   const conditions = useHealth((s) => s.conditions);
   return (
     <header className={styles.bar}>
       <span className={styles.brand}>Maestro</span>
       <span role="status" aria-live="polite" className={state === 'open' ? styles.ok : styles.bad} data-testid="connection">
-        {state === 'open' ? (reconnectedAt ? t('conn.reconnected') : t('conn.live')) : state === 'connecting' ? t('conn.connecting') : t('conn.lost')}
+        {unauthorized ? t('conn.unauthorized') : state === 'open' ? (reconnectedAt ? t('conn.reconnected') : t('conn.live')) : state === 'connecting' ? t('conn.connecting') : t('conn.lost')}
       </span>
       {conditions.map((c) => (
         <span key={`${c.code}:${c.path}`} role="alert" className={styles.bad} data-testid="health" title={c.message}>

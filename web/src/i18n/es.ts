@@ -1,8 +1,8 @@
 import type { Dictionary } from './en.js';
 
 export const es: Dictionary = {
-  app: { language: 'Idioma', loading: 'Cargando…', unknownRoute: 'No hay ninguna página en «{{path}}».', backToBoard: 'Volver al tablero' },
-  conn: { live: 'En vivo', connecting: 'Conectando con el daemon…', lost: 'El daemon no responde; reconectando…', reconnected: 'Reconectado; el tablero se recargó' },
+  app: { signInTitle: 'Este navegador no ha iniciado sesión en el daemon', signIn: 'Abre el enlace que `maestro serve` mostró al arrancar (lleva el token una vez y luego inicia sesión en este navegador). ¿Lo perdiste? Añade ?token= y el token de $MAESTRO_HOME/token (por defecto ~/.maestro/token) a esta dirección.', language: 'Idioma', loading: 'Cargando…', unknownRoute: 'No hay ninguna página en «{{path}}».', backToBoard: 'Volver al tablero' },
+  conn: { unauthorized: 'Sin sesión', live: 'En vivo', connecting: 'Conectando con el daemon…', lost: 'El daemon no responde; reconectando…', reconnected: 'Reconectado; el tablero se recargó' },
   health: { DISK_FULL: 'El disco de {{path}} está lleno: no se inician tareas nuevas hasta liberar espacio.', HOME_READ_ONLY: '{{path}} es de solo lectura: no se inician tareas nuevas hasta que vuelva a admitir escritura.', REMOTE_UNREACHABLE: 'El remoto compartido {{path}} no responde: las tareas de su proyecto esperan hasta que responda.' },
   nav: { label: 'Proyectos y pantallas', projects: 'Proyectos', screens: 'Pantallas', noProjects: 'Aún no hay proyectos.', board: 'Tablero', metrics: 'Métricas', settings: 'Ajustes', knowledge: 'Conocimiento', observer: 'Observador' },
   lane: { backlog: 'Pendientes', planning: 'Planificación', working: 'En curso', done: 'Hechas', attention: 'Detenidas' },

@@ -1,8 +1,8 @@
 import type { Dictionary } from './en.js';
 
 export const fr: Dictionary = {
-  app: { language: 'Langue', loading: 'Chargement…', unknownRoute: 'Il n’y a pas de page à « {{path}} ».', backToBoard: 'Retour au tableau' },
-  conn: { live: 'En direct', connecting: 'Connexion au démon…', lost: 'Le démon est injoignable ; reconnexion…', reconnected: 'Reconnecté ; le tableau a été rechargé' },
+  app: { signInTitle: 'Ce navigateur n’est pas connecté au démon', signIn: 'Ouvrez le lien affiché par `maestro serve` au démarrage (il porte le jeton une fois, puis connecte ce navigateur). Perdu ? Ajoutez ?token= et le jeton de $MAESTRO_HOME/token (par défaut ~/.maestro/token) à cette adresse.', language: 'Langue', loading: 'Chargement…', unknownRoute: 'Il n’y a pas de page à « {{path}} ».', backToBoard: 'Retour au tableau' },
+  conn: { unauthorized: 'Non connecté', live: 'En direct', connecting: 'Connexion au démon…', lost: 'Le démon est injoignable ; reconnexion…', reconnected: 'Reconnecté ; le tableau a été rechargé' },
   health: { DISK_FULL: 'Le disque de {{path}} est plein : aucune nouvelle tâche ne démarre avant que de l’espace soit libéré.', HOME_READ_ONLY: '{{path}} est en lecture seule : aucune nouvelle tâche ne démarre tant qu’il n’est pas de nouveau accessible en écriture.', REMOTE_UNREACHABLE: 'Le dépôt distant partagé {{path}} ne répond pas : les tâches de son projet attendent qu’il réponde.' },
   nav: { label: 'Projets et écrans', projects: 'Projets', screens: 'Écrans', noProjects: 'Aucun projet pour l’instant.', board: 'Tableau', metrics: 'Mesures', settings: 'Réglages', knowledge: 'Connaissances', observer: 'Observateur' },
   lane: { backlog: 'À faire', planning: 'Planification', working: 'En cours', done: 'Terminées', attention: 'Arrêtées' },
