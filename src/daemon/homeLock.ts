@@ -31,7 +31,7 @@ export function acquireHomeLock(home: string, pid = process.pid): HomeLock {
     busy: (holder) => {
       if (holder && holder !== 'unparseable') {
         const startedAt = typeof holder.startedAt === 'number' ? new Date(holder.startedAt).toISOString() : 'at an unknown time';
-        return new MaestroError('CONFIG_INVALID', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}. Stop it, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
+        return new MaestroError('HOME_IN_USE', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}. Stop it, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
       }
       return new MaestroError('CONFIG_INVALID', `Could not take the daemon lock ${path}; remove it if no daemon runs.`);
     },

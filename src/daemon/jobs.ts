@@ -30,7 +30,7 @@ export function providerFor(project: Project, env: NodeJS.ProcessEnv): ProviderC
   if (hasClaudeCredentials(env)) return { kind: 'claude' };
   throw new MaestroError(
     'CONFIG_INVALID',
-    `Project ${project.name} has no agent provider: set ANTHROPIC_API_KEY (or log in with Claude Code), or give the project a provider in its config (PATCH /api/projects/${project.id}).`,
+    `Project ${project.name} has no agent provider: set ANTHROPIC_API_KEY (or log in with Claude Code), or give the project one (maestro project config set provider.kind <kind> --project ${project.name}, or PATCH /api/projects/${project.id}).`,
   );
 }
 

@@ -66,7 +66,7 @@ export function providerProblem(project: Project, env: NodeJS.ProcessEnv): strin
 /** The refusal's text: the problem, then how to set a provider from the CLI. */
 export function providerFix(project: Project, problem: string): string {
   return [
-    `Project ${project.name} cannot run tasks: ${problem}.`,
+    `Project ${project.name} cannot run tasks: ${problem.replace(/\.+$/, '')}.`,
     `Give it an agent first, e.g. \`maestro project config set provider.kind command provider.command '["/path/to/agent","{prompt}"]' --project ${project.name}\``,
     `(the agent contract is in docs/agents.md), or \`maestro project config set provider.kind claude --project ${project.name}\` with ANTHROPIC_API_KEY set for the daemon,`,
     `or one of codex, gemini, cursor, opencode that \`maestro doctor\` shows installed and logged in (\`maestro project config set provider.kind codex --project ${project.name}\`).`,

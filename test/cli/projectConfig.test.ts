@@ -38,6 +38,7 @@ describe('maestro project add --provider / project config', () => {
         const refused = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
         expect(refused.code).toBe(1);
         expect(refused.stderr).toContain('Project bare cannot run tasks: Project bare has no agent provider');
+        expect(refused.stderr).not.toContain('..');
         expect(refused.stderr).toContain("maestro project config set provider.kind command provider.command '[\"/path/to/agent\",\"{prompt}\"]' --project bare");
       }
 

@@ -44,6 +44,7 @@ describe('one daemon per MAESTRO_HOME', () => {
     const home = tempDir();
     const lock = acquireHomeLock(home);
     expect(() => acquireHomeLock(home, process.pid + 1)).toThrow(/Another Maestro daemon \(pid \d+/);
+    expect(() => acquireHomeLock(home, process.pid + 1)).toThrow(expect.objectContaining({ code: 'HOME_IN_USE' }));
     lock.release();
     expect(existsSync(join(home, 'daemon.lock'))).toBe(false);
     acquireHomeLock(home).release();
