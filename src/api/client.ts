@@ -1,7 +1,8 @@
 /**
  * ApiClient: how the CLI and the MCP server talk to a running daemon. Plain
  * fetch; the base URL comes from --url, MAESTRO_URL, else
- * http://127.0.0.1:<MAESTRO_PORT|4300>; the token from MAESTRO_TOKEN, else
+ * http://127.0.0.1:<MAESTRO_PORT>, else where the daemon of MAESTRO_HOME
+ * listens (its daemon.url), else :4300; the token from MAESTRO_TOKEN, else
  * from `$MAESTRO_HOME/token` — but that file only for a daemon on this
  * machine's loopback, so the local secret never travels to another host. Every
  * request says `X-Maestro-Client` (the daemon takes a bodyless write only with

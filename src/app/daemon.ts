@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
 import type { OpenApiDoc } from '../api/route.js';
 import type { MaestroConfig } from '../config/config.js';
-import { ensureHomeToken, isLoopback } from '../config/home.js';
+import { ensureHomeToken, isLoopback, writeHomeDaemonUrl } from '../config/home.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
 import type { DBAdapter } from '../store/db.js';
@@ -183,6 +183,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     });
     cleanups.push(() => app.close());
     const { port, url } = await listen(app, config);
+    // Clients given only this home find this daemon, whatever its port (a wildcard bind: through loopback).
+    cleanups.push(writeHomeDaemonUrl(config.home, /^(0\.0\.0\.0|::|\[::\])$/.test(config.host) ? `http://127.0.0.1:${port}` : url));
     const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);

@@ -1,14 +1,27 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveApiUrl } from '../api/client.js';
 import { claudeConfigDir, defaultDaemonUrl, searchDaemonSetting, wikiDirFromEnv } from './env.js';
 
 describe('the daemon URL', () => {
-  it('MAESTRO_URL, else this host at MAESTRO_PORT; MAESTRO_SEARCH_DAEMON only says whether search asks it', () => {
+  it('MAESTRO_URL, else this host at MAESTRO_PORT, else where the home\'s daemon listens; MAESTRO_SEARCH_DAEMON only says whether search asks it', () => {
     expect(defaultDaemonUrl({ MAESTRO_URL: 'http://a:1' })).toBe('http://a:1');
     expect(defaultDaemonUrl({ MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
-    expect(defaultDaemonUrl({})).toBe('http://127.0.0.1:4300');
+    const home = mkdtempSync(join(tmpdir(), 'maestro-env-'));
+    try {
+      expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4300');
+      // A daemon on that home recorded where it listens: a client given only the home finds it.
+      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: process.pid }));
+      expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4301');
+      expect(defaultDaemonUrl({ MAESTRO_HOME: home, MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
+      // Its process gone (a crash left the file): not believed.
+      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: 2 ** 22 + 17 }));
+      expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4300');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
     expect(searchDaemonSetting({})).toBe('auto');
     expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: '' })).toBe('auto');
     expect(searchDaemonSetting({ MAESTRO_SEARCH_DAEMON: 'off' })).toBe('off');

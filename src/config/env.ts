@@ -24,7 +24,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { DEFAULTS } from './defaults.js';
-import { isLoopback, readHomeToken, resolveHome } from './home.js';
+import { isLoopback, readHomeDaemonUrl, readHomeToken, resolveHome } from './home.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -33,9 +33,12 @@ export function daemonUrlFromEnv(env: Env): string | undefined {
   return env.MAESTRO_URL || undefined;
 }
 
-/** Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT (default 4300). */
+/**
+ * Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT, else the URL
+ * the daemon running on MAESTRO_HOME recorded there (it may listen on another port), else :4300.
+ */
 export function defaultDaemonUrl(env: Env): string {
-  return daemonUrlFromEnv(env) ?? `http://127.0.0.1:${env.MAESTRO_PORT || DEFAULTS.port}`;
+  return daemonUrlFromEnv(env) ?? (env.MAESTRO_PORT ? `http://127.0.0.1:${env.MAESTRO_PORT}` : (readHomeDaemonUrl(resolveHome(env)) ?? `http://127.0.0.1:${DEFAULTS.port}`));
 }
 
 export type SearchDaemon = 'auto' | 'on' | 'off';

@@ -14,7 +14,7 @@
  * is the one atomic write, src/lib/atomicWrite.ts, with mode 0600.)
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../lib/atomicWrite.js';
@@ -75,4 +75,29 @@ export function ensureHomeToken(home: string, warn: (message: string) => void): 
   writeFileAtomic(path, `${token}\n`, { mode: 0o600 });
   if (why) warn(`${why}; replaced it with a new token (mode 0600). Clients read the new one from ${path}.`);
   return token;
+}
+
+/** Where a daemon on this home says it listens (written once it listens, removed when it stops). */
+export const DAEMON_URL_FILE = 'daemon.url';
+
+/**
+ * Records the daemon's URL in its home, so a client given only MAESTRO_HOME finds a daemon started on another
+ * port (it used to try :4300 and meet another home's daemon, whose token is not this one). Returns the removal.
+ */
+export function writeHomeDaemonUrl(home: string, url: string): () => void {
+  const path = join(home, DAEMON_URL_FILE);
+  writeFileAtomic(path, `${JSON.stringify({ url, pid: process.pid })}\n`);
+  return () => rmSync(path, { force: true });
+}
+
+/** The URL of the daemon running on `home`, or null (none recorded, or its process is gone: a crash left the file). */
+export function readHomeDaemonUrl(home: string): string | null {
+  try {
+    const { url, pid } = JSON.parse(readFileSync(join(home, DAEMON_URL_FILE), 'utf8')) as { url?: unknown; pid?: unknown };
+    if (typeof url !== 'string' || typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return null;
+    process.kill(pid, 0);
+    return url;
+  } catch {
+    return null;
+  }
 }

@@ -18,7 +18,7 @@ import type { DBAdapter } from '../store/db.js';
 
 /** What every start writes before or beside the database: not evidence of earlier work. */
 function isStartupFile(name: string, dbName: string): boolean {
-  return name === dbName || name.startsWith(`${dbName}-`) || name.startsWith('daemon.lock') || name.startsWith('.maestro-probe') || ['logs', 'token', 'config.json'].includes(name);
+  return name === dbName || name.startsWith(`${dbName}-`) || name.startsWith('daemon.lock') || name === 'daemon.url' || name.startsWith('.maestro-probe') || ['logs', 'token', 'config.json'].includes(name);
 }
 
 function hasContent(path: string): boolean {

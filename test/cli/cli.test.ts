@@ -241,6 +241,19 @@ describe('maestro CLI against a daemon', () => {
     }
   }, CLI_HEAVY_TIMEOUT);
 
+  it('finds the daemon of MAESTRO_HOME on whatever port it listens, with no --url; not once it stopped', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    const env = cleanEnv({ MAESTRO_HOME: d.config.home });
+    try {
+      expect(d.port).not.toBe(4300);
+      const found = await cliJson<{ projects: unknown[] }>(['project', 'list'], env);
+      expect(found).toMatchObject({ code: 0, body: { projects: [] } });
+    } finally {
+      await d.stop();
+    }
+    expect(existsSync(join(d.config.home, 'daemon.url'))).toBe(false);
+  }, CLI_HEAVY_TIMEOUT);
+
   it('shows runs and transcripts, injects into a running run, and follows the live stream across a daemon restart', async () => {
     const home = tempDir('maestro-home-');
     const repo = gitRepo();

@@ -14,7 +14,7 @@ export interface ClientFlags {
 
 /** Adds the options every command that talks to the daemon takes. */
 export function withApi(cmd: Command): Command {
-  return cmd.option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)').option('--json', 'print stable JSON on stdout');
+  return cmd.option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300)').option('--json', 'print stable JSON on stdout');
 }
 
 export function clientFor(flags: ClientFlags, env: Env): ApiClient {
