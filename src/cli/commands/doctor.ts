@@ -107,7 +107,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('doctor')
     .description('Check git, Node, SQLite, the home and database, agent credentials, the agent CLIs (codex, gemini, cursor-agent, opencode), the daemon port and health; exit 1 if anything fails. Works with no daemon.')
-    .option('--url <url>', 'daemon URL to check (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
+    .option('--url <url>', 'daemon URL to check (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300)')
     .option('--json', 'print stable JSON on stdout')
     .action(
       action(async (opts: { url?: string; json?: boolean }) => {

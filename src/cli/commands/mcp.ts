@@ -35,7 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
     .description('Serve Maestro tools over MCP on stdio (create_task, list_tasks, get_task, approve need the daemon; suggest_task_metadata and search_knowledge, load_knowledge, stage_knowledge do not).')
-    .option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300)')
+    .option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300)')
     .addOption(new Option('--agent <kind>', 'agent behind suggest_task_metadata (default: claude when credentials exist, else none)').choices(['claude', 'scripted', 'none']))
     .option('--agent-script <file>', 'the script of --agent scripted')
     .option('--root <dir>', 'project whose knowledge search_knowledge / load_knowledge / stage_knowledge use (default: the current folder)')

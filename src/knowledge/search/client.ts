@@ -3,7 +3,7 @@
  * open and warm, instead of opening the index and checking every file itself.
  *
  * Which daemon (`daemonTarget`): the one the CLI's other commands ask
- * (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT or :4300), and whether:
+ * (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300), and whether:
  * MAESTRO_SEARCH_DAEMON `off` (or `--no-daemon`) never; `on` always, its
  * errors being the answer; `auto` (the default) only when
  * `$MAESTRO_HOME/daemon.lock` names a live process on this host, so a CLI
