@@ -207,6 +207,17 @@ describe('review API', () => {
     expect((await call('GET', `/api/tasks/${task.id}/checks?version=3`)).status).toBe(404);
   });
 
+  it('says at exec_review when an approval could not merge yet: the checkout has uncommitted changes', async () => {
+    const { task } = await setup();
+    await toExecReview(task.id);
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toBeNull();
+    writeFileSync(join(repo, 'notes.txt'), 'an edit of my own\n');
+    git(repo, 'add', 'notes.txt');
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toMatch(/has uncommitted changes \(notes\.txt\); commit or stash them before merging/);
+    await d.store.tasks.transition(task.id, 'executing');
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toBeNull();
+  });
+
   it('numbers review rounds: each review run with a verdict is one, oldest first', async () => {
     const { task } = await setup();
     await toExecReview(task.id);

@@ -1,7 +1,9 @@
 /** /api/tasks: create, list, show (with the version chain), edit, cancel, retry, approve / reject a gate, inject, reply. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { MaestroError } from '../../core/errors.js';
+import { isMaestroError, MaestroError } from '../../core/errors.js';
+import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
+import { assertMainCheckout } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
@@ -67,7 +69,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task) };
+    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task) };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({
@@ -122,4 +124,21 @@ async function pendingQuestion(store: Store, task: Task): Promise<{ text: string
   const text = asked?.payload.question;
   if (!asked || typeof text !== 'string') return null;
   return { text, clarifyId: typeof asked.payload.clarifyId === 'string' ? asked.payload.clarifyId : null, askedAt: asked.at };
+}
+
+/**
+ * At exec_review, what would stop the merge an approval starts: the project's own checkout not clean on its
+ * main branch (a shared remote's clone is the daemon's, always clean). Said before the person approves, not after.
+ */
+async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
+  if (task.status !== 'exec_review') return null;
+  const project = await store.projects.get(task.projectId);
+  if (remoteOf(project)) return null;
+  try {
+    await assertMainCheckout(project.repoPath, baseBranchOf(project));
+    return null;
+  } catch (err) {
+    if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;
+    return null; // not a repository any more, git missing: the merge says so itself
+  }
 }

@@ -139,7 +139,8 @@ function taskShow(task: Command, ctx: CliContext): void {
       const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
       // The question first: it is what the task waits on.
       const asked = answer.question ? `The agent asks:\n  ${answer.question.text.split('\n').join('\n  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
-      print(asked + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      const blocked = answer.mergeBlocked ? `An approval will not merge yet: ${answer.mergeBlocked}.\n\n` : '';
+      print(asked + blocked + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }

@@ -32,7 +32,7 @@ export const en = {
     status: 'Status', id: 'Id', priority: 'Priority', complexity: 'Complexity', type: 'Type', scope: 'Scope', version: 'Version', attempt: 'Attempt',
     expected: 'Expected output', ownedFiles: 'Owned files', updated: 'Updated', feedback: 'Feedback', lastError: 'Last error', title: 'Title', deps: 'Depends on',
   },
-  gate: {
+  gate: { mergeBlocked: 'An approval will not merge yet: {{reason}}. It waits, needing attention, until you fix that and retry.',
     waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
     history: 'Approvals', approved: 'approved', rejected: 'rejected',
     commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject',

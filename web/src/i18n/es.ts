@@ -23,7 +23,7 @@ export const es: Dictionary = {
     status: 'Estado', id: 'Id', priority: 'Prioridad', complexity: 'Complejidad', type: 'Tipo', scope: 'Alcance', version: 'Versión', attempt: 'Intento',
     expected: 'Resultado esperado', ownedFiles: 'Archivos propios', updated: 'Actualizada', feedback: 'Comentarios', lastError: 'Último error', title: 'Título', deps: 'Depende de',
   },
-  gate: { waiting: 'Te espera: {{gate}}', reason: 'Motivo (obligatorio para rechazar)', approve: 'Aprobar', reject: 'Rechazar', needReason: 'Un rechazo necesita un motivo.', history: 'Aprobaciones', approved: 'aprobado', rejected: 'rechazado',
+  gate: { mergeBlocked: 'Una aprobación aún no se fusionará: {{reason}}. Esperará, pidiendo atención, hasta que lo corrijas y reintentes.', waiting: 'Te espera: {{gate}}', reason: 'Motivo (obligatorio para rechazar)', approve: 'Aprobar', reject: 'Rechazar', needReason: 'Un rechazo necesita un motivo.', history: 'Aprobaciones', approved: 'aprobado', rejected: 'rechazado',
     commentsToSend: 'Un rechazo envía {{count}} comentarios de línea:', keys: 'Teclas: a aprobar · r rechazar', confirmApprove: '¿Aprobar {{gate}}?', confirmReject: '¿Rechazar, enviando el motivo y {{count}} comentarios de línea?', yesApprove: 'Sí, aprobar', yesReject: 'Sí, rechazar',
   },
   message: {

@@ -23,7 +23,7 @@ export const fr: Dictionary = {
     status: 'Statut', id: 'Id', priority: 'Priorité', complexity: 'Complexité', type: 'Type', scope: 'Portée', version: 'Version', attempt: 'Tentative',
     expected: 'Résultat attendu', ownedFiles: 'Fichiers attribués', updated: 'Mise à jour', feedback: 'Retour', lastError: 'Dernière erreur', title: 'Titre', deps: 'Dépend de',
   },
-  gate: { waiting: 'En attente de vous : {{gate}}', reason: 'Motif (obligatoire pour rejeter)', approve: 'Approuver', reject: 'Rejeter', needReason: 'Un rejet demande un motif.', history: 'Approbations', approved: 'approuvé', rejected: 'rejeté',
+  gate: { mergeBlocked: 'Une approbation ne fusionnera pas encore : {{reason}}. Elle attendra, en demandant votre attention, que vous corrigiez cela et relanciez.', waiting: 'En attente de vous : {{gate}}', reason: 'Motif (obligatoire pour rejeter)', approve: 'Approuver', reject: 'Rejeter', needReason: 'Un rejet demande un motif.', history: 'Approbations', approved: 'approuvé', rejected: 'rejeté',
     commentsToSend: 'Un rejet envoie {{count}} commentaires de ligne :', keys: 'Touches : a approuver · r rejeter', confirmApprove: 'Approuver {{gate}} ?', confirmReject: 'Rejeter, en envoyant le motif et {{count}} commentaires de ligne ?', yesApprove: 'Oui, approuver', yesReject: 'Oui, rejeter',
   },
   message: {

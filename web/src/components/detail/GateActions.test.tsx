@@ -25,6 +25,16 @@ describe('GateActions', () => {
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
   });
 
+  it('says before an approval when it could not merge yet (the checkout is not clean), and only at exec_review', () => {
+    const reason = 'the main checkout /r has uncommitted changes (notes.txt); commit or stash them before merging';
+    render(<GateActions task={makeTask({ status: 'exec_review' })} mergeBlocked={reason} onDone={() => {}} />);
+    expect(screen.getByTestId('merge-blocked').textContent).toBe(`An approval will not merge yet: ${reason}. It waits, needing attention, until you fix that and retry.`);
+    expect(screen.getByRole('button', { name: 'Approve' })).toBeTruthy();
+    cleanup();
+    render(<GateActions task={makeTask({ status: 'plan_review' })} mergeBlocked={reason} onDone={() => {}} />);
+    expect(screen.queryByTestId('merge-blocked')).toBeNull();
+  });
+
   it('approves the gate the task waits at', async () => {
     const calls = stubFetch();
     const onDone = vi.fn();

@@ -16,7 +16,8 @@ import styles from './Detail.module.css';
 
 const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review', 'exec_review']);
 
-export function GateActions({ task, onDone }: { task: Task; onDone(): void }) {
+/** `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving. */
+export function GateActions({ task, mergeBlocked = null, onDone }: { task: Task; mergeBlocked?: string | null; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -92,6 +93,11 @@ export function GateActions({ task, onDone }: { task: Task; onDone(): void }) {
           {sendsComments.length > 0 && (
             <p className={styles.muted} data-testid="comments-to-send">
               {t('gate.commentsToSend', { count: sendsComments.length })} {sendsComments.map((c) => `${c.file}:${c.line}`).join(', ')}
+            </p>
+          )}
+          {gate === 'exec_review' && mergeBlocked && (
+            <p role="status" className={styles.err} data-testid="merge-blocked">
+              {t('gate.mergeBlocked', { reason: mergeBlocked })}
             </p>
           )}
           <div className={styles.row}>

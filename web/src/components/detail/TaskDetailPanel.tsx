@@ -95,7 +95,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
         </span>
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
-      <GateActions task={task} onDone={reload} />
+      <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} onDone={reload} />
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
