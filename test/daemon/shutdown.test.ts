@@ -51,7 +51,7 @@ describe('daemon shutdown and bad input', () => {
     await poll(async () => (await s.events.list({ taskId: t.id, type: 'run.phase', limit: 1000 })).events.find((e) => e.payload.stage === 'agent' && e.payload.state === 'start'), 'the agent stage to start');
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    expect(first.stderr()).toMatch(/finishing running stages/);
+    expect(first.stderr()).toMatch(/finishing running stages[\s\S]*maestro: daemon stopped\n/);
     const [run] = await s.runs.list({ taskId: t.id });
     // The stage in flight was allowed to finish; the run either ended within the grace
     // period or was stopped cleanly after the stage, to resume. It did not fail.

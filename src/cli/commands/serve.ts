@@ -89,7 +89,10 @@ export function register(program: Command, ctx: CliContext): void {
           signals++;
           if (signals === 1) {
             process.stderr.write(`maestro: ${sig}: finishing running stages (send it again to stop now)\n`);
-            void daemon.stop({ graceMs: 30_000 }).then(() => process.exit(0));
+            void daemon.stop({ graceMs: 30_000 }).then(() => {
+              process.stderr.write('maestro: daemon stopped\n');
+              process.exit(0);
+            });
           } else {
             // Workers keep running in their own process groups; the next start adopts them.
             process.stderr.write('maestro: stopping now; running workers are adopted by the next start\n');
