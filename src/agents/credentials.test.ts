@@ -16,6 +16,11 @@ describe('credentialsFor', () => {
     expect(agentEnv(vertex, { credentials: credentialsFor('claude', vertex) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_VERTEX: '1', GOOGLE_APPLICATION_CREDENTIALS: '/home/u/gcp.json' });
   });
 
+  it('the switch may come from the project (its provider env) while the keys are the daemon\'s', () => {
+    const project = { CLAUDE_CODE_USE_BEDROCK: '1' };
+    expect(agentEnv(daemonEnv, { credentials: (source) => credentialsFor('claude', { ...source, ...project }) })).toMatchObject({ AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
+  });
+
   it('leaves other providers their own list', () => {
     expect(credentialsFor('codex', daemonEnv)).toContain('OPENAI_API_KEY');
     expect(credentialsFor('scripted', daemonEnv)).toEqual([]);

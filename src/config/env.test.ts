@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveApiUrl } from '../api/client.js';
@@ -13,11 +13,13 @@ describe('the daemon URL', () => {
     try {
       expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4300');
       // A daemon on that home recorded where it listens: a client given only the home finds it.
-      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: process.pid }));
+      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: process.pid, host: hostname() }));
       expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4301');
       expect(defaultDaemonUrl({ MAESTRO_HOME: home, MAESTRO_PORT: '9' })).toBe('http://127.0.0.1:9');
-      // Its process gone (a crash left the file): not believed.
-      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: 2 ** 22 + 17 }));
+      // Its process gone (a crash left the file), or on another host (a home on a shared disk): not believed.
+      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: 2 ** 22 + 17, host: hostname() }));
+      expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4300');
+      writeFileSync(join(home, 'daemon.url'), JSON.stringify({ url: 'http://127.0.0.1:4301', pid: process.pid, host: 'elsewhere' }));
       expect(defaultDaemonUrl({ MAESTRO_HOME: home })).toBe('http://127.0.0.1:4300');
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -15,9 +15,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../lib/atomicWrite.js';
+import { isPidAlive } from '../lib/processes.js';
 
 export const TOKEN_FILE = 'token';
 /** What a token file must hold: our own tokens are 43 characters; MAESTRO_TOKEN may be any string of 8 or more. */
@@ -86,17 +87,19 @@ export const DAEMON_URL_FILE = 'daemon.url';
  */
 export function writeHomeDaemonUrl(home: string, url: string): () => void {
   const path = join(home, DAEMON_URL_FILE);
-  writeFileAtomic(path, `${JSON.stringify({ url, pid: process.pid })}\n`);
+  writeFileAtomic(path, `${JSON.stringify({ url, pid: process.pid, host: hostname() })}\n`);
   return () => rmSync(path, { force: true });
 }
 
-/** The URL of the daemon running on `home`, or null (none recorded, or its process is gone: a crash left the file). */
+/**
+ * The URL of the daemon running on `home`, or null: none recorded, one recorded on another host (a home on a
+ * shared disk), or one whose process is gone (a crash left the file).
+ */
 export function readHomeDaemonUrl(home: string): string | null {
   try {
-    const { url, pid } = JSON.parse(readFileSync(join(home, DAEMON_URL_FILE), 'utf8')) as { url?: unknown; pid?: unknown };
-    if (typeof url !== 'string' || typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return null;
-    process.kill(pid, 0);
-    return url;
+    const { url, pid, host } = JSON.parse(readFileSync(join(home, DAEMON_URL_FILE), 'utf8')) as { url?: unknown; pid?: unknown; host?: unknown };
+    if (typeof url !== 'string' || typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || host !== hostname()) return null;
+    return isPidAlive(pid) ? url : null;
   } catch {
     return null;
   }

@@ -347,7 +347,9 @@ describe('a merge parked for a person', () => {
     expect(retried.approvals).toEqual(parked.approvals);
     const [event] = (await s.events.list({ taskId: a.id, type: 'task.status' })).events.slice(-1);
     expect(event!.payload).toMatchObject({ from: 'needs_attention', to: 'merging', reason: 'retry the merge' });
-    // An expired lease does not send it back to ready (a new execution) meanwhile.
+    // Its old claimer's lease, renewed by that daemon and then left to lapse (the daemon died), does not send it
+    // back to ready (a new execution) meanwhile.
+    await s.tasks.renewOwnedLeases('d1', 60_000);
     now += 10 * 60_000;
     expect(await s.tasks.expireClaims()).toEqual([]);
     await d.merges.tick();
@@ -356,9 +358,14 @@ describe('a merge parked for a person', () => {
     expect(await s.runs.list({ taskId: a.id })).toEqual([]);
     expect(d.errors).toEqual([]);
 
-    // Work parked anywhere else still goes back to ready for a new run.
+    // Work parked anywhere else still goes back to ready for a new run; so does parked work a person edited since.
     const b = await s.tasks.create({ projectId: project.id, title: 'b', complexity: 'easy' });
     await s.tasks.transition(b.id, 'needs_attention', { reason: 'the agent gave up' });
     expect((await s.tasks.retry(b.id, 'needs_attention')).status).toBe('ready');
+    branchWith(repo, 'maestro/t-c', { 'c.txt': 'by c\n' });
+    const c = await approved(s, project, 'c', 'maestro/t-c');
+    await s.tasks.transition(c.id, 'needs_attention', { from: 'merging', reason: 'a hook said no' });
+    await s.tasks.edit(c.id, { title: 'c, but differently' });
+    expect((await s.tasks.retry(c.id, 'needs_attention')).status).toBe('ready');
   });
 });

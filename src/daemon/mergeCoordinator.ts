@@ -168,7 +168,7 @@ export class MergeCoordinator {
     const landed: Landed[] = [];
     if (!remoteOf(project)) {
       for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
-    } else if (this.opts.repos.mayTry(projectId)) {
+    } else if (this.opts.repos.reach.mayTry(projectId)) {
       await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
         try {

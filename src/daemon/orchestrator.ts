@@ -231,6 +231,8 @@ export class Orchestrator {
     let waiting = 0;
     for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
       if (this.stopping) break;
+      // Its shared remote does not answer: the background retry (ProjectRepos.unready) tries it, never the tick.
+      if (this.repos.reach.failed(task.projectId)) continue;
       if ((await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
       if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) waiting++;
       else await this.startRunFor(task);
@@ -337,7 +339,10 @@ export class Orchestrator {
   private async spawn(run: Run, project?: Project): Promise<void> {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
     const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
-    const env = { ...processAgentEnv({ credentials: (source) => credentialsFor(readJob(run.runDir!).provider.kind, source), pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const provider = readJob(run.runDir!).provider;
+    // The project's provider env may switch Claude to Bedrock or Vertex (CLAUDE_CODE_USE_*) while the keys are the daemon's.
+    const switches = 'env' in provider ? (provider.env ?? {}) : {};
+    const env = { ...processAgentEnv({ credentials: (source) => credentialsFor(provider.kind, { ...source, ...switches }), pass: passEnvOf(config) }), ...this.opts.workerEnv };
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

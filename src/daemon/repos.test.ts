@@ -50,29 +50,55 @@ describe('ProjectRepos on a shared remote', () => {
 });
 
 describe('ProjectRepos and a remote that does not answer', () => {
-  it('says REMOTE_UNREACHABLE once and fails at once (no git) until the retry is due; unready() then tries again in the background', async () => {
+  it('says REMOTE_UNREACHABLE once, fails at once (no git) until the retry is due, then unready() tries again in the background and says it answers', async () => {
     const { project, home } = sharedProject();
     const remote = project.config.remote as string;
     renameSync(remote, `${remote}.away`);
     const heard: (string | null)[] = [];
-    let retryDue = false;
-    const repos = new ProjectRepos(home, { retryMs: 60_000, onReachability: (_p, err) => heard.push(err ? err.code : null) });
+    let clock = 1_000;
+    let ready = 0;
+    const errors: Error[] = [];
+    const repos = new ProjectRepos(home, { retryMs: 10_000, now: () => clock, onReachability: (_p, err) => heard.push(err ? err.code : null) });
     const first = await repos.prepare(project).catch((e: MaestroError) => e);
     expect(first).toMatchObject({ code: 'REMOTE_UNREACHABLE', message: expect.stringContaining(`The shared remote ${remote} of project repos cannot be reached`) });
     expect(existsSync(join(home, 'clones', project.id))).toBe(false);
     renameSync(`${remote}.away`, remote);
-    // Back, but not tried before its retry is due: the same error, without a git process.
-    expect(repos.mayTry(project.id)).toBe(false);
+    // Back, but not tried before its retry is due: the same error, without a git process, and no retry started.
     expect(await repos.prepare(project).catch((e: unknown) => e)).toBe(first);
-    expect(heard).toEqual(['REMOTE_UNREACHABLE']);
-    // unready() starts the retry in the background once due, and tells when the project may be claimed from.
-    const due = new ProjectRepos(home, { retryMs: 0, onReachability: (_p, err) => heard.push(err ? err.code : null) });
-    const errors: Error[] = [];
-    expect(due.unready([project], () => (retryDue = true), (err) => errors.push(err))).toEqual(new Set([project.id]));
-    await due.idle();
-    expect({ retryDue, errors }).toEqual({ retryDue: true, errors: [] });
-    expect(due.unready([project], () => undefined, () => undefined)).toEqual(new Set());
+    expect(repos.unready([project], () => ready++, (err) => errors.push(err))).toEqual(new Set([project.id]));
+    await repos.idle();
+    expect({ ready, heard }).toEqual({ ready: 0, heard: ['REMOTE_UNREACHABLE'] });
+    // Due: the background retry clones, says the remote answers again, and the project may be claimed from.
+    clock += 10_000;
+    expect(repos.unready([project], () => ready++, (err) => errors.push(err))).toEqual(new Set([project.id]));
+    await repos.idle();
+    expect({ ready, heard, errors }).toEqual({ ready: 1, heard: ['REMOTE_UNREACHABLE', null], errors: [] });
+    expect(repos.unready([project], () => ready++, (err) => errors.push(err))).toEqual(new Set());
     expect(git(join(home, 'clones', project.id), 'rev-parse', 'HEAD')).toBe(git(remote, 'rev-parse', 'main'));
+  });
+
+  it('a failure that is not the remote\'s (a damaged clone) stays a git error: no health condition, a person sees it', async () => {
+    const { project, home } = sharedProject();
+    const heard: unknown[] = [];
+    const repos = new ProjectRepos(home, { onReachability: (_p, err) => heard.push(err) });
+    const clone = await repos.prepare(project);
+    writeFileSync(join(clone, '.git', 'HEAD'), 'garbage\n');
+    const err = await repos.prepare(project).catch((e: MaestroError) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as MaestroError).code).not.toBe('REMOTE_UNREACHABLE');
+    expect(heard).toEqual([]);
+    expect(repos.reach.failed(project.id)).toBe(false);
+  });
+
+  it('forgets the failure of a project no longer on a shared remote, and says so', async () => {
+    const { project, home } = sharedProject();
+    renameSync(project.config.remote as string, `${project.config.remote as string}.away`);
+    const heard: (string | null)[] = [];
+    const repos = new ProjectRepos(home, { onReachability: (_p, err) => heard.push(err ? err.code : null) });
+    await repos.prepare(project).catch(() => undefined);
+    repos.unready([{ ...project, config: {} }], () => undefined, () => undefined);
+    expect(heard).toEqual(['REMOTE_UNREACHABLE', null]);
+    expect(repos.reach.failed(project.id)).toBe(false);
   });
 
   it('a clone cut short (left as .partial by a kill) is cleared and made again whole', async () => {

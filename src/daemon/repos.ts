@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
+import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
 
@@ -29,8 +30,6 @@ export function baseBranchOf(project: Project): string {
 /** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
 const FETCH_PATIENCE_MS = 30_000;
 export const ABANDONED_WORKTREE_MS = 10_000;
-/** How long after a failed clone or fetch of a shared remote the next one is tried. */
-export const REMOTE_RETRY_MS = 10_000;
 
 /**
  * `git fetch` checks connectivity against every worktree's HEAD. A worker
@@ -72,27 +71,19 @@ function dropAbandonedWorktree(clone: string, name: string): boolean {
   return true;
 }
 
-export interface ProjectReposOptions {
-  /** How long after a failed clone or fetch of a shared remote it is tried again (REMOTE_RETRY_MS). */
-  retryMs?: number;
-  /** A shared remote stopped answering (with the error), or answers again (null). Said once per change. */
-  onReachability?: (project: Project, err: MaestroError | null) => void;
-}
-
 export class ProjectRepos {
-  /** Projects whose shared remote did not answer, when, and what it said: none of their tasks is claimed meanwhile. */
-  private readonly failures = new Map<string, { at: number; error: MaestroError }>();
   /** Clones and fetches `unready` started in the background, by project. */
   private readonly trying = new Map<string, Promise<unknown>>();
   /** One git operation at a time per clone: fetches, resets and pushes must not interleave. */
   private readonly queues = new Map<string, Promise<unknown>>();
-  private readonly retryMs: number;
+  /** Which remotes answer (a failure is remembered until its retry is due). */
+  readonly reach: RemoteReach;
 
   constructor(
     private readonly home: string,
-    private readonly opts: ProjectReposOptions = {},
+    opts: RemoteReachOptions = {},
   ) {
-    this.retryMs = opts.retryMs ?? REMOTE_RETRY_MS;
+    this.reach = new RemoteReach(opts);
   }
 
   /** Runs `fn` with this project's clone to itself (a merge: sync, merge, push, with nothing in between). */
@@ -113,12 +104,6 @@ export class ProjectRepos {
     return this.serial(project.id, () => this.sync(project));
   }
 
-  /** False while the project's shared remote is known not to answer and its next try is not due. */
-  mayTry(projectId: string): boolean {
-    const failed = this.failures.get(projectId);
-    return !failed || Date.now() - failed.at >= this.retryMs;
-  }
-
   /**
    * The projects on a shared remote whose tasks may not be claimed now: no clone here yet (their hooks and
    * settings are main's, read from the clone), or a remote that stopped answering. Each is tried again in the
@@ -127,11 +112,12 @@ export class ProjectRepos {
    */
   unready(projects: readonly Project[], onReady: () => void, onError: (err: Error) => void): Set<string> {
     const unready = new Set<string>();
-    for (const project of projects) {
-      if (!remoteOf(project)) continue;
-      if (existsSync(join(workRepoOf(this.home, project), '.git')) && !this.failures.has(project.id)) continue;
+    const onRemotes = projects.filter((p) => remoteOf(p));
+    this.reach.keepOnly(new Set(onRemotes.map((p) => p.id)));
+    for (const project of onRemotes) {
+      if (existsSync(join(workRepoOf(this.home, project), '.git')) && !this.reach.failed(project.id)) continue;
       unready.add(project.id);
-      if (this.trying.has(project.id) || !this.mayTry(project.id)) continue;
+      if (this.trying.has(project.id) || !this.reach.mayTry(project.id)) continue;
       const attempt = this.prepare(project).then(onReady, (err) => {
         // An unreachable remote was said through onReachability; anything else (a failed checkout) is the log's.
         if (!isMaestroError(err, 'REMOTE_UNREACHABLE')) onError(coerceError(err));
@@ -144,26 +130,6 @@ export class ProjectRepos {
   /** Resolves when no clone or fetch started by `unready` is under way. */
   async idle(): Promise<void> {
     while (this.trying.size) await Promise.all(this.trying.values());
-  }
-
-  /**
-   * Runs `fn`, which talks to the project's shared remote. A failure is REMOTE_UNREACHABLE, remembered: until
-   * the retry is due, the next call fails at once with it (no git process, no new log line each tick).
-   */
-  private async reach<T>(project: Project, remote: string, fn: () => Promise<T>): Promise<T> {
-    const failed = this.failures.get(project.id);
-    if (failed && !this.mayTry(project.id)) throw failed.error;
-    try {
-      const out = await fn();
-      if (this.failures.delete(project.id)) this.opts.onReachability?.(project, null);
-      return out;
-    } catch (err) {
-      const why = (err as Error).message;
-      const error = new MaestroError('REMOTE_UNREACHABLE', `The shared remote ${remote} of project ${project.name} cannot be reached: ${why}. No task of the project is claimed until it answers; it is tried again every ${Math.round(this.retryMs / 1000)} s.`, { cause: err, details: { path: remote, projectId: project.id } });
-      this.failures.set(project.id, { at: Date.now(), error });
-      if (!failed) this.opts.onReachability?.(project, error);
-      throw error;
-    }
   }
 
   /** A first clone, made beside its place and moved there whole: a clone cut short (a kill) is never taken for one. */
@@ -182,7 +148,7 @@ export class ProjectRepos {
     if (!remote) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     const base = baseBranchOf(project);
-    await this.reach(project, remote, async () => {
+    await this.reach.reach(project, remote, async () => {
       if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
       await fetchFromRemote(clone, ['origin']);
     });
@@ -205,7 +171,7 @@ export class ProjectRepos {
     await this.serial(project.id, async () => {
       const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
       if (local.code === 0) return;
-      await this.reach(project, remote, async () => {
+      await this.reach.reach(project, remote, async () => {
         const heads = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
         if (heads.stdout.trim()) await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`]);
       });

@@ -62,8 +62,9 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
       tx('tasks.retry', async (q, now) => {
         const merge = from === 'needs_attention' && (await parkedWhileMerging(q, id));
         const { before, after } = await transitionTask(q, { id, to: merge ? 'merging' : 'ready', from, fields: merge ? {} : { nextEligibleAt: null }, now });
-        // A merge needs no lease (any daemon's merge train takes it); an old one must not expire it back to ready.
-        await q.run(merge ? `UPDATE tasks SET lease_expires_at = NULL WHERE id = $1` : `UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
+        // A merge needs no claimer (any daemon's merge train takes it): its old one's lease, renewed or not, must
+        // never expire it back to ready (a new run, the approval dropped).
+        await q.run(merge ? `UPDATE tasks SET claimed_by = NULL, lease_expires_at = NULL WHERE id = $1` : `UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
         await appendEvent(q, statusEvent(before, after, { reason: merge ? 'retry the merge' : 'retry' }), now);
         return getTask(q, id);
       }),
@@ -154,10 +155,13 @@ export function taskGates({ tx }: TaskOpsContext) {
   };
 }
 
-/** Whether the task went to needs_attention from merging (its newest status event says so) with a branch to merge. */
+/**
+ * Whether the task went to needs_attention from merging (its newest status event says so), was not edited
+ * since (an edited task runs anew), and has a branch to merge.
+ */
 async function parkedWhileMerging(q: Queryable, id: string): Promise<boolean> {
-  const last = await q.one<{ payload: string }>(`SELECT payload FROM events WHERE task_id = $1 AND type = 'task.status' ORDER BY id DESC LIMIT 1`, [id]);
-  const payload = last ? (JSON.parse(last.payload) as { from?: unknown; to?: unknown }) : {};
+  const last = await q.one<{ type: string; payload: string }>(`SELECT type, payload FROM events WHERE task_id = $1 AND type IN ('task.status', 'task.edited') ORDER BY id DESC LIMIT 1`, [id]);
+  const payload = last?.type === 'task.status' ? (JSON.parse(last.payload) as { from?: unknown; to?: unknown }) : {};
   if (payload.from !== 'merging' || payload.to !== 'needs_attention') return false;
   const task = await getTask(q, id);
   return typeof task.result?.branch === 'string';

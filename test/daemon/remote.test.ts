@@ -16,6 +16,7 @@ import { bareRemote } from '../helpers/repo.js';
 import { poll, until } from '../helpers/wait.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/plan-one.yaml', import.meta.url));
+const RETRY_MS = 200;
 
 interface Health {
   ok: boolean;
@@ -36,6 +37,13 @@ async function ticks(d: TestDaemon, n: number): Promise<void> {
   await d.orchestrator.idle();
 }
 
+/** Ticks for at least `n` retry windows (RETRY_MS each), so the remote is tried again several times meanwhile. */
+async function ticksOver(d: TestDaemon, n: number): Promise<void> {
+  const since = Date.now();
+  do await ticks(d, 5);
+  while (Date.now() - since < n * RETRY_MS);
+}
+
 async function statusesOf(d: TestDaemon, taskId: string): Promise<TaskStatus[]> {
   const events = (await d.store.events.list({ taskId, type: 'task.status' })).events;
   return events.map((e) => (e.payload as { to: TaskStatus }).to);
@@ -52,7 +60,7 @@ describe('a shared remote that does not answer', () => {
   it('before the first clone: nothing is claimed, the health report and the log say why once, and the work starts when it answers', async () => {
     const root = tempDir('maestro-remote-');
     const remote = join(root, 'remote.git'); // made later
-    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: 200 });
+    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS });
     const { store, bus } = d;
     const p = await store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT }, autoApproveAfterMs: 0 } });
     const t = await store.tasks.create({ projectId: p.id, title: 'Waits for its remote', complexity: 'medium' });
@@ -62,8 +70,8 @@ describe('a shared remote that does not answer', () => {
       return h.conditions.length ? h : null;
     }, 'the unreachable remote in GET /api/health', 60_000);
     expect(report).toEqual({ ok: false, conditions: [expect.objectContaining({ code: 'REMOTE_UNREACHABLE', path: remote, message: expect.stringContaining(`The shared remote ${remote} of project web cannot be reached`) })] });
-    // Forty ticks, a try every 200 ms meanwhile: said once, and the task untouched.
-    await ticks(d, 40);
+    // Ticks over three retry windows, the remote tried again in each: said once, and the task untouched.
+    await ticksOver(d, 3);
     expect(unreachable(d)).toHaveLength(1);
     expect(await store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedBy: null });
     expect(await store.runs.list({ taskId: t.id })).toEqual([]);
@@ -78,7 +86,7 @@ describe('a shared remote that does not answer', () => {
 
   it('after the clone: a claimed task waits with its claim (no person is asked), and runs once the remote is back', async () => {
     const remote = bareRemote(tempDir('maestro-remote-'));
-    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: 200 });
+    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS });
     const { store, bus } = d;
     const p = await store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT }, autoApproveAfterMs: 0 } });
     d.orchestrator.kick();
@@ -88,7 +96,7 @@ describe('a shared remote that does not answer', () => {
     const t = await store.tasks.create({ projectId: p.id, title: 'Claimed while the remote is away', complexity: 'medium' });
     d.orchestrator.kick();
     await poll(async () => (await health(d!)).conditions.some((c) => c.code === 'REMOTE_UNREACHABLE' && c.path === remote), 'the unreachable remote in GET /api/health', 60_000);
-    await ticks(d, 40);
+    await ticksOver(d, 3);
     expect(unreachable(d)).toHaveLength(1);
     const waiting = await store.tasks.get(t.id);
     expect(waiting.claimedBy).toBe(d.orchestrator.owner);
@@ -103,7 +111,7 @@ describe('a shared remote that does not answer', () => {
 
   it('a daemon that may not claim (a full disk) makes no clone; once the disk takes writes it does', async () => {
     const remote = bareRemote(tempDir('maestro-remote-'));
-    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: 200, healthProbeMs: 3_600_000 });
+    d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS, healthProbeMs: 3_600_000 });
     expect(d.health.notice(Object.assign(new Error('no space left on device'), { code: 'ENOSPC', path: d.config.home }))).toBe(true);
     const p = await d.store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT } } });
     await ticks(d, 20);

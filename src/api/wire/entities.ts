@@ -140,7 +140,11 @@ export const checkViewSchema = z.strictObject({
   outputTail: z.string(),
   runId: z.string().nullable(),
 });
-/** `round`: which review of this version (1 = the first); the newest round is the one the gate decides on. */
+/**
+ * `round`: which review of this version, counted over its whole history (1 = the first; a conflict run's review
+ * counts): the newest is the one the gate decides on. Not the reviewer's budget count (reviewRounds), which a
+ * person's retry starts afresh.
+ */
 export const verdictViewSchema = z.strictObject({ reviewer: z.string(), verdict: z.enum(['approve', 'reject']), summary: z.string(), runId: z.string(), round: z.number().int().positive() });
 export const findingViewSchema = z.strictObject({ reviewer: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), runId: z.string(), round: z.number().int().positive() });
 

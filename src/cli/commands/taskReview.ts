@@ -87,7 +87,7 @@ export function describeEvidence(versions: VersionRef[], currentId: string, chec
     // The newest round first (what the gate decides on), then the earlier ones (what the agent was asked to fix).
     const rounds = [...new Set(review.verdicts.map((v) => v.round))].sort((a, b) => b - a);
     for (const round of rounds) {
-      lines.push(round === rounds[0] ? `  review (round ${round}, the latest):` : `  review round ${round} (earlier):`);
+      lines.push(round === rounds[0] ? `  review ${round} (the latest):` : `  review ${round} (earlier):`);
       for (const v of review.verdicts.filter((x) => x.round === round)) lines.push(`    ${v.reviewer}: ${v.verdict}${v.summary ? ` — ${v.summary.split('\n')[0]}` : ''}`);
       for (const f of review.findings.filter((x) => x.round === round)) lines.push(`    [${f.severity}, ${f.reviewer}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}${f.message}`);
     }

@@ -99,7 +99,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     json = null;
   }
   // One place learns the browser holds no token: the board then says how to sign in, once, instead of an error per panel.
-  useConnection.getState().setUnauthorized(res.status === 401);
+  if (res.status === 401) useConnection.getState().setUnauthorized(true);
+  else if (res.ok) useConnection.getState().setUnauthorized(false);
   if (!res.ok) {
     const e = (json as { error?: { code?: string; message?: string } } | null)?.error;
     throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `${method} ${path} answered ${res.status}.`);

@@ -77,7 +77,7 @@ export const fr: Dictionary = {
     status: { running: 'en cours', complete: 'terminée', interrupted: 'interrompue' },
   },
   review: {
-    title: 'Revue', checks: 'Vérifications', round: 'Tour {{round}}, la dernière revue : celle sur laquelle cette porte décide.', earlier_one: 'Le tour précédent (ce que l’agent devait corriger)', earlier_other: 'Les {{count}} tours précédents (ce que l’agent devait corriger)', roundShort: 'Tour {{round}} :', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', noVerdicts: 'Aucun relecteur n’a encore répondu.',
+    title: 'Revue', checks: 'Vérifications', round: 'Revue {{round}}, la dernière : celle sur laquelle cette porte décide.', earlier_one: 'La revue précédente (ce que l’agent devait corriger)', earlier_other: 'Les {{count}} revues précédentes (ce que l’agent devait corriger)', roundShort: 'Revue {{round}} :', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', noVerdicts: 'Aucun relecteur n’a encore répondu.',
     noOutput: 'Aucune sortie.', exitCode: 'code {{code}}', byReviewer: 'relecteur {{reviewer}}', totals_one: '{{count}} fichier modifié', totals_other: '{{count}} fichiers modifiés', view: 'Vue du diff', unified: 'Unifiée', split: 'Côte à côte',
     keys: 'Touches : j / k fichier suivant / précédent', noFiles: 'Aucun fichier modifié.', files: 'Fichiers modifiés', diffFailed: 'Impossible de charger le diff : {{message}}',
     commentCount: '{{count}} commentaires',

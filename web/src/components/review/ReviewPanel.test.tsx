@@ -28,12 +28,12 @@ describe('ReviewPanel', () => {
     render(<ReviewPanel task={task} versions={[]} />);
     await waitFor(() => expect(screen.getAllByTestId('verdict')).toHaveLength(2));
     expect(screen.getAllByTestId('verdict').map((v) => v.textContent)).toEqual(['Code: approves — no findings', 'Security: approves — no findings']);
-    expect(screen.getByText('Round 2, the latest review: the one this gate decides on.')).toBeTruthy();
+    expect(screen.getByText('Review 2, the latest: the one this gate decides on.')).toBeTruthy();
     // The first round's finding is not pinned on the diff the gate decides on; it is in the folded list.
     await screen.findByTestId('diff-viewer');
     expect(screen.queryByTestId('line-finding')).toBeNull();
     const earlier = screen.getByTestId('earlier-rounds');
-    expect(within(earlier).getByText('The earlier round (what the agent was asked to fix)')).toBeTruthy();
+    expect(within(earlier).getByText('The earlier review (what the agent was asked to fix)')).toBeTruthy();
     expect(earlier.textContent).toContain(`${file}:2: add a comment here`);
   });
 });
