@@ -41,8 +41,27 @@ interface Move {
   reason?: string;
 }
 
+/**
+ * A needs-attention record's details as a person reads them on the board and in `task show`: `key value`
+ * pairs, a finding as `file:line message`; JSON only for what has no better form. (Raw JSON of every
+ * finding, escapes and all, was what a person saw.)
+ */
+export function readableDetails(details: Record<string, unknown>): string {
+  const finding = (x: unknown): string | null => {
+    const f = x as { file?: unknown; line?: unknown; message?: unknown } | null;
+    if (!f || typeof f !== 'object' || typeof f.message !== 'string') return null;
+    return `${typeof f.file === 'string' ? `${f.file}${typeof f.line === 'number' ? `:${f.line}` : ''} ` : ''}${f.message}`;
+  };
+  const part = (v: unknown): string => {
+    if (v === null || typeof v !== 'object') return String(v);
+    if (Array.isArray(v)) return v.map((x) => finding(x) ?? part(x)).join('; ');
+    return JSON.stringify(v);
+  };
+  return Object.entries(details).map(([k, v]) => `${k} ${part(v)}`).join(', ').slice(0, 2000);
+}
+
 function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
-  if (record.needsAttention) return { to: 'needs_attention', fields: { lastRunError: `${record.needsAttention.reason}: ${JSON.stringify(record.needsAttention.details).slice(0, 2000)}` }, reason: record.needsAttention.reason };
+  if (record.needsAttention) return { to: 'needs_attention', fields: { lastRunError: `${record.needsAttention.reason}: ${readableDetails(record.needsAttention.details)}` }, reason: record.needsAttention.reason };
   const data = record.data;
   switch (run.kind) {
     case 'plan': {

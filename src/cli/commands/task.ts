@@ -48,7 +48,8 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
   if (task.deps.length) lines.push(`  depends on: ${task.deps.join(', ')}`);
   if (task.ownedFiles.length) lines.push(`  owned files: ${task.ownedFiles.join(', ')}`);
   if (task.expectedOutput) lines.push(`  expected: ${task.expectedOutput}`);
-  if (task.lastRunError) lines.push(`  last error: ${task.lastRunError}`);
+  // As on the board: the last error while it explains the wait, not once the task got past it (a gate, done).
+  if (task.lastRunError && ['needs_attention', 'ready', 'queued', 'planning', 'executing', 'cancelled'].includes(task.status)) lines.push(`  last error: ${task.lastRunError}`);
   if (task.feedback) lines.push(`  feedback: ${task.feedback}`);
   for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${a.reason}` : ''}`);
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);

@@ -3,6 +3,8 @@ import type { Run, Task } from '../../api/types.js';
 import { translateReason } from '../reasons.js';
 import styles from './Detail.module.css';
 
+const ERROR_MATTERS: ReadonlySet<string> = new Set(['needs_attention', 'ready', 'queued', 'planning', 'executing', 'cancelled']);
+
 export function Fields({ task, runs }: { task: Task; runs: Run[] }) {
   const { t, i18n } = useTranslation();
   // The attempt a person counts: execute runs of this version (task.attempt counts claims, plans included).
@@ -21,7 +23,8 @@ export function Fields({ task, runs }: { task: Task; runs: Run[] }) {
     ['field.updated', new Date(task.updatedAt).toLocaleString(i18n.language)],
   ];
   if (task.feedback) rows.push(['field.feedback', task.feedback]);
-  if (task.lastRunError) rows.push(['field.lastError', translateReason(t, task.lastRunError)]);
+  // The last error explains a task that waits for a person or for its retry; once the task got past it (a gate, done) it is history.
+  if (task.lastRunError && ERROR_MATTERS.has(task.status)) rows.push(['field.lastError', translateReason(t, task.lastRunError)]);
   return (
     <section className={styles.section} aria-labelledby="fields-h">
       <h3 id="fields-h">{t('detail.fields')}</h3>
