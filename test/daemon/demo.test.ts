@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { terminalLine } from '../../src/cli/commands/serve.js';
 import { DEMO_TASK_TITLE } from '../../src/demo/demo.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -59,6 +60,11 @@ describe('offline demo', () => {
     // A conflict run resolved README.md.
     const conflictRuns = [...cliRuns, ...(await store.runs.list({ taskId: doc.id }))].filter((r) => r.kind === 'conflict');
     expect(conflictRuns.some((r) => r.status === 'succeeded')).toBe(true);
+    // The terminal of `maestro serve` says so: the conflict and its run, not only merging → done.
+    const conflicted = conflictRuns[0]!.taskId;
+    const lines = (await store.events.list({ taskId: conflicted, limit: 1000 })).events.map((e) => terminalLine(e, 'T')).filter((l): l is string => l !== null);
+    expect(lines.some((l) => /T\s+merge conflict on maestro\/\S+: a conflict run will resolve it$/.test(l))).toBe(true);
+    expect(lines.some((l) => /T\s+conflict run started$/.test(l))).toBe(true);
 
     const repo = project!.repoPath;
     const readme = readFileSync(join(repo, 'README.md'), 'utf8');

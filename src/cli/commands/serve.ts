@@ -5,6 +5,21 @@ import type { FastifyInstance } from 'fastify';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
+import type { MaestroEvent } from '../../core/types.js';
+
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started']);
+
+/**
+ * What the terminal says of an event: a task's status change, a merge conflict, and the start of the run
+ * that resolves it (the demo's conflict used to show only as merging → done). Null for anything else.
+ */
+export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, title: string): string | null {
+  const head = `${new Date(e.at).toTimeString().slice(0, 8)}  ${title.padEnd(32).slice(0, 32)}  `;
+  if (e.type === 'task.status') return `${head}${String(e.payload.from)} → ${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
+  if (e.type === 'merge.conflict') return `${head}merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
+  if (e.type === 'run.started' && e.payload.kind === 'conflict') return `${head}conflict run started`;
+  return null;
+}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -70,16 +85,15 @@ export function register(program: Command, ctx: CliContext): void {
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
         const titles = new Map<string, string>();
         daemon.bus.onEvent((e) => {
-          if (e.type !== 'task.status' || !e.taskId) return;
+          if (!e.taskId || !TERMINAL_EVENTS.has(e.type)) return;
           void (async () => {
             let title = titles.get(e.taskId!);
             if (!title) {
               title = (await daemon.store.tasks.find(e.taskId!))?.title ?? e.taskId!;
               titles.set(e.taskId!, title);
             }
-            const time = new Date(e.at).toTimeString().slice(0, 8);
-            const why = typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : '';
-            process.stderr.write(`${time}  ${title.padEnd(32).slice(0, 32)}  ${String(e.payload.from)} → ${String(e.payload.to)}${why}\n`);
+            const line = terminalLine(e, title);
+            if (line) process.stderr.write(`${line}\n`);
           })();
         });
         // First signal: stop claiming and let workers finish their stage (30 s grace).
