@@ -35,6 +35,7 @@ import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js'
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
 import { baseBranchOf, remoteOf, workRepoOf } from '../daemon/repos.js';
+import { hidePasswords } from '../daemon/remoteReach.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -305,7 +306,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
-    onRemote: (project, err) => health.remote(project.id, remoteOf(project) ?? project.repoPath, err ? err.message : null),
+    onRemote: (project, err) => health.remote(project.id, hidePasswords(remoteOf(project) ?? project.repoPath), err ? err.message : null),
     remoteRetryMs: options.remoteRetryMs,
     knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
