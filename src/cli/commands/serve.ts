@@ -89,8 +89,10 @@ export function register(program: Command, ctx: CliContext): void {
           void (async () => {
             let title = titles.get(e.taskId!);
             if (!title) {
-              title = (await daemon.store.tasks.find(e.taskId!))?.title ?? e.taskId!;
-              titles.set(e.taskId!, title);
+              // A read that fails (PostgreSQL restarting) names the task by its id: never an unhandled rejection, which ends the daemon.
+              const task = await daemon.store.tasks.find(e.taskId!).catch(() => null);
+              title = task?.title ?? e.taskId!;
+              if (task) titles.set(e.taskId!, title);
             }
             const line = terminalLine(e, title);
             if (line) process.stderr.write(`${line}\n`);
