@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { terminalLine } from '../../src/cli/commands/serve.js';
+import { terminalLine, terminalPrinter } from '../../src/cli/commands/serve.js';
+import type { MaestroEvent } from '../../src/core/types.js';
 
 describe("maestro serve's terminal lines", () => {
   it('say a status change, a merge conflict and the start of a conflict run; nothing for other events', () => {
@@ -10,5 +11,24 @@ describe("maestro serve's terminal lines", () => {
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'conflict' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  conflict run started`);
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'execute' } }, title)).toBeNull();
     expect(terminalLine({ type: 'run.phase', at, payload: {} }, title)).toBeNull();
+  });
+
+  it('name a task whose title cannot be read (PostgreSQL restarting) by its id, and never reject', async () => {
+    const lines: string[] = [];
+    let down = true;
+    const reads: string[] = [];
+    const print = terminalPrinter(async (id) => {
+      reads.push(id);
+      if (down) throw new Error('terminating connection due to administrator command');
+      return { title: 'Add the command line' };
+    }, (line) => lines.push(line));
+    const event = (type: string, payload: Record<string, unknown>): MaestroEvent => ({ id: 1, projectId: 'p', taskId: 't_1', runId: null, traceId: null, type, payload, at: 0 });
+    await print(event('run.started', { kind: 'conflict' }));
+    down = false;
+    await print(event('task.status', { from: 'merging', to: 'done' }));
+    await print(event('task.status', { from: 'done', to: 'done' }));
+    await print(event('run.phase', { stage: 'agent' }));
+    expect(lines.map((l) => l.slice(10).replace(/\s+/g, ' '))).toEqual(['t_1 conflict run started', 'Add the command line merging → done', 'Add the command line done → done']);
+    expect(reads).toEqual(['t_1', 't_1']);
   });
 });

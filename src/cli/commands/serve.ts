@@ -21,6 +21,26 @@ export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, t
   return null;
 }
 
+/**
+ * The bus listener that prints terminalLine for each event, naming the task by its title (read once). A read
+ * that fails (PostgreSQL restarting) names it by its id: the listener never rejects, since an unhandled
+ * rejection ends the daemon.
+ */
+export function terminalPrinter(find: (taskId: string) => Promise<{ title: string } | null | undefined>, write: (line: string) => void): (e: MaestroEvent) => Promise<void> {
+  const titles = new Map<string, string>();
+  return async (e) => {
+    if (!e.taskId || !TERMINAL_EVENTS.has(e.type)) return;
+    let title = titles.get(e.taskId);
+    if (!title) {
+      const task = await find(e.taskId).catch(() => null);
+      title = task?.title ?? e.taskId;
+      if (task) titles.set(e.taskId, title);
+    }
+    const line = terminalLine(e, title);
+    if (line) write(line);
+  };
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MaestroError('BAD_INPUT', `--port must be 0–65535, got "${value}".`);
@@ -83,21 +103,7 @@ export function register(program: Command, ctx: CliContext): void {
         else process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
         if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
-        const titles = new Map<string, string>();
-        daemon.bus.onEvent((e) => {
-          if (!e.taskId || !TERMINAL_EVENTS.has(e.type)) return;
-          void (async () => {
-            let title = titles.get(e.taskId!);
-            if (!title) {
-              // A read that fails (PostgreSQL restarting) names the task by its id: never an unhandled rejection, which ends the daemon.
-              const task = await daemon.store.tasks.find(e.taskId!).catch(() => null);
-              title = task?.title ?? e.taskId!;
-              if (task) titles.set(e.taskId!, title);
-            }
-            const line = terminalLine(e, title);
-            if (line) process.stderr.write(`${line}\n`);
-          })();
-        });
+        daemon.bus.onEvent(terminalPrinter((id) => daemon.store.tasks.find(id), (line) => process.stderr.write(`${line}\n`)));
         // First signal: stop claiming and let workers finish their stage (30 s grace).
         // Second signal: stop now; unfinished runs resume from stages.json on the next start.
         let signals = 0;
