@@ -6,23 +6,23 @@ const daemonEnv = { PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', AWS_SECRET_ACCESS
 
 describe('credentialsFor', () => {
   it('gives a Claude run on the Anthropic API no AWS or Google credentials, and none of another provider', () => {
-    expect(agentEnv(daemonEnv, { credentials: credentialsFor('claude', daemonEnv) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant' });
+    expect(agentEnv(daemonEnv, { credentials: credentialsFor({ kind: 'claude' }, daemonEnv) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant' });
   });
 
   it('passes the cloud a Claude run is switched to (Bedrock: AWS; Vertex: Google), and only that one', () => {
     const bedrock = { ...daemonEnv, CLAUDE_CODE_USE_BEDROCK: '1' };
-    expect(agentEnv(bedrock, { credentials: credentialsFor('claude', bedrock) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_BEDROCK: '1', AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
+    expect(agentEnv(bedrock, { credentials: credentialsFor({ kind: 'claude' }, bedrock) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_BEDROCK: '1', AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
     const vertex = { ...daemonEnv, CLAUDE_CODE_USE_VERTEX: '1' };
-    expect(agentEnv(vertex, { credentials: credentialsFor('claude', vertex) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_VERTEX: '1', GOOGLE_APPLICATION_CREDENTIALS: '/home/u/gcp.json' });
+    expect(agentEnv(vertex, { credentials: credentialsFor({ kind: 'claude' }, vertex) })).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_USE_VERTEX: '1', GOOGLE_APPLICATION_CREDENTIALS: '/home/u/gcp.json' });
   });
 
   it('the switch may come from the project (its provider env) while the keys are the daemon\'s', () => {
-    const project = { CLAUDE_CODE_USE_BEDROCK: '1' };
-    expect(agentEnv(daemonEnv, { credentials: (source) => credentialsFor('claude', { ...source, ...project }) })).toMatchObject({ AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
+    const provider = { kind: 'claude' as const, env: { CLAUDE_CODE_USE_BEDROCK: '1' } };
+    expect(agentEnv(daemonEnv, { credentials: credentialsFor(provider, daemonEnv) })).toMatchObject({ AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
   });
 
   it('leaves other providers their own list', () => {
-    expect(credentialsFor('codex', daemonEnv)).toContain('OPENAI_API_KEY');
-    expect(credentialsFor('scripted', daemonEnv)).toEqual([]);
+    expect(credentialsFor({ kind: 'codex' }, daemonEnv)).toContain('OPENAI_API_KEY');
+    expect(credentialsFor({ kind: 'scripted' }, daemonEnv)).toEqual([]);
   });
 });

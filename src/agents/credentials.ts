@@ -31,10 +31,15 @@ const CLAUDE_CLOUDS: Array<{ switch: string; names: string[] }> = [
   { switch: 'CLAUDE_CODE_USE_VERTEX', names: ['CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID', 'GOOGLE_APPLICATION_CREDENTIALS'] },
 ];
 
-/** The credential variables a run of `kind` is given from `env` (the daemon's): the provider's, less clouds it is not switched to. */
-export function credentialsFor(kind: ProviderKind, env: NodeJS.ProcessEnv): string[] {
-  const unused = kind === 'claude' ? new Set(CLAUDE_CLOUDS.filter((c) => !env[c.switch]).flatMap((c) => c.names)) : new Set<string>();
-  return CREDENTIAL_ENV[kind].filter((name) => !unused.has(name));
+/**
+ * The credential variables a run of `provider` is given from `env` (the daemon's): the provider's, less the
+ * clouds it is not switched to. The switch may be the daemon's or the project's (its provider `env`), the
+ * keys being the daemon's either way.
+ */
+export function credentialsFor(provider: { kind: ProviderKind; env?: Record<string, string> }, env: NodeJS.ProcessEnv): string[] {
+  const switched = (name: string) => Boolean(provider.env?.[name] ?? env[name]);
+  const unused = provider.kind === 'claude' ? new Set(CLAUDE_CLOUDS.filter((c) => !switched(c.switch)).flatMap((c) => c.names)) : new Set<string>();
+  return CREDENTIAL_ENV[provider.kind].filter((name) => !unused.has(name));
 }
 
 /** The model names a provider uses for each tier before the project or env say otherwise. */

@@ -35,7 +35,6 @@ import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js'
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
 import { baseBranchOf, remoteOf, workRepoOf } from '../daemon/repos.js';
-import { hidePasswords } from '../daemon/remoteReach.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -306,7 +305,8 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,
-    onRemote: (project, err) => health.remote(project.id, hidePasswords(remoteOf(project) ?? project.repoPath), err ? err.message : null),
+    // The remote as the error names it (its password hidden there).
+    onRemote: (project, err) => health.remote(project.id, err && { path: String(err.details?.path), message: err.message }),
     remoteRetryMs: options.remoteRetryMs,
     knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { MaestroConfig } from '../config/config.js';
-import { HealthMonitor, type HealthReport } from '../daemon/health.js';
+import { HealthMonitor, type HealthCondition, type HealthReport } from '../daemon/health.js';
 import { sqlitePath } from '../daemon/homeCheck.js';
 import { LogFile } from '../daemon/logSink.js';
 import type { Orchestrator } from '../daemon/orchestrator.js';
@@ -53,19 +53,16 @@ function openLogDestination(options: LogOptions, onFault: (err: Error) => void):
  * holds its own project's (the condition's message says which).
  */
 export function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator): (report: HealthReport) => void {
-  let said = new Map<string, string>();
+  const keyOf = (c: HealthCondition) => `${c.code}:${c.path}`;
+  let said = new Map<string, HealthCondition>();
   return (report) => {
-    const now = new Map(report.conditions.map((c) => [`${c.code}:${c.path}`, c.message]));
-    for (const [key, message] of now) if (!said.has(key)) log.warn({ condition: key }, key.startsWith('REMOTE_UNREACHABLE:') ? message : `claiming new work paused: ${message}`);
-    for (const key of said.keys()) {
-      if (now.has(key)) continue;
-      if (key.startsWith('REMOTE_UNREACHABLE:')) log.info(`the shared remote ${key.slice('REMOTE_UNREACHABLE:'.length)} answers again: its project's tasks are claimed again`);
-      else log.info('the disk takes writes again: claiming new work resumes');
-    }
-    const cleared = [...said.keys()].some((key) => !now.has(key));
+    const now = new Map(report.conditions.map((c) => [keyOf(c), c]));
+    for (const [key, c] of now) if (!said.has(key)) log.warn({ condition: key }, c.code === 'REMOTE_UNREACHABLE' ? c.message : `claiming new work paused: ${c.message}`);
+    const cleared = [...said].filter(([key]) => !now.has(key)).map(([, c]) => c);
+    for (const c of cleared) log.info(c.code === 'REMOTE_UNREACHABLE' ? `the shared remote ${c.path} answers again: its project's tasks are claimed again` : 'the disk takes writes again: claiming new work resumes');
     said = now;
     // Not stored (the disk may be full): straight to the board's WebSocket.
     bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
-    if (cleared) orchestrator.kick();
+    if (cleared.length) orchestrator.kick();
   };
 }

@@ -65,6 +65,9 @@ export const TERMINAL_STATUSES: readonly TaskStatus[] = TASK_STATUSES.filter((s)
 /** Statuses in which a run may be in flight: the task is read-only to people. */
 export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = ['queued', 'planning', 'executing', 'awaiting_input', 'reviewing', 'merging'];
 
+/** Statuses whose task its last error still explains (parked, or waiting for or running its retry); past a gate or done it is history. */
+export const LAST_ERROR_STATUSES: readonly TaskStatus[] = ['needs_attention', 'ready', 'queued', 'planning', 'executing', 'cancelled'];
+
 /** Statuses a human gate holds a task in. */
 export const GATE_STATUSES: readonly TaskStatus[] = ['plan_review', 'spec_review', 'exec_review'];
 

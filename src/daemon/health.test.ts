@@ -37,14 +37,14 @@ describe('HealthMonitor', () => {
   it('an unreachable shared remote is a condition of its own: reported once per change, and it pauses no claiming', () => {
     const reports: HealthReport[] = [];
     const monitor = new HealthMonitor({ dirs: [tempDir()], probeMs: 60_000, now: () => 7, onChange: (r) => reports.push(r) });
-    monitor.remote('p1', '/srv/git/web.git', 'The shared remote /srv/git/web.git of project web cannot be reached: …');
-    monitor.remote('p1', '/srv/git/web.git', 'said again');
+    monitor.remote('p1', { path: '/srv/git/web.git', message: 'The shared remote /srv/git/web.git of project web cannot be reached: …' });
+    monitor.remote('p1', { path: '/srv/git/web.git', message: 'said again' });
     expect(monitor.claimPaused).toBe(false);
     expect(reports).toEqual([{ ok: false, conditions: [{ code: 'REMOTE_UNREACHABLE', path: '/srv/git/web.git', message: expect.stringContaining('cannot be reached'), since: 7 }] }]);
     monitor.probe(); // the probe decides the disk's conditions only
     expect(monitor.report().conditions).toHaveLength(1);
-    monitor.remote('p1', '/srv/git/web.git', null);
-    monitor.remote('p1', '/srv/git/web.git', null);
+    monitor.remote('p1', null);
+    monitor.remote('p1', null);
     expect(reports).toHaveLength(2);
     expect(reports[1]).toEqual({ ok: true, conditions: [] });
   });

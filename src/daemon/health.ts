@@ -111,12 +111,12 @@ export class HealthMonitor {
   }
 
   /**
-   * Says that project `projectId`'s shared remote `remote` cannot be reached (with why), or, with a null
-   * `message`, that it answers again. Only a change is reported.
+   * Says that project `projectId`'s shared remote cannot be reached (`path`: the remote, `message`: why), or,
+   * with null, that it answers again. Only a change is reported.
    */
-  remote(projectId: string, remote: string, message: string | null): void {
-    if (message === null ? !this.remotes.delete(projectId) : this.remotes.has(projectId)) return;
-    if (message !== null) this.remotes.set(projectId, { code: 'REMOTE_UNREACHABLE', path: remote, message, since: this.opts.now() });
+  remote(projectId: string, unreachable: { path: string; message: string } | null): void {
+    if (unreachable === null ? !this.remotes.delete(projectId) : this.remotes.has(projectId)) return;
+    if (unreachable) this.remotes.set(projectId, { code: 'REMOTE_UNREACHABLE', ...unreachable, since: this.opts.now() });
     this.opts.onChange(this.report());
   }
 

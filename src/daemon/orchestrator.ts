@@ -340,9 +340,7 @@ export class Orchestrator {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
     const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
     const provider = readJob(run.runDir!).provider;
-    // The project's provider env may switch Claude to Bedrock or Vertex (CLAUDE_CODE_USE_*) while the keys are the daemon's.
-    const switches = 'env' in provider ? (provider.env ?? {}) : {};
-    const env = { ...processAgentEnv({ credentials: (source) => credentialsFor(provider.kind, { ...source, ...switches }), pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const env = { ...processAgentEnv({ credentials: (source) => credentialsFor(provider, source), pass: passEnvOf(config) }), ...this.opts.workerEnv };
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

@@ -9,7 +9,8 @@ import { basename, dirname, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 
-function canonical(path: string): string {
+/** The path with symlinks resolved (as given, when it does not exist). */
+export function canonical(path: string): string {
   const abs = resolve(path);
   try {
     return realpathSync(abs);

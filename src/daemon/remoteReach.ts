@@ -19,7 +19,7 @@ const NO_ANSWER =
   /Could not read from remote repository|does not appear to be a git repository|repository '[^']*' (does not exist|not found)|Could not resolve host|Connection (refused|timed out|reset)|Failed to connect|unable to access|Network is unreachable|No route to host|remote end hung up|early EOF|Operation timed out/i;
 
 /** A remote URL's password (https://user:pw@host/…), wherever it appears in a text, as ***. */
-export function hidePasswords(text: string): string {
+function hidePasswords(text: string): string {
   return text.replace(/(\/\/[^/:@\s]+):[^@\s/]+@/g, '$1:***@');
 }
 

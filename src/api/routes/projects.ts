@@ -1,10 +1,11 @@
 /** /api/projects: register a repository, list and show projects. */
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
+import { canonical } from '../../daemon/projectRoots.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
@@ -39,8 +40,7 @@ const whoSchema = z.string().trim().min(1).max(200).default('human');
 
 /** Whether folder `outer` is `inner` or one of its parents (symlinks resolved). */
 function holds(outer: string, inner: string): boolean {
-  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
-  const [o, i] = [real(outer), real(inner)];
+  const [o, i] = [canonical(outer), canonical(inner)];
   return i === o || i.startsWith(o.endsWith(sep) ? o : o + sep);
 }
 

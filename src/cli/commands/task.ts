@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import { TASK_STATUSES } from '../../core/status.js';
+import { LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
@@ -49,7 +49,7 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
   if (task.ownedFiles.length) lines.push(`  owned files: ${task.ownedFiles.join(', ')}`);
   if (task.expectedOutput) lines.push(`  expected: ${task.expectedOutput}`);
   // As on the board: the last error while it explains the wait, not once the task got past it (a gate, done).
-  if (task.lastRunError && ['needs_attention', 'ready', 'queued', 'planning', 'executing', 'cancelled'].includes(task.status)) lines.push(`  last error: ${task.lastRunError}`);
+  if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) lines.push(`  last error: ${task.lastRunError}`);
   if (task.feedback) lines.push(`  feedback: ${task.feedback}`);
   for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${a.reason}` : ''}`);
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);

@@ -1,9 +1,7 @@
 import { useTranslation } from 'react-i18next';
-import type { Run, Task } from '../../api/types.js';
+import { LAST_ERROR_STATUSES, type Run, type Task } from '../../api/types.js';
 import { translateReason } from '../reasons.js';
 import styles from './Detail.module.css';
-
-const ERROR_MATTERS: ReadonlySet<string> = new Set(['needs_attention', 'ready', 'queued', 'planning', 'executing', 'cancelled']);
 
 export function Fields({ task, runs }: { task: Task; runs: Run[] }) {
   const { t, i18n } = useTranslation();
@@ -24,7 +22,7 @@ export function Fields({ task, runs }: { task: Task; runs: Run[] }) {
   ];
   if (task.feedback) rows.push(['field.feedback', task.feedback]);
   // The last error explains a task that waits for a person or for its retry; once the task got past it (a gate, done) it is history.
-  if (task.lastRunError && ERROR_MATTERS.has(task.status)) rows.push(['field.lastError', translateReason(t, task.lastRunError)]);
+  if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) rows.push(['field.lastError', translateReason(t, task.lastRunError)]);
   return (
     <section className={styles.section} aria-labelledby="fields-h">
       <h3 id="fields-h">{t('detail.fields')}</h3>

@@ -44,6 +44,33 @@ function Checks({ checks }: { checks: CheckResult[] }) {
   );
 }
 
+/** The reviews before the latest, folded: each verdict with the findings the agent was asked to fix. */
+function EarlierReviews({ review, latest }: { review: FindingsResponse; latest: number }) {
+  const { t } = useTranslation();
+  const findingsOf = (v: FindingsResponse['verdicts'][number]) => review.findings.filter((f) => f.runId === v.runId && f.reviewer === v.reviewer);
+  return (
+    <details data-testid="earlier-rounds">
+      <summary>{t('review.earlier', { count: latest - 1 })}</summary>
+      <ul className={styles.checks}>
+        {review.verdicts.filter((v) => v.round < latest).map((v) => (
+          <li key={v.runId + v.reviewer}>
+            {t('review.roundShort', { round: v.round })} <strong>{t(`reviewer.${v.reviewer}`, { defaultValue: v.reviewer })}</strong>: {t(`verdict.${v.verdict}`)}
+            {v.summary ? ` — ${v.summary}` : ''}
+            <ul>
+              {findingsOf(v).map((f, i) => (
+                <li key={i} className={styles.finding}>
+                  <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}
+                  {f.message}
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 export default function ReviewPanel({ task, versions }: { task: Task; versions: NonNullable<TaskDetail['versions']> }) {
   const { t, i18n } = useTranslation();
   const [version, setVersion] = useState(task.version);
@@ -72,7 +99,6 @@ export default function ReviewPanel({ task, versions }: { task: Task; versions: 
   const latest = Math.max(0, ...(review?.verdicts ?? []).map((v) => v.round));
   const findings = (review?.findings ?? []).filter((f) => f.round === latest);
   const general = findings.filter((f) => !f.file);
-  const earlier = (review?.verdicts ?? []).filter((v) => v.round < latest);
   return (
     <section className={styles.review} aria-labelledby="review-h">
       <h3 id="review-h">{t('review.title')}</h3>
@@ -107,29 +133,7 @@ export default function ReviewPanel({ task, versions }: { task: Task; versions: 
           </li>
         ))}
       </ul>
-      {earlier.length > 0 && (
-        <details data-testid="earlier-rounds">
-          <summary>{t('review.earlier', { count: latest - 1 })}</summary>
-          <ul className={styles.checks}>
-            {earlier.map((v) => (
-              <li key={v.runId + v.reviewer}>
-                {t('review.roundShort', { round: v.round })} <strong>{t(`reviewer.${v.reviewer}`, { defaultValue: v.reviewer })}</strong>: {t(`verdict.${v.verdict}`)}
-                {v.summary ? ` — ${v.summary}` : ''}
-                <ul>
-                  {(review?.findings ?? [])
-                    .filter((f) => f.runId === v.runId && f.reviewer === v.reviewer)
-                    .map((f, i) => (
-                      <li key={i} className={styles.finding}>
-                        <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}
-                        {f.message}
-                      </li>
-                    ))}
-                </ul>
-              </li>
-            ))}
-          </ul>
-        </details>
-      )}
+      {review && latest > 1 && <EarlierReviews review={review} latest={latest} />}
       <h4>{t('review.changes')}</h4>
       <DiffViewer taskId={task.id} version={other} readOnly={other !== undefined} findings={findings} />
     </section>
