@@ -88,6 +88,8 @@ export interface DaemonOptions {
   healthProbeMs?: number;
   /** How long after a failed clone or fetch of a project's shared remote it is tried again (10 s). */
   remoteRetryMs?: number;
+  /** How long a clone, fetch or push of a shared remote may go without a word from git before it is stopped (2 min). */
+  gitStallMs?: number;
   /** Print the "daemon on …" line (the CLI does; tests do not). */
   announce?: boolean;
   hooks?: OrchestratorHooks;
@@ -308,6 +310,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     // The remote as the error names it (its password hidden there).
     onRemote: (project, err) => health.remote(project.id, err && { path: String(err.details?.path), message: err.message }),
     remoteRetryMs: options.remoteRetryMs,
+    gitStallMs: options.gitStallMs,
     knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
 }

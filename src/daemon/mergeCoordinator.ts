@@ -286,7 +286,7 @@ export class MergeCoordinator {
   private async missingBranch(task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
     let ref = `refs/heads/${branch}`;
     if (remote) {
-      const fetched = await git(repo, ['fetch', '-q', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
+      const fetched = await this.opts.repos.remoteGit(repo, ['fetch', '-q', '--progress', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
       if (fetched.code === 0) ref = `refs/remotes/${remote}/${branch}`;
       else {
         let pushed: boolean;

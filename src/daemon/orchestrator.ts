@@ -73,7 +73,7 @@ export class Orchestrator {
   ) {
     this.owner = config.name;
     this.knowledge = opts.knowledge ?? new KnowledgeBridge();
-    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, onReachability: opts.onRemote });
+    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote });
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
       owner: this.owner,

@@ -37,6 +37,8 @@ export interface OrchestratorOptions {
   onRemote?: (project: Project, err: MaestroError | null) => void;
   /** How long after a failed clone or fetch of a shared remote it is tried again (REMOTE_RETRY_MS); tests shorten it. */
   remoteRetryMs?: number;
+  /** How long a clone, fetch or push may go without a word from git before it is stopped (GIT_STALL_MS); tests shorten it. */
+  gitStallMs?: number;
   /** False while new work should wait (a full disk, a read-only home: see HealthMonitor). */
   mayClaim?: () => boolean;
   /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */

@@ -16,7 +16,7 @@ export const REMOTE_RETRY_MS = 10_000;
 
 /** What git says when the other side does not answer, over a path, ssh or http(s). */
 const NO_ANSWER =
-  /Could not read from remote repository|does not appear to be a git repository|repository '[^']*' (does not exist|not found)|Could not resolve host|Connection (refused|timed out|reset)|Failed to connect|unable to access|Network is unreachable|No route to host|remote end hung up|early EOF|Operation timed out/i;
+  /Could not read from remote repository|does not appear to be a git repository|repository '[^']*' (does not exist|not found)|Could not resolve host|Connection (refused|timed out|reset)|Failed to connect|unable to access|Network is unreachable|No route to host|remote end hung up|early EOF|Operation timed out|no answer from the remote/i;
 
 /** A remote URL's password (https://user:pw@host/…), wherever it appears in a text, as ***. */
 function hidePasswords(text: string): string {

@@ -5,6 +5,8 @@ import type { MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
+import { silentServer } from '../../test/helpers/silentServer.js';
+import { poll } from '../../test/helpers/wait.js';
 import { ABANDONED_WORKTREE_MS, ProjectRepos } from './repos.js';
 
 function sharedProject(): { project: Project; home: string } {
@@ -109,5 +111,32 @@ describe('ProjectRepos and a remote that does not answer', () => {
     const clone = await repos.prepare(project);
     expect(git(clone, 'status', '--porcelain')).toBe('');
     expect(existsSync(`${clone}.partial`)).toBe(false);
+  });
+
+  it('a remote that takes the connection and never says a word: the clone and the push are stopped after stallMs, and their connections closed', async () => {
+    const silent = await silentServer();
+    try {
+      const remote = `http://127.0.0.1:${silent.port}/shared.git`;
+      const home = tempDir('maestro-home-');
+      const project: Project = { id: 'p_silent', name: 'silent', repoPath: remote, config: { remote }, createdAt: 0, updatedAt: 0 };
+      const repos = new ProjectRepos(home, { stallMs: 500 });
+      const err = await repos.prepare(project).catch((e: MaestroError) => e);
+      expect(err).toMatchObject({ code: 'REMOTE_UNREACHABLE', message: expect.stringContaining('no answer from the remote: nothing from it for 0.5 s, stopped') });
+      expect(silent.accepted()).toBeGreaterThan(0);
+      await poll(() => silent.open() === 0, 'the stopped clone’s connection closed', 30_000);
+      expect(existsSync(join(home, 'clones', project.id))).toBe(false);
+
+      // A clone made while the remote answered; then the remote falls silent under a push.
+      const shared = sharedProject();
+      const clone = await new ProjectRepos(shared.home, { stallMs: 500 }).prepare(shared.project);
+      git(clone, 'remote', 'set-url', 'origin', remote);
+      const before = silent.accepted();
+      const push = await new ProjectRepos(shared.home, { stallMs: 500 }).pushMain(shared.project, clone).catch((e: MaestroError) => e);
+      expect(push).toMatchObject({ code: 'GIT_FAILED', message: expect.stringMatching(/^The push of main to the remote failed: .*no answer from the remote: nothing from it for 0\.5 s, stopped/) });
+      expect(silent.accepted()).toBeGreaterThan(before);
+      await poll(() => silent.open() === 0, 'the stopped push’s connection closed', 30_000);
+    } finally {
+      await silent.close();
+    }
   });
 });

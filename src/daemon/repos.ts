@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import type { Project } from '../core/types.js';
-import { git } from '../git/git.js';
+import { git, type GitOptions, type GitResult } from '../git/git.js';
 
 export function remoteOf(project: Project): string | null {
   return typeof project.config.remote === 'string' && project.config.remote ? project.config.remote : null;
@@ -26,6 +26,14 @@ export function workRepoOf(home: string, project: Project): string {
 export function baseBranchOf(project: Project): string {
   return typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
 }
+
+/**
+ * How long a clone, fetch or push may go without a word from git before it is stopped as a remote that
+ * does not answer (a host that accepts the connection and says nothing, a connection dropped without a
+ * reset). They run with `--progress`, which git writes at least every second while data moves, so a big
+ * transfer is never taken for one that hangs.
+ */
+export const GIT_STALL_MS = 120_000;
 
 /** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
 const FETCH_PATIENCE_MS = 30_000;
@@ -43,11 +51,11 @@ export const ABANDONED_WORKTREE_MS = 10_000;
  * a placeholder older than ABANDONED_WORKTREE_MS is dropped (git forgets that
  * worktree; the run that needs it makes it again, see ensureWorktree).
  */
-async function fetchFromRemote(clone: string, args: string[]): Promise<void> {
+async function fetchFromRemote(clone: string, args: string[], stallMs: number): Promise<void> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      await git(clone, ['fetch', '-q', ...args]);
+      await git(clone, ['fetch', '-q', '--progress', ...args], { stallMs });
       return;
     } catch (err) {
       const name = /bad object worktrees\/([^/\s]+)\/HEAD/.exec((err as Error).message)?.[1];
@@ -71,6 +79,11 @@ function dropAbandonedWorktree(clone: string, name: string): boolean {
   return true;
 }
 
+export interface ProjectReposOptions extends RemoteReachOptions {
+  /** See GIT_STALL_MS (tests make it short). */
+  stallMs?: number;
+}
+
 export class ProjectRepos {
   /** Clones and fetches `unready` started in the background, by project. */
   private readonly trying = new Map<string, Promise<unknown>>();
@@ -78,12 +91,19 @@ export class ProjectRepos {
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Which remotes answer (a failure is remembered until its retry is due). */
   readonly reach: RemoteReach;
+  private readonly stallMs: number;
 
   constructor(
     private readonly home: string,
-    opts: RemoteReachOptions = {},
+    opts: ProjectReposOptions = {},
   ) {
     this.reach = new RemoteReach(opts);
+    this.stallMs = opts.stallMs ?? GIT_STALL_MS;
+  }
+
+  /** Runs git on a command that talks to the remote, stopped when the remote stops answering (GIT_STALL_MS). */
+  remoteGit(cwd: string, args: string[], options: Omit<GitOptions, 'stallMs'> = {}): Promise<GitResult> {
+    return git(cwd, args, { ...options, stallMs: this.stallMs });
   }
 
   /** Runs `fn` with this project's clone to itself (a merge: sync, merge, push, with nothing in between). */
@@ -137,7 +157,7 @@ export class ProjectRepos {
     const partial = `${clone}.partial`;
     mkdirSync(join(this.home, 'clones'), { recursive: true });
     rmSync(partial, { recursive: true, force: true });
-    await git(join(this.home, 'clones'), ['clone', '-q', '--end-of-options', remote, partial]);
+    await this.remoteGit(join(this.home, 'clones'), ['clone', '-q', '--progress', '--end-of-options', remote, partial]);
     rmSync(clone, { recursive: true, force: true }); // a folder without .git: nothing of git's
     renameSync(partial, clone);
   }
@@ -150,7 +170,7 @@ export class ProjectRepos {
     const base = baseBranchOf(project);
     await this.reach.reach(project, remote, async () => {
       if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
-      await fetchFromRemote(clone, ['origin']);
+      await fetchFromRemote(clone, ['origin'], this.stallMs);
     });
     // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
     await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
@@ -172,8 +192,8 @@ export class ProjectRepos {
       const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
       if (local.code === 0) return;
       await this.reach.reach(project, remote, async () => {
-        const heads = await git(clone, ['ls-remote', '--heads', 'origin', branch]);
-        if (heads.stdout.trim()) await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`]);
+        const heads = await this.remoteGit(clone, ['ls-remote', '--heads', 'origin', branch]);
+        if (heads.stdout.trim()) await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`], this.stallMs);
       });
     });
   }
@@ -190,9 +210,9 @@ export class ProjectRepos {
     const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
     if (local.code !== 0) return false;
     try {
-      await git(clone, ['push', '-q', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+      await this.remoteGit(clone, ['push', '-q', '--progress', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
     } catch (err) {
-      throw new MaestroError('GIT_FAILED', `The remote refused the push of ${branch}: ${(err as Error).message}`, { cause: err });
+      throw new MaestroError('GIT_FAILED', `The push of ${branch} to the remote failed: ${(err as Error).message}`, { cause: err });
     }
     return true;
   }
@@ -202,9 +222,9 @@ export class ProjectRepos {
     if (!remoteOf(project)) return;
     const base = baseBranchOf(project);
     try {
-      await git(clone, ['push', '-q', 'origin', `refs/heads/${base}:refs/heads/${base}`]);
+      await this.remoteGit(clone, ['push', '-q', '--progress', 'origin', `refs/heads/${base}:refs/heads/${base}`]);
     } catch (err) {
-      throw new MaestroError('GIT_FAILED', `The remote refused the push of ${base}: ${(err as Error).message}`, { cause: err });
+      throw new MaestroError('GIT_FAILED', `The push of ${base} to the remote failed: ${(err as Error).message}`, { cause: err });
     }
   }
 }

@@ -18,6 +18,8 @@ export interface GitOptions {
   gitBinary?: string;
   /** Written to git's stdin (e.g. `cat-file --batch-check`). */
   input?: string;
+  /** A command that talks to a remote: stopped when git writes nothing for this long (see ExecRequest.stallMs). */
+  stallMs?: number;
 }
 
 export interface GitResult {
@@ -78,7 +80,7 @@ async function runGit(cwd: string, args: string[], options: GitOptions): Promise
   // Agent commits are authored by Maestro unless the environment says otherwise. Git runs the
   // repository's hooks, which an agent's worktree can reach: they see git's and ssh's settings, not the daemon's secrets.
   const env = { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
-  const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input };
+  const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs };
   const spawner = spawners.at(-1);
   return gitResult(cwd, args, options, await (spawner ? spawner.run(req) : execOnce(req)));
 }
@@ -92,10 +94,28 @@ function gitResult(cwd: string, args: string[], options: GitOptions, outcome: Ex
   const code = outcome.code ?? -1;
   if (!errno && code === 0) return { stdout, stderr, code };
   if (!errno && options.okCodes?.includes(code)) return { stdout, stderr, code };
-  const why = errno ? `${errno}: ${outcome.message ?? ''}` : outcome.signal ? `ended by ${outcome.signal}` : `exit ${code}`;
-  throw new MaestroError('GIT_FAILED', `git ${args.join(' ')} failed in ${cwd} (${why}): ${stderr.trim() || stdout.trim()}`, {
-    details: { cwd, args, code, stderr: stderr.trim() },
+  const why =
+    errno === 'STALLED'
+      ? `no answer from the remote: ${outcome.message ?? ''}`
+      : errno
+        ? `${errno}: ${outcome.message ?? ''}`
+        : outcome.signal
+          ? `ended by ${outcome.signal}`
+          : `exit ${code}`;
+  const said = withoutProgress(stderr);
+  throw new MaestroError('GIT_FAILED', `git ${args.join(' ')} failed in ${cwd} (${why}): ${said || stdout.trim()}`, {
+    details: { cwd, args, code, stderr: said },
   });
+}
+
+/** What git said, without its `--progress` meter ("Receiving objects:  45% (9/20)", redrawn after each carriage return). */
+function withoutProgress(stderr: string): string {
+  return stderr
+    .split('\n')
+    .map((line) => line.slice(line.lastIndexOf('\r') + 1))
+    .filter((line) => !/^(remote: )?[A-Za-z ]+: +\d+% \(\d+\/\d+\)|^(remote: )?[A-Za-z ]+: \d+, done\.|^(remote: )?Total \d+ \(delta/.test(line))
+    .join('\n')
+    .trim();
 }
 
 /** Runs git in `path`, answering NOT_A_REPOSITORY when it is not a folder or git says it is not a repository. */

@@ -13,6 +13,7 @@ import type { TaskStatus } from '../../src/core/types.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { bareRemote } from '../helpers/repo.js';
+import { silentServer } from '../helpers/silentServer.js';
 import { poll, until } from '../helpers/wait.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/plan-one.yaml', import.meta.url));
@@ -107,6 +108,25 @@ describe('a shared remote that does not answer', () => {
     await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote is back', 120_000);
     expect(await health(d)).toEqual({ ok: true, conditions: [] });
     expect(await statusesOf(d, t.id)).not.toContain('needs_attention');
+  });
+
+  it('a remote that takes the connection and never answers is the same condition once git has said nothing for gitStallMs', async () => {
+    const silent = await silentServer();
+    try {
+      const remote = `http://127.0.0.1:${silent.port}/web.git`;
+      d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS, gitStallMs: 500 });
+      const p = await d.store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider: { kind: 'scripted', script: SCRIPT } } });
+      const t = await d.store.tasks.create({ projectId: p.id, title: 'Waits for a silent remote', complexity: 'medium' });
+      d.orchestrator.kick();
+      const condition = await poll(async () => (await health(d!)).conditions.find((c) => c.code === 'REMOTE_UNREACHABLE') ?? null, 'the silent remote in GET /api/health', 60_000);
+      expect(condition).toMatchObject({ path: remote, message: expect.stringContaining('no answer from the remote: nothing from it for 0.5 s, stopped') });
+      expect(await d.store.tasks.get(t.id)).toMatchObject({ status: 'ready', claimedBy: null });
+      await d.stop({ graceMs: 2000 });
+      d = null;
+      await poll(() => silent.open() === 0, 'no connection to the silent remote left once the daemon stopped', 30_000);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('a daemon that may not claim (a full disk) makes no clone; once the disk takes writes it does', async () => {
