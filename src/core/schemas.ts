@@ -22,30 +22,41 @@ export const projectInputSchema = z
   .strict();
 export type ProjectInput = z.input<typeof projectInputSchema>;
 
+/** What a person may set on a task, without defaults: an edit changes only the fields it names. */
+const taskFields = {
+  title: z.string().trim().min(1).max(500),
+  complexity: z.enum(COMPLEXITIES),
+  priority: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  deps: z.array(id).max(500),
+  plan: z.string().max(1_000_000).nullable(),
+  spec: z.string().max(1_000_000).nullable(),
+  taskType: z.enum(TASK_TYPES).nullable(),
+  scope: z.enum(TASK_SCOPES).nullable(),
+  ownedFiles: z.array(relPath).max(1000),
+  expectedOutput: z.string().max(10_000).nullable(),
+};
+
 export const taskInputSchema = z
   .object({
     projectId: id,
-    title: z.string().trim().min(1).max(500),
-    complexity: z.enum(COMPLEXITIES).default('medium'),
-    priority: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(1),
-    deps: z.array(id).max(500).default([]),
+    title: taskFields.title,
+    complexity: taskFields.complexity.default('medium'),
+    priority: taskFields.priority.default(1),
+    deps: taskFields.deps.default([]),
     parentId: id.nullable().default(null),
-    plan: z.string().max(1_000_000).nullable().default(null),
-    spec: z.string().max(1_000_000).nullable().default(null),
-    taskType: z.enum(TASK_TYPES).nullable().default(null),
-    scope: z.enum(TASK_SCOPES).nullable().default(null),
-    ownedFiles: z.array(relPath).max(1000).default([]),
-    expectedOutput: z.string().max(10_000).nullable().default(null),
+    plan: taskFields.plan.default(null),
+    spec: taskFields.spec.default(null),
+    taskType: taskFields.taskType.default(null),
+    scope: taskFields.scope.default(null),
+    ownedFiles: taskFields.ownedFiles.default([]),
+    expectedOutput: taskFields.expectedOutput.default(null),
   })
   .strict();
 export type TaskInput = z.input<typeof taskInputSchema>;
 export type ValidTaskInput = z.output<typeof taskInputSchema>;
 
-/** Fields a person may edit while no run is in flight. */
-export const taskEditSchema = taskInputSchema
-  .pick({ title: true, complexity: true, priority: true, deps: true, plan: true, spec: true, taskType: true, scope: true, ownedFiles: true, expectedOutput: true })
-  .partial()
-  .strict();
+/** Fields a person may edit while no run is in flight; a field left out keeps its value (no defaults here). */
+export const taskEditSchema = z.object(taskFields).partial().strict();
 export type TaskEdit = z.input<typeof taskEditSchema>;
 
 export const gateDecisionSchema = z

@@ -132,6 +132,19 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(edited).toMatchObject({ deps: [a.id, b.id], title: 'C2' });
     });
 
+    it('an edit changes only the fields it names: the others keep their values, and the event names only those', async () => {
+      const p = await project();
+      const dep = await store.tasks.create({ projectId: p.id, title: 'Dep' });
+      const full = { projectId: p.id, title: 'Full', deps: [dep.id], priority: 0 as const, complexity: 'hard' as const, plan: 'my plan', spec: 'my spec', taskType: 'feature' as const, scope: 'module' as const, ownedFiles: ['src/x.ts'], expectedOutput: 'an x' };
+      const t = await store.tasks.create(full);
+      const { projectId: _, ...fields } = full;
+      expect(await store.tasks.edit(t.id, { title: 'Renamed' })).toMatchObject({ ...fields, title: 'Renamed' });
+      expect(await store.tasks.edit(t.id, {})).toMatchObject({ ...fields, title: 'Renamed' });
+      expect(await store.tasks.edit(t.id, { plan: null, ownedFiles: [] })).toMatchObject({ ...fields, title: 'Renamed', plan: null, ownedFiles: [] });
+      const edits = (await store.events.list({ taskId: t.id, type: 'task.edited' })).events.map((e) => e.payload);
+      expect(edits).toEqual([{ fields: ['title'] }, { fields: [] }, { fields: ['plan', 'ownedFiles'] }]);
+    });
+
     it('walks the status machine, logs each step, and refuses illegal moves', async () => {
       const p = await project();
       const t = await store.tasks.create({ projectId: p.id, title: 'Walk' });
