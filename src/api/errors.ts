@@ -31,6 +31,11 @@ export function installErrorHandler(app: FastifyInstance, log: (err: Error) => v
     if (err instanceof MaestroError) {
       return reply.code(err.status).send({ error: errorBody(err) });
     }
+    const fsCondition = fileSystemCondition(err);
+    if (fsCondition) {
+      log(err); // the health monitor hears of the disk too
+      return reply.code(fsCondition.status).send({ error: errorBody(fsCondition) });
+    }
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ error: clientErrorBody(err, status) });
@@ -41,6 +46,18 @@ export function installErrorHandler(app: FastifyInstance, log: (err: Error) => v
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: { code: 'NOT_FOUND', message: `No route ${req.method} ${req.url.split('?')[0]}.` } });
   });
+}
+
+/** A file write that failed for its disk (full, over quota, read-only) as the condition it is, not an INTERNAL error. */
+function fileSystemCondition(err: NodeJS.ErrnoException): MaestroError | null {
+  const where = err.path ? ` holding ${err.path}` : '';
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') {
+    return new MaestroError('DISK_FULL', `No space left on the disk${where}: free some space and try again.`, { cause: err, details: err.path ? { path: err.path } : undefined });
+  }
+  if (err.code === 'EROFS') {
+    return new MaestroError('HOME_READ_ONLY', `The file system${where} is read-only: remount it read-write and try again.`, { cause: err, details: err.path ? { path: err.path } : undefined });
+  }
+  return null;
 }
 
 /** Errors Fastify raises while routing, before any hook: a bad percent-encoding (400), a path parameter too long (414). */

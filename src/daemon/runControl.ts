@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { Run, Task } from '../core/types.js';
-import { appendInbox } from '../executor/protocol/inbox.js';
+import type { StagedFile } from '../lib/atomicWrite.js';
+import { stageInbox } from '../executor/protocol/inbox.js';
 import { readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
 import { TRANSCRIPT_FILE } from '../executor/protocol/transcript.js';
 import type { Store } from '../store/store.js';
@@ -61,8 +62,9 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
   return {
     async inject(task, message, who) {
       const run = await currentRun(task);
-      appendInbox(run.runDir!, { type: 'instruction', text: message });
-      await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.inject', payload: { who, length: message.length } });
+      // Written first, put in place once recorded: a failure anywhere (a full disk) leaves neither.
+      const staged = stageInbox(run.runDir!, { type: 'instruction', text: message });
+      await recordThen(staged, () => store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.inject', payload: { who, length: message.length } }));
       onChange();
       return { runId: run.id };
     },
@@ -72,8 +74,9 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       const { records } = readOutbox(run.runDir!);
       const question = [...records].reverse().find((r) => r.type === 'clarify');
       if (!question || question.type !== 'clarify') throw new MaestroError('ILLEGAL_TRANSITION', `Run ${run.id} has asked no question.`);
-      appendInbox(run.runDir!, { type: 'reply', text: answer, replyTo: question.clarifyId });
-      await store.tasks.transition(task.id, run.kind === 'plan' ? 'planning' : 'executing', { from: 'awaiting_input', reason: `answered by ${who}`, traceId: run.traceId });
+      // The worker sees the answer only once the task has left awaiting_input: never an answer the status does not know.
+      const staged = stageInbox(run.runDir!, { type: 'reply', text: answer, replyTo: question.clarifyId });
+      await recordThen(staged, () => store.tasks.transition(task.id, run.kind === 'plan' ? 'planning' : 'executing', { from: 'awaiting_input', reason: `answered by ${who}`, traceId: run.traceId }));
       onChange();
       return { runId: run.id };
     },
@@ -110,4 +113,15 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       return items;
     },
   };
+}
+
+/** Records (in the database), then puts the staged inbox in place; a failed record drops it. */
+async function recordThen(staged: StagedFile, record: () => Promise<unknown>): Promise<void> {
+  try {
+    await record();
+  } catch (err) {
+    staged.discard();
+    throw err;
+  }
+  staged.commit();
 }

@@ -35,6 +35,21 @@ export interface AtomicWriteOptions {
 const RENAME_RETRIES_MS = [20, 40];
 
 export function writeFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
+  stageFileAtomic(target, data, opts).commit();
+}
+
+/** A file written beside its target and not yet in place: `commit` renames it over the target, `discard` drops it. */
+export interface StagedFile {
+  commit(): void;
+  discard(): void;
+}
+
+/**
+ * The first half of writeFileAtomic: the temporary file written (and synced). A caller that must record
+ * something elsewhere first (a database row) commits the file once that is done, or discards it: a full
+ * disk fails the write here, before anything has changed, and the rename that follows needs no space.
+ */
+export function stageFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): StagedFile {
   const dir = dirname(target);
   if (opts.mkdir) mkdirSync(dir, { recursive: true });
   const durable = opts.durable !== false;
@@ -42,6 +57,7 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, opts:
   // A unique name is created exclusively: never somebody else's file, never through a planted link.
   const flags = constants.O_WRONLY | constants.O_CREAT | (opts.tmp === 'fixed' ? constants.O_TRUNC : constants.O_EXCL);
   const fd = openSync(tmp, flags, opts.mode ?? 0o666);
+  const discard = () => rmSync(tmp, { force: true });
   try {
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -53,17 +69,27 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, opts:
     } finally {
       closeSync(fd);
     }
-    opts.beforeRename?.(tmp);
-    renameWithRetry(tmp, target);
-    opts.step?.('rename');
   } catch (err) {
-    rmSync(tmp, { force: true });
+    discard();
+    // A write or fsync error names no file; the target is the one the caller knows (a full disk names it).
+    if ((err as NodeJS.ErrnoException).code && !(err as NodeJS.ErrnoException).path) (err as NodeJS.ErrnoException).path = target;
     throw err;
   }
-  if (durable) {
-    fsyncDir(dir);
-    opts.step?.('fsync-dir');
-  }
+  const commit = () => {
+    try {
+      opts.beforeRename?.(tmp);
+      renameWithRetry(tmp, target);
+      opts.step?.('rename');
+    } catch (err) {
+      discard();
+      throw err;
+    }
+    if (durable) {
+      fsyncDir(dir);
+      opts.step?.('fsync-dir');
+    }
+  };
+  return { commit, discard };
 }
 
 function renameWithRetry(from: string, to: string): void {

@@ -9,7 +9,8 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { readJsonFile, writeJsonAtomic } from './files.js';
+import { stageFileAtomic, type StagedFile } from '../../lib/atomicWrite.js';
+import { readJsonFile } from './files.js';
 
 export const INBOX_FILE = 'inbox.json';
 
@@ -35,9 +36,19 @@ export function readInbox(runDir: string): InboxMessage[] {
 
 /** Daemon side: appends one message. Single writer, so read-modify-rename is enough. */
 export function appendInbox(runDir: string, message: { type: InboxMessage['type']; text: string; replyTo?: string }): InboxMessage {
+  const staged = stageInbox(runDir, message);
+  staged.commit();
+  return staged.entry;
+}
+
+/**
+ * appendInbox in two steps: the new inbox written beside the old (where a full disk fails it, with nothing
+ * changed), then put in place by `commit` once the daemon has recorded the message (a reply's status
+ * change): the worker never sees an answer the task's status does not, and a failed record leaves no answer.
+ */
+export function stageInbox(runDir: string, message: { type: InboxMessage['type']; text: string; replyTo?: string }): StagedFile & { entry: InboxMessage } {
   const entry: InboxMessage = { id: randomUUID(), at: Date.now(), ...message };
-  writeJsonAtomic(join(runDir, INBOX_FILE), { messages: [...readInbox(runDir), entry] });
-  return entry;
+  return { entry, ...stageFileAtomic(join(runDir, INBOX_FILE), JSON.stringify({ messages: [...readInbox(runDir), entry] }, null, 2) + '\n') };
 }
 
 /**
