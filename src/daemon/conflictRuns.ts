@@ -68,7 +68,6 @@ export class ConflictRuns {
       if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${message}`);
       const mode = (await this.opts.onConflict(task, [])) ?? 'auto';
       if (mode === 'manual') return await this.opts.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
-      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.conflict', payload: { branch, message } });
       this.awaiting.add(task.id);
       await this.start(task);
     } catch (err) {

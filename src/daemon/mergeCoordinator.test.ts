@@ -14,6 +14,7 @@ import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { ProjectRepos } from './repos.js';
+import { registerDaemon } from '../store/ops/daemons.js';
 
 let store: Store | null = null;
 afterEach(async () => {
@@ -147,6 +148,39 @@ describe('merge trains', () => {
     expect(pushCount() - before).toBe(1);
     expect(git(remote, 'rev-parse', 'main')).toBe(head);
     expect(await s.db.all(`SELECT task_id FROM merges`)).toHaveLength(3);
+  });
+
+  it('on a shared remote: a conflict one daemon found (its run waiting for a slot) is left alone by another daemon while the first lives', async () => {
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n' });
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    branchWith(work, 'maestro/t-a', { 'README.md': '# shared, by a\n' });
+    branchWith(work, 'maestro/t-b', { 'README.md': '# shared, by b\n' }); // conflicts once a is in
+    for (const b of ['a', 'b']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    for (const name of ['d1', 'd2']) await registerDaemon(s.db, { name, host: 'h', pid: 1, home: `/homes/${name}`, now: s.clock(), staleMs: 180_000 });
+
+    const opened: Array<{ task: string; locks: number }> = [];
+    const d1 = coordinator(s, tempDir('maestro-home-'), 'd1', { conflictRuns: opened, slotFree: () => false });
+    const d2 = coordinator(s, tempDir('maestro-home-'), 'd2', { conflictRuns: opened });
+    await d1.merges.tick(); // a lands; b conflicts, and d1 has no free slot for its conflict run yet
+    expect([(await s.tasks.get(a.id)).status, (await s.tasks.get(b.id)).status]).toEqual(['done', 'merging']);
+    expect(opened).toEqual([]);
+    await d2.merges.tick(); // d2 takes the lease: b is d1's to resolve, not merged again, no second conflict run
+    expect(opened).toEqual([]);
+    const conflicts = async () => (await s.events.list({ taskId: b.id, type: 'merge.conflict' })).events.map((e) => e.payload.owner);
+    expect(await conflicts()).toEqual(['d1']);
+
+    // d1 dies (its heartbeat goes stale): now d2 takes b over, conflicts, and opens the conflict run.
+    now += 180_001;
+    await d2.merges.tick();
+    expect(opened).toEqual([{ task: b.id, locks: 0 }]);
+    expect(await conflicts()).toEqual(['d1', 'd2']);
+    expect([...d1.errors, ...d2.errors]).toEqual([]);
   });
 
   it("in a project's own repository: the train merges around a conflicting task and one the before:merge hook refuses", async () => {

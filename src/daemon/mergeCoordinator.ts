@@ -22,7 +22,7 @@ import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { assertMainCheckout, refTips, refsMergedInto } from '../git/merge.js';
 import { removeWorktree } from '../git/worktree.js';
-import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
 import { runTrain, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
@@ -194,6 +194,8 @@ export class MergeCoordinator {
       if (retry && now < retry.at) continue;
       if (this.conflictRuns.isWaiting(task.id)) continue; // its conflict run waits for a slot
       if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
+      // Another live daemon found its conflict and owes it a conflict run: merging it here would open a second.
+      if (await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: 3 * this.opts.leaseMs })) continue;
       tried.add(task.id);
       if (retry) retries.push([task]);
       else fresh.push(task);
@@ -245,6 +247,11 @@ export class MergeCoordinator {
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
       if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message });
+    }
+    // Said while the lease is held, and naming this daemon: another daemon's train, which may take the lease
+    // before this one's conflict run starts (it waits for the lease's release, or for a slot), leaves the task alone.
+    for (const c of landed.conflicts) {
+      await this.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'merge.conflict', payload: { branch: c.branch, message: c.message, owner: this.opts.owner } });
     }
     const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
     if (!merged.length) return landed;
