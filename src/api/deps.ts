@@ -28,6 +28,8 @@ export interface ApiDeps {
   home?: string;
   /** The repository holding a project's task branches (a shared remote's: this host's clone); its repoPath when absent. */
   repoFor?: (project: Project) => string;
+  /** Fetches a project's shared remote into this host's clone, so that a diff finds work another daemon pushed. */
+  refreshRepo?: (project: Project) => Promise<void>;
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

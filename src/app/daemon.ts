@@ -34,7 +34,7 @@ import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon
 import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
-import { baseBranchOf, remoteOf, workRepoOf } from '../daemon/repos.js';
+import { baseBranchOf, remoteOf, workRepoOf, type ProjectRepos } from '../daemon/repos.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -176,7 +176,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       onHealth = () => {};
     });
     const observer = createObserver(options, bus, logError);
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, logError });
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, repos: orchestrator.repos, logError });
     observer.start();
     cleanups.push(() => observer.stop());
     // A local write reaches WebSocket clients at once instead of at the next poll.
@@ -334,11 +334,13 @@ interface ApiParts {
   health: HealthMonitor;
   knowledge: KnowledgeService;
   observer: ObserverService;
+  /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
+  repos: ProjectRepos;
   logError: (err: Error) => void;
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
-async function buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, logError }: ApiParts): Promise<FastifyInstance> {
+async function buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, repos, logError }: ApiParts): Promise<FastifyInstance> {
   // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
   const repoFor = (project: Project) => {
     const work = workRepoOf(config.home, project);
@@ -361,7 +363,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => health.report(), ...providerCheck, repoFor, agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => health.report(), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** Listens on the configured host and port (a port in use is a clear error); the port actually bound and the URL. */

@@ -177,6 +177,14 @@ export class ProjectRepos {
     return clone;
   }
 
+  /** Fetches the remote into this host's clone, when it has one: a diff of work another daemon pushed or merged. */
+  async refresh(project: Project): Promise<void> {
+    const remote = remoteOf(project);
+    const clone = workRepoOf(this.home, project);
+    if (!remote || !existsSync(join(clone, '.git'))) return;
+    await this.serial(project.id, () => this.reach.reach(project, remote, () => fetchFromRemote(clone, ['origin'], this.stallMs)));
+  }
+
   /**
    * Brings a task branch from the remote when this clone does not have it (a task taken over). The remote's
    * main comes in the same fetch: the branch may have taken in main commits newer than this clone's

@@ -28,10 +28,12 @@ export interface ReviewContext {
   store: Store;
   /** The repository holding the project's task branches: its own, or this host's clone of a shared remote. */
   repoFor: (project: Project) => string;
+  /** Fetches a shared remote into this host's clone (work another daemon ran or merged); absent: nothing to fetch. */
+  refresh?: (project: Project) => Promise<void>;
 }
 
-export function reviewContext(deps: Pick<ApiDeps, 'store' | 'repoFor'>): ReviewContext {
-  return { store: deps.store, repoFor: deps.repoFor ?? ((p) => p.repoPath) };
+export function reviewContext(deps: Pick<ApiDeps, 'store' | 'repoFor' | 'refreshRepo'>): ReviewContext {
+  return { store: deps.store, repoFor: deps.repoFor ?? ((p) => p.repoPath), refresh: deps.refreshRepo };
 }
 
 async function projectRepo(ctx: ReviewContext, task: Task): Promise<Project> {
@@ -42,7 +44,8 @@ async function projectRepo(ctx: ReviewContext, task: Task): Promise<Project> {
 /** The diff of one task version (optionally one file of it). */
 export async function taskDiff(ctx: ReviewContext, task: Task, file?: string): Promise<DiffResponse> {
   const project = await projectRepo(ctx, task);
-  const range = await diffRange(ctx.store, project, task);
+  const refresh = ctx.refresh;
+  const range = await diffRange(ctx.store, project, task, refresh && (() => refresh(project)));
   const files = await readPatch(project.repoPath, range.base, range.head, file === undefined ? {} : { file });
   if (file !== undefined && !files.length) throw new MaestroError('NOT_FOUND', `${file} is not part of the change of task ${task.id} v${task.version}.`, { details: { taskId: task.id, file } });
   const totals = { files: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };

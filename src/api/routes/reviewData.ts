@@ -8,7 +8,7 @@ import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import type { MaestroEvent, Project, Run, Task } from '../../core/types.js';
-import { baseBranchOf } from '../../daemon/repos.js';
+import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
 import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { branchName, readJob, type CheckConfig } from '../../executor/protocol/job.js';
 import { readStages } from '../../executor/protocol/stages.js';
@@ -73,23 +73,42 @@ async function mergeRecord(store: Store, task: Task): Promise<{ sha: string | nu
  * The commits a version's change spans: its branch tip (or the commit its
  * result names, once the branch is gone) against the merge base with the base
  * branch as it was before the merge (for a merged version) or is now.
+ *
+ * On a shared remote the version may have run (or been merged) on another daemon, whose commits this
+ * host's clone has not fetched yet: the commit the result names comes first (this clone's branch may be an
+ * older attempt's), and when neither it nor the merge is here, `refresh` fetches the remote and it is
+ * looked for again. A person is never shown NO_DIFF, or an older attempt, for work that is on the remote.
  */
-export async function diffRange(store: Store, project: Project, task: Task): Promise<DiffRange> {
+export async function diffRange(store: Store, project: Project, task: Task, refresh?: () => Promise<void>): Promise<DiffRange> {
+  const shared = remoteOf(project) !== null;
+  // Before the fetch, only the commit the result names will do: a branch here may be an older attempt's.
+  let range = await findRange(store, project, task, shared, shared && !!refresh);
+  if (!range && shared && refresh) {
+    await refresh();
+    range = await findRange(store, project, task, shared, false);
+  }
+  if (range) return range;
+  const branch = branchOf(task);
+  const why = task.result?.branch || task.result?.commitSha
+    ? `its branch ${branch} no longer exists in ${project.repoPath}${shared ? ` nor on the remote ${remoteOf(project)}` : ''} and its last commit is gone`
+    : `it has no branch yet (status ${task.status}: no execute run has committed a change)`;
+  throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} has no change to show: ${why}.`, { details: { taskId: task.id, branch } });
+}
+
+const branchOf = (task: Task) => (typeof task.result?.branch === 'string' ? task.result.branch : branchName(task.id, task.version));
+
+async function findRange(store: Store, project: Project, task: Task, shared: boolean, recordedOnly: boolean): Promise<DiffRange | null> {
   const repo = project.repoPath;
-  const branch = typeof task.result?.branch === 'string' ? task.result.branch : branchName(task.id, task.version);
+  const branch = branchOf(task);
   if (task.status === 'done') {
     const merged = await mergedRange(store, repo, task, branch);
     if (merged) return merged;
   }
   const recorded = typeof task.result?.commitSha === 'string' ? task.result.commitSha : null;
-  const head = (await resolveCommit(repo, `refs/heads/${branch}`)) ?? (await resolveCommit(repo, `refs/remotes/origin/${branch}`)) ?? (recorded && (await resolveCommit(repo, recorded)));
-  if (!head) {
-    const why = task.result?.branch || recorded
-      ? `its branch ${branch} no longer exists in ${repo} and its last commit is gone`
-      : `it has no branch yet (status ${task.status}: no execute run has committed a change)`;
-    throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} has no change to show: ${why}.`, { details: { taskId: task.id, branch } });
-  }
-  return { branch, base: await mergeBase(repo, baseBranchOf(project), head, task, branch), head };
+  const refs = recordedOnly && recorded ? [] : [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`];
+  let head: string | null = null;
+  for (const ref of shared ? [recorded, ...refs] : [...refs, recorded]) if (ref && !head) head = await resolveCommit(repo, ref);
+  return head ? { branch, base: await mergeBase(repo, baseBranchOf(project), head, task, branch), head } : null;
 }
 
 async function mergeBase(repo: string, baseRef: string, head: string, task: Task, branch: string): Promise<string> {
