@@ -383,7 +383,14 @@ async function listen(app: FastifyInstance, config: MaestroConfig): Promise<{ po
 
 /** With `demo` on and no project registered, creates the offline demo project. */
 async function createDemoIfEmpty(config: MaestroConfig, options: DaemonOptions, store: Store, log: Logger): Promise<void> {
-  if (options.demo && (await store.projects.list()).length === 0) {
+  if (!options.demo) return;
+  // A PostgreSQL database is a team's: the demo's repository would live in this one daemon's home, every
+  // other daemon would claim its tasks against a path it may not have, and every board would show it.
+  if (store.db.dialect === 'postgres') {
+    if (options.announce && (await store.projects.list()).length === 0) process.stderr.write('maestro: no projects yet; on a shared database no demo project is made: register one with maestro project add\n');
+    return;
+  }
+  if ((await store.projects.list()).length === 0) {
     const { project, task } = await createDemo(store, config.home, typeof options.demo === 'object' ? options.demo : {});
     log.info({ project: project.id, task: task.id, repo: project.repoPath }, 'created the demo project');
     if (options.announce) process.stderr.write(`maestro: no projects yet, so a demo project runs: ${project.repoPath} (task "${task.title}")\n`);

@@ -94,6 +94,17 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
     expect(d.logs.join('')).toContain('listening for other daemons');
   });
 
+  it('no demo project on a shared database: it would live in one daemon\'s home and show on every board', async () => {
+    const { url, db } = await freshPostgres();
+    await db.close();
+    const home = tempDir('maestro-home-');
+    const d = keep(await startTestDaemon({ home, database: url }, { demo: true, noOrchestrator: true }));
+    expect(await d.store.projects.list()).toEqual([]);
+    // The same start on SQLite makes one, so the option was in effect.
+    const local = keep(await startTestDaemon({}, { demo: true, noOrchestrator: true }));
+    expect((await local.store.projects.list()).map((p) => p.name)).toEqual(['demo']);
+  });
+
   it('two daemons with one name: the second is refused at start, claims nothing, and its home is free again', async () => {
     const { url, db } = await freshPostgres();
     await db.close();
