@@ -134,6 +134,8 @@ describe('merge trains', () => {
     expect((await s.events.list({ taskId: b.id, type: 'merge.conflict' })).events).toHaveLength(1);
     const how = async (t: Task) => (await s.events.list({ taskId: t.id, type: 'task.status', limit: 100 })).events.at(-1)?.payload.merged;
     expect(await how(crashed)).toMatchObject({ how: 'already in main' });
+    // The merged branches are gone from the remote too; the conflicting one stays for its conflict run.
+    expect(git(remote, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim())).toEqual(['maestro/t-b']);
 
     // The remote's main: each file brought in by exactly one commit, b's README change not in it.
     const check = join(root, 'check');

@@ -210,6 +210,8 @@ export class MergeCoordinator {
     if (!cleanups.length) return;
     const clean = async () => {
       for (const c of cleanups) await this.cleanUp(c.task, project, repo, c.branch);
+      // The merged branches leave the shared remote too (main holds their commits), unless the project keeps them.
+      if (project.config.keepBranches !== true) await this.opts.repos.deleteRemoteBranches(project, repo, cleanups.map((c) => c.branch)).catch((err: unknown) => this.opts.onError(coerceError(err)));
     };
     await (remoteOf(project) ? this.opts.repos.exclusive(project.id, clean) : clean());
   }

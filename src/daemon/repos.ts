@@ -225,6 +225,12 @@ export class ProjectRepos {
     return true;
   }
 
+  /** Deletes merged task branches from the remote, in one push. Call inside `exclusive`. */
+  async deleteRemoteBranches(project: Project, clone: string, branches: string[]): Promise<void> {
+    if (!remoteOf(project) || !branches.length) return;
+    await this.remoteGit(clone, ['push', '-q', '--progress', 'origin', ...branches.map((b) => `:refs/heads/${b}`)]);
+  }
+
   /** Pushes the clone's main to the remote (never forced: a concurrent push fails, and the merge is retried). Call inside `exclusive`. */
   async pushMain(project: Project, clone: string): Promise<void> {
     if (!remoteOf(project)) return;
