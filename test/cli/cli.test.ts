@@ -133,6 +133,9 @@ describe('maestro CLI without a daemon', () => {
     const emptied = await cliJson<{ checks: { name: string; status: string; detail: string }[] }>(['doctor'], cleanEnv({ MAESTRO_HOME: home, MAESTRO_PORT: port }));
     expect(emptied.code).toBe(1);
     expect(emptied.body.checks.find((c) => c.name === 'database')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`${db} is empty (0 bytes) but ${home} holds earlier work (demo)`) });
+    // The database the daemon was started with (serve --database), not the home's.
+    const given = await cliJson<{ checks: { name: string; status: string; detail: string }[] }>(['doctor', '--database', `sqlite:${await migratedSqliteFile()}`], cleanEnv({ MAESTRO_HOME: home, MAESTRO_PORT: port }));
+    expect(given.body.checks.find((c) => c.name === 'database')).toMatchObject({ status: 'ok' });
   });
 });
 

@@ -75,12 +75,12 @@ async function checkPort(client: ApiClient): Promise<DoctorCheck> {
   return { name: 'port', status: 'warn', detail: `no daemon answers at ${client.baseUrl}, and this machine cannot bind ${host}:${port} (${err.code ?? err.message})` };
 }
 
-async function checkConfig(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+async function checkConfig(env: NodeJS.ProcessEnv, database: string | undefined): Promise<DoctorCheck[]> {
   // Loaded here so that other commands do not pay for zod.
   const { resolveConfig } = await import('../../config/config.js');
   let c: { home: string; database: string };
   try {
-    c = resolveConfig({}, env);
+    c = resolveConfig({ database }, env);
   } catch (err) {
     return [{ name: 'config', status: 'fail', detail: (err as Error).message }];
   }
@@ -98,9 +98,10 @@ async function checkAgentTools(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   }));
 }
 
-export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+/** `database`: the URL the daemon was started with (`serve --database`), when not in MAESTRO_DATABASE or config.json. */
+export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv, database?: string): Promise<DoctorCheck[]> {
   const { checkDaemonHealth } = await import('./doctorData.js');
-  return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env)), checkCredentials(env), ...(await checkAgentTools(env)), await checkPort(client), ...(await checkDaemonHealth(client))];
+  return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env, database)), checkCredentials(env), ...(await checkAgentTools(env)), await checkPort(client), ...(await checkDaemonHealth(client))];
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -108,10 +109,11 @@ export function register(program: Command, ctx: CliContext): void {
     .command('doctor')
     .description('Check git, Node, SQLite, the home and database, agent credentials, the agent CLIs (codex, gemini, cursor-agent, opencode), the daemon port and health; exit 1 if anything fails. Works with no daemon.')
     .option('--url <url>', 'daemon URL to check (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300)')
+    .option('--database <url>', 'the database the daemon uses, as given to serve --database (else MAESTRO_DATABASE, config.json, $MAESTRO_HOME/maestro.db)')
     .option('--json', 'print stable JSON on stdout')
     .action(
-      action(async (opts: { url?: string; json?: boolean }) => {
-        const checks = await runDoctor(new ApiClient({ url: opts.url }, ctx.env), ctx.env);
+      action(async (opts: { url?: string; database?: string; json?: boolean }) => {
+        const checks = await runDoctor(new ApiClient({ url: opts.url }, ctx.env), ctx.env, opts.database);
         const ok = !checks.some((c) => c.status === 'fail');
         if (opts.json) printJson({ ok, checks });
         else for (const c of checks) print(`${c.status.padEnd(5)} ${c.name}: ${c.detail}`);
