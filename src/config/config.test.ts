@@ -46,3 +46,15 @@ describe('the token', () => {
     expect(resolveConfig({ home: home() }, { MAESTRO_TOKEN: 'long-enough' }).token).toBe('long-enough');
   });
 });
+
+describe('timers and limits in config.json', () => {
+  it('refuse values a timer cannot hold or a daemon cannot live with, naming the file and the key', () => {
+    // 1e10 ms overflows Node's timers, which then fire every millisecond: an idle daemon at half a core.
+    const big = home({ tickMs: 1e10 });
+    expect(() => resolveConfig({ home: big }, {})).toThrow(`${join(big, 'config.json')}`);
+    expect(() => resolveConfig({ home: big }, {})).toThrow(/tickMs: Too big: expected number to be <=60000/);
+    expect(() => resolveConfig({ home: home({ leaseMs: 5 }) }, {})).toThrow(/leaseMs: Too small/);
+    expect(() => resolveConfig({ home: home({ warmWorkers: 10_000 }) }, {})).toThrow(/warmWorkers: Too big/);
+    expect(resolveConfig({ home: home({ tickMs: 60_000, leaseMs: 4000 }) }, {})).toMatchObject({ tickMs: 60_000, leaseMs: 4000 });
+  });
+});
