@@ -36,6 +36,9 @@ describe('GET /api/knowledge/*', () => {
       expect(bad.json().error.message).toMatch(/--limit must be an integer 1–200/);
       const health = await app.inject({ method: 'GET', url: `/api/knowledge/health?kind=spec&root=${encodeURIComponent(dir)}` });
       expect(health.json()).toMatchObject({ ok: true, entries: 7 });
+      const bogus = await app.inject({ method: 'GET', url: `/api/knowledge/health?kind=bogus&root=${encodeURIComponent(dir)}` });
+      expect(bogus.statusCode).toBe(400);
+      expect(bogus.json().error.message).toMatch(/^kind: "bogus" is not a knowledge kind; give spec, knowhow or wiki/);
     } finally {
       await app.close();
       pool.stop();

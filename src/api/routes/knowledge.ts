@@ -89,7 +89,10 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/health', summary: 'Problems found in the knowledge files (kind=spec|knowhow|wiki)', tags, response: knowledgeHealthResponse }, async ({ query }) => {
     const q = query as Query;
-    const kind = q.kind === 'spec' || q.kind === 'knowhow' || q.kind === 'wiki' ? q.kind : undefined;
+    if (q.kind !== undefined && q.kind !== 'spec' && q.kind !== 'knowhow' && q.kind !== 'wiki') {
+      throw new MaestroError('BAD_INPUT', `kind: "${String(q.kind).slice(0, 50)}" is not a knowledge kind; give spec, knowhow or wiki, or leave it out for all.`, { details: { field: 'kind' } });
+    }
+    const kind = q.kind;
     return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
   });
   if (opts.projectRoot) {
