@@ -32,6 +32,8 @@ export const ERROR_CATALOGUE = {
   REMOTE_UNREACHABLE: 503,
   GIT_FAILED: 500,
   NOT_A_REPOSITORY: 400,
+  /** A task's worktree deleted while a run worked in it: the run stops before committing; a retry makes it again on the task's branch. */
+  WORKTREE_GONE: 409,
   DIRTY_MAIN: 409,
   MERGE_CONFLICT: 409,
   NOT_FAST_FORWARD: 409,

@@ -4,8 +4,8 @@
  * and reused after (a restart, a review round). The main checkout is only read.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
 
 export interface WorktreeSpec {
@@ -25,6 +25,8 @@ export interface Worktree {
   newBranch: boolean;
   /** The base commit it was created from, or the current merge-base when reused. */
   baseSha: string;
+  /** Where a folder that stood in its place, no longer a worktree, was moved before it was made again. */
+  movedAside?: string;
 }
 
 export function worktreeDirName(taskId: string, version: number): string {
@@ -90,9 +92,15 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
   const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path);
+  let movedAside: string | undefined;
   if (known && existsSync(path)) {
-    const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
-    return { path, branch, created: false, newBranch: false, baseSha: stdout.trim() };
+    if (await isWorkingWorktree(path)) {
+      const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
+      return { path, branch, created: false, newBranch: false, baseSha: stdout.trim() };
+    }
+    // Registered, but the folder is no longer that worktree: it was deleted under a run and the agent's
+    // next write made a plain folder in its place. Reused as it is, every git there fails for good.
+    movedAside = moveAsideBroken(path);
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
   if (known) await git(spec.repoPath, ['worktree', 'prune']);
@@ -102,7 +110,72 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const newBranch = !(await branchExists(spec.repoPath, branch));
   if (newBranch) await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
   else await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
-  return { path, branch, created: true, newBranch, baseSha };
+  return { path, branch, created: true, newBranch, baseSha, ...(movedAside ? { movedAside } : {}) };
+}
+
+/** The folder a worktree's `.git` file names (`gitdir: <path>`), or null when `.git` is missing, a folder, or says nothing. */
+function gitdirPointer(worktree: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(join(worktree, '.git'), 'utf8');
+  } catch {
+    return null; // no .git at all (ENOENT), or a folder (EISDIR): not a linked worktree
+  }
+  const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  return gitdir ? resolve(worktree, gitdir) : null;
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `path` is still linked to its repository as a worktree, read from disk (no git process): its `.git`
+ * file names an admin folder `<git dir>/worktrees/<name>` whose `gitdir` file names this `.git` back. A plain
+ * folder fails at once; without this, git run there looks in the parent folders for a repository.
+ */
+export function worktreeLinked(path: string): boolean {
+  const admin = gitdirPointer(path);
+  if (!admin || basename(dirname(admin)) !== 'worktrees') return false;
+  let back: string;
+  try {
+    back = readFileSync(join(admin, 'gitdir'), 'utf8').trim();
+  } catch {
+    return false; // git's record was pruned
+  }
+  return samePath(resolve(admin, back), join(path, '.git'));
+}
+
+/**
+ * Whether a folder git lists as a worktree is still one: linked (worktreeLinked), and git run there takes it
+ * as the top of its work tree (the admin folder is whole: HEAD, commondir). One git process; none for a plain
+ * folder. The admin folder is this repository's: git listed this path, from the records in its own git dir.
+ */
+async function isWorkingWorktree(path: string): Promise<boolean> {
+  if (!worktreeLinked(path)) return false;
+  const { code, stdout } = await git(path, ['rev-parse', '--show-toplevel'], { okCodes: [128] });
+  return code === 0 && samePath(stdout.trim(), path);
+}
+
+/**
+ * Moves a folder that stands where a worktree should be, but is not one, to `<path>.broken-<ms>`; an empty one
+ * is just removed. Nothing in it can be committed (git cannot work there), and a retry starts the agent again
+ * from the branch's last commit, so the folder is not needed; but it holds what the agent wrote after the
+ * worktree was deleted (and anything a person put there), and that is theirs to look at and delete, not ours.
+ * The startup prune leaves it alone (its name is no task version's).
+ */
+function moveAsideBroken(path: string): string | undefined {
+  if (statSync(path).isDirectory() && !readdirSync(path).length) {
+    rmSync(path, { recursive: true, force: true });
+    return undefined;
+  }
+  const aside = `${path}.broken-${Date.now()}`;
+  renameSync(path, aside);
+  return aside;
 }
 
 /** How old a worktree's index.lock is, when a run starts, before it counts as a killed git's. */
@@ -115,9 +188,9 @@ export const DEAD_INDEX_LOCK_MS = 10_000;
  * worktree, so a lock that stays DEAD_INDEX_LOCK_MS old is removed; a younger one is waited out.
  */
 async function clearDeadIndexLock(worktree: string): Promise<void> {
-  const pointer = /^gitdir: (.+)$/m.exec(readFileSync(join(worktree, '.git'), 'utf8'));
-  if (!pointer) return;
-  const lock = join(resolve(worktree, pointer[1]!.trim()), 'index.lock');
+  const admin = gitdirPointer(worktree);
+  if (!admin) return;
+  const lock = join(admin, 'index.lock');
   for (;;) {
     let age: number;
     try {

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { EDIT_TOOLS } from '../../agents/types.js';
 import type { NeedsAttention } from '../protocol/outbox.js';
 import { git } from '../../git/git.js';
-import { commitAll, mergeInProgress, startMerge } from '../../git/merge.js';
+import { mergeInProgress, startMerge } from '../../git/merge.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
 import { reflectStage, runChecksAndGate } from './executor.js';
 import { conflictPrompt } from './prompts.js';
 import { reviewBranch, type ReviewResult } from './reviewer.js';
-import { worktreeStage } from './worktreeStage.js';
+import { commitWork, worktreeStage } from './worktreeStage.js';
 
 export interface ConflictResult {
   branch: string;
@@ -40,7 +40,7 @@ export async function runConflict(ctx: RunContext): Promise<{ result: ConflictRe
     }
     const { clean, conflictedFiles } = await startMerge(wt.path, base);
     if (clean) {
-      const sha = await commitAll(wt.path, `Merge ${base} into ${wt.branch}`);
+      const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch}`);
       return { conflictedFiles: [], commitSha: sha, resolvedBy: 'clean-merge' as const };
     }
     const reflection = await reflectStage(ctx, wt.path);
@@ -53,7 +53,7 @@ export async function runConflict(ctx: RunContext): Promise<{ result: ConflictRe
     if (unresolved.length) {
       throw needsAttention('MERGE_CONFLICT', 'conflict_unresolved', `conflict markers remain in ${unresolved.join(', ')}`, { unresolved, conflictedFiles });
     }
-    const sha = await commitAll(wt.path, `Merge ${base} into ${wt.branch} (conflicts resolved by the agent in ${conflictedFiles.join(', ')})`);
+    const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch} (conflicts resolved by the agent in ${conflictedFiles.join(', ')})`);
     return { conflictedFiles, commitSha: sha, resolvedBy: 'agent' as const };
   });
   await runChecksAndGate(ctx, wt.path, base);

@@ -7,14 +7,13 @@ import { join } from 'node:path';
 import { EDIT_TOOLS } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { diffStats, type DiffStats } from '../../git/diff.js';
-import { commitAll } from '../../git/merge.js';
 import { moveAgentReport } from '../../knowledge/lifecycle/agentReport.js';
 import { git } from '../../git/git.js';
 import { runCheck, type CheckOutcome } from '../checks.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
 import type { Divergence } from '../../git/divergence.js';
 import { executorPrompt, reflectPrompt } from './prompts.js';
-import { conflictNeeded, worktreeStage } from './worktreeStage.js';
+import { commitWork, conflictNeeded, worktreeStage } from './worktreeStage.js';
 
 export interface ExecuteResult {
   branch: string;
@@ -83,7 +82,7 @@ export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
       stage: 'agent', role: 'execute', prompt: executorPrompt(job, reflection), cwd: wt.path, tier: job.model.tier, allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits',
     });
     moveAgentReport(wt.path, ctx.runDir); // the agent's report goes to the run directory, never into the commit
-    const sha = await commitAll(wt.path, `${job.task.title} (${job.taskId} v${job.task.version}, run ${job.runId})`);
+    const sha = await commitWork(ctx, wt, `${job.task.title} (${job.taskId} v${job.task.version}, run ${job.runId})`);
     return { text, commitSha: sha ?? (await git(wt.path, ['rev-parse', 'HEAD'])).stdout.trim() };
   });
   const { checks, diff } = await runChecksAndGate(ctx, wt.path, base);

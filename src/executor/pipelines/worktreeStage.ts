@@ -5,7 +5,8 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import { measureDivergence, syncWithBase, type Divergence } from '../../git/divergence.js';
-import { ensureWorktree, setAsideLeftovers } from '../../git/worktree.js';
+import { commitAll } from '../../git/merge.js';
+import { ensureWorktree, setAsideLeftovers, worktreeLinked } from '../../git/worktree.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
 
 export interface WorktreeStageOutput {
@@ -30,6 +31,7 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
     const { job, limits } = ctx;
     const base = job.project.baseBranch;
     const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base });
+    if (wt.movedAside) ctx.emit({ type: 'phase', stage: 'worktree-recreated', state: 'done', detail: { path: wt.path, branch: wt.branch, movedAside: wt.movedAside } });
     // A worktree kept from an earlier run of this version may hold what that run wrote and never
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
     const aside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : { files: [], ref: null };
@@ -54,4 +56,21 @@ export function conflictNeeded(wt: WorktreeStageOutput, base: string): MaestroEr
   return new MaestroError('MERGE_CONFLICT', `${base} conflicts with ${wt.branch} in ${wt.conflictedFiles.join(', ')}; a conflict run must resolve it`, {
     details: { next: 'conflict', conflictedFiles: wt.conflictedFiles, branch: wt.branch },
   });
+}
+
+/**
+ * Commits what the agent wrote, once the worktree is known to be still there. It can be deleted while the
+ * agent works (a person's `rm -rf`, a disk clean-up), and the agent's next write makes a plain folder in its
+ * place: git there says "not a git repository", or worse, with the home inside another repository, commits
+ * to that one. The run stops instead, saying what happened and what to do; the retry makes the worktree
+ * again on the task's branch (ensureWorktree), which keeps every commit made before.
+ */
+export async function commitWork(ctx: RunContext, wt: { path: string; branch: string }, message: string): Promise<string | null> {
+  if (!worktreeLinked(wt.path)) {
+    const id = ctx.job.taskId;
+    throw new MaestroError('WORKTREE_GONE',
+      `the worktree ${wt.path} of task ${id} was removed while the run was working (it is no longer a git worktree), so nothing the agent wrote could be committed; run \`maestro task retry ${id}\`: it makes the worktree again on ${wt.branch}, with every commit made before`,
+      { details: { worktree: wt.path, branch: wt.branch } });
+  }
+  return commitAll(wt.path, message);
 }
