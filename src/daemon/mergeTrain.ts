@@ -44,8 +44,9 @@ export interface TrainOptions {
 
 /**
  * Merges the cars in order into the checked-out base (checked clean beforehand). A git failure that is
- * neither a conflict nor a refused fast-forward (a lock file, a broken object) ends the train at that
- * car, which needs attention; the cars behind it are not tried and stay approved for the next train.
+ * neither a conflict, a refused fast-forward nor files in the car's way (a lock file, a broken object)
+ * ends the train at that car, which needs attention; the cars behind it are not tried and stay approved
+ * for the next train.
  */
 export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
   const outcomes: CarOutcome[] = [];
@@ -66,12 +67,23 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
         outcomes.push({ kind: 'conflict', car, message: err.message });
         continue;
       }
+      // Files in the checkout in this car's way (git refused to start; main is as it was): the person's to
+      // clear. The cars behind it may not touch them, so they go on.
+      if (err.code === 'DIRTY_MAIN') {
+        outcomes.push({ kind: 'attention', car, reason: thenRetry(err.message, car.task) });
+        continue;
+      }
       outcomes.push({ kind: 'attention', car, reason: err.message });
       break;
     }
   }
   await readSettingsFiles(opts.repo, outcomes);
   return outcomes;
+}
+
+/** A merge parked for the person: what they must do (the message says), then how it is tried again (it goes back to merging). */
+export function thenRetry(message: string, task: Task): string {
+  return `${message}, then run \`maestro task retry ${task.id}\` to merge it`;
 }
 
 /**

@@ -156,12 +156,25 @@ export async function currentBranch(cwd: string): Promise<string | null> {
 /**
  * The branch a checkout is on (null when HEAD is detached) and its tracked changes, read with one
  * git process instead of three (assertRepository, currentBranch, trackedChanges): a merge starts
- * with this check, and every process the daemon starts forks the whole daemon.
+ * with this check, and every process the daemon starts forks the whole daemon. `untracked`: list the
+ * untracked files too (not the ignored ones), each file of an untracked folder on its own, at the
+ * cost of walking those folders; otherwise none are looked for.
  */
-export async function checkoutState(path: string): Promise<{ branch: string | null; changes: string[] }> {
-  const { stdout } = await gitInRepository(path, ['status', '--porcelain=v1', '--branch', '--untracked-files=no']);
-  const [header = '', ...changes] = stdout.split('\n').filter(Boolean);
-  return { branch: branchOfStatusHeader(header), changes };
+export async function checkoutState(path: string, options: { untracked?: boolean } = {}): Promise<{ branch: string | null; changes: string[]; untracked: string[] }> {
+  // -z: paths as git has them, never quoted, so they compare with other git output.
+  const { stdout } = await gitInRepository(path, ['status', '--porcelain=v1', '-z', '--branch', `--untracked-files=${options.untracked ? 'all' : 'no'}`]);
+  const [header = '', ...entries] = stdout.split('\0');
+  const changes: string[] = [];
+  const untracked: string[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (!entry) continue;
+    if (entry.startsWith('?? ')) untracked.push(entry.slice(3));
+    else changes.push(entry);
+    // A rename or a copy (`R  new`) is followed by the path it came from.
+    if (/^(R|C|.R|.C)/.test(entry)) i++;
+  }
+  return { branch: branchOfStatusHeader(header), changes, untracked };
 }
 
 /** `## main...origin/main [ahead 1]`, `## main`, `## No commits yet on main`, `## HEAD (no branch)`. */

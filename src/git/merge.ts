@@ -2,7 +2,9 @@
  * The only code that changes the main checkout: merging a finished task
  * branch into the base branch, called by the daemon's MergeCoordinator. It
  * refuses a dirty checkout or one on another branch, and never leaves main
- * half-merged: a conflicting merge is aborted and reported.
+ * half-merged: a conflicting merge is aborted and reported. A merge git will
+ * not start over files in the checkout (untracked ones the branch adds) is
+ * refused like a dirty checkout, not taken for a conflict.
  */
 import { MaestroError } from '../core/errors.js';
 import { checkoutState, git, revParse } from './git.js';
@@ -29,7 +31,10 @@ export async function mergeIntoMain(options: MergeOptions): Promise<MergeOutcome
 
 /** Refuses a checkout that is not on `baseBranch` or has uncommitted changes: nothing may be merged into it. */
 export async function assertMainCheckout(repoPath: string, baseBranch: string): Promise<void> {
-  const { branch: onBranch, changes: dirty } = await checkoutState(repoPath);
+  refuseCheckout(repoPath, baseBranch, await checkoutState(repoPath));
+}
+
+function refuseCheckout(repoPath: string, baseBranch: string, { branch: onBranch, changes: dirty }: { branch: string | null; changes: string[] }): void {
   if (onBranch !== baseBranch) {
     throw new MaestroError('DIRTY_MAIN', `the main checkout ${repoPath} is on ${onBranch ?? 'a detached HEAD'}, not ${baseBranch}; check out ${baseBranch} there before merging`, {
       details: { repoPath, branch: onBranch, baseBranch },
@@ -40,6 +45,21 @@ export async function assertMainCheckout(repoPath: string, baseBranch: string): 
       details: { repoPath, files: dirty.map((l) => l.slice(3)) },
     });
   }
+}
+
+/**
+ * Before an approval, what would stop the merge it starts: assertMainCheckout's refusals, and files the branch
+ * adds that lie untracked in the checkout (git will not overwrite them). The same one git process, listing the
+ * untracked files too; a second (what the branch adds) only when there are any.
+ */
+export async function assertMergeable(repoPath: string, baseBranch: string, branch: string): Promise<void> {
+  const state = await checkoutState(repoPath, { untracked: true });
+  refuseCheckout(repoPath, baseBranch, state);
+  if (!state.untracked.length) return;
+  const { stdout } = await git(repoPath, ['diff', '--name-only', '-z', '--no-renames', '--diff-filter=A', '--end-of-options', 'HEAD', branch, '--']);
+  const added = new Set(stdout.split('\0').filter(Boolean));
+  const untracked = state.untracked.filter((f) => added.has(f));
+  if (untracked.length) throw filesInTheWay({ repoPath, branch }, { untracked, changed: [] });
 }
 
 /**
@@ -62,16 +82,64 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   // --ff fast-forwards when it can and otherwise commits with the message (whatever merge.ff says in the repository's config).
   const mode = strategy === 'no-ff' ? '--no-ff' : strategy === 'ff-only' ? '--ff-only' : '--ff';
   const message = options.message ?? `Merge ${branch}`;
-  // Without auto-maintenance: a train runs one merge after another, and a fetch runs it anyway.
-  const { code, stdout, stderr } = await git(repoPath, ['-c', 'maintenance.auto=false', 'merge', mode, '-m', message, '--end-of-options', branchSha], { okCodes: [1] });
+  // Without auto-maintenance: a train runs one merge after another, and a fetch runs it anyway. In git's own
+  // words (LC_ALL=C), whatever the person's locale: a refusal is told from a conflict by what git said.
+  // Exit 1 is a conflict or a refusal (a fast-forward's); 2, a refusal once a merge strategy was chosen.
+  const merge = ['-c', 'maintenance.auto=false', 'merge', mode, '-m', message, '--end-of-options', branchSha];
+  const { code, stdout, stderr } = await git(repoPath, merge, { okCodes: [1, 2], env: { LC_ALL: 'C' } });
   if (code !== 0) {
-    await git(repoPath, ['merge', '--abort'], { okCodes: [128] });
-    throw new MaestroError('MERGE_CONFLICT', `merging ${branch} into ${baseBranch} conflicts; main is unchanged: ${(stdout + stderr).trim().split('\n').slice(-3).join(' ')}`, {
-      details: { branch, baseBranch },
-    });
+    // A conflict leaves the merge in progress: aborted, main is as it was. A refused merge never started.
+    const aborted = (await git(repoPath, ['merge', '--abort'], { okCodes: [128] })).code === 0;
+    throw failedMerge(options, code, aborted, stdout + stderr);
   }
   const sha = await revParse(repoPath, 'HEAD');
   return { sha, fastForward: sha === branchSha && strategy !== 'no-ff', previousSha };
+}
+
+/**
+ * Why a merge failed. Files in the checkout in git's way (untracked ones the branch adds, or uncommitted
+ * changes) are the person's to move, not a conflict: a conflict run, which costs model calls, changes nothing
+ * there; they come back as DIRTY_MAIN, like a dirty checkout found before merging.
+ */
+function failedMerge(options: MergeOptions, code: number, aborted: boolean, said: string): MaestroError {
+  const { repoPath, branch, baseBranch } = options;
+  const inTheWay = filesInTheWayOf(said);
+  if (!aborted && (inTheWay.untracked.length || inTheWay.changed.length)) return filesInTheWay({ repoPath, branch, unchanged: baseBranch }, inTheWay);
+  const lastWords = said.trim().split('\n').slice(-3).join(' ');
+  if (code === 1) return new MaestroError('MERGE_CONFLICT', `merging ${branch} into ${baseBranch} conflicts; main is unchanged: ${lastWords}`, { details: { branch, baseBranch } });
+  return new MaestroError('GIT_FAILED', `git merge of ${branch} into ${baseBranch} failed in ${repoPath} (exit ${code}); main is unchanged: ${lastWords}`, { details: { branch, baseBranch, code } });
+}
+
+/**
+ * The files git names when it will not start a merge over them (in English: the merge runs with LC_ALL=C), a tab
+ * before each, after "The following untracked working tree files would be overwritten by merge:" (or removed),
+ * "Updating the following directories would lose untracked files in them:", or "Your local changes to the
+ * following files would be overwritten by merge:".
+ */
+export function filesInTheWayOf(said: string): { untracked: string[]; changed: string[] } {
+  const out = { untracked: [] as string[], changed: [] as string[] };
+  let into: string[] | null = null;
+  for (const line of said.split('\n')) {
+    if (into && line.startsWith('\t')) into.push(line.slice(1));
+    else if (/untracked working tree files would be (overwritten|removed) by merge:$|would lose untracked files in them:$/.test(line)) into = out.untracked;
+    else if (/local changes to the following files would be overwritten by merge:$/.test(line)) into = out.changed;
+    else into = null;
+  }
+  return out;
+}
+
+/** DIRTY_MAIN naming the files in the way of merging `branch` and what to do; `unchanged`: the base branch, when the merge was tried. */
+function filesInTheWay(where: { repoPath: string; branch: string; unchanged?: string }, files: { untracked: string[]; changed: string[] }): MaestroError {
+  const names = (list: string[]) => list.slice(0, 10).join(', ') + (list.length > 10 ? ` and ${list.length - 10} more` : '');
+  const what = [
+    ...(files.untracked.length ? [`untracked files (${names(files.untracked)})`] : []),
+    ...(files.changed.length ? [`uncommitted changes (${names(files.changed)})`] : []),
+  ].join(' and ');
+  const fix = !files.changed.length ? 'move or remove them' : !files.untracked.length ? 'commit or stash them' : 'move or remove the untracked files and commit or stash the changes';
+  const unchanged = where.unchanged ? `; ${where.unchanged} is unchanged` : '';
+  return new MaestroError('DIRTY_MAIN', `the main checkout ${where.repoPath} has ${what} that merging ${where.branch} would overwrite${unchanged}: ${fix}`, {
+    details: { repoPath: where.repoPath, branch: where.branch, untracked: files.untracked, changed: files.changed },
+  });
 }
 
 /** Every ref under `prefix` (`refs/heads/`, `refs/remotes/origin/`) with the commit it points at, in one git process. */

@@ -1,0 +1,138 @@
+/**
+ * Files in the main checkout that git will not overwrite, on real git: an untracked file the task's
+ * branch adds makes git refuse the merge before it starts. That is the person's to clear, not a
+ * conflict for a conflict run: DIRTY_MAIN naming the files, main unchanged, whatever the locale.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../../test/helpers/db.js';
+import { git, makeRepo } from '../../test/helpers/repo.js';
+import { observeGit } from './git.js';
+import { assertMergeable, filesInTheWayOf, mergeIntoMain } from './merge.js';
+
+afterEach(() => removeTempDirs());
+
+/** A repository whose branch maestro/t-e adds e.txt and docs/e.md; `mainMoves`: main gets a commit of its own after. */
+function repoWithBranch(mainMoves: boolean): string {
+  const repo = makeRepo({ 'README.md': '# r\n' });
+  git(repo, 'checkout', '-q', '-b', 'maestro/t-e');
+  mkdirSync(join(repo, 'docs'));
+  writeFileSync(join(repo, 'e.txt'), 'by the task\n');
+  writeFileSync(join(repo, 'docs', 'e.md'), 'by the task\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'add e');
+  git(repo, 'checkout', '-q', 'main');
+  if (mainMoves) {
+    writeFileSync(join(repo, 'main.txt'), 'main moved\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'main moves');
+  }
+  return repo;
+}
+
+/** Whether git here answers in German when asked to (its translations and the locale are installed). */
+function gitSpeaksGerman(): boolean {
+  const env = { ...process.env, LC_ALL: 'de_DE.UTF-8', LANGUAGE: 'de' };
+  return /Kein Git-Repository/.test(spawnSync('git', ['rev-parse', '--git-dir'], { cwd: tmpdir(), env, encoding: 'utf8' }).stderr);
+}
+
+const merge = (repo: string, strategy: 'merge' | 'no-ff' = 'merge') => mergeIntoMain({ repoPath: repo, branch: 'maestro/t-e', baseBranch: 'main', strategy });
+
+describe('untracked files in the way of a merge', () => {
+  for (const [how, mainMoves, strategy] of [['a fast-forward', false, 'merge'], ['a merge commit', true, 'merge'], ['--no-ff', false, 'no-ff']] as const) {
+    it(`are refused as a dirty checkout, not a conflict, naming the files (${how})`, async () => {
+      const repo = repoWithBranch(mainMoves);
+      writeFileSync(join(repo, 'e.txt'), 'my notes\n');
+      mkdirSync(join(repo, 'docs'));
+      writeFileSync(join(repo, 'docs', 'e.md'), 'my draft\n');
+      const before = git(repo, 'rev-parse', 'HEAD');
+      const err = await merge(repo, strategy).catch((e: unknown) => e);
+      expect(err).toMatchObject({
+        code: 'DIRTY_MAIN',
+        message: `the main checkout ${repo} has untracked files (docs/e.md, e.txt) that merging maestro/t-e would overwrite; main is unchanged: move or remove them`,
+        details: { untracked: ['docs/e.md', 'e.txt'], changed: [] },
+      });
+      expect(git(repo, 'rev-parse', 'HEAD')).toBe(before);
+      expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('my notes\n');
+      expect(git(repo, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+      // Moved away, the same merge goes in.
+      git(repo, 'clean', '-q', '-f', '-d');
+      await expect(merge(repo, strategy)).resolves.toMatchObject({ previousSha: before });
+      expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('by the task\n');
+    });
+  }
+
+  // Only a machine with git's German translations and a German locale can tell (this test is skipped elsewhere).
+  it.skipIf(!gitSpeaksGerman())('are told apart in a translated git too: the merge speaks English (LC_ALL=C)', async () => {
+    const repo = repoWithBranch(true);
+    writeFileSync(join(repo, 'e.txt'), 'my notes\n');
+    const saved = { LC_ALL: process.env.LC_ALL, LANGUAGE: process.env.LANGUAGE };
+    Object.assign(process.env, { LC_ALL: 'de_DE.UTF-8', LANGUAGE: 'de' });
+    try {
+      await expect(merge(repo)).rejects.toMatchObject({ code: 'DIRTY_MAIN', details: { untracked: ['e.txt'] } });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it('a real conflict is still a conflict, aborted', async () => {
+    const repo = repoWithBranch(false);
+    git(repo, 'checkout', '-q', 'maestro/t-e');
+    writeFileSync(join(repo, 'README.md'), '# by the task\n');
+    git(repo, 'commit', '-q', '-am', 'readme by the task');
+    git(repo, 'checkout', '-q', 'main');
+    writeFileSync(join(repo, 'README.md'), '# by main\n');
+    git(repo, 'commit', '-q', '-am', 'readme by main');
+    await expect(merge(repo)).rejects.toMatchObject({ code: 'MERGE_CONFLICT' });
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('reads the files from what git says: untracked (overwritten, removed, in folders) and uncommitted changes', () => {
+    const said = [
+      'error: The following untracked working tree files would be overwritten by merge:',
+      '\te.txt',
+      '\tdocs/a b.md',
+      'Please move or remove them before you merge.',
+      'error: Your local changes to the following files would be overwritten by merge:',
+      '\tREADME.md',
+      'Please commit your changes or stash them before you merge.',
+      'error: The following untracked working tree files would be removed by merge:',
+      '\tgone.txt',
+      'Aborting',
+    ].join('\n');
+    expect(filesInTheWayOf(said)).toEqual({ untracked: ['e.txt', 'docs/a b.md', 'gone.txt'], changed: ['README.md'] });
+    expect(filesInTheWayOf('CONFLICT (content): Merge conflict in README.md\n\tREADME.md\n')).toEqual({ untracked: [], changed: [] });
+  });
+});
+
+describe('assertMergeable, before an approval', () => {
+  it('names untracked files the branch adds, and ignores the others, with one git process when there are none', async () => {
+    const repo = repoWithBranch(true);
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).resolves.toBeUndefined();
+    unobserve();
+    expect(calls).toHaveLength(1);
+    // An untracked file the branch does not add, and an ignored one it does, are no obstacle (git overwrites ignored files).
+    writeFileSync(join(repo, 'scratch.txt'), 'mine\n');
+    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).resolves.toBeUndefined();
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), 'docs/\n');
+    mkdirSync(join(repo, 'docs'));
+    writeFileSync(join(repo, 'docs', 'e.md'), 'ignored\n');
+    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).resolves.toBeUndefined();
+    writeFileSync(join(repo, 'e.txt'), 'my notes\n');
+    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).rejects.toMatchObject({
+      code: 'DIRTY_MAIN',
+      message: `the main checkout ${repo} has untracked files (e.txt) that merging maestro/t-e would overwrite: move or remove them`,
+    });
+    // The checks assertMainCheckout makes come first.
+    writeFileSync(join(repo, 'README.md'), 'edited\n');
+    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).rejects.toMatchObject({ code: 'DIRTY_MAIN', message: expect.stringContaining('uncommitted changes (README.md)') });
+  });
+});
