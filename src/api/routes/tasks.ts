@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
-import { assertMainCheckout } from '../../git/merge.js';
+import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
@@ -128,17 +128,21 @@ async function pendingQuestion(store: Store, task: Task): Promise<{ text: string
 
 /**
  * At exec_review, what would stop the merge an approval starts: the project's own checkout not clean on its
- * main branch (a shared remote's clone is the daemon's, always clean). Said before the person approves, not after.
+ * main branch, or holding untracked files the task's branch adds (git would refuse to overwrite them); a
+ * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
+ * process, and a second only when the checkout has untracked files.
  */
 async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
   if (task.status !== 'exec_review') return null;
   const project = await store.projects.get(task.projectId);
   if (remoteOf(project)) return null;
+  const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
   try {
-    await assertMainCheckout(project.repoPath, baseBranchOf(project));
+    if (branch) await assertMergeable(project.repoPath, baseBranchOf(project), branch);
+    else await assertMainCheckout(project.repoPath, baseBranchOf(project));
     return null;
   } catch (err) {
     if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;
-    return null; // not a repository any more, git missing: the merge says so itself
+    return null; // not a repository any more, git missing, the branch gone: the merge says so itself
   }
 }

@@ -49,7 +49,7 @@ export const taskDetailResponse = z.strictObject({
     .strictObject({ text: z.string(), clarifyId: z.string().nullable(), askedAt: z.number().int() })
     .nullable()
     .describe("the agent's question while the task is awaiting_input (answer it with POST /api/tasks/:id/reply), else null"),
-  mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is not clean on its main branch), else null"),
+  mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is not clean on its main branch, or holds untracked files the branch adds), else null"),
 });
 export const rejectResponse = z.strictObject({ task: taskSchema.describe('the rejected version'), next: taskSchema.describe('the new version that carries the feedback') });
 export const runMessageResponse = z.strictObject({ runId: z.string().describe('the run the message was given to') });

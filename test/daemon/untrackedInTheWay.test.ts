@@ -1,0 +1,66 @@
+/**
+ * An untracked file in the project's checkout where the approved change adds one, end to end: a real
+ * daemon, real git, the scripted agent in real workers. The task detail says so before the approval;
+ * after it, git refuses the merge and the task waits for the person (no conflict run, which would cost
+ * model calls and could not move the file); once the file is moved, `task retry` merges.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../helpers/db.js';
+import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+import { until } from '../helpers/wait.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+describe('an untracked file in the way of a merge', () => {
+  let daemon: TestDaemon | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    removeTempDirs();
+  });
+
+  it('is said before the approval, parks the merge for the person with no conflict run, and a retry after moving it merges', async () => {
+    const repo = makeRepo();
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const d = daemon;
+    const { store, bus } = d;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    d.orchestrator.kick();
+    await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'exec_review');
+
+    // The person's notes, untracked, where the change adds its file.
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'greet.ts'), '// my notes\n');
+    const detail = await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`);
+    expect(detail.body.mergeBlocked).toBe(`the main checkout ${repo} has untracked files (src/greet.ts) that merging maestro/${task.id}-v1 would overwrite: move or remove them`);
+
+    await store.tasks.approve(task.id, 'exec_review', 'ann');
+    d.orchestrator.kick();
+    const parked = await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'needs_attention' ? t : t.status === 'done' ? Promise.reject(new Error('merged over the untracked file')) : null;
+    }, 'needs_attention');
+    expect(parked.lastRunError).toBe(`the main checkout ${repo} has untracked files (src/greet.ts) that merging maestro/${task.id}-v1 would overwrite; main is unchanged: move or remove them, then run \`maestro task retry ${task.id}\` to merge it`);
+    expect(readFileSync(join(repo, 'src', 'greet.ts'), 'utf8')).toBe('// my notes\n');
+    const kinds = async () => (await store.runs.list({ taskId: task.id })).map((r) => r.kind);
+    expect(await kinds()).toEqual(['execute', 'review']);
+    expect((await store.events.list({ taskId: task.id, type: 'merge.conflict' })).events).toEqual([]);
+
+    rmSync(join(repo, 'src', 'greet.ts'));
+    const retried = await daemonRequest<{ task: { status: string } }>(d, 'POST', `/api/tasks/${task.id}/retry`);
+    expect(retried).toMatchObject({ status: 200, body: { task: { status: 'merging' } } });
+    d.orchestrator.kick();
+    await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'done after the retry');
+    expect(readFileSync(join(repo, 'src', 'greet.ts'), 'utf8')).toBe("export const greet = () => 'hello';\n");
+    // The merge was tried again, no agent ran again.
+    expect(await kinds()).toEqual(['execute', 'review']);
+  });
+});
