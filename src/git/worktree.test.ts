@@ -3,7 +3,7 @@
  * place, and git still lists the worktree. The next ensure makes it again on the task's branch instead
  * of reusing the folder (where every git would fail), and keeps what stood there aside.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
@@ -80,6 +80,21 @@ describe('a worktree deleted under its task', () => {
     // The listing, the check (rev-parse --show-toplevel) and the merge-base: nothing removed or added.
     expect(calls.map((a) => a[0])).toEqual(['worktree', 'rev-parse', 'merge-base']);
     expect(readFileSync(join(made.path, 'uncommitted.txt'), 'utf8')).toBe('left by a run\n');
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+  });
+
+  it('a worktree reached through a symlinked root (a home under a linked folder) is reused, not taken for a stray one', async () => {
+    const { repo, spec } = setup();
+    const real = tempDir('maestro-wt-real-');
+    const linked = join(tempDir('maestro-wt-link-'), 'root');
+    symlinkSync(real, linked);
+    const made = await ensureWorktree({ ...spec, worktreeRoot: linked });
+    writeFileSync(join(made.path, 'uncommitted.txt'), 'left by a run\n');
+    const again = await ensureWorktree({ ...spec, worktreeRoot: linked });
+    expect(again).toMatchObject({ created: false, newBranch: false });
+    expect(again.movedAside).toBeUndefined();
+    expect(readFileSync(join(again.path, 'uncommitted.txt'), 'utf8')).toBe('left by a run\n');
+    expect(readdirSync(real)).toEqual(['T1-v1']);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
   });
 });

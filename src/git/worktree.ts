@@ -91,7 +91,8 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
 async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
-  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path);
+  // git lists the path as it resolved it: a root reached through a symlink is the same folder.
+  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path || samePath(w.path, path));
   let movedAside: string | undefined;
   if (known && existsSync(path)) {
     if (await isWorkingWorktree(path)) {
@@ -268,7 +269,8 @@ export async function removeWorktree(repoPath: string, path: string, options: { 
  */
 export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: string, keep: Iterable<string>): Promise<string[]> {
   const keepSet = new Set(keep);
-  const root = resolve(worktreeRoot);
+  // As git lists worktrees: a root reached through a symlink, resolved.
+  const root = existsSync(worktreeRoot) ? realpathSync(worktreeRoot) : resolve(worktreeRoot);
   await git(repoPath, ['worktree', 'prune']);
   const removed: string[] = [];
   for (const w of await listWorktrees(repoPath)) {
