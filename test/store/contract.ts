@@ -132,6 +132,17 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(edited).toMatchObject({ deps: [a.id, b.id], title: 'C2' });
     });
 
+    it('refuses a dependency on a cancelled task (it would wait for good), at creation and in an edit', async () => {
+      const p = await project();
+      const gone = await store.tasks.create({ projectId: p.id, title: 'Gone' });
+      await store.tasks.transition(gone.id, 'cancelled');
+      const other = await store.tasks.create({ projectId: p.id, title: 'Other' });
+      const before = await snapshot(db);
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'Waits', deps: [gone.id] }), 'BAD_INPUT', new RegExp(`Dependency ${gone.id} is cancelled`));
+      await expectCode(store.tasks.edit(other.id, { deps: [gone.id] }), 'BAD_INPUT', /maestro task retry/);
+      expect(await snapshot(db)).toEqual(before);
+    });
+
     it('an edit changes only the fields it names: the others keep their values, and the event names only those', async () => {
       const p = await project();
       const dep = await store.tasks.create({ projectId: p.id, title: 'Dep' });

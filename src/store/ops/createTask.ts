@@ -15,8 +15,12 @@ import { getProject } from './projects.js';
 export async function checkDeps(db: Queryable, projectId: string, deps: readonly string[], selfId: string | null): Promise<void> {
   for (const dep of deps) {
     if (dep === selfId) throw new MaestroError('SELF_DEPENDENCY', `Task ${selfId} cannot depend on itself.`, { details: { taskId: selfId } });
-    const row = await db.one<{ project_id: string }>(`SELECT project_id FROM tasks WHERE id = $1`, [dep]);
+    const row = await db.one<{ project_id: string; status: string }>(`SELECT project_id, status FROM tasks WHERE id = $1`, [dep]);
     if (!row) throw new MaestroError('UNKNOWN_TASK', `Dependency "${dep}" is not a known task.`, { details: { taskId: dep } });
+    // A cancelled task never finishes: a task waiting for it would wait for good, with nothing to say why.
+    if (row.status === 'cancelled') {
+      throw new MaestroError('BAD_INPUT', `Dependency ${dep} is cancelled, so a task depending on it would never run. Retry it first (maestro task retry ${dep}) or leave it out.`, { details: { taskId: dep, field: 'deps' } });
+    }
     if (row.project_id !== projectId) {
       throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Dependency ${dep} belongs to project ${row.project_id}, not ${projectId}; tasks may only depend on tasks of their own project.`, {
         details: { taskId: dep, projectId: row.project_id },
