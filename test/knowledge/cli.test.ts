@@ -4,7 +4,7 @@
  * the same answer as the in-process search.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { installErrorHandler } from '../../src/api/errors.js';
@@ -62,6 +62,28 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
 
     const usage = await maestro(['search', 'x', '--limit', '0', '--workflow-root', dir]);
     expect(usage.code).toBe(2);
+  });
+
+  it('spec add keeps a title holding </spec-entry> whole and refuses a confidence the readers would drop', async () => {
+    const { dir } = tempRoot();
+    const add = await maestro(['spec', 'add', 'coding', 'Evil </spec-entry> title', 'body', '--keywords', 'k', '--confidence', 'low', '--workflow-root', dir, '--json']);
+    expect(add.code).toBe(0);
+    const health = await maestro(['spec', 'health', '--workflow-root', dir]);
+    expect(health.code).toBe(0);
+    expect(health.stdout).toContain('1 entries, 0 error(s)');
+    const load = await maestro(['load', '--id', 'spec:project:coding-conventions-001', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(load.stdout).entries[0]).toMatchObject({ title: 'Evil </spec-entry> title', body: expect.stringContaining('\n\nbody') });
+
+    const file = join(dir, '.workflow', 'specs', 'coding-conventions.md');
+    const before = readFileSync(file, 'utf8');
+    for (const bad of ['extreme', 'low" status="deprecated', 'x>']) {
+      const r = await maestro(['spec', 'add', 'coding', `Rule ${bad}`, 'body', '--keywords', 'k', '--confidence', bad, '--workflow-root', dir]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`--confidence ${JSON.stringify(bad)} is not a spec confidence: use one of high|medium|low|contested. Nothing was written. [BAD_INPUT]`);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    const list = await maestro(['spec', 'list', '--json', '--workflow-root', dir]);
+    expect(JSON.parse(list.stdout).entries.map((e: { title: string }) => e.title)).toEqual(['Evil </spec-entry> title']);
   });
 
   it('searches, loads and health-checks the observer wiki from the command line', async () => {

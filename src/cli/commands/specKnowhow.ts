@@ -50,16 +50,19 @@ function specAdd(spec: Command, ctx: CliContext): void {
     .requiredOption('--keywords <list>', 'comma-separated keywords', list)
     .option('--description <text>')
     .option('--source <text>')
-    .option('--confidence <level>', 'high | medium | low')
+    .option('--confidence <level>', 'high | medium | low | contested')
     .option('--scope <scope>', 'project (default) | team | personal | global')
     .option('--allow-duplicate-title')
     .option('--json')
     .option('--workflow-root <dir>')
     .action(
-      action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: 'high'; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
-        const [{ resolveWorkflowRoot }, { appendSpecEntry }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
+      action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: string; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
+        const [{ resolveWorkflowRoot }, { appendSpecEntry, checkConfidence }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
+        // Named as the user typed it; the writer checks again for its other callers.
+        const { confidence: level, ...rest } = opts;
+        const confidence = level === undefined ? {} : { confidence: checkConfidence(level, '--confidence') };
         const root = resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env });
-        const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(opts, ['description', 'source', 'confidence', 'scope', 'allowDuplicateTitle']) });
+        const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(rest, ['description', 'source', 'scope', 'allowDuplicateTitle']), ...confidence });
         if (opts.json) printJson(res);
         else process.stdout.write(res.outcome === 'created' ? `created ${res.id} (${res.sid})\n` : `skipped: an entry titled "${title}" exists (${res.id})\n`);
       }),

@@ -11,6 +11,10 @@ import { lineAt, lineIndex } from './text.js';
 export const VALID_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const;
 export type SpecCategory = (typeof VALID_CATEGORIES)[number];
 
+/** FORMATS §1.4: the `confidence` values readers keep; any other value reads back as none. */
+export const CONFIDENCE_LEVELS = ['high', 'medium', 'low', 'contested'] as const;
+export type SpecConfidence = (typeof CONFIDENCE_LEVELS)[number];
+
 /** FORMATS §1.2 `CATEGORY_MAP`; insertion order matters (first match is the append target). */
 export const CATEGORY_MAP: ReadonlyArray<readonly [string, SpecCategory]> = [
   ['coding-conventions.md', 'coding'],
@@ -54,7 +58,7 @@ export interface SpecEntry {
   description: string | undefined;
   source: string | undefined;
   ref: string | undefined;
-  confidence: 'high' | 'medium' | 'low' | 'contested' | undefined;
+  confidence: SpecConfidence | undefined;
   status: 'active' | 'deprecated';
   supersedes: string[];
   supersededBy: string | undefined;
@@ -74,7 +78,10 @@ export interface ParsedSpecFile {
 const BLOCK_RE = /<spec-entry\s+([^>]+)>([\s\S]*?)<\/spec-entry>/g;
 const ATTR_RE = /([\w-]+)="([^"]*)"/g;
 const LEGACY_HEADING_RE = /^###\s+(?:\[[\w-]+\]\s+)?\[(\d{4}-\d{2}-\d{2}(?:\s[\d:]+)?)\]\s*(.+)$/;
-const CONFIDENCE = new Set(['high', 'medium', 'low', 'contested']);
+
+export function isConfidence(v: unknown): v is SpecConfidence {
+  return typeof v === 'string' && (CONFIDENCE_LEVELS as readonly string[]).includes(v);
+}
 
 export function isCategory(v: unknown): v is SpecCategory {
   return typeof v === 'string' && (VALID_CATEGORIES as readonly string[]).includes(v);
@@ -129,7 +136,7 @@ function buildTagEntry(attrs: Record<string, string>, body: string, lineStart: n
     description: attrs.description,
     source: attrs.source,
     ref: attrs.ref,
-    confidence: CONFIDENCE.has(attrs.confidence ?? '') ? (attrs.confidence as SpecEntry['confidence']) : undefined,
+    confidence: isConfidence(attrs.confidence) ? attrs.confidence : undefined,
     // Readers normalise `superseded` to deprecated (FORMATS §1.7).
     status: status === 'deprecated' || status === 'superseded' ? 'deprecated' : 'active',
     supersedes: asList(attrs.supersedes),

@@ -12,7 +12,7 @@ import { addKnowhow } from './knowhowWriter.js';
 import { withCorpusLock } from './lock.js';
 import { assertInsideRoot, listSpecFiles, specDirs, type SpecDir, type WorkflowRoot } from './root.js';
 import { renderSeed } from './seeds.js';
-import { CATEGORY_MAP, MAX_SPEC_ENTRY_SIZE, isCategory, parseAttributes, parseSpecText, type SpecCategory } from './specParser.js';
+import { CATEGORY_MAP, CONFIDENCE_LEVELS, MAX_SPEC_ENTRY_SIZE, isCategory, isConfidence, parseAttributes, parseSpecText, type SpecCategory, type SpecConfidence } from './specParser.js';
 import { decodeEntities, escapeAttr } from './text.js';
 
 export interface AppendSpecInput {
@@ -23,7 +23,7 @@ export interface AppendSpecInput {
   description?: string;
   source?: string;
   ref?: string;
-  confidence?: 'high' | 'medium' | 'low' | 'contested';
+  confidence?: SpecConfidence;
   sid?: string;
   scope?: 'project' | 'team' | 'personal' | 'global';
   /** Target file name inside the scope's dir; default: the category's file (CATEGORY_MAP, first match). */
@@ -80,6 +80,27 @@ function scopeDir(root: WorkflowRoot, scope: AppendSpecInput['scope'] = 'project
   return dir;
 }
 
+/**
+ * The confidence of an entry, refused unless it is one the readers keep. It is
+ * written raw (FORMATS §1.4), so anything else would either read back as no
+ * confidence at all or, holding `"` or `>`, break the opening tag. `name` is
+ * what the caller calls it (`--confidence` on the command line).
+ */
+export function checkConfidence(value: unknown, name = 'confidence'): SpecConfidence {
+  if (isConfidence(value)) return value;
+  throw new MaestroError('BAD_INPUT', `${name} ${JSON.stringify(value)} is not a spec confidence: use one of ${CONFIDENCE_LEVELS.join('|')}. Nothing was written.`);
+}
+
+/**
+ * Turns `<spec-entry` and `</spec-entry` in free text into `&lt;spec-entry` /
+ * `&lt;/spec-entry`, so text inside a block can never open or close one (the
+ * parser's block regex would otherwise end the entry there). Readers show the
+ * text as written; `decodeEntities` turns it back for display.
+ */
+export function neutralizeSpecTags(text: string): string {
+  return text.replace(/<(\/?)spec-entry/g, '&lt;$1spec-entry');
+}
+
 /** `<spec-entry …>` text exactly as the writer lays it out (FORMATS §1.4). */
 export function formatSpecEntry(a: { category: string; keywords: string[]; date: string; sid?: string; title: string; description?: string; source?: string; ref?: string; confidence?: string }, content: string): string {
   const attrs = [
@@ -91,10 +112,10 @@ export function formatSpecEntry(a: { category: string; keywords: string[]; date:
     ...(a.description ? [`description="${escapeAttr(a.description)}"`] : []),
     ...(a.source ? [`source="${escapeAttr(a.source)}"`] : []),
     ...(a.ref ? [`ref="${escapeAttr(a.ref)}"`] : []),
-    ...(a.confidence ? [`confidence="${a.confidence}"`] : []),
+    ...(a.confidence ? [`confidence="${checkConfidence(a.confidence)}"`] : []),
   ];
-  const body = content.replace(/<(\/?)spec-entry/g, '&lt;$1spec-entry').trim();
-  return `<spec-entry ${attrs.join(' ')}>\n\n### ${a.title}\n\n${body}\n\n</spec-entry>`;
+  // The heading is body text like the content: the title attribute is escaped, the heading neutralized.
+  return `<spec-entry ${attrs.join(' ')}>\n\n### ${neutralizeSpecTags(a.title)}\n\n${neutralizeSpecTags(content).trim()}\n\n</spec-entry>`;
 }
 
 function cleanKeywords(keywords: string[]): string[] {
@@ -110,6 +131,8 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
   if (!title) throw new MaestroError('BAD_INPUT', 'A spec entry needs a title.');
   if (/[\u0000]/.test(input.content + title)) throw new MaestroError('BAD_INPUT', 'Spec content may not contain NUL bytes.');
   const keywords = cleanKeywords(input.keywords);
+  // Checked before anything is written: the size guard below may write a knowhow file first.
+  if (input.confidence !== undefined) checkConfidence(input.confidence);
   const now = input.now ?? new Date();
   const dir = scopeDir(root, input.scope);
   const fileName = input.file ?? targetFileFor(input.category);
@@ -259,13 +282,14 @@ export function deprecateSpec(root: WorkflowRoot, ref: string): { id: string; re
 
 /** `CMK-YYYYMMDD-xxxx` conflict marker on an entry (FORMATS §1.7 `markConflict`). */
 export function markSpecConflict(root: WorkflowRoot, ref: string, note: string, opts: { confidence?: string; now?: Date } = {}): { id: string; marker: string } {
+  const confidence = checkConfidence(opts.confidence ?? 'contested');
   const now = opts.now ?? new Date();
   const loc0 = locateSpecEntry(root, ref);
   return withCorpusLock([loc0.file], () => {
     const loc = locateSpecEntry(root, ref);
     const marker = `CMK-${utcDate(now).replace(/-/g, '')}-${Math.random().toString(36).slice(2, 6)}`;
     const clean = note.replace(/["<>\n]/g, ' ').trim();
-    editEntry(loc, { confidence: opts.confidence ?? 'contested', 'conflict-marker': marker, 'conflict-note': clean, 'conflict-date': utcDate(now) });
+    editEntry(loc, { confidence, 'conflict-marker': marker, 'conflict-note': clean, 'conflict-date': utcDate(now) });
     return { id: specEntryId(loc.dir, loc.file, loc.ordinal), marker };
   });
 }

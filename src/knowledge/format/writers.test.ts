@@ -73,6 +73,36 @@ describe('appendSpecEntry', () => {
     expect(() => appendSpecEntry(root, { category: 'coding', title: 't', content: 'c', keywords: ['a"b'] })).toThrow(/may not contain/);
     expect(loadCorpus(builtinSources(root)).entries).toEqual([]);
   });
+
+  it('writes a title holding </spec-entry> so the file stays well-formed and the entry reads back whole', () => {
+    const { root } = tempRoot();
+    const title = 'Evil </spec-entry> title <spec-entry x="1">';
+    const r = appendSpecEntry(root, { category: 'coding', title, content: 'The body survives.', keywords: ['k'] });
+    appendSpecEntry(root, { category: 'coding', title: 'After', content: 'Next entry.', keywords: ['k'] });
+    const text = readFileSync(r.file, 'utf8');
+    expect(text).toContain('\n### Evil &lt;/spec-entry> title &lt;spec-entry x="1">\n');
+    const parsed = parseSpecText(text, r.file);
+    expect(parsed.findings).toEqual([]);
+    const entries = loadCorpus(builtinSources(root)).entries;
+    expect(entries.map((e) => [e.id, e.title])).toEqual([
+      [r.id, title],
+      ['spec:project:coding-conventions-002', 'After'],
+    ]);
+    expect(entries[0]!.body).toContain('The body survives.');
+  });
+
+  it.each(['extreme', 'low" status="deprecated', 'x>', '', 'HIGH'])('refuses confidence %j before writing anything', (confidence) => {
+    const { root } = tempRoot();
+    const r = appendSpecEntry(root, { category: 'coding', title: 'Kept', content: 'c', keywords: ['a'], confidence: 'high' });
+    const before = readFileSync(r.file, 'utf8');
+    const long = 'x'.repeat(3000); // over the size guard: not even the knowhow overflow file may appear
+    const bad = { category: 'coding', title: 'New', content: long, keywords: ['a'], confidence: confidence as 'high' };
+    expect(() => appendSpecEntry(root, bad)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringMatching(/^confidence ".*" is not a spec confidence: use one of high\|medium\|low\|contested\./) }));
+    expect(readFileSync(r.file, 'utf8')).toBe(before);
+    expect(loadCorpus(builtinSources(root)).entries.map((e) => [e.title, e.confidence])).toEqual([['Kept', 'high']]);
+    expect(() => markSpecConflict(root, r.id, 'note', { confidence })).toThrow(/is not a spec confidence/);
+    expect(readFileSync(r.file, 'utf8')).toBe(before);
+  });
 });
 
 describe('spec supersede / deprecate / conflict', () => {

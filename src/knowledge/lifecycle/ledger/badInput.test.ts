@@ -4,6 +4,7 @@
  * workflow root — a clear error naming the file and field, and nothing written.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, type Project } from '../../../../test/helpers/knowledge2.js';
 import { readReceipt, reconcileSource, runSource } from '../reconcile/receipt.js';
@@ -14,6 +15,9 @@ import { readLedger } from './ledger.js';
 import { promote } from '../promote/promote.js';
 import { promotionPath, readPromotions } from '../promote/promotion.js';
 import { createLifecycleContext } from '../context.js';
+import { builtinSources, loadCorpus } from '../../format/corpus.js';
+import { parseSpecText } from '../../format/specParser.js';
+import { decodeEntities } from '../../format/text.js';
 
 // What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
 const lc = createLifecycleContext({ embedder: null });
@@ -108,6 +112,22 @@ describe('bad input changes nothing', () => {
     expect(r.sources.find((s) => s.run_id === 'run-1')).toMatchObject({ receipt: 'missing', error: expect.stringContaining(`${file}: not valid JSON`) });
     expect(() => promote(lc, p.root, 's-1', { candidates: [id] })).toThrow(file);
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
+  });
+
+  it('a staged candidate titled with </spec-entry> is promoted into a well-formed entry that reads back whole', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    const title = 'Evil </spec-entry> title';
+    const { candidate } = stage(p.root, { target: 'spec', title, content: 'Body that <spec-entry> must not cut.', run: 'run-1', session: 's-1' }, process.env);
+    sealRun(lc, p.root, 's-1', 'run-1');
+    const [done] = promote(lc, p.root, 's-1', { candidates: [candidate.candidate_id] }).promoted;
+    const file = join(p.root.workflowDir, 'specs', 'learnings.md');
+    const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
+    expect(parsed.findings).toEqual([]);
+    const entry = loadCorpus(builtinSources(p.root)).entries.find((e) => e.sid === done!.promoted_id);
+    expect(entry?.title).toBe(title);
+    expect(decodeEntities(entry!.body)).toContain('Body that <spec-entry> must not cut.');
   });
 
   it('session and run ids that would escape the workflow root are refused', () => {

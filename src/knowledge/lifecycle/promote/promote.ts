@@ -20,7 +20,7 @@ import { changedMessage, clashMessage, freshForPromotion, titleClash } from './g
 import { sourceOfCandidate } from '../reconcile/review.js';
 import { specDirs, type WorkflowRoot } from '../../format/root.js';
 import { isSealed, readRun, readSession } from '../session/store.js';
-import { appendSpecEntry, supersedeSpec, targetFileFor } from '../../format/specWriter.js';
+import { appendSpecEntry, neutralizeSpecTags, supersedeSpec, targetFileFor } from '../../format/specWriter.js';
 import { isCategory, parseSpecText } from '../../format/specParser.js';
 import { readPromotions, updatePromotions, type PromotionEntry } from './promotion.js';
 
@@ -45,10 +45,6 @@ const ymd = (d: Date) => d.toISOString().slice(0, 10).replace(/-/g, '');
 export function plannedId(cand: Pick<LedgerCandidate, 'target' | 'candidate_id' | 'first_recorded_at'>, now: Date): string {
   const day = /^\d{4}-\d{2}-\d{2}/.test(cand.first_recorded_at) ? cand.first_recorded_at.slice(0, 10).replace(/-/g, '') : ymd(now);
   return `${cand.target === 'spec' ? 'S' : 'tip'}-${day}-${cand.candidate_id.slice(4)}`;
-}
-
-function neutralize(content: string): string {
-  return content.replace(/<(\/?)spec-entry/g, '&lt;$1spec-entry');
 }
 
 export interface PromoteOptions {
@@ -230,9 +226,9 @@ function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate
     ({ promotedId, outcome } = withCorpusLock([file], () => {
       const parsed = existsSync(file) ? parseSpecText(readFileSync(file, 'utf8'), file) : null;
       if (parsed?.entries.some((e) => e.sid === planned)) return { promotedId: planned, outcome: 'created' as const };
-      const same = parsed?.entries.find((e) => e.status === 'active' && normA(e.title) === normA(cand.title) && normA(e.content.replace(/^\s*###[^\n]*\n?/, '')) === normA(neutralize(cand.content)));
+      const same = parsed?.entries.find((e) => e.status === 'active' && normA(e.title) === normA(cand.title) && normA(e.content.replace(/^\s*###[^\n]*\n?/, '')) === normA(neutralizeSpecTags(cand.content)));
       if (same) return { promotedId: same.sid ?? specEntryId(dir, file, same.ordinal), outcome: 'reaffirmed' as const };
-      appendSpecEntry(root, { category, title: cand.title, content: neutralize(cand.content), keywords: ['session-knowledge', cand.source_kind], source: `session:${src.sid}:${cand.candidate_id}`, description: `Promoted from ${evidence}`, sid: planned, allowDuplicateTitle: true, now });
+      appendSpecEntry(root, { category, title: cand.title, content: neutralizeSpecTags(cand.content), keywords: ['session-knowledge', cand.source_kind], source: `session:${src.sid}:${cand.candidate_id}`, description: `Promoted from ${evidence}`, sid: planned, allowDuplicateTitle: true, now });
       return { promotedId: planned, outcome: 'created' as const };
     }));
   } else {
