@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -64,5 +64,17 @@ describe('writeFileAtomic', () => {
     const spec = join(dir, 'learnings.md');
     writeFileAtomic(spec, 'x', { tmp: 'fixed', beforeRename: (tmp) => expect(tmp).toBe(`${spec}.tmp`) });
     expect(readFileSync(spec, 'utf8')).toBe('x');
+  });
+
+  it('replaces a link planted at the fixed temporary name instead of writing through it', () => {
+    const dir = temp();
+    const outside = join(temp(), 'victim.txt');
+    writeFileSync(outside, 'untouched');
+    const spec = join(dir, 'learnings.md');
+    symlinkSync(outside, `${spec}.tmp`);
+    writeFileAtomic(spec, 'new', { tmp: 'fixed' });
+    expect(readFileSync(spec, 'utf8')).toBe('new');
+    expect(readFileSync(outside, 'utf8')).toBe('untouched');
+    expect(existsSync(`${spec}.tmp`)).toBe(false);
   });
 });

@@ -54,8 +54,10 @@ export function stageFileAtomic(target: string, data: string | Uint8Array, opts:
   if (opts.mkdir) mkdirSync(dir, { recursive: true });
   const durable = opts.durable !== false;
   const tmp = opts.tmp === 'fixed' ? `${target}.tmp` : join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  // A unique name is created exclusively: never somebody else's file, never through a planted link.
-  const flags = constants.O_WRONLY | constants.O_CREAT | (opts.tmp === 'fixed' ? constants.O_TRUNC : constants.O_EXCL);
+  // Created exclusively: never somebody else's file, never through a planted link. The fixed name
+  // belongs to the lock holder, so a leftover there (a crashed write's, or a link) is removed first.
+  if (opts.tmp === 'fixed') rmSync(tmp, { force: true });
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
   const fd = openSync(tmp, flags, opts.mode ?? 0o666);
   const discard = () => rmSync(tmp, { force: true });
   try {
