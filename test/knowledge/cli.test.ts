@@ -4,7 +4,7 @@
  * the same answer as the in-process search.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { installErrorHandler } from '../../src/api/errors.js';
@@ -84,6 +84,30 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
     expect(readFileSync(file, 'utf8')).toBe(before);
     const list = await maestro(['spec', 'list', '--json', '--workflow-root', dir]);
     expect(JSON.parse(list.stdout).entries.map((e: { title: string }) => e.title)).toEqual(['Evil </spec-entry> title']);
+  });
+
+  it('spec add refuses a spec file or folder that is a symbolic link leading out of .workflow/', async () => {
+    const { dir } = tempRoot();
+    const outside = tempRoot().dir; // another temporary folder, outside this project
+    const specs = join(dir, '.workflow', 'specs');
+    mkdirSync(specs);
+    writeFileSync(join(outside, 'outside-spec.md'), 'outside\n');
+    symlinkSync(join(outside, 'outside-spec.md'), join(specs, 'architecture-constraints.md'));
+    const file = await maestro(['spec', 'add', 'arch', 'Layering', 'body', '--keywords', 'k', '--workflow-root', dir]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(`Refusing to write ${join(specs, 'architecture-constraints.md')}: it is a symbolic link`);
+    expect(readFileSync(join(outside, 'outside-spec.md'), 'utf8')).toBe('outside\n');
+    expect(lstatSync(join(specs, 'architecture-constraints.md')).isSymbolicLink()).toBe(true);
+
+    const outsideDir = join(outside, 'outside-dir');
+    mkdirSync(outsideDir);
+    rmSync(specs, { recursive: true });
+    symlinkSync(outsideDir, specs);
+    const folder = await maestro(['spec', 'add', 'coding', 'Naming', 'body', '--keywords', 'k', '--workflow-root', dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain(`${specs} is a symbolic link leading to ${join(realpathSync(outsideDir), 'coding-conventions.md')}, outside the project's ${join(dir, '.workflow')}`);
+    expect(readdirSync(outsideDir)).toEqual([]);
+    expect(lstatSync(specs).isSymbolicLink()).toBe(true);
   });
 
   it('searches, loads and health-checks the observer wiki from the command line', async () => {

@@ -120,6 +120,8 @@ export function addKnowhow(root: WorkflowRoot, input: AddKnowhowInput): AddKnowh
     fileName = slug ? `${prefix}-${ymd}-${slug}.md` : `${prefix}-${ymd}-${hm}.md`;
   }
   const hash = knowhowPayloadHash(input);
+  // Before the lock, which creates files beside the target; the numbered name is checked again below.
+  assertInsideRoot(root, join(dir, fileName));
   return withCorpusLock([join(dir, fileName)], () => {
     let name = fileName;
     if (existsSync(join(dir, name))) {
@@ -146,15 +148,22 @@ export function addKnowhow(root: WorkflowRoot, input: AddKnowhowInput): AddKnowh
   }
 }
 
-/** Finds a knowhow file by canonical id, explicit id, `knowhow:` graph id or file stem. */
+/**
+ * Finds a knowhow file by canonical id, explicit id, `knowhow:` graph id or file stem, to change it:
+ * a file a symbolic link leads out of the root is refused here, before any lock is taken.
+ */
 export function locateKnowhow(root: WorkflowRoot, ref: string): { file: string; id: string } {
   const want = ref.toLowerCase().replace(/^knowhow:/, '');
+  const found = (file: string, id: string) => {
+    assertInsideRoot(root, file);
+    return { file, id };
+  };
   for (const file of listKnowhowFiles(join(root.workflowDir, 'knowhow'))) {
     const stem = basename(file, '.md');
     const id = knowhowIdForStem(stem);
-    if (id === want || stem.toLowerCase() === want || `knowhow-${stem.toLowerCase()}` === want) return { file, id };
+    if (id === want || stem.toLowerCase() === want || `knowhow-${stem.toLowerCase()}` === want) return found(file, id);
     const doc = parseKnowhowText(readFileSync(file, 'utf8'), file);
-    if (doc.explicitId && doc.explicitId === want) return { file, id };
+    if (doc.explicitId && doc.explicitId === want) return found(file, id);
   }
   throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `No knowhow document "${ref}" in ${join(root.workflowDir, 'knowhow')}.`);
 }

@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
+import { assertNoLinkOut } from './linkGuard.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
 
@@ -176,10 +177,17 @@ export function listKnowhowFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** Refuses a write target outside the (confined) workflow root. */
+/**
+ * Refuses a write target outside the (confined) workflow root: by its path, and
+ * on disk, where a symbolic link below the root could lead it out (linkGuard.ts).
+ * Call it before taking the corpus lock: the lock already creates files beside the target.
+ */
 export function assertInsideRoot(root: WorkflowRoot, target: string): void {
   const abs = resolve(target);
+  const globalSpecs = join(root.home, 'specs');
   const inside = abs === root.workflowDir || abs.startsWith(root.workflowDir + '/');
-  const global = !root.confined && abs.startsWith(join(root.home, 'specs') + '/');
+  const global = !root.confined && abs.startsWith(globalSpecs + '/');
   if (!inside && !global) throw new MaestroError('BAD_INPUT', `Refusing to write ${abs}: outside the workflow root ${root.workflowDir}.`);
+  if (inside) assertNoLinkOut(root.workflowDir, abs, `the project's ${root.workflowDir}`);
+  else assertNoLinkOut(globalSpecs, abs, `the global spec folder ${globalSpecs}`);
 }

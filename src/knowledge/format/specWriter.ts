@@ -180,7 +180,10 @@ interface Located {
   attrs: Record<string, string>;
 }
 
-/** Finds a tag entry by sid, `spec:<sid>` or canonical id in the writable spec dirs. */
+/**
+ * Finds a tag entry by sid, `spec:<sid>` or canonical id in the writable spec dirs, to change it:
+ * a file a symbolic link leads out of the root is refused here, before any lock is taken.
+ */
 export function locateSpecEntry(root: WorkflowRoot, ref: string): Located {
   const sidRef = ref.startsWith('spec:S-') ? ref.slice(5) : ref;
   for (const dir of specDirs(root).filter((d) => d.writable)) {
@@ -188,7 +191,10 @@ export function locateSpecEntry(root: WorkflowRoot, ref: string): Located {
       const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
       for (const e of parsed.entries) {
         if (e.form !== 'tag') continue;
-        if ((e.sid && e.sid === sidRef) || specEntryId(dir, file, e.ordinal) === ref) return { file, dir, ordinal: e.ordinal, sid: e.sid, attrs: e.attrs };
+        if ((e.sid && e.sid === sidRef) || specEntryId(dir, file, e.ordinal) === ref) {
+          assertInsideRoot(root, file);
+          return { file, dir, ordinal: e.ordinal, sid: e.sid, attrs: e.attrs };
+        }
       }
     }
   }

@@ -21,7 +21,7 @@ import type { LifecycleContext } from '../context.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { supersedeKnowhow } from '../../format/knowhowWriter.js';
 import { freshness, readSourceState, sessionSources, tryReadReceipt } from '../reconcile/receipt.js';
-import type { WorkflowRoot } from '../../format/root.js';
+import { assertInsideRoot, type WorkflowRoot } from '../../format/root.js';
 import { listSessions, sessionsDir } from '../session/store.js';
 import { locateSpecEntry, upsertTagAttributes } from '../../format/specWriter.js';
 import { readdirSync } from 'node:fs';
@@ -364,6 +364,9 @@ function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): AuditResu
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const backupDir = join(root.workflowDir, '.trash', `knowledge-audit-${stamp}`);
   const files = [...new Set(plan.flatMap((p) => [p.target_file, p.successor_file]))].map((f) => join(root.projectDir, f));
+  const log = join(root.workflowDir, '.knowledge-audit', 'audit-log.jsonl');
+  // Before the lock (it creates files beside its targets): no file, backup or log a link leads out of .workflow/.
+  for (const f of [...files, ...files.map((f) => join(backupDir, relative(root.projectDir, f))), log]) assertInsideRoot(root, f);
   return withCorpusLock(files, () => {
     for (const f of files) {
       const dst = join(backupDir, relative(root.projectDir, f));
@@ -371,7 +374,6 @@ function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): AuditResu
       copyFileSync(f, dst);
     }
     const auditId = stableId('AUD', stamp, ...plan.map((p) => p.id));
-    const log = join(root.workflowDir, '.knowledge-audit', 'audit-log.jsonl');
     let n = 0;
     try {
       for (const p of plan) {

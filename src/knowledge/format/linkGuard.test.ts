@@ -1,0 +1,80 @@
+/**
+ * Knowledge writes never follow a symbolic link out of `.workflow/` (linkGuard.ts): a linked file
+ * or folder is refused with the path and what to do, and nothing is written — not the target, not
+ * the lock or temporary files beside it. A link to a folder inside the root still works.
+ */
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempRoot } from '../../../test/helpers/knowledge.js';
+import { tmpDir } from '../../../test/helpers/knowledge2.js';
+import { addKnowhow, deprecateKnowhow } from './knowhowWriter.js';
+import { appendSpecEntry, deprecateSpec } from './specWriter.js';
+
+const isLink = (p: string) => lstatSync(p).isSymbolicLink();
+const entry = { title: 'Rule', content: 'Body.', keywords: ['k'] };
+
+/** A folder outside every project, holding `files`. */
+function outsideDir(files: Record<string, string> = {}): string {
+  const dir = tmpDir('maestro-outside-');
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe('symbolic links out of .workflow/', () => {
+  it('refuses a spec file that is a link, leaving the outside file and the link as they were', () => {
+    const { root } = tempRoot();
+    const outside = join(outsideDir({ 'outside-spec.md': 'outside content\n' }), 'outside-spec.md');
+    const specs = join(root.workflowDir, 'specs');
+    mkdirSync(specs);
+    const link = join(specs, 'architecture-constraints.md');
+    symlinkSync(outside, link);
+    expect(() => appendSpecEntry(root, { category: 'arch', ...entry })).toThrow(
+      expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining(`Refusing to write ${link}: it is a symbolic link (to ${outside}).`) }),
+    );
+    expect(() => appendSpecEntry(root, { category: 'arch', ...entry })).toThrow(/search skips linked files\. Nothing was written\. Replace the link/);
+    expect(readFileSync(outside, 'utf8')).toBe('outside content\n');
+    expect(isLink(link)).toBe(true);
+    expect(readdirSync(specs)).toEqual(['architecture-constraints.md']);
+  });
+
+  it('refuses a specs folder that is a link leading outside, writing nothing there', () => {
+    const { root } = tempRoot();
+    const outside = outsideDir();
+    const specs = join(root.workflowDir, 'specs');
+    symlinkSync(outside, specs);
+    const target = join(specs, 'coding-conventions.md');
+    expect(() => appendSpecEntry(root, { category: 'coding', ...entry })).toThrow(
+      expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining(`Refusing to write ${target}: ${specs} is a symbolic link leading to ${join(realpathSync(outside), 'coding-conventions.md')}, outside the project's ${root.workflowDir}`) }),
+    );
+    expect(readdirSync(outside)).toEqual([]);
+    expect(isLink(specs)).toBe(true);
+  });
+
+  it('still writes through a folder link that stays inside the root', () => {
+    const { root } = tempRoot();
+    mkdirSync(join(root.workflowDir, 'real-specs'));
+    symlinkSync(join(root.workflowDir, 'real-specs'), join(root.workflowDir, 'specs'));
+    expect(appendSpecEntry(root, { category: 'coding', ...entry }).outcome).toBe('created');
+    expect(readdirSync(join(root.workflowDir, 'real-specs'))).toContain('coding-conventions.md');
+  });
+
+  it('refuses to change entries or knowhow that a linked folder holds outside the root', () => {
+    const { root } = tempRoot();
+    const first = tempRoot(); // written in a real folder, then moved out and linked back in
+    appendSpecEntry(first.root, { category: 'coding', ...entry, sid: 'S-20260101-aaaa' });
+    const doc = addKnowhow(first.root, { type: 'tip', title: 'Tip', body: 'b' });
+    const outside = tmpDir('maestro-outside-');
+    for (const sub of ['specs', 'knowhow']) {
+      renameSync(join(first.root.workflowDir, sub), join(outside, sub));
+      symlinkSync(join(outside, sub), join(root.workflowDir, sub));
+    }
+    const before = readFileSync(join(outside, 'specs', 'coding-conventions.md'), 'utf8');
+    expect(() => deprecateSpec(root, 'S-20260101-aaaa')).toThrow(/is a symbolic link leading to .*outside the project's/);
+    expect(() => deprecateKnowhow(root, doc.id)).toThrow(/is a symbolic link leading to .*outside the project's/);
+    expect(() => addKnowhow(root, { type: 'tip', title: 'Another', body: 'b' })).toThrow(/is a symbolic link leading to/);
+    expect(readFileSync(join(outside, 'specs', 'coding-conventions.md'), 'utf8')).toBe(before);
+    expect(readdirSync(join(outside, 'specs'))).toEqual(['coding-conventions.md']);
+    expect(readdirSync(join(outside, 'knowhow'))).toEqual([doc.filename]);
+  });
+});

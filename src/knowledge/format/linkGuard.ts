@@ -1,0 +1,85 @@
+/**
+ * Knowledge writes stay inside their folder on disk, not only by their path.
+ *
+ * A path string under `.workflow/` proves nothing when a component of it is a
+ * symbolic link: `specs -> /tmp/elsewhere` sends a spec write out of the
+ * project, and a linked spec file would have the outside file's content read
+ * in and the link replaced by a regular file. So before a write, the target's
+ * real path (of its nearest existing ancestor, plus the rest as written) must
+ * lie inside the real path of the folder it belongs to, and the target itself
+ * must not be a link at all: search skips linked files (root.ts lists only
+ * regular files), so writing through one, or replacing it, is never what the
+ * user meant. A link to a folder inside the root stays allowed.
+ */
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { MaestroError } from '../../core/errors.js';
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The real path of `path`: its nearest existing ancestor resolved, the rest appended as written. `target` is the write it is for. */
+function realPathOf(path: string, target: string): string {
+  let existing = path;
+  while (!exists(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return join(realpathSync(existing), relative(existing, path));
+  } catch (err) {
+    // Its ancestors exist, so `existing` is itself a link to nothing.
+    throw new MaestroError('BAD_INPUT', `Refusing to write ${target}: ${existing} is a symbolic link to a missing place (${readlinkSync(existing)}), so where the write would land is unknown. Nothing was written. Replace the link with a real folder or file, or remove it.`, { cause: err });
+  }
+}
+
+const within = (path: string, folder: string) => path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+
+/** The first component of `target` below `base` that is a symbolic link (the one to name in a refusal). */
+function firstLinkBelow(base: string, target: string): string | undefined {
+  let p = base;
+  for (const part of relative(base, target).split(sep)) {
+    p = join(p, part);
+    if (isLink(p)) return p;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a write to a file that is itself a symbolic link. Its folder may be
+ * one: a run folder is, by design (Maestro links it to the orchestrator's run
+ * directory), so the session files in it are held to this check alone.
+ */
+export function assertNotLinked(target: string): void {
+  const abs = resolve(target);
+  if (!isLink(abs)) return;
+  throw new MaestroError('BAD_INPUT', `Refusing to write ${abs}: it is a symbolic link (to ${readlinkSync(abs)}). Knowledge files are written in place, never through a link, and search skips linked files. Nothing was written. Replace the link with a copy of the file it points to, or remove it.`);
+}
+
+/**
+ * Refuses a write to `target` (a path under `base`) that a symbolic link would
+ * send outside the real path of `base`, or whose target is itself a link.
+ * `what` names `base` for the reader (`the project's .workflow/`).
+ */
+export function assertNoLinkOut(base: string, target: string, what: string): void {
+  const abs = resolve(target);
+  assertNotLinked(abs);
+  const folder = resolve(base);
+  const realBase = realPathOf(folder, abs);
+  const real = realPathOf(abs, abs);
+  if (within(real, realBase)) return;
+  const link = firstLinkBelow(folder, abs) ?? abs;
+  const where = realBase === folder ? what : `${what} (${realBase} on disk)`;
+  throw new MaestroError('BAD_INPUT', `Refusing to write ${abs}: ${link} is a symbolic link leading to ${real}, outside ${where}. Knowledge is written only inside it. Nothing was written. Replace the link with a real folder inside ${folder}, or remove it.`);
+}
