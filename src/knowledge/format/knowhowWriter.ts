@@ -101,6 +101,11 @@ export function renderKnowhowDocument(i: AddKnowhowInput, created: string): stri
   return `${l.join('\n')}\n${normBody(i.body)}`;
 }
 
+/** The file of an explicit id (FORMATS §2.2): uppercase prefix + the rest + `.md`. */
+export function explicitIdFileName(id: string): string {
+  return `${id.slice(0, 3).toUpperCase()}${id.slice(3).toLowerCase()}.md`;
+}
+
 export function addKnowhow(root: WorkflowRoot, input: AddKnowhowInput): AddKnowhowResult {
   const prefix = KNOWHOW_PREFIX[input.type];
   if (!prefix) throw new MaestroError('BAD_INPUT', `knowhow type "${input.type}" must be one of ${Object.keys(KNOWHOW_PREFIX).join('|')}.`);
@@ -113,7 +118,7 @@ export function addKnowhow(root: WorkflowRoot, input: AddKnowhowInput): AddKnowh
     const id = input.explicitId.toLowerCase();
     if (!EXPLICIT_ID_RE.test(id)) throw new MaestroError('BAD_INPUT', `explicit id "${input.explicitId}" must look like tip-20260427-my-slug.`);
     if (id.slice(0, 3).toUpperCase() !== prefix) throw new MaestroError('BAD_INPUT', `explicit id "${input.explicitId}" has prefix ${id.slice(0, 3)} but type ${input.type} needs ${prefix.toLowerCase()}.`);
-    fileName = `${prefix}${id.slice(3)}.md`;
+    fileName = explicitIdFileName(id);
   } else {
     const { ymd, hm } = localStamp(now);
     const slug = slugify(title).slice(0, 40).replace(/-+$/, '');

@@ -7,7 +7,12 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSy
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
-import { tmpDir } from '../../../test/helpers/knowledge2.js';
+import { project, tmpDir } from '../../../test/helpers/knowledge2.js';
+import { createLifecycleContext } from '../lifecycle/context.js';
+import { promote } from '../lifecycle/promote/promote.js';
+import { promotionPath } from '../lifecycle/promote/promotion.js';
+import { sealRun, stage } from '../lifecycle/session/ops.js';
+import { createRun, createSession } from '../lifecycle/session/store.js';
 import { addKnowhow, deprecateKnowhow } from './knowhowWriter.js';
 import { appendSpecEntry, deprecateSpec } from './specWriter.js';
 
@@ -76,5 +81,41 @@ describe('symbolic links out of .workflow/', () => {
     expect(readFileSync(join(outside, 'specs', 'coding-conventions.md'), 'utf8')).toBe(before);
     expect(readdirSync(join(outside, 'specs'))).toEqual(['coding-conventions.md']);
     expect(readdirSync(join(outside, 'knowhow'))).toEqual([doc.filename]);
+  });
+
+  it('refuses a promotion into a linked specs folder before its intent is written', () => {
+    const lc = createLifecycleContext({ embedder: null });
+    const p = project({ specs: false });
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    const { candidate } = stage(p.root, { target: 'spec', title: 'Rule', content: 'Handlers validate input.', run: 'run-1', session: 's-1' }, process.env);
+    sealRun(lc, p.root, 's-1', 'run-1');
+    const outside = outsideDir();
+    const specs = join(p.root.workflowDir, 'specs');
+    rmSync(specs, { recursive: true });
+    symlinkSync(outside, specs);
+    expect(() => promote(lc, p.root, 's-1', { candidates: [candidate.candidate_id] })).toThrow(/learnings\.md: .*specs is a symbolic link leading to/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(() => lstatSync(promotionPath(join(p.root.workflowDir, 'sessions', 's-1', 'runs', 'run-1')))).toThrow(/ENOENT/);
+  });
+
+  it('promotes through a run folder Maestro linked to the orchestrator, but not through a linked receipt', () => {
+    const lc = createLifecycleContext({ embedder: null });
+    const p = project({ specs: false });
+    const runDir = join(tmpDir('maestro-orchestrator-run-'), 'run');
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1', linkTo: runDir });
+    const first = stage(p.root, { target: 'spec', title: 'One', content: 'First rule.', run: 'run-1', session: 's-1' }, process.env).candidate;
+    const second = stage(p.root, { target: 'spec', title: 'Two', content: 'Second rule.', run: 'run-1', session: 's-1' }, process.env).candidate;
+    sealRun(lc, p.root, 's-1', 'run-1');
+    expect(promote(lc, p.root, 's-1', { candidates: [first.candidate_id] }).promoted).toHaveLength(1);
+    const receipt = promotionPath(join(p.root.workflowDir, 'sessions', 's-1', 'runs', 'run-1'));
+    const moved = join(outsideDir(), 'receipt.json');
+    renameSync(receipt, moved);
+    symlinkSync(moved, receipt);
+    const before = readFileSync(moved, 'utf8');
+    expect(() => promote(lc, p.root, 's-1', { candidates: [second.candidate_id] })).toThrow(`Refusing to write ${receipt}: it is a symbolic link (to ${moved})`);
+    expect(readFileSync(moved, 'utf8')).toBe(before);
+    expect(isLink(receipt)).toBe(true);
   });
 });

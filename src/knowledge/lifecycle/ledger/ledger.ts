@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
+import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { candidateId } from './recipes.js';
 
@@ -155,6 +156,7 @@ export function emptyLedger(sessionId: string, runId: string | null, now: string
  * leave the file untouched (nothing changed).
  */
 export function updateLedger<T>(file: string, init: () => Ledger, mutate: (l: Ledger) => T): T {
+  assertNotLinked(file);
   return withCorpusLock([file], () => {
     const ledger = readLedger(file) ?? init();
     const before = JSON.stringify(ledger);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { specEntryId } from '../../format/corpus.js';
-import { addKnowhow, supersedeKnowhow } from '../../format/knowhowWriter.js';
+import { addKnowhow, explicitIdFileName, supersedeKnowhow } from '../../format/knowhowWriter.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
@@ -18,8 +18,8 @@ import { withCorpusLock } from '../../format/lock.js';
 import { readSourceState, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { changedMessage, clashMessage, freshForPromotion, titleClash } from './gates.js';
 import { sourceOfCandidate } from '../reconcile/review.js';
-import { specDirs, type WorkflowRoot } from '../../format/root.js';
-import { isSealed, readRun, readSession } from '../session/store.js';
+import { assertInsideRoot, specDirs, type WorkflowRoot } from '../../format/root.js';
+import { isSealed, readRun, readSession, sessionDir } from '../session/store.js';
 import { appendSpecEntry, neutralizeSpecTags, supersedeSpec, targetFileFor } from '../../format/specWriter.js';
 import { isCategory, parseSpecText } from '../../format/specParser.js';
 import { readPromotions, updatePromotions, type PromotionEntry } from './promotion.js';
@@ -78,9 +78,25 @@ export function promote(lc: LifecycleContext, root: WorkflowRoot, sid: string, o
     res.already_promoted.push({ candidate_id: id, promoted_id: findPromoted(root, sid, id) });
   }
 
+  assertTargetsInside(root, sid, work, now);
   opts.afterGates?.();
   for (const w of work) promoteWork(root, sid, opts, w, { corpus, seenIn, now, res });
   return res;
+}
+
+/**
+ * The last gate: every file this promotion writes lies inside the project's .workflow/ on disk, not
+ * only by its path (a symbolic link could lead a spec file or the session folder out of it), and
+ * none is a link. Checked for all candidates before the first intent is written, so a refusal
+ * leaves nothing half done. (A run folder may be a link: Maestro makes it one, to the
+ * orchestrator's run directory; its receipt is checked where it is written, promotion.ts.)
+ */
+function assertTargetsInside(root: WorkflowRoot, sid: string, work: Work[], now: Date): void {
+  assertInsideRoot(root, sessionDir(root, sid));
+  for (const { cand } of work) {
+    if (cand.target === 'spec') assertInsideRoot(root, specFileOf(root, cand));
+    else assertInsideRoot(root, join(root.workflowDir, 'knowhow', explicitIdFileName(plannedId(cand, now))));
+  }
 }
 
 /** Which sources are involved: explicit selection touches only its candidates' sources. */

@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
+import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 
 export const PROMOTION_SCHEMA = 'knowledge-promotion-receipt/1.0';
@@ -53,6 +54,7 @@ export function readPromotions(dir: string): PromotionFile | null {
 
 export function updatePromotions<T>(dir: string, sid: string, rid: string, fn: (f: PromotionFile) => T): T {
   const p = promotionPath(dir);
+  assertNotLinked(p);
   return withCorpusLock([p], () => {
     const f = readPromotions(dir) ?? { schema_version: PROMOTION_SCHEMA, session_id: sid, run_id: rid, entries: {} };
     const out = fn(f);

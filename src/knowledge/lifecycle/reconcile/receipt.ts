@@ -12,6 +12,7 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
+import { assertNotLinked } from '../../format/linkGuard.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
@@ -172,6 +173,7 @@ export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: S
   const state = readSourceState(src);
   const previous = tryReadReceipt(src);
   // An unreadable receipt is rebuilt, not trusted; its bytes are kept beside it for a human to look at.
+  assertNotLinked(src.receiptPath);
   if (previous.corrupt) renameSync(src.receiptPath, `${src.receiptPath}.corrupt`);
   const receipt = buildReceipt(lc, src, state, corpus, pc, opts, previous.receipt);
   writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);

@@ -6,6 +6,7 @@
  */
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
+import { assertNotLinked } from '../../format/linkGuard.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readPromotions } from '../promote/promotion.js';
@@ -178,6 +179,7 @@ export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: 
   entry.promotion_eligibility = as.eligibility;
   entry.canonical_id = target;
   entry.resolution = { status: 'confirmed', reason: input.reason.trim(), resolved_at: new Date().toISOString() };
+  assertNotLinked(src.receiptPath);
   writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
   let status = 'status' in cand ? String(cand.status) : 'draft';
   if (as.reject) {
