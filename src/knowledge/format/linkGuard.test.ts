@@ -5,9 +5,11 @@
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
 import { project, tmpDir } from '../../../test/helpers/knowledge2.js';
+import { INDEX_FILE, openIndex } from '../index/store.js';
 import { createLifecycleContext } from '../lifecycle/context.js';
 import { promote } from '../lifecycle/promote/promote.js';
 import { promotionPath } from '../lifecycle/promote/promotion.js';
@@ -117,5 +119,26 @@ describe('symbolic links out of .workflow/', () => {
     expect(() => promote(lc, p.root, 's-1', { candidates: [second.candidate_id] })).toThrow(`Refusing to write ${receipt}: it is a symbolic link (to ${moved})`);
     expect(readFileSync(moved, 'utf8')).toBe(before);
     expect(isLink(receipt)).toBe(true);
+  });
+
+  it('keeps the search index in memory when its file is a link, leaving the linked database alone', () => {
+    const { root } = tempRoot();
+    const outside = join(outsideDir(), 'victim.db');
+    const victim = new Database(outside);
+    victim.exec('CREATE TABLE mine (x)');
+    victim.close();
+    symlinkSync(outside, join(root.workflowDir, INDEX_FILE));
+    const h = openIndex({ workflowDir: root.workflowDir, sources: [] });
+    try {
+      expect(h.location).toBe(':memory:');
+    } finally {
+      h.close();
+    }
+    const after = new Database(outside, { readonly: true });
+    try {
+      expect(after.prepare('SELECT name FROM sqlite_master').pluck().all()).toEqual(['mine']);
+    } finally {
+      after.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
  * every source file and re-reads only those whose mtime or size changed, in one
  * transaction; `rebuild()` drops the projection and reads everything again.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { trackResource } from '../../lib/resources.js';
@@ -57,6 +57,14 @@ function track(db: Database.Database, location: string, readOnly: boolean): Inde
   };
 }
 
+/** A fresh index in memory: for a read-only probe, a root without `.workflow/`, or an index file that cannot be used. */
+function memoryIndex(readOnly: boolean): IndexHandle {
+  const mem = new Database(':memory:');
+  createSchema(mem);
+  setVersion(mem);
+  return track(mem, ':memory:', readOnly);
+}
+
 export function openIndex(opts: OpenIndexOptions): IndexHandle {
   const path = join(opts.workflowDir, INDEX_FILE);
   if (opts.readOnly) {
@@ -70,18 +78,15 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
         // unreadable or old: fall through to a private in-memory build
       }
     }
-    const mem = new Database(':memory:');
-    createSchema(mem);
-    setVersion(mem);
-    return track(mem, ':memory:', true);
+    return memoryIndex(true);
   }
-  if (!existsSync(opts.workflowDir)) {
-    const mem = new Database(':memory:');
-    createSchema(mem);
-    setVersion(mem);
-    return track(mem, ':memory:', false);
-  }
+  if (!existsSync(opts.workflowDir)) return memoryIndex(false);
   mkdirSync(opts.workflowDir, { recursive: true });
+  if (isLink(path)) {
+    // SQLite would write through it, wherever it leads; the index is only a projection, so search goes on in memory.
+    process.stderr.write(`maestro: knowledge index ${path} is a symbolic link; Maestro does not write through links out of .workflow/, so it uses an in-memory index. Remove the link to keep the index on disk.\n`);
+    return memoryIndex(false);
+  }
   let db: Database.Database;
   try {
     const created = !existsSync(path);
@@ -99,12 +104,17 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
   } catch (err) {
     // A corrupt index is only a projection: say so and build a fresh one in memory.
     process.stderr.write(`maestro: knowledge index ${path} is unreadable (${(err as Error).message}); using an in-memory index. Delete the file to rebuild it.\n`);
-    const mem = new Database(':memory:');
-    createSchema(mem);
-    setVersion(mem);
-    return track(mem, ':memory:', false);
+    return memoryIndex(false);
   }
   return track(db, path, false);
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function setVersion(db: Database.Database): void {
