@@ -82,10 +82,21 @@ export function takeInstructions(ctx: RunContext, stageName: string): string[] {
   return ctx.stages.takeInstructions(stageName, fresh);
 }
 
+/** Replies this worker process took: one taken by an earlier process of the run is an answer from before a restart. */
+const takenHere = new Set<string>();
+
 /** Writes a clarify record and waits for a reply in inbox.json (matching clarifyId, or a reply without replyTo). */
 export async function askUser(ctx: RunContext, stageName: string, question: string): Promise<string> {
   // Stable per (run, stage, question): a worker restarted while waiting asks under the same id, so a reply to the first ask still counts.
   const clarifyId = `c-${createHash('sha256').update(`${ctx.job.runId}\0${stageName}\0${question}`).digest('hex').slice(0, 16)}`;
+  // Answered before a restart: a worker killed after it took the reply replays the stage and meets the same
+  // question. The person's answer stands (asking again lost it: the reply was marked taken), and nobody is asked.
+  const answered = readInbox(ctx.runDir).find((m) => m.type === 'reply' && m.replyTo === clarifyId && ctx.stages.isConsumed(m.id) && !takenHere.has(m.id));
+  if (answered) {
+    takenHere.add(answered.id);
+    appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'reply', text: answered.text });
+    return answered.text;
+  }
   ctx.emit({ type: 'clarify', stage: stageName, clarifyId, question });
   appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'question', text: question });
   const deadline = ctx.limits.clarifyTimeoutMs ? Date.now() + ctx.limits.clarifyTimeoutMs : Infinity;
@@ -95,6 +106,7 @@ export async function askUser(ctx: RunContext, stageName: string, question: stri
       const reply = readInbox(ctx.runDir).find((m) => m.type === 'reply' && !ctx.stages.isConsumed(m.id) && (m.replyTo === undefined || m.replyTo === clarifyId));
       if (reply) {
         ctx.stages.consume(reply.id);
+        takenHere.add(reply.id);
         appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'reply', text: reply.text });
         return reply.text;
       }

@@ -14,6 +14,7 @@ import { readTranscript } from '../../src/executor/protocol/transcript.js';
 import { spawnWorker } from '../../src/executor/spawn.js';
 import { resultData, sandbox } from './helpers.js';
 import { waitForRecord } from './waitFor.js';
+import { poll } from '../helpers/wait.js';
 
 const isFinal = (r: OutboxRecord) => r.type === 'result' || r.type === 'error';
 
@@ -142,6 +143,30 @@ describe('worker process', () => {
     const prompts = readTranscript(runDir).entries.filter((e) => e.role === 'prompt').map((e) => e.text);
     expect(prompts).toHaveLength(2);
     expect(prompts.every((p) => p.includes('keep it short'))).toBe(true);
+  });
+
+  it('killed after it took a reply, the restarted worker keeps the answer: the same question is not asked again', async () => {
+    using sb = sandbox();
+    // The first call takes the answer and is killed before it uses it; the replayed call asks the same question.
+    const script = sb.script([
+      { match: { role: 'execute' }, times: 1, actions: [{ ask: 'Which name?' }, { hang: true }] },
+      { match: { role: 'execute' }, actions: [{ ask: 'Which name?' }, { write: { path: 'name.txt', content: '{{reply}}\n' } }] },
+    ]);
+    const runDir = sb.runDir('exec');
+    writeJob(runDir, sb.job({ kind: 'execute', inboxPollMs: 20 }, script));
+    const first = spawnWorker(runDir);
+    const asked = await waitForRecord(runDir, (r) => r.type === 'clarify');
+    appendInbox(runDir, { type: 'reply', text: 'banana', replyTo: (asked as { clarifyId: string }).clarifyId });
+    await poll(() => readTranscript(runDir).entries.some((e) => e.role === 'reply'), 'the first worker taking the reply', 60_000);
+    first.kill();
+    await first.exited;
+    const second = spawnWorker(runDir);
+    expect((await second.exited).code).toBe(0);
+    const records = readOutbox(runDir).records;
+    expect(records.filter((r) => r.type === 'clarify')).toHaveLength(1);
+    const final = records.find(isFinal)!;
+    expect(final.type, JSON.stringify(final)).toBe('result');
+    expect(readFileSync(join(resultData<{ worktreePath: string }>(final).worktreePath, 'name.txt'), 'utf8')).toBe('banana\n');
   });
 
   it('refuses an unknown provider with a needs-attention error record and exit 2', async () => {
