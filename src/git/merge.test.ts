@@ -3,9 +3,7 @@
  * branch adds makes git refuse the merge before it starts. That is the person's to clear, not a
  * conflict for a conflict run: DIRTY_MAIN naming the files, main unchanged, whatever the locale.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../test/helpers/db.js';
@@ -33,12 +31,6 @@ function repoWithBranch(mainMoves: boolean): string {
   return repo;
 }
 
-/** Whether git here answers in German when asked to (its translations and the locale are installed). */
-function gitSpeaksGerman(): boolean {
-  const env = { ...process.env, LC_ALL: 'de_DE.UTF-8', LANGUAGE: 'de' };
-  return /Kein Git-Repository/.test(spawnSync('git', ['rev-parse', '--git-dir'], { cwd: tmpdir(), env, encoding: 'utf8' }).stderr);
-}
-
 const merge = (repo: string, strategy: 'merge' | 'no-ff' = 'merge') => mergeIntoMain({ repoPath: repo, branch: 'maestro/t-e', baseBranch: 'main', strategy });
 
 describe('untracked files in the way of a merge', () => {
@@ -64,22 +56,6 @@ describe('untracked files in the way of a merge', () => {
       expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('by the task\n');
     });
   }
-
-  // Only a machine with git's German translations and a German locale can tell (this test is skipped elsewhere).
-  it.skipIf(!gitSpeaksGerman())('are told apart in a translated git too: the merge speaks English (LC_ALL=C)', async () => {
-    const repo = repoWithBranch(true);
-    writeFileSync(join(repo, 'e.txt'), 'my notes\n');
-    const saved = { LC_ALL: process.env.LC_ALL, LANGUAGE: process.env.LANGUAGE };
-    Object.assign(process.env, { LC_ALL: 'de_DE.UTF-8', LANGUAGE: 'de' });
-    try {
-      await expect(merge(repo)).rejects.toMatchObject({ code: 'DIRTY_MAIN', details: { untracked: ['e.txt'] } });
-    } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    }
-  });
 
   it('a real conflict is still a conflict, aborted', async () => {
     const repo = repoWithBranch(false);
