@@ -184,13 +184,14 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       if (req.method !== 'GET') void feed.poke();
     });
     cleanups.push(() => app.close());
+    // Before it listens: a daemon refused for a live name on a shared database never says it is up.
+    await orchestrator.register();
     const { port, url } = await listen(app, config);
     // Clients given only this home find this daemon, whatever its port (a wildcard bind: through loopback).
     cleanups.push(writeHomeDaemonUrl(config.home, /^(0\.0\.0\.0|::|\[::\])$/.test(config.host) ? `http://127.0.0.1:${port}` : url));
     const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
     log.info({ url, home: config.home, database: db.name }, 'daemon started');
     if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
-    await orchestrator.register();
     await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
     return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
