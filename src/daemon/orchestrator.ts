@@ -290,7 +290,12 @@ export class Orchestrator {
       // next tick's reconcile gives it the run its status calls for. Only the task's own failures need a person.
       if (isMaestroError(e, 'DATABASE_UNREACHABLE')) return this.opts.onError(e);
       // Nor a shared remote that does not answer: the health report says so, and the run starts once it does.
-      if (isMaestroError(e, 'REMOTE_UNREACHABLE')) return;
+      // The task says so too, once per claim: other daemons' boards show it claimed, with no run and no health condition.
+      if (isMaestroError(e, 'REMOTE_UNREACHABLE')) {
+        const waiting = { projectId: task.projectId, taskId: task.id, type: 'run.waiting', payload: { kind, owner: this.owner, reason: e.message } };
+        await this.store.events.appendOnce(waiting, `run.waiting:${task.id}:${task.attempt}`).catch((err: unknown) => this.opts.onError(coerceError(err)));
+        return;
+      }
       const current = await this.store.tasks.get(task.id);
       if (current.claimedBy === this.owner) {
         await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message }, [

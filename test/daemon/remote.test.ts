@@ -103,6 +103,9 @@ describe('a shared remote that does not answer', () => {
     expect(waiting.claimedBy).toBe(d.orchestrator.owner);
     expect(waiting.status).not.toBe('needs_attention');
     expect(await store.runs.list({ taskId: t.id })).toEqual([]);
+    // The task says why it waits (once, however many ticks), for the boards of daemons that can reach the remote.
+    const why = (await store.events.list({ taskId: t.id, type: 'run.waiting' })).events.map((e) => e.payload);
+    expect(why).toEqual([{ kind: expect.any(String), owner: d.orchestrator.owner, reason: expect.stringContaining(`The shared remote ${remote} of project web cannot be reached`) }]);
 
     renameSync(`${remote}.away`, remote);
     await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote is back', 120_000);

@@ -105,5 +105,5 @@ export const fr: Dictionary = {
     BAD_INPUT: 'La requête a été refusée', ILLEGAL_TRANSITION: 'Impossible dans l’état de la tâche', WRONG_GATE: 'La tâche attend à une autre étape', UNKNOWN_TASK: 'Tâche inconnue', UNKNOWN_PROJECT: 'Projet inconnu',
     NOT_FOUND: 'Introuvable', NO_DIFF: 'Aucune modification à afficher', UNAUTHORIZED: 'Non autorisé', NETWORK: 'Le démon n’a pas répondu', TASK_BUSY: 'La tâche est occupée', INTERNAL: 'Le démon a échoué',
   },
-  eventType: { 'task.created': 'créée', 'task.edited': 'modifiée', 'task.status': 'statut', 'task.inject': 'instruction', 'run.started': 'exécution lancée', 'run.finished': 'exécution terminée', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'reprise', 'run.refused': 'refusée', 'merge.conflict': 'conflit de fusion', 'git.push_failed': 'échec du push', 'project.config': 'configuration', 'project.created': 'enregistré' },
+  eventType: { 'task.created': 'créée', 'task.edited': 'modifiée', 'task.status': 'statut', 'task.inject': 'instruction', 'run.started': 'exécution lancée', 'run.finished': 'exécution terminée', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'reprise', 'run.waiting': 'en attente', 'run.refused': 'refusée', 'merge.conflict': 'conflit de fusion', 'git.push_failed': 'échec du push', 'project.config': 'configuration', 'project.created': 'enregistré' },
 };

@@ -33,7 +33,7 @@ export function Trace({ traceId }: { traceId: string }) {
                 {c.events.map((e) => (
                   <li key={e.id}>
                     <span className={styles.muted}>{new Date(e.at).toLocaleTimeString(i18n.language)}</span> {t(`eventType.${e.type}`, { defaultValue: e.type })}{' '}
-                    {typeof e.payload.stage === 'string' ? `${e.payload.stage} ${String(e.payload.state ?? '')}` : typeof e.payload.to === 'string' ? `→ ${t(`status.${e.payload.to}`, { defaultValue: e.payload.to })}` : ''}
+                    {typeof e.payload.stage === 'string' ? `${e.payload.stage} ${String(e.payload.state ?? '')}` : typeof e.payload.to === 'string' ? `→ ${t(`status.${e.payload.to}`, { defaultValue: e.payload.to })}` : typeof e.payload.reason === 'string' ? e.payload.reason : ''}
                   </li>
                 ))}
               </ul>
