@@ -115,7 +115,8 @@ export function taskGates({ tx }: TaskOpsContext) {
      * Approves a gate. Approving a plan whose result holds two or more
      * subtasks creates them as children first, so the parent waits for them.
      */
-    approve: (id: string, gate: Gate, who: string, reason: string | null = null) =>
+    /** `from`: where the decision was made (the API's caller), kept in its event for the record. */
+    approve: (id: string, gate: Gate, who: string, reason: string | null = null, from?: Record<string, unknown>) =>
       tx('tasks.approve', async (q, now) => {
         const before = await getTask(q, id);
         const subtasks = (before.result?.subtasks ?? []) as SubtaskSpec[];
@@ -125,14 +126,14 @@ export function taskGates({ tx }: TaskOpsContext) {
           for (const c of children) await appendEvent(q, { projectId: c.projectId, taskId: c.id, type: 'task.created', payload: { title: c.title, parentId: id } }, now);
         }
         const { task } = await approveGate(q, { id, gate, who, reason, now });
-        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who }), now);
+        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(from ? { from } : {}) }), now);
         return task;
       }),
-    reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = []) =>
+    reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = [], from?: Record<string, unknown>) =>
       tx('tasks.reject', async (q, now) => {
         const before = await getTask(q, id);
         const { old, next } = await rejectGate(q, { id, gate, who, reason, now, comments });
-        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id, ...(comments.length ? { comments } : {}) }), now);
+        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id, ...(comments.length ? { comments } : {}), ...(from ? { from } : {}) }), now);
         await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
         return { old, next };
       }),

@@ -179,6 +179,9 @@ describe('review API', () => {
     expect(next.version).toBe(2);
     expect(next.feedback).toContain('- src.ts:2 — b must stay 2');
     expect(next.feedback).toContain('- gone.txt:1 (old side, a removed line) — keep this file');
+    // The decision's event says where it was made.
+    const decided = (await d.store.events.list({ taskId: task.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'reject');
+    expect(decided?.payload.from).toEqual({ address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' });
 
     // Either version's id shows the whole chain; ?version= picks the other one.
     for (const id of [task.id, next.id]) {

@@ -1,13 +1,14 @@
 /** /api/projects: register a repository, list and show projects. */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
 import { canonical } from '../../daemon/projectRoots.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
+import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
 import { projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
@@ -96,12 +97,4 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       return { project: maskSecrets(project) };
     },
   );
-}
-
-/** Where a request came from, for the events of changes that run code: the peer address and the client's own word. */
-function requestOrigin(req: FastifyRequest): { address: string; client: string; userAgent: string | null } {
-  const declared = req.headers['x-maestro-client'];
-  const client = typeof declared === 'string' && declared ? declared.slice(0, 100) : req.headers.origin ? 'browser' : 'http';
-  const ua = req.headers['user-agent'];
-  return { address: req.ip, client, userAgent: typeof ua === 'string' ? ua.slice(0, 200) : null };
 }

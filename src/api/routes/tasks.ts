@@ -10,6 +10,7 @@ import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES, type Task } from '../../core/types.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
+import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
 import { checkComments, gateFor, reviewContext } from './review.js';
@@ -92,16 +93,17 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: await store.tasks.retry(task.id, task.status) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at)', tags, params: idParam, body: gateBody, response: taskResponse }, async ({ params, body }) => {
+  // A decision's event says where it came from (address, client): on a team's database, which board or CLI it was.
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at)', tags, params: idParam, body: gateBody, response: taskResponse }, async ({ params, body, req }) => {
     const task = await store.tasks.get(params.id);
-    return { task: await store.tasks.approve(task.id, gateFor(task, body.gate), body.who, body.reason ?? null) };
+    return { task: await store.tasks.approve(task.id, gateFor(task, body.gate), body.who, body.reason ?? null, requestOrigin(req)) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody, response: rejectResponse }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody, response: rejectResponse }, async ({ params, body, req }) => {
     const task = await store.tasks.get(params.id);
     const gate = gateFor(task, body.gate);
     if (task.status === gate) await checkComments(review, task, body.comments);
-    const { old, next } = await store.tasks.reject(task.id, gate, body.who, body.reason, body.comments);
+    const { old, next } = await store.tasks.reject(task.id, gate, body.who, body.reason, body.comments, requestOrigin(req));
     return { task: old, next };
   });
 
