@@ -259,7 +259,13 @@ export class Orchestrator {
     this.restarts.set(run.id, n);
     if (n > MAX_WORKER_RESTARTS) return this.failRun(run, task, `WORKER_DIED: the worker died ${n - 1} times on this run`);
     await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.resumed', payload: { restart: n } });
-    await this.spawn(fresh);
+    try {
+      await this.spawn(fresh);
+    } catch (err) {
+      // A run whose job.json is damaged cannot resume, however often it is tried: it ends now, saying why.
+      if (!isMaestroError(err, 'JOB_INVALID')) throw err;
+      await this.failRun(run, task, `JOB_INVALID: the run cannot resume: ${err.message}`);
+    }
   }
 
   private async failRun(run: Run, task: Task, error: string): Promise<void> {
