@@ -43,6 +43,8 @@ import { WorkerManager } from './workerManager.js';
 
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 
+import { runNotStarted } from './runNotStarted.js';
+
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
 
 export class Orchestrator {
@@ -291,24 +293,7 @@ export class Orchestrator {
       }
       await this.createAndSpawn({ ...fresh, status }, kind);
     } catch (err) {
-      const e = coerceError(err);
-      // The database going away (a restart) is nobody's fault: the task keeps its status and claim, and the
-      // next tick's reconcile gives it the run its status calls for. Only the task's own failures need a person.
-      if (isMaestroError(e, 'DATABASE_UNREACHABLE')) return this.opts.onError(e);
-      // Nor a shared remote that does not answer: the health report says so, and the run starts once it does.
-      // The task says so too, once per claim: other daemons' boards show it claimed, with no run and no health condition.
-      if (isMaestroError(e, 'REMOTE_UNREACHABLE')) {
-        const waiting = { projectId: task.projectId, taskId: task.id, type: 'run.waiting', payload: { kind, owner: this.owner, reason: e.message } };
-        await this.store.events.appendOnce(waiting, `run.waiting:${task.id}:${task.attempt}`).catch((err: unknown) => this.opts.onError(coerceError(err)));
-        return;
-      }
-      const current = await this.store.tasks.get(task.id);
-      if (current.claimedBy === this.owner) {
-        await this.store.tasks.advance({ ...fence, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message }, [
-          { projectId: task.projectId, taskId: task.id, type: 'run.refused', payload: { kind, message: e.message } },
-        ]);
-      }
-      if (!(e instanceof MaestroError)) this.opts.onError(e);
+      await runNotStarted(this.store, { owner: this.owner, task, kind, onError: this.opts.onError }, coerceError(err));
     }
     this.opts.onChange();
   }
