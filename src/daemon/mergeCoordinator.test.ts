@@ -14,7 +14,7 @@ import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { ProjectRepos } from './repos.js';
-import { registerDaemon } from '../store/ops/daemons.js';
+import { registerDaemon, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 
 let store: Store | null = null;
 afterEach(async () => {
@@ -183,6 +183,23 @@ describe('merge trains', () => {
     expect(opened).toEqual([{ task: b.id, locks: 0 }]);
     expect(await conflicts()).toEqual(['d1', 'd2']);
     expect([...d1.errors, ...d2.errors]).toEqual([]);
+  });
+
+  it("in a project's own repository too, one daemon merges at a time: another holding the project's merge lease keeps it waiting", async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    expect(await takeMergeLease(s.db, { projectId: project.id, owner: 'd1', now: s.clock(), leaseMs: 60_000 })).toBe(true);
+    const d2 = coordinator(s, tempDir('maestro-home-'), 'd2');
+    await d2.merges.tick();
+    expect((await s.tasks.get(a.id)).status).toBe('merging');
+    await releaseMergeLease(s.db, project.id, 'd1');
+    await d2.merges.tick();
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect(await s.db.all(`SELECT project_id FROM merge_locks`)).toEqual([]);
+    expect(d2.errors).toEqual([]);
   });
 
   it("in a project's own repository: the train merges around a conflicting task and one the before:merge hook refuses", async () => {

@@ -168,7 +168,13 @@ export class MergeCoordinator {
     const projectId = project.id;
     const landed: Landed[] = [];
     if (!remoteOf(project)) {
-      for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
+      // The lease too: daemons on one host sharing a database would otherwise merge into this checkout at once.
+      if (!(await takeMergeLease(this.store.db, this.lease(project)))) return landed;
+      try {
+        for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
+      } finally {
+        await releaseMergeLease(this.store.db, projectId, this.opts.owner);
+      }
     } else if (this.opts.repos.reach.mayTry(projectId)) {
       await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
