@@ -125,7 +125,7 @@ describe('knowledge review routes', () => {
     expect(await resolve({ candidate: p.candidate, as: 'unique', reason: 'x', extra: 1 })).toMatchObject({ status: 400, message: expect.stringMatching(/extra/) });
     expect(await resolve({ candidate: p.candidate, as: 'related', target: 'S-nope', reason: 'x', refresh: true })).toMatchObject({ status: 404, code: 'UNKNOWN_KNOWLEDGE_ID' });
     const promote = (body: object) => call('POST', '/api/knowledge/review/task-1/promote?projectId=P1', body);
-    expect(await promote({})).toMatchObject({ status: 400 });
+    expect(await promote({})).toMatchObject({ status: 400, message: expect.stringContaining('give {"candidates": ["KDC-<16 hex>", …]} (1 to 100 ids) or {"all": true}') });
     expect(await promote({ candidates: [] })).toMatchObject({ status: 400 });
     expect(await promote({ all: false })).toMatchObject({ status: 400 });
     expect(await promote({ candidates: ['../x'] })).toMatchObject({ status: 400, message: expect.stringMatching(/candidate id/) });

@@ -33,10 +33,10 @@ export const resolveBody = z
   .strict()
   .refine((b) => b.as === 'unique' || !!b.target, { message: 'needs a target knowledge id unless resolved as unique', path: ['target'] });
 
-export const promoteBody = z.union([
-  z.object({ candidates: z.array(candidateId).min(1).max(100) }).strict(),
-  z.object({ all: z.literal(true) }).strict(),
-]);
+export const promoteBody = z.union(
+  [z.object({ candidates: z.array(candidateId).min(1).max(100) }).strict(), z.object({ all: z.literal(true) }).strict()],
+  { error: 'give {"candidates": ["KDC-<16 hex>", …]} (1 to 100 ids) or {"all": true}, and nothing else' },
+);
 
 export const auditQuery = projectQuery
   .extend({
