@@ -11,11 +11,20 @@ const relPath = z
   .string()
   .min(1)
   .max(1000)
-  .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, no "..")');
+  .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, no "..")')
+  // A NUL or a line break is in no file name git shows; `task show` printed "a\0b" as "a b".
+  .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), 'must not contain control characters (NUL, line breaks, tabs)');
 
 export const projectInputSchema = z
   .object({
-    name: z.string().trim().min(1).max(200).regex(/^[^\s/\\][^/\\]*$/, 'must not contain slashes or start with a space'),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[^\s/\\][^/\\]*$/, 'must not contain slashes or start with a space')
+      // Projects are named by id or name: a name shaped like an id could hide another project.
+      .refine((n) => !/^p_[0-9a-f]{16}$/.test(n), 'must not look like a project id (p_ and 16 hex digits)'),
     repoPath: z.string().min(1).max(4096),
     config: z.record(z.string(), z.unknown()).default({}),
   })

@@ -71,6 +71,8 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       const before = await snapshot(db);
       await expectCode(project(), 'DUPLICATE_PROJECT', /"demo" already exists/);
       await expectCode(store.projects.create({ name: '', repoPath: '/x' }), 'BAD_INPUT', /name/);
+      // A name shaped like another project's id would hide it from commands that take an id or a name.
+      await expectCode(store.projects.create({ name: p.id.replace(/.$/, '0'), repoPath: '/x' }), 'BAD_INPUT', /name: must not look like a project id/);
       await expectCode(store.projects.get('nope'), 'UNKNOWN_PROJECT', /"nope"/);
       expect(await snapshot(db)).toEqual(before);
     });
@@ -115,6 +117,7 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       await expectCode(store.tasks.create({ projectId: p.id, title: 'x', priority: 7 } as never), 'BAD_INPUT', /priority/);
       await expectCode(store.tasks.create({ projectId: p.id, title: 'x', ownedFiles: ['../etc/passwd'] }), 'BAD_INPUT', /ownedFiles/);
       await expectCode(store.tasks.get('t_missing'), 'UNKNOWN_TASK');
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'NUL', ownedFiles: ['a\u0000b'] }), 'BAD_INPUT', /ownedFiles\.0: must not contain control characters/);
       expect(await snapshot(db)).toEqual(before);
     });
 
