@@ -47,7 +47,7 @@ function specAdd(spec: Command, ctx: CliContext): void {
     .argument('<category>', 'coding | arch | debug | test | review | learning | ui')
     .argument('<title>')
     .argument('<content...>')
-    .requiredOption('--keywords <list>', 'comma-separated keywords', list)
+    .requiredOption('--keywords <list>', 'comma-separated keywords (required)', list)
     .option('--description <text>')
     .option('--source <text>')
     .option('--confidence <level>', 'high | medium | low | contested')
