@@ -34,7 +34,8 @@ import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon
 import { Orchestrator, type OrchestratorHooks } from '../daemon/orchestrator.js';
 import { createDemo, type DemoOptions } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
-import { baseBranchOf, remoteOf, workRepoOf, type ProjectRepos } from '../daemon/repos.js';
+import { remoteOf, workRepoOf, type ProjectRepos } from '../daemon/repos.js';
+import { promoteOnRemote } from '../daemon/sharedKnowledge.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -347,16 +348,16 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
     const work = workRepoOf(config.home, project);
     return existsSync(work) ? work : project.repoPath;
   };
-  // A promotion changes files main tracks: in this host's clone of a shared remote, the next sync would undo it.
-  const promotionRefused = async (projectId: string) => {
+  // A promotion changes files main tracks: on a shared remote it lands on the remote's main, as a merge does.
+  const promoteShared = async <T>(projectId: string, sessionId: string, promote: () => T): Promise<T | null> => {
     const project = await store.projects.get(projectId);
     if (!remoteOf(project)) return null;
-    return `project ${project.name} is on a shared remote (${remoteOf(project)}), worked in each daemon's own clone: a promotion here would change only this daemon's clone, and its next sync with the remote's ${baseBranchOf(project)} would undo it. Promotion is not supported for such projects yet; the candidates stay pending for review.`;
+    return promoteOnRemote({ store, repos, owner: config.name, leaseMs: config.leaseMs }, project, sessionId, promote);
   };
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's `.workflow/` only: where its runs work (repoFor).
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promotionRefused, confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteShared, confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];

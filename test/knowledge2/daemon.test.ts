@@ -4,7 +4,7 @@
  * (card + injected spec, deprecated one skipped) reaches the agent, and the
  * agent's report becomes pending candidates — never a commit, never a rule.
  */
-import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,7 +93,7 @@ describe('knowledge in the orchestrator', () => {
     expect(existsSync(join(repo, '.workflow', 'sessions', sid, 'session.json'))).toBe(true);
   });
 
-  it('on a shared remote the run is finished where it started: in the daemon\'s clone', async () => {
+  it('on a shared remote the run is finished where it started (the daemon\'s clone), and a promotion lands on the remote\'s main, or not at all', async () => {
     // The project is registered by its bare remote, which has no work tree: the runs work in this daemon's clone,
     // and their knowledge lives there. (Finishing once looked in the registered repository, found no session and
     // left every run's report unread and its run unsealed, without a word.)
@@ -117,12 +117,34 @@ describe('knowledge in the orchestrator', () => {
     expect(queue.statusCode).toBe(200);
     const sessions = (queue.json() as { sessions: Array<{ session_id: string; review: { candidates: unknown[] } | null }> }).sessions;
     expect(sessions.find((x) => x.session_id === sid)?.review?.candidates).toHaveLength(2);
-    // Promoting would change only this clone, and the next sync would undo it: refused, and nothing changes.
-    const specs = join(clone, '.workflow', 'specs', 'coding-conventions.md');
-    const promoted = await daemon.app.inject({ method: 'POST', url: `/api/knowledge/review/${sid}/promote?projectId=${project.id}`, payload: { all: true } });
-    expect(promoted.statusCode).toBe(400);
-    expect(promoted.json().error.message).toMatch(/shared remote .*would undo it/);
-    expect(readFileSync(specs, 'utf8')).toBe(SPECS);
+    // Promotion lands on the remote's main, as a merge does. A remote that refuses the push: nothing is promoted.
+    const mainBefore = git(remote, 'rev-parse', 'main');
+    const hook = join(remote, 'hooks', 'pre-receive');
+    writeFileSync(hook, '#!/bin/sh\necho "main is frozen" >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    const promote = () => daemon!.app.inject({ method: 'POST', url: `/api/knowledge/review/${sid}/promote?projectId=${project.id}`, payload: { all: true } });
+    const refused = await promote();
+    expect(refused.json().error.message).toMatch(/^Nothing was promoted: The push of main to the remote failed: .*main is frozen/s);
+    expect(git(remote, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(readFileSync(join(clone, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toBe(SPECS);
+    expect(git(clone, 'status', '--porcelain', '--untracked-files=all', '--', '.workflow/specs')).toBe('');
     expect(review(lc, root, sid).candidates.every((c) => c.status === 'pending')).toBe(true);
+
+    rmSync(hook);
+    const promoted = await promote();
+    expect(promoted.statusCode).toBe(200);
+    expect(promoted.json().promoted).toHaveLength(2);
+    // One commit on the remote's main, with the spec files only (no session, no index), naming the session.
+    expect(git(remote, 'log', '--format=%s', `${mainBefore}..main`)).toBe(`Knowledge promoted from session ${sid}`);
+    const files = git(remote, 'show', '--name-only', '--format=', 'main').split('\n').filter(Boolean);
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.every((f) => /^\.workflow\/specs\/[^/]+\.md$/.test(f))).toBe(true);
+    const onMain = files.map((f) => git(remote, 'show', `main:${f}`)).join('\n');
+    for (const p of promoted.json().promoted as Array<{ promoted_id: string }>) expect(onMain).toContain(p.promoted_id);
+    expect(review(lc, root, sid).candidates.every((c) => c.status === 'promoted')).toBe(true);
+    // Again: already promoted, nothing more on main.
+    const again = await promote();
+    expect(again.json().promoted).toEqual([]);
+    expect(git(remote, 'log', '--format=%s', `${mainBefore}..main`).split('\n')).toHaveLength(1);
   });
 });

@@ -20,7 +20,7 @@ import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { KnowledgePool } from '../../knowledge/pool.js';
 import { defineRoute, OpenApiDoc } from '../route.js';
 import { entryListResponse, entryLoadResponse, knowledgeHealthResponse, knowledgeSearchResponse } from '../wire/knowledge.js';
-import { registerReviewRoutes } from './knowledgeReview.js';
+import { registerReviewRoutes, type ReviewRouteOptions } from './knowledgeReview.js';
 
 export interface KnowledgeRouteOptions {
   pool: KnowledgePool;
@@ -31,8 +31,8 @@ export interface KnowledgeRouteOptions {
   confineRoot?: (root: string | undefined) => Promise<string>;
   /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
-  /** Why a project's candidates may not be promoted through this server, or null (see ReviewRouteOptions). */
-  promotionRefused?: (projectId: string) => Promise<string | null>;
+  /** Where a promotion runs for a project on a shared remote (see ReviewRouteOptions). */
+  promoteShared?: ReviewRouteOptions['promoteShared'];
   /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
   lifecycle?: LifecycleContext;
   /** The environment the review/promote/audit routes resolve a project's root with: the KnowledgeService's (needed with `projectRoot`). */
@@ -97,6 +97,6 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   if (opts.projectRoot) {
     if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');
-    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promotionRefused: opts.promotionRefused, lifecycle: opts.lifecycle, env: opts.env, doc });
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteShared: opts.promoteShared, lifecycle: opts.lifecycle, env: opts.env, doc });
   }
 };

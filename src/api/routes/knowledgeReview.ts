@@ -28,8 +28,11 @@ import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse,
 export interface ReviewRouteOptions {
   /** The repository folder of a registered project; throws UNKNOWN_PROJECT for any other id. */
   projectRoot: (projectId: string) => Promise<string>;
-  /** Why the project's candidates may not be promoted here, or null (the daemon: a project on a shared remote). */
-  promotionRefused?: (projectId: string) => Promise<string | null>;
+  /**
+   * Runs a promotion where the project's knowledge lives: on a shared remote, in this daemon's clone under the
+   * merge lease, committed and pushed (daemon/sharedKnowledge.ts); absent or null, the route runs it in place.
+   */
+  promoteShared?: <T>(projectId: string, sessionId: string, promote: () => T) => Promise<T | null>;
   /** The KnowledgeService's lifecycle context, given to every operation. */
   lifecycle: LifecycleContext;
   /** The daemon's environment (MAESTRO_HOME, MAESTRO_UID: a root's personal specs): the KnowledgeService's config. */
@@ -73,10 +76,9 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
-    const refused = await opts.promotionRefused?.(query.projectId);
-    if (refused) throw new MaestroError('BAD_INPUT', refused, { details: { projectId: query.projectId } });
     const root = await rootFor(query.projectId);
-    return promote(lc, root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
+    const run = () => promote(lc, root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
+    return (await opts.promoteShared?.(query.projectId, params.sessionId, run)) ?? run();
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/audit', summary: 'The knowledge audit report (read-only)', tags, query: auditQuery, response: auditResponse }, async ({ query }) =>

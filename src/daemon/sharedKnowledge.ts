@@ -1,0 +1,98 @@
+/**
+ * Promotion on a project on a shared remote. Its knowledge files are main's, and each daemon works in a
+ * clone its next sync resets to the remote's main: a promotion written only in the clone would vanish. So
+ * it is made as a merge is, under the project's merge lease and with the clone to itself: main synced
+ * from the remote, the promotion written, the changed knowledge files committed and pushed. A push the
+ * remote refuses undoes it all: main goes back to the remote's, and the session's receipts (which say
+ * what was promoted) are put back as they were, so the candidates stay pending and a retry promotes them.
+ */
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import type { Project } from '../core/types.js';
+import { writeFileAtomic } from '../lib/atomicWrite.js';
+import { git } from '../git/git.js';
+import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import type { Store } from '../store/store.js';
+import { baseBranchOf, type ProjectRepos } from './repos.js';
+
+export interface SharedKnowledgeDeps {
+  store: Store;
+  repos: ProjectRepos;
+  owner: string;
+  leaseMs: number;
+}
+
+/** Runs `promote` in the project's clone and lands what it wrote on the remote's main; see the file's comment. */
+export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: () => T): Promise<T> {
+  const { store, repos, owner, leaseMs } = deps;
+  return repos.exclusive(project.id, async () => {
+    if (!(await takeMergeLease(store.db, { projectId: project.id, owner, now: store.clock(), leaseMs }))) {
+      throw new MaestroError('TASK_BUSY', `Another daemon is merging into ${baseBranchOf(project)} of project ${project.name}; nothing was promoted. Promote again in a moment.`, { details: { projectId: project.id } });
+    }
+    try {
+      const clone = await repos.sync(project);
+      const receipts = snapshot(join(clone, '.workflow', 'sessions', sessionId));
+      const result = promote();
+      const changed = await knowledgeChanges(clone);
+      if (!changed.length) return result;
+      try {
+        await git(clone, ['add', '--', ...changed]);
+        await git(clone, ['commit', '-q', '-m', `Knowledge promoted from session ${sessionId}`, '--', ...changed]);
+        await repos.pushMain(project, clone);
+      } catch (err) {
+        await git(clone, ['reset', '-q', '--hard', `origin/${baseBranchOf(project)}`]);
+        receipts.restore();
+        throw err instanceof MaestroError
+          ? new MaestroError(err.code, `Nothing was promoted: ${err.message}`, { cause: err, details: err.details })
+          : err;
+      }
+      return result;
+    } finally {
+      await releaseMergeLease(store.db, project.id, owner);
+    }
+  });
+}
+
+/**
+ * The knowledge files a promotion changed in the clone: the project's spec and knowhow files. Never its
+ * sessions (receipts and ledgers stay this host's), its search index or its lock and temporary files.
+ */
+async function knowledgeChanges(clone: string): Promise<string[]> {
+  const files = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
+  const { stdout } = await git(clone, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...files]);
+  return stdout
+    .split('\0')
+    .filter(Boolean)
+    .map((entry) => entry.slice(3));
+}
+
+/** Every file under `dir` (through its run folders, which are links to the runs' own folders), to put back as it was. */
+function snapshot(dir: string): { restore(): void } {
+  const files = new Map<string, Buffer>();
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (!lstatSync(path).isSymbolicLink()) files.set(path, readFileSync(path));
+    }
+  };
+  walk(dir);
+  return {
+    restore() {
+      const now = new Map<string, true>();
+      const list = (d: string) => {
+        if (!existsSync(d)) return;
+        for (const name of readdirSync(d)) {
+          const path = join(d, name);
+          if (statSync(path).isDirectory()) list(path);
+          else now.set(path, true);
+        }
+      };
+      list(dir);
+      for (const path of now.keys()) if (!files.has(path)) rmSync(path, { force: true });
+      for (const [path, bytes] of files) writeFileAtomic(path, bytes);
+    },
+  };
+}
