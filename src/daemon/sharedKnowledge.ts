@@ -67,31 +67,25 @@ async function knowledgeChanges(clone: string): Promise<string[]> {
     .map((entry) => entry.slice(3));
 }
 
-/** Every file under `dir` (through its run folders, which are links to the runs' own folders), to put back as it was. */
+/** The knowledge-*.json files (ledgers, receipts, promotion records) a promotion may write under a session. */
+const RECEIPT = /^knowledge-.*\.json$/;
+
+function receiptFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  // Through the run folders, which are links to the runs' own folders (their transcripts are not read).
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return receiptFiles(path);
+    return RECEIPT.test(name) && !lstatSync(path).isSymbolicLink() ? [path] : [];
+  });
+}
+
+/** The session's receipts as they are now, to put back after a promotion that did not land. */
 function snapshot(dir: string): { restore(): void } {
-  const files = new Map<string, Buffer>();
-  const walk = (d: string) => {
-    if (!existsSync(d)) return;
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (!lstatSync(path).isSymbolicLink()) files.set(path, readFileSync(path));
-    }
-  };
-  walk(dir);
+  const files = new Map(receiptFiles(dir).map((path) => [path, readFileSync(path)] as const));
   return {
     restore() {
-      const now = new Map<string, true>();
-      const list = (d: string) => {
-        if (!existsSync(d)) return;
-        for (const name of readdirSync(d)) {
-          const path = join(d, name);
-          if (statSync(path).isDirectory()) list(path);
-          else now.set(path, true);
-        }
-      };
-      list(dir);
-      for (const path of now.keys()) if (!files.has(path)) rmSync(path, { force: true });
+      for (const path of receiptFiles(dir)) if (!files.has(path)) rmSync(path, { force: true });
       for (const [path, bytes] of files) writeFileAtomic(path, bytes);
     },
   };
