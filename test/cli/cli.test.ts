@@ -151,6 +151,7 @@ describe('maestro CLI against a daemon', () => {
       const shared = await cliJson<{ project: Project }>(['project', 'add', remote, '--remote', remote, ...url]);
       expect(shared.code).toBe(0);
       expect(shared.body.project).toMatchObject({ name: 'remote', repoPath: remote, config: { remote } });
+      expect((await cli(['project', 'show', 'remote', ...url])).stdout).toContain(`\n  shared remote: ${remote} (each daemon works in its own clone)\n`);
     }));
 
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>

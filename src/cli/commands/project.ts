@@ -55,7 +55,10 @@ export function register(program: Command, ctx: CliContext): void {
     action(async (idOrName: string, opts: ClientFlags) => {
       const { project: p, tasksByStatus } = await findProject(clientFor(opts, ctx.env), idOrName);
       if (opts.json) return printJson({ project: p, tasksByStatus });
-      print(`${p.name} (${p.id})\n  repository: ${p.repoPath}\n  tasks: ${counts(tasksByStatus)}`);
+      const remote = typeof p.config.remote === 'string' ? `\n  shared remote: ${p.config.remote} (each daemon works in its own clone)` : '';
+      const provider = p.config.provider as { kind?: unknown } | undefined;
+      const agent = provider && typeof provider.kind === 'string' ? `\n  agent: ${provider.kind}` : '';
+      print(`${p.name} (${p.id})\n  repository: ${p.repoPath}${remote}${agent}\n  tasks: ${counts(tasksByStatus)}`);
     }),
   );
 }
