@@ -81,6 +81,11 @@ describe('REST API', () => {
     const shown = await call('GET', `/api/tasks/${a.id}`);
     expect(shown.body).toMatchObject({ task: { id: a.id, title: 'First' }, runs: [], children: [], lastDecision: null });
     expect((await call('PATCH', `/api/tasks/${a.id}`, { title: 'First!' })).body.task.title).toBe('First!');
+    // A dependency cancelled later: the waiting task says what it is stuck on.
+    expect((await call('GET', `/api/tasks/${b.body.task.id}`)).body.stuckOn).toEqual([]);
+    await call('POST', `/api/tasks/${a.id}/cancel`, { reason: 'not now' });
+    expect((await call('GET', `/api/tasks/${b.body.task.id}`)).body.stuckOn).toEqual([{ id: a.id, title: 'First!', status: 'cancelled' }]);
+    await call('POST', `/api/tasks/${a.id}/retry`);
     const cycle = await call('PATCH', `/api/tasks/${a.id}`, { deps: [b.body.task.id] });
     expect(cycle).toMatchObject({ status: 400, body: { error: { code: 'DEPENDENCY_CYCLE' } } });
     expect((await call('GET', '/api/tasks/t_nope')).body.error.code).toBe('UNKNOWN_TASK');

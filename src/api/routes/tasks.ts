@@ -70,7 +70,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task) };
+    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), stuckOn: await stuckOn(store, task) };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({
@@ -126,6 +126,17 @@ async function pendingQuestion(store: Store, task: Task): Promise<{ text: string
   const text = asked?.payload.question;
   if (!asked || typeof text !== 'string') return null;
   return { text, clarifyId: typeof asked.payload.clarifyId === 'string' ? asked.payload.clarifyId : null, askedAt: asked.at };
+}
+
+/**
+ * A ready task's dependencies that will not finish by themselves: cancelled, or waiting for a person. The
+ * scheduler passes over such a task without a word; the person must act on the dependency (retry it) or
+ * drop it from the task's deps.
+ */
+async function stuckOn(store: Store, task: Task): Promise<Array<{ id: string; title: string; status: string }>> {
+  if (task.status !== 'ready' || !task.deps.length) return [];
+  const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
+  return deps.flatMap((d) => (d && (d.status === 'cancelled' || d.status === 'needs_attention') ? [{ id: d.id, title: d.title, status: d.status }] : []));
 }
 
 /**

@@ -141,7 +141,10 @@ function taskShow(task: Command, ctx: CliContext): void {
       // The question first: it is what the task waits on.
       const asked = answer.question ? `The agent asks:\n  ${answer.question.text.split('\n').join('\n  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
       const blocked = answer.mergeBlocked ? `An approval will not merge yet: ${answer.mergeBlocked}.\n\n` : '';
-      print(asked + blocked + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      const stuck = answer.stuckOn?.length
+        ? `It cannot start: it depends on ${answer.stuckOn.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ')}. Retry that (maestro task retry <id>) or drop it from its deps.\n\n`
+        : '';
+      print(asked + blocked + stuck + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }

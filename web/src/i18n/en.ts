@@ -25,6 +25,7 @@ export const en = {
   runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict' },
   runStatus: { running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
   detail: {
+    stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',
     fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',
   },

@@ -18,7 +18,7 @@ export const ja: Dictionary = {
   complexity: { easy: 'やさしい', medium: '普通', hard: '難しい' },
   runKind: { plan: '計画', execute: '実行', review: 'レビュー', conflict: '競合解決' },
   runStatus: { running: '実行中', succeeded: '成功', failed: '失敗', cancelled: 'キャンセル済み' },
-  detail: { label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
+  detail: { stuckOn: '開始できません：{{deps}} に依存しています。そのタスクを再試行するか、このタスクの依存関係から外してください。', label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
   field: {
     status: '状態', id: 'ID', priority: '優先度', complexity: '複雑さ', type: '種類', scope: '範囲', version: 'バージョン', attempt: '試行',
     expected: '期待される成果', ownedFiles: '担当ファイル', updated: '更新日時', feedback: 'フィードバック', lastError: '直近のエラー', title: 'タイトル', deps: '依存先',

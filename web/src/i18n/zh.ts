@@ -18,7 +18,7 @@ export const zh: Dictionary = {
   complexity: { easy: '简单', medium: '中等', hard: '困难' },
   runKind: { plan: '规划', execute: '执行', review: '评审', conflict: '冲突解决' },
   runStatus: { running: '运行中', succeeded: '成功', failed: '失败', cancelled: '已取消' },
-  detail: { label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
+  detail: { stuckOn: '无法开始：它依赖于 {{deps}}。请重试那个任务，或将其从本任务的依赖中移除。', label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
   field: {
     status: '状态', id: '编号', priority: '优先级', complexity: '复杂度', type: '类型', scope: '范围', version: '版本', attempt: '尝试次数',
     expected: '预期产出', ownedFiles: '负责的文件', updated: '更新时间', feedback: '反馈', lastError: '最近错误', title: '标题', deps: '依赖于',

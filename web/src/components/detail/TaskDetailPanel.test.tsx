@@ -66,6 +66,15 @@ describe('TaskDetailPanel', () => {
     }, LONG_WAIT);
   });
 
+  it('says when a ready task cannot start: a dependency is cancelled', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'ready', title: 'Waits' });
+    const stuckOn = [{ id: 't_dep', title: 'Schema', status: 'cancelled' }];
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, stuckOn })));
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('stuck-on')).textContent).toBe('It cannot start: it depends on “Schema” (cancelled). Retry that task, or drop it from this one’s dependencies.');
+  });
+
   it('shows the reply box with the agent\'s question when the task awaits input', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'awaiting_input', title: 'Ask me' });

@@ -96,6 +96,11 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} onDone={reload} />
+      {detail.stuckOn?.length ? (
+        <p role="status" className={styles.err} data-testid="stuck-on">
+          {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${d.title}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
+        </p>
+      ) : null}
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
