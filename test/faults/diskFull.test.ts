@@ -146,34 +146,45 @@ describe.skipIf(!mountable)('disk full', () => {
     }
   });
 
+  /** A task whose run asks a question (ask.yaml), waiting for the answer. */
+  async function asking(d: TestDaemon) {
+    const project = await d.store.projects.create({ name: 'p', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: ASK }, autoApproveAfterMs: 0 } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Ask', complexity: 'easy' });
+    d.orchestrator.kick();
+    await until(d.bus, async () => (await d.store.tasks.get(task.id)).status === 'awaiting_input', 'the question', 120_000);
+    const [run] = await d.store.runs.list({ taskId: task.id });
+    return { project, task, run: run! };
+  }
+
+  /** The answer goes through now: the run writes it, and the task is merged. */
+  async function answered(d: TestDaemon, taskId: string, repo: string) {
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${taskId}/reply`, { message: 'Ada' })).status).toBe(202);
+    await until(d.bus, async () => (await d.store.tasks.get(taskId)).status === 'done', 'the task done with its answer', 120_000);
+    expect(readFileSync(join(repo, 'name.txt'), 'utf8')).toBe('Ada\n');
+  }
+
   it('a reply or an instruction while the disk of the runs is full answers 507 and changes nothing; freed, the reply goes through', { timeout: budget(300_000) }, async () => {
     disk = mountTmpfs(32);
     const home = join(disk.dir, 'home');
     // The database on another disk: only the run's inbox meets the full disk.
     daemon = await startTestDaemon({ home, database: `sqlite:${join(tempDir(), 'maestro.db')}`, tickMs: 100 }, { healthProbeMs: 100 });
     const { store, bus } = daemon;
-    const project = await store.projects.create({ name: 'p', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: ASK }, autoApproveAfterMs: 0 } });
-    const task = await store.tasks.create({ projectId: project.id, title: 'Ask', complexity: 'easy' });
-    daemon.orchestrator.kick();
-    await until(bus, async () => (await store.tasks.get(task.id)).status === 'awaiting_input', 'the question', 120_000);
-    const [run] = await store.runs.list({ taskId: task.id });
-    const inbox = join(run!.runDir!, 'inbox.json');
+    const { project, task, run } = await asking(daemon);
+    const inbox = join(run.runDir!, 'inbox.json');
 
     disk.fill();
     const reply = await daemonRequest<{ error: { code: string; message: string } }>(daemon, 'POST', `/api/tasks/${task.id}/reply`, { message: 'lost?' });
-    expect(reply).toMatchObject({ status: 507, body: { error: { code: 'DISK_FULL', message: expect.stringContaining(run!.runDir!) } } });
+    expect(reply).toMatchObject({ status: 507, body: { error: { code: 'DISK_FULL', message: expect.stringContaining(run.runDir!) } } });
     const inject = await daemonRequest<{ error: { code: string } }>(daemon, 'POST', `/api/tasks/${task.id}/inject`, { message: 'also lost?' });
     expect(inject).toMatchObject({ status: 507, body: { error: { code: 'DISK_FULL' } } });
     expect(existsSync(inbox)).toBe(false);
-    expect(readdirSync(run!.runDir!).filter((n) => n.includes('inbox'))).toEqual([]);
+    expect(readdirSync(run.runDir!).filter((n) => n.includes('inbox'))).toEqual([]);
     expect((await store.tasks.get(task.id)).status).toBe('awaiting_input');
     expect((await store.events.list({ taskId: task.id, type: 'task.inject' })).events).toEqual([]);
 
     disk.free();
     await until(bus, async () => (await health(daemon!)).ok, 'health ok after freeing space');
-    expect((await daemonRequest(daemon, 'POST', `/api/tasks/${task.id}/reply`, { message: 'Ada' })).status).toBe(202);
-    await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'the task done with its answer', 120_000);
-    expect(readFileSync(join(project.repoPath, 'name.txt'), 'utf8')).toBe('Ada\n');
+    await answered(daemon, task.id, project.repoPath);
   });
 
   it('a reply the database cannot record (its disk full) is not handed to the run: the task still waits for it', { timeout: budget(300_000) }, async () => {
@@ -181,11 +192,7 @@ describe.skipIf(!mountable)('disk full', () => {
     // The database on the small disk, the runs elsewhere: the inbox can be written, the status change cannot.
     daemon = await startTestDaemon({ database: `sqlite:${join(disk.dir, 'maestro.db')}`, tickMs: 100 }, { healthProbeMs: 100 });
     const { store, bus } = daemon;
-    const project = await store.projects.create({ name: 'p', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: ASK }, autoApproveAfterMs: 0 } });
-    const task = await store.tasks.create({ projectId: project.id, title: 'Ask', complexity: 'easy' });
-    daemon.orchestrator.kick();
-    await until(bus, async () => (await store.tasks.get(task.id)).status === 'awaiting_input', 'the question', 120_000);
-    const [run] = await store.runs.list({ taskId: task.id });
+    const { project, task, run } = await asking(daemon);
 
     disk.fill();
     // Full for certain: writes until the database refuses one (a page it had may still take a few).
@@ -194,14 +201,12 @@ describe.skipIf(!mountable)('disk full', () => {
     expect(refused).toBe(true);
     const reply = await daemonRequest<{ error: { code: string } }>(daemon, 'POST', `/api/tasks/${task.id}/reply`, { message: 'lost?' });
     expect(reply).toMatchObject({ status: 507, body: { error: { code: 'DISK_FULL' } } });
-    expect(existsSync(join(run!.runDir!, 'inbox.json'))).toBe(false);
+    expect(existsSync(join(run.runDir!, 'inbox.json'))).toBe(false);
 
     disk.free();
     await until(bus, async () => (await health(daemon!)).ok, 'health ok after freeing space');
     expect((await store.tasks.get(task.id)).status).toBe('awaiting_input');
-    expect((await daemonRequest(daemon, 'POST', `/api/tasks/${task.id}/reply`, { message: 'Ada' })).status).toBe(202);
-    await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'the task done with its answer', 120_000);
-    expect(readFileSync(join(project.repoPath, 'name.txt'), 'utf8')).toBe('Ada\n');
+    await answered(daemon, task.id, project.repoPath);
   });
 
   it('a start on a full disk is a clear error and leaves no lock that blocks the next start', async () => {
