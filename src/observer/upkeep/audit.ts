@@ -57,6 +57,8 @@ export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): Audit
   if (!target) throw new MaestroError('BAD_INPUT', `No wiki entry "${targetId}" under ${wikiLayout(wikiRoot).knowledge}; nothing to audit.`);
   const anchor = (req.anchor ?? `KNOWLEDGE card ${targetId} ("${target.request}") was shown and judged wrong or not relevant.`).trim();
   if (!anchor) throw new MaestroError('BAD_INPUT', 'An audit needs anchor text (what was wrong).');
+  // One line: the body is read back by its `## ` headings, and GUI-Anything's resolve edits the file by its lines.
+  if (/[\r\n]/.test(anchor)) throw new MaestroError('BAD_INPUT', 'The audit\'s anchor (--anchor) must be one line; put more in --note. Nothing was filed.');
   const filedAt = now.toISOString();
   // Written line by line as GUI-Anything writes it: ids and times quoted, `severity` and `status`
   // bare. Its resolve rewrites `status: open` in place; a quoted value would leave two status lines.

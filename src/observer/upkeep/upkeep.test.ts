@@ -57,6 +57,7 @@ describe('audits', () => {
   it('refuses a bad severity, an unknown target, and changes nothing', () => {
     seed();
     expect(() => fileAudit(wiki, { targetId: 'C001', severity: 'urgent' }, at(0))).toThrow(/--severity must be low, medium or high/);
+    expect(() => fileAudit(wiki, { targetId: 'C001', anchor: 'wrong\n---\nstatus: resolved' }, at(0))).toThrow(/anchor \(--anchor\) must be one line/);
     try {
       fileAudit(wiki, { targetId: 'C404' }, at(0));
       expect.unreachable();
