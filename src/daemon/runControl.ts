@@ -52,6 +52,20 @@ export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null
 }
 
 export function createRunControl(store: Store, onChange: () => void): RunControl {
+  // One message at a time per run: each reads the inbox, stages it with its message and waits for the
+  // database before putting it in place, so two at once would both start from the same inbox and the
+  // second rename would drop the first's message.
+  const turns = new Map<string, Promise<unknown>>();
+  function inTurn<T>(runDir: string, step: () => Promise<T>): Promise<T> {
+    const next = (turns.get(runDir) ?? Promise.resolve()).then(step, step);
+    const settled = next.catch(() => undefined);
+    turns.set(runDir, settled);
+    void settled.then(() => {
+      if (turns.get(runDir) === settled) turns.delete(runDir);
+    });
+    return next;
+  }
+
   async function currentRun(task: Task): Promise<Run> {
     const runs = await store.runs.list({ taskId: task.id, status: 'running' });
     const run = runs[runs.length - 1];
@@ -63,8 +77,11 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
     async inject(task, message, who) {
       const run = await currentRun(task);
       // Written first, put in place once recorded: a failure anywhere (a full disk) leaves neither.
-      const staged = stageInbox(run.runDir!, { type: 'instruction', text: message });
-      await recordThen(staged, () => store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.inject', payload: { who, length: message.length } }));
+      await inTurn(run.runDir!, () =>
+        recordThen(stageInbox(run.runDir!, { type: 'instruction', text: message }), () =>
+          store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'task.inject', payload: { who, length: message.length } }),
+        ),
+      );
       onChange();
       return { runId: run.id };
     },
@@ -75,8 +92,11 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       const question = [...records].reverse().find((r) => r.type === 'clarify');
       if (!question || question.type !== 'clarify') throw new MaestroError('ILLEGAL_TRANSITION', `Run ${run.id} has asked no question.`);
       // The worker sees the answer only once the task has left awaiting_input: never an answer the status does not know.
-      const staged = stageInbox(run.runDir!, { type: 'reply', text: answer, replyTo: question.clarifyId });
-      await recordThen(staged, () => store.tasks.transition(task.id, run.kind === 'plan' ? 'planning' : 'executing', { from: 'awaiting_input', reason: `answered by ${who}`, traceId: run.traceId }));
+      await inTurn(run.runDir!, () =>
+        recordThen(stageInbox(run.runDir!, { type: 'reply', text: answer, replyTo: question.clarifyId }), () =>
+          store.tasks.transition(task.id, run.kind === 'plan' ? 'planning' : 'executing', { from: 'awaiting_input', reason: `answered by ${who}`, traceId: run.traceId }),
+        ),
+      );
       onChange();
       return { runId: run.id };
     },

@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { readInbox } from '../../src/executor/protocol/inbox.js';
 import { ObserverEventEmitter } from '../../src/observer/events.js';
-import { removeTempDirs } from '../helpers/db.js';
+import { freshPostgres, pgAvailable, removeTempDirs } from '../helpers/db.js';
+import { PG_MISSING } from '../helpers/postgres.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
@@ -64,8 +66,8 @@ describe('live API', () => {
   // The daemon's observer publishes on this emitter (as its hub would for a bundle another process wrote).
   const observerEvents = new ObserverEventEmitter();
 
-  async function setup(title: string) {
-    d = await startTestDaemon({ tickMs: 100 }, { observerEvents });
+  async function setup(title: string, database?: string) {
+    d = await startTestDaemon({ tickMs: 100, ...(database ? { database } : {}) }, { observerEvents });
     const repo = makeRepo();
     const project = await d.store.projects.create({ name: 'live', repoPath: repo, config: { provider: { kind: 'scripted', script: SCRIPT } } });
     const task = await d.store.tasks.create({ projectId: project.id, title, complexity: 'easy' });
@@ -115,6 +117,22 @@ describe('live API', () => {
     const trace = (await (await daemon.fetch(`/api/traces/${runs[0]!.traceId}`)).json()) as { chain: { run: { kind: string }; events: { type: string }[] }[] };
     expect(trace.chain[0]!.run.kind).toBe('execute');
     expect(trace.chain[0]!.events.some((e: { type: string }) => e.type === 'run.phase')).toBe(true);
+  });
+
+  // On PostgreSQL, where a write truly waits for the server, so that the messages interleave.
+  if (!pgAvailable()) process.stderr.write(PG_MISSING);
+  it.skipIf(!pgAvailable())('instructions sent at once all reach the run: none overwrites another in its inbox', async () => {
+    const { url, db } = await freshPostgres();
+    await db.close();
+    const { task, daemon } = await setup('Ask for a name', url);
+    daemon.orchestrator.kick();
+    await until(daemon.bus, async () => (await daemon.store.tasks.get(task.id)).status === 'awaiting_input', 'the question');
+    const sent = Array.from({ length: 12 }, (_, i) => `instruction ${i}`);
+    const answers = await Promise.all(sent.map((message) => daemon.app.inject({ method: 'POST', url: `/api/tasks/${task.id}/inject`, payload: { message } })));
+    expect(answers.map((a) => a.statusCode)).toEqual(sent.map(() => 202));
+    const [run] = await daemon.store.runs.list({ taskId: task.id, status: 'running' });
+    expect(readInbox(run!.runDir!).map((m) => m.text).sort()).toEqual([...sent].sort());
+    expect((await daemon.store.events.list({ taskId: task.id, type: 'task.inject' })).events).toHaveLength(12);
   });
 
   it('pauses on a question, and a reply over the API resumes the run with the answer', async () => {

@@ -34,7 +34,7 @@ export function readInbox(runDir: string): InboxMessage[] {
   return parsed.data.messages;
 }
 
-/** Daemon side: appends one message. Single writer, so read-modify-rename is enough. */
+/** Daemon side: appends one message (read, modify, rename). The daemon's run control stages one message at a time per run. */
 export function appendInbox(runDir: string, message: { type: InboxMessage['type']; text: string; replyTo?: string }): InboxMessage {
   const staged = stageInbox(runDir, message);
   staged.commit();
