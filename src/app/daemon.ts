@@ -349,7 +349,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
     return existsSync(work) ? work : project.repoPath;
   };
   // A promotion changes files main tracks: on a shared remote it lands on the remote's main, as a merge does.
-  const promoteShared = async <T>(projectId: string, sessionId: string, promote: () => T): Promise<T | null> => {
+  const promoteShared = async <T>(projectId: string, sessionId: string, promote: (repoPath: string) => T): Promise<T | null> => {
     const project = await store.projects.get(projectId);
     if (!remoteOf(project)) return null;
     return promoteOnRemote({ store, repos, owner: config.name, leaseMs: config.leaseMs }, project, sessionId, promote);

@@ -23,8 +23,8 @@ export interface SharedKnowledgeDeps {
   leaseMs: number;
 }
 
-/** Runs `promote` in the project's clone and lands what it wrote on the remote's main; see the file's comment. */
-export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: () => T): Promise<T> {
+/** Runs `promote` in the project's clone (given its path) and lands what it wrote on the remote's main; see the file's comment. */
+export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (clone: string) => T): Promise<T> {
   const { store, repos, owner, leaseMs } = deps;
   return repos.exclusive(project.id, async () => {
     if (!(await takeMergeLease(store.db, { projectId: project.id, owner, now: store.clock(), leaseMs }))) {
@@ -33,34 +33,43 @@ export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Pro
     try {
       const clone = await repos.sync(project);
       const receipts = snapshot(join(clone, '.workflow', 'sessions', sessionId));
-      const result = promote();
-      const changed = await knowledgeChanges(clone);
-      if (!changed.length) return result;
       try {
+        // Inside: a promotion that fails halfway (a lock timeout, a full disk) is undone like a refused push.
+        const result = promote(clone);
+        const changed = await knowledgeChanges(clone);
+        if (!changed.length) return result;
         await git(clone, ['add', '--', ...changed]);
         await git(clone, ['commit', '-q', '-m', `Knowledge promoted from session ${sessionId}`, '--', ...changed]);
         await repos.pushMain(project, clone);
+        return result;
       } catch (err) {
-        await git(clone, ['reset', '-q', '--hard', `origin/${baseBranchOf(project)}`]);
+        await undo(clone, baseBranchOf(project));
         receipts.restore();
         throw err instanceof MaestroError
           ? new MaestroError(err.code, `Nothing was promoted: ${err.message}`, { cause: err, details: err.details })
           : err;
       }
-      return result;
     } finally {
       await releaseMergeLease(store.db, project.id, owner);
     }
   });
 }
 
+/** Main back to the remote's, and the knowledge files a promotion made and did not commit gone. */
+async function undo(clone: string, base: string): Promise<void> {
+  await git(clone, ['reset', '-q', '--hard', `origin/${base}`]);
+  await git(clone, ['clean', '-q', '-f', '--', ...KNOWLEDGE_FILES]);
+}
+
+/** The project's spec and knowhow files, as git pathspecs. */
+const KNOWLEDGE_FILES = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
+
 /**
  * The knowledge files a promotion changed in the clone: the project's spec and knowhow files. Never its
  * sessions (receipts and ledgers stay this host's), its search index or its lock and temporary files.
  */
 async function knowledgeChanges(clone: string): Promise<string[]> {
-  const files = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
-  const { stdout } = await git(clone, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...files]);
+  const { stdout } = await git(clone, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...KNOWLEDGE_FILES]);
   return stdout
     .split('\0')
     .filter(Boolean)

@@ -32,7 +32,7 @@ export interface ReviewRouteOptions {
    * Runs a promotion where the project's knowledge lives: on a shared remote, in this daemon's clone under the
    * merge lease, committed and pushed (daemon/sharedKnowledge.ts); absent or null, the route runs it in place.
    */
-  promoteShared?: <T>(projectId: string, sessionId: string, promote: () => T) => Promise<T | null>;
+  promoteShared?: <T>(projectId: string, sessionId: string, promote: (repoPath: string) => T) => Promise<T | null>;
   /** The KnowledgeService's lifecycle context, given to every operation. */
   lifecycle: LifecycleContext;
   /** The daemon's environment (MAESTRO_HOME, MAESTRO_UID: a root's personal specs): the KnowledgeService's config. */
@@ -76,9 +76,9 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
-    const root = await rootFor(query.projectId);
-    const run = () => promote(lc, root, params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
-    return (await opts.promoteShared?.(query.projectId, params.sessionId, run)) ?? run();
+    // In the folder it is given: on a shared remote, the clone as just synced (it may not have existed before).
+    const promoteIn = (repoPath: string) => promote(lc, resolveWorkflowRoot({ workflowRoot: repoPath, env: opts.env }), params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
+    return (await opts.promoteShared?.(query.projectId, params.sessionId, promoteIn)) ?? promoteIn(await opts.projectRoot(query.projectId));
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/audit', summary: 'The knowledge audit report (read-only)', tags, query: auditQuery, response: auditResponse }, async ({ query }) =>

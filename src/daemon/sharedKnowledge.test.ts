@@ -1,0 +1,75 @@
+/**
+ * promoteOnRemote on real git and a real SQLite store: what a promotion wrote lands on the remote's main
+ * in one commit, and a promotion that fails halfway (here: it writes, then throws, as a lock timeout or a
+ * full disk would leave it) is undone whole: the clone's main is the remote's, the file it made is gone,
+ * the session's receipts are as they were, and the merge lease is free.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MaestroError } from '../core/errors.js';
+import { createStore, type Store } from '../store/store.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
+import { bareRemote, git } from '../../test/helpers/repo.js';
+import { ProjectRepos } from './repos.js';
+import { promoteOnRemote } from './sharedKnowledge.js';
+
+let store: Store | null = null;
+afterEach(async () => {
+  await store?.close();
+  store = null;
+  removeTempDirs();
+});
+
+async function setup() {
+  store = createStore((await freshSqlite()).db);
+  const remote = bareRemote(tempDir('maestro-remote-'));
+  const project = await store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+  const deps = { store, repos: new ProjectRepos(tempDir('maestro-home-')), owner: 'd1', leaseMs: 60_000 };
+  return { remote, project, deps };
+}
+
+/** What a promotion writes: a spec file, and its receipt in the session. */
+function writePromotion(clone: string, receipt: string): void {
+  mkdirSync(join(clone, '.workflow', 'specs'), { recursive: true });
+  writeFileSync(join(clone, '.workflow', 'specs', 'coding-conventions.md'), '<spec-entry title="x">\n\n### x\n\nx\n\n</spec-entry>\n');
+  writeFileSync(receipt, '{"promoted":true}\n');
+}
+
+describe('promoteOnRemote', () => {
+  it('lands what the promotion wrote on the remote main in one commit, never the session files', async () => {
+    const { remote, project, deps } = await setup();
+    const before = git(remote, 'rev-parse', 'main');
+    const result = await promoteOnRemote(deps, project, 's1', (clone) => {
+      mkdirSync(join(clone, '.workflow', 'sessions', 's1'), { recursive: true });
+      writePromotion(clone, join(clone, '.workflow', 'sessions', 's1', 'knowledge-promotion.json'));
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(git(remote, 'log', '--format=%s', `${before}..main`)).toBe('Knowledge promoted from session s1');
+    expect(git(remote, 'show', '--name-only', '--format=', 'main')).toBe('.workflow/specs/coding-conventions.md');
+    expect(await store!.db.all(`SELECT * FROM merge_locks`)).toEqual([]);
+  });
+
+  it('a promotion that fails halfway is undone whole: main, the file it made, the receipts', async () => {
+    const { remote, project, deps } = await setup();
+    const clone = await deps.repos.prepare(project);
+    const session = join(clone, '.workflow', 'sessions', 's1');
+    mkdirSync(session, { recursive: true });
+    const ledger = join(session, 'knowledge-delta.json');
+    writeFileSync(ledger, '{"candidates":["pending"]}\n');
+    const before = git(remote, 'rev-parse', 'main');
+    const failed = await promoteOnRemote(deps, project, 's1', (at) => {
+      writePromotion(at, join(session, 'knowledge-promotion.json'));
+      writeFileSync(ledger, '{"candidates":["promoted"]}\n');
+      throw new MaestroError('LOCK_TIMEOUT', 'the corpus lock was held too long');
+    }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'LOCK_TIMEOUT', message: 'Nothing was promoted: the corpus lock was held too long' });
+    expect(git(remote, 'rev-parse', 'main')).toBe(before);
+    expect(git(clone, 'rev-parse', 'main')).toBe(before);
+    expect(existsSync(join(clone, '.workflow', 'specs', 'coding-conventions.md'))).toBe(false);
+    expect(existsSync(join(session, 'knowledge-promotion.json'))).toBe(false);
+    expect(readFileSync(ledger, 'utf8')).toBe('{"candidates":["pending"]}\n');
+    expect(await store!.db.all(`SELECT * FROM merge_locks`)).toEqual([]);
+  });
+});
