@@ -14,7 +14,7 @@ import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { ProjectRepos } from './repos.js';
-import { registerDaemon, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { beatDaemon, registerDaemon, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 
 let store: Store | null = null;
 afterEach(async () => {
@@ -83,6 +83,8 @@ function coordinator(s: Store, home: string, owner: string, extra: { hooks?: Mer
   });
   return { merges, errors };
 }
+
+const beat = (s: Store, name: string) => beatDaemon(s.db, name, s.clock());
 
 /** Commits on main that touched `path`. */
 const commitsTouching = (repo: string, ref: string, path: string) => git(repo, 'log', '--format=%H', ref, '--', path).split('\n').filter(Boolean);
@@ -182,7 +184,15 @@ describe('merge trains', () => {
     await d2.merges.tick();
     expect(opened).toEqual([{ task: b.id, locks: 0 }]);
     expect(await conflicts()).toEqual(['d1', 'd2']);
-    expect([...d1.errors, ...d2.errors]).toEqual([]);
+
+    // The task moves on after the conflict (a person was asked, then retried it): d2, alive, holds it no more.
+    await beat(s, 'd2');
+    await s.tasks.transition(b.id, 'needs_attention', { from: 'merging', reason: 'the on:conflict hook asks for a person' });
+    await s.tasks.retry(b.id, 'needs_attention');
+    const d3 = coordinator(s, tempDir('maestro-home-'), 'd3', { conflictRuns: opened });
+    await d3.merges.tick();
+    expect(opened).toEqual([{ task: b.id, locks: 0 }, { task: b.id, locks: 0 }]);
+    expect([...d1.errors, ...d2.errors, ...d3.errors]).toEqual([]);
   });
 
   it("in a project's own repository too, one daemon merges at a time: another holding the project's merge lease keeps it waiting", async () => {

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
+import { observeGit } from '../../src/git/git.js';
 import type { Store } from '../../src/store/store.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -64,6 +65,20 @@ describe('the diff of work another daemon ran on a shared remote', () => {
     await d.store.tasks.transition(task.id, 'reviewing');
     await d.store.tasks.transition(task.id, 'exec_review', { fields: { result: { kind: 'review', branch, commitSha: second } } });
     expect(await diffOf()).toMatchObject({ head: second, files: [{ path: 'second.txt' }] });
+  });
+
+  it('of a task that never ran fetches nothing: NO_DIFF at once, saying it has no branch yet', async () => {
+    const remote = bareRemote(tempDir('maestro-remote-'));
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const project = await d.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    await d.orchestrator.repos.prepare(project);
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Not yet', complexity: 'easy' });
+    const calls: string[] = [];
+    const unobserve = observeGit((c) => calls.push(c.args[0]!));
+    const res = await d.app.inject({ method: 'GET', url: `/api/tasks/${task.id}/diff` });
+    unobserve();
+    expect(res.json()).toMatchObject({ error: { code: 'NO_DIFF', message: expect.stringContaining('it has no branch yet') } });
+    expect(calls).not.toContain('fetch');
   });
 
   it('is NO_DIFF naming the remote when the branch is on neither', async () => {

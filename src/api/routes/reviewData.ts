@@ -83,7 +83,9 @@ export async function diffRange(store: Store, project: Project, task: Task, refr
   const shared = remoteOf(project) !== null;
   // Before the fetch, only the commit the result names will do: a branch here may be an older attempt's.
   let range = await findRange(store, project, task, shared, shared && !!refresh);
-  if (!range && shared && refresh) {
+  // Fetched only for a version that has something to find: a task that never ran waits for no remote.
+  const ran = !!(task.result?.branch || task.result?.commitSha || task.status === 'done');
+  if (!range && shared && refresh && ran) {
     await refresh();
     range = await findRange(store, project, task, shared, false);
   }

@@ -50,7 +50,7 @@ export async function releaseMergeLease(db: Queryable, projectId: string, owner:
 /**
  * Whether another daemon, still alive, found the task's latest merge conflict and has not started its
  * conflict run yet (it waits for its merge lease to be released, or for a free slot). The task's events
- * say it: the `merge.conflict` that daemon recorded under the lease, and no `run.started` after it (event
+ * say it: the `merge.conflict` that daemon recorded under the lease, and no `run.started` or status change after it (event
  * ids, not clocks: the daemons' hosts may disagree on the time). A daemon that died owes nothing.
  */
 export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: string; me: string; now: number; staleMs: number }): Promise<boolean> {
@@ -58,7 +58,8 @@ export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: strin
   if (!found) return false;
   const owner = (JSON.parse(found.payload) as { owner?: unknown }).owner;
   if (typeof owner !== 'string' || owner === opts.me) return false;
-  const started = await db.one(`SELECT 1 AS yes FROM events WHERE task_id = $1 AND type = 'run.started' AND id > $2 LIMIT 1`, [opts.taskId, found.id]);
-  if (started) return false;
+  // Its run started, or the task moved on (a person was asked instead, then retried it): nothing is owed.
+  const after = await db.one(`SELECT 1 AS yes FROM events WHERE task_id = $1 AND type IN ('run.started', 'task.status') AND id > $2 LIMIT 1`, [opts.taskId, found.id]);
+  if (after) return false;
   return !!(await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= $2`, [owner, opts.now - opts.staleMs]));
 }
