@@ -128,7 +128,8 @@ describe('ProjectRepos and a remote that does not answer', () => {
 
       // A clone made while the remote answered; then the remote falls silent under a push.
       const shared = sharedProject();
-      const clone = await new ProjectRepos(shared.home, { stallMs: 500 }).prepare(shared.project);
+      // The clone from a local remote with the default stall time: git says nothing until it is done, however slow the machine.
+      const clone = await new ProjectRepos(shared.home).prepare(shared.project);
       git(clone, 'remote', 'set-url', 'origin', remote);
       const before = silent.accepted();
       const push = await new ProjectRepos(shared.home, { stallMs: 500 }).pushMain(shared.project, clone).catch((e: MaestroError) => e);

@@ -44,7 +44,7 @@ describe('untracked files in the way of a merge', () => {
       const err = await merge(repo, strategy).catch((e: unknown) => e);
       expect(err).toMatchObject({
         code: 'DIRTY_MAIN',
-        message: `the main checkout ${repo} has untracked files (docs/e.md, e.txt) that merging maestro/t-e would overwrite; main is unchanged: move or remove them`,
+        message: `the main checkout ${repo} has untracked files (docs/e.md, e.txt) that merging maestro/t-e would overwrite; this merge changed nothing in main: move or remove them`,
         details: { untracked: ['docs/e.md', 'e.txt'], changed: [] },
       });
       expect(git(repo, 'rev-parse', 'HEAD')).toBe(before);

@@ -136,7 +136,7 @@ function filesInTheWay(where: { repoPath: string; branch: string; unchanged?: st
     ...(files.changed.length ? [`uncommitted changes (${names(files.changed)})`] : []),
   ].join(' and ');
   const fix = !files.changed.length ? 'move or remove them' : !files.untracked.length ? 'commit or stash them' : 'move or remove the untracked files and commit or stash the changes';
-  const unchanged = where.unchanged ? `; ${where.unchanged} is unchanged` : '';
+  const unchanged = where.unchanged ? `; this merge changed nothing in ${where.unchanged}` : '';
   return new MaestroError('DIRTY_MAIN', `the main checkout ${where.repoPath} has ${what} that merging ${where.branch} would overwrite${unchanged}: ${fix}`, {
     details: { repoPath: where.repoPath, branch: where.branch, untracked: files.untracked, changed: files.changed },
   });

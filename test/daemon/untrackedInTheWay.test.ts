@@ -48,7 +48,7 @@ describe('an untracked file in the way of a merge', () => {
       const t = await store.tasks.get(task.id);
       return t.status === 'needs_attention' ? t : t.status === 'done' ? Promise.reject(new Error('merged over the untracked file')) : null;
     }, 'needs_attention');
-    expect(parked.lastRunError).toBe(`the main checkout ${repo} has untracked files (src/greet.ts) that merging maestro/${task.id}-v1 would overwrite; main is unchanged: move or remove them, then run \`maestro task retry ${task.id}\` to merge it`);
+    expect(parked.lastRunError).toBe(`the main checkout ${repo} has untracked files (src/greet.ts) that merging maestro/${task.id}-v1 would overwrite; this merge changed nothing in main: move or remove them, then run \`maestro task retry ${task.id}\` to merge it`);
     expect(readFileSync(join(repo, 'src', 'greet.ts'), 'utf8')).toBe('// my notes\n');
     const kinds = async () => (await store.runs.list({ taskId: task.id })).map((r) => r.kind);
     expect(await kinds()).toEqual(['execute', 'review']);

@@ -52,7 +52,7 @@ export const taskDetailResponse = z.strictObject({
   mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is not clean on its main branch, or holds untracked files the branch adds), else null"),
   stuckOn: z
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
-    .describe('for a ready task: its dependencies that will not finish by themselves (cancelled, or needing attention); retry them or drop them from deps'),
+    .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, or needing attention); retry them or drop them from deps'),
 });
 export const rejectResponse = z.strictObject({ task: taskSchema.describe('the rejected version'), next: taskSchema.describe('the new version that carries the feedback') });
 export const runMessageResponse = z.strictObject({ runId: z.string().describe('the run the message was given to') });

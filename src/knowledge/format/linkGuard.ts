@@ -15,7 +15,8 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 
-function isLink(path: string): boolean {
+/** Whether `path` is itself a symbolic link (false when it does not exist). */
+export function isLink(path: string): boolean {
   try {
     return lstatSync(path).isSymbolicLink();
   } catch {

@@ -3,11 +3,12 @@
  * every source file and re-reads only those whose mtime or size changed, in one
  * transaction; `rebuild()` drops the projection and reads everything again.
  */
-import { existsSync, lstatSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { trackResource } from '../../lib/resources.js';
 import type { KnowledgeEntry, KnowledgeSource } from '../format/entry.js';
+import { isLink } from '../format/linkGuard.js';
 import type { Finding } from '../format/specParser.js';
 import { indexText } from '../format/text.js';
 import { tokenCount } from './fieldLengths.js';
@@ -82,9 +83,10 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
   }
   if (!existsSync(opts.workflowDir)) return memoryIndex(false);
   mkdirSync(opts.workflowDir, { recursive: true });
+  // SQLite would write through it, wherever it leads; the index is only a projection, so search goes on in memory.
+  // (Its -wal and -shm files beside it are not checked: a link there needs one planted in .workflow/ by hand.)
   if (isLink(path)) {
-    // SQLite would write through it, wherever it leads; the index is only a projection, so search goes on in memory.
-    process.stderr.write(`maestro: knowledge index ${path} is a symbolic link; Maestro does not write through links out of .workflow/, so it uses an in-memory index. Remove the link to keep the index on disk.\n`);
+    process.stderr.write(`maestro: knowledge index ${path} is a symbolic link; Maestro does not write its index through a link, so it uses an in-memory index. Remove the link to keep the index on disk.\n`);
     return memoryIndex(false);
   }
   let db: Database.Database;
@@ -107,14 +109,6 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
     return memoryIndex(false);
   }
   return track(db, path, false);
-}
-
-function isLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 function setVersion(db: Database.Database): void {
