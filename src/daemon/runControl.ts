@@ -52,19 +52,7 @@ export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null
 }
 
 export function createRunControl(store: Store, onChange: () => void): RunControl {
-  // One message at a time per run: each reads the inbox, stages it with its message and waits for the
-  // database before putting it in place, so two at once would both start from the same inbox and the
-  // second rename would drop the first's message.
-  const turns = new Map<string, Promise<unknown>>();
-  function inTurn<T>(runDir: string, step: () => Promise<T>): Promise<T> {
-    const next = (turns.get(runDir) ?? Promise.resolve()).then(step, step);
-    const settled = next.catch(() => undefined);
-    turns.set(runDir, settled);
-    void settled.then(() => {
-      if (turns.get(runDir) === settled) turns.delete(runDir);
-    });
-    return next;
-  }
+  const inTurn = oneAtATime();
 
   async function currentRun(task: Task): Promise<Run> {
     const runs = await store.runs.list({ taskId: task.id, status: 'running' });
@@ -132,6 +120,24 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       }
       return items;
     },
+  };
+}
+
+/**
+ * One message at a time per run folder: each reads the inbox, stages it with its message and waits for the
+ * database before putting it in place, so two at once would both start from the same inbox and the second
+ * rename would drop the first's message.
+ */
+function oneAtATime(): <T>(runDir: string, step: () => Promise<T>) => Promise<T> {
+  const turns = new Map<string, Promise<unknown>>();
+  return <T>(runDir: string, step: () => Promise<T>): Promise<T> => {
+    const next = (turns.get(runDir) ?? Promise.resolve()).then(step, step);
+    const settled = next.catch(() => undefined);
+    turns.set(runDir, settled);
+    void settled.then(() => {
+      if (turns.get(runDir) === settled) turns.delete(runDir);
+    });
+    return next;
   };
 }
 
