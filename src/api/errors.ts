@@ -11,6 +11,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { MaestroError, coerceError, errorBody } from '../core/errors.js';
+import { conditionOf } from '../daemon/health.js';
 
 function clientErrorBody(err: FastifyError, status: number): { code: string; message: string } {
   switch (err.code) {
@@ -50,11 +51,13 @@ export function installErrorHandler(app: FastifyInstance, log: (err: Error) => v
 
 /** A file write that failed for its disk (full, over quota, read-only) as the condition it is, not an INTERNAL error. */
 function fileSystemCondition(err: NodeJS.ErrnoException): MaestroError | null {
+  // Which errno is which condition is the health monitor's (conditionOf); SQLite's own are MaestroErrors already.
+  const condition = conditionOf(err);
   const where = err.path ? ` holding ${err.path}` : '';
-  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') {
+  if (condition === 'DISK_FULL') {
     return new MaestroError('DISK_FULL', `No space left on the disk${where}: free some space and try again.`, { cause: err, details: err.path ? { path: err.path } : undefined });
   }
-  if (err.code === 'EROFS') {
+  if (condition === 'HOME_READ_ONLY') {
     return new MaestroError('HOME_READ_ONLY', `The file system${where} is read-only: remount it read-write and try again.`, { cause: err, details: err.path ? { path: err.path } : undefined });
   }
   return null;

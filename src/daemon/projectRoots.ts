@@ -4,20 +4,10 @@
  * compared after resolving symlinks, so no request reads, or creates an index
  * in, a folder the user never registered.
  */
-import { realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
+import { canonical } from '../lib/paths.js';
 import type { Store } from '../store/store.js';
-
-/** The path with symlinks resolved (as given, when it does not exist). */
-export function canonical(path: string): string {
-  const abs = resolve(path);
-  try {
-    return realpathSync(abs);
-  } catch {
-    return abs; // a folder that does not exist matches no project either
-  }
-}
 
 /** The registered project folder `root` names; PATH_OUTSIDE_PROJECTS for anything else. */
 export async function confineToProjects(store: Store, root: string | undefined): Promise<string> {

@@ -13,6 +13,7 @@ import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
+import { oneAtATime } from '../lib/oneAtATime.js';
 
 export function remoteOf(project: Project): string | null {
   return typeof project.config.remote === 'string' && project.config.remote ? project.config.remote : null;
@@ -88,7 +89,7 @@ export class ProjectRepos {
   /** Clones and fetches `unready` started in the background, by project. */
   private readonly trying = new Map<string, Promise<unknown>>();
   /** One git operation at a time per clone: fetches, resets and pushes must not interleave. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly serial = oneAtATime();
   /** Which remotes answer (a failure is remembered until its retry is due). */
   readonly reach: RemoteReach;
   private readonly stallMs: number;
@@ -109,13 +110,6 @@ export class ProjectRepos {
   /** Runs `fn` with this project's clone to itself (a merge: sync, merge, push, with nothing in between). */
   exclusive<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
     return this.serial(projectId, fn);
-  }
-
-  private serial<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(projectId) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    this.queues.set(projectId, next.catch(() => undefined));
-    return next;
   }
 
   /** The repository to work in: the project's own, or this host's clone, brought up to date. */

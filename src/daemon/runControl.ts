@@ -8,6 +8,7 @@ import { MaestroError } from '../core/errors.js';
 import type { Run, Task } from '../core/types.js';
 import type { StagedFile } from '../lib/atomicWrite.js';
 import { stageInbox } from '../executor/protocol/inbox.js';
+import { oneAtATime } from '../lib/oneAtATime.js';
 import { readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
 import { TRANSCRIPT_FILE } from '../executor/protocol/transcript.js';
 import type { Store } from '../store/store.js';
@@ -52,6 +53,9 @@ export function toStreamItem(taskId: string, r: OutboxRecord): StreamItem | null
 }
 
 export function createRunControl(store: Store, onChange: () => void): RunControl {
+  // One message at a time per run: each reads the inbox, stages it with its message and waits for the
+  // database before putting it in place, so two at once would both start from the same inbox and the
+  // second rename would drop the first's message.
   const inTurn = oneAtATime();
 
   async function currentRun(task: Task): Promise<Run> {
@@ -120,24 +124,6 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       }
       return items;
     },
-  };
-}
-
-/**
- * One message at a time per run folder: each reads the inbox, stages it with its message and waits for the
- * database before putting it in place, so two at once would both start from the same inbox and the second
- * rename would drop the first's message.
- */
-function oneAtATime(): <T>(runDir: string, step: () => Promise<T>) => Promise<T> {
-  const turns = new Map<string, Promise<unknown>>();
-  return <T>(runDir: string, step: () => Promise<T>): Promise<T> => {
-    const next = (turns.get(runDir) ?? Promise.resolve()).then(step, step);
-    const settled = next.catch(() => undefined);
-    turns.set(runDir, settled);
-    void settled.then(() => {
-      if (turns.get(runDir) === settled) turns.delete(runDir);
-    });
-    return next;
   };
 }
 

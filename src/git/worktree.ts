@@ -4,7 +4,8 @@
  * and reused after (a restart, a review round). The main checkout is only read.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { canonical } from '../lib/paths.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
 
@@ -92,7 +93,7 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
   // git lists the path as it resolved it: a root reached through a symlink is the same folder.
-  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => resolve(w.path) === path || samePath(w.path, path));
+  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => samePath(w.path, path));
   let movedAside: string | undefined;
   if (known && existsSync(path)) {
     if (await isWorkingWorktree(path)) {
@@ -126,13 +127,8 @@ function gitdirPointer(worktree: string): string | null {
   return gitdir ? resolve(worktree, gitdir) : null;
 }
 
-function samePath(a: string, b: string): boolean {
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
-}
+/** The same folder or file, symlinks resolved; a missing one is the same only as itself. */
+const samePath = (a: string, b: string) => canonical(a) === canonical(b);
 
 /**
  * Whether `path` is still linked to its repository as a worktree, read from disk (no git process): its `.git`
@@ -270,7 +266,7 @@ export async function removeWorktree(repoPath: string, path: string, options: { 
 export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: string, keep: Iterable<string>): Promise<string[]> {
   const keepSet = new Set(keep);
   // As git lists worktrees: a root reached through a symlink, resolved.
-  const root = existsSync(worktreeRoot) ? realpathSync(worktreeRoot) : resolve(worktreeRoot);
+  const root = canonical(worktreeRoot);
   await git(repoPath, ['worktree', 'prune']);
   const removed: string[] = [];
   for (const w of await listWorktrees(repoPath)) {

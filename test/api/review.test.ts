@@ -190,6 +190,12 @@ describe('review API', () => {
     }
     expect((await call('GET', `/api/tasks/${next.id}/diff?version=1`)).body.files).toHaveLength(6);
     expect((await call('GET', `/api/tasks/${next.id}/diff`)).body.error.code).toBe('NO_DIFF');
+
+    // The next version approved without naming the gate; its event says where the approval came from too.
+    await toExecReview(next.id);
+    expect((await call('POST', `/api/tasks/${next.id}/approve`, {})).body.task.status).toBe('merging');
+    const approved = (await d.store.events.list({ taskId: next.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'approve');
+    expect(approved?.payload.from).toEqual({ address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' });
   });
 
   it('lists configured checks as pending before any run, and no verdicts yet', async () => {

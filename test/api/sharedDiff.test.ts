@@ -44,51 +44,51 @@ describe('the diff of work another daemon ran on a shared remote', () => {
     removeTempDirs();
   });
 
-  it('is fetched from the remote when this clone lacks it, and shows the attempt the result names, not an older one this clone holds', async () => {
+  /** A daemon (no orchestrator: nothing runs here) with a project on a shared remote, its clone made, and a task. */
+  async function sharedTask(title: string) {
     const remote = bareRemote(tempDir('maestro-remote-'));
-    d = await startTestDaemon({}, { noOrchestrator: true });
-    const project = await d.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
-    const clone = await d.orchestrator.repos.prepare(project);
-    const task = await d.store.tasks.create({ projectId: project.id, title: 'Ran elsewhere', complexity: 'easy' });
+    const daemon = await startTestDaemon({}, { noOrchestrator: true });
+    d = daemon;
+    const project = await daemon.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const clone = await daemon.orchestrator.repos.prepare(project);
+    const task = await daemon.store.tasks.create({ projectId: project.id, title, complexity: 'easy' });
+    const diff = () => daemon.app.inject({ method: 'GET', url: `/api/tasks/${task.id}/diff` });
+    return { remote, clone, task, diff };
+  }
+
+  it('is fetched from the remote when this clone lacks it, and shows the attempt the result names, not an older one this clone holds', async () => {
+    const { remote, clone, task, diff } = await sharedTask('Ran elsewhere');
     const branch = `maestro/${task.id}-v1`;
-    const diffOf = async () => (await d!.app.inject({ method: 'GET', url: `/api/tasks/${task.id}/diff` })).json() as Diff;
+    const diffOf = async () => (await diff()).json() as Diff;
 
     const first = pushedElsewhere(remote, branch, { 'first.txt': 'first attempt\n' });
-    await atReview(d.store, task, branch, first);
+    await atReview(d!.store, task, branch, first);
     expect(git(clone, 'branch', '--list', branch)).toBe('');
     expect(await diffOf()).toMatchObject({ head: first, files: [{ path: 'first.txt' }] });
 
     // This clone now holds the first attempt; the other daemon retried the task and pushed a second.
     git(clone, 'branch', '-f', branch, first);
     const second = pushedElsewhere(remote, branch, { 'second.txt': 'second attempt\n' });
-    await d.store.tasks.transition(task.id, 'executing', { fields: { result: null } });
-    await d.store.tasks.transition(task.id, 'reviewing');
-    await d.store.tasks.transition(task.id, 'exec_review', { fields: { result: { kind: 'review', branch, commitSha: second } } });
+    await d!.store.tasks.transition(task.id, 'executing', { fields: { result: null } });
+    await d!.store.tasks.transition(task.id, 'reviewing');
+    await d!.store.tasks.transition(task.id, 'exec_review', { fields: { result: { kind: 'review', branch, commitSha: second } } });
     expect(await diffOf()).toMatchObject({ head: second, files: [{ path: 'second.txt' }] });
   });
 
   it('of a task that never ran fetches nothing: NO_DIFF at once, saying it has no branch yet', async () => {
-    const remote = bareRemote(tempDir('maestro-remote-'));
-    d = await startTestDaemon({}, { noOrchestrator: true });
-    const project = await d.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
-    await d.orchestrator.repos.prepare(project);
-    const task = await d.store.tasks.create({ projectId: project.id, title: 'Not yet', complexity: 'easy' });
+    const { diff } = await sharedTask('Not yet');
     const calls: string[] = [];
     const unobserve = observeGit((c) => calls.push(c.args[0]!));
-    const res = await d.app.inject({ method: 'GET', url: `/api/tasks/${task.id}/diff` });
+    const res = await diff();
     unobserve();
     expect(res.json()).toMatchObject({ error: { code: 'NO_DIFF', message: expect.stringContaining('it has no branch yet') } });
     expect(calls).not.toContain('fetch');
   });
 
   it('is NO_DIFF naming the remote when the branch is on neither', async () => {
-    const remote = bareRemote(tempDir('maestro-remote-'));
-    d = await startTestDaemon({}, { noOrchestrator: true });
-    const project = await d.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
-    await d.orchestrator.repos.prepare(project);
-    const task = await d.store.tasks.create({ projectId: project.id, title: 'Gone', complexity: 'easy' });
-    await atReview(d.store, task, `maestro/${task.id}-v1`, 'f'.repeat(40));
-    const res = await d.app.inject({ method: 'GET', url: `/api/tasks/${task.id}/diff` });
+    const { remote, task, diff } = await sharedTask('Gone');
+    await atReview(d!.store, task, `maestro/${task.id}-v1`, 'f'.repeat(40));
+    const res = await diff();
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ error: { code: 'NO_DIFF', message: expect.stringContaining(`nor on the remote ${remote}`) } });
   });

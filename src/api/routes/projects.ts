@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
-import { canonical } from '../../daemon/projectRoots.js';
+import { canonical } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';

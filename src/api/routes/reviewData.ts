@@ -84,14 +84,14 @@ export async function diffRange(store: Store, project: Project, task: Task, refr
   // Before the fetch, only the commit the result names will do: a branch here may be an older attempt's.
   let range = await findRange(store, project, task, shared, shared && !!refresh);
   // Fetched only for a version that has something to find: a task that never ran waits for no remote.
-  const ran = !!(task.result?.branch || task.result?.commitSha || task.status === 'done');
-  if (!range && shared && refresh && ran) {
+  const ran = !!(task.result?.branch || task.result?.commitSha);
+  if (!range && shared && refresh && (ran || task.status === 'done')) {
     await refresh();
     range = await findRange(store, project, task, shared, false);
   }
   if (range) return range;
   const branch = branchOf(task);
-  const why = task.result?.branch || task.result?.commitSha
+  const why = ran
     ? `its branch ${branch} no longer exists in ${project.repoPath}${shared ? ` nor on the remote ${remoteOf(project)}` : ''} and its last commit is gone`
     : `it has no branch yet (status ${task.status}: no execute run has committed a change)`;
   throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} has no change to show: ${why}.`, { details: { taskId: task.id, branch } });

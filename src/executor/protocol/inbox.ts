@@ -34,7 +34,7 @@ export function readInbox(runDir: string): InboxMessage[] {
   return parsed.data.messages;
 }
 
-/** Daemon side: appends one message (read, modify, rename). The daemon's run control stages one message at a time per run. */
+/** Appends one message at once (read, modify, rename), for a caller standing in for the daemon (tests); the daemon stages (stageInbox). */
 export function appendInbox(runDir: string, message: { type: InboxMessage['type']; text: string; replyTo?: string }): InboxMessage {
   const staged = stageInbox(runDir, message);
   staged.commit();
