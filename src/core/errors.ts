@@ -34,6 +34,10 @@ export const ERROR_CATALOGUE = {
   NOT_A_REPOSITORY: 400,
   /** A task's worktree deleted while a run worked in it: the run stops before committing; a retry makes it again on the task's branch. */
   WORKTREE_GONE: 409,
+  /** The agent moved its worktree's HEAD off the task's branch (another branch, or detached): nothing is committed there. */
+  LEFT_BRANCH: 409,
+  /** The task's branch moved while a review read it: the verdicts are about another commit. */
+  BRANCH_MOVED: 409,
   DIRTY_MAIN: 409,
   MERGE_CONFLICT: 409,
   NOT_FAST_FORWARD: 409,

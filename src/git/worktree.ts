@@ -148,6 +148,25 @@ export function worktreeLinked(path: string): boolean {
 }
 
 /**
+ * Where a linked worktree's HEAD is, read from its admin folder's HEAD file (no git process): the branch it
+ * is on, or the commit it is detached at. Null when the folder is not a linked worktree. An agent runs
+ * commands as the user and may `git checkout` another branch or detach HEAD; what it wrote must then not be
+ * committed there (see commitWork).
+ */
+export function headOf(path: string): { branch: string } | { detachedAt: string } | null {
+  const admin = gitdirPointer(path);
+  if (!admin) return null;
+  let head: string;
+  try {
+    head = readFileSync(join(admin, 'HEAD'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const ref = /^ref: refs\/heads\/(.+)$/.exec(head)?.[1];
+  return ref ? { branch: ref } : { detachedAt: head };
+}
+
+/**
  * Whether a folder git lists as a worktree is still one: linked (worktreeLinked), and git run there takes it
  * as the top of its work tree (the admin folder is whole: HEAD, commondir). One git process; none for a plain
  * folder. The admin folder is this repository's: git listed this path, from the records in its own git dir.

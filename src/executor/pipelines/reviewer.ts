@@ -12,7 +12,8 @@ import { callAgent, needsAttention, stage, type RunContext } from '../context.js
 import type { NeedsAttention } from '../protocol/outbox.js';
 import { reviewPrompt } from './prompts.js';
 import { formatFindings, parseVerdict, VerdictParseError, type Finding, type Verdict } from './verdictParse.js';
-import { worktreeStage } from './worktreeStage.js';
+import { headOf } from '../../git/worktree.js';
+import { leftBranch, offBranch, worktreeStage } from './worktreeStage.js';
 
 export interface SingleReview extends Verdict {
   reviewer: 'code' | 'security';
@@ -64,6 +65,7 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
   const reviews = ctx.serialReviews
     ? [await reviewOne(ctx, 'code', worktree, diff), await reviewOne(ctx, 'security', worktree, diff)]
     : await Promise.all([reviewOne(ctx, 'code', worktree, diff), reviewOne(ctx, 'security', worktree, diff)]);
+  await assertUnmoved(ctx, worktree, branch, stdout.trim());
   const findings = reviews.flatMap((r) => r.findings.map((f) => ({ ...f, reviewer: r.reviewer })));
   const rejected = reviews.some((r) => r.verdict === 'reject');
   const round = job.reviewRound;
@@ -75,6 +77,22 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
     return { result: { ...base, verdict: 'reject', next: 'needs_attention', feedback }, attention: e.attention };
   }
   return { result: { ...base, verdict: 'reject', next: 'execute', feedback } };
+}
+
+/**
+ * The verdicts hold only for the commit the reviewers were shown. A reviewer that can run commands (a CLI
+ * agent) may have switched branches or committed on the task's branch: what would then be merged is not
+ * what was reviewed, so the review does not count.
+ */
+async function assertUnmoved(ctx: RunContext, worktree: string, branch: string, reviewed: string): Promise<void> {
+  const head = headOf(worktree);
+  if (head && offBranch(head, branch)) throw leftBranch(ctx.job.taskId, { path: worktree, branch }, head);
+  const now = (await git(worktree, ['rev-parse', 'HEAD'])).stdout.trim();
+  if (now !== reviewed) {
+    throw needsAttention('BRANCH_MOVED', 'branch_moved',
+      `${branch} moved while it was reviewed (from ${reviewed.slice(0, 12)} to ${now.slice(0, 12)}): a reviewer changed it, so the verdicts are about code that is no longer its tip; look at the commits, then \`maestro task retry ${ctx.job.taskId}\``,
+      { branch, reviewed, now });
+  }
 }
 
 export async function runReviewer(ctx: RunContext): Promise<{ result: ReviewResult; attention?: NeedsAttention }> {

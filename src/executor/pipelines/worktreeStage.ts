@@ -6,7 +6,8 @@
 import { MaestroError } from '../../core/errors.js';
 import { measureDivergence, syncWithBase, type Divergence } from '../../git/divergence.js';
 import { commitAll } from '../../git/merge.js';
-import { ensureWorktree, setAsideLeftovers, worktreeLinked } from '../../git/worktree.js';
+import { git } from '../../git/git.js';
+import { ensureWorktree, headOf, setAsideLeftovers, worktreeLinked } from '../../git/worktree.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
 
 export interface WorktreeStageOutput {
@@ -36,6 +37,12 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
     const aside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : { files: [], ref: null };
     if (aside.ref) ctx.emit({ type: 'phase', stage: 'set-aside', state: 'done', detail: { files: aside.files, ref: aside.ref, restore: `git stash apply ${aside.ref}` } });
+    // An earlier run's agent switched branches or detached HEAD (that run stopped, LEFT_BRANCH): back to the task's.
+    const head = wt.created ? null : headOf(wt.path);
+    if (head && offBranch(head, wt.branch)) {
+      await git(wt.path, ['checkout', '-q', wt.branch, '--']);
+      ctx.emit({ type: 'phase', stage: 'back-on-branch', state: 'done', detail: { branch: wt.branch, was: whereHead(head) } });
+    }
     // A branch made from the base just now has not diverged: two git processes saved on every first execute.
     const divergence = options.measure && !wt.newBranch ? await measureDivergence(wt.path, base) : { commits: 0, files: 0 };
     if (divergence.commits > limits.divergenceCommits || divergence.files > limits.divergenceFiles) {
@@ -72,5 +79,24 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
       `the worktree ${wt.path} of task ${id} was removed while the run was working (it is no longer a git worktree), so nothing the agent wrote could be committed; run \`maestro task retry ${id}\`: it makes the worktree again on ${wt.branch}, with every commit made before`,
       { details: { worktree: wt.path, branch: wt.branch } });
   }
+  const head = headOf(wt.path);
+  if (head && offBranch(head, wt.branch)) throw leftBranch(ctx.job.taskId, wt, head);
   return commitAll(wt.path, message);
+}
+
+type Head = NonNullable<ReturnType<typeof headOf>>;
+export const offBranch = (head: Head, branch: string) => !('branch' in head) || head.branch !== branch;
+const whereHead = (head: Head) => ('branch' in head ? head.branch : `detached at ${head.detachedAt.slice(0, 12)}`);
+
+/**
+ * The agent left the task's branch: it ran `git checkout` or `git switch` to another branch, or detached HEAD.
+ * Committing its work there would put an unreviewed commit on someone's branch and leave the task's branch,
+ * the one that is reviewed and merged, without it. Nothing is committed; a person looks (the agent may have
+ * committed on that branch itself), and the retry goes back to the task's branch, setting aside what it left.
+ */
+export function leftBranch(taskId: string, wt: { path: string; branch: string }, head: Head): Error {
+  const where = whereHead(head);
+  return needsAttention('LEFT_BRANCH', 'left_branch',
+    `the agent moved the worktree ${wt.path} off the task's branch ${wt.branch} (HEAD is now ${'branch' in head ? `on ${where}` : where}), so nothing it wrote was committed${'branch' in head ? `; look at ${where} for commits the agent may have made there` : ''}. \`maestro task retry ${taskId}\` goes back to ${wt.branch}, setting aside what the agent left in the worktree (the run names the ref to restore it from)`,
+    { worktree: wt.path, branch: wt.branch, head: where });
 }

@@ -119,6 +119,7 @@ export const en = {
     plan_invalid: 'The plan could not be read', verdict_invalid: 'A reviewer’s answer could not be read', review_rounds: 'The review rounds are used up', hook: 'A project hook stopped the task',
     check_failed: 'A check failed', interrupted: 'The run was interrupted', worker_died: 'The worker process died', worker_silent: 'The worker stopped answering', lease_lost: 'Its daemon lost the task',
     script_invalid: 'The scripted agent has no step for this call', job_invalid: 'The job was invalid', unknown_provider: 'No usable agent provider', git_failed: 'A git command failed', merge_conflict: 'Merge conflict',
+    left_branch: 'The agent left the task’s branch', branch_moved: 'The branch changed while it was reviewed',
   },
   error: {
     BAD_INPUT: 'The request was refused', ILLEGAL_TRANSITION: 'Not possible in the task’s state', WRONG_GATE: 'The task waits at another gate', UNKNOWN_TASK: 'No such task', UNKNOWN_PROJECT: 'No such project',

@@ -100,6 +100,7 @@ export const es: Dictionary = {
     plan_invalid: 'No se pudo leer el plan', verdict_invalid: 'No se pudo leer la respuesta de un revisor', review_rounds: 'Se agotaron las rondas de revisión', hook: 'Un hook del proyecto detuvo la tarea',
     check_failed: 'Falló una comprobación', interrupted: 'La ejecución se interrumpió', worker_died: 'El proceso de trabajo murió', worker_silent: 'El proceso de trabajo dejó de responder', lease_lost: 'Su daemon perdió la tarea',
     script_invalid: 'El agente guionizado no tiene un paso para esta llamada', job_invalid: 'El trabajo no era válido', unknown_provider: 'Ningún proveedor de agente utilizable', git_failed: 'Falló un comando git', merge_conflict: 'Conflicto de fusión',
+    left_branch: 'El agente salió de la rama de la tarea', branch_moved: 'La rama cambió mientras se revisaba',
   },
   error: {
     BAD_INPUT: 'La petición fue rechazada', ILLEGAL_TRANSITION: 'No es posible en el estado de la tarea', WRONG_GATE: 'La tarea espera en otra puerta', UNKNOWN_TASK: 'La tarea no existe', UNKNOWN_PROJECT: 'El proyecto no existe',

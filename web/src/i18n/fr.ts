@@ -100,6 +100,7 @@ export const fr: Dictionary = {
     plan_invalid: 'Le plan est illisible', verdict_invalid: 'La réponse d’un relecteur est illisible', review_rounds: 'Les tours de relecture sont épuisés', hook: 'Un hook du projet a arrêté la tâche',
     check_failed: 'Une vérification a échoué', interrupted: 'L’exécution a été interrompue', worker_died: 'Le processus de travail est mort', worker_silent: 'Le processus de travail ne répond plus', lease_lost: 'Son démon a perdu la tâche',
     script_invalid: 'L’agent scripté n’a pas d’étape pour cet appel', job_invalid: 'La tâche de travail était invalide', unknown_provider: 'Aucun fournisseur d’agent utilisable', git_failed: 'Une commande git a échoué', merge_conflict: 'Conflit de fusion',
+    left_branch: 'L’agent a quitté la branche de la tâche', branch_moved: 'La branche a changé pendant la revue',
   },
   error: {
     BAD_INPUT: 'La requête a été refusée', ILLEGAL_TRANSITION: 'Impossible dans l’état de la tâche', WRONG_GATE: 'La tâche attend à une autre étape', UNKNOWN_TASK: 'Tâche inconnue', UNKNOWN_PROJECT: 'Projet inconnu',

@@ -100,6 +100,7 @@ export const ja: Dictionary = {
     plan_invalid: '計画を読み取れませんでした', verdict_invalid: 'レビュアーの回答を読み取れませんでした', review_rounds: 'レビューの回数を使い切りました', hook: 'プロジェクトのフックがタスクを止めました',
     check_failed: 'チェックが失敗しました', interrupted: '実行が中断されました', worker_died: 'ワーカープロセスが終了しました', worker_silent: 'ワーカーが応答しなくなりました', lease_lost: 'デーモンがタスクを失いました',
     script_invalid: 'スクリプトエージェントにこの呼び出しのステップがありません', job_invalid: 'ジョブが不正でした', unknown_provider: '使えるエージェントプロバイダーがありません', git_failed: 'git コマンドが失敗しました', merge_conflict: 'マージの衝突',
+    left_branch: 'エージェントがタスクのブランチを離れました', branch_moved: 'レビュー中にブランチが変わりました',
   },
   error: {
     BAD_INPUT: 'リクエストは拒否されました', ILLEGAL_TRANSITION: 'タスクの今の状態ではできません', WRONG_GATE: 'タスクは別のゲートで待っています', UNKNOWN_TASK: 'タスクがありません', UNKNOWN_PROJECT: 'プロジェクトがありません',

@@ -100,6 +100,7 @@ export const zh: Dictionary = {
     plan_invalid: '无法读取计划', verdict_invalid: '无法读取评审者的答复', review_rounds: '评审轮次已用完', hook: '项目钩子停止了任务',
     check_failed: '检查失败', interrupted: '运行被中断', worker_died: '工作进程已退出', worker_silent: '工作进程不再响应', lease_lost: '其守护进程失去了该任务',
     script_invalid: '脚本代理没有匹配此调用的步骤', job_invalid: '作业无效', unknown_provider: '没有可用的代理提供方', git_failed: 'git 命令失败', merge_conflict: '合并冲突',
+    left_branch: '代理离开了任务的分支', branch_moved: '评审期间分支发生了变化',
   },
   error: {
     BAD_INPUT: '请求被拒绝', ILLEGAL_TRANSITION: '任务当前状态下无法执行', WRONG_GATE: '任务在另一个关卡等待', UNKNOWN_TASK: '任务不存在', UNKNOWN_PROJECT: '项目不存在',
