@@ -14,6 +14,10 @@ export const ERROR_CATALOGUE = {
   UNKNOWN_RUN: 404,
   UNKNOWN_SESSION: 404,
   DUPLICATE_PROJECT: 409,
+  /** The project is archived: no new work until it is restored. */
+  PROJECT_ARCHIVED: 409,
+  /** The project has work in flight or at a gate: it cannot be archived now. */
+  PROJECT_BUSY: 409,
   SELF_DEPENDENCY: 400,
   CROSS_PROJECT_DEPENDENCY: 400,
   DEPENDENCY_CYCLE: 400,

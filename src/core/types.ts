@@ -38,6 +38,8 @@ export interface Project {
   config: Record<string, unknown>;
   createdAt: EpochMs;
   updatedAt: EpochMs;
+  /** When it was archived: no new work, shown apart; null while active. */
+  archivedAt: EpochMs | null;
 }
 
 export interface Task {

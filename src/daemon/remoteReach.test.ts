@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Project } from '../core/types.js';
 import { RemoteReach } from './remoteReach.js';
 
-const project: Project = { id: 'p1', name: 'web', repoPath: '/srv/web.git', config: {}, createdAt: 0, updatedAt: 0 };
+const project: Project = { id: 'p1', name: 'web', repoPath: '/srv/web.git', config: {}, createdAt: 0, updatedAt: 0, archivedAt: null };
 
 describe('RemoteReach', () => {
   it('names an unreachable https remote without its password, in the message and the condition', async () => {

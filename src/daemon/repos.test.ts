@@ -13,7 +13,7 @@ function sharedProject(): { project: Project; home: string } {
   const work = makeRepo();
   const remote = join(tempDir('maestro-remote-'), 'remote.git');
   git(work, 'clone', '-q', '--bare', work, remote);
-  const project: Project = { id: 'p_repos', name: 'repos', repoPath: work, config: { remote }, createdAt: 0, updatedAt: 0 };
+  const project: Project = { id: 'p_repos', name: 'repos', repoPath: work, config: { remote }, createdAt: 0, updatedAt: 0, archivedAt: null };
   return { project, home: tempDir('maestro-home-') };
 }
 
@@ -118,7 +118,7 @@ describe('ProjectRepos and a remote that does not answer', () => {
     try {
       const remote = `http://127.0.0.1:${silent.port}/shared.git`;
       const home = tempDir('maestro-home-');
-      const project: Project = { id: 'p_silent', name: 'silent', repoPath: remote, config: { remote }, createdAt: 0, updatedAt: 0 };
+      const project: Project = { id: 'p_silent', name: 'silent', repoPath: remote, config: { remote }, createdAt: 0, updatedAt: 0, archivedAt: null };
       const repos = new ProjectRepos(home, { stallMs: 500 });
       const err = await repos.prepare(project).catch((e: MaestroError) => e);
       expect(err).toMatchObject({ code: 'REMOTE_UNREACHABLE', message: expect.stringContaining('no answer from the remote: nothing from it for 0.5 s, stopped') });

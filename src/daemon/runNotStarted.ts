@@ -3,7 +3,8 @@
  * nobody's fault: the task keeps its status and claim, and the next tick's reconcile gives it the run its
  * status calls for. Nor is a shared remote that does not answer: the health report says so, the run starts
  * once it does, and the task's trace says so once per claim (other daemons' boards show it claimed, with no
- * run and no health condition). Only the task's own failures need a person.
+ * run and no health condition). Nor is a project archived since the claim: the task goes back to ready.
+ * Only the task's own failures need a person.
  */
 import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import type { RunKind, Task } from '../core/types.js';
@@ -18,7 +19,12 @@ export async function runNotStarted(store: Store, at: { owner: string; task: Tas
     return;
   }
   const current = await store.tasks.get(task.id);
-  if (current.claimedBy === owner) {
+  if (current.claimedBy === owner && isMaestroError(e, 'PROJECT_ARCHIVED')) {
+    // Archived after this daemon claimed the task: it goes back to ready, to wait for a restore (nobody's fault).
+    await store.tasks.advance({ id: task.id, owner, attempt: current.attempt }, current.status, 'ready', {}, [
+      { projectId: task.projectId, taskId: task.id, type: 'run.refused', payload: { kind, message: e.message } },
+    ]);
+  } else if (current.claimedBy === owner) {
     await store.tasks.advance({ id: task.id, owner, attempt: current.attempt }, current.status, 'needs_attention', { lastRunError: e.message }, [
       { projectId: task.projectId, taskId: task.id, type: 'run.refused', payload: { kind, message: e.message } },
     ]);

@@ -110,7 +110,7 @@ export class Scheduler {
 }
 
 /**
- * Slots per project on this daemon: its limit minus the in-flight tasks it holds
+ * Slots per project on this daemon (none for an archived one): its limit minus the in-flight tasks it holds
  * (claimed by it), and, for a project without a shared remote (worked on this
  * host only), minus its unclaimed ones too (approved tasks waiting to merge).
  * Other daemons' tasks run on their own hosts and do not count here.
@@ -124,5 +124,7 @@ export function perProjectSlots(inFlight: readonly Task[], projects: readonly Pr
     const ours = t.claimedBy === owner || (t.claimedBy === null && !shared.has(t.projectId));
     if (ours) counts.set(t.projectId, (counts.get(t.projectId) ?? 0) + 1);
   }
-  return (projectId) => Math.max(0, limit - (counts.get(projectId) ?? 0));
+  // An archived project takes no new work (its ready tasks wait for a restore).
+  const archived = new Set(projects.filter((p) => p.archivedAt !== null).map((p) => p.id));
+  return (projectId) => (archived.has(projectId) ? 0 : Math.max(0, limit - (counts.get(projectId) ?? 0)));
 }

@@ -45,6 +45,7 @@ export function toProject(r: Row): Project {
     config: parseJsonColumn('projects', 'config', id, r.config, object),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
+    archivedAt: r.archived_at === null || r.archived_at === undefined ? null : num(r.archived_at),
   };
 }
 

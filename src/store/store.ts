@@ -5,17 +5,16 @@
  * appends its event in the same transaction, so the log never disagrees with
  * the state.
  */
-import type { ProjectInput } from '../core/schemas.js';
-import type { MaestroEvent, Project, RunKind, RunStatus } from '../core/types.js';
+import type { MaestroEvent, RunKind, RunStatus } from '../core/types.js';
 import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { appendEvent, appendEventOnce, eventsByIds, lastEventId, listEvents, taskChangesAfter, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { listApprovals } from './ops/gates.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
-import { createProject, getProject, listProjects, updateProjectConfig } from './ops/projects.js';
 import { failRunAndTask, type FailRunOptions } from './ops/failRun.js';
 import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker, startRun } from './ops/runs.js';
 import { withFaults, type StoreFaults } from './faults.js';
+import { projectRecords } from './projectOps.js';
 import { taskClaims, taskGates, taskRecords, type TaskOpsContext } from './taskOps.js';
 
 export type Clock = () => number;
@@ -54,27 +53,8 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
   const { db, onWrite } = announcing(options.faults ? withFaults(engine, options.faults) : engine, engine);
   const tx = <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>, options?: TransactionOptions) => db.transaction((q) => fn(q, clock()), label, options);
 
-  const projects = {
-    /** Registers a project with its `project.created` event (`describe` gives the payload: who, from where, the settings). */
-    create: (input: ProjectInput, describe?: (project: Project) => Record<string, unknown>) =>
-      tx('projects.create', async (q, now) => {
-        const project = await createProject(q, input, now);
-        await appendEvent(q, { projectId: project.id, type: 'project.created', payload: describe ? describe(project) : { name: project.name, repoPath: project.repoPath, keys: Object.keys(project.config) } }, now);
-        return project;
-      }),
-    get: (idOrName: string) => getProject(db, idOrName),
-    list: () => listProjects(db),
-    /** Replaces the settings; the `project.config` event's payload describes the change (`describe` sees the settings before it). */
-    updateConfig: (idOrName: string, config: Record<string, unknown>, describe?: (before: Project) => Record<string, unknown>) =>
-      tx('projects.updateConfig', async (q, now) => {
-        const before = await getProject(q, idOrName);
-        const project = await updateProjectConfig(q, before.id, config, now);
-        await appendEvent(q, { projectId: project.id, type: 'project.config', payload: describe ? describe(before) : { keys: Object.keys(config) } }, now);
-        return project;
-      }),
-  };
-
   const ops: TaskOpsContext = { db, tx, clock };
+  const projects = projectRecords(ops);
   const tasks = { ...taskRecords(ops), ...taskClaims(ops), ...taskGates(ops) };
 
   const runs = {

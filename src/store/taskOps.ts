@@ -16,6 +16,7 @@ import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
 import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
+import { assertActive } from './ops/projects.js';
 import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
@@ -60,6 +61,7 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
      */
     retry: (id: string, from: TaskStatus) =>
       tx('tasks.retry', async (q, now) => {
+        await assertActive(q, (await getTask(q, id)).projectId, 'no task can be retried in it');
         const merge = from === 'needs_attention' && (await parkedWhileMerging(q, id));
         const { before, after } = await transitionTask(q, { id, to: merge ? 'merging' : 'ready', from, fields: merge ? {} : { nextEligibleAt: null }, now });
         // A merge needs no claimer (any daemon's merge train takes it): its old one's lease, renewed or not, must

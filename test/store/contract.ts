@@ -12,7 +12,7 @@ import { removeTempDirs } from '../helpers/db.js';
 
 const MINUTE = 60_000;
 
-async function expectCode(p: Promise<unknown>, code: ErrorCode, text?: RegExp): Promise<MaestroError> {
+export async function expectCode(p: Promise<unknown>, code: ErrorCode, text?: RegExp): Promise<MaestroError> {
   try {
     await p;
   } catch (err) {
@@ -25,7 +25,7 @@ async function expectCode(p: Promise<unknown>, code: ErrorCode, text?: RegExp): 
 }
 
 /** Everything the store holds, to show a refused call changed nothing. */
-async function snapshot(db: DBAdapter) {
+export async function snapshot(db: DBAdapter) {
   const tables = ['projects', 'tasks', 'runs', 'approvals', 'events'];
   const out: Record<string, unknown[]> = {};
   for (const t of tables) out[t] = await db.all(`SELECT * FROM ${t} ORDER BY 1`);

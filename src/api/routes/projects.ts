@@ -1,4 +1,4 @@
-/** /api/projects: register a repository, list and show projects. */
+/** /api/projects: register a repository, list and show projects, change settings, archive and restore. */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -59,7 +59,10 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       const repoPath = checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
       // Two projects on one checkout would merge into the same working tree and run on the same branches.
       const same = (await store.projects.list()).find((p) => p.repoPath === repoPath);
-      if (same) throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.`, { details: { name: same.name } });
+      if (same) {
+        const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${same.name}\` brings it back.`;
+        throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
+      }
       const from = requestOrigin(req);
       // Its settings may run code (a provider, a remote) from the first claim on: who registered it is on record.
       const project = await store.projects.create({ ...input, config, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(config), ...maskSecrets(settingsChange({}, config)), who, from }));
@@ -96,5 +99,20 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
       return { project: maskSecrets(project) };
     },
+  );
+
+  // Archive and restore: the project and its history stay; while archived it takes no new work (store/ops/projects.ts).
+  const whoBody = z.object({ who: whoSchema }).strict();
+  defineRoute(
+    app,
+    doc,
+    { method: 'POST', url: '/api/projects/:id/archive', summary: 'Archive a project: kept with its history, no new work (refused while work is in flight or at a gate)', tags: ['projects'], params: idParam, body: whoBody, response: projectResponse },
+    async ({ params, body, req }) => ({ project: maskSecrets(await store.projects.archive(params.id, { who: body.who, from: requestOrigin(req) })) }),
+  );
+  defineRoute(
+    app,
+    doc,
+    { method: 'POST', url: '/api/projects/:id/restore', summary: 'Restore an archived project: its ready tasks are claimable again', tags: ['projects'], params: idParam, body: whoBody, response: projectResponse },
+    async ({ params, body, req }) => ({ project: maskSecrets(await store.projects.restore(params.id, { who: body.who, from: requestOrigin(req) })) }),
   );
 }

@@ -16,7 +16,7 @@ import { COMPLEXITIES, DECISIONS, GATES, PRIORITIES, RUN_KINDS, RUN_STATUSES, TA
 const epochMs = z.number().describe('milliseconds since the epoch');
 const json = z.record(z.string(), z.unknown());
 
-export const projectSchema = z.strictObject({ id: z.string(), name: z.string(), repoPath: z.string(), config: json, createdAt: epochMs, updatedAt: epochMs });
+export const projectSchema = z.strictObject({ id: z.string(), name: z.string(), repoPath: z.string(), config: json, createdAt: epochMs, updatedAt: epochMs, archivedAt: epochMs.nullable() });
 
 export const approvalSchema = z.strictObject({
   id: z.string(),

@@ -1,4 +1,4 @@
-/** `maestro project add|list|show|config`: register repositories with the daemon and set their agent. */
+/** `maestro project add|list|show|config|archive|restore`: register repositories with the daemon, set their agent, put them away. */
 import { basename, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { action, printJson } from '../output.js';
@@ -42,14 +42,33 @@ export function register(program: Command, ctx: CliContext): void {
 
   registerConfig(project, ctx);
 
-  withApi(project.command('list').description('List projects.')).action(
-    action(async (opts: ClientFlags) => {
-      const { projects } = await clientFor(opts, ctx.env).get<ProjectList>('/api/projects');
+  withApi(project.command('list').description('List projects (archived ones with --all).').option('--all', 'archived projects too')).action(
+    action(async (opts: ClientFlags & { all?: boolean }) => {
+      const { projects: every } = await clientFor(opts, ctx.env).get<ProjectList>('/api/projects');
+      const projects = opts.all ? every : every.filter((p) => p.archivedAt === null);
       if (opts.json) return printJson({ projects });
-      if (!projects.length) return print('No projects yet. Add one with `maestro project add <path>`.');
-      print(table([['ID', 'NAME', 'REPOSITORY'], ...projects.map((p) => [p.id, p.name, p.repoPath])]));
+      const hidden = every.length - projects.length;
+      const more = hidden ? `\n(${hidden} archived: \`maestro project list --all\`)` : '';
+      if (!projects.length) return print(`No projects yet. Add one with \`maestro project add <path>\`.${more}`);
+      const rows = projects.map((p) => [p.id, p.name, p.repoPath, ...(opts.all ? [p.archivedAt === null ? 'active' : `archived ${new Date(p.archivedAt).toISOString()}`] : [])]);
+      print(table([['ID', 'NAME', 'REPOSITORY', ...(opts.all ? ['STATE'] : [])], ...rows]) + more);
     }),
   );
+
+  for (const [verb, description, done] of [
+    ['archive', 'Archive a project: it keeps its tasks and history and takes no new work (refused while work is in flight or at a gate).', 'Archived'],
+    ['restore', 'Restore an archived project: its ready tasks are claimable again.', 'Restored'],
+  ] as const) {
+    withApi(project.command(`${verb} <idOrName>`).description(description)).action(
+      action(async (idOrName: string, opts: ClientFlags) => {
+        const client = clientFor(opts, ctx.env);
+        const { project: found } = await findProject(client, idOrName);
+        const { project: p } = await client.post<ProjectResponse>(`/api/projects/${encodeURIComponent(found.id)}/${verb}`, {});
+        if (opts.json) return printJson({ project: p });
+        print(`${done} project ${p.name} (${p.id}).`);
+      }),
+    );
+  }
 
   withApi(project.command('show <idOrName>').description('Show a project (by id or name) with its task counts.')).action(
     action(async (idOrName: string, opts: ClientFlags) => {
@@ -58,7 +77,8 @@ export function register(program: Command, ctx: CliContext): void {
       const remote = typeof p.config.remote === 'string' ? `\n  shared remote: ${p.config.remote} (each daemon works in its own clone)` : '';
       const provider = p.config.provider as { kind?: unknown } | undefined;
       const agent = provider && typeof provider.kind === 'string' ? `\n  agent: ${provider.kind}` : '';
-      print(`${p.name} (${p.id})\n  repository: ${p.repoPath}${remote}${agent}\n  tasks: ${counts(tasksByStatus)}`);
+      const archived = p.archivedAt === null ? '' : `\n  archived ${new Date(p.archivedAt).toISOString()}: no new work (\`maestro project restore ${p.name}\`)`;
+      print(`${p.name} (${p.id})\n  repository: ${p.repoPath}${remote}${agent}${archived}\n  tasks: ${counts(tasksByStatus)}`);
     }),
   );
 }

@@ -121,7 +121,8 @@ export function setKey(config: Record<string, unknown>, key: string, value: unkn
 /** The project named by --project, else the one whose repository holds the current folder, else the only one. */
 export async function pickProject(client: ApiClient, named: string | undefined, cwd = process.cwd()): Promise<Project> {
   if (named) return (await findProject(client, named)).project;
-  const { projects } = await client.get<ProjectList>('/api/projects');
+  // An archived project is picked only by name.
+  const projects = (await client.get<ProjectList>('/api/projects')).projects.filter((p) => p.archivedAt === null);
   const here = projects.filter((p) => cwd === p.repoPath || cwd.startsWith(`${p.repoPath}/`)).sort((a, b) => b.repoPath.length - a.repoPath.length)[0];
   if (here) return here;
   if (projects.length === 1) return projects[0]!;

@@ -5,6 +5,7 @@ import type { Queryable, SqlValue } from '../db.js';
 import { newId, toRun, type Row } from '../rows.js';
 import { appendEvent } from './events.js';
 import { getTask } from './getTask.js';
+import { assertActive } from './projects.js';
 
 export async function createRun(
   db: Queryable,
@@ -45,8 +46,10 @@ export async function getRun(db: Queryable, id: string): Promise<Run> {
 
 /** Creates a running run with its `run.started` event. Run it inside one transaction. */
 export async function startRun(db: Queryable, opts: Parameters<typeof createRun>[1]): Promise<Run> {
-  const run = await createRun(db, opts);
   const task = await getTask(db, opts.taskId);
+  // The project's row is held to the commit: an archive either waits for this start or is seen by it.
+  await assertActive(db, task.projectId, 'no run starts in it', true);
+  const run = await createRun(db, opts);
   await appendEvent(db, { projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.started', payload: { kind: run.kind } }, opts.now);
   return run;
 }

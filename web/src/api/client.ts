@@ -122,6 +122,8 @@ export const api = {
   projects: () => request<ProjectList>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
   updateProjectConfig: (id: string, config: Record<string, unknown>) => request<ProjectResponse>('PATCH', `/api/projects/${enc(id)}`, { config }),
+  /** Archive (no new work, kept with its history) or restore a project. */
+  archiveProject: (id: string, archive: boolean) => request<ProjectResponse>('POST', `/api/projects/${enc(id)}/${archive ? 'archive' : 'restore'}`, { who: 'web' }),
   /** The board's list: slim rows (`view=board`), a fraction of the full tasks' JSON. */
   tasks: (projectId: string, limit = 5000) => request<TaskBoardList>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),

@@ -1,5 +1,6 @@
 /** Left column: projects and the screens. */
 import { useTranslation } from 'react-i18next';
+import type { Project } from '../api/types.js';
 import { useProjects } from '../stores/projects.js';
 import { href, useRoute, type Route } from '../stores/route.js';
 import styles from './Sidebar.module.css';
@@ -12,24 +13,39 @@ const SCREENS: { route: Route; key: string }[] = [
   { route: { name: 'observer' }, key: 'nav.observer' },
 ];
 
+function ProjectList({ labelledBy, projects, selectedId, select }: { labelledBy: string; projects: Project[]; selectedId: string | null; select: (id: string) => void }) {
+  return (
+    <ul aria-labelledby={labelledBy} className={styles.list}>
+      {projects.map((p) => (
+        <li key={p.id}>
+          <button aria-pressed={p.id === selectedId} className={p.id === selectedId ? styles.active : styles.item} onClick={() => select(p.id)} title={p.repoPath}>
+            {p.name}
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function Sidebar() {
   const { t } = useTranslation();
   const { projects, selectedId, select, error, loaded } = useProjects();
   const current = useRoute((s) => s.route.name);
+  const active = projects.filter((p) => p.archivedAt === null);
+  const archived = projects.filter((p) => p.archivedAt !== null);
   return (
     <nav className={styles.side} aria-label={t('nav.label')}>
       <h3 id="projects-h">{t('nav.projects')}</h3>
       {error && <p role="alert" className={styles.err}>{error}</p>}
-      {loaded && !error && projects.length === 0 && <p className={styles.muted}>{t('nav.noProjects')}</p>}
-      <ul aria-labelledby="projects-h" className={styles.list}>
-        {projects.map((p) => (
-          <li key={p.id}>
-            <button aria-pressed={p.id === selectedId} className={p.id === selectedId ? styles.active : styles.item} onClick={() => select(p.id)} title={p.repoPath}>
-              {p.name}
-            </button>
-          </li>
-        ))}
-      </ul>
+      {loaded && !error && active.length === 0 && <p className={styles.muted}>{t('nav.noProjects')}</p>}
+      <ProjectList labelledBy="projects-h" projects={active} selectedId={selectedId} select={select} />
+      {archived.length > 0 && (
+        // Open by itself while the selected project is one of them.
+        <details open={archived.some((p) => p.id === selectedId) || undefined}>
+          <summary className={styles.muted} id="archived-h">{t('nav.archived', { count: archived.length })}</summary>
+          <ProjectList labelledBy="archived-h" projects={archived} selectedId={selectedId} select={select} />
+        </details>
+      )}
       <h3>{t('nav.screens')}</h3>
       <ul className={styles.list}>
         {SCREENS.map((s) => (

@@ -3,7 +3,7 @@ export const en = {
   app: { signInTitle: 'This browser is not signed in to the daemon', signIn: 'Open the link `maestro serve` printed when it started (it carries the token once and then signs this browser in). Lost it? Add ?token= and the token in $MAESTRO_HOME/token (default ~/.maestro/token) to this address.', language: 'Language', loading: 'Loading…', unknownRoute: 'There is no page at "{{path}}".', backToBoard: 'Back to the board' },
   conn: { unauthorized: 'Not signed in', live: 'Live', connecting: 'Connecting to the daemon…', lost: 'The daemon is unreachable; reconnecting…', reconnected: 'Reconnected; the board was reloaded' },
   health: { DISK_FULL: 'The disk holding {{path}} is full: no new tasks start until space is freed.', HOME_READ_ONLY: '{{path}} is read-only: no new tasks start until it is writable again.', REMOTE_UNREACHABLE: 'The shared remote {{path}} does not answer: its project\'s tasks wait until it does.' },
-  nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer' },
+  nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer', archived: 'Archived ({{count}})' },
   lane: { backlog: 'Backlog', planning: 'Planning', working: 'In progress', done: 'Done', attention: 'Stopped' },
   board: {
     label: 'Task board',
@@ -15,6 +15,7 @@ export const en = {
     showMore: 'Show {{count}} more',
     loadFailed: 'The tasks could not be loaded: {{message}}',
     pickProject: 'Pick a project on the left.',
+    archived: 'This project is archived ({{when}}): it keeps its tasks and history and takes no new work until it is restored in Settings.',
   },
   status: {
     ready: 'ready', queued: 'queued', planning: 'planning', plan_review: 'plan review', spec_review: 'spec review', waiting_children: 'waiting for subtasks',
@@ -56,6 +57,8 @@ export const en = {
   settings: {
     title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'These settings are stored by the daemon; the repository’s own .maestro/config.json, when present, also sets checks, limits and model tiers.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
     raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
+    archiveTitle: 'Archive', archiveHelp: 'Archiving keeps the project’s tasks and history and gives it no new work: no task is created, retried or started. It is refused while a task runs or waits at a gate. Restore undoes it.',
+    archivedSince: 'Archived {{when}}: no new work until it is restored.', archive: 'Archive project', restore: 'Restore project', archivedNow: 'Archived.', restored: 'Restored.',
   },
   agents: {
     title: 'Agent tools on the daemon’s machine', installed: 'installed', missing: 'not installed', loggedIn: 'logged in', loggedOut: 'not logged in', unknown: 'login unknown',
@@ -122,6 +125,7 @@ export const en = {
     left_branch: 'The agent left the task’s branch', branch_moved: 'The branch changed while it was reviewed',
   },
   error: {
+    PROJECT_BUSY: 'The project has work in progress', PROJECT_ARCHIVED: 'The project is archived',
     BAD_INPUT: 'The request was refused', ILLEGAL_TRANSITION: 'Not possible in the task’s state', WRONG_GATE: 'The task waits at another gate', UNKNOWN_TASK: 'No such task', UNKNOWN_PROJECT: 'No such project',
     NOT_FOUND: 'Not found', NO_DIFF: 'No changes to show', UNAUTHORIZED: 'Not authorised', NETWORK: 'The daemon did not answer', TASK_BUSY: 'The task is busy', INTERNAL: 'The daemon failed',
   },

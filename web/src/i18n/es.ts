@@ -4,11 +4,11 @@ export const es: Dictionary = {
   app: { signInTitle: 'Este navegador no ha iniciado sesión en el daemon', signIn: 'Abre el enlace que `maestro serve` mostró al arrancar (lleva el token una vez y luego inicia sesión en este navegador). ¿Lo perdiste? Añade ?token= y el token de $MAESTRO_HOME/token (por defecto ~/.maestro/token) a esta dirección.', language: 'Idioma', loading: 'Cargando…', unknownRoute: 'No hay ninguna página en «{{path}}».', backToBoard: 'Volver al tablero' },
   conn: { unauthorized: 'Sin sesión', live: 'En vivo', connecting: 'Conectando con el daemon…', lost: 'El daemon no responde; reconectando…', reconnected: 'Reconectado; el tablero se recargó' },
   health: { DISK_FULL: 'El disco de {{path}} está lleno: no se inician tareas nuevas hasta liberar espacio.', HOME_READ_ONLY: '{{path}} es de solo lectura: no se inician tareas nuevas hasta que vuelva a admitir escritura.', REMOTE_UNREACHABLE: 'El remoto compartido {{path}} no responde: las tareas de su proyecto esperan hasta que responda.' },
-  nav: { label: 'Proyectos y pantallas', projects: 'Proyectos', screens: 'Pantallas', noProjects: 'Aún no hay proyectos.', board: 'Tablero', metrics: 'Métricas', settings: 'Ajustes', knowledge: 'Conocimiento', observer: 'Observador' },
+  nav: { label: 'Proyectos y pantallas', projects: 'Proyectos', screens: 'Pantallas', noProjects: 'Aún no hay proyectos.', board: 'Tablero', metrics: 'Métricas', settings: 'Ajustes', knowledge: 'Conocimiento', observer: 'Observador', archived: 'Archivados ({{count}})' },
   lane: { backlog: 'Pendientes', planning: 'Planificación', working: 'En curso', done: 'Hechas', attention: 'Detenidas' },
   board: {
     label: 'Tablero de tareas', search: 'Buscar en los títulos', statusFilter: 'Filtrar por estado', allStatuses: 'Todos los estados', showSuperseded: 'Mostrar reemplazadas', total: '{{count}} tareas',
-    showMore: 'Mostrar {{count}} más', loadFailed: 'No se pudieron cargar las tareas: {{message}}', pickProject: 'Elige un proyecto a la izquierda.',
+    showMore: 'Mostrar {{count}} más', loadFailed: 'No se pudieron cargar las tareas: {{message}}', pickProject: 'Elige un proyecto a la izquierda.', archived: 'Este proyecto está archivado ({{when}}): conserva sus tareas y su historial y no recibe trabajo nuevo hasta que se restaure en Ajustes.',
   },
   status: {
     ready: 'lista', queued: 'en cola', planning: 'planificando', plan_review: 'revisión del plan', spec_review: 'revisión de la especificación', waiting_children: 'esperando subtareas',
@@ -41,6 +41,8 @@ export const es: Dictionary = {
   settings: {
     title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', limits: 'Límites', repoConfig: 'El daemon guarda estos ajustes; el .maestro/config.json del propio repositorio, si existe, también define comprobaciones, límites y niveles de modelo.', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',
     raw: 'Configuración (JSON)', save: 'Guardar', saved: 'Guardado.', badJson: 'JSON no válido: {{message}}', notObject: 'La configuración debe ser un objeto JSON.',
+    archiveTitle: 'Archivar', archiveHelp: 'Archivar conserva las tareas y el historial del proyecto y no le da trabajo nuevo: no se crea, reintenta ni inicia ninguna tarea. Se rechaza mientras una tarea se ejecuta o espera en una puerta. Restaurar lo deshace.',
+    archivedSince: 'Archivado {{when}}: sin trabajo nuevo hasta que se restaure.', archive: 'Archivar proyecto', restore: 'Restaurar proyecto', archivedNow: 'Archivado.', restored: 'Restaurado.',
   },
   agents: {
     title: 'Herramientas de agente en la máquina del daemon', installed: 'instalada', missing: 'no instalada', loggedIn: 'con sesión iniciada', loggedOut: 'sin sesión iniciada', unknown: 'sesión desconocida',
@@ -103,6 +105,7 @@ export const es: Dictionary = {
     left_branch: 'El agente salió de la rama de la tarea', branch_moved: 'La rama cambió mientras se revisaba',
   },
   error: {
+    PROJECT_BUSY: 'El proyecto tiene trabajo en curso', PROJECT_ARCHIVED: 'El proyecto está archivado',
     BAD_INPUT: 'La petición fue rechazada', ILLEGAL_TRANSITION: 'No es posible en el estado de la tarea', WRONG_GATE: 'La tarea espera en otra puerta', UNKNOWN_TASK: 'La tarea no existe', UNKNOWN_PROJECT: 'El proyecto no existe',
     NOT_FOUND: 'No encontrado', NO_DIFF: 'No hay cambios que mostrar', UNAUTHORIZED: 'No autorizado', NETWORK: 'El daemon no respondió', TASK_BUSY: 'La tarea está ocupada', INTERNAL: 'El daemon falló',
   },

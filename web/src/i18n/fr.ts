@@ -4,11 +4,11 @@ export const fr: Dictionary = {
   app: { signInTitle: 'Ce navigateur n’est pas connecté au démon', signIn: 'Ouvrez le lien affiché par `maestro serve` au démarrage (il porte le jeton une fois, puis connecte ce navigateur). Perdu ? Ajoutez ?token= et le jeton de $MAESTRO_HOME/token (par défaut ~/.maestro/token) à cette adresse.', language: 'Langue', loading: 'Chargement…', unknownRoute: 'Il n’y a pas de page à « {{path}} ».', backToBoard: 'Retour au tableau' },
   conn: { unauthorized: 'Non connecté', live: 'En direct', connecting: 'Connexion au démon…', lost: 'Le démon est injoignable ; reconnexion…', reconnected: 'Reconnecté ; le tableau a été rechargé' },
   health: { DISK_FULL: 'Le disque de {{path}} est plein : aucune nouvelle tâche ne démarre avant que de l’espace soit libéré.', HOME_READ_ONLY: '{{path}} est en lecture seule : aucune nouvelle tâche ne démarre tant qu’il n’est pas de nouveau accessible en écriture.', REMOTE_UNREACHABLE: 'Le dépôt distant partagé {{path}} ne répond pas : les tâches de son projet attendent qu’il réponde.' },
-  nav: { label: 'Projets et écrans', projects: 'Projets', screens: 'Écrans', noProjects: 'Aucun projet pour l’instant.', board: 'Tableau', metrics: 'Mesures', settings: 'Réglages', knowledge: 'Connaissances', observer: 'Observateur' },
+  nav: { label: 'Projets et écrans', projects: 'Projets', screens: 'Écrans', noProjects: 'Aucun projet pour l’instant.', board: 'Tableau', metrics: 'Mesures', settings: 'Réglages', knowledge: 'Connaissances', observer: 'Observateur', archived: 'Archivés ({{count}})' },
   lane: { backlog: 'À faire', planning: 'Planification', working: 'En cours', done: 'Terminées', attention: 'Arrêtées' },
   board: {
     label: 'Tableau des tâches', search: 'Rechercher dans les titres', statusFilter: 'Filtrer par statut', allStatuses: 'Tous les statuts', showSuperseded: 'Afficher les remplacées', total: '{{count}} tâches',
-    showMore: 'Afficher {{count}} de plus', loadFailed: 'Impossible de charger les tâches : {{message}}', pickProject: 'Choisissez un projet à gauche.',
+    showMore: 'Afficher {{count}} de plus', loadFailed: 'Impossible de charger les tâches : {{message}}', pickProject: 'Choisissez un projet à gauche.', archived: 'Ce projet est archivé ({{when}}) : il garde ses tâches et son historique et ne reçoit plus de travail tant qu’il n’est pas restauré dans Réglages.',
   },
   status: {
     ready: 'prête', queued: 'en file', planning: 'planification', plan_review: 'revue du plan', spec_review: 'revue de la spécification', waiting_children: 'attend ses sous-tâches',
@@ -41,6 +41,8 @@ export const fr: Dictionary = {
   settings: {
     title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', limits: 'Limites', repoConfig: 'Le démon enregistre ces réglages ; le .maestro/config.json du dépôt, s’il existe, définit aussi vérifications, limites et niveaux de modèle.', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',
     raw: 'Configuration (JSON)', save: 'Enregistrer', saved: 'Enregistré.', badJson: 'JSON invalide : {{message}}', notObject: 'La configuration doit être un objet JSON.',
+    archiveTitle: 'Archiver', archiveHelp: 'Archiver garde les tâches et l’historique du projet et ne lui donne plus de travail : aucune tâche n’est créée, relancée ni démarrée. C’est refusé tant qu’une tâche tourne ou attend à une porte. Restaurer l’annule.',
+    archivedSince: 'Archivé {{when}} : plus de travail tant qu’il n’est pas restauré.', archive: 'Archiver le projet', restore: 'Restaurer le projet', archivedNow: 'Archivé.', restored: 'Restauré.',
   },
   agents: {
     title: 'Outils d’agent sur la machine du démon', installed: 'installé', missing: 'non installé', loggedIn: 'connecté', loggedOut: 'non connecté', unknown: 'connexion inconnue',
@@ -103,6 +105,7 @@ export const fr: Dictionary = {
     left_branch: 'L’agent a quitté la branche de la tâche', branch_moved: 'La branche a changé pendant la revue',
   },
   error: {
+    PROJECT_BUSY: 'Le projet a du travail en cours', PROJECT_ARCHIVED: 'Le projet est archivé',
     BAD_INPUT: 'La requête a été refusée', ILLEGAL_TRANSITION: 'Impossible dans l’état de la tâche', WRONG_GATE: 'La tâche attend à une autre étape', UNKNOWN_TASK: 'Tâche inconnue', UNKNOWN_PROJECT: 'Projet inconnu',
     NOT_FOUND: 'Introuvable', NO_DIFF: 'Aucune modification à afficher', UNAUTHORIZED: 'Non autorisé', NETWORK: 'Le démon n’a pas répondu', TASK_BUSY: 'La tâche est occupée', INTERNAL: 'Le démon a échoué',
   },

@@ -4,11 +4,11 @@ export const ja: Dictionary = {
   app: { signInTitle: 'このブラウザはデーモンにサインインしていません', signIn: '`maestro serve` の起動時に表示されたリンクを開いてください（トークンを一度だけ渡し、このブラウザをサインインさせます）。見失った場合は このアドレスに ?token= と $MAESTRO_HOME/token（既定は ~/.maestro/token）のトークンを付けて開いてください。', language: '言語', loading: '読み込み中…', unknownRoute: '「{{path}}」というページはありません。', backToBoard: 'ボードに戻る' },
   conn: { unauthorized: '未サインイン', live: 'ライブ', connecting: 'デーモンに接続中…', lost: 'デーモンに接続できません。再接続中…', reconnected: '再接続しました。ボードを再読み込みしました' },
   health: { DISK_FULL: '{{path}} のディスクがいっぱいです。空き容量ができるまで新しいタスクは開始されません。', HOME_READ_ONLY: '{{path}} は読み取り専用です。書き込み可能になるまで新しいタスクは開始されません。', REMOTE_UNREACHABLE: '共有リモート {{path}} が応答しません。応答するまでそのプロジェクトのタスクは待機します。' },
-  nav: { label: 'プロジェクトと画面', projects: 'プロジェクト', screens: '画面', noProjects: 'プロジェクトはまだありません。', board: 'ボード', metrics: 'メトリクス', settings: '設定', knowledge: 'ナレッジ', observer: 'オブザーバー' },
+  nav: { label: 'プロジェクトと画面', projects: 'プロジェクト', screens: '画面', noProjects: 'プロジェクトはまだありません。', board: 'ボード', metrics: 'メトリクス', settings: '設定', knowledge: 'ナレッジ', observer: 'オブザーバー', archived: 'アーカイブ済み ({{count}})' },
   lane: { backlog: 'バックログ', planning: '計画', working: '進行中', done: '完了', attention: '停止' },
   board: {
     label: 'タスクボード', search: 'タイトルを検索', statusFilter: '状態で絞り込む', allStatuses: 'すべての状態', showSuperseded: '置き換え済みを表示', total: 'タスク {{count}} 件',
-    showMore: 'さらに {{count}} 件表示', loadFailed: 'タスクを読み込めませんでした: {{message}}', pickProject: '左でプロジェクトを選んでください。',
+    showMore: 'さらに {{count}} 件表示', loadFailed: 'タスクを読み込めませんでした: {{message}}', pickProject: '左でプロジェクトを選んでください。', archived: 'このプロジェクトはアーカイブされています ({{when}})。タスクと履歴は残り、設定で復元するまで新しい作業は行われません。',
   },
   status: {
     ready: '準備完了', queued: '待機中', planning: '計画中', plan_review: '計画レビュー', spec_review: '仕様レビュー', waiting_children: 'サブタスク待ち',
@@ -41,6 +41,8 @@ export const ja: Dictionary = {
   settings: {
     title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', limits: '制限', repoConfig: 'これらの設定はデーモンが保存します。リポジトリの .maestro/config.json があれば、チェック・制限・モデル階層もそこで設定されます。', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',
     raw: '設定（JSON）', save: '保存', saved: '保存しました。', badJson: '正しい JSON ではありません: {{message}}', notObject: '設定は JSON オブジェクトでなければなりません。',
+    archiveTitle: 'アーカイブ', archiveHelp: 'アーカイブするとプロジェクトのタスクと履歴は残り、新しい作業は行われません。タスクの作成・再試行・開始はできません。実行中やゲートで待っているタスクがある間は拒否されます。復元で元に戻せます。',
+    archivedSince: '{{when}} にアーカイブ: 復元するまで新しい作業はありません。', archive: 'プロジェクトをアーカイブ', restore: 'プロジェクトを復元', archivedNow: 'アーカイブしました。', restored: '復元しました。',
   },
   agents: {
     title: 'デーモンのマシン上のエージェントツール', installed: 'インストール済み', missing: '未インストール', loggedIn: 'ログイン済み', loggedOut: '未ログイン', unknown: 'ログイン状態不明',
@@ -103,6 +105,7 @@ export const ja: Dictionary = {
     left_branch: 'エージェントがタスクのブランチを離れました', branch_moved: 'レビュー中にブランチが変わりました',
   },
   error: {
+    PROJECT_BUSY: 'プロジェクトに進行中の作業があります', PROJECT_ARCHIVED: 'プロジェクトはアーカイブされています',
     BAD_INPUT: 'リクエストは拒否されました', ILLEGAL_TRANSITION: 'タスクの今の状態ではできません', WRONG_GATE: 'タスクは別のゲートで待っています', UNKNOWN_TASK: 'タスクがありません', UNKNOWN_PROJECT: 'プロジェクトがありません',
     NOT_FOUND: '見つかりません', NO_DIFF: '表示する変更がありません', UNAUTHORIZED: '認可されていません', NETWORK: 'デーモンが応答しませんでした', TASK_BUSY: 'タスクは処理中です', INTERNAL: 'デーモンでエラーが起きました',
   },

@@ -4,11 +4,11 @@ export const zh: Dictionary = {
   app: { signInTitle: '此浏览器尚未登录守护进程', signIn: '打开 `maestro serve` 启动时打印的链接（它携带一次令牌，然后让此浏览器登录）。找不到了？在此地址后加上 ?token= 和 $MAESTRO_HOME/token（默认 ~/.maestro/token）中的令牌。', language: '语言', loading: '加载中…', unknownRoute: '没有“{{path}}”这个页面。', backToBoard: '返回看板' },
   conn: { unauthorized: '未登录', live: '实时', connecting: '正在连接守护进程…', lost: '无法连接守护进程，正在重连…', reconnected: '已重新连接，看板已刷新' },
   health: { DISK_FULL: '{{path}} 所在的磁盘已满：释放空间之前不会开始新任务。', HOME_READ_ONLY: '{{path}} 是只读的：恢复可写之前不会开始新任务。', REMOTE_UNREACHABLE: '共享远程仓库 {{path}} 无响应：其项目的任务将等待它恢复响应。' },
-  nav: { label: '项目与页面', projects: '项目', screens: '页面', noProjects: '还没有项目。', board: '看板', metrics: '指标', settings: '设置', knowledge: '知识库', observer: '观察器' },
+  nav: { label: '项目与页面', projects: '项目', screens: '页面', noProjects: '还没有项目。', board: '看板', metrics: '指标', settings: '设置', knowledge: '知识库', observer: '观察器', archived: '已归档（{{count}}）' },
   lane: { backlog: '待办', planning: '规划', working: '进行中', done: '已完成', attention: '已停止' },
   board: {
     label: '任务看板', search: '搜索标题', statusFilter: '按状态筛选', allStatuses: '全部状态', showSuperseded: '显示已被取代的', total: '{{count}} 个任务',
-    showMore: '再显示 {{count}} 个', loadFailed: '无法加载任务：{{message}}', pickProject: '请在左侧选择一个项目。',
+    showMore: '再显示 {{count}} 个', loadFailed: '无法加载任务：{{message}}', pickProject: '请在左侧选择一个项目。', archived: '此项目已归档（{{when}}）：保留其任务和历史，在设置中恢复之前不接受新工作。',
   },
   status: {
     ready: '就绪', queued: '排队中', planning: '规划中', plan_review: '计划评审', spec_review: '规格评审', waiting_children: '等待子任务',
@@ -41,6 +41,8 @@ export const zh: Dictionary = {
   settings: {
     title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', limits: '限制', repoConfig: '这些设置由守护进程保存；仓库自带的 .maestro/config.json（如有）也会设置检查、限制和模型档位。', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
     raw: '配置（JSON）', save: '保存', saved: '已保存。', badJson: '不是有效的 JSON：{{message}}', notObject: '配置必须是一个 JSON 对象。',
+    archiveTitle: '归档', archiveHelp: '归档会保留项目的任务和历史，但不再给它新工作：不能创建、重试或启动任务。有任务正在运行或在关卡等待时会被拒绝。恢复可撤销归档。',
+    archivedSince: '归档于 {{when}}：恢复之前没有新工作。', archive: '归档项目', restore: '恢复项目', archivedNow: '已归档。', restored: '已恢复。',
   },
   agents: {
     title: '守护进程所在机器上的代理工具', installed: '已安装', missing: '未安装', loggedIn: '已登录', loggedOut: '未登录', unknown: '登录状态未知',
@@ -103,6 +105,7 @@ export const zh: Dictionary = {
     left_branch: '代理离开了任务的分支', branch_moved: '评审期间分支发生了变化',
   },
   error: {
+    PROJECT_BUSY: '项目有进行中的工作', PROJECT_ARCHIVED: '项目已归档',
     BAD_INPUT: '请求被拒绝', ILLEGAL_TRANSITION: '任务当前状态下无法执行', WRONG_GATE: '任务在另一个关卡等待', UNKNOWN_TASK: '任务不存在', UNKNOWN_PROJECT: '项目不存在',
     NOT_FOUND: '未找到', NO_DIFF: '没有可显示的改动', UNAUTHORIZED: '未授权', NETWORK: '守护进程没有响应', TASK_BUSY: '任务正忙', INTERNAL: '守护进程出错',
   },

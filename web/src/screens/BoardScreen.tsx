@@ -14,6 +14,7 @@ export function BoardScreen({ taskId, wide = false }: { taskId?: string; wide?: 
   const error = useTasks((s) => s.error);
   const loading = useTasks((s) => s.loading);
   const selectedProject = useProjects((s) => s.selectedId);
+  const archivedAt = useProjects((s) => s.projects.find((p) => p.id === s.selectedId)?.archivedAt ?? null);
   const tasks = useMemo(() => Object.values(byId), [byId]);
   // Stable, so the memoised cards do not all re-render when one task changes.
   const open = useCallback((id: string) => navigate({ name: 'board', taskId: id }), []);
@@ -22,6 +23,7 @@ export function BoardScreen({ taskId, wide = false }: { taskId?: string; wide?: 
       {!(wide && taskId) && (
         <div className={styles.middle}>
           {error && <p role="alert" className={styles.error}>{t('board.loadFailed', { message: error })}</p>}
+          {archivedAt !== null && <p role="status" className={styles.pad}>{t('board.archived', { when: new Date(archivedAt).toLocaleString() })}</p>}
           {!selectedProject ? <p className={styles.pad}>{t('board.pickProject')}</p> : loading && tasks.length === 0 ? <p className={styles.pad}>{t('app.loading')}</p> : <Board tasks={tasks} selectedId={taskId} onOpen={open} />}
         </div>
       )}

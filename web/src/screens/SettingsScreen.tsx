@@ -6,7 +6,9 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
+import type { Project } from '../api/types.js';
 import { AgentTools } from '../components/AgentTools.js';
+import { errorText } from '../components/reasons.js';
 import { useProjects } from '../stores/projects.js';
 import styles from './Screens.module.css';
 
@@ -16,6 +18,37 @@ function Section({ title, value }: { title: string; value: unknown }) {
     <div className={styles.card}>
       <h3>{title}</h3>
       {value === undefined ? <p className={styles.muted}>{t('settings.notSet')}</p> : <pre>{JSON.stringify(value, null, 2)}</pre>}
+    </div>
+  );
+}
+
+/** Archive (reversible: the project keeps its tasks and history, and takes no new work) or restore. */
+function ArchiveCard({ project }: { project: Project }) {
+  const { t, i18n } = useTranslation();
+  const replace = useProjects((s) => s.replace);
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const archived = project.archivedAt !== null;
+  const act = async () => {
+    setBusy(true);
+    try {
+      const { project: saved } = await api.archiveProject(project.id, !archived);
+      replace(saved);
+      setNote({ ok: true, text: t(archived ? 'settings.restored' : 'settings.archivedNow') });
+    } catch (err) {
+      setNote({ ok: false, text: errorText(t, i18n.language, err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className={styles.card}>
+      <h3>{t('settings.archiveTitle')}</h3>
+      <p className={styles.muted}>{archived ? t('settings.archivedSince', { when: new Date(project.archivedAt!).toLocaleString() }) : t('settings.archiveHelp')}</p>
+      <div className={styles.row}>
+        <button disabled={busy} onClick={() => void act()}>{t(archived ? 'settings.restore' : 'settings.archive')}</button>
+        {note && <span role={note.ok ? 'status' : 'alert'} style={{ color: note.ok ? 'var(--ok)' : 'var(--bad)' }}>{note.text}</span>}
+      </div>
     </div>
   );
 }
@@ -65,6 +98,7 @@ export function SettingsScreen() {
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
       <AgentTools />
+      <ArchiveCard key={project.id} project={project} />
       <div className={styles.card}>
         <label htmlFor="config-json">
           <h3>{t('settings.raw')}</h3>

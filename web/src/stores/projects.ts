@@ -33,7 +33,8 @@ export const useProjects = create<ProjectsState>((set, get) => ({
     try {
       const { projects } = await api.projects();
       const wanted = get().selectedId ?? remembered();
-      const selectedId = projects.some((p) => p.id === wanted) ? wanted : (projects[0]?.id ?? null);
+      // By default an active project: an archived one is opened only when picked.
+      const selectedId = projects.some((p) => p.id === wanted) ? wanted : ((projects.find((p) => p.archivedAt === null) ?? projects[0])?.id ?? null);
       set({ projects, selectedId, error: null, loaded: true });
     } catch (err) {
       set({ error: (err as Error).message, loaded: true });
