@@ -25,7 +25,7 @@ import { assertMainCheckout, refTips, refsMergedInto } from '../git/merge.js';
 import { removeWorktree } from '../git/worktree.js';
 import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
-import { runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { movedSinceReview, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
@@ -291,7 +291,9 @@ export class MergeCoordinator {
       else {
         const tip = tips.get(prefix + branch);
         const car = tip ? { task, branch, ref: prefix + branch, tip } : await this.missingBranch(task, project, repo, remote, branch);
-        if (car) cars.push(car);
+        const moved = car && movedSinceReview(car);
+        if (moved) await this.toAttention(task, moved);
+        else if (car) cars.push(car);
       }
     }
     // Main as checked out: the remote's as just synced, or the project's own (checked to be on it before merging).

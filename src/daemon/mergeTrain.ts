@@ -81,6 +81,30 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
   return outcomes;
 }
 
+/**
+ * The commit the task's reviewers approved: the review's, or the conflict run's once one resolved a conflict at
+ * merge time (it is reviewed too); null for a result that names none.
+ */
+function reviewedCommit(task: Task): string | null {
+  const result = task.result ?? {};
+  const conflict = result.conflict as { commitSha?: unknown } | undefined;
+  const sha = conflict?.commitSha ?? result.commitSha;
+  return typeof sha === 'string' ? sha : null;
+}
+
+/**
+ * Why a car may not go: its branch no longer points at the commit that was reviewed. The worktrees of a repository
+ * share its branches, and agents run commands as the user: another task's agent, a process an agent left running
+ * or a `git branch -f` can commit on or rewind a task's branch after its review. Merging the tip would land
+ * commits nobody reviewed; a tip moved back into main would be recorded as merged ("already in main"), the
+ * branch deleted and the reviewed work never merged.
+ */
+export function movedSinceReview(car: Car): string | null {
+  const reviewed = reviewedCommit(car.task);
+  if (!reviewed || reviewed === car.tip) return null;
+  return thenRetry(`${car.branch} moved after its review (reviewed ${reviewed.slice(0, 12)}, now ${car.tip.slice(0, 12)}): merging it would land commits nobody reviewed, or leave the reviewed work out, so nothing was merged; look at its commits, put it back on ${reviewed}`, car.task);
+}
+
 /** A merge parked for the person: what they must do (the message says), then how it is tried again (it goes back to merging). */
 export function thenRetry(message: string, task: Task): string {
   return `${message}, then run \`maestro task retry ${task.id}\` to merge it`;
