@@ -11,6 +11,8 @@ export interface DiffStats {
   linesDeleted: number;
   /** Files changed that no ownedFiles pattern covers (empty when ownedFiles is empty: nothing declared, nothing to police). */
   outsideOwned: string[];
+  /** Gitlinks the change adds or moves that `.gitmodules` at `head` does not declare (see strayGitlinksOf). */
+  strayGitlinks: string[];
 }
 
 /**
@@ -40,12 +42,17 @@ export function ownedMatcher(patterns: string[]): (file: string) => boolean {
 
 /** Changes from the merge-base of `base` and `head` to `head` (what merging head would bring). */
 export async function diffStats(cwd: string, base: string, head: string, ownedFiles: string[]): Promise<DiffStats> {
-  const { stdout } = await git(cwd, ['diff', '--numstat', '-z', '--no-renames', `${base}...${head}`]);
+  const { stdout } = await git(cwd, ['diff', '--raw', '--numstat', '-z', '--no-renames', `${base}...${head}`]);
+  const parts = stdout.split('\0');
+  // -z --raw first: ":old_mode new_mode old_sha new_sha status\0path\0" per file; the gitlinks (mode 160000) are kept.
+  const gitlinks: string[] = [];
+  let i = 0;
+  for (; i + 1 < parts.length && parts[i]!.startsWith(':'); i += 2) if (parts[i]!.split(' ')[1] === '160000') gitlinks.push(parts[i + 1]!);
   const files: string[] = [];
   let linesAdded = 0;
   let linesDeleted = 0;
-  // -z: "added\tdeleted\tpath\0"; binary files show "-" for both counts.
-  for (const entry of stdout.split('\0')) {
+  // Then --numstat: "added\tdeleted\tpath\0"; binary files show "-" for both counts.
+  for (const entry of parts.slice(i)) {
     const m = /^(\d+|-)\t(\d+|-)\t(.+)$/s.exec(entry);
     if (!m) continue;
     files.push(m[3]!);
@@ -54,7 +61,21 @@ export async function diffStats(cwd: string, base: string, head: string, ownedFi
   }
   const owned = ownedMatcher(ownedFiles);
   const outsideOwned = ownedFiles.length ? files.filter((f) => !owned(f)) : [];
-  return { files, filesChanged: files.length, linesAdded, linesDeleted, outsideOwned };
+  return { files, filesChanged: files.length, linesAdded, linesDeleted, outsideOwned, strayGitlinks: await strayGitlinksOf(cwd, head, gitlinks) };
+}
+
+/**
+ * The gitlinks among `gitlinks` that `.gitmodules` at `head` does not declare. A git repository an agent made or
+ * cloned inside its worktree (`git init`, `git clone`, a scaffolder that runs `git init` and commits) is committed
+ * by `git add -A` as a gitlink: one line, "Subproject commit <sha>", instead of its files. With no .gitmodules
+ * entry nobody can fetch that commit: it exists only in that folder, which goes with the worktree after the merge.
+ */
+async function strayGitlinksOf(cwd: string, head: string, gitlinks: string[]): Promise<string[]> {
+  if (!gitlinks.length) return [];
+  // -z: "submodule.<name>.path\n<path>\0"; exit 1 when none matches, 128 when there is no .gitmodules.
+  const { stdout } = await git(cwd, ['config', '-z', '--blob', `${head}:.gitmodules`, '--get-regexp', '^submodule\\..*\\.path$'], { okCodes: [1, 128] });
+  const declared = new Set(stdout.split('\0').map((entry) => entry.slice(entry.indexOf('\n') + 1)));
+  return gitlinks.filter((path) => !declared.has(path));
 }
 
 export async function diffText(cwd: string, base: string, head: string, maxChars = 60_000): Promise<string> {

@@ -91,7 +91,7 @@ describe('git', () => {
     commit(wt.path, 'src/a/x.ts', 'one\ntwo\n');
     commit(wt.path, 'docs/readme.md', 'doc\n');
     const stats = await diffStats(wt.path, 'main', 'HEAD', ['src/**/*.ts']);
-    expect(stats).toEqual({ files: ['docs/readme.md', 'src/a/x.ts'], filesChanged: 2, linesAdded: 3, linesDeleted: 0, outsideOwned: ['docs/readme.md'] });
+    expect(stats).toEqual({ files: ['docs/readme.md', 'src/a/x.ts'], filesChanged: 2, linesAdded: 3, linesDeleted: 0, outsideOwned: ['docs/readme.md'], strayGitlinks: [] });
   });
 
   it('matches ownedFiles as paths, folders and globs', () => {

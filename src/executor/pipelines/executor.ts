@@ -61,14 +61,21 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
     if (stats.outsideOwned.length) problems.push(`${stats.outsideOwned.length} file(s) outside ownedFiles: ${stats.outsideOwned.slice(0, 10).join(', ')}`);
     if (stats.filesChanged > limits.maxDiffFiles) problems.push(`${stats.filesChanged} files changed (limit ${limits.maxDiffFiles})`);
     if (lines > limits.maxDiffLines) problems.push(`${lines} lines changed (limit ${limits.maxDiffLines})`);
+    if (stats.strayGitlinks.length) problems.push(strayGitlinksProblem(stats.strayGitlinks));
     if (problems.length) {
       throw needsAttention('DIFF_GATE', 'diff_gate', `the diff gate refused the change: ${problems.join('; ')}`, {
-        outsideOwned: stats.outsideOwned, filesChanged: stats.filesChanged, lines, limits: { maxDiffFiles: limits.maxDiffFiles, maxDiffLines: limits.maxDiffLines },
+        outsideOwned: stats.outsideOwned, ...(stats.strayGitlinks.length ? { strayGitlinks: stats.strayGitlinks } : {}), filesChanged: stats.filesChanged, lines, limits: { maxDiffFiles: limits.maxDiffFiles, maxDiffLines: limits.maxDiffLines },
       });
     }
     return stats;
   });
   return { checks: outcomes, diff };
+}
+
+/** What the person reads about git repositories committed as gitlinks (diffStats' strayGitlinks), and what to do. */
+function strayGitlinksProblem(paths: string[]): string {
+  const names = paths.slice(0, 10).join(', ');
+  return `${paths.length} git repositor${paths.length === 1 ? 'y' : 'ies'} inside the worktree committed as a gitlink, not as files: ${names}; its files are in no commit, and its commit is nowhere but in that folder. In the worktree, remove ${paths[0]}/.git and commit ${paths[0]} as files (or add a submodule with \`git submodule add <url>\`), then retry`;
 }
 
 export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
