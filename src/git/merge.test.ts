@@ -112,3 +112,17 @@ describe('assertMergeable, before an approval', () => {
     await expect(assertMergeable(repo, 'main', 'maestro/t-e')).rejects.toMatchObject({ code: 'DIRTY_MAIN', message: expect.stringContaining('uncommitted changes (README.md)') });
   });
 });
+
+describe("the repository's commit hooks", () => {
+  it('do not refuse the merge commit: a commit-msg hook (commitlint under husky, which an agent may have set up) is no conflict', async () => {
+    const repo = repoWithBranch(true);
+    // `npx husky init` sets core.hooksPath in the repository's config; commitlint refuses "Merge maestro/…".
+    mkdirSync(join(repo, '.husky'));
+    for (const hook of ['commit-msg', 'pre-merge-commit']) writeFileSync(join(repo, '.husky', hook), '#!/bin/sh\necho "subject may not be empty [subject-empty]" >&2\nexit 1\n', { mode: 0o755 });
+    git(repo, 'config', 'core.hooksPath', '.husky');
+    const out = await merge(repo);
+    expect(out.fastForward).toBe(false);
+    expect(git(repo, 'log', '-1', '--format=%s')).toBe('Merge maestro/t-e');
+    expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('by the task\n');
+  });
+});

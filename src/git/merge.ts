@@ -85,7 +85,11 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   // Without auto-maintenance: a train runs one merge after another, and a fetch runs it anyway. In git's own
   // words (LC_ALL=C), whatever the person's locale: a refusal is told from a conflict by what git said.
   // Exit 1 is a conflict or a refusal (a fast-forward's); 2, a refusal once a merge strategy was chosen.
-  const merge = ['-c', 'maintenance.auto=false', 'merge', mode, '-m', message, '--end-of-options', branchSha];
+  // --no-verify: the repository's pre-merge-commit and commit-msg hooks judge a person's commits (commitlint under
+  // husky refuses "Merge maestro/…"), and a refusal was taken for a conflict, a conflict run started, again and
+  // again; the work passed the project's checks, its reviews and the person (before:merge is Maestro's hook here),
+  // and the agent's own commits are made with --no-verify too (commitAll).
+  const merge = ['-c', 'maintenance.auto=false', 'merge', mode, '--no-verify', '-m', message, '--end-of-options', branchSha];
   const { code, stdout, stderr } = await git(repoPath, merge, { okCodes: [1, 2], env: { LC_ALL: 'C' } });
   if (code !== 0) {
     // A conflict leaves the merge in progress: aborted, main is as it was. A refused merge never started.
