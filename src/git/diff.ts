@@ -78,7 +78,12 @@ async function strayGitlinksOf(cwd: string, head: string, gitlinks: string[]): P
   return gitlinks.filter((path) => !declared.has(path));
 }
 
+/**
+ * The patch the reviewers read. Git's own, whatever the repository's settings: a person's `diff.external`
+ * (difftastic) or a textconv driver (`.gitattributes` with `diff.<driver>.textconv`, which an agent can write into
+ * the shared config) replaced it with that program's output, text that is not what the merge lands.
+ */
 export async function diffText(cwd: string, base: string, head: string, maxChars = 60_000): Promise<string> {
-  const { stdout } = await git(cwd, ['diff', '--no-color', `${base}...${head}`]);
+  const { stdout } = await git(cwd, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', `${base}...${head}`]);
   return stdout.length > maxChars ? `${stdout.slice(0, maxChars)}\n[diff cut at ${maxChars} characters]` : stdout;
 }
