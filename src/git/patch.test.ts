@@ -43,16 +43,37 @@ describe('readPatch', () => {
     expect(by['my file ü.md']).toMatchObject({ status: 'added', additions: 1, hunks: [{ lines: [{ kind: 'add', text: 'one', newLine: 1 }] }] });
     expect(by['notes.txt']!.hunks[0]!.lines).toEqual([
       { kind: 'context', text: 'a', oldLine: 1, newLine: 1 },
-      { kind: 'del', text: 'b', oldLine: 2, newLine: null },
+      { kind: 'del', text: 'b', oldLine: 2, newLine: null, noNewline: true },
       { kind: 'add', text: 'b', oldLine: null, newLine: 2 },
       { kind: 'add', text: 'c', oldLine: null, newLine: 3 },
     ]);
     expect(by['notes.txt']).toMatchObject({ additions: 2, deletions: 1 });
-    expect(by['run.sh']).toMatchObject({ status: 'modified', additions: 0, deletions: 0, hunks: [] });
-    expect(by['link-me.txt']!.status).toBe('type_changed');
+    expect(by['run.sh']).toMatchObject({ status: 'modified', oldMode: '100644', newMode: '100755', additions: 0, deletions: 0, hunks: [] });
+    expect(by['link-me.txt']).toMatchObject({ status: 'type_changed', oldMode: '100644', newMode: '120000' });
+    expect(by['my file ü.md']).toMatchObject({ oldMode: null, newMode: '100644' });
 
     const one = await readPatch(repo, 'main', 'topic', { file: 'my file ü.md' });
     expect(one.map((f) => f.path)).toEqual(['my file ü.md']);
     expect(one[0]!.hunks[0]!.lines[0]!.text).toBe('one');
+  });
+
+  it('says which line ends without a newline, keeps a CR at a line end, and gives a symlink its mode', async () => {
+    const repo = makeRepo({ 'trail.txt': 'a\nb\n', 'crlf.txt': 'a\n', 'gone.txt': 'x' });
+    git(repo, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(repo, 'trail.txt'), 'a\nb');
+    writeFileSync(join(repo, 'crlf.txt'), 'a\r\n');
+    unlinkSync(join(repo, 'gone.txt'));
+    symlinkSync('../../etc/passwd', join(repo, 'link'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'subtle');
+    const by = Object.fromEntries((await readPatch(repo, 'main', 'topic')).map((f) => [f.path, f]));
+    // Without the marker the two lines read the same: "-b" "+b".
+    expect(by['trail.txt']!.hunks[0]!.lines.slice(1)).toEqual([
+      { kind: 'del', text: 'b', oldLine: 2, newLine: null },
+      { kind: 'add', text: 'b', oldLine: null, newLine: 2, noNewline: true },
+    ]);
+    expect(by['crlf.txt']!.hunks[0]!.lines.map((l) => l.text)).toEqual(['a', 'a\r']);
+    expect(by['gone.txt']).toMatchObject({ status: 'deleted', oldMode: '100644', newMode: null, hunks: [{ lines: [{ kind: 'del', text: 'x', noNewline: true }] }] });
+    expect(by['link']).toMatchObject({ status: 'added', oldMode: null, newMode: '120000', hunks: [{ lines: [{ kind: 'add', text: '../../etc/passwd', noNewline: true }] }] });
   });
 });

@@ -14,6 +14,8 @@ export interface DiffLine {
   text: string;
   oldLine: number | null;
   newLine: number | null;
+  /** Set on the last line of a side that ends without a newline (git's "\ No newline at end of file"). */
+  noNewline?: true;
 }
 
 export interface DiffHunk {
@@ -29,6 +31,9 @@ export interface DiffFile {
   path: string;
   oldPath: string | null;
   status: FileStatus;
+  /** Git's modes ('100644' file, '100755' executable, '120000' symlink, '160000' submodule); null on a side the file is absent from. */
+  oldMode: string | null;
+  newMode: string | null;
   binary: boolean;
   additions: number;
   deletions: number;
@@ -56,6 +61,7 @@ interface RawEntry {
   path: string;
   oldPath: string | null;
   status: FileStatus;
+  modes: [string | null, string | null];
   blobs: string[];
 }
 
@@ -66,14 +72,15 @@ function parseRaw(out: string): RawEntry[] {
   for (let i = 0; i < parts.length; i++) {
     const meta = parts[i]!;
     if (!meta.startsWith(':')) continue;
-    const [, , oldSha, newSha, code] = meta.slice(1).split(' ');
+    const [oldMode, newMode, oldSha, newSha, code] = meta.slice(1).split(' ');
     const letter = code![0]!;
     const status = STATUS[letter] ?? 'modified';
+    const modes: RawEntry['modes'] = [ZERO_SHA.test(oldMode!) ? null : oldMode!, ZERO_SHA.test(newMode!) ? null : newMode!];
     if (letter === 'R' || letter === 'C') {
-      entries.push({ oldPath: parts[i + 1]!, path: parts[i + 2]!, status, blobs: [oldSha!, newSha!] });
+      entries.push({ oldPath: parts[i + 1]!, path: parts[i + 2]!, status, modes, blobs: [oldSha!, newSha!] });
       i += 2;
     } else {
-      entries.push({ oldPath: null, path: parts[i + 1]!, status, blobs: [oldSha!, newSha!] });
+      entries.push({ oldPath: null, path: parts[i + 1]!, status, modes, blobs: [oldSha!, newSha!] });
       i += 1;
     }
   }
@@ -186,10 +193,15 @@ export function parseHunks(block: string[]): DiffHunk[] {
     if (!hunk) continue; // file header lines (index, ---, +++, rename from, Binary files ...)
     const sign = line[0];
     const text = line.slice(1);
+    if (sign === '\\') {
+      // "\ No newline at end of file": the line before it ends its side (both, for a context line) without one.
+      const last = hunk.lines[hunk.lines.length - 1];
+      if (last) last.noNewline = true;
+      continue;
+    }
     if (sign === '+') hunk.lines.push({ kind: 'add', text, oldLine: null, newLine: newLine++ });
     else if (sign === '-') hunk.lines.push({ kind: 'del', text, oldLine: oldLine++, newLine: null });
     else if (sign === ' ') hunk.lines.push({ kind: 'context', text, oldLine: oldLine++, newLine: newLine++ });
-    // "\ No newline at end of file" and the trailing empty string carry no line.
   }
   return hunks;
 }
@@ -219,7 +231,7 @@ export async function readPatch(cwd: string, base: string, head: string, options
     total -= 2 * bytes(e);
   }
   const shown = entries.filter((e) => !big.has(e));
-  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.path, oldPath: e.oldPath, status: e.status, binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [] }]));
+  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.path, oldPath: e.oldPath, status: e.status, oldMode: e.modes[0], newMode: e.modes[1], binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [] }]));
   const spec = (list: RawEntry[]) => list.flatMap((e) => (e.oldPath ? [e.oldPath, e.path] : [e.path]));
   if (shown.length) {
     // One patch for every file that is not too big: the whole change, or only the files asked for.

@@ -118,12 +118,20 @@ export const lineCommentSchema = z.strictObject({ file: z.string(), line: z.numb
 
 // ---- the review evidence (src/git/patch.ts, src/api/routes/reviewData.ts) ----
 
-export const diffLineSchema = z.strictObject({ kind: z.enum(['context', 'add', 'del']), text: z.string(), oldLine: z.number().nullable(), newLine: z.number().nullable() });
+export const diffLineSchema = z.strictObject({
+  kind: z.enum(['context', 'add', 'del']),
+  text: z.string(),
+  oldLine: z.number().nullable(),
+  newLine: z.number().nullable(),
+  noNewline: z.literal(true).optional().describe('the last line of its side, with no newline after it'),
+});
 export const diffHunkSchema = z.strictObject({ header: z.string(), oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(diffLineSchema) });
 export const diffFileSchema = z.strictObject({
   path: z.string(),
   oldPath: z.string().nullable(),
   status: z.enum(['added', 'modified', 'deleted', 'renamed', 'copied', 'type_changed']),
+  oldMode: z.string().nullable().describe("git's mode before ('100644', '100755' executable, '120000' symlink); null when added"),
+  newMode: z.string().nullable().describe("git's mode after; null when deleted"),
   binary: z.boolean(),
   additions: z.number(),
   deletions: z.number(),
