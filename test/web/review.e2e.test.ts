@@ -105,10 +105,10 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
       await viewer.locator('.token.keyword').first().waitFor();
 
       // Two line comments.
-      await page.getByRole('button', { name: 'Comment on src/a.js line 2' }).click();
+      await page.getByRole('button', { name: 'Comment on src/a.js added line 2' }).click();
       await page.getByLabel('Your comment on src/a.js, line 2').fill('Name it greeting, not x');
       await page.getByRole('button', { name: 'Add the comment' }).click();
-      await page.getByRole('button', { name: 'Comment on src/b.js line 3' }).click();
+      await page.getByRole('button', { name: 'Comment on src/b.js added line 3' }).click();
       await page.getByLabel('Your comment on src/b.js, line 3').fill('Use a constant for the name');
       await page.getByRole('button', { name: 'Add the comment' }).click();
       expect(await page.getByTestId('line-comment').count()).toBe(2);

@@ -66,7 +66,7 @@ describe('DiffViewer', () => {
 
   it('comments on an added line and on a deleted one, and removes a comment', () => {
     render(<DiffViewer taskId="t_1" findings={[]} initial={diffWith(deleted)} />);
-    fireEvent.click(screen.getByRole('button', { name: 'Comment on src/dir0/file0.ts line 3' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Comment on src/dir0/file0.ts added line 3' }));
     fireEvent.change(screen.getByLabelText('Your comment on src/dir0/file0.ts, line 3'), { target: { value: '  rename v0_2  ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add the comment' }));
     fireEvent.click(screen.getByRole('button', { name: 'Comment on src/old.js removed line 2' }));
@@ -107,7 +107,9 @@ describe('DiffViewer', () => {
     expect(calls).toEqual(['/api/tasks/t_1/diff?file=data%2Fbig.json']);
     answer = { ...big, path: 'data/huge.bin.json' };
     fireEvent.click(screen.getByRole('button', { name: 'Load the diff of data/huge.bin.json' }));
-    await screen.findByText('Too large to show here; read it with git.');
+    // It says how to see the rest: the command, with the change's commits and the file.
+    const d = diffWith();
+    await screen.findByText(`Too large to show here; read it with git: git diff ${d.base.slice(0, 12)} ${d.head.slice(0, 12)} -- data/huge.bin.json`);
   });
 
   it('moves between files with j / k and n / p, but not while typing', () => {
@@ -123,7 +125,7 @@ describe('DiffViewer', () => {
     expect(current()).toBe('file1.ts');
     fireEvent.keyDown(document.body, { key: 'j', ctrlKey: true });
     expect(current()).toBe('file1.ts');
-    fireEvent.click(screen.getByRole('button', { name: 'Comment on src/dir0/file0.ts line 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Comment on src/dir0/file0.ts added line 1' }));
     const box = screen.getByLabelText('Your comment on src/dir0/file0.ts, line 1');
     fireEvent.keyDown(box, { key: 'p' });
     expect(current()).toBe('file1.ts');

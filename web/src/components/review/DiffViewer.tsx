@@ -167,6 +167,7 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
                 findings={findingsByFile[f.path] ?? NO_FINDINGS}
                 loading={loadingFile === f.path}
                 triedWhole={!!whole[f.path]}
+                range={diff}
                 onLoadWhole={loadWhole}
                 onAdd={add}
                 onRemove={remove}

@@ -7,9 +7,10 @@
  */
 import { memo, useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { Decoration, Diff, Hunk, type ChangeData, type GutterOptions, type HunkData, type HunkTokens, type ViewType } from 'react-diff-view';
 import type { DiffFile, Finding, LineComment } from '../../api/types.js';
-import { changeKey, languageOf, lineOf, pinToLines, toHunks, type Pinned } from './diffModel.js';
+import { changeKey, languageOf, lineOf, modeKind, noNewlineKeys, pinToLines, toHunks, type Pinned } from './diffModel.js';
 import { tokensFor } from './highlight.js';
 import styles from './Review.module.css';
 
@@ -74,9 +75,110 @@ export interface FileDiffProps {
   loading: boolean;
   /** The whole file was asked for and came back collapsed still: too large to show. */
   triedWhole: boolean;
+  /** The change's commits (base, head): a file too large to show says the git command that shows it. */
+  range: { base: string; head: string };
   onLoadWhole(path: string): void;
   onAdd(comment: LineComment): void;
   onRemove(index: number): void;
+}
+
+/**
+ * What the lines do not show: a mode that changed (a file made executable), a new file's unusual mode, a
+ * symlink (its one line is the path it points to, not content). A mode-only change has no lines at all.
+ */
+function FileNotes({ file }: { file: DiffFile }) {
+  const { t } = useTranslation();
+  const from = modeKind(file.oldMode);
+  const to = modeKind(file.newMode);
+  const kind = (k: string, mode: string | null) => t(`review.modeKind.${k}`, { mode });
+  const notes: string[] = [];
+  if (from && to && file.oldMode !== file.newMode) notes.push(t('review.modeChanged', { from: kind(from, file.oldMode), to: kind(to, file.newMode) }));
+  else if (!from && to && to !== 'file') notes.push(t('review.modeNew', { kind: kind(to, file.newMode) }));
+  if (to === 'symlink' || (!to && from === 'symlink')) notes.push(t('review.symlink'));
+  return (
+    <>
+      {notes.map((n) => (
+        <p key={n} className={styles.note} data-testid="file-note">
+          {n}
+        </p>
+      ))}
+    </>
+  );
+}
+
+const shellQuote = (s: string) => (/^[\w./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+/** The command that prints one file's change (quoted for a POSIX shell). */
+export const gitDiffCommand = (range: { base: string; head: string }, path: string) => `git diff ${range.base.slice(0, 12)} ${range.head.slice(0, 12)} -- ${shellQuote(path)}`;
+
+/** A file whose lines are not drawn: binary, collapsed (load it whole, or the git command when too large), empty or unchanged. */
+function NoLines({ file, loading, triedWhole, range, onLoadWhole }: Pick<FileDiffProps, 'file' | 'loading' | 'triedWhole' | 'range' | 'onLoadWhole'>) {
+  const { t } = useTranslation();
+  if (file.binary) return <p className={styles.placeholder}>{t('review.binary')}</p>;
+  if (!file.collapsed) return <p className={styles.placeholder}>{t(file.status === 'added' || file.status === 'deleted' ? 'review.empty' : 'review.noContent')}</p>;
+  return (
+    <p className={styles.placeholder}>
+      {loading ? t('app.loading') : triedWhole ? t('review.tooLarge', { command: gitDiffCommand(range, file.path) }) : t('review.collapsed', { count: file.additions + file.deletions })}{' '}
+      {!loading && !triedWhole && (
+        <button type="button" onClick={() => onLoadWhole(file.path)} aria-label={t('review.loadWholeOf', { file: file.path })}>
+          {t('review.loadWhole')}
+        </button>
+      )}
+    </p>
+  );
+}
+
+/** The box a line comment is written in: Ctrl/Cmd+Enter adds it, Escape closes the box (only the box, not the task behind it). */
+function CommentEditor({ id, label, draft, onDraft, onSave, onCancel }: { id: string; label: string; draft: string; onDraft(text: string): void; onSave(): void; onCancel(): void }) {
+  const { t } = useTranslation();
+  return (
+    <div className={styles.editor}>
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        autoFocus
+        className={styles.textarea}
+        value={draft}
+        maxLength={10_000}
+        onChange={(e) => onDraft(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) onSave();
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      />
+      <div className={styles.row}>
+        <button type="button" onClick={onSave} disabled={!draft.trim()}>
+          {t('review.addComment')}
+        </button>
+        <button type="button" onClick={onCancel}>
+          {t('review.cancel')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A line number: on the side a comment names (new for added and context lines, old for deleted ones) it is
+ * a button that opens a comment box, unless `onOpen` is null (read-only). Only colour tells an added or
+ * removed line from an unchanged one, so a screen reader is told in words.
+ */
+function gutter(t: TFunction, path: string, onOpen: ((change: ChangeData) => void) | null) {
+  return function renderGutter({ change, side, renderDefault }: GutterOptions): ReactNode {
+    const n = renderDefault();
+    if (n === undefined || n === null) return null;
+    const onSide = change.type === 'delete' ? side === 'old' : side === 'new';
+    if (!onSide) return n;
+    if (!onOpen) return change.type === 'normal' ? n : <>{n}<span className="sr-only"> {t(change.type === 'insert' ? 'review.srAdded' : 'review.srRemoved')}</span></>;
+    const label = change.type === 'delete' ? 'review.commentOnOld' : change.type === 'insert' ? 'review.commentOnAdded' : 'review.commentOn';
+    return (
+      <button type="button" className={styles.lineButton} aria-label={t(label, { file: path, line: n })} onClick={() => onOpen(change)}>
+        {n}
+      </button>
+    );
+  };
 }
 
 function renderHunks(hunks: HunkData[]): ReactElement[] {
@@ -88,7 +190,7 @@ function renderHunks(hunks: HunkData[]): ReactElement[] {
   ]);
 }
 
-export const FileDiff = memo(function FileDiff({ file, index, viewType, current, commentable, comments, findings, loading, triedWhole, onLoadWhole, onAdd, onRemove }: FileDiffProps) {
+export const FileDiff = memo(function FileDiff({ file, index, viewType, current, commentable, comments, findings, loading, triedWhole, range, onLoadWhole, onAdd, onRemove }: FileDiffProps) {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<{ key: string; line: number; side: 'new' | 'old' } | null>(null);
   const [draft, setDraft] = useState('');
@@ -109,25 +211,16 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
     setDraft('');
   };
 
-  // Only the side a comment names gets a button: new for added and context lines, old for deleted ones.
-  const renderGutter = ({ change, side, renderDefault }: GutterOptions): ReactNode => {
-    const n = renderDefault();
-    if (n === undefined || n === null) return null;
-    const onSide = change.type === 'delete' ? side === 'old' : side === 'new';
-    if (!commentable || !onSide) return n;
-    return (
-      <button type="button" className={styles.lineButton} aria-label={t(change.type === 'delete' ? 'review.commentOnOld' : 'review.commentOn', { file: file.path, line: n })} onClick={() => open(change)}>
-        {n}
-      </button>
-    );
-  };
+  const renderGutter = gutter(t, file.path, commentable ? open : null);
 
   const widgets: Record<string, ReactNode> = {};
-  const keys = new Set([...byKey.keys(), ...(editing ? [editing.key] : [])]);
+  const endsBare = new Set(noNewlineKeys(file.collapsed ? [] : file.hunks));
+  const keys = new Set([...endsBare, ...byKey.keys(), ...(editing ? [editing.key] : [])]);
   for (const key of keys) {
     const pinned: Pinned = byKey.get(key) ?? { comments: [], findings: [] };
     widgets[key] = (
       <div className={styles.widget}>
+        {endsBare.has(key) && <p className={styles.note} data-testid="no-newline">{t('review.noNewline')}</p>}
         {pinned.findings.map((f, i) => (
           <p key={`f${i}`} className={styles.finding} data-testid="line-finding">
             <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {f.message}
@@ -141,35 +234,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
             </button>
           </div>
         ))}
-        {editing?.key === key && (
-          <div className={styles.editor}>
-            <label htmlFor={`cm-${index}-${key}`}>{t(editing.side === 'old' ? 'review.commentLabelOld' : 'review.commentLabel', { file: file.path, line: editing.line })}</label>
-            <textarea
-              id={`cm-${index}-${key}`}
-              autoFocus
-              className={styles.textarea}
-              value={draft}
-              maxLength={10_000}
-              onChange={(e) => setDraft(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) save();
-                if (e.key === 'Escape') {
-                  // Closes the box only, not the task behind it.
-                  e.stopPropagation();
-                  setEditing(null);
-                }
-              }}
-            />
-            <div className={styles.row}>
-              <button type="button" onClick={save} disabled={!draft.trim()}>
-                {t('review.addComment')}
-              </button>
-              <button type="button" onClick={() => setEditing(null)}>
-                {t('review.cancel')}
-              </button>
-            </div>
-          </div>
-        )}
+        {editing?.key === key && <CommentEditor id={`cm-${index}-${key}`} label={t(editing.side === 'old' ? 'review.commentLabelOld' : 'review.commentLabel', { file: file.path, line: editing.line })} draft={draft} onDraft={setDraft} onSave={save} onCancel={() => setEditing(null)} />}
       </div>
     );
   }
@@ -184,25 +249,15 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
           <span className={styles.add}>+{file.additions}</span> <span className={styles.del}>−{file.deletions}</span>
         </span>
       </header>
+      <FileNotes file={file} />
       {loose.map((f, i) => (
         <p key={i} className={styles.finding} data-testid="file-finding">
           <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.line ? `${t('review.line', { line: f.line })} · ` : ''}
           {f.message}
         </p>
       ))}
-      {file.binary ? (
-        <p className={styles.placeholder}>{t('review.binary')}</p>
-      ) : file.collapsed ? (
-        <p className={styles.placeholder}>
-          {loading ? t('app.loading') : triedWhole ? t('review.tooLarge') : t('review.collapsed', { count: file.additions + file.deletions })}{' '}
-          {!loading && !triedWhole && (
-            <button type="button" onClick={() => onLoadWhole(file.path)} aria-label={t('review.loadWholeOf', { file: file.path })}>
-              {t('review.loadWhole')}
-            </button>
-          )}
-        </p>
-      ) : hunks.length === 0 ? (
-        <p className={styles.placeholder}>{t('review.noContent')}</p>
+      {file.binary || file.collapsed || hunks.length === 0 ? (
+        <NoLines file={file} loading={loading} triedWhole={triedWhole} range={range} onLoadWhole={onLoadWhole} />
       ) : !seen ? (
         // Room for the lines to come, so the scroll bar and the file positions hold.
         <div className={styles.pending} style={{ height: Math.min(hunks.reduce((n, h) => n + h.changes.length + 1, 0), 3000) * 18 }} />

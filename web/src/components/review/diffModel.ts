@@ -7,6 +7,9 @@
 import type { ChangeData, HunkData } from 'react-diff-view';
 import type { DiffFile, DiffHunk, Finding, LineComment } from '../../api/types.js';
 
+/** A carriage return ending a line, drawn (as ␍) so a change of line endings does not read as two equal lines. */
+const shown = (text: string) => (text.endsWith('\r') ? `${text.slice(0, -1)}\u240d` : text);
+
 export function toHunks(hunks: DiffHunk[]): HunkData[] {
   return hunks.map((h) => ({
     content: h.header,
@@ -15,9 +18,9 @@ export function toHunks(hunks: DiffHunk[]): HunkData[] {
     newStart: h.newStart,
     newLines: h.newLines,
     changes: h.lines.map((l): ChangeData => {
-      if (l.kind === 'add') return { type: 'insert', isInsert: true, content: l.text, lineNumber: l.newLine ?? 0 };
-      if (l.kind === 'del') return { type: 'delete', isDelete: true, content: l.text, lineNumber: l.oldLine ?? 0 };
-      return { type: 'normal', isNormal: true, content: l.text, oldLineNumber: l.oldLine ?? 0, newLineNumber: l.newLine ?? 0 };
+      if (l.kind === 'add') return { type: 'insert', isInsert: true, content: shown(l.text), lineNumber: l.newLine ?? 0 };
+      if (l.kind === 'del') return { type: 'delete', isDelete: true, content: shown(l.text), lineNumber: l.oldLine ?? 0 };
+      return { type: 'normal', isNormal: true, content: shown(l.text), oldLineNumber: l.oldLine ?? 0, newLineNumber: l.newLine ?? 0 };
     }),
   }));
 }
@@ -27,6 +30,16 @@ export function changeKey(change: ChangeData): string {
   if (change.type === 'insert') return `I${change.lineNumber}`;
   if (change.type === 'delete') return `D${change.lineNumber}`;
   return `N${change.oldLineNumber}`;
+}
+
+/** The widget keys of the lines that end their side without a newline (a note goes under each). */
+export function noNewlineKeys(hunks: DiffHunk[]): string[] {
+  return hunks.flatMap((h) => h.lines.filter((l) => l.noNewline).map((l) => (l.kind === 'add' ? `I${l.newLine}` : l.kind === 'del' ? `D${l.oldLine}` : `N${l.oldLine}`)));
+}
+
+/** What a git mode is, as a key of `review.modeKind` (a regular file's 100644 is the default, said only beside another). */
+export function modeKind(mode: string | null): string | null {
+  return mode === null ? null : ({ '100644': 'file', '100755': 'executable', '120000': 'symlink', '160000': 'submodule' } as Record<string, string>)[mode] ?? 'other';
 }
 
 /** The line a comment on this change names: a deleted line by its old number, any other by its new one. */

@@ -1,0 +1,73 @@
+/**
+ * What one file's diff tells a reviewer beyond its lines: a mode change (a file made executable has no
+ * lines at all), a symlink, a final line without a newline, a line ending changed to CRLF, an empty file,
+ * and, for a screen reader, which lines were added or removed.
+ */
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DiffFile, DiffLine } from '../../api/types.js';
+import { FileDiff, gitDiffCommand } from './FileDiff.js';
+
+afterEach(cleanup);
+
+const hunk = (lines: DiffLine[], header = '@@ -1,2 +1,2 @@') => ({ header, oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines });
+const file = (over: Partial<DiffFile>): DiffFile => ({ path: 'f.txt', oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [], ...over });
+const noop = () => {};
+
+function show(f: DiffFile, commentable = true) {
+  render(<FileDiff file={f} index={0} viewType="unified" current={false} commentable={commentable} comments={[]} findings={[]} loading={false} triedWhole={false} range={{ base: 'a'.repeat(40), head: 'b'.repeat(40) }} onLoadWhole={noop} onAdd={noop} onRemove={noop} />);
+  return screen.getByRole('region', { name: f.path });
+}
+
+describe('FileDiff', () => {
+  it('says a mode-only change: the file became executable', () => {
+    const region = show(file({ path: 'run.sh', newMode: '100755' }));
+    expect(within(region).getByTestId('file-note').textContent).toBe('Mode: regular file (100644) → executable (100755).');
+    expect(region.textContent).toContain('No change to the content.');
+  });
+
+  it('says a new file is a symbolic link, and a new executable is one', () => {
+    const link = show(file({ path: 'link', status: 'added', oldMode: null, newMode: '120000', additions: 1, hunks: [hunk([{ kind: 'add', text: '../../etc/passwd', oldLine: null, newLine: 1, noNewline: true }], '@@ -0,0 +1 @@')] }));
+    expect(within(link).getAllByTestId('file-note').map((n) => n.textContent)).toEqual(['Mode: symbolic link (120000).', 'A symbolic link: its line is the path it points to, not file content.']);
+    cleanup();
+    const tool = show(file({ path: 'tool', status: 'added', oldMode: null, newMode: '100755', additions: 1, hunks: [hunk([{ kind: 'add', text: 'echo', oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
+    expect(within(tool).getByTestId('file-note').textContent).toBe('Mode: executable (100755).');
+  });
+
+  it('marks the line that ends without a newline, and a carriage return at a line end', () => {
+    const region = show(file({ additions: 2, deletions: 2, hunks: [hunk([
+      { kind: 'del', text: 'a', oldLine: 1, newLine: null },
+      { kind: 'del', text: 'b', oldLine: 2, newLine: null },
+      { kind: 'add', text: 'a\r', oldLine: null, newLine: 1 },
+      { kind: 'add', text: 'b', oldLine: null, newLine: 2, noNewline: true },
+    ])] }));
+    const note = within(region).getByTestId('no-newline');
+    expect(note.textContent).toBe('No newline at end of file');
+    // The note sits under the added line 2, the one without the newline.
+    expect(note.closest('tr')!.previousElementSibling!.textContent).toContain('b');
+    expect(note.closest('tr')!.previousElementSibling!.textContent).toContain('2');
+    expect(region.textContent).toContain('a\u240d');
+  });
+
+  it('says an added file is empty, rather than "no change to the content"', () => {
+    expect(show(file({ path: 'empty.txt', status: 'added', oldMode: null })).textContent).toContain('An empty file.');
+  });
+
+  it('tells a screen reader which lines are added and removed, commentable or not', () => {
+    const lines: DiffLine[] = [
+      { kind: 'context', text: 'same', oldLine: 1, newLine: 1 },
+      { kind: 'del', text: 'old', oldLine: 2, newLine: null },
+      { kind: 'add', text: 'new', oldLine: null, newLine: 2 },
+    ];
+    const f = file({ additions: 1, deletions: 1, hunks: [hunk(lines)] });
+    const region = show(f);
+    expect(within(region).getAllByRole('button').map((b) => b.getAttribute('aria-label'))).toEqual(['Comment on f.txt line 1', 'Comment on f.txt removed line 2', 'Comment on f.txt added line 2']);
+    cleanup();
+    const rows = [...show(f, false).querySelectorAll('tr.diff-line')].map((r) => r.textContent);
+    expect(rows).toEqual(['11same', '2 removedold', '2 addednew']);
+  });
+
+  it('quotes a path for the shell in the command that shows a file too large for the board', () => {
+    expect(gitDiffCommand({ base: '0123456789abcdef', head: 'fedcba9876543210' }, "it's big.json")).toBe("git diff 0123456789ab fedcba987654 -- 'it'\\''s big.json'");
+  });
+});
