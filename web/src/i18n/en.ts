@@ -35,9 +35,10 @@ export const en = {
     expected: 'Expected output', ownedFiles: 'Owned files', updated: 'Updated', feedback: 'Feedback', lastError: 'Last error', title: 'Title', deps: 'Depends on',
   },
   gate: { mergeBlocked: 'An approval will not merge yet: {{reason}}. It waits, needing attention, until you fix that and retry.',
+    approveNamed: 'Approve {{gate}} of version {{version}}', rejectNamed: 'Reject {{gate}} of version {{version}}', otherVersion: 'The changes shown are version {{shown}}’s; this gate decides on version {{version}}.',
     waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
     history: 'Approvals', approved: 'approved', rejected: 'rejected',
-    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject',
+    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}} of version {{version}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject',
   },
   message: {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',

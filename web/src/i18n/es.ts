@@ -24,7 +24,8 @@ export const es: Dictionary = {
     expected: 'Resultado esperado', ownedFiles: 'Archivos propios', updated: 'Actualizada', feedback: 'Comentarios', lastError: 'Último error', title: 'Título', deps: 'Depende de',
   },
   gate: { mergeBlocked: 'Una aprobación aún no se fusionará: {{reason}}. Esperará, pidiendo atención, hasta que lo corrijas y reintentes.', waiting: 'Te espera: {{gate}}', reason: 'Motivo (obligatorio para rechazar)', approve: 'Aprobar', reject: 'Rechazar', needReason: 'Un rechazo necesita un motivo.', history: 'Aprobaciones', approved: 'aprobado', rejected: 'rechazado',
-    commentsToSend: 'Un rechazo envía {{count}} comentarios de línea:', keys: 'Teclas: a aprobar · r rechazar', confirmApprove: '¿Aprobar {{gate}}?', confirmReject: '¿Rechazar, enviando el motivo y {{count}} comentarios de línea?', yesApprove: 'Sí, aprobar', yesReject: 'Sí, rechazar',
+    approveNamed: 'Aprobar {{gate}} de la versión {{version}}', rejectNamed: 'Rechazar {{gate}} de la versión {{version}}', otherVersion: 'Los cambios que se muestran son de la versión {{shown}}; esta puerta decide sobre la versión {{version}}.',
+    commentsToSend: 'Un rechazo envía {{count}} comentarios de línea:', keys: 'Teclas: a aprobar · r rechazar', confirmApprove: '¿Aprobar {{gate}} de la versión {{version}}?', confirmReject: '¿Rechazar, enviando el motivo y {{count}} comentarios de línea?', yesApprove: 'Sí, aprobar', yesReject: 'Sí, rechazar',
   },
   message: {
     replyTitle: 'El agente hace una pregunta', injectTitle: 'Dar una instrucción al agente en curso', replyLabel: 'Tu respuesta', injectLabel: 'Una instrucción para su siguiente turno',

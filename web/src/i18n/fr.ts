@@ -24,7 +24,8 @@ export const fr: Dictionary = {
     expected: 'Résultat attendu', ownedFiles: 'Fichiers attribués', updated: 'Mise à jour', feedback: 'Retour', lastError: 'Dernière erreur', title: 'Titre', deps: 'Dépend de',
   },
   gate: { mergeBlocked: 'Une approbation ne fusionnera pas encore : {{reason}}. Elle attendra, en demandant votre attention, que vous corrigiez cela et relanciez.', waiting: 'En attente de vous : {{gate}}', reason: 'Motif (obligatoire pour rejeter)', approve: 'Approuver', reject: 'Rejeter', needReason: 'Un rejet demande un motif.', history: 'Approbations', approved: 'approuvé', rejected: 'rejeté',
-    commentsToSend: 'Un rejet envoie {{count}} commentaires de ligne :', keys: 'Touches : a approuver · r rejeter', confirmApprove: 'Approuver {{gate}} ?', confirmReject: 'Rejeter, en envoyant le motif et {{count}} commentaires de ligne ?', yesApprove: 'Oui, approuver', yesReject: 'Oui, rejeter',
+    approveNamed: 'Approuver {{gate}} de la version {{version}}', rejectNamed: 'Rejeter {{gate}} de la version {{version}}', otherVersion: 'Les changements affichés sont ceux de la version {{shown}} ; cette étape décide de la version {{version}}.',
+    commentsToSend: 'Un rejet envoie {{count}} commentaires de ligne :', keys: 'Touches : a approuver · r rejeter', confirmApprove: 'Approuver {{gate}} de la version {{version}} ?', confirmReject: 'Rejeter, en envoyant le motif et {{count}} commentaires de ligne ?', yesApprove: 'Oui, approuver', yesReject: 'Oui, rejeter',
   },
   message: {
     replyTitle: 'L’agent pose une question', injectTitle: 'Donner une consigne à l’agent en cours', replyLabel: 'Votre réponse', injectLabel: 'Une consigne pour son prochain tour',

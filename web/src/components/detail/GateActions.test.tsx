@@ -22,14 +22,14 @@ function stubFetch(status = 200, body: unknown = { task: {} }) {
 describe('GateActions', () => {
   it('shows nothing to decide outside a gate', () => {
     render(<GateActions task={makeTask({ status: 'executing' })} onDone={() => {}} />);
-    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
   });
 
   it('says before an approval when it could not merge yet (the checkout is not clean), and only at exec_review', () => {
     const reason = 'the main checkout /r has uncommitted changes (notes.txt); commit or stash them before merging';
     render(<GateActions task={makeTask({ status: 'exec_review' })} mergeBlocked={reason} onDone={() => {}} />);
     expect(screen.getByTestId('merge-blocked').textContent).toBe(`An approval will not merge yet: ${reason}. It waits, needing attention, until you fix that and retry.`);
-    expect(screen.getByRole('button', { name: 'Approve' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Approve execution review of version 1' })).toBeTruthy();
     cleanup();
     render(<GateActions task={makeTask({ status: 'plan_review' })} mergeBlocked={reason} onDone={() => {}} />);
     expect(screen.queryByTestId('merge-blocked')).toBeNull();
@@ -40,7 +40,7 @@ describe('GateActions', () => {
     const onDone = vi.fn();
     const task = makeTask({ status: 'spec_review' });
     render(<GateActions task={task} onDone={onDone} />);
-    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Approve spec review of version 1' }));
     await waitFor(() => expect(onDone).toHaveBeenCalled());
     expect(calls).toEqual([{ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'spec_review', who: 'web' } }]);
   });
@@ -49,11 +49,11 @@ describe('GateActions', () => {
     const calls = stubFetch();
     const task = makeTask({ status: 'exec_review' });
     render(<GateActions task={task} onDone={() => {}} />);
-    fireEvent.click(screen.getByRole('button', { name: 'Reject' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Reject execution review of version 1' }));
     expect(screen.getByRole('alert').textContent).toBe('A rejection needs a reason.');
     expect(calls).toEqual([]);
     fireEvent.change(screen.getByLabelText('Reason (required to reject)'), { target: { value: '  tests are missing ' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Reject' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Reject execution review of version 1' }));
     await waitFor(() => expect(calls.length).toBe(1));
     expect(calls[0]!.body).toEqual({ gate: 'exec_review', reason: 'tests are missing', who: 'web' });
   });
@@ -61,7 +61,7 @@ describe('GateActions', () => {
   it("shows the server's refusal", async () => {
     stubFetch(409, { error: { code: 'ILLEGAL_TRANSITION', message: 'Task t is done; nothing to approve.' } });
     render(<GateActions task={makeTask({ status: 'plan_review' })} onDone={() => {}} />);
-    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Approve plan review of version 1' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Task t is done; nothing to approve.'));
   });
 
@@ -72,7 +72,7 @@ describe('GateActions', () => {
     render(<GateActions task={task} onDone={() => {}} />);
     expect(screen.getByTestId('comments-to-send').textContent).toBe('A rejection sends 2 line comments: src/a.ts:3, src/b.ts:7');
     fireEvent.change(screen.getByLabelText('Reason (required to reject)'), { target: { value: 'see the lines' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Reject' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Reject execution review of version 1' }));
     await waitFor(() => expect(calls.length).toBe(1));
     expect(calls[0]!.body).toEqual({
       gate: 'exec_review', reason: 'see the lines', who: 'web',
@@ -89,7 +89,7 @@ describe('GateActions', () => {
     expect(screen.queryByRole('alertdialog')).toBeNull();
     fireEvent.keyDown(document.body, { key: 'a' });
     const dialog = screen.getByRole('alertdialog');
-    expect(dialog.textContent).toContain('Approve execution review?');
+    expect(dialog.textContent).toContain('Approve execution review of version 1?');
     expect(calls).toEqual([]);
     // Escape cancels; `a` again, then the confirmation sends it.
     fireEvent.keyDown(screen.getByRole('button', { name: 'Yes, approve' }), { key: 'Escape' });

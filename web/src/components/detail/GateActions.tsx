@@ -16,8 +16,12 @@ import styles from './Detail.module.css';
 
 const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review', 'exec_review']);
 
-/** `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving. */
-export function GateActions({ task, mergeBlocked = null, onDone }: { task: Task; mergeBlocked?: string | null; onDone(): void }) {
+/**
+ * `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving.
+ * `shownVersion`: the version whose changes the review panel shows (its picker may show an older one): a
+ * decision is always on this task's own version, so any other is said beside the buttons and in the confirmation.
+ */
+export function GateActions({ task, mergeBlocked = null, shownVersion = task.version, onDone }: { task: Task; mergeBlocked?: string | null; shownVersion?: number; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -28,6 +32,8 @@ export function GateActions({ task, mergeBlocked = null, onDone }: { task: Task;
   const gate = GATE_STATUSES.has(task.status) ? (task.status as Gate) : null;
   const comments = useComments(task.id);
   const sendsComments = gate === 'exec_review' ? comments : [];
+  const named = gate ? { gate: t(`status.${gate}`), version: task.version } : null;
+  const otherVersion = gate === 'exec_review' && shownVersion !== task.version ? t('gate.otherVersion', { shown: shownVersion, version: task.version }) : null;
 
   const act = async (kind: 'approve' | 'reject') => {
     setConfirming(null);
@@ -95,16 +101,21 @@ export function GateActions({ task, mergeBlocked = null, onDone }: { task: Task;
               {t('gate.commentsToSend', { count: sendsComments.length })} {sendsComments.map((c) => `${c.file}:${c.line}`).join(', ')}
             </p>
           )}
+          {otherVersion && (
+            <p role="status" className={styles.err} data-testid="other-version">
+              {otherVersion}
+            </p>
+          )}
           {gate === 'exec_review' && mergeBlocked && (
             <p role="status" className={styles.err} data-testid="merge-blocked">
               {t('gate.mergeBlocked', { reason: mergeBlocked })}
             </p>
           )}
           <div className={styles.row}>
-            <button disabled={busy} onClick={() => void act('approve')}>
+            <button disabled={busy} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
               {t('gate.approve')}
             </button>
-            <button disabled={busy} onClick={() => void act('reject')}>
+            <button disabled={busy} onClick={() => void act('reject')} aria-label={t('gate.rejectNamed', named!)}>
               {t('gate.reject')}
             </button>
             <span className={styles.muted}>{t('gate.keys')}</span>
@@ -121,7 +132,10 @@ export function GateActions({ task, mergeBlocked = null, onDone }: { task: Task;
                 setConfirming(null);
               }}
             >
-              <p id="gate-confirm">{confirming === 'approve' ? t('gate.confirmApprove', { gate: t(`status.${gate}`) }) : t('gate.confirmReject', { count: sendsComments.length })}</p>
+              <p id="gate-confirm">
+                {confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })}
+                {otherVersion ? ` ${otherVersion}` : ''}
+              </p>
               <div className={styles.row}>
                 <button ref={confirmButton} disabled={busy} onClick={() => void act(confirming)}>
                   {confirming === 'approve' ? t('gate.yesApprove') : t('gate.yesReject')}

@@ -1,6 +1,6 @@
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeTask } from '../../testData.js';
+import { makeDiff, makeTask } from '../../testData.js';
 import { LiveOutput } from './LiveOutput.js';
 import { TaskDetailPanel } from './TaskDetailPanel.js';
 import { useTasks } from '../../stores/tasks.js';
@@ -85,7 +85,39 @@ describe('TaskDetailPanel', () => {
     // The question itself, inside the box the answer goes in.
     expect(screen.getByTestId('question').textContent).toBe('Which name should it print?');
     expect(screen.getByRole('button', { name: 'Send the answer' })).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
+  });
+});
+
+describe('TaskDetailPanel at exec_review with an older version picked', () => {
+  it('says beside the gate and in the confirmation that the decision is on its own version, not the one shown', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ id: 't_v2', status: 'exec_review', title: 'Second try', version: 2, parentVersionId: 't_v1' });
+    const versions = [{ id: 't_v1', version: 1, status: 'superseded' }, { id: 't_v2', version: 2, status: 'exec_review' }];
+    const diffUrls: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
+      if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
+      if (url.includes('/diff')) {
+        diffUrls.push(url);
+        return new Response(JSON.stringify(makeDiff({ fileCount: 1 })));
+      }
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions }));
+    });
+    render(<TaskDetailPanel taskId={task.id} />);
+    // The buttons name what they decide, for a screen reader too.
+    expect(await screen.findByRole('button', { name: 'Approve execution review of version 2' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Reject execution review of version 2' })).toBeTruthy();
+    await screen.findByTestId('diff-viewer', {}, LONG_WAIT);
+    expect(screen.queryByTestId('other-version')).toBeNull();
+    fireEvent.change(screen.getByLabelText('Version'), { target: { value: '1' } });
+    await waitFor(() => expect(diffUrls).toEqual(['/api/tasks/t_v2/diff', '/api/tasks/t_v2/diff?version=1']));
+    const said = 'The changes shown are version 1’s; this gate decides on version 2.';
+    expect(screen.getByTestId('other-version').textContent).toBe(said);
+    fireEvent.keyDown(document.body, { key: 'a' });
+    expect(screen.getByRole('alertdialog').textContent).toContain(`Approve execution review of version 2? ${said}`);
+    fireEvent.change(screen.getByLabelText('Version'), { target: { value: '2' } });
+    expect(screen.queryByTestId('other-version')).toBeNull();
   });
 });
 

@@ -33,6 +33,8 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
   const allTasks = useTasks((s) => s.byId);
   const heading = useRef<HTMLHeadingElement>(null);
   const focused = useRef(false);
+  // The version the review panel's picker shows, said beside the gate when it is not the one decided on.
+  const [shown, setShown] = useState<{ id: string; version: number } | null>(null);
 
   const reload = useCallback(async () => {
     try {
@@ -95,7 +97,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
         </span>
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
-      <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} onDone={reload} />
+      <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
       {detail.stuckOn?.length ? (
         <p role="status" className={styles.err} data-testid="stuck-on">
           {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${d.title}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
@@ -104,7 +106,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
-          <ReviewPanel key={task.id} task={task} versions={versions} />
+          <ReviewPanel key={task.id} task={task} versions={versions} onShow={(version) => setShown({ id: task.id, version })} />
         </Suspense>
       )}
       <Fields task={task} runs={runs} />

@@ -71,7 +71,8 @@ function EarlierReviews({ review, latest }: { review: FindingsResponse; latest: 
   );
 }
 
-export default function ReviewPanel({ task, versions }: { task: Task; versions: NonNullable<TaskDetail['versions']> }) {
+/** `onShow`: told which version the picker shows (the gate says so when it is not the task's own). */
+export default function ReviewPanel({ task, versions, onShow }: { task: Task; versions: NonNullable<TaskDetail['versions']>; onShow?(version: number): void }) {
   const { t, i18n } = useTranslation();
   const [version, setVersion] = useState(task.version);
   const [checks, setChecks] = useState<CheckResult[] | null>(null);
@@ -105,7 +106,13 @@ export default function ReviewPanel({ task, versions }: { task: Task; versions: 
       {versions.length > 1 && (
         <label className={styles.row}>
           {t('review.version')}
-          <select value={version} onChange={(e) => setVersion(Number(e.target.value))}>
+          <select
+            value={version}
+            onChange={(e) => {
+              setVersion(Number(e.target.value));
+              onShow?.(Number(e.target.value));
+            }}
+          >
             {versions.map((v) => (
               <option key={v.id} value={v.version}>
                 v{v.version} · {t(`status.${v.status}`)}
