@@ -150,6 +150,19 @@ describe('DiffViewer', () => {
     expect(drawn()).toEqual([4, 4, 0, 0, 4, 0]);
   });
 
+  it('fetches the diff again when the task moves on (a conflict run at merge time changed the branch)', async () => {
+    const before = diffWith();
+    const after = { ...before, files: [{ ...deleted, path: 'src/resolved.js' }], totals: { files: 1, additions: 0, deletions: 2 } };
+    let answer: DiffResponse = before;
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify(answer)));
+    const { rerender } = render(<DiffViewer taskId="t_1" findings={[]} refreshKey="merging" />);
+    await screen.findByRole('region', { name: 'src/dir0/file0.ts' });
+    answer = after;
+    rerender(<DiffViewer taskId="t_1" findings={[]} refreshKey="done" />);
+    await screen.findByRole('region', { name: 'src/resolved.js' });
+    expect(screen.queryByRole('region', { name: 'src/dir0/file0.ts' })).toBeNull();
+  });
+
   it("fetches the diff and shows the server's refusal", async () => {
     vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: { code: 'NO_DIFF', message: 'Task t_9 has no branch yet: it never executed.' } }), { status: 409 }));
     render(<DiffViewer taskId="t_9" findings={[]} />);

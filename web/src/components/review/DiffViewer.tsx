@@ -7,7 +7,7 @@
  * The diff component is react-diff-view 3.3.3 (see ReviewPanel.tsx for why);
  * this file only fetches, lays out and moves between files.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../reasons.js';
 import type { ViewType } from 'react-diff-view';
@@ -41,9 +41,11 @@ export interface DiffViewerProps {
   findings: Finding[];
   /** For tests and the benchmark: a diff already in hand instead of a request. */
   initial?: DiffResponse;
+  /** Fetched again when this changes (the task's status): a conflict run at merge time moves the branch. */
+  refreshKey?: string;
 }
 
-export function DiffViewer({ taskId, version, readOnly = false, findings, initial }: DiffViewerProps) {
+export function DiffViewer({ taskId, version, readOnly = false, findings, initial, refreshKey }: DiffViewerProps) {
   const { t, i18n } = useTranslation();
   const [diff, setDiff] = useState<DiffResponse | null>(initial ?? null);
   const [error, setError] = useState<string | null>(null);
@@ -54,19 +56,26 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
   const [fileError, setFileError] = useState<string | null>(null);
   const comments = useComments(taskId);
 
+  // Another version is blanked while it loads; the same one fetched again stays on screen until replaced.
+  const shownKey = useRef('');
   useEffect(() => {
     if (initial) return;
     let live = true;
-    setDiff(null);
+    if (shownKey.current !== `${taskId}:${version}`) setDiff(null);
+    shownKey.current = `${taskId}:${version}`;
     setError(null);
     api.diff(taskId, { version }).then(
-      (d) => live && setDiff(d),
+      (d) => {
+        if (!live) return;
+        setDiff(d);
+        setWhole({});
+      },
       (err: Error) => live && setError(errorText(t, i18n.language, err)),
     );
     return () => {
       live = false;
     };
-  }, [taskId, version, initial]);
+  }, [taskId, version, initial, refreshKey]);
 
   const files = useMemo(() => (diff ? diff.files.map((f) => whole[f.path] ?? f) : []), [diff, whole]);
   const tree = useMemo(() => fileTree(files), [files]);

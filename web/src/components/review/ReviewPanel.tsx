@@ -142,7 +142,7 @@ export default function ReviewPanel({ task, versions, onShow }: { task: Task; ve
       </ul>
       {review && latest > 1 && <EarlierReviews review={review} latest={latest} />}
       <h4>{t('review.changes')}</h4>
-      <DiffViewer taskId={task.id} version={other} readOnly={other !== undefined} findings={findings} />
+      <DiffViewer taskId={task.id} version={other} readOnly={other !== undefined} findings={findings} refreshKey={task.status} />
     </section>
   );
 }
