@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandProvider } from './command.js';
 import type { AgentRequest } from './types.js';
+import { poll } from '../../test/helpers/wait.js';
 
 let dir: string;
 beforeEach(() => {
@@ -43,6 +44,29 @@ describe('command provider', () => {
   it('reports a command that does not exist', async () => {
     const provider = new CommandProvider({ command: [join(dir, 'no-such-agent')], promptVia: 'stdin' });
     await expect(provider.run(request())).rejects.toMatchObject({ code: 'AGENT_FAILED', message: expect.stringContaining('cannot start agent command') });
+  });
+
+  it('ends what the agent left running once it exits: nothing of it goes on in the worktree, and its output does not hold the call', async () => {
+    // One process keeps the agent's stdout open (the call waited for it to end), one lives on apart (it could
+    // go on changing the worktree after the commit); the agent itself exits at once.
+    const agent = `const { spawn } = require('node:child_process');
+      const held = spawn('sleep', ['600'], { stdio: ['ignore', 'inherit', 'ignore'] });
+      const apart = spawn('sleep', ['600'], { stdio: 'ignore' });
+      held.unref(); apart.unref();
+      require('node:fs').writeFileSync('pids', held.pid + ' ' + apart.pid);
+      process.stdout.write('done');`;
+    const provider = new CommandProvider({ command: [node, '-e', agent], promptVia: 'stdin' });
+    expect((await provider.run(request())).text).toBe('done');
+    const pids = readFileSync(join(dir, 'pids'), 'utf8').split(' ').map(Number);
+    // Gone, or a zombie waiting for init to reap it: either way it runs no more.
+    const ended = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+      } catch {
+        return true;
+      }
+    };
+    await poll(async () => pids.every(ended) || null, 'the processes the agent left are ended', 30_000);
   });
 
   it('abort (the pipeline timeout) ends the process', async () => {

@@ -78,6 +78,9 @@ export class CommandProvider implements AgentProvider {
         resolve({ text: stdout, sessionId: null, usage: { inputTokens: Math.ceil(req.prompt.length / 4), outputTokens: Math.ceil(stdout.length / 4), costUsd: 0 } });
       };
       child.once('error', (err) => finish(err, null, null));
+      // The agent's own process is done: what it left running in its group (a dev server, a watcher, a `cmd &`)
+      // would go on changing the worktree after the commit, or hold its output open and this call with it.
+      child.once('exit', () => killGroup('SIGKILL'));
       child.once('close', (code, signal) => finish(null, code, signal));
     });
   }

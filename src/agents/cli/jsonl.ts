@@ -164,6 +164,8 @@ export function runJsonl(p: JsonlProcess): Promise<JsonlExit> {
       resolve({ outcome: reader.end(), diagnostics: reader.diagnostics, code, signal, stderr: stderr.lines(), spawnError, aborted: p.signal.aborted });
     };
     child.once('error', (err) => finish(err as NodeJS.ErrnoException, null, null));
+    // The tool is done: what it left running in its group would go on in the worktree, or hold its output open.
+    child.once('exit', () => killGroup('SIGKILL'));
     child.once('close', (code, signal) => finish(null, code, signal));
   });
 }
