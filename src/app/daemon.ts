@@ -27,6 +27,7 @@ import { PgListener } from '../store/pgListener.js';
 import { acquireHomeLock } from '../daemon/homeLock.js';
 import { confineToProjects } from '../daemon/projectRoots.js';
 import { HealthMonitor, type HealthReport } from '../daemon/health.js';
+import { watchSchema } from '../daemon/schemaWatch.js';
 import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
 import { healthAndLog, healthReaction } from './healthLog.js';
 import { createRunControl } from '../daemon/runControl.js';
@@ -87,6 +88,8 @@ export interface DaemonOptions {
   logFile?: string;
   /** How often the health probe looks at the disk (5 s). */
   healthProbeMs?: number;
+  /** How often the database's schema version is read: a newer one (another daemon upgraded) pauses claims (30 s; daemon/schemaWatch.ts). */
+  schemaCheckMs?: number;
   /** How long after a failed clone or fetch of a project's shared remote it is tried again (10 s). */
   remoteRetryMs?: number;
   /** How long a clone, fetch or push of a shared remote may go without a word from git before it is stopped (2 min). */
@@ -153,7 +156,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   });
   try {
     const token = resolveToken(config, options, log);
-    const { db, store } = await openStore(config, health, cleanups);
+    const { db, store } = await openStore(config, health, cleanups, options.schemaCheckMs ?? 30_000);
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
     const feed = await startEventFeed(config, options, store, bus, log, cleanups);
@@ -242,7 +245,7 @@ function resolveToken(config: MaestroConfig, options: DaemonOptions, log: Logger
 }
 
 /** Opens and migrates the database (refusing an emptied one beside earlier work), then starts the health probe. */
-async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups: Cleanups): Promise<{ db: DBAdapter; store: Store }> {
+async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups: Cleanups, schemaCheckMs: number): Promise<{ db: DBAdapter; store: Store }> {
   const dbPath = sqlitePath(config.database);
   if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
   const existed = dbPath !== null && fileSize(dbPath) !== null;
@@ -253,6 +256,7 @@ async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups:
   cleanups.push(() => db.close());
   health.start();
   cleanups.push(() => health.stop());
+  cleanups.push(watchSchema(db, health, schemaCheckMs));
   return { db, store: createStore(db) };
 }
 

@@ -59,10 +59,16 @@ export function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator
     const now = new Map(report.conditions.map((c) => [keyOf(c), c]));
     for (const [key, c] of now) if (!said.has(key)) log.warn({ condition: key }, c.code === 'REMOTE_UNREACHABLE' ? c.message : `claiming new work paused: ${c.message}`);
     const cleared = [...said].filter(([key]) => !now.has(key)).map(([, c]) => c);
-    for (const c of cleared) log.info(c.code === 'REMOTE_UNREACHABLE' ? `the shared remote ${c.path} answers again: its project's tasks are claimed again` : 'the disk takes writes again: claiming new work resumes');
+    for (const c of cleared) log.info(clearedLine(c));
     said = now;
     // Not stored (the disk may be full): straight to the board's WebSocket.
     bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'daemon.health', payload: { ...report }, at: Date.now() });
     if (cleared.length) orchestrator.kick();
   };
+}
+
+function clearedLine(c: HealthCondition): string {
+  if (c.code === 'REMOTE_UNREACHABLE') return `the shared remote ${c.path} answers again: its project's tasks are claimed again`;
+  if (c.code === 'SCHEMA_NEWER') return `the database ${c.path} has a schema this daemon knows again: claiming new work resumes`;
+  return 'the disk takes writes again: claiming new work resumes';
 }

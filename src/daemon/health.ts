@@ -14,13 +14,16 @@
  * A shared remote this daemon cannot reach (REMOTE_UNREACHABLE) is a condition
  * too, set and cleared by whoever tried it (ProjectRepos), not by the probe:
  * it holds only its project's claims, so it does not pause claiming here.
+ *
+ * A database another daemon migrated past this build's schema (SCHEMA_NEWER, set by watchSchema) pauses
+ * every claim until this daemon is upgraded: its code would write rows the newer schema means otherwise.
  */
 import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { isMaestroError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
 
-export type ConditionCode = 'DISK_FULL' | 'HOME_READ_ONLY' | 'REMOTE_UNREACHABLE';
+export type ConditionCode = 'DISK_FULL' | 'HOME_READ_ONLY' | 'REMOTE_UNREACHABLE' | 'SCHEMA_NEWER';
 
 export interface HealthCondition {
   code: ConditionCode;
@@ -76,6 +79,8 @@ export class HealthMonitor {
   private readonly current = new Map<string, HealthCondition & { dir: string }>();
   /** Shared remotes this daemon cannot reach, by project id. */
   private readonly remotes = new Map<string, HealthCondition>();
+  /** The database's schema is newer than this build's (another daemon was upgraded). */
+  private schemaNewer: HealthCondition | null = null;
   private readonly dirs: string[];
   private readonly probeBytes: number;
   private timer: NodeJS.Timeout | null = null;
@@ -101,13 +106,20 @@ export class HealthMonitor {
   }
 
   report(): HealthReport {
-    const conditions = [...[...this.current.values()].map(({ dir: _dir, ...c }) => c), ...this.remotes.values()];
+    const conditions = [...[...this.current.values()].map(({ dir: _dir, ...c }) => c), ...this.remotes.values(), ...(this.schemaNewer ? [this.schemaNewer] : [])];
     return { ok: conditions.length === 0, conditions };
   }
 
-  /** No new work while the disk is full or the home read-only. */
+  /** No new work while the disk is full, the home read-only or the database's schema newer than this build's. */
   get claimPaused(): boolean {
-    return this.current.size > 0;
+    return this.current.size > 0 || this.schemaNewer !== null;
+  }
+
+  /** Says the database (`path`, as its name is shown) has a schema newer than this build's, or with null that it does not. */
+  schema(newer: { path: string; message: string } | null): void {
+    if ((newer === null) === (this.schemaNewer === null)) return;
+    this.schemaNewer = newer && { code: 'SCHEMA_NEWER', ...newer, since: this.opts.now() };
+    this.opts.onChange(this.report());
   }
 
   /**

@@ -6,7 +6,7 @@ import { useHealth } from '../stores/health.js';
 import styles from './Banner.module.css';
 
 /** Conditions the board words in the chosen language (the daemon's message stays in the tooltip); any other shows its message. */
-const KNOWN = new Set(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE']);
+const KNOWN = new Set(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE', 'SCHEMA_NEWER']);
 
 export function Banner() {
   const { t, i18n } = useTranslation();

@@ -2,7 +2,7 @@
 export const en = {
   app: { signInTitle: 'This browser is not signed in to the daemon', signIn: 'Open the link `maestro serve` printed when it started (it carries the token once and then signs this browser in). Lost it? Add ?token= and the token in $MAESTRO_HOME/token (default ~/.maestro/token) to this address.', language: 'Language', loading: 'Loading…', unknownRoute: 'There is no page at "{{path}}".', backToBoard: 'Back to the board' },
   conn: { unauthorized: 'Not signed in', live: 'Live', connecting: 'Connecting to the daemon…', lost: 'The daemon is unreachable; reconnecting…', reconnected: 'Reconnected; the board was reloaded' },
-  health: { DISK_FULL: 'The disk holding {{path}} is full: no new tasks start until space is freed.', HOME_READ_ONLY: '{{path}} is read-only: no new tasks start until it is writable again.', REMOTE_UNREACHABLE: 'The shared remote {{path}} does not answer: its project\'s tasks wait until it does.' },
+  health: { DISK_FULL: 'The disk holding {{path}} is full: no new tasks start until space is freed.', HOME_READ_ONLY: '{{path}} is read-only: no new tasks start until it is writable again.', REMOTE_UNREACHABLE: 'The shared remote {{path}} does not answer: its project\'s tasks wait until it does.', SCHEMA_NEWER: 'The database {{path}} was upgraded by a newer Maestro: this daemon starts no new tasks until it is upgraded too.' },
   nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer', archived: 'Archived ({{count}})' },
   lane: { backlog: 'Backlog', planning: 'Planning', working: 'In progress', done: 'Done', attention: 'Stopped' },
   board: {
