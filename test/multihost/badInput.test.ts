@@ -79,6 +79,7 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
     // Back to schema 3 (before LISTEN/NOTIFY), as an older Maestro left it.
     await db.run(`DROP TABLE stream_overflow`);
     await db.run(`DROP INDEX tasks_ready_order`);
+    await db.run(`ALTER TABLE projects DROP COLUMN archived_at`);
     await db.run(`DELETE FROM schema_migrations WHERE version > 3`);
     await db.close();
     const store = storeOf(url);

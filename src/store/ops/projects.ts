@@ -17,7 +17,7 @@ import { newId, toProject, type Row } from '../rows.js';
 
 export async function createProject(db: Queryable, input: ProjectInput, now: number): Promise<Project> {
   const valid = parseInput(projectInputSchema, input, 'project');
-  const existing = await db.one<Row>(`SELECT id, archived_at FROM projects WHERE name = $1`, [valid.name]);
+  const existing = await db.one<Row>(`SELECT * FROM projects WHERE name = $1`, [valid.name]);
   if (existing) throw duplicate(valid.name, existing.archived_at);
   const project: Project = { id: newId('p'), name: valid.name, repoPath: valid.repoPath, config: valid.config, createdAt: now, updatedAt: now, archivedAt: null };
   try {
