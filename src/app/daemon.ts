@@ -12,9 +12,6 @@
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { OpenApiDoc } from '../api/route.js';
-import type { DaemonOptions } from './daemonOptions.js';
-
-export type { DaemonOptions } from './daemonOptions.js';
 import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
 import type { MaestroConfig } from '../config/config.js';
@@ -52,6 +49,9 @@ import { processAgentEnv } from '../lib/agentEnv.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
+import type { DaemonOptions } from './daemonOptions.js';
+
+export type { DaemonOptions } from './daemonOptions.js';
 
 export interface Daemon {
   readonly url: string;
