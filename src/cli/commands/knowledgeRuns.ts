@@ -247,11 +247,21 @@ export function addRunLifecycleCommands(run: Command, ctx: CliContext): void {
   );
 }
 
+/**
+ * Control characters shown as `\u{1b}`, `\u{d}`, …: a terminal would run them (an escape sequence can hide the
+ * rest of a line, a carriage return overwrite it), so the person would not read the text a promote writes.
+ */
+function visible(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
 function renderReview(r: ReviewResult, triage: boolean): string {
   const lines = [`session ${r.session_id}`];
   for (const s of r.sources) lines.push(`  source ${s.run_id}: receipt ${s.receipt}${s.reasons.length && s.receipt !== 'fresh' ? ` (${s.reasons.join('; ')})` : ''}${s.error ? ` — ${s.error}` : ''}`);
   for (const c of r.candidates) {
-    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action} "${c.title.slice(0, 80)}" from ${c.source_run}`);
+    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action}${c.category ? ` (${visible(c.category)})` : ''} "${visible(c.title.slice(0, 80))}" from ${c.source_run}`);
+    // The whole text a promote writes, every line indented: the title is only the agent's label for it.
+    lines.push(...c.content.split(/\r?\n/).map((l) => `    | ${visible(l)}`));
     lines.push(`    receipt ${c.receipt}; ${c.disposition ?? '-'} / ${c.promotion_eligibility ?? '-'}${c.canonical_id ? `; target ${c.canonical_id}${c.canonical_status === 'inactive' ? ' (now inactive)' : ''}` : ''}${c.resolution ? `; ${c.resolution.status}: ${c.resolution.reason}` : ''}`);
     for (const m of c.matches) lines.push(`    ~ ${m.relation} ${m.knowledge_id} "${m.title.slice(0, 60)}" (${m.evidence.join('; ')})`);
     if (c.promote_command) lines.push(`    $ ${c.promote_command}`);

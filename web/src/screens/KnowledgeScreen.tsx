@@ -174,6 +174,11 @@ function CodeNodeCard({ node }: { node: CodeNode }) {
   );
 }
 
+/** Control, zero-width and bidirectional characters as `\u{…}`: drawn as nothing, they could hide or reorder what a promote writes. */
+function visible(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
 function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: string; sessionId: string; c: ReviewCandidate; onChanged(note: string): void }) {
   const { t } = useTranslation();
   const [as, setAs] = useState<(typeof RESOLVE_AS)[number]>('unique');
@@ -216,6 +221,9 @@ function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: stri
   return (
     <section className={styles.card} aria-label={c.title} data-candidate={c.candidate_id}>
       <strong>{c.title}</strong> <code className={styles.muted}>{c.candidate_id}</code>
+      <p className={styles.muted}>{t('knowledge.candidateFrom', { run: c.source_run, kind: c.source_kind, category: c.category ? ` · ${c.category}` : '' })}</p>
+      {/* The title is the agent's label; this is what a promote writes, whole, with invisible characters shown. */}
+      <pre data-testid="candidate-content" aria-label={t('knowledge.promotesText')} style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{visible(c.content)}</pre>
       <p>
         <span className={styles.badge}>{c.target}</span>
         <span className={styles.badge}>{t(`knowledge.statusName.${c.status}` as 'knowledge.statusName.draft', { defaultValue: c.status })}</span>

@@ -105,6 +105,7 @@ describe('KnowledgeScreen', () => {
 
   const candidate = (over: Record<string, unknown> = {}) => ({
     candidate_id: 'KDC-0123456789abcdef', source_run: 'session', target: 'spec', action: 'propose', title: '<i>Queues</i> drain first', status: 'pending', source_kind: 'manual',
+    content: 'Queues drain first.\nThen\u202e the workers stop.', category: 'coding',
     occurrences: 1, first_recorded_at: null, corroboration: 1, receipt: 'fresh', disposition: 'related', promotion_eligibility: 'eligible', canonical_id: 'S-1', canonical_status: 'active',
     matches: [{ knowledge_id: 'S-1', target: 'spec', title: 'Shutdown order', relation: 'related', scores: { lexical: 0.4, semantic: 0, title: 0.1, relation: 0.5, stance: 0, composite: 0.42 }, novelty: 0.5, evidence: ['shared: queue, drain'], target_content_hash: 'h', source_path: 'specs/a.md', source_line: 3 }],
     resolution: null, promote_command: null, ...over,
@@ -133,6 +134,9 @@ describe('KnowledgeScreen', () => {
     render(<KnowledgeScreen view="review" />);
     const card = await screen.findByRole('region', { name: '<i>Queues</i> drain first' });
     expect(card.textContent).toContain('shared: queue, drain');
+    // The whole text a promote writes, under its label, with the right-to-left override shown, not obeyed.
+    expect(card.querySelector('[data-testid="candidate-content"]')!.textContent).toBe('Queues drain first.\nThen\\u{202e} the workers stop.');
+    expect(card.textContent).toContain('From run session (manual) · coding');
     expect(card.textContent).toContain('Disposition: related');
     expect(card.textContent).toContain('Receipt: fresh');
     fireEvent.click(screen.getByRole('button', { name: 'Resolve' }));

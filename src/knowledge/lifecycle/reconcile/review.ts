@@ -23,7 +23,12 @@ export interface ReviewCandidate {
   source_run: string;
   target: string;
   action: string;
+  /** A label only (an agent sets it; a report's decision is cut to 120 characters for it). */
   title: string;
+  /** The whole text a promote writes: what the person approves. */
+  content: string;
+  /** Where a spec candidate lands (its category's file); null: the default. */
+  category: string | null;
   status: string;
   source_kind: string;
   occurrences: number;
@@ -102,6 +107,8 @@ export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, op
         target: c.target,
         action: c.action,
         title: c.title,
+        content: c.content,
+        category: c.category ?? null,
         status,
         source_kind: c.source_kind,
         occurrences: lc.occurrences ?? 1,
