@@ -111,13 +111,20 @@ export function thenRetry(message: string, task: Task): string {
 }
 
 /**
- * Hooks and checks live in `.maestro/`: work that changes them changes what runs next, so the merge
- * names those files. One diff over the whole train first; per car only when the train touched any.
+ * Files a merge may change that steer later runs: hooks and checks in `.maestro/`, and the project
+ * knowledge every later brief quotes (specs, team specs, knowhow, linked workspaces). Knowledge written
+ * into a worktree skips the review queue, so the merge names it as it names a hook.
+ */
+export const STEERING_PATHS = ['.maestro', '.workflow/specs', '.workflow/collab/specs', '.workflow/knowhow', '.workflow/workspaces.json'];
+
+/**
+ * Work that changes a steering file changes what runs next, so the merge names those files
+ * (`project.settings_files`). One diff over the whole train first; per car only when the train touched any.
  */
 async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
   const merged = outcomes.filter((o) => o.kind === 'merged');
   if (!merged.length) return;
-  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', from, to, '--', '.maestro'])).stdout.split('\n').filter(Boolean);
+  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', from, to, '--', ...STEERING_PATHS])).stdout.split('\n').filter(Boolean);
   if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
   for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
 }
