@@ -40,6 +40,7 @@ import {
   firstUserText,
   isObject,
   IsoTimeParser,
+  keep,
   LABEL_CAP,
   num,
   RESPONSE_TEXT_CAP,
@@ -203,7 +204,7 @@ export class ExplorationCutter extends ExplorationLog {
       case 'error':
         return this.onError(record, at);
       case 'last-prompt':
-        this.state.lastPrompt = str(record.lastPrompt) || this.state.lastPrompt;
+        this.state.lastPrompt = keep(str(record.lastPrompt), 2_000) || this.state.lastPrompt;
         this.revision += 1;
         return;
       default:
@@ -222,7 +223,7 @@ export class ExplorationCutter extends ExplorationLog {
     if (record.isMeta === true) return;
     const text = firstUserText(content);
     if (record.isSidechain === true) return this.startSubagent(text, at);
-    if (record.isCompactSummary === true) return this.sessionEvent('compact-summary', cap(collapse(text), 300), at);
+    if (record.isCompactSummary === true) return this.sessionEvent('compact-summary', keep(collapse(text), 300), at);
     const prompt = classifyUserText(text);
     if (prompt.kind === 'none') return;
     if (prompt.kind === 'session') {
@@ -263,7 +264,7 @@ export class ExplorationCutter extends ExplorationLog {
     if (!exploration) return;
     // A sidechain chain's follow-up user texts (its own interruptions) start nothing new.
     if (this.subagent && this.subagent.endedAt === undefined) return;
-    this.subagent = { prompt: cap(collapse(text), 300), startedAt: at, toolCount: 0, errorCount: 0 };
+    this.subagent = { prompt: keep(collapse(text), 300), startedAt: at, toolCount: 0, errorCount: 0 };
     exploration.subagents.push(this.subagent);
     if (exploration.status === 'complete') this.resume(at);
     this.revision += 1;
@@ -285,10 +286,12 @@ export class ExplorationCutter extends ExplorationLog {
       if (!isObject(block)) continue;
       if (block.type === 'tool_use') this.addTool(exploration, block, at, sidechain);
       else if (block.type === 'text' && typeof block.text === 'string' && block.text.trim()) {
-        this.addNode(exploration, { type: 'response', status: 'ok', label: cap(collapse(block.text), LABEL_CAP), text: cap(block.text.trim(), RESPONSE_TEXT_CAP), at, ...mark });
+        const text = keep(block.text.trim(), RESPONSE_TEXT_CAP);
+        this.addNode(exploration, { type: 'response', status: 'ok', label: cap(collapse(text), LABEL_CAP), text, at, ...mark });
       } else if (block.type === 'thinking') {
         const thought = typeof block.thinking === 'string' ? block.thinking : typeof block.text === 'string' ? block.text : '';
-        if (thought.trim()) this.addNode(exploration, { type: 'thinking', status: 'ok', label: cap(collapse(thought), LABEL_CAP), text: cap(thought.trim(), RESPONSE_TEXT_CAP), at, ...mark });
+        const text = keep(thought.trim(), RESPONSE_TEXT_CAP);
+        if (text) this.addNode(exploration, { type: 'thinking', status: 'ok', label: cap(collapse(text), LABEL_CAP), text, at, ...mark });
       }
     }
     if (message.stop_reason === 'end_turn') {
@@ -308,8 +311,8 @@ export class ExplorationCutter extends ExplorationLog {
     const cost = num(record.total_cost_usd) || num(record.cost_usd);
     if (cost) exploration.costUsd = cost;
     if (record.is_error === true) {
-      const text = str(record.error) || str(record.result) || 'result reported an error';
-      this.addNode(exploration, { type: 'error', status: 'error', label: cap(collapse(text), LABEL_CAP), text: cap(text, RESPONSE_TEXT_CAP), at });
+      const text = keep(str(record.error) || str(record.result) || 'result reported an error', RESPONSE_TEXT_CAP);
+      this.addNode(exploration, { type: 'error', status: 'error', label: cap(collapse(text), LABEL_CAP), text, at });
     }
     if (exploration.status === 'running') this.finish(exploration, 'complete', 'result', at);
     this.revision += 1;
@@ -319,8 +322,8 @@ export class ExplorationCutter extends ExplorationLog {
     const exploration = this.last;
     if (!exploration) return;
     const err = record.error;
-    const text = str(err) || (isObject(err) ? str(err.message) : '') || str(record.message) || 'error';
-    this.addNode(exploration, { type: 'error', status: 'error', label: cap(`system: ${collapse(text)}`, LABEL_CAP), text: cap(text, RESPONSE_TEXT_CAP), at });
+    const text = keep(str(err) || (isObject(err) ? str(err.message) : '') || str(record.message) || 'error', RESPONSE_TEXT_CAP);
+    this.addNode(exploration, { type: 'error', status: 'error', label: cap(`system: ${collapse(text)}`, LABEL_CAP), text, at });
   }
 
 }

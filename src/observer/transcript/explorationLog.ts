@@ -10,6 +10,7 @@ import {
   collapse,
   detectToolPhase,
   isObject,
+  keep,
   LABEL_CAP,
   num,
   RESULT_PREVIEW,
@@ -97,7 +98,7 @@ export class ExplorationLog {
       phase: detectToolPhase(name, block.input),
       files,
       at,
-      ...(name.toLowerCase() === 'bash' && isObject(block.input) && str(block.input.command) ? { command: cap(str(block.input.command), 300) } : {}),
+      ...(name.toLowerCase() === 'bash' && isObject(block.input) && str(block.input.command) ? { command: keep(str(block.input.command), 300) } : {}),
       ...(str(block.id) ? { toolUseId: str(block.id) } : {}),
       ...(sidechain ? { sidechain: true as const } : {}),
     });
@@ -122,7 +123,7 @@ export class ExplorationLog {
   protected orphanResult(failed: boolean, preview: string, at: number): void {
     const exploration = this.last;
     if (!exploration) return;
-    const label = cap(`${failed ? 'tool error' : 'tool result'}${preview ? ` ${cap(preview, RESULT_PREVIEW)}` : ''}`, LABEL_CAP);
+    const label = cap(`${failed ? 'tool error' : 'tool result'}${preview ? ` ${keep(preview, RESULT_PREVIEW)}` : ''}`, LABEL_CAP);
     this.addNode(exploration, { type: 'result', status: failed ? 'error' : 'ok', label, at });
   }
 
@@ -130,7 +131,7 @@ export class ExplorationLog {
     this.pendingTools.delete(node.toolUseId!);
     node.status = failed ? 'error' : 'ok';
     if (failed && node.sidechain && this.subagent) this.subagent.errorCount += 1;
-    const preview = cap(rawPreview, RESULT_PREVIEW);
+    const preview = keep(rawPreview, RESULT_PREVIEW);
     node.label = cap(`${failed ? '✗' : '✓'} ${node.label}${preview ? ` — ${preview}` : ''}`, LABEL_CAP + RESULT_PREVIEW);
     this.revision += 1;
   }

@@ -4,6 +4,7 @@
  * fast parser for transcript timestamps. No state; the ExplorationCutter
  * (cutter.ts) keeps the state.
  */
+import { redactSecrets } from '../../core/redact.js';
 import type { SessionEventKind, ToolPhase } from './types.js';
 
 /** Caps that bound memory per node; the UI and digests never show more. */
@@ -43,6 +44,15 @@ export function cap(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
+/**
+ * Transcript text as the observer keeps it: secrets redacted (core/redact.ts) BEFORE
+ * the cap, so a cap never leaves half a key behind a marker it no longer matches.
+ * Only a window of 4 × the cap is looked at: enough for what the cap keeps.
+ */
+export function keep(text: string, n: number): string {
+  return cap(redactSecrets(text.length > n * 4 ? text.slice(0, n * 4) : text), n);
+}
+
 export function detectToolPhase(name: string, input: unknown): ToolPhase {
   const lower = name.toLowerCase();
   if (EXECUTE_TOOLS.has(lower)) return 'execute';
@@ -62,7 +72,7 @@ export function toolFiles(input: unknown): string[] {
 export function toolLabel(name: string, input: unknown): string {
   if (!isObject(input)) return name;
   const target = str(input.file_path) || str(input.notebook_path) || str(input.command) || str(input.pattern) || str(input.path) || str(input.url) || str(input.description);
-  return cap(target ? `${name} ${collapse(target)}` : name, LABEL_CAP);
+  return cap(target ? `${name} ${keep(collapse(target), LABEL_CAP)}` : name, LABEL_CAP);
 }
 
 export function resultPreview(content: unknown): string {
@@ -97,7 +107,7 @@ const SESSION_COMMANDS: Record<string, SessionEventKind> = { '/compact': 'compac
 
 /** What a user text means: a question, a slash command, an interruption, a session event, or nothing. */
 export function classifyUserText(raw: string): Prompt {
-  const text = collapse(raw);
+  const text = redactSecrets(collapse(raw));
   if (!text) return { kind: 'none' };
   if (CONTINUATION.test(text)) return { kind: 'session', event: 'compact-summary', text: cap(text, 300) };
   if (STOP_HOOK.test(text)) return { kind: 'session', event: 'stop-hook', text: cap(text, 300) };

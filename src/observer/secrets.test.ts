@@ -1,0 +1,90 @@
+/**
+ * Secrets in a Claude Code transcript (a pasted key, `cat .env`, a Bearer header
+ * in a curl command, a private key read from disk, a database URL with its
+ * password) never reach what the observer writes or shows: the wiki (entries,
+ * bundles, log, index), the session view the board and the terminal show, nor
+ * what the summary and curator agents are sent. Each is replaced by a visible
+ * `[redacted: <kind>]`. An agent's own answer is redacted too (it may have read
+ * the `.env` itself).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, TranscriptBuilder, type TempDir } from './__fixtures__/transcript-builder.js';
+import { ObserverSession, type ObserverSessionOptions } from './session.js';
+
+const SECRETS = {
+  anthropic: 'sk-ant-api03-Zx9AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+  awsId: 'AKIAIOSFODNN7EXAMPLE',
+  awsSecret: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  github: 'ghp_16C7e42F292c6912E7710c838347Ae178B4a',
+  dbPassword: 'hunter2-Prod!',
+  pem: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+  slack: 'xoxb-123456789012-abcdefghijklmnop',
+  stripeLong: 'sk_live_51HqLongTokenInABigToolResult00',
+};
+const ALL = Object.values(SECRETS);
+
+let dir: TempDir;
+let wiki: string;
+let jsonl: string;
+let now: number;
+beforeEach(() => {
+  dir = tempDir();
+  wiki = join(dir.path, 'wiki');
+  jsonl = join(dir.path, 'claude', 's1.jsonl');
+  now = Date.parse('2026-11-20T10:00:00.000Z');
+});
+afterEach(() => dir.cleanup());
+
+function walk(d: string): string[] {
+  return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
+}
+
+/** Every secret found in any file under the wiki, as `<file>: <secret>`. */
+function leaksIn(texts: Record<string, string>): string[] {
+  return Object.entries(texts).flatMap(([where, text]) => ALL.filter((s) => text.includes(s)).map((s) => `${where}: ${s}`));
+}
+
+function wikiFiles(): Record<string, string> {
+  return Object.fromEntries(walk(wiki).map((f) => [f.slice(wiki.length), readFileSync(f, 'utf8')]));
+}
+
+function writeLeakyTranscript(): void {
+  const envDump = `AWS_ACCESS_KEY_ID=${SECRETS.awsId}\nAWS_SECRET_ACCESS_KEY=${SECRETS.awsSecret}\nSLACK_BOT=${SECRETS.slack}\nPORT=3000`;
+  // Past the cutter's fast path (2 KiB): its preview is read from the raw bytes.
+  const bigResult = `STRIPE_KEY=${SECRETS.stripeLong}\n${'log line\n'.repeat(400)}`;
+  const b = new TranscriptBuilder(now);
+  b.user(`Fix the deploy script; my key is ${SECRETS.anthropic} and DATABASE_URL=postgres://admin:${SECRETS.dbPassword}@db.example/prod`).turn({
+    tools: [
+      { name: 'Bash', input: { command: 'cat .env' }, result: envDump },
+      { name: 'Bash', input: { command: `curl -H "Authorization: Bearer ${SECRETS.github}" https://api.github.com/user` }, result: '{"login":"ann"}' },
+      { name: 'Read', input: { file_path: 'deploy/key.pem' }, result: `-----BEGIN PRIVATE KEY-----\n${SECRETS.pem}\n-----END PRIVATE KEY-----` },
+      { name: 'Bash', input: { command: 'tail -n 400 deploy.log' }, result: bigResult },
+      { name: 'Edit', input: { file_path: 'deploy.sh', old_string: 'a', new_string: 'b' } },
+    ],
+    answer: `Fixed. The deploy reads AWS_SECRET_ACCESS_KEY=${SECRETS.awsSecret} from .env; the token ${SECRETS.github} works.`,
+  });
+  b.writeTo(jsonl);
+  now = b.clock + 60_000;
+}
+
+function open(extra: Partial<ObserverSessionOptions>): ObserverSession {
+  return new ObserverSession({ sessionId: 's1', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now, ...extra });
+}
+
+describe('secrets in a transcript', () => {
+  it('without a model: the bundle, the created entry, the log, the index and the view hold markers, never the values', async () => {
+    writeLeakyTranscript();
+    const s = open({ legacyPerTurn: true });
+    const step = await s.step();
+    expect(step.curated).toMatchObject([{ status: 'saved' }]);
+    const files = wikiFiles();
+    expect(leaksIn({ ...files, view: JSON.stringify(s.view()) })).toEqual([]);
+    const bundle = files['/sessions/s1/bundle.json']!;
+    for (const kind of ['anthropic-key', 'url-password', 'aws-access-key', 'bearer-token', 'private-key', 'secret']) expect(bundle).toContain(`[redacted: ${kind}]`);
+    const entry = Object.entries(files).find(([f]) => f.includes('/contexts/'))!;
+    expect(entry[0]).toContain('redacted-anthropic-key');
+    expect(entry[1]).toContain('Authorization: Bearer [redacted: bearer-token]');
+  });
+});
