@@ -11,6 +11,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from './__fixtures__/transcript-builder.js';
+import type { CuratorInput } from './curation/curator.js';
+import type { ExplorationDigest } from './summary/digest.js';
 import { ObserverSession, type ObserverSessionOptions } from './session.js';
 
 const SECRETS = {
@@ -86,5 +88,31 @@ describe('secrets in a transcript', () => {
     const entry = Object.entries(files).find(([f]) => f.includes('/contexts/'))!;
     expect(entry[0]).toContain('redacted-anthropic-key');
     expect(entry[1]).toContain('Authorization: Bearer [redacted: bearer-token]');
+  });
+
+  it('with agents: what they are sent is redacted, and so is what they answer', async () => {
+    writeLeakyTranscript();
+    const sent: Array<ExplorationDigest | CuratorInput> = [];
+    const s = open({
+      legacyPerTurn: true,
+      summarize: async (digest) => {
+        sent.push(digest);
+        return { explorationId: digest.explorationId, text: `Read .env: AWS_SECRET_ACCESS_KEY=${SECRETS.awsSecret}`, source: 'ai', status: 'ready', persistMeta: { should_persist: true, solution_detail: `use ${SECRETS.github}` }, savedAt: now };
+      },
+      curate: async (input) => {
+        sent.push(input);
+        return {
+          action: 'create',
+          entry: { type: 'context', slug: 'deploy-keys', request: 'Fix the deploy script', summary: `The key is ${SECRETS.anthropic}`, solution: `export GITHUB_TOKEN=${SECRETS.github}`, command: `psql postgres://admin:${SECRETS.dbPassword}@db/prod` , facet: 'command' },
+        };
+      },
+    });
+    await s.step();
+    expect(sent.length).toBe(2);
+    expect(leaksIn({ sent: JSON.stringify(sent), ...wikiFiles(), view: JSON.stringify(s.view()) })).toEqual([]);
+    expect(JSON.stringify(sent)).toContain('[redacted: aws-access-key]');
+    const entry = Object.entries(wikiFiles()).find(([f]) => f.includes('/contexts/'))![1];
+    expect(entry).toContain('export GITHUB_TOKEN=[redacted: github-token]');
+    expect(entry).toContain('psql postgres://admin:[redacted: url-password]@db/prod');
   });
 });

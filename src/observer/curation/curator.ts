@@ -32,7 +32,7 @@ import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { ensureWikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex, type LogOp } from '../wiki/log.js';
 import { AGENT_CANDIDATE_THRESHOLD, WIKI_SEARCH_THRESHOLD, type WikiMatch, type WikiRetriever } from '../wiki/retriever.js';
-import { createEntry, updateEntry, type EntryDraft, type WriteContext } from '../wiki/writer.js';
+import { createEntry, redactDraft, updateEntry, type EntryDraft, type WriteContext } from '../wiki/writer.js';
 
 type Applied = { write: WriteRecord; op: LogOp; target: string };
 import { SLUG_PATTERN, slugify } from '../text.js';
@@ -218,7 +218,8 @@ export class WikiCuratorService {
       decision = low ? { action: 'skip', reason: 'low_value' } : { action: 'create', reason: 'rules_extract' };
     }
     if (decision.action === 'skip') return { write: this.skip(decision.reason || 'agent_skip'), op: 'skip', target: anchor };
-    const draft = decision.entry ?? draftFromDigest(digest);
+    // Redacted before dedup and proposals see it: a proposal's lines are a file in the wiki too.
+    const draft = redactDraft(decision.entry ?? draftFromDigest(digest));
     const ctx = { wikiRoot: this.options.wikiRoot, projectSlug: this.options.projectSlug, source: { sessionId: digest.sessionId, explorationId: anchor }, intentKey: digest.intentKey, now: new Date(this.now()) };
     ensureWikiLayout(this.options.wikiRoot, INTENT_KEYS);
     // Dedup must see the disk as it is now, not as of the last background rescan.

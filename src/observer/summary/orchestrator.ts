@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { coerceError, MaestroError } from '../../core/errors.js';
+import { redactSecrets } from '../../core/redact.js';
 import type { FlowchartHint, SessionBundle, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { normalizeIntentKey, normalizeTitleDelta } from '../curation/intent.js';
 import { buildExplorationDigest, deterministicSummary, type ExplorationDigest } from './digest.js';
@@ -58,6 +59,14 @@ const modelItemSchema = z.object({
   persistMeta: persistMetaSchema.nullable().optional(),
 });
 
+function redactPersistMeta(meta: WikiPersistMeta): WikiPersistMeta {
+  return {
+    ...meta,
+    ...(meta.title !== undefined ? { title: redactSecrets(meta.title) } : {}),
+    ...(meta.solution_detail !== undefined ? { solution_detail: redactSecrets(meta.solution_detail) } : {}),
+  };
+}
+
 /** Checks a model's SummaryItem and normalises its flowchart hint; the problem when unusable. */
 export function validateModelSummary(raw: unknown, digest: ExplorationDigest, now: number): { item: SummaryItem } | { problem: string } {
   const parsed = modelItemSchema.safeParse(raw);
@@ -69,7 +78,7 @@ export function validateModelSummary(raw: unknown, digest: ExplorationDigest, no
     const delta = normalizeTitleDelta(f.titleDelta);
     flowchart = {
       nodeId: f.nodeId || digest.explorationId,
-      nodeTitle: f.nodeTitle.slice(0, 80),
+      nodeTitle: redactSecrets(f.nodeTitle).slice(0, 80),
       parentId: f.parentId ?? null,
       branchType: f.branchType,
       importance: f.importance,
@@ -82,12 +91,13 @@ export function validateModelSummary(raw: unknown, digest: ExplorationDigest, no
   return {
     item: {
       explorationId: digest.explorationId,
-      text: r.text.trim(),
+      // The model may quote what it read itself; the summary is kept in the bundle and shown on the board.
+      text: redactSecrets(r.text.trim()),
       source: 'ai',
       status: r.status,
       ...(r.reason !== undefined ? { reason: r.reason } : {}),
       ...(flowchart ? { flowchart } : {}),
-      persistMeta: (r.persistMeta ?? null) as WikiPersistMeta | null,
+      persistMeta: r.persistMeta ? redactPersistMeta(r.persistMeta as WikiPersistMeta) : null,
       savedAt: now,
     },
   };

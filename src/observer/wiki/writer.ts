@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
+import { redactSecrets } from '../../core/redact.js';
 import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { parseFrontmatter, renderFrontmatter, type FrontValue } from '../../knowledge/format/frontmatter.js';
 import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
@@ -58,12 +59,29 @@ function renderBody(draft: EntryDraft): string {
   return out.join('\n');
 }
 
+/**
+ * The draft with secrets redacted from every text it writes (core/redact.ts). The
+ * transcript was redacted when it was read, but an agent's draft may hold what the
+ * agent read itself (a `.env` it opened with its read-only tools): entries are
+ * meant to be committed, so nothing secret-shaped reaches one.
+ */
+export function redactDraft<T extends Partial<EntryDraft>>(draft: T): T {
+  const out: Partial<EntryDraft> = { ...draft };
+  for (const key of ['request', 'title', 'summary', 'context', 'solution', 'command', 'persistNote'] as const) {
+    const value = out[key];
+    if (typeof value === 'string') out[key] = redactSecrets(value);
+  }
+  if (out.references) out.references = out.references.map(redactSecrets);
+  return out as T;
+}
+
 export function validateSlug(slug: string): boolean {
   return slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug);
 }
 
 /** Creates a new entry file; returns it as parsed back from disk. */
-export function createEntry(draft: EntryDraft, ctx: WriteContext): WikiEntry {
+export function createEntry(raw: EntryDraft, ctx: WriteContext): WikiEntry {
+  const draft = redactDraft(raw);
   if (!validateSlug(draft.slug)) throw new MaestroError('BAD_INPUT', `invalid_slug: "${draft.slug}" must match ^[a-z0-9]+(-[a-z0-9]+)*$ and be ≤${SLUG_MAX} chars`);
   const layout = wikiLayout(ctx.wikiRoot);
   const id = allocateEntryId(ctx.wikiRoot, draft.type);
@@ -98,7 +116,8 @@ export function createEntry(draft: EntryDraft, ctx: WriteContext): WikiEntry {
 }
 
 /** Updates an entry in place: version+1, updated, one sources item per exploration, scope tags, a dated block in 解决方案. */
-export function updateEntry(target: WikiEntry, draft: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>, ctx: WriteContext): WikiEntry {
+export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>, ctx: WriteContext): WikiEntry {
+  const draft = redactDraft(raw);
   const text = readFileSync(target.path, 'utf8');
   const doc = parseFrontmatter(text, { dialect: 'wiki' });
   if (!doc.present || doc.problems.length) {
