@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrl } from './redact.js';
+import { redactDeep, redactSecrets, redactUrl } from './redact.js';
 
 describe('redactUrl', () => {
   it('masks a password in the userinfo and in the query string alike, keeping the rest', () => {
@@ -63,5 +63,12 @@ describe('redactSecrets', () => {
   it('is idempotent', () => {
     const once = redactSecrets('AWS_SECRET_ACCESS_KEY=abc postgres://a:b@h/d Authorization: Bearer 0123456789abcdef');
     expect(redactSecrets(once)).toBe(once);
+  });
+});
+
+describe('redactDeep', () => {
+  it('redacts every string of a JSON value and keeps its shape and keys', () => {
+    const value = { a: ['x AKIAIOSFODNN7EXAMPLE', 3, null, { AWS_SECRET_ACCESS_KEY: 'PASSWORD=abc' }], n: 1, ok: true };
+    expect(redactDeep(value)).toEqual({ a: ['x [redacted: aws-access-key]', 3, null, { AWS_SECRET_ACCESS_KEY: 'PASSWORD=[redacted: secret]' }], n: 1, ok: true });
   });
 });

@@ -91,3 +91,19 @@ export function redactSecrets(text: string): string {
 export function holdsSecret(text: string): boolean {
   return redactSecrets(text) !== text;
 }
+
+/**
+ * A JSON value with redactSecrets applied to every string in it (keys are left
+ * as they are). For what was stored before it was redacted: the observer's older
+ * bundles, read again. Returns the same shape.
+ */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === 'string') return redactSecrets(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v)) as T;
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v);
+    return out as T;
+  }
+  return value;
+}

@@ -7,13 +7,15 @@
  * `[redacted: <kind>]`. An agent's own answer is redacted too (it may have read
  * the `.env` itself).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from './__fixtures__/transcript-builder.js';
 import type { CuratorInput } from './curation/curator.js';
 import type { ExplorationDigest } from './summary/digest.js';
+import { loadBundle } from './bundle/store.js';
 import { ObserverSession, type ObserverSessionOptions } from './session.js';
+import { bundlePath, wikiLayout } from '../knowledge/format/wiki/layout.js';
 
 const SECRETS = {
   anthropic: 'sk-ant-api03-Zx9AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
@@ -114,5 +116,26 @@ describe('secrets in a transcript', () => {
     const entry = Object.entries(wikiFiles()).find(([f]) => f.includes('/contexts/'))![1];
     expect(entry).toContain('export GITHUB_TOKEN=[redacted: github-token]');
     expect(entry).toContain('psql postgres://admin:[redacted: url-password]@db/prod');
+  });
+
+  it('a bundle written before redaction is read redacted (the board shows it so) and written back so', async () => {
+    new TranscriptBuilder(now).user('Why does the deploy fail?').turn({ tools: [{ name: 'Bash', input: { command: 'npm run deploy' } }], answer: 'The key was wrong.' }).writeTo(jsonl);
+    now += 60_000;
+    await open({}).step();
+    const layout = wikiLayout(wiki);
+    const path = bundlePath(layout, 's1');
+    const old = JSON.parse(readFileSync(path, 'utf8'));
+    old.explorations.exp_1.question = `Why does the deploy fail with ${SECRETS.anthropic}?`;
+    old.explorations.exp_1.summary.text = `AWS_SECRET_ACCESS_KEY=${SECRETS.awsSecret}`;
+    old.curation.evidence.exp_1.commands = [`curl -H "Authorization: Bearer ${SECRETS.github}" x`];
+    writeFileSync(path, JSON.stringify(old, null, 2));
+    const loaded = loadBundle(layout, 's1', { workspaceRoot: dir.path }).bundle!;
+    expect(leaksIn({ loaded: JSON.stringify(loaded) })).toEqual([]);
+    expect(loaded.explorations.exp_1!.summary!.text).toBe('AWS_SECRET_ACCESS_KEY=[redacted: secret]');
+    expect(loaded.meta.jsonlPath).toBe(jsonl);
+    new TranscriptBuilder(now + 1_000).user('And the staging deploy?').turn({ answer: 'Same fix.' }).appendTo(jsonl);
+    now += 60_000;
+    await open({}).step();
+    expect(leaksIn(wikiFiles())).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@
  */
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
+import { redactDeep } from '../../core/redact.js';
 import { bundlePath, writeFileAtomic, type WikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { BUNDLE_SCHEMA_VERSION, type SessionBundle } from './types.js';
 
@@ -45,9 +46,11 @@ export function normalizeBundle(raw: unknown, sessionId: string): SessionBundle 
   if (!isObject(raw) || raw.schemaVersion !== BUNDLE_SCHEMA_VERSION || !isObject(raw.meta)) return null;
   const meta = raw.meta;
   if (meta.sessionId !== sessionId || typeof meta.workspaceRoot !== 'string') return null;
-  const session = isObject(raw.session) ? raw.session : {};
+  // A bundle written before the observer redacted secrets is redacted as it is read: the board
+  // shows it so, and the next persist writes it back so. Paths in `meta` are left alone.
+  const session = isObject(raw.session) ? redactDeep(raw.session) : {};
   const flow = isObject(session.flow) ? session.flow : {};
-  const curation = isObject(raw.curation) ? raw.curation : {};
+  const curation = isObject(raw.curation) ? redactDeep(raw.curation) : {};
   return {
     schemaVersion: 1,
     meta: {
@@ -72,7 +75,7 @@ export function normalizeBundle(raw: unknown, sessionId: string): SessionBundle 
       buckets: isObject(curation.buckets) ? (curation.buckets as SessionBundle['curation']['buckets']) : {},
       evidence: isObject(curation.evidence) ? (curation.evidence as SessionBundle['curation']['evidence']) : {},
     },
-    explorations: isObject(raw.explorations) ? normalizeExplorations(raw.explorations) : {},
+    explorations: isObject(raw.explorations) ? normalizeExplorations(redactDeep(raw.explorations)) : {},
   };
 }
 
