@@ -7,7 +7,7 @@
  * `[redacted: <kind>]`. An agent's own answer is redacted too (it may have read
  * the `.env` itself).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, type TempDir } from './__fixtures__/transcript-builder.js';
@@ -137,5 +137,19 @@ describe('secrets in a transcript', () => {
     now += 60_000;
     await open({}).step();
     expect(leaksIn(wikiFiles())).toEqual([]);
+  });
+
+  it("the session's bundle and the index are the owner's only (0600, the session folder 0700), whatever the umask", async () => {
+    new TranscriptBuilder(now).user('Why does the deploy fail?').turn({ answer: 'The key was wrong.' }).writeTo(jsonl);
+    now += 60_000;
+    const umask = process.umask(0o002);
+    try {
+      await open({}).step();
+    } finally {
+      process.umask(umask);
+    }
+    const layout = wikiLayout(wiki);
+    const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
+    expect([mode(bundlePath(layout, 's1')), mode(join(layout.sessions, 's1')), mode(layout.sessionIndex)]).toEqual(['600', '700', '600']);
   });
 });

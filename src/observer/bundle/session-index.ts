@@ -54,6 +54,6 @@ export function recordSessionInIndex(layout: WikiLayout, workspaceRoot: string, 
   index.sessions[sessionId] = entry;
   index.lastSessionId = sessionId;
   index.updatedAt = now;
-  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`, { durable: false });
+  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`, { durable: false, private: true });
   return index;
 }

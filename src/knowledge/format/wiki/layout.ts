@@ -3,7 +3,7 @@
  * goes through (the one atomic write of src/lib/atomicWrite.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic as atomicWrite } from '../../../lib/atomicWrite.js';
 
 export const ENTRY_TYPES = ['context', 'entity', 'summary'] as const;
@@ -50,9 +50,17 @@ export function bundlePath(layout: WikiLayout, sessionId: string): string {
  * (still tmp + rename, so still atomic for readers) for derived files that can
  * be rebuilt, such as `sessions/_index.json`: after a power loss such a file
  * may be older or empty, never torn in a way a reader would trust.
+ *
+ * `private`: the file is the owner's only (0600, and a folder it creates 0700), for what
+ * holds a person's prompts and answers (`sessions/`), whatever the umask says.
  */
-export function writeFileAtomic(path: string, content: string, options: { durable?: boolean } = {}): void {
-  atomicWrite(path, content, { mkdir: true, ...(options.durable === false ? { durable: false } : {}) });
+export function writeFileAtomic(path: string, content: string, options: { durable?: boolean; private?: boolean } = {}): void {
+  // Only the folder itself is made private; the folders above it keep the umask's mode.
+  if (options.private && !existsSync(dirname(path))) {
+    mkdirSync(dirname(dirname(path)), { recursive: true });
+    mkdirSync(dirname(path), { mode: 0o700 });
+  }
+  atomicWrite(path, content, { mkdir: true, ...(options.durable === false ? { durable: false } : {}), ...(options.private ? { mode: 0o600 } : {}) });
 }
 
 const SCHEMA_MD = `# Wiki schema
@@ -71,7 +79,9 @@ Project scope: tag \`proj:<slug>\`, or \`scope:global\` / \`scope:shared\` to sh
  */
 export function ensureWikiLayout(root: string, intentKeys: readonly string[]): void {
   const l = wikiLayout(root);
-  for (const dir of [l.sessions, l.notes, l.audit, l.log, join(l.knowledge, TYPE_DIR.entity), join(l.knowledge, TYPE_DIR.summary)]) mkdirSync(dir, { recursive: true });
+  mkdirSync(l.root, { recursive: true });
+  if (!existsSync(l.sessions)) mkdirSync(l.sessions, { mode: 0o700 });
+  for (const dir of [l.notes, l.audit, l.log, join(l.knowledge, TYPE_DIR.entity), join(l.knowledge, TYPE_DIR.summary)]) mkdirSync(dir, { recursive: true });
   for (const key of new Set([...intentKeys, 'greeting'])) mkdirSync(join(l.knowledge, TYPE_DIR.context, key), { recursive: true });
   const schema = join(l.knowledge, 'SCHEMA.md');
   if (!existsSync(schema)) writeFileAtomic(schema, SCHEMA_MD);
