@@ -13,6 +13,7 @@
  * the push once, and each car two git processes (the merge, reading the new HEAD):
  * 1.7 s per task in `merging` with three daemons, 0.7 s with one (load 14–21).
  */
+import { STEERING_PATHS } from '../core/steering.js';
 import { MaestroError } from '../core/errors.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
@@ -109,13 +110,6 @@ export function movedSinceReview(car: Car): string | null {
 export function thenRetry(message: string, task: Task): string {
   return `${message}, then run \`maestro task retry ${task.id}\` to merge it`;
 }
-
-/**
- * Files a merge may change that steer later runs: hooks and checks in `.maestro/`, and the project
- * knowledge every later brief quotes (specs, team specs, knowhow, linked workspaces). Knowledge written
- * into a worktree skips the review queue, so the merge names it as it names a hook.
- */
-export const STEERING_PATHS = ['.maestro', '.workflow/specs', '.workflow/collab/specs', '.workflow/knowhow', '.workflow/workspaces.json'];
 
 /**
  * Work that changes a steering file changes what runs next, so the merge names those files

@@ -143,7 +143,7 @@ export function taskGates({ tx }: TaskOpsContext) {
     /**
      * The merge ledger, the move to done and its event, in one transaction. `previousSha`: main before the merge
      * (the change stays showable once its branch is gone); `settingsFiles`: what the merge changed that steers later
-     * runs (mergeTrain.ts STEERING_PATHS: `.maestro/` hooks and checks, `.workflow/` knowledge), recorded as a
+     * runs (core/steering.ts STEERING_PATHS: `.maestro/` hooks and checks, `.workflow/` knowledge), recorded as a
      * `project.settings_files` event naming the task.
      */
     recordMerge: (m: { taskId: string; projectId: string; branch: string; sha: string | null; how: string; previousSha?: string | null; settingsFiles?: string[]; title?: string }) =>

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 import { KnowledgeBridge } from '../../src/knowledge/lifecycle/bridge.js';
@@ -266,10 +266,19 @@ describe('work that changes hooks or checks is an event', () => {
       '',
     ].join('\n'));
     d = await startTestDaemon({ tickMs: 100 });
-    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     const task = await d.store.tasks.create({ projectId: project.id, title: 'Touch the hooks', complexity: 'easy' });
     d.orchestrator.kick();
     const store = d.store;
+    await until(d.bus, async () => {
+      const t = await store.tasks.get(task.id);
+      if (t.status === 'needs_attention') throw new Error(`needs attention: ${t.lastRunError}`);
+      return t.status === 'exec_review';
+    }, 'the task at its gate', 90_000);
+    // Said at the gate, before the person approves: these files skip the knowledge review and run as code.
+    const detail = await daemonRequest<{ steeringFiles: string[] }>(d, 'GET', `/api/tasks/${task.id}`);
+    expect(detail.body.steeringFiles.sort()).toEqual(['.maestro/hooks/before-merge.sh', '.workflow/knowhow/tip-greeting.md', '.workflow/specs/coding-conventions.md']);
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, {})).status).toBe(200);
     await until(d.bus, async () => {
       const t = await store.tasks.get(task.id);
       if (t.status === 'needs_attention') throw new Error(`needs attention: ${t.lastRunError}`);

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
+import { STEERING_PATHS } from '../../core/steering.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
 import { readPatch } from '../../git/patch.js';
@@ -50,6 +51,23 @@ export async function taskDiff(ctx: ReviewContext, task: Task, file?: string): P
   if (file !== undefined && !files.length) throw new MaestroError('NOT_FOUND', `${file} is not part of the change of task ${task.id} v${task.version}.`, { details: { taskId: task.id, file } });
   const totals = { files: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
   return { taskId: task.id, version: task.version, ...range, totals, files };
+}
+
+/**
+ * At exec_review, the files of the change that steer later runs (core/steering.ts): hooks and checks that run
+ * as code, knowledge that later prompts quote without the knowledge review. Said before approving; none when
+ * the change cannot be read here (the diff route says why).
+ */
+export async function steeringOf(ctx: ReviewContext, task: Task): Promise<string[]> {
+  if (task.status !== 'exec_review') return [];
+  try {
+    const project = await projectRepo(ctx, task);
+    const range = await diffRange(ctx.store, project, task);
+    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHS]);
+    return stdout.split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 /** The gate the task waits at, or the one given (which the store checks). */

@@ -50,6 +50,9 @@ export const taskDetailResponse = z.strictObject({
     .nullable()
     .describe("the agent's question while the task is awaiting_input (answer it with POST /api/tasks/:id/reply), else null"),
   mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is not clean on its main branch, or holds untracked files the branch adds), else null"),
+  steeringFiles: z
+    .array(z.string())
+    .describe("files the change touches that steer later runs (.maestro/ hooks and checks, .workflow/ specs and knowhow, which skip the knowledge review): said before approving"),
   stuckOn: z
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
     .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, or needing attention); retry them or drop them from deps'),

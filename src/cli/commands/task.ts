@@ -141,10 +141,13 @@ function taskShow(task: Command, ctx: CliContext): void {
       // The question first: it is what the task waits on.
       const asked = answer.question ? `The agent asks:\n  ${answer.question.text.split('\n').join('\n  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
       const blocked = answer.mergeBlocked ? `An approval will not merge yet: ${answer.mergeBlocked}.\n\n` : '';
+      const steering = answer.task.status === 'exec_review' && answer.steeringFiles?.length
+        ? `This change edits files that steer later runs: ${answer.steeringFiles.join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
+        : '';
       const stuck = answer.stuckOn?.length
         ? `It cannot start: it depends on ${answer.stuckOn.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ')}. Retry that (maestro task retry <id>) or drop it from its deps.\n\n`
         : '';
-      print(asked + blocked + stuck + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      print(asked + blocked + steering + stuck + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }

@@ -23,7 +23,7 @@ export const ja: Dictionary = {
     status: '状態', id: 'ID', priority: '優先度', complexity: '複雑さ', type: '種類', scope: '範囲', version: 'バージョン', attempt: '試行',
     expected: '期待される成果', ownedFiles: '担当ファイル', updated: '更新日時', feedback: 'フィードバック', lastError: '直近のエラー', title: 'タイトル', deps: '依存先',
   },
-  gate: { mergeBlocked: '承認してもまだマージされません：{{reason}}。修正して再試行するまで、対応待ちで待機します。', waiting: 'あなたの判断待ち: {{gate}}', reason: '理由（却下には必須）', approve: '承認', reject: '却下', needReason: '却下には理由が必要です。', history: '承認履歴', approved: '承認済み', rejected: '却下済み',
+  gate: { mergeBlocked: '承認してもまだマージされません：{{reason}}。修正して再試行するまで、対応待ちで待機します。', steering: 'この変更は後続の実行を左右するファイルを編集します: {{files}}。フックとチェックはコードとして実行され、仕様と knowhow はナレッジレビューを経ずに以後のすべてのエージェントのプロンプトに入ります。', waiting: 'あなたの判断待ち: {{gate}}', reason: '理由（却下には必須）', approve: '承認', reject: '却下', needReason: '却下には理由が必要です。', history: '承認履歴', approved: '承認済み', rejected: '却下済み',
     approveNamed: 'バージョン {{version}} の{{gate}}を承認', rejectNamed: 'バージョン {{version}} の{{gate}}を却下', otherVersion: '表示中の変更はバージョン {{shown}} のものです。このゲートが判断するのはバージョン {{version}} です。',
     commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesReject: '却下する',
   },

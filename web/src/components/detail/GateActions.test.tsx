@@ -35,6 +35,17 @@ describe('GateActions', () => {
     expect(screen.queryByTestId('merge-blocked')).toBeNull();
   });
 
+  it('says before an approval that the change edits files steering later runs, only at exec_review', () => {
+    const files = ['.maestro/hooks/before-merge.sh', '.workflow/specs/coding.md'];
+    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={files} onDone={() => {}} />);
+    expect(screen.getByTestId('steering-files').textContent).toBe(
+      'This change edits files that steer later runs: .maestro/hooks/before-merge.sh, .workflow/specs/coding.md. Hooks and checks run as code; specs and knowhow go into every later agent’s prompt without the knowledge review.',
+    );
+    cleanup();
+    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={[]} onDone={() => {}} />);
+    expect(screen.queryByTestId('steering-files')).toBeNull();
+  });
+
   it('approves the gate the task waits at', async () => {
     const calls = stubFetch();
     const onDone = vi.fn();

@@ -18,10 +18,11 @@ const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review'
 
 /**
  * `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving.
+ * `steeringFiles`: the change's files that steer later runs (hooks, checks, specs, knowhow), said before approving.
  * `shownVersion`: the version whose changes the review panel shows (its picker may show an older one): a
  * decision is always on this task's own version, so any other is said beside the buttons and in the confirmation.
  */
-export function GateActions({ task, mergeBlocked = null, shownVersion = task.version, onDone }: { task: Task; mergeBlocked?: string | null; shownVersion?: number; onDone(): void }) {
+export function GateActions({ task, mergeBlocked = null, steeringFiles = [], shownVersion = task.version, onDone }: { task: Task; mergeBlocked?: string | null; steeringFiles?: readonly string[]; shownVersion?: number; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -104,6 +105,11 @@ export function GateActions({ task, mergeBlocked = null, shownVersion = task.ver
           {otherVersion && (
             <p role="status" className={styles.err} data-testid="other-version">
               {otherVersion}
+            </p>
+          )}
+          {gate === 'exec_review' && steeringFiles.length > 0 && (
+            <p role="status" className={styles.err} data-testid="steering-files">
+              {t('gate.steering', { files: steeringFiles.join(', ') })}
             </p>
           )}
           {gate === 'exec_review' && mergeBlocked && (
