@@ -85,5 +85,10 @@ async function strayGitlinksOf(cwd: string, head: string, gitlinks: string[]): P
  */
 export async function diffText(cwd: string, base: string, head: string, maxChars = 60_000): Promise<string> {
   const { stdout } = await git(cwd, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', `${base}...${head}`]);
-  return stdout.length > maxChars ? `${stdout.slice(0, maxChars)}\n[diff cut at ${maxChars} characters]` : stdout;
+  if (stdout.length <= maxChars) return stdout;
+  // Past the cut, the reviewers would never see a change at all (padding could push one there): they are told
+  // which files they did not see whole, to read before their verdict.
+  const cutIn = stdout.lastIndexOf('\ndiff --git ', maxChars);
+  const unseen = [...stdout.slice(cutIn < 0 ? 0 : cutIn).matchAll(/^diff --git a\/.* b\/(.*)$/gm)].map((m) => m[1]!);
+  return `${stdout.slice(0, maxChars)}\n[diff cut at ${maxChars} of ${stdout.length} characters. Not shown above, in part or at all, the changes to: ${unseen.join(', ')}. Read those files in the working directory before your verdict: it must cover the whole change.]`;
 }

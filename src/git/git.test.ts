@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffStats, ownedMatcher } from './diff.js';
+import { diffStats, diffText, ownedMatcher } from './diff.js';
 import { assertRepository, git, observeGit, trackedFiles } from './git.js';
 import { assertMainCheckout, mergeInProgress, mergeIntoMain } from './merge.js';
 import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees, SET_ASIDE_KEEP, SET_ASIDE_REFS, setAsideLeftovers } from './worktree.js';
@@ -92,6 +92,18 @@ describe('git', () => {
     commit(wt.path, 'docs/readme.md', 'doc\n');
     const stats = await diffStats(wt.path, 'main', 'HEAD', ['src/**/*.ts']);
     expect(stats).toEqual({ files: ['docs/readme.md', 'src/a/x.ts'], filesChanged: 2, linesAdded: 3, linesDeleted: 0, outsideOwned: ['docs/readme.md'], strayGitlinks: [] });
+  });
+
+  it("cuts a long diff for the reviewers and names every file they did not see whole", async () => {
+    const wt = await ensureWorktree(spec('C'));
+    for (const name of ['a.ts', 'b.ts', 'c.ts', 'd.ts']) commit(wt.path, `src/${name}`, `${'x'.repeat(80)}\n`.repeat(3));
+    const whole = await diffText(wt.path, 'main', 'HEAD');
+    expect(whole).not.toContain('[diff cut');
+    // Cut inside b.ts's change: b.ts is partly shown, c.ts and d.ts not at all.
+    const at = whole.indexOf('diff --git a/src/b.ts') + 60;
+    const cut = await diffText(wt.path, 'main', 'HEAD', at);
+    expect(cut.startsWith(whole.slice(0, at))).toBe(true);
+    expect(cut.slice(at)).toBe(`\n[diff cut at ${at} of ${whole.length} characters. Not shown above, in part or at all, the changes to: src/b.ts, src/c.ts, src/d.ts. Read those files in the working directory before your verdict: it must cover the whole change.]`);
   });
 
   it('matches ownedFiles as paths, folders and globs', () => {
