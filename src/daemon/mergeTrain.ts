@@ -86,7 +86,7 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
  * The commit the task's reviewers approved: the review's, or the conflict run's once one resolved a conflict at
  * merge time (it is reviewed too); null for a result that names none.
  */
-function reviewedCommit(task: Task): string | null {
+export function reviewedCommit(task: Task): string | null {
   const result = task.result ?? {};
   const conflict = result.conflict as { commitSha?: unknown } | undefined;
   const sha = conflict?.commitSha ?? result.commitSha;
@@ -103,7 +103,12 @@ function reviewedCommit(task: Task): string | null {
 export function movedSinceReview(car: Car): string | null {
   const reviewed = reviewedCommit(car.task);
   if (!reviewed || reviewed === car.tip) return null;
-  return thenRetry(`${car.branch} moved after its review (reviewed ${reviewed.slice(0, 12)}, now ${car.tip.slice(0, 12)}): merging it would land commits nobody reviewed, or leave the reviewed work out, so nothing was merged; look at its commits, put it back on ${reviewed}`, car.task);
+  return thenRetry(`${movedMessage(car.branch, reviewed, car.tip)}, so nothing was merged; look at its commits, put it back on ${reviewed}`, car.task);
+}
+
+/** What a branch moved since its review means (said before the approval too: the task detail's mergeBlocked). */
+export function movedMessage(branch: string, reviewed: string, tip: string): string {
+  return `${branch} moved after its review (reviewed ${reviewed.slice(0, 12)}, now ${tip.slice(0, 12)}): merging it would land commits nobody reviewed, or leave the reviewed work out`;
 }
 
 /** A merge parked for the person: what they must do (the message says), then how it is tried again (it goes back to merging). */

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeRepo } from '../helpers/repo.js';
+import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -41,6 +41,16 @@ describe('an untracked file in the way of a merge', () => {
     writeFileSync(join(repo, 'src', 'greet.ts'), '// my notes\n');
     const detail = await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`);
     expect(detail.body.mergeBlocked).toBe(`the main checkout ${repo} has untracked files (src/greet.ts) that merging maestro/${task.id}-v1 would overwrite: move or remove them`);
+
+    // A commit on its branch after the review (worktrees share the branches): said before the approval too.
+    rmSync(join(repo, 'src', 'greet.ts'));
+    const reviewed = git(repo, 'rev-parse', `maestro/${task.id}-v1`);
+    git(repo, 'update-ref', `refs/heads/maestro/${task.id}-v1`, 'main');
+    const moved = await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`);
+    expect(moved.body.mergeBlocked).toBe(`maestro/${task.id}-v1 moved after its review (reviewed ${reviewed.slice(0, 12)}, now ${git(repo, 'rev-parse', 'main').slice(0, 12)}): merging it would land commits nobody reviewed, or leave the reviewed work out; look at its commits and put it back on ${reviewed}`);
+    git(repo, 'update-ref', `refs/heads/maestro/${task.id}-v1`, reviewed);
+    writeFileSync(join(repo, 'src', 'greet.ts'), '// my notes\n');
+    expect((await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toContain('has untracked files (src/greet.ts)');
 
     await store.tasks.approve(task.id, 'exec_review', 'ann');
     d.orchestrator.kick();

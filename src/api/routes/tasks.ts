@@ -2,7 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
+import { movedMessage, reviewedCommit } from '../../daemon/mergeTrain.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
+import { git } from '../../git/git.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
@@ -153,7 +155,10 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
   try {
     if (branch) await assertMergeable(project.repoPath, baseBranchOf(project), branch);
     else await assertMainCheckout(project.repoPath, baseBranchOf(project));
-    return null;
+    // Worktrees share the branches: one moved after its review would be refused at the merge (mergeTrain.ts).
+    const reviewed = reviewedCommit(task);
+    const tip = branch && reviewed ? (await git(project.repoPath, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] })).stdout.trim() : '';
+    return tip && tip !== reviewed ? `${movedMessage(branch!, reviewed!, tip)}; look at its commits and put it back on ${reviewed}` : null;
   } catch (err) {
     if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;
     return null; // not a repository any more, git missing, the branch gone: the merge says so itself
