@@ -37,6 +37,13 @@ export function renderStat(diff: DiffResponse, paint: Paint): string {
   return `${rows.join('\n')}\n`;
 }
 
+/** git's mode lines for a file whose mode is worth saying: new or deleted with a mode other than a plain file's, or changed. */
+function modeLines(f: DiffFile): string[] {
+  if (f.status === 'added') return f.newMode && f.newMode !== '100644' ? [`new file mode ${f.newMode}`] : [];
+  if (f.status === 'deleted') return f.oldMode && f.oldMode !== '100644' ? [`deleted file mode ${f.oldMode}`] : [];
+  return f.oldMode && f.newMode && f.oldMode !== f.newMode ? [`old mode ${f.oldMode}`, `new mode ${f.newMode}`] : [];
+}
+
 export function renderDiff(diff: DiffResponse, paint: Paint): string {
   const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} files, +${diff.totals.additions} -${diff.totals.deletions}`)];
   for (const f of diff.files) {
@@ -49,13 +56,16 @@ export function renderDiff(diff: DiffResponse, paint: Paint): string {
       out.push(paint('2', `  large change collapsed (+${f.additions} -${f.deletions}); see it with --file ${f.path}`));
       continue;
     }
-    out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${f.oldPath ?? f.path}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${f.path}`}`));
+    // As git says them: a change of mode (executable, symlink) may be all there is, and a missing final newline is a change.
+    out.push(...modeLines(f).map((line) => paint('1', line)));
+    if (f.hunks.length) out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${f.oldPath ?? f.path}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${f.path}`}`));
     for (const h of f.hunks) {
       out.push(paint('36', h.header));
       for (const l of h.lines) {
         if (l.kind === 'add') out.push(paint('32', `+${l.text}`));
         else if (l.kind === 'del') out.push(paint('31', `-${l.text}`));
         else out.push(` ${l.text}`);
+        if (l.noNewline) out.push(paint('2', '\\ No newline at end of file'));
       }
     }
   }
