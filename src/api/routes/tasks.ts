@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { movedMessage, reviewedCommit } from '../../daemon/mergeTrain.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
-import { git } from '../../git/git.js';
+import { revParse } from '../../git/git.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
@@ -157,7 +157,7 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
     else await assertMainCheckout(project.repoPath, baseBranchOf(project));
     // Worktrees share the branches: one moved after its review would be refused at the merge (mergeTrain.ts).
     const reviewed = reviewedCommit(task);
-    const tip = branch && reviewed ? (await git(project.repoPath, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] })).stdout.trim() : '';
+    const tip = branch && reviewed ? await revParse(project.repoPath, branch) : null;
     return tip && tip !== reviewed ? `${movedMessage(branch!, reviewed!, tip)}; look at its commits and put it back on ${reviewed}` : null;
   } catch (err) {
     if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;

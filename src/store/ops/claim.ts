@@ -87,7 +87,8 @@ export async function claimableStamps(db: Queryable, opts: { now: number; limit?
   return rows.map((r) => ({ id: r.id, updatedAt: Number(r.updated_at) }));
 }
 
-const inList = (statuses: readonly TaskStatus[]) => statuses.map((s) => `'${s}'`).join(', ');
+/** Statuses as an SQL list of literals (they are the fixed names of core/status.ts, never input). */
+export const inList = (statuses: readonly TaskStatus[]) => statuses.map((s) => `'${s}'`).join(', ');
 const LIVE_FENCE = `id = $ID AND claimed_by = $OWNER AND attempt = $ATTEMPT AND lease_expires_at >= $NOW AND status IN (${inList(IN_FLIGHT_STATUSES)})`;
 
 function fence(first: number): string {

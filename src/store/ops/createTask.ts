@@ -9,7 +9,7 @@ import type { Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
 import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
 import { findTask } from './getTask.js';
-import { assertActive, getProject } from './projects.js';
+import { archivedError, getProject } from './projects.js';
 
 /** Checks that every dependency exists, is in `projectId`, and is not `selfId`. */
 export async function checkDeps(db: Queryable, projectId: string, deps: readonly string[], selfId: string | null): Promise<void> {
@@ -32,7 +32,7 @@ export async function checkDeps(db: Queryable, projectId: string, deps: readonly
 export async function createTask(db: Queryable, input: TaskInput, now: number, id: string = newId('t')): Promise<Task> {
   const valid = parseInput(taskInputSchema, input, 'task');
   const project = await getProject(db, valid.projectId);
-  if (project.archivedAt !== null) await assertActive(db, project.id, 'no task can be created in it');
+  if (project.archivedAt !== null) throw archivedError(project, 'no task can be created in it');
   let depth = 0;
   if (valid.parentId) {
     const parent = await findTask(db, valid.parentId);

@@ -13,6 +13,7 @@ import { parseInput, projectInputSchema, type ProjectInput } from '../../core/sc
 import type { Project } from '../../core/types.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES } from '../../core/status.js';
 import type { Queryable } from '../db.js';
+import { inList } from './claim.js';
 import { newId, toProject, type Row } from '../rows.js';
 
 export async function createProject(db: Queryable, input: ProjectInput, now: number): Promise<Project> {
@@ -55,15 +56,14 @@ function duplicate(name: string, archivedAt: unknown): MaestroError {
 }
 
 /** Statuses that keep a project from being archived: a run is on it, or a person's decision is pending. */
-export const BUSY_STATUSES = [...IN_FLIGHT_STATUSES, ...GATE_STATUSES];
+const BUSY_STATUSES = [...IN_FLIGHT_STATUSES, ...GATE_STATUSES];
 
 /** Archives an active project (its row locked first; see the file's comment). Returns it as it was before. */
 export async function archiveProject(db: Queryable, idOrName: string, now: number): Promise<Project> {
   const before = await getProject(db, idOrName);
-  if (before.archivedAt !== null) throw new MaestroError('PROJECT_ARCHIVED', `Project ${before.name} is already archived.`, { details: { project: before.id } });
   const changed = await db.run(`UPDATE projects SET archived_at = $1, updated_at = $1 WHERE id = $2 AND archived_at IS NULL`, [now, before.id]);
   if (changed !== 1) throw new MaestroError('PROJECT_ARCHIVED', `Project ${before.name} is already archived.`, { details: { project: before.id } });
-  const busy = await db.all<Row>(`SELECT id, status FROM tasks WHERE project_id = $1 AND status IN (${BUSY_STATUSES.map((_, i) => `$${i + 2}`).join(', ')}) ORDER BY created_at, id LIMIT 11`, [before.id, ...BUSY_STATUSES]);
+  const busy = await db.all<Row>(`SELECT id, status FROM tasks WHERE project_id = $1 AND status IN (${inList(BUSY_STATUSES)}) ORDER BY created_at, id LIMIT 11`, [before.id]);
   if (busy.length) {
     const named = busy.slice(0, 10).map((t) => `${String(t.id)} (${String(t.status)})`).join(', ');
     throw new MaestroError('PROJECT_BUSY',
@@ -88,7 +88,10 @@ export async function restoreProject(db: Queryable, idOrName: string, now: numbe
 export async function assertActive(db: Queryable, projectId: string, what: string, lock = false): Promise<void> {
   if (lock) await db.run(`UPDATE projects SET updated_at = updated_at WHERE id = $1`, [projectId]);
   const row = await db.one<Row>(`SELECT name, archived_at FROM projects WHERE id = $1`, [projectId]);
-  if (row && row.archived_at !== null && row.archived_at !== undefined) {
-    throw new MaestroError('PROJECT_ARCHIVED', `Project ${String(row.name)} is archived: ${what}. \`maestro project restore ${String(row.name)}\` brings it back.`, { details: { project: projectId } });
-  }
+  if (row && row.archived_at !== null && row.archived_at !== undefined) throw archivedError({ id: projectId, name: String(row.name) }, what);
+}
+
+/** PROJECT_ARCHIVED for `what` was refused, with how to bring the project back. */
+export function archivedError(project: Pick<Project, 'id' | 'name'>, what: string): MaestroError {
+  return new MaestroError('PROJECT_ARCHIVED', `Project ${project.name} is archived: ${what}. \`maestro project restore ${project.name}\` brings it back.`, { details: { project: project.id } });
 }
