@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { budget } from '../../test/helpers/budget.js';
 import { poll } from '../../test/helpers/wait.js';
-import { isPidAlive, killGroupMembers } from './processes.js';
+import { isPidAlive, killGroupMembers, nodeEntry } from './processes.js';
 
 /** The process's /proc stat line, or '' once it is gone. */
 function procStat(pid: number): string {
@@ -36,6 +38,31 @@ describe.skipIf(process.platform !== 'linux')('killGroupMembers', () => {
       leader.kill('SIGKILL');
       outsider.kill('SIGKILL');
       await Promise.all([exited, outsiderExited]);
+    }
+  });
+});
+
+describe('nodeEntry', () => {
+  const spawnUrl = new URL('../executor/spawn.ts', import.meta.url).href;
+  let saved: string | undefined;
+  beforeEach(() => (saved = process.env.MAESTRO_JS_ROOT));
+  afterEach(() => (saved === undefined ? delete process.env.MAESTRO_JS_ROOT : (process.env.MAESTRO_JS_ROOT = saved)));
+
+  it('starts a module of the sources through tsx, or from the compiled copy MAESTRO_JS_ROOT names when it has the module', () => {
+    const root = mkdtempSync(join(tmpdir(), 'maestro-js-root-'));
+    try {
+      delete process.env.MAESTRO_JS_ROOT;
+      const fromSources = nodeEntry(spawnUrl, 'worker', 2);
+      expect(fromSources.file).toMatch(/src\/executor\/worker\.ts$/);
+      expect(fromSources.execArgv).toEqual(['--import', 'tsx']);
+      // A compiled copy without the module: still the sources.
+      process.env.MAESTRO_JS_ROOT = root;
+      expect(nodeEntry(spawnUrl, 'worker', 2).file).toBe(fromSources.file);
+      mkdirSync(join(root, 'executor'));
+      writeFileSync(join(root, 'executor', 'worker.js'), '');
+      expect(nodeEntry(spawnUrl, 'worker', 2)).toEqual({ file: join(root, 'executor', 'worker.js'), execArgv: [], cwd: fromSources.cwd });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Whether a process id is running: signal 0 probes without touching it (EPERM: alive, another user's). */
@@ -46,12 +46,17 @@ export function killGroupMembers(pgid: number, except: number | readonly number[
 /**
  * A module of ours to start as a Node process: `<name>.js` beside the caller when it runs compiled
  * (dist/), else `<name>.ts` through tsx (the sources). `cwd` is the package root, `depth` folders up
- * from the caller's, where tsx resolves from.
+ * from the caller's, where tsx resolves from. A process running from the sources starts the compiled
+ * module instead when MAESTRO_JS_ROOT names a compiled copy of src/ (tsc's output, as dist/ is) that has
+ * it: the test run compiles once and sets it, since loading TypeScript through tsx costs each worker
+ * about 0.7 CPU s more.
  */
 export function nodeEntry(callerUrl: string, name: string, depth: number): { file: string; execArgv: string[]; cwd: string } {
   const here = dirname(fileURLToPath(callerUrl));
   const cwd = resolve(here, ...Array<string>(depth).fill('..'));
   const js = join(here, `${name}.js`);
   if (existsSync(js)) return { file: js, execArgv: [], cwd };
+  const compiled = process.env.MAESTRO_JS_ROOT ? join(process.env.MAESTRO_JS_ROOT, relative(join(cwd, 'src'), here), `${name}.js`) : null;
+  if (compiled && existsSync(compiled)) return { file: compiled, execArgv: [], cwd };
   return { file: join(here, `${name}.ts`), execArgv: ['--import', 'tsx'], cwd };
 }

@@ -3,9 +3,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from '../helpers/db.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-const MAIN = join(ROOT, 'src/cli/main.ts');
 
 export interface CliResult {
   code: number | null;
@@ -21,7 +21,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 export function startCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...maestroArgs(), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Runs the CLI to completion (asynchronously: the daemon under test lives in this process). */

@@ -17,14 +17,15 @@ import { git, makeRepo } from '../helpers/repo.js';
 import { GiveUp, poll } from '../helpers/wait.js';
 import { eventLogProblems, runWorkload, workloadClock } from './crashWorkload.js';
 import { budget } from '../helpers/budget.js';
+import { maestroArgs } from '../helpers/maestro.js';
+import { scriptArgs } from '../helpers/script.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./fixtures/slow.yaml', import.meta.url));
 const DRIVER = fileURLToPath(new URL('./crashDriver.ts', import.meta.url));
 
 function startDaemonProcess(home: string): { child: ChildProcess; exited: Promise<void> } {
   // Its log goes to $home/logs/daemon.log (kept when KEEP_TEST_DIRS is set, for a post-mortem).
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore', env: { ...process.env, MAESTRO_LOG_LEVEL: 'info' } });
+  const child = spawn(process.execPath, [...maestroArgs(), 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore', env: { ...process.env, MAESTRO_LOG_LEVEL: 'info' } });
   const untrack = trackResource('process', `daemon ${child.pid}`, () => child.kill('SIGKILL'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => { untrack(); resolve(); }));
   return { child, exited };
@@ -104,7 +105,7 @@ describe('crash recovery', () => {
 
 /** Runs crashDriver.ts; resolves with its output and how it ended. */
 function runDriver(args: string[]): Promise<{ out: string; err: string; code: number | null; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', DRIVER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...scriptArgs(DRIVER), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const untrack = trackResource('process', `crash driver ${child.pid}`, () => child.kill('SIGKILL'));
   let out = '';
   let err = '';

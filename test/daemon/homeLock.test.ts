@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acquireHomeLock } from '../../src/daemon/homeLock.js';
 import { trackResource } from '../../src/lib/resources.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { scriptArgs } from '../helpers/script.js';
 
 const RACER = fileURLToPath(new URL('./lockRacer.ts', import.meta.url));
 
@@ -16,7 +17,7 @@ function deadPid(): number {
 
 async function race(home: string, n: number): Promise<{ won: boolean; message?: string }[]> {
   const kids = Array.from({ length: n }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', RACER, home], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...scriptArgs(RACER), home], { stdio: ['pipe', 'pipe', 'inherit'] });
     const untrack = trackResource('process', `lock racer ${child.pid}`, () => child.kill('SIGKILL'));
     let out = '';
     const ready = new Promise<void>((resolve) => child.stdout.on('data', (d) => { out += d; if (out.includes('ready\n')) resolve(); }));

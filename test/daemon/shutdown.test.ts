@@ -17,12 +17,12 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { poll } from '../helpers/wait.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./fixtures/long-agent.yaml', import.meta.url));
 
 function serve(home: string, extra: string[] = []): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--home', home, '--no-demo', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...maestroArgs(), 'serve', '--home', home, '--no-demo', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const untrack = trackResource('process', `daemon ${child.pid}`, () => child.kill('SIGKILL'));

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/format/root.js';
+import { maestroArgs } from './maestro.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -14,7 +15,6 @@ afterEach(() => {
 export const FABRIC = join(import.meta.dirname, '..', 'fixtures', 'knowledge2', 'fabric-gui');
 export const FABRIC_SID = '20260922-odyssey-ui-app';
 export const FABRIC_RID = 'run-6401c7fc128f';
-export const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
 export function tmpDir(prefix = 'maestro-k2-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -64,7 +64,7 @@ Network calls should retry at most three times with exponential backoff and jitt
 
 export function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_SEARCH_DAEMON: 'off', MAESTRO_RUN_DIR: '', MAESTRO_SESSION_ID: '', MAESTRO_RUN_ID: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...maestroArgs(), ...args], { env: { ...process.env, MAESTRO_SEARCH_DAEMON: 'off', MAESTRO_RUN_DIR: '', MAESTRO_SESSION_ID: '', MAESTRO_RUN_ID: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

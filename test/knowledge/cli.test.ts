@@ -15,12 +15,12 @@ import { knowledgeRoutes } from '../../src/api/routes/knowledge.js';
 import { INDEX_FILE } from '../../src/knowledge/index/store.js';
 import { createKnowledgePool } from '../../src/knowledge/pool.js';
 import { budget } from '../helpers/budget.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
 function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, MAESTRO_SEARCH_DAEMON: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...maestroArgs(), ...args], { env: { ...process.env, MAESTRO_SEARCH_DAEMON: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -12,11 +12,12 @@ import { withCorpusLock } from '../../src/knowledge/format/lock.js';
 import { parseSpecText } from '../../src/knowledge/format/specParser.js';
 import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
 import { budget } from '../helpers/budget.js';
+import { scriptArgs } from '../helpers/script.js';
 
 const WORKER = join(import.meta.dirname, 'appendWorker.ts');
 
 function run(args: string[]): { done: Promise<number | null>; child: ReturnType<typeof spawn>; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...scriptArgs(WORKER), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const firstLine = new Promise<string>((resolve) => {

@@ -20,6 +20,7 @@ import { createRun, createSession } from '../../src/knowledge/lifecycle/session/
 import { parseSpecText } from '../../src/knowledge/format/specParser.js';
 import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { scriptArgs } from '../helpers/script.js';
 
 // What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
 const lc = createLifecycleContext({ embedder: null });
@@ -38,7 +39,7 @@ function sealedSession(p: Project, sid: string, content: string, rid = 'run-1'):
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...scriptArgs(WORKER), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -136,7 +137,7 @@ describe('seed 000 §11.1 failure modes', () => {
     const file = join(p.root.workflowDir, 'specs', 'coding-conventions.md');
     const before = readFileSync(file, 'utf8');
     // Another process (think: a second session promoting) holds the lock of this spec file.
-    const holder = spawn(process.execPath, ['--import', 'tsx', HOLDER, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const holder = spawn(process.execPath, [...scriptArgs(HOLDER), file], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<void>((resolve) => holder.on('exit', () => resolve()));
     await new Promise<void>((resolve, reject) => {
       let out = '';

@@ -19,6 +19,7 @@ import { sealRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession, readRun, writeRun } from '../../src/knowledge/lifecycle/session/store.js';
 import { parseSpecText } from '../../src/knowledge/format/specParser.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { scriptArgs } from '../helpers/script.js';
 
 // What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
 const lc = createLifecycleContext({ embedder: null });
@@ -146,7 +147,7 @@ describe('maestro-flow exactness (same files, same results)', () => {
 
 function runWorker(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...scriptArgs(WORKER), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -14,6 +14,7 @@ import { createRun, createSession, runDir, sessionLedgerPath } from '../../src/k
 import { removeTempDirs } from '../helpers/db.js';
 import { project } from '../helpers/knowledge2.js';
 import { ROOT, cleanEnv } from '../cli/helpers.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
 afterEach(() => removeTempDirs());
 
@@ -44,7 +45,7 @@ describe('knowledge over MCP', () => {
   it('searches, loads and stages through `maestro mcp --root` (a person\'s own Claude Code)', async () => {
     const p = project();
     createSession(p.root, 's-1');
-    const client = await connect(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'mcp', '--root', p.dir, '--agent', 'none'], stringEnv(cleanEnv()));
+    const client = await connect(process.execPath, [...maestroArgs(), 'mcp', '--root', p.dir, '--agent', 'none'], stringEnv(cleanEnv()));
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['search_knowledge', 'load_knowledge', 'stage_knowledge']));
 

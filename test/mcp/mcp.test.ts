@@ -12,6 +12,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { ROOT, cleanEnv, gitRepo } from '../cli/helpers.js';
 import { budget } from '../helpers/budget.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
 afterEach(() => removeTempDirs());
 
@@ -20,7 +21,7 @@ async function connect(url: string, home?: string): Promise<Client> {
   const env = cleanEnv(home ? { MAESTRO_HOME: home } : {});
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'mcp', '--url', url, '--agent', 'none'],
+    args: [...maestroArgs(), 'mcp', '--url', url, '--agent', 'none'],
     cwd: ROOT,
     env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
     stderr: 'pipe',

@@ -11,7 +11,7 @@
  * them on the host's network.
  *
  * The daemons and their workers run from JavaScript compiled once for the
- * suite (test/helpers/build.ts): per task that is about a third of the CPU of
+ * test run (test/helpers/build.ts): per task that is about a third of the CPU of
  * loading TypeScript through tsx in every worker.
  *
  * MAESTRO_MULTIHOST_TASKS sets the number of tasks. CI (`.ci/run`) runs the
@@ -28,13 +28,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackResource } from '../../src/lib/resources.js';
 import { openMigratedDatabase } from '../../src/store/open.js';
 import { createStore, type Store } from '../../src/store/store.js';
-import { buildForTests, type Build } from '../helpers/build.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { PG_MISSING, startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { createNetNs, netnsSkipped, netnsUnavailable, type NetNsSet } from '../helpers/netns.js';
 import { git, sharedRemote } from '../helpers/repo.js';
 import { GiveUp, poll } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
 const N = Number(process.env.MAESTRO_MULTIHOST_TASKS ?? 50);
 console.log(`multihost: ${N} tasks (MAESTRO_MULTIHOST_TASKS; CI runs 200)`);
@@ -47,8 +47,8 @@ interface Proc {
   stderr: () => string;
 }
 
-function serve(main: string, home: string, ns: { set: NetNsSet; i: number } | null): Proc {
-  const args = [main, 'serve', '--home', home, '--port', '0', '--no-demo'];
+function serve(home: string, ns: { set: NetNsSet; i: number } | null): Proc {
+  const args = [...maestroArgs(), 'serve', '--home', home, '--port', '0', '--no-demo'];
   const [cmd, argv] = ns ? ns.set.exec(ns.i, process.execPath, args) : [process.execPath, args];
   const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
@@ -67,10 +67,8 @@ if (nsWhy) process.stderr.write(netnsSkipped(nsWhy));
 describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
   let cluster: PgCluster;
   let store: Store;
-  let build: Build;
   let ns: NetNsSet | null = null;
   beforeAll(async () => {
-    build = buildForTests();
     ns = nsWhy === null ? createNetNs(3) : null;
     cluster = (await startPostgres(ns ? { listen: ns.spaces.map((s) => s.hostAddr), trust: ns.spaces.map((s) => `${s.nsAddr}/32`) } : {}))!;
     const admin = new pg.Client({ connectionString: cluster.url });
@@ -86,7 +84,6 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
     } finally {
       cluster?.stop();
       ns?.remove();
-      build?.remove();
       removeTempDirs();
     }
   });
@@ -115,7 +112,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
       writeFileSync(join(home, 'config.json'), JSON.stringify({ name: `d${i}`, database, tickMs: 150, leaseMs: LEASE_MS, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 3, reservedConflictSlots: 0, logLevel: 'warn' }));
       return home;
     });
-    const daemons = homes.map((h, i) => serve(build.main, h, ns ? { set: ns, i } : null));
+    const daemons = homes.map((h, i) => serve(h, ns ? { set: ns, i } : null));
     const stopAll = () => daemons.forEach((d) => d.child.kill('SIGKILL'));
     let victimHeld: string[] = [];
     let victimKilled = false;

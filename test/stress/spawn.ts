@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { trackResource } from '../../src/lib/resources.js';
+import { scriptArgs } from '../helpers/script.js';
 
 const CLAIMER = fileURLToPath(new URL('./claimer.ts', import.meta.url));
 
@@ -21,7 +22,7 @@ export interface ClaimerOutput {
  */
 export async function runClaimers<T = ClaimerOutput>(n: number, args: (i: number) => string[]): Promise<T[]> {
   const children = Array.from({ length: n }, (_, i) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLAIMER, ...args(i)], {
+    const child = spawn(process.execPath, [...scriptArgs(CLAIMER), ...args(i)], {
       env: { ...process.env, MAESTRO_WAIT_GO: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
