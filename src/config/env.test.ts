@@ -68,6 +68,7 @@ describe('the shared environment variables are read in src/config only', () => {
 const READS_PROCESS_ENV: Record<string, string> = {
   'cli/main.ts': "the CLI's entry (and through `serve` and `mcp`, the daemon's and the MCP server's): reads it once and hands it to every command",
   'executor/worker.ts': "a worker process's entry: its environment is its run's allowlist (lib/agentEnv.ts), read once and passed to the run",
+  'lib/processes.ts': "where Maestro's own processes start from: MAESTRO_JS_ROOT names a compiled copy of src/ for a process running from the sources (the test run sets it once, for every daemon it runs)",
   'lib/agentEnv.ts': "a child's environment is built from the parent's: the allowlist has to read it (and a warm worker sets its run's folder for what its agent starts)",
 };
 
