@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MaestroError } from '../core/errors.js';
@@ -15,6 +15,12 @@ function sharedProject(): { project: Project; home: string } {
   git(work, 'clone', '-q', '--bare', work, remote);
   const project: Project = { id: 'p_repos', name: 'repos', repoPath: work, config: { remote }, createdAt: 0, updatedAt: 0, archivedAt: null };
   return { project, home: tempDir('maestro-home-') };
+}
+
+function commitFile(dir: string, name: string): void {
+  writeFileSync(join(dir, name), `${name}\n`);
+  git(dir, 'add', name);
+  git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', name);
 }
 
 /** What `git worktree add` leaves for an instant: a worktree whose HEAD is still the null id. */
@@ -139,5 +145,66 @@ describe('ProjectRepos and a remote that does not answer', () => {
     } finally {
       await silent.close();
     }
+  });
+});
+
+describe('ProjectRepos publishing a task branch', () => {
+  it('pushes a branch the remote lacks or has older, and not again when the remote has its commit (after a review run)', async () => {
+    const { project, home } = sharedProject();
+    const remote = project.config.remote as string;
+    const repos = new ProjectRepos(home);
+    const clone = await repos.prepare(project);
+    // Every connection a push makes to the remote, counted (git starts receive-pack on the remote's side for each).
+    const counted = join(tempDir('maestro-received-'), 'pushes');
+    const counter = join(tempDir('maestro-counter-'), 'receive-pack');
+    writeFileSync(counter, `#!/bin/sh\necho push >> '${counted}'\nexec git-receive-pack "$@"\n`, { mode: 0o755 });
+    git(clone, 'config', 'remote.origin.receivepack', counter);
+    const pushes = () => (existsSync(counted) ? readFileSync(counted, 'utf8').trim().split('\n').length : 0);
+    const branch = 'maestro/t_x-v1';
+    const commit = (name: string) => commitFile(clone, name);
+    git(clone, 'checkout', '-q', '-b', branch);
+    commit('a.txt');
+    await repos.pushBranch(project, clone, branch); // after the execute run
+    expect(pushes()).toBe(1);
+    expect(git(remote, 'rev-parse', branch)).toBe(git(clone, 'rev-parse', branch));
+    await repos.pushBranch(project, clone, branch); // after the review run: nothing new
+    expect(pushes()).toBe(1);
+    commit('b.txt');
+    await repos.pushBranch(project, clone, branch); // after a conflict run's commit
+    expect(pushes()).toBe(2);
+    expect(git(remote, 'rev-parse', branch)).toBe(git(clone, 'rev-parse', branch));
+  });
+
+  it('a clone with an older copy of a task branch (another daemon ran the task since) moves it forward, its worktree too, and never pushes the old copy back', async () => {
+    const { project, home } = sharedProject();
+    const remote = project.config.remote as string;
+    const a = new ProjectRepos(home);
+    const b = new ProjectRepos(tempDir('maestro-home-'));
+    const branch = 'maestro/t_y-v1';
+    // Daemon a runs the task in its worktree and publishes the branch.
+    const cloneA = await a.prepare(project);
+    const wt = join(tempDir('maestro-wt-'), 'wt');
+    git(cloneA, 'worktree', 'add', '-q', '-b', branch, wt);
+    commitFile(wt, 'a.txt');
+    await a.pushBranch(project, cloneA, branch);
+    // Daemon b takes the task over, runs it again on top and publishes that.
+    const cloneB = await b.prepare(project);
+    await b.fetchBranch(project, cloneB, branch);
+    git(cloneB, 'checkout', '-q', branch);
+    commitFile(cloneB, 'b.txt');
+    await b.pushBranch(project, cloneB, branch);
+    const newer = git(remote, 'rev-parse', branch);
+    // a's push after a run of its own that changed nothing leaves the remote's branch where b put it, whether
+    // a has fetched since or not.
+    await a.pushBranch(project, cloneA, branch);
+    expect(git(remote, 'rev-parse', branch)).toBe(newer);
+    await a.prepare(project);
+    await a.pushBranch(project, cloneA, branch);
+    expect(git(remote, 'rev-parse', branch)).toBe(newer);
+    // a's next run starts from b's commit, in the worktree it had: files, index and branch together.
+    await a.fetchBranch(project, cloneA, branch);
+    expect(git(cloneA, 'rev-parse', branch)).toBe(newer);
+    expect(readFileSync(join(wt, 'b.txt'), 'utf8')).toBe('b.txt\n');
+    expect(git(wt, 'status', '--porcelain')).toBe('');
   });
 });

@@ -13,6 +13,8 @@ import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
+import { refTips } from '../git/merge.js';
+import { listWorktrees } from '../git/worktree.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
 export function remoteOf(project: Project): string | null {
@@ -180,19 +182,26 @@ export class ProjectRepos {
   }
 
   /**
-   * Brings a task branch from the remote when this clone does not have it (a task taken over). The remote's
-   * main comes in the same fetch: the branch may have taken in main commits newer than this clone's
+   * Brings the task branch as the remote has it. A clone without it (a task taken over) fetches it, and the
+   * remote's main in the same fetch: the branch may have taken in main commits newer than this clone's
    * `origin/main` (fetched a moment earlier), and a run diffs against `origin/main`, so an older one would
-   * count those commits as the task's own change. (The DIFF_GATE on another task's file once blamed on this
-   * was the two reads of main in syncWithBase, fixed there.)
+   * count those commits as the task's own change. A clone with an older one (another daemon ran the task since
+   * and pushed on top of it; `prepare` has just fetched) moves it forward, in the worktree that has it checked
+   * out: a run on the old one reviewed a commit the branch had left. A branch ahead of the remote's, or apart
+   * from it, stays: its push after the last run was refused, and the push after this run publishes it.
    */
   async fetchBranch(project: Project, clone: string, branch: string): Promise<void> {
     const remote = remoteOf(project);
     if (!remote) return;
     const base = baseBranchOf(project);
     await this.serial(project.id, async () => {
-      const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
-      if (local.code === 0) return;
+      const tips = await refTips(clone, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`);
+      const local = tips.get(`refs/heads/${branch}`);
+      const published = tips.get(`refs/remotes/origin/${branch}`);
+      if (local) {
+        if (published && published !== local && (await isAncestor(clone, local, published))) await fastForward(clone, branch, local, published);
+        return;
+      }
       await this.reach.reach(project, remote, async () => {
         const heads = await this.remoteGit(clone, ['ls-remote', '--heads', 'origin', branch]);
         if (heads.stdout.trim()) await fetchFromRemote(clone, ['origin', `+refs/heads/${branch}:refs/heads/${branch}`, `+refs/heads/${base}:refs/remotes/origin/${base}`], this.stallMs);
@@ -200,10 +209,22 @@ export class ProjectRepos {
     });
   }
 
-  /** Publishes a task branch so that whichever daemon goes on with the task finds it. */
+  /**
+   * Publishes a task branch so that whichever daemon goes on with the task finds it. Not when the remote has
+   * that commit already, as this clone last saw it (a push or fetch sets the clone's `origin/<branch>`): a
+   * review run changes no branch, and its push cost six git processes for nothing. Never back: a branch the
+   * remote has moved past (another daemon ran the task since) is this clone's old copy, and a forced push of
+   * it took the newer work off the remote after its review.
+   */
   async pushBranch(project: Project, clone: string, branch: string): Promise<void> {
     if (!remoteOf(project)) return;
-    await this.serial(project.id, () => this.pushBranchNow(project, clone, branch));
+    await this.serial(project.id, async () => {
+      const tips = await refTips(clone, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`);
+      const local = tips.get(`refs/heads/${branch}`);
+      const published = tips.get(`refs/remotes/origin/${branch}`);
+      if (local && published && (local === published || (await isAncestor(clone, local, published)))) return;
+      await this.pushBranchNow(project, clone, branch);
+    });
   }
 
   /** pushBranch without waiting its turn: call inside `exclusive`. Returns false when the clone has no such branch. */
@@ -235,4 +256,20 @@ export class ProjectRepos {
       throw new MaestroError('GIT_FAILED', `The push of ${base} to the remote failed: ${(err as Error).message}`, { cause: err });
     }
   }
+}
+
+/** Whether `commit` is in `of`'s history (`of` itself included). */
+async function isAncestor(repo: string, commit: string, of: string): Promise<boolean> {
+  return (await git(repo, ['merge-base', '--is-ancestor', commit, of], { okCodes: [1] })).code === 0;
+}
+
+/**
+ * Moves `branch` forward from `from` to `to`: in the worktree that has it checked out (its files and index
+ * follow), else the ref alone. A worktree whose uncommitted files are in the way keeps the branch where it
+ * is; the run goes on there, and the merge refuses a branch moved after its review.
+ */
+async function fastForward(clone: string, branch: string, from: string, to: string): Promise<void> {
+  const worktree = (await listWorktrees(clone)).find((w) => w.branch === branch);
+  if (worktree) await git(worktree.path, ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
+  else await git(clone, ['update-ref', `refs/heads/${branch}`, to, from]);
 }

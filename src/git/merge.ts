@@ -146,9 +146,9 @@ function filesInTheWay(where: { repoPath: string; branch: string; unchanged?: st
   });
 }
 
-/** Every ref under `prefix` (`refs/heads/`, `refs/remotes/origin/`) with the commit it points at, in one git process. */
-export async function refTips(repoPath: string, prefix: string): Promise<Map<string, string>> {
-  const { stdout } = await git(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', prefix]);
+/** Every ref matching `patterns` (a prefix such as `refs/heads/`, or full names) with the commit it points at, in one git process. */
+export async function refTips(repoPath: string, ...patterns: string[]): Promise<Map<string, string>> {
+  const { stdout } = await git(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...patterns]);
   const tips = new Map<string, string>();
   for (const line of stdout.split('\n')) {
     const at = line.indexOf(' ');
