@@ -12,6 +12,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { cliFor } from '../cli/helpers.js';
 import { KnowledgeBridge } from '../../src/knowledge/lifecycle/bridge.js';
 
 const SECRETS = {
@@ -278,6 +279,11 @@ describe('work that changes hooks or checks is an event', () => {
     // Said at the gate, before the person approves: these files skip the knowledge review and run as code.
     const detail = await daemonRequest<{ steeringFiles: string[] }>(d, 'GET', `/api/tasks/${task.id}`);
     expect(detail.body.steeringFiles.sort()).toEqual(['.maestro/hooks/before-merge.sh', '.workflow/knowhow/tip-greeting.md', '.workflow/specs/coding-conventions.md']);
+    // And where a person decides from a terminal: `task show` says it above the task.
+    const shown = await cliFor(d.config.home).cli(['task', 'show', task.id, '--url', d.url]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const said = shown.stdout.split('\n').find((l) => l.startsWith('This change edits files that steer later runs: '));
+    for (const f of detail.body.steeringFiles) expect(said).toContain(f);
     expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, {})).status).toBe(200);
     await until(d.bus, async () => {
       const t = await store.tasks.get(task.id);
