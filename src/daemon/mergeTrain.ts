@@ -15,6 +15,7 @@
  */
 import { STEERING_PATHS } from '../core/steering.js';
 import { MaestroError } from '../core/errors.js';
+import { reviewedCommit } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
 import { mergeBranch } from '../git/merge.js';
@@ -83,17 +84,6 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
 }
 
 /**
- * The commit the task's reviewers approved: the review's, or the conflict run's once one resolved a conflict at
- * merge time (it is reviewed too); null for a result that names none.
- */
-export function reviewedCommit(task: Task): string | null {
-  const result = task.result ?? {};
-  const conflict = result.conflict as { commitSha?: unknown } | undefined;
-  const sha = conflict?.commitSha ?? result.commitSha;
-  return typeof sha === 'string' ? sha : null;
-}
-
-/**
  * Why a car may not go: its branch no longer points at the commit that was reviewed. The worktrees of a repository
  * share its branches, and agents run commands as the user: another task's agent, a process an agent left running
  * or a `git branch -f` can commit on or rewind a task's branch after its review. Merging the tip would land
@@ -109,6 +99,11 @@ export function movedSinceReview(car: Car): string | null {
 /** What a branch moved since its review means (said before the approval too: the task detail's mergeBlocked). */
 export function movedMessage(branch: string, reviewed: string, tip: string): string {
   return `${branch} moved after its review (reviewed ${reviewed.slice(0, 12)}, now ${tip.slice(0, 12)}): merging it would land commits nobody reviewed, or leave the reviewed work out`;
+}
+
+/** The same, with what to do, as the gate says it: the task detail's mergeBlocked and the diff's branchMoved. */
+export function movedAdvice(branch: string, reviewed: string, tip: string): string {
+  return `${movedMessage(branch, reviewed, tip)}; look at its commits and put it back on ${reviewed}`;
 }
 
 /** A merge parked for the person: what they must do (the message says), then how it is tried again (it goes back to merging). */

@@ -26,7 +26,7 @@ export function makeDiff(over: Partial<DiffResponse> & { fileCount?: number; lin
     };
   });
   return {
-    taskId: 't_1', version: 1, branch: 'maestro/t_1-v1', base: 'a'.repeat(40), head: 'b'.repeat(40),
+    taskId: 't_1', version: 1, branch: 'maestro/t_1-v1', base: 'a'.repeat(40), head: 'b'.repeat(40), branchMoved: null,
     totals: { files: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: 0 }, files, ...rest,
   };
 }

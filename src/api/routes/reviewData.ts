@@ -7,7 +7,9 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
+import { reviewedHead } from '../../core/reviewed.js';
 import type { MaestroEvent, Project, Run, Task } from '../../core/types.js';
+import { movedAdvice } from '../../daemon/mergeTrain.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
 import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { branchName, readJob, type CheckConfig } from '../../executor/protocol/job.js';
@@ -51,7 +53,10 @@ async function resolveCommit(repo: string, ref: string): Promise<string | null> 
 export interface DiffRange {
   branch: string;
   base: string;
+  /** The commit whose change is shown: the reviewed one once a review approved it (core/reviewed.ts), else the branch tip. */
   head: string;
+  /** The branch's tip when it is no longer the reviewed commit shown, with what that means (mergeBlocked's words). */
+  branchMoved: { reviewed: string; tip: string; message: string } | null;
 }
 
 /** The merged event's record of a merge: main before it and after it. */
@@ -72,7 +77,11 @@ async function mergeRecord(store: Store, task: Task): Promise<{ sha: string | nu
 /**
  * The commits a version's change spans: its branch tip (or the commit its
  * result names, once the branch is gone) against the merge base with the base
- * branch as it was before the merge (for a merged version) or is now.
+ * branch as it was before the merge (for a merged version) or is now. Once its
+ * reviewers approved a commit (exec_review and after), that commit, not the
+ * tip: the branch can move after the review (worktrees share branches), and the
+ * person approves, and the merge takes, what was reviewed. A tip moved since is
+ * named in `branchMoved`.
  *
  * On a shared remote the version may have run (or been merged) on another daemon, whose commits this
  * host's clone has not fetched yet: the commit the result names comes first (this clone's branch may be an
@@ -106,11 +115,23 @@ async function findRange(store: Store, project: Project, task: Task, shared: boo
     const merged = await mergedRange(store, repo, task, branch);
     if (merged) return merged;
   }
-  const recorded = typeof task.result?.commitSha === 'string' ? task.result.commitSha : null;
+  const reviewed = reviewedHead(task);
+  const recorded = reviewed ?? (typeof task.result?.commitSha === 'string' ? task.result.commitSha : null);
   const refs = recordedOnly && recorded ? [] : [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`];
   let head: string | null = null;
-  for (const ref of shared ? [recorded, ...refs] : [...refs, recorded]) if (ref && !head) head = await resolveCommit(repo, ref);
-  return head ? { branch, base: await mergeBase(repo, baseBranchOf(project), head, task, branch), head } : null;
+  for (const ref of shared || reviewed ? [recorded, ...refs] : [...refs, recorded]) if (ref && !head) head = await resolveCommit(repo, ref);
+  if (!head) return null;
+  return { branch, base: await mergeBase(repo, baseBranchOf(project), head, task, branch), head, branchMoved: reviewed && !shared ? await movedFrom(repo, branch, reviewed) : null };
+}
+
+/**
+ * The project's own branch when it no longer points at the reviewed commit; null while it does, or is gone. Not
+ * for a shared remote's clone, whose branches are as last fetched: the merge train checks them after its fetch,
+ * and the task detail's mergeBlocked says nothing there either.
+ */
+async function movedFrom(repo: string, branch: string, reviewed: string): Promise<DiffRange['branchMoved']> {
+  const tip = await resolveCommit(repo, `refs/heads/${branch}`);
+  return tip && tip !== reviewed ? { reviewed, tip, message: movedAdvice(branch, reviewed, tip) } : null;
 }
 
 async function mergeBase(repo: string, baseRef: string, head: string, task: Task, branch: string): Promise<string> {
@@ -136,7 +157,7 @@ async function mergedRange(store: Store, repo: string, task: Task, branch: strin
     throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} is merged, but the main commit it was merged onto is not recorded; its change cannot be told apart from main's.`, { details: { taskId: task.id, branch } });
   }
   const head = second ?? sha;
-  return { branch, base: await mergeBase(repo, before, head, task, branch), head };
+  return { branch, base: await mergeBase(repo, before, head, task, branch), head, branchMoved: null };
 }
 
 // ---- checks -----------------------------------------------------------------

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
-import { movedMessage, reviewedCommit } from '../../daemon/mergeTrain.js';
+import { reviewedCommit } from '../../core/reviewed.js';
+import { movedAdvice } from '../../daemon/mergeTrain.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
 import { revParse } from '../../git/git.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
@@ -158,7 +159,7 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
     // Worktrees share the branches: one moved after its review would be refused at the merge (mergeTrain.ts).
     const reviewed = reviewedCommit(task);
     const tip = branch && reviewed ? await revParse(project.repoPath, branch) : null;
-    return tip && tip !== reviewed ? `${movedMessage(branch!, reviewed!, tip)}; look at its commits and put it back on ${reviewed}` : null;
+    return tip && tip !== reviewed ? movedAdvice(branch!, reviewed!, tip) : null;
   } catch (err) {
     if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;
     return null; // not a repository any more, git missing, the branch gone: the merge says so itself

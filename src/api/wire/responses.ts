@@ -76,8 +76,14 @@ export const diffResponse = z.strictObject({
   taskId: z.string(),
   version: z.number(),
   branch: z.string(),
-  base: z.string(),
-  head: z.string(),
+  base: z.string().describe('the merge base the change is shown against'),
+  head: z
+    .string()
+    .describe("the commit whose change is shown: once the version's reviewers approved one (exec_review and after), that reviewed commit, not the branch's tip; before, the tip. POST /api/tasks/:id/approve's `commit` names it"),
+  branchMoved: z
+    .strictObject({ reviewed: z.string(), tip: z.string(), message: z.string().describe("what it means, as the task detail's mergeBlocked says it") })
+    .nullable()
+    .describe("the branch's tip when it moved after the review (not the reviewed commit `head` shows): the merge would refuse it; null otherwise, and on a shared remote"),
   totals: z.strictObject({ files: z.number(), additions: z.number(), deletions: z.number() }),
   files: z.array(diffFileSchema),
 });

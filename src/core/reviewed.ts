@@ -1,0 +1,35 @@
+/**
+ * The commit a task's reviewers approved, and what an approval is tied to. Worktrees share a repository's
+ * branches and agents run commands as the user, so a task's branch can move after its review; the commit
+ * the review names is what the person is shown at exec_review (GET /api/tasks/:id/diff's `head`), what an
+ * approval naming a `commit` must match, and what the merge train takes (daemon/mergeTrain.ts).
+ */
+import type { TaskStatus } from './status.js';
+import type { Task } from './types.js';
+
+/**
+ * The commit the task's reviewers approved: the review's, or the conflict run's once one resolved a conflict at
+ * merge time (it is reviewed too); null for a result that names none.
+ */
+export function reviewedCommit(task: Task): string | null {
+  const result = task.result ?? {};
+  const conflict = result.conflict as { commitSha?: unknown } | undefined;
+  const sha = conflict?.commitSha ?? result.commitSha;
+  return typeof sha === 'string' ? sha : null;
+}
+
+/** Statuses in which a run may still move the task's branch: its change is the tip's, the work so far. */
+const WORKING: ReadonlySet<TaskStatus> = new Set(['ready', 'queued', 'planning', 'executing', 'awaiting_input', 'reviewing']);
+
+/**
+ * The commit a version's change is shown at once its reviewers approved one: at exec_review and after (merging,
+ * parked, cancelled, superseded by a person's rejection), whatever the branch points at now. Null while a run may
+ * still move the branch, and for a result no review approved (a reviewer's rejection, an execute result): the
+ * branch tip is then the change.
+ */
+export function reviewedHead(task: Task): string | null {
+  if (WORKING.has(task.status)) return null;
+  const result = task.result ?? {};
+  return result.kind === 'review' && result.verdict === 'approve' ? reviewedCommit(task) : null;
+}
+
