@@ -42,6 +42,8 @@ export const ERROR_CATALOGUE = {
   LEFT_BRANCH: 409,
   /** The task's branch moved while a review read it: the verdicts are about another commit. */
   BRANCH_MOVED: 409,
+  /** An approval named a commit that is no longer the one waiting at exec_review (reviewed again since): nothing was approved. */
+  STALE_REVIEW: 409,
   DIRTY_MAIN: 409,
   MERGE_CONFLICT: 409,
   NOT_FAST_FORWARD: 409,

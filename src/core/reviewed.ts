@@ -4,6 +4,7 @@
  * the review names is what the person is shown at exec_review (GET /api/tasks/:id/diff's `head`), what an
  * approval naming a `commit` must match, and what the merge train takes (daemon/mergeTrain.ts).
  */
+import { MaestroError } from './errors.js';
 import type { TaskStatus } from './status.js';
 import type { Task } from './types.js';
 
@@ -33,3 +34,14 @@ export function reviewedHead(task: Task): string | null {
   return result.kind === 'review' && result.verdict === 'approve' ? reviewedCommit(task) : null;
 }
 
+/**
+ * An approval that names the commit the person looked at, refused because the change waiting at the gate is
+ * another commit now (a new review, a conflict run): nothing is approved, the person looks again.
+ */
+export function staleReview(task: Task, seen: string, reviewed: string): MaestroError {
+  return new MaestroError(
+    'STALE_REVIEW',
+    `Nothing was approved: you looked at commit ${seen.slice(0, 12)} of task ${task.id}, but the change waiting at exec_review is commit ${reviewed.slice(0, 12)} now. Look at its diff again, then approve what it shows.`,
+    { details: { taskId: task.id, commit: seen, reviewed } },
+  );
+}

@@ -116,9 +116,11 @@ export function taskGates({ tx }: TaskOpsContext) {
     /**
      * Approves a gate. Approving a plan whose result holds two or more
      * subtasks creates them as children first, so the parent waits for them.
+     * `from`: where the decision was made (the API's caller), kept in its event for the record. `commit`: at
+     * exec_review, the commit of the change the person looked at, kept in the event too; another reviewed
+     * commit now is refused (STALE_REVIEW) and nothing is written.
      */
-    /** `from`: where the decision was made (the API's caller), kept in its event for the record. */
-    approve: (id: string, gate: Gate, who: string, reason: string | null = null, from?: Record<string, unknown>) =>
+    approve: (id: string, gate: Gate, who: string, reason: string | null = null, from?: Record<string, unknown>, commit?: string) =>
       tx('tasks.approve', async (q, now) => {
         const before = await getTask(q, id);
         const subtasks = (before.result?.subtasks ?? []) as SubtaskSpec[];
@@ -127,8 +129,8 @@ export function taskGates({ tx }: TaskOpsContext) {
           const children = await decomposeTask(q, before, subtasks, now);
           for (const c of children) await appendEvent(q, { projectId: c.projectId, taskId: c.id, type: 'task.created', payload: { title: c.title, parentId: id } }, now);
         }
-        const { task } = await approveGate(q, { id, gate, who, reason, now });
-        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(from ? { from } : {}) }), now);
+        const { task } = await approveGate(q, { id, gate, who, reason, now, ...(commit === undefined ? {} : { commit }) });
+        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(commit ? { commit } : {}), ...(from ? { from } : {}) }), now);
         return task;
       }),
     reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = [], from?: Record<string, unknown>) =>

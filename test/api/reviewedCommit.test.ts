@@ -72,6 +72,68 @@ describe('the reviewed commit at exec_review', () => {
     expect((await call('GET', `/api/tasks/${task.id}/diff`)).body).toMatchObject({ head: reviewed, branchMoved: null });
   });
 
+  it('an approval naming the commit looked at is refused when another was reviewed since: nothing changes', async () => {
+    const { task, branch, reviewed: seen } = await atExecReview();
+    const shown = (await call('GET', `/api/tasks/${task.id}/diff`)).body.head;
+    expect(shown).toBe(seen);
+    // Meanwhile the task goes round again (another tab's action, a conflict run): a new commit is reviewed.
+    await d.store.tasks.transition(task.id, 'executing');
+    const now = commitOn(branch, 'fix.txt', 'the second round\n');
+    await d.store.tasks.transition(task.id, 'reviewing');
+    await d.store.tasks.transition(task.id, 'exec_review', { fields: { result: { kind: 'review', verdict: 'approve', next: 'exec_review', branch, commitSha: now } } });
+    const events = (await d.store.events.list({ taskId: task.id, limit: 1000 })).events.length;
+
+    const stale = await call('POST', `/api/tasks/${task.id}/approve`, { commit: seen, who: 'tab A' });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('STALE_REVIEW');
+    expect(stale.body.error.message).toBe(`Nothing was approved: you looked at commit ${seen.slice(0, 12)} of task ${task.id}, but the change waiting at exec_review is commit ${now.slice(0, 12)} now. Look at its diff again, then approve what it shows.`);
+    expect(stale.body.error.details).toEqual({ taskId: task.id, commit: seen, reviewed: now });
+    const after = await d.store.tasks.get(task.id);
+    expect(after.status).toBe('exec_review');
+    expect(after.approvals).toEqual([]);
+    expect((await d.store.events.list({ taskId: task.id, limit: 1000 })).events.length).toBe(events);
+
+    // Looked at again: the diff is the new commit's, and an approval of it goes through, naming it in its event.
+    expect((await call('GET', `/api/tasks/${task.id}/diff`)).body.head).toBe(now);
+    const approved = await call('POST', `/api/tasks/${task.id}/approve`, { commit: now, who: 'tab A' });
+    expect(approved.status).toBe(200);
+    expect(approved.body.task.status).toBe('merging');
+    const decided = (await d.store.events.list({ taskId: task.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'approve');
+    expect(decided?.payload.commit).toBe(now);
+  });
+
+  it('refuses a commit that is not a full sha, and one named at a gate that approves no change', async () => {
+    const { task, reviewed } = await atExecReview();
+    for (const commit of [reviewed.slice(0, 12), reviewed.toUpperCase(), `${reviewed}0`, 'main', 42]) {
+      const bad = await call('POST', `/api/tasks/${task.id}/approve`, { commit });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('BAD_INPUT');
+      expect(bad.body.error.message).toMatch(/^Invalid body: commit: /);
+    }
+    expect((await d.store.tasks.get(task.id)).status).toBe('exec_review');
+
+    const plan = (await call('POST', '/api/tasks', { projectId: task.projectId, title: 'Plan things' })).body.task;
+    for (const s of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(plan.id, s);
+    const atPlan = await call('POST', `/api/tasks/${plan.id}/approve`, { commit: reviewed });
+    expect(atPlan.status).toBe(400);
+    expect(atPlan.body.error).toMatchObject({ code: 'BAD_INPUT', message: 'commit: only an approval at exec_review names a commit (the change\'s); plan_review approves no change, so leave it out.' });
+    expect((await d.store.tasks.get(plan.id)).status).toBe('plan_review');
+    // Without one, an approval is as before.
+    expect((await call('POST', `/api/tasks/${plan.id}/approve`, {})).status).toBe(200);
+    expect((await call('POST', `/api/tasks/${task.id}/approve`, {})).body.task.status).toBe('merging');
+  });
+
+  it('a result that names no reviewed commit is checked against the head its diff shows', async () => {
+    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: '/nonexistent.yaml' } } })).body.project;
+    const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Old result' })).body.task;
+    const branch = makeTaskBranch(repo, task.id);
+    for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(task.id, s);
+    const head = git(repo, 'rev-parse', branch);
+    const other = 'f'.repeat(40);
+    expect((await call('POST', `/api/tasks/${task.id}/approve`, { commit: other })).body.error).toMatchObject({ code: 'STALE_REVIEW', details: { commit: other, reviewed: head } });
+    expect((await call('POST', `/api/tasks/${task.id}/approve`, { commit: head })).body.task.status).toBe('merging');
+  });
+
   it('while a run may still move the branch, the diff is the tip\'s: the work so far', async () => {
     const { task, branch } = await atExecReview();
     await d.store.tasks.transition(task.id, 'executing');

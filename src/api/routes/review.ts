@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
+import { reviewedHead, staleReview } from '../../core/reviewed.js';
 import { STEERING_PATHS } from '../../core/steering.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
@@ -75,6 +76,24 @@ export function gateFor(task: Task, given: Gate | undefined): Gate {
   if (given) return given;
   if ((GATES as readonly string[]).includes(task.status)) return task.status as Gate;
   throw new MaestroError('WRONG_GATE', `Task ${task.id} is ${task.status}: it waits at no gate, so there is nothing to approve or reject.`, { details: { taskId: task.id, status: task.status } });
+}
+
+/**
+ * An approval's `commit`, the `head` of the diff the person looked at. Only exec_review approves a change: a
+ * commit named at a plan or spec gate is refused (BAD_INPUT), since its sender believes it approves code it
+ * saw, and the task waits on something else. At exec_review the store checks it against the reviewed commit in
+ * the approval's transaction (store/ops/gates.ts); a result that names none (written before results did) is
+ * checked here against the head its diff shows. Another gate's task, or none: the store says WRONG_GATE.
+ */
+export async function checkApprovedCommit(ctx: ReviewContext, task: Task, gate: Gate, commit: string): Promise<void> {
+  if (gate !== 'exec_review') {
+    throw new MaestroError('BAD_INPUT', `commit: only an approval at exec_review names a commit (the change's); ${gate} approves no change, so leave it out.`, { details: { taskId: task.id, gate } });
+  }
+  if (task.status !== gate || reviewedHead(task) !== null) return;
+  const project = await projectRepo(ctx, task);
+  const refresh = ctx.refresh;
+  const { head } = await diffRange(ctx.store, project, task, refresh && (() => refresh(project)));
+  if (head !== commit) throw staleReview(task, commit, head);
 }
 
 async function lineCount(repo: string, commit: string, path: string): Promise<number> {

@@ -16,13 +16,22 @@ import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
-import { checkComments, gateFor, reviewContext, steeringOf } from './review.js';
+import { checkApprovedCommit, checkComments, gateFor, reviewContext, steeringOf } from './review.js';
 import { versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
 
 const who = z.string().trim().min(1).max(200).default('human');
-const gateBody = z.object({ gate: z.enum(GATES).optional(), reason: z.string().trim().max(10_000).optional(), who }).strict();
+const gateBody = z.object({
+  gate: z.enum(GATES).optional(),
+  reason: z.string().trim().max(10_000).optional(),
+  who,
+  commit: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/, "a commit is its full sha, 40 lowercase hex digits (the diff's head)")
+    .optional()
+    .describe('at exec_review: the commit of the change you looked at (GET /api/tasks/:id/diff `head`); refused with STALE_REVIEW when another is waiting now'),
+}).strict();
 const lineComment = z.object({
   file: z.string().min(1).max(4096),
   line: z.number().int().positive(),
@@ -97,9 +106,11 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   });
 
   // A decision's event says where it came from (address, client): on a team's database, which board or CLI it was.
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at)', tags, params: idParam, body: gateBody, response: taskResponse }, async ({ params, body, req }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at); at exec_review, commit ties the approval to the change looked at', tags, params: idParam, body: gateBody, response: taskResponse }, async ({ params, body, req }) => {
     const task = await store.tasks.get(params.id);
-    return { task: await store.tasks.approve(task.id, gateFor(task, body.gate), body.who, body.reason ?? null, requestOrigin(req)) };
+    const gate = gateFor(task, body.gate);
+    if (body.commit !== undefined) await checkApprovedCommit(review, task, gate, body.commit);
+    return { task: await store.tasks.approve(task.id, gate, body.who, body.reason ?? null, requestOrigin(req), body.commit) };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/reject', summary: 'Reject the gate with a reason and optional line comments: a new task version carries them as feedback', tags, params: idParam, body: rejectBody, response: rejectResponse }, async ({ params, body, req }) => {

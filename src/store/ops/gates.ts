@@ -6,6 +6,7 @@
  * the new one. Run these inside one transaction (the Store does).
  */
 import { MaestroError } from '../../core/errors.js';
+import { reviewedHead, staleReview } from '../../core/reviewed.js';
 import { statusAfterApproval, type TaskStatus } from '../../core/status.js';
 import type { LineComment } from '../../core/reports.js';
 import type { Approval, Gate, Task } from '../../core/types.js';
@@ -28,9 +29,17 @@ function assertAtGate(task: Task, gate: Gate): void {
   }
 }
 
-export async function approveGate(db: Queryable, opts: { id: string; gate: Gate; who: string; reason: string | null; now: number; to?: TaskStatus }): Promise<{ task: Task; approval: Approval }> {
+/**
+ * `commit`: the commit of the change the person looked at (exec_review). Checked here, in the approval's
+ * transaction, against the commit the reviewers approved (reviewedHead: the one the diff shows), so that no new
+ * review lands between the check and the approval. A result that names none is checked by the caller
+ * (api/routes/review.ts checkApprovedCommit).
+ */
+export async function approveGate(db: Queryable, opts: { id: string; gate: Gate; who: string; reason: string | null; now: number; to?: TaskStatus; commit?: string }): Promise<{ task: Task; approval: Approval }> {
   const task = await getTask(db, opts.id);
   assertAtGate(task, opts.gate);
+  const reviewed = reviewedHead(task);
+  if (opts.commit !== undefined && reviewed !== null && reviewed !== opts.commit) throw staleReview(task, opts.commit, reviewed);
   const children = await db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE parent_id = $1`, [task.id]);
   const to = opts.to ?? statusAfterApproval(opts.gate, Number(children?.n ?? 0) > 0);
   const approval = await recordApproval(db, { taskId: task.id, gate: opts.gate, decision: 'approve', reason: opts.reason, who: opts.who, at: opts.now });
