@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
-import type { Gate, Task } from '../../api/types.js';
+import type { Gate, LineComment, Task } from '../../api/types.js';
 import { navigate } from '../../stores/route.js';
 import { useComments, useReview } from '../../stores/review.js';
 import { isShortcut } from '../keys.js';
@@ -29,7 +29,6 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<'approve' | 'reject' | null>(null);
   const reasonBox = useRef<HTMLTextAreaElement>(null);
-  const confirmButton = useRef<HTMLButtonElement>(null);
   const gate = GATE_STATUSES.has(task.status) ? (task.status as Gate) : null;
   const comments = useComments(task.id);
   const sendsComments = gate === 'exec_review' ? comments : [];
@@ -47,20 +46,11 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
     setBusy(true);
     setError(null);
     try {
-      if (kind === 'approve') {
-        await api.approve(task.id, gate, reason.trim() || undefined);
-        // Comments only travel with a rejection; an approved version leaves them behind.
-        useReview.getState().clear(task.id);
-        setReason('');
-        onDone();
-      } else {
-        // A person's rejection supersedes this version: follow the task to its new version.
-        const { next } = await api.reject(task.id, gate, reason.trim(), sendsComments);
-        useReview.getState().clear(task.id);
-        setReason('');
-        if (next?.id) navigate({ name: 'board', taskId: next.id });
-        else onDone();
-      }
+      const next = await sendDecision(task.id, gate, kind, reason.trim(), sendsComments);
+      setReason('');
+      // A person's rejection supersedes this version: follow the task to its new version.
+      if (next) navigate({ name: 'board', taskId: next });
+      else onDone();
     } catch (err) {
       setError(errorText(t, i18n.language, err));
     } finally {
@@ -68,27 +58,13 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
     }
   };
 
-  useEffect(() => {
-    if (!gate) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (!isShortcut(e) || busy) return;
-      if (e.key === 'a') setConfirming('approve');
-      else if (e.key === 'r') {
-        // A rejection needs its reason first: go to the box instead of asking to confirm nothing.
-        if (!reason.trim()) {
-          setError(t('gate.needReason'));
-          reasonBox.current?.focus();
-        } else setConfirming('reject');
-      } else return;
-      e.preventDefault();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [gate, busy, reason, t]);
-
-  useEffect(() => {
-    if (confirming) confirmButton.current?.focus();
-  }, [confirming]);
+  useGateKeys(gate !== null && !busy, () => setConfirming('approve'), () => {
+    // A rejection needs its reason first: go to the box instead of asking to confirm nothing.
+    if (!reason.trim()) {
+      setError(t('gate.needReason'));
+      reasonBox.current?.focus();
+    } else setConfirming('reject');
+  });
 
   return (
     <>
@@ -97,26 +73,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
           <h3 id="gate-h">{t('gate.waiting', { gate: t(`status.${gate}`) })}</h3>
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
-          {sendsComments.length > 0 && (
-            <p className={styles.muted} data-testid="comments-to-send">
-              {t('gate.commentsToSend', { count: sendsComments.length })} {sendsComments.map((c) => `${c.file}:${c.line}`).join(', ')}
-            </p>
-          )}
-          {otherVersion && (
-            <p role="status" className={styles.err} data-testid="other-version">
-              {otherVersion}
-            </p>
-          )}
-          {gate === 'exec_review' && steeringFiles.length > 0 && (
-            <p role="status" className={styles.err} data-testid="steering-files">
-              {t('gate.steering', { files: steeringFiles.join(', ') })}
-            </p>
-          )}
-          {gate === 'exec_review' && mergeBlocked && (
-            <p role="status" className={styles.err} data-testid="merge-blocked">
-              {t('gate.mergeBlocked', { reason: mergeBlocked })}
-            </p>
-          )}
+          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} mergeBlocked={mergeBlocked} />
           <div className={styles.row}>
             <button disabled={busy} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
               {t('gate.approve')}
@@ -128,43 +85,122 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
             {error && <span role="alert" className={styles.err}>{error}</span>}
           </div>
           {confirming && (
-            <div
-              role="alertdialog"
-              aria-labelledby="gate-confirm"
-              className={styles.confirm}
-              onKeyDown={(e) => {
-                if (e.key !== 'Escape') return;
-                e.stopPropagation();
-                setConfirming(null);
-              }}
-            >
-              <p id="gate-confirm">
-                {confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })}
-                {otherVersion ? ` ${otherVersion}` : ''}
-              </p>
-              <div className={styles.row}>
-                <button ref={confirmButton} disabled={busy} onClick={() => void act(confirming)}>
-                  {confirming === 'approve' ? t('gate.yesApprove') : t('gate.yesReject')}
-                </button>
-                <button onClick={() => setConfirming(null)}>{t('review.cancel')}</button>
-              </div>
-            </div>
+            <ConfirmDecision
+              text={(confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })) + (otherVersion ? ` ${otherVersion}` : '')}
+              yes={confirming === 'approve' ? t('gate.yesApprove') : t('gate.yesReject')}
+              busy={busy}
+              onYes={() => void act(confirming)}
+              onCancel={() => setConfirming(null)}
+            />
           )}
         </section>
       )}
-      {task.approvals.length > 0 && (
-        <section className={styles.section} aria-labelledby="approvals-h">
-          <h3 id="approvals-h">{t('gate.history')}</h3>
-          <ul>
-            {task.approvals.map((a) => (
-              <li key={a.id}>
-                {t(`status.${a.gate}`)}: <span className={a.decision === 'approve' ? styles.ok : styles.err}>{t(`gate.${a.decision}d`)}</span> — {a.who}
-                {a.reason ? `: ${a.reason}` : ''}
-              </li>
-            ))}
-          </ul>
-        </section>
+      <ApprovalHistory task={task} />
+    </>
+  );
+}
+
+/**
+ * Sends the decision, then forgets the line comments: only a rejection carries them, an approved version leaves
+ * them behind. Returns the new version a rejection made, if any.
+ */
+async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'reject', reason: string, comments: LineComment[]): Promise<string | null> {
+  let next: string | null = null;
+  if (kind === 'approve') await api.approve(taskId, gate, reason || undefined);
+  else next = (await api.reject(taskId, gate, reason, comments)).next?.id ?? null;
+  useReview.getState().clear(taskId);
+  return next;
+}
+
+/** What to know before deciding: the comments a rejection sends, another version shown, steering files, a merge that would wait. */
+function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; mergeBlocked: string | null }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {comments.length > 0 && (
+        <p className={styles.muted} data-testid="comments-to-send">
+          {t('gate.commentsToSend', { count: comments.length })} {comments.map((c) => `${c.file}:${c.line}`).join(', ')}
+        </p>
+      )}
+      {otherVersion && (
+        <p role="status" className={styles.err} data-testid="other-version">
+          {otherVersion}
+        </p>
+      )}
+      {gate === 'exec_review' && steeringFiles.length > 0 && (
+        <p role="status" className={styles.err} data-testid="steering-files">
+          {t('gate.steering', { files: steeringFiles.join(', ') })}
+        </p>
+      )}
+      {gate === 'exec_review' && mergeBlocked && (
+        <p role="status" className={styles.err} data-testid="merge-blocked">
+          {t('gate.mergeBlocked', { reason: mergeBlocked })}
+        </p>
       )}
     </>
+  );
+}
+
+/** `a` asks to approve, `r` to reject, while `on` (at a gate, nothing in flight) and the person is not typing. */
+function useGateKeys(on: boolean, approve: () => void, reject: () => void): void {
+  const keys = useRef({ approve, reject });
+  keys.current = { approve, reject };
+  useEffect(() => {
+    if (!on) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (!isShortcut(e)) return;
+      if (e.key === 'a') keys.current.approve();
+      else if (e.key === 'r') keys.current.reject();
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [on]);
+}
+
+/** The confirmation a decision asks first (focused, so Enter decides and Escape cancels). */
+function ConfirmDecision({ text, yes, busy, onYes, onCancel }: { text: string; yes: string; busy: boolean; onYes(): void; onCancel(): void }) {
+  const { t } = useTranslation();
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => button.current?.focus(), []);
+  return (
+    <div
+      role="alertdialog"
+      aria-labelledby="gate-confirm"
+      className={styles.confirm}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape') return;
+        e.stopPropagation();
+        onCancel();
+      }}
+    >
+      <p id="gate-confirm">{text}</p>
+      <div className={styles.row}>
+        <button ref={button} disabled={busy} onClick={onYes}>
+          {yes}
+        </button>
+        <button onClick={onCancel}>{t('review.cancel')}</button>
+      </div>
+    </div>
+  );
+}
+
+/** The decisions made on this version so far. */
+function ApprovalHistory({ task }: { task: Task }) {
+  const { t } = useTranslation();
+  if (!task.approvals.length) return null;
+  return (
+    <section className={styles.section} aria-labelledby="approvals-h">
+      <h3 id="approvals-h">{t('gate.history')}</h3>
+      <ul>
+        {task.approvals.map((a) => (
+          <li key={a.id}>
+            {t(`status.${a.gate}`)}: <span className={a.decision === 'approve' ? styles.ok : styles.err}>{t(`gate.${a.decision}d`)}</span> — {a.who}
+            {a.reason ? `: ${a.reason}` : ''}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
