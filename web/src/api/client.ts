@@ -128,7 +128,9 @@ export const api = {
   tasks: (projectId: string, limit = 5000) => request<TaskBoardList>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
   createTask: (input: TaskInput) => request<TaskResponse>('POST', '/api/tasks', input),
-  approve: (id: string, gate: Gate, reason?: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), who: 'web' } satisfies GateBody),
+  /** `commit`: at exec_review, the head of the diff the person looked at (refused with STALE_REVIEW when another waits now). */
+  approve: (id: string, gate: Gate, reason?: string, commit?: string) =>
+    request<TaskResponse>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), ...(commit ? { commit } : {}), who: 'web' } satisfies GateBody),
   /** Line comments (exec_review) go with the reason and reach the next version's prompt. */
   reject: (id: string, gate: Gate, reason: string, comments: LineComment[] = []) =>
     request<RejectResponse>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody),

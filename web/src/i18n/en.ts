@@ -38,7 +38,7 @@ export const en = {
     approveNamed: 'Approve {{gate}} of version {{version}}', rejectNamed: 'Reject {{gate}} of version {{version}}', otherVersion: 'The changes shown are version {{shown}}’s; this gate decides on version {{version}}.',
     waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
     history: 'Approvals', approved: 'approved', rejected: 'rejected',
-    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}} of version {{version}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject',
+    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}} of version {{version}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject', approvesCommit: 'An approval is of commit {{commit}}, the change shown below.', diffReloaded: 'The change below is loaded again.',
   },
   message: {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',
@@ -131,7 +131,7 @@ export const en = {
   error: {
     PROJECT_BUSY: 'The project has work in progress', PROJECT_ARCHIVED: 'The project is archived',
     BAD_INPUT: 'The request was refused', ILLEGAL_TRANSITION: 'Not possible in the task’s state', WRONG_GATE: 'The task waits at another gate', UNKNOWN_TASK: 'No such task', UNKNOWN_PROJECT: 'No such project',
-    NOT_FOUND: 'Not found', NO_DIFF: 'No changes to show', UNAUTHORIZED: 'Not authorised', NETWORK: 'The daemon did not answer', TASK_BUSY: 'The task is busy', INTERNAL: 'The daemon failed',
+    NOT_FOUND: 'Not found', NO_DIFF: 'No changes to show', STALE_REVIEW: 'Another commit waits at the gate now', UNAUTHORIZED: 'Not authorised', NETWORK: 'The daemon did not answer', TASK_BUSY: 'The task is busy', INTERNAL: 'The daemon failed',
   },
   eventType: { 'task.created': 'created', 'task.edited': 'edited', 'task.status': 'status', 'task.inject': 'instruction', 'run.started': 'run started', 'run.finished': 'run finished', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'resumed', 'run.waiting': 'waiting', 'run.refused': 'refused', 'merge.conflict': 'merge conflict', 'git.push_failed': 'push failed', 'project.config': 'configuration', 'project.created': 'registered' },
 };

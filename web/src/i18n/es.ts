@@ -25,7 +25,7 @@ export const es: Dictionary = {
   },
   gate: { mergeBlocked: 'Una aprobación aún no se fusionará: {{reason}}. Esperará, pidiendo atención, hasta que lo corrijas y reintentes.', steering: 'Este cambio edita archivos que guían las ejecuciones posteriores: {{files}}. Los hooks y las comprobaciones se ejecutan como código; las especificaciones y el knowhow entran en el prompt de cada agente posterior sin la revisión de conocimiento.', waiting: 'Te espera: {{gate}}', reason: 'Motivo (obligatorio para rechazar)', approve: 'Aprobar', reject: 'Rechazar', needReason: 'Un rechazo necesita un motivo.', history: 'Aprobaciones', approved: 'aprobado', rejected: 'rechazado',
     approveNamed: 'Aprobar {{gate}} de la versión {{version}}', rejectNamed: 'Rechazar {{gate}} de la versión {{version}}', otherVersion: 'Los cambios que se muestran son de la versión {{shown}}; esta puerta decide sobre la versión {{version}}.',
-    commentsToSend: 'Un rechazo envía {{count}} comentarios de línea:', keys: 'Teclas: a aprobar · r rechazar', confirmApprove: '¿Aprobar {{gate}} de la versión {{version}}?', confirmReject: '¿Rechazar, enviando el motivo y {{count}} comentarios de línea?', yesApprove: 'Sí, aprobar', yesReject: 'Sí, rechazar',
+    commentsToSend: 'Un rechazo envía {{count}} comentarios de línea:', keys: 'Teclas: a aprobar · r rechazar', confirmApprove: '¿Aprobar {{gate}} de la versión {{version}}?', confirmReject: '¿Rechazar, enviando el motivo y {{count}} comentarios de línea?', yesApprove: 'Sí, aprobar', yesReject: 'Sí, rechazar', approvesCommit: 'Una aprobación es del commit {{commit}}, el cambio que se muestra abajo.', diffReloaded: 'El cambio de abajo se carga de nuevo.',
   },
   message: {
     replyTitle: 'El agente hace una pregunta', injectTitle: 'Dar una instrucción al agente en curso', replyLabel: 'Tu respuesta', injectLabel: 'Una instrucción para su siguiente turno',
@@ -111,7 +111,7 @@ export const es: Dictionary = {
   error: {
     PROJECT_BUSY: 'El proyecto tiene trabajo en curso', PROJECT_ARCHIVED: 'El proyecto está archivado',
     BAD_INPUT: 'La petición fue rechazada', ILLEGAL_TRANSITION: 'No es posible en el estado de la tarea', WRONG_GATE: 'La tarea espera en otra puerta', UNKNOWN_TASK: 'La tarea no existe', UNKNOWN_PROJECT: 'El proyecto no existe',
-    NOT_FOUND: 'No encontrado', NO_DIFF: 'No hay cambios que mostrar', UNAUTHORIZED: 'No autorizado', NETWORK: 'El daemon no respondió', TASK_BUSY: 'La tarea está ocupada', INTERNAL: 'El daemon falló',
+    NOT_FOUND: 'No encontrado', NO_DIFF: 'No hay cambios que mostrar', STALE_REVIEW: 'Ahora espera en la puerta otro commit', UNAUTHORIZED: 'No autorizado', NETWORK: 'El daemon no respondió', TASK_BUSY: 'La tarea está ocupada', INTERNAL: 'El daemon falló',
   },
   eventType: { 'task.created': 'creada', 'task.edited': 'editada', 'task.status': 'estado', 'task.inject': 'instrucción', 'run.started': 'ejecución iniciada', 'run.finished': 'ejecución terminada', 'run.phase': 'fase', 'run.clarify': 'pregunta', 'run.resumed': 'reanudada', 'run.waiting': 'en espera', 'run.refused': 'rechazada', 'merge.conflict': 'conflicto de fusión', 'git.push_failed': 'fallo del push', 'project.config': 'configuración', 'project.created': 'registrado' },
 };

@@ -25,7 +25,7 @@ export const fr: Dictionary = {
   },
   gate: { mergeBlocked: 'Une approbation ne fusionnera pas encore : {{reason}}. Elle attendra, en demandant votre attention, que vous corrigiez cela et relanciez.', steering: 'Ce changement modifie des fichiers qui orientent les exécutions suivantes : {{files}}. Les hooks et les vérifications s’exécutent comme du code ; les specs et le knowhow entrent dans le prompt de chaque agent suivant sans la revue des connaissances.', waiting: 'En attente de vous : {{gate}}', reason: 'Motif (obligatoire pour rejeter)', approve: 'Approuver', reject: 'Rejeter', needReason: 'Un rejet demande un motif.', history: 'Approbations', approved: 'approuvé', rejected: 'rejeté',
     approveNamed: 'Approuver {{gate}} de la version {{version}}', rejectNamed: 'Rejeter {{gate}} de la version {{version}}', otherVersion: 'Les changements affichés sont ceux de la version {{shown}} ; cette étape décide de la version {{version}}.',
-    commentsToSend: 'Un rejet envoie {{count}} commentaires de ligne :', keys: 'Touches : a approuver · r rejeter', confirmApprove: 'Approuver {{gate}} de la version {{version}} ?', confirmReject: 'Rejeter, en envoyant le motif et {{count}} commentaires de ligne ?', yesApprove: 'Oui, approuver', yesReject: 'Oui, rejeter',
+    commentsToSend: 'Un rejet envoie {{count}} commentaires de ligne :', keys: 'Touches : a approuver · r rejeter', confirmApprove: 'Approuver {{gate}} de la version {{version}} ?', confirmReject: 'Rejeter, en envoyant le motif et {{count}} commentaires de ligne ?', yesApprove: 'Oui, approuver', yesReject: 'Oui, rejeter', approvesCommit: 'Une approbation porte sur le commit {{commit}}, le changement affiché ci-dessous.', diffReloaded: 'Le changement ci-dessous est rechargé.',
   },
   message: {
     replyTitle: 'L’agent pose une question', injectTitle: 'Donner une consigne à l’agent en cours', replyLabel: 'Votre réponse', injectLabel: 'Une consigne pour son prochain tour',
@@ -111,7 +111,7 @@ export const fr: Dictionary = {
   error: {
     PROJECT_BUSY: 'Le projet a du travail en cours', PROJECT_ARCHIVED: 'Le projet est archivé',
     BAD_INPUT: 'La requête a été refusée', ILLEGAL_TRANSITION: 'Impossible dans l’état de la tâche', WRONG_GATE: 'La tâche attend à une autre étape', UNKNOWN_TASK: 'Tâche inconnue', UNKNOWN_PROJECT: 'Projet inconnu',
-    NOT_FOUND: 'Introuvable', NO_DIFF: 'Aucune modification à afficher', UNAUTHORIZED: 'Non autorisé', NETWORK: 'Le démon n’a pas répondu', TASK_BUSY: 'La tâche est occupée', INTERNAL: 'Le démon a échoué',
+    NOT_FOUND: 'Introuvable', NO_DIFF: 'Aucune modification à afficher', STALE_REVIEW: 'Un autre commit attend maintenant à cette étape', UNAUTHORIZED: 'Non autorisé', NETWORK: 'Le démon n’a pas répondu', TASK_BUSY: 'La tâche est occupée', INTERNAL: 'Le démon a échoué',
   },
   eventType: { 'task.created': 'créée', 'task.edited': 'modifiée', 'task.status': 'statut', 'task.inject': 'instruction', 'run.started': 'exécution lancée', 'run.finished': 'exécution terminée', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'reprise', 'run.waiting': 'en attente', 'run.refused': 'refusée', 'merge.conflict': 'conflit de fusion', 'git.push_failed': 'échec du push', 'project.config': 'configuration', 'project.created': 'enregistré' },
 };

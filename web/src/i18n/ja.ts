@@ -25,7 +25,7 @@ export const ja: Dictionary = {
   },
   gate: { mergeBlocked: '承認してもまだマージされません：{{reason}}。修正して再試行するまで、対応待ちで待機します。', steering: 'この変更は後続の実行を左右するファイルを編集します: {{files}}。フックとチェックはコードとして実行され、仕様と knowhow はナレッジレビューを経ずに以後のすべてのエージェントのプロンプトに入ります。', waiting: 'あなたの判断待ち: {{gate}}', reason: '理由（却下には必須）', approve: '承認', reject: '却下', needReason: '却下には理由が必要です。', history: '承認履歴', approved: '承認済み', rejected: '却下済み',
     approveNamed: 'バージョン {{version}} の{{gate}}を承認', rejectNamed: 'バージョン {{version}} の{{gate}}を却下', otherVersion: '表示中の変更はバージョン {{shown}} のものです。このゲートが判断するのはバージョン {{version}} です。',
-    commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesReject: '却下する',
+    commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesReject: '却下する', approvesCommit: '承認するのはコミット {{commit}}、下に表示している変更です。', diffReloaded: '下の変更を読み込み直します。',
   },
   message: {
     replyTitle: 'エージェントが質問しています', injectTitle: '実行中のエージェントに指示する', replyLabel: 'あなたの回答', injectLabel: '次のターンへの指示',
@@ -111,7 +111,7 @@ export const ja: Dictionary = {
   error: {
     PROJECT_BUSY: 'プロジェクトに進行中の作業があります', PROJECT_ARCHIVED: 'プロジェクトはアーカイブされています',
     BAD_INPUT: 'リクエストは拒否されました', ILLEGAL_TRANSITION: 'タスクの今の状態ではできません', WRONG_GATE: 'タスクは別のゲートで待っています', UNKNOWN_TASK: 'タスクがありません', UNKNOWN_PROJECT: 'プロジェクトがありません',
-    NOT_FOUND: '見つかりません', NO_DIFF: '表示する変更がありません', UNAUTHORIZED: '認可されていません', NETWORK: 'デーモンが応答しませんでした', TASK_BUSY: 'タスクは処理中です', INTERNAL: 'デーモンでエラーが起きました',
+    NOT_FOUND: '見つかりません', NO_DIFF: '表示する変更がありません', STALE_REVIEW: '今は別のコミットがゲートで待っています', UNAUTHORIZED: '認可されていません', NETWORK: 'デーモンが応答しませんでした', TASK_BUSY: 'タスクは処理中です', INTERNAL: 'デーモンでエラーが起きました',
   },
   eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録' },
 };

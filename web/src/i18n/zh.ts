@@ -25,7 +25,7 @@ export const zh: Dictionary = {
   },
   gate: { mergeBlocked: '现在批准还不会合并：{{reason}}。在你修复并重试之前，它会等待处理。', steering: '此变更编辑了会影响后续运行的文件：{{files}}。钩子和检查会作为代码运行；规范和 knowhow 会不经知识评审进入之后每个代理的提示词。', waiting: '等待你处理：{{gate}}', reason: '理由（拒绝时必填）', approve: '批准', reject: '拒绝', needReason: '拒绝需要填写理由。', history: '审批记录', approved: '已批准', rejected: '已拒绝',
     approveNamed: '批准版本 {{version}} 的{{gate}}', rejectNamed: '拒绝版本 {{version}} 的{{gate}}', otherVersion: '显示的是版本 {{shown}} 的变更；此关卡决定的是版本 {{version}}。',
-    commentsToSend: '拒绝时将发送 {{count}} 条行内评论：', keys: '快捷键：a 批准 · r 拒绝', confirmApprove: '批准版本 {{version}} 的{{gate}}？', confirmReject: '拒绝，并发送理由和 {{count}} 条行内评论？', yesApprove: '确认批准', yesReject: '确认拒绝',
+    commentsToSend: '拒绝时将发送 {{count}} 条行内评论：', keys: '快捷键：a 批准 · r 拒绝', confirmApprove: '批准版本 {{version}} 的{{gate}}？', confirmReject: '拒绝，并发送理由和 {{count}} 条行内评论？', yesApprove: '确认批准', yesReject: '确认拒绝', approvesCommit: '批准的是提交 {{commit}}，即下方显示的改动。', diffReloaded: '下方的改动已重新加载。',
   },
   message: {
     replyTitle: '智能体提出了一个问题', injectTitle: '给运行中的智能体下指令', replyLabel: '你的回答', injectLabel: '下一轮的指令',
@@ -111,7 +111,7 @@ export const zh: Dictionary = {
   error: {
     PROJECT_BUSY: '项目有进行中的工作', PROJECT_ARCHIVED: '项目已归档',
     BAD_INPUT: '请求被拒绝', ILLEGAL_TRANSITION: '任务当前状态下无法执行', WRONG_GATE: '任务在另一个关卡等待', UNKNOWN_TASK: '任务不存在', UNKNOWN_PROJECT: '项目不存在',
-    NOT_FOUND: '未找到', NO_DIFF: '没有可显示的改动', UNAUTHORIZED: '未授权', NETWORK: '守护进程没有响应', TASK_BUSY: '任务正忙', INTERNAL: '守护进程出错',
+    NOT_FOUND: '未找到', NO_DIFF: '没有可显示的改动', STALE_REVIEW: '现在在关卡等待的是另一个提交', UNAUTHORIZED: '未授权', NETWORK: '守护进程没有响应', TASK_BUSY: '任务正忙', INTERNAL: '守护进程出错',
   },
   eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册' },
 };

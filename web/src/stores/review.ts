@@ -2,21 +2,32 @@
  * The reviewer's line comments, per task id, until they are sent with a
  * reject. Kept in a store (not in the diff viewer) because the gate's buttons
  * and the keyboard shortcuts send them, and the diff viewer is a lazy chunk.
+ * Likewise the commit of the diff shown for a task's own version: an approval
+ * names it (the daemon refuses it with STALE_REVIEW when another commit waits
+ * at the gate now), and such a refusal has the diff viewer fetch it again.
  */
 import { create } from 'zustand';
 import type { LineComment } from '../api/types.js';
 
 interface ReviewState {
   comments: Record<string, LineComment[]>;
+  /** The `head` of the diff shown for each task's own version: the commit the person is looking at. */
+  shown: Record<string, string>;
+  /** Bumped to have a task's diff fetched again. */
+  reloads: Record<string, number>;
   add(taskId: string, comment: LineComment): void;
   remove(taskId: string, index: number): void;
   clear(taskId: string): void;
+  setShown(taskId: string, commit: string): void;
+  reload(taskId: string): void;
 }
 
 const NONE: LineComment[] = [];
 
 export const useReview = create<ReviewState>((set, get) => ({
   comments: {},
+  shown: {},
+  reloads: {},
   add(taskId, comment) {
     set({ comments: { ...get().comments, [taskId]: [...(get().comments[taskId] ?? []), comment] } });
   },
@@ -26,6 +37,12 @@ export const useReview = create<ReviewState>((set, get) => ({
   clear(taskId) {
     const { [taskId]: _gone, ...rest } = get().comments;
     set({ comments: rest });
+  },
+  setShown(taskId, commit) {
+    if (get().shown[taskId] !== commit) set({ shown: { ...get().shown, [taskId]: commit } });
+  },
+  reload(taskId) {
+    set({ reloads: { ...get().reloads, [taskId]: (get().reloads[taskId] ?? 0) + 1 } });
   },
 }));
 

@@ -1,7 +1,8 @@
 import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useReview } from '../../stores/review.js';
-import { makeTask } from '../../testData.js';
+import { makeDiff, makeTask } from '../../testData.js';
+import { DiffViewer } from '../review/DiffViewer.js';
 import { GateActions } from './GateActions.js';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
@@ -127,5 +128,52 @@ describe('GateActions', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Yes, reject' }));
     await waitFor(() => expect(calls.length).toBe(1));
     expect(calls[0]!.body).toEqual({ gate: 'exec_review', reason: 'no tests', who: 'web' });
+  });
+
+  it('approves at exec_review the commit of the diff shown; refused as stale, says so and fetches the diff again', async () => {
+    const task = makeTask({ status: 'exec_review' });
+    const [seen, now] = ['a1'.repeat(20), 'b2'.repeat(20)];
+    let head = seen;
+    const posts: unknown[] = [];
+    let diffs = 0;
+    const message = `Nothing was approved: you looked at commit ${seen.slice(0, 12)} of task ${task.id}, but the change waiting at exec_review is commit ${now.slice(0, 12)} now. Look at its diff again, then approve what it shows.`;
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+      if (url.endsWith('/diff')) {
+        diffs++;
+        return new Response(JSON.stringify(makeDiff({ taskId: task.id, head })));
+      }
+      const body = JSON.parse(String(init.body)) as { commit?: string };
+      posts.push(body);
+      if (body.commit !== now) return new Response(JSON.stringify({ error: { code: 'STALE_REVIEW', message } }), { status: 409 });
+      return new Response(JSON.stringify({ task: { ...task, status: 'merging' } }));
+    });
+    const onDone = vi.fn();
+    render(
+      <>
+        <GateActions task={task} onDone={onDone} />
+        <DiffViewer taskId={task.id} findings={[]} />
+      </>,
+    );
+    await waitFor(() => expect(screen.getByTestId('approves-commit').textContent).toBe(`An approval is of commit ${seen.slice(0, 12)}, the change shown below.`));
+    // Meanwhile another commit was reviewed: the approval of the one looked at is refused, and said.
+    head = now;
+    fireEvent.click(screen.getByRole('button', { name: 'Approve execution review of version 1' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(`${message} The change below is loaded again.`));
+    expect(posts).toEqual([{ gate: 'exec_review', commit: seen, who: 'web' }]);
+    expect(onDone).not.toHaveBeenCalled();
+    // The diff is fetched again; the next approval names the commit it shows now.
+    await waitFor(() => expect(screen.getByTestId('approves-commit').textContent).toContain(now.slice(0, 12)));
+    expect(diffs).toBe(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Approve execution review of version 1' }));
+    await waitFor(() => expect(onDone).toHaveBeenCalled());
+    expect(posts).toEqual([{ gate: 'exec_review', commit: seen, who: 'web' }, { gate: 'exec_review', commit: now, who: 'web' }]);
+  });
+
+  it('an older version\'s diff shown is not what an approval names', async () => {
+    const task = makeTask({ status: 'exec_review', version: 2 });
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify(makeDiff({ taskId: task.id, version: 1, head: 'c3'.repeat(20) }))));
+    render(<DiffViewer taskId={task.id} version={1} readOnly findings={[]} />);
+    await screen.findByTestId('diff-viewer');
+    expect(useReview.getState().shown[task.id]).toBeUndefined();
   });
 });

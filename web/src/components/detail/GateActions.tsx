@@ -3,11 +3,14 @@
  * so far below. At exec_review a reject also sends the line comments made in
  * the diff. Keys (not while typing in a field): `a` approve, `r` reject, each
  * asking for a confirmation first, since one stray key must not merge a branch.
+ * At exec_review an approval names the commit of the diff shown (the review
+ * store's); when another commit waits at the gate now the daemon refuses it
+ * (STALE_REVIEW), which is said, and the diff is fetched again to look at.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../reasons.js';
-import { api } from '../../api/client.js';
+import { api, ApiError } from '../../api/client.js';
 import type { Gate, LineComment, Task } from '../../api/types.js';
 import { navigate } from '../../stores/route.js';
 import { useComments, useReview } from '../../stores/review.js';
@@ -31,6 +34,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
   const reasonBox = useRef<HTMLTextAreaElement>(null);
   const gate = GATE_STATUSES.has(task.status) ? (task.status as Gate) : null;
   const comments = useComments(task.id);
+  const seen = useReview((s) => (gate === 'exec_review' ? s.shown[task.id] : undefined));
   const sendsComments = gate === 'exec_review' ? comments : [];
   const named = gate ? { gate: t(`status.${gate}`), version: task.version } : null;
   const otherVersion = gate === 'exec_review' && shownVersion !== task.version ? t('gate.otherVersion', { shown: shownVersion, version: task.version }) : null;
@@ -46,13 +50,15 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
     setBusy(true);
     setError(null);
     try {
-      const next = await sendDecision(task.id, gate, kind, reason.trim(), sendsComments);
+      const next = await sendDecision(task.id, gate, kind, reason.trim(), sendsComments, seen);
       setReason('');
       // A person's rejection supersedes this version: follow the task to its new version.
       if (next) navigate({ name: 'board', taskId: next });
       else onDone();
     } catch (err) {
-      setError(errorText(t, i18n.language, err));
+      const stale = err instanceof ApiError && err.code === 'STALE_REVIEW';
+      setError(errorText(t, i18n.language, err) + (stale ? ` ${t('gate.diffReloaded')}` : ''));
+      if (stale) useReview.getState().reload(task.id);
     } finally {
       setBusy(false);
     }
@@ -73,7 +79,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
           <h3 id="gate-h">{t('gate.waiting', { gate: t(`status.${gate}`) })}</h3>
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
-          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} mergeBlocked={mergeBlocked} />
+          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} mergeBlocked={mergeBlocked} seen={seen} />
           <div className={styles.row}>
             <button disabled={busy} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
               {t('gate.approve')}
@@ -102,21 +108,30 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
 
 /**
  * Sends the decision, then forgets the line comments: only a rejection carries them, an approved version leaves
- * them behind. Returns the new version a rejection made, if any.
+ * them behind. An approval names `seen`, the commit of the diff shown, when there is one. Returns the new
+ * version a rejection made, if any.
  */
-async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'reject', reason: string, comments: LineComment[]): Promise<string | null> {
+async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'reject', reason: string, comments: LineComment[], seen: string | undefined): Promise<string | null> {
   let next: string | null = null;
-  if (kind === 'approve') await api.approve(taskId, gate, reason || undefined);
+  if (kind === 'approve') await api.approve(taskId, gate, reason || undefined, seen);
   else next = (await api.reject(taskId, gate, reason, comments)).next?.id ?? null;
   useReview.getState().clear(taskId);
   return next;
 }
 
-/** What to know before deciding: the comments a rejection sends, another version shown, steering files, a merge that would wait. */
-function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; mergeBlocked: string | null }) {
+/**
+ * What to know before deciding: the commit an approval names, the comments a rejection sends, another version
+ * shown, steering files, a merge that would wait.
+ */
+function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked, seen }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; mergeBlocked: string | null; seen: string | undefined }) {
   const { t } = useTranslation();
   return (
     <>
+      {seen && (
+        <p className={styles.muted} data-testid="approves-commit">
+          {t('gate.approvesCommit', { commit: seen.slice(0, 12) })}
+        </p>
+      )}
       {comments.length > 0 && (
         <p className={styles.muted} data-testid="comments-to-send">
           {t('gate.commentsToSend', { count: comments.length })} {comments.map((c) => `${c.file}:${c.line}`).join(', ')}

@@ -45,17 +45,16 @@ export interface DiffViewerProps {
   refreshKey?: string;
 }
 
-export function DiffViewer({ taskId, version, readOnly = false, findings, initial, refreshKey }: DiffViewerProps) {
+/**
+ * The diff of the version shown, fetched again when `refreshKey` changes or the review store asks (an approval
+ * refused as stale). The head of the task's own version's diff is recorded in the store: an approval names it.
+ */
+function useTaskDiff(taskId: string, version: number | undefined, initial: DiffResponse | undefined, refreshKey: string | undefined) {
   const { t, i18n } = useTranslation();
   const [diff, setDiff] = useState<DiffResponse | null>(initial ?? null);
   const [error, setError] = useState<string | null>(null);
-  const [viewType, setViewType] = useState<ViewType>(rememberedView);
-  const [current, setCurrent] = useState(0);
   const [whole, setWhole] = useState<Record<string, DiffFile>>({});
-  const [loadingFile, setLoadingFile] = useState<string | null>(null);
-  const [fileError, setFileError] = useState<string | null>(null);
-  const comments = useComments(taskId);
-
+  const reload = useReview((s) => s.reloads[taskId] ?? 0);
   // Another version is blanked while it loads; the same one fetched again stays on screen until replaced.
   const shownKey = useRef('');
   useEffect(() => {
@@ -69,13 +68,26 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
         if (!live) return;
         setDiff(d);
         setWhole({});
+        // An older version's commit is not what the gate decides on.
+        if (version === undefined) useReview.getState().setShown(taskId, d.head);
       },
       (err: Error) => live && setError(errorText(t, i18n.language, err)),
     );
     return () => {
       live = false;
     };
-  }, [taskId, version, initial, refreshKey]);
+  }, [taskId, version, initial, refreshKey, reload]);
+  return { diff, error, whole, setWhole };
+}
+
+export function DiffViewer({ taskId, version, readOnly = false, findings, initial, refreshKey }: DiffViewerProps) {
+  const { t, i18n } = useTranslation();
+  const { diff, error, whole, setWhole } = useTaskDiff(taskId, version, initial, refreshKey);
+  const [viewType, setViewType] = useState<ViewType>(rememberedView);
+  const [current, setCurrent] = useState(0);
+  const [loadingFile, setLoadingFile] = useState<string | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const comments = useComments(taskId);
 
   const files = useMemo(() => (diff ? diff.files.map((f) => whole[f.path] ?? f) : []), [diff, whole]);
   const tree = useMemo(() => fileTree(files), [files]);
