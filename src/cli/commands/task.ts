@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
+import { reviewedHead } from '../../core/reviewed.js';
 import { LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
@@ -51,6 +52,9 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
   // As on the board: the last error while it explains the wait, not once the task got past it (a gate, done).
   if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) lines.push(`  last error: ${task.lastRunError}`);
   if (task.feedback) lines.push(`  feedback: ${task.feedback}`);
+  // What `task diff` shows and `task approve --commit` names: not the branch tip, which may have moved since.
+  const reviewed = reviewedHead(task);
+  if (reviewed) lines.push(`  reviewed commit: ${reviewed}${task.status === 'exec_review' ? ` (maestro task diff ${task.id} shows it; approve --commit ${reviewed} approves only it)` : ''}`);
   for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${a.reason}` : ''}`);
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);
   if (children.length) lines.push(`  subtasks: ${children.map((c) => `${c.id} ${c.status}`).join(', ')}`);
@@ -155,19 +159,29 @@ function taskShow(task: Command, ctx: CliContext): void {
 /**
  * `task approve`: passes the gate the task waits at. Unlike the other commands it acts on the very version
  * named: an approval says "I have seen this change", so an id a rejection superseded is refused with the
- * newest version's id, never taken to mean a change the person has not looked at.
+ * newest version's id, never taken to mean a change the person has not looked at. `--commit` ties it to the
+ * commit looked at (`task diff` prints it): the daemon refuses it (STALE_REVIEW) when another waits at the gate
+ * now. Without it, whatever is reviewed then is approved, as before: the CLI keeps no memory of what it showed.
  */
 function taskApprove(task: Command, ctx: CliContext): void {
-  withApi(task.command('approve <id>').description('Approve the gate the task waits at (the version named, never a newer one).').addOption(gate()).option('--reason <text>', 'why (kept with the approval)')).action(
-    action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string }) => {
+  withApi(
+    task
+      .command('approve <id>')
+      .description('Approve the gate the task waits at (the version named, never a newer one).')
+      .addOption(gate())
+      .option('--reason <text>', 'why (kept with the approval)')
+      .option('--commit <sha>', 'at exec_review: the commit you looked at (the full sha task diff prints); refused if another commit waits at the gate now'),
+  ).action(
+    action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string; commit?: string }) => {
       const client = clientFor(opts, ctx.env);
       const { id: target, from } = await newestVersion(client, id);
       if (from) {
         throw new MaestroError('WRONG_GATE', `${from} was superseded by ${target} (a rejection made a new version), so it is at no gate. Nothing was approved: look at the new version (maestro task diff ${target}), then approve it by its id.`);
       }
-      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
+      const body = { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.commit !== undefined ? { commit: opts.commit } : {}) };
+      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, body);
       if (opts.json) printJson({ task: t });
-      else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}; it is now ${t.status}.`);
+      else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}${opts.commit ? ` at commit ${opts.commit.slice(0, 12)}` : ''}; it is now ${t.status}.`);
     }),
   );
 }

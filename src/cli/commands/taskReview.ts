@@ -28,10 +28,11 @@ function fileName(f: DiffFile): string {
 }
 
 export function renderStat(diff: DiffResponse, paint: Paint): string {
-  const rows = diff.files.map((f) => {
+  const rows = [...commitLines(diff, paint)];
+  rows.push(...diff.files.map((f) => {
     const counts = f.binary ? 'binary' : `${paint('32', `+${f.additions}`)} ${paint('31', `-${f.deletions}`)}`;
     return `${LETTER[f.status]}  ${fileName(f)}  ${counts}${f.collapsed ? '  (collapsed)' : ''}`;
-  });
+  }));
   const t = diff.totals;
   rows.push(`${t.files} file${t.files === 1 ? '' : 's'} changed, ${t.additions} insertion${t.additions === 1 ? '' : 's'}(+), ${t.deletions} deletion${t.deletions === 1 ? '' : 's'}(-)`);
   return `${rows.join('\n')}\n`;
@@ -44,8 +45,18 @@ function modeLines(f: DiffFile): string[] {
   return f.oldMode && f.newMode && f.oldMode !== f.newMode ? [`old mode ${f.oldMode}`, `new mode ${f.newMode}`] : [];
 }
 
+/**
+ * The commit shown, whole: from exec_review on the reviewed one (what `task approve --commit` names), and the
+ * branch's tip when it moved since.
+ */
+function commitLines(diff: DiffResponse, paint: Paint): string[] {
+  const lines = [`commit ${diff.head}`];
+  if (diff.branchMoved) lines.push(paint('31', `The branch moved: ${diff.branchMoved.message}.`));
+  return lines;
+}
+
 export function renderDiff(diff: DiffResponse, paint: Paint): string {
-  const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} files, +${diff.totals.additions} -${diff.totals.deletions}`)];
+  const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} files, +${diff.totals.additions} -${diff.totals.deletions}`), ...commitLines(diff, paint)];
   for (const f of diff.files) {
     out.push('', paint('1', `${LETTER[f.status]} ${fileName(f)}  (${f.status}${f.binary ? ', binary' : ''})`));
     if (f.binary) {
