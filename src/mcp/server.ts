@@ -124,16 +124,23 @@ function registerGetTask(server: McpServer, client: ApiClient): void {
   );
 }
 
-/** approve: passes the gate a task waits at. */
+/** approve: passes the gate a task waits at; at exec_review, optionally only if the commit looked at is still the one waiting. */
 function registerApprove(server: McpServer, client: ApiClient): void {
   server.registerTool(
     'approve',
     {
       title: 'Approve a gate',
       description: 'Approve the gate (plan_review, spec_review, exec_review) the task waits at.',
-      inputSchema: { id: z.string().min(1), gate: z.enum(GATES), reason: z.string().optional(), who: z.string().optional().describe('who approves; default "mcp"') },
+      inputSchema: {
+        id: z.string().min(1),
+        gate: z.enum(GATES),
+        reason: z.string().optional(),
+        who: z.string().optional().describe('who approves; default "mcp"'),
+        commit: z.string().optional().describe("exec_review only: the full sha of the change looked at (GET /api/tasks/:id/diff's head); refused (STALE_REVIEW) when another commit waits at the gate now"),
+      },
     },
-    async ({ id, gate, reason, who }) => answer(() => client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}) })),
+    async ({ id, gate, reason, who, commit }) =>
+      answer(() => client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}), ...(commit !== undefined ? { commit } : {}) })),
   );
 }
 

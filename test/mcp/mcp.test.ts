@@ -77,6 +77,11 @@ describe('maestro mcp', () => {
       expect((await d.store.tasks.get(id)).status).toBe('ready');
 
       for (const to of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(id, to);
+      // A commit reaches the daemon, which says a plan gate approves no change.
+      const withCommit = await call<{ error: { code: string; message: string } }>(client, 'approve', { id, gate: 'plan_review', commit: 'a'.repeat(40) });
+      expect(withCommit.isError).toBe(true);
+      expect(withCommit.body.error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/^commit: only an approval at exec_review names a commit/) });
+      expect((await d.store.tasks.get(id)).status).toBe('plan_review');
       const approved = await call<{ task: Task }>(client, 'approve', { id, gate: 'plan_review', reason: 'fine' });
       expect(approved.isError).toBe(false);
       expect(approved.body.task.status).not.toBe('plan_review');
