@@ -98,6 +98,9 @@ describe.skipIf(skip !== null)('the approval gate in Chromium', () => {
       await tabA.keyboard.press('Enter');
       await until(bus, async () => (await store.tasks.get(v2.id)).status === 'done', 'version 2 merged', 120_000);
       expect((await store.tasks.get(v1.id)).approvals.filter((a) => a.decision === 'approve')).toEqual([]);
+      // The approval named the commit the gate's diff showed, the reviewed one.
+      const approval = (await store.events.list({ taskId: v2.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'approve');
+      expect(approval?.payload.commit).toBe(atReview.head);
 
       // What landed is what the gate showed.
       const merged = (await daemonRequest<DiffResponse>(daemon, 'GET', `/api/tasks/${v2.id}/diff`)).body;
