@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactDeep, redactSecrets, redactUrl } from './redact.js';
+import { redactDeep, redactSecrets, redactSecretsWithSpans, redactUrl } from './redact.js';
 
 describe('redactUrl', () => {
   it('masks a password in the userinfo and in the query string alike, keeping the rest', () => {
@@ -63,6 +63,28 @@ describe('redactSecrets', () => {
   it('is idempotent', () => {
     const once = redactSecrets('AWS_SECRET_ACCESS_KEY=abc postgres://a:b@h/d Authorization: Bearer 0123456789abcdef');
     expect(redactSecrets(once)).toBe(once);
+  });
+});
+
+describe('redactSecretsWithSpans', () => {
+  it('gives redactSecrets\' text and, for each marker, the kind and the span of the original it replaced', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
+    const text = `export GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\nDB_PASSWORD: "correct horse"\n${pem}\npostgres://admin:hunter2@db/prod AKIAIOSFODNN7EXAMPLE`;
+    const { text: out, spans } = redactSecretsWithSpans(text);
+    expect(out).toBe(redactSecrets(text));
+    expect(spans.map((s) => [s.kind, text.slice(s.start, s.end)])).toEqual([
+      ['github-token', 'ghp_16C7e42F292c6912E7710c838347Ae178B4a'],
+      ['secret', '"correct horse"'],
+      ['private-key', pem],
+      ['url-password', 'hunter2'],
+      ['aws-access-key', 'AKIAIOSFODNN7EXAMPLE'],
+    ]);
+    // Putting each span's marker in its place gives the redacted text back.
+    let rebuilt = text;
+    for (const s of [...spans].reverse()) rebuilt = `${rebuilt.slice(0, s.start)}[redacted: ${s.kind}]${rebuilt.slice(s.end)}`;
+    expect(rebuilt).toBe(out);
+    expect(redactSecretsWithSpans('nothing here')).toEqual({ text: 'nothing here', spans: [] });
+    expect(redactSecretsWithSpans(out).spans).toEqual([]);
   });
 });
 

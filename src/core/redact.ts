@@ -39,7 +39,9 @@ interface Rule {
   keepPrefix?: boolean;
 }
 
-const mark = (kind: string): string => `[redacted: ${kind}]`;
+/** What stands in for a secret of a kind: `[redacted: aws-access-key]`. */
+export const redactionMarker = (kind: string): string => `[redacted: ${kind}]`;
+const mark = redactionMarker;
 
 /**
  * Applied in order: the multi-line and structured shapes first (a PEM block, a URL's
@@ -76,15 +78,93 @@ const MAYBE = /PRIVATE KEY|:\/\/[^\s/@]*:|auth|bearer|AKIA|ASIA|ABIA|ACCA|sk-|sk
 
 /** The text with every secret shape it holds replaced by `[redacted: <kind>]`. */
 export function redactSecrets(text: string): string {
+  return applyRules(text);
+}
+
+/** One replacement redactSecrets makes: its kind, and the span of the ORIGINAL text the marker stands for. */
+export interface SecretSpan {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * redactSecrets, and where in the given text each marker's secret was (sorted,
+ * disjoint): for a report that names the line and the kind of a secret without
+ * showing it (`maestro wiki lint`). The same rules in the same order, so the
+ * text is exactly redactSecrets(text).
+ */
+export function redactSecretsWithSpans(text: string): { text: string; spans: SecretSpan[] } {
+  const spans: SecretSpan[] = [];
+  const out = applyRules(text, spans);
+  return { text: out, spans: spans.sort((a, b) => a.start - b.start) };
+}
+
+/** A replacement one rule made in the text as it was when the rule ran. */
+interface Cut {
+  start: number;
+  end: number;
+  marker: string;
+}
+
+function applyRules(text: string, spans?: SecretSpan[]): string {
   if (!text || !MAYBE.test(text)) return text;
   let out = text;
+  // With spans wanted: for each character of `out`, the span of `text` it stands for (a copied
+  // character its own; each character of a marker the whole secret it replaced). Built at the
+  // first cut: most texts that pass MAYBE hold no secret, and a long one would pay for two arrays.
+  let map: CharMap | null = null;
   for (const rule of RULES) {
+    const cuts: Cut[] = [];
     out = out.replace(rule.pattern, (...args: unknown[]) => {
-      const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
-      return `${rule.keepPrefix ? (groups?.keep ?? '') : ''}${mark(rule.kind)}`;
+      // replace passes (match, ...groups, offset, whole, namedGroups?): the named groups only when the pattern has some.
+      const named = typeof args[args.length - 1] === 'object';
+      const groups = named ? (args[args.length - 1] as Record<string, string | undefined>) : undefined;
+      const offset = args[args.length - (named ? 3 : 2)] as number;
+      const keep = rule.keepPrefix ? (groups?.keep ?? '') : '';
+      if (spans) cuts.push({ start: offset + keep.length, end: offset + (args[0] as string).length, marker: mark(rule.kind) });
+      return `${keep}${mark(rule.kind)}`;
     });
+    if (spans && cuts.length) map = remap(map ?? identity(text.length), cuts, rule.kind, spans);
   }
   return out;
+}
+
+/** For each character of the text redacted so far, the span [from, to) of the original it stands for. */
+interface CharMap {
+  from: number[];
+  to: number[];
+}
+
+function identity(length: number): CharMap {
+  return { from: Array.from({ length }, (_, i) => i), to: Array.from({ length }, (_, i) => i + 1) };
+}
+
+/** The character map after one rule's cuts; each cut's original span is added to `spans` (replacing any it swallowed). */
+function remap(map: CharMap, cuts: readonly Cut[], kind: string, spans: SecretSpan[]): CharMap {
+  const from: number[] = [];
+  const to: number[] = [];
+  let i = 0;
+  for (const cut of cuts) {
+    for (; i < cut.start; i++) {
+      from.push(map.from[i]!);
+      to.push(map.to[i]!);
+    }
+    const span = { kind, start: map.from[cut.start]!, end: map.to[cut.end - 1]! };
+    // A later rule's match over an earlier marker stands for both: keep the one span.
+    for (let k = spans.length - 1; k >= 0; k--) if (spans[k]!.start >= span.start && spans[k]!.end <= span.end) spans.splice(k, 1);
+    spans.push(span);
+    for (let k = 0; k < cut.marker.length; k++) {
+      from.push(span.start);
+      to.push(span.end);
+    }
+    i = cut.end;
+  }
+  for (; i < map.from.length; i++) {
+    from.push(map.from[i]!);
+    to.push(map.to[i]!);
+  }
+  return { from, to };
 }
 
 /** Whether redactSecrets would change the text. */
