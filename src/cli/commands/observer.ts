@@ -226,7 +226,7 @@ function wikiProposals(wiki: Command, ctx: CliContext): void {
 function wikiLint(wiki: Command, ctx: CliContext): void {
   wiki
     .command('lint')
-    .description('Check ids, duplicates, leftover legacy folders, index drift and stale drafts (exit 1 on errors).')
+    .description('Check ids, duplicates, leftover legacy folders, index drift, stale drafts and secrets left in wiki files (exit 1 on errors).')
     .option('--json', 'print JSON')
     .action(
       action(async (opts: { json?: boolean }) => {

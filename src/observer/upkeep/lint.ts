@@ -3,20 +3,31 @@
  * duplicate ids, leftover legacy folders and ids absent from index.md;
  * warnings for duplicate requests and drafts older than 30 days. Broken
  * frontmatter is reported with the file and line.
+ *
+ * Beyond GUI-Anything's checks: an error for each secret a wiki file holds
+ * (entries, index.md, the log, notes, audits, session bundles: written before
+ * the observer redacted secrets as it read) with the file, the line and the
+ * kind, and for each file or folder name that holds one (secrets.ts). No finding
+ * shows a secret: every message and path is passed through redactSecrets last,
+ * since a path (and so any finding naming the file) may hold one too.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactSecrets } from '../../core/redact.js';
 import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
 import { LEGACY_DIRS, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { normalizeMatchText } from '../text.js';
+import { scanWikiSecrets } from './secrets.js';
 
 export interface LintFinding {
   level: 'error' | 'warning';
-  code: 'missing_id' | 'unreadable_entry' | 'duplicate_id' | 'legacy_dir' | 'not_in_index' | 'duplicate_request' | 'stale_draft';
+  code: 'missing_id' | 'unreadable_entry' | 'duplicate_id' | 'legacy_dir' | 'not_in_index' | 'duplicate_request' | 'stale_draft' | 'secret' | 'secret_in_name';
   message: string;
   path?: string;
   line?: number;
   id?: string;
+  /** secret, secret_in_name: what redactSecrets calls it (`aws-access-key`, `secret`, …), never the value. */
+  kind?: string;
 }
 
 export const STALE_DRAFT_MS = 30 * 24 * 60 * 60 * 1000;
@@ -51,5 +62,30 @@ export function lintWiki(wikiRoot: string, now: Date): { errors: LintFinding[]; 
       findings.push({ level: 'warning', code: 'stale_draft', id: e.id, path: e.path, message: `${e.id} has been a draft since ${new Date(stamp).toISOString().slice(0, 10)}` });
     }
   }
-  return { errors: findings.filter((f) => f.level === 'error'), warnings: findings.filter((f) => f.level === 'warning') };
+  findings.push(...secretFindings(wikiRoot));
+  const shown = findings.map(redactFinding);
+  return { errors: shown.filter((f) => f.level === 'error'), warnings: shown.filter((f) => f.level === 'warning') };
+}
+
+function secretFindings(wikiRoot: string): LintFinding[] {
+  const { files, names } = scanWikiSecrets(wikiRoot);
+  const out: LintFinding[] = [];
+  for (const f of files) {
+    for (const h of f.hits) out.push({ level: 'error', code: 'secret', path: f.shown, line: h.line, kind: h.kind, message: `${f.shown}:${h.line}: holds a secret (${h.kind})` });
+  }
+  for (const n of names) {
+    const kind = n.kinds.join(', ');
+    out.push({ level: 'error', code: 'secret_in_name', path: n.shown, kind, message: `${n.shown}: the ${n.isDirectory ? 'folder' : 'file'} name holds a secret (${kind}); rename it by hand (shown redacted)` });
+  }
+  return out;
+}
+
+/** The finding with any secret in its text replaced by its marker: a path, an id or a quoted frontmatter line may hold one. */
+function redactFinding(f: LintFinding): LintFinding {
+  return {
+    ...f,
+    message: redactSecrets(f.message),
+    ...(f.path !== undefined ? { path: redactSecrets(f.path) } : {}),
+    ...(f.id !== undefined ? { id: redactSecrets(f.id) } : {}),
+  };
 }
