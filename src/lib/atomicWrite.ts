@@ -25,7 +25,11 @@ export interface AtomicWriteOptions {
   mkdir?: boolean;
   /** 'fixed' (`<target>.tmp`) only for a writer holding a lock on the target. Default 'unique'. */
   tmp?: 'unique' | 'fixed';
-  /** Test seam: after the temporary file is written (and synced), before the rename. */
+  /**
+   * After the temporary file is written (and synced), before the rename: a test seam, and a caller's
+   * last word (wiki redact gives the file its old mode exactly, and throws to drop the write when the
+   * target changed since it was read).
+   */
   beforeRename?: (tmpPath: string) => void;
   /** Test seam: told each durable step as it happens ('fsync-file', 'rename', 'fsync-dir'). */
   step?: (name: 'fsync-file' | 'rename' | 'fsync-dir') => void;

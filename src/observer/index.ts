@@ -37,4 +37,5 @@ export { fileAudit, listAudits, resolveAudit, type AuditRecord } from './upkeep/
 export { lintWiki, type LintFinding } from './upkeep/lint.js';
 export { applyMaintenance, buildMaintenanceReport, type MaintainFn, type MaintenanceReport } from './upkeep/maintain.js';
 export { migrateWikiLayout } from './upkeep/migrate.js';
+export { redactWiki, type WikiRedaction } from './upkeep/redact.js';
 export { ObserverService, type ObserverServiceOptions } from './service.js';

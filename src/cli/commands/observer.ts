@@ -1,6 +1,6 @@
 /**
  * `maestro observe` (the terminal UI beside Claude Code, or `--once` for
- * scripts) and `maestro wiki maintain | audit | migrate | lint` (wiki upkeep).
+ * scripts) and `maestro wiki maintain | audit | migrate | lint | redact` (wiki upkeep).
  * The observer is imported inside each action, so registering these commands
  * costs the other commands nothing.
  */
@@ -53,12 +53,13 @@ function parsePoll(value: string): number {
 
 export function register(program: Command, ctx: CliContext): void {
   registerObserve(program, ctx);
-  const wiki = program.command('wiki').description('Observer wiki upkeep: maintain, audit, migrate, lint.');
+  const wiki = program.command('wiki').description('Observer wiki upkeep: maintain, audit, migrate, lint, redact.');
   wikiMaintain(wiki, ctx);
   wikiAudit(wiki, ctx);
   wikiMigrate(wiki, ctx);
   wikiProposals(wiki, ctx);
   wikiLint(wiki, ctx);
+  wikiRedact(wiki, ctx);
 }
 
 function registerObserve(program: Command, ctx: CliContext): void {
@@ -239,6 +240,31 @@ function wikiLint(wiki: Command, ctx: CliContext): void {
           process.stdout.write(`${result.errors.length} errors, ${result.warnings.length} warnings\n`);
         }
         if (result.errors.length) process.exitCode = 1;
+      }),
+    );
+}
+
+function wikiRedact(wiki: Command, ctx: CliContext): void {
+  wiki
+    .command('redact')
+    .description('Replace the secrets wiki files still hold (written before the observer redacted them) with [redacted: <kind>]; exit 1 while any is left.')
+    .option('--dry-run', 'list the file, line and kind of each secret; change nothing')
+    .option('--json', 'print JSON')
+    .action(
+      action(async (opts: { dryRun?: boolean; json?: boolean }) => {
+        const config = await observerConfig(ctx.env);
+        const { redactWiki } = await import('../../observer/upkeep/redact.js');
+        const result = redactWiki(config.wikiRoot, { dryRun: Boolean(opts.dryRun), now: new Date() });
+        // Still holding a secret when this ends: every one found in a dry run, a name in any run.
+        if ((result.dryRun && result.files.length) || result.names.length) process.exitCode = 1;
+        if (opts.json) return printJson(result);
+        const count = result.files.reduce((n, f) => n + f.hits.length, 0);
+        for (const f of result.files) for (const h of f.hits) process.stdout.write(`${f.path}:${h.line}: ${h.kind}\n`);
+        for (const n of result.names) process.stdout.write(`${n.path}: the ${n.isDirectory ? 'folder' : 'file'} name holds a secret (${n.kinds.join(', ')}); rename it by hand\n`);
+        if (!result.files.length && !result.names.length) return void process.stdout.write(`no secrets in ${result.wikiRoot}\n`);
+        if (result.dryRun) process.stdout.write(`${count} secret(s) in ${result.files.length} file(s) would be redacted; run without --dry-run to rewrite them\n`);
+        else process.stdout.write(`${count} secret(s) redacted in ${result.files.length} file(s)\n`);
+        if (!result.dryRun && result.files.length) process.stdout.write('If the wiki was committed, git history still holds them: rewriting it (git filter-repo) is your call.\n');
       }),
     );
 }

@@ -71,7 +71,7 @@ function secretFindings(wikiRoot: string): LintFinding[] {
   const { files, names } = scanWikiSecrets(wikiRoot);
   const out: LintFinding[] = [];
   for (const f of files) {
-    for (const h of f.hits) out.push({ level: 'error', code: 'secret', path: f.shown, line: h.line, kind: h.kind, message: `${f.shown}:${h.line}: holds a secret (${h.kind})` });
+    for (const h of f.hits) out.push({ level: 'error', code: 'secret', path: f.shown, line: h.line, kind: h.kind, message: `${f.shown}:${h.line}: holds a secret (${h.kind}); \`maestro wiki redact\` replaces it with [redacted: ${h.kind}]` });
   }
   for (const n of names) {
     const kind = n.kinds.join(', ');

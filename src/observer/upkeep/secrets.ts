@@ -1,12 +1,12 @@
 /**
- * Secrets already in the wiki: what `maestro wiki lint` reports. Entries, the
- * log, index.md, notes, audits and session bundles written before the observer
- * redacted secrets (src/core/redact.ts) may still hold them, and `wiki/` is
- * usually committed.
+ * Secrets already in the wiki: what `maestro wiki lint` reports and `maestro
+ * wiki redact` removes. Entries, the log, index.md, notes, audits and session
+ * bundles written before the observer redacted secrets (src/core/redact.ts) may
+ * still hold them, and `wiki/` is usually committed.
  *
  * The shapes are redactSecrets' own; this module only decides what to apply it
- * to, so that a file redacted this way is the old one with each secret replaced
- * by its marker and every other byte kept:
+ * to, so that the rewritten file is the old one with each secret replaced by its
+ * marker and every other byte kept:
  *   - a `.json` file (bundles, `_index.json`): each JSON string literal is decoded,
  *     redacted and encoded again, so the file stays JSON (the raw text would not:
  *     a value `"abc\"d"` or a PEM cut short inside one string would eat the quote or
