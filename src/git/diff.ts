@@ -13,6 +13,8 @@ export interface DiffStats {
   outsideOwned: string[];
   /** Gitlinks the change adds or moves that `.gitmodules` at `head` does not declare (see strayGitlinksOf). */
   strayGitlinks: string[];
+  /** Files the change adds larger than `maxFileBytes`, or grows past it (see largeFilesOf); empty without a limit. */
+  largeFiles: Array<{ path: string; bytes: number }>;
 }
 
 /**
@@ -41,13 +43,17 @@ export function ownedMatcher(patterns: string[]): (file: string) => boolean {
 }
 
 /** Changes from the merge-base of `base` and `head` to `head` (what merging head would bring). */
-export async function diffStats(cwd: string, base: string, head: string, ownedFiles: string[]): Promise<DiffStats> {
-  const { stdout } = await git(cwd, ['diff', '--raw', '--numstat', '-z', '--no-renames', `${base}...${head}`]);
+export async function diffStats(cwd: string, base: string, head: string, ownedFiles: string[], maxFileBytes?: number): Promise<DiffStats> {
+  const { stdout } = await git(cwd, ['diff', '--raw', '--no-abbrev', '--numstat', '-z', '--no-renames', `${base}...${head}`]);
   const parts = stdout.split('\0');
   // -z --raw first: ":old_mode new_mode old_sha new_sha status\0path\0" per file; the gitlinks (mode 160000) are kept.
-  const gitlinks: string[] = [];
+  const raw: RawEntry[] = [];
   let i = 0;
-  for (; i + 1 < parts.length && parts[i]!.startsWith(':'); i += 2) if (parts[i]!.split(' ')[1] === '160000') gitlinks.push(parts[i + 1]!);
+  for (; i + 1 < parts.length && parts[i]!.startsWith(':'); i += 2) {
+    const [, newMode, oldSha, newSha, status] = parts[i]!.split(' ');
+    raw.push({ path: parts[i + 1]!, newMode: newMode!, oldSha: oldSha!, newSha: newSha!, status: status! });
+  }
+  const gitlinks = raw.filter((r) => r.newMode === '160000').map((r) => r.path);
   const files: string[] = [];
   let linesAdded = 0;
   let linesDeleted = 0;
@@ -61,7 +67,34 @@ export async function diffStats(cwd: string, base: string, head: string, ownedFi
   }
   const owned = ownedMatcher(ownedFiles);
   const outsideOwned = ownedFiles.length ? files.filter((f) => !owned(f)) : [];
-  return { files, filesChanged: files.length, linesAdded, linesDeleted, outsideOwned, strayGitlinks: await strayGitlinksOf(cwd, head, gitlinks) };
+  const largeFiles = maxFileBytes === undefined ? [] : await largeFilesOf(cwd, raw, maxFileBytes);
+  return { files, filesChanged: files.length, linesAdded, linesDeleted, outsideOwned, strayGitlinks: await strayGitlinksOf(cwd, head, gitlinks), largeFiles };
+}
+
+interface RawEntry {
+  path: string;
+  newMode: string;
+  oldSha: string;
+  newSha: string;
+  /** A (added), M (modified), T (type changed), D (deleted). */
+  status: string;
+}
+
+/**
+ * The files a change adds larger than `limit` bytes, or grows from at most `limit` to more: in one `cat-file`
+ * for every blob involved. A file already past the limit on the base (a big lockfile) is not this change's doing.
+ */
+async function largeFilesOf(cwd: string, raw: RawEntry[], limit: number): Promise<Array<{ path: string; bytes: number }>> {
+  const blobs = raw.filter((r) => r.status !== 'D' && r.newMode !== '160000');
+  if (!blobs.length) return [];
+  const shas = [...new Set(blobs.flatMap((r) => (/^0+$/.test(r.oldSha) ? [r.newSha] : [r.newSha, r.oldSha])))];
+  const { stdout } = await git(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { input: `${shas.join('\n')}\n` });
+  const size = new Map(stdout.split('\n').map((line) => line.split(' ')).filter((f) => f.length === 2).map(([sha, n]) => [sha!, Number(n)]));
+  return blobs.flatMap((r) => {
+    const bytes = size.get(r.newSha) ?? 0;
+    const before = /^0+$/.test(r.oldSha) ? 0 : (size.get(r.oldSha) ?? 0);
+    return bytes > limit && before <= limit ? [{ path: r.path, bytes }] : [];
+  });
 }
 
 /**

@@ -91,7 +91,9 @@ describe('git', () => {
     commit(wt.path, 'src/a/x.ts', 'one\ntwo\n');
     commit(wt.path, 'docs/readme.md', 'doc\n');
     const stats = await diffStats(wt.path, 'main', 'HEAD', ['src/**/*.ts']);
-    expect(stats).toEqual({ files: ['docs/readme.md', 'src/a/x.ts'], filesChanged: 2, linesAdded: 3, linesDeleted: 0, outsideOwned: ['docs/readme.md'], strayGitlinks: [] });
+    expect(stats).toEqual({ files: ['docs/readme.md', 'src/a/x.ts'], filesChanged: 2, linesAdded: 3, linesDeleted: 0, outsideOwned: ['docs/readme.md'], strayGitlinks: [], largeFiles: [] });
+    // With a size limit: the files the change adds past it (8 bytes is past 5; 4 is not).
+    expect((await diffStats(wt.path, 'main', 'HEAD', [], 5)).largeFiles).toEqual([{ path: 'src/a/x.ts', bytes: 8 }]);
   });
 
   it("cuts a long diff for the reviewers and names every file they did not see whole", async () => {

@@ -84,6 +84,25 @@ describe('executor pipeline', () => {
     expect((record as { message: string }).message).toMatch(/30 lines changed \(limit 10\)/);
   });
 
+  it('refuses a file added past maxFileBytes, binary or not (a binary counts no lines), naming it and its size', async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'dump.bin', content: '\u0000\u0001'.repeat(2500) } }, { write: { path: 'ok.txt', content: 'small\n' } }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute', limits: { maxFileBytes: 1000 } }, script)), { runDir: sb.runDir('exec') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('DIFF_GATE');
+    expect(record.message).toContain('1 file(s) larger than limits.maxFileBytes (1000 bytes): dump.bin (5000 bytes)');
+    expect(record.needsAttention).toMatchObject({ reason: 'diff_gate', details: { largeFiles: [{ path: 'dump.bin', bytes: 5000 }] } });
+  });
+
+  it('lets a change edit a file that was already past maxFileBytes on main (a big lockfile is not its doing)', async () => {
+    using sb = sandbox();
+    sb.commitFile('package-lock.json', `${'{"a": 1}\n'.repeat(300)}`);
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'package-lock.json', content: `${'{"a": 2}\n'.repeat(300)}` } }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute', limits: { maxFileBytes: 1000, maxDiffLines: 1000 } }, script)), { runDir: sb.runDir('exec') });
+    expect(record.type, JSON.stringify(record)).toBe('result');
+  });
+
   it('brings new main commits into an existing task branch before the agent runs', async () => {
     using sb = sandbox();
     const script = sb.script([

@@ -62,6 +62,9 @@ are explained here.
   - \`divergenceCommits\`, \`divergenceFiles\` — how far main may move ahead of
     a task branch before the task needs a person.
   - \`maxDiffFiles\`, \`maxDiffLines\` — the largest change a run may make.
+  - \`maxFileBytes\` — the largest file a change may add, or grow an existing
+    file past (5 MiB): a binary counts no lines, and a merged one stays in
+    the history.
   - \`reviewRounds\` — review rejections a task version may take before it
     needs attention; \`maestro task retry\` then gives it a fresh set.
   - \`agentTimeoutMs\`, \`checkTimeoutMs\` — time limits of one agent call and

@@ -55,21 +55,29 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
     outcomes.push(outcome);
   }
   const diff = await stage(ctx, 'diff-gate', async () => {
-    const stats = await diffStats(worktree, base, 'HEAD', job.task.ownedFiles);
+    const stats = await diffStats(worktree, base, 'HEAD', job.task.ownedFiles, limits.maxFileBytes);
     const lines = stats.linesAdded + stats.linesDeleted;
     const problems: string[] = [];
     if (stats.outsideOwned.length) problems.push(`${stats.outsideOwned.length} file(s) outside ownedFiles: ${stats.outsideOwned.slice(0, 10).join(', ')}`);
     if (stats.filesChanged > limits.maxDiffFiles) problems.push(`${stats.filesChanged} files changed (limit ${limits.maxDiffFiles})`);
     if (lines > limits.maxDiffLines) problems.push(`${lines} lines changed (limit ${limits.maxDiffLines})`);
     if (stats.strayGitlinks.length) problems.push(strayGitlinksProblem(stats.strayGitlinks));
+    if (stats.largeFiles.length) problems.push(largeFilesProblem(stats.largeFiles, limits.maxFileBytes));
     if (problems.length) {
       throw needsAttention('DIFF_GATE', 'diff_gate', `the diff gate refused the change: ${problems.join('; ')}`, {
-        outsideOwned: stats.outsideOwned, ...(stats.strayGitlinks.length ? { strayGitlinks: stats.strayGitlinks } : {}), filesChanged: stats.filesChanged, lines, limits: { maxDiffFiles: limits.maxDiffFiles, maxDiffLines: limits.maxDiffLines },
+        outsideOwned: stats.outsideOwned, ...(stats.strayGitlinks.length ? { strayGitlinks: stats.strayGitlinks } : {}), ...(stats.largeFiles.length ? { largeFiles: stats.largeFiles } : {}),
+        filesChanged: stats.filesChanged, lines, limits: { maxDiffFiles: limits.maxDiffFiles, maxDiffLines: limits.maxDiffLines, maxFileBytes: limits.maxFileBytes },
       });
     }
     return stats;
   });
   return { checks: outcomes, diff };
+}
+
+/** What the person reads about files too large to merge (diffStats' largeFiles), and what to do. */
+function largeFilesProblem(files: Array<{ path: string; bytes: number }>, limit: number): string {
+  const names = files.slice(0, 10).map((f) => `${f.path} (${f.bytes} bytes)`).join(', ');
+  return `${files.length} file(s) larger than limits.maxFileBytes (${limit} bytes): ${names}; once merged, a file stays in the repository's history for good. In the worktree, delete it from the task's branch (and add it to .gitignore if a tool makes it), or raise limits.maxFileBytes in .maestro/config.json, then retry`;
 }
 
 /** What the person reads about git repositories committed as gitlinks (diffStats' strayGitlinks), and what to do. */

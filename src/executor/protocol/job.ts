@@ -24,6 +24,12 @@ export const DEFAULT_LIMITS = {
   divergenceFiles: 200,
   maxDiffFiles: 50,
   maxDiffLines: 2000,
+  /**
+   * The largest file a change may add, or grow an existing file past (bytes). Lines do not count a binary
+   * file, and once merged it stays in the repository's history: a build artefact, a dump or an archive an
+   * agent left in the worktree would pass the line limit as 0 lines.
+   */
+  maxFileBytes: 5 * 1024 * 1024,
   /** Review rejections a task version may take before it goes to needs_attention. */
   reviewRounds: 3,
   agentTimeoutMs: 30 * MINUTE,
@@ -89,6 +95,7 @@ export const limitsSchema = z.object({
   divergenceFiles: z.number().int().nonnegative(),
   maxDiffFiles: z.number().int().positive(),
   maxDiffLines: z.number().int().positive(),
+  maxFileBytes: z.number().int().positive(),
   reviewRounds: z.number().int().positive(),
   agentTimeoutMs: z.number().int().positive(),
   checkTimeoutMs: z.number().int().positive(),
