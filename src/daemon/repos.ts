@@ -13,7 +13,7 @@ import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
-import { refTips } from '../git/merge.js';
+import { isAncestor, refTips } from '../git/merge.js';
 import { listWorktrees } from '../git/worktree.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
@@ -195,9 +195,7 @@ export class ProjectRepos {
     if (!remote) return;
     const base = baseBranchOf(project);
     await this.serial(project.id, async () => {
-      const tips = await refTips(clone, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`);
-      const local = tips.get(`refs/heads/${branch}`);
-      const published = tips.get(`refs/remotes/origin/${branch}`);
+      const { local, published } = await branchTips(clone, branch);
       if (local) {
         if (published && published !== local && (await isAncestor(clone, local, published))) await fastForward(clone, branch, local, published);
         return;
@@ -219,11 +217,9 @@ export class ProjectRepos {
   async pushBranch(project: Project, clone: string, branch: string): Promise<void> {
     if (!remoteOf(project)) return;
     await this.serial(project.id, async () => {
-      const tips = await refTips(clone, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`);
-      const local = tips.get(`refs/heads/${branch}`);
-      const published = tips.get(`refs/remotes/origin/${branch}`);
-      if (local && published && (local === published || (await isAncestor(clone, local, published)))) return;
-      await this.pushBranchNow(project, clone, branch);
+      const { local, published } = await branchTips(clone, branch);
+      if (!local || (published && (local === published || (await isAncestor(clone, local, published))))) return;
+      await this.push(clone, branch);
     });
   }
 
@@ -232,12 +228,17 @@ export class ProjectRepos {
     if (!remoteOf(project)) return false;
     const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
     if (local.code !== 0) return false;
+    await this.push(clone, branch);
+    return true;
+  }
+
+  /** Forces the clone's `branch` onto the remote's. */
+  private async push(clone: string, branch: string): Promise<void> {
     try {
       await this.remoteGit(clone, ['push', '-q', '--progress', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
     } catch (err) {
       throw new MaestroError('GIT_FAILED', `The push of ${branch} to the remote failed: ${(err as Error).message}`, { cause: err });
     }
-    return true;
   }
 
   /** Deletes merged task branches from the remote, in one push. Call inside `exclusive`. */
@@ -258,9 +259,10 @@ export class ProjectRepos {
   }
 }
 
-/** Whether `commit` is in `of`'s history (`of` itself included). */
-async function isAncestor(repo: string, commit: string, of: string): Promise<boolean> {
-  return (await git(repo, ['merge-base', '--is-ancestor', commit, of], { okCodes: [1] })).code === 0;
+/** The task branch in this clone, and where the clone last saw it on the remote (its `origin/<branch>`), in one git process. */
+async function branchTips(clone: string, branch: string): Promise<{ local?: string; published?: string }> {
+  const tips = await refTips(clone, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`);
+  return { local: tips.get(`refs/heads/${branch}`), published: tips.get(`refs/remotes/origin/${branch}`) };
 }
 
 /**

@@ -72,8 +72,7 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   const previousSha = options.head ?? (await revParse(repoPath, 'HEAD'));
   const branchSha = options.tip ?? (await revParse(repoPath, branch));
   if (strategy === 'ff-only') {
-    const { code } = await git(repoPath, ['merge-base', '--is-ancestor', previousSha, branchSha], { okCodes: [1] });
-    if (code !== 0) {
+    if (!(await isAncestor(repoPath, previousSha, branchSha))) {
       throw new MaestroError('NOT_FAST_FORWARD', `${branch} does not contain ${baseBranch}'s latest commit; bring ${baseBranch} into it (a conflict run) before merging`, {
         details: { branch, baseBranch },
       });
@@ -155,6 +154,11 @@ export async function refTips(repoPath: string, ...patterns: string[]): Promise<
     if (at > 0) tips.set(line.slice(at + 1), line.slice(0, at));
   }
   return tips;
+}
+
+/** Whether `commit` is in `of`'s history (`of` itself included). */
+export async function isAncestor(repoPath: string, commit: string, of: string): Promise<boolean> {
+  return (await git(repoPath, ['merge-base', '--is-ancestor', commit, of], { okCodes: [1] })).code === 0;
 }
 
 /** Which of `refs` (full names) `base` already contains, in one git process. */

@@ -129,7 +129,7 @@ async function findRange(store: Store, project: Project, task: Task, shared: boo
  * for a shared remote's clone, whose branches are as last fetched: the merge train checks them after its fetch,
  * and the task detail's mergeBlocked says nothing there either.
  */
-async function movedFrom(repo: string, branch: string, reviewed: string): Promise<DiffRange['branchMoved']> {
+export async function movedFrom(repo: string, branch: string, reviewed: string): Promise<DiffRange['branchMoved']> {
   const tip = await resolveCommit(repo, `refs/heads/${branch}`);
   return tip && tip !== reviewed ? { reviewed, tip, message: movedAdvice(branch, reviewed, tip) } : null;
 }

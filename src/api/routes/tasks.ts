@@ -3,9 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
-import { movedAdvice } from '../../daemon/mergeTrain.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
-import { revParse } from '../../git/git.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
@@ -17,7 +15,7 @@ import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, steeringOf } from './review.js';
-import { versionChain, versionRefs } from './reviewData.js';
+import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
 
@@ -169,8 +167,8 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
     else await assertMainCheckout(project.repoPath, baseBranchOf(project));
     // Worktrees share the branches: one moved after its review would be refused at the merge (mergeTrain.ts).
     const reviewed = reviewedCommit(task);
-    const tip = branch && reviewed ? await revParse(project.repoPath, branch) : null;
-    return tip && tip !== reviewed ? movedAdvice(branch!, reviewed!, tip) : null;
+    const moved = branch && reviewed ? await movedFrom(project.repoPath, branch, reviewed) : null;
+    return moved?.message ?? null;
   } catch (err) {
     if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;
     return null; // not a repository any more, git missing, the branch gone: the merge says so itself
