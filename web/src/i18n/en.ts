@@ -38,7 +38,7 @@ export const en = {
     approveNamed: 'Approve {{gate}} of version {{version}}', rejectNamed: 'Reject {{gate}} of version {{version}}', otherVersion: 'The changes shown are version {{shown}}’s; this gate decides on version {{version}}.',
     waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
     history: 'Approvals', approved: 'approved', rejected: 'rejected',
-    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}} of version {{version}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject', approvesCommit: 'An approval is of commit {{commit}}, the change shown below.', diffReloaded: 'The change below is loaded again.',
+    commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}} of version {{version}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject', approveWaits: 'An approval waits for the change below to load: it is of the commit shown.', commitChanged: 'The change shown is now commit {{commit}}, no longer {{was}}: look at it again before approving.', approvesCommit: 'An approval is of commit {{commit}}, the change shown below.', diffReloaded: 'The change below is loaded again.',
   },
   message: {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',

@@ -25,7 +25,7 @@ export const ja: Dictionary = {
   },
   gate: { mergeBlocked: '承認してもまだマージされません：{{reason}}。修正して再試行するまで、対応待ちで待機します。', steering: 'この変更は後続の実行を左右するファイルを編集します: {{files}}。フックとチェックはコードとして実行され、仕様と knowhow はナレッジレビューを経ずに以後のすべてのエージェントのプロンプトに入ります。', waiting: 'あなたの判断待ち: {{gate}}', reason: '理由（却下には必須）', approve: '承認', reject: '却下', needReason: '却下には理由が必要です。', history: '承認履歴', approved: '承認済み', rejected: '却下済み',
     approveNamed: 'バージョン {{version}} の{{gate}}を承認', rejectNamed: 'バージョン {{version}} の{{gate}}を却下', otherVersion: '表示中の変更はバージョン {{shown}} のものです。このゲートが判断するのはバージョン {{version}} です。',
-    commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesReject: '却下する', approvesCommit: '承認するのはコミット {{commit}}、下に表示している変更です。', diffReloaded: '下の変更を読み込み直します。',
+    commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesReject: '却下する', approveWaits: '承認は下の変更の読み込みを待ちます: 承認されるのは表示されたコミットです。', commitChanged: '表示中の変更はコミット {{commit}} になりました ({{was}} ではありません): 承認する前にもう一度確認してください。', approvesCommit: '承認するのはコミット {{commit}}、下に表示している変更です。', diffReloaded: '下の変更を読み込み直します。',
   },
   message: {
     replyTitle: 'エージェントが質問しています', injectTitle: '実行中のエージェントに指示する', replyLabel: 'あなたの回答', injectLabel: '次のターンへの指示',

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useReview } from '../../stores/review.js';
 import { makeDiff, makeTask } from '../../testData.js';
@@ -96,6 +96,8 @@ describe('GateActions', () => {
   it('approves by keyboard after a confirmation, never while typing in a field', async () => {
     const calls = stubFetch();
     const task = makeTask({ status: 'exec_review' });
+    const seen = 'd4'.repeat(20);
+    useReview.getState().setShown(task.id, seen);
     render(<GateActions task={task} onDone={() => {}} />);
     fireEvent.keyDown(screen.getByLabelText('Reason (required to reject)'), { key: 'a' });
     expect(screen.queryByRole('alertdialog')).toBeNull();
@@ -110,7 +112,59 @@ describe('GateActions', () => {
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Yes, approve' }));
     fireEvent.click(screen.getByRole('button', { name: 'Yes, approve' }));
     await waitFor(() => expect(calls.length).toBe(1));
-    expect(calls[0]).toEqual({ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'exec_review', who: 'web' } });
+    expect(calls[0]).toEqual({ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'exec_review', commit: seen, who: 'web' } });
+  });
+
+  it('approves nothing at exec_review until the diff has loaded: the approval is of the commit shown', async () => {
+    const task = makeTask({ status: 'exec_review' });
+    const head = 'e5'.repeat(20);
+    let answer: ((r: Response) => void) | null = null;
+    const posts: unknown[] = [];
+    vi.stubGlobal('fetch', (url: string, init: RequestInit) => {
+      if (url.endsWith('/diff')) return new Promise<Response>((resolve) => (answer = resolve));
+      posts.push(JSON.parse(String(init.body)));
+      return Promise.resolve(new Response(JSON.stringify({ task: { ...task, status: 'merging' } })));
+    });
+    const onDone = vi.fn();
+    render(
+      <>
+        <GateActions task={task} onDone={onDone} />
+        <DiffViewer taskId={task.id} findings={[]} />
+      </>,
+    );
+    const approve = screen.getByRole('button', { name: 'Approve execution review of version 1' }) as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    expect(screen.getByTestId('approve-waits').textContent).toBe('An approval waits for the change below to load: it is of the commit shown.');
+    fireEvent.keyDown(document.body, { key: 'a' });
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    // Rejecting needs no diff.
+    expect((screen.getByRole('button', { name: 'Reject execution review of version 1' }) as HTMLButtonElement).disabled).toBe(false);
+    await waitFor(() => expect(answer).not.toBeNull());
+    answer!(new Response(JSON.stringify(makeDiff({ taskId: task.id, head }))));
+    await waitFor(() => expect(approve.disabled).toBe(false));
+    expect(screen.queryByTestId('approve-waits')).toBeNull();
+    fireEvent.click(approve);
+    await waitFor(() => expect(onDone).toHaveBeenCalled());
+    expect(posts).toEqual([{ gate: 'exec_review', commit: head, who: 'web' }]);
+  });
+
+  it('says so when the diff fetched again shows another commit than before', async () => {
+    const task = makeTask({ status: 'exec_review' });
+    const [before, after] = ['f6'.repeat(20), '07'.repeat(20)];
+    useReview.getState().setShown(task.id, before);
+    render(<GateActions task={task} onDone={() => {}} />);
+    expect(screen.getByTestId('approves-commit').textContent).toBe(`An approval is of commit ${before.slice(0, 12)}, the change shown below.`);
+    act(() => useReview.getState().setShown(task.id, after));
+    await waitFor(() =>
+      expect(screen.getByTestId('approves-commit').textContent).toBe(`The change shown is now commit ${after.slice(0, 12)}, no longer ${before.slice(0, 12)}: look at it again before approving.`),
+    );
+    expect(screen.getByTestId('approves-commit').getAttribute('role')).toBe('status');
+    // Another task's commit is no change of this one's.
+    cleanup();
+    const other = makeTask({ status: 'exec_review' });
+    useReview.getState().setShown(other.id, before);
+    render(<GateActions task={other} onDone={() => {}} />);
+    expect(screen.getByTestId('approves-commit').textContent).toBe(`An approval is of commit ${before.slice(0, 12)}, the change shown below.`);
   });
 
   it('rejects by keyboard: first the reason, then a confirmation', async () => {

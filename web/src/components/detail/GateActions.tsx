@@ -6,6 +6,9 @@
  * At exec_review an approval names the commit of the diff shown (the review
  * store's); when another commit waits at the gate now the daemon refuses it
  * (STALE_REVIEW), which is said, and the diff is fetched again to look at.
+ * Until that diff has loaded there is nothing to approve: Approve waits (an
+ * approval naming no commit would take whatever waits at the gate then), and
+ * a diff fetched again that shows another commit says so.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -35,13 +38,15 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
   const gate = GATE_STATUSES.has(task.status) ? (task.status as Gate) : null;
   const comments = useComments(task.id);
   const seen = useReview((s) => (gate === 'exec_review' ? s.shown[task.id] : undefined));
+  const changedFrom = useChangedFrom(task.id, seen);
+  const unseen = gate === 'exec_review' && !seen;
   const sendsComments = gate === 'exec_review' ? comments : [];
   const named = gate ? { gate: t(`status.${gate}`), version: task.version } : null;
   const otherVersion = gate === 'exec_review' && shownVersion !== task.version ? t('gate.otherVersion', { shown: shownVersion, version: task.version }) : null;
 
   const act = async (kind: 'approve' | 'reject') => {
     setConfirming(null);
-    if (!gate) return;
+    if (!gate || (kind === 'approve' && unseen)) return;
     if (kind === 'reject' && !reason.trim()) {
       setError(t('gate.needReason'));
       reasonBox.current?.focus();
@@ -64,7 +69,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
     }
   };
 
-  useGateKeys(gate !== null && !busy, () => setConfirming('approve'), () => {
+  useGateKeys(gate !== null && !busy, () => !unseen && setConfirming('approve'), () => {
     // A rejection needs its reason first: go to the box instead of asking to confirm nothing.
     if (!reason.trim()) {
       setError(t('gate.needReason'));
@@ -79,9 +84,9 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
           <h3 id="gate-h">{t('gate.waiting', { gate: t(`status.${gate}`) })}</h3>
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
-          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} mergeBlocked={mergeBlocked} seen={seen} />
+          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
           <div className={styles.row}>
-            <button disabled={busy} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
+            <button disabled={busy || unseen} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
               {t('gate.approve')}
             </button>
             <button disabled={busy} onClick={() => void act('reject')} aria-label={t('gate.rejectNamed', named!)}>
@@ -119,17 +124,39 @@ async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'rejec
   return next;
 }
 
+/** The commit shown before `seen`, once this task's diff fetched again shows another one (null until then). */
+function useChangedFrom(taskId: string, seen: string | undefined): string | null {
+  const [from, setFrom] = useState<{ taskId: string; was: string; now: string } | null>(null);
+  const last = useRef<{ taskId: string; commit: string } | null>(null);
+  useEffect(() => {
+    if (!seen) return;
+    if (last.current?.taskId === taskId && last.current.commit !== seen) setFrom({ taskId, was: last.current.commit, now: seen });
+    last.current = { taskId, commit: seen };
+  }, [taskId, seen]);
+  return from && from.taskId === taskId && from.now === seen ? from.was : null;
+}
+
 /**
- * What to know before deciding: the commit an approval names, the comments a rejection sends, another version
- * shown, steering files, a merge that would wait.
+ * What to know before deciding: the commit an approval names (or that an approval waits for the diff), the
+ * comments a rejection sends, another version shown, steering files, a merge that would wait.
  */
-function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked, seen }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; mergeBlocked: string | null; seen: string | undefined }) {
+function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked, seen, changedFrom }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; mergeBlocked: string | null; seen: string | undefined; changedFrom: string | null }) {
   const { t } = useTranslation();
   return (
     <>
-      {seen && (
+      {seen && !changedFrom && (
         <p className={styles.muted} data-testid="approves-commit">
           {t('gate.approvesCommit', { commit: seen.slice(0, 12) })}
+        </p>
+      )}
+      {seen && changedFrom && (
+        <p role="status" className={styles.err} data-testid="approves-commit">
+          {t('gate.commitChanged', { was: changedFrom.slice(0, 12), commit: seen.slice(0, 12) })}
+        </p>
+      )}
+      {gate === 'exec_review' && !seen && (
+        <p role="status" className={styles.muted} data-testid="approve-waits">
+          {t('gate.approveWaits')}
         </p>
       )}
       {comments.length > 0 && (
