@@ -18,6 +18,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
+import { reviewedCommit } from '../core/reviewed.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
@@ -300,13 +301,16 @@ export class Orchestrator {
 
   private async createAndSpawn(task: Task, kind: RunKind): Promise<Run> {
     const registered = await this.store.projects.get(task.projectId);
+    const history = await this.store.runs.list({ taskId: task.id });
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
-    const project = { ...registered, repoPath: await this.repos.prepare(registered) };
+    const repoPath = await this.repos.prepareRun(registered, branchName(task.id, task.version), {
+      commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
+      published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
+    });
+    const project = { ...registered, repoPath };
     // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:
     // a merge in this clone moves local main before its push, and a refused push leaves it ahead of the remote.
     if (remoteOf(registered)) project.config = { ...registered.config, baseBranch: `origin/${baseBranchOf(registered)}` };
-    await this.repos.fetchBranch(registered, project.repoPath, branchName(task.id, task.version));
-    const history = await this.store.runs.list({ taskId: task.id });
     const runId = newId('r');
     const traceId = randomUUID();
     const runDir = join(this.config.home, 'runs', task.id, runId);

@@ -207,4 +207,45 @@ describe('ProjectRepos publishing a task branch', () => {
     expect(readFileSync(join(wt, 'b.txt'), 'utf8')).toBe('b.txt\n');
     expect(git(wt, 'status', '--porcelain')).toBe('');
   });
+
+  it('a run asks the remote only for what this clone may lack: a review of the commit it holds fetches nothing, a first run looks for no branch', async () => {
+    const { project, home } = sharedProject();
+    const remote = project.config.remote as string;
+    const repos = new ProjectRepos(home);
+    const clone = await repos.prepare(project);
+    const asked = join(tempDir('maestro-asked-'), 'fetches');
+    const counter = join(tempDir('maestro-counter-'), 'upload-pack');
+    writeFileSync(counter, `#!/bin/sh\necho fetch >> '${asked}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
+    git(clone, 'config', 'remote.origin.uploadpack', counter);
+    const fetches = () => (existsSync(asked) ? readFileSync(asked, 'utf8').trim().split('\n').length : 0);
+    const branch = 'maestro/t_z-v1';
+    // A first execute: main is fetched, and nobody asks the remote for a branch no run has pushed.
+    await expect(repos.prepareRun(project, branch, { commit: null, published: false })).resolves.toBe(clone);
+    expect(fetches()).toBe(1);
+    const wt = join(tempDir('maestro-wt-'), 'wt');
+    git(clone, 'worktree', 'add', '-q', '-b', branch, wt, 'origin/main');
+    commitFile(wt, 'a.txt');
+    const executed = git(wt, 'rev-parse', 'HEAD');
+    await repos.pushBranch(project, clone, branch);
+    // Main moves on the remote meanwhile (another daemon merged): the review of this clone's commit needs none of it.
+    const other = join(tempDir('maestro-other-'), 'other');
+    git(tempDir('maestro-x-'), 'clone', '-q', remote, other);
+    commitFile(other, 'main.txt');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    const before = git(clone, 'rev-parse', 'origin/main');
+    await expect(repos.prepareRun(project, branch, { commit: executed, published: true })).resolves.toBe(clone);
+    expect(fetches()).toBe(1);
+    expect(git(clone, 'rev-parse', 'origin/main')).toBe(before);
+    // Another daemon ran the task again and recorded its commit: this clone's is not it, so the remote is asked.
+    const cloneB = await new ProjectRepos(tempDir('maestro-home-')).prepare(project);
+    git(cloneB, 'fetch', '-q', 'origin', `${branch}:${branch}`);
+    git(cloneB, 'checkout', '-q', branch);
+    commitFile(cloneB, 'b.txt');
+    git(cloneB, 'push', '-q', 'origin', branch);
+    const newer = git(cloneB, 'rev-parse', 'HEAD');
+    await repos.prepareRun(project, branch, { commit: newer, published: true });
+    expect(fetches()).toBe(2);
+    expect(git(clone, 'rev-parse', branch)).toBe(newer);
+    expect(git(clone, 'rev-parse', 'origin/main')).toBe(git(remote, 'rev-parse', 'main'));
+  });
 });

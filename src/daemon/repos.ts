@@ -182,6 +182,25 @@ export class ProjectRepos {
   }
 
   /**
+   * The repository a run of `branch` works in: the project's own, or this host's clone with main and the task
+   * branch brought from the remote (prepare, then fetchBranch). Two cases need nothing from the remote, whose
+   * fetch was a third of a task's git CPU on a shared remote: a review of `commit` when this clone's branch is
+   * that commit already (its execute ran here; another daemon's newer run would have recorded another commit), and
+   * the remote's copy of a branch that `published` says no run ever pushed (a task's first execute or plan).
+   */
+  async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean }): Promise<string> {
+    if (!remoteOf(project)) return project.repoPath;
+    const clone = workRepoOf(this.home, project);
+    if (o.commit && existsSync(join(clone, '.git'))) {
+      const { local } = await branchTips(clone, branch);
+      if (local === o.commit) return clone;
+    }
+    await this.prepare(project);
+    if (o.published) await this.fetchBranch(project, clone, branch);
+    return clone;
+  }
+
+  /**
    * Brings the task branch as the remote has it. A clone without it (a task taken over) fetches it, and the
    * remote's main in the same fetch: the branch may have taken in main commits newer than this clone's
    * `origin/main` (fetched a moment earlier), and a run diffs against `origin/main`, so an older one would
