@@ -45,10 +45,10 @@ async function twoProjects(): Promise<{ s: Store; repoA: string; repoB: string; 
     return { s, repoA, repoB, projectA, projectB };
 }
 
-async function approved(s: Store, project: Project, title: string, branch: string): Promise<Task> {
+async function approved(s: Store, project: Project, title: string, branch: string, commitSha?: string): Promise<Task> {
   const task = await s.tasks.create({ projectId: project.id, title, complexity: 'easy' });
   for (const to of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await s.tasks.transition(task.id, to);
-  await s.tasks.transition(task.id, 'merging', { fields: { result: { kind: 'review', branch } } });
+  await s.tasks.transition(task.id, 'merging', { fields: { result: { kind: 'review', verdict: 'approve', branch, ...(commitSha ? { commitSha } : {}) } } });
   return s.tasks.get(task.id);
 }
 
@@ -94,11 +94,12 @@ describe('merge trains', () => {
     const s = await openStore();
     const root = tempDir('maestro-train-');
     const remote = bareRemote(root, { 'README.md': '# shared\n' });
-    // The remote counts the pushes that move its main.
+    // The remote logs every push, a line each naming the refs it moved.
     const pushes = join(root, 'pushes.log');
-    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\ngrep -q ' refs/heads/main$' && echo push >> '${pushes}'\nexit 0\n`);
+    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\nawk '{ print $3 }' | LC_ALL=C sort | tr '\\n' ' ' >> '${pushes}'\necho >> '${pushes}'\n`);
     chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
-    const pushCount = () => (existsSync(pushes) ? readFileSync(pushes, 'utf8').split('\n').filter(Boolean).length : 0);
+    const pushLog = () => (existsSync(pushes) ? readFileSync(pushes, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
+    const pushCount = () => pushLog().filter((l) => l.split(' ').includes('refs/heads/main')).length;
 
     // A worker host made the branches and published them.
     const work = join(root, 'work');
@@ -112,6 +113,7 @@ describe('merge trains', () => {
     git(work, 'merge', '-q', '--no-ff', '-m', 'Merge maestro/t-crashed', 'maestro/t-crashed');
     git(work, 'push', '-q', 'origin', 'main');
     const before = pushCount();
+    const logged = pushLog().length;
 
     const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
     const crashed = await approved(s, project, 'crashed', 'maestro/t-crashed');
@@ -136,8 +138,9 @@ describe('merge trains', () => {
     expect((await s.events.list({ taskId: b.id, type: 'merge.conflict' })).events).toHaveLength(1);
     const how = async (t: Task) => (await s.events.list({ taskId: t.id, type: 'task.status', limit: 100 })).events.at(-1)?.payload.merged;
     expect(await how(crashed)).toMatchObject({ how: 'already in main' });
-    // The merged branches are gone from the remote too; the conflicting one stays for its conflict run.
+    // The merged branches are gone from the remote too, in the push of main; the conflicting one stays for its conflict run.
     expect(git(remote, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim())).toEqual(['maestro/t-b']);
+    expect(pushLog().slice(logged)).toEqual(['refs/heads/maestro/t-a refs/heads/maestro/t-c refs/heads/maestro/t-crashed refs/heads/main']);
 
     // The remote's main: each file brought in by exactly one commit, b's README change not in it.
     const check = join(root, 'check');
@@ -152,6 +155,31 @@ describe('merge trains', () => {
     expect(pushCount() - before).toBe(1);
     expect(git(remote, 'rev-parse', 'main')).toBe(head);
     expect(await s.db.all(`SELECT task_id FROM merges`)).toHaveLength(3);
+  });
+
+  it('on a shared remote: a train whose push took main and the branch together, its daemon gone before recording it, is recorded by the next train', async () => {
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n' });
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    branchWith(work, 'maestro/t-d', { 'd.txt': 'd\n' });
+    const reviewed = git(work, 'rev-parse', 'maestro/t-d');
+    git(work, 'push', '-q', 'origin', 'maestro/t-d');
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const d = await approved(s, project, 'd', 'maestro/t-d', reviewed);
+    // The dead daemon's train: main with the merge, and the branch deleted, in one push.
+    git(work, 'merge', '-q', '--no-ff', '-m', 'Merge maestro/t-d', 'maestro/t-d');
+    git(work, 'push', '-q', '--atomic', 'origin', 'main', ':refs/heads/maestro/t-d');
+    const main = git(remote, 'rev-parse', 'main');
+
+    const next = coordinator(s, tempDir('maestro-home-'), 'd2');
+    await next.merges.tick();
+    expect(next.errors).toEqual([]);
+    expect((await s.tasks.get(d.id)).status).toBe('done');
+    const merged = (await s.events.list({ taskId: d.id, type: 'task.status', limit: 100 })).events.at(-1)?.payload.merged;
+    expect(merged).toMatchObject({ how: 'already in main' });
+    expect(git(remote, 'rev-parse', 'main')).toBe(main);
   });
 
   it('on a shared remote: a conflict one daemon found (its run waiting for a slot) is left alone by another daemon while the first lives', async () => {

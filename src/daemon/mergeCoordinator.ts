@@ -18,6 +18,7 @@
  */
 import { join } from 'node:path';
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
+import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
@@ -46,6 +47,8 @@ interface Landed {
   repo: string;
   cleanups: Array<{ task: Task; branch: string }>;
   conflicts: Array<{ task: Task; branch: string; message: string }>;
+  /** Branches that left the shared remote in the train's push of main. */
+  gone: Set<string>;
 }
 
 export class MergeCoordinator {
@@ -213,12 +216,15 @@ export class MergeCoordinator {
   }
 
   /** Cleans up a train's merged work, in the clone (which a cleanup must have to itself) or the project's repository. */
-  private async cleanUpAll(project: Project, { repo, cleanups }: Landed): Promise<void> {
+  private async cleanUpAll(project: Project, landed: Landed): Promise<void> {
+    const { repo, cleanups } = landed;
     if (!cleanups.length) return;
     const clean = async () => {
       for (const c of cleanups) await this.cleanUp(c.task, project, repo, c.branch);
-      // The merged branches leave the shared remote too (main holds their commits), unless the project keeps them.
-      if (project.config.keepBranches !== true) await this.opts.repos.deleteRemoteBranches(project, repo, cleanups.map((c) => c.branch)).catch((err: unknown) => this.opts.onError(coerceError(err)));
+      // The merged branches leave the shared remote too (main holds their commits), unless the project keeps them;
+      // most went with the train's push.
+      const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
+      if (project.config.keepBranches !== true) await this.opts.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => this.opts.onError(coerceError(err)));
     };
     await (remoteOf(project) ? this.opts.repos.exclusive(project.id, clean) : clean());
   }
@@ -229,7 +235,7 @@ export class MergeCoordinator {
 
   /** Merges the train in `repo`; with a `remote`, the branches come from it and main goes back to it in one push. */
   private async land(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Landed> {
-    const landed: Landed = { repo, cleanups: [], conflicts: [] };
+    const landed: Landed = { repo, cleanups: [], conflicts: [], gone: new Set() };
     const base = baseBranchOf(project);
     const { cars, baseTip } = await this.carsFor(project, repo, remote, tasks);
     // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
@@ -264,8 +270,15 @@ export class MergeCoordinator {
     }
     const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
     if (!merged.length) return landed;
-    // On a shared remote the merges count once main is pushed; a refused push is retried later.
-    if (remote && !(await this.pushTrain(project, repo, merged.map((m) => m.car.task)))) return landed;
+    // On a shared remote the merges count once main is pushed; a refused push is retried later. The train's
+    // branches (those found in main already too) leave the remote in the same push (atomic: with main or not at
+    // all), one push fewer per train.
+    if (remote) {
+      const branches = project.config.keepBranches === true ? [] : [...landed.cleanups, ...merged.map((m) => m.car)].map((c) => c.branch);
+      const pushed = await this.pushTrain(project, repo, merged.map((m) => m.car.task), branches);
+      if (!pushed) return landed;
+      if (pushed === 'with-branches') landed.gone = new Set(branches);
+    }
     for (const m of merged) {
       this.refused.delete(m.car.task.id);
       await this.markMerged(m.car.task, project, m.car.branch, m.sha, m.fastForward ? 'fast-forward' : 'merge commit', m.previousSha, m.settingsFiles);
@@ -306,7 +319,11 @@ export class MergeCoordinator {
     if (remote) {
       const fetched = await this.opts.repos.remoteGit(repo, ['fetch', '-q', '--progress', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
       if (fetched.code === 0) ref = `refs/remotes/${remote}/${branch}`;
-      else {
+      else if (await reviewedInMain(repo, task, `refs/remotes/${remote}/${baseBranchOf(project)}`)) {
+        // A train's push took main and the branch together, then its daemon died before recording the merge.
+        await this.markMerged(task, project, branch, reviewedCommit(task), 'already in main');
+        return null;
+      } else {
         let pushed: boolean;
         try {
           pushed = await this.opts.repos.pushBranchNow(project, repo, branch);
@@ -331,16 +348,15 @@ export class MergeCoordinator {
   /**
    * Pushes the train's main, if this daemon still holds the lease (taken again, which extends it): one
    * whose lease lapsed meanwhile pushes nothing, and its cars wait for the next train. Returns whether
-   * main is on the remote.
+   * main is on the remote, and whether `branches` left it in the same push.
    */
-  private async pushTrain(project: Project, repo: string, tasks: Task[]): Promise<boolean> {
+  private async pushTrain(project: Project, repo: string, tasks: Task[], branches: string[]): Promise<false | 'main' | 'with-branches'> {
     if (!(await takeMergeLease(this.store.db, this.lease(project)))) {
       this.opts.onError(new MaestroError('GIT_FAILED', `the merge lease of project ${project.name} lapsed during a train of ${tasks.length}; nothing pushed, the merges are tried again`));
       return false;
     }
     try {
-      await this.opts.repos.pushMain(project, repo);
-      return true;
+      return (await this.opts.repos.pushMain(project, repo, branches)) ? 'with-branches' : 'main';
     } catch (err) {
       await this.refusedPush(tasks, err);
       return false;
@@ -395,4 +411,10 @@ export class MergeCoordinator {
       }
     }
   }
+}
+
+/** Whether main holds the commit the task's reviewers approved (false when there is none, or this clone lacks it). */
+async function reviewedInMain(repo: string, task: Task, main: string): Promise<boolean> {
+  const reviewed = reviewedCommit(task);
+  return reviewed !== null && (await git(repo, ['merge-base', '--is-ancestor', reviewed, main], { okCodes: [1, 128] })).code === 0;
 }

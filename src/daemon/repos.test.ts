@@ -248,4 +248,22 @@ describe('ProjectRepos publishing a task branch', () => {
     expect(git(clone, 'rev-parse', branch)).toBe(newer);
     expect(git(clone, 'rev-parse', 'origin/main')).toBe(git(remote, 'rev-parse', 'main'));
   });
+
+  it('pushes main and deletes merged branches in one atomic push; a remote without atomic pushes gets main alone', async () => {
+    for (const atomic of [true, false]) {
+      const { project, home } = sharedProject();
+      const remote = project.config.remote as string;
+      git(remote, 'config', 'receive.advertiseAtomic', String(atomic));
+      const repos = new ProjectRepos(home);
+      const clone = await repos.prepare(project);
+      git(clone, 'checkout', '-q', '-b', 'maestro/t_m-v1');
+      commitFile(clone, 'm.txt');
+      git(clone, 'push', '-q', 'origin', 'maestro/t_m-v1');
+      git(clone, 'checkout', '-q', 'main');
+      git(clone, 'merge', '-q', '--ff-only', 'maestro/t_m-v1');
+      await expect(repos.pushMain(project, clone, ['maestro/t_m-v1'])).resolves.toBe(atomic);
+      expect(git(remote, 'rev-parse', 'main')).toBe(git(clone, 'rev-parse', 'main'));
+      expect(git(remote, 'branch', '--list', 'maestro/*')).toBe(atomic ? '' : 'maestro/t_m-v1');
+    }
+  });
 });

@@ -266,16 +266,31 @@ export class ProjectRepos {
     await this.remoteGit(clone, ['push', '-q', '--progress', 'origin', ...branches.map((b) => `:refs/heads/${b}`)]);
   }
 
-  /** Pushes the clone's main to the remote (never forced: a concurrent push fails, and the merge is retried). Call inside `exclusive`. */
-  async pushMain(project: Project, clone: string): Promise<void> {
-    if (!remoteOf(project)) return;
-    const base = baseBranchOf(project);
+  /**
+   * Pushes the clone's main to the remote (never forced: a concurrent push fails, and the merge is retried), and
+   * deletes `branches` there in the same atomic push: they go with main or not at all, so a merged branch is never
+   * gone before its merge is on the remote. Returns whether they went. When that push fails (a remote that cannot
+   * take an atomic push, a branch someone deleted already, or a push of main that would fail anyway), main is
+   * pushed alone. Call inside `exclusive`.
+   */
+  async pushMain(project: Project, clone: string, branches: readonly string[] = []): Promise<boolean> {
+    if (!remoteOf(project)) return false;
+    const main = `refs/heads/${baseBranchOf(project)}`;
+    const push = (refs: readonly string[]) => this.remoteGit(clone, ['push', '-q', '--progress', ...(refs.length ? ['--atomic'] : []), 'origin', `${main}:${main}`, ...refs.map((b) => `:refs/heads/${b}`)]);
     try {
-      await this.remoteGit(clone, ['push', '-q', '--progress', 'origin', `refs/heads/${base}:refs/heads/${base}`]);
+      try {
+        await push(branches);
+        return branches.length > 0;
+      } catch (err) {
+        if (!branches.length) throw err;
+        await push([]);
+        return false;
+      }
     } catch (err) {
-      throw new MaestroError('GIT_FAILED', `The push of ${base} to the remote failed: ${(err as Error).message}`, { cause: err });
+      throw new MaestroError('GIT_FAILED', `The push of ${baseBranchOf(project)} to the remote failed: ${(err as Error).message}`, { cause: err });
     }
   }
+
 }
 
 /** The task branch in this clone, and where the clone last saw it on the remote (its `origin/<branch>`), in one git process. */
