@@ -208,7 +208,7 @@ describe('ProjectRepos publishing a task branch', () => {
     expect(git(wt, 'status', '--porcelain')).toBe('');
   });
 
-  it('a run asks the remote only for what this clone may lack: a review of the commit it holds fetches nothing, a first run looks for no branch', async () => {
+  it('a run asks the remote only for what this clone may lack: a review of the commit it holds and the remote took fetches nothing, a first run looks for no branch', async () => {
     const { project, home } = sharedProject();
     const remote = project.config.remote as string;
     const repos = new ProjectRepos(home);
@@ -226,7 +226,11 @@ describe('ProjectRepos publishing a task branch', () => {
     git(clone, 'worktree', 'add', '-q', '-b', branch, wt, 'origin/main');
     commitFile(wt, 'a.txt');
     const executed = git(wt, 'rev-parse', 'HEAD');
-    await repos.pushBranch(project, clone, branch);
+    // The push after the execute run has not happened yet: the review publishes its commit before it starts
+    // (another daemon may merge what it approves).
+    await repos.prepareRun(project, branch, { commit: executed, published: true });
+    expect(git(remote, 'rev-parse', branch)).toBe(executed);
+    expect(fetches()).toBe(2);
     // Main moves on the remote meanwhile (another daemon merged): the review of this clone's commit needs none of it.
     const other = join(tempDir('maestro-other-'), 'other');
     git(tempDir('maestro-x-'), 'clone', '-q', remote, other);
@@ -234,7 +238,7 @@ describe('ProjectRepos publishing a task branch', () => {
     git(other, 'push', '-q', 'origin', 'HEAD:main');
     const before = git(clone, 'rev-parse', 'origin/main');
     await expect(repos.prepareRun(project, branch, { commit: executed, published: true })).resolves.toBe(clone);
-    expect(fetches()).toBe(1);
+    expect(fetches()).toBe(2);
     expect(git(clone, 'rev-parse', 'origin/main')).toBe(before);
     // Another daemon ran the task again and recorded its commit: this clone's is not it, so the remote is asked.
     const cloneB = await new ProjectRepos(tempDir('maestro-home-')).prepare(project);
@@ -244,7 +248,7 @@ describe('ProjectRepos publishing a task branch', () => {
     git(cloneB, 'push', '-q', 'origin', branch);
     const newer = git(cloneB, 'rev-parse', 'HEAD');
     await repos.prepareRun(project, branch, { commit: newer, published: true });
-    expect(fetches()).toBe(2);
+    expect(fetches()).toBe(3);
     expect(git(clone, 'rev-parse', branch)).toBe(newer);
     expect(git(clone, 'rev-parse', 'origin/main')).toBe(git(remote, 'rev-parse', 'main'));
   });

@@ -183,20 +183,24 @@ export class ProjectRepos {
 
   /**
    * The repository a run of `branch` works in: the project's own, or this host's clone with main and the task
-   * branch brought from the remote (prepare, then fetchBranch). Two cases need nothing from the remote, whose
-   * fetch was a third of a task's git CPU on a shared remote: a review of `commit` when this clone's branch is
-   * that commit already (its execute ran here; another daemon's newer run would have recorded another commit), and
-   * the remote's copy of a branch that `published` says no run ever pushed (a task's first execute or plan).
+   * branch brought from the remote (prepare, then fetchBranch). The remote's copy of a branch that `published`
+   * says no run ever pushed (a task's first execute or plan) is not looked for. A review of `commit` starts only
+   * once the remote has that commit, since any daemon may merge what it approves: the push after the execute
+   * run is not awaited, and a review that finished first left another daemon's train a branch the remote lacked.
+   * When this clone's branch is that commit and it last saw the remote take it, the review needs nothing from
+   * the remote (fetches were a third of a task's git CPU on a shared remote).
    */
   async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean }): Promise<string> {
     if (!remoteOf(project)) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     if (o.commit && existsSync(join(clone, '.git'))) {
-      const { local } = await branchTips(clone, branch);
-      if (local === o.commit) return clone;
+      const { local, published } = await branchTips(clone, branch);
+      if (local === o.commit && published === o.commit) return clone;
     }
     await this.prepare(project);
     if (o.published) await this.fetchBranch(project, clone, branch);
+    // A push the remote refuses is said by the push after the run (git.push_failed); the review goes on.
+    if (o.commit) await this.pushBranch(project, clone, branch).catch(() => undefined);
     return clone;
   }
 

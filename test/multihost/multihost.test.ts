@@ -134,7 +134,9 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
         graph = `(the remote has no branch ${branch})`;
       }
       const events = (await store.events.list({ taskId: t.id, limit: 200 })).events.map((e) => `${e.type}${e.type === 'task.status' ? `:${String(e.payload.to)}:${String(e.payload.owner ?? '')}` : ''}`).join(' ');
-      throw new GiveUp(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\n${graph}`);
+      // Whether main holds the task's work anyway (a merge pushed, its record lost), and what the result names.
+      const inMain = execFileSync('git', ['-C', remote, 'log', '--format=%h %s', `--grep=${t.id}`, 'main', '--'], { encoding: 'utf8' }).trim() || '(none)';
+      throw new GiveUp(`${t.title} needs attention: ${t.lastRunError}; runs: ${runs.map((r) => `${r.kind}/${r.status} on ${r.owner}: ${r.error ?? ''}`).join(' | ')}\nevents: ${events}\nresult: ${JSON.stringify(t.result)}\nmain's commits naming it: ${inMain}\n${graph}`);
     };
 
     await poll(async () => (await stuck(), (await done()) >= Math.ceil(N / 4)), 'a quarter of the tasks', 300_000, 200);
