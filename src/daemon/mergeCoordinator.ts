@@ -16,17 +16,16 @@
  * the task to needs_attention. A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
  */
-import { join } from 'node:path';
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { assertMainCheckout, refTips, refsMergedInto } from '../git/merge.js';
-import { removeWorktree } from '../git/worktree.js';
 import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
-import { movedSinceReview, runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
+import { movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
@@ -42,15 +41,6 @@ export interface MergeHooks {
   onConflict?(task: Task, files: string[]): Promise<'auto' | 'manual'>;
 }
 
-/** What is left to do once a train is in: worktrees and branches to clean up, conflict runs to open. */
-interface Landed {
-  repo: string;
-  cleanups: Array<{ task: Task; branch: string }>;
-  conflicts: Array<{ task: Task; branch: string; message: string }>;
-  /** Branches that left the shared remote in the train's push of main. */
-  gone: Set<string>;
-}
-
 export class MergeCoordinator {
   /** The projects merging now (mergeProjectRounds never rejects). */
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -60,6 +50,7 @@ export class MergeCoordinator {
   private readonly refused = new Map<string, { at: number; waitMs: number }>();
   /** Conflict runs being opened, and those waiting for a free slot. */
   private readonly conflictRuns: ConflictRuns;
+  private readonly cleanupDeps: CleanupDeps;
 
   constructor(
     private readonly store: Store,
@@ -78,6 +69,7 @@ export class MergeCoordinator {
       worktreeRoot?: (projectId: string) => string;
     },
   ) {
+    this.cleanupDeps = { store, repos: opts.repos, worktreeRoot: opts.worktreeRoot, onError: opts.onError };
     this.conflictRuns = new ConflictRuns(store, {
       onConflict: (task, files) => opts.hooks.onConflict?.(task, files),
       startConflictRun: opts.startConflictRun,
@@ -149,7 +141,7 @@ export class MergeCoordinator {
           if (!trains.some((l) => l.cleanups.length)) break;
         }
       } finally {
-        for (const l of landed) await this.cleanUpAll(project, l);
+        for (const l of landed) await cleanUpLanded(this.cleanupDeps, project, l);
       }
     } catch (err) {
       // A shared remote that does not answer is the health report's to say (once), not the log's every tick.
@@ -213,20 +205,6 @@ export class MergeCoordinator {
     const trains: Task[][] = [];
     for (let i = 0; i < fresh.length; i += MAX_TRAIN) trains.push(fresh.slice(i, i + MAX_TRAIN));
     return [...trains, ...retries];
-  }
-
-  /** Cleans up a train's merged work, in the clone (which a cleanup must have to itself) or the project's repository. */
-  private async cleanUpAll(project: Project, landed: Landed): Promise<void> {
-    const { repo, cleanups } = landed;
-    if (!cleanups.length) return;
-    const clean = async () => {
-      for (const c of cleanups) await this.cleanUp(c.task, project, repo, c.branch);
-      // The merged branches leave the shared remote too (main holds their commits), unless the project keeps them;
-      // most went with the train's push.
-      const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
-      if (project.config.keepBranches !== true) await this.opts.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => this.opts.onError(coerceError(err)));
-    };
-    await (remoteOf(project) ? this.opts.repos.exclusive(project.id, clean) : clean());
   }
 
   private lease(project: Project) {
@@ -380,25 +358,6 @@ export class MergeCoordinator {
     this.opts.onChange();
   }
 
-  /**
-   * After the merge the task's worktree has nothing left to do: remove it, and
-   * its branch too unless the project keeps branches (`keepBranches`). Main holds
-   * the commits, so the change stays visible (GET /api/tasks/:id/diff). A failure
-   * here is logged; the periodic prune tries the worktree again.
-   */
-  private async cleanUp(task: Task, project: Project, repo: string, branch: string): Promise<void> {
-    try {
-      const keep = project.config.keepBranches === true;
-      const root = this.opts.worktreeRoot?.(project.id);
-      const path = root ? join(root, `${task.id}-v${task.version}`) : null;
-      if (path) await removeWorktree(repo, path, keep ? {} : { deleteBranch: branch });
-      else if (!keep) await git(repo, ['branch', '-D', '--end-of-options', branch], { okCodes: [1] });
-      await this.store.events.append({ projectId: project.id, taskId: task.id, type: 'git.cleanup', payload: { worktree: path, branch, branchDeleted: !keep } });
-    } catch (err) {
-      this.opts.onError(coerceError(err));
-    }
-  }
-
   /** A decomposed parent is done when all its children are. */
   private async finishParents(): Promise<void> {
     const waiting = await this.store.tasks.list({ status: 'waiting_children', limit: 10_000 });
@@ -411,10 +370,4 @@ export class MergeCoordinator {
       }
     }
   }
-}
-
-/** Whether main holds the commit the task's reviewers approved (false when there is none, or this clone lacks it). */
-async function reviewedInMain(repo: string, task: Task, main: string): Promise<boolean> {
-  const reviewed = reviewedCommit(task);
-  return reviewed !== null && (await git(repo, ['merge-base', '--is-ancestor', reviewed, main], { okCodes: [1, 128] })).code === 0;
 }

@@ -122,3 +122,9 @@ async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<
   if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
   for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
 }
+
+/** Whether `main` holds the commit the task's reviewers approved (false when there is none, or this clone lacks it). */
+export async function reviewedInMain(repo: string, task: Task, main: string): Promise<boolean> {
+  const reviewed = reviewedCommit(task);
+  return reviewed !== null && (await git(repo, ['merge-base', '--is-ancestor', reviewed, main], { okCodes: [1, 128] })).code === 0;
+}

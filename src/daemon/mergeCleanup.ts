@@ -1,0 +1,55 @@
+/**
+ * What a merge train leaves to do once its work is in main: each task's worktree removed, and its branch
+ * too unless the project keeps branches (`keepBranches`), here and on the shared remote (where most went with
+ * the train's push of main already). Main holds the commits, so the change stays visible
+ * (GET /api/tasks/:id/diff). A failure is logged; the periodic prune tries the worktree again.
+ */
+import { join } from 'node:path';
+import { coerceError } from '../core/errors.js';
+import type { Project, Task } from '../core/types.js';
+import { git } from '../git/git.js';
+import { removeWorktree } from '../git/worktree.js';
+import { remoteOf, type ProjectRepos } from './repos.js';
+import type { Store } from '../store/store.js';
+
+/** What is left to do once a train is in: worktrees and branches to clean up, conflict runs to open. */
+export interface Landed {
+  repo: string;
+  cleanups: Array<{ task: Task; branch: string }>;
+  conflicts: Array<{ task: Task; branch: string; message: string }>;
+  /** Branches that left the shared remote in the train's push of main. */
+  gone: Set<string>;
+}
+
+export interface CleanupDeps {
+  store: Store;
+  repos: ProjectRepos;
+  /** Where the project's task worktrees live. */
+  worktreeRoot?: (projectId: string) => string;
+  onError: (err: Error) => void;
+}
+
+/** Cleans up a train's merged work, in the clone (which a cleanup must have to itself) or the project's repository. */
+export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed: Landed): Promise<void> {
+  const { repo, cleanups } = landed;
+  if (!cleanups.length) return;
+  const clean = async () => {
+    for (const c of cleanups) await cleanUp(deps, c.task, project, repo, c.branch);
+    const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
+    if (project.config.keepBranches !== true) await deps.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => deps.onError(coerceError(err)));
+  };
+  await (remoteOf(project) ? deps.repos.exclusive(project.id, clean) : clean());
+}
+
+async function cleanUp(deps: CleanupDeps, task: Task, project: Project, repo: string, branch: string): Promise<void> {
+  try {
+    const keep = project.config.keepBranches === true;
+    const root = deps.worktreeRoot?.(project.id);
+    const path = root ? join(root, `${task.id}-v${task.version}`) : null;
+    if (path) await removeWorktree(repo, path, keep ? {} : { deleteBranch: branch });
+    else if (!keep) await git(repo, ['branch', '-D', '--end-of-options', branch], { okCodes: [1] });
+    await deps.store.events.append({ projectId: project.id, taskId: task.id, type: 'git.cleanup', payload: { worktree: path, branch, branchDeleted: !keep } });
+  } catch (err) {
+    deps.onError(coerceError(err));
+  }
+}
