@@ -253,9 +253,9 @@ export class MergeCoordinator {
     // all), one push fewer per train.
     if (remote) {
       const branches = project.config.keepBranches === true ? [] : [...landed.cleanups, ...merged.map((m) => m.car)].map((c) => c.branch);
-      const pushed = await this.pushTrain(project, repo, merged.map((m) => m.car.task), branches);
-      if (!pushed) return landed;
-      if (pushed === 'with-branches') landed.gone = new Set(branches);
+      const gone = await this.pushTrain(project, repo, merged.map((m) => m.car.task), branches);
+      if (!gone) return landed;
+      landed.gone = new Set(gone);
     }
     for (const m of merged) {
       this.refused.delete(m.car.task.id);
@@ -326,18 +326,18 @@ export class MergeCoordinator {
   /**
    * Pushes the train's main, if this daemon still holds the lease (taken again, which extends it): one
    * whose lease lapsed meanwhile pushes nothing, and its cars wait for the next train. Returns whether
-   * main is on the remote, and whether `branches` left it in the same push.
+   * main is on the remote (null when not), with the `branches` that left it in the same push.
    */
-  private async pushTrain(project: Project, repo: string, tasks: Task[], branches: string[]): Promise<false | 'main' | 'with-branches'> {
+  private async pushTrain(project: Project, repo: string, tasks: Task[], branches: string[]): Promise<readonly string[] | null> {
     if (!(await takeMergeLease(this.store.db, this.lease(project)))) {
       this.opts.onError(new MaestroError('GIT_FAILED', `the merge lease of project ${project.name} lapsed during a train of ${tasks.length}; nothing pushed, the merges are tried again`));
-      return false;
+      return null;
     }
     try {
-      return (await this.opts.repos.pushMain(project, repo, branches)) ? 'with-branches' : 'main';
+      return await this.opts.repos.pushMain(project, repo, branches);
     } catch (err) {
       await this.refusedPush(tasks, err);
-      return false;
+      return null;
     }
   }
 

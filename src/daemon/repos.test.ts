@@ -23,6 +23,15 @@ function commitFile(dir: string, name: string): void {
   git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', name);
 }
 
+/** Counts the clone's connections to its remote that start `program` there (receive-pack: pushes; upload-pack: fetches). */
+function countRemoteCalls(clone: string, program: 'receive-pack' | 'upload-pack'): () => number {
+  const log = join(tempDir('maestro-calls-'), 'calls');
+  const wrapper = join(tempDir('maestro-counter-'), program);
+  writeFileSync(wrapper, `#!/bin/sh\necho call >> '${log}'\nexec git-${program} "$@"\n`, { mode: 0o755 });
+  git(clone, 'config', `remote.origin.${program.replace('-', '')}`, wrapper);
+  return () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
+}
+
 /** What `git worktree add` leaves for an instant: a worktree whose HEAD is still the null id. */
 function halfAddedWorktree(clone: string): string {
   const admin = join(clone, '.git', 'worktrees', 'x');
@@ -155,11 +164,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
     // Every connection a push makes to the remote, counted (git starts receive-pack on the remote's side for each).
-    const counted = join(tempDir('maestro-received-'), 'pushes');
-    const counter = join(tempDir('maestro-counter-'), 'receive-pack');
-    writeFileSync(counter, `#!/bin/sh\necho push >> '${counted}'\nexec git-receive-pack "$@"\n`, { mode: 0o755 });
-    git(clone, 'config', 'remote.origin.receivepack', counter);
-    const pushes = () => (existsSync(counted) ? readFileSync(counted, 'utf8').trim().split('\n').length : 0);
+    const pushes = countRemoteCalls(clone, 'receive-pack');
     const branch = 'maestro/t_x-v1';
     const commit = (name: string) => commitFile(clone, name);
     git(clone, 'checkout', '-q', '-b', branch);
@@ -213,11 +218,8 @@ describe('ProjectRepos publishing a task branch', () => {
     const remote = project.config.remote as string;
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
-    const asked = join(tempDir('maestro-asked-'), 'fetches');
-    const counter = join(tempDir('maestro-counter-'), 'upload-pack');
-    writeFileSync(counter, `#!/bin/sh\necho fetch >> '${asked}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
-    git(clone, 'config', 'remote.origin.uploadpack', counter);
-    const fetches = () => (existsSync(asked) ? readFileSync(asked, 'utf8').trim().split('\n').length : 0);
+    // Every fetch and ls-remote, counted (upload-pack on the remote's side for each).
+    const fetches = countRemoteCalls(clone, 'upload-pack');
     const branch = 'maestro/t_z-v1';
     // A first execute: main is fetched, and nobody asks the remote for a branch no run has pushed.
     await expect(repos.prepareRun(project, branch, { commit: null, published: false })).resolves.toBe(clone);
@@ -265,7 +267,7 @@ describe('ProjectRepos publishing a task branch', () => {
       git(clone, 'push', '-q', 'origin', 'maestro/t_m-v1');
       git(clone, 'checkout', '-q', 'main');
       git(clone, 'merge', '-q', '--ff-only', 'maestro/t_m-v1');
-      await expect(repos.pushMain(project, clone, ['maestro/t_m-v1'])).resolves.toBe(atomic);
+      await expect(repos.pushMain(project, clone, ['maestro/t_m-v1'])).resolves.toEqual(atomic ? ['maestro/t_m-v1'] : []);
       expect(git(remote, 'rev-parse', 'main')).toBe(git(clone, 'rev-parse', 'main'));
       expect(git(remote, 'branch', '--list', 'maestro/*')).toBe(atomic ? '' : 'maestro/t_m-v1');
     }

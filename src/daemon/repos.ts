@@ -273,26 +273,27 @@ export class ProjectRepos {
   /**
    * Pushes the clone's main to the remote (never forced: a concurrent push fails, and the merge is retried), and
    * deletes `branches` there in the same atomic push: they go with main or not at all, so a merged branch is never
-   * gone before its merge is on the remote. Returns whether they went. When that push fails (a remote that cannot
-   * take an atomic push, a branch someone deleted already, or a push of main that would fail anyway), main is
-   * pushed alone. Call inside `exclusive`.
+   * gone before its merge is on the remote. Returns the branches that went. When that push fails (a remote that
+   * cannot take an atomic push, or a push of main that would fail anyway), main is pushed alone. Call inside
+   * `exclusive`.
    */
-  async pushMain(project: Project, clone: string, branches: readonly string[] = []): Promise<boolean> {
-    if (!remoteOf(project)) return false;
-    const main = `refs/heads/${baseBranchOf(project)}`;
-    const push = (refs: readonly string[]) => this.remoteGit(clone, ['push', '-q', '--progress', ...(refs.length ? ['--atomic'] : []), 'origin', `${main}:${main}`, ...refs.map((b) => `:refs/heads/${b}`)]);
-    try {
+  async pushMain(project: Project, clone: string, branches: readonly string[] = []): Promise<readonly string[]> {
+    if (!remoteOf(project)) return [];
+    const base = baseBranchOf(project);
+    const main = `refs/heads/${base}`;
+    const push = async (refs: readonly string[]) => {
       try {
-        await push(branches);
-        return branches.length > 0;
+        await this.remoteGit(clone, ['push', '-q', '--progress', ...(refs.length ? ['--atomic'] : []), 'origin', `${main}:${main}`, ...refs.map((b) => `:refs/heads/${b}`)]);
       } catch (err) {
-        if (!branches.length) throw err;
-        await push([]);
-        return false;
+        throw new MaestroError('GIT_FAILED', `The push of ${base} to the remote failed: ${(err as Error).message}`, { cause: err });
       }
-    } catch (err) {
-      throw new MaestroError('GIT_FAILED', `The push of ${baseBranchOf(project)} to the remote failed: ${(err as Error).message}`, { cause: err });
+    };
+    if (branches.length) {
+      const went = await push(branches).then(() => true, () => false);
+      if (went) return branches;
     }
+    await push([]);
+    return [];
   }
 
 }
