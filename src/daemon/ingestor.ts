@@ -45,6 +45,8 @@ export class Ingestor {
       leaseMs: number;
       onChange: () => void;
       onError: (err: Error) => void;
+      /** Awaited before a run's outcome is committed: what another daemon acting on that outcome needs first (the task branch on a shared remote). */
+      beforeFinal?: (run: Run) => Promise<void>;
       onFinal: (run: Run) => void;
       preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
       log?: { info(obj: Record<string, unknown>, msg: string): void };
@@ -120,6 +122,7 @@ export class Ingestor {
       if (r.type === 'phase' && r.state === 'done') this.stageDoneAt.set(run.id, Date.now());
       if (r.type === 'result' || r.type === 'error') {
         const item = toStreamItem(run.taskId, r);
+        await this.opts.beforeFinal?.(run);
         const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;
         await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }), 'run.final');
         if (item) this.bus.publishStream(item);

@@ -93,8 +93,9 @@ export class Orchestrator {
       leaseMs: config.leaseMs,
       onChange: opts.onChange,
       onError: opts.onError,
+      // The branch is on the remote before the outcome is committed: once it is, another daemon may review or merge the task.
+      beforeFinal: (run) => publishTaskBranch(this.store, this.repos, config.home, run, opts.onError),
       onFinal: (run) => {
-        void publishTaskBranch(this.store, this.repos, config.home, run, opts.onError);
         void knowledgeFinished(this.store, this.knowledge, config.home, run, this.opts.onError);
         this.kick();
       },

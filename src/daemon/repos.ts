@@ -185,8 +185,8 @@ export class ProjectRepos {
    * The repository a run of `branch` works in: the project's own, or this host's clone with main and the task
    * branch brought from the remote (prepare, then fetchBranch). The remote's copy of a branch that `published`
    * says no run ever pushed (a task's first execute or plan) is not looked for. A review of `commit` starts only
-   * once the remote has that commit, since any daemon may merge what it approves: the push after the execute
-   * run is not awaited, and a review that finished first left another daemon's train a branch the remote lacked.
+   * once the remote has that commit, since any daemon may merge what it approves: the push before the execute
+   * run's outcome was committed may have failed (the remote was away), and is tried again here.
    * When this clone's branch is that commit and it last saw the remote take it, the review needs nothing from
    * the remote (fetches were a third of a task's git CPU on a shared remote).
    */

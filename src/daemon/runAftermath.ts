@@ -1,7 +1,8 @@
 /**
  * What the orchestrator does around a run besides running it: the knowledge
  * bridge's steps (which must never fail a run), publishing the task branch on
- * a shared remote after a run, and removing the worktrees of finished tasks.
+ * a shared remote before a run's outcome is committed, and removing the
+ * worktrees of finished tasks.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +40,11 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
   if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => onError(coerceError(err)));
 }
 
-/** After a run on a shared remote: publish the task branch, so any daemon can go on with the task. */
+/**
+ * At the end of a run on a shared remote, before its outcome is committed: publish the task branch, so any daemon
+ * that acts on the outcome (reviews it, merges it after a conflict run) finds the commit the outcome names. A push
+ * that fails is said (git.push_failed) and the outcome is committed anyway: a review pushes again before it starts.
+ */
 export async function publishTaskBranch(store: Store, repos: ProjectRepos, home: string, run: Run, onError: (err: Error) => void): Promise<void> {
   try {
     const task = await store.tasks.get(run.taskId);
