@@ -107,11 +107,13 @@ export class Ingestor {
   private async readOnce(run: Run): Promise<void> {
     if (!run.runDir) return;
     const pos = this.position.get(run.id) ?? { offset: run.outboxOffset, seq: run.outboxSeq };
-    const { records, nextOffset } = readOutbox(run.runDir, pos.offset);
-    if (!records.length) return;
+    const { records, nextOffset, corrupt } = readOutbox(run.runDir, pos.offset);
+    if (nextOffset === pos.offset) return;
+    // Lines that are no record (something other than the worker wrote there) are passed over, once, and said.
+    if (corrupt.length) this.opts.log?.info({ traceId: run.traceId, runId: run.id, lines: corrupt.map((c) => ({ line: c.line, text: c.text, problem: c.problem })) }, 'outbox lines that are not records were passed over');
     let changed = false;
     for (const r of records) {
-      if (typeof r.seq !== 'number' || r.seq <= pos.seq) continue;
+      if (r.seq <= pos.seq) continue;
       this.lastSign.set(run.id, Date.now());
       if (r.type === 'error' && r.code === 'INTERRUPTED') {
         // A worker stopped by SIGTERM (a daemon shutting down): not the end of the run.

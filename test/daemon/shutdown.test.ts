@@ -68,15 +68,20 @@ describe('daemon shutdown and bad input', () => {
     expect((await s.runs.get(run!.id)).status).toBe('succeeded');
   });
 
-  it('a corrupt outbox line is skipped and the run goes on; a port in use is refused clearly', async () => {
+  it('corrupt outbox lines are skipped, said in the log, and the run goes on; a port in use is refused clearly', async () => {
     const d = await startTestDaemon({ tickMs: 100 });
     try {
       const p = await d.store.projects.create({ name: 'corrupt', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: SCRIPT }, autoApproveAfterMs: 0 } });
       const t = await d.store.tasks.create({ projectId: p.id, title: 'Corrupt line', complexity: 'easy' });
       d.orchestrator.kick();
       const run = await poll(async () => (await d.store.runs.list({ taskId: t.id }))[0], 'a run');
-      appendFileSync(join(run.runDir!, 'outbox.ndjson'), 'this is not json\n');
-      await poll(async () => (await d.store.tasks.get(t.id)).status === 'done', 'done despite the corrupt line');
+      // Not JSON, JSON that is no record, and a record missing what a result needs (its seq would hide the real ones).
+      appendFileSync(join(run.runDir!, 'outbox.ndjson'), 'this is not json\nnull\n[1,2]\n{"seq":99999,"type":"result","traceId":"x","runId":"x","at":1}\n');
+      await poll(async () => (await d.store.tasks.get(t.id)).status === 'done', 'done despite the corrupt lines');
+      const passedOver = d.logs.filter((l) => l.includes('outbox lines that are not records were passed over')).join('\n');
+      expect(passedOver).toContain('"text":"null"');
+      expect(passedOver).toContain('"seq\\":99999');
+      expect(d.logs.join('\n')).not.toContain('TypeError');
       expect((await d.fetch(`/api/health`)).status).toBe(200);
     } finally {
       await d.stop({ graceMs: 1000 });

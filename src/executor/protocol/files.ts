@@ -43,6 +43,8 @@ export function appendJsonLine(path: string, value: unknown): void {
 
 export interface JsonLines<T> {
   records: T[];
+  /** Each record's 1-based line number in this read. */
+  lines: number[];
   /** Byte offset just past the last complete line; pass it back to continue. */
   nextOffset: number;
   /** Lines that were complete but not valid JSON, with their 1-based line number in this read (text capped). */
@@ -62,8 +64,9 @@ const CORRUPT_TEXT_CAP = 2_000;
  * `maxLineBytes` is skipped and reported in `oversized`, never held whole.
  */
 export function readJsonLines<T = unknown>(path: string, offset = 0, options: { maxLineBytes?: number } = {}): JsonLines<T> {
-  if (!existsSync(path)) return { records: [], nextOffset: offset, corrupt: [] };
+  if (!existsSync(path)) return { records: [], lines: [], nextOffset: offset, corrupt: [] };
   const records: T[] = [];
+  const lines: number[] = [];
   const corrupt: Array<{ line: number; text: string }> = [];
   const oversized: Array<{ line: number; bytes: number }> = [];
   const splitter = new LineSplitter(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {});
@@ -71,7 +74,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
-    if (size <= offset) return { records: [], nextOffset: offset, corrupt: [] };
+    if (size <= offset) return { records: [], lines: [], nextOffset: offset, corrupt: [] };
     const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
     for (let pos = offset; pos < size; ) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
@@ -85,6 +88,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
           if (!text.trim()) return;
           try {
             records.push(JSON.parse(text) as T);
+            lines.push(splitter.lines);
           } catch {
             corrupt.push({ line: splitter.lines, text: text.length > CORRUPT_TEXT_CAP ? `${text.slice(0, CORRUPT_TEXT_CAP)}…` : text });
           }
@@ -98,7 +102,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   } finally {
     closeSync(fd);
   }
-  return { records, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}) };
+  return { records, lines, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}) };
 }
 
 /**

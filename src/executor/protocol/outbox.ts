@@ -6,7 +6,8 @@
  * returned offset; a torn last line is left for the next read.
  */
 import { join } from 'node:path';
-import type { RunKind } from '../../core/types.js';
+import { z } from 'zod';
+import { RUN_KINDS, type RunKind } from '../../core/types.js';
 import { appendJsonLine, readJsonLines, repairTornTail } from './files.js';
 
 export const OUTBOX_FILE = 'outbox.ndjson';
@@ -92,9 +93,37 @@ export type OutboxRecord = PhaseRecord | TokenRecord | ClarifyRecord | Heartbeat
 export type OutboxDraft = DistributiveOmit<OutboxRecord, keyof Base>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** Whole records from `offset` on; `corrupt` lists complete lines that were not JSON (never expected; log them). */
-export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; nextOffset: number; corrupt: Array<{ line: number; text: string }> } {
-  return readJsonLines<OutboxRecord>(join(runDir, OUTBOX_FILE), offset);
+/**
+ * What the ingestor relies on in each record: the envelope and, per type, the fields it reads. Fields it only
+ * passes on (a result's data, details) stay as they are. The worker writes these, but the run directory is
+ * reachable by the agent's processes too, so a line is checked before it moves a task.
+ */
+const envelope = { seq: z.number().int().positive(), traceId: z.string(), runId: z.string(), at: z.number() };
+const usageSchema = z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number(), models: z.array(z.string()), agentCalls: z.number() });
+const needsAttentionSchema = z.looseObject({ reason: z.string(), details: z.record(z.string(), z.unknown()) });
+const outboxRecordSchema = z.discriminatedUnion('type', [
+  z.looseObject({ ...envelope, type: z.literal('phase'), stage: z.string(), state: z.enum(['start', 'done', 'skipped', 'failed']), detail: z.record(z.string(), z.unknown()).optional() }),
+  z.looseObject({ ...envelope, type: z.literal('token'), stage: z.string(), text: z.string() }),
+  z.looseObject({ ...envelope, type: z.literal('clarify'), stage: z.string(), clarifyId: z.string(), question: z.string() }),
+  z.looseObject({ ...envelope, type: z.literal('heartbeat'), pid: z.number() }),
+  z.looseObject({ ...envelope, type: z.literal('result'), kind: z.enum(RUN_KINDS), usage: usageSchema, data: z.record(z.string(), z.unknown()), needsAttention: needsAttentionSchema.optional() }),
+  z.looseObject({ ...envelope, type: z.literal('error'), code: z.string(), message: z.string(), stage: z.string().nullable(), retryable: z.boolean(), usage: usageSchema, needsAttention: needsAttentionSchema.optional(), details: z.record(z.string(), z.unknown()).optional() }),
+]);
+
+/**
+ * Whole records from `offset` on. `corrupt` lists complete lines that were not JSON or not a record (never
+ * expected; log them): they are passed over, never applied.
+ */
+export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; nextOffset: number; corrupt: Array<{ line: number; text: string; problem?: string }> } {
+  const read = readJsonLines<unknown>(join(runDir, OUTBOX_FILE), offset);
+  const records: OutboxRecord[] = [];
+  const corrupt: Array<{ line: number; text: string; problem?: string }> = [...read.corrupt];
+  for (const [i, value] of read.records.entries()) {
+    const parsed = outboxRecordSchema.safeParse(value);
+    if (parsed.success) records.push(value as OutboxRecord);
+    else corrupt.push({ line: read.lines[i]!, text: JSON.stringify(value).slice(0, 200), problem: z.prettifyError(parsed.error) });
+  }
+  return { records, nextOffset: read.nextOffset, corrupt };
 }
 
 export class OutboxWriter {

@@ -55,14 +55,27 @@ describe('outbox.ndjson', () => {
   it('leaves a torn last line for the next read and resumes from the offset', () => {
     const w = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
     w.write({ type: 'token', stage: 's', text: 'one' });
-    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":2,"type":"tok');
+    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":2,"traceId":"t","runId":"r","at":5,"type":"tok');
     const first = readOutbox(dir);
     expect(first.records.map((r) => r.seq)).toEqual([1]);
     // The writer finishes the line (in real life: the rest of the same write).
     appendFileSync(join(dir, OUTBOX_FILE), 'en","stage":"s","text":"two"}\n');
     const second = readOutbox(dir, first.nextOffset);
-    expect(second.records).toEqual([{ seq: 2, type: 'token', stage: 's', text: 'two' }]);
+    expect(second.records).toEqual([{ seq: 2, traceId: 't', runId: 'r', at: 5, type: 'token', stage: 's', text: 'two' }]);
     expect(readOutbox(dir, second.nextOffset).records).toEqual([]);
+  });
+
+  it('a line that is JSON but no record is passed over and reported with its line number, the records around it kept', () => {
+    const w = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    w.write({ type: 'heartbeat', pid: 1 });
+    appendFileSync(join(dir, OUTBOX_FILE), 'null\n{"seq":"2","type":"heartbeat","traceId":"t","runId":"r","at":1,"pid":1}\n');
+    w.write({ type: 'token', stage: 's', text: 'after' });
+    const read = readOutbox(dir);
+    expect(read.records.map((r) => r.type)).toEqual(['heartbeat', 'token']);
+    expect(read.corrupt).toEqual([
+      { line: 2, text: 'null', problem: expect.stringContaining('expected object') },
+      { line: 3, text: expect.stringContaining('"seq":"2"'), problem: expect.stringContaining('seq') },
+    ]);
   });
 
   it('a restarted writer after a crash mid-line numbers on from the last whole record', () => {
