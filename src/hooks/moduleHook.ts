@@ -1,15 +1,17 @@
 /**
- * Runs a module hook in a worker thread, so that a hook that never returns —
- * even one stuck in a synchronous loop — can be stopped (`terminate()`), and a
- * hook that crashes or calls process.exit() takes only its worker down.
+ * Runs a module hook in a child process of its own, so that a hook that never
+ * returns — even one stuck in a synchronous loop — can be stopped (killed), a
+ * hook that crashes or calls process.exit() takes only its process down, and
+ * the hook sees only the allowlisted environment: a worker thread shared the
+ * daemon's process, whose /proc/self/environ holds the daemon's secrets.
  *
- * The worker is given the candidate files in precedence order. It imports each
+ * The child is sent the candidate files in precedence order. It imports each
  * module in turn (`.ts` through tsx's tsImport) and calls the first that
  * defines the hook; a shell candidate met first is handed back to the caller
- * to run. The worker code is a string (eval) so it runs the same from the
+ * to run. The child's code is a string (node -e) so it runs the same from the
  * sources, from dist/ and inside vitest, none of which share a loader.
  */
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
 import { trackResource } from '../lib/resources.js';
 import { HOOK_NAMES, type HookName } from './contract.js';
 
@@ -25,13 +27,11 @@ export type WorkerAnswer =
   | { kind: 'timeout' }
   | { kind: 'crashed'; message: string };
 
-const WORKER_CODE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const CHILD_CODE = `
 const { pathToFileURL } = require('node:url');
-const { candidates, name, args, names, tsxApi } = workerData;
-const post = (m) => parentPort.postMessage(m);
+const post = (m) => process.send(m);
 const message = (err) => (err && err.message) ? String(err.message) : String(err);
-(async () => {
+process.once('message', async ({ candidates, name, args, names, tsxApi }) => {
   for (const c of candidates) {
     if (c.kind === 'shell') return post({ kind: 'shell', path: c.path });
     let ns;
@@ -86,7 +86,7 @@ const message = (err) => (err && err.message) ? String(err.message) : String(err
     }
   }
   post({ kind: 'absent' });
-})();
+});
 `;
 
 /** How long importing the hooks module may take before it counts as a hang. */
@@ -94,36 +94,29 @@ const LOAD_TIMEOUT_MS = 30_000;
 
 export function runModuleCandidates(name: HookName, candidates: Candidate[], args: unknown[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<WorkerAnswer> {
   return new Promise((resolve) => {
-    const worker = new Worker(WORKER_CODE, {
-      eval: true,
-      // The hook sees the allowlisted environment, not the daemon's (its token, its database URL).
-      env,
-      workerData: { candidates, name, args, names: [...HOOK_NAMES], tsxApi: import.meta.resolve('tsx/esm/api') },
-      // A hook's stdout would otherwise interleave with the daemon's log lines.
-      stdout: true,
-      stderr: true,
-    });
-    worker.stdout.resume();
-    worker.stderr.resume();
-    const release = trackResource('other', `hook worker ${name}`, () => worker.terminate());
+    // The hook sees the allowlisted environment, not the daemon's (its token, its database URL). Its output would
+    // otherwise interleave with the daemon's log lines. 'advanced': arguments and answers are structured clones.
+    const child = spawn(process.execPath, ['-e', CHILD_CODE], { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' });
+    const release = trackResource('other', `hook process ${name}`, () => child.kill('SIGKILL'));
     let settled = false;
     const finish = (answer: WorkerAnswer) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       release();
-      void worker.terminate();
+      child.kill('SIGKILL');
       resolve(answer);
     };
-    // Loading (a worker, and tsx for a .ts file) takes a second or two on a busy machine; the
+    // Loading (a process, and tsx for a .ts file) takes a second or two on a busy machine; the
     // hook's own time limit starts when it is called, loading has a separate, looser one.
     let timer = setTimeout(() => finish({ kind: 'timeout' }), Math.max(LOAD_TIMEOUT_MS, timeoutMs));
-    worker.on('message', (m: WorkerAnswer | { kind: 'started' }) => {
+    child.on('message', (m: WorkerAnswer | { kind: 'started' }) => {
       if (m.kind !== 'started') return finish(m);
       clearTimeout(timer);
       timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     });
-    worker.on('error', (err) => finish({ kind: 'crashed', message: err.message }));
-    worker.on('exit', (code) => finish({ kind: 'crashed', message: `exited with code ${code} before answering` }));
+    child.on('error', (err) => finish({ kind: 'crashed', message: err.message }));
+    child.on('exit', (code, signal) => finish({ kind: 'crashed', message: `exited with ${signal ?? `code ${code}`} before answering` }));
+    child.send({ candidates, name, args, names: [...HOOK_NAMES], tsxApi: import.meta.resolve('tsx/esm/api') });
   });
 }

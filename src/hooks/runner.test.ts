@@ -64,6 +64,24 @@ describe('HookRunner', () => {
     expect(await runner.run('before:task:claim', { task: { ...task, title: 'Fix footer' } })).toMatchObject({ outcome: 'continue' });
   });
 
+  it('runs a module hook where the daemon’s environment is out of reach, also through /proc/self/environ', async () => {
+    const repo = temp();
+    const seen = join(repo, 'seen.txt');
+    write(join(repo, '.maestro/hooks.mjs'), `import { readFileSync, writeFileSync } from 'node:fs';
+export default { 'before:execute': () => { writeFileSync(${JSON.stringify(seen)}, readFileSync('/proc/self/environ', 'utf8') + '\\n' + process.pid); } };`);
+    process.env.MAESTRO_TEST_DAEMON_SECRET = 'daemon-only-value';
+    try {
+      const runner = new HookRunner({ projectRoot: repo, globalHome: null, env: { PATH: process.env.PATH, ALLOWED: 'yes' } });
+      expect(await runner.run('before:execute', { task, job: {} })).toMatchObject({ outcome: 'continue' });
+    } finally {
+      delete process.env.MAESTRO_TEST_DAEMON_SECRET;
+    }
+    const [environ, pid] = readFileSync(seen, 'utf8').split('\n');
+    expect(environ).toContain('ALLOWED=yes');
+    expect(environ).not.toContain('daemon-only-value');
+    expect(Number(pid)).not.toBe(process.pid);
+  });
+
   it('lets a TypeScript after:planner:output hook rewrite the plan', async () => {
     const repo = temp();
     write(
