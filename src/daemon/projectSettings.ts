@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
-import { ENV_NAME_PATTERN } from '../lib/agentEnv.js';
+import { ENV_NAME_PATTERN, isDaemonSecret } from '../lib/agentEnv.js';
 import { providerConfigSchema } from '../executor/protocol/job.js';
 
 export const projectSettingsSchema = z
@@ -28,7 +28,15 @@ export const projectSettingsSchema = z
     /** Keep a merged task's `maestro/*` branch. */
     keepBranches: z.boolean().optional(),
     /** Environment variables the project's agents, checks and hooks may see (names, or `PREFIX_*`). */
-    passEnv: z.array(z.string().regex(ENV_NAME_PATTERN, 'an environment variable name, or a prefix ending in *')).max(200).optional(),
+    passEnv: z
+      .array(
+        z
+          .string()
+          .regex(ENV_NAME_PATTERN, 'an environment variable name, or a prefix ending in *')
+          .refine((name) => !isDaemonSecret(name), { error: (issue) => `${String(issue.input)} is the daemon's own secret and never passes to agents, checks or hooks; give the project's tools their own` }),
+      )
+      .max(200)
+      .optional(),
     demo: z.boolean().optional(),
   })
   .strict();

@@ -4,8 +4,8 @@ import { agentEnv, childEnv } from './agentEnv.js';
 const daemonEnv = { PATH: '/bin', HOME: '/home/u', MAESTRO_TOKEN: 'secret', MAESTRO_DATABASE: 'postgres://u:pw@h/db', PGPASSWORD: 'pw', ANTHROPIC_API_KEY: 'sk', MY_TOOL: 'x', MAESTRO_MODEL_HARD: 'opus' };
 
 describe('agentEnv and childEnv', () => {
-  it('passes the base, the tiers, the given credentials and passEnv names; never MAESTRO_* secrets', () => {
-    expect(agentEnv(daemonEnv, { credentials: ['ANTHROPIC_API_KEY'], pass: ['MY_*', 'MAESTRO_TOKEN'] })).toEqual({ PATH: '/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk', MY_TOOL: 'x', MAESTRO_MODEL_HARD: 'opus' });
+  it('passes the base, the tiers, the given credentials and passEnv names; never the daemon’s MAESTRO_* or database secrets', () => {
+    expect(agentEnv({ ...daemonEnv, PGHOST: 'db' }, { credentials: ['ANTHROPIC_API_KEY'], pass: ['MY_*', 'MAESTRO_TOKEN', 'PG*'] })).toEqual({ PATH: '/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk', MY_TOOL: 'x', MAESTRO_MODEL_HARD: 'opus', PGHOST: 'db' });
   });
 
   it('outside a worker (the observer in the daemon, detection) a provider child gets the allowlist, not the daemon environment', () => {

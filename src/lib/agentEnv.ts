@@ -11,7 +11,9 @@
  *     src/agents/credentials.ts), nothing of the others;
  *   - the names the project's config lists in `passEnv` (exact names, or a
  *     prefix ending in `*`, e.g. `NPM_CONFIG_*`), for the project's own tools.
- * Nothing named MAESTRO_* passes except the tiers, whatever passEnv says.
+ * The daemon's own secrets never pass, whatever passEnv says: nothing named
+ * MAESTRO_* but the tiers, and not the libpq password variables its PostgreSQL
+ * store reads (PGPASSWORD, PGPASSFILE; `PG*` in passEnv passes the others).
  */
 
 const BASE = [
@@ -23,6 +25,12 @@ const BASE = [
   'MAESTRO_MODEL_HARD', 'MAESTRO_MODEL_MEDIUM', 'MAESTRO_MODEL_EASY',
 ];
 const BASE_PREFIXES = ['LC_'];
+const DAEMON_DATABASE_SECRETS = ['PGPASSWORD', 'PGPASSFILE'];
+
+/** A variable that is the daemon's own secret: it never reaches what the daemon starts for a project. */
+export function isDaemonSecret(name: string): boolean {
+  return (name.startsWith('MAESTRO_') && !BASE.includes(name)) || DAEMON_DATABASE_SECRETS.includes(name);
+}
 
 export interface AgentEnvOptions {
   /** The run's provider's own credential variables (src/agents/credentials.ts credentialsFor, which may look at the source): they pass. */
@@ -50,8 +58,7 @@ export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}):
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined || !passes(name, names, prefixes)) continue;
-    // The daemon's own settings never pass, whatever a project lists; the tiers are names, not secrets.
-    if (name.startsWith('MAESTRO_') && !BASE.includes(name)) continue;
+    if (isDaemonSecret(name)) continue;
     out[name] = value;
   }
   return out;

@@ -68,7 +68,8 @@ describe('agents, checks and hooks get a clean environment', () => {
     const project = await api(d, 'POST', '/api/projects', {
       name: 'envcheck',
       repoPath: repo,
-      config: { provider: { kind: 'command', command: [process.execPath, agent], promptVia: 'stdin' }, passEnv: ['MY_TOOL_HOME'] },
+      // `PG*` (a project whose tests use PostgreSQL) passes PGHOST and the like, never the daemon's PGPASSWORD.
+      config: { provider: { kind: 'command', command: [process.execPath, agent], promptVia: 'stdin' }, passEnv: ['MY_TOOL_HOME', 'PG*'] },
     });
     expect(project.status).toBe(201);
     const task = await api(d, 'POST', '/api/tasks', { projectId: project.body.project.id, title: 'Print the environment', complexity: 'easy' });
@@ -182,7 +183,7 @@ describe('project settings are validated when saved, and provider changes are ev
     expect(created.status).toBe(201);
     const id = created.body.project.id;
 
-    for (const config of [{ provider: { kind: 'bogus' } }, { provider: { kind: 'command', command: [] } }, { autoApproveAfterMs: -1 }, { passEnv: ['MAESTRO TOKEN'] }, { autoAprove: 1 }]) {
+    for (const config of [{ provider: { kind: 'bogus' } }, { provider: { kind: 'command', command: [] } }, { autoApproveAfterMs: -1 }, { passEnv: ['MAESTRO TOKEN'] }, { passEnv: ['PGPASSWORD'] }, { autoAprove: 1 }]) {
       const res = await api(d, 'PATCH', `/api/projects/${id}`, { config });
       expect(res.status, JSON.stringify(config)).toBe(400);
       expect(res.body.error.code).toBe('BAD_INPUT');
