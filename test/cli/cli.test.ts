@@ -84,6 +84,13 @@ describe('maestro CLI without a daemon', () => {
     expect(jsonUsage.code).toBe(2);
     expect(JSON.parse(jsonUsage.stdout)).toEqual({ error: { code: 'BAD_INPUT', message: "required option '--project <idOrName>' not specified" } });
     expect(jsonUsage.stderr).toBe('');
+    // An option value out of range is a usage error too, said in one line, never a stack trace.
+    for (const [args, said] of [[['serve', '--port', '99999'], 'a port is 0–65535, got "99999"'], [['observe', '--once', '--poll', '5'], 'a poll interval is an integer ≥ 20 (ms), got "5"']] as const) {
+      const bad = await cli([...args]);
+      expect(bad.code, args.join(' ')).toBe(2);
+      expect(bad.stderr).toContain(said);
+      expect(bad.stderr).not.toMatch(/\n\s+at |Node\.js v/);
+    }
   });
 
   it('doctor reports each check, and fails when the port is taken by something else', async () => {

@@ -1,6 +1,6 @@
 /** `maestro serve` (alias `start`): run the daemon in the foreground. */
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
@@ -43,7 +43,7 @@ export function terminalPrinter(find: (taskId: string) => Promise<{ title: strin
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MaestroError('BAD_INPUT', `--port must be 0–65535, got "${value}".`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`a port is 0–65535, got "${value}".`);
   return port;
 }
 
