@@ -148,6 +148,38 @@ describe('bundles and wikis this observer did not write for this workspace', () 
     expect(after.explorations.exp_1.summary.savedAt).toBe(1_000);
     expect(JSON.parse(readFileSync(join(wiki, 'sessions', '_index.json'), 'utf8')).workspaceRoot).toBe(dir.path);
   });
+
+  it('keys another writer added to a bundle survive when the next turn rewrites it, at every level', async () => {
+    const wiki = join(dir.path, 'wiki');
+    const jsonl = transcript();
+    const path = join(wiki, 'sessions', 's', 'bundle.json');
+    const observeOnce = async () => {
+      const session = new ObserverSession({ sessionId: 's', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app' });
+      session.readOnce();
+      await session.step();
+    };
+    await observeOnce();
+    const extended = JSON.parse(readFileSync(path, 'utf8'));
+    extended.x_top = { by: 'another writer' };
+    extended.meta.x_meta = 'meta';
+    extended.session.x_session = ['session'];
+    extended.session.flow.x_flow = 7;
+    extended.curation.x_cur = { nested: { kept: true } };
+    extended.explorations.exp_1.x_exp = null;
+    writeFileSync(path, JSON.stringify(extended, null, 2));
+
+    new TranscriptBuilder(Date.parse('2026-11-20T11:00:00.000Z')).user('and where are the defaults?').turn({ answer: 'src/defaults.ts' }).appendTo(jsonl);
+    await observeOnce();
+    const after = JSON.parse(readFileSync(path, 'utf8'));
+    expect(Object.keys(after.explorations)).toEqual(['exp_1', 'exp_2']);
+    expect(after).toMatchObject({
+      x_top: { by: 'another writer' },
+      meta: { sessionId: 's', x_meta: 'meta' },
+      session: { x_session: ['session'], flow: { x_flow: 7 } },
+      curation: { x_cur: { nested: { kept: true } } },
+      explorations: { exp_1: { x_exp: null } },
+    });
+  });
 });
 
 describe('paths that are not what they should be', () => {

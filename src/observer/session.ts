@@ -11,6 +11,7 @@
  * Restore mode reads only the bundle: no transcript, no live search, no writes.
  */
 import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeOwnedBundle, type BundleLoad } from './bundle/store.js';
 import { readSessionIndex, recordSessionInIndex } from './bundle/session-index.js';
 import { updateFlow } from './bundle/flow.js';
@@ -71,6 +72,8 @@ export class ObserverSession {
   private onceState: TranscriptState | null = null;
   /** Set when this wiki must not be written: it belongs to another workspace, or its bundle is a schema we do not read. */
   private hold: SessionHold | null = null;
+  /** What became of a corrupted bundle this session set aside: kept as the load's detail after every write, so the run says so. */
+  private setAside: string | null = null;
   private running: Promise<StepResult> | null = null;
   private again = false;
 
@@ -148,7 +151,11 @@ export class ObserverSession {
       return;
     }
     // A corrupted bundle is kept aside (never silently lost) and rebuilt from the transcript.
-    if (this.load.status === 'corrupted' && this.mode === 'live') quarantineBundle(this.layout, this.options.sessionId, this.now());
+    const kept = this.load.status === 'corrupted' && this.mode === 'live' ? quarantineBundle(this.layout, this.options.sessionId, this.now()) : null;
+    if (kept) {
+      this.setAside = `${this.load.detail ?? bundlePath(this.layout, this.options.sessionId)} — set aside as ${basename(kept)}; a new bundle was started from the transcript`;
+      this.load = { ...this.load, detail: this.setAside };
+    }
     this.bundle = createEmptyBundle({ sessionId: this.options.sessionId, workspaceRoot: this.options.workspaceRoot, jsonlPath: this.options.jsonlPath, jsonlMtime: 0 }, this.now());
   }
 
@@ -348,7 +355,7 @@ export class ObserverSession {
     }
     recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
     // What the header shows: the bundle on disk is now this one (it said "miss" until the first write).
-    this.load = { status: 'hit', bundle: this.bundle, mtimeMs: this.bundleStamp ? Number(this.bundleStamp.split(':')[2]) : null };
+    this.load = { status: 'hit', bundle: this.bundle, mtimeMs: this.bundleStamp ? Number(this.bundleStamp.split(':')[2]) : null, ...(this.setAside ? { detail: this.setAside } : {}) };
     this.lastWritten = body;
     this.dirty = false;
     const running = this.explorations.find((e) => e.status === 'running');

@@ -106,6 +106,23 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
   }, budget(180_000)); // nine CLI processes through tsx on a shared 2-core machine
 });
 
+describe('maestro observe --once on a corrupted bundle', () => {
+  it('says the bundle was set aside, under which name, and that a new one was started', async () => {
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder().user('where is the retry policy defined').turn({ answer: 'src/retry.ts' }).writeTo(join(projectDir(), 'abc.jsonl'));
+    const sessionDir = join(repo, 'wiki/sessions/abc');
+    mkdirSync(sessionDir, { recursive: true });
+    writeFileSync(join(sessionDir, 'bundle.json'), '{ "schemaVersion": 1,');
+
+    const once = await maestro(['observe', '--once']);
+    expect(once.code).toBe(0);
+    const said = /bundle\.json: line 1: .* — set aside as (bundle\.json\.corrupt-\d+); a new bundle was started from the transcript\n/.exec(once.stdout);
+    expect(said, once.stdout).not.toBeNull();
+    expect(readFileSync(join(sessionDir, said![1]!), 'utf8')).toBe('{ "schemaVersion": 1,');
+    expect(JSON.parse(readFileSync(join(sessionDir, 'bundle.json'), 'utf8')).explorations.exp_1.question).toBe('where is the retry policy defined');
+  }, budget(60_000));
+});
+
 describe('maestro observe --once with the agent turned on', () => {
   it('runs the due summaries and curation through the configured provider, and refuses a bad configuration', async () => {
     mkdirSync(projectDir(), { recursive: true });

@@ -4,7 +4,7 @@
  * The observer is imported inside each action, so registering these commands
  * costs the other commands nothing.
  */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
@@ -23,6 +23,8 @@ function printView(view: SessionView): void {
   out.push(`session ${view.sessionId} (${view.jsonlPath})`);
   out.push(`bundle ${view.load.status}${view.load.reason ? ` (${view.load.reason})` : ''} · ${count(view.explorations.length, 'exploration')} · intent ${view.intent ? `${view.intent.nodeTitle} [${view.intent.intentKey}]` : '—'}`);
   if (view.hold) out.push(`NOT WRITTEN: ${view.hold.detail}`);
+  // What was wrong with the bundle found (a corrupted one says where it was set aside); a hold already says it.
+  else if (view.load.detail) out.push(view.load.detail);
   for (const ev of view.transcript?.sessionEvents ?? []) out.push(`session: ${ev.kind} at line ${ev.line}${ev.explorationId ? ` (after ${ev.explorationId})` : ''}`);
   if (view.transcript?.issueCount) {
     out.push(`${view.transcript.issueCount} transcript line(s) skipped:`);
@@ -47,7 +49,7 @@ function count(n: number, word: string): string {
 
 function parsePoll(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 20) throw new MaestroError('BAD_INPUT', `--poll must be an integer ≥ 20 (ms), got "${value}".`);
+  if (!Number.isInteger(n) || n < 20) throw new InvalidArgumentError(`a poll interval is an integer ≥ 20 (ms), got "${value}".`);
   return n;
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
@@ -73,6 +73,39 @@ describe('bundle writes', () => {
     bundle.session.flow.revision = 2;
     expect(writeOwnedBundle(layout, bundle, stamp)).toBeNull();
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ curation: { openIntentKey: 'debug' }, session: { flow: { revision: 1 } } });
+  });
+});
+
+describe('keys this code does not know', () => {
+  it('are written back at every level it rebuilds, while the keys it knows are still checked', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    const jsonl = join(dir.path, 's.jsonl');
+    writeFileSync(jsonl, '');
+    const path = bundlePath(layout, 's');
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(
+      path,
+      JSON.stringify({
+        schemaVersion: 1,
+        meta: { sessionId: 's', workspaceRoot: dir.path, jsonlPath: jsonl, jsonlMtime: 'soon', updatedAt: 1, x_meta: 'm' },
+        session: { intent: null, flow: { revision: 2, fingerprint: '', flowGraph: null, flowchartHints: {}, graphPatchLedger: 'none', x_flow: 'f' }, x_session: 's' },
+        curation: { openIntentKey: 'debug', buckets: [], evidence: {}, x_curation: 'c' },
+        explorations: { exp_1: { explorationId: 'exp_1', question: 'q', x_exploration: 'e' } },
+        x_top: { any: ['shape'] },
+      }),
+    );
+    patchBundle(layout, 's', { workspaceRoot: dir.path }, (current) => {
+      current!.session.flow.revision += 1;
+      return current;
+    });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+      schemaVersion: 1,
+      meta: { sessionId: 's', workspaceRoot: dir.path, jsonlPath: jsonl, jsonlMtime: 0, updatedAt: 1, x_meta: 'm' },
+      session: { intent: null, flow: { revision: 3, fingerprint: '', flowGraph: null, flowchartHints: {}, graphPatchLedger: [], x_flow: 'f' }, x_session: 's' },
+      curation: { openIntentKey: 'debug', buckets: {}, evidence: {}, x_curation: 'c' },
+      explorations: { exp_1: { explorationId: 'exp_1', question: 'q', x_exploration: 'e' } },
+      x_top: { any: ['shape'] },
+    });
   });
 });
 

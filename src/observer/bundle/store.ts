@@ -41,42 +41,58 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Fills defaults for fields an older or partial writer left out; null when the shape is wrong. */
+/**
+ * The normalized known keys laid over the object they were read from, so the
+ * keys this code does not know (another writer's, a newer GUI-Anything's) are
+ * written back as they were. GUI-Anything keeps them the same way: it parses
+ * the file into one object, fills in what is missing, mutates that object and
+ * writes it back whole. `known` must hold every key this code knows at its level.
+ */
+function overUnknownKeys<T extends object>(read: Record<string, unknown>, known: T): T {
+  return { ...read, ...known };
+}
+
+/**
+ * Fills defaults for fields an older or partial writer left out; null when the
+ * shape is wrong. Every object level rebuilt here keeps the keys it does not
+ * know: where we rewrite GUI-Anything's `wiki/`, we keep what we do not read.
+ */
 export function normalizeBundle(raw: unknown, sessionId: string): SessionBundle | null {
   if (!isObject(raw) || raw.schemaVersion !== BUNDLE_SCHEMA_VERSION || !isObject(raw.meta)) return null;
   const meta = raw.meta;
   if (meta.sessionId !== sessionId || typeof meta.workspaceRoot !== 'string') return null;
   // A bundle written before the observer redacted secrets is redacted as it is read: the board
-  // shows it so, and the next persist writes it back so. Paths in `meta` are left alone.
+  // shows it so, and the next persist writes it back so. Paths in `meta` are left alone, and so
+  // are keys we do not know at the top level and in `meta` (not ours to rewrite).
   const session = isObject(raw.session) ? redactDeep(raw.session) : {};
   const flow = isObject(session.flow) ? session.flow : {};
   const curation = isObject(raw.curation) ? redactDeep(raw.curation) : {};
-  return {
+  return overUnknownKeys<SessionBundle>(raw, {
     schemaVersion: 1,
-    meta: {
+    meta: overUnknownKeys(meta, {
       sessionId,
       workspaceRoot: meta.workspaceRoot,
       jsonlPath: typeof meta.jsonlPath === 'string' ? meta.jsonlPath : '',
       jsonlMtime: typeof meta.jsonlMtime === 'number' ? meta.jsonlMtime : 0,
       updatedAt: typeof meta.updatedAt === 'number' ? meta.updatedAt : 0,
-    },
-    session: {
+    }),
+    session: overUnknownKeys(session, {
       intent: isObject(session.intent) ? (session.intent as unknown as SessionBundle['session']['intent']) : null,
-      flow: {
+      flow: overUnknownKeys(flow, {
         revision: typeof flow.revision === 'number' ? flow.revision : 0,
         fingerprint: typeof flow.fingerprint === 'string' ? flow.fingerprint : '',
         flowGraph: isObject(flow.flowGraph) ? (flow.flowGraph as unknown as SessionBundle['session']['flow']['flowGraph']) : null,
         flowchartHints: isObject(flow.flowchartHints) ? (flow.flowchartHints as SessionBundle['session']['flow']['flowchartHints']) : {},
         graphPatchLedger: Array.isArray(flow.graphPatchLedger) ? (flow.graphPatchLedger as SessionBundle['session']['flow']['graphPatchLedger']) : [],
-      },
-    },
-    curation: {
+      }),
+    }),
+    curation: overUnknownKeys(curation, {
       openIntentKey: typeof curation.openIntentKey === 'string' ? curation.openIntentKey : null,
       buckets: isObject(curation.buckets) ? (curation.buckets as SessionBundle['curation']['buckets']) : {},
       evidence: isObject(curation.evidence) ? (curation.evidence as SessionBundle['curation']['evidence']) : {},
-    },
+    }),
     explorations: isObject(raw.explorations) ? normalizeExplorations(redactDeep(raw.explorations)) : {},
-  };
+  });
 }
 
 /**
