@@ -31,7 +31,7 @@ describe('session and run lifecycle', () => {
     expect(listRunIds(p.root, 'old-2')).toEqual(['20260102-001-execute']);
     const r = readRun(p.root, 'old-2', '20260102-001-execute');
     expect(r).toMatchObject({ schema_version: 'run/3.0', status: 'pending', sealed_at: null });
-    expect(r).not.toHaveProperty('command_contract_hash');
+    expect(r).toHaveProperty('command_contract_hash', 'sha256:00'); // not consumed by the upgrade: kept
     // A sealed legacy session takes no new runs.
     expect(() => createRun(p.root, 'old-1', { runId: 'run-x' })).toThrow(/completed; runs can only be created in an open session/);
   });

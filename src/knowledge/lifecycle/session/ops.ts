@@ -15,7 +15,7 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertWritableRun, isSealed, readRun, readSession, upgradeRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readSession, upgradeRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -186,6 +186,7 @@ export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: strin
   const run = assertWritableRun(root, sid, rid);
   const src = runSource(root, sid, rid);
   if (run.status !== 'completed') {
+    assertRunRewritable(root, run);
     stageReport(run, src);
     writeRun(root, run);
   }
@@ -263,6 +264,8 @@ export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string,
 
 /** Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the session's active runs. */
 function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): { src: Source; receipt: Receipt; suppressed: number } {
+  assertRunRewritable(root, run);
+  assertSessionRewritable(root, readSession(root, run.session_id));
   const src = runSource(root, run.session_id, run.run_id);
   if (run.status !== 'completed') stageReport(run, src);
   const receipt = reconcileSource(lc, root, src);
@@ -289,6 +292,7 @@ function pendingOf(src: Source): number {
  */
 export function sealSession(lc: LifecycleContext, root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
   const s = readSession(root, sid);
+  if (s.status === 'open') assertSessionRewritable(root, s);
   const sources = sessionSources(root, sid);
   const unsealed = sources.filter((x) => x.rid !== 'session' && !isSealed(readRun(root, sid, x.rid))).map((x) => x.rid);
   const ss = sessionSource(root, sid);
