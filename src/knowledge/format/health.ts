@@ -1,7 +1,8 @@
 /**
  * `maestro spec health`: parse problems (file and line) plus the lifecycle
- * findings of FORMATS §1.7 — dangling supersedes / superseded-by, cycles,
- * and contested entries whose conflict is older than 30 days.
+ * findings of FORMATS §1.7 — a sid carried by more than one entry, dangling
+ * supersedes / superseded-by, cycles, and contested entries whose conflict is
+ * older than 30 days.
  */
 import { readFileSync } from 'node:fs';
 import type { KnowledgeEntry } from './entry.js';
@@ -9,8 +10,33 @@ import { parseSpecText, type Finding } from './specParser.js';
 
 const DAY = 86_400_000;
 
-export function lifecycleFindings(entries: KnowledgeEntry[], now: number = Date.now()): Finding[] {
+/**
+ * Spec entries of one corpus (the root's own, or one linked workspace) that carry the same sid: the sid
+ * anchors the evolution chain, and `load --id <sid>` or a write addressed by it could only pick one.
+ * One finding per entry, each naming the others.
+ */
+export function duplicateSids(entries: KnowledgeEntry[]): Finding[] {
+  const groups = new Map<string, KnowledgeEntry[]>();
+  for (const e of entries) {
+    if (e.kind !== 'spec' || !e.sid) continue;
+    const key = `${e.workspace ?? ''}\u0000${e.sid}`;
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
   const out: Finding[] = [];
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    group.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+    const place = (e: KnowledgeEntry) => `${e.file}:${e.line ?? 1}`;
+    for (const e of group) {
+      const others = group.filter((o) => o !== e).map(place).join(', ');
+      out.push({ file: e.file, line: e.line ?? 1, severity: 'error', code: 'duplicate-sid', message: `${e.id} carries sid "${e.sid}", as does ${others}: load and the writers cannot tell them apart; give all but one a new sid` });
+    }
+  }
+  return out;
+}
+
+export function lifecycleFindings(entries: KnowledgeEntry[], now: number = Date.now()): Finding[] {
+  const out: Finding[] = duplicateSids(entries);
   const byRef = new Map<string, KnowledgeEntry>();
   for (const e of entries) {
     byRef.set(e.id, e);

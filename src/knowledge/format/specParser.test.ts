@@ -169,6 +169,24 @@ ok
     expect(bad?.message).toContain("category='coding'");
   });
 
+  it('ends the opening tag at the first ">", quotes or not, as maestro-flow does, and says so for a raw ">" in a value', () => {
+    // maestro-flow src/tools/spec-entry-parser.ts: /<spec-entry\s+([^>]+)>/ and /([\w-]+)="([^"]*)"/.
+    const text = `<spec-entry category="coding" keywords="cmp" date="2026-01-01" title="Prefer a > b comparisons" status="deprecated">\n\n### Prefer a > b comparisons\n\nBody.\n\n</spec-entry>`;
+    const r = parseSpecText(text, 'f.md');
+    // Both tools: no title attribute (the title comes from ###), and the status after the cut is not read.
+    expect(r.entries[0]).toMatchObject({ title: 'Prefer a > b comparisons', status: 'active', category: 'coding' });
+    expect(r.entries[0]!.attrs.title).toBeUndefined();
+    expect(r.findings).toEqual([
+      { file: 'f.md', line: 1, severity: 'error', code: 'bad-attribute', message: 'attribute title holds a raw ">": maestro-flow and Maestro end the opening tag at the first ">", so the rest of its value and every attribute after it are not read; write it as &gt;' },
+    ]);
+  });
+
+  it('reads the last of a repeated attribute, as both maestro-flow parsers do, with a warning', () => {
+    const r = parseSpecText(`<spec-entry category="coding" keywords="a" date="2026-01-01" title="T" status="active" status="deprecated">\nx\n</spec-entry>`, 'f.md');
+    expect(r.entries[0]!.status).toBe('deprecated');
+    expect(r.findings.map((f) => [f.code, f.severity, f.line])).toEqual([['repeated-attribute', 'warning', 1]]);
+  });
+
   it('refuses binary content and oversize files with a finding, never throwing', () => {
     expect(parseSpecText('abc\n\u0000\u0001', 'bin.md').findings[0]).toMatchObject({ code: 'binary-content', line: 2 });
     const huge = 'x'.repeat(10 * 1024 * 1024);

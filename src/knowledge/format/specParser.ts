@@ -75,8 +75,43 @@ export interface ParsedSpecFile {
   findings: Finding[];
 }
 
+/**
+ * The block grammar is maestro-flow's (src/tools/spec-entry-parser.ts `SPEC_ENTRY_RE`, `ATTR_RE`; the
+ * dashboard's wiki/spec-entry-parser.ts uses the same two): the opening tag ends at the FIRST `>`, quotes
+ * or not, and an attribute is `name="value"`. A raw `>` inside a quoted value therefore cuts the tag there
+ * for both tools; reading it any other way would give the two tools different attributes (a `status` after
+ * the cut is deprecated for one and active for the other). Writers escape `>` as `&gt;`; a file that holds a
+ * raw one gets a finding, and the writers refuse to edit that entry (specWriter.ts `upsertTagAttributes`).
+ */
 const BLOCK_RE = /<spec-entry\s+([^>]+)>([\s\S]*?)<\/spec-entry>/g;
-const ATTR_RE = /([\w-]+)="([^"]*)"/g;
+export const ATTR_RE = /([\w-]+)="([^"]*)"/g;
+
+/** Findings that leave an entry's opening tag or extent uncertain: writers refuse to rewrite such an entry. */
+export const UNSAFE_TO_EDIT: ReadonlySet<string> = new Set(['bad-attribute', 'unbalanced-tag']);
+/** Findings that leave a file's block structure uncertain: nothing is appended to such a file. */
+export const UNSAFE_TO_APPEND: ReadonlySet<string> = new Set(['unbalanced-tag', 'binary-content', 'file-too-large']);
+
+export interface SpecBlock {
+  /** Offsets of the whole block `<spec-entry …>…</spec-entry>` in the text. */
+  start: number;
+  end: number;
+  /** Length of the opening tag, `<spec-entry` through its `>`. */
+  openLength: number;
+  attrText: string;
+  body: string;
+}
+
+/** The `<spec-entry>` blocks in document order, as maestro-flow segments them. The parser and the writers both use this. */
+export function specBlocks(text: string): SpecBlock[] {
+  return [...text.matchAll(BLOCK_RE)].map((m) => ({
+    start: m.index!,
+    end: m.index! + m[0].length,
+    // `[^>]+` holds no `>`, so the first one in the match closes the opening tag.
+    openLength: m[0].indexOf('>') + 1,
+    attrText: m[1]!,
+    body: m[2]!,
+  }));
+}
 const LEGACY_HEADING_RE = /^###\s+(?:\[[\w-]+\]\s+)?\[(\d{4}-\d{2}-\d{2}(?:\s[\d:]+)?)\]\s*(.+)$/;
 
 export function isConfidence(v: unknown): v is SpecConfidence {
@@ -96,15 +131,33 @@ export function fileCategory(fileName: string, fm: Frontmatter): SpecCategory | 
   return isCategory(stem) ? stem : undefined;
 }
 
-/** Parses `<spec-entry …>` attributes; reports text between attributes that is not one. */
-export function parseAttributes(raw: string): { attrs: Record<string, string>; junk: string } {
+/**
+ * Parses `<spec-entry …>` attributes; reports text between attributes that is not one. A name given twice
+ * keeps its LAST value, as both maestro-flow parsers do (`attrs[name] = value` in a loop); `repeated` names it.
+ */
+export function parseAttributes(raw: string): { attrs: Record<string, string>; junk: string; repeated: string[] } {
   const attrs: Record<string, string> = {};
-  let junk = raw;
+  const repeated = new Set<string>();
+  let junk = '';
+  let last = 0;
   for (const m of raw.matchAll(ATTR_RE)) {
-    if (!(m[1]! in attrs)) attrs[m[1]!] = m[2]!;
-    junk = junk.replace(m[0], ' ');
+    if (m[1]! in attrs) repeated.add(m[1]!);
+    attrs[m[1]!] = m[2]!;
+    junk += `${raw.slice(last, m.index)} `;
+    last = m.index! + m[0].length;
   }
-  return { attrs, junk: junk.trim() };
+  junk += raw.slice(last);
+  return { attrs, junk: junk.replace(/\s+/g, ' ').trim(), repeated: [...repeated] };
+}
+
+/** What is wrong with an opening tag whose attribute text is not all `name="value"`. */
+function badAttributeMessage(attrText: string, junk: string): string {
+  // An odd number of quotes: the tag was cut inside a quoted value, at a raw `>` (BLOCK_RE comment).
+  const cut = (attrText.match(/"/g) ?? []).length % 2 === 1 ? /([\w-]+)="[^"]*$/.exec(attrText) : null;
+  if (cut) {
+    return `attribute ${cut[1]} holds a raw ">": maestro-flow and Maestro end the opening tag at the first ">", so the rest of its value and every attribute after it are not read; write it as &gt;`;
+  }
+  return `unparseable attribute text ${JSON.stringify(junk.slice(0, 60))} (attributes must be name="value")`;
 }
 
 function titleFromBody(body: string): string | undefined {
@@ -171,19 +224,21 @@ export function parseSpecText(text: string, file: string): ParsedSpecFile {
   const covered: Array<[number, number]> = [];
   const lineOf = lineIndex(text);
   let ordinal = 0;
-  for (const m of text.matchAll(BLOCK_RE)) {
-    const start = m.index!;
-    const end = start + m[0].length;
+  for (const block of specBlocks(text)) {
+    const { start, end } = block;
     covered.push([start, end]);
     const lineStart = lineOf(start);
     const lineEnd = lineOf(end);
-    const { attrs, junk } = parseAttributes(m[1]!);
+    const { attrs, junk, repeated } = parseAttributes(block.attrText);
     // An opening tag that swallowed another one means an earlier block was never closed.
-    if (m[2]!.includes('<spec-entry')) {
+    if (block.body.includes('<spec-entry')) {
       findings.push({ file, line: lineStart, severity: 'error', code: 'unbalanced-tag', message: '<spec-entry> is not closed before the next <spec-entry>' });
     }
-    if (junk) findings.push({ file, line: lineStart, severity: 'error', code: 'bad-attribute', message: `unparseable attribute text ${JSON.stringify(junk.slice(0, 60))} (attributes must be name="value")` });
-    const entry = buildTagEntry(attrs, m[2]!, lineStart, lineEnd, ++ordinal);
+    if (junk) findings.push({ file, line: lineStart, severity: 'error', code: 'bad-attribute', message: badAttributeMessage(block.attrText, junk) });
+    for (const name of repeated) {
+      findings.push({ file, line: lineStart, severity: 'warning', code: 'repeated-attribute', message: `attribute ${name} is given more than once; the last value is read (as maestro-flow reads it)` });
+    }
+    const entry = buildTagEntry(attrs, block.body, lineStart, lineEnd, ++ordinal);
     for (const e of entry.errors) findings.push({ file, line: lineStart, severity: 'error', code: 'invalid-entry', message: `entry ${ordinal} (${entry.title || 'untitled'}): ${e}` });
     if (category && entry.category && isCategory(entry.category) && entry.category !== category) {
       findings.push({ file, line: lineStart, severity: 'warning', code: 'category-mismatch', message: `entry category "${entry.category}" differs from file category "${category}"` });

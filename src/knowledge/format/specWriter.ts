@@ -3,7 +3,7 @@
  * lock-guarded atomic read-modify-write (lock.ts, atomic.ts): the file is read
  * under the lock, so two writers never overwrite each other's entries.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic, type AtomicWriteHooks } from './atomic.js';
@@ -12,7 +12,8 @@ import { addKnowhow } from './knowhowWriter.js';
 import { withCorpusLock } from './lock.js';
 import { assertInsideRoot, listSpecFiles, specDirs, type SpecDir, type WorkflowRoot } from './root.js';
 import { renderSeed } from './seeds.js';
-import { CATEGORY_MAP, CONFIDENCE_LEVELS, MAX_SPEC_ENTRY_SIZE, isCategory, isConfidence, parseAttributes, parseSpecText, type SpecCategory, type SpecConfidence } from './specParser.js';
+import { CATEGORY_MAP, CONFIDENCE_LEVELS, MAX_SPEC_ENTRY_SIZE, UNSAFE_TO_APPEND, isCategory, isConfidence, parseAttributes, parseSpecText, type Finding, type SpecCategory, type SpecConfidence } from './specParser.js';
+import { assertEditable, locateSpecEntry, readSpecFile, upsertTagAttributes, type Located } from './specEdit.js';
 import { decodeEntities, escapeAttr } from './text.js';
 
 export interface AppendSpecInput {
@@ -118,6 +119,31 @@ export function formatSpecEntry(a: { category: string; keywords: string[]; date:
   return `<spec-entry ${attrs.join(' ')}>\n\n### ${neutralizeSpecTags(a.title)}\n\n${neutralizeSpecTags(content).trim()}\n\n</spec-entry>`;
 }
 
+/**
+ * Refuses to append to a file whose block structure is uncertain (an unclosed `<spec-entry>` would
+ * swallow the new entry, and the id printed for it would name another one), naming each place.
+ */
+function refuseBrokenStructure(findings: Finding[], file: string): void {
+  const broken = findings.filter((f) => UNSAFE_TO_APPEND.has(f.code));
+  if (!broken.length) return;
+  const list = broken.map((f) => `line ${f.line}: ${f.message}`).join('; ');
+  throw new MaestroError('CORRUPT_FILE', `Cannot append to ${file}: ${list}. An entry appended now would not read back as written: repair the file by hand first (\`maestro spec health\` lists it); nothing was written.`, {
+    details: { file, findings: broken.map((f) => ({ line: f.line, code: f.code })) },
+  });
+}
+
+/** An explicit sid already carried by an entry would make two entries answer to it: refused, naming where. */
+function refuseTakenSid(root: WorkflowRoot, sid: string): void {
+  let taken: ReturnType<typeof locateSpecEntry> | undefined;
+  try {
+    taken = locateSpecEntry(root, sid);
+  } catch (err) {
+    if (err instanceof MaestroError && err.code === 'UNKNOWN_KNOWLEDGE_ID') return;
+    throw err;
+  }
+  throw new MaestroError('KNOWLEDGE_CONFLICT', `sid "${sid}" is already carried by the spec entry at ${taken.file}:${taken.line}; nothing was written.`);
+}
+
 function cleanKeywords(keywords: string[]): string[] {
   const out = [...new Set(keywords.map((k) => k.trim().toLowerCase()).filter((k) => k !== ''))];
   for (const k of out) if (/[",<>]/.test(k)) throw new MaestroError('BAD_INPUT', `keyword ${JSON.stringify(k)} may not contain " , < or >.`);
@@ -140,9 +166,11 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
   const file = join(dir.dir, fileName);
   assertInsideRoot(root, file);
   return withCorpusLock([file], () => {
-    const old = existsSync(file) ? readFileSync(file, 'utf8') : renderSeed(fileName, input.category);
-    const sid = input.sid ?? unusedSid(now, dir.dir, file, old);
+    const old = readSpecFile(file) ?? renderSeed(fileName, input.category);
     const parsed = parseSpecText(old, file);
+    refuseBrokenStructure(parsed.findings, file);
+    if (input.sid) refuseTakenSid(root, input.sid);
+    const sid = input.sid ?? unusedSid(now, dir.dir, file, old);
     const wanted = title.toLowerCase();
     const dup = parsed.entries.find((e) => decodeEntities(e.title).trim().toLowerCase() === wanted);
     if (dup && !input.allowDuplicateTitle) {
@@ -160,7 +188,13 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
     }
     const entry = formatSpecEntry({ category: input.category, keywords, date: utcDate(now), sid, title, ...pick(input, ['description', 'source', 'confidence']), ...(ref ? { ref } : {}) }, content);
     const tagCount = parsed.entries.filter((e) => e.form === 'tag').length;
-    writeFileAtomic(file, `${old.replace(/\s+$/, '')}\n\n${entry}\n`, input.hooks);
+    const next = `${old.replace(/\s+$/, '')}\n\n${entry}\n`;
+    // Read back before writing: the new block must come out as the next tag entry, whole.
+    const added = parseSpecText(next, file).entries.filter((e) => e.form === 'tag');
+    if (added.length !== tagCount + 1 || added[tagCount]!.sid !== escapeAttr(sid)) {
+      throw new MaestroError('CORRUPT_FILE', `${file}: the new entry would not read back as entry ${tagCount + 1} of the file (its block structure is not what Maestro expects); nothing was written. Run \`maestro spec health\` and repair the file by hand.`);
+    }
+    writeFileAtomic(file, next, input.hooks);
     // The new block is the last tag block; legacy entries count after all tag blocks.
     return { outcome: 'created', id: specEntryId(dir, file, tagCount + 1), sid, file, ...(overflowKnowhowId ? { overflowKnowhowId } : {}) };
   });
@@ -172,61 +206,9 @@ function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pic
   return out;
 }
 
-interface Located {
-  file: string;
-  dir: SpecDir;
-  ordinal: number;
-  sid: string | undefined;
-  attrs: Record<string, string>;
-}
-
-/**
- * Finds a tag entry by sid, `spec:<sid>` or canonical id in the writable spec dirs, to change it:
- * a file a symbolic link leads out of the root is refused here, before any lock is taken.
- */
-export function locateSpecEntry(root: WorkflowRoot, ref: string): Located {
-  const sidRef = ref.startsWith('spec:S-') ? ref.slice(5) : ref;
-  for (const dir of specDirs(root).filter((d) => d.writable)) {
-    for (const file of listSpecFiles(dir.dir)) {
-      const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
-      for (const e of parsed.entries) {
-        if (e.form !== 'tag') continue;
-        if ((e.sid && e.sid === sidRef) || specEntryId(dir, file, e.ordinal) === ref) {
-          assertInsideRoot(root, file);
-          return { file, dir, ordinal: e.ordinal, sid: e.sid, attrs: e.attrs };
-        }
-      }
-    }
-  }
-  throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `No spec entry with sid or id "${ref}" in the writable spec folders (legacy heading entries cannot be changed this way).`);
-}
-
-/**
- * Sets attributes on the opening tag of the `ordinal`-th block in `text`:
- * an existing ` name="…"` is replaced in place, a new one goes before `>`.
- * Works on the whole opening tag, so tags spanning lines are handled.
- */
-export function upsertTagAttributes(text: string, ordinal: number, values: Record<string, string>): string {
-  const re = /<spec-entry\s+([^>]+)>([\s\S]*?)<\/spec-entry>/g;
-  let n = 0;
-  for (const m of text.matchAll(re)) {
-    if (++n !== ordinal) continue;
-    const start = m.index!;
-    const openLen = m[0].indexOf('>') + 1;
-    let tag = m[0].slice(0, openLen);
-    for (const [name, value] of Object.entries(values)) {
-      const attr = new RegExp(`(\\s)${name}="[^"]*"`);
-      const rendered = `${name}="${value}"`;
-      tag = attr.test(tag) ? tag.replace(attr, `$1${rendered}`) : tag.replace(/\s*>$/, ` ${rendered}>`);
-    }
-    return text.slice(0, start) + tag + text.slice(start + openLen);
-  }
-  throw new MaestroError('INTERNAL', `spec entry ${ordinal} vanished while editing`);
-}
-
 function editEntry(loc: Located, values: Record<string, string>, hooks?: AtomicWriteHooks): void {
   const text = readFileSync(loc.file, 'utf8');
-  writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, values), hooks);
+  writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, values, loc.file), hooks);
 }
 
 /** Gives an entry without a sid one, so it can take part in supersession. */
@@ -258,6 +240,10 @@ export function supersedeSpec(root: WorkflowRoot, oldRef: string, newRef: string
     const oldLoc = locateSpecEntry(root, oldRef);
     const newLoc = locateSpecEntry(root, newRef);
     if (oldLoc.file === newLoc.file && oldLoc.ordinal === newLoc.ordinal) throw new MaestroError('BAD_INPUT', 'An entry cannot supersede itself.');
+    // Both checked before either is written: a pair is never left half-written by a refusal.
+    assertEditable(oldLoc, oldRef);
+    assertEditable(newLoc, newRef);
+    for (const l of [oldLoc, newLoc]) if (l.sid) locateSpecEntry(root, l.sid); // a sid two entries carry is refused here
     const oldSid = ensureSid(oldLoc, now);
     const newSidValue = ensureSid(newLoc, now);
     const fresh = (l: Located) => locateSpecEntry(root, l.sid!);
@@ -281,7 +267,10 @@ export function deprecateSpec(root: WorkflowRoot, ref: string): { id: string; re
   return withCorpusLock([loc0.file], () => {
     const loc = locateSpecEntry(root, ref);
     const replayed = loc.attrs.status === 'deprecated';
-    if (!replayed) editEntry(loc, { status: 'deprecated' });
+    if (!replayed) {
+      assertEditable(loc, ref);
+      editEntry(loc, { status: 'deprecated' });
+    }
     return { id: specEntryId(loc.dir, loc.file, loc.ordinal), replayed };
   });
 }
@@ -295,9 +284,10 @@ export function markSpecConflict(root: WorkflowRoot, ref: string, note: string, 
     const loc = locateSpecEntry(root, ref);
     const marker = `CMK-${utcDate(now).replace(/-/g, '')}-${Math.random().toString(36).slice(2, 6)}`;
     const clean = note.replace(/["<>\n]/g, ' ').trim();
+    assertEditable(loc, ref);
     editEntry(loc, { confidence, 'conflict-marker': marker, 'conflict-note': clean, 'conflict-date': utcDate(now) });
     return { id: specEntryId(loc.dir, loc.file, loc.ordinal), marker };
   });
 }
 
-export { parseAttributes };
+export { parseAttributes, locateSpecEntry, upsertTagAttributes };

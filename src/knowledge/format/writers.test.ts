@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
@@ -91,6 +91,25 @@ describe('appendSpecEntry', () => {
     expect(entries[0]!.body).toContain('The body survives.');
   });
 
+  it('refuses to append after an unclosed <spec-entry>, naming file and line, and changes nothing', () => {
+    const { root } = tempRoot();
+    const first = appendSpecEntry(root, { category: 'coding', title: 'First', content: 'First rule.', keywords: ['a'] });
+    writeFileSync(first.file, `${readFileSync(first.file, 'utf8')}\n<spec-entry category="coding" keywords="b" date="2026-01-01" title="Broken">\nnever closed\n`);
+    const before = readFileSync(first.file, 'utf8');
+    const line = before.split('\n').findIndex((l) => l.includes('title="Broken"')) + 1;
+    expect(() => appendSpecEntry(root, { category: 'coding', title: 'Third', content: 'Third rule.', keywords: ['t'] })).toThrow(
+      expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(`Cannot append to ${first.file}: line ${line}: <spec-entry> has no matching </spec-entry>`) }),
+    );
+    expect(readFileSync(first.file, 'utf8')).toBe(before);
+  });
+
+  it('names the path when the target spec file is a directory', () => {
+    const { root } = tempRoot();
+    const target = join(root.workflowDir, 'specs', 'learnings.md');
+    mkdirSync(target, { recursive: true });
+    expect(() => appendSpecEntry(root, { category: 'learning', title: 'L', content: 'x', keywords: ['t'] })).toThrow(`Cannot read spec file ${target}: it is a directory, not a file. Nothing was written.`);
+  });
+
   it.each(['extreme', 'low" status="deprecated', 'x>', '', 'HIGH'])('refuses confidence %j before writing anything', (confidence) => {
     const { root } = tempRoot();
     const r = appendSpecEntry(root, { category: 'coding', title: 'Kept', content: 'c', keywords: ['a'], confidence: 'high' });
@@ -168,6 +187,20 @@ describe('knowhow writers', () => {
     expect(addKnowhow(root, { ...explicit, keywords: ['a', 'b'] })).toMatchObject({ replayed: true, payloadHash: first.payloadHash });
     expect(() => addKnowhow(root, { ...explicit, body: 'changed' })).toThrow(/already exists with different content/);
     expect(() => addKnowhow(root, { type: 'tip', title: 't', body: 'b', explicitId: 'rcp-20260820-x' })).toThrow(/prefix rcp but type tip needs tip/);
+  });
+
+  it('refuses to supersede or deprecate a file whose frontmatter is never closed, changing neither file', () => {
+    const { root } = tempRoot();
+    const b = addKnowhow(root, { type: 'tip', title: 'New tip', body: 'b', now: NOW });
+    const oldFile = join(root.workflowDir, 'knowhow', 'TIP-20260101-old.md');
+    const newFile = join(root.workflowDir, b.path);
+    writeFileSync(oldFile, '---\ntitle: "Unterminated\n\nbody\n');
+    const before = [readFileSync(oldFile, 'utf8'), readFileSync(newFile, 'utf8')];
+    const refusal = expect.objectContaining({ code: 'CORRUPT_FILE', message: `Cannot change knowhow ${oldFile}:1: frontmatter opened with --- on line 1 is never closed (no --- line after it). Add the closing --- line by hand; nothing was written.` });
+    expect(() => supersedeKnowhow(root, 'knowhow-tip-20260101-old', b.id)).toThrow(refusal);
+    expect(() => supersedeKnowhow(root, b.id, 'knowhow-tip-20260101-old')).toThrow(refusal);
+    expect(() => deprecateKnowhow(root, 'knowhow-tip-20260101-old')).toThrow(refusal);
+    expect([readFileSync(oldFile, 'utf8'), readFileSync(newFile, 'utf8')]).toEqual(before);
   });
 
   it('supersedes with JSON values, replays, refuses cycles, and deprecates', () => {
