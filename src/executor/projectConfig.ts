@@ -8,11 +8,27 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import { jsonErrorWhere } from '../lib/jsonError.js';
 import { checkSchema, limitsSchema, type CheckConfig, type Limits } from './protocol/job.js';
 
+/** Checks are a list, or a map name → command line: each entry is checked as a check, and a problem named by its place. */
+function parseChecks(raw: unknown): { checks: CheckConfig[]; problems: string[] } {
+  if (raw === undefined) return { checks: [], problems: [] };
+  const isMap = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+  const entries = isMap ? Object.entries(raw).map(([name, command]) => ({ name, command })) : raw;
+  const parsed = z.array(checkSchema).safeParse(entries);
+  if (parsed.success) return { checks: parsed.data, problems: [] };
+  const problems = parsed.error.issues.map((i) => {
+    const [index, field, ...rest] = i.path;
+    // In the map form a check's place is its name; its command is the value.
+    const at = isMap && typeof index === 'number' ? [(entries as Array<{ name: string }>)[index]!.name, ...(field === 'command' ? rest : [])] : i.path;
+    return `checks${at.length ? `.${at.join('.')}` : ''}: ${i.message}`;
+  });
+  return { checks: [], problems };
+}
+
 const projectConfigSchema = z.object({
-  /** Either a list of checks or a map name → command line. */
-  checks: z.union([z.array(checkSchema), z.record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]))]).optional(),
+  checks: z.unknown().optional(),
   limits: limitsSchema.partial().optional(),
   models: z.object({ hard: z.string().min(1), medium: z.string().min(1), easy: z.string().min(1) }).partial().strict().optional(),
   mergeStrategy: z.enum(['ff-only', 'merge', 'no-ff']).optional(),
@@ -32,18 +48,20 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   const source = candidates.find((p) => existsSync(p)) ?? null;
   if (!source) return { checks: [], limits: {}, models: {}, mergeStrategy: 'merge', source: null };
   let raw: unknown;
+  let text = '';
   try {
-    const text = readFileSync(source, 'utf8');
+    text = readFileSync(source, 'utf8');
     raw = source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${(err as Error).message}`, { cause: err, details: { file: source } });
+    const where = source.endsWith('.json') ? jsonErrorWhere(text, err as Error) : (err as Error).message;
+    throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${where}`, { cause: err, details: { file: source } });
   }
   const parsed = projectConfigSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  const checks = parseChecks(parsed.data?.checks);
+  if (!parsed.success || checks.problems.length) {
+    const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) ?? []), ...checks.problems];
     throw new MaestroError('CONFIG_INVALID', `${source}: ${problems.join('; ')}`, { details: { file: source, problems } });
   }
   const c = parsed.data;
-  const checks = Array.isArray(c.checks) ? c.checks : Object.entries(c.checks ?? {}).map(([name, command]) => checkSchema.parse({ name, command }));
-  return { checks, limits: c.limits ?? {}, models: c.models ?? {}, mergeStrategy: c.mergeStrategy ?? 'merge', source };
+  return { checks: checks.checks, limits: c.limits ?? {}, models: c.models ?? {}, mergeStrategy: c.mergeStrategy ?? 'merge', source };
 }

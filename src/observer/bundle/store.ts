@@ -7,6 +7,7 @@
  *   | corrupted (parse_error, schema_or_session_mismatch, workspace_mismatch)
  *   | expired (workspace_root_missing) | stale (jsonl newer than meta.jsonlMtime)
  */
+import { jsonErrorWhere } from '../../lib/jsonError.js';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
 import { redactDeep } from '../../core/redact.js';
@@ -117,15 +118,6 @@ function normalizeExplorations(raw: Record<string, unknown>): SessionBundle['exp
     if (meta.durationMs !== undefined && !(typeof meta.durationMs === 'number' && meta.durationMs > 0)) delete meta.durationMs;
   }
   return out;
-}
-
-/** A JSON.parse error with its line number (V8 gives a character position; a person wants the line). */
-export function jsonErrorWhere(text: string, err: Error): string {
-  const pos = /position (\d+)/.exec(err.message)?.[1];
-  if (pos === undefined) return err.message;
-  const at = Number(pos);
-  const line = text.slice(0, at).split('\n').length;
-  return `line ${line}: ${err.message}`;
 }
 
 export interface LoadContext {
