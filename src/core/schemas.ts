@@ -31,9 +31,15 @@ export const projectInputSchema = z
   .strict();
 export type ProjectInput = z.input<typeof projectInputSchema>;
 
-/** What a person may set on a task, without defaults: an edit changes only the fields it names. */
-const taskFields = {
-  title: z.string().trim().min(1).max(500),
+/** What a person may set on a task, without defaults: an edit changes only the fields it names. A planner's subtasks are held to the same. */
+export const taskFields = {
+  // One line of text: a line break or an escape sequence in a title broke `task list` and coloured the terminal.
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .refine((t) => !/[\u0000-\u001f\u007f]/.test(t), 'must be one line without control characters (NUL, line breaks, tabs, escapes)'),
   complexity: z.enum(COMPLEXITIES),
   priority: z.union([z.literal(0), z.literal(1), z.literal(2)]),
   deps: z.array(id).max(500),

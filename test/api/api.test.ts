@@ -69,6 +69,13 @@ describe('REST API', () => {
     expect(bad.body.error).toMatchObject({ code: 'BAD_INPUT' });
     expect(bad.body.error.message).toMatch(/priority/);
     expect((await call('POST', '/api/tasks', { projectId: p.id, title: 'x', sneaky: 1 })).body.error.message).toMatch(/sneaky/);
+    // A title is one line: a line break or an escape sequence broke `task list` and coloured the terminal.
+    for (const title of ['two\nlines', 'red \u001b[31mtext', 'a\u0000b']) {
+      const refused = await call('POST', '/api/tasks', { projectId: p.id, title });
+      expect(refused.status, JSON.stringify(title)).toBe(400);
+      expect(refused.body.error.message).toMatch(/title: must be one line without control characters/);
+    }
+    expect((await call('PATCH', `/api/tasks/${a.id}`, { title: 'tab\there' })).status).toBe(400);
     expect((await call('GET', `/api/tasks?projectId=${p.id}&status=ready`)).body.tasks.map((t: { title: string }) => t.title)).toEqual(['First', 'Second']);
     expect((await call('GET', `/api/tasks?q=sec`)).body.tasks.map((t: { title: string }) => t.title)).toEqual(['Second']);
     expect((await call('GET', `/api/tasks?status=bogus`)).status).toBe(400);

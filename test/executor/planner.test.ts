@@ -76,6 +76,26 @@ describe('planner pipeline', () => {
     expect((record as { message: string }).message).toMatch(/subtasks\.2\.deps: 7 is not the index/);
   });
 
+  it('holds subtasks to the task rules: a path outside the repository or a title a task may not have is the planner’s to fix', async () => {
+    using sb = sandbox();
+    const bad = [
+      { title: 'Touch outside', complexity: 'easy', deps: [], ownedFiles: ['../outside.txt', '/etc/passwd'] },
+      { title: 'x'.repeat(600), complexity: 'easy', deps: [] },
+      { title: 'two\nlines', complexity: 'easy', deps: [] },
+    ];
+    const script = sb.script([{ match: { role: 'plan' }, actions: [{ answer: '```json\n' + JSON.stringify({ plan: 'p', subtasks: bad }) + '\n```' }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan' }, script)), { runDir: sb.runDir('plan') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('PLAN_INVALID');
+    // Asked again with the problems, then a person: never a plan whose approval fails on it.
+    expect(record.usage.agentCalls).toBe(2);
+    expect(record.message).toMatch(/subtasks\.0\.ownedFiles\.0: must be a path inside the repository/);
+    expect(record.message).toMatch(/subtasks\.0\.ownedFiles\.1: must be a path inside the repository/);
+    expect(record.message).toMatch(/subtasks\.1\.title: Too big/);
+    expect(record.message).toMatch(/subtasks\.2\.title: must be one line/);
+  });
+
   it('plans in a throwaway checkout: an agent that writes anyway never touches main', async () => {
     using sb = sandbox();
     const planJson = JSON.stringify({ plan: 'p', subtasks: [{ title: 'Only step', complexity: 'easy' }] });

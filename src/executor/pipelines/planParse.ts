@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { findCycle } from '../../core/dag.js';
+import { taskFields } from '../../core/schemas.js';
 import { COMPLEXITIES, type Complexity, type Priority } from '../../core/types.js';
 
 export interface PlannedSubtask {
@@ -27,14 +28,15 @@ export interface PlanResult {
 }
 
 const planSchema = z.object({
-  plan: z.string().min(1, 'plan must say what the overall approach is'),
+  plan: z.string().min(1, 'plan must say what the overall approach is').max(1_000_000),
   subtasks: z.array(z.object({
-    title: z.string().trim().min(1, 'title is empty'),
+    // Held to what a person may set on a task: a subtask the task rules refuse could only fail at the plan's approval.
+    title: taskFields.title,
     complexity: z.enum(COMPLEXITIES),
     priority: z.union([z.enum(['P0', 'P1', 'P2']), z.literal(0), z.literal(1), z.literal(2)]).default('P1'),
     deps: z.array(z.number().int()).default([]),
-    ownedFiles: z.array(z.string().min(1)).default([]),
-    expectedOutput: z.string().default(''),
+    ownedFiles: taskFields.ownedFiles.default([]),
+    expectedOutput: z.string().max(10_000).default(''),
   })).min(1, 'a plan needs at least one subtask'),
 });
 
