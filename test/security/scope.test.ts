@@ -145,6 +145,32 @@ describe('knowledge routes act only inside registered projects', () => {
     }
   });
 
+  it('reads no knowledge a repository points outside itself: a linked knowhow folder, a linked workspace elsewhere', async () => {
+    const registered = withSpecs(makeRepo());
+    const outside = tempDir('private-notes-');
+    mkdirSync(join(outside, 'notes'));
+    writeFileSync(join(outside, 'notes', 'private.md'), '---\ntitle: Vault password\n---\n\nhunter2-OUTSIDE-SECRET\n');
+    symlinkSync(outside, join(registered, '.workflow', 'knowhow'));
+    const elsewhere = tempDir('other-workspace-');
+    mkdirSync(join(elsewhere, '.workflow', 'knowhow'), { recursive: true });
+    writeFileSync(join(elsewhere, '.workflow', 'knowhow', 'other.md'), '---\ntitle: Other vault password\n---\n\nhunter3-OUTSIDE-SECRET\n');
+    // A workspace inside the repository (a monorepo package) is still read.
+    const pkg = join(registered, 'packages', 'api');
+    mkdirSync(join(pkg, '.workflow', 'knowhow'), { recursive: true });
+    writeFileSync(join(pkg, '.workflow', 'knowhow', 'api.md'), '---\ntitle: API vault password rotation\n---\n\nRotate it monthly.\n');
+    writeFileSync(join(registered, '.workflow', 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'leak', path: elsewhere }, { name: 'api', path: 'packages/api' }] }));
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const project = await d.store.projects.create({ name: 'registered', repoPath: registered });
+
+    const entries = await api(d, 'GET', `/api/knowledge/entries?projectId=${project.id}`);
+    const found = await api(d, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password`);
+    for (const res of [entries, found]) {
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body)).not.toMatch(/OUTSIDE-SECRET|Vault password/);
+    }
+    expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['API vault password rotation']);
+  });
+
   it('refuses to register the home, or a repository holding it, as a project', async () => {
     const parent = makeRepo();
     const home = join(parent, 'maestro-home');

@@ -6,11 +6,15 @@
  * subtree (seed 000 §10): the global scope under $MAESTRO_HOME is then left out
  * unless asked for, and nothing is ever written outside the root. Linked
  * workspaces are declared inside the root (`.workflow/workspaces.json`) and are
- * read-only.
+ * read-only. Confined reads stay inside the project folder on disk too: a
+ * knowledge folder that is a symbolic link out of it, or a linked workspace
+ * outside it, is not read (the daemon reads a repository's knowledge this way,
+ * and a repository must not make it read, and hand to agents, what lies
+ * elsewhere on the machine).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { assertNoLinkOut } from './linkGuard.js';
 
@@ -113,7 +117,19 @@ export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
     }
     const target = isAbsolute(path) ? path : resolve(root.projectDir, path);
     return { name, workflowDir: basename(target) === '.workflow' ? target : join(target, '.workflow') };
-  });
+  }).filter((w) => readable(root, w.workflowDir));
+}
+
+/** Whether a confined root may read `dir`: its real path lies inside the project folder's (one that does not exist holds nothing). */
+function readable(root: WorkflowRoot, dir: string): boolean {
+  if (!root.confined) return true;
+  try {
+    const real = realpathSync(dir);
+    const inside = realpathSync(root.projectDir);
+    return real === inside || real.startsWith(inside + sep);
+  } catch {
+    return true;
+  }
 }
 
 /** Spec directories in loader layer order (FORMATS §1.1): global, linked, baseline, team, personal. */
@@ -133,7 +149,7 @@ export function specDirs(root: WorkflowRoot): SpecDir[] {
     uid: root.uid,
     writable: true,
   });
-  return dirs;
+  return dirs.filter((d) => d.scope === 'global' || readable(root, d.dir));
 }
 
 export interface KnowhowDir {
@@ -146,7 +162,7 @@ export interface KnowhowDir {
 export function knowhowDirs(root: WorkflowRoot): KnowhowDir[] {
   const dirs: KnowhowDir[] = [{ dir: join(root.workflowDir, 'knowhow'), idPrefix: '', workspace: null, writable: true }];
   for (const ws of linkedWorkspaces(root)) dirs.push({ dir: join(ws.workflowDir, 'knowhow'), idPrefix: `ws:${ws.name}:`, workspace: ws.name, writable: false });
-  return dirs;
+  return dirs.filter((d) => readable(root, d.dir));
 }
 
 /** Top-level `*.md` files of a spec dir (no recursion, FORMATS §1.1). */
