@@ -130,14 +130,15 @@ export function taskGates({ tx }: TaskOpsContext) {
           for (const c of children) await appendEvent(q, { projectId: c.projectId, taskId: c.id, type: 'task.created', payload: { title: c.title, parentId: id } }, now);
         }
         const { task } = await approveGate(q, { id, gate, who, reason, now, ...(commit === undefined ? {} : { commit }) });
-        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(commit ? { commit } : {}), ...(from ? { from } : {}) }), now);
+        // Where the decision came from is `origin`: a status event's `from` is the status it leaves (as `from` it hid it).
+        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(commit ? { commit } : {}), ...(from ? { origin: from } : {}) }), now);
         return task;
       }),
     reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = [], from?: Record<string, unknown>) =>
       tx('tasks.reject', async (q, now) => {
         const before = await getTask(q, id);
         const { old, next } = await rejectGate(q, { id, gate, who, reason, now, comments });
-        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id, ...(comments.length ? { comments } : {}), ...(from ? { from } : {}) }), now);
+        await appendEvent(q, statusEvent(before, old, { gate, decision: 'reject', who, reason, nextVersion: next.id, ...(comments.length ? { comments } : {}), ...(from ? { origin: from } : {}) }), now);
         await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
         return { old, next };
       }),

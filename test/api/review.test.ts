@@ -181,7 +181,7 @@ describe('review API', () => {
     expect(next.feedback).toContain('- gone.txt:1 (old side, a removed line) — keep this file');
     // The decision's event says where it was made.
     const decided = (await d.store.events.list({ taskId: task.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'reject');
-    expect(decided?.payload.from).toEqual({ address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' });
+    expect(decided?.payload).toMatchObject({ from: 'exec_review', to: 'superseded', origin: { address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' } });
 
     // Either version's id shows the whole chain; ?version= picks the other one.
     for (const id of [task.id, next.id]) {
@@ -195,7 +195,7 @@ describe('review API', () => {
     await toExecReview(next.id);
     expect((await call('POST', `/api/tasks/${next.id}/approve`, {})).body.task.status).toBe('merging');
     const approved = (await d.store.events.list({ taskId: next.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'approve');
-    expect(approved?.payload.from).toEqual({ address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' });
+    expect(approved?.payload).toMatchObject({ from: 'exec_review', to: 'merging', origin: { address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' } });
   });
 
   it('lists configured checks as pending before any run, and no verdicts yet', async () => {

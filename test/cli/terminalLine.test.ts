@@ -11,6 +11,9 @@ describe("maestro serve's terminal lines", () => {
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'conflict' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  conflict run started`);
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'execute' } }, title)).toBeNull();
     expect(terminalLine({ type: 'run.phase', at, payload: {} }, title)).toBeNull();
+    // An approval names where it came from (origin) and still the status it leaves; one stored before had only the origin.
+    expect(terminalLine({ type: 'task.status', at, payload: { from: 'exec_review', to: 'merging', origin: { address: '127.0.0.1' } } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  exec_review → merging`);
+    expect(terminalLine({ type: 'task.status', at, payload: { from: { address: '127.0.0.1' }, to: 'merging' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  → merging`);
   });
 
   it('name a task whose title cannot be read (PostgreSQL restarting) by its id, and never reject', async () => {

@@ -15,7 +15,8 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conf
  */
 export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, title: string): string | null {
   const head = `${new Date(e.at).toTimeString().slice(0, 8)}  ${title.padEnd(32).slice(0, 32)}  `;
-  if (e.type === 'task.status') return `${head}${String(e.payload.from)} → ${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
+  // Approvals stored before their origin had a key of its own hold it in `from`: then the status left is not known.
+  if (e.type === 'task.status') return `${head}${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
   if (e.type === 'merge.conflict') return `${head}merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return `${head}conflict run started`;
   return null;
