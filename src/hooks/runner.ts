@@ -35,6 +35,14 @@ export interface HookRunnerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The hook files a repository holds in `.maestro/` (relative to the repository), in the order HookRunner tries them. */
+export function repositoryHooks(projectRoot: string): string[] {
+  const dir = join(resolve(projectRoot), '.maestro');
+  const module = MODULE_FILES.map((f) => join('.maestro', f)).find((p) => existsSync(join(projectRoot, p)));
+  const scripts = HOOK_NAMES.map((n) => join('.maestro', 'hooks', shellFileName(n))).filter((p) => existsSync(join(dir, '..', p)));
+  return [...(module ? [module] : []), ...scripts];
+}
+
 export class HookRunner {
   static readonly NAMES = HOOK_NAMES;
   private readonly dirs: string[];

@@ -161,6 +161,31 @@ describe('maestro CLI against a daemon', () => {
       expect((await cli(['project', 'show', 'remote', ...url])).stdout).toContain(`\n  shared remote: ${remote} (each daemon works in its own clone)\n`);
     }));
 
+  it('says which hooks and checks a repository runs when it is added, and puts them on record', () =>
+    withDaemon(async (d) => {
+      const { cli } = cliFor(d.config.home);
+      const repo = gitRepo({
+        '.maestro/config.json': JSON.stringify({ checks: { test: 'npm test', lint: ['npx', 'eslint', '.'] } }),
+        '.maestro/hooks/before-task-claim.sh': '#!/bin/sh\necho {}\n',
+        '.maestro/hooks.mjs': 'export default {};\n',
+      });
+      const added = await cli(['project', 'add', repo, '--name', 'hooked', '--url', d.url]);
+      expect(added.code).toBe(0);
+      expect(added.stdout).toContain(
+        [
+          'The repository runs these on this machine from its first task on (look at them if you did not write them):',
+          '  hook   .maestro/hooks.mjs',
+          '  hook   .maestro/hooks/before-task-claim.sh',
+          '  check  test: npm test',
+          '  check  lint: npx eslint .',
+        ].join('\n'),
+      );
+      const [created] = (await d.store.events.list({ type: 'project.created' })).events;
+      expect(created?.payload.runs).toEqual({ hooks: ['.maestro/hooks.mjs', '.maestro/hooks/before-task-claim.sh'], checks: [{ name: 'test', command: 'npm test' }, { name: 'lint', command: ['npx', 'eslint', '.'] }], problem: null });
+      // A repository that runs nothing by itself gets no such lines.
+      expect((await cli(['project', 'add', gitRepo(), '--name', 'plain', '--url', d.url])).stdout).not.toContain('runs these');
+    }));
+
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>
     withDaemon(async (d) => {
       const { cli, cliJson } = cliFor(d.config.home);

@@ -11,7 +11,9 @@ import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
-import { projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
+import { projectCreatedResponse, projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
+import { loadProjectConfig } from '../../executor/projectConfig.js';
+import { repositoryHooks } from '../../hooks/runner.js';
 
 /** A bare repository (`git init --bare`): what a shared remote usually is. */
 function isBareRepository(path: string): boolean {
@@ -39,6 +41,15 @@ export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?:
 
 const whoSchema = z.string().trim().min(1).max(200).default('human');
 
+/** What a repository makes the machine run by itself: its hooks and its checks (a bad config is said, not a refusal: init may fix it). */
+function repositoryRuns(repoPath: string) {
+  try {
+    return { hooks: repositoryHooks(repoPath), checks: loadProjectConfig(repoPath).checks.map(({ name, command }) => ({ name, command })), problem: null };
+  } catch (err) {
+    return { hooks: repositoryHooks(repoPath), checks: [], problem: (err as Error).message };
+  }
+}
+
 /** Whether folder `outer` is `inner` or one of its parents (symlinks resolved). */
 function holds(outer: string, inner: string): boolean {
   const [o, i] = [canonical(outer), canonical(inner)];
@@ -52,7 +63,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
   defineRoute(
     app,
     doc,
-    { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project (an event naming who and from where)', tags: ['projects'], body: projectInputSchema.extend({ who: whoSchema }), response: projectResponse, status: 201 },
+    { method: 'POST', url: '/api/projects', summary: 'Register a git repository as a project (an event naming who and from where, and the hooks and checks the repository runs)', tags: ['projects'], body: projectInputSchema.extend({ who: whoSchema }), response: projectCreatedResponse, status: 201 },
     async ({ body, req }) => {
       const { who, ...input } = body;
       const config = parseProjectSettings(input.config);
@@ -64,9 +75,11 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
         throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
       }
       const from = requestOrigin(req);
+      // The repository's own hooks and checks run from its first task on: said to whoever registers it, and on record.
+      const runs = typeof config.remote === 'string' ? null : repositoryRuns(repoPath);
       // Its settings may run code (a provider, a remote) from the first claim on: who registered it is on record.
-      const project = await store.projects.create({ ...input, config, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(config), ...maskSecrets(settingsChange({}, config)), who, from }));
-      return { project: maskSecrets(project) };
+      const project = await store.projects.create({ ...input, config, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(config), ...maskSecrets(settingsChange({}, config)), who, from, ...(runs ? { runs } : {}) }));
+      return { project: maskSecrets(project), runs };
     },
   );
 

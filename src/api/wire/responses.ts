@@ -33,6 +33,17 @@ export const openApiResponse = z.record(z.string(), z.unknown()).describe('this 
 
 export const projectListResponse = z.strictObject({ projects: z.array(projectSchema) });
 export const projectResponse = z.strictObject({ project: projectSchema });
+export const projectCreatedResponse = z.strictObject({
+  project: projectSchema,
+  runs: z
+    .strictObject({
+      hooks: z.array(z.string()).describe('hook files in the repository’s .maestro/, relative to it'),
+      checks: z.array(z.strictObject({ name: z.string(), command: z.union([z.string(), z.array(z.string())]) })),
+      problem: z.string().nullable().describe('why .maestro/config.json could not be read (its checks are then unknown)'),
+    })
+    .nullable()
+    .describe('the commands the repository itself makes this machine run (its hooks and checks), to be looked at before its first task; null for a shared remote, whose main each daemon reads in its clone'),
+});
 export const projectDetailResponse = z.strictObject({ project: projectSchema, tasksByStatus });
 
 export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema) });
@@ -122,6 +133,7 @@ type Out<S extends z.ZodType> = z.output<S>;
 export type HealthResponse = Out<typeof healthResponse>;
 export type ProjectList = Out<typeof projectListResponse>;
 export type ProjectResponse = Out<typeof projectResponse>;
+export type ProjectCreatedResponse = Out<typeof projectCreatedResponse>;
 export type TaskList = Out<typeof taskFullListResponse>;
 export type TaskBoardList = Out<typeof taskBoardListResponse>;
 export type TaskResponse = Out<typeof taskResponse>;

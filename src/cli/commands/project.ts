@@ -5,7 +5,7 @@ import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
 import { agentOffer } from './agentOffer.js';
 import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
-import type { ProjectList, ProjectResponse } from '../../api/wire/responses.js';
+import type { ProjectCreatedResponse, ProjectList, ProjectResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
 function counts(byStatus: Record<string, number>): string {
@@ -32,9 +32,11 @@ export function register(program: Command, ctx: CliContext): void {
       const config = { ...(provider ? { provider } : {}), ...(opts.remote ? { remote: opts.remote } : {}) };
       const body = { name: opts.name ?? basename(repoPath.replace(/\.git$/, '')), repoPath, ...(Object.keys(config).length ? { config } : {}) };
       const client = clientFor(opts, ctx.env);
-      const { project: p } = await client.post<ProjectResponse>('/api/projects', body);
-      if (opts.json) return printJson({ project: p });
+      const { project: p, runs } = await client.post<ProjectCreatedResponse>('/api/projects', body);
+      if (opts.json) return printJson({ project: p, runs });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
+      const said = runsLines(runs);
+      if (said) print(said);
       const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
       if (offer) print(offer);
     }),
@@ -84,3 +86,14 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 export { counts as formatCounts };
+
+/** What the repository makes this machine run by itself, said once it is registered (nothing when it runs nothing). */
+function runsLines(runs: ProjectCreatedResponse['runs']): string | null {
+  if (!runs) return 'Its hooks and checks (.maestro/) are read from the remote\'s main in each daemon\'s clone: they run commands on those machines.';
+  const lines = [
+    ...runs.hooks.map((h) => `  hook   ${h}`),
+    ...runs.checks.map((c) => `  check  ${c.name}: ${Array.isArray(c.command) ? c.command.join(' ') : c.command}`),
+    ...(runs.problem ? [`  (its checks are unknown: ${runs.problem})`] : []),
+  ];
+  return lines.length ? ['The repository runs these on this machine from its first task on (look at them if you did not write them):', ...lines].join('\n') : null;
+}
