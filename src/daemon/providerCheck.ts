@@ -3,13 +3,14 @@
  * missing provider is refused at once (with the command that fixes it) rather
  * than found by the first run, which would leave the task needing attention.
  * Only what can be known without starting the agent: the provider settings
- * parse, claude has credentials, a command's program and a script's file exist,
+ * parse, claude has credentials, a command's program exists, a script's file reads as a script,
  * an agent CLI (codex, gemini, cursor, opencode) is on PATH.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Project } from '../core/types.js';
 import { CLI_TOOLS } from '../agents/cli/tools.js';
+import { loadScript } from '../agents/scriptFile.js';
 import { locateTool } from '../agents/cli/which.js';
 import { hasClaudeCredentials, providerFor } from './jobs.js';
 
@@ -23,6 +24,16 @@ function executable(path: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** What is wrong with a scripted agent's script (file, line, field), or null: found at the task's creation, not by its first run. */
+function scriptProblem(file: string): string | null {
+  try {
+    loadScript(file);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
   }
 }
 
@@ -43,7 +54,9 @@ export function providerProblem(project: Project, env: NodeJS.ProcessEnv): strin
       return null;
     }
     case 'scripted':
-      return isAbsolute(provider.script) && !existsSync(provider.script) ? `its agent script ${provider.script} does not exist` : null;
+      if (!isAbsolute(provider.script)) return null; // resolved in the task's worktree, which does not exist yet
+      if (!existsSync(provider.script)) return `its agent script ${provider.script} does not exist`;
+      return scriptProblem(provider.script);
     case 'claude':
       if (provider.executable && !existsSync(provider.executable)) return `its Claude Code executable ${provider.executable} does not exist`;
       return hasClaudeCredentials({ ...env, ...provider.env }) ? null : 'its agent is claude, but the daemon has no Claude credentials (no ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or Claude Code login)';

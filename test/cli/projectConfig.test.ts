@@ -57,6 +57,12 @@ describe('maestro project add --provider / project config', () => {
       expect(notThere.stderr).toContain('its command agent /nonexistent/agent does not exist or is not executable');
 
       const script = join(tempDir('maestro-script-'), 'agent.yaml');
+      // A script that does not read as one is said when a task is made, with its line, not by the first run.
+      writeFileSync(script, 'steps:\n  - match: { role: any }\n    actions:\n      - sing: true\n');
+      expect((await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, ...project, ...url])).code).toBe(0);
+      const badScript = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
+      expect(badScript.code).toBe(1);
+      expect(badScript.stderr).toContain(`${script}:4`);
       writeFileSync(script, 'steps:\n  - match: { role: any }\n    actions:\n      - hang: true\n');
       const set = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, 'keepBranches', 'true', ...project, ...url]);
       expect(set.code).toBe(0);
