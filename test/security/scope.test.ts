@@ -145,20 +145,18 @@ describe('knowledge routes act only inside registered projects', () => {
     }
   });
 
-  it('reads no knowledge a repository points outside itself: a linked knowhow folder, a linked workspace elsewhere', async () => {
+  it('reads no knowledge through a link out of the repository, nor out of a linked workspace', async () => {
     const registered = withSpecs(makeRepo());
     const outside = tempDir('private-notes-');
     mkdirSync(join(outside, 'notes'));
     writeFileSync(join(outside, 'notes', 'private.md'), '---\ntitle: Vault password\n---\n\nhunter2-OUTSIDE-SECRET\n');
     symlinkSync(outside, join(registered, '.workflow', 'knowhow'));
-    const elsewhere = tempDir('other-workspace-');
-    mkdirSync(join(elsewhere, '.workflow', 'knowhow'), { recursive: true });
-    writeFileSync(join(elsewhere, '.workflow', 'knowhow', 'other.md'), '---\ntitle: Other vault password\n---\n\nhunter3-OUTSIDE-SECRET\n');
-    // A workspace inside the repository (a monorepo package) is still read.
-    const pkg = join(registered, 'packages', 'api');
-    mkdirSync(join(pkg, '.workflow', 'knowhow'), { recursive: true });
-    writeFileSync(join(pkg, '.workflow', 'knowhow', 'api.md'), '---\ntitle: API vault password rotation\n---\n\nRotate it monthly.\n');
-    writeFileSync(join(registered, '.workflow', 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'leak', path: elsewhere }, { name: 'api', path: 'packages/api' }] }));
+    // A linked workspace (maestro-flow's sibling project) is read, its .workflow/ knowledge only: not a link out of it.
+    const sibling = tempDir('sibling-workspace-');
+    mkdirSync(join(sibling, '.workflow', 'specs'), { recursive: true });
+    writeFileSync(join(sibling, '.workflow', 'specs', 'learnings.md'), '<spec-entry category="learning" keywords="vault" date="2026-11-01" title="Sibling vault password policy">\nRotate monthly.\n</spec-entry>\n');
+    symlinkSync(outside, join(sibling, '.workflow', 'knowhow'));
+    writeFileSync(join(registered, '.workflow', 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'sibling', path: sibling }] }));
     d = await startTestDaemon({}, { noOrchestrator: true });
     const project = await d.store.projects.create({ name: 'registered', repoPath: registered });
 
@@ -166,9 +164,9 @@ describe('knowledge routes act only inside registered projects', () => {
     const found = await api(d, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password`);
     for (const res of [entries, found]) {
       expect(res.status).toBe(200);
-      expect(JSON.stringify(res.body)).not.toMatch(/OUTSIDE-SECRET|Vault password/);
+      expect(JSON.stringify(res.body)).not.toMatch(/OUTSIDE-SECRET|"Vault password"/);
     }
-    expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['API vault password rotation']);
+    expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Sibling vault password policy']);
   });
 
   it('refuses to register the home, or a repository holding it, as a project', async () => {

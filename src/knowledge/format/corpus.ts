@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseKnowhowText } from './knowhowParser.js';
-import { knowhowDirs, listKnowhowFiles, listSpecFiles, specDirs, type SpecDir, type WorkflowRoot } from './root.js';
+import { knowhowDirs, listKnowhowFiles, listSpecFiles, readableIn, specDirs, type SpecDir, type WorkflowRoot } from './root.js';
 import { frontmatterKeywords, parseSpecText, type Finding, type SpecEntry } from './specParser.js';
 import { decodeEntities, slugify } from './text.js';
 import type { KnowledgeEntry, KnowledgeSource, SourceFile } from './entry.js';
@@ -93,7 +93,8 @@ export function specSource(root: WorkflowRoot): KnowledgeSource {
   const dirOf = (path: string) => dirs.filter((d) => path.startsWith(d.dir + '/') && !path.slice(d.dir.length + 1).includes('/'))[0];
   return {
     name: 'spec',
-    listFiles: () => statFiles(dirs.flatMap((d) => listSpecFiles(d.dir))),
+    // The global scope is asked for by name; any other folder a confined root reads lies inside its own on disk.
+    listFiles: () => statFiles(dirs.flatMap((d) => (d.scope === 'global' || readableIn(root, d) ? listSpecFiles(d.dir) : []))),
     readFile(path) {
       const dir = dirOf(path);
       const text = readText(path);
@@ -110,7 +111,7 @@ export function knowhowSource(root: WorkflowRoot): KnowledgeSource {
   const dirs = knowhowDirs(root);
   return {
     name: 'knowhow',
-    listFiles: () => statFiles(dirs.flatMap((d) => listKnowhowFiles(d.dir))),
+    listFiles: () => statFiles(dirs.flatMap((d) => (readableIn(root, d) ? listKnowhowFiles(d.dir) : []))),
     readFile(path) {
       const dir = dirs.find((d) => path.startsWith(d.dir + '/'));
       const text = readText(path);

@@ -6,11 +6,12 @@
  * subtree (seed 000 §10): the global scope under $MAESTRO_HOME is then left out
  * unless asked for, and nothing is ever written outside the root. Linked
  * workspaces are declared inside the root (`.workflow/workspaces.json`) and are
- * read-only. Confined reads stay inside the project folder on disk too: a
- * knowledge folder that is a symbolic link out of it, or a linked workspace
- * outside it, is not read (the daemon reads a repository's knowledge this way,
- * and a repository must not make it read, and hand to agents, what lies
- * elsewhere on the machine).
+ * read-only. Confined reads stay inside their folder on disk too: a knowledge
+ * folder that is a symbolic link out of its project (or out of its linked
+ * workspace) is not read. The daemon reads a repository's knowledge this way,
+ * and a repository must not make it read, and hand to agents, whatever folder
+ * of the machine a link names; a linked workspace reaches only the `.workflow/`
+ * knowledge of the folder it names, as in maestro-flow.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
@@ -117,15 +118,20 @@ export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
     }
     const target = isAbsolute(path) ? path : resolve(root.projectDir, path);
     return { name, workflowDir: basename(target) === '.workflow' ? target : join(target, '.workflow') };
-  }).filter((w) => readable(root, w.workflowDir));
+  });
 }
 
-/** Whether a confined root may read `dir`: its real path lies inside the project folder's (one that does not exist holds nothing). */
-function readable(root: WorkflowRoot, dir: string): boolean {
+/**
+ * Whether a confined root may read the knowledge folder `dir`: its real path lies inside the real path of the
+ * folder it belongs to (the project's, or its linked workspace's; one that does not exist holds nothing). Writes
+ * have their own, stricter guard (assertInsideRoot), which names the link it refuses.
+ */
+export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: string | null }): boolean {
   if (!root.confined) return true;
+  const base = dir.workspace === null ? root.projectDir : dirname(dirname(dir.dir));
   try {
-    const real = realpathSync(dir);
-    const inside = realpathSync(root.projectDir);
+    const real = realpathSync(dir.dir);
+    const inside = realpathSync(base);
     return real === inside || real.startsWith(inside + sep);
   } catch {
     return true;
@@ -149,7 +155,7 @@ export function specDirs(root: WorkflowRoot): SpecDir[] {
     uid: root.uid,
     writable: true,
   });
-  return dirs.filter((d) => d.scope === 'global' || readable(root, d.dir));
+  return dirs;
 }
 
 export interface KnowhowDir {
@@ -162,7 +168,7 @@ export interface KnowhowDir {
 export function knowhowDirs(root: WorkflowRoot): KnowhowDir[] {
   const dirs: KnowhowDir[] = [{ dir: join(root.workflowDir, 'knowhow'), idPrefix: '', workspace: null, writable: true }];
   for (const ws of linkedWorkspaces(root)) dirs.push({ dir: join(ws.workflowDir, 'knowhow'), idPrefix: `ws:${ws.name}:`, workspace: ws.name, writable: false });
-  return dirs.filter((d) => readable(root, d.dir));
+  return dirs;
 }
 
 /** Top-level `*.md` files of a spec dir (no recursion, FORMATS §1.1). */
