@@ -14,7 +14,7 @@ import { lifecycleFindings, staleConflicts } from './format/health.js';
 import { bumpExposure } from './index/exposure.js';
 import type { SearchFilters } from './index/query.js';
 import { indexFindings, openIndex, rebuildIndex, syncIndex, type IndexHandle, type SyncReport } from './index/store.js';
-import { resolveAlias } from './index/resolveAlias.js';
+import { resolveAlias, sidCarriers } from './index/resolveAlias.js';
 import { knownIds } from './index/knownIds.js';
 import { allEntries, countEntries, entryById } from './index/readEntries.js';
 import { listEntries, type ListFilters } from './index/listEntries.js';
@@ -188,6 +188,13 @@ async function loadEntry(o: Opened, ref: string, lopts: { includeDeprecated?: bo
     throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `Unknown knowledge id "${ref}".${near.length ? ` Nearest known ids: ${near.join(', ')}` : ' The corpus is empty.'}`, { details: { nearest: near } });
   }
   const { entry, status } = found;
+  const carriers = sidCarriers(db, ref, entry);
+  if (carriers.length > 1) {
+    const places = carriers.map((e) => `${e.file}:${e.line ?? 1} (${e.id})`).join(', ');
+    throw new MaestroError('KNOWLEDGE_CONFLICT', `sid "${entry.sid}" is carried by ${carriers.length} spec entries: ${places}. Load one by its id, or give all but one a new sid by hand (\`maestro spec health\` reports it as duplicate-sid).`, {
+      details: { sid: entry.sid, places: carriers.map((e) => ({ file: e.file, line: e.line ?? 1, id: e.id })) },
+    });
+  }
   if (status === 'deprecated' && !lopts.includeDeprecated) {
     const by = neighbors(db, id, 'supersedes').find((n) => n.direction === 'in')?.id ?? entry.supersededBy;
     throw new MaestroError('DEPRECATED_KNOWLEDGE', `${id} is deprecated${by ? ` (superseded by ${by})` : ''}; pass --include-deprecated to read it.`, { details: { id, supersededBy: by ?? null } });
