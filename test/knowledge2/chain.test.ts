@@ -3,7 +3,7 @@
  * stage + signal → review/resolve → complete → seal → promote → session seal
  * → search readback; plus workflow-root isolation and unknown ids refused.
  */
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { maestro, project } from '../helpers/knowledge2.js';
@@ -125,5 +125,34 @@ describe('maestro knowledge: the chain', () => {
     expect(plain.code).toBe(1);
     expect(plain.stderr).toContain(ledger);
     expect(readFileSync(ledger, 'utf8')).toBe('{"schema_version": ');
+  });
+
+  it('session list lists the sessions it can read and names each folder it cannot, with why, changing nothing', async () => {
+    const { dir } = project();
+    const W = ['--workflow-root', dir];
+    for (const sid of ['s-good', 's-corrupt', 's-array']) expect((await maestro(['session', 'create', sid, ...W])).code).toBe(0);
+    const sessions = join(dir, '.workflow', 'sessions');
+    writeFileSync(join(sessions, 's-corrupt', 'session.json'), '{"session_id": ');
+    writeFileSync(join(sessions, 's-array', 'session.json'), '[]');
+    mkdirSync(join(sessions, 's-empty'));
+    const text = await maestro(['session', 'list', ...W]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^s-good {2}open {2}\n$/);
+    expect(text.stderr.trimEnd().split('\n')).toEqual([
+      `maestro: not listed, session.json missing or unreadable: sessions/s-array: ${join(sessions, 's-array', 'session.json')}: must hold a JSON object, found [].`,
+      expect.stringMatching(new RegExp(`^maestro: not listed, session\\.json missing or unreadable: sessions/s-corrupt: ${join(sessions, 's-corrupt', 'session.json')}: not valid JSON \\(`)),
+      `maestro: not listed, session.json missing or unreadable: sessions/s-empty: ${join(sessions, 's-empty', 'session.json')} is missing.`,
+    ]);
+    const json = await maestro(['session', 'list', ...W, '--json']);
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout);
+    expect(out.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['s-good']);
+    expect(out.unreadable).toEqual([
+      { session_id: 's-array', error: `${join(sessions, 's-array', 'session.json')}: must hold a JSON object, found [].` },
+      { session_id: 's-corrupt', error: expect.stringContaining(`${join(sessions, 's-corrupt', 'session.json')}: not valid JSON (`) },
+      { session_id: 's-empty', error: `${join(sessions, 's-empty', 'session.json')} is missing.` },
+    ]);
+    expect(readFileSync(join(sessions, 's-corrupt', 'session.json'), 'utf8')).toBe('{"session_id": ');
+    expect(readFileSync(join(sessions, 's-array', 'session.json'), 'utf8')).toBe('[]');
   });
 });

@@ -60,10 +60,12 @@ function registerSession(program: Command, ctx: CliContext): void {
       out(o, r, `${r.created ? 'created' : 'exists'} session ${id}`);
     }),
   );
-  withRoot(session.command('list').description('List sessions.')).action(
+  withRoot(session.command('list').description('List sessions (and name the folders that do not read as one).')).action(
     action(async (o: RootOpts) => {
-      const s = (await lib()).listSessions((await rootOf(o, ctx.env)));
-      out(o, { sessions: s }, s.map((x) => `${x.session_id}  ${x.status}  ${x.objective}`).join('\n') || 'No sessions.');
+      const { sessions: s, unreadable } = (await lib()).scanSessions(await rootOf(o, ctx.env));
+      out(o, { sessions: s, unreadable }, s.map((x) => `${x.session_id}  ${x.status}  ${x.objective}`).join('\n') || (unreadable.length ? 'No readable sessions.' : 'No sessions.'));
+      // The same folders `maestro knowledge audit` reports as invalid-session-authority, with why.
+      if (!o.json) for (const u of unreadable) process.stderr.write(`maestro: not listed, session.json missing or unreadable: sessions/${u.session_id}: ${u.error}\n`);
     }),
   );
   withRoot(session.command('show <id>').description('Show a session and its runs.')).action(

@@ -6,5 +6,5 @@ export { createLifecycleContext, type LifecycleContext } from './context.js';
 export { runSource } from './reconcile/receipt.js';
 export { resolveWorkflowRoot } from '../format/root.js';
 export { checkRun, completeRun, record, recordConsumed, sealRun, sealSession, stage } from './session/ops.js';
-export { createRun, createSession, listRunIds, listSessions, readRun, readSession, setActiveRun } from './session/store.js';
+export { createRun, createSession, listRunIds, listSessions, readRun, readSession, scanSessions, setActiveRun } from './session/store.js';
 export { readLedger } from './ledger/ledger.js';

@@ -96,19 +96,38 @@ export function createSession(root: WorkflowRoot, sid: string, objective = ''): 
   });
 }
 
-export function listSessions(root: WorkflowRoot): SessionDoc[] {
+export interface SessionListing {
+  sessions: SessionDoc[];
+  /** Each folder under sessions/ that does not read as a session, with why (audit reports these as invalid-session-authority). */
+  unreadable: Array<{ session_id: string; error: string }>;
+}
+
+/** The sessions that read, sorted by id, and every other folder under sessions/ with the reason it does not read. */
+export function scanSessions(root: WorkflowRoot): SessionListing {
   const dir = sessionsDir(root);
-  if (!existsSync(dir)) return [];
-  const out: SessionDoc[] = [];
+  const listing: SessionListing = { sessions: [], unreadable: [] };
+  if (!existsSync(dir)) return listing;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory() || !ID_RE.test(e.name) || !existsSync(join(dir, e.name, 'session.json'))) continue;
+    if (!e.isDirectory()) continue;
+    const file = join(dir, e.name, 'session.json');
+    if (ID_RE.test(e.name) && !existsSync(file)) {
+      listing.unreadable.push({ session_id: e.name, error: `${file} is missing.` });
+      continue;
+    }
     try {
-      out.push(readSession(root, e.name));
-    } catch {
-      // an unreadable session is reported by audit, not here
+      listing.sessions.push(readSession(root, e.name)); // a folder name that is not a session id is refused here, saying so
+    } catch (err) {
+      listing.unreadable.push({ session_id: e.name, error: (err as Error).message });
     }
   }
-  return out.sort((a, b) => a.session_id.localeCompare(b.session_id));
+  listing.sessions.sort((a, b) => a.session_id.localeCompare(b.session_id));
+  listing.unreadable.sort((a, b) => a.session_id.localeCompare(b.session_id));
+  return listing;
+}
+
+/** The sessions that read; `scanSessions` also says which folders do not, and why. */
+export function listSessions(root: WorkflowRoot): SessionDoc[] {
+  return scanSessions(root).sessions;
 }
 
 /** Run ids of a session; run folders may be symlinks into the orchestrator's run directories. */
