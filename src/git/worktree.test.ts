@@ -77,10 +77,43 @@ describe('a worktree deleted under its task', () => {
     unobserve();
     expect(again).toMatchObject({ created: false, newBranch: false });
     expect(again.movedAside).toBeUndefined();
-    // The listing, the check (rev-parse --show-toplevel) and the merge-base: nothing removed or added.
-    expect(calls.map((a) => a[0])).toEqual(['worktree', 'rev-parse', 'merge-base']);
+    // Registered in the repository's .git (read from disk, no listing), the check (rev-parse --show-toplevel)
+    // and the merge-base: nothing removed or added.
+    expect(calls.map((a) => a[0])).toEqual(['rev-parse', 'merge-base']);
+    expect(again.baseSha).toBe(git(repo, 'rev-parse', 'main'));
     expect(readFileSync(join(made.path, 'uncommitted.txt'), 'utf8')).toBe('left by a run\n');
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+    // A review does not read the base: the check alone.
+    calls.length = 0;
+    const unobserveAgain = observeGit((c) => calls.push(c.args));
+    const reviewed = await ensureWorktree({ ...spec, readBase: false });
+    unobserveAgain();
+    expect(reviewed).toMatchObject({ created: false, baseSha: null, path: made.path });
+    expect(calls.map((a) => a[0])).toEqual(['rev-parse']);
+  });
+
+  it('a new worktree reads the base and the branch in one process, and a kept branch is checked out again', async () => {
+    const { repo, spec } = setup();
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    const made = await ensureWorktree(spec);
+    expect(calls.map((a) => a[0])).toEqual(['worktree', 'for-each-ref', 'worktree']);
+    expect(made).toMatchObject({ created: true, newBranch: true, baseSha: git(repo, 'rev-parse', 'main') });
+    const tip = commitIn(made.path, 'w.txt', 'w\n');
+    git(repo, 'worktree', 'remove', '--force', made.path);
+    calls.length = 0;
+    const again = await ensureWorktree(spec);
+    unobserve();
+    expect(calls.map((a) => a[0])).toEqual(['worktree', 'for-each-ref', 'worktree']);
+    expect(again).toMatchObject({ created: true, newBranch: false });
+    expect(git(again.path, 'rev-parse', 'HEAD')).toBe(tip);
+  });
+
+  it('a base that is no branch (a tag) is still resolved', async () => {
+    const { repo, spec } = setup();
+    git(repo, 'tag', 'v1');
+    const made = await ensureWorktree({ ...spec, baseBranch: 'v1' });
+    expect(made).toMatchObject({ created: true, newBranch: true, baseSha: git(repo, 'rev-parse', 'v1^{commit}') });
   });
 
   it('a worktree reached through a symlinked root (a home under a linked folder) is reused, not taken for a stray one', async () => {

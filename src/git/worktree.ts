@@ -15,6 +15,8 @@ export interface WorktreeSpec {
   taskId: string;
   version: number;
   baseBranch: string;
+  /** Read where a reused worktree's branch left the base (its merge-base); a review, which does not use it, saves a git process. Default true. */
+  readBase?: boolean;
 }
 
 export interface Worktree {
@@ -24,8 +26,8 @@ export interface Worktree {
   created: boolean;
   /** Created with a new branch at `baseSha`: it cannot have diverged from the base yet. */
   newBranch: boolean;
-  /** The base commit it was created from, or the current merge-base when reused. */
-  baseSha: string;
+  /** The base commit it was created from, or the current merge-base when reused (null: reused, and readBase was false). */
+  baseSha: string | null;
   /** Where a folder that stood in its place, no longer a worktree, was moved before it was made again. */
   movedAside?: string;
 }
@@ -38,9 +40,15 @@ export function taskBranch(taskId: string, version: number): string {
   return `maestro/${taskId}-v${version}`;
 }
 
-async function branchExists(repoPath: string, branch: string): Promise<boolean> {
-  const { code } = await git(repoPath, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
-  return code === 0;
+/**
+ * The base's commit and whether the task's branch exists, in one git process when the base is a branch (it is
+ * one everywhere Maestro sets it); any other revision the base names is resolved on its own.
+ */
+async function baseAndBranch(repoPath: string, base: string, branch: string): Promise<{ baseSha: string; branchExists: boolean }> {
+  const { stdout } = await git(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', `refs/heads/${base}`, `refs/heads/${branch}`]);
+  const tips = new Map(stdout.split('\n').filter(Boolean).map((line) => [line.slice(line.indexOf(' ') + 1), line.slice(0, line.indexOf(' '))] as const));
+  const baseSha = tips.get(`refs/heads/${base}`) ?? (await revParse(repoPath, base));
+  return { baseSha, branchExists: tips.has(`refs/heads/${branch}`) };
 }
 
 /**
@@ -92,14 +100,17 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
 async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   const path = resolve(spec.worktreeRoot, worktreeDirName(spec.taskId, spec.version));
   const branch = taskBranch(spec.taskId, spec.version);
+  const reused = async (): Promise<Worktree> => {
+    const baseSha = spec.readBase === false ? null : (await git(path, ['merge-base', 'HEAD', spec.baseBranch])).stdout.trim();
+    return { path, branch, created: false, newBranch: false, baseSha };
+  };
+  // A worktree this repository registered, read from disk: no listing needed (every review, every later round).
+  if (registeredIn(spec.repoPath, path) && (await isWorkingWorktree(path))) return reused();
   // git lists the path as it resolved it: a root reached through a symlink is the same folder.
   const known = (await worktreesOfRepository(spec.repoPath)).some((w) => samePath(w.path, path));
   let movedAside: string | undefined;
   if (known && existsSync(path)) {
-    if (await isWorkingWorktree(path)) {
-      const { stdout } = await git(path, ['merge-base', 'HEAD', spec.baseBranch]);
-      return { path, branch, created: false, newBranch: false, baseSha: stdout.trim() };
-    }
+    if (await isWorkingWorktree(path)) return reused();
     // Registered, but the folder is no longer that worktree: it was deleted under a run and the agent's
     // next write made a plain folder in its place. Reused as it is, every git there fails for good.
     movedAside = moveAsideBroken(path);
@@ -108,8 +119,8 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   if (known) await git(spec.repoPath, ['worktree', 'prune']);
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
   mkdirSync(spec.worktreeRoot, { recursive: true });
-  const baseSha = await revParse(spec.repoPath, spec.baseBranch);
-  const newBranch = !(await branchExists(spec.repoPath, branch));
+  const { baseSha, branchExists } = await baseAndBranch(spec.repoPath, spec.baseBranch, branch);
+  const newBranch = !branchExists;
   if (newBranch) await git(spec.repoPath, ['worktree', 'add', '-b', branch, '--end-of-options', path, baseSha]);
   else await git(spec.repoPath, ['worktree', 'add', '--end-of-options', path, branch]);
   return { path, branch, created: true, newBranch, baseSha, ...(movedAside ? { movedAside } : {}) };
@@ -125,6 +136,15 @@ function gitdirPointer(worktree: string): string | null {
   }
   const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
   return gitdir ? resolve(worktree, gitdir) : null;
+}
+
+/**
+ * Whether `path` is a worktree linked (both ways, worktreeLinked) to an admin folder in `repoPath`'s own `.git`
+ * folder: git has it registered. False for a repository whose `.git` is not a folder (then git's listing decides).
+ */
+function registeredIn(repoPath: string, path: string): boolean {
+  const admin = gitdirPointer(path);
+  return admin !== null && worktreeLinked(path) && samePath(dirname(dirname(admin)), join(repoPath, '.git'));
 }
 
 /** The same folder or file, symlinks resolved; a missing one is the same only as itself. */

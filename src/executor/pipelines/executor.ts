@@ -108,7 +108,7 @@ export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
     branch: wt.branch,
     worktreePath: wt.path,
     baseBranch: base,
-    baseSha: wt.baseSha,
+    baseSha: wt.baseSha!, // read: the executor measures divergence
     commitSha: agent.commitSha,
     divergence: wt.divergence,
     diff,

@@ -13,7 +13,8 @@ import { needsAttention, stage, type RunContext } from '../context.js';
 export interface WorktreeStageOutput {
   path: string;
   branch: string;
-  baseSha: string;
+  /** Null for a review's reused worktree: it judges the branch as it is and does not read the base. */
+  baseSha: string | null;
   divergence: Divergence;
   /** main could not be brought in cleanly: the files that conflict (the daemon schedules a conflict run). */
   conflictedFiles: string[];
@@ -31,7 +32,7 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
   return stage(ctx, 'worktree', async () => {
     const { job, limits } = ctx;
     const base = job.project.baseBranch;
-    const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base });
+    const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base, readBase: options.measure || options.sync });
     if (wt.movedAside) ctx.emit({ type: 'phase', stage: 'worktree-recreated', state: 'done', detail: { path: wt.path, branch: wt.branch, movedAside: wt.movedAside } });
     // A worktree kept from an earlier run of this version may hold what that run wrote and never
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
