@@ -10,7 +10,7 @@
  * and each paid a fetch, a dozen git processes and a push alone (bench:multihost
  * on a 2-core machine at load 8–16: about 2.2 s per merge under the lease, 12.8 s
  * per task in `merging` against 0.9 s with one daemon). A train pays the fetch and
- * the push once, and each car two git processes (the merge, reading the new HEAD):
+ * the push once, and each car one or two git processes (the merge; reading the new HEAD unless it fast-forwarded):
  * 1.7 s per task in `merging` with three daemons, 0.7 s with one (load 14–21).
  */
 import { STEERING_PATHS } from '../core/steering.js';

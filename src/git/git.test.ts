@@ -119,10 +119,21 @@ describe('mergeIntoMain', () => {
   it('fast-forwards main to a task branch', async () => {
     const wt = await ensureWorktree(spec('M'));
     commit(wt.path, 'f.txt', 'f\n');
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
     const out = await mergeIntoMain({ repoPath: repo, branch: wt.branch, baseBranch: 'main', strategy: 'merge' });
+    unobserve();
     expect(out.fastForward).toBe(true);
     expect(out.sha).toBe(sh(repo, 'rev-parse', wt.branch));
     expect(readFileSync(join(repo, 'f.txt'), 'utf8')).toBe('f\n');
+    // git said where it fast-forwarded to: HEAD is not read again.
+    expect(calls.at(-1)).toContain('merge');
+    // Abbreviations of any length (core.abbrev) are matched against the full commits.
+    sh(repo, 'config', 'core.abbrev', '12');
+    const again = await ensureWorktree(spec('M2'));
+    commit(again.path, 'g.txt', 'g\n');
+    const next = await mergeIntoMain({ repoPath: repo, branch: again.branch, baseBranch: 'main', strategy: 'merge' });
+    expect(next).toMatchObject({ fastForward: true, sha: sh(repo, 'rev-parse', again.branch), previousSha: out.sha });
   });
 
   it('makes a merge commit when main moved, or refuses under ff-only', async () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { observeGit } from './git.js';
-import { assertMergeable, filesInTheWayOf, mergeIntoMain } from './merge.js';
+import { assertMergeable, commitAll, filesInTheWayOf, mergeIntoMain } from './merge.js';
 
 afterEach(() => removeTempDirs());
 
@@ -124,5 +124,36 @@ describe("the repository's commit hooks", () => {
     expect(out.fastForward).toBe(false);
     expect(git(repo, 'log', '-1', '--format=%s')).toBe('Merge maestro/t-e');
     expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('by the task\n');
+  });
+});
+
+describe('committing what a run wrote', () => {
+  it('commits the change without asking whether a merge is under way; nothing to commit is null; a merge under way with nothing staged is still committed', async () => {
+    const repo = makeRepo({ 'README.md': '# r\n' });
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    const sha = await commitAll(repo, 'add a');
+    expect(sha).toBe(git(repo, 'rev-parse', 'HEAD'));
+    expect(git(repo, 'log', '-1', '--format=%s')).toBe('add a');
+    expect(calls.map((a) => a[0])).toEqual(['add', 'diff', 'commit', 'rev-parse']);
+
+    calls.length = 0;
+    expect(await commitAll(repo, 'nothing')).toBeNull();
+    unobserve();
+    expect(calls.map((a) => a.slice(0, 3).join(' '))).toEqual(['add -A', 'diff --cached --quiet', 'rev-parse -q --verify']);
+
+    // A conflict run's merge where the branch's side was kept everywhere: nothing staged, the merge must still be made.
+    git(repo, 'checkout', '-q', '-b', 'side');
+    writeFileSync(join(repo, 'a.txt'), 'side\n');
+    git(repo, 'commit', '-q', '-am', 'side');
+    git(repo, 'checkout', '-q', 'main');
+    writeFileSync(join(repo, 'a.txt'), 'main\n');
+    git(repo, 'commit', '-q', '-am', 'main');
+    expect(() => git(repo, 'merge', 'side')).toThrow();
+    writeFileSync(join(repo, 'a.txt'), 'main\n');
+    const merged = await commitAll(repo, 'resolved');
+    expect(merged).toBe(git(repo, 'rev-parse', 'HEAD'));
+    expect(git(repo, 'rev-list', '--parents', '-1', 'HEAD').split(' ')).toHaveLength(3);
   });
 });

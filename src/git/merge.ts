@@ -65,7 +65,8 @@ export async function assertMergeable(repoPath: string, baseBranch: string, bran
 /**
  * Merges one branch into the checked-out base (call after assertMainCheckout). A train passes `head`
  * (main as its previous merge left it) and `tip` (the branch's commit, read with all the others in
- * one for-each-ref), so a merge costs two git processes: the merge and reading the new HEAD.
+ * one for-each-ref), so a merge costs one git process when it fast-forwards, two otherwise (the merge, reading
+ * the new HEAD).
  */
 export async function mergeBranch(options: MergeOptions & { head?: string; tip?: string }): Promise<MergeOutcome> {
   const { repoPath, branch, baseBranch, strategy } = options;
@@ -95,8 +96,19 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
     const aborted = (await git(repoPath, ['merge', '--abort'], { okCodes: [128] })).code === 0;
     throw failedMerge(options, code, aborted, stdout + stderr);
   }
-  const sha = await revParse(repoPath, 'HEAD');
+  const sha = fastForwardedTo(stdout, previousSha, branchSha) ?? (await revParse(repoPath, 'HEAD'));
   return { sha, fastForward: sha === branchSha && strategy !== 'no-ff', previousSha };
+}
+
+/**
+ * The branch's commit when git says it fast-forwarded main from `from` to it ("Updating <from>..<to>" then
+ * "Fast-forward", LC_ALL=C; both abbreviations must match), else null and HEAD is read: a process saved on
+ * the common merge, where main had not moved since the branch was made.
+ */
+function fastForwardedTo(said: string, from: string, to: string): string | null {
+  const updating = /^Updating ([0-9a-f]{4,})\.\.([0-9a-f]{4,})$/m.exec(said);
+  if (!updating || !/^Fast-forward\b/m.test(said)) return null;
+  return from.startsWith(updating[1]!) && to.startsWith(updating[2]!) ? to : null;
 }
 
 /**
@@ -185,9 +197,9 @@ export async function mergeInProgress(worktree: string): Promise<boolean> {
 /** Stages everything and commits; returns the new HEAD, or null when there was nothing to commit. */
 export async function commitAll(worktree: string, message: string): Promise<string | null> {
   await git(worktree, ['add', '-A']);
-  const merging = await mergeInProgress(worktree);
   const { code } = await git(worktree, ['diff', '--cached', '--quiet'], { okCodes: [1] });
-  if (code === 0 && !merging) return null;
+  // Nothing staged still commits a merge under way (a conflict run that took main's side everywhere).
+  if (code === 0 && !(await mergeInProgress(worktree))) return null;
   await git(worktree, ['commit', '--no-verify', '-m', message]);
   return (await git(worktree, ['rev-parse', 'HEAD'])).stdout.trim();
 }
