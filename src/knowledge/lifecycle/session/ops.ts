@@ -15,7 +15,7 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readSession, upgradeRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readRunFile, readSession, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -148,7 +148,7 @@ export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.Pr
   // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
   const dir = env.MAESTRO_RUN_DIR;
   if (dir && ids.length && existsSync(join(dir, 'run.json'))) {
-    const run = upgradeRun(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as Record<string, unknown>, join(dir, 'run.json'));
+    const run = readRunFile(join(dir, 'run.json'));
     if (isSealed(run)) return false;
     updateLedger(join(dir, 'knowledge-delta.json'), () => emptyLedger(run.session_id, run.run_id, nowIso()), (l) => {
       const now = nowIso();

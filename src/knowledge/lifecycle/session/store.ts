@@ -149,6 +149,11 @@ export function listRunIds(root: WorkflowRoot, sid: string): string[] {
 export function readRun(root: WorkflowRoot, sid: string, rid: string): RunDoc {
   const file = runFile(root, sid, rid);
   if (!existsSync(file)) throw new MaestroError('UNKNOWN_RUN', `No run ${rid} in session ${sid} (${file}).`);
+  return readRunFile(file);
+}
+
+/** A run.json found by path (the orchestrator's run directory, `$MAESTRO_RUN_DIR`); CORRUPT_FILE naming it when it is not a run. */
+export function readRunFile(file: string): RunDoc {
   return upgradeRun(readJson(file), file);
 }
 
