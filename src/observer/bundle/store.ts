@@ -49,7 +49,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * the file into one object, fills in what is missing, mutates that object and
  * writes it back whole. `known` must hold every key this code knows at its level.
  */
-function overUnknownKeys<T extends object>(read: Record<string, unknown>, known: T): T {
+export function overUnknownKeys<T extends object>(read: Record<string, unknown>, known: T): T {
   return { ...read, ...known };
 }
 

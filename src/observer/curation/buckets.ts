@@ -11,6 +11,7 @@
  * A bucket is curated once (curatedAt); later turns on the same key join it
  * but never re-trigger curation.
  */
+import { overUnknownKeys } from '../bundle/store.js';
 import type { FlowchartHint, IntentBucket, SessionBundle, SessionIntentState, TitleDelta, WriteRecord } from '../bundle/types.js';
 import { normalizeIntentKey, resolveTitleDelta } from './intent.js';
 
@@ -59,7 +60,8 @@ export function recordSummary(bundle: SessionBundle, explorationId: string, hint
 
   const phase: SessionIntentState['phase'] = delta === 'idle' ? 'idle' : delta === 'blocked' ? 'blocked' : delta === 'done' ? 'done' : hintKey === 'greeting' ? 'idle' : 'active';
   const history = [...(prior?.history ?? []), { explorationId, at: now, intentKey: hintKey, nodeTitle: hint.nodeTitle, titleDelta: delta, ...(hint.titleDeltaNote ? { titleDeltaNote: hint.titleDeltaNote } : {}) }].slice(-HISTORY_CAP);
-  bundle.session.intent = {
+  // Rebuilt over the intent as read: keys another writer (a newer GUI-Anything) put on it are written back.
+  bundle.session.intent = overUnknownKeys<SessionIntentState>((prior ?? {}) as unknown as Record<string, unknown>, {
     sessionId: bundle.meta.sessionId,
     revision: (prior?.revision ?? 0) + 1,
     intentKey: hintKey,
@@ -68,7 +70,7 @@ export function recordSummary(bundle: SessionBundle, explorationId: string, hint
     phase,
     history,
     updatedAt: now,
-  };
+  });
   return { delta, curate };
 }
 
