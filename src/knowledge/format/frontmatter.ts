@@ -18,6 +18,7 @@
  * and the rest of the block is still read, so one bad line cannot hide a file.
  */
 import { createRequire } from 'node:module';
+import { MaestroError } from '../../core/errors.js';
 
 export type FrontValue = string | number | boolean | null | FrontValue[] | { [k: string]: FrontValue };
 export type FrontMatter = Record<string, FrontValue>;
@@ -233,9 +234,23 @@ function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: Fr
 }
 
 /**
+ * For a writer about to call `setFrontmatterLine` on a file: refuses one whose frontmatter opens with `---`
+ * but never closes (CORRUPT_FILE, naming `file` and the opening line). Where its keys end would be a guess,
+ * and `setFrontmatterLine` would put a second block on top, turning the old keys into body text.
+ * `what` names the file's kind in the message (knowhow, audit).
+ */
+export function assertFrontmatterClosed(text: string, file: string, what: string): void {
+  const block = splitFrontmatter(text);
+  if (!block.opened || block.closed) return;
+  const [p] = block.problems;
+  throw new MaestroError('CORRUPT_FILE', `Cannot change ${what} ${file}:${p?.line ?? 1}: ${p?.message ?? 'frontmatter is never closed'}. Add the closing --- line by hand; nothing was written.`, { details: { file, line: p?.line ?? 1 } });
+}
+
+/**
  * Sets `key: <rendered>` in the block in place (dropping the block-list items of its old value),
  * or inserts it (`at`: before the closing `---`, or right after the opening one); keys Maestro
- * does not know are left as they are. A file without frontmatter gets a block.
+ * does not know are left as they are. A file without frontmatter gets a block; one whose block is never
+ * closed would get a second one on top, so writers check `assertFrontmatterClosed` first.
  */
 export function setFrontmatterLine(text: string, key: string, rendered: string, at: 'end' | 'start' = 'end'): string {
   const line = `${key}: ${rendered}`;

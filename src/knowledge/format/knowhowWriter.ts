@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic, type AtomicWriteHooks } from './atomic.js';
-import { escapeYamlValue, setFrontmatterLine, splitFrontmatter } from './frontmatter.js';
+import { assertFrontmatterClosed, escapeYamlValue, setFrontmatterLine } from './frontmatter.js';
 import { EXPLICIT_ID_RE, KNOWHOW_PREFIX, knowhowIdForStem, parseKnowhowText } from './knowhowParser.js';
 import { withCorpusLock } from './lock.js';
 import { assertInsideRoot, listKnowhowFiles, type WorkflowRoot } from './root.js';
@@ -178,18 +178,6 @@ export function setFrontmatterKey(text: string, key: string, value: unknown): st
   return setFrontmatterLine(text, key, JSON.stringify(value));
 }
 
-/**
- * Refuses a file whose frontmatter opens with `---` but never closes: where its keys end would be a
- * guess, and `setFrontmatterLine` would put a second block on top, turning the old keys into body text.
- * maestro-flow's lifecycle refuses the same file ("unterminated YAML frontmatter").
- */
-function assertFrontmatterClosed(text: string, file: string): void {
-  const block = splitFrontmatter(text);
-  if (!block.opened || block.closed) return;
-  const [p] = block.problems;
-  throw new MaestroError('CORRUPT_FILE', `Cannot change knowhow ${file}:${p?.line ?? 1}: ${p?.message ?? 'frontmatter is never closed'}. Add the closing --- line by hand; nothing was written.`, { details: { file, line: p?.line ?? 1 } });
-}
-
 export function supersedeKnowhow(root: WorkflowRoot, oldRef: string, newRef: string, opts: { hooks?: AtomicWriteHooks } = {}): { oldId: string; newId: string; replayed: boolean } {
   const o0 = locateKnowhow(root, oldRef);
   const n0 = locateKnowhow(root, newRef);
@@ -198,8 +186,9 @@ export function supersedeKnowhow(root: WorkflowRoot, oldRef: string, newRef: str
     const oldText0 = readFileSync(o0.file, 'utf8');
     const newText = readFileSync(n0.file, 'utf8');
     // Both checked before either is written.
-    assertFrontmatterClosed(oldText0, o0.file);
-    assertFrontmatterClosed(newText, n0.file);
+    // maestro-flow's lifecycle refuses the same files ("unterminated YAML frontmatter").
+    assertFrontmatterClosed(oldText0, o0.file, 'knowhow');
+    assertFrontmatterClosed(newText, n0.file, 'knowhow');
     const oldDoc = parseKnowhowText(oldText0, o0.file);
     const newDoc = parseKnowhowText(newText, n0.file);
     if (oldDoc.supersededBy && oldDoc.supersededBy !== n0.id) throw new MaestroError('KNOWLEDGE_CONFLICT', `${o0.id} is already superseded by ${oldDoc.supersededBy}.`);
@@ -221,7 +210,7 @@ export function deprecateKnowhow(root: WorkflowRoot, ref: string): { id: string;
   const loc = locateKnowhow(root, ref);
   return withCorpusLock([loc.file], () => {
     const text = readFileSync(loc.file, 'utf8');
-    assertFrontmatterClosed(text, loc.file);
+    assertFrontmatterClosed(text, loc.file, 'knowhow');
     if (parseKnowhowText(text, loc.file).status === 'deprecated') return { id: loc.id, replayed: true };
     writeFileAtomic(loc.file, setFrontmatterKey(text, 'status', 'deprecated'));
     return { id: loc.id, replayed: false };

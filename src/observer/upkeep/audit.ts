@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
-import { parseFrontmatter, setFrontmatterLine } from '../../knowledge/format/frontmatter.js';
+import { assertFrontmatterClosed, parseFrontmatter, setFrontmatterLine } from '../../knowledge/format/frontmatter.js';
 import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
@@ -130,6 +130,8 @@ export function resolveAudit(wikiRoot: string, file: string, note: string | unde
   const path = join(layout.audit, file);
   if (!existsSync(path)) throw new MaestroError('BAD_INPUT', `No open audit ${path}.`);
   const text = readFileSync(path, 'utf8');
+  // Before anything is written: a block never closed (a hand edit) would get a second one on top.
+  assertFrontmatterClosed(text, path, 'audit');
   const iso = now.toISOString();
   // As GUI-Anything resolves: status rewritten in place (bare), else added after the opening ---;
   // resolved_at and # Resolution added once. A quoted `status: "open"` is rewritten the same way, never duplicated.

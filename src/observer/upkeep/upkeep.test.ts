@@ -68,6 +68,28 @@ describe('audits', () => {
   });
 });
 
+describe('resolving an audit whose frontmatter is never closed', () => {
+  it('is refused naming the file and the line of the opening ---, and changes nothing', () => {
+    seed();
+    const { audit, auditResolved } = wikiLayout(wiki);
+    mkdirSync(audit, { recursive: true });
+    const file = '2026-11-20T10-00-00-000Z-C001.md';
+    const path = join(audit, file);
+    // The closing --- was lost (a hand edit): where the keys end would be a guess.
+    const text = '\n---\ntarget_id: "C001"\nseverity: high\nstatus: open\n\n## Anchor\nSays TTL is 60s.\n';
+    writeFileSync(path, text);
+    try {
+      resolveAudit(wiki, file, 'entry fixed', at(5));
+      expect.unreachable();
+    } catch (err) {
+      expect(isMaestroError(err, 'CORRUPT_FILE')).toBe(true);
+      expect((err as Error).message).toBe(`Cannot change audit ${path}:2: frontmatter opened with --- on line 2 is never closed (no --- line after it). Add the closing --- line by hand; nothing was written.`);
+    }
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(existsSync(join(auditResolved, file))).toBe(false);
+  });
+});
+
 describe('lint', () => {
   it('reports ids, duplicates, legacy dirs, index drift and stale drafts', () => {
     seed();
