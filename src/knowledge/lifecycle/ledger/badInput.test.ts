@@ -55,6 +55,32 @@ describe('bad input changes nothing', () => {
     expect(readFileSync(ledger, 'utf8')).toBe(text);
   });
 
+  it.each([
+    ['null', 'must hold a JSON object, found null.'],
+    ['[]', 'must hold a JSON object, found [].'],
+    ['"x"', 'must hold a JSON object, found "x".'],
+    ['7', 'must hold a JSON object, found 7.'],
+  ])('a ledger holding %s is refused naming the file and what it found; staging into it writes nothing', (text, why) => {
+    const p = project();
+    const { ledger } = withRun(p);
+    writeFileSync(ledger, text);
+    expect(() => readLedger(ledger)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: `${ledger}: ${why}`, details: { file: ledger } }));
+    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'Another rule.', run: 'run-1', session: 's-1' }, process.env)).toThrow(`${ledger}: ${why}`);
+    expect(readFileSync(ledger, 'utf8')).toBe(text);
+  });
+
+  it('an item of a ledger that is not an object is refused naming the field and what it found (or that it is missing)', () => {
+    const p = project();
+    const { ledger } = withRun(p);
+    corrupt(ledger, (o) => o.inputs.push(5));
+    expect(() => readLedger(ledger)).toThrow(`${ledger}: field inputs[0] must be an object, found 5.`);
+    corrupt(ledger, (o) => {
+      o.inputs = [];
+      delete o.candidates[0].promotion_receipt;
+    });
+    expect(() => readLedger(ledger)).toThrow(`${ledger}: field candidates[0].promotion_receipt must be an object; it is missing.`);
+  });
+
   it('restaging identical content with a conflicting action is refused; identical content counts an occurrence', () => {
     const p = project();
     const { ledger, id } = withRun(p);

@@ -85,8 +85,13 @@ function oneOf<T extends string>(file: string, field: string, v: unknown, allowe
   return v as T;
 }
 
+/** `where` is the field's path, '' for the whole file (which then "must hold a JSON object", as other readers say). */
 function strict(file: string, where: string, o: unknown, keys: Set<string>): Record<string, unknown> {
-  if (!o || typeof o !== 'object' || Array.isArray(o)) bad(file, where, 'must be an object');
+  if (!o || typeof o !== 'object' || Array.isArray(o)) {
+    const found = o === undefined ? '; it is missing' : `, found ${JSON.stringify(o).slice(0, 80)}`;
+    if (!where) throw new MaestroError('CORRUPT_FILE', `${file}: must hold a JSON object${found}.`, { details: { file } });
+    bad(file, where, `must be an object${found}`);
+  }
   for (const k of Object.keys(o as object)) if (!keys.has(k)) bad(file, `${where ? `${where}.` : ''}${k}`, 'is not part of the schema');
   return o as Record<string, unknown>;
 }
