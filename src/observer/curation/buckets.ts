@@ -82,21 +82,35 @@ export function openUncuratedBucket(bundle: SessionBundle): IntentBucket | null 
   return bucket;
 }
 
+type PersistResult = NonNullable<IntentBucket['persistResult']>;
+// Every key this code knows on each (the compiler checks the lists against the types).
+const PERSIST_RESULT_KEYS = { status: true, reason: true, id: true, path: true } satisfies Record<keyof PersistResult, true>;
+const WRITE_KEYS = { origin: true, status: true, reason: true, targetId: true, targetPath: true, turnCount: true, persistMeta: true, completedAt: true, proposalId: true } satisfies Record<keyof WriteRecord, true>;
+
+/**
+ * `value` over the keys of `read` this code does not know: what another writer (a newer GUI-Anything) put
+ * there is written back, while a known key `value` leaves out (an old outcome's reason) does not stay.
+ */
+function overForeignKeys<T extends object>(read: unknown, known: Record<keyof T, true>, value: T): T {
+  const foreign = read && typeof read === 'object' && !Array.isArray(read) ? Object.entries(read).filter(([k]) => !Object.hasOwn(known, k)) : [];
+  return overUnknownKeys<T>(Object.fromEntries(foreign), value);
+}
+
 export function markCurated(bundle: SessionBundle, intentKey: string, anchorExplorationId: string, write: WriteRecord, now: number): void {
   const bucket = bundle.curation.buckets[intentKey];
   if (bucket) {
     bucket.curatedAt = now;
     bucket.anchorExplorationId = anchorExplorationId;
-    bucket.persistResult = {
+    bucket.persistResult = overForeignKeys<PersistResult>(bucket.persistResult, PERSIST_RESULT_KEYS, {
       status: write.status,
       ...(write.reason ? { reason: write.reason } : {}),
       id: `${bundle.meta.sessionId}:${anchorExplorationId}`,
       ...(write.targetPath ? { path: write.targetPath } : {}),
-    };
+    });
   }
   // The badge goes on the anchor turn only.
   const anchor = bundle.explorations[anchorExplorationId];
-  if (anchor) anchor.write = write;
+  if (anchor) anchor.write = overForeignKeys<WriteRecord>(anchor.write, WRITE_KEYS, write);
 }
 
 /** The 30 s idle sweep (FORMATS §8.7): +100 ms so a timer set at the last completion lands past the bound. */
