@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
-import { assertFrontmatterClosed, parseFrontmatter, setFrontmatterLine } from '../../knowledge/format/frontmatter.js';
+import { assertFrontmatterClosed, hasFrontmatter, parseFrontmatter, setFrontmatterLine } from '../../knowledge/format/frontmatter.js';
 import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
@@ -88,7 +88,12 @@ export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): Audit
 }
 
 function readAudit(path: string, file: string): AuditRecord | null {
-  const doc = parseFrontmatter(readFileSync(path, 'utf8'), { dialect: 'wiki' });
+  return auditOf(readFileSync(path, 'utf8'), path, file);
+}
+
+/** The audit a file's text holds; null when its frontmatter names no target (`target_id`, a string). */
+function auditOf(text: string, path: string, file: string): AuditRecord | null {
+  const doc = parseFrontmatter(text, { dialect: 'wiki' });
   const d = doc.data;
   if (typeof d.target_id !== 'string') return null;
   const anchor = /##\s+Anchor\s*\n+([\s\S]*?)(\n##\s|\n#\s|$)/.exec(doc.body)?.[1]?.trim() ?? '';
@@ -124,6 +129,14 @@ export function listAudits(wikiRoot: string): { open: AuditRecord[]; resolved: A
   return { open, resolved };
 }
 
+/** Why an audit's text names no target, in words for its message. */
+function noTarget(text: string): string {
+  if (!hasFrontmatter(text)) return 'it has no frontmatter, so no target_id (the id of the wiki entry it audits)';
+  const id = parseFrontmatter(text, { dialect: 'wiki' }).data.target_id;
+  if (id === undefined) return 'its frontmatter has no target_id (the id of the wiki entry it audits)';
+  return `its target_id must be a string, the id of the wiki entry it audits (found ${JSON.stringify(id).slice(0, 80)})`;
+}
+
 /** Moves an open audit to audit/resolved/ with `status: resolved`, `resolved_at`, and a `# Resolution` line. */
 export function resolveAudit(wikiRoot: string, file: string, note: string | undefined, now: Date): AuditRecord {
   const layout = wikiLayout(wikiRoot);
@@ -132,6 +145,8 @@ export function resolveAudit(wikiRoot: string, file: string, note: string | unde
   const text = readFileSync(path, 'utf8');
   // Before anything is written: a block never closed (a hand edit) would get a second one on top.
   assertFrontmatterClosed(text, path, 'audit');
+  // Nor is one resolved that does not say what it audits: it would get a block of its own, and no target to log.
+  if (!auditOf(text, path, file)) throw new MaestroError('CORRUPT_FILE', `Cannot resolve audit ${path}: ${noTarget(text)}. Fix or remove the file by hand; nothing was written.`, { details: { file: path } });
   const iso = now.toISOString();
   // As GUI-Anything resolves: status rewritten in place (bare), else added after the opening ---;
   // resolved_at and # Resolution added once. A quoted `status: "open"` is rewritten the same way, never duplicated.
@@ -143,5 +158,5 @@ export function resolveAudit(wikiRoot: string, file: string, note: string | unde
   // The resolved copy is durable (fsync + rename) before the open one is removed.
   writeFileAtomic(dest, out);
   rmSync(path, { force: true });
-  return readAudit(dest, file)!;
+  return auditOf(out, dest, file)!; // its target_id was read above; the lines set here leave it as it was
 }

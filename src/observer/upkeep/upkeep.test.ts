@@ -90,6 +90,26 @@ describe('resolving an audit whose frontmatter is never closed', () => {
   });
 });
 
+describe('resolving an audit that does not say what it audits', () => {
+  it.each([
+    ['no frontmatter', '## Anchor\nSays TTL is 60s.\n', 'it has no frontmatter, so no target_id (the id of the wiki entry it audits)'],
+    ['no target_id', '---\nseverity: high\nstatus: open\n---\n\n## Anchor\nSays TTL is 60s.\n', 'its frontmatter has no target_id (the id of the wiki entry it audits)'],
+    ['a target_id that is no string', '---\ntarget_id: [C001]\nstatus: open\n---\n\n## Anchor\nSays TTL is 60s.\n', 'its target_id must be a string, the id of the wiki entry it audits (found ["C001"])'],
+  ])('with %s is refused naming the file, and changes nothing', (_name, text, why) => {
+    seed();
+    const { audit, auditResolved } = wikiLayout(wiki);
+    mkdirSync(audit, { recursive: true });
+    const file = '2026-11-20T10-00-00-000Z-C001.md';
+    const path = join(audit, file);
+    writeFileSync(path, text);
+    expect(() => resolveAudit(wiki, file, 'entry fixed', at(5))).toThrow(
+      expect.objectContaining({ code: 'CORRUPT_FILE', message: `Cannot resolve audit ${path}: ${why}. Fix or remove the file by hand; nothing was written.`, details: { file: path } }),
+    );
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(existsSync(join(auditResolved, file))).toBe(false);
+  });
+});
+
 describe('lint', () => {
   it('reports ids, duplicates, legacy dirs, index drift and stale drafts', () => {
     seed();
