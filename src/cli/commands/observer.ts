@@ -133,8 +133,9 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
         }
         const result = await applyMaintenance(config.wikiRoot, config.workspaceRoot, { now: () => new Date() });
         if (opts.json) return printJson(result);
-        process.stdout.write(`index rebuilt (${result.indexTotal} entries); ${result.movedLegacy.length} legacy folders moved to .trash; ${result.resolved.length} audits resolved, ${result.remaining.length} open\n`);
+        process.stdout.write(`index rebuilt (${result.indexTotal} entries); ${result.movedLegacy.length} legacy folders moved to .trash; ${result.resolved.length} audits resolved, ${result.remaining.length} open${result.unresolved.length ? `, ${result.unresolved.length} not resolved` : ''}\n`);
         for (const a of result.resolved) process.stdout.write(`  resolved ${a.targetId} (${a.file})\n`);
+        for (const u of result.unresolved) process.stderr.write(`maestro: audit not resolved, left as it was: ${u.error}\n`);
         process.stdout.write(`lint: ${result.lint.errors.length} errors, ${result.lint.warnings.length} warnings\n`);
       }),
     );

@@ -4,10 +4,13 @@
  * a maintainer agent is injected: it moves leftover legacy folders to
  * knowledge/.trash/<stamp>/ (never deletes), rebuilds index.md, and resolves
  * audits whose target was removed or updated after the audit was filed; an
- * agent may resolve more. Every action is logged.
+ * agent may resolve more. Every action is logged. An audit that cannot be
+ * resolved (its file changed since it was listed) is reported and left as it
+ * was; the others are resolved all the same.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { MaestroError } from '../../core/errors.js';
 import { loadBundle } from '../bundle/store.js';
 import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
 import { ensureWikiLayout, LEGACY_DIRS, wikiLayout } from '../../knowledge/format/wiki/layout.js';
@@ -62,6 +65,8 @@ export type MaintainFn = (report: MaintenanceReport) => Promise<{ resolve?: Arra
 export interface MaintenanceResult {
   movedLegacy: string[];
   resolved: AuditRecord[];
+  /** Audits refused as they were about to be resolved (a file changed since it was listed), each left as it was, with why. */
+  unresolved: Array<{ file: string; error: string }>;
   remaining: AuditRecord[];
   indexTotal: number;
   lint: { errors: LintFinding[]; warnings: LintFinding[] };
@@ -85,27 +90,32 @@ export async function applyMaintenance(wikiRoot: string, workspaceRoot: string, 
   appendKnowledgeLog(wikiRoot, 'compile', 'index.md', `rebuilt (${entries.length} entries)`, opts.now());
 
   const resolved: AuditRecord[] = [];
+  const unresolved: MaintenanceResult['unresolved'] = [];
+  // Each audit is its own file: one refused (changed since it was listed) leaves it as it was and the rest go on.
+  const resolve = (file: string, note: string) => {
+    try {
+      const done = resolveAudit(wikiRoot, file, note, opts.now());
+      resolved.push(done);
+      appendKnowledgeLog(wikiRoot, 'audit', done.targetId, `resolved: ${note}`, opts.now());
+    } catch (err) {
+      if (!(err instanceof MaestroError)) throw err;
+      unresolved.push({ file, error: err.message });
+    }
+  };
   const byId = new Map(entries.map((e) => [e.id, e]));
   for (const audit of listAudits(wikiRoot).open) {
     const target = byId.get(audit.targetId);
     const updatedAfter = target?.updated && audit.filedAt && Date.parse(target.updated) > Date.parse(audit.filedAt);
     const note = !target ? `target ${audit.targetId} no longer exists` : updatedAfter ? `target ${audit.targetId} updated ${target.updated} after the audit` : null;
-    if (!note) continue;
-    resolved.push(resolveAudit(wikiRoot, audit.file, note, opts.now()));
-    appendKnowledgeLog(wikiRoot, 'audit', audit.targetId, `resolved: ${note}`, opts.now());
+    if (note) resolve(audit.file, note);
   }
   if (opts.maintain) {
     const report = buildMaintenanceReport(wikiRoot, workspaceRoot, opts.now());
     const answer = await opts.maintain(report);
     const open = new Set(report.openAudits.map((a) => a.file));
-    for (const r of answer.resolve ?? []) {
-      if (!open.has(r.file)) continue;
-      const done = resolveAudit(wikiRoot, r.file, r.note, opts.now());
-      resolved.push(done);
-      appendKnowledgeLog(wikiRoot, 'audit', done.targetId, `resolved: ${r.note}`, opts.now());
-    }
+    for (const r of answer.resolve ?? []) if (open.has(r.file)) resolve(r.file, r.note);
   }
   const lint = lintWiki(wikiRoot, opts.now());
   appendKnowledgeLog(wikiRoot, 'lint', 'wiki', `${lint.errors.length} errors, ${lint.warnings.length} warnings`, opts.now());
-  return { movedLegacy, resolved, remaining: listAudits(wikiRoot).open, indexTotal: entries.length, lint };
+  return { movedLegacy, resolved, unresolved, remaining: listAudits(wikiRoot).open, indexTotal: entries.length, lint };
 }

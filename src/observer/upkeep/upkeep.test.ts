@@ -159,6 +159,34 @@ describe('wiki maintain', () => {
   });
 });
 
+describe('wiki maintain with audits it cannot resolve', () => {
+  it('resolves the rest and reports each one it could not (file and why), leaving it as it was', async () => {
+    seed();
+    const kept = fileAudit(wiki, { targetId: 'C001' }, at(0));
+    const bare = fileAudit(wiki, { targetId: 'C002' }, at(1));
+    const open = fileAudit(wiki, { targetId: 'C001', severity: 'low' }, at(2));
+    const bareText = '## Anchor\nThe frontmatter was cut away.\n';
+    const openText = '---\ntarget_id: "C001"\nstatus: open\n\n## Anchor\nThe closing line was cut away.\n';
+    // The agent edits two audits between the report it is given and its answer.
+    const result = await applyMaintenance(wiki, dir.path, {
+      now: () => at(60),
+      maintain: async () => {
+        writeFileSync(bare.path, bareText);
+        writeFileSync(open.path, openText);
+        return { resolve: [kept, bare, open].map((a) => ({ file: a.file, note: 'rewrote the entry' })) };
+      },
+    });
+    expect(result.resolved.map((r) => r.file)).toEqual([kept.file]);
+    expect(result.unresolved).toEqual([
+      { file: bare.file, error: `Cannot resolve audit ${bare.path}: it has no frontmatter, so no target_id (the id of the wiki entry it audits). Fix or remove the file by hand; nothing was written.` },
+      { file: open.file, error: expect.stringContaining(`Cannot change audit ${open.path}:1: frontmatter opened with --- on line 1 is never closed`) },
+    ]);
+    expect(readFileSync(bare.path, 'utf8')).toBe(bareText);
+    expect(readFileSync(open.path, 'utf8')).toBe(openText);
+    expect(readdirSync(wikiLayout(wiki).auditResolved)).toEqual([kept.file]);
+  });
+});
+
 describe('wiki migrate', () => {
   it('moves knowledge-base entries, trashes engineering folders, merges per-session caches, never overwrites', () => {
     const kb = join(dir.path, 'knowledge-base');
