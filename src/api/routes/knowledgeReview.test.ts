@@ -1,5 +1,5 @@
 /** The review, promotion and audit routes over a real `.workflow/`: good paths, bad input, confinement. */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installErrorHandler } from '../errors.js';
@@ -159,6 +159,23 @@ describe('knowledge review routes', () => {
     expect(promote.statusCode).toBe(200);
     expect(promote.json()).toMatchObject({ promoted: [], warnings: [expect.stringMatching(/session: skipped/)] });
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
+  });
+
+  it('the queue names each session whose session.json does not read (file and why) and still lists the rest', async () => {
+    const p = staged();
+    const sessions = join(p.dir, '.workflow', 'sessions');
+    createSession(p.root, 'task-2', 'cut short');
+    const cut = join(sessions, 'task-2', 'session.json');
+    writeFileSync(cut, readFileSync(cut, 'utf8').slice(0, 20));
+    mkdirSync(join(sessions, 'task-3'));
+    const { app } = await serve({ P1: p.dir });
+    const queue = await app.inject({ method: 'GET', url: '/api/knowledge/review?projectId=P1' });
+    expect(queue.statusCode).toBe(200);
+    expect(queue.json().sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['task-1']);
+    expect(queue.json().unreadable).toEqual([
+      { session_id: 'task-2', file: cut, error: expect.stringContaining(`${cut}: not valid JSON (`) },
+      { session_id: 'task-3', file: join(sessions, 'task-3', 'session.json'), error: `${join(sessions, 'task-3', 'session.json')} is missing.` },
+    ]);
   });
 
   it('let the read routes name a project instead of a path', async () => {

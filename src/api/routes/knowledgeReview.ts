@@ -6,13 +6,14 @@
  * `.workflow/` — a client never sends a path, and nothing is read or written
  * outside that root.
  *
- *   GET  /api/knowledge/review?projectId=                     every session with its review
+ *   GET  /api/knowledge/review?projectId=                     every session with its review, and those that do not read
  *   GET  /api/knowledge/review/:sessionId?projectId=           one session's review
  *   POST /api/knowledge/review/:sessionId/reconcile?projectId= refresh stale receipts, answer the review
  *   POST /api/knowledge/review/:sessionId/resolve?projectId=   {candidate, as, target?, reason, refresh?}
  *   POST /api/knowledge/review/:sessionId/promote?projectId=   {candidates:[…]} | {all:true}
  *   GET  /api/knowledge/audit?projectId=&scope=&prune=         read-only findings (and the prune plan)
  */
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { defineRoute, OpenApiDoc } from '../route.js';
 import { errorBody, MaestroError } from '../../core/errors.js';
@@ -22,7 +23,7 @@ import { promote } from '../../knowledge/lifecycle/promote/promote.js';
 import { resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
-import { listSessions } from '../../knowledge/lifecycle/session/store.js';
+import { scanSessions, sessionsDir } from '../../knowledge/lifecycle/session/store.js';
 import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse, reviewResponse, type ReviewQueueSession } from '../wire/knowledgeReview.js';
 
 export interface ReviewRouteOptions {
@@ -49,7 +50,8 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review', summary: 'The review queue: every knowledge session of a project with its candidates', tags, query: projectQuery, response: reviewQueueResponse }, async ({ query }) => {
     const root = await rootFor(query.projectId);
-    const sessions: ReviewQueueSession[] = listSessions(root).map((s) => {
+    const listing = scanSessions(root);
+    const sessions: ReviewQueueSession[] = listing.sessions.map((s) => {
       try {
         return { session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id) };
       } catch (err) {
@@ -57,7 +59,9 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
         return { session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) };
       }
     });
-    return { projectId: query.projectId, sessions };
+    // A folder whose session.json does not read is named, with why, instead of missing from the queue without a word.
+    const unreadable = listing.unreadable.map((u) => ({ session_id: u.session_id, file: join(sessionsDir(root), u.session_id, 'session.json'), error: u.error }));
+    return { projectId: query.projectId, sessions, unreadable };
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>

@@ -74,8 +74,15 @@ export const reviewQueueSessionSchema = z.strictObject({
   error: errorObject.optional().describe('why the review could not be read, as the API would answer it'),
 });
 
-/** `GET /api/knowledge/review`: the review queue, every session of the project. */
-export const reviewQueueResponse = z.strictObject({ projectId: z.string(), sessions: z.array(reviewQueueSessionSchema) });
+/** A folder under `.workflow/sessions/` whose session.json does not read: not in the queue, and why (as `maestro session list` says). */
+export const unreadableSessionSchema = z.strictObject({
+  session_id: z.string().describe('the folder name'),
+  file: z.string().describe('its session.json'),
+  error: z.string().describe('what is wrong with it, naming the file: missing, not valid JSON, not an object, a folder name that is not a session id'),
+});
+
+/** `GET /api/knowledge/review`: the review queue, every session of the project that reads, and the folders that do not. */
+export const reviewQueueResponse = z.strictObject({ projectId: z.string(), sessions: z.array(reviewQueueSessionSchema), unreadable: z.array(unreadableSessionSchema) });
 
 export const resolutionResultSchema = z.strictObject({
   schema: z.literal('knowledge-resolution-result/1.0'),
