@@ -80,7 +80,7 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
     'load_knowledge',
     {
       title: 'Load a knowledge entry',
-      description: 'Read one entry in full by any id or alias a search returned (sid, spec:project:…, knowhow-…, wiki:…, code:…). Inside a Maestro run the load is recorded as consumed.',
+      description: 'Read one entry in full by any id or alias a search returned (sid, spec:project:…, knowhow-…, wiki:…, code:…). Inside a Maestro run the load is recorded as consumed; when it cannot be, warning says why.',
       inputSchema: { id: z.string().min(1).max(500), includeDeprecated: z.boolean().optional() },
     },
     async ({ id, includeDeprecated }) =>
@@ -88,7 +88,9 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
         const entry: EntryLoad = await withK(deps, (k) => k.load(id, { includeDeprecated: Boolean(includeDeprecated) }));
         if ('kind' in entry && (entry.kind === 'spec' || entry.kind === 'knowhow')) {
           const [{ recordConsumed }, { resolveWorkflowRoot }] = await Promise.all([import('../knowledge/lifecycle/session/ops.js'), import('../knowledge/format/root.js')]);
-          recordConsumed(resolveWorkflowRoot({ workflowRoot: deps.root, env: deps.env }), [entry.id], deps.env);
+          const { warning } = recordConsumed(resolveWorkflowRoot({ workflowRoot: deps.root, env: deps.env }), [entry.id], deps.env);
+          // The entry is answered all the same; the warning names the run's file that kept the load from being recorded.
+          if (warning) return { entry, warning };
         }
         return { entry };
       }),

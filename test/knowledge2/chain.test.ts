@@ -127,6 +127,21 @@ describe('maestro knowledge: the chain', () => {
     expect(readFileSync(ledger, 'utf8')).toBe('{"schema_version": ');
   });
 
+  it('load in an active run whose run.json does not read prints the entry and says, naming the file, that it was not recorded', async () => {
+    const { dir } = project();
+    const W = ['--workflow-root', dir];
+    expect((await maestro(['session', 'create', 's-1', ...W])).code).toBe(0);
+    expect((await maestro(['run', 'create', '--session', 's-1', '--run-id', 'run-1', '--activate', ...W])).code).toBe(0);
+    const run = join(dir, '.workflow', 'sessions', 's-1', 'runs', 'run-1');
+    writeFileSync(join(run, 'run.json'), 'null');
+    const r = await maestro(['load', '--id', 'S-20260101-aaaa', ...W, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).entries.map((e: { sid: string }) => e.sid)).toEqual(['S-20260101-aaaa']);
+    expect(r.stderr).toBe(`maestro: The load is not recorded as consumed in the run: ${join(run, 'run.json')}: must hold a JSON object, found null.\n`);
+    expect(readFileSync(join(run, 'run.json'), 'utf8')).toBe('null');
+    expect(existsSync(join(run, 'knowledge-delta.json'))).toBe(false);
+  });
+
   it('session list lists the sessions it can read and names each folder it cannot, with why, changing nothing', async () => {
     const { dir } = project();
     const W = ['--workflow-root', dir];

@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KNOWLEDGE_MCP_TOOLS, knowledgeMcp } from '../../src/agents/knowledgeMcp.js';
@@ -93,5 +94,21 @@ describe('knowledge over MCP', () => {
     const ledger = readLedger(join(dir, 'knowledge-delta.json'))!;
     expect(ledger.candidates.map((c) => c.candidate_id)).toEqual([staged.body.candidate_id]);
     expect(ledger.inputs).toEqual([expect.objectContaining({ knowledge_id: 'spec:project:coding-conventions-001', signal: 'consumed', source: 'load' })]);
+  });
+
+  it('a load in a run whose run.json does not read answers the entry, and a warning naming the file; nothing is recorded', async () => {
+    const p = project();
+    createSession(p.root, 's-run');
+    createRun(p.root, 's-run', { runId: 'run-1' });
+    const dir = runDir(p.root, 's-run', 'run-1');
+    writeFileSync(join(dir, 'run.json'), 'null');
+    const server = knowledgeMcp(p.dir, { ...cleanEnv(), MAESTRO_RUN_DIR: dir, MAESTRO_FROM_SOURCE: '1' }).servers.maestro!;
+    const client = await connect(server.command, server.args!, server.env!);
+    const loaded = await call<{ entry: { sid: string }; warning: string }>(client, 'load_knowledge', { id: 'S-20260102-bbbb' });
+    expect(loaded.isError).toBe(false);
+    expect(loaded.body.entry.sid).toBe('S-20260102-bbbb');
+    expect(loaded.body.warning).toBe(`The load is not recorded as consumed in the run: ${join(dir, 'run.json')}: must hold a JSON object, found null.`);
+    expect(readFileSync(join(dir, 'run.json'), 'utf8')).toBe('null');
+    expect(existsSync(join(dir, 'knowledge-delta.json'))).toBe(false);
   });
 });

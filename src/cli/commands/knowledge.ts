@@ -77,7 +77,8 @@ export function register(program: Command, ctx: CliContext): void {
             const entries = [];
             for (const id of opts.id) entries.push(await k.load(id, { includeDeprecated: Boolean(opts.includeDeprecated) }));
             // An explicit load is a consumption in the active run (seed 000 §5.1); search and injection never record.
-            (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id), ctx.env);
+            const { warning } = (await import('../../knowledge/lifecycle/session/ops.js')).recordConsumed(k.root, entries.filter((e) => 'kind' in e && (e.kind === 'spec' || e.kind === 'knowhow')).map((e) => e.id), ctx.env);
+            if (warning) process.stderr.write(`maestro: ${warning}\n`); // the entries are printed all the same
             if (opts.json) return printJson(opts.list ? { count: entries.length, entries: entries.map(brief) } : { count: entries.length, entries });
             for (const e of entries) printEntry(e, Boolean(opts.list));
             return;

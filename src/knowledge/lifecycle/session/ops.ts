@@ -5,12 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MaestroError } from '../../../core/errors.js';
+import { isMaestroError, MaestroError } from '../../../core/errors.js';
 import { openKnowledge } from '../../knowledge.js';
 import { readCorpus } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
-import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
+import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type Ledger, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
@@ -140,37 +140,47 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
   return { ledger: src.ledgerPath, recorded: resolved };
 }
 
+/** What an explicit load recorded; `warning` says why a load in a run was not recorded, naming the file. */
+export interface ConsumedRecord {
+  recorded: boolean;
+  warning: string | null;
+}
+
 /**
- * `maestro load` in an active run: records `consumed` (source load). Search and
- * injection never call this. No active run, or a sealed one: nothing is written.
+ * `maestro load` in an active run: records `consumed` (source load). Search and injection never call this.
+ * No active run, or a sealed one: nothing is written. A run.json or ledger that does not read: nothing is
+ * written either, and the warning names the file; the load itself answers all the same (the record is the
+ * run's bookkeeping, and an agent that cannot read knowledge over it could not fix the file anyway).
  */
-export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): boolean {
-  // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
-  const dir = env.MAESTRO_RUN_DIR;
-  if (dir && ids.length && existsSync(join(dir, 'run.json'))) {
-    const run = readRunFile(join(dir, 'run.json'));
-    if (isSealed(run)) return false;
-    updateLedger(join(dir, 'knowledge-delta.json'), () => emptyLedger(run.session_id, run.run_id, nowIso()), (l) => {
+export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): ConsumedRecord {
+  if (!ids.length) return { recorded: false, warning: null };
+  try {
+    const target = consumingRun(root, env);
+    if (!target) return { recorded: false, warning: null };
+    const run = readRunFile(target.runFile);
+    if (isSealed(run)) return { recorded: false, warning: null };
+    updateLedger(target.ledgerPath, () => target.init(run), (l) => {
       const now = nowIso();
       for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
     });
-    return true;
+    return { recorded: true, warning: null };
+  } catch (err) {
+    if (!isMaestroError(err)) throw err;
+    return { recorded: false, warning: `The load is not recorded as consumed in the run: ${err.message}` };
   }
+}
+
+/** The run an explicit load is recorded in: `$MAESTRO_RUN_DIR`'s, else the active run's; null when neither has a run.json. */
+function consumingRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { runFile: string; ledgerPath: string; init: (run: RunDoc) => Ledger } | null {
+  // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
+  const dir = env.MAESTRO_RUN_DIR;
+  if (dir && existsSync(join(dir, 'run.json'))) return { runFile: join(dir, 'run.json'), ledgerPath: join(dir, 'knowledge-delta.json'), init: (run) => emptyLedger(run.session_id, run.run_id, nowIso()) };
   const a = activeRun(root, env);
-  if (!a || !ids.length) return false;
-  let run: RunDoc;
-  try {
-    run = readRun(root, a.sid, a.rid);
-  } catch {
-    return false;
-  }
-  if (isSealed(run)) return false;
+  if (!a) return null;
   const src = runSource(root, a.sid, a.rid);
-  updateLedger(src.ledgerPath, init(src), (l) => {
-    const now = nowIso();
-    for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
-  });
-  return true;
+  const runFile = join(src.dir, 'run.json');
+  // A run that is gone (.active-run left behind) is no active run.
+  return existsSync(runFile) ? { runFile, ledgerPath: src.ledgerPath, init: init(src) } : null;
 }
 
 const VERDICT: Record<string, RunDoc['verdict']> = { ready: 'done', ready_with_concerns: 'done_with_concerns', blocked: 'blocked', failed: 'needs_retry' };
