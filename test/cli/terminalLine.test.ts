@@ -11,6 +11,11 @@ describe("maestro serve's terminal lines", () => {
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'conflict' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  conflict run started`);
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'execute' } }, title)).toBeNull();
     expect(terminalLine({ type: 'run.phase', at, payload: {} }, title)).toBeNull();
+    expect(terminalLine({ type: 'project.settings_files', at, payload: { files: ['.maestro/hooks.mjs', '.workflow/specs/api.md'], sha: 'abc' } }, title))
+      .toBe(`09:30:05  ${title.padEnd(32)}  merged changes to what later runs use: .maestro/hooks.mjs, .workflow/specs/api.md`);
+    const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `.workflow/knowhow/${n}.md`);
+    expect(terminalLine({ type: 'project.settings_files', at, payload: { files: many } }, title)).toMatch(/knowhow\/e\.md and 2 more$/);
+    expect(terminalLine({ type: 'project.settings_files', at, payload: { files: 'not a list' } }, title)).toMatch(/use: \(files not named\)$/);
     // An approval names where it came from (origin) and still the status it leaves; one stored before had only the origin.
     expect(terminalLine({ type: 'task.status', at, payload: { from: 'exec_review', to: 'merging', origin: { address: '127.0.0.1' } } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  exec_review → merging`);
     expect(terminalLine({ type: 'task.status', at, payload: { from: { address: '127.0.0.1' }, to: 'merging' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  → merging`);

@@ -7,11 +7,13 @@ import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started', 'project.settings_files']);
 
 /**
- * What the terminal says of an event: a task's status change, a merge conflict, and the start of the run
- * that resolves it (the demo's conflict used to show only as merging → done). Null for anything else.
+ * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
+ * that resolves it (the demo's conflict used to show only as merging → done), and a merge that changed
+ * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on. Null for
+ * anything else.
  */
 export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, title: string): string | null {
   const head = `${new Date(e.at).toTimeString().slice(0, 8)}  ${title.padEnd(32).slice(0, 32)}  `;
@@ -19,7 +21,14 @@ export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, t
   if (e.type === 'task.status') return `${head}${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
   if (e.type === 'merge.conflict') return `${head}merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return `${head}conflict run started`;
+  if (e.type === 'project.settings_files') return `${head}merged changes to what later runs use: ${fileList(e.payload.files)}`;
   return null;
+}
+
+function fileList(files: unknown): string {
+  const names = Array.isArray(files) ? files.filter((f): f is string => typeof f === 'string') : [];
+  if (!names.length) return '(files not named)';
+  return names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
 }
 
 /**
