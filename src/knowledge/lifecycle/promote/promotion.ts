@@ -41,15 +41,18 @@ export const promotionPath = (dir: string) => join(dir, 'knowledge-promotion.jso
 export function readPromotions(dir: string): PromotionFile | null {
   const p = promotionPath(dir);
   if (!existsSync(p)) return null;
-  let raw: PromotionFile;
+  let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(p, 'utf8')) as PromotionFile;
+    raw = JSON.parse(readFileSync(p, 'utf8'));
   } catch (err) {
     throw new MaestroError('CORRUPT_FILE', `${p}: not valid JSON (${(err as Error).message}).`, { details: { file: p }, cause: err });
   }
-  if (raw.schema_version !== PROMOTION_SCHEMA) throw new MaestroError('CORRUPT_FILE', `${p}: field schema_version must be ${PROMOTION_SCHEMA}.`);
-  if (!raw.entries || typeof raw.entries !== 'object') throw new MaestroError('CORRUPT_FILE', `${p}: field entries must be an object.`);
-  return raw;
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const found = (v: unknown) => `, found ${JSON.stringify(v)?.slice(0, 80) ?? 'nothing'}`;
+  if (!isObject(raw)) throw new MaestroError('CORRUPT_FILE', `${p}: must hold a JSON object${found(raw)}.`, { details: { file: p } });
+  if (raw.schema_version !== PROMOTION_SCHEMA) throw new MaestroError('CORRUPT_FILE', `${p}: field schema_version must be ${PROMOTION_SCHEMA}.`, { details: { file: p } });
+  if (!isObject(raw.entries)) throw new MaestroError('CORRUPT_FILE', `${p}: field entries must be an object${found(raw.entries)}.`, { details: { file: p } });
+  return raw as unknown as PromotionFile;
 }
 
 export function updatePromotions<T>(dir: string, sid: string, rid: string, fn: (f: PromotionFile) => T): T {
