@@ -42,12 +42,12 @@ async function withK<T>(deps: KnowledgeToolDeps, fn: (k: import('../knowledge/kn
 async function runOf(env: NodeJS.ProcessEnv): Promise<{ session: string; run: string } | null> {
   const dir = env.MAESTRO_RUN_DIR;
   if (!dir) return null;
-  const { existsSync, readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
+  const [{ existsSync }, { join }, { readRunFile }] = await Promise.all([import('node:fs'), import('node:path'), import('../knowledge/lifecycle/session/store.js')]);
   const file = join(dir, 'run.json');
   if (!existsSync(file)) return null;
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { session_id?: unknown; run_id?: unknown };
-  return typeof raw.session_id === 'string' && typeof raw.run_id === 'string' ? { session: raw.session_id, run: raw.run_id } : null;
+  // Read as every run.json is (CORRUPT_FILE naming it): a stage must not land in a run it cannot read, nor elsewhere.
+  const run = readRunFile(file);
+  return { session: run.session_id, run: run.run_id };
 }
 
 export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDeps, answer: Answer): void {

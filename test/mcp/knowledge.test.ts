@@ -110,5 +110,14 @@ describe('knowledge over MCP', () => {
     expect(loaded.body.warning).toBe(`The load is not recorded as consumed in the run: ${join(dir, 'run.json')}: must hold a JSON object, found null.`);
     expect(readFileSync(join(dir, 'run.json'), 'utf8')).toBe('null');
     expect(existsSync(join(dir, 'knowledge-delta.json'))).toBe(false);
+    // A stage there is refused naming the file (it crashed on null, and [] staged nowhere as "not in a run").
+    for (const text of ['null', '[]']) {
+      writeFileSync(join(dir, 'run.json'), text);
+      const staged = await call<{ error: { code: string; message: string } }>(client, 'stage_knowledge', { target: 'spec', title: 'Pin images', content: 'Container builds pin base images by digest.', category: 'arch' });
+      expect(staged.isError).toBe(true);
+      expect(staged.body.error).toMatchObject({ code: 'CORRUPT_FILE', message: `${join(dir, 'run.json')}: must hold a JSON object, found ${text}.` });
+      expect(readFileSync(join(dir, 'run.json'), 'utf8')).toBe(text);
+      expect(existsSync(join(dir, 'knowledge-delta.json'))).toBe(false);
+    }
   });
 });
