@@ -139,7 +139,7 @@ describe('bad input changes nothing', () => {
     expect(() => promote(lc, p.root, 's-1', { candidates: [id] })).toThrow(file);
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": ');
     // JSON that is no receipt: said as such (null crashed with a TypeError; an array of entries passed).
-    for (const [text, said] of [['null', 'must hold a JSON object, found null'], ['[]', 'must hold a JSON object, found []'], ['{"schema_version": "knowledge-promotion-receipt/1.0", "entries": []}', 'field entries must be an object, found []']]) {
+    for (const [text, said] of [['null', 'must hold a JSON object, found null'], ['[]', 'must hold a JSON object, found []'], ['{"schema_version": "knowledge-promotion-receipt/1.0", "entries": []}', 'field entries must be an object, found []']] as const) {
       writeFileSync(file, text);
       expect(() => readPromotions(runSource(p.root, 's-1', 'run-1').dir)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(`${file}: ${said}.`) }));
       expect(review(lc, p.root, 's-1').candidates.map((c) => c.candidate_id)).not.toContain(id);
