@@ -313,7 +313,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const promoteShared = async <T>(projectId: string, sessionId: string, promote: (repoPath: string) => T): Promise<T | null> => {
     const project = await store.projects.get(projectId);
     if (!remoteOf(project)) return null;
-    return promoteOnRemote({ store, repos, owner: config.name, leaseMs: config.leaseMs }, project, sessionId, promote);
+    return promoteOnRemote({ store, repos, owner: config.name, leaseMs: config.leaseMs, onError: logError }, project, sessionId, promote);
   };
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {

@@ -25,6 +25,7 @@ import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { credentialsFor } from '../agents/credentials.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
+import { steeringRecorder } from './remoteSteering.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
@@ -76,7 +77,7 @@ export class Orchestrator {
   ) {
     this.owner = config.name;
     this.knowledge = opts.knowledge ?? new KnowledgeBridge();
-    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote });
+    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote, onSteeringMoved: steeringRecorder(store, opts.onError) });
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
       owner: this.owner,

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { join } from 'node:path';
 import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
+import { steeringMove } from './remoteSteering.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, refTips } from '../git/merge.js';
@@ -85,6 +86,26 @@ function dropAbandonedWorktree(clone: string, name: string): boolean {
 export interface ProjectReposOptions extends RemoteReachOptions {
   /** See GIT_STALL_MS (tests make it short). */
   stallMs?: number;
+  /** A sync brought a main whose steering files (core/steering.ts) differ from what this clone had: told after the checkout. */
+  onSteeringMoved?: (project: Project, clone: string, move: { from: string; to: string }) => Promise<void>;
+}
+
+/**
+ * main and the remote's main as their loose ref files say (no git process: a sync runs before most runs), or
+ * null when either is packed or unreadable (git is asked then).
+ */
+function looseTips(clone: string, base: string): { from: string; to: string } | null {
+  const read = (ref: string) => {
+    try {
+      const sha = readFileSync(join(clone, '.git', ref), 'utf8').trim();
+      return /^[0-9a-f]{40,64}$/.test(sha) ? sha : null;
+    } catch {
+      return null;
+    }
+  };
+  const from = read(`refs/heads/${base}`);
+  const to = read(`refs/remotes/origin/${base}`);
+  return from && to ? { from, to } : null;
 }
 
 export class ProjectRepos {
@@ -98,7 +119,7 @@ export class ProjectRepos {
 
   constructor(
     private readonly home: string,
-    opts: ProjectReposOptions = {},
+    private readonly opts: ProjectReposOptions = {},
   ) {
     this.reach = new RemoteReach(opts);
     this.stallMs = opts.stallMs ?? GIT_STALL_MS;
@@ -168,8 +189,11 @@ export class ProjectRepos {
       if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
       await fetchFromRemote(clone, ['origin'], this.stallMs);
     });
+    // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
+    const move = this.opts.onSteeringMoved ? await steeringMove(clone, base, looseTips(clone, base)) : null;
     // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
     await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
+    if (move) await this.opts.onSteeringMoved!(project, clone, move);
     return clone;
   }
 

@@ -12,6 +12,7 @@ import { createStore, type Store } from '../store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git } from '../../test/helpers/repo.js';
 import { ProjectRepos } from './repos.js';
+import { foreignSteeringChanges, recordedMerges } from './remoteSteering.js';
 import { promoteOnRemote } from './sharedKnowledge.js';
 
 let store: Store | null = null;
@@ -49,6 +50,12 @@ describe('promoteOnRemote', () => {
     expect(git(remote, 'log', '--format=%s', `${before}..main`)).toBe('Knowledge promoted from session s1');
     expect(git(remote, 'show', '--name-only', '--format=', 'main')).toBe('.workflow/specs/coding-conventions.md');
     expect(await store!.db.all(`SELECT * FROM merge_locks`)).toEqual([]);
+    // Recorded as what briefs quote changing, by a promotion: another daemon's sync knows the commit for Maestro's.
+    const sha = git(remote, 'rev-parse', 'main');
+    const events = (await store!.events.list({ type: 'project.settings_files' })).events;
+    expect(events).toEqual([expect.objectContaining({ projectId: project.id, payload: expect.objectContaining({ files: ['.workflow/specs/coding-conventions.md'], sha, promotion: true }) })]);
+    expect(await foreignSteeringChanges(remote, { from: before, to: sha }, recordedMerges(store!, project.id))).toEqual([]);
+    expect(await foreignSteeringChanges(remote, { from: before, to: sha }, async () => new Map())).toHaveLength(1);
   });
 
   it('a promotion that fails halfway is undone whole: main, the file it made, the receipts', async () => {

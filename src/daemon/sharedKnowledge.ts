@@ -8,12 +8,13 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MaestroError } from '../core/errors.js';
+import { coerceError, MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { writeFileAtomic } from '../lib/atomicWrite.js';
 import { git } from '../git/git.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import type { Store } from '../store/store.js';
+import { maestroCommitKey } from './remoteSteering.js';
 import { baseBranchOf, type ProjectRepos } from './repos.js';
 
 export interface SharedKnowledgeDeps {
@@ -21,6 +22,8 @@ export interface SharedKnowledgeDeps {
   repos: ProjectRepos;
   owner: string;
   leaseMs: number;
+  /** A promotion that landed but whose event could not be written (it is said, the promotion stands). */
+  onError?: (err: Error) => void;
 }
 
 /** Runs `promote` in the project's clone (given its path) and lands what it wrote on the remote's main; see the file's comment. */
@@ -41,6 +44,8 @@ export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Pro
         await git(clone, ['add', '--', ...changed]);
         await git(clone, ['commit', '-q', '-m', `Knowledge promoted from session ${sessionId}`, '--', ...changed]);
         await repos.pushMain(project, clone);
+        // On the remote now: nothing after this may undo it.
+        await recordPromotionCommit(store, project, clone, sessionId, changed).catch((err) => deps.onError?.(coerceError(err)));
         return result;
       } catch (err) {
         await undo(clone, baseBranchOf(project));
@@ -53,6 +58,16 @@ export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Pro
       await releaseMergeLease(store.db, project.id, owner);
     }
   });
+}
+
+/**
+ * The promotion's commit, now on the remote's main, as a `project.settings_files` event: what briefs quote
+ * changed, and the other daemons' syncs know the commit for Maestro's (remoteSteering.ts), not a foreign push.
+ */
+async function recordPromotionCommit(store: Store, project: Project, clone: string, sessionId: string, files: string[]): Promise<void> {
+  const sha = (await git(clone, ['rev-parse', 'HEAD'])).stdout.trim();
+  const payload = { files, who: `a knowledge promotion from session ${sessionId}`, from: 'the knowledge review', sha, promotion: true };
+  await store.events.appendOnce({ projectId: project.id, type: 'project.settings_files', payload }, maestroCommitKey(project.id, sha));
 }
 
 /** Main back to the remote's, and the knowledge files a promotion made and did not commit gone. */

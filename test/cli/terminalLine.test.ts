@@ -16,6 +16,7 @@ describe("maestro serve's terminal lines", () => {
     const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `.workflow/knowhow/${n}.md`);
     expect(terminalLine({ type: 'project.settings_files', at, payload: { files: many } }, title)).toMatch(/knowhow\/e\.md and 2 more$/);
     expect(terminalLine({ type: 'project.settings_files', at, payload: { files: 'not a list' } }, title)).toMatch(/use: \(files not named\)$/);
+    expect(terminalLine({ type: 'project.settings_files', at, payload: { files: ['.workflow/specs/api.md'], promotion: true } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  knowledge promoted into main: .workflow/specs/api.md`);
     // An approval names where it came from (origin) and still the status it leaves; one stored before had only the origin.
     expect(terminalLine({ type: 'task.status', at, payload: { from: 'exec_review', to: 'merging', origin: { address: '127.0.0.1' } } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  exec_review → merging`);
     expect(terminalLine({ type: 'task.status', at, payload: { from: { address: '127.0.0.1' }, to: 'merging' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  → merging`);
@@ -38,5 +39,16 @@ describe("maestro serve's terminal lines", () => {
     await print(event('run.phase', { stage: 'agent' }));
     expect(lines.map((l) => l.slice(10).replace(/\s+/g, ' '))).toEqual(['t_1 conflict run started', 'Add the command line merging → done', 'Add the command line done → done']);
     expect(reads).toEqual(['t_1', 't_1']);
+  });
+
+  it('say when main changed hooks, checks or quoted knowledge on the shared remote without a Maestro merge, naming the project, the commit and its author', async () => {
+    const lines: string[] = [];
+    const print = terminalPrinter(async () => null, (line) => lines.push(line));
+    const sha = 'a'.repeat(40);
+    await print({ id: 2, projectId: 'p_web', taskId: null, runId: null, traceId: null, type: 'project.settings_files', at: 0, payload: { files: ['.maestro/hooks.mjs'], who: 'Tess Mate <tess@example.com>', from: 'a commit on the shared remote\'s main, not a Maestro merge', subject: 'Add a hook', sha, remote: true } });
+    await print({ id: 3, projectId: 'p_web', taskId: null, runId: null, traceId: null, type: 'task.status', at: 0, payload: { to: 'done' } });
+    expect(lines.map((l) => l.slice(10).replace(/\s+/g, ' '))).toEqual([
+      `project p_web main changed what later runs use, not through a Maestro merge: .maestro/hooks.mjs (commit aaaaaaaaaaaa by Tess Mate <tess@example.com>: "Add a hook")`,
+    ]);
   });
 });

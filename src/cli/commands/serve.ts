@@ -21,6 +21,10 @@ export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, t
   if (e.type === 'task.status') return `${head}${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
   if (e.type === 'merge.conflict') return `${head}merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return `${head}conflict run started`;
+  if (e.type === 'project.settings_files' && e.payload.remote === true) {
+    return `${head}main changed what later runs use, not through a Maestro merge: ${fileList(e.payload.files)} (commit ${String(e.payload.sha).slice(0, 12)} by ${String(e.payload.who)}: ${JSON.stringify(String(e.payload.subject ?? ''))})`;
+  }
+  if (e.type === 'project.settings_files' && e.payload.promotion === true) return `${head}knowledge promoted into main: ${fileList(e.payload.files)}`;
   if (e.type === 'project.settings_files') return `${head}merged changes to what later runs use: ${fileList(e.payload.files)}`;
   return null;
 }
@@ -39,7 +43,13 @@ function fileList(files: unknown): string {
 export function terminalPrinter(find: (taskId: string) => Promise<{ title: string } | null | undefined>, write: (line: string) => void): (e: MaestroEvent) => Promise<void> {
   const titles = new Map<string, string>();
   return async (e) => {
-    if (!e.taskId || !TERMINAL_EVENTS.has(e.type)) return;
+    if (!TERMINAL_EVENTS.has(e.type)) return;
+    // A project's event (main changed on its shared remote) names the project instead of a task.
+    if (!e.taskId) {
+      const line = e.type === 'project.settings_files' && e.projectId ? terminalLine(e, `project ${e.projectId}`) : null;
+      if (line) write(line);
+      return;
+    }
     let title = titles.get(e.taskId);
     if (!title) {
       const task = await find(e.taskId).catch(() => null);

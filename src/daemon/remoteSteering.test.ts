@@ -1,0 +1,109 @@
+/**
+ * Changes to hooks, checks or quoted knowledge that reach a shared remote's main without a Maestro merge, on
+ * real git: which commits they are (a fast-forwarded task's own commits and a merge commit are Maestro's),
+ * that a sync that brings them tells the daemon, and that the daemon records each one once.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Project } from '../core/types.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
+import { git, makeRepo } from '../../test/helpers/repo.js';
+import { createStore, type Store } from '../store/store.js';
+import { foreignSteeringChanges, recordForeignSteering, steeringMove } from './remoteSteering.js';
+import { ProjectRepos } from './repos.js';
+
+afterEach(() => removeTempDirs());
+
+/** Commits `files` in `dir` as `author`; returns the commit. */
+function commit(dir: string, files: Record<string, string>, subject: string, author = 'Maestro <maestro@example.com>'): string {
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+    git(dir, 'add', name);
+  }
+  git(dir, 'commit', '-q', `--author=${author}`, '-m', subject);
+  return git(dir, 'rev-parse', 'HEAD');
+}
+
+const TEAMMATE = 'Tess Mate <tess@example.com>';
+
+describe('changes to what steers later runs that no Maestro merge made', () => {
+  it('are the foreign first-parent commits: a fast-forwarded task\'s own commits and a merge commit are Maestro\'s', async () => {
+    const repo = makeRepo({ 'README.md': '# r\n' });
+    const from = git(repo, 'rev-parse', 'HEAD');
+    const f1 = commit(repo, { '.maestro/config.json': '{"limits":{}}\n' }, 'Loosen the limits', TEAMMATE);
+    // Task one, fast-forwarded: writes knowhow, then the README.
+    git(repo, 'checkout', '-q', '-b', 't1');
+    const t1a = commit(repo, { '.workflow/knowhow/a.md': 'a\n' }, 't1 knowhow');
+    const t1b = commit(repo, { 'README.md': '# r, t1\n' }, 't1 readme');
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'merge', '-q', '--ff-only', 't1');
+    // Task two changes a check; main moved meanwhile (a README-only push), so its merge is a merge commit.
+    git(repo, 'checkout', '-q', '-b', 't2');
+    commit(repo, { '.maestro/checks.json': '{}\n' }, 't2 check');
+    git(repo, 'checkout', '-q', 'main');
+    const f2 = commit(repo, { 'NOTES.md': 'n\n' }, 'Notes', TEAMMATE);
+    git(repo, 'merge', '-q', '--no-ff', '-m', 'Merge t2', 't2');
+    const m2 = git(repo, 'rev-parse', 'HEAD');
+    const f3 = commit(repo, { '.workflow/specs/api.md': 'spec\n' }, 'Pin the API style', TEAMMATE);
+
+    const recorded = new Map<string, string | null>([[t1b, f1], [m2, f2]]);
+    const found = await foreignSteeringChanges(repo, { from, to: f3 }, async (shas) => new Map([...recorded].filter(([sha]) => shas.includes(sha))));
+    expect(found).toEqual([
+      { sha: f3, author: TEAMMATE, subject: 'Pin the API style', files: ['.workflow/specs/api.md'] },
+      { sha: f1, author: TEAMMATE, subject: 'Loosen the limits', files: ['.maestro/config.json'] },
+    ]);
+    // With no merge recorded, the task's knowhow commit and the merge commit are foreign too.
+    const none = await foreignSteeringChanges(repo, { from, to: f3 }, async () => new Map());
+    expect(none.map((c) => c.sha)).toEqual([f3, m2, t1a, f1]);
+  });
+
+  it('a sync that brings them tells the daemon once, which records each commit once however often it is told', async () => {
+    const work = makeRepo({ 'README.md': '# shared\n' });
+    const remote = join(tempDir('maestro-remote-'), 'remote.git');
+    git(work, 'clone', '-q', '--bare', work, remote);
+    const store: Store = createStore((await freshSqlite()).db);
+    const project: Project = await store.projects.create({ name: 'steer', repoPath: work, config: { remote } });
+    const told: Array<{ from: string; to: string }> = [];
+    const errors: Error[] = [];
+    const repos = new ProjectRepos(tempDir('maestro-home-'), {
+      onSteeringMoved: async (p, clone, move) => {
+        told.push(move);
+        await recordForeignSteering(store, p, clone, move, (err) => errors.push(err));
+      },
+    });
+    try {
+      const clone = await repos.prepare(project);
+      expect(told).toEqual([]);
+      // A teammate pushes to the remote's main: a README change (nothing to tell), then a hook.
+      const teammate = join(tempDir('maestro-teammate-'), 'w');
+      git(dirname(teammate), 'clone', '-q', remote, teammate);
+      git(teammate, 'config', 'user.name', 'Tess Mate');
+      git(teammate, 'config', 'user.email', 'tess@example.com');
+      commit(teammate, { 'README.md': '# shared, edited\n' }, 'Edit the README', TEAMMATE);
+      git(teammate, 'push', '-q', 'origin', 'main');
+      await repos.prepare(project);
+      expect(told).toEqual([]);
+      const before = git(clone, 'rev-parse', 'HEAD');
+      const hook = commit(teammate, { '.maestro/hooks.mjs': 'export default {};\n' }, 'Add a hook', TEAMMATE);
+      git(teammate, 'push', '-q', 'origin', 'main');
+      await repos.prepare(project);
+      expect(told).toEqual([{ from: before, to: hook }]);
+      expect(git(clone, 'rev-parse', 'HEAD')).toBe(hook);
+      await repos.prepare(project);
+      expect(told).toHaveLength(1);
+      // Another daemon told of the same move records nothing more.
+      await recordForeignSteering(store, project, clone, told[0]!, (err) => errors.push(err));
+      const events = (await store.events.list({ type: 'project.settings_files' })).events;
+      expect(errors).toEqual([]);
+      expect(events).toEqual([expect.objectContaining({
+        projectId: project.id, taskId: null,
+        payload: { files: ['.maestro/hooks.mjs'], who: TEAMMATE, from: 'a commit on the shared remote\'s main, not a Maestro merge', subject: 'Add a hook', sha: hook, remote: true },
+      })]);
+      expect(await steeringMove(clone, 'main')).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+});

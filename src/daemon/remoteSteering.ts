@@ -1,0 +1,140 @@
+/**
+ * Changes to what steers later runs (core/steering.ts: `.maestro/` hooks and checks, the knowledge briefs
+ * quote) that reach a shared remote's main by another way than a Maestro merge: a teammate's direct push,
+ * a merge on the forge. Each daemon runs main's hooks and checks from its clone, so from its next sync they
+ * run new code; a Maestro merge that changes them is a `project.settings_files` event naming its task, and
+ * these are one too, naming the commit, its author and its subject.
+ *
+ * Which commits are Maestro's: main's first-parent history from what this clone last had (`from`) to the
+ * remote's main (`to`), walked from the newest. A recorded merge `sha` (its status event's `merged`) covers
+ * the commits from itself down to the main it was merged onto (`previousSha`): one merge commit, or a
+ * fast-forwarded branch's own commits. Every other commit there that touches a steering path is not.
+ * A daemon checks at each sync, so it sees a pushed commit while it is still on main's first-parent line;
+ * a commit that a conflict run has since merged into a task branch fast-forwarded over it is counted as
+ * that task's.
+ */
+import { coerceError } from '../core/errors.js';
+import { STEERING_PATHS } from '../core/steering.js';
+import type { Project } from '../core/types.js';
+import { git } from '../git/git.js';
+import type { Store } from '../store/store.js';
+
+export interface ForeignChange {
+  sha: string;
+  author: string;
+  subject: string;
+  files: string[];
+}
+
+/**
+ * The move from this clone's main (`from`) to the remote's as last fetched (`to`) when it touched a steering
+ * path, else null. `known`: both commits when the caller read them already (loose ref files), else git is asked.
+ */
+export async function steeringMove(clone: string, base: string, known: { from: string; to: string } | null = null): Promise<{ from: string; to: string } | null> {
+  let tips = known;
+  if (!tips) {
+    const { stdout } = await git(clone, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', `refs/heads/${base}`, `refs/remotes/origin/${base}`]);
+    const refs = new Map(stdout.split('\n').filter(Boolean).map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))] as const));
+    const from = refs.get(`refs/heads/${base}`);
+    const to = refs.get(`refs/remotes/origin/${base}`);
+    if (!from || !to) return null;
+    tips = { from, to };
+  }
+  const { from, to } = tips;
+  if (from === to) return null;
+  const names = await git(clone, ['diff', '--name-only', '--no-renames', from, to, '--', ...STEERING_PATHS]);
+  return names.stdout.trim() ? { from, to } : null;
+}
+
+/**
+ * The first-parent commits in `from..to` that touch a steering path and no recorded merge covers.
+ * `merges(shas)`: of these commits, the ones a Maestro merge left main at, with the main it merged onto (null: not recorded).
+ */
+export async function foreignSteeringChanges(
+  clone: string,
+  move: { from: string; to: string },
+  merges: (shas: string[]) => Promise<Map<string, string | null>>,
+): Promise<ForeignChange[]> {
+  const range = `${move.from}..${move.to}`;
+  const log = await git(clone, ['log', '--first-parent', '--no-renames', '--format=%x1e%H%x1f%an <%ae>%x1f%s', '--name-only', range, '--', ...STEERING_PATHS]);
+  const touched = parseLog(log.stdout);
+  if (!touched.length) return [];
+  const chain = (await git(clone, ['rev-list', '--first-parent', range])).stdout.split('\n').filter(Boolean);
+  const recorded = await merges(chain);
+  const maestros = new Set<string>();
+  // Inside a merge's commits until the main it merged onto; a merge recorded without it covers itself alone.
+  let coveredDownTo: string | null = null;
+  for (const sha of chain) {
+    if (sha === coveredDownTo) coveredDownTo = null;
+    if (recorded.has(sha)) {
+      maestros.add(sha);
+      coveredDownTo = recorded.get(sha) ?? null;
+    } else if (coveredDownTo !== null) maestros.add(sha);
+  }
+  return touched.filter((c) => !maestros.has(c.sha));
+}
+
+function parseLog(text: string): ForeignChange[] {
+  const out: ForeignChange[] = [];
+  for (const block of text.split('\x1e')) {
+    const [head, ...names] = block.split('\n');
+    const [sha, author, subject] = (head ?? '').split('\x1f');
+    if (!sha || author === undefined || subject === undefined) continue;
+    const files = names.map((n) => n.trim()).filter(Boolean);
+    if (files.length) out.push({ sha, author, subject, files });
+  }
+  return out;
+}
+
+/** The dedupe key of the event that records a commit Maestro put on main other than by a merge (a knowledge promotion). */
+export const maestroCommitKey = (projectId: string, sha: string) => `maestro-commit:${projectId}:${sha}`;
+
+/**
+ * The lookup foreignSteeringChanges takes, from the store: the merges table names the commits Maestro left
+ * main at, and each one's status event (`merged`) the main it merged onto; a promotion's commit (its event,
+ * found by key) covers itself. In slices, for a long absence.
+ */
+export function recordedMerges(store: Store, projectId: string): (shas: string[]) => Promise<Map<string, string | null>> {
+  return async (shas) => {
+    const found = new Map<string, string | null>();
+    for (let i = 0; i < shas.length; i += 500) {
+      const slice = shas.slice(i, i + 500);
+      const rows = await store.db.all<{ task_id: string; commit_sha: string }>(
+        `SELECT task_id, commit_sha FROM merges WHERE project_id = $1 AND commit_sha IN (${slice.map((_, k) => `$${k + 2}`).join(', ')})`, [projectId, ...slice]);
+      for (const row of rows) found.set(row.commit_sha, await previousShaOf(store, row.task_id, row.commit_sha));
+      const keys = slice.map((sha) => maestroCommitKey(projectId, sha));
+      const promoted = await store.db.all<{ dedupe_key: string }>(`SELECT dedupe_key FROM events WHERE dedupe_key IN (${keys.map((_, k) => `$${k + 1}`).join(', ')})`, keys);
+      for (const row of promoted) found.set(row.dedupe_key.slice(row.dedupe_key.lastIndexOf(':') + 1), null);
+    }
+    return found;
+  };
+}
+
+async function previousShaOf(store: Store, taskId: string, sha: string): Promise<string | null> {
+  const { events } = await store.events.list({ taskId, type: 'task.status', limit: 1000 });
+  for (const e of events) {
+    const merged = e.payload.merged as { sha?: unknown; previousSha?: unknown } | undefined;
+    if (merged?.sha === sha && typeof merged.previousSha === 'string') return merged.previousSha;
+  }
+  return null;
+}
+
+/**
+ * After a sync moved this clone's main: each foreign change is a `project.settings_files` event (`remote: true`),
+ * once however many daemons see it (dedupe key). A failure is said and never fails the sync.
+ */
+export async function recordForeignSteering(store: Store, project: Project, clone: string, move: { from: string; to: string }, onError: (err: Error) => void): Promise<void> {
+  try {
+    for (const c of await foreignSteeringChanges(clone, move, recordedMerges(store, project.id))) {
+      const payload = { files: c.files, who: c.author, from: "a commit on the shared remote's main, not a Maestro merge", subject: c.subject, sha: c.sha, remote: true };
+      await store.events.appendOnce({ projectId: project.id, type: 'project.settings_files', payload }, `remote-steering:${project.id}:${c.sha}`);
+    }
+  } catch (err) {
+    onError(coerceError(err));
+  }
+}
+
+/** ProjectRepos' onSteeringMoved for a daemon: records what the sync brought (recordForeignSteering). */
+export function steeringRecorder(store: Store, onError: (err: Error) => void): (project: Project, clone: string, move: { from: string; to: string }) => Promise<void> {
+  return (project, clone, move) => recordForeignSteering(store, project, clone, move, onError);
+}
