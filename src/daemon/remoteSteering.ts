@@ -17,6 +17,7 @@ import { coerceError } from '../core/errors.js';
 import { STEERING_PATHS } from '../core/steering.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
+import { refTips } from '../git/merge.js';
 import type { Store } from '../store/store.js';
 
 export interface ForeignChange {
@@ -33,8 +34,7 @@ export interface ForeignChange {
 export async function steeringMove(clone: string, base: string, known: { from: string; to: string } | null = null): Promise<{ from: string; to: string } | null> {
   let tips = known;
   if (!tips) {
-    const { stdout } = await git(clone, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', `refs/heads/${base}`, `refs/remotes/origin/${base}`]);
-    const refs = new Map(stdout.split('\n').filter(Boolean).map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))] as const));
+    const refs = await refTips(clone, `refs/heads/${base}`, `refs/remotes/origin/${base}`);
     const from = refs.get(`refs/heads/${base}`);
     const to = refs.get(`refs/remotes/origin/${base}`);
     if (!from || !to) return null;

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { canonical } from '../lib/paths.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
+import { refTips } from './merge.js';
 
 export interface WorktreeSpec {
   repoPath: string;
@@ -45,8 +46,7 @@ export function taskBranch(taskId: string, version: number): string {
  * one everywhere Maestro sets it); any other revision the base names is resolved on its own.
  */
 async function baseAndBranch(repoPath: string, base: string, branch: string): Promise<{ baseSha: string; branchExists: boolean }> {
-  const { stdout } = await git(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', `refs/heads/${base}`, `refs/heads/${branch}`]);
-  const tips = new Map(stdout.split('\n').filter(Boolean).map((line) => [line.slice(line.indexOf(' ') + 1), line.slice(0, line.indexOf(' '))] as const));
+  const tips = await refTips(repoPath, `refs/heads/${base}`, `refs/heads/${branch}`);
   const baseSha = tips.get(`refs/heads/${base}`) ?? (await revParse(repoPath, base));
   return { baseSha, branchExists: tips.has(`refs/heads/${branch}`) };
 }
