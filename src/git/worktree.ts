@@ -104,7 +104,8 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
     const baseSha = spec.readBase === false ? null : (await git(path, ['merge-base', 'HEAD', spec.baseBranch])).stdout.trim();
     return { path, branch, created: false, newBranch: false, baseSha };
   };
-  // A worktree this repository registered, read from disk: no listing needed (every review, every later round).
+  // A worktree this repository registered, read from disk (isWorkingWorktree checks the link back): no listing
+  // needed (every review, every later round).
   if (registeredIn(spec.repoPath, path) && (await isWorkingWorktree(path))) return reused();
   // git lists the path as it resolved it: a root reached through a symlink is the same folder.
   const known = (await worktreesOfRepository(spec.repoPath)).some((w) => samePath(w.path, path));
@@ -139,12 +140,13 @@ function gitdirPointer(worktree: string): string | null {
 }
 
 /**
- * Whether `path` is a worktree linked (both ways, worktreeLinked) to an admin folder in `repoPath`'s own `.git`
- * folder: git has it registered. False for a repository whose `.git` is not a folder (then git's listing decides).
+ * Whether `path`'s `.git` file names an admin folder in `repoPath`'s own `.git` folder: with the link back that
+ * isWorkingWorktree checks, git has it registered. False for a repository whose `.git` is not a folder (then
+ * git's listing decides).
  */
 function registeredIn(repoPath: string, path: string): boolean {
   const admin = gitdirPointer(path);
-  return admin !== null && worktreeLinked(path) && samePath(dirname(dirname(admin)), join(repoPath, '.git'));
+  return admin !== null && samePath(dirname(dirname(admin)), join(repoPath, '.git'));
 }
 
 /** The same folder or file, symlinks resolved; a missing one is the same only as itself. */
