@@ -10,7 +10,7 @@ import type { Project } from '../core/types.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { createStore, type Store } from '../store/store.js';
-import { foreignSteeringChanges, recordForeignSteering, steeringMove } from './remoteSteering.js';
+import { foreignSteeringChanges, recordedMerges, steeringMove, steeringRecorder } from './remoteSteering.js';
 import { ProjectRepos } from './repos.js';
 
 afterEach(() => removeTempDirs());
@@ -48,12 +48,23 @@ describe('changes to what steers later runs that no Maestro merge made', () => {
     const m2 = git(repo, 'rev-parse', 'HEAD');
     const f3 = commit(repo, { '.workflow/specs/api.md': 'spec\n' }, 'Pin the API style', TEAMMATE);
 
-    const recorded = new Map<string, string | null>([[t1b, f1], [m2, f2]]);
-    const found = await foreignSteeringChanges(repo, { from, to: f3 }, async (shas) => new Map([...recorded].filter(([sha]) => shas.includes(sha))));
-    expect(found).toEqual([
+    // The two merges recorded as the merge coordinator records them (the merges table, and `merged` in the status event).
+    const store: Store = createStore((await freshSqlite()).db);
+    try {
+      const project = await store.projects.create({ name: 'steer', repoPath: repo, config: {} });
+      for (const [title, sha, previousSha] of [['t1', t1b, f1], ['t2', m2, f2]] as const) {
+        const task = await store.tasks.create({ projectId: project.id, title, complexity: 'easy' });
+        for (const to of ['queued', 'executing', 'reviewing', 'exec_review', 'merging'] as const) await store.tasks.transition(task.id, to);
+        await store.tasks.recordMerge({ taskId: task.id, projectId: project.id, branch: title, sha, how: 'merge', previousSha });
+      }
+      const found = await foreignSteeringChanges(repo, { from, to: f3 }, recordedMerges(store, project.id));
+      expect(found).toEqual([
       { sha: f3, author: TEAMMATE, subject: 'Pin the API style', files: ['.workflow/specs/api.md'] },
       { sha: f1, author: TEAMMATE, subject: 'Loosen the limits', files: ['.maestro/config.json'] },
-    ]);
+      ]);
+    } finally {
+      await store.close();
+    }
     // With no merge recorded, the task's knowhow commit and the merge commit are foreign too.
     const none = await foreignSteeringChanges(repo, { from, to: f3 }, async () => new Map());
     expect(none.map((c) => c.sha)).toEqual([f3, m2, t1a, f1]);
@@ -67,10 +78,11 @@ describe('changes to what steers later runs that no Maestro merge made', () => {
     const project: Project = await store.projects.create({ name: 'steer', repoPath: work, config: { remote } });
     const told: Array<{ from: string; to: string }> = [];
     const errors: Error[] = [];
+    const record = steeringRecorder(store, (err) => errors.push(err));
     const repos = new ProjectRepos(tempDir('maestro-home-'), {
       onSteeringMoved: async (p, clone, move) => {
         told.push(move);
-        await recordForeignSteering(store, p, clone, move, (err) => errors.push(err));
+        await record(p, clone, move);
       },
     });
     try {
@@ -94,7 +106,7 @@ describe('changes to what steers later runs that no Maestro merge made', () => {
       await repos.prepare(project);
       expect(told).toHaveLength(1);
       // Another daemon told of the same move records nothing more.
-      await recordForeignSteering(store, project, clone, told[0]!, (err) => errors.push(err));
+      await record(project, clone, told[0]!);
       const events = (await store.events.list({ type: 'project.settings_files' })).events;
       expect(errors).toEqual([]);
       expect(events).toEqual([expect.objectContaining({

@@ -120,21 +120,19 @@ async function previousShaOf(store: Store, taskId: string, sha: string): Promise
 }
 
 /**
- * After a sync moved this clone's main: each foreign change is a `project.settings_files` event (`remote: true`),
- * once however many daemons see it (dedupe key). A failure is said and never fails the sync.
+ * ProjectRepos' onSteeringMoved for a daemon: after a sync moved this clone's main, each foreign change is a
+ * `project.settings_files` event (`remote: true`), once however many daemons see it (dedupe key). A failure is
+ * said and never fails the sync.
  */
-export async function recordForeignSteering(store: Store, project: Project, clone: string, move: { from: string; to: string }, onError: (err: Error) => void): Promise<void> {
-  try {
-    for (const c of await foreignSteeringChanges(clone, move, recordedMerges(store, project.id))) {
-      const payload = { files: c.files, who: c.author, from: "a commit on the shared remote's main, not a Maestro merge", subject: c.subject, sha: c.sha, remote: true };
-      await store.events.appendOnce({ projectId: project.id, type: 'project.settings_files', payload }, `remote-steering:${project.id}:${c.sha}`);
-    }
-  } catch (err) {
-    onError(coerceError(err));
-  }
-}
-
-/** ProjectRepos' onSteeringMoved for a daemon: records what the sync brought (recordForeignSteering). */
 export function steeringRecorder(store: Store, onError: (err: Error) => void): (project: Project, clone: string, move: { from: string; to: string }) => Promise<void> {
-  return (project, clone, move) => recordForeignSteering(store, project, clone, move, onError);
+  return async (project, clone, move) => {
+    try {
+      for (const c of await foreignSteeringChanges(clone, move, recordedMerges(store, project.id))) {
+        const payload = { files: c.files, who: c.author, from: "a commit on the shared remote's main, not a Maestro merge", subject: c.subject, sha: c.sha, remote: true };
+        await store.events.appendOnce({ projectId: project.id, type: 'project.settings_files', payload }, `remote-steering:${project.id}:${c.sha}`);
+      }
+    } catch (err) {
+      onError(coerceError(err));
+    }
+  };
 }
