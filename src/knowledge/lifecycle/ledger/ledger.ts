@@ -6,11 +6,12 @@
  * under the corpus lock and lands atomically, so two processes never lose each
  * other's records.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
+import { isJsonObject, parseJsonFile, quoteJson } from '../jsonFile.js';
 import { candidateId } from './recipes.js';
 
 export const RUN_LEDGER = 'run-knowledge-delta/1.0';
@@ -87,8 +88,8 @@ function oneOf<T extends string>(file: string, field: string, v: unknown, allowe
 
 /** `where` is the field's path, '' for the whole file (which then "must hold a JSON object", as other readers say). */
 function strict(file: string, where: string, o: unknown, keys: Set<string>): Record<string, unknown> {
-  if (!o || typeof o !== 'object' || Array.isArray(o)) {
-    const found = o === undefined ? '; it is missing' : `, found ${JSON.stringify(o).slice(0, 80)}`;
+  if (!isJsonObject(o)) {
+    const found = o === undefined ? '; it is missing' : `, found ${quoteJson(o)}`;
     if (!where) throw new MaestroError('CORRUPT_FILE', `${file}: must hold a JSON object${found}.`, { details: { file } });
     bad(file, where, `must be an object${found}`);
   }
@@ -143,13 +144,7 @@ export function validateLedger(file: string, raw: unknown): Ledger {
 /** Reads a ledger: null when absent; throws (file + field) when corrupt. */
 export function readLedger(file: string): Ledger | null {
   if (!existsSync(file)) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new MaestroError('CORRUPT_FILE', `${file}: not valid JSON (${(err as Error).message}).`, { details: { file }, cause: err });
-  }
-  return validateLedger(file, raw);
+  return validateLedger(file, parseJsonFile(file));
 }
 
 export function emptyLedger(sessionId: string, runId: string | null, now: string): Ledger {

@@ -8,12 +8,13 @@
  * run must be sealed, and a sealed run's ledger is immutable. The session
  * ledger (writable) also gets the FORMATS §4.1 statuses.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
+import { isJsonObject, quoteJson, readJsonObject } from '../jsonFile.js';
 
 export const PROMOTION_SCHEMA = 'knowledge-promotion-receipt/1.0';
 
@@ -41,17 +42,12 @@ export const promotionPath = (dir: string) => join(dir, 'knowledge-promotion.jso
 export function readPromotions(dir: string): PromotionFile | null {
   const p = promotionPath(dir);
   if (!existsSync(p)) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(p, 'utf8'));
-  } catch (err) {
-    throw new MaestroError('CORRUPT_FILE', `${p}: not valid JSON (${(err as Error).message}).`, { details: { file: p }, cause: err });
-  }
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-  const found = (v: unknown) => `, found ${JSON.stringify(v)?.slice(0, 80) ?? 'nothing'}`;
-  if (!isObject(raw)) throw new MaestroError('CORRUPT_FILE', `${p}: must hold a JSON object${found(raw)}.`, { details: { file: p } });
+  const raw = readJsonObject(p);
   if (raw.schema_version !== PROMOTION_SCHEMA) throw new MaestroError('CORRUPT_FILE', `${p}: field schema_version must be ${PROMOTION_SCHEMA}.`, { details: { file: p } });
-  if (!isObject(raw.entries)) throw new MaestroError('CORRUPT_FILE', `${p}: field entries must be an object${found(raw.entries)}.`, { details: { file: p } });
+  if (!isJsonObject(raw.entries)) {
+    const found = raw.entries === undefined ? '; it is missing' : `, found ${quoteJson(raw.entries)}`;
+    throw new MaestroError('CORRUPT_FILE', `${p}: field entries must be an object${found}.`, { details: { file: p } });
+  }
   return raw as unknown as PromotionFile;
 }
 

@@ -15,6 +15,7 @@ import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { withCorpusLock } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
+import { readJsonObject } from '../jsonFile.js';
 import { REPORT_TEMPLATE } from './report.js';
 import { assertRewritable, RUN_SCHEMA, SESSION_SCHEMA, upgradeRun, upgradeSession, type RunDoc, type SessionDoc } from './versions.js';
 
@@ -45,17 +46,6 @@ export const runLedgerPath = (root: WorkflowRoot, sid: string, rid: string) => j
 
 const nowIso = () => new Date().toISOString();
 
-function readJson(file: string): Record<string, unknown> {
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new MaestroError('CORRUPT_FILE', `${file}: not valid JSON (${(err as Error).message}).`, { details: { file }, cause: err });
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new MaestroError('CORRUPT_FILE', `${file}: must hold a JSON object, found ${JSON.stringify(v).slice(0, 80)}.`, { details: { file } });
-  return v as Record<string, unknown>;
-}
-
 function storeLock<T>(root: WorkflowRoot, fn: () => T): T {
   return withCorpusLock([join(sessionsDir(root), '.session-store')], fn);
 }
@@ -75,7 +65,7 @@ export function assertRunRewritable(root: WorkflowRoot, run: RunDoc): void {
 export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
   const file = sessionFile(root, sid);
   if (!existsSync(file)) throw new MaestroError('UNKNOWN_SESSION', `No session ${sid} under ${sessionsDir(root)} (maestro session create ${sid}).`);
-  return upgradeSession(readJson(file), file);
+  return upgradeSession(readJsonObject(file), file);
 }
 
 export function writeSession(root: WorkflowRoot, doc: SessionDoc): void {
@@ -154,7 +144,7 @@ export function readRun(root: WorkflowRoot, sid: string, rid: string): RunDoc {
 
 /** A run.json found by path (the orchestrator's run directory, `$MAESTRO_RUN_DIR`); CORRUPT_FILE naming it when it is not a run. */
 export function readRunFile(file: string): RunDoc {
-  return upgradeRun(readJson(file), file);
+  return upgradeRun(readJsonObject(file), file);
 }
 
 export function isSealed(run: RunDoc): boolean {
