@@ -37,8 +37,24 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
     for (const c of cleanups) await cleanUp(deps, c.task, project, repo, c.branch);
     const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
     if (project.config.keepBranches !== true) await deps.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => deps.onError(coerceError(err)));
+    await maintain(deps, repo);
   };
   await (remoteOf(project) ? deps.repos.exclusive(project.id, clean) : clean());
+}
+
+/**
+ * How often a repository gets git's auto-maintenance after merges. Maestro's own commits and merges turn it off
+ * (it would be a git process per commit); without this, a project where the person never commits would gather
+ * loose objects for good. `--auto` does nothing until git's thresholds are passed, and gc goes to the background.
+ */
+export const MAINTENANCE_EVERY_MS = 10 * 60_000;
+const maintainedAt = new Map<string, number>();
+
+async function maintain(deps: CleanupDeps, repo: string): Promise<void> {
+  const last = maintainedAt.get(repo);
+  if (last !== undefined && Date.now() - last < MAINTENANCE_EVERY_MS) return;
+  maintainedAt.set(repo, Date.now());
+  await git(repo, ['maintenance', 'run', '--auto', '--quiet']).catch((err: unknown) => deps.onError(coerceError(err)));
 }
 
 async function cleanUp(deps: CleanupDeps, task: Task, project: Project, repo: string, branch: string): Promise<void> {

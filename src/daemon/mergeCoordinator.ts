@@ -21,7 +21,7 @@ import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
-import { assertMainCheckout, refTips, refsMergedInto } from '../git/merge.js';
+import { assertMainCheckout, tipsOf, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
@@ -266,17 +266,19 @@ export class MergeCoordinator {
   }
 
   /**
-   * Each task's branch and commit, and main's, read for the whole train in one for-each-ref (on a shared
-   * remote the sync just fetched every branch). A task already recorded is finished here; one without a branch needs
-   * attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
+   * Each task's branch and commit, and main's, read for the whole train from git's files (tipsOf; one for-each-ref
+   * when they cannot say). On a shared remote the sync just fetched every branch. A task already recorded is
+   * finished here; one without a branch needs attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
    */
   private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<{ cars: Car[]; baseTip: string | undefined }> {
     const prefix = remote ? `refs/remotes/${remote}/` : 'refs/heads/';
-    const tips = await refTips(repo, prefix);
+    const branchOf = (task: Task) => (typeof task.result?.branch === 'string' ? task.result.branch : null);
+    const names = [baseBranchOf(project), ...tasks.flatMap((t) => branchOf(t) ?? [])];
+    const tips = await tipsOf(repo, names.map((n) => prefix + n));
     const recorded = new Set((await this.store.db.all<{ task_id: string }>(`SELECT task_id FROM merges WHERE task_id IN (${tasks.map((_, i) => `$${i + 1}`).join(', ')})`, tasks.map((t) => t.id))).map((r) => r.task_id));
     const cars: Car[] = [];
     for (const task of tasks) {
-      const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+      const branch = branchOf(task);
       if (recorded.has(task.id)) await this.markMerged(task, project, branch ?? '', null, 'already recorded');
       else if (!branch) await this.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
       else {

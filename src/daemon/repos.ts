@@ -16,6 +16,7 @@ import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, refTips } from '../git/merge.js';
 import { listWorktrees } from '../git/worktree.js';
+import { looseRef } from '../git/onDisk.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
 export function remoteOf(project: Project): string | null {
@@ -95,16 +96,8 @@ export interface ProjectReposOptions extends RemoteReachOptions {
  * null when either is packed or unreadable (git is asked then).
  */
 function looseTips(clone: string, base: string): { from: string; to: string } | null {
-  const read = (ref: string) => {
-    try {
-      const sha = readFileSync(join(clone, '.git', ref), 'utf8').trim();
-      return /^[0-9a-f]{40,64}$/.test(sha) ? sha : null;
-    } catch {
-      return null;
-    }
-  };
-  const from = read(`refs/heads/${base}`);
-  const to = read(`refs/remotes/origin/${base}`);
+  const from = looseRef(join(clone, '.git'), `refs/heads/${base}`);
+  const to = looseRef(join(clone, '.git'), `refs/remotes/origin/${base}`);
   return from && to ? { from, to } : null;
 }
 

@@ -9,6 +9,7 @@ import { MaestroError } from '../core/errors.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { execOnce, type ExecOutcome, type ExecRequest } from '../lib/spawner/exec.js';
 import type { Spawner } from '../lib/spawner/spawner.js';
+import { headCommit } from './onDisk.js';
 
 export interface GitOptions {
   /** Exit codes that are answers, not failures (e.g. 1 from merge-tree on conflicts). */
@@ -142,6 +143,11 @@ export async function assertRepository(path: string, options: GitOptions = {}): 
 export async function trackedFiles(path: string): Promise<string[]> {
   const bare = (await gitInRepository(path, ['rev-parse', '--is-bare-repository'])).stdout.trim() === 'true';
   return (await git(path, bare ? ['ls-tree', '-r', '--name-only', 'HEAD'] : ['ls-files'])).stdout.split('\n').filter(Boolean);
+}
+
+/** The commit HEAD is at in `path`, read from git's files when they settle it (onDisk.headCommit), else from git. */
+export async function headSha(path: string): Promise<string> {
+  return headCommit(path) ?? (await git(path, ['rev-parse', 'HEAD'])).stdout.trim();
 }
 
 export async function revParse(cwd: string, rev: string): Promise<string> {

@@ -3,7 +3,7 @@
  * branch adds makes git refuse the merge before it starts. That is the person's to clear, not a
  * conflict for a conflict run: DIRTY_MAIN naming the files, main unchanged, whatever the locale.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../test/helpers/db.js';
@@ -128,7 +128,7 @@ describe("the repository's commit hooks", () => {
 });
 
 describe('committing what a run wrote', () => {
-  it('commits the change without asking whether a merge is under way; nothing to commit is null; a merge under way with nothing staged is still committed', async () => {
+  it('commits in two git processes; nothing to commit is null; a merge under way with nothing staged is still committed', async () => {
     const repo = makeRepo({ 'README.md': '# r\n' });
     writeFileSync(join(repo, 'a.txt'), 'a\n');
     const calls: string[][] = [];
@@ -136,12 +136,14 @@ describe('committing what a run wrote', () => {
     const sha = await commitAll(repo, 'add a');
     expect(sha).toBe(git(repo, 'rev-parse', 'HEAD'));
     expect(git(repo, 'log', '-1', '--format=%s')).toBe('add a');
-    expect(calls.map((a) => a[0])).toEqual(['add', 'diff', 'commit', 'rev-parse']);
+    // Staged and committed; the new HEAD read from main's ref file, no auto-maintenance child.
+    expect(calls.map((a) => a.filter((x) => !x.startsWith('-')).slice(0, 2).join(' '))).toEqual(['add', 'maintenance.auto=false commit']);
 
     calls.length = 0;
     expect(await commitAll(repo, 'nothing')).toBeNull();
     unobserve();
-    expect(calls.map((a) => a.slice(0, 3).join(' '))).toEqual(['add -A', 'diff --cached --quiet', 'rev-parse -q --verify']);
+    expect(calls.map((a) => a.filter((x) => !x.startsWith('-'))[0])).toEqual(['add', 'maintenance.auto=false', 'diff', 'rev-parse']);
+    expect(git(repo, 'log', '-1', '--format=%s')).toBe('add a');
 
     // A conflict run's merge where the branch's side was kept everywhere: nothing staged, the merge must still be made.
     git(repo, 'checkout', '-q', '-b', 'side');
@@ -155,5 +157,17 @@ describe('committing what a run wrote', () => {
     const merged = await commitAll(repo, 'resolved');
     expect(merged).toBe(git(repo, 'rev-parse', 'HEAD'));
     expect(git(repo, 'rev-list', '--parents', '-1', 'HEAD').split(' ')).toHaveLength(3);
+  });
+
+  it('a commit refused with changes staged (a prepare-commit-msg hook) is an error naming it, not "nothing to commit"', async () => {
+    const repo = makeRepo({ 'README.md': '# r\n' });
+    const before = git(repo, 'rev-parse', 'HEAD');
+    const hook = join(repo, '.git', 'hooks', 'prepare-commit-msg');
+    writeFileSync(hook, '#!/bin/sh\necho "no commits today" >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    await expect(commitAll(repo, 'add a')).rejects.toMatchObject({ code: 'GIT_FAILED', message: expect.stringMatching(/commit failed .*with changes staged: no commits today/) });
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(before);
+    expect(git(repo, 'diff', '--cached', '--name-only')).toBe('a.txt');
   });
 });

@@ -6,8 +6,11 @@
  * not start over files in the checkout (untracked ones the branch adds) is
  * refused like a dirty checkout, not taken for a conflict.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
-import { checkoutState, git, revParse } from './git.js';
+import { checkoutState, git, headSha, revParse } from './git.js';
+import { readRef } from './onDisk.js';
 
 export interface MergeOptions {
   repoPath: string;
@@ -65,8 +68,8 @@ export async function assertMergeable(repoPath: string, baseBranch: string, bran
 /**
  * Merges one branch into the checked-out base (call after assertMainCheckout). A train passes `head`
  * (main as its previous merge left it) and `tip` (the branch's commit, read with all the others in
- * one for-each-ref), so a merge costs one git process when it fast-forwards, two otherwise (the merge, reading
- * the new HEAD).
+ * one for-each-ref), so a merge costs one git process: the new HEAD is what git said it fast-forwarded to, or
+ * main's ref file (git is asked only when that is packed).
  */
 export async function mergeBranch(options: MergeOptions & { head?: string; tip?: string }): Promise<MergeOutcome> {
   const { repoPath, branch, baseBranch, strategy } = options;
@@ -96,7 +99,7 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
     const aborted = (await git(repoPath, ['merge', '--abort'], { okCodes: [128] })).code === 0;
     throw failedMerge(options, code, aborted, stdout + stderr);
   }
-  const sha = fastForwardedTo(stdout, previousSha, branchSha) ?? (await revParse(repoPath, 'HEAD'));
+  const sha = fastForwardedTo(stdout, previousSha, branchSha) ?? (await headSha(repoPath));
   return { sha, fastForward: sha === branchSha && strategy !== 'no-ff', previousSha };
 }
 
@@ -168,6 +171,22 @@ export async function refTips(repoPath: string, ...patterns: string[]): Promise<
   return tips;
 }
 
+/**
+ * The commits `refs` (full names) point at, those that exist: read from git's files when `repoPath`'s `.git` is a
+ * folder and they settle every one (onDisk.readRef), else with one for-each-ref.
+ */
+export async function tipsOf(repoPath: string, refs: string[]): Promise<Map<string, string>> {
+  const gitDir = join(repoPath, '.git');
+  if (!statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) return refTips(repoPath, ...refs);
+  const tips = new Map<string, string>();
+  for (const ref of refs) {
+    const tip = readRef(gitDir, ref);
+    if (tip === undefined) return refTips(repoPath, ...refs);
+    if (tip) tips.set(ref, tip);
+  }
+  return tips;
+}
+
 /** Whether `commit` is in `of`'s history (`of` itself included). */
 export async function isAncestor(repoPath: string, commit: string, of: string): Promise<boolean> {
   return (await git(repoPath, ['merge-base', '--is-ancestor', commit, of], { okCodes: [1] })).code === 0;
@@ -194,12 +213,19 @@ export async function mergeInProgress(worktree: string): Promise<boolean> {
   return code === 0;
 }
 
-/** Stages everything and commits; returns the new HEAD, or null when there was nothing to commit. */
+/**
+ * Stages everything and commits; returns the new HEAD, or null when there was nothing to commit. The commit is
+ * tried straight away: git answers "nothing to commit" (exit 1) when nothing is staged and no merge is under way
+ * (a conflict run that took main's side everywhere still commits its merge). Without auto-maintenance, which
+ * would be a process per commit: the daemon runs it after merges (MAINTENANCE_EVERY_MS).
+ */
 export async function commitAll(worktree: string, message: string): Promise<string | null> {
   await git(worktree, ['add', '-A']);
-  const { code } = await git(worktree, ['diff', '--cached', '--quiet'], { okCodes: [1] });
-  // Nothing staged still commits a merge under way (a conflict run that took main's side everywhere).
-  if (code === 0 && !(await mergeInProgress(worktree))) return null;
-  await git(worktree, ['commit', '--no-verify', '-m', message]);
-  return (await git(worktree, ['rev-parse', 'HEAD'])).stdout.trim();
+  const { code, stdout, stderr } = await git(worktree, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '-m', message], { okCodes: [1] });
+  if (code === 0) return headSha(worktree);
+  // Exit 1 with something to commit is a refusal (a prepare-commit-msg hook, which --no-verify does not skip).
+  const staged = (await git(worktree, ['diff', '--cached', '--quiet'], { okCodes: [1] })).code === 1;
+  if (!staged && !(await mergeInProgress(worktree))) return null;
+  const said = (stderr.trim() || stdout.trim()).split('\n').slice(-3).join(' ');
+  throw new MaestroError('GIT_FAILED', `git commit failed in ${worktree} (exit 1) with changes staged: ${said}`, { details: { cwd: worktree, code } });
 }

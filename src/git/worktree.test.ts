@@ -3,13 +3,13 @@
  * place, and git still lists the worktree. The next ensure makes it again on the task's branch instead
  * of reusing the folder (where every git would fail), and keeps what stood there aside.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { observeGit } from './git.js';
-import { ensureWorktree, listWorktrees, worktreeLinked } from './worktree.js';
+import { ensureWorktree, listWorktrees, removeWorktree, worktreeLinked } from './worktree.js';
 
 afterEach(() => removeTempDirs());
 
@@ -66,7 +66,7 @@ describe('a worktree deleted under its task', () => {
     expect(readdirSync(root)).toEqual(['T1-v1']);
   });
 
-  it('a worktree that is whole is reused, checked with one git process', async () => {
+  it('a worktree that is whole is reused, checked from disk', async () => {
     const { repo, spec } = setup();
     const made = await ensureWorktree(spec);
     commitIn(made.path, 'w.txt', 'w\n');
@@ -77,34 +77,36 @@ describe('a worktree deleted under its task', () => {
     unobserve();
     expect(again).toMatchObject({ created: false, newBranch: false });
     expect(again.movedAside).toBeUndefined();
-    // Registered in the repository's .git (read from disk, no listing), the check (rev-parse --show-toplevel)
-    // and the merge-base: nothing removed or added.
-    expect(calls.map((a) => a[0])).toEqual(['rev-parse', 'merge-base']);
+    // Registered in the repository's .git, linked back and whole (read from disk), and the merge-base:
+    // nothing removed or added.
+    expect(calls.map((a) => a[0])).toEqual(['merge-base']);
     expect(again.baseSha).toBe(git(repo, 'rev-parse', 'main'));
     expect(readFileSync(join(made.path, 'uncommitted.txt'), 'utf8')).toBe('left by a run\n');
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
-    // A review does not read the base: the check alone.
+    // A review does not read the base: no git process at all.
     calls.length = 0;
     const unobserveAgain = observeGit((c) => calls.push(c.args));
     const reviewed = await ensureWorktree({ ...spec, readBase: false });
     unobserveAgain();
     expect(reviewed).toMatchObject({ created: false, baseSha: null, path: made.path });
-    expect(calls.map((a) => a[0])).toEqual(['rev-parse']);
+    expect(calls).toEqual([]);
   });
 
-  it('a new worktree reads the base and the branch in one process, and a kept branch is checked out again', async () => {
+  it('a new worktree costs the add alone, and a kept branch is checked out again', async () => {
     const { repo, spec } = setup();
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
     const made = await ensureWorktree(spec);
-    expect(calls.map((a) => a[0])).toEqual(['worktree', 'for-each-ref', 'worktree']);
+    // No registration of the path (read from the repository's .git/worktrees), the base and the branch (read from
+    // their ref files): the add alone.
+    expect(calls.map((a) => a[0])).toEqual(['worktree']);
     expect(made).toMatchObject({ created: true, newBranch: true, baseSha: git(repo, 'rev-parse', 'main') });
     const tip = commitIn(made.path, 'w.txt', 'w\n');
     git(repo, 'worktree', 'remove', '--force', made.path);
     calls.length = 0;
     const again = await ensureWorktree(spec);
     unobserve();
-    expect(calls.map((a) => a[0])).toEqual(['worktree', 'for-each-ref', 'worktree']);
+    expect(calls.map((a) => a[0])).toEqual(['worktree']);
     expect(again).toMatchObject({ created: true, newBranch: false });
     expect(git(again.path, 'rev-parse', 'HEAD')).toBe(tip);
   });
@@ -129,5 +131,52 @@ describe('a worktree deleted under its task', () => {
     expect(readFileSync(join(again.path, 'uncommitted.txt'), 'utf8')).toBe('left by a run\n');
     expect(readdirSync(real)).toEqual(['T1-v1']);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+  });
+
+  it('a registration whose folder is gone is found on disk and pruned; a half-made admin folder is not reused', async () => {
+    const { repo, spec } = setup();
+    const first = await ensureWorktree(spec);
+    rmSync(first.path, { recursive: true, force: true });
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    const again = await ensureWorktree(spec);
+    unobserve();
+    expect(calls.map((a) => a.slice(0, 2).join(' '))).toEqual(['worktree prune', 'worktree add']);
+    expect(again).toMatchObject({ created: true, newBranch: false });
+    // An add another worker has half done: git has not written commondir yet. Not taken as whole from disk.
+    const admin = readFileSync(join(again.path, '.git'), 'utf8').replace(/^gitdir: /, '').trim();
+    rmSync(join(admin, 'commondir'));
+    calls.length = 0;
+    const unobserveAgain = observeGit((c) => calls.push(c.args));
+    await expect(ensureWorktree({ ...spec, readBase: false })).resolves.toMatchObject({ created: true });
+    unobserveAgain();
+    expect(calls[0]).toEqual(['rev-parse', '--show-toplevel']);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+  });
+});
+
+describe('removing a task worktree', () => {
+  it('removes the folder and git\'s record of it without a git process, then the branch', async () => {
+    const { repo, spec } = setup();
+    const made = await ensureWorktree(spec);
+    writeFileSync(join(made.path, 'left.txt'), 'uncommitted\n');
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    await removeWorktree(repo, made.path, { deleteBranch: made.branch });
+    unobserve();
+    expect(calls.map((a) => a.slice(0, 2).join(' '))).toEqual(['branch -D']);
+    expect(existsSync(made.path)).toBe(false);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('T1-v1');
+    expect(git(repo, 'branch', '--list', made.branch)).toBe('');
+    expect(git(repo, 'worktree', 'prune', '--dry-run', '-v')).toBe('');
+  });
+
+  it('a locked worktree is left to git, which refuses it; both stay', async () => {
+    const { repo, spec } = setup();
+    const made = await ensureWorktree(spec);
+    git(repo, 'worktree', 'lock', '--reason', 'a person is looking', made.path);
+    await expect(removeWorktree(repo, made.path)).rejects.toMatchObject({ code: 'GIT_FAILED', message: expect.stringMatching(/locked/) });
+    expect(worktreeLinked(made.path)).toBe(true);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).toContain('locked a person is looking');
   });
 });

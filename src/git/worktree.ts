@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { canonical } from '../lib/paths.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
-import { refTips } from './merge.js';
+import { tipsOf } from './merge.js';
+import { adminWhole, gitdirPointer, registeredAt } from './onDisk.js';
 
 export interface WorktreeSpec {
   repoPath: string;
@@ -42,11 +43,11 @@ export function taskBranch(taskId: string, version: number): string {
 }
 
 /**
- * The base's commit and whether the task's branch exists, in one git process when the base is a branch (it is
- * one everywhere Maestro sets it); any other revision the base names is resolved on its own.
+ * The base's commit and whether the task's branch exists, read from git's files (or one git process) when the base
+ * is a branch (it is one everywhere Maestro sets it); any other revision the base names is resolved on its own.
  */
 async function baseAndBranch(repoPath: string, base: string, branch: string): Promise<{ baseSha: string; branchExists: boolean }> {
-  const tips = await refTips(repoPath, `refs/heads/${base}`, `refs/heads/${branch}`);
+  const tips = await tipsOf(repoPath, [`refs/heads/${base}`, `refs/heads/${branch}`]);
   const baseSha = tips.get(`refs/heads/${base}`) ?? (await revParse(repoPath, base));
   return { baseSha, branchExists: tips.has(`refs/heads/${branch}`) };
 }
@@ -104,11 +105,12 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
     const baseSha = spec.readBase === false ? null : (await git(path, ['merge-base', 'HEAD', spec.baseBranch])).stdout.trim();
     return { path, branch, created: false, newBranch: false, baseSha };
   };
-  // A worktree this repository registered, read from disk (isWorkingWorktree checks the link back): no listing
-  // needed (every review, every later round).
-  if (registeredIn(spec.repoPath, path) && (await isWorkingWorktree(path))) return reused();
-  // git lists the path as it resolved it: a root reached through a symlink is the same folder.
-  const known = (await worktreesOfRepository(spec.repoPath)).some((w) => samePath(w.path, path));
+  // A worktree this repository registered, linked both ways and whole, read from disk: no git process (every
+  // review, every later round).
+  if (wholeIn(spec.repoPath, path)) return reused();
+  // A registration of this path, also read from disk when the repository's .git is a folder; otherwise git lists
+  // them (the path as it resolved it: a root reached through a symlink is the same folder).
+  const known = registeredAt(spec.repoPath, path) ?? (await worktreesOfRepository(spec.repoPath)).some((w) => samePath(w.path, path));
   let movedAside: string | undefined;
   if (known && existsSync(path)) {
     if (await isWorkingWorktree(path)) return reused();
@@ -127,26 +129,14 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   return { path, branch, created: true, newBranch, baseSha, ...(movedAside ? { movedAside } : {}) };
 }
 
-/** The folder a worktree's `.git` file names (`gitdir: <path>`), or null when `.git` is missing, a folder, or says nothing. */
-function gitdirPointer(worktree: string): string | null {
-  let text: string;
-  try {
-    text = readFileSync(join(worktree, '.git'), 'utf8');
-  } catch {
-    return null; // no .git at all (ENOENT), or a folder (EISDIR): not a linked worktree
-  }
-  const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
-  return gitdir ? resolve(worktree, gitdir) : null;
-}
-
 /**
- * Whether `path`'s `.git` file names an admin folder in `repoPath`'s own `.git` folder: with the link back that
- * isWorkingWorktree checks, git has it registered. False for a repository whose `.git` is not a folder (then
- * git's listing decides).
+ * Whether `path` is a worktree of `repoPath` that git can work in, read from disk: its `.git` file names an
+ * admin folder in the repository's own `.git` folder, that folder names it back (worktreeLinked), and git has
+ * written its HEAD and commondir. False for a repository whose `.git` is not a folder (then git's listing decides).
  */
-function registeredIn(repoPath: string, path: string): boolean {
+function wholeIn(repoPath: string, path: string): boolean {
   const admin = gitdirPointer(path);
-  return admin !== null && samePath(dirname(dirname(admin)), join(repoPath, '.git'));
+  return admin !== null && samePath(dirname(dirname(admin)), join(repoPath, '.git')) && worktreeLinked(path) && adminWhole(admin);
 }
 
 /** The same folder or file, symlinks resolved; a missing one is the same only as itself. */
@@ -293,9 +283,18 @@ export async function detachedWorktree(repoPath: string, worktreeRoot: string, n
 }
 
 export async function removeWorktree(repoPath: string, path: string, options: { deleteBranch?: string } = {}): Promise<void> {
-  // A removed worktree leaves no registration; one whose folder is already gone needs the prune.
-  if (existsSync(path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
-  else await git(repoPath, ['worktree', 'prune']);
+  const admin = gitdirPointer(path);
+  if (admin && wholeIn(repoPath, path) && !existsSync(join(admin, 'locked'))) {
+    // What `git worktree remove --force` does to an unlocked worktree, without its process: the folder, then
+    // git's record of it (a kill in between leaves a registration without a folder, which a prune clears).
+    rmSync(path, { recursive: true, force: true });
+    rmSync(admin, { recursive: true, force: true });
+  } else if (existsSync(path)) {
+    // A locked one, or one git must be asked about: git says why it will not, or removes it.
+    await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+  } else {
+    await git(repoPath, ['worktree', 'prune']); // a registration whose folder is already gone
+  }
   if (options.deleteBranch) await git(repoPath, ['branch', '-D', '--end-of-options', options.deleteBranch], { okCodes: [1] });
 }
 

@@ -6,7 +6,7 @@
  * or to a human once the configured review rounds are used up.
  */
 import { READ_ONLY_TOOLS } from '../../agents/types.js';
-import { git } from '../../git/git.js';
+import { headSha } from '../../git/git.js';
 import { diffText } from '../../git/diff.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
 import type { NeedsAttention } from '../protocol/outbox.js';
@@ -61,15 +61,15 @@ async function reviewOne(ctx: RunContext, reviewer: 'code' | 'security', cwd: st
 export async function reviewBranch(ctx: RunContext, worktree: string, branch: string): Promise<{ result: ReviewResult; attention?: NeedsAttention }> {
   const { job, limits } = ctx;
   const diff = await diffText(worktree, job.project.baseBranch, 'HEAD');
-  const { stdout } = await git(worktree, ['rev-parse', 'HEAD']);
+  const reviewed = await headSha(worktree);
   const reviews = ctx.serialReviews
     ? [await reviewOne(ctx, 'code', worktree, diff), await reviewOne(ctx, 'security', worktree, diff)]
     : await Promise.all([reviewOne(ctx, 'code', worktree, diff), reviewOne(ctx, 'security', worktree, diff)]);
-  await assertUnmoved(ctx, worktree, branch, stdout.trim());
+  await assertUnmoved(ctx, worktree, branch, reviewed);
   const findings = reviews.flatMap((r) => r.findings.map((f) => ({ ...f, reviewer: r.reviewer })));
   const rejected = reviews.some((r) => r.verdict === 'reject');
   const round = job.reviewRound;
-  const base = { findings, reviews, round, branch, commitSha: stdout.trim() };
+  const base = { findings, reviews, round, branch, commitSha: reviewed };
   if (!rejected) return { result: { ...base, verdict: 'approve', next: 'exec_review', feedback: null } };
   const feedback = formatFindings(findings.length ? findings : [{ severity: 'high', message: 'rejected without findings', reviewer: 'code' }]);
   if (round >= limits.reviewRounds) {
@@ -87,7 +87,7 @@ export async function reviewBranch(ctx: RunContext, worktree: string, branch: st
 async function assertUnmoved(ctx: RunContext, worktree: string, branch: string, reviewed: string): Promise<void> {
   const head = headOf(worktree);
   if (head && offBranch(head, branch)) throw leftBranch(ctx.job.taskId, { path: worktree, branch }, head);
-  const now = (await git(worktree, ['rev-parse', 'HEAD'])).stdout.trim();
+  const now = await headSha(worktree);
   if (now !== reviewed) {
     throw needsAttention('BRANCH_MOVED', 'branch_moved',
       `${branch} moved while it was reviewed (from ${reviewed.slice(0, 12)} to ${now.slice(0, 12)}): a reviewer changed it, so the verdicts are about code that is no longer its tip; look at the commits, then \`maestro task retry ${ctx.job.taskId}\``,

@@ -1,0 +1,117 @@
+/**
+ * What git keeps in plain files, read without a git process: a worktree's link to its repository and where a
+ * HEAD points. Every process costs a task this machine's fork and exec (about 13 ms of CPU for a git), and
+ * these reads come several times per task. Each answer is null when the files do not settle it (a packed ref,
+ * a reftable repository, a `.git` that is not what Maestro makes); the caller then asks git.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { canonical } from '../lib/paths.js';
+
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** The folder a worktree's `.git` file names (`gitdir: <path>`), or null when `.git` is missing, a folder, or says nothing. */
+export function gitdirPointer(worktree: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(join(worktree, '.git'), 'utf8');
+  } catch {
+    return null; // no .git at all (ENOENT), or a folder (EISDIR): not a linked worktree
+  }
+  const gitdir = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  return gitdir ? resolve(worktree, gitdir) : null;
+}
+
+function readTrimmed(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** The commit a loose ref file under `gitDir` holds (`refs/heads/main`), or null: packed, missing, or not a commit id. */
+export function looseRef(gitDir: string, ref: string): string | null {
+  const sha = readTrimmed(join(gitDir, ref));
+  return sha && SHA.test(sha) ? sha : null;
+}
+
+/**
+ * The commit `ref` (a full name, `refs/heads/main`) points at in the repository whose git dir is `gitDir`: its loose
+ * file, else its line in packed-refs. Null when it does not exist; undefined when the files cannot say (a reftable
+ * repository, a symbolic ref, an unreadable file): ask git then.
+ */
+export function readRef(gitDir: string, ref: string): string | null | undefined {
+  if (existsSync(join(gitDir, 'reftable'))) return undefined;
+  let loose: string;
+  try {
+    loose = readFileSync(join(gitDir, ref), 'utf8').trim();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') return undefined;
+    return packedRef(gitDir, ref);
+  }
+  return SHA.test(loose) ? loose : undefined;
+}
+
+function packedRef(gitDir: string, ref: string): string | null | undefined {
+  let packed: string;
+  try {
+    packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+  }
+  // `<sha> <ref>` per line; `# pack-refs with: …` and `^<peeled sha>` lines are not refs.
+  for (const line of packed.split('\n')) {
+    const at = line.indexOf(' ');
+    if (at > 0 && line.slice(at + 1) === ref) return SHA.test(line.slice(0, at)) ? line.slice(0, at) : undefined;
+  }
+  return null;
+}
+
+/**
+ * The commit HEAD is at in `path` (a repository's top, or a linked worktree), read from its HEAD file and, for a
+ * branch, the branch's loose ref in the repository's common git dir. Null when git must be asked.
+ */
+export function headCommit(path: string): string | null {
+  const gitDir = gitdirPointer(path) ?? join(path, '.git');
+  const head = readTrimmed(join(gitDir, 'HEAD'));
+  if (!head) return null;
+  if (SHA.test(head)) return head; // detached
+  const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+  if (!ref) return null;
+  const common = readTrimmed(join(gitDir, 'commondir'));
+  return looseRef(common ? resolve(gitDir, common) : gitDir, ref);
+}
+
+/**
+ * Whether a linked worktree's admin folder is whole: git has written its HEAD and commondir (a concurrent
+ * `git worktree add` writes them last), so git run in the worktree finds its repository.
+ */
+export function adminWhole(admin: string): boolean {
+  return readTrimmed(join(admin, 'HEAD')) !== null && readTrimmed(join(admin, 'commondir')) !== null;
+}
+
+/**
+ * Whether `repoPath`'s git dir (a `.git` folder) holds a registration for a worktree at `path`: an admin folder
+ * under `.git/worktrees/` whose `gitdir` file names `path/.git` (symlinks resolved). Null when `.git` is not a
+ * repository's folder (a worktree's or a submodule's gitfile): then git's own listing decides.
+ */
+export function registeredAt(repoPath: string, path: string): boolean | null {
+  const admins = join(repoPath, '.git', 'worktrees');
+  let names: string[];
+  try {
+    names = readdirSync(admins);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') return null;
+    // No worktrees folder: none registered, provided `.git` is a repository's folder.
+    return readTrimmed(join(repoPath, '.git', 'HEAD')) === null ? null : false;
+  }
+  // The folder may be gone (a stale registration): its parent, which exists, resolves the symlinks.
+  const target = join(canonical(dirname(path)), basename(path), '.git');
+  return names.some((name) => {
+    const back = readTrimmed(join(admins, name, 'gitdir'));
+    return back !== null && canonical(resolve(admins, name, back)) === canonical(target);
+  });
+}
