@@ -33,10 +33,23 @@ export interface CleanupDeps {
 export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed: Landed): Promise<void> {
   const { repo, cleanups } = landed;
   if (!cleanups.length) return;
+  const keep = project.config.keepBranches === true;
   const clean = async () => {
-    for (const c of cleanups) await cleanUp(deps, c.task, project, repo, c.branch);
+    const cleared: Array<{ task: Task; branch: string; worktree: string | null }> = [];
+    for (const c of cleanups) {
+      const worktree = await removeTaskWorktree(deps, c.task, project, repo);
+      if (worktree !== undefined) cleared.push({ ...c, worktree });
+    }
+    // The train's branches in one git process (git goes on past one it cannot delete, and says so with exit 1).
+    if (!keep && cleared.length) {
+      await git(repo, ['branch', '-D', '--end-of-options', ...cleared.map((c) => c.branch)], { okCodes: [1] }).catch((err: unknown) => deps.onError(coerceError(err)));
+    }
+    for (const c of cleared) {
+      const payload = { worktree: c.worktree, branch: c.branch, branchDeleted: !keep };
+      await deps.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'git.cleanup', payload }).catch((err: unknown) => deps.onError(coerceError(err)));
+    }
     const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
-    if (project.config.keepBranches !== true) await deps.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => deps.onError(coerceError(err)));
+    if (!keep) await deps.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => deps.onError(coerceError(err)));
     await maintain(deps, repo);
   };
   await (remoteOf(project) ? deps.repos.exclusive(project.id, clean) : clean());
@@ -57,15 +70,16 @@ async function maintain(deps: CleanupDeps, repo: string): Promise<void> {
   await git(repo, ['maintenance', 'run', '--auto', '--quiet']).catch((err: unknown) => deps.onError(coerceError(err)));
 }
 
-async function cleanUp(deps: CleanupDeps, task: Task, project: Project, repo: string, branch: string): Promise<void> {
+/** Removes the task's worktree (none without a worktree root): its path, or undefined when that failed (told). */
+async function removeTaskWorktree(deps: CleanupDeps, task: Task, project: Project, repo: string): Promise<string | null | undefined> {
+  const root = deps.worktreeRoot?.(project.id);
+  if (!root) return null;
+  const path = join(root, `${task.id}-v${task.version}`);
   try {
-    const keep = project.config.keepBranches === true;
-    const root = deps.worktreeRoot?.(project.id);
-    const path = root ? join(root, `${task.id}-v${task.version}`) : null;
-    if (path) await removeWorktree(repo, path, keep ? {} : { deleteBranch: branch });
-    else if (!keep) await git(repo, ['branch', '-D', '--end-of-options', branch], { okCodes: [1] });
-    await deps.store.events.append({ projectId: project.id, taskId: task.id, type: 'git.cleanup', payload: { worktree: path, branch, branchDeleted: !keep } });
+    await removeWorktree(repo, path);
+    return path;
   } catch (err) {
     deps.onError(coerceError(err));
+    return undefined;
   }
 }

@@ -282,7 +282,7 @@ export async function detachedWorktree(repoPath: string, worktreeRoot: string, n
   return path;
 }
 
-export async function removeWorktree(repoPath: string, path: string, options: { deleteBranch?: string } = {}): Promise<void> {
+export async function removeWorktree(repoPath: string, path: string): Promise<void> {
   const admin = gitdirPointer(path);
   if (admin && wholeIn(repoPath, path) && !existsSync(join(admin, 'locked'))) {
     // What `git worktree remove --force` does to an unlocked worktree, without its process: the folder, then
@@ -295,7 +295,6 @@ export async function removeWorktree(repoPath: string, path: string, options: { 
   } else {
     await git(repoPath, ['worktree', 'prune']); // a registration whose folder is already gone
   }
-  if (options.deleteBranch) await git(repoPath, ['branch', '-D', '--end-of-options', options.deleteBranch], { okCodes: [1] });
 }
 
 /**
