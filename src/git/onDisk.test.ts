@@ -26,10 +26,12 @@ describe('where HEAD is, read from git\'s files', () => {
     expect(headCommit(wt)).toBe(git(repo, 'rev-parse', 'main'));
   });
 
-  it('a packed branch, or no repository, is left to git: headSha asks it', async () => {
+  it('a packed branch is read from packed-refs; a reftable repository, or none, is left to git: headSha asks it', async () => {
     const repo = makeRepo();
     const sha = git(repo, 'rev-parse', 'HEAD');
     git(repo, 'pack-refs', '--all');
+    expect(headCommit(repo)).toBe(sha);
+    mkdirSync(join(repo, '.git', 'reftable'));
     expect(headCommit(repo)).toBeNull();
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));

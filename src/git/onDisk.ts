@@ -1,8 +1,8 @@
 /**
  * What git keeps in plain files, read without a git process: a worktree's link to its repository and where a
- * HEAD points. Every process costs a task this machine's fork and exec (about 13 ms of CPU for a git), and
- * these reads come several times per task. Each answer is null when the files do not settle it (a packed ref,
- * a reftable repository, a `.git` that is not what Maestro makes); the caller then asks git.
+ * HEAD and a ref point. Every process costs a task this machine's fork and exec (about 13 ms of CPU for a git),
+ * and these reads come several times per task. Each answer is null (or undefined) when the files do not settle
+ * it (a reftable repository, a `.git` that is not what Maestro makes); the caller then asks git.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -71,7 +71,8 @@ function packedRef(gitDir: string, ref: string): string | null | undefined {
 
 /**
  * The commit HEAD is at in `path` (a repository's top, or a linked worktree), read from its HEAD file and, for a
- * branch, the branch's loose ref in the repository's common git dir. Null when git must be asked.
+ * branch, the branch's ref in the repository's common git dir (readRef). Null when git must be asked (a branch
+ * with no commit yet is one: git says so).
  */
 export function headCommit(path: string): string | null {
   const gitDir = gitdirPointer(path) ?? join(path, '.git');
@@ -81,7 +82,7 @@ export function headCommit(path: string): string | null {
   const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
   if (!ref) return null;
   const common = readTrimmed(join(gitDir, 'commondir'));
-  return looseRef(common ? resolve(gitDir, common) : gitDir, ref);
+  return readRef(common ? resolve(gitDir, common) : gitDir, ref) ?? null;
 }
 
 /**
