@@ -61,6 +61,11 @@ export const en = {
     archiveTitle: 'Archive', archiveHelp: 'Archiving keeps the project’s tasks and history and gives it no new work: no task is created, retried or started. It is refused while a task runs or waits at a gate. Restore undoes it.',
     archivedSince: 'Archived {{when}}: no new work until it is restored.', archive: 'Archive project', restore: 'Restore project', archivedNow: 'Archived.', restored: 'Restored.',
   },
+  steering: {
+    title: 'Changes to what runs use', help: 'Hooks and checks in .maestro/, and the specs and knowhow briefs quote, changed on main: every run from then on uses them. Newest first.',
+    merged: 'Merged from {{who}}', remote: 'Pushed to the shared main without a Maestro merge by {{who}}: “{{subject}}”', promotion: 'Knowledge promoted into main ({{who}})',
+    commit: 'commit {{sha}}', noFiles: '(files not named)', none: 'No change to hooks, checks or knowledge has reached main yet.', loading: 'Reading the changes…', loadFailed: 'The changes could not be read: {{message}}',
+  },
   agents: {
     title: 'Agent tools on the daemon’s machine', installed: 'installed', missing: 'not installed', loggedIn: 'logged in', loggedOut: 'not logged in', unknown: 'login unknown',
     checking: 'Checking the agent tools…', loadFailed: 'The agent tools could not be checked: {{message}}', hint: 'Use one: maestro project add <path> --provider <kind>, or maestro project config set provider.kind <kind> --project <name>.',

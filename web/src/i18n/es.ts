@@ -45,6 +45,11 @@ export const es: Dictionary = {
     archiveTitle: 'Archivar', archiveHelp: 'Archivar conserva las tareas y el historial del proyecto y no le da trabajo nuevo: no se crea, reintenta ni inicia ninguna tarea. Se rechaza mientras una tarea se ejecuta o espera en una puerta. Restaurar lo deshace.',
     archivedSince: 'Archivado {{when}}: sin trabajo nuevo hasta que se restaure.', archive: 'Archivar proyecto', restore: 'Restaurar proyecto', archivedNow: 'Archivado.', restored: 'Restaurado.',
   },
+  steering: {
+    title: 'Cambios en lo que usan las ejecuciones', help: 'Hooks y comprobaciones en .maestro/, y las specs y el knowhow que citan los briefs, cambiados en main: toda ejecución desde entonces los usa. Los más recientes primero.',
+    merged: 'Fusionado desde {{who}}', remote: 'Enviado al main compartido sin una fusión de Maestro por {{who}}: «{{subject}}»', promotion: 'Conocimiento promovido a main ({{who}})',
+    commit: 'commit {{sha}}', noFiles: '(archivos sin nombrar)', none: 'Ningún cambio en hooks, comprobaciones o conocimiento ha llegado todavía a main.', loading: 'Leyendo los cambios…', loadFailed: 'No se pudieron leer los cambios: {{message}}',
+  },
   agents: {
     title: 'Herramientas de agente en la máquina del daemon', installed: 'instalada', missing: 'no instalada', loggedIn: 'con sesión iniciada', loggedOut: 'sin sesión iniciada', unknown: 'sesión desconocida',
     checking: 'Comprobando las herramientas de agente…', loadFailed: 'No se pudieron comprobar las herramientas de agente: {{message}}', hint: 'Para usar una: maestro project add <path> --provider <kind>, o maestro project config set provider.kind <kind> --project <name>.',

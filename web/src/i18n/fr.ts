@@ -45,6 +45,11 @@ export const fr: Dictionary = {
     archiveTitle: 'Archiver', archiveHelp: 'Archiver garde les tâches et l’historique du projet et ne lui donne plus de travail : aucune tâche n’est créée, relancée ni démarrée. C’est refusé tant qu’une tâche tourne ou attend à une porte. Restaurer l’annule.',
     archivedSince: 'Archivé {{when}} : plus de travail tant qu’il n’est pas restauré.', archive: 'Archiver le projet', restore: 'Restaurer le projet', archivedNow: 'Archivé.', restored: 'Restauré.',
   },
+  steering: {
+    title: 'Changements de ce qu’utilisent les exécutions', help: 'Hooks et vérifications dans .maestro/, et les specs et le knowhow que citent les briefs, changés sur main : chaque exécution les utilise ensuite. Les plus récents d’abord.',
+    merged: 'Fusionné depuis {{who}}', remote: 'Poussé sur le main partagé sans fusion Maestro par {{who}} : « {{subject}} »', promotion: 'Connaissances promues dans main ({{who}})',
+    commit: 'commit {{sha}}', noFiles: '(fichiers non nommés)', none: 'Aucun changement de hooks, de vérifications ou de connaissances n’a encore atteint main.', loading: 'Lecture des changements…', loadFailed: 'Les changements n’ont pas pu être lus : {{message}}',
+  },
   agents: {
     title: 'Outils d’agent sur la machine du démon', installed: 'installé', missing: 'non installé', loggedIn: 'connecté', loggedOut: 'non connecté', unknown: 'connexion inconnue',
     checking: 'Vérification des outils d’agent…', loadFailed: 'Impossible de vérifier les outils d’agent : {{message}}', hint: 'Pour en utiliser un : maestro project add <path> --provider <kind>, ou maestro project config set provider.kind <kind> --project <name>.',

@@ -45,6 +45,11 @@ export const ja: Dictionary = {
     archiveTitle: 'アーカイブ', archiveHelp: 'アーカイブするとプロジェクトのタスクと履歴は残り、新しい作業は行われません。タスクの作成・再試行・開始はできません。実行中やゲートで待っているタスクがある間は拒否されます。復元で元に戻せます。',
     archivedSince: '{{when}} にアーカイブ: 復元するまで新しい作業はありません。', archive: 'プロジェクトをアーカイブ', restore: 'プロジェクトを復元', archivedNow: 'アーカイブしました。', restored: '復元しました。',
   },
+  steering: {
+    title: '実行が使うものの変更', help: '.maestro/ のフックとチェック、ブリーフが引用する spec と knowhow が main で変わりました。以後の実行はすべてそれを使います。新しい順。',
+    merged: '{{who}} からマージ', remote: 'Maestro のマージを経ずに {{who}} が共有 main へプッシュ:「{{subject}}」', promotion: 'ナレッジを main へ昇格 ({{who}})',
+    commit: 'コミット {{sha}}', noFiles: '(ファイル名なし)', none: 'フック、チェック、ナレッジの変更はまだ main に届いていません。', loading: '変更を読み込み中…', loadFailed: '変更を読み込めませんでした: {{message}}',
+  },
   agents: {
     title: 'デーモンのマシン上のエージェントツール', installed: 'インストール済み', missing: '未インストール', loggedIn: 'ログイン済み', loggedOut: '未ログイン', unknown: 'ログイン状態不明',
     checking: 'エージェントツールを確認中…', loadFailed: 'エージェントツールを確認できませんでした: {{message}}', hint: '使うには: maestro project add <path> --provider <kind>、または maestro project config set provider.kind <kind> --project <name>。',

@@ -45,6 +45,11 @@ export const zh: Dictionary = {
     archiveTitle: '归档', archiveHelp: '归档会保留项目的任务和历史，但不再给它新工作：不能创建、重试或启动任务。有任务正在运行或在关卡等待时会被拒绝。恢复可撤销归档。',
     archivedSince: '归档于 {{when}}：恢复之前没有新工作。', archive: '归档项目', restore: '恢复项目', archivedNow: '已归档。', restored: '已恢复。',
   },
+  steering: {
+    title: '运行所用内容的变更', help: '.maestro/ 中的钩子和检查，以及简报引用的 spec 和 knowhow 在 main 上发生了变化：此后的每次运行都会使用它们。最新的在前。',
+    merged: '合并自 {{who}}', remote: '{{who}} 未经 Maestro 合并直接推送到共享 main：“{{subject}}”', promotion: '知识已提升到 main（{{who}}）',
+    commit: '提交 {{sha}}', noFiles: '（未列出文件）', none: '尚无钩子、检查或知识的变更进入 main。', loading: '正在读取变更…', loadFailed: '无法读取变更：{{message}}',
+  },
   agents: {
     title: '守护进程所在机器上的代理工具', installed: '已安装', missing: '未安装', loggedIn: '已登录', loggedOut: '未登录', unknown: '登录状态未知',
     checking: '正在检查代理工具…', loadFailed: '无法检查代理工具：{{message}}', hint: '使用方法：maestro project add <path> --provider <kind>，或 maestro project config set provider.kind <kind> --project <name>。',

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
 import type { Project } from '../api/types.js';
 import { AgentTools } from '../components/AgentTools.js';
+import { SteeringChanges } from '../components/SteeringChanges.js';
 import { errorText } from '../components/reasons.js';
 import { useProjects } from '../stores/projects.js';
 import styles from './Screens.module.css';
@@ -97,6 +98,7 @@ export function SettingsScreen() {
         <Section title={t('settings.limits')} value={c.limits} />
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
+      <SteeringChanges projectId={project.id} />
       <AgentTools />
       <ArchiveCard key={project.id} project={project} />
       <div className={styles.card}>
