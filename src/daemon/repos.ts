@@ -16,7 +16,7 @@ import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, refTips } from '../git/merge.js';
 import { listWorktrees } from '../git/worktree.js';
-import { looseRef } from '../git/onDisk.js';
+import { readRef } from '../git/onDisk.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
 export function remoteOf(project: Project): string | null {
@@ -92,12 +92,12 @@ export interface ProjectReposOptions extends RemoteReachOptions {
 }
 
 /**
- * main and the remote's main as their loose ref files say (no git process: a sync runs before most runs), or
- * null when either is packed or unreadable (git is asked then).
+ * main and the remote's main as their ref files say (no git process: a sync runs before most runs), or null when
+ * the files cannot say (git is asked then).
  */
-function looseTips(clone: string, base: string): { from: string; to: string } | null {
-  const from = looseRef(join(clone, '.git'), `refs/heads/${base}`);
-  const to = looseRef(join(clone, '.git'), `refs/remotes/origin/${base}`);
+function refFileTips(clone: string, base: string): { from: string; to: string } | null {
+  const from = readRef(join(clone, '.git'), `refs/heads/${base}`);
+  const to = readRef(join(clone, '.git'), `refs/remotes/origin/${base}`);
   return from && to ? { from, to } : null;
 }
 
@@ -183,7 +183,7 @@ export class ProjectRepos {
       await fetchFromRemote(clone, ['origin'], this.stallMs);
     });
     // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
-    const move = this.opts.onSteeringMoved ? await steeringMove(clone, base, looseTips(clone, base)) : null;
+    const move = this.opts.onSteeringMoved ? await steeringMove(clone, base, refFileTips(clone, base)) : null;
     // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
     await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
     if (move) await this.opts.onSteeringMoved!(project, clone, move);

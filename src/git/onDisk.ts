@@ -30,12 +30,6 @@ function readTrimmed(file: string): string | null {
   }
 }
 
-/** The commit a loose ref file under `gitDir` holds (`refs/heads/main`), or null: packed, missing, or not a commit id. */
-export function looseRef(gitDir: string, ref: string): string | null {
-  const sha = readTrimmed(join(gitDir, ref));
-  return sha && SHA.test(sha) ? sha : null;
-}
-
 /**
  * The commit `ref` (a full name, `refs/heads/main`) points at in the repository whose git dir is `gitDir`: its loose
  * file, else its line in packed-refs. Null when it does not exist; undefined when the files cannot say (a reftable
