@@ -6,8 +6,8 @@
  * reports through exit codes.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,6 +91,14 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
     expect(JSON.parse(audit.stdout)).toMatchObject({ targetId: 'C001', severity: 'high', status: 'open' });
     const list = await maestro(['wiki', 'maintain', '--list-audits', '--json']);
     expect(JSON.parse(list.stdout).open).toHaveLength(1);
+    // A file in the audit folder that is no audit is named, with why, not passed over.
+    const stray = join(dirname(JSON.parse(audit.stdout).path), 'stray.md');
+    writeFileSync(stray, 'notes with no frontmatter\n');
+    const listed = await maestro(['wiki', 'maintain', '--list-audits']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^1 open\n/);
+    expect(listed.stderr).toContain(`1 audit file(s) could not be read; fix or remove them by hand:\n  ${stray}: it has no frontmatter`);
+    rmSync(stray);
 
     const lint = await maestro(['wiki', 'lint']);
     expect(lint.code).toBe(1); // C001 is not in index.md yet

@@ -100,6 +100,13 @@ function registerObserve(program: Command, ctx: CliContext): void {
     );
 }
 
+/** Audit files that are no audit, on stderr: they are the person's to fix or remove, and nothing acts on them. */
+function printUnreadableAudits(unreadable: Array<{ path: string; reason: string }>): void {
+  if (!unreadable.length) return;
+  process.stderr.write(`${unreadable.length} audit file(s) could not be read; fix or remove them by hand:\n`);
+  for (const u of unreadable) process.stderr.write(`  ${u.path}: ${u.reason}\n`);
+}
+
 function wikiMaintain(wiki: Command, ctx: CliContext): void {
   wiki
     .command('maintain')
@@ -118,6 +125,7 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
           for (const a of audits.open) process.stdout.write(`  [${a.severity}] ${a.targetId} ${a.filedAt} ${a.file}\n`);
           process.stdout.write(`${audits.resolved.length} resolved\n`);
           for (const a of audits.resolved) process.stdout.write(`  ${a.targetId} ${a.resolvedAt ?? ''} ${a.file}\n`);
+          printUnreadableAudits(audits.unreadable);
           return;
         }
         if (opts.dryRun) {
@@ -125,6 +133,7 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
           if (opts.json) return printJson(report);
           process.stdout.write(`wiki ${report.wikiRoot}\n${report.openAudits.length} open audits\n`);
           for (const a of report.openAudits) process.stdout.write(`  [${a.severity}] ${a.targetId}: ${a.anchor.slice(0, 100)}\n`);
+          printUnreadableAudits(report.unreadableAudits);
           process.stdout.write(`lint: ${report.lint.errors.length} errors, ${report.lint.warnings.length} warnings\n`);
           for (const f of [...report.lint.errors, ...report.lint.warnings]) process.stdout.write(`  ${f.level} ${f.code}: ${f.message}\n`);
           const b = report.buckets;

@@ -87,8 +87,22 @@ export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): Audit
   return { file, path, targetId, severity, filedAt, status: 'open', anchor, ...(req.sessionId ? { sessionId: req.sessionId } : {}), ...(req.explorationId ? { explorationId: req.explorationId } : {}) };
 }
 
-function readAudit(path: string, file: string): AuditRecord | null {
-  return auditOf(readFileSync(path, 'utf8'), path, file);
+/** An audit file, or why it is not one (unreadable, or no target): listAudits names those instead of passing over them. */
+function readAudit(path: string, file: string): AuditRecord | UnreadableAudit {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return { file, path, reason: `it cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+  }
+  return auditOf(text, path, file) ?? { file, path, reason: noTarget(text) };
+}
+
+/** An `.md` file in an audit folder that is no audit Maestro can act on, and why. */
+export interface UnreadableAudit {
+  file: string;
+  path: string;
+  reason: string;
 }
 
 /** The audit a file's text holds; null when its frontmatter names no target (`target_id`, a string). */
@@ -113,20 +127,24 @@ function auditOf(text: string, path: string, file: string): AuditRecord | null {
 
 const RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2 };
 
-export function listAudits(wikiRoot: string): { open: AuditRecord[]; resolved: AuditRecord[] } {
+export function listAudits(wikiRoot: string): { open: AuditRecord[]; resolved: AuditRecord[]; unreadable: UnreadableAudit[] } {
   const layout = wikiLayout(wikiRoot);
-  const read = (dir: string): AuditRecord[] =>
-    existsSync(dir)
-      ? readdirSync(dir)
-          .filter((f) => f.endsWith('.md'))
-          .map((f) => readAudit(join(dir, f), f))
-          .filter((a): a is AuditRecord => a !== null)
-      : [];
+  const unreadable: UnreadableAudit[] = [];
+  const read = (dir: string): AuditRecord[] => {
+    if (!existsSync(dir)) return [];
+    const audits: AuditRecord[] = [];
+    for (const f of readdirSync(dir).filter((name) => name.endsWith('.md')).sort()) {
+      const a = readAudit(join(dir, f), f);
+      if ('reason' in a) unreadable.push(a);
+      else audits.push(a);
+    }
+    return audits;
+  };
   const open = read(layout.audit)
     .filter((a) => a.status === 'open')
     .sort((a, b) => RANK[a.severity] - RANK[b.severity] || a.filedAt.localeCompare(b.filedAt));
   const resolved = read(layout.auditResolved).sort((a, b) => (a.resolvedAt ?? '').localeCompare(b.resolvedAt ?? ''));
-  return { open, resolved };
+  return { open, resolved, unreadable };
 }
 
 /** Why an audit's text names no target, in words for its message. */

@@ -16,7 +16,7 @@ import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
 import { ensureWikiLayout, LEGACY_DIRS, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { INTENT_KEYS } from '../curation/intent.js';
 import { appendKnowledgeLog, rebuildKnowledgeIndex } from '../wiki/log.js';
-import { listAudits, resolveAudit, type AuditRecord } from './audit.js';
+import { listAudits, resolveAudit, type AuditRecord, type UnreadableAudit } from './audit.js';
 import { lintWiki, type LintFinding } from './lint.js';
 
 export interface BucketStats {
@@ -30,6 +30,8 @@ export interface BucketStats {
 export interface MaintenanceReport {
   wikiRoot: string;
   openAudits: AuditRecord[];
+  /** Files in the audit folders that are no audit (unreadable, or naming no target), and why: fixed or removed by hand. */
+  unreadableAudits: UnreadableAudit[];
   lint: { errors: LintFinding[]; warnings: LintFinding[] };
   buckets: BucketStats;
 }
@@ -56,7 +58,8 @@ export function bucketStats(wikiRoot: string, workspaceRoot: string): BucketStat
 }
 
 export function buildMaintenanceReport(wikiRoot: string, workspaceRoot: string, now: Date): MaintenanceReport {
-  return { wikiRoot, openAudits: listAudits(wikiRoot).open, lint: lintWiki(wikiRoot, now), buckets: bucketStats(wikiRoot, workspaceRoot) };
+  const audits = listAudits(wikiRoot);
+  return { wikiRoot, openAudits: audits.open, unreadableAudits: audits.unreadable, lint: lintWiki(wikiRoot, now), buckets: bucketStats(wikiRoot, workspaceRoot) };
 }
 
 /** The maintainer agent seam: given the report, which audits it resolved (after fixing entries itself). */

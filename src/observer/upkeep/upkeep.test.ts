@@ -187,6 +187,28 @@ describe('wiki maintain with audits it cannot resolve', () => {
   });
 });
 
+describe('audit files that are no audit', () => {
+  it('are named with why (no frontmatter, no target, not a string, not a file), not passed over; the real ones are listed as before', () => {
+    seed();
+    const good = fileAudit(wiki, { targetId: 'C001', severity: 'high' }, at(0));
+    const dirOf = wikiLayout(wiki).audit;
+    writeFileSync(join(dirOf, 'bare.md'), '## Anchor\nNo frontmatter.\n');
+    writeFileSync(join(dirOf, 'untargeted.md'), '---\nseverity: low\n---\n\n## Anchor\nNo target.\n');
+    writeFileSync(join(dirOf, 'numbered.md'), '---\ntarget_id: 7\n---\n');
+    mkdirSync(join(dirOf, 'folder.md'));
+    const listed = listAudits(wiki);
+    expect(listed.open.map((a) => a.file)).toEqual([good.file]);
+    expect(listed.unreadable.map((u) => [u.file, u.reason])).toEqual([
+      ['bare.md', 'it has no frontmatter, so no target_id (the id of the wiki entry it audits)'],
+      ['folder.md', 'it cannot be read (EISDIR)'],
+      ['numbered.md', 'its target_id must be a string, the id of the wiki entry it audits (found 7)'],
+      ['untargeted.md', 'its frontmatter has no target_id (the id of the wiki entry it audits)'],
+    ]);
+    expect(listed.unreadable[0]!.path).toBe(join(dirOf, 'bare.md'));
+    expect(buildMaintenanceReport(wiki, dir.path, at(1)).unreadableAudits.map((u) => u.file)).toEqual(['bare.md', 'folder.md', 'numbered.md', 'untargeted.md']);
+  });
+});
+
 describe('wiki migrate', () => {
   it('moves knowledge-base entries, trashes engineering folders, merges per-session caches, never overwrites', () => {
     const kb = join(dir.path, 'knowledge-base');
