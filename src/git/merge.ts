@@ -6,7 +6,6 @@
  * not start over files in the checkout (untracked ones the branch adds) is
  * refused like a dirty checkout, not taken for a conflict.
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { checkoutState, git, headSha, revParse } from './git.js';
@@ -172,12 +171,11 @@ export async function refTips(repoPath: string, ...patterns: string[]): Promise<
 }
 
 /**
- * The commits `refs` (full names) point at, those that exist: read from git's files when `repoPath`'s `.git` is a
- * folder and they settle every one (onDisk.readRef), else with one for-each-ref.
+ * The commits `refs` (full names) point at, those that exist: read from git's files when they settle every one
+ * (onDisk.readRef: `repoPath`'s `.git` is a folder, not reftable), else with one for-each-ref.
  */
 export async function tipsOf(repoPath: string, refs: string[]): Promise<Map<string, string>> {
   const gitDir = join(repoPath, '.git');
-  if (!statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) return refTips(repoPath, ...refs);
   const tips = new Map<string, string>();
   for (const ref of refs) {
     const tip = readRef(gitDir, ref);

@@ -66,6 +66,7 @@ describe('where HEAD is, read from git\'s files', () => {
     expect(readRef(gitDir, 'refs/heads/kept')).toBe(first); // packed only
     expect(readRef(gitDir, 'refs/heads/none')).toBeNull();
     expect(readRef(gitDir, 'refs/heads/main/deeper')).toBeNull();
+    expect(readRef(join(tempDir('maestro-plain-'), '.git'), 'refs/heads/main')).toBeUndefined(); // no git dir: git decides
 
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));

@@ -4,7 +4,7 @@
  * and these reads come several times per task. Each answer is null (or undefined) when the files do not settle
  * it (a reftable repository, a `.git` that is not what Maestro makes); the caller then asks git.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { canonical } from '../lib/paths.js';
 
@@ -32,8 +32,8 @@ function readTrimmed(file: string): string | null {
 
 /**
  * The commit `ref` (a full name, `refs/heads/main`) points at in the repository whose git dir is `gitDir`: its loose
- * file, else its line in packed-refs. Null when it does not exist; undefined when the files cannot say (a reftable
- * repository, a symbolic ref, an unreadable file): ask git then.
+ * file, else its line in packed-refs. Null when it does not exist; undefined when the files cannot say (no git dir
+ * there, a reftable repository, a symbolic ref, an unreadable file): ask git then.
  */
 export function readRef(gitDir: string, ref: string): string | null | undefined {
   if (existsSync(join(gitDir, 'reftable'))) return undefined;
@@ -53,7 +53,8 @@ function packedRef(gitDir: string, ref: string): string | null | undefined {
   try {
     packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+    // No packed-refs in a git dir: the ref does not exist. No git dir at all (a `.git` file or none): ask git.
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' && statSync(gitDir, { throwIfNoEntry: false })?.isDirectory() ? null : undefined;
   }
   // `<sha> <ref>` per line; `# pack-refs with: …` and `^<peeled sha>` lines are not refs.
   for (const line of packed.split('\n')) {
@@ -103,10 +104,15 @@ export function registeredAt(repoPath: string, path: string): boolean | null {
     // No worktrees folder: none registered, provided `.git` is a repository's folder.
     return readTrimmed(join(repoPath, '.git', 'HEAD')) === null ? null : false;
   }
-  // The folder may be gone (a stale registration): its parent, which exists, resolves the symlinks.
-  const target = join(canonical(dirname(path)), basename(path), '.git');
-  return names.some((name) => {
-    const back = readTrimmed(join(admins, name, 'gitdir'));
-    return back !== null && canonical(resolve(admins, name, back)) === canonical(target);
-  });
+  return names.some((name) => namesBack(join(admins, name), path));
+}
+
+/**
+ * Whether a worktree admin folder's `gitdir` file names `path/.git` back, symlinks resolved. `path` may be gone (a
+ * stale registration): its parent, which exists, resolves them.
+ */
+export function namesBack(admin: string, path: string): boolean {
+  const back = readTrimmed(join(admin, 'gitdir'));
+  if (back === null) return false; // git's record was pruned
+  return canonical(resolve(admin, back)) === canonical(join(canonical(dirname(path)), basename(path), '.git'));
 }

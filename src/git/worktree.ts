@@ -9,7 +9,7 @@ import { canonical } from '../lib/paths.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { assertRepository, git, revParse } from './git.js';
 import { tipsOf } from './merge.js';
-import { adminWhole, gitdirPointer, registeredAt } from './onDisk.js';
+import { adminWhole, gitdirPointer, namesBack, registeredAt } from './onDisk.js';
 
 export interface WorktreeSpec {
   repoPath: string;
@@ -107,7 +107,7 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   };
   // A worktree this repository registered, linked both ways and whole, read from disk: no git process (every
   // review, every later round).
-  if (wholeIn(spec.repoPath, path)) return reused();
+  if (wholeAdmin(spec.repoPath, path)) return reused();
   // A registration of this path, also read from disk when the repository's .git is a folder; otherwise git lists
   // them (the path as it resolved it: a root reached through a symlink is the same folder).
   const known = registeredAt(spec.repoPath, path) ?? (await worktreesOfRepository(spec.repoPath)).some((w) => samePath(w.path, path));
@@ -130,13 +130,14 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
 }
 
 /**
- * Whether `path` is a worktree of `repoPath` that git can work in, read from disk: its `.git` file names an
- * admin folder in the repository's own `.git` folder, that folder names it back (worktreeLinked), and git has
- * written its HEAD and commondir. False for a repository whose `.git` is not a folder (then git's listing decides).
+ * The admin folder of `path` when it is a worktree of `repoPath` that git can work in, read from disk: its `.git`
+ * file names an admin folder in the repository's own `.git` folder, that folder names it back (worktreeLinked), and
+ * git has written its HEAD and commondir. Null otherwise, and for a repository whose `.git` is not a folder (then
+ * git's listing decides).
  */
-function wholeIn(repoPath: string, path: string): boolean {
+function wholeAdmin(repoPath: string, path: string): string | null {
   const admin = gitdirPointer(path);
-  return admin !== null && samePath(dirname(dirname(admin)), join(repoPath, '.git')) && worktreeLinked(path) && adminWhole(admin);
+  return admin && samePath(dirname(dirname(admin)), join(repoPath, '.git')) && linkedAt(admin, path) && adminWhole(admin) ? admin : null;
 }
 
 /** The same folder or file, symlinks resolved; a missing one is the same only as itself. */
@@ -149,15 +150,11 @@ const samePath = (a: string, b: string) => canonical(a) === canonical(b);
  */
 export function worktreeLinked(path: string): boolean {
   const admin = gitdirPointer(path);
-  if (!admin || basename(dirname(admin)) !== 'worktrees') return false;
-  let back: string;
-  try {
-    back = readFileSync(join(admin, 'gitdir'), 'utf8').trim();
-  } catch {
-    return false; // git's record was pruned
-  }
-  return samePath(resolve(admin, back), join(path, '.git'));
+  return admin !== null && linkedAt(admin, path);
 }
+
+/** Whether `admin`, which `path`'s `.git` file names, is a `worktrees/<name>` folder that names `path` back. */
+const linkedAt = (admin: string, path: string) => basename(dirname(admin)) === 'worktrees' && namesBack(admin, path);
 
 /**
  * Where a linked worktree's HEAD is, read from its admin folder's HEAD file (no git process): the branch it
@@ -283,8 +280,8 @@ export async function detachedWorktree(repoPath: string, worktreeRoot: string, n
 }
 
 export async function removeWorktree(repoPath: string, path: string): Promise<void> {
-  const admin = gitdirPointer(path);
-  if (admin && wholeIn(repoPath, path) && !existsSync(join(admin, 'locked'))) {
+  const admin = wholeAdmin(repoPath, path);
+  if (admin && !existsSync(join(admin, 'locked'))) {
     // What `git worktree remove --force` does to an unlocked worktree, without its process: the folder, then
     // git's record of it (a kill in between leaves a registration without a folder, which a prune clears).
     rmSync(path, { recursive: true, force: true });
