@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { coerceError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { git } from '../git/git.js';
+import { maintainAtPace } from '../git/maintenance.js';
 import { removeWorktree } from '../git/worktree.js';
 import { remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
@@ -50,24 +51,9 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
     }
     const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
     if (!keep) await deps.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => deps.onError(coerceError(err)));
-    await maintain(deps, repo);
+    await maintainAtPace(repo).catch((err: unknown) => deps.onError(coerceError(err)));
   };
   await (remoteOf(project) ? deps.repos.exclusive(project.id, clean) : clean());
-}
-
-/**
- * How often a repository gets git's auto-maintenance after merges. Maestro's own commits and merges turn it off
- * (it would be a git process per commit); without this, a project where the person never commits would gather
- * loose objects for good. `--auto` does nothing until git's thresholds are passed, and gc goes to the background.
- */
-export const MAINTENANCE_EVERY_MS = 10 * 60_000;
-const maintainedAt = new Map<string, number>();
-
-async function maintain(deps: CleanupDeps, repo: string): Promise<void> {
-  const last = maintainedAt.get(repo);
-  if (last !== undefined && Date.now() - last < MAINTENANCE_EVERY_MS) return;
-  maintainedAt.set(repo, Date.now());
-  await git(repo, ['maintenance', 'run', '--auto', '--quiet']).catch((err: unknown) => deps.onError(coerceError(err)));
 }
 
 /** Removes the task's worktree (none without a worktree root): its path, or undefined when that failed (told). */

@@ -77,7 +77,7 @@ export class Orchestrator {
   ) {
     this.owner = config.name;
     this.knowledge = opts.knowledge ?? new KnowledgeBridge();
-    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote, onSteeringMoved: steeringRecorder(store, opts.onError) });
+    this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote, onSteeringMoved: steeringRecorder(store, opts.onError), onError: opts.onError });
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
       owner: this.owner,

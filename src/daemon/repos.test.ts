@@ -7,6 +7,7 @@ import { tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { silentServer } from '../../test/helpers/silentServer.js';
 import { poll } from '../../test/helpers/wait.js';
+import { observeGit } from '../git/git.js';
 import { ABANDONED_WORKTREE_MS, ProjectRepos } from './repos.js';
 
 function sharedProject(): { project: Project; home: string } {
@@ -63,6 +64,24 @@ describe('ProjectRepos on a shared remote', () => {
     await expect(repos.prepare(project)).resolves.toBe(clone);
     expect(existsSync(join(clone, '.git', 'worktrees', 'x'))).toBe(false);
     expect(git(clone, 'worktree', 'list')).not.toContain('wt-x');
+  });
+});
+
+describe('ProjectRepos keeping its clone', () => {
+  it('fetches without git\'s auto-maintenance (a process per fetch) and maintains the clone itself once per MAINTENANCE_EVERY_MS', async () => {
+    const { project, home } = sharedProject();
+    const repos = new ProjectRepos(home);
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    const clone = await repos.prepare(project);
+    await repos.prepare(project);
+    await repos.refresh(project);
+    unobserve();
+    const fetches = calls.filter((a) => a.includes('fetch'));
+    expect(fetches).toHaveLength(3);
+    for (const f of fetches) expect(f.slice(0, 3)).toEqual(['-c', 'maintenance.auto=false', 'fetch']);
+    expect(calls.filter((a) => a[0] === 'maintenance')).toEqual([['maintenance', 'run', '--auto', '--quiet']]);
+    expect(git(clone, 'rev-parse', 'origin/main')).toBe(git(project.config.remote as string, 'rev-parse', 'main'));
   });
 });
 
@@ -239,7 +258,11 @@ describe('ProjectRepos publishing a task branch', () => {
     commitFile(other, 'main.txt');
     git(other, 'push', '-q', 'origin', 'HEAD:main');
     const before = git(clone, 'rev-parse', 'origin/main');
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
     await expect(repos.prepareRun(project, branch, { commit: executed, published: true })).resolves.toBe(clone);
+    unobserve();
+    expect(calls).toEqual([]); // the branch and where the remote has it, read from the clone's ref files
     expect(fetches()).toBe(2);
     expect(git(clone, 'rev-parse', 'origin/main')).toBe(before);
     // Another daemon ran the task again and recorded its commit: this clone's is not it, so the remote is asked.

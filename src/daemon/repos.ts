@@ -14,8 +14,9 @@ import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import { steeringMove } from './remoteSteering.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
-import { isAncestor, refTips } from '../git/merge.js';
+import { isAncestor, tipsOf } from '../git/merge.js';
 import { listWorktrees } from '../git/worktree.js';
+import { NO_AUTO_MAINTENANCE, maintainAtPace } from '../git/maintenance.js';
 import { readRef } from '../git/onDisk.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
@@ -55,12 +56,13 @@ export const ABANDONED_WORKTREE_MS = 10_000;
  * leaves the placeholder for good, and every fetch of this clone would fail:
  * a placeholder older than ABANDONED_WORKTREE_MS is dropped (git forgets that
  * worktree; the run that needs it makes it again, see ensureWorktree).
+ * Without git's auto-maintenance, a process per fetch (two per task): `sync` runs it at its pace (maintenance.ts).
  */
 async function fetchFromRemote(clone: string, args: string[], stallMs: number): Promise<void> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      await git(clone, ['fetch', '-q', '--progress', ...args], { stallMs });
+      await git(clone, [...NO_AUTO_MAINTENANCE, 'fetch', '-q', '--progress', ...args], { stallMs });
       return;
     } catch (err) {
       const name = /bad object worktrees\/([^/\s]+)\/HEAD/.exec((err as Error).message)?.[1];
@@ -89,6 +91,8 @@ export interface ProjectReposOptions extends RemoteReachOptions {
   stallMs?: number;
   /** A sync brought a main whose steering files (core/steering.ts) differ from what this clone had: told after the checkout. */
   onSteeringMoved?: (project: Project, clone: string, move: { from: string; to: string }) => Promise<void>;
+  /** A clone's maintenance failed (the work goes on). */
+  onError?: (err: Error) => void;
 }
 
 /**
@@ -182,6 +186,7 @@ export class ProjectRepos {
       if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
       await fetchFromRemote(clone, ['origin'], this.stallMs);
     });
+    await maintainAtPace(clone).catch((err: unknown) => this.opts.onError?.(coerceError(err)));
     // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
     const move = this.opts.onSteeringMoved ? await steeringMove(clone, base, refFileTips(clone, base)) : null;
     // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
@@ -315,9 +320,9 @@ export class ProjectRepos {
 
 }
 
-/** The task branch in this clone, and where the clone last saw it on the remote (its `origin/<branch>`), in one git process. */
+/** The task branch in this clone, and where the clone last saw it on the remote (its `origin/<branch>`): from git's files, else one git process. */
 async function branchTips(clone: string, branch: string): Promise<{ local?: string; published?: string }> {
-  const tips = await refTips(clone, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`);
+  const tips = await tipsOf(clone, [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`]);
   return { local: tips.get(`refs/heads/${branch}`), published: tips.get(`refs/remotes/origin/${branch}`) };
 }
 

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { checkoutState, git, headSha, revParse } from './git.js';
+import { NO_AUTO_MAINTENANCE } from './maintenance.js';
 import { readRef } from './onDisk.js';
 
 export interface MergeOptions {
@@ -84,14 +85,14 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   // --ff fast-forwards when it can and otherwise commits with the message (whatever merge.ff says in the repository's config).
   const mode = strategy === 'no-ff' ? '--no-ff' : strategy === 'ff-only' ? '--ff-only' : '--ff';
   const message = options.message ?? `Merge ${branch}`;
-  // Without auto-maintenance: a train runs one merge after another, and a fetch runs it anyway. In git's own
+  // Without auto-maintenance (a train runs one merge after another; the daemon runs it at its own pace). In git's own
   // words (LC_ALL=C), whatever the person's locale: a refusal is told from a conflict by what git said.
   // Exit 1 is a conflict or a refusal (a fast-forward's); 2, a refusal once a merge strategy was chosen.
   // --no-verify: the repository's pre-merge-commit and commit-msg hooks judge a person's commits (commitlint under
   // husky refuses "Merge maestro/…"), and a refusal was taken for a conflict, a conflict run started, again and
   // again; the work passed the project's checks, its reviews and the person (before:merge is Maestro's hook here),
   // and the agent's own commits are made with --no-verify too (commitAll).
-  const merge = ['-c', 'maintenance.auto=false', 'merge', mode, '--no-verify', '-m', message, '--end-of-options', branchSha];
+  const merge = [...NO_AUTO_MAINTENANCE, 'merge', mode, '--no-verify', '-m', message, '--end-of-options', branchSha];
   const { code, stdout, stderr } = await git(repoPath, merge, { okCodes: [1, 2], env: { LC_ALL: 'C' } });
   if (code !== 0) {
     // A conflict leaves the merge in progress: aborted, main is as it was. A refused merge never started.
@@ -215,11 +216,11 @@ export async function mergeInProgress(worktree: string): Promise<boolean> {
  * Stages everything and commits; returns the new HEAD, or null when there was nothing to commit. The commit is
  * tried straight away: git answers "nothing to commit" (exit 1) when nothing is staged and no merge is under way
  * (a conflict run that took main's side everywhere still commits its merge). Without auto-maintenance, which
- * would be a process per commit: the daemon runs it after merges (MAINTENANCE_EVERY_MS).
+ * would be a process per commit: the daemon runs it at its own pace (maintenance.ts).
  */
 export async function commitAll(worktree: string, message: string): Promise<string | null> {
   await git(worktree, ['add', '-A']);
-  const { code, stdout, stderr } = await git(worktree, ['-c', 'maintenance.auto=false', 'commit', '--no-verify', '-m', message], { okCodes: [1] });
+  const { code, stdout, stderr } = await git(worktree, [...NO_AUTO_MAINTENANCE, 'commit', '--no-verify', '-m', message], { okCodes: [1] });
   if (code === 0) return headSha(worktree);
   // Exit 1 with something to commit is a refusal (a prepare-commit-msg hook, which --no-verify does not skip).
   const staged = (await git(worktree, ['diff', '--cached', '--quiet'], { okCodes: [1] })).code === 1;

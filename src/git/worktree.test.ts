@@ -111,6 +111,26 @@ describe('a worktree deleted under its task', () => {
     expect(git(again.path, 'rev-parse', 'HEAD')).toBe(tip);
   });
 
+  it('a clone\'s remote-tracking base (origin/main) is read from its ref file; a tag of the base\'s name is git\'s to resolve, as git would', async () => {
+    const { repo, spec } = setup();
+    const first = git(repo, 'rev-parse', 'main');
+    git(repo, 'update-ref', 'refs/remotes/origin/main', first);
+    commitIn(repo, 'later.txt', 'later\n');
+    const calls: string[][] = [];
+    const unobserve = observeGit((c) => calls.push(c.args));
+    const made = await ensureWorktree({ ...spec, baseBranch: 'origin/main' });
+    expect(calls.map((a) => a[0])).toEqual(['worktree']);
+    expect(made).toMatchObject({ created: true, newBranch: true, baseSha: first });
+    // A tag named `main` on the first commit: `git rev-parse main` takes the tag (refs/tags before refs/heads).
+    git(repo, 'tag', 'main', first);
+    calls.length = 0;
+    const tagged = await ensureWorktree({ ...spec, taskId: 'T2' });
+    unobserve();
+    expect(calls.map((a) => a[0])).toEqual(['rev-parse', 'worktree']);
+    expect(tagged.baseSha).toBe(first);
+    expect(git(tagged.path, 'rev-parse', 'HEAD')).toBe(first);
+  });
+
   it('a base that is no branch (a tag) is still resolved', async () => {
     const { repo, spec } = setup();
     git(repo, 'tag', 'v1');

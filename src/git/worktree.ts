@@ -44,12 +44,13 @@ export function taskBranch(taskId: string, version: number): string {
 
 /**
  * The base's commit and whether the task's branch exists, read from git's files (or one git process) when the base
- * is a branch (it is one everywhere Maestro sets it); any other revision the base names is resolved on its own.
+ * is a branch, local (`main`) or a clone's remote-tracking one (`origin/main`), as everywhere Maestro sets it. A tag
+ * of that name comes first for git, so it is resolved by git, as is any other revision the base names.
  */
 async function baseAndBranch(repoPath: string, base: string, branch: string): Promise<{ baseSha: string; branchExists: boolean }> {
-  const tips = await tipsOf(repoPath, [`refs/heads/${base}`, `refs/heads/${branch}`]);
-  const baseSha = tips.get(`refs/heads/${base}`) ?? (await revParse(repoPath, base));
-  return { baseSha, branchExists: tips.has(`refs/heads/${branch}`) };
+  const tips = await tipsOf(repoPath, [`refs/tags/${base}`, `refs/heads/${base}`, `refs/remotes/${base}`, `refs/heads/${branch}`]);
+  const asBranch = tips.has(`refs/tags/${base}`) ? undefined : (tips.get(`refs/heads/${base}`) ?? tips.get(`refs/remotes/${base}`));
+  return { baseSha: asBranch ?? (await revParse(repoPath, base)), branchExists: tips.has(`refs/heads/${branch}`) };
 }
 
 /**

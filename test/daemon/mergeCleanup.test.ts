@@ -1,7 +1,7 @@
 /**
  * What a landed train leaves, cleaned up on real git: every task's worktree removed, the train's branches deleted
  * in one git process, a cleanup event per task, and git's auto-maintenance (which Maestro's own commits and merges
- * skip) run at most once per MAINTENANCE_EVERY_MS per repository.
+ * skip) run at most once per MAINTENANCE_EVERY_MS (git/maintenance.ts) per repository.
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
