@@ -133,6 +133,12 @@ describe('REST API', () => {
     expect(page.body.events.map((e: { type: string }) => e.type)).toEqual(['project.created', 'task.created']);
     const rest = await call('GET', `/api/events?projectId=${p.id}&after=${page.body.nextAfter}`);
     expect(rest.body.events.map((e: { type: string }) => e.type)).toEqual(['task.created', 'task.created']);
+    const newest = await call('GET', `/api/events?projectId=${p.id}&order=newest&limit=3`);
+    expect(newest.body.events.map((e: { payload: { title?: string } }) => e.payload.title)).toEqual(['T2', 'T1', 'T0']);
+    expect(newest.body).toMatchObject({ nextAfter: null, nextBefore: newest.body.events[2].id });
+    const sideways = await call('GET', `/api/events?projectId=${p.id}&order=sideways`);
+    expect(sideways.status).toBe(400);
+    expect(sideways.body.error.message).toMatch(/order/);
     expect((await call('GET', `/api/metrics?projectId=${p.id}`)).body.tasksByStatus).toEqual({ ready: 3 });
     expect((await call('GET', '/api/scheduler/decisions')).body.decisions).toEqual([]);
     const doc = (await call('GET', '/api/openapi.json')).body;

@@ -310,6 +310,19 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       const last = await store.events.list({ projectId: p.id, type: 'note', limit: 2, after: second.nextAfter! });
       expect(last.events.map((e) => e.payload.i)).toEqual([4]);
       expect(last.nextAfter).toBeNull();
+      // Newest first (what a screen shows: the last changes, however many came before), paged back with `before`.
+      const newest = await store.events.list({ projectId: p.id, type: 'note', limit: 2, order: 'newest' });
+      expect(newest.events.map((e) => e.payload.i)).toEqual([4, 3]);
+      expect(newest.nextAfter).toBeNull();
+      const older = await store.events.list({ projectId: p.id, type: 'note', limit: 2, order: 'newest', before: newest.nextBefore! });
+      expect(older.events.map((e) => e.payload.i)).toEqual([2, 1]);
+      const oldest = await store.events.list({ projectId: p.id, type: 'note', limit: 2, order: 'newest', before: older.nextBefore! });
+      expect(oldest.events.map((e) => e.payload.i)).toEqual([0]);
+      expect(oldest.nextBefore).toBeNull();
+      // Both bounds: the events between two ids.
+      const between = await store.events.list({ projectId: p.id, type: 'note', after: first.events[0]!.id, before: last.events[0]!.id });
+      expect(between.events.map((e) => e.payload.i)).toEqual([1, 2, 3]);
+      expect(between.nextBefore).toBeNull();
       await expect(db.run(`UPDATE events SET type = 'forged'`)).rejects.toThrow(/append-only/);
       await expect(db.run(`DELETE FROM events`)).rejects.toThrow(/append-only/);
       expect((await store.events.list({ traceId: 'tr' })).events).toHaveLength(5);

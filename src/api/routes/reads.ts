@@ -30,7 +30,7 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
     async ({ query }) => ({ approvals: await store.approvals.list(query) }),
   );
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/events', summary: 'Page through the event log (after = the last id seen)', tags: ['events'], query: eventListQuery, response: eventPageResponse }, async ({ query }) => store.events.list(query));
+  defineRoute(app, doc, { method: 'GET', url: '/api/events', summary: 'Page through the event log: oldest first (after = the last id seen), or newest first with order=newest (before = the last id seen)', tags: ['events'], query: eventListQuery, response: eventPageResponse }, async ({ query }) => store.events.list(query));
 
   defineRoute(app, doc, { method: 'GET', url: '/api/metrics', summary: 'Tasks by status, run durations, tokens and cost', tags: ['metrics'], query: z.object({ projectId: z.string().max(200).optional() }).strict(), response: metricsResponse }, async ({ query }) => ({
     tasksByStatus: await store.metrics.tasksByStatus(query.projectId),

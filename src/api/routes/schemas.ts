@@ -33,6 +33,8 @@ export const eventListQuery = z
     traceId: z.string().max(200).optional(),
     type: z.string().max(100).optional(),
     after: int(0, Number.MAX_SAFE_INTEGER).optional(),
+    before: int(1, Number.MAX_SAFE_INTEGER).optional(),
+    order: z.enum(['oldest', 'newest']).default('oldest'),
     limit: int(1, 1000).default(100),
   })
   .strict();

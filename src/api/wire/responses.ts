@@ -74,7 +74,11 @@ export const runMessageResponse = z.strictObject({ runId: z.string().describe('t
 export const runListResponse = z.strictObject({ runs: z.array(runSchema) });
 export const runResponse = z.strictObject({ run: runSchema });
 export const approvalListResponse = z.strictObject({ approvals: z.array(approvalSchema) });
-export const eventPageResponse = z.strictObject({ events: z.array(eventSchema), nextAfter: z.number().nullable().describe('the `after` of the next page; null at the end') });
+export const eventPageResponse = z.strictObject({
+  events: z.array(eventSchema),
+  nextAfter: z.number().nullable().describe('oldest first: the `after` of the next page; null at the end (and newest first)'),
+  nextBefore: z.number().nullable().describe('newest first: the `before` of the next page; null at the end (and oldest first)'),
+});
 export const metricsResponse = z.strictObject({ tasksByStatus, runDurations: z.array(durationStatsSchema), usage: z.array(usageByProjectSchema) });
 export const decisionListResponse = z.strictObject({ decisions: z.array(schedulerDecisionSchema) });
 export const traceResponse = z.strictObject({

@@ -18,14 +18,29 @@ export async function appendEvent(db: Queryable, e: NewEvent, now: number): Prom
 
 export interface EventPage {
   events: MaestroEvent[];
-  /** Pass as `after` for the next page; null when this page is the last. */
+  /** Oldest first: pass as `after` for the next page; null when this page is the last (and newest first). */
   nextAfter: number | null;
+  /** Newest first: pass as `before` for the next page; null when this page is the last (and oldest first). */
+  nextBefore: number | null;
 }
 
-export async function listEvents(
-  db: Queryable,
-  filter: { projectId?: string; taskId?: string; runId?: string; traceId?: string; type?: string; after?: number; limit?: number } = {},
-): Promise<EventPage> {
+export interface EventFilter {
+  projectId?: string;
+  taskId?: string;
+  runId?: string;
+  traceId?: string;
+  type?: string;
+  /** Only events with a greater id. */
+  after?: number;
+  /** Only events with a smaller id. */
+  before?: number;
+  /** `oldest` (the default) pages forward with `after`; `newest` starts at the newest and pages back with `before`. */
+  order?: 'oldest' | 'newest';
+  limit?: number;
+}
+
+/** A page of the event log, oldest first (to follow it) or newest first (what happened last, as a screen shows it). */
+export async function listEvents(db: Queryable, filter: EventFilter = {}): Promise<EventPage> {
   const where: string[] = [];
   const params: SqlValue[] = [];
   if (filter.projectId) where.push(`project_id = $${params.push(filter.projectId)}`);
@@ -34,10 +49,13 @@ export async function listEvents(
   if (filter.traceId) where.push(`trace_id = $${params.push(filter.traceId)}`);
   if (filter.type) where.push(`type = $${params.push(filter.type)}`);
   if (filter.after !== undefined) where.push(`id > $${params.push(filter.after)}`);
+  if (filter.before !== undefined) where.push(`id < $${params.push(filter.before)}`);
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
-  const rows = await db.all<Row>(`SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ${limit + 1}`, params);
+  const newest = filter.order === 'newest';
+  const rows = await db.all<Row>(`SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id${newest ? ' DESC' : ''} LIMIT ${limit + 1}`, params);
   const events = rows.slice(0, limit).map(toEvent);
-  return { events, nextAfter: rows.length > limit ? events[events.length - 1]!.id : null };
+  const next = rows.length > limit ? events[events.length - 1]!.id : null;
+  return { events, nextAfter: newest ? null : next, nextBefore: newest ? next : null };
 }
 
 /**

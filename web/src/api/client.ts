@@ -178,7 +178,7 @@ export const api = {
   runs: (taskId: string) => request<RunList>('GET', `/api/runs${q({ taskId })}`),
   trace: (traceId: string) => request<TraceChain>('GET', `/api/traces/${enc(traceId)}`),
   metrics: (projectId?: string) => request<Metrics>('GET', `/api/metrics${q({ projectId })}`),
-  events: (params: { projectId?: string; type?: string; after?: number; limit?: number }) =>
+  events: (params: { projectId?: string; type?: string; after?: number; before?: number; order?: 'oldest' | 'newest'; limit?: number }) =>
     request<EventPage>('GET', `/api/events${q(params)}`),
   decisions: (taskId: string) => request<DecisionList>('GET', `/api/scheduler/decisions${q({ taskId })}`),
 };

@@ -46,8 +46,8 @@ export function SteeringChanges({ projectId }: { projectId: string }) {
     let live = true;
     setChanges(null);
     setError(null);
-    api.events({ projectId, type: 'project.settings_files', limit: 1000 }).then(
-      ({ events }) => live && setChanges(events.slice(-SHOWN).reverse().map(changeOf)),
+    api.events({ projectId, type: 'project.settings_files', order: 'newest', limit: SHOWN }).then(
+      ({ events }) => live && setChanges(events.map(changeOf)),
       (err: Error) => live && setError(err.message),
     );
     return () => {

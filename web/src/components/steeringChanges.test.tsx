@@ -23,19 +23,24 @@ function serve(answer: unknown, status = 200): string[] {
 describe('changes to what runs use, on the settings screen', () => {
   it('lists merged, pushed and promoted changes newest first, with their files and commits', async () => {
     const asked = serve({
+      // Newest first, as asked (order=newest).
       events: [
-        event(1, { files: ['.maestro/hooks/before-merge.sh'], who: 'the agent of task t_1 (add a hook)', from: 'merge of maestro/t_1-v1', sha: 'a'.repeat(40) }),
-        event(2, { files: ['.maestro/config.json', '.workflow/specs/api.md'], who: 'Eve <eve@example.com>', subject: 'loosen the checks', sha: 'b'.repeat(40), remote: true }),
-        event(3, { files: ['.workflow/knowhow/retry.md'], who: 'a knowledge promotion from session S1', sha: 'c'.repeat(40), promotion: true }),
         event(4, { files: 'not a list', sha: 42 }),
+        event(3, { files: ['.workflow/knowhow/retry.md'], who: 'a knowledge promotion from session S1', sha: 'c'.repeat(40), promotion: true }),
+        event(2, { files: ['.maestro/config.json', '.workflow/specs/api.md'], who: 'Eve <eve@example.com>', subject: 'loosen the checks', sha: 'b'.repeat(40), remote: true }),
+        event(1, { files: ['.maestro/hooks/before-merge.sh'], who: 'the agent of task t_1 (add a hook)', from: 'merge of maestro/t_1-v1', sha: 'a'.repeat(40) }),
       ],
-      nextAfter: 4,
+      nextAfter: null,
+      nextBefore: 1,
     });
     render(<SteeringChanges projectId="p1" />);
     const items = await within(screen.getByTestId('steering-changes')).findAllByRole('listitem');
     expect(asked[0]).toMatch(/^\/api\/events\?/);
     expect(asked[0]).toContain('projectId=p1');
     expect(asked[0]).toContain('type=project.settings_files');
+    // The newest changes, however many the project has had: not its first thousand.
+    expect(asked[0]).toContain('order=newest');
+    expect(asked[0]).toContain('limit=20');
     expect(items.map((li) => li.getAttribute('data-kind'))).toEqual(['merged', 'promotion', 'remote', 'merged']);
     expect(items[0]!.textContent).toContain('(files not named)');
     expect(items[1]!.textContent).toContain('Knowledge promoted into main (a knowledge promotion from session S1)');
@@ -48,7 +53,7 @@ describe('changes to what runs use, on the settings screen', () => {
   });
 
   it('says when nothing has changed yet, and what went wrong when the events cannot be read', async () => {
-    serve({ events: [], nextAfter: 0 });
+    serve({ events: [], nextAfter: null, nextBefore: null });
     const { unmount } = render(<SteeringChanges projectId="p1" />);
     expect(await screen.findByText('No change to hooks, checks or knowledge has reached main yet.')).toBeTruthy();
     unmount();

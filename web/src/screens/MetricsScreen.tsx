@@ -20,16 +20,17 @@ export function MetricsScreen() {
   useEffect(() => {
     if (!projectId) return;
     api.metrics(projectId).then(setM, (e: Error) => setError(e.message));
-    // Throughput: transitions to done, bucketed by hour (the last 1,000 status events).
-    api.events({ projectId, type: 'task.status', limit: 1000 }).then(({ events }) => {
-      const buckets = new Map<string, number>();
+    // Throughput: transitions to done in the last 1,000 status events (the newest, asked for newest first),
+    // by hour, oldest hour first; each hour its own bar, so one day's 10:00 does not add to another's.
+    api.events({ projectId, type: 'task.status', order: 'newest', limit: 1000 }).then(({ events }) => {
+      const buckets = new Map<number, number>();
       for (const e of events) {
         if (e.payload.to !== 'done') continue;
-        const d = new Date(e.at);
-        const key = `${String(d.getHours()).padStart(2, '0')}:00`;
-        buckets.set(key, (buckets.get(key) ?? 0) + 1);
+        const hour = new Date(e.at);
+        hour.setMinutes(0, 0, 0);
+        buckets.set(hour.getTime(), (buckets.get(hour.getTime()) ?? 0) + 1);
       }
-      setDone([...buckets].map(([label, value]) => ({ label, value })));
+      setDone([...buckets].sort(([a], [b]) => a - b).map(([at, value]) => ({ label: hourLabel(at), value })));
     }, (e: Error) => setError(e.message));
   }, [projectId, moved]);
   if (!projectId) return <p className={styles.pad}>{t('board.pickProject')}</p>;
@@ -85,4 +86,12 @@ export function MetricsScreen() {
       )}
     </div>
   );
+}
+
+/** `10:00`, or `12-02 10:00` for an hour before today. */
+function hourLabel(at: number): string {
+  const d = new Date(at);
+  const hh = `${String(d.getHours()).padStart(2, '0')}:00`;
+  if (d.toDateString() === new Date().toDateString()) return hh;
+  return `${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')} ${hh}`;
 }

@@ -1,6 +1,7 @@
 import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeScreen } from './KnowledgeScreen.js';
+import { MetricsScreen } from './MetricsScreen.js';
 import { ObserverScreen } from './ObserverScreen.js';
 import { useProjects } from '../stores/projects.js';
 import { useObserverFeed } from '../stores/observer.js';
@@ -182,6 +183,29 @@ describe('KnowledgeScreen', () => {
     fireEvent.click(screen.getByLabelText('Show the prune plan'));
     await screen.findByText('Nothing to prune.');
     expect(asked.at(-1)).toBe('/api/knowledge/audit?projectId=p1&prune=true');
+  });
+});
+
+describe('MetricsScreen', () => {
+  it('charts the newest finished tasks by hour, each hour its own bar, oldest first', async () => {
+    const at = (day: number, hour: number, minute: number) => new Date(2026, 10, day, hour, minute).getTime();
+    const status = (id: number, to: string, time: number) => ({ id, projectId: 'p1', taskId: `t${id}`, runId: null, traceId: null, type: 'task.status', payload: { from: 'merging', to }, at: time });
+    const asked = serve({
+      '/api/metrics': { tasksByStatus: { done: 4 }, runDurations: [], usage: [] },
+      // Newest first, as asked: two done at 10:xx on the 2nd, one at 10:xx on the 1st (another day's 10:00), one at 09:xx on the 2nd.
+      '/api/events': {
+        events: [status(9, 'done', at(2, 10, 40)), status(8, 'merging', at(2, 10, 30)), status(7, 'done', at(2, 10, 5)), status(6, 'done', at(2, 9, 59)), status(5, 'done', at(1, 10, 0))],
+        nextAfter: null,
+        nextBefore: 5,
+      },
+    });
+    render(<MetricsScreen />);
+    const chart = await screen.findByRole('img', { name: 'Throughput (tasks done per hour)' });
+    const eventsAsked = asked.find((u) => u.startsWith('/api/events?'))!;
+    expect(eventsAsked).toContain('order=newest');
+    expect(eventsAsked).toContain('type=task.status');
+    const bars = [...chart.querySelectorAll('g')].map((g) => [...g.querySelectorAll('text')].map((t) => t.textContent));
+    expect(bars).toEqual([['11-01 10:00', '1'], ['11-02 09:00', '1'], ['11-02 10:00', '2']]);
   });
 });
 
