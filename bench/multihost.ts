@@ -20,6 +20,9 @@ import { sharedRemote } from '../test/helpers/repo.js';
 import { cpuOf } from './cpuPerTask.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
+// BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to every daemon; they are then stopped with
+// SIGTERM (a profile is written at a clean exit), not killed.
+const NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** CPU seconds of the daemons, of their workers and git, and of the PostgreSQL server (with its backends). */
 function cpuNow(procs: ChildProcess[], cluster: PgCluster): { daemons: number; children: number; postgres: number } {
@@ -83,7 +86,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
       writeFileSync(join(home, 'config.json'), JSON.stringify({ name, database: url, tickMs: 150, leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
-      procs.push(spawn(process.execPath, [main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
+      procs.push(spawn(process.execPath, [...NODE_ARGS, main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
     }
     // The tasks are created once every daemon has registered (it does so once it listens): the daemons' start is not timed.
     for (;;) {
@@ -126,7 +129,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average`);
     return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu };
   } finally {
-    await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill('SIGKILL'))))));
+    await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill(NODE_ARGS.length ? 'SIGTERM' : 'SIGKILL'))))));
     await store.close();
     // Workers (and git clean-ups) of the killed daemons may still be finishing a write; retry the cleanup for up to 10 s.
     rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 200 });
