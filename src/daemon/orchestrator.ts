@@ -4,6 +4,9 @@
  *   renew leases → reconcile owned tasks (WorkerManager spawn / adopt / reap,
  *   Ingestor follow) → Scheduler.claim → MergeCoordinator → auto-approvals
  *
+ * A tick runs when a worker exits, when a task is created, edited or moves (its
+ * event, from this daemon or another), and every tickMs besides.
+ *
  * Reconciling is also crash recovery: every in-flight task this daemon owns
  * must have a running run with a live worker. A live worker is adopted (after
  * a kill -9 of the daemon, workers keep running in their own process groups);
@@ -49,6 +52,9 @@ import { runNotStarted } from './runNotStarted.js';
 
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
 
+/** The events after which a tick may find new work: what the scheduler's ranking follows (taskChangesAfter). */
+const TASK_CHANGES = new Set(['task.created', 'task.edited', 'task.status']);
+
 export class Orchestrator {
   readonly owner: string;
   readonly scheduler: Scheduler;
@@ -63,6 +69,7 @@ export class Orchestrator {
   /** Merge ticks under way: each starts the projects with newly approved work (the others are merging already). */
   private readonly mergeTicks = new Set<Promise<void>>();
   private untrack: (() => void) | null = null;
+  private unlisten: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
   private stopping = false;
@@ -129,6 +136,11 @@ export class Orchestrator {
     // Merges keep their own cadence: a tick slowed by starting runs (a fetch per run) must not hold approved work back.
     this.mergeTimer = setInterval(() => this.kickMerges(), this.config.tickMs);
     this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
+    // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
+    // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
+    this.unlisten = this.bus.onEvent((e) => {
+      if (TASK_CHANGES.has(e.type)) this.kick();
+    });
     this.kick();
   }
 
@@ -364,6 +376,8 @@ export class Orchestrator {
    */
   async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
     this.stopping = true;
+    this.unlisten?.();
+    this.unlisten = null;
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.mergeTimer) clearInterval(this.mergeTimer);

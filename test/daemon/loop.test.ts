@@ -22,6 +22,25 @@ describe('orchestrator loop', () => {
     removeTempDirs();
   });
 
+  it('goes on from its events, not its tick: a task created is claimed, and one a person approves is merged, with a tick of an hour', async () => {
+    const repo = makeRepo();
+    // Longer than any budget below, however busy the machine (budget() scales them at most tenfold).
+    daemon = await startTestDaemon({ tickMs: 3_600_000 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
+    await daemon.orchestrator.idle(); // the tick at start has passed: the next is an hour away
+    // Well under the tick: only the task's own events (created, then each status) can move it along.
+    const budget = 30_000;
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'exec_review', budget);
+    await store.tasks.approve(task.id, 'exec_review', 'ann');
+    await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'done', budget);
+    expect(readFileSync(join(repo, 'src/greet.ts'), 'utf8')).toBe("export const greet = () => 'hello';\n");
+  });
+
   it('runs an easy task through execute, review, the human gate and merge to done', async () => {
     const repo = makeRepo();
     daemon = await startTestDaemon({ tickMs: 100 });
