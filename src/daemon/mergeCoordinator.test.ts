@@ -157,6 +157,62 @@ describe('merge trains', () => {
     expect(await s.db.all(`SELECT task_id FROM merges`)).toHaveLength(3);
   });
 
+  it('on a shared remote: work approved while the train syncs rides in it; one whose reviewed commit the sync did not bring waits for the next train, not for a person', async () => {
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n' });
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    branchWith(work, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(work, 'maestro/t-b', { 'b.txt': 'b\n' });
+    branchWith(work, 'maestro/t-c', { 'c.txt': 'c\n' });
+    for (const b of ['a', 'b', 'c']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    // From here the remote logs every push of main, a line each naming the refs it moved.
+    const pushes = join(root, 'pushes.log');
+    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\nawk '{ print $3 }' | LC_ALL=C sort | tr '\\n' ' ' | grep main >> '${pushes}'\necho >> '${pushes}'\n`);
+    chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
+    const tip = (b: string) => git(work, 'rev-parse', `maestro/t-${b}`);
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const a = await approved(s, project, 'a', 'maestro/t-a', tip('a'));
+    let b: Task | null = null;
+    let c: Task | null = null;
+    // While the train's sync runs (once it has fetched): b is approved at the commit the remote has; c's conflict
+    // run publishes a new commit and c is approved at it, after the fetch.
+    const during = async () => {
+      b = await approved(s, project, 'b', 'maestro/t-b', tip('b'));
+      git(work, 'checkout', '-q', 'maestro/t-c');
+      writeFileSync(join(work, 'c.txt'), 'c, resolved\n');
+      git(work, 'commit', '-q', '-am', 'resolve c');
+      git(work, 'checkout', '-q', 'main');
+      git(work, 'push', '-q', 'origin', 'maestro/t-c');
+      c = await approved(s, project, 'c', 'maestro/t-c', tip('c'));
+    };
+    let syncs = 0;
+    const repos = new (class extends ProjectRepos {
+      override async sync(p: Project): Promise<string> {
+        const clone = await super.sync(p);
+        if (++syncs === 1) await during();
+        return clone;
+      }
+    })(tempDir('maestro-home-'));
+    const errors: Error[] = [];
+    const merges = new MergeCoordinator(s, { hooks: {}, startConflictRun: async () => true, hasRunningRun: async () => false, repos, owner: 'd1', leaseMs: 60_000, onChange: () => {}, onError: (e) => errors.push(e) });
+    await merges.tick();
+    expect(errors).toEqual([]);
+    // a and b in the first train (one push, one sync); c, its new commit not fetched, in a train of its own after it.
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect((await s.tasks.get(b!.id)).status).toBe('done');
+    expect((await s.tasks.get(c!.id)).status).toBe('done');
+    expect(readFileSync(pushes, 'utf8').split('\n').filter(Boolean).map((l) => l.trim())).toEqual([
+      'refs/heads/maestro/t-a refs/heads/maestro/t-b refs/heads/main',
+      'refs/heads/maestro/t-c refs/heads/main',
+    ]);
+    expect(syncs).toBe(2);
+    const check = join(root, 'check');
+    git(root, 'clone', '-q', remote, check);
+    expect(readFileSync(join(check, 'c.txt'), 'utf8')).toBe('c, resolved\n');
+  });
+
   it('on a shared remote: a train whose push took main and the branch together, its daemon gone before recording it, is recorded by the next train', async () => {
     const s = await openStore();
     const root = tempDir('maestro-train-');

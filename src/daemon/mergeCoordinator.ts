@@ -16,18 +16,27 @@
  * the task to needs_attention. A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
  */
+import { join } from 'node:path';
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { assertMainCheckout, tipsOf, refsMergedInto } from '../git/merge.js';
+import { readRef } from '../git/onDisk.js';
 import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
+
+/** Whether the clone's copy of the task's branch (as its last fetch left it) is the commit its reviewers approved. */
+function fetchedAsReviewed(clone: string, task: Task): boolean {
+  const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+  const reviewed = reviewedCommit(task);
+  return branch !== null && reviewed !== null && readRef(join(clone, '.git'), `refs/remotes/origin/${branch}`) === reviewed;
+}
 
 /** Cars per train: bounds how long one daemon holds the lease (a slow machine, hundreds approved at once). */
 export const MAX_TRAIN = 25;
@@ -174,8 +183,19 @@ export class MergeCoordinator {
       await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
         try {
-          // Each train starts from the remote's main: a refused push leaves this clone's main ahead of it.
-          for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, await this.opts.repos.sync(project), 'origin', train));
+          const before = new Set((await this.dueTasks(projectId, tried)).map((t) => t.id));
+          if (!before.size) return;
+          // Each train starts from the remote's main: a refused push leaves this clone's main ahead of it. The
+          // tasks are read again once the first sync is done: work approved meanwhile rides in this train, not
+          // the next (bench:multihost: approvals come every second, a sync takes a third of a train). Such a task
+          // goes only if the sync brought its reviewed commit: a conflict run publishes its commit just before
+          // its outcome, and an older tip would be taken for a branch moved after its review.
+          let clone = await this.opts.repos.sync(project);
+          const due = (await this.dueTasks(projectId, tried)).filter((t) => before.has(t.id) || fetchedAsReviewed(clone, t));
+          for (const [i, train] of this.trainsOf(due, tried).entries()) {
+            if (i > 0) clone = await this.opts.repos.sync(project);
+            landed.push(await this.land(project, clone, 'origin', train));
+          }
         } finally {
           await releaseMergeLease(this.store.db, projectId, this.opts.owner);
         }
@@ -186,10 +206,14 @@ export class MergeCoordinator {
 
   /** The project's approved tasks that may go now, oldest approval first: the fresh ones together, each retried push alone. */
   private async trains(projectId: string, tried: Set<string>): Promise<Task[][]> {
+    return this.trainsOf(await this.dueTasks(projectId, tried), tried);
+  }
+
+  /** The project's approved tasks that may go now and were not tried in this round, oldest approval first. */
+  private async dueTasks(projectId: string, tried: Set<string>): Promise<Task[]> {
     const merging = (await this.store.tasks.list({ status: 'merging', projectId, limit: 10_000 })).sort((a, b) => a.updatedAt - b.updatedAt);
     const now = this.store.clock();
-    const fresh: Task[] = [];
-    const retries: Task[][] = [];
+    const due: Task[] = [];
     for (const task of merging) {
       if (tried.has(task.id)) continue;
       const retry = this.refused.get(task.id);
@@ -198,8 +222,18 @@ export class MergeCoordinator {
       if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
       // Another live daemon found its conflict and owes it a conflict run: merging it here would open a second.
       if (await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: 3 * this.opts.leaseMs })) continue;
+      due.push(task);
+    }
+    return due;
+  }
+
+  /** `due` in trains (each now tried in this round): the fresh ones together, up to MAX_TRAIN, each retried push alone. */
+  private trainsOf(due: Task[], tried: Set<string>): Task[][] {
+    const fresh: Task[] = [];
+    const retries: Task[][] = [];
+    for (const task of due) {
       tried.add(task.id);
-      if (retry) retries.push([task]);
+      if (this.refused.has(task.id)) retries.push([task]);
       else fresh.push(task);
     }
     const trains: Task[][] = [];
