@@ -16,27 +16,18 @@
  * the task to needs_attention. A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
  */
-import { join } from 'node:path';
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { assertMainCheckout, tipsOf, refsMergedInto } from '../git/merge.js';
-import { readRef } from '../git/onDisk.js';
 import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
-import { movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { fetchedAsReviewed, movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
-
-/** Whether the clone's copy of the task's branch (as its last fetch left it) is the commit its reviewers approved. */
-function fetchedAsReviewed(clone: string, task: Task): boolean {
-  const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
-  const reviewed = reviewedCommit(task);
-  return branch !== null && reviewed !== null && readRef(join(clone, '.git'), `refs/remotes/origin/${branch}`) === reviewed;
-}
 
 /** Cars per train: bounds how long one daemon holds the lease (a slow machine, hundreds approved at once). */
 export const MAX_TRAIN = 25;
@@ -175,7 +166,7 @@ export class MergeCoordinator {
       // The lease too: daemons on one host sharing a database would otherwise merge into this checkout at once.
       if (!(await takeMergeLease(this.store.db, this.lease(project)))) return landed;
       try {
-        for (const train of await this.trains(projectId, tried)) landed.push(await this.land(project, project.repoPath, null, train));
+        for (const train of this.trainsOf(await this.dueTasks(projectId, tried), tried)) landed.push(await this.land(project, project.repoPath, null, train));
       } finally {
         await releaseMergeLease(this.store.db, projectId, this.opts.owner);
       }
@@ -202,11 +193,6 @@ export class MergeCoordinator {
       });
     }
     return landed;
-  }
-
-  /** The project's approved tasks that may go now, oldest approval first: the fresh ones together, each retried push alone. */
-  private async trains(projectId: string, tried: Set<string>): Promise<Task[][]> {
-    return this.trainsOf(await this.dueTasks(projectId, tried), tried);
   }
 
   /** The project's approved tasks that may go now and were not tried in this round, oldest approval first. */

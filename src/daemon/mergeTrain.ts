@@ -13,12 +13,14 @@
  * the push once, and each car one or two git processes (the merge; reading the new HEAD unless it fast-forwarded):
  * 1.7 s per task in `merging` with three daemons, 0.7 s with one (load 14–21).
  */
+import { join } from 'node:path';
 import { STEERING_PATHS } from '../core/steering.js';
 import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
 import { mergeBranch } from '../git/merge.js';
+import { readRef } from '../git/onDisk.js';
 
 /** The task to merge, its branch, the full ref its commit is read from and that commit. */
 export interface Car {
@@ -94,6 +96,13 @@ export function movedSinceReview(car: Car): string | null {
   const reviewed = reviewedCommit(car.task);
   if (!reviewed || reviewed === car.tip) return null;
   return thenRetry(`${movedMessage(car.branch, reviewed, car.tip)}, so nothing was merged; look at its commits, put it back on ${reviewed}`, car.task);
+}
+
+/** Whether a clone's copy of the task's branch (as its last fetch left it) is the commit its reviewers approved. */
+export function fetchedAsReviewed(clone: string, task: Task): boolean {
+  const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+  const reviewed = reviewedCommit(task);
+  return branch !== null && reviewed !== null && readRef(join(clone, '.git'), `refs/remotes/origin/${branch}`) === reviewed;
 }
 
 /** What a branch moved since its review means (said before the approval too: the task detail's mergeBlocked). */

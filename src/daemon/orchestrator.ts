@@ -1,11 +1,9 @@
 /**
- * The orchestrator loop. One tick:
+ * The orchestrator loop. A tick runs when a worker exits, when a task is created, edited or moves (its event,
+ * from this daemon or another), and every tickMs besides:
  *
  *   renew leases → reconcile owned tasks (WorkerManager spawn / adopt / reap,
  *   Ingestor follow) → Scheduler.claim → MergeCoordinator → auto-approvals
- *
- * A tick runs when a worker exits, when a task is created, edited or moves (its
- * event, from this daemon or another), and every tickMs besides.
  *
  * Reconciling is also crash recovery: every in-flight task this daemon owns
  * must have a running run with a live worker. A live worker is adopted (after
@@ -45,15 +43,10 @@ import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
 import { perProjectSlots, Scheduler, type ClaimGuard } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
-
-import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
-
+import { MAX_WORKER_RESTARTS, SECOND, TASK_CHANGES, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 import { runNotStarted } from './runNotStarted.js';
 
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
-
-/** The events after which a tick may find new work: what the scheduler's ranking follows (taskChangesAfter). */
-const TASK_CHANGES = new Set(['task.created', 'task.edited', 'task.status']);
 
 export class Orchestrator {
   readonly owner: string;
@@ -62,14 +55,11 @@ export class Orchestrator {
   readonly ingestor: Ingestor;
   readonly merges: MergeCoordinator;
   readonly repos: ProjectRepos;
-  private timer: NodeJS.Timeout | null = null;
-  private pruneTimer: NodeJS.Timeout | null = null;
+  /** What `start` set going that `stop` ends first (the tick, merge and prune timers, the event listener); null when stopped. */
+  private halts: Array<() => void> | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
-  private mergeTimer: NodeJS.Timeout | null = null;
   /** Merge ticks under way: each starts the projects with newly approved work (the others are merging already). */
   private readonly mergeTicks = new Set<Promise<void>>();
-  private untrack: (() => void) | null = null;
-  private unlisten: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private kicked = false;
   private stopping = false;
@@ -124,23 +114,29 @@ export class Orchestrator {
   }
 
   start(): void {
-    if (this.timer) return;
+    if (this.halts) return;
     this.stopping = false;
     this.workers.start();
     const prune = () => void pruneFinishedWorktrees(this.store, this.config.home, this.opts);
     prune();
-    this.pruneTimer = setInterval(prune, WORKTREE_PRUNE_MS);
+    const every = (fn: () => void, ms: number) => {
+      const timer = setInterval(fn, ms);
+      return () => clearInterval(timer);
+    };
     // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
     this.leaseTimer = setInterval(() => void this.renewLeases().catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
-    this.timer = setInterval(() => this.kick(), this.config.tickMs);
-    // Merges keep their own cadence: a tick slowed by starting runs (a fetch per run) must not hold approved work back.
-    this.mergeTimer = setInterval(() => this.kickMerges(), this.config.tickMs);
-    this.untrack = trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 }));
-    // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
-    // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
-    this.unlisten = this.bus.onEvent((e) => {
-      if (TASK_CHANGES.has(e.type)) this.kick();
-    });
+    this.halts = [
+      every(prune, WORKTREE_PRUNE_MS),
+      every(() => this.kick(), this.config.tickMs),
+      // Merges keep their own cadence: a tick slowed by starting runs (a fetch per run) must not hold approved work back.
+      every(() => this.kickMerges(), this.config.tickMs),
+      trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 })),
+      // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
+      // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
+      this.bus.onEvent((e) => {
+        if (TASK_CHANGES.has(e.type)) this.kick();
+      }),
+    ];
     this.kick();
   }
 
@@ -181,9 +177,7 @@ export class Orchestrator {
     const { inFlight, waiting } = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
-    if (expired.length) {
-      this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
-    }
+    if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
     if (!this.stopping) {
       const running = this.workers.slotsInUse;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
@@ -376,16 +370,8 @@ export class Orchestrator {
    */
   async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
     this.stopping = true;
-    this.unlisten?.();
-    this.unlisten = null;
-    if (this.timer) clearInterval(this.timer);
-    if (this.pruneTimer) clearInterval(this.pruneTimer);
-    if (this.mergeTimer) clearInterval(this.mergeTimer);
-    this.timer = null;
-    this.pruneTimer = null;
-    this.mergeTimer = null;
-    this.untrack?.();
-    this.untrack = null;
+    for (const halt of this.halts ?? []) halt();
+    this.halts = null;
     await this.idle();
     // Workers may still finish their stage: keep their leases alive until they are stopped.
     const stopLeases = () => {
@@ -395,8 +381,7 @@ export class Orchestrator {
     if (opts.detach) {
       stopLeases();
       await this.workers.detachAll();
-    }
-    else {
+    } else {
       const since = Date.now();
       const deadline = since + opts.graceMs;
       while (this.workers.running > 0 && Date.now() < deadline) {
