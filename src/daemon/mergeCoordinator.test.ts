@@ -61,6 +61,28 @@ function branchWith(repo: string, branch: string, files: Record<string, string>,
   git(repo, 'checkout', '-q', '-');
 }
 
+/**
+ * A shared remote, and a worker host's clone of it (`work`) that made `branches` (maestro/t-<name>, each from main
+ * with its files) and published them.
+ */
+function sharedWork(branches: Record<string, Record<string, string>>): { root: string; remote: string; work: string } {
+  const root = tempDir('maestro-train-');
+  const remote = bareRemote(root, { 'README.md': '# shared\n' });
+  const work = join(root, 'work');
+  git(root, 'clone', '-q', remote, work);
+  for (const [name, files] of Object.entries(branches)) branchWith(work, `maestro/t-${name}`, files);
+  for (const name of Object.keys(branches)) git(work, 'push', '-q', 'origin', `maestro/t-${name}`);
+  return { root, remote, work };
+}
+
+/** From now on the remote logs each push of main: a line naming the refs it moved, sorted. */
+function logPushesOfMain(root: string, remote: string): () => string[] {
+  const log = join(root, 'pushes.log');
+  writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\nawk '{ print $3 }' | LC_ALL=C sort | tr '\\n' ' ' | grep -E '(^| )refs/heads/main( |$)' >> '${log}'\necho >> '${log}'\n`);
+  chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
+  return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
+}
+
 function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean } = {}) {
   const errors: Error[] = [];
   const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
@@ -92,23 +114,14 @@ const commitsTouching = (repo: string, ref: string, path: string) => git(repo, '
 describe('merge trains', () => {
   it('on a shared remote: four approved tasks land in one push, each recorded once, a conflicting one in the middle left to a conflict run', async () => {
     const s = await openStore();
-    const root = tempDir('maestro-train-');
-    const remote = bareRemote(root, { 'README.md': '# shared\n' });
-    // The remote logs every push, a line each naming the refs it moved.
-    const pushes = join(root, 'pushes.log');
-    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\nawk '{ print $3 }' | LC_ALL=C sort | tr '\\n' ' ' >> '${pushes}'\necho >> '${pushes}'\n`);
-    chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
-    const pushLog = () => (existsSync(pushes) ? readFileSync(pushes, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
-    const pushCount = () => pushLog().filter((l) => l.split(' ').includes('refs/heads/main')).length;
-
-    // A worker host made the branches and published them.
-    const work = join(root, 'work');
-    git(root, 'clone', '-q', remote, work);
-    branchWith(work, 'maestro/t-crashed', { 'crashed.txt': 'crashed\n' });
-    branchWith(work, 'maestro/t-a', { 'a.txt': 'a\n', 'README.md': '# shared, by a\n' });
-    branchWith(work, 'maestro/t-b', { 'README.md': '# shared, by b\n' }); // the same line as a: conflicts once a is in
-    branchWith(work, 'maestro/t-c', { 'c.txt': 'c\n' });
-    for (const b of ['crashed', 'a', 'b', 'c']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    const { root, remote, work } = sharedWork({
+      crashed: { 'crashed.txt': 'crashed\n' },
+      a: { 'a.txt': 'a\n', 'README.md': '# shared, by a\n' },
+      b: { 'README.md': '# shared, by b\n' }, // the same line as a: conflicts once a is in
+      c: { 'c.txt': 'c\n' },
+    });
+    const pushLog = logPushesOfMain(root, remote);
+    const pushCount = () => pushLog().length;
     // One task's merge reached the remote, then its daemon died before recording it.
     git(work, 'merge', '-q', '--no-ff', '-m', 'Merge maestro/t-crashed', 'maestro/t-crashed');
     git(work, 'push', '-q', 'origin', 'main');
@@ -159,18 +172,8 @@ describe('merge trains', () => {
 
   it('on a shared remote: work approved while the train syncs rides in it; one whose reviewed commit the sync did not bring waits for the next train, not for a person', async () => {
     const s = await openStore();
-    const root = tempDir('maestro-train-');
-    const remote = bareRemote(root, { 'README.md': '# shared\n' });
-    const work = join(root, 'work');
-    git(root, 'clone', '-q', remote, work);
-    branchWith(work, 'maestro/t-a', { 'a.txt': 'a\n' });
-    branchWith(work, 'maestro/t-b', { 'b.txt': 'b\n' });
-    branchWith(work, 'maestro/t-c', { 'c.txt': 'c\n' });
-    for (const b of ['a', 'b', 'c']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
-    // From here the remote logs every push of main, a line each naming the refs it moved.
-    const pushes = join(root, 'pushes.log');
-    writeFileSync(join(remote, 'hooks', 'post-receive'), `#!/bin/sh\nawk '{ print $3 }' | LC_ALL=C sort | tr '\\n' ' ' | grep main >> '${pushes}'\necho >> '${pushes}'\n`);
-    chmodSync(join(remote, 'hooks', 'post-receive'), 0o755);
+    const { root, remote, work } = sharedWork({ a: { 'a.txt': 'a\n' }, b: { 'b.txt': 'b\n' }, c: { 'c.txt': 'c\n' } });
+    const pushLog = logPushesOfMain(root, remote);
     const tip = (b: string) => git(work, 'rev-parse', `maestro/t-${b}`);
     const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
     const a = await approved(s, project, 'a', 'maestro/t-a', tip('a'));
@@ -203,7 +206,7 @@ describe('merge trains', () => {
     expect((await s.tasks.get(a.id)).status).toBe('done');
     expect((await s.tasks.get(b!.id)).status).toBe('done');
     expect((await s.tasks.get(c!.id)).status).toBe('done');
-    expect(readFileSync(pushes, 'utf8').split('\n').filter(Boolean).map((l) => l.trim())).toEqual([
+    expect(pushLog()).toEqual([
       'refs/heads/maestro/t-a refs/heads/maestro/t-b refs/heads/main',
       'refs/heads/maestro/t-c refs/heads/main',
     ]);
@@ -215,13 +218,8 @@ describe('merge trains', () => {
 
   it('on a shared remote: a train whose push took main and the branch together, its daemon gone before recording it, is recorded by the next train', async () => {
     const s = await openStore();
-    const root = tempDir('maestro-train-');
-    const remote = bareRemote(root, { 'README.md': '# shared\n' });
-    const work = join(root, 'work');
-    git(root, 'clone', '-q', remote, work);
-    branchWith(work, 'maestro/t-d', { 'd.txt': 'd\n' });
+    const { root, remote, work } = sharedWork({ d: { 'd.txt': 'd\n' } });
     const reviewed = git(work, 'rev-parse', 'maestro/t-d');
-    git(work, 'push', '-q', 'origin', 'maestro/t-d');
     const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
     const d = await approved(s, project, 'd', 'maestro/t-d', reviewed);
     // The dead daemon's train: main with the merge, and the branch deleted, in one push.
@@ -240,13 +238,7 @@ describe('merge trains', () => {
 
   it('on a shared remote: a conflict one daemon found (its run waiting for a slot) is left alone by another daemon while the first lives', async () => {
     const s = await openStore();
-    const root = tempDir('maestro-train-');
-    const remote = bareRemote(root, { 'README.md': '# shared\n' });
-    const work = join(root, 'work');
-    git(root, 'clone', '-q', remote, work);
-    branchWith(work, 'maestro/t-a', { 'README.md': '# shared, by a\n' });
-    branchWith(work, 'maestro/t-b', { 'README.md': '# shared, by b\n' }); // conflicts once a is in
-    for (const b of ['a', 'b']) git(work, 'push', '-q', 'origin', `maestro/t-${b}`);
+    const { remote } = sharedWork({ a: { 'README.md': '# shared, by a\n' }, b: { 'README.md': '# shared, by b\n' } }); // b conflicts once a is in
     const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
     const a = await approved(s, project, 'a', 'maestro/t-a');
     const b = await approved(s, project, 'b', 'maestro/t-b');
