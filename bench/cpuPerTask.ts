@@ -78,13 +78,18 @@ export interface CpuFigures {
   wallSeconds: number;
 }
 
+/**
+ * The benches' daemons tick at the default (1 s), as a user runs them: a run ending, an approval or a merge starts
+ * the next step itself, so a faster tick only polls more. BENCH_TICK_MS sets it for comparison (config.json's tickMs).
+ */
+export function benchTick(): { tickMs?: number } {
+  return process.env.BENCH_TICK_MS ? { tickMs: Number(process.env.BENCH_TICK_MS) } : {};
+}
+
 export async function cpuPerTask(opts: { main: string; root: string; repo: string; tasks: number; warmWorkers: number }): Promise<CpuFigures> {
   const home = join(opts.root, `home-${opts.warmWorkers}`);
   mkdirSync(home, { recursive: true });
-  // The default tick (1 s), as a user runs it: a run ending, an approval or a merge starts the next step itself, so a
-  // faster tick only polls more. BENCH_TICK_MS sets it for comparison (this bench ran at 200 ms before).
-  const tick = process.env.BENCH_TICK_MS ? { tickMs: Number(process.env.BENCH_TICK_MS) } : {};
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ ...tick, maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 1, logLevel: 'warn', warmWorkers: opts.warmWorkers }));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ ...benchTick(), maxConcurrentRuns: 3, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 1, logLevel: 'warn', warmWorkers: opts.warmWorkers }));
   const script = join(opts.root, 'cpu-agent.yaml');
   if (!existsSync(script)) {
     writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - write: { path: "out/{{title}}.txt", content: "{{title}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');

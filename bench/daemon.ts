@@ -23,7 +23,7 @@ import { git } from '../src/git/git.js';
 import { openMigratedDatabase } from '../src/store/open.js';
 import { createStore } from '../src/store/store.js';
 import { buildForTests } from '../test/helpers/build.js';
-import { cpuOf } from './cpuPerTask.js';
+import { benchTick, cpuOf } from './cpuPerTask.js';
 
 const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 const f = (n: number, d = 1) => n.toFixed(d);
@@ -34,11 +34,6 @@ const tmp = (p: string) => {
   return d;
 };
 const silent = new Writable({ write: (_chunk, _enc, done) => done() });
-/**
- * The throughput daemons tick at their default (1 s), as a user runs them: a run ending, an approval or a merge
- * starts the next step itself. BENCH_TICK_MS sets it for comparison (this bench ran them at 50 ms before).
- */
-const TICK = process.env.BENCH_TICK_MS ? { tickMs: Number(process.env.BENCH_TICK_MS) } : {};
 
 async function daemon(overrides: Record<string, unknown> = {}): Promise<Daemon> {
   const home = tmp('maestro-bench-home-');
@@ -192,7 +187,7 @@ async function serve(main: string, home: string): Promise<Served> {
  */
 async function benchThroughput(main: string, workers: number, scenarios: number): Promise<Throughput> {
   const home = tmp('maestro-bench-tp-');
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ ...TICK, logLevel: 'warn', maxConcurrentRuns: workers, maxConcurrentRunsPerProject: workers, reservedConflictSlots: 0 }));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ ...benchTick(), logLevel: 'warn', maxConcurrentRuns: workers, maxConcurrentRunsPerProject: workers, reservedConflictSlots: 0 }));
   const store = createStore(await openMigratedDatabase(`sqlite:${join(home, 'maestro.db')}`));
   const parents: string[] = [];
   for (let i = 0; i < scenarios; i++) {

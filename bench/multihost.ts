@@ -17,15 +17,12 @@ import { buildForTests } from '../test/helpers/build.js';
 import { removeTempDirs } from '../test/helpers/db.js';
 import { startPostgres, type PgCluster } from '../test/helpers/postgres.js';
 import { sharedRemote } from '../test/helpers/repo.js';
-import { cpuOf } from './cpuPerTask.js';
+import { benchTick, cpuOf } from './cpuPerTask.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
 // BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to every daemon; they are then stopped with
 // SIGTERM (a profile is written at a clean exit), not killed.
 const NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
-// The daemons tick at their default (1 s), as a user runs them: runs ending, approvals and merges start the next step
-// themselves, so a faster tick only polls more (BENCH_TICK_MS=150, this bench's old setting, for comparison).
-const TICK = process.env.BENCH_TICK_MS ? { tickMs: Number(process.env.BENCH_TICK_MS) } : {};
 
 /** CPU seconds of the daemons, of their workers and git, and of the PostgreSQL server (with its backends). */
 function cpuNow(procs: ChildProcess[], cluster: PgCluster): { daemons: number; children: number; postgres: number } {
@@ -88,7 +85,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     for (const [i, name] of names.entries()) {
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
-      writeFileSync(join(home, 'config.json'), JSON.stringify({ name, database: url, ...TICK, leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ name, database: url, ...benchTick(), leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
       procs.push(spawn(process.execPath, [...NODE_ARGS, main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
     }
     // The tasks are created once every daemon has registered (it does so once it listens): the daemons' start is not timed.

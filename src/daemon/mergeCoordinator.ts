@@ -25,7 +25,7 @@ import { assertMainCheckout, tipsOf, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
-import { fetchedAsReviewed, movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { branchOf, fetchedAsReviewed, movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
@@ -292,7 +292,6 @@ export class MergeCoordinator {
    */
   private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<{ cars: Car[]; baseTip: string | undefined }> {
     const prefix = remote ? `refs/remotes/${remote}/` : 'refs/heads/';
-    const branchOf = (task: Task) => (typeof task.result?.branch === 'string' ? task.result.branch : null);
     const names = [baseBranchOf(project), ...tasks.flatMap((t) => branchOf(t) ?? [])];
     const tips = await tipsOf(repo, names.map((n) => prefix + n));
     const recorded = new Set((await this.store.db.all<{ task_id: string }>(`SELECT task_id FROM merges WHERE task_id IN (${tasks.map((_, i) => `$${i + 1}`).join(', ')})`, tasks.map((t) => t.id))).map((r) => r.task_id));

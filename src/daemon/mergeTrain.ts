@@ -98,9 +98,12 @@ export function movedSinceReview(car: Car): string | null {
   return thenRetry(`${movedMessage(car.branch, reviewed, car.tip)}, so nothing was merged; look at its commits, put it back on ${reviewed}`, car.task);
 }
 
+/** The branch the task's result names (its execute run's), or null when it names none. */
+export const branchOf = (task: Task): string | null => (typeof task.result?.branch === 'string' ? task.result.branch : null);
+
 /** Whether a clone's copy of the task's branch (as its last fetch left it) is the commit its reviewers approved. */
 export function fetchedAsReviewed(clone: string, task: Task): boolean {
-  const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+  const branch = branchOf(task);
   const reviewed = reviewedCommit(task);
   return branch !== null && reviewed !== null && readRef(join(clone, '.git'), `refs/remotes/origin/${branch}`) === reviewed;
 }

@@ -26,6 +26,7 @@ import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { credentialsFor } from '../agents/credentials.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
+import { TASK_CHANGE_TYPES } from '../store/ops/events.js';
 import { steeringRecorder } from './remoteSteering.js';
 import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -43,7 +44,7 @@ import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
 import { perProjectSlots, Scheduler, type ClaimGuard } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
-import { MAX_WORKER_RESTARTS, SECOND, TASK_CHANGES, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
+import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 import { runNotStarted } from './runNotStarted.js';
 
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
@@ -134,7 +135,7 @@ export class Orchestrator {
       // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
       // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
       this.bus.onEvent((e) => {
-        if (TASK_CHANGES.has(e.type)) this.kick();
+        if ((TASK_CHANGE_TYPES as readonly string[]).includes(e.type)) this.kick();
       }),
     ];
     this.kick();

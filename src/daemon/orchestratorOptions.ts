@@ -47,6 +47,3 @@ export interface OrchestratorOptions {
 
 /** How often worktrees of finished tasks are removed (also once at start). */
 export const WORKTREE_PRUNE_MS = 5 * 60 * SECOND;
-
-/** The events after which a tick may find new work (what the scheduler's ranking follows): the orchestrator ticks on each. */
-export const TASK_CHANGES: ReadonlySet<string> = new Set(['task.created', 'task.edited', 'task.status']);

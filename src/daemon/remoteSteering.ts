@@ -17,7 +17,7 @@ import { coerceError } from '../core/errors.js';
 import { STEERING_PATHS } from '../core/steering.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
-import { refTips } from '../git/merge.js';
+import { tipsOf } from '../git/merge.js';
 import type { Store } from '../store/store.js';
 
 export interface ForeignChange {
@@ -29,19 +29,13 @@ export interface ForeignChange {
 
 /**
  * The move from this clone's main (`from`) to the remote's as last fetched (`to`) when it touched a steering
- * path, else null. `known`: both commits when the caller read them already (loose ref files), else git is asked.
+ * path, else null. Both are read from the ref files (no git process: a sync runs before most runs), else git is asked.
  */
-export async function steeringMove(clone: string, base: string, known: { from: string; to: string } | null = null): Promise<{ from: string; to: string } | null> {
-  let tips = known;
-  if (!tips) {
-    const refs = await refTips(clone, `refs/heads/${base}`, `refs/remotes/origin/${base}`);
-    const from = refs.get(`refs/heads/${base}`);
-    const to = refs.get(`refs/remotes/origin/${base}`);
-    if (!from || !to) return null;
-    tips = { from, to };
-  }
-  const { from, to } = tips;
-  if (from === to) return null;
+export async function steeringMove(clone: string, base: string): Promise<{ from: string; to: string } | null> {
+  const refs = await tipsOf(clone, [`refs/heads/${base}`, `refs/remotes/origin/${base}`]);
+  const from = refs.get(`refs/heads/${base}`);
+  const to = refs.get(`refs/remotes/origin/${base}`);
+  if (!from || !to || from === to) return null;
   const names = await git(clone, ['diff', '--name-only', '--no-renames', from, to, '--', ...STEERING_PATHS]);
   return names.stdout.trim() ? { from, to } : null;
 }

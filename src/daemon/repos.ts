@@ -17,7 +17,6 @@ import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
 import { listWorktrees } from '../git/worktree.js';
 import { NO_AUTO_MAINTENANCE, maintainAtPace } from '../git/maintenance.js';
-import { readRef } from '../git/onDisk.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
 export function remoteOf(project: Project): string | null {
@@ -93,16 +92,6 @@ export interface ProjectReposOptions extends RemoteReachOptions {
   onSteeringMoved?: (project: Project, clone: string, move: { from: string; to: string }) => Promise<void>;
   /** A clone's maintenance failed (the work goes on). */
   onError?: (err: Error) => void;
-}
-
-/**
- * main and the remote's main as their ref files say (no git process: a sync runs before most runs), or null when
- * the files cannot say (git is asked then).
- */
-function refFileTips(clone: string, base: string): { from: string; to: string } | null {
-  const from = readRef(join(clone, '.git'), `refs/heads/${base}`);
-  const to = readRef(join(clone, '.git'), `refs/remotes/origin/${base}`);
-  return from && to ? { from, to } : null;
 }
 
 export class ProjectRepos {
@@ -188,7 +177,7 @@ export class ProjectRepos {
     });
     await maintainAtPace(clone).catch((err: unknown) => this.opts.onError?.(coerceError(err)));
     // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
-    const move = this.opts.onSteeringMoved ? await steeringMove(clone, base, refFileTips(clone, base)) : null;
+    const move = this.opts.onSteeringMoved ? await steeringMove(clone, base) : null;
     // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
     await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
     if (move) await this.opts.onSteeringMoved!(project, clone, move);

@@ -81,10 +81,13 @@ export async function eventsByIds(db: Queryable, ids: readonly number[]): Promis
   return rows.map(toEvent);
 }
 
-/** The status-shaping events after `after` (creations, edits, status changes): what the scheduler's ranking follows. */
+/** The status-shaping events (creations, edits, status changes): what the scheduler's ranking follows, and what ticks the orchestrator. */
+export const TASK_CHANGE_TYPES = ['task.created', 'task.edited', 'task.status'] as const;
+
+/** The status-shaping events after `after`. */
 export async function taskChangesAfter(db: Queryable, after: number, limit = 1000): Promise<{ id: number; taskId: string | null; type: string; payload: Record<string, unknown> }[]> {
   const rows = await db.all<Row>(
-    `SELECT * FROM events WHERE id > $1 AND type IN ('task.created', 'task.edited', 'task.status') ORDER BY id LIMIT ${Math.min(Math.max(limit, 1), 10_000)}`,
+    `SELECT * FROM events WHERE id > $1 AND type IN (${TASK_CHANGE_TYPES.map((t) => `'${t}'`).join(', ')}) ORDER BY id LIMIT ${Math.min(Math.max(limit, 1), 10_000)}`,
     [after],
   );
   return rows.map(toEvent).map((e) => ({ id: e.id, taskId: e.taskId, type: e.type, payload: e.payload }));
