@@ -2,7 +2,8 @@
  * bench:knowledge — reconcile 100 candidates against corpora of 1k and 10k
  * entries, and the corpus fingerprint after one changed file, incremental
  * (per-file cache) vs full. Targets: 100 × 10k under 1 s; incremental ≥ 50×
- * faster than full. Figures are medians of a few runs on this machine.
+ * faster than full. Then what a run's brief costs the daemon (bench/brief.ts).
+ * Figures are medians of a few runs on this machine.
  */
 
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { candidateId, candidateSnapshotHash } from '../src/knowledge/lifecycle/l
 import { CorpusPreparer, type PreparedCorpus } from '../src/knowledge/lifecycle/reconcile/matcher.js';
 import { buildReceipt } from '../src/knowledge/lifecycle/reconcile/receipt.js';
 import type { LedgerCandidate } from '../src/knowledge/lifecycle/ledger/ledger.js';
+import { benchBrief } from './brief.js';
 
 // What a long-lived process keeps between reconciles (the KnowledgeService's lifecycle context); no embedder.
 const lc = createLifecycleContext({ embedder: null });
@@ -156,3 +158,4 @@ console.log(`target 100 × 10k < 1000 ms: cold ${results.reconcile_10000! < 1000
 const ratio = results.fp_full_10000! / results.fp_inc_10000!;
 const wratio = results.fp_full_10000! / results.fp_watch_10000!;
 console.log(`target incremental fingerprint ≥ 50× faster (10k): with the watcher (daemon) ${wratio >= 50 ? 'met' : 'NOT met'} (${wratio.toFixed(1)}×); stat walk (one-shot commands) ${ratio >= 50 ? 'met' : 'NOT met'} (${ratio.toFixed(1)}×)`);
+await benchBrief();

@@ -19,7 +19,7 @@ import { knownIds } from './index/knownIds.js';
 import { allEntries, countEntries, entryById } from './index/readEntries.js';
 import { listEntries, type ListFilters } from './index/listEntries.js';
 import { hasCodeSymbols } from './index/codeIndexState.js';
-import { buildKeywordIndex, type KeywordIndex } from './search/keywordIndex.js';
+import { buildKeywordIndex, type KeywordHit, type KeywordIndex } from './search/keywordIndex.js';
 import { ledgerSource } from './graph/ledgerSource.js';
 import { resolveWorkflowRoot, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
 import { searchIndex, type SearchOptions, type SearchResponse } from './search/search.js';
@@ -89,7 +89,21 @@ export interface Knowledge {
   neighbors(id: string, rel?: string): GraphNeighbor[];
   traverse(id: string, depth?: number, rel?: string): ReturnType<typeof traverse>;
   keywordIndex(): KeywordIndex;
+  /**
+   * What a run's brief reads (lifecycle/briefSearch.ts). The spec and knowhow files are checked first, whatever the
+   * scan throttle: a spec promoted just before the run is in its brief. The wiki and the run ledgers are not: their
+   * walk grows with every run the project has had, and the brief cites neither. Then the specs the text's keywords
+   * name, and the best matching specs and knowhow, as a read-only probe.
+   */
+  brief(text: string, limits: BriefLimits): { specs: KeywordHit[]; found: SearchResponse['results'] };
   close(): void;
+}
+
+export interface BriefLimits {
+  /** Specs picked by keyword. */
+  specs: number;
+  /** Specs and knowhow found by search. */
+  search: number;
 }
 
 
@@ -98,8 +112,13 @@ interface Opened {
   root: WorkflowRoot;
   wikiRoot: string | null;
   sources: KnowledgeSource[];
+  /** The spec and knowhow sources: all a run's brief checks. */
+  builtin: KnowledgeSource[];
   handle: IndexHandle;
   canWrite: boolean;
+  /** Syncs of this handle that changed the index (the cached keyword index is rebuilt after one). */
+  changes: number;
+  keywords: { stamp: string; index: KeywordIndex } | null;
   embedder: Embedder | null;
   /** The `proj:<slug>` this project's wiki entries carry (FORMATS §8.4); a confined root is its own project. */
   project: string;
@@ -114,23 +133,49 @@ function openHandle(opts: KnowledgeOptions): Opened {
   const env = opts.env;
   const root = resolveWorkflowRoot(opts);
   const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, env) : opts.wikiRoot;
-  const sources = [...builtinSources(root), ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
+  const builtin = builtinSources(root);
+  const sources = [...builtin, ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
   const handle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
   const throttle = createSyncThrottle({ canWrite, intervalMs: opts.syncIntervalMs ?? 0 });
   // No scan here: the first call scans, so a one-shot CLI command scans the files once, not twice.
-  return {
+  const o: Opened = {
     root,
     wikiRoot,
     sources,
+    builtin,
     handle,
     canWrite,
+    changes: 0,
+    keywords: null,
     embedder: opts.embedder === undefined ? embedderFromEnv(env) : opts.embedder,
     project: resolveProjectSlug(root.confined ? {} : env, root.projectDir),
     throttle,
-    ensureSynced: () => throttle.files(() => syncIndex(handle, sources)),
+    ensureSynced: () => throttle.files(() => noteChanges(o, syncIndex(handle, sources))),
     ensureCode: () => throttle.code(() => syncCodeGraph(handle.db, root.projectDir)),
   };
+  return o;
+}
+
+function noteChanges(o: Opened, r: SyncReport): SyncReport {
+  if (r.changedFiles || r.removedFiles) o.changes++;
+  return r;
+}
+
+/**
+ * The keyword index of the indexed specs (with the knowhow, for what it supersedes), built again only when the
+ * index changed: through this handle (`changes`), or by another connection's commit (`data_version`).
+ */
+function keywordsOf(o: Opened): KeywordIndex {
+  const stamp = `${o.changes}:${o.handle.db.pragma('data_version', { simple: true })}`;
+  if (o.keywords?.stamp !== stamp) o.keywords = { stamp, index: buildKeywordIndex(allEntries(o.handle.db, ['spec', 'knowhow'])) };
+  return o.keywords.index;
+}
+
+function briefOf(o: Opened, text: string, limits: BriefLimits): ReturnType<Knowledge['brief']> {
+  if (o.canWrite) noteChanges(o, syncIndex(o.handle, o.builtin, { partial: true }));
+  const found = searchIndex(o.handle.db, text, { project: o.project, limit: limits.search * 2, readOnlyProbe: true }).results;
+  return { specs: keywordsOf(o).match(text, limits.specs), found: found.filter((r) => r.kind === 'spec' || r.kind === 'knowhow').slice(0, limits.search) };
 }
 
 /** Up to five known ids closest to an unknown one, for the error that says so. */
@@ -229,11 +274,12 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
     sync: () => {
       if (!o.canWrite) return { changedFiles: 0, removedFiles: 0, entries: countEntries(db) };
       throttle.scanned();
-      return syncIndex(handle, sources);
+      return noteChanges(o, syncIndex(handle, sources));
     },
     rebuild: () => {
       if (!o.canWrite) throw new MaestroError('BAD_INPUT', 'A read-only probe cannot rebuild the index.');
       throttle.scanned({ codeStale: true });
+      o.changes++;
       return rebuildIndex(handle, sources);
     },
     search: (query, sopts) => lexicalSearch(o, query, sopts),
@@ -260,7 +306,8 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
     health: (kind) => healthOf(o, kind),
     neighbors: (id, rel) => synced(() => neighbors(db, resolveAlias(db, id) ?? id, rel)),
     traverse: (id, depth, rel) => synced(() => traverse(db, resolveAlias(db, id) ?? id, depth, rel)),
-    keywordIndex: () => synced(() => buildKeywordIndex(allEntries(db, 'spec'))),
+    keywordIndex: () => synced(() => keywordsOf(o)),
+    brief: (text, limits) => briefOf(o, text, limits),
     close: () => handle.close(),
   };
 }

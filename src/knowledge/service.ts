@@ -16,10 +16,10 @@
  *   rows of every folder read, the warmed semantic vectors and the interned
  *   keys of prepared corpora, which every lifecycle operation is given; built
  *   by `start()`, dropped by `stop()`;
- * - the brief search of the orchestrator's KnowledgeBridge
- *   (`KnowledgeBridge.forService`): each run's brief searches the pool's warm
- *   handle for the project instead of opening, scanning and closing an index
- *   per run.
+ * - the brief of the orchestrator's KnowledgeBridge
+ *   (`KnowledgeBridge.forService`): each run's brief reads the pool's warm
+ *   handle for the project (its keyword index kept until the index changes)
+ *   instead of opening, scanning and closing an index per run.
  *
  * The daemon builds one (`app/daemon.ts`); a one-shot CLI command builds the
  * same service with `oneShot` (no scan throttle, no watcher) and opens one
@@ -31,8 +31,8 @@
  * service, and the corpus lock's re-entrancy count (a lock is held by a
  * process). test/architecture/state.test.ts lists them.
  */
-import { openKnowledge, type Knowledge, type KnowledgeOptions } from './knowledge.js';
-import { briefHits, type BriefHit } from './lifecycle/briefSearch.js';
+import { openKnowledge, type BriefLimits, type Knowledge, type KnowledgeOptions } from './knowledge.js';
+import { briefOf, type BriefKnowledge } from './lifecycle/briefSearch.js';
 import type { WorkflowRoot } from './format/root.js';
 import { createKnowledgePool, type KnowledgePool } from './pool.js';
 import { closeLifecycleContext, createLifecycleContext, type LifecycleContext } from './lifecycle/context.js';
@@ -124,14 +124,12 @@ export class KnowledgeService {
   }
 
   /**
-   * A run's brief search (lifecycle/briefSearch.ts) on the pool's warm handle for the project. Its files are
-   * re-checked first, as for a `fresh` route search: a spec promoted just before the run starts is in its
-   * brief, whatever the pool's scan throttle. A read-only probe: no exposure count is written.
+   * A run's brief (lifecycle/briefSearch.ts) from the pool's warm handle for the project: its spec and knowhow files
+   * re-checked first, whatever the pool's scan throttle (a spec promoted just before the run starts is in its brief).
+   * A read-only probe: no exposure count is written.
    */
-  briefSearch(root: WorkflowRoot, text: string, limit: number): BriefHit[] {
-    const k = this.pool.get(root.projectDir, root.includeGlobal);
-    k.sync();
-    return briefHits(k, text, limit);
+  brief(root: WorkflowRoot, text: string, limits: BriefLimits): BriefKnowledge {
+    return briefOf(this.pool.get(root.projectDir, root.includeGlobal), text, limits);
   }
 
   /** Closes every index handle and ends every watcher thread (the promise settles once they have exited). */

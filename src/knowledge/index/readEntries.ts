@@ -12,8 +12,8 @@ export function entryById(db: Database.Database, id: string): { entry: Knowledge
   return row && { entry: JSON.parse(row.data) as KnowledgeEntry, status: row.status };
 }
 
-export function allEntries(db: Database.Database, kind?: KnowledgeEntry['kind']): KnowledgeEntry[] {
-  const rows = (kind ? db.prepare('SELECT data FROM entries WHERE kind = ?').pluck().all(kind) : db.prepare('SELECT data FROM entries').pluck().all()) as string[];
+export function allEntries(db: Database.Database, kinds?: Array<KnowledgeEntry['kind']>): KnowledgeEntry[] {
+  const rows = (kinds ? db.prepare(`SELECT data FROM entries WHERE kind IN (${kinds.map(() => '?').join(', ')})`).pluck().all(...kinds) : db.prepare('SELECT data FROM entries').pluck().all()) as string[];
   return rows.map((d) => JSON.parse(d) as KnowledgeEntry);
 }
 

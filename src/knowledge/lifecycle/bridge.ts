@@ -13,15 +13,13 @@ import { isMaestroError } from '../../core/errors.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task } from '../../core/types.js';
-import { builtinSources, loadCorpus } from '../format/corpus.js';
-import { buildKeywordIndex } from '../search/keywordIndex.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
 import { finishRun, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
 import { runSource } from './reconcile/receipt.js';
-import { searchIndexFor, type BriefSearch } from './briefSearch.js';
+import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
@@ -85,10 +83,10 @@ export interface KnowledgeBridgeOptions {
   /** The environment a brief's search reads (FLOW_* wiki folder, MAESTRO_UID): the daemon's; none by default. */
   env?: NodeJS.ProcessEnv;
   /**
-   * The brief's search (briefSearch.ts): the daemon's KnowledgeService searches its warm handle for the
-   * project (`forService`); without it each brief opens, scans and closes an index of its own.
+   * Where a brief's specs and search hits come from (briefSearch.ts): the daemon's KnowledgeService reads its
+   * warm handle for the project (`forService`); without it each brief opens, scans and closes an index of its own.
    */
-  search?: BriefSearch;
+  lookup?: BriefLookup;
 }
 
 export class KnowledgeBridge {
@@ -102,8 +100,8 @@ export class KnowledgeBridge {
    * The daemon's bridge (app/daemon.ts): the service's lifecycle context, the service watches the corpora it
    * works in, and each brief searches the service's warm handle for the project. (A type-only import: the CLI loads the service without this file.)
    */
-  static forService(service: Pick<KnowledgeService, 'lifecycle' | 'watchCorpus' | 'briefSearch'>, env: NodeJS.ProcessEnv): KnowledgeBridge {
-    return new KnowledgeBridge({ lifecycle: service.lifecycle, watch: (dir) => service.watchCorpus(dir), search: (root, text, limit) => service.briefSearch(root, text, limit), env });
+  static forService(service: Pick<KnowledgeService, 'lifecycle' | 'watchCorpus' | 'brief'>, env: NodeJS.ProcessEnv): KnowledgeBridge {
+    return new KnowledgeBridge({ lifecycle: service.lifecycle, watch: (dir) => service.watchCorpus(dir), lookup: (root, text, limits) => service.brief(root, text, limits), env });
   }
 
   private rootFor(repoPath: string): WorkflowRoot {
@@ -129,14 +127,14 @@ export class KnowledgeBridge {
       '- Load what you rely on with `maestro load --id <id>` (recorded as consumed for this run); search results are not recorded.',
       `- To propose a rule or record a decision, write \`${AGENT_REPORT_PATH}\` with YAML frontmatter: \`decisions: [{text: "...", status: accepted}]\`, \`constraints: [{text: "...", status: locked}]\`. It is moved out of the worktree (never committed) and becomes pending candidates for review.`,
     );
-    const entries = loadCorpus(builtinSources(root)).entries;
-    const hits = buildKeywordIndex(entries).match(`${task.title}\n${task.spec ?? ''}`, MAX_SPECS);
-    if (hits.length) lines.push(...quoted('## Relevant specs (keyword injection)', hits.map((h) => citation(h.entry.sid ?? h.id, h.title, h.entry.body))));
+    const text = `${task.title}\n${task.spec ?? ''}`;
+    const limits = { specs: MAX_SPECS, search: MAX_SEARCHED };
+    const { specs, found: searched } = this.options.lookup?.(root, text, limits) ?? briefFromIndex(root, text, limits, this.options.env ?? {});
+    if (specs.length) lines.push(...quoted('## Relevant specs (keyword injection)', specs.map((h) => citation(h.entry.sid ?? h.id, h.title, h.entry.body))));
     // Keywords only reach entries whose declared keywords the task names; a promoted decision carries
     // `session-knowledge,decision`. Search finds entries by their words (with the documented minimum match).
-    const cited = new Set(hits.map((h) => h.id));
-    const search = this.options.search ?? ((r: WorkflowRoot, t: string, l: number) => searchIndexFor(r, t, l, this.options.env ?? {}));
-    const found = search(root, `${task.title}\n${task.spec ?? ''}`, MAX_SEARCHED).filter((e) => !cited.has(e.id));
+    const cited = new Set(specs.map((h) => h.id));
+    const found = searched.filter((e) => !cited.has(e.id));
     if (found.length) lines.push(...quoted('## Relevant knowledge (search)', found.map((e) => citation(e.sid ?? e.id, e.title, e.body))));
     return lines.join('\n');
   }

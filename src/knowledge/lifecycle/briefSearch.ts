@@ -1,17 +1,21 @@
 /**
- * The search half of a run's brief (bridge.ts): the project's active specs
- * and knowhow that best match the task, as a read-only probe (the brief
- * changes no exposure count), with the documented minimum match, so an
- * unrelated task cites nothing.
+ * What a run's brief reads from the knowledge index (bridge.ts): the specs
+ * the task's keywords name, and the project's active specs and knowhow that
+ * best match the task, as a read-only probe (the brief changes no exposure
+ * count), with the documented minimum match, so an unrelated task cites
+ * nothing. Only the spec and knowhow files are re-checked first: the brief
+ * cites neither the wiki nor the run ledgers, and the ledgers' walk grows
+ * with every run the project has had (knowledge.ts `brief`).
  *
- * Two ways to reach the index: the daemon searches its KnowledgeService's
- * warm handle for the project (service.ts `briefSearch`: one handle per
- * project for the daemon's life, shared with the knowledge routes, its files
- * re-checked first); a process without a service opens, searches and closes
- * its own (`searchIndexFor`).
+ * Two ways to reach the index: the daemon reads its KnowledgeService's warm
+ * handle for the project (service.ts `brief`: one handle per project for the
+ * daemon's life, shared with the knowledge routes, its keyword index kept
+ * until the index changes); a process without a service opens, reads and
+ * closes its own (`briefFromIndex`).
  */
-import { openKnowledge, type Knowledge } from '../knowledge.js';
+import { openKnowledge, type BriefLimits, type Knowledge } from '../knowledge.js';
 import type { WorkflowRoot } from '../format/root.js';
+import type { KeywordHit } from '../search/keywordIndex.js';
 
 export interface BriefHit {
   id: string;
@@ -20,23 +24,27 @@ export interface BriefHit {
   body: string;
 }
 
-/** How the bridge searches for a brief: the workflow root, the task's text, at most this many hits. */
-export type BriefSearch = (root: WorkflowRoot, text: string, limit: number) => BriefHit[];
-
-/** The brief's hits from an open handle (the caller decides how fresh its index is). */
-export function briefHits(k: Knowledge, text: string, limit: number): BriefHit[] {
-  return k
-    .search(text, { limit: limit * 2, readOnlyProbe: true })
-    .results.filter((r) => r.kind === 'spec' || r.kind === 'knowhow')
-    .slice(0, limit)
-    .map((r) => ({ id: r.id, sid: r.aliases.find((a) => /^S-\d{8}-/.test(a)) ?? null, title: r.name, body: r.snippet }));
+export interface BriefKnowledge {
+  /** Specs picked by the keywords they declare (FORMATS §1.8). */
+  specs: KeywordHit[];
+  /** Specs and knowhow found by search. */
+  found: BriefHit[];
 }
 
-/** One-shot: a handle of its own, scanned, searched and closed (a process without a KnowledgeService). */
-export function searchIndexFor(root: WorkflowRoot, text: string, limit: number, env: NodeJS.ProcessEnv): BriefHit[] {
+/** How the bridge reads a brief's knowledge: the workflow root, the task's text, at most this many of each. */
+export type BriefLookup = (root: WorkflowRoot, text: string, limits: BriefLimits) => BriefKnowledge;
+
+/** The brief's knowledge from an open handle. */
+export function briefOf(k: Knowledge, text: string, limits: BriefLimits): BriefKnowledge {
+  const r = k.brief(text, limits);
+  return { specs: r.specs, found: r.found.map((h) => ({ id: h.id, sid: h.aliases.find((a) => /^S-\d{8}-/.test(a)) ?? null, title: h.name, body: h.snippet })) };
+}
+
+/** One-shot: a handle of its own, read and closed (a process without a KnowledgeService). */
+export function briefFromIndex(root: WorkflowRoot, text: string, limits: BriefLimits, env: NodeJS.ProcessEnv): BriefKnowledge {
   const k = openKnowledge({ workflowRoot: root.projectDir, includeGlobal: root.includeGlobal, embedder: null, env: { ...env, MAESTRO_HOME: root.home } });
   try {
-    return briefHits(k, text, limit);
+    return briefOf(k, text, limits);
   } finally {
     k.close();
   }
