@@ -191,6 +191,28 @@ describe('removing a task worktree', () => {
     expect(git(repo, 'worktree', 'prune', '--dry-run', '-v')).toBe('');
   });
 
+  it('lets the daemon go on while it removes a worktree of many files (an agent\'s npm install)', async () => {
+    const { repo, spec } = setup();
+    const made = await ensureWorktree(spec);
+    for (let d = 0; d < 20; d++) {
+      const dir = join(made.path, 'node_modules', `pkg-${d}`);
+      mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 100; f++) writeFileSync(join(dir, `f${f}.js`), 'module.exports = 1;\n');
+    }
+    // Turns of the event loop while the removal runs: a daemon's timers, sockets and ticks get them.
+    let turns = 0;
+    let running = true;
+    const turn = () => {
+      turns++;
+      if (running) setImmediate(turn);
+    };
+    setImmediate(turn);
+    await removeWorktree(repo, made.path);
+    running = false;
+    expect(existsSync(made.path)).toBe(false);
+    expect(turns).toBeGreaterThan(0);
+  });
+
   it('a locked worktree is left to git, which refuses it; both stay', async () => {
     const { repo, spec } = setup();
     const made = await ensureWorktree(spec);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { canonical } from '../lib/paths.js';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertRepository, git, revParse } from './git.js';
+import { assertRepository, git, removeTree, revParse } from './git.js';
 import { tipsOf } from './merge.js';
 import { adminWhole, gitdirPointer, namesBack, registeredAt } from './onDisk.js';
 
@@ -121,7 +121,7 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
   if (known) await git(spec.repoPath, ['worktree', 'prune']);
-  if (existsSync(path)) rmSync(path, { recursive: true, force: true });
+  if (existsSync(path)) await removeTree(path);
   mkdirSync(spec.worktreeRoot, { recursive: true });
   const { baseSha, branchExists } = await baseAndBranch(spec.repoPath, spec.baseBranch, branch);
   const newBranch = !branchExists;
@@ -274,7 +274,7 @@ async function pruneSetAside(worktree: string): Promise<void> {
 export async function detachedWorktree(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
   const path = resolve(worktreeRoot, name);
   if ((await worktreesOfRepository(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
-  if (existsSync(path)) rmSync(path, { recursive: true, force: true });
+  if (existsSync(path)) await removeTree(path);
   mkdirSync(worktreeRoot, { recursive: true });
   await git(repoPath, ['worktree', 'add', '--detach', '--end-of-options', path, base]);
   return path;
@@ -283,10 +283,10 @@ export async function detachedWorktree(repoPath: string, worktreeRoot: string, n
 export async function removeWorktree(repoPath: string, path: string): Promise<void> {
   const admin = wholeAdmin(repoPath, path);
   if (admin && !existsSync(join(admin, 'locked'))) {
-    // What `git worktree remove --force` does to an unlocked worktree, without its process: the folder, then
-    // git's record of it (a kill in between leaves a registration without a folder, which a prune clears).
-    rmSync(path, { recursive: true, force: true });
-    rmSync(admin, { recursive: true, force: true });
+    // What `git worktree remove --force` does to an unlocked worktree, in one `rm` instead of a git process
+    // (removeTree: the daemon's event loop does not stop for the files): the folder, then git's record of it
+    // (a kill in between leaves a registration without a folder, which a prune clears).
+    await removeTree(path, admin);
   } else if (existsSync(path)) {
     // A locked one, or one git must be asked about: git says why it will not, or removes it.
     await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
@@ -320,7 +320,7 @@ export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: strin
     for (const name of readdirSync(root)) {
       const path = join(root, name);
       if (keepSet.has(name) || registered.has(path) || !/^[A-Za-z0-9_-]+-(v\d+|plan)$/.test(name)) continue;
-      rmSync(path, { recursive: true, force: true });
+      await removeTree(path);
       removed.push(path);
     }
   }
