@@ -69,7 +69,11 @@ export interface HealthReport {
 export interface Knowledge {
   readonly root: WorkflowRoot;
   readonly indexLocation: string;
-  sync(): SyncReport;
+  /**
+   * Scans the files now. `ledgers: false`: not the run ledgers, whose walk grows with every run the project has had
+   * and which only the graph reads (their consumed-by edges); what a search needs.
+   */
+  sync(opts?: { ledgers?: boolean }): SyncReport;
   rebuild(): SyncReport;
   search(query: string, opts?: SearchOptions): SearchResponse;
   /**
@@ -114,6 +118,8 @@ interface Opened {
   sources: KnowledgeSource[];
   /** The spec and knowhow sources: all a run's brief checks. */
   builtin: KnowledgeSource[];
+  /** Every source but the run ledgers: what a search reads (syncThrottle.ts). */
+  entrySources: KnowledgeSource[];
   handle: IndexHandle;
   canWrite: boolean;
   /** Syncs of this handle that changed the index (the cached keyword index is rebuilt after one). */
@@ -134,7 +140,8 @@ function openHandle(opts: KnowledgeOptions): Opened {
   const root = resolveWorkflowRoot(opts);
   const wikiRoot = opts.wikiRoot === undefined ? wikiRootFor(root, env) : opts.wikiRoot;
   const builtin = builtinSources(root);
-  const sources = [...builtin, ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgerSource(root), ...(opts.sources ?? [])];
+  const ledgers = ledgerSource(root);
+  const sources = [...builtin, ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgers, ...(opts.sources ?? [])];
   const handle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
   const throttle = createSyncThrottle({ canWrite, intervalMs: opts.syncIntervalMs ?? 0 });
@@ -144,6 +151,7 @@ function openHandle(opts: KnowledgeOptions): Opened {
     wikiRoot,
     sources,
     builtin,
+    entrySources: sources.filter((s) => s !== ledgers),
     handle,
     canWrite,
     changes: 0,
@@ -151,10 +159,15 @@ function openHandle(opts: KnowledgeOptions): Opened {
     embedder: opts.embedder === undefined ? embedderFromEnv(env) : opts.embedder,
     project: resolveProjectSlug(root.confined ? {} : env, root.projectDir),
     throttle,
-    ensureSynced: () => throttle.files(() => noteChanges(o, syncIndex(handle, sources))),
+    ensureSynced: () => throttle.files((all) => void scan(o, all)),
     ensureCode: () => throttle.code(() => syncCodeGraph(handle.db, root.projectDir)),
   };
   return o;
+}
+
+/** Every source, or (`all` false) every source but the run ledgers, whose indexed files are then left as they are. */
+function scan(o: Opened, all: boolean): SyncReport {
+  return noteChanges(o, all ? syncIndex(o.handle, o.sources) : syncIndex(o.handle, o.entrySources, { partial: true }));
 }
 
 function noteChanges(o: Opened, r: SyncReport): SyncReport {
@@ -271,10 +284,11 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
   return {
     root,
     indexLocation: handle.location,
-    sync: () => {
+    sync: (sopts = {}) => {
       if (!o.canWrite) return { changedFiles: 0, removedFiles: 0, entries: countEntries(db) };
-      throttle.scanned();
-      return noteChanges(o, syncIndex(handle, sources));
+      const all = sopts.ledgers ?? true;
+      throttle.scanned({ all });
+      return scan(o, all);
     },
     rebuild: () => {
       if (!o.canWrite) throw new MaestroError('BAD_INPUT', 'A read-only probe cannot rebuild the index.');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { installErrorHandler } from '../errors.js';
 import { describe, expect, it } from 'vitest';
-import { tempRoot } from '../../../test/helpers/knowledge.js';
+import { tempRoot, writeKnowhowFile } from '../../../test/helpers/knowledge.js';
 import { knowledgeRoutes } from './knowledge.js';
 import { openKnowledge } from '../../knowledge/knowledge.js';
 import { createKnowledgePool } from '../../knowledge/pool.js';
@@ -39,6 +39,31 @@ describe('GET /api/knowledge/*', () => {
       const bogus = await app.inject({ method: 'GET', url: `/api/knowledge/health?kind=bogus&root=${encodeURIComponent(dir)}` });
       expect(bogus.statusCode).toBe(400);
       expect(bogus.json().error.message).toMatch(/^kind: "bogus" is not a knowledge kind; give spec, knowhow or wiki/);
+    } finally {
+      await app.close();
+      pool.stop();
+    }
+  });
+
+  it('a fresh search re-checks the run ledgers (a walk that grows with every run) only for the graph', async () => {
+    const { dir, root } = tempRoot('mf-workflow');
+    const id = writeKnowhowFile(root, 'TIP-20260801-quokka', { title: 'Quokka wrangling' }, 'Quokkas need patience.');
+    const pool = createKnowledgePool({ env: process.env, syncIntervalMs: 3_600_000 });
+    const app = Fastify();
+    installErrorHandler(app, () => {});
+    await app.register(knowledgeRoutes, { pool });
+    const at = `root=${encodeURIComponent(dir)}`;
+    const consumers = async () => ((await app.inject({ method: 'GET', url: `/api/knowledge/entries/${id}?${at}` })).json().neighbors as Array<{ rel: string; id: string }>).filter((n) => n.rel === 'consumed-by').map((n) => n.id);
+    try {
+      expect(await consumers()).toEqual([]);
+      // A run that loaded the entry: its ledger says so.
+      const run = join(root.workflowDir, 'sessions', 'task-t1', 'runs', 'run-1');
+      mkdirSync(run, { recursive: true });
+      writeFileSync(join(run, 'knowledge-delta.json'), JSON.stringify({ session_id: 'task-t1', run_id: 'run-1', inputs: [{ knowledge_id: id, signal: 'consumed' }] }));
+      expect((await app.inject({ method: 'GET', url: `/api/knowledge/search?q=quokka&fresh=true&${at}` })).json().count).toBe(1);
+      expect(await consumers()).toEqual([]);
+      await app.inject({ method: 'GET', url: `/api/knowledge/search?q=quokka&kg=true&fresh=true&${at}` });
+      expect((await consumers()).sort()).toEqual(['run:run-1', 'task:task-t1']);
     } finally {
       await app.close();
       pool.stop();
