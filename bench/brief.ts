@@ -3,7 +3,9 @@
  * KnowledgeService, synchronous on its event loop at every run start), for a corpus of 300 entries with
  * no finished tasks and with 5,000 (3 runs each, every run's knowledge ledger under `.workflow/sessions/`),
  * and for 3,000 entries. Beside each: the same brief read as before (every source file checked, run ledgers
- * included, and the spec and knowhow files parsed again for the keywords), measured in the same run.
+ * included, and the spec and knowhow files parsed again for the keywords), measured in the same run. Then a
+ * fresh search (what an agent's `maestro search` asks the daemon for), beside the same search with every
+ * source re-checked, as before.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,8 +39,13 @@ function project(entries: number, tasks: number): string {
   return dir;
 }
 
-/** Median ms of a brief now, and of the same reads as before, on one project. */
-async function measure(dir: string): Promise<{ now: number; before: number }> {
+interface Figures {
+  brief: { now: number; before: number };
+  search: { now: number; before: number };
+}
+
+/** Median ms of a brief and of a fresh search now, and of the same reads as before, on one project. */
+async function measure(dir: string): Promise<Figures> {
   const env = { ...process.env, MAESTRO_HOME: join(dir, '.home') };
   const service = new KnowledgeService({ ...resolveKnowledgeConfig(env), embedder: null });
   service.start();
@@ -48,36 +55,42 @@ async function measure(dir: string): Promise<{ now: number; before: number }> {
     const text = (i: number) => `Build the ${WORDS[i % WORDS.length]} thing ${i}`;
     const k = service.pool.get(dir, true);
     k.sync(); // the index exists, as in a daemon that has served searches
-    const now: number[] = [];
-    const before: number[] = [];
+    const ms = (f: () => void) => {
+      const t = performance.now();
+      f();
+      return performance.now() - t;
+    };
+    const runs = { brief: [] as number[], briefBefore: [] as number[], search: [] as number[], searchBefore: [] as number[] };
     for (let i = 0; i < 15; i++) {
-      let t = performance.now();
-      bridge.briefFor({ id: `t${i}`, title: text(i) }, dir);
-      now.push(performance.now() - t);
-      t = performance.now();
-      buildKeywordIndex(loadCorpus(builtinSources(root)).entries).match(text(i), 5);
-      k.sync();
-      k.search(text(i), { limit: 6, readOnlyProbe: true });
-      before.push(performance.now() - t);
+      runs.brief.push(ms(() => bridge.briefFor({ id: `t${i}`, title: text(i) }, dir)));
+      runs.briefBefore.push(ms(() => {
+        buildKeywordIndex(loadCorpus(builtinSources(root)).entries).match(text(i), 5);
+        k.sync();
+        k.search(text(i), { limit: 6, readOnlyProbe: true });
+      }));
+      runs.search.push(ms(() => (k.sync({ ledgers: false }), k.search(text(i), { readOnlyProbe: true }))));
+      runs.searchBefore.push(ms(() => (k.sync(), k.search(text(i), { readOnlyProbe: true }))));
     }
-    return { now: median(now), before: median(before) };
+    return { brief: { now: median(runs.brief), before: median(runs.briefBefore) }, search: { now: median(runs.search), before: median(runs.searchBefore) } };
   } finally {
     await service.stop();
   }
 }
 
 export async function benchBrief(): Promise<void> {
-  console.log('\n== a run\'s brief in the daemon (synchronous at every run start) ==');
-  const rows: Array<[string, number, number]> = [];
+  console.log('\n== a run\'s brief (synchronous in the daemon at every run start) and a fresh search (an agent\'s maestro search) ==');
+  const rows: Figures[] = [];
   for (const [entries, tasks] of [[300, 0], [300, 5000], [3000, 0]] as const) {
     const dir = project(entries, tasks);
     try {
       const m = await measure(dir);
-      rows.push([`${entries} entries, ${tasks} finished tasks`, m.now, m.before]);
-      console.log(`${entries} entries, ${String(tasks).padStart(4)} finished tasks (${tasks * 3} run ledgers): brief ${m.now.toFixed(2)} ms   as before ${m.before.toFixed(2)} ms   ${(m.before / m.now).toFixed(1)}× less`);
+      rows.push(m);
+      const fig = (f: { now: number; before: number }) => `${f.now.toFixed(2)} ms (as before ${f.before.toFixed(2)} ms, ${(f.before / f.now).toFixed(1)}× less)`;
+      console.log(`${entries} entries, ${String(tasks).padStart(4)} finished tasks (${tasks * 3} run ledgers): brief ${fig(m.brief)}   search ${fig(m.search)}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log(`ratio 5,000 finished tasks / none: ${(rows[1]![1] / rows[0]![1]).toFixed(2)}× (1× = independent of history; as before ${(rows[1]![2] / rows[0]![2]).toFixed(1)}×)`);
+  const ratio = (f: (x: Figures) => number) => (f(rows[1]!) / f(rows[0]!)).toFixed(2);
+  console.log(`ratio 5,000 finished tasks / none (1× = independent of history): brief ${ratio((x) => x.brief.now)}× (as before ${ratio((x) => x.brief.before)}×), search ${ratio((x) => x.search.now)}× (as before ${ratio((x) => x.search.before)}×)`);
 }
