@@ -10,11 +10,31 @@ import { MaestroError } from '../core/errors.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { providerConfigSchema, type JobInput, type ProviderConfig } from '../executor/protocol/job.js';
+import { credentialsFor } from '../agents/credentials.js';
+import { processAgentEnv } from '../lib/agentEnv.js';
+import { passEnvOf } from './projectSettings.js';
 
 /** Whether Claude credentials are present: an API key, or a Claude Code login. */
 export function hasClaudeCredentials(env: NodeJS.ProcessEnv): boolean {
   if (env.ANTHROPIC_API_KEY || env.CLAUDE_CODE_OAUTH_TOKEN) return true;
   return existsSync(join(homedir(), '.claude', '.credentials.json'));
+}
+
+/**
+ * A run's worker environment: the allowlist, its provider's own credentials and the project's passEnv, never the
+ * daemon's token or database URL. Runs with equal environments may share a warm worker (workerPool.ts).
+ */
+export function workerEnvFor(provider: ProviderConfig, project: Project, workerEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...processAgentEnv({ credentials: (source) => credentialsFor(provider, source), pass: passEnvOf(project.config) }), ...workerEnv };
+}
+
+/** A run of `project`'s worker environment, as a list: none without the project or with an unusable provider (its run says why). */
+export function workerEnvsOf(project: Project | undefined, env: NodeJS.ProcessEnv, workerEnv?: NodeJS.ProcessEnv): NodeJS.ProcessEnv[] {
+  try {
+    return project ? [workerEnvFor(providerFor(project, env), project, workerEnv)] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The project's configured provider; else claude where credentials are present. */

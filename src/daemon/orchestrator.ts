@@ -23,8 +23,6 @@ import { reviewedCommit } from '../core/reviewed.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
-import { processAgentEnv } from '../lib/agentEnv.js';
-import { credentialsFor } from '../agents/credentials.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { TASK_CHANGE_TYPES } from '../store/ops/events.js';
 import { steeringRecorder } from './remoteSteering.js';
@@ -36,9 +34,8 @@ import type { Store } from '../store/store.js';
 import type { Bus } from '../lib/bus.js';
 import { Ingestor } from './ingestor.js';
 import { autoApprove } from './autoApprove.js';
-import { buildJob, runKindFor } from './jobs.js';
+import { buildJob, runKindFor, workerEnvFor, workerEnvsOf } from './jobs.js';
 import { knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees, tryKnowledge } from './runAftermath.js';
-import { passEnvOf } from './projectSettings.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
@@ -192,6 +189,8 @@ export class Orchestrator {
       // every slot taken). A remote that stopped answering holds its project's claims too.
       const unready = free > 0 ? this.repos.unready(projects, () => this.kick(), this.opts.onError) : new Set<string>();
       const won = await this.scheduler.claim(free, (projectId) => (unready.has(projectId) ? 0 : slots(projectId)));
+      // Their workers start now, while the runs are prepared one by one (the clone's sync, the brief), not after.
+      this.workers.prestart(won.flatMap((t) => workerEnvsOf(projects.find((p) => p.id === t.projectId), this.opts.env, this.opts.workerEnv)));
       for (const task of won) await this.startRunFor(task);
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts);
@@ -347,9 +346,7 @@ export class Orchestrator {
 
   private async spawn(run: Run, project?: Project): Promise<void> {
     // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
-    const { config } = project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId));
-    const provider = readJob(run.runDir!).provider;
-    const env = { ...processAgentEnv({ credentials: (source) => credentialsFor(provider, source), pass: passEnvOf(config) }), ...this.opts.workerEnv };
+    const env = workerEnvFor(readJob(run.runDir!).provider, project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId)), this.opts.workerEnv);
     const handle = this.workers.spawn(run.id, run.runDir!, env);
     void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
     this.ingestor.lastSign.set(run.id, Date.now());

@@ -26,6 +26,11 @@ export class WorkerManager {
     this.pool.start();
   }
 
+  /** Starts warm workers for runs about to start with these environments (WorkerPool.prestart). */
+  prestart(envs: NodeJS.ProcessEnv[]): void {
+    this.pool.prestart(envs);
+  }
+
   /** `env` is the worker's whole environment (the orchestrator allowlists it). */
   spawn(runId: string, runDir: string, env: NodeJS.ProcessEnv): WorkerHandle {
     const handle = this.pool.run(runDir, env);

@@ -63,6 +63,32 @@ describe('warm worker pool', () => {
     expect(isPidAlive(first.pid)).toBe(true);
   });
 
+  it('starts workers for runs about to start, one each, and those runs take them; another environment gets its own', { timeout: budget(120_000) }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 1 });
+    pool.prestart([env, env]);
+    expect(pool.idleCount).toBe(2);
+    // Announced again while they start: the two are enough, no more processes.
+    pool.prestart([env, env]);
+    expect(pool.idleCount).toBe(2);
+    const dirs = [execRun(sb, 'a', script), execRun(sb, 'b', script)];
+    const runs = dirs.map((d) => pool!.run(d, env));
+    expect(pool.idleCount).toBe(0);
+    for (const h of runs) expect(await h.exited).toEqual({ code: 0, signal: null });
+    expect(dirs.map((d) => finalOf(d)?.type)).toEqual(['result', 'result']);
+    // Each run ran on a process of its own, started before the run was asked for.
+    expect(new Set(runs.map((h) => h.pid)).size).toBe(2);
+    // A run with another environment never takes a worker started for another one.
+    const other = { ...env, MAESTRO_TEST_MARK: 'other' };
+    pool.prestart([other]);
+    const idle = pool.idleCount;
+    const third = pool.run(execRun(sb, 'c', script), other);
+    expect(pool.idleCount).toBe(idle - 1);
+    expect(runs.map((h) => h.pid)).not.toContain(third.pid);
+    expect(await third.exited).toEqual({ code: 0, signal: null });
+  });
+
   it('beyond the warm ones, a worker back from a run waits a while for the next one before it is let go', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
     const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
