@@ -51,9 +51,11 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review', summary: 'The review queue: every knowledge session of a project with its candidates', tags, query: projectQuery, response: reviewQueueResponse }, async ({ query }) => {
     const root = await rootFor(query.projectId);
     const listing = scanSessions(root);
+    // The corpus once for the whole queue: each session's receipts are checked against the same one.
+    const corpus = lc.corpus.read(root.workflowDir);
     const sessions: ReviewQueueSession[] = listing.sessions.map((s) => {
       try {
-        return { session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id) };
+        return { session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id, { corpus }) };
       } catch (err) {
         // One session's corrupt files leave the rest of the queue readable; its error is shown as the API would answer it.
         return { session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) };

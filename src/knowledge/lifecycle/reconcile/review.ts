@@ -14,6 +14,7 @@ import { readSession } from '../session/store.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
 import type { LifecycleContext } from '../context.js';
+import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import { freshness, readSourceState, reconcileSource, requireFresh, sessionSources, tryReadReceipt, type Freshness, type Source } from './receipt.js';
 
 const SEVERITY: Record<Disposition, number> = { potential_conflict: 0, supersede_candidate: 1, semantic_duplicate: 2, extends: 3, related: 4, unique: 5, exact_duplicate: 6 };
@@ -67,10 +68,11 @@ function diverse(matches: Match[]): Match[] {
   return out;
 }
 
-export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean } = {}): ReviewResult {
+/** `corpus`: the corpus as just read, for a caller reviewing many sessions at once (the review queue); read here otherwise. */
+export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean; corpus?: CorpusSnapshot } = {}): ReviewResult {
   readSession(root, sid);
   const sources = sessionSources(root, sid);
-  const corpus = lc.corpus.read(root.workflowDir);
+  const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
   const result: ReviewResult = { schema: 'knowledge-review/1.0', session_id: sid, sources: [], candidates: [], triage: [], input_totals_by_source: { load: 0, search: 0, injection: 0, manual: 0 }, inputs: [] };
   const seenIn = new Map<string, number>();
   const rows: ReviewCandidate[] = [];

@@ -68,7 +68,15 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
   });
 }
 
+/** The template every run starts with, parsed once: most runs leave it as it is, and a review reads every run's report. */
+let template: Report | null = null;
+
 export function parseReport(text: string, file = 'report.md'): Report {
+  if (text === REPORT_TEMPLATE) return structuredClone((template ??= parseReportText(text, file)));
+  return parseReportText(text, file);
+}
+
+function parseReportText(text: string, file: string): Report {
   // Full YAML, as maestro-flow reads it; the one frontmatter reader finds the block.
   const doc = parseFrontmatter(text, { dialect: 'yaml' });
   const problem = doc.problems[0];
