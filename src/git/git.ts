@@ -84,7 +84,7 @@ const GIT_ENV = ['GIT_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
  * 525 ms between turns; with the process, 10 ms.
  */
 export async function removeTree(...paths: string[]): Promise<void> {
-  const req: ExecRequest = { file: 'rm', args: ['-rf', '--', ...paths], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, maxBuffer: 64 * 1024 };
+  const req: ExecRequest = { file: 'rm', args: ['-rf', '--', ...paths], cwd: '/', env: { ...processAgentEnv(), LC_ALL: 'C' }, maxBuffer: 64 * 1024 };
   const spawner = spawners.at(-1);
   const r = await (spawner ? spawner.run(req) : execOnce(req));
   if (r.errno || r.code !== 0) throw new Error(`rm -rf ${paths.join(' ')} failed (${r.errno ?? r.signal ?? `exit ${r.code}`}): ${r.stderr.trim() || r.message || ''}`);

@@ -16,7 +16,7 @@ import type { SearchFilters } from './index/query.js';
 import { indexFindings, openIndex, rebuildIndex, syncIndex, type IndexHandle, type SyncReport } from './index/store.js';
 import { resolveAlias, sidCarriers } from './index/resolveAlias.js';
 import { knownIds } from './index/knownIds.js';
-import { allEntries, countEntries, entryById } from './index/readEntries.js';
+import { allEntries, countEntries, dataVersion, entryById } from './index/readEntries.js';
 import { listEntries, type ListFilters } from './index/listEntries.js';
 import { hasCodeSymbols } from './index/codeIndexState.js';
 import { buildKeywordIndex, type KeywordHit, type KeywordIndex } from './search/keywordIndex.js';
@@ -180,7 +180,7 @@ function noteChanges(o: Opened, r: SyncReport): SyncReport {
  * index changed: through this handle (`changes`), or by another connection's commit (`data_version`).
  */
 function keywordsOf(o: Opened): KeywordIndex {
-  const stamp = `${o.changes}:${o.handle.db.pragma('data_version', { simple: true })}`;
+  const stamp = `${o.changes}:${dataVersion(o.handle.db)}`;
   if (o.keywords?.stamp !== stamp) o.keywords = { stamp, index: buildKeywordIndex(allEntries(o.handle.db, ['spec', 'knowhow'])) };
   return o.keywords.index;
 }

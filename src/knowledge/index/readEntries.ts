@@ -17,6 +17,11 @@ export function allEntries(db: Database.Database, kinds?: Array<KnowledgeEntry['
   return rows.map((d) => JSON.parse(d) as KnowledgeEntry);
 }
 
+/** Changes when another connection commits to the index file (SQLite's PRAGMA data_version); this connection's own commits do not. */
+export function dataVersion(db: Database.Database): number {
+  return db.pragma('data_version', { simple: true }) as number;
+}
+
 export function countEntries(db: Database.Database): number {
   return db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
 }

@@ -68,11 +68,9 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
   });
 }
 
-/** The template every run starts with, parsed once: most runs leave it as it is, and a review reads every run's report. */
-let template: Report | null = null;
-
 export function parseReport(text: string, file = 'report.md'): Report {
-  if (text === REPORT_TEMPLATE) return structuredClone((template ??= parseReportText(text, file)));
+  // The template every run starts with, parsed once: most runs leave it as it is, and a review reads every run's report.
+  if (text === REPORT_TEMPLATE) return structuredClone(TEMPLATE_REPORT);
   return parseReportText(text, file);
 }
 
@@ -109,3 +107,5 @@ export function reportDrafts(report: Report, runId: string): Draft[] {
   add('constraint', report.constraints, 'locked');
   return out;
 }
+
+const TEMPLATE_REPORT: Readonly<Report> = parseReportText(REPORT_TEMPLATE, 'report.md');
