@@ -129,8 +129,8 @@ interface Opened {
   /** The `proj:<slug>` this project's wiki entries carry (FORMATS §8.4); a confined root is its own project. */
   project: string;
   throttle: SyncThrottle;
-  /** Scan the files unless the throttle says a scan is recent. */
-  ensureSynced(): void;
+  /** Scan the files unless the throttle says a scan is recent; `graph` false: the call reads no graph edges (syncThrottle.ts). */
+  ensureSynced(graph?: boolean): void;
   /** Build the code graph unless the throttle says it is built. */
   ensureCode(): Promise<void>;
 }
@@ -159,7 +159,7 @@ function openHandle(opts: KnowledgeOptions): Opened {
     embedder: opts.embedder === undefined ? embedderFromEnv(env) : opts.embedder,
     project: resolveProjectSlug(root.confined ? {} : env, root.projectDir),
     throttle,
-    ensureSynced: () => throttle.files((all) => void scan(o, all)),
+    ensureSynced: (graph = true) => throttle.files((all) => void scan(o, all), graph),
     ensureCode: () => throttle.code(() => syncCodeGraph(handle.db, root.projectDir)),
   };
   return o;
@@ -202,7 +202,7 @@ function nearestIds(o: Opened, ref: string): string[] {
 }
 
 function lexicalSearch(o: Opened, query: string, sopts: SearchOptions = {}): SearchResponse {
-  o.ensureSynced();
+  o.ensureSynced(false);
   // A read-only probe never bumps exposure; an index opened read-only cannot.
   return searchIndex(o.handle.db, query, { project: o.project, ...sopts, readOnlyProbe: sopts.readOnlyProbe || o.handle.readOnly });
 }
@@ -215,7 +215,7 @@ async function hybridSearch(o: Opened, query: string, sopts: SearchOptions = {})
   // Exposure is bumped below for what the merged page returns (FORMATS §5.4: after truncation).
   if (!o.embedder) base = { ...lexicalSearch(o, query, { ...sopts, readOnlyProbe: true }), retrieval: 'lexical' as const };
   else {
-    o.ensureSynced();
+    o.ensureSynced(false);
     // A probe never writes, so it only uses vectors that are already stored.
     if (!probe) await embedPending(db, o.embedder);
     const [qv] = await o.embedder.embed([query]);
@@ -277,8 +277,8 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
   const o = openHandle(opts);
   const { root, handle, sources, throttle } = o;
   const db = handle.db;
-  const synced = <T>(fn: () => T): T => {
-    o.ensureSynced();
+  const synced = <T>(fn: () => T, graph = true): T => {
+    o.ensureSynced(graph);
     return fn();
   };
   return {
@@ -316,11 +316,11 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
     },
     resolveId: (ref) => resolveAlias(db, ref),
     load: (ref, lopts) => loadEntry(o, ref, lopts),
-    list: (filters) => synced(() => listEntries(db, filters)),
+    list: (filters) => synced(() => listEntries(db, filters), false),
     health: (kind) => healthOf(o, kind),
     neighbors: (id, rel) => synced(() => neighbors(db, resolveAlias(db, id) ?? id, rel)),
     traverse: (id, depth, rel) => synced(() => traverse(db, resolveAlias(db, id) ?? id, depth, rel)),
-    keywordIndex: () => synced(() => keywordsOf(o)),
+    keywordIndex: () => synced(() => keywordsOf(o), false),
     brief: (text, limits) => briefOf(o, text, limits),
     close: () => handle.close(),
   };

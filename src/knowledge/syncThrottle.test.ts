@@ -34,11 +34,12 @@ describe('the knowledge sync throttle', () => {
     expect(scans).toEqual([true, false, false, true, true, false]);
   });
 
-  it('a one-shot command scans everything on every call; a read-only handle never scans', () => {
+  it('a one-shot command scans on every call, the slow sources for a call that reads the graph; a read-only handle never scans', () => {
     const once = throttle(0);
     once.scan();
+    once.th.files((all) => once.scans.push(all), false);
     once.scan();
-    expect(once.scans).toEqual([true, true]);
+    expect(once.scans).toEqual([true, false, true]);
     const ro = throttle(1000, false);
     ro.scan();
     expect(ro.scans).toEqual([]);

@@ -268,3 +268,31 @@ describe('load and identity', () => {
     }
   });
 });
+
+describe('a one-shot process and the run ledgers', () => {
+  it('a search leaves them (no ranking reads them); a graph call reads them, as fresh as the files', () => {
+    const { dir, root } = tempRoot();
+    const id = writeKnowhowFile(root, 'TIP-20260801-quokka', { title: 'Quokka wrangling' }, 'Quokkas need patience.');
+    const run = join(root.workflowDir, 'sessions', 'task-t1', 'runs', 'run-1');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, 'knowledge-delta.json'), JSON.stringify({ session_id: 'task-t1', run_id: 'run-1', inputs: [{ knowledge_id: id, signal: 'consumed' }] }));
+    const ledgerRows = () => {
+      const db = new Database(join(root.workflowDir, INDEX_FILE), { readonly: true });
+      try {
+        return db.prepare("SELECT count(*) FROM files WHERE source = 'ledger'").pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+    const k = open(dir);
+    try {
+      expect(k.search('quokka', { readOnlyProbe: true }).count).toBe(1);
+      expect(k.list({ type: 'knowhow' })).toHaveLength(1);
+      expect(ledgerRows()).toBe(0);
+      expect(k.neighbors(id).filter((n) => n.rel === 'consumed-by').map((n) => n.id).sort()).toEqual(['run:run-1', 'task:task-t1']);
+      expect(ledgerRows()).toBe(1);
+    } finally {
+      k.close();
+    }
+  });
+});
