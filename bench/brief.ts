@@ -4,8 +4,8 @@
  * no finished tasks and with 5,000 (3 runs each, every run's knowledge ledger under `.workflow/sessions/`),
  * and for 3,000 entries. Beside each: the same brief read as before (every source file checked, run ledgers
  * included, and the spec and knowhow files parsed again for the keywords), measured in the same run. Then a
- * fresh search (what an agent's `maestro search` asks the daemon for), beside the same search with every
- * source re-checked, as before.
+ * fresh search (what an agent's `maestro search` asks the daemon for), and a search in a one-shot process (the
+ * CLI with no daemon), each beside the same search with every source re-checked, as before.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { builtinSources, loadCorpus } from '../src/knowledge/format/corpus.js';
 import { resolveWorkflowRoot } from '../src/knowledge/format/root.js';
 import { KnowledgeBridge } from '../src/knowledge/lifecycle/bridge.js';
 import { buildKeywordIndex } from '../src/knowledge/search/keywordIndex.js';
+import { openKnowledge } from '../src/knowledge/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../src/knowledge/service.js';
 
 const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(' ');
@@ -42,6 +43,7 @@ function project(entries: number, tasks: number): string {
 interface Figures {
   brief: { now: number; before: number };
   search: { now: number; before: number };
+  oneShot: { now: number; before: number };
 }
 
 /** Median ms of a brief and of a fresh search now, and of the same reads as before, on one project. */
@@ -60,7 +62,14 @@ async function measure(dir: string): Promise<Figures> {
       f();
       return performance.now() - t;
     };
-    const runs = { brief: [] as number[], briefBefore: [] as number[], search: [] as number[], searchBefore: [] as number[] };
+    const runs = { brief: [] as number[], briefBefore: [] as number[], search: [] as number[], searchBefore: [] as number[], oneShot: [] as number[], oneShotBefore: [] as number[] };
+    const oneShot = (i: number, before: boolean) => {
+      // As before: one scan of every source (sync, which the throttle then counts as the search's scan).
+      const one = openKnowledge({ workflowRoot: dir, includeGlobal: true, embedder: null, env, syncIntervalMs: before ? 3_600_000 : 0 });
+      if (before) one.sync();
+      one.search(text(i), { readOnlyProbe: true });
+      one.close();
+    };
     for (let i = 0; i < 15; i++) {
       runs.brief.push(ms(() => bridge.briefFor({ id: `t${i}`, title: text(i) }, dir)));
       runs.briefBefore.push(ms(() => {
@@ -70,15 +79,20 @@ async function measure(dir: string): Promise<Figures> {
       }));
       runs.search.push(ms(() => (k.sync({ ledgers: false }), k.search(text(i), { readOnlyProbe: true }))));
       runs.searchBefore.push(ms(() => (k.sync(), k.search(text(i), { readOnlyProbe: true }))));
+      if (i < 5) {
+        runs.oneShot.push(ms(() => oneShot(i, false)));
+        runs.oneShotBefore.push(ms(() => oneShot(i, true)));
+      }
     }
-    return { brief: { now: median(runs.brief), before: median(runs.briefBefore) }, search: { now: median(runs.search), before: median(runs.searchBefore) } };
+    const pair = (now: number[], before: number[]) => ({ now: median(now), before: median(before) });
+    return { brief: pair(runs.brief, runs.briefBefore), search: pair(runs.search, runs.searchBefore), oneShot: pair(runs.oneShot, runs.oneShotBefore) };
   } finally {
     await service.stop();
   }
 }
 
 export async function benchBrief(): Promise<void> {
-  console.log('\n== a run\'s brief (synchronous in the daemon at every run start) and a fresh search (an agent\'s maestro search) ==');
+  console.log('\n== a run\'s brief (synchronous in the daemon at every run start), a fresh search (an agent\'s maestro search), a search with no daemon ==');
   const rows: Figures[] = [];
   for (const [entries, tasks] of [[300, 0], [300, 5000], [3000, 0]] as const) {
     const dir = project(entries, tasks);
@@ -86,11 +100,11 @@ export async function benchBrief(): Promise<void> {
       const m = await measure(dir);
       rows.push(m);
       const fig = (f: { now: number; before: number }) => `${f.now.toFixed(2)} ms (as before ${f.before.toFixed(2)} ms, ${(f.before / f.now).toFixed(1)}× less)`;
-      console.log(`${entries} entries, ${String(tasks).padStart(4)} finished tasks (${tasks * 3} run ledgers): brief ${fig(m.brief)}   search ${fig(m.search)}`);
+      console.log(`${entries} entries, ${String(tasks).padStart(4)} finished tasks (${tasks * 3} run ledgers): brief ${fig(m.brief)}   search ${fig(m.search)}   one-shot search ${fig(m.oneShot)}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   const ratio = (f: (x: Figures) => number) => (f(rows[1]!) / f(rows[0]!)).toFixed(2);
-  console.log(`ratio 5,000 finished tasks / none (1× = independent of history): brief ${ratio((x) => x.brief.now)}× (as before ${ratio((x) => x.brief.before)}×), search ${ratio((x) => x.search.now)}× (as before ${ratio((x) => x.search.before)}×)`);
+  console.log(`ratio 5,000 finished tasks / none (1× = independent of history): brief ${ratio((x) => x.brief.now)}× (as before ${ratio((x) => x.brief.before)}×), search ${ratio((x) => x.search.now)}× (as before ${ratio((x) => x.search.before)}×), one-shot search ${ratio((x) => x.oneShot.now)}× (as before ${ratio((x) => x.oneShot.before)}×)`);
 }
