@@ -78,10 +78,10 @@ export function runGitThrough(spawner: Spawner): () => void {
 const GIT_ENV = ['GIT_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
 
 /**
- * `rm -rf` of folders (a worktree), in this order, in a process of its own through the same helper as git. A worktree can
- * hold tens of thousands of files (an agent's npm install), and removing them in the daemon stops its event
- * loop for as long: 30,000 files took 458 ms in rmSync, and Node 20's fs.promises.rm left gaps of up to
- * 525 ms between turns; with the process, 10 ms.
+ * `rm -rf` of folders (a worktree), in this order, in a process of its own through the same helper as git.
+ * A worktree can hold tens of thousands of files (an agent's npm install), and removing them in the daemon
+ * stops its event loop for as long: 30,000 files took 458 ms in rmSync, and Node 20's fs.promises.rm left
+ * gaps of up to 525 ms between turns; with the process, 10 ms.
  */
 export async function removeTree(...paths: string[]): Promise<void> {
   const req: ExecRequest = { file: 'rm', args: ['-rf', '--', ...paths], cwd: '/', env: { ...processAgentEnv(), LC_ALL: 'C' }, maxBuffer: 64 * 1024 };
