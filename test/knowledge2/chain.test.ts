@@ -127,6 +127,20 @@ describe('maestro knowledge: the chain', () => {
     expect(readFileSync(ledger, 'utf8')).toBe('{"schema_version": ');
   });
 
+  it('sealing the active run makes it no longer the active one: a record without --run then asks for a run', async () => {
+    const { dir } = project();
+    const W = ['--workflow-root', dir];
+    expect((await maestro(['session', 'create', 's-1', ...W])).code).toBe(0);
+    expect((await maestro(['run', 'create', '--session', 's-1', '--run-id', 'run-1', '--activate', ...W])).code).toBe(0);
+    // Without --run: into the active run.
+    expect((await maestro(['knowledge', 'stage', 'spec', 'T', 'Queues drain before shutdown.', ...W])).code).toBe(0);
+    expect((await maestro(['run', 'seal', 'run-1', '--session', 's-1', ...W])).code).toBe(0);
+    expect(readFileSync(join(dir, '.workflow', 'sessions', '.active-run'), 'utf8')).toBe('');
+    const r = await maestro(['knowledge', 'stage', 'spec', 'U', 'Another rule.', ...W, '--json']);
+    expect(r.code).not.toBe(0);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/^No run given and no active run/) });
+  });
+
   it('load in an active run whose run.json does not read prints the entry and says, naming the file, that it was not recorded', async () => {
     const { dir } = project();
     const W = ['--workflow-root', dir];

@@ -15,7 +15,7 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readRunFile, readSession, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readRunFile, readSession, releaseActiveRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -287,6 +287,7 @@ function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc):
   s.active_run_ids = s.active_run_ids.filter((x) => x !== run.run_id);
   s.activity_revision += 1;
   writeSession(root, s);
+  releaseActiveRun(root, run.session_id, run.run_id);
   return { src, receipt, suppressed };
 }
 

@@ -219,6 +219,12 @@ export function activeRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { sid: st
   return sid && rid ? { sid, rid } : null;
 }
 
+/** Clears `.active-run` if it names this run (one being sealed: it takes no more records, so it is no active run). */
+export function releaseActiveRun(root: WorkflowRoot, sid: string, rid: string): void {
+  const a = activeRun(root, {});
+  if (a && a.sid === sid && a.rid === rid) setActiveRun(root, sid, null);
+}
+
 export function setActiveRun(root: WorkflowRoot, sid: string, rid: string | null): void {
   const f = join(sessionsDir(root), '.active-run');
   mkdirSync(sessionsDir(root), { recursive: true });
