@@ -77,7 +77,7 @@ async function measure(dir: string): Promise<Figures> {
         k.sync();
         k.search(text(i), { limit: 6, readOnlyProbe: true });
       }));
-      runs.search.push(ms(() => (k.sync({ ledgers: false }), k.search(text(i), { readOnlyProbe: true }))));
+      runs.search.push(ms(() => (k.sync({ graph: false }), k.search(text(i), { readOnlyProbe: true }))));
       runs.searchBefore.push(ms(() => (k.sync(), k.search(text(i), { readOnlyProbe: true }))));
       if (i < 5) {
         runs.oneShot.push(ms(() => oneShot(i, false)));

@@ -86,6 +86,11 @@ export function benchTick(): { tickMs?: number } {
   return process.env.BENCH_TICK_MS ? { tickMs: Number(process.env.BENCH_TICK_MS) } : {};
 }
 
+/** BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node options for the benches' daemons, not their workers. */
+export function benchDaemonNodeArgs(): string[] {
+  return (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 export async function cpuPerTask(opts: { main: string; root: string; repo: string; tasks: number; warmWorkers: number }): Promise<CpuFigures> {
   const home = join(opts.root, `home-${opts.warmWorkers}`);
   mkdirSync(home, { recursive: true });
@@ -95,9 +100,7 @@ export async function cpuPerTask(opts: { main: string; root: string; repo: strin
     writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - write: { path: "out/{{title}}.txt", content: "{{title}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
   }
   const store = createStore(await openMigratedDatabase(`sqlite:${join(home, 'maestro.db')}`));
-  // BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the daemon; workers do not see it.
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, opts.main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [...benchDaemonNodeArgs(), opts.main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' });
   try {
     const pid = child.pid!;
     await waitUntil(async () => (await store.db.all(`SELECT name FROM daemons`)).length > 0, 'the daemon to register');

@@ -17,12 +17,12 @@ import { buildForTests } from '../test/helpers/build.js';
 import { removeTempDirs } from '../test/helpers/db.js';
 import { startPostgres, type PgCluster } from '../test/helpers/postgres.js';
 import { sharedRemote } from '../test/helpers/repo.js';
-import { benchTick, cpuOf } from './cpuPerTask.js';
+import { benchDaemonNodeArgs, benchTick, cpuOf } from './cpuPerTask.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
-// BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to every daemon; they are then stopped with
-// SIGTERM (a profile is written at a clean exit), not killed.
-const NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// Node options for every daemon (benchDaemonNodeArgs); with them, daemons are stopped with SIGTERM (a profile is
+// written at a clean exit), not killed.
+const NODE_ARGS = benchDaemonNodeArgs();
 
 /** CPU seconds of the daemons, of their workers and git, and of the PostgreSQL server (with its backends). */
 function cpuNow(procs: ChildProcess[], cluster: PgCluster): { daemons: number; children: number; postgres: number } {

@@ -77,6 +77,12 @@ export function runGitThrough(spawner: Spawner): () => void {
 
 const GIT_ENV = ['GIT_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
 
+/** A command through the daemon's helper process (runGitThrough) when there is one, else started from this one. */
+function execute(req: ExecRequest): Promise<ExecOutcome> {
+  const spawner = spawners.at(-1);
+  return spawner ? spawner.run(req) : execOnce(req);
+}
+
 /**
  * `rm -rf` of folders (a worktree), in this order, in a process of its own through the same helper as git.
  * A worktree can hold tens of thousands of files (an agent's npm install), and removing them in the daemon
@@ -85,8 +91,7 @@ const GIT_ENV = ['GIT_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
  */
 export async function removeTree(...paths: string[]): Promise<void> {
   const req: ExecRequest = { file: 'rm', args: ['-rf', '--', ...paths], cwd: '/', env: { ...processAgentEnv(), LC_ALL: 'C' }, maxBuffer: 64 * 1024 };
-  const spawner = spawners.at(-1);
-  const r = await (spawner ? spawner.run(req) : execOnce(req));
+  const r = await execute(req);
   if (r.errno || r.code !== 0) throw new Error(`rm -rf ${paths.join(' ')} failed (${r.errno ?? r.signal ?? `exit ${r.code}`}): ${r.stderr.trim() || r.message || ''}`);
 }
 
@@ -95,8 +100,7 @@ async function runGit(cwd: string, args: string[], options: GitOptions): Promise
   // repository's hooks, which an agent's worktree can reach: they see git's and ssh's settings, not the daemon's secrets.
   const env = { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
   const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs };
-  const spawner = spawners.at(-1);
-  return gitResult(cwd, args, options, await (spawner ? spawner.run(req) : execOnce(req)));
+  return gitResult(cwd, args, options, await execute(req));
 }
 
 function gitResult(cwd: string, args: string[], options: GitOptions, outcome: ExecOutcome): GitResult {

@@ -70,10 +70,10 @@ export interface Knowledge {
   readonly root: WorkflowRoot;
   readonly indexLocation: string;
   /**
-   * Scans the files now. `ledgers: false`: not the run ledgers, whose walk grows with every run the project has had
+   * Scans the files now. `graph: false`: not the run ledgers, whose walk grows with every run the project has had
    * and which only the graph reads (their consumed-by edges); what a search needs.
    */
-  sync(opts?: { ledgers?: boolean }): SyncReport;
+  sync(opts?: { graph?: boolean }): SyncReport;
   rebuild(): SyncReport;
   search(query: string, opts?: SearchOptions): SearchResponse;
   /**
@@ -185,7 +185,7 @@ function keywordsOf(o: Opened): KeywordIndex {
   return o.keywords.index;
 }
 
-function briefOf(o: Opened, text: string, limits: BriefLimits): ReturnType<Knowledge['brief']> {
+function readBrief(o: Opened, text: string, limits: BriefLimits): ReturnType<Knowledge['brief']> {
   if (o.canWrite) noteChanges(o, syncIndex(o.handle, o.builtin, { partial: true }));
   const found = searchIndex(o.handle.db, text, { project: o.project, limit: limits.search * 2, readOnlyProbe: true }).results;
   return { specs: keywordsOf(o).match(text, limits.specs), found: found.filter((r) => r.kind === 'spec' || r.kind === 'knowhow').slice(0, limits.search) };
@@ -286,7 +286,7 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
     indexLocation: handle.location,
     sync: (sopts = {}) => {
       if (!o.canWrite) return { changedFiles: 0, removedFiles: 0, entries: countEntries(db) };
-      const all = sopts.ledgers ?? true;
+      const all = sopts.graph ?? true;
       throttle.scanned({ all });
       return scan(o, all);
     },
@@ -321,7 +321,7 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
     neighbors: (id, rel) => synced(() => neighbors(db, resolveAlias(db, id) ?? id, rel)),
     traverse: (id, depth, rel) => synced(() => traverse(db, resolveAlias(db, id) ?? id, depth, rel)),
     keywordIndex: () => synced(() => keywordsOf(o), false),
-    brief: (text, limits) => briefOf(o, text, limits),
+    brief: (text, limits) => readBrief(o, text, limits),
     close: () => handle.close(),
   };
 }

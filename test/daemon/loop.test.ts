@@ -41,6 +41,28 @@ describe('orchestrator loop', () => {
     expect(readFileSync(join(repo, 'src/greet.ts'), 'utf8')).toBe("export const greet = () => 'hello';\n");
   });
 
+  it("starts a claimed task's warm worker before the run is spawned, with the environment the run gets (else the run could not take it)", async () => {
+    const repo = makeRepo();
+    daemon = await startTestDaemon({ tickMs: 100, warmWorkers: 1 });
+    const { store, bus } = daemon;
+    const workers = daemon.orchestrator.workers;
+    const calls: Array<{ call: 'prestart' | 'spawn'; envs: NodeJS.ProcessEnv[] }> = [];
+    const prestart = workers.prestart.bind(workers);
+    const spawn = workers.spawn.bind(workers);
+    workers.prestart = (envs) => (calls.push({ call: 'prestart', envs }), prestart(envs));
+    workers.spawn = (runId, runDir, env) => (calls.push({ call: 'spawn', envs: [env] }), spawn(runId, runDir, env));
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'exec_review');
+    // The claim announced the execute run's worker, then spawned the run on the same environment (the pool's key).
+    const announced = calls.findIndex((c) => c.call === 'prestart' && c.envs.length > 0);
+    expect(announced).toBeGreaterThanOrEqual(0);
+    expect(calls[announced + 1]).toEqual({ call: 'spawn', envs: calls[announced]!.envs });
+  });
+
   it('runs an easy task through execute, review, the human gate and merge to done', async () => {
     const repo = makeRepo();
     daemon = await startTestDaemon({ tickMs: 100 });

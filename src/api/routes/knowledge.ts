@@ -74,7 +74,7 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
     const k = opts.pool.get(rootOf(q), q.global === 'true');
     // `fresh=true` (the CLI): re-check the files now, not at most once a second, so the answer is the one a search in process gives.
     // The run ledgers only for the graph (kg): their walk grows with every run the project has had.
-    if (q.fresh === 'true') k.sync({ ledgers: parsed.kg === true });
+    if (q.fresh === 'true') k.sync({ graph: parsed.kg === true });
     return runSearch(k, parsed);
   });
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/entries', summary: 'List knowledge entries by filter', tags, response: entryListResponse }, async ({ query }) => {
