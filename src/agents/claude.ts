@@ -5,9 +5,11 @@
  * result message; `resume` continues a session by id; the abort signal aborts
  * the SDK's controller, which ends the child process.
  */
-import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { spawn } from 'node:child_process';
+import type { SDKMessage, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
+import { sandboxed, type RunSandbox } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
@@ -50,6 +52,8 @@ export class ClaudeProvider implements AgentProvider {
           ...(this.options.executable ? { pathToClaudeCodeExecutable: this.options.executable } : {}),
           // Always given: without `env` the SDK hands Claude Code this process's whole environment.
           env: { ...childEnv(CREDENTIAL_ENV.claude), ...this.options.env },
+          // In the run's sandbox, Claude Code and everything it starts (its tools, the knowledge MCP server).
+          ...(req.sandbox ? { spawnClaudeCodeProcess: (o: SpawnOptions) => spawnSandboxed(req.sandbox!, o) } : {}),
         },
       });
       for await (const message of messages as AsyncIterable<SDKMessage>) {
@@ -90,4 +94,11 @@ export class ClaudeProvider implements AgentProvider {
       req.signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace window. */
+function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
+  const cwd = o.cwd ?? process.cwd();
+  const start = sandboxed(sandbox, cwd, o.command, o.args);
+  return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'ignore'] });
 }

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
+import { sandboxed } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
 
@@ -32,7 +33,8 @@ export class CommandProvider implements AgentProvider {
     if (req.signal.aborted) return Promise.reject(new MaestroError('INTERRUPTED', 'the agent run was aborted'));
 
     return new Promise((resolve, reject) => {
-      const child = spawn(file, args, {
+      const start = sandboxed(req.sandbox, req.cwd, file, args);
+      const child = spawn(start.file, start.args, {
         cwd: req.cwd,
         env: { ...childEnv(CREDENTIAL_ENV.command), ...this.options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role },
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@
  * One interface for every agent Maestro can drive (ARCHITECTURE §3 Agents).
  * Pipelines only ever see this; nothing else may know which provider answers.
  */
+import type { RunSandbox } from '../lib/sandbox.js';
 
 /** What the agent is being asked to do; the scripted provider matches on it. */
 export type AgentRole = 'plan' | 'execute' | 'review:code' | 'review:security' | 'conflict' | 'reflect' | 'summarize' | 'curate';
@@ -32,6 +33,8 @@ export interface AgentRequest {
   askUser: (question: string) => Promise<string>;
   /** Tool calls as the agent starts and ends them (providers that see them: codex, gemini, cursor, opencode). */
   onTool?: (event: AgentToolEvent) => void;
+  /** Every process the agent starts runs in this sandbox (src/lib/sandbox.ts); none when absent. */
+  sandbox?: RunSandbox;
 }
 
 /** One phase of one tool call the agent made (a command, a file edit, a search). */

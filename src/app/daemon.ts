@@ -46,6 +46,7 @@ import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
+import { assertSandboxWorks } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
@@ -87,6 +88,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
   if (config.noAuth && !isLoopback(config.host)) {
     throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
   }
+  // A sandbox that cannot start stops the daemon here, not its first run: agents never run without the one configured.
+  if (config.agentSandbox) assertSandboxWorks(processAgentEnv());
   const homeWarning = prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
   const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));

@@ -58,3 +58,33 @@ describe('timers and limits in config.json', () => {
     expect(resolveConfig({ home: home({ tickMs: 60_000, leaseMs: 4000 }) }, {})).toMatchObject({ tickMs: 60_000, leaseMs: 4000 });
   });
 });
+
+describe('agentSandbox', () => {
+  it('is off unless config.json or MAESTRO_AGENT_SANDBOX turns it on; the environment wins on the kind', () => {
+    expect(resolveConfig({ home: home() }, {}).agentSandbox).toBeNull();
+    expect(resolveConfig({ home: home({ agentSandbox: 'bwrap' }) }, { MAESTRO_AGENT_SANDBOX: 'off' }).agentSandbox).toBeNull();
+    const on = resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap', HOME: '/home/ada' }).agentSandbox;
+    expect(on).toMatchObject({ kind: 'bwrap' });
+    expect(on!.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.git-credentials']));
+    expect(on!.writable).toEqual(expect.arrayContaining(['/home/ada/.claude', '/home/ada/.claude.json', '/home/ada/.codex']));
+  });
+
+  it('adds the folders config.json hides and leaves writable to the defaults, ~/ from HOME', () => {
+    const c = resolveConfig({ home: home({ agentSandbox: { kind: 'bwrap', hide: ['~/work/secrets', '/srv/keys'], writable: ['~/.cache/pip'] } }) }, { HOME: '/home/ada' }).agentSandbox!;
+    expect(c.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/work/secrets', '/srv/keys']));
+    expect(c.writable).toEqual(expect.arrayContaining(['/home/ada/.claude', '/home/ada/.cache/pip']));
+  });
+
+  it('refuses a kind it does not know, a relative path and a ~/ without HOME, naming where', () => {
+    const h = home({ agentSandbox: 'docker' });
+    expect(() => resolveConfig({ home: h }, {})).toThrow(`${join(h, 'config.json')}: agentSandbox:`);
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'yes' })).toThrow('MAESTRO_AGENT_SANDBOX must be off or bwrap, got "yes"');
+    const rel = home({ agentSandbox: { kind: 'bwrap', hide: ['secrets'] } });
+    expect(() => resolveConfig({ home: rel }, { HOME: '/home/ada' })).toThrow(`${join(rel, 'config.json')} agentSandbox.hide: "secrets" must be an absolute path or start with ~/`);
+    const tilde = home({ agentSandbox: { kind: 'bwrap', writable: ['~/.cache'] } });
+    expect(() => resolveConfig({ home: tilde }, {})).toThrow(`${join(tilde, 'config.json')} agentSandbox.writable: "~/.cache" starts with ~/ but HOME is not set`);
+    expect(resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap' }).agentSandbox).toEqual({ kind: 'bwrap', hide: [], writable: [] });
+    const extra = home({ agentSandbox: { kind: 'bwrap', mounts: [] } });
+    expect(() => resolveConfig({ home: extra }, {})).toThrow(/agentSandbox/);
+  });
+});

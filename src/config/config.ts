@@ -13,6 +13,7 @@ import { MaestroError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS } from './defaults.js';
 import { resolveHome } from './home.js';
+import { agentSandboxSchema, resolveAgentSandbox, type AgentSandboxConfig } from './sandbox.js';
 
 export { DEFAULTS, resolveHome };
 
@@ -33,6 +34,7 @@ const fileSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     allowedHosts: z.array(z.string()),
     allowedOrigins: z.array(z.string()),
+    agentSandbox: agentSandboxSchema,
   })
   .partial()
   .strict();
@@ -65,6 +67,8 @@ export interface MaestroConfig {
   allowedOrigins: string[];
   /** `maestro serve --no-auth`: no token at all (loopback only). */
   noAuth: boolean;
+  /** Where agents and checks run: in a bubblewrap sandbox (src/lib/sandbox.ts), or null for none. */
+  agentSandbox: AgentSandboxConfig | null;
 }
 
 export interface ConfigOverrides {
@@ -169,5 +173,6 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     allowedHosts: hostList(envList(env, 'MAESTRO_ALLOWED_HOSTS') ?? (file.allowedHosts && { values: file.allowedHosts, from: `${configPath} allowedHosts` })),
     allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),
     noAuth: overrides.noAuth ?? false,
+    agentSandbox: resolveAgentSandbox(file.agentSandbox, env, `${configPath} agentSandbox`),
   };
 }

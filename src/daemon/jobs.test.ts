@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshSqlite, removeTempDirs } from '../../test/helpers/db.js';
 import { createStore, type Store } from '../store/store.js';
 import { buildJob } from './jobs.js';
+import { parseJob } from '../executor/protocol/job.js';
 
 let store: Store | null = null;
 afterEach(async () => {
@@ -30,5 +31,17 @@ describe('buildJob', () => {
     const again = await s.runs.create({ taskId: task.id, kind: 'review', model: null, traceId: 't3', attempt: (await s.tasks.get(task.id)).attempt });
     await s.runs.finish({ id: again.id, status: 'succeeded' });
     expect((await job()).reviewRound).toBe(2);
+  });
+
+  it("carries the daemon's agentSandbox: its home hidden with the configured folders, the project readable", async () => {
+    const s = (store = createStore((await freshSqlite()).db));
+    const project = await s.projects.create({ name: 'p', repoPath: '/srv/repo', config: { provider: { kind: 'scripted', script: '/s.yaml' } } });
+    const task = await s.tasks.create({ projectId: project.id, title: 't', complexity: 'easy' });
+    const base = { runId: 'r', traceId: 'x', kind: 'execute' as const, task, project, history: [], worktreeRoot: '/w', env: {}, heartbeatMs: 1000 };
+    expect(buildJob(base).sandbox).toBeNull();
+    expect(buildJob({ ...base, sandbox: { home: '/home/ada/.maestro', agentSandbox: null } }).sandbox).toBeNull();
+    const job = buildJob({ ...base, sandbox: { home: '/home/ada/.maestro', agentSandbox: { kind: 'bwrap', hide: ['/home/ada/.ssh'], writable: ['/home/ada/.claude'] } } });
+    expect(job.sandbox).toEqual({ kind: 'bwrap', hide: ['/home/ada/.maestro', '/home/ada/.ssh'], readOnly: ['/srv/repo'], writable: ['/home/ada/.claude'] });
+    expect(parseJob(job).sandbox).toEqual(job.sandbox);
   });
 });

@@ -12,6 +12,8 @@ import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { providerConfigSchema, type JobInput, type ProviderConfig } from '../executor/protocol/job.js';
 import { credentialsFor } from '../agents/credentials.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
+import type { SandboxSpec } from '../lib/sandbox.js';
+import type { MaestroConfig } from '../config/config.js';
 import { passEnvOf } from './projectSettings.js';
 
 /** Whether Claude credentials are present: an API key, or a Claude Code login. */
@@ -68,6 +70,8 @@ export interface JobContext {
   heartbeatMs: number;
   /** "What the project already knows": the knowledge brief (KnowledgeBridge.briefFor). */
   knowledge?: string;
+  /** The daemon's home and its `agentSandbox`: the run's agent and checks start in that sandbox. */
+  sandbox?: Pick<MaestroConfig, 'home' | 'agentSandbox'>;
 }
 
 export function buildJob(ctx: JobContext): JobInput {
@@ -109,7 +113,18 @@ export function buildJob(ctx: JobContext): JobInput {
     reviewRound,
     previousFailures: failures.slice(-3),
     heartbeatMs: ctx.heartbeatMs,
+    sandbox: jobSandbox(ctx.sandbox, project.repoPath),
   };
+}
+
+/**
+ * The sandbox of a run: the daemon's home hidden (its token, its database, every other run and worktree)
+ * with the folders the config hides; the project's repository readable, though it may be a clone in that home.
+ */
+export function jobSandbox(config: Pick<MaestroConfig, 'home' | 'agentSandbox'> | undefined, repoPath: string): SandboxSpec | null {
+  const s = config?.agentSandbox;
+  if (!s) return null;
+  return { kind: 'bwrap', hide: [config.home, ...s.hide], readOnly: [repoPath], writable: s.writable };
 }
 
 /** The run a claimed task's status calls for, and the status it runs in. */

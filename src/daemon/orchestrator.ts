@@ -324,7 +324,7 @@ export class Orchestrator {
     const runDir = join(this.config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
     const knowledge = (await tryKnowledge(this.store, task, 'brief', () => this.knowledge.briefFor(task, project.repoPath), this.opts.onError)) ?? '';
-    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), env: this.opts.env, heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge });
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), env: this.opts.env, heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge, sandbox: this.config });
     if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
       const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);

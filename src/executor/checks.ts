@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs
 import { join } from 'node:path';
 import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
+import { sandboxed, type RunSandbox } from '../lib/sandbox.js';
 import type { CheckConfig } from './protocol/job.js';
 
 export interface CheckOutcome {
@@ -24,7 +25,8 @@ export interface CheckOutcome {
 
 const KILL_GRACE_MS = 2000;
 
-export function runCheck(check: CheckConfig, cwd: string, logDir: string, defaultTimeoutMs: number, signal: AbortSignal): Promise<CheckOutcome> {
+/** `sandbox`: the run's (src/lib/sandbox.ts): a check runs the worktree's own scripts, which the agent wrote. */
+export function runCheck(check: CheckConfig, cwd: string, logDir: string, defaultTimeoutMs: number, signal: AbortSignal, sandbox?: RunSandbox): Promise<CheckOutcome> {
   mkdirSync(logDir, { recursive: true });
   const logPath = join(logDir, `${check.name}.log`);
   const fd = openSync(logPath, 'w');
@@ -33,7 +35,8 @@ export function runCheck(check: CheckConfig, cwd: string, logDir: string, defaul
   const started = Date.now();
   writeSync(fd, `$ ${typeof check.command === 'string' ? check.command : check.command.join(' ')}\n`);
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', fd, fd], detached: true, env: { ...childEnv([]), CI: '1' } });
+    const start = sandboxed(sandbox, cwd, file, args);
+    const child = spawn(start.file, start.args, { cwd, stdio: ['ignore', fd, fd], detached: true, env: { ...childEnv([]), CI: '1' } });
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, sig);

@@ -9,7 +9,8 @@ import { MaestroError, coerceError } from '../core/errors.js';
 import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode, type StreamDiagnostics } from '../agents/types.js';
 import { modelChain } from '../agents/tiers.js';
 import type { Complexity } from '../core/types.js';
-import type { CheckConfig, Job, Limits } from './protocol/job.js';
+import { worktreePath, type CheckConfig, type Job, type Limits } from './protocol/job.js';
+import type { RunSandbox } from '../lib/sandbox.js';
 import type { NeedsAttention, OutboxDraft, OutboxWriter, Usage } from './protocol/outbox.js';
 import { inboxWaiter, readInbox } from './protocol/inbox.js';
 import type { StageBook } from './protocol/stages.js';
@@ -34,6 +35,11 @@ export interface RunContext {
   emit: (draft: OutboxDraft) => void;
   /** The benchmark's serial baseline; pipelines run the two reviews concurrently otherwise. */
   serialReviews: boolean;
+}
+
+/** The sandbox of what this run starts (its agent, its checks), with the task's worktree as the folder it may write. */
+export function runSandbox(ctx: Pick<RunContext, 'job'>): { sandbox?: RunSandbox } {
+  return ctx.job.sandbox ? { sandbox: { spec: ctx.job.sandbox, worktree: worktreePath(ctx.job) } } : {};
 }
 
 /** A failure the daemon should show a human: the error record carries `needsAttention`. */
@@ -193,6 +199,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
           allowedTools: call.allowedTools,
           permissionMode: call.permissionMode,
           projectRoot: ctx.job.project.repoPath,
+          ...runSandbox(ctx),
           signal: controller.signal,
           ...(resumeSessionId ? { resumeSessionId } : {}),
           onToken: (text) => {

@@ -60,3 +60,13 @@ export function nodeEntry(callerUrl: string, name: string, depth: number): { fil
   if (compiled && existsSync(compiled)) return { file: compiled, execArgv: [], cwd };
   return { file: join(here, `${name}.ts`), execArgv: ['--import', 'tsx'], cwd };
 }
+
+/**
+ * The folders Maestro's own code runs from: the package (src/ or dist/, node_modules) and the compiled
+ * copy MAESTRO_JS_ROOT names. The agent sandbox keeps them readable (Claude Code starts the knowledge
+ * MCP server from them), though they may lie in the /tmp it replaces.
+ */
+export function maestroCodeRoots(): string[] {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  return process.env.MAESTRO_JS_ROOT ? [root, process.env.MAESTRO_JS_ROOT] : [root];
+}

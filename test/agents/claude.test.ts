@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaudeProvider } from '../../src/agents/claude.js';
 import type { AgentRequest } from '../../src/agents/types.js';
 import { budget } from '../helpers/budget.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
 
 const FAKE = fileURLToPath(new URL('./fake-claude.mjs', import.meta.url));
 let dir: string;
@@ -83,5 +84,17 @@ describe('claude provider (Agent SDK against a fake Claude Code)', () => {
     controller.abort();
     await expect(running).rejects.toMatchObject({ code: 'INTERRUPTED' });
     await expect.poll(() => pidAlive(pid), { timeout: budget(30_000) }).toBe(false);
+  });
+});
+
+describe.skipIf(bwrapUnusable())('claude provider in the agent sandbox', () => {
+  it('starts Claude Code inside bwrap: its own PID namespace, the worktree writable, and the run completes', async () => {
+    const provider = new ClaudeProvider({ executable: FAKE, env: { FAKE_CLAUDE_LOG: log } });
+    const result = await provider.run(request({ sandbox: { spec: { kind: 'bwrap', hide: [], readOnly: [], writable: [] }, worktree: dir } }));
+    expect(result.text).toBe('Echo from sonnet: add a greeting');
+    const [launch] = launches();
+    // Outside, a process has the machine's numbering; the first processes of a new namespace are 1, 2, 3.
+    expect(launch!.pid).toBeLessThan(10);
+    expect(launch!.cwd).toBe(dir);
   });
 });

@@ -16,6 +16,7 @@ import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
 import { CLI_TOOLS, type CliToolKind, type CliToolSpec } from './tools.js';
 import { locateTool } from './which.js';
+import { sandboxed } from '../../lib/sandbox.js';
 
 export interface ModelPrice {
   /** USD per million input tokens. */
@@ -61,8 +62,7 @@ export class CliAgentProvider implements AgentProvider {
       extraArgs: options.extraArgs ?? [],
     });
     const exit = await runJsonl({
-      file,
-      args,
+      ...sandboxed(req.sandbox, req.cwd, file, args),
       cwd: req.cwd,
       env,
       stdin,

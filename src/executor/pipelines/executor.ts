@@ -10,7 +10,7 @@ import { diffStats, type DiffStats } from '../../git/diff.js';
 import { moveAgentReport } from '../../knowledge/lifecycle/agentReport.js';
 import { git } from '../../git/git.js';
 import { runCheck, type CheckOutcome } from '../checks.js';
-import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
+import { callAgent, needsAttention, runSandbox, stage, type RunContext } from '../context.js';
 import type { Divergence } from '../../git/divergence.js';
 import { executorPrompt, reflectPrompt } from './prompts.js';
 import { commitWork, conflictNeeded, worktreeStage } from './worktreeStage.js';
@@ -43,7 +43,7 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
   const outcomes: CheckOutcome[] = [];
   for (const check of checks) {
     const outcome = await stage(ctx, `check:${check.name}`, async () => {
-      const result = await runCheck(check, worktree, join(ctx.runDir, 'checks'), limits.checkTimeoutMs, ctx.signal);
+      const result = await runCheck(check, worktree, join(ctx.runDir, 'checks'), limits.checkTimeoutMs, ctx.signal, runSandbox(ctx).sandbox);
       if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during check ${check.name}`);
       if (!result.ok) {
         throw new MaestroError('CHECK_FAILED', `check ${check.name} ${result.timedOut ? `timed out after ${check.timeoutMs ?? limits.checkTimeoutMs} ms` : `failed (exit ${result.exitCode})`}; log: ${result.logPath}`, {

@@ -152,6 +152,13 @@ export const jobSchema = z.object({
   heartbeatMs: z.number().int().positive().default(5 * SECOND),
   /** How often the worker looks at inbox.json while it waits for a reply. */
   inboxPollMs: z.number().int().positive().default(200),
+  /** The sandbox the agent and the checks run in (src/lib/sandbox.ts); null: none. */
+  sandbox: z.object({
+    kind: z.literal('bwrap'),
+    hide: z.array(z.string().min(1)),
+    readOnly: z.array(z.string().min(1)),
+    writable: z.array(z.string().min(1)),
+  }).strict().nullable().default(null),
 }).strict().transform((job) => ({ ...job, model: { ...job.model, tier: job.model.tier ?? job.task.complexity } }));
 
 /** What the daemon writes (defaults may be left out). */

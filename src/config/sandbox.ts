@@ -1,0 +1,54 @@
+/**
+ * `agentSandbox` in config.json, or MAESTRO_AGENT_SANDBOX=off|bwrap (which wins on the kind):
+ *
+ *   "agentSandbox": "bwrap"
+ *   "agentSandbox": { "kind": "bwrap", "hide": ["~/.config/gcloud"], "writable": ["~/.cache/pip"] }
+ *
+ * What the sandbox does is src/lib/sandbox.ts. Here: which of the user's folders it hides besides the
+ * Maestro home (credentials an agent has no use for), and which it leaves writable (the agent CLIs'
+ * own state). Paths are absolute or start with `~/`; the lists the config gives are added to these.
+ */
+import { isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import { MaestroError } from '../core/errors.js';
+
+/** Hidden by default: keys and tokens in the user's home that no agent run needs. */
+export const SANDBOX_HIDDEN = ['~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.config/gh', '~/.docker', '~/.kube', '~/.netrc', '~/.npmrc', '~/.pgpass', '~/.git-credentials'];
+/** Writable by default: where the agent CLIs keep their sessions, settings and refreshed logins. */
+export const SANDBOX_WRITABLE = ['~/.claude', '~/.claude.json', '~/.codex', '~/.gemini', '~/.cursor', '~/.config/opencode', '~/.local/share/opencode', '~/.local/state/opencode'];
+
+const kind = z.enum(['off', 'bwrap']);
+export const agentSandboxSchema = z.union([
+  kind,
+  z.object({ kind, hide: z.array(z.string().min(1)).optional(), writable: z.array(z.string().min(1)).optional() }).strict(),
+]);
+
+export interface AgentSandboxConfig {
+  kind: 'bwrap';
+  /** Absolute paths, the defaults included. */
+  hide: string[];
+  writable: string[];
+}
+
+function expand(p: string, home: string | undefined, where: string): string {
+  if (p.startsWith('~/')) {
+    if (!home) throw new MaestroError('CONFIG_INVALID', `${where}: "${p}" starts with ~/ but HOME is not set.`);
+    return join(home, p.slice(2));
+  }
+  if (!isAbsolute(p)) throw new MaestroError('CONFIG_INVALID', `${where}: "${p}" must be an absolute path or start with ~/.`);
+  return p;
+}
+
+/** The sandbox to run agents in, or null for none. `where` names config.json's field in errors. */
+export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | undefined, env: NodeJS.ProcessEnv, where: string): AgentSandboxConfig | null {
+  const fromEnv = env.MAESTRO_AGENT_SANDBOX?.trim();
+  if (fromEnv && fromEnv !== 'off' && fromEnv !== 'bwrap') {
+    throw new MaestroError('CONFIG_INVALID', `MAESTRO_AGENT_SANDBOX must be off or bwrap, got ${JSON.stringify(env.MAESTRO_AGENT_SANDBOX)}.`);
+  }
+  const lists: { hide?: string[]; writable?: string[] } = typeof file === 'object' ? file : {};
+  const chosen = fromEnv || (typeof file === 'object' ? file.kind : file) || 'off';
+  if (chosen === 'off') return null;
+  // The defaults are all under HOME: without one there is nothing of them to hide or leave writable.
+  const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
+  return { kind: 'bwrap', hide: paths(SANDBOX_HIDDEN, lists.hide, 'hide'), writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
+}

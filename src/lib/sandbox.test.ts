@@ -1,0 +1,109 @@
+/** The agent sandbox, started for real: what a process inside can read, write and see. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bwrapUnusable } from '../../test/helpers/bwrap.js';
+import { assertSandboxWorks, sandboxed, type RunSandbox } from './sandbox.js';
+
+const unusable = bwrapUnusable();
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A home with a token, a repository, a worktree in the home (as the daemon lays them out), a secret file. */
+function layout() {
+  const root = mkdtempSync(join(tmpdir(), 'maestro-sandbox-'));
+  dirs.push(root);
+  const home = join(root, 'home');
+  const repo = join(root, 'repo');
+  const worktree = join(home, 'worktrees', 'p1', 'T1-v1');
+  const other = join(home, 'worktrees', 'p1', 'T2-v1');
+  for (const d of [repo, worktree, other]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, 'token'), 'daemon-token-123\n');
+  writeFileSync(join(repo, 'README.md'), '# repo\n');
+  writeFileSync(join(worktree, '.git'), `gitdir: ${repo}/.git/worktrees/T1-v1\n`);
+  writeFileSync(join(other, 'secret.txt'), 'another task\n');
+  const netrc = join(root, 'netrc');
+  writeFileSync(netrc, 'machine example.com password hunter2\n');
+  const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [home, netrc], readOnly: [repo], writable: [] }, worktree };
+  return { root, home, repo, worktree, netrc, sandbox };
+}
+
+/** Runs `script` with sh in `cwd`, in the sandbox; its stdout, stderr and exit status. */
+function sh(sandbox: RunSandbox | null, cwd: string, script: string) {
+  const start = sandboxed(sandbox, cwd, '/bin/sh', ['-c', script]);
+  const r = spawnSync(start.file, start.args, { cwd, encoding: 'utf8', timeout: 60_000 });
+  return { out: r.stdout.trim(), err: r.stderr.trim(), status: r.status };
+}
+
+describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
+  it('hides the home (its token, other worktrees) and hidden files, while the process outside reads them', () => {
+    const l = layout();
+    const probe = `cat ${l.home}/token; ls ${l.home}/worktrees/p1; cat ${l.netrc}; echo end`;
+    // The same probe without the sandbox reads everything: the assertions below are the sandbox's doing.
+    expect(sh(null, l.worktree, probe).out).toContain('daemon-token-123');
+    const inside = sh(l.sandbox, l.worktree, probe);
+    expect(inside.out).not.toContain('daemon-token-123');
+    expect(inside.out).not.toContain('T2-v1');
+    expect(inside.out).not.toContain('hunter2');
+    expect(inside.err).toMatch(/token: No such file/);
+    expect(inside.out).toMatch(/end$/);
+  });
+
+  it('writes only the worktree: the repository, the rest of the home and the worktree .git pointer are read-only', () => {
+    const l = layout();
+    const r = sh(l.sandbox, l.worktree, `echo work > made.txt && echo ok-worktree;
+      echo x > ${l.repo}/evil.txt || echo denied-repo;
+      echo 'gitdir: /elsewhere' > .git || echo denied-git;
+      echo x > /etc/maestro-evil.txt || echo denied-system;
+      echo x > ${l.root}/evil.txt && echo private-tmp;
+      cat ${l.repo}/README.md`);
+    expect(r.out.split('\n')).toEqual(['ok-worktree', 'denied-repo', 'denied-git', 'denied-system', 'private-tmp', '# repo']);
+    // /tmp inside is its own: what it wrote there never reached the real folder.
+    expect(existsSync(join(l.root, 'evil.txt'))).toBe(false);
+    expect(existsSync(join(l.repo, 'evil.txt'))).toBe(false);
+    expect(readFileSync(join(l.worktree, 'made.txt'), 'utf8')).toBe('work\n');
+    expect(readFileSync(join(l.worktree, '.git'), 'utf8')).toContain(`${l.repo}/.git/worktrees/T1-v1`);
+  });
+
+  it('nests: a home inside the repository stays hidden, a clone inside the home is readable', () => {
+    const root = mkdtempSync(join(tmpdir(), 'maestro-sandbox-'));
+    dirs.push(root);
+    const repo = join(root, 'repo');
+    const home = join(repo, '.maestro-home');
+    const clone = join(home, 'repos', 'p2');
+    mkdirSync(clone, { recursive: true });
+    writeFileSync(join(home, 'token'), 'daemon-token-123\n');
+    writeFileSync(join(clone, 'README.md'), 'the clone\n');
+    const nested: RunSandbox = { spec: { kind: 'bwrap', hide: [home], readOnly: [repo, clone], writable: [] }, worktree: null };
+    const r = sh(nested, repo, `cat ${home}/token 2>/dev/null || echo hidden; cat ${clone}/README.md`);
+    expect(r.out.split('\n')).toEqual(['hidden', 'the clone']);
+  });
+
+  it('sees no process outside it, and has a /tmp of its own', () => {
+    const l = layout();
+    const outsideTmp = join(tmpdir(), `maestro-sandbox-visible-${process.pid}`);
+    writeFileSync(outsideTmp, 'x');
+    dirs.push(outsideTmp);
+    const r = sh(l.sandbox, l.worktree, `ls /proc | grep -E '^[0-9]+$' | tr '\\n' ' '; echo; test -e ${outsideTmp} && echo tmp-shared || echo tmp-private; test -e /proc/${process.pid}/environ && echo parent-visible || echo parent-hidden`);
+    const [pids, tmp, parent] = r.out.split('\n');
+    expect(pids!.trim().split(' ').length).toBeLessThan(10); // sh and its own children, never the daemon's tree
+    expect(tmp).toBe('tmp-private');
+    expect(parent).toBe('parent-hidden');
+  });
+});
+
+describe('the sandbox check at daemon start', () => {
+  it('refuses, saying to install bubblewrap, when bwrap is not on PATH', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'maestro-nopath-'));
+    dirs.push(empty);
+    expect(() => assertSandboxWorks({ PATH: empty })).toThrow(/agentSandbox is "bwrap", but bwrap is not installed .*apt-get install bubblewrap.*"off"/);
+  });
+
+  it('without a sandbox, a command starts as it is', () => {
+    expect(sandboxed(undefined, '/tmp', 'codex', ['exec', '-'])).toEqual({ file: 'codex', args: ['exec', '-'] });
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The agent sandbox (`agentSandbox: "bwrap"`): every process an agent run starts on the project's
+ * behalf (the agent itself, an agent CLI, Claude Code and the tools it runs, the project's checks,
+ * which run the worktree's own scripts) starts inside bubblewrap, so that an agent that goes looking
+ * cannot reach what the daemon keeps:
+ *   - the Maestro home is an empty folder (the token, the database, config.json, every other run and
+ *     worktree); so is every other folder the config hides (`~/.ssh`, say);
+ *   - a new PID namespace with its own /proc: no daemon or worker to read `/proc/<pid>/environ` of
+ *     (the database URL, provider keys) or to signal;
+ *   - the filesystem is read-only but for the task's worktree and the folders the config makes
+ *     writable (an agent CLI's own state, `~/.claude`); /tmp is private;
+ *   - the worktree's `.git` file is read-only, so the agent cannot point the worker's own git
+ *     (which runs outside, in that worktree) at a repository of its making, with its hooks;
+ *   - a new session: no TIOCSTI into the terminal the daemon was started from.
+ * The network is shared: the agent talks to its model, and the daemon's API still wants the token.
+ *
+ * Without a sandbox an agent runs as the user, as it always has (README: "What it does not protect against").
+ */
+import { spawnSync } from 'node:child_process';
+import { realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import { maestroCodeRoots } from './processes.js';
+
+export interface SandboxSpec {
+  kind: 'bwrap';
+  /** Folders (or files) the agent must not see: replaced by an empty folder (a file by /dev/null). */
+  hide: string[];
+  /** Readable again though under a hidden folder (the project's clone in the home). */
+  readOnly: string[];
+  /** Writable besides the worktree (an agent CLI's state folder); the rest of the filesystem is read-only. */
+  writable: string[];
+}
+
+/** A run's sandbox: its spec and the task's worktree, the one folder of the project it may write (none for a plan). */
+export interface RunSandbox {
+  spec: SandboxSpec;
+  worktree: string | null;
+}
+
+const real = (p: string): string | null => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null; // not there: nothing to mount
+  }
+};
+
+/**
+ * The bwrap arguments for a sandbox, before the command. Paths that do not exist are left out. Mounts go
+ * shallowest first, so the deeper one wins wherever two nest: a clone or a worktree inside the hidden home
+ * is there again, and a home inside the repository or inside Maestro's own folder stays hidden.
+ */
+export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: string): string[] {
+  const mounts: Array<{ path: string; args: string[] }> = [];
+  const add = (paths: readonly string[], args: (r: string) => string[]) => {
+    for (const p of paths) {
+      const r = real(p);
+      if (r) mounts.push({ path: r, args: args(r) });
+    }
+  };
+  add(maestroCodeRoots(), (r) => ['--ro-bind', r, r]);
+  add(spec.hide, (r) => (statSync(r).isDirectory() ? ['--tmpfs', r] : ['--ro-bind', '/dev/null', r]));
+  add(spec.readOnly, (r) => ['--ro-bind', r, r]);
+  add([...spec.writable, ...(worktreeDir ? [worktreeDir] : [])], (r) => ['--bind', r, r]);
+  // Over the writable worktree: the pointer the worker's own git follows there stays the daemon's.
+  if (worktreeDir) add([join(worktreeDir, '.git')], (r) => ['--ro-bind', r, r]);
+  const depth = (p: string) => p.split('/').length;
+  const ordered = mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i);
+  return [
+    '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc',
+    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+    ...ordered.flatMap((m) => m.args),
+    '--chdir', real(cwd) ?? cwd,
+  ];
+}
+
+/** The command to start, in `cwd`, in place of `file args`: itself without a sandbox, bwrap with one. */
+export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
+  if (!sandbox) return { file, args: [...args] };
+  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd), '--', file, ...args] };
+}
+
+/**
+ * Throws CONFIG_INVALID, saying why and what to do, unless bwrap starts a sandbox here: it is
+ * installed, and the kernel lets this user create the namespaces. The daemon asks at start, so a
+ * configured sandbox that cannot work stops it instead of running agents without one.
+ */
+export function assertSandboxWorks(env: NodeJS.ProcessEnv): void {
+  const probe = spawnSync('bwrap', ['--die-with-parent', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true'], { env, encoding: 'utf8', timeout: 30_000 });
+  if (probe.error && (probe.error as NodeJS.ErrnoException).code === 'ENOENT') {
+    throw new MaestroError('CONFIG_INVALID', 'agentSandbox is "bwrap", but bwrap is not installed (not found on PATH). Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap), or set agentSandbox to "off".');
+  }
+  if (probe.error || probe.status !== 0) {
+    const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
+    throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but bwrap cannot start a sandbox here: ${why}. Unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap), or set agentSandbox to "off".`);
+  }
+}

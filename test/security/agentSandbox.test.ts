@@ -1,0 +1,110 @@
+/**
+ * An agent that goes looking, run through the executor as the daemon runs it: its worktree and run folder
+ * in the Maestro home beside the token. With `agentSandbox: "bwrap"` (job.sandbox) the agent and the checks,
+ * which run the worktree's own scripts, cannot read the token, forge the worker's outbox, point the
+ * worktree's `.git` elsewhere or write the repository; the same run without the sandbox can do all of it,
+ * which is what the assertions are measured against. Whatever the sandbox, a report that is a link is not
+ * followed by the worker.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJob, type JobInput } from '../../src/executor/protocol/job.js';
+import { readOutbox } from '../../src/executor/protocol/outbox.js';
+import { runPipeline } from '../../src/executor/run.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
+import { sandbox as tempRepo, type Sandbox } from '../executor/helpers.js';
+
+const unusable = bwrapUnusable();
+const TOKEN = 'daemon-token-0123456789';
+
+/** The daemon's layout: home/token, home/worktrees/<project>, home/runs/<run>; the agent's script outside the home. */
+function daemonLayout(sb: Sandbox) {
+  const home = join(sb.root, 'home');
+  const bin = join(sb.root, 'bin');
+  mkdirSync(bin, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'token'), `${TOKEN}\n`);
+  const runDir = join(home, 'runs', 'e1');
+  mkdirSync(runDir, { recursive: true });
+  return { home, bin, runDir, worktreeRoot: join(home, 'worktrees', 'p1') };
+}
+
+/** A command agent that probes what it can reach into probe.txt, then does its task: greeting.txt. */
+function probingAgent(bin: string, home: string, runDir: string, repo: string): string[] {
+  const path = join(bin, 'agent.sh');
+  writeFileSync(path, `cat >/dev/null
+if [ "$MAESTRO_ROLE" = execute ]; then
+  {
+    cat ${home}/token 2>/dev/null || echo no-token
+    (echo '{"type":"result","forged":true}' >> ${runDir}/outbox.ndjson) 2>/dev/null && echo forged-outbox || echo denied-outbox
+    test -w .git && echo git-writable || echo denied-git
+    (echo x > ${repo}/evil.txt) 2>/dev/null && echo wrote-repo || echo denied-repo
+  } > probe.txt
+  echo hello > greeting.txt
+fi
+echo done
+`);
+  return ['/bin/sh', path];
+}
+
+function jobFor(sb: Sandbox, l: ReturnType<typeof daemonLayout>, sandboxed: boolean, checks: JobInput['checks'] = []) {
+  const command = probingAgent(l.bin, l.home, l.runDir, sb.repo);
+  return parseJob(sb.job({
+    kind: 'execute',
+    provider: { kind: 'command', command },
+    project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot },
+    checks,
+    sandbox: sandboxed ? { kind: 'bwrap', hide: [l.home], readOnly: [sb.repo, l.bin], writable: [] } : null,
+  } as never, '', 'e1'));
+}
+
+const branchFile = (sb: Sandbox, path: string) => sb.git('show', `maestro/T1-v1:${path}`);
+
+describe.skipIf(unusable)('an agent run in the bwrap sandbox', () => {
+  it('cannot read the token, forge the outbox, redirect .git or write the repository; its work is committed', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    // A check runs the worktree's scripts: it passes only if the token is out of its sight too.
+    const record = await runPipeline(jobFor(sb, l, true, [{ name: 'token-hidden', command: ['/bin/sh', '-c', `test ! -e ${l.home}/token`] }]), { runDir: l.runDir });
+    expect(record).toMatchObject({ type: 'result' });
+    expect(branchFile(sb, 'greeting.txt')).toBe('hello');
+    expect(branchFile(sb, 'probe.txt').split('\n')).toEqual(['no-token', 'denied-outbox', 'denied-git', 'denied-repo']);
+    expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).not.toContain('forged');
+    expect(readOutbox(l.runDir).records.filter((r) => r.type === 'result')).toHaveLength(1);
+    expect(existsSync(join(sb.repo, 'evil.txt'))).toBe(false);
+  });
+
+  it('without the sandbox, the same agent reads the token, forges the outbox and writes the repository', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    expect(await runPipeline(jobFor(sb, l, false), { runDir: l.runDir })).toMatchObject({ type: 'result' });
+    expect(branchFile(sb, 'probe.txt').split('\n')).toEqual([TOKEN, 'forged-outbox', 'git-writable', 'wrote-repo']);
+    expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).toContain('forged');
+  });
+
+  it('without the sandbox, a check sees the token', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    const record = await runPipeline(jobFor(sb, l, false, [{ name: 'token-hidden', command: ['/bin/sh', '-c', `test ! -e ${l.home}/token`] }]), { runDir: l.runDir });
+    expect(record).toMatchObject({ type: 'error', code: 'CHECK_FAILED' });
+  });
+});
+
+describe("the agent's report", () => {
+  it('is not followed when it is a link: the token it points at never reaches the run, and the link is not committed', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    const path = join(l.bin, 'agent.sh');
+    writeFileSync(path, `cat >/dev/null
+if [ "$MAESTRO_ROLE" = execute ]; then mkdir -p .maestro && ln -s ${l.home}/token .maestro/report.md && echo hello > greeting.txt; fi
+echo done
+`);
+    const job = parseJob(sb.job({ kind: 'execute', provider: { kind: 'command', command: ['/bin/sh', path] }, project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot } } as never, '', 'e1'));
+    expect(await runPipeline(job, { runDir: l.runDir })).toMatchObject({ type: 'result' });
+    expect(branchFile(sb, 'greeting.txt')).toBe('hello');
+    expect(existsSync(join(l.runDir, 'report.md'))).toBe(false);
+    expect(() => branchFile(sb, '.maestro/report.md')).toThrow();
+    expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).not.toContain(TOKEN);
+  });
+});
