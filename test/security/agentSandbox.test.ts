@@ -8,12 +8,16 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseJob, type JobInput } from '../../src/executor/protocol/job.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { runPipeline } from '../../src/executor/run.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
 import { sandbox as tempRepo, type Sandbox } from '../executor/helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import { until } from '../helpers/wait.js';
 
 const unusable = bwrapUnusable();
 const TOKEN = 'daemon-token-0123456789';
@@ -106,5 +110,42 @@ echo done
     expect(existsSync(join(l.runDir, 'report.md'))).toBe(false);
     expect(() => branchFile(sb, '.maestro/report.md')).toThrow();
     expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).not.toContain(TOKEN);
+  });
+});
+
+describe.skipIf(unusable)('a daemon with agentSandbox "bwrap"', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop({ graceMs: 0 });
+    d = null;
+    removeTempDirs();
+  });
+
+  it("runs the project's agent in the sandbox: the daemon's token and environment are out of its reach, its work reaches review", async () => {
+    const repo = makeRepo();
+    // The agent's script lives in the repository (readable in the sandbox), out of git's sight.
+    mkdirSync(join(repo, '.agent'));
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), '.agent/\n');
+    const home = tempDir('maestro-home-');
+    d = await startTestDaemon({ home, agentSandbox: { kind: 'bwrap', hide: [], writable: [] } });
+    const agent = join(repo, '.agent', 'agent.sh');
+    writeFileSync(agent, `cat >/dev/null
+case "$MAESTRO_ROLE" in
+  execute)
+    { cat ${home}/token 2>/dev/null || echo no-token; test -e /proc/${process.pid}/environ && echo daemon-visible || echo no-daemon; } > probe.txt
+    echo hello > greeting.txt; echo done ;;
+  review*) printf '\`\`\`json\\n{"verdict":"approve","findings":[]}\\n\`\`\`\\n' ;;
+  *) echo done ;;
+esac
+`);
+    const project = await d.store.projects.create({ name: 'sandboxed', repoPath: repo, config: { provider: { kind: 'command', command: ['/bin/sh', agent], promptVia: 'stdin' } } });
+    const created = await d.fetch('/api/tasks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ projectId: project.id, title: 'Greet', complexity: 'easy' }) });
+    expect(created.status).toBe(201);
+    const task = ((await created.json()) as { task: { id: string } }).task;
+    await until(d.bus, async () => (await d!.store.tasks.get(task.id)).status === 'exec_review', 'the task to reach review', 120_000);
+    const branch = `maestro/${task.id}-v1`;
+    expect(git(repo, 'show', `${branch}:greeting.txt`).trim()).toBe('hello');
+    // The same agent without the sandbox prints the token and finds the daemon's environ (checked by hand).
+    expect(git(repo, 'show', `${branch}:probe.txt`).trim().split('\n')).toEqual(['no-token', 'no-daemon']);
   });
 });
