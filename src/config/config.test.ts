@@ -65,7 +65,7 @@ describe('agentSandbox', () => {
     expect(resolveConfig({ home: home({ agentSandbox: 'bwrap' }) }, { MAESTRO_AGENT_SANDBOX: 'off' }).agentSandbox).toBeNull();
     const on = resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap', HOME: '/home/ada' }).agentSandbox;
     expect(on).toMatchObject({ kind: 'bwrap' });
-    expect(on!.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.git-credentials']));
+    expect(on!.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.git-credentials', '/run/user', '/run/docker.sock']));
     expect(on!.writable).toEqual(expect.arrayContaining(['/home/ada/.claude', '/home/ada/.claude.json', '/home/ada/.codex']));
   });
 
@@ -83,7 +83,7 @@ describe('agentSandbox', () => {
     expect(() => resolveConfig({ home: rel }, { HOME: '/home/ada' })).toThrow(`${join(rel, 'config.json')} agentSandbox.hide: "secrets" must be an absolute path or start with ~/`);
     const tilde = home({ agentSandbox: { kind: 'bwrap', writable: ['~/.cache'] } });
     expect(() => resolveConfig({ home: tilde }, {})).toThrow(`${join(tilde, 'config.json')} agentSandbox.writable: "~/.cache" starts with ~/ but HOME is not set`);
-    expect(resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap' }).agentSandbox).toEqual({ kind: 'bwrap', hide: [], writable: [] });
+    expect(resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap' }).agentSandbox).toEqual({ kind: 'bwrap', hide: ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/podman'], writable: [] });
     const extra = home({ agentSandbox: { kind: 'bwrap', mounts: [] } });
     expect(() => resolveConfig({ home: extra }, {})).toThrow(/agentSandbox/);
   });

@@ -14,6 +14,11 @@ import { MaestroError } from '../core/errors.js';
 
 /** Hidden by default: keys and tokens in the user's home that no agent run needs. */
 export const SANDBOX_HIDDEN = ['~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.config/gh', '~/.docker', '~/.kube', '~/.netrc', '~/.npmrc', '~/.pgpass', '~/.git-credentials'];
+/**
+ * Hidden by default, outside the home: the user's runtime folder (ssh-agent, gpg-agent and keyring
+ * sockets an agent could sign with, the session bus) and the container engine's socket (root by another name).
+ */
+export const SANDBOX_HIDDEN_SYSTEM = ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/podman'];
 /** Writable by default: where the agent CLIs keep their sessions, settings and refreshed logins. */
 export const SANDBOX_WRITABLE = ['~/.claude', '~/.claude.json', '~/.codex', '~/.gemini', '~/.cursor', '~/.config/opencode', '~/.local/share/opencode', '~/.local/state/opencode'];
 
@@ -50,5 +55,5 @@ export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | u
   if (chosen === 'off') return null;
   // The defaults are all under HOME: without one there is nothing of them to hide or leave writable.
   const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
-  return { kind: 'bwrap', hide: paths(SANDBOX_HIDDEN, lists.hide, 'hide'), writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
+  return { kind: 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
 }

@@ -6,7 +6,7 @@
  * which is what the assertions are measured against. Whatever the sandbox, a report that is a link is not
  * followed by the worker.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJob, type JobInput } from '../../src/executor/protocol/job.js';
@@ -18,6 +18,8 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
+import { budget } from '../helpers/budget.js';
+import { CommandProvider } from '../../src/agents/command.js';
 
 const unusable = bwrapUnusable();
 const TOKEN = 'daemon-token-0123456789';
@@ -92,6 +94,39 @@ describe.skipIf(unusable)('an agent run in the bwrap sandbox', () => {
     const l = daemonLayout(sb);
     const record = await runPipeline(jobFor(sb, l, false, [{ name: 'token-hidden', command: ['/bin/sh', '-c', `test ! -e ${l.home}/token`] }]), { runDir: l.runDir });
     expect(record).toMatchObject({ type: 'error', code: 'CHECK_FAILED' });
+  });
+});
+
+/** Processes on this machine whose command line holds `marker`. */
+function processesWith(marker: string): number[] {
+  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    } catch {
+      return false; // gone meanwhile
+    }
+  }).map(Number);
+}
+
+describe.skipIf(unusable)('stopping a sandboxed agent', () => {
+  it('ends everything it started, a process that left its group included', async () => {
+    const worktree = tempDir('maestro-sandbox-wt-');
+    const marker = `maestro-sandbox-abort-${process.pid}-${Date.now()}`;
+    // A child that double-forks out of the agent's process group, and one in the foreground.
+    writeFileSync(join(worktree, 'agent.sh'), `( sh -c 'sleep 1000; echo ${marker}' & ) ; echo started > started.txt; sh -c 'sleep 1000; echo ${marker}'\n`);
+    const provider = new CommandProvider({ command: ['/bin/sh', join(worktree, 'agent.sh')], promptVia: 'stdin' });
+    const controller = new AbortController();
+    const running = provider.run({
+      role: 'execute', taskTitle: 't', prompt: 'p', cwd: worktree, model: 'm', allowedTools: [], permissionMode: 'acceptEdits',
+      onToken: () => {}, signal: controller.signal, askUser: async () => '',
+      sandbox: { spec: { kind: 'bwrap', hide: [], readOnly: [], writable: [] }, worktree },
+    });
+    await expect.poll(() => existsSync(join(worktree, 'started.txt')), { timeout: budget(30_000) }).toBe(true);
+    await expect.poll(() => processesWith(marker).length, { timeout: budget(30_000) }).toBe(2);
+    controller.abort();
+    await expect(running).rejects.toMatchObject({ code: 'INTERRUPTED' });
+    await expect.poll(() => processesWith(marker), { timeout: budget(30_000) }).toEqual([]);
+    removeTempDirs();
   });
 });
 
