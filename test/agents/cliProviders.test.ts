@@ -13,6 +13,9 @@ import type { CliToolKind } from '../../src/agents/cli/tools.js';
 import type { AgentRequest, AgentToolEvent } from '../../src/agents/types.js';
 import { FAKES } from './fakes/bin.js';
 import { budget } from '../helpers/budget.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
+
+const unusable = bwrapUnusable();
 
 let dir: string;
 let log: string;
@@ -136,6 +139,16 @@ describe.each(Object.keys(FAKES) as CliToolKind[])('%s provider against its fake
 
   it('a missing executable is AGENT_NOT_INSTALLED', async () => {
     await expect(provider(kind, 'work', { executable: join(dir, 'no-such-tool') }).run(request())).rejects.toMatchObject({
+      code: 'AGENT_NOT_INSTALLED', message: expect.stringContaining('is not installed'),
+    });
+  });
+
+  it.skipIf(unusable)('in the agent sandbox the tool runs in its own PID namespace, and a missing one is still AGENT_NOT_INSTALLED', async () => {
+    const sandbox = { spec: { kind: 'bwrap' as const, hide: [], readOnly: [], writable: [] }, worktree: dir };
+    const result = await provider(kind).run(request({ sandbox }));
+    expect(result.text.length).toBeGreaterThan(0);
+    expect(launches()[0]!.pid).toBeLessThan(10);
+    await expect(provider(kind, 'work', { executable: join(dir, 'no-such-tool') }).run(request({ sandbox }))).rejects.toMatchObject({
       code: 'AGENT_NOT_INSTALLED', message: expect.stringContaining('is not installed'),
     });
   });
