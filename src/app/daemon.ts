@@ -154,8 +154,8 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     // Clients given only this home find this daemon, whatever its port (a wildcard bind: through loopback).
     cleanups.push(writeHomeDaemonUrl(config.home, /^(0\.0\.0\.0|::|\[::\])$/.test(config.host) ? `http://127.0.0.1:${port}` : url));
     const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
-    log.info({ url, home: config.home, database: db.name }, 'daemon started');
-    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home})\n`);
+    log.info({ url, home: config.home, database: db.name, agentSandbox: config.agentSandbox ? 'bwrap' : 'off' }, 'daemon started');
+    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home}; agents ${config.agentSandbox ? 'in the bwrap sandbox' : 'run as you, unsandboxed'})\n`);
     await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
     return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);

@@ -163,6 +163,7 @@ describe.skipIf(unusable)('a daemon with agentSandbox "bwrap"', () => {
     writeFileSync(join(repo, '.git', 'info', 'exclude'), '.agent/\n');
     const home = tempDir('maestro-home-');
     d = await startTestDaemon({ home, agentSandbox: { kind: 'bwrap', hide: [], writable: [] } });
+    expect(d.logs.find((l) => l.includes('daemon started'))).toContain('"agentSandbox":"bwrap"');
     const agent = join(repo, '.agent', 'agent.sh');
     writeFileSync(agent, `cat >/dev/null
 case "$MAESTRO_ROLE" in
