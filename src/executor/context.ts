@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { MaestroError, coerceError } from '../core/errors.js';
-import { CLARIFY_PATTERN, type AgentProvider, type AgentRole, type PermissionMode, type StreamDiagnostics } from '../agents/types.js';
+import { CLARIFY_PATTERN, type AgentProvider, type AgentRequest, type AgentResult, type AgentRole, type PermissionMode, type StreamDiagnostics } from '../agents/types.js';
+import { agentRunFolder } from './agentRunFolder.js';
 import { modelChain } from '../agents/tiers.js';
 import type { Complexity } from '../core/types.js';
 import { worktreePath, type CheckConfig, type Job, type Limits } from './protocol/job.js';
@@ -40,6 +41,28 @@ export interface RunContext {
 /** The sandbox of what this run starts (its agent, its checks), with the task's worktree as the folder it may write. */
 export function runSandbox(ctx: Pick<RunContext, 'job'>): { sandbox?: RunSandbox } {
   return ctx.job.sandbox ? { sandbox: { spec: ctx.job.sandbox, worktree: worktreePath(ctx.job) } } : {};
+}
+
+/**
+ * One provider call. A sandboxed agent sees a scratch folder at the run directory's path; what it recorded
+ * there (loads, staged candidates) is carried into the run's ledger after the call (agentRunFolder.ts).
+ */
+async function runAgent(ctx: RunContext, stageName: string, req: AgentRequest): Promise<AgentResult> {
+  const sandbox = runSandbox(ctx).sandbox;
+  if (!sandbox) return ctx.provider.run(req);
+  const folder = agentRunFolder(ctx.runDir);
+  try {
+    return await ctx.provider.run({ ...req, sandbox: { ...sandbox, runFolder: { path: ctx.runDir, scratch: folder.scratch } } });
+  } finally {
+    let warning: string | null;
+    try {
+      warning = folder.settle();
+    } catch (err) {
+      warning = `The agent's knowledge records were not kept: ${(err as Error).message}`;
+    }
+    if (warning) appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'notice', text: warning });
+    folder.remove();
+  }
 }
 
 /** A failure the daemon should show a human: the error record carries `needsAttention`. */
@@ -190,7 +213,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
       for (let round = 0; ; round++) {
         ctx.usage.agentCalls++;
         ctx.usage.models.push(model);
-        const result = await ctx.provider.run({
+        const result = await runAgent(ctx, call.stage, {
           role: call.role,
           taskTitle: ctx.job.task.title,
           prompt,
@@ -199,7 +222,6 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
           allowedTools: call.allowedTools,
           permissionMode: call.permissionMode,
           projectRoot: ctx.job.project.repoPath,
-          ...runSandbox(ctx),
           signal: controller.signal,
           ...(resumeSessionId ? { resumeSessionId } : {}),
           onToken: (text) => {

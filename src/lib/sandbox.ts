@@ -9,6 +9,8 @@
  *     (the database URL, provider keys) or to signal;
  *   - the filesystem is read-only but for the task's worktree and the folders the config makes
  *     writable (an agent CLI's own state, `~/.claude`); /tmp is private;
+ *   - the run directory (outbox, stages, transcript: what the daemon trusts) is a scratch copy of
+ *     its run.json and knowledge ledger (src/executor/agentRunFolder.ts);
  *   - the worktree's `.git` file is read-only, so the agent cannot point the worker's own git
  *     (which runs outside, in that worktree) at a repository of its making, with its hooks;
  *   - a new session: no TIOCSTI into the terminal the daemon was started from.
@@ -36,6 +38,8 @@ export interface SandboxSpec {
 export interface RunSandbox {
   spec: SandboxSpec;
   worktree: string | null;
+  /** A scratch folder shown at the run directory's path (src/executor/agentRunFolder.ts); the real one stays hidden. */
+  runFolder?: { path: string; scratch: string };
 }
 
 const real = (p: string): string | null => {
@@ -51,7 +55,7 @@ const real = (p: string): string | null => {
  * shallowest first, so the deeper one wins wherever two nest: a clone or a worktree inside the hidden home
  * is there again, and a home inside the repository or inside Maestro's own folder stays hidden.
  */
-export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: string): string[] {
+export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: string, runFolder?: RunSandbox['runFolder']): string[] {
   const mounts: Array<{ path: string; args: string[] }> = [];
   const add = (paths: readonly string[], args: (r: string) => string[]) => {
     for (const p of paths) {
@@ -65,6 +69,7 @@ export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: st
   add([...spec.writable, ...(worktreeDir ? [worktreeDir] : [])], (r) => ['--bind', r, r]);
   // Over the writable worktree: the pointer the worker's own git follows there stays the daemon's.
   if (worktreeDir) add([join(worktreeDir, '.git')], (r) => ['--ro-bind', r, r]);
+  if (runFolder) add([runFolder.path], (r) => ['--bind', runFolder.scratch, r]);
   const depth = (p: string) => p.split('/').length;
   const ordered = mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i);
   return [
@@ -78,7 +83,7 @@ export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: st
 /** The command to start, in `cwd`, in place of `file args`: itself without a sandbox, bwrap with one. */
 export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
   if (!sandbox) return { file, args: [...args] };
-  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd), '--', file, ...args] };
+  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), '--', file, ...args] };
 }
 
 /**

@@ -20,6 +20,11 @@ import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
 import { CommandProvider } from '../../src/agents/command.js';
+import { maestroArgs } from '../helpers/maestro.js';
+import { ROOT } from '../cli/helpers.js';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
+import { createRun, createSession } from '../../src/knowledge/lifecycle/session/store.js';
+import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
 
 const unusable = bwrapUnusable();
 const TOKEN = 'daemon-token-0123456789';
@@ -43,7 +48,7 @@ function probingAgent(bin: string, home: string, runDir: string, repo: string): 
 if [ "$MAESTRO_ROLE" = execute ]; then
   {
     cat ${home}/token 2>/dev/null || echo no-token
-    (echo '{"type":"result","forged":true}' >> ${runDir}/outbox.ndjson) 2>/dev/null && echo forged-outbox || echo denied-outbox
+    (echo '{"type":"result","forged":true}' >> ${runDir}/outbox.ndjson) 2>/dev/null && echo wrote-outbox || echo denied-outbox
     test -w .git && echo git-writable || echo denied-git
     (echo x > ${repo}/evil.txt) 2>/dev/null && echo wrote-repo || echo denied-repo
   } > probe.txt
@@ -75,7 +80,8 @@ describe.skipIf(unusable)('an agent run in the bwrap sandbox', () => {
     const record = await runPipeline(jobFor(sb, l, true, [{ name: 'token-hidden', command: ['/bin/sh', '-c', `test ! -e ${l.home}/token`] }]), { runDir: l.runDir });
     expect(record).toMatchObject({ type: 'result' });
     expect(branchFile(sb, 'greeting.txt')).toBe('hello');
-    expect(branchFile(sb, 'probe.txt').split('\n')).toEqual(['no-token', 'denied-outbox', 'denied-git', 'denied-repo']);
+    // Its write to the run folder's outbox lands in the scratch copy the sandbox shows there, never in the run's.
+    expect(branchFile(sb, 'probe.txt').split('\n')).toEqual(['no-token', 'wrote-outbox', 'denied-git', 'denied-repo']);
     expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).not.toContain('forged');
     expect(readOutbox(l.runDir).records.filter((r) => r.type === 'result')).toHaveLength(1);
     expect(existsSync(join(sb.repo, 'evil.txt'))).toBe(false);
@@ -85,7 +91,7 @@ describe.skipIf(unusable)('an agent run in the bwrap sandbox', () => {
     using sb = tempRepo();
     const l = daemonLayout(sb);
     expect(await runPipeline(jobFor(sb, l, false), { runDir: l.runDir })).toMatchObject({ type: 'result' });
-    expect(branchFile(sb, 'probe.txt').split('\n')).toEqual([TOKEN, 'forged-outbox', 'git-writable', 'wrote-repo']);
+    expect(branchFile(sb, 'probe.txt').split('\n')).toEqual([TOKEN, 'wrote-outbox', 'git-writable', 'wrote-repo']);
     expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).toContain('forged');
   });
 
@@ -107,6 +113,38 @@ function processesWith(marker: string): number[] {
     }
   }).map(Number);
 }
+
+describe.skipIf(unusable)("a sandboxed agent's knowledge records", () => {
+  it('reach the run ledger: a load through maestro is recorded as consumed and a staged candidate is pending, though the run folder is hidden', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    sb.commitFile('.workflow/knowhow/TIP-20260101-greet.md', '---\ntitle: "Greet by name"\ntype: tip\n---\n\nAlways greet the person by name.\n');
+    // The knowledge run of this execute run, its folder the run directory (as the daemon's bridge makes it).
+    const root = resolveWorkflowRoot({ workflowRoot: sb.repo, env: {} });
+    createSession(root, 'task-t1', 'Greet');
+    createRun(root, 'task-t1', { runId: 'e1', command: 'execute', linkTo: l.runDir });
+    const maestro = [process.execPath, ...maestroArgs()].join(' ');
+    const path = join(l.bin, 'agent.sh');
+    writeFileSync(path, `cat >/dev/null
+if [ "$MAESTRO_ROLE" = execute ]; then (cd ${ROOT} && ${maestro} load --id knowhow-tip-20260101-greet --workflow-root ${sb.repo}) > loaded.txt 2>&1; (cd ${ROOT} && ${maestro} knowledge stage knowhow Title 'Some finding.' --run e1 --session task-t1 --workflow-root ${sb.repo}) > staged.txt 2>&1; echo hello > greeting.txt; fi
+echo done
+`);
+    const job = parseJob(sb.job({
+      kind: 'execute',
+      provider: { kind: 'command', command: ['/bin/sh', path], env: { MAESTRO_RUN_DIR: l.runDir, MAESTRO_SEARCH_DAEMON: 'off' } },
+      project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot },
+      sandbox: { kind: 'bwrap', hide: [l.home], readOnly: [sb.repo, l.bin], writable: [] },
+    } as never, '', 'e1'));
+    expect(await runPipeline(job, { runDir: l.runDir })).toMatchObject({ type: 'result' });
+    expect(branchFile(sb, 'loaded.txt')).toContain('Always greet the person by name.');
+    expect(branchFile(sb, 'staged.txt')).toMatch(/^KDC-[a-f0-9]{16} pending/);
+    const ledger = readLedger(join(l.runDir, 'knowledge-delta.json'));
+    expect(ledger?.inputs).toEqual([expect.objectContaining({ knowledge_id: 'knowhow-tip-20260101-greet', signal: 'consumed', source: 'load', count: 1 })]);
+    expect(ledger?.candidates).toEqual([expect.objectContaining({ target: 'knowhow', title: 'Title', content: 'Some finding.', status: 'pending' })]);
+    // The agent saw a copy: the worker's own files in the run directory are as the worker wrote them.
+    expect(readOutbox(l.runDir).corrupt).toEqual([]);
+  });
+});
 
 describe.skipIf(unusable)('stopping a sandboxed agent', () => {
   it('ends everything it started, a process that left its group included', async () => {

@@ -1,0 +1,62 @@
+/** What a sandboxed agent's scratch run folder gives back to the run's ledger, and what it does not. */
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emptyLedger, readLedger, stageInto, type Ledger } from '../knowledge/lifecycle/ledger/ledger.js';
+import { agentRunFolder } from './agentRunFolder.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A run directory with run.json and a ledger holding one pending candidate and one load. */
+function runDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'maestro-runfolder-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'run.json'), JSON.stringify({ schema_version: 'run/1.0', run_id: 'e1', session_id: 'task-t1', status: 'running', sealed_at: null }));
+  const l = emptyLedger('task-t1', 'e1', '2026-12-01T00:00:00.000Z');
+  stageInto(l, { target: 'knowhow', action: 'propose', title: 'Old', content: 'The old finding.', category: null, source_kind: 'manual', evidence_refs: [] }, l.created_at, 'x');
+  l.inputs.push({ knowledge_id: 'knowhow-tip-a', signal: 'consumed', source: 'load', count: 1, first_recorded_at: l.created_at, last_recorded_at: l.created_at });
+  writeFileSync(join(dir, 'knowledge-delta.json'), JSON.stringify(l));
+  return dir;
+}
+
+const scratchLedger = (scratch: string): Ledger => JSON.parse(readFileSync(join(scratch, 'knowledge-delta.json'), 'utf8'));
+const write = (scratch: string, l: Ledger) => writeFileSync(join(scratch, 'knowledge-delta.json'), JSON.stringify(l));
+
+describe('agentRunFolder', () => {
+  it('gives the agent copies of run.json and the ledger, and carries back its new loads and candidates, pending', () => {
+    const dir = runDir();
+    const f = agentRunFolder(dir);
+    dirs.push(f.scratch);
+    expect(readFileSync(join(f.scratch, 'run.json'), 'utf8')).toBe(readFileSync(join(dir, 'run.json'), 'utf8'));
+    const l = scratchLedger(f.scratch);
+    l.inputs[0]!.count = 3; // two more loads of the same entry
+    l.inputs.push({ knowledge_id: 'knowhow-tip-b', signal: 'consumed', source: 'load', count: 1, first_recorded_at: l.created_at, last_recorded_at: l.created_at });
+    const added = stageInto(l, { target: 'spec', action: 'propose', title: 'New', content: 'A new rule.', category: 'coding', source_kind: 'manual', evidence_refs: ['run:e1'] }, l.created_at, 'x');
+    added.status = 'promoted'; // an agent cannot promote by writing the file
+    l.candidates[0]!.status = 'rejected'; // nor decide what the ledger already held
+    write(f.scratch, l);
+    expect(f.settle()).toBeNull();
+    const after = readLedger(join(dir, 'knowledge-delta.json'))!;
+    expect(after.inputs.map((i) => [i.knowledge_id, i.count])).toEqual([['knowhow-tip-a', 3], ['knowhow-tip-b', 1]]);
+    expect(after.candidates.map((c) => [c.title, c.status])).toEqual([['Old', 'pending'], ['New', 'pending']]);
+  });
+
+  it('keeps nothing from a scratch ledger that is a link or not a ledger, and says why', () => {
+    const dir = runDir();
+    const before = readFileSync(join(dir, 'knowledge-delta.json'), 'utf8');
+    const linked = agentRunFolder(dir);
+    dirs.push(linked.scratch);
+    rmSync(join(linked.scratch, 'knowledge-delta.json'));
+    symlinkSync(join(dir, 'run.json'), join(linked.scratch, 'knowledge-delta.json'));
+    expect(linked.settle()).toMatch(/not kept: knowledge-delta.json in its run folder is not a file/);
+    const corrupt = agentRunFolder(dir);
+    dirs.push(corrupt.scratch);
+    writeFileSync(join(corrupt.scratch, 'knowledge-delta.json'), '{"schema_version": "run-ledger/9"}');
+    expect(corrupt.settle()).toMatch(/not kept: .*knowledge-delta.json: field schema_version must be one of/);
+    expect(readFileSync(join(dir, 'knowledge-delta.json'), 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The run folder a sandboxed agent sees (src/lib/sandbox.ts). The run directory holds what the worker
+ * writes and the daemon trusts (outbox.ndjson, stages.json, transcript.jsonl, checks/): an agent that could
+ * write there could forge a result, or plant a link the worker would then write through. So the sandbox
+ * mounts a scratch folder at the run directory's path instead, with a copy of run.json and of the run's
+ * knowledge ledger: the knowledge MCP tools and `maestro knowledge` record loads and stage candidates there
+ * as they would in the run directory (`.workflow/sessions/<s>/runs/<r>` links to it).
+ *
+ * After the call, what the agent added is carried into the run's ledger, under its lock, the way the
+ * ledger's own operations add it: the loads it recorded, and the candidates it staged. Nothing else: an
+ * agent cannot mark a candidate promoted or rewrite what the ledger held before. A scratch ledger that is
+ * not a regular file, or not a ledger (CORRUPT_FILE), is left out, and the run's transcript says why.
+ */
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Ledger, type LedgerInput } from '../knowledge/lifecycle/ledger/ledger.js';
+import { readRunFile } from '../knowledge/lifecycle/session/store.js';
+
+const LEDGER = 'knowledge-delta.json';
+const RUN_FILE = 'run.json';
+/** More loads of one entry in one call than any agent makes: a scratch ledger claiming more is not believed. */
+const MAX_NEW_LOADS = 1000;
+
+export interface AgentRunFolder {
+  /** The folder mounted at the run directory's path. */
+  scratch: string;
+  /** Carries the agent's loads and staged candidates into the run's ledger; a warning when it could not. */
+  settle(): string | null;
+  remove(): void;
+}
+
+const inputKey = (i: Pick<LedgerInput, 'knowledge_id' | 'signal' | 'source'>) => `${i.knowledge_id}\u0000${i.signal}\u0000${i.source}`;
+
+export function agentRunFolder(runDir: string): AgentRunFolder {
+  const scratch = mkdtempSync(join(tmpdir(), 'maestro-agent-run-'));
+  const ledgerPath = join(runDir, LEDGER);
+  for (const name of [RUN_FILE, LEDGER]) if (existsSync(join(runDir, name))) copyFileSync(join(runDir, name), join(scratch, name));
+  const base = existsSync(ledgerPath) ? readLedger(ledgerPath) : null;
+  return {
+    scratch,
+    remove: () => rmSync(scratch, { recursive: true, force: true }),
+    settle(): string | null {
+      const file = join(scratch, LEDGER);
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (!st) return null;
+      if (!st.isFile()) return `The agent's knowledge records were not kept: ${LEDGER} in its run folder is not a file.`;
+      let theirs: Ledger | null;
+      try {
+        theirs = readLedger(file);
+      } catch (err) {
+        return `The agent's knowledge records were not kept: ${(err as Error).message}`;
+      }
+      if (!theirs || !existsSync(join(runDir, RUN_FILE))) return null;
+      const run = readRunFile(join(runDir, RUN_FILE));
+      const before = new Map((base?.inputs ?? []).map((i) => [inputKey(i), i.count]));
+      const staged = new Set((base?.candidates ?? []).map((c) => c.candidate_id));
+      const loads = theirs.inputs.map((i) => ({ i, added: Math.min(MAX_NEW_LOADS, i.count - (before.get(inputKey(i)) ?? 0)) })).filter((x) => x.added > 0);
+      const fresh = theirs.candidates.filter((c) => !staged.has(c.candidate_id));
+      if (!loads.length && !fresh.length) return null;
+      const refused: string[] = [];
+      updateLedger(ledgerPath, () => emptyLedger(run.session_id, run.run_id, new Date().toISOString()), (l) => {
+        const now = new Date().toISOString();
+        for (const { i, added } of loads) for (let n = 0; n < added; n++) recordInto(l, i.knowledge_id, i.signal, i.source, i.evidence ?? [], now);
+        for (const c of fresh) {
+          try {
+            stageInto(l, { target: c.target, action: c.action, title: c.title, content: c.content, category: c.category, source_kind: c.source_kind, evidence_refs: c.evidence_refs }, now, ledgerPath);
+          } catch (err) {
+            refused.push((err as Error).message); // restaged with another action: the ledger refuses it, as it would have
+          }
+        }
+      });
+      return refused.length ? `Candidates the agent staged were refused: ${refused.join('; ')}` : null;
+    },
+  };
+}
