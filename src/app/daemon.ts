@@ -84,12 +84,17 @@ interface ShutdownMode {
   detach: boolean;
 }
 
-export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
+/** Settings the daemon refuses to start with, before it touches anything. */
+function refuseUnsafeStart(config: MaestroConfig): void {
   if (config.noAuth && !isLoopback(config.host)) {
     throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
   }
   // A sandbox that cannot start stops the daemon here, not its first run: agents never run without the one configured.
   if (config.agentSandbox) assertSandboxWorks(processAgentEnv());
+}
+
+export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
+  refuseUnsafeStart(config);
   const homeWarning = prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
   const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));

@@ -223,3 +223,18 @@ esac
     expect(git(repo, 'show', `${branch}:probe.txt`).trim().split('\n')).toEqual(['no-token', 'no-daemon']);
   });
 });
+
+describe('a daemon configured for a sandbox it cannot start', () => {
+  it('refuses to start, saying why and what to do, and creates nothing in its home', async () => {
+    const home = tempDir('maestro-home-');
+    const path = process.env.PATH;
+    process.env.PATH = tempDir('maestro-empty-path-');
+    try {
+      await expect(startTestDaemon({ home, agentSandbox: { kind: 'bwrap', hide: [], writable: [] } })).rejects.toThrow(/agentSandbox is "bwrap", but bwrap is not installed .*apt-get install bubblewrap/);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(readdirSync(home)).toEqual([]);
+    removeTempDirs();
+  });
+});
