@@ -65,7 +65,8 @@ export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: st
   };
   add(maestroCodeRoots(), (r) => ['--ro-bind', r, r]);
   add(spec.hide, (r) => (statSync(r).isDirectory() ? ['--tmpfs', r] : ['--ro-bind', '/dev/null', r]));
-  add(spec.readOnly, (r) => ['--ro-bind', r, r]);
+  // The folder it starts in is readable wherever it lies (a planner's throwaway checkout in the home).
+  add([...spec.readOnly, cwd], (r) => ['--ro-bind', r, r]);
   add([...spec.writable, ...(worktreeDir ? [worktreeDir] : [])], (r) => ['--bind', r, r]);
   // Over the writable worktree: the pointer the worker's own git follows there stays the daemon's.
   if (worktreeDir) add([join(worktreeDir, '.git')], (r) => ['--ro-bind', r, r]);

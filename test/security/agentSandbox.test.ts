@@ -13,7 +13,7 @@ import { parseJob, type JobInput } from '../../src/executor/protocol/job.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { runPipeline } from '../../src/executor/run.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
-import { sandbox as tempRepo, type Sandbox } from '../executor/helpers.js';
+import { resultData, sandbox as tempRepo, type Sandbox } from '../executor/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
@@ -113,6 +113,25 @@ function processesWith(marker: string): number[] {
     }
   }).map(Number);
 }
+
+describe.skipIf(unusable)('a sandboxed planner', () => {
+  it('plans in its throwaway checkout in the hidden home, which it can read and not write', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    const planJson = JSON.stringify({ plan: 'p', subtasks: [{ title: 'Only step', complexity: 'easy' }] });
+    const agent = `let w="wrote";try{require("fs").writeFileSync("hack.txt","x")}catch(e){w=e.code}console.log(w+" "+require("fs").readFileSync("README.md","utf8").trim()+"\\n\\x60\\x60\\x60json\\n"+${JSON.stringify(planJson)}+"\\n\\x60\\x60\\x60")`;
+    const job = parseJob(sb.job({
+      kind: 'plan',
+      provider: { kind: 'command', command: [process.execPath, '-e', agent] },
+      project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot },
+      sandbox: { kind: 'bwrap', hide: [l.home], readOnly: [sb.repo], writable: [] },
+    } as never, '', 'plan'));
+    const record = await runPipeline(job, { runDir: l.runDir });
+    expect(resultData<{ subtasks: unknown[] }>(record).subtasks).toHaveLength(1);
+    const tokens = readOutbox(l.runDir).records.filter((r) => r.type === 'token').map((r) => (r as { text: string }).text).join('');
+    expect(tokens).toMatch(/^EROFS # demo/);
+  });
+});
 
 describe.skipIf(unusable)("a sandboxed agent's knowledge records", () => {
   it('reach the run ledger: a load through maestro is recorded as consumed and a staged candidate is pending, though the run folder is hidden', async () => {
