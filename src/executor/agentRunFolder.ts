@@ -30,13 +30,22 @@ export interface AgentRunFolder {
   remove(): void;
 }
 
+/** The ledger as the agent is given it; a corrupt one is the agent's copy too, and what it records there is refused at settle. */
+function readBase(path: string): Ledger | null {
+  try {
+    return readLedger(path);
+  } catch {
+    return null;
+  }
+}
+
 const inputKey = (i: Pick<LedgerInput, 'knowledge_id' | 'signal' | 'source'>) => `${i.knowledge_id}\u0000${i.signal}\u0000${i.source}`;
 
 export function agentRunFolder(runDir: string): AgentRunFolder {
   const scratch = mkdtempSync(join(tmpdir(), 'maestro-agent-run-'));
   const ledgerPath = join(runDir, LEDGER);
   for (const name of [RUN_FILE, LEDGER]) if (existsSync(join(runDir, name))) copyFileSync(join(runDir, name), join(scratch, name));
-  const base = existsSync(ledgerPath) ? readLedger(ledgerPath) : null;
+  const base = readBase(ledgerPath);
   return {
     scratch,
     remove: () => rmSync(scratch, { recursive: true, force: true }),

@@ -93,7 +93,8 @@ export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, f
  * configured sandbox that cannot work stops it instead of running agents without one.
  */
 export function assertSandboxWorks(env: NodeJS.ProcessEnv): void {
-  const probe = spawnSync('bwrap', ['--die-with-parent', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true'], { env, encoding: 'utf8', timeout: 30_000 });
+  // The same namespaces and mounts a run's sandbox asks for, around `true`.
+  const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, '/'), '--', 'true'], { env, encoding: 'utf8', timeout: 30_000 });
   if (probe.error && (probe.error as NodeJS.ErrnoException).code === 'ENOENT') {
     throw new MaestroError('CONFIG_INVALID', 'agentSandbox is "bwrap", but bwrap is not installed (not found on PATH). Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap), or set agentSandbox to "off".');
   }
