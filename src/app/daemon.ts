@@ -47,6 +47,7 @@ import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { assertSandboxWorks } from '../lib/sandbox.js';
+import { jobSandbox } from '../daemon/jobs.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
@@ -144,7 +145,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     cleanups.push(() => {
       onHealth = () => {};
     });
-    const observer = createObserver(options, bus, logError);
+    const observer = createObserver(config, options, bus, logError);
     const app = await buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, repos: orchestrator.repos, logError });
     observer.start();
     cleanups.push(() => observer.stop());
@@ -290,9 +291,12 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
  * The observer (bundles written by `maestro observe` elsewhere, and when following the newest transcript
  * itself): its updates reach the board over the same WebSocket as everything else.
  */
-function createObserver(options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
+function createObserver(config: MaestroConfig, options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
   const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-  return new ObserverService({ config: options.observer ?? resolveObserverConfig(options.env ?? {}), follow: options.observerFollow ?? followFromEnv(options.env ?? {}), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
+  const observer = options.observer ?? resolveObserverConfig(options.env ?? {});
+  // Its summaries and curation run an agent too: in the daemon's sandbox when there is one.
+  const agent = observer.agent && config.agentSandbox ? { ...observer.agent, sandbox: jobSandbox(config, observer.workspaceRoot) } : observer.agent;
+  return new ObserverService({ config: { ...observer, agent }, follow: options.observerFollow ?? followFromEnv(options.env ?? {}), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
 }
 
 interface ApiParts {

@@ -12,6 +12,8 @@ import { ClaudeProvider } from '../../src/agents/claude.js';
 import type { AgentRequest } from '../../src/agents/types.js';
 import { budget } from '../helpers/budget.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
+import { observerAgentSeams } from '../../src/observer/agent/config.js';
+import type { ExplorationDigest } from '../../src/observer/summary/digest.js';
 
 const FAKE = fileURLToPath(new URL('./fake-claude.mjs', import.meta.url));
 let dir: string;
@@ -96,5 +98,13 @@ describe.skipIf(bwrapUnusable())('claude provider in the agent sandbox', () => {
     // Outside, a process has the machine's numbering; the first processes of a new namespace are 1, 2, 3.
     expect(launch!.pid).toBeLessThan(10);
     expect(launch!.cwd).toBe(dir);
+  });
+
+  it("runs the daemon observer's agent in the sandbox too (its summaries read a person's sessions)", async () => {
+    const seams = observerAgentSeams({ provider: { kind: 'claude', executable: FAKE, env: { FAKE_CLAUDE_LOG: log } }, model: 'haiku', timeoutMs: 60_000, sandbox: { kind: 'bwrap', hide: [], readOnly: [], writable: [dir] } }, dir);
+    const digest = { sessionId: 's1', explorationId: 'e1', question: 'Why?', slashCommands: [], status: 'done', tools: [], commands: [], files: [], responses: [], errors: [], tokens: { input: 0, output: 0 }, durationMs: null, previousHint: null } as unknown as ExplorationDigest;
+    // The fake echoes instead of answering JSON: the call is refused, after it ran.
+    await expect(seams.summarize(digest)).rejects.toMatchObject({ code: 'AGENT_ANSWER_INVALID' });
+    expect(launches()[0]!.pid).toBeLessThan(10);
   });
 });

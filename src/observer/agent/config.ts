@@ -18,6 +18,7 @@ import { MaestroError } from '../../core/errors.js';
 import type { AgentProvider } from '../../agents/types.js';
 import { resolveTiers } from '../../agents/tiers.js';
 import { providerConfigSchema, type ProviderConfig } from '../../executor/protocol/job.js';
+import type { SandboxSpec } from '../../lib/sandbox.js';
 import type { CurateFn } from '../curation/curator.js';
 import type { SummarizeFn } from '../summary/orchestrator.js';
 import { createAgentCurator } from './curator-agent.js';
@@ -27,6 +28,8 @@ export interface ObserverAgentConfig {
   provider: ProviderConfig;
   model: string;
   timeoutMs: number;
+  /** The daemon's agent sandbox (src/lib/sandbox.ts): the agent reads a person's sessions, which may carry instructions. */
+  sandbox?: SandboxSpec | null;
 }
 
 export interface ObserverAgentOverrides {
@@ -94,7 +97,7 @@ export function observerAgentSeams(agent: ObserverAgentConfig, cwd: string): { s
     kind: agent.provider.kind,
     async run(req) {
       provider ??= import('../../agents/index.js').then((m) => m.createProvider(agent.provider));
-      return (await provider).run(req);
+      return (await provider).run(agent.sandbox ? { ...req, sandbox: { spec: agent.sandbox, worktree: null } } : req);
     },
   };
   const common = { provider: lazy, model: agent.model, cwd, timeoutMs: agent.timeoutMs };
