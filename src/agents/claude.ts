@@ -96,9 +96,12 @@ export class ClaudeProvider implements AgentProvider {
   }
 }
 
-/** Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace window. */
+/**
+ * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
+ * window. Its stderr goes to the worker's, which the daemon keeps the end of (the SDK reads only stdout).
+ */
 function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
   const start = sandboxed(sandbox, cwd, o.command, o.args);
-  return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'ignore'] });
+  return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'inherit'] });
 }

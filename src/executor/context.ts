@@ -39,8 +39,8 @@ export interface RunContext {
 }
 
 /** The sandbox of what this run starts (its agent, its checks), with the task's worktree as the folder it may write. */
-export function runSandbox(ctx: Pick<RunContext, 'job'>): { sandbox?: RunSandbox } {
-  return ctx.job.sandbox ? { sandbox: { spec: ctx.job.sandbox, worktree: worktreePath(ctx.job) } } : {};
+export function runSandbox(ctx: Pick<RunContext, 'job'>): RunSandbox | undefined {
+  return ctx.job.sandbox ? { spec: ctx.job.sandbox, worktree: worktreePath(ctx.job) } : undefined;
 }
 
 /**
@@ -48,7 +48,7 @@ export function runSandbox(ctx: Pick<RunContext, 'job'>): { sandbox?: RunSandbox
  * there (loads, staged candidates) is carried into the run's ledger after the call (agentRunFolder.ts).
  */
 async function runAgent(ctx: RunContext, stageName: string, req: AgentRequest): Promise<AgentResult> {
-  const sandbox = runSandbox(ctx).sandbox;
+  const sandbox = runSandbox(ctx);
   if (!sandbox) return ctx.provider.run(req);
   const folder = agentRunFolder(ctx.runDir);
   try {

@@ -43,7 +43,7 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
   const outcomes: CheckOutcome[] = [];
   for (const check of checks) {
     const outcome = await stage(ctx, `check:${check.name}`, async () => {
-      const result = await runCheck(check, worktree, join(ctx.runDir, 'checks'), limits.checkTimeoutMs, ctx.signal, runSandbox(ctx).sandbox);
+      const result = await runCheck(check, worktree, join(ctx.runDir, 'checks'), limits.checkTimeoutMs, ctx.signal, runSandbox(ctx));
       if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during check ${check.name}`);
       if (!result.ok) {
         throw new MaestroError('CHECK_FAILED', `check ${check.name} ${result.timedOut ? `timed out after ${check.timeoutMs ?? limits.checkTimeoutMs} ms` : `failed (exit ${result.exitCode})`}; log: ${result.logPath}`, {
