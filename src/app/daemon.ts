@@ -41,7 +41,7 @@ import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
-import { resolveObserverConfig } from '../observer/config.js';
+import { resolveObserverConfig, type ObserverConfig } from '../observer/config.js';
 import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
@@ -287,16 +287,19 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
   });
 }
 
+/** The observer's configuration in this daemon: its summaries and curation run an agent too, in the daemon's sandbox when there is one. */
+export function observerIn(config: Pick<MaestroConfig, 'home' | 'agentSandbox'>, observer: ObserverConfig): ObserverConfig {
+  if (!observer.agent || !config.agentSandbox) return observer;
+  return { ...observer, agent: { ...observer.agent, sandbox: jobSandbox(config, observer.workspaceRoot) } };
+}
+
 /**
  * The observer (bundles written by `maestro observe` elsewhere, and when following the newest transcript
  * itself): its updates reach the board over the same WebSocket as everything else.
  */
 function createObserver(config: MaestroConfig, options: DaemonOptions, bus: Bus, logError: (err: Error) => void): ObserverService {
   const forward = (update: unknown) => bus.publishEvent({ id: 0, projectId: null, taskId: null, runId: null, traceId: null, type: 'observer.update', payload: update as Record<string, unknown>, at: Date.now() });
-  const observer = options.observer ?? resolveObserverConfig(options.env ?? {});
-  // Its summaries and curation run an agent too: in the daemon's sandbox when there is one.
-  const agent = observer.agent && config.agentSandbox ? { ...observer.agent, sandbox: jobSandbox(config, observer.workspaceRoot) } : observer.agent;
-  return new ObserverService({ config: { ...observer, agent }, follow: options.observerFollow ?? followFromEnv(options.env ?? {}), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
+  return new ObserverService({ config: observerIn(config, options.observer ?? resolveObserverConfig(options.env ?? {})), follow: options.observerFollow ?? followFromEnv(options.env ?? {}), ...(options.observerEvents ? { events: options.observerEvents } : {}), onUpdate: forward, onError: logError });
 }
 
 interface ApiParts {

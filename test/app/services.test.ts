@@ -18,6 +18,7 @@ import { ObserverSession } from '../../src/observer/session.js';
 import { tempDir, TranscriptBuilder } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { tempRoot } from '../helpers/knowledge.js';
 import { budget } from '../helpers/budget.js';
+import { observerIn } from '../../src/app/daemon.js';
 
 /** OS threads of this process: a worker thread is one until it has exited. */
 const threads = () => readdirSync('/proc/self/task').length;
@@ -123,5 +124,21 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
     } finally {
       obsDir.cleanup();
     }
+  });
+});
+
+describe("the observer's agent in a daemon with the agent sandbox", () => {
+  it('runs in that sandbox (the home hidden, the workspace readable); with no sandbox or no agent, nothing changes', () => {
+    const dir = tempDir();
+    const withAgent = resolveObserverConfig({ MAESTRO_OBSERVER_AGENT: 'claude' }, dir.path);
+    const sandbox = { kind: 'bwrap' as const, hide: ['/home/ada/.ssh'], writable: ['/home/ada/.claude'] };
+    expect(observerIn({ home: '/home/ada/.maestro', agentSandbox: sandbox }, withAgent).agent).toMatchObject({
+      provider: { kind: 'claude' },
+      sandbox: { kind: 'bwrap', hide: ['/home/ada/.maestro', '/home/ada/.ssh'], readOnly: [withAgent.workspaceRoot], writable: ['/home/ada/.claude'] },
+    });
+    expect(observerIn({ home: '/home/ada/.maestro', agentSandbox: null }, withAgent)).toBe(withAgent);
+    const deterministic = resolveObserverConfig({ MAESTRO_OBSERVER_AGENT: 'off' }, dir.path);
+    expect(observerIn({ home: '/home/ada/.maestro', agentSandbox: sandbox }, deterministic).agent).toBeNull();
+    dir.cleanup();
   });
 });
