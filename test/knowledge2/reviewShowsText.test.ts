@@ -70,3 +70,35 @@ function readKnowhow(dir: string): string {
     return '';
   }
 }
+
+describe('the review queue of a long history', { timeout: budget(120_000) }, () => {
+  it('lets the event loop turn while it reviews session after session, and lists them all', async () => {
+    const p = project();
+    for (let i = 0; i < 160; i++) createSession(p.root, `task-${i}`, `task ${i}`);
+    const pool = createKnowledgePool({ env: process.env });
+    pools.push(pool);
+    const app = Fastify();
+    installErrorHandler(app, () => {});
+    await app.register(knowledgeRoutes, { pool, lifecycle: createLifecycleContext({ embedder: null }), env: process.env, projectRoot: async () => p.dir });
+    await app.ready();
+    try {
+      // Turns of the event loop while the queue is built: the daemon's sockets and timers get them.
+      let turns = 0;
+      let running = true;
+      const turn = () => {
+        turns++;
+        if (running) setImmediate(turn);
+      };
+      setImmediate(turn);
+      const queue = await app.inject({ method: 'GET', url: '/api/knowledge/review?projectId=P1' });
+      running = false;
+      expect(queue.statusCode).toBe(200);
+      expect(queue.json().sessions).toHaveLength(160);
+      // One turn every few sessions (20 here); the queue built in one go gave the loop a handful.
+      expect(turns).toBeGreaterThanOrEqual(19);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
