@@ -10,6 +10,7 @@ import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { observeGit } from './git.js';
 import { ensureWorktree, listWorktrees, removeWorktree, worktreeLinked } from './worktree.js';
+import { loopTurnsDuring } from '../../test/helpers/loopTurns.js';
 
 afterEach(() => removeTempDirs());
 
@@ -200,15 +201,7 @@ describe('removing a task worktree', () => {
       for (let f = 0; f < 100; f++) writeFileSync(join(dir, `f${f}.js`), 'module.exports = 1;\n');
     }
     // Turns of the event loop while the removal runs: a daemon's timers, sockets and ticks get them.
-    let turns = 0;
-    let running = true;
-    const turn = () => {
-      turns++;
-      if (running) setImmediate(turn);
-    };
-    setImmediate(turn);
-    await removeWorktree(repo, made.path);
-    running = false;
+    const turns = await loopTurnsDuring(() => removeWorktree(repo, made.path));
     expect(existsSync(made.path)).toBe(false);
     expect(turns).toBeGreaterThan(0);
   });

@@ -15,6 +15,7 @@ import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js
 import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createSession } from '../../src/knowledge/lifecycle/session/store.js';
 import { budget } from '../helpers/budget.js';
+import { loopTurnsDuring } from '../helpers/loopTurns.js';
 
 const pools: KnowledgePool[] = [];
 afterEach(() => {
@@ -83,15 +84,8 @@ describe('the review queue of a long history', { timeout: budget(120_000) }, () 
     await app.ready();
     try {
       // Turns of the event loop while the queue is built: the daemon's sockets and timers get them.
-      let turns = 0;
-      let running = true;
-      const turn = () => {
-        turns++;
-        if (running) setImmediate(turn);
-      };
-      setImmediate(turn);
-      const queue = await app.inject({ method: 'GET', url: '/api/knowledge/review?projectId=P1' });
-      running = false;
+      let queue!: Awaited<ReturnType<typeof app.inject>>;
+      const turns = await loopTurnsDuring(async () => (queue = await app.inject({ method: 'GET', url: '/api/knowledge/review?projectId=P1' })));
       expect(queue.statusCode).toBe(200);
       expect(queue.json().sessions).toHaveLength(160);
       // One turn every few sessions (20 here); the queue built in one go gave the loop a handful.
