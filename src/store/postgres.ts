@@ -111,6 +111,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DBAdap
   });
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor one checked out between two of its uses: a server restart sends every backend a FATAL 57P01, and a
+  // client with no query running emits it as an 'error' event. The pool and the transaction below listen
+  // while they hold a client, but a multihost run (three daemons, a PostgreSQL restart) still crashed a
+  // daemon on one with no listener. Every client gets one for its life; a dead client is not queryable,
+  // so its next statement fails (DATABASE_UNREACHABLE) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const base = queryable(pool, url);
   // A failed send is dropped: the listeners' safety-net poll reads the log anyway (pgNotifier.ts).
   // The notification's own transaction commits without waiting for the WAL flush (it holds the notify
