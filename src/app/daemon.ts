@@ -47,7 +47,7 @@ import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { assertSandboxWorks } from '../lib/sandbox.js';
-import { jobSandbox } from '../daemon/jobs.js';
+import { sandboxSpecFor } from '../daemon/jobs.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
@@ -290,7 +290,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
 /** The observer's configuration in this daemon: its summaries and curation run an agent too, in the daemon's sandbox when there is one. */
 export function observerIn(config: Pick<MaestroConfig, 'home' | 'agentSandbox'>, observer: ObserverConfig): ObserverConfig {
   if (!observer.agent || !config.agentSandbox) return observer;
-  return { ...observer, agent: { ...observer.agent, sandbox: jobSandbox(config, observer.workspaceRoot) } };
+  return { ...observer, agent: { ...observer.agent, sandbox: sandboxSpecFor(config, observer.workspaceRoot) } };
 }
 
 /**

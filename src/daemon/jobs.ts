@@ -113,18 +113,19 @@ export function buildJob(ctx: JobContext): JobInput {
     reviewRound,
     previousFailures: failures.slice(-3),
     heartbeatMs: ctx.heartbeatMs,
-    sandbox: jobSandbox(ctx.sandbox, project.repoPath),
+    sandbox: sandboxSpecFor(ctx.sandbox, project.repoPath),
   };
 }
 
 /**
- * The sandbox of a run: the daemon's home hidden (its token, its database, every other run and worktree)
- * with the folders the config hides; the project's repository readable, though it may be a clone in that home.
+ * The sandbox of an agent the daemon starts (a run's, or the observer's): the daemon's home hidden (its token,
+ * its database, every other run and worktree) with the folders the config hides; the folder it works on
+ * (a project's repository, the observer's workspace) readable, though it may be a clone in that home.
  */
-export function jobSandbox(config: Pick<MaestroConfig, 'home' | 'agentSandbox'> | undefined, repoPath: string): SandboxSpec | null {
+export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbox'> | undefined, folder: string): SandboxSpec | null {
   const s = config?.agentSandbox;
   if (!s) return null;
-  return { kind: 'bwrap', hide: [config.home, ...s.hide], readOnly: [repoPath], writable: s.writable };
+  return { kind: 'bwrap', hide: [config.home, ...s.hide], readOnly: [folder], writable: s.writable };
 }
 
 /** The run a claimed task's status calls for, and the status it runs in. */

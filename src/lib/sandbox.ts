@@ -88,6 +88,18 @@ export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, f
 }
 
 /**
+ * What bwrap says when the command it was to start is not there (or not executable): the ENOENT or EACCES
+ * a spawn of the command itself would have failed with; null for any other exit. bwrap exits 1 after it.
+ */
+export function sandboxStartError(code: number | null, stderr: readonly string[]): NodeJS.ErrnoException | null {
+  if (code !== 1) return null;
+  const line = stderr.find((l) => /^bwrap: execvp .*: (No such file or directory|Permission denied)$/.test(l));
+  if (!line) return null;
+  const errno = line.endsWith('Permission denied') ? 'EACCES' : 'ENOENT';
+  return Object.assign(new Error(line), { code: errno, syscall: 'spawn' });
+}
+
+/**
  * Throws CONFIG_INVALID, saying why and what to do, unless bwrap starts a sandbox here: it is
  * installed, and the kernel lets this user create the namespaces. The daemon asks at start, so a
  * configured sandbox that cannot work stops it instead of running agents without one.

@@ -37,14 +37,11 @@ export function failureFor(ctx: FailureContext, exit: JsonlExit): MaestroError {
     lines: exit.diagnostics.lines, malformed: exit.diagnostics.malformed, unknownTypes: exit.diagnostics.unknownTypes,
   };
   if (exit.aborted) return new MaestroError('INTERRUPTED', `${ctx.name} was stopped`, { details });
-  // In the agent sandbox bwrap starts the tool, and says so when it is not there.
-  const missingInSandbox = exit.code === 1 && exit.stderr.some((l) => /^bwrap: execvp .*: (No such file or directory|Permission denied)$/.test(l));
-  if (exit.spawnError || missingInSandbox) {
-    const code = exit.spawnError?.code ?? (exit.stderr.some((l) => l.endsWith('Permission denied')) ? 'EACCES' : 'ENOENT');
-    const missing = code === 'ENOENT' || code === 'EACCES';
+  if (exit.spawnError) {
+    const missing = exit.spawnError.code === 'ENOENT' || exit.spawnError.code === 'EACCES';
     return missing
-      ? new MaestroError('AGENT_NOT_INSTALLED', `${ctx.name} is not installed: cannot run "${ctx.file}" (${code}). Install it, or set provider.executable in the project config.`, { details })
-      : new MaestroError('AGENT_FAILED', `cannot start ${ctx.name} (${ctx.file}): ${exit.spawnError!.message}`, { details, cause: exit.spawnError });
+      ? new MaestroError('AGENT_NOT_INSTALLED', `${ctx.name} is not installed: cannot run "${ctx.file}" (${exit.spawnError.code}). Install it, or set provider.executable in the project config.`, { details })
+      : new MaestroError('AGENT_FAILED', `cannot start ${ctx.name} (${ctx.file}): ${exit.spawnError.message}`, { details, cause: exit.spawnError });
   }
   const reported = exit.outcome.kind === 'error' ? exit.outcome.message : '';
   const evidence = [reported, ...exit.stderr].join('\n');

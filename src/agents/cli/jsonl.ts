@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { LineSplitter } from '../../lib/lines.js';
 import { trackResource } from '../../lib/resources.js';
 import type { AgentToolEvent, StreamDiagnostics } from '../types.js';
+import { sandboxStartError } from '../../lib/sandbox.js';
 
 /** Where a parser sends what the user should see live. */
 export interface ParserSink {
@@ -161,7 +162,9 @@ export function runJsonl(p: JsonlProcess): Promise<JsonlExit> {
       p.signal.removeEventListener('abort', onAbort);
       if (graceTimer) clearTimeout(graceTimer);
       release();
-      resolve({ outcome: reader.end(), diagnostics: reader.diagnostics, code, signal, stderr: stderr.lines(), spawnError, aborted: p.signal.aborted });
+      const lines = stderr.lines();
+      // In the agent sandbox bwrap starts the tool, and says so when it cannot: the same as a spawn that failed.
+      resolve({ outcome: reader.end(), diagnostics: reader.diagnostics, code, signal, stderr: lines, spawnError: spawnError ?? sandboxStartError(code, lines), aborted: p.signal.aborted });
     };
     child.once('error', (err) => finish(err as NodeJS.ErrnoException, null, null));
     // The tool is done: what it left running in its group would go on in the worktree, or hold its output open.
