@@ -6,10 +6,12 @@
  * the SDK's controller, which ends the child process.
  */
 import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { SDKMessage, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
-import { sandboxed, type RunSandbox } from '../lib/sandbox.js';
+import { sandboxed, withStateDirs, type RunSandbox } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
@@ -43,7 +45,8 @@ export class ClaudeProvider implements AgentProvider {
           cwd: req.cwd,
           model: req.model,
           allowedTools: mcp ? [...req.allowedTools, ...mcp.allowedTools] : req.allowedTools,
-          ...(mcp ? { mcpServers: mcp.servers } : {}),
+          // Over stdin, off the command line other users can read, where Claude Code is the bundled one that reads it there.
+          ...(mcp ? { mcpServers: mcp.servers, mcpServersDelivery: this.options.executable ? 'argv' : 'initialize' } : {}),
           permissionMode: req.permissionMode,
           ...(req.permissionMode === 'bypassPermissions' ? { allowDangerouslySkipPermissions: true } : {}),
           abortController,
@@ -99,9 +102,11 @@ export class ClaudeProvider implements AgentProvider {
 /**
  * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
  * window. Its stderr goes to the worker's, which the daemon keeps the end of (the SDK reads only stdout).
+ * Its config folder is writable: it keeps the sessions there that a resume continues.
  */
 function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
-  const start = sandboxed(sandbox, cwd, o.command, o.args);
+  const configDir = o.env.CLAUDE_CONFIG_DIR || join(o.env.HOME || homedir(), '.claude');
+  const start = sandboxed(withStateDirs(sandbox, [configDir]), cwd, o.command, o.args);
   return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'inherit'] });
 }

@@ -1,11 +1,11 @@
 /** The agent sandbox, started for real: what a process inside can read, write and see. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bwrapUnusable } from '../../test/helpers/bwrap.js';
-import { assertSandboxWorks, sandboxed, type RunSandbox } from './sandbox.js';
+import { assertSandboxWorks, sandboxed, withStateDirs, type RunSandbox } from './sandbox.js';
 
 const unusable = bwrapUnusable();
 const dirs: string[] = [];
@@ -81,6 +81,20 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
     const nested: RunSandbox = { spec: { kind: 'bwrap', hide: [home], readOnly: [repo, clone], writable: [] }, worktree: null };
     const r = sh(nested, repo, `cat ${home}/token 2>/dev/null || echo hidden; cat ${clone}/README.md`);
     expect(r.out.split('\n')).toEqual(['hidden', 'the clone']);
+  });
+
+  it("makes an agent tool's missing state folder and leaves it writable, but never one in a hidden folder", () => {
+    const l = layout();
+    const state = join(l.root, 'user', '.claude');
+    const intoHome = join(l.root, 'link-to-home');
+    symlinkSync(l.home, intoHome);
+    const box = withStateDirs(l.sandbox, [state, join(l.home, 'runs'), join(intoHome, 'worktrees'), 'relative/dir'])!;
+    expect(existsSync(state)).toBe(true);
+    expect(existsSync(join(l.home, 'runs'))).toBe(false);
+    expect(box.spec.writable).toEqual([state]);
+    const r = sh(box, l.worktree, `echo kept > ${state}/session.jsonl && echo wrote; ls ${intoHome}/worktrees 2>/dev/null | wc -l`);
+    expect(r.out.split('\n')).toEqual(['wrote', '0']);
+    expect(readFileSync(join(state, 'session.jsonl'), 'utf8')).toBe('kept\n');
   });
 
   it('sees no process outside it, and has a /tmp of its own', () => {

@@ -19,8 +19,8 @@
  * Without a sandbox an agent runs as the user, as it always has (README: "What it does not protect against").
  */
 import { spawnSync } from 'node:child_process';
-import { realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { maestroCodeRoots } from './processes.js';
 
@@ -85,6 +85,28 @@ export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: st
 export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
   if (!sandbox) return { file, args: [...args] };
   return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), '--', file, ...args] };
+}
+
+const under = (p: string, folder: string) => p === folder || p.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+
+/**
+ * The run's sandbox with an agent tool's own state folders writable: its sessions and settings (without
+ * them a resume finds no conversation). One that is missing is made, as the tool would on its first
+ * run, since only a folder that exists can be mounted. One inside a hidden folder stays hidden
+ * (CLAUDE_CONFIG_DIR pointed into the Maestro home would show the agent every run there).
+ */
+export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[]): RunSandbox | undefined {
+  if (!sandbox) return sandbox;
+  const hidden = sandbox.spec.hide.map((h) => real(h) ?? resolve(h));
+  const isHidden = (p: string) => hidden.some((h) => under(p, h));
+  const usable: string[] = [];
+  for (const dir of dirs) {
+    if (!isAbsolute(dir) || isHidden(resolve(dir))) continue;
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const r = real(dir);
+    if (r && !isHidden(r)) usable.push(r);
+  }
+  return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable] } };
 }
 
 /**

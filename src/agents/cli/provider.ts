@@ -16,7 +16,7 @@ import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
 import { CLI_TOOLS, type CliToolKind, type CliToolSpec } from './tools.js';
 import { locateTool } from './which.js';
-import { sandboxed } from '../../lib/sandbox.js';
+import { sandboxed, withStateDirs } from '../../lib/sandbox.js';
 
 export interface ModelPrice {
   /** USD per million input tokens. */
@@ -62,7 +62,7 @@ export class CliAgentProvider implements AgentProvider {
       extraArgs: options.extraArgs ?? [],
     });
     const exit = await runJsonl({
-      ...sandboxed(req.sandbox, req.cwd, file, args),
+      ...sandboxed(withStateDirs(req.sandbox, spec.stateDirs(env)), req.cwd, file, args),
       cwd: req.cwd,
       env,
       stdin,

@@ -52,6 +52,8 @@ export interface CliToolSpec {
   credentialEnv: string[];
   /** Files whose presence means "logged in" (a login writes them). */
   credentialFiles(env: NodeJS.ProcessEnv): string[];
+  /** Where the tool keeps its sessions and settings: writable in the agent sandbox, or a resume finds nothing. */
+  stateDirs(env: NodeJS.ProcessEnv): string[];
   /** A status command that exits 0 when logged in (tried when no variable or file says so). */
   statusArgs?: string[];
   loginHint: string;
@@ -82,6 +84,7 @@ const codex: CliToolSpec = {
   createParser: createCodexParser,
   credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_HOME', 'OPENAI_BASE_URL'],
   credentialFiles: (env) => [join(env.CODEX_HOME || join(home(env), '.codex'), 'auth.json')],
+  stateDirs: (env) => [env.CODEX_HOME || join(home(env), '.codex')],
   statusArgs: ['login', 'status'],
   loginHint: 'run `codex login` (or set OPENAI_API_KEY)',
 };
@@ -111,6 +114,7 @@ const gemini: CliToolSpec = {
   createParser: createGeminiParser,
   credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS'],
   credentialFiles: (env) => [join(home(env), '.gemini', 'oauth_creds.json')],
+  stateDirs: (env) => [join(home(env), '.gemini')],
   loginHint: 'run `gemini` once and choose "Login with Google", or set GEMINI_API_KEY',
   // FatalAuthenticationError in packages/core/src/utils/errors.ts.
   loginExitCodes: [41],
@@ -137,6 +141,7 @@ const cursor: CliToolSpec = {
   createParser: createCursorParser,
   credentialEnv: ['CURSOR_API_KEY'],
   credentialFiles: () => [],
+  stateDirs: (env) => [join(home(env), '.cursor')],
   statusArgs: ['status'],
   loginHint: 'run `cursor-agent login` (or set CURSOR_API_KEY)',
 };
@@ -166,6 +171,11 @@ const opencode: CliToolSpec = {
     'AWS_PROFILE', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME',
   ],
   credentialFiles: (env) => [join(env.XDG_DATA_HOME || join(home(env), '.local', 'share'), 'opencode', 'auth.json')],
+  stateDirs: (env) => [
+    join(env.XDG_DATA_HOME || join(home(env), '.local', 'share'), 'opencode'),
+    join(env.XDG_STATE_HOME || join(home(env), '.local', 'state'), 'opencode'),
+    join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode'),
+  ],
   loginHint: 'run `opencode auth login`',
 };
 

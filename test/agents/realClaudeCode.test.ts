@@ -1,0 +1,104 @@
+/**
+ * The claude provider with the real Claude Code: the Agent SDK's bundled binary, as a user's run starts
+ * it, with only the model faked (test/helpers/modelApi.ts, reached through ANTHROPIC_BASE_URL). Its own
+ * tools run for real (Bash, Write), so does the knowledge MCP server it starts, and so does its session
+ * store, which a resume reads. In the agent sandbox the same run must work, and see nothing of Maestro's.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClaudeProvider } from '../../src/agents/claude.js';
+import type { AgentRequest } from '../../src/agents/types.js';
+import type { RunSandbox } from '../../src/lib/sandbox.js';
+import { budget } from '../helpers/budget.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
+import { tempDir } from '../helpers/db.js';
+import { startModelApi, type ModelApi, type Turn } from '../helpers/modelApi.js';
+import { git, makeRepo } from '../helpers/repo.js';
+
+let api: ModelApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+/** A user's home with a Maestro home holding its token, a project, and a task's worktree of it. */
+function machine() {
+  const home = tempDir('maestro-cc-home-');
+  const maestroHome = join(home, '.maestro');
+  mkdirSync(maestroHome);
+  writeFileSync(join(maestroHome, 'token'), 'daemon-token-secret\n');
+  const repo = makeRepo({ 'README.md': '# project\n' });
+  const worktree = join(tempDir('maestro-cc-wt-'), 'task');
+  git(repo, 'worktree', 'add', '-q', '-b', 'task', worktree);
+  return { home, maestroHome, repo, worktree };
+}
+
+async function run(m: ReturnType<typeof machine>, turns: Turn[], extra: Partial<AgentRequest> = {}) {
+  api ??= await startModelApi(turns);
+  const provider = new ClaudeProvider({
+    env: { HOME: m.home, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+  });
+  const tokens: string[] = [];
+  const result = await provider.run({
+    role: 'execute', taskTitle: 'greet', prompt: 'add a greeting', cwd: m.worktree, model: 'claude-sonnet-4-5',
+    allowedTools: ['Bash', 'Write', 'Read'], permissionMode: 'acceptEdits', projectRoot: m.repo,
+    onToken: (t) => tokens.push(t), signal: new AbortController().signal, askUser: async () => '', ...extra,
+  });
+  return { result, tokens };
+}
+
+const write = (m: ReturnType<typeof machine>): Turn => ({ tool: 'Write', input: { file_path: join(m.worktree, 'hello.txt'), content: 'hello from the agent\n' } });
+
+describe('the real Claude Code against a model API', () => {
+  it('runs its tool loop: the file is written, the answer streams, and a resume continues the session', { timeout: budget(120_000) }, async () => {
+    const m = machine();
+    const first = await run(m, [write(m), { text: 'Wrote hello.txt.' }, { text: 'Still here.' }]);
+    expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe('hello from the agent\n');
+    expect(api!.toolResult(1)).toMatch(/created successfully/);
+    expect(first.result.text).toBe('Wrote hello.txt.');
+    expect(first.tokens.join('')).toContain('Wrote hello.txt.');
+    expect(first.result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const again = await run(m, [], { prompt: 'anything else?', resumeSessionId: first.result.sessionId! });
+    expect(again.result.text).toBe('Still here.');
+    // The resumed request carries the first conversation: the prompt, the tool call and its result.
+    const resumed = JSON.stringify(api!.requests.at(-1)!.messages);
+    expect(resumed).toContain('add a greeting');
+    expect(resumed).toContain('toolu_1');
+    expect(resumed).toContain('anything else?');
+  });
+});
+
+describe.skipIf(bwrapUnusable())('the real Claude Code in the agent sandbox', () => {
+  it('works as outside, and its shell finds no token, no daemon and a read-only repository', { timeout: budget(120_000) }, async () => {
+    const m = machine();
+    const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [] }, worktree: m.worktree };
+    const look = `cat ${join(m.maestroHome, 'token')}; echo "shell pid $$"; echo more >> ${join(m.repo, 'README.md')}; echo done`;
+    const turns: Turn[] = [
+      { tool: 'Bash', input: { command: look, description: 'look around' } },
+      { tool: 'mcp__maestro__search_knowledge', input: { query: 'retry policy' } },
+      write(m),
+      { text: 'Done.' },
+      { text: 'Resumed.' },
+    ];
+    const first = await run(m, turns, { sandbox });
+    const shell = api!.toolResult(1);
+    expect(shell).toMatch(/token: No such file or directory/);
+    expect(shell).not.toContain('daemon-token-secret');
+    // The first processes of a new PID namespace are numbered from 1; outside they have the machine's numbers.
+    expect(Number(/shell pid (\d+)/.exec(shell)![1])).toBeLessThan(200);
+    expect(shell).toMatch(/README\.md: Read-only file system/);
+    expect(readFileSync(join(m.repo, 'README.md'), 'utf8')).toBe('# project\n');
+    // The knowledge MCP server started inside and answered (the project has no entries yet).
+    expect(JSON.parse(api!.toolResult(2))).toMatchObject({ query: 'retry policy', count: 0, results: [] });
+    expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe('hello from the agent\n');
+    expect(first.result.text).toBe('Done.');
+
+    // ~/.claude did not exist: the provider made it, writable, so the session was kept for a resume.
+    expect(existsSync(join(m.home, '.claude'))).toBe(true);
+    const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
+    expect(again.result.text).toBe('Resumed.');
+    expect(JSON.stringify(api!.requests.at(-1)!.messages)).toContain('look around');
+  });
+});
