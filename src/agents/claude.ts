@@ -6,12 +6,11 @@
  * the SDK's controller, which ends the child process.
  */
 import { spawn } from 'node:child_process';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { SDKMessage, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
+import { claudeConfigDir } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
-import { sandboxed, withStateDirs, type RunSandbox } from '../lib/sandbox.js';
+import { sandboxed, withStateDirs, withTool, type RunSandbox } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
@@ -56,7 +55,7 @@ export class ClaudeProvider implements AgentProvider {
           // Always given: without `env` the SDK hands Claude Code this process's whole environment.
           env: { ...childEnv(CREDENTIAL_ENV.claude), ...this.options.env },
           // In the run's sandbox, Claude Code and everything it starts (its tools, the knowledge MCP server).
-          ...(req.sandbox ? { spawnClaudeCodeProcess: (o: SpawnOptions) => spawnSandboxed(req.sandbox!, o) } : {}),
+          ...(req.sandbox ? { spawnClaudeCodeProcess: (o: SpawnOptions) => spawnSandboxed(withTool(req.sandbox, this.options.executable ?? null)!, o) } : {}),
         },
       });
       for await (const message of messages as AsyncIterable<SDKMessage>) {
@@ -102,11 +101,11 @@ export class ClaudeProvider implements AgentProvider {
 /**
  * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
  * window. Its stderr goes to the worker's, which the daemon keeps the end of (the SDK reads only stdout).
- * Its config folder is writable: it keeps the sessions there that a resume continues.
+ * Its config folder is writable: it keeps the sessions there that a resume continues. A Claude Code of the
+ * config's choosing (`executable`) is readable where it lies.
  */
 function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
-  const configDir = o.env.CLAUDE_CONFIG_DIR || join(o.env.HOME || homedir(), '.claude');
-  const start = sandboxed(withStateDirs(sandbox, [configDir]), cwd, o.command, o.args);
+  const start = sandboxed(withStateDirs(sandbox, [claudeConfigDir(o.env)]), cwd, o.command, o.args);
   return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'inherit'] });
 }

@@ -46,7 +46,7 @@ import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
-import { assertSandboxWorks } from '../lib/sandbox.js';
+import { announceAgentSandbox, settleAgentSandbox, type AgentSandboxState } from './agentSandbox.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
@@ -85,17 +85,20 @@ interface ShutdownMode {
   detach: boolean;
 }
 
-/** Settings the daemon refuses to start with, before it touches anything. */
-function refuseUnsafeStart(config: MaestroConfig): void {
+/**
+ * Settings the daemon refuses to start with, before it touches anything; the config with the agent sandbox
+ * this machine gives. A sandbox asked for by name that cannot start stops the daemon here, not its first run.
+ */
+function refuseUnsafeStart(config: MaestroConfig): { config: MaestroConfig; sandbox: AgentSandboxState } {
   if (config.noAuth && !isLoopback(config.host)) {
     throw new MaestroError('CONFIG_INVALID', `Refusing --no-auth on ${config.host}: without a token anyone who reaches that address drives the daemon. --no-auth works on 127.0.0.1, localhost or ::1 only.`);
   }
-  // A sandbox that cannot start stops the daemon here, not its first run: agents never run without the one configured.
-  if (config.agentSandbox) assertSandboxWorks(processAgentEnv());
+  const settled = settleAgentSandbox(config, processAgentEnv());
+  return { config: settled.config, sandbox: settled.state };
 }
 
-export async function startDaemon(config: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
-  refuseUnsafeStart(config);
+export async function startDaemon(given: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
+  const { config, sandbox } = refuseUnsafeStart(given);
   const homeWarning = prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
   const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));
@@ -146,7 +149,7 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
       onHealth = () => {};
     });
     const observer = createObserver(config, options, bus, logError);
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, repos: orchestrator.repos, logError });
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, knowledge, observer, repos: orchestrator.repos, logError });
     observer.start();
     cleanups.push(() => observer.stop());
     // A local write reaches WebSocket clients at once instead of at the next poll.
@@ -160,8 +163,10 @@ export async function startDaemon(config: MaestroConfig, options: DaemonOptions 
     // Clients given only this home find this daemon, whatever its port (a wildcard bind: through loopback).
     cleanups.push(writeHomeDaemonUrl(config.home, /^(0\.0\.0\.0|::|\[::\])$/.test(config.host) ? `http://127.0.0.1:${port}` : url));
     const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
-    log.info({ url, home: config.home, database: db.name, agentSandbox: config.agentSandbox ? 'bwrap' : 'off' }, 'daemon started');
-    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home}; agents ${config.agentSandbox ? 'in the bwrap sandbox' : 'run as you, unsandboxed'})\n`);
+    const said = announceAgentSandbox(sandbox);
+    log.info({ url, home: config.home, database: db.name, agentSandbox: sandbox.kind }, 'daemon started');
+    if (said.warning) log.warn(said.warning);
+    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home}; ${said.words})\n${said.warning ? `maestro: ${said.warning}\n` : ''}`);
     await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
     return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
@@ -310,6 +315,8 @@ interface ApiParts {
   token: string | null;
   control: ReturnType<typeof createRunControl>;
   health: HealthMonitor;
+  /** How agents run here, for GET /api/health. */
+  sandbox: AgentSandboxState;
   knowledge: KnowledgeService;
   observer: ObserverService;
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
@@ -318,7 +325,7 @@ interface ApiParts {
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
-async function buildDaemonApi({ config, options, store, bus, token, control, health, knowledge, observer, repos, logError }: ApiParts): Promise<FastifyInstance> {
+async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, knowledge, observer, repos, logError }: ApiParts): Promise<FastifyInstance> {
   // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
   const repoFor = (project: Project) => {
     const work = workRepoOf(config.home, project);
@@ -341,7 +348,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => health.report(), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** Listens on the configured host and port (a port in use is a clear error); the port actually bound and the URL. */

@@ -60,11 +60,14 @@ describe('timers and limits in config.json', () => {
 });
 
 describe('agentSandbox', () => {
-  it('is off unless config.json or MAESTRO_AGENT_SANDBOX turns it on; the environment wins on the kind', () => {
-    expect(resolveConfig({ home: home() }, {}).agentSandbox).toBeNull();
+  it('is on by default where it works ("auto"), required when asked for by name, off only when said; the environment wins on the kind', () => {
+    expect(resolveConfig({ home: home() }, {}).agentSandbox).toMatchObject({ kind: 'bwrap', required: false });
+    expect(resolveConfig({ home: home({ agentSandbox: 'auto' }) }, {}).agentSandbox).toMatchObject({ kind: 'bwrap', required: false });
+    expect(resolveConfig({ home: home({ agentSandbox: 'off' }) }, {}).agentSandbox).toBeNull();
     expect(resolveConfig({ home: home({ agentSandbox: 'bwrap' }) }, { MAESTRO_AGENT_SANDBOX: 'off' }).agentSandbox).toBeNull();
+    expect(resolveConfig({ home: home({ agentSandbox: 'off' }) }, { MAESTRO_AGENT_SANDBOX: 'auto' }).agentSandbox).toMatchObject({ required: false });
     const on = resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap', HOME: '/home/ada' }).agentSandbox;
-    expect(on).toMatchObject({ kind: 'bwrap' });
+    expect(on).toMatchObject({ kind: 'bwrap', required: true });
     expect(on!.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.git-credentials', '/run/user', '/run/docker.sock']));
     expect(on!.writable).toEqual(expect.arrayContaining(['/home/ada/.claude', '/home/ada/.claude.json', '/home/ada/.codex']));
   });
@@ -78,12 +81,12 @@ describe('agentSandbox', () => {
   it('refuses a kind it does not know, a relative path and a ~/ without HOME, naming where', () => {
     const h = home({ agentSandbox: 'docker' });
     expect(() => resolveConfig({ home: h }, {})).toThrow(`${join(h, 'config.json')}: agentSandbox:`);
-    expect(() => resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'yes' })).toThrow('MAESTRO_AGENT_SANDBOX must be off or bwrap, got "yes"');
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'yes' })).toThrow('MAESTRO_AGENT_SANDBOX must be auto, bwrap or off, got "yes"');
     const rel = home({ agentSandbox: { kind: 'bwrap', hide: ['secrets'] } });
     expect(() => resolveConfig({ home: rel }, { HOME: '/home/ada' })).toThrow(`${join(rel, 'config.json')} agentSandbox.hide: "secrets" must be an absolute path or start with ~/`);
     const tilde = home({ agentSandbox: { kind: 'bwrap', writable: ['~/.cache'] } });
     expect(() => resolveConfig({ home: tilde }, {})).toThrow(`${join(tilde, 'config.json')} agentSandbox.writable: "~/.cache" starts with ~/ but HOME is not set`);
-    expect(resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap' }).agentSandbox).toEqual({ kind: 'bwrap', hide: ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/podman'], writable: [] });
+    expect(resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap' }).agentSandbox).toEqual({ kind: 'bwrap', required: true, hide: ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/podman'], writable: [] });
     const extra = home({ agentSandbox: { kind: 'bwrap', mounts: [] } });
     expect(() => resolveConfig({ home: extra }, {})).toThrow(/agentSandbox/);
   });

@@ -1,7 +1,10 @@
 /**
- * `agentSandbox` in config.json, or MAESTRO_AGENT_SANDBOX=off|bwrap (which wins on the kind):
+ * `agentSandbox` in config.json, or MAESTRO_AGENT_SANDBOX=auto|bwrap|off (which wins on the kind):
  *
- *   "agentSandbox": "bwrap"
+ *   "agentSandbox": "auto"     the default: the bwrap sandbox where it works here, else agents run as
+ *                              the user and the daemon says so (terminal, log, board, doctor)
+ *   "agentSandbox": "bwrap"    the sandbox or no daemon: it refuses to start where bwrap cannot work
+ *   "agentSandbox": "off"      agents run as the user, by choice
  *   "agentSandbox": { "kind": "bwrap", "hide": ["~/.config/gcloud"], "writable": ["~/.cache/pip"] }
  *
  * What the sandbox does is src/lib/sandbox.ts. Here: which of the user's folders it hides besides the
@@ -22,7 +25,7 @@ export const SANDBOX_HIDDEN_SYSTEM = ['/run/user', '/run/docker.sock', '/var/run
 /** Writable by default: where the agent CLIs keep their sessions, settings and refreshed logins. */
 export const SANDBOX_WRITABLE = ['~/.claude', '~/.claude.json', '~/.codex', '~/.gemini', '~/.cursor', '~/.config/opencode', '~/.local/share/opencode', '~/.local/state/opencode'];
 
-const kind = z.enum(['off', 'bwrap']);
+const kind = z.enum(['auto', 'bwrap', 'off']);
 export const agentSandboxSchema = z.union([
   kind,
   z.object({ kind, hide: z.array(z.string().min(1)).optional(), writable: z.array(z.string().min(1)).optional() }).strict(),
@@ -30,6 +33,8 @@ export const agentSandboxSchema = z.union([
 
 export interface AgentSandboxConfig {
   kind: 'bwrap';
+  /** Asked for by name ("bwrap"): the daemon refuses to start without it. Otherwise ("auto") it runs agents unsandboxed where bwrap cannot work, and says so. */
+  required: boolean;
   /** Absolute paths, the defaults included. */
   hide: string[];
   writable: string[];
@@ -44,16 +49,16 @@ function expand(p: string, home: string | undefined, where: string): string {
   return p;
 }
 
-/** The sandbox to run agents in, or null for none. `where` names config.json's field in errors. */
+/** The sandbox to run agents in, or null for none ("off"). `where` names config.json's field in errors. */
 export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | undefined, env: NodeJS.ProcessEnv, where: string): AgentSandboxConfig | null {
   const fromEnv = env.MAESTRO_AGENT_SANDBOX?.trim();
-  if (fromEnv && fromEnv !== 'off' && fromEnv !== 'bwrap') {
-    throw new MaestroError('CONFIG_INVALID', `MAESTRO_AGENT_SANDBOX must be off or bwrap, got ${JSON.stringify(env.MAESTRO_AGENT_SANDBOX)}.`);
+  if (fromEnv && !kind.safeParse(fromEnv).success) {
+    throw new MaestroError('CONFIG_INVALID', `MAESTRO_AGENT_SANDBOX must be auto, bwrap or off, got ${JSON.stringify(env.MAESTRO_AGENT_SANDBOX)}.`);
   }
   const lists: { hide?: string[]; writable?: string[] } = typeof file === 'object' ? file : {};
-  const chosen = fromEnv || (typeof file === 'object' ? file.kind : file) || 'off';
+  const chosen = fromEnv || (typeof file === 'object' ? file.kind : file) || 'auto';
   if (chosen === 'off') return null;
   // The defaults are all under HOME: without one there is nothing of them to hide or leave writable.
   const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
-  return { kind: 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
+  return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
 }

@@ -40,7 +40,7 @@ describe('buildJob', () => {
     const base = { runId: 'r', traceId: 'x', kind: 'execute' as const, task, project, history: [], worktreeRoot: '/w', env: {}, heartbeatMs: 1000 };
     expect(buildJob(base).sandbox).toBeNull();
     expect(buildJob({ ...base, sandbox: { home: '/home/ada/.maestro', agentSandbox: null } }).sandbox).toBeNull();
-    const job = buildJob({ ...base, sandbox: { home: '/home/ada/.maestro', agentSandbox: { kind: 'bwrap', hide: ['/home/ada/.ssh'], writable: ['/home/ada/.claude'] } } });
+    const job = buildJob({ ...base, sandbox: { home: '/home/ada/.maestro', agentSandbox: { kind: 'bwrap', required: true, hide: ['/home/ada/.ssh'], writable: ['/home/ada/.claude'] } } });
     expect(job.sandbox).toEqual({ kind: 'bwrap', hide: ['/home/ada/.maestro', '/home/ada/.ssh'], readOnly: ['/srv/repo'], writable: ['/home/ada/.claude'] });
     expect(parseJob(job).sandbox).toEqual(job.sandbox);
   });

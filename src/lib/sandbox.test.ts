@@ -1,11 +1,11 @@
 /** The agent sandbox, started for real: what a process inside can read, write and see. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bwrapUnusable } from '../../test/helpers/bwrap.js';
-import { assertSandboxWorks, sandboxed, withStateDirs, type RunSandbox } from './sandbox.js';
+import { sandboxProblem, sandboxed, withStateDirs, withTool, type RunSandbox } from './sandbox.js';
 
 const unusable = bwrapUnusable();
 const dirs: string[] = [];
@@ -97,6 +97,26 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
     expect(readFileSync(join(state, 'session.jsonl'), 'utf8')).toBe('kept\n');
   });
 
+  it('runs the tool the daemon found though it lies in /tmp, with the files beside it; never shows a hidden folder or /tmp whole', () => {
+    const l = layout();
+    const tools = join(l.root, 'tools');
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'greeting.txt'), 'hello from beside the tool\n');
+    const tool = join(tools, 'agent-cli');
+    writeFileSync(tool, `#!/bin/sh\ncat ${join(tools, 'greeting.txt')}\n`);
+    chmodSync(tool, 0o755);
+    const run = (sandbox: RunSandbox) => {
+      const start = sandboxed(sandbox, l.worktree, tool, []);
+      return spawnSync(start.file, start.args, { cwd: l.worktree, encoding: 'utf8', timeout: 60_000 });
+    };
+    expect(run(l.sandbox).stderr).toMatch(/execvp .*agent-cli: No such file or directory/);
+    expect(run(withTool(l.sandbox, tool)!).stdout).toBe('hello from beside the tool\n');
+    // A tool in the hidden home, or one whose folder is the shared /tmp, shows nothing more.
+    writeFileSync(join(l.home, 'tool'), '#!/bin/sh\n');
+    expect(withTool(l.sandbox, join(l.home, 'tool'))!.spec.readOnly).toEqual(l.sandbox.spec.readOnly);
+    expect(withTool(l.sandbox, join(tmpdir(), 'tool'))!.spec.readOnly).toEqual(l.sandbox.spec.readOnly);
+  });
+
   it('sees no process outside it, and has a /tmp of its own', () => {
     const l = layout();
     const outsideTmp = join(tmpdir(), `maestro-sandbox-visible-${process.pid}`);
@@ -111,10 +131,14 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
 });
 
 describe('the sandbox check at daemon start', () => {
-  it('refuses, saying to install bubblewrap, when bwrap is not on PATH', () => {
+  it('says to install bubblewrap when bwrap is not on PATH', () => {
     const empty = mkdtempSync(join(tmpdir(), 'maestro-nopath-'));
     dirs.push(empty);
-    expect(() => assertSandboxWorks({ PATH: empty })).toThrow(/agentSandbox is "bwrap", but bwrap is not installed .*apt-get install bubblewrap.*"off"/);
+    expect(sandboxProblem({ PATH: empty })).toMatch(/^bwrap is not installed .*apt-get install bubblewrap/);
+  });
+
+  it.skipIf(unusable)('finds nothing wrong where bwrap works', () => {
+    expect(sandboxProblem(process.env)).toBeNull();
   });
 
   it('without a sandbox, a command starts as it is', () => {

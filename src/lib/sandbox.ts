@@ -20,8 +20,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
-import { MaestroError } from '../core/errors.js';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { maestroCodeRoots } from './processes.js';
 
 export interface SandboxSpec {
@@ -89,6 +89,12 @@ export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, f
 
 const under = (p: string, folder: string) => p === folder || p.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 
+/** Whether `p` (absolute) lies in a folder the sandbox hides, as given or as its links resolve. */
+function inHidden(spec: SandboxSpec): (p: string) => boolean {
+  const hidden = spec.hide.map((h) => real(h) ?? resolve(h));
+  return (p) => hidden.some((h) => under(p, h));
+}
+
 /**
  * The run's sandbox with an agent tool's own state folders writable: its sessions and settings (without
  * them a resume finds no conversation). One that is missing is made, as the tool would on its first
@@ -97,8 +103,7 @@ const under = (p: string, folder: string) => p === folder || p.startsWith(folder
  */
 export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[]): RunSandbox | undefined {
   if (!sandbox) return sandbox;
-  const hidden = sandbox.spec.hide.map((h) => real(h) ?? resolve(h));
-  const isHidden = (p: string) => hidden.some((h) => under(p, h));
+  const isHidden = inHidden(sandbox.spec);
   const usable: string[] = [];
   for (const dir of dirs) {
     if (!isAbsolute(dir) || isHidden(resolve(dir))) continue;
@@ -107,6 +112,23 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
     if (r && !isHidden(r)) usable.push(r);
   }
   return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable] } };
+}
+
+/** Folders every process shares its temporary files and sockets in (a tmux server's, say): never shown whole. */
+const SHARED_TEMP = new Set(['/', '/tmp', '/var/tmp', '/dev/shm', real(tmpdir()) ?? tmpdir()]);
+
+/**
+ * The run's sandbox with the agent tool the daemon found readable, wherever it lies: the folder of the
+ * executable and of what it links to (a wrapper's own files sit beside it). The tool found on PATH is
+ * the tool that runs, though it lies in /tmp, which the sandbox replaces. Never a hidden folder, nor a
+ * shared temporary folder itself.
+ */
+export function withTool(sandbox: RunSandbox | undefined, executable: string | null): RunSandbox | undefined {
+  if (!sandbox || !executable || !isAbsolute(executable)) return sandbox;
+  const isHidden = inHidden(sandbox.spec);
+  const target = real(executable);
+  const dirs = [...new Set([dirname(executable), ...(target ? [dirname(target)] : [])])].filter((d) => !isHidden(d) && !isHidden(real(d) ?? d) && !SHARED_TEMP.has(real(d) ?? d));
+  return { ...sandbox, spec: { ...sandbox.spec, readOnly: [...sandbox.spec.readOnly, ...dirs] } };
 }
 
 /**
@@ -122,18 +144,17 @@ export function sandboxStartError(code: number | null, stderr: readonly string[]
 }
 
 /**
- * Throws CONFIG_INVALID, saying why and what to do, unless bwrap starts a sandbox here: it is
- * installed, and the kernel lets this user create the namespaces. The daemon asks at start, so a
- * configured sandbox that cannot work stops it instead of running agents without one.
+ * Why bwrap cannot start a sandbox here, with what to do about it, or null when it can: it is installed,
+ * and the kernel lets this user create the namespaces. The daemon asks at start: a sandbox asked for by
+ * name that cannot work stops it; the default ("auto") runs agents unsandboxed and says this.
  */
-export function assertSandboxWorks(env: NodeJS.ProcessEnv): void {
+export function sandboxProblem(env: NodeJS.ProcessEnv): string | null {
   // The same namespaces and mounts a run's sandbox asks for, around `true`.
   const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, '/'), '--', 'true'], { env, encoding: 'utf8', timeout: 30_000 });
   if (probe.error && (probe.error as NodeJS.ErrnoException).code === 'ENOENT') {
-    throw new MaestroError('CONFIG_INVALID', 'agentSandbox is "bwrap", but bwrap is not installed (not found on PATH). Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap), or set agentSandbox to "off".');
+    return 'bwrap is not installed (not found on PATH). Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)';
   }
-  if (probe.error || probe.status !== 0) {
-    const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
-    throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but bwrap cannot start a sandbox here: ${why}. Unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap), or set agentSandbox to "off".`);
-  }
+  if (!probe.error && probe.status === 0) return null;
+  const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
+  return `bwrap cannot start a sandbox here: ${why}. Unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)`;
 }

@@ -131,7 +131,7 @@ describe("the observer's agent in a daemon with the agent sandbox", () => {
   it('runs in that sandbox (the home hidden, the workspace readable); with no sandbox or no agent, nothing changes', () => {
     const dir = tempDir();
     const withAgent = resolveObserverConfig({ MAESTRO_OBSERVER_AGENT: 'claude' }, dir.path);
-    const sandbox = { kind: 'bwrap' as const, hide: ['/home/ada/.ssh'], writable: ['/home/ada/.claude'] };
+    const sandbox = { kind: 'bwrap' as const, required: false, hide: ['/home/ada/.ssh'], writable: ['/home/ada/.claude'] };
     expect(observerIn({ home: '/home/ada/.maestro', agentSandbox: sandbox }, withAgent).agent).toMatchObject({
       provider: { kind: 'claude' },
       sandbox: { kind: 'bwrap', hide: ['/home/ada/.maestro', '/home/ada/.ssh'], readOnly: [withAgent.workspaceRoot], writable: ['/home/ada/.claude'] },

@@ -17,6 +17,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cleanEnv, cli, cliFor, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
 import { budget } from '../helpers/budget.js';
 import { bareRemote } from '../helpers/repo.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
 
 afterEach(() => removeTempDirs());
 
@@ -114,8 +115,22 @@ describe('maestro CLI without a daemon', () => {
     }
     const withKey = await cliJson<{ ok: boolean; checks: { name: string; status: string }[] }>(['doctor', '--url', `http://127.0.0.1:${await freePort()}`], cleanEnv({ ANTHROPIC_API_KEY: 'sk-test' }));
     expect(withKey.code).toBe(0);
-    expect(withKey.body.checks.every((c) => c.status === 'ok')).toBe(true);
-    expect(withKey.body.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['home', 'database']));
+    // Without bubblewrap (a developer machine; never CI) the sandbox line warns, as the next test shows.
+    expect(withKey.body.checks.filter((c) => c.status !== 'ok').map((c) => c.name)).toEqual(bwrapUnusable() ? ['agent sandbox'] : []);
+    expect(withKey.body.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['home', 'database', 'agent sandbox']));
+  });
+
+  it('doctor says whether agents would run in the sandbox, and why not', async () => {
+    type Doctor = { checks: { name: string; status: string; detail: string }[] };
+    const sandboxLine = async (env: Record<string, string>) => {
+      const r = await cliJson<Doctor>(['doctor', '--url', `http://127.0.0.1:${await freePort()}`], cleanEnv(env));
+      return r.body.checks.find((c) => c.name === 'agent sandbox');
+    };
+    const noBwrap = { PATH: tempDir('maestro-empty-path-') };
+    expect(await sandboxLine(noBwrap)).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^agents and checks run as you, unsandboxed: bwrap is not installed .*apt-get install bubblewrap/) });
+    expect(await sandboxLine({ ...noBwrap, MAESTRO_AGENT_SANDBOX: 'bwrap' })).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^agentSandbox is "bwrap", but bwrap is not installed/) });
+    expect(await sandboxLine({ ...noBwrap, MAESTRO_AGENT_SANDBOX: 'off' })).toMatchObject({ status: 'ok', detail: expect.stringContaining('agentSandbox is "off"') });
+    if (!bwrapUnusable()) expect(await sandboxLine({})).toEqual({ name: 'agent sandbox', status: 'ok', detail: 'agents and checks run in the bwrap sandbox' });
   });
 
   it('doctor finds a corrupt database and an emptied one, naming the file', async () => {

@@ -219,7 +219,7 @@ describe.skipIf(unusable)('a daemon with agentSandbox "bwrap"', () => {
     mkdirSync(join(repo, '.agent'));
     writeFileSync(join(repo, '.git', 'info', 'exclude'), '.agent/\n');
     const home = tempDir('maestro-home-');
-    d = await startTestDaemon({ home, agentSandbox: { kind: 'bwrap', hide: [], writable: [] } });
+    d = await startTestDaemon({ home, agentSandbox: { kind: 'bwrap', required: true, hide: [], writable: [] } });
     expect(d.logs.find((l) => l.includes('daemon started'))).toContain('"agentSandbox":"bwrap"');
     const agent = join(repo, '.agent', 'agent.sh');
     writeFileSync(agent, `cat >/dev/null
@@ -249,7 +249,7 @@ describe('a daemon configured for a sandbox it cannot start', () => {
     const path = process.env.PATH;
     process.env.PATH = tempDir('maestro-empty-path-');
     try {
-      await expect(startTestDaemon({ home, agentSandbox: { kind: 'bwrap', hide: [], writable: [] } })).rejects.toThrow(/agentSandbox is "bwrap", but bwrap is not installed .*apt-get install bubblewrap/);
+      await expect(startTestDaemon({ home, agentSandbox: { kind: 'bwrap', required: true, hide: [], writable: [] } })).rejects.toThrow(/agentSandbox is "bwrap", but bwrap is not installed .*apt-get install bubblewrap/);
     } finally {
       process.env.PATH = path;
     }

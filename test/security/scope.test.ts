@@ -64,7 +64,8 @@ describe('agents, checks and hooks get a clean environment', () => {
     const hook = join(repo, '.maestro', 'hooks', 'before-task-claim.sh');
     writeFileSync(hook, `#!/bin/sh\nenv > ${JSON.stringify(join(out, 'hook-env.txt'))}\necho '{}'\n`);
     chmodSync(hook, 0o755);
-    d = await startTestDaemon();
+    // The agent and what it writes are in a folder of /tmp, which the agent sandbox (the default, where bwrap works) makes its own.
+    d = await startTestDaemon({ agentSandbox: { kind: 'bwrap', required: false, hide: [], writable: [out] } });
     const project = await api(d, 'POST', '/api/projects', {
       name: 'envcheck',
       repoPath: repo,

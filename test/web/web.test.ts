@@ -39,7 +39,7 @@ describe('webRoutes', () => {
     expect(api.statusCode).toBe(404);
     expect(api.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/no-such-route.' } });
     // The API still answers beside it.
-    expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({ ok: true, conditions: [] });
+    expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toMatchObject({ ok: true, conditions: [] });
   });
 
   it('refuses to start on a missing build, naming the file', async () => {
@@ -58,6 +58,6 @@ describe('webRoutes', () => {
     }
     const api = await d.app.inject({ method: 'GET', url: '/api/no-such-route' });
     expect(api.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/no-such-route.' } });
-    expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toEqual({ ok: true, conditions: [] });
+    expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toMatchObject({ ok: true, conditions: [] });
   });
 });

@@ -15,8 +15,8 @@ import type { AgentProvider, AgentRequest, AgentResult, PermissionMode } from '.
 import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
 import { CLI_TOOLS, type CliToolKind, type CliToolSpec } from './tools.js';
-import { locateTool } from './which.js';
-import { sandboxed, withStateDirs } from '../../lib/sandbox.js';
+import { findOnPath, locateTool } from './which.js';
+import { sandboxed, withStateDirs, withTool, type RunSandbox } from '../../lib/sandbox.js';
 
 export interface ModelPrice {
   /** USD per million input tokens. */
@@ -62,7 +62,7 @@ export class CliAgentProvider implements AgentProvider {
       extraArgs: options.extraArgs ?? [],
     });
     const exit = await runJsonl({
-      ...sandboxed(withStateDirs(req.sandbox, spec.stateDirs(env)), req.cwd, file, args),
+      ...this.start(req.sandbox, env, file, req.cwd, args),
       cwd: req.cwd,
       env,
       stdin,
@@ -79,6 +79,16 @@ export class CliAgentProvider implements AgentProvider {
       usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd ?? this.price(req.model, usage.inputTokens, usage.outputTokens) },
       ...(d.malformed.length || Object.keys(d.unknownTypes).length ? { diagnostics: d } : {}),
     };
+  }
+
+  /**
+   * The tool's command line. In the sandbox: the tool the daemon found, by its path, with its folder readable
+   * and its state folders writable (src/lib/sandbox.ts).
+   */
+  private start(sandbox: RunSandbox | undefined, env: NodeJS.ProcessEnv, file: string, cwd: string, args: string[]): { file: string; args: string[] } {
+    if (!sandbox) return { file, args };
+    const path = findOnPath(file, env);
+    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env)), path), cwd, path ?? file, args);
   }
 
   private price(model: string, input: number, output: number): number {

@@ -28,7 +28,18 @@ import {
 
 const tasksByStatus = z.record(z.string(), z.number()).describe('task counts by status; absent statuses have no tasks');
 
-export const healthResponse = z.strictObject({ ok: z.boolean().describe('false while any condition lasts'), conditions: z.array(healthConditionSchema) });
+export const agentSandboxState = z
+  .strictObject({
+    kind: z.enum(['bwrap', 'off']).describe('bwrap: agents and checks run in the bubblewrap sandbox; off: as the user who started the daemon'),
+    reason: z.string().nullable().describe('why agents run unsandboxed, with what to do about it; null in the sandbox'),
+    unintended: z.boolean().describe('off without having been asked to be (agentSandbox "auto" found no working bwrap)'),
+  })
+  .describe('how this daemon runs agents');
+export const healthResponse = z.strictObject({
+  ok: z.boolean().describe('false while any condition lasts'),
+  conditions: z.array(healthConditionSchema),
+  agentSandbox: agentSandboxState.optional(),
+});
 export const openApiResponse = z.record(z.string(), z.unknown()).describe('this document');
 
 export const projectListResponse = z.strictObject({ projects: z.array(projectSchema) });

@@ -14,6 +14,7 @@ import { EXIT_ERROR, action, printJson } from '../output.js';
 import { ApiClient } from '../../api/client.js';
 import { print } from './common.js';
 import { claudeConfigDir } from '../../config/env.js';
+import type { MaestroConfig } from '../../config/config.js';
 import type { DoctorCheck } from './doctorCheck.js';
 import type { CliContext } from '../context.js';
 
@@ -78,14 +79,26 @@ async function checkPort(client: ApiClient): Promise<DoctorCheck> {
 async function checkConfig(env: NodeJS.ProcessEnv, database: string | undefined): Promise<DoctorCheck[]> {
   // Loaded here so that other commands do not pay for zod.
   const { resolveConfig } = await import('../../config/config.js');
-  let c: { home: string; database: string };
+  let c: MaestroConfig;
   try {
     c = resolveConfig({ database }, env);
   } catch (err) {
     return [{ name: 'config', status: 'fail', detail: (err as Error).message }];
   }
   const { checkDatabase, checkHome } = await import('./doctorData.js');
-  return [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home)];
+  return [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home), await checkAgentSandbox(c, env)];
+}
+
+/** Whether a daemon started here runs agents in the sandbox: a warning when it would not and nobody said so, a failure when it would not start. */
+async function checkAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const { settleAgentSandbox } = await import('../../app/agentSandbox.js');
+  try {
+    const { state } = settleAgentSandbox(config, env);
+    if (state.kind === 'bwrap') return { name: 'agent sandbox', status: 'ok', detail: 'agents and checks run in the bwrap sandbox' };
+    return { name: 'agent sandbox', status: state.unintended ? 'warn' : 'ok', detail: `agents and checks run as you, unsandboxed: ${state.reason}` };
+  } catch (err) {
+    return { name: 'agent sandbox', status: 'fail', detail: (err as Error).message };
+  }
 }
 
 /** One line per agent CLI: a tool that is not installed is fine (it is optional); one installed but logged out is a warning. */

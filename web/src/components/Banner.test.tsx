@@ -12,7 +12,7 @@ function healthEvent(conditions: unknown[]) {
 
 describe('Banner', () => {
   afterEach(() => {
-    useHealth.setState({ conditions: [] });
+    useHealth.setState({ conditions: [], agentSandbox: null });
     vi.unstubAllGlobals();
   });
 
@@ -32,6 +32,26 @@ describe('Banner', () => {
     expect(useHealth.getState().apply({ ...healthEvent([]), type: 'task.status' } as never)).toBe(false);
     act(() => void useHealth.getState().apply(healthEvent([{ code: 'HOME_READ_ONLY', path: '/srv/m', message: '/srv/m is read-only', since: 1 }]) as never));
     expect(screen.getByRole('alert').textContent).toBe('/srv/m is read-only: no new tasks start until it is writable again.');
+  });
+
+  it('warns when agents run unsandboxed though nobody chose it, with the reason in the tooltip; says so quietly in the sandbox', async () => {
+    const reason = 'bwrap is not installed (not found on PATH). Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap); or set agentSandbox to "off" if agents are meant to run as you';
+    let answer: object = { ok: true, conditions: [], agentSandbox: { kind: 'off', reason, unintended: true } };
+    vi.stubGlobal('fetch', async (url: string) => new Response(JSON.stringify(url === '/api/health' ? answer : {})));
+    render(<Banner />);
+    expect(screen.queryByTestId('agent-sandbox')).toBeNull();
+    await act(() => useHealth.getState().load());
+    const off = screen.getByTestId('agent-sandbox');
+    expect(off.textContent).toBe('Agents run unsandboxed');
+    expect(off.getAttribute('title')).toBe(`Agents and checks run as the user who started the daemon: ${reason}`);
+    expect(off.className).toMatch(/bad/);
+    answer = { ok: true, conditions: [], agentSandbox: { kind: 'bwrap', reason: null, unintended: false } };
+    await act(() => useHealth.getState().load());
+    expect(screen.getByTestId('agent-sandbox').textContent).toBe('Agents sandboxed');
+    expect(screen.getByTestId('agent-sandbox').className).not.toMatch(/bad/);
+    act(() => setLanguage('zh'));
+    expect(await screen.findByText('代理已隔离')).toBeTruthy();
+    act(() => setLanguage('en'));
   });
 
   it('names a shared remote that does not answer, with the daemon\'s reason in the tooltip', () => {

@@ -1,4 +1,8 @@
-/** Says when the daemon is unreachable, and when it came back; and what the daemon reports wrong with its disk (no new tasks start meanwhile) or a project's shared remote. */
+/**
+ * Says when the daemon is unreachable, and when it came back; what the daemon reports wrong with its disk (no new tasks
+ * start meanwhile) or a project's shared remote; and whether its agents run sandboxed (a warning when they run as the
+ * user without anyone having chosen it).
+ */
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, setLanguage, type Language } from '../i18n/index.js';
 import { useConnection } from '../stores/connection.js';
@@ -14,6 +18,7 @@ export function Banner() {
   const reconnectedAt = useConnection((s) => s.reconnectedAt);
   const unauthorized = useConnection((s) => s.unauthorized);
   const conditions = useHealth((s) => s.conditions);
+  const sandbox = useHealth((s) => s.agentSandbox);
   return (
     <header className={styles.bar}>
       <span className={styles.brand}>Maestro</span>
@@ -25,6 +30,11 @@ export function Banner() {
           {KNOWN.has(c.code) ? t(`health.${c.code}`, { path: c.path }) : c.message}
         </span>
       ))}
+      {sandbox && (
+        <span data-testid="agent-sandbox" className={sandbox.kind === 'bwrap' ? styles.ok : sandbox.unintended ? styles.bad : styles.muted} title={sandbox.kind === 'bwrap' ? t('sandbox.bwrapTitle') : t('sandbox.offTitle', { reason: sandbox.reason ?? '' })}>
+          {t(`sandbox.${sandbox.kind}`)}
+        </span>
+      )}
       <label className={styles.lang}>
         <span>{t('app.language')}</span>
         <select aria-label={t('app.language')} value={i18n.language} onChange={(e) => setLanguage(e.target.value as Language)}>

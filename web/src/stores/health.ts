@@ -1,4 +1,4 @@
-/** The daemon's health conditions (a full disk, a read-only home), shown in the banner. */
+/** The daemon's health conditions (a full disk, a read-only home) and how it runs agents, shown in the banner. */
 import { create } from 'zustand';
 import { api } from '../api/client.js';
 import type { MaestroEvent } from '../api/types.js';
@@ -10,8 +10,16 @@ export interface HealthCondition {
   since: number;
 }
 
+/** How the daemon runs agents: in the bwrap sandbox, or as its user (and why). Unknown until the first answer. */
+export interface AgentSandbox {
+  kind: 'bwrap' | 'off';
+  reason: string | null;
+  unintended: boolean;
+}
+
 interface HealthState {
   conditions: HealthCondition[];
+  agentSandbox: AgentSandbox | null;
   /** Asks the daemon (on start and after a reconnect); an unreachable daemon is the connection line's business. */
   load(): Promise<void>;
   /** Takes a `daemon.health` event from the feed; false for any other event. */
@@ -20,10 +28,11 @@ interface HealthState {
 
 export const useHealth = create<HealthState>((set) => ({
   conditions: [],
+  agentSandbox: null,
   async load() {
     try {
       const report = await api.health();
-      set({ conditions: report.conditions ?? [] });
+      set({ conditions: report.conditions ?? [], agentSandbox: report.agentSandbox ?? null });
     } catch {
       // unreachable: the banner already says so
     }

@@ -1,0 +1,44 @@
+/** The sandbox a daemon settles on at start: asked for by name, left to it ("auto"), or off. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../config/config.js';
+import { bwrapUnusable } from '../../test/helpers/bwrap.js';
+import { announceAgentSandbox, settleAgentSandbox } from './agentSandbox.js';
+
+const unusable = bwrapUnusable();
+const root = mkdtempSync(join(tmpdir(), 'maestro-settle-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+/** An environment where bwrap is not on PATH. */
+const noBwrap = { PATH: join(root, 'empty-path') };
+const config = (kind?: string) => resolveConfig({ home: join(root, 'home') }, kind ? { MAESTRO_AGENT_SANDBOX: kind } : {});
+
+describe('settling the agent sandbox at daemon start', () => {
+  it('"auto" (the default) without a working bwrap: agents run unsandboxed, and the daemon says why and what to do', () => {
+    const { config: settled, state } = settleAgentSandbox(config(), noBwrap);
+    expect(settled.agentSandbox).toBeNull();
+    expect(state).toEqual({ kind: 'off', unintended: true, reason: expect.stringMatching(/^bwrap is not installed .*apt-get install bubblewrap.*set agentSandbox to "off"/) });
+    const said = announceAgentSandbox(state);
+    expect(said.words).toBe('agents run as you, unsandboxed');
+    expect(said.warning).toMatch(/an agent can read what you can \(the daemon's token too\): bwrap is not installed/);
+  });
+
+  it('"bwrap" by name without a working bwrap: the daemon does not start', () => {
+    expect(() => settleAgentSandbox(config('bwrap'), noBwrap)).toThrow(/^agentSandbox is "bwrap", but bwrap is not installed .*; or set agentSandbox to "off"\.$/);
+  });
+
+  it('"off": unsandboxed by choice, said once on the start line and never warned about', () => {
+    const { config: settled, state } = settleAgentSandbox(config('off'), noBwrap);
+    expect(settled.agentSandbox).toBeNull();
+    expect(state).toMatchObject({ kind: 'off', unintended: false, reason: expect.stringContaining('"off"') });
+    expect(announceAgentSandbox(state).warning).toBeNull();
+  });
+
+  it.skipIf(unusable)('"auto" where bwrap works: the sandbox', () => {
+    const { config: settled, state } = settleAgentSandbox(config(), process.env);
+    expect(settled.agentSandbox).toMatchObject({ kind: 'bwrap', required: false });
+    expect(state).toEqual({ kind: 'bwrap', reason: null, unintended: false });
+    expect(announceAgentSandbox(state)).toEqual({ words: 'agents in the bwrap sandbox', warning: null });
+  });
+});

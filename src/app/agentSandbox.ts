@@ -1,0 +1,40 @@
+/**
+ * Which sandbox the daemon's agents get, settled once at start (src/config/sandbox.ts has the setting):
+ *   - "bwrap" by name: the sandbox, or the daemon does not start (CONFIG_INVALID, saying why and what to do);
+ *   - "auto", the default: the sandbox where bwrap works here; where it does not, agents run as the user
+ *     and the daemon says so, and why, wherever it reports itself (terminal, log, GET /api/health, the
+ *     board's banner, `maestro doctor`);
+ *   - "off": agents run as the user, by choice.
+ */
+import type { MaestroConfig } from '../config/config.js';
+import { MaestroError } from '../core/errors.js';
+import { sandboxProblem } from '../lib/sandbox.js';
+
+/** How agents run in this daemon, as GET /api/health reports it. */
+export interface AgentSandboxState {
+  kind: 'bwrap' | 'off';
+  /** Why agents run unsandboxed (null in the sandbox). */
+  reason: string | null;
+  /** Off though it was not chosen: the default found no working bwrap. */
+  unintended: boolean;
+}
+
+export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAESTRO_AGENT_SANDBOX)';
+
+/** The config with the sandbox this machine can give (none where "auto" finds bwrap unusable), and how agents run. */
+export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv): { config: MaestroConfig; state: AgentSandboxState } {
+  if (!config.agentSandbox) return { config, state: { kind: 'off', reason: SANDBOX_OFF_BY_CHOICE, unintended: false } };
+  const problem = sandboxProblem(env);
+  if (!problem) return { config, state: { kind: 'bwrap', reason: null, unintended: false } };
+  // Asked for by name: agents never run without it.
+  if (config.agentSandbox.required) throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but ${problem}; or set agentSandbox to "off".`);
+  const reason = `${problem}; or set agentSandbox to "off" if agents are meant to run as you`;
+  return { config: { ...config, agentSandbox: null }, state: { kind: 'off', reason, unintended: true } };
+}
+
+/** The daemon's start line's word on its agents, and a warning line when they run unsandboxed without having been told to. */
+export function announceAgentSandbox(state: AgentSandboxState): { words: string; warning: string | null } {
+  if (state.kind === 'bwrap') return { words: 'agents in the bwrap sandbox', warning: null };
+  const warning = state.unintended ? `agents run as you, unsandboxed, so an agent can read what you can (the daemon's token too): ${state.reason}` : null;
+  return { words: 'agents run as you, unsandboxed', warning };
+}
