@@ -48,8 +48,11 @@ function reply(turn: Turn, id: string, model: string): object {
   return { id: `msg_${id}`, type: 'message', role: 'assistant', model, content, stop_reason: 'tool' in turn ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 12, output_tokens: 7 } };
 }
 
-/** Serves `turns` in order to the agent's loop; past the last one it repeats it. */
-export async function startModelApi(turns: readonly Turn[]): Promise<ModelApi> {
+/**
+ * Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers
+ * to each request (a model that reads the prompt).
+ */
+export async function startModelApi(turns: readonly Turn[] | ((request: ModelRequest) => Turn)): Promise<ModelApi> {
   const requests: ModelRequest[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -62,7 +65,7 @@ export async function startModelApi(turns: readonly Turn[]): Promise<ModelApi> {
       }
       const loop = Boolean(json.tools?.length);
       if (loop) requests.push(json);
-      const turn: Turn = loop ? turns[Math.min(requests.length, turns.length) - 1]! : { text: 'ok' };
+      const turn: Turn = !loop ? { text: 'ok' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
       const id = String(requests.length);
       if (json.stream) res.writeHead(200, { 'content-type': 'text/event-stream' }).end(events(turn, id, json.model ?? 'model'));
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply(turn, id, json.model ?? 'model')));
