@@ -1,8 +1,9 @@
 /**
- * The agent sandbox (`agentSandbox: "bwrap"`): every process an agent run starts on the project's
- * behalf (the agent itself, an agent CLI, Claude Code and the tools it runs, the project's checks,
- * which run the worktree's own scripts) starts inside bubblewrap, so that an agent that goes looking
- * cannot reach what the daemon keeps:
+ * The agent sandbox (on by default where bwrap works; the setting: src/config/sandbox.ts, settled at daemon
+ * start by src/app/agentSandbox.ts): every process an agent run starts on the project's behalf (the agent
+ * itself, an agent CLI, Claude Code and the tools it runs, the project's checks, which run the worktree's
+ * own scripts) starts inside bubblewrap, so that an agent that goes looking cannot reach what the daemon
+ * keeps:
  *   - the Maestro home is an empty folder (the token, the database, config.json, every other run and
  *     worktree); so is every other folder the config hides (`~/.ssh`, say);
  *   - a new PID namespace with its own /proc: no daemon or worker to read `/proc/<pid>/environ` of
