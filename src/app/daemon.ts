@@ -271,7 +271,7 @@ interface OrchestratorParts {
 
 /** The orchestrator, with the project hooks (or the caller's) and a pause on claiming while the disk is unhealthy. */
 function createOrchestrator({ config, options, store, bus, log, health, control, knowledge, poke, logError }: OrchestratorParts): Orchestrator {
-  const hooks = options.hooks ?? createDaemonHooks(store, config.home, options.hookTimeoutMs);
+  const hooks = options.hooks ?? createDaemonHooks(store, config, options.hookTimeoutMs);
   return new Orchestrator(store, bus, config, {
     hooks,
     preFinal: options.hooks ? undefined : (run, record) => applyResultHooks(store, hooks as DaemonHooks, run, record),

@@ -1,7 +1,7 @@
 /**
  * The daemon's hooks: one HookRunner per project (its `.maestro/` hooks over
- * the global ones in $MAESTRO_HOME), adapted to the orchestrator's hook
- * points. Every cancel — a hook that said no, failed, or ran past its time —
+ * the global ones in $MAESTRO_HOME; the project's in the agent sandbox, when
+ * the daemon has one), adapted to the orchestrator's hook points. Every cancel — a hook that said no, failed, or ran past its time —
  * is an event with its reason.
  */
 import { HOOK_CANCELLED_EVENT, HookRunner, hookCancelPayload, type HookName, type HookContexts, type HookOutcome } from '../hooks/index.js';
@@ -11,6 +11,8 @@ import type { Store } from '../store/store.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { passEnvOf } from './projectSettings.js';
 import { workRepoOf } from './repos.js';
+import { sandboxSpecFor } from './jobs.js';
+import type { MaestroConfig } from '../config/config.js';
 import type { OrchestratorHooks } from './orchestrator.js';
 
 export interface DaemonHooks extends OrchestratorHooks {
@@ -19,7 +21,8 @@ export interface DaemonHooks extends OrchestratorHooks {
   beforeExecReview(task: Task, result: Record<string, unknown>): Promise<HookOutcome>;
 }
 
-export function createDaemonHooks(store: Store, globalHome: string, timeoutMs?: number): DaemonHooks {
+export function createDaemonHooks(store: Store, config: Pick<MaestroConfig, 'home' | 'agentSandbox'>, timeoutMs?: number): DaemonHooks {
+  const globalHome = config.home;
   const runners = new Map<string, { runner: HookRunner; updatedAt: number }>();
   const runnerFor = async (task: Task) => {
     const project = await store.projects.get(task.projectId);
@@ -28,7 +31,8 @@ export function createDaemonHooks(store: Store, globalHome: string, timeoutMs?: 
     if (!r || r.updatedAt !== project.updatedAt) {
       const env = processAgentEnv({ pass: passEnvOf(project.config) });
       // On a shared remote the project's hooks are main's, in this daemon's clone (the orchestrator makes it before claiming).
-      r = { runner: new HookRunner({ projectRoot: workRepoOf(globalHome, project), globalHome, timeoutMs, env }), updatedAt: project.updatedAt };
+      const projectRoot = workRepoOf(globalHome, project);
+      r = { runner: new HookRunner({ projectRoot, globalHome, timeoutMs, env, sandbox: sandboxSpecFor(config, projectRoot) }), updatedAt: project.updatedAt };
       runners.set(task.projectId, r);
     }
     return r.runner;

@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { trackResource } from '../lib/resources.js';
+import { sandboxed, type RunSandbox } from '../lib/sandbox.js';
 import { HOOK_NAMES, type HookName } from './contract.js';
 
 export type Candidate = { kind: 'module'; path: string } | { kind: 'shell'; path: string };
@@ -92,11 +93,13 @@ process.once('message', async ({ candidates, name, args, names, tsxApi }) => {
 /** How long importing the hooks module may take before it counts as a hang. */
 const LOAD_TIMEOUT_MS = 30_000;
 
-export function runModuleCandidates(name: HookName, candidates: Candidate[], args: unknown[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<WorkerAnswer> {
+/** `sandbox`: the project's hooks run in the agent sandbox, from `cwd` (src/lib/sandbox.ts); none for the user's own. */
+export function runModuleCandidates(name: HookName, candidates: Candidate[], args: unknown[], timeoutMs: number, env: NodeJS.ProcessEnv, sandbox?: { box: RunSandbox; cwd: string }): Promise<WorkerAnswer> {
   return new Promise((resolve) => {
     // The hook sees the allowlisted environment, not the daemon's (its token, its database URL). Its output would
     // otherwise interleave with the daemon's log lines. 'advanced': arguments and answers are structured clones.
-    const child = spawn(process.execPath, ['-e', CHILD_CODE], { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' });
+    const start = sandboxed(sandbox?.box, sandbox?.cwd ?? process.cwd(), process.execPath, ['-e', CHILD_CODE]);
+    const child = spawn(start.file, start.args, { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' });
     const release = trackResource('other', `hook process ${name}`, () => child.kill('SIGKILL'));
     let settled = false;
     const finish = (answer: WorkerAnswer) => {

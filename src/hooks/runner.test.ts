@@ -6,6 +6,7 @@ import { hookCancelPayload } from './contract.js';
 import { HookRunner } from './runner.js';
 import { budget } from '../../test/helpers/budget.js';
 import { poll } from '../../test/helpers/wait.js';
+import { bwrapUnusable } from '../../test/helpers/bwrap.js';
 
 const dirs: string[] = [];
 function temp(): string {
@@ -218,5 +219,29 @@ export default { 'before:execute': () => { writeFileSync(${JSON.stringify(seen)}
     expect(out).toMatchObject({ outcome: 'cancel', failed: true, value: 'manual' });
     expect(out.reason).toContain('printed the string "later"; expected "auto" or "manual"');
     expect(existsSync(join(repo, '.maestro'))).toBe(true);
+  });
+});
+
+describe.skipIf(bwrapUnusable())("a project's hooks in the agent sandbox", () => {
+  it("run there, module and shell alike, and find no token; the user's own global hooks run as the user", async () => {
+    const home = temp();
+    const token = write(join(home, 'token'), 'daemon-token-42\n');
+    const repo = temp();
+    const probe = `cat ${token} 2>&1; test -e /proc/${process.pid} && echo daemon-visible || echo no-daemon; exit 1`;
+    write(join(repo, '.maestro/hooks/before-merge.sh'), `#!/bin/sh\n${probe}\n`);
+    write(join(repo, '.maestro/hooks.mjs'), `import { readFileSync } from 'node:fs';
+export default { 'before:execute': () => { try { return { cancel: readFileSync(${JSON.stringify(token)}, 'utf8') }; } catch (e) { return { cancel: e.code }; } } };`);
+    write(join(home, 'hooks/before-task-claim.sh'), `#!/bin/sh\n${probe}\n`);
+    const sandbox = { kind: 'bwrap' as const, hide: [home], readOnly: [repo], writable: [] };
+    const runner = new HookRunner({ projectRoot: repo, globalHome: home, sandbox });
+
+    const shell = await runner.run('before:merge', { task, branch: 'maestro/T1-v1' });
+    expect(shell.reason).toMatch(/token: No such file or directory\nno-daemon/);
+    expect((await runner.run('before:execute', { task, job: {} })).reason).toBe('ENOENT');
+    // The project's module does not define it: the global hook answers, outside the sandbox.
+    expect((await runner.run('before:task:claim', { task })).reason).toBe('daemon-token-42\ndaemon-visible');
+    // The same project hooks without a sandbox read it: what the assertions above measure against.
+    const open = new HookRunner({ projectRoot: repo, globalHome: home });
+    expect((await open.run('before:merge', { task, branch: 'maestro/T1-v1' })).reason).toBe('daemon-token-42\ndaemon-visible');
   });
 });

@@ -13,13 +13,19 @@
  * cannot be loaded or answers outside the contract counts as a cancel, with a
  * reason that names the hook and its file. The daemon records every cancel as
  * an event with that reason.
+ *
+ * A project's hooks are the repository's code, so they run in the agent sandbox
+ * when the daemon has one (as its checks do); the global ones are the user's own
+ * and run as the user. A project module without the hook hands over to the
+ * global hooks in a process of their own.
  */
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HOOK_NAMES, moduleArgs, readModuleAnswer, readShellAnswer, shellFileName, type HookContexts, type HookName, type HookOutcome } from './contract.js';
-import { runModuleCandidates, type Candidate } from './moduleHook.js';
-import { runShellHook } from './shellHook.js';
+import { runModuleCandidates, type Candidate, type WorkerAnswer } from './moduleHook.js';
+import { runShellHook, type ShellAnswer } from './shellHook.js';
+import type { RunSandbox, SandboxSpec } from '../lib/sandbox.js';
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
 const MODULE_FILES = ['hooks.ts', 'hooks.mjs', 'hooks.js'];
@@ -33,6 +39,14 @@ export interface HookRunnerOptions {
   timeoutMs?: number;
   /** The hooks' environment: an allowlist by default (src/lib/agentEnv.ts), never the daemon's secrets. */
   env?: NodeJS.ProcessEnv;
+  /** The sandbox the project's hooks run in (src/daemon/jobs.ts sandboxSpecFor); none: as the user. */
+  sandbox?: SandboxSpec | null;
+}
+
+/** Candidates of one origin, and the sandbox they run in. */
+interface Origin {
+  candidates: Candidate[];
+  sandbox?: { box: RunSandbox; cwd: string };
 }
 
 /** The hook files a repository holds in `.maestro/` (relative to the repository), in the order HookRunner tries them. */
@@ -45,26 +59,36 @@ export function repositoryHooks(projectRoot: string): string[] {
 
 export class HookRunner {
   static readonly NAMES = HOOK_NAMES;
-  private readonly dirs: string[];
+  private readonly dirs: Array<{ dir: string; sandbox?: Origin['sandbox'] }>;
   readonly timeoutMs: number;
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: HookRunnerOptions) {
     this.env = options.env ?? processAgentEnv();
     this.dirs = [];
-    if (options.projectRoot) this.dirs.push(join(resolve(options.projectRoot), '.maestro'));
-    if (options.globalHome) this.dirs.push(resolve(options.globalHome));
+    if (options.projectRoot) {
+      const root = resolve(options.projectRoot);
+      this.dirs.push({ dir: join(root, '.maestro'), ...(options.sandbox ? { sandbox: { box: { spec: options.sandbox, worktree: null }, cwd: root } } : {}) });
+    }
+    if (options.globalHome) this.dirs.push({ dir: resolve(options.globalHome) });
     this.timeoutMs = options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   }
 
   /** The files that may answer `name`, in precedence order (only those that exist). */
   candidates(name: HookName): Candidate[] {
-    const out: Candidate[] = [];
-    for (const dir of this.dirs) {
+    return this.origins(name).flatMap((o) => o.candidates);
+  }
+
+  /** The project's candidates, then the global ones, each with the sandbox it runs in. */
+  private origins(name: HookName): Origin[] {
+    const out: Origin[] = [];
+    for (const { dir, sandbox } of this.dirs) {
+      const candidates: Candidate[] = [];
       const module = MODULE_FILES.map((f) => join(dir, f)).find((p) => existsSync(p));
-      if (module) out.push({ kind: 'module', path: module });
+      if (module) candidates.push({ kind: 'module', path: module });
       const script = join(dir, 'hooks', shellFileName(name));
-      if (existsSync(script)) out.push({ kind: 'shell', path: script });
+      if (existsSync(script)) candidates.push({ kind: 'shell', path: script });
+      if (candidates.length) out.push({ candidates, ...(sandbox ? { sandbox } : {}) });
     }
     return out;
   }
@@ -85,41 +109,51 @@ export class HookRunner {
     }
     const ctx = context as unknown as Record<string, unknown>;
     const deadline = Date.now() + this.timeoutMs;
-    const candidates = this.candidates(name);
-    if (candidates.length === 0) return noHook(name, ctx);
-    let script: string | null = null;
-    if (candidates[0]!.kind === 'shell') script = candidates[0]!.path;
-    else {
-      const answer = await runModuleCandidates(name, candidates, moduleArgs(name, context), this.timeoutMs, { ...this.env, MAESTRO_HOOK: name });
-      const where = (path: string) => `hook "${name}" in ${path}`;
-      switch (answer.kind) {
-        case 'absent':
-          return noHook(name, ctx);
-        case 'shell':
-          script = answer.path;
-          break;
-        case 'returned':
-          return readModuleAnswer(name, answer.path, answer.value, ctx);
-        case 'threw':
-          return failed(name, answer.path, `${where(answer.path)} threw: ${answer.message}`);
-        case 'unclonable':
-          return failed(name, answer.path, `${where(answer.path)} returned a ${answer.what} that cannot be passed on; expected plain data`);
-        case 'load-error':
-          return failed(name, answer.path, `hooks module ${answer.path} ${answer.message}`);
-        case 'timeout':
-          return failed(name, candidates.find((c) => c.kind === 'module')!.path, `hook "${name}" did not answer within ${this.timeoutMs} ms (a hook past its time counts as a cancel)`);
-        case 'crashed':
-          return failed(name, candidates.find((c) => c.kind === 'module')!.path, `hook "${name}" crashed: ${answer.message}`);
-        default: {
-          const never: never = answer;
-          throw new Error(`unexpected worker answer ${JSON.stringify(never)}`);
-        }
+    let script: { path: string; sandbox?: Origin['sandbox'] } | null = null;
+    for (const origin of this.origins(name)) {
+      const first = origin.candidates[0]!;
+      if (first.kind === 'shell') {
+        script = { path: first.path, ...(origin.sandbox ? { sandbox: origin.sandbox } : {}) };
+        break;
+      }
+      const left = Math.max(1, deadline - Date.now());
+      const answer = await runModuleCandidates(name, origin.candidates, moduleArgs(name, context), left, { ...this.env, MAESTRO_HOOK: name }, origin.sandbox);
+      if (answer.kind === 'absent') continue;
+      if (answer.kind === 'shell') {
+        script = { path: answer.path, ...(origin.sandbox ? { sandbox: origin.sandbox } : {}) };
+        break;
+      }
+      return this.moduleOutcome(name, ctx, answer, first.path);
+    }
+    if (!script) return noHook(name, ctx);
+    return this.shellOutcome(name, ctx, script.path, await runShellHook(script.path, { hook: name, ...ctx }, Math.max(1, deadline - Date.now()), { ...this.env, MAESTRO_HOOK: name }, script.sandbox?.box));
+  }
+
+  /** What a module hook's answer means (`module`: the module file, for a hook that never answered). */
+  private moduleOutcome(name: HookName, ctx: Record<string, unknown>, answer: Exclude<WorkerAnswer, { kind: 'absent' | 'shell' }>, module: string): HookOutcome {
+    const where = (path: string) => `hook "${name}" in ${path}`;
+    switch (answer.kind) {
+      case 'returned':
+        return readModuleAnswer(name, answer.path, answer.value, ctx);
+      case 'threw':
+        return failed(name, answer.path, `${where(answer.path)} threw: ${answer.message}`);
+      case 'unclonable':
+        return failed(name, answer.path, `${where(answer.path)} returned a ${answer.what} that cannot be passed on; expected plain data`);
+      case 'load-error':
+        return failed(name, answer.path, `hooks module ${answer.path} ${answer.message}`);
+      case 'timeout':
+        return failed(name, module, `hook "${name}" did not answer within ${this.timeoutMs} ms (a hook past its time counts as a cancel)`);
+      case 'crashed':
+        return failed(name, module, `hook "${name}" crashed: ${answer.message}`);
+      default: {
+        const never: never = answer;
+        throw new Error(`unexpected worker answer ${JSON.stringify(never)}`);
       }
     }
-    // The module search and the script share one time budget.
-    const left = Math.max(1, deadline - Date.now());
-    const env = { ...this.env, MAESTRO_HOOK: name };
-    const answer = await runShellHook(script, { hook: name, ...ctx }, left, env);
+  }
+
+  /** What a shell hook's exit means: 0 and an answer continue, anything else cancels. */
+  private shellOutcome(name: HookName, ctx: Record<string, unknown>, script: string, answer: ShellAnswer): HookOutcome {
     switch (answer.kind) {
       case 'timeout':
         return failed(name, script, `hook "${name}" in ${script} did not finish within ${this.timeoutMs} ms and was killed (a hook past its time counts as a cancel)`);

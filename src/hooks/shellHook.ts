@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { trackResource } from '../lib/resources.js';
+import { sandboxed, type RunSandbox } from '../lib/sandbox.js';
 
 export type ShellAnswer =
   | { kind: 'exited'; code: number; stdout: string; stderr: string }
@@ -26,9 +27,11 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-export function runShellHook(script: string, context: unknown, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<ShellAnswer> {
+/** `sandbox`: a project's hook runs in the agent sandbox (src/lib/sandbox.ts); the user's own run as the user. */
+export function runShellHook(script: string, context: unknown, timeoutMs: number, env: NodeJS.ProcessEnv, sandbox?: RunSandbox): Promise<ShellAnswer> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', [script], { cwd: dirname(script), detached: true, stdio: ['pipe', 'pipe', 'pipe'], env });
+    const start = sandboxed(sandbox, dirname(script), '/bin/sh', [script]);
+    const child = spawn(start.file, start.args, { cwd: dirname(script), detached: true, stdio: ['pipe', 'pipe', 'pipe'], env });
     const release = trackResource('process', `hook ${script}`, () => killGroup(child.pid));
     let stdout = '';
     let stderr = '';
