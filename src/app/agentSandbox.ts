@@ -8,7 +8,9 @@
  */
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
+import { sandboxSpecFor } from '../daemon/jobs.js';
 import { sandboxProblem } from '../lib/sandbox.js';
+import type { ObserverConfig } from '../observer/config.js';
 
 /** How agents run in this daemon, as GET /api/health reports it. */
 export interface AgentSandboxState {
@@ -37,4 +39,13 @@ export function announceAgentSandbox(state: AgentSandboxState): { words: string;
   if (state.kind === 'bwrap') return { words: 'agents in the bwrap sandbox', warning: null };
   const warning = state.unintended ? `agents run as you, unsandboxed, so an agent can read what you can (the daemon's token too): ${state.reason}` : null;
   return { words: 'agents run as you, unsandboxed', warning };
+}
+
+/**
+ * The observer's configuration with its agent in the sandbox, when there is one: its summaries and curation
+ * read a person's sessions, which may carry instructions (in the daemon, and in `maestro observe`).
+ */
+export function observerIn(config: Pick<MaestroConfig, 'home' | 'agentSandbox'>, observer: ObserverConfig): ObserverConfig {
+  if (!observer.agent || !config.agentSandbox) return observer;
+  return { ...observer, agent: { ...observer.agent, sandbox: sandboxSpecFor(config, observer.workspaceRoot) } };
 }

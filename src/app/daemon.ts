@@ -46,7 +46,7 @@ import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
 import { observerRoutes } from '../api/routes/observer.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
-import { announceAgentSandbox, settleAgentSandbox, type AgentSandboxState } from './agentSandbox.js';
+import { announceAgentSandbox, observerIn, settleAgentSandbox, type AgentSandboxState } from './agentSandbox.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
 import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
@@ -290,12 +290,6 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     gitStallMs: options.gitStallMs,
     knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
   });
-}
-
-/** The observer's configuration in this daemon: its summaries and curation run an agent too, in the daemon's sandbox when there is one. */
-export function observerIn(config: Pick<MaestroConfig, 'home' | 'agentSandbox'>, observer: ObserverConfig): ObserverConfig {
-  if (!observer.agent || !config.agentSandbox) return observer;
-  return { ...observer, agent: { ...observer.agent, sandbox: sandboxSpecFor(config, observer.workspaceRoot) } };
 }
 
 /**

@@ -18,7 +18,7 @@ import { ObserverSession } from '../../src/observer/session.js';
 import { tempDir, TranscriptBuilder } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { tempRoot } from '../helpers/knowledge.js';
 import { budget } from '../helpers/budget.js';
-import { observerIn } from '../../src/app/daemon.js';
+import { observerIn } from '../../src/app/agentSandbox.js';
 
 /** OS threads of this process: a worker thread is one until it has exited. */
 const threads = () => readdirSync('/proc/self/task').length;

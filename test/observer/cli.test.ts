@@ -5,8 +5,8 @@
  * updates bundle and index, and prints the explorations; `maestro wiki …`
  * reports through exit codes.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -178,6 +178,19 @@ describe('maestro observe --once with the agent turned on', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('SUMMARY (ai) Retry policy: done.');
     expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(4);
+
+    // Its agent gets the agent sandbox the daemon's settings give: where bwrap cannot start, it says so on stderr and runs on.
+    const noBwrap = join(dir.path, 'path-without-bwrap');
+    mkdirSync(noBwrap);
+    symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(noBwrap, 'git'));
+    const unsandboxed = await maestro(['observe', '--once', '--agent', 'scripted', '--agent-script', script], { PATH: noBwrap });
+    expect(unsandboxed.code, unsandboxed.stderr).toBe(0);
+    expect(unsandboxed.stderr).toMatch(/^observer: agents run as you, unsandboxed, so an agent can read what you can \(the daemon's token too\): bwrap is not installed/m);
+    const chosen = await maestro(['observe', '--once', '--agent', 'scripted', '--agent-script', script], { PATH: noBwrap, MAESTRO_AGENT_SANDBOX: 'off' });
+    expect(chosen.stderr).not.toContain('unsandboxed');
+    const refused = await maestro(['observe', '--once', '--agent', 'scripted', '--agent-script', script], { PATH: noBwrap, MAESTRO_AGENT_SANDBOX: 'bwrap' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('agentSandbox is "bwrap", but bwrap is not installed');
 
     const bad = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: 'gpt-9' });
     expect(bad.code).not.toBe(0);

@@ -9,13 +9,26 @@ import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 import type { Env } from '../../config/env.js';
+import type { ObserverConfig } from '../../observer/config.js';
 import type { CliContext } from '../context.js';
 
 async function observerConfig(env: Env, overrides: { agent?: string; agentScript?: string } = {}) {
   const [{ resolveObserverConfig }, { checkWikiRoot }] = await Promise.all([import('../../observer/config.js'), import('../../observer/paths.js')]);
   const config = resolveObserverConfig(env, process.cwd(), overrides);
   checkWikiRoot(config.wikiRoot, config.env);
-  return config;
+  return config.agent ? await withAgentSandbox(config, env) : config;
+}
+
+/**
+ * The observer's agent reads a person's sessions, which may carry instructions: here too it runs in the agent
+ * sandbox the daemon's settings give (auto, bwrap or off), and a sandbox that cannot be had is said on stderr.
+ */
+async function withAgentSandbox(config: ObserverConfig, env: Env): Promise<ObserverConfig> {
+  const [{ resolveConfig }, { observerIn, settleAgentSandbox, announceAgentSandbox }] = await Promise.all([import('../../config/config.js'), import('../../app/agentSandbox.js')]);
+  const settled = settleAgentSandbox(resolveConfig({}, env), env);
+  const { warning } = announceAgentSandbox(settled.state);
+  if (warning) process.stderr.write(`observer: ${warning}\n`);
+  return observerIn(settled.config, config);
 }
 
 function printView(view: SessionView): void {
