@@ -117,6 +117,17 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
     expect(withTool(l.sandbox, join(tmpdir(), 'tool'))!.spec.readOnly).toEqual(l.sandbox.spec.readOnly);
   });
 
+  it("keeps npm's, yarn's and Go's caches in its own /tmp, where npm can write; one the config makes writable stays the user's", () => {
+    const l = layout();
+    const r = sh(l.sandbox, l.worktree, 'npm config get cache; echo "$YARN_CACHE_FOLDER $GOCACHE"; mkdir -p "$GOCACHE" && echo go-ok');
+    expect(r.out.split('\n')).toEqual(['/tmp/.npm', '/tmp/yarn /tmp/go-build', 'go-ok']);
+    const npmDir = join(l.root, 'user', '.npm');
+    mkdirSync(npmDir, { recursive: true });
+    const kept = { ...l.sandbox, spec: { ...l.sandbox.spec, writable: [npmDir] } };
+    // npm's cache is then what it is outside (under `npm test`, npm itself sets npm_config_cache).
+    expect(sh(kept, l.worktree, 'echo "${npm_config_cache:-unset} $GOCACHE"').out).toBe(`${process.env.npm_config_cache ?? 'unset'} /tmp/go-build`);
+  });
+
   it('sees no process outside it, and has a /tmp of its own', () => {
     const l = layout();
     const outsideTmp = join(tmpdir(), `maestro-sandbox-visible-${process.pid}`);

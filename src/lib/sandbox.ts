@@ -78,8 +78,26 @@ export function bwrapArgs(spec: SandboxSpec, worktreeDir: string | null, cwd: st
     '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc',
     '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
     ...ordered.flatMap((m) => m.args),
+    ...scratchCaches(spec),
     '--chdir', real(cwd) ?? cwd,
   ];
+}
+
+/**
+ * Download and build caches tools keep in the home, which a tool cannot do without writing (`npm install`
+ * fails on a read-only ~/.npm): in the sandbox each is a folder of its own /tmp. Not the user's, even
+ * writable: what the user later installs or builds from must not be the agent's to write. A cache the
+ * config makes writable (its folder's name among `writable`) stays where the user keeps it.
+ */
+const SCRATCH_CACHES = [
+  { variable: 'npm_config_cache', folder: '.npm' },
+  { variable: 'YARN_CACHE_FOLDER', folder: 'yarn' },
+  { variable: 'GOCACHE', folder: 'go-build' },
+];
+
+function scratchCaches(spec: SandboxSpec): string[] {
+  const kept = new Set(spec.writable.map((w) => w.split('/').pop()));
+  return SCRATCH_CACHES.filter((c) => !kept.has(c.folder)).flatMap((c) => ['--setenv', c.variable, `/tmp/${c.folder}`]);
 }
 
 /** The command to start, in `cwd`, in place of `file args`: itself without a sandbox, bwrap with one. */
