@@ -31,7 +31,7 @@ async function start(scenario: string) {
   const log = join(root, 'launches.ndjson');
   const bin = fakeBin(root);
   // The fakes log their launches beside them: in the agent sandbox (the default where bwrap works) that folder is made writable.
-  daemon = await startTestDaemon({ tickMs: 100, agentSandbox: { kind: 'bwrap', required: false, hide: [], writable: [root] } }, { workerEnv: { PATH: `${bin}:${process.env.PATH}`, FAKE_AGENT_SCENARIO: scenario, FAKE_AGENT_LOG: log } });
+  daemon = await startTestDaemon({ tickMs: 100, agentSandbox: { kind: 'bwrap', required: false, hide: [], writable: [root] } }, { workerEnv: { HOME: join(root, 'home'), PATH: `${bin}:${process.env.PATH}`, FAKE_AGENT_SCENARIO: scenario, FAKE_AGENT_LOG: log } });
   const launches = () => readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; env: Record<string, string> });
   return { d: daemon, launches };
 }

@@ -28,7 +28,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const EXECUTE_PROMPT = '# Task: greet\n\n## Your job\nMake the change in this working directory.';
 
 function provider(kind: CliToolKind, scenario = 'work', more: Partial<CliProviderOptions> = {}) {
-  return new CliAgentProvider({ kind, executable: FAKES[kind], env: { FAKE_AGENT_LOG: log, FAKE_AGENT_SCENARIO: scenario }, ...more });
+  // A home of its own: in the sandbox the provider makes the tool's state folders there, not in the tester's home.
+  return new CliAgentProvider({ kind, executable: FAKES[kind], env: { HOME: join(dir, 'home'), FAKE_AGENT_LOG: log, FAKE_AGENT_SCENARIO: scenario }, ...more });
 }
 
 function request(overrides: Partial<AgentRequest> = {}): AgentRequest {
