@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandProvider } from './command.js';
 import type { AgentRequest } from './types.js';
 import { poll } from '../../test/helpers/wait.js';
+import { bwrapUnusable } from '../../test/helpers/bwrap.js';
 
 let dir: string;
 beforeEach(() => {
@@ -34,6 +35,18 @@ describe('command provider', () => {
     const provider = new CommandProvider({ command: [node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '--', '--model', '{model}', '{prompt}'], promptVia: 'arg' });
     const result = await provider.run(request());
     expect(JSON.parse(result.text)).toEqual(['--model', 'm-1', 'say hi; rm -rf / # not a shell']);
+  });
+
+  it.skipIf(bwrapUnusable())('in the agent sandbox runs a script its settings name in /tmp, which the sandbox otherwise replaces', async () => {
+    const scripts = mkdtempSync(join(tmpdir(), 'maestro-cmd-agent-'));
+    try {
+      writeFileSync(join(scripts, 'agent.sh'), 'cat >/dev/null; echo "agent ran, pid $$"\n');
+      const provider = new CommandProvider({ command: ['/bin/sh', join(scripts, 'agent.sh')], promptVia: 'stdin' });
+      const result = await provider.run(request({ sandbox: { spec: { kind: 'bwrap', hide: [], readOnly: [], writable: [] }, worktree: dir } }));
+      expect(Number(/^agent ran, pid (\d+)$/.exec(result.text.trim())![1])).toBeLessThan(10);
+    } finally {
+      rmSync(scripts, { recursive: true, force: true });
+    }
   });
 
   it('turns a non-zero exit into AGENT_FAILED with the end of stderr', async () => {

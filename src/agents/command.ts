@@ -5,10 +5,11 @@
  * (including the pipeline's timeout) ends the whole process group.
  */
 import { spawn } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
-import { sandboxed } from '../lib/sandbox.js';
+import { sandboxed, withTool } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
 
@@ -33,7 +34,9 @@ export class CommandProvider implements AgentProvider {
     if (req.signal.aborted) return Promise.reject(new MaestroError('INTERRUPTED', 'the agent run was aborted'));
 
     return new Promise((resolve, reject) => {
-      const start = sandboxed(req.sandbox, req.cwd, file, args);
+      // In the sandbox the command, and any script its settings name by absolute path, are readable where they lie.
+      const box = this.options.command.filter((a) => isAbsolute(a)).reduce((b, path) => withTool(b, path), req.sandbox);
+      const start = sandboxed(box, req.cwd, file, args);
       const child = spawn(start.file, start.args, {
         cwd: req.cwd,
         env: { ...childEnv(CREDENTIAL_ENV.command), ...this.options.env, MAESTRO_MODEL: req.model, MAESTRO_ROLE: req.role },

@@ -137,10 +137,10 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
 const SHARED_TEMP = new Set(['/', '/tmp', '/var/tmp', '/dev/shm', real(tmpdir()) ?? tmpdir()]);
 
 /**
- * The run's sandbox with the agent tool the daemon found readable, wherever it lies: the folder of the
- * executable and of what it links to (a wrapper's own files sit beside it). The tool found on PATH is
- * the tool that runs, though it lies in /tmp, which the sandbox replaces. Never a hidden folder, nor a
- * shared temporary folder itself.
+ * The run's sandbox with an agent tool the user's settings or PATH name readable, wherever it lies: the
+ * folder of the executable (or script) and of what it links to (a wrapper's own files sit beside it).
+ * The tool found on PATH is the tool that runs, though it lies in /tmp, which the sandbox replaces.
+ * Never a hidden folder, nor a shared temporary folder itself.
  */
 export function withTool(sandbox: RunSandbox | undefined, executable: string | null): RunSandbox | undefined {
   if (!sandbox || !executable || !isAbsolute(executable)) return sandbox;
