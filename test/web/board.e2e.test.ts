@@ -192,6 +192,8 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const card = page.locator(`[data-card="${parent!.id}"]`);
     await card.waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
+    // The header says how the daemon runs agents: in the sandbox, the default where bwrap works (CI installs it).
+    await page.getByTestId('agent-sandbox').getByText(d.config.agentSandbox ? 'Agents sandboxed' : 'Agents run unsandboxed').waitFor();
     expect(await page.locator('[data-card]').filter({ hasText: '<img src=x' }).count()).toBe(1);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
