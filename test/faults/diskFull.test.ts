@@ -71,6 +71,9 @@ describe.skipIf(!mountable)('disk full', () => {
     const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: tempDir(), MAESTRO_TOKEN: daemon.token! }));
     expect(doctor.code).toBe(1);
     expect(doctor.body.checks).toContainEqual({ name: 'daemon health', status: 'fail', detail: expect.stringMatching(/^DISK_FULL: No space left on the disk holding/) });
+    // And how that daemon runs agents (in the sandbox, the default where bwrap works; CI installs it).
+    const sandboxed = daemon.config.agentSandbox !== null;
+    expect(doctor.body.checks).toContainEqual({ name: 'daemon agent sandbox', status: sandboxed ? 'ok' : 'warn', detail: expect.stringContaining(sandboxed ? 'in the bwrap sandbox' : 'unsandboxed') });
 
     disk.free();
     await until(bus, async () => (await health(daemon!)).ok, 'health ok after freeing space');

@@ -77,9 +77,10 @@ export function checkDatabase(database: string, home: string): DoctorCheck {
 interface HealthBody {
   ok?: boolean;
   conditions?: { code: string; message: string }[];
+  agentSandbox?: { kind: string; reason: string | null; unintended: boolean };
 }
 
-/** A running daemon's own conditions (a full disk, a read-only home); nothing when none answers. */
+/** A running daemon's own conditions (a full disk, a read-only home) and how it runs agents; nothing when none answers. */
 export async function checkDaemonHealth(client: ApiClient): Promise<DoctorCheck[]> {
   let body: HealthBody;
   try {
@@ -88,6 +89,13 @@ export async function checkDaemonHealth(client: ApiClient): Promise<DoctorCheck[
     return [];
   }
   const conditions = body.conditions ?? [];
-  if (conditions.length === 0) return [{ name: 'daemon health', status: 'ok', detail: `the daemon at ${client.baseUrl} reports no problems` }];
-  return conditions.map((c) => ({ name: 'daemon health', status: 'fail' as const, detail: `${c.code}: ${c.message}` }));
+  const health: DoctorCheck[] = conditions.length === 0
+    ? [{ name: 'daemon health', status: 'ok', detail: `the daemon at ${client.baseUrl} reports no problems` }]
+    : conditions.map((c) => ({ name: 'daemon health', status: 'fail' as const, detail: `${c.code}: ${c.message}` }));
+  const s = body.agentSandbox;
+  if (!s) return health;
+  const sandbox: DoctorCheck = s.kind === 'bwrap'
+    ? { name: 'daemon agent sandbox', status: 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks in the bwrap sandbox` }
+    : { name: 'daemon agent sandbox', status: s.unintended ? 'warn' : 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks as its user, unsandboxed: ${s.reason}` };
+  return [...health, sandbox];
 }
