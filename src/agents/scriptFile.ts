@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { COMPLEXITIES, PRIORITIES } from '../core/types.js';
+import { COMPLEXITIES } from '../core/types.js';
 import { MaestroError } from '../core/errors.js';
 
 const ROLE_MATCH = ['plan', 'execute', 'review', 'review:code', 'review:security', 'conflict', 'reflect', 'summarize', 'curate', 'any'] as const;

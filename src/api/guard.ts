@@ -38,7 +38,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MaestroConfig } from '../config/config.js';
-import { isLoopback } from '../config/home.js';
 import { MaestroError } from '../core/errors.js';
 
 export type GuardConfig = Pick<MaestroConfig, 'host' | 'port' | 'token' | 'allowedHosts' | 'allowedOrigins'>;

@@ -218,7 +218,7 @@ describe('merge trains', () => {
 
   it('on a shared remote: a train whose push took main and the branch together, its daemon gone before recording it, is recorded by the next train', async () => {
     const s = await openStore();
-    const { root, remote, work } = sharedWork({ d: { 'd.txt': 'd\n' } });
+    const { remote, work } = sharedWork({ d: { 'd.txt': 'd\n' } });
     const reviewed = git(work, 'rev-parse', 'maestro/t-d');
     const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
     const d = await approved(s, project, 'd', 'maestro/t-d', reviewed);
@@ -391,7 +391,7 @@ describe('merge trains', () => {
   });
 
   it("work approved while another project's train is held merges in the next tick, without waiting for it", { timeout: 120_000 }, async () => {
-    const { s, repoA, repoB, projectA, projectB } = await twoProjects();
+    const { s, projectA, projectB } = await twoProjects();
     const a = await approved(s, projectA, 'a', 'maestro/t-a');
     let held!: () => void;
     const holding = new Promise<void>((r) => (held = r));

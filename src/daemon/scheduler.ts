@@ -6,7 +6,7 @@
  * compare-and-set, so two schedulers (or daemons) never both win a task. Each
  * win is logged with its breakdown and the competitors it beat.
  */
-import { rankAll, scheduleScore, type ScoreBreakdown } from '../core/scoring.js';
+import { rankAll, scheduleScore } from '../core/scoring.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Task } from '../core/types.js';
 import { remoteOf } from './repos.js';

@@ -30,7 +30,7 @@ function commitIn(worktree: string, file: string, content: string): string {
 
 describe('a worktree deleted under its task', () => {
   it('is made again on its branch when a plain folder took its place, the branch\'s commits intact, the folder kept aside', async () => {
-    const { repo, root, spec } = setup();
+    const { repo, spec } = setup();
     const first = await ensureWorktree(spec);
     const tip = commitIn(first.path, 'work.txt', 'committed work\n');
     // `rm -rf` while the agent works; its next write recreates the folder, with no .git in it.

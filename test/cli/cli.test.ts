@@ -14,7 +14,7 @@ import { loadProjectConfig } from '../../src/executor/projectConfig.js';
 import { readInbox } from '../../src/executor/protocol/inbox.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { cleanEnv, cli, cliFor, cliJson, gitRepo, startCli, waitForOutput } from './helpers.js';
+import { cleanEnv, cli, cliFor, cliJson, gitRepo, waitForOutput } from './helpers.js';
 import { budget } from '../helpers/budget.js';
 import { bareRemote } from '../helpers/repo.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';

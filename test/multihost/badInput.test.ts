@@ -14,7 +14,7 @@ import { currentSchemaVersion } from '../../src/store/migrate.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.js';
 import { openDatabase } from '../../src/store/open.js';
 import { createStore, type Store } from '../../src/store/store.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { freshPostgres, pgAvailable, removeTempDirs, tempDir } from '../helpers/db.js';
 import { freePort, PG_MISSING } from '../helpers/postgres.js';
 import { bareRemote, git } from '../helpers/repo.js';

@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
-import { DEMO_TASK_TITLE } from '../../src/demo/demo.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';

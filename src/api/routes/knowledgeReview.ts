@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { defineRoute, OpenApiDoc } from '../route.js';
-import { errorBody, MaestroError } from '../../core/errors.js';
+import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';

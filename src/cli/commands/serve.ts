@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import { isMaestroError, MaestroError } from '../../core/errors.js';
+import { isMaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';

@@ -1,5 +1,5 @@
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import { installErrorHandler } from '../../api/errors.js';
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,6 @@
  */
 import {
   cap,
-  collapse,
   detectToolPhase,
   isObject,
   keep,

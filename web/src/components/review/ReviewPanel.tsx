@@ -26,7 +26,7 @@ import styles from './Review.module.css';
 const fmtMs = (ms: number | null) => (ms === null ? '—' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 function Checks({ checks }: { checks: CheckResult[] }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   if (!checks.length) return <p className={styles.muted}>{t('review.noChecks')}</p>;
   return (
     <ul className={styles.checks} aria-label={t('review.checks')}>
