@@ -18,8 +18,9 @@ import { openSqlite } from '../../src/store/sqlite.js';
 let sqliteTemplate: string | null = null;
 const tempDirs: string[] = [];
 
-export function tempDir(prefix = 'maestro-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/** A folder removed by removeTempDirs; in the system's temporary folder unless `parent` says where. */
+export function tempDir(prefix = 'maestro-test-', parent = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, prefix));
   tempDirs.push(dir);
   return dir;
 }

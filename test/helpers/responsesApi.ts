@@ -1,0 +1,96 @@
+/**
+ * A stand-in for OpenAI's Responses API on 127.0.0.1, so that the real Codex CLI (the `@openai/codex`
+ * package) runs with only the model faked. Codex reaches it through a model provider in its own
+ * `config.toml` (`codexHome` writes one), as a user with a proxy or a gateway configures it. Each request
+ * of the agent's loop gets the next scripted turn, a shell command (Codex's `exec_command` tool) or a
+ * closing message, streamed as server-sent events the way the API streams them. Every request body is
+ * kept, so a test reads what the agent saw: a command's output is in the next request.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+export type CodexTurn = { shell: string } | { text: string };
+
+export interface ResponsesRequest {
+  model?: string;
+  tools?: Array<{ name?: string }>;
+  input: Array<{ type?: string; role?: string; call_id?: string; output?: string; content?: unknown }>;
+}
+
+export interface ResponsesApi {
+  url: string;
+  /** The agent loop's requests, in order. */
+  requests: ResponsesRequest[];
+  /** What the `n`th shell command (1-based) gave back to the model. */
+  toolOutput(n: number): string;
+  close(): Promise<void>;
+}
+
+function stream(turn: CodexTurn, n: number): string {
+  const item = 'shell' in turn
+    ? { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: 'exec_command', arguments: JSON.stringify({ cmd: turn.shell }) }
+    : { type: 'message', id: `msg_${n}`, role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+  const id = `resp_${n}`;
+  const sse = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  return [
+    sse('response.created', { response: { id } }),
+    sse('response.output_item.added', { output_index: 0, item }),
+    sse('response.output_item.done', { output_index: 0, item }),
+    sse('response.completed', { response: { id, usage: { input_tokens: 12, input_tokens_details: null, output_tokens: 7, output_tokens_details: null, total_tokens: 19 } } }),
+  ].join('');
+}
+
+/** Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers to each request. */
+export async function startResponsesApi(turns: readonly CodexTurn[] | ((request: ResponsesRequest) => CodexTurn)): Promise<ResponsesApi> {
+  const requests: ResponsesRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url?.startsWith('/v1/responses')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here` } }));
+        return;
+      }
+      const json = JSON.parse(body) as ResponsesRequest;
+      const loop = Boolean(json.tools?.length);
+      if (loop) requests.push(json);
+      const turn: CodexTurn = !loop ? { text: 'ok' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(stream(turn, requests.length));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    toolOutput(n) {
+      for (const r of requests) {
+        const out = r.input.find((i) => i.type === 'function_call_output' && i.call_id === `call_${n}`);
+        if (out) return String(out.output);
+      }
+      throw new Error(`the agent sent no output for shell command ${n} (${requests.length} requests)`);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A user's `~/.codex` whose model provider is the stand-in. `home` must not be in the system's temporary
+ * folder: Codex refuses to set up its own sandbox's helper there, and its commands then fail.
+ */
+export function codexHome(home: string, api: ResponsesApi): void {
+  mkdirSync(join(home, '.codex'), { recursive: true });
+  writeFileSync(join(home, '.codex', 'config.toml'), [
+    'model_provider = "standin"',
+    '[model_providers.standin]',
+    'name = "stand-in"',
+    `base_url = "${api.url}/v1"`,
+    'env_key = "OPENAI_API_KEY"',
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ].join('\n'));
+}
