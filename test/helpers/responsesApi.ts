@@ -11,7 +11,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
-export type CodexTurn = { shell: string } | { text: string };
+/** A turn of a CLI agent's model: run a shell command in the agent's own tool, or answer and stop. */
+export type ShellTurn = { shell: string } | { text: string };
 
 export interface ResponsesRequest {
   model?: string;
@@ -25,10 +26,12 @@ export interface ResponsesApi {
   requests: ResponsesRequest[];
   /** What the `n`th shell command (1-based) gave back to the model. */
   toolOutput(n: number): string;
+  /** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
+  said(request: ResponsesRequest): string;
   close(): Promise<void>;
 }
 
-function stream(turn: CodexTurn, n: number): string {
+function stream(turn: ShellTurn, n: number): string {
   const item = 'shell' in turn
     ? { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: 'exec_command', arguments: JSON.stringify({ cmd: turn.shell }) }
     : { type: 'message', id: `msg_${n}`, role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
@@ -42,8 +45,11 @@ function stream(turn: CodexTurn, n: number): string {
   ].join('');
 }
 
+/** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
+export const userSide = (r: ResponsesRequest): string => JSON.stringify(r.input.filter((i) => i.role === 'user' || i.type === 'function_call_output'));
+
 /** Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers to each request. */
-export async function startResponsesApi(turns: readonly CodexTurn[] | ((request: ResponsesRequest) => CodexTurn)): Promise<ResponsesApi> {
+export async function startResponsesApi(turns: readonly ShellTurn[] | ((request: ResponsesRequest) => ShellTurn)): Promise<ResponsesApi> {
   const requests: ResponsesRequest[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -56,7 +62,7 @@ export async function startResponsesApi(turns: readonly CodexTurn[] | ((request:
       const json = JSON.parse(body) as ResponsesRequest;
       const loop = Boolean(json.tools?.length);
       if (loop) requests.push(json);
-      const turn: CodexTurn = !loop ? { text: 'ok' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
+      const turn: ShellTurn = !loop ? { text: 'ok' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
       res.writeHead(200, { 'content-type': 'text/event-stream' }).end(stream(turn, requests.length));
     });
   });
@@ -72,6 +78,7 @@ export async function startResponsesApi(turns: readonly CodexTurn[] | ((request:
       }
       throw new Error(`the agent sent no output for shell command ${n} (${requests.length} requests)`);
     },
+    said: userSide,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

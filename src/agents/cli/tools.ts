@@ -112,7 +112,8 @@ const gemini: CliToolSpec = {
     stdin: inv.prompt,
   }),
   createParser: createGeminiParser,
-  credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS'],
+  // The base URLs point the tool at a gateway or proxy, as OPENAI_BASE_URL and ANTHROPIC_BASE_URL do for the others.
+  credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_VERTEX_BASE_URL'],
   credentialFiles: (env) => [join(home(env), '.gemini', 'oauth_creds.json')],
   stateDirs: (env) => [join(home(env), '.gemini')],
   loginHint: 'run `gemini` once and choose "Login with Google", or set GEMINI_API_KEY',

@@ -1,0 +1,202 @@
+/**
+ * The codex and gemini providers with the real Codex CLI (`@openai/codex`) and Gemini CLI
+ * (`@google/gemini-cli`), dev dependencies pinned to one version each, as a user's run starts them, with
+ * only the model faked: test/helpers/responsesApi.ts (OpenAI's Responses API, named as the model provider
+ * in ~/.codex/config.toml) and test/helpers/geminiApi.ts (Google's API, through GOOGLE_GEMINI_BASE_URL).
+ * Their own shell tools run for real, and so do their session stores, which a resume reads.
+ * Neither tool's own protection hides the disk from a command: Codex's sandbox keeps writes in the
+ * worktree but reads anywhere, and a headless Gemini in yolo mode has no sandbox. Maestro's agent sandbox
+ * around them is what hides the daemon's token, and Codex's own sandbox must still work inside it.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliAgentProvider } from '../../src/agents/cli/provider.js';
+import type { AgentRequest, AgentToolEvent } from '../../src/agents/types.js';
+import type { RunSandbox } from '../../src/lib/sandbox.js';
+import { budget } from '../helpers/budget.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import * as gemini from '../helpers/geminiApi.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import * as responses from '../helpers/responsesApi.js';
+import type { ShellTurn } from '../helpers/responsesApi.js';
+import { until } from '../helpers/wait.js';
+
+const bin = join(import.meta.dirname, '..', '..', 'node_modules', '.bin');
+
+/** What a test needs of a model stand-in, whichever API it speaks. */
+interface StandIn {
+  requests: unknown[];
+  toolOutput(n: number): string;
+  said(request: unknown): string;
+  close(): Promise<void>;
+}
+/** Scripted turns, or a model that answers what the user's side of the conversation says. */
+type Turns = readonly ShellTurn[] | ((said: string) => ShellTurn);
+const route = <R>(said: (r: R) => string, turns: Turns) => (typeof turns === 'function' ? (r: R) => turns(said(r)) : turns);
+
+interface RealTool {
+  kind: 'codex' | 'gemini';
+  model: string;
+  /** The tool's event for a shell command, as the provider reports it. */
+  shellTool: string;
+  /** Starts the stand-in and makes `home` the home of a user whose tool talks to it; returns the variables a run needs. */
+  start(home: string, turns: Turns): Promise<{ api: StandIn; env: Record<string, string> }>;
+}
+
+const TOOLS: RealTool[] = [
+  {
+    kind: 'codex', model: 'gpt-5.2-codex', shellTool: 'command_execution',
+    async start(home, turns) {
+      const api = await responses.startResponsesApi(route(responses.userSide, turns));
+      responses.codexHome(home, api);
+      return { api: api as StandIn, env: { OPENAI_API_KEY: 'sk-test' } };
+    },
+  },
+  {
+    kind: 'gemini', model: 'flash', shellTool: 'run_shell_command',
+    async start(home, turns) {
+      const api = await gemini.startGeminiApi(route(gemini.userSide, turns));
+      gemini.geminiHome(home);
+      return { api: api as StandIn, env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: api.url } };
+    },
+  },
+];
+
+let api: StandIn | undefined;
+let d: TestDaemon | undefined;
+afterEach(async () => {
+  await d?.stop({ graceMs: 2000 });
+  await api?.close();
+  d = undefined;
+  api = undefined;
+  removeTempDirs();
+});
+
+/**
+ * A user's home with a Maestro home holding its token, a project, and a task's worktree of it. The home is
+ * outside the temporary folder: Codex refuses to set up its own sandbox's helper there.
+ */
+function machine() {
+  const home = tempDir('maestro-cli-home-', '/var/tmp');
+  const maestroHome = join(home, '.maestro');
+  mkdirSync(maestroHome);
+  writeFileSync(join(maestroHome, 'token'), 'daemon-token-secret\n');
+  const repo = makeRepo({ 'README.md': '# project\n' });
+  const worktree = join(tempDir('maestro-cli-wt-'), 'task');
+  git(repo, 'worktree', 'add', '-q', '-b', 'task', worktree);
+  return { home, maestroHome, repo, worktree };
+}
+
+describe.each(TOOLS)('the real $kind CLI', (tool) => {
+  let env: Record<string, string> = {};
+  async function run(m: ReturnType<typeof machine>, turns: ShellTurn[], extra: Partial<AgentRequest> = {}) {
+    if (!api) ({ api, env } = await tool.start(m.home, turns));
+    const provider = new CliAgentProvider({ kind: tool.kind, env: { HOME: m.home, PATH: `${bin}:${process.env.PATH}`, ...env } });
+    const tokens: string[] = [];
+    const tools: AgentToolEvent[] = [];
+    const result = await provider.run({
+      role: 'execute', taskTitle: 'greet', prompt: 'add a greeting', cwd: m.worktree, model: tool.model,
+      allowedTools: [], permissionMode: 'acceptEdits', projectRoot: m.repo,
+      onToken: (t) => tokens.push(t), onTool: (e) => tools.push(e), signal: new AbortController().signal, askUser: async () => '', ...extra,
+    });
+    return { result, tokens, tools };
+  }
+
+  /** Writes the greeting, then tries what an agent that goes looking would: the daemon's token. */
+  const look = (m: ReturnType<typeof machine>) => `printf 'hello from ${tool.kind}\\n' > hello.txt; cat ${join(m.maestroHome, 'token')}; echo looked`;
+
+  it('runs its tool loop: the file is written, the answer and the command reach Maestro, a resume continues', { timeout: budget(120_000) }, async () => {
+    const m = machine();
+    const first = await run(m, [{ shell: look(m) }, { text: 'Wrote hello.txt.' }, { text: 'Still here.' }]);
+    expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe(`hello from ${tool.kind}\n`);
+    const shell = api!.toolOutput(1);
+    expect(shell).toContain('looked');
+    // Without Maestro's sandbox, the token is the agent's.
+    expect(shell).toContain('daemon-token-secret');
+    expect(first.result.text).toBe('Wrote hello.txt.');
+    expect(first.tokens.join('')).toBe('Wrote hello.txt.');
+    expect(first.tools.map((t) => [t.name, t.state, t.summary?.includes(`hello from ${tool.kind}`)])).toEqual([[tool.shellTool, 'start', true], [tool.shellTool, 'done', true]]);
+    expect(first.result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.result.usage.inputTokens).toBeGreaterThan(0);
+    // Every event the real tool sent is one the parser knows.
+    expect(first.result.diagnostics).toBeUndefined();
+
+    const again = await run(m, [], { prompt: 'anything else?', resumeSessionId: first.result.sessionId! });
+    expect(again.result.text).toBe('Still here.');
+    // The resumed request carries the first conversation: the prompt, the command's output, and the new prompt.
+    const resumed = api!.said(api!.requests.at(-1));
+    expect(resumed).toContain('add a greeting');
+    expect(resumed).toContain('looked');
+    expect(resumed).toContain('anything else?');
+  });
+
+  describe.skipIf(bwrapUnusable())('in the agent sandbox', () => {
+    it('works as outside, and its shell finds no token and a read-only repository', { timeout: budget(120_000) }, async () => {
+      const m = machine();
+      const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [] }, worktree: m.worktree };
+      const state = join(m.home, `.${tool.kind}`, 'probe');
+      const probe = `${look(m)}; echo more >> ${join(m.repo, 'README.md')}; echo x > ${state}`;
+      const first = await run(m, [{ shell: probe }, { text: 'Done.' }, { text: 'Resumed.' }], { sandbox });
+      const shell = api!.toolOutput(1);
+      expect(shell).toContain('looked');
+      expect(shell).toMatch(/token: No such file or directory/);
+      expect(shell).not.toContain('daemon-token-secret');
+      expect(shell).toMatch(/README\.md: Read-only file system/);
+      expect(readFileSync(join(m.repo, 'README.md'), 'utf8')).toBe('# project\n');
+      expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe(`hello from ${tool.kind}\n`);
+      expect(first.result.text).toBe('Done.');
+      // Maestro's sandbox leaves the tool's state folder writable (it keeps its sessions there); Codex's own
+      // sandbox, nested inside, does not, which shows it runs. Gemini has none.
+      if (tool.kind === 'codex') expect(shell).toMatch(/probe: Read-only file system/);
+      else expect(readFileSync(state, 'utf8')).toBe('x\n');
+
+      const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
+      expect(again.result.text).toBe('Resumed.');
+      expect(api!.said(api!.requests.at(-1))).toContain('looked');
+    });
+
+    it('plans, executes, reviews and merges a task through the daemon, the shell it ran finding no token', { timeout: budget(300_000) }, async () => {
+      const home = tempDir('maestro-home-');
+      const userHome = tempDir('maestro-cli-user-', '/var/tmp');
+      const fenced = (value: object) => `\`\`\`json\n${JSON.stringify(value)}\n\`\`\``;
+      // Maestro's three prompts, answered as a model would: a plan, a shell command then a closing line, a verdict.
+      const model = (said: string): ShellTurn => {
+        if (said.includes('Break this task into subtasks')) {
+          return { text: `One step.\n\n${fenced({ plan: 'Write the greeting.', subtasks: [{ title: 'Write the greeting', complexity: 'easy', ownedFiles: ['hello.txt'] }] })}` };
+        }
+        if (said.includes('review, read-only)')) return { text: fenced({ verdict: 'approve', summary: 'Fine.', findings: [] }) };
+        if (!said.includes('shell done')) return { shell: `printf 'hello from ${tool.kind}\\n' > hello.txt; cat ${join(home, 'token')}; echo shell done` };
+        return { text: 'Wrote hello.txt.' };
+      };
+      const started = await tool.start(userHome, model);
+      api = started.api;
+      d = await startTestDaemon({ home, tickMs: 100 }, { workerEnv: { HOME: userHome, PATH: `${bin}:${process.env.PATH}`, ...started.env } });
+      expect(d.config.agentSandbox).not.toBeNull();
+      const repo = makeRepo();
+      const project = await d.store.projects.create({ name: 'greet', repoPath: repo, config: { provider: { kind: tool.kind }, autoApproveAfterMs: 0 } });
+      const task = await d.store.tasks.create({ projectId: project.id, title: 'Greet the user', complexity: 'medium' });
+      d.orchestrator.kick();
+
+      const done = await until(d.bus, async () => {
+        const t = await d!.store.tasks.get(task.id);
+        if (t.status === 'needs_attention' || t.status === 'cancelled') throw new Error(`task is ${t.status}: ${t.lastRunError}`);
+        return t.status === 'done' ? t : null;
+      }, 'the task to be done', 240_000);
+      expect(done.status).toBe('done');
+      expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe(`hello from ${tool.kind}\n`);
+      const runs = await d.store.runs.list({ taskId: task.id });
+      expect(runs.map((r) => [r.kind, r.status])).toEqual([['plan', 'succeeded'], ['execute', 'succeeded'], ['review', 'succeeded']]);
+      for (const r of runs) expect(r.inputTokens).toBeGreaterThan(0);
+      // The command the tool ran is a phase on the board's live stream.
+      const phases = (await d.store.events.list({ taskId: task.id, type: 'run.phase', limit: 500 })).events.map((e) => e.payload as { stage: string; state: string; detail?: { summary?: string } });
+      expect(phases.some((p) => p.stage === `tool:${tool.shellTool}` && p.state === 'done' && p.detail?.summary?.includes('hello.txt'))).toBe(true);
+
+      const shell = api.requests.map((r) => api!.said(r)).find((t) => t.includes('shell done'))!;
+      expect(shell).toMatch(/token: No such file or directory/);
+      expect(shell).not.toContain(readFileSync(join(home, 'token'), 'utf8').trim());
+    });
+  });
+});
