@@ -17,4 +17,10 @@ describe('agentEnv and childEnv', () => {
     const worker = { PATH: '/bin', MY_TOOL: 'x', MAESTRO_RUN_DIR: '/runs/r1' };
     expect(childEnv([], worker)).toEqual(worker);
   });
+
+  it('never passes PWD, the folder the daemon or worker was started in, whatever passEnv says: a child runs elsewhere', () => {
+    expect(agentEnv({ ...daemonEnv, PWD: '/home/u/main-checkout' }, { pass: ['PWD', 'P*'] })).not.toHaveProperty('PWD');
+    expect(childEnv([], { ...daemonEnv, PWD: '/home/u/main-checkout' })).not.toHaveProperty('PWD');
+    expect(childEnv([], { PATH: '/bin', MAESTRO_RUN_DIR: '/runs/r1', PWD: '/home/u/main-checkout' })).toEqual({ PATH: '/bin', MAESTRO_RUN_DIR: '/runs/r1' });
+  });
 });

@@ -18,7 +18,7 @@
 
 const BASE = [
   'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR', 'TZ',
-  'TMPDIR', 'TMP', 'TEMP', 'EDITOR', 'VISUAL', 'PWD',
+  'TMPDIR', 'TMP', 'TEMP', 'EDITOR', 'VISUAL',
   'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR',
   'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
   'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS',
@@ -26,6 +26,11 @@ const BASE = [
 ];
 const BASE_PREFIXES = ['LC_'];
 const DAEMON_DATABASE_SECRETS = ['PGPASSWORD', 'PGPASSFILE'];
+/**
+ * PWD names the folder the daemon was started in, never the child's own (spawning in another folder does
+ * not change it): OpenCode runs its commands in $PWD, so a passed PWD put an agent's edits there.
+ */
+const NEVER = 'PWD';
 
 /** A variable that is the daemon's own secret: it never reaches what the daemon starts for a project. */
 export function isDaemonSecret(name: string): boolean {
@@ -58,7 +63,7 @@ export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}):
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined || !passes(name, names, prefixes)) continue;
-    if (isDaemonSecret(name)) continue;
+    if (isDaemonSecret(name) || name === NEVER) continue;
     out[name] = value;
   }
   return out;
@@ -74,7 +79,9 @@ export const RUN_DIR_ENV = 'MAESTRO_RUN_DIR';
  * or the CLI, detection in the daemon) it is allowlisted here, with the provider's own `credentials`.
  */
 export function childEnv(credentials: readonly string[], source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return source[RUN_DIR_ENV] ? { ...source } : agentEnv(source, { credentials });
+  if (!source[RUN_DIR_ENV]) return agentEnv(source, { credentials });
+  const { [NEVER]: _pwd, ...env } = source;
+  return env;
 }
 
 /*

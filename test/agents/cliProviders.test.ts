@@ -72,7 +72,7 @@ const EXPECT: Record<CliToolKind, { session: string; resumeArgs: (id: string) =>
   },
   opencode: {
     session: 'ses_fake1', resumeArgs: (id) => ['--session', id], editArgs: ['run', '--format', 'json', '--model', 'm-strong'],
-    readOnly: (l) => expect(JSON.parse(l.env.OPENCODE_PERMISSION!)).toEqual({ edit: 'deny', bash: 'deny', webfetch: 'deny' }), cost: 0.0125,
+    readOnly: (l) => expect(JSON.parse(l.env.OPENCODE_PERMISSION!)).toEqual({ edit: 'deny', bash: 'deny', webfetch: 'deny', external_directory: 'deny' }), cost: 0.0125,
   },
 };
 

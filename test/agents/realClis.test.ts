@@ -1,12 +1,14 @@
 /**
- * The codex and gemini providers with the real Codex CLI (`@openai/codex`) and Gemini CLI
- * (`@google/gemini-cli`), dev dependencies pinned to one version each, as a user's run starts them, with
- * only the model faked: test/helpers/responsesApi.ts (OpenAI's Responses API, named as the model provider
- * in ~/.codex/config.toml) and test/helpers/geminiApi.ts (Google's API, through GOOGLE_GEMINI_BASE_URL).
- * Their own shell tools run for real, and so do their session stores, which a resume reads.
- * Neither tool's own protection hides the disk from a command: Codex's sandbox keeps writes in the
- * worktree but reads anywhere, and a headless Gemini in yolo mode has no sandbox. Maestro's agent sandbox
- * around them is what hides the daemon's token, and Codex's own sandbox must still work inside it.
+ * The codex, gemini and opencode providers with the real Codex CLI (`@openai/codex`), Gemini CLI
+ * (`@google/gemini-cli`) and OpenCode (`opencode-ai`), dev dependencies pinned to one version each, as a
+ * user's run starts them, with only the model faked: test/helpers/responsesApi.ts (OpenAI's Responses
+ * API, named as the model provider in ~/.codex/config.toml), test/helpers/geminiApi.ts (Google's API,
+ * through GOOGLE_GEMINI_BASE_URL) and test/helpers/chatCompletionsApi.ts (an OpenAI-compatible provider
+ * in OpenCode's config). Their own shell tools run for real, and so do their session stores, which a
+ * resume reads (in the sandbox, where the state folders must be writable). No tool's own protection hides the disk from a command: Codex's sandbox keeps writes in
+ * the worktree but reads anywhere, and headless Gemini in yolo mode and OpenCode with its tools allowed
+ * have none. Maestro's agent sandbox around them is what hides the daemon's token, and Codex's own
+ * sandbox must still work inside it.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +20,7 @@ import { budget } from '../helpers/budget.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import * as chat from '../helpers/chatCompletionsApi.js';
 import * as gemini from '../helpers/geminiApi.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import * as responses from '../helpers/responsesApi.js';
@@ -38,17 +41,21 @@ type Turns = readonly ShellTurn[] | ((said: string) => ShellTurn);
 const route = <R>(said: (r: R) => string, turns: Turns) => (typeof turns === 'function' ? (r: R) => turns(said(r)) : turns);
 
 interface RealTool {
-  kind: 'codex' | 'gemini';
+  kind: 'codex' | 'gemini' | 'opencode';
   model: string;
   /** The tool's event for a shell command, as the provider reports it. */
   shellTool: string;
+  /** The states a shell command's tool event goes through (OpenCode reports a call once it has ended). */
+  phases: string[];
+  /** Where in the home the tool keeps its sessions. */
+  stateDir: string;
   /** Starts the stand-in and makes `home` the home of a user whose tool talks to it; returns the variables a run needs. */
   start(home: string, turns: Turns): Promise<{ api: StandIn; env: Record<string, string> }>;
 }
 
 const TOOLS: RealTool[] = [
   {
-    kind: 'codex', model: 'gpt-5.2-codex', shellTool: 'command_execution',
+    kind: 'codex', model: 'gpt-5.2-codex', shellTool: 'command_execution', phases: ['start', 'done'], stateDir: '.codex',
     async start(home, turns) {
       const api = await responses.startResponsesApi(route(responses.userSide, turns));
       responses.codexHome(home, api);
@@ -56,11 +63,19 @@ const TOOLS: RealTool[] = [
     },
   },
   {
-    kind: 'gemini', model: 'flash', shellTool: 'run_shell_command',
+    kind: 'gemini', model: 'flash', shellTool: 'run_shell_command', phases: ['start', 'done'], stateDir: '.gemini',
     async start(home, turns) {
       const api = await gemini.startGeminiApi(route(gemini.userSide, turns));
       gemini.geminiHome(home);
       return { api: api as StandIn, env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: api.url } };
+    },
+  },
+  {
+    kind: 'opencode', model: chat.STANDIN_MODEL, shellTool: 'bash', phases: ['done'], stateDir: '.local/share/opencode',
+    async start(home, turns) {
+      const api = await chat.startChatApi(route(chat.userSide, turns));
+      chat.opencodeHome(home, api);
+      return { api: api as StandIn, env: {} };
     },
   },
 ];
@@ -105,40 +120,39 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
     return { result, tokens, tools };
   }
 
-  /** Writes the greeting, then tries what an agent that goes looking would: the daemon's token. */
-  const look = (m: ReturnType<typeof machine>) => `printf 'hello from ${tool.kind}\\n' > hello.txt; cat ${join(m.maestroHome, 'token')}; echo looked`;
+  /**
+   * Writes the greeting, then tries what an agent that goes looking would: the daemon's token (by way of
+   * $HOME, which OpenCode's check for paths outside the worktree does not read).
+   */
+  const look = () => `printf 'hello from ${tool.kind}\\n' > hello.txt; cat "$HOME/.maestro/token"; echo looked`;
 
-  it('runs its tool loop: the file is written, the answer and the command reach Maestro, a resume continues', { timeout: budget(120_000) }, async () => {
+  it('runs its tool loop: the file is written, the answer and the commands reach Maestro', { timeout: budget(120_000) }, async () => {
     const m = machine();
-    const first = await run(m, [{ shell: look(m) }, { text: 'Wrote hello.txt.' }, { text: 'Still here.' }]);
+    const first = await run(m, [{ shell: 'cat /etc/hostname' }, { shell: look() }, { text: 'Wrote hello.txt.' }]);
+    // A path outside the worktree: OpenCode refuses the command (Maestro denies `external_directory`) and the run goes on.
+    if (tool.kind === 'opencode') expect(api!.toolOutput(1)).toMatch(/prevents you from using this specific tool call/);
+    else expect(api!.toolOutput(1)).toContain(readFileSync('/etc/hostname', 'utf8').trim());
     expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe(`hello from ${tool.kind}\n`);
-    const shell = api!.toolOutput(1);
+    const shell = api!.toolOutput(2);
     expect(shell).toContain('looked');
     // Without Maestro's sandbox, the token is the agent's.
     expect(shell).toContain('daemon-token-secret');
     expect(first.result.text).toBe('Wrote hello.txt.');
     expect(first.tokens.join('')).toBe('Wrote hello.txt.');
-    expect(first.tools.map((t) => [t.name, t.state, t.summary?.includes(`hello from ${tool.kind}`)])).toEqual([[tool.shellTool, 'start', true], [tool.shellTool, 'done', true]]);
-    expect(first.result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const greeting = first.tools.filter((t) => t.summary?.includes(`hello from ${tool.kind}`));
+    expect(greeting.map((t) => [t.name, t.state])).toEqual(tool.phases.map((p) => [tool.shellTool, p]));
+    expect(first.result.sessionId).toBeTruthy();
     expect(first.result.usage.inputTokens).toBeGreaterThan(0);
     // Every event the real tool sent is one the parser knows.
     expect(first.result.diagnostics).toBeUndefined();
-
-    const again = await run(m, [], { prompt: 'anything else?', resumeSessionId: first.result.sessionId! });
-    expect(again.result.text).toBe('Still here.');
-    // The resumed request carries the first conversation: the prompt, the command's output, and the new prompt.
-    const resumed = api!.said(api!.requests.at(-1));
-    expect(resumed).toContain('add a greeting');
-    expect(resumed).toContain('looked');
-    expect(resumed).toContain('anything else?');
   });
 
   describe.skipIf(bwrapUnusable())('in the agent sandbox', () => {
-    it('works as outside, and its shell finds no token and a read-only repository', { timeout: budget(120_000) }, async () => {
+    it('works as outside, its shell finding no token and a read-only repository, and a resume continues the session', { timeout: budget(120_000) }, async () => {
       const m = machine();
       const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [] }, worktree: m.worktree };
-      const state = join(m.home, `.${tool.kind}`, 'probe');
-      const probe = `${look(m)}; echo more >> ${join(m.repo, 'README.md')}; echo x > ${state}`;
+      const state = join(m.home, tool.stateDir, 'probe');
+      const probe = `${look()}; echo more >> ${join(m.repo, 'README.md')}; echo x > ${state}`;
       const first = await run(m, [{ shell: probe }, { text: 'Done.' }, { text: 'Resumed.' }], { sandbox });
       const shell = api!.toolOutput(1);
       expect(shell).toContain('looked');
@@ -149,13 +163,17 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
       expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe(`hello from ${tool.kind}\n`);
       expect(first.result.text).toBe('Done.');
       // Maestro's sandbox leaves the tool's state folder writable (it keeps its sessions there); Codex's own
-      // sandbox, nested inside, does not, which shows it runs. Gemini has none.
+      // sandbox, nested inside, does not, which shows it runs. The others have none.
       if (tool.kind === 'codex') expect(shell).toMatch(/probe: Read-only file system/);
       else expect(readFileSync(state, 'utf8')).toBe('x\n');
 
       const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
       expect(again.result.text).toBe('Resumed.');
-      expect(api!.said(api!.requests.at(-1))).toContain('looked');
+      // The resumed request carries the first conversation: the prompt, the command's output, and the new prompt.
+      const resumed = api!.said(api!.requests.at(-1));
+      expect(resumed).toContain('add a greeting');
+      expect(resumed).toContain('looked');
+      expect(resumed).toContain('go on');
     });
 
     it('plans, executes, reviews and merges a task through the daemon, the shell it ran finding no token', { timeout: budget(300_000) }, async () => {
@@ -168,7 +186,9 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
           return { text: `One step.\n\n${fenced({ plan: 'Write the greeting.', subtasks: [{ title: 'Write the greeting', complexity: 'easy', ownedFiles: ['hello.txt'] }] })}` };
         }
         if (said.includes('review, read-only)')) return { text: fenced({ verdict: 'approve', summary: 'Fine.', findings: [] }) };
-        if (!said.includes('shell done')) return { shell: `printf 'hello from ${tool.kind}\\n' > hello.txt; cat ${join(home, 'token')}; echo shell done` };
+        // The token's path in base64, which no tool's check of a command's paths reads (Gemini refuses `$(…)`).
+        const token = Buffer.from(join(home, 'token')).toString('base64');
+        if (!said.includes('shell done')) return { shell: `printf 'hello from ${tool.kind}\\n' > hello.txt; echo ${token} | base64 -d | xargs cat; echo shell done` };
         return { text: 'Wrote hello.txt.' };
       };
       const started = await tool.start(userHome, model);
@@ -176,7 +196,7 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
       d = await startTestDaemon({ home, tickMs: 100 }, { workerEnv: { HOME: userHome, PATH: `${bin}:${process.env.PATH}`, ...started.env } });
       expect(d.config.agentSandbox).not.toBeNull();
       const repo = makeRepo();
-      const project = await d.store.projects.create({ name: 'greet', repoPath: repo, config: { provider: { kind: tool.kind }, autoApproveAfterMs: 0 } });
+      const project = await d.store.projects.create({ name: 'greet', repoPath: repo, config: { provider: { kind: tool.kind, models: { hard: tool.model, medium: tool.model, easy: tool.model } }, autoApproveAfterMs: 0 } });
       const task = await d.store.tasks.create({ projectId: project.id, title: 'Greet the user', complexity: 'medium' });
       d.orchestrator.kick();
 

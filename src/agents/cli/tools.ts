@@ -147,8 +147,12 @@ const cursor: CliToolSpec = {
   loginHint: 'run `cursor-agent login` (or set CURSOR_API_KEY)',
 };
 
-const OPENCODE_READ_ONLY = JSON.stringify({ edit: 'deny', bash: 'deny', webfetch: 'deny' });
-const OPENCODE_EDIT = JSON.stringify({ edit: 'allow', bash: 'allow', webfetch: 'allow' });
+// A permission left at "ask" is rejected by a headless run, and the rejection ends the whole run without
+// an answer; "deny" gives the model the refusal and the run goes on. `external_directory` (a path outside
+// the worktree in a command or a file tool) asks by default: denied, edits stay in the worktree.
+const OPENCODE_READ_ONLY = JSON.stringify({ edit: 'deny', bash: 'deny', webfetch: 'deny', external_directory: 'deny' });
+const OPENCODE_EDIT = JSON.stringify({ edit: 'allow', bash: 'allow', webfetch: 'allow', external_directory: 'deny' });
+const OPENCODE_BYPASS = JSON.stringify({ edit: 'allow', bash: 'allow', webfetch: 'allow', external_directory: 'allow' });
 
 const opencode: CliToolSpec = {
   kind: 'opencode',
@@ -159,7 +163,12 @@ const opencode: CliToolSpec = {
   permissionArgs: () => [],
   // OPENCODE_PERMISSION (documented) overrides the config's permission block; `opencode run`
   // rejects whatever would still ask.
-  runEnv: (mode): Record<string, string> => (mode === 'plan' ? { OPENCODE_PERMISSION: OPENCODE_READ_ONLY } : mode === 'default' ? {} : { OPENCODE_PERMISSION: OPENCODE_EDIT }),
+  runEnv: (mode): Record<string, string> => ({
+    plan: { OPENCODE_PERMISSION: OPENCODE_READ_ONLY },
+    acceptEdits: { OPENCODE_PERMISSION: OPENCODE_EDIT },
+    bypassPermissions: { OPENCODE_PERMISSION: OPENCODE_BYPASS },
+    default: {},
+  })[mode],
   // A piped stdin is the message when none is given on the command line.
   argv: (inv) => ({
     args: ['run', '--format', 'json', ...inv.modelArgs, ...inv.permissionArgs, ...(inv.resumeSessionId ? ['--session', inv.resumeSessionId] : []), ...inv.extraArgs],
@@ -176,6 +185,7 @@ const opencode: CliToolSpec = {
     join(env.XDG_DATA_HOME || join(home(env), '.local', 'share'), 'opencode'),
     join(env.XDG_STATE_HOME || join(home(env), '.local', 'state'), 'opencode'),
     join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode'),
+    join(env.XDG_CACHE_HOME || join(home(env), '.cache'), 'opencode'),
   ],
   loginHint: 'run `opencode auth login`',
 };
