@@ -28,7 +28,8 @@ const BASE_PREFIXES = ['LC_'];
 const DAEMON_DATABASE_SECRETS = ['PGPASSWORD', 'PGPASSFILE'];
 /**
  * PWD names the folder the daemon was started in, never the child's own (spawning in another folder does
- * not change it): OpenCode runs its commands in $PWD, so a passed PWD put an agent's edits there.
+ * not change it): OpenCode runs its commands in $PWD, so outside the sandbox (bwrap sets PWD to the folder
+ * it starts in) a passed PWD put an agent's edits in the daemon's launch folder, often the main checkout.
  */
 const NEVER = 'PWD';
 

@@ -107,6 +107,8 @@ function machine() {
 
 describe.each(TOOLS)('the real $kind CLI', (tool) => {
   let env: Record<string, string> = {};
+  // The test process's PWD (where vitest started) is in the environment the provider filters, as the daemon's
+  // launch folder is in the daemon's: it must not reach the tool (OpenCode would run its commands there).
   async function run(m: ReturnType<typeof machine>, turns: ShellTurn[], extra: Partial<AgentRequest> = {}) {
     if (!api) ({ api, env } = await tool.start(m.home, turns));
     const provider = new CliAgentProvider({ kind: tool.kind, env: { HOME: m.home, PATH: `${bin}:${process.env.PATH}`, ...env } });
