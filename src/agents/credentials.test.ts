@@ -21,6 +21,11 @@ describe('credentialsFor', () => {
     expect(agentEnv(daemonEnv, { credentials: credentialsFor(provider, daemonEnv) })).toMatchObject({ AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION: 'eu-west-1' });
   });
 
+  it('gives a Gemini run its key and the base URL that points it at a gateway, and nothing of OpenAI\'s', () => {
+    const env = { ...daemonEnv, GEMINI_API_KEY: 'g-key', GOOGLE_GEMINI_BASE_URL: 'https://gateway.example/gemini' };
+    expect(agentEnv(env, { credentials: credentialsFor({ kind: 'gemini' }, env) })).toEqual({ PATH: '/bin', GOOGLE_APPLICATION_CREDENTIALS: '/home/u/gcp.json', GEMINI_API_KEY: 'g-key', GOOGLE_GEMINI_BASE_URL: 'https://gateway.example/gemini' });
+  });
+
   it('leaves other providers their own list', () => {
     expect(credentialsFor({ kind: 'codex' }, daemonEnv)).toContain('OPENAI_API_KEY');
     expect(credentialsFor({ kind: 'scripted' }, daemonEnv)).toEqual([]);
