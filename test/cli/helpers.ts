@@ -1,7 +1,7 @@
 /** Runs the `maestro` CLI as a child process, the way a user does, and makes temporary git repositories. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { tempDir } from '../helpers/db.js';
 import { maestroArgs } from '../helpers/maestro.js';
 
@@ -13,11 +13,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The environment a CLI child sees: none of the caller's Maestro or agent settings leak in. */
+/**
+ * The environment a CLI child sees: none of the caller's Maestro or agent settings leak in, and none of the
+ * agent CLIs the test suite installs (`npm test` puts node_modules/.bin on PATH; a user's shell does not).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('MAESTRO_') || k === 'ANTHROPIC_API_KEY' || k === 'CLAUDE_CODE_OAUTH_TOKEN' || k === 'CLAUDE_CONFIG_DIR') delete env[k];
-  return { ...env, HOME: tempDir('maestro-cli-home-'), ...extra };
+  const path = (env.PATH ?? '').split(delimiter).filter((dir) => !dir.endsWith(join('node_modules', '.bin'))).join(delimiter);
+  return { ...env, PATH: path, HOME: tempDir('maestro-cli-home-'), ...extra };
 }
 
 export function startCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): ChildProcess {
