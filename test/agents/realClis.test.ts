@@ -10,10 +10,12 @@
  * have none. Maestro's agent sandbox around them is what hides the daemon's token, and Codex's own
  * sandbox must still work inside it.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliAgentProvider } from '../../src/agents/cli/provider.js';
+import { detectAgents } from '../../src/agents/detect.js';
 import type { AgentRequest, AgentToolEvent } from '../../src/agents/types.js';
 import type { RunSandbox } from '../../src/lib/sandbox.js';
 import { budget } from '../helpers/budget.js';
@@ -235,5 +237,17 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
       expect(shell).toMatch(/token: No such file or directory/);
       expect(shell).not.toContain(readFileSync(join(home, 'token'), 'utf8').trim());
     });
+  });
+});
+
+describe.skipIf(missing('codex', 'codex'))('detecting the real Codex CLI', () => {
+  it('is installed and not logged in until `codex login` writes its login, which detection then reads', { timeout: budget(60_000) }, async () => {
+    const env = { HOME: tempDir('maestro-cli-home-', '/var/tmp'), PATH: `${bin}:${process.env.PATH}` };
+    const codex = async () => (await detectAgents(env)).find((t) => t.kind === 'codex')!;
+    // No variable and no login file: the tool's own `codex login status` says so.
+    expect(await codex()).toMatchObject({ installed: true, loggedIn: false, path: join(modules, '.bin', 'codex') });
+    expect((await codex()).detail).toMatch(/^not logged in \(Not logged in\): run `codex login`/);
+    execFileSync(join(modules, '.bin', 'codex'), ['login', '--with-api-key'], { env, input: 'sk-test-key\n' });
+    expect(await codex()).toMatchObject({ installed: true, loggedIn: true, detail: `login found in ${join(env.HOME, '.codex', 'auth.json')}` });
   });
 });
