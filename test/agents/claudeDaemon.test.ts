@@ -10,10 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { budget } from '../helpers/budget.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, taskDone, type TestDaemon } from '../helpers/daemon.js';
 import { startModelApi, type ModelApi, type ModelRequest, type Turn } from '../helpers/modelApi.js';
 import { makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
 
 const unusable = bwrapUnusable();
 let d: TestDaemon | null = null;
@@ -59,11 +58,7 @@ describe.skipIf(unusable)('the real Claude Code as the agent of a daemon', () =>
     const task = await d.store.tasks.create({ projectId: project.id, title: 'Greet the user', complexity: 'medium' });
     d.orchestrator.kick();
 
-    const done = await until(d.bus, async () => {
-      const t = await d!.store.tasks.get(task.id);
-      if (t.status === 'needs_attention' || t.status === 'cancelled') throw new Error(`task is ${t.status}: ${t.lastRunError}`);
-      return t.status === 'done' ? t : null;
-    }, 'the task to be done', 240_000);
+    const done = await taskDone(d, task.id, 240_000);
     expect(done.status).toBe('done');
     expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe('hello from claude\n');
     const runs = await d.store.runs.list({ taskId: task.id });

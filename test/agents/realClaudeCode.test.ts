@@ -4,17 +4,16 @@
  * tools run for real (Bash, Write), so does the knowledge MCP server it starts, and so does its session
  * store, which a resume reads. In the agent sandbox the same run must work, and see nothing of Maestro's.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeProvider } from '../../src/agents/claude.js';
 import type { AgentRequest } from '../../src/agents/types.js';
 import type { RunSandbox } from '../../src/lib/sandbox.js';
+import { agentMachine, type AgentMachine } from '../helpers/agentMachine.js';
 import { budget } from '../helpers/budget.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
-import { tempDir } from '../helpers/db.js';
 import { startModelApi, type ModelApi, type Turn } from '../helpers/modelApi.js';
-import { git, makeRepo } from '../helpers/repo.js';
 
 let api: ModelApi | undefined;
 afterEach(async () => {
@@ -22,19 +21,10 @@ afterEach(async () => {
   api = undefined;
 });
 
-/** A user's home with a Maestro home holding its token, a project, and a task's worktree of it. */
-function machine() {
-  const home = tempDir('maestro-cc-home-');
-  const maestroHome = join(home, '.maestro');
-  mkdirSync(maestroHome);
-  writeFileSync(join(maestroHome, 'token'), 'daemon-token-secret\n');
-  const repo = makeRepo({ 'README.md': '# project\n' });
-  const worktree = join(tempDir('maestro-cc-wt-'), 'task');
-  git(repo, 'worktree', 'add', '-q', '-b', 'task', worktree);
-  return { home, maestroHome, repo, worktree };
-}
+/** A user's machine: home, Maestro home with its token, project, worktree (test/helpers/agentMachine.ts). */
+const machine = () => agentMachine('maestro-cc');
 
-async function run(m: ReturnType<typeof machine>, turns: Turn[], extra: Partial<AgentRequest> = {}) {
+async function run(m: AgentMachine, turns: Turn[], extra: Partial<AgentRequest> = {}) {
   api ??= await startModelApi(turns);
   const provider = new ClaudeProvider({
     env: { HOME: m.home, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
@@ -48,7 +38,7 @@ async function run(m: ReturnType<typeof machine>, turns: Turn[], extra: Partial<
   return { result, tokens };
 }
 
-const write = (m: ReturnType<typeof machine>): Turn => ({ tool: 'Write', input: { file_path: join(m.worktree, 'hello.txt'), content: 'hello from the agent\n' } });
+const write = (m: AgentMachine): Turn => ({ tool: 'Write', input: { file_path: join(m.worktree, 'hello.txt'), content: 'hello from the agent\n' } });
 
 describe('the real Claude Code against a model API', () => {
   it('runs its tool loop: the file is written, the answer streams, and a resume continues the session', { timeout: budget(120_000) }, async () => {

@@ -7,10 +7,9 @@
  * session title) gets a short text. Every loop request body is kept, so a test reads what the agent saw.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ShellTurn } from './responsesApi.js';
+import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
 
 export interface ChatRequest {
   model?: string;
@@ -49,28 +48,18 @@ function chunks(turn: ShellTurn, n: number, model: string): string {
   ].join('');
 }
 
-/** Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers to each request. */
-export async function startChatApi(turns: readonly ShellTurn[] | ((request: ChatRequest) => ShellTurn)): Promise<ChatApi> {
+/** Serves the agent's loop (requests that offer tools) its turns; any other request (a session title) gets a title. */
+export async function startChatApi(turns: Script<ChatRequest, ShellTurn>): Promise<ChatApi> {
   const requests: ChatRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here` } }));
-        return;
-      }
-      const json = JSON.parse(body) as ChatRequest;
-      const loop = Boolean(json.tools?.length);
-      if (loop) requests.push(json);
-      const turn: ShellTurn = !loop ? { text: 'A title' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(chunks(turn, requests.length, json.model ?? 'model'));
-    });
+  const server = await serveStandIn(({ method, url, body }) => {
+    if (method !== 'POST' || !url.startsWith('/v1/chat/completions')) return json({ error: { message: `no ${method} ${url} here` } }, 404);
+    const request = JSON.parse(body) as ChatRequest;
+    const loop = Boolean(request.tools?.length);
+    if (loop) requests.push(request);
+    return events(chunks(loop ? turnFor(turns, request, requests.length) : { text: 'A title' }, requests.length, request.model ?? 'model'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...server,
     requests,
     toolOutput(n) {
       for (const r of requests) {
@@ -80,7 +69,6 @@ export async function startChatApi(turns: readonly ShellTurn[] | ((request: Chat
       throw new Error(`the agent sent no output for shell command ${n} (${requests.length} requests)`);
     },
     said: userSide,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

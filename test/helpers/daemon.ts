@@ -9,7 +9,9 @@ import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import { resolveConfig, type MaestroConfig } from '../../src/config/config.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../src/app/daemon.js';
+import type { Task } from '../../src/core/types.js';
 import { tempDir } from './db.js';
+import { until } from './wait.js';
 
 export interface TestDaemon extends Daemon {
   logs: string[];
@@ -62,4 +64,13 @@ export async function daemonRequest<T = unknown>(d: Pick<Daemon, 'url' | 'token'
   });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/** Waits for a task to be done; a task that needs attention or was cancelled fails at once, with its error. */
+export function taskDone(d: Daemon, taskId: string, timeoutMs: number): Promise<Task> {
+  return until(d.bus, async () => {
+    const t = await d.store.tasks.get(taskId);
+    if (t.status === 'needs_attention' || t.status === 'cancelled') throw new Error(`task is ${t.status}: ${t.lastRunError}`);
+    return t.status === 'done' ? t : null;
+  }, 'the task to be done', timeoutMs);
 }

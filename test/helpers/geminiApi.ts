@@ -7,10 +7,9 @@
  * streamed request body is kept, so a test reads what the agent saw: a command's output is in the next one.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ShellTurn } from './responsesApi.js';
+import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
 
 export interface GeminiRequest {
   contents: Array<{ role: string; parts: Array<{ text?: string; functionCall?: unknown; functionResponse?: { name: string; response: unknown } }> }>;
@@ -36,28 +35,19 @@ function chunk(parts: object[]): object {
 /** The user's side of a request's conversation (function responses are the user's turns): Maestro's prompt and the commands' output. */
 export const userSide = (r: GeminiRequest): string => JSON.stringify(r.contents.filter((c) => c.role === 'user'));
 
-/** Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers to each request. */
-export async function startGeminiApi(turns: readonly ShellTurn[] | ((request: GeminiRequest) => ShellTurn)): Promise<GeminiApi> {
+/** Serves the agent's loop (the streamed requests) its turns; any other request gets a short JSON answer. */
+export async function startGeminiApi(turns: Script<GeminiRequest, ShellTurn>): Promise<GeminiApi> {
   const requests: GeminiRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.includes(':streamGenerateContent')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk([{ text: '{}' }])));
-        return;
-      }
-      const json = JSON.parse(body) as GeminiRequest;
-      requests.push(json);
-      const turn = typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
-      const parts = 'shell' in turn ? [{ functionCall: { name: 'run_shell_command', args: { command: turn.shell } } }] : [{ text: turn.text }];
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify(chunk(parts))}\r\n\r\n`);
-    });
+  const server = await serveStandIn(({ method, url, body }) => {
+    if (method !== 'POST' || !url.includes(':streamGenerateContent')) return json(chunk([{ text: '{}' }]));
+    const request = JSON.parse(body) as GeminiRequest;
+    requests.push(request);
+    const turn = turnFor(turns, request, requests.length);
+    const parts = 'shell' in turn ? [{ functionCall: { name: 'run_shell_command', args: { command: turn.shell } } }] : [{ text: turn.text }];
+    return events(`data: ${JSON.stringify(chunk(parts))}\r\n\r\n`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...server,
     requests,
     toolOutput(n) {
       // The conversation grows by one call and its response a turn; the nth response is in every later request.
@@ -67,7 +57,6 @@ export async function startGeminiApi(turns: readonly ShellTurn[] | ((request: Ge
       return JSON.stringify(hit.functionResponse!.response);
     },
     said: userSide,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

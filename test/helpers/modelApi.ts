@@ -6,8 +6,7 @@
  * check) gets "ok". Every request body is kept, so a test reads what the agent saw: a tool call's
  * result is in the next request.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
 
 export type Turn = { tool: string; input: Record<string, unknown> } | { text: string };
 
@@ -27,7 +26,7 @@ export interface ModelApi {
   close(): Promise<void>;
 }
 
-function events(turn: Turn, id: string, model: string): string {
+function stream(turn: Turn, id: string, model: string): string {
   const usage = { input_tokens: 12, output_tokens: 7 };
   const block = 'tool' in turn ? { type: 'tool_use', id: `toolu_${id}`, name: turn.tool, input: {} } : { type: 'text', text: '' };
   const delta = 'tool' in turn ? { type: 'input_json_delta', partial_json: JSON.stringify(turn.input) } : { type: 'text_delta', text: turn.text };
@@ -52,29 +51,19 @@ function reply(turn: Turn, id: string, model: string): object {
  * Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers
  * to each request (a model that reads the prompt).
  */
-export async function startModelApi(turns: readonly Turn[] | ((request: ModelRequest) => Turn)): Promise<ModelApi> {
+export async function startModelApi(turns: Script<ModelRequest, Turn>): Promise<ModelApi> {
   const requests: ModelRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const json = (body ? JSON.parse(body) : {}) as ModelRequest;
-      if (!req.url?.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 12 }));
-        return;
-      }
-      const loop = Boolean(json.tools?.length);
-      if (loop) requests.push(json);
-      const turn: Turn = !loop ? { text: 'ok' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
-      const id = String(requests.length);
-      if (json.stream) res.writeHead(200, { 'content-type': 'text/event-stream' }).end(events(turn, id, json.model ?? 'model'));
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply(turn, id, json.model ?? 'model')));
-    });
+  const server = await serveStandIn(({ url, body }) => {
+    const request = (body ? JSON.parse(body) : {}) as ModelRequest;
+    if (!url.startsWith('/v1/messages') || url.includes('count_tokens')) return json({ input_tokens: 12 });
+    const loop = Boolean(request.tools?.length);
+    if (loop) requests.push(request);
+    const turn: Turn = loop ? turnFor(turns, request, requests.length) : { text: 'ok' };
+    const id = String(requests.length);
+    return request.stream ? events(stream(turn, id, request.model ?? 'model')) : json(reply(turn, id, request.model ?? 'model'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...server,
     requests,
     toolResult(n) {
       for (const r of requests) {
@@ -89,6 +78,5 @@ export async function startModelApi(turns: readonly Turn[] | ((request: ModelReq
       }
       throw new Error(`the agent sent no result for tool call ${n} (${requests.length} requests)`);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

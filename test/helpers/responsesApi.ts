@@ -7,9 +7,8 @@
  * kept, so a test reads what the agent saw: a command's output is in the next request.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
 
 /** A turn of a CLI agent's model: run a shell command in the agent's own tool, or answer and stop. */
 export type ShellTurn = { shell: string } | { text: string };
@@ -48,28 +47,18 @@ function stream(turn: ShellTurn, n: number): string {
 /** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
 export const userSide = (r: ResponsesRequest): string => JSON.stringify(r.input.filter((i) => i.role === 'user' || i.type === 'function_call_output'));
 
-/** Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers to each request. */
-export async function startResponsesApi(turns: readonly ShellTurn[] | ((request: ResponsesRequest) => ShellTurn)): Promise<ResponsesApi> {
+/** Serves the agent's loop its turns; any other request gets "ok". */
+export async function startResponsesApi(turns: Script<ResponsesRequest, ShellTurn>): Promise<ResponsesApi> {
   const requests: ResponsesRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here` } }));
-        return;
-      }
-      const json = JSON.parse(body) as ResponsesRequest;
-      const loop = Boolean(json.tools?.length);
-      if (loop) requests.push(json);
-      const turn: ShellTurn = !loop ? { text: 'ok' } : typeof turns === 'function' ? turns(json) : turns[Math.min(requests.length, turns.length) - 1]!;
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(stream(turn, requests.length));
-    });
+  const server = await serveStandIn(({ method, url, body }) => {
+    if (method !== 'POST' || !url.startsWith('/v1/responses')) return json({ error: { message: `no ${method} ${url} here` } }, 404);
+    const request = JSON.parse(body) as ResponsesRequest;
+    const loop = Boolean(request.tools?.length);
+    if (loop) requests.push(request);
+    return events(stream(loop ? turnFor(turns, request, requests.length) : { text: 'ok' }, requests.length));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...server,
     requests,
     toolOutput(n) {
       for (const r of requests) {
@@ -79,7 +68,6 @@ export async function startResponsesApi(turns: readonly ShellTurn[] | ((request:
       throw new Error(`the agent sent no output for shell command ${n} (${requests.length} requests)`);
     },
     said: userSide,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
