@@ -61,6 +61,10 @@ export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options:
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     stderr = (stderr + d).slice(-8000);
   });
+  // A failed message or signal to the worker is an 'error' event: kept with its stderr, never thrown in the daemon.
+  child.on('error', (err) => {
+    stderr = `${stderr}\n[maestro] worker ${pid}: ${err.message}`.slice(-8000);
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
       // Whatever the worker started in its group goes with it.

@@ -161,7 +161,14 @@ export class WorkerPool {
       });
     });
     void worker.ready.then((ok) => {
-      if (ok && proc.child.connected) proc.child.send({ run: runDir } satisfies WarmRequest);
+      // A worker that died a moment ago can still look connected: the hand-off then fails on its closed
+      // channel (EPIPE). Without a callback that error would be thrown in the daemon; with it, the worker is
+      // killed (it may be half alive) and its exit ends the run, as any worker's death does.
+      if (ok && proc.child.connected) {
+        proc.child.send({ run: runDir } satisfies WarmRequest, (err) => {
+          if (err) proc.kill();
+        });
+      }
     });
     return {
       pid: proc.pid,

@@ -4,6 +4,7 @@
  * is on; with its channel closed (the daemon gone) it finishes that run and
  * exits, so the next daemon can adopt the run by pid; SIGTERM interrupts it.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendInbox } from '../../src/executor/protocol/inbox.js';
 import { writeJob } from '../../src/executor/protocol/job.js';
@@ -111,6 +112,50 @@ describe('warm worker pool', () => {
     await poll(() => pool!.idleCount === 1, 'the extra worker to be let go', 60_000);
     await poll(() => runs.filter((h) => !isPidAlive(h.pid)).length === 1, 'one of the two workers to exit', 60_000);
     expect(runs.filter((h) => isPidAlive(h.pid)).length).toBe(1);
+  });
+
+  it('a warm worker killed while idle, before the pool noticed, fails the run handed to it, and only that run', { timeout: budget(120_000) }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 1 });
+    const first = pool.run(execRun(sb, 'a', script), env);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(pool.idleCount).toBe(1);
+    // Killed, and dead to the kernel (a zombie: its end of the channel is closed) before this process has had a
+    // turn of its event loop to notice: the pool still holds it as idle and connected.
+    process.kill(first.pid, 'SIGKILL');
+    const state = () => readFileSync(`/proc/${first.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+    for (const start = Date.now(); state() !== 'Z' && Date.now() - start < budget(30_000);) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    expect(state()).toBe('Z');
+    const second = pool.run(execRun(sb, 'b', script), env);
+    expect(second.pid).toBe(first.pid);
+    // The run ends with the worker, as any worker's death ends it.
+    expect(await second.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const third = pool.run(execRun(sb, 'c', script), env);
+    expect(third.pid).not.toBe(first.pid);
+    expect(await third.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('a hand-off that fails on the worker\'s channel (EPIPE, as CI once saw) ends that run with the worker, and the pool goes on', { timeout: budget(120_000) }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    pool = new WorkerPool({ warm: 1 });
+    const first = pool.run(execRun(sb, 'a', script), env);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    // The next send fails as Node fails a write to a closed channel: the error goes to the callback, or
+    // without one is emitted as 'error' on the child process.
+    const child = first.child;
+    child.send = ((_message: unknown, callback?: (err: Error | null) => void) => {
+      const ex = Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+      process.nextTick(() => (typeof callback === 'function' ? callback(ex) : child.emit('error', ex)));
+      return false;
+    }) as typeof child.send;
+    const second = pool.run(execRun(sb, 'b', script), env);
+    expect(second.pid).toBe(first.pid);
+    expect(await second.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const third = pool.run(execRun(sb, 'c', script), env);
+    expect(third.pid).not.toBe(first.pid);
+    expect(await third.exited).toEqual({ code: 0, signal: null });
   });
 
   it('a warm worker killed mid-run fails only that run: another worker\'s run finishes and takes the next run', { timeout: budget(120_000) }, async () => {
