@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appendInbox } from '../../src/executor/protocol/inbox.js';
 import { writeJob } from '../../src/executor/protocol/job.js';
 import { readOutbox, type OutboxRecord } from '../../src/executor/protocol/outbox.js';
+import type { WorkerHandle } from '../../src/executor/spawn.js';
 import { WorkerPool } from '../../src/executor/workerPool.js';
 import { agentEnv } from '../../src/lib/agentEnv.js';
 import { isPidAlive } from '../../src/lib/processes.js';
@@ -114,49 +115,45 @@ describe('warm worker pool', () => {
     expect(runs.filter((h) => isPidAlive(h.pid)).length).toBe(1);
   });
 
-  it('a warm worker killed while idle, before the pool noticed, fails the run handed to it, and only that run', { timeout: budget(120_000) }, async () => {
+  /**
+   * One warm worker back from a run, `spoil` done to it, then the next run handed to it: that run ends with
+   * the worker, as any worker's death ends a run, and the run after it starts on a new worker and finishes.
+   */
+  async function handOffToSpoiled(spoil: (worker: WorkerHandle) => void): Promise<void> {
     using sb = sandbox();
     const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
     pool = new WorkerPool({ warm: 1 });
     const first = pool.run(execRun(sb, 'a', script), env);
     expect(await first.exited).toEqual({ code: 0, signal: null });
-    expect(pool.idleCount).toBe(1);
-    // Killed, and dead to the kernel (a zombie: its end of the channel is closed) before this process has had a
-    // turn of its event loop to notice: the pool still holds it as idle and connected.
-    process.kill(first.pid, 'SIGKILL');
-    const state = () => readFileSync(`/proc/${first.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
-    for (const start = Date.now(); state() !== 'Z' && Date.now() - start < budget(30_000);) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-    expect(state()).toBe('Z');
+    spoil(first);
     const second = pool.run(execRun(sb, 'b', script), env);
     expect(second.pid).toBe(first.pid);
-    // The run ends with the worker, as any worker's death ends it.
     expect(await second.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const third = pool.run(execRun(sb, 'c', script), env);
     expect(third.pid).not.toBe(first.pid);
     expect(await third.exited).toEqual({ code: 0, signal: null });
-  });
+  }
 
-  it('a hand-off that fails on the worker\'s channel (EPIPE, as CI once saw) ends that run with the worker, and the pool goes on', { timeout: budget(120_000) }, async () => {
-    using sb = sandbox();
-    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
-    pool = new WorkerPool({ warm: 1 });
-    const first = pool.run(execRun(sb, 'a', script), env);
-    expect(await first.exited).toEqual({ code: 0, signal: null });
-    // The next send fails as Node fails a write to a closed channel: the error goes to the callback, or
-    // without one is emitted as 'error' on the child process.
-    const child = first.child;
-    child.send = ((_message: unknown, callback?: (err: Error | null) => void) => {
-      const ex = Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
-      process.nextTick(() => (typeof callback === 'function' ? callback(ex) : child.emit('error', ex)));
-      return false;
-    }) as typeof child.send;
-    const second = pool.run(execRun(sb, 'b', script), env);
-    expect(second.pid).toBe(first.pid);
-    expect(await second.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    const third = pool.run(execRun(sb, 'c', script), env);
-    expect(third.pid).not.toBe(first.pid);
-    expect(await third.exited).toEqual({ code: 0, signal: null });
-  });
+  it('a warm worker killed while idle, before the pool noticed, fails the run handed to it, and only that run', { timeout: budget(120_000) }, () =>
+    handOffToSpoiled((worker) => {
+      // Killed, and dead to the kernel (a zombie: its end of the channel is closed) before this process has had
+      // a turn of its event loop to notice: the pool still holds it as idle and connected.
+      process.kill(worker.pid, 'SIGKILL');
+      const state = () => readFileSync(`/proc/${worker.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+      for (const start = Date.now(); state() !== 'Z' && Date.now() - start < budget(30_000);) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      expect(state()).toBe('Z');
+    }));
+
+  it('a hand-off that fails on the worker\'s channel (EPIPE, as CI once saw) ends that run with the worker, and the pool goes on', { timeout: budget(120_000) }, () =>
+    handOffToSpoiled(({ child }) => {
+      // The next send fails as Node fails a write to a closed channel: the error goes to the callback, or
+      // without one is emitted as 'error' on the child process.
+      child.send = ((_message: unknown, callback?: (err: Error | null) => void) => {
+        const ex = Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+        process.nextTick(() => (typeof callback === 'function' ? callback(ex) : child.emit('error', ex)));
+        return false;
+      }) as typeof child.send;
+    }));
 
   it('a warm worker killed mid-run fails only that run: another worker\'s run finishes and takes the next run', { timeout: budget(120_000) }, async () => {
     using sb = sandbox();
