@@ -28,6 +28,7 @@ import * as gemini from '../helpers/geminiApi.js';
 import { makeRepo } from '../helpers/repo.js';
 import * as responses from '../helpers/responsesApi.js';
 import type { ShellTurn } from '../helpers/responsesApi.js';
+import type { ShellStandIn } from '../helpers/standIn.js';
 
 const modules = join(import.meta.dirname, '..', '..', 'node_modules');
 /**
@@ -35,23 +36,19 @@ const modules = join(import.meta.dirname, '..', '..', 'node_modules');
  * every platform, and the npm registry CI installs from does not have them all (npm ci then refuses the
  * lock), so its Linux x64 binary is an optional dependency of its own, absent on other machines.
  */
-const bin = `${join(modules, '.bin')}:${join(modules, 'opencode-linux-x64-baseline', 'bin')}`;
+const BIN_DIRS = [join(modules, '.bin'), join(modules, 'opencode-linux-x64-baseline', 'bin')];
+const bin = BIN_DIRS.join(':');
 
 /** A tool that is not installed: the suite says so loudly on a developer's machine, and fails in CI. */
-function missing(kind: string, executable: string): boolean {
-  if (existsSync(join(modules, '.bin', executable)) || existsSync(join(modules, 'opencode-linux-x64-baseline', 'bin', executable))) return false;
-  if (process.env.CI) throw new Error(`CI must run the real ${kind} CLI, but ${executable} is not installed (npm ci installs it)`);
-  process.stderr.write(`\n*** the real ${kind} CLI is not installed here (${executable}): its suite is SKIPPED on this machine. ***\n`);
+function missing(kind: string): boolean {
+  if (BIN_DIRS.some((dir) => existsSync(join(dir, kind)))) return false;
+  if (process.env.CI) throw new Error(`CI must run the real ${kind} CLI, but it is not installed (npm ci installs it)`);
+  process.stderr.write(`\n*** the real ${kind} CLI is not installed here: its suite is SKIPPED on this machine. ***\n`);
   return true;
 }
 
 /** What a test needs of a model stand-in, whichever API it speaks. */
-interface StandIn {
-  requests: unknown[];
-  toolOutput(n: number): string;
-  said(request: unknown): string;
-  close(): Promise<void>;
-}
+type StandIn = ShellStandIn<unknown>;
 /** Scripted turns, or a model that answers what the user's side of the conversation says. */
 type Turns = readonly ShellTurn[] | ((said: string) => ShellTurn);
 const route = <R>(said: (r: R) => string, turns: Turns) => (typeof turns === 'function' ? (r: R) => turns(said(r)) : turns);
@@ -75,7 +72,7 @@ const TOOLS: RealTool[] = [
     async start(home, turns) {
       const api = await responses.startResponsesApi(route(responses.userSide, turns));
       responses.codexHome(home, api);
-      return { api: api as StandIn, env: { OPENAI_API_KEY: 'sk-test' } };
+      return { api, env: { OPENAI_API_KEY: 'sk-test' } };
     },
   },
   {
@@ -83,7 +80,7 @@ const TOOLS: RealTool[] = [
     async start(home, turns) {
       const api = await gemini.startGeminiApi(route(gemini.userSide, turns));
       gemini.geminiHome(home);
-      return { api: api as StandIn, env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: api.url } };
+      return { api, env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: api.url } };
     },
   },
   {
@@ -91,7 +88,7 @@ const TOOLS: RealTool[] = [
     async start(home, turns) {
       const api = await chat.startChatApi(route(chat.userSide, turns));
       chat.opencodeHome(home, api);
-      return { api: api as StandIn, env: {} };
+      return { api, env: {} };
     },
   },
 ];
@@ -110,7 +107,7 @@ afterEach(async () => {
 const machine = () => agentMachine('maestro-cli', '/var/tmp');
 
 describe.each(TOOLS)('the real $kind CLI', (tool) => {
-  if (missing(tool.kind, tool.kind)) return;
+  if (missing(tool.kind)) return;
   let env: Record<string, string> = {};
   // The test process's PWD (where vitest started) is in the environment the provider filters, as the daemon's
   // launch folder is in the daemon's: it must not reach the tool (OpenCode would run its commands there).
@@ -227,13 +224,14 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
   });
 });
 
-describe.skipIf(missing('codex', 'codex'))('detecting the real Codex CLI', () => {
+describe.skipIf(missing('codex'))('detecting the real Codex CLI', () => {
   it('is installed and not logged in until `codex login` writes its login, which detection then reads', { timeout: budget(60_000) }, async () => {
     const env = { HOME: tempDir('maestro-cli-home-', '/var/tmp'), PATH: `${bin}:${process.env.PATH}` };
     const codex = async () => (await detectAgents(env)).find((t) => t.kind === 'codex')!;
     // No variable and no login file: the tool's own `codex login status` says so.
-    expect(await codex()).toMatchObject({ installed: true, loggedIn: false, path: join(modules, '.bin', 'codex') });
-    expect((await codex()).detail).toMatch(/^not logged in \(Not logged in\): run `codex login`/);
+    const before = await codex();
+    expect(before).toMatchObject({ installed: true, loggedIn: false, path: join(modules, '.bin', 'codex') });
+    expect(before.detail).toMatch(/^not logged in \(Not logged in\): run `codex login`/);
     execFileSync(join(modules, '.bin', 'codex'), ['login', '--with-api-key'], { env, input: 'sk-test-key\n' });
     expect(await codex()).toMatchObject({ installed: true, loggedIn: true, detail: `login found in ${join(env.HOME, '.codex', 'auth.json')}` });
   });

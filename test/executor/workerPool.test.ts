@@ -145,7 +145,10 @@ describe('warm worker pool', () => {
     }));
 
   it('a hand-off that fails on the worker\'s channel (EPIPE, as CI once saw) ends that run with the worker, and the pool goes on', { timeout: budget(120_000) }, () =>
-    handOffToSpoiled(({ child }) => {
+    handOffToSpoiled(({ child, stderrTail }) => {
+      // Any 'error' on a worker's process is kept with its stderr; without a listener it would be thrown here.
+      child.emit('error', new Error('signal failed'));
+      expect(stderrTail()).toMatch(/worker \d+: signal failed/);
       // The next send fails as Node fails a write to a closed channel: the error goes to the callback, or
       // without one is emitted as 'error' on the child process.
       child.send = ((_message: unknown, callback?: (err: Error | null) => void) => {

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ShellTurn } from './responsesApi.js';
-import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
+import { events, json, serveStandIn, turnFor, type Script, type ShellStandIn } from './standIn.js';
 
 export interface ChatRequest {
   model?: string;
@@ -18,16 +18,7 @@ export interface ChatRequest {
   messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
 }
 
-export interface ChatApi {
-  url: string;
-  /** The agent loop's requests, in order. */
-  requests: ChatRequest[];
-  /** What the `n`th shell command (1-based) gave back to the model. */
-  toolOutput(n: number): string;
-  /** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
-  said(request: ChatRequest): string;
-  close(): Promise<void>;
-}
+export type ChatApi = ShellStandIn<ChatRequest>;
 
 /** The model name a run asks for: provider `standin`, model `model`. */
 export const STANDIN_MODEL = 'standin/model';

@@ -9,22 +9,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ShellTurn } from './responsesApi.js';
-import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
+import { events, json, serveStandIn, turnFor, type Script, type ShellStandIn } from './standIn.js';
 
 export interface GeminiRequest {
   contents: Array<{ role: string; parts: Array<{ text?: string; functionCall?: unknown; functionResponse?: { name: string; response: unknown } }> }>;
 }
 
-export interface GeminiApi {
-  url: string;
-  /** The agent loop's requests, in order. */
-  requests: GeminiRequest[];
-  /** What the `n`th shell command (1-based) of the latest request's conversation gave back to the model. */
-  toolOutput(n: number): string;
-  /** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
-  said(request: GeminiRequest): string;
-  close(): Promise<void>;
-}
+export type GeminiApi = ShellStandIn<GeminiRequest>;
 
 const usageMetadata = { promptTokenCount: 12, candidatesTokenCount: 7, totalTokenCount: 19 };
 
@@ -49,6 +40,7 @@ export async function startGeminiApi(turns: Script<GeminiRequest, ShellTurn>): P
   return {
     ...server,
     requests,
+    // Read from the latest request's conversation, which carries every earlier call and its response.
     toolOutput(n) {
       // The conversation grows by one call and its response a turn; the nth response is in every later request.
       const responses = requests.at(-1)?.contents.flatMap((c) => c.parts.filter((p) => p.functionResponse)) ?? [];

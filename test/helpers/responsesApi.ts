@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { events, json, serveStandIn, turnFor, type Script } from './standIn.js';
+import { events, json, serveStandIn, turnFor, type Script, type ShellStandIn } from './standIn.js';
 
 /** A turn of a CLI agent's model: run a shell command in the agent's own tool, or answer and stop. */
 export type ShellTurn = { shell: string } | { text: string };
@@ -19,16 +19,7 @@ export interface ResponsesRequest {
   input: Array<{ type?: string; role?: string; call_id?: string; output?: string; content?: unknown }>;
 }
 
-export interface ResponsesApi {
-  url: string;
-  /** The agent loop's requests, in order. */
-  requests: ResponsesRequest[];
-  /** What the `n`th shell command (1-based) gave back to the model. */
-  toolOutput(n: number): string;
-  /** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
-  said(request: ResponsesRequest): string;
-  close(): Promise<void>;
-}
+export type ResponsesApi = ShellStandIn<ResponsesRequest>;
 
 function stream(turn: ShellTurn, n: number): string {
   const item = 'shell' in turn

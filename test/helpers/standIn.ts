@@ -16,6 +16,16 @@ export interface StandInServer {
   close(): Promise<void>;
 }
 
+/** A stand-in for the model of an agent CLI whose tool is a shell, whichever API it speaks (`R`: its request). */
+export interface ShellStandIn<R> extends StandInServer {
+  /** The agent loop's requests, in order. */
+  requests: R[];
+  /** What the `n`th shell command (1-based) gave back to the model. */
+  toolOutput(n: number): string;
+  /** The user's side of a request's conversation: Maestro's prompt and the commands' output. */
+  said(request: R): string;
+}
+
 export const json = (value: unknown, status = 200): StandInReply => ({ status, type: 'application/json', body: JSON.stringify(value) });
 export const events = (body: string): StandInReply => ({ type: 'text/event-stream', body });
 
