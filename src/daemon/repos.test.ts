@@ -33,34 +33,48 @@ function countRemoteCalls(clone: string, program: 'receive-pack' | 'upload-pack'
   return () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
 }
 
-/** What `git worktree add` leaves for an instant: a worktree whose HEAD is still the null id. */
-function halfAddedWorktree(clone: string): string {
+/**
+ * What `git worktree add` leaves for an instant, in git's order: its record with commondir still empty
+ * (before HEAD is written), or with HEAD still the null id. Returns the unfinished file and what finishes it.
+ */
+const HALF_ADDED = {
+  'its commondir still empty': (admin: string) => {
+    writeFileSync(join(admin, 'commondir'), '');
+    return { file: join(admin, 'commondir'), finish: () => writeFileSync(join(admin, 'commondir'), '../..\n') };
+  },
+  'its HEAD still the null id': (admin: string) => {
+    writeFileSync(join(admin, 'commondir'), '../..\n');
+    writeFileSync(join(admin, 'HEAD'), `${'0'.repeat(40)}\n`);
+    return { file: join(admin, 'HEAD'), finish: () => writeFileSync(join(admin, 'HEAD'), `${git(join(admin, '..', '..', '..'), 'rev-parse', 'HEAD')}\n`) };
+  },
+};
+
+function halfAddedWorktree(clone: string, state: keyof typeof HALF_ADDED): { file: string; finish: () => void } {
   const admin = join(clone, '.git', 'worktrees', 'x');
   mkdirSync(admin, { recursive: true });
-  writeFileSync(join(admin, 'HEAD'), `${'0'.repeat(40)}\n`);
+  writeFileSync(join(admin, 'locked'), 'initializing\n');
   writeFileSync(join(admin, 'gitdir'), `${join(clone, '..', 'wt-x', '.git')}\n`);
-  writeFileSync(join(admin, 'commondir'), '../..\n');
-  return join(admin, 'HEAD');
+  return HALF_ADDED[state](admin);
 }
 
-describe('ProjectRepos on a shared remote', () => {
-  it('a fetch that meets a worktree being added by a worker is tried again once the worktree is there', async () => {
+describe.each(Object.keys(HALF_ADDED) as (keyof typeof HALF_ADDED)[])('ProjectRepos on a shared remote, a worktree half-added with %s', (state) => {
+  it('a fetch that meets it (a worker adding a worktree) is tried again once the worktree is there', async () => {
     const { project, home } = sharedProject();
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
-    const head = halfAddedWorktree(clone);
-    const sha = git(clone, 'rev-parse', 'HEAD');
-    setTimeout(() => writeFileSync(head, `${sha}\n`), 150); // the worker's `git worktree add` finishes
+    const half = halfAddedWorktree(clone, state);
+    setTimeout(half.finish, 150); // the worker's `git worktree add` goes on
     await expect(repos.prepare(project)).resolves.toBe(clone);
+    expect(existsSync(half.file)).toBe(true);
   });
 
-  it('a worktree left half-added (its worker killed in the middle) is forgotten once abandoned, and the fetch goes on', async () => {
+  it('left so (its worker killed in the middle), it is forgotten once abandoned, and the fetch goes on', async () => {
     const { project, home } = sharedProject();
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
-    const head = halfAddedWorktree(clone);
+    const half = halfAddedWorktree(clone, state);
     const past = new Date(Date.now() - ABANDONED_WORKTREE_MS - 1000);
-    utimesSync(head, past, past);
+    utimesSync(half.file, past, past);
     await expect(repos.prepare(project)).resolves.toBe(clone);
     expect(existsSync(join(clone, '.git', 'worktrees', 'x'))).toBe(false);
     expect(git(clone, 'worktree', 'list')).not.toContain('wt-x');

@@ -46,15 +46,18 @@ export const ABANDONED_WORKTREE_MS = 10_000;
 
 /**
  * `git fetch` checks connectivity against every worktree's HEAD. A worker
- * adding a worktree leaves a placeholder HEAD (the null id) until git points
- * it at the branch, and a fetch meanwhile fails with "bad object
- * worktrees/<x>/HEAD". Worktrees are made by worker processes, so no lock of
- * this daemon covers them: the fetch is tried again a moment later, for up to
+ * adding a worktree writes git's record of it one file at a time, and a fetch
+ * that reads the record in between fails: "failed to read
+ * .git/worktrees/<x>/commondir" while that file is still empty, "bad object
+ * worktrees/<x>/HEAD" while HEAD is still the placeholder (the null id) that
+ * git points at the branch last (both seen in bench:multihost, three daemons
+ * on two cores). Worktrees are made by worker processes, so no lock of this
+ * daemon covers them: the fetch is tried again a moment later, for up to
  * FETCH_PATIENCE_MS (a loaded machine can hold an add that long). A worker
  * killed in the middle of an add (a run stopped when its lease is lost)
- * leaves the placeholder for good, and every fetch of this clone would fail:
- * a placeholder older than ABANDONED_WORKTREE_MS is dropped (git forgets that
- * worktree; the run that needs it makes it again, see ensureWorktree).
+ * leaves the half-written record for good, and every fetch of this clone
+ * would fail: one older than ABANDONED_WORKTREE_MS is dropped (git forgets
+ * that worktree; the run that needs it makes it again, see ensureWorktree).
  * Without git's auto-maintenance, a process per fetch (two per task): `sync` runs it at its pace (maintenance.ts).
  */
 async function fetchFromRemote(clone: string, args: string[], stallMs: number): Promise<void> {
@@ -64,20 +67,35 @@ async function fetchFromRemote(clone: string, args: string[], stallMs: number): 
       await git(clone, [...NO_AUTO_MAINTENANCE, 'fetch', '-q', '--progress', ...args], { stallMs });
       return;
     } catch (err) {
-      const name = /bad object worktrees\/([^/\s]+)\/HEAD/.exec((err as Error).message)?.[1];
-      if (!name || Date.now() - started > FETCH_PATIENCE_MS) throw err;
-      if (dropAbandonedWorktree(clone, name)) continue;
+      const half = halfAdded((err as Error).message);
+      if (!half || Date.now() - started > FETCH_PATIENCE_MS) throw err;
+      if (dropAbandonedWorktree(clone, half)) continue;
       await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
     }
   }
 }
 
-/** Removes git's record of worktree `name` when its HEAD is still the placeholder and older than ABANDONED_WORKTREE_MS. */
-function dropAbandonedWorktree(clone: string, name: string): boolean {
+interface HalfAdded {
+  name: string;
+  /** The file of git's record that a fetch found unfinished. */
+  file: 'HEAD' | 'commondir';
+}
+
+/** The worktree, if any, whose record a failed fetch read half-written. */
+function halfAdded(message: string): HalfAdded | null {
+  const m = /(?:bad object |failed to read \S*?)worktrees\/([^/\s]+)\/(HEAD|commondir)\b/.exec(message);
+  return m ? { name: m[1]!, file: m[2] as HalfAdded['file'] } : null;
+}
+
+/** What each file holds until `git worktree add` finishes writing it. */
+const UNFINISHED: Record<HalfAdded['file'], RegExp> = { HEAD: /^0{40}\s*$/, commondir: /^\s*$/ };
+
+/** Removes git's record of a worktree whose file is still unfinished and older than ABANDONED_WORKTREE_MS. */
+function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolean {
   const admin = join(clone, '.git', 'worktrees', name);
   try {
-    const head = join(admin, 'HEAD');
-    if (!/^0{40}\s*$/.test(readFileSync(head, 'utf8')) || Date.now() - statSync(head).mtimeMs < ABANDONED_WORKTREE_MS) return false;
+    const path = join(admin, file);
+    if (!UNFINISHED[file].test(readFileSync(path, 'utf8')) || Date.now() - statSync(path).mtimeMs < ABANDONED_WORKTREE_MS) return false;
   } catch {
     return false; // gone or finished meanwhile: the next try tells
   }
