@@ -316,8 +316,7 @@ export class MergeCoordinator {
   private async missingBranch(task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
     let ref = `refs/heads/${branch}`;
     if (remote) {
-      const fetched = await this.opts.repos.remoteGit(repo, ['fetch', '-q', '--progress', remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], { okCodes: [128] });
-      if (fetched.code === 0) ref = `refs/remotes/${remote}/${branch}`;
+      if (await this.opts.repos.fetchRemoteBranch(repo, remote, branch)) ref = `refs/remotes/${remote}/${branch}`;
       else if (await reviewedInMain(repo, task, `refs/remotes/${remote}/${baseBranchOf(project)}`)) {
         // A train's push took main and the branch together, then its daemon died before recording the merge.
         await this.markMerged(task, project, branch, reviewedCommit(task), 'already in main');

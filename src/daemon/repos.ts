@@ -134,6 +134,20 @@ export class ProjectRepos {
     return git(cwd, args, { ...options, stallMs: this.stallMs });
   }
 
+  /**
+   * Fetches `branch` of `remote` into refs/remotes/<remote>/<branch> as every fetch of a clone is made (worktrees
+   * being added waited out, no auto-maintenance); false when git gives up with 128 (no such branch there).
+   */
+  async fetchRemoteBranch(clone: string, remote: string, branch: string): Promise<boolean> {
+    try {
+      await fetchFromRemote(clone, [remote, `+refs/heads/${branch}:refs/remotes/${remote}/${branch}`], this.stallMs);
+      return true;
+    } catch (err) {
+      if (isMaestroError(err) && err.details?.code === 128) return false;
+      throw err;
+    }
+  }
+
   /** Runs `fn` with this project's clone to itself (a merge: sync, merge, push, with nothing in between). */
   exclusive<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
     return this.serial(projectId, fn);
