@@ -4,7 +4,8 @@
  * run. Each daemon runs at most 2 runs at once (as a small host would), so the
  * ratio shows how work spreads over daemons. Timed from the tasks' creation,
  * once every daemon has started. BENCH_ROUNDS (3) rounds of both, medians
- * compared. Prints figures and the ratios.
+ * compared. Prints figures and the ratios. BENCH_TRACE=<folder> writes each round's event log there
+ * (d<daemons>-r<round>.json), for a timeline of where the time went.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +111,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
       await new Promise((r) => setTimeout(r, 250));
     }
     const elapsed = performance.now() - t0;
+    if (process.env.BENCH_TRACE) writeFileSync(join(process.env.BENCH_TRACE, `d${daemons}-r${round}.json`), JSON.stringify({ t0: Date.now() - elapsed, events: await store.db.all(`SELECT * FROM events ORDER BY id`) }));
     const cpu1 = cpuNow(procs, cluster);
     const parts = { daemons: cpu1.daemons - cpu0.daemons, children: cpu1.children - cpu0.children, postgres: cpu1.postgres - cpu0.postgres };
     const cpu = parts.daemons + parts.children + parts.postgres;

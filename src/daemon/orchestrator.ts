@@ -188,9 +188,11 @@ export class Orchestrator {
       // every slot taken). A remote that stopped answering holds its project's claims too.
       const unready = free > 0 ? this.repos.unready(projects, () => this.kick(), this.opts.onError) : new Set<string>();
       const won = await this.scheduler.claim(free, (projectId) => (unready.has(projectId) ? 0 : slots(projectId)));
-      // Their workers start now, while the runs are prepared one by one (the clone's sync, the brief), not after.
+      // Their workers start now, while the runs are prepared (the clone's sync, the brief), not after.
       this.workers.prestart(won.flatMap((t) => workerEnvsOf(projects.find((p) => p.id === t.projectId), this.opts.env, this.opts.workerEnv)));
-      for (const task of won) await this.startRunFor(task);
+      // Side by side: runs claimed together share their clone's sync (ProjectRepos.prepare), one started after the claim.
+      const claimed = this.repos.mark();
+      await Promise.all(won.map((task) => this.startRunFor(task, claimed)));
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts);
       // After the approvals: work approved just now goes in this round of merges.
@@ -285,7 +287,8 @@ export class Orchestrator {
   }
 
   /** Creates the run a claimed task's status calls for and starts its worker. */
-  private async startRunFor(task: Task): Promise<void> {
+  /** `syncedAfter`: a ProjectRepos mark; a clone synced since it will do (runs claimed together share one sync). */
+  private async startRunFor(task: Task, syncedAfter?: number): Promise<void> {
     const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
     let kind: RunKind = runKindFor(task).kind;
     try {
@@ -299,20 +302,21 @@ export class Orchestrator {
       if (fresh.status !== status) {
         if (!(await this.store.tasks.advance(fence, fresh.status, status))) return;
       }
-      await this.createAndSpawn({ ...fresh, status }, kind);
+      await this.createAndSpawn({ ...fresh, status }, kind, syncedAfter);
     } catch (err) {
       await runNotStarted(this.store, { owner: this.owner, task, kind, onError: this.opts.onError }, coerceError(err));
     }
     this.opts.onChange();
   }
 
-  private async createAndSpawn(task: Task, kind: RunKind): Promise<Run> {
+  private async createAndSpawn(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run> {
     const registered = await this.store.projects.get(task.projectId);
     const history = await this.store.runs.list({ taskId: task.id });
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const repoPath = await this.repos.prepareRun(registered, branchName(task.id, task.version), {
       commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
       published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
+      after: syncedAfter,
     });
     const project = { ...registered, repoPath };
     // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:

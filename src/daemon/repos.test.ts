@@ -81,6 +81,36 @@ describe.each(Object.keys(HALF_ADDED) as (keyof typeof HALF_ADDED)[])('ProjectRe
   });
 });
 
+describe('ProjectRepos syncing a clone for runs', () => {
+  it('runs claimed together share one sync started after their claim; a run decided once it had begun waits for one of its own', async () => {
+    const { project, home } = sharedProject();
+    const repos = new ProjectRepos(home);
+    const clone = await repos.prepare(project);
+    // Every fetch from now on waits at the remote for the gate to open, and closes it behind itself.
+    const gate = join(tempDir('maestro-gate-'), 'open');
+    const wrapper = join(tempDir('maestro-gated-'), 'upload-pack');
+    const calls = join(tempDir('maestro-calls-'), 'calls');
+    writeFileSync(wrapper, `#!/bin/sh\necho call >> '${calls}'\nwhile [ ! -e '${gate}' ]; do sleep 0.01; done\nrm -f '${gate}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
+    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
+    const fetches = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n').length : 0);
+    const done: string[] = [];
+
+    const claimed = repos.mark();
+    const first = repos.prepare(project, claimed);
+    await poll(() => fetches() === 1, "the first run's fetch under way");
+    const second = repos.prepare(project, claimed).then((c) => (done.push('second'), c)); // claimed with the first
+    const later = repos.prepare(project).then((c) => (done.push('later'), c)); // decided once that fetch had begun: it may lack a push made since
+    writeFileSync(gate, '');
+    await expect(first).resolves.toBe(clone);
+    await poll(() => fetches() === 2, "the later run's fetch under way");
+    expect(done).toEqual(['second']);
+    writeFileSync(gate, '');
+    await expect(Promise.all([second, later])).resolves.toEqual([clone, clone]);
+    expect(done).toEqual(['second', 'later']);
+    expect(fetches()).toBe(2);
+  });
+});
+
 describe('ProjectRepos keeping its clone', () => {
   it('fetches without git\'s auto-maintenance (a process per fetch) and maintains the clone itself once per MAINTENANCE_EVERY_MS', async () => {
     const { project, home } = sharedProject();

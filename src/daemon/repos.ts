@@ -103,6 +103,12 @@ function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolea
   return true;
 }
 
+/** A sync for runs waiting its turn at the clone: a prepare asked meanwhile joins it. */
+interface QueuedSync {
+  started: boolean;
+  done: Promise<string>;
+}
+
 export interface ProjectReposOptions extends RemoteReachOptions {
   /** See GIT_STALL_MS (tests make it short). */
   stallMs?: number;
@@ -120,6 +126,9 @@ export class ProjectRepos {
   /** Which remotes answer (a failure is remembered until its retry is due). */
   readonly reach: RemoteReach;
   private readonly stallMs: number;
+  /** Syncs for runs (prepare) started so far, and by project the one waiting its turn and the one under way. */
+  private syncsStarted = 0;
+  private readonly runSyncs = new Map<string, { waiting?: QueuedSync; current?: { number: number; done: Promise<string> } }>();
 
   constructor(
     private readonly home: string,
@@ -153,10 +162,37 @@ export class ProjectRepos {
     return this.serial(projectId, fn);
   }
 
-  /** The repository to work in: the project's own, or this host's clone, brought up to date. */
-  async prepare(project: Project): Promise<string> {
+  /** A mark for `prepare`: syncs started after it are those started from now on. */
+  mark(): number {
+    return this.syncsStarted;
+  }
+
+  /**
+   * The repository to work in: the project's own, or this host's clone brought up to date by a sync started after
+   * `after` (a mark; by default, one started after this call). Runs decided together share one: a sync started
+   * once both were claimed brings everything either needs (every push before the claim, the merges of their
+   * dependencies among them), and a second one after it brought nothing and held the second run back
+   * (bench:multihost: a daemon's second run of a tick started a second after its first, behind two fetches).
+   */
+  async prepare(project: Project, after = this.syncsStarted): Promise<string> {
     if (!remoteOf(project)) return project.repoPath;
-    return this.serial(project.id, () => this.sync(project));
+    const syncs = this.runSyncs.get(project.id) ?? {};
+    this.runSyncs.set(project.id, syncs);
+    if (syncs.current && syncs.current.number > after) return syncs.current.done;
+    if (syncs.waiting && !syncs.waiting.started) return syncs.waiting.done;
+    const waiting: QueuedSync = { started: false, done: Promise.resolve('') };
+    waiting.done = this.serial(project.id, async () => {
+      waiting.started = true;
+      const current = { number: ++this.syncsStarted, done: this.sync(project) };
+      syncs.current = current;
+      try {
+        return await current.done;
+      } finally {
+        if (syncs.current === current) syncs.current = undefined;
+      }
+    });
+    syncs.waiting = waiting;
+    return waiting.done;
   }
 
   /**
@@ -231,16 +267,16 @@ export class ProjectRepos {
    * once the remote has that commit, since any daemon may merge what it approves: the push before the execute
    * run's outcome was committed may have failed (the remote was away), and is tried again here.
    * When this clone's branch is that commit and it last saw the remote take it, the review needs nothing from
-   * the remote (fetches were a third of a task's git CPU on a shared remote).
+   * the remote (fetches were a third of a task's git CPU on a shared remote). `after`: prepare's mark.
    */
-  async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean }): Promise<string> {
+  async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean; after?: number }): Promise<string> {
     if (!remoteOf(project)) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     if (o.commit && existsSync(join(clone, '.git'))) {
       const { local, published } = await branchTips(clone, branch);
       if (local === o.commit && published === o.commit) return clone;
     }
-    await this.prepare(project);
+    await this.prepare(project, o.after);
     if (o.published) await this.fetchBranch(project, clone, branch);
     // A push the remote refuses is said by the push after the run (git.push_failed); the review goes on.
     if (o.commit) await this.pushBranch(project, clone, branch).catch(() => undefined);
