@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliToolKind } from '../../src/agents/cli/tools.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, taskReaches, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 import { FAKES, fakeBin } from './fakes/bin.js';
@@ -36,15 +36,6 @@ async function start(scenario: string) {
   return { d: daemon, launches };
 }
 
-function settled(d: TestDaemon, taskId: string, want: string) {
-  return until(d.bus, async () => {
-    const t = await d.store.tasks.get(taskId);
-    if (t.status === want) return t;
-    if (t.status === 'needs_attention' || t.status === 'cancelled') throw new Error(`task is ${t.status}: ${t.lastRunError}`);
-    return null;
-  }, want, TASK_BUDGET_MS);
-}
-
 describe.each(Object.keys(FAKES) as CliToolKind[])('the %s provider through the daemon', (kind) => {
   it('plans, executes, reviews and merges a task, with tool phases, usage and the tiers\' models', async () => {
     const { d, launches } = await start('work');
@@ -53,7 +44,7 @@ describe.each(Object.keys(FAKES) as CliToolKind[])('the %s provider through the 
     const task = await d.store.tasks.create({ projectId: project.id, title: 'Greet the user', complexity: 'medium' });
     d.orchestrator.kick();
 
-    await settled(d, task.id, 'done');
+    await taskReaches(d, task.id, 'done', TASK_BUDGET_MS);
     expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe('hello from the fake agent\n');
     const runs = await d.store.runs.list({ taskId: task.id });
     expect(runs.map((r) => [r.kind, r.status])).toEqual([['plan', 'succeeded'], ['execute', 'succeeded'], ['review', 'succeeded']]);
@@ -78,10 +69,10 @@ describe('agent CLIs in the daemon: questions and failures', () => {
     const task = await d.store.tasks.create({ projectId: project.id, title: 'Paint it', complexity: 'easy', ownedFiles: ['colour.txt'] });
     d.orchestrator.kick();
 
-    await settled(d, task.id, 'awaiting_input');
+    await taskReaches(d, task.id, 'awaiting_input', TASK_BUDGET_MS);
     const answer = await d.app.inject({ method: 'POST', url: `/api/tasks/${task.id}/reply`, payload: { message: 'teal' } });
     expect(answer.statusCode).toBe(202);
-    await settled(d, task.id, 'done');
+    await taskReaches(d, task.id, 'done', TASK_BUDGET_MS);
     expect(readFileSync(join(repo, 'colour.txt'), 'utf8')).toBe('teal\n');
     const resumed = launches().find((l) => l.args.includes('resume'));
     expect(resumed?.args).toEqual(expect.arrayContaining(['resume', 'codex-thread-1', '-']));

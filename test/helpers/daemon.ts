@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import { resolveConfig, type MaestroConfig } from '../../src/config/config.js';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../src/app/daemon.js';
-import type { Task } from '../../src/core/types.js';
+import type { Task, TaskStatus } from '../../src/core/types.js';
 import { tempDir } from './db.js';
 import { until } from './wait.js';
 
@@ -66,11 +66,14 @@ export async function daemonRequest<T = unknown>(d: Pick<Daemon, 'url' | 'token'
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
 
-/** Waits for a task to be done; a task that needs attention or was cancelled fails at once, with its error. */
-export function taskDone(d: Daemon, taskId: string, timeoutMs: number): Promise<Task> {
+/** Waits for a task to reach `want`; a task that needs attention or was cancelled (unless that is `want`) fails at once, with its error. */
+export function taskReaches(d: Daemon, taskId: string, want: TaskStatus, timeoutMs: number): Promise<Task> {
   return until(d.bus, async () => {
     const t = await d.store.tasks.get(taskId);
+    if (t.status === want) return t;
     if (t.status === 'needs_attention' || t.status === 'cancelled') throw new Error(`task is ${t.status}: ${t.lastRunError}`);
-    return t.status === 'done' ? t : null;
-  }, 'the task to be done', timeoutMs);
+    return null;
+  }, `the task to be ${want}`, timeoutMs);
 }
+
+export const taskDone = (d: Daemon, taskId: string, timeoutMs: number): Promise<Task> => taskReaches(d, taskId, 'done', timeoutMs);
