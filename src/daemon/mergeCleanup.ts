@@ -9,7 +9,7 @@ import { coerceError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { git } from '../git/git.js';
 import { maintainAtPace } from '../git/maintenance.js';
-import { removeWorktree } from '../git/worktree.js';
+import { pastOtherAdds, removeWorktree } from '../git/worktree.js';
 import { remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
@@ -43,7 +43,8 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
     }
     // The train's branches in one git process (git goes on past one it cannot delete, and says so with exit 1).
     if (!keep && cleared.length) {
-      await git(repo, ['branch', '-D', '--end-of-options', ...cleared.map((c) => c.branch)], { okCodes: [1] }).catch((err: unknown) => deps.onError(coerceError(err)));
+      // git reads every worktree's record first: another run's worktree half-added is waited out.
+      await pastOtherAdds(() => git(repo, ['branch', '-D', '--end-of-options', ...cleared.map((c) => c.branch)], { okCodes: [1] })).catch((err: unknown) => deps.onError(coerceError(err)));
     }
     for (const c of cleared) {
       const payload = { worktree: c.worktree, branch: c.branch, branchDeleted: !keep };

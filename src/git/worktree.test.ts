@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { observeGit } from './git.js';
-import { ensureWorktree, listWorktrees, removeWorktree, worktreeLinked } from './worktree.js';
+import { detachedWorktree, ensureWorktree, listWorktrees, pruneOrphanWorktrees, removeWorktree, worktreeLinked } from './worktree.js';
 import { loopTurnsDuring } from '../../test/helpers/loopTurns.js';
 
 afterEach(() => removeTempDirs());
@@ -173,6 +173,51 @@ describe('a worktree deleted under its task', () => {
     unobserveAgain();
     expect(calls[0]).toEqual(['rev-parse', '--show-toplevel']);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+  });
+});
+
+/** Another worker's `git worktree add` half-way: its record made, its commondir not yet written. Returns what finishes it. */
+function otherAddHalfWay(repo: string): () => void {
+  const admin = join(repo, '.git', 'worktrees', 'other');
+  mkdirSync(admin, { recursive: true });
+  writeFileSync(join(admin, 'locked'), 'initializing\n');
+  writeFileSync(join(admin, 'gitdir'), `${join(repo, '..', 'other', '.git')}\n`);
+  writeFileSync(join(admin, 'commondir'), '');
+  return () => {
+    writeFileSync(join(admin, 'commondir'), '../..\n');
+    writeFileSync(join(admin, 'HEAD'), `${git(repo, 'rev-parse', 'HEAD')}\n`);
+  };
+}
+
+describe('worktrees while another worker adds one', () => {
+  it('listing, adding a task worktree or a planner checkout, and removing stale ones wait the other add out', async () => {
+    const { repo, root, spec } = setup();
+    const made = await ensureWorktree({ ...spec, taskId: 'T0' });
+    // [what, the step, whether the other add starts only once the step has listed the worktrees (its add or remove meets it)]
+    const steps: Array<[string, () => Promise<unknown>, boolean]> = [
+      ['list', () => listWorktrees(repo), false],
+      ['task worktree', () => ensureWorktree(spec), false],
+      ['planner checkout', () => detachedWorktree(repo, root, 'T1-plan', 'main'), true],
+      ['removal', () => pruneOrphanWorktrees(repo, root, ['T1-v1', 'T1-plan']), true],
+    ];
+    for (const [what, step, afterListing] of steps) {
+      let finish: (() => void) | null = null;
+      const startOther = () => {
+        finish = otherAddHalfWay(repo);
+        setTimeout(finish, 150);
+      };
+      const unobserve = observeGit((c) => {
+        if (!finish && c.args.join(' ') === 'worktree list --porcelain') startOther();
+      });
+      if (!afterListing) startOther();
+      await expect(step(), what).resolves.toBeDefined();
+      unobserve();
+      expect(finish, `${what}: the other add started`).not.toBeNull();
+    }
+    expect(existsSync(made.path)).toBe(false);
+    const listed = (await listWorktrees(repo)).map((w) => w.path);
+    expect(listed).toContain(join(root, 'T1-v1'));
+    expect(listed).toContain(join(root, 'T1-plan'));
   });
 });
 

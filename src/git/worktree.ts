@@ -68,7 +68,7 @@ async function worktreesOfRepository(repoPath: string): Promise<Array<{ path: st
 
 /** Lists the worktrees git knows for this repository (path → branch or null). */
 export async function listWorktrees(repoPath: string): Promise<Array<{ path: string; branch: string | null }>> {
-  const { stdout } = await git(repoPath, ['worktree', 'list', '--porcelain']);
+  const { stdout } = await gitPastAdds(repoPath, ['worktree', 'list', '--porcelain']);
   const out: Array<{ path: string; branch: string | null }> = [];
   for (const block of stdout.split('\n\n')) {
     const path = /^worktree (.+)$/m.exec(block)?.[1];
@@ -80,23 +80,33 @@ export async function listWorktrees(repoPath: string): Promise<Array<{ path: str
 }
 
 /**
- * What `git worktree add` says when another add in the same repository (another worker's run) is
- * half-way: it reads every worktree's admin folder, and that one has no `commondir` yet.
+ * What git says when a command that reads every worktree's admin folder (`worktree add|list|remove`,
+ * `branch -D`, a fetch's connectivity check) meets another process's `git worktree add` half-way (another
+ * worker's run): that folder's `commondir` is still empty. The command stops before it changes anything,
+ * except that an add with `-b` has made its branch (addWorktree takes it up), and the other add takes
+ * milliseconds.
  */
-const ADD_RACE = /failed to read \.git\/worktrees\/[^/\s]+\/(commondir|gitdir|HEAD)/;
+const ADD_RACE = /failed to read \S*worktrees\/[^/\s]+\/(commondir|gitdir|HEAD)/;
 const ADD_RACE_TRIES = 5;
 
-export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
+/** Runs `step` again, a moment later, while it fails on another add half-way (ADD_RACE). */
+export async function pastOtherAdds<T>(step: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await addWorktree(spec);
+      return await step();
     } catch (err) {
       if (attempt >= ADD_RACE_TRIES || !ADD_RACE.test((err as Error).message)) throw err;
-      // The other add takes milliseconds; then this one starts over from what git has now
-      // (a registration or a branch the failed add left are taken up by addWorktree).
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
   }
+}
+
+/** git in a repository whose worktrees other processes add: see pastOtherAdds. */
+const gitPastAdds = (repoPath: string, args: string[]) => pastOtherAdds(() => git(repoPath, args));
+
+/** A task's worktree, made or reused; each try starts over from what git has now (see pastOtherAdds). */
+export function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
+  return pastOtherAdds(() => addWorktree(spec));
 }
 
 async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
@@ -271,9 +281,13 @@ async function pruneSetAside(worktree: string): Promise<void> {
  * that only read (the planner): whatever such an agent does, the main checkout
  * is not where it does it. Remove it with removeWorktree.
  */
-export async function detachedWorktree(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
+export function detachedWorktree(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
+  return pastOtherAdds(() => addDetached(repoPath, worktreeRoot, name, base));
+}
+
+async function addDetached(repoPath: string, worktreeRoot: string, name: string, base: string): Promise<string> {
   const path = resolve(worktreeRoot, name);
-  if ((await worktreesOfRepository(repoPath)).some((w) => resolve(w.path) === path)) await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+  if ((await worktreesOfRepository(repoPath)).some((w) => resolve(w.path) === path)) await gitPastAdds(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
   if (existsSync(path)) await removeTree(path);
   mkdirSync(worktreeRoot, { recursive: true });
   await git(repoPath, ['worktree', 'add', '--detach', '--end-of-options', path, base]);
@@ -289,7 +303,7 @@ export async function removeWorktree(repoPath: string, path: string): Promise<vo
     await removeTree(path, admin);
   } else if (existsSync(path)) {
     // A locked one, or one git must be asked about: git says why it will not, or removes it.
-    await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+    await gitPastAdds(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
   } else {
     await git(repoPath, ['worktree', 'prune']); // a registration whose folder is already gone
   }
@@ -312,7 +326,7 @@ export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: strin
     const name = path.slice(root.length + 1);
     // Task worktrees (on maestro/ branches) and detached planner checkouts (<taskId>-plan).
     if (keepSet.has(name) || !(w.branch?.startsWith('maestro/') || (w.branch === null && name.endsWith('-plan')))) continue;
-    await git(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+    await gitPastAdds(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
     removed.push(path);
   }
   if (existsSync(root)) {
