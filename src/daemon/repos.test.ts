@@ -86,11 +86,13 @@ describe('ProjectRepos syncing a clone for runs', () => {
     const { project, home } = sharedProject();
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
-    // Every fetch from now on waits at the remote for the gate to open, and closes it behind itself.
+    // Every fetch from now on waits at the remote for the gate to open (five minutes at most: a failed test leaves
+    // none waiting for good), and closes it behind itself.
     const gate = join(tempDir('maestro-gate-'), 'open');
     const wrapper = join(tempDir('maestro-gated-'), 'upload-pack');
     const calls = join(tempDir('maestro-calls-'), 'calls');
-    writeFileSync(wrapper, `#!/bin/sh\necho call >> '${calls}'\nwhile [ ! -e '${gate}' ]; do sleep 0.01; done\nrm -f '${gate}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
+    const wait = `i=0; while [ ! -e '${gate}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done`;
+    writeFileSync(wrapper, `#!/bin/sh\necho call >> '${calls}'\n${wait}\nrm -f '${gate}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
     git(clone, 'config', 'remote.origin.uploadpack', wrapper);
     const fetches = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n').length : 0);
     const done: string[] = [];
