@@ -132,6 +132,14 @@ describe('a worktree deleted under its task', () => {
     expect(git(tagged.path, 'rev-parse', 'HEAD')).toBe(first);
   });
 
+  it('a base branch the repository does not have is named, with the setting that changes it', async () => {
+    const { repo, spec } = setup();
+    await expect(ensureWorktree({ ...spec, baseBranch: 'master' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: `the project's base branch master is not in ${repo}: name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`,
+    });
+  });
+
   it('a base that is no branch (a tag) is still resolved', async () => {
     const { repo, spec } = setup();
     git(repo, 'tag', 'v1');

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { canonical } from '../lib/paths.js';
 import { basename, dirname, join, resolve } from 'node:path';
+import { MaestroError } from '../core/errors.js';
 import { assertRepository, git, removeTree, revParse } from './git.js';
 import { tipsOf } from './merge.js';
 import { adminWhole, gitdirPointer, namesBack, registeredAt } from './onDisk.js';
@@ -50,7 +51,11 @@ export function taskBranch(taskId: string, version: number): string {
 async function baseAndBranch(repoPath: string, base: string, branch: string): Promise<{ baseSha: string; branchExists: boolean }> {
   const tips = await tipsOf(repoPath, [`refs/tags/${base}`, `refs/heads/${base}`, `refs/remotes/${base}`, `refs/heads/${branch}`]);
   const asBranch = tips.has(`refs/tags/${base}`) ? undefined : (tips.get(`refs/heads/${base}`) ?? tips.get(`refs/remotes/${base}`));
-  return { baseSha: asBranch ?? (await revParse(repoPath, base)), branchExists: tips.has(`refs/heads/${branch}`) };
+  const baseSha = asBranch ?? (await revParse(repoPath, base).catch((err: unknown) => {
+    // A project registered before its base branch was checked (projects.ts), or whose branch was deleted since.
+    throw new MaestroError('BAD_INPUT', `the project's base branch ${base} is not in ${repoPath}: name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`, { cause: err });
+  }));
+  return { baseSha, branchExists: tips.has(`refs/heads/${branch}`) };
 }
 
 /**

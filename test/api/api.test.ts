@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { bareRemote, makeRepo } from '../helpers/repo.js';
+import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 
 describe('REST API', () => {
   let d: TestDaemon;
@@ -42,6 +42,34 @@ describe('REST API', () => {
     const shown = await call('GET', `/api/projects/${created.body.project.id}`);
     expect(shown.body).toMatchObject({ project: { name: 'web' }, tasksByStatus: {} });
     expect((await call('GET', '/api/projects')).body.projects).toHaveLength(1);
+  });
+
+  it('takes the base branch a repository has (main, else the one checked out) and refuses an empty repository or a branch it lacks', async () => {
+    const onMaster = tempDir('maestro-master-');
+    git(onMaster, 'init', '-q', '-b', 'master');
+    git(onMaster, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'first');
+    const empty = tempDir('maestro-empty-');
+    git(empty, 'init', '-q', '-b', 'main');
+
+    const refused = await call('POST', '/api/projects', { name: 'empty', repoPath: empty });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe(`${empty} has no commit yet: tasks start from its base branch and merge back into it. Make a first commit there (git commit --allow-empty -m "First commit"), then register it.`);
+    const lacking = await call('POST', '/api/projects', { name: 'm', repoPath: onMaster, config: { baseBranch: 'develop' } });
+    expect(lacking.status).toBe(400);
+    expect(lacking.body.error.message).toBe(`baseBranch "develop" is not a branch of ${onMaster} (its branches: master); nothing was saved.`);
+    expect((await call('GET', '/api/projects')).body.projects).toEqual([]);
+
+    // Main by default, recorded only when it is another branch.
+    expect((await call('POST', '/api/projects', { name: 'web', repoPath: repo })).body.project.config).toEqual({});
+    const master = await call('POST', '/api/projects', { name: 'm', repoPath: onMaster });
+    expect(master.status).toBe(201);
+    expect(master.body.project.config).toEqual({ baseBranch: 'master' });
+    const changed = await call('PATCH', `/api/projects/${master.body.project.id}`, { config: { baseBranch: 'main' } });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error.message).toBe(`baseBranch "main" is not a branch of ${onMaster} (its branches: master); nothing was saved.`);
+    // Unset, the base would be main again, which it does not have.
+    expect((await call('PATCH', `/api/projects/${master.body.project.id}`, { config: {} })).body.error.message).toBe(changed.body.error.message);
+    expect((await call('GET', `/api/projects/${master.body.project.id}`)).body.project.config).toEqual({ baseBranch: 'master' });
   });
 
   it('registers a shared remote (a bare repository) as the project of several daemons, and refuses a bare one without config.remote', async () => {

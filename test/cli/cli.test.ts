@@ -16,7 +16,7 @@ import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cleanEnv, cli, cliFor, cliJson, gitRepo, waitForOutput } from './helpers.js';
 import { budget } from '../helpers/budget.js';
-import { bareRemote } from '../helpers/repo.js';
+import { bareRemote, git } from '../helpers/repo.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
 
 afterEach(() => removeTempDirs());
@@ -198,7 +198,15 @@ describe('maestro CLI against a daemon', () => {
       const [created] = (await d.store.events.list({ type: 'project.created' })).events;
       expect(created?.payload.runs).toEqual({ hooks: ['.maestro/hooks.mjs', '.maestro/hooks/before-task-claim.sh'], checks: [{ name: 'test', command: 'npm test' }, { name: 'lint', command: ['npx', 'eslint', '.'] }], problem: null });
       // A repository that runs nothing by itself gets no such lines.
-      expect((await cli(['project', 'add', gitRepo(), '--name', 'plain', '--url', d.url])).stdout).not.toContain('runs these');
+      const plain = await cli(['project', 'add', gitRepo(), '--name', 'plain', '--url', d.url]);
+      expect(plain.stdout).not.toContain('runs these');
+      expect(plain.stdout).not.toContain('Tasks start from');
+      // A repository whose work is on master: its tasks start from master, and the user is told how to change that.
+      const onMaster = gitRepo();
+      git(onMaster, 'branch', '-m', 'main', 'master');
+      const master = await cli(['project', 'add', onMaster, '--name', 'old', '--url', d.url]);
+      expect(master.code).toBe(0);
+      expect(master.stdout).toContain('\nTasks start from master and merge into it (the branch checked out there; `maestro project config set baseBranch <branch> --project old` changes it).\n');
     }));
 
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>

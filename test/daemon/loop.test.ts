@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MaestroError } from '../../src/core/errors.js';
 import { removeTempDirs } from '../helpers/db.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, taskDone, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 
@@ -39,6 +39,21 @@ describe('orchestrator loop', () => {
     await store.tasks.approve(task.id, 'exec_review', 'ann');
     await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'done', budget);
     expect(readFileSync(join(repo, 'src/greet.ts'), 'utf8')).toBe("export const greet = () => 'hello';\n");
+  });
+
+  it('works a repository on master, registered through the API, from master into master', async () => {
+    const repo = makeRepo();
+    git(repo, 'branch', '-m', 'main', 'master');
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store } = daemon;
+    const res = await daemon.app.inject({ method: 'POST', url: '/api/projects', payload: { name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') }, autoApproveAfterMs: 0 } } });
+    expect(res.statusCode).toBe(201);
+    const project = (JSON.parse(res.body) as { project: { id: string } }).project;
+    const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
+    await taskDone(daemon, task.id, 60_000);
+    expect(git(repo, 'branch', '--show-current')).toBe('master');
+    expect(git(repo, 'show', 'master:src/greet.ts')).toBe("export const greet = () => 'hello';");
+    expect(git(repo, 'branch', '--list', 'main')).toBe('');
   });
 
   it("starts a claimed task's warm worker before the run is spawned, with the environment the run gets (else the run could not take it)", async () => {

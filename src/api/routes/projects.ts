@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
+import { baseBranchFor, DEFAULT_BASE_BRANCH } from '../../git/baseBranch.js';
 import { canonical } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
@@ -74,11 +75,16 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
         const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${same.name}\` brings it back.`;
         throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
       }
+      // Tasks start from its base branch: one it has (an empty repository has none), main by default, else the one
+      // checked out (work on master), then recorded. A shared remote's branches are its clones' to check.
+      const local = typeof config.remote !== 'string';
+      const base = local ? await baseBranchFor(repoPath, config.baseBranch as string | undefined) : null; // a string when set: parseProjectSettings
+      const settings = base && base !== DEFAULT_BASE_BRANCH && config.baseBranch === undefined ? { ...config, baseBranch: base } : config;
       const from = requestOrigin(req);
       // The repository's own hooks and checks run from its first task on: said to whoever registers it, and on record.
-      const runs = typeof config.remote === 'string' ? null : repositoryRuns(repoPath);
+      const runs = local ? repositoryRuns(repoPath) : null;
       // Its settings may run code (a provider, a remote) from the first claim on: who registered it is on record.
-      const project = await store.projects.create({ ...input, config, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(config), ...maskSecrets(settingsChange({}, config)), who, from, ...(runs ? { runs } : {}) }));
+      const project = await store.projects.create({ ...input, config: settings, repoPath }, (p) => ({ name: p.name, repoPath: p.repoPath, keys: Object.keys(settings), ...maskSecrets(settingsChange({}, settings)), who, from, ...(runs ? { runs } : {}) }));
       return { project: maskSecrets(project), runs };
     },
   );
@@ -108,6 +114,9 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       if (!config.remote && isBareRepository(stored.repoPath)) {
         throw new MaestroError('BAD_INPUT', `project ${params.id} is registered by a bare repository, so its settings must name a shared remote (config.remote); nothing was saved.`);
       }
+      // A base branch the checkout does not have (one named, or main once the setting goes) would fail every task's first git command.
+      const baseOf = (c: Record<string, unknown>) => (typeof c.baseBranch === 'string' ? c.baseBranch : DEFAULT_BASE_BRANCH);
+      if (!config.remote && baseOf(config) !== baseOf(stored.config)) await baseBranchFor(stored.repoPath, baseOf(config));
       const from = requestOrigin(req);
       const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
       return { project: maskSecrets(project) };

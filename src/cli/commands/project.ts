@@ -35,6 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
       const { project: p, runs } = await client.post<ProjectCreatedResponse>('/api/projects', body);
       if (opts.json) return printJson({ project: p, runs });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
+      if (typeof p.config.baseBranch === 'string') print(`Tasks start from ${p.config.baseBranch} and merge into it (the branch checked out there; \`maestro project config set baseBranch <branch> --project ${p.name}\` changes it).`);
       const said = runsLines(runs);
       if (said) print(said);
       const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
