@@ -85,6 +85,11 @@ describe('REST API', () => {
     expect(dropped.status).toBe(400);
     expect(dropped.body.error.message).toMatch(/bare repository, so its settings must name a shared remote/);
     expect((await call('GET', `/api/projects/${shared.body.project.id}`)).body.project.config).toEqual({ remote });
+    // A shared remote on this machine whose work is on master: its base branch, as for a checkout.
+    const onMaster = bareRemote(tempDir('maestro-remote-'));
+    git(onMaster, 'branch', '-m', 'main', 'master');
+    const master = await call('POST', '/api/projects', { name: 'old', repoPath: onMaster, config: { remote: onMaster } });
+    expect(master.body.project.config).toEqual({ remote: onMaster, baseBranch: 'master' });
   });
 
   it('creates, lists, shows and edits tasks; bad bodies name the field', async () => {

@@ -40,6 +40,16 @@ export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?:
   return path;
 }
 
+/**
+ * Where a project's base branch can be checked: its checkout, or its shared remote when that is a bare repository
+ * on this machine; null for a remote reached over the network (each daemon's clone finds out).
+ */
+function branchesAt(repoPath: string, config: Record<string, unknown>): string | null {
+  const remote = config.remote;
+  if (typeof remote !== 'string') return repoPath;
+  return isAbsolute(remote) && isBareRepository(remote) ? remote : null;
+}
+
 const whoSchema = z.string().trim().min(1).max(200).default('human');
 
 /** What a repository makes the machine run by itself: its hooks and its checks (a bad config is said, not a refusal: init may fix it). */
@@ -76,9 +86,10 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
         throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
       }
       // Tasks start from its base branch: one it has (an empty repository has none), main by default, else the one
-      // checked out (work on master), then recorded. A shared remote's branches are its clones' to check.
+      // checked out (work on master), then recorded.
       const local = typeof config.remote !== 'string';
-      const base = local ? await baseBranchFor(repoPath, config.baseBranch as string | undefined) : null; // a string when set: parseProjectSettings
+      const branches = branchesAt(repoPath, config);
+      const base = branches ? await baseBranchFor(branches, config.baseBranch as string | undefined) : null; // a string when set: parseProjectSettings
       const settings = base && base !== DEFAULT_BASE_BRANCH && config.baseBranch === undefined ? { ...config, baseBranch: base } : config;
       const from = requestOrigin(req);
       // The repository's own hooks and checks run from its first task on: said to whoever registers it, and on record.
@@ -116,7 +127,8 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       }
       // A base branch the checkout does not have (one named, or main once the setting goes) would fail every task's first git command.
       const baseOf = (c: Record<string, unknown>) => (typeof c.baseBranch === 'string' ? c.baseBranch : DEFAULT_BASE_BRANCH);
-      if (!config.remote && baseOf(config) !== baseOf(stored.config)) await baseBranchFor(stored.repoPath, baseOf(config));
+      const branches = branchesAt(stored.repoPath, config);
+      if (branches && baseOf(config) !== baseOf(stored.config)) await baseBranchFor(branches, baseOf(config));
       const from = requestOrigin(req);
       const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
       return { project: maskSecrets(project) };

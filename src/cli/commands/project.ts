@@ -36,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.json) return printJson({ project: p, runs });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
       if (typeof p.config.baseBranch === 'string') print(`Tasks start from ${p.config.baseBranch} and merge into it (the branch checked out there; \`maestro project config set baseBranch <branch> --project ${p.name}\` changes it).`);
-      const said = runsLines(runs);
+      const said = runsLines(runs, typeof p.config.baseBranch === 'string' ? p.config.baseBranch : 'main');
       if (said) print(said);
       const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
       if (offer) print(offer);
@@ -89,8 +89,8 @@ export function register(program: Command, ctx: CliContext): void {
 export { counts as formatCounts };
 
 /** What the repository makes this machine run by itself, said once it is registered (nothing when it runs nothing). */
-function runsLines(runs: ProjectCreatedResponse['runs']): string | null {
-  if (!runs) return 'Its hooks and checks (.maestro/) are read from the remote\'s main in each daemon\'s clone: they run commands on those machines.';
+function runsLines(runs: ProjectCreatedResponse['runs'], base: string): string | null {
+  if (!runs) return `Its hooks and checks (.maestro/) are read from the remote's ${base} in each daemon's clone: they run commands on those machines.`;
   const lines = [
     ...runs.hooks.map((h) => `  hook   ${h}`),
     ...runs.checks.map((c) => `  check  ${c.name}: ${Array.isArray(c.command) ? c.command.join(' ') : c.command}`),
