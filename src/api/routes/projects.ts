@@ -50,6 +50,25 @@ function branchesAt(repoPath: string, config: Record<string, unknown>): string |
   return isAbsolute(remote) && isBareRepository(remote) ? remote : null;
 }
 
+/**
+ * The settings a project is registered with: tasks start from its base branch, one it has (an empty repository has
+ * none), main by default, else the one checked out (work on master), which is then recorded.
+ */
+async function withBaseBranch(repoPath: string, config: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const branches = branchesAt(repoPath, config);
+  if (!branches) return config;
+  const base = await baseBranchFor(branches, config.baseBranch as string | undefined); // a string when set: parseProjectSettings
+  return base !== DEFAULT_BASE_BRANCH && config.baseBranch === undefined ? { ...config, baseBranch: base } : config;
+}
+
+const baseOf = (config: Record<string, unknown>) => (typeof config.baseBranch === 'string' ? config.baseBranch : DEFAULT_BASE_BRANCH);
+
+/** A base branch the repository does not have (one named, or main once the setting goes) would fail every task's first git command. */
+async function checkBaseBranchChange(repoPath: string, before: Record<string, unknown>, after: Record<string, unknown>): Promise<void> {
+  const branches = branchesAt(repoPath, after);
+  if (branches && baseOf(after) !== baseOf(before)) await baseBranchFor(branches, baseOf(after));
+}
+
 const whoSchema = z.string().trim().min(1).max(200).default('human');
 
 /** What a repository makes the machine run by itself: its hooks and its checks (a bad config is said, not a refusal: init may fix it). */
@@ -85,12 +104,8 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
         const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${same.name}\` brings it back.`;
         throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
       }
-      // Tasks start from its base branch: one it has (an empty repository has none), main by default, else the one
-      // checked out (work on master), then recorded.
       const local = typeof config.remote !== 'string';
-      const branches = branchesAt(repoPath, config);
-      const base = branches ? await baseBranchFor(branches, config.baseBranch as string | undefined) : null; // a string when set: parseProjectSettings
-      const settings = base && base !== DEFAULT_BASE_BRANCH && config.baseBranch === undefined ? { ...config, baseBranch: base } : config;
+      const settings = await withBaseBranch(repoPath, config);
       const from = requestOrigin(req);
       // The repository's own hooks and checks run from its first task on: said to whoever registers it, and on record.
       const runs = local ? repositoryRuns(repoPath) : null;
@@ -125,10 +140,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       if (!config.remote && isBareRepository(stored.repoPath)) {
         throw new MaestroError('BAD_INPUT', `project ${params.id} is registered by a bare repository, so its settings must name a shared remote (config.remote); nothing was saved.`);
       }
-      // A base branch the checkout does not have (one named, or main once the setting goes) would fail every task's first git command.
-      const baseOf = (c: Record<string, unknown>) => (typeof c.baseBranch === 'string' ? c.baseBranch : DEFAULT_BASE_BRANCH);
-      const branches = branchesAt(stored.repoPath, config);
-      if (branches && baseOf(config) !== baseOf(stored.config)) await baseBranchFor(branches, baseOf(config));
+      await checkBaseBranchChange(stored.repoPath, stored.config, config);
       const from = requestOrigin(req);
       const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
       return { project: maskSecrets(project) };
