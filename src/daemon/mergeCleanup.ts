@@ -9,6 +9,7 @@ import { coerceError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { git } from '../git/git.js';
 import { maintainAtPace } from '../git/maintenance.js';
+import { tipsOf } from '../git/merge.js';
 import { pastOtherAdds, removeWorktree } from '../git/worktree.js';
 import { remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
@@ -41,13 +42,9 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
       const worktree = await removeTaskWorktree(deps, c.task, project, repo);
       if (worktree !== undefined) cleared.push({ ...c, worktree });
     }
-    // The train's branches in one git process (git goes on past one it cannot delete, and says so with exit 1).
-    if (!keep && cleared.length) {
-      // git reads every worktree's record first: another run's worktree half-added is waited out.
-      await pastOtherAdds(() => git(repo, ['branch', '-D', '--end-of-options', ...cleared.map((c) => c.branch)], { okCodes: [1] })).catch((err: unknown) => deps.onError(coerceError(err)));
-    }
+    const deleted = keep ? new Set<string>() : await deleteBranches(repo, cleared.map((c) => c.branch), deps.onError);
     for (const c of cleared) {
-      const payload = { worktree: c.worktree, branch: c.branch, branchDeleted: !keep };
+      const payload = { worktree: c.worktree, branch: c.branch, branchDeleted: deleted.has(c.branch) };
       await deps.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'git.cleanup', payload }).catch((err: unknown) => deps.onError(coerceError(err)));
     }
     const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
@@ -55,6 +52,26 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
     await maintainAtPace(repo).catch((err: unknown) => deps.onError(coerceError(err)));
   };
   await (remoteOf(project) ? deps.repos.exclusive(project.id, clean) : clean());
+}
+
+/**
+ * Deletes the train's branches in one git process, which goes on past one it cannot delete (checked out in a
+ * worktree of the person's) and says so with exit 1: then the branches still there are read back, so that each
+ * cleanup event says what became of its branch. git reads every worktree's record first: another run's worktree
+ * half-added is waited out.
+ */
+async function deleteBranches(repo: string, branches: string[], onError: (err: Error) => void): Promise<Set<string>> {
+  if (!branches.length) return new Set();
+  try {
+    const { code, stderr } = await pastOtherAdds(() => git(repo, ['branch', '-D', '--end-of-options', ...branches], { okCodes: [1] }));
+    if (code === 0) return new Set(branches);
+    onError(new Error(`some merged branches were not deleted in ${repo}: ${stderr.trim()}`));
+    const left = await tipsOf(repo, branches.map((b) => `refs/heads/${b}`));
+    return new Set(branches.filter((b) => !left.has(`refs/heads/${b}`)));
+  } catch (err) {
+    onError(coerceError(err));
+    return new Set();
+  }
 }
 
 /** Removes the task's worktree (none without a worktree root): its path, or undefined when that failed (told). */

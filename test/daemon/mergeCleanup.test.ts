@@ -4,6 +4,7 @@
  * skip) run at most once per MAINTENANCE_EVERY_MS (git/maintenance.ts) per repository.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
 import { cleanUpLanded } from '../../src/daemon/mergeCleanup.js';
@@ -60,6 +61,21 @@ describe('cleaning up a landed train', () => {
     // The next train within MAINTENANCE_EVERY_MS: no maintenance.
     expect(await land([c])).toEqual([`branch -D ${c.branch}`]);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('a branch git will not delete (checked out in a worktree of the person\'s) is told, and its event says it stays', async () => {
+    const { repo, cars, errors, land, s } = await setup(['a', 'b']);
+    const [a, b] = cars as [(typeof cars)[0], (typeof cars)[0]];
+    const theirs = join(tempDir('maestro-theirs-'), 'b');
+    git(repo, 'worktree', 'add', '-q', '-f', theirs, b.branch);
+    await land([a, b]);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/some merged branches were not deleted .*Cannot delete branch '.*' checked out at/s)]);
+    expect(git(repo, 'branch', '--list', a.branch)).toBe('');
+    expect(git(repo, 'branch', '--list', b.branch)).toContain(b.branch);
+    for (const [car, branchDeleted] of [[a, true], [b, false]] as const) {
+      const events = (await s.events.list({ taskId: car.task.id, type: 'git.cleanup' })).events;
+      expect(events.map((e) => e.payload)).toEqual([{ worktree: car.path, branch: car.branch, branchDeleted }]);
+    }
   });
 
   it('a worktree that cannot be removed (locked) is told and keeps its branch; the others are cleaned', async () => {
