@@ -56,8 +56,8 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
 
 /**
  * Deletes the train's branches in one git process, which goes on past one it cannot delete (checked out in a
- * worktree of the person's) and says so with exit 1: then the branches still there are read back, so that each
- * cleanup event says what became of its branch. git reads every worktree's record first: another run's worktree
+ * worktree of the person's, or one this clone never had) and says so with exit 1: then the branches still there
+ * are read back, so that each cleanup event says what became of its branch. git reads every worktree's record first: another run's worktree
  * half-added is waited out.
  */
 async function deleteBranches(repo: string, branches: string[], onError: (err: Error) => void): Promise<Set<string>> {
@@ -65,8 +65,9 @@ async function deleteBranches(repo: string, branches: string[], onError: (err: E
   try {
     const { code, stderr } = await pastOtherAdds(() => git(repo, ['branch', '-D', '--end-of-options', ...branches], { okCodes: [1] }));
     if (code === 0) return new Set(branches);
-    onError(new Error(`some merged branches were not deleted in ${repo}: ${stderr.trim()}`));
+    // A branch this clone never had ("not found") is gone as well.
     const left = await tipsOf(repo, branches.map((b) => `refs/heads/${b}`));
+    if (left.size) onError(new Error(`merged branches not deleted in ${repo}: ${stderr.trim()}`));
     return new Set(branches.filter((b) => !left.has(`refs/heads/${b}`)));
   } catch (err) {
     onError(coerceError(err));
