@@ -81,6 +81,20 @@ describe.each(Object.keys(HALF_ADDED) as (keyof typeof HALF_ADDED)[])('ProjectRe
   });
 });
 
+describe('ProjectRepos and the remote\'s base branch', () => {
+  it('a remote without the project\'s base branch (its work on master) is named, with its branches and the setting that changes it', async () => {
+    const { project, home } = sharedProject();
+    const remote = project.config.remote as string;
+    git(remote, 'branch', '-m', 'main', 'master');
+    const repos = new ProjectRepos(home);
+    await expect(repos.prepare(project)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: `the shared remote ${remote} has no branch main (its branches: master): name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`,
+    });
+    await expect(repos.prepare({ ...project, config: { ...project.config, baseBranch: 'master' } })).resolves.toBe(join(home, 'clones', project.id));
+  });
+});
+
 describe('ProjectRepos syncing a clone for runs', () => {
   it('runs claimed together share one sync started after their claim; a run decided once it had begun waits for one of its own', async () => {
     const { project, home } = sharedProject();

@@ -14,7 +14,7 @@ import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import { steeringMove } from './remoteSteering.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
-import { isAncestor, tipsOf } from '../git/merge.js';
+import { isAncestor, refTips, tipsOf } from '../git/merge.js';
 import { listWorktrees } from '../git/worktree.js';
 import { NO_AUTO_MAINTENANCE, maintainAtPace } from '../git/maintenance.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
@@ -101,6 +101,17 @@ function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolea
   }
   rmSync(admin, { recursive: true, force: true });
   return true;
+}
+
+/**
+ * The remote's base branch, as just fetched: a remote whose work is on another branch (`master`) is named with its
+ * branches and the setting that changes it (a network remote's branches are not checked at registration, as a
+ * bare one on this machine's are: api/routes/projects.ts). Read from the clone's files: no git process.
+ */
+async function assertRemoteHas(clone: string, remote: string, base: string): Promise<void> {
+  if ((await tipsOf(clone, [`refs/remotes/origin/${base}`])).size) return;
+  const branches = [...(await refTips(clone, 'refs/remotes/origin/')).keys()].map((r) => r.slice('refs/remotes/origin/'.length)).filter((b) => b !== 'HEAD');
+  throw new MaestroError('BAD_INPUT', `the shared remote ${remote} has no branch ${base} (its branches: ${branches.join(', ') || 'none, no commit yet'}): name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`);
 }
 
 /** A sync for runs waiting its turn at the clone: a prepare asked meanwhile joins it. */
@@ -243,6 +254,7 @@ export class ProjectRepos {
       if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
       await fetchFromRemote(clone, ['origin'], this.stallMs);
     });
+    await assertRemoteHas(clone, remote, base);
     await maintainAtPace(clone).catch((err: unknown) => this.opts.onError?.(coerceError(err)));
     // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
     const move = this.opts.onSteeringMoved ? await steeringMove(clone, base) : null;
