@@ -8,7 +8,8 @@ import { git, makeRepo } from '../../test/helpers/repo.js';
 import { silentServer } from '../../test/helpers/silentServer.js';
 import { poll } from '../../test/helpers/wait.js';
 import { observeGit } from '../git/git.js';
-import { ABANDONED_WORKTREE_MS, ProjectRepos } from './repos.js';
+import { ABANDONED_WORKTREE_MS } from './remoteFetch.js';
+import { ProjectRepos } from './repos.js';
 
 function sharedProject(): { project: Project; home: string } {
   const work = makeRepo();

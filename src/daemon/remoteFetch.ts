@@ -1,0 +1,84 @@
+/**
+ * A fetch into a daemon's clone of a shared remote, past what other processes leave half-written in it (worktrees
+ * being added by workers), and the check of what it brought (the project's base branch).
+ */
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
+import { git } from '../git/git.js';
+import { NO_AUTO_MAINTENANCE } from '../git/maintenance.js';
+import { refTips, tipsOf } from '../git/merge.js';
+
+/** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
+const FETCH_PATIENCE_MS = 30_000;
+export const ABANDONED_WORKTREE_MS = 10_000;
+
+/**
+ * `git fetch` checks connectivity against every worktree's HEAD. A worker
+ * adding a worktree writes git's record of it one file at a time, and a fetch
+ * that reads the record in between fails: "failed to read
+ * .git/worktrees/<x>/commondir" while that file is still empty, "bad object
+ * worktrees/<x>/HEAD" while HEAD is still the placeholder (the null id) that
+ * git points at the branch last (both seen in bench:multihost, three daemons
+ * on two cores). Worktrees are made by worker processes, so no lock of this
+ * daemon covers them: the fetch is tried again a moment later, for up to
+ * FETCH_PATIENCE_MS (a loaded machine can hold an add that long). A worker
+ * killed in the middle of an add (a run stopped when its lease is lost)
+ * leaves the half-written record for good, and every fetch of this clone
+ * would fail: one older than ABANDONED_WORKTREE_MS is dropped (git forgets
+ * that worktree; the run that needs it makes it again, see ensureWorktree).
+ * Without git's auto-maintenance, a process per fetch (two per task): `sync` runs it at its pace (maintenance.ts).
+ */
+export async function fetchFromRemote(clone: string, args: string[], stallMs: number): Promise<void> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await git(clone, [...NO_AUTO_MAINTENANCE, 'fetch', '-q', '--progress', ...args], { stallMs });
+      return;
+    } catch (err) {
+      const half = halfAdded((err as Error).message);
+      if (!half || Date.now() - started > FETCH_PATIENCE_MS) throw err;
+      if (dropAbandonedWorktree(clone, half)) continue;
+      await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
+    }
+  }
+}
+
+interface HalfAdded {
+  name: string;
+  /** The file of git's record that a fetch found unfinished. */
+  file: 'HEAD' | 'commondir';
+}
+
+/** The worktree, if any, whose record a failed fetch read half-written. */
+function halfAdded(message: string): HalfAdded | null {
+  const m = /(?:bad object |failed to read \S*?)worktrees\/([^/\s]+)\/(HEAD|commondir)\b/.exec(message);
+  return m ? { name: m[1]!, file: m[2] as HalfAdded['file'] } : null;
+}
+
+/** What each file holds until `git worktree add` finishes writing it. */
+const UNFINISHED: Record<HalfAdded['file'], RegExp> = { HEAD: /^0{40}\s*$/, commondir: /^\s*$/ };
+
+/** Removes git's record of a worktree whose file is still unfinished and older than ABANDONED_WORKTREE_MS. */
+function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolean {
+  const admin = join(clone, '.git', 'worktrees', name);
+  try {
+    const path = join(admin, file);
+    if (!UNFINISHED[file].test(readFileSync(path, 'utf8')) || Date.now() - statSync(path).mtimeMs < ABANDONED_WORKTREE_MS) return false;
+  } catch {
+    return false; // gone or finished meanwhile: the next try tells
+  }
+  rmSync(admin, { recursive: true, force: true });
+  return true;
+}
+
+/**
+ * The remote's base branch, as just fetched: a remote whose work is on another branch (`master`) is named with its
+ * branches and the setting that changes it (a network remote's branches are not checked at registration, as a
+ * bare one on this machine's are: api/routes/projects.ts). Read from the clone's files: no git process.
+ */
+export async function assertRemoteHas(clone: string, remote: string, base: string): Promise<void> {
+  if ((await tipsOf(clone, [`refs/remotes/origin/${base}`])).size) return;
+  const branches = [...(await refTips(clone, 'refs/remotes/origin/')).keys()].map((r) => r.slice('refs/remotes/origin/'.length)).filter((b) => b !== 'HEAD');
+  throw new MaestroError('BAD_INPUT', `the shared remote ${remote} has no branch ${base} (its branches: ${branches.join(', ') || 'none, no commit yet'}): name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`);
+}
