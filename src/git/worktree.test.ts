@@ -162,15 +162,21 @@ describe('a worktree deleted under its task', () => {
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
   });
 
-  it('a registration whose folder is gone is found on disk and pruned; a half-made admin folder is not reused', async () => {
+  it('a registration whose folder is gone is found on disk and forgotten, alone; a half-made admin folder is not reused', async () => {
     const { repo, spec } = setup();
     const first = await ensureWorktree(spec);
     rmSync(first.path, { recursive: true, force: true });
+    // Another worker's `git worktree add` that has made its admin folder and written nothing in it yet: a
+    // `git worktree prune` took it away, and that add failed.
+    const other = join(repo, '.git', 'worktrees', 'other');
+    mkdirSync(other);
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
     const again = await ensureWorktree(spec);
     unobserve();
-    expect(calls.map((a) => a.slice(0, 2).join(' '))).toEqual(['worktree prune', 'worktree add']);
+    expect(calls.map((a) => a.slice(0, 2).join(' '))).toEqual(['worktree add']);
+    expect(existsSync(other)).toBe(true);
+    rmSync(other, { recursive: true });
     expect(again).toMatchObject({ created: true, newBranch: false });
     // An add another worker has half done: git has not written commondir yet. Not taken as whole from disk.
     const admin = readFileSync(join(again.path, '.git'), 'utf8').replace(/^gitdir: /, '').trim();
@@ -243,6 +249,18 @@ describe('removing a task worktree', () => {
     expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('T1-v1');
     git(repo, 'branch', '-D', made.branch); // no longer checked out anywhere
     expect(git(repo, 'worktree', 'prune', '--dry-run', '-v')).toBe('');
+  });
+
+  it('a worktree whose folder is already gone: its registration alone is forgotten, another add half-way kept', async () => {
+    const { repo, spec } = setup();
+    const made = await ensureWorktree(spec);
+    rmSync(made.path, { recursive: true, force: true });
+    const other = join(repo, '.git', 'worktrees', 'other');
+    mkdirSync(other);
+    await removeWorktree(repo, made.path);
+    expect(existsSync(other)).toBe(true);
+    rmSync(other, { recursive: true });
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('T1-v1');
   });
 
   it('lets the daemon go on while it removes a worktree of many files (an agent\'s npm install)', async () => {

@@ -135,7 +135,7 @@ async function addWorktree(spec: WorktreeSpec): Promise<Worktree> {
     movedAside = moveAsideBroken(path);
   }
   // A folder git forgot (or a registration whose folder is gone) is stale: clear both.
-  if (known) await git(spec.repoPath, ['worktree', 'prune']);
+  if (known) await forgetRegistration(spec.repoPath, path);
   if (existsSync(path)) await removeTree(path);
   mkdirSync(spec.worktreeRoot, { recursive: true });
   const { baseSha, branchExists } = await baseAndBranch(spec.repoPath, spec.baseBranch, branch);
@@ -310,7 +310,28 @@ export async function removeWorktree(repoPath: string, path: string): Promise<vo
     // A locked one, or one git must be asked about: git says why it will not, or removes it.
     await gitPastAdds(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
   } else {
-    await git(repoPath, ['worktree', 'prune']); // a registration whose folder is already gone
+    await forgetRegistration(repoPath, path); // a registration whose folder is already gone
+  }
+}
+
+/**
+ * Forgets the registration of a worktree at `path` whose folder is gone (or moved aside): its own admin folder,
+ * found on disk. `git worktree prune` did it, and took with it the admin folder that another worker's
+ * `git worktree add` had just made and not yet written into (git prunes one without a `gitdir` file), and that
+ * add failed: "could not open '.git/worktrees/<x>/locked'" (the multihost suite, two runs starting at once). A
+ * locked registration stays, as with git (the add then says why); a repository whose `.git` is not a folder is
+ * left to git's prune.
+ */
+async function forgetRegistration(repoPath: string, path: string): Promise<void> {
+  const gitDir = join(repoPath, '.git');
+  if (!statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) {
+    await git(repoPath, ['worktree', 'prune']);
+    return;
+  }
+  const admins = join(gitDir, 'worktrees');
+  for (const name of existsSync(admins) ? readdirSync(admins) : []) {
+    const admin = join(admins, name);
+    if (namesBack(admin, path) && !existsSync(join(admin, 'locked'))) rmSync(admin, { recursive: true, force: true });
   }
 }
 
