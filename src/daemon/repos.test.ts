@@ -64,8 +64,14 @@ describe.each(Object.keys(HALF_ADDED) as (keyof typeof HALF_ADDED)[])('ProjectRe
     const repos = new ProjectRepos(home);
     const clone = await repos.prepare(project);
     const half = halfAddedWorktree(clone, state);
-    setTimeout(half.finish, 150); // the worker's `git worktree add` goes on
+    // The worker's `git worktree add` goes on once the fetch has met it half-way (a fetch that failed).
+    let met = 0;
+    const unobserve = observeGit((c) => {
+      if (c.code !== 0 && c.args.includes('fetch') && met++ === 0) half.finish();
+    });
     await expect(repos.prepare(project)).resolves.toBe(clone);
+    unobserve();
+    expect(met).toBe(1);
     expect(existsSync(half.file)).toBe(true);
   });
 

@@ -20,6 +20,19 @@ function setup() {
   return { repo, root, spec: { repoPath: repo, worktreeRoot: root, taskId: 'T1', version: 1, baseBranch: 'main' } };
 }
 
+/**
+ * A task worktree whose folder is gone, beside another worker's `git worktree add` that has made its admin folder
+ * and written nothing in it yet (a `git worktree prune` took that folder away, and that add failed).
+ */
+async function goneBesideOtherAdd() {
+  const { repo, spec } = setup();
+  const made = await ensureWorktree(spec);
+  rmSync(made.path, { recursive: true, force: true });
+  const other = join(repo, '.git', 'worktrees', 'other');
+  mkdirSync(other);
+  return { repo, spec, made, other };
+}
+
 /** A commit in the worktree, as an executor run makes one. */
 function commitIn(worktree: string, file: string, content: string): string {
   writeFileSync(join(worktree, file), content);
@@ -163,13 +176,7 @@ describe('a worktree deleted under its task', () => {
   });
 
   it('a registration whose folder is gone is found on disk and forgotten, alone; a half-made admin folder is not reused', async () => {
-    const { repo, spec } = setup();
-    const first = await ensureWorktree(spec);
-    rmSync(first.path, { recursive: true, force: true });
-    // Another worker's `git worktree add` that has made its admin folder and written nothing in it yet: a
-    // `git worktree prune` took it away, and that add failed.
-    const other = join(repo, '.git', 'worktrees', 'other');
-    mkdirSync(other);
+    const { repo, spec, other } = await goneBesideOtherAdd();
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
     const again = await ensureWorktree(spec);
@@ -215,18 +222,18 @@ describe('worktrees while another worker adds one', () => {
       ['removal', () => pruneOrphanWorktrees(repo, root, ['T1-v1', 'T1-plan']), true],
     ];
     for (const [what, step, afterListing] of steps) {
-      let finish: (() => void) | null = null;
-      const startOther = () => {
-        finish = otherAddHalfWay(repo);
-        setTimeout(finish, 150);
-      };
+      // The other add goes on once the step has met it half-way (a git call of the step failed).
+      let finish: (() => void) | null = afterListing ? null : otherAddHalfWay(repo);
+      let met = false;
       const unobserve = observeGit((c) => {
-        if (!finish && c.args.join(' ') === 'worktree list --porcelain') startOther();
+        if (finish && !met && c.code !== 0) {
+          met = true;
+          finish();
+        } else if (!finish && c.args.join(' ') === 'worktree list --porcelain') finish = otherAddHalfWay(repo);
       });
-      if (!afterListing) startOther();
       await expect(step(), what).resolves.toBeDefined();
       unobserve();
-      expect(finish, `${what}: the other add started`).not.toBeNull();
+      expect(met, `${what}: the step met the other add half-way`).toBe(true);
     }
     expect(existsSync(made.path)).toBe(false);
     const listed = (await listWorktrees(repo)).map((w) => w.path);
@@ -252,11 +259,7 @@ describe('removing a task worktree', () => {
   });
 
   it('a worktree whose folder is already gone: its registration alone is forgotten, another add half-way kept', async () => {
-    const { repo, spec } = setup();
-    const made = await ensureWorktree(spec);
-    rmSync(made.path, { recursive: true, force: true });
-    const other = join(repo, '.git', 'worktrees', 'other');
-    mkdirSync(other);
+    const { repo, made, other } = await goneBesideOtherAdd();
     await removeWorktree(repo, made.path);
     expect(existsSync(other)).toBe(true);
     rmSync(other, { recursive: true });
