@@ -34,7 +34,7 @@ import type { Bus } from '../lib/bus.js';
 import { Ingestor } from './ingestor.js';
 import { autoApprove } from './autoApprove.js';
 import { buildJob, runKindFor, workerEnvFor, workerEnvsOf } from './jobs.js';
-import { knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees, tryKnowledge } from './runAftermath.js';
+import { holdsClaim, knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees, tryKnowledge } from './runAftermath.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator } from './mergeCoordinator.js';
 import { backoffMs } from './outcomes.js';
@@ -121,7 +121,7 @@ export class Orchestrator {
       return () => clearInterval(timer);
     };
     // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
-    this.leaseTimer = setInterval(() => void this.renewLeases().catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
+    this.leaseTimer = setInterval(() => void this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs).catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
     this.halts = [
       every(prune, WORKTREE_PRUNE_MS),
       every(() => this.kick(), this.config.tickMs),
@@ -170,7 +170,7 @@ export class Orchestrator {
 
   async tick(): Promise<void> {
     await beatDaemon(this.store.db, this.owner, this.store.clock());
-    await this.renewLeases();
+    await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
     const { inFlight, waiting } = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
@@ -208,10 +208,6 @@ export class Orchestrator {
       .catch((err) => this.opts.onError(coerceError(err)))
       .finally(() => this.mergeTicks.delete(tick));
     this.mergeTicks.add(tick);
-  }
-
-  private async renewLeases(): Promise<void> {
-    await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
   }
 
   /**
@@ -316,6 +312,7 @@ export class Orchestrator {
     const repoPath = await this.repos.prepareRun(registered, branchName(task.id, task.version), {
       commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
       published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
+      holds: () => holdsClaim(this.store, { id: task.id, owner: this.owner, attempt: task.attempt }),
       after: syncedAfter,
     });
     const project = { ...registered, repoPath };

@@ -19,6 +19,9 @@ function sharedProject(): { project: Project; home: string } {
   return { project, home: tempDir('maestro-home-') };
 }
 
+/** A run's daemon that still holds its task. */
+const holding = async () => true;
+
 function commitFile(dir: string, name: string): void {
   writeFileSync(join(dir, name), `${name}\n`);
   git(dir, 'add', name);
@@ -255,13 +258,13 @@ describe('ProjectRepos publishing a task branch', () => {
     const commit = (name: string) => commitFile(clone, name);
     git(clone, 'checkout', '-q', '-b', branch);
     commit('a.txt');
-    await repos.pushBranch(project, clone, branch); // after the execute run
+    await repos.pushBranch(project, clone, branch, holding); // after the execute run
     expect(pushes()).toBe(1);
     expect(git(remote, 'rev-parse', branch)).toBe(git(clone, 'rev-parse', branch));
-    await repos.pushBranch(project, clone, branch); // after the review run: nothing new
+    await repos.pushBranch(project, clone, branch, holding); // after the review run: nothing new
     expect(pushes()).toBe(1);
     commit('b.txt');
-    await repos.pushBranch(project, clone, branch); // after a conflict run's commit
+    await repos.pushBranch(project, clone, branch, holding); // after a conflict run's commit
     expect(pushes()).toBe(2);
     expect(git(remote, 'rev-parse', branch)).toBe(git(clone, 'rev-parse', branch));
   });
@@ -277,20 +280,20 @@ describe('ProjectRepos publishing a task branch', () => {
     const wt = join(tempDir('maestro-wt-'), 'wt');
     git(cloneA, 'worktree', 'add', '-q', '-b', branch, wt);
     commitFile(wt, 'a.txt');
-    await a.pushBranch(project, cloneA, branch);
+    await a.pushBranch(project, cloneA, branch, holding);
     // Daemon b takes the task over, runs it again on top and publishes that.
     const cloneB = await b.prepare(project);
     await b.fetchBranch(project, cloneB, branch);
     git(cloneB, 'checkout', '-q', branch);
     commitFile(cloneB, 'b.txt');
-    await b.pushBranch(project, cloneB, branch);
+    await b.pushBranch(project, cloneB, branch, holding);
     const newer = git(remote, 'rev-parse', branch);
     // a's push after a run of its own that changed nothing leaves the remote's branch where b put it, whether
     // a has fetched since or not.
-    await a.pushBranch(project, cloneA, branch);
+    await a.pushBranch(project, cloneA, branch, holding);
     expect(git(remote, 'rev-parse', branch)).toBe(newer);
     await a.prepare(project);
-    await a.pushBranch(project, cloneA, branch);
+    await a.pushBranch(project, cloneA, branch, holding);
     expect(git(remote, 'rev-parse', branch)).toBe(newer);
     // a's next run starts from b's commit, in the worktree it had: files, index and branch together.
     await a.fetchBranch(project, cloneA, branch);
@@ -308,7 +311,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const fetches = countRemoteCalls(clone, 'upload-pack');
     const branch = 'maestro/t_z-v1';
     // A first execute: main is fetched, and nobody asks the remote for a branch no run has pushed.
-    await expect(repos.prepareRun(project, branch, { commit: null, published: false })).resolves.toBe(clone);
+    await expect(repos.prepareRun(project, branch, { commit: null, published: false, holds: holding })).resolves.toBe(clone);
     expect(fetches()).toBe(1);
     const wt = join(tempDir('maestro-wt-'), 'wt');
     git(clone, 'worktree', 'add', '-q', '-b', branch, wt, 'origin/main');
@@ -316,7 +319,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const executed = git(wt, 'rev-parse', 'HEAD');
     // The push after the execute run has not happened yet: the review publishes its commit before it starts
     // (another daemon may merge what it approves).
-    await repos.prepareRun(project, branch, { commit: executed, published: true });
+    await repos.prepareRun(project, branch, { commit: executed, published: true, holds: holding });
     expect(git(remote, 'rev-parse', branch)).toBe(executed);
     expect(fetches()).toBe(2);
     // Main moves on the remote meanwhile (another daemon merged): the review of this clone's commit needs none of it.
@@ -327,7 +330,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const before = git(clone, 'rev-parse', 'origin/main');
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
-    await expect(repos.prepareRun(project, branch, { commit: executed, published: true })).resolves.toBe(clone);
+    await expect(repos.prepareRun(project, branch, { commit: executed, published: true, holds: holding })).resolves.toBe(clone);
     unobserve();
     expect(calls).toEqual([]); // the branch and where the remote has it, read from the clone's ref files
     expect(fetches()).toBe(2);
@@ -339,7 +342,7 @@ describe('ProjectRepos publishing a task branch', () => {
     commitFile(cloneB, 'b.txt');
     git(cloneB, 'push', '-q', 'origin', branch);
     const newer = git(cloneB, 'rev-parse', 'HEAD');
-    await repos.prepareRun(project, branch, { commit: newer, published: true });
+    await repos.prepareRun(project, branch, { commit: newer, published: true, holds: holding });
     expect(fetches()).toBe(3);
     expect(git(clone, 'rev-parse', branch)).toBe(newer);
     expect(git(clone, 'rev-parse', 'origin/main')).toBe(git(remote, 'rev-parse', 'main'));

@@ -208,7 +208,7 @@ export class ProjectRepos {
    * When this clone's branch is that commit and it last saw the remote take it, the review needs nothing from
    * the remote (fetches were a third of a task's git CPU on a shared remote). `after`: prepare's mark.
    */
-  async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean; after?: number }): Promise<string> {
+  async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean; holds: () => Promise<boolean>; after?: number }): Promise<string> {
     if (!remoteOf(project)) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     if (o.commit && existsSync(join(clone, '.git'))) {
@@ -218,7 +218,7 @@ export class ProjectRepos {
     await this.prepare(project, o.after);
     if (o.published) await this.fetchBranch(project, clone, branch);
     // A push the remote refuses is said by the push after the run (git.push_failed); the review goes on.
-    if (o.commit) await this.pushBranch(project, clone, branch).catch(() => undefined);
+    if (o.commit) await this.pushBranch(project, clone, branch, o.holds).catch(() => undefined);
     return clone;
   }
 
@@ -254,31 +254,52 @@ export class ProjectRepos {
    * review run changes no branch, and its push cost six git processes for nothing. Never back: a branch the
    * remote has moved past (another daemon ran the task since) is this clone's old copy, and a forced push of
    * it took the newer work off the remote after its review.
+   * A remote branch that is not behind ours (it holds commits this clone lacks) is put over only while `holds`
+   * says the task is still this daemon's: a daemon cut off from the database ran on after its lease passed to
+   * another, and its forced push replaced the commit the new holder's reviewers had approved (CI, multihost).
    */
-  async pushBranch(project: Project, clone: string, branch: string): Promise<void> {
+  async pushBranch(project: Project, clone: string, branch: string, holds: () => Promise<boolean>): Promise<void> {
     if (!remoteOf(project)) return;
     await this.serial(project.id, async () => {
       const { local, published } = await branchTips(clone, branch);
       if (!local || (published && (local === published || (await isAncestor(clone, local, published))))) return;
-      await this.push(clone, branch);
+      await this.push(clone, branch, holds);
     });
   }
 
-  /** pushBranch without waiting its turn: call inside `exclusive`. Returns false when the clone has no such branch. */
+  /**
+   * pushBranch without waiting its turn: call inside `exclusive`. For a branch the remote lacks, so it never
+   * replaces one (a push that came meanwhile is refused). Returns false when the clone has no such branch.
+   */
   async pushBranchNow(project: Project, clone: string, branch: string): Promise<boolean> {
     if (!remoteOf(project)) return false;
     const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
     if (local.code !== 0) return false;
-    await this.push(clone, branch);
+    await this.push(clone, branch, null);
     return true;
   }
 
-  /** Forces the clone's `branch` onto the remote's. */
-  private async push(clone: string, branch: string): Promise<void> {
+  /**
+   * Pushes the clone's `branch` to the remote's: a fast-forward, or (the remote's is apart from ours) over it
+   * when `holds` says so, and only over the commit the remote was seen to have a moment before.
+   */
+  private async push(clone: string, branch: string, holds: (() => Promise<boolean>) | null): Promise<void> {
+    const ref = `refs/heads/${branch}`;
+    const failed = (why: string, cause?: unknown) => new MaestroError('GIT_FAILED', `The push of ${branch} to the remote failed: ${why}`, { cause });
+    const pushed = await this.remoteGit(clone, ['push', '-q', '--progress', '--porcelain', 'origin', `${ref}:${ref}`], { okCodes: [1] }).catch((err: unknown) => {
+      throw failed((err as Error).message, err);
+    });
+    if (pushed.code === 0) return;
+    const apart = /^!\t.*\t\[rejected\]/m.test(pushed.stdout);
+    if (!apart) throw failed(`${pushed.stderr.trim() || pushed.stdout.trim()}`);
+    if (!holds || !(await holds())) {
+      throw failed(`the remote's ${branch} holds commits this clone does not (another daemon has run the task since), and this daemon no longer holds the task: its copy does not replace them`);
+    }
+    const seen = (await this.remoteGit(clone, ['ls-remote', '--heads', 'origin', ref])).stdout.split('\t')[0]!.trim();
     try {
-      await this.remoteGit(clone, ['push', '-q', '--progress', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+      await this.remoteGit(clone, ['push', '-q', '--progress', `--force-with-lease=${ref}:${seen}`, 'origin', `${ref}:${ref}`]);
     } catch (err) {
-      throw new MaestroError('GIT_FAILED', `The push of ${branch} to the remote failed: ${(err as Error).message}`, { cause: err });
+      throw failed((err as Error).message, err);
     }
   }
 

@@ -44,18 +44,35 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
  * At the end of a run on a shared remote, before its outcome is committed: publish the task branch, so any daemon
  * that acts on the outcome (reviews it, merges it after a conflict run) finds the commit the outcome names. A push
  * that fails is said (git.push_failed) and the outcome is committed anyway: a review pushes again before it starts.
+ * The branch replaces one the remote has apart from it only while the run's outcome would still count (outcomes.ts).
  */
 export async function publishTaskBranch(store: Store, repos: ProjectRepos, home: string, run: Run, onError: (err: Error) => void): Promise<void> {
   try {
     const task = await store.tasks.get(run.taskId);
     const project = await store.projects.get(task.projectId);
     if (!remoteOf(project) || run.kind === 'plan') return;
-    await repos.pushBranch(project, workRepoOf(home, project), branchName(task.id, task.version));
+    await repos.pushBranch(project, workRepoOf(home, project), branchName(task.id, task.version), () => runStillCounts(store, run));
   } catch (err) {
     const e = coerceError(err);
     await store.events.append({ taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'git.push_failed', payload: { message: e.message } }).catch(() => undefined);
     onError(e);
   }
+}
+
+/**
+ * Whether a run's outcome would still be taken (applyFinalRecord): the run was not ended for it (a lease that
+ * expired ends its runs), and its task is still its daemon's claim, or at merging for a conflict run.
+ */
+export async function runStillCounts(store: Store, run: Run): Promise<boolean> {
+  const [now, task] = await Promise.all([store.runs.get(run.id), store.tasks.get(run.taskId)]);
+  if (now.status !== 'running') return false;
+  return (run.kind === 'conflict' && task.status === 'merging') || (task.claimedBy === run.owner && task.attempt === run.attempt);
+}
+
+/** Whether `owner` still holds the task by the claim of `attempt` (a branch it pushes may replace the remote's: ProjectRepos.pushBranch). */
+export async function holdsClaim(store: Store, claim: { id: string; owner: string; attempt: number }): Promise<boolean> {
+  const task = await store.tasks.get(claim.id);
+  return task.claimedBy === claim.owner && task.attempt === claim.attempt;
 }
 
 /** Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown. */

@@ -1,0 +1,107 @@
+/**
+ * A daemon cut off from the database while its run goes on loses the task's lease, and another daemon runs the
+ * task again, pushes its commit and has it reviewed. The cut-off daemon's run then ends and publishes its own
+ * branch: that push was forced, replaced the reviewed commit on the remote, and the merge found the branch
+ * moved after its review (CI, multihost: "maestro/t_…-v1 moved after its review"). Its push is now refused,
+ * while the daemon that holds the task still puts its work over such a late push.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Project, Run, Task } from '../../src/core/types.js';
+import { ProjectRepos } from '../../src/daemon/repos.js';
+import { publishTaskBranch } from '../../src/daemon/runAftermath.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
+import { bareRemote, git } from '../helpers/repo.js';
+import { poll } from '../helpers/wait.js';
+
+let store: Store | null = null;
+afterEach(async () => {
+  await store?.close();
+  store = null;
+  removeTempDirs();
+});
+
+interface Daemon {
+  name: string;
+  home: string;
+  repos: ProjectRepos;
+  clone: string;
+}
+
+async function daemon(name: string, project: Project): Promise<Daemon> {
+  const home = tempDir(`maestro-${name}-`);
+  const repos = new ProjectRepos(home);
+  return { name, home, repos, clone: await repos.prepare(project) };
+}
+
+/** `d` claims the task and starts its execute run (the lease as given). */
+async function claimAndRun(s: Store, task: Task, d: Daemon, leaseMs: number): Promise<Run> {
+  const { won, attempt } = await s.tasks.claim(task.id, d.name, leaseMs);
+  expect(won).toBe(true);
+  expect(await s.tasks.advance({ id: task.id, owner: d.name, attempt }, 'queued', 'executing')).toBe(true);
+  return s.runs.start({ taskId: task.id, kind: 'execute', model: null, traceId: `trace-${d.name}`, attempt, owner: d.name });
+}
+
+/** The run's commit on the task branch in `d`'s clone, made from the remote's main as the run would. */
+function commitOnBranch(d: Daemon, branch: string, file: string): string {
+  const wt = join(tempDir('maestro-wt-'), 'wt');
+  git(d.clone, 'worktree', 'add', '-q', '-b', branch, wt, 'origin/main');
+  writeFileSync(join(wt, file), `${d.name}\n`);
+  git(wt, 'add', file);
+  git(wt, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', `${file} by ${d.name}`);
+  return git(wt, 'rev-parse', 'HEAD');
+}
+
+async function setUp() {
+  store = createStore((await freshSqlite()).db);
+  const s = store;
+  const remote = bareRemote(tempDir('maestro-remote-'));
+  const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+  const task = await s.tasks.create({ projectId: project.id, title: 'a', complexity: 'easy' });
+  const branch = `maestro/${task.id}-v${task.version}`;
+  const [late, holder] = [await daemon('d2', project), await daemon('d1', project)];
+  // d2 runs the task; its lease passes (it heartbeats no more: cut off) and d1 takes the task over.
+  const lateRun = await claimAndRun(s, task, late, 1);
+  await poll(async () => (await s.tasks.expireClaims()).includes(task.id), "d2's lease expired", 30_000);
+  const holderRun = await claimAndRun(s, task, holder, 60_000);
+  return { s, remote, project, task, branch, late, holder, lateRun, holderRun };
+}
+
+function publisher(s: Store, d: Daemon, run: Run) {
+  const errors: Error[] = [];
+  return { errors, publish: () => publishTaskBranch(s, d.repos, d.home, run, (err) => errors.push(err)) };
+}
+
+describe('the push of a task branch by a daemon that lost the task', () => {
+  it('is refused after the holder pushed: the reviewed commit stays on the remote, and the refusal is said', async () => {
+    const { s, remote, task, branch, late, holder, lateRun, holderRun } = await setUp();
+    const reviewed = commitOnBranch(holder, branch, 'holder.txt');
+    await publisher(s, holder, holderRun).publish();
+    expect(git(remote, 'rev-parse', branch)).toBe(reviewed);
+
+    // d2's run ends after all, on a commit of its own.
+    commitOnBranch(late, branch, 'late.txt');
+    const { errors, publish } = publisher(s, late, lateRun);
+    await publish();
+    expect(git(remote, 'rev-parse', branch)).toBe(reviewed);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(new RegExp(`^The push of ${branch} to the remote failed: .*this daemon no longer holds the task`))]);
+    const said = (await s.events.list({ taskId: task.id, limit: 100 })).events.filter((e) => e.type === 'git.push_failed');
+    expect(said).toMatchObject([{ runId: lateRun.id, payload: { message: errors[0]!.message } }]);
+  });
+
+  it('lands first and is then replaced by the holder’s push', async () => {
+    const { s, remote, branch, late, holder, holderRun } = await setUp();
+    const lateCommit = commitOnBranch(late, branch, 'late.txt');
+    // Before the lease passed on, d2 still held the task: its push had nothing to refuse.
+    git(late.clone, 'push', '-q', 'origin', `${branch}:${branch}`);
+    expect(git(remote, 'rev-parse', branch)).toBe(lateCommit);
+
+    const ours = commitOnBranch(holder, branch, 'holder.txt');
+    const { errors, publish } = publisher(s, holder, holderRun);
+    await publish();
+    expect(errors).toEqual([]);
+    expect(git(remote, 'rev-parse', branch)).toBe(ours);
+  });
+});
