@@ -311,6 +311,7 @@ export class Orchestrator {
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const repoPath = await this.repos.prepareRun(registered, branchName(task.id, task.version), {
       commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
+      counted: reviewedCommit(task),
       published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
       holds: () => holdsClaim(this.store, { id: task.id, owner: this.owner, attempt: task.attempt }),
       after: syncedAfter,

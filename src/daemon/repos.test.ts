@@ -311,7 +311,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const fetches = countRemoteCalls(clone, 'upload-pack');
     const branch = 'maestro/t_z-v1';
     // A first execute: main is fetched, and nobody asks the remote for a branch no run has pushed.
-    await expect(repos.prepareRun(project, branch, { commit: null, published: false, holds: holding })).resolves.toBe(clone);
+    await expect(repos.prepareRun(project, branch, { commit: null, counted: null, published: false, holds: holding })).resolves.toBe(clone);
     expect(fetches()).toBe(1);
     const wt = join(tempDir('maestro-wt-'), 'wt');
     git(clone, 'worktree', 'add', '-q', '-b', branch, wt, 'origin/main');
@@ -319,7 +319,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const executed = git(wt, 'rev-parse', 'HEAD');
     // The push after the execute run has not happened yet: the review publishes its commit before it starts
     // (another daemon may merge what it approves).
-    await repos.prepareRun(project, branch, { commit: executed, published: true, holds: holding });
+    await repos.prepareRun(project, branch, { commit: executed, counted: executed, published: true, holds: holding });
     expect(git(remote, 'rev-parse', branch)).toBe(executed);
     expect(fetches()).toBe(2);
     // Main moves on the remote meanwhile (another daemon merged): the review of this clone's commit needs none of it.
@@ -330,7 +330,7 @@ describe('ProjectRepos publishing a task branch', () => {
     const before = git(clone, 'rev-parse', 'origin/main');
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
-    await expect(repos.prepareRun(project, branch, { commit: executed, published: true, holds: holding })).resolves.toBe(clone);
+    await expect(repos.prepareRun(project, branch, { commit: executed, counted: executed, published: true, holds: holding })).resolves.toBe(clone);
     unobserve();
     expect(calls).toEqual([]); // the branch and where the remote has it, read from the clone's ref files
     expect(fetches()).toBe(2);
@@ -342,7 +342,7 @@ describe('ProjectRepos publishing a task branch', () => {
     commitFile(cloneB, 'b.txt');
     git(cloneB, 'push', '-q', 'origin', branch);
     const newer = git(cloneB, 'rev-parse', 'HEAD');
-    await repos.prepareRun(project, branch, { commit: newer, published: true, holds: holding });
+    await repos.prepareRun(project, branch, { commit: newer, counted: newer, published: true, holds: holding });
     expect(fetches()).toBe(3);
     expect(git(clone, 'rev-parse', branch)).toBe(newer);
     expect(git(clone, 'rev-parse', 'origin/main')).toBe(git(remote, 'rev-parse', 'main'));

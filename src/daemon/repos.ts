@@ -206,9 +206,10 @@ export class ProjectRepos {
    * once the remote has that commit, since any daemon may merge what it approves: the push before the execute
    * run's outcome was committed may have failed (the remote was away), and is tried again here.
    * When this clone's branch is that commit and it last saw the remote take it, the review needs nothing from
-   * the remote (fetches were a third of a task's git CPU on a shared remote). `after`: prepare's mark.
+   * the remote (fetches were a third of a task's git CPU on a shared remote). `counted`: the commit the task's
+   * last outcome named (fetchBranch). `after`: prepare's mark.
    */
-  async prepareRun(project: Project, branch: string, o: { commit: string | null; published: boolean; holds: () => Promise<boolean>; after?: number }): Promise<string> {
+  async prepareRun(project: Project, branch: string, o: { commit: string | null; counted: string | null; published: boolean; holds: () => Promise<boolean>; after?: number }): Promise<string> {
     if (!remoteOf(project)) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     if (o.commit && existsSync(join(clone, '.git'))) {
@@ -216,7 +217,7 @@ export class ProjectRepos {
       if (local === o.commit && published === o.commit) return clone;
     }
     await this.prepare(project, o.after);
-    if (o.published) await this.fetchBranch(project, clone, branch);
+    if (o.published) await this.fetchBranch(project, clone, branch, o.counted);
     // A push the remote refuses is said by the push after the run (git.push_failed); the review goes on.
     if (o.commit) await this.pushBranch(project, clone, branch, o.holds).catch(() => undefined);
     return clone;
@@ -229,16 +230,21 @@ export class ProjectRepos {
    * count those commits as the task's own change. A clone with an older one (another daemon ran the task since
    * and pushed on top of it; `prepare` has just fetched) moves it forward, in the worktree that has it checked
    * out: a run on the old one reviewed a commit the branch had left. A branch ahead of the remote's, or apart
-   * from it, stays: its push after the last run was refused, and the push after this run publishes it.
+   * from it, stays: its push after the last run was refused, and the push after this run publishes it. Unless it
+   * lacks the commit the task's last outcome named (`counted`) and the remote's has it: then this clone's is
+   * the work of a run whose outcome was discarded (its daemon lost the task meanwhile), and the remote's replaces
+   * it (git's reflog keeps it).
    */
-  async fetchBranch(project: Project, clone: string, branch: string): Promise<void> {
+  async fetchBranch(project: Project, clone: string, branch: string, counted: string | null = null): Promise<void> {
     const remote = remoteOf(project);
     if (!remote) return;
     const base = baseBranchOf(project);
     await this.serial(project.id, async () => {
       const { local, published } = await branchTips(clone, branch);
       if (local) {
-        if (published && published !== local && (await isAncestor(clone, local, published))) await fastForward(clone, branch, local, published);
+        if (!published || published === local) return;
+        if (await isAncestor(clone, local, published)) await moveBranch(clone, branch, local, published);
+        else if (counted && !(await isAncestor(clone, counted, local)) && (await isAncestor(clone, counted, published))) await moveBranch(clone, branch, local, published, { discard: true });
         return;
       }
       await this.reach.reach(project, remote, async () => {
@@ -344,12 +350,13 @@ async function branchTips(clone: string, branch: string): Promise<{ local?: stri
 }
 
 /**
- * Moves `branch` forward from `from` to `to`: in the worktree that has it checked out (its files and index
- * follow), else the ref alone. A worktree whose uncommitted files are in the way keeps the branch where it
- * is; the run goes on there, and the merge refuses a branch moved after its review.
+ * Moves `branch` from `from` to `to`: forward, or (`discard`) off commits that are not `to`'s. In the worktree
+ * that has it checked out (its files and index follow), else the ref alone. A worktree whose uncommitted files
+ * are in the way keeps the branch where it is; the run goes on there, and the merge refuses a branch moved
+ * after its review.
  */
-async function fastForward(clone: string, branch: string, from: string, to: string): Promise<void> {
+async function moveBranch(clone: string, branch: string, from: string, to: string, o: { discard?: boolean } = {}): Promise<void> {
   const worktree = (await listWorktrees(clone)).find((w) => w.branch === branch);
-  if (worktree) await git(worktree.path, ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
+  if (worktree) await git(worktree.path, o.discard ? ['reset', '-q', '--keep', to] : ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
   else await git(clone, ['update-ref', `refs/heads/${branch}`, to, from]);
 }

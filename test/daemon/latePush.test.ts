@@ -5,7 +5,7 @@
  * moved after its review (CI, multihost: "maestro/t_…-v1 moved after its review"). Its push is now refused,
  * while the daemon that holds the task still puts its work over such a late push.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Run, Task } from '../../src/core/types.js';
@@ -54,6 +54,11 @@ function commitOnBranch(d: Daemon, branch: string, file: string): string {
   return git(wt, 'rev-parse', 'HEAD');
 }
 
+function worktreeOf(clone: string, branch: string): string {
+  const listing = git(clone, 'worktree', 'list', '--porcelain').split('\n\n');
+  return listing.find((w) => w.includes(`branch refs/heads/${branch}`))!.split('\n')[0]!.replace('worktree ', '');
+}
+
 async function setUp() {
   store = createStore((await freshSqlite()).db);
   const s = store;
@@ -89,6 +94,22 @@ describe('the push of a task branch by a daemon that lost the task', () => {
     expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(new RegExp(`^The push of ${branch} to the remote failed: .*this daemon no longer holds the task`))]);
     const said = (await s.events.list({ taskId: task.id, limit: 100 })).events.filter((e) => e.type === 'git.push_failed');
     expect(said).toMatchObject([{ runId: lateRun.id, payload: { message: errors[0]!.message } }]);
+  });
+
+  it('leaves no trace in the next run of the task there: the daemon given the task again starts from the work that counted', async () => {
+    const { s, project, remote, branch, late, holder, lateRun, holderRun } = await setUp();
+    const reviewed = commitOnBranch(holder, branch, 'holder.txt');
+    await publisher(s, holder, holderRun).publish();
+    commitOnBranch(late, branch, 'late.txt');
+    const lateWorktree = worktreeOf(late.clone, branch);
+    await publisher(s, late, lateRun).publish();
+    // The reviewers asked for changes to the holder's commit (it is what the task's result names), and the task
+    // comes back to d2: its clone still has its own discarded commit on the branch.
+    const run = await late.repos.prepareRun(project, branch, { commit: null, counted: reviewed, published: true, holds: async () => true });
+    expect(git(run, 'rev-parse', branch)).toBe(reviewed);
+    expect(existsSync(join(lateWorktree, 'holder.txt'))).toBe(true);
+    expect(existsSync(join(lateWorktree, 'late.txt'))).toBe(false);
+    expect(git(remote, 'rev-parse', branch)).toBe(reviewed);
   });
 
   it('lands first and is then replaced by the holder’s push', async () => {
