@@ -297,7 +297,7 @@ export class ProjectRepos {
     });
     if (pushed.code === 0) return;
     const apart = /^!\t.*\t\[rejected\]/m.test(pushed.stdout);
-    if (!apart) throw failed(`${pushed.stderr.trim() || pushed.stdout.trim()}`);
+    if (!apart) throw failed(pushed.stderr.trim() || pushed.stdout.trim());
     if (!holds || !(await holds())) {
       throw failed(`the remote's ${branch} holds commits this clone does not (another daemon has run the task since), and this daemon no longer holds the task: its copy does not replace them`);
     }
