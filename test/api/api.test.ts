@@ -2,6 +2,7 @@
  * The REST API in-process (app.inject) against a real store: every route's
  * happy path and its refusals, with stable error codes and no partial change.
  */
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -90,6 +91,31 @@ describe('REST API', () => {
     git(onMaster, 'branch', '-m', 'main', 'master');
     const master = await call('POST', '/api/projects', { name: 'old', repoPath: onMaster, config: { remote: onMaster } });
     expect(master.body.project.config).toEqual({ remote: onMaster, baseBranch: 'master' });
+  });
+
+  it('checks the base branch of a network remote as it answers git ls-remote, and leaves one that does not answer to the daemons', async () => {
+    // A URL is reached through git's transport, as an ssh:// or https:// remote is: no path read on this machine.
+    const onMaster = bareRemote(tempDir('maestro-remote-'));
+    git(onMaster, 'branch', '-m', 'main', 'master');
+    const url = `file://${onMaster}`;
+    const lacking = await call('POST', '/api/projects', { name: 'm', repoPath: onMaster, config: { remote: url, baseBranch: 'develop' } });
+    expect(lacking.status).toBe(400);
+    expect(lacking.body.error.message).toBe(`baseBranch "develop" is not a branch of ${url} (its branches: master); nothing was saved.`);
+    expect((await call('GET', '/api/projects')).body.projects).toEqual([]);
+    const master = await call('POST', '/api/projects', { name: 'm', repoPath: onMaster, config: { remote: url } });
+    expect(master.status).toBe(201);
+    expect(master.body.project.config).toEqual({ remote: url, baseBranch: 'master' });
+    // A PATCH to another remote is checked against that one: this one has main only.
+    const other = bareRemote(tempDir('maestro-remote-'));
+    const moved = await call('PATCH', `/api/projects/${master.body.project.id}`, { config: { remote: `file://${other}`, baseBranch: 'master' } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.message).toBe(`baseBranch "master" is not a branch of file://${other} (its branches: main); nothing was saved.`);
+    expect((await call('GET', `/api/projects/${master.body.project.id}`)).body.project.config).toEqual({ remote: url, baseBranch: 'master' });
+    // A remote that does not answer now is registered as before: each daemon's first sync says what is wrong.
+    const away = `file://${join(tempDir('maestro-gone-'), 'nothing.git')}`;
+    const later = await call('POST', '/api/projects', { name: 'away', repoPath: other, config: { remote: away } });
+    expect(later.status).toBe(201);
+    expect(later.body.project.config).toEqual({ remote: away });
   });
 
   it('creates, lists, shows and edits tasks; bad bodies name the field', async () => {

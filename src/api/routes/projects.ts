@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
-import { baseBranchFor, DEFAULT_BASE_BRANCH } from '../../git/baseBranch.js';
+import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
 import { canonical } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
@@ -41,23 +41,24 @@ export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?:
 }
 
 /**
- * Where a project's base branch can be checked: its checkout, or its shared remote when that is a bare repository
- * on this machine; null for a remote reached over the network (each daemon's clone finds out).
+ * The branches a project's base branch is checked against: its checkout's, or its shared remote's (a bare
+ * repository on this machine read directly, a network one asked with `git ls-remote`); null for a network remote
+ * that does not answer now (each daemon's first sync names a missing branch).
  */
-function branchesAt(repoPath: string, config: Record<string, unknown>): string | null {
+async function branchesAt(repoPath: string, config: Record<string, unknown>): Promise<Branches | null> {
   const remote = config.remote;
-  if (typeof remote !== 'string') return repoPath;
-  return isAbsolute(remote) && isBareRepository(remote) ? remote : null;
+  if (typeof remote !== 'string') return localBranches(repoPath);
+  return isAbsolute(remote) && isBareRepository(remote) ? localBranches(remote) : remoteBranches(remote);
 }
 
 /**
  * The settings a project is registered with: tasks start from its base branch, one it has (an empty repository has
- * none), main by default, else the one checked out (work on master), which is then recorded.
+ * none), main by default, else the one its HEAD names (work on master), which is then recorded.
  */
 async function withBaseBranch(repoPath: string, config: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const branches = branchesAt(repoPath, config);
+  const branches = await branchesAt(repoPath, config);
   if (!branches) return config;
-  const base = await baseBranchFor(branches, config.baseBranch as string | undefined); // a string when set: parseProjectSettings
+  const base = baseBranchFor(branches, config.baseBranch as string | undefined); // a string when set: parseProjectSettings
   return base !== DEFAULT_BASE_BRANCH && config.baseBranch === undefined ? { ...config, baseBranch: base } : config;
 }
 
@@ -65,8 +66,9 @@ const baseOf = (config: Record<string, unknown>) => (typeof config.baseBranch ==
 
 /** A base branch the repository does not have (one named, or main once the setting goes) would fail every task's first git command. */
 async function checkBaseBranchChange(repoPath: string, before: Record<string, unknown>, after: Record<string, unknown>): Promise<void> {
-  const branches = branchesAt(repoPath, after);
-  if (branches && baseOf(after) !== baseOf(before)) await baseBranchFor(branches, baseOf(after));
+  if (baseOf(after) === baseOf(before) && after.remote === before.remote) return;
+  const branches = await branchesAt(repoPath, after);
+  if (branches) baseBranchFor(branches, baseOf(after));
 }
 
 const whoSchema = z.string().trim().min(1).max(200).default('human');
