@@ -62,6 +62,33 @@ async function stageTimes(store: ReturnType<typeof createStore>): Promise<string
   return [...sums].map(([k, s]) => `${k} ${Math.round(s.ms / s.n)}`).join(', ');
 }
 
+/**
+ * Mean ms from a task's move to executing to its execute run's start (the clone's sync, the brief), and from
+ * there to the worker's first record (the worker's start): for the first wave (the first 2 claims per daemon,
+ * all starting at once) and for the tasks after it.
+ */
+async function firstWave(store: ReturnType<typeof createStore>, daemons: number): Promise<string> {
+  const rows = await store.db.all<{ task_id: string; run_id: string | null; type: string; payload: string; at: number }>(
+    `SELECT task_id, run_id, type, payload, at FROM events WHERE type IN ('task.status', 'run.started', 'run.phase') ORDER BY id`,
+  );
+  const tasks = new Map<string, { claimed: number; executing?: number; started?: number; worker?: number; run?: string }>();
+  for (const r of rows) {
+    const p = JSON.parse(r.payload) as { to?: string; kind?: string };
+    const t = tasks.get(r.task_id);
+    if (r.type === 'task.status' && p.to === 'queued' && !t) tasks.set(r.task_id, { claimed: r.at });
+    else if (!t) continue;
+    else if (r.type === 'task.status' && p.to === 'executing') t.executing ??= r.at;
+    else if (r.type === 'run.started' && p.kind === 'execute' && !t.run) Object.assign(t, { run: r.run_id, started: r.at });
+    else if (r.type === 'run.phase' && r.run_id === t.run) t.worker ??= r.at;
+  }
+  const ordered = [...tasks.values()].sort((a, b) => a.claimed - b.claimed);
+  const mean = (ts: typeof ordered, f: (t: (typeof ordered)[number]) => number) => Math.round(ts.reduce((sum, t) => sum + f(t), 0) / Math.max(1, ts.length));
+  const wave = (ts: typeof ordered) => `run start ${mean(ts, (t) => t.started! - t.executing!)}, worker start ${mean(ts, (t) => t.worker! - t.started!)}`;
+  const first = ordered.slice(0, 2 * daemons).filter((t) => t.worker);
+  const rest = ordered.slice(2 * daemons).filter((t) => t.worker);
+  return `first wave: ${wave(first)}; after it: ${wave(rest)}`;
+}
+
 async function run(main: string, cluster: PgCluster, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
   const dbName = `mh_${round}`;
   const admin = new pg.Client({ connectionString: cluster.url });
@@ -127,6 +154,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     }
     console.log(`  ${daemons} daemon(s), mean s per task in: ${[...total].map(([k, v]) => `${k} ${(v / TASKS / 1000).toFixed(2)}`).join(', ')}`);
     console.log(`  ${daemons} daemon(s), mean ms per run in: ${await stageTimes(store)}`);
+    console.log(`  ${daemons} daemon(s), mean ms from executing to: ${await firstWave(store, daemons)}`);
     const perTask = (x: number) => (x / TASKS).toFixed(3);
     console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average`);
     return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu };
