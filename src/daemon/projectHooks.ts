@@ -11,6 +11,7 @@ import type { Store } from '../store/store.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { passEnvOf } from './projectSettings.js';
 import { workRepoOf } from './repos.js';
+import { runStillCounts } from './runAftermath.js';
 import { sandboxSpecFor } from './jobs.js';
 import type { MaestroConfig } from '../config/config.js';
 import type { OrchestratorHooks } from './orchestrator.js';
@@ -73,6 +74,9 @@ export function createDaemonHooks(store: Store, config: Pick<MaestroConfig, 'hom
  */
 export async function applyResultHooks(store: Store, hooks: DaemonHooks, run: Run, record: ResultRecord | ErrorRecord): Promise<ResultRecord | ErrorRecord> {
   if (record.type !== 'result' || record.needsAttention) return record;
+  // A result the fence will discard (its daemon lost the task meanwhile) asks no hook: the hook's code would run
+  // for nothing, and its cancel would be said on a task another daemon now holds.
+  if (!(await runStillCounts(store, run))) return record;
   const task = await store.tasks.get(run.taskId);
   const attention = (hook: string, o: HookOutcome): ResultRecord => ({ ...record, needsAttention: { reason: 'hook', details: { hook, message: o.reason ?? 'cancelled' } } });
   if (run.kind === 'plan') {

@@ -5,16 +5,17 @@
  * moved after its review (CI, multihost: "maestro/t_…-v1 moved after its review"). Its push is now refused,
  * while the daemon that holds the task still puts its work over such a late push.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Run, Task } from '../../src/core/types.js';
+import { applyResultHooks, createDaemonHooks } from '../../src/daemon/projectHooks.js';
 import { ProjectRepos } from '../../src/daemon/repos.js';
+import type { ResultRecord } from '../../src/executor/protocol/outbox.js';
 import { publishTaskBranch } from '../../src/daemon/runAftermath.js';
 import { createStore, type Store } from '../../src/store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../helpers/db.js';
 import { bareRemote, git } from '../helpers/repo.js';
-import { poll } from '../helpers/wait.js';
 
 let store: Store | null = null;
 afterEach(async () => {
@@ -60,7 +61,9 @@ function worktreeOf(clone: string, branch: string): string {
 }
 
 async function setUp() {
-  store = createStore((await freshSqlite()).db);
+  // The store's clock, moved on by hand: d2's lease runs out when the test says, never between two of its steps.
+  let now = Date.now();
+  store = createStore((await freshSqlite()).db, () => now);
   const s = store;
   const remote = bareRemote(tempDir('maestro-remote-'));
   const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
@@ -68,8 +71,9 @@ async function setUp() {
   const branch = `maestro/${task.id}-v${task.version}`;
   const [late, holder] = [await daemon('d2', project), await daemon('d1', project)];
   // d2 runs the task; its lease passes (it heartbeats no more: cut off) and d1 takes the task over.
-  const lateRun = await claimAndRun(s, task, late, 1);
-  await poll(async () => (await s.tasks.expireClaims()).includes(task.id), "d2's lease expired", 30_000);
+  const lateRun = await claimAndRun(s, task, late, 60_000);
+  now += 61_000;
+  expect(await s.tasks.expireClaims()).toEqual([task.id]);
   const holderRun = await claimAndRun(s, task, holder, 60_000);
   return { s, remote, project, task, branch, late, holder, lateRun, holderRun };
 }
@@ -78,6 +82,25 @@ function publisher(s: Store, d: Daemon, run: Run) {
   const errors: Error[] = [];
   return { errors, publish: () => publishTaskBranch(s, d.repos, d.home, run, (err) => errors.push(err)) };
 }
+
+describe('the result of a run whose daemon lost the task', () => {
+  it('asks no result hook: the hook would run for nothing, and its cancel would be said on the task another daemon holds', async () => {
+    const { s, task, late, lateRun, holderRun } = await setUp();
+    mkdirSync(join(late.clone, '.maestro'), { recursive: true });
+    const ran = join(tempDir('maestro-hook-'), 'ran');
+    writeFileSync(join(late.clone, '.maestro', 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport default { 'before:exec-review': () => { appendFileSync(${JSON.stringify(ran)}, 'ran\\n'); return { cancel: 'not today' }; } };\n`);
+    const hooks = createDaemonHooks(s, { home: late.home, agentSandbox: null });
+    const reviewed: ResultRecord = { type: 'result', kind: 'review', seq: 1, traceId: 'trace-d2', runId: lateRun.id, at: 0, data: { next: 'exec_review', verdict: 'approve' }, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 } };
+    expect(await applyResultHooks(s, hooks, { ...lateRun, kind: 'review' }, reviewed)).toBe(reviewed);
+    expect(existsSync(ran)).toBe(false);
+    const said = (await s.events.list({ taskId: task.id, limit: 100 })).events.filter((e) => e.type === 'hook.cancelled');
+    expect(said).toEqual([]);
+    // The holder's run is asked as before (the same hook, in the same clone).
+    const held = await applyResultHooks(s, hooks, { ...holderRun, kind: 'review' }, reviewed);
+    expect(held).toMatchObject({ needsAttention: { reason: 'hook', details: { hook: 'before:exec-review', message: 'not today' } } });
+    expect(readFileSync(ran, 'utf8')).toBe('ran\n');
+  });
+});
 
 describe('the push of a task branch by a daemon that lost the task', () => {
   it('is refused after the holder pushed: the reviewed commit stays on the remote, and the refusal is said', async () => {
