@@ -15,7 +15,7 @@ import { steeringMove } from './remoteSteering.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
-import { listWorktrees } from '../git/worktree.js';
+import { listWorktrees, setAsideLeftovers } from '../git/worktree.js';
 import { assertRemoteHas, fetchFromRemote } from './remoteFetch.js';
 import { maintainAtPace } from '../git/maintenance.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
@@ -351,12 +351,18 @@ async function branchTips(clone: string, branch: string): Promise<{ local?: stri
 
 /**
  * Moves `branch` from `from` to `to`: forward, or (`discard`) off commits that are not `to`'s. In the worktree
- * that has it checked out (its files and index follow), else the ref alone. A worktree whose uncommitted files
- * are in the way keeps the branch where it is; the run goes on there, and the merge refuses a branch moved
- * after its review.
+ * that has it checked out (its files and index follow), else the ref alone. Forward, a worktree whose
+ * uncommitted files are in the way keeps the branch where it is; the run goes on there, and the merge refuses a
+ * branch moved after its review. Off a discarded run's commits, its uncommitted files are set aside first
+ * (setAsideLeftovers: nothing is deleted), so the branch always moves: left there, the next run would work
+ * without the work that counted, and its push would take that work off the remote.
  */
 async function moveBranch(clone: string, branch: string, from: string, to: string, o: { discard?: boolean } = {}): Promise<void> {
   const worktree = (await listWorktrees(clone)).find((w) => w.branch === branch);
-  if (worktree) await git(worktree.path, o.discard ? ['reset', '-q', '--keep', to] : ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
-  else await git(clone, ['update-ref', `refs/heads/${branch}`, to, from]);
+  if (!worktree) await git(clone, ['update-ref', `refs/heads/${branch}`, to, from]);
+  else if (!o.discard) await git(worktree.path, ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
+  else {
+    await setAsideLeftovers(worktree.path, `left by a run whose result was discarded, before ${branch} gave way to the remote's`);
+    await git(worktree.path, ['reset', '-q', '--hard', to]);
+  }
 }

@@ -126,12 +126,19 @@ describe('the push of a task branch by a daemon that lost the task', () => {
     commitOnBranch(late, branch, 'late.txt');
     const lateWorktree = worktreeOf(late.clone, branch);
     await publisher(s, late, lateRun).publish();
+    // Its run was cut short after one more write, left uncommitted (and in the way of holder.txt).
+    writeFileSync(join(lateWorktree, 'holder.txt'), 'written by the discarded run\n');
     // The reviewers asked for changes to the holder's commit (it is what the task's result names), and the task
     // comes back to d2: its clone still has its own discarded commit on the branch.
     const run = await late.repos.prepareRun(project, branch, { commit: null, counted: reviewed, published: true, holds: async () => true });
     expect(git(run, 'rev-parse', branch)).toBe(reviewed);
-    expect(existsSync(join(lateWorktree, 'holder.txt'))).toBe(true);
+    expect(readFileSync(join(lateWorktree, 'holder.txt'), 'utf8')).toBe('d1\n');
     expect(existsSync(join(lateWorktree, 'late.txt'))).toBe(false);
+    expect(git(lateWorktree, 'status', '--porcelain')).toBe('');
+    // Nothing was deleted: the uncommitted file is set aside, the discarded commit is in the branch's reflog.
+    const [setAside] = git(late.clone, 'for-each-ref', '--format=%(refname)', 'refs/maestro/set-aside/').split('\n');
+    expect(git(late.clone, 'show', `${setAside}:holder.txt`)).toBe('written by the discarded run');
+    expect(git(late.clone, 'log', '-g', '--format=%s', branch)).toContain('late.txt by d2');
     expect(git(remote, 'rev-parse', branch)).toBe(reviewed);
   });
 
