@@ -107,6 +107,14 @@ export interface ApplyContext {
   offset: number;
 }
 
+/**
+ * Whether a still-running run's result is taken rather than fenced out: its task is still the claim of `owner`
+ * (the run's daemon), or it is a conflict run at merge time (which runs under the merge lease, not a claim).
+ */
+export function takesResult(task: Task, run: Run, owner: string): boolean {
+  return task.claimedBy === owner || (run.kind === 'conflict' && task.status === 'merging');
+}
+
 /** Applies a final record; returns the task's new status (or null when it stayed). */
 export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRecord | ErrorRecord, ctx: ApplyContext): Promise<TaskStatus | null> {
   const current = await q.one<{ status: string }>(`SELECT status FROM runs WHERE id = $1`, [run.id]);
@@ -116,8 +124,7 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
   }
   const failed = record.type === 'error';
   const owning = await getTask(q, run.taskId);
-  const conflictAtMerge = run.kind === 'conflict' && owning.status === 'merging';
-  if (owning.claimedBy !== ctx.owner && !conflictAtMerge) {
+  if (!takesResult(owning, run, ctx.owner)) {
     // The claim moved on (it expired, the task was cancelled, another claimer
     // took it): this run's result is fenced out. It ends, and changes nothing else.
     await finishRun(q, { id: run.id, status: 'cancelled', now: ctx.now, error: `lost the claim on ${owning.id} (now ${owning.claimedBy ?? 'unclaimed'}); result discarded` });

@@ -74,9 +74,10 @@ export function createDaemonHooks(store: Store, config: Pick<MaestroConfig, 'hom
  */
 export async function applyResultHooks(store: Store, hooks: DaemonHooks, run: Run, record: ResultRecord | ErrorRecord): Promise<ResultRecord | ErrorRecord> {
   if (record.type !== 'result' || record.needsAttention) return record;
+  const hooked = run.kind === 'plan' || (run.kind === 'review' && record.data.next === 'exec_review');
   // A result the fence will discard (its daemon lost the task meanwhile) asks no hook: the hook's code would run
   // for nothing, and its cancel would be said on a task another daemon now holds.
-  if (!(await runStillCounts(store, run))) return record;
+  if (!hooked || !(await runStillCounts(store, run))) return record;
   const task = await store.tasks.get(run.taskId);
   const attention = (hook: string, o: HookOutcome): ResultRecord => ({ ...record, needsAttention: { reason: 'hook', details: { hook, message: o.reason ?? 'cancelled' } } });
   if (run.kind === 'plan') {
@@ -85,9 +86,6 @@ export async function applyResultHooks(store: Store, hooks: DaemonHooks, run: Ru
     if (o.outcome === 'cancel') return attention('after:planner:output', o);
     return typeof o.value === 'string' && o.value !== plan ? { ...record, data: { ...record.data, markdown: o.value } } : record;
   }
-  if (run.kind === 'review' && record.data.next === 'exec_review') {
-    const o = await hooks.beforeExecReview(task, record.data);
-    if (o.outcome === 'cancel') return attention('before:exec-review', o);
-  }
-  return record;
+  const o = await hooks.beforeExecReview(task, record.data);
+  return o.outcome === 'cancel' ? attention('before:exec-review', o) : record;
 }

@@ -8,6 +8,7 @@ import { MaestroError } from '../core/errors.js';
 import { git } from '../git/git.js';
 import { NO_AUTO_MAINTENANCE } from '../git/maintenance.js';
 import { refTips, tipsOf } from '../git/merge.js';
+import { halfAddedWorktree, type HalfAdded } from '../git/worktree.js';
 
 /** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
 const FETCH_PATIENCE_MS = 30_000;
@@ -36,35 +37,23 @@ export async function fetchFromRemote(clone: string, args: string[], stallMs: nu
       await git(clone, [...NO_AUTO_MAINTENANCE, 'fetch', '-q', '--progress', ...args], { stallMs });
       return;
     } catch (err) {
-      const half = halfAdded((err as Error).message);
-      if (!half || Date.now() - started > FETCH_PATIENCE_MS) throw err;
+      const half = halfAddedWorktree((err as Error).message);
+      if (!half || !UNFINISHED[half.file] || Date.now() - started > FETCH_PATIENCE_MS) throw err;
       if (dropAbandonedWorktree(clone, half)) continue;
       await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
     }
   }
 }
 
-interface HalfAdded {
-  name: string;
-  /** The file of git's record that a fetch found unfinished. */
-  file: 'HEAD' | 'commondir';
-}
-
-/** The worktree, if any, whose record a failed fetch read half-written. */
-function halfAdded(message: string): HalfAdded | null {
-  const m = /(?:bad object |failed to read \S*?)worktrees\/([^/\s]+)\/(HEAD|commondir)\b/.exec(message);
-  return m ? { name: m[1]!, file: m[2] as HalfAdded['file'] } : null;
-}
-
-/** What each file holds until `git worktree add` finishes writing it. */
-const UNFINISHED: Record<HalfAdded['file'], RegExp> = { HEAD: /^0{40}\s*$/, commondir: /^\s*$/ };
+/** What each file holds until `git worktree add` finishes writing it (a fetch meets only these two). */
+const UNFINISHED: Partial<Record<HalfAdded['file'], RegExp>> = { HEAD: /^0{40}\s*$/, commondir: /^\s*$/ };
 
 /** Removes git's record of a worktree whose file is still unfinished and older than ABANDONED_WORKTREE_MS. */
 function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolean {
   const admin = join(clone, '.git', 'worktrees', name);
   try {
     const path = join(admin, file);
-    if (!UNFINISHED[file].test(readFileSync(path, 'utf8')) || Date.now() - statSync(path).mtimeMs < ABANDONED_WORKTREE_MS) return false;
+    if (!UNFINISHED[file]!.test(readFileSync(path, 'utf8')) || Date.now() - statSync(path).mtimeMs < ABANDONED_WORKTREE_MS) return false;
   } catch {
     return false; // gone or finished meanwhile: the next try tells
   }
@@ -74,8 +63,8 @@ function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolea
 
 /**
  * The remote's base branch, as just fetched: a remote whose work is on another branch (`master`) is named with its
- * branches and the setting that changes it (a network remote's branches are not checked at registration, as a
- * bare one on this machine's are: api/routes/projects.ts). Read from the clone's files: no git process.
+ * branches and the setting that changes it (registration checks it, api/routes/projects.ts, but not a network
+ * remote that did not answer then, nor a branch deleted since). Read from the clone's files: no git process.
  */
 export async function assertRemoteHas(clone: string, remote: string, base: string): Promise<void> {
   if ((await tipsOf(clone, [`refs/remotes/origin/${base}`])).size) return;

@@ -12,6 +12,7 @@ import { branchName } from '../executor/protocol/job.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
+import { takesResult } from './outcomes.js';
 import { remoteOf, workRepoOf, type ProjectRepos } from './repos.js';
 
 /** Knowledge must never fail a run: an error becomes a `knowledge.error` event (and one that cannot be recorded goes to `onError`). */
@@ -60,13 +61,12 @@ export async function publishTaskBranch(store: Store, repos: ProjectRepos, home:
 }
 
 /**
- * Whether a run's outcome would still be taken (applyFinalRecord): the run was not ended for it (a lease that
- * expired ends its runs), and its task is still its daemon's claim, or at merging for a conflict run.
+ * Whether a run's outcome would still be taken, as applyFinalRecord decides it: the run was not ended meanwhile
+ * (a lease that expires ends its runs), and takesResult.
  */
 export async function runStillCounts(store: Store, run: Run): Promise<boolean> {
   const [now, task] = await Promise.all([store.runs.get(run.id), store.tasks.get(run.taskId)]);
-  if (now.status !== 'running') return false;
-  return (run.kind === 'conflict' && task.status === 'merging') || (task.claimedBy === run.owner && task.attempt === run.attempt);
+  return now.status === 'running' && run.owner !== null && takesResult(task, run, run.owner);
 }
 
 /** Whether `owner` still holds the task by the claim of `attempt` (a branch it pushes may replace the remote's: ProjectRepos.pushBranch). */

@@ -31,9 +31,9 @@ export const REMOTE_CHECK_STALL_MS = 15_000;
  * refusing, asking for credentials this machine lacks): then each daemon's first sync names a missing branch.
  */
 export async function remoteBranches(remote: string, stallMs = REMOTE_CHECK_STALL_MS): Promise<Branches | null> {
-  const listed = await git(tmpdir(), ['ls-remote', '--symref', '--end-of-options', remote, 'HEAD', 'refs/heads/*'], { stallMs }).catch(() => null);
-  if (!listed) return null;
-  const lines = listed.stdout.split('\n').map((line) => line.split('\t'));
+  const answer = await git(tmpdir(), ['ls-remote', '--symref', '--end-of-options', remote, 'HEAD', 'refs/heads/*'], { stallMs }).catch(() => null);
+  if (!answer) return null;
+  const lines = answer.stdout.split('\n').map((line) => line.split('\t'));
   const branches = lines.filter(([what, ref]) => ref?.startsWith('refs/heads/') && !what?.startsWith('ref: ')).map(([, ref]) => ref!.slice('refs/heads/'.length));
   const symref = lines.find(([what, ref]) => ref === 'HEAD' && what?.startsWith('ref: refs/heads/'));
   return { where: remote, branches, head: symref ? symref[0]!.slice('ref: refs/heads/'.length) : null };

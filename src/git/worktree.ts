@@ -91,8 +91,19 @@ export async function listWorktrees(repoPath: string): Promise<Array<{ path: str
  * except that an add with `-b` has made its branch (addWorktree takes it up), and the other add takes
  * milliseconds.
  */
-const ADD_RACE = /failed to read \S*worktrees\/[^/\s]+\/(commondir|gitdir|HEAD)/;
+const ADD_RACE = /(?:bad object |failed to read \S*?)worktrees\/([^/\s]+)\/(HEAD|commondir|gitdir)\b/;
 const ADD_RACE_TRIES = 5;
+
+/** A worktree whose admin folder a failed git command read half-written, and the file it read. */
+export interface HalfAdded {
+  name: string;
+  file: 'HEAD' | 'commondir' | 'gitdir';
+}
+
+export function halfAddedWorktree(message: string): HalfAdded | null {
+  const m = ADD_RACE.exec(message);
+  return m ? { name: m[1]!, file: m[2] as HalfAdded['file'] } : null;
+}
 
 /** Runs `step` again, a moment later, while it fails on another add half-way (ADD_RACE). */
 export async function pastOtherAdds<T>(step: () => Promise<T>): Promise<T> {
@@ -100,7 +111,7 @@ export async function pastOtherAdds<T>(step: () => Promise<T>): Promise<T> {
     try {
       return await step();
     } catch (err) {
-      if (attempt >= ADD_RACE_TRIES || !ADD_RACE.test((err as Error).message)) throw err;
+      if (attempt >= ADD_RACE_TRIES || !halfAddedWorktree((err as Error).message)) throw err;
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
   }
