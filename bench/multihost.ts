@@ -90,7 +90,7 @@ async function firstWave(store: ReturnType<typeof createStore>, daemons: number)
 }
 
 async function run(main: string, cluster: PgCluster, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
-  const dbName = `mh_${round}`;
+  const dbName = `mh_${round}_${daemons}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${dbName}`);
@@ -179,7 +179,7 @@ try {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const trials: Record<1 | 3, Array<Awaited<ReturnType<typeof run>>>> = { 1: [], 3: [] };
   for (let r = 0; r < rounds; r++) {
-    for (const daemons of r % 2 ? ([3, 1] as const) : ([1, 3] as const)) trials[daemons].push(await run(build.main, cluster, daemons, r * 10 + daemons));
+    for (const daemons of r % 2 ? ([3, 1] as const) : ([1, 3] as const)) trials[daemons].push(await run(build.main, cluster, daemons, r + 1));
     const [a, b] = [trials[1][r]!, trials[3][r]!];
     console.log(`round ${r + 1}: 3 / 1 daemons ${(a.ms / b.ms).toFixed(2)}×, merging ${(b.merging / a.merging).toFixed(2)}×`);
   }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/store/postgres.js';
+import { startRun } from '../../src/store/ops/runs.js';
 import { createStore } from '../../src/store/store.js';
+import { poll } from '../helpers/wait.js';
 import { freshPostgres, pgAvailable } from '../helpers/db.js';
 import { PG_MISSING } from '../helpers/postgres.js';
 import { defineStoreContract } from './contract.js';
@@ -58,6 +60,51 @@ describe.skipIf(!pgAvailable())('PostgreSQL sessions', () => {
       await expect(two).rejects.toThrow(/second statement/);
       expect(await db.all(`SELECT tablename FROM pg_tables WHERE tablename IN ('t1', 't2')`)).toEqual([{ tablename: 't1' }]);
     } finally {
+      await db.close();
+    }
+  });
+
+  // Every run start holds its project's row to its commit (an archive either waits for it or is seen by it). Run
+  // starts of one project on several daemons must not queue for that row: only an archive waits.
+  it('run starts of one project do not wait for one another; an archive waits for a run start in progress, then sees its task busy', async () => {
+    const { db, url } = await freshPostgres();
+    // d1's connection, kept open in its transaction longer than the server's usual idle limit (IDLE_IN_TRANSACTION_MS).
+    const d1 = openPostgres(url, { max: 1, idleInTransactionMs: 10 * 60_000 });
+    let finish: (() => void) | undefined;
+    try {
+      const store = createStore(db);
+      const p = await store.projects.create({ name: 'shared', repoPath: '/r' });
+      const [a, b] = [await store.tasks.create({ projectId: p.id, title: 'a' }), await store.tasks.create({ projectId: p.id, title: 'b' })];
+      await store.tasks.claim(a.id, 'd1', 60_000);
+      await store.tasks.claim(b.id, 'd2', 60_000);
+      let started!: () => void;
+      const inProgress = new Promise<void>((resolve) => (started = resolve));
+      const held = new Promise<void>((resolve) => (finish = resolve));
+      const first = d1.transaction(async (tx) => {
+        await startRun(tx, { taskId: a.id, kind: 'execute', model: null, traceId: 'ta', attempt: 1, now: Date.now(), owner: 'd1' });
+        started();
+        await held; // d1's run start, not yet committed
+      });
+      await inProgress;
+      // d2's run start of the same project goes through meanwhile (with a row written per start, it waited here:
+      // the lock timeout makes that a failure that says so, not a test that hangs).
+      const second = await db.transaction(async (tx) => {
+        await tx.run(`SET LOCAL lock_timeout = '20s'`); console.log('SET', await tx.all(`SHOW lock_timeout`));
+        return startRun(tx, { taskId: b.id, kind: 'execute', model: null, traceId: 'tb', attempt: 1, now: Date.now(), owner: 'd2' });
+      });
+      console.log('SECOND', second.status); expect(second.status).toBe('running');
+      const archive = store.projects.archive(p.id).then(() => null, (err: Error & { code?: string }) => err);
+      await poll(async () => (await db.all(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE projects SET archived_at%'`)).length === 1, 'the archive to wait for the run start');
+      finish!();
+      await first;
+      const refused = await archive;
+      expect(refused).toMatchObject({ code: 'PROJECT_BUSY' });
+      expect(refused!.message).toContain(a.id);
+      expect((await store.projects.get(p.id)).archivedAt).toBeNull();
+      expect((await store.runs.list({ status: 'running' })).map((r) => r.taskId).sort()).toEqual([a.id, b.id].sort());
+    } finally {
+      finish?.(); // a failed expectation leaves d1's transaction open: end it, or closing its pool waits for it
+      await d1.close();
       await db.close();
     }
   });
