@@ -174,6 +174,13 @@ describe('maestro CLI against a daemon', () => {
       expect(shared.code).toBe(0);
       expect(shared.body.project).toMatchObject({ name: 'remote', repoPath: remote, config: { remote } });
       expect((await cli(['project', 'show', 'remote', ...url])).stdout).toContain(`\n  shared remote: ${remote} (each daemon works in its own clone)\n`);
+      expect(shared.body.project.config.baseBranch).toBeUndefined(); // main: nothing to say
+      // A remote whose default branch is master: tasks start from it, and the user is told where that came from.
+      const onMaster = bareRemote(tempDir('maestro-remote-'));
+      git(onMaster, 'branch', '-m', 'main', 'master');
+      const master = await cli(['project', 'add', onMaster, '--remote', onMaster, '--name', 'old-remote', ...url]);
+      expect(master.code).toBe(0);
+      expect(master.stdout).toContain("\nTasks start from master and merge into it (the shared remote's default branch; `maestro project config set baseBranch <branch> --project old-remote` changes it).\n");
     }));
 
   it('says which hooks and checks a repository runs when it is added, and puts them on record', () =>

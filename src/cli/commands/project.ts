@@ -35,7 +35,11 @@ export function register(program: Command, ctx: CliContext): void {
       const { project: p, runs } = await client.post<ProjectCreatedResponse>('/api/projects', body);
       if (opts.json) return printJson({ project: p, runs });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
-      if (typeof p.config.baseBranch === 'string') print(`Tasks start from ${p.config.baseBranch} and merge into it (the branch checked out there; \`maestro project config set baseBranch <branch> --project ${p.name}\` changes it).`);
+      if (typeof p.config.baseBranch === 'string') {
+        // Registration took it from the remote's HEAD for a project on a shared remote, else from the checkout.
+        const whence = typeof p.config.remote === 'string' ? "the shared remote's default branch" : 'the branch checked out there';
+        print(`Tasks start from ${p.config.baseBranch} and merge into it (${whence}; \`maestro project config set baseBranch <branch> --project ${p.name}\` changes it).`);
+      }
       const said = runsLines(runs, typeof p.config.baseBranch === 'string' ? p.config.baseBranch : 'main');
       if (said) print(said);
       const offer = await agentOffer(client, p, provider ? String(provider.kind) : null);
