@@ -83,7 +83,7 @@ function logPushesOfMain(root: string, remote: string): () => string[] {
   return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
 }
 
-function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean } = {}) {
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void } = {}) {
   const errors: Error[] = [];
   const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
@@ -101,6 +101,7 @@ function coordinator(s: Store, home: string, owner: string, extra: { hooks?: Mer
     owner,
     leaseMs: 60_000,
     onChange: () => {},
+    onAgain: extra.onAgain,
     onError: (err) => errors.push(err),
   });
   return { merges, errors };
@@ -416,6 +417,43 @@ describe('merge trains', () => {
     await first;
     expect(d.errors).toEqual([]);
     expect((await s.tasks.get(a.id)).status).toBe('done');
+  });
+
+  it('work approved in a project while its train runs is merged as soon as that train ends, not at the next tick', { timeout: 120_000 }, async () => {
+    const { s, repoA, projectA } = await twoProjects();
+    branchWith(repoA, 'maestro/t-a2', { 'a2.txt': 'a2\n' });
+    const a = await approved(s, projectA, 'a', 'maestro/t-a');
+    let entered!: () => void;
+    const inHook = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // The hook holds the train, then refuses its only car: a train that lands nothing takes no second round.
+    const hooks: MergeHooks = {
+      beforeMerge: async (task) => {
+        if (task.id !== a.id) return;
+        entered();
+        await released;
+        return { cancel: 'not this one' };
+      },
+    };
+    let again = 0;
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks, onAgain: () => again++ });
+    const first = d.merges.tick();
+    await inHook;
+    const a2 = await approved(s, projectA, 'a2', 'maestro/t-a2');
+    await d.merges.tick(); // the project is merging: this tick leaves a2 to it
+    expect(again).toBe(0);
+    release();
+    await first;
+    expect((await s.tasks.get(a2.id)).status).toBe('merging');
+    expect(again).toBe(1); // the daemon is asked for another tick at once
+    await d.merges.tick();
+    expect((await s.tasks.get(a2.id)).status).toBe('done');
+    expect(existsSync(join(repoA, 'a2.txt'))).toBe(true);
+    expect((await s.tasks.get(a.id)).status).toBe('needs_attention');
+    expect(d.errors).toEqual([]);
+    await d.merges.tick(); // nothing was asked meanwhile: no further call
+    expect(again).toBe(1);
   });
 
   it('a push the remote refuses records nothing; the tasks are retried later, each in a train of its own', async () => {

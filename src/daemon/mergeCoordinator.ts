@@ -26,6 +26,7 @@ import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../sto
 import { ConflictRuns } from './conflictRuns.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { branchOf, fetchedAsReviewed, movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { finishParents } from './parentTasks.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
@@ -44,6 +45,8 @@ export interface MergeHooks {
 export class MergeCoordinator {
   /** The projects merging now (mergeProjectRounds never rejects). */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Projects a tick found with work due while they were merging: merged again as soon as that ends. */
+  private readonly dueAgain = new Set<string>();
   /** Parents being finished (finishParents). */
   private parents: Promise<void> = Promise.resolve();
   /** Tasks whose push of main the remote refused: when to try again, and the wait after that. */
@@ -64,6 +67,8 @@ export class MergeCoordinator {
       owner: string;
       leaseMs: number;
       onChange: () => void;
+      /** Asks for another tick: work was approved in a project while it was merging (see `tick`). */
+      onAgain?: () => void;
       onError: (err: Error) => void;
       /** Where the project's task worktrees live (removed once their task is merged). */
       worktreeRoot?: (projectId: string) => string;
@@ -90,14 +95,21 @@ export class MergeCoordinator {
     await this.conflictRuns.openWaiting();
     const started: Promise<void>[] = [];
     for (const projectId of await this.dueProjects()) {
-      if (this.inFlight.has(projectId)) continue;
-      const flight = this.mergeProjectRounds(projectId).finally(() => this.inFlight.delete(projectId));
+      if (this.inFlight.has(projectId)) {
+        this.dueAgain.add(projectId);
+        continue;
+      }
+      // Work approved while the project merged or cleaned up goes at once, not at the next tick (up to tickMs later).
+      const flight = this.mergeProjectRounds(projectId).finally(() => {
+        this.inFlight.delete(projectId);
+        if (this.dueAgain.delete(projectId)) this.opts.onAgain?.();
+      });
       this.inFlight.set(projectId, flight);
       started.push(flight);
     }
     await Promise.all(started);
     // One at a time: two ticks ending together must not both finish the same parent.
-    const parents = this.parents.then(() => this.finishParents());
+    const parents = this.parents.then(() => finishParents(this.store, this.opts.onChange));
     this.parents = parents.catch(() => undefined);
     await parents;
   }
@@ -376,18 +388,5 @@ export class MergeCoordinator {
   private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, previousSha: string | null = null, settingsFiles: string[] = []): Promise<void> {
     await this.store.tasks.recordMerge({ taskId: task.id, projectId: project.id, branch, sha, how, previousSha, settingsFiles, title: task.title });
     this.opts.onChange();
-  }
-
-  /** A decomposed parent is done when all its children are. */
-  private async finishParents(): Promise<void> {
-    const waiting = await this.store.tasks.list({ status: 'waiting_children', limit: 10_000 });
-    for (const parent of waiting) {
-      const children = await this.store.tasks.list({ parentId: parent.id, limit: 10_000 });
-      const live = children.filter((c) => c.status !== 'superseded' && c.status !== 'cancelled');
-      if (live.length && live.every((c) => c.status === 'done')) {
-        await this.store.tasks.transition(parent.id, 'done', { from: 'waiting_children', reason: 'all subtasks done' });
-        this.opts.onChange();
-      }
-    }
   }
 }

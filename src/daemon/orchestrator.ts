@@ -101,10 +101,9 @@ export class Orchestrator {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
       hasRunningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' })).length > 0,
-      repos: this.repos,
-      owner: this.owner,
-      leaseMs: config.leaseMs,
+      repos: this.repos, owner: this.owner, leaseMs: config.leaseMs,
       onChange: opts.onChange,
+      onAgain: () => this.kickMerges(),
       onError: opts.onError,
       worktreeRoot: (projectId) => join(config.home, 'worktrees', projectId),
     });
@@ -130,8 +129,10 @@ export class Orchestrator {
       trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 })),
       // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
       // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
+      // Work approved (here, by a person or on another daemon) merges now, not once that tick has started its runs.
       this.bus.onEvent((e) => {
         if ((TASK_CHANGE_TYPES as readonly string[]).includes(e.type)) this.kick();
+        if (e.type === 'task.status' && e.payload.to === 'merging') this.kickMerges();
       }),
     ];
     this.kick();
