@@ -129,10 +129,8 @@ export class Orchestrator {
       trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 })),
       // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
       // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
-      // Work approved (here, by a person or on another daemon) merges now, not once that tick has started its runs.
       this.bus.onEvent((e) => {
         if ((TASK_CHANGE_TYPES as readonly string[]).includes(e.type)) this.kick();
-        if (e.type === 'task.status' && e.payload.to === 'merging') this.kickMerges();
       }),
     ];
     this.kick();
@@ -196,7 +194,8 @@ export class Orchestrator {
       await Promise.all(won.map((task) => this.startRunFor(task, claimed)));
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts);
-      // After the approvals: work approved just now goes in this round of merges.
+      // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
+      // train takes the clone, and one started on the approval's event went ahead of the runs' syncs (tried).
       this.kickMerges();
     }
   }
