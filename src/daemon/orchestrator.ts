@@ -37,7 +37,7 @@ import { buildJob, runKindFor, workerEnvFor, workerEnvsOf } from './jobs.js';
 import { holdsClaim, knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees, tryKnowledge } from './runAftermath.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator } from './mergeCoordinator.js';
-import { backoffMs } from './outcomes.js';
+import { backoffMs, takesResult } from './outcomes.js';
 import { perProjectSlots, Scheduler } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
@@ -222,7 +222,7 @@ export class Orchestrator {
     for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
       if (run.owner !== this.owner) continue;
       const task = await this.store.tasks.get(run.taskId);
-      const live = IN_FLIGHT_STATUSES.includes(task.status) && (task.claimedBy === this.owner || (run.kind === 'conflict' && task.status === 'merging'));
+      const live = IN_FLIGHT_STATUSES.includes(task.status) && takesResult(task, run, this.owner); // as its result would be
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
         this.ingestor.unfollow(run.id);
