@@ -3,10 +3,10 @@
  * here with the file, line and field of the first problems in the error.
  */
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { COMPLEXITIES } from '../core/types.js';
 import { MaestroError } from '../core/errors.js';
+import { yaml } from '../lib/yaml.js';
 
 const ROLE_MATCH = ['plan', 'execute', 'review', 'review:code', 'review:security', 'conflict', 'reflect', 'summarize', 'curate', 'any'] as const;
 
@@ -67,6 +67,7 @@ export const scriptSchema = z.object({ steps: z.array(stepSchema).min(1) }).stri
 export type Script = z.infer<typeof scriptSchema>;
 
 export function parseScript(text: string, file: string): Script {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length) {

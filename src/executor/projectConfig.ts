@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { jsonErrorWhere } from '../lib/jsonError.js';
@@ -51,7 +51,7 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   let text = '';
   try {
     text = readFileSync(source, 'utf8');
-    raw = source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = source.endsWith('.json') ? JSON.parse(text) : yaml().parse(text);
   } catch (err) {
     const where = source.endsWith('.json') ? jsonErrorWhere(text, err as Error) : (err as Error).message;
     throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${where}`, { cause: err, details: { file: source } });

@@ -38,8 +38,7 @@ export interface WorkerProcess {
 }
 
 export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options: { stdio?: 'ignore' | 'inherit'; ipc?: boolean } = {}): WorkerProcess {
-  // src/executor or dist/executor: two levels below the package root.
-  const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'worker', 2);
+  const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'executor/worker');
   const out = options.stdio ?? 'ignore';
   const child = spawn(process.execPath, [...execArgv, file, arg], {
     cwd,

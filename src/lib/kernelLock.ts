@@ -10,8 +10,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { sleepSync } from './sleepSync.js';
+
+/** better-sqlite3, loaded when a lock is first taken: a run worker that takes none does not load it. */
+let Database: typeof BetterSqlite3 | undefined;
 
 /**
  * Takes the lock of `path` (created with its folder if missing), retrying until `deadline` (epoch ms);
@@ -19,6 +23,7 @@ import { sleepSync } from './sleepSync.js';
  */
 export function acquireKernelLock(path: string, deadline: number, busy: () => Error): () => void {
   mkdirSync(dirname(path), { recursive: true });
+  Database ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database(path, { timeout: 0 });
   // Our own short, jittered retries instead of SQLite's busy handler, whose
   // back-off grows to 100 ms and lets late waiters starve behind early ones.

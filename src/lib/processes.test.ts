@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { budget } from '../../test/helpers/budget.js';
 import { poll } from '../../test/helpers/wait.js';
@@ -48,21 +49,42 @@ describe('nodeEntry', () => {
   beforeEach(() => (saved = process.env.MAESTRO_JS_ROOT));
   afterEach(() => (saved === undefined ? delete process.env.MAESTRO_JS_ROOT : (process.env.MAESTRO_JS_ROOT = saved)));
 
-  it('starts a module of the sources through tsx, or from the compiled copy MAESTRO_JS_ROOT names when it has the module', () => {
+  it('starts a module of the sources through tsx, or from the compiled copy MAESTRO_JS_ROOT names when it has the module, its bundle first', () => {
     const root = mkdtempSync(join(tmpdir(), 'maestro-js-root-'));
     try {
       delete process.env.MAESTRO_JS_ROOT;
-      const fromSources = nodeEntry(spawnUrl, 'worker', 2);
+      const fromSources = nodeEntry(spawnUrl, 'executor/worker');
       expect(fromSources.file).toMatch(/src\/executor\/worker\.ts$/);
       expect(fromSources.execArgv).toEqual(['--import', 'tsx']);
       // A compiled copy without the module: still the sources.
       process.env.MAESTRO_JS_ROOT = root;
-      expect(nodeEntry(spawnUrl, 'worker', 2).file).toBe(fromSources.file);
+      expect(nodeEntry(spawnUrl, 'executor/worker').file).toBe(fromSources.file);
       mkdirSync(join(root, 'executor'));
       writeFileSync(join(root, 'executor', 'worker.js'), '');
-      expect(nodeEntry(spawnUrl, 'worker', 2)).toEqual({ file: join(root, 'executor', 'worker.js'), execArgv: [], cwd: fromSources.cwd });
+      expect(nodeEntry(spawnUrl, 'executor/worker')).toEqual({ file: join(root, 'executor', 'worker.js'), execArgv: [], cwd: fromSources.cwd });
+      writeFileSync(join(root, 'executor', 'worker.bundle.js'), '');
+      expect(nodeEntry(spawnUrl, 'executor/worker').file).toBe(join(root, 'executor', 'worker.bundle.js'));
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('finds a module of the compiled tree from a caller bundled at another depth, and the package root above that tree', () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'maestro-pkg-'));
+    try {
+      delete process.env.MAESTRO_JS_ROOT;
+      const tree = join(pkg, 'dist');
+      mkdirSync(join(tree, 'executor'), { recursive: true });
+      mkdirSync(join(tree, 'lib', 'spawner'), { recursive: true });
+      writeFileSync(join(tree, 'executor', 'worker.bundle.js'), '');
+      writeFileSync(join(tree, 'lib', 'spawner', 'child.js'), '');
+      // The spawner's code inside the worker's bundle: its own URL is the bundle's, two folders up from the child's.
+      const bundled = pathToFileURL(join(tree, 'executor', 'worker.bundle.js')).href;
+      expect(nodeEntry(bundled, 'lib/spawner/child')).toEqual({ file: join(tree, 'lib', 'spawner', 'child.js'), execArgv: [], cwd: pkg });
+      expect(nodeEntry(pathToFileURL(join(tree, 'lib', 'spawner', 'spawner.js')).href, 'lib/spawner/child').file).toBe(join(tree, 'lib', 'spawner', 'child.js'));
+      expect(() => nodeEntry(bundled, 'lib/spawner/nothing')).toThrow(/no lib\/spawner\/nothing in any folder above/);
+    } finally {
+      rmSync(pkg, { recursive: true, force: true });
     }
   });
 });

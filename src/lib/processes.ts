@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Whether a process id is running: signal 0 probes without touching it (EPERM: alive, another user's). */
@@ -44,21 +44,29 @@ export function killGroupMembers(pgid: number, except: number | readonly number[
 }
 
 /**
- * A module of ours to start as a Node process: `<name>.js` beside the caller when it runs compiled
- * (dist/), else `<name>.ts` through tsx (the sources). `cwd` is the package root, `depth` folders up
- * from the caller's, where tsx resolves from. A process running from the sources starts the compiled
- * module instead when MAESTRO_JS_ROOT names a compiled copy of src/ (tsc's output, as dist/ is) that has
- * it: the test run compiles once and sets it, since loading TypeScript through tsx costs each worker
- * about 0.7 CPU s more.
+ * A module of ours to start as a Node process, named by its path in the sources without the extension
+ * (`executor/worker`). Compiled, from the tree the caller runs from (dist/): its bundle (`<module>.bundle.js`,
+ * scripts/bundle.mjs) when the build made one, else tsc's `<module>.js`. From the sources, `<module>.ts`
+ * through tsx, unless MAESTRO_JS_ROOT names a compiled copy of src/ that has the module: the test run
+ * compiles once and sets it, since loading TypeScript through tsx costs each worker about 0.7 CPU s more.
+ * The tree is found from the module, not from the caller's depth in it: the caller may be bundled into a
+ * file at another depth (the worker's bundle holds the spawner). `cwd` is the package root, which holds
+ * the tree, and where tsx resolves from.
  */
-export function nodeEntry(callerUrl: string, name: string, depth: number): { file: string; execArgv: string[]; cwd: string } {
-  const here = dirname(fileURLToPath(callerUrl));
-  const cwd = resolve(here, ...Array<string>(depth).fill('..'));
-  const js = join(here, `${name}.js`);
-  if (existsSync(js)) return { file: js, execArgv: [], cwd };
-  const compiled = process.env.MAESTRO_JS_ROOT ? join(process.env.MAESTRO_JS_ROOT, relative(join(cwd, 'src'), here), `${name}.js`) : null;
-  if (compiled && existsSync(compiled)) return { file: compiled, execArgv: [], cwd };
-  return { file: join(here, `${name}.ts`), execArgv: ['--import', 'tsx'], cwd };
+export function nodeEntry(callerUrl: string, module: string): { file: string; execArgv: string[]; cwd: string } {
+  const tree = treeOf(dirname(fileURLToPath(callerUrl)), module);
+  const roots = process.env.MAESTRO_JS_ROOT ? [tree, process.env.MAESTRO_JS_ROOT] : [tree];
+  const compiled = roots.flatMap((root) => [`${module}.bundle.js`, `${module}.js`].map((file) => join(root, file))).find((file) => existsSync(file));
+  if (compiled) return { file: compiled, execArgv: [], cwd: dirname(tree) };
+  return { file: join(tree, `${module}.ts`), execArgv: ['--import', 'tsx'], cwd: dirname(tree) };
+}
+
+/** The folder of our modules (src/, dist/, a test build) that holds `here`: the nearest one above it that has `module`. */
+function treeOf(here: string, module: string): string {
+  for (let dir = here; ; dir = dirname(dir)) {
+    if (['.ts', '.js', '.bundle.js'].some((ext) => existsSync(join(dir, `${module}${ext}`)))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no ${module} in any folder above ${here}`);
+  }
 }
 
 /**

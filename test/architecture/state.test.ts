@@ -29,7 +29,7 @@ const ALLOWED: Record<string, string> = {
   'src/knowledge/graph/codeGraph.ts: tsModule': 'the lazily imported typescript module, the same for every service',
   'src/knowledge/graph/treeSitterCode.ts: runtime': 'the lazily loaded tree-sitter WebAssembly runtime, the same for every service',
   'src/knowledge/graph/treeSitterCode.ts: parsers': 'one parser per grammar, loaded once: a pure function of the bundled grammar file',
-  'src/knowledge/format/frontmatter.ts: yamlModule': 'the lazily imported yaml package (report.md only), the same for every reader',
+  'src/knowledge/lifecycle/session/report.ts: templateReport': 'the report template, parsed on first use (parsing loads the yaml package): a pure function of a constant, the same for every reader',
   'src/knowledge/vectors/onnxEmbedder.ts: ortModule': 'the lazily imported onnxruntime-web module (sessions are per embedder)',
   'src/knowledge/search/bm25f.ts: STEMS': 'a bounded memo of porterStem, a pure function of the token',
   'src/knowledge/index/exposure.ts: statements': 'a prepared statement per open index handle, in a WeakMap: it goes with the handle',

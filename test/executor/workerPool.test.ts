@@ -4,7 +4,8 @@
  * is on; with its channel closed (the daemon gone) it finishes that run and
  * exits, so the next daemon can adopt the run by pid; SIGTERM interrupts it.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendInbox } from '../../src/executor/protocol/inbox.js';
 import { writeJob } from '../../src/executor/protocol/job.js';
@@ -27,6 +28,24 @@ function execRun(sb: Sandbox, name: string, script: string, extra: Record<string
   const runDir = sb.runDir(name);
   writeJob(runDir, sb.job({ kind: 'execute', taskId: `T-${name}`, inboxPollMs: 20, heartbeatMs: 200, ...extra } as never, script, name));
   return runDir;
+}
+
+/** A process's arguments, program first. */
+function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+/** The pids whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  const parentOf = (entry: string) => {
+    try {
+      // The parent is the field after the state, past the command name in parentheses (which may hold spaces).
+      return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+    } catch {
+      return null; // gone meanwhile
+    }
+  };
+  return readdirSync('/proc').filter((e) => /^\d+$/.test(e) && parentOf(e) === pid).map(Number);
 }
 
 /** Resolves once the process is gone (polls: an adopted pid is not our child to wait on). */
@@ -63,6 +82,21 @@ describe('warm worker pool', () => {
     const beats = [a, b].map((d) => readOutbox(d).records.filter((r) => r.type === 'heartbeat').map((r) => (r as { pid: number }).pid));
     expect(new Set(beats.flat())).toEqual(new Set([first.pid]));
     expect(isPidAlive(first.pid)).toBe(true);
+  });
+
+  it('a warm worker runs from the build\'s bundle, and its git goes through the spawner helper of the same build', { timeout: budget(120_000) }, async () => {
+    // The test run's build (globalSetup.ts) is made as `npm run build` makes dist/: tsc, then the worker's bundle.
+    const build = process.env.MAESTRO_JS_ROOT;
+    expect(build, 'the global setup names the compiled build').toBeTruthy();
+    using sb = sandbox();
+    pool = new WorkerPool({ warm: 1 });
+    const run = pool.run(execRun(sb, 'a', sb.script([{ match: { role: 'execute' }, actions: [{ text: 'thinking' }, { hang: true }] }])), env);
+    await waitForRecord(sb.runDir('a'), (r) => r.type === 'token');
+    expect(commandLine(run.pid)).toContain(join(build!, 'executor', 'worker.bundle.js'));
+    // The worktree stage ran git through the helper: one the bundle found two folders above its own (nodeEntry).
+    expect(childrenOf(run.pid).map(commandLine)).toContainEqual(expect.arrayContaining([join(build!, 'lib', 'spawner', 'child.js')]));
+    run.stop();
+    expect((await run.exited).code).toBe(0);
   });
 
   it('starts workers for runs about to start, one each, and those runs take them; another environment gets its own', { timeout: budget(120_000) }, async () => {

@@ -11,12 +11,14 @@
  * The test run compiles once in its global setup (globalSetup.ts) and every
  * suite starts its CLI and daemons from that build (`maestroArgs`, maestro.ts);
  * MAESTRO_JS_ROOT points the daemons the suites run in-process at it for
- * their workers and helpers (src/lib/processes.ts).
+ * their workers and helpers (src/lib/processes.ts). The run worker is bundled as `npm run build`
+ * bundles it (scripts/bundle.mjs), so the suites run the file the daemon starts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleWorker } from '../../scripts/bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -33,5 +35,6 @@ export function buildForTests(): Build {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   // Its own build info: dist/.tsbuildinfo describes dist/, and `npm start` trusts it to skip compiling.
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir, '--tsBuildInfoFile', join(outDir, '.tsbuildinfo'), '--noCheck', '--sourceMap', 'false'], { cwd: ROOT, stdio: 'pipe' });
+  bundleWorker(outDir);
   return { root: outDir, main: join(outDir, 'cli', 'main.js'), remove: () => rmSync(outDir, { recursive: true, force: true }) };
 }

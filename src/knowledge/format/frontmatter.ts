@@ -17,7 +17,7 @@
  * The reader never throws: problems come back with their 1-based file line,
  * and the rest of the block is still read, so one bad line cannot hide a file.
  */
-import { createRequire } from 'node:module';
+import { yaml } from '../../lib/yaml.js';
 import { MaestroError } from '../../core/errors.js';
 
 export type FrontValue = string | number | boolean | null | FrontValue[] | { [k: string]: FrontValue };
@@ -215,13 +215,9 @@ function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: FrontMatt
   return { data, problems };
 }
 
-type YamlModule = typeof import('yaml');
-let yamlModule: YamlModule | undefined;
-
 /** Full YAML through the `yaml` package (loaded on first use: only `report.md` needs it). */
 function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: FrontmatterProblem[] } {
-  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule;
-  const { LineCounter, parseDocument } = yamlModule;
+  const { LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   const doc = parseDocument(lines.map((l) => l.text).join('\n'), { lineCounter: counter, prettyErrors: false });
   const first = lines[0]?.line ?? 1;

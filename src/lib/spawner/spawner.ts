@@ -109,8 +109,7 @@ export class Spawner {
 
   private launch(): void {
     if (this.child || this.failures >= MAX_FAILURES) return;
-    // src/lib/spawner or dist/lib/spawner: three levels below the package root.
-    const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'child', 3);
+    const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'lib/spawner/child');
     const child = spawn(process.execPath, [...execArgv, file], {
       cwd,
       // Nothing of this process's environment: each request carries its command's whole environment.

@@ -69,8 +69,9 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
 }
 
 export function parseReport(text: string, file = 'report.md'): Report {
-  // The template every run starts with, parsed once: most runs leave it as it is, and a review reads every run's report.
-  if (text === REPORT_TEMPLATE) return structuredClone(TEMPLATE_REPORT);
+  // The template every run starts with, parsed once (on first use: parsing it loads the yaml package, which a
+  // process that reads no report does not need): most runs leave it as it is, and a review reads every run's report.
+  if (text === REPORT_TEMPLATE) return structuredClone((templateReport ??= parseReportText(REPORT_TEMPLATE, 'report.md')));
   return parseReportText(text, file);
 }
 
@@ -108,4 +109,4 @@ export function reportDrafts(report: Report, runId: string): Draft[] {
   return out;
 }
 
-const TEMPLATE_REPORT: Readonly<Report> = parseReportText(REPORT_TEMPLATE, 'report.md');
+let templateReport: Readonly<Report> | undefined;

@@ -1,0 +1,2 @@
+/** scripts/bundle.mjs */
+export function bundleWorker(outRoot: string): void;
