@@ -1,9 +1,10 @@
 /**
  * WorkerPool: worker processes kept warm between runs. A cold worker costs a
- * Node start and its imports for every run: about 0.18 CPU s compiled (0.05 s
- * of it Node itself), more than a zero-latency run's own work, and two of them
- * per task (execute, review). bench:pipeline measured 0.78 CPU s per task with
- * a cold worker per run.
+ * Node start and its imports for every run: about 0.1 CPU s from the build's
+ * bundle (0.05 s of it Node itself; 0.2 s with its modules loaded one by one,
+ * scripts/bundle.mjs), and two of them per task (execute, review).
+ * bench:pipeline, a cold worker per run: 0.62 CPU s per task with modules
+ * loaded one by one, 0.48-0.51 s bundled (0.21-0.24 s with warm workers).
  *
  * What stays as with cold workers (the crash-safety contract):
  *   - one run at a time per process, so a worker's death fails only its run;
