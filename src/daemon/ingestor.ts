@@ -36,6 +36,8 @@ export class Ingestor {
   private readonly again = new Set<string>();
   private readonly watched = new Map<string, Watched>();
   private readonly position = new Map<string, { offset: number; seq: number }>();
+  /** The project of each followed run's task (a task never changes project): read once, not for every phase record. */
+  private readonly projects = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -73,6 +75,7 @@ export class Ingestor {
     const w = this.watched.get(runId);
     if (!w) return;
     this.watched.delete(runId);
+    this.projects.delete(runId);
     w.watcher.close();
     w.untrack();
   }
@@ -144,6 +147,15 @@ export class Ingestor {
     if (changed) this.opts.onChange();
   }
 
+  private async projectOf(run: Run): Promise<string> {
+    let projectId = this.projects.get(run.id);
+    if (projectId === undefined) {
+      projectId = (await this.store.tasks.get(run.taskId)).projectId;
+      if (this.watched.has(run.id)) this.projects.set(run.id, projectId);
+    }
+    return projectId;
+  }
+
   /** Returns whether the record changed stored state worth announcing. */
   private async applyRecord(run: Run, r: OutboxRecord): Promise<boolean> {
     const item = toStreamItem(run.taskId, r);
@@ -154,9 +166,8 @@ export class Ingestor {
       case 'heartbeat':
         return false;
       case 'phase': {
-        const task = await this.store.tasks.get(run.taskId);
         await this.store.events.appendOnce(
-          { projectId: task.projectId, taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'run.phase', payload: { kind: run.kind, stage: r.stage, state: r.state, ...(r.detail ? { detail: r.detail } : {}) } },
+          { projectId: await this.projectOf(run), taskId: run.taskId, runId: run.id, traceId: run.traceId, type: 'run.phase', payload: { kind: run.kind, stage: r.stage, state: r.state, ...(r.detail ? { detail: r.detail } : {}) } },
           `${run.id}:${r.seq}`,
         );
         if (item) this.bus.publishStream(item);

@@ -219,9 +219,11 @@ export class Orchestrator {
   private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
     const asking: string[] = [];
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
-    for (const run of await this.store.runs.list({ status: 'running', limit: 100_000 })) {
-      if (run.owner !== this.owner) continue;
-      const task = await this.store.tasks.get(run.taskId);
+    const runs = (await this.store.runs.list({ status: 'running', limit: 100_000 })).filter((run) => run.owner === this.owner);
+    // Their tasks in one read (at most maxConcurrentRuns), not one read each on every tick.
+    const tasks = new Map((await this.store.tasks.list({ ids: runs.map((run) => run.taskId) })).map((t) => [t.id, t]));
+    for (const run of runs) {
+      const task = tasks.get(run.taskId) ?? (await this.store.tasks.get(run.taskId));
       const live = IN_FLIGHT_STATUSES.includes(task.status) && takesResult(task, run, this.owner); // as its result would be
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
