@@ -129,11 +129,10 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const logError = (err: Error) => log.error({ err }, err.message);
     const feed = await startEventFeed(config, options, store, bus, log, cleanups);
     const poke = () => void feed.poke();
-    // Every committed write: its events go to WebSocket clients at once; the read after it catches anything else.
-    store.onWrite((events) => {
-      feed.publishDirect(events);
-      poke();
-    });
+    // Every committed write: its events go to WebSocket clients at once, without reading them back. Other processes'
+    // events come with the feed's reads: on NOTIFY (PostgreSQL) and its poll. A read after every write of ours as
+    // well (a lease renewed, a heartbeat: most write no event) was half its reads of the log (bench:multihost).
+    store.onWrite((events) => feed.publishDirect(events));
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
     const knowledge = new KnowledgeService(resolveKnowledgeConfig(options.env ?? {}));
     knowledge.start();
@@ -242,7 +241,8 @@ async function startEventFeed(config: MaestroConfig, options: DaemonOptions, sto
     const relay = new StreamRelay(store.db, config.name, bus, { onError: logError });
     const offLocal = bus.onLocalStream((item) => relay.send(item));
     const listener = new PgListener(config.database, ['maestro_events', STREAM_CHANNEL], {
-      onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : void feed.poke()),
+      // Our own notifications are passed over: their events were published as they committed (publishDirect).
+      onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : payload !== store.db.notifyOrigin && void feed.poke()),
       onState: (up, err) => {
         if (up) log.info('listening for other daemons\' events (PostgreSQL LISTEN)');
         else log.warn({ err: err?.message }, 'lost the PostgreSQL LISTEN connection: polling the event log until it is back');

@@ -58,5 +58,7 @@ export interface DBAdapter extends Queryable {
    * Resolves once a notification sent after the call went out or failed; never rejects.
    */
   notifyEvents?(): Promise<void>;
+  /** What this process's notifications carry (PostgreSQL): its own listener knows them and reads nothing for them. */
+  readonly notifyOrigin?: string;
   close(): Promise<void>;
 }

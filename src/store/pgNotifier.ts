@@ -5,8 +5,9 @@
  * (held across the WAL flush), which serialised every claim behind every
  * other (migration 006). Instead the store pokes this notifier once a
  * transaction that appended events has committed, and it sends
- * `SELECT pg_notify('maestro_events', '')` on a pooled connection of its own
- * (the listeners read the log after their last id, so the payload is empty).
+ * `SELECT pg_notify('maestro_events', '<origin>')` on a pooled connection of its own
+ * (the listeners read the log after their last id; the payload names the sending process, whose own
+ * listener reads nothing for it: postgres.ts).
  *
  * Coalescing: the first poke sends at once; pokes that arrive while a send
  * is in flight, or within `gapMs` of its start, mark the notifier dirty, and

@@ -3,6 +3,7 @@
  * BIGINT (int8) columns come back as JS numbers: every one we store is an epoch
  * millisecond or a counter, far below 2^53.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { MaestroError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
@@ -121,8 +122,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DBAdap
   // A failed send is dropped: the listeners' safety-net poll reads the log anyway (pgNotifier.ts).
   // The notification's own transaction commits without waiting for the WAL flush (it holds the notify
   // lock until its commit returns, and it carries no data worth making durable); one round trip.
+  // The payload says which process sent it (a random id, ours alone: nothing of the user's goes into the SQL).
+  const origin = randomUUID();
   const notifier = new EventNotifier(
-    () => pool.query(`BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`),
+    () => pool.query(`BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('${EVENTS_CHANNEL}', '${origin}'); COMMIT`),
     { gapMs: options.notifyGapMs },
   );
   let closed = false;
@@ -157,6 +160,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): DBAdap
       }
     },
     notifyEvents: () => notifier.poke(),
+    notifyOrigin: origin,
     async close() {
       if (closed) return;
       closed = true;

@@ -124,7 +124,8 @@ describe.skipIf(!pgAvailable())('NOTIFY maestro_events after commit (PostgreSQL)
     await store.tasks.transition(taskId, 'cancelled', { from: 'ready' });
     expect(asked).toBe(1);
     await store.close(); // every notification it asked for has been sent
-    expect(await heardUpToMarker(l)).toEqual(['']);
+    // Named by its sender: that process's own listener reads nothing for it (src/app/daemon.ts).
+    expect(await heardUpToMarker(l)).toEqual([db.notifyOrigin]);
   });
 
   it('a burst of claim transactions is announced by one notification, and one more after the last claim; the trigger is gone', async () => {
@@ -146,10 +147,12 @@ describe.skipIf(!pgAvailable())('NOTIFY maestro_events after commit (PostgreSQL)
     }
     await poll(() => l.heard.length >= 1, 'the first claim announced', 30_000);
     await l.client.query('SELECT 1'); // delivers anything already sent to this connection
-    expect(l.heard).toEqual(['']);
+    const origin = store.db.notifyOrigin;
+    expect(origin).toMatch(/^[0-9a-f-]{36}$/);
+    expect(l.heard).toEqual([origin]);
     await store.close();
     closed = true;
-    expect(await heardUpToMarker(l)).toEqual(['', '']);
+    expect(await heardUpToMarker(l)).toEqual([origin, origin]);
   });
 
   it('migrating a database that has the trigger (schema 5) drops it: an insert of events then notifies nobody by itself', async () => {
