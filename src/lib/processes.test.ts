@@ -78,7 +78,7 @@ describe('nodeEntry', () => {
       mkdirSync(join(tree, 'lib', 'spawner'), { recursive: true });
       writeFileSync(join(tree, 'executor', 'worker.bundle.js'), '');
       writeFileSync(join(tree, 'lib', 'spawner', 'child.js'), '');
-      // The spawner's code inside the worker's bundle: its own URL is the bundle's, two folders up from the child's.
+      // The spawner's code inside the worker's bundle: its own URL is the bundle's, in executor/, not lib/spawner/.
       const bundled = pathToFileURL(join(tree, 'executor', 'worker.bundle.js')).href;
       expect(nodeEntry(bundled, 'lib/spawner/child')).toEqual({ file: join(tree, 'lib', 'spawner', 'child.js'), execArgv: [], cwd: pkg });
       expect(nodeEntry(pathToFileURL(join(tree, 'lib', 'spawner', 'spawner.js')).href, 'lib/spawner/child').file).toBe(join(tree, 'lib', 'spawner', 'child.js'));

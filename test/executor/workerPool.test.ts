@@ -93,7 +93,7 @@ describe('warm worker pool', () => {
     const run = pool.run(execRun(sb, 'a', sb.script([{ match: { role: 'execute' }, actions: [{ text: 'thinking' }, { hang: true }] }])), env);
     await waitForRecord(sb.runDir('a'), (r) => r.type === 'token');
     expect(commandLine(run.pid)).toContain(join(build!, 'executor', 'worker.bundle.js'));
-    // The worktree stage ran git through the helper: one the bundle found two folders above its own (nodeEntry).
+    // The worktree stage ran git through the helper: one found from inside the bundle, in another folder than the spawner's own (nodeEntry).
     expect(childrenOf(run.pid).map(commandLine)).toContainEqual(expect.arrayContaining([join(build!, 'lib', 'spawner', 'child.js')]));
     run.stop();
     expect((await run.exited).code).toBe(0);
