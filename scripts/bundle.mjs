@@ -13,7 +13,7 @@
  * the compiled worker's depth, so what a module finds from its own location (`../..`, the
  * package root) it finds from the bundle's too; what it finds deeper goes through nodeEntry.
  *
- *   node scripts/bundle.mjs dist        # after tsc: `npm run build` runs both
+ *   node scripts/bundle.mjs dist        # after tsc: `npm run build` runs both, as the test build does
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,27 +24,20 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Packages bundled into the worker: pure JavaScript, imported by every run, and many files each. */
 const BUNDLED = new Set(['zod']);
 
-/** Writes `<outRoot>/executor/worker.bundle.js` (and its source map) from the sources. */
-export function bundleWorker(outRoot) {
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  buildSync({
-    entryPoints: [join(ROOT, 'src', 'executor', 'worker.ts')],
-    outfile: join(resolve(outRoot), 'executor', 'worker.bundle.js'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: true,
-    external: Object.keys(dependencies).filter((name) => !BUNDLED.has(name)),
-    logLevel: 'warning',
-  });
+const out = process.argv[2];
+if (!out) {
+  process.stderr.write('usage: node scripts/bundle.mjs <compiled src/ folder, e.g. dist>\n');
+  process.exit(2);
 }
-
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const out = process.argv[2];
-  if (!out) {
-    process.stderr.write('usage: node scripts/bundle.mjs <compiled src/ folder, e.g. dist>\n');
-    process.exit(2);
-  }
-  bundleWorker(out);
-}
+const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+buildSync({
+  entryPoints: [join(ROOT, 'src', 'executor', 'worker.ts')],
+  outfile: join(resolve(out), 'executor', 'worker.bundle.js'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  external: Object.keys(dependencies).filter((name) => !BUNDLED.has(name)),
+  logLevel: 'warning',
+});

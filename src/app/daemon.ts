@@ -233,7 +233,7 @@ async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups:
 async function startEventFeed(config: MaestroConfig, options: DaemonOptions, store: Store, bus: Bus, log: Logger, cleanups: Cleanups): Promise<EventFeed> {
   const logError = (err: Error) => log.error({ err }, err.message);
   const postgres = store.db.dialect === 'postgres';
-  const feed = new EventFeed(store, bus, { pollMs: 250, listeningPollMs: options.listeningPollMs ?? 2000, gapMs: postgres ? 30_000 : 0, onError: logError });
+  const feed = new EventFeed(store, bus, { pollMs: 250, listeningPollMs: options.listeningPollMs ?? 2000, gapMs: postgres ? 30_000 : 0, origin: store.db.notifyOrigin, onError: logError });
   await feed.start();
   cleanups.push(() => feed.stop());
   if (postgres) {
@@ -241,8 +241,7 @@ async function startEventFeed(config: MaestroConfig, options: DaemonOptions, sto
     const relay = new StreamRelay(store.db, config.name, bus, { onError: logError });
     const offLocal = bus.onLocalStream((item) => relay.send(item));
     const listener = new PgListener(config.database, ['maestro_events', STREAM_CHANNEL], {
-      // Our own notifications are passed over: their events were published as they committed (publishDirect).
-      onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : payload !== store.db.notifyOrigin && void feed.poke()),
+      onNotify: (channel, payload) => (channel === STREAM_CHANNEL ? relay.receive(payload) : feed.notified(payload)),
       onState: (up, err) => {
         if (up) log.info('listening for other daemons\' events (PostgreSQL LISTEN)');
         else log.warn({ err: err?.message }, 'lost the PostgreSQL LISTEN connection: polling the event log until it is back');

@@ -29,6 +29,8 @@ export interface EventFeedOptions {
   listeningPollMs?: number;
   /** How long a skipped id is looked for (default 30 s); 0 turns the re-check off (SQLite commits in id order). */
   gapMs?: number;
+  /** The payload of this process's own notifications (DBAdapter.notifyOrigin): `notified` reads nothing for them. */
+  origin?: string;
   onError: (err: Error) => void;
 }
 
@@ -86,6 +88,15 @@ export class EventFeed {
       this.early.add(e.id);
       this.bus.publishEvent(e);
     }
+  }
+
+  /**
+   * A NOTIFY for the event log arrived: reads it, unless this process sent it. Its own events were published
+   * as they committed (publishDirect); other processes' come with their own notifications.
+   */
+  notified(payload: string): void {
+    if (this.opts.origin !== undefined && payload === this.opts.origin) return;
+    void this.poke();
   }
 
   /** Reads new events now (coalescing overlapping calls). */

@@ -25,6 +25,8 @@ import { toStreamItem } from './runControl.js';
 interface Watched {
   watcher: FSWatcher;
   untrack: () => void;
+  /** The project of the run's task, read with its first phase record (a task never changes project). */
+  projectId?: string;
 }
 
 export class Ingestor {
@@ -36,8 +38,6 @@ export class Ingestor {
   private readonly again = new Set<string>();
   private readonly watched = new Map<string, Watched>();
   private readonly position = new Map<string, { offset: number; seq: number }>();
-  /** The project of each followed run's task (a task never changes project): read once, not for every phase record. */
-  private readonly projects = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -75,7 +75,6 @@ export class Ingestor {
     const w = this.watched.get(runId);
     if (!w) return;
     this.watched.delete(runId);
-    this.projects.delete(runId);
     w.watcher.close();
     w.untrack();
   }
@@ -147,12 +146,12 @@ export class Ingestor {
     if (changed) this.opts.onChange();
   }
 
+  /** The run's project: read once for a followed run, not with every phase record (its task and approvals). */
   private async projectOf(run: Run): Promise<string> {
-    let projectId = this.projects.get(run.id);
-    if (projectId === undefined) {
-      projectId = (await this.store.tasks.get(run.taskId)).projectId;
-      if (this.watched.has(run.id)) this.projects.set(run.id, projectId);
-    }
+    const watched = this.watched.get(run.id);
+    if (watched?.projectId) return watched.projectId;
+    const { projectId } = await this.store.tasks.get(run.taskId);
+    if (watched) watched.projectId = projectId;
     return projectId;
   }
 

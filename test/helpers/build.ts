@@ -18,7 +18,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorker } from '../../scripts/bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -35,6 +34,6 @@ export function buildForTests(): Build {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   // Its own build info: dist/.tsbuildinfo describes dist/, and `npm start` trusts it to skip compiling.
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir, '--tsBuildInfoFile', join(outDir, '.tsbuildinfo'), '--noCheck', '--sourceMap', 'false'], { cwd: ROOT, stdio: 'pipe' });
-  bundleWorker(outDir);
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), outDir], { cwd: ROOT, stdio: 'pipe' });
   return { root: outDir, main: join(outDir, 'cli', 'main.js'), remove: () => rmSync(outDir, { recursive: true, force: true }) };
 }

@@ -2,7 +2,8 @@
  * NOTIFY maestro_events on PostgreSQL, sent by the store after commit rather
  * than by a trigger inside the writing transaction (migration 006,
  * src/store/pgNotifier.ts): another store's feed hears of committed events by
- * LISTEN alone; a rolled-back transaction announces nothing; a burst of claims
+ * LISTEN alone, and a store's own feed reads nothing for its own (their events
+ * were published at commit); a rolled-back transaction announces nothing; a burst of claims
  * is announced by a few notifications, not one per claim, and the trigger that
  * made every claim take PostgreSQL's notify lock is gone.
  */
@@ -77,7 +78,7 @@ describe.skipIf(!pgAvailable())('NOTIFY maestro_events after commit (PostgreSQL)
     const feed = new EventFeed(reader, bus, { pollMs: 600_000, listeningPollMs: 600_000, gapMs: 30_000, onError: (e) => errors.push(e) });
     await feed.start();
     cleanups.push(() => feed.stop());
-    const listener = new PgListener(url, ['maestro_events'], { onNotify: () => void feed.poke(), onState: (up) => feed.setListening(up) });
+    const listener = new PgListener(url, ['maestro_events'], { onNotify: (_channel, payload) => feed.notified(payload), onState: (up) => feed.setListening(up) });
     await listener.start();
     cleanups.push(() => listener.stop());
     expect(listener.listening).toBe(true);
@@ -93,6 +94,47 @@ describe.skipIf(!pgAvailable())('NOTIFY maestro_events after commit (PostgreSQL)
     await poll(queued, "the reader's feed publishing the claim's ready → queued", 30_000);
     const logged = (await writer.events.list({ taskId: task.id })).events;
     expect(seen.filter((e) => e.taskId === task.id).map((e) => e.id)).toEqual(logged.map((e) => e.id));
+    expect(errors).toEqual([]);
+  });
+
+  it("a store's own feed reads the log for other stores' notifications, not for its own: its events were published as they committed", async () => {
+    const { db, url } = await freshPostgres();
+    const writer = closing(createStore(db));
+    const other = closing(createStore(openPostgres(url)));
+    const bus = new Bus();
+    const seen: MaestroEvent[] = [];
+    bus.onEvent((e) => seen.push(e));
+    const errors: Error[] = [];
+    // Wired as the daemon wires it (src/app/daemon.ts), its poll ten minutes away.
+    const feed = new EventFeed(writer, bus, { pollMs: 600_000, listeningPollMs: 600_000, gapMs: 30_000, origin: writer.db.notifyOrigin, onError: (e) => errors.push(e) });
+    await feed.start();
+    cleanups.push(() => feed.stop());
+    writer.onWrite((events) => feed.publishDirect(events));
+    const heard: string[] = [];
+    const listener = new PgListener(url, ['maestro_events'], {
+      onNotify: (_channel, payload) => {
+        heard.push(payload);
+        feed.notified(payload);
+      },
+      onState: (up) => feed.setListening(up),
+    });
+    await listener.start();
+    cleanups.push(() => listener.stop());
+    await feed.poke(); // the read setListening(true) started is over
+    let reads = 0;
+    const list = writer.events.list;
+    writer.events.list = (filter) => (reads++, list(filter));
+
+    const project = await writer.projects.create({ name: 'own', repoPath: '/r' });
+    expect(seen.some((e) => e.type === 'project.created' && e.projectId === project.id)).toBe(true); // at its commit
+    await poll(() => heard.includes(writer.db.notifyOrigin!), "the writer's own notification", 30_000);
+    expect(reads).toBe(0);
+
+    const task = await other.tasks.create({ projectId: project.id, title: 'from elsewhere' });
+    await poll(() => seen.some((e) => e.type === 'task.created' && e.taskId === task.id), "the other store's task.created", 30_000);
+    expect(reads).toBeGreaterThan(0);
+    const logged = (await writer.events.list({ limit: 1000 })).events.map((e) => e.id);
+    expect(seen.map((e) => e.id)).toEqual(logged); // each once
     expect(errors).toEqual([]);
   });
 

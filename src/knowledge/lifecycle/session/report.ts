@@ -68,6 +68,8 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
   });
 }
 
+let templateReport: Readonly<Report> | undefined;
+
 export function parseReport(text: string, file = 'report.md'): Report {
   // The template every run starts with, parsed once (on first use: parsing it loads the yaml package, which a
   // process that reads no report does not need): most runs leave it as it is, and a review reads every run's report.
@@ -108,5 +110,3 @@ export function reportDrafts(report: Report, runId: string): Draft[] {
   add('constraint', report.constraints, 'locked');
   return out;
 }
-
-let templateReport: Readonly<Report> | undefined;

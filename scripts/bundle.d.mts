@@ -1,2 +1,0 @@
-/** scripts/bundle.mjs */
-export function bundleWorker(outRoot: string): void;
