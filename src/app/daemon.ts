@@ -128,7 +128,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
     const feed = await startEventFeed(config, options, store, bus, log, cleanups);
-    const poke = () => void feed.poke();
+    const poke = () => void feed.wrote();
     // Every committed write: its events go to WebSocket clients at once, without reading them back. Other processes'
     // events come with the feed's reads: on NOTIFY (PostgreSQL) and its poll. A read after every write of ours as
     // well (a lease renewed, a heartbeat: most write no event) was half its reads of the log (bench:multihost).
@@ -150,9 +150,9 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, knowledge, observer, repos: orchestrator.repos, logError });
     observer.start();
     cleanups.push(() => observer.stop());
-    // A local write reaches WebSocket clients at once instead of at the next poll.
+    // After a request that wrote: its events went out at commit; without a NOTIFY listener, other processes' are read now too.
     app.addHook('onResponse', async (req) => {
-      if (req.method !== 'GET') void feed.poke();
+      if (req.method !== 'GET') void feed.wrote();
     });
     cleanups.push(() => app.close());
     // Before it listens: a daemon refused for a live name on a shared database never says it is up.

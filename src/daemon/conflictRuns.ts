@@ -50,7 +50,7 @@ export class ConflictRuns {
   /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
   async openWaiting(): Promise<void> {
     for (const id of [...this.awaiting]) {
-      const task = await this.store.tasks.get(id).catch(() => null);
+      const task = await this.store.tasks.row(id).catch(() => null);
       if (task?.status !== 'merging') this.awaiting.delete(id);
       else await this.inTurn(() => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
     }

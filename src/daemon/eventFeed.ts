@@ -2,8 +2,8 @@
  * EventFeed: reads the event log after the last id it has seen and publishes
  * each event on the bus exactly once. It polls (events may be written by
  * other processes: the CLI, other daemons) and can be poked to read at once:
- * after a local write, and on PostgreSQL when another daemon's write is
- * announced by NOTIFY (src/store/pgListener.ts). While such a listener is up
+ * after a local write without a listener (`wrote`), and on PostgreSQL when
+ * another daemon's write is announced by NOTIFY (src/store/pgListener.ts). While such a listener is up
  * the poll is only a safety net (`listeningPollMs`); while it is down the feed
  * polls every `pollMs`.
  *
@@ -97,6 +97,16 @@ export class EventFeed {
   notified(payload: string): void {
     if (this.opts.origin !== undefined && payload === this.opts.origin) return;
     void this.poke();
+  }
+
+  /**
+   * This process wrote: its own events went out at commit (publishDirect), so a read is only for other
+   * processes' writes, and only when no NOTIFY listener announces those (SQLite; PostgreSQL while the
+   * listener is down). On PostgreSQL a read after every write of the orchestrator's was a third of a
+   * daemon's reads of the log (bench:multihost), each finding nothing new.
+   */
+  wrote(): Promise<void> {
+    return this.listening ? Promise.resolve() : this.poke();
   }
 
   /** Reads new events now (coalescing overlapping calls). */

@@ -15,7 +15,7 @@ import { OUTBOX_FILE, readOutbox, type ErrorRecord, type OutboxRecord, type Resu
 import { trackResource } from '../lib/resources.js';
 import { advanceClaimed } from '../store/ops/claim.js';
 import { appendEventOnce } from '../store/ops/events.js';
-import { getTask } from '../store/ops/getTask.js';
+import { taskRow } from '../store/ops/getTask.js';
 import { setOutboxProgress } from '../store/ops/runs.js';
 import type { Store } from '../store/store.js';
 import type { Bus } from '../lib/bus.js';
@@ -150,7 +150,7 @@ export class Ingestor {
   private async projectOf(run: Run): Promise<string> {
     const watched = this.watched.get(run.id);
     if (watched?.projectId) return watched.projectId;
-    const { projectId } = await this.store.tasks.get(run.taskId);
+    const { projectId } = await this.store.tasks.row(run.taskId);
     if (watched) watched.projectId = projectId;
     return projectId;
   }
@@ -174,7 +174,7 @@ export class Ingestor {
       }
       case 'clarify': {
         await this.store.db.transaction(async (q) => {
-          const task = await getTask(q, run.taskId);
+          const task = await taskRow(q, run.taskId);
           const now = this.store.clock();
           const event = await appendEventOnce(
             q,

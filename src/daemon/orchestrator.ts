@@ -13,35 +13,30 @@
  * for. The owner id is stable for a $MAESTRO_HOME, so a restarted daemon
  * recognises its claims.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { MaestroConfig } from '../config/config.js';
-import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
-import { reviewedCommit } from '../core/reviewed.js';
+import { coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
-import type { Project, Run, RunKind, Task } from '../core/types.js';
-import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
+import type { Run, Task } from '../core/types.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { TASK_CHANGE_TYPES } from '../store/ops/events.js';
 import { steeringRecorder } from './remoteSteering.js';
-import { baseBranchOf, ProjectRepos, remoteOf } from './repos.js';
+import { ProjectRepos } from './repos.js';
 import { trackResource } from '../lib/resources.js';
-import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { Bus } from '../lib/bus.js';
 import { Ingestor } from './ingestor.js';
 import { autoApprove } from './autoApprove.js';
-import { buildJob, runKindFor, workerEnvFor, workerEnvsOf } from './jobs.js';
-import { holdsClaim, knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees, tryKnowledge } from './runAftermath.js';
+import { workerEnvsOf } from './jobs.js';
+import { knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees } from './runAftermath.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator } from './mergeCoordinator.js';
 import { backoffMs, takesResult } from './outcomes.js';
 import { perProjectSlots, Scheduler } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
-import { runNotStarted } from './runNotStarted.js';
+import { RunStarter } from './runStarter.js';
 
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
 
@@ -62,6 +57,9 @@ export class Orchestrator {
   private stopping = false;
   private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
+  private readonly runStarter: RunStarter;
+  /** When this daemon last beat and renewed its leases (keepAlive). */
+  private aliveAt = -Infinity;
 
   constructor(
     private readonly store: Store,
@@ -97,11 +95,14 @@ export class Orchestrator {
       preFinal: opts.preFinal,
       log: opts.log,
     });
+    this.runStarter = new RunStarter({ store, config, opts, repos: this.repos, knowledge: this.knowledge, workers: this.workers, ingestor: this.ingestor });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task) => this.startConflictRun(task),
       hasRunningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' })).length > 0,
-      repos: this.repos, owner: this.owner, leaseMs: config.leaseMs,
+      repos: this.repos,
+      owner: this.owner,
+      leaseMs: config.leaseMs,
       onChange: opts.onChange,
       onAgain: () => this.kickMerges(),
       onError: opts.onError,
@@ -120,7 +121,7 @@ export class Orchestrator {
       return () => clearInterval(timer);
     };
     // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
-    this.leaseTimer = setInterval(() => void this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs).catch((err) => this.opts.onError(coerceError(err))), Math.max(100, Math.floor(this.config.leaseMs / 4)));
+    this.leaseTimer = setInterval(() => void this.keepAlive().catch((err) => this.opts.onError(coerceError(err))), this.keepAliveMs);
     this.halts = [
       every(prune, WORKTREE_PRUNE_MS),
       every(() => this.kick(), this.config.tickMs),
@@ -168,8 +169,9 @@ export class Orchestrator {
   }
 
   async tick(): Promise<void> {
-    await beatDaemon(this.store.db, this.owner, this.store.clock());
-    await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
+    // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take
+    // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
+    if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
     const { inFlight, waiting } = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
@@ -191,13 +193,25 @@ export class Orchestrator {
       this.workers.prestart(won.flatMap((t) => workerEnvsOf(projects.find((p) => p.id === t.projectId), this.opts.env, this.opts.workerEnv)));
       // Side by side: runs claimed together share their clone's sync (ProjectRepos.prepare), one started after the claim.
       const claimed = this.repos.mark();
-      await Promise.all(won.map((task) => this.startRunFor(task, claimed)));
+      await Promise.all(won.map((task) => this.runStarter.startFor(task, claimed)));
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts);
       // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
       // train takes the clone, and one started on the approval's event went ahead of the runs' syncs (tried).
       this.kickMerges();
     }
+  }
+
+  /** This daemon's heartbeat and its claims' leases, a quarter of a lease apart (at most; the tick may come first). */
+  private get keepAliveMs(): number {
+    return Math.max(100, Math.floor(this.config.leaseMs / 4));
+  }
+
+  private async keepAlive(): Promise<void> {
+    const now = this.store.clock();
+    await beatDaemon(this.store.db, this.owner, now);
+    await this.store.tasks.renewOwnedLeases(this.owner, this.config.leaseMs);
+    this.aliveAt = now;
   }
 
   /** Merges beside the tick (fetches and pushes are slow), a project never in two at once; errors are logged, never unhandled rejections. */
@@ -223,7 +237,7 @@ export class Orchestrator {
     // Their tasks in one read (at most maxConcurrentRuns), not one read each on every tick.
     const tasks = new Map((await this.store.tasks.list({ ids: runs.map((run) => run.taskId) })).map((t) => [t.id, t]));
     for (const run of runs) {
-      const task = tasks.get(run.taskId) ?? (await this.store.tasks.get(run.taskId));
+      const task = tasks.get(run.taskId) ?? (await this.store.tasks.row(run.taskId));
       const live = IN_FLIGHT_STATUSES.includes(task.status) && takesResult(task, run, this.owner); // as its result would be
       if (!live) {
         this.workers.kill(run.id, run.workerPid);
@@ -245,7 +259,7 @@ export class Orchestrator {
       if (this.repos.reach.failed(task.projectId)) continue;
       if ((await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
       if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) waiting++;
-      else await this.startRunFor(task);
+      else await this.runStarter.startFor(task);
     }
     return { inFlight, waiting };
   }
@@ -270,7 +284,7 @@ export class Orchestrator {
     if (n > MAX_WORKER_RESTARTS) return this.failRun(run, task, `WORKER_DIED: the worker died ${n - 1} times on this run`);
     await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.resumed', payload: { restart: n } });
     try {
-      await this.spawn(fresh);
+      await this.runStarter.spawn(fresh);
     } catch (err) {
       // A run whose job.json is damaged cannot resume, however often it is tried: it ends now, saying why.
       if (!isMaestroError(err, 'JOB_INVALID')) throw err;
@@ -284,81 +298,9 @@ export class Orchestrator {
     this.opts.onChange();
   }
 
-  /** Creates the run a claimed task's status calls for and starts its worker. */
-  /** `syncedAfter`: a ProjectRepos mark; a clone synced since it will do (runs claimed together share one sync). */
-  private async startRunFor(task: Task, syncedAfter?: number): Promise<void> {
-    const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
-    let kind: RunKind = runKindFor(task).kind;
-    try {
-      // The run the task's status calls for NOW: `task` may come from a list read before the
-      // ingestor moved it on (executing → reviewing), and a stale status would start its execute again.
-      const fresh = await this.store.tasks.get(task.id);
-      if (fresh.claimedBy !== this.owner || fresh.attempt !== task.attempt) return;
-      const next = runKindFor(fresh);
-      kind = next.kind;
-      const status = next.status;
-      if (fresh.status !== status) {
-        if (!(await this.store.tasks.advance(fence, fresh.status, status))) return;
-      }
-      await this.createAndSpawn({ ...fresh, status }, kind, syncedAfter);
-    } catch (err) {
-      await runNotStarted(this.store, { owner: this.owner, task, kind, onError: this.opts.onError }, coerceError(err));
-    }
-    this.opts.onChange();
-  }
-
-  private async createAndSpawn(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run> {
-    const registered = await this.store.projects.get(task.projectId);
-    const history = await this.store.runs.list({ taskId: task.id });
-    // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
-    const repoPath = await this.repos.prepareRun(registered, branchName(task.id, task.version), {
-      commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
-      counted: reviewedCommit(task),
-      published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
-      holds: () => holdsClaim(this.store, { id: task.id, owner: this.owner, attempt: task.attempt }),
-      after: syncedAfter,
-    });
-    const project = { ...registered, repoPath };
-    // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:
-    // a merge in this clone moves local main before its push, and a refused push leaves it ahead of the remote.
-    if (remoteOf(registered)) project.config = { ...registered.config, baseBranch: `origin/${baseBranchOf(registered)}` };
-    const runId = newId('r');
-    const traceId = randomUUID();
-    const runDir = join(this.config.home, 'runs', task.id, runId);
-    mkdirSync(runDir, { recursive: true });
-    const knowledge = (await tryKnowledge(this.store, task, 'brief', () => this.knowledge.briefFor(task, project.repoPath), this.opts.onError)) ?? '';
-    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(this.config.home, 'worktrees', project.id), env: this.opts.env, heartbeatMs: this.opts.heartbeatMs ?? 2 * SECOND, knowledge, sandbox: this.config });
-    if (kind === 'execute' && this.opts.hooks?.beforeExecute) {
-      const veto = await this.opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
-      if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
-    }
-    writeJob(runDir, job);
-    await tryKnowledge(this.store, task, 'run-started', () => this.knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), this.opts.onError);
-    const run = await this.store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
-    this.opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
-    try {
-      await this.spawn(run, registered);
-    } catch (err) {
-      // No worker: a run left `running` would wait for a heartbeat that never comes. End it with the reason;
-      // startRunFor then moves the task to needs_attention.
-      await this.store.runs.finish({ id: run.id, status: 'failed', error: `the worker could not start: ${coerceError(err).message}` }).catch((e) => this.opts.onError(coerceError(e)));
-      throw err;
-    }
-    return run;
-  }
-
-  private async spawn(run: Run, project?: Project): Promise<void> {
-    // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
-    const env = workerEnvFor(readJob(run.runDir!).provider, project ?? (await this.store.projects.get((await this.store.tasks.get(run.taskId)).projectId)), this.opts.workerEnv);
-    const handle = this.workers.spawn(run.id, run.runDir!, env);
-    void this.store.runs.setWorker(run.id, handle.pid).catch((err) => this.opts.onError(coerceError(err)));
-    this.ingestor.lastSign.set(run.id, Date.now());
-    this.ingestor.follow({ ...run, workerPid: handle.pid });
-  }
-
   private async startConflictRun(task: Task): Promise<boolean> {
     if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) return false;
-    await this.createAndSpawn(task, 'conflict');
+    await this.runStarter.create(task, 'conflict');
     return true;
   }
 

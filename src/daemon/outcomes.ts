@@ -17,7 +17,7 @@ import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import type { Queryable } from '../store/db.js';
 import { advanceClaimed, failClaim } from '../store/ops/claim.js';
 import { appendEventOnce } from '../store/ops/events.js';
-import { getTask } from '../store/ops/getTask.js';
+import { taskRow } from '../store/ops/getTask.js';
 import { finishRun, setOutboxProgress } from '../store/ops/runs.js';
 import { transitionTask, type TransitionFields } from '../store/ops/transitionTask.js';
 
@@ -123,7 +123,7 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
     return null; // applied before a crash; nothing more to do
   }
   const failed = record.type === 'error';
-  const owning = await getTask(q, run.taskId);
+  const owning = await taskRow(q, run.taskId);
   if (!takesResult(owning, run, ctx.owner)) {
     // The claim moved on (it expired, the task was cancelled, another claimer
     // took it): this run's result is fenced out. It ends, and changes nothing else.
@@ -142,7 +142,7 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
     // The board's model column: every model the calls used, in order (a fallback shows as "a, b").
     model: [...new Set(record.usage.models ?? [])].join(', ') || null,
   });
-  const task = await getTask(q, run.taskId);
+  const task = await taskRow(q, run.taskId);
   const fence = { id: task.id, owner: ctx.owner, attempt: task.attempt, now: ctx.now };
   const claimed = task.claimedBy === ctx.owner;
   let to: TaskStatus | null = null;

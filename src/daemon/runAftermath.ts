@@ -32,7 +32,7 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
     if (!isMaestroError(err, 'UNKNOWN_TASK') && !isMaestroError(err, 'UNKNOWN_PROJECT')) onError(coerceError(err));
     return null;
   };
-  const task = await store.tasks.get(run.taskId).catch(gone);
+  const task = await store.tasks.row(run.taskId).catch(gone);
   const project = task && (await store.projects.get(task.projectId).catch(gone));
   if (!task || !project || !run.runDir) return;
   // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
@@ -49,7 +49,7 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
  */
 export async function publishTaskBranch(store: Store, repos: ProjectRepos, home: string, run: Run, onError: (err: Error) => void): Promise<void> {
   try {
-    const task = await store.tasks.get(run.taskId);
+    const task = await store.tasks.row(run.taskId);
     const project = await store.projects.get(task.projectId);
     if (!remoteOf(project) || run.kind === 'plan') return;
     await repos.pushBranch(project, workRepoOf(home, project), branchName(task.id, task.version), () => runStillCounts(store, run));
@@ -65,13 +65,13 @@ export async function publishTaskBranch(store: Store, repos: ProjectRepos, home:
  * (a lease that expires ends its runs), and takesResult.
  */
 export async function runStillCounts(store: Store, run: Run): Promise<boolean> {
-  const [now, task] = await Promise.all([store.runs.get(run.id), store.tasks.get(run.taskId)]);
+  const [now, task] = await Promise.all([store.runs.get(run.id), store.tasks.row(run.taskId)]);
   return now.status === 'running' && run.owner !== null && takesResult(task, run, run.owner);
 }
 
 /** Whether `owner` still holds the task by the claim of `attempt` (a branch it pushes may replace the remote's: ProjectRepos.pushBranch). */
 export async function holdsClaim(store: Store, claim: { id: string; owner: string; attempt: number }): Promise<boolean> {
-  const task = await store.tasks.get(claim.id);
+  const task = await store.tasks.row(claim.id);
   return task.claimedBy === claim.owner && task.attempt === claim.attempt;
 }
 

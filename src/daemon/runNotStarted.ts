@@ -18,7 +18,7 @@ export async function runNotStarted(store: Store, at: { owner: string; task: Tas
     await store.events.appendOnce(waiting, `run.waiting:${task.id}:${task.attempt}`).catch((err: unknown) => onError(coerceError(err)));
     return;
   }
-  const current = await store.tasks.get(task.id);
+  const current = await store.tasks.row(task.id);
   if (current.claimedBy === owner && isMaestroError(e, 'PROJECT_ARCHIVED')) {
     // Archived after this daemon claimed the task: it goes back to ready, to wait for a restore (nobody's fault).
     await store.tasks.advance({ id: task.id, owner, attempt: current.attempt }, current.status, 'ready', {}, [

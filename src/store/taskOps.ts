@@ -17,7 +17,7 @@ import { editTask } from './ops/editTask.js';
 import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
-import { findTask, getTask, listTasks, type TaskFilter } from './ops/getTask.js';
+import { findTask, getTask, listTasks, taskRow, type TaskFilter } from './ops/getTask.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
@@ -40,6 +40,8 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
         return task;
       }),
     get: (id: string) => getTask(db, id),
+    /** The task without its approvals (ops/getTask.ts taskRow): for the daemon's decisions. */
+    row: (id: string) => taskRow(db, id),
     find: (id: string) => findTask(db, id),
     list: (filter?: TaskFilter) => listTasks(db, filter),
     edit: (id: string, edit: TaskEdit) =>
@@ -61,7 +63,7 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
      */
     retry: (id: string, from: TaskStatus) =>
       tx('tasks.retry', async (q, now) => {
-        await assertActive(q, (await getTask(q, id)).projectId, 'no task can be retried in it');
+        await assertActive(q, (await taskRow(q, id)).projectId, 'no task can be retried in it');
         const merge = from === 'needs_attention' && (await parkedWhileMerging(q, id));
         const { before, after } = await transitionTask(q, { id, to: merge ? 'merging' : 'ready', from, fields: merge ? {} : { nextEligibleAt: null }, now });
         // A merge needs no claimer (any daemon's merge train takes it): its old one's lease, renewed or not, must
@@ -96,16 +98,16 @@ export function taskClaims({ db, tx, clock }: TaskOpsContext) {
       tx('tasks.advance', async (q, now) => {
         const won = await advanceClaimed(q, { ...f, now, from, to, fields });
         if (won) {
-          await appendEvent(q, statusEvent({ status: from }, await getTask(q, f.id), { owner: f.owner, attempt: f.attempt }), now);
+          await appendEvent(q, statusEvent({ status: from }, await taskRow(q, f.id), { owner: f.owner, attempt: f.attempt }), now);
           for (const e of also) await appendEvent(q, e, now);
         }
         return won;
       }),
     fail: (f: Omit<Fence, 'now'>, error: string, backoffMs: number) =>
       tx('tasks.fail', async (q, now) => {
-        const before = await getTask(q, f.id);
+        const before = await taskRow(q, f.id);
         const won = await failClaim(q, { ...f, now, error, backoffMs });
-        if (won) await appendEvent(q, statusEvent(before, await getTask(q, f.id), { error, backoffMs }), now);
+        if (won) await appendEvent(q, statusEvent(before, await taskRow(q, f.id), { error, backoffMs }), now);
         return won;
       }),
   };

@@ -101,5 +101,10 @@ describe('event feed: events this process commits', () => {
     expect(seen.map((e) => e.type)).toEqual(['project.created', 'task.created', 'task.status', 'note']);
     await feed.poke();
     expect(seen).toHaveLength(4);
+    // After a write of this process (as the orchestrator and the API say): with no NOTIFY on SQLite, the feed
+    // reads, and another process's event arrives without waiting for the poll.
+    await other.events.append({ projectId: project.id, type: 'note', payload: { n: 2 } });
+    await feed.wrote();
+    expect(seen.map((e) => e.type)).toEqual(['project.created', 'task.created', 'task.status', 'note', 'note']);
   });
 });

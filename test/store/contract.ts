@@ -266,6 +266,9 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       const approved = await store.tasks.approve(t.id, 'plan_review', 'ann', 'looks right');
       expect(approved).toMatchObject({ status: 'ready', claimedAt: null });
       expect(approved.approvals).toMatchObject([{ gate: 'plan_review', decision: 'approve', who: 'ann', reason: 'looks right', at: now }]);
+      // The row alone (what the daemon reads to decide): the same task, its approvals not read.
+      expect(await store.tasks.row(t.id)).toEqual({ ...approved, approvals: [] });
+      await expectCode(store.tasks.row('t_missing'), 'UNKNOWN_TASK', /t_missing/);
     });
 
     it('a rejection creates the next version carrying the feedback, and repoints dependents', async () => {

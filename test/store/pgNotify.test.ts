@@ -3,7 +3,7 @@
  * than by a trigger inside the writing transaction (migration 006,
  * src/store/pgNotifier.ts): another store's feed hears of committed events by
  * LISTEN alone, and a store's own feed reads nothing for its own (their events
- * were published at commit); a rolled-back transaction announces nothing; a burst of claims
+ * were published at commit), nor after its own writes while it listens; a rolled-back transaction announces nothing; a burst of claims
  * is announced by a few notifications, not one per claim, and the trigger that
  * made every claim take PostgreSQL's notify lock is gone.
  */
@@ -128,6 +128,9 @@ describe.skipIf(!pgAvailable())('NOTIFY maestro_events after commit (PostgreSQL)
     const project = await writer.projects.create({ name: 'own', repoPath: '/r' });
     expect(seen.some((e) => e.type === 'project.created' && e.projectId === project.id)).toBe(true); // at its commit
     await poll(() => heard.includes(writer.db.notifyOrigin!), "the writer's own notification", 30_000);
+    expect(reads).toBe(0);
+    // What the orchestrator and the API say after their writes: with the listener up, there is nothing to read.
+    await feed.wrote();
     expect(reads).toBe(0);
 
     const task = await other.tasks.create({ projectId: project.id, title: 'from elsewhere' });

@@ -1,4 +1,4 @@
-/** Reading tasks: one by id (with its approvals), or a filtered page. */
+/** Reading tasks: one by id (with its approvals, or its row alone), or a filtered page. */
 import { MaestroError } from '../../core/errors.js';
 import type { TaskStatus } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
@@ -14,8 +14,22 @@ export async function findTask(db: Queryable, id: string): Promise<Task | undefi
 
 export async function getTask(db: Queryable, id: string): Promise<Task> {
   const task = await findTask(db, id);
-  if (!task) throw new MaestroError('UNKNOWN_TASK', `No task "${id}".`, { details: { taskId: id } });
+  if (!task) throw unknownTask(id);
   return task;
+}
+
+/**
+ * The task's row without its approvals (`approvals` is empty, as in listTasks): what the daemon reads to
+ * decide (status, claim, branch), half the queries of getTask. A person sees a task through getTask.
+ */
+export async function taskRow(db: Queryable, id: string): Promise<Task> {
+  const row = await db.one<Row>(`SELECT * FROM tasks WHERE id = $1`, [id]);
+  if (!row) throw unknownTask(id);
+  return toTask(row);
+}
+
+function unknownTask(id: string): MaestroError {
+  return new MaestroError('UNKNOWN_TASK', `No task "${id}".`, { details: { taskId: id } });
 }
 
 export interface TaskFilter {

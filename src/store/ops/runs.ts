@@ -4,14 +4,14 @@ import type { Run, RunKind, RunStatus } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { newId, toRun, type Row } from '../rows.js';
 import { appendEvent } from './events.js';
-import { getTask } from './getTask.js';
+import { taskRow } from './getTask.js';
 import { assertActive } from './projects.js';
 
 export async function createRun(
   db: Queryable,
   opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; now: number; id?: string; runDir?: string | null; owner?: string | null },
 ): Promise<Run> {
-  await getTask(db, opts.taskId);
+  await taskRow(db, opts.taskId);
   const run: Run = {
     id: opts.id ?? newId('r'),
     taskId: opts.taskId,
@@ -46,7 +46,7 @@ export async function getRun(db: Queryable, id: string): Promise<Run> {
 
 /** Creates a running run with its `run.started` event. Run it inside one transaction. */
 export async function startRun(db: Queryable, opts: Parameters<typeof createRun>[1]): Promise<Run> {
-  const task = await getTask(db, opts.taskId);
+  const task = await taskRow(db, opts.taskId);
   // The project's row is held to the commit: an archive either waits for this start or is seen by it.
   await assertActive(db, task.projectId, 'no run starts in it', true);
   const run = await createRun(db, opts);

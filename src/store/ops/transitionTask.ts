@@ -7,7 +7,7 @@ import { MaestroError } from '../../core/errors.js';
 import { transitionPatch, type TaskStatus } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
-import { getTask } from './getTask.js';
+import { getTask, taskRow } from './getTask.js';
 
 /** Fields a transition may set along with the status. */
 export interface TransitionFields {
@@ -53,7 +53,7 @@ export interface TransitionOptions {
 }
 
 export async function transitionTask(db: Queryable, opts: TransitionOptions): Promise<{ before: Task; after: Task }> {
-  const before = await getTask(db, opts.id);
+  const before = await taskRow(db, opts.id);
   if (opts.from && before.status !== opts.from) {
     throw new MaestroError('ILLEGAL_TRANSITION', `Task ${opts.id} is ${before.status}, not ${opts.from}; cannot move it to ${opts.to}.`, {
       details: { taskId: opts.id, status: before.status, expected: opts.from, to: opts.to },

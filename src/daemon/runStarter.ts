@@ -1,0 +1,122 @@
+/**
+ * RunStarter: starts the run a claimed task's status calls for. It moves the task on (queued → executing, say)
+ * under its fence, brings the repository the run works in up to date (a shared remote's clone: its sync and the
+ * task branch), writes the run's job with the knowledge brief, records the run with its event, and hands the run
+ * directory to a worker. A run that cannot start leaves the task as runNotStarted says, never a run `running`
+ * without a worker.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MaestroConfig } from '../config/config.js';
+import { MaestroError, coerceError } from '../core/errors.js';
+import { reviewedCommit } from '../core/reviewed.js';
+import type { Project, Run, RunKind, Task } from '../core/types.js';
+import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
+import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
+import { newId } from '../store/rows.js';
+import type { Store } from '../store/store.js';
+import type { Ingestor } from './ingestor.js';
+import { buildJob, runKindFor, workerEnvFor } from './jobs.js';
+import { SECOND, type OrchestratorOptions } from './orchestratorOptions.js';
+import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
+import { holdsClaim, tryKnowledge } from './runAftermath.js';
+import { runNotStarted } from './runNotStarted.js';
+import type { WorkerManager } from './workerManager.js';
+
+export interface RunStarterParts {
+  store: Store;
+  config: MaestroConfig;
+  opts: OrchestratorOptions;
+  repos: ProjectRepos;
+  knowledge: KnowledgeBridge;
+  workers: WorkerManager;
+  ingestor: Ingestor;
+}
+
+export class RunStarter {
+  private readonly owner: string;
+
+  constructor(private readonly parts: RunStarterParts) {
+    this.owner = parts.config.name;
+  }
+
+  /**
+   * Creates the run a claimed task's status calls for and starts its worker. `syncedAfter`: a ProjectRepos mark;
+   * a clone synced since it will do (runs claimed together share one sync).
+   */
+  async startFor(task: Task, syncedAfter?: number): Promise<void> {
+    const { store, opts } = this.parts;
+    const fence = { id: task.id, owner: this.owner, attempt: task.attempt };
+    let kind: RunKind = runKindFor(task).kind;
+    try {
+      // The run the task's status calls for NOW: `task` may come from a list read before the
+      // ingestor moved it on (executing → reviewing), and a stale status would start its execute again.
+      const fresh = await store.tasks.row(task.id);
+      if (fresh.claimedBy !== this.owner || fresh.attempt !== task.attempt) return;
+      const next = runKindFor(fresh);
+      kind = next.kind;
+      const status = next.status;
+      if (fresh.status !== status) {
+        if (!(await store.tasks.advance(fence, fresh.status, status))) return;
+      }
+      await this.create({ ...fresh, status }, kind, syncedAfter);
+    } catch (err) {
+      await runNotStarted(store, { owner: this.owner, task, kind, onError: opts.onError }, coerceError(err));
+    }
+    opts.onChange();
+  }
+
+  /** The run of `kind` for the task as it stands, with its worker started. */
+  async create(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run> {
+    const { store, config, opts, repos, knowledge } = this.parts;
+    const registered = await store.projects.get(task.projectId);
+    const history = await store.runs.list({ taskId: task.id });
+    // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
+    const repoPath = await repos.prepareRun(registered, branchName(task.id, task.version), {
+      commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
+      counted: reviewedCommit(task),
+      published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
+      holds: () => holdsClaim(store, { id: task.id, owner: this.owner, attempt: task.attempt }),
+      after: syncedAfter,
+    });
+    const project = { ...registered, repoPath };
+    // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:
+    // a merge in this clone moves local main before its push, and a refused push leaves it ahead of the remote.
+    if (remoteOf(registered)) project.config = { ...registered.config, baseBranch: `origin/${baseBranchOf(registered)}` };
+    const runId = newId('r');
+    const traceId = randomUUID();
+    const runDir = join(config.home, 'runs', task.id, runId);
+    mkdirSync(runDir, { recursive: true });
+    const brief = (await tryKnowledge(store, task, 'brief', () => knowledge.briefFor(task, project.repoPath), opts.onError)) ?? '';
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(config.home, 'worktrees', project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config });
+    if (kind === 'execute' && opts.hooks?.beforeExecute) {
+      const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
+      if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
+    }
+    writeJob(runDir, job);
+    await tryKnowledge(store, task, 'run-started', () => knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), opts.onError);
+    const run = await store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
+    opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');
+    try {
+      await this.spawn(run, registered);
+    } catch (err) {
+      // No worker: a run left `running` would wait for a heartbeat that never comes. End it with the reason;
+      // startFor then moves the task to needs_attention.
+      await store.runs.finish({ id: run.id, status: 'failed', error: `the worker could not start: ${coerceError(err).message}` }).catch((e) => opts.onError(coerceError(e)));
+      throw err;
+    }
+    return run;
+  }
+
+  /** Starts a worker on the run's directory (a new run, or one resumed after its worker died) and follows it. */
+  async spawn(run: Run, project?: Project): Promise<void> {
+    const { store, opts, workers, ingestor } = this.parts;
+    // The worker, and the agent and checks it runs, see an allowlisted environment: never the daemon's token or database URL.
+    const env = workerEnvFor(readJob(run.runDir!).provider, project ?? (await store.projects.get((await store.tasks.row(run.taskId)).projectId)), opts.workerEnv);
+    const handle = workers.spawn(run.id, run.runDir!, env);
+    void store.runs.setWorker(run.id, handle.pid).catch((err) => opts.onError(coerceError(err)));
+    ingestor.lastSign.set(run.id, Date.now());
+    ingestor.follow({ ...run, workerPid: handle.pid });
+  }
+}
