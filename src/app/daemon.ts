@@ -115,7 +115,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     for (const fn of cleanups.splice(0).reverse()) await fn();
   };
   // The daemon's git commands run from a small helper process; stopped last, after everything that runs git.
-  const spawner = new Spawner();
+  const spawner = new Spawner({ onGiveUp: (message) => log.warn(message) });
   spawner.start();
   const stopRoutingGit = runGitThrough(spawner);
   cleanups.push(async () => {

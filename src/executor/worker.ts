@@ -85,7 +85,7 @@ export type WarmReply = { ready: true } | { done: string; code: number };
  * the reason the daemon's do (src/lib/spawner/spawner.ts); the helper outlives each run.
  */
 function warmMain(): Promise<number> {
-  const spawner = new Spawner({ detached: false });
+  const spawner = new Spawner({ detached: false, onGiveUp: (message) => process.stderr.write(`${message}\n`) });
   spawner.start();
   runGitThrough(spawner);
   return new Promise((resolve) => {

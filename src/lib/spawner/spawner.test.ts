@@ -92,6 +92,25 @@ describe('Spawner', () => {
     expect((await spawner.run(sh('echo $PPID'))).stdout.trim()).toBe(String(next));
   });
 
+  it('a helper that cannot start: commands run here, and after three tries it says so once and stops trying', async () => {
+    const dir = tempDir('maestro-spawner-');
+    const broken = join(dir, 'broken-child.mjs');
+    writeFileSync(broken, 'process.exit(7);\n');
+    const said: string[] = [];
+    const spawner = new Spawner({ helperFile: broken, onGiveUp: (m) => said.push(m) });
+    spawner.start();
+    spawners.push(spawner);
+    await poll(async () => {
+      expect((await spawner.run(sh('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
+      return said.length > 0;
+    }, 'the spawner to give up on its helper');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`(${broken}) exited 3 times before it was ready (last: exit code 7); commands run from this process from now on`);
+    for (let i = 0; i < 3; i++) expect((await spawner.run(sh('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
+    expect(spawner.helperPid).toBeUndefined(); // no fourth helper
+    expect(said).toHaveLength(1);
+  });
+
   it('lets an idle helper go, and stop() waits for the commands under way', async () => {
     const spawner = started({ idleMs: 100 });
     const helper = await readyHelper(spawner);

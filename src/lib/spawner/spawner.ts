@@ -12,9 +12,11 @@
  * waits for the helper to start. A request the helper never received (the send failed)
  * runs directly too; one it received and did not answer before dying fails with errno
  * ESPAWNER, since it may have run. After MAX_FAILURES helpers in a row die before they
- * are ready, every command runs directly.
+ * are ready, every command runs directly, and `onGiveUp` says so once (a helper that cannot
+ * start, as when the bundled worker looked for it in the wrong folder, is otherwise unseen).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import { nodeEntry } from '../processes.js';
 import { trackResource } from '../resources.js';
 import type { SpawnerReply, SpawnerRequest } from './child.js';
@@ -46,7 +48,16 @@ export class Spawner {
    * daemon does not end the commands under way). A worker keeps it in its own group instead, so
    * a run killed with its group also kills the git it was running.
    */
-  constructor(private readonly opts: { idleMs?: number; detached?: boolean } = {}) {}
+  constructor(
+    private readonly opts: {
+      idleMs?: number;
+      detached?: boolean;
+      /** Told once, when helpers stopped being started (MAX_FAILURES died before they were ready). */
+      onGiveUp?: (message: string) => void;
+      /** Tests: the helper's script (default: child.js of this build, found by nodeEntry). */
+      helperFile?: string;
+    } = {},
+  ) {}
 
   /** Registered while started, as the owner of whatever helper runs: the leak check names a spawner nobody stopped. */
   private untrack: (() => void) | null = null;
@@ -109,7 +120,7 @@ export class Spawner {
 
   private launch(): void {
     if (this.child || this.failures >= MAX_FAILURES) return;
-    const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'lib/spawner/child');
+    const { file, execArgv, cwd } = this.opts.helperFile ? { file: this.opts.helperFile, execArgv: [], cwd: dirname(this.opts.helperFile) } : nodeEntry(import.meta.url, 'lib/spawner/child');
     const child = spawn(process.execPath, [...execArgv, file], {
       cwd,
       // Nothing of this process's environment: each request carries its command's whole environment.
@@ -126,7 +137,9 @@ export class Spawner {
         if (gone) return;
         gone = true;
         if (this.child === child) this.child = null;
-        if (!this.answered.has(child) && !this.ended.has(child)) this.failures++;
+        if (!this.answered.has(child) && !this.ended.has(child) && ++this.failures === MAX_FAILURES) {
+          this.opts.onGiveUp?.(`the helper process for short commands (${file}) exited ${MAX_FAILURES} times before it was ready (last: ${exitOf(child)}); commands run from this process from now on`);
+        }
         this.failAll();
         resolveExit();
       };
@@ -191,6 +204,11 @@ export class Spawner {
       resolveRun({ stdout: '', stderr: '', code: null, signal: null, errno: 'ESPAWNER', message: 'the helper process running it stopped before it answered' });
     }
   }
+}
+
+function exitOf(child: ChildProcess): string {
+  if (child.exitCode !== null) return `exit code ${child.exitCode}`;
+  return child.signalCode ? `signal ${child.signalCode}` : 'it did not start';
 }
 
 /** An IPC channel keeps Node's event loop alive while referenced: only while a request waits. */
