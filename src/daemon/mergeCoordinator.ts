@@ -299,7 +299,7 @@ export class MergeCoordinator {
 
   /**
    * Each task's branch and commit, and main's, read for the whole train from git's files (tipsOf; one for-each-ref
-   * when they cannot say). On a shared remote the sync just fetched every branch. A task already recorded is
+   * when they cannot say). On a shared remote the sync just fetched every task branch (remoteFetch.ts fetchForSync). A task already recorded is
    * finished here; one without a branch needs attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
    */
   private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<{ cars: Car[]; baseTip: string | undefined }> {

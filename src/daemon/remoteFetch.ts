@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { git } from '../git/git.js';
 import { NO_AUTO_MAINTENANCE } from '../git/maintenance.js';
-import { refTips, tipsOf } from '../git/merge.js';
+import { refTips } from '../git/merge.js';
 import { halfAddedWorktree, type HalfAdded } from '../git/worktree.js';
 
 /** How long a fetch waits out worktrees being added, and how old a half-added one must be to count as abandoned. */
@@ -61,13 +61,34 @@ function dropAbandonedWorktree(clone: string, { name, file }: HalfAdded): boolea
   return true;
 }
 
+/** Maestro's task branches (executor/protocol/job.ts branchName): the only branches besides the base a clone needs. */
+const TASK_BRANCHES = 'maestro/';
+
 /**
- * The remote's base branch, as just fetched: a remote whose work is on another branch (`master`) is named with its
- * branches and the setting that changes it (registration checks it, api/routes/projects.ts, but not a network
- * remote that did not answer then, nor a branch deleted since). Read from the clone's files: no git process.
+ * A clone's sync: the remote's base branch and Maestro's task branches, not every branch of the remote. A team's
+ * repository may hold thousands of branches of its own, and `git fetch origin` brought every push to any of them
+ * before each run; with these refspecs git asks the remote for these refs alone (protocol v2's ref prefixes).
+ * False when the remote has no base branch (git: "couldn't find remote ref"), for noBaseBranch to name.
  */
-export async function assertRemoteHas(clone: string, remote: string, base: string): Promise<void> {
-  if ((await tipsOf(clone, [`refs/remotes/origin/${base}`])).size) return;
-  const branches = [...(await refTips(clone, 'refs/remotes/origin/')).keys()].map((r) => r.slice('refs/remotes/origin/'.length)).filter((b) => b !== 'HEAD');
-  throw new MaestroError('BAD_INPUT', `the shared remote ${remote} has no branch ${base} (its branches: ${branches.join(', ') || 'none, no commit yet'}): name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`);
+export async function fetchForSync(clone: string, base: string, stallMs: number): Promise<boolean> {
+  const refspecs = [`+refs/heads/${base}:refs/remotes/origin/${base}`, `+refs/heads/${TASK_BRANCHES}*:refs/remotes/origin/${TASK_BRANCHES}*`];
+  try {
+    await fetchFromRemote(clone, ['origin', ...refspecs], stallMs);
+    return true;
+  } catch (err) {
+    if (/couldn't find remote ref refs\/heads\//i.test((err as Error).message)) return false;
+    throw err;
+  }
+}
+
+/**
+ * The remote has no base branch: a remote whose work is on another branch (`master`) is named with its branches
+ * (as this clone knows them; task branches left out, at most 20) and the setting that changes it. Registration
+ * checks it (api/routes/projects.ts), but not a network remote that did not answer then, nor a branch deleted since.
+ */
+export async function noBaseBranch(clone: string, remote: string, base: string): Promise<MaestroError> {
+  const known = [...(await refTips(clone, 'refs/remotes/origin/')).keys()].map((r) => r.slice('refs/remotes/origin/'.length));
+  const branches = known.filter((b) => b !== 'HEAD' && b !== base && !b.startsWith(TASK_BRANCHES));
+  const listed = branches.length > 20 ? `${branches.slice(0, 20).join(', ')} and ${branches.length - 20} more` : branches.join(', ') || 'none, no commit yet';
+  return new MaestroError('BAD_INPUT', `the shared remote ${remote} has no branch ${base} (its branches: ${listed}): name the branch its tasks start from and merge into (maestro project config set baseBranch <branch>)`);
 }

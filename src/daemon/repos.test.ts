@@ -105,6 +105,33 @@ describe('ProjectRepos and the remote\'s base branch', () => {
   });
 });
 
+describe('ProjectRepos and the branches it fetches', () => {
+  it("a sync brings the base branch and Maestro's task branches, not a colleague's branch pushed to the remote", async () => {
+    const { project, home } = sharedProject();
+    const remote = project.config.remote as string;
+    const repos = new ProjectRepos(home);
+    const clone = await repos.prepare(project);
+    // Pushed by others after the clone was made: main moved, a task branch, and a branch that is nobody's task.
+    const other = join(tempDir('maestro-other-'), 'work');
+    git(tempDir('maestro-cwd-'), 'clone', '-q', remote, other);
+    const pushed = (branch: string) => {
+      git(other, 'checkout', '-q', '-B', branch, 'origin/main');
+      commitFile(other, `${branch.replace(/\//g, '-')}.txt`);
+      git(other, 'push', '-q', 'origin', `HEAD:refs/heads/${branch}`);
+      return git(other, 'rev-parse', 'HEAD').trim();
+    };
+    const main = pushed('main');
+    const task = pushed('maestro/t_other-v1');
+    const colleague = pushed('feature/colleague');
+
+    await expect(repos.prepare(project)).resolves.toBe(clone);
+    expect(git(clone, 'rev-parse', 'refs/remotes/origin/main').trim()).toBe(main);
+    expect(git(clone, 'rev-parse', 'refs/remotes/origin/maestro/t_other-v1').trim()).toBe(task);
+    expect(git(clone, 'for-each-ref', '--format=%(refname)', 'refs/remotes/origin/feature')).toBe('');
+    expect(() => git(clone, 'cat-file', '-e', `${colleague}^{commit}`)).toThrow(); // its commit never came down
+  });
+});
+
 describe('ProjectRepos syncing a clone for runs', () => {
   it('runs claimed together share one sync started after their claim; a run decided once it had begun waits for one of its own', async () => {
     const { project, home } = sharedProject();

@@ -16,7 +16,7 @@ import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
 import { listWorktrees, setAsideLeftovers } from '../git/worktree.js';
-import { assertRemoteHas, fetchFromRemote } from './remoteFetch.js';
+import { fetchForSync, fetchFromRemote, noBaseBranch } from './remoteFetch.js';
 import { maintainAtPace } from '../git/maintenance.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 
@@ -177,11 +177,12 @@ export class ProjectRepos {
     if (!remote) return project.repoPath;
     const clone = workRepoOf(this.home, project);
     const base = baseBranchOf(project);
-    await this.reach.reach(project, remote, async () => {
+    // A remote without the base branch answered: it is reached (and no longer counted unreachable), then refused.
+    const fetched = await this.reach.reach(project, remote, async () => {
       if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
-      await fetchFromRemote(clone, ['origin'], this.stallMs);
+      return fetchForSync(clone, base, this.stallMs);
     });
-    await assertRemoteHas(clone, remote, base);
+    if (!fetched) throw await noBaseBranch(clone, remote, base);
     await maintainAtPace(clone).catch((err: unknown) => this.opts.onError?.(coerceError(err)));
     // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
     const move = this.opts.onSteeringMoved ? await steeringMove(clone, base) : null;
@@ -196,7 +197,7 @@ export class ProjectRepos {
     const remote = remoteOf(project);
     const clone = workRepoOf(this.home, project);
     if (!remote || !existsSync(join(clone, '.git'))) return;
-    await this.serial(project.id, () => this.reach.reach(project, remote, () => fetchFromRemote(clone, ['origin'], this.stallMs)));
+    await this.serial(project.id, () => this.reach.reach(project, remote, () => fetchForSync(clone, baseBranchOf(project), this.stallMs)));
   }
 
   /**
