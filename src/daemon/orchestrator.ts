@@ -120,7 +120,7 @@ export class Orchestrator {
       const timer = setInterval(fn, ms);
       return () => clearInterval(timer);
     };
-    // Leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
+    // The heartbeat and the leases are renewed on their own clock: a slow tick (a long merge or fetch) must never let them lapse.
     this.leaseTimer = setInterval(() => void this.keepAlive().catch((err) => this.opts.onError(coerceError(err))), this.keepAliveMs);
     this.halts = [
       every(prune, WORKTREE_PRUNE_MS),
