@@ -233,7 +233,8 @@ export class Orchestrator {
   private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
     const asking: string[] = [];
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
-    const runs = (await this.store.runs.list({ status: 'running', limit: 100_000 })).filter((run) => run.owner === this.owner);
+    const running = await this.store.runs.list({ status: 'running', limit: 100_000 });
+    const runs = running.filter((run) => run.owner === this.owner);
     // Their tasks in one read (at most maxConcurrentRuns), not one read each on every tick.
     const tasks = new Map((await this.store.tasks.list({ ids: runs.map((run) => run.taskId) })).map((t) => [t.id, t]));
     for (const run of runs) {
@@ -257,7 +258,9 @@ export class Orchestrator {
       if (this.stopping) break;
       // Its shared remote does not answer: the background retry (ProjectRepos.unready) tries it, never the tick.
       if (this.repos.reach.failed(task.projectId)) continue;
-      if ((await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
+      // A run read running above is one (if it ended since, its task's event brings the next tick); only a task
+      // without one is asked again, one query instead of one per in-flight task on every tick.
+      if (running.some((run) => run.taskId === task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
       if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) waiting++;
       else await this.runStarter.startFor(task);
     }
