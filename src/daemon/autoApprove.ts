@@ -5,7 +5,7 @@
  */
 import { MaestroError, coerceError } from '../core/errors.js';
 import { GATE_STATUSES } from '../core/status.js';
-import type { Gate, Task } from '../core/types.js';
+import type { Gate, Project, Task } from '../core/types.js';
 import type { Store } from '../store/store.js';
 
 const SECOND = 1000;
@@ -17,11 +17,17 @@ export interface AutoApproveOptions {
   onError: (err: Error) => void;
 }
 
-export async function autoApprove(store: Store, opts: AutoApproveOptions): Promise<void> {
+/**
+ * `projects`: the tick's list of them. A task waiting at a gate for a person waits there for many ticks, and reading
+ * its project for each (every task event, on every daemon) grew with the work waiting, not with the work done.
+ */
+export async function autoApprove(store: Store, opts: AutoApproveOptions, projects: readonly Project[] = []): Promise<void> {
   const now = store.clock();
+  const listed = new Map(projects.map((p) => [p.id, p]));
+  const projectOf = async (task: Task) => listed.get(task.projectId) ?? (await store.projects.get(task.projectId));
   const waiting = await store.tasks.list({ status: 'awaiting_input', limit: 10_000 });
   for (const task of waiting) {
-    const project = await store.projects.get(task.projectId);
+    const project = await projectOf(task);
     const after = project.config.autoReplyAfterMs;
     const answer = project.config.autoReply;
     if (typeof after !== 'number' || typeof answer !== 'string' || now - task.updatedAt < after || !opts.reply) continue;
@@ -33,7 +39,7 @@ export async function autoApprove(store: Store, opts: AutoApproveOptions): Promi
   }
   const gated = await store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
   for (const task of gated) {
-    const project = await store.projects.get(task.projectId);
+    const project = await projectOf(task);
     const after = project.config.autoApproveAfterMs;
     if (typeof after !== 'number' || now - task.updatedAt < after) continue;
     try {

@@ -195,7 +195,7 @@ export class Orchestrator {
       const claimed = this.repos.mark();
       await Promise.all(won.map((task) => this.runStarter.startFor(task, claimed)));
       if (won.length) this.opts.onChange();
-      await autoApprove(this.store, this.opts);
+      await autoApprove(this.store, this.opts, projects);
       // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
       // train takes the clone, and one started on the approval's event went ahead of the runs' syncs (tried).
       this.kickMerges();
