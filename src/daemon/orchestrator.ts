@@ -60,6 +60,8 @@ export class Orchestrator {
   private readonly runStarter: RunStarter;
   /** When this daemon last beat and renewed its leases (keepAlive). */
   private aliveAt = -Infinity;
+  /** Slots the last tick left free after its claims (none claimable means no new claim until a tick finds more). */
+  private freeAfterTick = Infinity;
 
   constructor(
     private readonly store: Store,
@@ -130,8 +132,10 @@ export class Orchestrator {
       trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 })),
       // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
       // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
+      // A task created or edited can only be claimed: not while the last tick left no slot free (a burst of a
+      // planner's tasks ticked every daemon back to back; a slot that frees brings its own tick).
       this.bus.onEvent((e) => {
-        if ((TASK_CHANGE_TYPES as readonly string[]).includes(e.type)) this.kick();
+        if (e.type === 'task.status' || ((TASK_CHANGE_TYPES as readonly string[]).includes(e.type) && this.freeAfterTick > 0)) this.kick();
       }),
     ];
     this.kick();
@@ -189,6 +193,7 @@ export class Orchestrator {
       // every slot taken). A remote that stopped answering holds its project's claims too.
       const unready = free > 0 ? this.repos.unready(projects, () => this.kick(), this.opts.onError) : new Set<string>();
       const won = await this.scheduler.claim(free, (projectId) => (unready.has(projectId) ? 0 : slots(projectId)));
+      this.freeAfterTick = free - won.length;
       // Their workers start now, while the runs are prepared (the clone's sync, the brief), not after.
       this.workers.prestart(won.flatMap((t) => workerEnvsOf(projects.find((p) => p.id === t.projectId), this.opts.env, this.opts.workerEnv)));
       // Side by side: runs claimed together share their clone's sync (ProjectRepos.prepare), one started after the claim.

@@ -74,6 +74,21 @@ describe('run slots', () => {
     expect(mostAtOnce(runs)).toBe(2);
   });
 
+  it('with the tick timer ten minutes away, tasks still run to done: a creation ticks while a slot is free, and the end of a run ticks for a task created while its slot was busy', async () => {
+    const script = join(tempDir('maestro-slots-'), 'slots.yaml');
+    writeFileSync(script, SCRIPT);
+    daemon = await startTestDaemon({ tickMs: 600_000, maxConcurrentRuns: 1, maxConcurrentRunsPerProject: 6, reservedConflictSlots: 0 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const create = (title: string) => store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    daemon.orchestrator.kick();
+    await daemon.orchestrator.idle(); // the start's ticks are over: from here only the tasks' own events tick
+    // The slot is free: the first one's creation alone gets it claimed. The second is created while that one holds the slot.
+    const tasks = [await create('first'), await create('second')];
+    await allDone(store, bus, tasks);
+    expect(mostAtOnce(await runsOf(store, tasks))).toBe(1);
+  });
+
   it('a daemon restarted with fewer slots than the tasks it holds runs them one slot at a time', async () => {
     // Three tasks this daemon claimed before it stopped (it then allowed three runs at once).
     const home = tempDir('maestro-home-');
