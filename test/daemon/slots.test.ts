@@ -56,15 +56,21 @@ describe('run slots', () => {
     removeTempDirs();
   });
 
-  it('never runs more stages at once than maxConcurrentRuns, the next stage of a claimed task included', async () => {
+  /** A daemon with these slots and tick, and a project whose stages follow SCRIPT, its gates approved at once. */
+  async function slotsDaemon(o: { tickMs: number; maxConcurrentRuns: number }) {
     const script = join(tempDir('maestro-slots-'), 'slots.yaml');
     writeFileSync(script, SCRIPT);
-    daemon = await startTestDaemon({ tickMs: 50, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 6, reservedConflictSlots: 0 });
-    const { store, bus } = daemon;
-    const project = await store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const started = await startTestDaemon({ ...o, maxConcurrentRunsPerProject: 6, reservedConflictSlots: 0 });
+    daemon = started;
+    const project = await started.store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    return { store: started.store, bus: started.bus, orchestrator: started.orchestrator, project };
+  }
+
+  it('never runs more stages at once than maxConcurrentRuns, the next stage of a claimed task included', async () => {
+    const { store, bus, project, orchestrator } = await slotsDaemon({ tickMs: 50, maxConcurrentRuns: 2 });
     const tasks: Task[] = [];
     for (let i = 0; i < 8; i++) tasks.push(await store.tasks.create({ projectId: project.id, title: `t${i}`, complexity: 'easy', ownedFiles: [`out/t${i}.txt`] }));
-    daemon.orchestrator.kick();
+    orchestrator.kick();
     await allDone(store, bus, tasks);
 
     const runs = await runsOf(store, tasks);
@@ -75,14 +81,10 @@ describe('run slots', () => {
   });
 
   it('with the tick timer ten minutes away, tasks still run to done: a creation ticks while a slot is free, and the end of a run ticks for a task created while its slot was busy', async () => {
-    const script = join(tempDir('maestro-slots-'), 'slots.yaml');
-    writeFileSync(script, SCRIPT);
-    daemon = await startTestDaemon({ tickMs: 600_000, maxConcurrentRuns: 1, maxConcurrentRunsPerProject: 6, reservedConflictSlots: 0 });
-    const { store, bus } = daemon;
-    const project = await store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const { store, bus, project, orchestrator } = await slotsDaemon({ tickMs: 600_000, maxConcurrentRuns: 1 });
     const create = (title: string) => store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
-    daemon.orchestrator.kick();
-    await daemon.orchestrator.idle(); // the start's ticks are over: from here only the tasks' own events tick
+    orchestrator.kick();
+    await orchestrator.idle(); // the start's ticks are over: from here only the tasks' own events tick
     // The slot is free: the first one's creation alone gets it claimed. The second is created while that one holds the slot.
     const tasks = [await create('first'), await create('second')];
     await allDone(store, bus, tasks);
