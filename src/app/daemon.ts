@@ -128,7 +128,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
     const feed = await startEventFeed(config, options, store, bus, log, cleanups);
-    const poke = () => void feed.wrote();
+    const wrote = () => void feed.wrote();
     // Every committed write: its events go to WebSocket clients at once, without reading them back. Other processes'
     // events come with the feed's reads: on NOTIFY (PostgreSQL) and its poll. A read after every write of ours as
     // well (a lease renewed, a heartbeat: most write no event) was half its reads of the log (bench:multihost).
@@ -137,8 +137,8 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const knowledge = new KnowledgeService(resolveKnowledgeConfig(options.env ?? {}));
     knowledge.start();
     cleanups.push(() => knowledge.stop());
-    const control = createRunControl(store, poke);
-    const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, poke, logError });
+    const control = createRunControl(store, wrote);
+    const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError });
     onHealth = healthReaction(log, bus, orchestrator);
     const mode: ShutdownMode = { graceMs: 30_000, detach: false };
     cleanups.push(() => orchestrator.stop({ graceMs: mode.graceMs, detach: mode.detach }));
@@ -263,12 +263,12 @@ interface OrchestratorParts {
   health: HealthMonitor;
   control: ReturnType<typeof createRunControl>;
   knowledge: KnowledgeService;
-  poke: () => void;
+  wrote: () => void;
   logError: (err: Error) => void;
 }
 
 /** The orchestrator, with the project hooks (or the caller's) and a pause on claiming while the disk is unhealthy. */
-function createOrchestrator({ config, options, store, bus, log, health, control, knowledge, poke, logError }: OrchestratorParts): Orchestrator {
+function createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError }: OrchestratorParts): Orchestrator {
   const hooks = options.hooks ?? createDaemonHooks(store, config, options.hookTimeoutMs);
   return new Orchestrator(store, bus, config, {
     hooks,
@@ -278,7 +278,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     workerSilenceMs: options.workerSilenceMs,
     heartbeatMs: options.heartbeatMs,
     onError: logError,
-    onChange: poke,
+    onChange: wrote,
     log,
     reply: (task, answer, who) => control.reply(task, answer, who),
     mayClaim: () => !health.claimPaused,

@@ -21,7 +21,7 @@ export interface AutoApproveOptions {
  * `projects`: the tick's list of them. A task waiting at a gate for a person waits there for many ticks, and reading
  * its project for each (every task event, on every daemon) grew with the work waiting, not with the work done.
  */
-export async function autoApprove(store: Store, opts: AutoApproveOptions, projects: readonly Project[] = []): Promise<void> {
+export async function autoApprove(store: Store, opts: AutoApproveOptions, projects: readonly Project[]): Promise<void> {
   const now = store.clock();
   const listed = new Map(projects.map((p) => [p.id, p]));
   const projectOf = async (task: Task) => listed.get(task.projectId) ?? (await store.projects.get(task.projectId));

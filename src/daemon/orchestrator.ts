@@ -240,6 +240,7 @@ export class Orchestrator {
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     const running = await this.store.runs.list({ status: 'running', limit: 100_000 });
     const runs = running.filter((run) => run.owner === this.owner);
+    const busy = new Set(running.map((run) => run.taskId));
     // Their tasks in one read (at most maxConcurrentRuns), not one read each on every tick.
     const tasks = new Map((await this.store.tasks.list({ ids: runs.map((run) => run.taskId) })).map((t) => [t.id, t]));
     for (const run of runs) {
@@ -265,7 +266,7 @@ export class Orchestrator {
       if (this.repos.reach.failed(task.projectId)) continue;
       // A run read running above is one (if it ended since, its task's event brings the next tick); only a task
       // without one is asked again, one query instead of one per in-flight task on every tick.
-      if (running.some((run) => run.taskId === task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
+      if (busy.has(task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
       if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) waiting++;
       else await this.runStarter.startFor(task);
     }

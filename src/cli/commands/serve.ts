@@ -123,7 +123,7 @@ export function register(program: Command, ctx: CliContext): void {
         else process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
         if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
-        daemon.bus.onEvent(terminalPrinter((id) => daemon.store.tasks.find(id), (line) => process.stderr.write(`${line}\n`)));
+        daemon.bus.onEvent(terminalPrinter((id) => daemon.store.tasks.row(id), (line) => process.stderr.write(`${line}\n`)));
         // First signal: stop claiming and let workers finish their stage (30 s grace).
         // Second signal: stop now; unfinished runs resume from stages.json on the next start.
         let signals = 0;

@@ -5,8 +5,10 @@ import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { toApproval, toTask, type Row } from '../rows.js';
 
+const rowOf = (db: Queryable, id: string) => db.one<Row>(`SELECT * FROM tasks WHERE id = $1`, [id]);
+
 export async function findTask(db: Queryable, id: string): Promise<Task | undefined> {
-  const row = await db.one<Row>(`SELECT * FROM tasks WHERE id = $1`, [id]);
+  const row = await rowOf(db, id);
   if (!row) return undefined;
   const approvals = (await db.all<Row>(`SELECT * FROM approvals WHERE task_id = $1 ORDER BY at, id`, [id])).map(toApproval);
   return toTask(row, approvals);
@@ -23,7 +25,7 @@ export async function getTask(db: Queryable, id: string): Promise<Task> {
  * decide (status, claim, branch), half the queries of getTask. A person sees a task through getTask.
  */
 export async function taskRow(db: Queryable, id: string): Promise<Task> {
-  const row = await db.one<Row>(`SELECT * FROM tasks WHERE id = $1`, [id]);
+  const row = await rowOf(db, id);
   if (!row) throw unknownTask(id);
   return toTask(row);
 }
