@@ -274,7 +274,7 @@ describe('ProjectRepos and a remote that does not answer', () => {
 });
 
 describe('ProjectRepos publishing a task branch', () => {
-  it('pushes a branch the remote lacks or has older, and not again when the remote has its commit (after a review run)', async () => {
+  it('pushes a branch the remote lacks or has older, and not again when the remote has its commit (after a review run: without waiting for the clone)', async () => {
     const { project, home } = sharedProject();
     const remote = project.config.remote as string;
     const repos = new ProjectRepos(home);
@@ -288,7 +288,16 @@ describe('ProjectRepos publishing a task branch', () => {
     await repos.pushBranch(project, clone, branch, holding); // after the execute run
     expect(pushes()).toBe(1);
     expect(git(remote, 'rev-parse', branch)).toBe(git(clone, 'rev-parse', branch));
-    await repos.pushBranch(project, clone, branch, holding); // after the review run: nothing new
+    // After the review run: nothing new, and nothing to wait for while a merge train holds the clone.
+    let release = () => {};
+    let held = true;
+    const train = repos.exclusive(project.id, () => new Promise<void>((r) => (release = () => ((held = false), r()))));
+    const published = repos.pushBranch(project, clone, branch, holding).then(() => held);
+    const ends = setTimeout(() => release(), 10_000); // what a wait for the clone would take
+    expect(await published).toBe(true);
+    clearTimeout(ends);
+    release();
+    await train;
     expect(pushes()).toBe(1);
     commit('b.txt');
     await repos.pushBranch(project, clone, branch, holding); // after a conflict run's commit

@@ -267,6 +267,11 @@ export class ProjectRepos {
    */
   async pushBranch(project: Project, clone: string, branch: string, holds: () => Promise<boolean>): Promise<void> {
     if (!remoteOf(project)) return;
+    // Published as it is (a review run's branch): said without waiting for the clone, which a merge train may hold
+    // for a quarter of a second (bench:multihost: the run's end, and its slot, waited for it). The refs only move
+    // forward meanwhile, and the check below would then skip the push too.
+    const seen = await branchTips(clone, branch);
+    if (seen.local && seen.local === seen.published) return;
     await this.serial(project.id, async () => {
       const { local, published } = await branchTips(clone, branch);
       if (!local || (published && (local === published || (await isAncestor(clone, local, published))))) return;
