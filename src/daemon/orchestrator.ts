@@ -162,7 +162,7 @@ export class Orchestrator {
 
   /** Resolves when no tick is running. */
   async idle(): Promise<void> {
-    while (this.ticking || this.mergeTicks.size) await (this.ticking ?? Promise.all(this.mergeTicks));
+    while (this.ticking || this.mergeTicks.size || this.runStarter.starting) await (this.ticking ?? (this.mergeTicks.size ? Promise.all(this.mergeTicks) : this.runStarter.idle()));
     await this.merges.idle();
     await this.repos.idle();
   }
@@ -181,7 +181,7 @@ export class Orchestrator {
     const expired = await this.store.tasks.expireClaims();
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
     if (!this.stopping) {
-      const running = this.workers.slotsInUse;
+      const running = this.slotsTaken;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
       // Claimed tasks waiting for a slot for their next stage (or their conflict run) go first: no new claim while they wait.
@@ -196,9 +196,9 @@ export class Orchestrator {
       this.freeAfterTick = free - won.length;
       // Their workers start now, while the runs are prepared (the clone's sync, the brief), not after.
       this.workers.prestart(won.flatMap((t) => workerEnvsOf(projects.find((p) => p.id === t.projectId), this.opts.env, this.opts.workerEnv)));
-      // Side by side: runs claimed together share their clone's sync (ProjectRepos.prepare), one started after the claim.
+      // Side by side, and not waited for: runs claimed together share their clone's sync (ProjectRepos.prepare).
       const claimed = this.repos.mark();
-      await Promise.all(won.map((task) => this.runStarter.startFor(task, claimed)));
+      for (const task of won) this.runStarter.begin(task, claimed);
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts, projects);
       // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
@@ -239,7 +239,8 @@ export class Orchestrator {
     const asking: string[] = [];
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     const running = await this.store.runs.list({ status: 'running', limit: 100_000 });
-    const runs = running.filter((run) => run.owner === this.owner);
+    // A run being started is recorded before its worker: it is its starter's, not a dead worker's.
+    const runs = running.filter((run) => run.owner === this.owner && !this.runStarter.isStarting(run.taskId));
     const busy = new Set(running.map((run) => run.taskId));
     // Their tasks in one read (at most maxConcurrentRuns), not one read each on every tick.
     const tasks = new Map((await this.store.tasks.list({ ids: runs.map((run) => run.taskId) })).map((t) => [t.id, t]));
@@ -266,9 +267,9 @@ export class Orchestrator {
       if (this.repos.reach.failed(task.projectId)) continue;
       // A run read running above is one (if it ended since, its task's event brings the next tick); only a task
       // without one is asked again, one query instead of one per in-flight task on every tick.
-      if (busy.has(task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
-      if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) waiting++;
-      else await this.runStarter.startFor(task);
+      if (busy.has(task.id) || this.runStarter.isStarting(task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
+      if (this.slotsTaken >= this.config.maxConcurrentRuns) waiting++;
+      else this.runStarter.begin(task);
     }
     return { inFlight, waiting };
   }
@@ -308,9 +309,14 @@ export class Orchestrator {
   }
 
   private async startConflictRun(task: Task): Promise<boolean> {
-    if (this.workers.slotsInUse >= this.config.maxConcurrentRuns) return false;
-    await this.runStarter.create(task, 'conflict');
+    if (this.slotsTaken >= this.config.maxConcurrentRuns) return false;
+    await this.runStarter.track(task.id, this.runStarter.create(task, 'conflict'));
     return true;
+  }
+
+  /** Slots held: by running workers (WorkerManager.slotsInUse), and by runs being started. */
+  private get slotsTaken(): number {
+    return this.workers.slotsInUse + this.runStarter.starting;
   }
 
   /**

@@ -36,9 +36,46 @@ export interface RunStarterParts {
 
 export class RunStarter {
   private readonly owner: string;
+  /** Starts under way (begin, track), by task: each holds a slot until its worker runs. */
+  private readonly starts = new Map<string, Promise<unknown>>();
 
   constructor(private readonly parts: RunStarterParts) {
     this.owner = parts.config.name;
+  }
+
+  /**
+   * startFor without waiting for it: the tick goes on to its claims while the run's clone syncs and its job is
+   * written (bench:multihost, three daemons: a tick that waited claimed a second task 0.4 s after the first).
+   * A task whose start is under way is not started again.
+   */
+  begin(task: Task, syncedAfter?: number): void {
+    if (this.starts.has(task.id)) return;
+    void this.track(task.id, this.startFor(task, syncedAfter)).catch((err) => this.parts.opts.onError(coerceError(err)));
+  }
+
+  /** Counts `start` as a start of the task's run until it settles. */
+  async track<T>(taskId: string, start: Promise<T>): Promise<T> {
+    this.starts.set(taskId, start);
+    try {
+      return await start;
+    } finally {
+      if (this.starts.get(taskId) === start) this.starts.delete(taskId);
+    }
+  }
+
+  /** Whether a run of the task is being started: its run may be recorded before its worker is. */
+  isStarting(taskId: string): boolean {
+    return this.starts.has(taskId);
+  }
+
+  /** Starts under way: each will hold a slot. */
+  get starting(): number {
+    return this.starts.size;
+  }
+
+  /** Resolves when no start is under way. */
+  async idle(): Promise<void> {
+    while (this.starts.size) await Promise.allSettled(this.starts.values());
   }
 
   /**

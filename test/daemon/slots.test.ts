@@ -34,6 +34,12 @@ async function allDone(store: Store, bus: TestDaemon['bus'], tasks: Task[]): Pro
   }, 'every task done');
 }
 
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 async function runsOf(store: Store, tasks: Task[]): Promise<Run[]> {
   return (await Promise.all(tasks.map((t) => store.runs.list({ taskId: t.id })))).flat();
 }
@@ -89,6 +95,41 @@ describe('run slots', () => {
     const tasks = [await create('first'), await create('second')];
     await allDone(store, bus, tasks);
     expect(mostAtOnce(await runsOf(store, tasks))).toBe(1);
+  });
+
+  it('a tick claims for its free slots while a run it claimed is still being started, and starts that run once', async () => {
+    // The first task's run start is held (its before:execute hook waits) until the second task's start gets there.
+    let release = () => {};
+    let released = false;
+    const held = new Promise<void>((r) => (release = () => ((released = true), r())));
+    const starts: string[] = [];
+    const reached = new Map(['first', 'second'].map((title) => [title, deferred()]));
+    const beforeExecute = async (task: Task) => {
+      starts.push(task.title);
+      reached.get(task.title)?.resolve();
+      if (task.title === 'first') await held;
+    };
+    daemon = await startTestDaemon({ tickMs: 600_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0 }, { hooks: { beforeExecute } });
+    const { store, bus, orchestrator } = daemon;
+    const script = join(tempDir('maestro-slots-'), 'slots.yaml');
+    writeFileSync(script, SCRIPT);
+    const project = await store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const create = (title: string) => store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    orchestrator.kick();
+    await orchestrator.idle();
+    const first = await create('first');
+    await reached.get('first')!.promise;
+    const second = await create('second');
+    // Were the tick waiting for the first start, the second would start only after the release (10 s later).
+    const ends = setTimeout(release, 10_000);
+    await reached.get('second')!.promise;
+    expect(released).toBe(false);
+    expect((await store.runs.list({ taskId: first.id })).length).toBe(0); // still being started
+    clearTimeout(ends);
+    release();
+    await allDone(store, bus, [first, second]);
+    expect(starts).toEqual(['first', 'second']);
+    expect((await runsOf(store, [first])).map((r) => r.kind)).toEqual(['execute', 'review']);
   });
 
   it('a daemon restarted with fewer slots than the tasks it holds runs them one slot at a time', async () => {
