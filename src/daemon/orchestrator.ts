@@ -176,7 +176,7 @@ export class Orchestrator {
     // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take
     // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
-    const { inFlight, waiting } = await this.reconcile();
+    const { inFlight, waiting, starts } = await this.reconcile();
     // Each expired task goes back to ready with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims();
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
@@ -198,12 +198,12 @@ export class Orchestrator {
       this.workers.prestart(won.flatMap((t) => workerEnvsOf(projects.find((p) => p.id === t.projectId), this.opts.env, this.opts.workerEnv)));
       // Side by side, and not waited for: runs claimed together share their clone's sync (ProjectRepos.prepare).
       const claimed = this.repos.mark();
-      for (const task of won) this.runStarter.begin(task, claimed);
+      starts.push(...won.map((task) => this.runStarter.begin(task, claimed)));
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts, projects);
       // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
       // train takes the clone, and one started on the approval's event went ahead of the runs' syncs (tried).
-      this.kickMerges();
+      this.kickMerges(Promise.all(starts));
     }
   }
 
@@ -219,11 +219,14 @@ export class Orchestrator {
     this.aliveAt = now;
   }
 
-  /** Merges beside the tick (fetches and pushes are slow), a project never in two at once; errors are logged, never unhandled rejections. */
-  private kickMerges(): void {
+  /**
+   * Merges beside the tick (fetches and pushes are slow), a project never in two at once, once `after` (a tick's
+   * run starts) has settled; errors are logged, never unhandled rejections.
+   */
+  private kickMerges(after?: Promise<unknown>): void {
     if (this.stopping) return;
-    const tick: Promise<void> = this.merges
-      .tick()
+    const tick: Promise<void> = Promise.resolve(after)
+      .then(() => this.merges.tick())
       .catch((err) => this.opts.onError(coerceError(err)))
       .finally(() => this.mergeTicks.delete(tick));
     this.mergeTicks.add(tick);
@@ -233,9 +236,9 @@ export class Orchestrator {
    * Settles this daemon's runs and starts the next stage of its claimed tasks that have no run, while
    * the daemon runs fewer than maxConcurrentRuns: a stage beyond that waits for a slot (bench:daemon's
    * four workers ran up to eleven stages at once, a process each). Returns the in-flight
-   * tasks it read, and how many claimed tasks are waiting for a slot.
+   * tasks it read, how many claimed tasks are waiting for a slot, and the starts it began (not waited for).
    */
-  private async reconcile(): Promise<{ inFlight: Task[]; waiting: number }> {
+  private async reconcile(): Promise<{ inFlight: Task[]; waiting: number; starts: Promise<void>[] }> {
     const asking: string[] = [];
     // Runs whose task was cancelled or moved on without them: stop the worker, end the run.
     const running = await this.store.runs.list({ status: 'running', limit: 100_000 });
@@ -261,6 +264,7 @@ export class Orchestrator {
     // Listed after the runs above settled: a task whose run just failed must not look owned and idle.
     const inFlight = await this.store.tasks.list({ status: IN_FLIGHT_STATUSES, limit: 100_000 });
     let waiting = 0;
+    const starts: Promise<void>[] = [];
     for (const task of inFlight.filter((t) => t.claimedBy === this.owner && t.status !== 'merging')) {
       if (this.stopping) break;
       // Its shared remote does not answer: the background retry (ProjectRepos.unready) tries it, never the tick.
@@ -269,9 +273,9 @@ export class Orchestrator {
       // without one is asked again, one query instead of one per in-flight task on every tick.
       if (busy.has(task.id) || this.runStarter.isStarting(task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
       if (this.slotsTaken >= this.config.maxConcurrentRuns) waiting++;
-      else this.runStarter.begin(task);
+      else starts.push(this.runStarter.begin(task));
     }
-    return { inFlight, waiting };
+    return { inFlight, waiting, starts };
   }
 
   private async superviseRun(run: Run, task: Task): Promise<void> {

@@ -46,11 +46,11 @@ export class RunStarter {
   /**
    * startFor without waiting for it: the tick goes on to its claims while the run's clone syncs and its job is
    * written (bench:multihost, three daemons: a tick that waited claimed a second task 0.4 s after the first).
-   * A task whose start is under way is not started again.
+   * A task whose start is under way is not started again. The promise settles (never rejects) once the start is over.
    */
-  begin(task: Task, syncedAfter?: number): void {
-    if (this.starts.has(task.id)) return;
-    void this.track(task.id, this.startFor(task, syncedAfter)).catch((err) => this.parts.opts.onError(coerceError(err)));
+  begin(task: Task, syncedAfter?: number): Promise<void> {
+    if (this.starts.has(task.id)) return Promise.resolve();
+    return this.track(task.id, this.startFor(task, syncedAfter)).catch((err) => this.parts.opts.onError(coerceError(err)));
   }
 
   /** Counts `start` as a start of the task's run until it settles. */
