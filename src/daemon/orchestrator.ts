@@ -160,9 +160,14 @@ export class Orchestrator {
     })();
   }
 
-  /** Resolves when no tick is running. */
+  /** Resolves when no tick, merge tick or run start is under way. */
   async idle(): Promise<void> {
-    while (this.ticking || this.mergeTicks.size || this.runStarter.starting) await (this.ticking ?? (this.mergeTicks.size ? Promise.all(this.mergeTicks) : this.runStarter.idle()));
+    for (;;) {
+      if (this.ticking) await this.ticking;
+      else if (this.mergeTicks.size) await Promise.all(this.mergeTicks);
+      else if (this.runStarter.starting) await this.runStarter.idle();
+      else break;
+    }
     await this.merges.idle();
     await this.repos.idle();
   }

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskStatus } from '../../src/core/types.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { bareRemote } from '../helpers/repo.js';
+import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { silentServer } from '../helpers/silentServer.js';
 import { poll, until } from '../helpers/wait.js';
 
@@ -129,6 +129,32 @@ describe('a shared remote that does not answer', () => {
       await poll(() => silent.open() === 0, 'no connection to the silent remote left once the daemon stopped', 30_000);
     } finally {
       await silent.close();
+    }
+  });
+
+  it("a remote that falls silent under a run's start holds that run, not the daemon: another project's task runs to done meanwhile", async () => {
+    const silent = await silentServer();
+    try {
+      const remote = bareRemote(tempDir('maestro-remote-'));
+      // The fetch of the run's start is stopped only after two minutes of silence.
+      d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS, gitStallMs: 120_000 });
+      const { store, bus } = d;
+      const provider = { kind: 'scripted', script: SCRIPT };
+      const shared = await store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider, autoApproveAfterMs: 0 } });
+      d.orchestrator.kick();
+      const clone = join(d.config.home, 'clones', shared.id);
+      await poll(() => existsSync(join(clone, '.git')), 'the clone', 60_000);
+      git(clone, 'remote', 'set-url', 'origin', `http://127.0.0.1:${silent.port}/web.git`);
+      const stalled = await store.tasks.create({ projectId: shared.id, title: 'Started while its remote falls silent', complexity: 'medium' });
+      await poll(() => silent.open() > 0, "the run's fetch, waiting for the silent remote", 60_000);
+
+      const local = await store.projects.create({ name: 'api', repoPath: makeRepo(), config: { provider, autoApproveAfterMs: 0 } });
+      const other = await store.tasks.create({ projectId: local.id, title: 'Runs meanwhile', complexity: 'medium' });
+      await until(bus, async () => (await store.tasks.get(other.id)).status === 'done', "the other project's task done", 120_000);
+      expect(silent.open()).toBeGreaterThan(0); // the fetch still waits
+      expect(await store.runs.list({ taskId: stalled.id })).toEqual([]);
+    } finally {
+      await silent.close(); // the fetch fails at once: the daemon stops without waiting it out
     }
   });
 
