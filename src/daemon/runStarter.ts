@@ -44,8 +44,9 @@ export class RunStarter {
   }
 
   /**
-   * startFor without waiting for it: the tick goes on to its claims while the run's clone syncs and its job is
-   * written (bench:multihost, three daemons: a tick that waited claimed a second task 0.4 s after the first).
+   * startFor without waiting for it: the tick goes on (claims, approvals, other projects' runs) while the run's
+   * clone syncs and its job is written. A tick that waited held every project's work for as long as a fetch from a
+   * silent remote took (up to gitStallMs), and in bench:multihost claimed a second task 0.4 s after the first.
    * A task whose start is under way is not started again. The promise settles (never rejects) once the start is over.
    */
   begin(task: Task, syncedAfter?: number): Promise<void> {
