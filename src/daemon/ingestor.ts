@@ -83,6 +83,11 @@ export class Ingestor {
     for (const id of [...this.watched.keys()]) this.unfollow(id);
   }
 
+  /** The run's ingest under way, if one is (its final record may be waiting for the branch's push). */
+  pending(runId: string): Promise<void> | undefined {
+    return this.inFlight.get(runId);
+  }
+
   /** Reads and applies what is new in the run's outbox; overlapping calls coalesce. */
   ingest(run: Run): Promise<void> {
     const running = this.inFlight.get(run.id);

@@ -5,7 +5,7 @@
  * answering after the clone (a task already claimed waits with its claim). And a daemon that may claim
  * nothing (a full disk) makes no clone.
  */
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -155,6 +155,37 @@ describe('a shared remote that does not answer', () => {
       expect(await store.runs.list({ taskId: stalled.id })).toEqual([]);
     } finally {
       await silent.close(); // the fetch fails at once: the daemon stops without waiting it out
+    }
+  });
+
+  it("a remote that falls silent under a run's push holds that run's end, not the daemon: another project's task runs to done meanwhile", async () => {
+    const silent = await silentServer();
+    try {
+      const remote = bareRemote(tempDir('maestro-remote-'));
+      const script = join(tempDir('maestro-ask-'), 'ask.yaml');
+      // The agent asks first: its run ends (and pushes) only once the test has replied.
+      writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - ask: "Ready?"\n      - write: { path: "out/{{title}}.txt", content: "{{reply}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
+      d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS, gitStallMs: 120_000 });
+      const { store, bus } = d;
+      const provider = { kind: 'scripted', script };
+      const shared = await store.projects.create({ name: 'web', repoPath: remote, config: { remote, provider, autoApproveAfterMs: 0 } });
+      const pushing = await store.tasks.create({ projectId: shared.id, title: 'pushing', complexity: 'easy', ownedFiles: ['out/pushing.txt'] });
+      await until(bus, async () => (await store.tasks.get(pushing.id)).status === 'awaiting_input', 'the question');
+      git(join(d.config.home, 'clones', shared.id), 'remote', 'set-url', 'origin', `http://127.0.0.1:${silent.port}/web.git`);
+      const reply = await d.app.inject({ method: 'POST', url: `/api/tasks/${pushing.id}/reply`, payload: { message: 'yes', who: 'ann' } });
+      expect(reply.statusCode).toBeLessThan(300);
+      await poll(() => silent.open() > 0, "the run's push, waiting for the silent remote", 60_000);
+
+      const local = await store.projects.create({ name: 'api', repoPath: makeRepo(), config: { provider, autoApproveAfterMs: 0 } });
+      const other = await store.tasks.create({ projectId: local.id, title: 'other', complexity: 'easy', ownedFiles: ['out/other.txt'] });
+      // Its agent is asked too: the reply is the test's, once asked.
+      await until(bus, async () => (await store.tasks.get(other.id)).status === 'awaiting_input', "the other task's question", 120_000);
+      await d.app.inject({ method: 'POST', url: `/api/tasks/${other.id}/reply`, payload: { message: 'yes', who: 'ann' } });
+      await until(bus, async () => (await store.tasks.get(other.id)).status === 'done', "the other project's task done", 120_000);
+      expect(silent.open()).toBeGreaterThan(0); // the push still waits
+      expect((await store.tasks.get(pushing.id)).status).toBe('executing');
+    } finally {
+      await silent.close(); // the push fails at once: the daemon stops without waiting it out
     }
   });
 
