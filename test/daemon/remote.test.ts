@@ -2,8 +2,9 @@
  * A project on a shared remote that does not answer: the board's health report names the remote, the log
  * says so once (not every tick), none of the project's tasks is claimed or sent to a person, and the work
  * goes on by itself once the remote answers again, whether it never answered (no clone yet) or stopped
- * answering after the clone (a task already claimed waits with its claim). And a daemon that may claim
- * nothing (a full disk) makes no clone.
+ * answering after the clone (a task already claimed waits with its claim). A remote that falls silent under a
+ * run's start or push holds that run, not the daemon's other projects. And a daemon that may claim nothing (a
+ * full disk) makes no clone.
  */
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,16 @@ import { silentServer } from '../helpers/silentServer.js';
 import { poll, until } from '../helpers/wait.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/plan-one.yaml', import.meta.url));
+/** The agent asks first: its run ends (and pushes its branch) only once the test has replied. */
+const ASKS_FIRST = `steps:
+  - match: { role: execute }
+    actions:
+      - ask: "Ready?"
+      - write: { path: "out/{{title}}.txt", content: "{{reply}}\\n" }
+  - match: { role: review }
+    actions:
+      - verdict: { verdict: approve, findings: [] }
+`;
 const RETRY_MS = 200;
 
 interface Health {
@@ -163,8 +174,7 @@ describe('a shared remote that does not answer', () => {
     try {
       const remote = bareRemote(tempDir('maestro-remote-'));
       const script = join(tempDir('maestro-ask-'), 'ask.yaml');
-      // The agent asks first: its run ends (and pushes) only once the test has replied.
-      writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - ask: "Ready?"\n      - write: { path: "out/{{title}}.txt", content: "{{reply}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
+      writeFileSync(script, ASKS_FIRST);
       d = await startTestDaemon({ tickMs: 100 }, { remoteRetryMs: RETRY_MS, gitStallMs: 120_000 });
       const { store, bus } = d;
       const provider = { kind: 'scripted', script };
