@@ -1,7 +1,8 @@
 /**
  * Conflict runs of the merge trains (mergeCoordinator.ts): a car that
- * conflicted gets a conflict run, opened one at a time so that two projects
- * never both take the last free slot. One found while every slot is busy
+ * conflicted gets a conflict run, opened one at a time in its project (the
+ * slot is taken as the start begins, so two projects never both take the last
+ * free slot; Orchestrator.startConflictRun). One found while every slot is busy
  * waits for a slot and is not merged again meanwhile (each try cost a merge
  * and its abort, and said merge.conflict again); the orchestrator claims no
  * new work while one waits. Too many conflict runs, or an on:conflict hook
@@ -15,8 +16,11 @@ import type { Store } from '../store/store.js';
 export const MAX_CONFLICT_RUNS = 2;
 
 export class ConflictRuns {
-  /** The conflict run being opened (each step never rejects). */
-  private turn: Promise<void> = Promise.resolve();
+  /**
+   * By project, the conflict run being opened (each step never rejects). Not one turn for all: a start syncs its
+   * project's clone, and a remote that falls silent there would hold every project's conflict runs.
+   */
+  private readonly turns = new Map<string, Promise<void>>();
   /** Tasks whose conflict was found while no run slot was free. */
   private readonly awaiting = new Set<string>();
 
@@ -44,21 +48,27 @@ export class ConflictRuns {
 
   /** A car conflicted: its conflict run starts now, or once a slot is free; or a person is asked. */
   open(task: Task, branch: string, message: string): Promise<void> {
-    return this.inTurn(() => this.openNow(task, branch, message));
+    return this.inTurn(task.projectId, () => this.openNow(task, branch, message));
   }
 
   /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
   async openWaiting(): Promise<void> {
-    for (const id of [...this.awaiting]) {
-      const task = await this.store.tasks.row(id).catch(() => null);
-      if (task?.status !== 'merging') this.awaiting.delete(id);
-      else await this.inTurn(() => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
-    }
+    await Promise.all(
+      [...this.awaiting].map(async (id) => {
+        const task = await this.store.tasks.row(id).catch(() => null);
+        if (task?.status !== 'merging') this.awaiting.delete(id);
+        else await this.inTurn(task.projectId, () => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
+      }),
+    );
   }
 
-  private inTurn(step: () => Promise<void>): Promise<void> {
-    const done = this.turn.then(step);
-    this.turn = done;
+  private inTurn(projectId: string, step: () => Promise<void>): Promise<void> {
+    const done = (this.turns.get(projectId) ?? Promise.resolve()).then(step);
+    this.turns.set(projectId, done);
+    // Forgotten once nothing is queued behind it.
+    void done.then(() => {
+      if (this.turns.get(projectId) === done) this.turns.delete(projectId);
+    });
     return done;
   }
 

@@ -83,13 +83,14 @@ function logPushesOfMain(root: string, remote: string): () => string[] {
   return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
 }
 
-function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void } = {}) {
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void> } = {}) {
   const errors: Error[] = [];
   const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
     hooks: extra.hooks ?? {},
     startConflictRun: async (task) => {
       if (extra.slotFree?.() === false) return false;
+      await extra.beforeConflictRun?.(task); // what the run's start does first (its clone's sync)
       // Opened once the train is pushed: the lease is free again and the run could take this clone.
       const locks = await s.db.all(`SELECT project_id FROM merge_locks`);
       extra.conflictRuns?.push({ task: task.id, locks: locks.length });
@@ -365,6 +366,42 @@ describe('merge trains', () => {
     expect(conflictRuns.map((r) => r.task)).toEqual([b.id]);
     expect(d.merges.awaitingConflictRuns).toBe(0);
     expect(merged).toEqual([a.id, b.id, c.id]);
+    expect(d.errors).toEqual([]);
+  });
+
+  it("a conflict run that waited for a slot and starts slowly (its remote silent) holds no other project's merge or conflict run", { timeout: 120_000 }, async () => {
+    const { s, repoA, repoB, projectA, projectB } = await twoProjects();
+    // Each second branch writes its project's first branch's file: it conflicts once that is in.
+    branchWith(repoA, 'maestro/t-a2', { 'a.txt': 'a, again\n' });
+    branchWith(repoB, 'maestro/t-b2', { 'b.txt': 'b, again\n' });
+    await approved(s, projectA, 'a', 'maestro/t-a');
+    const a2 = await approved(s, projectA, 'a2', 'maestro/t-a2');
+    let free = false;
+    const conflictRuns: Array<{ task: string; locks: number }> = [];
+    let b2: Task | null = null;
+    let heldUntilB2 = false;
+    // The start of a2's conflict run waits until b2's has started (or a minute has passed).
+    const beforeConflictRun = async (task: Task) => {
+      if (task.id !== a2.id) return;
+      const deadline = Date.now() + 60_000;
+      while (!conflictRuns.some((r) => r.task === b2?.id)) {
+        if (Date.now() > deadline) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      heldUntilB2 = true;
+    };
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { conflictRuns, slotFree: () => free, beforeConflictRun });
+    await d.merges.tick();
+    expect(d.merges.awaitingConflictRuns).toBe(1); // a2 waits for a slot
+    free = true;
+    const b = await approved(s, projectB, 'b', 'maestro/t-b');
+    b2 = await approved(s, projectB, 'b2', 'maestro/t-b2');
+    await d.merges.tick();
+    // B's train landed b, and b2's conflict run started, while a2's was still starting.
+    expect(heldUntilB2).toBe(true);
+    expect((await s.tasks.get(b.id)).status).toBe('done');
+    expect(conflictRuns.map((r) => r.task)).toEqual([b2.id, a2.id]);
+    expect(d.merges.awaitingConflictRuns).toBe(0);
     expect(d.errors).toEqual([]);
   });
 

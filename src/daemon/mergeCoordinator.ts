@@ -92,8 +92,9 @@ export class MergeCoordinator {
    * projects' merges took 3.5 s each in bench:daemon with four workers, 0.8 s with one.)
    */
   async tick(): Promise<void> {
-    await this.conflictRuns.openWaiting();
-    const started: Promise<void>[] = [];
+    // Beside the trains, not before them: a conflict run's start syncs its project's clone, and a remote that fell
+    // silent there held every project's merges. A task waiting for its run is not merged meanwhile (dueProjects).
+    const started: Promise<void>[] = [this.conflictRuns.openWaiting()];
     for (const projectId of await this.dueProjects()) {
       if (this.inFlight.has(projectId)) {
         this.dueAgain.add(projectId);
