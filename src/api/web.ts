@@ -8,8 +8,8 @@
  * optional): the board cannot be built there, and `maestro serve` runs the
  * daemon without it (`boardUnavailableRoutes`) rather than not at all.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -74,17 +74,35 @@ export function ensureWebBuilt(opts: { force?: boolean; log?: (line: string) => 
   try {
     // Built by another process while this one waited.
     if (!opts.force && isFresh()) return WEB_DIST;
-    buildWeb(vite, opts.log);
+    buildWeb(vite, { webDir: WEB_DIR, dist: WEB_DIST, log: opts.log });
   } finally {
     release();
   }
   return WEB_DIST;
 }
 
-function buildWeb(vite: string, log?: (line: string) => void): void {
-  log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
-  const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: WEB_DIR, encoding: 'utf8' });
-  if (r.status !== 0 || !webIsBuilt()) {
+/**
+ * Builds the board in `webDir` beside `dist` and moves it into place whole. Vite writes what it could before it
+ * reports some failures (an import it cannot resolve): built in place, such a board, half made, was taken for a
+ * built one by the next start and served without a word, and the one built earlier was gone. Now a failed build
+ * leaves `dist` as it was.
+ */
+export function buildWeb(vite: string, o: { webDir: string; dist: string; log?: (line: string) => void }): void {
+  o.log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
+  const out = join(o.webDir, `.dist-${process.pid}`);
+  rmSync(out, { recursive: true, force: true });
+  try {
+    const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn', '--outDir', out, '--emptyOutDir'], { cwd: o.webDir, encoding: 'utf8' });
+    throwIfFailed(r, out);
+    rmSync(o.dist, { recursive: true, force: true });
+    renameSync(out, o.dist);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+function throwIfFailed(r: SpawnSyncReturns<string>, out: string): void {
+  if (r.status !== 0 || !webIsBuilt(out)) {
     if (NO_BUNDLER_BINDING.test(`${r.stderr}${r.stdout}`)) {
       throw new MaestroError(
         'CONFIG_INVALID',
