@@ -37,6 +37,10 @@ export async function fetchFromRemote(clone: string, args: string[], stallMs: nu
       await git(clone, [...NO_AUTO_MAINTENANCE, 'fetch', '-q', '--progress', ...args], { stallMs });
       return;
     } catch (err) {
+      if (REFS_MOVED.test((err as Error).message) && attempt < REFS_MOVED_TRIES) {
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+        continue;
+      }
       const half = halfAddedWorktree((err as Error).message);
       if (!half || !UNFINISHED[half.file] || Date.now() - started > FETCH_PATIENCE_MS) throw err;
       if (dropAbandonedWorktree(clone, half)) continue;
@@ -44,6 +48,15 @@ export async function fetchFromRemote(clone: string, args: string[], stallMs: nu
     }
   }
 }
+
+/**
+ * The remote refused what it had just listed: "upload-pack: not our ref 0000…". A push that deleted the refs a
+ * fetch asked for (another daemon's train takes its merged branches off the remote) landed between the remote's
+ * list of refs and the fetch's request (the multihost suite, 200 tasks: a task sent to a person for it). The next
+ * fetch lists the refs again.
+ */
+const REFS_MOVED = /upload-pack: not our ref/;
+const REFS_MOVED_TRIES = 4;
 
 /** What each file holds until `git worktree add` finishes writing it (a fetch meets only these two). */
 const UNFINISHED: Partial<Record<HalfAdded['file'], RegExp>> = { HEAD: /^0{40}\s*$/, commondir: /^\s*$/ };

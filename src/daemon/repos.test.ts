@@ -132,6 +132,29 @@ describe('ProjectRepos and the branches it fetches', () => {
   });
 });
 
+describe('ProjectRepos and refs that move under a fetch', () => {
+  it('a fetch the remote refuses for a ref it had just listed (a push deleted it meanwhile) is made again', async () => {
+    const { project, home } = sharedProject();
+    const repos = new ProjectRepos(home);
+    const clone = await repos.prepare(project);
+    // The remote answers the first fetch as git's upload-pack does when the ref asked for went between its list
+    // and the request; later fetches go through.
+    const refused = join(tempDir('maestro-refused-'), 'once');
+    const wrapper = join(tempDir('maestro-moving-'), 'upload-pack');
+    const calls = join(tempDir('maestro-calls-'), 'calls');
+    writeFileSync(wrapper, `#!/bin/sh\necho call >> '${calls}'\nif [ ! -e '${refused}' ]; then touch '${refused}'; echo 'fatal: git upload-pack: not our ref ${'0'.repeat(40)}' >&2; exit 128; fi\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
+    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
+    const other = join(tempDir('maestro-other-'), 'work');
+    git(tempDir('maestro-cwd-'), 'clone', '-q', project.config.remote as string, other);
+    commitFile(other, 'moved.txt');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+
+    await expect(repos.prepare(project)).resolves.toBe(clone);
+    expect(git(clone, 'rev-parse', 'refs/remotes/origin/main')).toBe(git(other, 'rev-parse', 'HEAD'));
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+});
+
 describe('ProjectRepos syncing a clone for runs', () => {
   it('runs claimed together share one sync started after their claim; a run decided once it had begun waits for one of its own', async () => {
     const { project, home } = sharedProject();
