@@ -28,11 +28,14 @@ function commitFile(dir: string, name: string): void {
   git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', name);
 }
 
-/** Counts the clone's connections to its remote that start `program` there (receive-pack: pushes; upload-pack: fetches). */
-function countRemoteCalls(clone: string, program: 'receive-pack' | 'upload-pack'): () => number {
+/**
+ * Counts the clone's connections to its remote that start `program` there (receive-pack: pushes; upload-pack:
+ * fetches). `first`: shell lines the remote runs before it (a wait, a refusal).
+ */
+function countRemoteCalls(clone: string, program: 'receive-pack' | 'upload-pack', first = ''): () => number {
   const log = join(tempDir('maestro-calls-'), 'calls');
   const wrapper = join(tempDir('maestro-counter-'), program);
-  writeFileSync(wrapper, `#!/bin/sh\necho call >> '${log}'\nexec git-${program} "$@"\n`, { mode: 0o755 });
+  writeFileSync(wrapper, `#!/bin/sh\necho call >> '${log}'\n${first}\nexec git-${program} "$@"\n`, { mode: 0o755 });
   git(clone, 'config', `remote.origin.${program.replace('-', '')}`, wrapper);
   return () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
 }
@@ -140,10 +143,7 @@ describe('ProjectRepos and refs that move under a fetch', () => {
     // The remote answers the first fetch as git's upload-pack does when the ref asked for went between its list
     // and the request; later fetches go through.
     const refused = join(tempDir('maestro-refused-'), 'once');
-    const wrapper = join(tempDir('maestro-moving-'), 'upload-pack');
-    const calls = join(tempDir('maestro-calls-'), 'calls');
-    writeFileSync(wrapper, `#!/bin/sh\necho call >> '${calls}'\nif [ ! -e '${refused}' ]; then touch '${refused}'; echo 'fatal: git upload-pack: not our ref ${'0'.repeat(40)}' >&2; exit 128; fi\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
-    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
+    const fetches = countRemoteCalls(clone, 'upload-pack', `if [ ! -e '${refused}' ]; then touch '${refused}'; echo 'fatal: git upload-pack: not our ref ${'0'.repeat(40)}' >&2; exit 128; fi`);
     const other = join(tempDir('maestro-other-'), 'work');
     git(tempDir('maestro-cwd-'), 'clone', '-q', project.config.remote as string, other);
     commitFile(other, 'moved.txt');
@@ -151,7 +151,7 @@ describe('ProjectRepos and refs that move under a fetch', () => {
 
     await expect(repos.prepare(project)).resolves.toBe(clone);
     expect(git(clone, 'rev-parse', 'refs/remotes/origin/main')).toBe(git(other, 'rev-parse', 'HEAD'));
-    expect(readFileSync(calls, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(fetches()).toBe(2);
   });
 });
 
@@ -163,12 +163,8 @@ describe('ProjectRepos syncing a clone for runs', () => {
     // Every fetch from now on waits at the remote for the gate to open (five minutes at most: a failed test leaves
     // none waiting for good), and closes it behind itself.
     const gate = join(tempDir('maestro-gate-'), 'open');
-    const wrapper = join(tempDir('maestro-gated-'), 'upload-pack');
-    const calls = join(tempDir('maestro-calls-'), 'calls');
     const wait = `i=0; while [ ! -e '${gate}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done`;
-    writeFileSync(wrapper, `#!/bin/sh\necho call >> '${calls}'\n${wait}\nrm -f '${gate}'\nexec git-upload-pack "$@"\n`, { mode: 0o755 });
-    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
-    const fetches = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n').length : 0);
+    const fetches = countRemoteCalls(clone, 'upload-pack', `${wait}\nrm -f '${gate}'`);
     const done: string[] = [];
 
     const claimed = repos.mark();
