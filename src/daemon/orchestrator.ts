@@ -297,7 +297,12 @@ export class Orchestrator {
     // Its final record being applied (the branch pushed first, as long as the remote takes): not the tick's to wait
     // for, which would hold every project's work meanwhile. Looked at again once that is over.
     const pending = this.ingestor.pending(run.id);
-    if (pending) return void pending.then(() => this.kick());
+    if (pending) {
+      void pending.then(() => {
+        if (!this.stopping) this.kick();
+      });
+      return;
+    }
     // Dead worker: read what it left; a final record settles the run.
     await this.ingestor.ingest(run);
     const fresh = await this.store.runs.get(run.id);
