@@ -29,8 +29,9 @@ function boardProject(module: string): { webDir: string; dist: string } {
 describe('building the web board', () => {
   afterEach(() => removeTempDirs());
 
-  it('a build that fails leaves the board built earlier as it was, and nothing of its own', () => {
+  it('a build that fails leaves the board built earlier as it was, and nothing of its own (nor of a killed build)', () => {
     const { webDir, dist } = boardProject('maestro-no-such-module');
+    mkdirSync(join(webDir, '.dist-1')); // a build killed before it could clear up
     expect(() => buildWeb(VITE, { webDir, dist })).toThrow(/Building the web board failed \(exit 1\): .*maestro-no-such-module/s);
     expect(readFileSync(join(dist, 'index.html'), 'utf8')).toBe('the board built earlier\n');
     expect(readdirSync(dist)).toEqual(['index.html']);

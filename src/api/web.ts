@@ -90,7 +90,8 @@ export function ensureWebBuilt(opts: { force?: boolean; log?: (line: string) => 
 export function buildWeb(vite: string, o: { webDir: string; dist: string; log?: (line: string) => void }): void {
   o.log?.('maestro: building the web board (web/dist is missing or older than web/src)…');
   const out = join(o.webDir, `.dist-${process.pid}`);
-  rmSync(out, { recursive: true, force: true });
+  // Called under the build lock: any other `.dist-*` is the folder of a build that was killed.
+  for (const f of readdirSync(o.webDir)) if (f.startsWith('.dist-')) rmSync(join(o.webDir, f), { recursive: true, force: true });
   try {
     const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn', '--outDir', out, '--emptyOutDir'], { cwd: o.webDir, encoding: 'utf8' });
     throwIfFailed(r, out);

@@ -37,13 +37,11 @@ export async function fetchFromRemote(clone: string, args: string[], stallMs: nu
       await git(clone, [...NO_AUTO_MAINTENANCE, 'fetch', '-q', '--progress', ...args], { stallMs });
       return;
     } catch (err) {
-      if (REFS_MOVED.test((err as Error).message) && attempt < REFS_MOVED_TRIES) {
-        await new Promise((r) => setTimeout(r, 100 * attempt));
-        continue;
-      }
-      const half = halfAddedWorktree((err as Error).message);
-      if (!half || !UNFINISHED[half.file] || Date.now() - started > FETCH_PATIENCE_MS) throw err;
-      if (dropAbandonedWorktree(clone, half)) continue;
+      const message = (err as Error).message;
+      const half = halfAddedWorktree(message);
+      if (half && UNFINISHED[half.file] && Date.now() - started <= FETCH_PATIENCE_MS) {
+        if (dropAbandonedWorktree(clone, half)) continue;
+      } else if (!REFS_MOVED.test(message) || attempt >= REFS_MOVED_TRIES) throw err;
       await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
     }
   }

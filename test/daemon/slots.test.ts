@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Run, Task } from '../../src/core/types.js';
+import type { OrchestratorHooks } from '../../src/daemon/orchestrator.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { openMigratedDatabase } from '../../src/store/open.js';
 import { createStore, type Store } from '../../src/store/store.js';
@@ -62,20 +63,25 @@ describe('run slots', () => {
     removeTempDirs();
   });
 
-  /** A daemon with these slots and tick, and a project whose stages follow SCRIPT, its gates approved at once. */
-  async function slotsDaemon(o: { tickMs: number; maxConcurrentRuns: number }) {
+  /**
+   * A daemon with these slots and tick (and these hooks), and a project whose stages follow SCRIPT, its gates
+   * approved at once; `create` adds a task there.
+   */
+  async function slotsDaemon(o: { tickMs: number; maxConcurrentRuns: number }, hooks?: OrchestratorHooks) {
     const script = join(tempDir('maestro-slots-'), 'slots.yaml');
     writeFileSync(script, SCRIPT);
-    const started = await startTestDaemon({ ...o, maxConcurrentRunsPerProject: 6, reservedConflictSlots: 0 });
+    const started = await startTestDaemon({ ...o, maxConcurrentRunsPerProject: 6, reservedConflictSlots: 0 }, hooks ? { hooks } : {});
     daemon = started;
-    const project = await started.store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
-    return { store: started.store, bus: started.bus, orchestrator: started.orchestrator, project };
+    const { store } = started;
+    const project = await store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const create = (title: string) => store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    return { store, bus: started.bus, orchestrator: started.orchestrator, create };
   }
 
   it('never runs more stages at once than maxConcurrentRuns, the next stage of a claimed task included', async () => {
-    const { store, bus, project, orchestrator } = await slotsDaemon({ tickMs: 50, maxConcurrentRuns: 2 });
+    const { store, bus, orchestrator, create } = await slotsDaemon({ tickMs: 50, maxConcurrentRuns: 2 });
     const tasks: Task[] = [];
-    for (let i = 0; i < 8; i++) tasks.push(await store.tasks.create({ projectId: project.id, title: `t${i}`, complexity: 'easy', ownedFiles: [`out/t${i}.txt`] }));
+    for (let i = 0; i < 8; i++) tasks.push(await create(`t${i}`));
     orchestrator.kick();
     await allDone(store, bus, tasks);
 
@@ -87,8 +93,7 @@ describe('run slots', () => {
   });
 
   it('with the tick timer ten minutes away, tasks still run to done: a creation ticks while a slot is free, and the end of a run ticks for a task created while its slot was busy', async () => {
-    const { store, bus, project, orchestrator } = await slotsDaemon({ tickMs: 600_000, maxConcurrentRuns: 1 });
-    const create = (title: string) => store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    const { store, bus, orchestrator, create } = await slotsDaemon({ tickMs: 600_000, maxConcurrentRuns: 1 });
     orchestrator.kick();
     await orchestrator.idle(); // the start's ticks are over: from here only the tasks' own events tick
     // The slot is free: the first one's creation alone gets it claimed. The second is created while that one holds the slot.
@@ -109,12 +114,7 @@ describe('run slots', () => {
       reached.get(task.title)?.resolve();
       if (task.title === 'first') await held;
     };
-    daemon = await startTestDaemon({ tickMs: 600_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0 }, { hooks: { beforeExecute } });
-    const { store, bus, orchestrator } = daemon;
-    const script = join(tempDir('maestro-slots-'), 'slots.yaml');
-    writeFileSync(script, SCRIPT);
-    const project = await store.projects.create({ name: 'slots', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
-    const create = (title: string) => store.tasks.create({ projectId: project.id, title, complexity: 'easy', ownedFiles: [`out/${title}.txt`] });
+    const { store, bus, orchestrator, create } = await slotsDaemon({ tickMs: 600_000, maxConcurrentRuns: 2 }, { beforeExecute });
     orchestrator.kick();
     await orchestrator.idle();
     const first = await create('first');
