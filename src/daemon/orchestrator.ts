@@ -141,8 +141,12 @@ export class Orchestrator {
     this.kick();
   }
 
-  /** Runs a tick soon (coalesced with one already running). */
+  /**
+   * Runs a tick soon (coalesced with one already running). Not once stopping: a worker's exit or a finished ingest
+   * may still ask after stop(), when the store may be closed.
+   */
   kick(): void {
+    if (this.stopping) return;
     if (this.ticking) {
       this.kicked = true;
       return;
@@ -298,9 +302,7 @@ export class Orchestrator {
     // for, which would hold every project's work meanwhile. Looked at again once that is over.
     const pending = this.ingestor.pending(run.id);
     if (pending) {
-      void pending.then(() => {
-        if (!this.stopping) this.kick();
-      });
+      void pending.then(() => this.kick());
       return;
     }
     // Dead worker: read what it left; a final record settles the run.
