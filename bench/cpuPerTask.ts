@@ -29,6 +29,12 @@ function statOf(pid: number | string): string[] | null {
   }
 }
 
+/** CPU seconds the whole machine has spent busy, every core and every process (/proc/stat: user, nice, system, irq, softirq). */
+export function machineCpu(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return [0, 1, 2, 5, 6].reduce((sum, i) => sum + f[i]!, 0) / CLK_TCK;
+}
+
 /**
  * CPU seconds of the daemon and of everything under it: its own, its reaped
  * children's (cutime/cstime), and every live descendant's own and reaped

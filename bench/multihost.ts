@@ -18,7 +18,7 @@ import { buildForTests } from '../test/helpers/build.js';
 import { removeTempDirs } from '../test/helpers/db.js';
 import { startPostgres, type PgCluster } from '../test/helpers/postgres.js';
 import { sharedRemote } from '../test/helpers/repo.js';
-import { benchDaemonNodeArgs, benchTick, cpuOf } from './cpuPerTask.js';
+import { benchDaemonNodeArgs, benchTick, cpuOf, machineCpu } from './cpuPerTask.js';
 
 const TASKS = Number(process.env.TASKS ?? 18);
 // Node options for every daemon (benchDaemonNodeArgs); with them, daemons are stopped with SIGTERM (a profile is
@@ -125,6 +125,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
       await new Promise((r) => setTimeout(r, 50));
     }
     const cpu0 = cpuNow(procs, cluster);
+    const machine0 = machineCpu();
     const t0 = performance.now();
     for (const t of titles) await store.tasks.create({ projectId: project.id, title: t, complexity: 'easy', ownedFiles: [`out/${t}.txt`] });
     for (;;) {
@@ -140,6 +141,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     const elapsed = performance.now() - t0;
     if (process.env.BENCH_TRACE) writeFileSync(join(process.env.BENCH_TRACE, `d${daemons}-r${round}.json`), JSON.stringify({ t0: Date.now() - elapsed, events: await store.db.all(`SELECT * FROM events ORDER BY id`) }));
     const cpu1 = cpuNow(procs, cluster);
+    const machine = machineCpu() - machine0;
     const parts = { daemons: cpu1.daemons - cpu0.daemons, children: cpu1.children - cpu0.children, postgres: cpu1.postgres - cpu0.postgres };
     const cpu = parts.daemons + parts.children + parts.postgres;
     // Where the time went: mean seconds a task spent in each status (from the event log).
@@ -156,7 +158,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     console.log(`  ${daemons} daemon(s), mean ms per run in: ${await stageTimes(store)}`);
     console.log(`  ${daemons} daemon(s), mean ms from executing to: ${await firstWave(store, daemons)}`);
     const perTask = (x: number) => (x / TASKS).toFixed(3);
-    console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average`);
+    console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average; the machine ${perTask(machine)} s per task, ${(machine / (elapsed / 1000)).toFixed(2)} cores busy (this bench's own process included)`);
     return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu };
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill(NODE_ARGS.length ? 'SIGTERM' : 'SIGKILL'))))));
