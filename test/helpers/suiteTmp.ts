@@ -4,7 +4,7 @@
  * mid-run or a suite stopped by its timeout then leaves nothing in the system's temporary folder (a full run
  * used to leave about 120 folders there). A run killed from outside leaves its folder; the next run removes it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPidAlive } from '../../src/lib/processes.js';
@@ -25,6 +25,8 @@ export function suiteTmp(): () => void {
     if (Number.isInteger(owner) && owner > 0 && !isPidAlive(owner)) rmSync(join(parent, name), { recursive: true, force: true });
   }
   const dir = mkdtempSync(join(parent, PREFIX));
+  // As open as the system's own: the suites' PostgreSQL clusters run as the postgres user (as root, by runuser).
+  chmodSync(dir, 0o1777);
   writeFileSync(join(dir, 'owner'), String(process.pid));
   const before = process.env.TMPDIR;
   process.env.TMPDIR = dir;
