@@ -260,7 +260,7 @@ export class Orchestrator {
       const task = tasks.get(run.taskId) ?? (await this.store.tasks.row(run.taskId));
       const live = IN_FLIGHT_STATUSES.includes(task.status) && takesResult(task, run, this.owner); // as its result would be
       if (!live) {
-        this.workers.kill(run.id, run.workerPid);
+        this.workers.kill(run);
         this.ingestor.unfollow(run.id);
         // A failed write is said, not dropped; the next tick finds the run still running and tries again.
         await this.store.runs.finish({ id: run.id, status: 'cancelled', error: `task is ${task.status}` }).catch((err) => this.opts.onError(coerceError(err)));
@@ -293,7 +293,7 @@ export class Orchestrator {
       const last = this.ingestor.lastSign.get(run.id);
       if (last === undefined) this.ingestor.lastSign.set(run.id, Date.now());
       else if (Date.now() - last > (this.opts.workerSilenceMs ?? WORKER_SILENCE_MS) && task.status !== 'awaiting_input') {
-        this.workers.kill(run.id, run.workerPid);
+        this.workers.kill(run);
         await this.failRun(run, task, 'WORKER_SILENT: the worker stopped heartbeating and was killed');
       }
       return;

@@ -6,6 +6,8 @@
  * Runs go to warm workers from a WorkerPool when `warm` > 0 (workerPool.ts
  * gives the crash-safety contract they keep).
  */
+import type { Run } from '../core/types.js';
+import { removeRunScratch } from '../executor/agentRunFolder.js';
 import type { WorkerHandle } from '../executor/spawn.js';
 import { WorkerPool } from '../executor/workerPool.js';
 import { isPidAlive } from '../lib/processes.js';
@@ -75,11 +77,26 @@ export class WorkerManager {
     return [...this.handles.keys()];
   }
 
-  kill(runId: string, pid: number | null): void {
-    const handle = this.handles.get(runId);
-    if (handle) handle.kill();
+  /**
+   * SIGKILL to the run's worker (its task cancelled, or the worker silent). A worker killed mid-call cannot remove
+   * its agent's scratch folders (agentRunFolder.ts): they go here, once it has exited.
+   */
+  kill(run: Pick<Run, 'id' | 'workerPid' | 'runDir'>): void {
+    const scratch = () => {
+      try {
+        if (run.runDir) removeRunScratch(run.runDir);
+      } catch {
+        // Left for the run's next call, which removes what no call of its own is using.
+      }
+    };
+    const handle = this.handles.get(run.id);
+    const pid = run.workerPid;
+    if (handle) {
+      handle.kill();
+      void handle.exited.then(scratch);
+    }
     // Its run over, a warm worker's pid may already be on another run: never signal it for this one.
-    else if (this.exited.has(runId)) return;
+    else if (this.exited.has(run.id)) return;
     else if (pid !== null) {
       try {
         process.kill(-pid, 'SIGKILL');
@@ -90,6 +107,7 @@ export class WorkerManager {
           // gone
         }
       }
+      scratch();
     }
   }
 

@@ -1,10 +1,10 @@
 /** What a sandboxed agent's scratch run folder gives back to the run's ledger, and what it does not. */
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emptyLedger, readLedger, stageInto, type Ledger } from '../knowledge/lifecycle/ledger/ledger.js';
-import { agentRunFolder } from './agentRunFolder.js';
+import { agentRunFolder, removeRunScratch } from './agentRunFolder.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -14,7 +14,7 @@ afterEach(() => {
 /** A run directory with run.json and a ledger holding one pending candidate and one load. */
 function runDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'maestro-runfolder-'));
-  dirs.push(dir);
+  dirs.push(dir, `${dir}.scratch`);
   writeFileSync(join(dir, 'run.json'), JSON.stringify({ schema_version: 'run/1.0', run_id: 'e1', session_id: 'task-t1', status: 'running', sealed_at: null }));
   const l = emptyLedger('task-t1', 'e1', '2026-12-01T00:00:00.000Z');
   stageInto(l, { target: 'knowhow', action: 'propose', title: 'Old', content: 'The old finding.', category: null, source_kind: 'manual', evidence_refs: [] }, l.created_at, 'x');
@@ -27,6 +27,23 @@ const scratchLedger = (scratch: string): Ledger => JSON.parse(readFileSync(join(
 const write = (scratch: string, l: Ledger) => writeFileSync(join(scratch, 'knowledge-delta.json'), JSON.stringify(l));
 
 describe('agentRunFolder', () => {
+  it("keeps a run's scratch folders beside its directory: a killed worker's go at the run's next call, the others with the last call", () => {
+    const dir = runDir();
+    const root = `${dir}.scratch`;
+    mkdirSync(join(root, 'call-killed'), { recursive: true }); // a worker killed mid-call left it
+    const first = agentRunFolder(dir);
+    expect(readdirSync(root)).toEqual([first.scratch.slice(root.length + 1)]);
+    const second = agentRunFolder(dir); // the run's reviews call side by side
+    expect(existsSync(first.scratch)).toBe(true);
+    first.remove();
+    expect(readdirSync(root)).toEqual([second.scratch.slice(root.length + 1)]);
+    second.remove();
+    expect(existsSync(root)).toBe(false);
+    agentRunFolder(dir);
+    removeRunScratch(dir); // the daemon's, once it has killed the run's worker
+    expect(existsSync(root)).toBe(false);
+  });
+
   it('gives the agent copies of run.json and the ledger, and carries back its new loads and candidates, pending', () => {
     const dir = runDir();
     const f = agentRunFolder(dir);

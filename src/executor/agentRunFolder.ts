@@ -4,15 +4,15 @@
  * write there could forge a result, or plant a link the worker would then write through. So the sandbox
  * mounts a scratch folder at the run directory's path instead, with a copy of run.json and of the run's
  * knowledge ledger: the knowledge MCP tools and `maestro knowledge` record loads and stage candidates there
- * as they would in the run directory (`.workflow/sessions/<s>/runs/<r>` links to it).
+ * as they would in the run directory (`.workflow/sessions/<s>/runs/<r>` links to it). The scratch folder lives
+ * beside the run directory and goes after the call; a worker killed mid-call leaves it, and the daemon removes it.
  *
  * After the call, what the agent added is carried into the run's ledger, under its lock, the way the
  * ledger's own operations add it: the loads it recorded, and the candidates it staged. Nothing else: an
  * agent cannot mark a candidate promoted or rewrite what the ledger held before. A scratch ledger that is
  * not a regular file, or not a ledger (CORRUPT_FILE), is left out, and the run's transcript says why.
  */
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Ledger, type LedgerInput } from '../knowledge/lifecycle/ledger/ledger.js';
 import { readRunFile } from '../knowledge/lifecycle/session/store.js';
@@ -41,14 +41,45 @@ function readBase(path: string): Ledger | null {
 
 const inputKey = (i: Pick<LedgerInput, 'knowledge_id' | 'signal' | 'source'>) => `${i.knowledge_id}\u0000${i.signal}\u0000${i.source}`;
 
+/**
+ * Where a run's scratch folders go: beside its directory, in the daemon's home (private to its user), not in the
+ * system's temporary folder, where a name known in advance could be taken first by another user.
+ */
+const scratchRoot = (runDir: string) => `${runDir}.scratch`;
+/** The scratch folders of this process's calls under way (a run's reviews run side by side). */
+const inUse = new Set<string>();
+
+/**
+ * Removes the run's scratch folders: those of a worker killed mid-call (its task cancelled, or its worker
+ * silent), which could not remove its own. The daemon calls it once it has killed the run's worker.
+ */
+export function removeRunScratch(runDir: string): void {
+  rmSync(scratchRoot(runDir), { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** The run's folders no call of this process is using are a killed worker's (the run resumed on another since). */
+function removeStale(root: string): void {
+  if (!existsSync(root)) return;
+  for (const name of readdirSync(root)) if (!inUse.has(join(root, name))) rmSync(join(root, name), { recursive: true, force: true });
+}
+
 export function agentRunFolder(runDir: string): AgentRunFolder {
-  const scratch = mkdtempSync(join(tmpdir(), 'maestro-agent-run-'));
+  const root = scratchRoot(runDir);
+  removeStale(root);
+  mkdirSync(root, { recursive: true });
+  const scratch = mkdtempSync(join(root, 'call-'));
+  inUse.add(scratch);
   const ledgerPath = join(runDir, LEDGER);
   for (const name of [RUN_FILE, LEDGER]) if (existsSync(join(runDir, name))) copyFileSync(join(runDir, name), join(scratch, name));
   const base = readBase(ledgerPath);
   return {
     scratch,
-    remove: () => rmSync(scratch, { recursive: true, force: true }),
+    remove: () => {
+      inUse.delete(scratch);
+      // The run's folder goes with its last call under way (the others there, if any, were a killed worker's).
+      const last = ![...inUse].some((dir) => dir.startsWith(`${root}/`));
+      rmSync(last ? root : scratch, { recursive: true, force: true });
+    },
     settle(): string | null {
       const file = join(scratch, LEDGER);
       const st = lstatSync(file, { throwIfNoEntry: false });

@@ -241,6 +241,27 @@ esac
     // The same agent without the sandbox prints the token and finds the daemon's environ (checked by hand).
     expect(git(repo, 'show', `${branch}:probe.txt`).trim().split('\n')).toEqual(['no-token', 'no-daemon']);
   });
+  it("a task cancelled while its agent works leaves no scratch folder of the agent's behind", async () => {
+    const repo = makeRepo();
+    mkdirSync(join(repo, '.agent'));
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), '.agent/\n');
+    d = await startTestDaemon({ agentSandbox: { kind: 'bwrap', required: true, hide: [], writable: [] } });
+    const agent = join(repo, '.agent', 'agent.sh');
+    writeFileSync(agent, 'cat >/dev/null\nexec sleep 600\n');
+    const project = await d.store.projects.create({ name: 'cancelled', repoPath: repo, config: { provider: { kind: 'command', command: ['/bin/sh', agent], promptVia: 'stdin' } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Wait', complexity: 'easy' });
+    // The agent's call under way: its scratch folder (what the sandbox shows at the run directory's path) beside
+    // the run directory, in the home.
+    const scratch = await until(d.bus, async () => {
+      const [run] = await d!.store.runs.list({ taskId: task.id, status: 'running' });
+      const dir = run?.runDir ? `${run.runDir}.scratch` : null;
+      return dir && existsSync(dir) && readdirSync(dir).length === 1 ? dir : null;
+    }, "the agent's call to start", 120_000);
+    const res = await d.fetch(`/api/tasks/${task.id}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(200);
+    // The worker is killed mid-call, so it cannot remove the folder itself: the daemon does, once it has exited.
+    await until(d.bus, async () => !existsSync(scratch), 'the scratch folder to be removed', 60_000);
+  });
 });
 
 describe('a daemon configured for a sandbox it cannot start', () => {
