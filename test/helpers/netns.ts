@@ -9,14 +9,14 @@
  *
  * Two copies of the suite may run at once (two clones, or two runs of one):
  * names carry the pid, and each run takes its own 10.<b>.0.0/16 — one that no
- * interface on the host uses, claimed with a lock file in the temp folder
+ * interface on the host uses, claimed with a lock file in the temp folder every run sees (sharedTmp)
  * (`maestro-netns-10.<b>.lock`, holding the pid, stale once that pid is gone).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLockFile } from '../../src/lib/lockFile.js';
 import { trackResource } from '../../src/lib/resources.js';
+import { sharedTmp } from './suiteTmp.js';
 
 export interface NetNs {
   name: string;
@@ -51,7 +51,7 @@ function claimSubnet(): { prefix: string; release: () => void } | null {
     if (addrs.includes(` ${prefix}.`)) continue;
     try {
       // A past deadline: a subnet a live run holds is skipped at once, a dead run's is reclaimed.
-      const release = acquireLockFile(join(tmpdir(), `maestro-netns-${prefix}.lock`), {}, { deadline: 0, unparseableStaleMs: 0, busy: () => new SubnetTaken(), what: 'the test subnet lock' });
+      const release = acquireLockFile(join(sharedTmp(), `maestro-netns-${prefix}.lock`), {}, { deadline: 0, unparseableStaleMs: 0, busy: () => new SubnetTaken(), what: 'the test subnet lock' });
       return { prefix, release };
     } catch (err) {
       if (!(err instanceof SubnetTaken)) throw err;
@@ -84,7 +84,7 @@ export function netnsUnavailable(): string | null {
 export function createNetNs(count: number): NetNsSet {
   const tag = `mh${process.pid % 100000}`;
   const subnet = claimSubnet();
-  if (!subnet) throw new Error(`No free 10.<b>.0.0/16 for the test namespaces among 10.${SUBNET_OCTETS[0]}–10.${SUBNET_OCTETS.at(-1)} (each is in use on this host or claimed by a live run; see ${tmpdir()}/maestro-netns-*.lock)`);
+  if (!subnet) throw new Error(`No free 10.<b>.0.0/16 for the test namespaces among 10.${SUBNET_OCTETS[0]}–10.${SUBNET_OCTETS.at(-1)} (each is in use on this host or claimed by a live run; see ${sharedTmp()}/maestro-netns-*.lock)`);
   const spaces: NetNs[] = [];
   let removed = false;
   const remove = () => {

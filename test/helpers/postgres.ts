@@ -13,9 +13,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPidAlive } from '../../src/lib/processes.js';
+import { sharedTmp } from './suiteTmp.js';
 
 export interface PgCluster {
   url: string;
@@ -68,9 +68,9 @@ const PREFIX = 'maestro-pg-';
 /** Stops the clusters whose owner is gone (a run killed from outside), and removes their folders. */
 export function reapOrphanClusters(run: (cmd: string, args: string[]) => void): string[] {
   const reaped: string[] = [];
-  for (const name of readdirSync(tmpdir())) {
+  for (const name of readdirSync(sharedTmp())) {
     if (!name.startsWith(PREFIX)) continue;
-    const base = join(tmpdir(), name);
+    const base = join(sharedTmp(), name);
     let owner: number;
     try {
       owner = Number(readFileSync(join(base, 'owner'), 'utf8'));
@@ -93,7 +93,8 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
   const bin = findPgBin();
   if (!bin) return null;
   const isRoot = process.getuid?.() === 0;
-  const base = mkdtempSync(join(tmpdir(), PREFIX));
+  // In the folder every run sees: the next run stops a cluster whose run was killed (reapOrphanClusters).
+  const base = mkdtempSync(join(sharedTmp(), PREFIX));
   const dataDir = join(base, 'data');
   const asUser = (cmd: string, args: string[]) => (isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const : [cmd, args] as const);
   if (isRoot) {

@@ -3,13 +3,22 @@
  * under it (TMPDIR), and it goes when the run ends. A test that does not clean up after itself, a worker killed
  * mid-run or a suite stopped by its timeout then leaves nothing in the system's temporary folder (a full run
  * used to leave about 120 folders there). A run killed from outside leaves its folder; the next run removes it.
+ * What runs coordinate through stays in the system's folder (sharedTmp): the test PostgreSQL clusters, which the
+ * next run stops when their run was killed (postgres.ts), and the network namespaces' subnet locks (netns.ts).
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPidAlive } from '../../src/lib/processes.js';
 
 const PREFIX = 'maestro-suite-';
+/** The system's temporary folder, as it was before the run pointed TMPDIR at its own. */
+const SHARED_ENV = 'MAESTRO_TEST_SHARED_TMP';
+
+/** The temporary folder every run on this machine sees: for what runs coordinate through, and what a later run cleans up. */
+export function sharedTmp(): string {
+  return process.env[SHARED_ENV] ?? tmpdir();
+}
 
 /** Creates the folder, points TMPDIR at it (the test files' processes inherit it), and returns its removal. */
 export function suiteTmp(): () => void {
@@ -25,14 +34,14 @@ export function suiteTmp(): () => void {
     if (Number.isInteger(owner) && owner > 0 && !isPidAlive(owner)) rmSync(join(parent, name), { recursive: true, force: true });
   }
   const dir = mkdtempSync(join(parent, PREFIX));
-  // As open as the system's own: the suites' PostgreSQL clusters run as the postgres user (as root, by runuser).
-  chmodSync(dir, 0o1777);
   writeFileSync(join(dir, 'owner'), String(process.pid));
   const before = process.env.TMPDIR;
   process.env.TMPDIR = dir;
+  process.env[SHARED_ENV] = parent;
   return () => {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
+    delete process.env[SHARED_ENV];
     rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   };
 }
