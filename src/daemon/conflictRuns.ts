@@ -10,6 +10,7 @@
  */
 import { coerceError } from '../core/errors.js';
 import type { Task } from '../core/types.js';
+import { oneAtATime } from '../lib/oneAtATime.js';
 import type { Store } from '../store/store.js';
 
 /** Conflict runs a task may get before a person must merge it. */
@@ -20,7 +21,7 @@ export class ConflictRuns {
    * By project, the conflict run being opened (each step never rejects). Not one turn for all: a start syncs its
    * project's clone, and a remote that falls silent there would hold every project's conflict runs.
    */
-  private readonly turns = new Map<string, Promise<void>>();
+  private readonly inTurn = oneAtATime();
   /** Tasks whose conflict was found while no run slot was free. */
   private readonly awaiting = new Set<string>();
 
@@ -60,16 +61,6 @@ export class ConflictRuns {
         else await this.inTurn(task.projectId, () => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
       }),
     );
-  }
-
-  private inTurn(projectId: string, step: () => Promise<void>): Promise<void> {
-    const done = (this.turns.get(projectId) ?? Promise.resolve()).then(step);
-    this.turns.set(projectId, done);
-    // Forgotten once nothing is queued behind it.
-    void done.then(() => {
-      if (this.turns.get(projectId) === done) this.turns.delete(projectId);
-    });
-    return done;
   }
 
   private async openNow(task: Task, branch: string, message: string): Promise<void> {

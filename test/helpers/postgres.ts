@@ -14,8 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { isPidAlive } from '../../src/lib/processes.js';
-import { sharedTmp } from './suiteTmp.js';
+import { orphanedFolders, sharedTmp } from './suiteTmp.js';
 
 export interface PgCluster {
   url: string;
@@ -67,24 +66,14 @@ const PREFIX = 'maestro-pg-';
 
 /** Stops the clusters whose owner is gone (a run killed from outside), and removes their folders. */
 export function reapOrphanClusters(run: (cmd: string, args: string[]) => void): string[] {
-  const reaped: string[] = [];
-  for (const name of readdirSync(sharedTmp())) {
-    if (!name.startsWith(PREFIX)) continue;
-    const base = join(sharedTmp(), name);
-    let owner: number;
-    try {
-      owner = Number(readFileSync(join(base, 'owner'), 'utf8'));
-    } catch {
-      continue; // being set up, or from before owners were written: not ours to judge
-    }
-    if (!Number.isInteger(owner) || owner <= 0 || isPidAlive(owner)) continue;
+  const reaped = orphanedFolders(PREFIX);
+  for (const base of reaped) {
     try {
       if (existsSync(join(base, 'data', 'postmaster.pid'))) run('pg_ctl', ['-D', join(base, 'data'), '-m', 'immediate', '-w', 'stop']);
     } catch {
       // already stopped
     }
     rmSync(base, { recursive: true, force: true });
-    reaped.push(base);
   }
   return reaped;
 }

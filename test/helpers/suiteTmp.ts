@@ -20,19 +20,30 @@ export function sharedTmp(): string {
   return process.env[SHARED_ENV] ?? tmpdir();
 }
 
+/**
+ * The folders in the shared temporary folder named `prefix…` whose `owner` file names a process that is gone (a run
+ * killed from outside). One without an owner yet is being set up, or predates owners: not ours to judge.
+ */
+export function orphanedFolders(prefix: string): string[] {
+  const parent = sharedTmp();
+  return readdirSync(parent)
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => join(parent, name))
+    .filter((dir) => {
+      let owner: number;
+      try {
+        owner = Number(readFileSync(join(dir, 'owner'), 'utf8'));
+      } catch {
+        return false;
+      }
+      return Number.isInteger(owner) && owner > 0 && !isPidAlive(owner);
+    });
+}
+
 /** Creates the folder, points TMPDIR at it (the test files' processes inherit it), and returns its removal. */
 export function suiteTmp(): () => void {
-  const parent = tmpdir();
-  for (const name of readdirSync(parent)) {
-    if (!name.startsWith(PREFIX)) continue;
-    let owner = 0;
-    try {
-      owner = Number(readFileSync(join(parent, name, 'owner'), 'utf8'));
-    } catch {
-      continue; // being set up: not ours to judge
-    }
-    if (Number.isInteger(owner) && owner > 0 && !isPidAlive(owner)) rmSync(join(parent, name), { recursive: true, force: true });
-  }
+  const parent = sharedTmp();
+  for (const dir of orphanedFolders(PREFIX)) rmSync(dir, { recursive: true, force: true });
   const dir = mkdtempSync(join(parent, PREFIX));
   writeFileSync(join(dir, 'owner'), String(process.pid));
   const before = process.env.TMPDIR;
