@@ -29,7 +29,7 @@ import type { Bus } from '../lib/bus.js';
 import { Ingestor } from './ingestor.js';
 import { autoApprove } from './autoApprove.js';
 import { workerEnvsOf } from './jobs.js';
-import { knowledgeFinished, publishTaskBranch, pruneFinishedWorktrees } from './runAftermath.js';
+import { knowledgeFinished, publishTaskBranch, pruneEndedScratch, pruneFinishedWorktrees } from './runAftermath.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator } from './mergeCoordinator.js';
 import { backoffMs, takesResult } from './outcomes.js';
@@ -116,7 +116,8 @@ export class Orchestrator {
     if (this.halts) return;
     this.stopping = false;
     this.workers.start();
-    const prune = () => void pruneFinishedWorktrees(this.store, this.config.home, this.opts);
+    // The worktrees of finished tasks, then the agents' scratch folders of ended runs.
+    const prune = () => void pruneFinishedWorktrees(this.store, this.config.home, this.opts).then(() => pruneEndedScratch(this.store, this.config.home, this.opts));
     prune();
     const every = (fn: () => void, ms: number) => {
       const timer = setInterval(fn, ms);

@@ -2,12 +2,13 @@
  * What the orchestrator does around a run besides running it: the knowledge
  * bridge's steps (which must never fail a run), publishing the task branch on
  * a shared remote before a run's outcome is committed, and removing the
- * worktrees of finished tasks.
+ * worktrees of finished tasks and the agents' scratch folders of runs that ended.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { coerceError, isMaestroError } from '../core/errors.js';
 import type { Run, Task } from '../core/types.js';
+import { scratchFoldersIn } from '../executor/agentRunFolder.js';
 import { branchName } from '../executor/protocol/job.js';
 import { pruneOrphanWorktrees } from '../git/worktree.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
@@ -86,6 +87,25 @@ export async function pruneFinishedWorktrees(store: Store, home: string, opts: {
       const removed = await pruneOrphanWorktrees(repo, join(home, 'worktrees', project.id), keep);
       if (removed.length) opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
     }
+  } catch (err) {
+    opts.onError(coerceError(err));
+  }
+}
+
+/**
+ * Removes the agents' scratch folders (agentRunFolder.ts) of this home's runs that are no longer running: a worker
+ * that died on its own mid-call, or a run another daemon ended while this one was away, left them (a killed
+ * worker's go at once: WorkerManager.kill). The folders are found before the running runs are read: a run
+ * recorded running before its worker makes its folder, so one found here either shows in that read or has ended.
+ */
+export async function pruneEndedScratch(store: Store, home: string, opts: { onError: (err: Error) => void; log?: { info(obj: Record<string, unknown>, msg: string): void } }): Promise<void> {
+  try {
+    const found = await scratchFoldersIn(join(home, 'runs'));
+    if (!found.size) return;
+    const running = new Set((await store.runs.list({ status: 'running', limit: 100_000 })).map((r) => r.id));
+    const removed = [...found].filter(([runId]) => !running.has(runId));
+    for (const [, folder] of removed) rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
+    if (removed.length) opts.log?.info({ runs: removed.map(([runId]) => runId) }, 'removed the scratch folders of ended runs');
   } catch (err) {
     opts.onError(coerceError(err));
   }

@@ -13,6 +13,7 @@
  * not a regular file, or not a ledger (CORRUPT_FILE), is left out, and the run's transcript says why.
  */
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Ledger, type LedgerInput } from '../knowledge/lifecycle/ledger/ledger.js';
 import { readRunFile } from '../knowledge/lifecycle/session/store.js';
@@ -45,7 +46,8 @@ const inputKey = (i: Pick<LedgerInput, 'knowledge_id' | 'signal' | 'source'>) =>
  * Where a run's scratch folders go: beside its directory, in the daemon's home (private to its user), not in the
  * system's temporary folder, where a name known in advance could be taken first by another user.
  */
-const scratchRoot = (runDir: string) => `${runDir}.scratch`;
+const SCRATCH = '.scratch';
+const scratchRoot = (runDir: string) => `${runDir}${SCRATCH}`;
 /** The scratch folders of this process's calls under way (a run's reviews run side by side). */
 const inUse = new Set<string>();
 
@@ -55,6 +57,20 @@ const inUse = new Set<string>();
  */
 export function removeRunScratch(runDir: string): void {
   rmSync(scratchRoot(runDir), { recursive: true, force: true, maxRetries: 3 });
+}
+
+/**
+ * The scratch folders under a home's run directories (`<runs>/<task>/<run>.scratch`), by run id: read without
+ * blocking, since a home keeps every run it ever had.
+ */
+export async function scratchFoldersIn(runsRoot: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const tasks = await readdir(runsRoot, { withFileTypes: true }).catch(() => []);
+  for (const task of tasks.filter((d) => d.isDirectory())) {
+    const entries = await readdir(join(runsRoot, task.name), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) if (e.isDirectory() && e.name.endsWith(SCRATCH)) found.set(e.name.slice(0, -SCRATCH.length), join(runsRoot, task.name, e.name));
+  }
+  return found;
 }
 
 /** The run's folders no call of this process is using are a killed worker's (the run resumed on another since). */
