@@ -13,7 +13,7 @@ import { MaestroError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS } from './defaults.js';
 import { resolveHome } from './home.js';
-import { agentSandboxSchema, resolveAgentSandbox, type AgentSandboxConfig } from './sandbox.js';
+import { agentSandboxSchema, databaseHidden, resolveAgentSandbox, type AgentSandboxConfig } from './sandbox.js';
 
 export { DEFAULTS, resolveHome };
 
@@ -144,6 +144,10 @@ function envPort(env: NodeJS.ProcessEnv): number | undefined {
   return port;
 }
 
+function withDatabaseHidden(sandbox: AgentSandboxConfig | null, database: string, home: string, env: NodeJS.ProcessEnv): AgentSandboxConfig | null {
+  return sandbox && { ...sandbox, hide: [...sandbox.hide, ...databaseHidden(database, home, env)] };
+}
+
 export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv): MaestroConfig {
   const home = overrides.home ? resolve(overrides.home) : resolveHome(env);
   const configPath = join(home, 'config.json');
@@ -173,6 +177,6 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     allowedHosts: hostList(envList(env, 'MAESTRO_ALLOWED_HOSTS') ?? (file.allowedHosts && { values: file.allowedHosts, from: `${configPath} allowedHosts` })),
     allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),
     noAuth: overrides.noAuth ?? false,
-    agentSandbox: resolveAgentSandbox(file.agentSandbox, env, `${configPath} agentSandbox`),
+    agentSandbox: withDatabaseHidden(resolveAgentSandbox(file.agentSandbox, env, `${configPath} agentSandbox`), database, home, env),
   };
 }

@@ -11,7 +11,7 @@
  * Maestro home (credentials an agent has no use for), and which it leaves writable (the agent CLIs'
  * own state). Paths are absolute or start with `~/`; the lists the config gives are added to these.
  */
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 
@@ -61,4 +61,27 @@ export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | u
   // The defaults are all under HOME: without one there is nothing of them to hide or leave writable.
   const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
   return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
+}
+
+/**
+ * The daemon's own database wherever it lies, hidden from agents as the home is: a SQLite file outside the home
+ * (with the -wal, -shm and -journal files beside it), and the folder of the Unix socket a PostgreSQL URL (or
+ * PGHOST) connects through, since a server that takes the socket's user for the role (peer authentication) lets in
+ * whoever runs as the user, an agent too. A database inside the home is hidden with it already.
+ */
+export function databaseHidden(database: string, home: string, env: NodeJS.ProcessEnv): string[] {
+  if (database.startsWith('sqlite:')) {
+    const file = resolve(database.slice('sqlite:'.length));
+    const inHome = relative(home, file);
+    if (!inHome.startsWith('..') && !isAbsolute(inHome)) return []; // hidden with the home
+    return [file, ...['-wal', '-shm', '-journal'].map((suffix) => file + suffix)];
+  }
+  let url: URL;
+  try {
+    url = new URL(database);
+  } catch {
+    return []; // not a URL the store could open either: it refuses it at start
+  }
+  const host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || env.PGHOST || '');
+  return host.startsWith('/') ? [host] : [];
 }

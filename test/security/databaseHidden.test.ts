@@ -1,0 +1,83 @@
+/**
+ * The daemon's database is hidden from agents wherever it lies: a SQLite file the config puts outside the home
+ * (with its -wal beside it), and the folder of the socket a PostgreSQL URL connects through (a server with peer
+ * authentication takes whoever runs as the user for the daemon's role). An agent, a check or a hook in the
+ * sandbox the daemon gives (sandboxSpecFor) reads none of it; the same sandbox without the database's entries
+ * reads it all, which is what the assertions are measured against.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/config.js';
+import { resolveAgentSandbox } from '../../src/config/sandbox.js';
+import { sandboxSpecFor } from '../../src/daemon/jobs.js';
+import { sandboxed, type SandboxSpec } from '../../src/lib/sandbox.js';
+import { bwrapUnusable } from '../helpers/bwrap.js';
+import { ROOT } from '../cli/helpers.js';
+
+/**
+ * Folders outside /tmp, which the sandbox replaces whole (so a file there is out of sight either way): in the
+ * repository's folder, as the test builds are.
+ */
+const made: string[] = [];
+const outsideTmp = (prefix: string) => {
+  made.push(mkdtempSync(join(ROOT, `.test-sandbox-${prefix}-`)));
+  return made.at(-1)!;
+};
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const unusable = bwrapUnusable();
+const SECRET = 'projects-and-their-keys';
+
+/** What `script` prints, run in the sandbox as a run's agent would be, in `cwd`. */
+function inSandbox(spec: SandboxSpec, cwd: string, script: string): string {
+  const { file, args } = sandboxed({ spec, worktree: null }, cwd, '/bin/sh', ['-c', script]);
+  const r = spawnSync(file, args, { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+/** The daemon's sandbox for `database`, and the same without what the database adds to it. */
+function sandboxes(database: string) {
+  const root = outsideTmp('home');
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(project);
+  const config = resolveConfig({ home, database }, { HOME: root, MAESTRO_AGENT_SANDBOX: 'bwrap' });
+  const spec = sandboxSpecFor(config, project)!;
+  const agentSandbox = resolveAgentSandbox('bwrap', { HOME: root }, 'config.json agentSandbox');
+  return { root, project, spec, without: sandboxSpecFor({ home, agentSandbox }, project)! };
+}
+
+describe.skipIf(unusable)("the daemon's database, seen from the agent sandbox", () => {
+  it('a SQLite file outside the home, and its -wal, read empty', () => {
+    const dbDir = outsideTmp('db');
+    const db = join(dbDir, 'maestro.db');
+    writeFileSync(db, SECRET);
+    writeFileSync(`${db}-wal`, SECRET);
+    const { project, spec, without } = sandboxes(`sqlite:${db}`);
+    const read = `cat ${db} ${db}-wal; echo end`;
+    expect(inSandbox(spec, project, read)).toBe('end\n');
+    expect(inSandbox(without, project, read)).toBe(`${SECRET}${SECRET}end\n`);
+  });
+
+  it("the folder of a PostgreSQL URL's socket is empty", () => {
+    const sockets = outsideTmp('sockets');
+    writeFileSync(join(sockets, '.s.PGSQL.5432'), '');
+    const { project, spec, without } = sandboxes(`postgresql:///maestro?host=${sockets}`);
+    const look = `ls -A ${sockets}; echo end`;
+    expect(inSandbox(spec, project, look)).toBe('end\n');
+    expect(inSandbox(without, project, look)).toBe('.s.PGSQL.5432\nend\n');
+    // Through the host part too, as libpq and node-postgres read it.
+    expect(inSandbox(sandboxes(`postgresql://me@${encodeURIComponent(sockets)}/maestro`).spec, project, look)).toBe('end\n');
+  });
+
+  it('a PostgreSQL server reached over TCP hides nothing', () => {
+    const { spec, without } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
+    expect(spec.hide).toEqual(without.hide);
+  });
+});
