@@ -69,13 +69,14 @@ describe('agentSandbox', () => {
     const on = resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap', HOME: '/home/ada' }).agentSandbox;
     expect(on).toMatchObject({ kind: 'bwrap', required: true });
     expect(on!.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.git-credentials', '/run/user', '/run/docker.sock']));
-    expect(on!.writable).toEqual(expect.arrayContaining(['/home/ada/.claude', '/home/ada/.claude.json', '/home/ada/.codex']));
+    // No agent tool's state by default: each tool's is writable in its own runs only (withStateDirs).
+    expect(on!.writable).toEqual([]);
   });
 
   it('adds the folders config.json hides and leaves writable to the defaults, ~/ from HOME', () => {
     const c = resolveConfig({ home: home({ agentSandbox: { kind: 'bwrap', hide: ['~/work/secrets', '/srv/keys'], writable: ['~/.cache/pip'] } }) }, { HOME: '/home/ada' }).agentSandbox!;
     expect(c.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/work/secrets', '/srv/keys']));
-    expect(c.writable).toEqual(expect.arrayContaining(['/home/ada/.claude', '/home/ada/.cache/pip']));
+    expect(c.writable).toEqual(['/home/ada/.cache/pip']);
   });
 
   it('refuses a kind it does not know, a relative path and a ~/ without HOME, naming where', () => {

@@ -8,8 +8,10 @@
  *   "agentSandbox": { "kind": "bwrap", "hide": ["~/.config/gcloud"], "writable": ["~/.cache/pip"] }
  *
  * What the sandbox does is src/lib/sandbox.ts. Here: which of the user's folders it hides besides the
- * Maestro home (credentials an agent has no use for), and which it leaves writable (the agent CLIs'
- * own state). Paths are absolute or start with `~/`; the lists the config gives are added to these.
+ * Maestro home (credentials an agent has no use for), and which the config leaves writable to every
+ * sandboxed process. None by default: an agent tool's own state folder is writable in that tool's runs
+ * only (withStateDirs), never in a check's or a hook's, which run the repository's code, nor in another
+ * tool's. Paths are absolute or start with `~/`; the lists the config gives are added to the defaults.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
@@ -22,8 +24,6 @@ export const SANDBOX_HIDDEN = ['~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.c
  * sockets an agent could sign with, the session bus) and the container engine's socket (root by another name).
  */
 export const SANDBOX_HIDDEN_SYSTEM = ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/podman'];
-/** Writable by default: where the agent CLIs keep their sessions, settings and refreshed logins. */
-export const SANDBOX_WRITABLE = ['~/.claude', '~/.claude.json', '~/.codex', '~/.gemini', '~/.cursor', '~/.config/opencode', '~/.local/share/opencode', '~/.local/state/opencode'];
 
 const kind = z.enum(['auto', 'bwrap', 'off']);
 export const agentSandboxSchema = z.union([
@@ -60,7 +60,7 @@ export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | u
   if (chosen === 'off') return null;
   // The defaults are all under HOME: without one there is nothing of them to hide or leave writable.
   const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
-  return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths(SANDBOX_WRITABLE, lists.writable, 'writable') };
+  return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths([], lists.writable, 'writable') };
 }
 
 /**

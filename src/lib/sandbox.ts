@@ -118,9 +118,12 @@ function inHidden(spec: SandboxSpec): (p: string) => boolean {
  * The run's sandbox with an agent tool's own state folders writable: its sessions and settings (without
  * them a resume finds no conversation). One that is missing is made, as the tool would on its first
  * run, since only a folder that exists can be mounted. One inside a hidden folder stays hidden
- * (CLAUDE_CONFIG_DIR pointed into the Maestro home would show the agent every run there).
+ * (CLAUDE_CONFIG_DIR pointed into the Maestro home would show the agent every run there). `locked`: what in
+ * them starts programs or instructs every session of the tool (its hooks, MCP servers, plugins, the user's
+ * own instructions), read-only where it exists: the folders are the user's too, and a run that planted a hook
+ * there would have it run outside any sandbox the next time the user starts the tool.
  */
-export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[]): RunSandbox | undefined {
+export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[], locked: readonly string[] = []): RunSandbox | undefined {
   if (!sandbox) return sandbox;
   const isHidden = inHidden(sandbox.spec);
   const usable: string[] = [];
@@ -130,7 +133,8 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
     const r = real(dir);
     if (r && !isHidden(r)) usable.push(r);
   }
-  return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable] } };
+  const readOnly = locked.filter((p) => isAbsolute(p) && !isHidden(resolve(p)) && !isHidden(real(p) ?? resolve(p)));
+  return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable], readOnly: [...sandbox.spec.readOnly, ...readOnly] } };
 }
 
 /** Folders every process shares its temporary files and sockets in (a tmux server's, say): never shown whole. */

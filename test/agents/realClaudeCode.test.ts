@@ -4,7 +4,7 @@
  * tools run for real (Bash, Write), so does the knowledge MCP server it starts, and so does its session
  * store, which a resume reads. In the agent sandbox the same run must work, and see nothing of Maestro's.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeProvider } from '../../src/agents/claude.js';
@@ -90,5 +90,41 @@ describe.skipIf(bwrapUnusable())('the real Claude Code in the agent sandbox', ()
     const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
     expect(again.result.text).toBe('Resumed.');
     expect(JSON.stringify(api!.requests.at(-1)!.messages)).toContain('look around');
+  });
+});
+
+describe.skipIf(bwrapUnusable())("the user's own Claude Code settings, from the agent sandbox", () => {
+  it('stay as they were: the shell cannot plant a hook, an MCP server or an instruction there; the sessions are still kept', { timeout: budget(120_000) }, async () => {
+    const m = machine();
+    const claude = join(m.home, '.claude');
+    mkdirSync(join(claude, 'hooks'), { recursive: true });
+    const mine = { 'settings.json': '{"permissions":{}}\n', 'CLAUDE.md': 'my instructions\n', 'hooks/start.sh': 'echo mine\n' };
+    for (const [name, text] of Object.entries(mine)) writeFileSync(join(claude, name), text);
+    writeFileSync(join(m.home, '.claude.json'), '{"mcpServers":{}}\n');
+    const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [] }, worktree: m.worktree };
+    const plant = [
+      `echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}' > ${join(claude, 'settings.json')}`,
+      `echo 'obey the repository' >> ${join(claude, 'CLAUDE.md')}`,
+      `echo 'touch /tmp/pwned' > ${join(claude, 'hooks', 'start.sh')}`,
+      `echo '{"mcpServers":{"x":{"command":"sh"}}}' > ${join(m.home, '.claude.json')}`,
+      `echo note > ${join(claude, 'agents.txt')} && echo state-writable`,
+    ].join('\n');
+    // A script in the worktree, run as one command: Maestro's sandbox is what is tried, not Claude Code's own asking.
+    const turns: Turn[] = [
+      { tool: 'Write', input: { file_path: join(m.worktree, 'plant.sh'), content: `${plant}\n` } },
+      { tool: 'Bash', input: { command: 'sh plant.sh 2>&1', description: 'plant' } },
+      { text: 'Done.' },
+      { text: 'Resumed.' },
+    ];
+    const first = await run(m, turns, { sandbox });
+    expect(first.result.text).toBe('Done.');
+    const shell = api!.toolResult(2);
+    for (const name of Object.keys(mine)) expect(shell).toContain(`${join(claude, name)}: Read-only file system`);
+    expect(shell).toContain('state-writable'); // the rest of its folder is its own to write, as its sessions are
+    for (const [name, text] of Object.entries(mine)) expect(readFileSync(join(claude, name), 'utf8')).toBe(text);
+    // Outside the writable folder: read-only as the rest of the home (here under /tmp, the sandbox's own /tmp took it).
+    expect(readFileSync(join(m.home, '.claude.json'), 'utf8')).toBe('{"mcpServers":{}}\n');
+    const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
+    expect(again.result.text).toBe('Resumed.');
   });
 });

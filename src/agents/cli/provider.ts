@@ -83,12 +83,12 @@ export class CliAgentProvider implements AgentProvider {
 
   /**
    * The tool's command line. In the sandbox: the tool the daemon found, by its path, with its folder readable
-   * and its state folders writable (src/lib/sandbox.ts).
+   * and its state folders writable but for what in them runs code (src/lib/sandbox.ts).
    */
   private start(sandbox: RunSandbox | undefined, env: NodeJS.ProcessEnv, file: string, cwd: string, args: string[]): { file: string; args: string[] } {
     if (!sandbox) return { file, args };
     const path = findOnPath(file, env);
-    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env)), path), cwd, path ?? file, args);
+    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env), this.spec.lockedState(env)), path), cwd, path ?? file, args);
   }
 
   private price(model: string, input: number, output: number): number {

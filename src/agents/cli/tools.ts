@@ -54,6 +54,11 @@ export interface CliToolSpec {
   credentialFiles(env: NodeJS.ProcessEnv): string[];
   /** Where the tool keeps its sessions and settings: writable in the agent sandbox, or a resume finds nothing. */
   stateDirs(env: NodeJS.ProcessEnv): string[];
+  /**
+   * What in those folders starts programs or instructs every session (MCP servers, hooks, plugins, the user's
+   * instructions): read-only in the sandbox (withStateDirs), since the user's own sessions of the tool read it.
+   */
+  lockedState(env: NodeJS.ProcessEnv): string[];
   /** A status command that exits 0 when logged in (tried when no variable or file says so). */
   statusArgs?: string[];
   loginHint: string;
@@ -61,6 +66,7 @@ export interface CliToolSpec {
 }
 
 const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
+const in_ = (folder: string, names: string[]) => names.map((n) => join(folder, n));
 
 const codex: CliToolSpec = {
   kind: 'codex',
@@ -85,6 +91,7 @@ const codex: CliToolSpec = {
   credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_HOME', 'OPENAI_BASE_URL'],
   credentialFiles: (env) => [join(env.CODEX_HOME || join(home(env), '.codex'), 'auth.json')],
   stateDirs: (env) => [env.CODEX_HOME || join(home(env), '.codex')],
+  lockedState: (env) => in_(env.CODEX_HOME || join(home(env), '.codex'), ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts']),
   statusArgs: ['login', 'status'],
   loginHint: 'run `codex login` (or set OPENAI_API_KEY)',
 };
@@ -116,6 +123,7 @@ const gemini: CliToolSpec = {
   credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_VERTEX_BASE_URL'],
   credentialFiles: (env) => [join(home(env), '.gemini', 'oauth_creds.json')],
   stateDirs: (env) => [join(home(env), '.gemini')],
+  lockedState: (env) => in_(join(home(env), '.gemini'), ['settings.json', 'GEMINI.md', 'extensions', 'commands']),
   loginHint: 'run `gemini` once and choose "Login with Google", or set GEMINI_API_KEY',
   // FatalAuthenticationError in packages/core/src/utils/errors.ts.
   loginExitCodes: [41],
@@ -143,6 +151,7 @@ const cursor: CliToolSpec = {
   credentialEnv: ['CURSOR_API_KEY'],
   credentialFiles: () => [],
   stateDirs: (env) => [join(home(env), '.cursor')],
+  lockedState: (env) => in_(join(home(env), '.cursor'), ['mcp.json', 'rules']),
   statusArgs: ['status'],
   loginHint: 'run `cursor-agent login` (or set CURSOR_API_KEY)',
 };
@@ -187,6 +196,7 @@ const opencode: CliToolSpec = {
     join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode'),
     join(env.XDG_CACHE_HOME || join(home(env), '.cache'), 'opencode'),
   ],
+  lockedState: (env) => in_(join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode'), ['opencode.json', 'opencode.jsonc', 'config.json', 'AGENTS.md', 'plugin', 'plugins', 'agent', 'command', 'mode', 'tool']),
   loginHint: 'run `opencode auth login`',
 };
 

@@ -1,12 +1,18 @@
 /**
+ * What the daemon's sandbox (sandboxSpecFor, from the config's defaults) gives every process in it: an agent, the
+ * project's checks and its hooks, which run the repository's code.
+ *
  * The daemon's database is hidden from agents wherever it lies: a SQLite file the config puts outside the home
  * (with its -wal beside it), and the folder of the socket a PostgreSQL URL connects through (a server with peer
  * authentication takes whoever runs as the user for the daemon's role). An agent, a check or a hook in the
  * sandbox the daemon gives (sandboxSpecFor) reads none of it; the same sandbox without the database's entries
  * reads it all, which is what the assertions are measured against.
+ *
+ * No agent tool's state folder is writable there: each tool's is, in that tool's own runs (withStateDirs), but a
+ * check or a hook that could write `~/.claude/settings.json` would plant a hook the user's next Claude Code runs.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/config.js';
@@ -79,5 +85,22 @@ describe.skipIf(unusable)("the daemon's database, seen from the agent sandbox", 
   it('a PostgreSQL server reached over TCP hides nothing', () => {
     const { spec, without } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
     expect(spec.hide).toEqual(without.hide);
+  });
+});
+
+describe.skipIf(unusable)("the agent tools' state, seen from a check or a hook", () => {
+  it("is read-only: no hook, MCP server or plugin planted in any tool's folder", () => {
+    const { root, project, spec } = sandboxes(`sqlite:${join(outsideTmp('db'), 'maestro.db')}`);
+    const places = ['.claude/settings.json', '.claude.json', '.codex/config.toml', '.gemini/settings.json', '.config/opencode/opencode.json'];
+    for (const place of places) {
+      mkdirSync(join(root, place, '..'), { recursive: true });
+      writeFileSync(join(root, place), 'mine\n');
+    }
+    const plant = places.map((place) => `(echo planted > ${join(root, place)}) 2>/dev/null && echo wrote ${place}`).join('; ');
+    expect(inSandbox(spec, project, `${plant}; echo end`)).toBe('end\n');
+    for (const place of places) expect(readFileSync(join(root, place), 'utf8')).toBe('mine\n');
+    // Where the config leaves a folder writable, it is (the measure of the assertions above).
+    const writable = { ...spec, writable: [join(root, '.claude')] };
+    expect(inSandbox(writable, project, `${plant}; echo end`)).toBe('wrote .claude/settings.json\nend\n');
   });
 });
