@@ -158,7 +158,8 @@ function checkToken(req: FastifyRequest, reply: FastifyReply, token: string | nu
     const url = new URL(req.url, 'http://x');
     url.searchParams.delete('token');
     if (token !== null) reply.header('set-cookie', `${cookieName}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`);
-    reply.code(303).header('location', `${url.pathname}${url.search}`).header('cache-control', 'no-store').send();
+    // One leading slash: `/.//evil.example/` is `//evil.example/` once parsed, which a browser takes for another host.
+    reply.code(303).header('location', `/${url.pathname.replace(/^\/+/, '')}${url.search}`).header('cache-control', 'no-store').send();
     return 'redirected';
   }
   if (token === null) return null;

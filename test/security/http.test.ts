@@ -164,6 +164,12 @@ describe('the API front door', () => {
     const link = await send(d.port, { path: `/?token=${d.token}&lang=en` });
     expect(link.status).toBe(303);
     expect(link.headers.location).toBe('/?lang=en');
+    // A link whose path parses to `//host` stays on this daemon: no redirect to another site.
+    for (const path of ['/.//evil.example/', '//evil.example/', '/..//evil.example/x']) {
+      const away = await send(d.port, { path: `${path}?token=${d.token}` });
+      expect(away.status, path).toBe(303);
+      expect(away.headers.location, path).toMatch(/^\/(?![/\\])/);
+    }
     const setCookie = String(link.headers['set-cookie']);
     expect(setCookie).toMatch(new RegExp(`^maestro_token_${d.port}=${d.token};`));
     expect(setCookie).toMatch(/HttpOnly/);
