@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCallLog } from '../../src/agents/scripted.js';
@@ -8,6 +8,7 @@ import { runPipeline } from '../../src/executor/run.js';
 import type { ReviewResult } from '../../src/executor/pipelines/reviewer.js';
 import type { ConflictResult } from '../../src/executor/pipelines/conflict.js';
 import { resultData, sandbox } from './helpers.js';
+import { budget } from '../helpers/budget.js';
 
 const approve = { verdict: { verdict: 'approve', findings: [] } };
 
@@ -138,4 +139,19 @@ describe('conflict pipeline', () => {
     expect(sb.git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
     expect(readFileSync(join(sb.repo, 'g.txt'), 'utf8')).toBe('c\n');
   });
+
+  it('needs attention, without opening it, when the agent leaves a conflicted file that is no file (a FIFO would hang the worker)', async () => {
+    using sb = sandbox();
+    sb.commitFile('g.txt', 'a\n');
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'g.txt', content: 'b\n' } }] }]);
+    await runPipeline(parseJob(sb.job({ kind: 'execute' }, script, 'e1')), { runDir: sb.runDir('e1') });
+    sb.commitFile('g.txt', 'c\n');
+    // The conflict's agent replaces the file with a FIFO, which blocks whoever opens it to read.
+    const agent = join(sb.root, 'fifo-agent.sh');
+    writeFileSync(agent, 'cat >/dev/null\nrm -f g.txt && mkfifo g.txt\necho done\n');
+    const job = sb.job({ kind: 'conflict', provider: { kind: 'command', command: ['/bin/sh', agent] } } as never, script, 'c1');
+    const record = await runPipeline(parseJob(job), { runDir: sb.runDir('c1') });
+    expect(record).toMatchObject({ type: 'error', code: 'MERGE_CONFLICT', message: expect.stringContaining('g.txt (not a file)') });
+    expect((record as { needsAttention?: { reason: string } }).needsAttention?.reason).toBe('conflict_unresolved');
+  }, budget(60_000));
 });

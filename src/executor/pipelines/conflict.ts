@@ -4,7 +4,7 @@
  * checks no marker is left and commits, the checks run, and the result is
  * reviewed like any change. The daemon then merges the branch into main.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EDIT_TOOLS } from '../../agents/types.js';
 import type { NeedsAttention } from '../protocol/outbox.js';
@@ -28,6 +28,21 @@ export interface ConflictResult {
 }
 
 const MARKER = /^(<{7}|>{7})( |$)/m;
+/** Bigger than any source file a merge resolves: not read (the agent could leave a sparse file of any size). */
+const MAX_CHECKED_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What is wrong with a conflicted path as the agent left it, or null: markers left in it, or something the worker
+ * (outside the sandbox) must not open, the agent having chosen what is there: a FIFO would hang it, a link to
+ * /dev/zero fill its memory. A link is git's to record as a link, and a file deleted is a resolution.
+ */
+function unresolvedIn(path: string): string | null {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return 'not a file';
+  if (st.size > MAX_CHECKED_BYTES) return `${st.size} bytes, too big to check for conflict markers`;
+  return MARKER.test(readFileSync(path, 'utf8')) ? 'conflict markers' : null;
+}
 
 export async function runConflict(ctx: RunContext): Promise<{ result: ConflictResult; attention?: NeedsAttention }> {
   const { job } = ctx;
@@ -46,12 +61,14 @@ export async function runConflict(ctx: RunContext): Promise<{ result: ConflictRe
     const reflection = await reflectStage(ctx, wt.path);
     const prompt = conflictPrompt(job, base, conflictedFiles) + (reflection ? `\n\n## From the last failed tries\n${reflection}` : '');
     await callAgent(ctx, { stage: 'merge', role: 'conflict', prompt, cwd: wt.path, tier: 'hard', allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits' });
-    const unresolved = conflictedFiles.filter((f) => {
-      const p = join(wt.path, f);
-      return existsSync(p) && MARKER.test(readFileSync(p, 'utf8'));
+    const left = conflictedFiles.flatMap((f) => {
+      const why = unresolvedIn(join(wt.path, f));
+      return why ? [{ f, why }] : [];
     });
-    if (unresolved.length) {
-      throw needsAttention('MERGE_CONFLICT', 'conflict_unresolved', `conflict markers remain in ${unresolved.join(', ')}`, { unresolved, conflictedFiles });
+    if (left.length) {
+      const unresolved = left.map((l) => l.f);
+      const said = left.every((l) => l.why === 'conflict markers') ? `conflict markers remain in ${unresolved.join(', ')}` : `unresolved: ${left.map((l) => `${l.f} (${l.why})`).join(', ')}`;
+      throw needsAttention('MERGE_CONFLICT', 'conflict_unresolved', said, { unresolved, conflictedFiles });
     }
     const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch} (conflicts resolved by the agent in ${conflictedFiles.join(', ')})`);
     return { conflictedFiles, commitSha: sha, resolvedBy: 'agent' as const };
