@@ -76,4 +76,26 @@ describe('agentRunFolder', () => {
     expect(corrupt.settle()).toMatch(/not kept: .*knowledge-delta.json: field schema_version must be one of/);
     expect(readFileSync(join(dir, 'knowledge-delta.json'), 'utf8')).toBe(before);
   });
+
+  it("keeps what an agent could add through its tools, and refuses a ledger past that: too big, too many entries, too long a candidate", () => {
+    const dir = runDir();
+    const before = readFileSync(join(dir, 'knowledge-delta.json'), 'utf8');
+    const huge = agentRunFolder(dir);
+    dirs.push(huge.scratch);
+    writeFileSync(join(huge.scratch, 'knowledge-delta.json'), ' '.repeat(5 * 1024 * 1024));
+    expect(huge.settle()).toMatch(/not kept: knowledge-delta.json in its run folder is 5242880 bytes, more than 4194304/);
+    expect(readFileSync(join(dir, 'knowledge-delta.json'), 'utf8')).toBe(before);
+
+    const many = agentRunFolder(dir);
+    dirs.push(many.scratch);
+    const l = scratchLedger(many.scratch);
+    for (let i = 0; i < 1005; i++) l.inputs.push({ knowledge_id: `knowhow-tip-${i}`, signal: 'consumed', source: 'load', count: 1, first_recorded_at: l.created_at, last_recorded_at: l.created_at });
+    for (let i = 0; i < 102; i++) stageInto(l, { target: 'knowhow', action: 'propose', title: `Tip ${i}`, content: `Finding ${i}.`, category: null, source_kind: 'manual', evidence_refs: [] }, l.created_at, 'x');
+    stageInto(l, { target: 'knowhow', action: 'propose', title: 'Long', content: 'x'.repeat(8001), category: null, source_kind: 'manual', evidence_refs: [] }, l.created_at, 'x');
+    write(many.scratch, l);
+    expect(many.settle()).toBe('Knowledge records the agent made were refused: 5 of 1005 loaded entries (more than 1000 in one call); "Long": a title over 200 characters or content over 8000; 2 of 102 candidates (more than 100 in one call)');
+    const after = readLedger(join(dir, 'knowledge-delta.json'))!;
+    expect(after.inputs).toHaveLength(1 + 1000);
+    expect(after.candidates.map((c) => c.title)).toEqual(['Old', ...Array.from({ length: 100 }, (_, i) => `Tip ${i}`)]);
+  });
 });

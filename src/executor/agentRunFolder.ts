@@ -22,6 +22,15 @@ const LEDGER = 'knowledge-delta.json';
 const RUN_FILE = 'run.json';
 /** More loads of one entry in one call than any agent makes: a scratch ledger claiming more is not believed. */
 const MAX_NEW_LOADS = 1000;
+/**
+ * What one call may add, far beyond what an agent does through the tools (whose stage_knowledge takes a title of
+ * 200 characters and content of 8,000): the worker reads and replays what the agent wrote, outside the sandbox.
+ */
+const MAX_LEDGER_BYTES = 4 * 1024 * 1024;
+const MAX_NEW_ENTRIES = 1000;
+const MAX_NEW_CANDIDATES = 100;
+const MAX_TITLE = 200;
+const MAX_CONTENT = 8000;
 
 export interface AgentRunFolder {
   /** The folder mounted at the run directory's path. */
@@ -101,6 +110,7 @@ export function agentRunFolder(runDir: string): AgentRunFolder {
       const st = lstatSync(file, { throwIfNoEntry: false });
       if (!st) return null;
       if (!st.isFile()) return `The agent's knowledge records were not kept: ${LEDGER} in its run folder is not a file.`;
+      if (st.size > MAX_LEDGER_BYTES) return `The agent's knowledge records were not kept: ${LEDGER} in its run folder is ${st.size} bytes, more than ${MAX_LEDGER_BYTES}.`;
       let theirs: Ledger | null;
       try {
         theirs = readLedger(file);
@@ -112,9 +122,18 @@ export function agentRunFolder(runDir: string): AgentRunFolder {
       const before = new Map((base?.inputs ?? []).map((i) => [inputKey(i), i.count]));
       const staged = new Set((base?.candidates ?? []).map((c) => c.candidate_id));
       const loads = theirs.inputs.map((i) => ({ i, added: Math.min(MAX_NEW_LOADS, i.count - (before.get(inputKey(i)) ?? 0)) })).filter((x) => x.added > 0);
-      const fresh = theirs.candidates.filter((c) => !staged.has(c.candidate_id));
-      if (!loads.length && !fresh.length) return null;
       const refused: string[] = [];
+      if (loads.length > MAX_NEW_ENTRIES) refused.push(`${loads.length - MAX_NEW_ENTRIES} of ${loads.length} loaded entries (more than ${MAX_NEW_ENTRIES} in one call)`);
+      loads.splice(MAX_NEW_ENTRIES);
+      const fresh = theirs.candidates.filter((c) => {
+        if (staged.has(c.candidate_id)) return false;
+        if (c.title.length <= MAX_TITLE && c.content.length <= MAX_CONTENT) return true;
+        refused.push(`"${c.title.slice(0, 60)}": a title over ${MAX_TITLE} characters or content over ${MAX_CONTENT}`);
+        return false;
+      });
+      if (fresh.length > MAX_NEW_CANDIDATES) refused.push(`${fresh.length - MAX_NEW_CANDIDATES} of ${fresh.length} candidates (more than ${MAX_NEW_CANDIDATES} in one call)`);
+      fresh.splice(MAX_NEW_CANDIDATES);
+      if (!loads.length && !fresh.length) return refused.length ? `Knowledge records the agent made were refused: ${refused.join('; ')}` : null;
       updateLedger(ledgerPath, () => emptyLedger(run.session_id, run.run_id, new Date().toISOString()), (l) => {
         const now = new Date().toISOString();
         for (const { i, added } of loads) for (let n = 0; n < added; n++) recordInto(l, i.knowledge_id, i.signal, i.source, i.evidence ?? [], now);
@@ -126,7 +145,7 @@ export function agentRunFolder(runDir: string): AgentRunFolder {
           }
         }
       });
-      return refused.length ? `Candidates the agent staged were refused: ${refused.join('; ')}` : null;
+      return refused.length ? `Knowledge records the agent made were refused: ${refused.join('; ')}` : null;
     },
   };
 }
