@@ -13,12 +13,14 @@ import type { RunSandbox } from '../../src/lib/sandbox.js';
 import { agentMachine, type AgentMachine } from '../helpers/agentMachine.js';
 import { budget } from '../helpers/budget.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
+import { removeTempDirs } from '../helpers/db.js';
 import { startModelApi, type ModelApi, type Turn } from '../helpers/modelApi.js';
 
 let api: ModelApi | undefined;
 afterEach(async () => {
   await api?.close();
   api = undefined;
+  removeTempDirs();
 });
 
 /** A user's machine: home, Maestro home with its token, project, worktree (test/helpers/agentMachine.ts). */
@@ -95,7 +97,8 @@ describe.skipIf(bwrapUnusable())('the real Claude Code in the agent sandbox', ()
 
 describe.skipIf(bwrapUnusable())("the user's own Claude Code settings, from the agent sandbox", () => {
   it('stay as they were: the shell cannot plant a hook, an MCP server or an instruction there; the sessions are still kept', { timeout: budget(120_000) }, async () => {
-    const m = machine();
+    // A home outside /tmp, as a user's is: the sandbox's own /tmp would otherwise stand in for the rest of it.
+    const m = agentMachine('maestro-cc', '/var/tmp');
     const claude = join(m.home, '.claude');
     mkdirSync(join(claude, 'hooks'), { recursive: true });
     const mine = { 'settings.json': '{"permissions":{}}\n', 'CLAUDE.md': 'my instructions\n', 'hooks/start.sh': 'echo mine\n' };
@@ -122,7 +125,7 @@ describe.skipIf(bwrapUnusable())("the user's own Claude Code settings, from the 
     for (const name of Object.keys(mine)) expect(shell).toContain(`${join(claude, name)}: Read-only file system`);
     expect(shell).toContain('state-writable'); // the rest of its folder is its own to write, as its sessions are
     for (const [name, text] of Object.entries(mine)) expect(readFileSync(join(claude, name), 'utf8')).toBe(text);
-    // Outside the writable folder: read-only as the rest of the home (here under /tmp, the sandbox's own /tmp took it).
+    expect(shell).toContain(`${join(m.home, '.claude.json')}: Read-only file system`); // outside the writable folder
     expect(readFileSync(join(m.home, '.claude.json'), 'utf8')).toBe('{"mcpServers":{}}\n');
     const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
     expect(again.result.text).toBe('Resumed.');
