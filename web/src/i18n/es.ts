@@ -91,6 +91,7 @@ export const es: Dictionary = {
     keys: 'Teclas: j / k archivo siguiente / anterior', noFiles: 'Ningún archivo cambió.', files: 'Archivos cambiados', diffFailed: 'No se pudo cargar el diff: {{message}}',
     commentCount: '{{count}} comentarios',
     commentOnAdded: 'Comentar {{file}} línea añadida {{line}}', srAdded: 'añadida', srRemoved: 'borrada', noNewline: 'Sin salto de línea al final del archivo', empty: 'Un archivo vacío.',
+    hiddenChars: 'Este cambio contiene caracteres que no se ven o que reordenan el texto a su alrededor (bidireccionales, de ancho cero, de control): aquí se muestran como \\u{…}, porque el código puede ejecutarse de otra forma de como se lee.',
     modeChanged: 'Modo: {{from}} → {{to}}.', modeNew: 'Modo: {{kind}}.', symlink: 'Un enlace simbólico: su línea es la ruta a la que apunta, no contenido.',
     modeKind: { file: 'archivo normal ({{mode}})', executable: 'ejecutable ({{mode}})', symlink: 'enlace simbólico ({{mode}})', submodule: 'submódulo ({{mode}})', other: 'modo {{mode}}' },
     commentOnOld: 'Comentar {{file}} línea borrada {{line}}', commentLabelOld: 'Tu comentario sobre {{file}}, línea borrada {{line}}',

@@ -11,6 +11,7 @@ import { knowledge, RESOLVE_AS, type AuditResult, type CodeNode, type LoadedEntr
 import { useProjects } from '../stores/projects.js';
 import { href } from '../stores/route.js';
 import styles from './Screens.module.css';
+import { visible } from '../components/hiddenChars.js';
 
 function Unavailable() {
   const { t } = useTranslation();
@@ -172,11 +173,6 @@ function CodeNodeCard({ node }: { node: CodeNode }) {
       {node.symbols?.length ? <ul>{node.symbols.map((sym) => <li key={sym.id}>{sym.kind} {entryLink(sym.id)}</li>)}</ul> : null}
     </article>
   );
-}
-
-/** Control, zero-width and bidirectional characters as `\u{…}`: drawn as nothing, they could hide or reorder what a promote writes. */
-function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 }
 
 function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: string; sessionId: string; c: ReviewCandidate; onChanged(note: string): void }) {

@@ -6,6 +6,7 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiffFile, DiffLine } from '../../api/types.js';
+import { languageOf } from './diffModel.js';
 import { FileDiff, gitDiffCommand } from './FileDiff.js';
 
 afterEach(cleanup);
@@ -47,6 +48,22 @@ describe('FileDiff', () => {
     expect(note.closest('tr')!.previousElementSibling!.textContent).toContain('b');
     expect(note.closest('tr')!.previousElementSibling!.textContent).toContain('2');
     expect(region.textContent).toContain('a\u240d');
+  });
+
+  it('draws characters that hide or reorder code as \\u{…}, in its lines and its path, and says why (Trojan Source)', () => {
+    // Drawn as is, this line reads `if (access != "user") { // admin only`, but compares against a longer string.
+    const trojan = 'if (access != "user\u202e \u2066// admin only\u2069 \u2066") {';
+    const region = show(file({ path: 'auth\u202etxt.js', additions: 1, hunks: [hunk([{ kind: 'add', text: trojan, oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
+    expect(within(region).getByTestId('file-note').textContent).toMatch(/^This change holds characters drawn as nothing or that reorder the text/);
+    expect(region.textContent).toContain('if (access != "user\\u{202e} \\u{2066}// admin only\\u{2069} \\u{2066}") {');
+    expect(region.textContent).toContain('auth\\u{202e}txt.js');
+    expect(region.textContent).not.toMatch(/[\u202e\u2066\u2069]/);
+    cleanup();
+    // Plain text gets no note, a tab stays a tab, and a file named after Object's members is shown plain.
+    const plain = show(file({ path: 'a.constructor', additions: 1, hunks: [hunk([{ kind: 'add', text: '\tok', oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
+    expect(within(plain).queryByTestId('file-note')).toBeNull();
+    expect(plain.textContent).toContain('\tok');
+    expect([languageOf('a.constructor'), languageOf('a.__proto__'), languageOf('a.ts')]).toEqual([null, null, 'typescript']);
   });
 
   it('says an added file is empty, rather than "no change to the content"', () => {

@@ -10,7 +10,8 @@ import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Decoration, Diff, Hunk, type ChangeData, type GutterOptions, type HunkData, type HunkTokens, type ViewType } from 'react-diff-view';
 import type { DiffFile, Finding, LineComment } from '../../api/types.js';
-import { changeKey, languageOf, lineOf, modeKind, noNewlineKeys, pinToLines, toHunks, type Pinned } from './diffModel.js';
+import { changeKey, holdsHidden, languageOf, lineOf, modeKind, noNewlineKeys, pinToLines, toHunks, type Pinned } from './diffModel.js';
+import { visible } from '../hiddenChars.js';
 import { tokensFor } from './highlight.js';
 import styles from './Review.module.css';
 
@@ -95,6 +96,7 @@ function FileNotes({ file }: { file: DiffFile }) {
   if (from && to && file.oldMode !== file.newMode) notes.push(t('review.modeChanged', { from: kind(from, file.oldMode), to: kind(to, file.newMode) }));
   else if (!from && to && to !== 'file') notes.push(t('review.modeNew', { kind: kind(to, file.newMode) }));
   if (to === 'symlink' || (!to && from === 'symlink')) notes.push(t('review.symlink'));
+  if (holdsHidden(file)) notes.push(t('review.hiddenChars'));
   return (
     <>
       {notes.map((n) => (
@@ -239,7 +241,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
     );
   }
 
-  const name = file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path;
+  const name = visible(file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path);
   return (
     <section ref={ref} className={`${styles.file} ${current ? styles.currentFile : ''}`} data-file={file.path} data-file-index={index} aria-label={file.path}>
       <header className={styles.fileHead}>

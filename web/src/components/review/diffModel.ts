@@ -6,9 +6,16 @@
  */
 import type { ChangeData, HunkData } from 'react-diff-view';
 import type { DiffFile, DiffHunk, Finding, LineComment } from '../../api/types.js';
+import { hasHidden, visible } from '../hiddenChars.js';
 
-/** A carriage return ending a line, drawn (as ␍) so a change of line endings does not read as two equal lines. */
-const shown = (text: string) => (text.endsWith('\r') ? `${text.slice(0, -1)}\u240d` : text);
+/**
+ * A line as drawn: a carriage return ending it as ␍, so a change of line endings does not read as two equal lines;
+ * characters drawn as nothing or reordering the line as `\u{…}` (hiddenChars.ts), so it reads as it runs.
+ */
+const shown = (text: string) => (text.endsWith('\r') ? `${visible(text.slice(0, -1))}\u240d` : visible(text));
+
+/** Whether the file's path or a line of its change holds such characters (FileDiff says so above it). */
+export const holdsHidden = (file: DiffFile) => hasHidden(file.path) || hasHidden(file.oldPath ?? '') || file.hunks.some((h) => h.lines.some((l) => hasHidden(l.text.replace(/\r$/, ''))));
 
 export function toHunks(hunks: DiffHunk[]): HunkData[] {
   return hunks.map((h) => ({
@@ -101,7 +108,7 @@ const LANGUAGES: Record<string, string> = {
 /** The highlighting language for a path, or null (shown plain). */
 export function languageOf(path: string): string | null {
   const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
-  return path.includes('.') ? (LANGUAGES[ext] ?? null) : null;
+  return path.includes('.') && Object.hasOwn(LANGUAGES, ext) ? LANGUAGES[ext]! : null; // not `constructor`, say
 }
 
 export interface TreeNode {

@@ -1,0 +1,16 @@
+/**
+ * Characters a screen draws as nothing, or that reorder the text around them (control, zero-width and
+ * bidirectional ones): in an agent's change they could make code read otherwise than it runs ("Trojan Source",
+ * CVE-2021-42574), and in knowledge a promote writes, hide what it says. Shown as `\u{…}` wherever a person
+ * approves what they read. Tab and newline are text.
+ */
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+export function visible(text: string): string {
+  return text.replace(HIDDEN, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
+export function hasHidden(text: string): boolean {
+  HIDDEN.lastIndex = 0;
+  return HIDDEN.test(text);
+}
