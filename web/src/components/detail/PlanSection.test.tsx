@@ -39,4 +39,14 @@ describe('PlanSection at plan_review', () => {
       ['B', 'ready', 'P2', 'medium', 'A', '—'],
     ]);
   });
+
+  it('draws characters that hide or reorder text as \\u{…} in the plan a person approves', () => {
+    const task = makeTask({
+      status: 'plan_review',
+      plan: 'Harden auth\u200b.\n\n```json\n{"subtasks":[{"title":"Fix \u202eloop","ownedFiles":["src/a\u2066.ts"],"deps":[]}]}\n```',
+    });
+    render(<PlanSection task={task} children={[]} />);
+    expect(screen.getByTestId('plan-text').textContent).toContain('Harden auth\\u{200b}.');
+    expect(rows(screen.getByRole('table', { name: 'Proposed subtasks' }))[0]).toEqual(['0', 'Fix \\u{202e}loop', '—', '—', '—', 'src/a\\u{2066}.ts']);
+  });
 });

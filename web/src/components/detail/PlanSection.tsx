@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { Task } from '../../api/types.js';
 import { href } from '../../stores/route.js';
+import { visible } from '../hiddenChars.js';
 import { parsedSubtasks, splitPlan } from './planText.js';
 import styles from './Detail.module.css';
 
@@ -14,7 +15,7 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
   return (
     <section className={styles.section} aria-labelledby="plan-h">
       <h3 id="plan-h">{t('detail.plan')}</h3>
-      {task.plan && <pre data-testid="plan-text">{prose}</pre>}
+      {task.plan && <pre data-testid="plan-text">{visible(prose)}</pre>}
       {children.length > 0 ? (
         <table aria-label={t('detail.subtasks')}>
           <thead>
@@ -60,11 +61,11 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
               {subtasks.map((s, i) => (
                 <tr key={i}>
                   <td>{i}</td>
-                  <td title={s.expectedOutput}>{s.title}</td>
+                  <td title={s.expectedOutput && visible(s.expectedOutput)}>{visible(s.title)}</td>
                   <td>{s.priority ?? '—'}</td>
                   <td>{s.complexity ? t(`complexity.${s.complexity}`, { defaultValue: s.complexity }) : '—'}</td>
-                  <td>{s.deps.map((d) => subtasks[d]?.title ?? `#${d}`).join(', ') || '—'}</td>
-                  <td>{s.ownedFiles.join(', ') || '—'}</td>
+                  <td>{visible(s.deps.map((d) => subtasks[d]?.title ?? `#${d}`).join(', ')) || '—'}</td>
+                  <td>{visible(s.ownedFiles.join(', ')) || '—'}</td>
                 </tr>
               ))}
             </tbody>
@@ -74,13 +75,13 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
       {task.plan && subtasks && (
         <details>
           <summary>{t('detail.rawPlan')}</summary>
-          <pre>{task.plan}</pre>
+          <pre>{visible(task.plan)}</pre>
         </details>
       )}
       {task.spec && (
         <>
           <h3>{t('detail.spec')}</h3>
-          <pre>{task.spec}</pre>
+          <pre>{visible(task.spec)}</pre>
         </>
       )}
     </section>
