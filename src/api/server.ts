@@ -38,7 +38,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     // Every response carries a trace id: the run's when the route sets one, else the request's own.
     reply.header('x-trace-id', randomUUID());
     // No page may frame the board (its buttons approve and cancel), sniff our JSON as something else, or learn our URLs from a Referer.
-    reply.header('x-frame-options', 'DENY').header('content-security-policy', "frame-ancestors 'none'").header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+    // An API answer opened as a page loads nothing; the board's own page has its policy (web.ts boardPolicy).
+    reply.header('x-frame-options', 'DENY').header('content-security-policy', "default-src 'none'; frame-ancestors 'none'").header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
   });
   installGuard(app, deps.config);
   installJsonParser(app);

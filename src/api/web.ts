@@ -9,7 +9,8 @@
  * daemon without it (`boardUnavailableRoutes`) rather than not at all.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -115,10 +116,37 @@ function throwIfFailed(r: SpawnSyncReturns<string>, out: string): void {
   }
 }
 
+/**
+ * What the board's page may load and run: its own files and API only, its one inline script (index.html's early
+ * fetch) by its hash. Agents write much of what the board shows; it is drawn as text, and should a way to turn it
+ * into markup ever appear, no script of theirs runs (an inline handler, a script tag) and no image carries data away.
+ */
+export function boardPolicy(html: string): string {
+  const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`);
+  return ["default-src 'self'", `script-src 'self' ${inline.join(' ')}`.trim(), "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"].join('; ');
+}
+
+/** The policy for the built index.html, read again when a build replaces it. */
+function policyOf(dist: string): () => string {
+  let cached = { mtimeMs: -1, policy: '' };
+  return () => {
+    const path = join(dist, 'index.html');
+    const { mtimeMs } = statSync(path);
+    if (mtimeMs !== cached.mtimeMs) cached = { mtimeMs, policy: boardPolicy(readFileSync(path, 'utf8')) };
+    return cached.policy;
+  };
+}
+
 /** Registers the static board. Call after the API routes; it only adds GET routes outside /api. */
 export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = {}): Promise<void> {
   const dist = opts.dist ?? WEB_DIST;
   if (!webIsBuilt(dist)) throw new MaestroError('CONFIG_INVALID', `The web board is not built: ${join(dist, 'index.html')} is missing (ensureWebBuilt() builds it).`);
+  const policy = policyOf(dist);
+  // On the board's files (the API's answers keep the server's own, stricter one).
+  app.addHook('onSend', async (req, reply) => {
+    const path = req.url.split('?')[0]!;
+    if (path !== '/api' && !path.startsWith('/api/')) reply.header('content-security-policy', policy());
+  });
   await app.register(fastifyStatic, {
     root: dist,
     prefix: '/',

