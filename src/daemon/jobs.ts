@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
@@ -72,6 +72,8 @@ export interface JobContext {
   knowledge?: string;
   /** The daemon's home and its `agentSandbox`: the run's agent and checks start in that sandbox. */
   sandbox?: Pick<MaestroConfig, 'home' | 'agentSandbox'>;
+  /** The other registered projects' folders: hidden in that sandbox. */
+  otherProjects?: readonly string[];
 }
 
 export function buildJob(ctx: JobContext): JobInput {
@@ -113,19 +115,26 @@ export function buildJob(ctx: JobContext): JobInput {
     reviewRound,
     previousFailures: failures.slice(-3),
     heartbeatMs: ctx.heartbeatMs,
-    sandbox: sandboxSpecFor(ctx.sandbox, project.repoPath),
+    sandbox: sandboxSpecFor(ctx.sandbox, project.repoPath, ctx.otherProjects),
   };
 }
 
 /**
  * The sandbox of an agent the daemon starts (a run's, or the observer's): the daemon's home hidden (its token,
- * its database, every other run and worktree) with the folders the config hides; the folder it works on
- * (a project's repository, the observer's workspace) readable, though it may be a clone in that home.
+ * its database, every other run and worktree) with the folders the config hides, and the other registered
+ * projects (`others`: their checkouts hold their `.env` files and their remotes' credentials, none of this run's
+ * business); the folder it works on (a project's repository, the observer's workspace) readable, though it may be
+ * a clone in that home or lie inside another project's folder.
  */
-export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbox'> | undefined, folder: string): SandboxSpec | null {
+export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbox'> | undefined, folder: string, others: readonly string[] = []): SandboxSpec | null {
   const s = config?.agentSandbox;
   if (!s) return null;
-  return { kind: 'bwrap', hide: [config.home, ...s.hide], readOnly: [folder], writable: s.writable };
+  // Not a folder that holds this one (a monorepo registered beside its parts) or the user's home (where the
+  // tools and their state live): hiding it would take the run's own ground away.
+  const holds = (outer: string, inner: string) => !relative(outer, inner).startsWith('..') && !isAbsolute(relative(outer, inner));
+  const kept = [folder, ...(process.env.HOME ? [process.env.HOME] : [])].map((p) => resolve(p));
+  const hidden = others.filter((o) => !kept.some((k) => holds(resolve(o), k)));
+  return { kind: 'bwrap', hide: [config.home, ...s.hide, ...hidden], readOnly: [folder], writable: s.writable };
 }
 
 /** The run a claimed task's status calls for, and the status it runs in. */

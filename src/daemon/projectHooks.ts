@@ -24,16 +24,20 @@ export interface DaemonHooks extends OrchestratorHooks {
 
 export function createDaemonHooks(store: Store, config: Pick<MaestroConfig, 'home' | 'agentSandbox'>, timeoutMs?: number): DaemonHooks {
   const globalHome = config.home;
-  const runners = new Map<string, { runner: HookRunner; updatedAt: number }>();
+  const runners = new Map<string, { runner: HookRunner; updatedAt: number; others: string }>();
   const runnerFor = async (task: Task) => {
-    const project = await store.projects.get(task.projectId);
+    const projects = await store.projects.list();
+    const project = projects.find((p) => p.id === task.projectId) ?? (await store.projects.get(task.projectId));
+    // The other projects' folders are hidden from the hooks (sandboxSpecFor).
+    const otherFolders = projects.filter((p) => p.id !== project.id).map((p) => p.repoPath);
+    const others = otherFolders.join('\0');
     let r = runners.get(task.projectId);
-    // Settings changed (passEnv): a runner with the new environment.
-    if (!r || r.updatedAt !== project.updatedAt) {
+    // Settings changed (passEnv), or a project registered or removed: a runner with the new environment and sandbox.
+    if (!r || r.updatedAt !== project.updatedAt || r.others !== others) {
       const env = processAgentEnv({ pass: passEnvOf(project.config) });
       // On a shared remote the project's hooks are main's, in this daemon's clone (the orchestrator makes it before claiming).
       const projectRoot = workRepoOf(globalHome, project);
-      r = { runner: new HookRunner({ projectRoot, globalHome, timeoutMs, env, sandbox: sandboxSpecFor(config, projectRoot) }), updatedAt: project.updatedAt };
+      r = { runner: new HookRunner({ projectRoot, globalHome, timeoutMs, env, sandbox: sandboxSpecFor(config, projectRoot, otherFolders) }), updatedAt: project.updatedAt, others };
       runners.set(task.projectId, r);
     }
     return r.runner;

@@ -127,7 +127,8 @@ export class RunStarter {
     const runDir = join(config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
     const brief = (await tryKnowledge(store, task, 'brief', () => knowledge.briefFor(task, project.repoPath), opts.onError)) ?? '';
-    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(config.home, 'worktrees', project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config });
+    const otherProjects = config.agentSandbox ? (await store.projects.list()).filter((p) => p.id !== project.id).map((p) => p.repoPath) : [];
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(config.home, 'worktrees', project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config, otherProjects });
     if (kind === 'execute' && opts.hooks?.beforeExecute) {
       const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);

@@ -9,8 +9,9 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 /** A repository on `main` with one commit holding `files`. */
-export function makeRepo(files: Record<string, string> = { 'README.md': '# test\n' }): string {
-  const dir = tempDir('maestro-repo-');
+/** `parent`: where the repository goes (the system's temporary folder unless a test needs it outside /tmp). */
+export function makeRepo(files: Record<string, string> = { 'README.md': '# test\n' }, parent?: string): string {
+  const dir = tempDir('maestro-repo-', parent);
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Test');
   git(dir, 'config', 'user.email', 't@example.com');

@@ -241,6 +241,30 @@ esac
     // The same agent without the sandbox prints the token and finds the daemon's environ (checked by hand).
     expect(git(repo, 'show', `${branch}:probe.txt`).trim().split('\n')).toEqual(['no-token', 'no-daemon']);
   });
+  it("hides the other registered projects from a run's agent: their .env is none of its business", async () => {
+    // The other project outside /tmp, as a user's are (the sandbox's own /tmp would hide it anyway).
+    const other = makeRepo({ 'README.md': '# other\n' }, '/var/tmp');
+    writeFileSync(join(other, '.env'), 'API_KEY=other-project-secret\n');
+    const repo = makeRepo();
+    mkdirSync(join(repo, '.agent'));
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), '.agent/\n');
+    d = await startTestDaemon({ agentSandbox: { kind: 'bwrap', required: true, hide: [], writable: [] } });
+    await d.store.projects.create({ name: 'other', repoPath: other, config: {} });
+    const agent = join(repo, '.agent', 'agent.sh');
+    writeFileSync(agent, `cat >/dev/null
+case "$MAESTRO_ROLE" in
+  execute) { cat ${other}/.env 2>/dev/null || echo no-secret; cat README.md; } > probe.txt; echo done ;;
+  review*) printf '\`\`\`json\\n{"verdict":"approve","findings":[]}\\n\`\`\`\\n' ;;
+  *) echo done ;;
+esac
+`);
+    const project = await d.store.projects.create({ name: 'this', repoPath: repo, config: { provider: { kind: 'command', command: ['/bin/sh', agent], promptVia: 'stdin' } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Look around', complexity: 'easy' });
+    await until(d.bus, async () => (await d!.store.tasks.get(task.id)).status === 'exec_review', 'the task to reach review', 120_000);
+    // Its own project stays readable; the other one's files are gone (the same agent unsandboxed reads the key).
+    expect(git(repo, 'show', `maestro/${task.id}-v1:probe.txt`).trim().split('\n')).toEqual(['no-secret', '# test']);
+  });
+
   it("a task cancelled while its agent works leaves no scratch folder of the agent's behind", async () => {
     const repo = makeRepo();
     mkdirSync(join(repo, '.agent'));

@@ -104,3 +104,12 @@ describe.skipIf(unusable)("the agent tools' state, seen from a check or a hook",
     expect(inSandbox(writable, project, `${plant}; echo end`)).toBe('wrote .claude/settings.json\nend\n');
   });
 });
+
+describe('the other registered projects', () => {
+  it("are hidden, but for a folder that holds the run's own (a monorepo beside its parts) or the user's home", () => {
+    const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
+    const other = join(root, 'other');
+    const withOthers = sandboxSpecFor(resolveConfig({ home: join(root, 'home') }, { HOME: root, MAESTRO_AGENT_SANDBOX: 'bwrap' }), project, [other, root, project, process.env.HOME ?? '/'])!;
+    expect(withOthers.hide).toEqual([...spec.hide, other]);
+  });
+});
