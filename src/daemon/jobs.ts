@@ -132,7 +132,7 @@ export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbo
   // Not a folder that holds this one (a monorepo registered beside its parts) or the user's home (where the
   // tools and their state live): hiding it would take the run's own ground away.
   const holds = (outer: string, inner: string) => !relative(outer, inner).startsWith('..') && !isAbsolute(relative(outer, inner));
-  const kept = [folder, ...(process.env.HOME ? [process.env.HOME] : [])].map((p) => resolve(p));
+  const kept = [folder, homedir()].map((p) => resolve(p));
   const hidden = others.filter((o) => !kept.some((k) => holds(resolve(o), k)));
   return { kind: 'bwrap', hide: [config.home, ...s.hide, ...hidden], readOnly: [folder], writable: s.writable };
 }

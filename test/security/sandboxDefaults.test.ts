@@ -13,6 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/config.js';
@@ -109,7 +110,7 @@ describe('the other registered projects', () => {
   it("are hidden, but for a folder that holds the run's own (a monorepo beside its parts) or the user's home", () => {
     const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
     const other = join(root, 'other');
-    const withOthers = sandboxSpecFor(resolveConfig({ home: join(root, 'home') }, { HOME: root, MAESTRO_AGENT_SANDBOX: 'bwrap' }), project, [other, root, project, process.env.HOME ?? '/'])!;
+    const withOthers = sandboxSpecFor(resolveConfig({ home: join(root, 'home') }, { HOME: root, MAESTRO_AGENT_SANDBOX: 'bwrap' }), project, [other, root, project, homedir()])!;
     expect(withOthers.hide).toEqual([...spec.hide, other]);
   });
 });
