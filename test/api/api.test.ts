@@ -157,6 +157,23 @@ describe('REST API', () => {
     expect((await call('GET', '/api/tasks/t_nope')).body.error.code).toBe('UNKNOWN_TASK');
   });
 
+  it('refuses a dependency that is not done for a task whose work has started: its approval would merge it first', async () => {
+    const p = await project();
+    const first = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Still at work' })).body.task;
+    const t = (await call('POST', '/api/tasks', { projectId: p.id, title: 'At the gate' })).body.task;
+    const { attempt } = await d.store.tasks.claim(t.id, 'someone', 60_000);
+    expect(await d.store.tasks.advance({ id: t.id, owner: 'someone', attempt }, 'queued', 'executing')).toBe(true);
+    expect(await d.store.tasks.advance({ id: t.id, owner: 'someone', attempt }, 'executing', 'exec_review')).toBe(true);
+    const added = await call('PATCH', `/api/tasks/${t.id}`, { deps: [first.id] });
+    expect(added).toMatchObject({ status: 409, body: { error: { code: 'ILLEGAL_TRANSITION', details: { dependency: first.id, field: 'deps' } } } });
+    expect(added.body.error.message).toBe(`Task ${t.id} is exec_review: its work started without ${first.id}, which is ready; a dependency added now must be done already (or cancel the task and retry it: from ready it waits for its dependencies).`);
+    expect((await d.store.tasks.get(t.id)).deps).toEqual([]);
+    // The rest of an edit at the gate goes on; a task not started yet takes any dependency.
+    expect((await call('PATCH', `/api/tasks/${t.id}`, { title: 'At the gate, renamed' })).status).toBe(200);
+    const later = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Not started' })).body.task;
+    expect((await call('PATCH', `/api/tasks/${later.id}`, { deps: [first.id] })).body.task.deps).toEqual([first.id]);
+  });
+
   it('answers 409 for edits while a run is in flight, and for transitions the machine forbids', async () => {
     const p = await project();
     const t = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Busy' })).body.task;
