@@ -27,13 +27,24 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/** Fastify's "Body is not valid JSON" says nothing of where: JSON.parse's own message does (a position). */
+function whereInvalid(err: Error, body: string): Error {
+  if ((err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return err; // a __proto__ key, say: its own message
+  try {
+    JSON.parse(body);
+  } catch (syntax) {
+    return new MaestroError('BAD_INPUT', `The body is not valid JSON: ${(syntax as Error).message}.`);
+  }
+  return err;
+}
+
 export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, undefined);
     parse(req, body as string, (err: Error | null, value?: unknown) => {
-      if (err) return done(err, undefined);
+      if (err) return done(whereInvalid(err, body as string), undefined);
       if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return done(new MaestroError('BAD_INPUT', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; no request needs that.`), undefined);
       done(null, value);
     });

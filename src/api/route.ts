@@ -99,7 +99,8 @@ export function defineRoute<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodT
     handler: async (req, reply) => {
       const params = spec.params ? parseInput(spec.params, req.params, 'path parameters') : (req.params as z.output<P>);
       const query = spec.query ? parseInput(spec.query, req.query ?? {}, 'query') : (req.query as z.output<Q>);
-      const body = spec.body ? parseInput(spec.body, req.body ?? {}, 'body') : (undefined as z.output<B>);
+      // No body counts as `{}` (a bodyless POST); a JSON `null` is a body, and not an object.
+      const body = spec.body ? parseInput(spec.body, req.body === undefined ? {} : req.body, 'body') : (undefined as z.output<B>);
       const result = await handler({ params, query, body, req, reply });
       if (reply.sent) return reply;
       if (spec.status) reply.code(spec.status);

@@ -72,6 +72,17 @@ describe('bad input at the edges', () => {
     expect((await send(d.port, { method: 'PATCH', path: `/api/projects/${projectId}`, headers: auth, body: valid })).status).toBe(200);
   });
 
+  it('refuses a body that is not JSON saying where, and a JSON null where an object goes, changing nothing', async () => {
+    const before = await snapshot(d);
+    const broken = expectRefusal(await send(d.port, { method: 'PATCH', path: `/api/tasks/${taskId}`, headers: auth, body: '{"title": "x",}' }), 400, 'BAD_INPUT', 'a trailing comma');
+    expect(broken).toMatch(/^The body is not valid JSON: .*position 14/);
+    // `null` is not "no body": an approve, a cancel or an archive sent it ran as if it were `{}`.
+    for (const [method, path] of [['POST', `/api/tasks/${taskId}/cancel`], ['POST', `/api/projects/${projectId}/archive`], ['PATCH', `/api/tasks/${taskId}`]] as const) {
+      expect(expectRefusal(await send(d.port, { method, path, headers: auth, body: 'null' }), 400, 'BAD_INPUT', `${method} ${path} with null`)).toMatch(/body/);
+    }
+    expect(await snapshot(d)).toEqual(before); // no body at all is still a bodyless POST: the next test
+  });
+
   it("answers Fastify's own refusals in the documented shape", async () => {
     const before = await snapshot(d);
     expectRefusal(await send(d.port, { path: '/api/tasks/%E0%A4%A', headers: auth }), 400, 'BAD_INPUT', 'a bad percent-encoding');
