@@ -7,13 +7,16 @@ import { MaestroError } from './errors.js';
 import { COMPLEXITIES, DECISIONS, GATES, TASK_SCOPES, TASK_TYPES } from './types.js';
 
 const id = z.string().min(1).max(200);
+/** Control characters: C0 (NUL, tabs, line breaks, ESC), DEL, C1 (the 8-bit CSI, NEL) and the Unicode line and paragraph separators. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
 const relPath = z
   .string()
   .min(1)
   .max(1000)
   .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, no "..")')
   // A NUL or a line break is in no file name git shows; `task show` printed "a\0b" as "a b".
-  .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), 'must not contain control characters (NUL, line breaks, tabs)');
+  .refine((p) => !CONTROL.test(p), 'must not contain control characters (NUL, line breaks, tabs)');
 
 export const projectInputSchema = z
   .object({
@@ -39,7 +42,7 @@ export const taskFields = {
     .trim()
     .min(1)
     .max(500)
-    .refine((t) => !/[\u0000-\u001f\u007f]/.test(t), 'must be one line without control characters (NUL, line breaks, tabs, escapes)'),
+    .refine((t) => !CONTROL.test(t), 'must be one line without control characters (NUL, line breaks, tabs, escapes)'),
   complexity: z.enum(COMPLEXITIES),
   priority: z.union([z.literal(0), z.literal(1), z.literal(2)]),
   deps: z.array(id).max(500),

@@ -19,7 +19,13 @@ export const projectSettingsSchema = z
     /** The branch tasks start from and merge into. */
     baseBranch: z.string().min(1).max(250).regex(/^(?!-)[A-Za-z0-9._/-]+$/, 'a branch name: letters, digits, . _ / -').optional(),
     /** A shared remote several daemons work through (README "Running on several machines"). */
-    remote: z.string().min(1).max(4096).optional(),
+    remote: z
+      .string()
+      .min(1)
+      .max(4096)
+      // git takes a leading - for an option; ext:: runs a command (git refuses it by default: so does this).
+      .refine((r) => !r.startsWith('-') && !/^ext::/i.test(r) && !/[\u0000-\u001f]/.test(r), 'a git URL or path (not starting with -, no ext::, no control characters)')
+      .optional(),
     /** Approve a waiting gate by itself after this long (the demo). */
     autoApproveAfterMs: z.number().int().nonnegative().optional(),
     /** Answer a clarifying question by itself after this long, with `autoReply`. */

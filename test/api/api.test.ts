@@ -86,6 +86,13 @@ describe('REST API', () => {
     expect(dropped.status).toBe(400);
     expect(dropped.body.error.message).toMatch(/bare repository, so its settings must name a shared remote/);
     expect((await call('GET', `/api/projects/${shared.body.project.id}`)).body.project.config).toEqual({ remote });
+    // A remote git would take for an option, or for a command to run, is no remote.
+    for (const bad of ['--upload-pack=touch /tmp/x', 'ext::sh -c touch% /tmp/x']) {
+      const refused = await call('PATCH', `/api/projects/${shared.body.project.id}`, { config: { remote: bad } });
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.error.message).toMatch(/remote: a git URL or path \(not starting with -, no ext::/);
+    }
+    expect((await call('GET', `/api/projects/${shared.body.project.id}`)).body.project.config).toEqual({ remote });
     // A shared remote on this machine whose work is on master: its base branch, as for a checkout.
     const onMaster = bareRemote(tempDir('maestro-remote-'));
     git(onMaster, 'branch', '-m', 'main', 'master');
@@ -129,7 +136,7 @@ describe('REST API', () => {
     expect(bad.body.error.message).toMatch(/priority/);
     expect((await call('POST', '/api/tasks', { projectId: p.id, title: 'x', sneaky: 1 })).body.error.message).toMatch(/sneaky/);
     // A title is one line: a line break or an escape sequence broke `task list` and coloured the terminal.
-    for (const title of ['two\nlines', 'red \u001b[31mtext', 'a\u0000b']) {
+    for (const title of ['two\nlines', 'red \u001b[31mtext', 'a\u0000b', 'red \u009b31mtext (the 8-bit escape)', 'next\u0085line', 'line\u2028separator']) {
       const refused = await call('POST', '/api/tasks', { projectId: p.id, title });
       expect(refused.status, JSON.stringify(title)).toBe(400);
       expect(refused.body.error.message).toMatch(/title: must be one line without control characters/);
