@@ -44,7 +44,7 @@ export const taskFields = {
     .max(500)
     .refine((t) => !CONTROL.test(t), 'must be one line without control characters (NUL, line breaks, tabs, escapes)'),
   complexity: z.enum(COMPLEXITIES),
-  priority: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  priority: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0, 1 or 2 (0 goes first)' }),
   deps: z.array(id).max(500),
   plan: z.string().max(1_000_000).nullable(),
   spec: z.string().max(1_000_000).nullable(),
@@ -91,6 +91,7 @@ export const gateDecisionSchema = z
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(body)'}: ${i.message}`);
+  // An issue of the whole value (an unknown key, say) has no field to name: `what` says which value it is.
+  const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
   throw new MaestroError('BAD_INPUT', `Invalid ${what}: ${issues.join('; ')}`, { details: { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) } });
 }

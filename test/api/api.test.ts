@@ -133,7 +133,9 @@ describe('REST API', () => {
     const bad = await call('POST', '/api/tasks', { projectId: p.id, title: 'x', priority: 'urgent' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'BAD_INPUT' });
-    expect(bad.body.error.message).toMatch(/priority/);
+    expect(bad.body.error.message).toBe('Invalid body: priority: must be 0, 1 or 2 (0 goes first)');
+    // A key no route knows, in the query: said as the query's, not as some body's.
+    expect((await call('GET', '/api/tasks?bogus=1')).body.error.message).toBe('Invalid query: Unrecognized key: "bogus"');
     expect((await call('POST', '/api/tasks', { projectId: p.id, title: 'x', sneaky: 1 })).body.error.message).toMatch(/sneaky/);
     // A title is one line: a line break or an escape sequence broke `task list` and coloured the terminal.
     for (const title of ['two\nlines', 'red \u001b[31mtext', 'a\u0000b', 'red \u009b31mtext (the 8-bit escape)', 'next\u0085line', 'line\u2028separator']) {
