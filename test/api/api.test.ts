@@ -86,6 +86,11 @@ describe('REST API', () => {
     expect(dropped.status).toBe(400);
     expect(dropped.body.error.message).toMatch(/bare repository, so its settings must name a shared remote/);
     expect((await call('GET', `/api/projects/${shared.body.project.id}`)).body.project.config).toEqual({ remote });
+    // A remote path that is not on this machine is refused, not saved for every daemon to fail on (a URL may be
+    // away for now: the next test).
+    const refused = await call('PATCH', `/api/projects/${shared.body.project.id}`, { config: { remote: '/nonexistent/repo.git' } });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'BAD_INPUT', details: { field: 'config.remote' } } } });
+    expect(refused.body.error.message).toBe('config.remote: /nonexistent/repo.git does not exist on this machine, so no daemon here could fetch from it; nothing was saved.');
     // A remote git would take for an option, or for a command to run, is no remote.
     for (const bad of ['--upload-pack=touch /tmp/x', 'ext::sh -c touch% /tmp/x']) {
       const refused = await call('PATCH', `/api/projects/${shared.body.project.id}`, { config: { remote: bad } });

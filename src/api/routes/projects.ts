@@ -48,6 +48,10 @@ export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?:
 async function branchesAt(repoPath: string, config: Record<string, unknown>): Promise<Branches | null> {
   const remote = config.remote;
   if (typeof remote !== 'string') return localBranches(repoPath);
+  // A path on this machine either is there or is not: only a URL (git's transport, file:// too) may be away for now.
+  if (isAbsolute(remote) && !existsSync(remote)) {
+    throw new MaestroError('BAD_INPUT', `config.remote: ${remote} does not exist on this machine, so no daemon here could fetch from it; nothing was saved.`, { details: { field: 'config.remote' } });
+  }
   return isAbsolute(remote) && isBareRepository(remote) ? localBranches(remote) : remoteBranches(remote);
 }
 
