@@ -100,19 +100,19 @@ export class ClaudeProvider implements AgentProvider {
 }
 
 /**
- * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
- * window. Its stderr goes to the worker's, which the daemon keeps the end of (the SDK reads only stdout).
- * Its config folder is writable: it keeps the sessions there that a resume continues. What there runs code or
- * instructs every session (CLAUDE_CODE_LOCKED) is not. A Claude Code of the config's choosing (`executable`) is
- * readable where it lies.
- */
-/**
  * In Claude Code's config folder: its settings (hooks, permissions, MCP servers), its state file when the folder is
  * CLAUDE_CONFIG_DIR (MCP servers again; without it the file is ~/.claude.json, outside the writable folder), and
  * the user's instructions, commands, agents, skills and plugins.
  */
 const CLAUDE_CODE_LOCKED = ['settings.json', 'settings.local.json', '.claude.json', 'CLAUDE.md', 'hooks', 'commands', 'agents', 'skills', 'plugins'];
 
+/**
+ * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
+ * window. Its stderr goes to the worker's, which the daemon keeps the end of (the SDK reads only stdout).
+ * Its config folder is writable: it keeps the sessions there that a resume continues. What there runs code or
+ * instructs every session (CLAUDE_CODE_LOCKED) is not. A Claude Code of the config's choosing (`executable`) is
+ * readable where it lies.
+ */
 function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
   const dir = claudeConfigDir(o.env);

@@ -142,10 +142,11 @@ export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = 
   const dist = opts.dist ?? WEB_DIST;
   if (!webIsBuilt(dist)) throw new MaestroError('CONFIG_INVALID', `The web board is not built: ${join(dist, 'index.html')} is missing (ensureWebBuilt() builds it).`);
   const policy = policyOf(dist);
-  // On the board's files (the API's answers keep the server's own, stricter one).
+  // On the board's page and its other root files: not on its assets (a script or a style sheet has no use for
+  // one, and they are most of the requests), nor on the API's answers (they keep the server's own).
   app.addHook('onSend', async (req, reply) => {
     const path = req.url.split('?')[0]!;
-    if (path !== '/api' && !path.startsWith('/api/')) reply.header('content-security-policy', policy());
+    if (!/^\/(api|assets)(\/|$)/.test(path)) reply.header('content-security-policy', policy());
   });
   await app.register(fastifyStatic, {
     root: dist,

@@ -13,7 +13,8 @@
  * only (withStateDirs), never in a check's or a hook's, which run the repository's code, nor in another
  * tool's. Paths are absolute or start with `~/`; the lists the config gives are added to the defaults.
  */
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { holds } from '../lib/paths.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 
@@ -72,8 +73,7 @@ export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | u
 export function databaseHidden(database: string, home: string, env: NodeJS.ProcessEnv): string[] {
   if (database.startsWith('sqlite:')) {
     const file = resolve(database.slice('sqlite:'.length));
-    const inHome = relative(home, file);
-    if (!inHome.startsWith('..') && !isAbsolute(inHome)) return []; // hidden with the home
+    if (holds(home, file)) return []; // hidden with the home
     return [file, ...['-wal', '-shm', '-journal'].map((suffix) => file + suffix)];
   }
   let url: URL;

@@ -5,13 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { providerConfigSchema, type JobInput, type ProviderConfig } from '../executor/protocol/job.js';
 import { credentialsFor } from '../agents/credentials.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
+import { holds } from '../lib/paths.js';
 import type { SandboxSpec } from '../lib/sandbox.js';
 import type { MaestroConfig } from '../config/config.js';
 import { passEnvOf } from './projectSettings.js';
@@ -131,9 +132,7 @@ export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbo
   if (!s) return null;
   // Not a folder that holds this one (a monorepo registered beside its parts) or the user's home (where the
   // tools and their state live): hiding it would take the run's own ground away.
-  const holds = (outer: string, inner: string) => !relative(outer, inner).startsWith('..') && !isAbsolute(relative(outer, inner));
-  const kept = [folder, homedir()].map((p) => resolve(p));
-  const hidden = others.filter((o) => !kept.some((k) => holds(resolve(o), k)));
+  const hidden = others.filter((o) => !holds(o, folder) && !holds(o, homedir()));
   return { kind: 'bwrap', hide: [config.home, ...s.hide, ...hidden], readOnly: [folder], writable: s.writable };
 }
 

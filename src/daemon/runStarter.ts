@@ -108,7 +108,9 @@ export class RunStarter {
   /** The run of `kind` for the task as it stands, with its worker started. */
   async create(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run> {
     const { store, config, opts, repos, knowledge } = this.parts;
-    const registered = await store.projects.get(task.projectId);
+    // The project, and (in the sandbox) the others, hidden from the run: one read.
+    const projects = config.agentSandbox ? await store.projects.list() : [];
+    const registered = projects.find((p) => p.id === task.projectId) ?? (await store.projects.get(task.projectId));
     const history = await store.runs.list({ taskId: task.id });
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const repoPath = await repos.prepareRun(registered, branchName(task.id, task.version), {
@@ -127,7 +129,7 @@ export class RunStarter {
     const runDir = join(config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
     const brief = (await tryKnowledge(store, task, 'brief', () => knowledge.briefFor(task, project.repoPath), opts.onError)) ?? '';
-    const otherProjects = config.agentSandbox ? (await store.projects.list()).filter((p) => p.id !== project.id).map((p) => p.repoPath) : [];
+    const otherProjects = projects.filter((p) => p.id !== project.id).map((p) => p.repoPath);
     const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(config.home, 'worktrees', project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config, otherProjects });
     if (kind === 'execute' && opts.hooks?.beforeExecute) {
       const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);

@@ -67,6 +67,11 @@ export interface CliToolSpec {
 
 const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
 const in_ = (folder: string, names: string[]) => names.map((n) => join(folder, n));
+/** Each tool's own folder (its login, sessions and settings), as the tool finds it. */
+const codexHome = (env: NodeJS.ProcessEnv) => env.CODEX_HOME || join(home(env), '.codex');
+const geminiDir = (env: NodeJS.ProcessEnv) => join(home(env), '.gemini');
+const cursorDir = (env: NodeJS.ProcessEnv) => join(home(env), '.cursor');
+const opencodeConfig = (env: NodeJS.ProcessEnv) => join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode');
 
 const codex: CliToolSpec = {
   kind: 'codex',
@@ -89,9 +94,9 @@ const codex: CliToolSpec = {
   }),
   createParser: createCodexParser,
   credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_HOME', 'OPENAI_BASE_URL'],
-  credentialFiles: (env) => [join(env.CODEX_HOME || join(home(env), '.codex'), 'auth.json')],
-  stateDirs: (env) => [env.CODEX_HOME || join(home(env), '.codex')],
-  lockedState: (env) => in_(env.CODEX_HOME || join(home(env), '.codex'), ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts']),
+  credentialFiles: (env) => [join(codexHome(env), 'auth.json')],
+  stateDirs: (env) => [codexHome(env)],
+  lockedState: (env) => in_(codexHome(env), ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts']),
   statusArgs: ['login', 'status'],
   loginHint: 'run `codex login` (or set OPENAI_API_KEY)',
 };
@@ -121,9 +126,9 @@ const gemini: CliToolSpec = {
   createParser: createGeminiParser,
   // The base URLs point the tool at a gateway or proxy, as OPENAI_BASE_URL and ANTHROPIC_BASE_URL do for the others.
   credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_VERTEX_BASE_URL'],
-  credentialFiles: (env) => [join(home(env), '.gemini', 'oauth_creds.json')],
-  stateDirs: (env) => [join(home(env), '.gemini')],
-  lockedState: (env) => in_(join(home(env), '.gemini'), ['settings.json', 'GEMINI.md', 'extensions', 'commands']),
+  credentialFiles: (env) => [join(geminiDir(env), 'oauth_creds.json')],
+  stateDirs: (env) => [geminiDir(env)],
+  lockedState: (env) => in_(geminiDir(env), ['settings.json', 'GEMINI.md', 'extensions', 'commands']),
   loginHint: 'run `gemini` once and choose "Login with Google", or set GEMINI_API_KEY',
   // FatalAuthenticationError in packages/core/src/utils/errors.ts.
   loginExitCodes: [41],
@@ -150,8 +155,8 @@ const cursor: CliToolSpec = {
   createParser: createCursorParser,
   credentialEnv: ['CURSOR_API_KEY'],
   credentialFiles: () => [],
-  stateDirs: (env) => [join(home(env), '.cursor')],
-  lockedState: (env) => in_(join(home(env), '.cursor'), ['mcp.json', 'rules']),
+  stateDirs: (env) => [cursorDir(env)],
+  lockedState: (env) => in_(cursorDir(env), ['mcp.json', 'rules']),
   statusArgs: ['status'],
   loginHint: 'run `cursor-agent login` (or set CURSOR_API_KEY)',
 };
@@ -193,10 +198,10 @@ const opencode: CliToolSpec = {
   stateDirs: (env) => [
     join(env.XDG_DATA_HOME || join(home(env), '.local', 'share'), 'opencode'),
     join(env.XDG_STATE_HOME || join(home(env), '.local', 'state'), 'opencode'),
-    join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode'),
+    opencodeConfig(env),
     join(env.XDG_CACHE_HOME || join(home(env), '.cache'), 'opencode'),
   ],
-  lockedState: (env) => in_(join(env.XDG_CONFIG_HOME || join(home(env), '.config'), 'opencode'), ['opencode.json', 'opencode.jsonc', 'config.json', 'AGENTS.md', 'plugin', 'plugins', 'agent', 'command', 'mode', 'tool']),
+  lockedState: (env) => in_(opencodeConfig(env), ['opencode.json', 'opencode.jsonc', 'config.json', 'AGENTS.md', 'plugin', 'plugins', 'agent', 'command', 'mode', 'tool']),
   loginHint: 'run `opencode auth login`',
 };
 

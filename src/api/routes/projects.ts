@@ -1,12 +1,12 @@
 /** /api/projects: register a repository, list and show projects, change settings, archive and restore. */
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema } from '../../core/schemas.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
-import { canonical } from '../../lib/paths.js';
+import { holds } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
@@ -84,12 +84,6 @@ function repositoryRuns(repoPath: string) {
   } catch (err) {
     return { hooks: repositoryHooks(repoPath), checks: [], problem: (err as Error).message };
   }
-}
-
-/** Whether folder `outer` is `inner` or one of its parents (symlinks resolved). */
-function holds(outer: string, inner: string): boolean {
-  const [o, i] = [canonical(outer), canonical(inner)];
-  return i === o || i.startsWith(o.endsWith(sep) ? o : o + sep);
 }
 
 export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home }: ApiDeps): void {

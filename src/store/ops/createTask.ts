@@ -11,8 +11,9 @@ import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
 import { findTask } from './getTask.js';
 import { archivedError, getProject } from './projects.js';
 
-/** Checks that every dependency exists, is in `projectId`, and is not `selfId`. */
-export async function checkDeps(db: Queryable, projectId: string, deps: readonly string[], selfId: string | null): Promise<void> {
+/** Checks that every dependency exists, is in `projectId`, and is not `selfId`; returns each one's status. */
+export async function checkDeps(db: Queryable, projectId: string, deps: readonly string[], selfId: string | null): Promise<Map<string, string>> {
+  const statuses = new Map<string, string>();
   for (const dep of deps) {
     if (dep === selfId) throw new MaestroError('SELF_DEPENDENCY', `Task ${selfId} cannot depend on itself.`, { details: { taskId: selfId } });
     const row = await db.one<{ project_id: string; status: string }>(`SELECT project_id, status FROM tasks WHERE id = $1`, [dep]);
@@ -26,7 +27,9 @@ export async function checkDeps(db: Queryable, projectId: string, deps: readonly
         details: { taskId: dep, projectId: row.project_id },
       });
     }
+    statuses.set(dep, row.status);
   }
+  return statuses;
 }
 
 export async function createTask(db: Queryable, input: TaskInput, now: number, id: string = newId('t')): Promise<Task> {

@@ -33,12 +33,11 @@ const NOT_STARTED: readonly Task['status'][] = ['ready', 'cancelled'];
  * dependencies' check when it was claimed: nothing checks them again, and its approval would merge it while a
  * dependency it was given now is still at work. So a dependency added then must be done already.
  */
-async function assertStartedWithDeps(db: Queryable, task: Task, deps: readonly string[]): Promise<void> {
+function assertStartedWithDeps(task: Task, statuses: ReadonlyMap<string, string>): void {
   if (NOT_STARTED.includes(task.status)) return;
-  for (const dep of deps.filter((d) => !task.deps.includes(d))) {
-    const row = await db.one<{ status: string }>(`SELECT status FROM tasks WHERE id = $1`, [dep]);
-    if (row && row.status !== 'done') {
-      throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}: its work started without ${dep}, which is ${row.status}; a dependency added now must be done already (or cancel the task and retry it: from ready it waits for its dependencies).`, {
+  for (const [dep, status] of statuses) {
+    if (!task.deps.includes(dep) && status !== 'done') {
+      throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}: its work started without ${dep}, which is ${status}; a dependency added now must be done already (or cancel the task and retry it: from ready it waits for its dependencies).`, {
         details: { taskId: task.id, status: task.status, dependency: dep, field: 'deps' },
       });
     }
@@ -56,8 +55,7 @@ export async function editTask(db: Queryable, id: string, edit: TaskEdit, now: n
   }
   if (valid.deps) {
     valid.deps = [...new Set(valid.deps)];
-    await checkDeps(db, task.projectId, valid.deps, id);
-    await assertStartedWithDeps(db, task, valid.deps);
+    assertStartedWithDeps(task, await checkDeps(db, task.projectId, valid.deps, id));
     const rows = await db.all<{ id: string; deps: string; title: string }>(`SELECT id, deps, title FROM tasks WHERE project_id = $1`, [task.projectId]);
     const nodes = rows.map((r) => ({ id: r.id, deps: r.id === id ? valid.deps! : (JSON.parse(r.deps) as string[]) }));
     assertAcyclic(nodes, new Map(rows.map((r) => [r.id, r.title])));
