@@ -12,7 +12,7 @@
  * check or a hook that could write `~/.claude/settings.json` would plant a hook the user's next Claude Code runs.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,20 +21,11 @@ import { resolveAgentSandbox } from '../../src/config/sandbox.js';
 import { sandboxSpecFor } from '../../src/daemon/jobs.js';
 import { sandboxed, type SandboxSpec } from '../../src/lib/sandbox.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
-import { ROOT } from '../cli/helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 
-/**
- * Folders outside /tmp, which the sandbox replaces whole (so a file there is out of sight either way): in the
- * repository's folder, as the test builds are.
- */
-const made: string[] = [];
-const outsideTmp = (prefix: string) => {
-  made.push(mkdtempSync(join(ROOT, `.test-sandbox-${prefix}-`)));
-  return made.at(-1)!;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+/** A folder outside /tmp, which the sandbox replaces whole (so a file there is out of sight either way). */
+const outsideTmp = (prefix: string) => tempDir(`maestro-sandbox-${prefix}-`, '/var/tmp');
+afterEach(() => removeTempDirs());
 
 const unusable = bwrapUnusable();
 const SECRET = 'projects-and-their-keys';
