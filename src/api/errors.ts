@@ -63,15 +63,13 @@ function fileSystemCondition(err: NodeJS.ErrnoException): MaestroError | null {
   return null;
 }
 
-/** Errors Fastify raises while routing, before any hook: a bad percent-encoding (400), a path parameter too long (414). */
+/**
+ * Errors Fastify raises while routing, before any hook: a bad percent-encoding (400). A path parameter is never too
+ * long for the router (server.ts lets it be as long as Node takes a request line); each route's schema says its limit.
+ */
 export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
   const path = req.raw.url?.split('?')[0]?.slice(0, 200) ?? '';
-  const message =
-    err.code === 'FST_ERR_BAD_URL'
-      ? `The path "${path}" is not a valid URL: a "%" must start an escape like %2F.`
-      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? `A path parameter in "${path}" is too long.`
-        : err.message;
+  const message = err.code === 'FST_ERR_BAD_URL' ? `The path "${path}" is not a valid URL: a "%" must start an escape like %2F.` : err.message;
   void reply.code(err.statusCode ?? 400).send({ error: { code: 'BAD_INPUT', message } });
 };
 

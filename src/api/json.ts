@@ -9,6 +9,12 @@
  * levels and a project config a handful more, so 64 leaves ample room. An
  * empty body with the JSON content type is no body (a bodyless POST may
  * carry the content type instead of X-Maestro-Client).
+ *
+ * And no lone UTF-16 surrogate in any string, key or value: JSON's `"\ud800"`
+ * parses to one, which UTF-8 cannot hold, so SQLite, PostgreSQL and every file
+ * would keep U+FFFD in its place without a word. A body is the only way one
+ * comes in (a URL's percent-escapes are UTF-8 bytes), so this one check covers
+ * every title, path and text the routes validate.
  */
 import type { FastifyInstance } from 'fastify';
 import { MaestroError } from '../core/errors.js';
@@ -25,6 +31,43 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (code units: no `u` flag). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Where a value sits in the body, kept as a chain (not an array per value) so a 2 MB array of numbers costs no path copies. */
+type Where = { up: Where; key: string | number } | null;
+const pathOf = (where: Where): (string | number)[] => (where ? [...pathOf(where.up), where.key] : []);
+
+/** A string of `value` (a key or a value) holding a lone surrogate: its path, and which code unit where; null when there is none. Iterative, as nestedDeeperThan. */
+export function loneSurrogateIn(value: unknown): { path: (string | number)[]; at: number; unit: string } | null {
+  const found = (where: Where, s: string) => {
+    const m = LONE_SURROGATE.exec(s);
+    return m ? { path: pathOf(where), at: m.index, unit: `\\u${s.charCodeAt(m.index).toString(16)}` } : null;
+  };
+  const stack: [unknown, Where][] = [[value, null]];
+  while (stack.length) {
+    const [v, where] = stack.pop()!;
+    if (typeof v === 'string') {
+      const hit = found(where, v);
+      if (hit) return hit;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+        const at = { up: where, key };
+        const hit = typeof key === 'string' ? found(at, key) : null;
+        if (hit) return hit;
+        if (typeof child === 'string' || (child !== null && typeof child === 'object')) stack.push([child, at]);
+      }
+    }
+  }
+  return null;
+}
+
+function loneSurrogateError(hit: { path: (string | number)[]; at: number; unit: string }): MaestroError {
+  const message = `holds a lone UTF-16 surrogate (${hit.unit} at character ${hit.at}), which is no character; send valid Unicode text.`;
+  // Worded and detailed as parseInput words a schema's refusal: "Invalid body: <field>: <what is wrong>".
+  return new MaestroError('BAD_INPUT', `Invalid body: ${hit.path.length ? `${hit.path.join('.')}: ` : ''}${message}`, { details: { issues: [{ path: hit.path, message }] } });
 }
 
 /** Fastify's "Body is not valid JSON" says nothing of where: JSON.parse's own message does (a position). */
@@ -46,6 +89,8 @@ export function installJsonParser(app: FastifyInstance): void {
     parse(req, body as string, (err: Error | null, value?: unknown) => {
       if (err) return done(whereInvalid(err, body as string), undefined);
       if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return done(new MaestroError('BAD_INPUT', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; no request needs that.`), undefined);
+      const lone = loneSurrogateIn(value);
+      if (lone) return done(loneSurrogateError(lone), undefined);
       done(null, value);
     });
   });

@@ -3,9 +3,10 @@
  * Built without listening (tests use `app.inject`), then `listen()`ed by the
  * daemon. Every request, SSE and WebSocket upgrades included, first passes
  * the guard (guard.ts: Host, Origin, token, content type); bodies are JSON
- * only, with a depth limit (json.ts).
+ * only, with a depth limit and no lone UTF-16 surrogates (json.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './deps.js';
@@ -29,7 +30,9 @@ export type { ApiDeps } from './deps.js';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // forceCloseConnections: SSE streams and upgraded sockets never end by themselves; stop() must not wait on them.
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true, frameworkErrors, clientErrorHandler });
+  // maxParamLength: Fastify's default (100) left a longer id unrouted (a 404 from the board's catch-all GET, a 414 otherwise);
+  // no parameter can outgrow the request line Node takes (maxHeaderSize, 16 KiB), and each route's schema says its own limit (a 400).
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true, frameworkErrors, clientErrorHandler, routerOptions: { maxParamLength: maxHeaderSize } });
   const doc = new OpenApiDoc();
   doc.track(app);
   installErrorHandler(app, deps.logError);

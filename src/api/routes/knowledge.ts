@@ -14,13 +14,16 @@
  * Errors are thrown; the API's one error handler (src/api/errors.ts) answers them.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
+import { parseInput } from '../../core/schemas.js';
 import { parseSearchRequest, runSearch } from '../../knowledge/search/params.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { KnowledgePool } from '../../knowledge/pool.js';
 import { defineRoute, OpenApiDoc } from '../route.js';
 import { entryListResponse, entryLoadResponse, knowledgeHealthResponse, knowledgeSearchResponse } from '../wire/knowledge.js';
 import { registerReviewRoutes, type ReviewRouteOptions } from './knowledgeReview.js';
+import { queryDigits, queryFlag } from './schemas.js';
 
 export interface KnowledgeRouteOptions {
   pool: KnowledgePool;
@@ -45,6 +48,14 @@ const READ_ROUTES = new Set(['/api/knowledge/search', '/api/knowledge/entries', 
 
 type Query = Record<string, string | undefined>;
 
+/**
+ * The flags of these routes, read as every route reads a flag (queryFlag: `banana` is a 400, not false), and the
+ * search's limit as digits (its range is parseSearchRequest's). Not strict: the other keys are the handlers' to check.
+ */
+const entryQuery = z.object({ global: queryFlag, includeDeprecated: queryFlag });
+const healthQuery = entryQuery.pick({ global: true });
+const searchQuery = entryQuery.extend({ fresh: queryFlag, kg: queryFlag, code: queryFlag, readOnlyProbe: queryFlag, allProjects: queryFlag, limit: queryDigits.optional() });
+
 export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
   const rootOf = (q: Query) => q.root;
   // `projectId` on a read route becomes that project's root before the handler runs.
@@ -67,26 +78,29 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   const doc = opts.doc ?? new OpenApiDoc();
   const tags = ['knowledge'];
-  // No query schema: parseSearchRequest (shared with the CLI) and the preHandler above check these queries.
+  // No query schema in the spec: the preHandler above, each handler's flags (entryQuery, searchQuery) and parseSearchRequest (shared with the CLI) check these queries.
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/search', summary: 'Search specs, knowhow and wiki entries (kg=true: the knowledge graph; code=true: the code graph)', tags, response: knowledgeSearchResponse }, async ({ query }) => {
     const q = query as Query;
+    const flags = parseInput(searchQuery, q, 'query');
     const parsed = parseSearchRequest(q);
-    const k = opts.pool.get(rootOf(q), q.global === 'true');
+    const k = opts.pool.get(rootOf(q), flags.global);
     // `fresh=true` (the CLI): re-check the files now, not at most once a second, so the answer is the one a search in process gives.
     // The run ledgers only for the graph (kg): their walk grows with every run the project has had.
-    if (q.fresh === 'true') k.sync({ graph: parsed.kg === true });
+    if (flags.fresh) k.sync({ graph: parsed.kg === true });
     return runSearch(k, parsed);
   });
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/entries', summary: 'List knowledge entries by filter', tags, response: entryListResponse }, async ({ query }) => {
     const q = query as Query;
-    const k = opts.pool.get(rootOf(q), q.global === 'true');
-    const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: q.includeDeprecated === 'true' });
+    const flags = parseInput(entryQuery, q, 'query');
+    const k = opts.pool.get(rootOf(q), flags.global);
+    const entries = k.list({ type: q.type, category: q.category, tag: q.tag, keyword: q.keyword, workspace: q.workspace, includeDeprecated: flags.includeDeprecated });
     return { count: entries.length, entries };
   });
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/entries/:id', summary: 'One entry by id or alias, with its graph neighbours (or a code-graph node)', tags, response: entryLoadResponse }, async ({ query, params }) => {
     const q = query as Query;
+    const flags = parseInput(entryQuery, q, 'query');
     const { id } = params as { id: string };
-    return opts.pool.get(rootOf(q), q.global === 'true').load(id, { includeDeprecated: q.includeDeprecated === 'true' });
+    return opts.pool.get(rootOf(q), flags.global).load(id, { includeDeprecated: flags.includeDeprecated });
   });
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/health', summary: 'Problems found in the knowledge files (kind=spec|knowhow|wiki)', tags, response: knowledgeHealthResponse }, async ({ query }) => {
     const q = query as Query;
@@ -94,7 +108,7 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
       throw new MaestroError('BAD_INPUT', `kind: "${String(q.kind).slice(0, 50)}" is not a knowledge kind; give spec, knowhow or wiki, or leave it out for all.`, { details: { field: 'kind' } });
     }
     const kind = q.kind;
-    return opts.pool.get(rootOf(q), q.global === 'true').health(kind);
+    return opts.pool.get(rootOf(q), parseInput(healthQuery, q, 'query').global).health(kind);
   });
   if (opts.projectRoot) {
     if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');

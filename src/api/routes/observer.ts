@@ -21,6 +21,7 @@ import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { acceptProposal, dismissProposal, listProposals } from '../../observer/curation/proposals.js';
 import { resolveProjectSlug } from '../../observer/paths.js';
 import { defineRoute, OpenApiDoc } from '../route.js';
+import { idString } from './schemas.js';
 import * as wire from '../wire/observer.js';
 
 export interface ObserverRouteDeps {
@@ -34,7 +35,12 @@ export interface ObserverRouteDeps {
 /** How many closed proposals the board shows. */
 const CLOSED_SHOWN = 20;
 
-const sessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/) });
+const sessionParams = z.object({
+  id: z
+    .string()
+    .max(128, { error: 'is too long; a session id is at most 128 characters.', abort: true })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a session id (letters, digits, ".", "_" and "-", not starting with one of those three)'),
+});
 
 function notFound(id: string, wikiRoot: string): MaestroError {
   return new MaestroError('UNKNOWN_SESSION', `No observer session "${id}" in ${wikiLayout(wikiRoot).sessions}.`);
@@ -75,7 +81,7 @@ export function getObserverSession(deps: ObserverRouteDeps, id: string): wire.Ob
   return { ...buildSessionView({ bundle: load.bundle, mode: 'restore', load: status, explorations: null, transcript: null }), flow: load.bundle.session.flow.flowGraph };
 }
 
-const proposalParams = z.object({ id: z.string().regex(/^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$/) });
+const proposalParams = z.object({ id: idString.regex(/^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$/, 'must be a proposal id (P-<time>-<entry id>)') });
 /** Keys it does not know are dropped, not refused (as Fastify's JSON-schema check did before). */
 const decisionBody = z.object({ note: z.string().max(2_000).optional() });
 

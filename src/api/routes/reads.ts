@@ -4,16 +4,14 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
-import { eventListQuery, idParam } from './schemas.js';
+import { eventListQuery, idParam, idQuery, idString, queryInt } from './schemas.js';
 import { approvalListResponse, decisionListResponse, eventPageResponse, metricsResponse, runListResponse, runResponse, traceResponse } from '../wire/responses.js';
-
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/runs', summary: 'List runs', tags: ['runs'], query: z.object({ taskId: z.string().max(200).optional(), traceId: z.string().max(200).optional(), limit: int(1, 5000).default(500) }).strict(), response: runListResponse },
+    { method: 'GET', url: '/api/runs', summary: 'List runs', tags: ['runs'], query: z.object({ taskId: idQuery.optional(), traceId: idQuery.optional(), limit: queryInt(1, 5000).default(500) }).strict(), response: runListResponse },
     async ({ query }) => ({ runs: await store.runs.list(query) }),
   );
 
@@ -26,13 +24,13 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/approvals', summary: 'List approvals (newest first without taskId)', tags: ['approvals'], query: z.object({ taskId: z.string().max(200).optional(), limit: int(1, 1000).default(200) }).strict(), response: approvalListResponse },
+    { method: 'GET', url: '/api/approvals', summary: 'List approvals (newest first without taskId)', tags: ['approvals'], query: z.object({ taskId: idQuery.optional(), limit: queryInt(1, 1000).default(200) }).strict(), response: approvalListResponse },
     async ({ query }) => ({ approvals: await store.approvals.list(query) }),
   );
 
   defineRoute(app, doc, { method: 'GET', url: '/api/events', summary: 'Page through the event log: oldest first (after = the last id seen), or newest first with order=newest (before = the last id seen)', tags: ['events'], query: eventListQuery, response: eventPageResponse }, async ({ query }) => store.events.list(query));
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/metrics', summary: 'Tasks by status, run durations, tokens and cost', tags: ['metrics'], query: z.object({ projectId: z.string().max(200).optional() }).strict(), response: metricsResponse }, async ({ query }) => ({
+  defineRoute(app, doc, { method: 'GET', url: '/api/metrics', summary: 'Tasks by status, run durations, tokens and cost', tags: ['metrics'], query: z.object({ projectId: idQuery.optional() }).strict(), response: metricsResponse }, async ({ query }) => ({
     tasksByStatus: await store.metrics.tasksByStatus(query.projectId),
     runDurations: await store.metrics.runDurations(query.projectId),
     usage: (await store.metrics.usageByProject()).filter((u) => !query.projectId || u.projectId === query.projectId),
@@ -46,7 +44,7 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
       url: '/api/scheduler/decisions',
       summary: 'Scheduler decisions: each claim with its score breakdown and the competitors it beat',
       tags: ['scheduler'],
-      query: z.object({ taskId: z.string().max(200).optional(), projectId: z.string().max(200).optional(), limit: int(1, 1000).default(50) }).strict(),
+      query: z.object({ taskId: idQuery.optional(), projectId: idQuery.optional(), limit: queryInt(1, 1000).default(50) }).strict(),
       response: decisionListResponse,
     },
     async ({ query }) => ({ decisions: await store.decisions.list(query) }),
@@ -55,7 +53,7 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
   defineRoute(
     app,
     doc,
-    { method: 'GET', url: '/api/traces/:traceId', summary: "A trace: the run it names within its task's plan → execute → review → merge chain, with their events", tags: ['traces'], params: z.object({ traceId: z.string().min(1).max(200) }).strict(), response: traceResponse },
+    { method: 'GET', url: '/api/traces/:traceId', summary: "A trace: the run it names within its task's plan → execute → review → merge chain, with their events", tags: ['traces'], params: z.object({ traceId: idString }).strict(), response: traceResponse },
     async ({ params, reply }) => {
       const [run] = await store.runs.list({ traceId: params.traceId, limit: 1 });
       if (!run) throw new MaestroError('UNKNOWN_RUN', `No run carries trace id "${params.traceId}".`);

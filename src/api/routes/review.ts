@@ -17,12 +17,12 @@ import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { checkViews, diffRange, pickVersion, reviewViews } from './reviewData.js';
-import { idParam } from './schemas.js';
+import { idParam, queryInt } from './schemas.js';
 import { checksResponse, diffResponse, findingsResponse, type DiffResponse } from '../wire/responses.js';
 
 export type { DiffResponse } from '../wire/responses.js';
 
-const versionQuery = z.object({ version: z.coerce.number().int().positive().max(100_000).optional() }).strict();
+const versionQuery = z.object({ version: queryInt(1, 100_000).optional() }).strict();
 const diffQuery = versionQuery.extend({ file: z.string().min(1).max(4096).optional() }).strict();
 
 /** What the review helpers need: the store, and where a project's task branches live. */

@@ -9,11 +9,12 @@
 import { createReadStream, existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { MaestroError } from '../../core/errors.js';
 import type { StreamItem } from '../../lib/bus.js';
 import { LineSplitter } from '../../lib/lines.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
-import { idParam, taskIdParam } from './schemas.js';
+import { idParam, idQuery, queryInt, taskIdParam } from './schemas.js';
 import { streamData, transcriptLine, transcriptSearchResponse, type StreamData } from '../wire/responses.js';
 
 const KEEPALIVE_MS = 15_000;
@@ -124,7 +125,7 @@ function registerTranscript(app: FastifyInstance, doc: OpenApiDoc, { store, cont
       summary: "The transcript of the task's latest run (or ?runId=), streamed as JSON lines; ?q= greps it on the server with line numbers",
       tags: ['stream'],
       params: idParam,
-      query: z.object({ q: z.string().min(1).max(500).optional(), runId: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(1000) }).strict(),
+      query: z.object({ q: z.string().min(1).max(500).optional(), runId: idQuery.optional(), limit: queryInt(1, 10_000).default(1000) }).strict(),
       response: transcriptSearchResponse,
       content: { 'application/x-ndjson': transcriptLine },
     },
@@ -132,6 +133,8 @@ function registerTranscript(app: FastifyInstance, doc: OpenApiDoc, { store, cont
       await store.tasks.get(params.id);
       const runs = await store.runs.list({ taskId: params.id });
       const run = query.runId ? runs.find((r) => r.id === query.runId) : runs[runs.length - 1];
+      // Another task's run (or none) would answer an empty transcript, as if this task's run had said nothing.
+      if (query.runId && !run) throw new MaestroError('UNKNOWN_RUN', `Run ${query.runId} is not one of task ${params.id}'s runs; GET /api/tasks/${params.id} lists them.`, { details: { runId: query.runId, taskId: params.id } });
       if (!run) return query.q ? { matches: [] } : reply.type('application/x-ndjson').send('');
       reply.header('x-trace-id', run.traceId);
       const path = await control.transcriptPath(run.id);

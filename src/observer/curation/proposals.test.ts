@@ -69,6 +69,10 @@ describe('dedup keeps a genuinely new fact', () => {
       expect(list.json().open.map((p: { id: string }) => p.id)).toEqual([proposal!.id]);
       const bad = await app.inject({ method: 'POST', url: '/api/observer/proposals/nope/accept', payload: {} });
       expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.message).toBe('Invalid path parameters: id: must be a proposal id (P-<time>-<entry id>)');
+      const unknown = await app.inject({ method: 'POST', url: '/api/observer/proposals/P-20260101T000000Z-C404/accept', payload: {} });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json().error).toMatchObject({ code: 'NOT_FOUND', message: `No proposal P-20260101T000000Z-C404 in ${proposalsDir(wiki)}.` });
       const accepted = await app.inject({ method: 'POST', url: `/api/observer/proposals/${proposal!.id}/accept`, payload: { note: 'true for our proxy' } });
       expect(accepted.statusCode, accepted.body).toBe(200);
       expect(accepted.json()).toMatchObject({ proposal: { status: 'accepted', note: 'true for our proxy' }, entry: { id: 'C001' } });
@@ -77,8 +81,8 @@ describe('dedup keeps a genuinely new fact', () => {
       expect(entry).toContain('Raise proxy_read_timeout to 3600s');
       expect(entry).toContain('Add proxy_set_header Upgrade and Connection');
       const again = await app.inject({ method: 'POST', url: `/api/observer/proposals/${proposal!.id}/dismiss`, payload: {} });
-      expect(again.statusCode).toBe(400);
-      expect(again.json().error).toMatchObject({ code: 'BAD_INPUT', message: `Proposal ${proposal!.id} is already closed.` });
+      expect(again.statusCode).toBe(409);
+      expect(again.json().error).toMatchObject({ code: 'ILLEGAL_TRANSITION', message: `Proposal ${proposal!.id} is already closed (accepted or dismissed); nothing was changed.` });
     } finally {
       await app.close();
     }

@@ -140,11 +140,12 @@ export function listProposals(wikiRoot: string): { open: Proposal[]; closed: Pro
 function openProposal(wikiRoot: string, id: string): { proposal: Proposal; path: string } {
   if (!PROPOSAL_ID.test(id)) throw new MaestroError('BAD_INPUT', `"${id}" is not a proposal id (P-<time>-<entry id>).`);
   const path = join(proposalsDir(wikiRoot), `${id}.json`);
-  const closed = existsSync(join(closedDir(wikiRoot), `${id}.json`));
-  if (closed) rmSync(path, { force: true });
-  if (!existsSync(path)) {
-    throw new MaestroError('BAD_INPUT', closed ? `Proposal ${id} is already closed.` : `No open proposal ${id} in ${proposalsDir(wikiRoot)}.`);
+  // As the API answers a decision on a task: a closed proposal is a 409 (its state, not the request), an id it does not hold a 404.
+  if (existsSync(join(closedDir(wikiRoot), `${id}.json`))) {
+    rmSync(path, { force: true }); // close() crashed between its two steps: finish the removal
+    throw new MaestroError('ILLEGAL_TRANSITION', `Proposal ${id} is already closed (accepted or dismissed); nothing was changed.`, { details: { proposalId: id } });
   }
+  if (!existsSync(path)) throw new MaestroError('NOT_FOUND', `No proposal ${id} in ${proposalsDir(wikiRoot)}.`, { details: { proposalId: id } });
   let proposal: Proposal;
   try {
     proposal = JSON.parse(readFileSync(path, 'utf8')) as Proposal;

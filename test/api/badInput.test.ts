@@ -1,0 +1,138 @@
+/**
+ * Bad input a fuzz of the API found answered wrongly, through the real daemon
+ * (app.inject): each is refused with a 4xx that names what was wrong, and
+ * nothing is stored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boardUnavailableRoutes } from '../../src/api/web.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+
+describe('API refusals of bad input', () => {
+  let d: TestDaemon;
+  let projectId: string;
+  let taskId: string;
+  beforeAll(async () => {
+    // The board's catch-all GET route, as `maestro serve` has it (without building the board): it answered an unrouted GET.
+    d = await startTestDaemon({}, { noOrchestrator: true, plugins: [(app) => boardUnavailableRoutes(app, 'not built in this suite')] });
+    projectId = (await d.store.projects.create({ name: 'bad-input', repoPath: makeRepo() })).id;
+    taskId = (await d.store.tasks.create({ projectId, title: 'target' })).id;
+    // The daemon opens a project's knowledge index on its first read and keeps it until it stops: open it here, the suite's.
+    expect((await d.app.inject({ method: 'GET', url: `/api/knowledge/health?projectId=${projectId}` })).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await d.stop();
+    removeTempDirs();
+  });
+
+  /** `raw`: the body as JSON text, so it can hold escapes JSON.stringify would never write. */
+  const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, raw?: string) => {
+    const res = await d.app.inject({ method, url, ...(raw === undefined ? { headers: { 'x-maestro-client': 'test' } } : { payload: raw, headers: { 'content-type': 'application/json' } }) });
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null };
+  };
+
+  it('refuses a lone UTF-16 surrogate in any text of a body, naming the field, instead of storing U+FFFD', async () => {
+    const before = await d.store.tasks.list({ projectId });
+    const title = await call('POST', '/api/tasks', `{"projectId":"${projectId}","title":"half \\ud800 a pair"}`);
+    expect(title.status).toBe(400);
+    expect(title.body.error).toMatchObject({ code: 'BAD_INPUT', message: 'Invalid body: title: holds a lone UTF-16 surrogate (\\ud800 at character 5), which is no character; send valid Unicode text.' });
+    const path = await call('PATCH', `/api/tasks/${taskId}`, `{"ownedFiles":["src/a.ts","src/\\udc00.ts"]}`);
+    expect(path.status).toBe(400);
+    expect(path.body.error.message).toBe('Invalid body: ownedFiles.1: holds a lone UTF-16 surrogate (\\udc00 at character 4), which is no character; send valid Unicode text.');
+    const reason = await call('POST', `/api/tasks/${taskId}/cancel`, `{"reason":"\\udfff\\ud800"}`);
+    expect(reason.status).toBe(400);
+    expect(reason.body.error.message).toMatch(/^Invalid body: reason: holds a lone UTF-16 surrogate \(\\udfff at character 0\)/);
+    expect(await d.store.tasks.list({ projectId })).toEqual(before);
+    expect((await d.store.tasks.get(taskId)).ownedFiles).toEqual([]);
+    // A whole pair is a character like any other, kept as sent.
+    const pair = await call('POST', '/api/tasks', `{"projectId":"${projectId}","title":"ship it \\ud83d\\ude80"}`);
+    expect(pair.status).toBe(201);
+    expect(pair.body.task.title).toBe('ship it 🚀');
+  });
+
+  it('takes numbers in a query as plain decimal digits only, naming the parameter and what it expects', async () => {
+    expect((await call('GET', '/api/tasks?limit=16')).status).toBe(200);
+    for (const [url, message] of [
+      ['/api/tasks?limit=0x10', 'Invalid query: limit: must be a decimal integer from 1 to 5000'],
+      ['/api/tasks?offset=1e3', 'Invalid query: offset: must be a decimal integer from 0 to 10000000'],
+      ['/api/tasks?limit=%2016', 'Invalid query: limit: must be a decimal integer from 1 to 5000'],
+      ['/api/tasks?limit=5001', 'Invalid query: limit: must be a decimal integer from 1 to 5000'],
+      ['/api/events?after=0b1', 'Invalid query: after: must be a decimal integer from 0 to 9007199254740991'],
+      ['/api/runs?limit=16.0', 'Invalid query: limit: must be a decimal integer from 1 to 5000'],
+      ['/api/approvals?limit=-1', 'Invalid query: limit: must be a decimal integer from 1 to 1000'],
+      ['/api/scheduler/decisions?limit=0x10', 'Invalid query: limit: must be a decimal integer from 1 to 1000'],
+      [`/api/tasks/${taskId}/transcript?q=x&limit=0x10`, 'Invalid query: limit: must be a decimal integer from 1 to 10000'],
+      [`/api/tasks/${taskId}/checks?version=0x1`, 'Invalid query: version: must be a decimal integer from 1 to 100000'],
+      [`/api/knowledge/search?projectId=${projectId}&q=x&limit=0x10`, 'Invalid query: limit: must be a decimal integer'],
+    ] as const) {
+      const res = await call('GET', url);
+      expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'BAD_INPUT']);
+      expect(res.body.error.message, url).toBe(message);
+    }
+  });
+
+  it('takes a knowledge flag as true or false (1 or 0) only, naming the flag', async () => {
+    const base = `/api/knowledge/entries?projectId=${projectId}`;
+    expect((await call('GET', `${base}&includeDeprecated=true&global=0`)).status).toBe(200);
+    for (const [url, flag] of [
+      [`${base}&includeDeprecated=banana`, 'includeDeprecated'],
+      [`${base}&global=yes`, 'global'],
+      [`/api/knowledge/entries/some-id?projectId=${projectId}&includeDeprecated=TRUE`, 'includeDeprecated'],
+      [`/api/knowledge/health?projectId=${projectId}&global=on`, 'global'],
+      [`/api/knowledge/search?projectId=${projectId}&q=x&fresh=banana`, 'fresh'],
+    ] as const) {
+      const res = await call('GET', url);
+      expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'BAD_INPUT']);
+      expect(res.body.error.message, url).toBe(`Invalid query: ${flag}: must be true or false (or 1 or 0)`);
+    }
+  });
+
+  it("answers 404 for a transcript asked with a run of another task, and keeps the task's own", async () => {
+    const other = await d.store.tasks.create({ projectId, title: 'other' });
+    const foreign = await d.store.runs.create({ taskId: other.id, kind: 'execute', model: null, traceId: 'trace-foreign', attempt: 1 });
+    const own = await d.store.runs.create({ taskId, kind: 'execute', model: null, traceId: 'trace-own', attempt: 1 });
+    for (const query of ['', '&q=needle']) {
+      const res = await call('GET', `/api/tasks/${taskId}/transcript?runId=${foreign.id}${query}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'UNKNOWN_RUN', message: `Run ${foreign.id} is not one of task ${taskId}'s runs; GET /api/tasks/${taskId} lists them.` });
+    }
+    expect((await call('GET', `/api/tasks/${taskId}/transcript?runId=nope`)).status).toBe(404);
+    const mine = await call('GET', `/api/tasks/${taskId}/transcript?runId=${own.id}&q=needle`);
+    expect(mine).toEqual({ status: 200, body: { runId: own.id, matches: [] } });
+  });
+
+  it('answers an over-long id in a path with a 400 saying how long an id may be, on every route with one', async () => {
+    const long = 'x'.repeat(201);
+    const tooLong = (name: string) => `Invalid path parameters: ${name}: is too long; an id is at most 200 characters.`;
+    for (const [method, url, name] of [
+      ['GET', `/api/tasks/${long}`, 'id'],
+      ['PATCH', `/api/tasks/${long}`, 'id'],
+      ['POST', `/api/tasks/${long}/retry`, 'id'],
+      ['GET', `/api/tasks/${long}/transcript`, 'id'],
+      ['GET', `/api/tasks/${long}/diff`, 'id'],
+      ['GET', `/api/tasks/${long}/stream`, 'taskId'],
+      ['GET', `/api/projects/${long}`, 'id'],
+      ['GET', `/api/runs/${long}`, 'id'],
+      ['GET', `/api/traces/${long}`, 'traceId'],
+      ['POST', `/api/observer/proposals/${long}/dismiss`, 'id'],
+      ['GET', `/api/tasks/${'x'.repeat(5000)}`, 'id'],
+    ] as const) {
+      const res = await call(method, url, method === 'PATCH' ? '{}' : undefined);
+      expect([url.slice(0, 40), res.status, res.body.error.code]).toEqual([url.slice(0, 40), 400, 'BAD_INPUT']);
+      expect(res.body.error.message).toBe(tooLong(name));
+    }
+    // Up to the limit an id is looked up as any other, past Fastify's default of 100 characters too (its route matched nothing there).
+    for (const id of ['x'.repeat(101), 'x'.repeat(200)]) {
+      for (const [method, url] of [['GET', `/api/tasks/${id}`], ['POST', `/api/tasks/${id}/retry`]] as const) {
+        const unknown = await call(method, url);
+        expect([url.slice(0, 40), unknown.status, unknown.body.error.code]).toEqual([url.slice(0, 40), 404, 'UNKNOWN_TASK']);
+      }
+      expect((await call('GET', `/api/runs/${id}`)).body.error.code).toBe('UNKNOWN_RUN');
+    }
+    // An observer session id is a folder name, 128 characters at most.
+    expect((await call('GET', `/api/observer/sessions/${'s'.repeat(128)}`)).body.error.code).toBe('UNKNOWN_SESSION');
+    const session = await call('GET', `/api/observer/sessions/${'s'.repeat(129)}`);
+    expect(session).toMatchObject({ status: 400, body: { error: { code: 'BAD_INPUT', message: 'Invalid path parameters: id: is too long; a session id is at most 128 characters.' } } });
+  });
+});
