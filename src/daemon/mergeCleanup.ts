@@ -4,7 +4,6 @@
  * the train's push of main already). Main holds the commits, so the change stays visible
  * (GET /api/tasks/:id/diff). A failure is logged; the periodic prune tries the worktree again.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { coerceError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
@@ -17,7 +16,6 @@ import type { Store } from '../store/store.js';
 
 /** What is left to do once a train is in: worktrees and branches to clean up, conflict runs to open. */
 export interface Landed {
-  /** Where the tasks' worktrees and branches are: the project's repository, or the runs' clone of a shared remote. */
   repo: string;
   cleanups: Array<{ task: Task; branch: string }>;
   conflicts: Array<{ task: Task; branch: string; message: string }>;
@@ -33,10 +31,7 @@ export interface CleanupDeps {
   onError: (err: Error) => void;
 }
 
-/**
- * Cleans up a train's merged work: in the runs' clone (which a cleanup must have to itself) or the project's
- * repository, and on a shared remote the branches its push of main did not take, from the train clone.
- */
+/** Cleans up a train's merged work, in the clone (which a cleanup must have to itself) or the project's repository. */
 export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed: Landed): Promise<void> {
   const { repo, cleanups } = landed;
   if (!cleanups.length) return;
@@ -52,15 +47,11 @@ export async function cleanUpLanded(deps: CleanupDeps, project: Project, landed:
       const payload = { worktree: c.worktree, branch: c.branch, branchDeleted: deleted.has(c.branch) };
       await deps.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'git.cleanup', payload }).catch((err: unknown) => deps.onError(coerceError(err)));
     }
+    const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
+    if (!keep) await deps.repos.deleteRemoteBranches(project, repo, left).catch((err: unknown) => deps.onError(coerceError(err)));
     await maintainAtPace(repo).catch((err: unknown) => deps.onError(coerceError(err)));
   };
-  if (!remoteOf(project)) return clean();
-  // A daemon that merged before running any of the project's tasks has no runs' clone: no worktree or branch of theirs is here.
-  if (existsSync(join(repo, '.git'))) await deps.repos.exclusive(project.id, clean);
-  const left = cleanups.map((c) => c.branch).filter((b) => !landed.gone.has(b));
-  if (keep || !left.length) return;
-  const trains = deps.repos.trainRepo(project);
-  await deps.repos.exclusiveTrain(project.id, () => deps.repos.deleteRemoteBranches(project, trains, left)).catch((err: unknown) => deps.onError(coerceError(err)));
+  await (remoteOf(project) ? deps.repos.exclusive(project.id, clean) : clean());
 }
 
 /**

@@ -12,7 +12,6 @@ import type { Project, Task } from '../core/types.js';
 import { createStore, type Store } from '../store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
-import { poll } from '../../test/helpers/wait.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { ProjectRepos } from './repos.js';
 import { beatDaemon, registerDaemon, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
@@ -84,7 +83,7 @@ function logPushesOfMain(root: string, remote: string): () => string[] {
   return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
 }
 
-function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void>; repos?: ProjectRepos } = {}) {
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void> } = {}) {
   const errors: Error[] = [];
   const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
@@ -99,7 +98,7 @@ function coordinator(s: Store, home: string, owner: string, extra: { hooks?: Mer
       return true;
     },
     hasRunningRun: async (taskId) => running.has(taskId),
-    repos: extra.repos ?? new ProjectRepos(home),
+    repos: new ProjectRepos(home),
     owner,
     leaseMs: 60_000,
     onChange: () => {},
@@ -195,8 +194,8 @@ describe('merge trains', () => {
     };
     let syncs = 0;
     const repos = new (class extends ProjectRepos {
-      override async syncTrain(p: Project): Promise<string> {
-        const clone = await super.syncTrain(p);
+      override async sync(p: Project): Promise<string> {
+        const clone = await super.sync(p);
         if (++syncs === 1) await during();
         return clone;
       }
@@ -237,37 +236,6 @@ describe('merge trains', () => {
     const merged = (await s.events.list({ taskId: d.id, type: 'task.status', limit: 100 })).events.at(-1)?.payload.merged;
     expect(merged).toMatchObject({ how: 'already in main' });
     expect(git(remote, 'rev-parse', 'main')).toBe(main);
-  });
-
-  it('on a shared remote: a train works in a clone of its own, so runs syncing the runs\' clone never hold it, and that clone\'s own branches are not taken for the remote\'s', async () => {
-    const s = await openStore();
-    const { remote } = sharedWork({ a: { 'a.txt': 'a\n' }, b: { 'b.txt': 'b\n' } });
-    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
-    const home = tempDir('maestro-home-');
-    const repos = new ProjectRepos(home);
-    const d = coordinator(s, home, 'd1', { repos });
-    const runs = await repos.prepare(project);
-    // A run made a branch here whose push the remote refused: the train clone, made from this one, must not take it for the remote's.
-    git(runs, 'branch', 'maestro/t-unpushed', 'main');
-    const a = await approved(s, project, 'a', 'maestro/t-a');
-    await d.merges.tick();
-    expect((await s.tasks.get(a.id)).status).toBe('done');
-    const trains = repos.trainRepo(project);
-    expect(git(trains, 'remote', 'get-url', 'origin')).toBe(remote);
-    expect(git(trains, 'branch', '-r', '--list', 'origin/maestro/t-unpushed')).toBe('');
-
-    // Runs hold their clone (a sync, a push after a run): the next train lands meanwhile.
-    let release = () => {};
-    const held = repos.exclusive(project.id, () => new Promise<void>((r) => (release = r)));
-    const b = await approved(s, project, 'b', 'maestro/t-b');
-    const tick = d.merges.tick();
-    await poll(async () => (await s.tasks.get(b.id)).status === 'done', 'b merged while the runs\' clone is held');
-    expect(git(remote, 'show', 'main:b.txt')).toBe('b');
-    // The runs' clone is as the runs left it: its main not moved by the trains.
-    expect(git(runs, 'rev-parse', 'main')).toBe(git(runs, 'rev-parse', 'origin/main'));
-    release();
-    await Promise.all([held, tick]);
-    expect(d.errors).toEqual([]);
   });
 
   it('on a shared remote: a conflict one daemon found (its run waiting for a slot) is left alone by another daemon while the first lives', async () => {

@@ -184,8 +184,7 @@ export class MergeCoordinator {
         await releaseMergeLease(this.store.db, projectId, this.opts.owner);
       }
     } else if (this.opts.repos.reach.mayTry(projectId)) {
-      // The trains' own clone (trainRepoOf): runs starting meanwhile sync theirs, and no train waits for them.
-      await this.opts.repos.exclusiveTrain(projectId, async () => {
+      await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
         try {
           const before = new Set((await this.dueTasks(projectId, tried)).map((t) => t.id));
@@ -195,10 +194,10 @@ export class MergeCoordinator {
           // the next (bench:multihost: approvals come every second, a sync takes a third of a train). Such a task
           // goes only if the sync brought its reviewed commit: a conflict run publishes its commit just before
           // its outcome, and an older tip would be taken for a branch moved after its review.
-          let clone = await this.opts.repos.syncTrain(project);
+          let clone = await this.opts.repos.sync(project);
           const due = (await this.dueTasks(projectId, tried)).filter((t) => before.has(t.id) || fetchedAsReviewed(clone, t));
           for (const [i, train] of this.trainsOf(due, tried).entries()) {
-            if (i > 0) clone = await this.opts.repos.syncTrain(project);
+            if (i > 0) clone = await this.opts.repos.sync(project);
             landed.push(await this.land(project, clone, 'origin', train));
           }
         } finally {
@@ -247,8 +246,7 @@ export class MergeCoordinator {
 
   /** Merges the train in `repo`; with a `remote`, the branches come from it and main goes back to it in one push. */
   private async land(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Landed> {
-    // The clean-ups are the runs' clone's: its worktrees and branches (the train clone has none).
-    const landed: Landed = { repo: remote ? this.opts.repos.workRepo(project) : repo, cleanups: [], conflicts: [], gone: new Set() };
+    const landed: Landed = { repo, cleanups: [], conflicts: [], gone: new Set() };
     const base = baseBranchOf(project);
     const { cars, baseTip } = await this.carsFor(project, repo, remote, tasks);
     // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
@@ -327,28 +325,27 @@ export class MergeCoordinator {
     return { cars, baseTip: tips.get(prefix + baseBranchOf(project)) };
   }
 
-  /**
-   * The branch is not where the train looked: fetched again (pushed since), published from the runs' clone (where
-   * its run made it) and fetched, or a task that needs attention.
-   */
+  /** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */
   private async missingBranch(task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
-    const ref = remote ? `refs/remotes/${remote}/${branch}` : `refs/heads/${branch}`;
-    if (remote && !(await this.opts.repos.fetchRemoteBranch(repo, remote, branch))) {
-      if (await reviewedInMain(repo, task, `refs/remotes/${remote}/${baseBranchOf(project)}`)) {
+    let ref = `refs/heads/${branch}`;
+    if (remote) {
+      if (await this.opts.repos.fetchRemoteBranch(repo, remote, branch)) ref = `refs/remotes/${remote}/${branch}`;
+      else if (await reviewedInMain(repo, task, `refs/remotes/${remote}/${baseBranchOf(project)}`)) {
         // A train's push took main and the branch together, then its daemon died before recording the merge.
         await this.markMerged(task, project, branch, reviewedCommit(task), 'already in main');
         return null;
-      }
-      let pushed: boolean;
-      try {
-        pushed = (await this.opts.repos.publishBranch(project, branch)) && (await this.opts.repos.fetchRemoteBranch(repo, remote, branch));
-      } catch (err) {
-        await this.refusedPush([task], err);
-        return null;
-      }
-      if (!pushed) {
-        await this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
-        return null;
+      } else {
+        let pushed: boolean;
+        try {
+          pushed = await this.opts.repos.pushBranchNow(project, repo, branch);
+        } catch (err) {
+          await this.refusedPush([task], err);
+          return null;
+        }
+        if (!pushed) {
+          await this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+          return null;
+        }
       }
     }
     const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });

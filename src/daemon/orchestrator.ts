@@ -211,9 +211,8 @@ export class Orchestrator {
       starts.push(...won.map((task) => this.runStarter.begin(task, claimed)));
       if (won.length) this.opts.onChange();
       await autoApprove(this.store, this.opts, projects);
-      // After the approvals: work approved just now goes in this round of merges. After the runs' starts too, though
-      // a train has a clone of its own (trainRepoOf): beside them, bench:multihost's three daemons spent 0.43 s per
-      // task in merging against 0.25 s, and ran 2.26× one daemon against 2.40× (the two share the cores in bursts).
+      // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
+      // train takes the clone, and one started on the approval's event went ahead of the runs' syncs (tried).
       this.kickMerges(Promise.all(starts));
     }
   }

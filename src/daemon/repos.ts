@@ -7,15 +7,15 @@
  * a task over from where it stopped), and merges are pushed to the remote's
  * main under the database's merge lease.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { branchTips, localCloneOf, madeWhole, moveBranch } from './clones.js';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import { steeringMove } from './remoteSteering.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
-import { isAncestor } from '../git/merge.js';
+import { isAncestor, tipsOf } from '../git/merge.js';
+import { listWorktrees, setAsideLeftovers } from '../git/worktree.js';
 import { fetchForSync, fetchFromRemote, noBaseBranch } from './remoteFetch.js';
 import { maintainAtPace } from '../git/maintenance.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
@@ -27,15 +27,6 @@ export function remoteOf(project: Project): string | null {
 /** Where this daemon works on a project: its clone under `home` for a project on a shared remote, else the project's own repository. */
 export function workRepoOf(home: string, project: Project): string {
   return remoteOf(project) ? join(home, 'clones', project.id) : project.repoPath;
-}
-
-/**
- * Where this daemon's merge trains work on a project on a shared remote: a clone of their own beside the runs'.
- * In the runs' clone a train held every run's start behind it (bench:multihost, three daemons: a run's sync waited
- * about 100 ms for its own daemon's train), and the train waited for the runs' syncs.
- */
-export function trainRepoOf(home: string, project: Project): string {
-  return join(home, 'clones', `${project.id}.train`);
 }
 
 export function baseBranchOf(project: Project): string {
@@ -109,21 +100,6 @@ export class ProjectRepos {
     return this.serial(projectId, fn);
   }
 
-  /** Runs `fn` with this project's train clone to itself (trainRepoOf; a train: sync, merge, push). */
-  exclusiveTrain<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
-    return this.serial(`${projectId} train`, fn);
-  }
-
-  /** Where runs work on the project here (workRepoOf). */
-  workRepo(project: Project): string {
-    return workRepoOf(this.home, project);
-  }
-
-  /** Where trains work on the project here (trainRepoOf). */
-  trainRepo(project: Project): string {
-    return trainRepoOf(this.home, project);
-  }
-
   /** A mark for `prepare`: syncs started after it are those started from now on. */
   mark(): number {
     return this.syncsStarted;
@@ -185,70 +161,35 @@ export class ProjectRepos {
     while (this.trying.size) await Promise.all(this.trying.values());
   }
 
-  /** A first clone, from the remote (madeWhole). */
-  private cloneFresh(remote: string, clone: string): Promise<void> {
-    return madeWhole(clone, (partial) => this.remoteGit(dirname(partial), ['clone', '-q', '--progress', '--end-of-options', remote, partial]));
+  /** A first clone, made beside its place and moved there whole: a clone cut short (a kill) is never taken for one. */
+  private async cloneFresh(remote: string, clone: string): Promise<void> {
+    const partial = `${clone}.partial`;
+    mkdirSync(join(this.home, 'clones'), { recursive: true });
+    rmSync(partial, { recursive: true, force: true });
+    await this.remoteGit(join(this.home, 'clones'), ['clone', '-q', '--progress', '--end-of-options', remote, partial]);
+    rmSync(clone, { recursive: true, force: true }); // a folder without .git: nothing of git's
+    renameSync(partial, clone);
   }
 
-  /**
-   * The train clone (trainRepoOf), made from the runs' clone when there is one (localCloneOf: a big repository is
-   * not downloaded twice), with that clone to itself: its maintenance repacks under this lock.
-   */
-  private cloneForTrains(project: Project, remote: string, clone: string): Promise<void> {
-    const runs = workRepoOf(this.home, project);
-    if (!existsSync(join(runs, '.git'))) return this.cloneFresh(remote, clone);
-    return madeWhole(clone, (partial) => this.serial(project.id, () => localCloneOf(runs, remote, partial)));
-  }
-
-  /** Clone if needed, fetch, and reset main to the remote's: the runs' clone. Call inside `exclusive`. */
+  /** Clone if needed, fetch, and reset main to the remote's. Call inside `exclusive`. */
   async sync(project: Project): Promise<string> {
     const remote = remoteOf(project);
     if (!remote) return project.repoPath;
     const clone = workRepoOf(this.home, project);
-    await this.syncClone(project, remote, clone, () => this.cloneFresh(remote, clone));
-    return clone;
-  }
-
-  /** The same for the train clone (trainRepoOf). Call inside `exclusiveTrain`. */
-  async syncTrain(project: Project): Promise<string> {
-    const remote = remoteOf(project);
-    if (!remote) return project.repoPath;
-    const clone = trainRepoOf(this.home, project);
-    await this.syncClone(project, remote, clone, () => this.cloneForTrains(project, remote, clone));
-    return clone;
-  }
-
-  private async syncClone(project: Project, remote: string, clone: string, make: () => Promise<void>): Promise<void> {
     const base = baseBranchOf(project);
     // A remote without the base branch answered: it is reached (and no longer counted unreachable), then refused.
     const fetched = await this.reach.reach(project, remote, async () => {
-      if (!existsSync(join(clone, '.git'))) await make();
+      if (!existsSync(join(clone, '.git'))) await this.cloneFresh(remote, clone);
       return fetchForSync(clone, base, this.stallMs);
     });
     if (!fetched) throw await noBaseBranch(clone, remote, base);
     await maintainAtPace(clone).catch((err: unknown) => this.opts.onError?.(coerceError(err)));
-    // Hooks and checks run from the runs' clone's main: a change to them that no Maestro merge made is told there (remoteSteering.ts).
-    const runs = clone === workRepoOf(this.home, project);
-    const move = runs && this.opts.onSteeringMoved ? await steeringMove(clone, base) : null;
+    // Hooks and checks run from this clone's main: a change to them that no Maestro merge made is told (remoteSteering.ts).
+    const move = this.opts.onSteeringMoved ? await steeringMove(clone, base) : null;
     // Main as the remote has it, checked out and clean, in one git process (a checkout and a reset --hard were two).
     await git(clone, ['checkout', '-q', '-f', '--no-track', '-B', base, `origin/${base}`]);
     if (move) await this.opts.onSteeringMoved!(project, clone, move);
-  }
-
-  /**
-   * Publishes a branch the remote lacks from the runs' clone (where runs make task branches), waiting its turn
-   * there: a train's car whose push after its run was refused. Never over another (a push that came meanwhile is
-   * refused). Returns false when that clone has no such branch.
-   */
-  publishBranch(project: Project, branch: string): Promise<boolean> {
-    const clone = workRepoOf(this.home, project);
-    return this.serial(project.id, async () => {
-      if (!remoteOf(project)) return false;
-      const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
-      if (local.code !== 0) return false;
-      await this.push(clone, branch, null);
-      return true;
-    });
+    return clone;
   }
 
   /** Fetches the remote into this host's clone, when it has one: a diff of work another daemon pushed or merged. */
@@ -339,6 +280,18 @@ export class ProjectRepos {
   }
 
   /**
+   * pushBranch without waiting its turn: call inside `exclusive`. For a branch the remote lacks, so it never
+   * replaces one (a push that came meanwhile is refused). Returns false when the clone has no such branch.
+   */
+  async pushBranchNow(project: Project, clone: string, branch: string): Promise<boolean> {
+    if (!remoteOf(project)) return false;
+    const local = await git(clone, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
+    if (local.code !== 0) return false;
+    await this.push(clone, branch, null);
+    return true;
+  }
+
+  /**
    * Pushes the clone's `branch` to the remote's: a fast-forward, or (the remote's is apart from ours) over it
    * when `holds` says so, and only over the commit the remote was seen to have a moment before.
    */
@@ -392,5 +345,30 @@ export class ProjectRepos {
     }
     await push([]);
     return [];
+  }
+
+}
+
+/** The task branch in this clone, and where the clone last saw it on the remote (its `origin/<branch>`): from git's files, else one git process. */
+async function branchTips(clone: string, branch: string): Promise<{ local?: string; published?: string }> {
+  const tips = await tipsOf(clone, [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`]);
+  return { local: tips.get(`refs/heads/${branch}`), published: tips.get(`refs/remotes/origin/${branch}`) };
+}
+
+/**
+ * Moves `branch` from `from` to `to`: forward, or (`discard`) off commits that are not `to`'s. In the worktree
+ * that has it checked out (its files and index follow), else the ref alone. Forward, a worktree whose
+ * uncommitted files are in the way keeps the branch where it is; the run goes on there, and the merge refuses a
+ * branch moved after its review. Off a discarded run's commits, its uncommitted files are set aside first
+ * (setAsideLeftovers: nothing is deleted), so the branch always moves: left there, the next run would work
+ * without the work that counted, and its push would take that work off the remote.
+ */
+async function moveBranch(clone: string, branch: string, from: string, to: string, o: { discard?: boolean } = {}): Promise<void> {
+  const worktree = (await listWorktrees(clone)).find((w) => w.branch === branch);
+  if (!worktree) await git(clone, ['update-ref', `refs/heads/${branch}`, to, from]);
+  else if (!o.discard) await git(worktree.path, ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
+  else {
+    await setAsideLeftovers(worktree.path, `left by a run whose result was discarded, before ${branch} gave way to the remote's`);
+    await git(worktree.path, ['reset', '-q', '--hard', to]);
   }
 }
