@@ -83,7 +83,7 @@ function logPushesOfMain(root: string, remote: string): () => string[] {
   return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
 }
 
-function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void> } = {}) {
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void>; repos?: ProjectRepos } = {}) {
   const errors: Error[] = [];
   const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
@@ -98,7 +98,7 @@ function coordinator(s: Store, home: string, owner: string, extra: { hooks?: Mer
       return true;
     },
     hasRunningRun: async (taskId) => running.has(taskId),
-    repos: new ProjectRepos(home),
+    repos: extra.repos ?? new ProjectRepos(home),
     owner,
     leaseMs: 60_000,
     onChange: () => {},
@@ -271,6 +271,28 @@ describe('merge trains', () => {
     await d3.merges.tick();
     expect(opened).toEqual([{ task: b.id, locks: 0 }, { task: b.id, locks: 0 }]);
     expect([...d1.errors, ...d2.errors, ...d3.errors]).toEqual([]);
+  });
+
+  it("on a shared remote: another daemon's train under way is seen without taking this daemon's clone, which its runs' syncs need", async () => {
+    const s = await openStore();
+    const { remote } = sharedWork({ a: { 'a.txt': 'a\n' } });
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const repos = new ProjectRepos(tempDir('maestro-home-'));
+    const d2 = coordinator(s, tempDir('maestro-home-'), 'd2', { repos });
+    expect(await takeMergeLease(s.db, { projectId: project.id, owner: 'd1', now: s.clock(), leaseMs: 60_000 })).toBe(true);
+    // A run's sync holds the clone (here for as long as the test says): the tick does not wait for it.
+    let release = () => {};
+    const held = repos.exclusive(project.id, () => new Promise<void>((r) => (release = r)));
+    await d2.merges.tick();
+    expect((await s.tasks.get(a.id)).status).toBe('merging');
+    // Once d1's lease is gone and the clone free, d2 merges it.
+    release();
+    await held;
+    await releaseMergeLease(s.db, project.id, 'd1');
+    await d2.merges.tick();
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    expect(d2.errors).toEqual([]);
   });
 
   it("in a project's own repository too, one daemon merges at a time: another holding the project's merge lease keeps it waiting", async () => {

@@ -22,7 +22,7 @@ import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
 import { git } from '../git/git.js';
 import { assertMainCheckout, tipsOf, refsMergedInto } from '../git/merge.js';
-import { conflictHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { branchOf, fetchedAsReviewed, movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
@@ -184,6 +184,8 @@ export class MergeCoordinator {
         await releaseMergeLease(this.store.db, projectId, this.opts.owner);
       }
     } else if (this.opts.repos.reach.mayTry(projectId)) {
+      // Another daemon's train under way: not even the clone is taken (runs' syncs wait for it), only to find the lease held.
+      if (await mergeLeaseHeldElsewhere(this.store.db, this.lease(project))) return landed;
       await this.opts.repos.exclusive(projectId, async () => {
         if (!(await takeMergeLease(this.store.db, this.lease(project)))) return;
         try {

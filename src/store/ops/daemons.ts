@@ -43,6 +43,11 @@ export async function takeMergeLease(db: Queryable, opts: { projectId: string; o
   return rows[0]?.owner === opts.owner;
 }
 
+/** Whether another daemon holds the project's merge lease now (a read: takeMergeLease writes even when it fails). */
+export async function mergeLeaseHeldElsewhere(db: Queryable, opts: { projectId: string; owner: string; now: number }): Promise<boolean> {
+  return !!(await db.one(`SELECT 1 AS yes FROM merge_locks WHERE project_id = $1 AND owner <> $2 AND expires_at >= $3`, [opts.projectId, opts.owner, opts.now]));
+}
+
 export async function releaseMergeLease(db: Queryable, projectId: string, owner: string): Promise<void> {
   await db.run(`DELETE FROM merge_locks WHERE project_id = $1 AND owner = $2`, [projectId, owner]);
 }
