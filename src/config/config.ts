@@ -4,12 +4,14 @@
  * variables, command-line flags. Validated in one place with zod; a bad value
  * is refused with the file or variable that holds it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import { jsonErrorWhere } from '../lib/jsonError.js';
+import { NotRegularFile, readRegularFile } from '../lib/regularFile.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS } from './defaults.js';
 import { resolveHome } from './home.js';
@@ -87,16 +89,23 @@ export function defaultDaemonName(home: string): string {
 
 function readConfigFile(path: string): FileConfig {
   if (!existsSync(path)) return {};
+  let text: string;
+  try {
+    text = readRegularFile(path);
+  } catch (err) {
+    throw new MaestroError('CONFIG_INVALID', err instanceof NotRegularFile ? err.message : `${path} cannot be read: ${(err as Error).message}`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON: ${(err as Error).message}`);
+    throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON: ${jsonErrorWhere(text, err as Error)}`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new MaestroError('CONFIG_INVALID', `${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    // Every problem at once: fixing one at a time, a start each, was how a config with three came right.
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new MaestroError('CONFIG_INVALID', `${path}: ${problems.join('; ')}`);
   }
   return parsed.data;
 }

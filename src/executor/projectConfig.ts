@@ -3,8 +3,9 @@
  * `config.yaml`): the checks the executor runs, limits, model tiers, the merge
  * strategy. A bad file is refused with its path and the field.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFile } from '../lib/regularFile.js';
 import { yaml } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
@@ -50,7 +51,7 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   let raw: unknown;
   let text = '';
   try {
-    text = readFileSync(source, 'utf8');
+    text = readRegularFile(source);
     raw = source.endsWith('.json') ? JSON.parse(text) : yaml().parse(text);
   } catch (err) {
     const where = source.endsWith('.json') ? jsonErrorWhere(text, err as Error) : (err as Error).message;

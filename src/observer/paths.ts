@@ -4,10 +4,11 @@
  * (§8.8). Resolved once from an env object and a cwd, then passed down.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { claudeConfigDir, wikiDirFromEnv, wikiDirVariable } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
+import { openRegular } from '../lib/regularFile.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -126,9 +127,9 @@ const TAIL_BYTES = 4 * 1024;
 
 /** Whether a transcript holds a user line in its first 8 KiB or last 4 KiB (cheap: two reads). */
 export function hasUserLine(path: string): boolean {
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
-    const size = statSync(path).size;
+    const size = fstatSync(fd).size;
     const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
     readSync(fd, head, 0, head.length, 0);
     if (head.includes('"type":"user"')) return true;

@@ -4,7 +4,8 @@
  * Checks and verdicts come from the runs' own records (stages.json, the check
  * logs, the run.phase events), so nothing is copied into the database twice.
  */
-import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { existsSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { openRegular } from '../../lib/regularFile.js';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead } from '../../core/reviewed.js';
@@ -168,10 +169,10 @@ const TAIL_BYTES = 4000;
 /** The last few KB of a log (a running check's log grows while we read it: read only its end). */
 function tailOf(path: string): string {
   if (!existsSync(path)) return '';
-  const size = statSync(path).size;
-  const start = Math.max(0, size - TAIL_BYTES);
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_BYTES);
     const buf = Buffer.alloc(size - start);
     readSync(fd, buf, 0, buf.length, start);
     const text = buf.toString('utf8');
@@ -215,7 +216,7 @@ export async function checkViews(store: Store, project: Project, task: Task): Pr
   const configured = checksOf(run, project);
   if (!run) return configured.map((c) => view(c, 'pending'));
   const phases = await runEvents(store, run.id, 'run.phase');
-  const done = run.runDir ? readStages(run.runDir).done : {};
+  const done = run.runDir ? readStagesSafe(run.runDir) : {};
   return configured.map((c) => {
     const stageName = `check:${c.name}`;
     const mine = phases.filter((e) => e.payload.stage === stageName);

@@ -10,8 +10,9 @@
  *   byte offset just past the last whole line: the torn tail is read again, whole,
  *   once the writer (or its successor) finishes it.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
+import { openRegular, readRegularFile } from '../../lib/regularFile.js';
 import { LineSplitter } from '../../lib/lines.js';
 
 /** Whole-file JSON through the one atomic write (fsynced: stages.json is what a restarted worker trusts). */
@@ -20,7 +21,7 @@ export function writeJsonAtomic(path: string, value: unknown): void {
 }
 
 export function readJsonFile(path: string): unknown {
-  const text = readFileSync(path, 'utf8');
+  const text = readRegularFile(path);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -71,7 +72,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   const oversized: Array<{ line: number; bytes: number }> = [];
   const splitter = new LineSplitter(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {});
   let consumed = 0;
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
     const size = fstatSync(fd).size;
     if (size <= offset) return { records: [], lines: [], nextOffset: offset, corrupt: [] };

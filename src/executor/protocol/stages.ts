@@ -6,6 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { MaestroError } from '../../core/errors.js';
 import { readJsonFile, writeJsonAtomic } from './files.js';
 
 export const STAGES_FILE = 'stages.json';
@@ -24,11 +26,28 @@ export interface StagesFile {
   usage: unknown;
 }
 
+/** What a worker wrote; a key left out is an older worker's file (or none yet). */
+const stagesSchema = z.object({
+  done: z.record(z.string(), z.object({ at: z.number(), output: z.unknown() })).optional(),
+  consumedInbox: z.array(z.string()).optional(),
+  instructions: z.record(z.string(), z.array(z.string())).optional(),
+  usage: z.unknown().optional(),
+});
+
+/**
+ * The run's stages.json, checked: a file something else wrote over (`null`, `"done": "abc"`) is refused naming the
+ * file and the field (CORRUPT_FILE), not taken for a run with nothing done, nor left to fail later as a TypeError.
+ */
 export function readStages(runDir: string): StagesFile {
   const path = join(runDir, STAGES_FILE);
   if (!existsSync(path)) return { done: {}, consumedInbox: [], instructions: {}, usage: null };
-  const raw = readJsonFile(path) as Partial<StagesFile>;
-  return { done: raw.done ?? {}, consumedInbox: raw.consumedInbox ?? [], instructions: raw.instructions ?? {}, usage: raw.usage ?? null };
+  const parsed = stagesSchema.safeParse(readJsonFile(path));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new MaestroError('CORRUPT_FILE', `${path} is not a stages file: ${problems.join('; ')}`, { details: { file: path } });
+  }
+  const raw = parsed.data;
+  return { done: (raw.done ?? {}) as StagesFile['done'], consumedInbox: raw.consumedInbox ?? [], instructions: raw.instructions ?? {}, usage: raw.usage ?? null };
 }
 
 export class StageBook {

@@ -10,7 +10,7 @@
  * which keeps the append → bundle latency down. After a power loss it may lag
  * the bundles or read as invalid, and then it starts fresh as above.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../../lib/regularFile.js';
 import { writeFileAtomic, type WikiLayout } from '../../knowledge/format/wiki/layout.js';
 
 export interface SessionIndex {
@@ -28,7 +28,7 @@ export function emptySessionIndex(workspaceRoot: string, now: number): SessionIn
 export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now: number): { index: SessionIndex; fresh: boolean; reason?: string; foreignRoot?: string } {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(layout.sessionIndex, 'utf8'));
+    raw = JSON.parse(readRegularFile(layout.sessionIndex));
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
     return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: missing ? 'missing' : 'parse_error' };

@@ -8,7 +8,8 @@
  *   | expired (workspace_root_missing) | stale (jsonl newer than meta.jsonlMtime)
  */
 import { jsonErrorWhere } from '../../lib/jsonError.js';
-import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, statSync } from 'node:fs';
+import { readRegularFile } from '../../lib/regularFile.js';
 import { MaestroError } from '../../core/errors.js';
 import { redactDeep } from '../../core/redact.js';
 import { bundlePath, writeFileAtomic, type WikiLayout } from '../../knowledge/format/wiki/layout.js';
@@ -130,7 +131,7 @@ export function loadBundle(layout: WikiLayout, sessionId: string, ctx: LoadConte
   let mtimeMs: number;
   try {
     mtimeMs = statSync(path).mtimeMs;
-    text = readFileSync(path, 'utf8');
+    text = readRegularFile(path);
   } catch {
     return { status: 'miss', reason: 'bundle_not_found', bundle: null, mtimeMs: null };
   }

@@ -16,7 +16,8 @@
  *   open ──accept──▶ accepted (the entry updated, version + 1)
  *        └─dismiss─▶ dismissed (nothing changed)
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { readRegularFile } from '../../lib/regularFile.js';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
@@ -121,7 +122,7 @@ function readProposals(dir: string): { proposals: Proposal[]; problems: Array<{ 
     if (!name.endsWith('.json')) continue;
     const file = join(dir, name);
     try {
-      const p = JSON.parse(readFileSync(file, 'utf8')) as Proposal;
+      const p = JSON.parse(readRegularFile(file)) as Proposal;
       if (p.schemaVersion !== 1 || typeof p.id !== 'string' || typeof p.targetId !== 'string') problems.push({ file, reason: `not a schemaVersion 1 proposal (schemaVersion ${JSON.stringify(p.schemaVersion)}); left as it is` });
       else proposals.push(p);
     } catch (err) {
@@ -148,7 +149,7 @@ function openProposal(wikiRoot: string, id: string): { proposal: Proposal; path:
   if (!existsSync(path)) throw new MaestroError('NOT_FOUND', `No proposal ${id} in ${proposalsDir(wikiRoot)}.`, { details: { proposalId: id } });
   let proposal: Proposal;
   try {
-    proposal = JSON.parse(readFileSync(path, 'utf8')) as Proposal;
+    proposal = JSON.parse(readRegularFile(path)) as Proposal;
   } catch (err) {
     throw new MaestroError('CORRUPT_FILE', `${path}: not valid JSON (${(err as Error).message}); it was left as it is.`, { details: { file: path }, cause: err });
   }

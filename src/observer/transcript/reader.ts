@@ -6,7 +6,8 @@
  * (TranscriptTail) keeps the byte offset and the bytes of a torn last line,
  * so a live file can be followed through appends, truncation and replacement.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
+import { openRegular } from '../../lib/regularFile.js';
 import { basename } from 'node:path';
 import { LineSplitter } from '../../lib/lines.js';
 export { LineSplitter } from '../../lib/lines.js';
@@ -31,7 +32,7 @@ export function sessionIdFromPath(path: string): string {
 export function readTranscriptFile(path: string, options: { sessionId?: string; now?: () => number; maxLineBytes?: number } = {}): TranscriptState {
   const cutter = new ExplorationCutter(options.sessionId ?? sessionIdFromPath(path), options.now);
   const splitter = transcriptSplitter(options.maxLineBytes);
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
     const buffer = Buffer.allocUnsafe(CHUNK);
     for (;;) {
@@ -118,7 +119,7 @@ export class TranscriptTail {
     this.ino = stat.ino;
     if (stat.size === this.offset) return { reset, changed: reset };
     const before = this.cutter.revision;
-    const fd = openSync(this.path, 'r');
+    const fd = openRegular(this.path);
     try {
       // The inode may have changed between stat and open; trust the descriptor.
       const fdStat = fstatSync(fd);
