@@ -2,7 +2,7 @@
  * The scripted agent's script (docs/scripted-agent.md): YAML or JSON, validated
  * here with the file, line and field of the first problems in the error.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../lib/regularFile.js';
 import { z } from 'zod';
 import { COMPLEXITIES } from '../core/types.js';
 import { MaestroError } from '../core/errors.js';
@@ -44,13 +44,30 @@ const actionSchema = z.union([
 ]);
 export type ScriptAction = z.infer<typeof actionSchema>;
 
+const REGEX_PATTERN = /^\/(.*)\/([a-z]*)$/s;
+
+/** A match pattern written `/regex/flags` as its RegExp, or null for a substring; throws SyntaxError when it does not compile. */
+export function matchRegex(pattern: string): RegExp | null {
+  const rx = REGEX_PATTERN.exec(pattern);
+  return rx ? new RegExp(rx[1]!, rx[2]) : null;
+}
+
+/** Compiled when the script is loaded, so a bad regex is refused with its file, line and step, not at the first call. */
+const patternField = z.string().superRefine((pattern, ctx) => {
+  try {
+    matchRegex(pattern);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid regular expression (${(err as Error).message})` });
+  }
+});
+
 const stepSchema = z.object({
   match: z.object({
     role: z.enum(ROLE_MATCH).default('any'),
     /** Substring of the task title, or /regex/flags. */
-    title: z.string().optional(),
+    title: patternField.optional(),
     /** Substring of the prompt, or /regex/flags (e.g. to answer a feedback round differently). */
-    prompt: z.string().optional(),
+    prompt: patternField.optional(),
   }).strict().default({ role: 'any' }),
   /** How many calls this step answers before it stops matching; unlimited when absent. */
   times: z.number().int().positive().optional(),
@@ -75,7 +92,14 @@ export function parseScript(text: string, file: string): Script {
     const pos = lineCounter.linePos(e.pos[0]);
     throw new MaestroError('SCRIPT_INVALID', `${file}:${pos.line}: ${e.message.split('\n')[0]}`, { details: { file, line: pos.line } });
   }
-  const parsed = scriptSchema.safeParse(doc.toJS());
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (err) {
+    // The yaml package refuses an alias bomb here (ReferenceError "Excessive alias count…"), with no position.
+    throw new MaestroError('SCRIPT_INVALID', `${file} cannot be parsed: ${(err as Error).message}`, { cause: err, details: { file } });
+  }
+  const parsed = scriptSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 3).map((issue) => {
     let line = 1;
@@ -95,7 +119,7 @@ export function parseScript(text: string, file: string): Script {
 export function loadScript(file: string): Script {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file);
   } catch (err) {
     throw new MaestroError('SCRIPT_INVALID', `cannot read agent script ${file}: ${(err as Error).message}`, { cause: err });
   }

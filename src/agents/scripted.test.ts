@@ -29,6 +29,26 @@ describe('script files', () => {
     expect(() => parseScript('steps: [\n', 'broken.yaml')).toThrow(/broken\.yaml:\d+/);
   });
 
+  it('refuses a YAML alias bomb, naming the file', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'steps: [*c]', ''].join('\n');
+    expect(() => parseScript(bomb, 'bomb.yaml')).toThrow(
+      expect.objectContaining({ code: 'SCRIPT_INVALID', message: 'bomb.yaml cannot be parsed: Excessive alias count indicates a resource exhaustion attack' }),
+    );
+  });
+
+  it('refuses, when the script is loaded, a match regex that does not compile, naming file, step and pattern', () => {
+    const script = ['steps:', '  - match: { role: plan }', '  - match: { title: "/([/" }', ''].join('\n');
+    const file = join(dir, 'bad-regex.yaml');
+    writeFileSync(file, script);
+    // The reason in parentheses is V8's own wording, which varies between Node versions.
+    const refusal = expect.objectContaining({
+      code: 'SCRIPT_INVALID',
+      message: expect.stringContaining(`invalid agent script: ${file}:3: steps.1.match.title: "/([/" is not a valid regular expression (Invalid regular expression: `),
+    });
+    expect(() => new ScriptedProvider({ script: file })).toThrow(refusal);
+    expect(() => parseScript('steps:\n  - match: { prompt: "/a/zz" }\n', 'flags.yaml')).toThrow(/^invalid agent script: flags\.yaml:2: steps\.0\.match\.prompt: "\/a\/zz" is not a valid regular expression/);
+  });
+
   it('the example in docs/scripted-agent.md is a valid script', () => {
     const doc = readFileSync(new URL('../../docs/scripted-agent.md', import.meta.url), 'utf8');
     const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;

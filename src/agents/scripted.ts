@@ -13,7 +13,7 @@ import { dirname, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError } from '../core/errors.js';
 import { renderPlan, renderVerdict } from './render.js';
-import { loadScript, type Script, type ScriptStep } from './scriptFile.js';
+import { loadScript, matchRegex, type Script, type ScriptStep } from './scriptFile.js';
 import type { AgentProvider, AgentRequest, AgentResult, AgentRole } from './types.js';
 
 export interface ScriptedOptions {
@@ -45,8 +45,8 @@ export function readCallLog(path: string): ScriptedCall[] {
 
 function matches(pattern: string | undefined, value: string): boolean {
   if (pattern === undefined) return true;
-  const rx = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
-  if (rx) return new RegExp(rx[1]!, rx[2]).test(value);
+  const rx = matchRegex(pattern);
+  if (rx) return rx.test(value);
   return value.toLowerCase().includes(pattern.toLowerCase());
 }
 

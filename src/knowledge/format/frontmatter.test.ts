@@ -92,6 +92,13 @@ describe('the one value reader: dialects', () => {
     expect(() => parseReport('---\nverdict: ready\n', '/r/report.md')).toThrow('/r/report.md:1: frontmatter opened with --- on line 1 is never closed');
     expect(parseReport('---\n---\n').verdict).toBe('ready');
   });
+
+  it('a YAML alias bomb is a problem on the block, not a throw; report.md refuses it naming the file', () => {
+    const bomb = ['---', 'a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'verdict: [*c]', '---', ''].join('\n');
+    const message = 'frontmatter YAML cannot be loaded: Excessive alias count indicates a resource exhaustion attack';
+    expect(parseFrontmatter(bomb, { dialect: 'yaml' })).toMatchObject({ data: {}, problems: [{ line: 2, message }] });
+    expect(() => parseReport(bomb, '/r/report.md')).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: `/r/report.md:2: ${message}.` }));
+  });
 });
 
 describe('rewrites keep what Maestro does not know', () => {

@@ -224,7 +224,14 @@ function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: Fr
   if (doc.errors.length) {
     return { data: {}, problems: doc.errors.map((e) => ({ line: first + counter.linePos(e.pos[0]).line - 1, message: `frontmatter is not valid YAML: ${e.message.split('\n')[0]}` })) };
   }
-  const value: unknown = doc.toJS();
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (err) {
+    // An alias bomb parses cleanly and is refused only here (ReferenceError "Excessive alias count…", no position):
+    // a problem on the block's first line, so the never-throws contract holds.
+    return { data: {}, problems: [{ line: first, message: `frontmatter YAML cannot be loaded: ${(err as Error).message}` }] };
+  }
   // A block that is not a map (empty, a bare string) has no keys, as maestro-flow reads it.
   return { data: value && typeof value === 'object' && !Array.isArray(value) ? (value as FrontMatter) : {}, problems: [] };
 }

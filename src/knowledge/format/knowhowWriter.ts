@@ -11,7 +11,7 @@ import { assertFrontmatterClosed, escapeYamlValue, setFrontmatterLine } from './
 import { EXPLICIT_ID_RE, KNOWHOW_PREFIX, knowhowIdForStem, parseKnowhowText } from './knowhowParser.js';
 import { withCorpusLock } from './lock.js';
 import { assertInsideRoot, listKnowhowFiles, type WorkflowRoot } from './root.js';
-import { slugify } from './text.js';
+import { BINARY_CONTENT, binaryContentLine, slugify } from './text.js';
 
 export interface AddKnowhowInput {
   type: string;
@@ -178,6 +178,16 @@ export function setFrontmatterKey(text: string, key: string, value: unknown): st
   return setFrontmatterLine(text, key, JSON.stringify(value));
 }
 
+/**
+ * For a lifecycle rewrite: refuses a file that is not text (NUL or bytes that are not UTF-8, the check the
+ * spec parser and spec append make): written back, those bytes would become U+FFFD.
+ */
+function assertKnowhowText(text: string, file: string): void {
+  const line = binaryContentLine(text);
+  if (line === undefined) return;
+  throw new MaestroError('CORRUPT_FILE', `Cannot change knowhow ${file}:${line}: ${BINARY_CONTENT}, which rewriting it would replace with U+FFFD. Repair or remove the file by hand; nothing was written.`, { details: { file, line } });
+}
+
 export function supersedeKnowhow(root: WorkflowRoot, oldRef: string, newRef: string, opts: { hooks?: AtomicWriteHooks } = {}): { oldId: string; newId: string; replayed: boolean } {
   const o0 = locateKnowhow(root, oldRef);
   const n0 = locateKnowhow(root, newRef);
@@ -189,6 +199,8 @@ export function supersedeKnowhow(root: WorkflowRoot, oldRef: string, newRef: str
     // maestro-flow's lifecycle refuses the same files ("unterminated YAML frontmatter").
     assertFrontmatterClosed(oldText0, o0.file, 'knowhow');
     assertFrontmatterClosed(newText, n0.file, 'knowhow');
+    assertKnowhowText(oldText0, o0.file);
+    assertKnowhowText(newText, n0.file);
     const oldDoc = parseKnowhowText(oldText0, o0.file);
     const newDoc = parseKnowhowText(newText, n0.file);
     if (oldDoc.supersededBy && oldDoc.supersededBy !== n0.id) throw new MaestroError('KNOWLEDGE_CONFLICT', `${o0.id} is already superseded by ${oldDoc.supersededBy}.`);
@@ -211,6 +223,7 @@ export function deprecateKnowhow(root: WorkflowRoot, ref: string): { id: string;
   return withCorpusLock([loc.file], () => {
     const text = readFileSync(loc.file, 'utf8');
     assertFrontmatterClosed(text, loc.file, 'knowhow');
+    assertKnowhowText(text, loc.file);
     if (parseKnowhowText(text, loc.file).status === 'deprecated') return { id: loc.id, replayed: true };
     writeFileAtomic(loc.file, setFrontmatterKey(text, 'status', 'deprecated'));
     return { id: loc.id, replayed: false };

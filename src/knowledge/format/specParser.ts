@@ -6,7 +6,7 @@
  * findings with a line, and every well-formed entry is still returned.
  */
 import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
-import { lineAt, lineIndex } from './text.js';
+import { BINARY_CONTENT, binaryContentLine, lineIndex } from './text.js';
 
 export const VALID_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const;
 export type SpecCategory = (typeof VALID_CATEGORIES)[number];
@@ -214,9 +214,9 @@ export function parseSpecText(text: string, file: string): ParsedSpecFile {
     findings.push({ file, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${text.length} bytes, over the ${MAX_SPEC_FILE_BYTES}-byte limit; not indexed` });
     return result;
   }
-  const nul = text.indexOf('\u0000');
-  if (nul !== -1 || text.includes('\ufffd')) {
-    findings.push({ file, line: lineAt(text, nul === -1 ? text.indexOf('\ufffd') : nul), severity: 'error', code: 'binary-content', message: 'file holds binary (NUL or invalid UTF-8) content; not indexed' });
+  const binaryLine = binaryContentLine(text);
+  if (binaryLine !== undefined) {
+    findings.push({ file, line: binaryLine, severity: 'error', code: 'binary-content', message: `${BINARY_CONTENT}; not indexed` });
     return result;
   }
 

@@ -101,6 +101,21 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+/** What a file that is not text holds, as findings and refusals say it. */
+export const BINARY_CONTENT = 'file holds binary (NUL or invalid UTF-8) content';
+
+/**
+ * The 1-based line where `text`, read as UTF-8, shows the file is not text: its first NUL, or else the first
+ * U+FFFD the decoder put in for bytes that are not UTF-8; undefined when neither. The spec parser skips such a
+ * file, and every writer refuses to rewrite one (spec append, knowhow lifecycle, wiki update): text written back
+ * would hold U+FFFD (EF BF BD) where the original bytes were.
+ */
+export function binaryContentLine(text: string): number | undefined {
+  const nul = text.indexOf('\u0000');
+  const at = nul !== -1 ? nul : text.indexOf('\ufffd');
+  return at === -1 ? undefined : lineAt(text, at);
+}
+
 /** 1-based line number of a character offset. */
 export function lineAt(text: string, offset: number): number {
   return lineIndex(text)(offset);

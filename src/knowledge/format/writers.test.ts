@@ -203,6 +203,23 @@ describe('knowhow writers', () => {
     expect([readFileSync(oldFile, 'utf8'), readFileSync(newFile, 'utf8')]).toEqual(before);
   });
 
+  it('refuses to supersede or deprecate a file holding bytes that are not UTF-8, keeping both files byte for byte', () => {
+    const { root } = tempRoot();
+    const b = addKnowhow(root, { type: 'tip', title: 'New tip', body: 'b', now: NOW });
+    const oldFile = join(root.workflowDir, 'knowhow', 'TIP-20260101-k.md');
+    const newFile = join(root.workflowDir, b.path);
+    writeFileSync(oldFile, Buffer.concat([Buffer.from('---\ntitle: K\ntype: tip\n---\n\nna'), Buffer.from([0xef, 0xfe]), Buffer.from('ve\n')]));
+    const before = [readFileSync(oldFile), readFileSync(newFile)];
+    const refusal = expect.objectContaining({
+      code: 'CORRUPT_FILE',
+      message: `Cannot change knowhow ${oldFile}:6: file holds binary (NUL or invalid UTF-8) content, which rewriting it would replace with U+FFFD. Repair or remove the file by hand; nothing was written.`,
+    });
+    expect(() => deprecateKnowhow(root, 'knowhow-tip-20260101-k')).toThrow(refusal);
+    expect(() => supersedeKnowhow(root, 'knowhow-tip-20260101-k', b.id)).toThrow(refusal);
+    expect(() => supersedeKnowhow(root, b.id, 'knowhow-tip-20260101-k')).toThrow(refusal);
+    expect([readFileSync(oldFile), readFileSync(newFile)]).toEqual(before);
+  });
+
   it('supersedes with JSON values, replays, refuses cycles, and deprecates', () => {
     const { root } = tempRoot();
     const a = addKnowhow(root, { type: 'recipe', title: 'Old recipe', body: 'a', now: NOW });

@@ -12,6 +12,7 @@ import { redactSecrets } from '../../core/redact.js';
 import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { parseFrontmatter, renderFrontmatter, type FrontValue } from '../../knowledge/format/frontmatter.js';
 import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
+import { BINARY_CONTENT, binaryContentLine } from '../../knowledge/format/text.js';
 import { ensureScopeTags } from './scope.js';
 import { SLUG_PATTERN } from '../text.js';
 
@@ -120,8 +121,11 @@ export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' 
   const draft = redactDraft(raw);
   const text = readFileSync(target.path, 'utf8');
   const doc = parseFrontmatter(text, { dialect: 'wiki' });
-  if (!doc.present || doc.problems.length) {
-    const where = doc.problems[0] ? `line ${doc.problems[0].line}: ${doc.problems[0].message}` : 'no frontmatter';
+  // Bytes that are not UTF-8 would be written back as U+FFFD: refused like a spec append refuses them.
+  const binaryLine = binaryContentLine(text);
+  const problem = doc.problems[0] ?? (binaryLine === undefined ? undefined : { line: binaryLine, message: BINARY_CONTENT });
+  if (!doc.present || problem) {
+    const where = problem ? `line ${problem.line}: ${problem.message}` : 'no frontmatter';
     throw new MaestroError('CORRUPT_FILE', `target_unreadable: ${target.path} (${where}); not updating it.`, { details: { file: target.path } });
   }
   const data: Record<string, FrontValue | undefined> = { ...doc.data };
