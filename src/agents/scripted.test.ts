@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,6 +109,28 @@ describe('scripted provider', () => {
     const provider = new ScriptedProvider({ script: file });
     await expect(provider.run(request({ role: 'review:code', allowedTools: ['Read', 'Grep', 'Glob'], permissionMode: 'plan' }))).rejects.toThrow(/changing x\.txt refused: this review:code call has read-only tools/);
     expect(existsSync(join(dir, 'x.txt'))).toBe(false);
+  });
+
+  it('does not write through a link in the working directory to a folder outside it', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'maestro-outside-'));
+    try {
+      symlinkSync(outside, join(dir, 'link'));
+      symlinkSync(join(outside, 'nowhere'), join(dir, 'dangling'));
+      const file = join(dir, 's.yaml');
+      for (const path of ['link/pwned.txt', 'link/deeper/pwned.txt', 'dangling']) {
+        writeFileSync(file, `steps:\n  - actions: [{ write: { path: ${path}, content: x } }]\n`);
+        await expect(new ScriptedProvider({ script: file }).run(request())).rejects.toThrow(`scripted agent: ${path} leads out of the working directory through a link`);
+      }
+      expect(readdirSync(outside)).toEqual([]);
+      // A link that stays inside is a path like any other.
+      mkdirSync(join(dir, 'sub'));
+      symlinkSync(join(dir, 'sub'), join(dir, 'inner'));
+      writeFileSync(file, 'steps:\n  - actions: [{ write: { path: inner/ok.txt, content: x } }]\n');
+      await new ScriptedProvider({ script: file }).run(request());
+      expect(readFileSync(join(dir, 'sub', 'ok.txt'), 'utf8')).toBe('x');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown provider kind by name', () => {

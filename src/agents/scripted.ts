@@ -8,10 +8,11 @@
  * optional call log, so "fail N times" holds across worker restarts and a test
  * can count the agent calls a run made.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError } from '../core/errors.js';
+import { holds } from '../lib/paths.js';
 import { renderPlan, renderVerdict } from './render.js';
 import { loadScript, matchRegex, type Script, type ScriptStep } from './scriptFile.js';
 import type { AgentProvider, AgentRequest, AgentResult, AgentRole } from './types.js';
@@ -41,6 +42,25 @@ export function readCallLog(path: string): ScriptedCall[] {
       return []; // a torn last line from a killed worker
     }
   });
+}
+
+/**
+ * Whether a write to `path` lands in `cwd`: the nearest part of it that exists, links resolved, with the rest.
+ * A link in the worktree to a folder outside took writes there ("a relative path inside the worktree" said
+ * nothing of links); a link that leads nowhere lands nowhere known.
+ */
+function landsIn(cwd: string, path: string): boolean {
+  const rest: string[] = [];
+  let at = path;
+  while (!lstatSync(at, { throwIfNoEntry: false })) {
+    rest.unshift(basename(at));
+    at = dirname(at);
+  }
+  try {
+    return holds(cwd, join(realpathSync(at), ...rest));
+  } catch {
+    return false;
+  }
 }
 
 function matches(pattern: string | undefined, value: string): boolean {
@@ -113,7 +133,9 @@ export class ScriptedProvider implements AgentProvider {
     const canWrite = req.permissionMode !== 'plan' && req.allowedTools.some((t) => t === 'Write' || t === 'Edit');
     const writable = (p: string) => {
       if (!canWrite) throw new MaestroError('AGENT_FAILED', `scripted agent: changing ${p} refused: this ${req.role} call has read-only tools`);
-      return inside(p);
+      const full = inside(p);
+      if (!landsIn(req.cwd, full)) throw new MaestroError('SCRIPT_INVALID', `scripted agent: ${fill(p)} leads out of the working directory through a link`);
+      return full;
     };
     const out: string[] = [];
     const say = (text: string) => {
