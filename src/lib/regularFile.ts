@@ -36,11 +36,15 @@ export function openRegular(path: string): number {
   }
 }
 
-/** The text of `path`, a regular file (see openRegular). */
+/**
+ * The text of `path`, a regular file (see openRegular), without a leading byte-order mark: editors on Windows write
+ * one, and JSON.parse took it for an unexpected (invisible) token.
+ */
 export function readRegularFile(path: string): string {
   const fd = openRegular(path);
   try {
-    return readFileSync(fd, 'utf8');
+    const text = readFileSync(fd, 'utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } finally {
     closeSync(fd);
   }

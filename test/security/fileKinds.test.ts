@@ -61,6 +61,18 @@ describe('a FIFO in place of a file', () => {
   });
 });
 
+describe('a config file an editor saved with a byte-order mark', () => {
+  it("is read as the same JSON, the project's and the home's", () => {
+    const repo = tempDir('maestro-repo-');
+    mkdirSync(join(repo, '.maestro'));
+    writeFileSync(join(repo, '.maestro', 'config.json'), `\ufeff${JSON.stringify({ mergeStrategy: 'no-ff' })}`);
+    expect(loadProjectConfig(repo).mergeStrategy).toBe('no-ff');
+    const home = tempDir('maestro-home-');
+    writeFileSync(join(home, 'config.json'), `\ufeff${JSON.stringify({ maxConcurrentRuns: 7 })}`);
+    expect(resolveConfig({ home }, {}).maxConcurrentRuns).toBe(7);
+  });
+});
+
 describe("a run's stages.json written over", () => {
   it('is refused naming the file and the field, not taken for a run with nothing done', () => {
     const runDir = tempDir('maestro-run-');
