@@ -36,6 +36,16 @@ describe('writers refuse an entry they cannot rewrite safely (a raw ">" in a quo
     expect(e).toMatchObject({ title: 'Prefer a > b comparisons', declaredStatus: 'active' });
   });
 
+  it('an entry in a file skipped as binary is not said to be missing: the refusal names that file', () => {
+    const { root, file } = twoEntries();
+    const bytes = Buffer.concat([readFileSync(file), Buffer.from([0xff, 0x0a])]);
+    writeFileSync(file, bytes);
+    expect(() => deprecateSpec(root, 'S-20260101-aaaa')).toThrow(
+      expect.objectContaining({ code: 'UNKNOWN_KNOWLEDGE_ID', message: expect.stringContaining(`; not searched, holding binary (NUL or invalid UTF-8) content: ${file}:`) }),
+    );
+    expect(readFileSync(file)).toEqual(bytes);
+  });
+
   it('spec supersede and conflict refuse before writing either file, so no half-written pair is left', () => {
     const { root, file, first } = twoEntries();
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n${RAW_GT}`);

@@ -66,9 +66,11 @@ export function assertEditable(loc: Located, ref: string): void {
 export function locateSpecEntry(root: WorkflowRoot, ref: string): Located {
   const sidRef = ref.startsWith('spec:S-') ? ref.slice(5) : ref;
   const found: Array<Located & { id: string }> = [];
+  const unread: string[] = [];
   for (const dir of specDirs(root).filter((d) => d.writable)) {
     for (const file of listSpecFiles(dir.dir)) {
       const parsed = parseSpecText(readFileSync(file, 'utf8'), file);
+      for (const f of parsed.findings) if (f.code === 'binary-content') unread.push(`${f.file}:${f.line}`);
       for (const e of parsed.entries) {
         if (e.form !== 'tag') continue;
         const id = specEntryId(dir, file, e.ordinal);
@@ -85,7 +87,11 @@ export function locateSpecEntry(root: WorkflowRoot, ref: string): Located {
     });
   }
   const [hit] = found;
-  if (!hit) throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `No spec entry with sid or id "${ref}" in the writable spec folders (legacy heading entries cannot be changed this way).`);
+  if (!hit) {
+    // A file skipped as binary may hold it: said, not taken for an entry that is not there.
+    const skipped = unread.length ? `; not searched, holding binary (NUL or invalid UTF-8) content: ${unread.join(', ')}` : '';
+    throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `No spec entry with sid or id "${ref}" in the writable spec folders (legacy heading entries cannot be changed this way)${skipped}.`);
+  }
   assertInsideRoot(root, hit.file);
   const { id: _id, ...loc } = hit;
   return loc;
