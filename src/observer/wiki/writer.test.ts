@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { createEntry, updateEntry, type WriteContext } from './writer.js';
@@ -23,5 +25,12 @@ describe('updateEntry', () => {
       expect.objectContaining({ code: 'CORRUPT_FILE', message: `target_unreadable: ${entry.path} (line ${lastLine}: file holds binary (NUL or invalid UTF-8) content); not updating it.` }),
     );
     expect(readFileSync(entry.path)).toEqual(before);
+  });
+
+  it('an entity is numbered past a folder named like a note in notes/, which is not read', () => {
+    const first = createEntry({ type: 'entity', slug: 'token-cache', request: 'What caches tokens', summary: 'The token cache.', solution: 'n/a' }, ctx);
+    mkdirSync(join(wikiLayout(dir.path).notes, 'stray.md'), { recursive: true });
+    const second = createEntry({ type: 'entity', slug: 'key-store', request: 'Where keys live', summary: 'The key store.', solution: 'n/a' }, ctx);
+    expect([first.id, second.id]).toEqual(['N001', 'N002']);
   });
 });

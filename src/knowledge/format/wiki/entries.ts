@@ -243,9 +243,10 @@ export function allocateEntryId(wikiRoot: string, type: EntryType, entries?: rea
   if (prefix === 'N') {
     const notes = wikiLayout(wikiRoot).notes;
     if (existsSync(notes)) {
-      for (const name of readdirSync(notes)) {
-        if (!name.endsWith('.md')) continue;
-        for (const m of readFileSync(join(notes, name), 'utf8').matchAll(/^id:\s*"?(N\d{3,})"?\s*$/gm)) see(m[1]!);
+      // Regular files only, as listEntryFiles reads them: a folder named x.md failed the allocation (EISDIR), a FIFO hung it.
+      for (const d of readdirSync(notes, { withFileTypes: true })) {
+        if (!d.name.endsWith('.md') || !d.isFile()) continue;
+        for (const m of readFileSync(join(notes, d.name), 'utf8').matchAll(/^id:\s*"?(N\d{3,})"?\s*$/gm)) see(m[1]!);
       }
     }
   }
