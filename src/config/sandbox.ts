@@ -18,8 +18,19 @@ import { holds } from '../lib/paths.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 
-/** Hidden by default: keys and tokens in the user's home that no agent run needs. */
-export const SANDBOX_HIDDEN = ['~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.config/gh', '~/.docker', '~/.kube', '~/.netrc', '~/.npmrc', '~/.pgpass', '~/.git-credentials'];
+/**
+ * Hidden by default: what in the user's home holds keys, tokens or what a person typed, and that no agent run
+ * needs. Keys and cloud or registry credentials; shell and client histories (a token pasted on a command line, a
+ * database password); browser profiles (cookies are logged-in sessions) and password stores. A list of what is
+ * known, not of everything: `hide` in config.json adds to it.
+ */
+export const SANDBOX_HIDDEN = [
+  ...['~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.config/gh', '~/.config/hub', '~/.config/doctl', '~/.oci', '~/.fly', '~/.terraform.d', '~/.vault-token'],
+  ...['~/.docker', '~/.kube', '~/.netrc', '~/.npmrc', '~/.pypirc', '~/.gem/credentials', '~/.cargo/credentials', '~/.cargo/credentials.toml', '~/.pgpass', '~/.git-credentials'],
+  ...['~/.bash_history', '~/.zsh_history', '~/.local/share/fish/fish_history', '~/.python_history', '~/.node_repl_history', '~/.psql_history', '~/.mysql_history', '~/.sqlite_history'],
+  ...['~/.mozilla', '~/.thunderbird', '~/.config/google-chrome', '~/.config/chromium', '~/.config/BraveSoftware', '~/.config/microsoft-edge'],
+  ...['~/.password-store', '~/.local/share/keyrings', '~/.config/op'],
+];
 /**
  * Hidden by default, outside the home: the user's runtime folder (ssh-agent, gpg-agent and keyring
  * sockets an agent could sign with, the session bus) and the container engine's socket (root by another name).

@@ -97,6 +97,22 @@ describe.skipIf(unusable)("the agent tools' state, seen from a check or a hook",
   });
 });
 
+describe.skipIf(unusable)("what in the user's home holds secrets, seen from an agent, a check or a hook", () => {
+  it('reads empty: keys, a shell history, a browser profile, a password store, a registry credential', () => {
+    const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
+    const places = ['.ssh/id_ed25519', '.bash_history', '.config/google-chrome/Default/Cookies', '.mozilla/firefox/p.default/cookies.sqlite', '.password-store/bank.gpg', '.cargo/credentials.toml', '.pypirc'];
+    for (const place of places) {
+      mkdirSync(join(root, place, '..'), { recursive: true });
+      writeFileSync(join(root, place), `${SECRET}\n`);
+    }
+    const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
+    expect(inSandbox(spec, project, read)).toBe('end\n');
+    // Without the defaults, all of it (the measure of the assertion above).
+    const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
+    expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+  });
+});
+
 describe('the other registered projects', () => {
   it("are hidden, but for a folder that holds the run's own (a monorepo beside its parts) or the user's home", () => {
     const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
