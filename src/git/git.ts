@@ -159,7 +159,8 @@ export async function assertRepository(path: string, options: GitOptions = {}): 
 /** The files git tracks in `path`: the index's in a work tree, main's (HEAD) in a bare repository, which has no index. */
 export async function trackedFiles(path: string): Promise<string[]> {
   const bare = (await gitInRepository(path, ['rev-parse', '--is-bare-repository'])).stdout.trim() === 'true';
-  return (await git(path, bare ? ['ls-tree', '-r', '--name-only', 'HEAD'] : ['ls-files'])).stdout.split('\n').filter(Boolean);
+  // Without the repository's file-system monitor: core.fsmonitor names a program ls-files would start (a listing runs nothing).
+  return (await git(path, bare ? ['ls-tree', '-r', '--name-only', 'HEAD'] : ['-c', 'core.fsmonitor=false', 'ls-files'])).stdout.split('\n').filter(Boolean);
 }
 
 /** The commit HEAD is at in `path`, read from git's files when they settle it (onDisk.headCommit), else from git. */

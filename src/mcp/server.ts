@@ -6,6 +6,7 @@
  * suggest_task_metadata works without a daemon when given a repository path;
  * the knowledge tools (knowledgeTools.ts) work in process on the project root.
  */
+import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AgentProvider } from '../agents/types.js';
@@ -15,7 +16,8 @@ import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES } from '../core/types.js';
 import { findProject, type ApiClient } from '../api/client.js';
 import { registerKnowledgeTools } from './knowledgeTools.js';
 import { suggestTaskMetadata } from './suggest.js';
-import type { TaskDetail, TaskList, TaskResponse } from '../api/wire/responses.js';
+import type { ProjectList, TaskDetail, TaskList, TaskResponse } from '../api/wire/responses.js';
+import { holds } from '../lib/paths.js';
 
 export interface McpDeps {
   client: ApiClient;
@@ -64,6 +66,21 @@ export function createMcpServer(deps: McpDeps): McpServer {
   if (deps.knowledgeRoot) registerKnowledgeTools(server, { root: deps.knowledgeRoot, env: deps.env }, answer);
 
   return server;
+}
+
+/**
+ * A repository path the caller (an agent) gave, checked: inside the folder this server was started in, or inside a
+ * registered project (the daemon says which). Git and the suggesting agent run there, and a repository's own
+ * settings start programs (git's core.fsmonitor, an agent's project hooks): any folder on the machine was a
+ * command the caller could have run.
+ */
+async function allowedRepoPath(deps: McpDeps, repoPath: string): Promise<string> {
+  const path = resolve(deps.cwd, repoPath);
+  if (holds(deps.cwd, path)) return path;
+  const listed = await deps.client.get<ProjectList>('/api/projects').catch(() => null);
+  if (listed?.projects.some((p) => holds(p.repoPath, path))) return path;
+  const which = listed ? '' : ' (the daemon did not answer to say which there are)';
+  throw new MaestroError('BAD_INPUT', `repoPath: ${path} is neither inside ${deps.cwd}, where this server was started, nor inside a registered project${which}; name the project, or start \`maestro mcp\` in that folder.`, { details: { field: 'repoPath' } });
 }
 
 /** create_task: a task in a project (by id or name). */
@@ -150,16 +167,16 @@ function registerSuggestMetadata(server: McpServer, deps: McpDeps): void {
     'suggest_task_metadata',
     {
       title: 'Suggest task metadata',
-      description: 'Infer taskType, scope, ownedFiles and expectedOutput for a task title from the repository (a project, a path, or the current folder).',
+      description: 'Infer taskType, scope, ownedFiles and expectedOutput for a task title from the repository (a project; a path inside a registered project or inside the folder this server was started in; or that folder).',
       inputSchema: {
         title: z.string().min(1).max(500),
         project: z.string().optional().describe('project id or name (asks the daemon for its repository)'),
-        repoPath: z.string().optional().describe('a repository path, used when no project is given'),
+        repoPath: z.string().optional().describe('a repository path inside a registered project or the folder this server was started in, used when no project is given'),
       },
     },
     async ({ title, project, repoPath }) =>
       answer(async () => {
-        const path = project ? (await findProject(deps.client, project)).project.repoPath : (repoPath ?? deps.cwd);
+        const path = project ? (await findProject(deps.client, project)).project.repoPath : repoPath === undefined ? deps.cwd : await allowedRepoPath(deps, repoPath);
         return { ...(await suggestTaskMetadata({ title, repoPath: path, provider: deps.provider })) };
       }),
   );

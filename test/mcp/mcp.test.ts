@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
@@ -17,12 +18,12 @@ import { maestroArgs } from '../helpers/maestro.js';
 afterEach(() => removeTempDirs());
 
 /** `maestro mcp` as an agent's host starts it: with the daemon's home, so it reads the token from `$MAESTRO_HOME/token`. */
-async function connect(url: string, home?: string): Promise<Client> {
+async function connect(url: string, home?: string, cwd = ROOT): Promise<Client> {
   const env = cleanEnv(home ? { MAESTRO_HOME: home } : {});
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...maestroArgs(), 'mcp', '--url', url, '--agent', 'none'],
-    cwd: ROOT,
+    cwd,
     env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
     stderr: 'pipe',
   });
@@ -55,6 +56,13 @@ describe('maestro mcp', () => {
       expect(suggested.body).toMatchObject({ taskType: 'bugfix', scope: 'file', ownedFiles: ['src/basket/basket.ts'], source: 'heuristic' });
       const byPath = await call<{ ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Login with passkeys', repoPath: repo });
       expect(byPath.body.ownedFiles).toEqual(['src/auth/login.ts']);
+      // A repository no project holds, whose config names a program git would start: refused, the program not run.
+      const stranger = gitRepo({ 'a.txt': 'a\n' });
+      const ran = join(tempDir('maestro-marker-'), 'ran');
+      execFileSync('git', ['config', 'core.fsmonitor', `touch ${ran}`], { cwd: stranger });
+      const refused = await call<{ error: { code: string; message: string } }>(client, 'suggest_task_metadata', { title: 'Anything', repoPath: stranger });
+      expect(refused).toEqual({ isError: true, body: { error: { code: 'BAD_INPUT', message: expect.stringContaining(`repoPath: ${stranger} is neither inside ${ROOT}, where this server was started, nor inside a registered project`) } } });
+      expect(existsSync(ran)).toBe(false);
 
       const created = await call<{ task: Task }>(client, 'create_task', { project: 'shop', title: 'Fix basket totals', priority: 0, taskType: 'bugfix', ownedFiles: suggested.body.ownedFiles });
       expect(created.isError).toBe(false);
@@ -97,17 +105,24 @@ describe('maestro mcp', () => {
     }
   }, budget(120_000));
 
-  it('answers suggest_task_metadata with no daemon, and says so for the task tools', async () => {
+  it('answers suggest_task_metadata with no daemon, in the folder it was started in, and says so for the task tools', async () => {
     const repo = gitRepo({ 'docs/setup.md': '# setup\n' });
-    const client = await connect('http://127.0.0.1:9');
+    // Even there, git's listing starts no program the repository's config names.
+    const ran = join(tempDir('maestro-marker-'), 'ran');
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${ran}`], { cwd: repo });
+    const client = await connect('http://127.0.0.1:9', undefined, repo);
     try {
-      const suggested = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: repo });
+      const suggested = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup' });
       expect(suggested.body).toMatchObject({ taskType: 'docs', ownedFiles: ['docs/setup.md'] });
-      // A project registered by its shared remote (a bare repository): main's files.
-      const remote = join(tempDir('maestro-remote-'), 'remote.git');
+      expect(existsSync(ran)).toBe(false);
+      // A shared remote (a bare repository) under that folder: main's files.
+      const remote = join(repo, 'remote.git');
       execFileSync('git', ['clone', '-q', '--bare', repo, remote]);
-      const fromRemote = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: remote });
+      const fromRemote = await call<{ taskType: string; ownedFiles: string[] }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: 'remote.git' });
       expect(fromRemote.body).toMatchObject({ taskType: 'docs', ownedFiles: ['docs/setup.md'] });
+      // Elsewhere, with no daemon to say which projects there are: refused, saying so.
+      const elsewhere = await call<{ error: { code: string; message: string } }>(client, 'suggest_task_metadata', { title: 'Document the setup', repoPath: gitRepo() });
+      expect(elsewhere.body.error.message).toContain('(the daemon did not answer to say which there are)');
       const listed = await call<{ error: { code: string; message: string } }>(client, 'list_tasks', {});
       expect(listed.isError).toBe(true);
       expect(listed.body.error.code).toBe('DAEMON_UNREACHABLE');
