@@ -1,5 +1,5 @@
 /** Sessions and runs: older versions read as 3.0, check warns, seal reports the backlog, batch resolve and triage. */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../../../../test/helpers/knowledge2.js';
@@ -34,6 +34,32 @@ describe('session and run lifecycle', () => {
     expect(r).toHaveProperty('command_contract_hash', 'sha256:00'); // not consumed by the upgrade: kept
     // A sealed legacy session takes no new runs.
     expect(() => createRun(p.root, 'old-1', { runId: 'run-x' })).toThrow(/completed; runs can only be created in an open session/);
+  });
+
+  it('a session folder a link sends out of the project takes no ledger or session write; a run folder linked by design still does', () => {
+    const p = project();
+    createSession(p.root, 'evil');
+    const outside = project().dir; // another folder, with a copy of the open session
+    cpSync(sessionDir(p.root, 'evil'), join(outside, 'evil'), { recursive: true });
+    rmSync(sessionDir(p.root, 'evil'), { recursive: true });
+    symlinkSync(join(outside, 'evil'), sessionDir(p.root, 'evil'));
+    const before = readdirSync(join(outside, 'evil')).sort();
+    const staged = () => stage(p.root, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', session: 'evil' }, process.env);
+    expect(staged).toThrow(`Refusing to write ${sessionDir(p.root, 'evil')}: it is a symbolic link`);
+    expect(() => createRun(p.root, 'evil', { runId: 'run-1' })).toThrow(`Refusing to write ${sessionDir(p.root, 'evil')}: it is a symbolic link`);
+    expect(readdirSync(join(outside, 'evil')).sort()).toEqual(before);
+    // The whole sessions folder linked out: the same.
+    rmSync(sessionDir(p.root, 'evil'));
+    rmSync(join(p.dir, '.workflow', 'sessions'), { recursive: true });
+    symlinkSync(outside, join(p.dir, '.workflow', 'sessions'));
+    expect(staged).toThrow(/is a symbolic link leading to .*outside the project's .*Nothing was written/);
+    expect(readdirSync(join(outside, 'evil')).sort()).toEqual(before);
+    rmSync(join(p.dir, '.workflow', 'sessions'));
+    // A run folder linked to a run directory elsewhere (the daemon's) is how runs work: staged into as before.
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1', linkTo: join(outside, 'run-1') });
+    stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
+    expect(readdirSync(join(outside, 'run-1'))).toContain('knowledge-delta.json');
   });
 
   it('complete is idempotent, check warns, seal suppresses exact duplicates, session seal reports the backlog', () => {

@@ -15,7 +15,7 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readRunFile, readSession, releaseActiveRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionInside, assertSessionRewritable, assertWritableRun, isSealed, readRun, readRunFile, readSession, releaseActiveRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -47,6 +47,12 @@ export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[], env: Node
 
 /** Where a stage/record writes: the given run, the session ledger, or the active run. */
 export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
+  const src = ledgerSourceOf(root, opts, env);
+  assertSessionInside(root, src.sid);
+  return src;
+}
+
+function ledgerSourceOf(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
   if (opts.run) {
     const sid = opts.session ?? findSessionOfRun(root, opts.run, env);
     assertWritableRun(root, sid, opts.run);

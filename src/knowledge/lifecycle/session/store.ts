@@ -13,6 +13,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join, resolve } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
+import { assertNoLinkOut } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readJsonObject } from '../jsonFile.js';
@@ -68,8 +69,18 @@ export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
   return upgradeSession(readJsonObject(file), file);
 }
 
+/**
+ * Refuses a session whose folder a symbolic link sends out of the workflow root (`sessions -> /elsewhere`, or
+ * `sessions/<sid>`): its ledger and session.json were written there. A run folder below it may be a link, by design
+ * (runs link theirs to the daemon's run directory: `linkTo`).
+ */
+export function assertSessionInside(root: WorkflowRoot, sid: string): void {
+  assertNoLinkOut(root.workflowDir, sessionDir(root, sid), `the project's ${root.workflowDir}`);
+}
+
 export function writeSession(root: WorkflowRoot, doc: SessionDoc): void {
   assertSessionRewritable(root, doc);
+  assertSessionInside(root, doc.session_id);
   doc.updated_at = nowIso();
   writeFileAtomic(sessionFile(root, doc.session_id), `${JSON.stringify(doc, null, 2)}\n`);
 }
@@ -159,6 +170,7 @@ export function assertWritableRun(root: WorkflowRoot, sid: string, rid: string):
 
 export function writeRun(root: WorkflowRoot, run: RunDoc): void {
   assertRunRewritable(root, run);
+  assertSessionInside(root, run.session_id);
   run.revision += 1;
   writeFileAtomic(runFile(root, run.session_id, run.run_id), `${JSON.stringify(run, null, 2)}\n`);
 }
