@@ -141,4 +141,19 @@ describe('symbolic links out of .workflow/', () => {
       after.close();
     }
   });
+
+  it("makes no index in another project's .workflow/ that this one's is a link to", () => {
+    const other = tempRoot().root;
+    const { root } = tempRoot();
+    rmSync(root.workflowDir, { recursive: true });
+    symlinkSync(other.workflowDir, root.workflowDir);
+    const before = readdirSync(other.workflowDir).sort();
+    const h = openIndex({ workflowDir: root.workflowDir, sources: [] });
+    try {
+      expect(h.location).toBe(':memory:');
+    } finally {
+      h.close();
+    }
+    expect(readdirSync(other.workflowDir).sort()).toEqual(before);
+  });
 });

@@ -85,8 +85,11 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
   mkdirSync(opts.workflowDir, { recursive: true });
   // SQLite would write through it, wherever it leads; the index is only a projection, so search goes on in memory.
   // (Its -wal and -shm files beside it are not checked: a link there needs one planted in .workflow/ by hand.)
-  if (isLink(path)) {
-    process.stderr.write(`maestro: knowledge index ${path} is a symbolic link; Maestro does not write its index through a link, so it uses an in-memory index. Remove the link to keep the index on disk.\n`);
+  // So is a .workflow/ that is a link: it leads into another folder (another project's .workflow/, whose files
+  // this root's reads skip anyway), where the index would be made.
+  const linked = isLink(opts.workflowDir) ? opts.workflowDir : isLink(path) ? path : null;
+  if (linked) {
+    process.stderr.write(`maestro: ${linked === path ? `knowledge index ${path}` : linked} is a symbolic link; Maestro does not write its index through a link, so it uses an in-memory index. Remove the link to keep the index on disk.\n`);
     return memoryIndex(false);
   }
   let db: Database.Database;
