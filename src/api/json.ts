@@ -18,6 +18,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { MaestroError } from '../core/errors.js';
+import { LONE_SURROGATE } from '../core/schemas.js';
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -33,8 +34,6 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one (code units: no `u` flag). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Where a value sits in the body, kept as a chain (not an array per value) so a 2 MB array of numbers costs no path copies. */
 type Where = { up: Where; key: string | number } | null;

@@ -51,6 +51,13 @@ describe('API refusals of bad input', () => {
     expect(pair.body.task.title).toBe('ship it 🚀');
   });
 
+  it("refuses an escape sequence in who acted, as the approvals list would print it", async () => {
+    const r = await call('POST', `/api/tasks/${taskId}/cancel`, JSON.stringify({ who: 'alice \u001b[31m(human)' }));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('Invalid body: who: must be one line without control characters (NUL, line breaks, tabs, escapes)');
+    expect((await d.store.tasks.get(taskId)).status).not.toBe('cancelled');
+  });
+
   it('takes numbers in a query as plain decimal digits only, naming the parameter and what it expects', async () => {
     expect((await call('GET', '/api/tasks?limit=16')).status).toBe(200);
     for (const [url, message] of [

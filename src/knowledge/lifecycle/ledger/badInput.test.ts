@@ -38,6 +38,18 @@ function corrupt(file: string, edit: (o: Record<string, any>) => void): string {
 }
 
 describe('bad input changes nothing', () => {
+  it('a candidate whose title or content holds a lone surrogate is refused, naming the field', () => {
+    const p = project();
+    const { ledger } = withRun(p);
+    const before = readFileSync(ledger, 'utf8');
+    const staging = (title: string, content: string) => () => stage(p.root, { target: 'spec', title, content, run: 'run-1', session: 's-1' }, process.env);
+    expect(staging('Half \ud800 a pair', 'Fine.')).toThrow("The candidate's title holds a lone UTF-16 surrogate, which is no character; send valid Unicode text. Nothing was staged.");
+    expect(staging('Rule', 'A low \udc00 alone.')).toThrow("The candidate's content holds a lone UTF-16 surrogate");
+    expect(readFileSync(ledger, 'utf8')).toBe(before);
+    // A whole pair is a character like any other.
+    stage(p.root, { target: 'spec', title: 'Rule two', content: 'Ship it \ud83d\ude80.', run: 'run-1', session: 's-1' }, process.env);
+  });
+
   it.each([
     ['wrong schema version', (o: any) => (o.schema_version = 'run-knowledge-delta/9.0'), /field schema_version must be one of/],
     ['unknown top-level field', (o: any) => (o.extra = 1), /field extra is not part of the schema/],

@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { MaestroError } from '../../../core/errors.js';
+import { LONE_SURROGATE } from '../../../core/schemas.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
@@ -188,6 +189,11 @@ export interface StageInput {
 export function stageInto(ledger: Ledger, input: StageInput, now: string, file: string): LedgerCandidate {
   const content = input.content.trim();
   if (!content) throw new MaestroError('BAD_INPUT', 'A candidate needs non-empty content.');
+  // Staged by an agent (MCP, its run's ledger), then written into a spec: a lone surrogate would land there as U+FFFD.
+  // Control characters are kept as staged: the review shows them, visibly (test/knowledge2/reviewShowsText.test.ts).
+  for (const [field, value] of [['title', input.title], ['content', content]] as const) {
+    if (LONE_SURROGATE.test(value)) throw new MaestroError('BAD_INPUT', `The candidate's ${field} holds a lone UTF-16 surrogate, which is no character; send valid Unicode text. Nothing was staged.`, { details: { field } });
+  }
   const title = input.title.trim() || content.slice(0, 120);
   const id = candidateId(input.target, content);
   const existing = ledger.candidates.find((c) => c.candidate_id === id);
