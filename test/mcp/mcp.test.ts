@@ -4,7 +4,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -131,4 +131,15 @@ describe('maestro mcp', () => {
       await client.close();
     }
   }, budget(120_000));
+
+  it('says so on stderr and exits as failed when a message is over the SDK\'s 10 MB, instead of ending as if the host hung up', () => {
+    const r = spawnSync(process.execPath, [...maestroArgs(), 'mcp', '--knowledge-only', '--root', tempDir('maestro-mcp-root-')], {
+      input: `${'x'.repeat(11 * 1024 * 1024)}\n`,
+      env: cleanEnv({}),
+      encoding: 'utf8',
+      timeout: budget(60_000),
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('maestro mcp stopped: a message was longer than the MCP SDK reads (ReadBuffer exceeded maximum size of 10485760 bytes)');
+  });
 });

@@ -54,8 +54,18 @@ export function register(program: Command, ctx: CliContext): void {
           process.stdin.once('end', () => resolve());
         });
         await server.connect(transport);
+        // The host sees the server's stderr: a message it could not read is said there, not dropped. One over the SDK's
+        // buffer (10 MB) ends the connection, and with it the server, which then exits as failed, not as a clean end.
+        const seen: { overflow?: Error } = {};
+        const onerror = transport.onerror;
+        transport.onerror = (err) => {
+          process.stderr.write(`maestro mcp: ${err.message}\n`);
+          if (/exceeded maximum size/.test(err.message)) seen.overflow ??= err;
+          onerror?.(err);
+        };
         await closed;
         await server.close();
+        if (seen.overflow) throw new MaestroError('BAD_INPUT', `maestro mcp stopped: a message was longer than the MCP SDK reads (${seen.overflow.message}); nothing after it was read.`);
       }),
     );
 }
