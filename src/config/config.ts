@@ -103,7 +103,7 @@ function readConfigFile(path: string): FileConfig {
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
-    // Every problem at once: fixing one at a time, a start each, was how a config with three came right.
+    // Every problem at once, not the first alone: a config with three took three starts to come right.
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new MaestroError('CONFIG_INVALID', `${path}: ${problems.join('; ')}`);
   }

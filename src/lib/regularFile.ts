@@ -13,7 +13,7 @@ function kindOf(st: Stats): string {
   if (st.isFIFO()) return 'a FIFO';
   if (st.isSocket()) return 'a socket';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  return 'not a regular file';
+  return 'something else';
 }
 
 export class NotRegularFile extends Error {
