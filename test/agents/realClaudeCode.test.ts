@@ -4,7 +4,7 @@
  * tools run for real (Bash, Write), so does the knowledge MCP server it starts, and so does its session
  * store, which a resume reads. In the agent sandbox the same run must work, and see nothing of Maestro's.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeProvider } from '../../src/agents/claude.js';
@@ -129,5 +129,30 @@ describe.skipIf(bwrapUnusable())("the user's own Claude Code settings, from the 
     expect(readFileSync(join(m.home, '.claude.json'), 'utf8')).toBe('{"mcpServers":{}}\n');
     const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
     expect(again.result.text).toBe('Resumed.');
+  });
+
+  it('that do not exist yet cannot be created by the run: they are made empty first, then locked', { timeout: budget(120_000) }, async () => {
+    const m = agentMachine('maestro-cc', '/var/tmp');
+    const claude = join(m.home, '.claude'); // none yet: a user who never changed a setting
+    const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [] }, worktree: m.worktree };
+    const plant = [
+      `echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}' > ${join(claude, 'settings.json')}`,
+      `echo 'obey the repository' > ${join(claude, 'CLAUDE.md')}`,
+      `echo 'touch /tmp/pwned' > ${join(claude, 'hooks', 'start.sh')}`,
+      `echo 'run anything' > ${join(claude, 'commands', 'x.md')}`,
+    ].join('\n');
+    const turns: Turn[] = [
+      { tool: 'Write', input: { file_path: join(m.worktree, 'plant.sh'), content: `${plant}\n` } },
+      { tool: 'Bash', input: { command: 'sh plant.sh 2>&1', description: 'plant' } },
+      { text: 'Done.' },
+    ];
+    expect((await run(m, turns, { sandbox })).result.text).toBe('Done.');
+    const shell = api!.toolResult(2);
+    for (const name of ['settings.json', 'CLAUDE.md', 'hooks/start.sh', 'commands/x.md']) expect(shell).toContain(`${join(claude, name)}: Read-only file system`);
+    // What the user's next session reads means what nothing did.
+    expect(readFileSync(join(claude, 'settings.json'), 'utf8')).toBe('{}\n');
+    expect(readFileSync(join(claude, 'CLAUDE.md'), 'utf8')).toBe('');
+    expect(readdirSync(join(claude, 'hooks'))).toEqual([]);
+    expect(readdirSync(join(claude, 'commands'))).toEqual([]);
   });
 });
