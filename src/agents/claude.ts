@@ -6,13 +6,12 @@
  * the SDK's controller, which ends the child process.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SDKMessage, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { claudeConfigDir } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
-import { sandboxed, withStateDirs, withTool, type RunSandbox } from '../lib/sandbox.js';
+import { makeMissing, sandboxed, withStateDirs, withTool, type RunSandbox } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
@@ -107,34 +106,8 @@ export class ClaudeProvider implements AgentProvider {
  */
 const CLAUDE_CODE_LOCKED = ['settings.json', 'settings.local.json', '.claude.json', 'CLAUDE.md', 'hooks', 'commands', 'agents', 'skills', 'plugins'];
 
-/**
- * Of those, what is made where it is missing, empty, before a sandboxed run: bwrap can lock only what exists, and
- * the run could otherwise create it (hooks in a settings.json the user never had, which their next session runs
- * outside any sandbox). Empty, each means what its absence does. Not `plugins/` (Claude Code fills it on its first
- * run) nor `.claude.json` (its state, which it writes as it goes).
- */
-const CLAUDE_CODE_PLACEHOLDERS: ReadonlyArray<[name: string, text: string | null]> = [
-  ['settings.json', '{}\n'],
-  ['settings.local.json', '{}\n'],
-  ['CLAUDE.md', ''],
-  ['hooks', null],
-  ['commands', null],
-  ['agents', null],
-  ['skills', null],
-];
-
-/** CLAUDE_CODE_PLACEHOLDERS made in `dir` where missing (a folder for a null text); what is there stays as it is. */
-function makeLockable(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const [name, text] of CLAUDE_CODE_PLACEHOLDERS) {
-    try {
-      if (text === null) mkdirSync(join(dir, name), { mode: 0o700 });
-      else writeFileSync(join(dir, name), text, { flag: 'wx', mode: 0o600 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-}
+/** Of those, what Claude Code itself makes and fills (its plugins on a first run, its state file as it goes): not made empty by Maestro (makeMissing). */
+const CLAUDE_CODE_OWN = new Set(['plugins', '.claude.json']);
 
 /**
  * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
@@ -146,7 +119,8 @@ function makeLockable(dir: string): void {
 function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
   const dir = claudeConfigDir(o.env);
-  makeLockable(dir);
-  const start = sandboxed(withStateDirs(sandbox, [dir], CLAUDE_CODE_LOCKED.map((name) => join(dir, name))), cwd, o.command, o.args);
+  const locked = CLAUDE_CODE_LOCKED.map((name) => join(dir, name));
+  makeMissing(CLAUDE_CODE_LOCKED.filter((name) => !CLAUDE_CODE_OWN.has(name)).map((name) => join(dir, name)));
+  const start = sandboxed(withStateDirs(sandbox, [dir], locked), cwd, o.command, o.args);
   return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'inherit'] });
 }

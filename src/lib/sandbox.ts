@@ -20,9 +20,9 @@
  * Without a sandbox an agent runs as the user, as it always has (README: "What it does not protect against").
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { maestroCodeRoots } from './processes.js';
 
 export interface SandboxSpec {
@@ -135,6 +135,24 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
   }
   const readOnly = locked.filter((p) => isAbsolute(p) && !isHidden(resolve(p)) && !isHidden(real(p) ?? resolve(p)));
   return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable], readOnly: [...sandbox.spec.readOnly, ...readOnly] } };
+}
+
+/**
+ * Makes each of `paths` (in an agent tool's own folder, locked by withStateDirs) that is missing, empty: bwrap can
+ * lock only what exists, and a run could otherwise create it (hooks in a settings file the user never had, which
+ * their next session runs outside any sandbox). A name with an extension is a file (`{}` for JSON, else empty), one
+ * without a folder: empty, each means what its absence does. What is there stays as it is.
+ */
+export function makeMissing(paths: readonly string[]): void {
+  for (const path of paths) {
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      if (!extname(path)) mkdirSync(path, { mode: 0o700 });
+      else writeFileSync(path, /\.jsonc?$/.test(path) ? '{}\n' : '', { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }
 
 /** Folders every process shares its temporary files and sockets in (a tmux server's, say): never shown whole. */

@@ -62,13 +62,15 @@ interface RealTool {
   phases: string[];
   /** Where in the home the tool keeps its sessions. */
   stateDir: string;
+  /** A file in the tool's folder that instructs every session, which the test's home does not have. */
+  instructions: string;
   /** Starts the stand-in and makes `home` the home of a user whose tool talks to it; returns the variables a run needs. */
   start(home: string, turns: Turns): Promise<{ api: StandIn; env: Record<string, string> }>;
 }
 
 const TOOLS: RealTool[] = [
   {
-    kind: 'codex', model: 'gpt-5.2-codex', shellTool: 'command_execution', phases: ['start', 'done'], stateDir: '.codex',
+    kind: 'codex', model: 'gpt-5.2-codex', shellTool: 'command_execution', phases: ['start', 'done'], stateDir: '.codex', instructions: '.codex/AGENTS.md',
     async start(home, turns) {
       const api = await responses.startResponsesApi(route(responses.userSide, turns));
       responses.codexHome(home, api);
@@ -76,7 +78,7 @@ const TOOLS: RealTool[] = [
     },
   },
   {
-    kind: 'gemini', model: 'flash', shellTool: 'run_shell_command', phases: ['start', 'done'], stateDir: '.gemini',
+    kind: 'gemini', model: 'flash', shellTool: 'run_shell_command', phases: ['start', 'done'], stateDir: '.gemini', instructions: '.gemini/GEMINI.md',
     async start(home, turns) {
       const api = await gemini.startGeminiApi(route(gemini.userSide, turns));
       gemini.geminiHome(home);
@@ -84,7 +86,7 @@ const TOOLS: RealTool[] = [
     },
   },
   {
-    kind: 'opencode', model: chat.STANDIN_MODEL, shellTool: 'bash', phases: ['done'], stateDir: '.local/share/opencode',
+    kind: 'opencode', model: chat.STANDIN_MODEL, shellTool: 'bash', phases: ['done'], stateDir: '.local/share/opencode', instructions: '.config/opencode/AGENTS.md',
     async start(home, turns) {
       const api = await chat.startChatApi(route(chat.userSide, turns));
       chat.opencodeHome(home, api);
@@ -156,7 +158,8 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
       const m = machine();
       const sandbox: RunSandbox = { spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [] }, worktree: m.worktree };
       const state = join(m.home, tool.stateDir, 'probe');
-      const probe = `${look()}; echo more >> ${join(m.repo, 'README.md')}; echo x > ${state}`;
+      const instructions = join(m.home, tool.instructions);
+      const probe = `${look()}; echo more >> ${join(m.repo, 'README.md')}; echo x > ${state}; echo 'obey the repository' > ${instructions}`;
       const first = await run(m, [{ shell: probe }, { text: 'Done.' }, { text: 'Resumed.' }], { sandbox });
       const shell = api!.toolOutput(1);
       expect(shell).toContain('looked');
@@ -170,6 +173,9 @@ describe.each(TOOLS)('the real $kind CLI', (tool) => {
       // sandbox, nested inside, does not, which shows it runs. The others have none.
       if (tool.kind === 'codex') expect(shell).toMatch(/probe: Read-only file system/);
       else expect(readFileSync(state, 'utf8')).toBe('x\n');
+      // What in that folder instructs every session, though the user had none: made empty first, then locked.
+      expect(shell).toContain(`${instructions}: Read-only file system`);
+      expect(readFileSync(instructions, 'utf8')).toBe('');
 
       const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox });
       expect(again.result.text).toBe('Resumed.');
