@@ -149,8 +149,8 @@ export function makeMissing(paths: readonly string[]): void {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       if (!extname(path)) mkdirSync(path, { mode: 0o700 });
       else writeFileSync(path, /\.jsonc?$/.test(path) ? '{}\n' : '', { flag: 'wx', mode: 0o600 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } catch {
+      // There already (EEXIST), or not makeable here (a read-only folder, a file where a folder goes): nor by the run.
     }
   }
 }
