@@ -13,6 +13,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { strictInput } from './strictInput.js';
 import { MaestroError } from '../core/errors.js';
 import type { EntryLoad, MixedSearch } from '../api/wire/knowledge.js';
 
@@ -56,12 +57,12 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
     {
       title: 'Search project knowledge',
       description: "Search this project's specs, knowhow and observer wiki (and code symbols once the code graph exists). Returns ids to pass to load_knowledge; says noMatch when nothing really matches.",
-      inputSchema: {
+      inputSchema: strictInput({
         query: z.string().min(1).max(4096),
         limit: z.number().int().min(1).max(50).optional().describe('default 10'),
         type: z.string().max(200).optional().describe('spec | knowhow | wiki, or a knowhow type (tip, recipe, decision…)'),
         category: z.string().max(200).optional().describe('coding, arch, debug, test, review, learning, ui…'),
-      },
+      }),
     },
     async ({ query, limit, type, category }) =>
       answer(async () => {
@@ -81,7 +82,7 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
     {
       title: 'Load a knowledge entry',
       description: 'Read one entry in full by any id or alias a search returned (sid, spec:project:…, knowhow-…, wiki:…, code:…). Inside a Maestro run the load is recorded as consumed; when it cannot be, warning says why.',
-      inputSchema: { id: z.string().min(1).max(500), includeDeprecated: z.boolean().optional() },
+      inputSchema: strictInput({ id: z.string().min(1).max(500), includeDeprecated: z.boolean().optional() }),
     },
     async ({ id, includeDeprecated }) =>
       answer(async () => {
@@ -102,14 +103,14 @@ export function registerKnowledgeTools(server: McpServer, deps: KnowledgeToolDep
       title: 'Stage a knowledge candidate',
       description:
         'Propose a decision or constraint worth keeping. It is staged as a pending candidate (never written to the specs directly): a person reviews and promotes it. Inside a Maestro run it goes to that run; otherwise pass a session.',
-      inputSchema: {
+      inputSchema: strictInput({
         target: z.enum(['spec', 'knowhow']),
         title: z.string().min(1).max(200),
         content: z.string().min(1).max(8000),
         category: z.enum(['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui']).optional(),
         action: z.enum(['propose', 'reaffirm', 'supersede', 'contest']).optional().describe('default propose'),
         session: z.string().max(128).optional().describe('a session id, when not inside a Maestro run'),
-      },
+      }),
     },
     async ({ target, title, content, category, action, session }) =>
       answer(async () => {

@@ -9,6 +9,7 @@
 import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { strictInput } from './strictInput.js';
 import type { AgentProvider } from '../agents/types.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { TASK_STATUSES } from '../core/status.js';
@@ -90,7 +91,7 @@ function registerCreateTask(server: McpServer, client: ApiClient): void {
     {
       title: 'Create a task',
       description: 'Create a task in a Maestro project. The daemon schedules it; dependencies must be task ids of the same project.',
-      inputSchema: {
+      inputSchema: strictInput({
         project: z.string().min(1).describe('project id or name'),
         title: z.string().min(1).max(500),
         priority: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional().describe('0 is the most urgent; default 1'),
@@ -101,7 +102,7 @@ function registerCreateTask(server: McpServer, client: ApiClient): void {
         scope: z.enum(TASK_SCOPES).optional(),
         ownedFiles: z.array(z.string()).optional(),
         expectedOutput: z.string().optional(),
-      },
+      }),
     },
     async ({ project, ...fields }) =>
       answer(async () => {
@@ -118,11 +119,11 @@ function registerListTasks(server: McpServer, client: ApiClient): void {
     {
       title: 'List tasks',
       description: 'List tasks, optionally of one project and in some statuses.',
-      inputSchema: {
+      inputSchema: strictInput({
         project: z.string().optional().describe('project id or name'),
         status: z.array(z.enum(TASK_STATUSES)).optional(),
         limit: z.number().int().min(1).max(5000).optional(),
-      },
+      }),
     },
     async ({ project, status, limit }) =>
       answer(async () => {
@@ -136,7 +137,7 @@ function registerListTasks(server: McpServer, client: ApiClient): void {
 function registerGetTask(server: McpServer, client: ApiClient): void {
   server.registerTool(
     'get_task',
-    { title: 'Show a task', description: 'A task with its approvals, runs, subtasks and last scheduler decision.', inputSchema: { id: z.string().min(1) } },
+    { title: 'Show a task', description: 'A task with its approvals, runs, subtasks and last scheduler decision.', inputSchema: strictInput({ id: z.string().min(1) }) },
     async ({ id }) => answer(() => client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`)),
   );
 }
@@ -148,13 +149,13 @@ function registerApprove(server: McpServer, client: ApiClient): void {
     {
       title: 'Approve a gate',
       description: 'Approve the gate (plan_review, spec_review, exec_review) the task waits at.',
-      inputSchema: {
+      inputSchema: strictInput({
         id: z.string().min(1),
         gate: z.enum(GATES),
         reason: z.string().optional(),
         who: z.string().optional().describe('who approves; default "mcp"'),
         commit: z.string().optional().describe("exec_review only: the full sha of the change looked at (GET /api/tasks/:id/diff's head); refused (STALE_REVIEW) when another commit waits at the gate now"),
-      },
+      }),
     },
     async ({ id, gate, reason, who, commit }) =>
       answer(() => client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(id)}/approve`, { gate, who: who ?? 'mcp', ...(reason ? { reason } : {}), ...(commit !== undefined ? { commit } : {}) })),
@@ -168,11 +169,11 @@ function registerSuggestMetadata(server: McpServer, deps: McpDeps): void {
     {
       title: 'Suggest task metadata',
       description: 'Infer taskType, scope, ownedFiles and expectedOutput for a task title from the repository (a project; a path inside a registered project or inside the folder this server was started in; or that folder).',
-      inputSchema: {
+      inputSchema: strictInput({
         title: z.string().min(1).max(500),
         project: z.string().optional().describe('project id or name (asks the daemon for its repository)'),
         repoPath: z.string().optional().describe('a repository path inside a registered project or the folder this server was started in, used when no project is given'),
-      },
+      }),
     },
     async ({ title, project, repoPath }) =>
       answer(async () => {

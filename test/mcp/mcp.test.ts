@@ -99,6 +99,13 @@ describe('maestro mcp', () => {
       expect(unknown).toEqual({ isError: true, body: { error: { code: 'UNKNOWN_TASK', message: expect.any(String) } } });
       const badProject = await call<{ error: { code: string } }>(client, 'create_task', { project: 'nope', title: 'x' });
       expect(badProject.body.error.code).toBe('UNKNOWN_PROJECT');
+      // An argument a tool does not take is refused by name, not dropped: the task is not created as if it were taken.
+      const before = (await d.store.tasks.list({})).length;
+      const extra = (await client.callTool({ name: 'create_task', arguments: { project: 'shop', title: 'Elsewhere', repoPath: '/etc' } })) as CallResult;
+      expect(extra.isError).toBe(true);
+      expect(extra.content[0]!.text).toMatch(/Unrecognized key.*"repoPath"/s);
+      expect((await d.store.tasks.list({})).length).toBe(before);
+      expect(tools.find((t) => t.name === 'create_task')?.inputSchema).toMatchObject({ additionalProperties: false });
     } finally {
       await client?.close();
       await d.stop();
