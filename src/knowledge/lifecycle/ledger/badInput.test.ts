@@ -52,6 +52,8 @@ describe('bad input changes nothing', () => {
 
   it.each([
     ['wrong schema version', (o: any) => (o.schema_version = 'run-knowledge-delta/9.0'), /field schema_version must be one of/],
+    // A newer writer's ledger: its version is what is said, not the first field this one does not know.
+    ['a newer version with a field of its own', (o: any) => ((o.schema_version = 'run-knowledge-delta/2.0'), (o.future = true)), /field schema_version must be one of .*\(got "run-knowledge-delta\/2\.0"\)/],
     ['unknown top-level field', (o: any) => (o.extra = 1), /field extra is not part of the schema/],
     ['unknown candidate field', (o: any) => (o.candidates[0].mood = 'happy'), /field candidates\[0\]\.mood is not part of the schema/],
     ['bad enum', (o: any) => (o.candidates[0].action = 'delete'), /field candidates\[0\]\.action must be one of/],

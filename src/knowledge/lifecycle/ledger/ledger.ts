@@ -100,8 +100,9 @@ function strict(file: string, where: string, o: unknown, keys: Set<string>): Rec
 
 /** Validates a parsed ledger; throws naming the file and the field. */
 export function validateLedger(file: string, raw: unknown): Ledger {
+  // The version first: a newer writer's fields were refused one by one as "not part of the schema".
+  if (isJsonObject(raw)) oneOf(file, 'schema_version', raw.schema_version, LEDGER_VERSIONS);
   const o = strict(file, '', raw, TOP_KEYS);
-  oneOf(file, 'schema_version', o.schema_version, LEDGER_VERSIONS);
   str(file, 'session_id', o.session_id);
   if (String(o.schema_version).startsWith('run-')) str(file, 'run_id', o.run_id);
   if (!Number.isInteger(o.revision) || (o.revision as number) < 0) bad(file, 'revision', 'must be an integer ≥ 0');
