@@ -66,6 +66,10 @@ describe('honesty: a query with no real match', () => {
       expect(real.count).toBeGreaterThan(0);
       expect(real.noMatch).toBeUndefined();
       expect((await k.searchHybrid('service')).count).toBe(10);
+      // A filter that leaves nothing is named, not the words: they match, the type does not.
+      const filtered = await k.searchHybrid('service restarts', { type: 'nonesuch' });
+      expect(filtered.count).toBe(0);
+      expect(filtered.noMatch).toBe('No entry matches "service restarts" among the entries with type "nonesuch": no entry there holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).');
     } finally {
       k.close();
     }

@@ -134,7 +134,10 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   if (!opts.readOnlyProbe) bumpExposure(db, results.map((r) => r.id), now);
   const typeCounts: Record<string, number> = {};
   for (const r of results) typeCounts[r.kind] = (typeCounts[r.kind] ?? 0) + 1;
-  const noMatch = results.length ? undefined : `No entry matches "${query}": no entry holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
+  // Narrowed by a filter, the filter is named: an unknown type read as if the words were at fault.
+  const narrowed = Object.entries(stripUndefined({ type: filters.type, category: filters.category, tag: filters.tag, workspace: filters.workspace, status: filters.status })).map(([k, v]) => `${k} "${String(v)}"`);
+  const among = narrowed.length ? ` among the entries with ${narrowed.join(', ')}` : '';
+  const noMatch = results.length ? undefined : `No entry matches "${query}"${among}: no entry${among ? ' there' : ''} holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
   return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), ...(named.length ? { named: named.length } : {}), results };
 }
 
