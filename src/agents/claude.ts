@@ -11,7 +11,7 @@ import type { SDKMessage, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { claudeConfigDir } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
 import { childEnv } from '../lib/agentEnv.js';
-import { makeMissing, sandboxed, withStateDirs, withTool, type RunSandbox } from '../lib/sandbox.js';
+import { sandboxed, withStateDirs, withTool, type RunSandbox } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
 import { knowledgeMcp } from './knowledgeMcp.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
@@ -99,28 +99,27 @@ export class ClaudeProvider implements AgentProvider {
   }
 }
 
-/**
- * In Claude Code's config folder: its settings (hooks, permissions, MCP servers), its state file when the folder is
- * CLAUDE_CONFIG_DIR (MCP servers again; without it the file is ~/.claude.json, outside the writable folder), and
- * the user's instructions, commands, agents, skills and plugins.
- */
-const CLAUDE_CODE_LOCKED = ['settings.json', 'settings.local.json', '.claude.json', 'CLAUDE.md', 'hooks', 'commands', 'agents', 'skills', 'plugins'];
+/** In Claude Code's config folder: its settings (hooks, permissions, MCP servers) and the user's instructions, commands, agents and skills. */
+const CLAUDE_CODE_LOCKED = ['settings.json', 'settings.local.json', 'CLAUDE.md', 'hooks', 'commands', 'agents', 'skills'];
 
-/** Of those, what Claude Code itself makes and fills (its plugins on a first run, its state file as it goes): not made empty by Maestro (makeMissing). */
-const CLAUDE_CODE_OWN = new Set(['plugins', '.claude.json']);
+/**
+ * Locked too, but only where they exist, never made: its plugins (filled on its first run) and its state file when
+ * the folder is CLAUDE_CONFIG_DIR (MCP servers again; without it the file is ~/.claude.json, outside the writable
+ * folder), which it writes as it goes.
+ */
+const CLAUDE_CODE_OWN = ['plugins', '.claude.json'];
 
 /**
  * Claude Code started as the SDK would start it, inside bwrap; the SDK's signal ends it after its grace
  * window. Its stderr goes to the worker's, which the daemon keeps the end of (the SDK reads only stdout).
  * Its config folder is writable: it keeps the sessions there that a resume continues. What there runs code or
- * instructs every session (CLAUDE_CODE_LOCKED) is not. A Claude Code of the config's choosing (`executable`) is
+ * instructs every session (CLAUDE_CODE_LOCKED, CLAUDE_CODE_OWN) is not. A Claude Code of the config's choosing (`executable`) is
  * readable where it lies.
  */
 function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
   const dir = claudeConfigDir(o.env);
-  const locked = CLAUDE_CODE_LOCKED.map((name) => join(dir, name));
-  makeMissing(CLAUDE_CODE_LOCKED.filter((name) => !CLAUDE_CODE_OWN.has(name)).map((name) => join(dir, name)));
-  const start = sandboxed(withStateDirs(sandbox, [dir], locked), cwd, o.command, o.args);
+  const inDir = (names: string[]) => names.map((name) => join(dir, name));
+  const start = sandboxed(withStateDirs(sandbox, [dir], inDir(CLAUDE_CODE_LOCKED), inDir(CLAUDE_CODE_OWN)), cwd, o.command, o.args);
   return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'inherit'] });
 }

@@ -8,11 +8,11 @@
  * optional call log, so "fail N times" holds across worker restarts and a test
  * can count the agent calls a run made.
  */
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MaestroError } from '../core/errors.js';
-import { holds } from '../lib/paths.js';
+import { holds, landing } from '../lib/paths.js';
 import { renderPlan, renderVerdict } from './render.js';
 import { loadScript, matchRegex, type Script, type ScriptStep } from './scriptFile.js';
 import type { AgentProvider, AgentRequest, AgentResult, AgentRole } from './types.js';
@@ -45,22 +45,13 @@ export function readCallLog(path: string): ScriptedCall[] {
 }
 
 /**
- * Whether a write to `path` lands in `cwd`: the nearest part of it that exists, links resolved, with the rest.
- * A link in the worktree to a folder outside took writes there ("a relative path inside the worktree" said
- * nothing of links); a link that leads nowhere lands nowhere known.
+ * Whether a write to `path` lands in `cwd`, links resolved (landing). A link in the worktree to a folder outside
+ * took writes there ("a relative path inside the worktree" said nothing of links); a link that leads nowhere lands
+ * nowhere known.
  */
 function landsIn(cwd: string, path: string): boolean {
-  const rest: string[] = [];
-  let at = path;
-  while (!lstatSync(at, { throwIfNoEntry: false })) {
-    rest.unshift(basename(at));
-    at = dirname(at);
-  }
-  try {
-    return holds(cwd, join(realpathSync(at), ...rest));
-  } catch {
-    return false;
-  }
+  const landed = landing(path);
+  return 'real' in landed && holds(cwd, landed.real);
 }
 
 function matches(pattern: string | undefined, value: string): boolean {

@@ -35,6 +35,9 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 }
 
 
+/** A JSON escape of a UTF-16 surrogate (paired or not). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /** Where a value sits in the body, kept as a chain (not an array per value) so a 2 MB array of numbers costs no path copies. */
 type Where = { up: Where; key: string | number } | null;
 const pathOf = (where: Where): (string | number)[] => (where ? [...pathOf(where.up), where.key] : []);
@@ -88,7 +91,8 @@ export function installJsonParser(app: FastifyInstance): void {
     parse(req, body as string, (err: Error | null, value?: unknown) => {
       if (err) return done(whereInvalid(err, body as string), undefined);
       if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return done(new MaestroError('BAD_INPUT', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; no request needs that.`), undefined);
-      const lone = loneSurrogateIn(value);
+      // Text decoded from UTF-8 holds no lone surrogate: only a \uD800–\uDFFF escape makes one, so most bodies are not walked.
+      const lone = SURROGATE_ESCAPE.test(body as string) ? loneSurrogateIn(value) : null;
       if (lone) return done(loneSurrogateError(lone), undefined);
       done(null, value);
     });

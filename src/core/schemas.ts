@@ -8,7 +8,7 @@ import { COMPLEXITIES, DECISIONS, GATES, TASK_SCOPES, TASK_TYPES } from './types
 
 const id = z.string().min(1).max(200);
 /** Control characters: C0 (NUL, tabs, line breaks, ESC), DEL, C1 (the 8-bit CSI, NEL) and the Unicode line and paragraph separators. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** A UTF-16 surrogate without its pair (code units: no `u` flag): no character, and UTF-8 (a file, the database) keeps U+FFFD in its place. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

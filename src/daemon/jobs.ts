@@ -15,6 +15,7 @@ import { processAgentEnv } from '../lib/agentEnv.js';
 import { holds } from '../lib/paths.js';
 import type { SandboxSpec } from '../lib/sandbox.js';
 import type { MaestroConfig } from '../config/config.js';
+import type { Store } from '../store/store.js';
 import { passEnvOf } from './projectSettings.js';
 
 /** Whether Claude credentials are present: an API key, or a Claude Code login. */
@@ -134,6 +135,16 @@ export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbo
   // tools and their state live): hiding it would take the run's own ground away.
   const hidden = others.filter((o) => !holds(o, folder) && !holds(o, homedir()));
   return { kind: 'bwrap', hide: [config.home, ...s.hide, ...hidden], readOnly: [folder], writable: s.writable };
+}
+
+/**
+ * A task's project and, when agents run sandboxed, the other registered projects' folders (which its sandbox hides,
+ * sandboxSpecFor): one read of the project list, none without a sandbox.
+ */
+export async function projectAndOthers(store: Store, projectId: string, sandboxed: boolean): Promise<{ project: Project; others: string[] }> {
+  const projects = sandboxed ? await store.projects.list() : [];
+  const project = projects.find((p) => p.id === projectId) ?? (await store.projects.get(projectId));
+  return { project, others: projects.filter((p) => p.id !== projectId).map((p) => p.repoPath) };
 }
 
 /** The run a claimed task's status calls for, and the status it runs in. */

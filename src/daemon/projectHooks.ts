@@ -12,7 +12,7 @@ import { processAgentEnv } from '../lib/agentEnv.js';
 import { passEnvOf } from './projectSettings.js';
 import { workRepoOf } from './repos.js';
 import { runStillCounts } from './runAftermath.js';
-import { sandboxSpecFor } from './jobs.js';
+import { projectAndOthers, sandboxSpecFor } from './jobs.js';
 import type { MaestroConfig } from '../config/config.js';
 import type { OrchestratorHooks } from './orchestrator.js';
 
@@ -26,10 +26,8 @@ export function createDaemonHooks(store: Store, config: Pick<MaestroConfig, 'hom
   const globalHome = config.home;
   const runners = new Map<string, { runner: HookRunner; updatedAt: number; others: string }>();
   const runnerFor = async (task: Task) => {
-    const projects = await store.projects.list();
-    const project = projects.find((p) => p.id === task.projectId) ?? (await store.projects.get(task.projectId));
-    // The other projects' folders are hidden from the hooks (sandboxSpecFor).
-    const otherFolders = projects.filter((p) => p.id !== project.id).map((p) => p.repoPath);
+    // The project, and (in the sandbox) the other projects' folders, hidden from the hooks.
+    const { project, others: otherFolders } = await projectAndOthers(store, task.projectId, !!config.agentSandbox);
     const others = otherFolders.join('\0');
     let r = runners.get(task.projectId);
     // Settings changed (passEnv), or a project registered or removed: a runner with the new environment and sandbox.

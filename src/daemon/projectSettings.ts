@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import { CONTROL } from '../core/schemas.js';
 import { ENV_NAME_PATTERN, isDaemonSecret } from '../lib/agentEnv.js';
 import { providerConfigSchema } from '../executor/protocol/job.js';
 
@@ -24,7 +25,7 @@ export const projectSettingsSchema = z
       .min(1)
       .max(4096)
       // git takes a leading - for an option; ext:: runs a command (git refuses it by default: so does this).
-      .refine((r) => !r.startsWith('-') && !/^ext::/i.test(r) && !/[\u0000-\u001f]/.test(r), 'a git URL or path (not starting with -, no ext::, no control characters)')
+      .refine((r) => !r.startsWith('-') && !/^ext::/i.test(r) && !CONTROL.test(r), 'a git URL or path (not starting with -, no ext::, no control characters)')
       .optional(),
     /** Approve a waiting gate by itself after this long (the demo). */
     autoApproveAfterMs: z.number().int().nonnegative().optional(),

@@ -17,7 +17,7 @@ import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { Ingestor } from './ingestor.js';
-import { buildJob, runKindFor, workerEnvFor } from './jobs.js';
+import { buildJob, projectAndOthers, runKindFor, workerEnvFor } from './jobs.js';
 import { SECOND, type OrchestratorOptions } from './orchestratorOptions.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import { holdsClaim, tryKnowledge } from './runAftermath.js';
@@ -108,9 +108,8 @@ export class RunStarter {
   /** The run of `kind` for the task as it stands, with its worker started. */
   async create(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run> {
     const { store, config, opts, repos, knowledge } = this.parts;
-    // The project, and (in the sandbox) the others, hidden from the run: one read.
-    const projects = config.agentSandbox ? await store.projects.list() : [];
-    const registered = projects.find((p) => p.id === task.projectId) ?? (await store.projects.get(task.projectId));
+    // The project, and (in the sandbox) the others, hidden from the run.
+    const { project: registered, others: otherProjects } = await projectAndOthers(store, task.projectId, !!config.agentSandbox);
     const history = await store.runs.list({ taskId: task.id });
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const repoPath = await repos.prepareRun(registered, branchName(task.id, task.version), {
@@ -129,7 +128,6 @@ export class RunStarter {
     const runDir = join(config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
     const brief = (await tryKnowledge(store, task, 'brief', () => knowledge.briefFor(task, project.repoPath), opts.onError)) ?? '';
-    const otherProjects = projects.filter((p) => p.id !== project.id).map((p) => p.repoPath);
     const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(config.home, 'worktrees', project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config, otherProjects });
     if (kind === 'execute' && opts.hooks?.beforeExecute) {
       const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);

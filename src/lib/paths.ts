@@ -1,6 +1,6 @@
 /** Paths compared as the file system sees them. */
-import { realpathSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** The path with symlinks resolved (as given, absolute, when it does not exist). */
 export function canonical(path: string): string {
@@ -16,4 +16,19 @@ export function canonical(path: string): string {
 export function holds(outer: string, inner: string): boolean {
   const [o, i] = [canonical(outer), canonical(inner)];
   return i === o || i.startsWith(o.endsWith(sep) ? o : o + sep);
+}
+
+/**
+ * Where a write to `path` lands: the real path of its nearest part that exists (links resolved), with the rest as
+ * written; or, when that part is a link leading nowhere, that link (where the write would land is unknown).
+ */
+export function landing(path: string): { real: string } | { dangling: string } {
+  const abs = resolve(path);
+  let existing = abs;
+  while (!lstatSync(existing, { throwIfNoEntry: false }) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return { real: join(realpathSync(existing), relative(existing, abs)) };
+  } catch {
+    return { dangling: existing }; // its ancestors exist, so it is itself a link to nothing
+  }
 }

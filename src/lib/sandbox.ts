@@ -119,11 +119,13 @@ function inHidden(spec: SandboxSpec): (p: string) => boolean {
  * them a resume finds no conversation). One that is missing is made, as the tool would on its first
  * run, since only a folder that exists can be mounted. One inside a hidden folder stays hidden
  * (CLAUDE_CONFIG_DIR pointed into the Maestro home would show the agent every run there). `locked`: what in
- * them starts programs or instructs every session of the tool (its hooks, MCP servers, plugins, the user's
- * own instructions), read-only where it exists: the folders are the user's too, and a run that planted a hook
- * there would have it run outside any sandbox the next time the user starts the tool.
+ * them starts programs or instructs every session of the tool (its hooks, MCP servers, the user's own
+ * instructions), read-only: the folders are the user's too, and a run that planted a hook there would have it
+ * run outside any sandbox the next time the user starts the tool. bwrap can lock only what exists, so what is
+ * missing of it is made first, empty (makeMissing). `lockedIfThere`: the same, but what the tool itself makes
+ * and fills (Claude Code's plugins, its state file): read-only where it exists, never made.
  */
-export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[], locked: readonly string[] = []): RunSandbox | undefined {
+export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[], locked: readonly string[] = [], lockedIfThere: readonly string[] = []): RunSandbox | undefined {
   if (!sandbox) return sandbox;
   const isHidden = inHidden(sandbox.spec);
   const usable: string[] = [];
@@ -133,17 +135,18 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
     const r = real(dir);
     if (r && !isHidden(r)) usable.push(r);
   }
-  const readOnly = locked.filter((p) => isAbsolute(p) && !isHidden(resolve(p)) && !isHidden(real(p) ?? resolve(p)));
+  const shown = (p: string) => isAbsolute(p) && !isHidden(resolve(p)) && !isHidden(real(p) ?? resolve(p));
+  makeMissing(locked.filter(shown));
+  const readOnly = [...locked, ...lockedIfThere].filter(shown);
   return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable], readOnly: [...sandbox.spec.readOnly, ...readOnly] } };
 }
 
 /**
- * Makes each of `paths` (in an agent tool's own folder, locked by withStateDirs) that is missing, empty: bwrap can
- * lock only what exists, and a run could otherwise create it (hooks in a settings file the user never had, which
- * their next session runs outside any sandbox). A name with an extension is a file (`{}` for JSON, else empty), one
- * without a folder: empty, each means what its absence does. What is there stays as it is.
+ * Makes each of `paths` that is missing, empty: a run could otherwise create it (hooks in a settings file the user
+ * never had, which their next session runs outside any sandbox). A name with an extension is a file (`{}` for
+ * JSON, else empty), one without a folder: empty, each means what its absence does. What is there stays as it is.
  */
-export function makeMissing(paths: readonly string[]): void {
+function makeMissing(paths: readonly string[]): void {
   for (const path of paths) {
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });

@@ -16,7 +16,7 @@ import { failureFor, succeeded } from './failure.js';
 import { runJsonl } from './jsonl.js';
 import { CLI_TOOLS, type CliToolKind, type CliToolSpec } from './tools.js';
 import { findOnPath, locateTool } from './which.js';
-import { makeMissing, sandboxed, withStateDirs, withTool, type RunSandbox } from '../../lib/sandbox.js';
+import { sandboxed, withStateDirs, withTool, type RunSandbox } from '../../lib/sandbox.js';
 
 export interface ModelPrice {
   /** USD per million input tokens. */
@@ -88,9 +88,7 @@ export class CliAgentProvider implements AgentProvider {
   private start(sandbox: RunSandbox | undefined, env: NodeJS.ProcessEnv, file: string, cwd: string, args: string[]): { file: string; args: string[] } {
     if (!sandbox) return { file, args };
     const path = findOnPath(file, env);
-    const locked = this.spec.lockedState(env);
-    makeMissing(locked);
-    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env), locked), path), cwd, path ?? file, args);
+    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env), this.spec.lockedState(env)), path), cwd, path ?? file, args);
   }
 
   private price(model: string, input: number, output: number): number {

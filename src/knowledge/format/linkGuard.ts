@@ -11,9 +11,10 @@
  * regular files), so writing through one, or replacing it, is never what the
  * user meant. A link to a folder inside the root stays allowed.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
+import { landing } from '../../lib/paths.js';
 
 /** Whether `path` is itself a symbolic link (false when it does not exist). */
 export function isLink(path: string): boolean {
@@ -24,25 +25,12 @@ export function isLink(path: string): boolean {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The real path of `path`: its nearest existing ancestor resolved, the rest appended as written. `target` is the write it is for. */
+/** The real path of `path`: its nearest existing ancestor resolved, the rest appended as written (landing). `target` is the write it is for. */
 function realPathOf(path: string, target: string): string {
-  let existing = path;
-  while (!exists(existing) && dirname(existing) !== existing) existing = dirname(existing);
-  try {
-    return join(realpathSync(existing), relative(existing, path));
-  } catch (err) {
-    // Its ancestors exist, so `existing` is itself a link to nothing.
-    throw new MaestroError('BAD_INPUT', `Refusing to write ${target}: ${existing} is a symbolic link to a missing place (${readlinkSync(existing)}), so where the write would land is unknown. Nothing was written. Replace the link with a real folder or file, or remove it.`, { cause: err });
-  }
+  const landed = landing(path);
+  if ('real' in landed) return landed.real;
+  const link = landed.dangling;
+  throw new MaestroError('BAD_INPUT', `Refusing to write ${target}: ${link} is a symbolic link to a missing place (${readlinkSync(link)}), so where the write would land is unknown. Nothing was written. Replace the link with a real folder or file, or remove it.`);
 }
 
 const within = (path: string, folder: string) => path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);

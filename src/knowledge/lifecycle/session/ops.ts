@@ -216,15 +216,7 @@ function stageReport(run: RunDoc, src: Source): void {
   const drafts = reportDrafts(report, run.run_id);
   updateLedger(src.ledgerPath, init(src), (l) => {
     const now = nowIso();
-    for (const d of drafts) {
-      if (l.candidates.some((c) => c.candidate_id === d.candidate_id)) continue;
-      try {
-        stageInto(l, d, now, src.ledgerPath);
-      } catch (err) {
-        // A draft's text the ledger refuses (a control character): said as the report's, where it was written.
-        throw isMaestroError(err, 'BAD_INPUT') ? new MaestroError('CORRUPT_FILE', `${reportPath}: ${err.message}`, { cause: err, details: { file: reportPath } }) : err;
-      }
-    }
+    for (const d of drafts) if (!l.candidates.some((c) => c.candidate_id === d.candidate_id)) stageInto(l, d, now, src.ledgerPath);
   });
   run.status = 'completed';
   run.verdict = VERDICT[report.verdict] ?? null;
