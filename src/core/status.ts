@@ -62,6 +62,9 @@ export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = 
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = TASK_STATUSES.filter((s) => TRANSITIONS[s].length === 0);
 
+/** Statuses of work that is over (a cancelled task comes back only by a person's retry): no ranking, no worktree. */
+export const FINISHED_STATUSES: readonly TaskStatus[] = ['done', 'cancelled', 'superseded'];
+
 /** Statuses in which a run may be in flight: the task is read-only to people. */
 export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = ['queued', 'planning', 'executing', 'awaiting_input', 'reviewing', 'merging'];
 

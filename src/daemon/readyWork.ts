@@ -20,13 +20,12 @@
  */
 import { IncrementalRanking } from '../core/ranking.js';
 import { scheduleScore } from '../core/scoring.js';
-import { IN_FLIGHT_STATUSES, TASK_STATUSES, type TaskStatus } from '../core/status.js';
+import { FINISHED_STATUSES, IN_FLIGHT_STATUSES, TASK_STATUSES } from '../core/status.js';
 import type { Priority, Task } from '../core/types.js';
 import type { Store } from '../store/store.js';
 import type { Candidate } from './candidate.js';
 
-const INACTIVE: readonly TaskStatus[] = ['done', 'cancelled', 'superseded'];
-const ACTIVE_STATUSES = TASK_STATUSES.filter((s) => !INACTIVE.includes(s));
+const ACTIVE_STATUSES = TASK_STATUSES.filter((s) => !FINISHED_STATUSES.includes(s));
 /** How many tasks one `ids` read asks for. */
 const READ_CHUNK = 500;
 
@@ -81,7 +80,7 @@ export class ReadyWork {
   }
 
   private apply(task: Task): void {
-    if (INACTIVE.includes(task.status)) {
+    if (FINISHED_STATUSES.includes(task.status)) {
       this.active.delete(task.id);
       this.ranking.remove(task.id);
       if (task.status === 'done') this.done.set(task.id, task.priority);

@@ -7,6 +7,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { coerceError, isMaestroError } from '../core/errors.js';
+import { FINISHED_STATUSES } from '../core/status.js';
 import type { Run, Task } from '../core/types.js';
 import { scratchFoldersIn } from '../executor/agentRunFolder.js';
 import { branchName } from '../executor/protocol/job.js';
@@ -76,21 +77,40 @@ export async function holdsClaim(store: Store, claim: { id: string; owner: strin
   return task.claimedBy === claim.owner && task.attempt === claim.attempt;
 }
 
-/** Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown. */
+/**
+ * Removes the worktrees of tasks that are finished (done, cancelled, superseded) or unknown, and of versions a
+ * task has left. Only the tasks of the worktrees found are read, after they are listed (pruneOrphanWorktrees):
+ * listing every task first cost as much as the project's history, and cut at 100,000 tasks (the oldest, so the
+ * newest work's worktrees would have gone); a task started between that list and the removal lost its worktree.
+ */
 export async function pruneFinishedWorktrees(store: Store, home: string, opts: { onError: (err: Error) => void; log?: { info(obj: Record<string, unknown>, msg: string): void } }): Promise<void> {
   try {
     for (const project of await store.projects.list()) {
-      const tasks = await store.tasks.list({ projectId: project.id, limit: 100_000 });
-      const keep = tasks.filter((t) => !['done', 'cancelled', 'superseded'].includes(t.status)).flatMap((t) => [`${t.id}-v${t.version}`, `${t.id}-plan`]);
       const repo = workRepoOf(home, project);
       if (!existsSync(repo)) continue;
-      const removed = await pruneOrphanWorktrees(repo, join(home, 'worktrees', project.id), keep);
+      const removed = await pruneOrphanWorktrees(repo, join(home, 'worktrees', project.id), (names) => worktreesInUse(store, names));
       if (removed.length) opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
     }
   } catch (err) {
     opts.onError(coerceError(err));
   }
 }
+
+/** Which of these worktree names (`<taskId>-v<version>`, `<taskId>-plan`) belong to a task's current, unfinished work. */
+async function worktreesInUse(store: Store, names: readonly string[]): Promise<string[]> {
+  const parsed = names.map((name) => ({ name, m: /^(.+)-(?:v(\d+)|plan)$/.exec(name) }));
+  const ids = [...new Set(parsed.flatMap(({ m }) => (m ? [m[1]!] : [])))];
+  const tasks = new Map<string, Task>();
+  for (let i = 0; i < ids.length; i += ID_CHUNK) for (const t of await store.tasks.list({ ids: ids.slice(i, i + ID_CHUNK), limit: ID_CHUNK })) tasks.set(t.id, t);
+  return parsed.flatMap(({ name, m }) => {
+    const task = m ? tasks.get(m[1]!) : undefined;
+    if (!task || FINISHED_STATUSES.includes(task.status)) return [];
+    return m![2] === undefined || Number(m![2]) === task.version ? [name] : [];
+  });
+}
+
+/** How many tasks one `ids` read asks for (listTasks reads at most 1,000). */
+const ID_CHUNK = 500;
 
 /**
  * Removes the agents' scratch folders (agentRunFolder.ts) of this home's runs that are no longer running: a worker

@@ -7,7 +7,7 @@
  * win is logged with its breakdown and the competitors it beat.
  */
 import { rankAll, scheduleScore } from '../core/scoring.js';
-import { IN_FLIGHT_STATUSES } from '../core/status.js';
+import { FINISHED_STATUSES, IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Project, Task } from '../core/types.js';
 import { remoteOf } from './repos.js';
 import type { ClaimDecision } from '../store/ops/claim.js';
@@ -19,15 +19,13 @@ export type { Candidate } from './candidate.js';
 
 export type ClaimGuard = (task: Task) => Promise<{ cancel: string } | void>;
 
-const ACTIVE_EXCLUDED = new Set(['done', 'cancelled', 'superseded']);
-
 /**
  * Ranks the claimable tasks among `all` (every task the scheduler can see), best first:
  * the full re-rank ReadyWork's incremental one must agree with (bench/core.ts compares them).
  */
 export function rankCandidates(all: readonly Task[], now: number): Candidate[] {
   const byId = new Map(all.map((t) => [t.id, t]));
-  const active = all.filter((t) => !ACTIVE_EXCLUDED.has(t.status));
+  const active = all.filter((t) => !FINISHED_STATUSES.includes(t.status));
   const ranks = rankAll(active);
   const inFlight = all.filter((t) => IN_FLIGHT_STATUSES.includes(t.status));
   const candidates: Candidate[] = [];

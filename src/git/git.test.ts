@@ -78,7 +78,12 @@ describe('git', () => {
     const orphan = await ensureWorktree(spec('B'));
     mkdirSync(join(root, 'wt', 'C-v1')); // a folder git never knew (a crash between mkdir and add)
     const planner = await detachedWorktree(repo, join(root, 'wt'), 'E-plan', 'main'); // a planner killed mid-run
-    const removed = await pruneOrphanWorktrees(repo, join(root, 'wt'), ['A-v1']);
+    let asked: readonly string[] = [];
+    const removed = await pruneOrphanWorktrees(repo, join(root, 'wt'), async (names) => {
+      asked = names;
+      return ['A-v1'];
+    });
+    expect([...asked].sort()).toEqual(['A-v1', 'B-v1', 'C-v1', 'E-plan']);
     expect(removed.sort()).toEqual([orphan.path, join(root, 'wt', 'C-v1'), planner].sort());
     expect(existsSync(keep.path)).toBe(true);
     expect(existsSync(orphan.path)).toBe(false);

@@ -219,7 +219,7 @@ describe('worktrees while another worker adds one', () => {
       ['list', () => listWorktrees(repo), false],
       ['task worktree', () => ensureWorktree(spec), false],
       ['planner checkout', () => detachedWorktree(repo, root, 'T1-plan', 'main'), true],
-      ['removal', () => pruneOrphanWorktrees(repo, root, ['T1-v1', 'T1-plan']), true],
+      ['removal', () => pruneOrphanWorktrees(repo, root, async () => ['T1-v1', 'T1-plan']), true],
     ];
     for (const [what, step, afterListing] of steps) {
       // The other add goes on once the step has met it half-way (a git call of the step failed).

@@ -347,33 +347,37 @@ async function forgetRegistration(repoPath: string, path: string): Promise<void>
 }
 
 /**
- * Startup cleanup: removes worktrees under `worktreeRoot` whose folder name is
- * not in `keep` (the `<taskId>-v<version>` of runs still in flight), and folders
- * there that git does not know. Branches stay: they hold the work.
+ * Removes the worktrees under `worktreeRoot` that are no longer needed, and folders there that git does not know
+ * (a crash between mkdir and add). `needed` is asked once, after the listing, which of the names found
+ * (`<taskId>-v<version>`, `<taskId>-plan`) to keep: a worktree added meanwhile belongs to work that `needed` then
+ * sees in flight. Branches stay: they hold the work.
  */
-export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: string, keep: Iterable<string>): Promise<string[]> {
-  const keepSet = new Set(keep);
+export async function pruneOrphanWorktrees(repoPath: string, worktreeRoot: string, needed: (names: readonly string[]) => Promise<Iterable<string>>): Promise<string[]> {
   // As git lists worktrees: a root reached through a symlink, resolved.
   const root = canonical(worktreeRoot);
   await git(repoPath, ['worktree', 'prune']);
-  const removed: string[] = [];
-  for (const w of await listWorktrees(repoPath)) {
+  const found = new Map<string, { path: string; registered: boolean }>();
+  const listed = await listWorktrees(repoPath);
+  for (const w of listed) {
     const path = resolve(w.path);
     if (!path.startsWith(root + '/')) continue;
     const name = path.slice(root.length + 1);
     // Task worktrees (on maestro/ branches) and detached planner checkouts (<taskId>-plan).
-    if (keepSet.has(name) || !(w.branch?.startsWith('maestro/') || (w.branch === null && name.endsWith('-plan')))) continue;
-    await gitPastAdds(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
-    removed.push(path);
+    if (w.branch?.startsWith('maestro/') || (w.branch === null && name.endsWith('-plan'))) found.set(name, { path, registered: true });
   }
-  if (existsSync(root)) {
-    const registered = new Set((await listWorktrees(repoPath)).map((w) => resolve(w.path)));
-    for (const name of readdirSync(root)) {
-      const path = join(root, name);
-      if (keepSet.has(name) || registered.has(path) || !/^[A-Za-z0-9_-]+-(v\d+|plan)$/.test(name)) continue;
-      await removeTree(path);
-      removed.push(path);
-    }
+  const registered = new Set(listed.map((w) => resolve(w.path)));
+  for (const name of existsSync(root) ? readdirSync(root) : []) {
+    const path = join(root, name);
+    if (!registered.has(path) && /^[A-Za-z0-9_-]+-(v\d+|plan)$/.test(name)) found.set(name, { path, registered: false });
+  }
+  if (!found.size) return [];
+  const keep = new Set(await needed([...found.keys()]));
+  const removed: string[] = [];
+  for (const [name, { path, registered: known }] of found) {
+    if (keep.has(name)) continue;
+    if (known) await gitPastAdds(repoPath, ['worktree', 'remove', '--force', '--end-of-options', path]);
+    else await removeTree(path);
+    removed.push(path);
   }
   return removed;
 }
