@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseReport } from '../lifecycle/session/report.js';
-import { parseFrontmatter, renderFrontmatter, setFrontmatterLine, splitFrontmatter } from './frontmatter.js';
+import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
+import { editFrontmatter, renderFrontmatter, setFrontmatterLine } from './frontmatterEdit.js';
 import { setFrontmatterKey } from './knowhowWriter.js';
 
 const KNOWHOW = ['---', 'title: "Retry: with backoff"', 'type: tip', 'keywords:', '  - retry', '  - backoff', 'tags: [net, io]', 'relatedPaths:', '  - src/net.ts', 'lifecycleStatus: reviewed', '---', '', '# Retry', 'body line', ''].join('\n');
@@ -117,5 +118,38 @@ describe('rewrites keep what Maestro does not know', () => {
     const again = parseFrontmatter(`${renderFrontmatter({ ...doc.data, version: 2 })}\n`, { dialect: 'wiki' });
     expect(again.problems).toEqual([]);
     expect(again.data).toEqual({ id: 'C001', request: 'r', reviewer: { name: 'ana' }, custom_score: 3, links: ['https://x.test/a'], version: 2 });
+  });
+});
+
+describe('editFrontmatter: only the keys an update sets change', () => {
+  const NOTE = ['---', '# reviewed', 'version: 3', "when: '2026-07-01'", 'tags: [a, b]', '', 'links:', '- "https://x.test/a"', '# more below', 'sources:', '    - session_id: "s0"', '      exploration_id: exp_9', '---', 'body', ''].join('\n');
+
+  it('keeps a value that did not change byte for byte, however it was quoted or listed', () => {
+    expect(editFrontmatter(NOTE, { version: 3, when: '2026-07-01', tags: ['a', 'b'], links: ['https://x.test/a'], gone: undefined })).toEqual({ head: NOTE.slice(0, -'body\n'.length), body: 'body\n', eol: '\n' });
+  });
+
+  it('appends to a block list in its own indentation, rewrites a changed scalar in place, and adds a new key last', () => {
+    const { head } = editFrontmatter(NOTE, { version: 4, links: ['https://x.test/a', 'https://x.test/b'], sources: [{ session_id: 's0', exploration_id: 'exp_9' }, { session_id: 's1', exploration_id: 'exp_1' }], intent_key: 'debug' });
+    expect(head).toBe(
+      NOTE.slice(0, -'body\n'.length)
+        .replace('version: 3', 'version: 4')
+        .replace('- "https://x.test/a"\n', '- "https://x.test/a"\n- "https://x.test/b"\n')
+        .replace('exp_9\n---', 'exp_9\n    - session_id: "s1"\n      exploration_id: "exp_1"\nintent_key: "debug"\n---'),
+    );
+  });
+
+  it('writes a changed value where it stood, keeps the comments inside it above it, and changes a repeated key where the reader reads it', () => {
+    const text = ['---', 'source:', '  # from the first run', '  session_id: "s0"', 'name: a', 'name: b', '---', ''].join('\n');
+    expect(editFrontmatter(text, { source: { session_id: 's1' }, name: 'c' }).head).toBe(['---', '  # from the first run', 'source:', '  session_id: "s1"', 'name: a', 'name: "c"', '---', ''].join('\n'));
+  });
+
+  it('keeps a byte-order mark, leading blank lines and CRLF, and ends a block closed at the end of the file with its line break', () => {
+    expect(editFrontmatter('\uFEFF\n---\r\nid: "C001"\r\nversion: 1\r\n---', { version: 2, status: 'draft' })).toEqual({ head: '\uFEFF\n---\r\nid: "C001"\r\nversion: 2\r\nstatus: "draft"\r\n---\r\n', body: '', eol: '\r\n' });
+    expect(editFrontmatter('body\n', { id: 'C001' })).toEqual({ head: '---\nid: "C001"\n---\n', body: 'body\n', eol: '\n' });
+  });
+
+  it('setFrontmatterLine leaves no line of the old value behind (nested keys, items after a comment) and keeps its comments', () => {
+    expect(setFrontmatterLine('---\nsource:\n  session_id: s0\nx: 1\n---\n', 'source', '"s1"')).toBe('---\nsource: "s1"\nx: 1\n---\n');
+    expect(setFrontmatterLine('---\nk:\n  - a\n  # why\n  - b\n# after\n---\n', 'k', '["c"]')).toBe('---\n  # why\nk: ["c"]\n# after\n---\n');
   });
 });

@@ -16,6 +16,8 @@
  *
  * The reader never throws: problems come back with their 1-based file line,
  * and the rest of the block is still read, so one bad line cannot hide a file.
+ * Writers change a block through frontmatterEdit.ts, which keeps every line
+ * an edit does not set (comments, blank lines, unknown keys).
  */
 import { yaml } from '../../lib/yaml.js';
 import { MaestroError } from '../../core/errors.js';
@@ -156,14 +158,14 @@ function scalar(raw: string, typed: boolean): FrontValue {
   return unquote(v);
 }
 
-const TOP = /^([\w.-]+)\s*:\s*(.*)$/;
+export const TOP = /^([\w.-]+)\s*:\s*(.*)$/;
 const INDENTED = /^\s+([\w.-]+)\s*:\s*(.*)$/;
 const ITEM = /^\s*-\s*(.*)$/;
 /** A wiki list item that starts a map: `- key: value` (a space after the colon, so `- proj:app` stays a string). */
 const ITEM_KEY = /^([A-Za-z_][\w-]*):(?:\s+(.*))?$/;
 
 /** The block's `key: value` lines (module comment); `wiki` selects that dialect's meanings. */
-function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: FrontMatter; problems: FrontmatterProblem[] } {
+export function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: FrontMatter; problems: FrontmatterProblem[] } {
   const data: FrontMatter = {};
   const problems: FrontmatterProblem[] = [];
   // The key whose value is still open: `key:` (a list or a map, decided by the first line under it) or `key: []`.
@@ -247,69 +249,6 @@ export function assertFrontmatterClosed(text: string, file: string, what: string
   if (!block.opened || block.closed) return;
   const [p] = block.problems;
   throw new MaestroError('CORRUPT_FILE', `Cannot change ${what} ${file}:${p?.line ?? 1}: ${p?.message ?? 'frontmatter is never closed'}. Add the closing --- line by hand; nothing was written.`, { details: { file, line: p?.line ?? 1 } });
-}
-
-/**
- * Sets `key: <rendered>` in the block in place (dropping the block-list items of its old value),
- * or inserts it (`at`: before the closing `---`, or right after the opening one); keys Maestro
- * does not know are left as they are. A file without frontmatter gets a block; one whose block is never
- * closed would get a second one on top, so writers check `assertFrontmatterClosed` first.
- */
-export function setFrontmatterLine(text: string, key: string, rendered: string, at: 'end' | 'start' = 'end'): string {
-  const line = `${key}: ${rendered}`;
-  const block = splitFrontmatter(text);
-  if (!block.closed) return `---\n${line}\n---\n\n${text}`;
-  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
-  const lines = text.split('\n');
-  const close = block.bodyLine - 2; // 0-based index of the closing ---
-  const open = close - block.lines.length - 1;
-  const re = new RegExp(`^${key.replace(/[.]/g, '\\.')}\\s*:`);
-  const found = lines.findIndex((l, i) => i > open && i < close && re.test(l));
-  const cr = eol === '\r\n' ? '\r' : '';
-  if (found !== -1) {
-    let end = found + 1;
-    while (end < close && /^\s*-(\s|$)/.test(lines[end]!)) end++;
-    lines.splice(found, end - found, line + cr);
-  } else lines.splice(at === 'end' ? close : open + 1, 0, line + cr);
-  return lines.join('\n');
-}
-
-/* The wiki writer (FORMATS §8.4): strings JSON-quoted, lists as block lists, one level of nested map. */
-function quote(v: string): string {
-  return JSON.stringify(v);
-}
-
-function renderScalar(v: FrontValue): string {
-  if (typeof v === 'string') return quote(v);
-  if (v === null) return 'null';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return quote(JSON.stringify(v));
-}
-
-/** Renders keys in insertion order; `undefined` values are left out. */
-export function renderFrontmatter(data: Record<string, FrontValue | undefined>): string {
-  const out = ['---'];
-  for (const [key, value] of Object.entries(data)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) {
-      if (!value.length) {
-        out.push(`${key}: []`);
-        continue;
-      }
-      out.push(`${key}:`);
-      for (const item of value) {
-        if (item && typeof item === 'object' && !Array.isArray(item)) {
-          const entries = Object.entries(item);
-          entries.forEach(([k, v], idx) => out.push(`${idx === 0 ? '  - ' : '    '}${k}: ${renderScalar(v)}`));
-        } else out.push(`  - ${renderScalar(item)}`);
-      }
-    } else if (value && typeof value === 'object') {
-      out.push(`${key}:`);
-      for (const [k, v] of Object.entries(value)) out.push(`  ${k}: ${renderScalar(v)}`);
-    } else out.push(`${key}: ${renderScalar(value)}`);
-  }
-  out.push('---');
-  return out.join('\n');
 }
 
 /** FORMATS §2.3 `escapeYamlValue`: JSON-quoted when the value holds any of `: \n " ' # , { } [ ]`. */

@@ -1,10 +1,11 @@
 /**
  * THE knowhow parser (FORMATS §2). One document per file: frontmatter plus a
- * markdown body. Like the spec parser it never throws: problems are findings.
+ * markdown body. Like the spec parser it never throws: problems are findings,
+ * and a CRLF file parses as its LF twin (the body reads each `\r\n` as `\n`).
  */
 import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
 import type { Finding } from './specParser.js';
-import { slugify } from './text.js';
+import { lfText, slugify } from './text.js';
 
 /** FORMATS §2.1 type → filename prefix. */
 export const KNOWHOW_PREFIX: Readonly<Record<string, string>> = {
@@ -69,7 +70,7 @@ export function parseKnowhowText(text: string, file: string): KnowhowDoc {
   const type = declaredType && declaredType in KNOWHOW_PREFIX ? declaredType : prefix && PREFIX_TO_TYPE[prefix] ? PREFIX_TO_TYPE[prefix]! : declaredType ?? 'document';
   const rawStatus = (asString(d.status) ?? asString(d.lifecycleStatus) ?? '').toLowerCase();
   const status = rawStatus === 'deprecated' || rawStatus === 'superseded' ? 'deprecated' : 'active';
-  const body = fm.body.replace(/^\s*\n/, '');
+  const body = lfText(fm.body).replace(/^\s*\n/, '');
   const headingTitle = /^#\s+(.+)$/m.exec(body)?.[1]?.trim();
   const explicit = (asString(d.explicitId) ?? asString(d.id))?.toLowerCase();
   return {

@@ -5,9 +5,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic, type AtomicWriteHooks } from './atomic.js';
-import { assertFrontmatterClosed, escapeYamlValue, setFrontmatterLine } from './frontmatter.js';
+import { assertFrontmatterClosed, escapeYamlValue, parseFrontmatter } from './frontmatter.js';
+import { setFrontmatterLine } from './frontmatterEdit.js';
 import { EXPLICIT_ID_RE, KNOWHOW_PREFIX, knowhowIdForStem, parseKnowhowText } from './knowhowParser.js';
 import { withCorpusLock } from './lock.js';
 import { assertInsideRoot, listKnowhowFiles, type WorkflowRoot } from './root.js';
@@ -173,8 +175,12 @@ export function locateKnowhow(root: WorkflowRoot, ref: string): { file: string; 
   throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `No knowhow document "${ref}" in ${join(root.workflowDir, 'knowhow')}.`);
 }
 
-/** Replaces `key: …` in the frontmatter in place, or inserts it before the closing `---` (FORMATS §2.4). */
+/**
+ * Replaces `key: …` in the frontmatter in place, or inserts it before the closing `---` (FORMATS §2.4).
+ * A key that already holds `value` keeps its line as written (a bare `status: deprecated` is not requoted).
+ */
 export function setFrontmatterKey(text: string, key: string, value: unknown): string {
+  if (isDeepStrictEqual(parseFrontmatter(text).data[key], value)) return text;
   return setFrontmatterLine(text, key, JSON.stringify(value));
 }
 

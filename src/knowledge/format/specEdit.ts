@@ -97,7 +97,11 @@ export function locateSpecEntry(root: WorkflowRoot, ref: string): Located {
   return loc;
 }
 
-/** Sets `values` on an opening tag known to be all `name="value"` pairs: each existing pair (every copy) in place, new ones before `>`. */
+/**
+ * Sets `values` on an opening tag known to be all `name="value"` pairs: each existing pair (every copy) in place,
+ * new ones after the last attribute. Whatever stood between that attribute and `>` (a line break, CRLF or LF, in
+ * a tag whose `>` has a line of its own) is kept, so an edit adds no line break and removes none.
+ */
 function setAttributes(tag: string, values: Record<string, string>): string {
   const inner = tag.slice(0, -1);
   const done = new Set<string>();
@@ -111,7 +115,8 @@ function setAttributes(tag: string, values: Record<string, string>): string {
   }
   out += inner.slice(last);
   const added = Object.entries(values).filter(([name]) => !done.has(name));
-  return added.length ? `${out.replace(/\s+$/, '')}${added.map(([name, v]) => ` ${name}="${v}"`).join('')}>` : `${out}>`;
+  const attrs = out.trimEnd();
+  return `${attrs}${added.map(([name, v]) => ` ${name}="${v}"`).join('')}${out.slice(attrs.length)}>`;
 }
 
 /**

@@ -4,9 +4,11 @@
  * keyword index for prompt injection, the graph — goes through
  * `parseSpecText`. It never throws on bad input: problems come back as
  * findings with a line, and every well-formed entry is still returned.
+ * A CRLF file parses as its LF twin: entry content, attribute values and
+ * legacy bodies read each `\r\n` as `\n` (lines are still counted by `\n`).
  */
 import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
-import { BINARY_CONTENT, binaryContentLine, lineIndex } from './text.js';
+import { BINARY_CONTENT, binaryContentLine, lfText, lineIndex } from './text.js';
 
 export const VALID_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const;
 export type SpecCategory = (typeof VALID_CATEGORIES)[number];
@@ -48,7 +50,7 @@ export interface SpecEntry {
   /** 1-based line of the opening tag / heading in the whole file. */
   lineStart: number;
   lineEnd: number;
-  /** Raw attribute values as written (never unescaped, FORMATS §1.4). */
+  /** Raw attribute values as written (never unescaped, FORMATS §1.4); a line break in one reads as `\n`. */
   attrs: Record<string, string>;
   category: string | undefined;
   keywords: string[];
@@ -142,7 +144,7 @@ export function parseAttributes(raw: string): { attrs: Record<string, string>; j
   let last = 0;
   for (const m of raw.matchAll(ATTR_RE)) {
     if (m[1]! in attrs) repeated.add(m[1]!);
-    attrs[m[1]!] = m[2]!;
+    attrs[m[1]!] = lfText(m[2]!);
     junk += `${raw.slice(last, m.index)} `;
     last = m.index! + m[0].length;
   }
@@ -174,7 +176,7 @@ function buildTagEntry(attrs: Record<string, string>, body: string, lineStart: n
   const date = attrs.date;
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) errors.push(`date "${date ?? ''}" must be YYYY-MM-DD`);
   const status = (attrs.status ?? '').toLowerCase();
-  const content = body.replace(/^\s*\n/, '').replace(/\s+$/, '');
+  const content = lfText(body).replace(/^\s*\n/, '').replace(/\s+$/, '');
   return {
     form: 'tag',
     ordinal,

@@ -1,7 +1,9 @@
 /**
  * Spec writers: append, supersede, deprecate, mark a conflict. Every one is a
  * lock-guarded atomic read-modify-write (lock.ts, atomic.ts): the file is read
- * under the lock, so two writers never overwrite each other's entries.
+ * under the lock, so two writers never overwrite each other's entries. What
+ * they add takes the file's line ending (text.ts `lineEnding`), and an edit
+ * changes only attribute text, so a CRLF file stays all CRLF.
  */
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -14,7 +16,7 @@ import { assertInsideRoot, listSpecFiles, specDirs, type SpecDir, type WorkflowR
 import { renderSeed } from './seeds.js';
 import { CATEGORY_MAP, CONFIDENCE_LEVELS, MAX_SPEC_ENTRY_SIZE, UNSAFE_TO_APPEND, isCategory, isConfidence, parseAttributes, parseSpecText, type Finding, type SpecCategory, type SpecConfidence } from './specParser.js';
 import { assertEditable, locateSpecEntry, readSpecFile, upsertTagAttributes, type Located } from './specEdit.js';
-import { decodeEntities, escapeAttr } from './text.js';
+import { decodeEntities, escapeAttr, lineEnding, withLineEnding } from './text.js';
 
 export interface AppendSpecInput {
   category: string;
@@ -186,9 +188,11 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
       ref = `knowhow/${basename(doc.path)}`;
       content = content.replace(/\s+/g, ' ').trim().slice(0, 200);
     }
-    const entry = formatSpecEntry({ category: input.category, keywords, date: utcDate(now), sid, title, ...pick(input, ['description', 'source', 'confidence']), ...(ref ? { ref } : {}) }, content);
+    // The entry, its content included, takes the file's line ending (text.ts `lineEnding`): CRLF in a CRLF file.
+    const eol = lineEnding(old);
+    const entry = withLineEnding(formatSpecEntry({ category: input.category, keywords, date: utcDate(now), sid, title, ...pick(input, ['description', 'source', 'confidence']), ...(ref ? { ref } : {}) }, content), eol);
     const tagCount = parsed.entries.filter((e) => e.form === 'tag').length;
-    const next = `${old.replace(/\s+$/, '')}\n\n${entry}\n`;
+    const next = `${old.replace(/\s+$/, '')}${eol}${eol}${entry}${eol}`;
     // Read back before writing: the new block must come out as the next tag entry, whole.
     const added = parseSpecText(next, file).entries.filter((e) => e.form === 'tag');
     if (added.length !== tagCount + 1 || added[tagCount]!.sid !== escapeAttr(sid)) {

@@ -1,6 +1,6 @@
 /**
- * Small text helpers shared by the parsers, the index and the ranking:
- * slugs, entity escaping, and the one tokenizer the index and MMR both use.
+ * Small text helpers shared by the parsers, the writers, the index and the ranking:
+ * slugs, entity escaping, line endings, and the one tokenizer the index and MMR both use.
  */
 
 /** FORMATS §1.6: lowercase, runs of anything but [a-z0-9] become `-`, trimmed. */
@@ -26,6 +26,29 @@ export function decodeEntities(value: string): string {
   return value.replace(/&(amp|quot|lt|gt|#39);/g, (_m, name: string) =>
     name === 'amp' ? '&' : name === 'quot' ? '"' : name === 'lt' ? '<' : name === 'gt' ? '>' : "'",
   );
+}
+
+/** A line ending as spec and knowhow files hold them. */
+export type LineEnding = '\n' | '\r\n';
+
+/**
+ * The line ending a writer uses for what it adds to `text`, an existing file: its first line's (a file saved by a
+ * Windows editor, or checked out with core.autocrlf, is CRLF); LF without a line break. Not the majority's: a mixed
+ * file is one an LF writer appended to (maestro-flow's spec writer does), so its top shows what its editor wrote.
+ */
+export function lineEnding(text: string): LineEnding {
+  const lf = text.indexOf('\n');
+  return lf > 0 && text[lf - 1] === '\r' ? '\r\n' : '\n';
+}
+
+/** `fragment` (text a writer is about to add) with each line break, `\r\n` or `\n`, written as `eol`; a lone `\r` is left as it is. */
+export function withLineEnding(fragment: string, eol: LineEnding): string {
+  return fragment.replace(/\r?\n/g, eol);
+}
+
+/** Text as the parsers return it, whatever the file's line endings: each `\r\n` read as `\n`, so a CRLF file parses as its LF twin. */
+export function lfText(text: string): string {
+  return text.replace(/\r\n/g, '\n');
 }
 
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;

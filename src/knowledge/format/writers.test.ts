@@ -5,6 +5,7 @@ import { tempRoot } from '../../../test/helpers/knowledge.js';
 import { builtinSources, effectiveDeprecated, loadCorpus } from './corpus.js';
 import { addKnowhow, deprecateKnowhow, supersedeKnowhow } from './knowhowWriter.js';
 import { openKnowledge } from '../knowledge.js';
+import { parseFrontmatter } from './frontmatter.js';
 import { parseSpecText } from './specParser.js';
 import { appendSpecEntry, deprecateSpec, markSpecConflict, supersedeSpec } from './specWriter.js';
 
@@ -234,5 +235,24 @@ describe('knowhow writers', () => {
     expect(deprecateKnowhow(root, c.id).replayed).toBe(false);
     const statuses = Object.fromEntries(loadCorpus(builtinSources(root)).entries.map((e) => [e.id, e.declaredStatus]));
     expect(statuses).toEqual({ [a.id]: 'deprecated', [b.id]: 'active', [c.id]: 'deprecated' });
+  });
+
+  it('supersede keeps the comments and lines a person wrote, and a value already set keeps its own spelling', () => {
+    const { root } = tempRoot();
+    const dir = join(root.workflowDir, 'knowhow');
+    mkdirSync(dir, { recursive: true });
+    const oldFile = join(dir, 'TIP-20260101-old.md');
+    const newFile = join(dir, 'TIP-20260102-new.md');
+    const oldText = ['---', '# Kept for the 0.5 branch; see the new tip.', 'title: Old tip', 'type: tip', 'status: deprecated', '', 'keywords:', '  - retry', '---', '', 'old body', ''].join('\n');
+    const newText = ['---', 'title: New tip', 'type: tip', 'supersedes:', '  - knowhow-tip-20251201-first', '  # the 2025 tips were merged by hand', '  - knowhow-tip-20251215-second', 'relatedPaths:', '  - src/net.ts', '---', '', 'new body', ''].join('\n');
+    writeFileSync(oldFile, oldText);
+    writeFileSync(newFile, newText);
+    expect(supersedeKnowhow(root, 'knowhow-tip-20260101-old', 'knowhow-tip-20260102-new').replayed).toBe(false);
+    expect(readFileSync(oldFile, 'utf8')).toBe(oldText.replace('  - retry\n---', '  - retry\nsupersededBy: "knowhow-tip-20260102-new"\n---'));
+    // The comment inside the rewritten list stays, just above it; no old item is left behind under the new line.
+    const all = '["knowhow-tip-20251201-first","knowhow-tip-20251215-second","knowhow-tip-20260101-old"]';
+    const written = readFileSync(newFile, 'utf8');
+    expect(written).toBe(newText.replace('supersedes:\n  - knowhow-tip-20251201-first\n  # the 2025 tips were merged by hand\n  - knowhow-tip-20251215-second\n', `  # the 2025 tips were merged by hand\nsupersedes: ${all}\n`));
+    expect(parseFrontmatter(written).problems).toEqual([]);
   });
 });

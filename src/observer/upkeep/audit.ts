@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries } from '../../knowledge/format/wiki/entries.js';
-import { assertFrontmatterClosed, hasFrontmatter, parseFrontmatter, setFrontmatterLine } from '../../knowledge/format/frontmatter.js';
+import { assertFrontmatterClosed, hasFrontmatter, parseFrontmatter } from '../../knowledge/format/frontmatter.js';
+import { setFrontmatterLine } from '../../knowledge/format/frontmatterEdit.js';
 import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export const SEVERITIES = ['low', 'medium', 'high'] as const;

@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseEntryFile } from '../../knowledge/format/wiki/entries.js';
 import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
@@ -32,5 +33,91 @@ describe('updateEntry', () => {
     mkdirSync(join(wikiLayout(dir.path).notes, 'stray.md'), { recursive: true });
     const second = createEntry({ type: 'entity', slug: 'key-store', request: 'Where keys live', summary: 'The key store.', solution: 'n/a' }, ctx);
     expect([first.id, second.id]).toEqual(['N001', 'N002']);
+  });
+
+  /** A note a person annotated by hand: comments, blank lines, keys Maestro never writes, their own quoting. */
+  const ANNOTATED = [
+    '---',
+    '# Reviewed by Ana on 2026-07-02: keep the request wording.',
+    'id: C001',
+    'slug: login-token',
+    "request: 'Fix the login token'",
+    'created: 2026-07-01',
+    '',
+    '# -- bookkeeping below is written by the observer --',
+    'updated: "2026-07-01T09:00:00Z"',
+    'version: 3',
+    'type: context',
+    'tags:',
+    '  - auth',
+    '  # the scope tag below was added by hand',
+    '  - proj:app',
+    'sources:',
+    '  - session_id: "s0"',
+    '    # first seen in the pairing session',
+    '    exploration_id: "exp_9"',
+    "    saved_at: '2026-07-01T09:00:00Z'",
+    'reviewer:',
+    '  name: ana',
+    '  checked: 2026-07-02',
+    'links: [https://x.test/a]',
+    'extraction_confidence: 0.7',
+    'status: active',
+    '# end of the reviewed block',
+    '---',
+    '',
+    '# Fix the login token',
+    '',
+    '## 解决方案',
+    '',
+    'Refresh them.',
+    '',
+  ].join('\n');
+
+  function annotatedNote(text: string) {
+    const knowledge = wikiLayout(dir.path).knowledge;
+    const path = join(knowledge, 'contexts', 'debug', 'C001-login-token.md');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    const { entry } = parseEntryFile(path, knowledge, text, statSync(path));
+    return entry!;
+  }
+
+  /** What the update must write: the two changed lines, one sources item appended, the dated block; nothing else. */
+  const UPDATED = ANNOTATED.replace('updated: "2026-07-01T09:00:00Z"', 'updated: "2026-08-01T10:00:00Z"')
+    .replace('version: 3', 'version: 4')
+    .replace(
+      "    saved_at: '2026-07-01T09:00:00Z'\n",
+      `    saved_at: '2026-07-01T09:00:00Z'\n  - session_id: "s1"\n    exploration_id: "exp_1"\n    saved_at: "2026-08-01T10:00:00Z"\n`,
+    )
+    .replace('Refresh them.\n', 'Refresh them.\n\n### 更新 2026-08-01 (exp_1)\n\nAlso rotate the key.\n\n');
+
+  it('keeps the comments, blank lines, unknown keys and quoting a person wrote, changing only the keys it updates', () => {
+    const entry = annotatedNote(ANNOTATED);
+    const updated = updateEntry(entry, { solution: 'Also rotate the key.' }, ctx);
+    expect(readFileSync(entry.path, 'utf8')).toBe(UPDATED);
+    expect(updated).toMatchObject({ version: 4, updated: '2026-08-01T10:00:00Z', tags: ['auth', 'proj:app'] });
+    expect(updated.sources.map((s) => s.explorationId)).toEqual(['exp_9', 'exp_1']);
+  });
+
+  it('keeps a CRLF note CRLF, every line of it', () => {
+    const entry = annotatedNote(ANNOTATED.replace(/\n/g, '\r\n'));
+    updateEntry(entry, { solution: 'Also rotate the key.' }, ctx);
+    expect(readFileSync(entry.path, 'utf8')).toBe(UPDATED.replace(/\n/g, '\r\n'));
+  });
+
+  it('rewrites a changed key where it stood, appends a new key at the end of the block, and leaves the rest alone', () => {
+    const text = ANNOTATED.replace('tags:\n  - auth\n  # the scope tag below was added by hand\n  - proj:app\n', 'tags: [auth]\n');
+    const entry = annotatedNote(text);
+    updateEntry(entry, { solution: 'Also rotate the key.', tags: ['tokens'], confidence: 0.9 }, { ...ctx, intentKey: 'debug' });
+    const written = readFileSync(entry.path, 'utf8');
+    const head = written.slice(0, written.indexOf('\n---\n') + 5);
+    // The inline list is not one the new tags extend line by line: it is written again, in the writer's style, where it stood.
+    expect(head).toBe(
+      UPDATED.slice(0, UPDATED.indexOf('\n---\n') + 5)
+        .replace('tags:\n  - auth\n  # the scope tag below was added by hand\n  - proj:app\n', 'tags:\n  - "auth"\n  - "tokens"\n  - "proj:app"\n')
+        .replace('extraction_confidence: 0.7\n', 'extraction_confidence: 0.9\n')
+        .replace('# end of the reviewed block\n---\n', '# end of the reviewed block\nintent_key: "debug"\n---\n'),
+    );
   });
 });

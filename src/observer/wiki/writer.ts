@@ -2,15 +2,17 @@
  * Writing knowledge entries (FORMATS §8.4). A create allocates the next id
  * and never overwrites a file; an update re-reads the file, refuses when its
  * frontmatter does not parse cleanly (nothing is overwritten by mistake), and
- * changes only version, updated, tags, sources, intent_key and the
- * `## 解决方案` section.
+ * changes only version, updated, tags, sources, intent_key,
+ * extraction_confidence and the `## 解决方案` section: every other line a
+ * person wrote (comments, blank lines, unknown keys, quoting, CRLF) stays.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
-import { parseFrontmatter, renderFrontmatter, type FrontValue } from '../../knowledge/format/frontmatter.js';
+import { parseFrontmatter } from '../../knowledge/format/frontmatter.js';
+import { editFrontmatter, renderFrontmatter } from '../../knowledge/format/frontmatterEdit.js';
 import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 import { BINARY_CONTENT, binaryContentLine } from '../../knowledge/format/text.js';
 import { ensureScopeTags } from './scope.js';
@@ -116,6 +118,20 @@ export function createEntry(raw: EntryDraft, ctx: WriteContext): WikiEntry {
   return parsed.entry;
 }
 
+/**
+ * The body with `block` added at the end of its `## 解决方案` section, or in a new one at the end. What is added
+ * uses the file's line break `eol`; the lines already there keep theirs.
+ */
+function withSolutionUpdate(body: string, block: string, eol: string): string {
+  const added = (s: string) => s.replace(/\n/g, eol);
+  const heading = /^##\s+解决方案\s*$/m.exec(body);
+  if (!heading) return `${body.replace(/\s*$/, '')}${added(`\n\n## 解决方案\n\n${block}`)}`;
+  const after = heading.index + heading[0].length;
+  const next = /^##\s+/m.exec(body.slice(after));
+  const insertAt = next ? after + next.index : body.length;
+  return `${body.slice(0, insertAt).replace(/\s*$/, '')}${added(`\n\n${block}\n`)}${body.slice(insertAt)}`;
+}
+
 /** Updates an entry in place: version+1, updated, one sources item per exploration, scope tags, a dated block in 解决方案. */
 export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>, ctx: WriteContext): WikiEntry {
   const draft = redactDraft(raw);
@@ -128,30 +144,25 @@ export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' 
     const where = problem ? `line ${problem.line}: ${problem.message}` : 'no frontmatter';
     throw new MaestroError('CORRUPT_FILE', `target_unreadable: ${target.path} (${where}); not updating it.`, { details: { file: target.path } });
   }
-  const data: Record<string, FrontValue | undefined> = { ...doc.data };
+  const data = doc.data;
   const stamp = isoSeconds(ctx.now);
-  data.version = (typeof data.version === 'number' ? data.version : 1) + 1;
-  data.updated = stamp;
   const tags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? [data.tags] : [];
-  data.tags = ensureScopeTags([...new Set([...tags, ...(draft.tags ?? [])])], ctx.projectSlug);
   const sources = Array.isArray(data.sources) ? [...data.sources] : [];
   const already = sources.some((s) => s && typeof s === 'object' && !Array.isArray(s) && s.exploration_id === ctx.source.explorationId && s.session_id === ctx.source.sessionId);
   if (!already) sources.push({ session_id: ctx.source.sessionId, exploration_id: ctx.source.explorationId, saved_at: stamp });
-  data.sources = sources;
-  if (ctx.intentKey) data.intent_key = ctx.intentKey;
-  if (draft.confidence !== undefined && (typeof data.extraction_confidence !== 'number' || draft.confidence > data.extraction_confidence)) data.extraction_confidence = draft.confidence;
+  const raise = draft.confidence !== undefined && (typeof data.extraction_confidence !== 'number' || draft.confidence > data.extraction_confidence);
+  // Only these keys are set; every other line of the block (comments, blank lines, keys we do not know) stays as written.
+  const { head, body, eol } = editFrontmatter(text, {
+    version: (typeof data.version === 'number' ? data.version : 1) + 1,
+    updated: stamp,
+    tags: ensureScopeTags([...new Set([...tags, ...(draft.tags ?? [])])], ctx.projectSlug),
+    sources,
+    intent_key: ctx.intentKey || undefined,
+    extraction_confidence: raise ? draft.confidence : undefined,
+  });
   const block = `### 更新 ${stamp.slice(0, 10)} (${ctx.source.explorationId})\n\n${draft.solution.trim()}\n`;
-  let body = doc.body;
-  const heading = /^##\s+解决方案\s*$/m.exec(body);
-  if (heading) {
-    const after = heading.index + heading[0].length;
-    const next = /^##\s+/m.exec(body.slice(after));
-    const insertAt = next ? after + next.index : body.length;
-    body = `${body.slice(0, insertAt).replace(/\s*$/, '')}\n\n${block}\n${body.slice(insertAt)}`;
-  } else {
-    body = `${body.replace(/\s*$/, '')}\n\n## 解决方案\n\n${block}`;
-  }
-  const out = `${renderFrontmatter(data)}\n${body.startsWith('\n') ? '' : '\n'}${body}`;
+  const updated = withSolutionUpdate(body, block, eol);
+  const out = `${head}${/^\r?\n/.test(updated) ? '' : eol}${updated}`;
   writeFileAtomic(target.path, out);
   const parsed = parseEntryFile(target.path, wikiLayout(ctx.wikiRoot).knowledge, out, { mtimeMs: Date.now(), size: out.length });
   if (!parsed.entry) throw new MaestroError('INTERNAL', `updated ${target.path} but could not read it back`);
