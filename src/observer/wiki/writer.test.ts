@@ -100,6 +100,13 @@ describe('updateEntry', () => {
     expect(updated.sources.map((s) => s.explorationId)).toEqual(['exp_9', 'exp_1']);
   });
 
+  it('reads a version with a comment after it as its number, as GUI-Anything does, and counts on from it', () => {
+    const entry = annotatedNote(ANNOTATED.replace('version: 3', 'version: 3 # bumped by hand'));
+    expect(entry.version).toBe(3);
+    expect(updateEntry(entry, { solution: 'Also rotate the key.' }, ctx).version).toBe(4);
+    expect(readFileSync(entry.path, 'utf8')).toContain('\nversion: 4\n');
+  });
+
   it('keeps a CRLF note CRLF, every line of it', () => {
     const entry = annotatedNote(ANNOTATED.replace(/\n/g, '\r\n'));
     updateEntry(entry, { solution: 'Also rotate the key.' }, ctx);

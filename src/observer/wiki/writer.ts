@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
-import { allocateEntryId, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
+import { allocateEntryId, entryVersion, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { parseFrontmatter } from '../../knowledge/format/frontmatter.js';
 import { editFrontmatter, renderFrontmatter } from '../../knowledge/format/frontmatterEdit.js';
 import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
@@ -153,7 +153,7 @@ export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' 
   const raise = draft.confidence !== undefined && (typeof data.extraction_confidence !== 'number' || draft.confidence > data.extraction_confidence);
   // Only these keys are set; every other line of the block (comments, blank lines, keys we do not know) stays as written.
   const { head, body, eol } = editFrontmatter(text, {
-    version: (typeof data.version === 'number' ? data.version : 1) + 1,
+    version: entryVersion(data.version) + 1,
     updated: stamp,
     tags: ensureScopeTags([...new Set([...tags, ...(draft.tags ?? [])])], ctx.projectSlug),
     sources,

@@ -71,6 +71,16 @@ function asSource(v: FrontValue | undefined): EntrySource {
 
 const ID_IN_NAME = /^([CNS]\d{3,})-/;
 
+/**
+ * An entry's version as GUI-Anything reads it (`^version:\s*(\d+)`): the leading number, so `version: 3 # by hand`
+ * is 3, not a string that an update would turn back into version 2; 1 when there is none.
+ */
+export function entryVersion(value: FrontValue | undefined): number {
+  if (typeof value === 'number') return value;
+  const digits = typeof value === 'string' ? /^\s*(\d+)/.exec(value)?.[1] : undefined;
+  return digits ? Number(digits) : 1;
+}
+
 /** Parses one entry file; `null` plus problems when it cannot be used. */
 export function parseEntryFile(path: string, knowledgeRoot: string, text: string, stat: { mtimeMs: number; size: number }): { entry: WikiEntry | null; problems: WikiProblem[] } {
   const doc = parseFrontmatter(text, { dialect: 'wiki' });
@@ -103,7 +113,7 @@ export function parseEntryFile(path: string, knowledgeRoot: string, text: string
       tags: asTags(fm.tags),
       ...(asString(fm.created) ? { created: asString(fm.created) } : {}),
       ...(asString(fm.updated) ? { updated: asString(fm.updated) } : {}),
-      version: typeof fm.version === 'number' ? fm.version : 1,
+      version: entryVersion(fm.version),
       status: asString(fm.status) || 'draft',
       ...(asString(fm.intent_key) ? { intentKey: asString(fm.intent_key) } : {}),
       source: asSource(fm.source),
