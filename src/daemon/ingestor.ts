@@ -1,17 +1,28 @@
 /**
  * Ingestor: tails each running run's outbox.ndjson from the offset persisted
  * in the store and turns records into events, status changes and stream
- * items. A record is applied once: events carry the dedupe key
- * `<runId>:<seq>`, status changes are guarded, final records are applied in
- * one transaction with the offset (outcomes.ts). Tokens are not stored as
- * events; they go to SSE subscribers straight from here (and stay in the
- * outbox for replay). Each run's directory is watched, so a new record is read
- * within milliseconds rather than at the next tick.
+ * items. A record is applied once: the read position moves past each record
+ * as it is applied, events carry the dedupe key `<runId>:<seq>` (a replay
+ * after a crash between applying and saving the position), status changes
+ * are guarded, final records are applied in one transaction with the offset
+ * (outcomes.ts). Seqs are followed as the worker numbers them
+ * (OutboxSequence): a record that is not the next one, a repeat of a seq
+ * already applied or one out of sequence (a stray line: a corrupted write, a
+ * bug), is passed over and logged with the file, its byte offset and its seq,
+ * and the records after it are read on. A stray line is never applied: it
+ * must not settle a run, ask a question or move a stream's Last-Event-ID past
+ * the worker's records. Should the worker itself have jumped (a line of its
+ * own lost), the record after the jump is the next again: one record lost,
+ * and said, rather than the rest of the run. Tokens are not stored as events;
+ * they go to SSE subscribers straight from here (and stay in the outbox for
+ * replay). Each run's directory is watched, so a new record is read within
+ * milliseconds rather than at the next tick.
  */
 import { watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
 import { coerceError } from '../core/errors.js';
 import type { Run } from '../core/types.js';
-import { OUTBOX_FILE, readOutbox, type ErrorRecord, type OutboxRecord, type ResultRecord } from '../executor/protocol/outbox.js';
+import { OUTBOX_FILE, OutboxSequence, readOutbox, type ErrorRecord, type OutboxRecord, type ResultRecord, type SeqVerdict } from '../executor/protocol/outbox.js';
 import { trackResource } from '../lib/resources.js';
 import { advanceClaimed } from '../store/ops/claim.js';
 import { appendEventOnce } from '../store/ops/events.js';
@@ -29,6 +40,24 @@ interface Watched {
   projectId?: string;
 }
 
+/** How far a run's outbox is applied: the byte offset of the first record not applied, and its numbering so far. */
+interface Position {
+  offset: number;
+  seqs: OutboxSequence;
+}
+
+/** A record passed over because its seq was not the next one, as the log names it. */
+interface OffSequence {
+  offset: number;
+  seq: number;
+  expected: number;
+  type: OutboxRecord['type'];
+  verdict: Exclude<SeqVerdict, 'next'>;
+}
+
+/** At most this many off-sequence records are listed in one log line (the count says how many there were). */
+const OFF_SEQUENCE_LISTED = 20;
+
 export class Ingestor {
   /** Last heartbeat (or any record) per run, by the daemon's clock. */
   readonly lastSign = new Map<string, number>();
@@ -37,7 +66,7 @@ export class Ingestor {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly watched = new Map<string, Watched>();
-  private readonly position = new Map<string, { offset: number; seq: number }>();
+  private readonly position = new Map<string, Position>();
 
   constructor(
     private readonly store: Store,
@@ -113,42 +142,70 @@ export class Ingestor {
 
   private async readOnce(run: Run): Promise<void> {
     if (!run.runDir) return;
-    const pos = this.position.get(run.id) ?? { offset: run.outboxOffset, seq: run.outboxSeq };
-    const { records, nextOffset, corrupt } = readOutbox(run.runDir, pos.offset);
+    const pos = this.positionOf(run);
+    const { records, offsets, nextOffset, corrupt } = readOutbox(run.runDir, pos.offset);
     if (nextOffset === pos.offset) return;
     // Lines that are no record (something other than the worker wrote there) are passed over, once, and said.
     if (corrupt.length) this.opts.log?.info({ traceId: run.traceId, runId: run.id, lines: corrupt.map((c) => ({ line: c.line, text: c.text, problem: c.problem })) }, 'outbox lines that are not records were passed over');
+    const offSequence: OffSequence[] = [];
     let changed = false;
-    for (const r of records) {
-      if (r.seq <= pos.seq) continue;
-      this.lastSign.set(run.id, Date.now());
-      if (r.type === 'error' && r.code === 'INTERRUPTED') {
-        // A worker stopped by SIGTERM (a daemon shutting down): not the end of the run.
-        // The run stays running; the next worker on this directory resumes after the last finished stage.
-        pos.seq = r.seq;
-        continue;
+    try {
+      for (const [i, r] of records.entries()) {
+        // Where the reader stands once this record is done: the next record (lines between were reported above).
+        const after = offsets[i + 1] ?? nextOffset;
+        const verdict = pos.seqs.verdict(r.seq);
+        if (verdict !== 'next') offSequence.push({ offset: offsets[i]!, seq: r.seq, expected: pos.seqs.last + 1, type: r.type, verdict });
+        else {
+          this.lastSign.set(run.id, Date.now());
+          // A worker stopped by SIGTERM (a daemon shutting down): not the end of the run.
+          // The run stays running; the next worker on this directory resumes after the last finished stage.
+          const interrupted = r.type === 'error' && r.code === 'INTERRUPTED';
+          if ((r.type === 'result' || r.type === 'error') && !interrupted) return await this.applyFinal(run, r, pos, nextOffset);
+          if (r.type === 'phase' && r.state === 'done') this.stageDoneAt.set(run.id, Date.now());
+          changed = (await this.applyRecord(run, r)) || changed;
+        }
+        pos.seqs.see(r.seq);
+        pos.offset = after;
       }
-      if (r.type === 'phase' && r.state === 'done') this.stageDoneAt.set(run.id, Date.now());
-      if (r.type === 'result' || r.type === 'error') {
-        const item = toStreamItem(run.taskId, r);
-        await this.opts.beforeFinal?.(run);
-        const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;
-        await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }), 'run.final');
-        if (item) this.bus.publishStream(item);
-        this.opts.log?.info({ traceId: run.traceId, runId: run.id, taskId: run.taskId, kind: run.kind, outcome: final.type, ...(final.type === 'error' ? { code: final.code } : {}) }, 'run finished');
-        this.position.set(run.id, { offset: nextOffset, seq: r.seq });
-        this.unfollow(run.id);
-        this.opts.onFinal(run);
-        this.opts.onChange();
-        return;
-      }
-      changed = (await this.applyRecord(run, r)) || changed;
-      pos.seq = r.seq;
+    } finally {
+      if (offSequence.length) this.reportOffSequence(run, offSequence);
     }
     pos.offset = nextOffset;
-    this.position.set(run.id, pos);
-    await setOutboxProgress(this.store.db, run.id, nextOffset, pos.seq);
+    await setOutboxProgress(this.store.db, run.id, nextOffset, pos.seqs.last);
     if (changed) this.opts.onChange();
+  }
+
+  /** The run's position: in memory once read, else as the store saved it (a restarted daemon). */
+  private positionOf(run: Run): Position {
+    let pos = this.position.get(run.id);
+    if (!pos) {
+      pos = { offset: run.outboxOffset, seqs: new OutboxSequence(run.outboxSeq) };
+      this.position.set(run.id, pos);
+    }
+    return pos;
+  }
+
+  /** Settles the run with its result or error record, in one transaction with the offset. */
+  private async applyFinal(run: Run, r: ResultRecord | ErrorRecord, pos: Position, nextOffset: number): Promise<void> {
+    const item = toStreamItem(run.taskId, r);
+    await this.opts.beforeFinal?.(run);
+    const final = this.opts.preFinal ? await this.opts.preFinal(run, r) : r;
+    await this.store.db.transaction((q) => applyFinalRecord(q, run, final, { owner: this.opts.owner, now: this.store.clock(), offset: nextOffset }), 'run.final');
+    if (item) this.bus.publishStream(item);
+    this.opts.log?.info({ traceId: run.traceId, runId: run.id, taskId: run.taskId, kind: run.kind, outcome: final.type, ...(final.type === 'error' ? { code: final.code } : {}) }, 'run finished');
+    pos.seqs.see(r.seq);
+    pos.offset = nextOffset;
+    this.unfollow(run.id);
+    this.opts.onFinal(run);
+    this.opts.onChange();
+  }
+
+  /** One log line for a read's records passed over for their seq: the run, the file, and each one's offset and seq. */
+  private reportOffSequence(run: Run, records: OffSequence[]): void {
+    this.opts.log?.info(
+      { traceId: run.traceId, runId: run.id, file: join(run.runDir!, OUTBOX_FILE), count: records.length, records: records.slice(0, OFF_SEQUENCE_LISTED) },
+      'outbox records out of sequence were passed over; the records after them are read on',
+    );
   }
 
   /** The run's project: read once for a followed run, not with every phase record (its task and approvals). */

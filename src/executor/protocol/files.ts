@@ -46,6 +46,8 @@ export interface JsonLines<T> {
   records: T[];
   /** Each record's 1-based line number in this read. */
   lines: number[];
+  /** Each record's byte offset in the file: where its line starts (what a report names, and where a reader stands before it). */
+  offsets: number[];
   /** Byte offset just past the last complete line; pass it back to continue. */
   nextOffset: number;
   /** Lines that were complete but not valid JSON, with their 1-based line number in this read (text capped). */
@@ -65,9 +67,10 @@ const CORRUPT_TEXT_CAP = 2_000;
  * `maxLineBytes` is skipped and reported in `oversized`, never held whole.
  */
 export function readJsonLines<T = unknown>(path: string, offset = 0, options: { maxLineBytes?: number } = {}): JsonLines<T> {
-  if (!existsSync(path)) return { records: [], lines: [], nextOffset: offset, corrupt: [] };
+  if (!existsSync(path)) return { records: [], lines: [], offsets: [], nextOffset: offset, corrupt: [] };
   const records: T[] = [];
   const lines: number[] = [];
+  const offsets: number[] = [];
   const corrupt: Array<{ line: number; text: string }> = [];
   const oversized: Array<{ line: number; bytes: number }> = [];
   const splitter = new LineSplitter(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {});
@@ -75,7 +78,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   const fd = openRegular(path);
   try {
     const size = fstatSync(fd).size;
-    if (size <= offset) return { records: [], lines: [], nextOffset: offset, corrupt: [] };
+    if (size <= offset) return { records: [], lines: [], offsets: [], nextOffset: offset, corrupt: [] };
     const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
     for (let pos = offset; pos < size; ) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
@@ -84,12 +87,14 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
       splitter.push(
         buf.subarray(0, n),
         (bytes) => {
+          const start = offset + consumed;
           consumed += bytes.length + 1;
           const text = bytes.toString('utf8');
           if (!text.trim()) return;
           try {
             records.push(JSON.parse(text) as T);
             lines.push(splitter.lines);
+            offsets.push(start);
           } catch {
             corrupt.push({ line: splitter.lines, text: text.length > CORRUPT_TEXT_CAP ? `${text.slice(0, CORRUPT_TEXT_CAP)}…` : text });
           }
@@ -103,7 +108,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   } finally {
     closeSync(fd);
   }
-  return { records, lines, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}) };
+  return { records, lines, offsets, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}) };
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * outbox.ndjson: the only way a worker talks back. One JSON record a line, each
  * with the run's traceId, runId and a sequence number that grows by one across
- * worker restarts (a restarted worker continues after the last whole record).
- * The daemon's ingestor tails it with `readOutbox(runDir, offset)` and keeps the
- * returned offset; a torn last line is left for the next read.
+ * worker restarts (a restarted worker continues after the last whole record of
+ * the series, see OutboxSequence). The daemon's ingestor tails it with
+ * `readOutbox(runDir, offset)` and keeps the returned offset; a torn last line
+ * is left for the next read.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -111,19 +112,64 @@ const outboxRecordSchema = z.discriminatedUnion('type', [
 ]);
 
 /**
- * Whole records from `offset` on. `corrupt` lists complete lines that were not JSON or not a record (never
- * expected; log them): they are passed over, never applied.
+ * Whole records from `offset` on, with the byte offset each one's line starts at. `corrupt` lists complete lines
+ * that were not JSON or not a record (never expected; log them): they are passed over, never applied.
  */
-export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; nextOffset: number; corrupt: Array<{ line: number; text: string; problem?: string }> } {
+export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; offsets: number[]; nextOffset: number; corrupt: Array<{ line: number; text: string; problem?: string }> } {
   const read = readJsonLines<unknown>(join(runDir, OUTBOX_FILE), offset);
   const records: OutboxRecord[] = [];
+  const offsets: number[] = [];
   const corrupt: Array<{ line: number; text: string; problem?: string }> = [...read.corrupt];
   for (const [i, value] of read.records.entries()) {
     const parsed = outboxRecordSchema.safeParse(value);
-    if (parsed.success) records.push(value as OutboxRecord);
-    else corrupt.push({ line: read.lines[i]!, text: JSON.stringify(value).slice(0, 200), problem: z.prettifyError(parsed.error) });
+    if (parsed.success) {
+      records.push(value as OutboxRecord);
+      offsets.push(read.offsets[i]!);
+    } else corrupt.push({ line: read.lines[i]!, text: JSON.stringify(value).slice(0, 200), problem: z.prettifyError(parsed.error) });
   }
-  return { records, nextOffset: read.nextOffset, corrupt };
+  return { records, offsets, nextOffset: read.nextOffset, corrupt };
+}
+
+/** How a record's seq relates to the records before it (OutboxSequence). */
+export type SeqVerdict = 'next' | 'repeat' | 'out_of_sequence';
+
+/**
+ * The worker's numbering as the ingestor and a restarted worker both follow it, record by record in file order.
+ *
+ *   next:            seq = last + 1, or one more than an out-of-sequence record just before → last = seq
+ *   repeat:          seq ≤ last: a number already taken (a line written twice) → nothing moves
+ *   out_of_sequence: seq > last + 1: a stray line (a corrupted write, a bug) or the worker numbering on past a lost
+ *                    line → remembered as `jumped`; last stays
+ *
+ * `last` moves past a gap only once the record after the out-of-sequence one continues from it. So one stray line
+ * with a huge seq is passed by (the next record, last + 1, is still next), where taking the largest seq seen had
+ * every later record of the worker look like a repeat; and a worker that really did number on is followed from its
+ * second record on. (Two stray lines with consecutive seqs would still pass for the series: the limit of the rule.)
+ */
+export class OutboxSequence {
+  private jumped: number | null = null;
+
+  /** `last`: the seq of the last record of the series taken (0, or less, before the first). */
+  constructor(private lastSeq = 0) {}
+
+  get last(): number {
+    return Math.max(this.lastSeq, 0);
+  }
+
+  verdict(seq: number): SeqVerdict {
+    if (seq === this.last + 1 || (this.jumped !== null && seq === this.jumped + 1)) return 'next';
+    return seq <= this.last ? 'repeat' : 'out_of_sequence';
+  }
+
+  /** Takes `seq` as read (once its record is applied, or passed over); returns its verdict. */
+  see(seq: number): SeqVerdict {
+    const verdict = this.verdict(seq);
+    if (verdict === 'next') {
+      this.lastSeq = seq;
+      this.jumped = null;
+    } else if (verdict === 'out_of_sequence') this.jumped = seq;
+    return verdict;
+  }
 }
 
 export class OutboxWriter {
@@ -134,10 +180,14 @@ export class OutboxWriter {
   constructor(runDir: string, private readonly ids: { traceId: string; runId: string }, now: () => number = Date.now) {
     this.path = join(runDir, OUTBOX_FILE);
     this.now = now;
-    // A killed predecessor may have left half a line; drop it, then continue its numbering.
+    // A killed predecessor may have left half a line; drop it, then continue its numbering as the ingestor follows it:
+    // after the series, not after a last out-of-sequence line (which the ingestor passed over). Going on from the
+    // largest number on any line went on from a stray line's too, or from one the reader refuses (a seq of 1.5 or
+    // 2^53), and then every later record was refused as well.
     repairTornTail(this.path);
-    const existing = readJsonLines<OutboxRecord>(this.path).records;
-    this.seq = existing.reduce((max, r) => Math.max(max, typeof r.seq === 'number' ? r.seq : 0), 0);
+    const numbering = new OutboxSequence();
+    for (const r of readOutbox(runDir).records) numbering.see(r.seq);
+    this.seq = numbering.last;
   }
 
   write(draft: OutboxDraft): OutboxRecord {

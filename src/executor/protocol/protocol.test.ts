@@ -88,6 +88,23 @@ describe('outbox.ndjson', () => {
     const all = readJsonLinesRaw();
     expect(all).toEqual([expect.objectContaining({ seq: 1, pid: 1 }), expect.objectContaining({ seq: 2, pid: 2 })]);
   });
+
+  it('a restarted writer numbers on from its own records: a stray line with a huge or a fractional seq does not carry it off', () => {
+    const w = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    w.write({ type: 'heartbeat', pid: 1 });
+    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":1000000,"traceId":"t","runId":"r","at":1,"type":"heartbeat","pid":9}\n');
+    w.write({ type: 'heartbeat', pid: 1 });
+    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":2.5,"traceId":"t","runId":"r","at":1,"type":"heartbeat","pid":9}\n');
+    const again = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    again.write({ type: 'heartbeat', pid: 2 });
+    const read = readOutbox(dir);
+    expect(read.records.map((r) => r.seq)).toEqual([1, 1000000, 2, 3]);
+    expect(read.corrupt).toEqual([{ line: 4, text: expect.stringContaining('"seq":2.5'), problem: expect.stringContaining('seq') }]);
+    // Nor does a stray last line: a number with no safe successor, here (going on after it, every record would be refused).
+    appendFileSync(join(dir, OUTBOX_FILE), `${JSON.stringify({ seq: Number.MAX_SAFE_INTEGER, traceId: 't', runId: 'r', at: 1, type: 'heartbeat', pid: 9 })}\n`);
+    expect(new OutboxWriter(dir, { traceId: 't', runId: 'r' }).write({ type: 'heartbeat', pid: 3 }).seq).toBe(4);
+    expect(readOutbox(dir).records.map((r) => r.seq)).toEqual([1, 1000000, 2, 3, Number.MAX_SAFE_INTEGER, 4]);
+  });
 });
 
 function readJsonLinesRaw(): unknown[] {

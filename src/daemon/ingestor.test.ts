@@ -1,0 +1,155 @@
+/**
+ * The ingestor and the worker's numbering: a stray outbox line with a wild seq (a corrupted write, a bug) is said
+ * in the log with the file, its offset and its seq, and hides none of the worker's later records; a repeated line
+ * is passed over, once; a daemon restarted on the saved position applies nothing twice. A real SQLite store, real
+ * run folders, the worker's own OutboxWriter.
+ */
+import { appendFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Run } from '../core/types.js';
+import { OUTBOX_FILE, OutboxWriter } from '../executor/protocol/outbox.js';
+import { Bus, type StreamItem } from '../lib/bus.js';
+import { createStore, type Store } from '../store/store.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
+import { Ingestor } from './ingestor.js';
+
+const MINUTE = 60_000;
+const OWNER = 'daemon-a';
+const NO_USAGE = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
+
+const stores: Store[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  removeTempDirs();
+});
+
+interface Setup {
+  store: Store;
+  run: Run;
+  taskId: string;
+  outbox: string;
+  writer: () => OutboxWriter;
+  /** A daemon's ingestor on the store; `logs` holds what it said. */
+  ingestor: (bus?: Bus) => { ingestor: Ingestor; logs: Array<{ obj: Record<string, unknown>; msg: string }>; errors: Error[] };
+}
+
+async function setup(): Promise<Setup> {
+  const { db } = await freshSqlite();
+  const store = createStore(db);
+  stores.push(store);
+  const project = await store.projects.create({ name: 'p', repoPath: tempDir(), config: {} });
+  const task = await store.tasks.create({ projectId: project.id, title: 'Numbered', complexity: 'easy' });
+  await store.tasks.claim(task.id, OWNER, 10 * MINUTE);
+  const runDir = tempDir('maestro-run-');
+  const run = await store.runs.start({ taskId: task.id, kind: 'execute', model: null, traceId: 'tr-1', attempt: 1, runDir, owner: OWNER });
+  const ingestor = (bus = new Bus()) => {
+    const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+    const errors: Error[] = [];
+    const ingestor = new Ingestor(store, bus, {
+      owner: OWNER, leaseMs: 10 * MINUTE, onChange: () => {}, onError: (e) => errors.push(e), onFinal: () => {},
+      log: { info: (obj, msg) => logs.push({ obj, msg }) },
+    });
+    return { ingestor, logs, errors };
+  };
+  return { store, run, taskId: task.id, outbox: join(runDir, OUTBOX_FILE), writer: () => new OutboxWriter(runDir, { traceId: 'tr-1', runId: run.id }), ingestor };
+}
+
+/** Appends a line the worker did not write; returns its byte offset. */
+function stray(outbox: string, record: Record<string, unknown>): number {
+  const offset = statSync(outbox).size;
+  appendFileSync(outbox, `${JSON.stringify({ traceId: 'tr-1', at: 1, ...record })}\n`);
+  return offset;
+}
+
+const phases = async (s: Setup) => (await s.store.events.list({ taskId: s.taskId, type: 'run.phase' })).events.map((e) => `${e.payload.stage} ${e.payload.state}`);
+const offSequence = (logs: Array<{ obj: Record<string, unknown>; msg: string }>) => logs.filter((l) => l.msg.startsWith('outbox records out of sequence'));
+const needsAttention = { reason: 'check_failed', details: {} };
+
+describe('Ingestor: the worker numbering its outbox records', () => {
+  it('one stray line with a huge seq hides none of the later records: the run goes on and ends; the log names the run, the file, the offset and the seq', async () => {
+    const s = await setup();
+    const { ingestor, logs, errors } = s.ingestor();
+    const w = s.writer();
+    w.write({ type: 'phase', stage: 'agent', state: 'start' });
+    const at = stray(s.outbox, { seq: 1_000_000, runId: s.run.id, type: 'heartbeat', pid: 1 });
+    await ingestor.ingest(s.run);
+    w.write({ type: 'phase', stage: 'agent', state: 'done' });
+    w.write({ type: 'phase', stage: 'check:test', state: 'start' });
+    await ingestor.ingest(s.run);
+    expect(await phases(s)).toEqual(['agent start', 'agent done', 'check:test start']);
+    w.write({ type: 'error', code: 'CHECK_FAILED', message: 'check test failed', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+    await ingestor.ingest(s.run);
+
+    expect((await s.store.runs.get(s.run.id)).status).toBe('failed');
+    expect((await s.store.tasks.get(s.taskId)).status).toBe('needs_attention');
+    const said = offSequence(logs);
+    expect(said).toHaveLength(1);
+    expect(said[0]!.obj).toMatchObject({ runId: s.run.id, file: s.outbox, records: [{ offset: at, seq: 1_000_000, expected: 2, type: 'heartbeat', verdict: 'out_of_sequence' }] });
+    expect(errors).toEqual([]);
+  });
+
+  it('a stray line says nothing in the run (no phase, no question); a worker restarted after it numbers on from its own records', async () => {
+    const s = await setup();
+    const { ingestor, logs } = s.ingestor();
+    s.writer().write({ type: 'phase', stage: 'agent', state: 'start' });
+    stray(s.outbox, { seq: 1_000_000, runId: s.run.id, type: 'phase', stage: 'stray', state: 'start' });
+    stray(s.outbox, { seq: 1_000_002, runId: s.run.id, type: 'clarify', stage: 'agent', clarifyId: 'q-stray', question: 'Who wrote this?' });
+    await ingestor.ingest(s.run); // the worker dies here; the daemon starts another on the same folder
+    const again = s.writer();
+    expect(again.write({ type: 'heartbeat', pid: 2 }).seq).toBe(2);
+    again.write({ type: 'phase', stage: 'agent', state: 'done' });
+    again.write({ type: 'error', code: 'CHECK_FAILED', message: 'failed', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+    await ingestor.ingest(s.run);
+    expect(await phases(s)).toEqual(['agent start', 'agent done']);
+    expect((await s.store.events.list({ taskId: s.taskId, type: 'run.clarify' })).events).toEqual([]);
+    expect(await s.store.runs.get(s.run.id)).toMatchObject({ status: 'failed', error: 'CHECK_FAILED: failed' });
+    expect(offSequence(logs).flatMap((l) => (l.obj.records as Array<{ seq: number }>).map((r) => r.seq))).toEqual([1_000_000, 1_000_002]);
+  });
+
+  it('a stray final record out of sequence settles no run; the worker\'s own final record does', async () => {
+    const s = await setup();
+    const { ingestor, logs } = s.ingestor();
+    const w = s.writer();
+    w.write({ type: 'phase', stage: 'agent', state: 'start' });
+    const at = stray(s.outbox, { seq: 99_999, runId: s.run.id, type: 'result', kind: 'execute', usage: NO_USAGE, data: { forged: true } });
+    await ingestor.ingest(s.run);
+    expect((await s.store.runs.get(s.run.id)).status).toBe('running');
+    w.write({ type: 'error', code: 'CHECK_FAILED', message: 'the real end', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+    await ingestor.ingest(s.run);
+    expect(await s.store.runs.get(s.run.id)).toMatchObject({ status: 'failed', error: 'CHECK_FAILED: the real end' });
+    expect(offSequence(logs)[0]!.obj.records).toEqual([{ offset: at, seq: 99_999, expected: 2, type: 'result', verdict: 'out_of_sequence' }]);
+  });
+
+  it('a line written twice is passed over once (one token streamed, one event), and a restarted daemon applies nothing again', async () => {
+    const s = await setup();
+    const bus = new Bus();
+    const { ingestor, logs } = s.ingestor(bus);
+    const streamed: StreamItem[] = [];
+    bus.onStream(s.taskId, (item) => streamed.push(item));
+    const w = s.writer();
+    const phase = w.write({ type: 'phase', stage: 'agent', state: 'start' });
+    const token = w.write({ type: 'token', stage: 'agent', text: 'hello' });
+    const at = statSync(s.outbox).size;
+    appendFileSync(s.outbox, `${JSON.stringify(token)}\n${JSON.stringify(phase)}\n`);
+    w.write({ type: 'phase', stage: 'agent', state: 'done' });
+    await ingestor.ingest(s.run);
+    expect(streamed.filter((i) => i.kind === 'token').map((i) => i.data.text)).toEqual(['hello']);
+    expect(await phases(s)).toEqual(['agent start', 'agent done']);
+    expect(offSequence(logs)[0]!.obj.records).toEqual([
+      { offset: at, seq: 2, expected: 3, type: 'token', verdict: 'repeat' },
+      { offset: at + JSON.stringify(token).length + 1, seq: 1, expected: 3, type: 'phase', verdict: 'repeat' },
+    ]);
+
+    // A daemon restarted on the saved position (offset and seq): nothing is read twice, nothing said again.
+    const restarted = s.ingestor();
+    const saved = await s.store.runs.get(s.run.id);
+    expect(saved).toMatchObject({ outboxOffset: statSync(s.outbox).size, outboxSeq: 3 });
+    await restarted.ingestor.ingest(saved);
+    w.write({ type: 'error', code: 'CHECK_FAILED', message: 'failed', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+    await restarted.ingestor.ingest(saved);
+    expect(await phases(s)).toEqual(['agent start', 'agent done']);
+    expect((await s.store.runs.get(s.run.id)).status).toBe('failed');
+    expect(offSequence(restarted.logs)).toEqual([]);
+  });
+});
