@@ -9,13 +9,25 @@ afterEach(() => {
   for (const r of repos.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-function repoWith(config: string): { repo: string; file: string } {
+function repoWith(config: string | Buffer, name = 'config.json'): { repo: string; file: string } {
   const repo = mkdtempSync(join(tmpdir(), 'maestro-pconfig-'));
   repos.push(repo);
   mkdirSync(join(repo, '.maestro'));
-  const file = join(repo, '.maestro', 'config.json');
+  const file = join(repo, '.maestro', name);
   writeFileSync(file, config);
   return { repo, file };
+}
+
+/** `text` with each `<e9>` as the one byte 0xE9 (é in Latin-1): not UTF-8. */
+const latin1 = (text: string) => Buffer.concat(text.split('<e9>').flatMap((part, i) => (i ? [Buffer.from([0xe9]), Buffer.from(part)] : [Buffer.from(part)])));
+
+function refusal(repo: string): Error & { code?: string; details?: { problems?: string[] } } {
+  try {
+    loadProjectConfig(repo);
+  } catch (e) {
+    return e as Error & { code?: string };
+  }
+  throw new Error('the config was taken');
 }
 
 describe('.maestro/config.json', () => {
@@ -37,6 +49,30 @@ describe('.maestro/config.json', () => {
     expect(err?.message).toContain(file);
     expect(err?.message).toContain('checks.bad name!');
     expect(err?.message).toContain('check names are letters, digits, _ . -');
+  });
+
+  it('refuses a check command with bytes that are not UTF-8, naming the file, the check and the bytes, instead of running it as U+FFFD', () => {
+    const { repo, file } = repoWith(latin1('{"checks": {"lint": "npx eslint .", "test": "npm run t<e9>st", "e2e": ["npx", "playwright", "--grep", "caf<e9>"]}}'));
+    const err = refusal(repo);
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain(file);
+    expect(err.details?.problems).toEqual([
+      'checks.test.command: holds bytes that are not UTF-8 (read as U+FFFD: "npm run t\ufffdst"), so it is not run or used as written; save the file as UTF-8',
+      'checks.e2e.command.3: holds bytes that are not UTF-8 (read as U+FFFD: "caf\ufffd"), so it is not run or used as written; save the file as UTF-8',
+    ]);
+  });
+
+  it('names a listed check by its place and its name, and a model the bytes fall in; bytes that are not UTF-8 in a comment are let be', () => {
+    const listed = repoWith(latin1('checks:\n  - name: test\n    command: pytest -k r<e9>sum<e9>\nmodels:\n  hard: opus-<e9>\n'), 'config.yaml');
+    expect(refusal(listed.repo).details?.problems).toEqual([
+      expect.stringMatching(/^checks\.0\.command \(check test\): holds bytes that are not UTF-8 \(read as U\+FFFD: "pytest -k r\ufffdsum\ufffd"\)/),
+      expect.stringMatching(/^models\.hard: holds bytes that are not UTF-8/),
+    ]);
+    const commented = repoWith(latin1('# r<e9>sum<e9> of the checks\nchecks:\n  test: npm test\n'), 'config.yaml');
+    expect(loadProjectConfig(commented.repo).checks).toEqual([{ name: 'test', command: 'npm test' }]);
+    // A U+FFFD the file really holds, as UTF-8, is the owner's to write.
+    const written = repoWith(JSON.stringify({ checks: { test: 'echo \ufffd' } }));
+    expect(loadProjectConfig(written.repo).checks).toEqual([{ name: 'test', command: 'echo \ufffd' }]);
   });
 
   it('says on which line a JSON syntax error is', () => {

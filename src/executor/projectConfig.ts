@@ -1,24 +1,49 @@
 /**
  * The project's own settings in `<repo>/.maestro/config.json` (or
  * `config.yaml`): the checks the executor runs, limits, model tiers, the merge
- * strategy. A bad file is refused with its path and the field.
+ * strategy. A bad file is refused with its path and the field. So is a check
+ * command or a model in a file that is not UTF-8 where the bad bytes fall
+ * (they decode to U+FFFD: run as read, the command failed for no visible
+ * reason); bytes that are not UTF-8 anywhere else (a comment) are let be.
  */
+import { isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRegularFile } from '../lib/regularFile.js';
+import { readRegularBytes, textOf } from '../lib/regularFile.js';
 import { yaml } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { jsonErrorWhere } from '../lib/jsonError.js';
 import { checkSchema, limitsSchema, type CheckConfig, type Limits } from './protocol/job.js';
 
-/** Checks are a list, or a map name → command line: each entry is checked as a check, and a problem named by its place. */
-function parseChecks(raw: unknown): { checks: CheckConfig[]; problems: string[] } {
+/** What the decoder put in for bytes that are not UTF-8. */
+const REPLACEMENT = '\ufffd';
+
+/** The problem with `value` read from a file that is not UTF-8, when the bad bytes fall in it (`at`: its place). */
+function notUtf8(at: string, value: string): string[] {
+  if (!value.includes(REPLACEMENT)) return [];
+  const shown = value.length > 120 ? `${value.slice(0, 120)}…` : value;
+  return [`${at}: holds bytes that are not UTF-8 (read as U+FFFD: ${JSON.stringify(shown)}), so it is not run or used as written; save the file as UTF-8`];
+}
+
+/** Each check's command, in a file that is not UTF-8, looked at for the bytes (`isMap`: named by the check's name). */
+function commandsNotUtf8(checks: CheckConfig[], isMap: boolean): string[] {
+  return checks.flatMap((c, i) => {
+    const at = isMap ? `checks.${c.name}.command` : `checks.${i}.command (check ${c.name})`;
+    return typeof c.command === 'string' ? notUtf8(at, c.command) : c.command.flatMap((arg, j) => notUtf8(`${at}.${j}`, arg));
+  });
+}
+
+/**
+ * Checks are a list, or a map name → command line: each entry is checked as a check, and a problem named by its place.
+ * `utf8`: whether the file's bytes were UTF-8; when not, a command the bad bytes fall in is a problem too.
+ */
+function parseChecks(raw: unknown, utf8: boolean): { checks: CheckConfig[]; problems: string[] } {
   if (raw === undefined) return { checks: [], problems: [] };
   const isMap = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
   const entries = isMap ? Object.entries(raw).map(([name, command]) => ({ name, command })) : raw;
   const parsed = z.array(checkSchema).safeParse(entries);
-  if (parsed.success) return { checks: parsed.data, problems: [] };
+  if (parsed.success) return { checks: parsed.data, problems: utf8 ? [] : commandsNotUtf8(parsed.data, isMap) };
   const problems = parsed.error.issues.map((i) => {
     const [index, field, ...rest] = i.path;
     // In the map form a check's place is its name; its command is the value.
@@ -50,17 +75,21 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   if (!source) return { checks: [], limits: {}, models: {}, mergeStrategy: 'merge', source: null };
   let raw: unknown;
   let text = '';
+  let utf8 = true;
   try {
-    text = readRegularFile(source);
+    const bytes = readRegularBytes(source);
+    utf8 = isUtf8(bytes);
+    text = textOf(bytes);
     raw = source.endsWith('.json') ? JSON.parse(text) : yaml().parse(text);
   } catch (err) {
     const where = source.endsWith('.json') ? jsonErrorWhere(text, err as Error) : (err as Error).message;
     throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${where}`, { cause: err, details: { file: source } });
   }
   const parsed = projectConfigSchema.safeParse(raw ?? {});
-  const checks = parseChecks(parsed.data?.checks);
-  if (!parsed.success || checks.problems.length) {
-    const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) ?? []), ...checks.problems];
+  const checks = parseChecks(parsed.data?.checks, utf8);
+  const models = utf8 ? [] : Object.entries(parsed.data?.models ?? {}).flatMap(([tier, model]) => notUtf8(`models.${tier}`, model));
+  if (!parsed.success || checks.problems.length || models.length) {
+    const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) ?? []), ...checks.problems, ...models];
     throw new MaestroError('CONFIG_INVALID', `${source}: ${problems.join('; ')}`, { details: { file: source, problems } });
   }
   const c = parsed.data;

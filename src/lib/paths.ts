@@ -2,6 +2,15 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
+/** Whether `path` is itself a symbolic link (false when it does not exist). */
+export function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** The path with symlinks resolved (as given, absolute, when it does not exist). */
 export function canonical(path: string): string {
   const abs = resolve(path);

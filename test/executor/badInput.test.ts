@@ -1,5 +1,5 @@
 /** Bad input at the run layer: each gets a clear error record with needsAttention, and main is never touched. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendInbox } from '../../src/executor/protocol/inbox.js';
@@ -55,6 +55,25 @@ describe('bad input at the run layer', () => {
     expect(record).toMatchObject({ type: 'error', code: 'CONFIG_INVALID' });
     expect((record as { message: string }).message).toMatch(/\.maestro\/config\.json: checks/);
     expect(record.usage.agentCalls).toBe(0);
+  });
+
+  it('a check command with bytes that are not UTF-8 is refused naming the file and the check; nothing is run', async () => {
+    using sb = sandbox();
+    const ran = join(sb.root, 'ran');
+    // `touch <root>/ran<é>` in Latin-1: the one byte 0xE9, which is not UTF-8.
+    const config = Buffer.concat([Buffer.from(`{"checks": {"test": "touch ${ran}`), Buffer.from([0xe9]), Buffer.from('"}}\n')]);
+    mkdirSync(join(sb.repo, '.maestro'));
+    writeFileSync(join(sb.repo, '.maestro', 'config.json'), config);
+    sb.git('add', '--', '.maestro/config.json');
+    sb.git('commit', '-q', '-m', 'checks in Latin-1');
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'a.txt', content: 'a\n' } }] }]);
+    const record = await runPipeline(parseJob({ ...sb.job({ kind: 'execute' }, script), checks: undefined }), { runDir: sb.runDir('r') });
+    expect(record).toMatchObject({ type: 'error', code: 'CONFIG_INVALID', needsAttention: { reason: 'config_invalid' } });
+    const message = (record as { message: string }).message;
+    expect(message).toContain(`${join(sb.repo, '.maestro', 'config.json')}: checks.test.command: holds bytes that are not UTF-8`);
+    expect(record.usage.agentCalls).toBe(0);
+    expect(existsSync(`${ran}\ufffd`)).toBe(false);
+    expect(readdirSync(sb.root).filter((n) => n.startsWith('ran'))).toEqual([]);
   });
 });
 

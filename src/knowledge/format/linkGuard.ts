@@ -11,19 +11,10 @@
  * regular files), so writing through one, or replacing it, is never what the
  * user meant. A link to a folder inside the root stays allowed.
  */
-import { lstatSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { landing } from '../../lib/paths.js';
-
-/** Whether `path` is itself a symbolic link (false when it does not exist). */
-export function isLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
+import { isLink, landing } from '../../lib/paths.js';
 
 /** The real path of `path`: its nearest existing ancestor resolved, the rest appended as written (landing). `target` is the write it is for. */
 function realPathOf(path: string, target: string): string {

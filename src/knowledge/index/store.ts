@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { trackResource } from '../../lib/resources.js';
 import type { KnowledgeEntry, KnowledgeSource } from '../format/entry.js';
-import { isLink } from '../format/linkGuard.js';
+import { isLink } from '../../lib/paths.js';
 import type { Finding } from '../format/specParser.js';
 import { indexText } from '../format/text.js';
 import { tokenCount } from './fieldLengths.js';
