@@ -13,6 +13,7 @@ import { Bus, type StreamItem } from '../lib/bus.js';
 import { createStore, type Store } from '../store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { Ingestor } from './ingestor.js';
+import { createRunControl } from './runControl.js';
 
 const MINUTE = 60_000;
 const OWNER = 'daemon-a';
@@ -151,5 +152,20 @@ describe('Ingestor: the worker numbering its outbox records', () => {
     expect(await phases(s)).toEqual(['agent start', 'agent done']);
     expect((await s.store.runs.get(s.run.id)).status).toBe('failed');
     expect(offSequence(restarted.logs)).toEqual([]);
+  });
+
+  it('a client resuming its stream is replayed what was streamed live: the worker\'s records, not the stray line', async () => {
+    const s = await setup();
+    const w = s.writer();
+    w.write({ type: 'token', stage: 'agent', text: 'one ' });
+    stray(s.outbox, { seq: 77, runId: s.run.id, type: 'token', stage: 'agent', text: 'stray ' });
+    w.write({ type: 'token', stage: 'agent', text: 'two' });
+    const live: StreamItem[] = [];
+    const bus = new Bus();
+    bus.onStream(s.taskId, (item) => live.push(item));
+    await s.ingestor(bus).ingestor.ingest(s.run);
+    const replayed = await createRunControl(s.store, () => {}).replay(s.taskId, null);
+    expect(replayed.map((i) => i.data.text)).toEqual(['one ', 'two']);
+    expect(replayed.map((i) => i.id)).toEqual(live.map((i) => i.id));
   });
 });

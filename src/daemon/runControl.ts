@@ -9,7 +9,7 @@ import type { Run, Task } from '../core/types.js';
 import type { StagedFile } from '../lib/atomicWrite.js';
 import { stageInbox } from '../executor/protocol/inbox.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
-import { readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
+import { OutboxSequence, readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
 import { TRANSCRIPT_FILE } from '../executor/protocol/transcript.js';
 import type { Store } from '../store/store.js';
 import type { StreamItem } from '../lib/bus.js';
@@ -116,8 +116,10 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       const items: StreamItem[] = [];
       for (const [i, run] of runs.slice(from).entries()) {
         const { records } = readOutbox(run.runDir!);
+        // As the ingestor took them: a line out of the worker's sequence (a stray write) was never streamed live either.
+        const seqs = new OutboxSequence();
         for (const r of records) {
-          if (i === 0 && r.seq <= afterSeq) continue;
+          if (seqs.see(r.seq) !== 'next' || (i === 0 && r.seq <= afterSeq)) continue;
           const item = toStreamItem(taskId, r);
           if (item) items.push(item);
         }
