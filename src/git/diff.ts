@@ -2,7 +2,11 @@
  * What a task branch changed relative to its base: files, lines, and the files
  * that fall outside the task's ownedFiles (the diff gate's inputs).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { git } from './git.js';
+import { gitdirPointer } from './onDisk.js';
 
 export interface DiffStats {
   files: string[];
@@ -42,9 +46,29 @@ export function ownedMatcher(patterns: string[]): (file: string) => boolean {
   return (file) => tests.some((t) => t(file));
 }
 
+/**
+ * `git diff <args>` between commits of the worktree `cwd`, read with the base branch's attributes, not the
+ * worktree's. Git takes `.gitattributes` from the working tree it runs in, so an agent's own (`* -diff`, or one its
+ * `.gitignore` keeps out of the commit) made every file of its change "Binary files … differ" for the reviewers,
+ * and its lines none for maxDiffLines. So git runs in the worktree's git dir, which has no working tree, with the
+ * base's root `.gitattributes` as the attributes file: what a project marks -diff (a lockfile) stays so.
+ */
+async function committedDiff(cwd: string, base: string, args: string[]): Promise<string> {
+  const gitDir = gitdirPointer(cwd) ?? (await git(cwd, ['rev-parse', '--absolute-git-dir'])).stdout.trim();
+  const attributes = await git(cwd, ['cat-file', 'blob', '--end-of-options', `${base}:.gitattributes`], { okCodes: [128] });
+  if (attributes.code !== 0) return (await git(gitDir, ['-c', 'core.attributesFile=/dev/null', 'diff', ...args])).stdout;
+  const dir = mkdtempSync(join(tmpdir(), 'maestro-attributes-'));
+  try {
+    writeFileSync(join(dir, 'attributes'), attributes.stdout);
+    return (await git(gitDir, ['-c', `core.attributesFile=${join(dir, 'attributes')}`, 'diff', ...args])).stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Changes from the merge-base of `base` and `head` to `head` (what merging head would bring). */
 export async function diffStats(cwd: string, base: string, head: string, ownedFiles: string[], maxFileBytes?: number): Promise<DiffStats> {
-  const { stdout } = await git(cwd, ['diff', '--raw', '--no-abbrev', '--numstat', '-z', '--no-renames', `${base}...${head}`]);
+  const stdout = await committedDiff(cwd, base, ['--raw', '--no-abbrev', '--numstat', '-z', '--no-renames', `${base}...${head}`]);
   const parts = stdout.split('\0');
   // -z --raw first: ":old_mode new_mode old_sha new_sha status\0path\0" per file; the gitlinks (mode 160000) are kept.
   const raw: RawEntry[] = [];
@@ -117,7 +141,7 @@ async function strayGitlinksOf(cwd: string, head: string, gitlinks: string[]): P
  * the shared config) replaced it with that program's output, text that is not what the merge lands.
  */
 export async function diffText(cwd: string, base: string, head: string, maxChars = 60_000): Promise<string> {
-  const { stdout } = await git(cwd, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', `${base}...${head}`]);
+  const stdout = await committedDiff(cwd, base, ['--no-color', '--no-ext-diff', '--no-textconv', `${base}...${head}`]);
   if (stdout.length <= maxChars) return stdout;
   // Past the cut, the reviewers would never see a change at all (padding could push one there): they are told
   // which files they did not see whole, to read before their verdict.

@@ -113,6 +113,24 @@ describe('git', () => {
     expect(cut.slice(at)).toBe(`\n[diff cut at ${at} of ${whole.length} characters. Not shown above, in part or at all, the changes to: src/b.ts, src/c.ts, src/d.ts. Read those files in the working directory before your verdict: it must cover the whole change.]`);
   });
 
+  it("shows the reviewers and the line limit a change whatever .gitattributes the task writes, as the base marks its own files", async () => {
+    commit(repo, '.gitattributes', 'package-lock.json -diff\n');
+    const wt = await ensureWorktree(spec('G'));
+    commit(wt.path, '.gitattributes', '* -diff\n'); // the task's own: every file binary to git diff
+    commit(wt.path, 'src/x.ts', 'evil()\n');
+    commit(wt.path, 'package-lock.json', '{}\n');
+    const shown = await diffText(wt.path, 'main', 'HEAD');
+    expect(shown).toContain('+evil()');
+    expect(shown).toContain('Binary files /dev/null and b/package-lock.json differ'); // -diff on the base
+    expect((await diffStats(wt.path, 'main', 'HEAD', [])).linesAdded).toBe(2);
+    // Nor one the task keeps out of its commits, left in the worktree.
+    const hidden = await ensureWorktree(spec('H'));
+    commit(hidden.path, '.gitignore', '.gitattributes\n');
+    writeFileSync(join(hidden.path, '.gitattributes'), '* -diff\n');
+    commit(hidden.path, 'src/y.ts', 'sneaky()\n');
+    expect(await diffText(hidden.path, 'main', 'HEAD')).toContain('+sneaky()');
+  });
+
   it('matches ownedFiles as paths, folders and globs', () => {
     const m = ownedMatcher(['src/', 'lib/*.ts', 'docs/**', 'README.md']);
     expect(['src/a/b.ts', 'lib/x.ts', 'docs/a/b/c.md', 'README.md'].every(m)).toBe(true);
