@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
 import { gitdirPointer } from './onDisk.js';
+import { DIFF_CONFIG, DIFF_WHOLE, patchFileNames } from './patch.js';
 
 export interface DiffStats {
   files: string[];
@@ -56,11 +57,14 @@ export function ownedMatcher(patterns: string[]): (file: string) => boolean {
 async function committedDiff(cwd: string, base: string, args: string[]): Promise<string> {
   const gitDir = gitdirPointer(cwd) ?? (await git(cwd, ['rev-parse', '--absolute-git-dir'])).stdout.trim();
   const attributes = await git(cwd, ['cat-file', 'blob', '--end-of-options', `${base}:.gitattributes`], { okCodes: [128] });
-  if (attributes.code !== 0) return (await git(gitDir, ['-c', 'core.attributesFile=/dev/null', 'diff', ...args])).stdout;
+  // DIFF_CONFIG, DIFF_WHOLE: with diff.ignoreSubmodules=all in the shared config a gitlink was in no list
+  // (strayGitlinks passed it); with core.bigFileThreshold=1 every file was binary, and its lines none; a
+  // diff.orderFile naming a FIFO hung git.
+  if (attributes.code !== 0) return (await git(gitDir, [...DIFF_CONFIG, '-c', 'core.attributesFile=/dev/null', 'diff', ...DIFF_WHOLE, ...args])).stdout;
   const dir = mkdtempSync(join(tmpdir(), 'maestro-attributes-'));
   try {
     writeFileSync(join(dir, 'attributes'), attributes.stdout);
-    return (await git(gitDir, ['-c', `core.attributesFile=${join(dir, 'attributes')}`, 'diff', ...args])).stdout;
+    return (await git(gitDir, [...DIFF_CONFIG, '-c', `core.attributesFile=${join(dir, 'attributes')}`, 'diff', ...DIFF_WHOLE, ...args])).stdout;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -141,11 +145,12 @@ async function strayGitlinksOf(cwd: string, head: string, gitlinks: string[]): P
  * the shared config) replaced it with that program's output, text that is not what the merge lands.
  */
 export async function diffText(cwd: string, base: string, head: string, maxChars = 60_000): Promise<string> {
-  const stdout = await committedDiff(cwd, base, ['--no-color', '--no-ext-diff', '--no-textconv', `${base}...${head}`]);
+  const stdout = await committedDiff(cwd, base, ['--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', `${base}...${head}`]);
   if (stdout.length <= maxChars) return stdout;
   // Past the cut, the reviewers would never see a change at all (padding could push one there): they are told
-  // which files they did not see whole, to read before their verdict.
+  // which files they did not see whole, to read before their verdict. Named as the patch parser names them: a
+  // regex on `diff --git a/… b/…` took "y" for "x b/y", and passed over every quoted name ("ü.md", a tab).
   const cutIn = stdout.lastIndexOf('\ndiff --git ', maxChars);
-  const unseen = [...stdout.slice(cutIn < 0 ? 0 : cutIn).matchAll(/^diff --git a\/.* b\/(.*)$/gm)].map((m) => m[1]!);
+  const unseen = patchFileNames(stdout.slice(cutIn < 0 ? 0 : cutIn + 1));
   return `${stdout.slice(0, maxChars)}\n[diff cut at ${maxChars} of ${stdout.length} characters. Not shown above, in part or at all, the changes to: ${unseen.join(', ')}. Read those files in the working directory before your verdict: it must cover the whole change.]`;
 }

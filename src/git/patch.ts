@@ -5,6 +5,7 @@
  * generated file cannot stall the answer; asking for that one file returns it
  * whole unless it is beyond any sensible review (then it stays a placeholder).
  */
+import { isUtf8 } from 'node:buffer';
 import { git } from './git.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
@@ -48,46 +49,55 @@ export const COLLAPSE_BYTES = 1024 * 1024;
 /** A placeholder even when asked for by name. */
 export const PLACEHOLDER_LINES = 50_000;
 export const PLACEHOLDER_BYTES = 50 * 1024 * 1024;
+/**
+ * Lines drawn in one whole-change listing; the files after them come collapsed (?file= loads each). An agent's
+ * 3,000 files of 2,000 blank lines (12 MB committed) drew 6 million: 21 s and 770 MB of heap, 327 MB of JSON.
+ */
+export const LISTING_LINES = 20_000;
 /** What one patch may hold (both sides of every file counted); git()'s buffer is 64 MB. */
 const PATCH_BUDGET_BYTES = 24 * 1024 * 1024;
 
 const STATUS: Record<string, FileStatus> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' };
 const ZERO_SHA = /^0+$/;
-// Output must not depend on the user's git configuration (prefixes, colours, external diff tools).
-const DIFF_FLAGS = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false'];
-const DIFF_OPTS = ['--no-color', '--no-ext-diff', '--no-textconv', '-M'];
+/** Settings git's diff must run with to show a change whole, whatever the configuration says (readPatch's, diffText's). */
+export const DIFF_CONFIG = ['-c', 'diff.suppressBlankEmpty=false', '-c', 'core.bigFileThreshold=512m'];
+/** Every gitlink listed, as its commit line ("Subproject commit <sha>"); no diff.orderFile (a FIFO there hung git). */
+export const DIFF_WHOLE = ['--ignore-submodules=none', '--submodule=short', '-O/dev/null'];
+// Output must not depend on the user's git configuration (prefixes, colours, external diff tools) nor the
+// repository's, which an agent can write: diff.ignoreSubmodules=all hid a gitlink, diff.submodule=log its line,
+// core.bigFileThreshold=1 made every file "binary", diff.suppressBlankEmpty shifted line numbers. Names come quoted
+// past ASCII: read as UTF-8, `n\377.txt` and `n\376.txt` were one name, which showed both files' lines.
+const DIFF_FLAGS = ['-c', 'core.quotePath=true', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', ...DIFF_CONFIG];
+const DIFF_OPTS = ['--no-color', '--no-ext-diff', '--no-textconv', ...DIFF_WHOLE, '-M'];
+
+/** A file's name: `key` its bytes one char each (files are told apart by it), `shown` what the person reads. */
+type GitName = { key: string; shown: string; bytes: Buffer };
 
 interface RawEntry {
-  path: string;
-  oldPath: string | null;
+  name: GitName;
+  oldName: GitName | null;
   status: FileStatus;
   modes: [string | null, string | null];
   blobs: string[];
 }
 
-/** `git diff --raw -z`: ":old_mode new_mode old_sha new_sha STATUS\0path\0[path2\0]". */
+/** `git diff --raw`: ":old_mode new_mode old_sha new_sha STATUS\tpath[\tpath2]", a path quoted when it holds a tab, a newline or a byte past ASCII. */
 function parseRaw(out: string): RawEntry[] {
-  const parts = out.split('\0');
   const entries: RawEntry[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const meta = parts[i]!;
-    if (!meta.startsWith(':')) continue;
-    const [oldMode, newMode, oldSha, newSha, code] = meta.slice(1).split(' ');
+  for (const line of out.split('\n')) {
+    if (!line.startsWith(':')) continue;
+    const [meta, ...paths] = line.split('\t');
+    const [oldMode, newMode, oldSha, newSha, code] = meta!.slice(1).split(' ');
     const letter = code![0]!;
-    const status = STATUS[letter] ?? 'modified';
+    const names = paths.map((p) => gitName(pathBytes(p)));
+    const moved = letter === 'R' || letter === 'C';
     const modes: RawEntry['modes'] = [ZERO_SHA.test(oldMode!) ? null : oldMode!, ZERO_SHA.test(newMode!) ? null : newMode!];
-    if (letter === 'R' || letter === 'C') {
-      entries.push({ oldPath: parts[i + 1]!, path: parts[i + 2]!, status, modes, blobs: [oldSha!, newSha!] });
-      i += 2;
-    } else {
-      entries.push({ oldPath: null, path: parts[i + 1]!, status, modes, blobs: [oldSha!, newSha!] });
-      i += 1;
-    }
+    entries.push({ name: names[moved ? 1 : 0]!, oldName: moved ? names[0]! : null, status: STATUS[letter] ?? 'modified', modes, blobs: [oldSha!, newSha!] });
   }
   return entries;
 }
 
-/** `git diff --numstat -z`: "a\td\tpath\0" or, for a rename, "a\td\t\0old\0new\0"; "-" counts mean binary. */
+/** `git diff --numstat -z`: "a\td\tpath\0" or, for a rename, "a\td\t\0old\0new\0"; "-" counts mean binary. Paths as UTF-8 (lossy). */
 function parseNumstat(out: string): Map<string, { additions: number; deletions: number; binary: boolean }> {
   const parts = out.split('\0');
   const stats = new Map<string, { additions: number; deletions: number; binary: boolean }>();
@@ -127,52 +137,67 @@ function splitPatch(patch: string): string[][] {
   return blocks;
 }
 
-/** A path as git prints it in a patch header: bare, or C-quoted ("a/tab\there", octal bytes) when it holds odd characters. */
-export function unquotePath(text: string): string {
-  if (!text.startsWith('"')) return text;
-  const bytes: number[] = [];
-  const escapes: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
-  for (let i = 1; i < text.length - 1; i++) {
-    const c = text[i]!;
-    if (c !== '\\') {
-      bytes.push(...Buffer.from(c, 'utf8'));
-      continue;
-    }
-    const next = text[i + 1]!;
-    if (/[0-7]/.test(next)) {
-      bytes.push(parseInt(text.slice(i + 1, i + 4), 8));
-      i += 3;
-    } else {
-      bytes.push(escapes[next] ?? next.charCodeAt(0));
-      i += 1;
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
+const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+
+/** The bytes of a path as git prints it: bare, or C-quoted ("a/tab\there", octal bytes) when it holds odd characters. */
+function pathBytes(text: string): Buffer {
+  if (!text.startsWith('"')) return Buffer.from(text, 'utf8');
+  // In order: octal bytes (\377), named escapes (\t, \"), runs of characters as they are.
+  const parts = text.slice(1, -1).match(/\\[0-7]{3}|\\.|[^\\]+/gs) ?? [];
+  return Buffer.concat(parts.map((p) => (p[0] !== '\\' ? Buffer.from(p, 'utf8') : Buffer.from([/[0-7]/.test(p[1]!) ? parseInt(p.slice(1), 8) : (ESCAPES[p[1]!] ?? p.charCodeAt(1))]))));
+}
+
+/** A name that is not UTF-8 is shown as git quotes it ("n\377.txt"), so that it reads as odd and stays apart from others. */
+function gitName(bytes: Buffer): GitName {
+  if (isUtf8(bytes)) return { key: bytes.toString('latin1'), shown: bytes.toString('utf8'), bytes };
+  const named = Object.fromEntries(Object.entries(ESCAPES).map(([c, b]) => [b, c]));
+  let shown = '';
+  for (const b of bytes) shown += named[b] ? `\\${named[b]}` : b < 0x20 || b >= 0x7f ? `\\${b.toString(8).padStart(3, '0')}` : String.fromCharCode(b);
+  return { key: bytes.toString('latin1'), shown: `"${shown}"`, bytes };
+}
+
+/** A path from a patch's ---/+++ or `diff --git` line, without its `a/` or `b/`. */
+function sideName(text: string): GitName {
+  // git ends a ---/+++ name holding a space with a tab (for patch(1)); a quoted name has none.
+  const bytes = pathBytes(text.replace(/\t$/, ''));
+  return gitName(bytes.length > 1 && (bytes[0] === 0x61 || bytes[0] === 0x62) && bytes[1] === 0x2f ? bytes.subarray(2) : bytes);
 }
 
 /**
  * The file a patch block is about (its new path; the old one for a deletion).
- * Blocks are matched to files by path, not position: a type change (a file
+ * Blocks are matched to files by name, not position: a type change (a file
  * becoming a symlink) is printed as two blocks for one file.
  */
-function blockPath(block: string[]): string | null {
-  // git ends a ---/+++ name holding a space with a tab (for patch(1)); a quoted name has none.
-  const strip = (p: string) => unquotePath(p.replace(/\t$/, '')).replace(/^[ab]\//, '');
+function blockName(block: string[]): GitName | null {
   const plus = block.find((l) => l.startsWith('+++ '));
-  if (plus && plus !== '+++ /dev/null') return strip(plus.slice(4));
+  if (plus && plus !== '+++ /dev/null') return sideName(plus.slice(4));
   const minus = block.find((l) => l.startsWith('--- '));
-  if (minus && minus !== '--- /dev/null') return strip(minus.slice(4));
+  if (minus && minus !== '--- /dev/null') return sideName(minus.slice(4));
   const moved = block.find((l) => l.startsWith('rename to ') || l.startsWith('copy to '));
-  if (moved) return unquotePath(moved.slice(moved.indexOf(' to ') + 4));
+  if (moved) return gitName(pathBytes(moved.slice(moved.indexOf(' to ') + 4)));
   // No content lines (a mode change, a binary file): `diff --git a/P b/P`, both halves the same.
   const header = block[0]!.slice('diff --git '.length);
   if (header.startsWith('"')) {
     const end = header.indexOf('" "');
-    return end > 0 ? strip(header.slice(end + 2)) : null;
+    return end > 0 ? sideName(header.slice(end + 2)) : null;
   }
   const half = (header.length - 1) / 2;
-  return Number.isInteger(half) ? header.slice(half + 1).replace(/^b\//, '') : null;
+  return Number.isInteger(half) ? sideName(header.slice(half + 1)) : null;
 }
+
+/** The name each file of a `git diff` patch is shown by, in its order (a file whose blocks follow each other, once). */
+export function patchFileNames(patch: string): string[] {
+  const names = splitPatch(patch).map((b) => blockName(b)?.shown ?? b[0]!.slice('diff --git '.length));
+  return names.filter((n, i) => n !== names[i - 1]);
+}
+
+/** The old name a block pairs its file with ("rename from", "copy from"), or null. */
+function pairedFrom(block: string[]): string | null {
+  const from = block.find((l) => l.startsWith('rename from ') || l.startsWith('copy from ') || l.startsWith('@@'));
+  return from && !from.startsWith('@@') ? gitName(pathBytes(from.slice(from.indexOf(' from ') + 6))).key : null;
+}
+
+const isBinaryBlock = (block: string[]) => block.some((l) => l.startsWith('Binary files ') || l === 'GIT binary patch');
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
@@ -211,51 +236,164 @@ export interface PatchOptions {
   file?: string;
 }
 
-/** The change from `base` to `head` (both commits), files in git's order. */
-export async function readPatch(cwd: string, base: string, head: string, options: PatchOptions = {}): Promise<DiffFile[]> {
-  const range = [base, head];
-  const all = parseRaw((await git(cwd, [...DIFF_FLAGS, 'diff', '--raw', '-z', '--no-abbrev', ...DIFF_OPTS, ...range])).stdout);
-  const entries = options.file === undefined ? all : all.filter((e) => e.path === options.file || e.oldPath === options.file);
-  if (!entries.length) return [];
-  const sizes = await blobSizes(cwd, entries.flatMap((e) => e.blobs));
-  const bytes = (e: RawEntry) => Math.max(...e.blobs.map((b) => sizes.get(b) ?? 0));
-  // Files too big to diff here are left out of the patch (and counted on their own below).
-  const limit = options.file === undefined ? COLLAPSE_BYTES : PLACEHOLDER_BYTES;
-  const big = new Set(entries.filter((e) => bytes(e) > limit));
-  // And the whole patch stays well under git()'s output buffer: the largest files collapse first.
-  let total = entries.reduce((n, e) => n + (big.has(e) ? 0 : 2 * bytes(e)), 0);
-  for (const e of [...entries].sort((a, b) => bytes(b) - bytes(a))) {
+/**
+ * A glob for a name that is not UTF-8 (an argument cannot hold its bytes): its characters as they are, `?` for each
+ * byte that is part of none; and, as a regex over keys, the names it takes in (git's wildmatch goes by bytes).
+ */
+function globOf(bytes: Buffer): { glob: string; rx: RegExp } {
+  let glob = '';
+  let rx = '';
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i]!;
+    const len = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+    const char = len ? bytes.subarray(i, i + len) : null;
+    if (char && char.length === len && isUtf8(char)) {
+      glob += char.toString('utf8').replace(/[*?[\\]/, '\\$&');
+      rx += char.toString('latin1').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      i += len;
+    } else {
+      glob += '?';
+      rx += '[^/]';
+      i += 1;
+    }
+  }
+  return { glob, rx: new RegExp(`^${rx}(?:/.*)?$`, 's') };
+}
+
+/** The pathspec naming `name` (`magic`: more of it, "exclude,"), and which files (by key) it takes in: itself, what lies under it, and for a glob (globOf) the names it also matches. */
+function pathspecOf(name: GitName, magic: string): { spec: string; takes: (key: string) => boolean } {
+  if (isUtf8(name.bytes)) return { spec: `:(${magic}literal)${name.shown}`, takes: (k) => k === name.key || k.startsWith(`${name.key}/`) };
+  const { glob, rx } = globOf(name.bytes);
+  return { spec: `:(${magic}glob)${glob}`, takes: (k) => rx.test(k) };
+}
+
+const namesOf = (e: RawEntry) => (e.oldName ? [e.oldName, e.name] : [e.name]);
+
+/** The files of `list` whose name (or old name) one of `names`' pathspecs takes in: by key and its folders, and each glob. */
+function takenBy(list: RawEntry[], names: GitName[]): Set<RawEntry> {
+  const exact = new Set(names.filter((n) => isUtf8(n.bytes)).map((n) => n.key));
+  const globs = names.filter((n) => !isUtf8(n.bytes)).map((n) => pathspecOf(n, '').takes);
+  const takes = (key: string) => globs.some((t) => t(key)) || [...key.matchAll(/\//g)].some((m) => exact.has(key.slice(0, m.index))) || exact.has(key);
+  return new Set(list.filter((e) => namesOf(e).some((n) => takes(n.key))));
+}
+
+/**
+ * Every name with a byte outside printable ASCII (a tab, a newline, a letter past ASCII), in any folder. A whole
+ * listing names the files it cannot name one by one (not UTF-8) with these: a glob each cost a regex per file and
+ * name, and 20,000 such names took 59 s.
+ */
+const UNPRINTABLE_GLOBS = ['**/*[! -~]*', '**/*[! -~]*/**'];
+const unprintable = (n: GitName) => /[^ -~]/.test(n.key);
+
+/** Pathspecs for `names` in a whole listing: each UTF-8 name by itself, the others all at once (UNPRINTABLE_GLOBS). */
+function listingSpecs(names: GitName[], magic: string): string[] {
+  const odd = names.some((n) => !isUtf8(n.bytes)) ? UNPRINTABLE_GLOBS.map((g) => `:(${magic}glob)${g}`) : [];
+  return [...names.filter((n) => isUtf8(n.bytes)).map((n) => pathspecOf(n, magic).spec), ...odd];
+}
+
+/**
+ * The files left out of the patch (collapsed, counted on their own): bigger than `limit`, then the largest until the
+ * patch fits its budget, `weight` bytes of other files (an odd name's glob takes them in) counted too.
+ */
+function leftOut(shown: RawEntry[], bytes: (e: RawEntry) => number, limit: number, weight = 0): Set<RawEntry> {
+  const big = new Set(shown.filter((e) => bytes(e) > limit));
+  let total = weight + shown.reduce((n, e) => n + (big.has(e) ? 0 : 2 * bytes(e)), 0);
+  for (const e of [...shown].sort((a, b) => bytes(b) - bytes(a))) {
     if (total <= PATCH_BUDGET_BYTES) break;
     if (big.has(e)) continue;
     big.add(e);
     total -= 2 * bytes(e);
   }
+  return big;
+}
+
+/** Added and deleted lines of blocks, without drawing them: the lines from their first hunk on. */
+function changeCounts(blocks: string[][]): { additions: number; deletions: number } {
+  const counts = { additions: 0, deletions: 0 };
+  for (const b of blocks) for (let i = b.findIndex((l) => HUNK.test(l)); i >= 0 && i < b.length; i++) b[i]![0] === '+' ? counts.additions++ : b[i]![0] === '-' ? counts.deletions++ : 0;
+  return counts;
+}
+
+/**
+ * Each shown file's hunks, from the blocks whose name is its own (by bytes). A file whose blocks git did not pair
+ * as its listing did (another rename), or that has none, is collapsed rather than shown wrong or empty; so are the
+ * files of a whole listing past LISTING_LINES. A binary side (of a type change) hides only its own block.
+ */
+function fillHunks(shown: RawEntry[], files: Map<RawEntry, DiffFile>, blocks: string[][], whole: boolean): void {
+  const byKey = new Map<string, string[][]>();
+  for (const block of blocks) {
+    const key = blockName(block)?.key;
+    if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), block]);
+  }
+  let drawn = 0;
+  for (const e of shown) {
+    const f = files.get(e)!;
+    const mine = byKey.get(e.name.key) ?? [];
+    const text = mine.filter((b) => !isBinaryBlock(b));
+    f.binary = text.length < mine.length;
+    const paired = mine.every((b) => pairedFrom(b) === (e.oldName?.key ?? null));
+    const size = text.reduce((n, b) => n + b.length, 0);
+    if (!mine.length || !paired || (whole && drawn + size > LISTING_LINES)) {
+      Object.assign(f, changeCounts(text), { collapsed: true, hunks: [] });
+      continue;
+    }
+    const hunks = text.flatMap(parseHunks);
+    for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
+    const lines = f.additions + f.deletions;
+    f.collapsed = lines > PLACEHOLDER_LINES || (whole && lines > COLLAPSE_LINES);
+    f.hunks = f.collapsed ? [] : hunks;
+    if (!f.collapsed) drawn += size;
+  }
+}
+
+/**
+ * Which files go into the patch and with what pathspec. The whole change: every file but the big ones, excluded
+ * by name (listingSpecs; what that excludes besides is left out too). One file: it by name (a glob when it is not
+ * UTF-8: the other files that takes in count against the budget).
+ */
+function planPatch(all: RawEntry[], entries: RawEntry[], bytes: (e: RawEntry) => number, whole: boolean): { big: Set<RawEntry>; pathspec: string[]; opts: string[] } {
+  if (whole) {
+    const big = leftOut(entries, bytes, COLLAPSE_BYTES);
+    // What the exclusions take in besides is left out too: every unprintable name with one that is not UTF-8, and
+    // what lies under an excluded name (a file that became a folder).
+    if ([...big].some((e) => namesOf(e).some((n) => !isUtf8(n.bytes)))) for (const e of entries) if (namesOf(e).some(unprintable)) big.add(e);
+    for (let more = true; more; ) {
+      const excluded = takenBy(entries, [...big].flatMap(namesOf).filter((n) => isUtf8(n.bytes)));
+      more = [...excluded].some((e) => !big.has(e));
+      for (const e of excluded) big.add(e);
+    }
+    return { big, pathspec: big.size ? ['.', ...listingSpecs([...big].flatMap(namesOf), 'exclude,')] : [], opts: DIFF_OPTS };
+  }
+  const others = [...takenBy(all, entries.flatMap(namesOf))].filter((e) => !entries.includes(e));
+  const big = leftOut(entries, bytes, PLACEHOLDER_BYTES, others.reduce((n, e) => n + 2 * bytes(e), 0));
+  // A file the listing did not pair stays unpaired: git would pair it with a file the glob took in (all of it unseen but what differs).
+  const opts = others.length && entries.every((e) => !e.oldName) ? DIFF_OPTS.map((o) => (o === '-M' ? '--no-renames' : o)) : DIFF_OPTS;
+  return { big, pathspec: entries.filter((e) => !big.has(e)).flatMap(namesOf).map((n) => pathspecOf(n, '').spec), opts };
+}
+
+/** The change from `base` to `head` (both commits), files in git's order. */
+export async function readPatch(cwd: string, base: string, head: string, options: PatchOptions = {}): Promise<DiffFile[]> {
+  const range = [base, head];
+  const whole = options.file === undefined;
+  const all = parseRaw((await git(cwd, [...DIFF_FLAGS, 'diff', '--raw', '--no-abbrev', ...DIFF_OPTS, ...range])).stdout);
+  const entries = whole ? all : all.filter((e) => e.name.shown === options.file || e.oldName?.shown === options.file);
+  if (!entries.length) return [];
+  const weighed = whole ? entries : [...entries, ...takenBy(all, entries.flatMap(namesOf))];
+  const sizes = await blobSizes(cwd, weighed.flatMap((e) => e.blobs));
+  const bytes = (e: RawEntry) => Math.max(...e.blobs.map((b) => sizes.get(b) ?? 0));
+  const { big, pathspec, opts } = planPatch(all, entries, bytes, whole);
+  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.name.shown, oldPath: e.oldName?.shown ?? null, status: e.status, oldMode: e.modes[0], newMode: e.modes[1], binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [] }]));
   const shown = entries.filter((e) => !big.has(e));
-  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.path, oldPath: e.oldPath, status: e.status, oldMode: e.modes[0], newMode: e.modes[1], binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [] }]));
-  const spec = (list: RawEntry[]) => list.flatMap((e) => (e.oldPath ? [e.oldPath, e.path] : [e.path]));
   if (shown.length) {
     // One patch for every file that is not too big: the whole change, or only the files asked for.
-    const pathspec = options.file !== undefined ? spec(shown).map((p) => `:(literal)${p}`) : big.size ? ['.', ...spec([...big]).map((p) => `:(exclude,literal)${p}`)] : [];
-    const patch = await git(cwd, [...DIFF_FLAGS, 'diff', '--patch', '--unified=3', '--src-prefix=a/', '--dst-prefix=b/', ...DIFF_OPTS, ...range, ...(pathspec.length ? ['--', ...pathspec] : [])]);
-    const byPath = new Map<string, string[][]>();
-    for (const block of splitPatch(patch.stdout)) {
-      const path = blockPath(block);
-      if (path !== null) byPath.set(path, [...(byPath.get(path) ?? []), block]);
-    }
-    for (const e of shown) {
-      const f = files.get(e)!;
-      const blocks = byPath.get(e.path) ?? [];
-      f.binary = blocks.some((b) => b.some((l) => l.startsWith('Binary files ') || l === 'GIT binary patch'));
-      const hunks = f.binary ? [] : blocks.flatMap(parseHunks);
-      for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
-      const lines = f.additions + f.deletions;
-      f.collapsed = lines > PLACEHOLDER_LINES || (options.file === undefined && lines > COLLAPSE_LINES);
-      f.hunks = f.collapsed ? [] : hunks;
-    }
+    const patch = await git(cwd, [...DIFF_FLAGS, 'diff', '--patch', '--unified=3', '--src-prefix=a/', '--dst-prefix=b/', ...opts, ...range, ...(pathspec.length ? ['--', ...pathspec] : [])]);
+    fillHunks(shown, files, splitPatch(patch.stdout), whole);
   }
   if (big.size) {
-    const stats = parseNumstat((await git(cwd, [...DIFF_FLAGS, 'diff', '--numstat', '-z', ...DIFF_OPTS, ...range, '--', ...spec([...big]).map((p) => `:(literal)${p}`)])).stdout);
-    for (const e of big) Object.assign(files.get(e)!, stats.get(e.path) ?? {}, { collapsed: true, hunks: [] });
+    // -z: names as UTF-8, lossy for a name that is not (two such names may share their counts).
+    const specs = whole ? listingSpecs([...big].flatMap(namesOf), '') : [...big].flatMap(namesOf).map((n) => pathspecOf(n, '').spec);
+    const stats = parseNumstat((await git(cwd, [...DIFF_FLAGS, 'diff', '--numstat', '-z', ...DIFF_OPTS, ...range, '--', ...specs])).stdout);
+    for (const e of big) Object.assign(files.get(e)!, stats.get(e.name.bytes.toString('utf8')) ?? {}, { collapsed: true, hunks: [] });
   }
   return entries.map((e) => files.get(e)!);
 }

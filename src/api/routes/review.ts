@@ -55,17 +55,26 @@ export async function taskDiff(ctx: ReviewContext, task: Task, file?: string): P
 }
 
 /**
+ * The folders above a steering path (`.workflow` above `.workflow/knowhow`). A change that makes one a symlink (or
+ * a file, or a submodule) moves every steering path under it: `.workflow` linked to `docs/wf` made
+ * `docs/wf/knowhow/*.md` the project's knowhow, and no steering path was in the change.
+ */
+const STEERING_PARENTS = [...new Set(STEERING_PATHS.flatMap((p) => p.split('/').slice(0, -1).map((_, i, parents) => parents.slice(0, i + 1).join('/'))))];
+const steers = (file: string) => STEERING_PARENTS.includes(file) || STEERING_PATHS.some((p) => file === p || file.startsWith(`${p}/`));
+
+/**
  * At exec_review, the files of the change that steer later runs (core/steering.ts): hooks and checks that run
- * as code, knowledge that later prompts quote without the knowledge review. Said before approving; none when
- * the change cannot be read here (the diff route says why).
+ * as code, knowledge that later prompts quote without the knowledge review; and a folder above one of them that
+ * the change replaces (STEERING_PARENTS). Said before approving; none when the change cannot be read here (the
+ * diff route says why).
  */
 export async function steeringOf(ctx: ReviewContext, task: Task): Promise<string[]> {
   if (task.status !== 'exec_review') return [];
   try {
     const project = await projectRepo(ctx, task);
     const range = await diffRange(ctx.store, project, task);
-    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHS]);
-    return stdout.split('\0').filter(Boolean);
+    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHS, ...STEERING_PARENTS]);
+    return stdout.split('\0').filter((file) => file && steers(file));
   } catch {
     return [];
   }
@@ -96,7 +105,16 @@ export async function checkApprovedCommit(ctx: ReviewContext, task: Task, gate: 
   if (head !== commit) throw staleReview(task, commit, head);
 }
 
+/**
+ * Blobs counted here up to this size; a line comment on a bigger one is taken at its word. Read whole, a 65 MB file
+ * overflowed git()'s 64 MB buffer: the comment's approval or rejection answered 500, its message holding the file.
+ */
+const COUNTED_BYTES = 32 * 1024 * 1024;
+
 async function lineCount(repo: string, commit: string, path: string): Promise<number> {
+  const size = await git(repo, ['cat-file', '-s', `${commit}:${path}`], { okCodes: [128] });
+  if (size.code !== 0) return 0;
+  if (Number(size.stdout.trim()) > COUNTED_BYTES) return Infinity;
   const r = await git(repo, ['cat-file', 'blob', `${commit}:${path}`], { okCodes: [128] });
   if (r.code !== 0) return 0;
   return r.stdout === '' ? 0 : r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0);

@@ -127,15 +127,15 @@ export const diffLineSchema = z.strictObject({
 });
 export const diffHunkSchema = z.strictObject({ header: z.string(), oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(diffLineSchema) });
 export const diffFileSchema = z.strictObject({
-  path: z.string(),
+  path: z.string().describe('a name that is not UTF-8 as git quotes it ("n\\377.txt"); ?file= takes it so'),
   oldPath: z.string().nullable(),
   status: z.enum(['added', 'modified', 'deleted', 'renamed', 'copied', 'type_changed']),
   oldMode: z.string().nullable().describe("git's mode before ('100644', '100755' executable, '120000' symlink); null when added"),
   newMode: z.string().nullable().describe("git's mode after; null when deleted"),
-  binary: z.boolean(),
+  binary: z.boolean().describe("a side's content is binary and not in hunks; a type change's other side (a symlink's target) still is"),
   additions: z.number(),
   deletions: z.number(),
-  collapsed: z.boolean().describe('hunks omitted because the change is large; ?file= asks for it whole'),
+  collapsed: z.boolean().describe('hunks omitted: the file is large, or the listing drew its 20,000 lines before it; ?file= asks for it whole'),
   hunks: z.array(diffHunkSchema),
 });
 
