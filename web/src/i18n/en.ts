@@ -116,7 +116,7 @@ export const en = {
     modeKind: { file: 'regular file ({{mode}})', executable: 'executable ({{mode}})', symlink: 'symbolic link ({{mode}})', submodule: 'submodule ({{mode}})', other: 'mode {{mode}}' },
     commentOnOld: 'Comment on {{file}} removed line {{line}}', commentLabelOld: 'Your comment on {{file}}, removed line {{line}}',
     commentOn: 'Comment on {{file}} line {{line}}', commentLabel: 'Your comment on {{file}}, line {{line}}', addComment: 'Add the comment', cancel: 'Cancel', remove: 'Remove',
-    removeComment: 'Remove the comment on {{file}} line {{line}}', line: 'line {{line}}', binary: 'Binary file: not shown.', collapsed: 'A large change ({{count}} lines) is collapsed.',
+    removeComment: 'Remove the comment on {{file}} line {{line}}', line: 'line {{line}}', binary: 'Binary file: not shown.', binarySide: 'One side of this change is a binary file, not shown; the other side is below.', collapsed: 'A large change ({{count}} lines) is collapsed.',
     loadWhole: 'Load the diff', loadWholeOf: 'Load the diff of {{file}}', tooLarge: 'Too large to show here; read it with git: {{command}}', noContent: 'No change to the content.',
     wide: 'Full width', narrow: 'Beside the board',
   },

@@ -96,7 +96,7 @@ export const es: Dictionary = {
     modeKind: { file: 'archivo normal ({{mode}})', executable: 'ejecutable ({{mode}})', symlink: 'enlace simbólico ({{mode}})', submodule: 'submódulo ({{mode}})', other: 'modo {{mode}}' },
     commentOnOld: 'Comentar {{file}} línea borrada {{line}}', commentLabelOld: 'Tu comentario sobre {{file}}, línea borrada {{line}}',
     commentOn: 'Comentar {{file}} línea {{line}}', commentLabel: 'Tu comentario sobre {{file}}, línea {{line}}', addComment: 'Añadir el comentario', cancel: 'Cancelar', remove: 'Quitar',
-    removeComment: 'Quitar el comentario de {{file}} línea {{line}}', line: 'línea {{line}}', binary: 'Archivo binario: no se muestra.', collapsed: 'Un cambio grande ({{count}} líneas) está plegado.',
+    removeComment: 'Quitar el comentario de {{file}} línea {{line}}', line: 'línea {{line}}', binary: 'Archivo binario: no se muestra.', binarySide: 'Un lado de este cambio es un archivo binario y no se muestra; el otro lado está debajo.', collapsed: 'Un cambio grande ({{count}} líneas) está plegado.',
     loadWhole: 'Cargar el diff', loadWholeOf: 'Cargar el diff de {{file}}', tooLarge: 'Demasiado grande para mostrarlo aquí; léelo con git: {{command}}', noContent: 'Sin cambios en el contenido.',
     wide: 'Ancho completo', narrow: 'Junto al tablero',
   },

@@ -96,7 +96,7 @@ export const fr: Dictionary = {
     modeKind: { file: 'fichier ordinaire ({{mode}})', executable: 'exécutable ({{mode}})', symlink: 'lien symbolique ({{mode}})', submodule: 'sous-module ({{mode}})', other: 'mode {{mode}}' },
     commentOnOld: 'Commenter {{file}} ligne supprimée {{line}}', commentLabelOld: 'Votre commentaire sur {{file}}, ligne supprimée {{line}}',
     commentOn: 'Commenter {{file}} ligne {{line}}', commentLabel: 'Votre commentaire sur {{file}}, ligne {{line}}', addComment: 'Ajouter le commentaire', cancel: 'Annuler', remove: 'Retirer',
-    removeComment: 'Retirer le commentaire sur {{file}} ligne {{line}}', line: 'ligne {{line}}', binary: 'Fichier binaire : non affiché.', collapsed: 'Une grande modification ({{count}} lignes) est repliée.',
+    removeComment: 'Retirer le commentaire sur {{file}} ligne {{line}}', line: 'ligne {{line}}', binary: 'Fichier binaire : non affiché.', binarySide: 'Un côté de cette modification est un fichier binaire, non affiché ; l’autre côté est ci-dessous.', collapsed: 'Une grande modification ({{count}} lignes) est repliée.',
     loadWhole: 'Charger le diff', loadWholeOf: 'Charger le diff de {{file}}', tooLarge: 'Trop grand pour être affiché ici ; lisez-le avec git : {{command}}', noContent: 'Aucun changement de contenu.',
     wide: 'Pleine largeur', narrow: 'À côté du tableau',
   },

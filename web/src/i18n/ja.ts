@@ -96,7 +96,7 @@ export const ja: Dictionary = {
     modeKind: { file: '通常ファイル ({{mode}})', executable: '実行可能 ({{mode}})', symlink: 'シンボリックリンク ({{mode}})', submodule: 'サブモジュール ({{mode}})', other: 'モード {{mode}}' },
     commentOnOld: '{{file}} の削除された {{line}} 行目にコメント', commentLabelOld: '{{file}} の削除された {{line}} 行目へのコメント',
     commentOn: '{{file}} の {{line}} 行目にコメント', commentLabel: '{{file}} の {{line}} 行目へのコメント', addComment: 'コメントを追加', cancel: 'キャンセル', remove: '削除',
-    removeComment: '{{file}} の {{line}} 行目のコメントを削除', line: '{{line}} 行目', binary: 'バイナリファイル: 表示しません。', collapsed: '大きな変更（{{count}} 行）は折りたたまれています。',
+    removeComment: '{{file}} の {{line}} 行目のコメントを削除', line: '{{line}} 行目', binary: 'バイナリファイル: 表示しません。', binarySide: 'この変更の片側はバイナリファイルのため表示しません。もう片側を下に示します。', collapsed: '大きな変更（{{count}} 行）は折りたたまれています。',
     loadWhole: 'diff を読み込む', loadWholeOf: '{{file}} の diff を読み込む', tooLarge: '大きすぎてここには表示できません。git で確認してください: {{command}}', noContent: '内容の変更はありません。',
     wide: '全幅', narrow: 'ボードの横',
   },

@@ -96,7 +96,7 @@ export const zh: Dictionary = {
     modeKind: { file: '普通文件 ({{mode}})', executable: '可执行文件 ({{mode}})', symlink: '符号链接 ({{mode}})', submodule: '子模块 ({{mode}})', other: '模式 {{mode}}' },
     commentOnOld: '评论 {{file}} 被删除的第 {{line}} 行', commentLabelOld: '你对 {{file}} 被删除的第 {{line}} 行的评论',
     commentOn: '评论 {{file}} 第 {{line}} 行', commentLabel: '你对 {{file}} 第 {{line}} 行的评论', addComment: '添加评论', cancel: '取消', remove: '删除',
-    removeComment: '删除对 {{file}} 第 {{line}} 行的评论', line: '第 {{line}} 行', binary: '二进制文件：不显示。', collapsed: '较大的改动（{{count}} 行）已折叠。',
+    removeComment: '删除对 {{file}} 第 {{line}} 行的评论', line: '第 {{line}} 行', binary: '二进制文件：不显示。', binarySide: '此改动的一侧是二进制文件，不显示；另一侧见下。', collapsed: '较大的改动（{{count}} 行）已折叠。',
     loadWhole: '加载 diff', loadWholeOf: '加载 {{file}} 的 diff', tooLarge: '太大，无法在此显示；请用 git 查看：{{command}}', noContent: '内容没有变化。',
     wide: '全宽', narrow: '在看板旁',
   },

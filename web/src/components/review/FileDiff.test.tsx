@@ -35,6 +35,13 @@ describe('FileDiff', () => {
     expect(within(tool).getByTestId('file-note').textContent).toBe('Mode: executable (100755).');
   });
 
+  it('shows the target of a link that replaced a binary file, saying the binary side is not shown', () => {
+    const region = show(file({ path: 'logo.png', status: 'type_changed', oldMode: '100644', newMode: '120000', binary: true, additions: 1, hunks: [hunk([{ kind: 'add', text: '/etc/passwd', oldLine: null, newLine: 1, noNewline: true }], '@@ -0,0 +1 @@')] }));
+    expect(region.textContent).toContain('One side of this change is a binary file, not shown; the other side is below.');
+    expect(region.textContent).toContain('/etc/passwd');
+    expect(region.textContent).not.toContain('Binary file: not shown.');
+  });
+
   it('marks the line that ends without a newline, and a carriage return at a line end', () => {
     const region = show(file({ additions: 2, deletions: 2, hunks: [hunk([
       { kind: 'del', text: 'a', oldLine: 1, newLine: null },
@@ -86,5 +93,7 @@ describe('FileDiff', () => {
 
   it('quotes a path for the shell in the command that shows a file too large for the board', () => {
     expect(gitDiffCommand({ base: '0123456789abcdef', head: 'fedcba9876543210' }, "it's big.json")).toBe("git diff 0123456789ab fedcba987654 -- 'it'\\''s big.json'");
+    // A name that is not UTF-8, as the API shows it (git's quoting): bash's $'…' reads the same escapes.
+    expect(gitDiffCommand({ base: '0123456789abcdef', head: 'fedcba9876543210' }, '"n\\377\'s.txt"')).toBe("git diff 0123456789ab fedcba987654 -- $'n\\377\\'s.txt'");
   });
 });

@@ -109,8 +109,13 @@ function FileNotes({ file }: { file: DiffFile }) {
 }
 
 const shellQuote = (s: string) => (/^[\w./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-/** The command that prints one file's change (quoted for a POSIX shell). */
-export const gitDiffCommand = (range: { base: string; head: string }, path: string) => `git diff ${range.base.slice(0, 12)} ${range.head.slice(0, 12)} -- ${shellQuote(path)}`;
+/**
+ * A name as a shell word. A name that is not UTF-8 comes as git quotes it ("n\377.txt"): bash's $'…' reads the
+ * same escapes, so the command names that file, not one called with the quotes and backslash.
+ */
+const shellWord = (s: string) => (/^".*\\.*"$/s.test(s) ? `$'${s.slice(1, -1).replace(/'/g, "\\'")}'` : shellQuote(s));
+/** The command that prints one file's change (quoted for a POSIX shell; bash for a name that is not UTF-8). */
+export const gitDiffCommand = (range: { base: string; head: string }, path: string) => `git diff ${range.base.slice(0, 12)} ${range.head.slice(0, 12)} -- ${shellWord(path)}`;
 
 /** A file whose lines are not drawn: binary, collapsed (load it whole, or the git command when too large), empty or unchanged. */
 function NoLines({ file, loading, triedWhole, range, onLoadWhole }: Pick<FileDiffProps, 'file' | 'loading' | 'triedWhole' | 'range' | 'onLoadWhole'>) {
@@ -258,7 +263,9 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
           {f.message}
         </p>
       ))}
-      {file.binary || file.collapsed || hunks.length === 0 ? (
+      {/* A type change with one binary side (a picture replaced by a link): the other side's lines are drawn. */}
+      {file.binary && !file.collapsed && hunks.length > 0 && <p className={styles.placeholder}>{t('review.binarySide')}</p>}
+      {file.collapsed || hunks.length === 0 ? (
         <NoLines file={file} loading={loading} triedWhole={triedWhole} range={range} onLoadWhole={onLoadWhole} />
       ) : !seen ? (
         // Room for the lines to come, so the scroll bar and the file positions hold.
