@@ -14,7 +14,7 @@
  * 1.7 s per task in `merging` with three daemons, 0.7 s with one (load 14–21).
  */
 import { join } from 'node:path';
-import { STEERING_PATHS } from '../core/steering.js';
+import { isSteering, STEERING_PATHSPECS } from '../core/steering.js';
 import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
@@ -130,7 +130,7 @@ export function thenRetry(message: string, task: Task): string {
 async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
   const merged = outcomes.filter((o) => o.kind === 'merged');
   if (!merged.length) return;
-  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', from, to, '--', ...STEERING_PATHS])).stdout.split('\n').filter(Boolean);
+  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', from, to, '--', ...STEERING_PATHSPECS])).stdout.split('\n').filter((f) => f && isSteering(f));
   if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
   for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
 }

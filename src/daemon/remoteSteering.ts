@@ -14,7 +14,7 @@
  * that task's.
  */
 import { coerceError } from '../core/errors.js';
-import { STEERING_PATHS } from '../core/steering.js';
+import { isSteering, STEERING_PATHSPECS } from '../core/steering.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
 import { tipsOf } from '../git/merge.js';
@@ -36,8 +36,8 @@ export async function steeringMove(clone: string, base: string): Promise<{ from:
   const from = refs.get(`refs/heads/${base}`);
   const to = refs.get(`refs/remotes/origin/${base}`);
   if (!from || !to || from === to) return null;
-  const names = await git(clone, ['diff', '--name-only', '--no-renames', from, to, '--', ...STEERING_PATHS]);
-  return names.stdout.trim() ? { from, to } : null;
+  const names = await git(clone, ['diff', '--name-only', '--no-renames', from, to, '--', ...STEERING_PATHSPECS]);
+  return names.stdout.split('\n').some(isSteering) ? { from, to } : null;
 }
 
 /**
@@ -50,7 +50,7 @@ export async function foreignSteeringChanges(
   merges: (shas: string[]) => Promise<Map<string, string | null>>,
 ): Promise<ForeignChange[]> {
   const range = `${move.from}..${move.to}`;
-  const log = await git(clone, ['log', '--first-parent', '--no-renames', '--format=%x1e%H%x1f%an <%ae>%x1f%s', '--name-only', range, '--', ...STEERING_PATHS]);
+  const log = await git(clone, ['log', '--first-parent', '--no-renames', '--format=%x1e%H%x1f%an <%ae>%x1f%s', '--name-only', range, '--', ...STEERING_PATHSPECS]);
   const touched = parseLog(log.stdout);
   if (!touched.length) return [];
   const chain = (await git(clone, ['rev-list', '--first-parent', range])).stdout.split('\n').filter(Boolean);
@@ -74,7 +74,7 @@ function parseLog(text: string): ForeignChange[] {
     const [head, ...names] = block.split('\n');
     const [sha, author, subject] = (head ?? '').split('\x1f');
     if (!sha || author === undefined || subject === undefined) continue;
-    const files = names.map((n) => n.trim()).filter(Boolean);
+    const files = names.map((n) => n.trim()).filter((n) => n && isSteering(n));
     if (files.length) out.push({ sha, author, subject, files });
   }
   return out;

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead, staleReview } from '../../core/reviewed.js';
-import { STEERING_PATHS } from '../../core/steering.js';
+import { isSteering, STEERING_PATHSPECS } from '../../core/steering.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
 import { readPatch } from '../../git/patch.js';
@@ -55,17 +55,9 @@ export async function taskDiff(ctx: ReviewContext, task: Task, file?: string): P
 }
 
 /**
- * The folders above a steering path (`.workflow` above `.workflow/knowhow`). A change that makes one a symlink (or
- * a file, or a submodule) moves every steering path under it: `.workflow` linked to `docs/wf` made
- * `docs/wf/knowhow/*.md` the project's knowhow, and no steering path was in the change.
- */
-const STEERING_PARENTS = [...new Set(STEERING_PATHS.flatMap((p) => p.split('/').slice(0, -1).map((_, i, parents) => parents.slice(0, i + 1).join('/'))))];
-const steers = (file: string) => STEERING_PARENTS.includes(file) || STEERING_PATHS.some((p) => file === p || file.startsWith(`${p}/`));
-
-/**
  * At exec_review, the files of the change that steer later runs (core/steering.ts): hooks and checks that run
  * as code, knowledge that later prompts quote without the knowledge review; and a folder above one of them that
- * the change replaces (STEERING_PARENTS). Said before approving; none when the change cannot be read here (the
+ * the change replaces (core/steering.ts STEERING_PARENTS). Said before approving; none when the change cannot be read here (the
  * diff route says why).
  */
 export async function steeringOf(ctx: ReviewContext, task: Task): Promise<string[]> {
@@ -73,8 +65,8 @@ export async function steeringOf(ctx: ReviewContext, task: Task): Promise<string
   try {
     const project = await projectRepo(ctx, task);
     const range = await diffRange(ctx.store, project, task);
-    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHS, ...STEERING_PARENTS]);
-    return stdout.split('\0').filter((file) => file && steers(file));
+    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHSPECS]);
+    return stdout.split('\0').filter((file) => file && isSteering(file));
   } catch {
     return [];
   }
