@@ -31,6 +31,15 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const spec = (taskId: string, version = 1) => ({ repoPath: repo, worktreeRoot: join(root, 'wt'), taskId, version, baseBranch: 'main' });
 
 describe('git', () => {
+  it('a failure quotes the end of what git said, not all of it', async () => {
+    writeFileSync(join(repo, 'README.md'), `${'changed line\n'.repeat(20_000)}`);
+    // --exit-code fails with the whole diff on stdout and nothing on stderr.
+    const failed = await git(repo, ['diff', '--exit-code']).catch((e: Error) => e);
+    expect(failed).toMatchObject({ code: 'GIT_FAILED' });
+    expect((failed as Error).message.length).toBeLessThan(5_000);
+    expect((failed as Error).message).toMatch(/^git diff --exit-code failed in .* \(exit 1\): … [\s\S]*\+changed line$/);
+  });
+
   it('refuses a path that is not a repository, and a missing git binary, clearly', async () => {
     const plain = join(root, 'plain');
     mkdirSync(plain);

@@ -121,9 +121,22 @@ function gitResult(cwd: string, args: string[], options: GitOptions, outcome: Ex
           ? `ended by ${outcome.signal}`
           : `exit ${code}`;
   const said = withoutProgress(stderr);
-  throw new MaestroError('GIT_FAILED', `git ${args.join(' ')} failed in ${cwd} (${why}): ${said || stdout.trim()}`, {
-    details: { cwd, args, code, stderr: said },
+  const command = args.length > ARGS_SHOWN ? `${args.slice(0, ARGS_SHOWN).join(' ')} … (${args.length - ARGS_SHOWN} more)` : args.join(' ');
+  throw new MaestroError('GIT_FAILED', `git ${command} failed in ${cwd} (${why}): ${lastOf(said || stdout.trim())}`, {
+    details: { cwd, args: args.slice(0, ARGS_SHOWN), code, stderr: lastOf(said) },
   });
+}
+
+/**
+ * What a failure message quotes of git's arguments and output, at most: a failed diff with nothing on stderr put
+ * its whole output (a 65 MB file's content) in the message, and a listing's thousands of pathspecs came with it.
+ */
+const ARGS_SHOWN = 40;
+const SAID_CHARS = 4_000;
+
+/** The end of what git said (where its error is), marked as cut when longer than SAID_CHARS. */
+function lastOf(text: string): string {
+  return text.length > SAID_CHARS ? `… ${text.slice(-SAID_CHARS)}` : text;
 }
 
 /** What git said, without its `--progress` meter ("Receiving objects:  45% (9/20)", redrawn after each carriage return). */
