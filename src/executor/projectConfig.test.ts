@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from './projectConfig.js';
 
@@ -73,6 +73,23 @@ describe('.maestro/config.json', () => {
     // A U+FFFD the file really holds, as UTF-8, is the owner's to write.
     const written = repoWith(JSON.stringify({ checks: { test: 'echo \ufffd' } }));
     expect(loadProjectConfig(written.repo).checks).toEqual([{ name: 'test', command: 'echo \ufffd' }]);
+  });
+
+  it('does not read a config that links out of the repository, and quotes nothing of where it leads', () => {
+    const { repo, file } = repoWith('{}');
+    const secret = join(mkdtempSync(join(tmpdir(), 'maestro-secret-')), 'id_rsa');
+    repos.push(dirname(secret));
+    writeFileSync(secret, 'SECRETKEYMATERIAL\n');
+    rmSync(file);
+    symlinkSync(secret, file);
+    const err = refusal(repo);
+    expect(err).toMatchObject({ code: 'CONFIG_INVALID', message: `${file} leads out of the repository (to ${realpathSync(secret)}); a project's settings are its own files, so it was not read` });
+    expect(err.message).not.toContain('SECRET');
+    // A link inside the repository is read as its target.
+    writeFileSync(join(repo, 'maestro.json'), JSON.stringify({ checks: { test: 'npm test' } }));
+    rmSync(file);
+    symlinkSync('../maestro.json', file);
+    expect(loadProjectConfig(repo).checks).toEqual([{ name: 'test', command: 'npm test' }]);
   });
 
   it('says on which line a JSON syntax error is', () => {

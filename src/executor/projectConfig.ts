@@ -9,6 +9,7 @@
 import { isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { canonical, holds } from '../lib/paths.js';
 import { readRegularBytes, textOf } from '../lib/regularFile.js';
 import { yaml } from '../lib/yaml.js';
 import { z } from 'zod';
@@ -73,6 +74,11 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   const candidates = ['config.json', 'config.yaml', 'config.yml'].map((f) => join(repoPath, '.maestro', f));
   const source = candidates.find((p) => existsSync(p)) ?? null;
   if (!source) return { checks: [], limits: {}, models: {}, mergeStrategy: 'merge', source: null };
+  // A link a merged change made, to a file outside the project (a key, /proc/self/environ), is not read: the
+  // parser's error would quote the start of that file in a run's error, on the board.
+  if (!holds(repoPath, source)) {
+    throw new MaestroError('CONFIG_INVALID', `${source} leads out of the repository (to ${canonical(source)}); a project's settings are its own files, so it was not read`, { details: { file: source } });
+  }
   let raw: unknown;
   let text = '';
   let utf8 = true;
