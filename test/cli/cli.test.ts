@@ -365,6 +365,8 @@ describe('maestro CLI against a daemon', () => {
       const sink = { out: '' };
       follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
       await waitForOutput(follower, 'alpha-', sink);
+      // As the ingestor streams a record: the worker wrote it to the outbox first (a replay takes the outbox's records in sequence).
+      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(3, 'beta-'))}\n`);
       d.bus.publishStream({ id: `${runId}:3`, taskId, runId, seq: 3, kind: 'token', data: { stage: 'execute', text: 'beta-' } });
       await waitForOutput(follower, 'beta-', sink);
       return { follower, sink, port: d.port };
