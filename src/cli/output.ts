@@ -3,6 +3,7 @@
  * otherwise human text. Errors print the same message the API gives and set
  * the exit code: 0 ok, 1 error, 2 usage.
  */
+import { CommanderError } from 'commander';
 import { MaestroError, coerceError } from '../core/errors.js';
 
 export const EXIT_OK = 0;
@@ -13,9 +14,13 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Prints an error (as JSON when asked) and returns the exit code to use. */
+/**
+ * Prints an error (as JSON when asked) and returns the exit code to use. A commander error thrown by an
+ * action's own parsing (an InvalidArgumentError from a value read there) is a usage error, like the
+ * ones commander reports itself.
+ */
 export function reportError(err: unknown, json: boolean): number {
-  const e = coerceError(err);
+  const e = err instanceof CommanderError ? new MaestroError('BAD_INPUT', err.message.replace(/^error: /, ''), { cause: err }) : coerceError(err);
   const code = e instanceof MaestroError ? e.code : 'INTERNAL';
   if (json) process.stdout.write(`${JSON.stringify({ error: { code, message: e.message } })}\n`);
   else process.stderr.write(`maestro: ${e.message}${code === 'INTERNAL' ? '' : ` [${code}]`}\n`);

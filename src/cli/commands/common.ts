@@ -17,8 +17,33 @@ export function withApi(cmd: Command): Command {
   return cmd.option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300)').option('--json', 'print stable JSON on stdout');
 }
 
+/**
+ * How long the CLI waits for a daemon to begin its answer to a read. Something that accepts the
+ * connection and never answers (a stopped daemon, another program on the port) otherwise holds the
+ * command for undici's 300 s, silently. A health check is answered at once (10 s leaves room for a
+ * loaded machine); a read (a diff of a large change) gets a minute. Writes wait as long as the daemon
+ * works: a write given up on would leave the person not knowing whether it was done.
+ */
+const HEALTH_WAIT_MS = 10_000;
+const READ_WAIT_MS = 60_000;
+
+class CliClient extends ApiClient {
+  override async raw(method: string, path: string, options: Parameters<ApiClient['raw']>[2] = {}): Promise<Response> {
+    if (options.signal || method !== 'GET') return super.raw(method, path, options);
+    const ms = path === '/api/health' ? HEALTH_WAIT_MS : READ_WAIT_MS;
+    const deadline = new AbortController();
+    // The reason becomes the "why" of the client's DAEMON_UNREACHABLE message.
+    const timer = setTimeout(() => deadline.abort(new Error(`it accepted the connection but sent no answer within ${ms / 1000} s`)), ms);
+    try {
+      return await super.raw(method, path, { ...options, signal: deadline.signal });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
 export function clientFor(flags: ClientFlags, env: Env): ApiClient {
-  return new ApiClient({ url: flags.url }, env);
+  return new CliClient({ url: flags.url }, env);
 }
 
 // Lives with the API client: the MCP server (below the CLI) asks it too.

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_ERROR, action, printJson } from '../output.js';
 import { ApiClient } from '../../api/client.js';
-import { print } from './common.js';
+import { clientFor, print } from './common.js';
 import { claudeConfigDir } from '../../config/env.js';
 import type { MaestroConfig } from '../../config/config.js';
 import type { DoctorCheck } from './doctorCheck.js';
@@ -126,7 +126,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print stable JSON on stdout')
     .action(
       action(async (opts: { url?: string; database?: string; json?: boolean }) => {
-        const checks = await runDoctor(new ApiClient({ url: opts.url }, ctx.env), ctx.env, opts.database);
+        const checks = await runDoctor(clientFor(opts, ctx.env), ctx.env, opts.database);
         const ok = !checks.some((c) => c.status === 'fail');
         if (opts.json) printJson({ ok, checks });
         else for (const c of checks) print(`${c.status.padEnd(5)} ${c.name}: ${c.detail}`);

@@ -5,13 +5,13 @@
  * stage|record|review|promote|audit` (seed 000 §5–10). Every command takes
  * `--workflow-root` and confines reads and writes to it.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
+import { existingDir, readTextFile } from '../input.js';
 import { action, printJson } from '../output.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
@@ -39,7 +39,7 @@ async function withLifecycle<T>(env: Env, fn: (lc: LifecycleContext, k: Lib) => 
 const rootOf = async (o: RootOpts, env: Env): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot, env });
 const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));
-const withRoot = (c: Command) => c.option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to').option('--json', 'print JSON');
+const withRoot = (c: Command) => c.option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root')).option('--json', 'print JSON');
 
 export function register(program: Command, ctx: CliContext): void {
   registerSession(program, ctx);
@@ -104,7 +104,7 @@ function knowledgeStage(knowledge: Command, ctx: CliContext): void {
       .option('--content-file <file>', 'read the content from a file'),
   ).action(
     action(async (target: string, title: string, content: string | undefined, o: RootOpts & { action: Action; category?: string; signal?: Signal; signalIds?: string[]; evidence?: string[]; run?: string; session?: string; contentFile?: string }) => {
-      const text = o.contentFile ? readFileSync(o.contentFile, 'utf8') : content;
+      const text = o.contentFile ? readTextFile(o.contentFile, '--content-file') : content;
       if (!text) throw new MaestroError('BAD_INPUT', 'stage needs <content> or --content-file.');
       const r = (await lib()).stage((await rootOf(o, ctx.env)), { target: target as 'spec', title, content: text, action: o.action, category: o.category ?? null, ...(o.signal ? { signal: o.signal } : {}), signalIds: o.signalIds ?? [], evidence: o.evidence ?? [], ...(o.run ? { run: o.run } : {}), ...(o.session ? { session: o.session } : {}) }, ctx.env);
       out(o, r, `${r.candidate.candidate_id} ${r.candidate.status} (occurrences ${r.candidate.occurrences}) in ${r.ledger}`);

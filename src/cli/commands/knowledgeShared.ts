@@ -3,7 +3,8 @@
  * spec and knowhow): the one-shot KnowledgeService, option parsers, printers,
  * `history` and `supersede`. Heavy modules are still imported inside the actions.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { decodeUtf8, existingDir, integerOption } from '../input.js';
 import { action, printJson } from '../output.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
 import type { Env } from '../../config/env.js';
@@ -29,12 +30,8 @@ export async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolea
   }
 }
 
-export function intOption(name: string) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1 || n > 200) throw new InvalidArgumentError(`${name} must be an integer 1–200, got "${v}".`);
-    return n;
-  };
+export function intOption(name: string): (value: string) => number {
+  return integerOption(`${name} must be an integer 1–200`, 1, 200);
 }
 
 export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -82,7 +79,7 @@ export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDER
     .argument('<old>')
     .argument('<new>')
     .option('--json')
-    .option('--workflow-root <dir>')
+    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
         const [{ resolveWorkflowRoot }, supersede] = await Promise.all([import('../../knowledge/format/root.js'), SUPERSEDERS[kind]()]);
@@ -116,5 +113,5 @@ export function pickDefined<T extends object>(o: T, keys: Array<keyof T>): Parti
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks), 'standard input');
 }

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AgentProvider } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
+import { existingDir } from '../input.js';
 import { action } from '../output.js';
 import { ApiClient } from '../../api/client.js';
 import { claudeConfigDir } from '../../config/env.js';
@@ -38,7 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--url <url>', 'daemon URL (MAESTRO_URL, else http://127.0.0.1:$MAESTRO_PORT, else the daemon of $MAESTRO_HOME, else :4300)')
     .addOption(new Option('--agent <kind>', 'agent behind suggest_task_metadata (default: claude when credentials exist, else none)').choices(['claude', 'scripted', 'none']))
     .option('--agent-script <file>', 'the script of --agent scripted')
-    .option('--root <dir>', 'project whose knowledge search_knowledge / load_knowledge / stage_knowledge use (default: the current folder)')
+    .option('--root <dir>', 'project whose knowledge search_knowledge / load_knowledge / stage_knowledge use (default: the current folder)', existingDir('--root'))
     .option('--knowledge-only', 'serve the knowledge tools only, with no daemon client (what an agent\'s run gets: it never reads the daemon\'s token)')
     .action(
       action(async (opts: { url?: string; agent?: string; agentScript?: string; root?: string; knowledgeOnly?: boolean }) => {

@@ -4,7 +4,8 @@
  * The observer is imported inside each action, so registering these commands
  * costs the other commands nothing.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { existingDir, integerOption } from '../input.js';
 import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
@@ -60,11 +61,7 @@ function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function parsePoll(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 20) throw new InvalidArgumentError(`a poll interval is an integer ≥ 20 (ms), got "${value}".`);
-  return n;
-}
+const parsePoll = integerOption('a poll interval is an integer ≥ 20 (ms)', 20);
 
 export function register(program: Command, ctx: CliContext): void {
   registerObserve(program, ctx);
@@ -199,7 +196,7 @@ function wikiMigrate(wiki: Command, ctx: CliContext): void {
   wiki
     .command('migrate')
     .description('Move an older wiki layout (knowledge-base/, per-session cache files) into the current one.')
-    .option('--from <dir>', 'the old knowledge-base folder (default: <wiki>/knowledge-base or ../knowledge-base)')
+    .option('--from <dir>', 'the old knowledge-base folder (default: <wiki>/knowledge-base or ../knowledge-base)', existingDir('--from'))
     .option('--dry-run', 'print the plan; change nothing')
     .option('--json', 'print JSON')
     .action(

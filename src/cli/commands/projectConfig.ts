@@ -5,6 +5,7 @@
  * provider is also checked here with the runner's own schema, so a typo is
  * named (field and problem) before anything is sent.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
@@ -51,13 +52,21 @@ export function providerFromFlags(flags: { provider?: string; command?: string; 
     provider = { kind: 'command', command: argv, promptVia: argv.some((a) => a.includes('{prompt}')) ? 'arg' : 'stdin' };
   } else if (flags.provider === 'scripted') {
     if (!flags.script) throw new MaestroError('BAD_INPUT', '--provider scripted needs --script <file> (docs/scripted-agent.md).');
-    provider = { kind: 'scripted', script: resolve(flags.script) };
+    provider = { kind: 'scripted', script: scriptFile(flags.script) };
   } else {
     if (flags.command || flags.script) throw new MaestroError('BAD_INPUT', `--command and --script do not apply to --provider ${flags.provider}.`);
     provider = { kind: flags.provider };
   }
   checkProvider(provider);
   return provider;
+}
+
+/** `--script`, resolved here (where the person typed it): a file that is not there would fail only at the project's first task. */
+function scriptFile(path: string): string {
+  const file = resolve(path);
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile()) throw new MaestroError('BAD_INPUT', `--script ${file} ${stat ? 'is not a file' : 'does not exist'}; nothing was registered.`);
+  return file;
 }
 
 /** The runner's schema, with each problem named by its dotted key. */

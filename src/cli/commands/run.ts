@@ -17,7 +17,10 @@ export function register(program: Command, ctx: CliContext): void {
 
   withApi(run.command('list').description('List runs, oldest first.').option('--task <id>', 'only the runs of this task')).action(
     action(async (opts: ClientFlags & { task?: string }) => {
-      const { runs } = await clientFor(opts, ctx.env).get<{ runs: Run[] }>('/api/runs', { taskId: opts.task });
+      const client = clientFor(opts, ctx.env);
+      // The filter alone answers "no runs" for a mistyped id: ask for the task first, so that says "no task".
+      if (opts.task) await client.get(`/api/tasks/${encodeURIComponent(opts.task)}`);
+      const { runs } = await client.get<{ runs: Run[] }>('/api/runs', { taskId: opts.task });
       if (opts.json) return printJson({ runs });
       if (!runs.length) return print('No runs.');
       print(table([['ID', 'TASK', 'KIND', 'STATUS', 'MODEL', 'TIME'], ...runs.map((r) => [r.id, r.taskId, r.kind, r.status, r.model ?? '-', duration(r)])]));

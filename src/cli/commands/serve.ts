@@ -1,8 +1,11 @@
 /** `maestro serve` (alias `start`): run the daemon in the foreground. */
+import { statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { integerOption } from '../input.js';
 import type { FastifyInstance } from 'fastify';
-import { isMaestroError } from '../../core/errors.js';
+import { MaestroError, isMaestroError } from '../../core/errors.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
@@ -61,10 +64,21 @@ export function terminalPrinter(find: (taskId: string) => Promise<{ title: strin
   };
 }
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`a port is 0–65535, got "${value}".`);
-  return port;
+const parsePort = integerOption('a port is 0–65535', 0, 65535);
+
+/**
+ * What a daemon needs of its home and address, checked before it creates anything: a home that is a file
+ * failed as a bare EEXIST; an address this machine does not have (a typo, another host's IP) failed only
+ * at listen, after the home, its database and token were made.
+ */
+async function checkPlace(home: string, host: string): Promise<void> {
+  if (statSync(home, { throwIfNoEntry: false })?.isDirectory() === false) throw new MaestroError('BAD_INPUT', `The home ${home} (--home, MAESTRO_HOME) is a file, not a folder.`);
+  const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    const probe = createServer();
+    probe.once('error', resolve);
+    probe.listen({ host, port: 0 }, () => probe.close(() => resolve(null)));
+  });
+  if (err) throw new MaestroError('BAD_INPUT', `Cannot listen on ${JSON.stringify(host)} (--host, MAESTRO_HOST): ${err.code ?? err.message}. Give an address of this machine, e.g. 127.0.0.1 or 0.0.0.0.`);
 }
 
 /**
@@ -104,6 +118,7 @@ export function register(program: Command, ctx: CliContext): void {
       action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean; auth: boolean }) => {
         const { resolveConfig } = await import('../../config/config.js');
         const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth }, ctx.env);
+        await checkPlace(config.home, config.host);
         // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.

@@ -5,6 +5,7 @@
  * act on the chain's newest version.
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { integerOption } from '../input.js';
 import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
 import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
@@ -131,10 +132,7 @@ export async function actOnNewest(client: ApiClient, id: string): Promise<string
   return newest;
 }
 
-function parseVersion(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a version is a positive whole number.');
-  return Number(value);
-}
+const parseVersion = integerOption('a version is a positive whole number', 1);
 
 /** `file:line:text`; the file may itself contain no ':' (paths with ':' are rare, and ambiguous here). */
 export function parseComment(value: string, previous: Array<{ file: string; line: number; text: string }> = []): Array<{ file: string; line: number; text: string }> {
