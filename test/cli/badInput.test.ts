@@ -7,7 +7,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
@@ -15,18 +14,9 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { silentServer } from '../helpers/silentServer.js';
 import { budget } from '../helpers/budget.js';
 import { cleanEnv, cli, cliFor, gitRepo, type CliResult } from './helpers.js';
+import { freePort } from '../helpers/postgres.js';
 
 afterEach(() => removeTempDirs());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The error object a --json command printed: stdout holds it alone, stderr nothing. */
 function jsonError(r: CliResult): { code: string; message: string } {

@@ -6,7 +6,6 @@ import { createServer as createHttpServer } from 'node:http';
  * run) goes through the daemon's own store.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Task } from '../../src/core/types.js';
@@ -18,6 +17,7 @@ import { cleanEnv, cli, cliFor, cliJson, gitRepo, waitForOutput } from './helper
 import { budget } from '../helpers/budget.js';
 import { bareRemote, git } from '../helpers/repo.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
+import { freePort } from '../helpers/postgres.js';
 
 afterEach(() => removeTempDirs());
 
@@ -391,16 +391,6 @@ describe('maestro CLI against a daemon', () => {
     expect(sink.out).toContain('alpha-beta-gamma-');
   }, CLI_HEAVY_TIMEOUT);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A migrated SQLite database file, closed, with its WAL folded in. */
 async function migratedSqliteFile(): Promise<string> {
