@@ -35,6 +35,8 @@ export const projectInputSchema = z
       .min(1)
       .max(200)
       .regex(/^[^\s/\\][^/\\]*$/, 'must not contain slashes or start with a space')
+      // One line, as a task title: a line break or an escape sequence in a name broke `project list` and coloured the terminal.
+      .refine((n) => !CONTROL.test(n), 'must be one line without control characters (NUL, line breaks, tabs, escapes)')
       // Projects are named by id or name: a name shaped like an id could hide another project.
       .refine((n) => !/^p_[0-9a-f]{16}$/.test(n), 'must not look like a project id (p_ and 16 hex digits)'),
     repoPath: z.string().min(1).max(4096),

@@ -58,6 +58,16 @@ describe('API refusals of bad input', () => {
     expect((await d.store.tasks.get(taskId)).status).not.toBe('cancelled');
   });
 
+  it('refuses a project name with a line break or an escape sequence, as a task title, and registers nothing', async () => {
+    const before = await d.store.projects.list();
+    for (const name of ['two\nlines', 'red \u001b[31mname']) {
+      const r = await call('POST', '/api/projects', JSON.stringify({ name, repoPath: makeRepo() }));
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toBe('Invalid body: name: must be one line without control characters (NUL, line breaks, tabs, escapes)');
+    }
+    expect(await d.store.projects.list()).toEqual(before);
+  });
+
   it('takes numbers in a query as plain decimal digits only, naming the parameter and what it expects', async () => {
     expect((await call('GET', '/api/tasks?limit=16')).status).toBe(200);
     for (const [url, message] of [
