@@ -13,6 +13,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { ROOT, cleanEnv, gitRepo } from '../cli/helpers.js';
 import { budget } from '../helpers/budget.js';
+import { silentServer } from '../helpers/silentServer.js';
 import { maestroArgs } from '../helpers/maestro.js';
 
 afterEach(() => removeTempDirs());
@@ -138,6 +139,22 @@ describe('maestro mcp', () => {
       await client.close();
     }
   }, budget(120_000));
+
+  it('gives up on a daemon URL where something accepts and never answers, saying so, instead of holding the agent for 5 minutes', async () => {
+    const silent = await silentServer();
+    const client = await connect(`http://127.0.0.1:${silent.port}`);
+    try {
+      // The SDK's own request timeout is also 60 s: the agent's host here waits longer, as a patient one would.
+      const r = (await client.callTool({ name: 'list_tasks', arguments: {} }, undefined, { timeout: budget(200_000) })) as CallResult;
+      expect(r.isError).toBe(true);
+      const { error } = JSON.parse(r.content[0]!.text) as { error: { code: string; message: string } };
+      expect(error.code).toBe('DAEMON_UNREACHABLE');
+      expect(error.message).toContain('it accepted the connection but sent no answer within 60 s');
+    } finally {
+      await client.close();
+      await silent.close();
+    }
+  }, budget(240_000));
 
   it('says so on stderr and exits as failed when a message is over the SDK\'s 10 MB, instead of ending as if the host hung up', () => {
     const r = spawnSync(process.execPath, [...maestroArgs(), 'mcp', '--knowledge-only', '--root', tempDir('maestro-mcp-root-')], {

@@ -12,7 +12,7 @@ import type { AgentProvider } from '../../agents/types.js';
 import { MaestroError } from '../../core/errors.js';
 import { existingDir } from '../input.js';
 import { action } from '../output.js';
-import { ApiClient } from '../../api/client.js';
+import { clientFor } from './common.js';
 import { claudeConfigDir } from '../../config/env.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
@@ -48,7 +48,7 @@ export function register(program: Command, ctx: CliContext): void {
         const knowledgeRoot = resolve(opts.root ?? process.cwd());
         const server = opts.knowledgeOnly
           ? createKnowledgeMcpServer({ knowledgeRoot, env: ctx.env })
-          : createMcpServer({ client: new ApiClient({ url: opts.url }, ctx.env), provider: await chooseProvider(opts, ctx.env), cwd: process.cwd(), knowledgeRoot, env: ctx.env });
+          : createMcpServer({ client: clientFor({ url: opts.url }, ctx.env), provider: await chooseProvider(opts, ctx.env), cwd: process.cwd(), knowledgeRoot, env: ctx.env });
         const transport = new StdioServerTransport();
         const closed = new Promise<void>((resolve) => {
           transport.onclose = () => resolve();
