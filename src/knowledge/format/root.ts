@@ -59,6 +59,8 @@ export function resolveWorkflowRoot(opts: ResolveRootOptions): WorkflowRoot {
     const given = resolve(opts.cwd ?? process.cwd(), opts.workflowRoot);
     if (existsSync(given) && !statSync(given).isDirectory()) throw new MaestroError('BAD_INPUT', `--workflow-root ${given} is not a directory.`);
     const workflowDir = basename(given) === '.workflow' ? given : join(given, '.workflow');
+    // A mistyped root would be created by the first write, and read as empty: its project folder must be there.
+    if (!existsSync(dirname(workflowDir))) throw new MaestroError('BAD_INPUT', `The knowledge root ${given} does not exist (moved or deleted?); nothing was read or written.`);
     return { projectDir: dirname(workflowDir), workflowDir, confined: true, home, uid, includeGlobal: opts.includeGlobal ?? false };
   }
   const start = resolve(opts.cwd ?? process.cwd());
