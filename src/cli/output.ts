@@ -15,6 +15,15 @@ export function printJson(value: unknown): void {
 }
 
 /**
+ * Control and invisible characters shown as `\u{1b}`, `\u{d}`, …: a terminal would run them (an escape sequence can
+ * hide the rest of a line, a carriage return overwrite it), so the person would not read the text as it is. Line
+ * breaks and tabs stay. The same set as the board's (web/src/components/hiddenChars.ts).
+ */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
  * Prints an error (as JSON when asked) and returns the exit code to use. A commander error thrown by an
  * action's own parsing (an InvalidArgumentError from a value read there) is a usage error, like the
  * ones commander reports itself.
@@ -23,7 +32,7 @@ export function reportError(err: unknown, json: boolean): number {
   const e = err instanceof CommanderError ? new MaestroError('BAD_INPUT', err.message.replace(/^error: /, ''), { cause: err }) : coerceError(err);
   const code = e instanceof MaestroError ? e.code : 'INTERNAL';
   if (json) process.stdout.write(`${JSON.stringify({ error: { code, message: e.message } })}\n`);
-  else process.stderr.write(`maestro: ${e.message}${code === 'INTERNAL' ? '' : ` [${code}]`}\n`);
+  else process.stderr.write(`maestro: ${visible(e.message)}${code === 'INTERNAL' ? '' : ` [${code}]`}\n`);
   if (e instanceof MaestroError && e.code === 'BAD_INPUT') return EXIT_USAGE;
   return EXIT_ERROR;
 }

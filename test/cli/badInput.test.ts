@@ -112,6 +112,15 @@ describe('maestro CLI: bad input is refused before anything happens', { timeout:
     expect(existsSync(join(root, '.workflow', 'sessions', 's1', 'knowledge-delta.json'))).toBe(false);
   });
 
+  it('an error echoing a value shows its escape sequences as text, never sends them to the terminal', async () => {
+    const root = tempDir('maestro-escape-');
+    const file = join(root, 'gone\u001b[2J\u001b[31mred');
+    const r = await cli(['knowledge', 'stage', 'spec', 'T', '--content-file', file, '--session', 's1', '--workflow-root', root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.stderr).toBe(`maestro: --content-file ${file.replace(/\u001b/g, '\\u{1b}')} does not exist. [BAD_INPUT]\n`);
+  });
+
   it('serve refuses a home that is a file and an address this machine has not, before creating the home', async () => {
     const file = join(tempDir('maestro-bad-home-'), 'file');
     writeFileSync(file, 'x');

@@ -12,7 +12,7 @@ import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { existingDir, readTextFile } from '../input.js';
-import { action, printJson } from '../output.js';
+import { action, printJson, visible } from '../output.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 
@@ -247,14 +247,6 @@ export function addRunLifecycleCommands(run: Command, ctx: CliContext): void {
       out(o, { ...r, ledger_revision: ledger?.revision ?? null }, `run ${rid} sealed; ${r.suppressed} exact duplicate(s) suppressed; ${r.pending} pending`);
     }),
   );
-}
-
-/**
- * Control characters shown as `\u{1b}`, `\u{d}`, …: a terminal would run them (an escape sequence can hide the
- * rest of a line, a carriage return overwrite it), so the person would not read the text a promote writes.
- */
-function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 }
 
 function renderReview(r: ReviewResult, triage: boolean): string {
