@@ -256,7 +256,7 @@ export class Orchestrator {
     const runs = running.filter((run) => run.owner === this.owner && !this.runStarter.isStarting(run.taskId));
     const busy = new Set(running.map((run) => run.taskId));
     // Their tasks in one read (at most maxConcurrentRuns), not one read each on every tick.
-    const tasks = new Map((await this.store.tasks.list({ ids: runs.map((run) => run.taskId) })).map((t) => [t.id, t]));
+    const tasks = new Map((await this.store.tasks.byIds(runs.map((run) => run.taskId))).map((t) => [t.id, t]));
     for (const run of runs) {
       const task = tasks.get(run.taskId) ?? (await this.store.tasks.row(run.taskId));
       const live = IN_FLIGHT_STATUSES.includes(task.status) && takesResult(task, run, this.owner); // as its result would be

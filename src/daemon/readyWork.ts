@@ -26,8 +26,6 @@ import type { Store } from '../store/store.js';
 import type { Candidate } from './candidate.js';
 
 const ACTIVE_STATUSES = TASK_STATUSES.filter((s) => !FINISHED_STATUSES.includes(s));
-/** How many tasks one `ids` read asks for. */
-const READ_CHUNK = 500;
 
 export interface ReadyWorkOptions {
   /** How often the model is rebuilt from scratch as a check. */
@@ -74,7 +72,7 @@ export class ReadyWork {
   private async readyNow(): Promise<Task[]> {
     const stamps = await this.store.tasks.claimableStamps(10_000);
     const stale = stamps.filter((s) => this.active.get(s.id)?.updatedAt !== s.updatedAt).map((s) => s.id);
-    for (const t of await this.read(stale)) this.apply(t);
+    for (const t of await this.store.tasks.byIds(stale)) this.apply(t);
     // A task changed again between the two reads is left to the next tick.
     return stamps.map((s) => this.active.get(s.id)).filter((t): t is Task => t !== undefined && t.status === 'ready');
   }
@@ -90,18 +88,11 @@ export class ReadyWork {
     }
   }
 
-  private async read(ids: Iterable<string>): Promise<Task[]> {
-    const all = [...ids];
-    const out: Task[] = [];
-    for (let i = 0; i < all.length; i += READ_CHUNK) out.push(...(await this.store.tasks.list({ ids: all.slice(i, i + READ_CHUNK), limit: READ_CHUNK })));
-    return out;
-  }
-
   /** Reads the dependencies of ready tasks the model knows nothing about (done ones, mostly). */
   private async loadDeps(ready: readonly Task[]): Promise<void> {
     const unknown = new Set<string>();
     for (const t of ready) for (const d of t.deps) if (!this.active.has(d) && !this.done.has(d)) unknown.add(d);
-    if (unknown.size) for (const t of await this.read(unknown)) this.apply(t);
+    if (unknown.size) for (const t of await this.store.tasks.byIds(unknown)) this.apply(t);
   }
 
   /** Applies the task events written since the last tick. */
@@ -115,7 +106,7 @@ export class ReadyWork {
         // A new version: the tasks that depended on the old one now depend on it (ops/gates.ts).
         if (e.type === 'task.created' && typeof e.payload.parentVersionId === 'string') for (const d of this.ranking.dependentsOf(e.payload.parentVersionId)) ids.add(d);
       }
-      const found = await this.read(ids);
+      const found = await this.store.tasks.byIds(ids);
       for (const t of found) this.apply(t);
       const seen = new Set(found.map((t) => t.id));
       for (const id of ids) {

@@ -99,18 +99,13 @@ export async function pruneFinishedWorktrees(store: Store, home: string, opts: {
 /** Which of these worktree names (`<taskId>-v<version>`, `<taskId>-plan`) belong to a task's current, unfinished work. */
 async function worktreesInUse(store: Store, names: readonly string[]): Promise<string[]> {
   const parsed = names.map((name) => ({ name, m: /^(.+)-(?:v(\d+)|plan)$/.exec(name) }));
-  const ids = [...new Set(parsed.flatMap(({ m }) => (m ? [m[1]!] : [])))];
-  const tasks = new Map<string, Task>();
-  for (let i = 0; i < ids.length; i += ID_CHUNK) for (const t of await store.tasks.list({ ids: ids.slice(i, i + ID_CHUNK), limit: ID_CHUNK })) tasks.set(t.id, t);
+  const tasks = new Map((await store.tasks.byIds(parsed.flatMap(({ m }) => (m ? [m[1]!] : [])))).map((t) => [t.id, t]));
   return parsed.flatMap(({ name, m }) => {
     const task = m ? tasks.get(m[1]!) : undefined;
     if (!task || FINISHED_STATUSES.includes(task.status)) return [];
     return m![2] === undefined || Number(m![2]) === task.version ? [name] : [];
   });
 }
-
-/** How many tasks one `ids` read asks for (listTasks reads at most 1,000). */
-const ID_CHUNK = 500;
 
 /**
  * Removes the agents' scratch folders (agentRunFolder.ts) of this home's runs that are no longer running: a worker

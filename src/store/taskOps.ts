@@ -17,7 +17,7 @@ import { editTask } from './ops/editTask.js';
 import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
-import { findTask, getTask, listTasks, taskRow, type TaskFilter } from './ops/getTask.js';
+import { findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
@@ -44,6 +44,8 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
     row: (id: string) => taskRow(db, id),
     find: (id: string) => findTask(db, id),
     list: (filter?: TaskFilter) => listTasks(db, filter),
+    /** Every task among `ids`, however many (list's `ids` takes at most 1,000). */
+    byIds: (ids: Iterable<string>) => tasksByIds(db, ids),
     edit: (id: string, edit: TaskEdit) =>
       tx('tasks.edit', async (q, now) => {
         const task = await editTask(q, id, edit, now);
