@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { budget } from './test/helpers/budget.js';
+import { PlannedSequencer } from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -14,5 +15,7 @@ export default defineConfig({
     pool: 'forks',
     // 2 cores: more workers only contend with the processes the suites start.
     maxWorkers: 2,
+    // Never two suites that fill the machine at once, whatever order a clone lists the files in.
+    sequence: { sequencer: PlannedSequencer },
   },
 });
