@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
-import { blobTextDiff, lineCounts, nulTextBlobs, showNuls } from './nulText.js';
+import { binaryTexts, blobTextDiff, lineCounts, showNuls, showsAsText } from './binaryText.js';
 import { gitdirPointer } from './onDisk.js';
 import { DIFF_CONFIG, DIFF_WHOLE, patchFileNames } from './patch.js';
 
@@ -97,10 +97,10 @@ export async function diffStats(cwd: string, base: string, head: string, ownedFi
     const entryOf = raw[at];
     if (m[1] === '-' && entryOf && entryOf.path === m[3] && entryOf.newMode !== '160000') binary.push(entryOf);
   }
-  // A "binary" file that is text but for NUL bytes counts its lines (nulText.ts).
-  const nulText = await nulTextBlobs(cwd, binary.flatMap((r) => [r.oldSha, r.newSha]));
-  for (const r of binary.filter((b) => nulText.has(b.oldSha) || nulText.has(b.newSha))) {
-    const counts = lineCounts(await blobTextDiff(cwd, r.oldSha, r.newSha));
+  // A "binary" file that is text all the same counts its lines (binaryText.ts).
+  const texts = await binaryTexts(cwd, binary.flatMap((r) => [r.oldSha, r.newSha]));
+  for (const r of binary.filter((b) => showsAsText(texts, b.oldSha, b.newSha))) {
+    const counts = lineCounts(await blobTextDiff(texts, r.oldSha, r.newSha));
     linesAdded += counts.additions;
     linesDeleted += counts.deletions;
   }
@@ -156,7 +156,7 @@ async function strayGitlinksOf(cwd: string, head: string, gitlinks: string[]): P
  * the shared config) replaced it with that program's output, text that is not what the merge lands.
  */
 export async function diffText(cwd: string, base: string, head: string, maxChars = 60_000): Promise<string> {
-  const stdout = await withNulText(cwd, await committedDiff(cwd, base, ['--no-color', '--no-ext-diff', '--no-textconv', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', `${base}...${head}`]));
+  const stdout = await withBinaryText(cwd, await committedDiff(cwd, base, ['--no-color', '--no-ext-diff', '--no-textconv', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', `${base}...${head}`]));
   if (stdout.length <= maxChars) return stdout;
   // Past the cut, the reviewers would never see a change at all (padding could push one there): they are told
   // which files they did not see whole, to read before their verdict. Named as the patch parser names them: a
@@ -166,8 +166,8 @@ export async function diffText(cwd: string, base: string, head: string, maxChars
   return `${stdout.slice(0, maxChars)}\n[diff cut at ${maxChars} of ${stdout.length} characters. Not shown above, in part or at all, the changes to: ${unseen.join(', ')}. Read those files in the working directory before your verdict: it must cover the whole change.]`;
 }
 
-/** A file's "Binary files … differ" in `patch` replaced by its lines when it is text but for NUL bytes (nulText.ts). */
-async function withNulText(cwd: string, patch: string): Promise<string> {
+/** A file's "Binary files … differ" in `patch` replaced by its lines when it is text all the same (binaryText.ts). */
+async function withBinaryText(cwd: string, patch: string): Promise<string> {
   if (!patch.includes('\nBinary files ')) return patch;
   const lines = patch.split('\n');
   // Each binary line with the blob ids of its block's `index <old>..<new>` line (--full-index).
@@ -179,11 +179,12 @@ async function withNulText(cwd: string, patch: string): Promise<string> {
     if (index) ids = [index[1]!, index[2]!];
     if (line.startsWith('Binary files ') && ids) binary.push({ at, from: ids[0], to: ids[1] });
   }
-  const nulText = await nulTextBlobs(cwd, binary.flatMap((b) => [b.from, b.to]));
+  const texts = await binaryTexts(cwd, binary.flatMap((b) => [b.from, b.to]));
   for (const b of binary.reverse()) {
-    if (!nulText.has(b.from) && !nulText.has(b.to)) continue;
-    const note = '[Git calls this file binary for the NUL bytes in it; its change is shown as text, each NUL as \\u{0}.]';
-    lines.splice(b.at, 1, note, ...(await blobTextDiff(cwd, b.from, b.to)).map(showNuls));
+    if (!showsAsText(texts, b.from, b.to)) continue;
+    const why = [...new Set([texts.get(b.from)?.why, texts.get(b.to)?.why].filter(Boolean))].join(', ');
+    const note = `[Git calls this file binary (${why}); its change is shown as text, each NUL as \\u{0}.]`;
+    lines.splice(b.at, 1, note, ...(await blobTextDiff(texts, b.from, b.to)).map(showNuls));
   }
   return lines.join('\n');
 }

@@ -21,6 +21,8 @@ export interface GitOptions {
   input?: string;
   /** A command that talks to a remote: stopped when git writes nothing for this long (see ExecRequest.stallMs). */
   stallMs?: number;
+  /** 'latin1': stdout's bytes kept as they are, one char each (`Buffer.from(stdout, 'latin1')`). */
+  encoding?: 'utf8' | 'latin1';
 }
 
 export interface GitResult {
@@ -99,7 +101,7 @@ async function runGit(cwd: string, args: string[], options: GitOptions): Promise
   // Agent commits are authored by Maestro unless the environment says otherwise. Git runs the
   // repository's hooks, which an agent's worktree can reach: they see git's and ssh's settings, not the daemon's secrets.
   const env = { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
-  const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs };
+  const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs, encoding: options.encoding };
   return gitResult(cwd, args, options, await execute(req));
 }
 

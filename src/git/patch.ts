@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { git } from './git.js';
-import { blobTextDiff, nulTextBlobs } from './nulText.js';
+import { binaryTexts, blobTextDiff, showsAsText } from './binaryText.js';
 import { gitName, listingSpecs, pathBytes, pathspecOf, sideName, unprintable, type GitName } from './gitNames.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
@@ -299,11 +299,11 @@ function planPatch(all: RawEntry[], entries: RawEntry[], bytes: (e: RawEntry) =>
   return { big, pathspec: entries.filter((e) => !big.has(e)).flatMap(namesOf).map((n) => pathspecOf(n, '').spec), opts };
 }
 
-/** The files git calls binary that are text but for NUL bytes, drawn as text (nulText.ts); the rules of fillHunks hold. */
-async function showNulText(cwd: string, binary: RawEntry[], files: Map<RawEntry, DiffFile>, whole: boolean): Promise<void> {
-  const nulText = await nulTextBlobs(cwd, binary.flatMap((e) => e.blobs));
-  for (const e of binary.filter((b) => b.blobs.some((sha) => nulText.has(sha)))) {
-    const hunks = parseHunks(await blobTextDiff(cwd, e.blobs[0]!, e.blobs[1]!));
+/** The files git calls binary that are text all the same, drawn as text (binaryText.ts); the rules of fillHunks hold. */
+async function showBinaryText(cwd: string, binary: RawEntry[], files: Map<RawEntry, DiffFile>, whole: boolean): Promise<void> {
+  const texts = await binaryTexts(cwd, binary.flatMap((e) => e.blobs));
+  for (const e of binary.filter((b) => showsAsText(texts, b.blobs[0]!, b.blobs[1]!))) {
+    const hunks = parseHunks(await blobTextDiff(texts, e.blobs[0]!, e.blobs[1]!));
     const f = files.get(e)!;
     Object.assign(f, { binary: false, additions: 0, deletions: 0 });
     for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
@@ -329,7 +329,7 @@ export async function readPatch(cwd: string, base: string, head: string, options
     // One patch for every file that is not too big: the whole change, or only the files asked for.
     const patch = await git(cwd, [...DIFF_FLAGS, 'diff', '--patch', '--unified=3', '--src-prefix=a/', '--dst-prefix=b/', ...opts, ...range, ...(pathspec.length ? ['--', ...pathspec] : [])]);
     fillHunks(shown, files, splitPatch(patch.stdout), whole);
-    await showNulText(cwd, shown.filter((e) => files.get(e)!.binary && e.status !== 'type_changed'), files, whole);
+    await showBinaryText(cwd, shown.filter((e) => files.get(e)!.binary && e.status !== 'type_changed'), files, whole);
   }
   if (big.size) {
     // -z: names as UTF-8, lossy for a name that is not (two such names may share their counts).

@@ -21,6 +21,8 @@ export interface ExecRequest {
    * and the whole group is stopped: git's helpers (ssh, git-remote-https) hold the connection.
    */
   stallMs?: number;
+  /** How stdout and stderr are read: 'latin1' keeps every byte as the char of its code (a blob that is not UTF-8). */
+  encoding?: 'utf8' | 'latin1';
 }
 
 export interface ExecOutcome {
@@ -51,7 +53,7 @@ export function execOnce(req: ExecRequest): Promise<ExecOutcome> {
     const stall = req.stallMs === undefined ? null : stallTimer(req.stallMs, () => stop({ errno: 'STALLED', message: `nothing from it for ${req.stallMs! / 1000} s, stopped` }));
     for (const name of ['stdout', 'stderr'] as const) {
       child[name].on('error', () => {}); // destroyed after a stop
-      child[name].setEncoding('utf8').on('data', (chunk: string) => {
+      child[name].setEncoding(req.encoding ?? 'utf8').on('data', (chunk: string) => {
         stall?.again();
         out[name] += chunk;
         if (out[name].length > req.maxBuffer) stop({ errno: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER', message: `${name} maxBuffer length exceeded` });

