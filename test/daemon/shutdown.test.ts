@@ -16,18 +16,22 @@ import { createStore, type Store } from '../../src/store/store.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
-import { poll } from '../helpers/wait.js';
+import { GiveUp, poll } from '../helpers/wait.js';
 import { maestroArgs } from '../helpers/maestro.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/long-agent.yaml', import.meta.url));
 
-function serve(home: string, extra: string[] = []): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
+/** A daemon process; `alive()` ends a wait at once (GiveUp) with the daemon's stderr when it has exited. */
+function serve(home: string, extra: string[] = []): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string; alive: () => void } {
   const child = spawn(process.execPath, [...maestroArgs(), 'serve', '--home', home, '--no-demo', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const untrack = trackResource('process', `daemon ${child.pid}`, () => child.kill('SIGKILL'));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { untrack(); resolve(code); }));
-  return { child, exited, stderr: () => err };
+  const alive = () => {
+    if (child.exitCode !== null || child.signalCode !== null) throw new GiveUp(`the daemon exited (${child.exitCode ?? child.signalCode}): ${err}`);
+  };
+  return { child, exited, stderr: () => err, alive };
 }
 
 describe('daemon shutdown and bad input', () => {
@@ -48,7 +52,7 @@ describe('daemon shutdown and bad input', () => {
     const s = store;
 
     const first = serve(home);
-    await poll(async () => (await s.events.list({ taskId: t.id, type: 'run.phase', limit: 1000 })).events.find((e) => e.payload.stage === 'agent' && e.payload.state === 'start'), 'the agent stage to start');
+    await poll(async () => (first.alive(), (await s.events.list({ taskId: t.id, type: 'run.phase', limit: 1000 })).events.find((e) => e.payload.stage === 'agent' && e.payload.state === 'start')), 'the agent stage to start');
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     expect(first.stderr()).toMatch(/finishing running stages[\s\S]*maestro: daemon stopped\n/);
@@ -60,7 +64,7 @@ describe('daemon shutdown and bad input', () => {
     expect(Object.keys(JSON.parse(readFileSync(join(run!.runDir!, 'stages.json'), 'utf8')).done)).toContain('agent');
 
     const second = serve(home);
-    await poll(async () => (await s.tasks.get(t.id)).status === 'done', 'done after the restart');
+    await poll(async () => (second.alive(), (await s.tasks.get(t.id)).status === 'done'), 'done after the restart');
     second.child.kill('SIGTERM');
     await second.exited;
     const executeCalls = readFileSync(callLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((c) => c.role === 'execute');
