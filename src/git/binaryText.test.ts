@@ -97,4 +97,23 @@ describe('a file git calls binary for its NUL bytes', () => {
     expect(readableText(Buffer.from('a\0b'))).toEqual({ text: 'a\0b', why: 'NUL bytes' });
     expect(readableText(Buffer.from('plain'))).toEqual({ text: 'plain', why: null });
   });
+
+  it("shows on the board a text file the project marks -diff (a lockfile), and tells the reviewers its size, not counting it", async () => {
+    const repo = makeRepo();
+    writeFileSync(join(repo, '.gitattributes'), 'package-lock.json -diff\n');
+    writeFileSync(join(repo, 'package-lock.json'), '{\n  "resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz"\n}\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'lock');
+    git(repo, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(repo, 'package-lock.json'), '{\n  "resolved": "https://evil.example/left-pad-1.3.0.tgz"\n}\n');
+    git(repo, 'commit', '-q', '-am', 'swap the source');
+    const [lock] = await readPatch(repo, 'main', 'topic');
+    expect(lock).toMatchObject({ path: 'package-lock.json', binary: false, additions: 1, deletions: 1 });
+    expect(lock!.hunks[0]!.lines.find((l) => l.kind === 'add')!.text).toBe('  "resolved": "https://evil.example/left-pad-1.3.0.tgz"');
+    const text = await diffText(repo, 'main', 'topic');
+    expect(text).toContain("[The project's .gitattributes marks this text file -diff: its change (+1 −1 lines) is not shown here.");
+    expect(text).not.toContain('evil.example');
+    expect(await diffStats(repo, 'main', 'topic', [])).toMatchObject({ files: ['package-lock.json'], linesAdded: 0, linesDeleted: 0 });
+  });
 });
+

@@ -88,6 +88,9 @@ export async function textDiff(from: string | null, to: string | null): Promise<
 /** Whether the change from blob `from` to blob `to` is to be shown as text (see binaryTexts). */
 export const showsAsText = (texts: Map<string, BlobText>, from: string, to: string): boolean => Boolean(texts.get(from)?.why || texts.get(to)?.why);
 
+/** Whether each side of the change that exists is text: so is a file git calls binary because the project marks it `-diff`. */
+export const allText = (texts: Map<string, BlobText>, from: string, to: string): boolean => [from, to].filter((sha) => !ZERO_SHA.test(sha)).every((sha) => texts.has(sha));
+
 /** The lines of the change from blob `from` to blob `to` as text, given `texts` from binaryTexts. */
 export function blobTextDiff(texts: Map<string, BlobText>, from: string, to: string): Promise<string[]> {
   return textDiff(texts.get(from)?.text ?? null, texts.get(to)?.text ?? null);

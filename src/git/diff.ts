@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
-import { binaryTexts, blobTextDiff, lineCounts, showNuls, showsAsText } from './binaryText.js';
+import { allText, binaryTexts, blobTextDiff, lineCounts, showNuls, showsAsText } from './binaryText.js';
 import { gitdirPointer } from './onDisk.js';
 import { DIFF_CONFIG, DIFF_WHOLE, patchFileNames } from './patch.js';
 
@@ -181,10 +181,15 @@ async function withBinaryText(cwd: string, patch: string): Promise<string> {
   }
   const texts = await binaryTexts(cwd, binary.flatMap((b) => [b.from, b.to]));
   for (const b of binary.reverse()) {
-    if (!showsAsText(texts, b.from, b.to)) continue;
-    const why = [...new Set([texts.get(b.from)?.why, texts.get(b.to)?.why].filter(Boolean))].join(', ');
-    const note = `[Git calls this file binary (${why}); its change is shown as text, each NUL as \\u{0}.]`;
-    lines.splice(b.at, 1, note, ...(await blobTextDiff(texts, b.from, b.to)).map(showNuls));
+    if (showsAsText(texts, b.from, b.to)) {
+      const why = [...new Set([texts.get(b.from)?.why, texts.get(b.to)?.why].filter(Boolean))].join(', ');
+      const note = `[Git calls this file binary (${why}); its change is shown as text, each NUL as \\u{0}.]`;
+      lines.splice(b.at, 1, note, ...(await blobTextDiff(texts, b.from, b.to)).map(showNuls));
+    } else if (allText(texts, b.from, b.to)) {
+      // The project marks it -diff (a lockfile): its lines stay out, as the project asks, but not its size.
+      const { additions, deletions } = lineCounts(await blobTextDiff(texts, b.from, b.to));
+      lines[b.at] = `[The project's .gitattributes marks this text file -diff: its change (+${additions} −${deletions} lines) is not shown here. Read it in the working directory if your verdict depends on it (a dependency's source or checksum).]`;
+    }
   }
   return lines.join('\n');
 }

@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { git } from './git.js';
-import { binaryTexts, blobTextDiff, showsAsText } from './binaryText.js';
+import { allText, binaryTexts, blobTextDiff, showsAsText } from './binaryText.js';
 import { gitName, listingSpecs, pathBytes, pathspecOf, sideName, unprintable, type GitName } from './gitNames.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
@@ -299,10 +299,14 @@ function planPatch(all: RawEntry[], entries: RawEntry[], bytes: (e: RawEntry) =>
   return { big, pathspec: entries.filter((e) => !big.has(e)).flatMap(namesOf).map((n) => pathspecOf(n, '').spec), opts };
 }
 
-/** The files git calls binary that are text all the same, drawn as text (binaryText.ts); the rules of fillHunks hold. */
+/**
+ * The files git calls binary that are text all the same, drawn as text (binaryText.ts), with the rules of
+ * fillHunks: also a file the project marks `-diff` (a lockfile), which git's console diff leaves out as noise, and
+ * whose change a person approving it must be able to read (a dependency's URL swapped).
+ */
 async function showBinaryText(cwd: string, binary: RawEntry[], files: Map<RawEntry, DiffFile>, whole: boolean): Promise<void> {
   const texts = await binaryTexts(cwd, binary.flatMap((e) => e.blobs));
-  for (const e of binary.filter((b) => showsAsText(texts, b.blobs[0]!, b.blobs[1]!))) {
+  for (const e of binary.filter((b) => showsAsText(texts, b.blobs[0]!, b.blobs[1]!) || allText(texts, b.blobs[0]!, b.blobs[1]!))) {
     const hunks = parseHunks(await blobTextDiff(texts, e.blobs[0]!, e.blobs[1]!));
     const f = files.get(e)!;
     Object.assign(f, { binary: false, additions: 0, deletions: 0 });
