@@ -52,7 +52,7 @@ describe('a file git calls binary for its NUL bytes', () => {
     const repo = hostileChange();
     const files = await readPatch(repo, 'main', 'topic');
     const app = files.find((f) => f.path === 'app.ts')!;
-    expect(app).toMatchObject({ binary: false, additions: 2, deletions: 1, collapsed: false });
+    expect(app).toMatchObject({ binary: false, gitBinary: 'nul_bytes', additions: 2, deletions: 1, collapsed: false });
     expect(app.hunks.flatMap((h) => h.lines.map((l) => `${l.kind} ${l.oldLine ?? '-'} ${l.newLine ?? '-'} ${l.text}`))).toEqual([
       'del 1 - export const a = 1;',
       'add - 1 export const a = 1; // \0',
@@ -61,8 +61,10 @@ describe('a file git calls binary for its NUL bytes', () => {
     const added = files.find((f) => f.path === 'new.ts')!;
     expect(added).toMatchObject({ binary: false, additions: 2, deletions: 0 });
     expect(added.hunks[0]!.lines.at(-1)).toMatchObject({ kind: 'add', text: 'runEvil();', newLine: 2, noNewline: true });
+    expect(files.find((f) => f.path === 'wide.ts')).toMatchObject({ binary: false, gitBinary: 'utf16' });
     expect(files.find((f) => f.path === 'wide.ts')!.hunks[0]!.lines.map((l) => l.text)).toEqual(['export const b = 2;', 'wideEvil();']);
     expect(files.find((f) => f.path === 'logo.png')).toMatchObject({ binary: true, additions: 0, hunks: [] });
+    expect(files.find((f) => f.path === 'logo.png')!.gitBinary).toBeUndefined();
     const [alone] = await readPatch(repo, 'main', 'topic', { file: 'app.ts' });
     expect(alone).toMatchObject({ binary: false, additions: 2, deletions: 1 });
   });
@@ -89,12 +91,12 @@ describe('a file git calls binary for its NUL bytes', () => {
 
   it('tells text from what is not: UTF-16 needs its mark and whole pairs, UTF-8 every byte right', () => {
     const wide = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
-    expect(readableText(wide('a\n'))).toEqual({ text: 'a\n', why: 'UTF-16' });
-    expect(readableText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('a', 'utf16le').swap16()]))).toEqual({ text: 'a', why: 'UTF-16' });
+    expect(readableText(wide('a\n'))).toEqual({ text: 'a\n', why: 'utf16' });
+    expect(readableText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('a', 'utf16le').swap16()]))).toEqual({ text: 'a', why: 'utf16' });
     expect(readableText(wide('a').subarray(0, 3))).toBeNull(); // half a unit
     expect(readableText(Buffer.concat([wide('a'), Buffer.from([0x00, 0xd8])]))).toBeNull(); // an unpaired surrogate
     expect(readableText(Buffer.from([0x61, 0x00, 0xff]))).toBeNull(); // Latin-1, not UTF-8
-    expect(readableText(Buffer.from('a\0b'))).toEqual({ text: 'a\0b', why: 'NUL bytes' });
+    expect(readableText(Buffer.from('a\0b'))).toEqual({ text: 'a\0b', why: 'nul_bytes' });
     expect(readableText(Buffer.from('plain'))).toEqual({ text: 'plain', why: null });
   });
 
@@ -108,7 +110,7 @@ describe('a file git calls binary for its NUL bytes', () => {
     writeFileSync(join(repo, 'package-lock.json'), '{\n  "resolved": "https://evil.example/left-pad-1.3.0.tgz"\n}\n');
     git(repo, 'commit', '-q', '-am', 'swap the source');
     const [lock] = await readPatch(repo, 'main', 'topic');
-    expect(lock).toMatchObject({ path: 'package-lock.json', binary: false, additions: 1, deletions: 1 });
+    expect(lock).toMatchObject({ path: 'package-lock.json', binary: false, gitBinary: 'marked_diff', additions: 1, deletions: 1 });
     expect(lock!.hunks[0]!.lines.find((l) => l.kind === 'add')!.text).toBe('  "resolved": "https://evil.example/left-pad-1.3.0.tgz"');
     const text = await diffText(repo, 'main', 'topic');
     expect(text).toContain("[The project's .gitattributes marks this text file -diff: its change (+1 −1 lines) is not shown here.");

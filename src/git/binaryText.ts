@@ -12,10 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
 
+/** Why git calls a text file binary: NUL bytes in it, UTF-16, or the project's `-diff` (see allText). */
+export type GitBinaryText = 'nul_bytes' | 'utf16' | 'marked_diff';
+
 export interface BlobText {
   text: string;
   /** Why git calls it binary; null for UTF-8 text git reads as such (the other side of a change). */
-  why: 'NUL bytes' | 'UTF-16' | null;
+  why: Exclude<GitBinaryText, 'marked_diff'> | null;
 }
 
 /** Git's binary test: a NUL in the first this many bytes. */
@@ -37,13 +40,13 @@ export function readableText(bytes: Buffer): BlobText | null {
   const bom = bytes.subarray(0, 2).toString('hex');
   if ((bom === 'fffe' || bom === 'feff') && bytes.length % 2 === 0) {
     try {
-      return { text: new TextDecoder(bom === 'fffe' ? 'utf-16le' : 'utf-16be', { fatal: true }).decode(bytes), why: 'UTF-16' };
+      return { text: new TextDecoder(bom === 'fffe' ? 'utf-16le' : 'utf-16be', { fatal: true }).decode(bytes), why: 'utf16' };
     } catch {
       return null; // Not UTF-16 after all (an unpaired surrogate).
     }
   }
   if (!isUtf8(bytes)) return null;
-  return { text: bytes.toString('utf8'), why: bytes.subarray(0, GIT_BINARY_PROBE).includes(0) ? 'NUL bytes' : null };
+  return { text: bytes.toString('utf8'), why: bytes.subarray(0, GIT_BINARY_PROBE).includes(0) ? 'nul_bytes' : null };
 }
 
 /**
@@ -85,11 +88,16 @@ export async function textDiff(from: string | null, to: string | null): Promise<
   }
 }
 
-/** Whether the change from blob `from` to blob `to` is to be shown as text (see binaryTexts). */
-export const showsAsText = (texts: Map<string, BlobText>, from: string, to: string): boolean => Boolean(texts.get(from)?.why || texts.get(to)?.why);
-
-/** Whether each side of the change that exists is text: so is a file git calls binary because the project marks it `-diff`. */
-export const allText = (texts: Map<string, BlobText>, from: string, to: string): boolean => [from, to].filter((sha) => !ZERO_SHA.test(sha)).every((sha) => texts.has(sha));
+/**
+ * Why the change from blob `from` to blob `to`, which git calls binary, is text all the same (see binaryTexts), or
+ * null when it is not: a side that is text git calls binary, else every side that exists text, which is a file the
+ * project marks `-diff` (a lockfile).
+ */
+export function binaryTextOf(texts: Map<string, BlobText>, from: string, to: string): GitBinaryText | null {
+  const why = texts.get(to)?.why ?? texts.get(from)?.why;
+  if (why) return why;
+  return [from, to].filter((sha) => !ZERO_SHA.test(sha)).every((sha) => texts.has(sha)) ? 'marked_diff' : null;
+}
 
 /** The lines of the change from blob `from` to blob `to` as text, given `texts` from binaryTexts. */
 export function blobTextDiff(texts: Map<string, BlobText>, from: string, to: string): Promise<string[]> {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
-import { allText, binaryTexts, blobTextDiff, lineCounts, showNuls, showsAsText } from './binaryText.js';
+import { binaryTextOf, binaryTexts, blobTextDiff, lineCounts, showNuls } from './binaryText.js';
 import { gitdirPointer } from './onDisk.js';
 import { DIFF_CONFIG, DIFF_WHOLE, patchFileNames } from './patch.js';
 
@@ -99,7 +99,8 @@ export async function diffStats(cwd: string, base: string, head: string, ownedFi
   }
   // A "binary" file that is text all the same counts its lines (binaryText.ts).
   const texts = await binaryTexts(cwd, binary.flatMap((r) => [r.oldSha, r.newSha]));
-  for (const r of binary.filter((b) => showsAsText(texts, b.oldSha, b.newSha))) {
+  // Not a file the project marks -diff: its lines stay out of the limit, as the project asks.
+  for (const r of binary.filter((b) => ['nul_bytes', 'utf16'].includes(binaryTextOf(texts, b.oldSha, b.newSha) ?? ''))) {
     const counts = lineCounts(await blobTextDiff(texts, r.oldSha, r.newSha));
     linesAdded += counts.additions;
     linesDeleted += counts.deletions;
@@ -181,11 +182,11 @@ async function withBinaryText(cwd: string, patch: string): Promise<string> {
   }
   const texts = await binaryTexts(cwd, binary.flatMap((b) => [b.from, b.to]));
   for (const b of binary.reverse()) {
-    if (showsAsText(texts, b.from, b.to)) {
-      const why = [...new Set([texts.get(b.from)?.why, texts.get(b.to)?.why].filter(Boolean))].join(', ');
-      const note = `[Git calls this file binary (${why}); its change is shown as text, each NUL as \\u{0}.]`;
+    const why = binaryTextOf(texts, b.from, b.to);
+    if (why === 'nul_bytes' || why === 'utf16') {
+      const note = `[Git calls this file binary (${why === 'utf16' ? 'UTF-16' : 'NUL bytes'}); its change is shown as text, each NUL as \\u{0}.]`;
       lines.splice(b.at, 1, note, ...(await blobTextDiff(texts, b.from, b.to)).map(showNuls));
-    } else if (allText(texts, b.from, b.to)) {
+    } else if (why === 'marked_diff') {
       // The project marks it -diff (a lockfile): its lines stay out, as the project asks, but not its size.
       const { additions, deletions } = lineCounts(await blobTextDiff(texts, b.from, b.to));
       lines[b.at] = `[The project's .gitattributes marks this text file -diff: its change (+${additions} −${deletions} lines) is not shown here. Read it in the working directory if your verdict depends on it (a dependency's source or checksum).]`;

@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { git } from './git.js';
-import { allText, binaryTexts, blobTextDiff, showsAsText } from './binaryText.js';
+import { binaryTextOf, binaryTexts, blobTextDiff, type GitBinaryText } from './binaryText.js';
 import { gitName, listingSpecs, pathBytes, pathspecOf, sideName, unprintable, type GitName } from './gitNames.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
@@ -38,6 +38,8 @@ export interface DiffFile {
   oldMode: string | null;
   newMode: string | null;
   binary: boolean;
+  /** Set when git calls the file binary and it is shown as text all the same (binaryText.ts): why git does. */
+  gitBinary?: GitBinaryText;
   additions: number;
   deletions: number;
   /** True: hunks omitted because the change is large (see the limits below). */
@@ -306,10 +308,12 @@ function planPatch(all: RawEntry[], entries: RawEntry[], bytes: (e: RawEntry) =>
  */
 async function showBinaryText(cwd: string, binary: RawEntry[], files: Map<RawEntry, DiffFile>, whole: boolean): Promise<void> {
   const texts = await binaryTexts(cwd, binary.flatMap((e) => e.blobs));
-  for (const e of binary.filter((b) => showsAsText(texts, b.blobs[0]!, b.blobs[1]!) || allText(texts, b.blobs[0]!, b.blobs[1]!))) {
+  for (const e of binary) {
+    const gitBinary = binaryTextOf(texts, e.blobs[0]!, e.blobs[1]!);
+    if (!gitBinary) continue;
     const hunks = parseHunks(await blobTextDiff(texts, e.blobs[0]!, e.blobs[1]!));
     const f = files.get(e)!;
-    Object.assign(f, { binary: false, additions: 0, deletions: 0 });
+    Object.assign(f, { binary: false, gitBinary, additions: 0, deletions: 0 });
     for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
     f.collapsed = f.additions + f.deletions > (whole ? COLLAPSE_LINES : PLACEHOLDER_LINES);
     f.hunks = f.collapsed ? [] : hunks;

@@ -133,6 +133,7 @@ export const diffFileSchema = z.strictObject({
   oldMode: z.string().nullable().describe("git's mode before ('100644', '100755' executable, '120000' symlink); null when added"),
   newMode: z.string().nullable().describe("git's mode after; null when deleted"),
   binary: z.boolean().describe("a side's content is binary and not in hunks; a type change's other side (a symlink's target) still is"),
+  gitBinary: z.enum(['nul_bytes', 'utf16', 'marked_diff']).optional().describe("git calls the file binary, and it is text shown in hunks all the same: it holds NUL bytes, it is UTF-16, or the project's .gitattributes marks it -diff"),
   additions: z.number(),
   deletions: z.number(),
   collapsed: z.boolean().describe('hunks omitted: the file is large, or the listing drew its 20,000 lines before it; ?file= asks for it whole'),

@@ -111,6 +111,7 @@ export const en = {
     keys: 'Keys: j / k next / previous file', noFiles: 'No file changed.', files: 'Changed files', diffFailed: 'The diff could not be loaded: {{message}}',
     commentCount: '{{count}} comments',
     commentOnAdded: 'Comment on {{file}} added line {{line}}', srAdded: 'added', srRemoved: 'removed', noNewline: 'No newline at end of file', empty: 'An empty file.',
+    gitBinary: { nul_bytes: 'Git calls this file binary because it holds NUL bytes; it is text, shown here.', utf16: 'Git calls this file binary because it is UTF-16; it is text, shown here.', marked_diff: 'The project\'s .gitattributes marks this file -diff, so git hides its changes; it is text, shown here.' },
     hiddenChars: 'This change holds characters drawn as nothing or that reorder the text around them (bidirectional, zero-width, control): shown here as \\u{…}, since the code may run otherwise than it reads.',
     modeChanged: 'Mode: {{from}} → {{to}}.', modeNew: 'Mode: {{kind}}.', symlink: 'A symbolic link: its line is the path it points to, not file content.',
     modeKind: { file: 'regular file ({{mode}})', executable: 'executable ({{mode}})', symlink: 'symbolic link ({{mode}})', submodule: 'submodule ({{mode}})', other: 'mode {{mode}}' },

@@ -91,6 +91,7 @@ export const fr: Dictionary = {
     keys: 'Touches : j / k fichier suivant / précédent', noFiles: 'Aucun fichier modifié.', files: 'Fichiers modifiés', diffFailed: 'Impossible de charger le diff : {{message}}',
     commentCount: '{{count}} commentaires',
     commentOnAdded: 'Commenter {{file}} ligne ajoutée {{line}}', srAdded: 'ajoutée', srRemoved: 'supprimée', noNewline: 'Pas de saut de ligne en fin de fichier', empty: 'Un fichier vide.',
+    gitBinary: { nul_bytes: 'Git considère ce fichier comme binaire car il contient des octets NUL ; c’est du texte, affiché ici.', utf16: 'Git considère ce fichier comme binaire car il est en UTF-16 ; c’est du texte, affiché ici.', marked_diff: 'Le .gitattributes du projet marque ce fichier -diff, donc git masque ses modifications ; c’est du texte, affiché ici.' },
     hiddenChars: 'Ce changement contient des caractères invisibles ou qui réordonnent le texte autour d’eux (bidirectionnels, de largeur nulle, de contrôle) : ils sont montrés ici comme \\u{…}, car le code peut s’exécuter autrement qu’il ne se lit.',
     modeChanged: 'Mode : {{from}} → {{to}}.', modeNew: 'Mode : {{kind}}.', symlink: 'Un lien symbolique : sa ligne est le chemin vers lequel il pointe, pas du contenu.',
     modeKind: { file: 'fichier ordinaire ({{mode}})', executable: 'exécutable ({{mode}})', symlink: 'lien symbolique ({{mode}})', submodule: 'sous-module ({{mode}})', other: 'mode {{mode}}' },

@@ -91,6 +91,7 @@ export const ja: Dictionary = {
     keys: 'キー: j / k 次 / 前のファイル', noFiles: '変更されたファイルはありません。', files: '変更されたファイル', diffFailed: 'diff を読み込めませんでした: {{message}}',
     commentCount: 'コメント {{count}} 件',
     commentOnAdded: '{{file}} の追加された {{line}} 行目にコメント', srAdded: '追加', srRemoved: '削除', noNewline: 'ファイル末尾に改行がありません', empty: '空のファイルです。',
+    gitBinary: { nul_bytes: 'このファイルには NUL バイトが含まれるため Git はバイナリとして扱いますが、テキストなのでここに表示します。', utf16: 'このファイルは UTF-16 のため Git はバイナリとして扱いますが、テキストなのでここに表示します。', marked_diff: 'プロジェクトの .gitattributes がこのファイルを -diff と指定しているため Git は変更を表示しませんが、テキストなのでここに表示します。' },
     hiddenChars: 'この変更には、表示されない文字や周りの文字の並びを変える文字（双方向制御、ゼロ幅、制御文字）が含まれています。コードが見た目と異なる動作をしうるため、ここでは \\u{…} として表示します。',
     modeChanged: 'モード: {{from}} → {{to}}。', modeNew: 'モード: {{kind}}。', symlink: 'シンボリックリンクです。その行はリンク先のパスで、ファイルの内容ではありません。',
     modeKind: { file: '通常ファイル ({{mode}})', executable: '実行可能 ({{mode}})', symlink: 'シンボリックリンク ({{mode}})', submodule: 'サブモジュール ({{mode}})', other: 'モード {{mode}}' },

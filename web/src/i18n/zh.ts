@@ -91,6 +91,7 @@ export const zh: Dictionary = {
     keys: '快捷键：j / k 下一个 / 上一个文件', noFiles: '没有文件改动。', files: '改动的文件', diffFailed: '无法加载 diff：{{message}}',
     commentCount: '{{count}} 条评论',
     commentOnAdded: '评论 {{file}} 新增的第 {{line}} 行', srAdded: '新增', srRemoved: '删除', noNewline: '文件末尾没有换行符', empty: '空文件。',
+    gitBinary: { nul_bytes: '此文件包含 NUL 字节，Git 将其视为二进制文件；它是文本，在此显示。', utf16: '此文件为 UTF-16 编码，Git 将其视为二进制文件；它是文本，在此显示。', marked_diff: '项目的 .gitattributes 将此文件标记为 -diff，Git 因而隐藏其改动；它是文本，在此显示。' },
     hiddenChars: '此更改包含不显示或会改变周围文字顺序的字符（双向、零宽、控制字符）：此处显示为 \\u{…}，因为代码的运行可能与看上去不同。',
     modeChanged: '模式：{{from}} → {{to}}。', modeNew: '模式：{{kind}}。', symlink: '符号链接：这一行是它指向的路径，而不是文件内容。',
     modeKind: { file: '普通文件 ({{mode}})', executable: '可执行文件 ({{mode}})', symlink: '符号链接 ({{mode}})', submodule: '子模块 ({{mode}})', other: '模式 {{mode}}' },

@@ -42,6 +42,19 @@ describe('FileDiff', () => {
     expect(region.textContent).not.toContain('Binary file: not shown.');
   });
 
+  it('says why a file git calls binary is drawn as text: its NUL bytes (drawn as \\u{0}), UTF-16, or the project marking it -diff', () => {
+    const nul = show(file({ path: 'app.ts', gitBinary: 'nul_bytes', additions: 1, hunks: [hunk([{ kind: 'add', text: 'a(); // \0', oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
+    expect(within(nul).getAllByTestId('file-note').map((n) => n.textContent)).toEqual([
+      'Git calls this file binary because it holds NUL bytes; it is text, shown here.',
+      expect.stringContaining('This change holds characters drawn as nothing'),
+    ]);
+    expect(nul.textContent).toContain('a(); // \\u{0}');
+    cleanup();
+    const lock = show(file({ path: 'package-lock.json', gitBinary: 'marked_diff', additions: 1, hunks: [hunk([{ kind: 'add', text: '"resolved": "https://evil.example/x.tgz"', oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
+    expect(within(lock).getByTestId('file-note').textContent).toBe("The project's .gitattributes marks this file -diff, so git hides its changes; it is text, shown here.");
+    expect(lock.textContent).toContain('https://evil.example/x.tgz');
+  });
+
   it('marks the line that ends without a newline, and a carriage return at a line end', () => {
     const region = show(file({ additions: 2, deletions: 2, hunks: [hunk([
       { kind: 'del', text: 'a', oldLine: 1, newLine: null },

@@ -96,6 +96,7 @@ function FileNotes({ file }: { file: DiffFile }) {
   if (from && to && file.oldMode !== file.newMode) notes.push(t('review.modeChanged', { from: kind(from, file.oldMode), to: kind(to, file.newMode) }));
   else if (!from && to && to !== 'file') notes.push(t('review.modeNew', { kind: kind(to, file.newMode) }));
   if (to === 'symlink' || (!to && from === 'symlink')) notes.push(t('review.symlink'));
+  if (file.gitBinary) notes.push(t(`review.gitBinary.${file.gitBinary}`));
   if (holdsHidden(file)) notes.push(t('review.hiddenChars'));
   return (
     <>
