@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
 import type { Env } from '../../config/env.js';
+import { visible } from '../output.js';
 
 export interface ClientFlags {
   url?: string;
@@ -60,8 +61,14 @@ export function taskRow(t: Task): string[] {
   return [t.id, t.status, `P${t.priority}`, t.complexity, t.title];
 }
 
+/**
+ * Human output. What it shows comes from agents and repositories (a task's title, a reviewer's finding, a check's
+ * output), so control characters are shown as `\u{…}` (visible): an escape sequence in a finding could otherwise
+ * erase the lines above it on the person's terminal.
+ */
 export function print(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const shown = visible(text);
+  process.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 
 /** Splits "a,b, c" into ["a","b","c"]. */

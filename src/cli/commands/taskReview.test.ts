@@ -23,4 +23,20 @@ describe('task diff', () => {
     expect(out).toContain('new file mode 120000\n--- /dev/null\n+++ b/link\n@@ -0,0 +1 @@\n+../secret\n\\ No newline at end of file\n');
     expect(out).toContain('@@ -1 +1 @@\n-b\n+b\n\\ No newline at end of file\n');
   });
+
+  it("shows what an agent wrote without letting the terminal run it: escape sequences, a carriage return, a NUL", () => {
+    const diff = {
+      taskId: 't', version: 1, branch: 'maestro/t-v1', base: 'b'.repeat(40), head: 'h'.repeat(40), totals: { files: 1, additions: 3, deletions: 0 },
+      files: [file({ path: 'x\u001b[2K.ts', status: 'added', oldMode: null, additions: 3, hunks: [{ header: '@@ -0,0 +1,3 @@', oldStart: 0, oldLines: 0, newStart: 1, newLines: 3, lines: [
+        { kind: 'add', text: 'evil(); // \u001b[1A\u001b[2K', oldLine: null, newLine: 1 },
+        { kind: 'add', text: 'hidden()\rok()', oldLine: null, newLine: 2 },
+        { kind: 'add', text: 'crlf();\r', oldLine: null, newLine: 3 },
+      ] }] })],
+    } as DiffResponse;
+    const out = renderDiff(diff, plain);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    expect(out).toContain('+++ b/x\\u{1b}[2K.ts\n');
+    expect(out).toContain('+evil(); // \\u{1b}[1A\\u{1b}[2K\n+hidden()\\u{d}ok()\n+crlf();\u240d\n');
+  });
 });
+

@@ -8,7 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { integerOption } from '../input.js';
 import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
 import type { ApiClient } from '../../api/client.js';
-import { action, printJson } from '../output.js';
+import { action, printJson, visible } from '../output.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
 import type { CliContext } from '../context.js';
 
@@ -24,8 +24,9 @@ export function painter(stream: NodeJS.WriteStream = process.stdout, env: NodeJS
 
 const LETTER: Record<DiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', type_changed: 'T' };
 
+/** A file's name as shown: its control characters as `\u{…}` (visible), like every line of the change. */
 function fileName(f: DiffFile): string {
-  return f.oldPath && f.oldPath !== f.path ? `${f.oldPath} → ${f.path}` : f.path;
+  return visible(f.oldPath && f.oldPath !== f.path ? `${f.oldPath} → ${f.path}` : f.path);
 }
 
 export function renderStat(diff: DiffResponse, paint: Paint): string {
@@ -52,7 +53,7 @@ function modeLines(f: DiffFile): string[] {
  */
 function commitLines(diff: DiffResponse, paint: Paint): string[] {
   const lines = [`commit ${diff.head}`];
-  if (diff.branchMoved) lines.push(paint('31', `The branch moved: ${diff.branchMoved.message}.`));
+  if (diff.branchMoved) lines.push(paint('31', `The branch moved: ${visible(diff.branchMoved.message)}.`));
   return lines;
 }
 
@@ -65,18 +66,22 @@ export function renderDiff(diff: DiffResponse, paint: Paint): string {
       continue;
     }
     if (f.collapsed) {
-      out.push(paint('2', `  large change collapsed (+${f.additions} -${f.deletions}); see it with --file ${f.path}`));
+      out.push(paint('2', `  large change collapsed (+${f.additions} -${f.deletions}); see it with --file ${visible(f.path)}`));
       continue;
     }
     // As git says them: a change of mode (executable, symlink) may be all there is, and a missing final newline is a change.
     out.push(...modeLines(f).map((line) => paint('1', line)));
-    if (f.hunks.length) out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${f.oldPath ?? f.path}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${f.path}`}`));
+    if (f.hunks.length) out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${visible(f.oldPath ?? f.path)}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${visible(f.path)}`}`));
     for (const h of f.hunks) {
       out.push(paint('36', h.header));
+      // What the agent wrote, shown, never run by the terminal: an escape sequence in a line could erase the
+      // lines above it (or a carriage return overwrite its start), and the person would approve what they did not see.
       for (const l of h.lines) {
-        if (l.kind === 'add') out.push(paint('32', `+${l.text}`));
-        else if (l.kind === 'del') out.push(paint('31', `-${l.text}`));
-        else out.push(` ${l.text}`);
+        // A carriage return ending the line (CRLF) as the board draws it: ␍.
+        const text = visible(l.text.replace(/\r$/, '\u240d'));
+        if (l.kind === 'add') out.push(paint('32', `+${text}`));
+        else if (l.kind === 'del') out.push(paint('31', `-${text}`));
+        else out.push(` ${text}`);
         if (l.noNewline) out.push(paint('2', '\\ No newline at end of file'));
       }
     }
