@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { decodeUtf8, existingDir, integerOption } from '../input.js';
-import { action, printJson } from '../output.js';
+import { action, printJson, visible } from '../output.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
@@ -39,14 +39,20 @@ export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Bool
 /** A row of any search page: the mixed page's entries and code symbols, the graph's nodes (`--kg`), the code graph's (`--code`). */
 type AnyResult = KnowledgeSearch['results'][number];
 
+/**
+ * Knowledge as the terminal shows it: what agents wrote (a spec's body, a symbol's line), its control characters as
+ * `\u{…}` (an escape sequence would run), a CRLF line end as a line end.
+ */
+const say = (text: string) => process.stdout.write(visible(text.replace(/\r\n/g, '\n')));
+
 export function printResults(res: { results: readonly AnyResult[]; noMatch?: string | undefined }, header: string): void {
-  process.stdout.write(`${header}\n`);
-  if (res.results.length === 0) process.stdout.write(`  ${res.noMatch ?? '(no results)'}\n`);
+  say(`${header}\n`);
+  if (res.results.length === 0) say(`  ${res.noMatch ?? '(no results)'}\n`);
   for (const [i, r] of res.results.entries()) {
     const reason = 'selectionReason' in r && r.selectionReason !== 'relevance' ? ` [${r.selectionReason}]` : '';
-    process.stdout.write(`${String(i + 1).padStart(2)}. [${r.kind}] ${r.name}  ${r.id}  ${r.score.toFixed(2)}${reason}\n`);
+    say(`${String(i + 1).padStart(2)}. [${r.kind}] ${r.name}  ${r.id}  ${r.score.toFixed(2)}${reason}\n`);
     const detail = 'snippet' in r ? r.snippet : 'definition' in r ? r.definition : r.signature;
-    if (detail) process.stdout.write(`    ${detail.slice(0, 160)}\n`);
+    if (detail) say(`    ${detail.slice(0, 160)}\n`);
   }
 }
 
@@ -58,11 +64,11 @@ export function brief(e: EntryLoad | ListedEntry) {
 
 export function printEntry(e: EntryLoad | ListedEntry, short: boolean): void {
   const b = brief(e);
-  process.stdout.write(`${b.id}  [${'type' in b ? b.type : b.kind}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${b.title}\n`);
+  say(`${b.id}  [${'type' in b ? b.type : b.kind}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${b.title}\n`);
   if (short) return;
   if ('body' in e) {
-    if (e.body) process.stdout.write(`\n${e.body.trim()}\n\n`);
-  } else if (e.signature) process.stdout.write(`  ${e.filePath}:${e.line ?? ''}  ${e.signature}\n`);
+    if (e.body) say(`\n${e.body.trim()}\n\n`);
+  } else if (e.signature) say(`  ${e.filePath}:${e.line ?? ''}  ${e.signature}\n`);
 }
 
 /** The writer of each kind's `supersede`: the same arguments and answer, so one command serves both. */
