@@ -10,6 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { blobSizes, readBlobs } from './blobs.js';
 import { git } from './git.js';
 
 /** Why git calls a text file binary: NUL bytes in it, UTF-16, or the project's `-diff` (see allText). */
@@ -27,7 +28,7 @@ const GIT_BINARY_PROBE = 8000;
 const MAX_BLOB_BYTES = 8 * 1024 * 1024;
 /** How many bytes of one change's binary blobs are read to tell, the smallest first. */
 const BUDGET_BYTES = 32 * 1024 * 1024;
-/** How many blobs of one change are read to tell: each takes one git process. */
+/** How many blobs of one change are read to tell. */
 const MAX_BLOBS = 1000;
 
 const ZERO_SHA = /^0+$/;
@@ -55,16 +56,13 @@ export function readableText(bytes: Buffer): BlobText | null {
  * replaced by source) is shown as absent, so that the text is seen whole.
  */
 export async function binaryTexts(cwd: string, shas: string[]): Promise<Map<string, BlobText>> {
-  const wanted = [...new Set(shas.filter((s) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(s) && !ZERO_SHA.test(s)))];
-  const found = new Map<string, BlobText>();
-  if (!wanted.length) return found;
-  const { stdout } = await git(cwd, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], { input: `${wanted.join('\n')}\n` });
-  const blobs = stdout.split('\n').map((l) => l.split(' ')).filter(([sha, type, size]) => sha && type === 'blob' && Number(size) <= MAX_BLOB_BYTES);
+  const sizes = await blobSizes(cwd, shas);
   let budget = BUDGET_BYTES;
-  const read = blobs.sort((a, b) => Number(a[2]) - Number(b[2])).filter(([, , size]) => (budget -= Number(size)) >= 0).slice(0, MAX_BLOBS);
-  for (const [sha] of read) {
-    const text = readableText(Buffer.from((await git(cwd, ['cat-file', 'blob', sha!], { encoding: 'latin1' })).stdout, 'latin1'));
-    if (text) found.set(sha!, text);
+  const read = [...sizes].filter(([, size]) => size <= MAX_BLOB_BYTES).sort((a, b) => a[1] - b[1]).filter(([, size]) => (budget -= size) >= 0).slice(0, MAX_BLOBS);
+  const found = new Map<string, BlobText>();
+  for (const [sha, bytes] of await readBlobs(cwd, read.map(([sha]) => sha))) {
+    const text = readableText(bytes);
+    if (text) found.set(sha, text);
   }
   return found;
 }

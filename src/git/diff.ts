@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from './git.js';
+import { blobSizes } from './blobs.js';
 import { binaryTextOf, binaryTexts, blobTextDiff, lineCounts, showNuls } from './binaryText.js';
 import { gitdirPointer } from './onDisk.js';
 import { DIFF_CONFIG, DIFF_WHOLE, patchFileNames } from './patch.js';
@@ -127,12 +128,10 @@ interface RawEntry {
 async function largeFilesOf(cwd: string, raw: RawEntry[], limit: number): Promise<Array<{ path: string; bytes: number }>> {
   const blobs = raw.filter((r) => r.status !== 'D' && r.newMode !== '160000');
   if (!blobs.length) return [];
-  const shas = [...new Set(blobs.flatMap((r) => (/^0+$/.test(r.oldSha) ? [r.newSha] : [r.newSha, r.oldSha])))];
-  const { stdout } = await git(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { input: `${shas.join('\n')}\n` });
-  const size = new Map(stdout.split('\n').map((line) => line.split(' ')).filter((f) => f.length === 2).map(([sha, n]) => [sha!, Number(n)]));
+  const size = await blobSizes(cwd, blobs.flatMap((r) => [r.newSha, r.oldSha]));
   return blobs.flatMap((r) => {
     const bytes = size.get(r.newSha) ?? 0;
-    const before = /^0+$/.test(r.oldSha) ? 0 : (size.get(r.oldSha) ?? 0);
+    const before = size.get(r.oldSha) ?? 0;
     return bytes > limit && before <= limit ? [{ path: r.path, bytes }] : [];
   });
 }

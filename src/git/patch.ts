@@ -7,7 +7,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { git } from './git.js';
-import { binaryTextOf, binaryTexts, blobTextDiff, type GitBinaryText } from './binaryText.js';
+import { blobSizes } from './blobs.js';
+import { binaryTextOf, binaryTexts, blobTextDiff, lineCounts, type GitBinaryText } from './binaryText.js';
 import { gitName, listingSpecs, pathBytes, pathspecOf, sideName, unprintable, type GitName } from './gitNames.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
@@ -114,18 +115,6 @@ function parseNumstat(out: string): Map<string, { additions: number; deletions: 
     stats.set(path, { additions: binary ? 0 : Number(m[1]), deletions: binary ? 0 : Number(m[2]), binary });
   }
   return stats;
-}
-
-async function blobSizes(cwd: string, shas: string[]): Promise<Map<string, number>> {
-  const wanted = [...new Set(shas.filter((s) => !ZERO_SHA.test(s)))];
-  const sizes = new Map<string, number>();
-  if (!wanted.length) return sizes;
-  const { stdout } = await git(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { input: wanted.join('\n') + '\n' });
-  for (const line of stdout.split('\n')) {
-    const [sha, size] = line.split(' ');
-    if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
-  }
-  return sizes;
 }
 
 /** Splits `git diff` patch output into one block per file, in output order (the `diff --git` line first). */
@@ -311,10 +300,10 @@ async function showBinaryText(cwd: string, binary: RawEntry[], files: Map<RawEnt
   for (const e of binary) {
     const gitBinary = binaryTextOf(texts, e.blobs[0]!, e.blobs[1]!);
     if (!gitBinary) continue;
-    const hunks = parseHunks(await blobTextDiff(texts, e.blobs[0]!, e.blobs[1]!));
+    const lines = await blobTextDiff(texts, e.blobs[0]!, e.blobs[1]!);
     const f = files.get(e)!;
-    Object.assign(f, { binary: false, gitBinary, additions: 0, deletions: 0 });
-    for (const h of hunks) for (const l of h.lines) l.kind === 'add' ? f.additions++ : l.kind === 'del' ? f.deletions++ : 0;
+    Object.assign(f, { binary: false, gitBinary }, lineCounts(lines));
+    const hunks = parseHunks(lines);
     f.collapsed = f.additions + f.deletions > (whole ? COLLAPSE_LINES : PLACEHOLDER_LINES);
     f.hunks = f.collapsed ? [] : hunks;
   }

@@ -9,9 +9,8 @@
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import type { KnowledgeSearch } from '../../api/wire/knowledge.js';
-import { existingDir } from '../input.js';
 import { action, printJson } from '../output.js';
-import { brief, intOption, list, printEntry, printResults, withKnowledge, type RootOpts } from './knowledgeShared.js';
+import { brief, intOption, list, printEntry, printResults, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import { registerKnowhow, registerSpec } from './specKnowhow.js';
 import type { CliContext } from '../context.js';
 
@@ -30,7 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--diversity <mode>', 'balanced (default) or off')
     .option('--limit <n>', 'results to return (1–200, default 10)', intOption('--limit'))
     .option('--json', 'print JSON')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .option('--read-only-probe', 'write nothing at all, not even exposure counts')
     .option('--all-projects', 'also observer wiki entries tagged for other projects (proj:<other>)')
     .option('--no-daemon', 'search in this process, never through the daemon (MAESTRO_SEARCH_DAEMON=off)')
@@ -70,7 +69,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--list', 'list matching entries (id, title) instead of full content')
     .option('--include-deprecated', 'include deprecated entries')
     .option('--json', 'print JSON')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption('reads'))
     .action(
       action(async (opts: RootOpts & { id?: string[]; type?: string; category?: string; keyword?: string; tag?: string; list?: boolean; includeDeprecated?: boolean }) => {
         await withKnowledge(opts, ctx.env, async (k) => {

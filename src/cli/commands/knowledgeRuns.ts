@@ -11,7 +11,8 @@ import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
-import { existingDir, readTextFile } from '../input.js';
+import { readTextFile } from '../input.js';
+import { workflowRootOption } from './knowledgeShared.js';
 import { action, printJson, visible } from '../output.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
@@ -39,7 +40,7 @@ async function withLifecycle<T>(env: Env, fn: (lc: LifecycleContext, k: Lib) => 
 const rootOf = async (o: RootOpts, env: Env): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot, env });
 const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));
-const withRoot = (c: Command) => c.option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root')).option('--json', 'print JSON');
+const withRoot = (c: Command) => c.addOption(workflowRootOption()).option('--json', 'print JSON');
 
 export function register(program: Command, ctx: CliContext): void {
   registerSession(program, ctx);

@@ -3,7 +3,7 @@
  * spec and knowhow): the one-shot KnowledgeService, option parsers, printers,
  * `history` and `supersede`. Heavy modules are still imported inside the actions.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { decodeUtf8, existingDir, integerOption } from '../input.js';
 import { action, printJson, visible } from '../output.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
@@ -32,6 +32,11 @@ export async function withKnowledge<T>(opts: RootOpts & { readOnlyProbe?: boolea
 
 export function intOption(name: string): (value: string) => number {
   return integerOption(`${name} must be an integer 1–200`, 1, 200);
+}
+
+/** `--workflow-root`: a folder that must be there (a write would create a mistyped one). */
+export function workflowRootOption(confines = 'reads and writes'): Option {
+  return new Option('--workflow-root <dir>', `project (or .workflow folder) to confine ${confines} to`).argParser(existingDir('--workflow-root'));
 }
 
 export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -85,7 +90,7 @@ export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDER
     .argument('<old>')
     .argument('<new>')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (oldRef: string, newRef: string, opts: RootOpts) => {
         const [{ resolveWorkflowRoot }, supersede] = await Promise.all([import('../../knowledge/format/root.js'), SUPERSEDERS[kind]()]);

@@ -4,9 +4,8 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import { existingDir } from '../input.js';
 import { action, printJson } from '../output.js';
-import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, type RootOpts } from './knowledgeShared.js';
+import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import type { CliContext } from '../context.js';
 
 export function registerSpec(program: Command, ctx: CliContext): void {
@@ -28,7 +27,7 @@ function specList(spec: Command, ctx: CliContext): void {
     .option('--category <category>')
     .option('--include-deprecated')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (opts: RootOpts & { category?: string; includeDeprecated?: boolean }) => {
         await withKnowledge(opts, ctx.env, (k) => {
@@ -55,7 +54,7 @@ function specAdd(spec: Command, ctx: CliContext): void {
     .option('--scope <scope>', 'project (default) | team | personal | global')
     .option('--allow-duplicate-title')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: string; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
         const [{ resolveWorkflowRoot }, { appendSpecEntry, checkConfidence }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
@@ -80,7 +79,7 @@ function specHealth(spec: Command, ctx: CliContext): void {
       return v;
     })
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (opts: RootOpts & { kind?: string }) => {
         await withKnowledge(opts, ctx.env, (k) => {
@@ -104,7 +103,7 @@ function specDeprecate(spec: Command, ctx: CliContext): void {
     .description('Mark a spec entry deprecated (kept in the file and the evolution chain).')
     .argument('<id>')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (ref: string, opts: RootOpts) => {
         const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
@@ -122,7 +121,7 @@ function specHistory(spec: Command, ctx: CliContext): void {
     .description('The evolution chain of an entry (supersedes in both directions).')
     .argument('<id>')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(action(async (ref: string, opts: RootOpts) => history(ref, opts, ctx.env)));
 }
 
@@ -134,7 +133,7 @@ function specConflict(spec: Command, ctx: CliContext): void {
     .argument('<id>')
     .requiredOption('--note <text>')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (ref: string, opts: RootOpts & { note: string }) => {
         const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
@@ -168,7 +167,7 @@ function knowhowAdd(kh: Command, ctx: CliContext): void {
     .option('--tags <list>', 'comma-separated', list)
     .option('--id <explicitId>', 'explicit id, e.g. tip-20260427-my-slug')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (type: string, title: string, opts: RootOpts & { body?: string; description?: string; category?: string; keywords?: string[]; tags?: string[]; id?: string }) => {
         const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
@@ -193,7 +192,7 @@ function knowhowList(kh: Command, ctx: CliContext): void {
     .option('--type <type>')
     .option('--include-deprecated')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (opts: RootOpts & { type?: string; includeDeprecated?: boolean }) => {
         await withKnowledge(opts, ctx.env, (k) => {
@@ -212,7 +211,7 @@ function knowhowGet(kh: Command, ctx: CliContext): void {
     .argument('<id>')
     .option('--include-deprecated')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (ref: string, opts: RootOpts & { includeDeprecated?: boolean }) => {
         await withKnowledge(opts, ctx.env, async (k) => {
@@ -233,7 +232,7 @@ function knowhowSearch(kh: Command, ctx: CliContext): void {
     .option('--limit <n>', 'results (1–200)', intOption('--limit'))
     .option('--include-deprecated')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(
       action(async (words: string[], opts: RootOpts & { limit?: number; includeDeprecated?: boolean }) => {
         await withKnowledge(opts, ctx.env, (k) => {
@@ -251,6 +250,6 @@ function knowhowHistory(kh: Command, ctx: CliContext): void {
     .description('The evolution chain of a knowhow document.')
     .argument('<id>')
     .option('--json')
-    .option('--workflow-root <dir>', 'project (or .workflow folder) to confine reads and writes to', existingDir('--workflow-root'))
+    .addOption(workflowRootOption())
     .action(action(async (ref: string, opts: RootOpts) => history(ref, opts, ctx.env)));
 }
