@@ -3,7 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveApiUrl } from '../api/client.js';
-import { claudeConfigDir, defaultDaemonUrl, searchDaemonSetting, wikiDirFromEnv } from './env.js';
+import { claudeConfigDir, defaultDaemonUrl, readTimeoutMs, searchDaemonSetting, wikiDirFromEnv } from './env.js';
 
 describe('the daemon URL', () => {
   it('MAESTRO_URL, else this host at MAESTRO_PORT, else where the home\'s daemon listens; MAESTRO_SEARCH_DAEMON only says whether search asks it', () => {
@@ -44,12 +44,22 @@ function sources(dir: string): string[] {
 }
 
 describe('the shared environment variables are read in src/config only', () => {
-  it('no other source file reads MAESTRO_URL, MAESTRO_SEARCH_DAEMON, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
-    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_SEARCH_DAEMON|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
+  it('no other source file reads MAESTRO_URL, MAESTRO_SEARCH_DAEMON, MAESTRO_DAEMON_URL, MAESTRO_TOKEN, MAESTRO_READ_TIMEOUT, CLAUDE_CONFIG_DIR or FLOW_WIKI_DIR', () => {
+    const read = /env(?:\.|\[['"])(MAESTRO_URL|MAESTRO_SEARCH_DAEMON|MAESTRO_DAEMON_URL|MAESTRO_TOKEN|MAESTRO_READ_TIMEOUT|CLAUDE_CONFIG_DIR|FLOW_WIKI_DIR)\b/;
     const offenders = sources(SRC)
       .filter((f) => !relative(SRC, f).startsWith('config/'))
       .flatMap((f) => readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (read.test(line) ? [`${relative(SRC, f)}:${i + 1}`] : [])));
     expect(offenders).toEqual([]);
+  });
+
+  it('MAESTRO_READ_TIMEOUT: seconds, a minute when unset or empty, refused when no positive number up to an hour', () => {
+    expect(readTimeoutMs({})).toBe(60_000);
+    expect(readTimeoutMs({ MAESTRO_READ_TIMEOUT: ' ' })).toBe(60_000);
+    expect(readTimeoutMs({ MAESTRO_READ_TIMEOUT: '2.5' })).toBe(2500);
+    expect(readTimeoutMs({ MAESTRO_READ_TIMEOUT: '3600' })).toBe(3_600_000);
+    for (const bad of ['0', '0.0', '-1', 'abc', '1e3', '3601', 'Infinity', '5s']) {
+      expect(() => readTimeoutMs({ MAESTRO_READ_TIMEOUT: bad }), bad).toThrow(`MAESTRO_READ_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${JSON.stringify(bad)}.`);
+    }
   });
 
   it('one rule for the wiki folder and the Claude login folder', () => {

@@ -16,6 +16,8 @@
  *   answer) or `off` (never; also `maestro search --no-daemon`).
  * - MAESTRO_TOKEN: the token a client sends; else the home's token file, for a
  *   daemon on this machine's loopback only (the local secret never travels).
+ * - MAESTRO_READ_TIMEOUT: seconds a client waits for the daemon to begin answering
+ *   a read (default 60).
  * - FLOW_WIKI_DIR, else FLOW_ROOT_DIR/wiki, else FLOW_PROJECT_DIR/wiki: the
  *   observer's wiki (the knowledge search reads the same folder).
  * - CLAUDE_CONFIG_DIR, else $HOME/.claude: where a Claude Code login lives.
@@ -53,6 +55,20 @@ export function searchDaemonSetting(env: Env): SearchDaemon {
   if (value === 'on' || value === 'off') return value;
   throw new MaestroError('BAD_INPUT', `MAESTRO_SEARCH_DAEMON must be auto, on or off, got ${JSON.stringify(env.MAESTRO_SEARCH_DAEMON)}.`);
 }
+
+/** How long a client waits for the daemon to begin answering a read: MAESTRO_READ_TIMEOUT seconds (60 when unset or empty). */
+export function readTimeoutMs(env: Env): number {
+  const value = (env.MAESTRO_READ_TIMEOUT ?? '').trim();
+  if (value === '') return DEFAULT_READ_TIMEOUT_S * 1000;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > MAX_READ_TIMEOUT_S) {
+    throw new MaestroError('BAD_INPUT', `MAESTRO_READ_TIMEOUT must be a number of seconds above 0 and at most ${MAX_READ_TIMEOUT_S}, got ${JSON.stringify(env.MAESTRO_READ_TIMEOUT)}.`);
+  }
+  return Math.round(seconds * 1000);
+}
+const DEFAULT_READ_TIMEOUT_S = 60;
+/** An hour: longer is no longer a wait for an answer (and setTimeout's limit is 24 days). */
+const MAX_READ_TIMEOUT_S = 3600;
 
 /** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */
 export function clientToken(url: URL, env: Env): string | null {

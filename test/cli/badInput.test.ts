@@ -137,9 +137,20 @@ describe('maestro CLI: bad input is refused before anything happens', { timeout:
   it('a daemon URL where something accepts and never answers ends the command, not after 5 minutes', { timeout: budget(90_000) }, async () => {
     const silent = await silentServer();
     try {
-      const r = await cli(['status', '--url', `http://127.0.0.1:${silent.port}`, '--json']);
+      // A health check waits 10 s at most, less when MAESTRO_READ_TIMEOUT says less.
+      const r = await cli(['status', '--url', `http://127.0.0.1:${silent.port}`, '--json'], cleanEnv({ MAESTRO_READ_TIMEOUT: '2' }));
       expect(r.code).toBe(1);
       expect(JSON.parse(r.stdout)).toEqual({ daemon: { url: `http://127.0.0.1:${silent.port}`, running: false }, projects: [] });
+      // A read waits MAESTRO_READ_TIMEOUT (a minute unless set), and says how long it waited.
+      const read = await cli(['task', 'list', '--url', `http://127.0.0.1:${silent.port}`, '--json'], cleanEnv({ MAESTRO_READ_TIMEOUT: '1.5' }));
+      expect(read.code).toBe(1);
+      expect(jsonError(read)).toMatchObject({ code: 'DAEMON_UNREACHABLE', message: expect.stringContaining('it accepted the connection but sent no answer within 1.5 s') });
+      // A value that is no number of seconds is refused before anything is asked.
+      for (const bad of ['soon', '0', '-5', '1e3', '7200']) {
+        const refused = await cli(['task', 'list', '--url', `http://127.0.0.1:${silent.port}`, '--json'], cleanEnv({ MAESTRO_READ_TIMEOUT: bad }));
+        expect(refused.code, bad).toBe(2);
+        expect(jsonError(refused).message).toBe(`MAESTRO_READ_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${JSON.stringify(bad)}.`);
+      }
     } finally {
       await silent.close();
     }

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
-import type { Env } from '../../config/env.js';
+import { readTimeoutMs, type Env } from '../../config/env.js';
 import { visible } from '../output.js';
 
 export interface ClientFlags {
@@ -22,16 +22,23 @@ export function withApi(cmd: Command): Command {
  * How long the CLI waits for a daemon to begin its answer to a read. Something that accepts the
  * connection and never answers (a stopped daemon, another program on the port) otherwise holds the
  * command for undici's 300 s, silently. A health check is answered at once (10 s leaves room for a
- * loaded machine); a read (a diff of a large change) gets a minute. Writes wait as long as the daemon
- * works: a write given up on would leave the person not knowing whether it was done.
+ * loaded machine); a read (a diff of a large change) gets MAESTRO_READ_TIMEOUT, a minute unless set. Writes
+ * wait as long as the daemon works: a write given up on would leave the person not knowing whether it was done.
  */
 const HEALTH_WAIT_MS = 10_000;
-const READ_WAIT_MS = 60_000;
 
 class CliClient extends ApiClient {
+  constructor(
+    flags: ClientFlags,
+    env: Env,
+    private readonly readWaitMs: number,
+  ) {
+    super({ url: flags.url }, env);
+  }
+
   override async raw(method: string, path: string, options: Parameters<ApiClient['raw']>[2] = {}): Promise<Response> {
     if (options.signal || method !== 'GET') return super.raw(method, path, options);
-    const ms = path === '/api/health' ? HEALTH_WAIT_MS : READ_WAIT_MS;
+    const ms = path === '/api/health' ? Math.min(HEALTH_WAIT_MS, this.readWaitMs) : this.readWaitMs;
     const deadline = new AbortController();
     // The reason becomes the "why" of the client's DAEMON_UNREACHABLE message.
     const timer = setTimeout(() => deadline.abort(new Error(`it accepted the connection but sent no answer within ${ms / 1000} s`)), ms);
@@ -44,7 +51,7 @@ class CliClient extends ApiClient {
 }
 
 export function clientFor(flags: ClientFlags, env: Env): ApiClient {
-  return new CliClient({ url: flags.url }, env);
+  return new CliClient(flags, env, readTimeoutMs(env));
 }
 
 // Lives with the API client: the MCP server (below the CLI) asks it too.
