@@ -5,6 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { MaestroError, coerceError } from '../core/errors.js';
+import { visible } from '../lib/visible.js';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
@@ -12,15 +13,6 @@ export const EXIT_USAGE = 2;
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-/**
- * Control and invisible characters shown as `\u{1b}`, `\u{d}`, …: a terminal would run them (an escape sequence can
- * hide the rest of a line, a carriage return overwrite it), so the person would not read the text as it is. Line
- * breaks and tabs stay. The same set as the board's (web/src/components/hiddenChars.ts).
- */
-export function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 }
 
 /**

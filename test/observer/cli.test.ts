@@ -115,6 +115,21 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
 });
 
 describe('maestro observe --once on a corrupted bundle', () => {
+  it('shows what a transcript holds without letting the terminal run it: an escape sequence in a question is printed as \\u{1b}', async () => {
+    mkdirSync(projectDir(), { recursive: true });
+    // A question that holds what a tool printed: a screen clear, a window title, a line overwritten by a carriage return.
+    new TranscriptBuilder().user('why does \u001b[2J\u001b]0;owned\u0007the build fail\rall good').turn({ tools: [{ name: 'Bash', input: { command: 'npm run build' } }], answer: 'a type error' }).writeTo(join(projectDir(), 'esc.jsonl'));
+    const text = await maestro(['observe', '--once']);
+    expect(text.code).toBe(0);
+    // The observer reads the question's text (a CSI sequence and the carriage return go); the window-title sequence
+    // it keeps is shown, not run.
+    expect(text.stdout).toContain('exp_1 [complete] why does \\u{1b}]0;owned\\u{7}the build fail all good\n');
+    expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    // JSON escapes control characters itself: the question is as the observer read it.
+    const json = await maestro(['observe', '--once', '--json']);
+    expect(JSON.parse(json.stdout).session.explorations[0].question).toBe('why does \u001b]0;owned\u0007the build fail all good');
+  });
+
   it('says the bundle was set aside, under which name, and that a new one was started', async () => {
     mkdirSync(projectDir(), { recursive: true });
     new TranscriptBuilder().user('where is the retry policy defined').turn({ answer: 'src/retry.ts' }).writeTo(join(projectDir(), 'abc.jsonl'));

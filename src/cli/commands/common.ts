@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
 import { readTimeoutMs, type Env } from '../../config/env.js';
-import { visible } from '../output.js';
+import { visible } from '../../lib/visible.js';
 
 export interface ClientFlags {
   url?: string;

@@ -13,7 +13,8 @@ import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { readTextFile } from '../input.js';
 import { workflowRootOption } from './knowledgeShared.js';
-import { action, printJson, visible } from '../output.js';
+import { action, printJson } from '../output.js';
+import { visible } from '../../lib/visible.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 

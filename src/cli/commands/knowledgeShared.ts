@@ -5,7 +5,8 @@
  */
 import { Option, type Command } from 'commander';
 import { decodeUtf8, existingDir, integerOption } from '../input.js';
-import { action, printJson, visible } from '../output.js';
+import { action, printJson } from '../output.js';
+import { visible } from '../../lib/visible.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';

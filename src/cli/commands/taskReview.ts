@@ -8,7 +8,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { integerOption } from '../input.js';
 import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
 import type { ApiClient } from '../../api/client.js';
-import { action, printJson, visible } from '../output.js';
+import { action, printJson } from '../output.js';
+import { visible } from '../../lib/visible.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
 import type { CliContext } from '../context.js';
 

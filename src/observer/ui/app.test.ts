@@ -97,4 +97,23 @@ describe('the terminal UI, driven through Ink', () => {
     await frameWhere(ui.lastFrame, () => true);
     ui.unmount();
   });
+
+  it('shows what a transcript holds without letting the terminal run it: a window-title sequence in a question is shown as \\u{1b}', async () => {
+    const wiki = join(dir.path, 'wiki');
+    const jsonl = join(dir.path, 's.jsonl');
+    const b = new TranscriptBuilder();
+    b.user('why does \u001b]0;owned\u0007the build fail').turn({ tools: [{ name: 'Bash', input: { command: 'npm run build' } }], answer: 'a type error' });
+    b.writeTo(jsonl);
+    const now = b.clock + 1_000;
+    const session = new ObserverSession({ sessionId: 's', jsonlPath: jsonl, wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => now });
+    await session.step();
+    const ui = render(h(ObserverApp, { source: new SessionUiSource(session, wiki, () => now), width: 100 }));
+    const frame = await frameWhere(ui.lastFrame, (f) => f.includes('exp_1'));
+    expect(frame).toContain('exp_1 · why does \\u{1b}]0;owned\\u{7}the build fail');
+    expect(frame).toContain('Intent: why does \\u{1b}]0;owned\\u{7}the build fail');
+    // Ink's own colours are escape sequences; the question's are not among them.
+    expect(frame).not.toContain('\u001b]');
+    expect(frame).not.toContain('\u0007');
+    ui.unmount();
+  });
 });

@@ -12,6 +12,7 @@
 import { Box, Text, useApp, useInput } from 'ink';
 import { createElement as h, useEffect, useRef, useState, type ReactElement } from 'react';
 import type { ExplorationView, SessionView } from '../view.js';
+import { visible } from '../../lib/visible.js';
 
 export interface ObserverUiSource {
   /** The current view; called on every render (it runs prior retrieval for new questions). */
@@ -33,6 +34,14 @@ export function plural(n: number, word: string): string {
 
 const CARD_WINDOW = 4;
 
+/**
+ * A line of text. What it shows comes from the person's transcript (a question may hold what a tool printed) and from
+ * the wiki: its control characters are shown as `\u{…}` (visible), never run by the terminal beside Claude Code.
+ */
+function line(props: Parameters<typeof Text>[0] & { key?: string }, text: string): ReactElement {
+  return h(Text, props, visible(text));
+}
+
 function clip(text: string, n: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
@@ -52,9 +61,9 @@ function statusBar(view: SessionView): ReactElement {
   return h(
     Box,
     { flexDirection: 'column', borderStyle: 'single', paddingX: 1 },
-    h(Text, { bold: true }, meta.join(' · ')),
-    h(Text, { color: 'cyan' }, `Intent: ${view.intent ? `${view.intent.nodeTitle} (${view.intent.intentKey})` : '—'}`),
-    view.hold ? h(Text, { color: 'red' }, `NOT WRITTEN: ${view.hold.detail}`) : null,
+    line({ bold: true }, meta.join(' · ')),
+    line({ color: 'cyan' }, `Intent: ${view.intent ? `${view.intent.nodeTitle} (${view.intent.intentKey})` : '—'}`),
+    view.hold ? line({ color: 'red' }, `NOT WRITTEN: ${view.hold.detail}`) : null,
   );
 }
 
@@ -74,7 +83,7 @@ function metaLine(e: ExplorationView): string {
 /** Subagent runs, nested under their exploration's meta line. */
 function subagentLines(e: ExplorationView, width: number): ReactElement[] {
   return e.subagents.map((run, i) =>
-    h(Text, { key: `sub${i}`, dimColor: true }, `  ↳ subagent: ${clip(run.prompt, width - 40)} · ${plural(run.toolCount, 'tool')}${run.toolSummary ? ` (${run.toolSummary})` : ''}${run.errorCount ? ` · ${plural(run.errorCount, 'error')}` : ''}`),
+    line({ key: `sub${i}`, dimColor: true }, `  ↳ subagent: ${clip(run.prompt, width - 40)} · ${plural(run.toolCount, 'tool')}${run.toolSummary ? ` (${run.toolSummary})` : ''}${run.errorCount ? ` · ${plural(run.errorCount, 'error')}` : ''}`),
   );
 }
 
@@ -82,19 +91,19 @@ function proposalLine(e: ExplorationView, proposals: ReturnType<ObserverUiSource
   const id = e.wiki?.proposalId;
   const p = id ? proposals.get(id) : undefined;
   if (!id || !p) return null;
-  return h(Text, { color: 'magenta' }, `PROPOSAL for ${p.targetId}: ${clip(p.newFacts.join(' · '), width - 40)} — a accept · d dismiss`);
+  return line({ color: 'magenta' }, `PROPOSAL for ${p.targetId}: ${clip(p.newFacts.join(' · '), width - 40)} — a accept · d dismiss`);
 }
 
 function card(e: ExplorationView, selected: boolean, width: number, proposals: ReturnType<ObserverUiSource['openProposals']>): ReactElement {
   const k = e.knowledge;
   const knowledge =
-    k === undefined ? h(Text, { dimColor: true }, 'KNOWLEDGE …') : k === null ? h(Text, { dimColor: true }, 'KNOWLEDGE — nothing in the wiki yet') : h(Box, { flexDirection: 'column' }, h(Text, { color: 'green' }, `KNOWLEDGE ${k.entryId} · ${clip(k.request, width - 24)} (${k.score.toFixed(2)})`), k.excerpt ? h(Text, { dimColor: true }, `  ${clip(k.excerpt, width - 4)}`) : null);
-  const summary = e.summary ? h(Text, {}, `SUMMARY ${clip(e.summary.text, width * 2)}`) : h(Text, { dimColor: true }, e.status === 'running' ? 'SUMMARY (when the turn ends)' : 'SUMMARY …');
+    k === undefined ? line({ dimColor: true }, 'KNOWLEDGE …') : k === null ? line({ dimColor: true }, 'KNOWLEDGE — nothing in the wiki yet') : h(Box, { flexDirection: 'column' }, line({ color: 'green' }, `KNOWLEDGE ${k.entryId} · ${clip(k.request, width - 24)} (${k.score.toFixed(2)})`), k.excerpt ? line({ dimColor: true }, `  ${clip(k.excerpt, width - 4)}`) : null);
+  const summary = e.summary ? line({}, `SUMMARY ${clip(e.summary.text, width * 2)}`) : line({ dimColor: true }, e.status === 'running' ? 'SUMMARY (when the turn ends)' : 'SUMMARY …');
   return h(
     Box,
     { key: e.id, flexDirection: 'column', borderStyle: selected ? 'double' : 'round', borderColor: selected ? 'yellow' : 'gray', paddingX: 1 },
-    h(Text, { bold: true }, `${selected ? '▸ ' : ''}${e.id} · ${clip(e.question, width - 12)}`),
-    h(Text, { color: e.status === 'running' ? 'yellow' : e.status === 'interrupted' ? 'red' : 'white' }, metaLine(e)),
+    line({ bold: true }, `${selected ? '▸ ' : ''}${e.id} · ${clip(e.question, width - 12)}`),
+    line({ color: e.status === 'running' ? 'yellow' : e.status === 'interrupted' ? 'red' : 'white' }, metaLine(e)),
     ...subagentLines(e, width),
     knowledge,
     summary,
@@ -165,9 +174,9 @@ export function ObserverApp(props: { source: ObserverUiSource; width?: number })
     Box,
     { flexDirection: 'column', width },
     statusBar(view),
-    count ? null : h(Text, { dimColor: true }, 'Waiting for the first question…'),
+    count ? null : line({ dimColor: true }, 'Waiting for the first question…'),
     ...shown.map((e) => card(e, view.explorations.indexOf(e) === index, width, proposals)),
-    message ? h(Text, { color: 'magenta' }, message) : null,
-    h(Text, { dimColor: true }, `${count ? `${index + 1}/${count} · ` : ''}↑/↓ select · g/G first/last · k audit KNOWLEDGE · a/d accept/dismiss proposal · q quit`),
+    message ? line({ color: 'magenta' }, message) : null,
+    line({ dimColor: true }, `${count ? `${index + 1}/${count} · ` : ''}↑/↓ select · g/G first/last · k audit KNOWLEDGE · a/d accept/dismiss proposal · q quit`),
   );
 }
