@@ -27,7 +27,6 @@ const FILLS_MACHINE: Record<string, number> = {
 
 /** Other files that take long, in seconds; the rest take about USUAL_SECONDS. */
 const LONG: Record<string, number> = {
-  'test/mcp/mcp.test.ts': 70,
   'test/cli/cli.test.ts': 50,
   'test/observer/cli.test.ts': 25,
   'test/web/board.e2e.test.ts': 25,
@@ -39,6 +38,7 @@ const LONG: Record<string, number> = {
   'test/api/review.test.ts': 16,
   'test/web/gate.e2e.test.ts': 15,
   'test/agents/claudeDaemon.test.ts': 15,
+  'test/mcp/mcp.test.ts': 15,
 };
 
 const USUAL_SECONDS = 4;

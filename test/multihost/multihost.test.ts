@@ -15,8 +15,8 @@
  * loading TypeScript through tsx in every worker.
  *
  * MAESTRO_MULTIHOST_TASKS sets the number of tasks; the default is the issue's 200, in CI and on a developer's
- * machine alike: 45–70 s on a busy 2-core machine since runs go to warm workers (it was 247 s with a cold
- * worker process per run, when the default elsewhere was 50).
+ * machine alike: about 165 s alone on a quiet 2-core machine, 160–200 s in the whole suite (its CPU, about 1.5 s
+ * per task across daemons, workers, git and PostgreSQL, is what bounds it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
