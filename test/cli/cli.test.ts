@@ -336,7 +336,8 @@ describe('maestro CLI against a daemon', () => {
       for (const to of ['queued', 'executing'] as const) await d.store.tasks.transition(taskId, to);
       const run = await d.store.runs.create({ taskId, kind: 'execute', model: 'sonnet', traceId: 'trace-1', attempt: 1, runDir });
       runId = run.id;
-      writeFileSync(join(runDir, 'transcript.jsonl'), `${JSON.stringify({ at: 1, stage: 'execute', role: 'agent', text: 'I will add the route.' })}\n`);
+      // What the agent wrote keeps its colours; a clipboard write (OSC 52) is shown, not run.
+      writeFileSync(join(runDir, 'transcript.jsonl'), `${JSON.stringify({ at: 1, stage: 'execute', role: 'agent', text: 'I will add the \u001b[1mroute\u001b[0m.\u001b]52;c;cm0gLXJmIH4=\u0007' })}\n`);
 
       const runs = await cliJson<{ runs: { id: string; kind: string }[] }>(['run', 'list', '--task', taskId, ...url]);
       expect(runs.body.runs.map((r) => r.id)).toEqual([runId]);
@@ -345,7 +346,7 @@ describe('maestro CLI against a daemon', () => {
       expect((await cliJson<{ error: { code: string } }>(['run', 'show', 'nope', ...url])).body.error.code).toBe('UNKNOWN_RUN');
 
       const logs = await cli(['task', 'logs', taskId, ...url]);
-      expect(logs.stdout).toBe('[execute] agent: I will add the route.\n');
+      expect(logs.stdout).toBe('[execute] agent: I will add the \u001b[1mroute\u001b[0m.\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\n');
       const injected = await cliJson<{ runId: string }>(['task', 'inject', taskId, 'also add a test', ...url]);
       expect(injected.body.runId).toBe(runId);
       expect(readInbox(runDir).map((m) => [m.type, m.text])).toEqual([['instruction', 'also add a test']]);
@@ -366,8 +367,8 @@ describe('maestro CLI against a daemon', () => {
       follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
       await waitForOutput(follower, 'alpha-', sink);
       // As the ingestor streams a record: the worker wrote it to the outbox first (a replay takes the outbox's records in sequence).
-      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(3, 'beta-'))}\n`);
-      d.bus.publishStream({ id: `${runId}:3`, taskId, runId, seq: 3, kind: 'token', data: { stage: 'execute', text: 'beta-' } });
+      appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify(record(3, 'beta-\u001b[2A'))}\n`);
+      d.bus.publishStream({ id: `${runId}:3`, taskId, runId, seq: 3, kind: 'token', data: { stage: 'execute', text: 'beta-\u001b[2A' } });
       await waitForOutput(follower, 'beta-', sink);
       return { follower, sink, port: d.port };
     }, { home });
@@ -388,7 +389,8 @@ describe('maestro CLI against a daemon', () => {
     });
     expect(sink.out.match(/alpha-/g)).toHaveLength(1);
     expect(sink.out.match(/\? Which route prefix\?/g)).toHaveLength(1);
-    expect(sink.out).toContain('alpha-beta-gamma-');
+    // A cursor move streamed live (it would climb over the lines above) is shown, not run.
+    expect(sink.out).toContain('alpha-beta-\\u{1b}[2Agamma-');
   }, CLI_HEAVY_TIMEOUT);
 });
 

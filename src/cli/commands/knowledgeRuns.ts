@@ -255,14 +255,15 @@ function renderReview(r: ReviewResult, triage: boolean): string {
   const lines = [`session ${r.session_id}`];
   for (const s of r.sources) lines.push(`  source ${s.run_id}: receipt ${s.receipt}${s.reasons.length && s.receipt !== 'fresh' ? ` (${s.reasons.join('; ')})` : ''}${s.error ? ` — ${s.error}` : ''}`);
   for (const c of r.candidates) {
-    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action}${c.category ? ` (${visible(c.category)})` : ''} "${visible(c.title.slice(0, 80))}" from ${c.source_run}`);
+    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action}${c.category ? ` (${c.category})` : ''} "${c.title.slice(0, 80)}" from ${c.source_run}`);
     // The whole text a promote writes, every line indented: the title is only the agent's label for it.
-    lines.push(...c.content.split(/\r?\n/).map((l) => `    | ${visible(l)}`));
+    lines.push(...c.content.split(/\r?\n/).map((l) => `    | ${l}`));
     lines.push(`    receipt ${c.receipt}; ${c.disposition ?? '-'} / ${c.promotion_eligibility ?? '-'}${c.canonical_id ? `; target ${c.canonical_id}${c.canonical_status === 'inactive' ? ' (now inactive)' : ''}` : ''}${c.resolution ? `; ${c.resolution.status}: ${c.resolution.reason}` : ''}`);
     for (const m of c.matches) lines.push(`    ~ ${m.relation} ${m.knowledge_id} "${m.title.slice(0, 60)}" (${m.evidence.join('; ')})`);
     if (c.promote_command) lines.push(`    $ ${c.promote_command}`);
   }
   lines.push(`inputs by source: ${Object.entries(r.input_totals_by_source).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (triage) for (const t of r.triage) lines.push(`  triage ${t.candidate_id}: corroboration ${t.corroboration}, since ${t.first_recorded_at ?? '-'}`);
-  return lines.join('\n');
+  // Agents wrote the candidates, and earlier runs the entries they match: every line shows its control characters.
+  return visible(lines.join('\n'));
 }

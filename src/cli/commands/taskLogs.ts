@@ -4,11 +4,14 @@
  * with Last-Event-ID so nothing is missed or printed twice. Following goes on
  * into the next version when a rejection supersedes the task, and ends when
  * the chain's newest version is finished (done, cancelled) or needs attention.
+ * What an agent wrote keeps its colours and shows every other control sequence
+ * (visibleKeepingColours): a clipboard write or a cursor move in a log is not run.
  */
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { TaskDetail } from '../../api/wire/responses.js';
+import { visibleKeepingColours } from '../../lib/visible.js';
 
 interface TranscriptEntry {
   at?: number;
@@ -37,7 +40,7 @@ export async function printTranscript(client: ApiClient, id: string, json: boole
     process.stdout.write(`No transcript yet for ${id}.\n`);
     return;
   }
-  for (const e of entries) process.stdout.write(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`);
+  for (const e of entries) process.stdout.write(visibleKeepingColours(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`));
 }
 
 /** Statuses after which no more output comes without a person acting (cancelled and needs_attention wait for a retry). */
@@ -178,7 +181,7 @@ async function streamOnce(
       onEvent: (e) => {
         if (e.id) state.lastEventId = e.id;
         if (json) process.stdout.write(`${JSON.stringify({ id: e.id, event: e.event, data: JSON.parse(e.data) })}\n`);
-        else process.stdout.write(render(e));
+        else process.stdout.write(visibleKeepingColours(render(e)));
         if (e.event === 'result' || e.event === 'error') {
           outcome = 'run-ended';
           connection.abort();

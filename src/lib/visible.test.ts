@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { visible, visibleKeepingColours } from './visible.js';
+
+describe('visible', () => {
+  it('shows control and invisible characters as \\u{…}, keeping line breaks and tabs', () => {
+    expect(visible('a\u001b[2Jb\rc\u0007d\u200be\u202ef\n\tg')).toBe('a\\u{1b}[2Jb\\u{d}c\\u{7}d\\u{200b}e\\u{202e}f\n\tg');
+  });
+
+  it('keeps colours, and shows every other sequence: a cursor move, a clipboard write, a link, a carriage return', () => {
+    const coloured = '\u001b[1;31merror\u001b[0m: \u001b[38;5;208mlint\u001b[m';
+    expect(visibleKeepingColours(coloured)).toBe(coloured);
+    expect(visibleKeepingColours('ok\u001b[1A\u001b[2Kdone')).toBe('ok\\u{1b}[1A\\u{1b}[2Kdone');
+    expect(visibleKeepingColours('\u001b]52;c;cm0gLXJmIH4=\u0007')).toBe('\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}');
+    expect(visibleKeepingColours('\u001b]8;;https://evil.example\u001b\\docs\u001b]8;;\u001b\\')).toBe('\\u{1b}]8;;https://evil.example\\u{1b}\\docs\\u{1b}]8;;\\u{1b}\\');
+    expect(visibleKeepingColours('50%\r100%\n')).toBe('50%\\u{d}100%\n');
+    // A colour sequence cut in two (two streamed tokens) is shown, not half-run.
+    expect(visibleKeepingColours('\u001b[3') + visibleKeepingColours('1mred')).toBe('\\u{1b}[31mred');
+  });
+});
