@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { visible as boardVisible } from '../../web/src/components/hiddenChars.js';
 import { visible, visibleKeepingColours } from './visible.js';
 
 describe('visible', () => {
@@ -15,5 +16,15 @@ describe('visible', () => {
     expect(visibleKeepingColours('50%\r100%\n')).toBe('50%\\u{d}100%\n');
     // A colour sequence cut in two (two streamed tokens) is shown, not half-run.
     expect(visibleKeepingColours('\u001b[3') + visibleKeepingColours('1mred')).toBe('\\u{1b}[31mred');
+  });
+
+  it('shows the same characters as the board does (web/src/components/hiddenChars.ts): one set for the terminal and the page', () => {
+    const differ: string[] = [];
+    for (let cp = 0; cp <= 0xffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue; // surrogates: not characters alone
+      const ch = String.fromCodePoint(cp);
+      if (visible(ch) !== boardVisible(ch)) differ.push(cp.toString(16));
+    }
+    expect(differ).toEqual([]);
   });
 });
