@@ -8,15 +8,14 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, TranscriptBuilder, writeEntry, type TempDir } from '../../src/observer/__fixtures__/transcript-builder.js';
 import { encodeProjectPath, locateSession } from '../../src/observer/paths.js';
 import { budget } from '../helpers/budget.js';
+import { maestroArgs } from '../helpers/maestro.js';
 
 const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../../bin/maestro.js', import.meta.url));
 
 let dir: TempDir;
 let repo: string;
@@ -36,7 +35,8 @@ function projectDir(): string {
 
 async function maestro(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: repo, env: { ...process.env, MAESTRO_FROM_SOURCE: '1', CLAUDE_CONFIG_DIR: claude, FLOW_SESSION_ID: '', ...env } });
+    // From the run's build (maestroArgs), as the other suites start the CLI: through tsx each start cost 0.7 CPU s more.
+    const { stdout, stderr } = await run(process.execPath, [...maestroArgs(), ...args], { cwd: repo, env: { ...process.env, CLAUDE_CONFIG_DIR: claude, FLOW_SESSION_ID: '', ...env } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
