@@ -28,7 +28,7 @@ const FILLS_MACHINE: Record<string, number> = {
 /** Other files that take long, in seconds; the rest take about USUAL_SECONDS. */
 const LONG: Record<string, number> = {
   'test/cli/cli.test.ts': 50,
-  'test/observer/cli.test.ts': 25,
+  'test/observer/cli.test.ts': 10,
   'test/web/board.e2e.test.ts': 25,
   'test/faults/diskFull.test.ts': 20,
   'test/knowledge2/chain.test.ts': 20,
