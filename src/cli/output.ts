@@ -16,6 +16,15 @@ export function printJson(value: unknown): void {
 }
 
 /**
+ * Human output. What it shows comes from agents, repositories and transcripts (a task's title, a reviewer's finding,
+ * a spec's body, a question), so its control characters are shown as `\u{…}` (visible): an escape sequence could
+ * otherwise erase the lines above it, or write to the clipboard, on the person's terminal.
+ */
+export function printText(text: string): void {
+  process.stdout.write(visible(text));
+}
+
+/**
  * Prints an error (as JSON when asked) and returns the exit code to use. A commander error thrown by an
  * action's own parsing (an InvalidArgumentError from a value read there) is a usage error, like the
  * ones commander reports itself.

@@ -62,6 +62,15 @@ describe('the review shows the text a promote writes', { timeout: budget(120_000
       await app.close();
     }
   });
+
+  it("the session commands show an objective's control characters too: whoever created the session chose it", async () => {
+    const p = project();
+    const created = await maestro(['session', 'create', 'task-2', '--objective', 'log dates\u001b]52;c;cm0gLXJm\u0007\u001b[1A', '--workflow-root', p.dir]);
+    expect(created.code).toBe(0);
+    const listed = await maestro(['session', 'list', '--workflow-root', p.dir]);
+    expect(listed.stdout).toContain('task-2  open  log dates\\u{1b}]52;c;cm0gLXJm\\u{7}\\u{1b}[1A\n');
+    expect(listed.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+  });
 });
 
 function readKnowhow(dir: string): string {

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
 import { readTimeoutMs, type Env } from '../../config/env.js';
-import { visible } from '../../lib/visible.js';
+import { printText } from '../output.js';
 
 export interface ClientFlags {
   url?: string;
@@ -68,14 +68,9 @@ export function taskRow(t: Task): string[] {
   return [t.id, t.status, `P${t.priority}`, t.complexity, t.title];
 }
 
-/**
- * Human output. What it shows comes from agents and repositories (a task's title, a reviewer's finding, a check's
- * output), so control characters are shown as `\u{…}` (visible): an escape sequence in a finding could otherwise
- * erase the lines above it on the person's terminal.
- */
+/** A line (or lines) of human output, ended by a line break (printText shows its control characters). */
 export function print(text: string): void {
-  const shown = visible(text);
-  process.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
+  printText(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** Splits "a,b, c" into ["a","b","c"]. */

@@ -13,8 +13,7 @@ import type { WorkflowRoot } from '../../knowledge/format/root.js';
 import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledger/ledger.js';
 import { readTextFile } from '../input.js';
 import { workflowRootOption } from './knowledgeShared.js';
-import { action, printJson } from '../output.js';
-import { visible } from '../../lib/visible.js';
+import { action, printJson, printText } from '../output.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 
@@ -40,7 +39,7 @@ async function withLifecycle<T>(env: Env, fn: (lc: LifecycleContext, k: Lib) => 
 }
 const rootOf = async (o: RootOpts, env: Env): Promise<WorkflowRoot> => (await lib()).resolveWorkflowRoot({ workflowRoot: o.workflowRoot, env });
 const csv = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
-const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : process.stdout.write(`${text}\n`));
+const out = (o: RootOpts, value: unknown, text: string) => (o.json ? printJson(value) : printText(`${text}\n`));
 const withRoot = (c: Command) => c.addOption(workflowRootOption()).option('--json', 'print JSON');
 
 export function register(program: Command, ctx: CliContext): void {
@@ -158,7 +157,7 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
         return k.review(lc, root, sid, { refresh: Boolean(o.refresh) && !resolved });
       });
       if (o.json) return printJson(resolved ? { ...r, resolution: resolved } : r);
-      process.stdout.write(`${renderReview(r, Boolean(o.triage))}\n`);
+      printText(`${renderReview(r, Boolean(o.triage))}\n`);
     }),
   );
 }
@@ -264,6 +263,5 @@ function renderReview(r: ReviewResult, triage: boolean): string {
   }
   lines.push(`inputs by source: ${Object.entries(r.input_totals_by_source).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (triage) for (const t of r.triage) lines.push(`  triage ${t.candidate_id}: corroboration ${t.corroboration}, since ${t.first_recorded_at ?? '-'}`);
-  // Agents wrote the candidates, and earlier runs the entries they match: every line shows its control characters.
-  return visible(lines.join('\n'));
+  return lines.join('\n');
 }

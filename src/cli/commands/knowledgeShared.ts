@@ -5,8 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { decodeUtf8, existingDir, integerOption } from '../input.js';
-import { action, printJson } from '../output.js';
-import { visible } from '../../lib/visible.js';
+import { action, printJson, printText } from '../output.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
@@ -45,11 +44,8 @@ export const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Bool
 /** A row of any search page: the mixed page's entries and code symbols, the graph's nodes (`--kg`), the code graph's (`--code`). */
 type AnyResult = KnowledgeSearch['results'][number];
 
-/**
- * Knowledge as the terminal shows it: what agents wrote (a spec's body, a symbol's line), its control characters as
- * `\u{…}` (an escape sequence would run), a CRLF line end as a line end.
- */
-const say = (text: string) => process.stdout.write(visible(text.replace(/\r\n/g, '\n')));
+/** Knowledge as the terminal shows it (printText), a CRLF line end as a line end. */
+const say = (text: string) => printText(text.replace(/\r\n/g, '\n'));
 
 export function printResults(res: { results: readonly AnyResult[]; noMatch?: string | undefined }, header: string): void {
   say(`${header}\n`);

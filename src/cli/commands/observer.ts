@@ -8,19 +8,11 @@ import { Option, type Command } from 'commander';
 import { existingDir, integerOption } from '../input.js';
 import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
-import { action, printJson } from '../output.js';
+import { action, printJson, printText } from '../output.js';
 import type { Env } from '../../config/env.js';
 import type { ObserverConfig } from '../../observer/config.js';
 import type { CliContext } from '../context.js';
 import { visible } from '../../lib/visible.js';
-
-/**
- * Human output: what it shows comes from a person's transcripts (a question may hold what a tool printed) and from
- * the wiki an agent curates, so control characters are shown as `\u{…}` (visible), never run by the terminal.
- */
-function say(text: string): void {
-  process.stdout.write(visible(text));
-}
 
 async function observerConfig(env: Env, overrides: { agent?: string; agentScript?: string } = {}) {
   const [{ resolveObserverConfig }, { checkWikiRoot }] = await Promise.all([import('../../observer/config.js'), import('../../observer/paths.js')]);
@@ -63,7 +55,7 @@ function printView(view: SessionView): void {
     if (e.summary) out.push(`  SUMMARY (${e.summary.source}${e.summary.reason ? `: ${e.summary.reason.slice(0, 80)}` : ""}) ${e.summary.text.slice(0, 200)}`);
     if (e.wiki) out.push(`  wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${e.wiki.reason ? ` · ${e.wiki.reason}` : ''}${e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : ''}${e.wiki.proposalId ? ` · proposal ${e.wiki.proposalId} (maestro wiki proposals)` : ''}`);
   }
-  say(`${out.join('\n')}\n`);
+  printText(`${out.join('\n')}\n`);
 }
 
 function count(n: number, word: string): string {
@@ -140,31 +132,31 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
         if (opts.listAudits) {
           const audits = listAudits(config.wikiRoot);
           if (opts.json) return printJson(audits);
-          say(`${audits.open.length} open\n`);
-          for (const a of audits.open) say(`  [${a.severity}] ${a.targetId} ${a.filedAt} ${a.file}\n`);
-          say(`${audits.resolved.length} resolved\n`);
-          for (const a of audits.resolved) say(`  ${a.targetId} ${a.resolvedAt ?? ''} ${a.file}\n`);
+          printText(`${audits.open.length} open\n`);
+          for (const a of audits.open) printText(`  [${a.severity}] ${a.targetId} ${a.filedAt} ${a.file}\n`);
+          printText(`${audits.resolved.length} resolved\n`);
+          for (const a of audits.resolved) printText(`  ${a.targetId} ${a.resolvedAt ?? ''} ${a.file}\n`);
           printUnreadableAudits(audits.unreadable);
           return;
         }
         if (opts.dryRun) {
           const report = buildMaintenanceReport(config.wikiRoot, config.workspaceRoot, new Date());
           if (opts.json) return printJson(report);
-          say(`wiki ${report.wikiRoot}\n${report.openAudits.length} open audits\n`);
-          for (const a of report.openAudits) say(`  [${a.severity}] ${a.targetId}: ${a.anchor.slice(0, 100)}\n`);
+          printText(`wiki ${report.wikiRoot}\n${report.openAudits.length} open audits\n`);
+          for (const a of report.openAudits) printText(`  [${a.severity}] ${a.targetId}: ${a.anchor.slice(0, 100)}\n`);
           printUnreadableAudits(report.unreadableAudits);
-          say(`lint: ${report.lint.errors.length} errors, ${report.lint.warnings.length} warnings\n`);
-          for (const f of [...report.lint.errors, ...report.lint.warnings]) say(`  ${f.level} ${f.code}: ${f.message}\n`);
+          printText(`lint: ${report.lint.errors.length} errors, ${report.lint.warnings.length} warnings\n`);
+          for (const f of [...report.lint.errors, ...report.lint.warnings]) printText(`  ${f.level} ${f.code}: ${f.message}\n`);
           const b = report.buckets;
-          say(`intent buckets: ${b.buckets} in ${b.sessions} sessions · ${b.curated} curated ${JSON.stringify(b.byStatus)} · ${b.open} open\n`);
+          printText(`intent buckets: ${b.buckets} in ${b.sessions} sessions · ${b.curated} curated ${JSON.stringify(b.byStatus)} · ${b.open} open\n`);
           return;
         }
         const result = await applyMaintenance(config.wikiRoot, config.workspaceRoot, { now: () => new Date() });
         if (opts.json) return printJson(result);
-        say(`index rebuilt (${result.indexTotal} entries); ${result.movedLegacy.length} legacy folders moved to .trash; ${result.resolved.length} audits resolved, ${result.remaining.length} open${result.unresolved.length ? `, ${result.unresolved.length} not resolved` : ''}\n`);
-        for (const a of result.resolved) say(`  resolved ${a.targetId} (${a.file})\n`);
+        printText(`index rebuilt (${result.indexTotal} entries); ${result.movedLegacy.length} legacy folders moved to .trash; ${result.resolved.length} audits resolved, ${result.remaining.length} open${result.unresolved.length ? `, ${result.unresolved.length} not resolved` : ''}\n`);
+        for (const a of result.resolved) printText(`  resolved ${a.targetId} (${a.file})\n`);
         for (const u of result.unresolved) process.stderr.write(visible(`maestro: audit not resolved, left as it was: ${u.error}\n`));
-        say(`lint: ${result.lint.errors.length} errors, ${result.lint.warnings.length} warnings\n`);
+        printText(`lint: ${result.lint.errors.length} errors, ${result.lint.warnings.length} warnings\n`);
       }),
     );
 }
@@ -196,7 +188,7 @@ function wikiAudit(wiki: Command, ctx: CliContext): void {
           new Date(),
         );
         if (opts.json) return printJson(audit);
-        say(`audit filed: ${audit.path}\n`);
+        printText(`audit filed: ${audit.path}\n`);
       }),
     );
 }
@@ -214,8 +206,8 @@ function wikiMigrate(wiki: Command, ctx: CliContext): void {
         const { migrateWikiLayout } = await import('../../observer/upkeep/migrate.js');
         const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
         if (opts.json) return printJson(result);
-        say(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
-        for (const i of result.items) say(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
+        printText(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
+        for (const i of result.items) printText(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
       }),
     );
 }
@@ -237,20 +229,20 @@ function wikiProposals(wiki: Command, ctx: CliContext): void {
         if (opts.accept && opts.dismiss) throw new MaestroError('BAD_INPUT', 'Pass --accept or --dismiss, not both.');
         if (opts.accept) {
           const { proposal, entry } = acceptProposal(config.wikiRoot, opts.accept, { projectSlug: config.projectSlug, now, ...note });
-          return opts.json ? printJson({ proposal, entry: { id: entry.id, relativePath: entry.relativePath } }) : void say(`accepted ${proposal.id}: ${entry.id} updated (${entry.relativePath})\n`);
+          return opts.json ? printJson({ proposal, entry: { id: entry.id, relativePath: entry.relativePath } }) : void printText(`accepted ${proposal.id}: ${entry.id} updated (${entry.relativePath})\n`);
         }
         if (opts.dismiss) {
           const proposal = dismissProposal(config.wikiRoot, opts.dismiss, { now, ...note });
-          return opts.json ? printJson({ proposal }) : void say(`dismissed ${proposal.id}; ${proposal.targetId} unchanged\n`);
+          return opts.json ? printJson({ proposal }) : void printText(`dismissed ${proposal.id}; ${proposal.targetId} unchanged\n`);
         }
         const list = listProposals(config.wikiRoot);
         if (opts.json) return printJson(list);
-        say(`${list.open.length} open\n`);
+        printText(`${list.open.length} open\n`);
         for (const p of list.open) {
-          say(`  ${p.id} → ${p.targetId} (${p.reason})\n`);
-          for (const f of p.newFacts.slice(0, 5)) say(`      + ${f.slice(0, 160)}\n`);
+          printText(`  ${p.id} → ${p.targetId} (${p.reason})\n`);
+          for (const f of p.newFacts.slice(0, 5)) printText(`      + ${f.slice(0, 160)}\n`);
         }
-        for (const p of list.problems) say(`  skipped ${p.file}: ${p.reason}\n`);
+        for (const p of list.problems) printText(`  skipped ${p.file}: ${p.reason}\n`);
       }),
     );
 }
@@ -267,8 +259,8 @@ function wikiLint(wiki: Command, ctx: CliContext): void {
         const result = lintWiki(config.wikiRoot, new Date());
         if (opts.json) printJson(result);
         else {
-          for (const f of [...result.errors, ...result.warnings]) say(`${f.level} ${f.code}: ${f.message}\n`);
-          say(`${result.errors.length} errors, ${result.warnings.length} warnings\n`);
+          for (const f of [...result.errors, ...result.warnings]) printText(`${f.level} ${f.code}: ${f.message}\n`);
+          printText(`${result.errors.length} errors, ${result.warnings.length} warnings\n`);
         }
         if (result.errors.length) process.exitCode = 1;
       }),
@@ -290,12 +282,12 @@ function wikiRedact(wiki: Command, ctx: CliContext): void {
         if ((result.dryRun && result.files.length) || result.names.length) process.exitCode = 1;
         if (opts.json) return printJson(result);
         const count = result.files.reduce((n, f) => n + f.hits.length, 0);
-        for (const f of result.files) for (const h of f.hits) say(`${f.path}:${h.line}: ${h.kind}\n`);
-        for (const n of result.names) say(`${n.path}: the ${n.isDirectory ? 'folder' : 'file'} name holds a secret (${n.kinds.join(', ')}); rename it by hand\n`);
-        if (!result.files.length && !result.names.length) return void say(`no secrets in ${result.wikiRoot}\n`);
-        if (result.dryRun) say(`${count} secret(s) in ${result.files.length} file(s) would be redacted; run without --dry-run to rewrite them\n`);
-        else say(`${count} secret(s) redacted in ${result.files.length} file(s)\n`);
-        if (!result.dryRun && result.files.length) say('If the wiki was committed, git history still holds them: rewriting it (git filter-repo) is your call.\n');
+        for (const f of result.files) for (const h of f.hits) printText(`${f.path}:${h.line}: ${h.kind}\n`);
+        for (const n of result.names) printText(`${n.path}: the ${n.isDirectory ? 'folder' : 'file'} name holds a secret (${n.kinds.join(', ')}); rename it by hand\n`);
+        if (!result.files.length && !result.names.length) return void printText(`no secrets in ${result.wikiRoot}\n`);
+        if (result.dryRun) printText(`${count} secret(s) in ${result.files.length} file(s) would be redacted; run without --dry-run to rewrite them\n`);
+        else printText(`${count} secret(s) redacted in ${result.files.length} file(s)\n`);
+        if (!result.dryRun && result.files.length) printText('If the wiki was committed, git history still holds them: rewriting it (git filter-repo) is your call.\n');
       }),
     );
 }
