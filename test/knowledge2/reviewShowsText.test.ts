@@ -63,13 +63,18 @@ describe('the review shows the text a promote writes', { timeout: budget(120_000
     }
   });
 
-  it("the session commands show an objective's control characters too: whoever created the session chose it", async () => {
+  it("the session and spec commands show what someone chose (an objective, a title) with its control characters too", async () => {
     const p = project();
     const created = await maestro(['session', 'create', 'task-2', '--objective', 'log dates\u001b]52;c;cm0gLXJm\u0007\u001b[1A', '--workflow-root', p.dir]);
     expect(created.code).toBe(0);
     const listed = await maestro(['session', 'list', '--workflow-root', p.dir]);
     expect(listed.stdout).toContain('task-2  open  log dates\\u{1b}]52;c;cm0gLXJm\\u{7}\\u{1b}[1A\n');
     expect(listed.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    // And the spec commands: a title someone chose, said back when it is skipped.
+    const title = 'Use UTC\u001b[8m everywhere';
+    expect((await maestro(['spec', 'add', 'coding', title, 'Dates in UTC.', '--keywords', 'dates', '--workflow-root', p.dir])).code).toBe(0);
+    const again = await maestro(['spec', 'add', 'coding', title, 'Dates in UTC.', '--keywords', 'dates', '--workflow-root', p.dir]);
+    expect(again.stdout).toContain('skipped: an entry titled "Use UTC\\u{1b}[8m everywhere" exists');
   });
 });
 

@@ -93,7 +93,7 @@ export function registerSupersede(parent: Command, kind: keyof typeof SUPERSEDER
         const [{ resolveWorkflowRoot }, supersede] = await Promise.all([import('../../knowledge/format/root.js'), SUPERSEDERS[kind]()]);
         const res = supersede(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), oldRef, newRef);
         if (opts.json) printJson(res);
-        else process.stdout.write(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
+        else say(`${res.replayed ? 'already done' : 'superseded'}: ${res.oldId} → ${res.newId}\n`);
       }),
     );
 }
@@ -106,8 +106,8 @@ export async function history(ref: string, opts: RootOpts, env: Env): Promise<vo
     const res = { id, chain: chain.map((c) => ({ from: c.from, direction: c.direction === 'out' ? 'supersedes' : 'superseded-by', id: c.id, depth: c.depth })) };
     if (opts.json) printJson(res);
     else {
-      process.stdout.write(`${id}\n`);
-      for (const c of res.chain) process.stdout.write(`${'  '.repeat(c.depth)}${c.direction} ${c.id}\n`);
+      say(`${id}\n`);
+      for (const c of res.chain) say(`${'  '.repeat(c.depth)}${c.direction} ${c.id}\n`);
     }
   });
 }

@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import { action, printJson } from '../output.js';
+import { action, printJson, printText } from '../output.js';
 import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import type { CliContext } from '../context.js';
 
@@ -64,7 +64,7 @@ function specAdd(spec: Command, ctx: CliContext): void {
         const root = resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env });
         const res = appendSpecEntry(root, { category, title, content: content.join(' '), keywords: opts.keywords, ...pickDefined(rest, ['description', 'source', 'scope', 'allowDuplicateTitle']), ...confidence });
         if (opts.json) printJson(res);
-        else process.stdout.write(res.outcome === 'created' ? `created ${res.id} (${res.sid})\n` : `skipped: an entry titled "${title}" exists (${res.id})\n`);
+        else printText(res.outcome === 'created' ? `created ${res.id} (${res.sid})\n` : `skipped: an entry titled "${title}" exists (${res.id})\n`);
       }),
     );
 }
@@ -87,8 +87,8 @@ function specHealth(spec: Command, ctx: CliContext): void {
           const h = k.health(kind === 'all' ? undefined : (kind as 'spec' | 'knowhow' | 'wiki'));
           if (opts.json) printJson(h);
           else {
-            process.stdout.write(`${h.entries} entries, ${h.errors} error(s), ${h.warnings} warning(s)\n`);
-            for (const f of h.findings) process.stdout.write(`${f.severity === 'error' ? 'error' : 'warn '} ${f.file}:${f.line} ${f.code}: ${f.message}\n`);
+            printText(`${h.entries} entries, ${h.errors} error(s), ${h.warnings} warning(s)\n`);
+            for (const f of h.findings) printText(`${f.severity === 'error' ? 'error' : 'warn '} ${f.file}:${f.line} ${f.code}: ${f.message}\n`);
           }
           if (!h.ok) process.exitCode = 1;
         });
@@ -109,7 +109,7 @@ function specDeprecate(spec: Command, ctx: CliContext): void {
         const [{ resolveWorkflowRoot }, { deprecateSpec }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = deprecateSpec(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), ref);
         if (opts.json) printJson(res);
-        else process.stdout.write(`${res.replayed ? 'already deprecated' : 'deprecated'}: ${res.id}\n`);
+        else printText(`${res.replayed ? 'already deprecated' : 'deprecated'}: ${res.id}\n`);
       }),
     );
 }
@@ -139,7 +139,7 @@ function specConflict(spec: Command, ctx: CliContext): void {
         const [{ resolveWorkflowRoot }, { markSpecConflict }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         const res = markSpecConflict(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), ref, opts.note);
         if (opts.json) printJson(res);
-        else process.stdout.write(`marked ${res.id} contested (${res.marker})\n`);
+        else printText(`marked ${res.id} contested (${res.marker})\n`);
       }),
     );
 }
@@ -180,7 +180,7 @@ function knowhowAdd(kh: Command, ctx: CliContext): void {
           ...(opts.id ? { explicitId: opts.id } : {}),
         });
         if (opts.json) printJson(res);
-        else process.stdout.write(`${res.message} (${res.path})\n`);
+        else printText(`${res.message} (${res.path})\n`);
       }),
     );
 }
