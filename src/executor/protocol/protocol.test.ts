@@ -126,6 +126,21 @@ describe('inbox.json, stages.json, transcript.jsonl', () => {
     expect(reopened.isDone('agent')).toBe(false);
   });
 
+  it('instructions are kept with their stage across a new book, and a call with nothing new writes nothing', () => {
+    const book = new StageBook(dir);
+    expect(book.takeInstructions('agent', [])).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+    const m = appendInbox(dir, { type: 'instruction', text: 'use tabs' });
+    expect(book.takeInstructions('agent', [m, m])).toEqual(['use tabs']);
+    // Laid out anew by hand: a write would put it back in the writer's layout.
+    const handLaid = JSON.stringify(JSON.parse(readFileSync(join(dir, 'stages.json'), 'utf8')), null, 7);
+    writeFileSync(join(dir, 'stages.json'), handLaid);
+    expect(book.takeInstructions('agent', [m])).toEqual(['use tabs']);
+    book.consume(m.id);
+    expect(readFileSync(join(dir, 'stages.json'), 'utf8')).toBe(handLaid);
+    expect(new StageBook(dir).takeInstructions('agent', [])).toEqual(['use tabs']);
+  });
+
   it('transcript reads tolerate a torn last line', () => {
     appendTranscript(dir, { at: 1, stage: 'agent', role: 'agent', text: 'hello' });
     appendFileSync(join(dir, TRANSCRIPT_FILE), '{"at":2,"st');

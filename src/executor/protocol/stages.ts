@@ -74,14 +74,19 @@ export class StageBook {
     delete this.state.done[stage];
     this.save();
   }
-  /** Consumes inbox messages for a stage and remembers their text with it, in one write. */
+  /**
+   * Consumes inbox messages for a stage and remembers their text with it, in one write; with nothing new
+   * (most agent calls) nothing is written: an atomic write costs two fsyncs, and a stage with no entry reads as none.
+   */
   takeInstructions(stage: string, messages: Array<{ id: string; text: string }>): string[] {
-    const list = (this.state.instructions[stage] ??= []);
+    const list = [...(this.state.instructions[stage] ?? [])];
     for (const m of messages) {
       if (this.isConsumed(m.id)) continue;
       this.state.consumedInbox.push(m.id);
       list.push(m.text);
     }
+    if (list.length === (this.state.instructions[stage]?.length ?? 0)) return list;
+    this.state.instructions[stage] = list;
     this.save();
     return [...list];
   }
@@ -89,7 +94,8 @@ export class StageBook {
     return this.state.consumedInbox.includes(messageId);
   }
   consume(messageId: string): void {
-    if (!this.isConsumed(messageId)) this.state.consumedInbox.push(messageId);
+    if (this.isConsumed(messageId)) return;
+    this.state.consumedInbox.push(messageId);
     this.save();
   }
   private save(): void {
