@@ -16,6 +16,7 @@ import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
 import { listWorktrees, setAsideLeftovers } from '../git/worktree.js';
+import { setAsideEmbeddedRepositories } from '../git/embedded.js';
 import { fetchForSync, fetchFromRemote, noBaseBranch } from './remoteFetch.js';
 import { maintainAtPace } from '../git/maintenance.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
@@ -365,6 +366,8 @@ async function branchTips(clone: string, branch: string): Promise<{ local?: stri
  */
 async function moveBranch(clone: string, branch: string, from: string, to: string, o: { discard?: boolean } = {}): Promise<void> {
   const worktree = (await listWorktrees(clone)).find((w) => w.branch === branch);
+  // A repository an agent made in the worktree would have its settings run by the git below (git/embedded.ts).
+  if (worktree) await setAsideEmbeddedRepositories(worktree.path);
   if (!worktree) await git(clone, ['update-ref', `refs/heads/${branch}`, to, from]);
   else if (!o.discard) await git(worktree.path, ['merge', '--ff-only', '-q', to], { okCodes: [1, 128] });
   else {

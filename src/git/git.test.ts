@@ -241,6 +241,20 @@ describe('mergeIntoMain', () => {
     expect(readFileSync(join(wt.path, 'notes.txt'), 'utf8')).toBe('scratch\n');
   });
 
+  it('sets nothing aside, and does not fail, when only a submodule has files changed inside it', async () => {
+    const lib = join(root, 'lib');
+    mkdirSync(lib);
+    sh(lib, 'init', '-q', '-b', 'main');
+    commit(lib, 'l.txt', 'l\n');
+    sh(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib');
+    sh(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'lib');
+    const wt = await ensureWorktree(spec('S'));
+    sh(wt.path, '-c', 'protocol.file.allow=always', 'submodule', 'update', '-q', '--init');
+    writeFileSync(join(wt.path, 'lib', 'l.txt'), 'changed inside the submodule\n');
+    expect(await setAsideLeftovers(wt.path, 'maestro: left by run r1')).toEqual({ files: [], ref: null });
+    expect(readFileSync(join(wt.path, 'lib', 'l.txt'), 'utf8')).toBe('changed inside the submodule\n');
+  });
+
   it('keeps the newest SET_ASIDE_KEEP set-aside refs of a repository', async () => {
     const wt = await ensureWorktree(spec('K'));
     const refs: string[] = [];

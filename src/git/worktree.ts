@@ -278,6 +278,9 @@ export async function setAsideLeftovers(worktree: string, note: string): Promise
   // Staged as they are: untracked files, and unmerged paths (markers or a half-made resolution).
   await git(worktree, ['add', '-A']);
   const sha = (await git(worktree, ['stash', 'create', note])).stdout.trim();
+  // Nothing a stash takes: a submodule with files changed inside it (status names it, `add -A` stages nothing). Its
+  // own repository keeps those files, and the worktree's are as the branch has them.
+  if (!sha) return { files: [], ref: null };
   const ref = `${SET_ASIDE_REFS}${Date.now()}-${randomBytes(3).toString('hex')}`;
   await git(worktree, ['update-ref', '-m', note, ref, sha]);
   // Back to the branch's last commit; a half-done merge is forgotten with it.

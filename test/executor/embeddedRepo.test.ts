@@ -5,7 +5,8 @@
  * person saw that one line, and main got a pointer to a commit that exists only in that folder, which is deleted
  * with the worktree after the merge. The agent's files in it were never in any commit.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../src/executor/protocol/job.js';
@@ -35,11 +36,46 @@ describe('a git repository the agent made inside its worktree', () => {
     expect((record as { message?: string }).message).toContain('web/.git');
   });
 
-  it('passes when it is a submodule declared in .gitmodules', async () => {
+  it('is refused even when declared in .gitmodules: git would go into it and run what its settings name', async () => {
     using sb = sandbox();
     const command = shellAgent(sb, 'mkdir web && cd web && git init -q && echo app > app.js && git add . && git commit -qm scaffold && cd .. && git config -f .gitmodules submodule.web.path web && git config -f .gitmodules submodule.web.url https://example.com/web.git');
-    const data = resultData<{ diff: { files: string[]; strayGitlinks: string[] } }>(await runPipeline(jobFor(sb, command), { runDir: sb.runDir('e1') }));
-    expect(data.diff.files).toEqual(['.gitmodules', 'web']);
-    expect(data.diff.strayGitlinks).toEqual([]);
+    const record = await runPipeline(jobFor(sb, command), { runDir: sb.runDir('e1') });
+    expect(record).toMatchObject({ type: 'error', code: 'DIFF_GATE', needsAttention: { details: { strayGitlinks: ['web'] } } });
+  });
+
+  /**
+   * The agent's repository names a command in its settings (core.fsmonitor, a clean filter). Git runs it from
+   * inside `status`, `add -A` or `commit` over the worktree: outside the agent's sandbox, where the daemon's home
+   * is. An audit read the daemon's token that way. The command here writes a file outside the worktree.
+   */
+  it("never runs a command its settings name, in this run or the next one on the same worktree", async () => {
+    using sb = sandbox();
+    const ran = join(sb.root, 'ran-outside');
+    // A gitlink main already has (a repository someone once committed by mistake): the worktree has an empty
+    // folder there, and git looks into whatever repository appears in it.
+    const sha = sb.git('rev-parse', 'HEAD');
+    sb.git('update-index', '--add', '--cacheinfo', `160000,${sha},lib`);
+    sb.git('commit', '-q', '-m', 'a stray gitlink');
+    const arm = (dir: string) => `git -C ${dir} config core.fsmonitor "echo fsmonitor >> ${ran}; false" && echo "* filter=evil" > "$(git -C ${dir} rev-parse --git-dir)/info/attributes" && git -C ${dir} config filter.evil.clean "echo filter >> ${ran}; cat"`;
+    // One repository in the gitlink's folder, and one reached through a `.git` file naming a folder the agent wrote.
+    const script = `git -C lib init -q && echo a > lib/a.js && git -C lib add . && git -C lib commit -qm l && ${arm('lib')} && echo b >> lib/a.js
+      printf '/hidden/\\n' > .gitignore && mkdir hidden && git init -q --separate-git-dir="$PWD/hidden/x.git" vendor/x && echo c > vendor/x/c.js && ${arm('vendor/x')}`;
+    const job = jobFor(sb, shellAgent(sb, script));
+    const first = await runPipeline(job, { runDir: sb.runDir('e1') });
+    expect(first).toMatchObject({ type: 'error', code: 'DIFF_GATE', needsAttention: { details: { strayGitlinks: expect.arrayContaining(['lib', 'vendor/x']) } } });
+    // The next run on the same worktree sets aside what was left (git status, add -A, stash) before its agent runs.
+    await runPipeline(parseJob({ ...job, runId: 'e2' }), { runDir: sb.runDir('e2') });
+    expect(existsSync(ran) ? readFileSync(ran, 'utf8') : 'nothing ran').toBe('nothing ran');
+  });
+
+  it('leaves alone a submodule git populated, whose .git names a folder in the repository\'s own git folder', async () => {
+    using sb = sandbox();
+    const lib = join(sb.root, 'lib-origin');
+    execFileSync('sh', ['-c', `git init -q -b main ${lib} && echo l > ${lib}/l.txt && git -C ${lib} add . && git -C ${lib} -c user.name=t -c user.email=t@t commit -qm l`]);
+    sb.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib');
+    sb.git('commit', '-q', '-m', 'lib as a submodule');
+    const command = shellAgent(sb, 'git -c protocol.file.allow=always submodule update -q --init && echo app > app.js');
+    const data = resultData<{ diff: { files: string[] } }>(await runPipeline(jobFor(sb, command), { runDir: sb.runDir('e1') }));
+    expect(data.diff.files).toEqual(['app.js']);
   });
 });

@@ -8,6 +8,7 @@ import { measureDivergence, syncWithBase, type Divergence } from '../../git/dive
 import { commitAll } from '../../git/merge.js';
 import { git } from '../../git/git.js';
 import { ensureWorktree, headOf, setAsideLeftovers, worktreeLinked } from '../../git/worktree.js';
+import { setAsideEmbeddedRepositories } from '../../git/embedded.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
 
 export interface WorktreeStageOutput {
@@ -34,6 +35,10 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
     const base = job.project.baseBranch;
     const wt = await ensureWorktree({ repoPath: job.project.repoPath, worktreeRoot: job.project.worktreeRoot, taskId: job.taskId, version: job.task.version, baseBranch: base, readBase: options.measure || options.sync });
     if (wt.movedAside) ctx.emit({ type: 'phase', stage: 'worktree-recreated', state: 'done', detail: { path: wt.path, branch: wt.branch, movedAside: wt.movedAside } });
+    // An earlier run's agent may have made a git repository in it, whose settings git would run outside the
+    // sandbox (git/embedded.ts): its .git goes before any git runs over the worktree.
+    const embedded = options.fresh && !wt.created ? await setAsideEmbeddedRepositories(wt.path) : [];
+    if (embedded.length) ctx.emit({ type: 'phase', stage: 'embedded-repositories', state: 'done', detail: { repositories: embedded } });
     // A worktree kept from an earlier run of this version may hold what that run wrote and never
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
     const aside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : { files: [], ref: null };
@@ -82,7 +87,15 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
   }
   const head = headOf(wt.path);
   if (head && offBranch(head, wt.branch)) throw leftBranch(ctx.job.taskId, wt, head);
+  const embedded = await setAsideEmbeddedRepositories(wt.path);
+  if (embedded.length) throw needsAttention('DIFF_GATE', 'diff_gate', embeddedProblem(embedded), { strayGitlinks: embedded });
   return commitAll(wt.path, message);
+}
+
+/** What the person reads about git repositories the agent made in its worktree, and what to do. */
+function embeddedProblem(paths: string[]): string {
+  const names = paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
+  return `${paths.length} git repositor${paths.length === 1 ? 'y' : 'ies'} made inside the worktree: ${names}. Maestro runs no git over a repository an agent made, since git would run the commands its settings name outside the sandbox; ${paths[0]}/.git was moved out of the worktree and its files were left there, uncommitted. In the worktree, commit ${paths[0]} as files (or add a submodule with \`git submodule add <url>\`), then retry`;
 }
 
 type Head = NonNullable<ReturnType<typeof headOf>>;
