@@ -206,7 +206,8 @@ function wikiMigrate(wiki: Command, ctx: CliContext): void {
         const { migrateWikiLayout } = await import('../../observer/upkeep/migrate.js');
         const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
         if (opts.json) return printJson(result);
-        printText(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)\n`);
+        const conflicts = result.items.filter((i) => i.action === 'conflict').length;
+        printText(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)${conflicts ? `, ${conflicts} of them conflict(s) left in place` : ''}\n`);
         for (const i of result.items) printText(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
       }),
     );

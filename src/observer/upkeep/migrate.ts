@@ -1,11 +1,13 @@
 /**
  * `maestro wiki migrate`: from the older layouts to the current one.
  *   - `knowledge-base/{contexts,entities,summaries}` → `wiki/knowledge/…`
- *     (a file that already exists at the destination is left where it is and
- *     reported; nothing is overwritten);
+ *     (a file that already exists at the destination, or that another item of
+ *     the same run goes to, is left where it is and reported; nothing is
+ *     overwritten: migrateMoves.ts);
  *   - engineering-era `errors/ snippets/ decisions/` folders and `E###`/`D###`
  *     files → `wiki/knowledge/.trash/<stamp>/` (the notes delete them; we keep
- *     them recoverable). `S###` summaries are kept: the notes' pattern
+ *     them recoverable), a source's folders under its own path there
+ *     (`knowledge-base/errors`, `wiki/knowledge-base/errors`). `S###` summaries are kept: the notes' pattern
  *     `^[ESD]\d{3}-` would have hit them by mistake;
  *   - what GUI-Anything's own migration moves (scripts/wiki/migrate-wiki-layout.sh):
  *     `runtime/*.json` → `sessions/`, `evidence/<id>.json` →
@@ -18,13 +20,15 @@
  *     no cache had one), every summary with source, status and savedAt.
  *     A bundle already there that cannot be used (unreadable, another schema,
  *     another workspace) is never overwritten: its caches stay, reported.
- * `dryRun` reports the same plan and changes nothing.
+ * The whole plan is made before anything moves. `dryRun` reports the same plan
+ * and changes nothing.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { loadBundle, writeBundle } from '../bundle/store.js';
 import { createEmptyBundle, type SessionBundle, type SummaryItem } from '../bundle/types.js';
 import { LEGACY_DIRS, TYPE_DIR, wikiLayout } from '../../knowledge/format/wiki/layout.js';
+import { moveError, moveNoClobber, MovePlan } from './migrateMoves.js';
 
 export interface MigrationPlanItem {
   action: 'move' | 'trash' | 'merge' | 'conflict';
@@ -49,11 +53,6 @@ function walkFiles(dir: string): string[] {
   return out;
 }
 
-function move(from: string, to: string): void {
-  mkdirSync(dirname(to), { recursive: true });
-  renameSync(from, to);
-}
-
 const SESSION_CACHE = /^(.+?)-(summaries|intent-buckets|evidence|graph)\.json$/;
 /** `<sessionId>.json`: GUI-Anything's SessionFlowRecord. `_index.json` and dot files are not session caches. */
 const FLOW_RECORD = /^([A-Za-z0-9][A-Za-z0-9._-]*)\.json$/;
@@ -66,14 +65,13 @@ function cacheOf(name: string): { id: string; kind: string } | null {
 }
 
 /** GUI-Anything's moves: runtime/*.json → sessions/, evidence/<id>.json → sessions/<id>-evidence.json, daily-notes/* → notes/. */
-function planGuiAnythingMoves(wikiRoot: string, items: MigrationPlanItem[]): void {
+function planGuiAnythingMoves(wikiRoot: string, plan: MovePlan): void {
   const layout = wikiLayout(wikiRoot);
-  const plan = (from: string, to: string) => items.push(existsSync(to) ? { action: 'conflict', from, to, note: 'destination exists; left in place' } : { action: 'move', from, to });
   const files = (dir: string, ext?: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => (!ext || n.endsWith(ext)) && statSync(join(dir, n)).isFile()) : []);
-  for (const name of files(join(wikiRoot, 'runtime'), '.json')) plan(join(wikiRoot, 'runtime', name), join(layout.sessions, name));
-  for (const name of files(join(wikiRoot, 'evidence'), '.json')) plan(join(wikiRoot, 'evidence', name), join(layout.sessions, `${name.slice(0, -'.json'.length)}-evidence.json`));
+  for (const name of files(join(wikiRoot, 'runtime'), '.json')) plan.add('move', join(wikiRoot, 'runtime', name), join(layout.sessions, name));
+  for (const name of files(join(wikiRoot, 'evidence'), '.json')) plan.add('move', join(wikiRoot, 'evidence', name), join(layout.sessions, `${name.slice(0, -'.json'.length)}-evidence.json`));
   const notes = join(wikiRoot, 'daily-notes');
-  if (existsSync(notes)) for (const name of readdirSync(notes)) plan(join(notes, name), join(layout.notes, name));
+  if (existsSync(notes)) for (const name of readdirSync(notes)) plan.add('move', join(notes, name), join(layout.notes, name));
 }
 
 /** After the moves: legacy folders left empty go (bottom up), as GUI-Anything's rmdir does; anything still holding a file stays. */
@@ -90,46 +88,76 @@ function removeEmptyLegacyDirs(dirs: readonly string[]): void {
   for (const dir of dirs) prune(dir);
 }
 
-export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: string; from?: string; dryRun?: boolean; now: Date }): MigrationResult {
-  const layout = wikiLayout(wikiRoot);
-  const items: MigrationPlanItem[] = [];
-  const stamp = opts.now.toISOString().replace(/[:.]/g, '-');
-  const trash = join(layout.knowledge, '.trash', stamp);
-  const sources = opts.from ? [opts.from] : [join(wikiRoot, 'knowledge-base'), join(dirname(wikiRoot), 'knowledge-base')];
+/**
+ * Where a source's engineering-era folders go in the trash: its path from the wiki's parent
+ * (`knowledge-base/errors`, `wiki/knowledge-base/errors`), so that the two default sources, which
+ * both may have `errors/`, never share one destination.
+ */
+function trashLabel(wikiRoot: string, base: string): string {
+  const parts = relative(dirname(wikiRoot), base).split(sep).filter((p) => p && p !== '.' && p !== '..');
+  return parts.length ? join(...parts) : 'knowledge-base';
+}
 
+/** Everything the migration will do, decided before anything moves: a move whose destination is taken is a conflict. */
+function planMigration(wikiRoot: string, sources: readonly string[], now: Date): MigrationPlanItem[] {
+  const layout = wikiLayout(wikiRoot);
+  const plan = new MovePlan([]);
+  const trash = join(layout.knowledge, '.trash', now.toISOString().replace(/[:.]/g, '-'));
   for (const base of sources.filter((s) => existsSync(s))) {
     for (const type of Object.values(TYPE_DIR)) {
-      for (const file of walkFiles(join(base, type))) {
-        const to = join(layout.knowledge, type, relative(join(base, type), file));
-        items.push(existsSync(to) ? { action: 'conflict', from: file, to, note: 'destination exists; left in place' } : { action: 'move', from: file, to });
-      }
+      for (const file of walkFiles(join(base, type))) plan.add('move', file, join(layout.knowledge, type, relative(join(base, type), file)));
     }
-    for (const dir of LEGACY_DIRS) if (existsSync(join(base, dir))) items.push({ action: 'trash', from: join(base, dir), to: join(trash, 'knowledge-base', dir) });
+    for (const dir of LEGACY_DIRS) if (existsSync(join(base, dir))) plan.add('trash', join(base, dir), join(trash, trashLabel(wikiRoot, base), dir));
   }
-  for (const dir of LEGACY_DIRS) if (existsSync(join(layout.knowledge, dir))) items.push({ action: 'trash', from: join(layout.knowledge, dir), to: join(trash, dir) });
+  for (const dir of LEGACY_DIRS) if (existsSync(join(layout.knowledge, dir))) plan.add('trash', join(layout.knowledge, dir), join(trash, dir));
   for (const type of ['contexts', 'entities'] as const) {
     for (const file of walkFiles(join(layout.knowledge, type))) {
-      if (/^[ED]\d{3}-.+\.md$/i.test(file.split('/').pop() ?? '')) items.push({ action: 'trash', from: file, to: join(trash, relative(layout.knowledge, file)) });
+      if (/^[ED]\d{3}-.+\.md$/i.test(file.split('/').pop() ?? '')) plan.add('trash', file, join(trash, relative(layout.knowledge, file)));
     }
   }
-  planGuiAnythingMoves(wikiRoot, items);
-  // Session caches already in sessions/, and those the moves above bring there.
+  planGuiAnythingMoves(wikiRoot, plan);
+  // Session caches already in sessions/, and those the moves above bring there. Each merged one goes to
+  // sessions/.migrated/, which an earlier migration may have filled: then it is not merged, and stays.
   const cacheFiles = new Map<string, string>();
   if (existsSync(layout.sessions)) for (const name of readdirSync(layout.sessions)) if (statSync(join(layout.sessions, name)).isFile()) cacheFiles.set(name, join(layout.sessions, name));
-  for (const i of items) if (i.action === 'move' && dirname(i.to!) === layout.sessions) cacheFiles.set(basename(i.to!), i.to!);
+  for (const i of plan.items) if (i.action === 'move' && dirname(i.to!) === layout.sessions) cacheFiles.set(basename(i.to!), i.to!);
   for (const [name, path] of cacheFiles) {
     const cache = cacheOf(name);
-    if (cache) items.push({ action: 'merge', from: path, to: join(layout.sessions, cache.id, 'bundle.json'), note: cache.kind });
+    if (!cache) continue;
+    const taken = plan.takenBy(path, migratedPath(layout.sessions, path));
+    if (taken) plan.items.push({ action: 'conflict', from: path, to: migratedPath(layout.sessions, path), note: `${cache.kind}: ${taken.replace(/; left in place$/, '')}; cache not merged, left in place` });
+    else {
+      plan.claim(path, migratedPath(layout.sessions, path));
+      plan.items.push({ action: 'merge', from: path, to: join(layout.sessions, cache.id, 'bundle.json'), note: cache.kind });
+    }
   }
+  return plan.items;
+}
+
+/** Where a merged cache's original is kept. */
+function migratedPath(sessions: string, cache: string): string {
+  return join(sessions, '.migrated', basename(cache));
+}
+
+export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: string; from?: string; dryRun?: boolean; now: Date }): MigrationResult {
+  const layout = wikiLayout(wikiRoot);
+  const sources = opts.from ? [opts.from] : [join(wikiRoot, 'knowledge-base'), join(dirname(wikiRoot), 'knowledge-base')];
+  const items = planMigration(wikiRoot, sources, opts.now);
   if (opts.dryRun) return { dryRun: true, items };
 
-  for (const item of items) {
-    if (item.action === 'move' || item.action === 'trash') move(item.from, item.to!);
-  }
+  const progress = { done: 0, total: items.filter((i) => i.action === 'move' || i.action === 'trash' || i.action === 'merge').length };
+  const move = (from: string, to: string) => {
+    try {
+      moveNoClobber(from, to);
+    } catch (err) {
+      throw moveError(err, from, to, progress);
+    }
+    progress.done++;
+  };
+  for (const item of items) if (item.action === 'move' || item.action === 'trash') move(item.from, item.to!);
   removeEmptyLegacyDirs([...['runtime', 'evidence', 'daily-notes'].map((d) => join(wikiRoot, d)), ...sources]);
-  const merges = items.filter((i) => i.action === 'merge');
   const bySession = new Map<string, MigrationPlanItem[]>();
-  for (const m of merges) {
+  for (const m of items.filter((i) => i.action === 'merge')) {
     const id = cacheOf(basename(m.from))!.id;
     bySession.set(id, [...(bySession.get(id) ?? []), m]);
   }
@@ -156,7 +184,7 @@ export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: strin
         continue;
       }
       mergeLegacy(bundle, part.note!, data);
-      move(part.from, join(layout.sessions, '.migrated', part.from.split('/').pop()!));
+      move(part.from, migratedPath(layout.sessions, part.from));
     }
     completeBundle(bundle, opts.now.getTime());
     writeBundle(layout, bundle);
