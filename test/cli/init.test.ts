@@ -1,6 +1,6 @@
 /** `maestro init` and the repository's housekeeping: .gitignore lines for Maestro's local state, and the advice to commit .maestro/. */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../helpers/db.js';
@@ -39,4 +39,54 @@ describe('maestro init', () => {
     expect((await cli(['init', repo, '--force'])).stdout).not.toContain('to .gitignore');
     expect(readFileSync(join(repo, '.gitignore'), 'utf8')).toBe(text);
   }, budget(120_000));
+
+  it('refuses a repository whose settings are in config.yaml, naming it, and writes nothing', async () => {
+    const repo = gitRepo({ 'README.md': '# x\n' });
+    mkdirSync(join(repo, '.maestro'));
+    const yaml = 'checks: {test: "make test"}\nmergeStrategy: ff-only\n';
+    writeFileSync(join(repo, '.maestro/config.yaml'), yaml);
+    const refused = await cli(['init', repo]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`maestro: ${join(repo, '.maestro/config.yaml')} already exists: this repository has Maestro settings; nothing was written.`);
+    expect(readdirSync(join(repo, '.maestro'))).toEqual(['config.yaml']);
+    expect(readFileSync(join(repo, '.maestro/config.yaml'), 'utf8')).toBe(yaml);
+    expect(existsSync(join(repo, '.gitignore'))).toBe(false);
+    // --force writes config.json, and says the yaml is no longer read.
+    const forced = await cli(['init', repo, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`${join(repo, '.maestro/config.yaml')} is no longer read: config.json comes first.`);
+  }, budget(60_000));
+
+  it('checks every target before writing: a .gitignore folder or a .maestro file is refused by name, and nothing is written', async () => {
+    const ignoreDir = gitRepo({ 'README.md': '# x\n' });
+    mkdirSync(join(ignoreDir, '.gitignore'));
+    const a = await cli(['init', ignoreDir]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain(`maestro: ${join(ignoreDir, '.gitignore')} is a folder; \`maestro init\` needs a file it can add lines to, or nothing there.`);
+    expect(existsSync(join(ignoreDir, '.maestro'))).toBe(false);
+    // Nothing half-done: once the folder is gone, init runs (it used to say ALREADY_EXISTS).
+    execFileSync('rmdir', [join(ignoreDir, '.gitignore')]);
+    expect((await cli(['init', ignoreDir])).code).toBe(0);
+
+    const maestroFile = gitRepo({ 'README.md': '# x\n', '.maestro': 'not a folder\n' });
+    const b = await cli(['init', maestroFile]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain(`maestro: ${join(maestroFile, '.maestro')} is a file; \`maestro init\` needs a folder`);
+    expect(readFileSync(join(maestroFile, '.maestro'), 'utf8')).toBe('not a folder\n');
+    expect(existsSync(join(maestroFile, '.gitignore'))).toBe(false);
+  }, budget(60_000));
+
+  it("keeps a README.md of the person's own unless --force, and says so", async () => {
+    const repo = gitRepo({ 'README.md': '# x\n' });
+    mkdirSync(join(repo, '.maestro'));
+    writeFileSync(join(repo, '.maestro/README.md'), 'my notes\n');
+    const first = await cli(['init', repo]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`Kept your ${join(repo, '.maestro/README.md')}: it differs from the one Maestro writes`);
+    expect(readFileSync(join(repo, '.maestro/README.md'), 'utf8')).toBe('my notes\n');
+    expect(existsSync(join(repo, '.maestro/config.json'))).toBe(true);
+    const forced = await cli(['init', repo, '--force']);
+    expect(forced.stdout).not.toContain('Kept your');
+    expect(readFileSync(join(repo, '.maestro/README.md'), 'utf8')).toContain('# .maestro/');
+  }, budget(60_000));
 });

@@ -4,13 +4,16 @@
  * that explains each field — JSON has no comments — and `.gitignore` lines for
  * Maestro's machine-local files under `.workflow/`. Works with no daemon.
  * Refuses a folder that is not inside a git repository, and an existing
- * config unless --force.
+ * config (config.json, .yaml or .yml) unless --force. Every target is checked
+ * before anything is written (a refusal changes nothing); a README.md of the
+ * person's own is kept unless --force; each file is written atomically.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { action, printJson } from '../output.js';
 import type { CliContext } from '../context.js';
 
@@ -112,17 +115,80 @@ export const GITIGNORE_LINES = [
 ];
 const GITIGNORE_HEADER = "# Maestro: this machine's state under .workflow/ (commit .maestro/, specs and knowhow)";
 
-/** Appends the lines `.gitignore` lacks; returns the ones added. */
+/**
+ * Appends the lines `.gitignore` lacks; returns the ones added. The file is rewritten atomically (a
+ * crash leaves the old file or the new one, never a truncated one), the person's text byte for byte
+ * at its start and its mode kept; through a symbolic link, the file it leads to is the one rewritten.
+ */
 export function ensureGitignore(root: string): { path: string; added: string[] } {
   const path = join(root, '.gitignore');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const exists = kindOf(path) === 'file';
+  const text = exists ? readFileSync(path, 'utf8') : '';
   const present = new Set(text.split('\n').map((l) => l.trim()));
   const added = GITIGNORE_LINES.filter((l) => !present.has(l));
   if (added.length) {
     const block = [...(present.has(GITIGNORE_HEADER) ? [] : [GITIGNORE_HEADER]), ...added].join('\n');
-    writeFileSync(path, `${text}${text && !text.endsWith('\n') ? '\n' : ''}${text ? '\n' : ''}${block}\n`);
+    const target = exists ? realpathSync(path) : path;
+    writeFileAtomic(target, `${text}${text && !text.endsWith('\n') ? '\n' : ''}${text ? '\n' : ''}${block}\n`, exists ? { mode: statSync(target).mode & 0o7777 } : {});
   }
   return { path, added };
+}
+
+type Kind = 'absent' | 'file' | 'folder' | 'other';
+
+/** What is at `path`, following symbolic links; a link that leads nowhere is 'other'. */
+function kindOf(path: string): Kind {
+  try {
+    const s = statSync(path);
+    return s.isFile() ? 'file' : s.isDirectory() ? 'folder' : 'other';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    try {
+      lstatSync(path);
+      return 'other';
+    } catch {
+      return 'absent';
+    }
+  }
+}
+
+const KIND_WORDS: Record<Kind, string> = { absent: 'missing', file: 'a file', folder: 'a folder', other: 'neither a file nor a folder (a broken link, a device or a socket)' };
+const CONFIG_NAMES = ['config.json', 'config.yaml', 'config.yml'];
+
+interface InitTargets {
+  dir: string;
+  configPath: string;
+  readmePath: string;
+  /** Another config file the new config.json will shadow (only with --force). */
+  shadowed: string[];
+  /** The person's own README.md, different from ours: kept (no --force). */
+  keepReadme: boolean;
+}
+
+/** Checks every place `maestro init` writes before it writes any: a refusal changes nothing. */
+function checkTargets(root: string, force: boolean): InitTargets {
+  const dir = join(root, '.maestro');
+  const refuse = (path: string, kind: Kind, should: string) =>
+    new MaestroError('BAD_INPUT', `${path} is ${KIND_WORDS[kind]}; \`maestro init\` needs ${should} there. Move it aside, then run \`maestro init\` again; nothing was written.`, { details: { path } });
+  const dirKind = kindOf(dir);
+  if (dirKind !== 'absent' && dirKind !== 'folder') throw refuse(dir, dirKind, 'a folder (the repository\'s Maestro settings)');
+  const gitignore = join(root, '.gitignore');
+  const ignoreKind = kindOf(gitignore);
+  if (ignoreKind !== 'absent' && ignoreKind !== 'file') throw refuse(gitignore, ignoreKind, 'a file it can add lines to, or nothing');
+  const configs = CONFIG_NAMES.map((n) => join(dir, n)).filter((p) => kindOf(p) !== 'absent');
+  if (configs.length && !force) {
+    throw new MaestroError('ALREADY_EXISTS', `${configs.join(' and ')} already ${configs.length > 1 ? 'exist' : 'exists'}: this repository has Maestro settings; nothing was written. --force writes a new config.json, which Maestro reads before config.yaml or config.yml.`, {
+      details: { paths: configs },
+    });
+  }
+  const configPath = join(dir, 'config.json');
+  const readmePath = join(dir, 'README.md');
+  for (const path of [configPath, readmePath]) {
+    const kind = kindOf(path);
+    if (kind !== 'absent' && kind !== 'file') throw refuse(path, kind, 'a file, or nothing');
+  }
+  const keepReadme = !force && kindOf(readmePath) === 'file' && readFileSync(readmePath, 'utf8') !== README;
+  return { dir, configPath, readmePath, shadowed: configs.filter((p) => p !== configPath), keepReadme };
 }
 
 const COMMIT_ADVICE = 'Commit .maestro/ (config.json, README.md, any hooks) and .gitignore: they are how Maestro runs this project, for everyone, and Maestro merges only into a clean checkout:\n  git add .maestro .gitignore && git commit -m "Maestro setup"';
@@ -131,14 +197,12 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('init [path]')
     .description('Write .maestro/config.json (checks, model tiers, limits) and a README in a git repository. Works with no daemon.')
-    .option('--force', 'overwrite an existing .maestro/config.json')
+    .option('--force', 'write config.json over an existing config (json, yaml or yml), and README.md over your own')
     .option('--json', 'print stable JSON on stdout')
     .action(
       action(async (path: string | undefined, opts: { force?: boolean; json?: boolean }) => {
         const root = repoRoot(resolve(path ?? '.'));
-        const dir = join(root, '.maestro');
-        const configPath = join(dir, 'config.json');
-        if (existsSync(configPath) && !opts.force) throw new MaestroError('ALREADY_EXISTS', `${configPath} already exists; --force overwrites it.`);
+        const { dir, configPath, readmePath, shadowed, keepReadme } = checkTargets(root, Boolean(opts.force));
         // Loaded here so that other commands do not pay for yaml and zod.
         const [{ DEFAULT_TIERS }, { loadProjectConfig }, { DEFAULT_LIMITS }] = await Promise.all([
           import('../../agents/tiers.js'),
@@ -147,16 +211,19 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
         const config = { checks: detectChecks(root), models: { ...DEFAULT_TIERS }, limits: { ...DEFAULT_LIMITS }, mergeStrategy: 'merge' };
         mkdirSync(dir, { recursive: true });
-        writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-        writeFileSync(join(dir, 'README.md'), README);
+        writeFileAtomic(configPath, `${JSON.stringify(config, null, 2)}\n`);
+        if (!keepReadme) writeFileAtomic(readmePath, README);
         // What we wrote must load the way the executor loads it.
         loadProjectConfig(root);
         const gitignore = ensureGitignore(root);
-        if (opts.json) printJson({ repoPath: root, configPath, config, gitignore, commit: ['.maestro/'] });
+        const kept = keepReadme ? `Kept your ${readmePath}: it differs from the one Maestro writes (--force replaces it with Maestro's, which explains each field of config.json).\n` : '';
+        const unread = shadowed.map((p) => `${p} is no longer read: config.json comes first. Move what it set into ${configPath} and delete it.\n`).join('');
+        if (opts.json) printJson({ repoPath: root, configPath, config, gitignore, readme: { path: readmePath, written: !keepReadme }, shadowed, commit: ['.maestro/'] });
         else {
           const checks = Object.keys(config.checks);
           const ignored = gitignore.added.length ? `Added ${gitignore.added.length} line(s) to ${gitignore.path} for Maestro's local files under .workflow/.\n` : '';
-          process.stdout.write(`Wrote ${configPath} (checks: ${checks.length ? checks.join(', ') : 'none found'}) and ${join(dir, 'README.md')}.\n${ignored}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
+          const wrote = `${configPath} (checks: ${checks.length ? checks.join(', ') : 'none found'})${keepReadme ? '' : ` and ${readmePath}`}`;
+          process.stdout.write(`Wrote ${wrote}.\n${kept}${unread}${ignored}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
         }
       }),
     );
