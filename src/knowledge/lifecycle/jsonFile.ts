@@ -1,15 +1,19 @@
 /**
  * How the lifecycle's JSON files (session.json, run.json, ledgers, promotion receipts) are read: a file that
- * is not JSON, or not the object it must hold, is CORRUPT_FILE naming it and saying what it found.
+ * is not JSON, or not the object it must hold, is CORRUPT_FILE naming it and saying what it found. A file
+ * that is not JSON is named with the place it goes wrong, never with JSON.parse's message: that quotes the
+ * start of the file, and the message reaches the board (a ledger someone linked to a key file would show it).
  */
 import { readFileSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 
 export function parseJsonFile(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new MaestroError('CORRUPT_FILE', `${file}: not valid JSON (${(err as Error).message}).`, { details: { file }, cause: err });
+    return JSON.parse(text);
+  } catch {
+    throw new MaestroError('CORRUPT_FILE', `${file}: not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file } });
   }
 }
 

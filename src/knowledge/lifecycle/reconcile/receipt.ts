@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
+import { jsonSyntaxWhere } from '../../../lib/jsonError.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
@@ -94,12 +95,13 @@ export function readReceipt(src: Source): Receipt | null {
 /** For readers that go on without a receipt (review, the freshness fence, a refresh): the receipt, or why it is unreadable. */
 export function tryReadReceipt(src: Source): { receipt: Receipt | null; corrupt?: MaestroError } {
   if (!existsSync(src.receiptPath)) return { receipt: null };
-  const corrupt = (why: string, cause?: unknown) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; \`maestro knowledge review ${src.sid} --refresh\` rebuilds it.`, { details: { file: src.receiptPath }, cause }) });
+  const corrupt = (why: string) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; \`maestro knowledge review ${src.sid} --refresh\` rebuilds it.`, { details: { file: src.receiptPath } }) });
   let r: Receipt;
+  const text = readFileSync(src.receiptPath, 'utf8');
   try {
-    r = JSON.parse(readFileSync(src.receiptPath, 'utf8')) as Receipt;
-  } catch (err) {
-    return corrupt(`not valid JSON (${(err as Error).message})`, err);
+    r = JSON.parse(text) as Receipt;
+  } catch {
+    return corrupt(`not valid JSON (${jsonSyntaxWhere(text)})`); // the place only: JSON.parse's message quotes the file
   }
   if (!r || r.schema_version !== RECEIPT_SCHEMA) return corrupt(`field schema_version must be ${RECEIPT_SCHEMA}`);
   for (const field of ['corpus_fingerprint', 'matcher_revision', 'candidate_snapshot_hash'] as const) if (typeof r[field] !== 'string') return corrupt(`field ${field} must be a string`);
