@@ -116,7 +116,7 @@ describe('symbolic links out of .workflow/', () => {
     renameSync(receipt, moved);
     symlinkSync(moved, receipt);
     const before = readFileSync(moved, 'utf8');
-    expect(() => promote(lc, p.root, 's-1', { candidates: [second.candidate_id] })).toThrow(`Refusing to write ${receipt}: it is a symbolic link (to ${moved})`);
+    expect(() => promote(lc, p.root, 's-1', { candidates: [second.candidate_id] })).toThrow(`Refusing to read ${receipt}: ${receipt} is a symbolic link leading to ${moved}, outside its folder`); // refused when read, before any write
     expect(readFileSync(moved, 'utf8')).toBe(before);
     expect(isLink(receipt)).toBe(true);
   });

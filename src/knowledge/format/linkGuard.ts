@@ -11,10 +11,10 @@
  * regular files), so writing through one, or replacing it, is never what the
  * user meant. A link to a folder inside the root stays allowed.
  */
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { isLink, landing } from '../../lib/paths.js';
+import { canonical, isLink, landing } from '../../lib/paths.js';
 
 /** The real path of `path`: its nearest existing ancestor resolved, the rest appended as written (landing). `target` is the write it is for. */
 function realPathOf(path: string, target: string): string {
@@ -62,4 +62,25 @@ export function assertNoLinkOut(base: string, target: string, what: string): voi
   const link = firstLinkBelow(folder, abs) ?? abs;
   const where = realBase === folder ? what : `${what} (${realBase} on disk)`;
   throw new MaestroError('BAD_INPUT', `Refusing to write ${abs}: ${link} is a symbolic link leading to ${real}, outside ${where}. Knowledge is written only inside it. Nothing was written. Replace the link with a real folder inside ${folder}, or remove it.`);
+}
+
+/**
+ * Refuses to read `target` (a path under `base`) when a symbolic link sends it outside the real path of
+ * `base`: a repository's content can plant `.workflow/sessions/s1 -> /home/me`, and what is read there would
+ * be listed, quoted in an error, or written back beside it. A target that does not exist reads nothing and
+ * passes (its caller says it is missing). `what` names `base` for the reader (`the project's .workflow/`).
+ */
+export function assertReadInside(base: string, target: string, what: string): void {
+  const abs = resolve(target);
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return;
+  }
+  const realBase = canonical(base);
+  if (within(real, realBase)) return;
+  const folder = resolve(base);
+  const link = firstLinkBelow(folder, abs) ?? abs;
+  throw new MaestroError('PATH_OUTSIDE_PROJECTS', `Refusing to read ${abs}: ${link} is a symbolic link leading to ${real}, outside ${what}. Knowledge is read and written only inside it. Nothing was read or written. Replace the link with a real folder or file inside ${folder}, or remove it.`, { details: { file: abs, link } });
 }

@@ -226,7 +226,7 @@ function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate
   const planned = prior?.planned_id ?? plannedId(cand, now);
   const contentHash = candidateContentHash(cand.content);
   // 1. Intent on disk before any knowledge file is touched.
-  updatePromotions(src.dir, src.sid, src.rid, (f) => {
+  updatePromotions(root, src.dir, src.sid, src.rid, (f) => {
     f.entries[cand.candidate_id] = { state: 'promoting', target: cand.target, planned_id: planned, promoted_id: null, content_hash: contentHash, outcome: null, supersedes, planned_at: prior?.planned_at ?? now.toISOString(), promoted_at: null };
   });
   setLedgerStatus(src, cand.candidate_id, 'promoting', planned, null);
@@ -267,7 +267,7 @@ function promoteOneLocked(root: WorkflowRoot, src: Source, cand: LedgerCandidate
 
   // 3. Outcome on disk.
   const at = new Date().toISOString();
-  updatePromotions(src.dir, src.sid, src.rid, (f) => {
+  updatePromotions(root, src.dir, src.sid, src.rid, (f) => {
     const e = f.entries[cand.candidate_id]!;
     Object.assign(e, { state: 'promoted', promoted_id: promotedId, outcome, promoted_at: at });
   });

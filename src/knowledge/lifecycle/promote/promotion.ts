@@ -14,7 +14,9 @@ import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
+import type { WorkflowRoot } from '../../format/root.js';
 import { isJsonObject, quoteJson, readJsonObject } from '../jsonFile.js';
+import { assertSourceInside } from '../session/store.js';
 
 export const PROMOTION_SCHEMA = 'knowledge-promotion-receipt/1.0';
 
@@ -51,8 +53,10 @@ export function readPromotions(dir: string): PromotionFile | null {
   return raw as unknown as PromotionFile;
 }
 
-export function updatePromotions<T>(dir: string, sid: string, rid: string, fn: (f: PromotionFile) => T): T {
+/** `dir` is the source's folder (session `sid`, run `rid` or "session"): refused when a link sends it out of `root` (store.ts). */
+export function updatePromotions<T>(root: WorkflowRoot, dir: string, sid: string, rid: string, fn: (f: PromotionFile) => T): T {
   const p = promotionPath(dir);
+  assertSourceInside(root, sid, rid);
   assertNotLinked(p);
   return withCorpusLock([p], () => {
     const f = readPromotions(dir) ?? { schema_version: PROMOTION_SCHEMA, session_id: sid, run_id: rid, entries: {} };

@@ -12,16 +12,16 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
-import { assertNotLinked } from '../../format/linkGuard.js';
+import { assertNotLinked, assertReadInside } from '../../format/linkGuard.js';
 import { jsonSyntaxWhere } from '../../../lib/jsonError.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
 import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '../ledger/recipes.js';
 import type { WorkflowRoot } from '../../format/root.js';
-import { promotedIds } from '../promote/promotion.js';
+import { promotedIds, promotionPath } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
-import { listRunIds, runDir, sessionDir } from '../session/store.js';
+import { assertReadableInside, assertSourceInside, listRunIds, runDir, sessionDir } from '../session/store.js';
 import { associatedDocs, matchCandidate, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
 import type { SemanticScorer } from './semantic.js';
 
@@ -57,7 +57,9 @@ export function sessionSource(root: WorkflowRoot, sid: string): Source {
   const dir = sessionDir(root, sid);
   return { sid, rid: 'session', dir, ledgerPath: join(dir, 'knowledge-delta.json'), receiptPath: join(dir, 'knowledge-reconciliation.json') };
 }
+/** Every source of a session; refused when a link sends the session folder out of the workflow root (store.ts). */
 export function sessionSources(root: WorkflowRoot, sid: string): Source[] {
+  assertReadableInside(root, sessionDir(root, sid));
   return [sessionSource(root, sid), ...listRunIds(root, sid).map((rid) => runSource(root, sid, rid))];
 }
 
@@ -70,6 +72,7 @@ export interface SourceState {
 
 /** Throws (file + field) when the ledger or the report is corrupt. */
 export function readSourceState(src: Source): SourceState {
+  for (const file of [src.ledgerPath, promotionPath(src.dir), join(src.dir, 'report.md')]) assertFileInside(src, file);
   const ledger = readLedger(src.ledgerPath);
   const promoted = promotedIds(src.dir);
   const cands: Array<LedgerCandidate | Draft> = (ledger?.candidates ?? []).filter((c) => c.status !== 'promoted' && !promoted.has(c.candidate_id));
@@ -85,6 +88,11 @@ export function readSourceState(src: Source): SourceState {
   return { ledger, candidates: cands, snapshotHash: candidateSnapshotHash(cands) };
 }
 
+/** A source's file is read only when it stays in the source's folder (a run's may be a link; its files may not lead further). */
+function assertFileInside(src: Source, file: string): void {
+  assertReadInside(src.dir, file, `its folder ${src.dir}`);
+}
+
 /** The receipt; null when there is none. A file that is not a complete receipt throws CORRUPT_FILE naming it. */
 export function readReceipt(src: Source): Receipt | null {
   const got = tryReadReceipt(src);
@@ -96,6 +104,11 @@ export function readReceipt(src: Source): Receipt | null {
 export function tryReadReceipt(src: Source): { receipt: Receipt | null; corrupt?: MaestroError } {
   if (!existsSync(src.receiptPath)) return { receipt: null };
   const corrupt = (why: string) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; \`maestro knowledge review ${src.sid} --refresh\` rebuilds it.`, { details: { file: src.receiptPath } }) });
+  try {
+    assertFileInside(src, src.receiptPath);
+  } catch (err) {
+    return { receipt: null, corrupt: err as MaestroError };
+  }
   let r: Receipt;
   const text = readFileSync(src.receiptPath, 'utf8');
   try {
@@ -174,6 +187,7 @@ export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: S
   const pc = opts.prepared ?? lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
   const state = readSourceState(src);
   const previous = tryReadReceipt(src);
+  assertSourceInside(root, src.sid, src.rid);
   // An unreadable receipt is rebuilt, not trusted; its bytes are kept beside it for a human to look at.
   assertNotLinked(src.receiptPath);
   if (previous.corrupt) renameSync(src.receiptPath, `${src.receiptPath}.corrupt`);

@@ -10,7 +10,7 @@ import { assertNotLinked } from '../../format/linkGuard.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readPromotions } from '../promote/promotion.js';
-import { readSession } from '../session/store.js';
+import { assertSourceInside, readSession } from '../session/store.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
 import type { LifecycleContext } from '../context.js';
@@ -188,6 +188,7 @@ export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: 
   entry.promotion_eligibility = as.eligibility;
   entry.canonical_id = target;
   entry.resolution = { status: 'confirmed', reason: input.reason.trim(), resolved_at: new Date().toISOString() };
+  assertSourceInside(root, src.sid, src.rid);
   assertNotLinked(src.receiptPath);
   writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
   let status = 'status' in cand ? String(cand.status) : 'draft';

@@ -45,14 +45,16 @@ describe('session and run lifecycle', () => {
     symlinkSync(join(outside, 'evil'), sessionDir(p.root, 'evil'));
     const before = readdirSync(join(outside, 'evil')).sort();
     const staged = () => stage(p.root, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', session: 'evil' }, process.env);
-    expect(staged).toThrow(`Refusing to write ${sessionDir(p.root, 'evil')}: it is a symbolic link`);
-    expect(() => createRun(p.root, 'evil', { runId: 'run-1' })).toThrow(`Refusing to write ${sessionDir(p.root, 'evil')}: it is a symbolic link`);
+    // Refused when the session is read, before any write.
+    const refusal = `Refusing to read ${join(sessionDir(p.root, 'evil'), 'session.json')}: ${sessionDir(p.root, 'evil')} is a symbolic link leading to ${join(outside, 'evil', 'session.json')}, outside the project's`;
+    expect(staged).toThrow(refusal);
+    expect(() => createRun(p.root, 'evil', { runId: 'run-1' })).toThrow(refusal);
     expect(readdirSync(join(outside, 'evil')).sort()).toEqual(before);
     // The whole sessions folder linked out: the same.
     rmSync(sessionDir(p.root, 'evil'));
     rmSync(join(p.dir, '.workflow', 'sessions'), { recursive: true });
     symlinkSync(outside, join(p.dir, '.workflow', 'sessions'));
-    expect(staged).toThrow(/is a symbolic link leading to .*outside the project's .*Nothing was written/);
+    expect(staged).toThrow(/is a symbolic link leading to .*outside the project's .*Nothing was read or written/);
     expect(readdirSync(join(outside, 'evil')).sort()).toEqual(before);
     rmSync(join(p.dir, '.workflow', 'sessions'));
     // A run folder linked to a run directory elsewhere (the daemon's) is how runs work: staged into as before.

@@ -13,7 +13,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join, resolve } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
-import { assertNoLinkOut } from '../../format/linkGuard.js';
+import { assertNoLinkOut, assertReadInside } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readJsonObject } from '../jsonFile.js';
@@ -65,6 +65,7 @@ export function assertRunRewritable(root: WorkflowRoot, run: RunDoc): void {
 
 export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
   const file = sessionFile(root, sid);
+  assertReadableInside(root, file);
   if (!existsSync(file)) throw new MaestroError('UNKNOWN_SESSION', `No session ${sid} under ${sessionsDir(root)} (maestro session create ${sid}).`);
   return upgradeSession(readJsonObject(file), file);
 }
@@ -76,6 +77,24 @@ export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
  */
 export function assertSessionInside(root: WorkflowRoot, sid: string): void {
   assertNoLinkOut(root.workflowDir, sessionDir(root, sid), `the project's ${root.workflowDir}`);
+}
+
+/**
+ * Before a write to a source's files (its ledger, receipt, promotion receipt): the session folder stays inside
+ * (`assertSessionInside`), and so does a run's `runs/` folder; the run folder below it may be a link (`linkTo`).
+ */
+export function assertSourceInside(root: WorkflowRoot, sid: string, rid: string): void {
+  assertSessionInside(root, sid);
+  if (rid !== 'session') assertNoLinkOut(root.workflowDir, join(sessionDir(root, sid), 'runs'), `the project's ${root.workflowDir}`);
+}
+
+/**
+ * Refuses to read `path` (sessions/, a session's folder or file, its runs/ folder) when a symbolic link sends it
+ * out of the workflow root: what is read there would be listed, quoted in an error, or written back beside it.
+ * Run folders are the exception, as for writes: below runs/ they may link to the orchestrator's run directory.
+ */
+export function assertReadableInside(root: WorkflowRoot, path: string): void {
+  assertReadInside(root.workflowDir, path, `the project's ${root.workflowDir}`);
 }
 
 export function writeSession(root: WorkflowRoot, doc: SessionDoc): void {
@@ -108,9 +127,16 @@ export function scanSessions(root: WorkflowRoot): SessionListing {
   const dir = sessionsDir(root);
   const listing: SessionListing = { sessions: [], unreadable: [] };
   if (!existsSync(dir)) return listing;
+  assertReadableInside(root, dir); // sessions/ itself linked out: nothing under it is listed
   for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
     const file = join(dir, e.name, 'session.json');
+    if (e.isSymbolicLink()) {
+      // Never followed out of .workflow/: named, with why, like a session that does not read.
+      const out = linkOutReason(root, join(dir, e.name));
+      if (out) listing.unreadable.push({ session_id: e.name, error: out });
+      continue;
+    }
+    if (!e.isDirectory()) continue;
     if (ID_RE.test(e.name) && !existsSync(file)) {
       listing.unreadable.push({ session_id: e.name, error: `${file} is missing.` });
       continue;
@@ -126,6 +152,16 @@ export function scanSessions(root: WorkflowRoot): SessionListing {
   return listing;
 }
 
+/** Why reading `path` is refused (it links out of the workflow root), or null. */
+function linkOutReason(root: WorkflowRoot, path: string): string | null {
+  try {
+    assertReadableInside(root, path);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** The sessions that read; `scanSessions` also says which folders do not, and why. */
 export function listSessions(root: WorkflowRoot): SessionDoc[] {
   return scanSessions(root).sessions;
@@ -134,6 +170,7 @@ export function listSessions(root: WorkflowRoot): SessionDoc[] {
 /** Run ids of a session; run folders may be symlinks into the orchestrator's run directories. */
 export function listRunIds(root: WorkflowRoot, sid: string): string[] {
   const dir = join(sessionDir(root, sid), 'runs');
+  assertReadableInside(root, dir); // runs/ itself stays inside; a run folder below it may link out (linkTo)
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((n) => ID_RE.test(n))
