@@ -131,7 +131,7 @@ describe('knowledge review routes', () => {
     expect(await promote({ candidates: ['../x'] })).toMatchObject({ status: 400, message: expect.stringMatching(/candidate id/) });
     expect(await call('GET', '/api/knowledge/audit?projectId=P1&scope=everything')).toMatchObject({ status: 400, message: expect.stringMatching(/scope/) });
     expect(await call('GET', '/api/knowledge/audit?projectId=P1&apply=true')).toMatchObject({ status: 400, message: expect.stringMatching(/apply/) });
-    // The refused calls left the candidate pending and unpromoted (refresh only rewrote its receipt).
+    // The refused calls left the candidate pending and unpromoted (and their refresh never ran).
     expect(JSON.parse(ledger()).candidates).toEqual(JSON.parse(before).candidates);
     expect(readdirSync(join(p.dir, '.workflow', 'specs'))).toEqual(['coding-conventions.md']);
   });

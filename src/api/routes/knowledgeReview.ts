@@ -21,7 +21,7 @@ import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
-import { resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
+import { RESOLVE_FIELDS, resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
 import { scanSessions, sessionsDir } from '../../knowledge/lifecycle/session/store.js';
@@ -84,8 +84,8 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
-    if (body.refresh) review(lc, root, params.sessionId, { refresh: true });
-    const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, ...(body.target ? { target: body.target } : {}) });
+    // The refresh runs inside, after the candidate and target are checked: a refused request writes nothing.
+    const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, refresh: body.refresh, ...(body.target ? { target: body.target } : {}) }, RESOLVE_FIELDS);
     return { resolution, review: review(lc, root, params.sessionId) };
   });
 

@@ -151,8 +151,8 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
         if (o.refresh || o.resolve || o.resolveAll) await k.warmSessionSemantic(lc, root, sid);
         if (o.resolve || o.resolveAll) {
           if (!o.as) throw new MaestroError('BAD_INPUT', '--resolve needs --as duplicate|related|conflict|supersede|unique.');
-          if (o.refresh) k.review(lc, root, sid, { refresh: true });
-          resolved = o.resolve ? k.resolveCandidate(lc, root, sid, { candidate: o.resolve, as: o.as, ...(o.target ? { target: o.target } : {}), reason: o.reason ?? '' }) : k.resolveAll(lc, root, sid, o.resolveAll!, o.as, o.reason ?? '');
+          if (o.refresh && !o.resolve) k.review(lc, root, sid, { refresh: true }); // --resolve refreshes once its input is checked
+          resolved = o.resolve ? k.resolveCandidate(lc, root, sid, { candidate: o.resolve, as: o.as, refresh: Boolean(o.refresh), ...(o.target ? { target: o.target } : {}), reason: o.reason ?? '' }) : k.resolveAll(lc, root, sid, o.resolveAll!, o.as, o.reason ?? '');
         }
         return k.review(lc, root, sid, { refresh: Boolean(o.refresh) && !resolved });
       });

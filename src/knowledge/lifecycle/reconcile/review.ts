@@ -165,24 +165,43 @@ export interface ResolveInput {
   as: string;
   target?: string;
   reason: string;
+  /** Reconcile the session's stale receipts first: only once the input is known good, so bad input writes nothing. */
+  refresh?: boolean;
 }
 
-export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: string, input: ResolveInput): { schema: 'knowledge-resolution-result/1.0'; candidate_id: string; disposition: Disposition; promotion_eligibility: Eligibility; canonical_id: string | null; status: string } {
+/** How a caller names the inputs in its messages: the CLI by its flags, the API by its body's fields. */
+export interface ResolveNames {
+  candidate: string;
+  as: string;
+  target: string;
+  reason: string;
+}
+export const RESOLVE_FLAGS: ResolveNames = { candidate: '--resolve', as: '--as', target: '--target', reason: '--reason' };
+export const RESOLVE_FIELDS: ResolveNames = { candidate: 'candidate', as: 'as', target: 'target', reason: 'reason' };
+
+/** Everything a resolution checks that no refresh can change: refused here, before anything is written. */
+function checkResolve(root: WorkflowRoot, corpus: CorpusSnapshot, sid: string, input: ResolveInput, n: ResolveNames): { as: (typeof AS)[ResolveAs]; src: Source; target: string | null } {
   const as = AS[input.as as ResolveAs];
-  if (!as) throw new MaestroError('BAD_INPUT', `--as must be duplicate|related|conflict|supersede|unique (got ${input.as}).`);
-  if (!input.reason?.trim()) throw new MaestroError('BAD_INPUT', '--reason must say why (an empty reason is refused).');
-  if (input.as !== 'unique' && !input.target) throw new MaestroError('BAD_INPUT', `--as ${input.as} needs --target <knowledge-id>.`);
+  if (!as) throw new MaestroError('BAD_INPUT', `${n.as} must be duplicate|related|conflict|supersede|unique (got ${input.as}).`);
+  if (!input.reason?.trim()) throw new MaestroError('BAD_INPUT', `${n.reason} must say why (an empty reason is refused).`);
+  if (input.as !== 'unique' && !input.target) throw new MaestroError('BAD_INPUT', `${n.as} ${input.as} needs ${n.target} <knowledge-id>.`);
   const src = sourceOfCandidate(root, sid, input.candidate);
-  const corpus = lc.corpus.read(root.workflowDir);
-  const { receipt, state } = requireFresh(lc, root, src, corpus);
-  let target: string | null = null;
-  if (input.target) {
-    const doc = corpus.docs.find((d) => d.id === input.target || d.aliases.includes(input.target!));
-    if (!doc) throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `--target ${input.target} is not active project knowledge in ${root.workflowDir}.`);
-    target = doc.id;
-  }
-  const cand = state.candidates.find((c) => c.candidate_id === input.candidate)!;
+  const cand = readSourceState(src).candidates.find((c) => c.candidate_id === input.candidate);
+  if (!cand) throw new MaestroError('BAD_INPUT', `${n.candidate} ${input.candidate} is already promoted from session ${sid}; there is nothing left to resolve.`);
   if (as.reject && !('status' in cand)) throw new MaestroError('BAD_INPUT', `Candidate ${input.candidate} is still a report draft; complete run ${src.rid} first (maestro run complete ${src.rid} --session ${sid}).`);
+  if (!input.target) return { as, src, target: null };
+  const doc = corpus.docs.find((d) => d.id === input.target || d.aliases.includes(input.target!));
+  if (!doc) throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `${n.target} ${input.target} is not active project knowledge in ${root.workflowDir}.`);
+  return { as, src, target: doc.id };
+}
+
+/** `names`: how the messages name the inputs (the CLI's flags unless told). */
+export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: string, input: ResolveInput, names: ResolveNames = RESOLVE_FLAGS): { schema: 'knowledge-resolution-result/1.0'; candidate_id: string; disposition: Disposition; promotion_eligibility: Eligibility; canonical_id: string | null; status: string } {
+  const corpus = lc.corpus.read(root.workflowDir);
+  const { as, src, target } = checkResolve(root, corpus, sid, input, names);
+  if (input.refresh) review(lc, root, sid, { refresh: true, corpus });
+  const { receipt, state } = requireFresh(lc, root, src, corpus);
+  const cand = state.candidates.find((c) => c.candidate_id === input.candidate)!;
   const entry = receipt.candidates.find((c) => c.candidate_id === input.candidate)!;
   entry.disposition = as.disposition;
   entry.promotion_eligibility = as.eligibility;
