@@ -94,6 +94,24 @@ describe('scripted provider', () => {
     expect(readCallLog(callLog)).toHaveLength(3);
   });
 
+  it('refuses a call log outside its script\'s folder, not named .ndjson, or through a link out: nothing is written', () => {
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, 'steps:\n  - actions: [{ text: ok }]\n');
+    const elsewhere = mkdtempSync(join(tmpdir(), 'maestro-elsewhere-'));
+    try {
+      symlinkSync(elsewhere, join(dir, 'out'));
+      for (const callLog of [join(elsewhere, 'injected', 'calls.ndjson'), join(dir, '.bashrc'), join(dir, 'out', 'calls.ndjson')]) {
+        expect(() => new ScriptedProvider({ script: file, callLog }), callLog).toThrow(
+          expect.objectContaining({ code: 'CONFIG_INVALID', message: `scripted agent: its call log ${callLog} must be an .ndjson file in the folder of its script (${dir}), links followed; nothing was written` }),
+        );
+      }
+      expect(readdirSync(elsewhere)).toEqual([]);
+      expect(existsSync(join(dir, '.bashrc'))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a call no step matches, naming role and task', async () => {
     const file = join(dir, 's.yaml');
     writeFileSync(file, 'steps:\n  - match: { role: plan }\n    times: 1\n    actions: [{ text: ok }]\n');

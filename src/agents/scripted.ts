@@ -54,6 +54,23 @@ function landsIn(cwd: string, path: string): boolean {
   return 'real' in landed && holds(cwd, landed.real);
 }
 
+/**
+ * Refuses a call log the worker should not append to. The worker runs outside the agent sandbox, and each line
+ * carries a task's title, so the log is an `.ndjson` file in its script's folder (or below), links followed: never a
+ * file something runs or reads as settings (a git hook, a shell profile, a project's script), never the token beside
+ * a script somewhere else. The API does not take a call log at all (src/daemon/scriptedPaths.ts); this holds for
+ * what reaches a worker anyway (settings stored before that rule, a hand-written job.json).
+ */
+function checkCallLog(script: string, callLog: string): void {
+  const landed = landing(callLog);
+  const folder = dirname(resolve(script));
+  if (!callLog.endsWith('.ndjson') || !('real' in landed) || !holds(folder, landed.real)) {
+    throw new MaestroError('CONFIG_INVALID', `scripted agent: its call log ${callLog} must be an .ndjson file in the folder of its script (${folder}), links followed; nothing was written`, {
+      details: { field: 'provider.callLog', callLog, script },
+    });
+  }
+}
+
 function matches(pattern: string | undefined, value: string): boolean {
   if (pattern === undefined) return true;
   const rx = matchRegex(pattern);
@@ -76,6 +93,7 @@ export class ScriptedProvider implements AgentProvider {
   private readonly counts = new Map<number, number>();
 
   constructor(private readonly options: ScriptedOptions) {
+    if (options.callLog !== undefined) checkCallLog(options.script, options.callLog);
     this.script = loadScript(options.script);
   }
 

@@ -13,6 +13,7 @@ import { CLI_TOOLS } from '../agents/cli/tools.js';
 import { loadScript } from '../agents/scriptFile.js';
 import { locateTool } from '../agents/cli/which.js';
 import { hasClaudeCredentials, providerFor } from './jobs.js';
+import { inRepository } from './scriptedPaths.js';
 
 function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
   return (env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => executable(join(dir, program)));
@@ -27,8 +28,16 @@ function executable(path: string): boolean {
   }
 }
 
-/** What is wrong with a scripted agent's script (file, line, field), or null: found at the task's creation, not by its first run. */
-function scriptProblem(file: string): string | null {
+/**
+ * What is wrong with a scripted agent's script (file, line, field), or null: found at the task's creation, not by its
+ * first run. Only a script in the project's repository is opened here, decided by its path first: one elsewhere was
+ * set by Maestro's own callers (the demo, the tests: the API refuses it, scriptedPaths.ts), and a refusal that parsed
+ * any file there would say its structure back (`token:1: (root): expected object`). Its run reads it.
+ */
+function scriptProblem(repoPath: string, file: string): string | null {
+  if (!isAbsolute(file)) return null; // the API no longer takes one; the worker resolves it, not the daemon
+  if (!existsSync(file)) return `its agent script ${file} does not exist`;
+  if (!inRepository(repoPath, file)) return null;
   try {
     loadScript(file);
     return null;
@@ -54,9 +63,7 @@ export function providerProblem(project: Project, env: NodeJS.ProcessEnv): strin
       return null;
     }
     case 'scripted':
-      if (!isAbsolute(provider.script)) return null; // resolved in the task's worktree, which does not exist yet
-      if (!existsSync(provider.script)) return `its agent script ${provider.script} does not exist`;
-      return scriptProblem(provider.script);
+      return scriptProblem(project.repoPath, provider.script);
     case 'claude':
       if (provider.executable && !existsSync(provider.executable)) return `its Claude Code executable ${provider.executable} does not exist`;
       return hasClaudeCredentials({ ...env, ...provider.env }) ? null : 'its agent is claude, but the daemon has no Claude credentials (no ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or Claude Code login)';

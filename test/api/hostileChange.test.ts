@@ -27,7 +27,7 @@ describe('review API, hostile change', () => {
   };
   /** A task whose branch holds what `change` writes into the repository, at exec_review. */
   const taskWith = async (change: () => void) => {
-    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: '/nonexistent.yaml' } } })).body.project;
+    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: join(repo, 'nonexistent.yaml') } } })).body.project;
     const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Hostile' })).body.task;
     git(repo, 'checkout', '-q', '-b', `maestro/${task.id}-v1`);
     change();

@@ -29,7 +29,7 @@ describe('review API', () => {
     return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : null };
   };
   const setup = async () => {
-    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: '/nonexistent.yaml' } } })).body.project;
+    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: join(repo, 'nonexistent.yaml') } } })).body.project;
     const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Change things' })).body.task;
     return { project, task };
   };
@@ -85,7 +85,7 @@ describe('review API', () => {
 
   it('on a shared remote the diff comes from this host\'s clone, where the task branches are', async () => {
     const remote = join(reviewRepo(), '.git');
-    const project = (await call('POST', '/api/projects', { name: 'shared', repoPath: repo, config: { remote, provider: { kind: 'scripted', script: '/x.yaml' } } })).body.project;
+    const project = (await call('POST', '/api/projects', { name: 'shared', repoPath: repo, config: { remote, provider: { kind: 'scripted', script: join(repo, 'x.yaml') } } })).body.project;
     const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Remote change' })).body.task;
     const clone = join(d.config.home, 'clones', project.id);
     mkdirSync(join(d.config.home, 'clones'), { recursive: true });

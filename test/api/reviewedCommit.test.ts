@@ -41,7 +41,7 @@ describe('the reviewed commit at exec_review', () => {
 
   /** A task whose review approved its branch's tip: at exec_review, reviewed commit = that tip. */
   const atExecReview = async () => {
-    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: '/nonexistent.yaml' } } })).body.project;
+    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: join(repo, 'nonexistent.yaml') } } })).body.project;
     const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Change things' })).body.task;
     const branch = makeTaskBranch(repo, task.id);
     const reviewed = git(repo, 'rev-parse', branch);
@@ -124,7 +124,7 @@ describe('the reviewed commit at exec_review', () => {
   });
 
   it('a result that names no reviewed commit is checked against the head its diff shows', async () => {
-    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: '/nonexistent.yaml' } } })).body.project;
+    const project = (await call('POST', '/api/projects', { name: 'r', repoPath: repo, config: { provider: { kind: 'scripted', script: join(repo, 'nonexistent.yaml') } } })).body.project;
     const task = (await call('POST', '/api/tasks', { projectId: project.id, title: 'Old result' })).body.task;
     const branch = makeTaskBranch(repo, task.id);
     for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(task.id, s);

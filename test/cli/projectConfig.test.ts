@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project } from '../../src/core/types.js';
 import { hasClaudeCredentials } from '../../src/daemon/jobs.js';
-import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { cliFor, gitRepo } from './helpers.js';
 import { budget } from '../helpers/budget.js';
@@ -56,7 +56,8 @@ describe('maestro project add --provider / project config', () => {
       expect(notThere.code).toBe(1);
       expect(notThere.stderr).toContain('its command agent /nonexistent/agent does not exist or is not executable');
 
-      const script = join(tempDir('maestro-script-'), 'agent.yaml');
+      // A script named through the API is a file in the project's repository (src/daemon/scriptedPaths.ts).
+      const script = join(repo, 'agent.yaml');
       // A script that does not read as one is said when a task is made, with its line, not by the first run.
       writeFileSync(script, 'steps:\n  - match: { role: any }\n    actions:\n      - sing: true\n');
       expect((await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, ...project, ...url])).code).toBe(0);

@@ -2,7 +2,7 @@
  * The orchestrator loop end to end: a real daemon, a real git repository, the
  * scripted agent in real worker processes.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,7 +46,10 @@ describe('orchestrator loop', () => {
     git(repo, 'branch', '-m', 'main', 'master');
     daemon = await startTestDaemon({ tickMs: 100 });
     const { store } = daemon;
-    const res = await daemon.app.inject({ method: 'POST', url: '/api/projects', payload: { name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') }, autoApproveAfterMs: 0 } } });
+    // Through the API a script is a file in the project's repository (src/daemon/scriptedPaths.ts); untracked, it is in no task's way.
+    const script = join(repo, 'agent.yaml');
+    copyFileSync(fixture('simple.yaml'), script);
+    const res = await daemon.app.inject({ method: 'POST', url: '/api/projects', payload: { name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } } });
     expect(res.statusCode).toBe(201);
     const project = (JSON.parse(res.body) as { project: { id: string } }).project;
     const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });

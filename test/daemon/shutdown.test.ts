@@ -5,7 +5,7 @@
  * port in use get clear answers and leave the daemon running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,9 +45,13 @@ describe('daemon shutdown and bad input', () => {
   it('SIGTERM lets the running stage finish; the restart resumes after it and finishes the task', async () => {
     const home = tempDir('maestro-home-');
     writeFileSync(join(home, 'config.json'), JSON.stringify({ tickMs: 100, port: 0 }));
-    const callLog = join(home, 'calls.ndjson');
+    // A call log sits in its script's folder (the worker refuses one elsewhere: src/agents/scripted.ts).
+    const agent = tempDir('maestro-agent-');
+    const script = join(agent, 'long-agent.yaml');
+    copyFileSync(SCRIPT, script);
+    const callLog = join(agent, 'calls.ndjson');
     store = createStore(await openMigratedDatabase(`sqlite:${join(home, 'maestro.db')}`));
-    const p = await store.projects.create({ name: 'sigterm', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: SCRIPT, callLog }, autoApproveAfterMs: 0 } });
+    const p = await store.projects.create({ name: 'sigterm', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script, callLog }, autoApproveAfterMs: 0 } });
     const t = await store.tasks.create({ projectId: p.id, title: 'Long stage', complexity: 'easy' });
     const s = store;
 

@@ -204,7 +204,8 @@ describe('project settings are validated when saved, and provider changes are ev
   it('refuses a bogus provider with 400 and stores nothing; a valid change is an event with who and from', async () => {
     d = await startTestDaemon({}, { noOrchestrator: true });
     const repo = makeRepo();
-    const created = await api(d, 'POST', '/api/projects', { name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: '/x.yaml' } } });
+    const script = join(repo, 'x.yaml');
+    const created = await api(d, 'POST', '/api/projects', { name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     expect(created.status).toBe(201);
     const id = created.body.project.id;
 
@@ -215,7 +216,7 @@ describe('project settings are validated when saved, and provider changes are ev
       expect(res.body.error.message).toMatch(/config(\.\w+)*: /);
       expect(res.body.error.message).toContain('Nothing was saved');
     }
-    expect((await d.store.projects.get(id)).config).toEqual({ provider: { kind: 'scripted', script: '/x.yaml' } });
+    expect((await d.store.projects.get(id)).config).toEqual({ provider: { kind: 'scripted', script } });
     const refusedCreate = await api(d, 'POST', '/api/projects', { name: 'q', repoPath: makeRepo(), config: { provider: { kind: 'bogus' } } });
     expect(refusedCreate.status).toBe(400);
     expect((await d.store.projects.list()).map((p) => p.name)).toEqual(['p']);
@@ -231,7 +232,7 @@ describe('project settings are validated when saved, and provider changes are ev
       who: 'ada',
       from: { address: '127.0.0.1', client: 'cli', userAgent: 'scope-test' },
       changed: ['provider'],
-      code: { provider: { before: { kind: 'scripted', script: '/x.yaml' }, after: { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: '***' } } } },
+      code: { provider: { before: { kind: 'scripted', script }, after: { kind: 'command', command: ['my-agent', '{prompt}'], env: { API_KEY: '***' } } } },
     });
     expect(JSON.stringify(event!.payload)).not.toContain('sk-secret');
   });

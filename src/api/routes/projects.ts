@@ -8,6 +8,7 @@ import { projectInputSchema } from '../../core/schemas.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
 import { holds } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
+import { checkScriptedPaths } from '../../daemon/scriptedPaths.js';
 import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
@@ -98,6 +99,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       const { who, ...input } = body;
       const config = parseProjectSettings(input.config);
       const repoPath = checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
+      checkScriptedPaths(config, {}, repoPath);
       // Two projects on one checkout would merge into the same working tree and run on the same branches.
       const same = (await store.projects.list()).find((p) => p.repoPath === repoPath);
       if (same) {
@@ -136,6 +138,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       const stored = await store.projects.get(params.id);
       // A masked `env` value (as GET answers it) keeps the stored one.
       const config = parseProjectSettings(restoreMasked(body.config, stored.config));
+      checkScriptedPaths(config, stored.config, stored.repoPath);
       // A project registered by its bare remote keeps a remote: without one there is no work tree to run in.
       if (!config.remote && isBareRepository(stored.repoPath)) {
         throw new MaestroError('BAD_INPUT', `project ${params.id} is registered by a bare repository, so its settings must name a shared remote (config.remote); nothing was saved.`);

@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Project } from '../core/types.js';
+import { providerProblem } from './providerCheck.js';
+
+let repo: string;
+let outside: string;
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'maestro-check-repo-'));
+  outside = mkdtempSync(join(tmpdir(), 'maestro-check-outside-'));
+});
+afterEach(() => {
+  for (const d of [repo, outside]) rmSync(d, { recursive: true, force: true });
+});
+
+const scripted = (script: string): Project => ({ id: 'p1', name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } }, createdAt: 0, updatedAt: 0, archivedAt: null });
+
+describe('a scripted project checked when a task is created', () => {
+  it('opens only a script in the repository: a file elsewhere, or reached through a link out, is never parsed into the answer', () => {
+    // What a token file looks like to the script parser: one line, a string where an object belongs.
+    const token = join(outside, 'token');
+    writeFileSync(token, 's3cr3t-token-value\n');
+    symlinkSync(token, join(repo, 'agent.yaml'));
+    for (const script of [token, join(repo, 'agent.yaml')]) {
+      expect(providerProblem(scripted(script), {}), script).toBeNull();
+    }
+    // The same file in the repository is read, and its problem said with file, line and field.
+    const inRepo = join(repo, 'bad.yaml');
+    writeFileSync(inRepo, 's3cr3t-token-value\n');
+    expect(providerProblem(scripted(inRepo), {})).toBe(`invalid agent script: ${inRepo}:1: (root): Invalid input: expected object, received string`);
+    expect(providerProblem(scripted(join(outside, 'gone.yaml')), {})).toBe(`its agent script ${join(outside, 'gone.yaml')} does not exist`);
+  });
+});
