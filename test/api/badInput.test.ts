@@ -105,6 +105,32 @@ describe('API refusals of bad input', () => {
     }
   });
 
+  it('refuses a misspelt or unknown key, and a type that is no knowledge type, on the knowledge routes and observer decisions, naming it', async () => {
+    const at = (route: string, query: string) => `/api/knowledge/${route}?projectId=${projectId}&${query}`;
+    // What the board sends (web/src/api/knowledge.ts) and the CLI's search through the daemon (toQueryString) still pass.
+    for (const url of [at('search', 'q=x&limit=30&type=knowhow&category=release'), at('search', 'q=x&kg=true&type=codegraph&tag=t&workspace=local&diversity=off&readOnlyProbe=false&allProjects=false&fresh=true&global=false'), at('entries', 'type=tip&keyword=retry&includeDeprecated=true'), `/api/knowledge/entries/some-id?projectId=${projectId}&includeDeprecated=true`]) {
+      const res = await call('GET', url);
+      expect([url, res.status]).not.toEqual([url, 400]);
+    }
+    const types = 'spec, knowhow, wiki, session, tip, template, recipe, reference, decision, asset, blueprint, document, context, entity, summary';
+    for (const [url, message] of [
+      [at('search', 'q=x&bogus=1&limt=5'), 'Invalid query: Unrecognized keys: "bogus", "limt"'],
+      [at('entries', 'type=banana'), `Invalid query: type: "banana" is no knowledge type; give one of ${types}`],
+      [at('search', 'q=x&type=banana'), `Invalid query: type: "banana" is no knowledge type; give one of ${types}, code, codegraph`],
+      [at('entries', 'keyword=two%0Alines'), 'Invalid query: keyword: must be one line without control characters (NUL, line breaks, tabs, escapes)'],
+      [at('entries', 'limit=5'), 'Invalid query: Unrecognized key: "limit"'],
+      [`/api/knowledge/entries/some-id?projectId=${projectId}&type=spec`, 'Invalid query: Unrecognized key: "type"'],
+      [at('health', 'kind=spec&knd=wiki'), 'Invalid query: Unrecognized key: "knd"'],
+    ] as const) {
+      const res = await call('GET', url);
+      expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'BAD_INPUT']);
+      expect(res.body.error.message, url).toBe(message);
+    }
+    const decided = await call('POST', '/api/observer/proposals/P-20261201T000000Z-C001/accept', JSON.stringify({ nte: 'typo' }));
+    expect(decided.status).toBe(400);
+    expect(decided.body.error.message).toBe('Invalid body: Unrecognized key: "nte"');
+  });
+
   it("answers 404 for a transcript asked with a run of another task, and keeps the task's own", async () => {
     const other = await d.store.tasks.create({ projectId, title: 'other' });
     const foreign = await d.store.runs.create({ taskId: other.id, kind: 'execute', model: null, traceId: 'trace-foreign', attempt: 1 });

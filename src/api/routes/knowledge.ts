@@ -2,10 +2,12 @@
  * The daemon's knowledge routes, as a Fastify plugin the API server registers:
  * `app.register(knowledgeRoutes, { pool })`.
  *
- *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&root=&global=&fresh=
- *   GET /api/knowledge/entries?type=&category=&keyword=&tag=&includeDeprecated=&root=
- *   GET /api/knowledge/entries/:id?includeDeprecated=&root=
- *   GET /api/knowledge/health?kind=spec|knowhow|wiki&root=
+ *   GET /api/knowledge/search?q=…&type=&category=&tag=&workspace=&kg=&code=&includeDeprecated=&diversity=&limit=&readOnlyProbe=&allProjects=&root=&global=&fresh=
+ *   GET /api/knowledge/entries?type=&category=&keyword=&tag=&workspace=&includeDeprecated=&root=&global=
+ *   GET /api/knowledge/entries/:id?includeDeprecated=&root=&global=
+ *   GET /api/knowledge/health?kind=spec|knowhow|wiki&root=&global=
+ *
+ * Each takes these keys only: another (a misspelt `limt`) is a 400 naming it.
  *
  * `root` names the project (workflow root); without it the pool's default.
  * With `projectRoot` (the daemon), each also takes `projectId`, a registered
@@ -16,7 +18,9 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
-import { parseInput } from '../../core/schemas.js';
+import { CONTROL, parseInput } from '../../core/schemas.js';
+import { KNOWHOW_TYPES } from '../../knowledge/format/knowhowParser.js';
+import { ENTRY_TYPES } from '../../knowledge/format/wiki/layout.js';
 import { parseSearchRequest, runSearch } from '../../knowledge/search/params.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { KnowledgePool } from '../../knowledge/pool.js';
@@ -49,12 +53,43 @@ const READ_ROUTES = new Set(['/api/knowledge/search', '/api/knowledge/entries', 
 type Query = Record<string, string | undefined>;
 
 /**
- * The flags of these routes, read as every route reads a flag (queryFlag: `banana` is a 400, not false), and the
- * search's limit as digits (its range is parseSearchRequest's). Not strict: the other keys are the handlers' to check.
+ * The filter a `type` names (src/knowledge/index/query.ts): an entry kind, a knowhow type (FORMATS §2.1) or a wiki
+ * entry type; the search also takes the code graph's (`code`, `codegraph`). `type=banana` matched nothing and
+ * answered an empty list, as if the project had no such entries.
  */
-const entryQuery = z.object({ global: queryFlag, includeDeprecated: queryFlag });
-const healthQuery = entryQuery.pick({ global: true });
-const searchQuery = entryQuery.extend({ fresh: queryFlag, kg: queryFlag, code: queryFlag, readOnlyProbe: queryFlag, allProjects: queryFlag, limit: queryDigits.optional() });
+const ENTRY_TYPE_FILTERS = ['spec', 'knowhow', 'wiki', ...KNOWHOW_TYPES, ...ENTRY_TYPES];
+const typeFilter = (types: readonly string[]) =>
+  z.string().refine((t) => types.includes(t), { error: (issue) => `"${String(issue.input).slice(0, 50)}" is no knowledge type; give one of ${types.join(', ')}` });
+/**
+ * Free words of a filter: one line. A category is not a closed list: specs have theirs (VALID_CATEGORIES), but a
+ * knowhow document's `category:` is its author's word (`release`) and a wiki entry's is its intent key or folder.
+ */
+const filterWord = z.string().max(200).refine((v) => !CONTROL.test(v), 'must be one line without control characters (NUL, line breaks, tabs, escapes)');
+
+/**
+ * Each route's query, strict: a misspelt key (`limt=5`) is a 400 naming it, not a filter silently dropped. Flags
+ * are read as every route reads a flag (queryFlag: `banana` is a 400, not false), the search's limit as digits (its
+ * range is parseSearchRequest's). `projectId` has become `root` by the time these run (the preHandler below).
+ */
+const rootQuery = z.object({ root: z.string().optional(), projectId: z.string().optional(), global: queryFlag });
+const healthQuery = rootQuery.extend({ kind: z.string().optional() }).strict();
+const loadQuery = rootQuery.extend({ includeDeprecated: queryFlag }).strict();
+const filters = { category: filterWord.optional(), tag: filterWord.optional(), workspace: filterWord.optional(), includeDeprecated: queryFlag };
+const entryQuery = rootQuery.extend({ ...filters, type: typeFilter(ENTRY_TYPE_FILTERS).optional(), keyword: filterWord.optional() }).strict();
+const searchQuery = rootQuery
+  .extend({
+    ...filters,
+    q: z.string().optional(),
+    type: typeFilter([...ENTRY_TYPE_FILTERS, 'code', 'codegraph']).optional(),
+    diversity: z.string().optional(),
+    fresh: queryFlag,
+    kg: queryFlag,
+    code: queryFlag,
+    readOnlyProbe: queryFlag,
+    allProjects: queryFlag,
+    limit: queryDigits.optional(),
+  })
+  .strict();
 
 export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async (app: FastifyInstance, opts) => {
   const rootOf = (q: Query) => q.root;
@@ -78,7 +113,7 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   const doc = opts.doc ?? new OpenApiDoc();
   const tags = ['knowledge'];
-  // No query schema in the spec: the preHandler above, each handler's flags (entryQuery, searchQuery) and parseSearchRequest (shared with the CLI) check these queries.
+  // No query schema in the spec: the preHandler above, each handler's query (entryQuery, searchQuery…) and parseSearchRequest (shared with the CLI) check these queries.
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/search', summary: 'Search specs, knowhow and wiki entries (kg=true: the knowledge graph; code=true: the code graph)', tags, response: knowledgeSearchResponse }, async ({ query }) => {
     const q = query as Query;
     const flags = parseInput(searchQuery, q, 'query');
@@ -98,7 +133,7 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/entries/:id', summary: 'One entry by id or alias, with its graph neighbours (or a code-graph node)', tags, response: entryLoadResponse }, async ({ query, params }) => {
     const q = query as Query;
-    const flags = parseInput(entryQuery, q, 'query');
+    const flags = parseInput(loadQuery, q, 'query');
     const { id } = params as { id: string };
     return opts.pool.get(rootOf(q), flags.global).load(id, { includeDeprecated: flags.includeDeprecated });
   });

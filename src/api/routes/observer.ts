@@ -82,8 +82,8 @@ export function getObserverSession(deps: ObserverRouteDeps, id: string): wire.Ob
 }
 
 const proposalParams = z.object({ id: idString.regex(/^P-[0-9TZ-]+-[A-Za-z0-9.-]{1,40}$/, 'must be a proposal id (P-<time>-<entry id>)') });
-/** Keys it does not know are dropped, not refused (as Fastify's JSON-schema check did before). */
-const decisionBody = z.object({ note: z.string().max(2_000).optional() });
+/** Strict, like every other body: a misspelt `nte` is a 400 naming it, not a decision taken without its note. */
+const decisionBody = z.object({ note: z.string().max(2_000).optional() }).strict();
 
 function proposalRoutes(app: FastifyInstance, deps: ObserverRouteDeps, doc: OpenApiDoc, tags: string[]): void {
   const now = () => new Date(deps.now?.() ?? Date.now());
