@@ -19,6 +19,21 @@ export function oneLineProblem(value: string): string | null {
   return null;
 }
 
+/**
+ * Who acted (a gate, a cancel, a project registered, archived or restored), as the approvals list, the events and the
+ * board show it: one line, no escape sequence for the terminal that prints it. The one schema every route's `who` uses.
+ */
+export const whoSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .superRefine((w, ctx) => {
+    const problem = oneLineProblem(w);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .default('human');
+
 const relPath = z
   .string()
   .min(1)
@@ -93,7 +108,7 @@ export const gateDecisionSchema = z
     gate: z.enum(GATES),
     decision: z.enum(DECISIONS),
     reason: z.string().trim().max(10_000).nullable().default(null),
-    who: z.string().trim().min(1).max(200).default('human'),
+    who: whoSchema,
   })
   .strict()
   .refine((d) => d.decision === 'approve' || (d.reason !== null && d.reason.length > 0), { message: 'a rejection needs a reason', path: ['reason'] });

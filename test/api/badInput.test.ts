@@ -58,6 +58,24 @@ describe('API refusals of bad input', () => {
     expect((await d.store.tasks.get(taskId)).status).not.toBe('cancelled');
   });
 
+  it('refuses a line break or an escape sequence in who acted on a project, as on a task, and changes nothing', async () => {
+    const repo = makeRepo();
+    const events = async () => (await d.store.events.list({ projectId, limit: 1000 })).events.length;
+    const before = { project: await d.store.projects.get(projectId), events: await events(), projects: await d.store.projects.list() };
+    const who = JSON.stringify('evil\u001b[2J\nline2');
+    for (const [method, url, body] of [
+      ['POST', `/api/projects/${projectId}/archive`, `{"who":${who}}`],
+      ['POST', `/api/projects/${projectId}/restore`, `{"who":${who}}`],
+      ['PATCH', `/api/projects/${projectId}`, `{"config":{"keepBranches":true},"who":${who}}`],
+      ['POST', '/api/projects', `{"name":"by-evil","repoPath":${JSON.stringify(repo)},"who":${who}}`],
+    ] as const) {
+      const r = await call(method, url, body);
+      expect([url, r.status]).toEqual([url, 400]);
+      expect(r.body.error.message, url).toBe('Invalid body: who: must be one line without control characters (NUL, line breaks, tabs, escapes)');
+    }
+    expect({ project: await d.store.projects.get(projectId), events: await events(), projects: await d.store.projects.list() }).toEqual(before);
+  });
+
   it('refuses a project name with a line break or an escape sequence, as a task title, and registers nothing', async () => {
     const before = await d.store.projects.list();
     for (const name of ['two\nlines', 'red \u001b[31mname']) {

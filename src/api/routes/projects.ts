@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
-import { projectInputSchema } from '../../core/schemas.js';
+import { projectInputSchema, whoSchema } from '../../core/schemas.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
 import { holds } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
@@ -75,8 +75,6 @@ async function checkBaseBranchChange(repoPath: string, before: Record<string, un
   const branches = await branchesAt(repoPath, after);
   if (branches) baseBranchFor(branches, baseOf(after));
 }
-
-const whoSchema = z.string().trim().min(1).max(200).default('human');
 
 /** What a repository makes the machine run by itself: its hooks and its checks (a bad config is said, not a refusal: init may fix it). */
 function repositoryRuns(repoPath: string) {

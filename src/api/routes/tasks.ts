@@ -5,7 +5,7 @@ import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
-import { oneLineProblem, taskEditSchema, taskInputSchema } from '../../core/schemas.js';
+import { taskEditSchema, taskInputSchema, whoSchema } from '../../core/schemas.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES, type Task } from '../../core/types.js';
@@ -19,17 +19,8 @@ import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
 
-/** Who acted, as the approvals list and the board show it: one line, no escape sequence for the terminal that prints it. */
-const who = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .superRefine((w, ctx) => {
-    const problem = oneLineProblem(w);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .default('human');
+/** Who acted: one line (whoSchema, shared with the project routes). */
+const who = whoSchema;
 const gateBody = z.object({
   gate: z.enum(GATES).optional(),
   reason: z.string().trim().max(10_000).optional(),
