@@ -22,7 +22,9 @@
  *    proxy logs, so it counts for nothing there). A GET
  *    of a board page with `?token=` (the link `maestro serve` prints) sets the
  *    HttpOnly, SameSite=Strict cookie and redirects to the same URL without
- *    the token, so it leaves the address bar, the history and any Referer.
+ *    the token, so it leaves the address bar, the history and any Referer. A
+ *    token given twice is checked too (every copy must be the token) and every
+ *    copy dropped.
  *    Cookies ignore ports, so the cookie's name carries the daemon's port.
  * 4. Content type. A write (any method but GET/HEAD/OPTIONS) must say
  *    `Content-Type: application/json`, or carry no body and an
@@ -145,16 +147,26 @@ function sameOrigin(origin: string, host: string): boolean {
 /** The routes whose clients cannot send headers (WebSocket, EventSource): the only API routes that take `?token=`. */
 const STREAM_ROUTES = new Set(['/api/ws', '/api/tasks/:taskId/stream']);
 
+/** Every `?token=` of a query: one, or each copy of a repeated one (the query parser makes those an array). */
+function tokensIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
 /** Null when the request may go on; 'redirected' when the board link set the cookie; else the refusal. */
 function checkToken(req: FastifyRequest, reply: FastifyReply, token: string | null, cookieName: string): MaestroError | 'redirected' | null {
   const query = req.query as Record<string, unknown>;
   const linkOrStream = isPublic(req) || STREAM_ROUTES.has(req.routeOptions.url ?? '');
-  const fromQuery = req.method === 'GET' && linkOrStream && typeof query.token === 'string' ? query.token : undefined;
+  const sent = req.method === 'GET' && linkOrStream ? tokensIn(query.token) : [];
+  const fromQuery = sent.length === 1 ? sent[0] : undefined;
   // No route ever sees the secret (several refuse unknown query keys).
   delete query.token;
   if (isPublic(req)) {
-    if (fromQuery === undefined) return null;
-    if (token !== null && !tokenMatches(fromQuery, token)) return unauthorized('The token in this link is not this daemon\'s.');
+    // A link with the token twice (`?token=T&token=T`) was served as it was, the token left in the address bar.
+    if (sent.length === 0) return null;
+    if (token !== null && !sent.every((t) => tokenMatches(t, token))) {
+      return unauthorized(sent.length > 1 ? `This link gives a token ${sent.length} times, and not every one is this daemon's.` : 'The token in this link is not this daemon\'s.');
+    }
     const url = new URL(req.url, 'http://x');
     url.searchParams.delete('token');
     if (token !== null) reply.header('set-cookie', `${cookieName}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`);

@@ -154,6 +154,20 @@ describe('the API front door', () => {
     expect(await upgrade(d.port, `/api/ws?token=${d.token}`)).toBe('upgraded');
   });
 
+  it('takes a board link with the token given twice as a link: every copy checked, all dropped from the URL', async () => {
+    const wrong = 'A'.repeat(d.token!.length);
+    const twice = await send(d.port, { path: `/?token=${d.token}&lang=en&token=${d.token}` });
+    expect(twice.status).toBe(303);
+    expect(twice.headers.location).toBe('/?lang=en');
+    expect(String(twice.headers['set-cookie'])).toMatch(new RegExp(`^maestro_token_${d.port}=${d.token};`));
+    for (const path of [`/?token=${d.token}&token=${wrong}`, `/?token=${wrong}&token=${d.token}`]) {
+      const refused = await send(d.port, { path });
+      expectRefusal(refused, 401, 'UNAUTHORIZED', path);
+      expect(refused.headers['set-cookie'], path).toBeUndefined();
+      expect(JSON.parse(refused.body).error.message, path).toMatch(/^This link gives a token 2 times, and not every one is this daemon's\./);
+    }
+  });
+
   it('turns the printed board link into an HttpOnly, SameSite=Strict cookie, drops the token from the URL, and the cookie drives the API', async () => {
     expect(d.boardUrl).toBe(`${own()}/?token=${d.token}`);
     // The board's files are public; its data is not.
