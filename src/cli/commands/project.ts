@@ -24,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--remote <remote>', 'a shared remote several daemons work through, each in its own clone (README "Running on several machines"); <path> may then be that bare repository')
       .addOption(new Option('--provider <kind>', 'the agent that runs its tasks (docs/agents.md)').choices(PROVIDER_KINDS))
       .option('--command <argv>', "with --provider command: the agent's argv, {prompt} where the prompt goes (else stdin), {model} for the model")
-      .option('--script <file>', 'with --provider scripted: the script (docs/scripted-agent.md)'),
+      .option('--script <file>', 'with --provider scripted: the script, a file in the repository (docs/scripted-agent.md)'),
   ).action(
     action(async (path: string, opts: ClientFlags & { name?: string; remote?: string; provider?: string; command?: string; script?: string }) => {
       const repoPath = resolve(path);
