@@ -92,6 +92,21 @@ describe('.maestro/config.json', () => {
     expect(loadProjectConfig(repo).checks).toEqual([{ name: 'test', command: 'npm test' }]);
   });
 
+  it('refuses a timeout longer than a Node timer holds, naming the file, each field and the limit (it fired after 1 ms)', () => {
+    const { repo, file } = repoWith(JSON.stringify({
+      checks: [{ name: 'test', command: 'sleep 1; echo ok', timeoutMs: 3_000_000_000 }],
+      limits: { agentTimeoutMs: 2_592_000_000, checkTimeoutMs: 2_147_483_648 },
+    }));
+    const err = refusal(repo);
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain(file);
+    const limit = 'must be at most 2147483647 ms (about 24.8 days), the longest a Node timer holds';
+    expect(err.details?.problems).toEqual([`limits.agentTimeoutMs: ${limit}`, `limits.checkTimeoutMs: ${limit}`, `checks.0.timeoutMs: ${limit}`]);
+    // The limit itself is a timeout Node keeps.
+    const most = repoWith(JSON.stringify({ checks: [{ name: 'test', command: 'true', timeoutMs: 2_147_483_647 }], limits: { agentTimeoutMs: 2_147_483_647 } }));
+    expect(loadProjectConfig(most.repo)).toMatchObject({ checks: [{ timeoutMs: 2_147_483_647 }], limits: { agentTimeoutMs: 2_147_483_647 } });
+  });
+
   it('says on which line a JSON syntax error is', () => {
     const { repo, file } = repoWith('{\n  "checks": {\n    "test": "npm test",\n  }\n}\n');
     expect(() => loadProjectConfig(repo)).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be parsed: line 4: `));

@@ -92,7 +92,9 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
     throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${where}`, { cause: err, details: { file: source } });
   }
   const parsed = projectConfigSchema.safeParse(raw ?? {});
-  const checks = parseChecks(parsed.data?.checks, utf8);
+  // The checks are looked at when another field is wrong too: every problem at once, not one per attempt.
+  const rawChecks = typeof raw === 'object' && raw !== null ? (raw as { checks?: unknown }).checks : undefined;
+  const checks = parseChecks(parsed.success ? parsed.data.checks : rawChecks, utf8);
   const models = utf8 ? [] : Object.entries(parsed.data?.models ?? {}).flatMap(([tier, model]) => notUtf8(`models.${tier}`, model));
   if (!parsed.success || checks.problems.length || models.length) {
     const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) ?? []), ...checks.problems, ...models];

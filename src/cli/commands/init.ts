@@ -71,7 +71,8 @@ are explained here.
   - \`reviewRounds\` — review rejections a task version may take before it
     needs attention; \`maestro task retry\` then gives it a fresh set.
   - \`agentTimeoutMs\`, \`checkTimeoutMs\` — time limits of one agent call and
-    of one check.
+    of one check, in ms (at most 2147483647, about 24.8 days: the longest a
+    Node timer holds; a check's own \`timeoutMs\` likewise).
   - \`clarifyTimeoutMs\` — how long an agent's question waits for an answer
     (0: forever).
 - \`mergeStrategy\` — \`merge\` (default), \`no-ff\` or \`ff-only\`.

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { COMPLEXITIES, RUN_KINDS } from '../../core/types.js';
+import { MAX_TIMER_MESSAGE, MAX_TIMER_MS } from '../../core/timers.js';
 import { readJsonFile, writeJsonAtomic } from './files.js';
 import { CLI_TOOL_KINDS, type CliToolKind } from '../../agents/cli/tools.js';
 
@@ -37,6 +38,9 @@ export const DEFAULT_LIMITS = {
   /** How long an answer to a clarifying question may take; 0 waits forever. */
   clarifyTimeoutMs: 0,
 };
+
+/** A delay some timer waits (a timeout, a poll): at most MAX_TIMER_MS, as a larger one fires after 1 ms. */
+const timerMs = () => z.number().int().positive().max(MAX_TIMER_MS, MAX_TIMER_MESSAGE);
 
 const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 
@@ -86,7 +90,7 @@ export const checkSchema = z.object({
   name: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, 'check names are letters, digits, _ . -'),
   /** argv (no shell) or one command line, run by /bin/sh as the project owner wrote it. */
   command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutMs: timerMs().optional(),
 }).strict();
 export type CheckConfig = z.infer<typeof checkSchema>;
 
@@ -97,8 +101,8 @@ export const limitsSchema = z.object({
   maxDiffLines: z.number().int().positive(),
   maxFileBytes: z.number().int().positive(),
   reviewRounds: z.number().int().positive(),
-  agentTimeoutMs: z.number().int().positive(),
-  checkTimeoutMs: z.number().int().positive(),
+  agentTimeoutMs: timerMs(),
+  checkTimeoutMs: timerMs(),
   clarifyTimeoutMs: z.number().int().nonnegative(),
 }).strict();
 export type Limits = z.infer<typeof limitsSchema>;
@@ -149,9 +153,9 @@ export const jobSchema = z.object({
   reviewRound: z.number().int().positive().default(1),
   /** Failures of earlier tries of this task version, newest last; two or more trigger reflect. */
   previousFailures: z.array(z.object({ error: z.string(), log: z.string().default('') }).strict()).default([]),
-  heartbeatMs: z.number().int().positive().default(5 * SECOND),
+  heartbeatMs: timerMs().default(5 * SECOND),
   /** How often the worker looks at inbox.json while it waits for a reply. */
-  inboxPollMs: z.number().int().positive().default(200),
+  inboxPollMs: timerMs().default(200),
   /** The sandbox the agent and the checks run in (src/lib/sandbox.ts); null: none. */
   sandbox: z.object({
     kind: z.literal('bwrap'),

@@ -38,6 +38,12 @@ describe('job.json', () => {
     expect(readdirSync(dir)).toEqual([]);
     expect(() => parseJob({ ...job, taskId: 'a b/../c' })).toThrow(/taskId: task ids name branches/);
   });
+
+  it('refuses a heartbeat, poll or timeout longer than a Node timer holds, naming the field and the limit', () => {
+    const tooLong = { ...job, heartbeatMs: 2 ** 31, inboxPollMs: 2 ** 31, limits: { agentTimeoutMs: 3e9 }, checks: [{ name: 't', command: 'true', timeoutMs: 3e9 }] };
+    const limit = 'must be at most 2147483647 ms \\(about 24.8 days\\), the longest a Node timer holds';
+    expect(() => parseJob(tooLong)).toThrow(new RegExp(['checks.0.timeoutMs', 'limits.agentTimeoutMs', 'heartbeatMs', 'inboxPollMs'].map((f) => `${f.replace(/\./g, '\\.')}: ${limit}`).join('; ')));
+  });
 });
 
 describe('outbox.ndjson', () => {
