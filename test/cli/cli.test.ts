@@ -86,7 +86,7 @@ describe('maestro CLI without a daemon', () => {
     expect(JSON.parse(jsonUsage.stdout)).toEqual({ error: { code: 'BAD_INPUT', message: "required option '--project <idOrName>' not specified" } });
     expect(jsonUsage.stderr).toBe('');
     // An option value out of range is a usage error too, said in one line, never a stack trace.
-    for (const [args, said] of [[['serve', '--port', '99999'], 'a port is 0–65535, got "99999"'], [['observe', '--once', '--poll', '5'], 'a poll interval is an integer ≥ 20 (ms), got "5"']] as const) {
+    for (const [args, said] of [[['serve', '--port', '99999'], 'a port is 0–65535, got "99999"'], [['observe', '--once', '--poll', '5'], 'a poll interval is an integer from 20 to 3600000 (ms, an hour), got "5"'], [['observe', '--once', '--poll', '99999999999'], 'a poll interval is an integer from 20 to 3600000 (ms, an hour), got "99999999999"']] as const) {
       const bad = await cli([...args]);
       expect(bad.code, args.join(' ')).toBe(2);
       expect(bad.stderr).toContain(said);

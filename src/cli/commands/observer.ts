@@ -62,7 +62,12 @@ function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-const parsePoll = integerOption('a poll interval is an integer ≥ 20 (ms)', 20);
+/**
+ * An hour at most: a fallback poll rarer than that is no poll, and past 2147483647 ms (MAX_TIMER_MS) Node's
+ * setInterval fires every millisecond instead (`--poll 99999999999` spun the observer).
+ */
+const MAX_POLL_MS = 3_600_000;
+const parsePoll = integerOption(`a poll interval is an integer from 20 to ${MAX_POLL_MS} (ms, an hour)`, 20, MAX_POLL_MS);
 
 export function register(program: Command, ctx: CliContext): void {
   registerObserve(program, ctx);
