@@ -124,6 +124,61 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(readFileSync(join(proposalsDir(wiki), 'P-x.json'), 'utf8')).toBe('{"schemaVersion":3}');
   });
 
+  it('a proposal file with a field missing or of another type is reported naming the file and the field; the others list and accept as before, their unknown keys kept', async () => {
+    const path = seedNginx();
+    const before = readFileSync(path, 'utf8');
+    mkdirSync(proposalsDir(wiki), { recursive: true });
+    const filed = (id: string, at: string, change: (p: Record<string, unknown>) => void = () => {}) => {
+      const p: Record<string, unknown> = {
+        schemaVersion: 1, id, status: 'open', kind: 'update', reason: 'no_agent', targetId: 'C001', targetPath: 'contexts/devops/C001-nginx-websocket.md',
+        targetRequest: 'Configure the nginx reverse proxy for websockets', filedAt: at, source: { sessionId: 's1', explorationId: 'exp_1' },
+        newFacts: ['Raise proxy_read_timeout to 3600s for idle sockets.'], draft: { solution: 'Raise proxy_read_timeout to 3600s for idle sockets.', tags: ['nginx'] },
+      };
+      change(p);
+      writeFileSync(join(proposalsDir(wiki), `${id}.json`), JSON.stringify(p));
+      return join(proposalsDir(wiki), `${id}.json`);
+    };
+    const good = filed('P-2026-11-20T10-00-00-000Z-C001', '2026-11-20T10:00:00.000Z', (p) => Object.assign(p, { gaNote: 'kept', draft: { ...(p.draft as object), by: 'GA' } }));
+    const noFiledAt = filed('P-2026-11-20T10-01-00-000Z-C001', '', (p) => delete p.filedAt);
+    const noSource = filed('P-2026-11-20T10-02-00-000Z-C001', '2026-11-20T10:02:00.000Z', (p) => delete p.source);
+    const numberSolution = filed('P-2026-11-20T10-03-00-000Z-C001', '2026-11-20T10:03:00.000Z', (p) => (p.draft = { solution: 5 }));
+    const stringTags = filed('P-2026-11-20T10-04-00-000Z-C001', '2026-11-20T10:04:00.000Z', (p) => (p.draft = { solution: 'Use HTTP/1.1 to the upstream for websockets.', tags: 'abc' }));
+    const bad = [noFiledAt, noSource, numberSolution, stringTags];
+    const texts = bad.map((f) => readFileSync(f, 'utf8'));
+
+    const { open, problems } = listProposals(wiki);
+    expect(open.map((p) => p.id)).toEqual(['P-2026-11-20T10-00-00-000Z-C001']);
+    expect(problems.map((p) => [p.file, p.reason]).sort()).toEqual([
+      [noFiledAt, 'not a valid proposal: filedAt: Invalid input: expected string, received undefined; left as it is'],
+      [noSource, 'not a valid proposal: source: Invalid input: expected object, received undefined; left as it is'],
+      [numberSolution, 'not a valid proposal: draft.solution: Invalid input: expected string, received number; left as it is'],
+      [stringTags, 'not a valid proposal: draft.tags: Invalid input: expected array, received string; left as it is'],
+    ]);
+
+    const app = Fastify();
+    installErrorHandler(app, () => {});
+    await observerRoutes(app, { wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app', now: () => Date.parse('2026-11-21T09:00:00.000Z') });
+    try {
+      for (const [file, field] of [[numberSolution, 'draft.solution'], [stringTags, 'draft.tags']] as const) {
+        const id = file.split('/').pop()!.replace(/\.json$/, '');
+        const res = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/accept`, payload: {} });
+        expect(res.statusCode).toBe(500);
+        expect(res.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a valid proposal: ${field.replace('.', '\\.')}: .*; it was left as it is\\.$`)) });
+      }
+      expect(readFileSync(path, 'utf8')).toBe(before); // no tags a, b, c; no "5"
+      expect(bad.map((f) => readFileSync(f, 'utf8'))).toEqual(texts);
+      const accepted = await app.inject({ method: 'POST', url: '/api/observer/proposals/P-2026-11-20T10-00-00-000Z-C001/accept', payload: {} });
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      // The answer has the proposal's own fields (the API's shape); the file keeps the rest.
+      expect(accepted.json().proposal).not.toHaveProperty('gaNote');
+      expect(accepted.json().proposal.draft).toEqual({ solution: 'Raise proxy_read_timeout to 3600s for idle sockets.', tags: ['nginx'] });
+    } finally {
+      await app.close();
+    }
+    expect(readFileSync(path, 'utf8')).toContain('Raise proxy_read_timeout to 3600s');
+    expect(JSON.parse(readFileSync(join(proposalsDir(wiki), 'closed', `${good.split('/').pop()}`), 'utf8'))).toMatchObject({ status: 'accepted', gaNote: 'kept', draft: { by: 'GA' } });
+  });
+
   it('accepting a proposal whose file no longer parses answers 500 CORRUPT_FILE naming it, and leaves it alone', async () => {
     mkdirSync(proposalsDir(wiki), { recursive: true });
     const id = 'P-20260101T000000Z-C001';

@@ -19,6 +19,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { readRegularFile } from '../../lib/regularFile.js';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { listWikiEntries, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
@@ -47,6 +48,48 @@ export interface Proposal {
   draft: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>;
   closedAt?: string;
   note?: string;
+}
+
+/**
+ * A proposal file as read back: a person (or GUI-Anything) may have edited it, and a field missing or of another
+ * type failed later, far from the file (`filedAt` undefined broke the whole listing; a `draft.tags` string was
+ * spread into one tag per character). The proposal shown (the API's, wire/observer.ts) has the known fields only;
+ * the file's other keys are kept in `raw` and written back when it is closed.
+ */
+const proposalSchema = z.object({
+  schemaVersion: z.literal(1),
+  id: z.string().regex(/^P-/, 'a proposal id (P-<time>-<entry id>)'),
+  status: z.enum(['open', 'accepted', 'dismissed']),
+  kind: z.enum(['update', 'merge']),
+  reason: z.string(),
+  targetId: z.string().min(1),
+  targetPath: z.string(),
+  targetRequest: z.string(),
+  filedAt: z.string().min(1),
+  source: z.object({ sessionId: z.string().min(1), explorationId: z.string().min(1) }),
+  intentKey: z.string().optional(),
+  newFacts: z.array(z.string()),
+  draft: z.object({ solution: z.string(), tags: z.array(z.string()).optional(), confidence: z.number().min(0).max(1).optional() }),
+  closedAt: z.string().optional(),
+  note: z.string().optional(),
+});
+
+interface ReadProposal {
+  proposal: Proposal;
+  /** The file's JSON as it is, keys we do not know included. */
+  raw: Record<string, unknown>;
+}
+
+/** The proposal in `raw`, read from `<id>.json`, or what is wrong with it, field by field (said after the file's path). */
+function checkProposal(raw: unknown, id: string): ReadProposal | { problem: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { problem: 'not a proposal (a JSON object)' };
+  const version = (raw as { schemaVersion?: unknown }).schemaVersion;
+  if (version !== 1) return { problem: `not a schemaVersion 1 proposal (schemaVersion ${JSON.stringify(version)})` };
+  const parsed = proposalSchema.safeParse(raw);
+  if (!parsed.success) return { problem: `not a valid proposal: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` };
+  // Closing writes closed/<id>.json by the id inside: another one would close a proposal the list never showed.
+  if (parsed.data.id !== id) return { problem: `not a valid proposal: id: ${JSON.stringify(parsed.data.id)} is not the file's name (${id}.json)` };
+  return { proposal: parsed.data, raw: raw as Record<string, unknown> };
 }
 
 export function proposalsDir(wikiRoot: string): string {
@@ -121,13 +164,16 @@ function readProposals(dir: string): { proposals: Proposal[]; problems: Array<{ 
   for (const name of readdirSync(dir)) {
     if (!name.endsWith('.json')) continue;
     const file = join(dir, name);
+    let raw: unknown;
     try {
-      const p = JSON.parse(readRegularFile(file)) as Proposal;
-      if (p.schemaVersion !== 1 || typeof p.id !== 'string' || typeof p.targetId !== 'string') problems.push({ file, reason: `not a schemaVersion 1 proposal (schemaVersion ${JSON.stringify(p.schemaVersion)}); left as it is` });
-      else proposals.push(p);
+      raw = JSON.parse(readRegularFile(file));
     } catch (err) {
       problems.push({ file, reason: `not JSON: ${(err as Error).message}` });
+      continue;
     }
+    const checked = checkProposal(raw, name.slice(0, -'.json'.length));
+    if ('proposal' in checked) proposals.push(checked.proposal);
+    else problems.push({ file, reason: `${checked.problem}; left as it is` });
   }
   return { proposals: proposals.sort((a, b) => a.filedAt.localeCompare(b.filedAt) || a.id.localeCompare(b.id)), problems };
 }
@@ -138,7 +184,7 @@ export function listProposals(wikiRoot: string): { open: Proposal[]; closed: Pro
   return { open: open.proposals, closed: closed.proposals, problems: [...open.problems, ...closed.problems] };
 }
 
-function openProposal(wikiRoot: string, id: string): { proposal: Proposal; path: string } {
+function openProposal(wikiRoot: string, id: string): ReadProposal & { path: string } {
   if (!PROPOSAL_ID.test(id)) throw new MaestroError('BAD_INPUT', `"${id}" is not a proposal id (P-<time>-<entry id>).`);
   const path = join(proposalsDir(wikiRoot), `${id}.json`);
   // As the API answers a decision on a task: a closed proposal is a 409 (its state, not the request), an id it does not hold a 404.
@@ -147,36 +193,38 @@ function openProposal(wikiRoot: string, id: string): { proposal: Proposal; path:
     throw new MaestroError('ILLEGAL_TRANSITION', `Proposal ${id} is already closed (accepted or dismissed); nothing was changed.`, { details: { proposalId: id } });
   }
   if (!existsSync(path)) throw new MaestroError('NOT_FOUND', `No proposal ${id} in ${proposalsDir(wikiRoot)}.`, { details: { proposalId: id } });
-  let proposal: Proposal;
+  let raw: unknown;
   try {
-    proposal = JSON.parse(readRegularFile(path)) as Proposal;
+    raw = JSON.parse(readRegularFile(path));
   } catch (err) {
     throw new MaestroError('CORRUPT_FILE', `${path}: not valid JSON (${(err as Error).message}); it was left as it is.`, { details: { file: path }, cause: err });
   }
-  if (proposal?.schemaVersion !== 1) throw new MaestroError('CORRUPT_FILE', `${path} is not a schemaVersion 1 proposal; it was left as it is.`, { details: { file: path } });
-  return { proposal, path };
+  const checked = checkProposal(raw, id);
+  if ('problem' in checked) throw new MaestroError('CORRUPT_FILE', `${path}: ${checked.problem}; it was left as it is.`, { details: { file: path } });
+  return { ...checked, path };
 }
 
-function close(wikiRoot: string, proposal: Proposal, path: string, status: 'accepted' | 'dismissed', note: string | undefined, now: Date): Proposal {
-  const closed: Proposal = { ...proposal, status, closedAt: now.toISOString(), ...(note?.trim() ? { note: note.trim() } : {}) };
+function close(wikiRoot: string, { proposal, raw, path }: ReturnType<typeof openProposal>, status: 'accepted' | 'dismissed', note: string | undefined, now: Date): Proposal {
+  const closing = { status, closedAt: now.toISOString(), ...(note?.trim() ? { note: note.trim() } : {}) };
   mkdirSync(closedDir(wikiRoot), { recursive: true });
-  writeFileAtomic(join(closedDir(wikiRoot), `${proposal.id}.json`), `${JSON.stringify(closed, null, 2)}\n`);
+  // The file's keys we do not know are written back as they were.
+  writeFileAtomic(join(closedDir(wikiRoot), `${proposal.id}.json`), `${JSON.stringify({ ...raw, ...closing }, null, 2)}\n`);
   // The closed copy is durable before the open one goes: a crash leaves both, never neither
   // (openProposal then finishes the removal instead of applying it twice).
   rmSync(path, { force: true });
-  return closed;
+  return { ...proposal, ...closing };
 }
 
 /** Applies the proposed update to its entry (the person's decision), then closes the proposal. */
 export function acceptProposal(wikiRoot: string, id: string, ctx: { projectSlug: string; now: Date; note?: string }): { proposal: Proposal; entry: WikiEntry } {
-  const { proposal, path } = openProposal(wikiRoot, id);
+  const opened = openProposal(wikiRoot, id);
+  const { proposal } = opened;
   const target = listWikiEntries(wikiRoot).entries.find((e) => e.id === proposal.targetId);
   if (!target) throw new MaestroError('BAD_INPUT', `Proposal ${id} targets ${proposal.targetId}, which is no longer in the wiki; dismiss it instead.`);
   const entry = updateEntry(target, proposal.draft, { wikiRoot, projectSlug: ctx.projectSlug, source: proposal.source, ...(proposal.intentKey ? { intentKey: proposal.intentKey } : {}), now: ctx.now });
-  return { proposal: close(wikiRoot, proposal, path, 'accepted', ctx.note, ctx.now), entry };
+  return { proposal: close(wikiRoot, opened, 'accepted', ctx.note, ctx.now), entry };
 }
 
 export function dismissProposal(wikiRoot: string, id: string, ctx: { now: Date; note?: string }): Proposal {
-  const { proposal, path } = openProposal(wikiRoot, id);
-  return close(wikiRoot, proposal, path, 'dismissed', ctx.note, ctx.now);
+  return close(wikiRoot, openProposal(wikiRoot, id), 'dismissed', ctx.note, ctx.now);
 }
