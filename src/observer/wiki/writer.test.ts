@@ -113,6 +113,23 @@ describe('updateEntry', () => {
     expect(readFileSync(entry.path, 'utf8')).toBe(UPDATED.replace(/\n/g, '\r\n'));
   });
 
+  it('keeps a sources value it does not understand as the first item of the list, and tags as written: a number stays a number', () => {
+    const text = ANNOTATED.replace(/^sources:\n(  [^\n]*\n)+/m, 'sources: "imported from GA run 7"\n').replace(/^tags:\n(  [^\n]*\n)+/m, 'tags: [a, 2024]\n');
+    const entry = annotatedNote(text);
+    updateEntry(entry, { solution: 'Also rotate the key.', tags: ['tokens', '2024'] }, ctx);
+    const written = readFileSync(entry.path, 'utf8');
+    expect(written).toContain(
+      [
+        'tags:', '  - "a"', '  - 2024', '  - "tokens"', '  - "proj:app"',
+        'sources:', '  - "imported from GA run 7"', '  - session_id: "s1"', '    exploration_id: "exp_1"', '    saved_at: "2026-08-01T10:00:00Z"', 'reviewer:',
+      ].join('\n'),
+    );
+    // A lone tag that is a number is kept too (it was dropped: only a list or a text counted).
+    const lone = annotatedNote(text.replace('tags: [a, 2024]', 'tags: 2024'));
+    expect(updateEntry(lone, { solution: 'Also rotate the key.' }, ctx).tags).toEqual(['2024', 'proj:app']);
+    expect(readFileSync(lone.path, 'utf8')).toContain('tags:\n  - 2024\n  - "proj:app"\n');
+  });
+
   it('rewrites a changed key where it stood, appends a new key at the end of the block, and leaves the rest alone', () => {
     const text = ANNOTATED.replace('tags:\n  - auth\n  # the scope tag below was added by hand\n  - proj:app\n', 'tags: [auth]\n');
     const entry = annotatedNote(text);

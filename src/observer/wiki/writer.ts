@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { allocateEntryId, entryVersion, parseEntryFile, type Facet, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
-import { parseFrontmatter } from '../../knowledge/format/frontmatter.js';
+import { parseFrontmatter, type FrontValue } from '../../knowledge/format/frontmatter.js';
 import { editFrontmatter, renderFrontmatter } from '../../knowledge/format/frontmatterEdit.js';
 import { TYPE_DIR, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 import { BINARY_CONTENT, binaryContentLine } from '../../knowledge/format/text.js';
@@ -132,6 +132,33 @@ function withSolutionUpdate(body: string, block: string, eol: string): string {
   return `${body.slice(0, insertAt).replace(/\s*$/, '')}${added(`\n\n${block}\n`)}${body.slice(insertAt)}`;
 }
 
+/**
+ * A key's value as a list whose items are the person's values as written: a list as it is, nothing (absent, or
+ * `key:` alone) as none, any other value as the first item. `sources: "imported from GA run 7"` was replaced by a
+ * fresh list, the person's text gone; GUI-Anything leaves such a line alone (its update only appends to a block list).
+ */
+function asList(value: FrontValue | undefined): FrontValue[] {
+  if (Array.isArray(value)) return [...value];
+  return value === undefined || value === null ? [] : [value];
+}
+
+/** The tags as written, a number or a boolean kept as one (`[a, 2024]` was rewritten with "2024"); a text is split at commas, as the reader splits it. */
+function writtenTags(value: FrontValue | undefined): FrontValue[] {
+  return typeof value === 'string' ? value.split(',').map((t) => t.trim()).filter(Boolean) : asList(value);
+}
+
+/** `tags` with each of `added` it does not hold (as text), then the project's scope tag if it needs one; the tags there stay as they are. */
+function withTags(tags: FrontValue[], added: readonly string[], projectSlug: string): FrontValue[] {
+  const names = new Set(tags.map(tagText));
+  const out = [...tags, ...added.filter((t) => !names.has(t) && Boolean(names.add(t)))];
+  const texts = out.map(tagText);
+  return [...out, ...ensureScopeTags(texts, projectSlug).slice(texts.length)];
+}
+
+function tagText(tag: FrontValue): string {
+  return typeof tag === 'string' ? tag : JSON.stringify(tag);
+}
+
 /** Updates an entry in place: version+1, updated, one sources item per exploration, scope tags, a dated block in 解决方案. */
 export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' | 'tags' | 'confidence'>, ctx: WriteContext): WikiEntry {
   const draft = redactDraft(raw);
@@ -146,8 +173,7 @@ export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' 
   }
   const data = doc.data;
   const stamp = isoSeconds(ctx.now);
-  const tags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? [data.tags] : [];
-  const sources = Array.isArray(data.sources) ? [...data.sources] : [];
+  const sources = asList(data.sources);
   const already = sources.some((s) => s && typeof s === 'object' && !Array.isArray(s) && s.exploration_id === ctx.source.explorationId && s.session_id === ctx.source.sessionId);
   if (!already) sources.push({ session_id: ctx.source.sessionId, exploration_id: ctx.source.explorationId, saved_at: stamp });
   const raise = draft.confidence !== undefined && (typeof data.extraction_confidence !== 'number' || draft.confidence > data.extraction_confidence);
@@ -155,7 +181,7 @@ export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' 
   const { head, body, eol } = editFrontmatter(text, {
     version: entryVersion(data.version) + 1,
     updated: stamp,
-    tags: ensureScopeTags([...new Set([...tags, ...(draft.tags ?? [])])], ctx.projectSlug),
+    tags: withTags(writtenTags(data.tags), draft.tags ?? [], ctx.projectSlug),
     sources,
     intent_key: ctx.intentKey || undefined,
     extraction_confidence: raise ? draft.confidence : undefined,
