@@ -19,6 +19,8 @@ export interface SessionIndex {
   lastSessionId: string | null;
   updatedAt: number;
   sessions: Record<string, { jsonlMtime: number; bundleUpdatedAt: number }>;
+  /** Keys we do not know (GUI-Anything's, a person's): kept as they are when the index is rewritten. */
+  [key: string]: unknown;
 }
 
 export function emptySessionIndex(workspaceRoot: string, now: number): SessionIndex {
@@ -39,6 +41,7 @@ export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now:
   if (r.workspaceRoot !== workspaceRoot) return { index: emptySessionIndex(workspaceRoot, now), fresh: true, reason: 'workspace_mismatch', foreignRoot: r.workspaceRoot };
   return {
     index: {
+      ...r,
       schemaVersion: 1,
       workspaceRoot,
       lastSessionId: typeof r.lastSessionId === 'string' ? r.lastSessionId : null,
@@ -51,7 +54,9 @@ export function readSessionIndex(layout: WikiLayout, workspaceRoot: string, now:
 
 export function recordSessionInIndex(layout: WikiLayout, workspaceRoot: string, sessionId: string, entry: { jsonlMtime: number; bundleUpdatedAt: number }, now: number): SessionIndex {
   const { index } = readSessionIndex(layout, workspaceRoot, now);
-  index.sessions[sessionId] = entry;
+  // A session's keys we do not know stay too.
+  const was = index.sessions[sessionId];
+  index.sessions[sessionId] = { ...(was && typeof was === 'object' && !Array.isArray(was) ? was : {}), ...entry };
   index.lastSessionId = sessionId;
   index.updatedAt = now;
   writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`, { durable: false, private: true });

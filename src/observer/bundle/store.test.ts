@@ -121,4 +121,17 @@ describe('session index', () => {
     writeFileSync(layout.sessionIndex, '{');
     expect(readSessionIndex(layout, dir.path, 0)).toMatchObject({ fresh: true, reason: 'parse_error' });
   });
+
+  it('keeps the keys it does not know, at the top and in a session, when it records a session', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    mkdirSync(layout.sessions, { recursive: true });
+    const sessions = { old: { jsonlMtime: 1, bundleUpdatedAt: 2, gaStar: true }, abc: { jsonlMtime: 3, bundleUpdatedAt: 4, gaLabel: 'login bug' } };
+    writeFileSync(layout.sessionIndex, JSON.stringify({ schemaVersion: 1, workspaceRoot: dir.path, lastSessionId: 'old', updatedAt: 5, sessions, gaPinned: ['x'], note: 'added by GA' }));
+    recordSessionInIndex(layout, dir.path, 'abc', { jsonlMtime: 30, bundleUpdatedAt: 40 }, 100);
+    expect(JSON.parse(readFileSync(layout.sessionIndex, 'utf8'))).toEqual({
+      schemaVersion: 1, workspaceRoot: dir.path, lastSessionId: 'abc', updatedAt: 100,
+      sessions: { old: sessions.old, abc: { jsonlMtime: 30, bundleUpdatedAt: 40, gaLabel: 'login bug' } },
+      gaPinned: ['x'], note: 'added by GA',
+    });
+  });
 });
