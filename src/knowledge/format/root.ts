@@ -111,6 +111,10 @@ export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
   } catch (err) {
     throw new MaestroError('CONFIG_INVALID', `${file} is not valid JSON: ${(err as Error).message}`);
   }
+  // `null`, a list or a number is valid JSON too: said as such, not as a TypeError naming no file.
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new MaestroError('CONFIG_INVALID', `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got ${raw === null ? 'null' : Array.isArray(raw) ? 'a list' : typeof raw}.`);
+  }
   const list = (raw as { workspaces?: unknown }).workspaces;
   if (!Array.isArray(list)) throw new MaestroError('CONFIG_INVALID', `${file}: "workspaces" must be an array of {name, path}.`);
   return list.map((w, i) => {

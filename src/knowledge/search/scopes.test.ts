@@ -30,5 +30,13 @@ describe('scopes and linked workspaces', () => {
     }
     writeFileSync(join(main.root.workflowDir, 'workspaces.json'), '{"workspaces": [{"name": "Bad Name", "path": "x"}]}');
     expect(() => openKnowledge({ env: process.env, workflowRoot: main.dir })).toThrow(/workspaces\[0\] needs a kebab-case "name"/);
+    // Valid JSON that is no object: said naming the file, not a TypeError.
+    const file = join(main.root.workflowDir, 'workspaces.json');
+    for (const [text, got] of [['null', 'null'], ['[]', 'a list'], ['7', 'number']] as const) {
+      writeFileSync(file, text);
+      expect(() => openKnowledge({ env: process.env, workflowRoot: main.dir })).toThrow(
+        expect.objectContaining({ code: 'CONFIG_INVALID', message: `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got ${got}.` }),
+      );
+    }
   });
 });
