@@ -47,6 +47,16 @@ describe('the token', () => {
   });
 });
 
+describe('the log level', () => {
+  it('from MAESTRO_LOG_LEVEL must be one of pino\'s levels, said by name with the ones it takes; unset or empty leaves config.json\'s', () => {
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_LOG_LEVEL: 'bogus' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: 'MAESTRO_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "bogus".' }),
+    );
+    expect(resolveConfig({ home: home({ logLevel: 'warn' }) }, { MAESTRO_LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
+    expect(resolveConfig({ home: home({ logLevel: 'warn' }) }, { MAESTRO_LOG_LEVEL: '' }).logLevel).toBe('warn');
+  });
+});
+
 describe('timers and limits in config.json', () => {
   it('refuse values a timer cannot hold or a daemon cannot live with, naming the file and the key', () => {
     // 1e10 ms overflows Node's timers, which then fire every millisecond: an idle daemon at half a core.

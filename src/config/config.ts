@@ -13,7 +13,7 @@ import { MaestroError } from '../core/errors.js';
 import { jsonErrorWhere } from '../lib/jsonError.js';
 import { NotRegularFile, readRegularFile } from '../lib/regularFile.js';
 import { redactUrl } from '../core/redact.js';
-import { DEFAULTS } from './defaults.js';
+import { DEFAULTS, LOG_LEVELS } from './defaults.js';
 import { resolveHome } from './home.js';
 import { agentSandboxSchema, databaseHidden, resolveAgentSandbox, type AgentSandboxConfig } from './sandbox.js';
 
@@ -33,7 +33,7 @@ const fileSchema = z
     maxConcurrentRunsPerProject: z.number().int().positive().max(1000),
     reservedConflictSlots: z.number().int().nonnegative().max(1000),
     warmWorkers: z.number().int().nonnegative().max(64),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    logLevel: z.enum(LOG_LEVELS),
     allowedHosts: z.array(z.string()),
     allowedOrigins: z.array(z.string()),
     agentSandbox: agentSandboxSchema,
@@ -153,6 +153,15 @@ function envPort(env: NodeJS.ProcessEnv): number | undefined {
   return port;
 }
 
+/** MAESTRO_LOG_LEVEL, one of pino's levels (unset or empty: undefined); another was cast through and pino refused it at start with "default level:bogus must be included in custom levels". */
+function envLogLevel(env: NodeJS.ProcessEnv): MaestroConfig['logLevel'] | undefined {
+  const value = env.MAESTRO_LOG_LEVEL;
+  if (value === undefined || value === '') return undefined;
+  const level = LOG_LEVELS.find((l) => l === value);
+  if (!level) throw new MaestroError('CONFIG_INVALID', `MAESTRO_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}.`);
+  return level;
+}
+
 function withDatabaseHidden(sandbox: AgentSandboxConfig | null, database: string, home: string, env: NodeJS.ProcessEnv): AgentSandboxConfig | null {
   return sandbox && { ...sandbox, hide: [...sandbox.hide, ...databaseHidden(database, home, env)] };
 }
@@ -182,7 +191,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     maxConcurrentRunsPerProject: file.maxConcurrentRunsPerProject ?? DEFAULTS.maxConcurrentRunsPerProject,
     reservedConflictSlots: file.reservedConflictSlots ?? DEFAULTS.reservedConflictSlots,
     warmWorkers: file.warmWorkers ?? DEFAULTS.warmWorkers,
-    logLevel: (env.MAESTRO_LOG_LEVEL as MaestroConfig['logLevel'] | undefined) ?? file.logLevel ?? DEFAULTS.logLevel,
+    logLevel: envLogLevel(env) ?? file.logLevel ?? DEFAULTS.logLevel,
     allowedHosts: hostList(envList(env, 'MAESTRO_ALLOWED_HOSTS') ?? (file.allowedHosts && { values: file.allowedHosts, from: `${configPath} allowedHosts` })),
     allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),
     noAuth: overrides.noAuth ?? false,

@@ -4,6 +4,9 @@
  */
 const SECOND = 1000;
 
+/** The log levels pino knows; MAESTRO_LOG_LEVEL and config.json's logLevel take one. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 4300,
@@ -17,5 +20,5 @@ export const DEFAULTS = {
   reservedConflictSlots: 1,
   /** Idle worker processes kept ready for the next run: a cold Node start costs more CPU than a zero-latency run itself. */
   warmWorkers: 2,
-  logLevel: 'info' as 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent',
+  logLevel: 'info' as (typeof LOG_LEVELS)[number],
 };
