@@ -27,6 +27,30 @@ const ESCAPES = '"\\/bfnrt';
 const HEX4 = /[0-9a-fA-F]{4}/y;
 
 /**
+ * A string starting at `start` (on its `"`): the offset past its closing quote, or minus the offset of the
+ * character that breaks it (an end is past an opening quote, so never 0: the sign tells them apart).
+ */
+function stringEnd(text: string, start: number): number {
+  if (text[start] !== '"') return -start;
+  let i = start + 1;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') return i + 1;
+    if (c < ' ') return -i;
+    if (c !== '\\') {
+      i++;
+      continue;
+    }
+    const escaped = text[i + 1] ?? '';
+    if (escaped === '' || (escaped !== 'u' && !ESCAPES.includes(escaped))) return -(i + 1);
+    HEX4.lastIndex = i + 2;
+    if (escaped === 'u' && !HEX4.test(text)) return -(i + 2);
+    i += escaped === 'u' ? 6 : 2;
+  }
+  return -i;
+}
+
+/**
  * The offset of the first character that breaks the JSON grammar (`text.length` when the text ends before
  * its value does), or null when it is valid. Iterative, with its own stack: a file of 100,000 `[` must not
  * overflow ours.
@@ -39,32 +63,9 @@ export function jsonErrorOffset(text: string): number | null {
   };
   // Each reader below moves `i` past what it accepts, or leaves it on the character it refuses.
   const string = (): boolean => {
-    if (text[i] !== '"') return false;
-    i++;
-    while (i < text.length) {
-      const c = text[i]!;
-      if (c === '"') {
-        i++;
-        return true;
-      }
-      if (c < ' ') return false;
-      if (c !== '\\') {
-        i++;
-        continue;
-      }
-      const escaped = text[i + 1] ?? '';
-      HEX4.lastIndex = i + 2;
-      if (escaped === '' || (escaped !== 'u' && !ESCAPES.includes(escaped))) {
-        i += 1;
-        return false;
-      }
-      if (escaped === 'u' && !HEX4.test(text)) {
-        i += 2;
-        return false;
-      }
-      i += escaped === 'u' ? 6 : 2;
-    }
-    return false;
+    const end = stringEnd(text, i);
+    i = Math.abs(end);
+    return end > 0;
   };
   const key = (): boolean => {
     space();
