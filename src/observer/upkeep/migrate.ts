@@ -28,14 +28,9 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { loadBundle, writeBundle } from '../bundle/store.js';
 import { createEmptyBundle, type SessionBundle, type SummaryItem } from '../bundle/types.js';
 import { LEGACY_DIRS, TYPE_DIR, wikiLayout } from '../../knowledge/format/wiki/layout.js';
-import { moveError, moveNoClobber, MovePlan } from './migrateMoves.js';
+import { moveError, moveNoClobber, MovePlan, type MigrationPlanItem } from './migrateMoves.js';
 
-export interface MigrationPlanItem {
-  action: 'move' | 'trash' | 'merge' | 'conflict';
-  from: string;
-  to?: string;
-  note?: string;
-}
+export type { MigrationPlanItem };
 
 export interface MigrationResult {
   dryRun: boolean;

@@ -17,7 +17,14 @@
 import { linkSync, lstatSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import type { MigrationPlanItem } from './migrate.js';
+
+/** One thing `wiki migrate` does (or, for a conflict, leaves where it is). */
+export interface MigrationPlanItem {
+  action: 'move' | 'trash' | 'merge' | 'conflict';
+  from: string;
+  to?: string;
+  note?: string;
+}
 
 /** Something at `path`, a dangling symbolic link included (existsSync follows links; rename would replace one). */
 export function onDisk(path: string): boolean {
