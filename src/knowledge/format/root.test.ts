@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendSpecEntry } from './specWriter.js';
-import { resolveWorkflowRoot } from './root.js';
+import { linkedWorkspaces, resolveWorkflowRoot } from './root.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -24,5 +24,27 @@ describe('resolveWorkflowRoot with a root named', () => {
     const root = resolveWorkflowRoot({ workflowRoot: gone, env: {} });
     appendSpecEntry(root, { category: 'coding', title: 'Use tabs', content: 'Indent with tabs.', keywords: ['tabs'] });
     expect(existsSync(join(gone, '.workflow'))).toBe(true);
+  });
+});
+
+describe('linked workspaces', () => {
+  it('names a workspaces.json that is not JSON by line and column, never quoting it (it may be a link to a secret)', () => {
+    const project = mkdtempSync(join(tmpdir(), 'maestro-root-'));
+    const outside = mkdtempSync(join(tmpdir(), 'maestro-outside-'));
+    dirs.push(project, outside);
+    mkdirSync(join(project, '.workflow'));
+    const secret = join(outside, 'key.txt');
+    writeFileSync(secret, 'TOPSECRET-KEY\n');
+    const file = join(project, '.workflow', 'workspaces.json');
+    symlinkSync(secret, file);
+    const root = resolveWorkflowRoot({ workflowRoot: project, env: {} });
+    let message = '';
+    try {
+      linkedWorkspaces(root);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe(`${file} is not valid JSON (line 1, column 1).`);
+    expect(message).not.toContain('TOPSECRET');
   });
 });

@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 import { assertNoLinkOut } from './linkGuard.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
@@ -105,11 +106,13 @@ export interface LinkedWorkspace {
 export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
   const file = join(root.workflowDir, 'workspaces.json');
   if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new MaestroError('CONFIG_INVALID', `${file} is not valid JSON: ${(err as Error).message}`);
+    raw = JSON.parse(text);
+  } catch {
+    // The place only: JSON.parse's message quotes the file, and this one reaches the board and agents' tools.
+    throw new MaestroError('CONFIG_INVALID', `${file} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file } });
   }
   // `null`, a list or a number is valid JSON too: said as such, not as a TypeError naming no file.
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
