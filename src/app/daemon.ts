@@ -134,7 +134,9 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     // well (a lease renewed, a heartbeat: most write no event) was half its reads of the log (bench:multihost).
     store.onWrite((events) => feed.publishDirect(events));
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
-    const knowledge = new KnowledgeService(resolveKnowledgeConfig(options.env ?? {}));
+    // Its MAESTRO_HOME is this daemon's home (--home wins over the environment): run folders may link only into
+    // its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global scope the briefs read.
+    const knowledge = new KnowledgeService(resolveKnowledgeConfig({ ...(options.env ?? {}), MAESTRO_HOME: config.home }));
     knowledge.start();
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, wrote);
@@ -286,7 +288,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     onRemote: (project, err) => health.remote(project.id, err && { path: String(err.details?.path), message: err.message }),
     remoteRetryMs: options.remoteRetryMs,
     gitStallMs: options.gitStallMs,
-    knowledge: KnowledgeBridge.forService(knowledge, options.env ?? {}),
+    knowledge: KnowledgeBridge.forService(knowledge, knowledge.config.env),
   });
 }
 
