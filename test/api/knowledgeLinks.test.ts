@@ -89,6 +89,29 @@ describe('knowledge review routes and links out of .workflow/', () => {
     expect(existsSync(join(outside, 'task-9', 'knowledge-reconciliation.json'))).toBe(false);
   });
 
+  it("a run folder linked anywhere but the orchestrator's run directory is refused, and reconcile writes nothing there", async () => {
+    stagedSession('task-2');
+    // A planted run: its folder a link to a folder outside, holding a ledger someone else wrote.
+    const elsewhere = join(outside, 'someone-elses-run');
+    const link = join(sessions, 'task-2', 'runs', 'run-9');
+    createRun(root(), 'task-2', { runId: 'run-9', linkTo: elsewhere });
+    stage(root(), { target: 'knowhow', title: 'TOPSECRET title', content: 'TOPSECRET content of a ledger outside.', run: 'run-9', session: 'task-2' }, process.env);
+    const before = readdirSync(elsewhere).sort();
+    const refusal = `Refusing to read ${link}: ${link} is a symbolic link leading to ${elsewhere}, outside the project's ${join(repo, '.workflow')} and the orchestrator's run folder ${join(d.config.home, 'runs')}`;
+
+    const queue = await call('GET', `/api/knowledge/review?projectId=${projectId}`);
+    expect(queue.status).toBe(200);
+    expect(queue.body.sessions).toEqual([expect.objectContaining({ session_id: 'task-2', review: null, error: expect.objectContaining({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(refusal) }) })]);
+    expect(queue.text).not.toContain('TOPSECRET');
+    const reconcile = await call('POST', `/api/knowledge/review/task-2/reconcile?projectId=${projectId}`);
+    expect(reconcile).toMatchObject({ status: 403, body: { error: { code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(refusal) } } });
+    expect(reconcile.text).not.toContain('TOPSECRET');
+    const promote = await call('POST', `/api/knowledge/review/task-2/promote?projectId=${projectId}`, { all: true });
+    expect(promote.status).toBe(403);
+    expect(readdirSync(elsewhere).sort()).toEqual(before);
+    expect(existsSync(join(elsewhere, 'knowledge-reconciliation.json'))).toBe(false);
+  });
+
   it("a run folder linked to the orchestrator's run directory is still reviewed and reconciled there", async () => {
     stagedSession('task-1');
     const runDir = join(d.config.home, 'runs', 'task-1', 'run-1');

@@ -73,7 +73,8 @@ describe('knowledge in the orchestrator', () => {
     expect(job.project.knowledge).toContain('Greetings are lowercase');
     expect(job.project.knowledge).not.toContain('Greetings are shouted');
 
-    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: repo });
+    // As `maestro knowledge review` reads it with the daemon's MAESTRO_HOME: its run folders link into that home's runs/.
+    const root = resolveWorkflowRoot({ env: { ...process.env, MAESTRO_HOME: daemon.config.home }, workflowRoot: repo });
     const sid = sessionIdFor(task.id);
     const rid = runIdFor(execute!.id);
     const link = join(repo, '.workflow', 'sessions', sid, 'runs', rid);
@@ -105,7 +106,7 @@ describe('knowledge in the orchestrator', () => {
 
     const [execute] = await store.runs.list({ taskId: task.id });
     const clone = join(daemon.config.home, 'clones', project.id);
-    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: clone });
+    const root = resolveWorkflowRoot({ env: { ...process.env, MAESTRO_HOME: daemon.config.home }, workflowRoot: clone });
     const sid = sessionIdFor(task.id);
     const rid = runIdFor(execute!.id);
     await poll(() => readRun(root, sid, rid).status === 'sealed', 'the execute run sealed in the clone\'s ledger', 60_000);

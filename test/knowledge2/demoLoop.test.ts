@@ -48,7 +48,8 @@ describe('the knowledge loop in the offline demo', () => {
     const children = await store.tasks.list({ parentId: parent!.id });
     const define = children.find((c) => c.title === 'Define the greeting')!;
     const cli = children.find((c) => c.title === 'Add the command line')!;
-    const root = resolveWorkflowRoot({ env: process.env, workflowRoot: project!.repoPath });
+    // As `maestro knowledge review` reads it with the daemon's MAESTRO_HOME: its run folders link into that home's runs/.
+    const root = resolveWorkflowRoot({ env: { ...process.env, MAESTRO_HOME: daemon.config.home }, workflowRoot: project!.repoPath });
 
     // The decision was promoted by the demo itself, into the project's specs.
     const specFile = join(root.workflowDir, 'specs', 'architecture-constraints.md');

@@ -104,7 +104,7 @@ describe('symbolic links out of .workflow/', () => {
   it('promotes through a run folder Maestro linked to the orchestrator, but not through a linked receipt', () => {
     const lc = createLifecycleContext({ embedder: null });
     const p = project({ specs: false });
-    const runDir = join(tmpDir('maestro-orchestrator-run-'), 'run');
+    const runDir = join(p.root.home, 'runs', 'task-1', 'run-1'); // the orchestrator's run directory, in $MAESTRO_HOME/runs/
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1', linkTo: runDir });
     const first = stage(p.root, { target: 'spec', title: 'One', content: 'First rule.', run: 'run-1', session: 's-1' }, process.env).candidate;

@@ -12,7 +12,7 @@
  * user meant. A link to a folder inside the root stays allowed.
  */
 import { readlinkSync, realpathSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { canonical, isLink, landing } from '../../lib/paths.js';
 
@@ -83,4 +83,29 @@ export function assertReadInside(base: string, target: string, what: string): vo
   const folder = resolve(base);
   const link = firstLinkBelow(folder, abs) ?? abs;
   throw new MaestroError('PATH_OUTSIDE_PROJECTS', `Refusing to read ${abs}: ${link} is a symbolic link leading to ${real}, outside ${what}. Knowledge is read and written only inside it. Nothing was read or written. Replace the link with a real folder or file inside ${folder}, or remove it.`, { details: { file: abs, link } });
+}
+
+/**
+ * Where `path` (under `base`) really leads when that is inside none of the folders `allowed` (their real paths),
+ * with the link below `base` that sends it there; null when it stays inside one of them. A link to a missing
+ * place is judged by where it points (one link further at most), so nothing is created or written through it.
+ */
+export function linkedOutside(base: string, path: string, allowed: readonly string[]): { link: string; real: string } | null {
+  const abs = resolve(path);
+  const real = whereItLeads(abs);
+  if (allowed.some((folder) => within(real, canonical(folder)))) return null;
+  return { link: firstLinkBelow(resolve(base), abs) ?? abs, real };
+}
+
+function whereItLeads(abs: string): string {
+  const landed = landing(abs);
+  if ('real' in landed) return landed.real;
+  let target: string;
+  try {
+    target = resolve(dirname(landed.dangling), readlinkSync(landed.dangling));
+  } catch {
+    return landed.dangling; // not a link after all (unreadable): judged by its own path
+  }
+  const further = landing(target);
+  return 'real' in further ? further.real : target;
 }

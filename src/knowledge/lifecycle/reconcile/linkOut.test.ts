@@ -3,15 +3,17 @@
  * caller got past the read guards (a link planted between a read and a write). The run folder is the designed
  * exception (a link to the orchestrator's run directory); the `runs/` folder above it is not.
  */
-import { cpSync, existsSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project } from '../../../../test/helpers/knowledge2.js';
+import { project, tmpDir } from '../../../../test/helpers/knowledge2.js';
+import { resolveWorkflowRoot } from '../../format/root.js';
 import { createLifecycleContext } from '../context.js';
 import { updatePromotions } from '../promote/promotion.js';
-import { stage } from '../session/ops.js';
-import { createRun, createSession, listRunIds, sessionDir } from '../session/store.js';
-import { readSourceState, reconcileSource, runSource, sessionSource } from './receipt.js';
+import { completeRun, stage } from '../session/ops.js';
+import { createRun, createSession, listRunIds, orchestratorRunsDir, sessionDir } from '../session/store.js';
+import { readSourceState, reconcileSource, runSource, sessionSource, sessionSources } from './receipt.js';
 
 const lc = createLifecycleContext({ embedder: null });
 
@@ -57,5 +59,46 @@ describe('writes of the review and promotion through a link out of .workflow/', 
     const src = runSource(p.root, 's-1', 'run-1');
     symlinkSync(secret, src.ledgerPath);
     expect(() => readSourceState(src)).toThrow(`Refusing to read ${src.ledgerPath}: ${src.ledgerPath} is a symbolic link leading to ${secret}, outside its folder ${src.dir}`);
+  });
+});
+
+describe("run folders lead only into .workflow/ or the orchestrator's run folder", () => {
+  /** Session s-1 with a run `run-1` whose folder links to `linkTo`, a candidate staged in it. */
+  function runLinkedTo(p: ReturnType<typeof project>, linkTo: string) {
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1', linkTo });
+    stage(p.root, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
+    return runSource(p.root, 's-1', 'run-1');
+  }
+  const refusal = (p: ReturnType<typeof project>, dir: string, real: string) =>
+    `Refusing to read ${dir}: ${dir} is a symbolic link leading to ${real}, outside the project's ${p.root.workflowDir} and the orchestrator's run folder ${orchestratorRunsDir(p.root)}`;
+
+  it('a run folder linked elsewhere is not reviewed, completed or reconciled, and nothing is written there', () => {
+    const p = project();
+    const elsewhere = join(tmpDir(), 'run-1');
+    const src = runLinkedTo(p, elsewhere);
+    const before = Object.fromEntries(readdirSync(elsewhere).map((f) => [f, readFileSync(join(elsewhere, f), 'utf8')]));
+    const refused = expect.objectContaining({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(refusal(p, src.dir, elsewhere)) });
+    expect(() => sessionSources(p.root, 's-1')).toThrow(refused);
+    expect(() => reconcileSource(lc, p.root, src)).toThrow(refused);
+    expect(() => completeRun(lc, p.root, 's-1', 'run-1')).toThrow(refused);
+    expect(() => updatePromotions(p.root, src.dir, 's-1', 'run-1', () => undefined)).toThrow(refused);
+    expect(Object.fromEntries(readdirSync(elsewhere).map((f) => [f, readFileSync(join(elsewhere, f), 'utf8')]))).toEqual(before);
+    // A link to a place that does not exist (yet) is judged by where it points.
+    rmSync(elsewhere, { recursive: true });
+    expect(() => reconcileSource(lc, p.root, src)).toThrow(refusal(p, src.dir, elsewhere));
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it("a run folder linked into $MAESTRO_HOME/runs/ or inside .workflow/ is reconciled; the CLI's default home is the daemon's", () => {
+    const p = project();
+    const src = runLinkedTo(p, join(p.root.home, 'runs', 'task-1', 'run-1'));
+    createRun(p.root, 's-1', { runId: 'run-2', linkTo: join(p.root.workflowDir, 'elsewhere', 'run-2') });
+    expect(sessionSources(p.root, 's-1').map((s) => s.rid)).toEqual(['session', 'run-1', 'run-2']);
+    expect(reconcileSource(lc, p.root, src).run_id).toBe('run-1');
+    // No MAESTRO_HOME: the same default as the daemon's (~/.maestro), whose runs/ this temp folder is not in.
+    const cli = resolveWorkflowRoot({ workflowRoot: p.dir, env: {} });
+    expect(orchestratorRunsDir(cli)).toBe(join(homedir(), '.maestro', 'runs'));
+    expect(() => sessionSources(cli, 's-1')).toThrow(`outside the project's ${p.root.workflowDir} and the orchestrator's run folder ${join(homedir(), '.maestro', 'runs')}`);
   });
 });

@@ -21,7 +21,7 @@ import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '..
 import type { WorkflowRoot } from '../../format/root.js';
 import { promotedIds, promotionPath } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
-import { assertReadableInside, assertSourceInside, listRunIds, runDir, sessionDir } from '../session/store.js';
+import { assertReadableInside, assertRunFolderInside, assertSourceInside, listRunIds, runDir, sessionDir } from '../session/store.js';
 import { associatedDocs, matchCandidate, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
 import type { SemanticScorer } from './semantic.js';
 
@@ -57,10 +57,20 @@ export function sessionSource(root: WorkflowRoot, sid: string): Source {
   const dir = sessionDir(root, sid);
   return { sid, rid: 'session', dir, ledgerPath: join(dir, 'knowledge-delta.json'), receiptPath: join(dir, 'knowledge-reconciliation.json') };
 }
-/** Every source of a session; refused when a link sends the session folder out of the workflow root (store.ts). */
+/**
+ * Every source of a session; refused when a link sends the session folder out of the workflow root, or a run
+ * folder anywhere but the orchestrator's run folder (store.ts): nothing of the session is read then.
+ */
 export function sessionSources(root: WorkflowRoot, sid: string): Source[] {
   assertReadableInside(root, sessionDir(root, sid));
-  return [sessionSource(root, sid), ...listRunIds(root, sid).map((rid) => runSource(root, sid, rid))];
+  const rids = listRunIds(root, sid);
+  return [sessionSource(root, sid), ...rids.map((rid) => runSourceInside(root, sid, rid))];
+}
+
+/** `runSource`, refused when the run folder links anywhere but `.workflow/` or the orchestrator's run folder (store.ts). */
+export function runSourceInside(root: WorkflowRoot, sid: string, rid: string): Source {
+  assertRunFolderInside(root, sid, rid);
+  return runSource(root, sid, rid);
 }
 
 export interface SourceState {
@@ -185,6 +195,7 @@ export function buildReceipt(lc: LifecycleContext, src: Pick<Source, 'sid' | 'ri
 export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
   const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
   const pc = opts.prepared ?? lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
+  assertSourceInside(root, src.sid, src.rid); // before anything of the source is read; again before the write
   const state = readSourceState(src);
   const previous = tryReadReceipt(src);
   assertSourceInside(root, src.sid, src.rid);

@@ -12,10 +12,10 @@ import type { LifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type Ledger, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
-import { readReceipt, readSourceState, reconcileSource, runSource, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
+import { readReceipt, readSourceState, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionInside, assertSessionRewritable, assertWritableRun, isSealed, readRun, readRunFile, readSession, releaseActiveRun, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -114,10 +114,13 @@ export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEn
 /**
  * Seed 000 §3.2: one candidate (one content) cannot be proposed in one run of a session and contested
  * or superseded in another. The same ledger already refuses it (stageInto); this checks the session's
- * other ledgers. Unreadable ledgers are skipped here: review reports them.
+ * other ledgers. Unreadable ledgers are skipped here, and run folders that link out of bounds are not read
+ * (runFolderOutside): review reports both. An agent's CLI does not know the daemon's home (its MAESTRO_HOME
+ * is withheld), so the runs of a daemon with another home are skipped rather than failing its stage.
  */
 function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, action: Action): void {
-  for (const other of sessionSources(root, src.sid)) {
+  const others = [sessionSource(root, src.sid), ...listRunIds(root, src.sid).filter((rid) => !runFolderOutside(root, src.sid, rid)).map((rid) => runSource(root, src.sid, rid))];
+  for (const other of others) {
     if (other.rid === src.rid) continue;
     let ledger;
     try {
@@ -199,8 +202,8 @@ export interface CompleteResult {
 
 /** Stages the report's accepted decisions and locked constraints (pending), reconciles; never promotes. */
 export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult {
+  const src = runSourceInside(root, sid, rid); // before run.json is read through the run folder
   const run = assertWritableRun(root, sid, rid);
-  const src = runSource(root, sid, rid);
   if (run.status !== 'completed') {
     assertRunRewritable(root, run);
     stageReport(run, src);
@@ -229,8 +232,8 @@ function completeResult(run: RunDoc, src: Source, receipt: Receipt): CompleteRes
 }
 
 export function checkRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { receipt: Receipt; warnings: string[] } {
+  const src = runSourceInside(root, sid, rid);
   const run = readRun(root, sid, rid);
-  const src = runSource(root, sid, rid);
   const receipt = isSealed(run) ? (readReceipt(src) ?? reconcileSourceReadOnly(root, src)) : reconcileSource(lc, root, src);
   const warnings: string[] = [];
   const state = readSourceState(src);
@@ -282,7 +285,7 @@ export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string,
 function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): { src: Source; receipt: Receipt; suppressed: number } {
   assertRunRewritable(root, run);
   assertSessionRewritable(root, readSession(root, run.session_id));
-  const src = runSource(root, run.session_id, run.run_id);
+  const src = runSourceInside(root, run.session_id, run.run_id);
   if (run.status !== 'completed') stageReport(run, src);
   const receipt = reconcileSource(lc, root, src);
   const suppressed = suppressExact(src, receipt);

@@ -13,7 +13,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join, resolve } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
-import { assertNoLinkOut, assertReadInside } from '../../format/linkGuard.js';
+import { assertNoLinkOut, assertReadInside, linkedOutside } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readJsonObject } from '../jsonFile.js';
@@ -81,11 +81,42 @@ export function assertSessionInside(root: WorkflowRoot, sid: string): void {
 
 /**
  * Before a write to a source's files (its ledger, receipt, promotion receipt): the session folder stays inside
- * (`assertSessionInside`), and so does a run's `runs/` folder; the run folder below it may be a link (`linkTo`).
+ * (`assertSessionInside`), and so does a run's `runs/` folder; the run folder below it may be a link (`linkTo`),
+ * into the orchestrator's run folder only (`assertRunFolderInside`).
  */
 export function assertSourceInside(root: WorkflowRoot, sid: string, rid: string): void {
   assertSessionInside(root, sid);
-  if (rid !== 'session') assertNoLinkOut(root.workflowDir, join(sessionDir(root, sid), 'runs'), `the project's ${root.workflowDir}`);
+  if (rid === 'session') return;
+  assertNoLinkOut(root.workflowDir, join(sessionDir(root, sid), 'runs'), `the project's ${root.workflowDir}`);
+  assertRunFolderInside(root, sid, rid);
+}
+
+/** The orchestrator's run folder, `$MAESTRO_HOME/runs/`: the one place outside `.workflow/` a run folder may link to (bridge.ts). */
+export function orchestratorRunsDir(root: WorkflowRoot): string {
+  return join(root.home, 'runs');
+}
+
+/**
+ * Why run `rid`'s folder may not be read or written, or null: it is a symbolic link whose real path is inside
+ * neither the project's `.workflow/` nor the orchestrator's run folder. A repository's content can plant
+ * `runs/<rid> -> /anywhere`; Maestro's own links lead to `$MAESTRO_HOME/runs/<task>/<run>/`. The home is the
+ * root's (the daemon's, or $MAESTRO_HOME's default for the CLI, the same rule as the daemon's).
+ */
+export function runFolderOutside(root: WorkflowRoot, sid: string, rid: string): MaestroError | null {
+  const dir = runDir(root, sid, rid);
+  const runs = orchestratorRunsDir(root);
+  const out = linkedOutside(root.workflowDir, dir, [root.workflowDir, runs]);
+  if (!out) return null;
+  return new MaestroError(
+    'PATH_OUTSIDE_PROJECTS',
+    `Refusing to read ${dir}: ${out.link} is a symbolic link leading to ${out.real}, outside the project's ${root.workflowDir} and the orchestrator's run folder ${runs}. A run folder is read and written only there. Nothing was read or written. Remove the link; if it leads to the run folder of a daemon with another home, set MAESTRO_HOME to that home.`,
+    { details: { file: dir, link: out.link } },
+  );
+}
+
+export function assertRunFolderInside(root: WorkflowRoot, sid: string, rid: string): void {
+  const refused = runFolderOutside(root, sid, rid);
+  if (refused) throw refused;
 }
 
 /**
