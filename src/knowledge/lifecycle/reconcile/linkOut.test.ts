@@ -12,7 +12,7 @@ import { resolveWorkflowRoot } from '../../format/root.js';
 import { createLifecycleContext } from '../context.js';
 import { updatePromotions } from '../promote/promotion.js';
 import { completeRun, stage } from '../session/ops.js';
-import { createRun, createSession, listRunIds, orchestratorRunsDir, sessionDir } from '../session/store.js';
+import { activeRun, createRun, createSession, listRunIds, orchestratorRunsDir, releaseActiveRun, sessionDir, sessionsDir, setActiveRun } from '../session/store.js';
 import { readSourceState, reconcileSource, runSource, sessionSource, sessionSources } from './receipt.js';
 
 const lc = createLifecycleContext({ embedder: null });
@@ -100,5 +100,28 @@ describe("run folders lead only into .workflow/ or the orchestrator's run folder
     const cli = resolveWorkflowRoot({ workflowRoot: p.dir, env: {} });
     expect(orchestratorRunsDir(cli)).toBe(join(homedir(), '.maestro', 'runs'));
     expect(() => sessionSources(cli, 's-1')).toThrow(`outside the project's ${p.root.workflowDir} and the orchestrator's run folder ${join(homedir(), '.maestro', 'runs')}`);
+  });
+
+  it('.active-run linked to a file outside is neither read nor written through', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    const secret = join(tmpDir(), 'secret.txt');
+    writeFileSync(secret, 'TOPSECRET words\n');
+    const file = join(sessionsDir(p.root), '.active-run');
+    symlinkSync(secret, file);
+    const refused = expect.objectContaining({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${secret}`) });
+    expect(() => activeRun(p.root, {})).toThrow(refused);
+    let message = '';
+    try {
+      stage(p.root, { target: 'spec', title: 'x', content: 'Logs rotate daily.' }, {});
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`${file} is a symbolic link leading to ${secret}`);
+    expect(message).not.toContain('TOPSECRET');
+    expect(() => setActiveRun(p.root, 's-1', 'run-1')).toThrow(`Refusing to write ${file}: it is a symbolic link`);
+    releaseActiveRun(p.root, 's-1', 'run-1'); // a seal goes on: the link names no run of ours
+    expect(readFileSync(secret, 'utf8')).toBe('TOPSECRET words\n');
   });
 });

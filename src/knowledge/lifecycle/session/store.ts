@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MaestroError } from '../../../core/errors.js';
+import { isMaestroError, MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNoLinkOut, assertReadInside, linkedOutside } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
@@ -53,6 +53,7 @@ function storeLock<T>(root: WorkflowRoot, fn: () => T): T {
 
 const sessionFile = (root: WorkflowRoot, sid: string) => join(sessionDir(root, sid), 'session.json');
 const runFile = (root: WorkflowRoot, sid: string, rid: string) => join(runDir(root, sid, rid), 'run.json');
+const activeRunFile = (root: WorkflowRoot) => join(sessionsDir(root), '.active-run');
 
 /** Call before an operation's first change when it will rewrite session.json: refuses a version we do not know. */
 export function assertSessionRewritable(root: WorkflowRoot, s: SessionDoc): void {
@@ -290,23 +291,39 @@ export function createRun(root: WorkflowRoot, sid: string, opts: CreateRunOption
   });
 }
 
-/** The active run: `$MAESTRO_RUN_ID` + `$MAESTRO_SESSION_ID`, else `.workflow/sessions/.active-run` ("<sid> <rid>"). */
+/**
+ * The active run: `$MAESTRO_RUN_ID` + `$MAESTRO_SESSION_ID`, else `.workflow/sessions/.active-run` ("<sid> <rid>").
+ * The file is read only when it stays inside `.workflow/` (a planted link to a file outside would have its first
+ * words taken for ids, and quoted when they are refused as ids).
+ */
 export function activeRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { sid: string; rid: string } | null {
   if (env.MAESTRO_SESSION_ID && env.MAESTRO_RUN_ID) return { sid: env.MAESTRO_SESSION_ID, rid: env.MAESTRO_RUN_ID };
-  const f = join(sessionsDir(root), '.active-run');
+  const f = activeRunFile(root);
+  assertReadableInside(root, f);
   if (!existsSync(f)) return null;
   const [sid, rid] = readFileSync(f, 'utf8').trim().split(/\s+/);
   return sid && rid ? { sid, rid } : null;
 }
 
-/** Clears `.active-run` if it names this run (one being sealed: it takes no more records, so it is no active run). */
+/**
+ * Clears `.active-run` if it names this run (one being sealed: it takes no more records, so it is no active run).
+ * One that links out of `.workflow/` names no run of ours: it is left alone, and the seal goes on.
+ */
 export function releaseActiveRun(root: WorkflowRoot, sid: string, rid: string): void {
-  const a = activeRun(root, {});
+  let a: { sid: string; rid: string } | null;
+  try {
+    a = activeRun(root, {});
+  } catch (err) {
+    if (isMaestroError(err, 'PATH_OUTSIDE_PROJECTS')) return;
+    throw err;
+  }
   if (a && a.sid === sid && a.rid === rid) setActiveRun(root, sid, null);
 }
 
+/** Written in place inside `.workflow/`, never through a link (linkGuard.ts). */
 export function setActiveRun(root: WorkflowRoot, sid: string, rid: string | null): void {
-  const f = join(sessionsDir(root), '.active-run');
+  const f = activeRunFile(root);
+  assertNoLinkOut(root.workflowDir, f, `the project's ${root.workflowDir}`);
   mkdirSync(sessionsDir(root), { recursive: true });
   writeFileAtomic(f, rid ? `${sid} ${rid}\n` : '');
 }
