@@ -25,7 +25,7 @@ import { EventFeed } from '../daemon/eventFeed.js';
 import { STREAM_CHANNEL, StreamRelay } from '../daemon/streamRelay.js';
 import { PgListener } from '../store/pgListener.js';
 import { acquireHomeLock } from '../daemon/homeLock.js';
-import { confineToProjects } from '../daemon/projectRoots.js';
+import { confineToProjects, registeredFolders } from '../daemon/projectRoots.js';
 import { HealthMonitor, type HealthReport } from '../daemon/health.js';
 import { watchSchema } from '../daemon/schemaWatch.js';
 import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
@@ -136,7 +136,8 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
     // Its MAESTRO_HOME is this daemon's home (--home wins over the environment): run folders may link only into
     // its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global scope the briefs read.
-    const knowledge = new KnowledgeService(resolveKnowledgeConfig({ ...(options.env ?? {}), MAESTRO_HOME: config.home }));
+    // A project's linked workspaces (.workflow/workspaces.json, the repository's) are read only inside registered projects.
+    const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...(options.env ?? {}), MAESTRO_HOME: config.home }), workspaceAllowed: await registeredFolders(store) });
     knowledge.start();
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, wrote);

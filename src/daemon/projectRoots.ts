@@ -4,7 +4,7 @@
  * compared after resolving symlinks, so no request reads, or creates an index
  * in, a folder the user never registered.
  */
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, resolve, sep } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { canonical } from '../lib/paths.js';
 import type { Store } from '../store/store.js';
@@ -19,4 +19,31 @@ export async function confineToProjects(store: Store, root: string | undefined):
     if (canonical(project.repoPath) === given) return project.repoPath;
   }
   throw new MaestroError('PATH_OUTSIDE_PROJECTS', `${root} is not a registered project's folder; this daemon reads and writes only inside registered projects. Register it with "maestro project add ${resolve(root)}", or pass projectId.`, { details: { root } });
+}
+
+/** How often the registered folders are read again, at most (registeredFolders). */
+const REREAD_MS = 1000;
+
+/**
+ * A check, synchronous, that a folder is a registered project's (or inside one), for the knowledge code, which
+ * cannot wait on the store: the folders are read once now, then again in the background when asked and at least
+ * REREAD_MS old, so a project registered a moment ago counts from the next call on.
+ */
+export async function registeredFolders(store: Store): Promise<(dir: string) => boolean> {
+  let folders: string[] = [];
+  let readAt = 0;
+  let reading = false;
+  const read = async () => {
+    folders = (await store.projects.list()).map((p) => canonical(p.repoPath));
+    readAt = Date.now();
+  };
+  await read();
+  return (dir) => {
+    if (!reading && Date.now() - readAt >= REREAD_MS) {
+      reading = true;
+      void read().catch(() => undefined).finally(() => (reading = false));
+    }
+    const real = canonical(dir);
+    return folders.some((f) => real === f || real.startsWith(f + sep));
+  };
 }

@@ -24,6 +24,8 @@ export interface KnowledgePoolOptions {
   env: NodeJS.ProcessEnv;
   /** The owner's embedder, asked when a handle opens (default: each handle reads MAESTRO_EMBEDDINGS_*). */
   embedder?: () => Embedder | null;
+  /** The folders outside a project its linked workspaces may name (root.ts linkedWorkspaces). */
+  workspaceAllowed?: ((dir: string) => boolean) | undefined;
 }
 
 export function createKnowledgePool(opts: KnowledgePoolOptions): KnowledgePool {
@@ -38,7 +40,8 @@ export function createKnowledgePool(opts: KnowledgePoolOptions): KnowledgePool {
       let k = open.get(key);
       if (!k) {
         const embedder = opts.embedder ? { embedder: opts.embedder() } : {};
-        k = openKnowledge({ env: opts.env, ...embedder, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
+        const allowed = opts.workspaceAllowed ? { workspaceAllowed: opts.workspaceAllowed } : {};
+        k = openKnowledge({ env: opts.env, ...embedder, ...allowed, ...(root ? { workflowRoot: root } : {}), includeGlobal, syncIntervalMs: opts.syncIntervalMs ?? 1000 });
         open.set(key, k);
         opened++;
       }

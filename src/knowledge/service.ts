@@ -49,6 +49,8 @@ export interface KnowledgeConfig {
   watchCorpus: boolean;
   /** An embedder given by the host (tests), null for none; undefined: from MAESTRO_EMBEDDINGS_* on first use. */
   embedder?: Embedder | null;
+  /** The folders outside a project its linked workspaces may name (root.ts linkedWorkspaces): the daemon's registered projects'. */
+  workspaceAllowed?: (dir: string) => boolean;
 }
 
 /** The daemon's knowledge settings, or a one-shot command's. */
@@ -73,7 +75,7 @@ export class KnowledgeService {
     if (this.started) return;
     if (this.stopping) throw new Error('the knowledge service is stopped');
     this.started = true;
-    this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, env: this.config.env, embedder: () => this.embedder() });
+    this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, env: this.config.env, embedder: () => this.embedder(), workspaceAllowed: this.config.workspaceAllowed });
     this.lifecycleInstance = createLifecycleContext({ embedder: () => this.embedder() });
   }
 

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { poll, until } from '../helpers/wait.js';
 import { cliFor } from '../cli/helpers.js';
 import { KnowledgeBridge } from '../../src/knowledge/lifecycle/bridge.js';
 
@@ -146,26 +146,34 @@ describe('knowledge routes act only inside registered projects', () => {
     }
   });
 
-  it('reads no knowledge through a link out of the repository, nor out of a linked workspace', async () => {
+  it('reads no knowledge through a link out of the repository, nor out of a linked workspace, nor a workspace no project registered', async () => {
     const registered = withSpecs(makeRepo());
     const outside = tempDir('private-notes-');
     mkdirSync(join(outside, 'notes'));
     writeFileSync(join(outside, 'notes', 'private.md'), '---\ntitle: Vault password\n---\n\nhunter2-OUTSIDE-SECRET\n');
     symlinkSync(outside, join(registered, '.workflow', 'knowhow'));
-    // A linked workspace (maestro-flow's sibling project) is read, its .workflow/ knowledge only: not a link out of it.
+    // A linked workspace (maestro-flow's sibling project) that is a registered project is read, its .workflow/
+    // knowledge only: not a link out of it.
     const sibling = tempDir('sibling-workspace-');
     mkdirSync(join(sibling, '.workflow', 'specs'), { recursive: true });
     writeFileSync(join(sibling, '.workflow', 'specs', 'learnings.md'), '<spec-entry category="learning" keywords="vault" date="2026-11-01" title="Sibling vault password policy">\nRotate monthly.\n</spec-entry>\n');
     symlinkSync(outside, join(sibling, '.workflow', 'knowhow'));
-    writeFileSync(join(registered, '.workflow', 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'sibling', path: sibling }] }));
+    // One no project registered: workspaces.json is the repository's, and naming a folder there does not open it.
+    const unregistered = tempDir('someone-elses-');
+    mkdirSync(join(unregistered, '.workflow', 'specs'), { recursive: true });
+    writeFileSync(join(unregistered, '.workflow', 'specs', 'learnings.md'), '<spec-entry category="learning" keywords="vault" date="2026-11-01" title="Unregistered vault password">\nhunter2-UNREGISTERED\n</spec-entry>\n');
+    writeFileSync(join(registered, '.workflow', 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'sibling', path: sibling }, { name: 'theirs', path: unregistered }] }));
     d = await startTestDaemon({}, { noOrchestrator: true });
     const project = await d.store.projects.create({ name: 'registered', repoPath: registered });
+    await d.store.projects.create({ name: 'sibling', repoPath: sibling });
 
+    // The sibling was registered after the daemon started: it counts once the daemon has read the projects again.
+    await poll(async () => (await api(d!, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password&fresh=true`)).body.results?.length > 0, 'the registered sibling to be searched', 120_000, 200);
     const entries = await api(d, 'GET', `/api/knowledge/entries?projectId=${project.id}`);
-    const found = await api(d, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password`);
+    const found = await api(d, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password&fresh=true`);
     for (const res of [entries, found]) {
       expect(res.status).toBe(200);
-      expect(JSON.stringify(res.body)).not.toMatch(/OUTSIDE-SECRET|"Vault password"/);
+      expect(JSON.stringify(res.body)).not.toMatch(/OUTSIDE-SECRET|"Vault password"|UNREGISTERED/);
     }
     expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Sibling vault password policy']);
   });

@@ -18,6 +18,7 @@ import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { jsonSyntaxWhere } from '../../lib/jsonError.js';
+import { canonical } from '../../lib/paths.js';
 import { assertNoLinkOut } from './linkGuard.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
@@ -32,6 +33,8 @@ export interface WorkflowRoot {
   home: string;
   uid: string;
   includeGlobal: boolean;
+  /** A confined root's check of a linked workspace's folder outside the project (real path); none: only the project's own. */
+  workspaceAllowed?: (dir: string) => boolean;
 }
 
 export interface ResolveRootOptions {
@@ -41,6 +44,11 @@ export interface ResolveRootOptions {
   env: NodeJS.ProcessEnv;
   /** Read `$MAESTRO_HOME/specs` even when confined. */
   includeGlobal?: boolean;
+  /**
+   * The folders outside the project a confined root's linked workspaces may name (the daemon: its registered
+   * projects'); without it, only folders inside the project.
+   */
+  workspaceAllowed?: (dir: string) => boolean;
 }
 
 /**
@@ -62,7 +70,8 @@ export function resolveWorkflowRoot(opts: ResolveRootOptions): WorkflowRoot {
     const workflowDir = basename(given) === '.workflow' ? given : join(given, '.workflow');
     // A mistyped root would be created by the first write, and read as empty: its project folder must be there.
     if (!existsSync(dirname(workflowDir))) throw new MaestroError('BAD_INPUT', `The knowledge root ${given} does not exist (moved or deleted?); nothing was read or written.`);
-    return { projectDir: dirname(workflowDir), workflowDir, confined: true, home, uid, includeGlobal: opts.includeGlobal ?? false };
+    const allowed = opts.workspaceAllowed ? { workspaceAllowed: opts.workspaceAllowed } : {};
+    return { projectDir: dirname(workflowDir), workflowDir, confined: true, home, uid, includeGlobal: opts.includeGlobal ?? false, ...allowed };
   }
   const start = resolve(opts.cwd ?? process.cwd());
   let dir = start;
@@ -138,6 +147,7 @@ export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
 export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: string | null }): boolean {
   if (!root.confined) return true;
   const base = dir.workspace === null ? root.projectDir : dirname(dirname(dir.dir));
+  if (dir.workspace !== null && !workspaceOpen(root, base)) return false;
   try {
     const real = realpathSync(dir.dir);
     const inside = realpathSync(base);
@@ -145,6 +155,18 @@ export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: st
   } catch {
     return true;
   }
+}
+
+/**
+ * Whether a confined root (the daemon's, an agent's) reads the linked workspace at `folder`: one inside the project,
+ * or one `workspaceAllowed` names (the daemon: a registered project's). workspaces.json is the repository's, and
+ * naming a folder of the machine there must not widen what is read. Asked at every scan: a project registered
+ * later counts from then on.
+ */
+function workspaceOpen(root: WorkflowRoot, folder: string): boolean {
+  const real = canonical(folder);
+  const project = canonical(root.projectDir);
+  return real === project || real.startsWith(project + sep) || root.workspaceAllowed?.(real) === true;
 }
 
 /** Spec directories in loader layer order (FORMATS §1.1): global, linked, baseline, team, personal. */

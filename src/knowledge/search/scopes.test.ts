@@ -18,7 +18,15 @@ describe('scopes and linked workspaces', () => {
     mkdirSync(join(other.root.workflowDir, 'specs'), { recursive: true });
     writeFileSync(join(other.root.workflowDir, 'specs', 'learnings.md'), entry('Linked kestrel'));
     writeFileSync(join(main.root.workflowDir, 'workspaces.json'), JSON.stringify({ workspaces: [{ name: 'api', path: other.dir }] }));
-    const k = openKnowledge({ workflowRoot: main.dir, env: { ...process.env, MAESTRO_UID: 'ana' } });
+    // A root given explicitly (the daemon's, an agent's, --workflow-root) reads a workspace outside it only where
+    // its owner allows (the daemon: registered projects); the CLI in the project's folder reads what the file names.
+    const confined = openKnowledge({ workflowRoot: main.dir, env: { ...process.env, MAESTRO_UID: 'ana' } });
+    try {
+      expect(confined.search('kestrel', { limit: 10 }).results.map((r) => r.id)).not.toContain('ws:api:spec:learnings-001');
+    } finally {
+      confined.close();
+    }
+    const k = openKnowledge({ cwd: main.dir, includeGlobal: false, env: { ...process.env, MAESTRO_UID: 'ana' } });
     try {
       const all = k.search('kestrel', { limit: 10 });
       expect(all.results.map((r) => r.id).sort()).toEqual(['spec:personal:ana:learnings-001', 'spec:project:learnings-001', 'spec:team:learnings-001', 'ws:api:spec:learnings-001']);
