@@ -85,6 +85,18 @@ interface ShutdownMode {
 }
 
 /**
+ * The daemon's knowledge service, started. Its MAESTRO_HOME is this daemon's home (--home wins over the environment):
+ * run folders may link only into its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global
+ * scope the briefs read. A project's linked workspaces (.workflow/workspaces.json, the repository's) are read only
+ * inside registered projects.
+ */
+async function startKnowledge(config: MaestroConfig, options: DaemonOptions, store: Store): Promise<KnowledgeService> {
+  const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...(options.env ?? {}), MAESTRO_HOME: config.home }), workspaceAllowed: await registeredFolders(store) });
+  knowledge.start();
+  return knowledge;
+}
+
+/**
  * Settings the daemon refuses to start with, before it touches anything; the config with the agent sandbox
  * this machine gives. A sandbox asked for by name that cannot start stops the daemon here, not its first run.
  */
@@ -134,11 +146,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     // well (a lease renewed, a heartbeat: most write no event) was half its reads of the log (bench:multihost).
     store.onWrite((events) => feed.publishDirect(events));
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
-    // Its MAESTRO_HOME is this daemon's home (--home wins over the environment): run folders may link only into
-    // its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global scope the briefs read.
-    // A project's linked workspaces (.workflow/workspaces.json, the repository's) are read only inside registered projects.
-    const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...(options.env ?? {}), MAESTRO_HOME: config.home }), workspaceAllowed: await registeredFolders(store) });
-    knowledge.start();
+    const knowledge = await startKnowledge(config, options, store);
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, wrote);
     const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError });
