@@ -357,6 +357,41 @@ describe('ProjectRepos publishing a task branch', () => {
     expect(git(wt, 'status', '--porcelain')).toBe('');
   });
 
+  it("replaces a discarded run's branch in its worktree without running what a repository an agent made there names (core.fsmonitor)", async () => {
+    const { project, home } = sharedProject();
+    const a = new ProjectRepos(home);
+    const b = new ProjectRepos(tempDir('maestro-home-'));
+    const branch = 'maestro/t_n-v1';
+    const cloneA = await a.prepare(project);
+    const wt = join(tempDir('maestro-wt-'), 'wt');
+    git(cloneA, 'worktree', 'add', '-q', '-b', branch, wt);
+    // The branch holds a gitlink (a repository committed by mistake once): git looks into whatever is in its folder.
+    git(wt, 'update-index', '--add', '--cacheinfo', `160000,${git(wt, 'rev-parse', 'HEAD')},lib`);
+    git(wt, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'a gitlink');
+    await a.pushBranch(project, cloneA, branch, holding);
+    const cloneB = await b.prepare(project);
+    await b.fetchBranch(project, cloneB, branch);
+    git(cloneB, 'checkout', '-q', branch);
+    commitFile(cloneB, 'b.txt');
+    await b.pushBranch(project, cloneB, branch, holding);
+    // In a's worktree, an agent made a repository in that folder and armed it.
+    const ran = join(tempDir('maestro-ran-'), 'ran');
+    mkdirSync(join(wt, 'lib'), { recursive: true });
+    git(join(wt, 'lib'), 'init', '-q');
+    commitFile(join(wt, 'lib'), 'l.txt');
+    git(join(wt, 'lib'), 'config', 'core.fsmonitor', `echo fsmonitor >> ${ran}; false`);
+    writeFileSync(join(wt, 'lib', 'l.txt'), 'changed\n');
+    // a's run whose outcome was discarded committed apart from b's: the remote's branch replaces it, and what that
+    // run left uncommitted is set aside first (git status and add over the worktree).
+    commitFile(wt, 'discarded.txt');
+    writeFileSync(join(wt, 'left.txt'), 'left\n');
+    const newer = git(project.config.remote as string, 'rev-parse', branch);
+    await a.prepare(project);
+    await a.fetchBranch(project, cloneA, branch, newer);
+    expect(git(cloneA, 'rev-parse', branch)).toBe(newer);
+    expect(existsSync(ran) ? readFileSync(ran, 'utf8') : 'nothing ran').toBe('nothing ran');
+  });
+
   it('a run asks the remote only for what this clone may lack: a review of the commit it holds and the remote took fetches nothing, a first run looks for no branch', async () => {
     const { project, home } = sharedProject();
     const remote = project.config.remote as string;
