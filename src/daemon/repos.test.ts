@@ -29,6 +29,27 @@ function commitFile(dir: string, name: string): void {
 }
 
 /**
+ * Daemon a runs a task in its worktree (`inWorktree` commits there) and publishes the branch; daemon b takes the task
+ * over, commits b.txt on top and publishes that.
+ */
+async function takenOver(branch: string, inWorktree: (wt: string) => void) {
+  const { project, home } = sharedProject();
+  const a = new ProjectRepos(home);
+  const b = new ProjectRepos(tempDir('maestro-home-'));
+  const cloneA = await a.prepare(project);
+  const wt = join(tempDir('maestro-wt-'), 'wt');
+  git(cloneA, 'worktree', 'add', '-q', '-b', branch, wt);
+  inWorktree(wt);
+  await a.pushBranch(project, cloneA, branch, holding);
+  const cloneB = await b.prepare(project);
+  await b.fetchBranch(project, cloneB, branch);
+  git(cloneB, 'checkout', '-q', branch);
+  commitFile(cloneB, 'b.txt');
+  await b.pushBranch(project, cloneB, branch, holding);
+  return { project, remote: project.config.remote as string, a, b, cloneA, cloneB, wt };
+}
+
+/**
  * Counts the clone's connections to its remote that start `program` there (receive-pack: pushes; upload-pack:
  * fetches). `first`: shell lines the remote runs before it (a wait, a refusal).
  */
@@ -325,23 +346,8 @@ describe('ProjectRepos publishing a task branch', () => {
   });
 
   it('a clone with an older copy of a task branch (another daemon ran the task since) moves it forward, its worktree too, and never pushes the old copy back', async () => {
-    const { project, home } = sharedProject();
-    const remote = project.config.remote as string;
-    const a = new ProjectRepos(home);
-    const b = new ProjectRepos(tempDir('maestro-home-'));
     const branch = 'maestro/t_y-v1';
-    // Daemon a runs the task in its worktree and publishes the branch.
-    const cloneA = await a.prepare(project);
-    const wt = join(tempDir('maestro-wt-'), 'wt');
-    git(cloneA, 'worktree', 'add', '-q', '-b', branch, wt);
-    commitFile(wt, 'a.txt');
-    await a.pushBranch(project, cloneA, branch, holding);
-    // Daemon b takes the task over, runs it again on top and publishes that.
-    const cloneB = await b.prepare(project);
-    await b.fetchBranch(project, cloneB, branch);
-    git(cloneB, 'checkout', '-q', branch);
-    commitFile(cloneB, 'b.txt');
-    await b.pushBranch(project, cloneB, branch, holding);
+    const { project, remote, a, cloneA, wt } = await takenOver(branch, (wt) => commitFile(wt, 'a.txt'));
     const newer = git(remote, 'rev-parse', branch);
     // a's push after a run of its own that changed nothing leaves the remote's branch where b put it, whether
     // a has fetched since or not.
@@ -358,22 +364,12 @@ describe('ProjectRepos publishing a task branch', () => {
   });
 
   it("replaces a discarded run's branch in its worktree without running what a repository an agent made there names (core.fsmonitor)", async () => {
-    const { project, home } = sharedProject();
-    const a = new ProjectRepos(home);
-    const b = new ProjectRepos(tempDir('maestro-home-'));
     const branch = 'maestro/t_n-v1';
-    const cloneA = await a.prepare(project);
-    const wt = join(tempDir('maestro-wt-'), 'wt');
-    git(cloneA, 'worktree', 'add', '-q', '-b', branch, wt);
     // The branch holds a gitlink (a repository committed by mistake once): git looks into whatever is in its folder.
-    git(wt, 'update-index', '--add', '--cacheinfo', `160000,${git(wt, 'rev-parse', 'HEAD')},lib`);
-    git(wt, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'a gitlink');
-    await a.pushBranch(project, cloneA, branch, holding);
-    const cloneB = await b.prepare(project);
-    await b.fetchBranch(project, cloneB, branch);
-    git(cloneB, 'checkout', '-q', branch);
-    commitFile(cloneB, 'b.txt');
-    await b.pushBranch(project, cloneB, branch, holding);
+    const { project, a, cloneA, wt } = await takenOver(branch, (wt) => {
+      git(wt, 'update-index', '--add', '--cacheinfo', `160000,${git(wt, 'rev-parse', 'HEAD')},lib`);
+      git(wt, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'a gitlink');
+    });
     // In a's worktree, an agent made a repository in that folder and armed it.
     const ran = join(tempDir('maestro-ran-'), 'ran');
     mkdirSync(join(wt, 'lib'), { recursive: true });
