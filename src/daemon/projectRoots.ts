@@ -4,9 +4,9 @@
  * compared after resolving symlinks, so no request reads, or creates an index
  * in, a folder the user never registered.
  */
-import { basename, dirname, resolve, sep } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
-import { canonical } from '../lib/paths.js';
+import { canonical, holds } from '../lib/paths.js';
 import type { Store } from '../store/store.js';
 
 /** The registered project folder `root` names; PATH_OUTSIDE_PROJECTS for anything else. */
@@ -43,7 +43,6 @@ export async function registeredFolders(store: Store): Promise<(dir: string) => 
       reading = true;
       void read().catch(() => undefined).finally(() => (reading = false));
     }
-    const real = canonical(dir);
-    return folders.some((f) => real === f || real.startsWith(f + sep));
+    return folders.some((f) => holds(f, dir));
   };
 }

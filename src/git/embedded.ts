@@ -12,9 +12,10 @@
  * it populated (`git submodule update --init`): a sandboxed agent cannot write there.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { lstatSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
+import { canonical, holds } from '../lib/paths.js';
 import { git, removeTree } from './git.js';
 import { gitdirPointer } from './onDisk.js';
 
@@ -39,22 +40,13 @@ export async function embeddedRepositories(worktree: string): Promise<string[]> 
 function agentMade(worktree: string, common: string, rel: string): boolean {
   const dir = join(worktree, rel);
   // Through a link (the folder or one above it) git goes into nothing; a folder that is not there holds nothing.
-  if (realOrNull(dir) !== join(realOrNull(worktree) ?? worktree, rel)) return false;
+  if (canonical(dir) !== join(canonical(worktree), rel)) return false;
   const dotGit = lstatSync(join(dir, '.git'), { throwIfNoEntry: false });
   if (!dotGit) return false;
   if (!dotGit.isFile()) return true;
+  // A `.git` file naming no folder, or one that is not there, is no repository git goes into.
   const named = /^gitdir: (.+)$/m.exec(readFileSync(join(dir, '.git'), 'utf8'))?.[1]?.trim();
-  const target = named ? realOrNull(resolve(dir, named)) : null;
-  const home = realOrNull(common);
-  return !(target && home && target.startsWith(home + sep));
-}
-
-function realOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
+  return named !== undefined && !holds(common, resolve(dir, named));
 }
 
 /**

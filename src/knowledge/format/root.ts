@@ -18,7 +18,7 @@ import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { jsonSyntaxWhere } from '../../lib/jsonError.js';
-import { canonical } from '../../lib/paths.js';
+import { canonical, holds } from '../../lib/paths.js';
 import { assertNoLinkOut } from './linkGuard.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
@@ -164,9 +164,7 @@ export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: st
  * later counts from then on.
  */
 function workspaceOpen(root: WorkflowRoot, folder: string): boolean {
-  const real = canonical(folder);
-  const project = canonical(root.projectDir);
-  return real === project || real.startsWith(project + sep) || root.workspaceAllowed?.(real) === true;
+  return holds(root.projectDir, folder) || root.workspaceAllowed?.(canonical(folder)) === true;
 }
 
 /** Spec directories in loader layer order (FORMATS §1.1): global, linked, baseline, team, personal. */
