@@ -20,12 +20,14 @@ export interface AutoApproveOptions {
 /**
  * `projects`: the tick's list of them. A task waiting at a gate for a person waits there for many ticks, and reading
  * its project for each (every task event, on every daemon) grew with the work waiting, not with the work done.
+ * `inFlight`: the tick's in-flight tasks, the questions among them (read a moment ago; a question asked since is
+ * answered on the next tick, which its event brings). Nothing is read for a setting no project has.
  */
-export async function autoApprove(store: Store, opts: AutoApproveOptions, projects: readonly Project[]): Promise<void> {
+export async function autoApprove(store: Store, opts: AutoApproveOptions, projects: readonly Project[], inFlight: readonly Task[]): Promise<void> {
   const now = store.clock();
   const listed = new Map(projects.map((p) => [p.id, p]));
   const projectOf = async (task: Task) => listed.get(task.projectId) ?? (await store.projects.get(task.projectId));
-  const waiting = await store.tasks.list({ status: 'awaiting_input', limit: 10_000 });
+  const waiting = projects.some((p) => typeof p.config.autoReplyAfterMs === 'number') ? inFlight.filter((t) => t.status === 'awaiting_input') : [];
   for (const task of waiting) {
     const project = await projectOf(task);
     const after = project.config.autoReplyAfterMs;
@@ -37,7 +39,7 @@ export async function autoApprove(store: Store, opts: AutoApproveOptions, projec
       if (!(err instanceof MaestroError)) opts.onError(coerceError(err));
     }
   }
-  const gated = await store.tasks.list({ status: GATE_STATUSES, limit: 10_000 });
+  const gated = projects.some((p) => typeof p.config.autoApproveAfterMs === 'number') ? await store.tasks.list({ status: GATE_STATUSES, limit: 10_000 }) : [];
   for (const task of gated) {
     const project = await projectOf(task);
     const after = project.config.autoApproveAfterMs;

@@ -210,7 +210,7 @@ export class Orchestrator {
       const claimed = this.repos.mark();
       starts.push(...won.map((task) => this.runStarter.begin(task, claimed)));
       if (won.length) this.opts.onChange();
-      await autoApprove(this.store, this.opts, projects);
+      await autoApprove(this.store, this.opts, projects, inFlight);
       // After the approvals: work approved just now goes in this round of merges. After the runs' starts too: a
       // train takes the clone, and one started on the approval's event went ahead of the runs' syncs (tried).
       this.kickMerges(Promise.all(starts));
