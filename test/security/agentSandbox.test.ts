@@ -185,6 +185,23 @@ describe.skipIf(unusable)('stopping a sandboxed agent', () => {
     await expect.poll(() => processesWith(marker), { timeout: budget(30_000) }).toEqual([]);
     removeTempDirs();
   });
+
+  // What the worker's git does after the agent (src/git/embedded.ts disarms the repositories an agent made, then
+  // commits) is safe only if nothing of the agent's is left to make one in between.
+  it('leaves nothing running once the agent has finished, a process that left its group included', async () => {
+    const worktree = tempDir('maestro-sandbox-wt-');
+    const marker = `maestro-sandbox-done-${process.pid}-${Date.now()}`;
+    writeFileSync(join(worktree, 'agent.sh'), `( sh -c 'sleep 1000; echo ${marker}' & ) ; echo started > started.txt\n`);
+    const provider = new CommandProvider({ command: ['/bin/sh', join(worktree, 'agent.sh')], promptVia: 'stdin' });
+    await provider.run({
+      role: 'execute', taskTitle: 't', prompt: 'p', cwd: worktree, model: 'm', allowedTools: [], permissionMode: 'acceptEdits',
+      onToken: () => {}, signal: new AbortController().signal, askUser: async () => '',
+      sandbox: { spec: { kind: 'bwrap', hide: [], readOnly: [], writable: [] }, worktree },
+    });
+    expect(existsSync(join(worktree, 'started.txt'))).toBe(true);
+    await expect.poll(() => processesWith(marker), { timeout: budget(30_000) }).toEqual([]);
+    removeTempDirs();
+  });
 });
 
 describe("the agent's report", () => {
