@@ -39,6 +39,20 @@ describe('allowedHosts and allowedOrigins', () => {
   });
 });
 
+describe('a config.json that is not JSON', () => {
+  it('is refused naming the file, the line and the column, and quoting nothing of it', () => {
+    const h = home();
+    const file = join(h, 'config.json');
+    writeFileSync(file, '{\n  "token": "long-enough",\n  "logLevel": warn\n}\n');
+    expect(() => resolveConfig({ home: h }, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: `${file} is not valid JSON (line 3, column 15).` }));
+    // JSON.parse's own message would have quoted the start of the file (a link to a secret, say).
+    writeFileSync(file, 'TOPSECRET-1234');
+    expect(() => resolveConfig({ home: h }, {})).toThrow(expect.objectContaining({ message: `${file} is not valid JSON (line 1, column 1).` }));
+    writeFileSync(file, '{"token": "long-e');
+    expect(() => resolveConfig({ home: h }, {})).toThrow(expect.objectContaining({ message: `${file} is not valid JSON (it ends early, at line 1, column 18).` }));
+  });
+});
+
 describe('the token', () => {
   it('from MAESTRO_TOKEN must be as long as config.json asks (8 characters), or the start is refused', () => {
     expect(() => resolveConfig({ home: home() }, { MAESTRO_TOKEN: 'a' })).toThrow(/MAESTRO_TOKEN must be at least 8 characters, got 1/);

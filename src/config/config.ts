@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
-import { jsonErrorWhere } from '../lib/jsonError.js';
+import { jsonSyntaxWhere } from '../lib/jsonError.js';
 import { NotRegularFile, readRegularFile } from '../lib/regularFile.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS, LOG_LEVELS } from './defaults.js';
@@ -98,8 +98,9 @@ function readConfigFile(path: string): FileConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (err) {
-    throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON: ${jsonErrorWhere(text, err as Error)}`);
+  } catch {
+    // The place only: JSON.parse's message quotes the start of the file, which may be a link to a secret.
+    throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file: path } });
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

@@ -107,8 +107,13 @@ describe('.maestro/config.json', () => {
     expect(loadProjectConfig(most.repo)).toMatchObject({ checks: [{ timeoutMs: 2_147_483_647 }], limits: { agentTimeoutMs: 2_147_483_647 } });
   });
 
-  it('says on which line a JSON syntax error is', () => {
+  it('says on which line and column a JSON syntax error is, and quotes nothing of the file', () => {
     const { repo, file } = repoWith('{\n  "checks": {\n    "test": "npm test",\n  }\n}\n');
-    expect(() => loadProjectConfig(repo)).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be parsed: line 4: `));
+    expect(refusal(repo)).toMatchObject({ code: 'CONFIG_INVALID', message: `${file} is not valid JSON (line 4, column 3).` });
+    // JSON.parse's own message would have quoted the file's first characters: `Unexpected token 'T', "TOPSECRET"...`.
+    const secret = repoWith('TOPSECRET-1234\n');
+    const err = refusal(secret.repo);
+    expect(err.message).toBe(`${secret.file} is not valid JSON (line 1, column 1).`);
+    expect(JSON.stringify({ ...err, cause: String(err.cause) })).not.toContain('TOPSECRET');
   });
 });

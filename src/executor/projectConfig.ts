@@ -14,7 +14,7 @@ import { readRegularBytes, textOf } from '../lib/regularFile.js';
 import { yaml } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
-import { jsonErrorWhere } from '../lib/jsonError.js';
+import { jsonSyntaxWhere } from '../lib/jsonError.js';
 import { checkSchema, limitsSchema, type CheckConfig, type Limits } from './protocol/job.js';
 
 /** What the decoder put in for bytes that are not UTF-8. */
@@ -86,10 +86,22 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
     const bytes = readRegularBytes(source);
     utf8 = isUtf8(bytes);
     text = textOf(bytes);
-    raw = source.endsWith('.json') ? JSON.parse(text) : yaml().parse(text);
   } catch (err) {
-    const where = source.endsWith('.json') ? jsonErrorWhere(text, err as Error) : (err as Error).message;
-    throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${where}`, { cause: err, details: { file: source } });
+    throw new MaestroError('CONFIG_INVALID', `${source} cannot be read: ${(err as Error).message}`, { cause: err, details: { file: source } });
+  }
+  if (source.endsWith('.json')) {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      // The place only, and no cause: JSON.parse's message quotes the start of the file.
+      throw new MaestroError('CONFIG_INVALID', `${source} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file: source } });
+    }
+  } else {
+    try {
+      raw = yaml().parse(text);
+    } catch (err) {
+      throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${(err as Error).message}`, { cause: err, details: { file: source } });
+    }
   }
   const parsed = projectConfigSchema.safeParse(raw ?? {});
   // The checks are looked at when another field is wrong too: every problem at once, not one per attempt.

@@ -107,13 +107,17 @@ describe('bundles and wikis this observer did not write for this workspace', () 
     expect(view.explorations).toHaveLength(1);
   });
 
-  it('an unreadable bundle names the line of the JSON error', () => {
+  it('an unreadable bundle names the line and column of the JSON error, and quotes nothing of the file', () => {
     const wiki = join(dir.path, 'wiki');
     const path = join(wiki, 'sessions', 's', 'bundle.json');
     mkdirSync(join(path, '..'), { recursive: true });
     writeFileSync(path, '{\n  "schemaVersion": 1,\n  "meta": {,\n}');
     const session = new ObserverSession({ sessionId: 's', jsonlPath: transcript(), wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app' });
-    expect(session.loadResult.detail).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: line 3: `));
+    expect(session.loadResult.detail).toContain(`${path}: not valid JSON (line 3, column 12)`);
+    writeFileSync(path, 'TOPSECRET-1234');
+    const secret = new ObserverSession({ sessionId: 's', jsonlPath: transcript(), wikiRoot: wiki, workspaceRoot: dir.path, projectSlug: 'app' });
+    expect(secret.loadResult).toMatchObject({ status: 'corrupted', reason: 'parse_error', detail: expect.stringContaining(`${path}: not valid JSON (line 1, column 1)`) });
+    expect(secret.loadResult.detail).not.toContain('TOPSECRET');
   });
 
   it('a wiki written for another workspace root is reported and left alone; --adopt-wiki takes it over and keeps its summaries', async () => {

@@ -139,7 +139,7 @@ describe('maestro observe --once on a corrupted bundle', () => {
 
     const once = await maestro(['observe', '--once']);
     expect(once.code).toBe(0);
-    const said = /bundle\.json: line 1: .* — set aside as (bundle\.json\.corrupt-\d+); a new bundle was started from the transcript\n/.exec(once.stdout);
+    const said = /bundle\.json: not valid JSON \(it ends early, at line 1, column 22\) — set aside as (bundle\.json\.corrupt-\d+); a new bundle was started from the transcript\n/.exec(once.stdout);
     expect(said, once.stdout).not.toBeNull();
     expect(readFileSync(join(sessionDir, said![1]!), 'utf8')).toBe('{ "schemaVersion": 1,');
     expect(JSON.parse(readFileSync(join(sessionDir, 'bundle.json'), 'utf8')).explorations.exp_1.question).toBe('where is the retry policy defined');

@@ -7,7 +7,7 @@
  *   | corrupted (parse_error, schema_or_session_mismatch, workspace_mismatch)
  *   | expired (workspace_root_missing) | stale (jsonl newer than meta.jsonlMtime)
  */
-import { jsonErrorWhere } from '../../lib/jsonError.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 import { copyFileSync, existsSync, statSync } from 'node:fs';
 import { readRegularFile } from '../../lib/regularFile.js';
 import { MaestroError } from '../../core/errors.js';
@@ -138,8 +138,9 @@ export function loadBundle(layout: WikiLayout, sessionId: string, ctx: LoadConte
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (err) {
-    return { status: 'corrupted', reason: 'parse_error', bundle: null, mtimeMs, detail: `${path}: ${jsonErrorWhere(text, err as Error)}` };
+  } catch {
+    // The place only: JSON.parse's message quotes the start of the file.
+    return { status: 'corrupted', reason: 'parse_error', bundle: null, mtimeMs, detail: `${path}: not valid JSON (${jsonSyntaxWhere(text)})` };
   }
   const bundle = normalizeBundle(raw, sessionId);
   if (!bundle) {
