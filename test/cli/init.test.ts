@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { cli, gitRepo } from './helpers.js';
 import { budget } from '../helpers/budget.js';
 
@@ -74,6 +74,21 @@ describe('maestro init', () => {
     expect(b.stderr).toContain(`maestro: ${join(maestroFile, '.maestro')} is a file; \`maestro init\` needs a folder`);
     expect(readFileSync(join(maestroFile, '.maestro'), 'utf8')).toBe('not a folder\n');
     expect(existsSync(join(maestroFile, '.gitignore'))).toBe(false);
+  }, budget(60_000));
+
+  it('shows the control characters of a repository path as \\u{…} in its summary, not as a terminal would run them', async () => {
+    // A folder named with an escape sequence (ESC [31m turns the rest of the terminal red; others move the cursor).
+    const parent = tempDir('maestro-cli-repo-');
+    const repo = join(parent, 'red\x1b[31mrepo');
+    mkdirSync(repo);
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+    const r = await cli(['init', repo]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('\x1b');
+    const shown = join(parent, 'red\\u{1b}[31mrepo');
+    expect(r.stdout).toContain(`Wrote ${join(shown, '.maestro/config.json')}`);
+    expect(r.stdout).toContain(`Next: maestro project add ${shown}\n`);
+    expect(existsSync(join(repo, '.maestro/config.json'))).toBe(true);
   }, budget(60_000));
 
   it("keeps a README.md of the person's own unless --force, and says so", async () => {

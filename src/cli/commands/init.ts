@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
-import { action, printJson } from '../output.js';
+import { action, printJson, printText } from '../output.js';
 import type { CliContext } from '../context.js';
 
 function repoRoot(path: string): string {
@@ -224,7 +224,7 @@ export function register(program: Command, ctx: CliContext): void {
           const checks = Object.keys(config.checks);
           const ignored = gitignore.added.length ? `Added ${gitignore.added.length} line(s) to ${gitignore.path} for Maestro's local files under .workflow/.\n` : '';
           const wrote = `${configPath} (checks: ${checks.length ? checks.join(', ') : 'none found'})${keepReadme ? '' : ` and ${readmePath}`}`;
-          process.stdout.write(`Wrote ${wrote}.\n${kept}${unread}${ignored}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
+          printText(`Wrote ${wrote}.\n${kept}${unread}${ignored}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
         }
       }),
     );
