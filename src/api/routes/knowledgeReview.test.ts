@@ -96,6 +96,31 @@ describe('knowledge review routes', () => {
     expect(paths).toEqual(expect.arrayContaining(['/api/knowledge/review', '/api/knowledge/review/{sessionId}/resolve', '/api/knowledge/review/{sessionId}/promote', '/api/knowledge/audit']));
   });
 
+  it("a missing or unreadable receipt tells the caller the request that rebuilds it, not the CLI's --refresh", async () => {
+    const p = staged();
+    const { app } = await serve({ P1: p.dir });
+    const url = (action: string) => `/api/knowledge/review/task-1/${action}?projectId=P1`;
+    const resolveBody = { candidate: p.candidate, as: 'unique', reason: 'new rule' };
+    // Resolve has a body field for it.
+    const resolve = await app.inject({ method: 'POST', url: url('resolve'), payload: resolveBody });
+    expect(resolve.statusCode).toBe(409);
+    expect(resolve.json().error).toMatchObject({ code: 'STALE_RECEIPT', message: expect.stringMatching(/is missing \(no complete receipt\)\. Refresh it: send "refresh": true in the request body$/), details: { fix: 'send "refresh": true in the request body' } });
+    // Promote has none: the reconcile route.
+    const promote = await app.inject({ method: 'POST', url: url('promote'), payload: { candidates: [p.candidate] } });
+    expect(promote.json().error).toMatchObject({ code: 'STALE_RECEIPT', message: expect.stringMatching(/Refresh it: POST \/api\/knowledge\/review\/task-1\/reconcile$/) });
+    // A receipt that does not read, in the review.
+    expect((await app.inject({ method: 'POST', url: url('reconcile') })).statusCode).toBe(200);
+    const receipt = join(p.dir, '.workflow', 'sessions', 'task-1', 'knowledge-reconciliation.json');
+    writeFileSync(receipt, 'not json\n');
+    const review = await app.inject({ method: 'GET', url: '/api/knowledge/review/task-1?projectId=P1' });
+    expect(review.json().sources[0]).toMatchObject({ receipt: 'missing', error: `${receipt}: not valid JSON (line 1, column 1); rebuild it: POST /api/knowledge/review/task-1/reconcile.` });
+    for (const r of [resolve, promote, review]) expect(r.body).not.toContain('--refresh');
+    // Doing as told works.
+    const done = await app.inject({ method: 'POST', url: url('resolve'), payload: { ...resolveBody, refresh: true } });
+    expect(done.statusCode).toBe(200);
+    expect(done.json().resolution).toMatchObject({ candidate_id: p.candidate, disposition: 'unique' });
+  });
+
   it('refuses bad input with the field named, and changes nothing', async () => {
     const p = staged();
     const { app } = await serve({ P1: p.dir });

@@ -21,6 +21,7 @@ import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
+import type { RefreshHint } from '../../knowledge/lifecycle/reconcile/receipt.js';
 import { RESOLVE_FIELDS, resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
@@ -41,6 +42,12 @@ export interface ReviewRouteOptions {
   env: NodeJS.ProcessEnv;
   doc?: OpenApiDoc;
 }
+
+/**
+ * How a receipt error tells an API caller to rebuild the receipt: the route that does it (the CLI's `--refresh`
+ * means nothing here). The resolve route says its own body field instead (RESOLVE_FIELDS).
+ */
+const RECONCILE_ROUTE: RefreshHint = (sid) => `POST /api/knowledge/review/${sid}/reconcile`;
 
 /** Session reviews the queue does between two turns of the event loop (about 3 ms of work on 2 cores). */
 const REVIEWS_PER_TURN = 8;
@@ -63,7 +70,7 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
       // other work (the board's WebSocket, the API, the orchestrator's ticks) gets a turn between every few.
       if (i > 0 && i % REVIEWS_PER_TURN === 0) await setImmediate();
       try {
-        sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id, { corpus }) });
+        sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id, { corpus, hint: RECONCILE_ROUTE }) });
       } catch (err) {
         // One session's corrupt files leave the rest of the queue readable; its error is shown as the API would answer it.
         sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) });
@@ -75,23 +82,23 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(lc, await rootFor(query.projectId), params.sessionId),
+    review(lc, await rootFor(query.projectId), params.sessionId, { hint: RECONCILE_ROUTE }),
   );
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(lc, await rootFor(query.projectId), params.sessionId, { refresh: true }),
+    review(lc, await rootFor(query.projectId), params.sessionId, { refresh: true, hint: RECONCILE_ROUTE }),
   );
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
     // The refresh runs inside, after the candidate and target are checked: a refused request writes nothing.
     const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, refresh: body.refresh, ...(body.target ? { target: body.target } : {}) }, RESOLVE_FIELDS);
-    return { resolution, review: review(lc, root, params.sessionId) };
+    return { resolution, review: review(lc, root, params.sessionId, { hint: RECONCILE_ROUTE }) };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
     // In the folder it is given: on a shared remote, the clone as just synced (it may not have existed before).
-    const promoteIn = (repoPath: string) => promote(lc, resolveWorkflowRoot({ workflowRoot: repoPath, env: opts.env }), params.sessionId, 'all' in body ? { all: true } : { candidates: body.candidates });
+    const promoteIn = (repoPath: string) => promote(lc, resolveWorkflowRoot({ workflowRoot: repoPath, env: opts.env }), params.sessionId, { ...('all' in body ? { all: true } : { candidates: body.candidates }), hint: RECONCILE_ROUTE });
     return (await opts.promoteShared?.(query.projectId, params.sessionId, promoteIn)) ?? promoteIn(await opts.projectRoot(query.projectId));
   });
 

@@ -27,6 +27,6 @@ describe('a lifecycle file that is not JSON', () => {
   it('a receipt too: review shows why it is unreadable without quoting it', () => {
     const receiptPath = fileWith('knowledge-reconciliation.json', 'TOPSECRET\n');
     const { corrupt } = tryReadReceipt({ sid: 's-1', rid: 'session', dir: join(receiptPath, '..'), ledgerPath: '', receiptPath });
-    expect(corrupt?.message).toBe(`${receiptPath}: not valid JSON (line 1, column 1); \`maestro knowledge review s-1 --refresh\` rebuilds it.`);
+    expect(corrupt?.message).toBe(`${receiptPath}: not valid JSON (line 1, column 1); rebuild it: maestro knowledge review s-1 --refresh.`);
   });
 });

@@ -18,7 +18,7 @@ import type { CorpusDoc } from '../ledger/recipes.js';
 import { normA } from '../ledger/recipes.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
-import { reconcileSource, requireFresh, tryReadReceipt, type Receipt, type Source, type SourceState } from '../reconcile/receipt.js';
+import { reconcileSource, requireFresh, tryReadReceipt, type Receipt, type RefreshHint, type Source, type SourceState } from '../reconcile/receipt.js';
 import type { WorkflowRoot } from '../../format/root.js';
 
 export interface FreshForPromotion {
@@ -31,18 +31,19 @@ export interface FreshForPromotion {
 /**
  * `requireFresh`, or — when the receipt is only stale — refresh it and go on if the candidates in
  * `ids` (null: all) kept their eligibility and supersede target. `resuming` candidates (an interrupted
- * promotion) are exempt: their own planned entry is what changed their match.
+ * promotion) are exempt: their own planned entry is what changed their match. `hint`: how a failure says to
+ * refresh (the CLI's flag unless told).
  */
-export function freshForPromotion(lc: LifecycleContext, root: WorkflowRoot, src: Source, corpus: CorpusSnapshot, ids: Set<string> | null, resuming: Set<string>): FreshForPromotion {
+export function freshForPromotion(lc: LifecycleContext, root: WorkflowRoot, src: Source, corpus: CorpusSnapshot, ids: Set<string> | null, resuming: Set<string>, hint?: RefreshHint): FreshForPromotion {
   try {
-    return { ...requireFresh(lc, root, src, corpus), changed: new Set() };
+    return { ...requireFresh(lc, root, src, corpus, hint), changed: new Set() };
   } catch (err) {
     if ((err as MaestroError).code !== 'STALE_RECEIPT') throw err;
     // Missing or unreadable (its STALE_RECEIPT says which): nothing to compare against, fail closed.
     const before = tryReadReceipt(src).receipt;
     if (!before) throw err;
     const after = reconcileSource(lc, root, src, { corpus });
-    const fresh = requireFresh(lc, root, src, corpus); // still stale (e.g. the matcher changed): fails closed here
+    const fresh = requireFresh(lc, root, src, corpus, hint); // still stale (e.g. the matcher changed): fails closed here
     const changed = new Set<string>();
     for (const c of after.candidates) {
       if ((ids && !ids.has(c.candidate_id)) || resuming.has(c.candidate_id)) continue;

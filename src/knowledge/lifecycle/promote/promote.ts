@@ -15,7 +15,7 @@ import type { LifecycleContext } from '../context.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import { candidateContentHash, normA } from '../ledger/recipes.js';
 import { withCorpusLock } from '../../format/lock.js';
-import { readSourceState, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
+import { readSourceState, sessionSources, type Receipt, type RefreshHint, type Source } from '../reconcile/receipt.js';
 import { changedMessage, clashMessage, freshForPromotion, titleClash } from './gates.js';
 import { sourceOfCandidate } from '../reconcile/review.js';
 import { assertInsideRoot, specDirs, type WorkflowRoot } from '../../format/root.js';
@@ -53,6 +53,8 @@ export interface PromoteOptions {
   now?: Date;
   /** How long to wait for the corpus lock (default LOCK_TIMEOUT_MS, 10 s). */
   lockTimeoutMs?: number;
+  /** How a missing or unreadable receipt's error says to refresh it (the CLI's flag unless told). */
+  hint?: RefreshHint;
   /** Test seam: runs after every gate passed, before the first write. */
   afterGates?: () => void;
   /** Test seam (the kill -9 suite ends the process here): runs after a candidate's knowledge file is written, before its receipt. */
@@ -134,7 +136,7 @@ function gateSources(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts
     if (!state.candidates.some((c) => !ids || ids.has(c.candidate_id))) continue;
     const promos = readPromotions(src.dir)?.entries ?? {};
     const resuming = new Set(Object.keys(promos).filter((k) => promos[k]!.state === 'promoting'));
-    const fresh = freshForPromotion(lc, root, src, corpus, ids, resuming);
+    const fresh = freshForPromotion(lc, root, src, corpus, ids, resuming, opts.hint);
     if (fresh.changed.size && !opts.all) throw new MaestroError('STALE_RECEIPT', `Cannot promote: ${changedMessage(src, [...fresh.changed])}.`);
     const cands = fresh.state.candidates.filter((c) => !ids || ids.has(c.candidate_id));
     if (!cands.length) continue;

@@ -103,6 +103,14 @@ function assertFileInside(src: Source, file: string): void {
   assertReadInside(src.dir, file, `its folder ${src.dir}`);
 }
 
+/**
+ * How the person reading a receipt error rebuilds the receipt, in the terms of what they called: the CLI's
+ * flag (the default), the API's body field or route (api/routes/knowledgeReview.ts). A hint for one is wrong for
+ * the other: the API has no `--refresh`, and the CLI no request body. The errors carry it as `details.fix` too.
+ */
+export type RefreshHint = (sid: string) => string;
+export const REFRESH_BY_FLAG: RefreshHint = (sid) => `maestro knowledge review ${sid} --refresh`;
+
 /** The receipt; null when there is none. A file that is not a complete receipt throws CORRUPT_FILE naming it. */
 export function readReceipt(src: Source): Receipt | null {
   const got = tryReadReceipt(src);
@@ -111,9 +119,10 @@ export function readReceipt(src: Source): Receipt | null {
 }
 
 /** For readers that go on without a receipt (review, the freshness fence, a refresh): the receipt, or why it is unreadable. */
-export function tryReadReceipt(src: Source): { receipt: Receipt | null; corrupt?: MaestroError } {
+export function tryReadReceipt(src: Source, hint: RefreshHint = REFRESH_BY_FLAG): { receipt: Receipt | null; corrupt?: MaestroError } {
   if (!existsSync(src.receiptPath)) return { receipt: null };
-  const corrupt = (why: string) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; \`maestro knowledge review ${src.sid} --refresh\` rebuilds it.`, { details: { file: src.receiptPath } }) });
+  const fix = hint(src.sid);
+  const corrupt = (why: string) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; rebuild it: ${fix}.`, { details: { file: src.receiptPath, fix } }) });
   try {
     assertFileInside(src, src.receiptPath);
   } catch (err) {
@@ -207,12 +216,14 @@ export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: S
   return receipt;
 }
 
-/** Fails closed unless the source's receipt is fresh; says how to refresh. */
-export function requireFresh(lc: LifecycleContext, root: WorkflowRoot, src: Source, corpus?: CorpusSnapshot): { receipt: Receipt; state: SourceState } {
+/** Fails closed unless the source's receipt is fresh; says how to refresh, as `hint` says it. */
+export function requireFresh(lc: LifecycleContext, root: WorkflowRoot, src: Source, corpus?: CorpusSnapshot, hint: RefreshHint = REFRESH_BY_FLAG): { receipt: Receipt; state: SourceState } {
   const state = readSourceState(src);
-  const { receipt, corrupt } = tryReadReceipt(src);
+  const { receipt, corrupt } = tryReadReceipt(src, hint);
   const f = freshness(lc, src, receipt, state, corpus ?? lc.corpus.read(root.workflowDir), corrupt);
-  if (f.state !== 'fresh')
-    throw new MaestroError('STALE_RECEIPT', `The reconciliation receipt of ${src.rid === 'session' ? `session ${src.sid}` : `run ${src.rid}`} is ${f.state} (${f.reasons.join('; ')}). Refresh it: maestro knowledge review ${src.sid} --refresh`);
+  if (f.state !== 'fresh') {
+    const fix = hint(src.sid);
+    throw new MaestroError('STALE_RECEIPT', `The reconciliation receipt of ${src.rid === 'session' ? `session ${src.sid}` : `run ${src.rid}`} is ${f.state} (${f.reasons.join('; ')}). Refresh it: ${fix}`, { details: { session: src.sid, fix } });
+  }
   return { receipt: receipt!, state };
 }

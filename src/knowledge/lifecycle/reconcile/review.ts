@@ -15,7 +15,7 @@ import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
 import type { LifecycleContext } from '../context.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
-import { freshness, readSourceState, reconcileSource, requireFresh, sessionSources, tryReadReceipt, type Freshness, type Source } from './receipt.js';
+import { REFRESH_BY_FLAG, freshness, readSourceState, reconcileSource, requireFresh, sessionSources, tryReadReceipt, type Freshness, type RefreshHint, type Source } from './receipt.js';
 
 const SEVERITY: Record<Disposition, number> = { potential_conflict: 0, supersede_candidate: 1, semantic_duplicate: 2, extends: 3, related: 4, unique: 5, exact_duplicate: 6 };
 
@@ -68,8 +68,11 @@ function diverse(matches: Match[]): Match[] {
   return out;
 }
 
-/** `corpus`: the corpus as just read, for a caller reviewing many sessions at once (the review queue); read here otherwise. */
-export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean; corpus?: CorpusSnapshot } = {}): ReviewResult {
+/**
+ * `corpus`: the corpus as just read, for a caller reviewing many sessions at once (the review queue); read here otherwise.
+ * `hint`: how an unreadable receipt's error says to rebuild it (the CLI's flag unless told).
+ */
+export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean; corpus?: CorpusSnapshot; hint?: RefreshHint } = {}): ReviewResult {
   readSession(root, sid);
   const sources = sessionSources(root, sid);
   const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
@@ -81,7 +84,7 @@ export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, op
     try {
       state = readSourceState(src);
       if (opts.refresh && (state.candidates.length || state.ledger)) {
-        const now = tryReadReceipt(src);
+        const now = tryReadReceipt(src, opts.hint);
         const f = freshness(lc, src, now.receipt, state, corpus, now.corrupt);
         if (f.state !== 'fresh') reconcileSource(lc, root, src, { corpus });
       }
@@ -91,7 +94,7 @@ export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, op
       continue;
     }
     if (!state.ledger && !state.candidates.length) continue;
-    const { receipt, corrupt } = tryReadReceipt(src);
+    const { receipt, corrupt } = tryReadReceipt(src, opts.hint);
     const f = freshness(lc, src, receipt, state, corpus, corrupt);
     result.sources.push({ run_id: src.rid, receipt: f.state, reasons: f.reasons, ...(corrupt ? { error: corrupt.message } : {}) });
     for (const inp of state.ledger?.inputs ?? []) {
@@ -169,15 +172,16 @@ export interface ResolveInput {
   refresh?: boolean;
 }
 
-/** How a caller names the inputs in its messages: the CLI by its flags, the API by its body's fields. */
+/** How a caller names the inputs in its messages: the CLI by its flags, the API by its body's fields; and how it asks for a refresh. */
 export interface ResolveNames {
   candidate: string;
   as: string;
   target: string;
   reason: string;
+  refresh: RefreshHint;
 }
-export const RESOLVE_FLAGS: ResolveNames = { candidate: '--resolve', as: '--as', target: '--target', reason: '--reason' };
-export const RESOLVE_FIELDS: ResolveNames = { candidate: 'candidate', as: 'as', target: 'target', reason: 'reason' };
+export const RESOLVE_FLAGS: ResolveNames = { candidate: '--resolve', as: '--as', target: '--target', reason: '--reason', refresh: REFRESH_BY_FLAG };
+export const RESOLVE_FIELDS: ResolveNames = { candidate: 'candidate', as: 'as', target: 'target', reason: 'reason', refresh: () => 'send "refresh": true in the request body' };
 
 /** Everything a resolution checks that no refresh can change: refused here, before anything is written. */
 function checkResolve(root: WorkflowRoot, corpus: CorpusSnapshot, sid: string, input: ResolveInput, n: ResolveNames): { as: (typeof AS)[ResolveAs]; src: Source; target: string | null } {
@@ -200,7 +204,7 @@ export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: 
   const corpus = lc.corpus.read(root.workflowDir);
   const { as, src, target } = checkResolve(root, corpus, sid, input, names);
   if (input.refresh) review(lc, root, sid, { refresh: true, corpus });
-  const { receipt, state } = requireFresh(lc, root, src, corpus);
+  const { receipt, state } = requireFresh(lc, root, src, corpus, names.refresh);
   const cand = state.candidates.find((c) => c.candidate_id === input.candidate)!;
   const entry = receipt.candidates.find((c) => c.candidate_id === input.candidate)!;
   entry.disposition = as.disposition;
