@@ -50,15 +50,17 @@ describe('maestro wiki migrate with two items going to one place', () => {
     write('wiki/evidence/s1.json', JSON.stringify([{ explorationId: 'exp_2', note: 'from evidence' }]));
     const w = (rel: string) => join(repo, rel);
 
+    // Exit 1 while a conflict is left (would be, in the plan), so that a script can tell; the report is the same.
     const plan = await maestro(['wiki', 'migrate', '--dry-run']);
-    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.code, plan.stderr).toBe(1);
+    expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('plan: 5 item(s), 2 of them conflict(s) left in place\n');
     expect(plan.stdout).toContain(`  move ${w('wiki/knowledge-base/contexts/C001-a.md')} → ${w('wiki/knowledge/contexts/C001-a.md')}\n`);
     expect(plan.stdout).toContain(`  conflict ${w('knowledge-base/contexts/C001-a.md')} → ${w('wiki/knowledge/contexts/C001-a.md')} (${w('wiki/knowledge-base/contexts/C001-a.md')} goes there in this migration; left in place)\n`);
     expect(plan.stdout).toContain(`  conflict ${w('wiki/evidence/s1.json')} → ${w('wiki/sessions/s1-evidence.json')} (${w('wiki/runtime/s1-evidence.json')} goes there in this migration; left in place)\n`);
 
     const done = await maestro(['wiki', 'migrate']);
-    expect(done.code, done.stderr).toBe(0);
+    expect(done.code, done.stderr).toBe(1);
     expect(done.stdout).toContain('done: 5 item(s), 2 of them conflict(s) left in place\n');
     // Both people's text is still there: A's migrated, B's where it was.
     expect(read('wiki/knowledge/contexts/C001-a.md')).toBe('person A\n');
@@ -67,6 +69,10 @@ describe('maestro wiki migrate with two items going to one place', () => {
     expect(JSON.parse(read('wiki/sessions/.migrated/s1-evidence.json'))).toEqual({ exp_1: { note: 'from runtime' } });
     expect(JSON.parse(read('wiki/evidence/s1.json'))).toEqual([{ explorationId: 'exp_2', note: 'from evidence' }]);
     expect(Object.keys(JSON.parse(read('wiki/sessions/s1/bundle.json')).curation.evidence)).toEqual(['exp_1']);
+    // Again, as JSON: the two conflicts are still there, and so is the exit code.
+    const again = await maestro(['wiki', 'migrate', '--json']);
+    expect(again.code, again.stderr).toBe(1);
+    expect(JSON.parse(again.stdout).items.filter((i: { action: string }) => i.action === 'conflict')).toHaveLength(2);
   }, budget(60_000));
 
   it('trashes errors/ of both knowledge-base folders, each under its own path, in one run', async () => {

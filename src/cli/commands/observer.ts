@@ -8,7 +8,7 @@ import { Option, type Command } from 'commander';
 import { existingDir, integerOption } from '../input.js';
 import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
-import { action, printJson, printText } from '../output.js';
+import { EXIT_ERROR, action, printJson, printText } from '../output.js';
 import type { Env } from '../../config/env.js';
 import type { ObserverConfig } from '../../observer/config.js';
 import type { CliContext } from '../context.js';
@@ -201,7 +201,7 @@ function wikiAudit(wiki: Command, ctx: CliContext): void {
 function wikiMigrate(wiki: Command, ctx: CliContext): void {
   wiki
     .command('migrate')
-    .description('Move an older wiki layout (knowledge-base/, per-session cache files) into the current one.')
+    .description('Move an older wiki layout (knowledge-base/, per-session cache files) into the current one (exit 1 while a conflict is left in place).')
     .option('--from <dir>', 'the old knowledge-base folder (default: <wiki>/knowledge-base or ../knowledge-base)', existingDir('--from'))
     .option('--dry-run', 'print the plan; change nothing')
     .option('--json', 'print JSON')
@@ -210,8 +210,11 @@ function wikiMigrate(wiki: Command, ctx: CliContext): void {
         const config = await observerConfig(ctx.env);
         const { migrateWikiLayout } = await import('../../observer/upkeep/migrate.js');
         const result = migrateWikiLayout(config.wikiRoot, { workspaceRoot: config.workspaceRoot, ...(opts.from ? { from: opts.from } : {}), dryRun: Boolean(opts.dryRun), now: new Date() });
-        if (opts.json) return printJson(result);
+        // A conflict is an item left where it was (in a dry run: one that would be): the migration is not done,
+        // and a script must be able to tell, as with lint's errors and redact's secrets.
         const conflicts = result.items.filter((i) => i.action === 'conflict').length;
+        if (conflicts) process.exitCode = EXIT_ERROR;
+        if (opts.json) return printJson(result);
         printText(`${result.dryRun ? 'plan' : 'done'}: ${result.items.length} item(s)${conflicts ? `, ${conflicts} of them conflict(s) left in place` : ''}\n`);
         for (const i of result.items) printText(`  ${i.action} ${i.from}${i.to ? ` → ${i.to}` : ''}${i.note ? ` (${i.note})` : ''}\n`);
       }),
