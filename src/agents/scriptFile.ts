@@ -28,6 +28,13 @@ const findingSchema = z.object({
   message: z.string().min(1),
 }).strict();
 
+/**
+ * The longest `wait` a script may ask for: 10 minutes. The scripted agent stands in for a model in tests and
+ * the demo, where waits are tens to thousands of ms (for parallelism and timeouts); an hour's wait is a typo
+ * that would hold a run, a worker and its lease without a word. `hang: true` is the agent that never answers.
+ */
+export const MAX_SCRIPT_WAIT_MS = 10 * 60 * 1000;
+
 const actionSchema = z.union([
   z.object({ text: z.string() }).strict(),
   z.object({ write: z.object({ path: pathField, content: z.string() }).strict() }).strict(),
@@ -38,7 +45,7 @@ const actionSchema = z.union([
   z.object({ plan: z.object({ plan: z.string(), subtasks: z.array(subtaskSchema) }).strict() }).strict(),
   z.object({ verdict: z.object({ verdict: z.enum(['approve', 'reject']), findings: z.array(findingSchema).default([]) }).strict() }).strict(),
   z.object({ answer: z.string() }).strict(),
-  z.object({ wait: z.number().int().nonnegative() }).strict(),
+  z.object({ wait: z.number().int().nonnegative().max(MAX_SCRIPT_WAIT_MS, `must be at most ${MAX_SCRIPT_WAIT_MS} ms (10 minutes); for an agent that never answers, use hang: true`) }).strict(),
   z.object({ hang: z.literal(true) }).strict(),
   z.object({ fail: z.string().min(1) }).strict(),
 ]);

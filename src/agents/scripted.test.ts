@@ -49,6 +49,19 @@ describe('script files', () => {
     expect(() => parseScript('steps:\n  - match: { prompt: "/a/zz" }\n', 'flags.yaml')).toThrow(/^invalid agent script: flags\.yaml:2: steps\.0\.match\.prompt: "\/a\/zz" is not a valid regular expression/);
   });
 
+  it('refuses, when the script is loaded, a wait over 10 minutes, naming the file, the step and the limit', () => {
+    const file = join(dir, 'slow.yaml');
+    writeFileSync(file, ['steps:', '  - match: { role: plan }', '    actions:', '      - text: thinking', '      - wait: 3600000', ''].join('\n'));
+    expect(() => new ScriptedProvider({ script: file })).toThrow(
+      expect.objectContaining({
+        code: 'SCRIPT_INVALID',
+        message: `invalid agent script: ${file}:5: steps.0.actions.1.wait: must be at most 600000 ms (10 minutes); for an agent that never answers, use hang: true`,
+      }),
+    );
+    // The limit itself is a wait the script may ask for.
+    expect(parseScript('steps:\n  - actions: [{ wait: 600000 }]\n', 'most.yaml').steps[0]!.actions).toEqual([{ wait: 600_000 }]);
+  });
+
   it('the example in docs/scripted-agent.md is a valid script', () => {
     const doc = readFileSync(new URL('../../docs/scripted-agent.md', import.meta.url), 'utf8');
     const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
