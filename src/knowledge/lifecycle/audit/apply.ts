@@ -1,0 +1,48 @@
+/**
+ * `maestro knowledge audit --prune --apply`: backs every touched file up under
+ * `.workflow/.trash/knowledge-audit-<stamp>/`, then deprecates (specs) or supersedes (knowhow) under the
+ * corpus lock, all or nothing, and appends what it did to `.workflow/.knowledge-audit/audit-log.jsonl`.
+ */
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { writeFileAtomic } from '../../format/atomic.js';
+import { supersedeKnowhow } from '../../format/knowhowWriter.js';
+import { withCorpusLock } from '../../format/lock.js';
+import { assertInsideRoot, type WorkflowRoot } from '../../format/root.js';
+import { locateSpecEntry, upsertTagAttributes } from '../../format/specWriter.js';
+import { stableId, type AuditResult, type PlanAction } from './context.js';
+
+export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): AuditResult['applied'] {
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const backupDir = join(root.workflowDir, '.trash', `knowledge-audit-${stamp}`);
+  const files = [...new Set(plan.flatMap((p) => [p.target_file, p.successor_file]))].map((f) => join(root.projectDir, f));
+  const log = join(root.workflowDir, '.knowledge-audit', 'audit-log.jsonl');
+  // Before the lock (it creates files beside its targets): no file, backup or log a link leads out of .workflow/.
+  for (const f of [...files, ...files.map((f) => join(backupDir, relative(root.projectDir, f))), log]) assertInsideRoot(root, f);
+  return withCorpusLock(files, () => {
+    for (const f of files) {
+      const dst = join(backupDir, relative(root.projectDir, f));
+      mkdirSync(dirname(dst), { recursive: true });
+      copyFileSync(f, dst);
+    }
+    const auditId = stableId('AUD', stamp, ...plan.map((p) => p.id));
+    let n = 0;
+    try {
+      for (const p of plan) {
+        if (p.store === 'spec') {
+          const loc = locateSpecEntry(root, p.target_id);
+          writeFileAtomic(loc.file, upsertTagAttributes(readFileSync(loc.file, 'utf8'), loc.ordinal, { status: 'deprecated', 'superseded-by': p.successor_id }));
+        } else supersedeKnowhow(root, p.target_id, p.successor_id);
+        n++;
+      }
+    } catch (err) {
+      // Roll back from the backup: all or nothing.
+      for (const f of files) writeFileAtomic(f, readFileSync(join(backupDir, relative(root.projectDir, f)), 'utf8'));
+      throw err;
+    }
+    mkdirSync(dirname(log), { recursive: true });
+    const at = new Date().toISOString();
+    for (const p of plan) appendFileSync(log, `${JSON.stringify({ audit_id: auditId, action_id: p.id, store: p.store, target_id: p.target_id, action: p.action, reason: p.reason, applied_at: at, backup_path: relative(root.projectDir, backupDir) })}\n`);
+    return { count: n, backup_dir: backupDir };
+  });
+}
