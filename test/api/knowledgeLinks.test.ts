@@ -95,7 +95,9 @@ describe('knowledge review routes and links out of .workflow/', () => {
     const elsewhere = join(outside, 'someone-elses-run');
     const link = join(sessions, 'task-2', 'runs', 'run-9');
     createRun(root(), 'task-2', { runId: 'run-9', linkTo: elsewhere });
-    stage(root(), { target: 'knowhow', title: 'TOPSECRET title', content: 'TOPSECRET content of a ledger outside.', run: 'run-9', session: 'task-2' }, process.env);
+    // Written by that run's own agent (its $MAESTRO_RUN_DIR): a stage elsewhere would be refused.
+    const itsAgent = resolveWorkflowRoot({ workflowRoot: repo, env: { ...process.env, MAESTRO_RUN_DIR: elsewhere } });
+    stage(itsAgent, { target: 'knowhow', title: 'TOPSECRET title', content: 'TOPSECRET content of a ledger outside.', run: 'run-9', session: 'task-2' }, process.env);
     const before = readdirSync(elsewhere).sort();
     const refusal = `Refusing to read ${link}: ${link} is a symbolic link leading to ${elsewhere}, outside the project's ${join(repo, '.workflow')} and the orchestrator's run folder ${join(d.config.home, 'runs')}`;
 
@@ -116,7 +118,9 @@ describe('knowledge review routes and links out of .workflow/', () => {
     stagedSession('task-1');
     const runDir = join(d.config.home, 'runs', 'task-1', 'run-1');
     createRun(root(), 'task-1', { runId: 'run-1', linkTo: runDir });
-    stage(root(), { target: 'knowhow', title: 'Logs rotate daily', content: 'The service rotates its logs every day at midnight.', run: 'run-1', session: 'task-1', evidence: ['ops/logrotate.conf:1'] }, process.env);
+    // Staged as the run's agent does: told its run folder, not the daemon's home.
+    const agent = resolveWorkflowRoot({ workflowRoot: repo, env: { ...process.env, MAESTRO_RUN_DIR: runDir } });
+    stage(agent, { target: 'knowhow', title: 'Logs rotate daily', content: 'The service rotates its logs every day at midnight.', run: 'run-1', session: 'task-1', evidence: ['ops/logrotate.conf:1'] }, process.env);
 
     const reconcile = await call('POST', `/api/knowledge/review/task-1/reconcile?projectId=${projectId}`);
     expect(reconcile.status).toBe(200);

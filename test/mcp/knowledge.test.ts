@@ -6,13 +6,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KNOWLEDGE_MCP_TOOLS, knowledgeMcp } from '../../src/agents/knowledgeMcp.js';
 import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
 import { createRun, createSession, runDir, sessionLedgerPath } from '../../src/knowledge/lifecycle/session/store.js';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { project } from '../helpers/knowledge2.js';
 import { ROOT, cleanEnv } from '../cli/helpers.js';
 import { maestroArgs } from '../helpers/maestro.js';
@@ -94,6 +94,35 @@ describe('knowledge over MCP', () => {
     const ledger = readLedger(join(dir, 'knowledge-delta.json'))!;
     expect(ledger.candidates.map((c) => c.candidate_id)).toEqual([staged.body.candidate_id]);
     expect(ledger.inputs).toEqual([expect.objectContaining({ knowledge_id: 'spec:project:coding-conventions-001', signal: 'consumed', source: 'load' })]);
+  });
+
+  it("a run's server stages into the run folder the worker named under a daemon with another home, and refuses a run link planted elsewhere", async () => {
+    const p = project();
+    createSession(p.root, 's-run');
+    // The daemon's home is not the default, and the agent is not told it: only its run folder.
+    const own = join(tempDir('maestro-daemon-home-'), 'runs', 'task-1', 'r-1');
+    createRun(p.root, 's-run', { runId: 'run-1', linkTo: own });
+    const server = knowledgeMcp(p.dir, { ...cleanEnv(), MAESTRO_RUN_DIR: own, MAESTRO_FROM_SOURCE: '1' }).servers.maestro!;
+    expect(Object.keys(server.env ?? {})).not.toContain('MAESTRO_HOME');
+    const client = await connect(server.command, server.args!, server.env!);
+    const stageIt = () => call<{ candidate_id: string; error: { code: string; message: string } }>(client, 'stage_knowledge', { target: 'spec', title: 'Pin images', content: 'Container builds pin base images by digest.', category: 'arch' });
+    const staged = await stageIt();
+    expect(staged.isError).toBe(false);
+    expect(readLedger(join(own, 'knowledge-delta.json'))!.candidates.map((c) => c.candidate_id)).toEqual([staged.body.candidate_id]);
+
+    // The repository replaces the link with one to a folder of its choosing (holding a run.json, so the run reads).
+    const elsewhere = join(tempDir('maestro-elsewhere-'), 'run-1');
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, 'run.json'), readFileSync(join(own, 'run.json'), 'utf8'));
+    const link = runDir(p.root, 's-run', 'run-1');
+    rmSync(link);
+    symlinkSync(elsewhere, link);
+    const refused = await stageIt();
+    expect(refused.isError).toBe(true);
+    expect(refused.body.error.code).toBe('PATH_OUTSIDE_PROJECTS');
+    expect(refused.body.error.message).toContain(`Refusing to write ${link}: ${link} is a symbolic link leading to ${elsewhere}, outside the project's ${p.root.workflowDir}`);
+    expect(refused.body.error.message).toContain(`(nor this run's own folder ${own}, $MAESTRO_RUN_DIR). A run folder is read and written only there. Nothing was written.`);
+    expect(readdirSync(elsewhere)).toEqual(['run.json']);
   });
 
   it('a load in a run whose run.json does not read answers the entry, and a warning naming the file; nothing is recorded', async () => {

@@ -35,12 +35,18 @@ export interface WorkflowRoot {
   includeGlobal: boolean;
   /** A confined root's check of a linked workspace's folder outside the project (real path); none: only the project's own. */
   workspaceAllowed?: (dir: string) => boolean;
+  /**
+   * The run folder the worker handed this process (`$MAESTRO_RUN_DIR`, absolute), when it runs inside one: an
+   * agent's knowledge tools are not told the daemon's home (it holds the token), so this is how they know where the
+   * daemon put their run's folder (store.ts `runFolderOutside`).
+   */
+  runFolder?: string;
 }
 
 export interface ResolveRootOptions {
   workflowRoot?: string | undefined;
   cwd?: string;
-  /** The environment of the process's entry point ($MAESTRO_HOME, $MAESTRO_UID): passed down, never read here. */
+  /** The environment of the process's entry point ($MAESTRO_HOME, $MAESTRO_UID, $MAESTRO_RUN_DIR): passed down, never read here. */
   env: NodeJS.ProcessEnv;
   /** Read `$MAESTRO_HOME/specs` even when confined. */
   includeGlobal?: boolean;
@@ -64,6 +70,7 @@ export function resolveWorkflowRoot(opts: ResolveRootOptions): WorkflowRoot {
   const env = opts.env;
   const home = maestroHome(env);
   const uid = env.MAESTRO_UID || safeUser();
+  const run = env.MAESTRO_RUN_DIR ? { runFolder: resolve(env.MAESTRO_RUN_DIR) } : {};
   if (opts.workflowRoot) {
     const given = resolve(opts.cwd ?? process.cwd(), opts.workflowRoot);
     if (existsSync(given) && !statSync(given).isDirectory()) throw new MaestroError('BAD_INPUT', `--workflow-root ${given} is not a directory.`);
@@ -71,7 +78,7 @@ export function resolveWorkflowRoot(opts: ResolveRootOptions): WorkflowRoot {
     // A mistyped root would be created by the first write, and read as empty: its project folder must be there.
     if (!existsSync(dirname(workflowDir))) throw new MaestroError('BAD_INPUT', `The knowledge root ${given} does not exist (moved or deleted?); nothing was read or written.`);
     const allowed = opts.workspaceAllowed ? { workspaceAllowed: opts.workspaceAllowed } : {};
-    return { projectDir: dirname(workflowDir), workflowDir, confined: true, home, uid, includeGlobal: opts.includeGlobal ?? false, ...allowed };
+    return { projectDir: dirname(workflowDir), workflowDir, confined: true, home, uid, includeGlobal: opts.includeGlobal ?? false, ...allowed, ...run };
   }
   const start = resolve(opts.cwd ?? process.cwd());
   let dir = start;
@@ -84,7 +91,7 @@ export function resolveWorkflowRoot(opts: ResolveRootOptions): WorkflowRoot {
     }
     dir = up;
   }
-  return { projectDir: dir, workflowDir: join(dir, '.workflow'), confined: false, home, uid, includeGlobal: opts.includeGlobal ?? true };
+  return { projectDir: dir, workflowDir: join(dir, '.workflow'), confined: false, home, uid, includeGlobal: opts.includeGlobal ?? true, ...run };
 }
 
 function safeUser(): string {

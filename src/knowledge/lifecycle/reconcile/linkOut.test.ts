@@ -63,11 +63,11 @@ describe('writes of the review and promotion through a link out of .workflow/', 
 });
 
 describe("run folders lead only into .workflow/ or the orchestrator's run folder", () => {
-  /** Session s-1 with a run `run-1` whose folder links to `linkTo`, a candidate staged in it. */
+  /** Session s-1 with a run `run-1` whose folder links to `linkTo`, a candidate staged in it (by the run's own agent, told its folder). */
   function runLinkedTo(p: ReturnType<typeof project>, linkTo: string) {
     createSession(p.root, 's-1');
     createRun(p.root, 's-1', { runId: 'run-1', linkTo });
-    stage(p.root, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
+    stage({ ...p.root, runFolder: linkTo }, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
     return runSource(p.root, 's-1', 'run-1');
   }
   const refusal = (p: ReturnType<typeof project>, dir: string, real: string) =>

@@ -57,11 +57,12 @@ describe('session and run lifecycle', () => {
     expect(staged).toThrow(/is a symbolic link leading to .*outside the project's .*Nothing was read or written/);
     expect(readdirSync(join(outside, 'evil')).sort()).toEqual(before);
     rmSync(join(p.dir, '.workflow', 'sessions'));
-    // A run folder linked to a run directory elsewhere (the daemon's) is how runs work: staged into as before.
+    // A run folder linked to the daemon's run directory is how runs work: staged into as before.
     createSession(p.root, 's-1');
-    createRun(p.root, 's-1', { runId: 'run-1', linkTo: join(outside, 'run-1') });
+    const daemonRun = join(p.root.home, 'runs', 'task-1', 'run-1');
+    createRun(p.root, 's-1', { runId: 'run-1', linkTo: daemonRun });
     stage(p.root, { target: 'spec', title: 'y', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
-    expect(readdirSync(join(outside, 'run-1'))).toContain('knowledge-delta.json');
+    expect(readdirSync(daemonRun)).toContain('knowledge-delta.json');
   });
 
   it('complete is idempotent, check warns, seal suppresses exact duplicates, session seal reports the backlog', () => {

@@ -15,7 +15,7 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -53,11 +53,7 @@ export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; sessio
 }
 
 function ledgerSourceOf(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
-  if (opts.run) {
-    const sid = opts.session ?? findSessionOfRun(root, opts.run, env);
-    assertWritableRun(root, sid, opts.run);
-    return runSource(root, sid, opts.run);
-  }
+  if (opts.run) return writableRunSource(root, opts.session ?? findSessionOfRun(root, opts.run, env), opts.run);
   if (opts.session) {
     const s = readSession(root, opts.session);
     if (s.status !== 'open') throw new MaestroError('ILLEGAL_TRANSITION', `Session ${s.session_id} is ${s.status}; its ledger takes no new records.`);
@@ -65,8 +61,18 @@ function ledgerSourceOf(root: WorkflowRoot, opts: { run?: string; session?: stri
   }
   const a = activeRun(root, env);
   if (!a) throw new MaestroError('BAD_INPUT', 'No run given and no active run: pass --run <id> --session <id>, or --session <id> for the session ledger.');
-  assertWritableRun(root, a.sid, a.rid);
-  return runSource(root, a.sid, a.rid);
+  return writableRunSource(root, a.sid, a.rid);
+}
+
+/**
+ * A run's ledger to stage or record into: its folder, when a link, must lead into `.workflow/`, the orchestrator's
+ * run folder or this process's own run folder (store.ts `runFolderOutside`), checked before its run.json is read
+ * through it; then the run must not be sealed.
+ */
+function writableRunSource(root: WorkflowRoot, sid: string, rid: string): Source {
+  assertSourceInside(root, sid, rid, 'write');
+  assertWritableRun(root, sid, rid);
+  return runSource(root, sid, rid);
 }
 
 function findSessionOfRun(root: WorkflowRoot, rid: string, env: NodeJS.ProcessEnv): string {
@@ -116,7 +122,7 @@ export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEn
  * or superseded in another. The same ledger already refuses it (stageInto); this checks the session's
  * other ledgers. Unreadable ledgers are skipped here, and run folders that link out of bounds are not read
  * (runFolderOutside): review reports both. An agent's CLI does not know the daemon's home (its MAESTRO_HOME
- * is withheld), so the runs of a daemon with another home are skipped rather than failing its stage.
+ * is withheld), so the other runs of a daemon with another home are skipped rather than failing its stage.
  */
 function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, action: Action): void {
   const others = [sessionSource(root, src.sid), ...listRunIds(root, src.sid).filter((rid) => !runFolderOutside(root, src.sid, rid)).map((rid) => runSource(root, src.sid, rid))];
@@ -186,6 +192,7 @@ function consumingRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { runFile: st
   if (dir && existsSync(join(dir, 'run.json'))) return { runFile: join(dir, 'run.json'), ledgerPath: join(dir, 'knowledge-delta.json'), init: (run) => emptyLedger(run.session_id, run.run_id, nowIso()) };
   const a = activeRun(root, env);
   if (!a) return null;
+  assertSourceInside(root, a.sid, a.rid, 'write'); // a run folder linked out is written nothing: the warning names the link
   const src = runSource(root, a.sid, a.rid);
   const runFile = join(src.dir, 'run.json');
   // A run that is gone (.active-run left behind) is no active run.

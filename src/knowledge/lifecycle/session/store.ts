@@ -15,6 +15,7 @@ import { isMaestroError, MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNoLinkOut, assertReadInside, linkedOutside } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
+import { canonical } from '../../../lib/paths.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readJsonObject } from '../jsonFile.js';
 import { REPORT_TEMPLATE } from './report.js';
@@ -83,13 +84,14 @@ export function assertSessionInside(root: WorkflowRoot, sid: string): void {
 /**
  * Before a write to a source's files (its ledger, receipt, promotion receipt): the session folder stays inside
  * (`assertSessionInside`), and so does a run's `runs/` folder; the run folder below it may be a link (`linkTo`),
- * into the orchestrator's run folder only (`assertRunFolderInside`).
+ * into the orchestrator's run folder only (`assertRunFolderInside`). `use` says which the refusal names: a
+ * caller that reads the source before it writes (reconcile, promote) says read.
  */
-export function assertSourceInside(root: WorkflowRoot, sid: string, rid: string): void {
+export function assertSourceInside(root: WorkflowRoot, sid: string, rid: string, use: RunFolderUse = 'read'): void {
   assertSessionInside(root, sid);
   if (rid === 'session') return;
   assertNoLinkOut(root.workflowDir, join(sessionDir(root, sid), 'runs'), `the project's ${root.workflowDir}`);
-  assertRunFolderInside(root, sid, rid);
+  assertRunFolderInside(root, sid, rid, use);
 }
 
 /** The orchestrator's run folder, `$MAESTRO_HOME/runs/`: the one place outside `.workflow/` a run folder may link to (bridge.ts). */
@@ -97,26 +99,34 @@ export function orchestratorRunsDir(root: WorkflowRoot): string {
   return join(root.home, 'runs');
 }
 
+export type RunFolderUse = 'read' | 'write';
+
 /**
  * Why run `rid`'s folder may not be read or written, or null: it is a symbolic link whose real path is inside
- * neither the project's `.workflow/` nor the orchestrator's run folder. A repository's content can plant
- * `runs/<rid> -> /anywhere`; Maestro's own links lead to `$MAESTRO_HOME/runs/<task>/<run>/`. The home is the
- * root's (the daemon's, or $MAESTRO_HOME's default for the CLI, the same rule as the daemon's).
+ * neither the project's `.workflow/` nor the orchestrator's run folder, and is not this process's own run folder.
+ * A repository's content can plant `runs/<rid> -> /anywhere`; Maestro's own links lead to
+ * `$MAESTRO_HOME/runs/<task>/<run>/`. The home is the root's (the daemon's, or $MAESTRO_HOME's default for the CLI,
+ * the same rule as the daemon's). An agent is not given the daemon's home (it holds the token), so under a daemon
+ * with another home its knowledge tools would refuse their own run: the worker hands them that run's folder
+ * (`$MAESTRO_RUN_DIR`, `root.runFolder`), and a link leading exactly there is the daemon's, made for this run.
+ * Only that folder, not the runs folder around it: no other run is the agent's to write.
  */
-export function runFolderOutside(root: WorkflowRoot, sid: string, rid: string): MaestroError | null {
+export function runFolderOutside(root: WorkflowRoot, sid: string, rid: string, use: RunFolderUse = 'read'): MaestroError | null {
   const dir = runDir(root, sid, rid);
   const runs = orchestratorRunsDir(root);
   const out = linkedOutside(root.workflowDir, dir, [root.workflowDir, runs]);
   if (!out) return null;
+  if (root.runFolder !== undefined && out.real === canonical(root.runFolder)) return null;
+  const own = root.runFolder !== undefined ? ` (nor this run's own folder ${root.runFolder}, $MAESTRO_RUN_DIR)` : '';
   return new MaestroError(
     'PATH_OUTSIDE_PROJECTS',
-    `Refusing to read ${dir}: ${out.link} is a symbolic link leading to ${out.real}, outside the project's ${root.workflowDir} and the orchestrator's run folder ${runs}. A run folder is read and written only there. Nothing was read or written. Remove the link; if it leads to the run folder of a daemon with another home, set MAESTRO_HOME to that home.`,
+    `Refusing to ${use} ${dir}: ${out.link} is a symbolic link leading to ${out.real}, outside the project's ${root.workflowDir} and the orchestrator's run folder ${runs}${own}. A run folder is read and written only there. Nothing was ${use === 'write' ? 'written' : 'read or written'}. Remove the link; if it leads to the run folder of a daemon with another home, set MAESTRO_HOME to that home.`,
     { details: { file: dir, link: out.link } },
   );
 }
 
-export function assertRunFolderInside(root: WorkflowRoot, sid: string, rid: string): void {
-  const refused = runFolderOutside(root, sid, rid);
+export function assertRunFolderInside(root: WorkflowRoot, sid: string, rid: string, use: RunFolderUse = 'read'): void {
+  const refused = runFolderOutside(root, sid, rid, use);
   if (refused) throw refused;
 }
 

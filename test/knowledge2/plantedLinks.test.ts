@@ -1,0 +1,41 @@
+/**
+ * Run links a repository planted, as a user meets them on the command line: `maestro knowledge stage` and
+ * `record` refuse a run folder that links out of `.workflow/` and the orchestrator's run folder, naming the link
+ * and where it leads, exit non-zero and write nothing there.
+ */
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSession, runDir } from '../../src/knowledge/lifecycle/session/store.js';
+import { budget } from '../helpers/budget.js';
+import { maestro, project, tmpDir } from '../helpers/knowledge2.js';
+
+const RUN_JSON = { schema_version: 'run/3.0', run_id: 'run-1', session_id: 's-1', step_id: 'step-1', parent_run_id: null, retry_of_run_id: null, attempt: 1, command: 'manual', args: [], goal: null, status: 'running', revision: 1, actor_id: 'maestro', input_refs: [], output_refs: [], primary_artifact_id: null, verdict: null, summary: null, created_at: '2026-01-01T00:00:00.000Z', started_at: '2026-01-01T00:00:00.000Z', ended_at: null, sealed_at: null };
+
+/** Session s-1 of a project whose run folder `run-1` a repository linked to a folder outside, holding a run.json. */
+function planted() {
+  const p = project();
+  createSession(p.root, 's-1');
+  const elsewhere = join(tmpDir('maestro-elsewhere-'), 'run-1');
+  mkdirSync(elsewhere, { recursive: true });
+  writeFileSync(join(elsewhere, 'run.json'), JSON.stringify(RUN_JSON));
+  const link = runDir(p.root, 's-1', 'run-1');
+  mkdirSync(join(link, '..'), { recursive: true });
+  symlinkSync(elsewhere, link);
+  return { p, elsewhere, link, env: { MAESTRO_HOME: p.root.home } };
+}
+
+describe('run links planted by a repository, on the command line', { timeout: budget(120_000) }, () => {
+  it('maestro knowledge stage and record refuse a run folder linked outside, saying where it leads; nothing is written', async () => {
+    const { p, elsewhere, link, env } = planted();
+    const refusal = `Refusing to write ${link}: ${link} is a symbolic link leading to ${elsewhere}, outside the project's ${p.root.workflowDir} and the orchestrator's run folder ${join(p.root.home, 'runs')}. A run folder is read and written only there. Nothing was written.`;
+    const staged = await maestro(['knowledge', 'stage', 'spec', 'Pin images', 'Container builds pin base images by digest.', '--run', 'run-1', '--session', 's-1', '--workflow-root', p.dir], env);
+    expect(staged.code).toBe(1);
+    expect(staged.stderr).toContain(refusal);
+    const recorded = await maestro(['knowledge', 'record', 'S-20260101-aaaa', '--run', 'run-1', '--session', 's-1', '--workflow-root', p.dir], env);
+    expect(recorded.code).toBe(1);
+    expect(recorded.stderr).toContain(refusal);
+    expect(readdirSync(elsewhere)).toEqual(['run.json']);
+    expect(JSON.parse(readFileSync(join(elsewhere, 'run.json'), 'utf8'))).toEqual(RUN_JSON);
+  });
+});
