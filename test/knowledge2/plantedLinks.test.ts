@@ -1,12 +1,14 @@
 /**
  * Run links a repository planted, as a user meets them on the command line: `maestro knowledge stage` and
  * `record` refuse a run folder that links out of `.workflow/` and the orchestrator's run folder, naming the link
- * and where it leads, exit non-zero and write nothing there.
+ * and where it leads, exit non-zero and write nothing there; `maestro knowledge audit` reports such a run as its
+ * session's problem and audits the rest.
  */
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSession, runDir } from '../../src/knowledge/lifecycle/session/store.js';
+import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, createSession, runDir } from '../../src/knowledge/lifecycle/session/store.js';
 import { budget } from '../helpers/budget.js';
 import { maestro, project, tmpDir } from '../helpers/knowledge2.js';
 
@@ -37,5 +39,18 @@ describe('run links planted by a repository, on the command line', { timeout: bu
     expect(recorded.stderr).toContain(refusal);
     expect(readdirSync(elsewhere)).toEqual(['run.json']);
     expect(JSON.parse(readFileSync(join(elsewhere, 'run.json'), 'utf8'))).toEqual(RUN_JSON);
+  });
+
+  it('maestro knowledge audit names the session and the link of a run folder linked outside, and audits the other sessions', async () => {
+    const { p, elsewhere, link, env } = planted();
+    createSession(p.root, 's-2');
+    createRun(p.root, 's-2', { runId: 'run-1' });
+    stage(p.root, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-2' }, process.env);
+    const audited = await maestro(['knowledge', 'audit', '--json', '--workflow-root', p.dir], env);
+    expect(audited.code).toBe(0);
+    const result = JSON.parse(audited.stdout) as { pipeline: { sessions: number; ledgers: number; pending_observed: number }; findings: Array<{ subtype: string; target: string; evidence: string }> };
+    expect(result.pipeline).toMatchObject({ sessions: 2, ledgers: 1, pending_observed: 1 });
+    expect(result.findings).toContainEqual(expect.objectContaining({ subtype: 'invalid-session-authority', target: 'sessions/s-1/runs/run-1', evidence: expect.stringContaining(`${link} is a symbolic link leading to ${elsewhere}`) }));
+    expect(readdirSync(elsewhere)).toEqual(['run.json']);
   });
 });

@@ -4,10 +4,10 @@
  * open closed: no deprecation of an entry a fresh pending candidate targets
  * without --force.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project } from '../../../../test/helpers/knowledge2.js';
+import { project, tmpDir } from '../../../../test/helpers/knowledge2.js';
 import { reconcileSource, runSource } from '../reconcile/receipt.js';
 import { stage } from '../session/ops.js';
 import { createRun, createSession } from '../session/store.js';
@@ -112,6 +112,31 @@ describe('knowledge audit', () => {
     const a = audit(lc, p.root, { scope: 'all' });
     expect(a.findings.find((f) => f.subtype === 'invalid-knowledge-ledger')).toMatchObject({ store: 'pipeline', priority: 'P1' });
     expect(a.findings.some((f) => f.subtype === 'exact-duplicate')).toBe(true);
+  });
+
+  it("reports a run folder a repository linked outside as its session's problem, naming the link, and audits the rest", () => {
+    const { p } = setup();
+    for (const sid of ['s-1', 's-2']) {
+      createSession(p.root, sid);
+      createRun(p.root, sid, { runId: 'run-1' });
+      stage(p.root, { target: 'spec', title: 'x', content: `Queues of ${sid} are drained before shutdown.`, run: 'run-1', session: sid }, process.env);
+    }
+    stage(p.root, { target: 'spec', title: 'y', content: 'Logs rotate daily.', session: 's-1' }, process.env);
+    // s-1 gets a second run whose folder links to a folder outside, holding a ledger (never read).
+    const elsewhere = join(tmpDir('maestro-elsewhere-'), 'run-2');
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, 'knowledge-delta.json'), 'TOPSECRET');
+    const link = runSource(p.root, 's-1', 'run-2').dir;
+    symlinkSync(elsewhere, link);
+    const a = audit(lc, p.root, { scope: 'all' });
+    const finding = a.findings.find((f) => f.target === 'sessions/s-1/runs/run-2');
+    expect(finding).toMatchObject({ store: 'pipeline', priority: 'P1', subtype: 'invalid-session-authority', recommended_action: 'review' });
+    expect(finding!.evidence).toContain(`Refusing to read ${link}: ${link} is a symbolic link leading to ${elsewhere}, outside the project's ${p.root.workflowDir}`);
+    expect(JSON.stringify(a)).not.toContain('TOPSECRET');
+    // Both sessions counted; s-1's session ledger and run-1, and s-2's run-1, audited.
+    expect(a.pipeline).toMatchObject({ sessions: 2, ledgers: 3, pending_observed: 3 });
+    expect(a.findings.some((f) => f.subtype === 'exact-duplicate')).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual(['knowledge-delta.json']);
   });
 });
 

@@ -5,7 +5,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { readLedger } from '../ledger/ledger.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
-import { freshness, readSourceState, sessionSources, tryReadReceipt } from '../reconcile/receipt.js';
+import { isMaestroError } from '../../../core/errors.js';
+import { freshness, readSourceState, scanSessionSources, tryReadReceipt, type Source } from '../reconcile/receipt.js';
 import { listSessions, sessionsDir } from '../session/store.js';
 import type { AuditContext, AuditResult } from './context.js';
 
@@ -26,7 +27,7 @@ export function auditPipeline(ctx: AuditContext): { pipeline: PipelineCounts; co
   const corpus = ctx.lc.corpus.read(root.workflowDir);
   for (const sid of good) {
     pipeline.sessions++;
-    for (const src of sessionSources(root, sid)) auditSource(ctx, sid, src, corpus, { pipeline, consumed, pendingIn, pendingTargets });
+    for (const src of readableSources(ctx, sid)) auditSource(ctx, sid, src, corpus, { pipeline, consumed, pendingIn, pendingTargets });
   }
   for (const [id, n] of pendingIn) {
     if (n > 1) {
@@ -37,11 +38,30 @@ export function auditPipeline(ctx: AuditContext): { pipeline: PipelineCounts; co
   return { pipeline, consumed, pendingTargets };
 }
 
+/**
+ * The session's sources the audit may read. A run folder a link sends out of `.workflow/` and the orchestrator's
+ * run folder (a repository can plant one) is a finding naming the session, the run and the link, and the
+ * session's other ledgers are audited; a session whose own folders link out is one finding, and the other
+ * sessions are audited.
+ */
+function readableSources(ctx: AuditContext, sid: string): Source[] {
+  let scan: ReturnType<typeof scanSessionSources>;
+  try {
+    scan = scanSessionSources(ctx.root, sid);
+  } catch (err) {
+    if (!isMaestroError(err)) throw err;
+    ctx.add('pipeline', 'P1', 'invalid-session-authority', `sessions/${sid}`, err.message, 'review');
+    return [];
+  }
+  for (const { rid, error } of scan.outside) ctx.add('pipeline', 'P1', 'invalid-session-authority', `sessions/${sid}/runs/${rid}`, error.message, 'review');
+  return scan.sources;
+}
+
 /** One run's ledger: consumption, promoted and pending candidates, and what the pending ones target when the receipt is fresh. */
 function auditSource(
   ctx: AuditContext,
   sid: string,
-  src: ReturnType<typeof sessionSources>[number],
+  src: Source,
   corpus: CorpusSnapshot,
   acc: { pipeline: PipelineCounts; consumed: Map<string, number>; pendingIn: Map<string, number>; pendingTargets: Map<string, string[]> },
 ): void {

@@ -21,7 +21,7 @@ import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '..
 import type { WorkflowRoot } from '../../format/root.js';
 import { promotedIds, promotionPath } from '../promote/promotion.js';
 import { parseReport, reportDrafts, type Draft } from '../session/report.js';
-import { assertReadableInside, assertRunFolderInside, assertSourceInside, listRunIds, runDir, sessionDir } from '../session/store.js';
+import { assertReadableInside, assertRunFolderInside, assertSourceInside, listRunIds, runDir, runFolderOutside, sessionDir } from '../session/store.js';
 import { associatedDocs, matchCandidate, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
 import type { SemanticScorer } from './semantic.js';
 
@@ -62,9 +62,26 @@ export function sessionSource(root: WorkflowRoot, sid: string): Source {
  * folder anywhere but the orchestrator's run folder (store.ts): nothing of the session is read then.
  */
 export function sessionSources(root: WorkflowRoot, sid: string): Source[] {
+  const { sources, outside } = scanSessionSources(root, sid);
+  if (outside[0]) throw outside[0].error;
+  return sources;
+}
+
+/**
+ * The sources of a session that may be read, and each run whose folder links out of bounds, with the refusal
+ * (naming the link and where it leads): audit reports those and reads the rest. Throws when the session's own
+ * folder or its runs/ folder links out of the workflow root: nothing of the session is read then.
+ */
+export function scanSessionSources(root: WorkflowRoot, sid: string): { sources: Source[]; outside: Array<{ rid: string; error: MaestroError }> } {
   assertReadableInside(root, sessionDir(root, sid));
-  const rids = listRunIds(root, sid);
-  return [sessionSource(root, sid), ...rids.map((rid) => runSourceInside(root, sid, rid))];
+  const sources = [sessionSource(root, sid)];
+  const outside: Array<{ rid: string; error: MaestroError }> = [];
+  for (const rid of listRunIds(root, sid)) {
+    const refused = runFolderOutside(root, sid, rid);
+    if (refused) outside.push({ rid, error: refused });
+    else sources.push(runSource(root, sid, rid));
+  }
+  return { sources, outside };
 }
 
 /** `runSource`, refused when the run folder links anywhere but `.workflow/` or the orchestrator's run folder (store.ts). */
