@@ -2,7 +2,8 @@
  * Run links a repository planted, as a user meets them on the command line: `maestro knowledge stage` and
  * `record` refuse a run folder that links out of `.workflow/` and the orchestrator's run folder, naming the link
  * and where it leads, exit non-zero and write nothing there; `maestro knowledge audit` reports such a run as its
- * session's problem and audits the rest.
+ * session's problem and audits the rest; `maestro search --workflow-root` (confined) refuses a workspaces.json
+ * linked to a file outside the project.
  */
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,5 +53,16 @@ describe('run links planted by a repository, on the command line', { timeout: bu
     expect(result.pipeline).toMatchObject({ sessions: 2, ledgers: 1, pending_observed: 1 });
     expect(result.findings).toContainEqual(expect.objectContaining({ subtype: 'invalid-session-authority', target: 'sessions/s-1/runs/run-1', evidence: expect.stringContaining(`${link} is a symbolic link leading to ${elsewhere}`) }));
     expect(readdirSync(elsewhere)).toEqual(['run.json']);
+  });
+
+  it('maestro search --workflow-root refuses a workspaces.json linked to a file outside the project, naming it', async () => {
+    const p = project();
+    const real = join(tmpDir('maestro-elsewhere-'), 'workspaces.json');
+    writeFileSync(real, JSON.stringify({ workspaces: [{ name: 'theirs', path: tmpDir('maestro-theirs-') }] }));
+    const file = join(p.root.workflowDir, 'workspaces.json');
+    symlinkSync(real, file);
+    const searched = await maestro(['search', 'errors', '--json', '--workflow-root', p.dir], { MAESTRO_HOME: p.root.home });
+    expect(searched.code).toBe(1);
+    expect(JSON.parse(searched.stdout).error).toMatchObject({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${real}, outside the project ${p.dir}.`) });
   });
 });

@@ -178,6 +178,23 @@ describe('knowledge routes act only inside registered projects', () => {
     expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Sibling vault password policy']);
   });
 
+  it("refuses a workspaces.json that links to a file outside the project, naming it, even when what it names is registered", async () => {
+    const registered = withSpecs(makeRepo());
+    const sibling = tempDir('sibling-workspace-');
+    mkdirSync(join(sibling, '.workflow', 'specs'), { recursive: true });
+    writeFileSync(join(sibling, '.workflow', 'specs', 'learnings.md'), '<spec-entry category="learning" keywords="vault" date="2026-11-01" title="Sibling vault password policy">\nRotate monthly.\n</spec-entry>\n');
+    const real = join(tempDir('elsewhere-'), 'workspaces.json');
+    writeFileSync(real, JSON.stringify({ workspaces: [{ name: 'sibling', path: sibling }] }));
+    const file = join(registered, '.workflow', 'workspaces.json');
+    symlinkSync(real, file);
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const project = await d.store.projects.create({ name: 'registered', repoPath: registered });
+    await d.store.projects.create({ name: 'sibling', repoPath: sibling });
+    const found = await api(d, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password&fresh=true`);
+    expect(found.status).toBe(403);
+    expect(found.body.error).toMatchObject({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${real}, outside the project ${registered}.`) });
+  });
+
   it('refuses to register the home, or a repository holding it, as a project', async () => {
     const parent = makeRepo();
     const home = join(parent, 'maestro-home');

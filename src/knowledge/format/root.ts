@@ -11,7 +11,8 @@
  * workspace) is not read. The daemon reads a repository's knowledge this way,
  * and a repository must not make it read, and hand to agents, whatever folder
  * of the machine a link names; a linked workspace reaches only the `.workflow/`
- * knowledge of the folder it names, as in maestro-flow.
+ * knowledge of the folder it names, as in maestro-flow, and workspaces.json itself is read only when it is
+ * inside the project on disk.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
@@ -19,7 +20,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 import { canonical, holds } from '../../lib/paths.js';
-import { assertNoLinkOut } from './linkGuard.js';
+import { assertNoLinkOut, assertReadInside } from './linkGuard.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
 
@@ -118,10 +119,17 @@ export interface LinkedWorkspace {
   workflowDir: string;
 }
 
-/** `.workflow/workspaces.json`: `{"workspaces":[{"name":"api","path":"../api"}]}` (paths relative to the project). */
+/**
+ * `.workflow/workspaces.json`: `{"workspaces":[{"name":"api","path":"../api"}]}` (paths relative to the project).
+ * A confined root (the daemon's, an agent's knowledge tools, `--workflow-root`) reads it only when its real path
+ * is inside the project: a repository can make it a link to any file of the machine, which would be read, and
+ * its names and folders taken for the project's (PATH_OUTSIDE_PROJECTS names the file and where it leads).
+ * `maestro search` in the project's own folder reads it wherever it leads, as maestro-flow does.
+ */
 export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
   const file = join(root.workflowDir, 'workspaces.json');
   if (!existsSync(file)) return [];
+  if (root.confined) assertReadInside(root.projectDir, file, `the project ${root.projectDir}`);
   const text = readFileSync(file, 'utf8');
   let raw: unknown;
   try {
