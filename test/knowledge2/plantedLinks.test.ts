@@ -1,7 +1,7 @@
 /**
  * Run links a repository planted, as a user meets them on the command line: `maestro knowledge stage` and
  * `record` refuse a run folder that links out of `.workflow/` and the orchestrator's run folder, naming the link
- * and where it leads, exit non-zero and write nothing there; `maestro knowledge audit` reports such a run as its
+ * and where it leads, exit non-zero and write nothing there (so does `maestro run create`); `maestro knowledge audit` reports such a run as its
  * session's problem and audits the rest; `maestro search --workflow-root` (confined) refuses a workspaces.json
  * linked to a file outside the project.
  */
@@ -40,6 +40,19 @@ describe('run links planted by a repository, on the command line', { timeout: bu
     expect(recorded.stderr).toContain(refusal);
     expect(readdirSync(elsewhere)).toEqual(['run.json']);
     expect(JSON.parse(readFileSync(join(elsewhere, 'run.json'), 'utf8'))).toEqual(RUN_JSON);
+  });
+
+  it('maestro run create writes no run.json through a run folder a repository linked outside', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    const elsewhere = tmpDir('maestro-elsewhere-');
+    const link = runDir(p.root, 's-1', 'run-1');
+    mkdirSync(join(link, '..'), { recursive: true });
+    symlinkSync(elsewhere, link);
+    const created = await maestro(['run', 'create', '--session', 's-1', '--run-id', 'run-1', '--activate', '--workflow-root', p.dir], { MAESTRO_HOME: p.root.home });
+    expect(created.code).toBe(1);
+    expect(created.stderr).toContain(`Refusing to write ${link}: ${link} is a symbolic link leading to ${elsewhere}, outside the project's ${p.root.workflowDir}`);
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it('maestro knowledge audit names the session and the link of a run folder linked outside, and audits the other sessions', async () => {

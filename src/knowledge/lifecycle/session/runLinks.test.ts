@@ -11,7 +11,7 @@ import { project, tmpDir } from '../../../../test/helpers/knowledge2.js';
 import { resolveWorkflowRoot } from '../../format/root.js';
 import { readLedger } from '../ledger/ledger.js';
 import { record, recordConsumed, stage } from './ops.js';
-import { createSession, orchestratorRunsDir, runDir, setActiveRun } from './store.js';
+import { createRun, createSession, orchestratorRunsDir, readSession, runDir, setActiveRun } from './store.js';
 
 /** A folder outside everything Maestro owns, holding a run.json that names `run-1` (as a planted one would). */
 function elsewhere(): { dir: string; files: () => Record<string, string> } {
@@ -51,6 +51,18 @@ describe('a run link planted to a folder outside', () => {
     // A load in the active run answers, and says why it was not recorded.
     expect(recordConsumed(p.root, ['S-20260101-aaaa'], {})).toEqual({ recorded: false, warning: expect.stringContaining(`Refusing to write ${link}: ${link} is a symbolic link leading to ${out.dir}`) });
     expect(out.files()).toEqual(before);
+  });
+
+  it('is not written through when the run is created (maestro run create, or with a link of its own)', () => {
+    const p = project();
+    const out = join(tmpDir('maestro-elsewhere-'), 'run-1');
+    mkdirSync(out);
+    const link = plant(p, out);
+    const refused = expect.objectContaining({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(`Refusing to write ${link}: ${link} is a symbolic link leading to ${out}, outside the project's`) });
+    expect(() => createRun(p.root, 's-1', { runId: 'run-1' })).toThrow(refused);
+    expect(() => createRun(p.root, 's-1', { runId: 'run-1', linkTo: join(p.root.home, 'runs', 'task-1', 'run-1') })).toThrow(refused);
+    expect(readdirSync(out)).toEqual([]);
+    expect(readSession(p.root, 's-1').active_run_ids).toEqual([]);
   });
 
   it("is refused when it leads beside this run's own folder ($MAESTRO_RUN_DIR), not to it", () => {

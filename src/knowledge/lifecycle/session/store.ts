@@ -277,19 +277,11 @@ export function createRun(root: WorkflowRoot, sid: string, opts: CreateRunOption
     // Read under the lock, before the first change: a session replaced meanwhile by a newer tool stops here.
     const s = readSession(root, sid);
     assertSessionRewritable(root, s);
-    if (opts.linkTo) {
-      const target = resolve(opts.linkTo);
-      mkdirSync(target, { recursive: true });
-      mkdirSync(join(sessionDir(root, sid), 'runs'), { recursive: true });
-      let exists = false;
-      try {
-        lstatSync(dir);
-        exists = true;
-      } catch {
-        // not there yet
-      }
-      if (!exists) symlinkSync(target, dir, 'dir');
-    } else mkdirSync(dir, { recursive: true });
+    if (opts.linkTo) linkRunFolder(root, sid, rid, resolve(opts.linkTo));
+    else {
+      assertSourceInside(root, sid, rid, 'write'); // a link a repository planted there is not written through
+      mkdirSync(dir, { recursive: true });
+    }
     const now = nowIso();
     const run: RunDoc = { schema_version: RUN_SCHEMA, run_id: rid, session_id: sid, step_id: 'step-1', parent_run_id: null, retry_of_run_id: null, attempt: 1, command: opts.command ?? 'manual', args: [], goal: opts.goal ?? null, status: 'running', revision: 0, actor_id: 'maestro', input_refs: [], output_refs: [], primary_artifact_id: null, verdict: null, summary: null, created_at: now, started_at: now, ended_at: null, sealed_at: null };
     writeRun(root, run);
@@ -299,6 +291,19 @@ export function createRun(root: WorkflowRoot, sid: string, opts: CreateRunOption
     writeSession(root, s);
     return { run, created: true };
   });
+}
+
+/**
+ * Makes run `rid`'s folder a link to `target` (the orchestrator's run directory, chosen by the caller). A link
+ * already there is kept when it leads to `target`; one leading anywhere else is held to the run-folder rule
+ * (`runFolderOutside`): a repository can plant `runs/<rid>` before the run is created.
+ */
+function linkRunFolder(root: WorkflowRoot, sid: string, rid: string, target: string): void {
+  const dir = runDir(root, sid, rid);
+  mkdirSync(target, { recursive: true });
+  mkdirSync(join(sessionDir(root, sid), 'runs'), { recursive: true });
+  if (!lstatSync(dir, { throwIfNoEntry: false })) symlinkSync(target, dir, 'dir');
+  else if (canonical(dir) !== canonical(target)) assertSourceInside(root, sid, rid, 'write');
 }
 
 /**
