@@ -2,7 +2,10 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readJsonLines } from './files.js';
+import { readJsonFile, readJsonLines } from './files.js';
+import { INBOX_FILE, readInbox } from './inbox.js';
+import { JOB_FILE, readJob } from './job.js';
+import { readStages, STAGES_FILE } from './stages.js';
 
 let dir: string;
 beforeEach(() => {
@@ -29,5 +32,31 @@ describe('readJsonLines', () => {
     appendFileSync(path, '3}\n');
     const rest = readJsonLines<{ n: number }>(path, limited.nextOffset);
     expect(rest.records).toEqual([{ n: 3 }]);
+  });
+});
+
+describe('a whole-file JSON run file that is not JSON', () => {
+  it('is refused naming the file and the place, and quoting nothing of it (job.json, inbox.json, stages.json)', () => {
+    const path = join(dir, 'any.json');
+    writeFileSync(path, '{\n  "a": 1,\n  "b": nope\n}\n');
+    expect(() => readJsonFile(path)).toThrow(`${path} is not valid JSON (line 3, column 8).`);
+    writeFileSync(path, '{"a": [1, 2');
+    expect(() => readJsonFile(path)).toThrow(`${path} is not valid JSON (it ends early, at line 1, column 12).`);
+    // JSON.parse's own message would quote the start of the file: `Unexpected token 'T', "TOPSECRET-1234" is not valid JSON`.
+    for (const name of [JOB_FILE, INBOX_FILE, STAGES_FILE]) writeFileSync(join(dir, name), 'TOPSECRET-1234\n');
+    const refusals = [() => readJob(dir), () => readInbox(dir), () => readStages(dir)].map((read) => {
+      try {
+        read();
+      } catch (err) {
+        return err as Error;
+      }
+      throw new Error('read a file that is not JSON');
+    });
+    expect(refusals.map((e) => e.message)).toEqual([
+      `cannot read ${join(dir, JOB_FILE)}: ${join(dir, JOB_FILE)} is not valid JSON (line 1, column 1).`,
+      `${join(dir, INBOX_FILE)} is not valid JSON (line 1, column 1).`,
+      `${join(dir, STAGES_FILE)} is not valid JSON (line 1, column 1).`,
+    ]);
+    for (const e of refusals) expect(`${e.message} ${String(e.cause)} ${String((e.cause as Error | undefined)?.cause)}`).not.toContain('TOPSECRET');
   });
 });

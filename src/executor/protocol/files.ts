@@ -14,18 +14,24 @@ import { closeSync, existsSync, openSync, writeSync, fstatSync, readSync, ftrunc
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { openRegular, readRegularFile } from '../../lib/regularFile.js';
 import { LineSplitter } from '../../lib/lines.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 
 /** Whole-file JSON through the one atomic write (fsynced: stages.json is what a restarted worker trusts). */
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
+/**
+ * A whole-file JSON run file (job.json, inbox.json, stages.json). One that does not parse is named with the place
+ * it goes wrong and nothing else, and no cause: JSON.parse's message quotes the start of the file, and the error
+ * reaches the run's outbox, the daemon's log and the board (a job.json that is a link to a key would show it).
+ */
 export function readJsonFile(path: string): unknown {
   const text = readRegularFile(path);
   try {
     return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
+  } catch {
+    throw new Error(`${path} is not valid JSON (${jsonSyntaxWhere(text)}).`);
   }
 }
 
