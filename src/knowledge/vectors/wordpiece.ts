@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 
 export interface WordPieceTokenizer {
   readonly size: number;
@@ -41,8 +42,9 @@ export function readVocab(path: string, lowercase?: boolean): VocabSource {
     let doc: { model?: { type?: string; vocab?: Record<string, number>; unk_token?: string; continuing_subword_prefix?: string }; normalizer?: { type?: string; lowercase?: boolean } | null };
     try {
       doc = JSON.parse(text) as typeof doc;
-    } catch (err) {
-      throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON: ${(err as Error).message}`);
+    } catch {
+      // The place only: JSON.parse's message quotes the start of the file, which may be a link to a secret.
+      throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file: path } });
     }
     const model = doc.model;
     if (!model || model.type !== 'WordPiece' || !model.vocab || typeof model.vocab !== 'object') {
