@@ -119,7 +119,7 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(open).toEqual([]);
     expect(problems.map((p) => [p.file.split('/').pop(), p.reason.split(' (')[0]!.split(':')[0]])).toEqual([
       ['P-x.json', 'not a schemaVersion 1 proposal'],
-      ['P-y.json', 'not JSON'],
+      ['P-y.json', 'not valid JSON'],
     ]);
     expect(readFileSync(join(proposalsDir(wiki), 'P-x.json'), 'utf8')).toBe('{"schemaVersion":3}');
   });
@@ -179,7 +179,7 @@ describe('dedup keeps a genuinely new fact', () => {
     expect(JSON.parse(readFileSync(join(proposalsDir(wiki), 'closed', `${good.split('/').pop()}`), 'utf8'))).toMatchObject({ status: 'accepted', gaNote: 'kept', draft: { by: 'GA' } });
   });
 
-  it('accepting a proposal whose file no longer parses answers 500 CORRUPT_FILE naming it, and leaves it alone', async () => {
+  it('accepting a proposal whose file no longer parses answers 500 CORRUPT_FILE naming it and the place, and leaves it alone', async () => {
     mkdirSync(proposalsDir(wiki), { recursive: true });
     const id = 'P-20260101T000000Z-C001';
     const path = join(proposalsDir(wiki), `${id}.json`);
@@ -190,10 +190,17 @@ describe('dedup keeps a genuinely new fact', () => {
     try {
       const res = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/accept`, payload: {} });
       expect(res.statusCode).toBe(500);
-      expect(res.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: expect.stringContaining(`${path}: not valid JSON`) });
+      expect(res.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: `${path}: not valid JSON (line 1, column 2); it was left as it is.` });
+      // JSON.parse's own message would quote the start of the file: `Unexpected token 'T', "TOPSECRET-1234" is not valid JSON`.
+      writeFileSync(path, 'TOPSECRET-1234\n');
+      const secret = await app.inject({ method: 'POST', url: `/api/observer/proposals/${id}/dismiss`, payload: {} });
+      expect(secret.json().error).toMatchObject({ code: 'CORRUPT_FILE', message: `${path}: not valid JSON (line 1, column 1); it was left as it is.` });
+      expect(secret.body).not.toContain('TOPSECRET');
     } finally {
       await app.close();
     }
-    expect(readFileSync(path, 'utf8')).toBe('{oops');
+    expect(readFileSync(path, 'utf8')).toBe('TOPSECRET-1234\n');
+    // The listing (the board's, the API's) reports it the same way.
+    expect(listProposals(wiki).problems).toEqual([{ file: path, reason: 'not valid JSON (line 1, column 1); left as it is' }]);
   });
 });

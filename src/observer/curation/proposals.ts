@@ -21,6 +21,7 @@ import { readRegularFile } from '../../lib/regularFile.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 import { listWikiEntries, type WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 import { updateEntry, type EntryDraft } from '../wiki/writer.js';
@@ -157,6 +158,25 @@ export function fileProposal(
   return proposal;
 }
 
+/**
+ * A proposal file's JSON, or what is wrong with it. One that does not parse is named with the place only:
+ * JSON.parse's message quotes the start of the file, and this one reaches the board and the API (a proposal
+ * file that is a link to a key would show its first characters). One that cannot be read says so.
+ */
+function readProposalJson(file: string): { raw: unknown } | { problem: string } {
+  let text: string;
+  try {
+    text = readRegularFile(file);
+  } catch (err) {
+    return { problem: `cannot be read (${(err as Error).message})` };
+  }
+  try {
+    return { raw: JSON.parse(text) };
+  } catch {
+    return { problem: `not valid JSON (${jsonSyntaxWhere(text)})` };
+  }
+}
+
 function readProposals(dir: string): { proposals: Proposal[]; problems: Array<{ file: string; reason: string }> } {
   const proposals: Proposal[] = [];
   const problems: Array<{ file: string; reason: string }> = [];
@@ -164,14 +184,12 @@ function readProposals(dir: string): { proposals: Proposal[]; problems: Array<{ 
   for (const name of readdirSync(dir)) {
     if (!name.endsWith('.json')) continue;
     const file = join(dir, name);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readRegularFile(file));
-    } catch (err) {
-      problems.push({ file, reason: `not JSON: ${(err as Error).message}` });
+    const read = readProposalJson(file);
+    if ('problem' in read) {
+      problems.push({ file, reason: `${read.problem}; left as it is` });
       continue;
     }
-    const checked = checkProposal(raw, name.slice(0, -'.json'.length));
+    const checked = checkProposal(read.raw, name.slice(0, -'.json'.length));
     if ('proposal' in checked) proposals.push(checked.proposal);
     else problems.push({ file, reason: `${checked.problem}; left as it is` });
   }
@@ -193,13 +211,9 @@ function openProposal(wikiRoot: string, id: string): ReadProposal & { path: stri
     throw new MaestroError('ILLEGAL_TRANSITION', `Proposal ${id} is already closed (accepted or dismissed); nothing was changed.`, { details: { proposalId: id } });
   }
   if (!existsSync(path)) throw new MaestroError('NOT_FOUND', `No proposal ${id} in ${proposalsDir(wikiRoot)}.`, { details: { proposalId: id } });
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readRegularFile(path));
-  } catch (err) {
-    throw new MaestroError('CORRUPT_FILE', `${path}: not valid JSON (${(err as Error).message}); it was left as it is.`, { details: { file: path }, cause: err });
-  }
-  const checked = checkProposal(raw, id);
+  const read = readProposalJson(path);
+  if ('problem' in read) throw new MaestroError('CORRUPT_FILE', `${path}: ${read.problem}; it was left as it is.`, { details: { file: path } });
+  const checked = checkProposal(read.raw, id);
   if ('problem' in checked) throw new MaestroError('CORRUPT_FILE', `${path}: ${checked.problem}; it was left as it is.`, { details: { file: path } });
   return { ...checked, path };
 }
