@@ -226,6 +226,18 @@ describe('turning the agent on', () => {
     expect(() => resolveObserverAgent({ MAESTRO_OBSERVER_AGENT: 'gpt' }, dir.path)).toThrow(/MAESTRO_OBSERVER_AGENT must be off, claude, scripted:<script file> or a provider JSON object, got "gpt"/);
     expect(() => resolveObserverAgent({ MAESTRO_OBSERVER_AGENT: 'scripted:missing.json' }, dir.path)).toThrow(/MAESTRO_OBSERVER_AGENT: the agent script .*missing\.json does not exist/);
     expect(() => resolveObserverAgent({ MAESTRO_OBSERVER_AGENT: '{"kind":"command"}' }, dir.path)).toThrow(/MAESTRO_OBSERVER_AGENT: command: /);
+    // Not JSON: the place only. JSON.parse's message would quote the value, keys in its env and all.
+    const unquoted = '{"kind":"command","command":["run"],"env":{"API_KEY":TOPSECRET-1234}}';
+    let refused: Error | undefined;
+    try {
+      resolveObserverAgent({ MAESTRO_OBSERVER_AGENT: unquoted }, dir.path);
+    } catch (err) {
+      refused = err as Error;
+    }
+    expect([(refused as Error & { code?: string }).code, refused?.message]).toEqual(['CONFIG_INVALID', 'MAESTRO_OBSERVER_AGENT is not valid JSON (line 1, column 54).']);
+    expect(`${refused?.message} ${String(refused?.cause)}`).not.toContain('TOPSECRET');
+    const cut = '{"kind":"command","command":["run"]';
+    expect(() => resolveObserverAgent({}, dir.path, { agent: cut })).toThrow(expect.objectContaining({ message: `--agent is not valid JSON (it ends early, at line 1, column ${cut.length + 1}).` }));
     expect(() => resolveObserverAgent({ MAESTRO_OBSERVER_AGENT: 'claude', MAESTRO_OBSERVER_AGENT_TIMEOUT_MS: 'soon' }, dir.path)).toThrow(/MAESTRO_OBSERVER_AGENT_TIMEOUT_MS must be a positive integer/);
     expect(() => resolveObserverAgent({}, dir.path, { agent: 'scripted' })).toThrow(/--agent scripted needs --agent-script/);
   });
