@@ -23,8 +23,10 @@
  * The whole plan is made before anything moves. `dryRun` reports the same plan
  * and changes nothing.
  */
-import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
+import { readRegularFile } from '../../lib/regularFile.js';
 import { loadBundle, writeBundle } from '../bundle/store.js';
 import { createEmptyBundle, type SessionBundle, type SummaryItem } from '../bundle/types.js';
 import { LEGACY_DIRS, TYPE_DIR, wikiLayout } from '../../knowledge/format/wiki/layout.js';
@@ -165,20 +167,18 @@ export function migrateWikiLayout(wikiRoot: string, opts: { workspaceRoot: strin
     }
     const bundle: SessionBundle = existing.bundle ?? createEmptyBundle({ sessionId: id, workspaceRoot: opts.workspaceRoot, jsonlPath: '', jsonlMtime: 0 }, opts.now.getTime());
     for (const part of parts) {
-      let data: unknown;
-      try {
-        data = JSON.parse(readFileSync(part.from, 'utf8'));
-      } catch (err) {
+      const data = readLegacyJson(part.from);
+      if ('problem' in data) {
         part.action = 'conflict';
-        part.note = `unreadable JSON, left in place: ${(err as Error).message}`;
+        part.note = `${data.problem}, left in place`;
         continue;
       }
-      if (part.note === 'flow' && !(isObject(data) && (data.sessionId === id || isObject(data.flowGraph)))) {
+      if (part.note === 'flow' && !(isObject(data.json) && (data.json.sessionId === id || isObject(data.json.flowGraph)))) {
         part.action = 'conflict';
         part.note = 'not a session flow record (no sessionId or flowGraph); left in place';
         continue;
       }
-      mergeLegacy(bundle, part.note!, data);
+      mergeLegacy(bundle, part.note!, data.json);
       move(part.from, migratedPath(layout.sessions, part.from));
     }
     completeBundle(bundle, opts.now.getTime());
@@ -200,6 +200,25 @@ function completeBundle(bundle: SessionBundle, now: number): void {
       status: s.status === 'failed' ? 'failed' : 'ready',
       savedAt: typeof s.savedAt === 'number' && Number.isFinite(s.savedAt) ? s.savedAt : typeof s.savedAt === 'string' && Number.isFinite(Date.parse(s.savedAt)) ? Date.parse(s.savedAt) : now,
     };
+  }
+}
+
+/**
+ * A legacy cache file's JSON, or what is wrong with it. One that does not parse is named with the place only:
+ * JSON.parse's message quotes the start of the file, and the note is printed and answered as JSON (a cache file
+ * that is a link to a key would show its first characters).
+ */
+function readLegacyJson(file: string): { json: unknown } | { problem: string } {
+  let text: string;
+  try {
+    text = readRegularFile(file);
+  } catch (err) {
+    return { problem: `unreadable (${(err as Error).message})` };
+  }
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return { problem: `not valid JSON (${jsonSyntaxWhere(text)})` };
   }
 }
 

@@ -103,3 +103,20 @@ describe('wiki migrate run twice', () => {
     expect(JSON.parse(readFileSync(join(wiki, 'sessions/s9-summaries.json'), 'utf8'))).toEqual({ exp_2: { text: 'second' } });
   });
 });
+
+describe('a legacy cache file that is not JSON', () => {
+  it('is a conflict naming the place only, left in place, and quoting nothing of it', () => {
+    const wiki = join(dir.path, 'wiki');
+    const now = new Date('2026-11-20T10:00:00.000Z');
+    const cut = write(join(wiki, 'sessions/s8-summaries.json'), '{\n  "exp_1": {"text": "first"');
+    // JSON.parse's own message would quote the start of the file: `Unexpected token 'T', "TOPSECRET-1234" is not valid JSON`.
+    const secret = write(join(wiki, 'sessions/s9-summaries.json'), 'TOPSECRET-1234\n');
+    const result = migrateWikiLayout(wiki, { workspaceRoot: dir.path, now });
+    expect(result.items.map((i) => [i.action, i.from, i.note])).toEqual([
+      ['conflict', cut, 'not valid JSON (it ends early, at line 2, column 28), left in place'],
+      ['conflict', secret, 'not valid JSON (line 1, column 1), left in place'],
+    ]);
+    expect(JSON.stringify(result)).not.toContain('TOPSECRET');
+    expect(readFileSync(secret, 'utf8')).toBe('TOPSECRET-1234\n');
+  });
+});
