@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GraphEdge, KnowledgeSource, SourceFile } from '../format/entry.js';
 import type { WorkflowRoot } from '../format/root.js';
+import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 
 export function ledgerSource(root: WorkflowRoot): KnowledgeSource {
   const sessions = join(root.workflowDir, 'sessions');
@@ -33,8 +34,21 @@ export function ledgerSource(root: WorkflowRoot): KnowledgeSource {
       return out;
     },
     readFile(path) {
+      const finding = (message: string) => ({ entries: [], findings: [{ file: path, line: 1, severity: 'warning' as const, code: 'invalid-knowledge-ledger', message }] });
+      let text: string;
       try {
-        const doc = JSON.parse(readFileSync(path, 'utf8')) as { session_id?: string; run_id?: string; inputs?: Array<{ knowledge_id?: string; signal?: string }> };
+        text = readFileSync(path, 'utf8');
+      } catch (err) {
+        return finding(`cannot be read: ${(err as Error).message}`);
+      }
+      let doc: { session_id?: string; run_id?: string; inputs?: Array<{ knowledge_id?: string; signal?: string }> };
+      try {
+        doc = JSON.parse(text) as typeof doc;
+      } catch {
+        // The place only: JSON.parse's message quotes the start of the file (a run folder may be a link; its ledger too).
+        return finding(`not valid JSON (${jsonSyntaxWhere(text)})`);
+      }
+      try {
         const edges: GraphEdge[] = [];
         for (const input of doc.inputs ?? []) {
           if (input.signal !== 'consumed' || !input.knowledge_id) continue;
@@ -43,7 +57,7 @@ export function ledgerSource(root: WorkflowRoot): KnowledgeSource {
         }
         return { entries: [], findings: [], edges };
       } catch (err) {
-        return { entries: [], findings: [{ file: path, line: 1, severity: 'warning', code: 'invalid-knowledge-ledger', message: `not valid JSON: ${(err as Error).message}` }] };
+        return finding(`not a knowledge ledger: ${(err as Error).message}`);
       }
     },
   };
