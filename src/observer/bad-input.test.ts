@@ -42,6 +42,19 @@ describe('transcripts the reader cannot fully use', () => {
     ]);
   });
 
+  it('a line that is not JSON is reported with its line and column, quoting nothing of it', () => {
+    const path = join(dir.path, 'secret.jsonl');
+    // JSON.parse's own message would quote the line: `Unexpected token 'T', "TOPSECRET-1234" is not valid JSON`.
+    writeFileSync(path, `TOPSECRET-1234\n{"type":"user","message":\n${new TranscriptBuilder().user('a question').take()}`);
+    const state = readTranscriptFile(path);
+    expect(state.explorations.map((e) => e.question)).toEqual(['a question']);
+    expect(state.issues).toEqual([
+      { line: 1, reason: 'not JSON (column 1)' },
+      { line: 2, reason: 'not JSON (it ends early)' },
+    ]);
+    expect(JSON.stringify(state.issues)).not.toContain('TOPSECRET');
+  });
+
   it('a line past the limit is skipped with its number and size, in bounded memory; a tool result still closes its tool', () => {
     const path = join(dir.path, 'huge.jsonl');
     const b = new TranscriptBuilder(Date.parse('2026-11-20T10:00:00.000Z'));

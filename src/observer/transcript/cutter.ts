@@ -32,6 +32,7 @@
  * Records without a timestamp take the last one seen; before any, the
  * reader's clock, corrected when the first real timestamp arrives.
  */
+import { jsonErrorOffset } from '../../lib/jsonError.js';
 import type { OversizedLine } from '../../lib/lines.js';
 import {
   cap,
@@ -139,8 +140,10 @@ export class ExplorationCutter extends ExplorationLog {
     let record: unknown;
     try {
       record = JSON.parse(line);
-    } catch (err) {
-      this.issue(lineNo, `not JSON (${(err as Error).message.slice(0, 80)})`);
+    } catch {
+      // The place only: JSON.parse's message quotes the line, and a transcript may be a link to another file.
+      const at = jsonErrorOffset(line);
+      this.issue(lineNo, at === null ? 'not JSON' : `not JSON (${at === line.length ? 'it ends early' : `column ${at + 1}`})`);
       return;
     }
     if (!isObject(record)) {
