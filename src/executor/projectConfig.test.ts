@@ -116,4 +116,14 @@ describe('.maestro/config.json', () => {
     expect(err.message).toBe(`${secret.file} is not valid JSON (line 1, column 1).`);
     expect(JSON.stringify({ ...err, cause: String(err.cause) })).not.toContain('TOPSECRET');
   });
+
+  it('says on which line and column a YAML syntax error is, and quotes nothing of the file', () => {
+    // The yaml package's message would have quoted the line under a caret: `TOPSECRET-1234: a: b\n                ^`.
+    const { repo, file } = repoWith('TOPSECRET-1234: a: b\n', 'config.yaml');
+    const err = refusal(repo);
+    expect([err.code, err.message]).toEqual(['CONFIG_INVALID', `${file} is not valid YAML (line 1, column 17).`]);
+    expect(JSON.stringify({ ...err, cause: String(err.cause) })).not.toContain('TOPSECRET');
+    const cut = repoWith('checks:\n  test: "npm test\n', 'config.yml');
+    expect(refusal(cut.repo).message).toBe(`${cut.file} is not valid YAML (line 3, column 1).`);
+  });
 });

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonical, holds } from '../lib/paths.js';
 import { readRegularBytes, textOf } from '../lib/regularFile.js';
-import { yaml } from '../lib/yaml.js';
+import { yaml, yamlErrorWhere } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { jsonSyntaxWhere } from '../lib/jsonError.js';
@@ -100,7 +100,9 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
     try {
       raw = yaml().parse(text);
     } catch (err) {
-      throw new MaestroError('CONFIG_INVALID', `${source} cannot be parsed: ${(err as Error).message}`, { cause: err, details: { file: source } });
+      // The place only, and no cause, as for JSON: the package's message quotes the line under a caret. The file is
+      // the project's own (a link out of it was refused above); this keeps the two formats' errors alike.
+      throw new MaestroError('CONFIG_INVALID', `${source} is not valid YAML (${yamlErrorWhere(err)}).`, { details: { file: source } });
     }
   }
   const parsed = projectConfigSchema.safeParse(raw ?? {});
