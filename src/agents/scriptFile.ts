@@ -6,7 +6,7 @@ import { readRegularFile } from '../lib/regularFile.js';
 import { z } from 'zod';
 import { COMPLEXITIES } from '../core/types.js';
 import { MaestroError } from '../core/errors.js';
-import { yaml } from '../lib/yaml.js';
+import { yaml, yamlErrorWhere } from '../lib/yaml.js';
 
 const ROLE_MATCH = ['plan', 'execute', 'review', 'review:code', 'review:security', 'conflict', 'reflect', 'summarize', 'curate', 'any'] as const;
 
@@ -94,17 +94,18 @@ export function parseScript(text: string, file: string): Script {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // The place only: the package's message quotes a token of the text, and a script may be a link to another file.
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     const pos = lineCounter.linePos(e.pos[0]);
-    throw new MaestroError('SCRIPT_INVALID', `${file}:${pos.line}: ${e.message.split('\n')[0]}`, { details: { file, line: pos.line } });
+    throw new MaestroError('SCRIPT_INVALID', `${file} is not valid YAML (${yamlErrorWhere(e, lineCounter)}).`, { details: { file, line: pos.line } });
   }
   let value: unknown;
   try {
     value = doc.toJS();
   } catch (err) {
     // The yaml package refuses an alias bomb here (ReferenceError "Excessive alias count…"), with no position.
-    throw new MaestroError('SCRIPT_INVALID', `${file} cannot be parsed: ${(err as Error).message}`, { cause: err, details: { file } });
+    throw new MaestroError('SCRIPT_INVALID', `${file} cannot be parsed: ${yamlErrorWhere(err)}`, { details: { file } });
   }
   const parsed = scriptSchema.safeParse(value);
   if (parsed.success) return parsed.data;

@@ -26,7 +26,23 @@ describe('script files', () => {
     const yaml = ['steps:', '  - match: { role: execute }', '    actions:', '      - write: { path: ../escape.txt, content: x }'].join('\n');
     expect(() => parseScript(yaml, 'demo.yaml')).toThrow(/demo\.yaml:4: steps\.0\.actions\.0/);
     expect(() => parseScript('steps:\n  - match: { role: deploy }\n', 'd.yaml')).toThrow(/d\.yaml:2: steps\.0\.match\.role/);
-    expect(() => parseScript('steps: [\n', 'broken.yaml')).toThrow(/broken\.yaml:\d+/);
+    expect(() => parseScript('steps: [\n', 'broken.yaml')).toThrow(expect.objectContaining({ code: 'SCRIPT_INVALID', message: 'broken.yaml is not valid YAML (line 2, column 1).', details: { file: 'broken.yaml', line: 2 } }));
+  });
+
+  it('a script that is not YAML is refused naming the file, line and column, and quoting nothing of it', () => {
+    const file = join(dir, 'secret.yaml');
+    // The yaml package's message would quote the rest of the line: `Not a YAML token: TOPSECRET-1234`.
+    writeFileSync(file, '> TOPSECRET-1234\n');
+    let refused: Error | undefined;
+    try {
+      new ScriptedProvider({ script: file });
+    } catch (err) {
+      refused = err as Error;
+    }
+    expect(refused?.message).toBe(`${file} is not valid YAML (line 1, column 3).`);
+    expect(JSON.stringify({ ...refused, message: refused?.message, cause: String(refused?.cause) })).not.toContain('TOPSECRET');
+    // An alias with no anchor is named without the alias: `Unresolved alias (…): TOPSECRET`.
+    expect(() => parseScript('steps: [*TOPSECRET]\n', 'alias.yaml')).toThrow(expect.objectContaining({ message: 'alias.yaml cannot be parsed: Unresolved alias (the anchor must be set before the alias)' }));
   });
 
   it('refuses a YAML alias bomb, naming the file', () => {
