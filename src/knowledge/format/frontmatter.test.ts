@@ -85,7 +85,24 @@ describe('the one value reader: dialects', () => {
     const bad = parseFrontmatter('\n---\nverdict: ready\nsummary: [unclosed\n---\n', { dialect: 'yaml' });
     expect(bad.data).toEqual({});
     expect(bad.problems[0]!.line).toBeGreaterThanOrEqual(4);
-    expect(bad.problems[0]!.message).toMatch(/^frontmatter is not valid YAML: /);
+    expect(bad.problems[0]!.message).toMatch(/^frontmatter is not valid YAML \(column \d+\)$/);
+  });
+
+  it('yaml names the line and column of an error, and quotes nothing of the text', () => {
+    // The yaml package's message would quote the rest of the line: `Not a YAML token: TOPSECRET-1234`.
+    const secret = '---\nverdict: ready\n> TOPSECRET-1234\n---\n';
+    const read = parseFrontmatter(secret, { dialect: 'yaml' });
+    expect(read.problems[0]).toEqual({ line: 3, message: 'frontmatter is not valid YAML (column 1)' });
+    expect(JSON.stringify(read)).not.toContain('TOPSECRET');
+    let refused: Error | undefined;
+    try {
+      parseReport(secret, '/r/report.md');
+    } catch (err) {
+      refused = err as Error;
+    }
+    expect(refused?.message).toBe('/r/report.md:3: frontmatter is not valid YAML (column 1).');
+    // An alias with no anchor is named without the alias: `Unresolved alias (…): TOPSECRET`.
+    expect(parseFrontmatter('---\nverdict: *TOPSECRET\n---\n', { dialect: 'yaml' }).problems).toEqual([{ line: 2, message: 'frontmatter YAML cannot be loaded: Unresolved alias (the anchor must be set before the alias)' }]);
   });
 
   it('report.md errors name the file and the line', () => {

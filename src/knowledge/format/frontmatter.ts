@@ -19,7 +19,7 @@
  * Writers change a block through frontmatterEdit.ts, which keeps every line
  * an edit does not set (comments, blank lines, unknown keys).
  */
-import { yaml } from '../../lib/yaml.js';
+import { yaml, yamlErrorWhere } from '../../lib/yaml.js';
 import { MaestroError } from '../../core/errors.js';
 
 export type FrontValue = string | number | boolean | null | FrontValue[] | { [k: string]: FrontValue };
@@ -223,8 +223,9 @@ function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: Fr
   const counter = new LineCounter();
   const doc = parseDocument(lines.map((l) => l.text).join('\n'), { lineCounter: counter, prettyErrors: false });
   const first = lines[0]?.line ?? 1;
+  // The place only (the problem's line, and the column): the package's message quotes a token of the text.
   if (doc.errors.length) {
-    return { data: {}, problems: doc.errors.map((e) => ({ line: first + counter.linePos(e.pos[0]).line - 1, message: `frontmatter is not valid YAML: ${e.message.split('\n')[0]}` })) };
+    return { data: {}, problems: doc.errors.map((e) => ({ line: first + counter.linePos(e.pos[0]).line - 1, message: `frontmatter is not valid YAML (column ${counter.linePos(e.pos[0]).col})` })) };
   }
   let value: unknown;
   try {
@@ -232,7 +233,7 @@ function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: Fr
   } catch (err) {
     // An alias bomb parses cleanly and is refused only here (ReferenceError "Excessive alias count…", no position):
     // a problem on the block's first line, so the never-throws contract holds.
-    return { data: {}, problems: [{ line: first, message: `frontmatter YAML cannot be loaded: ${(err as Error).message}` }] };
+    return { data: {}, problems: [{ line: first, message: `frontmatter YAML cannot be loaded: ${yamlErrorWhere(err)}` }] };
   }
   // A block that is not a map (empty, a bare string) has no keys, as maestro-flow reads it.
   return { data: value && typeof value === 'object' && !Array.isArray(value) ? (value as FrontMatter) : {}, problems: [] };
