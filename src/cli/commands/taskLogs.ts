@@ -6,12 +6,15 @@
  * the chain's newest version is finished (done, cancelled) or needs attention.
  * What an agent wrote keeps its colours and shows every other control sequence
  * (visibleKeepingColours): a clipboard write or a cursor move in a log is not run.
+ * Our own lines, which name task ids the daemon answered, go through printText:
+ * no control character in them reaches the terminal, colours included.
  */
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { TaskDetail } from '../../api/wire/responses.js';
 import { visibleKeepingColours } from '../../lib/visible.js';
+import { printText } from '../output.js';
 
 interface TranscriptEntry {
   at?: number;
@@ -37,7 +40,7 @@ export async function printTranscript(client: ApiClient, id: string, json: boole
     return;
   }
   if (!entries.length) {
-    process.stdout.write(`No transcript yet for ${id}.\n`);
+    printText(`No transcript yet for ${id}.\n`);
     return;
   }
   for (const e of entries) process.stdout.write(visibleKeepingColours(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`));
@@ -97,7 +100,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
   const detail = (taskId: string) => client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`);
   let d = await detail(id);
   for (let next = nextVersion(d); d.task.status === 'superseded' && next; next = nextVersion(d)) {
-    if (!json) process.stdout.write(`══ ${d.task.id} (version ${d.task.version}) was rejected: following version ${next.version} (${next.id}) ══\n`);
+    if (!json) printText(`══ ${d.task.id} (version ${d.task.version}) was rejected: following version ${next.version} (${next.id}) ══\n`);
     d = await detail(next.id);
   }
   if (finished(d.task.status)) {
@@ -110,7 +113,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
   let current = d.task.id;
   const announce = (v: { id: string; version: number }) => {
     if (json) process.stdout.write(`${JSON.stringify({ event: 'version', data: { taskId: v.id, version: v.version, previous: current } })}\n`);
-    else process.stdout.write(`\n══ rejected: following version ${v.version} (${v.id}) ══\n`);
+    else printText(`\n══ rejected: following version ${v.version} (${v.id}) ══\n`);
   };
   try {
     const state = { lastEventId: null as string | null, failures: 0, downSince: null as number | null };

@@ -1,0 +1,45 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiClient } from '../../api/client.js';
+import { followTask } from './taskLogs.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+
+/** A daemon answering `routes` (path → JSON body; a string is sent as it is), 404 otherwise: ours, or one a --url points at. */
+async function daemon(routes: Record<string, unknown>): Promise<ApiClient> {
+  server = createServer((req, res) => {
+    const body = routes[req.url ?? ''];
+    if (body === undefined) return res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no such route' } }));
+    res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return new ApiClient({ url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, token: 'test-token-1' }, {});
+}
+
+describe('maestro task logs, in its own lines', () => {
+  it('shows the control characters of a task id the daemon answered, instead of letting the terminal run them', async () => {
+    // A colour (kept in an agent's log) and a clear-screen, in the id of the version a rejection made.
+    const next = 'T2\u001b[31m\u001b[2J';
+    const versions = [{ id: 'T1', version: 1 }, { id: next, version: 2 }];
+    const client = await daemon({
+      '/api/tasks/T1': { task: { id: 'T1', version: 1, status: 'superseded' }, versions },
+      [`/api/tasks/${encodeURIComponent(next)}`]: { task: { id: next, version: 2, status: 'done' }, versions },
+      [`/api/tasks/${encodeURIComponent(next)}/transcript`]: '',
+    });
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    await followTask(client, 'T1', false);
+    const out = written.join('');
+    expect(out).not.toContain('\u001b');
+    expect(out).toBe(
+      '══ T1 (version 1) was rejected: following version 2 (T2\\u{1b}[31m\\u{1b}[2J) ══\n' +
+      'No transcript yet for T2\\u{1b}[31m\\u{1b}[2J.\n',
+    );
+  });
+});
