@@ -38,7 +38,7 @@ describe('a FIFO in place of a file', () => {
     const repo = tempDir('maestro-repo-');
     mkdirSync(join(repo, '.maestro'));
     const config = fifo(join(repo, '.maestro', 'config.json'));
-    expect(() => loadProjectConfig(repo)).toThrow(`${config} cannot be parsed: ${refusal(config)}`);
+    expect(() => loadProjectConfig(repo)).toThrow(`${config} cannot be read: ${refusal(config)}`);
 
     const home = tempDir('maestro-home-');
     const homeConfig = fifo(join(home, 'config.json'));
