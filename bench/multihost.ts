@@ -38,7 +38,7 @@ function cpuNow(procs: ChildProcess[], cluster: PgCluster): { daemons: number; c
 }
 
 /** Mean milliseconds per run in each stage (run.phase start → done), by run kind, and from run.started to the worker's first record. */
-async function stageTimes(store: ReturnType<typeof createStore>): Promise<string> {
+async function stageTimes(store: ReturnType<typeof createStore>): Promise<Map<string, number>> {
   const rows = await store.db.all<{ run_id: string; type: string; payload: string; at: number }>(`SELECT run_id, type, payload, at FROM events WHERE type IN ('run.started', 'run.phase') ORDER BY id`);
   const open = new Map<string, number>();
   const kinds = new Map<string, string>();
@@ -59,8 +59,15 @@ async function stageTimes(store: ReturnType<typeof createStore>): Promise<string
     if (p.state === 'start') open.set(`${r.run_id}:${p.stage}`, r.at);
     if (p.state === 'done' && p.stage !== 'run' && open.has(`${r.run_id}:${p.stage}`)) add(`${kind} ${p.stage}`, r.at - open.get(`${r.run_id}:${p.stage}`)!);
   }
-  return [...sums].map(([k, s]) => `${k} ${Math.round(s.ms / s.n)}`).join(', ');
+  return new Map([...sums].map(([k, s]) => [k, s.ms / s.n]));
 }
+
+/**
+ * Git's own work in a run, outside any lease or queue: the execute run's worktree and diff-gate steps (ms per run).
+ * How much slower it gets with three daemons is what the CPU alone does to git on this machine; merging is git
+ * work too (fetch, merge, push), so its ratio cannot fall below this one's.
+ */
+const gitStepsMs = (stages: Map<string, number>) => (stages.get('execute worktree') ?? 0) + (stages.get('execute diff-gate') ?? 0);
 
 /**
  * Mean ms from a task's move to executing to its execute run's start (the clone's sync, the brief), and from
@@ -89,7 +96,7 @@ async function firstWave(store: ReturnType<typeof createStore>, daemons: number)
   return `first wave: ${wave(first)}; after it: ${wave(rest)}`;
 }
 
-async function run(main: string, cluster: PgCluster, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number }> {
+async function run(main: string, cluster: PgCluster, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number; git: number }> {
   const dbName = `mh_${round}_${daemons}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -155,11 +162,12 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
       since.set(r.task_id, { status: p.to, at: r.at });
     }
     console.log(`  ${daemons} daemon(s), mean s per task in: ${[...total].map(([k, v]) => `${k} ${(v / TASKS / 1000).toFixed(2)}`).join(', ')}`);
-    console.log(`  ${daemons} daemon(s), mean ms per run in: ${await stageTimes(store)}`);
+    const stages = await stageTimes(store);
+    console.log(`  ${daemons} daemon(s), mean ms per run in: ${[...stages].map(([k, ms]) => `${k} ${Math.round(ms)}`).join(', ')}`);
     console.log(`  ${daemons} daemon(s), mean ms from executing to: ${await firstWave(store, daemons)}`);
     const perTask = (x: number) => (x / TASKS).toFixed(3);
     console.log(`  ${daemons} daemon(s): CPU ${perTask(cpu)} s per task (daemons ${perTask(parts.daemons)}, workers and git ${perTask(parts.children)}, PostgreSQL ${perTask(parts.postgres)}), ${(cpu / (elapsed / 1000)).toFixed(2)} cores busy on average; the machine ${perTask(machine)} s per task, ${(machine / (elapsed / 1000)).toFixed(2)} cores busy (this bench's own process included)`);
-    return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu };
+    return { ms: elapsed, merging: (total.get('merging') ?? 0) / TASKS / 1000, cpu, git: gitStepsMs(stages) };
   } finally {
     await Promise.all(procs.map((p) => new Promise<void>((resolve) => (p.exitCode !== null ? resolve() : (p.once('exit', () => resolve()), p.kill(NODE_ARGS.length ? 'SIGTERM' : 'SIGKILL'))))));
     await store.close();
@@ -186,7 +194,7 @@ try {
     console.log(`round ${r + 1}: 3 / 1 daemons ${(a.ms / b.ms).toFixed(2)}×, merging ${(b.merging / a.merging).toFixed(2)}×`);
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const pick = (ts: Array<Awaited<ReturnType<typeof run>>>) => ({ ms: median(ts.map((t) => t.ms)), merging: median(ts.map((t) => t.merging)), cpu: median(ts.map((t) => t.cpu)) });
+  const pick = (ts: Array<Awaited<ReturnType<typeof run>>>) => ({ ms: median(ts.map((t) => t.ms)), merging: median(ts.map((t) => t.merging)), cpu: median(ts.map((t) => t.cpu)), git: median(ts.map((t) => t.git)) });
   const one = pick(trials[1]);
   const three = pick(trials[3]);
   console.log(`medians of ${rounds} rounds:`);
@@ -198,6 +206,7 @@ try {
   const cores = availableParallelism();
   console.log(`the CPU allows at most ${(one.ms / 1000 / (three.cpu / cores)).toFixed(2)}× on ${cores} cores (1 daemon's time against 3 daemons' CPU seconds spread over every core)`);
   console.log(`s per task in merging, 3 / 1 daemons: ${three.merging.toFixed(2)} / ${one.merging.toFixed(2)} = ${(three.merging / one.merging).toFixed(2)}×   target ≤ 1.5×`);
+  console.log(`git's own steps in a run (execute worktree + diff-gate, no lease, no queue), ms, 3 / 1 daemons: ${three.git.toFixed(0)} / ${one.git.toFixed(0)} = ${(three.git / one.git).toFixed(2)}×: what the busy CPU alone does to git here; merging (fetch, merge, push) is git work too`);
   console.log('(timed from the tasks\' creation, once every daemon listens; daemons and workers run compiled JavaScript)');
 } finally {
   build.remove();
