@@ -1,6 +1,7 @@
 /**
  * The orchestrator loop. A tick runs when a worker exits, when a task is created, edited or moves (its event,
- * from this daemon or another), and every tickMs besides:
+ * from this daemon or another; not for the moves of a task another daemon holds, tickTriggers.ts), and every
+ * tickMs besides:
  *
  *   renew leases → reconcile owned tasks (WorkerManager spawn / adopt / reap,
  *   Ingestor follow) → Scheduler.claim → MergeCoordinator → auto-approvals
@@ -37,6 +38,7 @@ import { perProjectSlots, Scheduler } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 import { RunStarter } from './runStarter.js';
+import { TickTriggers } from './tickTriggers.js';
 
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
 
@@ -62,6 +64,7 @@ export class Orchestrator {
   private aliveAt = -Infinity;
   /** Slots the last tick left free after its claims (none claimable means no new claim until a tick finds more). */
   private freeAfterTick = Infinity;
+  private readonly triggers: TickTriggers;
 
   constructor(
     private readonly store: Store,
@@ -97,6 +100,7 @@ export class Orchestrator {
       preFinal: opts.preFinal,
       log: opts.log,
     });
+    this.triggers = new TickTriggers(this.owner);
     this.runStarter = new RunStarter({ store, config, opts, repos: this.repos, knowledge: this.knowledge, workers: this.workers, ingestor: this.ingestor });
     this.merges = new MergeCoordinator(store, {
       hooks,
@@ -135,8 +139,11 @@ export class Orchestrator {
       // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
       // A task created or edited can only be claimed: not while the last tick left no slot free (a burst of a
       // planner's tasks ticked every daemon back to back; a slot that frees brings its own tick).
+      // A move of a task another daemon holds is that daemon's to act on (TickTriggers); at most a merge round here.
       this.bus.onEvent((e) => {
-        if (e.type === 'task.status' || ((TASK_CHANGE_TYPES as readonly string[]).includes(e.type) && this.freeAfterTick > 0)) this.kick();
+        const want = e.type === 'task.status' ? this.triggers.statusEvent(e, this.freeAfterTick > 0) : (TASK_CHANGE_TYPES as readonly string[]).includes(e.type) && this.freeAfterTick > 0 ? 'tick' : 'none';
+        if (want === 'tick') this.kick();
+        else if (want === 'merges') this.kickMerges();
       }),
     ];
     this.kick();

@@ -1,0 +1,45 @@
+/**
+ * What a task's status event asks of this daemon. On a shared PostgreSQL every daemon hears every other's events,
+ * and a tick on each (about 25 queries) made every task's moves cost every daemon alike: with three daemons, two
+ * thirds of a daemon's ticks were for work it could do nothing about. A task another daemon claimed and still
+ * holds (queued, at work, at a gate) is that daemon's to move on; here it asks at most for a merge round (any
+ * daemon may land approved work). Its claim, its return to ready and its end are heard as before: work may have
+ * become claimable (a dependency done, a slot on the project freed), which matters while this daemon has room.
+ * A task whose claim this daemon never heard (it started later) is treated as before: every move ticks.
+ */
+import { GATE_STATUSES, IN_FLIGHT_STATUSES } from '../core/status.js';
+import type { MaestroEvent } from '../core/types.js';
+
+export type TickWant = 'tick' | 'merges' | 'none';
+
+const HELD: readonly string[] = [...IN_FLIGHT_STATUSES, ...GATE_STATUSES];
+
+export class TickTriggers {
+  /** Tasks another daemon claimed and holds → that daemon. */
+  private readonly elsewhere = new Map<string, string>();
+
+  constructor(private readonly me: string) {}
+
+  /** `room`: whether this daemon's last tick left a slot free (a claim could follow). */
+  statusEvent(e: MaestroEvent, room: boolean): TickWant {
+    const to = typeof e.payload.to === 'string' ? e.payload.to : null;
+    const id = e.taskId;
+    if (!id || !to) return 'tick';
+    const claimer = to === 'queued' && typeof e.payload.owner === 'string' ? e.payload.owner : null;
+    if (claimer !== null) {
+      if (claimer === this.me) this.elsewhere.delete(id);
+      else {
+        this.elsewhere.set(id, claimer);
+        // Taken from the ready work this daemon could have claimed: nothing for it to do.
+        return 'none';
+      }
+    }
+    if (this.elsewhere.has(id)) {
+      if (HELD.includes(to)) return to === 'merging' ? 'merges' : 'none';
+      this.elsewhere.delete(id);
+      // Back to ready, or ended: claimable work may have appeared (a dependency done, a retry); merges finish parents.
+      return room ? 'tick' : 'merges';
+    }
+    return 'tick';
+  }
+}
