@@ -73,7 +73,8 @@ export class Orchestrator {
     private readonly opts: OrchestratorOptions,
   ) {
     this.owner = config.name;
-    this.knowledge = opts.knowledge ?? new KnowledgeBridge();
+    // Its home is the daemon's: the run folders it links lie in the home's runs/.
+    this.knowledge = opts.knowledge ?? new KnowledgeBridge({ env: { MAESTRO_HOME: config.home } });
     this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote, onSteeringMoved: steeringRecorder(store, opts.onError), onError: opts.onError });
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {

@@ -68,6 +68,20 @@ describe('run links planted by a repository, on the command line', { timeout: bu
     expect(readdirSync(elsewhere)).toEqual(['run.json']);
   });
 
+  it('maestro session show names a run folder linked outside instead of showing what it leads to, and shows the other runs', async () => {
+    const { p, elsewhere, link, env } = planted();
+    writeFileSync(join(elsewhere, 'run.json'), JSON.stringify({ ...RUN_JSON, verdict: 'PLANTED-VERDICT' }));
+    createRun(p.root, 's-1', { runId: 'run-2' });
+    const shown = await maestro(['session', 'show', 's-1', '--workflow-root', p.dir], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^ {2}run-2 {2}running/m);
+    expect(shown.stdout).not.toContain('PLANTED-VERDICT');
+    expect(shown.stderr).toContain(`maestro: not listed, run run-1: Refusing to read ${link}: ${link} is a symbolic link leading to ${elsewhere}`);
+    const json = JSON.parse((await maestro(['session', 'show', 's-1', '--json', '--workflow-root', p.dir], env)).stdout) as { runs: Array<{ run_id: string }>; unreadable: Array<{ run_id: string }> };
+    expect(json.runs.map((r) => r.run_id)).toEqual(['run-2']);
+    expect(json.unreadable).toEqual([{ run_id: 'run-1', error: expect.stringContaining('is a symbolic link leading to') }]);
+  });
+
   it('maestro search --workflow-root refuses a workspaces.json linked to a file outside the project, naming it', async () => {
     const p = project();
     const real = join(tmpDir('maestro-elsewhere-'), 'workspaces.json');

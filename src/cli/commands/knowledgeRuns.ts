@@ -14,6 +14,7 @@ import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledg
 import { readTextFile } from '../input.js';
 import { workflowRootOption } from './knowledgeShared.js';
 import { action, printJson, printText } from '../output.js';
+import { visible } from '../../lib/visible.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 
@@ -66,7 +67,7 @@ function registerSession(program: Command, ctx: CliContext): void {
       const { sessions: s, unreadable } = (await lib()).scanSessions(await rootOf(o, ctx.env));
       out(o, { sessions: s, unreadable }, s.map((x) => `${x.session_id}  ${x.status}  ${x.objective}`).join('\n') || (unreadable.length ? 'No readable sessions.' : 'No sessions.'));
       // The same folders `maestro knowledge audit` reports as invalid-session-authority, with why.
-      if (!o.json) for (const u of unreadable) process.stderr.write(`maestro: not listed, session.json missing or unreadable: sessions/${u.session_id}: ${u.error}\n`);
+      if (!o.json) for (const u of unreadable) process.stderr.write(visible(`maestro: not listed, session.json missing or unreadable: sessions/${u.session_id}: ${u.error}\n`));
     }),
   );
   withRoot(session.command('show <id>').description('Show a session and its runs.')).action(
@@ -74,8 +75,19 @@ function registerSession(program: Command, ctx: CliContext): void {
       const root = (await rootOf(o, ctx.env));
       const k = await lib();
       const s = k.readSession(root, id);
-      const runs = k.listRunIds(root, id).map((rid) => k.readRun(root, id, rid));
-      out(o, { session: s, runs }, [`session ${id}: ${s.status}`, ...runs.map((r) => `  ${r.run_id}  ${r.status}  ${r.verdict ?? ''}`)].join('\n'));
+      // A run that does not read (its folder a link out of the project, its run.json corrupt) is named, not the end of the listing.
+      const runs: Array<Awaited<ReturnType<typeof k.readRun>>> = [];
+      const unreadable: Array<{ run_id: string; error: string }> = [];
+      for (const rid of k.listRunIds(root, id)) {
+        try {
+          runs.push(k.readRun(root, id, rid));
+        } catch (err) {
+          if (!(err instanceof MaestroError)) throw err;
+          unreadable.push({ run_id: rid, error: err.message });
+        }
+      }
+      out(o, { session: s, runs, unreadable }, [`session ${id}: ${s.status}`, ...runs.map((r) => `  ${r.run_id}  ${r.status}  ${r.verdict ?? ''}`)].join('\n'));
+      if (!o.json) for (const u of unreadable) process.stderr.write(visible(`maestro: not listed, run ${u.run_id}: ${u.error}\n`));
     }),
   );
   withRoot(session.command('seal <id>').description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(

@@ -10,11 +10,12 @@ import { runDir } from './session/store.js';
 describe('KnowledgeBridge.onRunFinished', () => {
   it('answers null for a run it never registered, and throws CORRUPT_FILE for a run.json that no longer parses', () => {
     const p = project();
-    const bridge = new KnowledgeBridge();
+    // As the daemon has it: its home, and the run's folder in the home's runs/.
+    const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home } });
     const task = { id: 'T1', title: 'Add greeting' };
     const info = (id: string, dir: string) => ({ task, run: { id, kind: 'execute' }, runDir: dir, repoPath: p.dir });
     expect(bridge.onRunFinished(info('r-never', tmpDir()))).toBeNull();
-    const dir = tmpDir();
+    const dir = join(p.root.home, 'runs', 'T1', 'r-1');
     mkdirSync(dir, { recursive: true });
     bridge.onRunStarted(info('r-1', dir));
     const file = join(runDir(p.root, sessionIdFor(task.id), runIdFor('r-1')), 'run.json');

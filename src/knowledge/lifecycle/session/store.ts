@@ -227,6 +227,8 @@ export function listRunIds(root: WorkflowRoot, sid: string): string[] {
 }
 
 export function readRun(root: WorkflowRoot, sid: string, rid: string): RunDoc {
+  // Not through a run link a repository planted (its run.json, or a file beside it, may be anyone's).
+  assertRunFolderInside(root, sid, rid);
   const file = runFile(root, sid, rid);
   if (!existsSync(file)) throw new MaestroError('UNKNOWN_RUN', `No run ${rid} in session ${sid} (${file}).`);
   return readRunFile(file);
