@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../src/knowledge/format/root.js';
 import { maestroArgs } from './maestro.js';
 
@@ -71,4 +71,14 @@ export function maestro(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ 
     child.stderr.on('data', (d) => (stderr += d));
     child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? -1 : null), stdout, stderr }));
   });
+}
+
+/** `maestro <args> --workflow-root <dir> --json` that must succeed quietly: its parsed answer. */
+export function maestroOk(dir: string): (args: string[]) => Promise<any> {
+  return async (args) => {
+    const r = await maestro([...args, '--workflow-root', dir, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  };
 }

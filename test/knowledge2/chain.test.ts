@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { maestro, project } from '../helpers/knowledge2.js';
+import { maestro, maestroOk, project } from '../helpers/knowledge2.js';
 
 const REPORT = `---
 verdict: done
@@ -25,12 +25,7 @@ describe('maestro knowledge: the chain', () => {
   it('stage + signal → review/resolve → complete → seal → promote → seal → search readback', async () => {
     const { dir } = project();
     const W = ['--workflow-root', dir];
-    const ok = async (args: string[]) => {
-      const r = await maestro([...args, ...W, '--json']);
-      expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
-      return JSON.parse(r.stdout);
-    };
+    const ok = maestroOk(dir);
     await ok(['session', 'create', 's-1', '--objective', 'cache work']);
     await ok(['run', 'create', '--session', 's-1', '--run-id', 'run-1', '--activate']);
     // Near-duplicate of S-20260102-bbbb with an opposite stance → needs review; a new rule → eligible.

@@ -5,18 +5,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { maestro, project } from '../helpers/knowledge2.js';
+import { maestro, maestroOk, project } from '../helpers/knowledge2.js';
 
 describe('maestro knowledge: a receipt to rebuild', () => {
   it('resolve, promote and review tell the person to run review --refresh', async () => {
     const { dir } = project();
     const W = ['--workflow-root', dir];
-    const ok = async (args: string[]) => {
-      const r = await maestro([...args, ...W, '--json']);
-      expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
-      return JSON.parse(r.stdout);
-    };
+    const ok = maestroOk(dir);
     await ok(['session', 'create', 's-1', '--objective', 'cache work']);
     const { candidate } = await ok(['knowledge', 'stage', 'spec', 'Feature flags are read once', 'Feature flags are read once per request and passed down explicitly.', '--category', 'coding', '--session', 's-1']);
     const hint = 'Refresh it: maestro knowledge review s-1 --refresh [STALE_RECEIPT]\n';
