@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadProjectConfig } from './projectConfig.js';
 
 const repos: string[] = [];
@@ -125,5 +125,16 @@ describe('.maestro/config.json', () => {
     expect(JSON.stringify({ ...err, cause: String(err.cause) })).not.toContain('TOPSECRET');
     const cut = repoWith('checks:\n  test: "npm test\n', 'config.yml');
     expect(refusal(cut.repo).message).toBe(`${cut.file} is not valid YAML (line 3, column 1).`);
+  });
+
+  it("prints no YAML warning, which would quote the line to the worker's stderr", () => {
+    const warned = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      const { repo } = repoWith('checks:\n  test: !shell TOPSECRET-1234\n', 'config.yaml');
+      expect(loadProjectConfig(repo).checks).toMatchObject([{ name: 'test', command: 'TOPSECRET-1234' }]);
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
   });
 });

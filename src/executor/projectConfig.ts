@@ -98,7 +98,8 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
     }
   } else {
     try {
-      raw = yaml().parse(text);
+      // Warnings (an unknown tag) are not printed: the package prints the line under a caret, to the worker's stderr.
+      raw = yaml().parse(text, { logLevel: 'error' });
     } catch (err) {
       // The place only, and no cause, as for JSON: the package's message quotes the line under a caret. The file is
       // the project's own (a link out of it was refused above); this keeps the two formats' errors alike.
