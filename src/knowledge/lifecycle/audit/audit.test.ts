@@ -138,6 +138,24 @@ describe('knowledge audit', () => {
     expect(a.findings.some((f) => f.subtype === 'exact-duplicate')).toBe(true);
     expect(readdirSync(elsewhere)).toEqual(['knowledge-delta.json']);
   });
+
+  it('names a session folder linked out of .workflow/ as its problem, with where it leads, and audits the other sessions', () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    stage(p.root, { target: 'spec', title: 'x', content: 'Queues are drained before shutdown.', run: 'run-1', session: 's-1' }, process.env);
+    // A whole session folder a repository linked to a folder outside, with a session.json there (never read).
+    const elsewhere = tmpDir('maestro-elsewhere-');
+    writeFileSync(join(elsewhere, 'session.json'), 'TOPSECRET');
+    const link = join(p.root.workflowDir, 'sessions', 's-2');
+    symlinkSync(elsewhere, link);
+    const a = audit(lc, p.root, { scope: 'all' });
+    const finding = a.findings.find((f) => f.target === 'sessions/s-2');
+    expect(finding).toMatchObject({ store: 'pipeline', priority: 'P1', subtype: 'invalid-session-authority', recommended_action: 'review' });
+    expect(finding!.evidence).toContain(`${link} is a symbolic link leading to ${elsewhere}`);
+    expect(JSON.stringify(a)).not.toContain('TOPSECRET');
+    expect(a.pipeline).toMatchObject({ sessions: 1, ledgers: 1, pending_observed: 1 });
+  });
 });
 
 describe('knowledge audit: metadata, code references, staleness', () => {

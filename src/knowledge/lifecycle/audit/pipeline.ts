@@ -2,12 +2,12 @@
  * The audit's pipeline half (scope `all`): the sessions under `.workflow/sessions/`, their ledgers, the
  * promotion backlog, what was consumed, and which entries fresh pending candidates target.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readLedger } from '../ledger/ledger.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import { isMaestroError } from '../../../core/errors.js';
 import { freshness, readSourceState, scanSessionSources, tryReadReceipt, type Source } from '../reconcile/receipt.js';
-import { listSessions, sessionsDir } from '../session/store.js';
+import { scanSessions } from '../session/store.js';
 import type { AuditContext, AuditResult } from './context.js';
 
 export type PipelineCounts = AuditResult['pipeline'];
@@ -20,10 +20,10 @@ export function auditPipeline(ctx: AuditContext): { pipeline: PipelineCounts; co
   const pendingTargets = new Map<string, string[]>();
   if (ctx.scope !== 'all') return { pipeline, consumed, pendingTargets };
   const { root, add } = ctx;
-  const sdir = sessionsDir(root);
-  const names = existsSync(sdir) ? readdirSync(sdir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : [];
-  const good = new Set(listSessions(root).map((s) => s.session_id));
-  for (const n of names) if (!good.has(n)) add('pipeline', 'P1', 'invalid-session-authority', `sessions/${n}`, 'session.json missing or unreadable', 'review');
+  // What `maestro session list` names as not listed, with why: a session folder linked out of .workflow/ too.
+  const scan = scanSessions(root);
+  for (const u of scan.unreadable) add('pipeline', 'P1', 'invalid-session-authority', `sessions/${u.session_id}`, `session.json missing or unreadable: ${u.error}`, 'review');
+  const good = new Set(scan.sessions.map((s) => s.session_id));
   const corpus = ctx.lc.corpus.read(root.workflowDir);
   for (const sid of good) {
     pipeline.sessions++;
