@@ -21,7 +21,6 @@ import { coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Run, Task } from '../core/types.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
-import { TASK_CHANGE_TYPES } from '../store/ops/events.js';
 import { steeringRecorder } from './remoteSteering.js';
 import { ProjectRepos } from './repos.js';
 import { trackResource } from '../lib/resources.js';
@@ -138,11 +137,9 @@ export class Orchestrator {
       trackResource('timer', 'orchestrator tick', () => this.stop({ graceMs: 0 })),
       // A task created, edited or moved (by a person, an approval, a merge, or another daemon) may have made work
       // claimable or a stage startable: a tick now, not at the next one (tickMs, 1 s by default, is the fallback).
-      // A task created or edited can only be claimed: not while the last tick left no slot free (a burst of a
-      // planner's tasks ticked every daemon back to back; a slot that frees brings its own tick).
-      // A move of a task another daemon holds is that daemon's to act on (TickTriggers); at most a merge round here.
+      // What each event asks for is TickTriggers': a move of a task another daemon holds is that daemon's to act on.
       this.bus.onEvent((e) => {
-        const want = e.type === 'task.status' ? this.triggers.statusEvent(e, this.freeAfterTick > 0) : (TASK_CHANGE_TYPES as readonly string[]).includes(e.type) && this.freeAfterTick > 0 ? 'tick' : 'none';
+        const want = this.triggers.wants(e, this.freeAfterTick > 0);
         if (want === 'tick') this.kick();
         else if (want === 'merges') this.kickMerges();
       }),

@@ -10,39 +10,47 @@ const moved = (taskId: string, from: string, to: string, owner?: string): Maestr
 describe("a task's status event, as daemon a hears it", () => {
   it("ticks for every move of its own task, as it always did", () => {
     const t = new TickTriggers('a');
-    expect(t.statusEvent(moved('T1', 'ready', 'queued', 'a'), true)).toBe('tick');
+    expect(t.wants(moved('T1', 'ready', 'queued', 'a'), true)).toBe('tick');
     for (const [from, to] of [['queued', 'executing'], ['executing', 'exec_review'], ['exec_review', 'merging'], ['merging', 'done']]) {
-      expect(t.statusEvent(moved('T1', from!, to!), false)).toBe('tick');
+      expect(t.wants(moved('T1', from!, to!), false)).toBe('tick');
     }
   });
 
   it("leaves a task daemon b claimed to b while b holds it, and asks only for a merge round once it is approved", () => {
     const t = new TickTriggers('a');
-    expect(t.statusEvent(moved('T2', 'ready', 'queued', 'b'), true)).toBe('none');
-    expect(t.statusEvent(moved('T2', 'queued', 'planning'), true)).toBe('none');
-    expect(t.statusEvent(moved('T2', 'planning', 'plan_review'), true)).toBe('none');
-    expect(t.statusEvent(moved('T2', 'plan_review', 'executing'), true)).toBe('none');
-    expect(t.statusEvent(moved('T2', 'executing', 'awaiting_input'), true)).toBe('none');
-    expect(t.statusEvent(moved('T2', 'exec_review', 'merging'), true)).toBe('merges');
+    expect(t.wants(moved('T2', 'ready', 'queued', 'b'), true)).toBe('none');
+    expect(t.wants(moved('T2', 'queued', 'planning'), true)).toBe('none');
+    expect(t.wants(moved('T2', 'planning', 'plan_review'), true)).toBe('none');
+    expect(t.wants(moved('T2', 'plan_review', 'executing'), true)).toBe('none');
+    expect(t.wants(moved('T2', 'executing', 'awaiting_input'), true)).toBe('none');
+    expect(t.wants(moved('T2', 'exec_review', 'merging'), true)).toBe('merges');
   });
 
   it("ticks when b's task ends or goes back to ready while a has room (a dependency done, a retry), and asks for a merge round when it has none", () => {
     const t = new TickTriggers('a');
-    t.statusEvent(moved('T3', 'ready', 'queued', 'b'), true);
-    expect(t.statusEvent(moved('T3', 'merging', 'done'), true)).toBe('tick');
-    t.statusEvent(moved('T4', 'ready', 'queued', 'b'), true);
-    expect(t.statusEvent(moved('T4', 'executing', 'ready'), false)).toBe('merges');
+    t.wants(moved('T3', 'ready', 'queued', 'b'), true);
+    expect(t.wants(moved('T3', 'merging', 'done'), true)).toBe('tick');
+    t.wants(moved('T4', 'ready', 'queued', 'b'), true);
+    expect(t.wants(moved('T4', 'executing', 'ready'), false)).toBe('merges');
     // Once it left b, it is no longer b's: its next moves tick as any task's.
-    expect(t.statusEvent(moved('T4', 'ready', 'cancelled'), false)).toBe('tick');
+    expect(t.wants(moved('T4', 'ready', 'cancelled'), false)).toBe('tick');
   });
 
   it('ticks for a task b took back and a then claimed, and for a task whose claim it never heard', () => {
     const t = new TickTriggers('a');
-    t.statusEvent(moved('T5', 'ready', 'queued', 'b'), true);
-    expect(t.statusEvent(moved('T5', 'queued', 'ready'), true)).toBe('tick');
-    expect(t.statusEvent(moved('T5', 'ready', 'queued', 'a'), true)).toBe('tick');
-    expect(t.statusEvent(moved('T5', 'queued', 'executing'), true)).toBe('tick');
-    expect(t.statusEvent(moved('T6', 'executing', 'reviewing'), false)).toBe('tick');
-    expect(t.statusEvent({ ...moved('T7', 'executing', 'reviewing'), payload: {} }, false)).toBe('tick');
+    t.wants(moved('T5', 'ready', 'queued', 'b'), true);
+    expect(t.wants(moved('T5', 'queued', 'ready'), true)).toBe('tick');
+    expect(t.wants(moved('T5', 'ready', 'queued', 'a'), true)).toBe('tick');
+    expect(t.wants(moved('T5', 'queued', 'executing'), true)).toBe('tick');
+    expect(t.wants(moved('T6', 'executing', 'reviewing'), false)).toBe('tick');
+    expect(t.wants({ ...moved('T7', 'executing', 'reviewing'), payload: {} }, false)).toBe('tick');
+  });
+
+  it('ticks for a task created or edited only while a has room, and not for other events', () => {
+    const t = new TickTriggers('a');
+    const event = (type: string): MaestroEvent => ({ ...moved('T8', 'ready', 'ready'), type, payload: {} });
+    expect(t.wants(event('task.created'), true)).toBe('tick');
+    expect(t.wants(event('task.edited'), false)).toBe('none');
+    expect(t.wants(event('run.phase'), true)).toBe('none');
   });
 });

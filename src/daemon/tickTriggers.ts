@@ -9,6 +9,7 @@
  */
 import { GATE_STATUSES, IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { MaestroEvent } from '../core/types.js';
+import { TASK_CHANGE_TYPES } from '../store/ops/events.js';
 
 export type TickWant = 'tick' | 'merges' | 'none';
 
@@ -20,8 +21,17 @@ export class TickTriggers {
 
   constructor(private readonly me: string) {}
 
-  /** `room`: whether this daemon's last tick left a slot free (a claim could follow). */
-  statusEvent(e: MaestroEvent, room: boolean): TickWant {
+  /**
+   * What event `e` asks for. `room`: whether this daemon's last tick left a slot free (a claim could follow). A task
+   * created or edited can only be claimed: a tick only with room (a burst of a planner's tasks ticked every daemon
+   * back to back; a slot that frees brings its own tick).
+   */
+  wants(e: MaestroEvent, room: boolean): TickWant {
+    if (e.type === 'task.status') return this.statusEvent(e, room);
+    return room && (TASK_CHANGE_TYPES as readonly string[]).includes(e.type) ? 'tick' : 'none';
+  }
+
+  private statusEvent(e: MaestroEvent, room: boolean): TickWant {
     const to = typeof e.payload.to === 'string' ? e.payload.to : null;
     const id = e.taskId;
     if (!id || !to) return 'tick';
