@@ -13,7 +13,7 @@ import { runClaimers } from './spawn.js';
 const TASKS = 5000;
 const PROCESSES = 8;
 
-async function seed(db: DBAdapter, n: number): Promise<void> {
+async function seed(db: DBAdapter, n: number): Promise<string> {
   const store = createStore(db);
   const p = await store.projects.create({ name: 'stress', repoPath: '/r' });
   // One transaction for the seed: the test is about claiming, not inserting.
@@ -25,18 +25,21 @@ async function seed(db: DBAdapter, n: number): Promise<void> {
       ]);
     }
   });
+  return p.id;
 }
 
 async function claimAll(db: DBAdapter, url: string): Promise<void> {
-  await seed(db, TASKS);
+  const project = await seed(db, TASKS);
   const results = await runClaimers(PROCESSES, (i) => ['claim', url, `owner-${i}`]);
   const won = results.flatMap((r) => r.won);
   expect(new Set(won).size).toBe(won.length); // nobody claimed a task twice
   expect(won.length).toBe(TASKS); // none lost
-  const rows = await db.all<{ attempt: number; claimed_by: string; status: string }>(`SELECT attempt, claimed_by, status FROM tasks`);
+  // Each claimer warmed up on tasks of its own project first (claimer.ts).
+  const rows = await db.all<{ attempt: number; claimed_by: string; status: string }>(`SELECT attempt, claimed_by, status FROM tasks WHERE project_id = $1`, [project]);
+  expect(rows.length).toBe(TASKS);
   expect(rows.every((r) => Number(r.attempt) === 1 && r.status === 'queued')).toBe(true);
   const byOwner = new Map(results.map((r) => [r.owner, new Set(r.won)]));
-  const stored = await db.all<{ id: string; claimed_by: string }>(`SELECT id, claimed_by FROM tasks`);
+  const stored = await db.all<{ id: string; claimed_by: string }>(`SELECT id, claimed_by FROM tasks WHERE project_id = $1`, [project]);
   for (const row of stored) expect(byOwner.get(row.claimed_by)?.has(row.id)).toBe(true);
   // More than one process really took part.
   expect(results.filter((r) => r.won.length > 0).length).toBeGreaterThan(1);

@@ -13,14 +13,17 @@ export interface ClaimerOutput {
   ms: number;
   /** CPU time the claimer used while claiming (user + system). */
   cpuMs: number;
+  /** Its context switches while claiming (voluntary and involuntary). */
+  switches: number;
   rssMb: number;
 }
 
 /**
  * Starts `n` claimers, waits until all have loaded, then releases them at once
  * so that they really contend. Resolves with each one's parsed last line.
+ * `onGo` runs just before they are released (to read a server's CPU from there).
  */
-export async function runClaimers<T = ClaimerOutput>(n: number, args: (i: number) => string[]): Promise<T[]> {
+export async function runClaimers<T = ClaimerOutput>(n: number, args: (i: number) => string[], onGo?: () => void): Promise<T[]> {
   const children = Array.from({ length: n }, (_, i) => {
     const child = spawn(process.execPath, [...scriptArgs(CLAIMER), ...args(i)], {
       env: { ...process.env, MAESTRO_WAIT_GO: '1' },
@@ -52,6 +55,7 @@ export async function runClaimers<T = ClaimerOutput>(n: number, args: (i: number
     return { child, ready, done };
   });
   await Promise.all(children.map((c) => c.ready));
+  onGo?.();
   for (const c of children) c.child.stdin.end('go\n');
   return Promise.all(children.map((c) => c.done));
 }
