@@ -5,7 +5,8 @@
  * ratio shows how work spreads over daemons. Timed from the tasks' creation,
  * once every daemon has started. BENCH_ROUNDS (3) rounds of both, medians
  * compared. Prints figures and the ratios. BENCH_TRACE=<folder> writes each round's event log there
- * (d<daemons>-r<round>.json), for a timeline of where the time went.
+ * (d<daemons>-r<round>.json), for a timeline of where the time went. BENCH_STATEMENTS=1 prints
+ * each round's most frequent SQL statements per task (pg_stat_statements), for where the queries go.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -96,6 +97,19 @@ async function firstWave(store: ReturnType<typeof createStore>, daemons: number)
   return `first wave: ${wave(first)}; after it: ${wave(rest)}`;
 }
 
+/** The statements run in the round's database since the reset, most frequent first, per task. */
+async function printStatements(store: ReturnType<typeof createStore>, dbName: string, daemons: number): Promise<void> {
+  const rows = await store.db.all<{ query: string; calls: number; ms: number }>(
+    `SELECT s.query, s.calls, s.total_exec_time AS ms FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.calls DESC`,
+    [dbName],
+  );
+  const calls = rows.reduce((n, r) => n + Number(r.calls), 0);
+  console.log(`  ${daemons} daemon(s): ${(calls / TASKS).toFixed(0)} statements per task (this bench's own polling included); the most frequent:`);
+  for (const r of rows.slice(0, Number(process.env.BENCH_STATEMENTS_TOP ?? 15))) {
+    console.log(`    ${(Number(r.calls) / TASKS).toFixed(1).padStart(6)}  ${(Number(r.ms) / Number(r.calls)).toFixed(3)} ms  ${r.query.replace(/\s+/g, " ").slice(0, 220)}`);
+  }
+}
+
 async function run(main: string, cluster: PgCluster, daemons: number, round: number): Promise<{ ms: number; merging: number; cpu: number; git: number }> {
   const dbName = `mh_${round}_${daemons}`;
   const admin = new pg.Client({ connectionString: cluster.url });
@@ -131,6 +145,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
       if (dead) throw new Error(`a daemon exited with ${dead.exitCode} before it registered`);
       await new Promise((r) => setTimeout(r, 50));
     }
+    if (STATEMENTS) await store.db.run('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').then(() => store.db.run('SELECT pg_stat_statements_reset()'));
     const cpu0 = cpuNow(procs, cluster);
     const machine0 = machineCpu();
     const t0 = performance.now();
@@ -148,6 +163,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     const elapsed = performance.now() - t0;
     if (process.env.BENCH_TRACE) writeFileSync(join(process.env.BENCH_TRACE, `d${daemons}-r${round}.json`), JSON.stringify({ t0: Date.now() - elapsed, events: await store.db.all(`SELECT * FROM events ORDER BY id`) }));
     const cpu1 = cpuNow(procs, cluster);
+    if (STATEMENTS) await printStatements(store, dbName, daemons);
     const machine = machineCpu() - machine0;
     const parts = { daemons: cpu1.daemons - cpu0.daemons, children: cpu1.children - cpu0.children, postgres: cpu1.postgres - cpu0.postgres };
     const cpu = parts.daemons + parts.children + parts.postgres;
@@ -176,7 +192,8 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
   }
 }
 
-const cluster = await startPostgres();
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+const cluster = await startPostgres(STATEMENTS ? { settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000'] } : {});
 if (!cluster) {
   console.log('PostgreSQL is not installed here (initdb / pg_ctl): nothing to measure.');
   process.exit(0);

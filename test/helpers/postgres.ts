@@ -60,6 +60,8 @@ export interface PgOptions {
   trust?: string[];
   /** The process the cluster belongs to (default: this one); once it is gone, the next start stops the cluster. */
   ownerPid?: number;
+  /** More server settings (`name=value`), e.g. a bench's shared_preload_libraries. */
+  settings?: string[];
 }
 
 const PREFIX = 'maestro-pg-';
@@ -100,7 +102,7 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
   run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
   for (const net of options.trust ?? []) appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${net} trust\n`);
   // fsync off: these clusters are throwaway; durability is PostgreSQL's to test, not ours.
-  const optsFor = (p: number) => `-p ${p} -k ${base} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  const optsFor = (p: number) => `-p ${p} -k ${base} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300${(options.settings ?? []).map((kv) => ` -c ${kv}`).join('')}`;
   let port = 0;
   // The free port can be taken before PostgreSQL binds it (another suite, or a second copy of the run,
   // asking for one at the same moment): then try another.
