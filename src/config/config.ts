@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
-import { jsonSyntaxWhere } from '../lib/jsonError.js';
+import { notJsonMessage } from '../lib/jsonError.js';
 import { NotRegularFile, readRegularFile } from '../lib/regularFile.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS, LOG_LEVELS } from './defaults.js';
@@ -100,7 +100,7 @@ function readConfigFile(path: string): FileConfig {
     raw = JSON.parse(text);
   } catch {
     // The place only: JSON.parse's message quotes the start of the file, which may be a link to a secret.
-    throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file: path } });
+    throw new MaestroError('CONFIG_INVALID', notJsonMessage(path, text), { details: { file: path } });
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

@@ -14,7 +14,7 @@ import { readRegularBytes, textOf } from '../lib/regularFile.js';
 import { yaml, yamlErrorWhere } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
-import { jsonSyntaxWhere } from '../lib/jsonError.js';
+import { notJsonMessage } from '../lib/jsonError.js';
 import { checkSchema, limitsSchema, type CheckConfig, type Limits } from './protocol/job.js';
 
 /** What the decoder put in for bytes that are not UTF-8. */
@@ -94,7 +94,7 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
       raw = JSON.parse(text);
     } catch {
       // The place only, and no cause: JSON.parse's message quotes the start of the file.
-      throw new MaestroError('CONFIG_INVALID', `${source} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file: source } });
+      throw new MaestroError('CONFIG_INVALID', notJsonMessage(source, text), { details: { file: source } });
     }
   } else {
     try {

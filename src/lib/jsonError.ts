@@ -13,6 +13,11 @@ export function jsonSyntaxWhere(text: string): string {
   return at === text.length ? `it ends early, at line ${line}, column ${column}` : `line ${line}, column ${column}`;
 }
 
+/** The message for a file (or other named text) that is not JSON: its name and the place, never its text. */
+export function notJsonMessage(what: string, text: string): string {
+  return `${what} is not valid JSON (${jsonSyntaxWhere(text)}).`;
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES = '"\\/bfnrt';
 const HEX4 = /[0-9a-fA-F]{4}/y;

@@ -14,7 +14,7 @@ import { closeSync, existsSync, openSync, writeSync, fstatSync, readSync, ftrunc
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { openRegular, readRegularFile } from '../../lib/regularFile.js';
 import { LineSplitter } from '../../lib/lines.js';
-import { jsonSyntaxWhere } from '../../lib/jsonError.js';
+import { notJsonMessage } from '../../lib/jsonError.js';
 
 /** Whole-file JSON through the one atomic write (fsynced: stages.json is what a restarted worker trusts). */
 export function writeJsonAtomic(path: string, value: unknown): void {
@@ -31,7 +31,7 @@ export function readJsonFile(path: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new Error(`${path} is not valid JSON (${jsonSyntaxWhere(text)}).`);
+    throw new Error(notJsonMessage(path, text));
   }
 }
 

@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { jsonSyntaxWhere } from '../../lib/jsonError.js';
+import { notJsonMessage } from '../../lib/jsonError.js';
 import { canonical, holds } from '../../lib/paths.js';
 import { assertNoLinkOut, assertReadInside } from './linkGuard.js';
 
@@ -136,7 +136,7 @@ export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
     raw = JSON.parse(text);
   } catch {
     // The place only: JSON.parse's message quotes the file, and this one reaches the board and agents' tools.
-    throw new MaestroError('CONFIG_INVALID', `${file} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file } });
+    throw new MaestroError('CONFIG_INVALID', notJsonMessage(file, text), { details: { file } });
   }
   // `null`, a list or a number is valid JSON too: said as such, not as a TypeError naming no file.
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
-import { jsonSyntaxWhere } from '../../lib/jsonError.js';
+import { notJsonMessage } from '../../lib/jsonError.js';
 
 export interface WordPieceTokenizer {
   readonly size: number;
@@ -44,7 +44,7 @@ export function readVocab(path: string, lowercase?: boolean): VocabSource {
       doc = JSON.parse(text) as typeof doc;
     } catch {
       // The place only: JSON.parse's message quotes the start of the file, which may be a link to a secret.
-      throw new MaestroError('CONFIG_INVALID', `${path} is not valid JSON (${jsonSyntaxWhere(text)}).`, { details: { file: path } });
+      throw new MaestroError('CONFIG_INVALID', notJsonMessage(path, text), { details: { file: path } });
     }
     const model = doc.model;
     if (!model || model.type !== 'WordPiece' || !model.vocab || typeof model.vocab !== 'object') {

@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { jsonSyntaxWhere } from '../../lib/jsonError.js';
+import { notJsonMessage } from '../../lib/jsonError.js';
 import type { AgentProvider } from '../../agents/types.js';
 import { resolveTiers } from '../../agents/tiers.js';
 import { providerConfigSchema, type ProviderConfig } from '../../executor/protocol/job.js';
@@ -55,7 +55,7 @@ function fromValue(value: string, where: string, cwd: string, env: Env): Provide
     } catch {
       // The place only: JSON.parse's message quotes the value, and a provider's `env` may hold keys (the error
       // reaches the daemon's log and the board; projectSettings.ts masks them for the same reason).
-      throw new MaestroError('CONFIG_INVALID', `${where} is not valid JSON (${jsonSyntaxWhere(v)}).`);
+      throw new MaestroError('CONFIG_INVALID', notJsonMessage(where, v));
     }
   } else {
     throw new MaestroError('CONFIG_INVALID', `${where} must be off, claude, scripted:<script file> or a provider JSON object, got "${v}".`);
