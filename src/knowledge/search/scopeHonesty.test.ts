@@ -69,7 +69,19 @@ describe('honesty: a query with no real match', () => {
       // A filter that leaves nothing is named, not the words: they match, the type does not.
       const filtered = await k.searchHybrid('service restarts', { type: 'nonesuch' });
       expect(filtered.count).toBe(0);
-      expect(filtered.noMatch).toBe('No entry matches "service restarts" among the entries with type "nonesuch": no entry there holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).');
+      expect(filtered.noMatch).toBe('No entry matches "service restarts" among the entries with type "nonesuch": no entry there holds enough of its words (an entry must hold words carrying at least 5% of the query\'s weight, and stop words alone never match).');
+    } finally {
+      k.close();
+    }
+  });
+
+  it('says there is nothing to search when the index holds no entry, instead of blaming the words', async () => {
+    const { dir } = tempRoot();
+    const k = openKnowledge({ env: process.env, workflowRoot: dir, embedder: null });
+    try {
+      const r = await k.searchHybrid('greeting');
+      expect(r.count).toBe(0);
+      expect(r.noMatch).toBe('No entry matches "greeting": there is no spec or knowhow entry to search here yet.');
     } finally {
       k.close();
     }

@@ -137,8 +137,19 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   // Narrowed by a filter, the filter is named: an unknown type read as if the words were at fault.
   const narrowed = Object.entries(stripUndefined({ type: filters.type, category: filters.category, tag: filters.tag, workspace: filters.workspace, status: filters.status })).map(([k, v]) => `${k} "${String(v)}"`);
   const among = narrowed.length ? ` among the entries with ${narrowed.join(', ')}` : '';
-  const noMatch = results.length ? undefined : `No entry matches "${query}"${among}: no entry${among ? ' there' : ''} holds enough of its words (stop words alone never match; see MIN_MATCH_SHARE).`;
+  const noMatch = results.length ? undefined : noMatchMessage(db, query, among);
   return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), ...(named.length ? { named: named.length } : {}), results };
+}
+
+/**
+ * Why a query found nothing, in the user's terms: an index with no entry at all has nothing to search (the words
+ * are not at fault); otherwise no entry holds enough of the words (MIN_MATCH_SHARE, said as the rule it is).
+ */
+function noMatchMessage(db: Database.Database, query: string, among: string): string {
+  const entries = (db.prepare('SELECT COUNT(*) AS n FROM entries').get() as { n: number }).n;
+  if (!entries) return `No entry matches "${query}": there is no spec or knowhow entry to search here yet.`;
+  const rule = `an entry must hold words carrying at least ${MIN_MATCH_SHARE * 100}% of the query's weight, and stop words alone never match`;
+  return `No entry matches "${query}"${among}: no entry${among ? ' there' : ''} holds enough of its words (${rule}).`;
 }
 
 /** The candidates that match the query's words, with their final scores (before selection). */
