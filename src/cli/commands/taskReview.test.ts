@@ -18,6 +18,7 @@ describe('task diff', () => {
       ],
     } as DiffResponse;
     const out = renderDiff(diff, plain);
+    expect(out.split('\n')[0]).toBe(`maestro/t-v1  v1  bbbbbbbbbb..hhhhhhhhhh  3 files, +2 -1`);
     expect(out).toContain('M run.sh  (modified)\nold mode 100644\nnew mode 100755\n');
     expect(out).not.toContain('--- a/run.sh');
     expect(out).toContain('new file mode 120000\n--- /dev/null\n+++ b/link\n@@ -0,0 +1 @@\n+../secret\n\\ No newline at end of file\n');
@@ -34,6 +35,7 @@ describe('task diff', () => {
       ] }] })],
     } as DiffResponse;
     const out = renderDiff(diff, plain);
+    expect(out.split('\n')[0]).toBe(`maestro/t-v1  v1  bbbbbbbbbb..hhhhhhhhhh  1 file, +3 -0`);
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     expect(out).toContain('+++ b/x\\u{1b}[2K.ts\n');
     expect(out).toContain('+evil(); // \\u{1b}[1A\\u{1b}[2K\n+hidden()\\u{d}ok()\n+crlf();\u240d\n');

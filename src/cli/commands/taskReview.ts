@@ -59,7 +59,7 @@ function commitLines(diff: DiffResponse, paint: Paint): string[] {
 }
 
 export function renderDiff(diff: DiffResponse, paint: Paint): string {
-  const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} files, +${diff.totals.additions} -${diff.totals.deletions}`), ...commitLines(diff, paint)];
+  const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} file${diff.totals.files === 1 ? '' : 's'}, +${diff.totals.additions} -${diff.totals.deletions}`), ...commitLines(diff, paint)];
   for (const f of diff.files) {
     out.push('', paint('1', `${LETTER[f.status]} ${fileName(f)}  (${f.status}${f.binary ? ', binary' : ''})`));
     if (f.binary) {
