@@ -45,6 +45,30 @@ describe('REST API', () => {
     expect((await call('GET', '/api/projects')).body.projects).toHaveLength(1);
   });
 
+  it("shows what the repository's own .maestro/ sets beside the stored settings, and why it could not be read", async () => {
+    const configured = makeRepo({
+      'README.md': '# test\n',
+      '.maestro/config.json': JSON.stringify({ checks: [{ name: 'import', command: ['node', '-e', '1'] }], limits: { maxDiffFiles: 7 }, models: { easy: 'small-model' } }),
+      '.maestro/hooks/before-execute.sh': 'exit 0\n',
+    });
+    const p = (await call('POST', '/api/projects', { name: 'configured', repoPath: configured })).body.project;
+    expect((await call('GET', `/api/projects/${p.id}`)).body.repository).toEqual({
+      file: join('.maestro', 'config.json'),
+      hooks: [join('.maestro', 'hooks', 'before-execute.sh')],
+      checks: [{ name: 'import', command: ['node', '-e', '1'] }],
+      limits: { maxDiffFiles: 7 },
+      models: { easy: 'small-model' },
+      problem: null,
+    });
+    const broken = makeRepo({ 'README.md': '# test\n', '.maestro/config.json': '{"checks": [' });
+    const q = (await call('POST', '/api/projects', { name: 'broken', repoPath: broken })).body.project;
+    const shown = (await call('GET', `/api/projects/${q.id}`)).body.repository;
+    expect(shown).toMatchObject({ file: null, checks: [], limits: {}, models: {} });
+    expect(shown.problem).toBe(`${join(broken, '.maestro', 'config.json')} is not valid JSON (it ends early, at line 1, column 13).`);
+    // A project without one: nothing set there, and nothing wrong.
+    expect((await call('GET', `/api/projects/${(await project()).id}`)).body.repository).toEqual({ file: null, hooks: [], checks: [], limits: {}, models: {}, problem: null });
+  });
+
   it('takes the base branch a repository has (main, else the one checked out) and refuses an empty repository or a branch it lacks', async () => {
     const onMaster = tempDir('maestro-master-');
     git(onMaster, 'init', '-q', '-b', 'master');

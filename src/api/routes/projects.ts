@@ -1,6 +1,6 @@
 /** /api/projects: register a repository, list and show projects, change settings, archive and restore. */
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
@@ -85,6 +85,17 @@ function repositoryRuns(repoPath: string) {
   }
 }
 
+/** What a local project's repository sets in its own .maestro/ (shown beside the stored settings, which win over it). */
+function repositorySettings(repoPath: string) {
+  const hooks = repositoryHooks(repoPath);
+  try {
+    const c = loadProjectConfig(repoPath);
+    return { file: c.source && relative(repoPath, c.source), hooks, checks: c.checks.map(({ name, command }) => ({ name, command })), limits: c.limits, models: c.models, problem: null };
+  } catch (err) {
+    return { file: null, hooks, checks: [], limits: {}, models: {}, problem: (err as Error).message };
+  }
+}
+
 export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home }: ApiDeps): void {
   // Answers carry the settings with every `env` value masked: an API client (the board included) never reads a key back.
   defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: maskSecrets(await store.projects.list()) }));
@@ -115,9 +126,10 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
     },
   );
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts', tags: ['projects'], params: idParam, response: projectDetailResponse }, async ({ params }) => {
+  defineRoute(app, doc, { method: 'GET', url: '/api/projects/:id', summary: 'Show a project with its task counts and what its repository’s own .maestro/ sets', tags: ['projects'], params: idParam, response: projectDetailResponse }, async ({ params }) => {
     const project = await store.projects.get(params.id);
-    return { project: maskSecrets(project), tasksByStatus: await store.metrics.tasksByStatus(project.id) };
+    const local = typeof project.config.remote !== 'string';
+    return { project: maskSecrets(project), tasksByStatus: await store.metrics.tasksByStatus(project.id), repository: local ? repositorySettings(project.repoPath) : null };
   });
 
   defineRoute(

@@ -55,7 +55,21 @@ export const projectCreatedResponse = z.strictObject({
     .nullable()
     .describe('the commands the repository itself makes this machine run (its hooks and checks), to be looked at before its first task; null for a shared remote, whose main each daemon reads in its clone'),
 });
-export const projectDetailResponse = z.strictObject({ project: projectSchema, tasksByStatus });
+export const projectDetailResponse = z.strictObject({
+  project: projectSchema,
+  tasksByStatus,
+  repository: z
+    .strictObject({
+      file: z.string().nullable().describe('the settings file in the repository, relative to it (.maestro/config.json or config.yaml); null when it has none'),
+      hooks: z.array(z.string()).describe('hook files in the repository’s .maestro/, relative to it'),
+      checks: z.array(z.strictObject({ name: z.string(), command: z.union([z.string(), z.array(z.string())]) })),
+      limits: z.record(z.string(), z.number()),
+      models: z.record(z.string(), z.string()),
+      problem: z.string().nullable().describe('why the file could not be read (its settings are then unknown)'),
+    })
+    .nullable()
+    .describe('what the repository’s own .maestro/ sets, under the settings stored here (which win); null for a shared remote, whose main each daemon reads in its clone'),
+});
 
 export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema) });
 export const taskBoardListResponse = z.strictObject({ tasks: z.array(taskSummarySchema).describe('the slim rows of view=board') });

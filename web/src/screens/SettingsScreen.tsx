@@ -6,21 +6,52 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
-import type { Project } from '../api/types.js';
+import type { Project, ProjectDetail } from '../api/types.js';
 import { AgentTools } from '../components/AgentTools.js';
 import { SteeringChanges } from '../components/SteeringChanges.js';
 import { errorText } from '../components/reasons.js';
 import { useProjects } from '../stores/projects.js';
 import styles from './Screens.module.css';
 
-function Section({ title, value }: { title: string; value: unknown }) {
+type Repository = NonNullable<ProjectDetail['repository']>;
+
+/**
+ * One setting: what is stored here, and what the repository's own .maestro/ sets (`repo`, when it sets
+ * anything; the stored value wins over it). "Not set" only when neither does.
+ */
+function Section({ title, value, repo, file }: { title: string; value: unknown; repo?: unknown; file?: string | null }) {
   const { t } = useTranslation();
   return (
     <div className={styles.card}>
       <h3>{title}</h3>
-      {value === undefined ? <p className={styles.muted}>{t('settings.notSet')}</p> : <pre>{JSON.stringify(value, null, 2)}</pre>}
+      {value !== undefined && <pre>{JSON.stringify(value, null, 2)}</pre>}
+      {repo !== undefined && (
+        <>
+          <p className={styles.muted}>{t('settings.fromRepo', { file: file ?? '.maestro/' })}</p>
+          <pre>{JSON.stringify(repo, null, 2)}</pre>
+        </>
+      )}
+      {value === undefined && repo === undefined && <p className={styles.muted}>{t('settings.notSet')}</p>}
     </div>
   );
+}
+
+/** A list or record the repository sets, or undefined when it sets none. */
+const someOf = (v: unknown[] | Record<string, unknown>) => (Array.isArray(v) ? v.length : Object.keys(v).length) ? v : undefined;
+
+/** What the repository's .maestro/ sets (GET /api/projects/:id), null for a shared remote or until it is read. */
+function useRepository(projectId: string | undefined): Repository | null {
+  const [repo, setRepo] = useState<Repository | null>(null);
+  useEffect(() => {
+    setRepo(null);
+    if (!projectId) return;
+    let live = true;
+    api.project(projectId).then((d) => live && setRepo(d.repository), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [projectId]);
+  return repo;
 }
 
 /** Archive (reversible: the project keeps its tasks and history, and takes no new work) or restore. */
@@ -60,6 +91,7 @@ export function SettingsScreen() {
   const replace = useProjects((s) => s.replace);
   const [text, setText] = useState('');
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const repo = useRepository(project?.id);
   useEffect(() => {
     setText(project ? JSON.stringify(project.config, null, 2) : '');
     setNote(null);
@@ -91,11 +123,12 @@ export function SettingsScreen() {
       <h2>{t('settings.title', { name: project.name })}</h2>
       <p className={styles.muted}>{project.repoPath}</p>
       <p className={styles.muted}>{t('settings.repoConfig')}</p>
+      {repo?.problem && <p role="alert" style={{ color: 'var(--bad)' }}>{t('settings.repoProblem', { problem: repo.problem })}</p>}
       <div className={styles.grid}>
-        <Section title={t('settings.tiers')} value={c.models ?? c.tiers ?? c.modelTiers} />
-        <Section title={t('settings.checks')} value={c.checks} />
-        <Section title={t('settings.hooks')} value={c.hooks} />
-        <Section title={t('settings.limits')} value={c.limits} />
+        <Section title={t('settings.tiers')} value={c.models ?? c.tiers ?? c.modelTiers} repo={repo ? someOf(repo.models) : undefined} file={repo?.file} />
+        <Section title={t('settings.checks')} value={c.checks} repo={repo ? someOf(repo.checks) : undefined} file={repo?.file} />
+        <Section title={t('settings.hooks')} value={c.hooks} repo={repo ? someOf(repo.hooks) : undefined} file=".maestro/" />
+        <Section title={t('settings.limits')} value={c.limits} repo={repo ? someOf(repo.limits) : undefined} file={repo?.file} />
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
       <SteeringChanges projectId={project.id} />

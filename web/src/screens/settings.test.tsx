@@ -1,0 +1,49 @@
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Project } from '../api/types.js';
+import { useProjects } from '../stores/projects.js';
+import { SettingsScreen } from './SettingsScreen.js';
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+const project: Project = { id: 'p1', name: 'shop', repoPath: '/repos/shop', config: { limits: { maxDiffFiles: 9 } }, createdAt: 1, updatedAt: 1, archivedAt: null };
+
+function serveDetail(repository: unknown) {
+  vi.stubGlobal('fetch', async (url: string) =>
+    url.split('?')[0] === '/api/projects/p1'
+      ? new Response(JSON.stringify({ project, tasksByStatus: {}, repository }), { status: 200 })
+      : new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no route' } }), { status: 404 }),
+  );
+}
+
+const card = (title: string) => screen.getByRole('heading', { name: title }).parentElement!;
+
+describe('project settings on the board', () => {
+  it("shows what the repository's .maestro/config.json sets, not \"Not set\", beside what is stored here", async () => {
+    useProjects.setState({ projects: [project], selectedId: 'p1', loaded: true, error: null });
+    serveDetail({ file: '.maestro/config.json', hooks: [], checks: [{ name: 'import', command: ['node', '-e', '1'] }], limits: { maxDiffFiles: 7 }, models: {}, problem: null });
+    render(<SettingsScreen />);
+    await screen.findAllByText('From the repository’s .maestro/config.json (a setting stored here wins over it):', {}, { timeout: 5000 });
+    const checks = card('Checks');
+    expect(within(checks).getByText('From the repository’s .maestro/config.json (a setting stored here wins over it):')).toBeTruthy();
+    expect(within(checks).getByText(/"name": "import"/)).toBeTruthy();
+    expect(within(checks).queryByText('Not set (defaults apply).')).toBeNull();
+    // Stored here and in the repository: both, the stored one first.
+    const limits = card('Limits');
+    expect(within(limits).getAllByText(/"maxDiffFiles"/).map((e) => e.textContent?.replace(/\s+/g, ' '))).toEqual(['{ "maxDiffFiles": 9 }', '{ "maxDiffFiles": 7 }']);
+    // Set nowhere: not set.
+    expect(within(card('Model tiers')).getByText('Not set (defaults apply).')).toBeTruthy();
+  });
+
+  it("says why the repository's settings could not be read", async () => {
+    useProjects.setState({ projects: [project], selectedId: 'p1', loaded: true, error: null });
+    serveDetail({ file: null, hooks: [], checks: [], limits: {}, models: {}, problem: '/repos/shop/.maestro/config.json is not valid JSON (line 1, column 9).' });
+    render(<SettingsScreen />);
+    const alert = await screen.findByText('The repository’s settings could not be read: /repos/shop/.maestro/config.json is not valid JSON (line 1, column 9).', {}, { timeout: 5000 });
+    expect(alert.getAttribute('role')).toBe('alert');
+    expect(within(card('Checks')).getByText('Not set (defaults apply).')).toBeTruthy();
+  });
+});
