@@ -45,7 +45,7 @@ describe('REST API', () => {
     expect((await call('GET', '/api/projects')).body.projects).toHaveLength(1);
   });
 
-  it("shows what the repository's own .maestro/ sets beside the stored settings, and why it could not be read", async () => {
+  it("shows what the repository's own .maestro/ sets (checks, limits, tiers, hooks), and why it could not be read", async () => {
     const configured = makeRepo({
       'README.md': '# test\n',
       '.maestro/config.json': JSON.stringify({ checks: [{ name: 'import', command: ['node', '-e', '1'] }], limits: { maxDiffFiles: 7 }, models: { easy: 'small-model' } }),

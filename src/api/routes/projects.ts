@@ -85,7 +85,7 @@ function repositoryRuns(repoPath: string) {
   }
 }
 
-/** What a local project's repository sets in its own .maestro/ (shown beside the stored settings, which win over it). */
+/** What a local project's repository sets in its own .maestro/: the only source of its checks, limits, model tiers and hooks. */
 function repositorySettings(repoPath: string) {
   const hooks = repositoryHooks(repoPath);
   try {

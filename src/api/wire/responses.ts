@@ -68,7 +68,7 @@ export const projectDetailResponse = z.strictObject({
       problem: z.string().nullable().describe('why the file could not be read (its settings are then unknown)'),
     })
     .nullable()
-    .describe('what the repository’s own .maestro/ sets, under the settings stored here (which win); null for a shared remote, whose main each daemon reads in its clone'),
+    .describe('what the repository’s own .maestro/ sets: its checks, limits, model tiers and hooks come from there only (the daemon stores none of them); null for a shared remote, whose main each daemon reads in its clone'),
 });
 
 export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema) });

@@ -57,8 +57,8 @@ export const en = {
   },
   trace: { title: 'Trace', show: 'Show the trace', hide: 'Hide the trace' },
   settings: {
-    title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'These settings are stored by the daemon; the repository’s own .maestro/config.json, when present, also sets checks, limits and model tiers.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
-    fromRepo: 'From the repository’s {{file}} (a setting stored here wins over it):', repoProblem: 'The repository’s settings could not be read: {{problem}}', raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
+    title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'Model tiers, checks, limits and hooks come from the repository’s own .maestro/ (change them there, in a commit); the agent provider and the JSON below are stored by the daemon.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',
+    fromRepo: 'From the repository’s {{file}}:', repoProblem: 'The repository’s settings could not be read: {{problem}}', raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
     archiveTitle: 'Archive', archiveHelp: 'Archiving keeps the project’s tasks and history and gives it no new work: no task is created, retried or started. It is refused while a task runs or waits at a gate. Restore undoes it.',
     archivedSince: 'Archived {{when}}: no new work until it is restored.', archive: 'Archive project', restore: 'Restore project', archivedNow: 'Archived.', restored: 'Restored.',
   },

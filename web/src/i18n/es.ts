@@ -41,8 +41,8 @@ export const es: Dictionary = {
   },
   trace: { title: 'Traza', show: 'Mostrar la traza', hide: 'Ocultar la traza' },
   settings: {
-    title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', limits: 'Límites', repoConfig: 'El daemon guarda estos ajustes; el .maestro/config.json del propio repositorio, si existe, también define comprobaciones, límites y niveles de modelo.', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',
-    fromRepo: 'Del {{file}} del repositorio (un ajuste guardado aquí tiene prioridad):', repoProblem: 'No se pudieron leer los ajustes del repositorio: {{problem}}', raw: 'Configuración (JSON)', save: 'Guardar', saved: 'Guardado.', badJson: 'JSON no válido: {{message}}', notObject: 'La configuración debe ser un objeto JSON.',
+    title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', limits: 'Límites', repoConfig: 'Los niveles de modelo, comprobaciones, límites y hooks vienen del .maestro/ del propio repositorio (se cambian allí, en un commit); el proveedor de agente y el JSON de abajo los guarda el daemon.', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',
+    fromRepo: 'Del {{file}} del repositorio:', repoProblem: 'No se pudieron leer los ajustes del repositorio: {{problem}}', raw: 'Configuración (JSON)', save: 'Guardar', saved: 'Guardado.', badJson: 'JSON no válido: {{message}}', notObject: 'La configuración debe ser un objeto JSON.',
     archiveTitle: 'Archivar', archiveHelp: 'Archivar conserva las tareas y el historial del proyecto y no le da trabajo nuevo: no se crea, reintenta ni inicia ninguna tarea. Se rechaza mientras una tarea se ejecuta o espera en una puerta. Restaurar lo deshace.',
     archivedSince: 'Archivado {{when}}: sin trabajo nuevo hasta que se restaure.', archive: 'Archivar proyecto', restore: 'Restaurar proyecto', archivedNow: 'Archivado.', restored: 'Restaurado.',
   },

@@ -41,8 +41,8 @@ export const fr: Dictionary = {
   },
   trace: { title: 'Trace', show: 'Afficher la trace', hide: 'Masquer la trace' },
   settings: {
-    title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', limits: 'Limites', repoConfig: 'Le démon enregistre ces réglages ; le .maestro/config.json du dépôt, s’il existe, définit aussi vérifications, limites et niveaux de modèle.', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',
-    fromRepo: 'Depuis le {{file}} du dépôt (un réglage enregistré ici l’emporte) :', repoProblem: 'Les réglages du dépôt n’ont pas pu être lus : {{problem}}', raw: 'Configuration (JSON)', save: 'Enregistrer', saved: 'Enregistré.', badJson: 'JSON invalide : {{message}}', notObject: 'La configuration doit être un objet JSON.',
+    title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', limits: 'Limites', repoConfig: 'Les niveaux de modèle, vérifications, limites et hooks viennent du .maestro/ du dépôt (on les change là, dans un commit) ; le fournisseur d’agent et le JSON ci-dessous sont enregistrés par le démon.', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',
+    fromRepo: 'Depuis le {{file}} du dépôt :', repoProblem: 'Les réglages du dépôt n’ont pas pu être lus : {{problem}}', raw: 'Configuration (JSON)', save: 'Enregistrer', saved: 'Enregistré.', badJson: 'JSON invalide : {{message}}', notObject: 'La configuration doit être un objet JSON.',
     archiveTitle: 'Archiver', archiveHelp: 'Archiver garde les tâches et l’historique du projet et ne lui donne plus de travail : aucune tâche n’est créée, relancée ni démarrée. C’est refusé tant qu’une tâche tourne ou attend à une porte. Restaurer l’annule.',
     archivedSince: 'Archivé {{when}} : plus de travail tant qu’il n’est pas restauré.', archive: 'Archiver le projet', restore: 'Restaurer le projet', archivedNow: 'Archivé.', restored: 'Restauré.',
   },

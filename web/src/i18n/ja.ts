@@ -41,8 +41,8 @@ export const ja: Dictionary = {
   },
   trace: { title: 'トレース', show: 'トレースを表示', hide: 'トレースを隠す' },
   settings: {
-    title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', limits: '制限', repoConfig: 'これらの設定はデーモンが保存します。リポジトリの .maestro/config.json があれば、チェック・制限・モデル階層もそこで設定されます。', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',
-    fromRepo: 'リポジトリの {{file}} から（ここに保存された設定が優先されます）:', repoProblem: 'リポジトリの設定を読めませんでした: {{problem}}', raw: '設定（JSON）', save: '保存', saved: '保存しました。', badJson: '正しい JSON ではありません: {{message}}', notObject: '設定は JSON オブジェクトでなければなりません。',
+    title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', limits: '制限', repoConfig: 'モデル階層・チェック・制限・フックはリポジトリ自身の .maestro/ から読まれます（変更はそこでコミットします）。エージェントプロバイダーと下の JSON はデーモンが保存します。', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',
+    fromRepo: 'リポジトリの {{file}} から:', repoProblem: 'リポジトリの設定を読めませんでした: {{problem}}', raw: '設定（JSON）', save: '保存', saved: '保存しました。', badJson: '正しい JSON ではありません: {{message}}', notObject: '設定は JSON オブジェクトでなければなりません。',
     archiveTitle: 'アーカイブ', archiveHelp: 'アーカイブするとプロジェクトのタスクと履歴は残り、新しい作業は行われません。タスクの作成・再試行・開始はできません。実行中やゲートで待っているタスクがある間は拒否されます。復元で元に戻せます。',
     archivedSince: '{{when}} にアーカイブ: 復元するまで新しい作業はありません。', archive: 'プロジェクトをアーカイブ', restore: 'プロジェクトを復元', archivedNow: 'アーカイブしました。', restored: '復元しました。',
   },

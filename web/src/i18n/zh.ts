@@ -41,8 +41,8 @@ export const zh: Dictionary = {
   },
   trace: { title: '追踪', show: '显示追踪', hide: '隐藏追踪' },
   settings: {
-    title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', limits: '限制', repoConfig: '这些设置由守护进程保存；仓库自带的 .maestro/config.json（如有）也会设置检查、限制和模型档位。', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
-    fromRepo: '来自仓库的 {{file}}（此处保存的设置优先）：', repoProblem: '无法读取仓库的设置：{{problem}}', raw: '配置（JSON）', save: '保存', saved: '已保存。', badJson: '不是有效的 JSON：{{message}}', notObject: '配置必须是一个 JSON 对象。',
+    title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', limits: '限制', repoConfig: '模型档位、检查、限制和钩子来自仓库自带的 .maestro/（在那里修改并提交）；智能体提供方和下面的 JSON 由守护进程保存。', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
+    fromRepo: '来自仓库的 {{file}}：', repoProblem: '无法读取仓库的设置：{{problem}}', raw: '配置（JSON）', save: '保存', saved: '已保存。', badJson: '不是有效的 JSON：{{message}}', notObject: '配置必须是一个 JSON 对象。',
     archiveTitle: '归档', archiveHelp: '归档会保留项目的任务和历史，但不再给它新工作：不能创建、重试或启动任务。有任务正在运行或在关卡等待时会被拒绝。恢复可撤销归档。',
     archivedSince: '归档于 {{when}}：恢复之前没有新工作。', archive: '归档项目', restore: '恢复项目', archivedNow: '已归档。', restored: '已恢复。',
   },

@@ -1,7 +1,7 @@
 /**
- * The project's configuration: model tiers, checks and hooks shown as read,
- * and the whole configuration editable as JSON (validated before it is sent;
- * the server validates again).
+ * The project's configuration: the model tiers, checks, limits and hooks its repository's .maestro/ sets (read
+ * through GET /api/projects/:id), the agent provider, and the settings the daemon stores editable as JSON
+ * (validated before it is sent; the server validates again).
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,22 +16,22 @@ import styles from './Screens.module.css';
 type Repository = NonNullable<ProjectDetail['repository']>;
 
 /**
- * One setting: what is stored here, and what the repository's own .maestro/ sets (`repo`, when it sets
- * anything; the stored value wins over it). "Not set" only when neither does.
+ * One setting. Tiers, checks, limits and hooks are the repository's own (its .maestro/: the daemon stores none of
+ * them), shown with the file they come from; "Not set" when it sets none.
  */
-function Section({ title, value, repo, file }: { title: string; value: unknown; repo?: unknown; file?: string | null }) {
+function Section({ title, value, file }: { title: string; value: unknown; file?: string | null }) {
   const { t } = useTranslation();
   return (
     <div className={styles.card}>
       <h3>{title}</h3>
-      {value !== undefined && <pre>{JSON.stringify(value, null, 2)}</pre>}
-      {repo !== undefined && (
+      {value === undefined ? (
+        <p className={styles.muted}>{t('settings.notSet')}</p>
+      ) : (
         <>
-          <p className={styles.muted}>{t('settings.fromRepo', { file: file ?? '.maestro/' })}</p>
-          <pre>{JSON.stringify(repo, null, 2)}</pre>
+          {file && <p className={styles.muted}>{t('settings.fromRepo', { file })}</p>}
+          <pre>{JSON.stringify(value, null, 2)}</pre>
         </>
       )}
-      {value === undefined && repo === undefined && <p className={styles.muted}>{t('settings.notSet')}</p>}
     </div>
   );
 }
@@ -125,10 +125,10 @@ export function SettingsScreen() {
       <p className={styles.muted}>{t('settings.repoConfig')}</p>
       {repo?.problem && <p role="alert" style={{ color: 'var(--bad)' }}>{t('settings.repoProblem', { problem: repo.problem })}</p>}
       <div className={styles.grid}>
-        <Section title={t('settings.tiers')} value={c.models ?? c.tiers ?? c.modelTiers} repo={repo ? someOf(repo.models) : undefined} file={repo?.file} />
-        <Section title={t('settings.checks')} value={c.checks} repo={repo ? someOf(repo.checks) : undefined} file={repo?.file} />
-        <Section title={t('settings.hooks')} value={c.hooks} repo={repo ? someOf(repo.hooks) : undefined} file=".maestro/" />
-        <Section title={t('settings.limits')} value={c.limits} repo={repo ? someOf(repo.limits) : undefined} file={repo?.file} />
+        <Section title={t('settings.tiers')} value={repo ? someOf(repo.models) : undefined} file={repo?.file} />
+        <Section title={t('settings.checks')} value={repo ? someOf(repo.checks) : undefined} file={repo?.file} />
+        <Section title={t('settings.hooks')} value={repo ? someOf(repo.hooks) : undefined} file=".maestro/" />
+        <Section title={t('settings.limits')} value={repo ? someOf(repo.limits) : undefined} file={repo?.file} />
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
       <SteeringChanges projectId={project.id} />

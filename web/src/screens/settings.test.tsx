@@ -9,7 +9,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const project: Project = { id: 'p1', name: 'shop', repoPath: '/repos/shop', config: { limits: { maxDiffFiles: 9 } }, createdAt: 1, updatedAt: 1, archivedAt: null };
+const project: Project = { id: 'p1', name: 'shop', repoPath: '/repos/shop', config: {}, createdAt: 1, updatedAt: 1, archivedAt: null };
 
 function serveDetail(repository: unknown) {
   vi.stubGlobal('fetch', async (url: string) =>
@@ -22,18 +22,18 @@ function serveDetail(repository: unknown) {
 const card = (title: string) => screen.getByRole('heading', { name: title }).parentElement!;
 
 describe('project settings on the board', () => {
-  it("shows what the repository's .maestro/config.json sets, not \"Not set\", beside what is stored here", async () => {
+  it("shows the checks, limits and tiers the repository's .maestro/config.json sets, which the daemon does not store", async () => {
     useProjects.setState({ projects: [project], selectedId: 'p1', loaded: true, error: null });
-    serveDetail({ file: '.maestro/config.json', hooks: [], checks: [{ name: 'import', command: ['node', '-e', '1'] }], limits: { maxDiffFiles: 7 }, models: {}, problem: null });
+    serveDetail({ file: '.maestro/config.json', hooks: ['.maestro/hooks/before-execute.sh'], checks: [{ name: 'import', command: ['node', '-e', '1'] }], limits: { maxDiffFiles: 7 }, models: {}, problem: null });
     render(<SettingsScreen />);
-    await screen.findAllByText('From the repository’s .maestro/config.json (a setting stored here wins over it):', {}, { timeout: 5000 });
+    await screen.findAllByText('From the repository’s .maestro/config.json:', {}, { timeout: 5000 });
     const checks = card('Checks');
-    expect(within(checks).getByText('From the repository’s .maestro/config.json (a setting stored here wins over it):')).toBeTruthy();
+    expect(within(checks).getByText('From the repository’s .maestro/config.json:')).toBeTruthy();
     expect(within(checks).getByText(/"name": "import"/)).toBeTruthy();
     expect(within(checks).queryByText('Not set (defaults apply).')).toBeNull();
-    // Stored here and in the repository: both, the stored one first.
-    const limits = card('Limits');
-    expect(within(limits).getAllByText(/"maxDiffFiles"/).map((e) => e.textContent?.replace(/\s+/g, ' '))).toEqual(['{ "maxDiffFiles": 9 }', '{ "maxDiffFiles": 7 }']);
+    expect(within(card('Limits')).getByText(/"maxDiffFiles": 7/)).toBeTruthy();
+    expect(within(card('Hooks')).getByText('From the repository’s .maestro/:')).toBeTruthy();
+    expect(within(card('Hooks')).getByText(/before-execute\.sh/)).toBeTruthy();
     // Set nowhere: not set.
     expect(within(card('Model tiers')).getByText('Not set (defaults apply).')).toBeTruthy();
   });
