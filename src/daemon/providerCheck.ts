@@ -48,6 +48,8 @@ function scriptProblem(repoPath: string, file: string): string | null {
 
 /** Why the project's tasks could not run, or null when its provider looks usable. */
 export function providerProblem(project: Project, env: NodeJS.ProcessEnv): string | null {
+  // Said here without the project's name (providerFix names it once).
+  if (project.config.provider === undefined && !hasClaudeCredentials(env)) return 'it has no agent provider, and the default one (claude) has no credentials here (no ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN or Claude Code login)';
   let provider;
   try {
     provider = providerFor(project, env);

@@ -37,9 +37,16 @@ describe('maestro project add --provider / project config', () => {
       if (!hasClaudeCredentials(process.env)) {
         const refused = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
         expect(refused.code).toBe(1);
-        expect(refused.stderr).toContain('Project bare cannot run tasks: Project bare has no agent provider');
+        expect(refused.stderr).toContain('Project bare cannot run tasks: it has no agent provider, and the default one (claude) has no credentials here');
         expect(refused.stderr).not.toContain('..');
         expect(refused.stderr).toContain("maestro project config set provider.kind command provider.command '[\"/path/to/agent\",\"{prompt}\"]' --project bare");
+        // Archived, it takes no task whatever its provider: that is what is said.
+        expect((await cli(['project', 'archive', 'bare', ...url])).code).toBe(0);
+        const archived = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
+        expect(archived.code).toBe(1);
+        expect(archived.stderr).toContain('Project bare is archived: no task can be created in it.');
+        expect(archived.stderr).not.toContain('agent provider');
+        expect((await cli(['project', 'restore', 'bare', ...url])).code).toBe(0);
       }
 
       const incomplete = await cli(['project', 'config', 'set', 'provider.kind', 'command', ...project, ...url]);

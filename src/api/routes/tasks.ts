@@ -68,7 +68,8 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, response: taskResponse, status: 201 }, async ({ body }) => {
     if (providerProblem) {
       const project = await store.projects.get(body.projectId);
-      const problem = providerProblem(project);
+      // An archived project takes no task whatever its provider: the store's refusal (PROJECT_ARCHIVED) is what to say.
+      const problem = project.archivedAt === null ? providerProblem(project) : null;
       if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
     }
     return { task: await store.tasks.create(body) };
