@@ -368,11 +368,10 @@ export class Orchestrator {
     } else {
       const since = Date.now();
       const deadline = since + opts.graceMs;
-      while (this.workers.running > 0 && Date.now() < deadline) {
-        const waiting = this.workers.runIds().filter((id) => (this.ingestor.stageDoneAt.get(id) ?? 0) < since);
-        if (!waiting.length) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const midStage = () => this.workers.runIds().filter((id) => (this.ingestor.stageDoneAt.get(id) ?? 0) < since);
+      while (this.workers.running > 0 && Date.now() < deadline && midStage().length) await new Promise((r) => setTimeout(r, 50));
+      // Said, not only done: a person who pressed Ctrl-C once should learn that work was cut off and what happens to it.
+      for (const runId of midStage()) this.opts.log?.info({ runId, graceMs: opts.graceMs }, 'stage still running when the grace period ended: stopped mid-stage; the run resumes from its last finished stage at the next start');
       await this.workers.stopAll(Math.min(5 * SECOND, opts.graceMs));
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
       stopLeases();
