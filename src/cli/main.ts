@@ -3,10 +3,11 @@ import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import type { Env } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
-import { EXIT_USAGE, reportError } from './output.js';
+import { EXIT_USAGE, endQuietlyWhenOutputCloses, reportError } from './output.js';
 
 /** `env`: the process environment, read once by the entry below and handed to every command. */
 export async function main(argv: string[], env: Env): Promise<void> {
+  endQuietlyWhenOutputCloses();
   const args = argv.slice(2);
   const json = args.includes('--json');
   const program = await buildProgram(args, { env }, json);

@@ -1,7 +1,8 @@
 /**
  * How every CLI command reports: `--json` prints stable fields on stdout;
  * otherwise human text. Errors print the same message the API gives and set
- * the exit code: 0 ok, 1 error, 2 usage.
+ * the exit code: 0 ok, 1 error, 2 usage, 141 when the reader of the output
+ * went away (`| head`).
  */
 import { CommanderError } from 'commander';
 import { MaestroError, coerceError } from '../core/errors.js';
@@ -10,6 +11,28 @@ import { visible } from '../lib/visible.js';
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
+/**
+ * 128 + SIGPIPE (13): what a shell reports for a program that wrote into a pipe whose reader had gone
+ * (`yes | head -1`; `set -o pipefail` sees it). Node ignores SIGPIPE, so the CLI ends itself with that status.
+ */
+export const EXIT_OUTPUT_CLOSED = 141;
+
+/**
+ * `maestro task logs <id> | head -40`: `head` closes the pipe once it has its lines, and the next write
+ * fails with EPIPE. The reader has what it wanted, so the command ends there, quietly, with
+ * EXIT_OUTPUT_CLOSED. Without this listener the failed write was an unhandled 'error' event (a stack
+ * trace and exit 1), or nothing, depending on whether the command had written its last line before
+ * `head` closed the pipe. On stderr too: `maestro … 2>&1 | head` closes both. Any other write error
+ * is thrown as before. Called once, by the entry (main.ts), before any command writes.
+ */
+export function endQuietlyWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(EXIT_OUTPUT_CLOSED);
+      throw err;
+    });
+  }
+}
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
