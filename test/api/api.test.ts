@@ -2,6 +2,8 @@
  * The REST API in-process (app.inject) against a real store: every route's
  * happy path and its refusals, with stable error codes and no partial change.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
@@ -67,6 +69,24 @@ describe('REST API', () => {
     expect(shown.problem).toBe(`${join(broken, '.maestro', 'config.json')} is not valid JSON (it ends early, at line 1, column 13).`);
     // A project without one: nothing set there, and nothing wrong.
     expect((await call('GET', `/api/projects/${(await project()).id}`)).body.repository).toEqual({ file: null, hooks: [], checks: [], limits: {}, models: {}, problem: null });
+  });
+
+  it('refuses a folder inside a repository, naming the repository to register instead of advising git init', async () => {
+    const sub = join(repo, 'packages', 'web');
+    mkdirSync(sub, { recursive: true });
+    // The top as git names it (links resolved): what the message tells the user to register.
+    const top = execFileSync('git', ['-C', sub, 'rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
+    const refused = await call('POST', '/api/projects', { name: 'web', repoPath: sub });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toEqual({
+      code: 'BAD_INPUT',
+      message: `repoPath ${sub} is a folder inside the git repository ${top}, not its top. Register the repository itself (maestro project add ${top}); nothing was registered.`,
+      details: { repository: top },
+    });
+    expect((await call('GET', '/api/projects')).body.projects).toEqual([]);
+    expect(existsSync(join(sub, '.git'))).toBe(false);
+    // What it says to do works.
+    expect((await call('POST', '/api/projects', { name: 'web', repoPath: top })).status).toBe(201);
   });
 
   it('takes the base branch a repository has (main, else the one checked out) and refuses an empty repository or a branch it lacks', async () => {

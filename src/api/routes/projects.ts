@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { projectInputSchema, whoSchema } from '../../core/schemas.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
+import { git } from '../../git/git.js';
 import { holds } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import { checkScriptedPaths } from '../../daemon/scriptedPaths.js';
@@ -23,16 +24,32 @@ function isBareRepository(path: string): boolean {
 }
 
 /**
+ * The top of the git work tree `path` lies in, as git finds it (the same search from a subfolder upwards every git
+ * command makes), or null when it lies in none. A subfolder of a repository was told "Run git init there first",
+ * which makes a second repository nested in the first.
+ */
+async function enclosingWorkTree(path: string): Promise<string | null> {
+  const { code, stdout } = await git(path, ['rev-parse', '--show-toplevel'], { okCodes: [128] });
+  return code === 0 && stdout.trim() ? stdout.trim() : null;
+}
+
+/**
  * A project's repository, given as an absolute path: an existing git work tree, or, for a project on a
  * shared remote (`config.remote`), also a bare repository (the remote itself: the daemons work in their
  * own clones of it, README "Running on several machines").
  */
-export function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?: string } = {}): string {
+export async function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?: string } = {}): Promise<string> {
   if (!isAbsolute(repoPath)) throw new MaestroError('BAD_INPUT', `repoPath must be absolute, got "${repoPath}".`);
   const path = resolve(repoPath);
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a directory.`);
   if (!existsSync(join(path, '.git'))) {
-    if (!isBareRepository(path)) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
+    if (!isBareRepository(path)) {
+      const top = await enclosingWorkTree(path);
+      if (top) {
+        throw new MaestroError('BAD_INPUT', `repoPath ${path} is a folder inside the git repository ${top}, not its top. Register the repository itself (maestro project add ${top}); nothing was registered.`, { details: { repository: top } });
+      }
+      throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a git repository (no .git). Run git init there first.`);
+    }
     if (!opts.remote) throw new MaestroError('BAD_INPUT', `repoPath ${path} is a bare repository, which has no work tree to run tasks in. Register a checkout of it, or name it as the project's shared remote (config.remote) so each daemon works in a clone of it.`);
   }
   if (opts.home && holds(path, opts.home)) {
@@ -107,7 +124,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
     async ({ body, req }) => {
       const { who, ...input } = body;
       const config = parseProjectSettings(input.config);
-      const repoPath = checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
+      const repoPath = await checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
       checkScriptedPaths(config, {}, repoPath);
       // Two projects on one checkout would merge into the same working tree and run on the same branches.
       const same = (await store.projects.list()).find((p) => p.repoPath === repoPath);
