@@ -30,6 +30,7 @@ import { HealthMonitor, type HealthReport } from '../daemon/health.js';
 import { watchSchema } from '../daemon/schemaWatch.js';
 import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
 import { healthAndLog, healthReaction } from './healthLog.js';
+import { listen, refusePortInUse } from './port.js';
 import { createRunControl } from '../daemon/runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon/projectHooks.js';
 import { Orchestrator } from '../daemon/orchestrator.js';
@@ -110,6 +111,8 @@ function refuseUnsafeStart(config: MaestroConfig): { config: MaestroConfig; sand
 
 export async function startDaemon(given: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
   const { config, sandbox } = refuseUnsafeStart(given);
+  // Before the home is made or touched: a start refused at listen left a fresh home populated (port.ts).
+  await refusePortInUse(config);
   const homeWarning = prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
   const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));
@@ -352,21 +355,6 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
   return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
-}
-
-/** Listens on the configured host and port (a port in use is a clear error); the port actually bound and the URL. */
-async function listen(app: FastifyInstance, config: MaestroConfig): Promise<{ port: number; url: string }> {
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new MaestroError('CONFIG_INVALID', `Port ${config.port} on ${config.host} is in use. Stop what uses it or pick another with --port / MAESTRO_PORT.`);
-    }
-    throw err;
-  }
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  return { port, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

@@ -70,6 +70,8 @@ export const ERROR_CATALOGUE = {
   LOCK_TIMEOUT: 503,
   /** Another live daemon holds this MAESTRO_HOME's lock. */
   HOME_IN_USE: 409,
+  /** Something else listens on the daemon's port: the daemon did not start, and made nothing in its home. */
+  PORT_IN_USE: 409,
   UNKNOWN_KNOWLEDGE_ID: 404,
   KNOWLEDGE_CONFLICT: 409,
   DEPRECATED_KNOWLEDGE: 410,

@@ -9,7 +9,9 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
-import { acquireLockFile } from '../lib/lockFile.js';
+import { acquireLockFile, isStaleLock, readLockFile, type LockRecord } from '../lib/lockFile.js';
+
+const LOCK_NAME = 'daemon.lock';
 
 export interface LockInfo {
   pid: number;
@@ -22,19 +24,28 @@ export interface HomeLock {
   release(): void;
 }
 
+function inUse(home: string, path: string, holder: LockRecord): MaestroError {
+  const startedAt = typeof holder.startedAt === 'number' ? new Date(holder.startedAt).toISOString() : 'at an unknown time';
+  return new MaestroError('HOME_IN_USE', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}. Stop it, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
+}
+
+/**
+ * The HOME_IN_USE a start on `home` would meet now (a live daemon holds its lock), else null; reads only,
+ * creates nothing. A start that finds its port taken asks it first: the holder is then the likely user of the port.
+ */
+export function homeInUse(home: string): MaestroError | null {
+  const path = join(home, LOCK_NAME);
+  const holder = readLockFile(path);
+  return holder && holder !== 'unparseable' && !isStaleLock(path, holder, 0) ? inUse(home, path, holder) : null;
+}
+
 export function acquireHomeLock(home: string, pid = process.pid): HomeLock {
-  const path = join(home, 'daemon.lock');
+  const path = join(home, LOCK_NAME);
   const release = acquireLockFile(path, { pid, host: hostname(), startedAt: Date.now() }, {
     what: 'the daemon lock',
     deadline: 0,
     unparseableStaleMs: 0,
-    busy: (holder) => {
-      if (holder && holder !== 'unparseable') {
-        const startedAt = typeof holder.startedAt === 'number' ? new Date(holder.startedAt).toISOString() : 'at an unknown time';
-        return new MaestroError('HOME_IN_USE', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}. Stop it, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
-      }
-      return new MaestroError('CONFIG_INVALID', `Could not take the daemon lock ${path}; remove it if no daemon runs.`);
-    },
+    busy: (holder) => (holder && holder !== 'unparseable' ? inUse(home, path, holder) : new MaestroError('CONFIG_INVALID', `Could not take the daemon lock ${path}; remove it if no daemon runs.`)),
   });
   let released = false;
   return {

@@ -98,7 +98,7 @@ describe('daemon shutdown and bad input', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      await expect(startTestDaemon({ port })).rejects.toThrow(new RegExp(`Port ${port} on 127.0.0.1 is in use`));
+      await expect(startTestDaemon({ port })).rejects.toMatchObject({ code: 'PORT_IN_USE', message: expect.stringMatching(new RegExp(`^Port ${port} on 127.0.0.1 is in use`)) });
     } finally {
       blocker.close();
     }

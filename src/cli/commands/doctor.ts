@@ -7,13 +7,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_ERROR, action, printJson } from '../output.js';
 import { ApiClient } from '../../api/client.js';
 import { clientFor, print } from './common.js';
 import { claudeConfigDir } from '../../config/env.js';
+import { bindError } from '../../lib/bindProbe.js';
 import type { MaestroConfig } from '../../config/config.js';
 import type { DoctorCheck } from './doctorCheck.js';
 import type { CliContext } from '../context.js';
@@ -57,20 +57,12 @@ function checkCredentials(env: NodeJS.ProcessEnv): DoctorCheck {
   return { name: 'agent credentials', status: 'warn', detail: 'no ANTHROPIC_API_KEY and no Claude login (~/.claude): the claude provider cannot run; the scripted provider and the demo still work' };
 }
 
-function portFree(host: string, port: number): Promise<NodeJS.ErrnoException | null> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', (err: NodeJS.ErrnoException) => resolve(err));
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(null)));
-  });
-}
-
 async function checkPort(client: ApiClient): Promise<DoctorCheck> {
   if (await client.ping()) return { name: 'port', status: 'ok', detail: `a Maestro daemon answers at ${client.baseUrl}` };
   const url = new URL(client.baseUrl);
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const err = await portFree(host, port);
+  const err = await bindError(host, port);
   if (!err) return { name: 'port', status: 'ok', detail: `port ${port} on ${host} is free (no daemon running; start one with maestro serve)` };
   if (err.code === 'EADDRINUSE') return { name: 'port', status: 'fail', detail: `port ${port} on ${host} is in use by something that is not a Maestro daemon; stop it or use --port / MAESTRO_PORT` };
   return { name: 'port', status: 'warn', detail: `no daemon answers at ${client.baseUrl}, and this machine cannot bind ${host}:${port} (${err.code ?? err.message})` };

@@ -1,11 +1,12 @@
 /** `maestro serve` (alias `start`): run the daemon in the foreground. */
 import { statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { integerOption } from '../input.js';
 import type { FastifyInstance } from 'fastify';
 import { MaestroError, isMaestroError } from '../../core/errors.js';
+import { bindError } from '../../lib/bindProbe.js';
+import { refusePortInUse } from '../../app/port.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
@@ -73,11 +74,7 @@ const parsePort = integerOption('a port is 0–65535', 0, 65535);
  */
 async function checkPlace(home: string, host: string): Promise<void> {
   if (statSync(home, { throwIfNoEntry: false })?.isDirectory() === false) throw new MaestroError('BAD_INPUT', `The home ${home} (--home, MAESTRO_HOME) is a file, not a folder.`);
-  const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-    const probe = createServer();
-    probe.once('error', resolve);
-    probe.listen({ host, port: 0 }, () => probe.close(() => resolve(null)));
-  });
+  const err = await bindError(host, 0);
   if (err) throw new MaestroError('BAD_INPUT', `Cannot listen on ${JSON.stringify(host)} (--host, MAESTRO_HOST): ${err.code ?? err.message}. Give an address of this machine, e.g. 127.0.0.1 or 0.0.0.0.`);
 }
 
@@ -119,6 +116,8 @@ export function register(program: Command, ctx: CliContext): void {
         const { resolveConfig } = await import('../../config/config.js');
         const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth }, ctx.env);
         await checkPlace(config.home, config.host);
+        // startDaemon checks it too, but the board may need building first (up to a minute): a taken port is said now.
+        await refusePortInUse(config);
         // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.
