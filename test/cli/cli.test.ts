@@ -391,6 +391,8 @@ describe('maestro CLI against a daemon', () => {
     expect(sink.out.match(/\? Which route prefix\?/g)).toHaveLength(1);
     // A cursor move streamed live (it would climb over the lines above) is shown, not run.
     expect(sink.out).toContain('alpha-beta-\\u{1b}[2Agamma-');
+    // It says why it stopped following.
+    expect(sink.out).toMatch(new RegExp(`══ ${taskId} is cancelled(: [^\\n]*)? ══\\n$`));
   }, CLI_HEAVY_TIMEOUT);
 });
 

@@ -13,7 +13,7 @@ import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { TaskDetail } from '../../api/wire/responses.js';
-import { visibleKeepingColours } from '../../lib/visible.js';
+import { visible, visibleKeepingColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
 
 interface TranscriptEntry {
@@ -115,6 +115,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
     if (json) process.stdout.write(`${JSON.stringify({ event: 'version', data: { taskId: v.id, version: v.version, previous: current } })}\n`);
     else printText(`\n══ rejected: following version ${v.version} (${v.id}) ══\n`);
   };
+  let ended: Detail['task'] | null = null;
   try {
     const state = { lastEventId: null as string | null, failures: 0, downSince: null as number | null };
     while (!stopped.signal.aborted) {
@@ -140,12 +141,21 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
         state.lastEventId = null;
         continue;
       }
-      if (finished(now.task.status)) break;
+      if (finished(now.task.status)) {
+        ended = now.task;
+        break;
+      }
     }
   } finally {
     process.off('SIGINT', stop);
   }
-  if (!json) process.stdout.write('\n');
+  // Why following ended (a cancel, a task that needs a person, done), not only that the output stopped.
+  if (json) {
+    if (ended) process.stdout.write(`${JSON.stringify({ event: 'end', data: { taskId: ended.id, status: ended.status, reason: ended.lastRunError } })}\n`);
+  } else {
+    process.stdout.write('\n');
+    if (ended) printText(`══ ${ended.id} is ${ended.status}${ended.lastRunError && ended.status !== 'done' ? `: ${visible(ended.lastRunError)}` : ''} ══\n`);
+  }
 }
 
 /**
