@@ -11,6 +11,7 @@ import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
 import { claimBestPg } from './ops/claimBestPg.js';
+import { cancelTask } from './ops/cancelTask.js';
 import { createTask } from './ops/createTask.js';
 import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
@@ -57,6 +58,17 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
         const { before, after } = await transitionTask(q, { id, to, from: opts.from, fields: opts.fields, now });
         await appendEvent(q, { ...statusEvent(before, after, opts.reason ? { reason: opts.reason } : {}), traceId: opts.traceId ?? null }, now);
         return after;
+      }),
+    /**
+     * A person cancels: the task and every unfinished subtask below it (ops/cancelTask.ts), each with its status
+     * event, in one transaction. Answers the task and the subtasks cancelled with it.
+     */
+    cancel: (id: string, opts: { from?: TaskStatus; reason: string }) =>
+      tx('tasks.cancel', async (q, now) => {
+        const { task, subtasks } = await cancelTask(q, { id, from: opts.from, now });
+        await appendEvent(q, statusEvent(task.before, task.after, { reason: opts.reason }), now);
+        for (const s of subtasks) await appendEvent(q, statusEvent(s.before, s.after, { reason: `cancelled with task ${id}: ${opts.reason}`, cancelledWith: id }), now);
+        return { task: await getTask(q, id), subtasks: subtasks.map((s) => s.after) };
       }),
     /**
      * A person retries: back to ready, the backoff baseline reset to the attempts so far. Work parked while

@@ -17,7 +17,7 @@ import { providerFix } from '../../daemon/providerCheck.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, steeringOf } from './review.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
-import { rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
+import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
 const who = whoSchema;
@@ -89,12 +89,13 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     task: await store.tasks.edit(params.id, body),
   }));
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/cancel', summary: 'Cancel a task (a running worker is stopped)', tags, params: idParam, body: cancelBody, response: taskResponse }, async ({ params, body }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/cancel', summary: 'Cancel a task and its unfinished subtasks (their running workers are stopped)', tags, params: idParam, body: cancelBody, response: cancelResponse }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     if (TERMINAL_STATUSES.includes(task.status) || task.status === 'cancelled') {
       throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; there is nothing to cancel.`);
     }
-    return { task: await store.tasks.transition(task.id, 'cancelled', { from: task.status, reason: body.reason ?? `cancelled by ${body.who}` }) };
+    const cancelled = await store.tasks.cancel(task.id, { from: task.status, reason: body.reason ?? `cancelled by ${body.who}` });
+    return { task: cancelled.task, subtasksCancelled: cancelled.subtasks.map((s) => ({ id: s.id, title: s.title })) };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled', tags, params: idParam, response: taskResponse }, async ({ params }) => {

@@ -93,6 +93,10 @@ export const taskDetailResponse = z.strictObject({
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
     .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, or needing attention); retry them or drop them from deps'),
 });
+export const cancelResponse = z.strictObject({
+  task: taskSchema,
+  subtasksCancelled: z.array(z.strictObject({ id: z.string(), title: z.string() })).describe('the subtasks (at any depth) that were not finished and were cancelled with the task, each with its own status event'),
+});
 export const rejectResponse = z.strictObject({ task: taskSchema.describe('the rejected version'), next: taskSchema.describe('the new version that carries the feedback') });
 export const runMessageResponse = z.strictObject({ runId: z.string().describe('the run the message was given to') });
 
@@ -170,6 +174,7 @@ export type RunList = Out<typeof runListResponse>;
 export type ProjectDetail = Out<typeof projectDetailResponse>;
 export type TaskDetail = Out<typeof taskDetailResponse>;
 export type RejectResponse = Out<typeof rejectResponse>;
+export type CancelResponse = Out<typeof cancelResponse>;
 export type RunMessageResponse = Out<typeof runMessageResponse>;
 export type EventPage = Out<typeof eventPageResponse>;
 export type Metrics = Out<typeof metricsResponse>;

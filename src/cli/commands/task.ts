@@ -12,7 +12,7 @@ import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { followTask, printTranscript } from './taskLogs.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
-import type { RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
+import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
 function parsePriority(value: string): number {
@@ -226,14 +226,21 @@ function taskMessages(task: Command, ctx: CliContext): void {
 
 /** `task cancel`. */
 function taskCancel(task: Command, ctx: CliContext): void {
-  withApi(task.command('cancel <id>').description('Cancel a task; a running worker is stopped.').option('--reason <text>', 'why')).action(
+  withApi(task.command('cancel <id>').description('Cancel a task and its unfinished subtasks; their running workers are stopped.').option('--reason <text>', 'why')).action(
     action(async (id: string, opts: ClientFlags & { reason?: string }) => {
       const client = clientFor(opts, ctx.env);
-      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/cancel`, opts.reason ? { reason: opts.reason } : {});
-      if (opts.json) printJson({ task: t });
-      else print(`Cancelled ${t.id}.`);
+      const answer = await client.post<CancelResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/cancel`, opts.reason ? { reason: opts.reason } : {});
+      if (opts.json) printJson(answer);
+      else print(cancelledLine(answer));
     }),
   );
+}
+
+/** "Cancelled t_1." or "Cancelled t_1 and its 2 unfinished subtasks (t_2 First, t_3 Second)." */
+export function cancelledLine({ task: t, subtasksCancelled: subs }: CancelResponse): string {
+  if (!subs.length) return `Cancelled ${t.id}.`;
+  const which = subs.map((s) => `${s.id} ${s.title}`).join(', ');
+  return `Cancelled ${t.id} and its ${subs.length === 1 ? 'unfinished subtask' : `${subs.length} unfinished subtasks`} (${which}).`;
 }
 
 /** `task retry`. */

@@ -6,6 +6,7 @@
 import { useConnection } from '../stores/connection.js';
 import type {
   CancelBody,
+  CancelResponse,
   ChecksResponse,
   DecisionList,
   DiffResponse,
@@ -136,7 +137,7 @@ export const api = {
     request<RejectResponse>('POST', `/api/tasks/${enc(id)}/reject`, { gate, reason, who: 'web', ...(comments.length ? { comments } : {}) } satisfies RejectBody),
   reply: (id: string, message: string) => request<RunMessageResponse>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
   inject: (id: string, message: string) => request<RunMessageResponse>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
-  cancel: (id: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
+  cancel: (id: string) => request<CancelResponse>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
   retry: (id: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/retry`),
   searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
   /**

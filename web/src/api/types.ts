@@ -15,6 +15,7 @@ export type { SchedulerDecision } from '../../../src/core/reports.js';
 
 /* What the routes answer: GET /api/tasks/:id, /api/traces/:traceId, /api/metrics, the transcript's ?q=, the SSE items, … */
 export type {
+  CancelResponse,
   ChecksResponse,
   DecisionList,
   DiffResponse,

@@ -1,0 +1,48 @@
+/**
+ * A person cancels a task, and with it every subtask below it (children by parent_id, their children, …) that is
+ * not finished (done, cancelled, superseded). A subtask left going after its parent was cancelled was claimed,
+ * reviewed and could merge work nobody wanted any more (a new-user trial, 2026-12). Each move is a guarded
+ * transition (ops/transitionTask.ts); the caller runs them, and their events, in one transaction: a crash leaves
+ * the whole tree cancelled or none of it. A subtask that moved meanwhile (a worker's step) fails its
+ * compare-and-set, which rolls the whole cancel back with ILLEGAL_TRANSITION ("reload and try again").
+ * A subtask's running worker is stopped by its daemon's reconcile, as for any cancelled task.
+ */
+import { FINISHED_STATUSES, type TaskStatus } from '../../core/status.js';
+import type { Task } from '../../core/types.js';
+import type { Queryable } from '../db.js';
+import { taskRow } from './getTask.js';
+import { transitionTask } from './transitionTask.js';
+
+export interface Moved {
+  before: Task;
+  after: Task;
+}
+
+/** Every task below `id`, parents before their children. A superseded version has none (a reject moves them on). */
+export async function descendants(db: Queryable, id: string): Promise<Task[]> {
+  const found: Task[] = [];
+  let level = [id];
+  while (level.length) {
+    const next: string[] = [];
+    for (const parentId of level) {
+      const rows = await db.all<{ id: string }>(`SELECT id FROM tasks WHERE parent_id = $1 ORDER BY created_at, id`, [parentId]);
+      for (const r of rows) {
+        found.push(await taskRow(db, r.id));
+        next.push(r.id);
+      }
+    }
+    level = next;
+  }
+  return found;
+}
+
+/** The task to cancelled, then its unfinished subtasks; the caller appends an event for each move. */
+export async function cancelTask(db: Queryable, opts: { id: string; from?: TaskStatus; now: number }): Promise<{ task: Moved; subtasks: Moved[] }> {
+  const task = await transitionTask(db, { id: opts.id, from: opts.from, to: 'cancelled', now: opts.now });
+  const subtasks: Moved[] = [];
+  for (const child of await descendants(db, opts.id)) {
+    if (FINISHED_STATUSES.includes(child.status)) continue;
+    subtasks.push(await transitionTask(db, { id: child.id, from: child.status, to: 'cancelled', now: opts.now }));
+  }
+  return { task, subtasks };
+}

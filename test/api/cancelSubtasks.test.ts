@@ -1,0 +1,101 @@
+/**
+ * Cancelling a decomposed parent cancels its unfinished subtasks with it (a new-user trial: they stayed ready
+ * or at work, were claimed, and one reached exec_review and could merge). Through the API and the CLI against a
+ * real store; the all-or-nothing part with a crash before the commit.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/core/types.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { freshSqlite, removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+import { cliFor } from '../cli/helpers.js';
+import { budget } from '../helpers/budget.js';
+
+const SUBTASKS = ['Define', 'Wire', 'Document'].map((title) => ({ title, complexity: 'easy', priority: 1, deps: [], ownedFiles: [], expectedOutput: null }));
+
+/** A parent at plan_review with three planned subtasks, approved: waiting_children with its three children. */
+async function decomposed(store: Store, projectId: string): Promise<{ parent: Task; kids: Task[] }> {
+  const parent = await store.tasks.create({ projectId, title: 'Greet people' });
+  for (const s of ['queued', 'planning'] as const) await store.tasks.transition(parent.id, s);
+  await store.tasks.transition(parent.id, 'plan_review', { fields: { plan: 'Three steps.', result: { kind: 'plan', subtasks: SUBTASKS } } });
+  expect((await store.tasks.approve(parent.id, 'plan_review', 'ann')).status).toBe('waiting_children');
+  const kids = await store.tasks.list({ parentId: parent.id });
+  expect(kids.map((k) => k.title)).toEqual(['Define', 'Wire', 'Document']);
+  return { parent, kids };
+}
+
+async function walk(store: Store, id: string, path: readonly Task['status'][]): Promise<void> {
+  for (const s of path) await store.tasks.transition(id, s);
+}
+
+describe('cancelling a parent task', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop();
+    d = null;
+    removeTempDirs();
+  });
+
+  it('cancels every unfinished subtask with it, each with its own event; done and superseded ones stay as they are', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const { store } = d;
+    const project = await store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
+    const { parent, kids } = await decomposed(store, project.id);
+    const [define, wire, doc] = kids as [Task, Task, Task];
+    // Define merged; Wire was rejected at its gate (version 2 is ready); Document is at work.
+    await walk(store, define.id, ['queued', 'executing', 'reviewing', 'merging', 'done']);
+    await walk(store, wire.id, ['queued', 'executing', 'reviewing', 'exec_review']);
+    const { next: wire2 } = await store.tasks.reject(wire.id, 'exec_review', 'ann', 'name it better');
+    await store.tasks.claim(doc.id, 'someone', 60_000);
+    await walk(store, doc.id, ['executing', 'awaiting_input']);
+
+    const { cli } = cliFor(d.config.home);
+    const out = await cli(['task', 'cancel', parent.id, '--reason', 'not needed', '--url', d.url]);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout.trim()).toBe(`Cancelled ${parent.id} and its 2 unfinished subtasks (${doc.id} Document, ${wire2.id} Wire).`);
+
+    const statuses = async () => Object.fromEntries((await store.tasks.list({ parentId: parent.id })).map((k) => [`${k.title} v${k.version}`, k.status]));
+    expect((await store.tasks.get(parent.id)).status).toBe('cancelled');
+    expect(await statuses()).toEqual({ 'Define v1': 'done', 'Wire v1': 'superseded', 'Wire v2': 'cancelled', 'Document v1': 'cancelled' });
+    const lastStatus = async (id: string) => (await store.events.list({ taskId: id, type: 'task.status', limit: 1000 })).events.at(-1)!.payload;
+    expect(await lastStatus(parent.id)).toEqual({ from: 'waiting_children', to: 'cancelled', reason: 'not needed' });
+    expect(await lastStatus(doc.id)).toEqual({ from: 'awaiting_input', to: 'cancelled', reason: `cancelled with task ${parent.id}: not needed`, cancelledWith: parent.id });
+    expect(await lastStatus(wire2.id)).toEqual({ from: 'ready', to: 'cancelled', reason: `cancelled with task ${parent.id}: not needed`, cancelledWith: parent.id });
+    expect((await lastStatus(define.id)).to).toBe('done');
+
+    // The API answers the same; a task without subtasks cancels alone.
+    const lone = await store.tasks.create({ projectId: project.id, title: 'Alone' });
+    const res = await d.app.inject({ method: 'POST', url: `/api/tasks/${lone.id}/cancel`, payload: { reason: 'no' } });
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ task: { id: lone.id, status: 'cancelled' }, subtasksCancelled: [] });
+  }, budget(60_000));
+
+  it('cancels all of it or none of it: a crash before the commit leaves the parent and its subtasks as they were', async () => {
+    let crash = false;
+    const store = createStore((await freshSqlite()).db, Date.now, {
+      faults: {
+        point(at) {
+          if (crash && at === 'tasks.cancel#commit') throw new Error('killed before the commit');
+        },
+      },
+    });
+    try {
+      const project = await store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
+      const { parent, kids } = await decomposed(store, project.id);
+      await store.tasks.claim(kids[0]!.id, 'someone', 60_000);
+      const before = await store.events.list({ limit: 1000 });
+      crash = true;
+      await expect(store.tasks.cancel(parent.id, { reason: 'not needed' })).rejects.toThrow('killed before the commit');
+      expect((await store.tasks.get(parent.id)).status).toBe('waiting_children');
+      expect((await store.tasks.list({ parentId: parent.id })).map((k) => k.status)).toEqual(['queued', 'ready', 'ready']);
+      expect((await store.events.list({ limit: 1000 })).events).toEqual(before.events);
+      crash = false;
+      const { subtasks } = await store.tasks.cancel(parent.id, { reason: 'not needed' });
+      expect(subtasks.map((s) => [s.title, s.status])).toEqual([['Define', 'cancelled'], ['Wire', 'cancelled'], ['Document', 'cancelled']]);
+    } finally {
+      await store.close();
+    }
+  });
+});
