@@ -10,8 +10,10 @@
  * the findings; a person's reject at a gate supersedes this version with a new
  * one (version + 1). Anything in flight may be requeued to ready (a worker that
  * died, a released claim) or parked in needs_attention with a reason; a person
- * may cancel anything that is not finished. needs_attention and cancelled go
- * back to ready on retry; work parked while merging goes back to merging.
+ * may cancel anything that is not finished, and cancelling a task cancels its
+ * unfinished subtasks with it. needs_attention and cancelled go back to ready
+ * on retry; work parked while merging goes back to merging, and a decomposed
+ * parent back to waiting_children (its cancelled subtasks back to ready).
  *
  * Every transition goes through `assertTransition`; an illegal one throws
  * ILLEGAL_TRANSITION, never a silent no-op. Every transition to ready clears
@@ -54,9 +56,10 @@ export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = 
   exec_review: ['merging', 'executing', 'superseded', 'ready', 'needs_attention', 'cancelled'],
   merging: ['done', 'executing', 'ready', 'needs_attention', 'cancelled'],
   done: [],
-  // → merging: a retry of work parked while merging (its approval stands; see tasks.retry).
-  needs_attention: ['ready', 'merging', 'cancelled'],
-  cancelled: ['ready'],
+  // → merging: a retry of work parked while merging (its approval stands; see tasks.retry). → waiting_children: a
+  // retry of a decomposed parent, whose cancelled subtasks go back to ready with it (store/ops/taskTree.ts).
+  needs_attention: ['ready', 'merging', 'waiting_children', 'cancelled'],
+  cancelled: ['ready', 'waiting_children'],
   superseded: [],
 };
 

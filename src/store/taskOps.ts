@@ -11,7 +11,6 @@ import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, renewOwnedLeases, type ClaimDecision, type Fence } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
 import { claimBestPg } from './ops/claimBestPg.js';
-import { cancelTask } from './ops/cancelTask.js';
 import { createTask } from './ops/createTask.js';
 import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
@@ -19,6 +18,7 @@ import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
 import { findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
+import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
@@ -74,10 +74,18 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
      * A person retries: back to ready, the backoff baseline reset to the attempts so far. Work parked while
      * merging (a dirty checkout, a before:merge veto, a missing branch) goes back to merging instead: its
      * change was reviewed and approved, and only the merge is tried again (ready would run the agent anew).
+     * A decomposed parent goes back to waiting_children and its cancelled subtasks to ready (ops/taskTree.ts):
+     * ready would execute its approved plan as one task.
      */
     retry: (id: string, from: TaskStatus) =>
       tx('tasks.retry', async (q, now) => {
         await assertActive(q, (await taskRow(q, id)).projectId, 'no task can be retried in it');
+        if (await hasSubtasks(q, id)) {
+          const { task, subtasks } = await retryWithSubtasks(q, { id, from, now });
+          await appendEvent(q, statusEvent(task.before, task.after, { reason: 'retry with its subtasks' }), now);
+          for (const s of subtasks) await appendEvent(q, statusEvent(s.before, s.after, { reason: `retried with task ${id}`, retriedWith: id }), now);
+          return getTask(q, id);
+        }
         const merge = from === 'needs_attention' && (await parkedWhileMerging(q, id));
         const { before, after } = await transitionTask(q, { id, to: merge ? 'merging' : 'ready', from, fields: merge ? {} : { nextEligibleAt: null }, now });
         // A merge needs no claimer (any daemon's merge train takes it): its old one's lease, renewed or not, must

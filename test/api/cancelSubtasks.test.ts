@@ -72,6 +72,35 @@ describe('cancelling a parent task', () => {
     expect(JSON.parse(res.body)).toMatchObject({ task: { id: lone.id, status: 'cancelled' }, subtasksCancelled: [] });
   }, budget(60_000));
 
+  it('a retry of the cancelled parent brings back its cancelled subtasks: the parent waits for them again, done ones stay done', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const { store } = d;
+    const project = await store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
+    const { parent, kids } = await decomposed(store, project.id);
+    const [define, wire, doc] = kids as [Task, Task, Task];
+    await walk(store, define.id, ['queued', 'executing', 'reviewing', 'merging', 'done']);
+    await store.tasks.claim(wire.id, 'someone', 60_000);
+    await walk(store, wire.id, ['executing']);
+    await store.tasks.cancel(parent.id, { reason: 'not now' });
+
+    const { cli } = cliFor(d.config.home);
+    const out = await cli(['task', 'retry', parent.id, '--url', d.url]);
+    expect(out.code).toBe(0);
+    // Not ready: its plan is approved, and a claim would execute all of it as one task beside Define's landed work.
+    expect(out.stdout.trim()).toBe(`Retrying ${parent.id}; it is now waiting_children (its cancelled subtasks are ready again).`);
+    expect((await store.tasks.get(parent.id)).status).toBe('waiting_children');
+    const now = await store.tasks.list({ parentId: parent.id });
+    expect(now.map((k) => [k.title, k.status, k.claimedBy])).toEqual([['Define', 'done', null], ['Wire', 'ready', null], ['Document', 'ready', null]]);
+    const lastStatus = async (id: string) => (await store.events.list({ taskId: id, type: 'task.status', limit: 1000 })).events.at(-1)!.payload;
+    expect(await lastStatus(parent.id)).toEqual({ from: 'cancelled', to: 'waiting_children', reason: 'retry with its subtasks' });
+    expect(await lastStatus(wire.id)).toEqual({ from: 'cancelled', to: 'ready', reason: `retried with task ${parent.id}`, retriedWith: parent.id });
+    expect(await lastStatus(doc.id)).toEqual({ from: 'cancelled', to: 'ready', reason: `retried with task ${parent.id}`, retriedWith: parent.id });
+    // A task that was never decomposed is retried to ready as before.
+    const lone = await store.tasks.create({ projectId: project.id, title: 'Alone' });
+    await store.tasks.cancel(lone.id, { reason: 'no' });
+    expect(JSON.parse((await d.app.inject({ method: 'POST', url: `/api/tasks/${lone.id}/retry`, headers: { 'x-maestro-client': 'test' } })).body).task.status).toBe('ready');
+  }, budget(60_000));
+
   it('cancels all of it or none of it: a crash before the commit leaves the parent and its subtasks as they were', async () => {
     let crash = false;
     const store = createStore((await freshSqlite()).db, Date.now, {

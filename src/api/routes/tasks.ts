@@ -98,7 +98,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: cancelled.task, subtasksCancelled: cancelled.subtasks.map((s) => ({ id: s.id, title: s.title })) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled', tags, params: idParam, response: taskResponse }, async ({ params }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled (a decomposed parent goes back to waiting_children, its cancelled subtasks back to ready)', tags, params: idParam, response: taskResponse }, async ({ params }) => {
     const task = await store.tasks.get(params.id);
     if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
       throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);

@@ -250,7 +250,7 @@ function taskRetry(task: Command, ctx: CliContext): void {
       const client = clientFor(opts, ctx.env);
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`);
       if (opts.json) printJson({ task: t });
-      else print(`Retrying ${t.id}; it is now ${t.status}.`);
+      else print(`Retrying ${t.id}; it is now ${t.status}${t.status === 'waiting_children' ? ' (its cancelled subtasks are ready again)' : ''}.`);
     }),
   );
 }
