@@ -51,11 +51,19 @@ export const projectSettingsSchema = z
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
 /** Validates settings about to be stored; a bad one is a 400 naming every field that is wrong. */
+/** Settings a repository keeps in its own .maestro/ (executor/projectConfig.ts), which the daemon does not store. */
+const REPOSITORY_KEYS = ['checks', 'limits', 'models', 'mergeStrategy', 'hooks'];
+
 export function parseProjectSettings(raw: unknown, where = 'config'): Record<string, unknown> {
   const parsed = projectSettingsSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${[where, ...i.path].join('.')}: ${i.message}`);
-    throw new MaestroError('BAD_INPUT', `Invalid project settings: ${problems.join('; ')}. Nothing was saved.`, { details: { problems } });
+    // A key that belongs in the repository: say where it goes, not only that it is unknown here.
+    const unknown = parsed.error.issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : []));
+    const theirs = unknown.filter((k) => REPOSITORY_KEYS.includes(k));
+    const named = theirs.length > 1 ? `${theirs.slice(0, -1).join(', ')} and ${theirs.at(-1)}` : theirs[0];
+    const hint = theirs.length ? ` ${named} ${theirs.length > 1 ? 'are' : 'is'} the repository's own: set ${theirs.length > 1 ? 'them' : 'it'} in its .maestro/config.json and commit it (maestro init writes one).` : '';
+    throw new MaestroError('BAD_INPUT', `Invalid project settings: ${problems.join('; ')}. Nothing was saved.${hint}`, { details: { problems } });
   }
   return raw as Record<string, unknown>;
 }
