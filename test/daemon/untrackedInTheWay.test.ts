@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cliFor } from '../cli/helpers.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
@@ -52,7 +53,11 @@ describe('an untracked file in the way of a merge', () => {
     writeFileSync(join(repo, 'src', 'greet.ts'), '// my notes\n');
     expect((await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toContain('has untracked files (src/greet.ts)');
 
-    await store.tasks.approve(task.id, 'exec_review', 'ann');
+    // Approved as a person does, who is told again that the merge will stop.
+    const approved = await cliFor(d.config.home).cli(['task', 'approve', task.id, '--url', d.url]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain(`Approved exec_review of ${task.id}; it is now merging.`);
+    expect(approved.stderr).toBe(`maestro: the merge will stop: the main checkout ${repo} has untracked files (src/greet.ts) that merging maestro/${task.id}-v1 would overwrite: move or remove them. Then \`maestro task retry ${task.id}\` merges it.\n`);
     d.orchestrator.kick();
     const parked = await until(bus, async () => {
       const t = await store.tasks.get(task.id);

@@ -11,6 +11,7 @@ import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../c
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { followTask, printTranscript } from './taskLogs.js';
+import { visible } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
@@ -174,14 +175,18 @@ function taskApprove(task: Command, ctx: CliContext): void {
   ).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string; commit?: string }) => {
       const client = clientFor(opts, ctx.env);
-      const { id: target, from } = await newestVersion(client, id);
+      const { id: target, from, mergeBlocked } = await newestVersion(client, id);
       if (from) {
         throw new MaestroError('WRONG_GATE', `${from} was superseded by ${target} (a rejection made a new version), so it is at no gate. Nothing was approved: look at the new version (maestro task diff ${target}), then approve it by its id.`);
       }
       const body = { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.commit !== undefined ? { commit: opts.commit } : {}) };
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, body);
       if (opts.json) printJson({ task: t });
-      else print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}${opts.commit ? ` at commit ${opts.commit.slice(0, 12)}` : ''}; it is now ${t.status}.`);
+      else {
+        print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}${opts.commit ? ` at commit ${opts.commit.slice(0, 12)}` : ''}; it is now ${t.status}.`);
+        // What `task show` said before the approval, said again now: the merge it starts will stop on it.
+        if (mergeBlocked && t.status === 'merging') process.stderr.write(`maestro: the merge will stop: ${visible(mergeBlocked)}. Then \`maestro task retry ${t.id}\` merges it.\n`);
+      }
     }),
   );
 }
