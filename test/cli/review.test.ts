@@ -84,6 +84,10 @@ describe('maestro task diff / reject --comment', () => {
       expect(cancelled.code).toBe(0);
       expect(cancelled.stderr).toContain(`${task.id} was superseded; acting on its newest version ${next.id}`);
       expect((await d.store.tasks.get(next.id)).status).toBe('cancelled');
+      // Its newest version at no gate: said, not "approve it by its id".
+      const nowhere = await cli(['task', 'approve', task.id, ...url]);
+      expect(nowhere.code).toBe(1);
+      expect(nowhere.stderr).toContain(`Nothing was approved: the new version is cancelled, at no gate either.`);
     } finally {
       await d.stop();
     }

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead } from '../../core/reviewed.js';
-import { LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
+import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
@@ -175,9 +175,12 @@ function taskApprove(task: Command, ctx: CliContext): void {
   ).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason?: string; commit?: string }) => {
       const client = clientFor(opts, ctx.env);
-      const { id: target, from, mergeBlocked } = await newestVersion(client, id);
+      const { id: target, status, from, mergeBlocked } = await newestVersion(client, id);
       if (from) {
-        throw new MaestroError('WRONG_GATE', `${from} was superseded by ${target} (a rejection made a new version), so it is at no gate. Nothing was approved: look at the new version (maestro task diff ${target}), then approve it by its id.`);
+        const next = (GATE_STATUSES as readonly string[]).includes(status)
+          ? `look at the new version (maestro task diff ${target}), then approve it by its id`
+          : `the new version is ${status}, at no gate either`;
+        throw new MaestroError('WRONG_GATE', `${from} was superseded by ${target} (a rejection made a new version), so it is at no gate. Nothing was approved: ${next}.`);
       }
       const body = { ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.commit !== undefined ? { commit: opts.commit } : {}) };
       const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(target)}/approve`, body);

@@ -124,11 +124,11 @@ export function describeEvidence(versions: VersionRef[], currentId: string, chec
 }
 
 /** The chain's newest version when `id` names an older one (a rejection superseded it). */
-export async function newestVersion(client: ApiClient, id: string): Promise<{ id: string; from: string | null; mergeBlocked: string | null }> {
+export async function newestVersion(client: ApiClient, id: string): Promise<{ id: string; status: string; from: string | null; mergeBlocked: string | null }> {
   const { task, versions, mergeBlocked } = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
   const newest = versions?.[versions.length - 1];
-  if (!newest || newest.id === task.id || task.status !== 'superseded') return { id: task.id, from: null, mergeBlocked };
-  return { id: newest.id, from: task.id, mergeBlocked: null };
+  if (!newest || newest.id === task.id || task.status !== 'superseded') return { id: task.id, status: task.status, from: null, mergeBlocked };
+  return { id: newest.id, status: newest.status, from: task.id, mergeBlocked: null };
 }
 
 /** Says on stderr which version an old id was taken to mean (stdout stays the command's answer). */
