@@ -11,6 +11,7 @@ import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 import { bumpExposure } from '../index/exposure.js';
 import { namedEntries } from '../index/namedEntries.js';
+import { countEntries } from '../index/readEntries.js';
 import { contentTerms, corpusStats, fetchByRowids, fetchCandidates, isStopWord, onlyStopWords, termWeights, type Candidate, type SearchFilters } from '../index/query.js';
 import { bm25fQuery, bm25fScore, bm25fTerms, fieldTexts, prefixKeys } from './bm25f.js';
 import { FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedbackTerms } from './feedback.js';
@@ -146,8 +147,7 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
  * are not at fault); otherwise no entry holds enough of the words (MIN_MATCH_SHARE, said as the rule it is).
  */
 function noMatchMessage(db: Database.Database, query: string, among: string): string {
-  const entries = (db.prepare('SELECT COUNT(*) AS n FROM entries').get() as { n: number }).n;
-  if (!entries) return `No entry matches "${query}": there is no spec or knowhow entry to search here yet.`;
+  if (!countEntries(db)) return `No entry matches "${query}": there is no spec or knowhow entry to search here yet.`;
   const rule = `an entry must hold words carrying at least ${MIN_MATCH_SHARE * 100}% of the query's weight, and stop words alone never match`;
   return `No entry matches "${query}"${among}: no entry${among ? ' there' : ''} holds enough of its words (${rule}).`;
 }
