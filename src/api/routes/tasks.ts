@@ -66,12 +66,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, response: taskResponse, status: 201 }, async ({ body }) => {
-    if (providerProblem) {
-      const project = await store.projects.get(body.projectId);
-      // An archived project takes no task whatever its provider: the store's refusal (PROJECT_ARCHIVED) is what to say.
-      const problem = project.archivedAt === null ? providerProblem(project) : null;
-      if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
-    }
+    await assertProviderUsable(store, providerProblem, body.projectId);
     return { task: await store.tasks.create(body) };
   });
 
@@ -152,6 +147,17 @@ async function stuckOn(store: Store, task: Task): Promise<Array<{ id: string; ti
   if (task.status !== 'ready' || !task.deps.length) return [];
   const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
   return deps.flatMap((d) => (d && (d.status === 'cancelled' || d.status === 'needs_attention') ? [{ id: d.id, title: d.title, status: d.status }] : []));
+}
+
+/**
+ * Refuses a task its project could not run (no usable agent provider). An archived project takes no task whatever
+ * its provider: the store's refusal (PROJECT_ARCHIVED) is what to say, so its provider is not looked at.
+ */
+async function assertProviderUsable(store: Store, providerProblem: ApiDeps['providerProblem'], projectId: string): Promise<void> {
+  if (!providerProblem) return;
+  const project = await store.projects.get(projectId);
+  const problem = project.archivedAt === null ? providerProblem(project) : null;
+  if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
 }
 
 /**
