@@ -15,14 +15,15 @@ import { budget } from '../helpers/budget.js';
 const SUBTASKS = ['Define', 'Wire', 'Document'].map((title) => ({ title, complexity: 'easy', priority: 1, deps: [], ownedFiles: [], expectedOutput: null }));
 
 /** A parent at plan_review with three planned subtasks, approved: waiting_children with its three children. */
-async function decomposed(store: Store, projectId: string): Promise<{ parent: Task; kids: Task[] }> {
+async function decomposed(store: Store, projectId: string): Promise<{ parent: Task; define: Task; wire: Task; doc: Task }> {
   const parent = await store.tasks.create({ projectId, title: 'Greet people' });
   for (const s of ['queued', 'planning'] as const) await store.tasks.transition(parent.id, s);
   await store.tasks.transition(parent.id, 'plan_review', { fields: { plan: 'Three steps.', result: { kind: 'plan', subtasks: SUBTASKS } } });
   expect((await store.tasks.approve(parent.id, 'plan_review', 'ann')).status).toBe('waiting_children');
   const kids = await store.tasks.list({ parentId: parent.id });
   expect(kids.map((k) => k.title)).toEqual(['Define', 'Wire', 'Document']);
-  return { parent, kids };
+  const [define, wire, doc] = kids as [Task, Task, Task];
+  return { parent, define, wire, doc };
 }
 
 async function walk(store: Store, id: string, path: readonly Task['status'][]): Promise<void> {
@@ -36,13 +37,15 @@ describe('cancelling a parent task', () => {
     d = null;
     removeTempDirs();
   });
+  /** A daemon (no orchestrator: the test moves the tasks) with a decomposed parent in project demo. */
+  const start = async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const project = await d.store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
+    return { daemon: d, store: d.store, project, ...(await decomposed(d.store, project.id)) };
+  };
 
   it('cancels every unfinished subtask with it, each with its own event; done and superseded ones stay as they are', async () => {
-    d = await startTestDaemon({}, { noOrchestrator: true });
-    const { store } = d;
-    const project = await store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
-    const { parent, kids } = await decomposed(store, project.id);
-    const [define, wire, doc] = kids as [Task, Task, Task];
+    const { daemon, store, project, parent, define, wire, doc } = await start();
     // Define merged; Wire was rejected at its gate (version 2 is ready); Document is at work.
     await walk(store, define.id, ['queued', 'executing', 'reviewing', 'merging', 'done']);
     await walk(store, wire.id, ['queued', 'executing', 'reviewing', 'exec_review']);
@@ -50,8 +53,8 @@ describe('cancelling a parent task', () => {
     await store.tasks.claim(doc.id, 'someone', 60_000);
     await walk(store, doc.id, ['executing', 'awaiting_input']);
 
-    const { cli } = cliFor(d.config.home);
-    const out = await cli(['task', 'cancel', parent.id, '--reason', 'not needed', '--url', d.url]);
+    const { cli } = cliFor(daemon.config.home);
+    const out = await cli(['task', 'cancel', parent.id, '--reason', 'not needed', '--url', daemon.url]);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(out.stdout.trim()).toBe(`Cancelled ${parent.id} and its 2 unfinished subtasks (${doc.id} Document, ${wire2.id} Wire).`);
@@ -67,24 +70,20 @@ describe('cancelling a parent task', () => {
 
     // The API answers the same; a task without subtasks cancels alone.
     const lone = await store.tasks.create({ projectId: project.id, title: 'Alone' });
-    const res = await d.app.inject({ method: 'POST', url: `/api/tasks/${lone.id}/cancel`, payload: { reason: 'no' } });
+    const res = await daemon.app.inject({ method: 'POST', url: `/api/tasks/${lone.id}/cancel`, payload: { reason: 'no' } });
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ task: { id: lone.id, status: 'cancelled' }, subtasksCancelled: [] });
   }, budget(60_000));
 
   it('a retry of the cancelled parent brings back its cancelled subtasks: the parent waits for them again, done ones stay done', async () => {
-    d = await startTestDaemon({}, { noOrchestrator: true });
-    const { store } = d;
-    const project = await store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
-    const { parent, kids } = await decomposed(store, project.id);
-    const [define, wire, doc] = kids as [Task, Task, Task];
+    const { daemon, store, project, parent, define, wire, doc } = await start();
     await walk(store, define.id, ['queued', 'executing', 'reviewing', 'merging', 'done']);
     await store.tasks.claim(wire.id, 'someone', 60_000);
     await walk(store, wire.id, ['executing']);
     await store.tasks.cancel(parent.id, { reason: 'not now' });
 
-    const { cli } = cliFor(d.config.home);
-    const out = await cli(['task', 'retry', parent.id, '--url', d.url]);
+    const { cli } = cliFor(daemon.config.home);
+    const out = await cli(['task', 'retry', parent.id, '--url', daemon.url]);
     expect(out.code).toBe(0);
     // Not ready: its plan is approved, and a claim would execute all of it as one task beside Define's landed work.
     expect(out.stdout.trim()).toBe(`Retrying ${parent.id}; it is now waiting_children (its cancelled subtasks are ready again).`);
@@ -98,7 +97,7 @@ describe('cancelling a parent task', () => {
     // A task that was never decomposed is retried to ready as before.
     const lone = await store.tasks.create({ projectId: project.id, title: 'Alone' });
     await store.tasks.cancel(lone.id, { reason: 'no' });
-    expect(JSON.parse((await d.app.inject({ method: 'POST', url: `/api/tasks/${lone.id}/retry`, headers: { 'x-maestro-client': 'test' } })).body).task.status).toBe('ready');
+    expect(JSON.parse((await daemon.app.inject({ method: 'POST', url: `/api/tasks/${lone.id}/retry`, headers: { 'x-maestro-client': 'test' } })).body).task.status).toBe('ready');
   }, budget(60_000));
 
   it('cancels all of it or none of it: a crash before the commit leaves the parent and its subtasks as they were', async () => {
@@ -112,8 +111,8 @@ describe('cancelling a parent task', () => {
     });
     try {
       const project = await store.projects.create({ name: 'demo', repoPath: makeRepo(), config: {} });
-      const { parent, kids } = await decomposed(store, project.id);
-      await store.tasks.claim(kids[0]!.id, 'someone', 60_000);
+      const { parent, define } = await decomposed(store, project.id);
+      await store.tasks.claim(define.id, 'someone', 60_000);
       const before = await store.events.list({ limit: 1000 });
       crash = true;
       await expect(store.tasks.cancel(parent.id, { reason: 'not needed' })).rejects.toThrow('killed before the commit');
