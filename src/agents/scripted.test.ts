@@ -82,7 +82,7 @@ describe('script files', () => {
     const doc = readFileSync(new URL('../../docs/scripted-agent.md', import.meta.url), 'utf8');
     const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
     const script = parseScript(example, 'docs/scripted-agent.md');
-    expect(script.steps.map((s) => s.match.role)).toEqual(['plan', 'execute', 'execute', 'review:code', 'review', 'conflict']);
+    expect(script.steps.map((s) => s.match.role)).toEqual(['plan', 'execute', 'execute', 'review:code', 'review', 'conflict', 'reflect']);
   });
 
   it('accepts JSON as well as YAML', () => {
