@@ -26,6 +26,7 @@ export const en = {
   complexity: { easy: 'easy', medium: 'medium', hard: 'hard' },
   runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict' },
   runStatus: { running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
+  actions: { cancel: 'Cancel task', cancelConfirm: 'Cancel this task? Its work stops, and its unfinished subtasks are cancelled with it.', confirmCancel: 'Yes, cancel it', keep: 'Keep it', cancelled: 'Cancelled.', cancelledWith_one: 'Cancelled, with {{count}} unfinished subtask: {{titles}}.', cancelledWith_other: 'Cancelled, with {{count}} unfinished subtasks: {{titles}}.', retry: 'Retry', retried: 'Retried: it is now {{status}}.' },
   detail: {
     stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',

@@ -19,6 +19,7 @@ export const es: Dictionary = {
   complexity: { easy: 'fácil', medium: 'media', hard: 'difícil' },
   runKind: { plan: 'plan', execute: 'ejecución', review: 'revisión', conflict: 'conflicto' },
   runStatus: { running: 'en curso', succeeded: 'correcta', failed: 'fallida', cancelled: 'cancelada' },
+  actions: { cancel: 'Cancelar la tarea', cancelConfirm: '¿Cancelar esta tarea? Su trabajo se detiene y sus subtareas sin terminar se cancelan con ella.', confirmCancel: 'Sí, cancelarla', keep: 'Conservarla', cancelled: 'Cancelada.', cancelledWith_one: 'Cancelada, con {{count}} subtarea sin terminar: {{titles}}.', cancelledWith_other: 'Cancelada, con {{count}} subtareas sin terminar: {{titles}}.', retry: 'Reintentar', retried: 'Reintentada: ahora está {{status}}.' },
   detail: { stuckOn: 'No puede empezar: depende de {{deps}}. Reintenta esa tarea o quítala de las dependencias de esta.', label: 'Detalle de la tarea', close: 'Cerrar la tarea', gone: 'Esta tarea ya no existe', loadFailed: 'No se pudo cargar la tarea', fields: 'Campos', graph: 'Dependencias', graphLabel: 'Grafo de dependencias de {{count}} tareas', plan: 'Plan', spec: 'Especificación', subtasks: 'Subtareas', proposed: 'Subtareas propuestas', rawPlan: 'El plan tal como se escribió' },
   field: {
     status: 'Estado', id: 'Id', priority: 'Prioridad', complexity: 'Complejidad', type: 'Tipo', scope: 'Alcance', version: 'Versión', attempt: 'Intento',

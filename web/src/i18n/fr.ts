@@ -19,6 +19,7 @@ export const fr: Dictionary = {
   complexity: { easy: 'facile', medium: 'moyenne', hard: 'difficile' },
   runKind: { plan: 'plan', execute: 'exécution', review: 'relecture', conflict: 'conflit' },
   runStatus: { running: 'en cours', succeeded: 'réussie', failed: 'échouée', cancelled: 'annulée' },
+  actions: { cancel: 'Annuler la tâche', cancelConfirm: 'Annuler cette tâche ? Son travail s’arrête, et ses sous-tâches non terminées sont annulées avec elle.', confirmCancel: 'Oui, l’annuler', keep: 'La garder', cancelled: 'Annulée.', cancelledWith_one: 'Annulée, avec {{count}} sous-tâche non terminée : {{titles}}.', cancelledWith_other: 'Annulée, avec {{count}} sous-tâches non terminées : {{titles}}.', retry: 'Relancer', retried: 'Relancée : elle est maintenant {{status}}.' },
   detail: { stuckOn: 'Elle ne peut pas démarrer : elle dépend de {{deps}}. Relancez cette tâche, ou retirez-la des dépendances de celle-ci.', label: 'Détail de la tâche', close: 'Fermer la tâche', gone: 'Cette tâche n’existe plus', loadFailed: 'Impossible de charger la tâche', fields: 'Champs', graph: 'Dépendances', graphLabel: 'Graphe des dépendances de {{count}} tâches', plan: 'Plan', spec: 'Spécification', subtasks: 'Sous-tâches', proposed: 'Sous-tâches proposées', rawPlan: 'Le plan tel qu’écrit' },
   field: {
     status: 'Statut', id: 'Id', priority: 'Priorité', complexity: 'Complexité', type: 'Type', scope: 'Portée', version: 'Version', attempt: 'Tentative',

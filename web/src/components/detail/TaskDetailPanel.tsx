@@ -13,6 +13,7 @@ import { Fields } from './Fields.js';
 import { GateActions } from './GateActions.js';
 import { LiveOutput } from './LiveOutput.js';
 import { MessageBox } from './MessageBox.js';
+import { TaskActions } from './TaskActions.js';
 import { PlanSection } from './PlanSection.js';
 import { Runs } from './Runs.js';
 import { Trace } from './Trace.js';
@@ -104,6 +105,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
         </p>
       ) : null}
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
+      <TaskActions key={task.id} task={task} onDone={reload} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
           <ReviewPanel key={task.id} task={task} versions={versions} onShow={(version) => setShown({ id: task.id, version })} />

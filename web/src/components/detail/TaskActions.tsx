@@ -1,0 +1,67 @@
+/**
+ * Cancel a task that is not finished (after a confirmation: its unfinished subtasks go with it), or retry one that
+ * needs attention or was cancelled. What the daemon did is said: the subtasks it cancelled, the status a retry left.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { errorText } from '../reasons.js';
+import { api } from '../../api/client.js';
+import type { Task } from '../../api/types.js';
+import styles from './Detail.module.css';
+
+const FINISHED: ReadonlySet<string> = new Set(['done', 'cancelled', 'superseded']);
+const RETRYABLE: ReadonlySet<string> = new Set(['needs_attention', 'cancelled']);
+
+export function TaskActions({ task, onDone }: { task: Task; onDone(): void }) {
+  const { t, i18n } = useTranslation();
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const act = async (what: () => Promise<string>) => {
+    setBusy(true);
+    try {
+      setNote({ ok: true, text: await what() });
+      setAsking(false);
+      onDone();
+    } catch (err) {
+      setNote({ ok: false, text: errorText(t, i18n.language, err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const cancel = () =>
+    act(async () => {
+      const { subtasksCancelled: with_ } = await api.cancel(task.id);
+      return with_.length ? t('actions.cancelledWith', { count: with_.length, titles: with_.map((s) => `“${s.title}”`).join(', ') }) : t('actions.cancelled');
+    });
+  const retry = () => act(async () => t('actions.retried', { status: t(`status.${(await api.retry(task.id)).task.status}`) }));
+  const canCancel = !FINISHED.has(task.status);
+  const canRetry = RETRYABLE.has(task.status);
+  if (!canCancel && !canRetry && !note) return null;
+  return (
+    <div className={styles.row} data-testid="task-actions">
+      {canRetry && (
+        <button disabled={busy} onClick={() => void retry()}>
+          {t('actions.retry')}
+        </button>
+      )}
+      {canCancel && !asking && (
+        <button disabled={busy} onClick={() => setAsking(true)}>
+          {t('actions.cancel')}
+        </button>
+      )}
+      {canCancel && asking && (
+        <>
+          <span>{t('actions.cancelConfirm')}</span>
+          <button disabled={busy} onClick={() => void cancel()}>
+            {t('actions.confirmCancel')}
+          </button>
+          <button disabled={busy} onClick={() => setAsking(false)}>
+            {t('actions.keep')}
+          </button>
+        </>
+      )}
+      {note && <span role={note.ok ? 'status' : 'alert'} className={note.ok ? styles.ok : styles.err}>{note.text}</span>}
+    </div>
+  );
+}
