@@ -86,6 +86,9 @@ describe('TaskDetailPanel', () => {
     expect(screen.getByTestId('question').textContent).toBe('Which name should it print?');
     expect(screen.getByRole('button', { name: 'Send the answer' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
+    // Not finished: it can be cancelled from here; it does not need attention: no retry.
+    expect(screen.getByRole('button', { name: 'Cancel task' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
   });
 });
 
