@@ -60,7 +60,7 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
         return after;
       }),
     /**
-     * A person cancels: the task and every unfinished subtask below it (ops/cancelTask.ts), each with its status
+     * A person cancels: the task and every unfinished subtask below it (ops/taskTree.ts), each with its status
      * event, in one transaction. Answers the task and the subtasks cancelled with it.
      */
     cancel: (id: string, opts: { from?: TaskStatus; reason: string }) =>

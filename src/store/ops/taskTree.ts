@@ -17,7 +17,7 @@
 import { FINISHED_STATUSES, type TaskStatus } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
-import { taskRow } from './getTask.js';
+import { listTasks, taskRow } from './getTask.js';
 import { transitionTask } from './transitionTask.js';
 
 export interface Moved {
@@ -32,10 +32,10 @@ export async function descendants(db: Queryable, id: string): Promise<Task[]> {
   while (level.length) {
     const next: string[] = [];
     for (const parentId of level) {
-      const rows = await db.all<{ id: string }>(`SELECT id FROM tasks WHERE parent_id = $1 ORDER BY created_at, id`, [parentId]);
-      for (const r of rows) {
-        found.push(await taskRow(db, r.id));
-        next.push(r.id);
+      // Whole rows in one read per parent (listTasks), not one read per child.
+      for (const child of await listTasks(db, { parentId, limit: 100_000 })) {
+        found.push(child);
+        next.push(child.id);
       }
     }
     level = next;
