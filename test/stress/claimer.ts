@@ -94,11 +94,16 @@ try {
       // The scheduler's path: a slice of ready work, offered best first a few more than a
       // transaction takes (scheduler.ts SLICE_EXTRA), claimed in one transaction, rows another
       // claimer holds skipped (PostgreSQL SKIP LOCKED), each claim with its event. The slice is
-      // read again once every candidate in it has been offered.
+      // read again once its candidates have been offered; a full slice has more work behind it, so
+      // its tail is read again with what follows and every offer is a full window, as the
+      // scheduler's are (it offers from every claimable task). Offering the tail alone made each
+      // claimer's last transaction of a slice a partial one (1,677 transactions for 20,000 claims
+      // of 16 with four claimers on PostgreSQL; 1,556 with full windows).
       const slice = await claimableSlice();
       if (!slice.length) break;
+      const end = slice.length === SLICE ? slice.length - OFFER + 1 : slice.length;
       let next = 0;
-      while (next < slice.length) {
+      while (next < end) {
         const offered = slice.slice(next, next + OFFER);
         attempts++;
         const got = await store.tasks.claimBest({ ranked: offered, owner, leaseMs: 10 * 60_000, max: BATCH });
