@@ -102,8 +102,10 @@ that runs past 5 s, throws or crashes counts as a cancel.
  * What Maestro writes under `.workflow/` that is this machine's state, not the
  * project's knowledge (src/knowledge): the search index (SQLite, with its WAL
  * files), lock files, the active-run pointer, the session run links (symlinks
- * into $MAESTRO_HOME's run folders) and the audit's backups. Specs, knowhow and
- * session.json files stay tracked: they are what the team shares.
+ * into $MAESTRO_HOME's run folders) and the audit's backups. Specs and knowhow
+ * stay tracked: they are what the team shares. A task's session folder ignores
+ * itself (its own `.gitignore`, knowledge/lifecycle/bridge.ts); a person's own
+ * sessions are theirs to commit.
  */
 export const GITIGNORE_LINES = [
   '.workflow/.maestro-index.db',

@@ -1,5 +1,6 @@
 /** The orchestrator bridge: a corrupt run file is reported, not read as "never registered"; the brief quotes knowledge as data. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, tmpDir } from '../../../test/helpers/knowledge2.js';
@@ -21,6 +22,33 @@ describe('KnowledgeBridge.onRunFinished', () => {
     const file = join(runDir(p.root, sessionIdFor(task.id), runIdFor('r-1')), 'run.json');
     writeFileSync(file, '{"run_id": ');
     expect(() => bridge.onRunFinished(info('r-1', dir))).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(file) }));
+  });
+});
+
+describe('KnowledgeBridge.onRunStarted', () => {
+  it("keeps a task's session folder out of the person's git status, and leaves a .gitignore already there alone", () => {
+    const p = project();
+    const git = (...args: string[]) => execFileSync('git', ['-C', p.dir, ...args], { encoding: 'utf8' });
+    git('init', '-q');
+    const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home } });
+    const started = (taskId: string, runId: string) => {
+      const dir = join(p.root.home, 'runs', taskId, runId);
+      mkdirSync(dir, { recursive: true });
+      return bridge.onRunStarted({ task: { id: taskId, title: 'Add greeting' }, run: { id: runId, kind: 'execute' }, runDir: dir, repoPath: p.dir });
+    };
+    const { sessionId } = started('T1', 'r-1');
+    // What git status lists under sessions/ (this test's home is inside the folder too, unlike a person's).
+    const status = () => git('status', '--porcelain', '--untracked-files=all', '--', '.workflow/sessions').split('\n').filter(Boolean);
+    // Nothing of the session shows (session.json, its runs/ link).
+    expect(status()).toEqual([]);
+    expect(git('check-ignore', `.workflow/sessions/${sessionId}/session.json`).trim()).toBe(`.workflow/sessions/${sessionId}/session.json`);
+    // A session whose .gitignore a person wrote (to commit it) keeps theirs, at its next run too.
+    const own = join(p.root.workflowDir, 'sessions', sessionIdFor('T2'));
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, '.gitignore'), 'runs/\n');
+    started('T2', 'r-2');
+    expect(readFileSync(join(own, '.gitignore'), 'utf8')).toBe('runs/\n');
+    expect(status()).toContain(`?? .workflow/sessions/${sessionIdFor('T2')}/session.json`);
   });
 });
 

@@ -10,8 +10,9 @@
  * Nothing here may fail a run: the daemon wraps every call.
  */
 import { isMaestroError } from '../../core/errors.js';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import type { Task } from '../../core/types.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
@@ -36,11 +37,26 @@ export interface BridgeRunInfo {
 export function sessionIdFor(taskId: string): string {
   return `task-${slug(taskId)}`;
 }
+
 export function runIdFor(runId: string): string {
   return slug(runId);
 }
 function slug(x: string): string {
   return x.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'x';
+}
+
+/**
+ * A task's session folder is this host's record of its runs, as on a shared remote (daemon/sharedKnowledge.ts
+ * never commits sessions): its `runs/` entries link into this machine's $MAESTRO_HOME, and what the team
+ * shares from it reaches specs and knowhow through promotion, which are committed. Left untracked, every task
+ * left a `.workflow/sessions/task-<id>/` in the person's `git status` that nothing committed (a new-user trial,
+ * 2026-12). So the folder carries a `.gitignore` of `*`, as pytest's cache does: git skips it, in every
+ * repository, with or without `maestro init`'s lines, and a person's own sessions stay as they were. A
+ * `.gitignore` already there (a person's, or a link) is left alone.
+ */
+function ignoredByGit(dir: string): void {
+  const file = join(dir, '.gitignore');
+  if (!lstatSync(file, { throwIfNoEntry: false })) writeFileAtomic(file, "# Maestro's record of a task's runs on this machine: not committed.\n*\n");
 }
 
 
@@ -139,11 +155,15 @@ export class KnowledgeBridge {
     return lines.join('\n');
   }
 
-  /** Ensures the task's session and registers the run, its folder linked to the orchestrator's run directory. */
+  /**
+   * Ensures the task's session, kept out of git, and registers the run, its folder linked to the orchestrator's
+   * run directory.
+   */
   onRunStarted(info: BridgeRunInfo): { sessionId: string; runId: string } {
     const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     createSession(root, sid, info.task.title);
+    ignoredByGit(join(root.workflowDir, 'sessions', sid));
     const rid = runIdFor(info.run.id);
     createRun(root, sid, { runId: rid, command: info.run.kind ?? 'execute', goal: info.task.title, linkTo: info.runDir });
     return { sessionId: sid, runId: rid };
