@@ -4,7 +4,7 @@
  * the exit code: 0 ok, 1 error, 2 usage, 141 when the reader of the output
  * went away (`| head`).
  */
-import { CommanderError } from 'commander';
+import { CommanderError, type Command, type Option } from 'commander';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { visible } from '../lib/visible.js';
 
@@ -67,12 +67,42 @@ export function reportError(err: unknown, json: boolean): number {
  */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
   return async (...args: A) => {
-    const cmd = args[args.length - 1] as { optsWithGlobals?: () => { json?: boolean } } | undefined;
+    const cmd = args[args.length - 1] as (Partial<Pick<Command, 'options'>> & { optsWithGlobals?: () => { json?: boolean } }) | undefined;
     const json = Boolean(cmd?.optsWithGlobals?.().json);
     try {
       await fn(...args);
     } catch (err) {
-      process.exitCode = reportError(err, json);
+      process.exitCode = reportError(inFlagTerms(err, cmd?.options ?? []), json);
     }
   };
+}
+
+/** A field's place after its option: `.0` is the option's first value, deeper keys stay as the API names them. */
+function within(rest: readonly (string | number)[]): string {
+  if (!rest.length) return '';
+  const [first, ...more] = rest;
+  const item = typeof first === 'number' ? `value ${first + 1}` : String(first);
+  return ` (${[item, ...more].join('.')})`;
+}
+
+/**
+ * The API words a refused body or query by its fields ("Invalid body: ownedFiles.0: …"), which a person at the
+ * CLI never typed: where a field is the value of one of the command's options (the option's attribute is the
+ * field's name), the message names the option instead ("Invalid --owned-files (value 1): …"). A field no
+ * option gives is named as before; any other error is left as it is.
+ */
+export function inFlagTerms(err: unknown, options: readonly Option[]): unknown {
+  if (!(err instanceof MaestroError) || err.code !== 'BAD_INPUT' || !/^Invalid (body|query): /.test(err.message)) return err;
+  const issues = err.details?.issues as Array<{ path?: unknown; message?: unknown }> | undefined;
+  if (!Array.isArray(issues) || !issues.length) return err;
+  let named = false;
+  const parts = issues.map((i) => {
+    const path = Array.isArray(i.path) ? (i.path as (string | number)[]) : [];
+    const option = path.length ? options.find((o) => o.long && o.attributeName() === path[0]) : undefined;
+    named ||= Boolean(option);
+    const where = option ? `${option.long}${within(path.slice(1))}` : path.join('.');
+    return where ? `${where}: ${String(i.message)}` : String(i.message);
+  });
+  if (!named) return err;
+  return new MaestroError('BAD_INPUT', `Invalid ${parts.join('; ')}`, { cause: err, details: err.details });
 }

@@ -45,7 +45,8 @@ describe('maestro task approve --commit', () => {
 
       const malformed = await cli(['task', 'approve', task.id, '--commit', reviewed.slice(0, 12), ...url]);
       expect(malformed.code).toBe(2);
-      expect(malformed.stderr).toContain('commit: a commit is its full sha, 40 lowercase hex digits');
+      // Named by the option typed, not by the API's field ("Invalid body: commit: …").
+      expect(malformed.stderr).toBe("maestro: Invalid --commit: a commit is its full sha, 40 lowercase hex digits (the diff's head) [BAD_INPUT]\n");
       const stale = await cli(['task', 'approve', task.id, '--commit', tip, ...url]);
       expect(stale.code).toBe(1);
       expect(stale.stderr).toBe(`maestro: Nothing was approved: you looked at commit ${tip.slice(0, 12)} of task ${task.id}, but the change waiting at exec_review is commit ${reviewed.slice(0, 12)} now. Look at its diff again, then approve what it shows. [STALE_REVIEW]\n`);

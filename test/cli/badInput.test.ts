@@ -158,6 +158,22 @@ describe('maestro CLI: bad input is refused before anything happens', { timeout:
 });
 
 describe('maestro CLI: ids that name nothing', { timeout: budget(240_000) }, () => {
+  it("a value the daemon refuses is named by the option typed, not by the API's field", async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const project = await d.store.projects.create({ name: 'p', repoPath: gitRepo(), config: {} });
+      const r = await cliFor(d.config.home).cli(['task', 'create', 'Escape', '--project', project.id, '--owned-files', 'src/a.ts,../outside.ts', '--json'], cleanEnv());
+      expect(r.code).toBe(2);
+      const { code, message } = jsonError(r);
+      expect(code).toBe('BAD_INPUT');
+      expect(message).toMatch(/^Invalid --owned-files \(value 2\): /);
+      expect(message).not.toContain('body');
+      expect(await d.store.tasks.list({ projectId: project.id })).toEqual([]);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('run list --task with an unknown task says so, instead of "no runs"', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {
