@@ -1,5 +1,6 @@
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
+import i18n from '../i18n/index.js';
 import { makeTask } from '../testData.js';
 import { Board, LANE_PAGE } from './Board.js';
 
@@ -60,5 +61,52 @@ describe('Board', () => {
     fireEvent.click(screen.getByText('Show 7 more'));
     expect(container.querySelectorAll('[data-card]').length).toBe(LANE_PAGE + 7);
     expect(screen.getByTestId('task-count').textContent).toBe(`${LANE_PAGE + 7} tasks`);
+  });
+
+  it('names a subtask\'s parent on its card, and the name opens the parent', () => {
+    const onOpen = vi.fn();
+    const parent = makeTask({ title: 'Add a greeting', status: 'waiting_children' });
+    const child = makeTask({ title: 'Define the greeting', parentId: parent.id, status: 'executing' });
+    render(<Board tasks={[parent, child]} onOpen={onOpen} />);
+    const card = screen.getByText('Define the greeting').closest('li')!;
+    const link = within(card).getByRole('button', { name: 'subtask of Add a greeting' });
+    // Its own button, not one inside the card's: a button may not hold another.
+    expect(link.closest('[data-card]')).toBeNull();
+    fireEvent.click(link);
+    expect(onOpen).toHaveBeenCalledTimes(1);
+    expect(onOpen).toHaveBeenCalledWith(parent.id);
+    // The parent's own card names no parent.
+    expect(within(screen.getByText('Add a greeting').closest('li')!).getAllByRole('button')).toHaveLength(1);
+  });
+
+  it('counts a parent\'s subtasks done on its card, live, leaving out superseded versions', () => {
+    const parent = makeTask({ title: 'Add a greeting', status: 'waiting_children' });
+    const kids = [
+      makeTask({ parentId: parent.id, status: 'done' }),
+      makeTask({ parentId: parent.id, status: 'executing' }),
+      makeTask({ parentId: parent.id, status: 'superseded' }),
+    ];
+    const { rerender } = render(<Board tasks={[parent, ...kids]} onOpen={() => {}} />);
+    const card = () => screen.getByText('Add a greeting').closest('button')!;
+    expect(within(card()).getByText('1 of 2 subtasks done')).toBeTruthy();
+    rerender(<Board tasks={[parent, kids[0]!, { ...kids[1]!, status: 'done' }, kids[2]!]} onOpen={() => {}} />);
+    expect(within(card()).getByText('2 of 2 subtasks done')).toBeTruthy();
+    // A task without subtasks says nothing of them.
+    expect(screen.queryAllByTestId('subtask-progress')).toHaveLength(1);
+  });
+
+  it('shows hidden characters in a parent\'s title, and names a parent not on the board by id', () => {
+    const parent = makeTask({ title: 'safe\u202eevil' });
+    render(<Board tasks={[parent, makeTask({ parentId: parent.id }), makeTask({ parentId: 't_gone' })]} onOpen={() => {}} />);
+    expect(screen.getByRole('button', { name: 'subtask of safe\\u{202e}evil' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'subtask of #t_gone' })).toBeTruthy();
+  });
+
+  it('says the family in the board\'s language', async () => {
+    const parent = makeTask({ title: 'Add a greeting' });
+    render(<Board tasks={[parent, makeTask({ parentId: parent.id, status: 'done' })]} onOpen={() => {}} />);
+    await act(() => i18n.changeLanguage('ja'));
+    expect(screen.getByRole('button', { name: '親タスク: Add a greeting' })).toBeTruthy();
+    expect(screen.getByText('サブタスク 1 件中 1 件完了')).toBeTruthy();
   });
 });

@@ -4,43 +4,27 @@
  * move between them (up/down in a lane, left/right across lanes).
  *
  * Built for a thousand tasks: each lane renders LANE_PAGE cards until asked
- * for more; cards are memoised on (task, labels, selected) with the labels
- * translated once per render of the board (no i18n subscription per card), so
- * a live status change re-renders the one card that changed.
+ * for more; cards are memoised on (task, labels, family lines, selected) with
+ * the labels translated once per render of the board and the family lines once
+ * per change of the tasks (no i18n subscription per card), so a live status
+ * change re-renders the cards whose text changed: the task's, and its parent's
+ * when the count of subtasks done moves.
+ *
+ * Subtasks stay in the lane of their own status; their cards carry the
+ * relation (family.ts).
  */
-import { memo, useMemo, useState, type KeyboardEvent } from 'react';
+import { useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fitPlaceholder } from './fit.js';
 import type { TaskStatus, TaskSummary } from '../api/types.js';
 import { TASK_STATUSES } from '../api/types.js';
-import { LANES, NEEDS_PERSON } from './statuses.js';
+import { Card } from './BoardCard.js';
+import { useFamilyLines, type FamilyLines } from './family.js';
+import { LANES } from './statuses.js';
 import styles from './Board.module.css';
 
 /** A lane shows this many cards at first; more on request, so 1,000 tasks still render at once. */
 export const LANE_PAGE = 150;
-
-const PRIORITY = ['P0', 'P1', 'P2'];
-
-const Card = memo(function Card({ task, selected, statusLabel, complexityLabel, onOpen }: { task: TaskSummary; selected: boolean; statusLabel: string; complexityLabel: string; onOpen(id: string): void }) {
-  return (
-    <li>
-      <button
-        className={`${styles.card} ${selected ? styles.selected : ''} ${NEEDS_PERSON.has(task.status) ? styles.attention : ''}`}
-        data-card={task.id}
-        aria-current={selected ? 'true' : undefined}
-        onClick={() => onOpen(task.id)}
-      >
-        <span className={styles.title}>{task.title}</span>
-        <span className={styles.meta}>
-          <span className={styles.status}>{statusLabel}</span>
-          <span>{PRIORITY[task.priority]}</span>
-          <span>{complexityLabel}</span>
-          {task.version > 1 && <span>v{task.version}</span>}
-        </span>
-      </button>
-    </li>
-  );
-});
 
 function moveFocus(e: KeyboardEvent<HTMLElement>): void {
   const target = e.target as HTMLElement;
@@ -64,10 +48,45 @@ function moveFocus(e: KeyboardEvent<HTMLElement>): void {
   }
 }
 
+type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string> };
+
+/** One lane: its title and count, the statuses it holds, and its first LANE_PAGE cards until asked for all. */
+function Lane({ lane, counts, expanded, onExpand, labels, family, selectedId, onOpen }: {
+  lane: { key: string; statuses: TaskStatus[]; tasks: TaskSummary[] }; counts: Partial<Record<TaskStatus, number>>; expanded: boolean; onExpand(): void;
+  labels: Labels; family: Map<string, FamilyLines>; selectedId?: string; onOpen(id: string): void;
+}) {
+  const { t } = useTranslation();
+  const shown = expanded ? lane.tasks : lane.tasks.slice(0, LANE_PAGE);
+  return (
+    <section className={styles.lane} data-lane={lane.key} aria-labelledby={`${lane.key}-h`}>
+      <h2 id={`${lane.key}-h`} className={styles.laneTitle}>
+        {t(lane.key)} <span className={styles.count}>{lane.tasks.length}</span>
+      </h2>
+      <p className={styles.breakdown}>
+        {lane.statuses
+          .filter((s) => counts[s])
+          .map((s) => `${t(`status.${s}`)} ${counts[s]}`)
+          .join(' · ')}
+      </p>
+      <ul className={styles.cards}>
+        {shown.map((task) => (
+          <Card key={task.id} task={task} selected={task.id === selectedId} statusLabel={labels.status[task.status]} complexityLabel={labels.complexity[task.complexity] ?? task.complexity}
+            parent={family.get(task.id)?.parent} progress={family.get(task.id)?.progress} onOpen={onOpen} />
+        ))}
+      </ul>
+      {shown.length < lane.tasks.length && (
+        <button className={styles.more} onClick={onExpand}>
+          {t('board.showMore', { count: lane.tasks.length - shown.length })}
+        </button>
+      )}
+    </section>
+  );
+}
+
 export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; selectedId?: string; onOpen(id: string): void }) {
   const { t, i18n } = useTranslation();
   // One translation pass per language, shared by every card.
-  const labels = useMemo(
+  const labels: Labels = useMemo(
     () => ({
       status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
       complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
@@ -75,6 +94,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [t, i18n.language],
   );
+  const family = useFamilyLines(tasks);
   const [text, setText] = useState('');
   const [status, setStatus] = useState<TaskStatus | ''>('');
   const [showSuperseded, setShowSuperseded] = useState(false);
@@ -117,32 +137,10 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
         </span>
       </div>
       <div className={styles.lanes} onKeyDown={moveFocus}>
-        {lanes.map((lane) => {
-          const shown = expanded[lane.key] ? lane.tasks : lane.tasks.slice(0, LANE_PAGE);
-          return (
-            <section key={lane.key} className={styles.lane} data-lane={lane.key} aria-labelledby={`${lane.key}-h`}>
-              <h2 id={`${lane.key}-h`} className={styles.laneTitle}>
-                {t(lane.key)} <span className={styles.count}>{lane.tasks.length}</span>
-              </h2>
-              <p className={styles.breakdown}>
-                {lane.statuses
-                  .filter((s) => counts[s])
-                  .map((s) => `${t(`status.${s}`)} ${counts[s]}`)
-                  .join(' · ')}
-              </p>
-              <ul className={styles.cards}>
-                {shown.map((task) => (
-                  <Card key={task.id} task={task} selected={task.id === selectedId} statusLabel={labels.status[task.status]} complexityLabel={labels.complexity[task.complexity] ?? task.complexity} onOpen={onOpen} />
-                ))}
-              </ul>
-              {shown.length < lane.tasks.length && (
-                <button className={styles.more} onClick={() => setExpanded({ ...expanded, [lane.key]: true })}>
-                  {t('board.showMore', { count: lane.tasks.length - shown.length })}
-                </button>
-              )}
-            </section>
-          );
-        })}
+        {lanes.map((lane) => (
+          <Lane key={lane.key} lane={lane} counts={counts} expanded={!!expanded[lane.key]} onExpand={() => setExpanded({ ...expanded, [lane.key]: true })}
+            labels={labels} family={family} selectedId={selectedId} onOpen={onOpen} />
+        ))}
       </div>
     </section>
   );

@@ -17,6 +17,9 @@ export const en = {
     loadFailed: 'The tasks could not be loaded: {{message}}',
     pickProject: 'Pick a project on the left.',
     archived: 'This project is archived ({{when}}): it keeps its tasks and history and takes no new work until it is restored in Settings.',
+    subtaskOf: 'subtask of {{title}}',
+    subtasksDone_one: '{{done}} of {{count}} subtask done',
+    subtasksDone_other: '{{done}} of {{count}} subtasks done',
   },
   status: {
     ready: 'ready', queued: 'queued', planning: 'planning', plan_review: 'plan review', spec_review: 'spec review', waiting_children: 'waiting for subtasks',

@@ -10,6 +10,7 @@ export const es: Dictionary = {
   board: {
     label: 'Tablero de tareas', search: 'Buscar en los títulos', statusFilter: 'Filtrar por estado', allStatuses: 'Todos los estados', showSuperseded: 'Mostrar reemplazadas', total: '{{count}} tareas',
     showMore: 'Mostrar {{count}} más', loadFailed: 'No se pudieron cargar las tareas: {{message}}', pickProject: 'Elige un proyecto a la izquierda.', archived: 'Este proyecto está archivado ({{when}}): conserva sus tareas y su historial y no recibe trabajo nuevo hasta que se restaure en Ajustes.',
+    subtaskOf: 'subtarea de {{title}}', subtasksDone_one: '{{done}} de {{count}} subtarea terminada', subtasksDone_other: '{{done}} de {{count}} subtareas terminadas',
   },
   status: {
     ready: 'lista', queued: 'en cola', planning: 'planificando', plan_review: 'revisión del plan', spec_review: 'revisión de la especificación', waiting_children: 'esperando subtareas',

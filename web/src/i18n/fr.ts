@@ -10,6 +10,7 @@ export const fr: Dictionary = {
   board: {
     label: 'Tableau des tâches', search: 'Rechercher dans les titres', statusFilter: 'Filtrer par statut', allStatuses: 'Tous les statuts', showSuperseded: 'Afficher les remplacées', total: '{{count}} tâches',
     showMore: 'Afficher {{count}} de plus', loadFailed: 'Impossible de charger les tâches : {{message}}', pickProject: 'Choisissez un projet à gauche.', archived: 'Ce projet est archivé ({{when}}) : il garde ses tâches et son historique et ne reçoit plus de travail tant qu’il n’est pas restauré dans Réglages.',
+    subtaskOf: 'sous-tâche de {{title}}', subtasksDone_one: '{{done}} sur {{count}} sous-tâche terminée', subtasksDone_other: '{{done}} sur {{count}} sous-tâches terminées',
   },
   status: {
     ready: 'prête', queued: 'en file', planning: 'planification', plan_review: 'revue du plan', spec_review: 'revue de la spécification', waiting_children: 'attend ses sous-tâches',

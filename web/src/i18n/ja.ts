@@ -10,6 +10,7 @@ export const ja: Dictionary = {
   board: {
     label: 'タスクボード', search: 'タイトルを検索', statusFilter: '状態で絞り込む', allStatuses: 'すべての状態', showSuperseded: '置き換え済みを表示', total: 'タスク {{count}} 件',
     showMore: 'さらに {{count}} 件表示', loadFailed: 'タスクを読み込めませんでした: {{message}}', pickProject: '左でプロジェクトを選んでください。', archived: 'このプロジェクトはアーカイブされています ({{when}})。タスクと履歴は残り、設定で復元するまで新しい作業は行われません。',
+    subtaskOf: '親タスク: {{title}}', subtasksDone_one: 'サブタスク {{count}} 件中 {{done}} 件完了', subtasksDone_other: 'サブタスク {{count}} 件中 {{done}} 件完了',
   },
   status: {
     ready: '準備完了', queued: '待機中', planning: '計画中', plan_review: '計画レビュー', spec_review: '仕様レビュー', waiting_children: 'サブタスク待ち',

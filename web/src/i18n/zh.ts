@@ -10,6 +10,7 @@ export const zh: Dictionary = {
   board: {
     label: '任务看板', search: '搜索标题', statusFilter: '按状态筛选', allStatuses: '全部状态', showSuperseded: '显示已被取代的', total: '{{count}} 个任务',
     showMore: '再显示 {{count}} 个', loadFailed: '无法加载任务：{{message}}', pickProject: '请在左侧选择一个项目。', archived: '此项目已归档（{{when}}）：保留其任务和历史，在设置中恢复之前不接受新工作。',
+    subtaskOf: '父任务：{{title}}', subtasksDone_one: '子任务已完成 {{done}}/{{count}}', subtasksDone_other: '子任务已完成 {{done}}/{{count}}',
   },
   status: {
     ready: '就绪', queued: '排队中', planning: '规划中', plan_review: '计划评审', spec_review: '规格评审', waiting_children: '等待子任务',
