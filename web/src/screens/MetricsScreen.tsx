@@ -70,9 +70,9 @@ export function MetricsScreen() {
                     {m.usage.map((u) => (
                       <tr key={u.projectId}>
                         <td>{name(u.projectId)}</td>
-                        <td>{t('metrics.runs', { count: u.runs })}</td>
-                        <td>{t('metrics.tokens', { input: u.inputTokens.toLocaleString(), output: u.outputTokens.toLocaleString() })}</td>
-                        <td>${u.costUsd.toFixed(4)}</td>
+                        <td className={styles.figure}>{t('metrics.runs', { count: u.runs })}</td>
+                        <td className={styles.figures}>{t('metrics.tokens', { input: u.inputTokens.toLocaleString(), output: u.outputTokens.toLocaleString() })}</td>
+                        <td className={styles.figure} data-testid="project-cost">${u.costUsd.toFixed(4)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -1,10 +1,13 @@
 import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeScreen } from './KnowledgeScreen.js';
 import { MetricsScreen } from './MetricsScreen.js';
 import { ObserverScreen } from './ObserverScreen.js';
 import { useProjects } from '../stores/projects.js';
 import { useObserverFeed } from '../stores/observer.js';
+import styles from './Screens.module.css';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
@@ -207,7 +210,35 @@ describe('MetricsScreen', () => {
     const bars = [...chart.querySelectorAll('g')].map((g) => [...g.querySelectorAll('text')].map((t) => t.textContent));
     expect(bars).toEqual([['11-01 10:00', '1'], ['11-02 09:00', '1'], ['11-02 10:00', '2']]);
   });
+
+  it('writes each project\'s cost, runs and tokens as figures that never break inside', async () => {
+    serve({
+      '/api/metrics': { tasksByStatus: { done: 1 }, runDurations: [], usage: [{ projectId: 'p1', runs: 42, inputTokens: 1234567, outputTokens: 8910, costUsd: 12.34 }] },
+      '/api/events': { events: [], nextAfter: null, nextBefore: null },
+    });
+    using _ = withScreenStyles();
+    render(<MetricsScreen />);
+    const cost = await screen.findByTestId('project-cost');
+    expect(cost.textContent).toBe('$12.3400');
+    // The card breaks long names anywhere (overflow-wrap: anywhere); a figure opts out whole.
+    expect(getComputedStyle(cost).whiteSpace).toBe('nowrap');
+    expect(getComputedStyle(screen.getByText('42 runs')).whiteSpace).toBe('nowrap');
+    // Tokens wrap between words only: "1,234,567 in / 8,910 out" never splits a number.
+    expect(getComputedStyle(screen.getByText('1,234,567 in / 8,910 out')).overflowWrap).toBe('normal');
+  });
 });
+
+/**
+ * Screens.module.css in the page, under the class names the test build gives the module (vitest leaves CSS out of
+ * the document): what the element's computed style is, not which class it carries.
+ */
+function withScreenStyles(): Disposable {
+  const css = readFileSync(join(import.meta.dirname, 'Screens.module.css'), 'utf8').replace(/\.([a-zA-Z]\w*)/g, (whole, name: string) => (styles[name] ? `.${styles[name]}` : whole));
+  const style = document.createElement('style');
+  style.textContent = css;
+  document.head.append(style);
+  return { [Symbol.dispose]: () => style.remove() };
+}
 
 describe('ObserverScreen', () => {
   it('lists sessions and shows a session as cards with knowledge, summary, the wiki badge and the flow graph', async () => {
