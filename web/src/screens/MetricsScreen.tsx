@@ -69,8 +69,8 @@ export function MetricsScreen() {
                   <tbody>
                     {m.usage.map((u) => (
                       <tr key={u.projectId}>
-                        <td>{name(u.projectId)}</td>
-                        <td className={styles.figure}>{t('metrics.runs', { count: u.runs })}</td>
+                        <td className={styles.nameBesideFigures}>{name(u.projectId)}</td>
+                        <td className={styles.figures}>{t('metrics.runs', { count: u.runs })}</td>
                         <td className={styles.figures}>{t('metrics.tokens', { input: u.inputTokens.toLocaleString(), output: u.outputTokens.toLocaleString() })}</td>
                         <td className={styles.figure} data-testid="project-cost">${u.costUsd.toFixed(4)}</td>
                       </tr>

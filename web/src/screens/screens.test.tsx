@@ -220,10 +220,10 @@ describe('MetricsScreen', () => {
     render(<MetricsScreen />);
     const cost = await screen.findByTestId('project-cost');
     expect(cost.textContent).toBe('$12.3400');
-    // The card breaks long names anywhere (overflow-wrap: anywhere); a figure opts out whole.
+    // The card breaks long names anywhere (overflow-wrap: anywhere); the cost opts out whole.
     expect(getComputedStyle(cost).whiteSpace).toBe('nowrap');
-    expect(getComputedStyle(screen.getByText('42 runs')).whiteSpace).toBe('nowrap');
-    // Tokens wrap between words only: "1,234,567 in / 8,910 out" never splits a number.
+    // Runs and tokens wrap between words only: "1,234,567 in / 8,910 out" never splits a number.
+    expect(getComputedStyle(screen.getByText('42 runs')).overflowWrap).toBe('normal');
     expect(getComputedStyle(screen.getByText('1,234,567 in / 8,910 out')).overflowWrap).toBe('normal');
   });
 });
