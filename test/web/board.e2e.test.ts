@@ -255,11 +255,18 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await until(d.bus, async () => (await d.store.tasks.get(parent!.id)).status === 'waiting_children', 'the parent to wait for its subtasks');
     const kids = await d.store.tasks.list({ parentId: parent!.id });
     const define = kids.find((k) => k.title === 'Define the greeting')!;
-    // The subtask table shows the plan's three children.
+    // The subtask table shows the plan's three children; on the board the parent's card counts them done.
     await page.getByRole('table', { name: 'Subtasks' }).getByRole('link', { name: 'Define the greeting' }).waitFor();
+    await card.getByText(/^[0-3] of 3 subtasks done$/).waitFor();
+    await page.getByRole('button', { name: `subtask of ${parent!.title}` }).first().waitFor();
 
     // The first subtask asks a question: open it, watch tokens stream, answer.
     await page.getByRole('table', { name: 'Subtasks' }).getByRole('link', { name: 'Define the greeting' }).click();
+    await page.getByTestId('detail-title').getByText('Define the greeting').waitFor();
+    // Its card on the board names its parent: the name opens the parent's detail, its own card opens it again.
+    await page.locator(`[data-parent-of="${define.id}"]`).click();
+    await page.getByTestId('detail-title').getByText(parent!.title).waitFor();
+    await page.locator(`[data-card="${define.id}"]`).click();
     await page.getByTestId('detail-title').getByText('Define the greeting').waitFor();
     await page.getByText('The agent asks a question').waitFor({ timeout: budget(60_000) });
     const live = page.getByTestId('live-output');
