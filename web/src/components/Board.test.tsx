@@ -30,6 +30,13 @@ describe('Board', () => {
     expect(screen.getByText('alpha three')).toBeTruthy();
   });
 
+  it('counts its tasks in the singular for one ("1 task", not "1 tasks")', () => {
+    const { rerender } = render(<Board tasks={[makeTask({ title: 'only' })]} onOpen={() => {}} />);
+    expect(screen.getByText('1 task')).toBeTruthy();
+    rerender(<Board tasks={[makeTask({ title: 'one' }), makeTask({ title: 'two' })]} onOpen={() => {}} />);
+    expect(screen.getByText('2 tasks')).toBeTruthy();
+  });
+
   it('renders hostile titles as text', () => {
     const title = '<img src=x onerror="alert(1)"><b>bold</b>';
     const { container } = render(<Board tasks={[makeTask({ title })]} onOpen={() => {}} />);

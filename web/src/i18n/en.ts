@@ -12,7 +12,8 @@ export const en = {
     statusFilter: 'Filter by status',
     allStatuses: 'All statuses',
     showSuperseded: 'Show superseded',
-    total: '{{count}} tasks',
+    total_one: '{{count}} task',
+    total_other: '{{count}} tasks',
     showMore: 'Show {{count}} more',
     loadFailed: 'The tasks could not be loaded: {{message}}',
     pickProject: 'Pick a project on the left.',
@@ -56,7 +57,7 @@ export const en = {
   },
   runs: { title: 'Runs', none: 'No runs yet.', kind: 'Kind', status: 'Status', model: 'Model', tokens: 'Tokens in / out', cost: 'Cost', duration: 'Duration', running: 'running', total: 'Total', attempt: 'Attempt' },
   score: {
-    title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat: 'It beat {{count}} other ready tasks.',
+    title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat_one: 'It beat {{count}} other ready task.', beat_other: 'It beat {{count}} other ready tasks.',
     rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',
   },
   trace: { title: 'Trace', show: 'Show the trace', hide: 'Hide the trace' },

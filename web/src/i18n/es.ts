@@ -8,7 +8,7 @@ export const es: Dictionary = {
   nav: { label: 'Proyectos y pantallas', projects: 'Proyectos', screens: 'Pantallas', noProjects: 'Aún no hay proyectos.', board: 'Tablero', metrics: 'Métricas', settings: 'Ajustes', knowledge: 'Conocimiento', observer: 'Observador', archived: 'Archivados ({{count}})' },
   lane: { backlog: 'Pendientes', planning: 'Planificación', working: 'En curso', done: 'Hechas', attention: 'Detenidas' },
   board: {
-    label: 'Tablero de tareas', search: 'Buscar en los títulos', statusFilter: 'Filtrar por estado', allStatuses: 'Todos los estados', showSuperseded: 'Mostrar reemplazadas', total: '{{count}} tareas',
+    label: 'Tablero de tareas', search: 'Buscar en los títulos', statusFilter: 'Filtrar por estado', allStatuses: 'Todos los estados', showSuperseded: 'Mostrar reemplazadas', total_one: '{{count}} tarea', total_other: '{{count}} tareas',
     showMore: 'Mostrar {{count}} más', loadFailed: 'No se pudieron cargar las tareas: {{message}}', pickProject: 'Elige un proyecto a la izquierda.', archived: 'Este proyecto está archivado ({{when}}): conserva sus tareas y su historial y no recibe trabajo nuevo hasta que se restaure en Ajustes.',
     subtaskOf: 'subtarea de {{title}}', subtasksDone_one: '{{done}} de {{count}} subtarea terminada', subtasksDone_other: '{{done}} de {{count}} subtareas terminadas',
   },
@@ -38,7 +38,7 @@ export const es: Dictionary = {
   transcript: { title: 'Transcripción', search: 'Buscar en la transcripción', run: 'Ejecución', latestRun: 'Última ejecución', go: 'Buscar', tail: 'Ver las últimas líneas', matches: 'Líneas encontradas: {{count}}', tailOf: 'Las últimas {{shown}} de {{total}} líneas' },
   runs: { title: 'Ejecuciones', none: 'Aún no hay ejecuciones.', kind: 'Tipo', status: 'Estado', model: 'Modelo', tokens: 'Tokens entrada / salida', cost: 'Coste', duration: 'Duración', running: 'en curso', total: 'Total', attempt: 'Intento' },
   score: {
-    title: 'Última asignación: puntuación', none: 'El planificador aún no ha tomado esta tarea.', total: 'Puntuación {{score}}, tomada por {{owner}} a las {{at}}', beat: 'Superó a otras {{count}} tareas listas.',
+    title: 'Última asignación: puntuación', none: 'El planificador aún no ha tomado esta tarea.', total: 'Puntuación {{score}}, tomada por {{owner}} a las {{at}}', beat_one: 'Superó a otra {{count}} tarea lista.', beat_other: 'Superó a otras {{count}} tareas listas.',
     rankU: 'Rango (urgencia)', chainInertia: 'Inercia de cadena', agingBonus: 'Bono por espera', couplingPenalty: 'Penalización por acoplamiento',
   },
   trace: { title: 'Traza', show: 'Mostrar la traza', hide: 'Ocultar la traza' },

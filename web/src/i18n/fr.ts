@@ -8,7 +8,7 @@ export const fr: Dictionary = {
   nav: { label: 'Projets et écrans', projects: 'Projets', screens: 'Écrans', noProjects: 'Aucun projet pour l’instant.', board: 'Tableau', metrics: 'Mesures', settings: 'Réglages', knowledge: 'Connaissances', observer: 'Observateur', archived: 'Archivés ({{count}})' },
   lane: { backlog: 'À faire', planning: 'Planification', working: 'En cours', done: 'Terminées', attention: 'Arrêtées' },
   board: {
-    label: 'Tableau des tâches', search: 'Rechercher dans les titres', statusFilter: 'Filtrer par statut', allStatuses: 'Tous les statuts', showSuperseded: 'Afficher les remplacées', total: '{{count}} tâches',
+    label: 'Tableau des tâches', search: 'Rechercher dans les titres', statusFilter: 'Filtrer par statut', allStatuses: 'Tous les statuts', showSuperseded: 'Afficher les remplacées', total_one: '{{count}} tâche', total_other: '{{count}} tâches',
     showMore: 'Afficher {{count}} de plus', loadFailed: 'Impossible de charger les tâches : {{message}}', pickProject: 'Choisissez un projet à gauche.', archived: 'Ce projet est archivé ({{when}}) : il garde ses tâches et son historique et ne reçoit plus de travail tant qu’il n’est pas restauré dans Réglages.',
     subtaskOf: 'sous-tâche de {{title}}', subtasksDone_one: '{{done}} sur {{count}} sous-tâche terminée', subtasksDone_other: '{{done}} sur {{count}} sous-tâches terminées',
   },
@@ -38,7 +38,7 @@ export const fr: Dictionary = {
   transcript: { title: 'Transcription', search: 'Rechercher dans la transcription', run: 'Exécution', latestRun: 'Dernière exécution', go: 'Rechercher', tail: 'Voir les dernières lignes', matches: 'Lignes trouvées : {{count}}', tailOf: 'Les {{shown}} dernières lignes sur {{total}}' },
   runs: { title: 'Exécutions', none: 'Aucune exécution pour l’instant.', kind: 'Type', status: 'Statut', model: 'Modèle', tokens: 'Jetons entrée / sortie', cost: 'Coût', duration: 'Durée', running: 'en cours', total: 'Total', attempt: 'Tentative' },
   score: {
-    title: 'Dernière prise : score', none: 'L’ordonnanceur n’a pas encore pris cette tâche.', total: 'Score {{score}}, prise par {{owner}} à {{at}}', beat: 'Elle l’a emporté sur {{count}} autres tâches prêtes.',
+    title: 'Dernière prise : score', none: 'L’ordonnanceur n’a pas encore pris cette tâche.', total: 'Score {{score}}, prise par {{owner}} à {{at}}', beat_one: 'Elle l’a emporté sur {{count}} autre tâche prête.', beat_other: 'Elle l’a emporté sur {{count}} autres tâches prêtes.',
     rankU: 'Rang (urgence)', chainInertia: 'Inertie de chaîne', agingBonus: 'Bonus d’attente', couplingPenalty: 'Pénalité de couplage',
   },
   trace: { title: 'Trace', show: 'Afficher la trace', hide: 'Masquer la trace' },

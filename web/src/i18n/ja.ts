@@ -8,7 +8,7 @@ export const ja: Dictionary = {
   nav: { label: 'プロジェクトと画面', projects: 'プロジェクト', screens: '画面', noProjects: 'プロジェクトはまだありません。', board: 'ボード', metrics: 'メトリクス', settings: '設定', knowledge: 'ナレッジ', observer: 'オブザーバー', archived: 'アーカイブ済み ({{count}})' },
   lane: { backlog: 'バックログ', planning: '計画', working: '進行中', done: '完了', attention: '停止' },
   board: {
-    label: 'タスクボード', search: 'タイトルを検索', statusFilter: '状態で絞り込む', allStatuses: 'すべての状態', showSuperseded: '置き換え済みを表示', total: 'タスク {{count}} 件',
+    label: 'タスクボード', search: 'タイトルを検索', statusFilter: '状態で絞り込む', allStatuses: 'すべての状態', showSuperseded: '置き換え済みを表示', total_one: 'タスク {{count}} 件', total_other: 'タスク {{count}} 件',
     showMore: 'さらに {{count}} 件表示', loadFailed: 'タスクを読み込めませんでした: {{message}}', pickProject: '左でプロジェクトを選んでください。', archived: 'このプロジェクトはアーカイブされています ({{when}})。タスクと履歴は残り、設定で復元するまで新しい作業は行われません。',
     subtaskOf: '親タスク: {{title}}', subtasksDone_one: 'サブタスク {{count}} 件中 {{done}} 件完了', subtasksDone_other: 'サブタスク {{count}} 件中 {{done}} 件完了',
   },
@@ -38,7 +38,7 @@ export const ja: Dictionary = {
   transcript: { title: 'トランスクリプト', search: 'トランスクリプトを検索', run: '実行', latestRun: '最新の実行', go: '検索', tail: '最後の行を表示', matches: '一致した行: {{count}}', tailOf: '{{total}} 行のうち最後の {{shown}} 行' },
   runs: { title: '実行', none: 'まだ実行はありません。', kind: '種類', status: '状態', model: 'モデル', tokens: '入力 / 出力トークン', cost: 'コスト', duration: '所要時間', running: '実行中', total: '合計', attempt: '試行' },
   score: {
-    title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', beat: '他の準備完了タスク {{count}} 件に勝ちました。',
+    title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
     rankU: 'ランク（緊急度）', chainInertia: 'チェーン慣性', agingBonus: '待機ボーナス', couplingPenalty: '結合ペナルティ',
   },
   trace: { title: 'トレース', show: 'トレースを表示', hide: 'トレースを隠す' },

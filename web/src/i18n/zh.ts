@@ -8,7 +8,7 @@ export const zh: Dictionary = {
   nav: { label: '项目与页面', projects: '项目', screens: '页面', noProjects: '还没有项目。', board: '看板', metrics: '指标', settings: '设置', knowledge: '知识库', observer: '观察器', archived: '已归档（{{count}}）' },
   lane: { backlog: '待办', planning: '规划', working: '进行中', done: '已完成', attention: '已停止' },
   board: {
-    label: '任务看板', search: '搜索标题', statusFilter: '按状态筛选', allStatuses: '全部状态', showSuperseded: '显示已被取代的', total: '{{count}} 个任务',
+    label: '任务看板', search: '搜索标题', statusFilter: '按状态筛选', allStatuses: '全部状态', showSuperseded: '显示已被取代的', total_one: '{{count}} 个任务', total_other: '{{count}} 个任务',
     showMore: '再显示 {{count}} 个', loadFailed: '无法加载任务：{{message}}', pickProject: '请在左侧选择一个项目。', archived: '此项目已归档（{{when}}）：保留其任务和历史，在设置中恢复之前不接受新工作。',
     subtaskOf: '父任务：{{title}}', subtasksDone_one: '子任务已完成 {{done}}/{{count}}', subtasksDone_other: '子任务已完成 {{done}}/{{count}}',
   },
@@ -38,7 +38,7 @@ export const zh: Dictionary = {
   transcript: { title: '对话记录', search: '搜索对话记录', run: '运行', latestRun: '最近一次运行', go: '搜索', tail: '显示最后几行', matches: '匹配行数：{{count}}', tailOf: '共 {{total}} 行中的最后 {{shown}} 行' },
   runs: { title: '运行', none: '还没有运行。', kind: '类型', status: '状态', model: '模型', tokens: '输入 / 输出 token', cost: '费用', duration: '耗时', running: '运行中', total: '合计', attempt: '尝试次数' },
   score: {
-    title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', beat: '它胜过了 {{count}} 个其他就绪任务。',
+    title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
     rankU: '排名（紧急度）', chainInertia: '链惯性', agingBonus: '等待加分', couplingPenalty: '耦合惩罚',
   },
   trace: { title: '追踪', show: '显示追踪', hide: '隐藏追踪' },

@@ -23,4 +23,16 @@ describe('Runs', () => {
     ]);
     expect(rows[1]!.getAttribute('title')).toBe('The agent failed: {}');
   });
+
+  it('says how many ready tasks the claim beat, in the singular for one', () => {
+    const decision = (competitors: number) => ({
+      id: 1, projectId: 'p_1', taskId: 't_1', owner: 'host-a', score: 2.5, at: 0,
+      breakdown: { rankU: 2, chainInertia: 0.5, agingBonus: 0, couplingPenalty: 0 },
+      competitors: Array.from({ length: competitors }, (_, i) => ({ taskId: `t_${i + 2}`, score: 1 })),
+    });
+    const { rerender } = render(<Runs runs={[]} decision={decision(1)} />);
+    expect(screen.getByText('It beat 1 other ready task.')).toBeTruthy();
+    rerender(<Runs runs={[]} decision={decision(3)} />);
+    expect(screen.getByText('It beat 3 other ready tasks.')).toBeTruthy();
+  });
 });
