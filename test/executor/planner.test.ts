@@ -36,6 +36,18 @@ describe('planner pipeline', () => {
     expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
   });
 
+  it("plans a rejected plan's next version with the person's reason in the prompt", async () => {
+    using sb = sandbox();
+    // Only a prompt that carries the reason gets the three-subtask plan; any other gets the old two.
+    const script = sb.script([
+      { match: { role: 'plan', prompt: 'Use three subtasks, not two' }, actions: [{ plan: { plan: 'Three, as asked.', subtasks } }] },
+      { match: { role: 'plan' }, actions: [{ plan: { plan: 'Two again.', subtasks: subtasks.slice(0, 2) } }] },
+    ]);
+    const feedback = 'plan_review rejected by human: Use three subtasks, not two';
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan', task: { title: 'Add greeting', complexity: 'hard', version: 2, feedback } }, script)), { runDir: sb.runDir('plan') });
+    expect(resultData<{ plan: string }>(record).plan).toBe('Three, as asked.');
+  });
+
   it('retries a malformed plan once with the parse error in the prompt', async () => {
     using sb = sandbox();
     const bad = { title: 'Loop', complexity: 'easy', priority: 'P1', deps: [1], ownedFiles: [], expectedOutput: '' };

@@ -16,10 +16,16 @@ function knowledgeBlock(job: Job): string {
   return job.project.knowledge ? `\n## What the project already knows\n${job.project.knowledge}` : '';
 }
 
+/** What a person or a review said of the last version: a rejected plan's reason reaches the next plan, as an execution's does. */
+function feedbackBlock(job: Job): string {
+  return job.task.feedback ? `\n## Feedback to address (from review or a human)\n${job.task.feedback}` : '';
+}
+
 export function plannerPrompt(job: Job, parseError?: string): string {
   return [
     taskBlock(job),
     knowledgeBlock(job),
+    feedbackBlock(job),
     '\n## Your job',
     'Break this task into subtasks another engineer can execute independently.',
     'Answer with a short plan, a markdown table `| # | title | complexity | priority | deps | ownedFiles |`',
@@ -35,7 +41,7 @@ export function executorPrompt(job: Job, reflection: string | null): string {
     taskBlock(job),
     job.task.plan ? `\n## Approved plan\n${job.task.plan}` : '',
     knowledgeBlock(job),
-    job.task.feedback ? `\n## Feedback to address (from review or a human)\n${job.task.feedback}` : '',
+    feedbackBlock(job),
     reflection ? `\n## What went wrong in the last tries, and what to do differently\n${reflection}` : '',
     '\n## Your job',
     'Make the change in this working directory. Do not commit; Maestro commits and runs the checks.',
