@@ -232,6 +232,24 @@ describe('REST API', () => {
     expect((await call('PATCH', `/api/tasks/${later.id}`, { deps: [first.id] })).body.task.deps).toEqual([first.id]);
   });
 
+  it("refuses an edit of the plan at plan_review (the approval creates the proposed subtasks, not the text) and changes nothing", async () => {
+    const p = await project();
+    const t = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Split four', complexity: 'hard' })).body.task;
+    for (const s of ['queued', 'planning'] as const) await d.store.tasks.transition(t.id, s);
+    const proposed = { kind: 'plan', plan: 'Two parts.', subtasks: [{ title: 'Part one', complexity: 'easy', priority: 1, deps: [], ownedFiles: [], expectedOutput: '' }] };
+    await d.store.tasks.transition(t.id, 'plan_review', { fields: { plan: 'Two parts.', result: proposed } });
+    const edited = await call('PATCH', `/api/tasks/${t.id}`, { plan: 'Only one subtask.', title: 'Split four, renamed' });
+    expect(edited).toMatchObject({ status: 409, body: { error: { code: 'ILLEGAL_TRANSITION', details: { field: 'plan' } } } });
+    expect(edited.body.error.message).toBe(
+      `Task ${t.id} is plan_review: its plan cannot be edited, as its approval creates the proposed subtasks, not the plan text. To change them, reject the plan with a reason (maestro task reject): the planner plans again with it. Nothing was changed.`,
+    );
+    expect(await d.store.tasks.get(t.id)).toMatchObject({ plan: 'Two parts.', title: 'Split four' });
+    // Other fields still edit at the gate; a task not planned yet takes a plan of a person's.
+    expect((await call('PATCH', `/api/tasks/${t.id}`, { title: 'Split four, renamed' })).status).toBe(200);
+    const later = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Planned by hand' })).body.task;
+    expect((await call('PATCH', `/api/tasks/${later.id}`, { plan: 'Do it in one go.' })).body.task.plan).toBe('Do it in one go.');
+  });
+
   it('answers 409 for edits while a run is in flight, and for transitions the machine forbids', async () => {
     const p = await project();
     const t = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Busy' })).body.task;

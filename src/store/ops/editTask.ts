@@ -44,6 +44,24 @@ function assertStartedWithDeps(task: Task, statuses: ReadonlyMap<string, string>
   }
 }
 
+/**
+ * Where the plan is what a person reviews or approved: at plan_review the approval creates the proposed subtasks
+ * (the planner's result), not this text, so an edited plan was shown over subtasks it did not make (a trial: "Only
+ * one subtask" above Part one and Part two, both created). At exec_review and while its subtasks run, the plan is
+ * the one approved and worked to. What changes a proposed plan is a rejection with a reason: the planner plans
+ * again with it.
+ */
+const PLAN_SETTLED: readonly Task['status'][] = ['plan_review', 'spec_review', 'exec_review', 'waiting_children'];
+
+function assertPlanEditable(task: Task): void {
+  if (!PLAN_SETTLED.includes(task.status)) return;
+  const what =
+    task.status === 'plan_review'
+      ? 'its approval creates the proposed subtasks, not the plan text. To change them, reject the plan with a reason (maestro task reject): the planner plans again with it'
+      : 'its plan was approved and its work follows it. To plan it again, cancel it and create a new task';
+  throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}: its plan cannot be edited, as ${what}. Nothing was changed.`, { details: { taskId: task.id, status: task.status, field: 'plan' } });
+}
+
 export async function editTask(db: Queryable, id: string, edit: TaskEdit, now: number): Promise<Task> {
   const valid = parseInput(taskEditSchema, edit, 'task edit');
   const task = await getTask(db, id);
@@ -53,6 +71,7 @@ export async function editTask(db: Queryable, id: string, edit: TaskEdit, now: n
   if (TERMINAL_STATUSES.includes(task.status)) {
     throw new MaestroError('ILLEGAL_TRANSITION', `Task ${id} is ${task.status} and can no longer be edited.`, { details: { taskId: id, status: task.status } });
   }
+  if (valid.plan !== undefined) assertPlanEditable(task);
   if (valid.deps) {
     valid.deps = [...new Set(valid.deps)];
     assertStartedWithDeps(task, await checkDeps(db, task.projectId, valid.deps, id));
