@@ -37,6 +37,11 @@ describe('Board', () => {
     expect(screen.getByText('2 tasks')).toBeTruthy();
   });
 
+  it("spells out a card title's hidden characters (a right-to-left override reorders what it shows)", () => {
+    render(<Board tasks={[makeTask({ title: 'escape gnp.exe\u202e' })]} onOpen={() => {}} />);
+    expect(screen.getByText('escape gnp.exe\\u{202e}')).toBeTruthy();
+  });
+
   it('renders hostile titles as text', () => {
     const title = '<img src=x onerror="alert(1)"><b>bold</b>';
     const { container } = render(<Board tasks={[makeTask({ title })]} onOpen={() => {}} />);

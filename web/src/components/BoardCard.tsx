@@ -6,6 +6,7 @@ import { memo } from 'react';
 import type { TaskSummary } from '../api/types.js';
 import type { FamilyLines } from './family.js';
 import { NEEDS_PERSON } from './statuses.js';
+import { visible } from './hiddenChars.js';
 import styles from './Board.module.css';
 
 const PRIORITY = ['P0', 'P1', 'P2'];
@@ -24,7 +25,7 @@ export const Card = memo(function Card({ task, selected, statusLabel, complexity
   return (
     <li className={styles.item}>
       <button className={classes.filter(Boolean).join(' ')} data-card={task.id} aria-current={selected ? 'true' : undefined} onClick={() => onOpen(task.id)}>
-        <span className={styles.title}>{task.title}</span>
+        <span className={styles.title}>{visible(task.title)}</span>
         <span className={styles.meta}>
           <span className={styles.status}>{statusLabel}</span>
           <span>{PRIORITY[task.priority]}</span>

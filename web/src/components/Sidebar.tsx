@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Project } from '../api/types.js';
 import { useProjects } from '../stores/projects.js';
 import { href, useRoute, type Route } from '../stores/route.js';
+import { visible } from './hiddenChars.js';
 import styles from './Sidebar.module.css';
 
 const SCREENS: { route: Route; key: string }[] = [
@@ -19,7 +20,7 @@ function ProjectList({ labelledBy, projects, selectedId, select }: { labelledBy:
       {projects.map((p) => (
         <li key={p.id}>
           <button aria-pressed={p.id === selectedId} className={p.id === selectedId ? styles.active : styles.item} onClick={() => select(p.id)} title={p.repoPath}>
-            {p.name}
+            {visible(p.name)}
           </button>
         </li>
       ))}

@@ -10,8 +10,8 @@ import { fitPlaceholder } from '../components/fit.js';
 import { knowledge, RESOLVE_AS, type AuditResult, type CodeNode, type LoadedEntry, type Maybe, type ReviewCandidate, type ReviewQueueSession, type SearchResponse } from '../api/knowledge.js';
 import { useProjects } from '../stores/projects.js';
 import { href } from '../stores/route.js';
-import styles from './Screens.module.css';
 import { visible } from '../components/hiddenChars.js';
+import styles from './Screens.module.css';
 
 function Unavailable() {
   const { t } = useTranslation();
@@ -215,8 +215,8 @@ function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: stri
   };
   const idBase = `cand-${sessionId}-${c.candidate_id}-${c.source_run}`;
   return (
-    <section className={styles.card} aria-label={c.title} data-candidate={c.candidate_id}>
-      <strong>{c.title}</strong> <code className={styles.muted}>{c.candidate_id}</code>
+    <section className={styles.card} aria-label={visible(c.title)} data-candidate={c.candidate_id}>
+      <strong>{visible(c.title)}</strong> <code className={styles.muted}>{c.candidate_id}</code>
       <p className={styles.muted}>{t('knowledge.candidateFrom', { run: c.source_run, kind: c.source_kind, category: c.category ? ` · ${c.category}` : '' })}</p>
       {/* The title is the agent's label; this is what a promote writes, whole, with invisible characters shown. */}
       <pre data-testid="candidate-content" aria-label={t('knowledge.promotesText')} style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{visible(c.content)}</pre>
@@ -245,7 +245,7 @@ function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: stri
         <ul>
           {c.matches.map((m) => (
             <li key={`${m.knowledge_id}-${m.relation}`}>
-              {entryLink(m.knowledge_id)} {m.title} <span className={styles.badge}>{t(`knowledge.dispositionName.${m.relation}`)}</span> <span className={styles.muted}>{m.scores.composite.toFixed(2)}</span>
+              {entryLink(m.knowledge_id)} {visible(m.title)} <span className={styles.badge}>{t(`knowledge.dispositionName.${m.relation}`)}</span> <span className={styles.muted}>{m.scores.composite.toFixed(2)}</span>
               {m.evidence.length > 0 && (
                 <ul aria-label={t('knowledge.evidence')}>
                   {m.evidence.map((ev) => <li key={ev}><code>{ev}</code></li>)}
@@ -265,7 +265,7 @@ function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: stri
             <>
               <label htmlFor={`${idBase}-target`}>{t('knowledge.target')}</label>
               <input id={`${idBase}-target`} list={`${idBase}-targets`} value={target} onChange={(e) => setTarget(e.target.value)} maxLength={300} />
-              <datalist id={`${idBase}-targets`}>{c.matches.map((m) => <option key={m.knowledge_id} value={m.knowledge_id}>{m.title}</option>)}</datalist>
+              <datalist id={`${idBase}-targets`}>{c.matches.map((m) => <option key={m.knowledge_id} value={m.knowledge_id}>{visible(m.title)}</option>)}</datalist>
             </>
           )}
           <label htmlFor={`${idBase}-reason`}>{t('knowledge.reason')}</label>

@@ -5,7 +5,11 @@
 import { useTranslation } from 'react-i18next';
 import type { TaskSummary } from '../../api/types.js';
 import { navigate } from '../../stores/route.js';
+import { visible } from '../hiddenChars.js';
 import styles from './Detail.module.css';
+
+/** A node's label, cut to fit its box. */
+const short = (title: string) => (title.length > 22 ? `${title.slice(0, 21)}…` : title);
 
 export function layers(nodes: TaskSummary[]): Map<string, number> {
   const ids = new Set(nodes.map((n) => n.id));
@@ -56,9 +60,9 @@ export function DepGraph({ task, children, all }: { task: TaskSummary; children:
         {nodes.map((n) => {
           const p = pos.get(n.id)!;
           return (
-            <g key={n.id} transform={`translate(${p.x},${p.y})`} tabIndex={0} role="link" aria-label={n.title} onClick={() => navigate({ name: 'board', taskId: n.id })} onKeyDown={(e) => e.key === 'Enter' && navigate({ name: 'board', taskId: n.id })} style={{ cursor: 'pointer' }}>
+            <g key={n.id} transform={`translate(${p.x},${p.y})`} tabIndex={0} role="link" aria-label={visible(n.title)} onClick={() => navigate({ name: 'board', taskId: n.id })} onKeyDown={(e) => e.key === 'Enter' && navigate({ name: 'board', taskId: n.id })} style={{ cursor: 'pointer' }}>
               <rect width={W} height={H} rx={4} fill={n.id === task.id ? '#2b3a48' : '#222930'} stroke={n.status === 'done' ? '#7ee2a8' : '#36404a'} />
-              <text x={6} y={14} fill="#e8ecef" fontSize={11}>{n.title.length > 22 ? `${n.title.slice(0, 21)}…` : n.title}</text>
+              <text x={6} y={14} fill="#e8ecef" fontSize={11}>{short(visible(n.title))}</text>
               <text x={6} y={28} fill="#a9b4be" fontSize={10}>{t(`status.${n.status}`)}</text>
             </g>
           );

@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import type { Task } from '../../api/types.js';
 import { href } from '../../stores/route.js';
-import { visible } from '../hiddenChars.js';
 import { parsedSubtasks, splitPlan } from './planText.js';
+import { visible } from '../hiddenChars.js';
 import styles from './Detail.module.css';
 
 export function PlanSection({ task, children }: { task: Task; children: Task[] }) {
@@ -32,7 +32,7 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
             {children.map((c) => (
               <tr key={c.id}>
                 <td>
-                  <a href={href({ name: 'board', taskId: c.id })}>{c.title}</a>
+                  <a href={href({ name: 'board', taskId: c.id })}>{visible(c.title)}</a>
                 </td>
                 <td>{t(`status.${c.status}`)}</td>
                 <td>P{c.priority}</td>

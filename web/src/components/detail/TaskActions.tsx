@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { Task } from '../../api/types.js';
+import { visible } from '../hiddenChars.js';
 import styles from './Detail.module.css';
 
 const FINISHED: ReadonlySet<string> = new Set(['done', 'cancelled', 'superseded']);
@@ -32,7 +33,7 @@ export function TaskActions({ task, onDone }: { task: Task; onDone(): void }) {
   const cancel = () =>
     act(async () => {
       const { subtasksCancelled: with_ } = await api.cancel(task.id);
-      return with_.length ? t('actions.cancelledWith', { count: with_.length, titles: with_.map((s) => `“${s.title}”`).join(', ') }) : t('actions.cancelled');
+      return with_.length ? t('actions.cancelledWith', { count: with_.length, titles: with_.map((s) => `“${visible(s.title)}”`).join(', ') }) : t('actions.cancelled');
     });
   const retry = () => act(async () => t('actions.retried', { status: t(`status.${(await api.retry(task.id)).task.status}`) }));
   const canCancel = !FINISHED.has(task.status);

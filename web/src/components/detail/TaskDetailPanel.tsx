@@ -18,6 +18,7 @@ import { PlanSection } from './PlanSection.js';
 import { Runs } from './Runs.js';
 import { Trace } from './Trace.js';
 import { Transcript } from './Transcript.js';
+import { visible } from '../hiddenChars.js';
 import styles from './Detail.module.css';
 
 // The diff viewer and its grammars are a chunk of their own, fetched when a task with changes is opened.
@@ -84,7 +85,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
     <div className={styles.panel}>
       <div className={styles.head}>
         <h2 className={styles.title} data-testid="detail-title" ref={heading} tabIndex={-1}>
-          {task.title}
+          {visible(task.title)}
         </h2>
         <span className={styles.row}>
           {review && (
@@ -101,7 +102,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
       {detail.stuckOn?.length ? (
         <p role="status" className={styles.err} data-testid="stuck-on">
-          {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${d.title}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
+          {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
         </p>
       ) : null}
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
