@@ -5,7 +5,7 @@
  * others go on; work already in main (a push just before a crash) is recorded
  * without merging again; a refused push records nothing.
  */
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Task } from '../core/types.js';
@@ -557,6 +557,23 @@ describe('merge trains', () => {
     expect(readFileSync(pushes, 'utf8')).toBe('push\npush\n');
     // a fast-forwarded main; b, made from the same main, came in by a merge commit.
     expect(git(remote, 'log', '--format=%s', '--first-parent', `${main}..main`).split('\n')).toEqual(['Merge maestro/t-b', 'work on maestro/t-a']);
+  });
+
+  it('a merge names every steering file it brings, a name past ASCII or with control characters in it as it is', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    // Names git quotes without -z ("sp\303\251c.md"): they were left out of the event.
+    const steering = ['.maestro/hooks/before-merge\x1b]0;X\x07.sh', '.workflow/knowhow/tip-\x1b[2J.md', '.workflow/specs/spéc-ünïcode.md'];
+    for (const dir of ['.maestro/hooks', '.workflow/knowhow', '.workflow/specs']) mkdirSync(join(repo, dir), { recursive: true });
+    branchWith(repo, 'maestro/t-a', { ...Object.fromEntries(steering.map((f) => [f, 'x\n'])), 'a.txt': 'a\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    expect(d.errors).toEqual([]);
+    expect((await s.tasks.get(a.id)).status).toBe('done');
+    const events = (await s.events.list({ taskId: a.id, type: 'project.settings_files' })).events;
+    expect(events.map((e) => e.payload.files)).toEqual([steering]);
   });
 });
 

@@ -130,7 +130,9 @@ export function thenRetry(message: string, task: Task): string {
 async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
   const merged = outcomes.filter((o) => o.kind === 'merged');
   if (!merged.length) return;
-  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', from, to, '--', ...STEERING_PATHSPECS])).stdout.split('\n').filter((f) => f && isSteering(f));
+  // -z, as the gate reads them (api/routes/review.ts steeringOf): without it git quotes a name past ASCII or with a
+  // control character ("sp\303\251c.md"), which isSteering never matched, and the file went unreported.
+  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', '-z', from, to, '--', ...STEERING_PATHSPECS])).stdout.split('\0').filter((f) => f && isSteering(f));
   if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
   for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
 }
