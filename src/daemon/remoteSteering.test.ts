@@ -133,4 +133,38 @@ describe('changes to what steers later runs that no Maestro merge made', () => {
       await store.close();
     }
   });
+
+  it('a pushed steering file named past ASCII or with control characters is recorded by its name, whatever the subject holds', async () => {
+    const work = makeRepo({ 'README.md': '# shared\n' });
+    const remote = join(tempDir('maestro-remote-'), 'remote.git');
+    git(work, 'clone', '-q', '--bare', work, remote);
+    const store: Store = createStore((await freshSqlite()).db);
+    const project: Project = await store.projects.create({ name: 'steer', repoPath: work, config: { remote } });
+    const errors: Error[] = [];
+    const repos = new ProjectRepos(tempDir('maestro-home-'), { onSteeringMoved: steeringRecorder(store, (err) => errors.push(err)) });
+    try {
+      await repos.prepare(project);
+      const teammate = join(tempDir('maestro-teammate-'), 'w');
+      git(dirname(teammate), 'clone', '-q', remote, teammate);
+      // Only names git quotes without -z ("\303\274n\303\257.md"): the sync saw no steering change at all.
+      const odd = ['.maestro/hooks/before-merge\x1b]0;X\x07.sh', '.workflow/knowhow/tip-\x1b[2J.md', '.workflow/specs/ünï.md'];
+      const first = commit(teammate, Object.fromEntries(odd.map((f) => [f, 'x\n'])), 'Odd names', TEAMMATE);
+      git(teammate, 'push', '-q', 'origin', 'main');
+      await repos.prepare(project);
+      // Beside a plain one; and a subject holding the separators the log was once split at (git keeps them).
+      const mixed = ['.maestro/hooks/before:merge-ü.sh', '.maestro/hooks/plain.sh'];
+      const subject = 'Hooks\x1e0000000000000000000000000000000000000000\x1fnobody\x1fx';
+      const second = commit(teammate, Object.fromEntries(mixed.map((f) => [f, 'x\n'])), subject, TEAMMATE);
+      git(teammate, 'push', '-q', 'origin', 'main');
+      await repos.prepare(project);
+      const events = (await store.events.list({ type: 'project.settings_files' })).events;
+      expect(errors).toEqual([]);
+      expect(events.map((e) => ({ sha: e.payload.sha, subject: e.payload.subject, files: e.payload.files }))).toEqual([
+        { sha: first, subject: 'Odd names', files: odd },
+        { sha: second, subject, files: mixed },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
 });

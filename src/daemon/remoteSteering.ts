@@ -36,8 +36,9 @@ export async function steeringMove(clone: string, base: string): Promise<{ from:
   const from = refs.get(`refs/heads/${base}`);
   const to = refs.get(`refs/remotes/origin/${base}`);
   if (!from || !to || from === to) return null;
-  const names = await git(clone, ['diff', '--name-only', '--no-renames', from, to, '--', ...STEERING_PATHSPECS]);
-  return names.stdout.split('\n').some(isSteering) ? { from, to } : null;
+  // -z: a name past ASCII or with a control character unquoted, as isSteering expects it (parseLog says more).
+  const names = await git(clone, ['diff', '--name-only', '-z', '--no-renames', from, to, '--', ...STEERING_PATHSPECS]);
+  return names.stdout.split('\0').some(isSteering) ? { from, to } : null;
 }
 
 /**
@@ -50,7 +51,7 @@ export async function foreignSteeringChanges(
   merges: (shas: string[]) => Promise<Map<string, string | null>>,
 ): Promise<ForeignChange[]> {
   const range = `${move.from}..${move.to}`;
-  const log = await git(clone, ['log', '--first-parent', '--no-renames', '--format=%x1e%H%x1f%an <%ae>%x1f%s', '--name-only', range, '--', ...STEERING_PATHSPECS]);
+  const log = await git(clone, ['log', '-z', '--first-parent', '--no-renames', '--format=%x00%H%x00%an <%ae>%x00%s', '--name-only', range, '--', ...STEERING_PATHSPECS]);
   const touched = parseLog(log.stdout);
   if (!touched.length) return [];
   const chain = (await git(clone, ['rev-list', '--first-parent', range])).stdout.split('\n').filter(Boolean);
@@ -68,14 +69,23 @@ export async function foreignSteeringChanges(
   return touched.filter((c) => !maestros.has(c.sha));
 }
 
+/**
+ * `git log -z` with the format above: per commit "\0sha\0author\0subject\0", then "\n" and its names, each ending in
+ * "\0". NUL is the one byte no name, author or subject holds, so the fields are read by position. Before, names came
+ * C-quoted (`".workflow/specs/\303\274n\303\257.md"`, which isSteering never matched) and records were split at \x1e,
+ * which a subject may hold (git keeps it): the rest of that commit, its files with it, read as no commit.
+ */
 function parseLog(text: string): ForeignChange[] {
+  const parts = text.split('\0');
   const out: ForeignChange[] = [];
-  for (const block of text.split('\x1e')) {
-    const [head, ...names] = block.split('\n');
-    const [sha, author, subject] = (head ?? '').split('\x1f');
-    if (!sha || author === undefined || subject === undefined) continue;
-    const files = names.map((n) => n.trim()).filter((n) => n && isSteering(n));
+  for (let i = 0; i + 3 < parts.length; ) {
+    const [sha, author, subject] = [parts[i + 1]!, parts[i + 2]!, parts[i + 3]!];
+    // A commit's names run to the next commit's leading "\0" (an empty part: no name is empty).
+    let next = i + 4;
+    while (next < parts.length && parts[next] !== '') next++;
+    const files = parts.slice(i + 4, next).map((n) => n.replace(/^\n/, '')).filter(isSteering);
     if (files.length) out.push({ sha, author, subject, files });
+    i = next;
   }
   return out;
 }
