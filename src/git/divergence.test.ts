@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { syncWithBase } from './divergence.js';
+import { startMerge } from './merge.js';
 import { ensureWorktree } from './worktree.js';
 
 let root: string;
@@ -58,5 +59,14 @@ describe('syncWithBase', () => {
     }
     await moved;
     expect(merges).toBeGreaterThan(1);
+  });
+
+  it('names a conflicted file past ASCII as it is on disk, where a conflict run checks it for markers', async () => {
+    commit(repo, 'ünï.txt', 'base\n');
+    const wt = await ensureWorktree({ repoPath: repo, worktreeRoot: join(root, 'wt'), taskId: 'T', version: 1, baseBranch: 'main' });
+    commit(wt.path, 'ünï.txt', 'mine\n');
+    commit(repo, 'ünï.txt', 'theirs\n');
+    expect(await syncWithBase(wt.path, 'main')).toEqual({ kind: 'conflict', conflictedFiles: ['ünï.txt'] });
+    expect(await startMerge(wt.path, 'main')).toEqual({ clean: false, conflictedFiles: ['ünï.txt'] });
   });
 });

@@ -28,8 +28,9 @@ export interface MergePreview {
 
 /** Would merging `theirs` into `ours` conflict? Touches no checkout. */
 export async function previewMerge(cwd: string, ours: string, theirs: string): Promise<MergePreview> {
-  const { stdout, code } = await git(cwd, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], { okCodes: [1] });
-  const [tree, ...files] = stdout.split('\n').filter(Boolean);
+  // -z: "tree\0name\0…", each name as it is (not quoted), as a conflict run and the person read it.
+  const { stdout, code } = await git(cwd, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], { okCodes: [1] });
+  const [tree, ...files] = stdout.split('\0').filter(Boolean);
   return code === 0 ? { clean: true, tree: tree ?? null, conflictedFiles: [] } : { clean: false, tree: null, conflictedFiles: files };
 }
 

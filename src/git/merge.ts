@@ -201,8 +201,9 @@ export async function refsMergedInto(repoPath: string, base: string, refs: strin
 /** Conflict pipeline only: starts a real merge of `base` into the worktree and lists the conflicted files. */
 export async function startMerge(worktree: string, base: string): Promise<{ clean: boolean; conflictedFiles: string[] }> {
   const { code } = await git(worktree, ['merge', '--no-ff', '--no-commit', '--end-of-options', base], { okCodes: [1] });
-  const { stdout } = await git(worktree, ['diff', '--name-only', '--diff-filter=U']);
-  const conflictedFiles = stdout.split('\n').filter(Boolean);
+  // -z: names as they are on disk. Quoted ("\303\274.txt"), the check for markers left found no such file and let them through.
+  const { stdout } = await git(worktree, ['diff', '--name-only', '-z', '--diff-filter=U']);
+  const conflictedFiles = stdout.split('\0').filter(Boolean);
   return { clean: code === 0 && conflictedFiles.length === 0, conflictedFiles };
 }
 
