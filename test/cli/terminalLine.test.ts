@@ -51,4 +51,25 @@ describe("maestro serve's terminal lines", () => {
       `project p_web main changed what later runs use, not through a Maestro merge: .maestro/hooks.mjs (commit aaaaaaaaaaaa by Tess Mate <tess@example.com>: "Add a hook")`,
     ]);
   });
+
+  it('show what people, agents and repositories wrote as `maestro task list` does: no escape, bell, bidi control or line break reaches the terminal', () => {
+    const at = new Date(2026, 11, 2, 9, 30, 5).getTime();
+    const RAW = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+    const title = 'Fix \u202egnp.exe';
+    const remote = terminalLine({ type: 'project.settings_files', at, payload: {
+      files: ['.maestro/hooks/before-merge\u001b]0;X\u0007.sh', '.workflow/specs/a\nfake line.md'],
+      who: 'Eve\u001b[2J\u001b[H\u001b[31mRED <eve@example.com>', subject: 'Tidy\u009b2J "up"\u202e', sha: 'b'.repeat(40), remote: true,
+    } }, title)!;
+    expect(remote).not.toMatch(RAW);
+    expect(remote).toBe(`09:30:05  ${'Fix \\u{202e}gnp.exe'.padEnd(32)}  main changed what later runs use, not through a Maestro merge: `
+      + '.maestro/hooks/before-merge\\u{1b}]0;X\\u{7}.sh, .workflow/specs/a\\u{a}fake line.md '
+      + '(commit bbbbbbbbbbbb by Eve\\u{1b}[2J\\u{1b}[H\\u{1b}[31mRED <eve@example.com>: "Tidy\\u{9b}2J "up"\\u{202e}")');
+    const lines = [
+      terminalLine({ type: 'task.status', at, payload: { from: 'merging', to: 'needs_attention', reason: 'hook said \u001b[2J' } }, title),
+      terminalLine({ type: 'merge.conflict', at, payload: { branch: 'maestro/\u001b[31mx' } }, title),
+      terminalLine({ type: 'project.settings_files', at, payload: { files: ['.workflow/knowhow/\u001b[2J.md'] } }, title),
+    ];
+    for (const line of lines) expect(line).not.toMatch(RAW);
+    expect(lines.map((l) => l!.slice(44))).toEqual(['merging → needs_attention  (hook said \\u{1b}[2J)', 'merge conflict on maestro/\\u{1b}[31mx: a conflict run will resolve it', 'merged changes to what later runs use: .workflow/knowhow/\\u{1b}[2J.md']);
+  });
 });

@@ -10,6 +10,7 @@ import { refusePortInUse } from '../../app/port.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
+import { visible } from '../../lib/visible.js';
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started', 'project.settings_files']);
 
@@ -17,19 +18,33 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conf
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
  * that resolves it (the demo's conflict used to show only as merging → done), and a merge that changed
  * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on. Null for
- * anything else.
+ * anything else. Titles, branches, file names, authors and subjects come from people, agents and
+ * repositories: all of it is shown as `maestro task list` shows it (oneLine), never run by the terminal.
  */
 export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, title: string): string | null {
-  const head = `${new Date(e.at).toTimeString().slice(0, 8)}  ${title.padEnd(32).slice(0, 32)}  `;
+  const said = eventText(e);
+  // The title escaped before it is padded, so that the columns line up with what the terminal draws.
+  return said === null ? null : `${new Date(e.at).toTimeString().slice(0, 8)}  ${oneLine(title).padEnd(32).slice(0, 32)}  ${oneLine(said)}`;
+}
+
+/**
+ * `visible`, and a line break or tab shown too: each status line is one line, and a file name may hold a line
+ * break (git allows it) that would start a line reading as Maestro's own. An author named
+ * `Eve\x1b[2J\x1b[H` cleared the operator's screen; a title with U+202E printed its text reversed.
+ */
+const oneLine = (text: string): string => visible(text).replace(/[\n\t]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+
+function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   // Approvals stored before their origin had a key of its own hold it in `from`: then the status left is not known.
-  if (e.type === 'task.status') return `${head}${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
-  if (e.type === 'merge.conflict') return `${head}merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
-  if (e.type === 'run.started' && e.payload.kind === 'conflict') return `${head}conflict run started`;
+  if (e.type === 'task.status') return `${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
+  if (e.type === 'merge.conflict') return `merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
+  if (e.type === 'run.started' && e.payload.kind === 'conflict') return 'conflict run started';
   if (e.type === 'project.settings_files' && e.payload.remote === true) {
-    return `${head}main changed what later runs use, not through a Maestro merge: ${fileList(e.payload.files)} (commit ${String(e.payload.sha).slice(0, 12)} by ${String(e.payload.who)}: ${JSON.stringify(String(e.payload.subject ?? ''))})`;
+    // The subject in quotes, escaped as the rest (JSON's \u001b would read unlike \u{1b}, and JSON leaves U+202E raw).
+    return `main changed what later runs use, not through a Maestro merge: ${fileList(e.payload.files)} (commit ${String(e.payload.sha).slice(0, 12)} by ${String(e.payload.who)}: "${String(e.payload.subject ?? '')}")`;
   }
-  if (e.type === 'project.settings_files' && e.payload.promotion === true) return `${head}knowledge promoted into main: ${fileList(e.payload.files)}`;
-  if (e.type === 'project.settings_files') return `${head}merged changes to what later runs use: ${fileList(e.payload.files)}`;
+  if (e.type === 'project.settings_files' && e.payload.promotion === true) return `knowledge promoted into main: ${fileList(e.payload.files)}`;
+  if (e.type === 'project.settings_files') return `merged changes to what later runs use: ${fileList(e.payload.files)}`;
   return null;
 }
 
