@@ -1,6 +1,8 @@
 import { freshSqlite } from '../helpers/db.js';
 import { defineStoreContract } from './contract.js';
 import { defineArchiveContract } from './contractArchive.js';
+import { defineVersionDepsContract } from './contractVersionDeps.js';
 
 defineStoreContract('SQLite', freshSqlite);
 defineArchiveContract('SQLite', freshSqlite);
+defineVersionDepsContract('SQLite', freshSqlite);

@@ -1,6 +1,7 @@
 /**
  * Creating a task: validated input, a project that exists, a parent and
- * dependencies in the same project, no self-dependency. A new task cannot
+ * dependencies in the same project (a superseded version taken to mean its
+ * newest), no self-dependency. A new task cannot
  * close a cycle (nothing depends on it yet); edits check cycles (editTask).
  */
 import { MaestroError } from '../../core/errors.js';
@@ -11,19 +12,56 @@ import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
 import { findTask } from './getTask.js';
 import { archivedError, getProject } from './projects.js';
 
-/** Checks that every dependency exists, is in `projectId`, and is not `selfId`; returns each one's status. */
+type DepRow = { id: string; project_id: string; status: string };
+
+/**
+ * The task a dependency names, at its newest version. A rejection supersedes a version with the next one
+ * (gates.ts rejectGate) and repoints the tasks that depended on it then; a dependency named afterwards by
+ * the old id means the same task, and kept as given it would wait for a version that never finishes.
+ * A superseded version with no next one (a damaged chain) is refused, naming the id given.
+ */
+async function newestVersionOf(db: Queryable, dep: string): Promise<DepRow> {
+  const named = await db.one<DepRow>(`SELECT id, project_id, status FROM tasks WHERE id = $1`, [dep]);
+  if (!named) throw new MaestroError('UNKNOWN_TASK', `Dependency "${dep}" is not a known task.`, { details: { taskId: dep } });
+  let row: DepRow = named;
+  // Versions only point back at older ones; `seen` keeps a damaged chain that loops from hanging the daemon.
+  const seen = new Set<string>();
+  while (row.status === 'superseded') {
+    seen.add(row.id);
+    const next = await db.one<DepRow>(`SELECT id, project_id, status FROM tasks WHERE parent_version_id = $1 ORDER BY version DESC LIMIT 1`, [row.id]);
+    if (!next || seen.has(next.id)) {
+      throw new MaestroError('BAD_INPUT', `Dependency ${dep} was superseded, but its version chain ends at ${row.id} without a newer version to wait for; name the task you mean by its current id.`, {
+        details: { taskId: dep, field: 'deps' },
+      });
+    }
+    row = next;
+  }
+  return row;
+}
+
+function selfDependency(selfId: string, given: string): MaestroError {
+  return new MaestroError('SELF_DEPENDENCY', `Task ${selfId} cannot depend on itself${given === selfId ? '' : ` (${given} is an older version of it)`}.`, { details: { taskId: selfId } });
+}
+
+/**
+ * Checks that every dependency exists, is in `projectId`, and is not `selfId`, taking a superseded version
+ * to mean its newest (newestVersionOf). Returns the dependencies to store, deduplicated in the order given,
+ * each with its status.
+ */
 export async function checkDeps(db: Queryable, projectId: string, deps: readonly string[], selfId: string | null): Promise<Map<string, string>> {
   const statuses = new Map<string, string>();
-  for (const dep of deps) {
-    if (dep === selfId) throw new MaestroError('SELF_DEPENDENCY', `Task ${selfId} cannot depend on itself.`, { details: { taskId: selfId } });
-    const row = await db.one<{ project_id: string; status: string }>(`SELECT project_id, status FROM tasks WHERE id = $1`, [dep]);
-    if (!row) throw new MaestroError('UNKNOWN_TASK', `Dependency "${dep}" is not a known task.`, { details: { taskId: dep } });
+  for (const given of deps) {
+    if (given === selfId) throw selfDependency(given, given);
+    const row = await newestVersionOf(db, given);
+    const dep = row.id;
+    if (dep === selfId) throw selfDependency(dep, given);
+    const named = dep === given ? dep : `${dep} (the newest version of ${given})`;
     // A cancelled task never finishes: a task waiting for it would wait for good, with nothing to say why.
     if (row.status === 'cancelled') {
-      throw new MaestroError('BAD_INPUT', `Dependency ${dep} is cancelled, so a task depending on it would never run. Retry it first (maestro task retry ${dep}) or leave it out.`, { details: { taskId: dep, field: 'deps' } });
+      throw new MaestroError('BAD_INPUT', `Dependency ${named} is cancelled, so a task depending on it would never run. Retry it first (maestro task retry ${dep}) or leave it out.`, { details: { taskId: dep, field: 'deps' } });
     }
     if (row.project_id !== projectId) {
-      throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Dependency ${dep} belongs to project ${row.project_id}, not ${projectId}; tasks may only depend on tasks of their own project.`, {
+      throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Dependency ${named} belongs to project ${row.project_id}, not ${projectId}; tasks may only depend on tasks of their own project.`, {
         details: { taskId: dep, projectId: row.project_id },
       });
     }
@@ -43,8 +81,7 @@ export async function createTask(db: Queryable, input: TaskInput, now: number, i
     if (parent.projectId !== project.id) throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Parent ${parent.id} belongs to another project.`);
     depth = parent.depth + 1;
   }
-  const deps = [...new Set(valid.deps)];
-  await checkDeps(db, project.id, deps, id);
+  const deps = [...(await checkDeps(db, project.id, valid.deps, id)).keys()];
   const task: Task = {
     id,
     projectId: project.id,

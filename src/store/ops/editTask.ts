@@ -73,8 +73,9 @@ export async function editTask(db: Queryable, id: string, edit: TaskEdit, now: n
   }
   if (valid.plan !== undefined) assertPlanEditable(task);
   if (valid.deps) {
-    valid.deps = [...new Set(valid.deps)];
-    assertStartedWithDeps(task, await checkDeps(db, task.projectId, valid.deps, id));
+    const statuses = await checkDeps(db, task.projectId, valid.deps, id);
+    valid.deps = [...statuses.keys()];
+    assertStartedWithDeps(task, statuses);
     const rows = await db.all<{ id: string; deps: string; title: string }>(`SELECT id, deps, title FROM tasks WHERE project_id = $1`, [task.projectId]);
     const nodes = rows.map((r) => ({ id: r.id, deps: r.id === id ? valid.deps! : (JSON.parse(r.deps) as string[]) }));
     assertAcyclic(nodes, new Map(rows.map((r) => [r.id, r.title])));

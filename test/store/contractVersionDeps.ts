@@ -1,0 +1,65 @@
+/**
+ * A dependency named by a superseded version's id, in the store contract (both engines): it is stored as the
+ * task's newest version, so the dependent runs once that one is done; a chain that ends in nothing is refused.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReadyWork } from '../../src/daemon/readyWork.js';
+import type { DBAdapter } from '../../src/store/db.js';
+import { createStore, type Store } from '../../src/store/store.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { expectCode, snapshot } from './contract.js';
+
+export function defineVersionDepsContract(label: string, fresh: () => Promise<{ db: DBAdapter }>, skip = false): void {
+  describe.skipIf(skip)(`dependencies on superseded versions: ${label}`, () => {
+    let db: DBAdapter;
+    let store: Store;
+    beforeEach(async () => {
+      ({ db } = await fresh());
+      store = createStore(db, () => 1_700_000_000_000);
+    });
+    afterEach(async () => {
+      await db.close();
+      removeTempDirs();
+    });
+
+    /** A task rejected at exec_review once: its v1 (superseded) and v2 (ready). */
+    async function rejectedOnce() {
+      const p = await store.projects.create({ name: 'demo', repoPath: '/repos/demo' });
+      const v1 = await store.tasks.create({ projectId: p.id, title: 'Base' });
+      for (const s of ['queued', 'executing', 'exec_review'] as const) await store.tasks.transition(v1.id, s);
+      const { next: v2 } = await store.tasks.reject(v1.id, 'exec_review', 'ann', 'again');
+      return { p, v1, v2 };
+    }
+
+    it('stores the newest version at creation and in an edit, and the dependent runs once that is done', async () => {
+      const { p, v1, v2 } = await rejectedOnce();
+      const after = await store.tasks.create({ projectId: p.id, title: 'After', deps: [v1.id] });
+      expect(after.deps).toEqual([v2.id]);
+      const other = await store.tasks.create({ projectId: p.id, title: 'Other' });
+      // Both versions named: one task, one dependency.
+      expect((await store.tasks.edit(other.id, { deps: [v1.id, v2.id] })).deps).toEqual([v2.id]);
+      // The old id of a task is still that task.
+      await expectCode(store.tasks.edit(v2.id, { deps: [v1.id] }), 'SELF_DEPENDENCY', new RegExp(`${v1.id} is an older version of it`));
+
+      // What the scheduler would claim: not the dependent while v2 works, then the dependent once v2 is done.
+      const work = new ReadyWork(store, { rebuildMs: 0 });
+      const ready = async () => (await work.candidates()).map((c) => c.task.id);
+      expect(await ready()).not.toContain(after.id);
+      for (const s of ['queued', 'executing', 'exec_review', 'merging', 'done'] as const) await store.tasks.transition(v2.id, s);
+      expect(await ready()).toContain(after.id);
+    });
+
+    it('refuses a superseded version whose chain ends in nothing, naming it, changing nothing', async () => {
+      const p = await store.projects.create({ name: 'demo', repoPath: '/repos/demo' });
+      const orphan = await store.tasks.create({ projectId: p.id, title: 'Orphan' });
+      // No path of the store's leaves a superseded version without a next one: made by hand, as damage would.
+      await db.run(`UPDATE tasks SET status = 'superseded' WHERE id = $1`, [orphan.id]);
+      const other = await store.tasks.create({ projectId: p.id, title: 'Other' });
+      const before = await snapshot(db);
+      const refusal = new RegExp(`Dependency ${orphan.id} was superseded, but its version chain ends at ${orphan.id}`);
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'Waits', deps: [orphan.id] }), 'BAD_INPUT', refusal);
+      await expectCode(store.tasks.edit(other.id, { deps: [orphan.id] }), 'BAD_INPUT', refusal);
+      expect(await snapshot(db)).toEqual(before);
+    });
+  });
+}
