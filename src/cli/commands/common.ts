@@ -2,7 +2,7 @@
  * What the API-backed commands share: the --url / --json options, a client
  * built from them, project lookup by id or name, and plain-text tables.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Task } from '../../core/types.js';
 import { ApiClient } from '../../api/client.js';
 import { readTimeoutMs, type Env } from '../../config/env.js';
@@ -76,4 +76,11 @@ export function print(text: string): void {
 /** Splits "a,b, c" into ["a","b","c"]. */
 export function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** A task's priority as `task create` and `task edit` take it: 0, 1 or 2, with or without the P. */
+export function parsePriority(value: string): number {
+  const m = /^[Pp]?([012])$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('priority is 0, 1 or 2 (P0 is the most urgent).');
+  return Number(m[1]);
 }

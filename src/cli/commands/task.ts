@@ -1,5 +1,5 @@
 /**
- * `maestro task …`: create, list, show, approve / reject a gate, reply,
+ * `maestro task …`: create, list, show, edit (taskEdit.ts), approve / reject a gate, reply,
  * inject, cancel, retry, logs. Each is one API call (logs --follow is the SSE
  * stream); `--json` prints the API's answer, whose fields are stable.
  */
@@ -9,18 +9,13 @@ import { reviewedHead } from '../../core/reviewed.js';
 import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
-import { clientFor, findProject, list, print, table, taskRow, withApi, type ClientFlags } from './common.js';
+import { clientFor, findProject, list, parsePriority, print, table, taskRow, withApi, type ClientFlags } from './common.js';
+import { newestDepsNote, registerEdit } from './taskEdit.js';
 import { followTask, printTranscript } from './taskLogs.js';
 import { visible } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
-
-function parsePriority(value: string): number {
-  const m = /^[Pp]?([012])$/.exec(value.trim());
-  if (!m) throw new InvalidArgumentError('priority is 0, 1 or 2 (P0 is the most urgent).');
-  return Number(m[1]);
-}
 
 function parseStatuses(value: string): string[] {
   const statuses = list(value);
@@ -68,6 +63,7 @@ export function register(program: Command, ctx: CliContext): void {
   taskCreate(task, ctx);
   taskList(task, ctx);
   taskShow(task, ctx);
+  registerEdit(task, ctx);
   registerDiff(task, ctx);
   taskApprove(task, ctx);
   taskReject(task, ctx);
@@ -115,7 +111,7 @@ function taskCreate(task: Command, ctx: CliContext): void {
       };
       const { task: t } = await client.post<TaskResponse>('/api/tasks', body);
       if (opts.json) printJson({ task: t });
-      else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}`);
+      else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}${opts.deps ? newestDepsNote(list(opts.deps), t.deps) : ''}`);
     }),
   );
 }
