@@ -145,12 +145,22 @@ function taskShow(task: Command, ctx: CliContext): void {
       const steering = answer.task.status === 'exec_review' && answer.steeringFiles?.length
         ? `This change edits files that steer later runs: ${answer.steeringFiles.join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
         : '';
-      const stuck = answer.stuckOn?.length
-        ? `It cannot start: it depends on ${answer.stuckOn.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ')}. Retry that (maestro task retry <id>) or drop it from its deps.\n\n`
-        : '';
+      const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       print(asked + blocked + steering + stuck + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
+}
+
+/**
+ * Why a ready task does not start, and the two ways out as commands: retry the dependency, or edit the task's
+ * dependencies to the others (`--no-deps` when none is left: an empty `--deps ''` is refused as an empty value).
+ */
+export function stuckLine(task: Task, stuckOn: ReadonlyArray<{ id: string; title: string; status: string }>): string {
+  const stuck = new Set(stuckOn.map((d) => d.id));
+  const rest = task.deps.filter((d) => !stuck.has(d));
+  const retry = stuckOn.length === 1 ? `maestro task retry ${stuckOn[0]!.id}` : 'maestro task retry <id>';
+  const drop = `maestro task edit ${task.id} ${rest.length ? `--deps ${rest.join(',')}` : '--no-deps'}`;
+  return `It cannot start: it depends on ${stuckOn.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ')}. Retry that (${retry}) or drop it from its deps (${drop}).`;
 }
 
 /**

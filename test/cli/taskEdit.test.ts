@@ -1,0 +1,79 @@
+/**
+ * `maestro task edit` through a real daemon, as a person uses it after `task show` says a task cannot start:
+ * it prints what changed, `--no-deps` clears the dependencies, a refusal (a cycle) changes nothing, and a
+ * dependency named by a superseded version is stored as the newest version, saying so.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/core/types.js';
+import { budget } from '../helpers/budget.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { snapshot } from '../store/contract.js';
+import { cliFor, gitRepo } from './helpers.js';
+
+afterEach(() => removeTempDirs());
+
+// Each CLI process takes seconds to start on a loaded machine: a generous budget, no timing assertions.
+describe('maestro task edit', { timeout: budget(240_000) }, () => {
+  it('drops a stuck dependency as task show says, clears deps with --no-deps, and a cycle is refused changing nothing', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli, cliJson } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
+      const schema = await d.store.tasks.create({ projectId: p.id, title: 'Schema' });
+      await d.store.tasks.transition(schema.id, 'needs_attention');
+      const api = await d.store.tasks.create({ projectId: p.id, title: 'Api' });
+      const checkout = await d.store.tasks.create({ projectId: p.id, title: 'Checkout', deps: [schema.id, api.id] });
+
+      const shown = await cli(['task', 'show', checkout.id, ...url]);
+      expect(shown.stdout).toContain(`Retry that (maestro task retry ${schema.id}) or drop it from its deps (maestro task edit ${checkout.id} --deps ${api.id}).`);
+
+      const edited = await cli(['task', 'edit', checkout.id, '--deps', api.id, '--title', 'Checkout page', '--priority', 'P0', ...url]);
+      expect([edited.code, edited.stderr]).toEqual([0, '']);
+      expect(edited.stdout).toBe(`Edited ${checkout.id} (ready):\n  title: Checkout → Checkout page\n  priority: P1 → P0\n  depends on: ${schema.id}, ${api.id} → ${api.id}\n`);
+      expect(await d.store.tasks.get(checkout.id)).toMatchObject({ title: 'Checkout page', priority: 0, deps: [api.id] });
+
+      // Api waiting for Checkout would close a cycle: the daemon's refusal, as the CLI shows refusals, and nothing changes.
+      const before = await snapshot(d.store.db);
+      const cycle = await cli(['task', 'edit', api.id, '--deps', checkout.id, '--title', 'Api v2', ...url]);
+      expect(cycle.code).toBe(1);
+      expect(cycle.stdout).toBe('');
+      expect(cycle.stderr).toMatch(/^maestro: .*cycle.*\[DEPENDENCY_CYCLE\]\n$/);
+      expect(cycle.stderr).toContain(`${api.id} (Api)`);
+      expect(await snapshot(d.store.db)).toEqual(before);
+
+      const cleared = await cliJson<{ task: Task }>(['task', 'edit', checkout.id, '--no-deps', ...url]);
+      expect([cleared.code, cleared.body.task.deps]).toEqual([0, []]);
+      const nothing = await cli(['task', 'edit', checkout.id, ...url]);
+      expect(nothing.code).toBe(2);
+      expect(nothing.stderr).toContain('Nothing to change: give at least one option');
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('takes a dependency named by a superseded version to mean the newest, at create and at edit, and says so', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli, cliJson } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
+      const v1 = await d.store.tasks.create({ projectId: p.id, title: 'Base' });
+      for (const s of ['queued', 'executing', 'exec_review'] as const) await d.store.tasks.transition(v1.id, s);
+      const { next: v2 } = await d.store.tasks.reject(v1.id, 'exec_review', 'ann', 'again');
+
+      const created = await cliJson<{ task: Task }>(['task', 'create', 'After', '--project', 'shop', '--deps', v1.id, ...url]);
+      expect([created.code, created.body.task.deps]).toEqual([0, [v2.id]]);
+      const told = await cli(['task', 'create', 'Later', '--project', 'shop', '--deps', v1.id, ...url]);
+      expect(told.stdout).toContain(`\n${v1.id} is an older version: it depends on the newest (${v2.id}).\n`);
+
+      const other = await d.store.tasks.create({ projectId: p.id, title: 'Other' });
+      const edited = await cli(['task', 'edit', other.id, '--deps', v1.id, ...url]);
+      expect(edited.stdout).toBe(`Edited ${other.id} (ready):\n  depends on: nothing → ${v2.id}\n${v1.id} is an older version: it depends on the newest (${v2.id}).\n`);
+      expect((await cli(['task', 'show', other.id, ...url])).stdout).toContain(`depends on: ${v2.id}`);
+    } finally {
+      await d.stop();
+    }
+  });
+});
