@@ -72,6 +72,15 @@ describe('maestro task edit', { timeout: budget(240_000) }, () => {
       const edited = await cli(['task', 'edit', other.id, '--deps', v1.id, ...url]);
       expect(edited.stdout).toBe(`Edited ${other.id} (ready):\n  depends on: nothing → ${v2.id}\n${v1.id} is an older version: it depends on the newest (${v2.id}).\n`);
       expect((await cli(['task', 'show', other.id, ...url])).stdout).toContain(`depends on: ${v2.id}`);
+
+      // A task stored before this with a superseded dependency waited for good: task show names the command that
+      // points it at the newest version, and that command does.
+      const stale = await d.store.tasks.create({ projectId: p.id, title: 'Stale' });
+      await d.store.db.run(`UPDATE tasks SET deps = $1 WHERE id = $2`, [JSON.stringify([v1.id]), stale.id]);
+      const hint = `It cannot start. It depends on an older version of a task: ${v1.id} "Base" (superseded). Point it at the newest (maestro task edit ${stale.id} --deps ${v1.id}).`;
+      expect((await cli(['task', 'show', stale.id, ...url])).stdout).toContain(hint);
+      expect((await cli(['task', 'edit', stale.id, '--deps', v1.id, ...url])).code).toBe(0);
+      expect((await d.store.tasks.get(stale.id)).deps).toEqual([v2.id]);
     } finally {
       await d.stop();
     }

@@ -139,14 +139,17 @@ async function pendingQuestion(store: Store, task: Task): Promise<{ text: string
 }
 
 /**
- * A ready task's dependencies that will not finish by themselves: cancelled, or waiting for a person. The
- * scheduler passes over such a task without a word; the person must act on the dependency (retry it) or
- * drop it from the task's deps.
+ * A ready task's dependencies that will not finish by themselves: cancelled, waiting for a person, or a
+ * superseded version (a dependency stored before ids were taken to mean the newest version: it waited for
+ * good). The scheduler passes over such a task without a word; the person must act on the dependency (retry
+ * it), point the task at its newest version, or drop it from the task's deps.
  */
+const STUCK: ReadonlySet<string> = new Set(['cancelled', 'needs_attention', 'superseded']);
+
 async function stuckOn(store: Store, task: Task): Promise<Array<{ id: string; title: string; status: string }>> {
   if (task.status !== 'ready' || !task.deps.length) return [];
   const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
-  return deps.flatMap((d) => (d && (d.status === 'cancelled' || d.status === 'needs_attention') ? [{ id: d.id, title: d.title, status: d.status }] : []));
+  return deps.flatMap((d) => (d && STUCK.has(d.status) ? [{ id: d.id, title: d.title, status: d.status }] : []));
 }
 
 /**

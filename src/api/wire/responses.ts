@@ -91,7 +91,7 @@ export const taskDetailResponse = z.strictObject({
     .describe("files the change touches that steer later runs (.maestro/ hooks and checks, .workflow/ specs and knowhow, which skip the knowledge review): said before approving"),
   stuckOn: z
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
-    .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, or needing attention); retry them or drop them from deps'),
+    .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, needing attention, or a superseded version); retry them, point the task at the newest version (give the same deps again), or drop them from deps'),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,

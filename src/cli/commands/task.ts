@@ -156,11 +156,17 @@ function taskShow(task: Command, ctx: CliContext): void {
  * dependencies to the others (`--no-deps` when none is left: an empty `--deps ''` is refused as an empty value).
  */
 export function stuckLine(task: Task, stuckOn: ReadonlyArray<{ id: string; title: string; status: string }>): string {
+  const named = (ds: typeof stuckOn) => ds.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ');
+  // A superseded version is replaced, not retried: the same deps given again are stored as the newest versions.
+  const replaced = stuckOn.filter((d) => d.status === 'superseded');
+  const repoint = replaced.length ? `It depends on an older version of ${replaced.length === 1 ? 'a task' : 'tasks'}: ${named(replaced)}. Point it at the newest (maestro task edit ${task.id} --deps ${task.deps.join(',')}).` : '';
+  const waiting = stuckOn.filter((d) => d.status !== 'superseded');
+  if (!waiting.length) return `It cannot start. ${repoint}`;
   const stuck = new Set(stuckOn.map((d) => d.id));
   const rest = task.deps.filter((d) => !stuck.has(d));
-  const retry = stuckOn.length === 1 ? `maestro task retry ${stuckOn[0]!.id}` : 'maestro task retry <id>';
+  const retry = waiting.length === 1 ? `maestro task retry ${waiting[0]!.id}` : 'maestro task retry <id>';
   const drop = `maestro task edit ${task.id} ${rest.length ? `--deps ${rest.join(',')}` : '--no-deps'}`;
-  return `It cannot start: it depends on ${stuckOn.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ')}. Retry that (${retry}) or drop it from its deps (${drop}).`;
+  return `It cannot start: it depends on ${named(waiting)}. Retry that (${retry}) or drop it from its deps (${drop}).${repoint ? ` ${repoint}` : ''}`;
 }
 
 /**
