@@ -11,12 +11,12 @@ afterEach(async () => {
   server = null;
 });
 
-/** A bare HTTP server that answers every request with one status and body, recording the headers it saw. */
-async function answering(status: number, body: string, host = '127.0.0.1'): Promise<{ url: string; seen: Record<string, string | string[] | undefined>[] }> {
+/** A bare HTTP server that answers every request with one status and body, recording the headers it saw; with the daemon's trace id unless `marked` is false. */
+async function answering(status: number, body: string, host = '127.0.0.1', marked = true): Promise<{ url: string; seen: Record<string, string | string[] | undefined>[] }> {
   const seen: Record<string, string | string[] | undefined>[] = [];
   server = createServer((req, res) => {
     seen.push(req.headers);
-    res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    res.writeHead(status, { 'content-type': 'application/json', ...(marked ? { 'x-trace-id': 'trace-1' } : {}) }).end(body);
   });
   await new Promise<void>((r) => server!.listen(0, host, r));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
@@ -42,6 +42,12 @@ describe('ApiClient', () => {
   it('keeps an unknown API code in the details and says what answered when the body is not JSON', async () => {
     const { url } = await answering(502, '<html>bad gateway</html>');
     await expect(new ApiClient({ url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'INTERNAL', message: 'GET /api/projects answered HTTP 502: <html>bad gateway</html>' });
+  });
+
+  it('takes a 2xx answer without the trace id every daemon answer carries as not a daemon, whatever its JSON', async () => {
+    const { url } = await answering(200, '{"projects":[]}', '127.0.0.1', false);
+    await expect(new ApiClient({ url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'NOT_A_DAEMON', message: expect.stringContaining('GET /api/projects got HTTP 200 (application/json, starting "{\\"projects\\":[]}")') });
+    expect(await new ApiClient({ url }, {}).ping()).toBe(false);
   });
 
   it('reads the token from $MAESTRO_HOME/token for a daemon on loopback only; MAESTRO_TOKEN overrides; says X-Maestro-Client', async () => {

@@ -9,7 +9,10 @@
  * it or a JSON content type) and carries no Origin. An API
  * error becomes a MaestroError with the API's own code and message, so the
  * CLI prints exactly what the API said; a daemon that does not answer is
- * DAEMON_UNREACHABLE with a message saying how to start one.
+ * DAEMON_UNREACHABLE with a message saying how to start one. Something else
+ * that answers (a web server, a proxy's page, another program on the port) is
+ * NOT_A_DAEMON, saying what came back: its answer never reaches a command,
+ * which would trip over the missing fields with a JavaScript error.
  */
 import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
 import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
@@ -41,6 +44,15 @@ export interface SseEvent {
   data: string;
 }
 
+/**
+ * The mark of a Maestro daemon's answer: every response carries a trace id (server.ts, SSE included), and a
+ * plain web server's carries none. An existing header, so a newer CLI still knows an older daemon.
+ */
+const DAEMON_MARK = 'x-trace-id';
+
+/** At most this much of a foreign answer goes into the error: enough to recognise an HTML page or a JSON error. */
+const SHOWN_CHARS = 80;
+
 function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code);
 }
@@ -71,6 +83,15 @@ export class ApiClient {
     return new MaestroError('DAEMON_UNREACHABLE', `No Maestro daemon answers at ${this.baseUrl} (${why}). Start one with \`maestro serve\`, or point --url / MAESTRO_URL at a running daemon.`, { cause: err });
   }
 
+  /** Something answered, but not as a daemon: what came back, quoted (JSON.stringify escapes line breaks and escapes). */
+  private async notADaemon(method: string, path: string, res: Response, text?: string): Promise<MaestroError> {
+    const body = text ?? (await res.text().catch(() => ''));
+    const type = res.headers.get('content-type') ?? 'no content type';
+    const start = body ? `, starting ${JSON.stringify(body.slice(0, SHOWN_CHARS))}` : ', empty';
+    const message = `${this.baseUrl} does not answer as a Maestro daemon: ${method} ${path} got HTTP ${res.status} (${type}${start}). Point --url / MAESTRO_URL at the address \`maestro serve\` printed, or start a daemon with \`maestro serve\`.`;
+    return new MaestroError('NOT_A_DAEMON', message, { details: { status: res.status, contentType: type } });
+  }
+
   /** Sends a request; returns the response, throwing the API's error for any non-2xx. */
   async raw(method: string, path: string, options: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
     let res: Response;
@@ -85,7 +106,10 @@ export class ApiClient {
       if ((err as Error).name === 'AbortError') throw err;
       throw this.unreachable(err);
     }
-    if (res.ok) return res;
+    if (res.ok) {
+      if (!res.headers.has(DAEMON_MARK)) throw await this.notADaemon(method, path, res);
+      return res;
+    }
     const text = await res.text().catch(() => '');
     let body: { error?: { code?: unknown; message?: unknown; details?: Record<string, unknown> } } = {};
     try {
@@ -102,7 +126,16 @@ export class ApiClient {
   async request<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
     const res = await this.raw(method, path, options);
     const text = await res.text();
-    return (text ? JSON.parse(text) : {}) as T;
+    if (!text) return {} as T;
+    // Every answer the daemon gives here is JSON: anything else came from something in front of it or in its place.
+    if (/^application\/json\b/i.test(res.headers.get('content-type') ?? '')) {
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        // cut short or not JSON after all: said below
+      }
+    }
+    throw await this.notADaemon(method, path, res, text);
   }
 
   get<T>(path: string, query?: Query): Promise<T> {

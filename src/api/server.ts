@@ -39,6 +39,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (_req, reply) => {
     // Every response carries a trace id: the run's when the route sets one, else the request's own.
+    // The CLI's client takes it as the mark of a Maestro daemon (client.ts DAEMON_MARK): keep it on every answer.
     reply.header('x-trace-id', randomUUID());
     // No page may frame the board (its buttons approve and cancel), sniff our JSON as something else, or learn our URLs from a Referer.
     // An API answer opened as a page loads nothing; the board's own page has its policy (web.ts boardPolicy).

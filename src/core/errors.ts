@@ -66,6 +66,8 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN: 403,
   UNSUPPORTED_MEDIA_TYPE: 415,
   DAEMON_UNREACHABLE: 503,
+  /** Something answers at the daemon's URL, but not as a Maestro daemon (a web server, a proxy's error page). */
+  NOT_A_DAEMON: 502,
   ALREADY_EXISTS: 409,
   LOCK_TIMEOUT: 503,
   /** Another live daemon holds this MAESTRO_HOME's lock. */

@@ -16,7 +16,8 @@ async function daemon(routes: Record<string, unknown>): Promise<ApiClient> {
   server = createServer((req, res) => {
     const body = routes[req.url ?? ''];
     if (body === undefined) return res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no such route' } }));
-    res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+    // With the trace id every daemon answer carries: the client takes an answer without it as not a daemon's.
+    res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json', 'x-trace-id': 'trace-1' }).end(typeof body === 'string' ? body : JSON.stringify(body));
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   return new ApiClient({ url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, token: 'test-token-1' }, {});

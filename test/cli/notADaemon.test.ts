@@ -1,0 +1,58 @@
+/**
+ * The CLI pointed at something that is not a Maestro daemon (a plain web server answering `{}` or an HTML
+ * page): every command says the URL does not answer as a daemon, what came back and what to do, instead of
+ * the JavaScript error the missing fields made ("projects is not iterable", "Unexpected token '<'").
+ */
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../helpers/db.js';
+import { budget } from '../helpers/budget.js';
+import { cli, type CliResult } from './helpers.js';
+
+let server: Server | null = null;
+afterEach(async () => {
+  await new Promise((r) => (server ? server.close(r) : r(null)));
+  server = null;
+  removeTempDirs();
+});
+
+/** A plain HTTP server answering every request 200 with one body, on every address (so 127.0.0.2 reaches it too). */
+async function plainServer(contentType: string, body: string): Promise<number> {
+  server = createServer((_req, res) => res.writeHead(200, { 'content-type': contentType }).end(body));
+  await new Promise<void>((r) => server!.listen(0, '0.0.0.0', r));
+  return (server.address() as { port: number }).port;
+}
+
+function refused(r: CliResult, url: string): string {
+  expect(r.code, r.stdout + r.stderr).toBe(1);
+  expect(r.stderr).toContain(`maestro: ${url} does not answer as a Maestro daemon`);
+  expect(r.stderr).toContain('[NOT_A_DAEMON]');
+  expect(r.stderr).not.toMatch(/Cannot read properties|is not iterable|Unexpected token|is not valid JSON/);
+  return r.stderr;
+}
+
+describe('maestro CLI against a server that is not a Maestro daemon', { timeout: budget(120_000) }, () => {
+  it('says so for a JSON answer of {}, on loopback and on another address (no token sent there)', async () => {
+    const port = await plainServer('application/json', '{}');
+    for (const url of [`http://127.0.0.1:${port}`, `http://127.0.0.2:${port}`]) {
+      const list = refused(await cli(['task', 'list', '--url', url]), url);
+      expect(list).toContain('GET /api/tasks got HTTP 200 (application/json, starting "{}")');
+      expect(list).toContain('Point --url / MAESTRO_URL at the address `maestro serve` printed');
+    }
+    // `status` asks the health check first: something that is not a daemon is no daemon.
+    const status = await cli(['status', '--url', `http://127.0.0.1:${port}`]);
+    expect(status.code).toBe(1);
+    expect(status.stdout + status.stderr).toContain(`No daemon answers at http://127.0.0.1:${port}.`);
+    expect(status.stderr).not.toMatch(/is not iterable/);
+  });
+
+  it('says so for an HTML page, quoting its first characters with escapes shown, not run', async () => {
+    const port = await plainServer('text/html', '<html>hi\u001b[2J</html>');
+    const url = `http://127.0.0.1:${port}`;
+    const show = refused(await cli(['task', 'show', 't_1', '--url', url]), url);
+    expect(show).toContain('(text/html, starting "<html>hi\\u001b[2J</html>")');
+    expect(show).not.toContain('\u001b');
+    const json = await cli(['task', 'list', '--url', url, '--json']);
+    expect(JSON.parse(json.stdout).error.code).toBe('NOT_A_DAEMON');
+  });
+});
