@@ -3,7 +3,7 @@
  * happy path and its refusals, with stable error codes and no partial change.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
@@ -45,6 +45,28 @@ describe('REST API', () => {
     const shown = await call('GET', `/api/projects/${created.body.project.id}`);
     expect(shown.body).toMatchObject({ project: { name: 'web' }, tasksByStatus: {} });
     expect((await call('GET', '/api/projects')).body.projects).toHaveLength(1);
+  });
+
+  it('takes a link to a registered checkout as that checkout (refused), and stores the real path of one registered through a link', async () => {
+    const created = await call('POST', '/api/projects', { name: 'web', repoPath: repo });
+    const links = tempDir('maestro-links-');
+    symlinkSync(repo, join(links, 'repo-link'));
+    const viaLink = await call('POST', '/api/projects', { name: 'web-again', repoPath: join(links, 'repo-link') });
+    expect(viaLink.status).toBe(409);
+    expect(viaLink.body.error).toMatchObject({ code: 'DUPLICATE_PROJECT', message: `${join(links, 'repo-link')} (that is ${repo}, links followed) is already registered as project web (${created.body.project.id}); nothing was registered.` });
+    // One more checkout, registered only through a link: stored as where it is, so a re-pointed link cannot move it.
+    const other = makeRepo();
+    symlinkSync(other, join(links, 'other-link'));
+    const linked = await call('POST', '/api/projects', { name: 'other', repoPath: join(links, 'other-link') });
+    expect(linked.status).toBe(201);
+    expect(linked.body.project.repoPath).toBe(realpathSync(other));
+    expect((await call('POST', '/api/projects', { name: 'other-again', repoPath: other })).body.error.code).toBe('DUPLICATE_PROJECT');
+    // A project stored through a link before paths were stored resolved still counts as its checkout.
+    const legacy = makeRepo();
+    symlinkSync(legacy, join(links, 'legacy-link'));
+    await d.store.projects.create({ name: 'legacy', repoPath: join(links, 'legacy-link') });
+    expect((await call('POST', '/api/projects', { name: 'legacy-again', repoPath: legacy })).body.error.code).toBe('DUPLICATE_PROJECT');
+    expect((await call('GET', '/api/projects')).body.projects).toHaveLength(3);
   });
 
   it("shows what the repository's own .maestro/ sets (checks, limits, tiers, hooks), and why it could not be read", async () => {

@@ -4,10 +4,11 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
+import type { Project } from '../../core/types.js';
 import { projectInputSchema, whoSchema } from '../../core/schemas.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
 import { git } from '../../git/git.js';
-import { holds } from '../../lib/paths.js';
+import { canonical, holds } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import { checkScriptedPaths } from '../../daemon/scriptedPaths.js';
 import type { ApiDeps } from '../deps.js';
@@ -40,7 +41,9 @@ async function enclosingWorkTree(path: string): Promise<string | null> {
  */
 export async function checkRepoPath(repoPath: string, opts: { remote?: boolean; home?: string } = {}): Promise<string> {
   if (!isAbsolute(repoPath)) throw new MaestroError('BAD_INPUT', `repoPath must be absolute, got "${repoPath}".`);
-  const path = resolve(repoPath);
+  // Links resolved: a project is its checkout, however it was reached, so a link to a registered one is that one
+  // (the duplicate check), and a link re-pointed later cannot move a project onto another repository.
+  const path = canonical(repoPath);
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new MaestroError('BAD_INPUT', `repoPath ${path} is not a directory.`);
   if (!existsSync(join(path, '.git'))) {
     if (!isBareRepository(path)) {
@@ -113,6 +116,18 @@ function repositorySettings(repoPath: string) {
   }
 }
 
+/**
+ * Two projects on one checkout would merge into the same working tree and run on the same branches. Compared as
+ * real paths (`repoPath` is one): a project registered before paths were stored resolved may name a link.
+ */
+function refuseSecondProject(projects: readonly Project[], given: string, repoPath: string): void {
+  const same = projects.find((p) => canonical(p.repoPath) === repoPath);
+  if (!same) return;
+  const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${same.name}\` brings it back.`;
+  const shown = resolve(given) === repoPath ? repoPath : `${given} (that is ${repoPath}, links followed)`;
+  throw new MaestroError('DUPLICATE_PROJECT', `${shown} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
+}
+
 export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home }: ApiDeps): void {
   // Answers carry the settings with every `env` value masked: an API client (the board included) never reads a key back.
   defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: maskSecrets(await store.projects.list()) }));
@@ -126,12 +141,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       const config = parseProjectSettings(input.config);
       const repoPath = await checkRepoPath(input.repoPath, { remote: typeof config.remote === 'string', home });
       checkScriptedPaths(config, {}, repoPath);
-      // Two projects on one checkout would merge into the same working tree and run on the same branches.
-      const same = (await store.projects.list()).find((p) => p.repoPath === repoPath);
-      if (same) {
-        const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${same.name}\` brings it back.`;
-        throw new MaestroError('DUPLICATE_PROJECT', `${repoPath} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
-      }
+      refuseSecondProject(await store.projects.list(), input.repoPath, repoPath);
       const local = typeof config.remote !== 'string';
       const settings = await withBaseBranch(repoPath, config);
       const from = requestOrigin(req);
