@@ -3,7 +3,9 @@
  * text/plain parser is removed, so a text/plain or form post is a 415).
  *
  * Parsing keeps Fastify's own protection against `__proto__` and
- * `constructor.prototype` keys. On top of it, a depth limit: a body nested
+ * `constructor.prototype` keys (an object merged with one would change the
+ * prototype of every object), with a message naming the key where Fastify's
+ * calls the body "not valid JSON". On top of it, a depth limit: a body nested
  * 5,000 deep parses fine but then overflows the stack in the validators and
  * `JSON.stringify` (a 500 before this limit). Our deepest schema is a few
  * levels and a project config a handful more, so 64 leaves ample room. An
@@ -72,15 +74,39 @@ function loneSurrogateError(hit: { path: (string | number)[]; at: number; unit: 
   return new MaestroError('BAD_INPUT', `Invalid body: ${hit.path.length ? `${hit.path.join('.')}: ` : ''}${message}`, { details: { issues: [{ path: hit.path, message }] } });
 }
 
-/** Fastify's "Body is not valid JSON" says nothing of where: JSON.parse's own message does (a position). */
+/** Where `value` holds a key Fastify refuses (`__proto__`, or `constructor` holding `prototype`): its path, ending in that key; null when none. Iterative, as nestedDeeperThan. */
+export function prototypeKeyIn(value: unknown): (string | number)[] | null {
+  const stack: [unknown, Where][] = [[value, null]];
+  while (stack.length) {
+    const [v, where] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    for (const [key, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+      const at = { up: where, key };
+      if (key === '__proto__') return pathOf(at);
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return [...pathOf(at), 'prototype'];
+      if (child !== null && typeof child === 'object') stack.push([child, at]);
+    }
+  }
+  return null;
+}
+
+/**
+ * Fastify's "Body is not valid JSON" says nothing of where: JSON.parse's own message does (a position). And it says
+ * the same of valid JSON holding a `__proto__` key (JSON.parse keeps one as a plain key): that key is named instead.
+ */
 function whereInvalid(err: Error, body: string): Error {
-  if ((err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return err; // a __proto__ key, say: its own message
+  if ((err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return err;
+  let value: unknown;
   try {
-    JSON.parse(body);
+    value = JSON.parse(body);
   } catch (syntax) {
     return new MaestroError('BAD_INPUT', `The body is not valid JSON: ${(syntax as Error).message}.`);
   }
-  return err;
+  const path = prototypeKeyIn(value);
+  if (!path) return err;
+  const key = path.at(-1) === '__proto__' ? '__proto__' : 'constructor.prototype';
+  const message = `"${key}" is a key the API refuses, though the JSON is valid: merged into an object, it would change the prototype of every object. Rename or remove it.`;
+  return new MaestroError('BAD_INPUT', `Invalid body: ${path.join('.')}: ${message}`, { details: { issues: [{ path, message }] } });
 }
 
 export function installJsonParser(app: FastifyInstance): void {

@@ -51,6 +51,19 @@ describe('API refusals of bad input', () => {
     expect(pair.body.task.title).toBe('ship it 🚀');
   });
 
+  it('refuses a __proto__ or constructor.prototype key naming it, not calling valid JSON invalid; creates nothing', async () => {
+    const before = await d.store.tasks.list({ projectId });
+    const proto = await call('POST', '/api/tasks', `{"projectId":"${projectId}","title":"x","__proto__":{"admin":true}}`);
+    expect(proto.status).toBe(400);
+    expect(proto.body.error).toMatchObject({ code: 'BAD_INPUT', message: 'Invalid body: __proto__: "__proto__" is a key the API refuses, though the JSON is valid: merged into an object, it would change the prototype of every object. Rename or remove it.' });
+    const nested = await call('PATCH', `/api/tasks/${taskId}`, '{"ownedFiles":[{"constructor":{"prototype":{"admin":true}}}]}');
+    expect(nested.status).toBe(400);
+    expect(nested.body.error.message).toBe('Invalid body: ownedFiles.0.constructor.prototype: "constructor.prototype" is a key the API refuses, though the JSON is valid: merged into an object, it would change the prototype of every object. Rename or remove it.');
+    // Invalid JSON is still said to be that, with where.
+    expect((await call('POST', '/api/tasks', '{"title":')).body.error.message).toMatch(/^The body is not valid JSON: /);
+    expect(await d.store.tasks.list({ projectId })).toEqual(before);
+  });
+
   it("refuses an escape sequence in who acted, as the approvals list would print it", async () => {
     const r = await call('POST', `/api/tasks/${taskId}/cancel`, JSON.stringify({ who: 'alice \u001b[31m(human)' }));
     expect(r.status).toBe(400);
