@@ -20,8 +20,16 @@ export function oneLineProblem(value: string): string | null {
 }
 
 /**
+ * The names the daemon signs its own decisions with: the auto-approver's (src/daemon/autoApprove.ts), and "auto",
+ * which reads as the same. A client's approval under one would show as the daemon's in `task show` and on the board.
+ * Compared in lower case, with spaces and underscores read as hyphens ("Auto Approve" is the same name).
+ */
+const DAEMON_WHO = new Set(['auto-approve', 'auto']);
+
+/**
  * Who acted (a gate, a cancel, a project registered, archived or restored), as the approvals list, the events and the
- * board show it: one line, no escape sequence for the terminal that prints it. The one schema every route's `who` uses.
+ * board show it: one line, no escape sequence for the terminal that prints it, not a name the daemon signs with.
+ * The one schema every route's `who` uses.
  */
 export const whoSchema = z
   .string()
@@ -31,6 +39,9 @@ export const whoSchema = z
   .superRefine((w, ctx) => {
     const problem = oneLineProblem(w);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    if (DAEMON_WHO.has(w.toLowerCase().replace(/[\s_]+/g, '-'))) {
+      ctx.addIssue({ code: 'custom', message: `"${w}" is the name the daemon signs its automatic approvals with; name the person or tool that decides (or leave who out: "human")` });
+    }
   })
   .default('human');
 

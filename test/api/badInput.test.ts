@@ -71,6 +71,21 @@ describe('API refusals of bad input', () => {
     expect((await d.store.tasks.get(taskId)).status).not.toBe('cancelled');
   });
 
+  it("refuses the daemon's own names as who approved or rejected ('auto', 'auto-approve'), so no person's decision reads as automatic", async () => {
+    const gated = await d.store.tasks.create({ projectId, title: 'at a gate' });
+    for (const s of ['queued', 'planning', 'plan_review'] as const) await d.store.tasks.transition(gated.id, s);
+    for (const [url, who] of [['approve', 'auto'], ['approve', 'Auto Approve'], ['reject', 'auto-approve']]) {
+      const r = await call('POST', `/api/tasks/${gated.id}/${url}`, JSON.stringify({ who, reason: 'looks fine' }));
+      expect(r.status, `${url} as ${who}`).toBe(400);
+      expect(r.body.error.message).toBe(`Invalid body: who: "${who}" is the name the daemon signs its automatic approvals with; name the person or tool that decides (or leave who out: "human")`);
+    }
+    expect(await d.store.tasks.get(gated.id)).toMatchObject({ status: 'plan_review', approvals: [] });
+    // A name that only starts like one is a name like any other.
+    const ok = await call('POST', `/api/tasks/${gated.id}/approve`, JSON.stringify({ who: 'automation-bot' }));
+    expect(ok.status).toBe(200);
+    expect(ok.body.task.approvals).toMatchObject([{ gate: 'plan_review', decision: 'approve', who: 'automation-bot' }]);
+  });
+
   it('refuses a line break or an escape sequence in who acted on a project, as on a task, and changes nothing', async () => {
     const repo = makeRepo();
     const events = async () => (await d.store.events.list({ projectId, limit: 1000 })).events.length;
