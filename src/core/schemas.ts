@@ -24,7 +24,9 @@ export function oneLineProblem(value: string): string | null {
  * which reads as the same. A client's approval under one would show as the daemon's in `task show` and on the board.
  * Compared in lower case, with spaces and underscores read as hyphens ("Auto Approve" is the same name).
  */
-const DAEMON_WHO = new Set(['auto-approve', 'auto']);
+/** Who the auto-approver says approved (src/daemon/autoApprove.ts). */
+export const AUTO_APPROVER = 'auto-approve';
+const DAEMON_WHO = new Set([AUTO_APPROVER, 'auto']);
 
 /**
  * Who acted (a gate, a cancel, a project registered, archived or restored), as the approvals list, the events and the

@@ -4,6 +4,7 @@
  * `autoReply` they also answer an agent's question. One pass per tick.
  */
 import { MaestroError, coerceError } from '../core/errors.js';
+import { AUTO_APPROVER } from '../core/schemas.js';
 import { GATE_STATUSES } from '../core/status.js';
 import type { Gate, Project, Task } from '../core/types.js';
 import type { Store } from '../store/store.js';
@@ -45,7 +46,7 @@ export async function autoApprove(store: Store, opts: AutoApproveOptions, projec
     const after = project.config.autoApproveAfterMs;
     if (typeof after !== 'number' || now - task.updatedAt < after) continue;
     try {
-      await store.tasks.approve(task.id, task.status as Gate, 'auto-approve', `approved automatically after ${after / SECOND} s (project setting autoApproveAfterMs)`);
+      await store.tasks.approve(task.id, task.status as Gate, AUTO_APPROVER, `approved automatically after ${after / SECOND} s (project setting autoApproveAfterMs)`);
       opts.onChange();
     } catch (err) {
       if (!(err instanceof MaestroError)) opts.onError(coerceError(err));
