@@ -30,6 +30,11 @@ export interface ApiDeps {
   repoFor?: (project: Project) => string;
   /** Fetches a project's shared remote into this host's clone, so that a diff finds work another daemon pushed. */
   refreshRepo?: (project: Project) => Promise<void>;
+  /**
+   * The daemon's name and how many tasks of one project it takes at a time (maxConcurrentRunsPerProject): a ready
+   * task's detail says when it waits for one of those places, and which tasks hold them.
+   */
+  slots?: { owner: string; perProject: number };
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

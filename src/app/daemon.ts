@@ -354,7 +354,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
+import { perProjectSlots } from '../../daemon/scheduler.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema, whoSchema } from '../../core/schemas.js';
-import { TERMINAL_STATUSES } from '../../core/status.js';
+import { IN_FLIGHT_STATUSES, TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
 import { GATES, type Task } from '../../core/types.js';
 import type { Store } from '../../store/store.js';
@@ -77,7 +78,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task), stuckOn: await stuckOn(store, task) };
+    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task), stuckOn: await stuckOn(store, task), waitingForSlot: await waitingForSlot(store, deps.slots, task) };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({
@@ -144,6 +145,22 @@ async function pendingQuestion(store: Store, task: Task): Promise<{ text: string
  * good). The scheduler passes over such a task without a word; the person must act on the dependency (retry
  * it), point the task at its newest version, or drop it from the task's deps.
  */
+/**
+ * A ready task whose dependencies are done but whose project has no place left on this daemon: the tasks that
+ * hold them, a task waiting for an answer among them (it keeps its place until the reply). Without this, such a
+ * task stayed ready with no word while two questions were open (a trial). Null when it is not so.
+ */
+async function waitingForSlot(store: Store, slots: ApiDeps['slots'], task: Task): Promise<{ limit: number; held: Array<{ id: string; title: string; status: string }> } | null> {
+  if (!slots || task.status !== 'ready') return null;
+  const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
+  if (deps.some((d) => d?.status !== 'done')) return null;
+  const project = await store.projects.get(task.projectId);
+  const inFlight = await store.tasks.list({ projectId: task.projectId, status: IN_FLIGHT_STATUSES, limit: 10_000 });
+  if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return null;
+  const held = inFlight.filter((t) => t.claimedBy === slots.owner || (t.claimedBy === null && !remoteOf(project)));
+  return { limit: slots.perProject, held: held.map((t) => ({ id: t.id, title: t.title, status: t.status })) };
+}
+
 const STUCK: ReadonlySet<string> = new Set(['cancelled', 'needs_attention', 'superseded']);
 
 async function stuckOn(store: Store, task: Task): Promise<Array<{ id: string; title: string; status: string }>> {

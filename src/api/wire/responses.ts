@@ -92,6 +92,10 @@ export const taskDetailResponse = z.strictObject({
   stuckOn: z
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
     .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, needing attention, or a superseded version); retry them, point the task at the newest version (give the same deps again), or drop them from deps'),
+  waitingForSlot: z
+    .strictObject({ limit: z.number().int(), held: z.array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() })) })
+    .nullable()
+    .describe("for a ready task whose dependencies are done: this daemon's places for its project (maxConcurrentRunsPerProject) are all taken, by these tasks (a task awaiting an answer keeps its place until the reply); else null"),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,

@@ -146,7 +146,8 @@ function taskShow(task: Command, ctx: CliContext): void {
         ? `This change edits files that steer later runs: ${answer.steeringFiles.join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
         : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
-      print(asked + blocked + steering + stuck + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
+      print(asked + blocked + steering + stuck + slot + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }
@@ -167,6 +168,13 @@ export function stuckLine(task: Task, stuckOn: ReadonlyArray<{ id: string; title
   const retry = waiting.length === 1 ? `maestro task retry ${waiting[0]!.id}` : 'maestro task retry <id>';
   const drop = `maestro task edit ${task.id} ${rest.length ? `--deps ${rest.join(',')}` : '--no-deps'}`;
   return `It cannot start: it depends on ${named(waiting)}. Retry that (${retry}) or drop it from its deps (${drop}).${repoint ? ` ${repoint}` : ''}`;
+}
+
+/** Why a ready task whose dependencies are done does not start: its project's places on the daemon are taken. */
+export function slotLine(wait: { limit: number; held: ReadonlyArray<{ id: string; title: string; status: string }> }): string {
+  const asking = wait.held.filter((t) => t.status === 'awaiting_input');
+  const answer = asking.length ? ` ${asking.length === 1 ? 'One waits' : `${asking.length} wait`} for your answer and ${asking.length === 1 ? 'keeps its place' : 'keep their places'} until you reply (maestro task show <id> shows the question).` : '';
+  return `It waits for a place: the daemon takes at most ${wait.limit} tasks of this project at a time (maxConcurrentRunsPerProject), and these hold them: ${wait.held.map((t) => `${t.id} "${t.title}" (${t.status})`).join(', ')}.${answer}`;
 }
 
 /**
