@@ -33,6 +33,7 @@ export const en = {
   actions: { cancel: 'Cancel task', cancelConfirm: 'Cancel this task? Its work stops, and its unfinished subtasks are cancelled with it.', confirmCancel: 'Yes, cancel it', keep: 'Keep it', cancelled: 'Cancelled.', cancelledWith_one: 'Cancelled, with {{count}} unfinished subtask: {{titles}}.', cancelledWith_other: 'Cancelled, with {{count}} unfinished subtasks: {{titles}}.', retry: 'Retry', retried: 'Retried: it is now {{status}}.' },
   detail: {
     stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
+    waitingForSlot: 'It waits for a place: the daemon takes at most {{limit}} tasks of this project at a time, and these hold them: {{tasks}}. A task waiting for your answer keeps its place until you reply.',
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',
     fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',
   },

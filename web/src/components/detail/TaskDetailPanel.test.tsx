@@ -75,6 +75,17 @@ describe('TaskDetailPanel', () => {
     expect((await screen.findByTestId('stuck-on')).textContent).toBe('It cannot start: it depends on “Schema” (cancelled). Retry that task, or drop it from this one’s dependencies.');
   });
 
+  it('says when a ready task waits for a place, naming the tasks that hold them', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'ready', title: 'Next' });
+    const waitingForSlot = { limit: 2, held: [{ id: 't_a', title: 'Asks', status: 'awaiting_input' }, { id: 't_b', title: 'At work', status: 'executing' }] };
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, stuckOn: [], waitingForSlot })));
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('waiting-for-slot')).textContent).toBe(
+      'It waits for a place: the daemon takes at most 2 tasks of this project at a time, and these hold them: “Asks” (awaiting input), “At work” (executing). A task waiting for your answer keeps its place until you reply.',
+    );
+  });
+
   it('shows the reply box with the agent\'s question when the task awaits input', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'awaiting_input', title: 'Ask me' });

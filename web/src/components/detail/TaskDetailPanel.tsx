@@ -105,6 +105,11 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
           {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
         </p>
       ) : null}
+      {detail.waitingForSlot ? (
+        <p role="status" className={styles.muted} data-testid="waiting-for-slot">
+          {t('detail.waitingForSlot', { limit: detail.waitingForSlot.limit, tasks: detail.waitingForSlot.held.map((h) => `“${visible(h.title)}” (${t(`status.${h.status}`, { defaultValue: h.status })})`).join(', ') })}
+        </p>
+      ) : null}
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       <TaskActions key={task.id} task={task} onDone={reload} />
       {review && (
