@@ -19,13 +19,14 @@ export function oneLineProblem(value: string): string | null {
   return null;
 }
 
-/**
- * The names the daemon signs its own decisions with: the auto-approver's (src/daemon/autoApprove.ts), and "auto",
- * which reads as the same. A client's approval under one would show as the daemon's in `task show` and on the board.
- * Compared in lower case, with spaces and underscores read as hyphens ("Auto Approve" is the same name).
- */
 /** Who the auto-approver says approved (src/daemon/autoApprove.ts). */
 export const AUTO_APPROVER = 'auto-approve';
+
+/**
+ * The names the daemon signs its own decisions with: the auto-approver's, and "auto", which reads as the same. A
+ * client's approval under one would show as the daemon's in `task show` and on the board. Compared in lower case,
+ * with spaces and underscores read as hyphens ("Auto Approve" is the same name).
+ */
 const DAEMON_WHO = new Set([AUTO_APPROVER, 'auto']);
 
 /**

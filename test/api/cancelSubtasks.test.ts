@@ -75,6 +75,24 @@ describe('cancelling a parent task', () => {
     expect(JSON.parse(res.body)).toMatchObject({ task: { id: lone.id, status: 'cancelled' }, subtasksCancelled: [] });
   }, budget(60_000));
 
+  it('a retry brings a decomposed subtask back to waiting_children, and its own cancelled subtasks back to ready', async () => {
+    const { store, parent, define, wire } = await start();
+    // Define was planned into subtasks of its own (a second level).
+    await walk(store, define.id, ['queued', 'planning']);
+    const two = SUBTASKS.slice(0, 2).map((s) => ({ ...s, title: `${s.title} more` }));
+    await store.tasks.transition(define.id, 'plan_review', { fields: { plan: 'Two steps.', result: { kind: 'plan', subtasks: two } } });
+    await store.tasks.approve(define.id, 'plan_review', 'ann');
+    const grandchildren = await store.tasks.list({ parentId: define.id });
+    expect(grandchildren).toHaveLength(2);
+    await store.tasks.cancel(parent.id, { reason: 'not now' });
+    expect((await store.tasks.get(define.id)).status).toBe('cancelled');
+
+    await store.tasks.retry(parent.id, 'cancelled');
+    expect((await store.tasks.get(define.id)).status).toBe('waiting_children');
+    expect((await store.tasks.get(wire.id)).status).toBe('ready');
+    for (const g of grandchildren) expect((await store.tasks.get(g.id)).status).toBe('ready');
+  }, budget(60_000));
+
   it('a retry of the cancelled parent brings back its cancelled subtasks: the parent waits for them again, done ones stay done', async () => {
     const { daemon, store, project, parent, define, wire, doc } = await start();
     await walk(store, define.id, ['queued', 'executing', 'reviewing', 'merging', 'done']);

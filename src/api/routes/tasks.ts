@@ -78,7 +78,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task), stuckOn: await stuckOn(store, task), waitingForSlot: await waitingForSlot(store, deps.slots, task) };
+    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task), ...(await whyNotStarted(store, deps.slots, task)) };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({
@@ -139,34 +139,33 @@ async function pendingQuestion(store: Store, task: Task): Promise<{ text: string
   return { text, clarifyId: typeof asked.payload.clarifyId === 'string' ? asked.payload.clarifyId : null, askedAt: asked.at };
 }
 
+type TaskRef = { id: string; title: string; status: string };
+const ref = (t: TaskRef): TaskRef => ({ id: t.id, title: t.title, status: t.status });
+
 /**
  * A ready task's dependencies that will not finish by themselves: cancelled, waiting for a person, or a
  * superseded version (a dependency stored before ids were taken to mean the newest version: it waited for
  * good). The scheduler passes over such a task without a word; the person must act on the dependency (retry
  * it), point the task at its newest version, or drop it from the task's deps.
  */
-/**
- * A ready task whose dependencies are done but whose project has no place left on this daemon: the tasks that
- * hold them, a task waiting for an answer among them (it keeps its place until the reply). Without this, such a
- * task stayed ready with no word while two questions were open (a trial). Null when it is not so.
- */
-async function waitingForSlot(store: Store, slots: ApiDeps['slots'], task: Task): Promise<{ limit: number; held: Array<{ id: string; title: string; status: string }> } | null> {
-  if (!slots || task.status !== 'ready') return null;
-  const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
-  if (deps.some((d) => d?.status !== 'done')) return null;
-  const project = await store.projects.get(task.projectId);
-  const inFlight = await store.tasks.list({ projectId: task.projectId, status: IN_FLIGHT_STATUSES, limit: 10_000 });
-  if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return null;
-  const held = inFlight.filter((t) => t.claimedBy === slots.owner || (t.claimedBy === null && !remoteOf(project)));
-  return { limit: slots.perProject, held: held.map((t) => ({ id: t.id, title: t.title, status: t.status })) };
-}
-
 const STUCK: ReadonlySet<string> = new Set(['cancelled', 'needs_attention', 'superseded']);
 
-async function stuckOn(store: Store, task: Task): Promise<Array<{ id: string; title: string; status: string }>> {
-  if (task.status !== 'ready' || !task.deps.length) return [];
+/**
+ * Why a ready task does not start, for its detail: the dependencies it is stuck on (STUCK), and, when every
+ * dependency is done, the tasks that hold its project's places on this daemon (maxConcurrentRunsPerProject; a
+ * task waiting for an answer keeps its place until the reply). Without the latter such a task stayed ready with
+ * no word while two questions were open (a trial). Its dependencies are read once for both.
+ */
+async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task): Promise<{ stuckOn: TaskRef[]; waitingForSlot: { limit: number; held: TaskRef[] } | null }> {
+  if (task.status !== 'ready') return { stuckOn: [], waitingForSlot: null };
   const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
-  return deps.flatMap((d) => (d && STUCK.has(d.status) ? [{ id: d.id, title: d.title, status: d.status }] : []));
+  const stuckOn = deps.flatMap((d) => (d && STUCK.has(d.status) ? [ref(d)] : []));
+  if (!slots || deps.some((d) => d?.status !== 'done')) return { stuckOn, waitingForSlot: null };
+  const project = await store.projects.get(task.projectId);
+  const inFlight = await store.tasks.list({ projectId: task.projectId, status: IN_FLIGHT_STATUSES, limit: 10_000 });
+  if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return { stuckOn, waitingForSlot: null };
+  const held = inFlight.filter((t) => t.claimedBy === slots.owner || (t.claimedBy === null && !remoteOf(project)));
+  return { stuckOn, waitingForSlot: { limit: slots.perProject, held: held.map(ref) } };
 }
 
 /**

@@ -2,7 +2,7 @@
  * `maestro task edit <id>`: changes the fields a person sets on a task (PATCH /api/tasks/:id), with the
  * options `task create` names them by. The daemon does every check (a run in flight, a finished task, a
  * cycle or a self-dependency) and its refusal is printed as any other; nothing is changed then. The plan is
- * not offered here: it is edited at plan_review, where it is read.
+ * not offered here: once proposed it changes only by a rejection with a reason (store/ops/editTask.ts).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { COMPLEXITIES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';

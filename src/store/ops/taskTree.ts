@@ -66,10 +66,13 @@ export async function hasSubtasks(db: Queryable, id: string): Promise<boolean> {
  */
 export async function retryWithSubtasks(db: Queryable, opts: { id: string; from: TaskStatus; now: number }): Promise<{ task: Moved; subtasks: Moved[] }> {
   const task = await transitionTask(db, { id: opts.id, from: opts.from, to: 'waiting_children', now: opts.now });
+  const tree = await descendants(db, opts.id);
+  // Which of them have subtasks of their own (not superseded versions), from the tree already read (hasSubtasks).
+  const parents = new Set(tree.flatMap((t) => (t.status !== 'superseded' && t.parentId ? [t.parentId] : [])));
   const subtasks: Moved[] = [];
-  for (const child of await descendants(db, opts.id)) {
+  for (const child of tree) {
     if (child.status !== 'cancelled') continue;
-    const to = (await hasSubtasks(db, child.id)) ? 'waiting_children' : 'ready';
+    const to = parents.has(child.id) ? 'waiting_children' : 'ready';
     const { before } = await transitionTask(db, { id: child.id, from: 'cancelled', to, fields: to === 'ready' ? { nextEligibleAt: null } : {}, now: opts.now });
     await db.run(`UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [child.id]);
     subtasks.push({ before, after: await taskRow(db, child.id) });
