@@ -1,9 +1,11 @@
 /** The `maestro` command line: one program over every subsystem. */
 import { CommanderError } from 'commander';
+import { fileURLToPath } from 'node:url';
 import { buildProgram } from './program.js';
 import type { Env } from '../config/env.js';
 import { MaestroError } from '../core/errors.js';
 import { EXIT_USAGE, endQuietlyWhenOutputCloses, reportError } from './output.js';
+import { pathOutsideNpmStart } from './npmPath.js';
 
 /** `env`: the process environment, read once by the entry below and handed to every command. */
 export async function main(argv: string[], env: Env): Promise<void> {
@@ -25,4 +27,7 @@ export async function main(argv: string[], env: Env): Promise<void> {
   }
 }
 
+// Under `npm start`, the agent CLIs and tools found are the person's, not this installation's own (npmPath.ts).
+const path = pathOutsideNpmStart(process.env, fileURLToPath(new URL('../..', import.meta.url)));
+if (path !== undefined) process.env.PATH = path;
 await main(process.argv, process.env);

@@ -6,7 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
  * run) goes through the daemon's own store.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Task } from '../../src/core/types.js';
 import { loadProjectConfig } from '../../src/executor/projectConfig.js';
@@ -131,6 +131,18 @@ describe('maestro CLI without a daemon', () => {
     expect(await sandboxLine(noBwrap)).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^agents and checks run as you, unsandboxed: bwrap is not installed .*apt-get install bubblewrap/) });
     expect(await sandboxLine({ ...noBwrap, MAESTRO_AGENT_SANDBOX: 'bwrap' })).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^agentSandbox is "bwrap", but bwrap is not installed/) });
     expect(await sandboxLine({ ...noBwrap, MAESTRO_AGENT_SANDBOX: 'off' })).toMatchObject({ status: 'ok', detail: expect.stringContaining('agentSandbox is "off"') });
+  });
+
+  it('under npm start, doctor finds the agent CLIs on the person\'s PATH, not the ones this installation tests with', async () => {
+    type Doctor = { checks: { name: string; status: string; detail: string }[] };
+    // npm puts the package's node_modules/.bin first; Maestro's holds codex (a devDependency its tests drive).
+    const ownBin = resolve('node_modules', '.bin');
+    const codexLine = async (env: Record<string, string>) => {
+      const r = await cliJson<Doctor>(['doctor', '--url', `http://127.0.0.1:${await freePort()}`], cleanEnv({ PATH: `${ownBin}${delimiter}${cleanEnv().PATH}`, ...env }));
+      return r.body.checks.find((c) => c.name === 'agent codex')!.detail;
+    };
+    expect(await codexLine({})).toContain(join(ownBin, 'codex')); // run as given: that PATH is the person's own
+    expect(await codexLine({ npm_lifecycle_event: 'start' })).not.toContain(ownBin);
   });
 
   it('doctor finds a corrupt database and an emptied one, naming the file', async () => {
