@@ -1,7 +1,8 @@
 /**
  * `maestro task edit` through a real daemon, as a person uses it after `task show` says a task cannot start:
- * it prints what changed, `--no-deps` clears the dependencies, a refusal (a cycle) changes nothing, and a
- * dependency named by a superseded version is stored as the newest version, saying so.
+ * it prints what changed, `--no-deps` clears the dependencies and `--no-type` (and the like) an optional field,
+ * a refusal (a cycle) changes nothing, and a dependency named by a superseded version is stored as the newest
+ * version, saying so.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
@@ -48,6 +49,32 @@ describe('maestro task edit', { timeout: budget(240_000) }, () => {
       const nothing = await cli(['task', 'edit', checkout.id, ...url]);
       expect(nothing.code).toBe(2);
       expect(nothing.stderr).toContain('Nothing to change: give at least one option');
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('clears type, scope, expected output and spec with --no-type, --no-scope, --no-expected and --no-spec', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli, cliJson } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
+      const t = await d.store.tasks.create({ projectId: p.id, title: 'Cart', taskType: 'feature', scope: 'module', expectedOutput: 'a cart page', spec: 'Build it.' });
+      expect((await cli(['task', 'show', t.id, ...url])).stdout).toContain('  type: feature   scope: module\n  expected: a cart page\n');
+
+      const typeOnly = await cli(['task', 'edit', t.id, '--no-type', ...url]);
+      expect([typeOnly.code, typeOnly.stderr, typeOnly.stdout]).toEqual([0, '', `Edited ${t.id} (ready):\n  type: feature → -\n`]);
+      expect((await cli(['task', 'show', t.id, ...url])).stdout).toContain('  type: -   scope: module\n');
+
+      const rest = await cli(['task', 'edit', t.id, '--no-scope', '--no-expected', '--no-spec', ...url]);
+      expect([rest.code, rest.stderr, rest.stdout]).toEqual([0, '', `Edited ${t.id} (ready):\n  scope: module → -\n  expected: a cart page → -\n  spec: 9 characters → -\n`]);
+      // task show prints none of the four now (a line appears only for a field a task has), and the API answers null.
+      const shown = await cli(['task', 'show', t.id, ...url]);
+      expect(shown.stdout).not.toMatch(/type:|scope:|expected:/);
+      const json = await cliJson<{ task: Task }>(['task', 'show', t.id, ...url]);
+      expect(json.body.task).toMatchObject({ taskType: null, scope: null, expectedOutput: null, spec: null });
+      expect(await d.store.tasks.get(t.id)).toMatchObject({ taskType: null, scope: null, expectedOutput: null, spec: null });
     } finally {
       await d.stop();
     }

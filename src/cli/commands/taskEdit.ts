@@ -14,15 +14,16 @@ import { actOnNewest } from './taskReview.js';
 
 interface EditFlags extends ClientFlags {
   title?: string;
-  spec?: string;
+  /** The text given, or false for --no-spec (commander's negated option): the same for each `string | false`. */
+  spec?: string | false;
   priority?: number;
   complexity?: string;
-  /** The ids given, or false for --no-deps (commander's negated option). */
+  /** The ids given, or false for --no-deps. */
   deps?: string | false;
   ownedFiles?: string | false;
-  type?: string;
-  scope?: string;
-  expected?: string;
+  type?: string | false;
+  scope?: string | false;
+  expected?: string | false;
 }
 
 /** Each field an edit may change, as `task show` labels it and as it is printed. */
@@ -39,18 +40,21 @@ const FIELDS: Array<{ key: keyof Task; label: string; show: (t: Task) => string 
   { key: 'spec', label: 'spec', show: (t) => (t.spec === null ? '-' : `${t.spec.length} characters`) },
 ];
 
+/** A --no- option clears its field: an empty list, or null for a field a task may be without. */
+const orNull = (value: string | false): string | null => (value === false ? null : value);
+
 /** The PATCH body the options ask for: only the fields given; a list option given empty is refused by then. */
 function editBody(opts: EditFlags): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...(opts.title !== undefined ? { title: opts.title } : {}),
-    ...(opts.spec !== undefined ? { spec: opts.spec } : {}),
+    ...(opts.spec !== undefined ? { spec: orNull(opts.spec) } : {}),
     ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
     ...(opts.complexity ? { complexity: opts.complexity } : {}),
     ...(opts.deps !== undefined ? { deps: opts.deps === false ? [] : list(opts.deps) } : {}),
     ...(opts.ownedFiles !== undefined ? { ownedFiles: opts.ownedFiles === false ? [] : list(opts.ownedFiles) } : {}),
-    ...(opts.type ? { taskType: opts.type } : {}),
-    ...(opts.scope ? { scope: opts.scope } : {}),
-    ...(opts.expected !== undefined ? { expectedOutput: opts.expected } : {}),
+    ...(opts.type !== undefined ? { taskType: orNull(opts.type) } : {}),
+    ...(opts.scope !== undefined ? { scope: orNull(opts.scope) } : {}),
+    ...(opts.expected !== undefined ? { expectedOutput: orNull(opts.expected) } : {}),
   };
   if (!Object.keys(body).length) throw new InvalidArgumentError('Nothing to change: give at least one option (see maestro task edit --help).');
   return body;
@@ -74,9 +78,10 @@ export function registerEdit(task: Command, ctx: CliContext): void {
   withApi(
     task
       .command('edit <id>')
-      .description("Change a task's title, spec, priority, complexity, dependencies or owned files (not while a run is in flight; not once it is done).")
+      .description("Change a task's title, spec, priority, complexity, dependencies, owned files, type, scope or expected output (not while a run is in flight; not once it is done).")
       .option('--title <text>', 'the new title')
       .option('--spec <text>', 'what the task must build, as its agents read it')
+      .option('--no-spec', 'no spec')
       .option('--priority <n>', '0, 1 or 2 (P0 most urgent)', parsePriority)
       .addOption(new Option('--complexity <level>', 'how hard (picks the model tier)').choices(COMPLEXITIES))
       .option('--deps <ids>', 'comma-separated ids of tasks this one waits for (replaces its dependencies)')
@@ -84,8 +89,11 @@ export function registerEdit(task: Command, ctx: CliContext): void {
       .option('--owned-files <paths>', 'comma-separated repository paths this task may change (replaces the list)')
       .option('--no-owned-files', 'no owned files')
       .addOption(new Option('--type <type>', 'task type').choices(TASK_TYPES))
+      .option('--no-type', 'no task type')
       .addOption(new Option('--scope <scope>', 'how far the change reaches').choices(TASK_SCOPES))
-      .option('--expected <text>', 'what a finished task delivers'),
+      .option('--no-scope', 'no scope')
+      .option('--expected <text>', 'what a finished task delivers')
+      .option('--no-expected', 'no expected output'),
   ).action(
     action(async (id: string, opts: EditFlags) => {
       const body = editBody(opts);
