@@ -2,8 +2,9 @@
  * `maestro task edit` through a real daemon, as a person uses it after `task show` says a task cannot start:
  * it prints what changed, `--no-deps` clears the dependencies and `--no-type` (and the like) an optional field,
  * a refusal (a cycle) changes nothing, and a dependency named by a superseded version is stored as the newest
- * version, saying so.
+ * version, saying so. It reads the task once (the read that finds its newest version) and prints the PATCH answer.
  */
+import { createServer, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
 import { budget } from '../helpers/budget.js';
@@ -13,6 +14,24 @@ import { snapshot } from '../store/contract.js';
 import { cliFor, gitRepo } from './helpers.js';
 
 afterEach(() => removeTempDirs());
+
+/** A pass-through to the daemon that notes each request's method and path: what the CLI asked of the daemon. */
+async function recordingProxy(daemonUrl: string): Promise<{ url: string; seen: string[]; close: () => Promise<void> }> {
+  const to = new URL(daemonUrl);
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host }, agent: false }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', (err) => res.destroy(err));
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const close = () => new Promise<void>((r) => server.close(() => r()).closeAllConnections());
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen, close };
+}
 
 // Each CLI process takes seconds to start on a loaded machine: a generous budget, no timing assertions.
 describe('maestro task edit', { timeout: budget(240_000) }, () => {
@@ -76,6 +95,31 @@ describe('maestro task edit', { timeout: budget(240_000) }, () => {
       expect(json.body.task).toMatchObject({ taskType: null, scope: null, expectedOutput: null, spec: null });
       expect(await d.store.tasks.get(t.id)).toMatchObject({ taskType: null, scope: null, expectedOutput: null, spec: null });
     } finally {
+      await d.stop();
+    }
+  });
+
+  it('reads the task once, takes the edited one from the PATCH answer, and reads the newest version once more only for a superseded id', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    const proxy = await recordingProxy(d.url);
+    try {
+      const { cli } = cliFor(d.config.home);
+      const url = ['--url', proxy.url];
+      const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
+      const t = await d.store.tasks.create({ projectId: p.id, title: 'Cart' });
+      const edited = await cli(['task', 'edit', t.id, '--title', 'Cart page', ...url]);
+      expect([edited.code, edited.stderr, edited.stdout]).toEqual([0, '', `Edited ${t.id} (ready):\n  title: Cart → Cart page\n`]);
+      expect(proxy.seen).toEqual([`GET /api/tasks/${t.id}`, `PATCH /api/tasks/${t.id}`]);
+
+      // A superseded id: the chain names the newest version's id, not its fields, so that version is read too.
+      for (const s of ['queued', 'executing', 'exec_review'] as const) await d.store.tasks.transition(t.id, s);
+      const { next } = await d.store.tasks.reject(t.id, 'exec_review', 'ann', 'again');
+      proxy.seen.length = 0;
+      const newer = await cli(['task', 'edit', t.id, '--priority', 'P0', ...url]);
+      expect([newer.code, newer.stderr, newer.stdout]).toEqual([0, `maestro: ${t.id} was superseded; acting on its newest version ${next.id}.\n`, `Edited ${next.id} (ready):\n  priority: P1 → P0\n`]);
+      expect(proxy.seen).toEqual([`GET /api/tasks/${t.id}`, `GET /api/tasks/${next.id}`, `PATCH /api/tasks/${next.id}`]);
+    } finally {
+      await proxy.close();
       await d.stop();
     }
   });

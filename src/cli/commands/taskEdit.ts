@@ -6,11 +6,11 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { COMPLEXITIES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
-import type { TaskDetail, TaskResponse } from '../../api/wire/responses.js';
+import type { TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 import { action, printJson } from '../output.js';
 import { clientFor, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
-import { actOnNewest } from './taskReview.js';
+import { newestTask } from './taskReview.js';
 
 interface EditFlags extends ClientFlags {
   title?: string;
@@ -98,10 +98,9 @@ export function registerEdit(task: Command, ctx: CliContext): void {
     action(async (id: string, opts: EditFlags) => {
       const body = editBody(opts);
       const client = clientFor(opts, ctx.env);
-      const target = await actOnNewest(client, id);
-      const path = `/api/tasks/${encodeURIComponent(target)}`;
-      const { task: before } = await client.get<TaskDetail>(path);
-      const { task: after } = await client.request<TaskResponse>('PATCH', path, { body });
+      // The read that finds the version to edit is the task as it stood: the PATCH answers it as it stands now.
+      const before = await newestTask(client, id);
+      const { task: after } = await client.request<TaskResponse>('PATCH', `/api/tasks/${encodeURIComponent(before.id)}`, { body });
       if (opts.json) return printJson({ task: after });
       const lines = changedLines(before, after);
       const note = Array.isArray(body.deps) ? newestDepsNote(body.deps as string[], after.deps) : '';

@@ -8,6 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { integerOption } from '../input.js';
 import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDetail, VersionRef } from '../../api/wire/responses.js';
 import type { ApiClient } from '../../api/client.js';
+import type { Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { visible } from '../../lib/visible.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
@@ -123,19 +124,34 @@ export function describeEvidence(versions: VersionRef[], currentId: string, chec
   return lines.join('\n');
 }
 
-/** The chain's newest version when `id` names an older one (a rejection superseded it). */
-export async function newestVersion(client: ApiClient, id: string): Promise<{ id: string; status: string; from: string | null; mergeBlocked: string | null }> {
+/**
+ * The chain's newest version when `id` names an older one (a rejection superseded it). `task` is the task read
+ * when it is that version, so a command that needs it reads it once; null when a newer version is (the chain
+ * names only its id and status).
+ */
+export async function newestVersion(client: ApiClient, id: string): Promise<{ id: string; status: string; from: string | null; mergeBlocked: string | null; task: Task | null }> {
   const { task, versions, mergeBlocked } = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
   const newest = versions?.[versions.length - 1];
-  if (!newest || newest.id === task.id || task.status !== 'superseded') return { id: task.id, status: task.status, from: null, mergeBlocked };
-  return { id: newest.id, status: newest.status, from: task.id, mergeBlocked: null };
+  if (!newest || newest.id === task.id || task.status !== 'superseded') return { id: task.id, status: task.status, from: null, mergeBlocked, task };
+  return { id: newest.id, status: newest.status, from: task.id, mergeBlocked: null, task: null };
 }
 
 /** Says on stderr which version an old id was taken to mean (stdout stays the command's answer). */
-export async function actOnNewest(client: ApiClient, id: string): Promise<string> {
-  const { id: newest, from } = await newestVersion(client, id);
-  if (from) process.stderr.write(`maestro: ${from} was superseded; acting on its newest version ${newest}.\n`);
+async function newestSaid(client: ApiClient, id: string): ReturnType<typeof newestVersion> {
+  const newest = await newestVersion(client, id);
+  if (newest.from) process.stderr.write(`maestro: ${newest.from} was superseded; acting on its newest version ${newest.id}.\n`);
   return newest;
+}
+
+/** The id of the version a command acts on: the newest, said on stderr when it is not the one named. */
+export async function actOnNewest(client: ApiClient, id: string): Promise<string> {
+  return (await newestSaid(client, id)).id;
+}
+
+/** As actOnNewest, with that version's task as it stands: from the same read when the id named it, else read once more. */
+export async function newestTask(client: ApiClient, id: string): Promise<Task> {
+  const newest = await newestSaid(client, id);
+  return newest.task ?? (await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(newest.id)}`)).task;
 }
 
 const parseVersion = integerOption('a version is a positive whole number', 1);
