@@ -48,6 +48,7 @@ describe('ApiClient', () => {
     const { url } = await answering(200, '{"projects":[]}', '127.0.0.1', false);
     await expect(new ApiClient({ url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'NOT_A_DAEMON', message: expect.stringContaining('GET /api/projects got HTTP 200 (application/json, starting "{\\"projects\\":[]}")') });
     expect(await new ApiClient({ url }, {}).ping()).toBe(false);
+    await expect(new ApiClient({ url }, {}).probe()).resolves.toMatchObject({ code: 'NOT_A_DAEMON', message: expect.stringContaining('GET /api/health got HTTP 200') });
   });
 
   it('reads the token from $MAESTRO_HOME/token for a daemon on loopback only; MAESTRO_TOKEN overrides; says X-Maestro-Client', async () => {

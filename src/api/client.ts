@@ -15,7 +15,7 @@
  * which would trip over the missing fields with a JavaScript error.
  */
 import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
-import { ERROR_CATALOGUE, MaestroError, type ErrorCode } from '../core/errors.js';
+import { ERROR_CATALOGUE, MaestroError, coerceError, type ErrorCode } from '../core/errors.js';
 import type { ProjectDetail, ProjectList } from './wire/responses.js';
 
 export interface ClientOptions {
@@ -147,18 +147,23 @@ export class ApiClient {
   }
 
   /**
-   * True only when a Maestro daemon answers its health check; anything else on
-   * the port is not one. A daemon that refuses our token still is one: the
-   * caller's next request then fails with the daemon's own 401, which says
-   * where the token is.
+   * Null when a Maestro daemon answers its health check, else why not: DAEMON_UNREACHABLE when nothing answers,
+   * NOT_A_DAEMON (quoting what came back) when something else does. A daemon that refuses our token still is
+   * one: the caller's next request then fails with the daemon's own 401, which says where the token is.
    */
-  async ping(): Promise<boolean> {
+  async probe(): Promise<Error | null> {
     try {
       await this.get('/api/health');
-      return true;
+      return null;
     } catch (err) {
-      return err instanceof MaestroError && err.code === 'UNAUTHORIZED' && err.details?.apiCode === 'UNAUTHORIZED';
+      if (err instanceof MaestroError && err.code === 'UNAUTHORIZED' && err.details?.apiCode === 'UNAUTHORIZED') return null;
+      return coerceError(err);
     }
+  }
+
+  /** True only when a Maestro daemon answers its health check (probe); anything else on the port is not one. */
+  async ping(): Promise<boolean> {
+    return (await this.probe()) === null;
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * The CLI pointed at something that is not a Maestro daemon (a plain web server answering `{}` or an HTML
  * page): every command says the URL does not answer as a daemon, what came back and what to do, instead of
- * the JavaScript error the missing fields made ("projects is not iterable", "Unexpected token '<'").
+ * the JavaScript error the missing fields made ("projects is not iterable", "Unexpected token '<'"); `status`
+ * too, instead of "No daemon answers".
  */
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,11 +40,14 @@ describe('maestro CLI against a server that is not a Maestro daemon', { timeout:
       expect(list).toContain('GET /api/tasks got HTTP 200 (application/json, starting "{}")');
       expect(list).toContain('Point --url / MAESTRO_URL at the address `maestro serve` printed');
     }
-    // `status` asks the health check first: something that is not a daemon is no daemon.
-    const status = await cli(['status', '--url', `http://127.0.0.1:${port}`]);
-    expect(status.code).toBe(1);
-    expect(status.stdout + status.stderr).toContain(`No daemon answers at http://127.0.0.1:${port}.`);
-    expect(status.stderr).not.toMatch(/is not iterable/);
+    // `status` asks the health check first: it says what answers there instead of "No daemon answers".
+    const url = `http://127.0.0.1:${port}`;
+    const status = await cli(['status', '--url', url]);
+    expect([status.code, status.stderr]).toEqual([1, '']);
+    expect(status.stdout).toBe(`${url} does not answer as a Maestro daemon: GET /api/health got HTTP 200 (application/json, starting "{}"). Point --url / MAESTRO_URL at the address \`maestro serve\` printed, or start a daemon with \`maestro serve\`.\n`);
+    const json = await cli(['status', '--url', url, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ daemon: { url, running: false, notADaemon: expect.stringContaining('GET /api/health got HTTP 200 (application/json, starting "{}")') }, projects: [] });
   });
 
   it('says so for an HTML page, quoting its first characters with escapes shown, not run', async () => {
@@ -54,5 +58,9 @@ describe('maestro CLI against a server that is not a Maestro daemon', { timeout:
     expect(show).not.toContain('\u001b');
     const json = await cli(['task', 'list', '--url', url, '--json']);
     expect(JSON.parse(json.stdout).error.code).toBe('NOT_A_DAEMON');
+    const status = await cli(['status', '--url', url]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain(`${url} does not answer as a Maestro daemon: GET /api/health got HTTP 200 (text/html, starting "<html>hi\\u001b[2J</html>")`);
+    expect(status.stdout).not.toContain('\u001b');
   });
 });

@@ -1,5 +1,6 @@
 /** `maestro status`: is a daemon up, and how do its projects stand. */
 import type { Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
 import { EXIT_ERROR, action, printJson } from '../output.js';
 import { clientFor, print, withApi, type ClientFlags } from './common.js';
 import { formatCounts } from './project.js';
@@ -10,9 +11,13 @@ export function register(program: Command, ctx: CliContext): void {
   withApi(program.command('status').description('Say whether the daemon runs, and list projects with their task counts (exit 1 when no daemon answers).')).action(
     action(async (opts: ClientFlags) => {
       const client = clientFor(opts, ctx.env);
-      if (!(await client.ping())) {
-        if (opts.json) printJson({ daemon: { url: client.baseUrl, running: false }, projects: [] });
-        else print(`No daemon answers at ${client.baseUrl}. Start one with \`maestro serve\`.`);
+      const down = await client.probe();
+      if (down) {
+        // Something else on that address (another server, a proxy's page) is said with what it answered, as every
+        // other command says it: "No daemon answers" sent a person to start one on a port that was taken.
+        const foreign = down instanceof MaestroError && down.code === 'NOT_A_DAEMON' ? down.message : null;
+        if (opts.json) printJson({ daemon: { url: client.baseUrl, running: false, ...(foreign ? { notADaemon: foreign } : {}) }, projects: [] });
+        else print(foreign ?? `No daemon answers at ${client.baseUrl}. Start one with \`maestro serve\`.`);
         process.exitCode = EXIT_ERROR;
         return;
       }
