@@ -42,6 +42,9 @@ describe('ApiClient', () => {
   it('keeps an unknown API code in the details and says what answered when the body is not JSON', async () => {
     const { url } = await answering(502, '<html>bad gateway</html>');
     await expect(new ApiClient({ url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'INTERNAL', message: 'GET /api/projects answered HTTP 502: <html>bad gateway</html>' });
+    await new Promise((r) => server!.close(r));
+    const nothing = await answering(500, 'null');
+    await expect(new ApiClient({ url: nothing.url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'INTERNAL', message: 'GET /api/projects answered HTTP 500: null' });
   });
 
   it('takes a 2xx answer without the trace id every daemon answer carries as not a daemon, whatever its JSON', async () => {
@@ -49,6 +52,15 @@ describe('ApiClient', () => {
     await expect(new ApiClient({ url }, {}).get('/api/projects')).rejects.toMatchObject({ code: 'NOT_A_DAEMON', message: expect.stringContaining('GET /api/projects got HTTP 200 (application/json, starting "{\\"projects\\":[]}")') });
     expect(await new ApiClient({ url }, {}).ping()).toBe(false);
     await expect(new ApiClient({ url }, {}).probe()).resolves.toMatchObject({ code: 'NOT_A_DAEMON', message: expect.stringContaining('GET /api/health got HTTP 200') });
+  });
+
+  it('takes an error page without the trace id as not a daemon, and an answer in the daemon\'s error shape as the daemon\'s', async () => {
+    const page = await answering(404, '<html>Not Found</html>', '127.0.0.1', false);
+    await expect(new ApiClient({ url: page.url }, {}).get('/api/health')).rejects.toMatchObject({ code: 'NOT_A_DAEMON', message: expect.stringContaining('GET /api/health got HTTP 404 (application/json, starting "<html>Not Found</html>")') });
+    await new Promise((r) => server!.close(r));
+    // What the daemon writes on the socket before its hooks run (api/errors.ts clientErrorHandler) has no mark.
+    const refused = await answering(400, '{"error":{"code":"BAD_INPUT","message":"The request is not valid HTTP."}}', '127.0.0.1', false);
+    await expect(new ApiClient({ url: refused.url }, {}).get('/api/tasks')).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'The request is not valid HTTP.' });
   });
 
   it('reads the token from $MAESTRO_HOME/token for a daemon on loopback only; MAESTRO_TOKEN overrides; says X-Maestro-Client', async () => {

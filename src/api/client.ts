@@ -12,7 +12,8 @@
  * DAEMON_UNREACHABLE with a message saying how to start one. Something else
  * that answers (a web server, a proxy's page, another program on the port) is
  * NOT_A_DAEMON, saying what came back: its answer never reaches a command,
- * which would trip over the missing fields with a JavaScript error.
+ * which would trip over the missing fields with a JavaScript error, and its
+ * error page is not taken for the daemon's refusal.
  */
 import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
 import { ERROR_CATALOGUE, MaestroError, coerceError, type ErrorCode } from '../core/errors.js';
@@ -113,11 +114,15 @@ export class ApiClient {
     const text = await res.text().catch(() => '');
     let body: { error?: { code?: unknown; message?: unknown; details?: Record<string, unknown> } } = {};
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(text) ?? {};
     } catch {
       // not JSON: keep the text below
     }
     const code = body.error?.code;
+    // A daemon's refusal carries its mark, or at least its error shape (those written before its hooks run: a request
+    // that is not valid HTTP, api/errors.ts): an error page without either (a web server's 404, a proxy's 502) is not
+    // one, and said as such rather than as the daemon's NOT_FOUND or INTERNAL.
+    if (!res.headers.has(DAEMON_MARK) && typeof code !== 'string') throw await this.notADaemon(method, path, res, text);
     const message = typeof body.error?.message === 'string' ? body.error.message : `${method} ${path} answered HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`;
     const details = { ...(body.error?.details ?? {}), status: res.status, ...(typeof code === 'string' ? { apiCode: code } : {}) };
     throw new MaestroError(isErrorCode(code) ? code : res.status === 401 ? 'UNAUTHORIZED' : res.status === 404 ? 'NOT_FOUND' : 'INTERNAL', message, { details });

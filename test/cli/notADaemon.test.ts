@@ -17,9 +17,9 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-/** A plain HTTP server answering every request 200 with one body, on every address (so 127.0.0.2 reaches it too). */
-async function plainServer(contentType: string, body: string): Promise<number> {
-  server = createServer((_req, res) => res.writeHead(200, { 'content-type': contentType }).end(body));
+/** A plain HTTP server answering every request with one status and body, on every address (so 127.0.0.2 reaches it too). */
+async function plainServer(contentType: string, body: string, status = 200): Promise<number> {
+  server = createServer((_req, res) => res.writeHead(status, { 'content-type': contentType }).end(body));
   await new Promise<void>((r) => server!.listen(0, '0.0.0.0', r));
   return (server.address() as { port: number }).port;
 }
@@ -62,5 +62,15 @@ describe('maestro CLI against a server that is not a Maestro daemon', { timeout:
     expect(status.code).toBe(1);
     expect(status.stdout).toContain(`${url} does not answer as a Maestro daemon: GET /api/health got HTTP 200 (text/html, starting "<html>hi\\u001b[2J</html>")`);
     expect(status.stdout).not.toContain('\u001b');
+  });
+
+  it('says so for an error page (a web server without /api/health), not as the daemon\'s NOT_FOUND or "No daemon answers"', async () => {
+    const port = await plainServer('text/html', '<h1>404 Not Found</h1>', 404);
+    const url = `http://127.0.0.1:${port}`;
+    const status = await cli(['status', '--url', url]);
+    expect([status.code, status.stderr]).toEqual([1, '']);
+    expect(status.stdout).toContain(`${url} does not answer as a Maestro daemon: GET /api/health got HTTP 404 (text/html, starting "<h1>404 Not Found</h1>")`);
+    const show = refused(await cli(['task', 'show', 't_1', '--url', url]), url);
+    expect(show).toContain('GET /api/tasks/t_1 got HTTP 404 (text/html, starting "<h1>404 Not Found</h1>")');
   });
 });
