@@ -18,8 +18,8 @@ afterEach(async () => {
 });
 
 /** A plain HTTP server answering every request with one status and body, on every address (so 127.0.0.2 reaches it too). */
-async function plainServer(contentType: string, body: string, status = 200): Promise<number> {
-  server = createServer((_req, res) => res.writeHead(status, { 'content-type': contentType }).end(body));
+async function plainServer(contentType: string, body: string, status = 200, headers: Record<string, string> = {}): Promise<number> {
+  server = createServer((_req, res) => res.writeHead(status, { 'content-type': contentType, ...headers }).end(body));
   await new Promise<void>((r) => server!.listen(0, '0.0.0.0', r));
   return (server.address() as { port: number }).port;
 }
@@ -72,5 +72,16 @@ describe('maestro CLI against a server that is not a Maestro daemon', { timeout:
     expect(status.stdout).toContain(`${url} does not answer as a Maestro daemon: GET /api/health got HTTP 404 (text/html, starting "<h1>404 Not Found</h1>")`);
     const show = refused(await cli(['task', 'show', 't_1', '--url', url]), url);
     expect(show).toContain('GET /api/tasks/t_1 got HTTP 404 (text/html, starting "<h1>404 Not Found</h1>")');
+  });
+
+  it('says a daemon whose health check fails answers, with its message, not "No daemon answers"', async () => {
+    // The daemon's mark and error shape: a daemon that is up, whose health route failed.
+    const port = await plainServer('application/json', '{"error":{"code":"INTERNAL","message":"the database does not answer"}}', 500, { 'x-trace-id': 'tr-1' });
+    const url = `http://127.0.0.1:${port}`;
+    const status = await cli(['status', '--url', url]);
+    expect([status.code, status.stderr]).toEqual([1, '']);
+    expect(status.stdout).toBe(`The daemon at ${url} answers, but its health check failed: the database does not answer\n`);
+    const json = await cli(['status', '--url', url, '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ daemon: { url, running: false, healthFailed: 'the database does not answer' }, projects: [] });
   });
 });

@@ -14,10 +14,13 @@ export function register(program: Command, ctx: CliContext): void {
       const down = await client.probe();
       if (down) {
         // Something else on that address (another server, a proxy's page) is said with what it answered, as every
-        // other command says it: "No daemon answers" sent a person to start one on a port that was taken.
-        const foreign = down instanceof MaestroError && down.code === 'NOT_A_DAEMON' ? down.message : null;
-        if (opts.json) printJson({ daemon: { url: client.baseUrl, running: false, ...(foreign ? { notADaemon: foreign } : {}) }, projects: [] });
-        else print(foreign ?? `No daemon answers at ${client.baseUrl}. Start one with \`maestro serve\`.`);
+        // other command says it: "No daemon answers" sent a person to start one on a port that was taken. So is a
+        // daemon whose health check itself failed (its database gone): it answers, and starting another will not help.
+        const code = down instanceof MaestroError ? down.code : null;
+        const foreign = code === 'NOT_A_DAEMON' ? down.message : null;
+        const failing = !foreign && code !== 'DAEMON_UNREACHABLE' ? `The daemon at ${client.baseUrl} answers, but its health check failed: ${down.message}` : null;
+        if (opts.json) printJson({ daemon: { url: client.baseUrl, running: false, ...(foreign ? { notADaemon: foreign } : {}), ...(failing ? { healthFailed: down.message } : {}) }, projects: [] });
+        else print(foreign ?? failing ?? `No daemon answers at ${client.baseUrl}. Start one with \`maestro serve\`.`);
         process.exitCode = EXIT_ERROR;
         return;
       }
