@@ -10,6 +10,8 @@ import { EDIT_TOOLS } from '../../agents/types.js';
 import type { NeedsAttention } from '../protocol/outbox.js';
 import { git } from '../../git/git.js';
 import { mergeInProgress, startMerge } from '../../git/merge.js';
+import { changedBeyond, stagedEntries } from '../../git/resolution.js';
+import { visible } from '../../lib/visible.js';
 import { callAgent, needsAttention, stage, type RunContext } from '../context.js';
 import { reflectStage, runChecksAndGate } from './executor.js';
 import { conflictPrompt } from './prompts.js';
@@ -44,6 +46,12 @@ function unresolvedIn(path: string): string | null {
   return MARKER.test(readFileSync(path, 'utf8')) ? 'conflict markers' : null;
 }
 
+/** What the person reads when the resolution changed more than the conflicted files, and what to do. */
+function overreach(taskId: string, worktree: string, beyond: string[], conflicted: string[]): string {
+  const names = (paths: string[]) => paths.slice(0, 10).map((p) => visible(p)).join(', ') + (paths.length > 10 ? `, and ${paths.length - 10} more` : '');
+  return `the conflict run changed files that were not in conflict: ${names(beyond)} (it may change only ${names(conflicted)}). Nothing was committed, so nothing of it can reach main; the worktree ${visible(worktree)} holds what it left. Look, then \`maestro task retry ${taskId}\` merges again (a new conflict run if main still conflicts), or cancel the task`;
+}
+
 export async function runConflict(ctx: RunContext): Promise<{ result: ConflictResult; attention?: NeedsAttention }> {
   const { job } = ctx;
   const base = job.project.baseBranch;
@@ -54,6 +62,8 @@ export async function runConflict(ctx: RunContext): Promise<{ result: ConflictRe
       await git(wt.path, ['merge', '--abort']);
     }
     const { clean, conflictedFiles } = await startMerge(wt.path, base);
+    // What git merged by itself: the resolution may change the conflicted files only (git/resolution.ts).
+    const merged = await stagedEntries(wt.path);
     if (clean) {
       const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch}`);
       return { conflictedFiles: [], commitSha: sha, resolvedBy: 'clean-merge' as const };
@@ -70,7 +80,11 @@ export async function runConflict(ctx: RunContext): Promise<{ result: ConflictRe
       const said = left.every((l) => l.why === 'conflict markers') ? `conflict markers remain in ${unresolved.join(', ')}` : `unresolved: ${left.map((l) => `${l.f} (${l.why})`).join(', ')}`;
       throw needsAttention('MERGE_CONFLICT', 'conflict_unresolved', said, { unresolved, conflictedFiles });
     }
-    const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch} (conflicts resolved by the agent in ${conflictedFiles.join(', ')})`);
+    const beforeCommit = async () => {
+      const beyond = await changedBeyond(wt.path, merged, conflictedFiles);
+      if (beyond.length) throw needsAttention('MERGE_CONFLICT', 'conflict_overreach', overreach(job.taskId, wt.path, beyond, conflictedFiles), { beyond, conflictedFiles });
+    };
+    const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch} (conflicts resolved by the agent in ${conflictedFiles.join(', ')})`, { beforeCommit });
     return { conflictedFiles, commitSha: sha, resolvedBy: 'agent' as const };
   });
   await runChecksAndGate(ctx, wt.path, base);

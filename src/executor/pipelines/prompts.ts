@@ -82,5 +82,6 @@ export function conflictPrompt(job: Job, base: string, files: string[]): string 
     `\n## Merge conflict`,
     `Merging ${base} into this task's branch conflicts in: ${files.join(', ')}.`,
     'Resolve every conflict so both sides\' intent survives; remove all conflict markers. Do not commit; Maestro commits.',
+    'Change only those files: a change to any other file stops the resolution, and nothing of it is committed.',
   ].join('\n');
 }

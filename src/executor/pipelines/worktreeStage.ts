@@ -76,9 +76,10 @@ export function conflictNeeded(wt: WorktreeStageOutput, base: string): MaestroEr
  * agent works (a person's `rm -rf`, a disk clean-up), and the agent's next write makes a plain folder in its
  * place: git there says "not a git repository", or worse, with the home inside another repository, commits
  * to that one. The run stops instead, saying what happened and what to do; the retry makes the worktree
- * again on the task's branch (ensureWorktree), which keeps every commit made before.
+ * again on the task's branch (ensureWorktree), which keeps every commit made before. `beforeCommit` checks what
+ * the agent left once git may look at all of it (no repository the agent made is left in the worktree).
  */
-export async function commitWork(ctx: RunContext, wt: { path: string; branch: string }, message: string): Promise<string | null> {
+export async function commitWork(ctx: RunContext, wt: { path: string; branch: string }, message: string, o: { beforeCommit?: () => Promise<void> } = {}): Promise<string | null> {
   if (!worktreeLinked(wt.path)) {
     const id = ctx.job.taskId;
     throw new MaestroError('WORKTREE_GONE',
@@ -89,6 +90,8 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
   if (head && offBranch(head, wt.branch)) throw leftBranch(ctx.job.taskId, wt, head);
   const embedded = await setAsideEmbeddedRepositories(wt.path);
   if (embedded.length) throw needsAttention('DIFF_GATE', 'diff_gate', embeddedProblem(embedded), { strayGitlinks: embedded });
+  // Once no repository the agent made is left in the worktree: git may then look at everything in it.
+  await o.beforeCommit?.();
   return commitAll(wt.path, message);
 }
 
