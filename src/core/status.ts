@@ -54,7 +54,8 @@ export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = 
   awaiting_input: ['planning', 'executing', 'ready', 'needs_attention', 'cancelled'],
   reviewing: ['exec_review', 'executing', 'merging', 'ready', 'needs_attention', 'cancelled'],
   exec_review: ['merging', 'executing', 'superseded', 'ready', 'needs_attention', 'cancelled'],
-  merging: ['done', 'executing', 'ready', 'needs_attention', 'cancelled'],
+  // → exec_review: a conflict run resolved the merge, and the resolution waits for a person (daemon/outcomes.ts).
+  merging: ['done', 'exec_review', 'executing', 'ready', 'needs_attention', 'cancelled'],
   done: [],
   // → merging: a retry of work parked while merging (its approval stands; see tasks.retry). → waiting_children: a
   // retry of a decomposed parent, whose cancelled subtasks go back to ready with it (store/ops/taskTree.ts).

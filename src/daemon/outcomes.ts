@@ -7,7 +7,7 @@
  *   plan     → plan_review, the plan and its subtasks stored for the gate
  *   execute  → reviewing (the same claim goes on to the review run)
  *   review   → exec_review | executing again with the findings | needs_attention
- *   conflict → stays merging (the merge is retried) | needs_attention
+ *   conflict → exec_review (at merge time: a person approves the resolution) | stays executing | needs_attention
  *   error    → needs_attention when a person must act; else back to ready with a backoff
  */
 import { MaestroError } from '../core/errors.js';
@@ -86,11 +86,14 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
     case 'conflict': {
       const conflict = { resolvedBy: data.resolvedBy, files: data.conflictedFiles, commitSha: data.commitSha };
       if (data.next === 'exec_review') {
-        // At merge time the task stays merging and the merge is retried. While
-        // executing, main has now been brought into the branch: execution goes on
-        // (the same claim's next run is an execute run, with any feedback still due).
         const { needsConflictRun: _done, ...rest } = task.result ?? {};
-        return { to: null, fields: { result: { ...rest, conflict, ...(task.status === 'merging' ? {} : { branch: data.branch }) } } };
+        // At merge time the resolution is a change the person who approved has not seen: it waits at their gate
+        // again (approved, it merges; a project that approves by itself approves it again). Before, the task stayed
+        // merging and the resolution went into main on the old approval. While executing, main has now been
+        // brought into the branch: execution goes on (the same claim's next run is an execute run, with any
+        // feedback still due), and its review and gate come after.
+        if (task.status === 'merging') return { to: 'exec_review', fields: { result: { ...rest, conflict } }, reason: 'a conflict run resolved the merge: the resolution waits for approval' };
+        return { to: null, fields: { result: { ...rest, conflict, branch: data.branch } } };
       }
       return { to: 'needs_attention', fields: { lastRunError: `conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
     }
