@@ -58,6 +58,8 @@ export class Orchestrator {
   private stopping = false;
   private readonly knowledge: KnowledgeBridge;
   private readonly restarts = new Map<string, number>();
+  /** Runs whose worker this daemon found running from before its start (a restart, a kill -9), said once each. */
+  private readonly adopted = new Set<string>();
   private readonly runStarter: RunStarter;
   /** When this daemon last beat and renewed its leases (keepAlive). */
   private aliveAt = -Infinity;
@@ -295,6 +297,12 @@ export class Orchestrator {
 
   private async superviseRun(run: Run, task: Task): Promise<void> {
     if (this.workers.isAlive(run.id, run.workerPid)) {
+      if (!this.workers.started(run.id) && !this.adopted.has(run.id)) {
+        // Its worker outlived the daemon before this one: taken over, not started again. Said, so that after a crash
+        // a person reads what recovery did (before, the task's events ran on as if nothing had happened).
+        this.adopted.add(run.id);
+        await this.store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, traceId: run.traceId, type: 'run.adopted', payload: { kind: run.kind, pid: run.workerPid } });
+      }
       this.ingestor.follow(run);
       const last = this.ingestor.lastSign.get(run.id);
       if (last === undefined) this.ingestor.lastSign.set(run.id, Date.now());

@@ -46,6 +46,11 @@ export class WorkerManager {
     return handle;
   }
 
+  /** Whether this manager started the run's worker (or took it over by pid: false then). */
+  started(runId: string): boolean {
+    return this.handles.has(runId) || this.exited.has(runId);
+  }
+
   /** Alive: a child of ours that has not exited, or an adopted worker whose pid still runs. */
   isAlive(runId: string, pid: number | null): boolean {
     if (this.handles.has(runId)) return true;

@@ -12,11 +12,12 @@ import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
 import { visible } from '../../lib/visible.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started', 'project.settings_files']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started', 'run.adopted', 'run.resumed', 'project.settings_files']);
 
 /**
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
- * that resolves it (the demo's conflict used to show only as merging → done), and a merge that changed
+ * that resolves it (the demo's conflict used to show only as merging → done), a run taken over or resumed
+ * after a crash (recovery said nothing), and a merge that changed
  * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on. Null for
  * anything else. Titles, branches, file names, authors and subjects come from people, agents and
  * repositories: all of it is shown as `maestro task list` shows it (oneLine), never run by the terminal.
@@ -39,6 +40,8 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   if (e.type === 'task.status') return `${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
   if (e.type === 'merge.conflict') return `merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return 'conflict run started';
+  if (e.type === 'run.adopted') return `${String(e.payload.kind)} run taken over: its worker (pid ${String(e.payload.pid)}) ran on while no daemon did`;
+  if (e.type === 'run.resumed') return `run resumed on a new worker: the last one died (restart ${String(e.payload.restart)})`;
   if (e.type === 'project.settings_files' && e.payload.remote === true) {
     // The subject in quotes, escaped as the rest (JSON's \u001b would read unlike \u{1b}, and JSON leaves U+202E raw).
     return `main changed what later runs use, not through a Maestro merge: ${fileList(e.payload.files)} (commit ${String(e.payload.sha).slice(0, 12)} by ${String(e.payload.who)}: "${String(e.payload.subject ?? '')}")`;
