@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactDeep, redactSecrets, redactSecretsWithSpans, redactUrl } from './redact.js';
+import { clipOutsideMarkers, cutOutsideMarkers, redactDeep, redactSecrets, redactSecretsWithSpans, redactUrl } from './redact.js';
 
 describe('redactUrl', () => {
   it('masks a password in the userinfo and in the query string alike, keeping the rest', () => {
@@ -92,5 +92,27 @@ describe('redactDeep', () => {
   it('redacts every string of a JSON value and keeps its shape and keys', () => {
     const value = { a: ['x AKIAIOSFODNN7EXAMPLE', 3, null, { AWS_SECRET_ACCESS_KEY: 'PASSWORD=abc' }], n: 1, ok: true };
     expect(redactDeep(value)).toEqual({ a: ['x [redacted: aws-access-key]', 3, null, { AWS_SECRET_ACCESS_KEY: 'PASSWORD=[redacted: secret]' }], n: 1, ok: true });
+  });
+});
+
+describe('clipOutsideMarkers', () => {
+  const text = redactSecrets('key sk-ant-api03-Zx9AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 and [redacted: not a marker');
+
+  it('cuts before a marker it would split, at every length, and keeps a whole one', () => {
+    expect(text).toBe('key [redacted: anthropic-key] and [redacted: not a marker');
+    const marker = { from: 4, to: 29 };
+    for (let max = 1; max <= text.length + 1; max++) {
+      const end = cutOutsideMarkers(text, max);
+      expect(end).toBe(max > marker.from && max < marker.to ? marker.from : max);
+      const clipped = clipOutsideMarkers(text, max);
+      expect(clipped.length).toBeLessThanOrEqual(max);
+      // What is kept of the marker is all of it or none of it.
+      expect(clipped.includes('[redacted: anthropic-key]') || !clipped.includes('[redacted')).toBe(true);
+    }
+    expect(clipOutsideMarkers(text, 20)).toBe('key …');
+    expect(clipOutsideMarkers(text, 31)).toBe('key [redacted: anthropic-key] …');
+    // Not a marker (no closing bracket, spaces in the kind): cut like any other text.
+    expect(clipOutsideMarkers(text, 50)).toBe(`${text.slice(0, 49)}…`);
+    expect(clipOutsideMarkers('short', 5)).toBe('short');
   });
 });

@@ -43,6 +43,29 @@ interface Rule {
 export const redactionMarker = (kind: string): string => `[redacted: ${kind}]`;
 const mark = redactionMarker;
 
+/** A whole marker, matched where it starts. Kinds are the RULES' kinds: lowercase words and dashes. */
+const MARKER_AT = /\[redacted: [a-z0-9-]+\]/y;
+
+/**
+ * Where redacted text may be cut so that its first `end` characters are kept without
+ * splitting a marker: `end` itself, or the start of the marker `end` falls inside. A title
+ * cut inside one read `my key is [redacted: secr…` (a trial): half a marker looks like
+ * a broken one, and a kind cut short names no kind. Cutting before it keeps the length.
+ */
+export function cutOutsideMarkers(text: string, end: number): number {
+  if (end <= 0 || end >= text.length) return end;
+  // Markers hold no `[`, so only the nearest one starting before `end` can straddle it.
+  const start = text.lastIndexOf('[redacted: ', end - 1);
+  if (start < 0) return end;
+  MARKER_AT.lastIndex = start;
+  return MARKER_AT.test(text) && MARKER_AT.lastIndex > end ? start : end;
+}
+
+/** Redacted text of at most `max` characters: cut with `…`, never inside a marker (cutOutsideMarkers). */
+export function clipOutsideMarkers(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, cutOutsideMarkers(text, max - 1))}…` : text;
+}
+
 /**
  * Applied in order: the multi-line and structured shapes first (a PEM block, a URL's
  * password, an Authorization header), then token formats, then `NAME=value`, whose

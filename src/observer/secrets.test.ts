@@ -139,6 +139,38 @@ describe('secrets in a transcript', () => {
     expect(leaksIn(wikiFiles())).toEqual([]);
   });
 
+  it('a title cut short never ends inside a marker: the intent, the flow labels and the entry\'s page title are cut before it, with or without a model', async () => {
+    // A trial: `maestro observe` showed `intent my key is [redacted: [devops]`, the title cut after its
+    // 8th word, inside the marker. Titles made from a question are its first 8 words, at most 48
+    // characters; a running question's flow label its first 48; a model's title at most 80.
+    const deploy = (text: string) => new TranscriptBuilder(now).user(text).turn({ tools: [{ name: 'Bash', input: { command: 'docker compose up' } }], answer: 'Deployed.' });
+    const transcript = (sid: string) => join(dir.path, 'claude', `${sid}.jsonl`);
+    deploy(`ok so I said my key is ${SECRETS.anthropic} please deploy`).user(`and the staging one with the same key ${SECRETS.anthropic}`).writeTo(transcript('s1'));
+    deploy(`deploy with docker, my key is ${SECRETS.anthropic} ok`).writeTo(transcript('s2'));
+    deploy('Deploy it with docker').writeTo(transcript('s3'));
+    const modelTitle = `${'Deploy with docker and check the logs, '.repeat(2).slice(0, 70)} ${SECRETS.github}`;
+    now += 60_000;
+
+    const s1 = open({ sessionId: 's1', jsonlPath: transcript('s1') });
+    await s1.step();
+    expect(s1.view().intent).toMatchObject({ intentKey: 'devops', nodeTitle: 'ok so I said my key is' });
+    const flow = loadBundle(wikiLayout(wiki), 's1', { workspaceRoot: dir.path }).bundle!.session.flow.flowGraph!;
+    expect(flow.nodes.map((n) => n.label)).toEqual(['ok so I said my key is', 'and the staging one with the same key ']);
+
+    await open({ sessionId: 's2', jsonlPath: transcript('s2'), legacyPerTurn: true }).step();
+    const entry = Object.entries(wikiFiles()).find(([f]) => f.includes('/contexts/'))![1];
+    expect(entry).toContain('\n# deploy with docker, my key is …\n');
+
+    const s3 = open({
+      sessionId: 's3',
+      jsonlPath: transcript('s3'),
+      summarize: async (digest) => ({ explorationId: digest.explorationId, text: 'Deployed.', source: 'ai', status: 'ready', flowchart: { nodeId: digest.explorationId, nodeTitle: modelTitle, parentId: null, branchType: 'trunk', importance: 'high', dropFromChart: false, intentKey: 'devops' }, savedAt: now }),
+    });
+    await s3.step();
+    expect(s3.view().intent!.nodeTitle).toBe(`${modelTitle.slice(0, 70)} `);
+    expect(leaksIn({ views: JSON.stringify([s1.view(), s3.view()]), ...wikiFiles() })).toEqual([]);
+  });
+
   it("the session's bundle and the index are the owner's only (0600, the session folder 0700), whatever the umask", async () => {
     new TranscriptBuilder(now).user('Why does the deploy fail?').turn({ answer: 'The key was wrong.' }).writeTo(jsonl);
     now += 60_000;

@@ -7,6 +7,7 @@
  * (dedup first), so a bad answer can never touch a file.
  */
 import { z } from 'zod';
+import { clipOutsideMarkers as clip } from '../../core/redact.js';
 import type { CurateFn, CuratorDecision, CuratorInput } from '../curation/curator.js';
 import { SLUG_PATTERN } from '../text.js';
 import { askForJson, type ObserverAgentOptions } from './json.js';
@@ -36,10 +37,6 @@ export const curatorAnswerSchema = z
   })
   .refine((a) => a.action !== 'skip' || a.entry === undefined, { message: 'a skip carries no entry', path: ['entry'] });
 export type CuratorAnswer = z.infer<typeof curatorAnswerSchema>;
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
 
 export function curatorPrompt(input: CuratorInput): string {
   const d = input.digest;

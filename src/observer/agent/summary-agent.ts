@@ -8,6 +8,7 @@
  * deterministic summary with the reason kept.
  */
 import { z } from 'zod';
+import { clipOutsideMarkers as clip } from '../../core/redact.js';
 import type { FlowchartHint, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { INTENT_KEYS, normalizeIntentKey, normalizeTitleDelta } from '../curation/intent.js';
 import type { ExplorationDigest } from '../summary/digest.js';
@@ -43,10 +44,6 @@ export const summaryAnswerSchema = z.object({
   }),
 });
 export type SummaryAnswer = z.infer<typeof summaryAnswerSchema>;
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
 
 export function summaryPrompt(d: ExplorationDigest): string {
   const lines = [

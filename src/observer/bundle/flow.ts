@@ -3,6 +3,7 @@
  * fingerprint is a plain string of what the graph shows, so the revision only
  * moves when something visible changed.
  */
+import { cutOutsideMarkers } from '../../core/redact.js';
 import type { FlowGraph, FlowNode, SessionBundle } from './types.js';
 import type { Exploration } from '../transcript/types.js';
 
@@ -39,7 +40,7 @@ export function updateFlow(bundle: SessionBundle, explorations: readonly Explora
       id: `${sid}:${e.id}`,
       explorationId: e.id,
       intentKey: hint?.intentKey ?? 'general',
-      label: hint?.nodeTitle ?? e.question.slice(0, 48),
+      label: hint?.nodeTitle ?? e.question.slice(0, cutOutsideMarkers(e.question, 48)),
       status: e.status === 'running' ? 'running' : errors && e.status !== 'interrupted' && e.nodes[e.nodes.length - 1]?.type === 'error' ? 'error' : e.status,
       startedAt: e.startedAt,
       ...(e.endedAt !== undefined ? { endedAt: e.endedAt } : {}),

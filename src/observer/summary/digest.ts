@@ -3,6 +3,7 @@
  * summarizer receives exactly this) and the deterministic summary used when no
  * model is configured or the model fails.
  */
+import { clipOutsideMarkers, cutOutsideMarkers } from '../../core/redact.js';
 import type { FlowchartHint, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { classifyIntent } from '../curation/intent.js';
 import { slugify } from '../text.js';
@@ -70,16 +71,18 @@ export function tokenTotal(t: Exploration['tokens']): number {
   return t.input + t.output + t.cacheRead + t.cacheWrite;
 }
 
+/** The first 8 words, at most 48 characters; a redaction marker (two words) is kept whole or left out. */
 function shortTitle(question: string): string {
-  const words = question.replace(/\s+/g, ' ').trim().split(' ').slice(0, 8).join(' ');
-  return words.length > 48 ? `${words.slice(0, 47)}…` : words;
+  const text = question.replace(/\s+/g, ' ').trim();
+  const words = text.split(' ').slice(0, 8).join(' ');
+  return clipOutsideMarkers(text.slice(0, cutOutsideMarkers(text, words.length)).trimEnd(), 48);
 }
 
 /** The summary without a model: what was asked, what was done, the last answer. */
 export function deterministicSummary(d: ExplorationDigest, now: number, reason?: string): SummaryItem {
   const intentKey = classifyIntent(d.question);
   const lastResponse = d.responses[d.responses.length - 1] ?? '';
-  const parts = [d.question.length > 120 ? `${d.question.slice(0, 119)}…` : d.question];
+  const parts = [clipOutsideMarkers(d.question, 120)];
   if (d.tools.length) parts.push(`${d.tools.length} tool${d.tools.length === 1 ? '' : 's'} (${toolSummary(d.tools)})`);
   if (d.files.length) parts.push(`files: ${d.files.slice(0, 4).join(', ')}${d.files.length > 4 ? ` +${d.files.length - 4}` : ''}`);
   if (d.errors.length) parts.push(`${d.errors.length} error${d.errors.length === 1 ? '' : 's'}`);

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { coerceError, MaestroError } from '../../core/errors.js';
-import { redactSecrets } from '../../core/redact.js';
+import { cutOutsideMarkers, redactSecrets } from '../../core/redact.js';
 import type { FlowchartHint, SessionBundle, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { normalizeIntentKey, normalizeTitleDelta } from '../curation/intent.js';
 import { buildExplorationDigest, deterministicSummary, type ExplorationDigest } from './digest.js';
@@ -76,9 +76,10 @@ export function validateModelSummary(raw: unknown, digest: ExplorationDigest, no
   if (r.flowchart) {
     const f = r.flowchart;
     const delta = normalizeTitleDelta(f.titleDelta);
+    const title = redactSecrets(f.nodeTitle);
     flowchart = {
       nodeId: f.nodeId || digest.explorationId,
-      nodeTitle: redactSecrets(f.nodeTitle).slice(0, 80),
+      nodeTitle: title.slice(0, cutOutsideMarkers(title, 80)),
       parentId: f.parentId ?? null,
       branchType: f.branchType,
       importance: f.importance,

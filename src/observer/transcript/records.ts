@@ -4,7 +4,7 @@
  * fast parser for transcript timestamps. No state; the ExplorationCutter
  * (cutter.ts) keeps the state.
  */
-import { redactSecrets } from '../../core/redact.js';
+import { clipOutsideMarkers, redactSecrets } from '../../core/redact.js';
 import type { SessionEventKind, ToolPhase } from './types.js';
 
 /** Caps that bound memory per node; the UI and digests never show more. */
@@ -40,8 +40,9 @@ export function collapse(text: string): string {
   return (UNCOLLAPSED.test(plain) ? plain.replace(/\s+/g, ' ') : plain).trim();
 }
 
+/** At most n characters, cut with `…`; never inside a `[redacted: <kind>]` marker. */
 export function cap(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+  return clipOutsideMarkers(text, n);
 }
 
 /**

@@ -12,6 +12,7 @@
 import { Box, Text, useApp, useInput } from 'ink';
 import { createElement as h, useEffect, useRef, useState, type ReactElement } from 'react';
 import type { ExplorationView, SessionView } from '../view.js';
+import { clipOutsideMarkers } from '../../core/redact.js';
 import { visible } from '../../lib/visible.js';
 
 export interface ObserverUiSource {
@@ -43,8 +44,7 @@ function line(props: Parameters<typeof Text>[0] & { key?: string }, text: string
 }
 
 function clip(text: string, n: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+  return clipOutsideMarkers(text.replace(/\s+/g, ' ').trim(), n);
 }
 
 function statusBar(view: SessionView): ReactElement {

@@ -3,6 +3,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { clipOutsideMarkers } from '../../core/redact.js';
 import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { ENTRY_TYPES, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
@@ -23,7 +24,7 @@ export function appendKnowledgeLog(wikiRoot: string, op: LogOp, target: string, 
 
 function cell(text: string): string {
   const t = text.replace(/\s+/g, ' ').trim();
-  return (t.length > 80 ? `${t.slice(0, 79)}…` : t).replace(/\|/g, '\\|');
+  return clipOutsideMarkers(t, 80).replace(/\|/g, '\\|');
 }
 
 /** Regenerates index.md: types ordered context, entity, summary, then by id. */

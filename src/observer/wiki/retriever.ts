@@ -19,6 +19,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isGenericProjectQuery } from './generic-query.js';
+import { clipOutsideMarkers } from '../../core/redact.js';
 import { listEntryFiles, listEntryFilesAsync, parseEntryFile, type WikiEntry, type WikiProblem } from '../../knowledge/format/wiki/entries.js';
 import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { classifyScope } from './scope.js';
@@ -37,7 +38,7 @@ function excerptOf(entry: WikiEntry): string {
   const text = (entry.summary || entry.body.replace(/^#.*$/gm, ''))
     .replace(/\s+/g, ' ')
     .trim();
-  return text.length > EXCERPT_CAP ? `${text.slice(0, EXCERPT_CAP - 1)}…` : text;
+  return clipOutsideMarkers(text, EXCERPT_CAP);
 }
 
 export interface InMemoryRetrieverOptions {

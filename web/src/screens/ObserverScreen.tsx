@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { clipOutsideMarkers } from '../../../src/core/redact.js';
 import { observer, type ExplorationView, type FlowGraph, type ObserverSessionResponse, type Proposal, type SessionSummary } from '../api/observer.js';
 import { useObserverFeed } from '../stores/observer.js';
 import { href } from '../stores/route.js';
@@ -90,7 +91,7 @@ function Flow({ flow }: { flow: FlowGraph }) {
         return (
           <g key={n.id} transform={`translate(${p.x},${p.y})`}>
             <rect width={W} height={H} rx={4} fill={n.id === flow.focusNodeId ? '#2b3a48' : '#222930'} stroke="#36404a" />
-            <text x={6} y={19} fill="#e8ecef" fontSize={11}>{n.label.length > 24 ? `${n.label.slice(0, 23)}…` : n.label}</text>
+            <text x={6} y={19} fill="#e8ecef" fontSize={11}>{clipOutsideMarkers(n.label, 24)}</text>
           </g>
         );
       })}

@@ -295,6 +295,21 @@ describe('ObserverScreen', () => {
     expect(await screen.findByText('No curation proposals waiting.')).toBeTruthy();
   });
 
+  it('cuts a long flow-graph label before a redaction marker, never inside it', async () => {
+    // A trial: a title cut inside the marker read `… [redacted: [devops]`.
+    const node = (id: string, label: string) => ({ id, explorationId: id, label, status: 'complete', metaBadges: { tools: 1, errors: 0, wiki: 'none' } });
+    serve({
+      '/api/observer/sessions': { sessions: [] },
+      '/api/observer/sessions/s1': {
+        sessionId: 's1', load: { status: 'hit' }, intent: null, tokens: { input: 0, output: 0 }, explorations: [],
+        flow: { nodes: [node('exp_1', 'Deploy the app, key [redacted: anthropic-key]'), node('exp_2', 'Deploy the app again with docker')], edges: [] },
+      },
+    });
+    render(<ObserverScreen id="s1" />);
+    const graph = await screen.findByRole('img', { name: 'Flow graph' });
+    expect([...graph.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['Deploy the app, key …', 'Deploy the app again wi…']);
+  });
+
   it('says the observer is not available on a daemon without its routes', async () => {
     serve({});
     render(<ObserverScreen />);
