@@ -164,10 +164,12 @@ describe('secrets in a transcript', () => {
     const s3 = open({
       sessionId: 's3',
       jsonlPath: transcript('s3'),
-      summarize: async (digest) => ({ explorationId: digest.explorationId, text: 'Deployed.', source: 'ai', status: 'ready', flowchart: { nodeId: digest.explorationId, nodeTitle: modelTitle, parentId: null, branchType: 'trunk', importance: 'high', dropFromChart: false, intentKey: 'devops' }, savedAt: now }),
+      summarize: async (digest) => ({ explorationId: digest.explorationId, text: 'Deployed.', source: 'ai', status: 'ready', flowchart: { nodeId: digest.explorationId, nodeTitle: modelTitle, parentId: null, branchType: 'trunk', importance: 'high', dropFromChart: false, intentKey: 'devops', titleDeltaNote: `key ${SECRETS.github}` }, savedAt: now }),
     });
     await s3.step();
     expect(s3.view().intent!.nodeTitle).toBe(`${modelTitle.slice(0, 70)} `);
+    // Its note is redacted too (it was kept as the model wrote it).
+    expect(s3.view().explorations[0]!.summary!.flowchart!.titleDeltaNote).toBe('key [redacted: github-token]');
     expect(leaksIn({ views: JSON.stringify([s1.view(), s3.view()]), ...wikiFiles() })).toEqual([]);
   });
 

@@ -124,6 +124,24 @@ describe('summaries through the agent provider', () => {
     expect(failed.view.explorations[0]!.summary).toMatchObject({ source: 'fallback', status: 'ready' });
     expect(failed.view.explorations[0]!.summary!.reason).toMatch(/^model_failed: overloaded/);
   });
+
+  it('redacts the titles an agent writes before cutting them, so no part of a key is kept, on the board or on disk', async () => {
+    // The node title is cut at 80 characters and the note at 40; cut first, `ghp_16C7e42F…` no longer
+    // looked like a token and was kept as it was (the note was not redacted at all).
+    const token = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+    const title = `${'Deploy with docker and check the logs, '.repeat(2).slice(0, 70)} ${token}`;
+    writeScript([
+      { match: { role: 'summarize', title: ':exp_1' }, actions: [summaryAnswer('devops', 'x', { flowchart: { node_title: title, intent_key: 'devops', title_delta: 'pivot', title_delta_note: `key ${token}` } })] },
+      { match: { role: 'summarize', title: ':exp_2' }, actions: [summaryAnswer('feature', 'Refresh endpoint')] },
+      { match: { role: 'curate' }, actions: [json({ action: 'skip', reason: 'nothing new' })] },
+    ]);
+    transcript();
+    const { view } = await once();
+    expect(view.explorations[0]!.summary!.flowchart).toMatchObject({ nodeTitle: `${title.slice(0, 70)} …`, titleDeltaNote: 'key [redacted: github-token]' });
+    const onDisk = readFileSync(join(wiki, 'sessions', SID, 'bundle.json'), 'utf8');
+    expect(onDisk).toContain('key [redacted: github-token]');
+    expect(onDisk).not.toContain(token.slice(0, 8));
+  });
 });
 
 describe('curation through the agent provider', () => {

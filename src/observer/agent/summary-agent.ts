@@ -8,7 +8,7 @@
  * deterministic summary with the reason kept.
  */
 import { z } from 'zod';
-import { clipOutsideMarkers as clip } from '../../core/redact.js';
+import { clipOutsideMarkers as clip, redactSecrets } from '../../core/redact.js';
 import type { FlowchartHint, SummaryItem, WikiPersistMeta } from '../bundle/types.js';
 import { INTENT_KEYS, normalizeIntentKey, normalizeTitleDelta } from '../curation/intent.js';
 import type { ExplorationDigest } from '../summary/digest.js';
@@ -76,14 +76,15 @@ export function summaryItemFromAnswer(a: SummaryAnswer, d: ExplorationDigest, no
   const delta = normalizeTitleDelta(f.title_delta && (TITLE_DELTAS as readonly string[]).includes(f.title_delta) ? f.title_delta : 'continue');
   const flowchart: FlowchartHint = {
     nodeId: d.explorationId,
-    nodeTitle: clip(f.node_title, 80),
+    // Redacted before the cut: a key cut short no longer looks like one, and would be kept.
+    nodeTitle: clip(redactSecrets(f.node_title), 80),
     parentId: f.parent_id ?? d.previousHint?.nodeId ?? null,
     branchType: f.branch_type ?? 'trunk',
     importance: f.importance ?? 'medium',
     dropFromChart: f.drop_from_chart ?? false,
     intentKey: normalizeIntentKey(f.intent_key),
     ...(delta ? { titleDelta: delta } : {}),
-    ...(f.title_delta_note ? { titleDeltaNote: clip(f.title_delta_note, 40) } : {}),
+    ...(f.title_delta_note ? { titleDeltaNote: clip(redactSecrets(f.title_delta_note), 40) } : {}),
   };
   const m = a.persist_meta;
   const slug = m.slug ? slugify(m.slug, 120) : '';

@@ -77,6 +77,7 @@ export function validateModelSummary(raw: unknown, digest: ExplorationDigest, no
     const f = r.flowchart;
     const delta = normalizeTitleDelta(f.titleDelta);
     const title = redactSecrets(f.nodeTitle);
+    const note = f.titleDeltaNote ? redactSecrets(f.titleDeltaNote) : '';
     flowchart = {
       nodeId: f.nodeId || digest.explorationId,
       nodeTitle: title.slice(0, cutOutsideMarkers(title, 80)),
@@ -86,7 +87,7 @@ export function validateModelSummary(raw: unknown, digest: ExplorationDigest, no
       dropFromChart: f.dropFromChart,
       intentKey: normalizeIntentKey(f.intentKey),
       ...(delta ? { titleDelta: delta } : {}),
-      ...(f.titleDeltaNote ? { titleDeltaNote: f.titleDeltaNote.slice(0, 40) } : {}),
+      ...(note ? { titleDeltaNote: note.slice(0, cutOutsideMarkers(note, 40)) } : {}),
     };
   }
   return {
