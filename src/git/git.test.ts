@@ -241,6 +241,28 @@ describe('mergeIntoMain', () => {
     expect(readFileSync(join(wt.path, 'notes.txt'), 'utf8')).toBe('scratch\n');
   });
 
+  it('names what it sets aside as the files are named: spaces, a newline, past ASCII, not UTF-8, a rename', async () => {
+    const wt = await ensureWorktree(spec('N'));
+    commit(wt.path, 'old name.txt', 'renamed\n');
+    // Read without -z, the names past ASCII or with a newline came C-quoted: `"\303\251t\303\251.txt"`, quotes included.
+    const names = ['with space.txt', 'new\nline.txt', 'été.txt', 'dir ü/日本.md'];
+    for (const name of names) {
+      mkdirSync(join(wt.path, name, '..'), { recursive: true });
+      writeFileSync(join(wt.path, name), `${name}\n`);
+    }
+    writeFileSync(Buffer.from([...Buffer.from(`${wt.path}/n`), 0xff, ...Buffer.from('.txt')]), 'not utf-8\n');
+    sh(wt.path, 'mv', 'old name.txt', 'new name.txt');
+    const aside = await setAsideLeftovers(wt.path, 'maestro: left by run r1');
+    // The rename by both its names; a name that is not UTF-8 as the review's diff shows it.
+    expect(aside.files.sort()).toEqual([...names, 'new name.txt', 'old name.txt', '"n\\377.txt"'].sort());
+    expect(sh(wt.path, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    for (const name of names) expect(existsSync(join(wt.path, name))).toBe(false);
+    expect(readFileSync(join(wt.path, 'old name.txt'), 'utf8')).toBe('renamed\n');
+    // Each is under the ref, by its name.
+    for (const name of names) expect(sh(wt.path, 'show', `${aside.ref}:${name}`)).toBe(name);
+    expect(sh(wt.path, 'show', `${aside.ref}:new name.txt`)).toBe('renamed');
+  });
+
   it('sets nothing aside, and does not fail, when only a submodule has files changed inside it', async () => {
     const lib = join(root, 'lib');
     mkdirSync(lib);

@@ -27,6 +27,19 @@ export function gitName(bytes: Buffer): GitName {
   return { key: bytes.toString('latin1'), shown: `"${shown}"`, bytes };
 }
 
+/** The names in `git status --porcelain=v1 -z`: each entry `XY name`, a rename or a copy followed by the name it had. */
+export function statusNames(stdout: string): string[] {
+  const fields = stdout.split('\0');
+  const names: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!;
+    if (!entry) continue;
+    names.push(entry.slice(3));
+    if (/[RC]/.test(entry.slice(0, 2)) && fields[i + 1]) names.push(fields[++i]!);
+  }
+  return names;
+}
+
 /** A path from a patch's ---/+++ or `diff --git` line, without its `a/` or `b/`. */
 export function sideName(text: string): GitName {
   // git ends a ---/+++ name holding a space with a tab (for patch(1)); a quoted name has none.
