@@ -3,7 +3,8 @@
  * the daemon's host), and the project knowledge every later brief quotes (specs, team specs, knowhow,
  * linked workspaces). Knowledge written into a worktree skips the knowledge review, so the person at
  * the gate is told before approving (the task detail's `steeringFiles`, api/routes/review.ts), and the merge names the files
- * after (`project.settings_files`).
+ * after (`project.settings_files`). Everywhere, a name that is not UTF-8 is shown as the diff shows it, git's quoting
+ * (`".maestro/hooks/a\377.sh"`, git/gitNames.ts shownName): with U+FFFD, two hooks could read as one.
  */
 export const STEERING_PATHS = ['.maestro', '.workflow/specs', '.workflow/collab/specs', '.workflow/knowhow', '.workflow/workspaces.json'];
 

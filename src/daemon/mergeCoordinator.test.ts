@@ -575,6 +575,25 @@ describe('merge trains', () => {
     const events = (await s.events.list({ taskId: a.id, type: 'project.settings_files' })).events;
     expect(events.map((e) => e.payload.files)).toEqual([steering]);
   });
+
+  it('a merge names steering files whose names are not UTF-8 apart, as the gate and the diff show them', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    git(repo, 'checkout', '-q', '-b', 'maestro/t-a');
+    mkdirSync(join(repo, '.maestro/hooks'), { recursive: true });
+    // Two names one byte apart, neither byte UTF-8: read as UTF-8, both were `.maestro/hooks/a\uFFFD.sh`.
+    for (const byte of [0xfe, 0xff]) writeFileSync(Buffer.from([...Buffer.from(`${repo}/.maestro/hooks/a`), byte, ...Buffer.from('.sh')]), 'x\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'work on maestro/t-a');
+    git(repo, 'checkout', '-q', 'main');
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    expect(d.errors).toEqual([]);
+    const events = (await s.events.list({ taskId: a.id, type: 'project.settings_files' })).events;
+    expect(events.map((e) => e.payload.files)).toEqual([['".maestro/hooks/a\\376.sh"', '".maestro/hooks/a\\377.sh"']]);
+  });
 });
 
 describe('a merge parked for a person', () => {

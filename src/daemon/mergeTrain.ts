@@ -19,6 +19,7 @@ import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
+import { shownName } from '../git/gitNames.js';
 import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
 
@@ -131,8 +132,10 @@ async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<
   const merged = outcomes.filter((o) => o.kind === 'merged');
   if (!merged.length) return;
   // -z, as the gate reads them (api/routes/review.ts steeringOf): without it git quotes a name past ASCII or with a
-  // control character ("sp\303\251c.md"), which isSteering never matched, and the file went unreported.
-  const names = async (from: string, to: string) => (await git(repo, ['diff', '--name-only', '-z', from, to, '--', ...STEERING_PATHSPECS])).stdout.split('\0').filter((f) => f && isSteering(f));
+  // control character ("sp\303\251c.md"), which isSteering never matched, and the file went unreported. As bytes, as the
+  // gate shows them too: a name that is not UTF-8 is not told with U+FFFD (git/gitNames.ts shownName).
+  const names = async (from: string, to: string) =>
+    (await git(repo, ['diff', '--name-only', '-z', from, to, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' })).stdout.split('\0').filter((f) => f && isSteering(f)).map(shownName);
   if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
   for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
 }

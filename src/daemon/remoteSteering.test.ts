@@ -157,12 +157,23 @@ describe('changes to what steers later runs that no Maestro merge made', () => {
       const second = commit(teammate, Object.fromEntries(mixed.map((f) => [f, 'x\n'])), subject, TEAMMATE);
       git(teammate, 'push', '-q', 'origin', 'main');
       await repos.prepare(project);
+      // Two names one byte apart, neither byte UTF-8 (read as UTF-8, both were `.maestro/hooks/a\uFFFD.sh`), by an author and with a subject past ASCII.
+      mkdirSync(join(teammate, '.maestro/hooks'), { recursive: true });
+      for (const byte of [0xfe, 0xff]) writeFileSync(Buffer.from([...Buffer.from(`${teammate}/.maestro/hooks/a`), byte, ...Buffer.from('.sh')]), 'x\n');
+      git(teammate, 'add', '-A');
+      git(teammate, 'commit', '-q', '--author=Zoë Mate <zoe@example.com>', '-m', 'Zwei Hooks für später');
+      const third = git(teammate, 'rev-parse', 'HEAD');
+      git(teammate, 'push', '-q', 'origin', 'main');
+      await repos.prepare(project);
       const events = (await store.events.list({ type: 'project.settings_files' })).events;
       expect(errors).toEqual([]);
       expect(events.map((e) => ({ sha: e.payload.sha, subject: e.payload.subject, files: e.payload.files }))).toEqual([
         { sha: first, subject: 'Odd names', files: odd },
         { sha: second, subject, files: mixed },
+        // As the gate and the diff show them.
+        { sha: third, subject: 'Zwei Hooks für später', files: ['".maestro/hooks/a\\376.sh"', '".maestro/hooks/a\\377.sh"'] },
       ]);
+      expect(events[2]!.payload.who).toBe('Zoë Mate <zoe@example.com>');
     } finally {
       await store.close();
     }

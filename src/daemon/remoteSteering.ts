@@ -17,6 +17,7 @@ import { coerceError } from '../core/errors.js';
 import { isSteering, STEERING_PATHSPECS } from '../core/steering.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
+import { shownName } from '../git/gitNames.js';
 import { tipsOf } from '../git/merge.js';
 import type { Store } from '../store/store.js';
 
@@ -51,7 +52,8 @@ export async function foreignSteeringChanges(
   merges: (shas: string[]) => Promise<Map<string, string | null>>,
 ): Promise<ForeignChange[]> {
   const range = `${move.from}..${move.to}`;
-  const log = await git(clone, ['log', '-z', '--first-parent', '--no-renames', '--format=%x00%H%x00%an <%ae>%x00%s', '--name-only', range, '--', ...STEERING_PATHSPECS]);
+  // As bytes: names shown as the gate shows them (parseLog).
+  const log = await git(clone, ['log', '-z', '--first-parent', '--no-renames', '--format=%x00%H%x00%an <%ae>%x00%s', '--name-only', range, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' });
   const touched = parseLog(log.stdout);
   if (!touched.length) return [];
   const chain = (await git(clone, ['rev-list', '--first-parent', range])).stdout.split('\n').filter(Boolean);
@@ -69,21 +71,26 @@ export async function foreignSteeringChanges(
   return touched.filter((c) => !maestros.has(c.sha));
 }
 
+/** Text git printed, read as bytes one char each (latin1), as UTF-8. */
+const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8');
+
 /**
  * `git log -z` with the format above: per commit "\0sha\0author\0subject\0", then "\n" and its names, each ending in
  * "\0". NUL is the one byte no name, author or subject holds, so the fields are read by position. Before, names came
  * C-quoted (`".workflow/specs/\303\274n\303\257.md"`, which isSteering never matched) and records were split at \x1e,
  * which a subject may hold (git keeps it): the rest of that commit, its files with it, read as no commit.
+ * The text is git's bytes one char each (latin1): the author and subject are read as UTF-8, the names as the gate
+ * shows them (git/gitNames.ts shownName), so a name that is not UTF-8 is not told with U+FFFD.
  */
 function parseLog(text: string): ForeignChange[] {
   const parts = text.split('\0');
   const out: ForeignChange[] = [];
   for (let i = 0; i + 3 < parts.length; ) {
-    const [sha, author, subject] = [parts[i + 1]!, parts[i + 2]!, parts[i + 3]!];
+    const [sha, author, subject] = [parts[i + 1]!, utf8(parts[i + 2]!), utf8(parts[i + 3]!)];
     // A commit's names run to the next commit's leading "\0" (an empty part: no name is empty).
     let next = i + 4;
     while (next < parts.length && parts[next] !== '') next++;
-    const files = parts.slice(i + 4, next).map((n) => n.replace(/^\n/, '')).filter(isSteering);
+    const files = parts.slice(i + 4, next).map((n) => n.replace(/^\n/, '')).filter(isSteering).map(shownName);
     if (files.length) out.push({ sha, author, subject, files });
     i = next;
   }

@@ -27,6 +27,12 @@ export function gitName(bytes: Buffer): GitName {
   return { key: bytes.toString('latin1'), shown: `"${shown}"`, bytes };
 }
 
+/**
+ * A name from a `-z` listing git was asked to print as bytes (`encoding: 'latin1'`, one char each), as a person reads
+ * it: gitName's `shown`. Read as UTF-8 instead, every byte that is not UTF-8 became U+FFFD, and two names looked one.
+ */
+export const shownName = (key: string): string => gitName(Buffer.from(key, 'latin1')).shown;
+
 /** The names in `git status --porcelain=v1 -z`: each entry `XY name`, a rename or a copy followed by the name it had. */
 export function statusNames(stdout: string): string[] {
   const fields = stdout.split('\0');

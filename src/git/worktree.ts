@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { assertRepository, git, removeTree, revParse } from './git.js';
 import { tipsOf } from './merge.js';
-import { gitName, statusNames } from './gitNames.js';
+import { shownName, statusNames } from './gitNames.js';
 import { adminWhole, gitdirPointer, namesBack, registeredAt } from './onDisk.js';
 
 export interface WorktreeSpec {
@@ -275,9 +275,9 @@ export async function setAsideLeftovers(worktree: string, note: string): Promise
   await clearDeadIndexLock(worktree);
   // -z: each name as it is. Without it git C-quoted a name past ASCII or with a control character, and the run's
   // set-aside phase named `"\303\251t\303\251.txt"` (quotes included). As bytes (latin1), so that a name that is not
-  // UTF-8 is shown as the review's diff shows it (gitNames.ts), not with U+FFFD.
+  // UTF-8 is shown as the review's diff shows it (gitNames.ts shownName), not with U+FFFD.
   const { stdout } = await git(worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], { encoding: 'latin1' });
-  const files = statusNames(stdout).map((key) => gitName(Buffer.from(key, 'latin1')).shown);
+  const files = statusNames(stdout).map(shownName);
   if (!files.length) return { files, ref: null };
   // Staged as they are: untracked files, and unmerged paths (markers or a half-made resolution).
   await git(worktree, ['add', '-A']);

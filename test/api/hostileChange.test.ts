@@ -48,6 +48,19 @@ describe('review API, hostile change', () => {
     expect((await call('GET', `/api/tasks/${id}`)).body.steeringFiles).toEqual(['.workflow']);
   });
 
+  it('names steering files whose names are not UTF-8 apart before the approval, as the diff beside them does', async () => {
+    const id = await taskWith(() => {
+      mkdirSync(join(repo, '.maestro/hooks'), { recursive: true });
+      // Two hooks one byte apart, neither byte UTF-8: read as UTF-8, both were `.maestro/hooks/a\uFFFD.sh`.
+      for (const byte of [0xfe, 0xff]) writeFileSync(Buffer.from([...Buffer.from(`${repo}/.maestro/hooks/a`), byte, ...Buffer.from('.sh')]), 'x\n');
+      mkdirSync(join(repo, '.workflow/specs'), { recursive: true });
+      writeFileSync(join(repo, '.workflow/specs/ünï.md'), 'x\n');
+    });
+    const shown = ['".maestro/hooks/a\\376.sh"', '".maestro/hooks/a\\377.sh"', '.workflow/specs/ünï.md'];
+    expect((await call('GET', `/api/tasks/${id}`)).body.steeringFiles).toEqual(shown);
+    expect((await call('GET', `/api/tasks/${id}/diff`)).body.files.map((f: { path: string }) => f.path)).toEqual(shown);
+  });
+
   it('lists each oddly named file with its own lines, loads each by its name, and shows a link as its target', async () => {
     const names = ['new\nline.txt', 'tab\there.txt', 'dq"uote.txt', 'back\\slash.txt', '-p', 'a -> b.txt', 'b/x', 'x b/y', `${'d'.repeat(200)}/${'f'.repeat(200)}`, ':(glob)*'];
     const id = await taskWith(() => {

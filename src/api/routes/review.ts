@@ -11,6 +11,7 @@ import { reviewedHead, staleReview } from '../../core/reviewed.js';
 import { isSteering, STEERING_PATHSPECS } from '../../core/steering.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
+import { shownName } from '../../git/gitNames.js';
 import { readPatch } from '../../git/patch.js';
 import type { LineComment } from '../../store/ops/gates.js';
 import type { Store } from '../../store/store.js';
@@ -65,8 +66,9 @@ export async function steeringOf(ctx: ReviewContext, task: Task): Promise<string
   try {
     const project = await projectRepo(ctx, task);
     const range = await diffRange(ctx.store, project, task);
-    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHSPECS]);
-    return stdout.split('\0').filter((file) => file && isSteering(file));
+    // As bytes: a name that is not UTF-8 is shown as the diff beside it shows it (git/gitNames.ts shownName).
+    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' });
+    return stdout.split('\0').filter((file) => file && isSteering(file)).map(shownName);
   } catch {
     return [];
   }
