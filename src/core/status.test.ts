@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MaestroError } from './errors.js';
-import { TASK_STATUSES, TRANSITIONS, assertTransition, canTransition, statusAfterApproval, transitionPatch, type TaskStatus } from './status.js';
+import { EDITABLE_STATUSES, TASK_STATUSES, TRANSITIONS, assertTransition, canTransition, statusAfterApproval, transitionPatch, type TaskStatus } from './status.js';
 
 const legalPairs: [TaskStatus, TaskStatus][] = [];
 const illegalPairs: [TaskStatus, TaskStatus][] = [];
@@ -42,6 +42,10 @@ describe('task status machine', () => {
     expect(TRANSITIONS.done).toEqual([]);
     expect(TRANSITIONS.superseded).toEqual([]);
     for (const s of TASK_STATUSES) expect(canTransition(s, s)).toBe(false);
+  });
+
+  it('a person edits a task at rest: waiting, at a gate, parked or cancelled; not in flight, not once final', () => {
+    expect(EDITABLE_STATUSES).toEqual(['ready', 'plan_review', 'spec_review', 'waiting_children', 'exec_review', 'needs_attention', 'cancelled']);
   });
 
   it('moves an approved gate to its next status', () => {

@@ -72,6 +72,14 @@ export const FINISHED_STATUSES: readonly TaskStatus[] = ['done', 'cancelled', 's
 /** Statuses in which a run may be in flight: the task is read-only to people. */
 export const IN_FLIGHT_STATUSES: readonly TaskStatus[] = ['queued', 'planning', 'executing', 'awaiting_input', 'reviewing', 'merging'];
 
+/**
+ * Statuses in which a person may edit a task's fields (PATCH /api/tasks/:id, `maestro task edit`, the board's Edit):
+ * neither while a run is in flight nor once it is final. The one rule the store enforces and the board offers Edit
+ * by; some fields have rules of their own in some of these (the plan, a dependency added to started work:
+ * store/ops/editTask.ts), which the daemon says when it refuses.
+ */
+export const EDITABLE_STATUSES: readonly TaskStatus[] = TASK_STATUSES.filter((s) => !IN_FLIGHT_STATUSES.includes(s) && !TERMINAL_STATUSES.includes(s));
+
 /** Statuses whose task its last error still explains (parked, or waiting for or running its retry); past a gate or done it is history. */
 export const LAST_ERROR_STATUSES: readonly TaskStatus[] = ['needs_attention', 'ready', 'queued', 'planning', 'executing', 'cancelled'];
 

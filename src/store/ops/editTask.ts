@@ -1,12 +1,13 @@
 /**
- * Editing a task's fields. Refused with TASK_BUSY while a run is in flight (the
- * task is read-only then), and with DEPENDENCY_CYCLE when new dependencies
- * would close a cycle, naming it.
+ * Editing a task's fields, in the statuses core/status.ts names EDITABLE_STATUSES
+ * (the rule the board offers Edit by). Refused with TASK_BUSY while a run is in
+ * flight (the task is read-only then), with ILLEGAL_TRANSITION once it is final,
+ * and with DEPENDENCY_CYCLE when new dependencies would close a cycle, naming it.
  */
 import { assertAcyclic } from '../../core/dag.js';
 import { MaestroError } from '../../core/errors.js';
 import { parseInput, taskEditSchema, type TaskEdit } from '../../core/schemas.js';
-import { IN_FLIGHT_STATUSES, TERMINAL_STATUSES } from '../../core/status.js';
+import { EDITABLE_STATUSES, IN_FLIGHT_STATUSES } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { checkDeps } from './createTask.js';
@@ -62,15 +63,19 @@ function assertPlanEditable(task: Task): void {
   throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}: its plan cannot be edited, as ${what}. Nothing was changed.`, { details: { taskId: task.id, status: task.status, field: 'plan' } });
 }
 
+/** Why a task outside EDITABLE_STATUSES is refused: a run in flight (until it ends), or a final status (for good). */
+function notEditable(task: Task): MaestroError {
+  const details = { taskId: task.id, status: task.status };
+  if (IN_FLIGHT_STATUSES.includes(task.status)) {
+    return new MaestroError('TASK_BUSY', `Task ${task.id} is ${task.status}: a run is in flight and the task is read-only until it ends.`, { details });
+  }
+  return new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status} and can no longer be edited.`, { details });
+}
+
 export async function editTask(db: Queryable, id: string, edit: TaskEdit, now: number): Promise<Task> {
   const valid = parseInput(taskEditSchema, edit, 'task edit');
   const task = await getTask(db, id);
-  if (IN_FLIGHT_STATUSES.includes(task.status)) {
-    throw new MaestroError('TASK_BUSY', `Task ${id} is ${task.status}: a run is in flight and the task is read-only until it ends.`, { details: { taskId: id, status: task.status } });
-  }
-  if (TERMINAL_STATUSES.includes(task.status)) {
-    throw new MaestroError('ILLEGAL_TRANSITION', `Task ${id} is ${task.status} and can no longer be edited.`, { details: { taskId: id, status: task.status } });
-  }
+  if (!EDITABLE_STATUSES.includes(task.status)) throw notEditable(task);
   if (valid.plan !== undefined) assertPlanEditable(task);
   if (valid.deps) {
     const statuses = await checkDeps(db, task.projectId, valid.deps, id);
