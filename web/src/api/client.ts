@@ -27,6 +27,7 @@ import type {
   RunMessageResponse,
   TaskBoardList,
   TaskDetail,
+  TaskEdit,
   TaskInput,
   TaskResponse,
   TraceChain,
@@ -129,6 +130,8 @@ export const api = {
   tasks: (projectId: string, limit = 5000) => request<TaskBoardList>('GET', `/api/tasks${q({ projectId, limit, view: 'board' })}`),
   task: (id: string) => request<TaskDetail>('GET', `/api/tasks/${enc(id)}`),
   createTask: (input: TaskInput) => request<TaskResponse>('POST', '/api/tasks', input),
+  /** Only the fields given change; refused while a run is in flight (TASK_BUSY) or once the task is final. */
+  editTask: (id: string, edit: TaskEdit) => request<TaskResponse>('PATCH', `/api/tasks/${enc(id)}`, edit),
   /** `commit`: at exec_review, the head of the diff the person looked at (refused with STALE_REVIEW when another waits now). */
   approve: (id: string, gate: Gate, reason?: string, commit?: string) =>
     request<TaskResponse>('POST', `/api/tasks/${enc(id)}/approve`, { gate, ...(reason ? { reason } : {}), ...(commit ? { commit } : {}), who: 'web' } satisfies GateBody),

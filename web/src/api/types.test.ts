@@ -28,6 +28,7 @@ describe('the web client types', () => {
     expectTypeOf<Answer<typeof api.projects>>().toEqualTypeOf<z.output<typeof wire.projectListResponse>>();
     expectTypeOf<Answer<typeof api.tasks>>().toEqualTypeOf<z.output<typeof wire.taskBoardListResponse>>();
     expectTypeOf<Answer<typeof api.createTask>>().toEqualTypeOf<z.output<typeof wire.taskResponse>>();
+    expectTypeOf<Answer<typeof api.editTask>>().toEqualTypeOf<z.output<typeof wire.taskResponse>>();
     expectTypeOf<Answer<typeof api.reject>>().toEqualTypeOf<z.output<typeof wire.rejectResponse>>();
     expectTypeOf<Answer<typeof api.reply>>().toEqualTypeOf<z.output<typeof wire.runMessageResponse>>();
     expectTypeOf<Answer<typeof api.runs>>().toEqualTypeOf<z.output<typeof wire.runListResponse>>();

@@ -31,6 +31,12 @@ export const en = {
   runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict' },
   runStatus: { running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
   actions: { cancel: 'Cancel task', cancelConfirm: 'Cancel this task? Its work stops, and its unfinished subtasks are cancelled with it.', confirmCancel: 'Yes, cancel it', keep: 'Keep it', cancelled: 'Cancelled.', cancelledWith_one: 'Cancelled, with {{count}} unfinished subtask: {{titles}}.', cancelledWith_other: 'Cancelled, with {{count}} unfinished subtasks: {{titles}}.', retry: 'Retry', retried: 'Retried: it is now {{status}}.' },
+  edit: {
+    edit: 'Edit', heading: 'Edit the task', save: 'Save', cancel: 'Cancel', saved: 'Saved: {{fields}}.', unchanged: 'Nothing changed yet.',
+    noLonger: 'It is {{status}} now, which takes no edit (not while a run is in flight, not once it is finished). What you typed stays here until you cancel.',
+    notSet: 'not set', hiddenTitle: 'The title holds characters drawn as nothing or that reorder the text; the board shows it as: {{title}}', ownedFilesHelp: 'One repository path a line, such as src/greet.ts.',
+    addDep: 'Add a dependency', pickDep: 'Pick a task…', add: 'Add', remove: 'Remove', removeDep: 'Remove the dependency on {{title}}', noDeps: 'It waits for no task.',
+  },
   detail: {
     stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
     waitingForSlot: 'It waits for a place: the daemon takes at most {{limit}} tasks of this project at a time, and these hold them: {{tasks}}. A task waiting for your answer keeps its place until you reply.',

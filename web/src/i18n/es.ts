@@ -21,6 +21,12 @@ export const es: Dictionary = {
   runKind: { plan: 'plan', execute: 'ejecución', review: 'revisión', conflict: 'conflicto' },
   runStatus: { running: 'en curso', succeeded: 'correcta', failed: 'fallida', cancelled: 'cancelada' },
   actions: { cancel: 'Cancelar la tarea', cancelConfirm: '¿Cancelar esta tarea? Su trabajo se detiene y sus subtareas sin terminar se cancelan con ella.', confirmCancel: 'Sí, cancelarla', keep: 'Conservarla', cancelled: 'Cancelada.', cancelledWith_one: 'Cancelada, con {{count}} subtarea sin terminar: {{titles}}.', cancelledWith_other: 'Cancelada, con {{count}} subtareas sin terminar: {{titles}}.', retry: 'Reintentar', retried: 'Reintentada: ahora está {{status}}.' },
+  edit: {
+    edit: 'Editar', heading: 'Editar la tarea', save: 'Guardar', cancel: 'Cancelar', saved: 'Guardado: {{fields}}.', unchanged: 'Aún no has cambiado nada.',
+    noLonger: 'Ahora está en «{{status}}», un estado que no admite cambios (ni con una ejecución en curso ni una vez terminada). Lo que escribiste se queda aquí hasta que canceles.',
+    notSet: 'sin definir', hiddenTitle: 'El título contiene caracteres que no se ven o que reordenan el texto; el tablero lo muestra así: {{title}}', ownedFilesHelp: 'Una ruta del repositorio por línea, como src/greet.ts.',
+    addDep: 'Añadir una dependencia', pickDep: 'Elige una tarea…', add: 'Añadir', remove: 'Quitar', removeDep: 'Quitar la dependencia de {{title}}', noDeps: 'No espera a ninguna tarea.',
+  },
   detail: { stuckOn: 'No puede empezar: depende de {{deps}}. Reintenta esa tarea o quítala de las dependencias de esta.', waitingForSlot: 'Espera un hueco: el daemon toma como mucho {{limit}} tareas de este proyecto a la vez, y estas los ocupan: {{tasks}}. Una tarea que espera tu respuesta conserva su hueco hasta que respondas.', label: 'Detalle de la tarea', close: 'Cerrar la tarea', gone: 'Esta tarea ya no existe', loadFailed: 'No se pudo cargar la tarea', fields: 'Campos', graph: 'Dependencias', graphLabel: 'Grafo de dependencias de {{count}} tareas', plan: 'Plan', spec: 'Especificación', subtasks: 'Subtareas', proposed: 'Subtareas propuestas', rawPlan: 'El plan tal como se escribió' },
   field: {
     status: 'Estado', id: 'Id', priority: 'Prioridad', complexity: 'Complejidad', type: 'Tipo', scope: 'Alcance', version: 'Versión', attempt: 'Intento',

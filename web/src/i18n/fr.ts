@@ -21,6 +21,12 @@ export const fr: Dictionary = {
   runKind: { plan: 'plan', execute: 'exécution', review: 'relecture', conflict: 'conflit' },
   runStatus: { running: 'en cours', succeeded: 'réussie', failed: 'échouée', cancelled: 'annulée' },
   actions: { cancel: 'Annuler la tâche', cancelConfirm: 'Annuler cette tâche ? Son travail s’arrête, et ses sous-tâches non terminées sont annulées avec elle.', confirmCancel: 'Oui, l’annuler', keep: 'La garder', cancelled: 'Annulée.', cancelledWith_one: 'Annulée, avec {{count}} sous-tâche non terminée : {{titles}}.', cancelledWith_other: 'Annulée, avec {{count}} sous-tâches non terminées : {{titles}}.', retry: 'Relancer', retried: 'Relancée : elle est maintenant {{status}}.' },
+  edit: {
+    edit: 'Modifier', heading: 'Modifier la tâche', save: 'Enregistrer', cancel: 'Annuler', saved: 'Enregistré : {{fields}}.', unchanged: 'Rien n’a encore changé.',
+    noLonger: 'Elle est maintenant « {{status}} », un état qui n’admet aucune modification (ni pendant une exécution, ni une fois terminée). Ce que vous avez saisi reste ici jusqu’à ce que vous annuliez.',
+    notSet: 'non défini', hiddenTitle: 'Le titre contient des caractères invisibles ou qui réordonnent le texte ; le tableau l’affiche ainsi : {{title}}', ownedFilesHelp: 'Un chemin du dépôt par ligne, par exemple src/greet.ts.',
+    addDep: 'Ajouter une dépendance', pickDep: 'Choisir une tâche…', add: 'Ajouter', remove: 'Retirer', removeDep: 'Retirer la dépendance à {{title}}', noDeps: 'Elle n’attend aucune tâche.',
+  },
   detail: { stuckOn: 'Elle ne peut pas démarrer : elle dépend de {{deps}}. Relancez cette tâche, ou retirez-la des dépendances de celle-ci.', waitingForSlot: 'Elle attend une place : le démon prend au plus {{limit}} tâches de ce projet à la fois, et celles-ci les occupent : {{tasks}}. Une tâche qui attend votre réponse garde sa place jusqu’à ce que vous répondiez.', label: 'Détail de la tâche', close: 'Fermer la tâche', gone: 'Cette tâche n’existe plus', loadFailed: 'Impossible de charger la tâche', fields: 'Champs', graph: 'Dépendances', graphLabel: 'Graphe des dépendances de {{count}} tâches', plan: 'Plan', spec: 'Spécification', subtasks: 'Sous-tâches', proposed: 'Sous-tâches proposées', rawPlan: 'Le plan tel qu’écrit' },
   field: {
     status: 'Statut', id: 'Id', priority: 'Priorité', complexity: 'Complexité', type: 'Type', scope: 'Portée', version: 'Version', attempt: 'Tentative',

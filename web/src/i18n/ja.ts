@@ -21,6 +21,12 @@ export const ja: Dictionary = {
   runKind: { plan: '計画', execute: '実行', review: 'レビュー', conflict: '競合解決' },
   runStatus: { running: '実行中', succeeded: '成功', failed: '失敗', cancelled: 'キャンセル済み' },
   actions: { cancel: 'タスクを取り消す', cancelConfirm: 'このタスクを取り消しますか？作業は止まり、未完了のサブタスクも一緒に取り消されます。', confirmCancel: 'はい、取り消す', keep: '残す', cancelled: '取り消しました。', cancelledWith_one: '取り消しました（未完了のサブタスク {{count}} 件も: {{titles}}）。', cancelledWith_other: '取り消しました（未完了のサブタスク {{count}} 件も: {{titles}}）。', retry: '再試行', retried: '再試行しました: 現在 {{status}} です。' },
+  edit: {
+    edit: '編集', heading: 'タスクを編集', save: '保存', cancel: 'キャンセル', saved: '保存しました：{{fields}}。', unchanged: 'まだ何も変更していません。',
+    noLonger: 'このタスクは現在「{{status}}」で、編集できません（実行中や終了後は編集できません）。入力した内容はキャンセルするまでここに残ります。',
+    notSet: '未設定', hiddenTitle: 'タイトルに見えない文字や文字の並びを変える文字が含まれています。ボードでの表示：{{title}}', ownedFilesHelp: '1 行に 1 つ、リポジトリ内のパス（例：src/greet.ts）。',
+    addDep: '依存関係を追加', pickDep: 'タスクを選択…', add: '追加', remove: '削除', removeDep: '{{title}} への依存を削除', noDeps: 'どのタスクも待っていません。',
+  },
   detail: { stuckOn: '開始できません：{{deps}} に依存しています。そのタスクを再試行するか、このタスクの依存関係から外してください。', waitingForSlot: '空きを待っています：デーモンはこのプロジェクトのタスクを同時に最大 {{limit}} 件まで受け持ち、次のタスクが埋めています：{{tasks}}。回答を待つタスクは、あなたが返答するまで枠を保持します。', label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
   field: {
     status: '状態', id: 'ID', priority: '優先度', complexity: '複雑さ', type: '種類', scope: '範囲', version: 'バージョン', attempt: '試行',

@@ -21,6 +21,12 @@ export const zh: Dictionary = {
   runKind: { plan: '规划', execute: '执行', review: '评审', conflict: '冲突解决' },
   runStatus: { running: '运行中', succeeded: '成功', failed: '失败', cancelled: '已取消' },
   actions: { cancel: '取消任务', cancelConfirm: '取消此任务？其工作将停止，未完成的子任务也会一并取消。', confirmCancel: '是，取消', keep: '保留', cancelled: '已取消。', cancelledWith_one: '已取消，连同 {{count}} 个未完成的子任务：{{titles}}。', cancelledWith_other: '已取消，连同 {{count}} 个未完成的子任务：{{titles}}。', retry: '重试', retried: '已重试：现在是 {{status}}。' },
+  edit: {
+    edit: '编辑', heading: '编辑任务', save: '保存', cancel: '取消', saved: '已保存：{{fields}}。', unchanged: '尚未做任何更改。',
+    noLonger: '任务现在是“{{status}}”，此状态不能编辑（运行进行中或已结束时都不能）。你输入的内容会留在这里，直到你取消。',
+    notSet: '未设置', hiddenTitle: '标题含有不可见或会改变文字顺序的字符；看板将其显示为：{{title}}', ownedFilesHelp: '每行一个仓库内的路径，例如 src/greet.ts。',
+    addDep: '添加依赖', pickDep: '选择任务…', add: '添加', remove: '移除', removeDep: '移除对 {{title}} 的依赖', noDeps: '它不等待任何任务。',
+  },
   detail: { stuckOn: '无法开始：它依赖于 {{deps}}。请重试那个任务，或将其从本任务的依赖中移除。', waitingForSlot: '正在等待空位：守护进程同一时间最多承接本项目的 {{limit}} 个任务，目前由这些任务占用：{{tasks}}。等待你回答的任务会一直占用其位置，直到你回复。', label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
   field: {
     status: '状态', id: '编号', priority: '优先级', complexity: '复杂度', type: '类型', scope: '范围', version: '版本', attempt: '尝试次数',
