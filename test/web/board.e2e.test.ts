@@ -86,6 +86,68 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     }
   }, budget(180_000));
 
+  it('edits a task in its detail: a refusal is said and changes nothing, then the new title and priority show in the detail and on the card', async () => {
+    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    try {
+      await editInTheBoard();
+    } finally {
+      await daemon?.stop({ graceMs: 2000 });
+      daemon = null;
+    }
+  }, budget(180_000));
+
+  /**
+   * The demo's task waits at plan review (editable there). A task that waits for it, added as its dependency, is
+   * refused by the daemon (work already started takes only a dependency that is done): said under the form, which
+   * keeps what was typed. Without it, the title and priority are saved.
+   */
+  async function editInTheBoard() {
+    const d = daemon!;
+    const [project] = await d.store.projects.list();
+    const [task] = await d.store.tasks.list({ projectId: project!.id, parentId: null });
+    await until(d.bus, async () => (await d.store.tasks.get(task!.id)).status === 'plan_review', 'the demo task at plan review', 60_000);
+    const later = await d.store.tasks.create({ projectId: project!.id, title: 'Say goodbye', deps: [task!.id] });
+
+    await page.goto(`${d.boardUrl}#/task/${task!.id}`);
+    await page.getByTestId('detail-title').getByText(task!.title).waitFor();
+    const card = page.locator(`[data-card="${task!.id}"]`);
+    await card.getByText('P0', { exact: true }).waitFor();
+    await page.locator(`[data-card="${later.id}"]`).waitFor();
+
+    // From the keyboard: Edit opens the form on the title; Escape leaves the form, not the task; Enter opens it again.
+    const edit = page.getByRole('button', { name: 'Edit', exact: true });
+    await edit.focus();
+    await page.keyboard.press('Enter');
+    const title = page.getByLabel('Title', { exact: true });
+    await page.waitForFunction(`document.activeElement?.id === 'edit-title'`);
+    await page.keyboard.press('Escape');
+    await title.waitFor({ state: 'detached' });
+    await page.getByTestId('detail-title').getByText(task!.title).waitFor();
+    await page.waitForFunction(`document.activeElement?.textContent === 'Edit'`);
+    await page.keyboard.press('Enter');
+
+    await title.fill('Greet by name, politely');
+    await page.getByLabel('Priority', { exact: true }).selectOption('2');
+    await page.getByLabel('Add a dependency').selectOption(later.id);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await shot('14-task-edit');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByTestId('edit-refused').getByText(`its work started without ${later.id}, which is ready`, { exact: false }).waitFor();
+    expect(await d.store.tasks.get(task!.id)).toMatchObject({ title: task!.title, priority: 0, deps: [] });
+    expect(await title.inputValue()).toBe('Greet by name, politely');
+
+    await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved: Title, Priority.').waitFor();
+    await page.getByTestId('detail-title').getByText('Greet by name, politely').waitFor();
+    expect(await page.getByTestId('field.priority').textContent()).toBe('P2');
+    await card.getByText('Greet by name, politely').waitFor();
+    await card.getByText('P2', { exact: true }).waitFor();
+    expect(await d.store.tasks.get(task!.id)).toMatchObject({ title: 'Greet by name, politely', priority: 2, deps: [] });
+    await shot('15-task-edited');
+    expect(policyRefusals).toEqual([]);
+  }
+
   async function knowledgeAndObserver() {
     const d = daemon!;
     const [project] = await d.store.projects.list();
