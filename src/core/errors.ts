@@ -45,6 +45,8 @@ export const ERROR_CATALOGUE = {
   /** An approval named a commit that is no longer the one waiting at exec_review (reviewed again since): nothing was approved. */
   STALE_REVIEW: 409,
   DIRTY_MAIN: 409,
+  /** A checkout's index.lock exists (a git process at work there, or one that crashed): git can merge nothing into it. */
+  REPO_LOCKED: 409,
   MERGE_CONFLICT: 409,
   NOT_FAST_FORWARD: 409,
   DIVERGENCE_TOO_HIGH: 409,

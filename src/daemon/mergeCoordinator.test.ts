@@ -596,6 +596,79 @@ describe('merge trains', () => {
   });
 });
 
+describe('a locked checkout (an index.lock left by a git running or crashed there)', () => {
+  /** What each task needs attention for, as `task show` says it. */
+  const lockedMessage = (repo: string, task: Task, unchanged: string) =>
+    `the main checkout ${repo} is locked: ${join(repo, '.git', 'index.lock')} exists (a git process is running there, or one that crashed left it), so git cannot write its index${unchanged}: make sure no git process is running in ${repo}, then remove ${join(repo, '.git', 'index.lock')}, then run \`maestro task retry ${task.id}\` to merge it`;
+
+  it('found before merging parks the tasks for the person, naming the lock file, with no conflict run; a retry once it is gone merges', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repo, 'maestro/t-b', { 'README.md': '# own, by b\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    writeFileSync(join(repo, '.git', 'index.lock'), '');
+    const main = git(repo, 'rev-parse', 'main');
+    const conflictRuns: Array<{ task: string; locks: number }> = [];
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { conflictRuns });
+    await d.merges.tick();
+    for (const t of [a, b]) expect(await s.tasks.get(t.id)).toMatchObject({ status: 'needs_attention', lastRunError: lockedMessage(repo, t, '') });
+    expect(conflictRuns).toEqual([]);
+    expect((await s.events.list({ projectId: project.id, type: 'merge.conflict' })).events).toEqual([]);
+    expect(git(repo, 'rev-parse', 'main')).toBe(main);
+
+    rmSync(join(repo, '.git', 'index.lock'));
+    for (const t of [a, b]) expect((await s.tasks.retry(t.id, 'needs_attention')).status).toBe('merging');
+    await d.merges.tick();
+    for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('done');
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('# own, by b\n');
+    expect(d.errors).toEqual([]);
+  });
+
+  it('taken during a train (after the checkout was checked) ends it at that car, said as a lock, not a conflict, and leaves no merge under way', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repo, 'maestro/t-b', { 'b.txt': 'b\n' });
+    // main moves: a's merge is a merge commit, whose git leaves MERGE_HEAD behind when it cannot write the index.
+    writeFileSync(join(repo, 'main.txt'), 'main\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'main moves');
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const main = git(repo, 'rev-parse', 'main');
+    // The person's git starts in the checkout just as a's merge is about to begin.
+    let lockTaken = false;
+    const hooks: MergeHooks = {
+      beforeMerge: async (task) => {
+        if (task.id !== a.id || lockTaken) return;
+        lockTaken = true;
+        writeFileSync(join(repo, '.git', 'index.lock'), '');
+      },
+    };
+    const conflictRuns: Array<{ task: string; locks: number }> = [];
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks, conflictRuns });
+    await d.merges.tick();
+    expect(await s.tasks.get(a.id)).toMatchObject({ status: 'needs_attention', lastRunError: lockedMessage(repo, a, '; this merge changed nothing in main') });
+    // The train ended at a: b was not tried (it would meet the same lock) and is still approved.
+    expect((await s.tasks.get(b.id)).status).toBe('merging');
+    expect(conflictRuns).toEqual([]);
+    expect((await s.events.list({ projectId: project.id, type: 'merge.conflict' })).events).toEqual([]);
+    expect(git(repo, 'rev-parse', 'main')).toBe(main);
+    expect(existsSync(join(repo, '.git', 'MERGE_HEAD'))).toBe(false);
+
+    rmSync(join(repo, '.git', 'index.lock'));
+    expect((await s.tasks.retry(a.id, 'needs_attention')).status).toBe('merging');
+    await d.merges.tick();
+    for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('done');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(d.errors).toEqual([]);
+  });
+});
+
 describe('a merge parked for a person', () => {
   it('a retry after the checkout is cleaned merges the approved change again: back to merging, not to a new run', async () => {
     const s = await openStore();

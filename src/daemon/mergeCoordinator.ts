@@ -11,7 +11,7 @@
  * push is never forced, so a concurrent one is refused anyway). A conflicting
  * car leaves main as it was and opens a conflict run (conflictRuns.ts) once
  * the train is pushed and the lease released (the run needs the clone, and
- * main with the cars before it); a second failure, a dirty main checkout (or untracked files there
+ * main with the cars before it); a second failure, a dirty or locked main checkout (or untracked files there
  * the branch would overwrite: git refuses, and that is no conflict) or a cancelling hook sends
  * the task to needs_attention. A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
@@ -264,7 +264,8 @@ export class MergeCoordinator {
       if (!remote) await assertMainCheckout(repo, base);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
-      for (const car of toMerge) await this.toAttention(car.task, err.code === 'DIRTY_MAIN' ? thenRetry(err.message, car.task) : err.message);
+      const persons = err.code === 'DIRTY_MAIN' || err.code === 'REPO_LOCKED';
+      for (const car of toMerge) await this.toAttention(car.task, persons ? thenRetry(err.message, car.task) : err.message);
       return landed;
     }
     const veto = async (car: Car) => {

@@ -49,9 +49,9 @@ export interface TrainOptions {
 
 /**
  * Merges the cars in order into the checked-out base (checked clean beforehand). A git failure that is
- * neither a conflict, a refused fast-forward nor files in the car's way (a lock file, a broken object)
- * ends the train at that car, which needs attention; the cars behind it are not tried and stay approved
- * for the next train.
+ * neither a conflict, a refused fast-forward nor files in the car's way (a lock file taken meanwhile, a
+ * broken object) ends the train at that car, which needs attention; the cars behind it are not tried and
+ * stay approved for the next train (which finds a lock left there before merging, and says so).
  */
 export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
   const outcomes: CarOutcome[] = [];
@@ -78,7 +78,8 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
         outcomes.push({ kind: 'attention', car, reason: thenRetry(err.message, car.task) });
         continue;
       }
-      outcomes.push({ kind: 'attention', car, reason: err.message });
+      // A lock file (REPO_LOCKED) is the person's to clear too, but in every car's way: the train ends here.
+      outcomes.push({ kind: 'attention', car, reason: err.code === 'REPO_LOCKED' ? thenRetry(err.message, car.task) : err.message });
       break;
     }
   }

@@ -3,13 +3,13 @@
  * branch adds makes git refuse the merge before it starts. That is the person's to clear, not a
  * conflict for a conflict run: DIRTY_MAIN naming the files, main unchanged, whatever the locale.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { observeGit } from './git.js';
-import { assertMergeable, commitAll, filesInTheWayOf, mergeIntoMain } from './merge.js';
+import { assertMergeable, commitAll, filesInTheWayOf, mergeBranch, mergeIntoMain } from './merge.js';
 
 afterEach(() => removeTempDirs());
 
@@ -85,6 +85,35 @@ describe('untracked files in the way of a merge', () => {
     expect(filesInTheWayOf(said)).toEqual({ untracked: ['e.txt', 'docs/a b.md', 'gone.txt'], changed: ['README.md'] });
     expect(filesInTheWayOf('CONFLICT (content): Merge conflict in README.md\n\tREADME.md\n')).toEqual({ untracked: [], changed: [] });
   });
+});
+
+describe('a locked checkout (its index.lock left by a git running or crashed there)', () => {
+  for (const [how, mainMoves, strategy] of [['a fast-forward', false, 'merge'], ['a merge commit', true, 'merge'], ['--no-ff', false, 'no-ff']] as const) {
+    it(`is refused as locked, naming the file, not taken for a conflict, and leaves no merge under way (${how})`, async () => {
+      const repo = repoWithBranch(mainMoves);
+      const lock = join(repo, '.git', 'index.lock');
+      writeFileSync(lock, '');
+      const before = git(repo, 'rev-parse', 'HEAD');
+      // mergeBranch, as a train calls it once the checkout was checked: the lock came meanwhile.
+      const err = await mergeBranch({ repoPath: repo, branch: 'maestro/t-e', baseBranch: 'main', strategy }).catch((e: unknown) => e);
+      expect(err).toMatchObject({
+        code: 'REPO_LOCKED',
+        message: `the main checkout ${repo} is locked: ${lock} exists (a git process is running there, or one that crashed left it), so git cannot write its index; this merge changed nothing in main: make sure no git process is running in ${repo}, then remove ${lock}`,
+        details: { checkout: repo, lock },
+      });
+      expect(git(repo, 'rev-parse', 'HEAD')).toBe(before);
+      expect(existsSync(lock)).toBe(true);
+      // Git left MERGE_HEAD behind although it merged nothing: forgotten, or the next merge would be refused.
+      expect(existsSync(join(repo, '.git', 'MERGE_HEAD'))).toBe(false);
+      // Said before merging too (a train's check of the checkout, and the task detail before an approval).
+      await expect(merge(repo, strategy)).rejects.toMatchObject({ code: 'REPO_LOCKED', message: expect.stringMatching(/^the main checkout .* is locked: .*index\.lock exists .*then remove /) });
+      await expect(assertMergeable(repo, 'main', 'maestro/t-e')).rejects.toMatchObject({ code: 'REPO_LOCKED' });
+      rmSync(lock);
+      expect(git(repo, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+      await expect(merge(repo, strategy)).resolves.toMatchObject({ previousSha: before });
+      expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('by the task\n');
+    });
+  }
 });
 
 describe('assertMergeable, before an approval', () => {

@@ -4,11 +4,13 @@
  * refuses a dirty checkout or one on another branch, and never leaves main
  * half-merged: a conflicting merge is aborted and reported. A merge git will
  * not start over files in the checkout (untracked ones the branch adds) is
- * refused like a dirty checkout, not taken for a conflict.
+ * refused like a dirty checkout, not taken for a conflict; so is one git cannot
+ * write the index for (a lock file left there: REPO_LOCKED, indexLock.ts).
  */
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { checkoutState, git, headSha, revParse } from './git.js';
+import { assertUnlocked, indexNotWritten, unwrittenIndex } from './indexLock.js';
 import { NO_AUTO_MAINTENANCE } from './maintenance.js';
 import { readRef } from './onDisk.js';
 
@@ -32,12 +34,14 @@ export async function mergeIntoMain(options: MergeOptions): Promise<MergeOutcome
   return mergeBranch(options);
 }
 
-/** Refuses a checkout that is not on `baseBranch` or has uncommitted changes: nothing may be merged into it. */
+/** Refuses a checkout that is locked (REPO_LOCKED), not on `baseBranch` or has uncommitted changes (DIRTY_MAIN): nothing may be merged into it. */
 export async function assertMainCheckout(repoPath: string, baseBranch: string): Promise<void> {
   refuseCheckout(repoPath, baseBranch, await checkoutState(repoPath));
 }
 
 function refuseCheckout(repoPath: string, baseBranch: string, { branch: onBranch, changes: dirty }: { branch: string | null; changes: string[] }): void {
+  // Before git is asked: a merge into a locked checkout exits 1 as a conflict does (indexLock.ts).
+  assertUnlocked('the main checkout', repoPath);
   if (onBranch !== baseBranch) {
     throw new MaestroError('DIRTY_MAIN', `the main checkout ${repoPath} is on ${onBranch ?? 'a detached HEAD'}, not ${baseBranch}; check out ${baseBranch} there before merging`, {
       details: { repoPath, branch: onBranch, baseBranch },
@@ -95,9 +99,11 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   const merge = [...NO_AUTO_MAINTENANCE, 'merge', mode, '--no-verify', '-m', message, '--end-of-options', branchSha];
   const { code, stdout, stderr } = await git(repoPath, merge, { okCodes: [1, 2], env: { LC_ALL: 'C' } });
   if (code !== 0) {
+    const said = stdout + stderr;
+    if (indexNotWritten(said)) throw await unwrittenIndex({ what: 'the main checkout', checkout: repoPath, unchanged: `this merge changed nothing in ${baseBranch}` }, said);
     // A conflict leaves the merge in progress: aborted, main is as it was. A refused merge never started.
     const aborted = (await git(repoPath, ['merge', '--abort'], { okCodes: [128] })).code === 0;
-    throw failedMerge(options, code, aborted, stdout + stderr);
+    throw failedMerge(options, code, aborted, said);
   }
   const sha = fastForwardedTo(stdout, previousSha, branchSha) ?? (await headSha(repoPath));
   return { sha, fastForward: sha === branchSha && strategy !== 'no-ff', previousSha };

@@ -180,8 +180,8 @@ async function assertProviderUsable(store: Store, providerProblem: ApiDeps['prov
 }
 
 /**
- * At exec_review, what would stop the merge an approval starts: the project's own checkout not clean on its
- * main branch, or holding untracked files the task's branch adds (git would refuse to overwrite them); a
+ * At exec_review, what would stop the merge an approval starts: the project's own checkout locked (its
+ * index.lock), not clean on its main branch, or holding untracked files the task's branch adds (git would refuse to overwrite them); a
  * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
  * process, and a second only when the checkout has untracked files.
  */
@@ -198,7 +198,7 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
     const moved = branch && reviewed ? await movedFrom(project.repoPath, branch, reviewed) : null;
     return moved?.message ?? null;
   } catch (err) {
-    if (isMaestroError(err, 'DIRTY_MAIN')) return err.message;
+    if (isMaestroError(err, 'DIRTY_MAIN') || isMaestroError(err, 'REPO_LOCKED')) return err.message;
     return null; // not a repository any more, git missing, the branch gone: the merge says so itself
   }
 }
