@@ -6,10 +6,10 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTempDirs } from '../../test/helpers/db.js';
+import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { observeGit } from './git.js';
-import { assertMergeable, commitAll, filesInTheWayOf, mergeBranch, mergeIntoMain } from './merge.js';
+import { assertMergeable, commitAll, filesInTheWayOf, mergeBranch, mergeIntoMain, startMerge } from './merge.js';
 
 afterEach(() => removeTempDirs());
 
@@ -114,6 +114,25 @@ describe('a locked checkout (its index.lock left by a git running or crashed the
       expect(readFileSync(join(repo, 'e.txt'), 'utf8')).toBe('by the task\n');
     });
   }
+});
+
+describe("a conflict run's merge", () => {
+  it('in a locked worktree is refused as locked, not a conflict with no files to resolve', async () => {
+    const repo = repoWithBranch(true);
+    const wt = join(tempDir('maestro-wt-'), 'wt');
+    git(repo, 'worktree', 'add', '-q', wt, 'maestro/t-e');
+    // The worktree's own index, in the admin folder its .git file names.
+    const admin = join(repo, '.git', 'worktrees', 'wt');
+    const lock = join(admin, 'index.lock');
+    writeFileSync(lock, '');
+    await expect(startMerge(wt, 'main')).rejects.toMatchObject({
+      code: 'REPO_LOCKED',
+      message: `the worktree ${wt} is locked: ${lock} exists (a git process is running there, or one that crashed left it), so git cannot write its index; nothing of main was merged into it: make sure no git process is running in ${wt}, then remove ${lock}`,
+    });
+    expect(existsSync(join(admin, 'MERGE_HEAD'))).toBe(false);
+    rmSync(lock);
+    expect(await startMerge(wt, 'main')).toEqual({ clean: true, conflictedFiles: [] });
+  });
 });
 
 describe('assertMergeable, before an approval', () => {

@@ -204,9 +204,17 @@ export async function refsMergedInto(repoPath: string, base: string, refs: strin
   return new Set(stdout.split('\n').filter(Boolean));
 }
 
-/** Conflict pipeline only: starts a real merge of `base` into the worktree and lists the conflicted files. */
+/**
+ * Conflict pipeline only: starts a real merge of `base` into the worktree and lists the conflicted files. A worktree
+ * whose index is locked (a git at work there) is REPO_LOCKED: nothing merged, and no agent asked to resolve nothing.
+ */
 export async function startMerge(worktree: string, base: string): Promise<{ clean: boolean; conflictedFiles: string[] }> {
-  const { code } = await git(worktree, ['merge', '--no-ff', '--no-commit', '--end-of-options', base], { okCodes: [1] });
+  const merge = await git(worktree, ['merge', '--no-ff', '--no-commit', '--end-of-options', base], { okCodes: [1], env: { LC_ALL: 'C' } });
+  const { code } = merge;
+  // Exit 1 for an index git could not write (its lock taken) is no conflict: the agent would be asked to resolve none.
+  if (code === 1 && indexNotWritten(merge.stdout + merge.stderr)) {
+    throw await unwrittenIndex({ what: 'the worktree', checkout: worktree, unchanged: `nothing of ${base} was merged into it` }, merge.stdout + merge.stderr);
+  }
   // -z: names as they are on disk. Quoted ("\303\274.txt"), the check for markers left found no such file and let them through.
   const { stdout } = await git(worktree, ['diff', '--name-only', '-z', '--diff-filter=U']);
   const conflictedFiles = stdout.split('\0').filter(Boolean);
