@@ -54,6 +54,33 @@ describe('command provider', () => {
     await expect(provider.run(request())).rejects.toMatchObject({ code: 'AGENT_FAILED', message: expect.stringMatching(/exited with 4: out of credits/) });
   });
 
+  it('a script that crashes is reported by its error, not by the Node version it ends with', async () => {
+    // A real fs error, thrown uncaught: Node prints the source line, the error, its stack and properties, then its version.
+    const provider = new CommandProvider({ command: [node, '-e', 'require("node:fs").renameSync("missing", "moved")'], promptVia: 'stdin' });
+    const err = (await provider.run(request()).catch((e: unknown) => e)) as Error;
+    expect(err).toMatchObject({ code: 'AGENT_FAILED' });
+    expect(err.message).toBe(`agent command ${node} exited with 1: Error: ENOENT: no such file or directory, rename 'missing' -> 'moved' … dest: 'moved' | } | Node.js ${process.version}`);
+  });
+
+  it('names the error that ended the agent, not one its log said before; bounded, control characters escaped', async () => {
+    const agent = `console.error("\\u001b[33merror\\u001b[0m: rate limited, retrying in 1s");
+      console.error("still working " + "x".repeat(1000));
+      throw new TypeError("agent.run \\u001b]0;pwned\\u0007is not a function " + "y".repeat(1000));`;
+    const provider = new CommandProvider({ command: [node, '-e', agent], promptVia: 'stdin' });
+    const err = (await provider.run(request()).catch((e: unknown) => e)) as Error;
+    const said = err.message.slice(`agent command ${node} exited with 1: `.length);
+    expect(said).toMatch(/^TypeError: agent\.run \\u\{1b\}\]0;pwned\\u\{7\}is not a function y+… … .* \| Node\.js v[\d.]+$/);
+    expect(said).not.toContain('rate limited');
+    expect(said.length).toBeLessThan(1000);
+    expect(err.message).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+  });
+
+  it("a tool's coloured `error:` line is found and shown without its colour codes", async () => {
+    const agent = 'console.error("\\u001b[1;31merror\\u001b[0m: cannot read agent.toml: no such file"); for (const n of [1, 2, 3, 4]) console.error("  note " + n); process.exit(2)';
+    const provider = new CommandProvider({ command: [node, '-e', agent], promptVia: 'stdin' });
+    await expect(provider.run(request())).rejects.toMatchObject({ message: `agent command ${node} exited with 2: error: cannot read agent.toml: no such file … note 2 | note 3 | note 4` });
+  });
+
   it('reports a command that does not exist', async () => {
     const provider = new CommandProvider({ command: [join(dir, 'no-such-agent')], promptVia: 'stdin' });
     await expect(provider.run(request())).rejects.toMatchObject({ code: 'AGENT_FAILED', message: expect.stringContaining('cannot start agent command') });

@@ -11,6 +11,7 @@ import { childEnv } from '../lib/agentEnv.js';
 import { trackResource } from '../lib/resources.js';
 import { sandboxed, withTool } from '../lib/sandbox.js';
 import { CREDENTIAL_ENV } from './credentials.js';
+import { stderrGist } from './stderrGist.js';
 import type { AgentProvider, AgentRequest, AgentResult } from './types.js';
 
 export interface CommandOptions {
@@ -76,7 +77,7 @@ export class CommandProvider implements AgentProvider {
         if (req.signal.aborted) return reject(new MaestroError('INTERRUPTED', `the agent ${file} was stopped`));
         if (err) return reject(new MaestroError('AGENT_FAILED', `cannot start agent command ${file}: ${err.message}`, { cause: err }));
         if (code !== 0) {
-          return reject(new MaestroError('AGENT_FAILED', `agent command ${file} exited with ${code ?? signal}: ${stderr.trim().split('\n').slice(-3).join(' ')}`, {
+          return reject(new MaestroError('AGENT_FAILED', `agent command ${file} exited with ${code ?? signal}: ${stderrGist(stderr)}`, {
             details: { code, signal, stderr: stderr.slice(-2000) },
           }));
         }
