@@ -48,8 +48,8 @@ export class ConflictRuns {
   }
 
   /** A car conflicted: its conflict run starts now, or once a slot is free; or a person is asked. */
-  open(task: Task, branch: string, message: string): Promise<void> {
-    return this.inTurn(task.projectId, () => this.openNow(task, branch, message));
+  open(task: Task, message: string, files: string[]): Promise<void> {
+    return this.inTurn(task.projectId, () => this.openNow(task, message, files));
   }
 
   /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
@@ -63,11 +63,11 @@ export class ConflictRuns {
     );
   }
 
-  private async openNow(task: Task, branch: string, message: string): Promise<void> {
+  private async openNow(task: Task, message: string, files: string[]): Promise<void> {
     try {
       const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
       if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${message}`);
-      const mode = (await this.opts.onConflict(task, [])) ?? 'auto';
+      const mode = (await this.opts.onConflict(task, files)) ?? 'auto';
       if (mode === 'manual') return await this.opts.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
       this.awaiting.add(task.id);
       await this.start(task);

@@ -18,7 +18,8 @@ import type { Store } from '../store/store.js';
 export interface Landed {
   repo: string;
   cleanups: Array<{ task: Task; branch: string }>;
-  conflicts: Array<{ task: Task; branch: string; message: string }>;
+  /** `files`: those in conflict, as git named them (none when it did not say). */
+  conflicts: Array<{ task: Task; branch: string; message: string; files: string[] }>;
   /** Branches that left the shared remote in the train's push of main. */
   gone: Set<string>;
 }

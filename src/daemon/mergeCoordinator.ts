@@ -149,7 +149,7 @@ export class MergeCoordinator {
         for (let round = 0; round < MAX_ROUNDS; round++) {
           const trains = await this.mergeProject(project, tried);
           // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
-          for (const l of trains) for (const c of l.conflicts) await this.conflictRuns.open(c.task, c.branch, c.message);
+          for (const l of trains) for (const c of l.conflicts) await this.conflictRuns.open(c.task, c.message, c.files);
           landed.push(...trains);
           if (!trains.some((l) => l.cleanups.length)) break;
         }
@@ -275,7 +275,7 @@ export class MergeCoordinator {
     const outcomes = await runTrain({ repo, base, head: baseTip, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto });
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
-      if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message });
+      if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message, files: o.files });
     }
     // Said while the lease is held, and naming this daemon: another daemon's train, which may take the lease
     // before this one's conflict run starts (it waits for the lease's release, or for a slot), leaves the task alone.

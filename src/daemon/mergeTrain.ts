@@ -33,7 +33,7 @@ export interface Car {
 
 export type CarOutcome =
   | { kind: 'merged'; car: Car; sha: string; previousSha: string; fastForward: boolean; settingsFiles: string[] }
-  | { kind: 'conflict'; car: Car; message: string }
+  | { kind: 'conflict'; car: Car; message: string; files: string[] }
   | { kind: 'attention'; car: Car; reason: string };
 
 export interface TrainOptions {
@@ -69,7 +69,8 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'MERGE_CONFLICT' || err.code === 'NOT_FAST_FORWARD') {
-        outcomes.push({ kind: 'conflict', car, message: err.message });
+        const files = err.details?.conflictedFiles;
+        outcomes.push({ kind: 'conflict', car, message: err.message, files: Array.isArray(files) ? files.filter((f): f is string => typeof f === 'string') : [] });
         continue;
       }
       // Files in the checkout in this car's way (git refused to start; main is as it was): the person's to

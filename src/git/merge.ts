@@ -101,9 +101,12 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   if (code !== 0) {
     const said = stdout + stderr;
     if (indexNotWritten(said)) throw await unwrittenIndex({ what: 'the main checkout', checkout: repoPath, unchanged: `this merge changed nothing in ${baseBranch}` }, said);
+    // The files in conflict, read before the abort (the on:conflict hook is told them); none for a refused merge.
+    const unmerged = await git(repoPath, ['diff', '--name-only', '-z', '--diff-filter=U'], { okCodes: [128] });
+    const conflictedFiles = unmerged.stdout.split('\0').filter(Boolean);
     // A conflict leaves the merge in progress: aborted, main is as it was. A refused merge never started.
     const aborted = (await git(repoPath, ['merge', '--abort'], { okCodes: [128] })).code === 0;
-    throw failedMerge(options, code, aborted, said);
+    throw failedMerge(options, code, aborted, said, conflictedFiles);
   }
   const sha = fastForwardedTo(stdout, previousSha, branchSha) ?? (await headSha(repoPath));
   return { sha, fastForward: sha === branchSha && strategy !== 'no-ff', previousSha };
@@ -125,12 +128,12 @@ function fastForwardedTo(said: string, from: string, to: string): string | null 
  * changes) are the person's to move, not a conflict: a conflict run, which costs model calls, changes nothing
  * there; they come back as DIRTY_MAIN, like a dirty checkout found before merging.
  */
-function failedMerge(options: MergeOptions, code: number, aborted: boolean, said: string): MaestroError {
+function failedMerge(options: MergeOptions, code: number, aborted: boolean, said: string, conflictedFiles: string[]): MaestroError {
   const { repoPath, branch, baseBranch } = options;
   const inTheWay = filesInTheWayOf(said);
   if (!aborted && (inTheWay.untracked.length || inTheWay.changed.length)) return filesInTheWay({ repoPath, branch, unchanged: baseBranch }, inTheWay);
   const lastWords = said.trim().split('\n').slice(-3).join(' ');
-  if (code === 1) return new MaestroError('MERGE_CONFLICT', `merging ${branch} into ${baseBranch} conflicts; main is unchanged: ${lastWords}`, { details: { branch, baseBranch } });
+  if (code === 1) return new MaestroError('MERGE_CONFLICT', `merging ${branch} into ${baseBranch} conflicts; main is unchanged: ${lastWords}`, { details: { branch, baseBranch, conflictedFiles } });
   return new MaestroError('GIT_FAILED', `git merge of ${branch} into ${baseBranch} failed in ${repoPath} (exit ${code}); main is unchanged: ${lastWords}`, { details: { branch, baseBranch, code } });
 }
 

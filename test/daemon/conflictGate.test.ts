@@ -83,5 +83,28 @@ describe('a conflict at merge time', () => {
     await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'done once the resolution is approved');
     expect(readFileSync(join(repo, 'keep.txt'), 'utf8')).toBe('resolved: both versions\n');
   });
-});
 
+  it('tells the on:conflict hook which files conflict, so a hook can ask for a person on the ones it names', async () => {
+    // Main's hook: a person resolves conflicts in keep.txt; anything else goes to a conflict run.
+    const repo = makeRepo({ 'keep.txt': 'original\n', '.maestro/hooks.mjs': "const decide = (task, files) => (files.includes('keep.txt') ? 'manual' : 'auto');\nexport { decide as 'on:conflict' };\n" });
+    const script = join(tempDir('maestro-script-'), 'script.yaml');
+    writeFileSync(script, SCRIPT);
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const d = daemon;
+    const { store, bus } = d;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await store.tasks.create({ projectId: project.id, title: 'Change keep', complexity: 'easy', ownedFiles: ['keep.txt'] });
+    d.orchestrator.kick();
+    await until(bus, async () => (await store.tasks.get(task.id)).status === 'exec_review', 'exec_review');
+    writeFileSync(join(repo, 'keep.txt'), 'the person\'s version\n');
+    git(repo, 'commit', '-qam', 'a person edits keep.txt');
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    const parked = await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'needs_attention' ? t : t.status === 'exec_review' || t.status === 'done' ? Promise.reject(new Error(`${t.status}: the hook was not asked with the files`)) : null;
+    }, 'needs_attention');
+    expect(parked.lastRunError).toMatch(/^merge conflict; the on:conflict hook asks for a person: /);
+    expect((await store.runs.list({ taskId: task.id })).map((r) => r.kind)).toEqual(['execute', 'review']);
+  });
+});
