@@ -358,7 +358,7 @@ describe('maestro CLI against a daemon', () => {
       expect((await cliJson<{ error: { code: string } }>(['run', 'show', 'nope', ...url])).body.error.code).toBe('UNKNOWN_RUN');
 
       const logs = await cli(['task', 'logs', taskId, ...url]);
-      expect(logs.stdout).toBe('[execute] agent: I will add the \u001b[1mroute\u001b[0m.\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\n');
+      expect(logs.stdout).toBe(`Run ${runId} of ${taskId}: execute, running.\n[execute] agent: I will add the \u001b[1mroute\u001b[0m.\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\n`);
       const injected = await cliJson<{ runId: string }>(['task', 'inject', taskId, 'also add a test', ...url]);
       expect(injected.body.runId).toBe(runId);
       expect(readInbox(runDir).map((m) => [m.type, m.text])).toEqual([['instruction', 'also add a test']]);

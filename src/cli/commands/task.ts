@@ -7,11 +7,11 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead } from '../../core/reviewed.js';
 import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
-import { COMPLEXITIES, GATES, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
+import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, parsePriority, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
-import { followTask, printTranscript } from './taskLogs.js';
+import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
 import { visible } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
@@ -283,13 +283,24 @@ function taskRetry(task: Command, ctx: CliContext): void {
   );
 }
 
-/** `task logs`: the latest transcript, or the live stream with --follow. */
+/**
+ * `task logs`: a run's transcript (the latest, --run one of the task's runs, or --kind the latest of a kind: at
+ * exec_review the latest is the review run, and `--kind execute` is the change's own output without copying an
+ * id), or the live stream with --follow, which follows whatever run is current and so takes neither.
+ */
 function taskLogs(task: Command, ctx: CliContext): void {
-  withApi(task.command('logs <id>').description("Print the transcript of the task's latest run; --follow streams the live run, into the next version after a reject.").option('-f, --follow', 'stream tokens and phases as they come, until the task (or its newest version) finishes')).action(
-    action(async (id: string, opts: ClientFlags & { follow?: boolean }) => {
+  withApi(
+    task
+      .command('logs <id>')
+      .description("Print the transcript of one of the task's runs (the latest unless --run or --kind says which), naming its other runs; --follow streams the live run, into the next version after a reject.")
+      .option('--run <runId>', 'the run to show (task show lists them)')
+      .addOption(new Option('--kind <kind>', 'the latest run of this kind').choices(RUN_KINDS).conflicts('run'))
+      .addOption(new Option('-f, --follow', 'stream tokens and phases as they come, until the task (or its newest version) finishes').conflicts(['run', 'kind'])),
+  ).action(
+    action(async (id: string, opts: ClientFlags & RunChoice & { follow?: boolean }) => {
       const client = clientFor(opts, ctx.env);
       if (opts.follow) await followTask(client, id, Boolean(opts.json));
-      else await printTranscript(client, id, Boolean(opts.json));
+      else await printTranscript(client, id, Boolean(opts.json), { run: opts.run, kind: opts.kind });
     }),
   );
 }

@@ -31,6 +31,7 @@ describe('maestro task logs, in its own lines', () => {
     const client = await daemon({
       '/api/tasks/T1': { task: { id: 'T1', version: 1, status: 'superseded' }, versions },
       [`/api/tasks/${encodeURIComponent(next)}`]: { task: { id: next, version: 2, status: 'done' }, versions },
+      [`/api/runs?${new URLSearchParams({ taskId: next, limit: '5000' })}`]: { runs: [] },
       [`/api/tasks/${encodeURIComponent(next)}/transcript`]: '',
     });
     const written: string[] = [];

@@ -1,6 +1,9 @@
 /**
- * `maestro task logs`: the transcript of the latest run, or with --follow the
- * live SSE stream of the task's current run. A dropped stream is reopened
+ * `maestro task logs`: the transcript of one run (the latest, or the one named
+ * with --run, or the latest of a kind with --kind), or with --follow the
+ * live SSE stream of the task's current run. It says which run it shows and
+ * names the task's other runs: at exec_review the latest is the review run,
+ * and the execute run's output is one option away. A dropped stream is reopened
  * with Last-Event-ID so nothing is missed or printed twice. Following goes on
  * into the next version when a rejection supersedes the task, and ends when
  * the chain's newest version is finished (done, cancelled) or needs attention.
@@ -12,7 +15,7 @@
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
-import type { TaskDetail } from '../../api/wire/responses.js';
+import type { RunList, TaskDetail } from '../../api/wire/responses.js';
 import { visible, visibleKeepingColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
 
@@ -23,8 +26,66 @@ interface TranscriptEntry {
   text?: string;
 }
 
-export async function printTranscript(client: ApiClient, id: string, json: boolean): Promise<void> {
-  const res = await client.raw('GET', `/api/tasks/${encodeURIComponent(id)}/transcript`);
+type RunRef = { id: string; kind: string; status: string };
+
+/** Which run `task logs` shows: `run` names one of the task's runs, `kind` asks for the latest of that kind. */
+export interface RunChoice {
+  run?: string;
+  kind?: string;
+}
+
+const named = (runs: readonly RunRef[]) => runs.map((r) => `${r.kind} ${r.id} (${r.status})`).join(', ');
+
+/** The run to show: the one named, the latest of the kind asked for, else the latest (null: the task has none). */
+export function pickRun(taskId: string, runs: readonly RunRef[], choice: RunChoice): RunRef | null {
+  const theirs = runs.length ? `its runs: ${named(runs)}` : 'it has no runs yet';
+  if (choice.run) {
+    const run = runs.find((r) => r.id === choice.run);
+    if (!run) throw new MaestroError('UNKNOWN_RUN', `Run ${choice.run} is not one of ${taskId}'s runs; ${theirs}.`, { details: { runId: choice.run, taskId } });
+    return run;
+  }
+  if (choice.kind) {
+    const run = runs.filter((r) => r.kind === choice.kind).at(-1);
+    if (!run) throw new MaestroError('UNKNOWN_RUN', `${taskId} has no ${choice.kind} run; ${theirs}.`, { details: { kind: choice.kind, taskId } });
+    return run;
+  }
+  return runs.at(-1) ?? null;
+}
+
+/** Runs a task may have that `task logs` lists (the runs route's largest page); a task retried for weeks has a few dozen. */
+const RUNS_LISTED = 5000;
+
+/**
+ * Prints one run's transcript (pickRun), between a line naming the run and one naming the task's other runs
+ * and how to ask for them. The transcript is asked for by run id: a run that starts in between does not change
+ * what is shown under the line that names it.
+ */
+export async function printTranscript(client: ApiClient, id: string, json: boolean, choice: RunChoice = {}): Promise<void> {
+  const runs: RunRef[] = (await client.get<RunList>('/api/runs', { taskId: id, limit: RUNS_LISTED })).runs.map((r) => ({ id: r.id, kind: r.kind, status: r.status }));
+  // No run, or no such task: the transcript route tells them apart (UNKNOWN_TASK), the runs route does not.
+  if (!runs.length) await transcriptOf(client, id, null);
+  const run = pickRun(id, runs, choice);
+  const entries = run ? await transcriptOf(client, id, run.id) : [];
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ taskId: id, runId: run?.id ?? null, entries, runs }, null, 2)}\n`);
+    return;
+  }
+  if (!run) {
+    printText(`No transcript yet for ${id}.\n`);
+    return;
+  }
+  const latest = runs.length > 1 && run === runs.at(-1) ? ` (the latest of ${runs.length} runs)` : '';
+  printText(`Run ${run.id} of ${id}: ${run.kind}, ${run.status}${latest}.\n`);
+  if (!entries.length) printText('No transcript yet for this run.\n');
+  for (const e of entries) process.stdout.write(visibleKeepingColours(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`));
+  const others = runs.filter((r) => r !== run);
+  // --kind for a kind other than this run's: the latest of its own kind may be this very run.
+  const otherKind = others.filter((r) => r.kind !== run.kind).at(-1)?.kind;
+  if (others.length) printText(`Other runs of ${id}: ${named(others)}. Show one with: maestro task logs ${id} --run <runId>${otherKind ? ` (or --kind ${otherKind})` : ''}.\n`);
+}
+
+async function transcriptOf(client: ApiClient, id: string, runId: string | null): Promise<TranscriptEntry[]> {
+  const res = await client.raw('GET', `/api/tasks/${encodeURIComponent(id)}/transcript${runId ? `?runId=${encodeURIComponent(runId)}` : ''}`);
   const text = await res.text();
   const entries: TranscriptEntry[] = [];
   for (const line of text.split('\n')) {
@@ -35,15 +96,7 @@ export async function printTranscript(client: ApiClient, id: string, json: boole
       // a torn last line while the run writes: skip it
     }
   }
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ taskId: id, entries }, null, 2)}\n`);
-    return;
-  }
-  if (!entries.length) {
-    printText(`No transcript yet for ${id}.\n`);
-    return;
-  }
-  for (const e of entries) process.stdout.write(visibleKeepingColours(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`));
+  return entries;
 }
 
 /** Statuses after which no more output comes without a person acting (cancelled and needs_attention wait for a retry). */

@@ -1,0 +1,75 @@
+/**
+ * `maestro task logs` at the exec_review gate, after a real execute run and a real review run (the scripted
+ * agent in real workers, a real repository): it says which run it shows and names the task's other runs, and
+ * `--run` / `--kind` show the execute run's output, which the latest run (the review) hid (a trial).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { budget } from '../helpers/budget.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, taskReaches, type TestDaemon } from '../helpers/daemon.js';
+import { cliFor, gitRepo } from './helpers.js';
+
+afterEach(() => removeTempDirs());
+
+const SCRIPT = {
+  steps: [
+    { match: { role: 'execute' }, actions: [{ text: 'Wrote the greeting as asked.' }, { write: { path: 'src/greet.ts', content: "export const greet = () => 'hello';\n" } }] },
+    { match: { role: 'review' }, actions: [{ text: 'Looked it over.' }, { verdict: { verdict: 'approve', findings: [] } }] },
+  ],
+};
+
+describe('maestro task logs: which run', { timeout: budget(240_000) }, () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop({ graceMs: 2000 });
+    d = null;
+  });
+
+  it('names the run it shows and the others, and shows the execute run with --run or --kind at exec_review', async () => {
+    d = await startTestDaemon({ tickMs: 100 });
+    const { cli } = cliFor(d.config.home);
+    const url = ['--url', d.url];
+    const script = join(tempDir('maestro-script-'), 'script.json');
+    writeFileSync(script, JSON.stringify(SCRIPT));
+    const project = await d.store.projects.create({ name: 'logs', repoPath: gitRepo(), config: { provider: { kind: 'scripted', script } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Add a greeting', complexity: 'easy' });
+    d.orchestrator.kick();
+    await taskReaches(d, task.id, 'exec_review', 120_000);
+    const [execute, review] = await d.store.runs.list({ taskId: task.id });
+    expect([execute!.kind, review!.kind]).toEqual(['execute', 'review']);
+
+    // The latest run is the review: said, and where the execute run's output is.
+    const latest = await cli(['task', 'logs', task.id, ...url]);
+    expect(latest.code).toBe(0);
+    const first = (out: string) => out.split('\n')[0];
+    const last = (out: string) => out.trimEnd().split('\n').at(-1);
+    expect(first(latest.stdout)).toBe(`Run ${review!.id} of ${task.id}: review, succeeded (the latest of 2 runs).`);
+    expect(latest.stdout).toContain('agent: Looked it over.');
+    expect(latest.stdout).not.toContain('Wrote the greeting as asked.');
+    expect(last(latest.stdout)).toBe(`Other runs of ${task.id}: execute ${execute!.id} (succeeded). Show one with: maestro task logs ${task.id} --run <runId> (or --kind execute).`);
+
+    for (const choice of [['--run', execute!.id], ['--kind', 'execute']]) {
+      const shown = await cli(['task', 'logs', task.id, ...choice, ...url]);
+      expect(shown.code, choice.join(' ')).toBe(0);
+      expect(first(shown.stdout)).toBe(`Run ${execute!.id} of ${task.id}: execute, succeeded.`);
+      expect(shown.stdout).toContain('[agent] agent: Wrote the greeting as asked.');
+      expect(shown.stdout).not.toContain('Looked it over.');
+      expect(last(shown.stdout)).toBe(`Other runs of ${task.id}: review ${review!.id} (succeeded). Show one with: maestro task logs ${task.id} --run <runId> (or --kind review).`);
+    }
+
+    // Another task's run is refused, naming this task's runs; so is a kind it has none of.
+    const other = await d.store.tasks.create({ projectId: project.id, title: 'Another', complexity: 'easy' });
+    await d.store.tasks.transition(other.id, 'cancelled');
+    const foreign = await d.store.runs.create({ taskId: other.id, kind: 'execute', model: 'haiku', traceId: 'trace-other', attempt: 1 });
+    const refused = await cli(['task', 'logs', task.id, '--run', foreign.id, ...url]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`maestro: Run ${foreign.id} is not one of ${task.id}'s runs; its runs: execute ${execute!.id} (succeeded), review ${review!.id} (succeeded). [UNKNOWN_RUN]\n`);
+    const noPlan = await cli(['task', 'logs', task.id, '--kind', 'plan', ...url]);
+    expect(noPlan.code).toBe(1);
+    expect(noPlan.stderr).toContain(`${task.id} has no plan run; its runs: execute ${execute!.id} (succeeded), review ${review!.id} (succeeded).`);
+    // --follow follows whatever run is current: naming one is a usage error.
+    expect((await cli(['task', 'logs', task.id, '--follow', '--kind', 'execute', ...url])).code).toBe(2);
+  });
+});
