@@ -96,7 +96,10 @@ export async function stage<T>(ctx: RunContext, name: string, fn: () => Promise<
     return output;
   } catch (err) {
     const e = coerceError(err);
-    ctx.emit({ type: 'phase', stage: name, state: 'failed', mono: ctx.mono(), detail: { message: e.message } });
+    // What stopped a run for a person goes with it, as data (the API's task detail reads the diff gate's refusal
+    // from it to say which limit to raise); other errors' details (a check's log tail) stay in the outbox.
+    const attention = e instanceof AttentionError ? { attention: e.attention.reason, details: e.details } : {};
+    ctx.emit({ type: 'phase', stage: name, state: 'failed', mono: ctx.mono(), detail: { message: e.message, ...attention } });
     throw err;
   }
 }

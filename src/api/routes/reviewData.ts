@@ -198,7 +198,8 @@ function checksOf(run: Run | undefined, project: Project): CheckConfig[] {
   }
 }
 
-async function runEvents(store: Store, runId: string, type: string): Promise<MaestroEvent[]> {
+/** Every event of `type` a run wrote, oldest first, page by page. */
+export async function runEvents(store: Store, runId: string, type: string): Promise<MaestroEvent[]> {
   const out: MaestroEvent[] = [];
   let after: number | undefined;
   for (;;) {

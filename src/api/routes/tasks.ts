@@ -16,6 +16,7 @@ import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, steeringOf } from './review.js';
+import { diffGateRefusal } from './diffGateRefusal.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
@@ -78,7 +79,10 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
-    return { task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task), ...(await whyNotStarted(store, deps.slots, task)) };
+    return {
+      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task),
+      ...(await whyNotStarted(store, deps.slots, task)), diffGate: await diffGateRefusal(store, task, runs),
+    };
   });
 
   defineRoute(app, doc, { method: 'PATCH', url: '/api/tasks/:id', summary: 'Edit a task (409 while a run is in flight)', tags, params: idParam, body: taskEditSchema, response: taskResponse }, async ({ params, body }) => ({

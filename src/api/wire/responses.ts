@@ -75,6 +75,17 @@ export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema) 
 export const taskBoardListResponse = z.strictObject({ tasks: z.array(taskSummarySchema).describe('the slim rows of view=board') });
 export const taskListResponse = z.union([taskFullListResponse, taskBoardListResponse]);
 export const taskResponse = z.strictObject({ task: taskSchema });
+/** Why the diff gate refused a task's change: what it went over, with the numbers (executor/pipelines/executor.ts). */
+export const diffGateRefusalSchema = z.strictObject({
+  runId: z.string().describe('the run whose change was refused'),
+  branch: z.string().describe('the branch holding the refused commit, which a retry starts from'),
+  lines: z.strictObject({ changed: z.number().int(), limit: z.number().int() }).nullable().describe('lines added and deleted, over limits.maxDiffLines; null when within it'),
+  files: z.strictObject({ changed: z.number().int(), limit: z.number().int() }).nullable().describe('files changed, over limits.maxDiffFiles; null when within it'),
+  outsideOwned: z.strictObject({ count: z.number().int(), files: z.array(z.string()).describe('the first hundred') }).nullable().describe("files changed that the task's ownedFiles do not cover; null when none"),
+  largeFiles: z.strictObject({ limit: z.number().int(), files: z.array(z.strictObject({ path: z.string(), bytes: z.number().int() })) }).nullable().describe('files added or grown past limits.maxFileBytes; null when none'),
+  strayGitlinks: z.array(z.string()).describe('git repositories committed as gitlinks (or made inside the worktree), not as files'),
+});
+
 export const taskDetailResponse = z.strictObject({
   task: taskSchema,
   runs: z.array(runSchema),
@@ -96,6 +107,9 @@ export const taskDetailResponse = z.strictObject({
     .strictObject({ limit: z.number().int(), held: z.array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() })) })
     .nullable()
     .describe("for a ready task whose dependencies are done: this daemon's places for its project (maxConcurrentRunsPerProject) are all taken, by these tasks (a task awaiting an answer keeps its place until the reply); else null"),
+  diffGate: diffGateRefusalSchema
+    .nullable()
+    .describe("for a task that needs attention because the diff gate refused its change: what it refused (raise the limit in the project's .maestro/config.json, change the task's ownedFiles or narrow the task, then retry); else null"),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,
@@ -177,6 +191,7 @@ export type TaskResponse = Out<typeof taskResponse>;
 export type RunList = Out<typeof runListResponse>;
 export type ProjectDetail = Out<typeof projectDetailResponse>;
 export type TaskDetail = Out<typeof taskDetailResponse>;
+export type DiffGateRefusal = Out<typeof diffGateRefusalSchema>;
 export type RejectResponse = Out<typeof rejectResponse>;
 export type CancelResponse = Out<typeof cancelResponse>;
 export type RunMessageResponse = Out<typeof runMessageResponse>;

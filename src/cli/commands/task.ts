@@ -10,6 +10,7 @@ import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/st
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, parsePriority, print, table, taskRow, withApi, type ClientFlags } from './common.js';
+import { diffGateAdvice } from './diffGateAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
 import { visible } from '../../lib/visible.js';
@@ -147,7 +148,8 @@ function taskShow(task: Command, ctx: CliContext): void {
         : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
-      print(asked + blocked + steering + stuck + slot + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
+      print(asked + blocked + steering + stuck + slot + refused + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }

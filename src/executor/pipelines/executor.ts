@@ -38,6 +38,13 @@ export async function reflectStage(ctx: RunContext, cwd: string): Promise<string
   }));
 }
 
+/**
+ * How many of the files outside ownedFiles a refusal names in its details (and so in its run.phase event, which
+ * the task detail reads): a change that reformats a whole repository lists thousands, and a person needs the
+ * first ones and the count. `task diff --stat` lists them all.
+ */
+const OUTSIDE_OWNED_NAMED = 100;
+
 export async function runChecksAndGate(ctx: RunContext, worktree: string, base: string): Promise<{ checks: CheckOutcome[]; diff: DiffStats }> {
   const { job, limits, checks } = ctx;
   const outcomes: CheckOutcome[] = [];
@@ -65,7 +72,7 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
     if (stats.largeFiles.length) problems.push(largeFilesProblem(stats.largeFiles, limits.maxFileBytes));
     if (problems.length) {
       throw needsAttention('DIFF_GATE', 'diff_gate', `the diff gate refused the change: ${problems.join('; ')}`, {
-        outsideOwned: stats.outsideOwned, ...(stats.strayGitlinks.length ? { strayGitlinks: stats.strayGitlinks } : {}), ...(stats.largeFiles.length ? { largeFiles: stats.largeFiles } : {}),
+        outsideOwned: stats.outsideOwned.slice(0, OUTSIDE_OWNED_NAMED), outsideOwnedCount: stats.outsideOwned.length, ...(stats.strayGitlinks.length ? { strayGitlinks: stats.strayGitlinks } : {}), ...(stats.largeFiles.length ? { largeFiles: stats.largeFiles } : {}),
         filesChanged: stats.filesChanged, lines, limits: { maxDiffFiles: limits.maxDiffFiles, maxDiffLines: limits.maxDiffLines, maxFileBytes: limits.maxFileBytes },
       });
     }
