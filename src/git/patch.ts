@@ -10,6 +10,7 @@ import { git } from './git.js';
 import { blobSizes } from './blobs.js';
 import { binaryTextOf, binaryTexts, blobTextDiff, lineCounts, type GitBinaryText } from './binaryText.js';
 import { gitName, listingSpecs, pathBytes, pathspecOf, sideName, unprintable, type GitName } from './gitNames.js';
+import { linkTargets, SYMLINK_MODE, type LinkTarget } from './links.js';
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
 
@@ -46,6 +47,8 @@ export interface DiffFile {
   /** True: hunks omitted because the change is large (see the limits below). */
   collapsed: boolean;
   hunks: DiffHunk[];
+  /** A symlink after the change (newMode 120000): where it points, and whether that is outside the repository (links.ts). */
+  link: LinkTarget | null;
 }
 
 /** Collapsed in a whole-change listing: more changed lines or bigger blobs than these. */
@@ -320,7 +323,9 @@ export async function readPatch(cwd: string, base: string, head: string, options
   const sizes = await blobSizes(cwd, weighed.flatMap((e) => e.blobs));
   const bytes = (e: RawEntry) => Math.max(...e.blobs.map((b) => sizes.get(b) ?? 0));
   const { big, pathspec, opts } = planPatch(all, entries, bytes, whole);
-  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.name.shown, oldPath: e.oldName?.shown ?? null, status: e.status, oldMode: e.modes[0], newMode: e.modes[1], binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [] }]));
+  // Read from their blobs, not their hunks: a collapsed file has none, and a target is one line with no newline.
+  const links = await linkTargets(cwd, entries.filter((e) => e.modes[1] === SYMLINK_MODE).map((e) => ({ path: e.name.bytes, blob: e.blobs[1]! })));
+  const files = new Map<RawEntry, DiffFile>(entries.map((e) => [e, { path: e.name.shown, oldPath: e.oldName?.shown ?? null, status: e.status, oldMode: e.modes[0], newMode: e.modes[1], binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [], link: (e.modes[1] === SYMLINK_MODE && links.get(e.blobs[1]!)) || null }]));
   const shown = entries.filter((e) => !big.has(e));
   if (shown.length) {
     // One patch for every file that is not too big: the whole change, or only the files asked for.

@@ -21,7 +21,7 @@ export function makeDiff(over: Partial<DiffResponse> & { fileCount?: number; lin
     );
     const additions = lines.filter((l) => l.kind === 'add').length;
     return {
-      path: `src/dir${f % 3}/file${f}.ts`, oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions, deletions: 0, collapsed: false,
+      path: `src/dir${f % 3}/file${f}.ts`, oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions, deletions: 0, collapsed: false, link: null,
       hunks: [{ header: `@@ -1,${linesPerFile - additions} +1,${linesPerFile} @@`, oldStart: 1, oldLines: linesPerFile - additions, newStart: 1, newLines: linesPerFile, lines }],
     };
   });

@@ -138,6 +138,13 @@ export const diffFileSchema = z.strictObject({
   deletions: z.number(),
   collapsed: z.boolean().describe('hunks omitted: the file is large, or the listing drew its 20,000 lines before it; ?file= asks for it whole'),
   hunks: z.array(diffHunkSchema),
+  link: z
+    .strictObject({
+      target: z.string().describe('as stored; as git quotes a name when it is not UTF-8'),
+      outside: z.boolean().describe("absolute, or climbing above the repository's root from the link's folder: judged from the text, never by following it on disk"),
+    })
+    .nullable()
+    .describe('a symlink after the change (newMode 120000): where it points; else null'),
 });
 
 export const checkViewSchema = z.strictObject({

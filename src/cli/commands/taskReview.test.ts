@@ -4,7 +4,7 @@ import { renderDiff } from './taskReview.js';
 
 const plain = (_codes: string, text: string) => text;
 const file = (over: Partial<DiffResponse['files'][number]>): DiffResponse['files'][number] => ({
-  path: 'a.txt', oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [], ...over,
+  path: 'a.txt', oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [], link: null, ...over,
 });
 
 describe('task diff', () => {

@@ -31,12 +31,42 @@ function fileName(f: DiffFile): string {
   return visible(f.oldPath && f.oldPath !== f.path ? `${f.oldPath} → ${f.path}` : f.path);
 }
 
+const PLAIN = '100644';
+const SYMLINK = '120000';
+
+/** Text on one line, shown: control characters as `\u{…}`, line breaks and tabs too (a link's target may hold them). */
+const oneLine = (text: string) => visible(text).replace(/[\n\t]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+
+/**
+ * What a file's mode says that its line counts do not: a symlink (its target is its one line), one that points
+ * outside the repository (the API judges it from the link's folder, never following it), a mode that changed
+ * (`mode 100644 → 100755`: a script made executable is all such a change is), or a new or deleted file's mode
+ * other than a plain file's (executable, gitlink).
+ */
+function modeNotes(f: DiffFile): string[] {
+  const notes: string[] = [];
+  if (f.link) notes.push('symlink', ...(f.link.outside ? ['points outside the repository'] : []));
+  else if (f.status === 'deleted' && f.oldMode === SYMLINK) notes.push('symlink');
+  const only = f.newMode ?? f.oldMode;
+  if (f.oldMode && f.newMode && f.oldMode !== f.newMode) notes.push(`mode ${f.oldMode} → ${f.newMode}`);
+  else if (only && only !== PLAIN && only !== SYMLINK) notes.push(`mode ${only}`);
+  return notes;
+}
+
+function statLine(f: DiffFile, paint: Paint): string {
+  const notes = modeNotes(f);
+  const counts = f.binary ? 'binary' : `${paint('32', `+${f.additions}`)} ${paint('31', `-${f.deletions}`)}`;
+  // A link's one line is its target, shown instead (a file that became a link keeps its counts: its lines went);
+  // a change that is all mode has no lines to count.
+  const onlyTarget = f.link && (f.oldMode === null || f.oldMode === SYMLINK);
+  const shown = onlyTarget || (!f.binary && notes.length && f.additions + f.deletions === 0) ? '' : `  ${counts}`;
+  const target = f.link ? ` -> ${oneLine(f.link.target)}` : '';
+  return `${LETTER[f.status]}  ${fileName(f)}${target}${shown}${f.collapsed ? '  (collapsed)' : ''}${notes.length ? `  (${notes.join(', ')})` : ''}`;
+}
+
 export function renderStat(diff: DiffResponse, paint: Paint): string {
   const rows = [...commitLines(diff, paint)];
-  rows.push(...diff.files.map((f) => {
-    const counts = f.binary ? 'binary' : `${paint('32', `+${f.additions}`)} ${paint('31', `-${f.deletions}`)}`;
-    return `${LETTER[f.status]}  ${fileName(f)}  ${counts}${f.collapsed ? '  (collapsed)' : ''}`;
-  }));
+  rows.push(...diff.files.map((f) => statLine(f, paint)));
   const t = diff.totals;
   rows.push(`${t.files} file${t.files === 1 ? '' : 's'} changed, ${t.additions} insertion${t.additions === 1 ? '' : 's'}(+), ${t.deletions} deletion${t.deletions === 1 ? '' : 's'}(-)`);
   return `${rows.join('\n')}\n`;

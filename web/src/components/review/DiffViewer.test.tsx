@@ -12,14 +12,14 @@ afterEach(() => {
 beforeEach(() => useReview.setState({ comments: {} }));
 
 const deleted: DiffFile = {
-  path: 'src/old.js', oldPath: null, status: 'deleted', oldMode: '100644', newMode: null, binary: false, additions: 0, deletions: 2, collapsed: false,
+  path: 'src/old.js', oldPath: null, status: 'deleted', oldMode: '100644', newMode: null, binary: false, additions: 0, deletions: 2, collapsed: false, link: null,
   hunks: [{ header: '@@ -1,2 +0,0 @@', oldStart: 1, oldLines: 2, newStart: 0, newLines: 0, lines: [
     { kind: 'del', text: 'const gone = 1;', oldLine: 1, newLine: null },
     { kind: 'del', text: 'const gone2 = 2;', oldLine: 2, newLine: null },
   ] }],
 };
-const binary: DiffFile = { path: 'img/logo.png', oldPath: null, status: 'added', oldMode: null, newMode: '100644', binary: true, additions: 0, deletions: 0, collapsed: false, hunks: [] };
-const big: DiffFile = { path: 'data/big.json', oldPath: null, status: 'added', oldMode: null, newMode: '100644', binary: false, additions: 4000, deletions: 0, collapsed: true, hunks: [] };
+const binary: DiffFile = { path: 'img/logo.png', oldPath: null, status: 'added', oldMode: null, newMode: '100644', binary: true, additions: 0, deletions: 0, collapsed: false, hunks: [], link: null };
+const big: DiffFile = { path: 'data/big.json', oldPath: null, status: 'added', oldMode: null, newMode: '100644', binary: false, additions: 4000, deletions: 0, collapsed: true, hunks: [], link: null };
 
 function diffWith(...extra: DiffFile[]): DiffResponse {
   const d = makeDiff({ fileCount: 2, linesPerFile: 4 });

@@ -12,7 +12,7 @@ import { FileDiff, gitDiffCommand } from './FileDiff.js';
 afterEach(cleanup);
 
 const hunk = (lines: DiffLine[], header = '@@ -1,2 +1,2 @@') => ({ header, oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines });
-const file = (over: Partial<DiffFile>): DiffFile => ({ path: 'f.txt', oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [], ...over });
+const file = (over: Partial<DiffFile>): DiffFile => ({ path: 'f.txt', oldPath: null, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 0, deletions: 0, collapsed: false, hunks: [], link: null, ...over });
 const noop = () => {};
 
 function show(f: DiffFile, commentable = true) {
