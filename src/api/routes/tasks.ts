@@ -15,7 +15,7 @@ import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
-import { checkApprovedCommit, checkComments, gateFor, reviewContext, steeringOf } from './review.js';
+import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles } from './review.js';
 import { diffGateRefusal } from './diffGateRefusal.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
@@ -80,7 +80,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
     return {
-      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), steeringFiles: await steeringOf(review, task),
+      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), diffGate: await diffGateRefusal(store, task, runs),
     };
   });

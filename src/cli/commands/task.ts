@@ -146,10 +146,16 @@ function taskShow(task: Command, ctx: CliContext): void {
       const steering = answer.task.status === 'exec_review' && answer.steeringFiles?.length
         ? `This change edits files that steer later runs: ${answer.steeringFiles.join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
         : '';
+      const elsewhere = answer.task.status === 'exec_review' && answer.runsElsewhere?.length
+        ? `This change edits files that run code outside Maestro once merged: ${answer.runsElsewhere.join(', ')} (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).\n\n`
+        : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
-      const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
-      print(asked + blocked + steering + stuck + slot + refused + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}
+
+` : '';
+      print(asked + blocked + steering + elsewhere + stuck + slot + refused + describeTask(answer.task, answer.runs, answer.children) + (more ? `
+${more}` : ''));
     }),
   );
 }
