@@ -47,7 +47,7 @@ export const en = {
     status: 'Status', id: 'Id', priority: 'Priority', complexity: 'Complexity', type: 'Type', scope: 'Scope', version: 'Version', attempt: 'Attempt',
     expected: 'Expected output', ownedFiles: 'Owned files', updated: 'Updated', feedback: 'Feedback', lastError: 'Last error', title: 'Title', deps: 'Depends on',
   },
-  gate: { mergeBlocked: 'An approval will not merge yet: {{reason}}. It waits, needing attention, until you fix that and retry.', steering: 'This change edits files that steer later runs: {{files}}. Hooks and checks run as code; specs and knowhow go into every later agent’s prompt without the knowledge review.',
+  gate: { mergeBlocked: 'An approval will not merge yet: {{reason}}. It waits, needing attention, until you fix that and retry.', steering: 'This change edits files that steer later runs: {{files}}. Hooks and checks run as code; specs and knowhow go into every later agent’s prompt without the knowledge review.', runsElsewhere: 'This change edits files that run code outside Maestro once merged: {{files}}. CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test.',
     approveNamed: 'Approve {{gate}} of version {{version}}', rejectNamed: 'Reject {{gate}} of version {{version}}', otherVersion: 'The changes shown are version {{shown}}’s; this gate decides on version {{version}}.',
     waiting: 'Waiting for you: {{gate}}', reason: 'Reason (required to reject)', approve: 'Approve', reject: 'Reject', needReason: 'A rejection needs a reason.',
     history: 'Approvals', approved: 'approved', rejected: 'rejected',

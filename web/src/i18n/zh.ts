@@ -32,7 +32,7 @@ export const zh: Dictionary = {
     status: '状态', id: '编号', priority: '优先级', complexity: '复杂度', type: '类型', scope: '范围', version: '版本', attempt: '尝试次数',
     expected: '预期产出', ownedFiles: '负责的文件', updated: '更新时间', feedback: '反馈', lastError: '最近错误', title: '标题', deps: '依赖于',
   },
-  gate: { mergeBlocked: '现在批准还不会合并：{{reason}}。在你修复并重试之前，它会等待处理。', steering: '此变更编辑了会影响后续运行的文件：{{files}}。钩子和检查会作为代码运行；规范和 knowhow 会不经知识评审进入之后每个代理的提示词。', waiting: '等待你处理：{{gate}}', reason: '理由（拒绝时必填）', approve: '批准', reject: '拒绝', needReason: '拒绝需要填写理由。', history: '审批记录', approved: '已批准', rejected: '已拒绝',
+  gate: { mergeBlocked: '现在批准还不会合并：{{reason}}。在你修复并重试之前，它会等待处理。', steering: '此变更编辑了会影响后续运行的文件：{{files}}。钩子和检查会作为代码运行；规范和 knowhow 会不经知识评审进入之后每个代理的提示词。', runsElsewhere: '此变更编辑了合并后会在 Maestro 之外运行代码的文件：{{files}}。CI 会在下一次推送时运行其工作流；git 钩子、开发容器和编辑器任务会在检出它的人的机器上运行；包脚本会在安装和测试时运行。', waiting: '等待你处理：{{gate}}', reason: '理由（拒绝时必填）', approve: '批准', reject: '拒绝', needReason: '拒绝需要填写理由。', history: '审批记录', approved: '已批准', rejected: '已拒绝',
     approveNamed: '批准版本 {{version}} 的{{gate}}', rejectNamed: '拒绝版本 {{version}} 的{{gate}}', otherVersion: '显示的是版本 {{shown}} 的变更；此关卡决定的是版本 {{version}}。',
     commentsToSend: '拒绝时将发送 {{count}} 条行内评论：', keys: '快捷键：a 批准 · r 拒绝', confirmApprove: '批准版本 {{version}} 的{{gate}}？', confirmReject: '拒绝，并发送理由和 {{count}} 条行内评论？', yesApprove: '确认批准', yesReject: '确认拒绝', approveWaits: '批准需等待下方改动加载完成：批准的是所显示的提交。', commitChanged: '显示的改动现在是提交 {{commit}}，不再是 {{was}}：批准前请重新查看。', approvesCommit: '批准的是提交 {{commit}}，即下方显示的改动。', diffReloaded: '下方的改动已重新加载。',
   },

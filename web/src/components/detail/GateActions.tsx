@@ -12,6 +12,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { visible } from '../hiddenChars.js';
 import { errorText } from '../reasons.js';
 import { api, ApiError } from '../../api/client.js';
 import type { Gate, LineComment, Task } from '../../api/types.js';
@@ -25,10 +26,11 @@ const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review'
 /**
  * `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving.
  * `steeringFiles`: the change's files that steer later runs (hooks, checks, specs, knowhow), said before approving.
+ * `runsElsewhere`: the change's files that run code outside Maestro once merged (CI, git hooks, package scripts), beside them.
  * `shownVersion`: the version whose changes the review panel shows (its picker may show an older one): a
  * decision is always on this task's own version, so any other is said beside the buttons and in the confirmation.
  */
-export function GateActions({ task, mergeBlocked = null, steeringFiles = [], shownVersion = task.version, onDone }: { task: Task; mergeBlocked?: string | null; steeringFiles?: readonly string[]; shownVersion?: number; onDone(): void }) {
+export function GateActions({ task, mergeBlocked = null, steeringFiles = [], runsElsewhere = [], shownVersion = task.version, onDone }: { task: Task; mergeBlocked?: string | null; steeringFiles?: readonly string[]; runsElsewhere?: readonly string[]; shownVersion?: number; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -84,7 +86,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], sho
           <h3 id="gate-h">{t('gate.waiting', { gate: t(`status.${gate}`) })}</h3>
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
-          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
+          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} runsElsewhere={runsElsewhere} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
           <div className={styles.row}>
             <button disabled={busy || unseen} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
               {t('gate.approve')}
@@ -138,9 +140,10 @@ function useChangedFrom(taskId: string, seen: string | undefined): string | null
 
 /**
  * What to know before deciding: the commit an approval names (or that an approval waits for the diff), the
- * comments a rejection sends, another version shown, steering files, a merge that would wait.
+ * comments a rejection sends, another version shown, steering files, files that run code elsewhere once merged, a
+ * merge that would wait. File names as the diff shows them (visible: a control or bidirectional character shown).
  */
-function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked, seen, changedFrom }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; mergeBlocked: string | null; seen: string | undefined; changedFrom: string | null }) {
+function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewhere, mergeBlocked, seen, changedFrom }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; runsElsewhere: readonly string[]; mergeBlocked: string | null; seen: string | undefined; changedFrom: string | null }) {
   const { t } = useTranslation();
   return (
     <>
@@ -172,6 +175,11 @@ function GateNotices({ gate, comments, otherVersion, steeringFiles, mergeBlocked
       {gate === 'exec_review' && steeringFiles.length > 0 && (
         <p role="status" className={styles.err} data-testid="steering-files">
           {t('gate.steering', { files: steeringFiles.join(', ') })}
+        </p>
+      )}
+      {gate === 'exec_review' && runsElsewhere.length > 0 && (
+        <p role="status" className={styles.err} data-testid="runs-elsewhere">
+          {t('gate.runsElsewhere', { files: runsElsewhere.map(visible).join(', ') })}
         </p>
       )}
       {gate === 'exec_review' && mergeBlocked && (

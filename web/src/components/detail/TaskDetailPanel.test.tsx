@@ -86,6 +86,20 @@ describe('TaskDetailPanel', () => {
     );
   });
 
+  it('passes the files of the change that run code elsewhere to the gate, beside the steering files', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'exec_review', title: 'Add CI' });
+    vi.stubGlobal('fetch', async (url: string) => {
+      if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
+      if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
+      if (url.includes('/diff')) return new Response(JSON.stringify(makeDiff({ fileCount: 1 })));
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, steeringFiles: ['.maestro/hooks/x.sh'], runsElsewhere: ['.github/workflows/ci.yml'] }));
+    });
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('runs-elsewhere')).textContent).toContain('once merged: .github/workflows/ci.yml.');
+    expect(screen.getByTestId('steering-files').textContent).toContain('.maestro/hooks/x.sh');
+  });
+
   it('shows the reply box with the agent\'s question when the task awaits input', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'awaiting_input', title: 'Ask me' });

@@ -100,7 +100,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
         </span>
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
-      <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
+      <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
       {detail.stuckOn?.length ? (
         <p role="status" className={styles.err} data-testid="stuck-on">
           {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
