@@ -43,6 +43,10 @@ describe('GateActions', () => {
       'This change edits files that steer later runs: .maestro/hooks/before-merge.sh, .workflow/specs/coding.md. Hooks and checks run as code; specs and knowhow go into every later agent’s prompt without the knowledge review.',
     );
     cleanup();
+    // A name holding a right-to-left override is shown as the diff shows it, not reordered.
+    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={['.maestro/hooks/hs.\u202ebefore-merge']} onDone={() => {}} />);
+    expect(screen.getByTestId('steering-files').textContent).toContain(': .maestro/hooks/hs.\\u{202e}before-merge. ');
+    cleanup();
     render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={[]} onDone={() => {}} />);
     expect(screen.queryByTestId('steering-files')).toBeNull();
   });

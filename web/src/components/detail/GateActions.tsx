@@ -174,7 +174,7 @@ function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewher
       )}
       {gate === 'exec_review' && steeringFiles.length > 0 && (
         <p role="status" className={styles.err} data-testid="steering-files">
-          {t('gate.steering', { files: steeringFiles.join(', ') })}
+          {t('gate.steering', { files: steeringFiles.map(visible).join(', ') })}
         </p>
       )}
       {gate === 'exec_review' && runsElsewhere.length > 0 && (
