@@ -3,10 +3,10 @@ import { isManifest, manifestCommandsChanged, runsElsewhere } from './runsElsewh
 
 describe('runsElsewhere', () => {
   it('takes CI, hook managers, dev containers and editor tasks where their tools look, and nothing beside them', () => {
-    for (const f of ['.github/workflows/ci.yml', '.github/actions/setup/action.yml', '.gitlab-ci.yml', '.circleci/config.yml', 'Jenkinsfile', 'azure-pipelines.yml', '.buildkite/pipeline.yml', '.husky/pre-commit', '.githooks/pre-push', '.pre-commit-config.yaml', 'lefthook.yml', '.devcontainer/devcontainer.json', '.devcontainer.json', '.vscode/tasks.json', '.vscode/launch.json', '.github', '.vscode']) {
+    for (const f of ['.github/workflows/ci.yml', '.github/actions/setup/action.yml', '.gitlab-ci.yml', '.circleci/config.yml', 'Jenkinsfile', 'azure-pipelines.yml', '.buildkite/pipeline.yml', '.husky/pre-commit', '.githooks/pre-push', '.pre-commit-config.yaml', 'lefthook.yml', '.devcontainer/devcontainer.json', '.devcontainer.json', '.vscode/tasks.json', '.vscode/launch.json', '.github', '.vscode', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', 'bitbucket-pipelines.yml', '.travis.yml', '.drone.yml', '.woodpecker/ci.yml', '.yarnrc.yml', '.npmrc']) {
       expect(runsElsewhere(f), f).toBe(true);
     }
-    for (const f of ['.github/ISSUE_TEMPLATE/bug.md', '.github/CODEOWNERS', '.vscode/settings.json', 'docs/.github/workflows/ci.yml', '.github/workflows-old.md', 'Jenkinsfile.md', 'package.json', 'src/a.ts']) {
+    for (const f of ['.github/ISSUE_TEMPLATE/bug.md', '.github/CODEOWNERS', '.vscode/settings.json', 'docs/.github/workflows/ci.yml', '.github/workflows-old.md', '.gitea/issue_template/bug.md', 'packages/a/.npmrc', 'Jenkinsfile.md', 'package.json', 'src/a.ts']) {
       expect(runsElsewhere(f), f).toBe(false);
     }
   });

@@ -21,6 +21,13 @@ export const RUNS_ELSEWHERE_PATHS: readonly string[] = [
   'azure-pipelines.yml', // Azure Pipelines, under either extension
   'azure-pipelines.yaml',
   '.buildkite', // Buildkite pipelines and hooks
+  '.gitea/workflows', // Gitea and Forgejo Actions, written like GitHub's
+  '.forgejo/workflows',
+  'bitbucket-pipelines.yml', // Bitbucket Pipelines
+  '.travis.yml', // Travis CI
+  '.drone.yml', // Drone and Woodpecker
+  '.woodpecker',
+  '.woodpecker.yml',
   // Git hooks: run on each commit, checkout or push in every clone whose hook manager installed them.
   '.husky', // husky (core.hooksPath=.husky)
   '.githooks', // a hooks folder a clone points core.hooksPath at
@@ -35,6 +42,10 @@ export const RUNS_ELSEWHERE_PATHS: readonly string[] = [
   '.devcontainer.json', // the same, as one file at the root
   '.vscode/tasks.json',
   '.vscode/launch.json',
+  // Package manager settings that run code on every install or script: yarn runs the file `yarnPath` names in
+  // place of itself; npm's `node-options` (`--require ./x.js`) and `script-shell` run with every script.
+  '.yarnrc.yml',
+  '.npmrc',
 ];
 
 /**
