@@ -13,6 +13,7 @@ import { tempRoot, writeKnowhowFile } from '../helpers/knowledge.js';
 import { gatherEmbeddingModel, SPECIAL_TOKENS } from '../helpers/onnx.js';
 import { knowledgeRoutes } from '../../src/api/routes/knowledge.js';
 import { INDEX_FILE } from '../../src/knowledge/index/store.js';
+import { appendSpecEntry } from '../../src/knowledge/format/specWriter.js';
 import { createKnowledgePool } from '../../src/knowledge/pool.js';
 import { budget } from '../helpers/budget.js';
 import { maestroArgs } from '../helpers/maestro.js';
@@ -62,6 +63,38 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
 
     const usage = await maestro(['search', 'x', '--limit', '0', '--workflow-root', dir]);
     expect(usage.code).toBe(2);
+  });
+
+  it('spec health names frontmatter that does not read as written (spec, knowhow, wiki) with file and line, and changes nothing', async () => {
+    const { dir, root } = tempRoot();
+    const spec = appendSpecEntry(root, { category: 'arch', title: 'Layers import downward', content: 'The api layer never imports the cli.', keywords: ['layering'] }).file;
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace('title: "Architecture Constraints"', 'title: [unterminated').replace(/^keywords:\n(?:  - .*\n)+/m, 'keywords: {bad json\n'));
+    const knowhow = join(dir, '.workflow', 'knowhow', 'TIP-20260801-pool-size.md');
+    mkdirSync(join(dir, '.workflow', 'knowhow'));
+    writeFileSync(knowhow, '---\ntitle: Pool size\ntype: tip\nstatus: [deprecated]\ntags: {"pool": 1}\n---\n\nKeep the pgbouncer pool at ten.\n');
+    const page = join(dir, 'wiki', 'knowledge', 'contexts', 'debug', 'C002-broken.md');
+    mkdirSync(join(page, '..'), { recursive: true });
+    writeFileSync(page, '---\nid: "C002"\nslug: "broken"\nrequest: [unterminated\ntags: {{{\ntype: "context"\n---\n\n# Broken pgbouncer page\n');
+    const files = [spec, knowhow, page];
+    const before = files.map((f) => readFileSync(f));
+
+    const health = await maestro(['spec', 'health', '--kind', 'all', '--workflow-root', dir]);
+    expect(health.stderr).toBe('');
+    expect(health.code).toBe(0); // read, not as written: warnings
+    expect(health.stdout.split('\n').filter((l) => l.includes('frontmatter') || l.includes('wiki-entry'))).toEqual([
+      `warn  ${knowhow}:4 bad-frontmatter: status: expected text, got a list; the document reads as active, so search and briefs still offer it`,
+      `warn  ${knowhow}:5 bad-frontmatter: tags: expected a list (or comma-separated text), got a map; its tags are not read, so search does not find the document by them`,
+      `warn  ${spec}:2 bad-frontmatter: title: the value "[unterminated" opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)`,
+      `warn  ${spec}:6 bad-frontmatter: keywords: the value "{bad json" opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)`,
+      `warn  ${page}:4 wiki-entry-warning: request: the value "[unterminated" opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)`,
+      `warn  ${page}:5 wiki-entry-warning: tags: the value "{{{" opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)`,
+    ]);
+    // As the findings say: each is still searched, the knowhow as active.
+    const found = await maestro(['search', 'pgbouncer', '--json', '--workflow-root', dir]);
+    const results = JSON.parse(found.stdout).results as Array<{ id: string; status: string }>;
+    expect(results.map((r) => r.id).sort()).toEqual(['knowhow-tip-20260801-pool-size', 'wiki:C002']);
+    expect(results.find((r) => r.id === 'knowhow-tip-20260801-pool-size')!.status).toBe('active');
+    expect(files.map((f) => readFileSync(f))).toEqual(before);
   });
 
   it('spec add keeps a title holding </spec-entry> whole and refuses a confidence the readers would drop', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseReport } from '../lifecycle/session/report.js';
 import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
+import { frontmatterProblems, KNOWHOW_FIELDS, SPEC_FIELDS, WIKI_FIELDS } from './frontmatterFields.js';
 import { editFrontmatter, renderFrontmatter, setFrontmatterLine } from './frontmatterEdit.js';
 import { setFrontmatterKey } from './knowhowWriter.js';
 
@@ -116,6 +117,46 @@ describe('the one value reader: dialects', () => {
     const message = 'frontmatter YAML cannot be loaded: Excessive alias count indicates a resource exhaustion attack';
     expect(parseFrontmatter(bomb, { dialect: 'yaml' })).toMatchObject({ data: {}, problems: [{ line: 2, message }] });
     expect(() => parseReport(bomb, '/r/report.md')).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: `/r/report.md:2: ${message}.` }));
+  });
+});
+
+describe('malformed values: read as maestro-flow reads them, and named with their line', () => {
+  it('a list never closed or a map that is not JSON is read as its text and is a problem; a [tag] that closes is not', () => {
+    const text = ['---', 'title: [unterminated', 'keywords: {bad json', 'tags:', '  - [half', 'source:', '  session_id: {x', 'name: [WIP] parser', 'ok: {"a": 1}', 'list: [a, b]', '---', ''].join('\n');
+    for (const dialect of ['maestro-flow', 'wiki'] as const) {
+      const doc = parseFrontmatter(text, { dialect });
+      expect(doc.data).toMatchObject({ title: '[unterminated', keywords: '{bad json', tags: ['[half'], source: { session_id: '{x' }, name: '[WIP] parser', ok: { a: 1 }, list: ['a', 'b'] });
+      expect(doc.problems).toEqual([
+        { line: 2, message: 'title: the value "[unterminated" opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)' },
+        { line: 3, message: 'keywords: the value "{bad json" opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)' },
+        { line: 5, message: 'tags: the value "[half" opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)' },
+        { line: 7, message: 'source.session_id: the value "{x" opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)' },
+      ]);
+      expect(doc.keyLines).toEqual({ title: 2, keywords: 3, tags: 4, source: 6, name: 8, ok: 9, list: 10 });
+    }
+    // A long value is cut in the message.
+    expect(parseFrontmatter(`---\ntitle: [${'x'.repeat(100)}\n---\n`).problems[0]!.message).toBe(`title: the value "[${'x'.repeat(59)}…" opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)`);
+  });
+
+  it('a known key of the wrong type is named with its line, what it should be and what the reader does instead; empty values and unknown keys are not', () => {
+    const spec = parseFrontmatter(['---', 'title: ["A", "B"]', 'category: {"c": 1}', 'keywords: {"k": 1}', 'readMode:', 'custom: [1, 2]', '---', ''].join('\n'));
+    expect(frontmatterProblems(spec, SPEC_FIELDS)).toEqual([
+      { key: 'title', line: 2, message: 'title: expected text, got a list; it is read as if it were not there' },
+      { key: 'category', line: 3, message: 'category: expected text, got a map; the file gets its category from its name, or none' },
+      { key: 'keywords', line: 4, message: "keywords: expected a list (or comma-separated text), got a map; the file's keywords are not read, so its `### [date]` entries are not found by them in search or by a brief's keyword match" },
+    ]);
+    const knowhow = parseFrontmatter(['---', 'title: Pools', 'status: [deprecated]', 'tags: true', 'keywords: a, b', '---', ''].join('\n'));
+    expect(frontmatterProblems(knowhow, KNOWHOW_FIELDS).map((p) => [p.line, p.message])).toEqual([
+      [3, 'status: expected text, got a list; the document reads as active, so search and briefs still offer it'],
+      [4, 'tags: expected a list (or comma-separated text), got true; its tags are not read, so search does not find the document by them'],
+    ]);
+    const wiki = parseFrontmatter(['---', 'id: 7', 'request: ["a", "b"]', 'version: draft', 'extraction_confidence: "0.8"', 'source: session', 'sources: {"s": 1}', 'related: []', 'aliases:', '---', ''].join('\n'), { dialect: 'wiki' });
+    expect(frontmatterProblems(wiki, WIKI_FIELDS).map((p) => [p.line, p.message])).toEqual([
+      [3, "request: expected text, got a list; without a request the entry is not read: search and the observer's lookups skip it"],
+      [4, 'version: expected a number, got the text "draft"; it is read as version 1, and the next update writes version 2'],
+      [5, 'extraction_confidence: expected an unquoted number, got the text "0.8"; it is read as 0'],
+      [7, 'sources: expected a list of maps, got a map; it is read as if it were not there'],
+    ]);
   });
 });
 

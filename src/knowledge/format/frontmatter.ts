@@ -16,6 +16,11 @@
  *
  * The reader never throws: problems come back with their 1-based file line,
  * and the rest of the block is still read, so one bad line cannot hide a file.
+ * A value that opens a list or map it does not finish (`[a, b` with no `]`, a
+ * `{…}` that is not JSON) is read as its text, as maestro-flow's reader does,
+ * and is a problem too: the person meant a list or a map. Whether a key's value
+ * has the type its format expects is the format's check (frontmatterFields.ts),
+ * with the key's line from `keyLines`.
  * Writers change a block through frontmatterEdit.ts, which keeps every line
  * an edit does not set (comments, blank lines, unknown keys).
  */
@@ -54,6 +59,8 @@ export interface Frontmatter {
   bodyLine: number;
   lineCount: number;
   problems: FrontmatterProblem[];
+  /** Each top-level key's 1-based file line (the last line giving it, whose value the reader keeps). */
+  keyLines: Record<string, number>;
   /** A complete block (opening and closing `---`) was found. */
   present: boolean;
   /** An opening `---` was found, closed or not. */
@@ -88,13 +95,14 @@ export function hasFrontmatter(text: string): boolean {
 export function parseFrontmatter(text: string, opts: { dialect?: Dialect } = {}): Frontmatter {
   const dialect = opts.dialect ?? 'maestro-flow';
   const block = splitFrontmatter(text);
-  const read = !block.closed ? { data: {}, problems: [] } : dialect === 'yaml' ? readYaml(block.lines) : readLines(block.lines, dialect === 'wiki');
+  const read = !block.closed ? { data: {}, problems: [], keyLines: {} } : dialect === 'yaml' ? { ...readYaml(block.lines), keyLines: {} } : readLines(block.lines, dialect === 'wiki');
   return {
     data: read.data,
     body: dialect === 'wiki' ? block.body.replace(/\r\n/g, '\n') : block.body,
     bodyLine: block.bodyLine,
     lineCount: block.lineCount,
     problems: [...block.problems, ...read.problems],
+    keyLines: read.keyLines,
     present: block.closed,
     opened: block.opened,
   };
@@ -164,10 +172,30 @@ const ITEM = /^\s*-\s*(.*)$/;
 /** A wiki list item that starts a map: `- key: value` (a space after the colon, so `- proj:app` stays a string). */
 const ITEM_KEY = /^([A-Za-z_][\w-]*):(?:\s+(.*))?$/;
 
+/**
+ * What is wrong with a value read as text although it opens a list or a map (module comment), or null.
+ * `[WIP] title` closes its `[`: that is text someone meant, and is not reported.
+ */
+function unfinishedValue(raw: string, read: FrontValue): string | null {
+  const v = raw.trim();
+  if (typeof read !== 'string' || (v[0] !== '[' && v[0] !== '{')) return null;
+  const shown = JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v);
+  if (v[0] === '{') return `the value ${shown} opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)`;
+  return v.includes(']') ? null : `the value ${shown} opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)`;
+}
+
 /** The block's `key: value` lines (module comment); `wiki` selects that dialect's meanings. */
-export function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: FrontMatter; problems: FrontmatterProblem[] } {
+export function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: FrontMatter; problems: FrontmatterProblem[]; keyLines: Record<string, number> } {
   const data: FrontMatter = {};
   const problems: FrontmatterProblem[] = [];
+  const keyLines: Record<string, number> = {};
+  /** The value of `key` on `line`, with a problem when it is an unfinished list or map. */
+  const value = (raw: string, key: string, line: number, typed: boolean): FrontValue => {
+    const read = scalar(raw, typed);
+    const why = unfinishedValue(raw, read);
+    if (why) problems.push({ line, message: `${key}: ${why}` });
+    return read;
+  };
   // The key whose value is still open: `key:` (a list or a map, decided by the first line under it) or `key: []`.
   let open: { key: string; kind: 'pending' | 'list' | 'map' } | null = null;
   let itemMap: Record<string, FrontValue> | null = null;
@@ -184,19 +212,19 @@ export function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: Fr
       const list = open.kind === 'list' ? (data[open.key] as FrontValue[]) : (data[open.key] = []);
       open.kind = 'list';
       const kv = wiki && !item[1]!.startsWith('"') ? ITEM_KEY.exec(item[1]!) : null;
-      itemMap = kv ? { [kv[1]!]: scalar(kv[2] ?? '', true) } : null;
-      list.push(itemMap ?? scalar(item[1]!, wiki));
+      itemMap = kv ? { [kv[1]!]: value(kv[2] ?? '', `${open.key}.${kv[1]!}`, line, true) } : null;
+      list.push(itemMap ?? value(item[1]!, open.key, line, wiki));
       continue;
     }
     const nested = INDENTED.exec(text);
     if (nested && itemMap) {
-      itemMap[nested[1]!] = scalar(nested[2]!, wiki);
+      itemMap[nested[1]!] = value(nested[2]!, `${open!.key}.${nested[1]!}`, line, wiki);
       continue;
     }
     if (nested && open && open.kind !== 'list') {
       const map = open.kind === 'map' ? (data[open.key] as Record<string, FrontValue>) : (data[open.key] = {});
       open.kind = 'map';
-      map[nested[1]!] = scalar(nested[2]!, wiki);
+      map[nested[1]!] = value(nested[2]!, `${open.key}.${nested[1]!}`, line, wiki);
       continue;
     }
     const kv = /^\s/.test(text) ? null : TOP.exec(text);
@@ -206,15 +234,16 @@ export function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: Fr
       continue;
     }
     const rest = kv[2]!.trim();
+    keyLines[kv[1]!] = line;
     if (rest === '' || rest === '[]') {
       open = { key: kv[1]!, kind: rest === '' ? 'pending' : 'list' };
       if (rest === '[]') data[kv[1]!] = [];
       continue;
     }
-    data[kv[1]!] = scalar(rest, wiki);
+    data[kv[1]!] = value(rest, kv[1]!, line, wiki);
   }
   settle();
-  return { data, problems };
+  return { data, problems, keyLines };
 }
 
 /** Full YAML through the `yaml` package (loaded on first use: only `report.md` needs it). */

@@ -4,6 +4,7 @@
  * and a CRLF file parses as its LF twin (the body reads each `\r\n` as `\n`).
  */
 import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
+import { frontmatterProblems, KNOWHOW_FIELDS } from './frontmatterFields.js';
 import type { Finding } from './specParser.js';
 import { lfText, slugify } from './text.js';
 
@@ -62,7 +63,7 @@ export function parseKnowhowText(text: string, file: string): KnowhowDoc {
   const name = file.split(/[\\/]/).pop() ?? file;
   const stem = name.replace(/\.md$/i, '');
   const fm = parseFrontmatter(text);
-  for (const p of fm.problems) findings.push({ file, line: p.line, severity: 'warning', code: 'bad-frontmatter', message: p.message });
+  for (const p of frontmatterProblems(fm, KNOWHOW_FIELDS)) findings.push({ file, line: p.line, severity: 'warning', code: 'bad-frontmatter', message: p.message });
   if (text.includes('\u0000')) findings.push({ file, line: 1, severity: 'error', code: 'binary-content', message: 'file holds binary (NUL) content' });
   const d = fm.data;
   const prefix = /^([A-Za-z]{3})-/.exec(stem)?.[1]?.toUpperCase();

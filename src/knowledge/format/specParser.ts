@@ -8,6 +8,7 @@
  * legacy bodies read each `\r\n` as `\n` (lines are still counted by `\n`).
  */
 import { asList, asString, parseFrontmatter, type Frontmatter } from './frontmatter.js';
+import { frontmatterProblems, SPEC_FIELDS } from './frontmatterFields.js';
 import { BINARY_CONTENT, binaryContentLine, lfText, lineIndex } from './text.js';
 
 export const VALID_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const;
@@ -209,7 +210,7 @@ export function parseSpecText(text: string, file: string): ParsedSpecFile {
   const findings: Finding[] = [];
   const fileName = file.split(/[\\/]/).pop() ?? file;
   const frontmatter = parseFrontmatter(text);
-  for (const p of frontmatter.problems) findings.push({ file, line: p.line, severity: 'warning', code: 'bad-frontmatter', message: p.message });
+  for (const p of frontmatterProblems(frontmatter, SPEC_FIELDS)) findings.push({ file, line: p.line, severity: 'warning', code: 'bad-frontmatter', message: p.message });
   const category = fileCategory(fileName, frontmatter);
   const result: ParsedSpecFile = { file, frontmatter, category, entries: [], findings };
   if (text.length > MAX_SPEC_FILE_BYTES) {

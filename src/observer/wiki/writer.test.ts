@@ -28,6 +28,18 @@ describe('updateEntry', () => {
     expect(readFileSync(entry.path)).toEqual(before);
   });
 
+  it('refuses an entry whose tags open a map they never finish, naming the line, rather than turning `{{{` into a tag', () => {
+    const entry = createEntry({ type: 'context', slug: 'pool-size', request: 'Size the pool', summary: 'Ten.', solution: 'Set ten.' }, ctx);
+    writeFileSync(entry.path, readFileSync(entry.path, 'utf8').replace(/^tags:\n(?:\s+- .*\n)*/m, 'tags: {{{\n'));
+    const before = readFileSync(entry.path);
+    const line = before.toString('utf8').split('\n').indexOf('tags: {{{') + 1;
+    const later = { ...ctx, source: { sessionId: 's2', explorationId: 'exp_2' } };
+    expect(() => updateEntry(entry, { solution: 'Also cap it.', tags: ['pool'] }, later)).toThrow(
+      expect.objectContaining({ code: 'CORRUPT_FILE', message: `target_unreadable: ${entry.path} (line ${line}: tags: the value "{{{" opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)); not updating it.` }),
+    );
+    expect(readFileSync(entry.path)).toEqual(before);
+  });
+
   it('an entity is numbered past a folder named like a note in notes/, which is not read', () => {
     const first = createEntry({ type: 'entity', slug: 'token-cache', request: 'What caches tokens', summary: 'The token cache.', solution: 'n/a' }, ctx);
     mkdirSync(join(wikiLayout(dir.path).notes, 'stray.md'), { recursive: true });
