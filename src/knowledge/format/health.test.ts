@@ -1,6 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { tempRoot } from '../../../test/helpers/knowledge.js';
+import { tempRoot, writeKnowhowFile } from '../../../test/helpers/knowledge.js';
+import { INDEX_FILE } from '../index/store.js';
 import { openKnowledge } from '../knowledge.js';
 import { appendSpecEntry } from './specWriter.js';
 
@@ -49,5 +52,27 @@ describe('load by a sid two entries carry', () => {
       k.close();
     }
     expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+});
+
+describe('spec health on an index built before frontmatter findings were stored', () => {
+  it('rebuilds it, so a file unchanged since is reported too', () => {
+    const { dir, root } = tempRoot();
+    writeKnowhowFile(root, 'TIP-20260801-pool', { title: 'Pool', status: '[deprecated]' }, 'Keep the pool at ten.');
+    const first = openKnowledge({ env: process.env, workflowRoot: dir });
+    first.sync();
+    first.close();
+    // What version 6 stored for the file: no finding (its parser said nothing), and its version number.
+    const db = new Database(join(root.workflowDir, INDEX_FILE));
+    db.exec("UPDATE files SET findings = '[]'; UPDATE meta SET value = '6' WHERE key = 'schema'");
+    db.close();
+    const k = openKnowledge({ env: process.env, workflowRoot: dir });
+    try {
+      expect(k.health('knowhow').findings.map((f) => [f.line, f.code, f.message])).toEqual([
+        [5, 'bad-frontmatter', 'status: expected text, got a list; the document reads as active, so search and briefs still offer it'],
+      ]);
+    } finally {
+      k.close();
+    }
   });
 });

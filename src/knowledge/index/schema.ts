@@ -12,8 +12,12 @@
  */
 import type Database from 'better-sqlite3';
 
-/** Bump when the layout or the tokenization changes: an older index is dropped and rebuilt. */
-export const INDEX_SCHEMA_VERSION = 6;
+/**
+ * Bump when the layout, the tokenization or what the parsers report changes: an older index is dropped and
+ * rebuilt. 7: frontmatter findings (unfinished lists and maps, keys of the wrong type) are stored per file, and
+ * an unchanged file is never read again, so an index of 6 would keep saying nothing about them.
+ */
+export const INDEX_SCHEMA_VERSION = 7;
 
 export function createSchema(db: Database.Database): void {
   db.exec(`
