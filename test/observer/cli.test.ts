@@ -114,6 +114,31 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
   }, budget(180_000)); // nine CLI processes through tsx on a shared 2-core machine
 });
 
+describe('maestro wiki lint on pages whose frontmatter does not read as written', () => {
+  it('names each with its file and line and what is read instead, and changes nothing', async () => {
+    const contexts = join(repo, 'wiki', 'knowledge', 'contexts', 'debug');
+    mkdirSync(contexts, { recursive: true });
+    const broken = join(contexts, 'C002-broken.md');
+    writeFileSync(broken, '---\nid: "C002"\nslug: "broken"\nrequest: [unterminated\ntags: {{{\ntype: "context"\n---\n\n# Broken\n');
+    const listed = join(contexts, 'C003-listed.md');
+    writeFileSync(listed, '---\nid: "C003"\nslug: "listed"\nrequest: ["pool", "size"]\n---\n\n# Listed\n');
+    const before = [broken, listed].map((f) => readFileSync(f));
+
+    const lint = await maestro(['wiki', 'lint']);
+    expect(lint.code).toBe(1);
+    // Sorted: the pages are listed in the folder's order. C003 is left out (no request), so only C002 is missing from the index.
+    expect(lint.stdout.trimEnd().split('\n').sort()).toEqual([
+      '4 errors, 0 warnings',
+      `error bad_frontmatter: ${broken}:4: request: the value "[unterminated" opens a list with "[" but never closes it; it is read as that text (quote it if text is meant)`,
+      `error bad_frontmatter: ${broken}:5: tags: the value "{{{" opens a map with "{" but is not JSON; it is read as that text (quote it if text is meant)`,
+      `error not_in_index: C002 is missing from ${join(repo, 'wiki', 'knowledge', 'index.md')}`,
+      `error unreadable_entry: ${listed}:4: request: expected text, got a list; without a request the entry is not read: search and the observer's lookups skip it`,
+    ]);
+    expect([broken, listed].map((f) => readFileSync(f))).toEqual(before);
+    expect(existsSync(join(repo, 'wiki', 'knowledge', 'index.md'))).toBe(false);
+  });
+});
+
 describe('maestro observe --once on a corrupted bundle', () => {
   it('shows what a transcript holds without letting the terminal run it: an escape sequence in a question is printed as \\u{1b}', async () => {
     mkdirSync(projectDir(), { recursive: true });

@@ -2,7 +2,10 @@
  * Wiki lint (FORMATS §8.5, knowledge-lint-core): errors for missing or
  * duplicate ids, leftover legacy folders and ids absent from index.md;
  * warnings for duplicate requests and drafts older than 30 days. Broken
- * frontmatter is reported with the file and line.
+ * frontmatter is reported with the file and line: `unreadable_entry` or
+ * `missing_id` when it cost the entry, `bad_frontmatter` when the entry is
+ * still read but not as written (a line the reader skips, a list or map left
+ * unclosed, a key of the wrong type), saying how it is read.
  *
  * Beyond GUI-Anything's checks: an error for each secret a wiki file holds
  * (entries, index.md, the log, notes, audits, session bundles: written before
@@ -21,7 +24,7 @@ import { scanWikiSecrets } from './secrets.js';
 
 export interface LintFinding {
   level: 'error' | 'warning';
-  code: 'missing_id' | 'unreadable_entry' | 'duplicate_id' | 'legacy_dir' | 'not_in_index' | 'duplicate_request' | 'stale_draft' | 'secret' | 'secret_in_name';
+  code: 'missing_id' | 'unreadable_entry' | 'bad_frontmatter' | 'duplicate_id' | 'legacy_dir' | 'not_in_index' | 'duplicate_request' | 'stale_draft' | 'secret' | 'secret_in_name';
   message: string;
   path?: string;
   line?: number;
@@ -36,9 +39,10 @@ export function lintWiki(wikiRoot: string, now: Date): { errors: LintFinding[]; 
   const layout = wikiLayout(wikiRoot);
   const { entries, problems } = listWikiEntries(wikiRoot);
   const findings: LintFinding[] = [];
+  const read = new Set(entries.map((e) => e.path));
   for (const p of problems) {
-    const missingId = p.reason.startsWith('missing id');
-    findings.push({ level: 'error', code: missingId ? 'missing_id' : 'unreadable_entry', message: `${p.path}:${p.line}: ${p.reason}`, path: p.path, line: p.line });
+    const code = p.reason.startsWith('missing id') ? 'missing_id' : read.has(p.path) ? 'bad_frontmatter' : 'unreadable_entry';
+    findings.push({ level: 'error', code, message: `${p.path}:${p.line}: ${p.reason}`, path: p.path, line: p.line });
   }
   const byId = new Map<string, string[]>();
   for (const e of entries) byId.set(e.id, [...(byId.get(e.id) ?? []), e.relativePath]);

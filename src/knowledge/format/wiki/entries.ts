@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parseFrontmatter, type FrontMatter, type FrontValue } from '../frontmatter.js';
+import { fieldProblems, WIKI_FIELDS } from '../frontmatterFields.js';
 import { ENTRY_TYPES, TYPE_DIR, TYPE_PREFIX, wikiLayout, type EntryType } from './layout.js';
 
 export type Facet = 'hypothesis' | 'protocol' | 'command' | 'failure' | 'note';
@@ -84,7 +85,10 @@ export function entryVersion(value: FrontValue | undefined): number {
 /** Parses one entry file; `null` plus problems when it cannot be used. */
 export function parseEntryFile(path: string, knowledgeRoot: string, text: string, stat: { mtimeMs: number; size: number }): { entry: WikiEntry | null; problems: WikiProblem[] } {
   const doc = parseFrontmatter(text, { dialect: 'wiki' });
-  const problems: WikiProblem[] = doc.problems.map((p) => ({ path, line: p.line, reason: p.message }));
+  const typeProblems = fieldProblems(doc, WIKI_FIELDS);
+  const problems: WikiProblem[] = [...doc.problems, ...typeProblems].sort((a, b) => a.line - b.line).map((p) => ({ path, line: p.line, reason: p.message }));
+  // A key of the wrong type is named by its type problem; "missing" would send the person looking for a line that is there.
+  const mistyped = new Set(typeProblems.map((p) => p.key));
   const fm: FrontMatter = doc.data;
   const rel = relative(knowledgeRoot, path).split(sep).join('/');
   const dirType = ENTRY_TYPES.find((t) => rel.startsWith(`${TYPE_DIR[t]}/`));
@@ -92,8 +96,8 @@ export function parseEntryFile(path: string, knowledgeRoot: string, text: string
   const request = asString(fm.request);
   if (!doc.opened) problems.push({ path, line: 1, reason: 'no frontmatter (expected a --- block with id and request)' });
   if (!id) problems.push({ path, line: 1, reason: 'missing id' });
-  else if (doc.opened && !asString(fm.id)) problems.push({ path, line: 1, reason: `missing id in frontmatter (the filename gives ${id})` });
-  if (doc.opened && !request) problems.push({ path, line: 1, reason: 'missing request' });
+  else if (doc.opened && !asString(fm.id) && !mistyped.has('id')) problems.push({ path, line: 1, reason: `missing id in frontmatter (the filename gives ${id})` });
+  if (doc.opened && !request && !mistyped.has('request')) problems.push({ path, line: 1, reason: 'missing request' });
   if (!id || !request) return { entry: null, problems };
   const typeField = asString(fm.type);
   const type: EntryType = dirType ?? ((ENTRY_TYPES as readonly string[]).includes(typeField) ? (typeField as EntryType) : 'context');
