@@ -33,26 +33,28 @@ describe('a conflict at merge time', () => {
     removeTempDirs();
   });
 
-  it('is resolved by a conflict run whose resolution waits for the person at exec_review, and merges once approved', async () => {
-    const repo = makeRepo({ 'keep.txt': 'original\n' });
+  /** A task on keep.txt brought to exec_review, then a person's commit to the same line on main; the task as it was reviewed. */
+  async function reviewedThenMainMoves(files: Record<string, string>) {
+    const repo = makeRepo({ 'keep.txt': 'original\n', ...files });
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
-    daemon = await startTestDaemon({ tickMs: 100 });
-    const d = daemon;
+    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
     const { store, bus } = d;
     const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     const task = await store.tasks.create({ projectId: project.id, title: 'Change keep', complexity: 'easy', ownedFiles: ['keep.txt'] });
-    const atGate = (what: string) =>
-      until(bus, async () => {
-        const t = await store.tasks.get(task.id);
-        return t.status === 'exec_review' ? t : t.status === 'needs_attention' || t.status === 'done' ? Promise.reject(new Error(`${t.status}: ${t.lastRunError}`)) : null;
-      }, what);
     d.orchestrator.kick();
-    const reviewed = await atGate('exec_review');
-
-    // Main moves under the approved change: a person's own commit to the same line.
-    writeFileSync(join(repo, 'keep.txt'), 'the person\'s version\n');
+    const reviewed = await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'exec_review' ? t : t.status === 'needs_attention' || t.status === 'done' ? Promise.reject(new Error(`${t.status}: ${t.lastRunError}`)) : null;
+    }, 'exec_review');
+    writeFileSync(join(repo, 'keep.txt'), "the person's version\n");
     git(repo, 'commit', '-qam', 'a person edits keep.txt');
+    return { d, store, bus, repo, task, reviewed };
+  }
+
+  it('is resolved by a conflict run whose resolution waits for the person at exec_review, and merges once approved', async () => {
+    // Main moves under the approved change: a person's own commit to the same line.
+    const { d, store, bus, repo, task, reviewed } = await reviewedThenMainMoves({});
     const main = git(repo, 'rev-parse', 'main');
     expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, { who: 'ada' })).status).toBe(200);
     d.orchestrator.kick();
@@ -86,18 +88,7 @@ describe('a conflict at merge time', () => {
 
   it('tells the on:conflict hook which files conflict, so a hook can ask for a person on the ones it names', async () => {
     // Main's hook: a person resolves conflicts in keep.txt; anything else goes to a conflict run.
-    const repo = makeRepo({ 'keep.txt': 'original\n', '.maestro/hooks.mjs': "const decide = (task, files) => (files.includes('keep.txt') ? 'manual' : 'auto');\nexport { decide as 'on:conflict' };\n" });
-    const script = join(tempDir('maestro-script-'), 'script.yaml');
-    writeFileSync(script, SCRIPT);
-    daemon = await startTestDaemon({ tickMs: 100 });
-    const d = daemon;
-    const { store, bus } = d;
-    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
-    const task = await store.tasks.create({ projectId: project.id, title: 'Change keep', complexity: 'easy', ownedFiles: ['keep.txt'] });
-    d.orchestrator.kick();
-    await until(bus, async () => (await store.tasks.get(task.id)).status === 'exec_review', 'exec_review');
-    writeFileSync(join(repo, 'keep.txt'), 'the person\'s version\n');
-    git(repo, 'commit', '-qam', 'a person edits keep.txt');
+    const { d, store, bus, task } = await reviewedThenMainMoves({ '.maestro/hooks.mjs': "const decide = (task, files) => (files.includes('keep.txt') ? 'manual' : 'auto');\nexport { decide as 'on:conflict' };\n" });
     expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, { who: 'ada' })).status).toBe(200);
     d.orchestrator.kick();
     const parked = await until(bus, async () => {
