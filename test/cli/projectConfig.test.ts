@@ -94,4 +94,27 @@ describe('maestro project add --provider / project config', () => {
       await d.stop({ graceMs: 1000 });
     }
   }, budget(300_000));
+
+  it('refuses a task for a project whose .maestro/config.json every run would refuse, naming the file and what is wrong', async () => {
+    const d = await startTestDaemon({ tickMs: 60_000 });
+    try {
+      const { cli } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const script = join(d.config.home, 'agent.yaml');
+      writeFileSync(script, 'steps: []\n');
+      const provider = { kind: 'scripted', script };
+      const repo = gitRepo({ 'README.md': '# demo\n', '.maestro/config.json': '{"limits": {"maxDiffLines": "lots"}}\n' });
+      await d.store.projects.create({ name: 'broken', repoPath: repo, config: { provider } });
+      const refused = await cli(['task', 'create', 'Add greeting', '--project', 'broken', ...url]);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(`Project broken cannot run tasks: ${join(repo, '.maestro', 'config.json')}: limits.maxDiffLines:`);
+      expect(refused.stderr).toContain('Fix it on main and commit it; no task was created. [CONFIG_INVALID]');
+      expect(await d.store.tasks.list({})).toEqual([]);
+      // Fixed on main: the task is taken.
+      writeFileSync(join(repo, '.maestro', 'config.json'), '{"limits": {"maxDiffLines": 3000}}\n');
+      expect((await cli(['task', 'create', 'Add greeting', '--project', 'broken', ...url])).code).toBe(0);
+    } finally {
+      await d.stop({ graceMs: 2000 });
+    }
+  });
 });

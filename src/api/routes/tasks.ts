@@ -1,9 +1,11 @@
 /** /api/tasks: create, list, show (with the version chain), edit, cancel, retry, approve / reject a gate, inject, reply. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
-import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
+import { baseBranchOf, remoteOf, workRepoOf } from '../../daemon/repos.js';
 import { perProjectSlots } from '../../daemon/scheduler.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema, whoSchema } from '../../core/schemas.js';
@@ -15,6 +17,7 @@ import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
+import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles } from './review.js';
 import { diffGateRefusal } from './diffGateRefusal.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
@@ -54,7 +57,7 @@ export type MessageBody = z.input<typeof messageBody>;
 export type CancelBody = z.input<typeof cancelBody>;
 
 export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
-  const { store, control, providerProblem } = deps;
+  const { store, control } = deps;
   const review = reviewContext(deps);
   const tags = ['tasks'];
 
@@ -68,7 +71,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, response: taskResponse, status: 201 }, async ({ body }) => {
-    await assertProviderUsable(store, providerProblem, body.projectId);
+    await assertRunnable(store, deps, body.projectId);
     return { task: await store.tasks.create(body) };
   });
 
@@ -173,14 +176,26 @@ async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task):
 }
 
 /**
- * Refuses a task its project could not run (no usable agent provider). An archived project takes no task whatever
- * its provider: the store's refusal (PROJECT_ARCHIVED) is what to say, so its provider is not looked at.
+ * Refuses a task its project could not run: no usable agent provider, or project settings (`.maestro/config.json`
+ * on main) that every run would refuse, said now rather than at the run's start (trial 3: created fine, then each run
+ * failed on the file). An archived project takes no task whatever its provider: the store's refusal
+ * (PROJECT_ARCHIVED) is what to say, so nothing else is looked at. A shared remote's settings are read from this
+ * daemon's clone, once it has one.
  */
-async function assertProviderUsable(store: Store, providerProblem: ApiDeps['providerProblem'], projectId: string): Promise<void> {
-  if (!providerProblem) return;
+async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): Promise<void> {
   const project = await store.projects.get(projectId);
-  const problem = project.archivedAt === null ? providerProblem(project) : null;
+  if (project.archivedAt !== null) return;
+  const problem = deps.providerProblem?.(project) ?? null;
   if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
+  if (remoteOf(project) && !deps.home) return;
+  const repo = workRepoOf(deps.home ?? '', project);
+  if (!existsSync(join(repo, '.git'))) return;
+  try {
+    loadProjectConfig(repo);
+  } catch (err) {
+    if (!isMaestroError(err, 'CONFIG_INVALID')) throw err;
+    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message}. Fix it on main and commit it; no task was created.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
+  }
 }
 
 /**
