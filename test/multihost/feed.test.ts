@@ -131,10 +131,16 @@ describe.skipIf(!available)('live feeds across daemons (LISTEN/NOTIFY)', () => {
       daemons.push(b);
       const statusOf = () => wsEvents.filter((e) => e.taskId === task.id && e.type === 'task.status').map((e) => (e.payload as { to: string }).to);
       await waitFor(() => statusOf().includes('done'), `${title} done, seen over A's WebSocket`);
-      // Every event the log holds for the task reaches A's WebSocket, once each. Events B commits after `done`
-      // (the run's end) are announced up to one notify gap (20 ms, store/pgNotifier.ts) later: waited for, not assumed.
-      const logged = (await store.events.list({ taskId: task.id, limit: 1000 })).events;
-      await waitFor(() => logged.every((l) => wsEvents.some((e) => e.id === l.id)), `${title}'s logged events on A's WebSocket`);
+      // Every event the log holds for the task reaches A's WebSocket, once each. Events B commits after `done` (the
+      // run's end, the merge's clean-up) are announced up to one notify gap (20 ms, store/pgNotifier.ts) later: waited
+      // for, not assumed, and the log is read again until A's clients have what it holds (read once, it missed a
+      // clean-up event committed just after the read, which A's WebSocket then had: CI on a slow machine).
+      const ids = (events: MaestroEvent[]) => events.map((e) => e.id).sort((x, y) => x - y).join(',');
+      let logged: MaestroEvent[] = [];
+      await waitFor(async () => {
+        logged = (await store.events.list({ taskId: task.id, limit: 1000 })).events;
+        return ids(wsEvents.filter((e) => e.taskId === task.id)) === ids(logged);
+      }, `${title}'s logged events on A's WebSocket`);
       const seen = wsEvents.filter((e) => e.taskId === task.id);
       expect(seen.map((e) => e.id).sort((x, y) => x - y)).toEqual(logged.map((e) => e.id));
       expect(statusOf()).toEqual(logged.filter((e) => e.type === 'task.status').map((e) => (e.payload as { to: string }).to));
