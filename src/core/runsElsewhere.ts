@@ -6,6 +6,7 @@
  * exec_review is told (the task detail's `runsElsewhere`, api/routes/review.ts gateFiles): information, nothing
  * is blocked. Names are shown as the diff shows them (git/gitNames.ts shownName), as for the steering files.
  */
+import { watchedPaths } from './watchedPaths.js';
 
 /**
  * Where each tool looks, from the repository's root: a file, or a folder (everything under it). One place: the
@@ -48,11 +49,8 @@ export const RUNS_ELSEWHERE_PATHS: readonly string[] = [
   '.npmrc',
 ];
 
-/**
- * The folders above one of those paths (`.github` above `.github/workflows`): a change that makes one a link (or a
- * file) moves every path under it, as core/steering.ts STEERING_PARENTS says for `.workflow`.
- */
-const RUNS_ELSEWHERE_PARENTS = [...new Set(RUNS_ELSEWHERE_PATHS.flatMap((p) => p.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))))];
+/** With the folders above them: a change that makes one a link (or a file) moves every path under it (watchedPaths.ts). */
+const WATCHED = watchedPaths(RUNS_ELSEWHERE_PATHS);
 
 /**
  * A package manifest, at any depth (each workspace of a monorepo has its own): npm, yarn and pnpm run its
@@ -68,12 +66,10 @@ export const MANIFEST = 'package.json';
 export const MANIFEST_COMMAND_FIELDS: readonly string[] = ['scripts', 'husky', 'simple-git-hooks', 'gitHooks', 'pre-commit', 'lint-staged'];
 
 /** Pathspecs for a git diff that finds every such change; keep the names it lists that `runsElsewhere` or `isManifest`. */
-export const RUNS_ELSEWHERE_PATHSPECS = [...RUNS_ELSEWHERE_PATHS, ...RUNS_ELSEWHERE_PARENTS, `:(glob)**/${MANIFEST}`];
+export const RUNS_ELSEWHERE_PATHSPECS = [...WATCHED.pathspecs, `:(glob)**/${MANIFEST}`];
 
 /** Whether a changed path runs code elsewhere by its name alone: one of those paths, a file under one, or a folder above one. */
-export function runsElsewhere(file: string): boolean {
-  return RUNS_ELSEWHERE_PARENTS.includes(file) || RUNS_ELSEWHERE_PATHS.some((p) => file === p || file.startsWith(`${p}/`));
-}
+export const runsElsewhere = (file: string): boolean => WATCHED.holds(file);
 
 export const isManifest = (file: string): boolean => file === MANIFEST || file.endsWith(`/${MANIFEST}`);
 
@@ -83,8 +79,8 @@ export const isManifest = (file: string): boolean => file === MANIFEST || file.e
  * (broken, a link, too big to read) counts as changed: what it runs cannot be told, so it is named.
  */
 export function manifestCommandsChanged(before: string | null, after: string | null): boolean {
-  const [old, now] = [commandsOf(before), commandsOf(after)];
-  return old === undefined || now === undefined || old !== now;
+  const old = commandsOf(before);
+  return old === undefined || old !== commandsOf(after);
 }
 
 /** The command fields of a manifest as one canonical string; undefined when it cannot be read as a JSON object. */

@@ -101,9 +101,9 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   if (code !== 0) {
     const said = stdout + stderr;
     if (indexNotWritten(said)) throw await unwrittenIndex({ what: 'the main checkout', checkout: repoPath, unchanged: `this merge changed nothing in ${baseBranch}` }, said);
-    // The files in conflict, read before the abort (the on:conflict hook is told them); none for a refused merge.
-    const unmerged = await git(repoPath, ['diff', '--name-only', '-z', '--diff-filter=U'], { okCodes: [128] });
-    const conflictedFiles = unmerged.stdout.split('\0').filter(Boolean);
+    // The files in conflict, read before the abort (the on:conflict hook is told them); none for a refused merge, and
+    // none when git cannot list them (the merge's own failure is what is said).
+    const conflictedFiles = await unmergedFiles(repoPath).catch((): string[] => []);
     // A conflict leaves the merge in progress: aborted, main is as it was. A refused merge never started.
     const aborted = (await git(repoPath, ['merge', '--abort'], { okCodes: [128] })).code === 0;
     throw failedMerge(options, code, aborted, said, conflictedFiles);
@@ -218,10 +218,17 @@ export async function startMerge(worktree: string, base: string): Promise<{ clea
   if (code === 1 && indexNotWritten(merge.stdout + merge.stderr)) {
     throw await unwrittenIndex({ what: 'the worktree', checkout: worktree, unchanged: `nothing of ${base} was merged into it` }, merge.stdout + merge.stderr);
   }
-  // -z: names as they are on disk. Quoted ("\303\274.txt"), the check for markers left found no such file and let them through.
-  const { stdout } = await git(worktree, ['diff', '--name-only', '-z', '--diff-filter=U']);
-  const conflictedFiles = stdout.split('\0').filter(Boolean);
+  const conflictedFiles = await unmergedFiles(worktree);
   return { clean: code === 0 && conflictedFiles.length === 0, conflictedFiles };
+}
+
+/**
+ * The paths a merge left in conflict in `checkout` (none when no merge is under way). -z: names as they are on disk;
+ * quoted ("\303\274.txt"), the check for markers left found no such file and let them through.
+ */
+async function unmergedFiles(checkout: string): Promise<string[]> {
+  const { stdout } = await git(checkout, ['diff', '--name-only', '-z', '--diff-filter=U']);
+  return stdout.split('\0').filter(Boolean);
 }
 
 /** True while a merge started by startMerge is unfinished. */

@@ -11,6 +11,7 @@ import { MaestroError } from '../core/errors.js';
 import { assertRepository, git, removeTree, revParse } from './git.js';
 import { tipsOf } from './merge.js';
 import { shownName, statusNames } from './gitNames.js';
+import { indexLockOf } from './indexLock.js';
 import { adminWhole, gitdirPointer, namesBack, registeredAt } from './onDisk.js';
 
 export interface WorktreeSpec {
@@ -241,9 +242,8 @@ export const DEAD_INDEX_LOCK_MS = 10_000;
  * worktree, so a lock that stays DEAD_INDEX_LOCK_MS old is removed; a younger one is waited out.
  */
 async function clearDeadIndexLock(worktree: string): Promise<void> {
-  const admin = gitdirPointer(worktree);
-  if (!admin) return;
-  const lock = join(admin, 'index.lock');
+  if (!gitdirPointer(worktree)) return;
+  const lock = indexLockOf(worktree);
   for (;;) {
     let age: number;
     try {

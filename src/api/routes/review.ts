@@ -67,7 +67,7 @@ export interface GateFiles {
 /**
  * At exec_review, the files of the change that steer later runs (core/steering.ts): hooks and checks that run
  * as code, knowledge that later prompts quote without the knowledge review; and a folder above one of them that
- * the change replaces (core/steering.ts STEERING_PARENTS). Beside them, the files that run code elsewhere once
+ * the change replaces (core/watchedPaths.ts). Beside them, the files that run code elsewhere once
  * merged (git/runsElsewhere.ts). Both said before approving, neither blocks it; none when the change cannot be read
  * here (the diff route says why).
  */

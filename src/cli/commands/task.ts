@@ -151,11 +151,8 @@ function taskShow(task: Command, ctx: CliContext): void {
         : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
-      const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}
-
-` : '';
-      print(asked + blocked + steering + elsewhere + stuck + slot + refused + describeTask(answer.task, answer.runs, answer.children) + (more ? `
-${more}` : ''));
+      const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
+      print(asked + blocked + steering + elsewhere + stuck + slot + refused + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }

@@ -62,12 +62,12 @@ export async function runConflict(ctx: RunContext): Promise<{ result: ConflictRe
       await git(wt.path, ['merge', '--abort']);
     }
     const { clean, conflictedFiles } = await startMerge(wt.path, base);
-    // What git merged by itself: the resolution may change the conflicted files only (git/resolution.ts).
-    const merged = await stagedEntries(wt.path);
     if (clean) {
       const sha = await commitWork(ctx, wt, `Merge ${base} into ${wt.branch}`);
       return { conflictedFiles: [], commitSha: sha, resolvedBy: 'clean-merge' as const };
     }
+    // What git merged by itself, before the agent: the resolution may change the conflicted files only (git/resolution.ts).
+    const merged = await stagedEntries(wt.path);
     const reflection = await reflectStage(ctx, wt.path);
     const prompt = conflictPrompt(job, base, conflictedFiles) + (reflection ? `\n\n## From the last failed tries\n${reflection}` : '');
     await callAgent(ctx, { stage: 'merge', role: 'conflict', prompt, cwd: wt.path, tier: 'hard', allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits' });
