@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { until, untilStatus } from '../helpers/wait.js';
 import { reviewedCommit } from '../../src/core/reviewed.js';
 
 const SCRIPT = `steps:
@@ -43,10 +43,7 @@ describe('a conflict at merge time', () => {
     const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     const task = await store.tasks.create({ projectId: project.id, title: 'Change keep', complexity: 'easy', ownedFiles: ['keep.txt'] });
     d.orchestrator.kick();
-    const reviewed = await until(bus, async () => {
-      const t = await store.tasks.get(task.id);
-      return t.status === 'exec_review' ? t : t.status === 'needs_attention' || t.status === 'done' ? Promise.reject(new Error(`${t.status}: ${t.lastRunError}`)) : null;
-    }, 'exec_review');
+    const reviewed = await untilStatus(d, task.id, 'exec_review', ['needs_attention', 'done']);
     writeFileSync(join(repo, 'keep.txt'), "the person's version\n");
     git(repo, 'commit', '-qam', 'a person edits keep.txt');
     return { d, store, bus, repo, task, reviewed };

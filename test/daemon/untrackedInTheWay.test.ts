@@ -12,7 +12,7 @@ import { cliFor } from '../cli/helpers.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { until, untilStatus } from '../helpers/wait.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -32,10 +32,7 @@ describe('an untracked file in the way of a merge', () => {
     const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: fixture('simple.yaml') } } });
     const task = await store.tasks.create({ projectId: project.id, title: 'Add greeting', complexity: 'easy', ownedFiles: ['src/greet.ts'] });
     d.orchestrator.kick();
-    await until(bus, async () => {
-      const t = await store.tasks.get(task.id);
-      return t.status === 'exec_review' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
-    }, 'exec_review');
+    await untilStatus(d, task.id, 'exec_review');
 
     // The person's notes, untracked, where the change adds its file.
     mkdirSync(join(repo, 'src'));

@@ -4,7 +4,10 @@
  * needs with room to spare, scaled by `budget()` for this machine's load; the budget only bounds
  * how long a broken test hangs.
  */
+import type { Task } from '../../src/core/types.js';
+import type { TaskStatus } from '../../src/core/status.js';
 import type { Bus } from '../../src/lib/bus.js';
+import type { Store } from '../../src/store/store.js';
 import { budget } from './budget.js';
 
 /** Thrown from a check to end the wait at once (a task stuck for good, a process that died). */
@@ -87,4 +90,16 @@ export async function poll<T>(
     if (Date.now() > deadline) throw timedOut(what, ms, lastErr);
     await new Promise((r) => setTimeout(r, gap));
   }
+}
+
+/**
+ * Until the task reaches `status` (the task as it is then), on a daemon's bus. A task that reaches one of
+ * `instead` (needs_attention unless given) ends the wait at once, with its status and last error.
+ */
+export function untilStatus(d: { store: Store; bus: Bus }, taskId: string, status: TaskStatus, instead: readonly TaskStatus[] = ['needs_attention']): Promise<Task> {
+  return until(d.bus, async () => {
+    const t = await d.store.tasks.get(taskId);
+    if (instead.includes(t.status)) throw new Error(`${t.status} instead of ${status}: ${t.lastRunError}`);
+    return t.status === status ? t : null;
+  }, status);
 }
