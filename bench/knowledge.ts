@@ -18,7 +18,8 @@ import type { LedgerCandidate } from '../src/knowledge/lifecycle/ledger/ledger.j
 import { benchBrief } from './brief.js';
 
 // What a long-lived process keeps between reconciles (the KnowledgeService's lifecycle context); no embedder.
-const lc = createLifecycleContext({ embedder: null });
+// watchFromFiles 0: the watcher's figure at both sizes (the daemon asks it only from WATCH_FROM_FILES files on).
+const lc = createLifecycleContext({ embedder: null, watchFromFiles: 0 });
 
 // A project-like vocabulary: 5000 words of random letters with a Zipf-like spread (a few very
 // common, a long tail), so candidates share words and trigrams with many documents, not all.

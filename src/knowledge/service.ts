@@ -47,6 +47,8 @@ export interface KnowledgeConfig {
   syncIntervalMs: number;
   /** Watch reconciliation corpora (a long-lived process gains; a one-shot command would only pay the thread start). */
   watchCorpus: boolean;
+  /** From how many files a watched corpus uses its watcher thread (ledger/corpusDocs.ts WATCH_FROM_FILES unless given; tests set 0). */
+  corpusWatchFromFiles?: number;
   /** An embedder given by the host (tests), null for none; undefined: from MAESTRO_EMBEDDINGS_* on first use. */
   embedder?: Embedder | null;
   /** The folders outside a project its linked workspaces may name (root.ts linkedWorkspaces): the daemon's registered projects'. */
@@ -76,7 +78,7 @@ export class KnowledgeService {
     if (this.stopping) throw new Error('the knowledge service is stopped');
     this.started = true;
     this.poolInstance = createKnowledgePool({ syncIntervalMs: this.config.syncIntervalMs, env: this.config.env, embedder: () => this.embedder(), workspaceAllowed: this.config.workspaceAllowed });
-    this.lifecycleInstance = createLifecycleContext({ embedder: () => this.embedder() });
+    this.lifecycleInstance = createLifecycleContext({ embedder: () => this.embedder(), watchFromFiles: this.config.corpusWatchFromFiles });
   }
 
   /** What the lifecycle operations keep between calls (review, promote, audit, the bridge); fresh for each started service. */

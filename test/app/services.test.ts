@@ -55,7 +55,7 @@ describe('KnowledgeService and ObserverService lifecycle', () => {
       await stat(dir);
       const baseline = { threads: threads(), handles: activeHandles(), tracked: new Set(openResources()) };
 
-      const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...process.env, MAESTRO_HOME: join(dir, '.home') }), embedder: null });
+      const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...process.env, MAESTRO_HOME: join(dir, '.home') }), corpusWatchFromFiles: 0, embedder: null });
       knowledge.start();
       knowledge.start(); // idempotent
       const bridge = KnowledgeBridge.forService(knowledge, process.env);

@@ -28,11 +28,13 @@ export interface LifecycleContext {
 export interface LifecycleContextOptions {
   /** The semantic signal's embedder: null for none, or a getter (the service's, resolved on first use; it may throw while the setting is bad). */
   embedder: Embedder | null | (() => Embedder | null);
+  /** From how many files a watched corpus asks its watcher (CorpusCache; WATCH_FROM_FILES unless given). */
+  watchFromFiles?: number;
 }
 
 export function createLifecycleContext(opts: LifecycleContextOptions): LifecycleContext {
   const e = opts.embedder;
-  return { corpus: new CorpusCache(), semantic: new SemanticVectors(typeof e === 'function' ? e : () => e), prepared: new CorpusPreparer() };
+  return { corpus: new CorpusCache({ watchFromFiles: opts.watchFromFiles }), semantic: new SemanticVectors(typeof e === 'function' ? e : () => e), prepared: new CorpusPreparer() };
 }
 
 /** Stops the context's watchers and drops what it cached; the promise settles once the watcher threads have exited. */

@@ -3,7 +3,8 @@
  * names, and still sees every write that finished before the read — from
  * this thread with no event-loop turn in between, and from another process.
  * When the watcher cannot be trusted (a corpus directory replaced), the read
- * falls back to the full stat walk and stays exact.
+ * falls back to the full stat walk and stays exact. A corpus smaller than
+ * the cache's threshold is statted and gets no thread until it grows.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,12 +15,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CorpusCache, RACY_MS, readCorpus } from './corpusDocs.js';
 import { sleepSync } from '../../../lib/sleepSync.js';
 
-const cache = new CorpusCache();
+// 0: every watched read asks its watcher, however small the corpus (the default waits for WATCH_FROM_FILES files).
+const cache = new CorpusCache({ watchFromFiles: 0 });
+const sized = new CorpusCache({ watchFromFiles: 30 });
 
 const dirs: string[] = [];
 afterEach(async () => {
   await cache.unwatch();
   cache.clear();
+  await sized.unwatch();
+  sized.clear();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -45,6 +50,18 @@ function settle(wf: string): void {
   const newest = Math.max(...paths.map((p) => statSync(p).mtimeMs));
   const left = newest + RACY_MS + 1 - Date.now();
   if (left > 0) sleepSync(left);
+}
+
+/** Reads until the watcher has taken over (a quiet read stats nothing): a state the reads show. */
+function untilWatched(c: CorpusCache, wf: string): void {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    settle(wf);
+    if (c.read(wf).statted === 0) return;
+    if (Date.now() > deadline) throw new Error('the watcher never took over within 60 s');
+    c.watch(wf); // a thread that missed its start time was closed: start another
+    sleepSync(20);
+  }
 }
 
 describe('watched corpus reads', () => {
@@ -113,18 +130,41 @@ describe('watched corpus reads', () => {
     expect(early.fingerprint).toBe(readCorpus(wf).fingerprint);
     appendFileSync(join(wf, 'specs', 'f2.md'), entry('S-20260105-0001', 'Written while the watcher starts'));
     expect(cache.read(wf).fingerprint).toBe(readCorpus(wf).fingerprint);
-    // Once the thread has started (a state the reads show: a quiet read stats nothing), changes come from it.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      settle(wf);
-      if (cache.read(wf).statted === 0) break;
-      if (Date.now() > deadline) throw new Error('the watcher never took over within 60 s');
-      cache.watch(wf); // a thread that missed its start time was closed: start another
-      sleepSync(20);
-    }
+    // Once the thread has started, changes come from it.
+    untilWatched(cache, wf);
     appendFileSync(join(wf, 'specs', 'f3.md'), entry('S-20260105-0002', 'Written once it watches'));
     const late = cache.read(wf);
     expect(late.statted).toBe(1);
     expect(late.fingerprint).toBe(readCorpus(wf).fingerprint);
+  });
+
+  it('a small corpus is statted with no thread; once a read finds it large enough, its watcher starts and takes over', () => {
+    const wf = corpus(10); // 20 files, the threshold is 30
+    expect(sized.watch(wf)).toBe(true);
+    expect(sized.watch(wf, { waitStarted: true })).toBe(false); // no thread to wait for
+    settle(wf);
+    expect(sized.read(wf).statted).toBe(20);
+    expect(sized.read(wf).statted).toBe(20); // every read stats every file: no watcher is asked
+    expect(sized.watched).toEqual([]);
+    appendFileSync(join(wf, 'specs', 'f2.md'), entry('S-20260106-0001', 'Seen by the stat walk'));
+    expect(sized.read(wf).fingerprint).toBe(readCorpus(wf).fingerprint);
+    // It grows past the threshold: the read that counts the files starts the thread.
+    for (let f = 10; f < 20; f++) writeFileSync(join(wf, 'specs', `f${f}.md`), entry(`S-20260106-1${f}`, `Rule ${f}`));
+    expect(sized.read(wf).fingerprint).toBe(readCorpus(wf).fingerprint);
+    expect(sized.watched).toEqual([wf]);
+    untilWatched(sized, wf);
+    appendFileSync(join(wf, 'specs', 'f12.md'), entry('S-20260106-0002', 'Seen by the watcher'));
+    const late = sized.read(wf);
+    expect(late.statted).toBe(1);
+    expect(late.fingerprint).toBe(readCorpus(wf).fingerprint);
+  });
+
+  it('a folder no longer watched starts no thread however large it grows', async () => {
+    const wf = corpus(10);
+    sized.watch(wf);
+    await sized.unwatch(wf);
+    for (let f = 10; f < 20; f++) writeFileSync(join(wf, 'specs', `f${f}.md`), entry(`S-20260107-1${f}`, `Rule ${f}`));
+    expect(sized.read(wf).statted).toBe(30);
+    expect(sized.watched).toEqual([]);
   });
 });
