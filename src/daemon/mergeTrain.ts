@@ -14,14 +14,13 @@
  * 1.7 s per task in `merging` with three daemons, 0.7 s with one (load 14–21).
  */
 import { join } from 'node:path';
-import { isSteering, STEERING_PATHSPECS } from '../core/steering.js';
 import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
-import { shownName } from '../git/gitNames.js';
 import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
+import { changedSteering } from '../git/steering.js';
 
 /** The task to merge, its branch, the full ref its commit is read from and that commit. */
 export interface Car {
@@ -133,11 +132,8 @@ export function thenRetry(message: string, task: Task): string {
 async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
   const merged = outcomes.filter((o) => o.kind === 'merged');
   if (!merged.length) return;
-  // -z, as the gate reads them (api/routes/review.ts steeringOf): without it git quotes a name past ASCII or with a
-  // control character ("sp\303\251c.md"), which isSteering never matched, and the file went unreported. As bytes, as the
-  // gate shows them too: a name that is not UTF-8 is not told with U+FFFD (git/gitNames.ts shownName).
-  const names = async (from: string, to: string) =>
-    (await git(repo, ['diff', '--name-only', '-z', from, to, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' })).stdout.split('\0').filter((f) => f && isSteering(f)).map(shownName);
+  // As the gate reads them (git/steering.ts): through the links of the merged tree too, each name as the person reads it.
+  const names = (from: string, to: string) => changedSteering(repo, from, to);
   if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
   for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
 }

@@ -8,12 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead, staleReview } from '../../core/reviewed.js';
-import { isSteering, STEERING_PATHSPECS } from '../../core/steering.js';
+import { RUNS_ELSEWHERE_PATHS } from '../../core/runsElsewhere.js';
+import { STEERING_PATHS } from '../../core/steering.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
-import { shownName } from '../../git/gitNames.js';
 import { readPatch } from '../../git/patch.js';
+import { linkAliases } from '../../git/linkAliases.js';
 import { filesRunningElsewhere } from '../../git/runsElsewhere.js';
+import { changedSteering } from '../../git/steering.js';
 import type { LineComment } from '../../store/ops/gates.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
@@ -77,19 +79,19 @@ export async function gateFiles(ctx: ReviewContext, task: Task): Promise<GateFil
   try {
     const project = await projectRepo(ctx, task);
     const { base, head } = await diffRange(ctx.store, project, task);
+    // The links on the way to both lists' paths, read once (git/linkAliases.ts).
+    const aliases = await linkAliases(project.repoPath, head, [...STEERING_PATHS, ...RUNS_ELSEWHERE_PATHS]);
+    const of = (paths: readonly string[]) => aliases.filter((a) => paths.includes(a.watched));
     // Each on its own: one list that cannot be read leaves the other said.
     const unread = (): string[] => [];
-    const [steeringFiles, runsElsewhere] = await Promise.all([steeringIn(project.repoPath, base, head).catch(unread), filesRunningElsewhere(project.repoPath, base, head).catch(unread)]);
+    const [steeringFiles, runsElsewhere] = await Promise.all([
+      changedSteering(project.repoPath, base, head, of(STEERING_PATHS)).catch(unread),
+      filesRunningElsewhere(project.repoPath, base, head, of(RUNS_ELSEWHERE_PATHS)).catch(unread),
+    ]);
     return { steeringFiles, runsElsewhere };
   } catch {
     return none;
   }
-}
-
-async function steeringIn(repo: string, base: string, head: string): Promise<string[]> {
-  // As bytes: a name that is not UTF-8 is shown as the diff beside it shows it (git/gitNames.ts shownName).
-  const { stdout } = await git(repo, ['diff', '--name-only', '-z', '--no-renames', base, head, '--', ...STEERING_PATHSPECS], { encoding: 'latin1' });
-  return stdout.split('\0').filter((file) => file && isSteering(file)).map(shownName);
 }
 
 /** The gate the task waits at, or the one given (which the store checks). */
