@@ -5,7 +5,7 @@
  * others go on; work already in main (a push just before a crash) is recorded
  * without merging again; a refused push records nothing.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Project, Task } from '../core/types.js';
@@ -13,6 +13,7 @@ import { createStore, type Store } from '../store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
+import { LOCK_WAIT_MS } from './mergeLock.js';
 import { ProjectRepos } from './repos.js';
 import { beatDaemon, registerDaemon, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 
@@ -83,7 +84,7 @@ function logPushesOfMain(root: string, remote: string): () => string[] {
   return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.trim()) : []);
 }
 
-function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void>; repos?: ProjectRepos } = {}) {
+function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void>; repos?: ProjectRepos; lockWaitMs?: number } = {}) {
   const errors: Error[] = [];
   const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
@@ -104,6 +105,7 @@ function coordinator(s: Store, home: string, owner: string, extra: { hooks?: Mer
     onChange: () => {},
     onAgain: extra.onAgain,
     onError: (err) => errors.push(err),
+    lockWaitMs: extra.lockWaitMs,
   });
   return { merges, errors };
 }
@@ -601,7 +603,16 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
   const lockedMessage = (repo: string, task: Task, unchanged: string) =>
     `the main checkout ${repo} is locked: ${join(repo, '.git', 'index.lock')} exists (a git process is running there, or one that crashed left it), so git cannot write its index${unchanged}: make sure no git process is running in ${repo}, then remove ${join(repo, '.git', 'index.lock')}, then run \`maestro task retry ${task.id}\` to merge it`;
 
-  it('found before merging parks the tasks for the person, naming the lock file, with no conflict run; a retry once it is gone merges', async () => {
+  /** A lock file a crashed git left: older than a merge waits for one (mergeLock.ts). */
+  const staleLock = (repo: string) => {
+    const lock = join(repo, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const old = new Date(Date.now() - LOCK_WAIT_MS - 60_000);
+    utimesSync(lock, old, old);
+  };
+  const lockEvents = async (task: Task) => (await store!.events.list({ taskId: task.id, type: 'merge.locked' })).events.map((e) => e.payload.lock);
+
+  it('left by a crashed git (older than the wait) parks the tasks for the person at once, naming the lock file, with no conflict run; a retry once it is gone merges', async () => {
     const s = await openStore();
     const repo = makeRepo({ 'README.md': '# own\n' });
     branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
@@ -609,7 +620,7 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
     const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
     const a = await approved(s, project, 'a', 'maestro/t-a');
     const b = await approved(s, project, 'b', 'maestro/t-b');
-    writeFileSync(join(repo, '.git', 'index.lock'), '');
+    staleLock(repo);
     const main = git(repo, 'rev-parse', 'main');
     const conflictRuns: Array<{ task: string; locks: number }> = [];
     const d = coordinator(s, tempDir('maestro-home-'), 'd1', { conflictRuns });
@@ -627,7 +638,50 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
     expect(d.errors).toEqual([]);
   });
 
-  it('taken during a train (after the checkout was checked) ends it at that car, said as a lock, not a conflict, and leaves no merge under way', async () => {
+  it('held for a moment (a person\'s git, an editor\'s) keeps the tasks approved, said once each, and they merge by themselves once it is gone', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
+    branchWith(repo, 'maestro/t-b', { 'b.txt': 'b\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const lock = join(repo, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    await d.merges.tick();
+    for (const t of [a, b]) {
+      expect((await s.tasks.get(t.id)).status).toBe('merging');
+      expect(await lockEvents(t)).toEqual([lock]);
+    }
+    rmSync(lock);
+    await d.merges.tick();
+    for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('done');
+    expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('b\n');
+    expect(d.errors).toEqual([]);
+  });
+
+  it('still there when the wait is over, however fresh it looks (an editor taking it again and again), parks the task for the person', async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const lock = join(repo, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1', { lockWaitMs: 300 });
+    await d.merges.tick();
+    const first = Date.now(); // after the tick that began the wait
+    expect((await s.tasks.get(a.id)).status).toBe('merging');
+    while (Date.now() - first <= 300) await new Promise((r) => setTimeout(r, 20)); // the wait's own length, not a guess at the machine
+    utimesSync(lock, new Date(), new Date()); // taken again just now
+    await d.merges.tick();
+    expect(await s.tasks.get(a.id)).toMatchObject({ status: 'needs_attention', lastRunError: lockedMessage(repo, a, '') });
+    expect(await lockEvents(a)).toEqual([lock]);
+  });
+
+  it('taken during a train (after the checkout was checked) ends it at that car, said as a lock, not a conflict, and leaves no merge under way; the car goes once it is gone', async () => {
     const s = await openStore();
     const repo = makeRepo({ 'README.md': '# own\n' });
     branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
@@ -652,16 +706,15 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
     const conflictRuns: Array<{ task: string; locks: number }> = [];
     const d = coordinator(s, tempDir('maestro-home-'), 'd1', { hooks, conflictRuns });
     await d.merges.tick();
-    expect(await s.tasks.get(a.id)).toMatchObject({ status: 'needs_attention', lastRunError: lockedMessage(repo, a, '; this merge changed nothing in main') });
-    // The train ended at a: b was not tried (it would meet the same lock) and is still approved.
-    expect((await s.tasks.get(b.id)).status).toBe('merging');
+    // The train ended at a, which waits for the lock; b was not tried (it would meet the same lock).
+    for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('merging');
+    expect(await lockEvents(a)).toEqual([join(repo, '.git', 'index.lock')]);
     expect(conflictRuns).toEqual([]);
     expect((await s.events.list({ projectId: project.id, type: 'merge.conflict' })).events).toEqual([]);
     expect(git(repo, 'rev-parse', 'main')).toBe(main);
     expect(existsSync(join(repo, '.git', 'MERGE_HEAD'))).toBe(false);
 
     rmSync(join(repo, '.git', 'index.lock'));
-    expect((await s.tasks.retry(a.id, 'needs_attention')).status).toBe('merging');
     await d.merges.tick();
     for (const t of [a, b]) expect((await s.tasks.get(t.id)).status).toBe('done');
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('a\n');

@@ -11,21 +11,21 @@
  * push is never forced, so a concurrent one is refused anyway). A conflicting
  * car leaves main as it was and opens a conflict run (conflictRuns.ts) once
  * the train is pushed and the lease released (the run needs the clone, and
- * main with the cars before it); a second failure, a dirty or locked main checkout (or untracked files there
+ * main with the cars before it); a second failure, a dirty main checkout (or untracked files there
  * the branch would overwrite: git refuses, and that is no conflict) or a cancelling hook sends
- * the task to needs_attention. A task whose push the remote refused is retried
+ * the task to needs_attention; so does a locked one, unless the lock is momentary (mergeLock.ts). A task whose push the remote refused is retried
  * later in a train of its own, so one refused change cannot hold the others.
  */
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
-import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig } from '../executor/projectConfig.js';
-import { git } from '../git/git.js';
-import { assertMainCheckout, tipsOf, refsMergedInto } from '../git/merge.js';
+import { assertMainCheckout, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
+import { carsFor, type CarDeps } from './mergeCars.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
-import { branchOf, fetchedAsReviewed, movedSinceReview, reviewedInMain, runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { LockWaits } from './mergeLock.js';
+import { fetchedAsReviewed, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { finishParents } from './parentTasks.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
@@ -51,9 +51,12 @@ export class MergeCoordinator {
   private parents: Promise<void> = Promise.resolve();
   /** Tasks whose push of main the remote refused: when to try again, and the wait after that. */
   private readonly refused = new Map<string, { at: number; waitMs: number }>();
+  /** Tasks whose merge found the main checkout locked (mergeLock.ts). */
+  private readonly locks: LockWaits;
   /** Conflict runs being opened, and those waiting for a free slot. */
   private readonly conflictRuns: ConflictRuns;
   private readonly cleanupDeps: CleanupDeps;
+  private readonly carDeps: CarDeps;
 
   constructor(
     private readonly store: Store,
@@ -72,9 +75,19 @@ export class MergeCoordinator {
       onError: (err: Error) => void;
       /** Where the project's task worktrees live (removed once their task is merged). */
       worktreeRoot?: (projectId: string) => string;
+      /** How long a merge waits for a locked main checkout (mergeLock.ts LOCK_WAIT_MS unless given). */
+      lockWaitMs?: number;
     },
   ) {
+    this.locks = new LockWaits(opts.lockWaitMs);
     this.cleanupDeps = { store, repos: opts.repos, worktreeRoot: opts.worktreeRoot, onError: opts.onError };
+    this.carDeps = {
+      store,
+      repos: opts.repos,
+      markMerged: (task, project, branch, sha, how) => this.markMerged(task, project, branch, sha, how),
+      toAttention: (task, reason) => this.toAttention(task, reason),
+      refusedPush: (tasks, err) => this.refusedPush(tasks, err),
+    };
     this.conflictRuns = new ConflictRuns(store, {
       onConflict: (task, files) => opts.hooks.onConflict?.(task, files),
       startConflictRun: opts.startConflictRun,
@@ -130,6 +143,7 @@ export class MergeCoordinator {
   private async dueProjects(): Promise<string[]> {
     const merging = await this.store.tasks.list({ status: 'merging', limit: 10_000 });
     for (const id of this.refused.keys()) if (!merging.some((t) => t.id === id)) this.refused.delete(id);
+    this.locks.keepOnly(new Set(merging.map((t) => t.id)));
     const now = this.store.clock();
     const due = (t: Task) => (this.refused.get(t.id)?.at ?? 0) <= now && !this.conflictRuns.isWaiting(t.id);
     return [...new Set(merging.sort((a, b) => a.updatedAt - b.updatedAt).filter(due).map((t) => t.projectId))];
@@ -160,6 +174,13 @@ export class MergeCoordinator {
       // A shared remote that does not answer is the health report's to say (once), not the log's every tick.
       if (!isMaestroError(err, 'REMOTE_UNREACHABLE')) this.opts.onError(coerceError(err));
     }
+  }
+
+  /** The main checkout was locked when `task` was to merge: it stays in merging while the lock may be momentary (mergeLock.ts). */
+  private async lockedOut(task: Task, err: MaestroError): Promise<void> {
+    const verdict = this.locks.judge(task.id, err);
+    if (verdict === 'give up') await this.toAttention(task, thenRetry(err.message, task));
+    if (verdict === 'wait, first') await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.locked', payload: { lock: err.details?.lock ?? null, message: err.message } });
   }
 
   private async toAttention(task: Task, reason: string): Promise<void> {
@@ -250,7 +271,7 @@ export class MergeCoordinator {
   private async land(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Landed> {
     const landed: Landed = { repo, cleanups: [], conflicts: [], gone: new Set() };
     const base = baseBranchOf(project);
-    const { cars, baseTip } = await this.carsFor(project, repo, remote, tasks);
+    const { cars, baseTip } = await carsFor(this.carDeps, project, repo, remote, tasks);
     // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
     const inMain = await refsMergedInto(repo, base, cars.map((c) => c.ref));
     for (const car of cars.filter((c) => inMain.has(c.ref))) {
@@ -264,8 +285,11 @@ export class MergeCoordinator {
       if (!remote) await assertMainCheckout(repo, base);
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
-      const persons = err.code === 'DIRTY_MAIN' || err.code === 'REPO_LOCKED';
-      for (const car of toMerge) await this.toAttention(car.task, persons ? thenRetry(err.message, car.task) : err.message);
+      if (err.code === 'REPO_LOCKED') {
+        for (const car of toMerge) await this.lockedOut(car.task, err);
+        return landed;
+      }
+      for (const car of toMerge) await this.toAttention(car.task, err.code === 'DIRTY_MAIN' ? thenRetry(err.message, car.task) : err.message);
       return landed;
     }
     const veto = async (car: Car) => {
@@ -275,6 +299,7 @@ export class MergeCoordinator {
     const outcomes = await runTrain({ repo, base, head: baseTip, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto });
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
+      if (o.kind === 'locked') await this.lockedOut(o.car.task, o.error);
       if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message, files: o.files });
     }
     // Said while the lease is held, and naming this daemon: another daemon's train, which may take the lease
@@ -299,64 +324,6 @@ export class MergeCoordinator {
       landed.cleanups.push(m.car);
     }
     return landed;
-  }
-
-  /**
-   * Each task's branch and commit, and main's, read for the whole train from git's files (tipsOf; one for-each-ref
-   * when they cannot say). On a shared remote the sync just fetched every task branch (remoteFetch.ts fetchForSync). A task already recorded is
-   * finished here; one without a branch needs attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
-   */
-  private async carsFor(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<{ cars: Car[]; baseTip: string | undefined }> {
-    const prefix = remote ? `refs/remotes/${remote}/` : 'refs/heads/';
-    const names = [baseBranchOf(project), ...tasks.flatMap((t) => branchOf(t) ?? [])];
-    const tips = await tipsOf(repo, names.map((n) => prefix + n));
-    const recorded = new Set((await this.store.db.all<{ task_id: string }>(`SELECT task_id FROM merges WHERE task_id IN (${tasks.map((_, i) => `$${i + 1}`).join(', ')})`, tasks.map((t) => t.id))).map((r) => r.task_id));
-    const cars: Car[] = [];
-    for (const task of tasks) {
-      const branch = branchOf(task);
-      if (recorded.has(task.id)) await this.markMerged(task, project, branch ?? '', null, 'already recorded');
-      else if (!branch) await this.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
-      else {
-        const tip = tips.get(prefix + branch);
-        const car = tip ? { task, branch, ref: prefix + branch, tip } : await this.missingBranch(task, project, repo, remote, branch);
-        const moved = car && movedSinceReview(car);
-        if (moved) await this.toAttention(task, moved);
-        else if (car) cars.push(car);
-      }
-    }
-    // Main as checked out: the remote's as just synced, or the project's own (checked to be on it before merging).
-    return { cars, baseTip: tips.get(prefix + baseBranchOf(project)) };
-  }
-
-  /** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */
-  private async missingBranch(task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
-    let ref = `refs/heads/${branch}`;
-    if (remote) {
-      if (await this.opts.repos.fetchRemoteBranch(repo, remote, branch)) ref = `refs/remotes/${remote}/${branch}`;
-      else if (await reviewedInMain(repo, task, `refs/remotes/${remote}/${baseBranchOf(project)}`)) {
-        // A train's push took main and the branch together, then its daemon died before recording the merge.
-        await this.markMerged(task, project, branch, reviewedCommit(task), 'already in main');
-        return null;
-      } else {
-        let pushed: boolean;
-        try {
-          pushed = await this.opts.repos.pushBranchNow(project, repo, branch);
-        } catch (err) {
-          await this.refusedPush([task], err);
-          return null;
-        }
-        if (!pushed) {
-          await this.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
-          return null;
-        }
-      }
-    }
-    const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
-    if (tip.code !== 0) {
-      await this.toAttention(task, `branch ${branch} does not exist in ${repo}`);
-      return null;
-    }
-    return { task, branch, ref, tip: tip.stdout.trim() };
   }
 
   /**

@@ -33,7 +33,9 @@ export interface Car {
 export type CarOutcome =
   | { kind: 'merged'; car: Car; sha: string; previousSha: string; fastForward: boolean; settingsFiles: string[] }
   | { kind: 'conflict'; car: Car; message: string; files: string[] }
-  | { kind: 'attention'; car: Car; reason: string };
+  | { kind: 'attention'; car: Car; reason: string }
+  /** The checkout's index is locked (REPO_LOCKED): the caller waits for a momentary lock, or parks the car. */
+  | { kind: 'locked'; car: Car; error: MaestroError };
 
 export interface TrainOptions {
   repo: string;
@@ -78,8 +80,8 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
         outcomes.push({ kind: 'attention', car, reason: thenRetry(err.message, car.task) });
         continue;
       }
-      // A lock file (REPO_LOCKED) is the person's to clear too, but in every car's way: the train ends here.
-      outcomes.push({ kind: 'attention', car, reason: err.code === 'REPO_LOCKED' ? thenRetry(err.message, car.task) : err.message });
+      // A lock file (REPO_LOCKED) is in every car's way: the train ends here, and the caller decides whether to wait.
+      outcomes.push(err.code === 'REPO_LOCKED' ? { kind: 'locked', car, error: err } : { kind: 'attention', car, reason: err.message });
       break;
     }
   }

@@ -1,14 +1,15 @@
 /**
- * A project's checkout locked by git (its .git/index.lock left by a person's git at work there, or by one that
- * crashed), end to end: a real daemon, real git, the scripted agent in real workers. Git refuses the merge with
+ * A project's checkout locked by git (its .git/index.lock left by a git that crashed; one at work there holds it for
+ * a moment, and the merge waits for that: src/daemon/mergeCoordinator.test.ts), end to end: a real daemon, real git, the scripted agent in real workers. Git refuses the merge with
  * exit 1, as for a conflict; that is no conflict, and a conflict run (model calls) could not clear it. The task
  * detail says so before the approval; after it the task waits for the person, naming the lock file and what to
  * do; once the file is gone, `task retry` merges.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LOCK_WAIT_MS } from '../../src/daemon/mergeLock.js';
 import { cliFor } from '../cli/helpers.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -35,8 +36,11 @@ describe('a locked checkout', () => {
     d.orchestrator.kick();
     await untilStatus(d, task.id, 'exec_review');
 
+    // Left by a git that crashed: older than a merge waits for a lock to go (a momentary one: src/daemon/mergeLock.ts).
     const lock = join(repo, '.git', 'index.lock');
     writeFileSync(lock, '');
+    const old = new Date(Date.now() - LOCK_WAIT_MS - 60_000);
+    utimesSync(lock, old, old);
     const locked = `the main checkout ${repo} is locked: ${lock} exists (a git process is running there, or one that crashed left it), so git cannot write its index: make sure no git process is running in ${repo}, then remove ${lock}`;
     const detail = await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`);
     expect(detail.body.mergeBlocked).toBe(locked);

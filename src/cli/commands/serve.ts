@@ -39,6 +39,7 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   // Approvals stored before their origin had a key of its own hold it in `from`: then the status left is not known.
   if (e.type === 'task.status') return `${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
   if (e.type === 'merge.conflict') return `merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
+  if (e.type === 'merge.locked') return `merge waits: ${String(e.payload.lock)} exists (a git process at work in the checkout); it merges once that is gone`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return 'conflict run started';
   if (e.type === 'run.adopted') return `${String(e.payload.kind)} run taken over: its worker (pid ${String(e.payload.pid)}) ran on while no daemon did`;
   if (e.type === 'run.resumed') return `run resumed on a new worker: the last one died (restart ${String(e.payload.restart)})`;

@@ -1,0 +1,79 @@
+/**
+ * The cars of a merge train (mergeTrain.ts): each approved task's branch and the commit it is at, read for the whole
+ * train at once, and what becomes of a task that cannot ride — already recorded, no branch, a branch moved after its
+ * review, or a branch the train did not find (fetched again, published from this clone, or the person's).
+ */
+import { reviewedCommit } from '../core/reviewed.js';
+import type { Project, Task } from '../core/types.js';
+import { git } from '../git/git.js';
+import { tipsOf } from '../git/merge.js';
+import type { Store } from '../store/store.js';
+import { branchOf, movedSinceReview, reviewedInMain, type Car } from './mergeTrain.js';
+import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
+
+/** What the coordinator lends: its store and clones, and how it records a merge, parks a task or retries a push. */
+export interface CarDeps {
+  store: Store;
+  repos: ProjectRepos;
+  markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string): Promise<void>;
+  toAttention(task: Task, reason: string): Promise<void>;
+  refusedPush(tasks: Task[], err: unknown): Promise<void>;
+}
+
+/**
+ * Each task's branch and commit, and main's, read for the whole train from git's files (tipsOf; one for-each-ref
+ * when they cannot say). On a shared remote the sync just fetched every task branch (remoteFetch.ts fetchForSync). A task already recorded is
+ * finished here; one without a branch needs attention. A branch the remote lacks (its push after the run was refused) is published from this clone.
+ */
+export async function carsFor(deps: CarDeps, project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<{ cars: Car[]; baseTip: string | undefined }> {
+  const prefix = remote ? `refs/remotes/${remote}/` : 'refs/heads/';
+  const names = [baseBranchOf(project), ...tasks.flatMap((t) => branchOf(t) ?? [])];
+  const tips = await tipsOf(repo, names.map((n) => prefix + n));
+  const recorded = new Set((await deps.store.db.all<{ task_id: string }>(`SELECT task_id FROM merges WHERE task_id IN (${tasks.map((_, i) => `$${i + 1}`).join(', ')})`, tasks.map((t) => t.id))).map((r) => r.task_id));
+  const cars: Car[] = [];
+  for (const task of tasks) {
+    const branch = branchOf(task);
+    if (recorded.has(task.id)) await deps.markMerged(task, project, branch ?? '', null, 'already recorded');
+    else if (!branch) await deps.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
+    else {
+      const tip = tips.get(prefix + branch);
+      const car = tip ? { task, branch, ref: prefix + branch, tip } : await missingBranch(deps, task, project, repo, remote, branch);
+      const moved = car && movedSinceReview(car);
+      if (moved) await deps.toAttention(task, moved);
+      else if (car) cars.push(car);
+    }
+  }
+  // Main as checked out: the remote's as just synced, or the project's own (checked to be on it before merging).
+  return { cars, baseTip: tips.get(prefix + baseBranchOf(project)) };
+}
+
+/** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */
+async function missingBranch(deps: CarDeps, task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
+  let ref = `refs/heads/${branch}`;
+  if (remote) {
+    if (await deps.repos.fetchRemoteBranch(repo, remote, branch)) ref = `refs/remotes/${remote}/${branch}`;
+    else if (await reviewedInMain(repo, task, `refs/remotes/${remote}/${baseBranchOf(project)}`)) {
+      // A train's push took main and the branch together, then its daemon died before recording the merge.
+      await deps.markMerged(task, project, branch, reviewedCommit(task), 'already in main');
+      return null;
+    } else {
+      let pushed: boolean;
+      try {
+        pushed = await deps.repos.pushBranchNow(project, repo, branch);
+      } catch (err) {
+        await deps.refusedPush([task], err);
+        return null;
+      }
+      if (!pushed) {
+        await deps.toAttention(task, `branch ${branch} is not on the remote ${remoteOf(project)}`);
+        return null;
+      }
+    }
+  }
+  const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
+  if (tip.code !== 0) {
+    await deps.toAttention(task, `branch ${branch} does not exist in ${repo}`);
+    return null;
+  }
+  return { task, branch, ref, tip: tip.stdout.trim() };
+}
