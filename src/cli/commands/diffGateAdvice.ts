@@ -4,29 +4,23 @@
  * is named by its key in `.maestro/config.json`, files outside ownedFiles by the edit that adds them; files too
  * large and gitlinks have their own words in the last error. A retry does not start over: the run committed the
  * agent's work before the gate looked at it, and the next run starts from that commit, so narrowing the task
- * means saying what to take out.
+ * means saying what to take out. The commands and settings are written once in core/diffGateWays.ts, which the
+ * board's task detail prints too.
  */
 import type { Task } from '../../core/types.js';
+import { diffStatCommand, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson, retryCommand } from '../../core/diffGateWays.js';
 import type { DiffGateRefusal } from '../../api/wire/responses.js';
 
-/** How many files outside ownedFiles the suggested `task edit` names; past that, `task diff --stat` lists them. */
-const EDIT_NAMES_AT_MOST = 10;
-
-/** `value` as one shell word: as it is when only safe characters, else in single quotes. */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 function raise(key: 'maxDiffLines' | 'maxDiffFiles', what: string, { changed, limit }: { changed: number; limit: number }): string {
-  return `${changed} ${what}, over limits.${key} (${limit}): raise limits.${key} to ${changed} or more in the project's .maestro/config.json ({"limits": {"${key}": ${changed}}}) and commit it.`;
+  return `${changed} ${what}, over limits.${key} (${limit}): raise limits.${key} to ${changed} or more in the project's ${PROJECT_CONFIG_FILE} (${raiseLimitJson(key, changed)}) and commit it.`;
 }
 
-function addOwned(task: Task, { count, files }: { count: number; files: string[] }): string {
+function addOwned(task: Task, outside: { count: number; files: string[] }): string {
+  const { count, files } = outside;
   const named = files.slice(0, 3).join(', ') + (count > 3 ? `, and ${count - 3} more` : '');
-  const edit = count <= EDIT_NAMES_AT_MOST && files.length === count
-    ? `maestro task edit ${task.id} --owned-files ${shellWord([...task.ownedFiles, ...files].join(','))}`
-    : `maestro task edit ${task.id} --owned-files <paths> (maestro task diff ${task.id} --stat lists the change's files)`;
-  return `${count} file(s) outside the task's owned files (${task.ownedFiles.join(', ')}): ${named}. If the task may change them, add them: ${edit}`;
+  const edit = ownedFilesEdit(task.id, task.ownedFiles, outside);
+  const command = edit.named ? edit.command : `${edit.command} (${diffStatCommand(task.id)} lists the change's files)`;
+  return `${count} file(s) outside the task's owned files (${task.ownedFiles.join(', ')}): ${named}. If the task may change them, add them: ${command}`;
 }
 
 export function diffGateAdvice(task: Task, gate: DiffGateRefusal): string {
@@ -35,12 +29,12 @@ export function diffGateAdvice(task: Task, gate: DiffGateRefusal): string {
   if (gate.files) ways.push(raise('maxDiffFiles', 'files changed', gate.files));
   if (gate.outsideOwned) ways.push(addOwned(task, gate.outsideOwned));
   if (gate.lines || gate.files || gate.outsideOwned) {
-    ways.push(`Narrow the task (maestro task edit ${task.id} --spec "…"): the retry starts from the refused commit, so say what to take out of it.`);
+    ways.push(`Narrow the task (${narrowCommand(task.id)}): the retry starts from the refused commit, so say what to take out of it.`);
   }
   if (gate.largeFiles || gate.strayGitlinks.length) ways.push('Files too large (limits.maxFileBytes) or git repositories committed as gitlinks: the last error below says what to do in the worktree.');
   return [
     `The diff gate refused the change of run ${gate.runId}. Ways out:`,
     ...ways.map((w) => `  - ${w}`),
-    `Then maestro task retry ${task.id} starts a new run on ${gate.branch}, which keeps the refused commit: the agent goes on from it, and the checks and the diff gate look at the whole branch again.`,
+    `Then ${retryCommand(task.id)} starts a new run on ${gate.branch}, which keeps the refused commit: the agent goes on from it, and the checks and the diff gate look at the whole branch again.`,
   ].join('\n');
 }
