@@ -13,12 +13,16 @@ export type { TaskSummary } from '../../../src/core/taskSummary.js';
 export { summarizeTask } from '../../../src/core/taskSummary.js';
 export type { ScoreBreakdown } from '../../../src/core/scoring.js';
 export type { SchedulerDecision } from '../../../src/core/reports.js';
+/* The commands and config fragments `maestro task show` gives for a change the diff gate refused: the board gives the same. */
+export { diffStatCommand, EDIT_NAMES_AT_MOST, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson } from '../../../src/core/diffGateWays.js';
+export type { RaisableLimit } from '../../../src/core/diffGateWays.js';
 
 /* What the routes answer: GET /api/tasks/:id, /api/traces/:traceId, /api/metrics, the transcript's ?q=, the SSE items, … */
 export type {
   CancelResponse,
   ChecksResponse,
   DecisionList,
+  DiffGateRefusal,
   DiffResponse,
   EventPage,
   FindingsResponse,

@@ -53,6 +53,17 @@ export const en = {
     history: 'Approvals', approved: 'approved', rejected: 'rejected',
     commentsToSend: 'A rejection sends {{count}} line comments:', keys: 'Keys: a approve · r reject', confirmApprove: 'Approve {{gate}} of version {{version}}?', confirmReject: 'Reject, sending the reason and {{count}} line comments?', yesApprove: 'Yes, approve', yesReject: 'Yes, reject', approveWaits: 'An approval waits for the change below to load: it is of the commit shown.', commitChanged: 'The change shown is now commit {{commit}}, no longer {{was}}: look at it again before approving.', approvesCommit: 'An approval is of commit {{commit}}, the change shown below.', diffReloaded: 'The change below is loaded again.',
   },
+  diffGate: {
+    title: 'The diff gate refused the change of run <run/>', lines: '{{changed}} lines changed, over the limit of {{limit}} (<key/>).',
+    files: '{{changed}} files changed, over the limit of {{limit}} (<key/>).', raise: 'To allow it, raise <key/> to {{to}} or more in the project’s <config/> and commit it:',
+    outside_one: '{{count}} file changed outside the task’s owned files (<owned/>):', outside_other: '{{count}} files changed outside the task’s owned files (<owned/>):',
+    more: '…and {{count}} more', addOwned: 'If the task may change them, add them to its owned files (or with “{{edit}}” on this task):',
+    addOwnedPaths: 'If the task may change them, add them to its owned files, naming each one (<stat/> lists the change’s files; or with “{{edit}}” on this task):', narrow: 'Or narrow the task: the retry starts from the refused commit, so say in its specification what to take out of it (or with “{{edit}}” on this task):',
+    large_one: '{{count}} file larger than the limit of {{limit}} bytes (<key/>):', large_other: '{{count}} files larger than the limit of {{limit}} bytes (<key/>):',
+    bytes: '{{bytes}} bytes', largeWays: 'Once merged, a file stays in the repository’s history for good: in the worktree, delete it from the task’s branch (and add it to <ignore/> if a tool makes it).',
+    gitlinks_one: '{{count}} git repository committed as a gitlink, not as files: its files are in no commit.', gitlinks_other: '{{count}} git repositories committed as gitlinks, not as files: their files are in no commit.',
+    gitlinkWays: 'In the worktree, commit it as files (removing its <dotgit/> folder first if it still has one), or add it as a submodule with <submodule/>; the last error says what was done with it.', retry: '“{{retry}}” starts a new run on the branch <branch/>, which keeps the refused commit: the agent goes on from it, and the checks and the diff gate look at the whole branch again.',
+  },
   message: {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',
     send: 'Send the answer', inject: 'Send the instruction', replied: 'Answer sent.', injected: 'Instruction queued.',

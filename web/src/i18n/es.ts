@@ -36,6 +36,17 @@ export const es: Dictionary = {
     approveNamed: 'Aprobar {{gate}} de la versión {{version}}', rejectNamed: 'Rechazar {{gate}} de la versión {{version}}', otherVersion: 'Los cambios que se muestran son de la versión {{shown}}; esta puerta decide sobre la versión {{version}}.',
     commentsToSend: 'Un rechazo envía {{count}} comentarios de línea:', keys: 'Teclas: a aprobar · r rechazar', confirmApprove: '¿Aprobar {{gate}} de la versión {{version}}?', confirmReject: '¿Rechazar, enviando el motivo y {{count}} comentarios de línea?', yesApprove: 'Sí, aprobar', yesReject: 'Sí, rechazar', approveWaits: 'Una aprobación espera a que cargue el cambio de abajo: es del commit que se muestra.', commitChanged: 'El cambio mostrado es ahora el commit {{commit}}, ya no {{was}}: revíselo de nuevo antes de aprobar.', approvesCommit: 'Una aprobación es del commit {{commit}}, el cambio que se muestra abajo.', diffReloaded: 'El cambio de abajo se carga de nuevo.',
   },
+  diffGate: {
+    title: 'El control de diff rechazó el cambio de la ejecución <run/>', lines: '{{changed}} líneas cambiadas, por encima del límite de {{limit}} (<key/>).',
+    files: '{{changed}} archivos cambiados, por encima del límite de {{limit}} (<key/>).', raise: 'Para permitirlo, sube <key/> a {{to}} o más en el <config/> del proyecto y haz commit:',
+    outside_one: '{{count}} archivo cambiado fuera de los archivos propios de la tarea (<owned/>):', outside_other: '{{count}} archivos cambiados fuera de los archivos propios de la tarea (<owned/>):',
+    more: '…y {{count}} más', addOwned: 'Si la tarea puede cambiarlos, añádelos a sus archivos propios (o con «{{edit}}» en esta tarea):',
+    addOwnedPaths: 'Si la tarea puede cambiarlos, añádelos a sus archivos propios, nombrando cada uno (<stat/> lista los archivos del cambio; o con «{{edit}}» en esta tarea):', narrow: 'O acota la tarea: el reintento parte del commit rechazado, así que di en su especificación qué quitar de él (o con «{{edit}}» en esta tarea):',
+    large_one: '{{count}} archivo mayor que el límite de {{limit}} bytes (<key/>):', large_other: '{{count}} archivos mayores que el límite de {{limit}} bytes (<key/>):',
+    bytes: '{{bytes}} bytes', largeWays: 'Una vez fusionado, un archivo queda para siempre en el historial del repositorio: en el worktree, bórralo de la rama de la tarea (y añádelo a <ignore/> si lo genera una herramienta).',
+    gitlinks_one: '{{count}} repositorio git guardado como gitlink, no como archivos: sus archivos no están en ningún commit.', gitlinks_other: '{{count}} repositorios git guardados como gitlinks, no como archivos: sus archivos no están en ningún commit.',
+    gitlinkWays: 'En el worktree, haz commit de él como archivos (quitando antes su carpeta <dotgit/> si aún la tiene), o añádelo como submódulo con <submodule/>; el último error dice qué se hizo con él.', retry: '«{{retry}}» inicia una nueva ejecución en la rama <branch/>, que conserva el commit rechazado: el agente continúa desde él, y las comprobaciones y el control de diff vuelven a revisar toda la rama.',
+  },
   message: {
     replyTitle: 'El agente hace una pregunta', injectTitle: 'Dar una instrucción al agente en curso', replyLabel: 'Tu respuesta', injectLabel: 'Una instrucción para su siguiente turno',
     send: 'Enviar la respuesta', inject: 'Enviar la instrucción', replied: 'Respuesta enviada.', injected: 'Instrucción en cola.',

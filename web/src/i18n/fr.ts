@@ -36,6 +36,17 @@ export const fr: Dictionary = {
     approveNamed: 'Approuver {{gate}} de la version {{version}}', rejectNamed: 'Rejeter {{gate}} de la version {{version}}', otherVersion: 'Les changements affichés sont ceux de la version {{shown}} ; cette étape décide de la version {{version}}.',
     commentsToSend: 'Un rejet envoie {{count}} commentaires de ligne :', keys: 'Touches : a approuver · r rejeter', confirmApprove: 'Approuver {{gate}} de la version {{version}} ?', confirmReject: 'Rejeter, en envoyant le motif et {{count}} commentaires de ligne ?', yesApprove: 'Oui, approuver', yesReject: 'Oui, rejeter', approveWaits: 'Une approbation attend que le changement ci-dessous soit chargé : elle porte sur le commit affiché.', commitChanged: 'Le changement affiché est maintenant le commit {{commit}}, et non plus {{was}} : relisez-le avant d’approuver.', approvesCommit: 'Une approbation porte sur le commit {{commit}}, le changement affiché ci-dessous.', diffReloaded: 'Le changement ci-dessous est rechargé.',
   },
+  diffGate: {
+    title: 'Le contrôle du diff a refusé la modification de l’exécution <run/>', lines: '{{changed}} lignes modifiées, au-delà de la limite de {{limit}} (<key/>).',
+    files: '{{changed}} fichiers modifiés, au-delà de la limite de {{limit}} (<key/>).', raise: 'Pour l’autoriser, portez <key/> à {{to}} ou plus dans le <config/> du projet et committez-le :',
+    outside_one: '{{count}} fichier modifié hors des fichiers attribués à la tâche (<owned/>) :', outside_other: '{{count}} fichiers modifiés hors des fichiers attribués à la tâche (<owned/>) :',
+    more: '…et {{count}} de plus', addOwned: 'Si la tâche peut les modifier, ajoutez-les à ses fichiers attribués (ou avec « {{edit}} » sur cette tâche) :',
+    addOwnedPaths: 'Si la tâche peut les modifier, ajoutez-les à ses fichiers attribués en nommant chacun (<stat/> liste les fichiers de la modification ; ou avec « {{edit}} » sur cette tâche) :', narrow: 'Ou restreignez la tâche : la relance part du commit refusé, dites donc dans sa spécification ce qu’il faut en retirer (ou avec « {{edit}} » sur cette tâche) :',
+    large_one: '{{count}} fichier plus grand que la limite de {{limit}} octets (<key/>) :', large_other: '{{count}} fichiers plus grands que la limite de {{limit}} octets (<key/>) :',
+    bytes: '{{bytes}} octets', largeWays: 'Une fois fusionné, un fichier reste pour toujours dans l’historique du dépôt : dans le worktree, supprimez-le de la branche de la tâche (et ajoutez-le à <ignore/> si un outil le produit).',
+    gitlinks_one: '{{count}} dépôt git committé comme gitlink, pas comme fichiers : ses fichiers ne sont dans aucun commit.', gitlinks_other: '{{count}} dépôts git committés comme gitlinks, pas comme fichiers : leurs fichiers ne sont dans aucun commit.',
+    gitlinkWays: 'Dans le worktree, committez-le comme fichiers (en retirant d’abord son dossier <dotgit/> s’il l’a encore), ou ajoutez-le comme sous-module avec <submodule/> ; la dernière erreur dit ce qui en a été fait.', retry: '« {{retry}} » lance une nouvelle exécution sur la branche <branch/>, qui garde le commit refusé : l’agent repart de lui, et les vérifications et le contrôle du diff examinent à nouveau toute la branche.',
+  },
   message: {
     replyTitle: 'L’agent pose une question', injectTitle: 'Donner une consigne à l’agent en cours', replyLabel: 'Votre réponse', injectLabel: 'Une consigne pour son prochain tour',
     send: 'Envoyer la réponse', inject: 'Envoyer la consigne', replied: 'Réponse envoyée.', injected: 'Consigne en file.',

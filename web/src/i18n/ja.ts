@@ -36,6 +36,17 @@ export const ja: Dictionary = {
     approveNamed: 'バージョン {{version}} の{{gate}}を承認', rejectNamed: 'バージョン {{version}} の{{gate}}を却下', otherVersion: '表示中の変更はバージョン {{shown}} のものです。このゲートが判断するのはバージョン {{version}} です。',
     commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesReject: '却下する', approveWaits: '承認は下の変更の読み込みを待ちます: 承認されるのは表示されたコミットです。', commitChanged: '表示中の変更はコミット {{commit}} になりました ({{was}} ではありません): 承認する前にもう一度確認してください。', approvesCommit: '承認するのはコミット {{commit}}、下に表示している変更です。', diffReloaded: '下の変更を読み込み直します。',
   },
+  diffGate: {
+    title: '差分ゲートが実行 <run/> の変更を拒否しました', lines: '変更行数 {{changed}} 行が上限 {{limit}} 行（<key/>）を超えています。',
+    files: '変更ファイル数 {{changed}} 個が上限 {{limit}} 個（<key/>）を超えています。', raise: '許可するには、プロジェクトの <config/> で <key/> を {{to}} 以上に上げてコミットしてください：',
+    outside_one: 'タスクの担当ファイル（<owned/>）外で変更されたファイルが {{count}} 個あります：', outside_other: 'タスクの担当ファイル（<owned/>）外で変更されたファイルが {{count}} 個あります：',
+    more: '…ほか {{count}} 個', addOwned: 'タスクがそれらを変更してよいなら、担当ファイルに追加してください（このタスクの「{{edit}}」でも可）：',
+    addOwnedPaths: 'タスクがそれらを変更してよいなら、一つずつ名前を挙げて担当ファイルに追加してください（<stat/> で変更のファイル一覧が出ます。このタスクの「{{edit}}」でも可）：', narrow: 'またはタスクを絞ってください。再試行は拒否されたコミットから始まるので、そこから何を取り除くかを仕様に書いてください（このタスクの「{{edit}}」でも可）：',
+    large_one: '上限 {{limit}} バイト（<key/>）を超えるファイルが {{count}} 個あります：', large_other: '上限 {{limit}} バイト（<key/>）を超えるファイルが {{count}} 個あります：',
+    bytes: '{{bytes}} バイト', largeWays: '一度マージされたファイルはリポジトリの履歴に永久に残ります。ワークツリーでタスクのブランチから削除してください（ツールが生成するものなら <ignore/> にも追加）。',
+    gitlinks_one: 'git リポジトリ {{count}} 個がファイルではなく gitlink としてコミットされています。そのファイルはどのコミットにも含まれていません。', gitlinks_other: 'git リポジトリ {{count}} 個がファイルではなく gitlink としてコミットされています。そのファイルはどのコミットにも含まれていません。',
+    gitlinkWays: 'ワークツリーで、ファイルとしてコミットするか（<dotgit/> フォルダが残っていれば先に削除）、<submodule/> でサブモジュールとして追加してください。どう処理されたかは最後のエラーに書かれています。', retry: '「{{retry}}」はブランチ <branch/> で新しい実行を始めます。このブランチは拒否されたコミットを保持しており、エージェントはそこから続け、チェックと差分ゲートはブランチ全体をもう一度確認します。',
+  },
   message: {
     replyTitle: 'エージェントが質問しています', injectTitle: '実行中のエージェントに指示する', replyLabel: 'あなたの回答', injectLabel: '次のターンへの指示',
     send: '回答を送信', inject: '指示を送信', replied: '回答を送信しました。', injected: '指示をキューに入れました。',

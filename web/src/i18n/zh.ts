@@ -36,6 +36,17 @@ export const zh: Dictionary = {
     approveNamed: '批准版本 {{version}} 的{{gate}}', rejectNamed: '拒绝版本 {{version}} 的{{gate}}', otherVersion: '显示的是版本 {{shown}} 的变更；此关卡决定的是版本 {{version}}。',
     commentsToSend: '拒绝时将发送 {{count}} 条行内评论：', keys: '快捷键：a 批准 · r 拒绝', confirmApprove: '批准版本 {{version}} 的{{gate}}？', confirmReject: '拒绝，并发送理由和 {{count}} 条行内评论？', yesApprove: '确认批准', yesReject: '确认拒绝', approveWaits: '批准需等待下方改动加载完成：批准的是所显示的提交。', commitChanged: '显示的改动现在是提交 {{commit}}，不再是 {{was}}：批准前请重新查看。', approvesCommit: '批准的是提交 {{commit}}，即下方显示的改动。', diffReloaded: '下方的改动已重新加载。',
   },
+  diffGate: {
+    title: '差异闸门拒绝了运行 <run/> 的改动', lines: '改动了 {{changed}} 行，超过上限 {{limit}} 行（<key/>）。',
+    files: '改动了 {{changed}} 个文件，超过上限 {{limit}} 个（<key/>）。', raise: '如要允许，请在项目的 <config/> 中把 <key/> 提高到 {{to}} 或更多，然后提交：',
+    outside_one: '有 {{count}} 个改动的文件不在任务负责的文件（<owned/>）之内：', outside_other: '有 {{count}} 个改动的文件不在任务负责的文件（<owned/>）之内：',
+    more: '……还有 {{count}} 个', addOwned: '如果任务可以改动它们，把它们加入任务负责的文件（也可用此任务的“{{edit}}”）：',
+    addOwnedPaths: '如果任务可以改动它们，把它们逐一加入任务负责的文件（<stat/> 会列出改动的文件；也可用此任务的“{{edit}}”）：', narrow: '或者缩小任务范围：重试会从被拒绝的提交继续，所以请在规格中写明要从中去掉什么（也可用此任务的“{{edit}}”）：',
+    large_one: '有 {{count}} 个文件超过 {{limit}} 字节的上限（<key/>）：', large_other: '有 {{count}} 个文件超过 {{limit}} 字节的上限（<key/>）：',
+    bytes: '{{bytes}} 字节', largeWays: '文件一旦合并，就会永久留在仓库历史中：请在工作树中把它从任务的分支删除（如果它由工具生成，再把它加入 <ignore/>）。',
+    gitlinks_one: '有 {{count}} 个 git 仓库以 gitlink 而非文件的形式提交：其中的文件不在任何提交里。', gitlinks_other: '有 {{count}} 个 git 仓库以 gitlink 而非文件的形式提交：其中的文件不在任何提交里。',
+    gitlinkWays: '请在工作树中把它作为文件提交（如果还有 <dotgit/> 文件夹，先删除），或用 <submodule/> 把它添加为子模块；最后的错误说明了对它做了什么。', retry: '“{{retry}}”会在分支 <branch/> 上开始新的运行，该分支保留了被拒绝的提交：代理会从它继续，检查和差异闸门会重新查看整个分支。',
+  },
   message: {
     replyTitle: '智能体提出了一个问题', injectTitle: '给运行中的智能体下指令', replyLabel: '你的回答', injectLabel: '下一轮的指令',
     send: '发送回答', inject: '发送指令', replied: '回答已发送。', injected: '指令已排队。',

@@ -9,6 +9,7 @@ import { useProjects } from '../../stores/projects.js';
 import { href, navigate } from '../../stores/route.js';
 import { useTasks } from '../../stores/tasks.js';
 import { DepGraph } from './DepGraph.js';
+import { DiffGatePanel } from './DiffGatePanel.js';
 import { EditTask } from './EditTask.js';
 import { Fields } from './Fields.js';
 import { GateActions } from './GateActions.js';
@@ -114,6 +115,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       <TaskActions key={task.id} task={task} onDone={reload} />
       <EditTask key={`edit-${task.id}`} task={task} onDone={reload} />
+      <DiffGatePanel task={task} gate={detail.diffGate ?? null} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
           <ReviewPanel key={task.id} task={task} versions={versions} onShow={(version) => setShown({ id: task.id, version })} />
