@@ -14,6 +14,17 @@ export const LOCK_WAIT_MS = 30_000;
 /** What to do with a task whose merge found the checkout locked: wait (said the first time), or give it to the person. */
 export type LockVerdict = 'wait, first' | 'wait' | 'give up';
 
+/** How long ago the lock a REPO_LOCKED names was taken (0 when it names none or it is gone). */
+function lockAgeMs(err: MaestroError, now: number): number {
+  const lock = typeof err.details?.lock === 'string' ? err.details.lock : null;
+  return lock ? now - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? now) : 0;
+}
+
+/** Whether the lock a REPO_LOCKED names may be a git at work: younger than LOCK_WAIT_MS (a merge waits for it). */
+export function momentaryLock(err: MaestroError, now = Date.now()): boolean {
+  return lockAgeMs(err, now) < LOCK_WAIT_MS;
+}
+
 export class LockWaits {
   /** Since when each task has found the checkout locked (wall clock, as the lock file's time). */
   private readonly since = new Map<string, number>();
@@ -21,10 +32,8 @@ export class LockWaits {
   constructor(private readonly waitMs = LOCK_WAIT_MS) {}
 
   judge(taskId: string, err: MaestroError, now = Date.now()): LockVerdict {
-    const lock = typeof err.details?.lock === 'string' ? err.details.lock : null;
-    const age = lock ? now - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? now) : 0;
     const since = this.since.get(taskId);
-    if (age >= this.waitMs || now - (since ?? now) >= this.waitMs) {
+    if (lockAgeMs(err, now) >= this.waitMs || now - (since ?? now) >= this.waitMs) {
       this.since.delete(taskId);
       return 'give up';
     }

@@ -39,6 +39,8 @@ describe('a locked checkout', () => {
     // Left by a git that crashed: older than a merge waits for a lock to go (a momentary one: src/daemon/mergeLock.ts).
     const lock = join(repo, '.git', 'index.lock');
     writeFileSync(lock, '');
+    // Taken just now, it is a git at work (an editor refreshing its view): the merge would wait for it, nothing to say.
+    expect((await daemonRequest<{ mergeBlocked: string | null }>(d, 'GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toBeNull();
     const old = new Date(Date.now() - LOCK_WAIT_MS - 60_000);
     utimesSync(lock, old, old);
     const locked = `the main checkout ${repo} is locked: ${lock} exists (a git process is running there, or one that crashed left it), so git cannot write its index: make sure no git process is running in ${repo}, then remove ${lock}`;

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
+import { momentaryLock } from '../../daemon/mergeLock.js';
 import { baseBranchOf, remoteOf, workRepoOf } from '../../daemon/repos.js';
 import { perProjectSlots } from '../../daemon/scheduler.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
@@ -200,7 +201,7 @@ async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): P
 
 /**
  * At exec_review, what would stop the merge an approval starts: the project's own checkout locked (its
- * index.lock), not clean on its main branch, or holding untracked files the task's branch adds (git would refuse to overwrite them); a
+ * index.lock, for longer than a git at work holds it), not clean on its main branch, or holding untracked files the task's branch adds (git would refuse to overwrite them); a
  * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
  * process, and a second only when the checkout has untracked files.
  */
@@ -217,6 +218,8 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
     const moved = branch && reviewed ? await movedFrom(project.repoPath, branch, reviewed) : null;
     return moved?.message ?? null;
   } catch (err) {
+    // A lock taken just now is a git at work (an editor refreshing its view): the merge waits for it (daemon/mergeLock.ts).
+    if (isMaestroError(err, 'REPO_LOCKED') && momentaryLock(err)) return null;
     if (isMaestroError(err, 'DIRTY_MAIN') || isMaestroError(err, 'REPO_LOCKED')) return err.message;
     return null; // not a repository any more, git missing, the branch gone: the merge says so itself
   }
