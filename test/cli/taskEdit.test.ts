@@ -79,18 +79,18 @@ describe('maestro task edit', { timeout: budget(240_000) }, () => {
       const { cli, cliJson } = cliFor(d.config.home);
       const url = ['--url', d.url];
       const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
-      const t = await d.store.tasks.create({ projectId: p.id, title: 'Cart', taskType: 'feature', scope: 'module', expectedOutput: 'a cart page', spec: 'Build it.' });
-      expect((await cli(['task', 'show', t.id, ...url])).stdout).toContain('  type: feature   scope: module\n  expected: a cart page\n');
+      const t = await d.store.tasks.create({ projectId: p.id, title: 'Cart', taskType: 'feature', scope: 'module', expectedOutput: 'a cart page', spec: 'Build it.\nWith a total.' });
+      expect((await cli(['task', 'show', t.id, ...url])).stdout).toContain('  type: feature   scope: module\n  expected: a cart page\n  spec:\n    Build it.\n    With a total.\n');
 
       const typeOnly = await cli(['task', 'edit', t.id, '--no-type', ...url]);
       expect([typeOnly.code, typeOnly.stderr, typeOnly.stdout]).toEqual([0, '', `Edited ${t.id} (ready):\n  type: feature → -\n`]);
       expect((await cli(['task', 'show', t.id, ...url])).stdout).toContain('  type: -   scope: module\n');
 
       const rest = await cli(['task', 'edit', t.id, '--no-scope', '--no-expected', '--no-spec', ...url]);
-      expect([rest.code, rest.stderr, rest.stdout]).toEqual([0, '', `Edited ${t.id} (ready):\n  scope: module → -\n  expected: a cart page → -\n  spec: 9 characters → -\n`]);
+      expect([rest.code, rest.stderr, rest.stdout]).toEqual([0, '', `Edited ${t.id} (ready):\n  scope: module → -\n  expected: a cart page → -\n  spec: 23 characters → -\n`]);
       // task show prints none of the four now (a line appears only for a field a task has), and the API answers null.
       const shown = await cli(['task', 'show', t.id, ...url]);
-      expect(shown.stdout).not.toMatch(/type:|scope:|expected:/);
+      expect(shown.stdout).not.toMatch(/type:|scope:|expected:|spec:/);
       const json = await cliJson<{ task: Task }>(['task', 'show', t.id, ...url]);
       expect(json.body.task).toMatchObject({ taskType: null, scope: null, expectedOutput: null, spec: null });
       expect(await d.store.tasks.get(t.id)).toMatchObject({ taskType: null, scope: null, expectedOutput: null, spec: null });

@@ -46,6 +46,8 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
   if (task.deps.length) lines.push(`  depends on: ${task.deps.join(', ')}`);
   if (task.ownedFiles.length) lines.push(`  owned files: ${task.ownedFiles.join(', ')}`);
   if (task.expectedOutput) lines.push(`  expected: ${task.expectedOutput}`);
+  // What the agent was asked for beyond the title: a person deciding at a gate reads it beside the change.
+  if (task.spec) lines.push('  spec:', ...task.spec.split('\n').map((l) => `    ${l}`));
   // As on the board: the last error while it explains the wait, not once the task got past it (a gate, done).
   if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) lines.push(`  last error: ${task.lastRunError}`);
   if (task.feedback) lines.push(`  feedback: ${task.feedback}`);
