@@ -69,6 +69,16 @@ describe('watched paths reached through links on main', () => {
     ]);
   });
 
+  it('a link below a watched folder sends an edit of its target there; one from a watched file to another adds nothing', async () => {
+    const { repo, base, head } = change(
+      { 'scripts/hooks.mjs': 'export default {}\n', 'ci/main.yml': 'on: push\n', '.workflow/specs/v2.md': 'v2\n', 'scripts/other.mjs': 'x\n' },
+      { '.maestro/hooks.mjs': '../scripts/hooks.mjs', '.github/workflows/ci.yml': '../../ci/main.yml', '.workflow/specs/latest.md': 'v2.md' },
+      { 'scripts/hooks.mjs': 'export default { onMerge: () => fetch("https://evil") }\n', 'ci/main.yml': 'on: [push]\n', '.workflow/specs/v2.md': 'v2, edited\n', 'scripts/other.mjs': 'y\n' },
+    );
+    expect(await changedSteering(repo, base, head)).toEqual(['.workflow/specs/v2.md', 'scripts/hooks.mjs (through the link .maestro/hooks.mjs)']);
+    expect(await filesRunningElsewhere(repo, base, head)).toEqual(['ci/main.yml (through the link .github/workflows/ci.yml)']);
+  });
+
   it('a link out of the repository, or into a loop, leads nowhere a change here edits', async () => {
     const { repo, head } = change({ 'README.md': '# r\n' }, { '.github': '../../etc', '.workflow': '/etc', '.maestro': '.maestro-b', '.maestro-b': '.maestro' }, { 'src/a.ts': 'x\n' });
     const aliases = await linkAliases(repo, head, [...STEERING_PATHS, ...RUNS_ELSEWHERE_PATHS]);

@@ -4,8 +4,9 @@
  * `.github/workflows/ci.yml`, and a diff over `.github/workflows` does not list it (a trial). So the gate and the
  * merge ask git for the links on the way to each watched path, and watch where they lead as well.
  *
- * Read from the tree (`git ls-tree`, link targets in one `cat-file`), not the disk: it is the change's commit
- * that is judged. A link whose target leaves the repository (absolute, or above its root) leads nowhere a change
+ * Links below a watched folder count as well: with `.maestro/hooks.mjs` a link to `scripts/hooks.mjs`, an edit of the
+ * script is an edit of the hook the daemon runs. Read from the tree (`git ls-tree -r`, link targets in one
+ * `cat-file`), not the disk: it is the change's commit that is judged. A link whose target leaves the repository (absolute, or above its root) leads nowhere a change
  * here can edit, and is not followed. Chains of links are followed up to MAX_HOPS.
  */
 import { isUtf8 } from 'node:buffer';
@@ -49,7 +50,8 @@ export async function linkAliases(repo: string, commit: string, paths: readonly 
   let frontier = paths.map((p) => ({ watched: p, path: p, link: '' }));
   for (let hop = 0; hop < MAX_HOPS && frontier.length; hop++) {
     const specs = [...new Set(frontier.flatMap((f) => prefixes(f.path)))].map(literalPathspec).filter((s): s is string => s !== null);
-    const { stdout } = await git(repo, ['ls-tree', '-z', commit, '--', ...specs], { encoding: 'latin1' });
+    // -r: links below a watched folder too (a hook file linked to a script elsewhere), and those on the way to it.
+    const { stdout } = await git(repo, ['ls-tree', '-r', '-z', commit, '--', ...specs], { encoding: 'latin1' });
     // -z: "<mode> <type> <sha>\t<path>\0" per entry.
     const links = new Map<string, string>();
     for (const entry of stdout.split('\0')) {
@@ -59,17 +61,22 @@ export async function linkAliases(repo: string, commit: string, paths: readonly 
     }
     if (!links.size) break;
     const targets = await readBlobs(repo, links.values());
+    const targetOf = (link: string) => targets.get(links.get(link)!)?.toString('latin1');
     const next: typeof frontier = [];
+    const follow = (f: (typeof frontier)[number], link: string, rest: string) => {
+      const target = targetOf(link);
+      const real = target === undefined ? null : resolveLink(link, target, rest);
+      if (real !== null && real !== f.path) next.push({ watched: f.watched, path: real, link: f.link || link });
+    };
     for (const f of frontier) {
       // The first link on the way: past it, the rest is resolved again from where it leads (the next hop).
-      const link = prefixes(f.path).find((p) => links.has(p));
-      const target = link && targets.get(links.get(link)!)?.toString('latin1');
-      if (!link || target === undefined) continue;
-      const real = resolveLink(link, target, f.path.slice(link.length + 1));
-      if (real === null || real === f.path) continue;
-      next.push({ watched: f.watched, path: real, link: f.link || link });
+      const onTheWay = prefixes(f.path).find((p) => links.has(p));
+      if (onTheWay) follow(f, onTheWay, f.path.slice(onTheWay.length + 1));
+      // Else the path is in this tree, and each link below it sends part of its content elsewhere.
+      else for (const link of links.keys()) if (link.startsWith(`${f.path}/`)) follow(f, link, '');
     }
-    for (const n of next) aliases.push({ watched: n.watched, real: n.path, link: n.link });
+    // A link from one watched file to another (specs/latest.md → v2.md) leads nowhere new.
+    for (const n of next) if (!paths.some((p) => n.path === p || n.path.startsWith(`${p}/`))) aliases.push({ watched: n.watched, real: n.path, link: n.link });
     frontier = next;
   }
   return aliases;
