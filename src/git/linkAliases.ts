@@ -4,10 +4,11 @@
  * `.github/workflows/ci.yml`, and a diff over `.github/workflows` does not list it (a trial). So the gate and the
  * merge ask git for the links on the way to each watched path, and watch where they lead as well.
  *
- * Links below a watched folder count as well: with `.maestro/hooks.mjs` a link to `scripts/hooks.mjs`, an edit of the
- * script is an edit of the hook the daemon runs. Read from the tree (`git ls-tree -r`, link targets in one
- * `cat-file`), not the disk: it is the change's commit that is judged. A link whose target leaves the repository (absolute, or above its root) leads nowhere a change
- * here can edit, and is not followed. Chains of links are followed up to MAX_HOPS.
+ * Links below a watched folder count as well: with `.maestro/hooks.mjs` a link to `scripts/hooks.mjs`, an edit of
+ * the script is an edit of the hook the daemon runs. Read from the tree (`git ls-tree -r`, link targets in one
+ * `cat-file`), not the disk: it is the change's commit that is judged. A link whose target leaves the repository
+ * (absolute, or above its root) leads nowhere a change here can edit, and is not followed. Chains of links are
+ * followed up to MAX_HOPS.
  */
 import { isUtf8 } from 'node:buffer';
 import { posix } from 'node:path';
@@ -76,8 +77,8 @@ export async function linkAliases(repo: string, commit: string, paths: readonly 
       else for (const link of links.keys()) if (link.startsWith(`${f.path}/`)) follow(f, link, '');
     }
     // A link from one watched file to another (specs/latest.md → v2.md) leads nowhere new.
-    for (const n of next) if (!paths.some((p) => n.path === p || n.path.startsWith(`${p}/`))) aliases.push({ watched: n.watched, real: n.path, link: n.link });
-    frontier = next;
+    frontier = next.filter((n) => !paths.some((p) => n.path === p || n.path.startsWith(`${p}/`)));
+    for (const n of frontier) aliases.push({ watched: n.watched, real: n.path, link: n.link });
   }
   return aliases;
 }
