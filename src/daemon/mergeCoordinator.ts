@@ -13,8 +13,9 @@
  * the train is pushed and the lease released (the run needs the clone, and
  * main with the cars before it); a second failure, a dirty main checkout (or untracked files there
  * the branch would overwrite: git refuses, and that is no conflict) or a cancelling hook sends
- * the task to needs_attention; so does a locked one, unless the lock is momentary (mergeLock.ts). A task whose push the remote refused is retried
- * later in a train of its own, so one refused change cannot hold the others.
+ * the task to needs_attention; so does a locked one, unless the lock is momentary (mergeLock.ts).
+ * A task whose push the remote refused is retried later in a train of its own, so one refused
+ * change cannot hold the others.
  */
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
