@@ -321,7 +321,7 @@ export class MergeCoordinator {
     }
     for (const m of merged) {
       this.refused.delete(m.car.task.id);
-      await this.markMerged(m.car.task, project, m.car.branch, m.sha, m.fastForward ? 'fast-forward' : 'merge commit', m.previousSha, m.settingsFiles);
+      await this.markMerged(m.car.task, project, m.car.branch, m.sha, m.fastForward ? 'fast-forward' : 'merge commit', m.previousSha, { settingsFiles: m.settingsFiles, runsElsewhere: m.runsElsewhere });
       landed.cleanups.push(m.car);
     }
     return landed;
@@ -357,8 +357,8 @@ export class MergeCoordinator {
   }
 
   /** `previousSha`: main before the merge, so the merged change can still be shown once its branch is gone. */
-  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, previousSha: string | null = null, settingsFiles: string[] = []): Promise<void> {
-    await this.store.tasks.recordMerge({ taskId: task.id, projectId: project.id, branch, sha, how, previousSha, settingsFiles, title: task.title });
+  private async markMerged(task: Task, project: Project, branch: string, sha: string | null, how: string, previousSha: string | null = null, files: { settingsFiles?: string[]; runsElsewhere?: string[] } = {}): Promise<void> {
+    await this.store.tasks.recordMerge({ taskId: task.id, projectId: project.id, branch, sha, how, previousSha, ...files, title: task.title });
     this.opts.onChange();
   }
 }

@@ -16,10 +16,14 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
+import { RUNS_ELSEWHERE_PATHS } from '../core/runsElsewhere.js';
+import { STEERING_PATHS } from '../core/steering.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
+import { linkAliases } from '../git/linkAliases.js';
 import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
+import { filesRunningElsewhere } from '../git/runsElsewhere.js';
 import { changedSteering } from '../git/steering.js';
 
 /** The task to merge, its branch, the full ref its commit is read from and that commit. */
@@ -31,7 +35,7 @@ export interface Car {
 }
 
 export type CarOutcome =
-  | { kind: 'merged'; car: Car; sha: string; previousSha: string; fastForward: boolean; settingsFiles: string[] }
+  | { kind: 'merged'; car: Car; sha: string; previousSha: string; fastForward: boolean; settingsFiles: string[]; runsElsewhere: string[] }
   | { kind: 'conflict'; car: Car; message: string; files: string[] }
   | { kind: 'attention'; car: Car; reason: string }
   /** The checkout's index is locked (REPO_LOCKED): the caller waits for a momentary lock, or parks the car. */
@@ -65,7 +69,7 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
     }
     try {
       const out = await mergeBranch({ repoPath: opts.repo, branch: car.branch, baseBranch: opts.base, strategy: opts.strategy, message: `Merge ${car.branch}`, head, tip: car.tip });
-      outcomes.push({ kind: 'merged', car, sha: out.sha, previousSha: out.previousSha, fastForward: out.fastForward, settingsFiles: [] });
+      outcomes.push({ kind: 'merged', car, sha: out.sha, previousSha: out.previousSha, fastForward: out.fastForward, settingsFiles: [], runsElsewhere: [] });
       head = out.sha;
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
@@ -85,7 +89,7 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
       break;
     }
   }
-  await readSettingsFiles(opts.repo, outcomes);
+  await readWatchedFiles(opts.repo, outcomes);
   return outcomes;
 }
 
@@ -129,15 +133,22 @@ export function thenRetry(message: string, task: Task): string {
 
 /**
  * Work that changes a steering file changes what runs next, so the merge names those files
- * (`project.settings_files`). One diff over the whole train first; per car only when the train touched any.
+ * (`project.settings_files`); work that changes what runs outside Maestro (CI, git hooks, package scripts) is named
+ * too (`project.runs_elsewhere`): the gate said both before the approval, but a project that approves by itself
+ * has no person at its gate, and the merge is then the one place they are said. As the gate reads them: through the
+ * links of the merged tree too (read once for the train), each name as the person reads it. One diff of each over
+ * the whole train first; per car only when the train touched any.
  */
-async function readSettingsFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
-  const merged = outcomes.filter((o) => o.kind === 'merged');
+async function readWatchedFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
+  const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
   if (!merged.length) return;
-  // As the gate reads them (git/steering.ts): through the links of the merged tree too, each name as the person reads it.
-  const names = (from: string, to: string) => changedSteering(repo, from, to);
-  if (!(await names(merged[0]!.previousSha, merged[merged.length - 1]!.sha)).length) return;
-  for (const m of merged) m.settingsFiles = await names(m.previousSha, m.sha);
+  const [from, to] = [merged[0]!.previousSha, merged[merged.length - 1]!.sha];
+  const aliases = await linkAliases(repo, to, [...STEERING_PATHS, ...RUNS_ELSEWHERE_PATHS]);
+  const of = (paths: readonly string[]) => aliases.filter((a) => paths.includes(a.watched));
+  const steering = (a: string, b: string) => changedSteering(repo, a, b, of(STEERING_PATHS));
+  const elsewhere = (a: string, b: string) => filesRunningElsewhere(repo, a, b, of(RUNS_ELSEWHERE_PATHS));
+  if ((await steering(from, to)).length) for (const m of merged) m.settingsFiles = await steering(m.previousSha, m.sha);
+  if ((await elsewhere(from, to)).length) for (const m of merged) m.runsElsewhere = await elsewhere(m.previousSha, m.sha);
 }
 
 /** Whether `main` holds the commit the task's reviewers approved (false when there is none, or this clone lacks it). */

@@ -166,20 +166,24 @@ export function taskGates({ tx }: TaskOpsContext) {
         await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
         return { old, next };
       }),
-    /** merging → done with the merge recorded (once per task), in one transaction. */
     /**
-     * The merge ledger, the move to done and its event, in one transaction. `previousSha`: main before the merge
-     * (the change stays showable once its branch is gone); `settingsFiles`: what the merge changed that steers later
-     * runs (core/steering.ts STEERING_PATHS: `.maestro/` hooks and checks, `.workflow/` knowledge), recorded as a
-     * `project.settings_files` event naming the task.
+     * The merge ledger, the move to done and its event, in one transaction (once per task). `previousSha`: main
+     * before the merge (the change stays showable once its branch is gone); `settingsFiles`: what the merge changed
+     * that steers later runs (core/steering.ts STEERING_PATHS: `.maestro/` hooks and checks, `.workflow/`
+     * knowledge), recorded as a `project.settings_files` event naming the task; `runsElsewhere`: what it changed that
+     * runs outside Maestro (core/runsElsewhere.ts: CI, git hooks, package scripts), a `project.runs_elsewhere` event.
      */
-    recordMerge: (m: { taskId: string; projectId: string; branch: string; sha: string | null; how: string; previousSha?: string | null; settingsFiles?: string[]; title?: string }) =>
+    recordMerge: (m: { taskId: string; projectId: string; branch: string; sha: string | null; how: string; previousSha?: string | null; settingsFiles?: string[]; runsElsewhere?: string[]; title?: string }) =>
       tx('tasks.recordMerge', async (q, now) => {
         await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [m.taskId, m.projectId, m.branch, m.sha, now]);
         const { before, after } = await transitionTask(q, { id: m.taskId, from: 'merging', to: 'done', now });
         await appendEvent(q, statusEvent(before, after, { merged: { branch: m.branch, sha: m.sha, how: m.how, ...(m.previousSha ? { previousSha: m.previousSha } : {}) } }), now);
+        const who = `the agent of task ${m.taskId}${m.title ? ` (${m.title})` : ''}`;
         if (m.settingsFiles?.length) {
-          await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type: 'project.settings_files', payload: { files: m.settingsFiles, who: `the agent of task ${m.taskId}${m.title ? ` (${m.title})` : ''}`, from: `merge of ${m.branch}`, sha: m.sha } }, now);
+          await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type: 'project.settings_files', payload: { files: m.settingsFiles, who, from: `merge of ${m.branch}`, sha: m.sha } }, now);
+        }
+        if (m.runsElsewhere?.length) {
+          await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type: 'project.runs_elsewhere', payload: { files: m.runsElsewhere, who, from: `merge of ${m.branch}`, sha: m.sha } }, now);
         }
         return after;
       }),

@@ -19,6 +19,8 @@ describe("maestro serve's terminal lines", () => {
     expect(terminalLine({ type: 'project.settings_files', at, payload: { files: many } }, title)).toMatch(/knowhow\/e\.md and 2 more$/);
     expect(terminalLine({ type: 'project.settings_files', at, payload: { files: 'not a list' } }, title)).toMatch(/use: \(files not named\)$/);
     expect(terminalLine({ type: 'project.settings_files', at, payload: { files: ['.workflow/specs/api.md'], promotion: true } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  knowledge promoted into main: .workflow/specs/api.md`);
+    expect(terminalLine({ type: 'project.runs_elsewhere', at, payload: { files: ['.github/workflows/ci.yml'] } }, title))
+      .toBe(`09:30:05  ${title.padEnd(32)}  merged changes to what runs outside Maestro: .github/workflows/ci.yml (CI runs its workflows on the next push; hooks and package scripts run where it is checked out)`);
     // An approval names where it came from (origin) and still the status it leaves; one stored before had only the origin.
     expect(terminalLine({ type: 'task.status', at, payload: { from: 'exec_review', to: 'merging', origin: { address: '127.0.0.1' } } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  exec_review → merging`);
     expect(terminalLine({ type: 'task.status', at, payload: { from: { address: '127.0.0.1' }, to: 'merging' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  → merging`);

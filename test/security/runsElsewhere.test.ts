@@ -89,5 +89,8 @@ describe('files that run code outside Maestro are named at the gate', () => {
     // And the merge names the knowledge it brought in through the link, as it names any steering file.
     const [merged] = (await store.events.list({ taskId: task.id, type: 'project.settings_files' })).events;
     expect(merged?.payload.files).toEqual(['docs/wf/knowhow/TIP-20260101-b.md (through the link .workflow)']);
+    // And what runs outside Maestro, said again once merged: with a project that approves by itself, no person was at the gate.
+    const [elsewhere] = (await store.events.list({ taskId: task.id, type: 'project.runs_elsewhere' })).events;
+    expect(elsewhere?.payload.files).toEqual(['.github/workflows/ci.yml', 'package.json', 'tools/hooks/pre-commit (through the link .husky)']);
   });
 });

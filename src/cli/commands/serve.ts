@@ -49,6 +49,7 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   }
   if (e.type === 'project.settings_files' && e.payload.promotion === true) return `knowledge promoted into main: ${fileList(e.payload.files)}`;
   if (e.type === 'project.settings_files') return `merged changes to what later runs use: ${fileList(e.payload.files)}`;
+  if (e.type === 'project.runs_elsewhere') return `merged changes to what runs outside Maestro: ${fileList(e.payload.files)} (CI runs its workflows on the next push; hooks and package scripts run where it is checked out)`;
   return null;
 }
 
