@@ -16,11 +16,11 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
-import { RUNS_ELSEWHERE_PATHS } from '../core/runsElsewhere.js';
-import { STEERING_PATHS } from '../core/steering.js';
+import { RUNS_ELSEWHERE_PATHS, RUNS_ELSEWHERE_PATHSPECS } from '../core/runsElsewhere.js';
+import { STEERING_PATHS, STEERING_PATHSPECS } from '../core/steering.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
-import { linkAliases } from '../git/linkAliases.js';
+import { linkAliases, throughLinks } from '../git/linkAliases.js';
 import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
 import { filesRunningElsewhere } from '../git/runsElsewhere.js';
@@ -136,8 +136,8 @@ export function thenRetry(message: string, task: Task): string {
  * (`project.settings_files`); work that changes what runs outside Maestro (CI, git hooks, package scripts) is named
  * too (`project.runs_elsewhere`): the gate said both before the approval, but a project that approves by itself
  * has no person at its gate, and the merge is then the one place they are said. As the gate reads them: through the
- * links of the merged tree too (read once for the train), each name as the person reads it. One diff of each over
- * the whole train first; per car only when the train touched any.
+ * links of the merged tree too (read once for the train), each name as the person reads it. One diff over the whole
+ * train first; each car's own only when the train touched either list (a package.json is read per car then).
  */
 async function readWatchedFiles(repo: string, outcomes: CarOutcome[]): Promise<void> {
   const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
@@ -145,10 +145,14 @@ async function readWatchedFiles(repo: string, outcomes: CarOutcome[]): Promise<v
   const [from, to] = [merged[0]!.previousSha, merged[merged.length - 1]!.sha];
   const aliases = await linkAliases(repo, to, [...STEERING_PATHS, ...RUNS_ELSEWHERE_PATHS]);
   const of = (paths: readonly string[]) => aliases.filter((a) => paths.includes(a.watched));
-  const steering = (a: string, b: string) => changedSteering(repo, a, b, of(STEERING_PATHS));
-  const elsewhere = (a: string, b: string) => filesRunningElsewhere(repo, a, b, of(RUNS_ELSEWHERE_PATHS));
-  if ((await steering(from, to)).length) for (const m of merged) m.settingsFiles = await steering(m.previousSha, m.sha);
-  if ((await elsewhere(from, to)).length) for (const m of merged) m.runsElsewhere = await elsewhere(m.previousSha, m.sha);
+  // Whether the train touched either list at all: one diff over both (most trains touch neither).
+  const via = throughLinks(aliases);
+  const touched = await git(repo, ['diff', '--name-only', '-z', '--no-renames', from, to, '--', ...STEERING_PATHSPECS, ...RUNS_ELSEWHERE_PATHSPECS, ...via.pathspecs], { encoding: 'latin1' });
+  if (!touched.stdout.split('\0').some(Boolean)) return;
+  for (const m of merged) {
+    m.settingsFiles = await changedSteering(repo, m.previousSha, m.sha, of(STEERING_PATHS));
+    m.runsElsewhere = await filesRunningElsewhere(repo, m.previousSha, m.sha, of(RUNS_ELSEWHERE_PATHS));
+  }
 }
 
 /** Whether `main` holds the commit the task's reviewers approved (false when there is none, or this clone lacks it). */
