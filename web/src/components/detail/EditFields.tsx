@@ -2,13 +2,13 @@
  * The inputs of the task edit form, each with its label. Titles are shown as the board shows them (`visible`):
  * the title box holds the text itself, and when that holds characters drawn as nothing or that reorder the text,
  * the title as the board shows it is said under the box. Dependencies are picked among the project's tasks
- * by title.
+ * by title or id (DepPicker).
  */
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { COMPLEXITIES, PRIORITIES, TASK_SCOPES, TASK_TYPES } from '../../api/types.js';
 import { useTasks } from '../../stores/tasks.js';
 import { hasHidden, visible } from '../hiddenChars.js';
+import { DepPicker } from './DepPicker.js';
 import type { Draft } from './editDraft.js';
 import styles from './Detail.module.css';
 
@@ -63,19 +63,13 @@ export function EditFields({ taskId, draft, onChange }: { taskId: string; draft:
 }
 
 /**
- * The tasks this one waits for, each with a button that drops it, and a list of the project's other tasks to add
- * one from (then Add: a list that added on every change would add whatever the arrow keys pass over). Superseded
- * versions are not offered (the newest is), nor cancelled tasks, which the daemon refuses as a dependency (it
- * would wait for good).
+ * The tasks this one waits for, each with a button that drops it, and a box to find and add another among the
+ * project's tasks (DepPicker, which says which it offers). A cycle only the daemon sees; it refuses the save.
  */
 function DepsField({ taskId, deps, onChange }: { taskId: string; deps: string[]; onChange(deps: string[]): void }) {
   const { t } = useTranslation();
   const byId = useTasks((s) => s.byId);
-  const [pick, setPick] = useState('');
   const name = (id: string) => (byId[id] ? visible(byId[id].title) : id);
-  const offered = Object.values(byId)
-    .filter((o) => o.id !== taskId && !deps.includes(o.id) && o.status !== 'superseded' && o.status !== 'cancelled')
-    .sort((a, b) => a.title.localeCompare(b.title));
   return (
     <fieldset className={styles.span2}>
       <legend>{t('field.deps')}</legend>
@@ -93,18 +87,7 @@ function DepsField({ taskId, deps, onChange }: { taskId: string; deps: string[];
       ) : (
         <p className={styles.muted}>{t('edit.noDeps')}</p>
       )}
-      <div className={styles.row}>
-        <label htmlFor="edit-dep">{t('edit.addDep')}</label>
-        <select id="edit-dep" value={pick} onChange={(e) => setPick(e.target.value)}>
-          <option value="">{t('edit.pickDep')}</option>
-          {offered.map((o) => (
-            <option key={o.id} value={o.id}>{`${visible(o.title)} (${t(`status.${o.status}`)})`}</option>
-          ))}
-        </select>
-        <button type="button" disabled={!pick} onClick={() => (onChange([...deps, pick]), setPick(''))}>
-          {t('edit.add')}
-        </button>
-      </div>
+      <DepPicker taskId={taskId} deps={deps} tasks={byId} onAdd={(id) => onChange([...deps, id])} />
     </fieldset>
   );
 }

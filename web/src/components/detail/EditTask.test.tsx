@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { summarizeTask, TASK_STATUSES, type Task } from '../../api/types.js';
 import { useTasks } from '../../stores/tasks.js';
@@ -52,11 +52,11 @@ describe('editing a task on the board', () => {
     // A change taken back is no change.
     fireEvent.change(screen.getByLabelText('Complexity'), { target: { value: 'hard' } });
     fireEvent.change(screen.getByLabelText('Complexity'), { target: { value: 'medium' } });
-    // The dependencies offered: the project's other tasks, not superseded versions nor cancelled tasks.
-    const offered = [...(screen.getByLabelText('Add a dependency') as HTMLSelectElement).options].map((o) => o.textContent);
-    expect(offered).toEqual(['Pick a task…', 'Wire (ready)']);
-    fireEvent.change(screen.getByLabelText('Add a dependency'), { target: { value: wire.id } });
-    fireEvent.click(button('Add'));
+    // The dependencies offered: the project's other tasks, not superseded versions nor cancelled tasks (DepPicker.test.tsx).
+    const box = screen.getByRole('combobox', { name: 'Add a dependency' });
+    fireEvent.keyDown(box, { key: 'ArrowDown' });
+    expect(within(screen.getByRole('listbox')).getAllByRole('option').map((o) => o.textContent)).toEqual([`Wire ${wire.id} ready`]);
+    fireEvent.keyDown(box, { key: 'Enter' });
     expect(screen.getByRole('button', { name: 'Remove the dependency on Wire' })).toBeTruthy();
     fireEvent.click(button('Save'));
 
@@ -100,8 +100,8 @@ describe('editing a task on the board', () => {
     render(<EditTask task={task} onDone={onDone} />);
     fireEvent.click(button('Edit'));
     fireEvent.change(screen.getByLabelText('Title'), { target: { value: 'Greet later' } });
-    fireEvent.change(screen.getByLabelText('Add a dependency'), { target: { value: dep.id } });
-    fireEvent.click(button('Add'));
+    fireEvent.change(screen.getByRole('combobox', { name: 'Add a dependency' }), { target: { value: 'sch' } });
+    fireEvent.click(screen.getByRole('option', { name: `Schema ${dep.id} ready` }));
     fireEvent.click(button('Save'));
 
     const alert = await screen.findByTestId('edit-refused');

@@ -1,0 +1,189 @@
+/** The dependency box, through the task edit form it sits in: what it offers, the keyboard and the mouse, what the save sends. */
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { summarizeTask, type Task } from '../../api/types.js';
+import { useTasks } from '../../stores/tasks.js';
+import { makeTask } from '../../testData.js';
+import { EditTask } from './EditTask.js';
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+function board(...tasks: Task[]) {
+  useTasks.setState({ projectId: 'p1', byId: Object.fromEntries(tasks.map((t) => [t.id, summarizeTask(t)])), touched: {}, gone: {} });
+}
+
+/** The PATCH bodies sent; each answered with the task as saved. */
+function serve(task: Task): unknown[] {
+  const sent: unknown[] = [];
+  vi.stubGlobal('fetch', async (_url: string, init?: RequestInit) => {
+    const body = JSON.parse(String(init?.body));
+    sent.push(body);
+    return new Response(JSON.stringify({ task: { ...task, ...body } }), { status: 200 });
+  });
+  return sent;
+}
+
+/** Opens the edit form of `task`; answers the dependency box. */
+function openForm(task: Task): HTMLInputElement {
+  render(<EditTask task={task} onDone={() => {}} />);
+  fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
+  const box = screen.getByRole('combobox', { name: 'Add a dependency' }) as HTMLInputElement;
+  box.focus();
+  return box;
+}
+
+const type = (box: HTMLElement, text: string) => fireEvent.change(box, { target: { value: text } });
+/** The titles the list offers now ([] when it is closed). */
+const offered = () => (screen.queryByRole('listbox') ? within(screen.getByRole('listbox')).queryAllByRole('option').map((o) => o.firstChild!.textContent) : []);
+const key = (box: HTMLElement, k: string) => fireEvent.keyDown(box, { key: k });
+const hex = (n: number) => `t_${n.toString(16).padStart(16, '0')}`;
+
+describe('the dependency box', () => {
+  it('filters by title in any case and by a pasted id, and never offers the task itself, a chosen, a superseded or a cancelled task', () => {
+    const chosen = makeTask({ id: 't_00aa00aa00aa00aa', title: 'Schema' });
+    const wire = makeTask({ id: 't_11bb11bb11bb11bb', title: 'Add the schema' });
+    const docs = makeTask({ id: 't_22cc22cc22cc22cc', title: 'Schema docs', status: 'done' });
+    const old = makeTask({ id: 't_33dd33dd33dd33dd', title: 'Schema docs (v1)', status: 'superseded' });
+    const gone = makeTask({ id: 't_44ee44ee44ee44ee', title: 'Schema checks', status: 'cancelled' });
+    const logs = makeTask({ id: 't_55ff55ff55ff55ff', title: 'Logging' });
+    const task = makeTask({ id: 't_66aa66aa66aa66aa', title: 'Greet the schema', deps: [chosen.id] });
+    board(chosen, wire, docs, old, gone, logs, task);
+    const box = openForm(task);
+    expect(box.getAttribute('aria-expanded')).toBe('false');
+
+    // Nothing typed: ArrowDown lists every task it may wait for, by title.
+    key(box, 'ArrowDown');
+    expect(box.getAttribute('aria-expanded')).toBe('true');
+    expect(screen.getByRole('listbox').id).toBe(box.getAttribute('aria-controls'));
+    expect(offered()).toEqual(['Add the schema', 'Logging', 'Schema docs']);
+    // Each with its short id and its status.
+    expect(screen.getByRole('option', { name: 'Schema docs t_22cc22cc done' })).toBeTruthy();
+
+    // A title that starts with what is typed comes first.
+    type(box, 'SCHEMA');
+    expect(offered()).toEqual(['Schema docs', 'Add the schema']);
+    // An id as pasted, or as the list shows it.
+    type(box, ` ${logs.id} `);
+    expect(offered()).toEqual(['Logging']);
+    type(box, 't_55ff55ff');
+    expect(offered()).toEqual(['Logging']);
+    // Hex digits alone are no id ("bb" is in the id of 'Add the schema', in no title).
+    type(box, 'bb');
+    expect(offered()).toEqual([]);
+    expect(box.getAttribute('aria-expanded')).toBe('false');
+    expect(screen.getByText('No other task matches: superseded and cancelled tasks, and those already chosen, are not offered.').id).toBe(box.getAttribute('aria-describedby'));
+    for (const excluded of [task, chosen, old, gone]) {
+      type(box, excluded.id);
+      expect(offered(), excluded.title).toEqual([]);
+    }
+  });
+
+  it('lists at most 20 of 300 tasks and says how many more; typing narrows until all fit', () => {
+    const many = Array.from({ length: 300 }, (_, i) => makeTask({ id: hex(i + 1), title: `Step ${String(i + 1).padStart(3, '0')}` }));
+    const task = makeTask({ title: 'Greet' });
+    board(...many, task);
+    const box = openForm(task);
+
+    key(box, 'ArrowDown');
+    expect(offered()).toEqual(many.slice(0, 20).map((t) => t.title));
+    expect(screen.getByText('280 more — type to narrow')).toBeTruthy();
+    type(box, 'step 2');
+    expect(offered()).toHaveLength(20);
+    expect(screen.getByText('80 more — type to narrow')).toBeTruthy();
+    type(box, 'step 29');
+    expect(offered()).toEqual(Array.from({ length: 10 }, (_, i) => `Step 29${i}`));
+    expect(screen.queryByText(/more — type to narrow/)).toBeNull();
+  });
+
+  it('adds the task ArrowDown moved to with Enter, without saving; the save sends it', async () => {
+    const schema = makeTask({ title: 'Schema' });
+    const wire = makeTask({ title: 'Wire' });
+    const wiki = makeTask({ title: 'Wiki' });
+    const task = makeTask({ title: 'Greet', deps: [schema.id] });
+    board(schema, wire, wiki, task);
+    const sent = serve(task);
+    const box = openForm(task);
+
+    type(box, 'w');
+    // Typing makes no option active: Enter alone adds nothing, and is kept from submitting the form (a browser's
+    // implicit submission, which jsdom does not do, is the default it prevents).
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+    expect(fireEvent.keyDown(box, { key: 'Enter' })).toBe(false);
+    expect(sent).toEqual([]);
+    expect(screen.queryByRole('button', { name: /^Remove the dependency on W/ })).toBeNull();
+
+    const active = () => document.getElementById(box.getAttribute('aria-activedescendant') ?? '')?.firstChild?.textContent;
+    expect(offered()).toEqual(['Wiki', 'Wire']);
+    key(box, 'ArrowDown');
+    expect(active()).toBe('Wiki');
+    key(box, 'ArrowDown');
+    key(box, 'ArrowDown');
+    expect(active()).toBe('Wire');
+    key(box, 'ArrowUp');
+    expect(active()).toBe('Wiki');
+    key(box, 'ArrowDown');
+    // The active option is the one selected, and the only one.
+    const selected = within(screen.getByRole('listbox')).getAllByRole('option', { selected: true });
+    expect(selected.map((o) => o.id)).toEqual([box.getAttribute('aria-activedescendant')]);
+    expect(active()).toBe('Wire');
+    key(box, 'Enter');
+
+    expect(screen.getByRole('button', { name: 'Remove the dependency on Wire' })).toBeTruthy();
+    expect(box.value).toBe('');
+    expect(box.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(box);
+    expect(sent).toEqual([]);
+    // Chosen, it is offered no more.
+    key(box, 'ArrowDown');
+    expect(offered()).toEqual(['Wiki']);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved: Depends on.');
+    expect(sent).toEqual([{ deps: [schema.id, wire.id] }]);
+  });
+
+  it('adds the one task a pasted id matches with Enter alone, and a task clicked', () => {
+    const wire = makeTask({ id: 't_77aa77aa77aa77aa', title: 'Wire' });
+    const odd = makeTask({ id: 't_88bb88bb88bb88bb', title: '<b>Sche\u202ema</b>' });
+    const task = makeTask({ title: 'Greet' });
+    board(wire, odd, task);
+    const box = openForm(task);
+
+    type(box, wire.id);
+    key(box, 'Enter');
+    expect(screen.getByRole('button', { name: 'Remove the dependency on Wire' })).toBeTruthy();
+
+    // A title is drawn as text, its hidden characters as \u{…}; the click keeps the keyboard in the box.
+    type(box, 'sche');
+    const option = screen.getByRole('option', { name: `<b>Sche\\u{202e}ma</b> t_88bb88bb ready` });
+    expect(option.querySelector('b')).toBeNull();
+    expect(fireEvent.mouseDown(option)).toBe(false);
+    fireEvent.click(option);
+    expect(screen.getByRole('button', { name: 'Remove the dependency on <b>Sche\\u{202e}ma</b>' })).toBeTruthy();
+    expect(box.value).toBe('');
+  });
+
+  it('clears the box and closes the list on Escape, and only then leaves the form', () => {
+    const wire = makeTask({ title: 'Wire' });
+    const task = makeTask({ title: 'Greet' });
+    board(wire, task);
+    const box = openForm(task);
+
+    type(box, 'wi');
+    key(box, 'ArrowDown');
+    expect(box.getAttribute('aria-activedescendant')).not.toBeNull();
+    key(box, 'Escape');
+    expect(box.value).toBe('');
+    expect(box.getAttribute('aria-expanded')).toBe('false');
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Remove the dependency on Wire' })).toBeNull();
+    expect(screen.getByRole('combobox', { name: 'Add a dependency' })).toBe(box);
+
+    key(box, 'Escape');
+    expect(screen.queryByRole('combobox')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Edit' })).toBeTruthy();
+  });
+});

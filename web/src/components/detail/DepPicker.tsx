@@ -1,0 +1,143 @@
+/**
+ * The box a dependency is added from: the person types part of a title, or pastes an id, and picks among the
+ * project's tasks that match. A <select> of every task was unusable past a few dozen; this lists at most
+ * SHOWN_AT_MOST matches and says how many more there are.
+ *
+ * It is the ARIA combobox with a listbox popup and manual selection (WAI-ARIA APG, "list autocomplete"):
+ * the keyboard stays in the box, ArrowDown/ArrowUp move the active option (aria-activedescendant), Enter adds
+ * it, Escape clears the box and closes the list; with nothing typed and the list closed, Escape goes on to the
+ * form, which it closes. Typing activates no option, so Enter never adds a task the person did not move to,
+ * except when one task alone matches (a pasted id). Enter with something typed never submits the form.
+ */
+import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TaskSummary } from '../../api/types.js';
+import { visible } from '../hiddenChars.js';
+import styles from './Detail.module.css';
+
+/** Twenty rows fit the panel without scrolling far; past them a person types a few more letters. */
+export const SHOWN_AT_MOST = 20;
+
+/** Ids are `t_` and 16 hex digits (store/rows.ts newId); the first 8 tell a project's tasks apart. */
+export const shortId = (id: string) => id.slice(0, 10);
+
+/**
+ * The tasks `taskId` may be given as a dependency that match `query`, the first SHOWN_AT_MOST of them, and how
+ * many more match. Not itself, not one it has already, not a superseded version (the newest is offered), not a
+ * cancelled task (the daemon refuses it: the task would wait for good). A task matches on its title, as typed
+ * or as the board draws it (visible), in any case, or on its id when the query starts it and holds the `_` of
+ * one: every id starts with `t`, and a title search for "t" or "be" would otherwise match all, or hex digits.
+ * Ids pasted first, then titles that start with the query, then the rest, each by title.
+ */
+export function depCandidates(tasks: Iterable<TaskSummary>, taskId: string, deps: readonly string[], query: string): { shown: TaskSummary[]; more: number } {
+  const q = query.trim().toLowerCase();
+  const rank = (o: TaskSummary): number | null => {
+    if (!q) return 2;
+    if (q.includes('_') && o.id.toLowerCase().startsWith(q)) return 0;
+    const titles = [o.title.toLowerCase(), visible(o.title).toLowerCase()];
+    if (titles.some((s) => s.startsWith(q))) return 1;
+    return titles.some((s) => s.includes(q)) ? 2 : null;
+  };
+  const matches: { o: TaskSummary; r: number }[] = [];
+  for (const o of tasks) {
+    if (o.id === taskId || deps.includes(o.id) || o.status === 'superseded' || o.status === 'cancelled') continue;
+    const r = rank(o);
+    if (r !== null) matches.push({ o, r });
+  }
+  matches.sort((a, b) => a.r - b.r || a.o.title.localeCompare(b.o.title) || a.o.id.localeCompare(b.o.id));
+  return { shown: matches.slice(0, SHOWN_AT_MOST).map((m) => m.o), more: Math.max(0, matches.length - SHOWN_AT_MOST) };
+}
+
+export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps: string[]; tasks: Record<string, TaskSummary>; onAdd(id: string): void }) {
+  const { t } = useTranslation();
+  const [query, setQuery] = useState('');
+  const [open, setOpen] = useState(false);
+  // The index in `shown` of the option the arrow keys are on; -1 for none.
+  const [active, setActive] = useState(-1);
+  const base = useId();
+  const listId = `${base}-options`;
+  const noteId = `${base}-note`;
+  const optionId = (i: number) => `${base}-option-${i}`;
+  const { shown, more } = useMemo(() => depCandidates(Object.values(tasks), taskId, deps, query), [tasks, taskId, deps, query]);
+
+  const expanded = open && shown.length > 0;
+  // A live update may shorten the list under the active option.
+  const activeId = expanded && active >= 0 && active < shown.length ? optionId(active) : undefined;
+  const note = !open ? null : !shown.length ? t('edit.noDepMatch') : more ? t('edit.moreDeps', { count: more }) : null;
+  // The active option stays in sight in a list taller than its box (jsdom has no scrollIntoView).
+  useEffect(() => {
+    if (activeId) document.getElementById(activeId)?.scrollIntoView?.({ block: 'nearest' });
+  }, [activeId]);
+
+  const close = () => (setOpen(false), setActive(-1));
+  const choose = (o: TaskSummary) => (onAdd(o.id), setQuery(''), close());
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    // An IME's Enter ends the composition (Japanese, Chinese), it does not choose.
+    if (e.nativeEvent.isComposing) return;
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      setOpen(true);
+      setActive(open ? Math.min(active + 1, shown.length - 1) : shown.length ? 0 : -1);
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      if (open) setActive(Math.max(active - 1, -1));
+    } else if (e.key === 'Enter') {
+      if (!open && !query) return;
+      e.preventDefault();
+      const o = activeId ? shown[active] : shown.length === 1 && query.trim() ? shown[0] : undefined;
+      if (o) choose(o);
+    } else if (e.key === 'Escape') {
+      if (!open && !query) return;
+      e.preventDefault();
+      e.stopPropagation();
+      setQuery('');
+      close();
+    }
+  };
+
+  return (
+    <div className={styles.picker}>
+      <label htmlFor="edit-dep">{t('edit.addDep')}</label>
+      <input
+        id="edit-dep"
+        className={styles.wide}
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded={expanded}
+        aria-controls={listId}
+        aria-activedescendant={activeId}
+        aria-describedby={note ? noteId : undefined}
+        placeholder={t('edit.depPlaceholder')}
+        autoComplete="off"
+        spellCheck={false}
+        value={query}
+        onChange={(e) => (setQuery(e.target.value), setOpen(true), setActive(-1))}
+        onKeyDown={onKeyDown}
+        onBlur={close}
+      />
+      <ul id={listId} role="listbox" aria-label={t('edit.depCandidates')} className={styles.options} hidden={!expanded}>
+        {expanded &&
+          shown.map((o, i) => (
+            <li
+              key={o.id}
+              id={optionId(i)}
+              role="option"
+              aria-selected={i === active}
+              className={styles.option}
+              // The box keeps the keyboard: a press on an option must not blur it (which closes the list).
+              onMouseDown={(e) => e.preventDefault()}
+              onClick={() => choose(o)}
+            >
+              <span>{visible(o.title)}</span> <code className={styles.muted}>{shortId(o.id)}</code>{' '}
+              <span className={styles.muted}>{t(`status.${o.status}`)}</span>
+            </li>
+          ))}
+      </ul>
+      {note && (
+        <p id={noteId} className={styles.muted}>
+          {note}
+        </p>
+      )}
+    </div>
+  );
+}
