@@ -128,8 +128,24 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
 
     await title.fill('Greet by name, politely');
     await page.getByLabel('Priority', { exact: true }).selectOption('2');
-    await page.getByLabel('Add a dependency').selectOption(later.id);
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const box = page.getByRole('combobox', { name: 'Add a dependency' });
+    await box.fill('goodbye');
+    await page.getByRole('option', { name: `Say goodbye ${later.id.slice(0, 10)} ready` }).waitFor();
+    await box.press('ArrowDown');
+    await box.press('Enter');
+    await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).waitFor();
+    expect(await box.inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).click();
+    // A click on an option adds it and keeps the keyboard in the box.
+    await box.fill('SAY');
+    await page.getByRole('option', { name: `Say goodbye ${later.id.slice(0, 10)} ready` }).click();
+    await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).waitFor();
+    await page.waitForFunction(`document.activeElement?.getAttribute('role') === 'combobox'`);
+    await box.fill('zzz');
+    await page.getByText('No other task matches', { exact: false }).waitFor();
+    await box.press('Escape');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    await page.getByLabel('Title', { exact: true }).waitFor();
     await shot('14-task-edit');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByTestId('edit-refused').getByText(`its work started without ${later.id}, which is ready`, { exact: false }).waitFor();
