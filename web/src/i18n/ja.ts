@@ -140,5 +140,5 @@ export const ja: Dictionary = {
     BAD_INPUT: 'リクエストは拒否されました', ILLEGAL_TRANSITION: 'タスクの今の状態ではできません', WRONG_GATE: 'タスクは別のゲートで待っています', UNKNOWN_TASK: 'タスクがありません', UNKNOWN_PROJECT: 'プロジェクトがありません',
     NOT_FOUND: '見つかりません', NO_DIFF: '表示する変更がありません', STALE_REVIEW: '今は別のコミットがゲートで待っています', UNAUTHORIZED: '認可されていません', NETWORK: 'デーモンが応答しませんでした', TASK_BUSY: 'タスクは処理中です', INTERNAL: 'デーモンでエラーが起きました',
   },
-  eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.adopted': '引き継ぎ', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'merge.locked': 'マージはロック待ち', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録' },
+  eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.adopted': '引き継ぎ', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'merge.locked': 'マージはロック待ち', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録', 'project.settings_files': '後の実行が使うものを変更', 'project.runs_elsewhere': 'Maestro の外で動くものを変更' },
 };

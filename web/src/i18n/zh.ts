@@ -140,5 +140,5 @@ export const zh: Dictionary = {
     BAD_INPUT: '请求被拒绝', ILLEGAL_TRANSITION: '任务当前状态下无法执行', WRONG_GATE: '任务在另一个关卡等待', UNKNOWN_TASK: '任务不存在', UNKNOWN_PROJECT: '项目不存在',
     NOT_FOUND: '未找到', NO_DIFF: '没有可显示的改动', STALE_REVIEW: '现在在关卡等待的是另一个提交', UNAUTHORIZED: '未授权', NETWORK: '守护进程没有响应', TASK_BUSY: '任务正忙', INTERNAL: '守护进程出错',
   },
-  eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.adopted': '已接管', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'merge.locked': '合并等待锁释放', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册' },
+  eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.adopted': '已接管', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'merge.locked': '合并等待锁释放', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册', 'project.settings_files': '更改了后续运行所用的内容', 'project.runs_elsewhere': '更改了在 Maestro 之外运行的内容' },
 };
