@@ -611,15 +611,20 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
     utimesSync(lock, old, old);
   };
   const lockEvents = async (task: Task) => (await store!.events.list({ taskId: task.id, type: 'merge.locked' })).events.map((e) => e.payload.lock);
+  /** The project's own checkout, with an approved task per branch (maestro/t-<name>, each adding its files to main's). */
+  const approvedInOwnCheckout = async <K extends string>(s: Store, branches: Record<K, Record<string, string>>) => {
+    const repo = makeRepo({ 'README.md': '# own\n' });
+    const names = Object.keys(branches) as K[];
+    for (const name of names) branchWith(repo, `maestro/t-${name}`, branches[name]);
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const tasks = {} as Record<K, Task>;
+    for (const name of names) tasks[name] = await approved(s, project, name, `maestro/t-${name}`);
+    return { repo, project, tasks };
+  };
 
   it('left by a crashed git (older than the wait) parks the tasks for the person at once, naming the lock file, with no conflict run; a retry once it is gone merges', async () => {
     const s = await openStore();
-    const repo = makeRepo({ 'README.md': '# own\n' });
-    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
-    branchWith(repo, 'maestro/t-b', { 'README.md': '# own, by b\n' });
-    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
-    const a = await approved(s, project, 'a', 'maestro/t-a');
-    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const { repo, project, tasks: { a, b } } = await approvedInOwnCheckout(s, { a: { 'a.txt': 'a\n' }, b: { 'README.md': '# own, by b\n' } });
     staleLock(repo);
     const main = git(repo, 'rev-parse', 'main');
     const conflictRuns: Array<{ task: string; locks: number }> = [];
@@ -640,12 +645,7 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
 
   it('held for a moment (a person\'s git, an editor\'s) keeps the tasks approved, said once each, and they merge by themselves once it is gone', async () => {
     const s = await openStore();
-    const repo = makeRepo({ 'README.md': '# own\n' });
-    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
-    branchWith(repo, 'maestro/t-b', { 'b.txt': 'b\n' });
-    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
-    const a = await approved(s, project, 'a', 'maestro/t-a');
-    const b = await approved(s, project, 'b', 'maestro/t-b');
+    const { repo, tasks: { a, b } } = await approvedInOwnCheckout(s, { a: { 'a.txt': 'a\n' }, b: { 'b.txt': 'b\n' } });
     const lock = join(repo, '.git', 'index.lock');
     writeFileSync(lock, '');
     const d = coordinator(s, tempDir('maestro-home-'), 'd1');
@@ -664,10 +664,7 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
 
   it('still there when the wait is over, however fresh it looks (an editor taking it again and again), parks the task for the person', async () => {
     const s = await openStore();
-    const repo = makeRepo({ 'README.md': '# own\n' });
-    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
-    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
-    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const { repo, tasks: { a } } = await approvedInOwnCheckout(s, { a: { 'a.txt': 'a\n' } });
     const lock = join(repo, '.git', 'index.lock');
     writeFileSync(lock, '');
     const d = coordinator(s, tempDir('maestro-home-'), 'd1', { lockWaitMs: 300 });
@@ -683,16 +680,11 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
 
   it('taken during a train (after the checkout was checked) ends it at that car, said as a lock, not a conflict, and leaves no merge under way; the car goes once it is gone', async () => {
     const s = await openStore();
-    const repo = makeRepo({ 'README.md': '# own\n' });
-    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
-    branchWith(repo, 'maestro/t-b', { 'b.txt': 'b\n' });
+    const { repo, project, tasks: { a, b } } = await approvedInOwnCheckout(s, { a: { 'a.txt': 'a\n' }, b: { 'b.txt': 'b\n' } });
     // main moves: a's merge is a merge commit, whose git leaves MERGE_HEAD behind when it cannot write the index.
     writeFileSync(join(repo, 'main.txt'), 'main\n');
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'main moves');
-    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
-    const a = await approved(s, project, 'a', 'maestro/t-a');
-    const b = await approved(s, project, 'b', 'maestro/t-b');
     const main = git(repo, 'rev-parse', 'main');
     // The person's git starts in the checkout just as a's merge is about to begin.
     let lockTaken = false;
