@@ -6,11 +6,11 @@
  * exec_review is told (the task detail's `runsElsewhere`, api/routes/review.ts gateFiles): information, nothing
  * is blocked. Names are shown as the diff shows them (git/gitNames.ts shownName), as for the steering files.
  */
-import { watchedPaths } from './watchedPaths.js';
+import { watchedPaths, type WatchedPaths } from './watchedPaths.js';
 
 /**
  * Where each tool looks, from the repository's root: a file, or a folder (everything under it). One place: the
- * gate's git diff asks for these (RUNS_ELSEWHERE_PATHSPECS) and keeps what `runsElsewhere` says.
+ * gate's git diff asks for these (RUNS_ELSEWHERE) and keeps what `runsElsewhere` says.
  */
 export const RUNS_ELSEWHERE_PATHS: readonly string[] = [
   // CI: runs on the CI's machines at the next push or pull request, with the secrets the CI holds.
@@ -65,13 +65,16 @@ export const MANIFEST = 'package.json';
  */
 export const MANIFEST_COMMAND_FIELDS: readonly string[] = ['scripts', 'husky', 'simple-git-hooks', 'gitHooks', 'pre-commit', 'lint-staged'];
 
-/** Pathspecs for a git diff that finds every such change; keep the names it lists that `runsElsewhere` or `isManifest`. */
-export const RUNS_ELSEWHERE_PATHSPECS = [...WATCHED.pathspecs, `:(glob)**/${MANIFEST}`];
-
 /** Whether a changed path runs code elsewhere by its name alone: one of those paths, a file under one, or a folder above one. */
 export const runsElsewhere = (file: string): boolean => WATCHED.holds(file);
 
 export const isManifest = (file: string): boolean => file === MANIFEST || file.endsWith(`/${MANIFEST}`);
+
+/**
+ * The paths that run code elsewhere by their name, as a diff asks for them: their pathspecs take every package.json
+ * too, which a caller keeps only when its commands changed (git/runsElsewhere.ts).
+ */
+export const RUNS_ELSEWHERE: WatchedPaths = { paths: RUNS_ELSEWHERE_PATHS, pathspecs: [...WATCHED.pathspecs, `:(glob)**/${MANIFEST}`], holds: runsElsewhere };
 
 /**
  * Whether a package.json's commands differ between two versions of it (null: the file is absent on that side).

@@ -10,11 +10,9 @@ import { watchedPaths } from './watchedPaths.js';
 
 export const STEERING_PATHS = ['.maestro', '.workflow/specs', '.workflow/collab/specs', '.workflow/knowhow', '.workflow/workspaces.json'];
 
-/** With the folders above them: a change that replaces one moves every steering path under it (watchedPaths.ts). */
-const STEERING = watchedPaths(STEERING_PATHS);
-
-/** Pathspecs for a git diff or log that finds every steering change; keep the names it lists that `isSteering`. */
-export const STEERING_PATHSPECS = STEERING.pathspecs;
-
-/** Whether a changed path steers: a steering path, a file under one, or a folder above one replaced by the change. */
-export const isSteering = (file: string): boolean => STEERING.holds(file);
+/**
+ * With the folders above them, as a git diff or log asks for them (`pathspecs`) and keeps what it lists (`holds`):
+ * a change that replaces one of those folders moves every steering path under it (watchedPaths.ts). Through the
+ * links of a commit's tree too: git/steering.ts.
+ */
+export const STEERING = watchedPaths(STEERING_PATHS);

@@ -5,8 +5,8 @@
  * LOCK_WAIT_MS, said once (`merge.locked`); a lock older than that is no git at work (one that crashed left it), and
  * one still there after it is not momentary: either is the person's to clear, as before (needs_attention).
  */
-import { statSync } from 'node:fs';
 import type { MaestroError } from '../core/errors.js';
+import { lockAgeMs as ageOf } from '../git/indexLock.js';
 
 /** How long a merge waits for a main checkout's index.lock to go. */
 export const LOCK_WAIT_MS = 30_000;
@@ -17,7 +17,7 @@ export type LockVerdict = 'wait, first' | 'wait' | 'give up';
 /** How long ago the lock a REPO_LOCKED names was taken (0 when it names none or it is gone). */
 function lockAgeMs(err: MaestroError, now: number): number {
   const lock = typeof err.details?.lock === 'string' ? err.details.lock : null;
-  return lock ? now - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? now) : 0;
+  return lock ? (ageOf(lock, now) ?? 0) : 0;
 }
 
 /** Whether the lock a REPO_LOCKED names may be a git at work: younger than LOCK_WAIT_MS (a merge waits for it). */

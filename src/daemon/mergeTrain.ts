@@ -16,11 +16,11 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
-import { RUNS_ELSEWHERE_PATHS, RUNS_ELSEWHERE_PATHSPECS } from '../core/runsElsewhere.js';
-import { STEERING_PATHS, STEERING_PATHSPECS } from '../core/steering.js';
+import { RUNS_ELSEWHERE } from '../core/runsElsewhere.js';
+import { STEERING } from '../core/steering.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
-import { linkAliases, throughLinks } from '../git/linkAliases.js';
+import { watchedThroughLinks } from '../git/linkAliases.js';
 import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
 import { filesRunningElsewhere } from '../git/runsElsewhere.js';
@@ -143,15 +143,13 @@ async function readWatchedFiles(repo: string, outcomes: CarOutcome[]): Promise<v
   const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
   if (!merged.length) return;
   const [from, to] = [merged[0]!.previousSha, merged[merged.length - 1]!.sha];
-  const aliases = await linkAliases(repo, to, [...STEERING_PATHS, ...RUNS_ELSEWHERE_PATHS]);
-  const of = (paths: readonly string[]) => aliases.filter((a) => paths.includes(a.watched));
+  const via = await watchedThroughLinks(repo, to, { steering: STEERING, elsewhere: RUNS_ELSEWHERE });
   // Whether the train touched either list at all: one diff over both (most trains touch neither).
-  const via = throughLinks(aliases);
-  const touched = await git(repo, ['diff', '--name-only', '-z', '--no-renames', from, to, '--', ...STEERING_PATHSPECS, ...RUNS_ELSEWHERE_PATHSPECS, ...via.pathspecs], { encoding: 'latin1' });
+  const touched = await git(repo, ['diff', '--name-only', '-z', '--no-renames', from, to, '--', ...via.steering.pathspecs, ...via.elsewhere.pathspecs], { encoding: 'latin1' });
   if (!touched.stdout.split('\0').some(Boolean)) return;
   for (const m of merged) {
-    m.settingsFiles = await changedSteering(repo, m.previousSha, m.sha, of(STEERING_PATHS));
-    m.runsElsewhere = await filesRunningElsewhere(repo, m.previousSha, m.sha, of(RUNS_ELSEWHERE_PATHS));
+    m.settingsFiles = await changedSteering(repo, m.previousSha, m.sha, via.steering);
+    m.runsElsewhere = await filesRunningElsewhere(repo, m.previousSha, m.sha, via.elsewhere);
   }
 }
 

@@ -14,11 +14,12 @@
  * that task's.
  */
 import { coerceError } from '../core/errors.js';
-import { isSteering, STEERING_PATHS, STEERING_PATHSPECS } from '../core/steering.js';
+import { STEERING } from '../core/steering.js';
 import type { Project } from '../core/types.js';
 import { git } from '../git/git.js';
-import { linkAliases, throughLinks, type ThroughLinks } from '../git/linkAliases.js';
+import { watchedThroughLinks, type ThroughLinks } from '../git/linkAliases.js';
 import { tipsOf } from '../git/merge.js';
+import { changedSteering } from '../git/steering.js';
 import type { Store } from '../store/store.js';
 
 export interface ForeignChange {
@@ -37,11 +38,8 @@ export async function steeringMove(clone: string, base: string): Promise<{ from:
   const from = refs.get(`refs/heads/${base}`);
   const to = refs.get(`refs/remotes/origin/${base}`);
   if (!from || !to || from === to) return null;
-  // Steering paths reached through a link of the remote's main count too (git/linkAliases.ts).
-  const via = throughLinks(await linkAliases(clone, to, STEERING_PATHS));
-  // -z: a name past ASCII or with a control character unquoted, as isSteering expects it (parseLog says more).
-  const names = await git(clone, ['diff', '--name-only', '-z', '--no-renames', from, to, '--', ...STEERING_PATHSPECS, ...via.pathspecs], { encoding: 'latin1' });
-  return names.stdout.split('\0').some((f) => f && (isSteering(f) || via.aliasOf(f))) ? { from, to } : null;
+  // Steering paths reached through a link of the remote's main count too (git/steering.ts, git/linkAliases.ts).
+  return (await changedSteering(clone, from, to)).length ? { from, to } : null;
 }
 
 /**
@@ -54,9 +52,9 @@ export async function foreignSteeringChanges(
   merges: (shas: string[]) => Promise<Map<string, string | null>>,
 ): Promise<ForeignChange[]> {
   const range = `${move.from}..${move.to}`;
-  const via = throughLinks(await linkAliases(clone, move.to, STEERING_PATHS));
+  const via = (await watchedThroughLinks(clone, move.to, { steering: STEERING })).steering;
   // As bytes: names shown as the gate shows them (parseLog).
-  const log = await git(clone, ['log', '-z', '--first-parent', '--no-renames', '--format=%x00%H%x00%an <%ae>%x00%s', '--name-only', range, '--', ...STEERING_PATHSPECS, ...via.pathspecs], { encoding: 'latin1' });
+  const log = await git(clone, ['log', '-z', '--first-parent', '--no-renames', '--format=%x00%H%x00%an <%ae>%x00%s', '--name-only', range, '--', ...via.pathspecs], { encoding: 'latin1' });
   const touched = parseLog(log.stdout, via);
   if (!touched.length) return [];
   const chain = (await git(clone, ['rev-list', '--first-parent', range])).stdout.split('\n').filter(Boolean);
@@ -80,7 +78,7 @@ const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8');
 /**
  * `git log -z` with the format above: per commit "\0sha\0author\0subject\0", then "\n" and its names, each ending in
  * "\0". NUL is the one byte no name, author or subject holds, so the fields are read by position. Before, names came
- * C-quoted (`".workflow/specs/\303\274n\303\257.md"`, which isSteering never matched) and records were split at \x1e,
+ * C-quoted (`".workflow/specs/\303\274n\303\257.md"`, which the steering match never held) and records were split at \x1e,
  * which a subject may hold (git keeps it): the rest of that commit, its files with it, read as no commit.
  * The text is git's bytes one char each (latin1): the author and subject are read as UTF-8, the names as the gate
  * shows them (git/gitNames.ts shownName), so a name that is not UTF-8 is not told with U+FFFD; one reached through a
@@ -94,7 +92,7 @@ function parseLog(text: string, via: ThroughLinks): ForeignChange[] {
     // A commit's names run to the next commit's leading "\0" (an empty part: no name is empty).
     let next = i + 4;
     while (next < parts.length && parts[next] !== '') next++;
-    const files = parts.slice(i + 4, next).map((n) => n.replace(/^\n/, '')).filter((n) => isSteering(n) || via.aliasOf(n)).map(via.shown);
+    const files = parts.slice(i + 4, next).map((n) => n.replace(/^\n/, '')).filter(via.holds).map(via.shown);
     if (files.length) out.push({ sha, author, subject, files });
     i = next;
   }

@@ -6,7 +6,7 @@
  * conflict: a conflict run, which costs model calls, could do nothing about it. It is the person's to clear, so
  * it is REPO_LOCKED, naming the file and what to do.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { git } from './git.js';
@@ -15,6 +15,12 @@ import { gitdirPointer } from './onDisk.js';
 /** Where git locks `checkout`'s index: `.git/index.lock`, or in the admin folder a linked worktree's `.git` file names. */
 export function indexLockOf(checkout: string): string {
   return join(gitdirPointer(checkout) ?? join(checkout, '.git'), 'index.lock');
+}
+
+/** How long ago `lock` was taken (its file's time), or null when it is not there. */
+export function lockAgeMs(lock: string, now = Date.now()): number | null {
+  const st = statSync(lock, { throwIfNoEntry: false });
+  return st ? now - st.mtimeMs : null;
 }
 
 /** Whether git (LC_ALL=C) said it could not write the index: the merge did not start, whatever its exit code. */

@@ -12,6 +12,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { posix } from 'node:path';
+import { pathPrefixes as prefixes, type WatchedPaths } from '../core/watchedPaths.js';
 import { readBlobs } from './blobs.js';
 import { git } from './git.js';
 import { shownName } from './gitNames.js';
@@ -28,9 +29,6 @@ export interface LinkAlias {
 }
 
 const MAX_HOPS = 4;
-
-/** Every path from the first component down to `path` itself: `a`, `a/b`, `a/b/c`. */
-const prefixes = (path: string): string[] => path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'));
 
 /** A path given to git as it is, not as a pattern (a link's target may hold `*` or start with `:`); null when its bytes cannot be an argument. */
 export function literalPathspec(key: string): string | null {
@@ -83,26 +81,37 @@ export async function linkAliases(repo: string, commit: string, paths: readonly 
   return aliases;
 }
 
-/** What a diff must also ask for, and which of its names are reached through a link. */
-export interface ThroughLinks {
-  /** Literal pathspecs for each alias's real path and the folders above it (core/watchedPaths.ts says why those). */
-  pathspecs: string[];
-  /** The alias a changed name (git's bytes) falls under: the real path, under it, or a folder above it; else undefined. */
-  aliasOf(file: string): LinkAlias | undefined;
+/** Watched paths with where the tree's links make them live: what a diff asks for, what it keeps, how each is named. */
+export interface ThroughLinks extends WatchedPaths {
   /** The name as the person reads it: git's quoting when not UTF-8, and the link it is reached through. */
   shown(file: string): string;
 }
 
-export function throughLinks(aliases: readonly LinkAlias[]): ThroughLinks {
+/**
+ * `watched` and its `aliases`: the pathspecs also take each alias's real path and the folders above it
+ * (core/watchedPaths.ts says why those), as literal pathspecs; a changed name (git's bytes) is held when `watched`
+ * holds it, or when it is an alias's real path, under it, or a folder above it.
+ */
+export function throughLinks(watched: WatchedPaths, aliases: readonly LinkAlias[]): ThroughLinks {
   const unique = [...new Map(aliases.map((a) => [a.real, a])).values()];
   const specs = new Set(unique.flatMap((a) => prefixes(a.real)).map(literalPathspec).filter((s): s is string => s !== null));
   const aliasOf = (file: string) => unique.find((a) => file === a.real || file.startsWith(`${a.real}/`) || a.real.startsWith(`${file}/`));
   return {
-    pathspecs: [...specs],
-    aliasOf,
+    paths: watched.paths,
+    pathspecs: [...watched.pathspecs, ...specs],
+    holds: (file) => watched.holds(file) || aliasOf(file) !== undefined,
     shown: (file) => {
       const a = aliasOf(file);
       return a ? `${shownName(file)} (through the link ${shownName(a.link)})` : shownName(file);
     },
   };
+}
+
+/** Each of `lists` through the links of `commit`'s tree, read once for all of them. */
+export async function watchedThroughLinks<K extends string>(repo: string, commit: string, lists: Record<K, WatchedPaths>): Promise<Record<K, ThroughLinks>> {
+  const names = Object.keys(lists) as K[];
+  const aliases = await linkAliases(repo, commit, names.flatMap((k) => lists[k].paths));
+  const out = {} as Record<K, ThroughLinks>;
+  for (const k of names) out[k] = throughLinks(lists[k], aliases.filter((a) => lists[k].paths.includes(a.watched)));
+  return out;
 }

@@ -11,7 +11,7 @@ import { MaestroError } from '../core/errors.js';
 import { assertRepository, git, removeTree, revParse } from './git.js';
 import { tipsOf } from './merge.js';
 import { shownName, statusNames } from './gitNames.js';
-import { indexLockOf } from './indexLock.js';
+import { indexLockOf, lockAgeMs } from './indexLock.js';
 import { adminWhole, gitdirPointer, namesBack, registeredAt } from './onDisk.js';
 
 export interface WorktreeSpec {
@@ -245,12 +245,8 @@ async function clearDeadIndexLock(worktree: string): Promise<void> {
   if (!gitdirPointer(worktree)) return;
   const lock = indexLockOf(worktree);
   for (;;) {
-    let age: number;
-    try {
-      age = Date.now() - statSync(lock).mtimeMs;
-    } catch {
-      return; // no lock, or its git just finished
-    }
+    const age = lockAgeMs(lock);
+    if (age === null) return; // no lock, or its git just finished
     if (age >= DEAD_INDEX_LOCK_MS) return rmSync(lock, { force: true });
     await new Promise((r) => setTimeout(r, Math.min(500, DEAD_INDEX_LOCK_MS - age + 10)));
   }

@@ -179,11 +179,8 @@ export function taskGates({ tx }: TaskOpsContext) {
         const { before, after } = await transitionTask(q, { id: m.taskId, from: 'merging', to: 'done', now });
         await appendEvent(q, statusEvent(before, after, { merged: { branch: m.branch, sha: m.sha, how: m.how, ...(m.previousSha ? { previousSha: m.previousSha } : {}) } }), now);
         const who = `the agent of task ${m.taskId}${m.title ? ` (${m.title})` : ''}`;
-        if (m.settingsFiles?.length) {
-          await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type: 'project.settings_files', payload: { files: m.settingsFiles, who, from: `merge of ${m.branch}`, sha: m.sha } }, now);
-        }
-        if (m.runsElsewhere?.length) {
-          await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type: 'project.runs_elsewhere', payload: { files: m.runsElsewhere, who, from: `merge of ${m.branch}`, sha: m.sha } }, now);
+        for (const [type, files] of [['project.settings_files', m.settingsFiles], ['project.runs_elsewhere', m.runsElsewhere]] as const) {
+          if (files?.length) await appendEvent(q, { projectId: m.projectId, taskId: m.taskId, type, payload: { files, who, from: `merge of ${m.branch}`, sha: m.sha } }, now);
         }
         return after;
       }),

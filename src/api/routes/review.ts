@@ -8,12 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead, staleReview } from '../../core/reviewed.js';
-import { RUNS_ELSEWHERE_PATHS } from '../../core/runsElsewhere.js';
-import { STEERING_PATHS } from '../../core/steering.js';
+import { RUNS_ELSEWHERE } from '../../core/runsElsewhere.js';
+import { STEERING } from '../../core/steering.js';
 import { GATES, type Gate, type Project, type Task } from '../../core/types.js';
 import { git } from '../../git/git.js';
 import { readPatch } from '../../git/patch.js';
-import { linkAliases } from '../../git/linkAliases.js';
+import { watchedThroughLinks } from '../../git/linkAliases.js';
 import { filesRunningElsewhere } from '../../git/runsElsewhere.js';
 import { changedSteering } from '../../git/steering.js';
 import type { LineComment } from '../../store/ops/gates.js';
@@ -80,13 +80,12 @@ export async function gateFiles(ctx: ReviewContext, task: Task): Promise<GateFil
     const project = await projectRepo(ctx, task);
     const { base, head } = await diffRange(ctx.store, project, task);
     // The links on the way to both lists' paths, read once (git/linkAliases.ts).
-    const aliases = await linkAliases(project.repoPath, head, [...STEERING_PATHS, ...RUNS_ELSEWHERE_PATHS]);
-    const of = (paths: readonly string[]) => aliases.filter((a) => paths.includes(a.watched));
+    const via = await watchedThroughLinks(project.repoPath, head, { steering: STEERING, elsewhere: RUNS_ELSEWHERE });
     // Each on its own: one list that cannot be read leaves the other said.
     const unread = (): string[] => [];
     const [steeringFiles, runsElsewhere] = await Promise.all([
-      changedSteering(project.repoPath, base, head, of(STEERING_PATHS)).catch(unread),
-      filesRunningElsewhere(project.repoPath, base, head, of(RUNS_ELSEWHERE_PATHS)).catch(unread),
+      changedSteering(project.repoPath, base, head, via.steering).catch(unread),
+      filesRunningElsewhere(project.repoPath, base, head, via.elsewhere).catch(unread),
     ]);
     return { steeringFiles, runsElsewhere };
   } catch {
