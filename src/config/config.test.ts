@@ -79,6 +79,11 @@ describe('timers and limits in config.json', () => {
     expect(() => resolveConfig({ home: big }, {})).toThrow(/tickMs: Too big: expected number to be <=60000/);
     expect(() => resolveConfig({ home: home({ leaseMs: 5 }) }, {})).toThrow(/leaseMs: Too small/);
     expect(() => resolveConfig({ home: home({ warmWorkers: 10_000 }) }, {})).toThrow(/warmWorkers: Too big/);
+    // A nice value is 0-19 (what an unprivileged daemon may give its workers); runs are niced by default.
+    expect(() => resolveConfig({ home: home({ workerNice: 20 }) }, {})).toThrow(/workerNice: Too big/);
+    expect(() => resolveConfig({ home: home({ workerNice: -5 }) }, {})).toThrow(/workerNice: Too small/);
+    expect(resolveConfig({ home: home() }, {}).workerNice).toBe(10);
+    expect(resolveConfig({ home: home({ workerNice: 0 }) }, {}).workerNice).toBe(0);
     expect(resolveConfig({ home: home({ tickMs: 60_000, leaseMs: 4000 }) }, {})).toMatchObject({ tickMs: 60_000, leaseMs: 4000 });
   });
 });

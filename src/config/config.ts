@@ -33,6 +33,7 @@ const fileSchema = z
     maxConcurrentRunsPerProject: z.number().int().positive().max(1000),
     reservedConflictSlots: z.number().int().nonnegative().max(1000),
     warmWorkers: z.number().int().nonnegative().max(64),
+    workerNice: z.number().int().min(0).max(19),
     logLevel: z.enum(LOG_LEVELS),
     allowedHosts: z.array(z.string()),
     allowedOrigins: z.array(z.string()),
@@ -62,6 +63,12 @@ export interface MaestroConfig {
   reservedConflictSlots: number;
   /** Worker processes kept warm between runs (0: a fresh process per run). See src/executor/workerPool.ts. */
   warmWorkers: number;
+  /**
+   * The nice value (0-19) of the worker processes and so of all a run starts (the agent, its tools, git, the
+   * project's checks): runs are background work, and yield the CPU to the daemon (its merges, which every
+   * daemon of a shared database waits for, and the board) and to the person at the machine. 0: as the daemon.
+   */
+  workerNice: number;
   logLevel: (typeof DEFAULTS)['logLevel'];
   /** Host names (besides loopback and the bound host) the API answers to: a reverse proxy's name, say. Lowercase, no port. */
   allowedHosts: string[];
@@ -192,6 +199,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     maxConcurrentRunsPerProject: file.maxConcurrentRunsPerProject ?? DEFAULTS.maxConcurrentRunsPerProject,
     reservedConflictSlots: file.reservedConflictSlots ?? DEFAULTS.reservedConflictSlots,
     warmWorkers: file.warmWorkers ?? DEFAULTS.warmWorkers,
+    workerNice: file.workerNice ?? DEFAULTS.workerNice,
     logLevel: envLogLevel(env) ?? file.logLevel ?? DEFAULTS.logLevel,
     allowedHosts: hostList(envList(env, 'MAESTRO_ALLOWED_HOSTS') ?? (file.allowedHosts && { values: file.allowedHosts, from: `${configPath} allowedHosts` })),
     allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),

@@ -20,5 +20,7 @@ export const DEFAULTS = {
   reservedConflictSlots: 1,
   /** Idle worker processes kept ready for the next run: a cold Node start costs more CPU than a zero-latency run itself. */
   warmWorkers: 2,
+  /** Runs yield the CPU to the daemon and the person: 10 is `nice`'s own default. */
+  workerNice: 10,
   logLevel: 'info' as (typeof LOG_LEVELS)[number],
 };

@@ -87,7 +87,7 @@ export class Orchestrator {
         if (tasks) this.opts.log?.info({ tasks }, 'scheduler ranking rebuilt: the incremental ranking had drifted');
       },
     });
-    this.workers = new WorkerManager({ onExit: () => this.kick(), warm: config.warmWorkers });
+    this.workers = new WorkerManager({ onExit: () => this.kick(), warm: config.warmWorkers, nice: config.workerNice });
     this.ingestor = new Ingestor(store, bus, {
       owner: this.owner,
       leaseMs: config.leaseMs,

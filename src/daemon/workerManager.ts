@@ -20,8 +20,8 @@ export class WorkerManager {
 
   private readonly pool: WorkerPool;
 
-  constructor(private readonly opts: { onExit: (runId: string, code: number | null, signal: string | null) => void; warm?: number }) {
-    this.pool = new WorkerPool({ warm: opts.warm ?? 0 });
+  constructor(private readonly opts: { onExit: (runId: string, code: number | null, signal: string | null) => void; warm?: number; nice?: number }) {
+    this.pool = new WorkerPool({ warm: opts.warm ?? 0, nice: opts.nice });
   }
 
   start(): void {

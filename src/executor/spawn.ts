@@ -5,6 +5,7 @@
  * part the warm pool (workerPool.ts) shares.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { resolve } from 'node:path';
 import { processAgentEnv, RUN_DIR_ENV } from '../lib/agentEnv.js';
 import { nodeEntry } from '../lib/processes.js';
@@ -37,7 +38,15 @@ export interface WorkerProcess {
   stderrTail(): string;
 }
 
-export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options: { stdio?: 'ignore' | 'inherit'; ipc?: boolean } = {}): WorkerProcess {
+/** How a worker process starts: its output, an IPC channel (a warm worker), and its nice value (config workerNice). */
+export interface WorkerStart {
+  stdio?: 'ignore' | 'inherit';
+  ipc?: boolean;
+  /** Given to the worker as soon as it is started, while Node is still loading: all its runs start (agent, git, checks) inherit it. */
+  nice?: number;
+}
+
+export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options: WorkerStart = {}): WorkerProcess {
   const { file, execArgv, cwd } = nodeEntry(import.meta.url, 'executor/worker');
   const out = options.stdio ?? 'ignore';
   const child = spawn(process.execPath, [...execArgv, file, arg], {
@@ -48,6 +57,7 @@ export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options:
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start a worker (${arg})`);
+  if (options.nice) lowerPriority(pid, options.nice);
   const signalGroup = (sig: NodeJS.Signals) => {
     try {
       process.kill(-pid, sig);
@@ -84,10 +94,22 @@ export function startWorkerProcess(arg: string, env: NodeJS.ProcessEnv, options:
 }
 
 /** A cold worker: a process of its own for one run. */
-export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv; stdio?: 'ignore' | 'inherit' } = {}): WorkerHandle {
+export function spawnWorker(runDir: string, options: { env?: NodeJS.ProcessEnv } & Omit<WorkerStart, 'ipc'> = {}): WorkerHandle {
   // The caller's environment replaces the daemon's (the orchestrator passes an allowlist, src/lib/agentEnv.ts);
   // `maestro load` in the agent records into this run.
   const env = { ...(options.env ?? processAgentEnv()), [RUN_DIR_ENV]: resolve(runDir) };
-  const proc = startWorkerProcess(resolve(runDir), env, { stdio: options.stdio });
+  const proc = startWorkerProcess(resolve(runDir), env, { stdio: options.stdio, nice: options.nice });
   return { ...proc, detach: () => proc.child.unref() };
+}
+
+/**
+ * Gives a process we just started a nice value. Raising one's own children's is always allowed; a process that
+ * is gone already (it failed to start) has nothing to lower, and its exit says why.
+ */
+function lowerPriority(pid: number, nice: number): void {
+  try {
+    setPriority(pid, nice);
+  } catch {
+    // ESRCH: exited already.
+  }
 }

@@ -44,6 +44,8 @@ export interface WorkerPoolOptions {
   /** How long a worker beyond `warm` stays idle (BURST_IDLE_MS). */
   burstIdleMs?: number;
   maxRuns?: number;
+  /** The workers' nice value (config workerNice); 0 or unset: the daemon's. */
+  nice?: number;
 }
 
 interface WarmWorker {
@@ -70,7 +72,7 @@ export class WorkerPool {
 
   /** Starts `runDir` on a warm worker with the same environment, or on a new one. */
   run(runDir: string, env: NodeJS.ProcessEnv): WorkerHandle {
-    if (this.opts.warm <= 0 || this.stopped) return spawnWorker(runDir, { env });
+    if (this.opts.warm <= 0 || this.stopped) return spawnWorker(runDir, { env, nice: this.opts.nice });
     const key = envKey(env);
     const i = this.idle.findIndex((w) => w.key === key);
     const worker = i >= 0 ? this.idle.splice(i, 1)[0]! : this.spawn(env, key);
@@ -122,7 +124,7 @@ export class WorkerPool {
   }
 
   private spawn(env: NodeJS.ProcessEnv, key: string): WarmWorker {
-    const proc = startWorkerProcess('--warm', { ...env }, { ipc: true });
+    const proc = startWorkerProcess('--warm', { ...env }, { ipc: true, nice: this.opts.nice });
     let readyResolve!: (ok: boolean) => void;
     const worker: WarmWorker = { proc, key, runs: 0, ready: new Promise((r) => (readyResolve = r)), onDone: null, idleTimer: null };
     this.live.add(worker);

@@ -5,6 +5,7 @@
  * exits, so the next daemon can adopt the run by pid; SIGTERM interrupts it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendInbox } from '../../src/executor/protocol/inbox.js';
@@ -258,5 +259,25 @@ describe('warm worker pool', () => {
     expect(finalOf(runDir)).toMatchObject({ type: 'error', code: 'INTERRUPTED' });
     expect(await gone(handle.pid)).toBe(true);
     expect(pool.idleCount).toBe(0);
+  });
+  it('runs at the nice value the pool is given: the worker, and a check its run starts, both warm and cold', { timeout: budget(120_000) }, async () => {
+    using sb = sandbox();
+    const script = sb.script([{ match: { role: 'execute' }, actions: [{ write: { path: 'out/{{title}}.txt', content: 'x\n' } }] }]);
+    // The check writes its own nice value (field 19 of /proc/<pid>/stat; sh's name holds no space).
+    const niceCheck = (file: string) => [{ name: 'nice', command: ['sh', '-c', `cut -d' ' -f19 /proc/$$/stat > ${file}`] }];
+    for (const warm of [1, 0]) {
+      pool = new WorkerPool({ warm, nice: 7 });
+      const file = join(sb.root, `nice-${warm}.txt`);
+      const handle = pool.run(execRun(sb, `nice-${warm}`, script, { checks: niceCheck(file) }), env);
+      expect(getPriority(handle.pid)).toBe(7);
+      expect(await handle.exited).toEqual({ code: 0, signal: null });
+      expect(readFileSync(file, 'utf8').trim()).toBe('7');
+      await pool.stop();
+    }
+    // Unset, a worker runs as the daemon does.
+    pool = new WorkerPool({ warm: 1 });
+    const plain = pool.run(execRun(sb, 'plain', script), env);
+    expect(getPriority(plain.pid)).toBe(getPriority());
+    await plain.exited;
   });
 });
