@@ -1,9 +1,13 @@
-/** The dependency box, through the task edit form it sits in: what it offers, the keyboard and the mouse, what the save sends. */
+/**
+ * The dependency box, through the task edit form it sits in: what it offers, the keyboard and the mouse, what the
+ * save sends; and the tasks that would close a cycle (waitingOn, depCandidates).
+ */
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { summarizeTask, type Task } from '../../api/types.js';
+import { summarizeTask, type Task, type TaskSummary } from '../../api/types.js';
 import { useTasks } from '../../stores/tasks.js';
 import { makeTask } from '../../testData.js';
+import { depCandidates, waitingOn } from './DepPicker.js';
 import { EditTask } from './EditTask.js';
 
 afterEach(() => {
@@ -185,5 +189,67 @@ describe('the dependency box', () => {
     key(box, 'Escape');
     expect(screen.queryByRole('combobox')).toBeNull();
     expect(screen.getByRole('button', { name: 'Edit' })).toBeTruthy();
+  });
+});
+
+/** A board row: only the id and the deps count for waitingOn. */
+const row = (id: string, deps: string[] = [], title = id): TaskSummary => summarizeTask(makeTask({ id, title, deps }));
+
+describe('waitingOn: the tasks that would close a cycle', () => {
+  it('walks back from the task through every task that waits for it, directly or through others, and no further', () => {
+    const tasks = [
+      row('t_task', ['t_base']),
+      row('t_base'),
+      // Waits for t_base as t_task does: no cycle.
+      row('t_sibling', ['t_base']),
+      row('t_direct', ['t_task']),
+      row('t_through', ['t_direct']),
+      row('t_far', ['t_base', 't_through']),
+      // A diamond: reached twice, listed once.
+      row('t_both', ['t_direct', 't_through']),
+      // The task waits for t_base; t_after waits for t_sibling: neither waits for the task.
+      row('t_after', ['t_sibling']),
+    ];
+    expect([...waitingOn(tasks, 't_task')].sort()).toEqual(['t_both', 't_direct', 't_far', 't_through']);
+    expect([...waitingOn(tasks, 't_base')].sort()).toEqual(['t_after', 't_both', 't_direct', 't_far', 't_sibling', 't_task', 't_through']);
+    expect(waitingOn(tasks, 't_after')).toEqual(new Set());
+  });
+
+  it('takes deps on tasks the board has not loaded, a task missing itself, and a cycle the store already holds', () => {
+    const tasks = [row('t_a', ['t_unloaded']), row('t_b', ['t_a', 't_gone']), row('t_c', ['t_task']), row('t_x', ['t_y', 't_task']), row('t_y', ['t_x'])];
+    // What waits for t_unloaded through nothing loaded: only what the board has.
+    expect([...waitingOn(tasks, 't_unloaded')].sort()).toEqual(['t_a', 't_b']);
+    // t_task is not on the board (its form opened from a detail read alone): what waits for it still is.
+    expect([...waitingOn(tasks, 't_task')].sort()).toEqual(['t_c', 't_x', 't_y']);
+    expect(waitingOn([], 't_task')).toEqual(new Set());
+    // A cycle through the task itself (the board's rows older than the daemon's): never the task itself.
+    expect(waitingOn([row('t_task', ['t_loop']), row('t_loop', ['t_task'])], 't_task')).toEqual(new Set(['t_loop']));
+  });
+
+  it('reads each task once, and a chain of 100 000 tasks without overflowing the stack', () => {
+    const n = 100_000;
+    let reads = 0;
+    const chain = Array.from({ length: n }, (_, i) => {
+      const deps = [i ? `t_${i - 1}` : 't_task'];
+      // Only the id and the deps are read.
+      return { id: `t_${i}`, get deps() { return reads++, deps; } } as unknown as TaskSummary;
+    });
+    const waiting = waitingOn(chain, 't_task');
+    expect(waiting.size).toBe(n);
+    expect(reads).toBe(n);
+  });
+});
+
+describe('depCandidates with the tasks that would close a cycle', () => {
+  const tasks = [row('t_1a', [], 'Schema'), row('t_2b', [], 'Add the schema'), row('t_3c', [], 'Schema docs'), row('t_4d', [], 'Wire')];
+
+  it('lists them after every task that may be picked, whatever the query ranks first', () => {
+    const waiting = new Set(['t_1a', 't_3c']);
+    expect(depCandidates(tasks, 't_me', [], 'schema', waiting).shown.map((o) => o.title)).toEqual(['Add the schema', 'Schema', 'Schema docs']);
+    expect(depCandidates(tasks, 't_me', [], '', waiting).shown.map((o) => o.title)).toEqual(['Add the schema', 'Wire', 'Schema', 'Schema docs']);
+    // A pasted id finds it still, to say why it is not taken.
+    expect(depCandidates(tasks, 't_me', [], 't_1a', waiting).shown.map((o) => o.title)).toEqual(['Schema']);
+    // None waiting: the order of the query alone.
+    expect(depCandidates(tasks, 't_me', [], 'schema').shown.map((o) => o.title)).toEqual(['Schema', 'Schema docs', 'Add the schema']);
   });
 });

@@ -22,14 +22,51 @@ export const SHOWN_AT_MOST = 20;
 export const shortId = (id: string) => id.slice(0, 10);
 
 /**
+ * The tasks that wait for `taskId`, directly or through others, as far as the board knows: given to it as a
+ * dependency, any of them closes a cycle. One walk back along the deps from `taskId`, each task and each dep
+ * looked at once (linear in the project's tasks and their deps). Its own deps, saved or added in the form, change
+ * nothing: the cycle a new dep X closes is X → … → `taskId` → X, and the path from X ends where it first reaches
+ * `taskId`, before any of its deps. So B, which waits for A the form has just added, may be added too (the task
+ * then waits for both); A itself, had it waited for the task, was not offered. A dep on a task the board has not
+ * loaded ends its path: what waits through that task only the daemon sees, and it refuses the save.
+ */
+export function waitingOn(tasks: Iterable<TaskSummary>, taskId: string): Set<string> {
+  const dependents = new Map<string, string[]>();
+  for (const o of tasks) {
+    for (const d of o.deps) {
+      const list = dependents.get(d);
+      if (list) list.push(o.id);
+      else dependents.set(d, [o.id]);
+    }
+  }
+  const waiting = new Set<string>();
+  const todo = [taskId];
+  for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+    for (const w of dependents.get(id) ?? []) {
+      if (w === taskId || waiting.has(w)) continue;
+      waiting.add(w);
+      todo.push(w);
+    }
+  }
+  return waiting;
+}
+
+/**
  * The tasks `taskId` may be given as a dependency that match `query`, the first SHOWN_AT_MOST of them, and how
  * many more match. Not itself, not one it has already, not a superseded version (the newest is offered), not a
  * cancelled task (the daemon refuses it: the task would wait for good). A task matches on its title, as typed
  * or as the board draws it (visible), in any case, or on its id when the query starts it and holds the `_` of
  * one: every id starts with `t`, and a title search for "t" or "be" would otherwise match all, or hex digits.
- * Ids pasted first, then titles that start with the query, then the rest, each by title.
+ * Those in `waiting` (waitingOn: they would close a cycle) come after all the others, which can be picked.
+ * Then ids pasted first, then titles that start with the query, then the rest, each by title.
  */
-export function depCandidates(tasks: Iterable<TaskSummary>, taskId: string, deps: readonly string[], query: string): { shown: TaskSummary[]; more: number } {
+export function depCandidates(
+  tasks: Iterable<TaskSummary>,
+  taskId: string,
+  deps: readonly string[],
+  query: string,
+  waiting: ReadonlySet<string> = new Set(),
+): { shown: TaskSummary[]; more: number } {
   const q = query.trim().toLowerCase();
   const rank = (o: TaskSummary): number | null => {
     if (!q) return 2;
@@ -44,7 +81,8 @@ export function depCandidates(tasks: Iterable<TaskSummary>, taskId: string, deps
     const r = rank(o);
     if (r !== null) matches.push({ o, r });
   }
-  matches.sort((a, b) => a.r - b.r || a.o.title.localeCompare(b.o.title) || a.o.id.localeCompare(b.o.id));
+  const last = (o: TaskSummary) => (waiting.has(o.id) ? 1 : 0);
+  matches.sort((a, b) => last(a.o) - last(b.o) || a.r - b.r || a.o.title.localeCompare(b.o.title) || a.o.id.localeCompare(b.o.id));
   return { shown: matches.slice(0, SHOWN_AT_MOST).map((m) => m.o), more: Math.max(0, matches.length - SHOWN_AT_MOST) };
 }
 
