@@ -97,8 +97,9 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   }, budget(180_000));
 
   /**
-   * The demo's task waits at plan review (editable there). A task that waits for it, added as its dependency, is
-   * refused by the daemon (work already started takes only a dependency that is done): said under the form, which
+   * The demo's task waits at plan review (editable there). A task that waits for it is shown in the dependency box
+   * disabled, as it would close a cycle, and the keys pass over it. Another task, not done, added as its dependency,
+   * is refused by the daemon (work already started takes only a dependency that is done): said under the form, which
    * keeps what was typed. Without it, the title and priority are saved.
    */
   async function editInTheBoard() {
@@ -106,13 +107,19 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const [project] = await d.store.projects.list();
     const [task] = await d.store.tasks.list({ projectId: project!.id, parentId: null });
     await until(d.bus, async () => (await d.store.tasks.get(task!.id)).status === 'plan_review', 'the demo task at plan review', 60_000);
-    const later = await d.store.tasks.create({ projectId: project!.id, title: 'Say goodbye', deps: [task!.id] });
+    // Not done, and waiting for nothing: parked for a person, so the demo does not take it. It waits for the task
+    // until then, which keeps it from being claimed first.
+    const parked = await d.store.tasks.create({ projectId: project!.id, title: 'Say goodbye', deps: [task!.id] });
+    await d.store.tasks.transition(parked.id, 'needs_attention', { from: 'ready', reason: 'parked for the board test' });
+    const later = await d.store.tasks.edit(parked.id, { deps: [] });
+    const after = await d.store.tasks.create({ projectId: project!.id, title: 'Goodbye after the greeting', deps: [task!.id] });
 
     await page.goto(`${d.boardUrl}#/task/${task!.id}`);
     await page.getByTestId('detail-title').getByText(task!.title).waitFor();
     const card = page.locator(`[data-card="${task!.id}"]`);
     await card.getByText('P0', { exact: true }).waitFor();
     await page.locator(`[data-card="${later.id}"]`).waitFor();
+    await page.locator(`[data-card="${after.id}"]`).waitFor();
 
     // From the keyboard: Edit opens the form on the title; Escape leaves the form, not the task; Enter opens it again.
     const edit = page.getByRole('button', { name: 'Edit', exact: true });
@@ -130,15 +137,22 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByLabel('Priority', { exact: true }).selectOption('2');
     const box = page.getByRole('combobox', { name: 'Add a dependency' });
     await box.fill('goodbye');
-    await page.getByRole('option', { name: `Say goodbye ${later.id.slice(0, 10)} ready` }).waitFor();
+    await page.getByRole('option', { name: `Say goodbye ${later.id.slice(0, 10)} needs attention` }).waitFor();
+    // Its title starts with what was typed, but it waits for this task: listed last, disabled, passed over.
+    const cycle = page.getByRole('option', { name: `Goodbye after the greeting ${after.id.slice(0, 10)} ready depends on this task` });
+    expect(await cycle.getAttribute('aria-disabled')).toBe('true');
+    const options = page.getByRole('listbox', { name: 'Tasks it may depend on' }).getByRole('option');
+    expect(await options.allTextContents()).toEqual([expect.stringMatching(/^Say goodbye /), expect.stringMatching(/^Goodbye after the greeting /)]);
     await box.press('ArrowDown');
+    await box.press('ArrowDown');
+    expect(await page.locator(`[id="${await box.getAttribute('aria-activedescendant')}"]`).textContent()).toMatch(/^Say goodbye /);
     await box.press('Enter');
     await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).waitFor();
     expect(await box.inputValue()).toBe('');
     await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).click();
     // A click on an option adds it and keeps the keyboard in the box.
     await box.fill('SAY');
-    await page.getByRole('option', { name: `Say goodbye ${later.id.slice(0, 10)} ready` }).click();
+    await page.getByRole('option', { name: `Say goodbye ${later.id.slice(0, 10)} needs attention` }).click();
     await page.getByRole('button', { name: 'Remove the dependency on Say goodbye' }).waitFor();
     await page.waitForFunction(`document.activeElement?.getAttribute('role') === 'combobox'`);
     await box.fill('zzz');
@@ -148,7 +162,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.getByLabel('Title', { exact: true }).waitFor();
     await shot('14-task-edit');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByTestId('edit-refused').getByText(`its work started without ${later.id}, which is ready`, { exact: false }).waitFor();
+    await page.getByTestId('edit-refused').getByText(`its work started without ${later.id}, which is needs_attention`, { exact: false }).waitFor();
     expect(await d.store.tasks.get(task!.id)).toMatchObject({ title: task!.title, priority: 0, deps: [] });
     expect(await title.inputValue()).toBe('Greet by name, politely');
 

@@ -35,7 +35,7 @@ export const en = {
     edit: 'Edit', heading: 'Edit the task', save: 'Save', cancel: 'Cancel', saved: 'Saved: {{fields}}.', unchanged: 'Nothing changed yet.',
     noLonger: 'It is {{status}} now, which takes no edit (not while a run is in flight, not once it is finished). What you typed stays here until you cancel.',
     notSet: 'not set', hiddenTitle: 'The title holds characters drawn as nothing or that reorder the text; the board shows it as: {{title}}', ownedFilesHelp: 'One repository path a line, such as src/greet.ts.',
-    addDep: 'Add a dependency', depPlaceholder: 'Type part of a title, or paste a task id', depCandidates: 'Tasks it may depend on', noDepMatch: 'No other task matches: superseded and cancelled tasks, and those already chosen, are not offered.', moreDeps: '{{count}} more — type to narrow', remove: 'Remove', removeDep: 'Remove the dependency on {{title}}', noDeps: 'It waits for no task.',
+    addDep: 'Add a dependency', depPlaceholder: 'Type part of a title, or paste a task id', depCandidates: 'Tasks it may depend on', noDepMatch: 'No other task matches: superseded and cancelled tasks, and those already chosen, are not offered.', moreDeps: '{{count}} more — type to narrow', dependsOnThis: 'depends on this task', remove: 'Remove', removeDep: 'Remove the dependency on {{title}}', noDeps: 'It waits for no task.',
   },
   detail: {
     stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',

@@ -1,8 +1,8 @@
 /**
  * The dependency box, through the task edit form it sits in: what it offers, the keyboard and the mouse, what the
- * save sends; and the tasks that would close a cycle (waitingOn, depCandidates).
+ * save sends; and the tasks it shows disabled as they would close a cycle (waitingOn, depCandidates).
  */
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { summarizeTask, type Task, type TaskSummary } from '../../api/types.js';
 import { useTasks } from '../../stores/tasks.js';
@@ -251,5 +251,113 @@ describe('depCandidates with the tasks that would close a cycle', () => {
     expect(depCandidates(tasks, 't_me', [], 't_1a', waiting).shown.map((o) => o.title)).toEqual(['Schema']);
     // None waiting: the order of the query alone.
     expect(depCandidates(tasks, 't_me', [], 'schema').shown.map((o) => o.title)).toEqual(['Schema', 'Schema docs', 'Add the schema']);
+  });
+});
+
+describe('the dependency box and cycles', () => {
+  const disabled = () => within(screen.getByRole('listbox')).queryAllByRole('option').filter((o) => o.getAttribute('aria-disabled') === 'true').map((o) => o.firstChild!.textContent);
+  const active = (box: HTMLElement) => document.getElementById(box.getAttribute('aria-activedescendant') ?? '')?.firstChild?.textContent;
+
+  it('shows a task that waits for this one, directly or through another, disabled with the reason; the keys and a click pass over it', () => {
+    const task = makeTask({ id: 't_10aa10aa10aa10aa', title: 'Greet' });
+    const direct = makeTask({ id: 't_11bb11bb11bb11bb', title: 'Schema', deps: [task.id] });
+    const through = makeTask({ id: 't_12cc12cc12cc12cc', title: 'Schema docs', deps: [direct.id] });
+    const docs = makeTask({ id: 't_13dd13dd13dd13dd', title: 'Add a schema' });
+    // Waits for a task the board has not loaded: offered (the daemon alone sees past it).
+    const lint = makeTask({ id: 't_14ee14ee14ee14ee', title: 'Schema lint', deps: ['t_99ff99ff99ff99ff'] });
+    board(task, direct, through, docs, lint);
+    const box = openForm(task);
+
+    type(box, 'schema');
+    expect(offered()).toEqual(['Schema lint', 'Add a schema', 'Schema', 'Schema docs']);
+    expect(disabled()).toEqual(['Schema', 'Schema docs']);
+    const option = screen.getByRole('option', { name: 'Schema t_11bb11bb ready depends on this task' });
+    expect(option.getAttribute('aria-disabled')).toBe('true');
+    expect(screen.getByRole('option', { name: 'Schema lint t_14ee14ee ready' }).getAttribute('aria-disabled')).toBeNull();
+
+    // ArrowDown stops at the last task that may be picked; ArrowUp from the first leaves the list's options.
+    key(box, 'ArrowDown');
+    expect(active(box)).toBe('Schema lint');
+    for (let i = 0; i < 4; i++) key(box, 'ArrowDown');
+    expect(active(box)).toBe('Add a schema');
+    key(box, 'ArrowUp');
+    key(box, 'ArrowUp');
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+
+    // A click on it adds nothing and keeps the list and the keyboard.
+    expect(fireEvent.mouseDown(option)).toBe(false);
+    fireEvent.click(option);
+    expect(screen.queryByRole('button', { name: /^Remove the dependency on/ })).toBeNull();
+    expect(offered()).toHaveLength(4);
+
+    // Its id pasted: it alone matches, and Enter still does not add it.
+    type(box, through.id);
+    expect(offered()).toEqual(['Schema docs']);
+    expect(screen.getByRole('option', { name: 'Schema docs t_12cc12cc ready depends on this task' })).toBeTruthy();
+    key(box, 'ArrowDown');
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+    key(box, 'Enter');
+    expect(screen.queryByRole('button', { name: /^Remove the dependency on/ })).toBeNull();
+    expect(box.value).toBe(through.id);
+  });
+
+  it('takes a task that waits for one the form has just added, refuses one that waits for the task, and follows the board as it changes', async () => {
+    const task = makeTask({ id: 't_20aa20aa20aa20aa', title: 'Greet' });
+    const schema = makeTask({ id: 't_21bb21bb21bb21bb', title: 'Schema' });
+    const wire = makeTask({ id: 't_22cc22cc22cc22cc', title: 'Wire', deps: [schema.id] });
+    const wave = makeTask({ id: 't_23dd23dd23dd23dd', title: 'Wave', deps: [task.id] });
+    board(task, schema, wire, wave);
+    const sent = serve(task);
+    const box = openForm(task);
+
+    type(box, 'schema');
+    key(box, 'Enter');
+    // Wire waits for Schema, which the form has just added: the task may wait for both.
+    type(box, 'w');
+    expect(offered()).toEqual(['Wire', 'Wave']);
+    expect(disabled()).toEqual(['Wave']);
+    key(box, 'ArrowDown');
+    key(box, 'ArrowDown');
+    expect(active(box)).toBe('Wire');
+    key(box, 'Enter');
+    expect(screen.getByRole('button', { name: 'Remove the dependency on Wire' })).toBeTruthy();
+
+    // Someone makes Wave wait for nothing: it may be picked; then for the task again, under the keys.
+    type(box, 'wave');
+    key(box, 'ArrowDown');
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+    act(() => board(task, schema, wire, { ...wave, deps: [] }));
+    expect(disabled()).toEqual([]);
+    key(box, 'ArrowDown');
+    expect(active(box)).toBe('Wave');
+    // It is no longer the active one, and Enter adds nothing.
+    act(() => board(task, schema, wire, wave));
+    expect(disabled()).toEqual(['Wave']);
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+    key(box, 'Enter');
+    expect(screen.queryByRole('button', { name: 'Remove the dependency on Wave' })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved: Depends on.');
+    expect(sent).toEqual([{ deps: [schema.id, wire.id] }]);
+  });
+
+  it('moves up past the options that came to wait for the task while the list was open', () => {
+    const task = makeTask({ title: 'Greet' });
+    const alpha = makeTask({ title: 'Alpha' });
+    const beta = makeTask({ title: 'Beta' });
+    const gamma = makeTask({ title: 'Gamma' });
+    board(task, alpha, beta, gamma);
+    const box = openForm(task);
+
+    key(box, 'ArrowDown');
+    key(box, 'ArrowDown');
+    key(box, 'ArrowDown');
+    expect(active(box)).toBe('Gamma');
+    act(() => board(task, alpha, { ...beta, deps: [task.id] }, { ...gamma, deps: [beta.id] }));
+    expect(disabled()).toEqual(['Beta', 'Gamma']);
+    expect(box.getAttribute('aria-activedescendant')).toBeNull();
+    key(box, 'ArrowUp');
+    expect(active(box)).toBe('Alpha');
   });
 });

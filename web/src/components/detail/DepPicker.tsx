@@ -8,6 +8,11 @@
  * it, Escape clears the box and closes the list; with nothing typed and the list closed, Escape goes on to the
  * form, which it closes. Typing activates no option, so Enter never adds a task the person did not move to,
  * except when one task alone matches (a pasted id). Enter with something typed never submits the form.
+ *
+ * A task that waits for this one (waitingOn) would close a dependency cycle, which the daemon refuses on save
+ * (DEPENDENCY_CYCLE). It is listed, after the others, disabled with the reason (aria-disabled), not left out: a
+ * person who typed its title should learn why it cannot be picked rather than think the box missed it. The arrow
+ * keys pass over it, and neither Enter nor a click adds it.
  */
 import { useEffect, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -96,11 +101,19 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
   const listId = `${base}-options`;
   const noteId = `${base}-note`;
   const optionId = (i: number) => `${base}-option-${i}`;
-  const { shown, more } = useMemo(() => depCandidates(Object.values(tasks), taskId, deps, query), [tasks, taskId, deps, query]);
+  // Walked again when the board's tasks change, not at each key typed.
+  const waiting = useMemo(() => waitingOn(Object.values(tasks), taskId), [tasks, taskId]);
+  const { shown, more } = useMemo(() => depCandidates(Object.values(tasks), taskId, deps, query, waiting), [tasks, taskId, deps, query, waiting]);
+  const choosable = (i: number) => i >= 0 && i < shown.length && !waiting.has(shown[i]!.id);
+  /** The first option past `from` the way `step` goes that can be picked; past none, -1 going up and `from` going down. */
+  const next = (from: number, step: 1 | -1) => {
+    for (let i = from + step; i >= 0 && i < shown.length; i += step) if (choosable(i)) return i;
+    return step < 0 ? -1 : from;
+  };
 
   const expanded = open && shown.length > 0;
-  // A live update may shorten the list under the active option.
-  const activeId = expanded && active >= 0 && active < shown.length ? optionId(active) : undefined;
+  // A live update may shorten the list under the active option, or make it one that waits for this task.
+  const activeId = expanded && choosable(active) ? optionId(active) : undefined;
   const note = !open ? null : !shown.length ? t('edit.noDepMatch') : more ? t('edit.moreDeps', { count: more }) : null;
   // The active option stays in sight in a list taller than its box (jsdom has no scrollIntoView).
   useEffect(() => {
@@ -115,14 +128,14 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
     if (e.key === 'ArrowDown') {
       e.preventDefault();
       setOpen(true);
-      setActive(open ? Math.min(active + 1, shown.length - 1) : shown.length ? 0 : -1);
+      setActive(next(open ? active : -1, 1));
     } else if (e.key === 'ArrowUp') {
       e.preventDefault();
-      if (open) setActive(Math.max(active - 1, -1));
+      if (open) setActive(next(active, -1));
     } else if (e.key === 'Enter') {
       if (!open && !query) return;
       e.preventDefault();
-      const o = activeId ? shown[active] : shown.length === 1 && query.trim() ? shown[0] : undefined;
+      const o = activeId ? shown[active] : shown.length === 1 && query.trim() && choosable(0) ? shown[0] : undefined;
       if (o) choose(o);
     } else if (e.key === 'Escape') {
       if (!open && !query) return;
@@ -155,21 +168,7 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
       />
       <ul id={listId} role="listbox" aria-label={t('edit.depCandidates')} className={styles.options} hidden={!expanded}>
         {expanded &&
-          shown.map((o, i) => (
-            <li
-              key={o.id}
-              id={optionId(i)}
-              role="option"
-              aria-selected={i === active}
-              className={styles.option}
-              // The box keeps the keyboard: a press on an option must not blur it (which closes the list).
-              onMouseDown={(e) => e.preventDefault()}
-              onClick={() => choose(o)}
-            >
-              <span>{visible(o.title)}</span> <code className={styles.muted}>{shortId(o.id)}</code>{' '}
-              <span className={styles.muted}>{t(`status.${o.status}`)}</span>
-            </li>
-          ))}
+          shown.map((o, i) => <DepOption key={o.id} id={optionId(i)} task={o} active={i === active} closesCycle={waiting.has(o.id)} onChoose={() => choose(o)} />)}
       </ul>
       {note && (
         <p id={noteId} className={styles.muted}>
@@ -177,5 +176,33 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
         </p>
       )}
     </div>
+  );
+}
+
+/** One task the box lists: its title as the board draws it, short id and status; disabled, with the reason, when it would close a cycle. */
+function DepOption({ id, task, active, closesCycle, onChoose }: { id: string; task: TaskSummary; active: boolean; closesCycle: boolean; onChoose(): void }) {
+  const { t } = useTranslation();
+  return (
+    <li
+      id={id}
+      role="option"
+      aria-selected={active && !closesCycle}
+      aria-disabled={closesCycle || undefined}
+      className={styles.option}
+      // The box keeps the keyboard: a press on an option must not blur it (which closes the list).
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={() => {
+        if (!closesCycle) onChoose();
+      }}
+    >
+      <span>{visible(task.title)}</span> <code className={styles.muted}>{shortId(task.id)}</code>{' '}
+      <span className={styles.muted}>{t(`status.${task.status}`)}</span>
+      {closesCycle && (
+        <>
+          {' '}
+          <span className={styles.reason}>{t('edit.dependsOnThis')}</span>
+        </>
+      )}
+    </li>
   );
 }

@@ -64,7 +64,8 @@ export function EditFields({ taskId, draft, onChange }: { taskId: string; draft:
 
 /**
  * The tasks this one waits for, each with a button that drops it, and a box to find and add another among the
- * project's tasks (DepPicker, which says which it offers). A cycle only the daemon sees; it refuses the save.
+ * project's tasks (DepPicker, which says which it offers: a task that waits for this one it shows disabled, as
+ * it would close a cycle). A cycle through a task the board has not loaded only the daemon sees; it refuses the save.
  */
 function DepsField({ taskId, deps, onChange }: { taskId: string; deps: string[]; onChange(deps: string[]): void }) {
   const { t } = useTranslation();

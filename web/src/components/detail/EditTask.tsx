@@ -2,9 +2,11 @@
  * Edit the fields a person sets on a task (PATCH /api/tasks/:id, as `maestro task edit`): title, priority,
  * complexity, dependencies, owned files, type, scope, expected output and spec. Edit is offered in the statuses
  * the daemon takes an edit in (EDITABLE_STATUSES, the store's own list); what a field may not become there (a
- * dependency added to work already started, a cycle, a cancelled dependency) only the daemon knows, and its
- * refusal is shown under the form as it said it, the form kept. Only the fields changed since the form opened
- * are sent (editDraft.ts). The plan is not offered: once proposed it changes by a rejection with a reason.
+ * dependency added to work already started, a cycle, a cancelled dependency) the daemon decides, and its
+ * refusal is shown under the form as it said it, the form kept. The dependency box offers neither a cancelled
+ * task nor one that waits for this one (DepPicker), but the board's tasks may be fewer or older than the daemon's.
+ * Only the fields changed since the form opened are sent (editDraft.ts). The plan is not offered: once proposed it
+ * changes by a rejection with a reason.
  */
 import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
