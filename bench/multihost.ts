@@ -7,12 +7,14 @@
  * compared. Prints figures and the ratios. BENCH_TRACE=<folder> writes each round's event log there
  * (d<daemons>-r<round>.json), for a timeline of where the time went. BENCH_STATEMENTS=1 prints
  * each round's most frequent SQL statements per task (pg_stat_statements), for where the queries go.
+ * BENCH_WORKER_NICE sets the daemons' workerNice (0: runs at the daemons' own priority).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { DEFAULTS } from '../src/config/defaults.js';
 import { openMigratedDatabase } from '../src/store/open.js';
 import { createStore } from '../src/store/store.js';
 import { buildForTests } from '../test/helpers/build.js';
@@ -25,6 +27,8 @@ const TASKS = Number(process.env.TASKS ?? 18);
 // Node options for every daemon (benchDaemonNodeArgs); with them, daemons are stopped with SIGTERM (a profile is
 // written at a clean exit), not killed.
 const NODE_ARGS = benchDaemonNodeArgs();
+// BENCH_WORKER_NICE=<0-19>: the daemons' workerNice (default the daemon's, 10), to compare runs at the daemon's priority.
+const WORKER_NICE = process.env.BENCH_WORKER_NICE ? { workerNice: Number(process.env.BENCH_WORKER_NICE) } : {};
 
 /** CPU seconds of the daemons, of their workers and git, and of the PostgreSQL server (with its backends). */
 function cpuNow(procs: ChildProcess[], cluster: PgCluster): { daemons: number; children: number; postgres: number } {
@@ -134,7 +138,7 @@ async function run(main: string, cluster: PgCluster, daemons: number, round: num
     for (const [i, name] of names.entries()) {
       const home = join(root, `home-${i}`);
       mkdirSync(home, { recursive: true });
-      writeFileSync(join(home, 'config.json'), JSON.stringify({ name, database: url, ...benchTick(), leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn' }));
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ name, database: url, ...benchTick(), leaseMs: 10_000, maxConcurrentRuns: 2, maxConcurrentRunsPerProject: 2, reservedConflictSlots: 0, logLevel: 'warn', ...WORKER_NICE }));
       procs.push(spawn(process.execPath, [...NODE_ARGS, main, 'serve', '--home', home, '--port', '0', '--no-demo'], { stdio: 'ignore' }));
     }
     // The tasks are created once every daemon has registered (it does so once it listens): the daemons' start is not timed.
@@ -201,7 +205,7 @@ if (!cluster) {
 // Daemons and workers from compiled JavaScript, as installed (`npm run build`), not through tsx.
 const build = buildForTests();
 try {
-  console.log(`== ${TASKS} tasks, scripted agent 1 s per run (execute, then review), 2 runs at a time per daemon ==`);
+  console.log(`== ${TASKS} tasks, scripted agent 1 s per run (execute, then review), 2 runs at a time per daemon, workers at nice ${WORKER_NICE.workerNice ?? DEFAULTS.workerNice} ==`);
   // Rounds of both, the order alternating (a machine that gets busier favours neither); medians compared.
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const trials: Record<1 | 3, Array<Awaited<ReturnType<typeof run>>>> = { 1: [], 3: [] };
