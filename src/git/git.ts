@@ -9,6 +9,7 @@ import { MaestroError } from '../core/errors.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { execOnce, type ExecOutcome, type ExecRequest } from '../lib/spawner/exec.js';
 import type { Spawner } from '../lib/spawner/spawner.js';
+import { DRIVER_KEYS, INERT_ALWAYS, inertArgsCache } from './inertConfig.js';
 import { headCommit } from './onDisk.js';
 
 export interface GitOptions {
@@ -97,11 +98,22 @@ export async function removeTree(...paths: string[]): Promise<void> {
   if (r.errno || r.code !== 0) throw new Error(`rm -rf ${paths.join(' ')} failed (${r.errno ?? r.signal ?? `exit ${r.code}`}): ${r.stderr.trim() || r.message || ''}`);
 }
 
+/** Agent commits are authored by Maestro unless the environment says otherwise; git sees git's and ssh's settings, not the daemon's secrets. */
+function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
+  return { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
+}
+
+/** The `-c` pairs that keep git from running what the repository's settings name (inertConfig.ts), per repository. */
+const inertArgs = inertArgsCache(async (cwd) => {
+  const r = await execute({ file: 'git', args: [...INERT_ALWAYS, 'config', '-z', '--get-regexp', DRIVER_KEYS], cwd, env: gitEnv({}), maxBuffer: 4 * 1024 * 1024 });
+  // Exit 1: no driver at all.
+  return !r.errno && r.code === 0 ? r.stdout : !r.errno && r.code === 1 ? '' : null;
+});
+
 async function runGit(cwd: string, args: string[], options: GitOptions): Promise<GitResult> {
-  // Agent commits are authored by Maestro unless the environment says otherwise. Git runs the
-  // repository's hooks, which an agent's worktree can reach: they see git's and ssh's settings, not the daemon's secrets.
-  const env = { ...IDENTITY_ENV, ...processAgentEnv({ pass: GIT_ENV }), ...options.env, GIT_TERMINAL_PROMPT: '0' };
-  const req: ExecRequest = { file: options.gitBinary ?? 'git', args, cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs, encoding: options.encoding };
+  // An agent writes the tree the programs the repository's settings name are found in: git runs none of them.
+  const inert = await inertArgs(cwd);
+  const req: ExecRequest = { file: options.gitBinary ?? 'git', args: [...inert, ...args], cwd, env: gitEnv(options), maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs, encoding: options.encoding };
   return gitResult(cwd, args, options, await execute(req));
 }
 

@@ -247,7 +247,8 @@ export async function commitAll(worktree: string, message: string): Promise<stri
   await git(worktree, ['add', '-A']);
   const { code, stdout, stderr } = await git(worktree, [...NO_AUTO_MAINTENANCE, 'commit', '--no-verify', '-m', message], { okCodes: [1] });
   if (code === 0) return headSha(worktree);
-  // Exit 1 with something to commit is a refusal (a prepare-commit-msg hook, which --no-verify does not skip).
+  // Exit 1 with something to commit is a refusal, not "nothing to commit" (a prepare-commit-msg hook was one, before
+  // Maestro's git ran no hooks: inertConfig.ts).
   const staged = (await git(worktree, ['diff', '--cached', '--quiet'], { okCodes: [1] })).code === 1;
   if (!staged && !(await mergeInProgress(worktree))) return null;
   const said = (stderr.trim() || stdout.trim()).split('\n').slice(-3).join(' ');

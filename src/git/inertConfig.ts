@@ -1,0 +1,146 @@
+/**
+ * The settings every git command Maestro runs is given, so that git runs no program the repository's own settings
+ * name: no hook, no file-system monitor, no filter, diff or merge driver. Their programs are found from the
+ * working tree git runs in, and an agent writes that tree: with `core.hooksPath=.husky` (husky's setting) an
+ * agent's `.husky/post-commit` ran, outside the sandbox and as the person, at the worker's own commit, read the
+ * daemon's token and approved its own task; with a clean filter `sh tools/clean.sh`, an edit of that script ran
+ * at `git add`. `--no-verify` skips two hooks of the dozen git runs.
+ *
+ * - Hooks: none (core.hooksPath=/dev/null). Maestro's own steps are its hooks (`.maestro/hooks…`, sandboxed).
+ * - The file-system monitor: off (core.fsmonitor=false).
+ * - A filter driver: its clean, smudge and process commands empty, so the content passes as it is. A driver the
+ *   repository marks `required` (an encryption filter, say) then fails the command instead: git refuses to pass
+ *   such content through, which is what the person asked for.
+ * - A diff driver: textconv is `cat` (the content as it is) and the external command empty (Maestro's diffs ask
+ *   for --no-ext-diff; one that did not would fail, not run it).
+ * - A merge driver: git's own three-way merge (`git merge-file`), what git does for a driver it does not know.
+ *
+ * Kept: git-lfs's and git-crypt's drivers, named as their installers write them (`git-lfs clean -- %f`,
+ * `"git-crypt" smudge`): programs on the machine, not in the repository, without which a checkout holds pointer
+ * or encrypted files and a commit would store a large file whole, or a secret in the clear.
+ *
+ * The drivers are read with one `git config` per repository, again when one of its settings files changes.
+ */
+import { readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { gitdirPointer } from './onDisk.js';
+
+/** What git is given for every command, whatever the repository. */
+export const INERT_ALWAYS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
+/** `git config -z --get-regexp` of the driver commands: `<key>\n<value>\0` each. */
+export const DRIVER_KEYS = '^(filter|diff|merge)\\..+\\.(clean|smudge|process|textconv|command|driver)$';
+
+/** Programs whose drivers are kept, by the name of the program a command starts. */
+const KEPT_PROGRAMS = new Set(['git-lfs', 'git-crypt']);
+
+/** The `-c` pairs that make the drivers of a `git config -z --get-regexp DRIVER_KEYS` output run nothing of the repository's. */
+export function inertDriverArgs(configOutput: string): string[] {
+  const drivers = new Map<string, { kind: string; commands: string[] }>();
+  for (const entry of configOutput.split('\0')) {
+    const newline = entry.indexOf('\n');
+    const key = newline < 0 ? entry : entry.slice(0, newline);
+    const value = newline < 0 ? '' : entry.slice(newline + 1);
+    const kind = key.slice(0, key.indexOf('.'));
+    const name = key.slice(kind.length + 1, key.lastIndexOf('.'));
+    if (!kind || !name) continue;
+    const driver = drivers.get(`${kind}.${name}`) ?? { kind, commands: [] };
+    driver.commands.push(value);
+    drivers.set(`${kind}.${name}`, driver);
+  }
+  const args: string[] = [];
+  for (const [id, { kind, commands }] of drivers) {
+    if (commands.every(isKeptProgram)) continue;
+    const settings =
+      kind === 'filter'
+        ? { clean: '', smudge: '', process: '' }
+        : kind === 'diff'
+          ? { textconv: 'cat', command: '' }
+          : { driver: 'git merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B' };
+    for (const [key, value] of Object.entries(settings)) args.push('-c', `${id}.${key}=${value}`);
+  }
+  return args;
+}
+
+/** Whether a command starts a kept program: `git-lfs …`, `git lfs …`, `"git-crypt" …`, or one by its absolute path. */
+function isKeptProgram(command: string): boolean {
+  const words = command.trim().split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ''));
+  const program = words[0] ?? '';
+  // A bare name is found on PATH; a path is taken only when absolute (a relative one is the working tree's).
+  if (program.includes('/') && !program.startsWith('/')) return false;
+  const name = basename(program);
+  return KEPT_PROGRAMS.has(name) || (name === 'git' && words[1] === 'lfs');
+}
+
+/**
+ * The settings files a command in `cwd` reads, for knowing when its drivers may have changed: the repository's
+ * (through a worktree's `.git` file, or `cwd` being a git folder itself), its worktree's own, the person's and
+ * the system's. The repository's git folder names the cache entry; null when `cwd` is none of those (a folder
+ * above a repository, one not made yet), whose drivers are read each time.
+ */
+export function configFiles(cwd: string, env: NodeJS.ProcessEnv = process.env): { repo: string; files: string[] } | null {
+  const gitDir = gitdirPointer(cwd) ?? (isDir(join(cwd, '.git')) ? join(cwd, '.git') : isFile(join(cwd, 'HEAD')) ? cwd : null);
+  if (!gitDir) return null;
+  const common = resolve(gitDir, readTrimmed(join(gitDir, 'commondir')) ?? '.');
+  const home = env.HOME ?? homedir();
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [join(home, '.gitconfig'), join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'config')];
+  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig'];
+  return { repo: common, files: [join(common, 'config'), join(gitDir, 'config.worktree'), ...global, ...system] };
+}
+
+/** The files' identity now: a change of any (an edit, a rename over it) changes it. */
+export function filesStamp(files: readonly string[]): string {
+  return files
+    .map((f) => {
+      const s = statOf(f);
+      return s ? `${s.ino}:${s.size}:${s.mtimeNs}` : '-';
+    })
+    .join('|');
+}
+
+/**
+ * The `-c` pairs for a command in `cwd`: INERT_ALWAYS and the drivers' (inertDriverArgs), read through `read`
+ * (`git config -z --get-regexp DRIVER_KEYS` there; null when it failed) once per repository and settings. A
+ * failed read is not kept: the command it was for fails the same way, or the next one reads again.
+ */
+export function inertArgsCache(read: (cwd: string) => Promise<string | null>): (cwd: string) => Promise<string[]> {
+  const known = new Map<string, { stamp: string; args: Promise<string[]> }>();
+  return (cwd) => {
+    const where = configFiles(cwd);
+    const stamp = where ? filesStamp(where.files) : '';
+    const hit = where && known.get(where.repo);
+    if (hit && hit.stamp === stamp) return hit.args;
+    const args = read(cwd).then((out) => {
+      if (out === null && where && known.get(where.repo)?.args === args) known.delete(where.repo);
+      return [...INERT_ALWAYS, ...inertDriverArgs(out ?? '')];
+    });
+    if (where) known.set(where.repo, { stamp, args });
+    return args;
+  };
+}
+
+/** A path's stat, or null when there is nothing there (ENOENT, or ENOTDIR: a file on the way). */
+function statOf(path: string): BigIntStats | null {
+  try {
+    return statSync(path, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+
+function isDir(path: string): boolean {
+  return statOf(path)?.isDirectory() ?? false;
+}
+
+function isFile(path: string): boolean {
+  return statOf(path)?.isFile() ?? false;
+}
+
+function readTrimmed(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
