@@ -5,10 +5,11 @@
 import { z } from 'zod';
 import { MaestroError } from './errors.js';
 import { COMPLEXITIES, DECISIONS, GATES, TASK_SCOPES, TASK_TYPES } from './types.js';
+import { CONTROL, repoPathProblem } from './textRules.js';
+
+export { CONTROL };
 
 const id = z.string().min(1).max(200);
-/** Control characters: C0 (NUL, tabs, line breaks, ESC), DEL, C1 (the 8-bit CSI, NEL) and the Unicode line and paragraph separators. */
-export const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** A UTF-16 surrogate without its pair (code units: no `u` flag): no character, and UTF-8 (a file, the database) keeps U+FFFD in its place. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -48,13 +49,11 @@ export const whoSchema = z
   })
   .default('human');
 
-const relPath = z
-  .string()
-  .min(1)
-  .max(1000)
-  .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, no "..")')
-  // A NUL or a line break is in no file name git shows; `task show` printed "a\0b" as "a b".
-  .refine((p) => !CONTROL.test(p), 'must not contain control characters (NUL, line breaks, tabs)');
+/** A path of a task's ownedFiles (textRules.ts repoPathProblem, which the CLI checks with too). */
+const relPath = z.string().superRefine((p, ctx) => {
+  const problem = repoPathProblem(p);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 export const projectInputSchema = z
   .object({

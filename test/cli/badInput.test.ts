@@ -162,11 +162,12 @@ describe('maestro CLI: ids that name nothing', { timeout: budget(240_000) }, () 
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {
       const project = await d.store.projects.create({ name: 'p', repoPath: gitRepo(), config: {} });
-      const r = await cliFor(d.config.home).cli(['task', 'create', 'Escape', '--project', project.id, '--owned-files', 'src/a.ts,../outside.ts', '--json'], cleanEnv());
+      // An id longer than ids are (a path out of the repository in --owned-files is the CLI's own refusal now).
+      const r = await cliFor(d.config.home).cli(['task', 'create', 'Escape', '--project', project.id, '--deps', `t_1,${'x'.repeat(201)}`, '--json'], cleanEnv());
       expect(r.code).toBe(2);
       const { code, message } = jsonError(r);
       expect(code).toBe('BAD_INPUT');
-      expect(message).toMatch(/^Invalid --owned-files \(value 2\): /);
+      expect(message).toMatch(/^Invalid --deps \(value 2\): /);
       expect(message).not.toContain('body');
       expect(await d.store.tasks.list({ projectId: project.id })).toEqual([]);
     } finally {

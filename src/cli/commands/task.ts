@@ -12,6 +12,7 @@ import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, parsePriority, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
+import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
 import { visible } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
@@ -30,7 +31,8 @@ interface CreateFlags extends ClientFlags {
   priority?: number;
   complexity?: string;
   deps?: string;
-  ownedFiles?: string;
+  ownedFiles?: string[];
+  ownedFile?: string[];
   type?: string;
   scope?: string;
   expected?: string;
@@ -83,6 +85,7 @@ function gate(): Option {
 
 /** `task create`: a task in a project. */
 function taskCreate(task: Command, ctx: CliContext): void {
+  const [ownedList, ownedPath] = ownedFilesOptions(false);
   withApi(
     task
       .command('create <title>')
@@ -91,13 +94,15 @@ function taskCreate(task: Command, ctx: CliContext): void {
       .option('--priority <n>', '0, 1 or 2 (P0 most urgent; default 1)', parsePriority)
       .addOption(new Option('--complexity <level>', 'how hard (picks the model tier; default medium)').choices(COMPLEXITIES))
       .option('--deps <ids>', 'comma-separated ids of tasks this one waits for')
-      .option('--owned-files <paths>', 'comma-separated repository paths this task may change')
+      .addOption(ownedList)
+      .addOption(ownedPath)
       .addOption(new Option('--type <type>', 'task type').choices(TASK_TYPES))
       .addOption(new Option('--scope <scope>', 'how far the change reaches').choices(TASK_SCOPES))
       .option('--expected <text>', 'what a finished task delivers')
       .option('--parent <id>', 'the parent task'),
   ).action(
     action(async (title: string, opts: CreateFlags) => {
+      const ownedFiles = ownedFilesGiven(opts);
       const client = clientFor(opts, ctx.env);
       const { project } = await findProject(client, opts.project);
       const body = {
@@ -106,7 +111,7 @@ function taskCreate(task: Command, ctx: CliContext): void {
         ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
         ...(opts.complexity ? { complexity: opts.complexity } : {}),
         ...(opts.deps ? { deps: list(opts.deps) } : {}),
-        ...(opts.ownedFiles ? { ownedFiles: list(opts.ownedFiles) } : {}),
+        ...(ownedFiles ? { ownedFiles } : {}),
         ...(opts.type ? { taskType: opts.type } : {}),
         ...(opts.scope ? { scope: opts.scope } : {}),
         ...(opts.expected ? { expectedOutput: opts.expected } : {}),

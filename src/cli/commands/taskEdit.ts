@@ -10,6 +10,7 @@ import type { TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 import { action, printJson } from '../output.js';
 import { clientFor, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
+import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { newestTask } from './taskReview.js';
 
 interface EditFlags extends ClientFlags {
@@ -20,7 +21,9 @@ interface EditFlags extends ClientFlags {
   complexity?: string;
   /** The ids given, or false for --no-deps. */
   deps?: string | false;
-  ownedFiles?: string | false;
+  /** The paths of --owned-files, or false for --no-owned-files; --owned-file's (ownedFiles.ts). */
+  ownedFiles?: string[] | false;
+  ownedFile?: string[];
   type?: string | false;
   scope?: string | false;
   expected?: string | false;
@@ -45,13 +48,14 @@ const orNull = (value: string | false): string | null => (value === false ? null
 
 /** The PATCH body the options ask for: only the fields given; a list option given empty is refused by then. */
 function editBody(opts: EditFlags): Record<string, unknown> {
+  const owned = ownedFilesGiven(opts);
   const body: Record<string, unknown> = {
     ...(opts.title !== undefined ? { title: opts.title } : {}),
     ...(opts.spec !== undefined ? { spec: orNull(opts.spec) } : {}),
     ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
     ...(opts.complexity ? { complexity: opts.complexity } : {}),
     ...(opts.deps !== undefined ? { deps: opts.deps === false ? [] : list(opts.deps) } : {}),
-    ...(opts.ownedFiles !== undefined ? { ownedFiles: opts.ownedFiles === false ? [] : list(opts.ownedFiles) } : {}),
+    ...(owned ? { ownedFiles: owned } : {}),
     ...(opts.type !== undefined ? { taskType: orNull(opts.type) } : {}),
     ...(opts.scope !== undefined ? { scope: orNull(opts.scope) } : {}),
     ...(opts.expected !== undefined ? { expectedOutput: orNull(opts.expected) } : {}),
@@ -75,6 +79,7 @@ export function newestDepsNote(given: readonly string[], stored: readonly string
 }
 
 export function registerEdit(task: Command, ctx: CliContext): void {
+  const [ownedList, ownedPath] = ownedFilesOptions(true);
   withApi(
     task
       .command('edit <id>')
@@ -86,7 +91,8 @@ export function registerEdit(task: Command, ctx: CliContext): void {
       .addOption(new Option('--complexity <level>', 'how hard (picks the model tier)').choices(COMPLEXITIES))
       .option('--deps <ids>', 'comma-separated ids of tasks this one waits for (replaces its dependencies)')
       .option('--no-deps', 'wait for no task (drops every dependency)')
-      .option('--owned-files <paths>', 'comma-separated repository paths this task may change (replaces the list)')
+      .addOption(ownedList)
+      .addOption(ownedPath)
       .option('--no-owned-files', 'no owned files')
       .addOption(new Option('--type <type>', 'task type').choices(TASK_TYPES))
       .option('--no-type', 'no task type')
