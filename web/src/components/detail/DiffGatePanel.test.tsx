@@ -75,6 +75,14 @@ describe('DiffGatePanel in the task detail', () => {
     expect(commands(outside)).toEqual(['maestro task edit t_gate --owned-files <paths>']);
   });
 
+  it('gives the edit that pastes back to the very names: one with a comma whole, one with a hidden character spelled out', async () => {
+    await openDetail(refusedTask(), refusal({ outsideOwned: { count: 2, files: ['docs/a,b.md', 'zero\u200bwidth.ts'] } }));
+    const outside = screen.getByTestId('diff-gate-outside');
+    expect(within(outside).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['docs/a,b.md', 'zero\\u{200b}width.ts']);
+    // Pasted into bash, $'…\xe2\x80\x8b…' is U+200B again; a \u{200b} drawn in the command would name another file.
+    expect(commands(outside)).toEqual([`maestro task edit t_gate --owned-file src/ --owned-file docs/a,b.md --owned-file $'zero\\xe2\\x80\\x8bwidth.ts'`]);
+  });
+
   it('names files too large with their sizes against limits.maxFileBytes, and gitlinks as the diff shows them; no narrowing', async () => {
     await openDetail(refusedTask(), refusal({ largeFiles: { limit: 1_048_576, files: [{ path: 'data/dump.bin', bytes: 5_242_880 }] }, strayGitlinks: ['vendor/\u202elib'] }));
     const large = screen.getByTestId('diff-gate-large');
