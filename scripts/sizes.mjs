@@ -5,9 +5,9 @@
  * function, method, constructor, accessor and arrow function over the function limit, longest
  * first, then the two counts.
  *
- *   npm run sizes                      # src/
- *   npm run sizes -- src web/src       # other folders
+ *   npm run sizes                                # src/ and web/src/ (the daemon and the board)
  *   npm run sizes -- --max-file 300 --max-function 60
+ *   node scripts/sizes.mjs src/store             # other folders (src/ when none is named)
  *
  * A function's lines run from its first token to its closing brace, comments inside included; a
  * nested function counts in its own right and inside the one that holds it. Always exits 0: it
