@@ -1,0 +1,78 @@
+/** The review queue: each session's candidates (CandidateCard), a reconcile when receipts went stale, the inputs it read. */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { knowledge, type ReviewQueueSession } from '../../api/knowledge.js';
+import styles from '../Screens.module.css';
+import { CandidateCard } from './CandidateCard.js';
+import { entryLink, Unavailable, useLoad } from './common.js';
+
+function SessionReview({ projectId, s, onChanged }: { projectId: string; s: ReviewQueueSession; onChanged(note: string): void }) {
+  const { t } = useTranslation();
+  const [error, setError] = useState<string | null>(null);
+  const r = s.review;
+  const stale = !!r && (r.sources.some((x) => x.receipt !== 'fresh') || r.candidates.some((c) => c.receipt !== 'fresh'));
+  const reconcile = async () => {
+    setError(null);
+    try {
+      await knowledge.reconcile(projectId, s.session_id);
+      onChanged(t('knowledge.done'));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section aria-label={t('knowledge.session', { id: s.session_id })} className={styles.card}>
+      <h3>
+        {t('knowledge.session', { id: s.session_id })} <span className={styles.badge}>{s.status}</span>
+      </h3>
+      {s.objective && <p className={styles.muted}>{s.objective}</p>}
+      {s.error && <p role="alert" className={styles.error}>{t('knowledge.sessionError', { message: s.error.message })}</p>}
+      {r && (
+        <>
+          <p className={styles.muted}>{t('knowledge.candidates', { count: r.candidates.length })}</p>
+          {stale && (
+            <p className={styles.row}>
+              <span className={styles.muted}>{t('knowledge.reconcileHint')}</span>
+              <button onClick={() => void reconcile()}>{t('knowledge.reconcile')}</button>
+            </p>
+          )}
+          {error && <p role="alert" className={styles.error}>{error}</p>}
+          {r.candidates.map((c) => <CandidateCard key={`${c.candidate_id}-${c.source_run}`} projectId={projectId} sessionId={s.session_id} c={c} onChanged={onChanged} />)}
+          {r.inputs.length > 0 && (
+            <>
+              <h4>{t('knowledge.inputs')}</h4>
+              <ul>
+                {r.inputs.map((i) => (
+                  <li key={`${i.run_id}-${i.knowledge_id}-${i.signal}-${i.source}`}>
+                    {entryLink(i.knowledge_id)} <span className={styles.badge}>{i.signal}</span> ×{i.count} {i.evidence.map((ev) => <code key={ev}> {ev}</code>)}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function Review({ projectId }: { projectId: string }) {
+  const { t } = useTranslation();
+  const { result, error, reload } = useLoad(() => knowledge.reviewQueue(projectId), [projectId]);
+  const [note, setNote] = useState<string | null>(null);
+  if (error) return <p role="alert" className={styles.error}>{error}</p>;
+  if (!result) return <p>{t('app.loading')}</p>;
+  if (!result.available) return <Unavailable />;
+  const sessions = result.data.sessions.filter((s) => s.error || (s.review?.candidates.length ?? 0) > 0);
+  const changed = (msg: string) => {
+    setNote(msg);
+    reload();
+  };
+  return (
+    <>
+      {note && <p role="status" data-testid="review-note">{note}</p>}
+      {sessions.length === 0 && <p className={styles.muted} data-testid="review-empty">{t('knowledge.queueEmpty')}</p>}
+      {sessions.map((s) => <SessionReview key={s.session_id} projectId={projectId} s={s} onChanged={changed} />)}
+    </>
+  );
+}
