@@ -7,7 +7,7 @@
  * The diff component is react-diff-view 3.3.3 (see ReviewPanel.tsx for why);
  * this file only fetches, lays out and moves between files.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../reasons.js';
 import type { ViewType } from 'react-diff-view';
@@ -80,28 +80,23 @@ function useTaskDiff(taskId: string, version: number | undefined, initial: DiffR
   return { diff, error, whole, setWhole };
 }
 
-export function DiffViewer({ taskId, version, readOnly = false, findings, initial, refreshKey }: DiffViewerProps) {
-  const { t, i18n } = useTranslation();
-  const { diff, error, whole, setWhole } = useTaskDiff(taskId, version, initial, refreshKey);
+/** Unified or split, remembered for the next diff (in this page alone where storage is refused). */
+function useViewType(): [ViewType, (v: ViewType) => void] {
   const [viewType, setViewType] = useState<ViewType>(rememberedView);
+  const changeView = (v: ViewType) => {
+    setViewType(v);
+    try {
+      localStorage.setItem(VIEW_KEY, v);
+    } catch {
+      /* this page only */
+    }
+  };
+  return [viewType, changeView];
+}
+
+/** The file the reader is on, picked in the tree or with the keys (j / n next, k / p previous), scrolled to. */
+function useCurrentFile(files: DiffFile[]) {
   const [current, setCurrent] = useState(0);
-  const [loadingFile, setLoadingFile] = useState<string | null>(null);
-  const [fileError, setFileError] = useState<string | null>(null);
-  const comments = useComments(taskId);
-
-  const files = useMemo(() => (diff ? diff.files.map((f) => whole[f.path] ?? f) : []), [diff, whole]);
-  const tree = useMemo(() => fileTree(files), [files]);
-  const findingsByFile = useMemo(() => {
-    const m: Record<string, Finding[]> = {};
-    for (const f of findings) if (f.file) (m[f.file] ??= []).push(f);
-    return m;
-  }, [findings]);
-  const commentsByFile = useMemo(() => {
-    const m: Record<string, number> = {};
-    for (const c of comments) m[c.file] = (m[c.file] ?? 0) + 1;
-    return m;
-  }, [comments]);
-
   const pick = useCallback(
     (i: number) => {
       if (!files.length) return;
@@ -124,7 +119,14 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [pick, current]);
+  return { current, pick };
+}
 
+/** A collapsed file fetched whole on request, into `setWhole`: the one loading, and why the last try failed. */
+function useLoadWhole(taskId: string, version: number | undefined, setWhole: Dispatch<SetStateAction<Record<string, DiffFile>>>) {
+  const { t, i18n } = useTranslation();
+  const [loadingFile, setLoadingFile] = useState<string | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
   const loadWhole = useCallback(
     async (path: string) => {
       setLoadingFile(path);
@@ -141,34 +143,37 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
     },
     [taskId, version],
   );
+  return { loadingFile, fileError, loadWhole };
+}
+
+export function DiffViewer({ taskId, version, readOnly = false, findings, initial, refreshKey }: DiffViewerProps) {
+  const { t } = useTranslation();
+  const { diff, error, whole, setWhole } = useTaskDiff(taskId, version, initial, refreshKey);
+  const [viewType, changeView] = useViewType();
+  const { loadingFile, fileError, loadWhole } = useLoadWhole(taskId, version, setWhole);
+  const comments = useComments(taskId);
+
+  const files = useMemo(() => (diff ? diff.files.map((f) => whole[f.path] ?? f) : []), [diff, whole]);
+  const { current, pick } = useCurrentFile(files);
+  const tree = useMemo(() => fileTree(files), [files]);
+  const findingsByFile = useMemo(() => {
+    const m: Record<string, Finding[]> = {};
+    for (const f of findings) if (f.file) (m[f.file] ??= []).push(f);
+    return m;
+  }, [findings]);
+  const commentsByFile = useMemo(() => {
+    const m: Record<string, number> = {};
+    for (const c of comments) m[c.file] = (m[c.file] ?? 0) + 1;
+    return m;
+  }, [comments]);
   const add = useCallback((c: LineComment) => useReview.getState().add(taskId, c), [taskId]);
   const remove = useCallback((i: number) => useReview.getState().remove(taskId, i), [taskId]);
-  const changeView = (v: ViewType) => {
-    setViewType(v);
-    try {
-      localStorage.setItem(VIEW_KEY, v);
-    } catch {
-      /* this page only */
-    }
-  };
 
   if (error) return <p role="alert" className={styles.err}>{t('review.diffFailed', { message: error })}</p>;
   if (!diff) return <p className={styles.muted}>{t('app.loading')}</p>;
   return (
     <div className={styles.viewer} data-testid="diff-viewer">
-      <div className={styles.toolbar}>
-        <span data-testid="diff-totals">
-          {t('review.totals', { count: diff.totals.files })} <span className={styles.add}>+{diff.totals.additions}</span> <span className={styles.del}>−{diff.totals.deletions}</span>
-        </span>
-        <span role="group" aria-label={t('review.view')} className={styles.row}>
-          {(['unified', 'split'] as const).map((v) => (
-            <button key={v} type="button" aria-pressed={viewType === v} onClick={() => changeView(v)}>
-              {t(`review.${v}`)}
-            </button>
-          ))}
-        </span>
-        <span className={styles.muted}>{t('review.keys')}</span>
-      </div>
+      <DiffToolbar totals={diff.totals} viewType={viewType} onView={changeView} />
       {fileError && <p role="alert" className={styles.err}>{fileError}</p>}
       {files.length === 0 ? (
         <p className={styles.muted}>{t('review.noFiles')}</p>
@@ -197,6 +202,26 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
           </div>
         </div>
       )}
+    </div>
+  );
+}
+
+/** The change's totals, the unified / split switch and the keys. */
+function DiffToolbar({ totals, viewType, onView }: { totals: DiffResponse['totals']; viewType: ViewType; onView(v: ViewType): void }) {
+  const { t } = useTranslation();
+  return (
+    <div className={styles.toolbar}>
+      <span data-testid="diff-totals">
+        {t('review.totals', { count: totals.files })} <span className={styles.add}>+{totals.additions}</span> <span className={styles.del}>−{totals.deletions}</span>
+      </span>
+      <span role="group" aria-label={t('review.view')} className={styles.row}>
+        {(['unified', 'split'] as const).map((v) => (
+          <button key={v} type="button" aria-pressed={viewType === v} onClick={() => onView(v)}>
+            {t(`review.${v}`)}
+          </button>
+        ))}
+      </span>
+      <span className={styles.muted}>{t('review.keys')}</span>
     </div>
   );
 }
