@@ -189,6 +189,33 @@ function gutter(t: TFunction, path: string, onOpen: ((change: ChangeData) => voi
   };
 }
 
+/**
+ * What is pinned under a line: that the file ends there without a newline, the reviewers' findings on it, the
+ * person's comments (each with its remove button), then `children` (the comment box, when open there).
+ */
+function LineWidget({ noNewline, pinned, onRemove, children }: { noNewline: boolean; pinned: Pinned; onRemove(index: number): void; children: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <div className={styles.widget}>
+      {noNewline && <p className={styles.note} data-testid="no-newline">{t('review.noNewline')}</p>}
+      {pinned.findings.map((f, i) => (
+        <p key={`f${i}`} className={styles.finding} data-testid="line-finding">
+          <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {f.message}
+        </p>
+      ))}
+      {pinned.comments.map(({ comment, index: i }) => (
+        <div key={`c${i}`} className={styles.comment} data-testid="line-comment">
+          <span>{comment.text}</span>
+          <button type="button" onClick={() => onRemove(i)} aria-label={t('review.removeComment', { file: comment.file, line: comment.line })}>
+            {t('review.remove')}
+          </button>
+        </div>
+      ))}
+      {children}
+    </div>
+  );
+}
+
 function renderHunks(hunks: HunkData[]): ReactElement[] {
   return hunks.flatMap((h) => [
     <Decoration key={`d${h.oldStart},${h.newStart}`}>
@@ -225,25 +252,10 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
   const endsBare = new Set(noNewlineKeys(file.collapsed ? [] : file.hunks));
   const keys = new Set([...endsBare, ...byKey.keys(), ...(editing ? [editing.key] : [])]);
   for (const key of keys) {
-    const pinned: Pinned = byKey.get(key) ?? { comments: [], findings: [] };
     widgets[key] = (
-      <div className={styles.widget}>
-        {endsBare.has(key) && <p className={styles.note} data-testid="no-newline">{t('review.noNewline')}</p>}
-        {pinned.findings.map((f, i) => (
-          <p key={`f${i}`} className={styles.finding} data-testid="line-finding">
-            <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {f.message}
-          </p>
-        ))}
-        {pinned.comments.map(({ comment, index: i }) => (
-          <div key={`c${i}`} className={styles.comment} data-testid="line-comment">
-            <span>{comment.text}</span>
-            <button type="button" onClick={() => onRemove(i)} aria-label={t('review.removeComment', { file: comment.file, line: comment.line })}>
-              {t('review.remove')}
-            </button>
-          </div>
-        ))}
+      <LineWidget noNewline={endsBare.has(key)} pinned={byKey.get(key) ?? { comments: [], findings: [] }} onRemove={onRemove}>
         {editing?.key === key && <CommentEditor id={`cm-${index}-${key}`} label={t(editing.side === 'old' ? 'review.commentLabelOld' : 'review.commentLabel', { file: file.path, line: editing.line })} draft={draft} onDraft={setDraft} onSave={save} onCancel={() => setEditing(null)} />}
-      </div>
+      </LineWidget>
     );
   }
 
