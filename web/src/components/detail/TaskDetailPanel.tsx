@@ -29,16 +29,14 @@ const ReviewPanel = lazy(() => import('../review/ReviewPanel.js'));
 /** Where a task has a branch worth reviewing: at the gate, and after (merging, done), or superseded by a reject. */
 const HAS_CHANGES: ReadonlySet<string> = new Set(['exec_review', 'merging', 'done', 'superseded']);
 
-export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide?: boolean }) {
-  const { t } = useTranslation();
+/**
+ * The task's detail, loaded again whenever the feed touches the task; `error.gone` once the daemon no longer
+ * knows it. A task of another project selects that project and loads its board.
+ */
+function useTaskDetail(taskId: string) {
   const [detail, setDetail] = useState<TaskDetail | null>(null);
   const [error, setError] = useState<{ gone: boolean; message: string } | null>(null);
   const touched = useTasks((s) => s.touched[taskId] ?? 0);
-  const allTasks = useTasks((s) => s.byId);
-  const heading = useRef<HTMLHeadingElement>(null);
-  const focused = useRef(false);
-  // The version the review panel's picker shows, said beside the gate when it is not the one decided on.
-  const [shown, setShown] = useState<{ id: string; version: number } | null>(null);
 
   const reload = useCallback(async () => {
     try {
@@ -60,6 +58,17 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
   useEffect(() => {
     void reload();
   }, [reload, touched]);
+  return { detail, error, reload };
+}
+
+export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide?: boolean }) {
+  const { t } = useTranslation();
+  const { detail, error, reload } = useTaskDetail(taskId);
+  const allTasks = useTasks((s) => s.byId);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const focused = useRef(false);
+  // The version the review panel's picker shows, said beside the gate when it is not the one decided on.
+  const [shown, setShown] = useState<{ id: string; version: number } | null>(null);
 
   // Keyboard users land on the task they opened; Escape takes them back to its card.
   useEffect(() => {
@@ -102,16 +111,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
-      {detail.stuckOn?.length ? (
-        <p role="status" className={styles.err} data-testid="stuck-on">
-          {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
-        </p>
-      ) : null}
-      {detail.waitingForSlot ? (
-        <p role="status" className={styles.muted} data-testid="waiting-for-slot">
-          {t('detail.waitingForSlot', { limit: detail.waitingForSlot.limit, tasks: detail.waitingForSlot.held.map((h) => `“${visible(h.title)}” (${t(`status.${h.status}`, { defaultValue: h.status })})`).join(', ') })}
-        </p>
-      ) : null}
+      <WhatItWaitsFor detail={detail} />
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       <TaskActions key={task.id} task={task} onDone={reload} />
       <EditTask key={`edit-${task.id}`} task={task} onDone={reload} />
@@ -129,5 +129,24 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <Runs runs={runs} decision={lastDecision} />
       {lastRun && <Trace traceId={lastRun.traceId} />}
     </div>
+  );
+}
+
+/** Why the task does not start: a dependency that will not finish without a person, or the project's slots all held. */
+function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {detail.stuckOn?.length ? (
+        <p role="status" className={styles.err} data-testid="stuck-on">
+          {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
+        </p>
+      ) : null}
+      {detail.waitingForSlot ? (
+        <p role="status" className={styles.muted} data-testid="waiting-for-slot">
+          {t('detail.waitingForSlot', { limit: detail.waitingForSlot.limit, tasks: detail.waitingForSlot.held.map((h) => `“${visible(h.title)}” (${t(`status.${h.status}`, { defaultValue: h.status })})`).join(', ') })}
+        </p>
+      ) : null}
+    </>
   );
 }
