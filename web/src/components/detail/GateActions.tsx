@@ -87,16 +87,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], run
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
           <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} runsElsewhere={runsElsewhere} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
-          <div className={styles.row}>
-            <button disabled={busy || unseen} onClick={() => void act('approve')} aria-label={t('gate.approveNamed', named!)}>
-              {t('gate.approve')}
-            </button>
-            <button disabled={busy} onClick={() => void act('reject')} aria-label={t('gate.rejectNamed', named!)}>
-              {t('gate.reject')}
-            </button>
-            <span className={styles.muted}>{t('gate.keys')}</span>
-            {error && <span role="alert" className={styles.err}>{error}</span>}
-          </div>
+          <DecisionButtons busy={busy} unseen={unseen} named={named!} error={error} onDecide={(kind) => void act(kind)} />
           {confirming && (
             <ConfirmDecision
               text={(confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })) + (otherVersion ? ` ${otherVersion}` : '')}
@@ -207,6 +198,23 @@ function useGateKeys(on: boolean, approve: () => void, reject: () => void): void
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [on]);
+}
+
+/** Approve (waiting for the diff at exec_review) and Reject, named with the gate and version, the keys, and why the last try failed. */
+function DecisionButtons({ busy, unseen, named, error, onDecide }: { busy: boolean; unseen: boolean; named: { gate: string; version: number }; error: string | null; onDecide(kind: 'approve' | 'reject'): void }) {
+  const { t } = useTranslation();
+  return (
+    <div className={styles.row}>
+      <button disabled={busy || unseen} onClick={() => onDecide('approve')} aria-label={t('gate.approveNamed', named)}>
+        {t('gate.approve')}
+      </button>
+      <button disabled={busy} onClick={() => onDecide('reject')} aria-label={t('gate.rejectNamed', named)}>
+        {t('gate.reject')}
+      </button>
+      <span className={styles.muted}>{t('gate.keys')}</span>
+      {error && <span role="alert" className={styles.err}>{error}</span>}
+    </div>
+  );
 }
 
 /** The confirmation a decision asks first (focused, so Enter decides and Escape cancels). */
