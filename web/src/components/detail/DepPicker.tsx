@@ -91,16 +91,14 @@ export function depCandidates(
   return { shown: matches.slice(0, SHOWN_AT_MOST).map((m) => m.o), more: Math.max(0, matches.length - SHOWN_AT_MOST) };
 }
 
-export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps: string[]; tasks: Record<string, TaskSummary>; onAdd(id: string): void }) {
-  const { t } = useTranslation();
+/**
+ * The combobox's state and keys: what is typed, whether the list is open, the option the arrow keys are on
+ * (`active`, an index in `shown`; -1 for none), and adding a task, which empties the box and closes the list.
+ */
+function useDepCombobox(taskId: string, deps: string[], tasks: Record<string, TaskSummary>, optionId: (i: number) => string, onAdd: (id: string) => void) {
   const [query, setQuery] = useState('');
   const [open, setOpen] = useState(false);
-  // The index in `shown` of the option the arrow keys are on; -1 for none.
   const [active, setActive] = useState(-1);
-  const base = useId();
-  const listId = `${base}-options`;
-  const noteId = `${base}-note`;
-  const optionId = (i: number) => `${base}-option-${i}`;
   // Walked again when the board's tasks change, not at each key typed.
   const waiting = useMemo(() => waitingOn(Object.values(tasks), taskId), [tasks, taskId]);
   const { shown, more } = useMemo(() => depCandidates(Object.values(tasks), taskId, deps, query, waiting), [tasks, taskId, deps, query, waiting]);
@@ -114,7 +112,6 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
   const expanded = open && shown.length > 0;
   // A live update may shorten the list under the active option, or make it one that waits for this task.
   const activeId = expanded && choosable(active) ? optionId(active) : undefined;
-  const note = !open ? null : !shown.length ? t('edit.noDepMatch') : more ? t('edit.moreDeps', { count: more }) : null;
   // The active option stays in sight in a list taller than its box (jsdom has no scrollIntoView).
   useEffect(() => {
     if (activeId) document.getElementById(activeId)?.scrollIntoView?.({ block: 'nearest' });
@@ -122,6 +119,7 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
 
   const close = () => (setOpen(false), setActive(-1));
   const choose = (o: TaskSummary) => (onAdd(o.id), setQuery(''), close());
+  const type = (text: string) => (setQuery(text), setOpen(true), setActive(-1));
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
     // An IME's Enter ends the composition (Japanese, Chinese), it does not choose.
     if (e.nativeEvent.isComposing) return;
@@ -145,6 +143,17 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
       close();
     }
   };
+  return { query, open, active, waiting, shown, more, expanded, activeId, close, choose, type, onKeyDown };
+}
+
+export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps: string[]; tasks: Record<string, TaskSummary>; onAdd(id: string): void }) {
+  const { t } = useTranslation();
+  const base = useId();
+  const listId = `${base}-options`;
+  const noteId = `${base}-note`;
+  const optionId = (i: number) => `${base}-option-${i}`;
+  const { query, open, active, waiting, shown, more, expanded, activeId, close, choose, type, onKeyDown } = useDepCombobox(taskId, deps, tasks, optionId, onAdd);
+  const note = !open ? null : !shown.length ? t('edit.noDepMatch') : more ? t('edit.moreDeps', { count: more }) : null;
 
   return (
     <div className={styles.picker}>
@@ -162,7 +171,7 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
         autoComplete="off"
         spellCheck={false}
         value={query}
-        onChange={(e) => (setQuery(e.target.value), setOpen(true), setActive(-1))}
+        onChange={(e) => type(e.target.value)}
         onKeyDown={onKeyDown}
         onBlur={close}
       />
