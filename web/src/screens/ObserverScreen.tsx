@@ -99,8 +99,11 @@ function Flow({ flow }: { flow: FlowGraph }) {
   );
 }
 
-export function ObserverScreen({ id }: { id?: string }) {
-  const { t } = useTranslation();
+/**
+ * The sessions, the open session and the open proposals, loaded at once and again, debounced, on observer
+ * updates; `decided` says a proposal's outcome and loads what it changed.
+ */
+function useObserverData(id: string | undefined) {
   const [list, setList] = useState<SessionSummary[] | null | undefined>(undefined);
   const [session, setSession] = useState<ObserverSessionResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -135,6 +138,17 @@ export function ObserverScreen({ id }: { id?: string }) {
     }, 200);
     return () => clearTimeout(timer);
   }, [seq]);
+  const decided = (message: string) => {
+    setNotice(message);
+    void loadProposals();
+    if (idRef.current) void loadSession(idRef.current);
+  };
+  return { list, session, error, updatedAt, proposals, notice, decided };
+}
+
+export function ObserverScreen({ id }: { id?: string }) {
+  const { t } = useTranslation();
+  const { list, session, error, updatedAt, proposals, notice, decided } = useObserverData(id);
   return (
     <div className={styles.page}>
       <h2>{t('observer.title')}</h2>
@@ -142,47 +156,50 @@ export function ObserverScreen({ id }: { id?: string }) {
       <p className={styles.muted} aria-live="polite" data-testid="observer-updated">{updatedAt ? t('observer.updated', { time: new Date(updatedAt).toLocaleTimeString() }) : ''}</p>
       {list === null && <p className={styles.unavailable} role="status">{t('observer.unavailable')}</p>}
       {notice && <p role="status">{notice}</p>}
-      {list && (
-        <Proposals
-          proposals={proposals}
-          onDecided={(message) => {
-            setNotice(message);
-            void loadProposals();
-            if (idRef.current) void loadSession(idRef.current);
-          }}
-        />
-      )}
+      {list && <Proposals proposals={proposals} onDecided={decided} />}
       {list && list.length === 0 && <p className={styles.muted}>{t('observer.noSessions')}</p>}
       <div style={{ display: 'flex', gap: 16 }}>
-        {list && list.length > 0 && (
-          <ul style={{ listStyle: 'none', padding: 0, width: 260, flexShrink: 0 }} aria-label={t('observer.sessions')}>
-            {list.map((s) => (
-              <li key={s.sessionId} className={styles.card}>
-                <a href={href({ name: 'observer', id: s.sessionId })} aria-current={s.sessionId === id ? 'page' : undefined}>{s.intent?.nodeTitle ?? s.sessionId}</a>
-                <p className={styles.muted}>
-                  {t('observer.explorations', { count: s.explorationCount })} {s.isLast && <span className={styles.badge}>{t('observer.last')}</span>}
-                  {s.load.status !== 'hit' && <span className={styles.badge} title={s.load.reason}>{t(`observer.load.${s.load.status}`)}</span>}
-                </p>
-              </li>
-            ))}
-          </ul>
-        )}
-        {session && (
-          <div style={{ flex: 1, minWidth: 0 }}>
-            {!('explorations' in session) ? <p className={styles.unavailable} role="status">{t('observer.unreadable', { reason: `${t(`observer.load.${session.load.status}`)}${session.load.reason ? ` (${session.load.reason})` : ''}` })}</p> : (
-              <>
-                {session.flow && session.flow.nodes.length > 0 && <Flow flow={session.flow} />}
-                {session.tokens && (session.tokens.total > 0 || session.tokens.input > 0 || session.tokens.output > 0) && (
-                  <p className={styles.muted}>
-                    {session.tokens.input || session.tokens.output ? t('observer.tokens', { input: session.tokens.input, output: session.tokens.output }) : t('observer.tokensTotal', { total: session.tokens.total })}
-                  </p>
-                )}
-                {session.explorations.map((e) => <Card key={e.id} e={e} />)}
-              </>
-            )}
-          </div>
-        )}
+        {list && list.length > 0 && <SessionList list={list} id={id} />}
+        {session && <SessionView session={session} />}
       </div>
+    </div>
+  );
+}
+
+/** The sessions, the open one marked, each with its explorations, whether it is the last, and how it loaded. */
+function SessionList({ list, id }: { list: SessionSummary[]; id: string | undefined }) {
+  const { t } = useTranslation();
+  return (
+    <ul style={{ listStyle: 'none', padding: 0, width: 260, flexShrink: 0 }} aria-label={t('observer.sessions')}>
+      {list.map((s) => (
+        <li key={s.sessionId} className={styles.card}>
+          <a href={href({ name: 'observer', id: s.sessionId })} aria-current={s.sessionId === id ? 'page' : undefined}>{s.intent?.nodeTitle ?? s.sessionId}</a>
+          <p className={styles.muted}>
+            {t('observer.explorations', { count: s.explorationCount })} {s.isLast && <span className={styles.badge}>{t('observer.last')}</span>}
+            {s.load.status !== 'hit' && <span className={styles.badge} title={s.load.reason}>{t(`observer.load.${s.load.status}`)}</span>}
+          </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The open session: its flow graph, tokens and exploration cards, or why it could not be read. */
+function SessionView({ session }: { session: ObserverSessionResponse }) {
+  const { t } = useTranslation();
+  return (
+    <div style={{ flex: 1, minWidth: 0 }}>
+      {!('explorations' in session) ? <p className={styles.unavailable} role="status">{t('observer.unreadable', { reason: `${t(`observer.load.${session.load.status}`)}${session.load.reason ? ` (${session.load.reason})` : ''}` })}</p> : (
+        <>
+          {session.flow && session.flow.nodes.length > 0 && <Flow flow={session.flow} />}
+          {session.tokens && (session.tokens.total > 0 || session.tokens.input > 0 || session.tokens.output > 0) && (
+            <p className={styles.muted}>
+              {session.tokens.input || session.tokens.output ? t('observer.tokens', { input: session.tokens.input, output: session.tokens.output }) : t('observer.tokensTotal', { total: session.tokens.total })}
+            </p>
+          )}
+          {session.explorations.map((e) => <Card key={e.id} e={e} />)}
+        </>
+      )}
     </div>
   );
 }
