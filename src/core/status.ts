@@ -13,7 +13,9 @@
  * may cancel anything that is not finished, and cancelling a task cancels its
  * unfinished subtasks with it. needs_attention and cancelled go back to ready
  * on retry; work parked while merging goes back to merging, and a decomposed
- * parent back to waiting_children (its cancelled subtasks back to ready).
+ * parent back to waiting_children (its cancelled subtasks back to ready). A
+ * retry from the current main (--fresh) supersedes a task that needs attention
+ * with its next version, in ready.
  *
  * Every transition goes through `assertTransition`; an illegal one throws
  * ILLEGAL_TRANSITION, never a silent no-op. Every transition to ready clears
@@ -59,7 +61,8 @@ export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = 
   done: [],
   // → merging: a retry of work parked while merging (its approval stands; see tasks.retry). → waiting_children: a
   // retry of a decomposed parent, whose cancelled subtasks go back to ready with it (store/ops/taskTree.ts).
-  needs_attention: ['ready', 'merging', 'waiting_children', 'cancelled'],
+  // → superseded: a retry from the current main makes the next version (store/ops/conflictRetry.ts freshVersion).
+  needs_attention: ['ready', 'merging', 'waiting_children', 'superseded', 'cancelled'],
   cancelled: ['ready', 'waiting_children'],
   superseded: [],
 };

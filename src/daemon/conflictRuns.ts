@@ -9,6 +9,7 @@
  * that asks for a person, send the task to needs_attention.
  */
 import { coerceError } from '../core/errors.js';
+import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
 import type { Task } from '../core/types.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 import type { Store } from '../store/store.js';
@@ -66,9 +67,10 @@ export class ConflictRuns {
   private async openNow(task: Task, message: string, files: string[]): Promise<void> {
     try {
       const conflicts = (await this.store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'conflict').length;
-      if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `still conflicts after ${conflicts} conflict runs: ${message}`);
+      // Said as MERGE_CONFLICT: the task detail then names the ways out (core/mergeConflictWays.ts), which a plain retry is not.
+      if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `${MERGE_CONFLICT_PREFIX} still conflicts after ${conflicts} conflict runs: ${message}`);
       const mode = (await this.opts.onConflict(task, files)) ?? 'auto';
-      if (mode === 'manual') return await this.opts.toAttention(task, `merge conflict; the on:conflict hook asks for a person: ${message}`);
+      if (mode === 'manual') return await this.opts.toAttention(task, `${MERGE_CONFLICT_PREFIX} the on:conflict hook asks for a person: ${message}`);
       this.awaiting.add(task.id);
       await this.start(task);
     } catch (err) {

@@ -306,7 +306,7 @@ export class MergeCoordinator {
     // Said while the lease is held, and naming this daemon: another daemon's train, which may take the lease
     // before this one's conflict run starts (it waits for the lease's release, or for a slot), leaves the task alone.
     for (const c of landed.conflicts) {
-      await this.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'merge.conflict', payload: { branch: c.branch, message: c.message, owner: this.opts.owner } });
+      await this.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'merge.conflict', payload: { branch: c.branch, message: c.message, files: c.files, owner: this.opts.owner } });
     }
     const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
     if (!merged.length) return landed;

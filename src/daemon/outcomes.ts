@@ -11,6 +11,7 @@
  *   error    → needs_attention when a person must act; else back to ready with a backoff
  */
 import { MaestroError } from '../core/errors.js';
+import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Priority, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -95,7 +96,7 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
         if (task.status === 'merging') return { to: 'exec_review', fields: { result: { ...rest, conflict } }, reason: 'a conflict run resolved the merge: the resolution waits for approval' };
         return { to: null, fields: { result: { ...rest, conflict, branch: data.branch } } };
       }
-      return { to: 'needs_attention', fields: { lastRunError: `conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
+      return { to: 'needs_attention', fields: { lastRunError: `${MERGE_CONFLICT_PREFIX} the conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
     }
     default: {
       const never: never = run.kind;

@@ -19,6 +19,7 @@ import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
 import { findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
 import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
+import { freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
@@ -75,11 +76,23 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
      * merging (a dirty checkout, a before:merge veto, a missing branch) goes back to merging instead: its
      * change was reviewed and approved, and only the merge is tried again (ready would run the agent anew).
      * A decomposed parent goes back to waiting_children and its cancelled subtasks to ready (ops/taskTree.ts):
-     * ready would execute its approved plan as one task.
+     * ready would execute its approved plan as one task. `commit`: a merge conflict resolved by hand on the
+     * branch, merged as that commit; `fresh`: the next version, run from the current main (ops/conflictRetry.ts).
      */
-    retry: (id: string, from: TaskStatus) =>
+    retry: (id: string, from: TaskStatus, opts: { commit?: string; fresh?: boolean; who?: string } = {}) =>
       tx('tasks.retry', async (q, now) => {
         await assertActive(q, (await taskRow(q, id)).projectId, 'no task can be retried in it');
+        if (opts.fresh) {
+          const { old, before, next } = await freshVersion(q, { id, who: opts.who ?? 'human', now });
+          await appendEvent(q, statusEvent(before, old, { reason: 'retry from the current main', who: opts.who ?? 'human', nextVersion: next.id }), now);
+          await appendEvent(q, { projectId: next.projectId, taskId: next.id, type: 'task.created', payload: { title: next.title, version: next.version, parentVersionId: old.id } }, now);
+          return next;
+        }
+        if (opts.commit !== undefined) {
+          const { before, after } = await takeResolution(q, { id, commit: opts.commit, now });
+          await appendEvent(q, statusEvent(before, after, { reason: 'retry the merge with the conflict resolved by hand', commit: opts.commit, who: opts.who ?? 'human' }), now);
+          return after;
+        }
         if (await hasSubtasks(q, id)) {
           const { task, subtasks } = await retryWithSubtasks(q, { id, from, now });
           await appendEvent(q, statusEvent(task.before, task.after, { reason: 'retry with its subtasks' }), now);
@@ -185,16 +198,4 @@ export function taskGates({ tx }: TaskOpsContext) {
         return after;
       }),
   };
-}
-
-/**
- * Whether the task went to needs_attention from merging (its newest status event says so), was not edited
- * since (an edited task runs anew), and has a branch to merge.
- */
-async function parkedWhileMerging(q: Queryable, id: string): Promise<boolean> {
-  const last = await q.one<{ type: string; payload: string }>(`SELECT type, payload FROM events WHERE task_id = $1 AND type IN ('task.status', 'task.edited') ORDER BY id DESC LIMIT 1`, [id]);
-  const payload = last?.type === 'task.status' ? (JSON.parse(last.payload) as { from?: unknown; to?: unknown }) : {};
-  if (payload.from !== 'merging' || payload.to !== 'needs_attention') return false;
-  const task = await getTask(q, id);
-  return typeof task.result?.branch === 'string';
 }

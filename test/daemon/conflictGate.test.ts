@@ -92,7 +92,7 @@ describe('a conflict at merge time', () => {
       const t = await store.tasks.get(task.id);
       return t.status === 'needs_attention' ? t : t.status === 'exec_review' || t.status === 'done' ? Promise.reject(new Error(`${t.status}: the hook was not asked with the files`)) : null;
     }, 'needs_attention');
-    expect(parked.lastRunError).toMatch(/^merge conflict; the on:conflict hook asks for a person: /);
+    expect(parked.lastRunError).toMatch(/^MERGE_CONFLICT: the on:conflict hook asks for a person: /);
     expect((await store.runs.list({ taskId: task.id })).map((r) => r.kind)).toEqual(['execute', 'review']);
   });
 });

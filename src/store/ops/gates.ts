@@ -11,8 +11,9 @@ import { statusAfterApproval, type TaskStatus } from '../../core/status.js';
 import type { LineComment } from '../../core/reports.js';
 import type { Approval, Gate, Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
-import { INSERT_TASK_SQL, newId, taskValues, toApproval } from '../rows.js';
+import { newId, toApproval } from '../rows.js';
 import { getTask } from './getTask.js';
+import { insertNextVersion } from './nextVersion.js';
 import { transitionTask } from './transitionTask.js';
 
 async function recordApproval(db: Queryable, a: Omit<Approval, 'id'>): Promise<Approval> {
@@ -64,36 +65,9 @@ export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; 
   assertAtGate(task, opts.gate);
   const approval = await recordApproval(db, { taskId: task.id, gate: opts.gate, decision: 'reject', reason: opts.reason, who: opts.who, at: opts.now });
   const { after: old } = await transitionTask(db, { id: task.id, from: opts.gate, to: 'superseded', now: opts.now });
-  const next: Task = {
-    ...task,
-    id: newId('t'),
-    status: 'ready',
-    approvals: [],
-    // A rejected plan is planned again; a rejected execution keeps its approved plan.
-    plan: opts.gate === 'exec_review' ? task.plan : null,
-    result: null,
-    feedback: rejectionFeedback(opts.gate, opts.who, opts.reason, opts.comments),
-    parentVersionId: task.id,
-    version: task.version + 1,
-    claimedAt: null,
-    claimedBy: null,
-    leaseExpiresAt: null,
-    attempt: 0,
-    retryBaseline: 0,
-    nextEligibleAt: null,
-    lastRunError: null,
-    createdAt: opts.now,
-    updatedAt: opts.now,
-  };
-  await db.run(INSERT_TASK_SQL, taskValues(next));
-  const dependents = await db.all<{ id: string; deps: string }>(`SELECT id, deps FROM tasks WHERE project_id = $1 AND id <> $2`, [task.projectId, next.id]);
-  for (const d of dependents) {
-    const deps = JSON.parse(d.deps) as string[];
-    if (!deps.includes(task.id)) continue;
-    await db.run(`UPDATE tasks SET deps = $1, updated_at = $2 WHERE id = $3`, [JSON.stringify(deps.map((x) => (x === task.id ? next.id : x))), opts.now, d.id]);
-  }
-  await db.run(`UPDATE tasks SET parent_id = $1 WHERE parent_id = $2`, [next.id, task.id]);
-  return { old, next: await getTask(db, next.id), approval };
+  // A rejected plan is planned again; a rejected execution keeps its approved plan.
+  const next = await insertNextVersion(db, task, { plan: opts.gate === 'exec_review' ? task.plan : null, feedback: rejectionFeedback(opts.gate, opts.who, opts.reason, opts.comments), now: opts.now });
+  return { old, next, approval };
 }
 
 export async function listApprovals(db: Queryable, filter: { taskId?: string; limit?: number } = {}): Promise<Approval[]> {

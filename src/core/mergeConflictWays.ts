@@ -1,0 +1,70 @@
+/**
+ * The ways out of a merge conflict left to a person (the task detail's `mergeConflict`): a task that approved work
+ * brought to needs_attention while merging, because main and its branch still conflict after its conflict runs
+ * (daemon/conflictRuns.ts MAX_CONFLICT_RUNS), a conflict run failed (markers left, files changed beyond the
+ * conflicted ones, its resolution rejected), or the on:conflict hook asks for a person. A plain retry merges
+ * again and meets the same conflict; these are the ways that end it, as the commands a person types:
+ *
+ * - resolve by hand on the task's branch (in its worktree when it is still there), commit, and
+ *   `maestro task retry <id> --commit <sha>`: the train merges that commit, with no conflict run;
+ * - `maestro task retry <id> --fresh`: a new version of the task, run from the current main (the branch's work
+ *   is not carried over; the approved plan is);
+ * - `maestro task cancel <id>`.
+ *
+ * Pure and zod-free: `maestro task show` (cli/commands/mergeConflictAdvice.ts) prints them, the board may too.
+ */
+import { shellWord } from './diffGateWays.js';
+
+/** How lastRunError begins for a task parked by a merge conflict (as `DIFF_GATE:` for the diff gate's refusals). */
+export const MERGE_CONFLICT_PREFIX = 'MERGE_CONFLICT:';
+
+/** Whether the task waits for a person because of a merge conflict (its last error says so). */
+export function parkedByConflict(task: { status: string; lastRunError: string | null }): boolean {
+  return task.status === 'needs_attention' && (task.lastRunError?.startsWith(MERGE_CONFLICT_PREFIX) ?? false);
+}
+
+/** What the detail says of such a task. */
+export interface MergeConflictPark {
+  /** The task's branch, which holds the approved work. */
+  branch: string;
+  /** The branch it is merged into. */
+  baseBranch: string;
+  /** The shared remote the branch and main live on, or null for the project's own repository. */
+  remote: string | null;
+  /** The task's worktree on this daemon's machine when it is still there (the branch checked out), else null. */
+  worktree: string | null;
+  /** The files that conflicted at the last merge (the newest merge.conflict event's), as git names them. */
+  files: string[];
+  /** Conflict runs the task had. */
+  conflictRuns: number;
+}
+
+/** `maestro task retry <id> --commit <sha>`: the train merges the commit you made on the branch. */
+export const resolvedRetryCommand = (taskId: string, sha = '<sha>'): string => `maestro task retry ${taskId} --commit ${sha}`;
+/** `maestro task retry <id> --fresh`: a new version, run from the current main. */
+export const freshRetryCommand = (taskId: string): string => `maestro task retry ${taskId} --fresh`;
+export const cancelCommand = (taskId: string): string => `maestro task cancel ${taskId}`;
+
+/**
+ * The git commands that merge main into the branch by hand, one a line, ending at the commit. In the worktree when
+ * it is there; else in a worktree of its own made from the project's checkout (checking the branch out there would
+ * leave the checkout off main, and the merge waits for it to be on main). On a shared remote: from your clone, the
+ * remote's main, and a push of the branch.
+ */
+export function resolveByHandCommands(taskId: string, park: MergeConflictPark): string[] {
+  const origin = park.remote ? 'origin' : null;
+  const main = origin ? `${origin}/${park.baseBranch}` : park.baseBranch;
+  const where = park.worktree && !origin
+    ? [`cd ${shellWord(park.worktree)}`]
+    : origin
+      ? [`git fetch ${origin}`, `git worktree add maestro-resolve-${taskId} ${shellWord(park.branch)}`, `cd maestro-resolve-${taskId}`]
+      : [`git worktree add ../maestro-resolve-${taskId} ${shellWord(park.branch)}`, `cd ../maestro-resolve-${taskId}`];
+  return [
+    ...where,
+    `git merge ${shellWord(main)}`,
+    park.files.length ? `# resolve ${park.files.map(shellWord).join(' ')}, then: git add <the files>` : '# resolve the conflicted files, then: git add <the files>',
+    'git commit --no-edit',
+    ...(origin ? [`git push ${origin} ${shellWord(park.branch)}`] : []),
+    'git rev-parse HEAD   # the commit to name',
+  ];
+}
