@@ -21,6 +21,7 @@ import { providerFix } from '../../daemon/providerCheck.js';
 import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles } from './review.js';
 import { diffGateRefusal } from './diffGateRefusal.js';
+import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
@@ -51,11 +52,21 @@ const rejectBody = z.object({
 }).strict();
 const messageBody = z.object({ message: z.string().trim().min(1).max(100_000), who }).strict();
 const cancelBody = z.object({ reason: z.string().trim().max(10_000).optional(), who }).strict();
+const retryBody = z.object({
+  who,
+  fresh: z.boolean().optional().describe('run the task again from the current main: a new version in ready (its plan kept), this one superseded; for a task that needs attention'),
+  commit: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/, 'a commit is its full sha, 40 lowercase hex digits (git rev-parse HEAD)')
+    .optional()
+    .describe("for a task parked by a merge conflict: the commit on its branch that resolved it by hand (main merged in); the train merges it, with no conflict run"),
+}).strict().refine((b) => !(b.fresh && b.commit !== undefined), { message: '--fresh runs the task again from main; --commit merges your resolution: give one of them', path: ['fresh'] });
 /** Request bodies as the web board's client types them (type-only import: the browser sends what this validates). */
 export type GateBody = z.input<typeof gateBody>;
 export type RejectBody = z.input<typeof rejectBody>;
 export type MessageBody = z.input<typeof messageBody>;
 export type CancelBody = z.input<typeof cancelBody>;
+export type RetryBody = z.input<typeof retryBody>;
 
 export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
   const { store, control } = deps;
@@ -86,6 +97,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return {
       task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), diffGate: await diffGateRefusal(store, task, runs),
+      mergeConflict: await mergeConflictPark(deps, task, runs),
     };
   });
 
@@ -102,12 +114,13 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: cancelled.task, subtasksCancelled: cancelled.subtasks.map((s) => ({ id: s.id, title: s.title })) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled (a decomposed parent goes back to waiting_children, its cancelled subtasks back to ready)', tags, params: idParam, response: taskResponse }, async ({ params }) => {
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled (a decomposed parent goes back to waiting_children, its cancelled subtasks back to ready); fresh: a new version from the current main; commit: merge a merge conflict resolved by hand', tags, params: idParam, body: retryBody, response: taskResponse }, async ({ params, body }) => {
     const task = await store.tasks.get(params.id);
     if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
       throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);
     }
-    return { task: await store.tasks.retry(task.id, task.status) };
+    if (body.commit !== undefined) await checkResolution(store, task, body.commit);
+    return { task: await store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who }) };
   });
 
   // A decision's event says where it came from (address, client): on a team's database, which board or CLI it was.

@@ -86,6 +86,16 @@ export const diffGateRefusalSchema = z.strictObject({
   strayGitlinks: z.array(z.string()).describe('git repositories committed as gitlinks (or made inside the worktree), not as files'),
 });
 
+/** A merge conflict left to a person: where the work is and what conflicted (core/mergeConflictWays.ts names the ways out). */
+export const mergeConflictParkSchema = z.strictObject({
+  branch: z.string().describe("the task's branch, holding the approved work"),
+  baseBranch: z.string().describe('the branch it merges into'),
+  remote: z.string().nullable().describe('the shared remote the branch and main live on; null for the project’s own repository'),
+  worktree: z.string().nullable().describe("the task's worktree on the daemon's machine, the branch checked out, while it is there; else null"),
+  files: z.array(z.string()).describe('the files that conflicted at the last merge'),
+  conflictRuns: z.number().int().describe('conflict runs the task had'),
+});
+
 export const taskDetailResponse = z.strictObject({
   task: taskSchema,
   runs: z.array(runSchema),
@@ -113,6 +123,9 @@ export const taskDetailResponse = z.strictObject({
   diffGate: diffGateRefusalSchema
     .nullable()
     .describe("for a task that needs attention because the diff gate refused its change: what it refused (raise the limit in the project's .maestro/config.json, change the task's ownedFiles or narrow the task, then retry); else null"),
+  mergeConflict: mergeConflictParkSchema
+    .nullable()
+    .describe('for a task that needs attention because main and its branch conflict and a person must settle it: resolve it by hand on the branch and retry with commit, retry with fresh (a new version from the current main), or cancel; else null'),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,
@@ -195,6 +208,7 @@ export type RunList = Out<typeof runListResponse>;
 export type ProjectDetail = Out<typeof projectDetailResponse>;
 export type TaskDetail = Out<typeof taskDetailResponse>;
 export type DiffGateRefusal = Out<typeof diffGateRefusalSchema>;
+export type MergeConflictParkWire = Out<typeof mergeConflictParkSchema>;
 export type RejectResponse = Out<typeof rejectResponse>;
 export type CancelResponse = Out<typeof cancelResponse>;
 export type RunMessageResponse = Out<typeof runMessageResponse>;

@@ -11,6 +11,7 @@ import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task } fr
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, parsePriority, print, table, taskRow, withApi, type ClientFlags } from './common.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
+import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
@@ -159,7 +160,8 @@ function taskShow(task: Command, ctx: CliContext): void {
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
-      print(asked + blocked + steering + elsewhere + stuck + slot + refused + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
+      print(asked + blocked + steering + elsewhere + stuck + slot + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }
@@ -283,14 +285,25 @@ export function cancelledLine({ task: t, subtasksCancelled: subs }: CancelRespon
   return `Cancelled ${t.id} and its ${subs.length === 1 ? 'unfinished subtask' : `${subs.length} unfinished subtasks`} (${which}).`;
 }
 
-/** `task retry`. */
+/**
+ * `task retry`. `--commit`: a merge conflict the person resolved by hand on the task's branch, merged as that commit;
+ * `--fresh`: the task run again from the current main, as its next version (store/ops/conflictRetry.ts).
+ */
 function taskRetry(task: Command, ctx: CliContext): void {
-  withApi(task.command('retry <id>').description('Retry a task that needs attention or was cancelled.')).action(
-    action(async (id: string, opts: ClientFlags) => {
+  withApi(
+    task
+      .command('retry <id>')
+      .description('Retry a task that needs attention or was cancelled.')
+      .option('--fresh', 'run it again from the current main: a new version on a new branch (its plan kept), this one superseded')
+      .option('--commit <sha>', 'a merge conflict you resolved by hand on its branch: merge that commit (the full sha), with no conflict run'),
+  ).action(
+    action(async (id: string, opts: ClientFlags & { fresh?: boolean; commit?: string }) => {
       const client = clientFor(opts, ctx.env);
-      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`);
+      const body = { ...(opts.fresh ? { fresh: true } : {}), ...(opts.commit !== undefined ? { commit: opts.commit } : {}) };
+      const { task: t } = await client.post<TaskResponse>(`/api/tasks/${encodeURIComponent(await actOnNewest(client, id))}/retry`, body);
       if (opts.json) printJson({ task: t });
-      else print(`Retrying ${t.id}; it is now ${t.status}${t.status === 'waiting_children' ? ' (its cancelled subtasks are ready again)' : ''}.`);
+      else if (opts.fresh) print(`Running ${id} again from the current main: version ${t.version} is ${t.id} (${t.status}).`);
+      else print(`Retrying ${t.id}; it is now ${t.status}${t.status === 'waiting_children' ? ' (its cancelled subtasks are ready again)' : ''}${opts.commit ? ` (merging ${opts.commit.slice(0, 12)})` : ''}.`);
     }),
   );
 }

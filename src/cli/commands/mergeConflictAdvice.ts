@@ -1,0 +1,25 @@
+/**
+ * What `task show` says of a task parked by a merge conflict (the task detail's `mergeConflict`): what conflicted
+ * and the ways out as commands (core/mergeConflictWays.ts). A plain `task retry` merges again and meets the same
+ * conflict, and `task reject` is refused (the task is at no gate): before, neither the detail nor the CLI said
+ * what ends it.
+ */
+import { cancelCommand, freshRetryCommand, resolveByHandCommands, resolvedRetryCommand, type MergeConflictPark } from '../../core/mergeConflictWays.js';
+import type { Task } from '../../core/types.js';
+import { visible } from '../../lib/visible.js';
+
+export function mergeConflictAdvice(task: Task, park: MergeConflictPark): string {
+  const files = park.files.length ? ` in ${park.files.map((f) => visible(f)).join(', ')}` : '';
+  const where = park.remote
+    ? `in your clone of ${visible(park.remote)}`
+    : park.worktree ? 'in the task\'s worktree' : "from the project's checkout (the task's worktree is gone; its branch is kept)";
+  const runs = park.conflictRuns ? ` after ${park.conflictRuns} conflict run${park.conflictRuns === 1 ? '' : 's'}` : '';
+  return [
+    `${visible(park.baseBranch)} and ${visible(park.branch)} conflict${files}${runs}, and a person must settle it: \`maestro task retry ${task.id}\` alone merges again and meets the same conflict. Ways out:`,
+    `  - Resolve it by hand on ${visible(park.branch)}, ${where}:`,
+    ...resolveByHandCommands(task.id, park).map((c) => `      ${c}`),
+    `    then ${resolvedRetryCommand(task.id)} (the commit you made) merges it, with no conflict run.`,
+    `  - Run the task again from the current ${visible(park.baseBranch)}: ${freshRetryCommand(task.id)} (a new version on a new branch, its plan kept; nothing of ${visible(park.branch)} is carried over).`,
+    `  - Drop it: ${cancelCommand(task.id)}.`,
+  ].join('\n');
+}
