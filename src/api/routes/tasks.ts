@@ -114,14 +114,9 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return { task: cancelled.task, subtasksCancelled: cancelled.subtasks.map((s) => ({ id: s.id, title: s.title })) };
   });
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled (a decomposed parent goes back to waiting_children, its cancelled subtasks back to ready); fresh: a new version from the current main; commit: merge a merge conflict resolved by hand', tags, params: idParam, body: retryBody, response: taskResponse }, async ({ params, body }) => {
-    const task = await store.tasks.get(params.id);
-    if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
-      throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);
-    }
-    if (body.commit !== undefined) await checkResolution(store, task, body.commit);
-    return { task: await store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who }) };
-  });
+  defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled (a decomposed parent goes back to waiting_children, its cancelled subtasks back to ready); fresh: a new version from the current main; commit: merge a merge conflict resolved by hand', tags, params: idParam, body: retryBody, response: taskResponse }, async ({ params, body }) => ({
+    task: await retryTask(store, params.id, body),
+  }));
 
   // A decision's event says where it came from (address, client): on a team's database, which board or CLI it was.
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/approve', summary: 'Approve the gate the task waits at (gate optional: the one it waits at); at exec_review, commit ties the approval to the change looked at', tags, params: idParam, body: gateBody, response: taskResponse }, async ({ params, body, req }) => {
@@ -149,6 +144,16 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     if (task.status !== 'awaiting_input') throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}, not awaiting_input: there is no question to answer.`);
     return control.reply(task, body.message, body.who);
   });
+}
+
+/** A person's retry: of a task that needs attention or was cancelled; `commit` checked against its branch first. */
+async function retryTask(store: Store, id: string, body: z.output<typeof retryBody>): Promise<Task> {
+  const task = await store.tasks.get(id);
+  if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
+    throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);
+  }
+  if (body.commit !== undefined) await checkResolution(store, task, body.commit);
+  return store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
 }
 
 /** The agent's question a task awaiting input waits on: its newest run.clarify event. */
