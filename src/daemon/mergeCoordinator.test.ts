@@ -667,12 +667,16 @@ describe('a locked checkout (an index.lock left by a git running or crashed ther
     const { repo, tasks: { a } } = await approvedInOwnCheckout(s, { a: { 'a.txt': 'a\n' } });
     const lock = join(repo, '.git', 'index.lock');
     writeFileSync(lock, '');
+    // Taken "just now" at every look, however long the busy machine takes to get there: a minute ahead of the clock
+    // (a lock written at the start and looked at after the wait, 300 ms here, read as one a crashed git left).
+    const fresh = () => new Date(Date.now() + 60_000);
+    utimesSync(lock, fresh(), fresh());
     const d = coordinator(s, tempDir('maestro-home-'), 'd1', { lockWaitMs: 300 });
     await d.merges.tick();
     const first = Date.now(); // after the tick that began the wait
     expect((await s.tasks.get(a.id)).status).toBe('merging');
     while (Date.now() - first <= 300) await new Promise((r) => setTimeout(r, 20)); // the wait's own length, not a guess at the machine
-    utimesSync(lock, new Date(), new Date()); // taken again just now
+    utimesSync(lock, fresh(), fresh()); // taken again just now
     await d.merges.tick();
     expect(await s.tasks.get(a.id)).toMatchObject({ status: 'needs_attention', lastRunError: lockedMessage(repo, a, '') });
     expect(await lockEvents(a)).toEqual([lock]);
