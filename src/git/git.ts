@@ -104,16 +104,17 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
 }
 
 /** The `-c` pairs that keep git from running what the repository's settings name (inertConfig.ts), per repository. */
-const inertArgs = inertArgsCache(async (cwd) => {
-  const r = await execute({ file: 'git', args: [...INERT_ALWAYS, 'config', '-z', '--get-regexp', DRIVER_KEYS], cwd, env: gitEnv({}), maxBuffer: 4 * 1024 * 1024 });
+const inertArgs = inertArgsCache(async (cwd, env) => {
+  const r = await execute({ file: 'git', args: [...INERT_ALWAYS, 'config', '-z', '--get-regexp', DRIVER_KEYS], cwd, env, maxBuffer: 4 * 1024 * 1024 });
   // Exit 1: no driver at all.
   return !r.errno && r.code === 0 ? r.stdout : !r.errno && r.code === 1 ? '' : null;
 });
 
 async function runGit(cwd: string, args: string[], options: GitOptions): Promise<GitResult> {
   // An agent writes the tree the programs the repository's settings name are found in: git runs none of them.
-  const inert = await inertArgs(cwd);
-  const req: ExecRequest = { file: options.gitBinary ?? 'git', args: [...inert, ...args], cwd, env: gitEnv(options), maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs, encoding: options.encoding };
+  const env = gitEnv(options);
+  const inert = await inertArgs(cwd, env);
+  const req: ExecRequest = { file: options.gitBinary ?? 'git', args: [...inert, ...args], cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs, encoding: options.encoding };
   return gitResult(cwd, args, options, await execute(req));
 }
 

@@ -79,7 +79,7 @@ function isKeptProgram(command: string): boolean {
  * the system's. The repository's git folder names the cache entry; null when `cwd` is none of those (a folder
  * above a repository, one not made yet), whose drivers are read each time.
  */
-export function configFiles(cwd: string, env: NodeJS.ProcessEnv = process.env): { repo: string; files: string[] } | null {
+export function configFiles(cwd: string, env: NodeJS.ProcessEnv): { repo: string; files: string[] } | null {
   const gitDir = gitdirPointer(cwd) ?? (isDir(join(cwd, '.git')) ? join(cwd, '.git') : isFile(join(cwd, 'HEAD')) ? cwd : null);
   if (!gitDir) return null;
   const common = resolve(gitDir, readTrimmed(join(gitDir, 'commondir')) ?? '.');
@@ -100,18 +100,18 @@ export function filesStamp(files: readonly string[]): string {
 }
 
 /**
- * The `-c` pairs for a command in `cwd`: INERT_ALWAYS and the drivers' (inertDriverArgs), read through `read`
+ * The `-c` pairs for a command in `cwd` with the environment `env`: INERT_ALWAYS and the drivers' (inertDriverArgs), read through `read`
  * (`git config -z --get-regexp DRIVER_KEYS` there; null when it failed) once per repository and settings. A
  * failed read is not kept: the command it was for fails the same way, or the next one reads again.
  */
-export function inertArgsCache(read: (cwd: string) => Promise<string | null>): (cwd: string) => Promise<string[]> {
+export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Promise<string | null>): (cwd: string, env: NodeJS.ProcessEnv) => Promise<string[]> {
   const known = new Map<string, { stamp: string; args: Promise<string[]> }>();
-  return (cwd) => {
-    const where = configFiles(cwd);
+  return (cwd, env) => {
+    const where = configFiles(cwd, env);
     const stamp = where ? filesStamp(where.files) : '';
     const hit = where && known.get(where.repo);
     if (hit && hit.stamp === stamp) return hit.args;
-    const args = read(cwd).then((out) => {
+    const args = read(cwd, env).then((out) => {
       if (out === null && where && known.get(where.repo)?.args === args) known.delete(where.repo);
       return [...INERT_ALWAYS, ...inertDriverArgs(out ?? '')];
     });
