@@ -21,10 +21,10 @@
  *
  * The drivers are read with one `git config` per repository, again when one of its settings files changes.
  */
-import { readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
-import { gitdirPointer } from './onDisk.js';
+import { basename, join } from 'node:path';
+import { commonGitDir, gitdirPointer } from './onDisk.js';
 
 /** What git is given for every command, whatever the repository. */
 export const INERT_ALWAYS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
@@ -82,7 +82,7 @@ function isKeptProgram(command: string): boolean {
 export function configFiles(cwd: string, env: NodeJS.ProcessEnv): { repo: string; files: string[] } | null {
   const gitDir = gitdirPointer(cwd) ?? (isDir(join(cwd, '.git')) ? join(cwd, '.git') : isFile(join(cwd, 'HEAD')) ? cwd : null);
   if (!gitDir) return null;
-  const common = resolve(gitDir, readTrimmed(join(gitDir, 'commondir')) ?? '.');
+  const common = commonGitDir(gitDir);
   const home = env.HOME ?? homedir();
   const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [join(home, '.gitconfig'), join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'config')];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig'];
@@ -135,12 +135,4 @@ function isDir(path: string): boolean {
 
 function isFile(path: string): boolean {
   return statOf(path)?.isFile() ?? false;
-}
-
-function readTrimmed(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    return null;
-  }
 }

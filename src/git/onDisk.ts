@@ -76,8 +76,13 @@ export function headCommit(path: string): string | null {
   if (SHA.test(head)) return head; // detached
   const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
   if (!ref) return null;
+  return readRef(commonGitDir(gitDir), ref) ?? null;
+}
+
+/** The repository's own git dir for a git dir: a linked worktree's names it in its `commondir` file; else itself. */
+export function commonGitDir(gitDir: string): string {
   const common = readTrimmed(join(gitDir, 'commondir'));
-  return readRef(common ? resolve(gitDir, common) : gitDir, ref) ?? null;
+  return common ? resolve(gitDir, common) : gitDir;
 }
 
 /**

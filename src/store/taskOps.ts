@@ -19,7 +19,7 @@ import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
 import { findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
 import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
-import { freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
+import { backToMerging, freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
@@ -99,12 +99,14 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
           for (const s of subtasks) await appendEvent(q, statusEvent(s.before, s.after, { reason: `retried with task ${id}`, retriedWith: id }), now);
           return getTask(q, id);
         }
-        const merge = from === 'needs_attention' && (await parkedWhileMerging(q, id));
-        const { before, after } = await transitionTask(q, { id, to: merge ? 'merging' : 'ready', from, fields: merge ? {} : { nextEligibleAt: null }, now });
-        // A merge needs no claimer (any daemon's merge train takes it): its old one's lease, renewed or not, must
-        // never expire it back to ready (a new run, the approval dropped).
-        await q.run(merge ? `UPDATE tasks SET claimed_by = NULL, lease_expires_at = NULL WHERE id = $1` : `UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
-        await appendEvent(q, statusEvent(before, after, { reason: merge ? 'retry the merge' : 'retry' }), now);
+        if (from === 'needs_attention' && (await parkedWhileMerging(q, id))) {
+          const { before, after } = await backToMerging(q, { id, now });
+          await appendEvent(q, statusEvent(before, after, { reason: 'retry the merge' }), now);
+          return after;
+        }
+        const { before, after } = await transitionTask(q, { id, to: 'ready', from, fields: { nextEligibleAt: null }, now });
+        await q.run(`UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
+        await appendEvent(q, statusEvent(before, after, { reason: 'retry' }), now);
         return getTask(q, id);
       }),
   };

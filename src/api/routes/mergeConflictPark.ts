@@ -10,18 +10,17 @@ import { MaestroError } from '../../core/errors.js';
 import { parkedByConflict, type MergeConflictPark } from '../../core/mergeConflictWays.js';
 import type { Run, Task } from '../../core/types.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
-import { branchName } from '../../executor/protocol/job.js';
 import { git } from '../../git/git.js';
+import { worktreeDirName } from '../../git/worktree.js';
 import { conflictedFiles } from '../../store/ops/conflictRetry.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
-
-const branchOf = (task: Task): string => (typeof task.result?.branch === 'string' ? task.result.branch : branchName(task.id, task.version));
+import { branchOf } from './reviewData.js';
 
 export async function mergeConflictPark(deps: Pick<ApiDeps, 'store' | 'home'>, task: Task, runs: readonly Run[]): Promise<MergeConflictPark | null> {
   if (!parkedByConflict(task)) return null;
   const project = await deps.store.projects.get(task.projectId);
-  const worktree = deps.home ? join(deps.home, 'worktrees', project.id, `${task.id}-v${task.version}`) : null;
+  const worktree = deps.home ? join(deps.home, 'worktrees', project.id, worktreeDirName(task.id, task.version)) : null;
   return {
     branch: branchOf(task),
     baseBranch: baseBranchOf(project),

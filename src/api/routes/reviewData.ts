@@ -107,7 +107,8 @@ export async function diffRange(store: Store, project: Project, task: Task, refr
   throw new MaestroError('NO_DIFF', `Task ${task.id} v${task.version} has no change to show: ${why}.`, { details: { taskId: task.id, branch } });
 }
 
-const branchOf = (task: Task) => (typeof task.result?.branch === 'string' ? task.result.branch : branchName(task.id, task.version));
+/** The task's branch: the one its run recorded, else the name its runs give it. */
+export const branchOf = (task: Task): string => (typeof task.result?.branch === 'string' ? task.result.branch : branchName(task.id, task.version));
 
 async function findRange(store: Store, project: Project, task: Task, shared: boolean, recordedOnly: boolean): Promise<DiffRange | null> {
   const repo = project.repoPath;

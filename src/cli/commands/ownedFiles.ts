@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError, Option } from 'commander';
 import { repoPathProblem } from '../../core/textRules.js';
+import { list } from './common.js';
 
 /** The two options; `replaces` for `task edit`, where the paths given are the task's new list. */
 export function ownedFilesOptions(replaces: boolean): [Option, Option] {
@@ -25,7 +26,7 @@ function checked(path: string, what: string): string {
 
 /** "a, b,c" as ["a", "b", "c"], after the paths of an earlier --owned-files; empty items are skipped, as always. */
 function parseList(value: string, previous: unknown): string[] {
-  const paths = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const paths = list(value);
   if (!paths.length) throw new InvalidArgumentError('It names no path (to clear the list, task edit takes --no-owned-files).');
   for (const p of paths) checked(p, `The path ${JSON.stringify(p)}`);
   return [...(Array.isArray(previous) ? (previous as string[]) : []), ...paths];

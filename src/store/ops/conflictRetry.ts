@@ -18,7 +18,7 @@ import type { Queryable } from '../db.js';
 import { getTask } from './getTask.js';
 import { insertNextVersion } from './nextVersion.js';
 import { hasSubtasks } from './taskTree.js';
-import { transitionTask } from './transitionTask.js';
+import { transitionTask, type TransitionFields } from './transitionTask.js';
 
 /**
  * Whether the task went to needs_attention from merging (its newest status event says so), was not edited
@@ -55,10 +55,18 @@ export async function takeResolution(q: Queryable, opts: { id: string; commit: s
   const task = await conflictParked(q, opts.id);
   const files = await conflictedFiles(q, task.id);
   const result = { ...(task.result ?? {}), conflict: { resolvedBy: 'person', files, commitSha: opts.commit } };
-  const moved = await transitionTask(q, { id: task.id, from: 'needs_attention', to: 'merging', fields: { result }, now: opts.now });
-  // As the plain retry of a merge: no claimer's lease may expire it back to ready.
-  await q.run(`UPDATE tasks SET claimed_by = NULL, lease_expires_at = NULL WHERE id = $1`, [task.id]);
-  return { before: task, after: await getTask(q, moved.after.id) };
+  const { after } = await backToMerging(q, { id: task.id, fields: { result }, now: opts.now });
+  return { before: task, after };
+}
+
+/**
+ * needs_attention → merging: the approved work merged again, by any daemon's merge train, which needs no claimer.
+ * The old claimer's lease, renewed or not, must never expire it back to ready (a new run, the approval dropped).
+ */
+export async function backToMerging(q: Queryable, opts: { id: string; fields?: TransitionFields; now: number }): Promise<{ before: Task; after: Task }> {
+  const { before } = await transitionTask(q, { id: opts.id, from: 'needs_attention', to: 'merging', fields: opts.fields, now: opts.now });
+  await q.run(`UPDATE tasks SET claimed_by = NULL, lease_expires_at = NULL WHERE id = $1`, [opts.id]);
+  return { before, after: await getTask(q, opts.id) };
 }
 
 /** needs_attention → superseded, and the next version in ready: the task run again from the current main. */
