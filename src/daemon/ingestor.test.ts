@@ -16,6 +16,7 @@ import { Ingestor } from './ingestor.js';
 import { createRunControl } from './runControl.js';
 
 const MINUTE = 60_000;
+type IngestorPreFinal = ConstructorParameters<typeof Ingestor>[2]['preFinal'];
 const OWNER = 'daemon-a';
 const NO_USAGE = { inputTokens: 0, outputTokens: 0, costUsd: 0, models: [], agentCalls: 0 };
 
@@ -32,7 +33,7 @@ interface Setup {
   outbox: string;
   writer: () => OutboxWriter;
   /** A daemon's ingestor on the store; `logs` holds what it said. */
-  ingestor: (bus?: Bus) => { ingestor: Ingestor; logs: Array<{ obj: Record<string, unknown>; msg: string }>; errors: Error[] };
+  ingestor: (bus?: Bus, preFinal?: IngestorPreFinal) => { ingestor: Ingestor; logs: Array<{ obj: Record<string, unknown>; msg: string }>; errors: Error[] };
 }
 
 async function setup(): Promise<Setup> {
@@ -44,12 +45,12 @@ async function setup(): Promise<Setup> {
   await store.tasks.claim(task.id, OWNER, 10 * MINUTE);
   const runDir = tempDir('maestro-run-');
   const run = await store.runs.start({ taskId: task.id, kind: 'execute', model: null, traceId: 'tr-1', attempt: 1, runDir, owner: OWNER });
-  const ingestor = (bus = new Bus()) => {
+  const ingestor = (bus = new Bus(), preFinal?: IngestorPreFinal) => {
     const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
     const errors: Error[] = [];
     const ingestor = new Ingestor(store, bus, {
       owner: OWNER, leaseMs: 10 * MINUTE, onChange: () => {}, onError: (e) => errors.push(e), onFinal: () => {},
-      log: { info: (obj, msg) => logs.push({ obj, msg }) },
+      log: { info: (obj, msg) => logs.push({ obj, msg }) }, preFinal,
     });
     return { ingestor, logs, errors };
   };
@@ -167,5 +168,32 @@ describe('Ingestor: the worker numbering its outbox records', () => {
     const replayed = await createRunControl(s.store, () => {}).replay(s.taskId, null);
     expect(replayed.map((i) => i.data.text)).toEqual(['one ', 'two']);
     expect(replayed.map((i) => i.id)).toEqual(live.map((i) => i.id));
+  });
+});
+
+describe('Ingestor.stop: a daemon shutting down', () => {
+  it('waits for a final record still with its project hook, which then settles the run, instead of leaving the hook running past the stop', async () => {
+    const s = await setup();
+    let release!: () => void;
+    const hookRunning = new Promise<void>((r) => (release = r));
+    let hookAsked!: () => void;
+    const asked = new Promise<void>((r) => (hookAsked = r));
+    const { ingestor, errors } = s.ingestor(new Bus(), async (_run, record) => {
+      hookAsked();
+      await hookRunning;
+      return record;
+    });
+    s.writer().write({ type: 'error', code: 'CHECK_FAILED', message: 'failed', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+    const ingesting = ingestor.ingest(s.run);
+    await asked;
+    let stopped = false;
+    const stopping = ingestor.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    await ingesting;
+    expect(errors).toEqual([]);
+    expect((await s.store.runs.get(s.run.id)).status).toBe('failed');
   });
 });

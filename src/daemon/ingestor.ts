@@ -108,8 +108,13 @@ export class Ingestor {
     w.untrack();
   }
 
-  stop(): void {
+  /**
+   * Stops following outboxes and waits for the reads under way: a final record may be waiting on a project hook
+   * (bounded by the hook's time limit), whose process must not outlive the daemon.
+   */
+  async stop(): Promise<void> {
     for (const id of [...this.watched.keys()]) this.unfollow(id);
+    await Promise.all(this.inFlight.values());
   }
 
   /** The run's ingest under way, if one is (its final record may be waiting for the branch's push). */

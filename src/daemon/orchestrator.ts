@@ -384,7 +384,7 @@ export class Orchestrator {
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
       stopLeases();
     }
-    this.ingestor.stop();
+    await this.ingestor.stop();
     await unregisterDaemon(this.store.db, this.owner).catch(() => undefined);
   }
 }
