@@ -17,7 +17,7 @@ import { editTask } from './ops/editTask.js';
 import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
-import { findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
+import { countTasks, findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
 import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
 import { backToMerging, freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
@@ -46,6 +46,8 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
     row: (id: string) => taskRow(db, id),
     find: (id: string) => findTask(db, id),
     list: (filter?: TaskFilter) => listTasks(db, filter),
+    /** How many tasks the filter matches, all pages together. */
+    count: (filter?: TaskFilter) => countTasks(db, filter),
     /** Every task among `ids`, however many (list's `ids` takes at most 1,000). */
     byIds: (ids: Iterable<string>) => tasksByIds(db, ids),
     edit: (id: string, edit: TaskEdit) =>

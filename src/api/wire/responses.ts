@@ -71,8 +71,13 @@ export const projectDetailResponse = z.strictObject({
     .describe('what the repository’s own .maestro/ sets: its checks, limits, model tiers and hooks come from there only (the daemon stores none of them); null for a shared remote, whose main each daemon reads in its clone'),
 });
 
-export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema) });
-export const taskBoardListResponse = z.strictObject({ tasks: z.array(taskSummarySchema).describe('the slim rows of view=board') });
+/** Paging of GET /api/tasks: a page holds at most `limit` tasks (default 500); the rest are asked for with offset=nextOffset. */
+const taskPaging = {
+  total: z.number().int().nullable().describe('how many tasks projectId, status and parentId match, all pages together; null when q is given (q is matched page by page)'),
+  nextOffset: z.number().int().nullable().describe('the offset of the next page; null when this page is the last'),
+};
+export const taskFullListResponse = z.strictObject({ tasks: z.array(taskSchema), ...taskPaging });
+export const taskBoardListResponse = z.strictObject({ tasks: z.array(taskSummarySchema).describe('the slim rows of view=board'), ...taskPaging });
 export const taskListResponse = z.union([taskFullListResponse, taskBoardListResponse]);
 export const taskResponse = z.strictObject({ task: taskSchema });
 /** Why the diff gate refused a task's change: what it went over, with the numbers (executor/pipelines/executor.ts). */

@@ -9,15 +9,16 @@ import { reviewedHead } from '../../core/reviewed.js';
 import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
-import { clientFor, findProject, list, parsePriority, print, table, taskRow, withApi, type ClientFlags } from './common.js';
+import { clientFor, findProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
+import { registerTaskList } from './taskList.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
 import { visible } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
-import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskList, TaskResponse } from '../../api/wire/responses.js';
+import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
 function parseStatuses(value: string): string[] {
@@ -67,7 +68,7 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
 export function register(program: Command, ctx: CliContext): void {
   const task = program.command('task').description('Create tasks, watch them and act at their gates (needs the daemon).');
   taskCreate(task, ctx);
-  taskList(task, ctx);
+  registerTaskList(task, ctx, parseStatuses);
   taskShow(task, ctx);
   registerEdit(task, ctx);
   registerDiff(task, ctx);
@@ -121,20 +122,6 @@ function taskCreate(task: Command, ctx: CliContext): void {
       const { task: t } = await client.post<TaskResponse>('/api/tasks', body);
       if (opts.json) printJson({ task: t });
       else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}${opts.deps ? newestDepsNote(list(opts.deps), t.deps) : ''}`);
-    }),
-  );
-}
-
-/** `task list`: tasks, optionally of one project or in some statuses. */
-function taskList(task: Command, ctx: CliContext): void {
-  withApi(task.command('list').description('List tasks.').option('--project <idOrName>', 'only this project').option('--status <statuses>', 'comma-separated statuses', parseStatuses)).action(
-    action(async (opts: ClientFlags & { project?: string; status?: string[] }) => {
-      const client = clientFor(opts, ctx.env);
-      const projectId = opts.project ? (await findProject(client, opts.project)).project.id : undefined;
-      const { tasks } = await client.get<TaskList>('/api/tasks', { projectId, status: opts.status?.join(',') });
-      if (opts.json) return printJson({ tasks });
-      if (!tasks.length) return print('No tasks.');
-      print(table([['ID', 'STATUS', 'PRI', 'COMPLEXITY', 'TITLE'], ...tasks.map(taskRow)]));
     }),
   );
 }

@@ -44,8 +44,8 @@ export interface TaskFilter {
   offset?: number;
 }
 
-/** Tasks in creation order. Approvals are not loaded here (use getTask). */
-export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise<Task[]> {
+/** The WHERE clause and its parameters for a filter; null when it matches nothing (an empty ids or status list). */
+function whereOf(filter: TaskFilter): { sql: string; params: SqlValue[] } | null {
   const where: string[] = [];
   const params: SqlValue[] = [];
   const p = (v: SqlValue) => {
@@ -53,21 +53,36 @@ export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise
     return `$${params.length}`;
   };
   if (filter.ids) {
-    if (!filter.ids.length) return [];
+    if (!filter.ids.length) return null;
     where.push(`id IN (${filter.ids.slice(0, 1000).map((id) => p(id)).join(', ')})`);
   }
   if (filter.projectId) where.push(`project_id = ${p(filter.projectId)}`);
   if (filter.status !== undefined) {
     const list = Array.isArray(filter.status) ? filter.status : [filter.status];
-    if (!list.length) return [];
+    if (!list.length) return null;
     where.push(`status IN (${list.map((s) => p(s)).join(', ')})`);
   }
   if (filter.parentId === null) where.push('parent_id IS NULL');
   else if (filter.parentId) where.push(`parent_id = ${p(filter.parentId)}`);
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+/** Tasks in creation order. Approvals are not loaded here (use getTask). */
+export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise<Task[]> {
+  const where = whereOf(filter);
+  if (!where) return [];
   const limit = Math.min(Math.max(filter.limit ?? 1000, 1), 100_000);
   const offset = Math.max(filter.offset ?? 0, 0);
-  const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`;
-  return (await db.all<Row>(sql, params)).map((r) => toTask(r));
+  const sql = `SELECT * FROM tasks ${where.sql} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`;
+  return (await db.all<Row>(sql, where.params)).map((r) => toTask(r));
+}
+
+/** How many tasks the filter matches, all pages together (limit and offset are not read). */
+export async function countTasks(db: Queryable, filter: TaskFilter = {}): Promise<number> {
+  const where = whereOf(filter);
+  if (!where) return 0;
+  const row = await db.one<{ n: number | string }>(`SELECT COUNT(*) AS n FROM tasks ${where.sql}`, where.params);
+  return Number(row?.n ?? 0);
 }
 
 /** How many ids one read of tasksByIds names (listTasks takes at most 1,000). */
