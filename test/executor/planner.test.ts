@@ -75,6 +75,23 @@ describe('planner pipeline', () => {
     expect(record.usage.agentCalls).toBe(2);
   });
 
+  it("refuses a plan of more subtasks than the project's limit, asks once for a smaller one, then tells a person", async () => {
+    using sb = sandbox();
+    const many = Array.from({ length: 3000 }, (_, i) => ({ title: `Step ${i}`, complexity: 'easy' }));
+    const script = sb.script([{ match: { role: 'plan' }, actions: [{ answer: '```json\n' + JSON.stringify({ plan: 'p', subtasks: many }) + '\n```' }] }]);
+    const record = await runPipeline(parseJob(sb.job({ kind: 'plan' }, script)), { runDir: sb.runDir('plan') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('PLAN_INVALID');
+    expect(record.needsAttention?.reason).toBe('plan_invalid');
+    expect(record.usage.agentCalls).toBe(2);
+    expect(record.message).toContain('the plan has 3,000 subtasks, more than the limit of 100 (limits.maxSubtasks in .maestro/config.json)');
+    // The project's own limit: three subtasks are too many for 2.
+    const three = sb.script([{ match: { role: 'plan' }, actions: [{ plan: { plan: 'Three steps.', subtasks } }] }]);
+    const limited = await runPipeline(parseJob(sb.job({ kind: 'plan', limits: { maxSubtasks: 2 } }, three)), { runDir: sb.runDir('plan2') });
+    expect((limited as { message?: string }).message).toContain('the plan has 3 subtasks, more than the limit of 2');
+  });
+
   it('refuses deps that are out of range or cyclic', async () => {
     using sb = sandbox();
     const cyclic = [

@@ -70,6 +70,8 @@ are explained here.
     the history.
   - \`reviewRounds\` — review rejections a task version may take before it
     needs attention; \`maestro task retry\` then gives it a fresh set.
+  - \`maxSubtasks\` — the most subtasks a plan may split a task into (100);
+    a larger plan goes back to the planner, then to a person.
   - \`agentTimeoutMs\`, \`checkTimeoutMs\` — time limits of one agent call and
     of one check, in ms (at most 2147483647, about 24.8 days: the longest a
     Node timer holds; a check's own \`timeoutMs\` likewise).

@@ -3,7 +3,8 @@
  * the JSON block (for the machine, authoritative). Checked: titles present and
  * distinct, enums, deps are indices in range and not the subtask itself, no
  * cycles, and the table (when present) lists the same titles in the same order.
- * Every problem is reported, so one retry can fix them all.
+ * Every problem is reported, so one retry can fix them all. A plan of more subtasks than the project's
+ * limits.maxSubtasks is refused before anything else is read of it: it is the one problem to fix.
  */
 import { z } from 'zod';
 import { findCycle } from '../../core/dag.js';
@@ -56,7 +57,15 @@ function tableTitles(text: string): string[] | null {
   return rows.slice(1).filter((r) => !/^\s*\|[\s:|-]+\|\s*$/.test(r)).map((r) => cells(r)[titleCol] ?? '');
 }
 
-export function parsePlanOutput(text: string): PlanResult {
+/** The refusal of a plan of too many subtasks, before each of them is checked (3,000 would each be). */
+function tooManySubtasks(raw: unknown, maxSubtasks: number): string | null {
+  const subtasks = (raw as { subtasks?: unknown } | null)?.subtasks;
+  if (!Array.isArray(subtasks) || subtasks.length <= maxSubtasks) return null;
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `the plan has ${n(subtasks.length)} subtasks, more than the limit of ${n(maxSubtasks)} (limits.maxSubtasks in .maestro/config.json): group the work into at most ${n(maxSubtasks)} larger subtasks`;
+}
+
+export function parsePlanOutput(text: string, maxSubtasks: number): PlanResult {
   const blocks = jsonBlocks(text);
   if (!blocks.length) throw new PlanParseError('no ```json block found; end the answer with a ```json block holding {"plan", "subtasks"}');
   let raw: unknown;
@@ -66,6 +75,8 @@ export function parsePlanOutput(text: string): PlanResult {
   } catch (err) {
     throw new PlanParseError(`the json block is not valid JSON: ${(err as Error).message}`);
   }
+  const tooMany = tooManySubtasks(raw, maxSubtasks);
+  if (tooMany) throw new PlanParseError(tooMany);
   const parsed = planSchema.safeParse(raw);
   if (!parsed.success) {
     throw new PlanParseError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));

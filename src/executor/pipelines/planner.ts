@@ -37,12 +37,12 @@ async function plan(ctx: RunContext, cwd: string): Promise<PlanResult> {
   }));
   const first = await ask('plan');
   try {
-    return parsePlanOutput(first);
+    return parsePlanOutput(first, ctx.limits.maxSubtasks);
   } catch (err) {
     if (!(err instanceof PlanParseError)) throw err;
     const second = await ask('plan:retry', err.message);
     try {
-      return parsePlanOutput(second);
+      return parsePlanOutput(second, ctx.limits.maxSubtasks);
     } catch (err2) {
       if (!(err2 instanceof PlanParseError)) throw err2;
       throw needsAttention('PLAN_INVALID', 'plan_invalid', `the planner's answer was malformed twice: ${err2.message}`, { firstError: err.message, error: err2.message });

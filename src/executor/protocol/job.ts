@@ -33,6 +33,11 @@ export const DEFAULT_LIMITS = {
   maxFileBytes: 5 * 1024 * 1024,
   /** Review rejections a task version may take before it goes to needs_attention. */
   reviewRounds: 3,
+  /**
+   * The most subtasks a plan may split a task into. A trial's planner answered 3,000: the plan was accepted,
+   * `task show` printed 540 KB and approving it took 51 s. A plan past 100 is a backlog, not a plan.
+   */
+  maxSubtasks: 100,
   agentTimeoutMs: 30 * MINUTE,
   checkTimeoutMs: 10 * MINUTE,
   /** How long an answer to a clarifying question may take; 0 waits forever. */
@@ -101,6 +106,7 @@ export const limitsSchema = z.object({
   maxDiffLines: z.number().int().positive(),
   maxFileBytes: z.number().int().positive(),
   reviewRounds: z.number().int().positive(),
+  maxSubtasks: z.number().int().positive(),
   agentTimeoutMs: timerMs(),
   checkTimeoutMs: timerMs(),
   clarifyTimeoutMs: z.number().int().nonnegative(),

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { parsePlanOutput, PlanParseError } from './planParse.js';
+
+const answer = (count: number) =>
+  '```json\n' + JSON.stringify({ plan: 'p', subtasks: Array.from({ length: count }, (_, i) => ({ title: `Step ${i}`, complexity: 'easy' })) }) + '\n```';
+
+describe('parsePlanOutput: the number of subtasks', () => {
+  it('takes a plan of as many subtasks as the limit', () => {
+    expect(parsePlanOutput(answer(100), 100).subtasks).toHaveLength(100);
+  });
+
+  it('refuses one more, naming the count, the limit and the setting', () => {
+    expect(() => parsePlanOutput(answer(3000), 100)).toThrow(PlanParseError);
+    expect(() => parsePlanOutput(answer(3000), 100)).toThrow('the plan has 3,000 subtasks, more than the limit of 100 (limits.maxSubtasks in .maestro/config.json)');
+    expect(() => parsePlanOutput(answer(3), 2)).toThrow('the plan has 3 subtasks, more than the limit of 2');
+  });
+});
