@@ -14,6 +14,7 @@ import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
 import { registerTaskList } from './taskList.js';
+import { SHOWN_ITEMS, shortList } from './shortList.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
 import { visible } from '../../lib/visible.js';
@@ -60,7 +61,7 @@ function describeTask(task: Task, runs: { id: string; kind: string; status: stri
   if (reviewed) lines.push(`  reviewed commit: ${reviewed}${task.status === 'exec_review' ? ` (maestro task diff ${task.id} shows it; approve --commit ${reviewed} approves only it)` : ''}`);
   for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${a.reason}` : ''}`);
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);
-  if (children.length) lines.push(`  subtasks: ${children.map((c) => `${c.id} ${c.status}`).join(', ')}`);
+  if (children.length) lines.push(`  subtasks${children.length > SHOWN_ITEMS ? ` (${children.length.toLocaleString('en-US')})` : ''}: ${shortList(children.map((c) => `${c.id} ${c.status}`))}`);
   if (task.plan) lines.push('  plan:', ...task.plan.split('\n').map((l) => `    ${l}`));
   return lines.join('\n');
 }
@@ -268,8 +269,8 @@ function taskCancel(task: Command, ctx: CliContext): void {
 /** "Cancelled t_1." or "Cancelled t_1 and its 2 unfinished subtasks (t_2 First, t_3 Second)." */
 export function cancelledLine({ task: t, subtasksCancelled: subs }: CancelResponse): string {
   if (!subs.length) return `Cancelled ${t.id}.`;
-  const which = subs.map((s) => `${s.id} ${s.title}`).join(', ');
-  return `Cancelled ${t.id} and its ${subs.length === 1 ? 'unfinished subtask' : `${subs.length} unfinished subtasks`} (${which}).`;
+  const which = shortList(subs.map((s) => `${s.id} ${s.title}`));
+  return `Cancelled ${t.id} and its ${subs.length === 1 ? 'unfinished subtask' : `${subs.length.toLocaleString('en-US')} unfinished subtasks`} (${which}).`;
 }
 
 /**
