@@ -1,12 +1,24 @@
 /** `maestro project add|list|show|config|archive|restore`: register repositories with the daemon, set their agent, put them away. */
 import { basename, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
 import { agentOffer } from './agentOffer.js';
 import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
 import type { ProjectCreatedResponse, ProjectList, ProjectResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
+
+/**
+ * The daemon's refusal of a name the person never typed (taken from the folder: one holding an escape character,
+ * say) is said as that, with the way out: "Invalid --name" sent them looking for a flag they had not given.
+ */
+function folderNameRefused(err: unknown, name: string): unknown {
+  const issues = err instanceof MaestroError && err.code === 'BAD_INPUT' ? (err.details?.issues as Array<{ path?: unknown; message?: unknown }> | undefined) : undefined;
+  const issue = Array.isArray(issues) ? issues.find((i) => Array.isArray(i.path) && i.path[0] === 'name') : undefined;
+  if (!issue) return err;
+  return new MaestroError('BAD_INPUT', `The project name taken from the folder, "${name}", is not allowed (it ${String(issue.message)}): give the project a name with --name <name>.`, { cause: err });
+}
 
 function counts(byStatus: Record<string, number>): string {
   const parts = Object.entries(byStatus).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`);
@@ -32,7 +44,9 @@ export function register(program: Command, ctx: CliContext): void {
       const config = { ...(provider ? { provider } : {}), ...(opts.remote ? { remote: opts.remote } : {}) };
       const body = { name: opts.name ?? basename(repoPath.replace(/\.git$/, '')), repoPath, ...(Object.keys(config).length ? { config } : {}) };
       const client = clientFor(opts, ctx.env);
-      const { project: p, runs } = await client.post<ProjectCreatedResponse>('/api/projects', body);
+      const { project: p, runs } = await client.post<ProjectCreatedResponse>('/api/projects', body).catch((err: unknown) => {
+        throw opts.name === undefined ? folderNameRefused(err, body.name) : err;
+      });
       if (opts.json) return printJson({ project: p, runs });
       print(`Added project ${p.name} (${p.id}) at ${p.repoPath}${provider ? ` with the ${String(provider.kind)} agent` : ''}`);
       if (typeof p.config.baseBranch === 'string') {
