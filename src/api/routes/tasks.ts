@@ -74,18 +74,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   const tags = ['tasks'];
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery, response: taskListResponse }, async ({ query }) => {
-    const filter = { projectId: query.projectId, status: query.status, parentId: query.parentId };
-    let tasks = await store.tasks.list({ ...filter, limit: query.limit, offset: query.offset });
-    // A page short of the limit that holds something (or starts at 0) is the last: no count needed.
-    const read = tasks.length;
-    const matched = read < query.limit && (read > 0 || query.offset === 0) ? query.offset + read : await store.tasks.count(filter);
-    // q filters the page read, so the next page starts after the rows read, not after the ones kept.
-    const nextOffset = query.offset + read < matched ? query.offset + read : null;
-    if (query.q) {
-      const needle = query.q.toLowerCase();
-      tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
-    }
-    return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks, total: query.q ? null : matched, nextOffset };
+    return listPage(store, query);
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, response: taskResponse, status: 201 }, async ({ body }) => {
@@ -247,4 +236,20 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
     if (isMaestroError(err, 'DIRTY_MAIN') || isMaestroError(err, 'REPO_LOCKED')) return err.message;
     return null; // not a repository any more, git missing, the branch gone: the merge says so itself
   }
+}
+
+/** One page of GET /api/tasks, with how many tasks match in all and where the next page starts. */
+async function listPage(store: Store, query: z.output<typeof taskListQuery>) {
+  const filter = { projectId: query.projectId, status: query.status, parentId: query.parentId };
+  let tasks = await store.tasks.list({ ...filter, limit: query.limit, offset: query.offset });
+  // A page short of the limit that holds something (or starts at 0) is the last: no count needed.
+  const read = tasks.length;
+  const matched = read < query.limit && (read > 0 || query.offset === 0) ? query.offset + read : await store.tasks.count(filter);
+  // q filters the page read, so the next page starts after the rows read, not after the ones kept.
+  const nextOffset = query.offset + read < matched ? query.offset + read : null;
+  if (query.q) {
+    const needle = query.q.toLowerCase();
+    tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
+  }
+  return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks, total: query.q ? null : matched, nextOffset };
 }
