@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../core/types.js';
-import { providerProblem } from './providerCheck.js';
+import { providerFix, providerProblem } from './providerCheck.js';
 
 let repo: string;
 let outside: string;
@@ -29,7 +29,19 @@ describe('a scripted project checked when a task is created', () => {
     // The same file in the repository is read, and its problem said with file, line and field.
     const inRepo = join(repo, 'bad.yaml');
     writeFileSync(inRepo, 's3cr3t-token-value\n');
-    expect(providerProblem(scripted(inRepo), {})).toBe(`invalid agent script: ${inRepo}:1: (root): Invalid input: expected object, received string`);
+    expect(providerProblem(scripted(inRepo), {})).toBe(`its agent script is invalid: ${inRepo}:1: (root): Invalid input: expected object, received string`);
     expect(providerProblem(scripted(join(outside, 'gone.yaml')), {})).toBe(`its agent script ${join(outside, 'gone.yaml')} does not exist`);
+  });
+});
+
+describe('the refusal of a task in a project whose script is wrong', () => {
+  it('says the script is invalid, where and why, and to fix it: not to give the project an agent', () => {
+    const bad = join(repo, 'agent.yaml');
+    writeFileSync(bad, 'steps:\n  - match: {}\n    actions: 7\n');
+    const project = scripted(bad);
+    const said = providerFix(project, providerProblem(project, {})!);
+    expect(said).toMatch(new RegExp(`^Project p cannot run tasks: its agent script is invalid: ${bad}:\\d+: steps\\.0\\.actions: `));
+    expect(said).toContain('Fix the script (its format is in docs/scripted-agent.md)');
+    expect(said).not.toContain('Give it an agent first');
   });
 });

@@ -42,7 +42,7 @@ function scriptProblem(repoPath: string, file: string): string | null {
     loadScript(file);
     return null;
   } catch (err) {
-    return (err as Error).message;
+    return `its agent script is invalid: ${(err as Error).message.replace(/^invalid agent script: /, '')}`;
   }
 }
 
@@ -85,8 +85,15 @@ export function providerProblem(project: Project, env: NodeJS.ProcessEnv): strin
   }
 }
 
-/** The refusal's text: the problem, then how to set a provider from the CLI. */
+/**
+ * The refusal's text: the problem, then the way out. A scripted project has an agent: its script is what to fix
+ * (advice to "give it an agent first" sent a person to replace a provider they had set on purpose).
+ */
 export function providerFix(project: Project, problem: string): string {
+  const kind = (project.config.provider as { kind?: unknown } | undefined)?.kind;
+  if (kind === 'scripted') {
+    return `Project ${project.name} cannot run tasks: ${problem.replace(/\.+$/, '')}. Fix the script (its format is in docs/scripted-agent.md) and try again.`;
+  }
   return [
     `Project ${project.name} cannot run tasks: ${problem.replace(/\.+$/, '')}.`,
     `Give it an agent first, e.g. \`maestro project config set provider.kind command provider.command '["/path/to/agent","{prompt}"]' --project ${project.name}\``,
