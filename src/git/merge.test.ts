@@ -136,20 +136,25 @@ describe("a conflict run's merge", () => {
 });
 
 describe('assertMergeable, before an approval', () => {
-  it('names untracked files the branch adds, and ignores the others, with one git process when there are none', async () => {
+  it('names untracked files the branch adds, and ignored ones, and ignores the others, with two git processes when there are none', async () => {
     const repo = repoWithBranch(true);
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
     await expect(assertMergeable(repo, 'main', 'maestro/t-e')).resolves.toBeUndefined();
     unobserve();
-    expect(calls).toHaveLength(1);
-    // An untracked file the branch does not add, and an ignored one it does, are no obstacle (git overwrites ignored files).
+    // The checkout's state, and what the branch adds (nothing stands there: no listing of ignored files).
+    expect(calls.map((a) => a[0])).toEqual(['status', 'diff-tree']);
+    // An untracked file the branch does not add is no obstacle; an ignored one it does is (git would overwrite it).
     writeFileSync(join(repo, 'scratch.txt'), 'mine\n');
     await expect(assertMergeable(repo, 'main', 'maestro/t-e')).resolves.toBeUndefined();
     writeFileSync(join(repo, '.git', 'info', 'exclude'), 'docs/\n');
     mkdirSync(join(repo, 'docs'));
     writeFileSync(join(repo, 'docs', 'e.md'), 'ignored\n');
-    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).resolves.toBeUndefined();
+    await expect(assertMergeable(repo, 'main', 'maestro/t-e')).rejects.toMatchObject({
+      code: 'DIRTY_MAIN',
+      message: `the main checkout ${repo} has git-ignored files where merging maestro/t-e puts its own (docs/e.md): git would overwrite or delete them without asking: move them aside`,
+    });
+    rmSync(join(repo, 'docs'), { recursive: true });
     writeFileSync(join(repo, 'e.txt'), 'my notes\n');
     await expect(assertMergeable(repo, 'main', 'maestro/t-e')).rejects.toMatchObject({
       code: 'DIRTY_MAIN',

@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { checkoutState, git, headSha, revParse } from './git.js';
+import { ignoredInTheWay, ignoredInTheWayError } from './ignoredInTheWay.js';
 import { assertUnlocked, indexNotWritten, unwrittenIndex } from './indexLock.js';
 import { NO_AUTO_MAINTENANCE } from './maintenance.js';
 import { readRef } from './onDisk.js';
@@ -55,18 +56,26 @@ function refuseCheckout(repoPath: string, baseBranch: string, { branch: onBranch
 }
 
 /**
- * Before an approval, what would stop the merge it starts: assertMainCheckout's refusals, and files the branch
- * adds that lie untracked in the checkout (git will not overwrite them). The same one git process, listing the
- * untracked files too; a second (what the branch adds) only when there are any.
+ * Before an approval, what would stop the merge it starts: assertMainCheckout's refusals, files the branch
+ * adds that lie untracked in the checkout (git will not overwrite them), and git-ignored files where the branch
+ * puts its own (git would overwrite them; the train stops the merge, ignoredInTheWay.ts). The same one git
+ * process, listing the untracked files too; a second (what the branch adds) only when there are any; then
+ * ignoredInTheWay's (the commits read from git's files).
  */
 export async function assertMergeable(repoPath: string, baseBranch: string, branch: string): Promise<void> {
   const state = await checkoutState(repoPath, { untracked: true });
   refuseCheckout(repoPath, baseBranch, state);
-  if (!state.untracked.length) return;
-  const { stdout } = await git(repoPath, ['diff', '--name-only', '-z', '--no-renames', '--diff-filter=A', '--end-of-options', 'HEAD', branch, '--']);
-  const added = new Set(stdout.split('\0').filter(Boolean));
-  const untracked = state.untracked.filter((f) => added.has(f));
-  if (untracked.length) throw filesInTheWay({ repoPath, branch }, { untracked, changed: [] });
+  if (state.untracked.length) {
+    const { stdout } = await git(repoPath, ['diff', '--name-only', '-z', '--no-renames', '--diff-filter=A', '--end-of-options', 'HEAD', branch, '--']);
+    const added = new Set(stdout.split('\0').filter(Boolean));
+    const untracked = state.untracked.filter((f) => added.has(f));
+    if (untracked.length) throw filesInTheWay({ repoPath, branch }, { untracked, changed: [] });
+  }
+  const [head, tip] = [`refs/heads/${baseBranch}`, `refs/heads/${branch}`];
+  const tips = await tipsOf(repoPath, [head, tip]);
+  if (!tips.has(head) || !tips.has(tip)) return; // the branch gone: the merge says so itself
+  const ignored = (await ignoredInTheWay(repoPath, tips.get(head)!, [tips.get(tip)!])).get(tips.get(tip)!);
+  if (ignored) throw ignoredInTheWayError({ repoPath, branch }, ignored);
 }
 
 /**
@@ -96,7 +105,9 @@ export async function mergeBranch(options: MergeOptions & { head?: string; tip?:
   // husky refuses "Merge maestro/…"), and a refusal was taken for a conflict, a conflict run started, again and
   // again; the work passed the project's checks, its reviews and the person (before:merge is Maestro's hook here),
   // and the agent's own commits are made with --no-verify too (commitAll).
-  const merge = [...NO_AUTO_MAINTENANCE, 'merge', mode, '--no-verify', '-m', message, '--end-of-options', branchSha];
+  // --no-overwrite-ignore: a fast-forward over a git-ignored file the branch adds is refused as one over an untracked
+  // file (the ort strategy does not heed it; the train looks for them first, ignoredInTheWay.ts).
+  const merge = [...NO_AUTO_MAINTENANCE, 'merge', mode, '--no-verify', '--no-overwrite-ignore', '-m', message, '--end-of-options', branchSha];
   const { code, stdout, stderr } = await git(repoPath, merge, { okCodes: [1, 2], env: { LC_ALL: 'C' } });
   if (code !== 0) {
     const said = stdout + stderr;
