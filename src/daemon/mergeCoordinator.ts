@@ -13,7 +13,9 @@
  * the train is pushed and the lease released (the run needs the clone, and
  * main with the cars before it); a second failure, a dirty main checkout (or untracked files there
  * the branch would overwrite: git refuses, and that is no conflict) or a cancelling hook sends
- * the task to needs_attention; so does a locked one, unless the lock is momentary (mergeLock.ts).
+ * the task to needs_attention; so does a locked one, unless the lock is momentary (mergeLock.ts), a car
+ * that would write over git-ignored files in a person's checkout (git would, without a word:
+ * git/ignoredInTheWay.ts).
  * A task whose push the remote refused is retried later in a train of its own, so one refused
  * change cannot hold the others.
  */
@@ -297,7 +299,7 @@ export class MergeCoordinator {
       const v = await this.opts.hooks.beforeMerge?.(car.task, car.branch);
       return v && 'cancel' in v ? v.cancel : null;
     };
-    const outcomes = await runTrain({ repo, base, head: baseTip, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto });
+    const outcomes = await runTrain({ repo, base, head: baseTip, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto, personsCheckout: !remote });
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
       if (o.kind === 'locked') await this.lockedOut(o.car.task, o.error);

@@ -20,6 +20,7 @@ import { RUNS_ELSEWHERE } from '../core/runsElsewhere.js';
 import { STEERING } from '../core/steering.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
+import { ignoredInTheWay, ignoredInTheWayError, type IgnoredInTheWay } from '../git/ignoredInTheWay.js';
 import { watchedThroughLinks } from '../git/linkAliases.js';
 import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
@@ -50,10 +51,14 @@ export interface TrainOptions {
   cars: Car[];
   /** The before:merge hook: a reason to refuse the car, or null. */
   veto: (car: Car) => Promise<string | null>;
+  /** A person's checkout (not a daemon's clone): a car that would write over its git-ignored files is stopped (ignoredInTheWay.ts). */
+  personsCheckout?: boolean;
 }
 
 /**
- * Merges the cars in order into the checked-out base (checked clean beforehand). A git failure that is
+ * Merges the cars in order into the checked-out base (checked clean beforehand). In a person's checkout, a car
+ * whose branch puts a path where git-ignored files lie needs attention before anything is merged (git would
+ * overwrite or delete them): looked for once for the whole train (ignoredInTheWay.ts). A git failure that is
  * neither a conflict, a refused fast-forward nor files in the car's way (a lock file taken meanwhile, a
  * broken object) ends the train at that car, which needs attention; the cars behind it are not tried and
  * stay approved for the next train (which finds a lock left there before merging, and says so).
@@ -61,7 +66,14 @@ export interface TrainOptions {
 export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
   const outcomes: CarOutcome[] = [];
   let head = opts.head ?? (await git(opts.repo, ['rev-parse', '--verify', 'HEAD'])).stdout.trim();
+  // Looked for once, from main as the train finds it: a path a car before this one adds is tracked once it merged.
+  const ignored = opts.personsCheckout ? await ignoredInTheWay(opts.repo, head, opts.cars.map((c) => c.tip)) : new Map<string, IgnoredInTheWay[]>();
   for (const car of opts.cars) {
+    const inTheWay = ignored.get(car.tip);
+    if (inTheWay) {
+      outcomes.push({ kind: 'attention', car, reason: thenRetry(ignoredInTheWayError({ repoPath: opts.repo, branch: car.branch, unchanged: opts.base }, inTheWay).message, car.task) });
+      continue;
+    }
     const refused = await opts.veto(car);
     if (refused !== null) {
       outcomes.push({ kind: 'attention', car, reason: `before:merge hook cancelled: ${refused}` });

@@ -214,9 +214,9 @@ async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): P
 
 /**
  * At exec_review, what would stop the merge an approval starts: the project's own checkout locked (its
- * index.lock, for longer than a git at work holds it), not clean on its main branch, or holding untracked files the task's branch adds (git would refuse to overwrite them); a
+ * index.lock, for longer than a git at work holds it), not clean on its main branch, holding untracked files the task's branch adds (git would refuse to overwrite them), or git-ignored ones where it puts its own (git would overwrite them; the merge stops); a
  * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
- * process, and a second only when the checkout has untracked files.
+ * process, a second only when the checkout has untracked files, and ignoredInTheWay's (one or two).
  */
 async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
   if (task.status !== 'exec_review') return null;
