@@ -298,6 +298,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     mayClaim: () => !health.claimPaused,
     // The remote as the error names it (its password hidden there).
     onRemote: (project, err) => health.remote(project.id, err && { path: String(err.details?.path), message: err.message }),
+    onFolders: (missing) => health.projectFolders(missing),
     remoteRetryMs: options.remoteRetryMs,
     gitStallMs: options.gitStallMs,
     knowledge: KnowledgeBridge.forService(knowledge, knowledge.config.env),

@@ -57,7 +57,7 @@ export function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator
   let said = new Map<string, HealthCondition>();
   return (report) => {
     const now = new Map(report.conditions.map((c) => [keyOf(c), c]));
-    for (const [key, c] of now) if (!said.has(key)) log.warn({ condition: key }, c.code === 'REMOTE_UNREACHABLE' ? c.message : `claiming new work paused: ${c.message}`);
+    for (const [key, c] of now) if (!said.has(key)) log.warn({ condition: key }, HOLDS_ITS_PROJECT.has(c.code) ? c.message : `claiming new work paused: ${c.message}`);
     const cleared = [...said].filter(([key]) => !now.has(key)).map(([, c]) => c);
     for (const c of cleared) log.info(clearedLine(c));
     said = now;
@@ -67,8 +67,12 @@ export function healthReaction(log: Logger, bus: Bus, orchestrator: Orchestrator
   };
 }
 
+/** Conditions of one project, which pause no claim elsewhere. */
+const HOLDS_ITS_PROJECT = new Set(['REMOTE_UNREACHABLE', 'PROJECT_FOLDER_MISSING']);
+
 function clearedLine(c: HealthCondition): string {
   if (c.code === 'REMOTE_UNREACHABLE') return `the shared remote ${c.path} answers again: its project's tasks are claimed again`;
+  if (c.code === 'PROJECT_FOLDER_MISSING') return `the project folder ${c.path} is back: \`maestro task retry\` merges the approved work that waits`;
   if (c.code === 'SCHEMA_NEWER') return `the database ${c.path} has a schema this daemon knows again: claiming new work resumes`;
   return 'the disk takes writes again: claiming new work resumes';
 }

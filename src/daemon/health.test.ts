@@ -48,6 +48,26 @@ describe('HealthMonitor', () => {
     expect(reports).toHaveLength(2);
     expect(reports[1]).toEqual({ ok: true, conditions: [] });
   });
+
+  it("a project's missing folder is one too, said with the whole list at each tick: reported once per change, pausing no claiming", () => {
+    const reports: HealthReport[] = [];
+    let now = 7;
+    const monitor = new HealthMonitor({ dirs: [tempDir()], probeMs: 60_000, now: () => now, onChange: (r) => reports.push(r) });
+    const gone = { projectId: 'p1', path: '/home/me/web', message: 'The folder /home/me/web of project web is gone (moved or deleted): …' };
+    monitor.projectFolders([]);
+    monitor.projectFolders([gone]);
+    now = 8;
+    monitor.projectFolders([gone]);
+    expect(monitor.claimPaused).toBe(false);
+    expect(reports).toEqual([{ ok: false, conditions: [{ code: 'PROJECT_FOLDER_MISSING', path: '/home/me/web', message: gone.message, since: 7 }] }]);
+    // Another one goes missing: the first keeps its time; then both are back.
+    monitor.projectFolders([gone, { ...gone, projectId: 'p2', path: '/home/me/api', message: 'The folder /home/me/api …' }]);
+    expect(reports.at(-1)!.conditions.map((c) => [c.path, c.since])).toEqual([['/home/me/web', 7], ['/home/me/api', 8]]);
+    monitor.projectFolders([]);
+    monitor.projectFolders([]);
+    expect(reports).toHaveLength(3);
+    expect(reports[2]).toEqual({ ok: true, conditions: [] });
+  });
 });
 
 describe('LogFile', () => {

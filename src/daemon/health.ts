@@ -15,6 +15,10 @@
  * too, set and cleared by whoever tried it (ProjectRepos), not by the probe:
  * it holds only its project's claims, so it does not pause claiming here.
  *
+ * A registered project whose own folder is missing (PROJECT_FOLDER_MISSING, daemon/projectFolder.ts) is one
+ * too, said by the orchestrator's tick with the whole list each time; it pauses no claim (the merge
+ * coordinator sends the project's approved work to the person).
+ *
  * A database another daemon migrated past this build's schema (SCHEMA_NEWER, set by watchSchema) pauses
  * every claim until this daemon is upgraded: its code would write rows the newer schema means otherwise.
  */
@@ -23,7 +27,7 @@ import { join, resolve, sep } from 'node:path';
 import { isMaestroError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
 
-export type ConditionCode = 'DISK_FULL' | 'HOME_READ_ONLY' | 'REMOTE_UNREACHABLE' | 'SCHEMA_NEWER';
+export type ConditionCode = 'DISK_FULL' | 'HOME_READ_ONLY' | 'REMOTE_UNREACHABLE' | 'PROJECT_FOLDER_MISSING' | 'SCHEMA_NEWER';
 
 export interface HealthCondition {
   code: ConditionCode;
@@ -79,6 +83,8 @@ export class HealthMonitor {
   private readonly current = new Map<string, HealthCondition & { dir: string }>();
   /** Shared remotes this daemon cannot reach, by project id. */
   private readonly remotes = new Map<string, HealthCondition>();
+  /** Projects whose own folder is missing, by project id. */
+  private folders = new Map<string, HealthCondition>();
   /** The database's schema is newer than this build's (another daemon was upgraded). */
   private schemaNewer: HealthCondition | null = null;
   private readonly dirs: string[];
@@ -106,7 +112,7 @@ export class HealthMonitor {
   }
 
   report(): HealthReport {
-    const conditions = [...[...this.current.values()].map(({ dir: _dir, ...c }) => c), ...this.remotes.values(), ...(this.schemaNewer ? [this.schemaNewer] : [])];
+    const conditions = [...[...this.current.values()].map(({ dir: _dir, ...c }) => c), ...this.remotes.values(), ...this.folders.values(), ...(this.schemaNewer ? [this.schemaNewer] : [])];
     return { ok: conditions.length === 0, conditions };
   }
 
@@ -129,6 +135,14 @@ export class HealthMonitor {
   remote(projectId: string, unreachable: { path: string; message: string } | null): void {
     if (unreachable === null ? !this.remotes.delete(projectId) : this.remotes.has(projectId)) return;
     if (unreachable) this.remotes.set(projectId, { code: 'REMOTE_UNREACHABLE', ...unreachable, since: this.opts.now() });
+    this.opts.onChange(this.report());
+  }
+
+  /** Says which projects' folders are missing now (all of them: one no longer listed is there again). Only a change is reported. */
+  projectFolders(missing: readonly { projectId: string; path: string; message: string }[]): void {
+    const same = missing.length === this.folders.size && missing.every((m) => this.folders.get(m.projectId)?.message === m.message);
+    if (same) return;
+    this.folders = new Map(missing.map(({ projectId, path, message }) => [projectId, this.folders.get(projectId)?.message === message ? this.folders.get(projectId)! : { code: 'PROJECT_FOLDER_MISSING', path, message, since: this.opts.now() }]));
     this.opts.onChange(this.report());
   }
 

@@ -15,7 +15,7 @@
  * the branch would overwrite: git refuses, and that is no conflict) or a cancelling hook sends
  * the task to needs_attention; so does a locked one, unless the lock is momentary (mergeLock.ts), a car
  * that would write over git-ignored files in a person's checkout (git would, without a word:
- * git/ignoredInTheWay.ts).
+ * git/ignoredInTheWay.ts), and every approved task of a project whose folder is gone (projectFolder.ts).
  * A task whose push the remote refused is retried later in a train of its own, so one refused
  * change cannot hold the others.
  */
@@ -30,6 +30,7 @@ import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js'
 import { LockWaits } from './mergeLock.js';
 import { fetchedAsReviewed, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { finishParents } from './parentTasks.js';
+import { checkoutGone } from './projectFolder.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
 
@@ -200,6 +201,14 @@ export class MergeCoordinator {
     const projectId = project.id;
     const landed: Landed[] = [];
     if (!remoteOf(project)) {
+      const gone = checkoutGone(project);
+      if (gone) {
+        for (const task of await this.dueTasks(projectId, tried)) {
+          tried.add(task.id);
+          await this.toAttention(task, thenRetry(`${gone}; nothing was merged: put it back`, task));
+        }
+        return landed;
+      }
       // The lease too: daemons on one host sharing a database would otherwise merge into this checkout at once.
       if (!(await takeMergeLease(this.store.db, this.lease(project)))) return landed;
       try {

@@ -33,6 +33,7 @@ import { knowledgeFinished, publishTaskBranch, pruneEndedScratch, pruneFinishedW
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { MergeCoordinator } from './mergeCoordinator.js';
 import { backoffMs, takesResult } from './outcomes.js';
+import { missingFolders } from './projectFolder.js';
 import { perProjectSlots, Scheduler } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
@@ -204,6 +205,7 @@ export class Orchestrator {
       // Claimed tasks waiting for a slot for their next stage (or their conflict run) go first: no new claim while they wait.
       const free = paused ? 0 : Math.max(0, this.config.maxConcurrentRuns - this.config.reservedConflictSlots - running - waiting - this.merges.awaitingConflictRuns);
       const projects = await this.store.projects.list();
+      this.opts.onFolders?.(missingFolders(projects));
       const slots = perProjectSlots(inFlight, projects, this.owner, this.config.maxConcurrentRunsPerProject);
       // On a shared remote a project's hooks (before:task:claim first) are main's, read from this daemon's clone:
       // made before a claim (in the background), and only when one can be made (never onto a full disk or with

@@ -4,6 +4,7 @@ import type { Project, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { MergeHooks } from './mergeCoordinator.js';
+import type { MissingFolder } from './projectFolder.js';
 import type { ClaimGuard } from './scheduler.js';
 
 export const SECOND = 1000;
@@ -35,6 +36,8 @@ export interface OrchestratorOptions {
   reply?: (task: Task, answer: string, who: string) => Promise<unknown>;
   /** A project's shared remote stopped answering (the error), or answers again (null): see HealthMonitor.remote. */
   onRemote?: (project: Project, err: MaestroError | null) => void;
+  /** The active projects whose own folder is missing, said at each tick (projectFolder.ts; see HealthMonitor.projectFolders). */
+  onFolders?: (missing: MissingFolder[]) => void;
   /** How long after a failed clone or fetch of a shared remote it is tried again (REMOTE_RETRY_MS); tests shorten it. */
   remoteRetryMs?: number;
   /** How long a clone, fetch or push may go without a word from git before it is stopped (GIT_STALL_MS); tests shorten it. */

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
 import { momentaryLock } from '../../daemon/mergeLock.js';
+import { checkoutGone } from '../../daemon/projectFolder.js';
 import { baseBranchOf, remoteOf, workRepoOf } from '../../daemon/repos.js';
 import { perProjectSlots } from '../../daemon/scheduler.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
@@ -213,7 +214,7 @@ async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): P
 }
 
 /**
- * At exec_review, what would stop the merge an approval starts: the project's own checkout locked (its
+ * At exec_review, what would stop the merge an approval starts: the project's own checkout gone, locked (its
  * index.lock, for longer than a git at work holds it), not clean on its main branch, holding untracked files the task's branch adds (git would refuse to overwrite them), or git-ignored ones where it puts its own (git would overwrite them; the merge stops); a
  * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
  * process, a second only when the checkout has untracked files, and ignoredInTheWay's (one or two).
@@ -222,6 +223,8 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
   if (task.status !== 'exec_review') return null;
   const project = await store.projects.get(task.projectId);
   if (remoteOf(project)) return null;
+  const gone = checkoutGone(project);
+  if (gone) return `${gone}: put it back`;
   const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
   try {
     if (branch) await assertMergeable(project.repoPath, baseBranchOf(project), branch);

@@ -111,7 +111,7 @@ export const taskDetailResponse = z.strictObject({
     .strictObject({ text: z.string(), clarifyId: z.string().nullable(), askedAt: z.number().int() })
     .nullable()
     .describe("the agent's question while the task is awaiting_input (answer it with POST /api/tasks/:id/reply), else null"),
-  mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is not clean on its main branch, or holds untracked files the branch adds or git-ignored files where it puts its own, or the branch moved after its review), else null"),
+  mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is gone, or not clean on its main branch, or holds untracked files the branch adds or git-ignored files where it puts its own, or the branch moved after its review), else null"),
   steeringFiles: z
     .array(z.string())
     .describe("files the change touches that steer later runs (.maestro/ hooks and checks, .workflow/ specs and knowhow, which skip the knowledge review): said before approving. A file reached through a link on the branch (`.workflow` → `docs/wf`) is named where it is, then `(through the link .workflow)`"),

@@ -1,6 +1,6 @@
 /**
  * Says when the daemon is unreachable, and when it came back; what the daemon reports wrong with its disk (no new tasks
- * start meanwhile) or a project's shared remote; and whether its agents run sandboxed (a warning when they run as the
+ * start meanwhile), a project's shared remote or its folder; and whether its agents run sandboxed (a warning when they run as the
  * user without anyone having chosen it).
  */
 import { useTranslation } from 'react-i18next';
@@ -10,7 +10,7 @@ import { useHealth } from '../stores/health.js';
 import styles from './Banner.module.css';
 
 /** Conditions the board words in the chosen language (the daemon's message stays in the tooltip); any other shows its message. */
-const KNOWN = new Set(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE', 'SCHEMA_NEWER']);
+const KNOWN = new Set(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE', 'PROJECT_FOLDER_MISSING', 'SCHEMA_NEWER']);
 
 export function Banner() {
   const { t, i18n } = useTranslation();

@@ -3,7 +3,7 @@ import type { Dictionary } from './en.js';
 export const ja: Dictionary = {
   app: { signInTitle: 'このブラウザはデーモンにサインインしていません', signIn: '`maestro serve` の起動時に表示されたリンクを開いてください（トークンを一度だけ渡し、このブラウザをサインインさせます）。見失った場合は このアドレスに ?token= と $MAESTRO_HOME/token（既定は ~/.maestro/token）のトークンを付けて開いてください。', language: '言語', loading: '読み込み中…', unknownRoute: '「{{path}}」というページはありません。', backToBoard: 'ボードに戻る' },
   conn: { unauthorized: '未サインイン', live: 'ライブ', connecting: 'デーモンに接続中…', lost: 'デーモンに接続できません。再接続中…', reconnected: '再接続しました。ボードを再読み込みしました' },
-  health: { DISK_FULL: '{{path}} のディスクがいっぱいです。空き容量ができるまで新しいタスクは開始されません。', HOME_READ_ONLY: '{{path}} は読み取り専用です。書き込み可能になるまで新しいタスクは開始されません。', REMOTE_UNREACHABLE: '共有リモート {{path}} が応答しません。応答するまでそのプロジェクトのタスクは待機します。', SCHEMA_NEWER: '新しい Maestro がデータベース {{path}} を更新しました。このデーモンも更新するまで新しいタスクは開始されません。' },
+  health: { DISK_FULL: '{{path}} のディスクがいっぱいです。空き容量ができるまで新しいタスクは開始されません。', HOME_READ_ONLY: '{{path}} は読み取り専用です。書き込み可能になるまで新しいタスクは開始されません。', PROJECT_FOLDER_MISSING: 'プロジェクトのフォルダー {{path}} がありません。承認済みの作業は、フォルダーが戻るまで needs_attention で待機します（戻ったら再試行してください）。', REMOTE_UNREACHABLE: '共有リモート {{path}} が応答しません。応答するまでそのプロジェクトのタスクは待機します。', SCHEMA_NEWER: '新しい Maestro がデータベース {{path}} を更新しました。このデーモンも更新するまで新しいタスクは開始されません。' },
   sandbox: { bwrap: 'エージェントは隔離中', bwrapTitle: 'エージェントとチェックは bwrap サンドボックスで動きます。デーモンのトークンもプロセスも見えず、リポジトリは読み取り専用です。', off: 'エージェントは隔離なし', offTitle: 'エージェントとチェックはデーモンを起動したユーザーとして動きます: {{reason}}' },
   nav: { label: 'プロジェクトと画面', projects: 'プロジェクト', screens: '画面', noProjects: 'プロジェクトはまだありません。', board: 'ボード', metrics: 'メトリクス', settings: '設定', knowledge: 'ナレッジ', observer: 'オブザーバー', archived: 'アーカイブ済み ({{count}})' },
   lane: { backlog: 'バックログ', planning: '計画', working: '進行中', done: '完了', attention: '停止' },
