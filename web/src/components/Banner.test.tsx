@@ -62,4 +62,16 @@ describe('Banner', () => {
     expect(alert.textContent).toBe("The shared remote /srv/git/web.git does not answer: its project's tasks wait until it does.");
     expect(alert.getAttribute('title')).toBe(message);
   });
+
+  it("names a project's folder that is gone, in the chosen language, with the daemon's words in the tooltip", async () => {
+    render(<Banner />);
+    const message = 'The folder /home/me/web of project web is gone (moved or deleted): its approved work cannot merge …';
+    act(() => void useHealth.getState().apply(healthEvent([{ code: 'PROJECT_FOLDER_MISSING', path: '/home/me/web', message, since: 1 }]) as never));
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe('The project folder /home/me/web is gone: its approved work waits in needs_attention until it is back (then retry it).');
+    expect(alert.getAttribute('title')).toBe(message);
+    act(() => setLanguage('fr'));
+    expect(await screen.findByText('Le dossier de projet /home/me/web a disparu : son travail approuvé attend en needs_attention qu’il revienne (puis relancez-le).')).toBeTruthy();
+    act(() => setLanguage('en'));
+  });
 });
