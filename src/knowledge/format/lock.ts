@@ -18,10 +18,11 @@
  *    kernel lock, so at most one Maestro process reclaims at a time.
  */
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { acquireKernelLock } from '../../lib/kernelLock.js';
 import { acquireLockFile } from '../../lib/lockFile.js';
+import { assertInRepo } from '../../lib/repoWrites.js';
 
 const SECOND = 1000;
 export const LOCK_TIMEOUT_MS = 10 * SECOND;
@@ -38,6 +39,16 @@ export function namespaceLockPath(target: string): string {
   const i = parts.lastIndexOf('.workflow');
   const base = i > 0 ? parts.slice(0, i + 1).join('/') : dirname(target);
   return join(base, '.maestro-corpus.lock');
+}
+
+/**
+ * A lock in a project's `.workflow/` is made in the project (lib/repoWrites.ts): a `.workflow` that links out of
+ * it is refused before any lock file is made there. Every writer refuses it before it locks (root.ts
+ * assertInsideRoot, session/store.ts); this holds for one that would not.
+ */
+function assertLockInRepo(lockPath: string): void {
+  const base = dirname(lockPath);
+  if (basename(base) === '.workflow') assertInRepo(dirname(base), base, { target: lockPath });
 }
 
 /** `timeoutMs`: what is left of the caller's budget; `budgetMs`: the whole budget, which the refusal names. */
@@ -72,6 +83,7 @@ export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOpti
   const deadline = Date.now() + timeoutMs;
   const sorted = [...new Set(targets)].sort();
   const namespaces = [...new Set(sorted.map(namespaceLockPath))].sort();
+  for (const ns of namespaces) assertLockInRepo(ns);
   const releases: Array<() => void> = [];
   try {
     for (const ns of namespaces) {

@@ -20,6 +20,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { notJsonMessage } from '../../lib/jsonError.js';
 import { canonical, holds } from '../../lib/paths.js';
+import { assertInRepo } from '../../lib/repoWrites.js';
 import { assertNoLinkOut, assertReadInside } from './linkGuard.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
@@ -244,8 +245,19 @@ export function listKnowhowFiles(dir: string): string[] {
 }
 
 /**
+ * Refuses `target` (a path under the project's `.workflow/`, to be written, or read by a reader that holds to the
+ * same rule) when `.workflow/` itself is a symbolic link out of the repository (lib/repoWrites.ts, the rule of every
+ * writer in a checkout). The guards below `.workflow/` (linkGuard.ts) keep a path inside the real `.workflow/`;
+ * that is inside the repository only once this holds. A `.workflow` linked to a folder inside the repository is
+ * followed, as readers do.
+ */
+export function assertWorkflowInRepo(root: WorkflowRoot, target: string, use: 'read' | 'write' = 'write'): void {
+  assertInRepo(root.projectDir, root.workflowDir, { target, use });
+}
+
+/**
  * Refuses a write target outside the (confined) workflow root: by its path, and
- * on disk, where a symbolic link below the root could lead it out (linkGuard.ts).
+ * on disk, where a symbolic link (`.workflow` itself, or one below it) could lead it out (linkGuard.ts).
  * Call it before taking the corpus lock: the lock already creates files beside the target.
  */
 export function assertInsideRoot(root: WorkflowRoot, target: string): void {
@@ -254,6 +266,8 @@ export function assertInsideRoot(root: WorkflowRoot, target: string): void {
   const inside = abs === root.workflowDir || abs.startsWith(root.workflowDir + '/');
   const global = !root.confined && abs.startsWith(globalSpecs + '/');
   if (!inside && !global) throw new MaestroError('BAD_INPUT', `Refusing to write ${abs}: outside the workflow root ${root.workflowDir}.`);
-  if (inside) assertNoLinkOut(root.workflowDir, abs, `the project's ${root.workflowDir}`);
-  else assertNoLinkOut(globalSpecs, abs, `the global spec folder ${globalSpecs}`);
+  if (inside) {
+    assertWorkflowInRepo(root, abs);
+    assertNoLinkOut(root.workflowDir, abs, `the project's ${root.workflowDir}`);
+  } else assertNoLinkOut(globalSpecs, abs, `the global spec folder ${globalSpecs}`);
 }

@@ -13,10 +13,10 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join, resolve } from 'node:path';
 import { isMaestroError, MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
-import { assertNoLinkOut, assertReadInside, linkedOutside } from '../../format/linkGuard.js';
+import { assertReadInside, linkedOutside } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { canonical } from '../../../lib/paths.js';
-import type { WorkflowRoot } from '../../format/root.js';
+import { assertInsideRoot, assertWorkflowInRepo, type WorkflowRoot } from '../../format/root.js';
 import { readJsonObject } from '../jsonFile.js';
 import { REPORT_TEMPLATE } from './report.js';
 import { assertRewritable, RUN_SCHEMA, SESSION_SCHEMA, upgradeRun, upgradeSession, type RunDoc, type SessionDoc } from './versions.js';
@@ -48,6 +48,7 @@ export const runLedgerPath = (root: WorkflowRoot, sid: string, rid: string) => j
 
 const nowIso = () => new Date().toISOString();
 
+/** The store's lock, made in sessions/: its callers hold the folder they write in to the write rule before they take it. */
 function storeLock<T>(root: WorkflowRoot, fn: () => T): T {
   return withCorpusLock([join(sessionsDir(root), '.session-store')], fn);
 }
@@ -74,11 +75,11 @@ export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
 
 /**
  * Refuses a session whose folder a symbolic link sends out of the workflow root (`sessions -> /elsewhere`, or
- * `sessions/<sid>`): its ledger and session.json were written there. A run folder below it may be a link, by design
- * (runs link theirs to the daemon's run directory: `linkTo`).
+ * `sessions/<sid>`), or out of the repository (`.workflow -> /elsewhere`): its ledger and session.json were written
+ * there. A run folder below it may be a link, by design (runs link theirs to the daemon's run directory: `linkTo`).
  */
 export function assertSessionInside(root: WorkflowRoot, sid: string): void {
-  assertNoLinkOut(root.workflowDir, sessionDir(root, sid), `the project's ${root.workflowDir}`);
+  assertInsideRoot(root, sessionDir(root, sid));
 }
 
 /**
@@ -88,10 +89,15 @@ export function assertSessionInside(root: WorkflowRoot, sid: string): void {
  * caller that reads the source before it writes (reconcile, promote) says read.
  */
 export function assertSourceInside(root: WorkflowRoot, sid: string, rid: string, use: RunFolderUse = 'read'): void {
-  assertSessionInside(root, sid);
-  if (rid === 'session') return;
-  assertNoLinkOut(root.workflowDir, join(sessionDir(root, sid), 'runs'), `the project's ${root.workflowDir}`);
+  if (rid === 'session') return assertSessionInside(root, sid);
+  assertRunsInside(root, sid);
   assertRunFolderInside(root, sid, rid, use);
+}
+
+/** The session's folder and its `runs/` stay inside (`assertSessionInside`); the run folders below may link out (`linkTo`). */
+function assertRunsInside(root: WorkflowRoot, sid: string): void {
+  assertSessionInside(root, sid);
+  assertInsideRoot(root, join(sessionDir(root, sid), 'runs'));
 }
 
 /** The orchestrator's run folder, `$MAESTRO_HOME/runs/`: the one place outside `.workflow/` a run folder may link to (bridge.ts). */
@@ -113,6 +119,8 @@ export type RunFolderUse = 'read' | 'write';
  */
 export function runFolderOutside(root: WorkflowRoot, sid: string, rid: string, use: RunFolderUse = 'read'): MaestroError | null {
   const dir = runDir(root, sid, rid);
+  const workflowOut = refusal(() => assertWorkflowInRepo(root, dir, use));
+  if (workflowOut) return workflowOut;
   const runs = orchestratorRunsDir(root);
   const out = linkedOutside(root.workflowDir, dir, [root.workflowDir, runs]);
   if (!out) return null;
@@ -136,7 +144,19 @@ export function assertRunFolderInside(root: WorkflowRoot, sid: string, rid: stri
  * Run folders are the exception, as for writes: below runs/ they may link to the orchestrator's run directory.
  */
 export function assertReadableInside(root: WorkflowRoot, path: string): void {
+  assertWorkflowInRepo(root, path, 'read');
   assertReadInside(root.workflowDir, path, `the project's ${root.workflowDir}`);
+}
+
+/** The MaestroError `check` throws, or null. */
+function refusal(check: () => void): MaestroError | null {
+  try {
+    check();
+    return null;
+  } catch (err) {
+    if (err instanceof MaestroError) return err;
+    throw err;
+  }
 }
 
 export function writeSession(root: WorkflowRoot, doc: SessionDoc): void {
@@ -148,6 +168,8 @@ export function writeSession(root: WorkflowRoot, doc: SessionDoc): void {
 
 export function createSession(root: WorkflowRoot, sid: string, objective = ''): { session: SessionDoc; created: boolean } {
   const dir = sessionDir(root, sid);
+  // Before the lock and the first folder: a session folder a link sends out of the repository gets nothing.
+  assertSessionInside(root, sid);
   return storeLock(root, () => {
     if (existsSync(join(dir, 'session.json'))) return { session: readSession(root, sid), created: false };
     mkdirSync(join(dir, 'runs'), { recursive: true });
@@ -274,6 +296,7 @@ export function createRun(root: WorkflowRoot, sid: string, opts: CreateRunOption
   if (session.status !== 'open') throw new MaestroError('ILLEGAL_TRANSITION', `Session ${sid} is ${session.status}; runs can only be created in an open session.`);
   const rid = opts.runId ?? newRunId(`${sid}:${nowIso()}:${process.pid}:${Math.random()}`);
   const dir = runDir(root, sid, rid);
+  assertRunsInside(root, sid); // before the lock, and before runs/ is made or a link put in it
   return storeLock(root, () => {
     if (existsSync(join(dir, 'run.json'))) return { run: readRun(root, sid, rid), created: false };
     // Read under the lock, before the first change: a session replaced meanwhile by a newer tool stops here.
@@ -337,10 +360,10 @@ export function releaseActiveRun(root: WorkflowRoot, sid: string, rid: string): 
   if (a && a.sid === sid && a.rid === rid) setActiveRun(root, sid, null);
 }
 
-/** Written in place inside `.workflow/`, never through a link (linkGuard.ts). */
+/** Written in place inside `.workflow/`, never through a link (root.ts assertInsideRoot). */
 export function setActiveRun(root: WorkflowRoot, sid: string, rid: string | null): void {
   const f = activeRunFile(root);
-  assertNoLinkOut(root.workflowDir, f, `the project's ${root.workflowDir}`);
+  assertInsideRoot(root, f);
   mkdirSync(sessionsDir(root), { recursive: true });
   writeFileAtomic(f, rid ? `${sid} ${rid}\n` : '');
 }
