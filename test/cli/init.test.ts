@@ -1,6 +1,6 @@
 /** `maestro init` and the repository's housekeeping: .gitignore lines for Maestro's local state, and the advice to commit .maestro/. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
@@ -74,6 +74,48 @@ describe('maestro init', () => {
     expect(b.stderr).toContain(`maestro: ${join(maestroFile, '.maestro')} is a file; \`maestro init\` needs a folder`);
     expect(readFileSync(join(maestroFile, '.maestro'), 'utf8')).toBe('not a folder\n');
     expect(existsSync(join(maestroFile, '.gitignore'))).toBe(false);
+  }, budget(60_000));
+
+  it('writes nothing through a link the repository holds that leads out of it, naming the link: not .maestro/, nor .gitignore', async () => {
+    // A cloned repository's `.gitignore -> ~/.bashrc` would have had Maestro's lines appended to the person's shell file.
+    const victim = tempDir('maestro-victim-');
+    const rcfile = join(victim, 'rcfile');
+    writeFileSync(rcfile, 'export PATH=$HOME/bin:$PATH\n');
+    const repo = gitRepo({ 'README.md': '# x\n' });
+    symlinkSync(rcfile, join(repo, '.gitignore'));
+    symlinkSync(victim, join(repo, '.maestro'));
+    const both = await cli(['init', repo]);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain(`Refusing to write ${join(repo, '.maestro')}: ${join(repo, '.maestro')} is a symbolic link leading to ${victim}, outside the repository ${repo}.`);
+    expect(both.stderr).toContain('Nothing was written.');
+    expect(readdirSync(victim)).toEqual(['rcfile']);
+    expect(readFileSync(rcfile, 'utf8')).toBe('export PATH=$HOME/bin:$PATH\n');
+
+    execFileSync('rm', [join(repo, '.maestro')]);
+    const ignore = await cli(['init', repo]);
+    expect(ignore.code).toBe(1);
+    expect(ignore.stderr).toContain(`Refusing to write ${join(repo, '.gitignore')}: ${join(repo, '.gitignore')} is a symbolic link leading to ${rcfile}, outside the repository ${repo}.`);
+    expect(readFileSync(rcfile, 'utf8')).toBe('export PATH=$HOME/bin:$PATH\n');
+    expect(existsSync(join(repo, '.maestro'))).toBe(false);
+
+    // A README.md in a real .maestro/ that links out is not read (to compare it) nor replaced: refused too.
+    execFileSync('rm', [join(repo, '.gitignore')]);
+    mkdirSync(join(repo, '.maestro'));
+    symlinkSync(rcfile, join(repo, '.maestro', 'README.md'));
+    const readme = await cli(['init', repo]);
+    expect(readme.code).toBe(1);
+    expect(readme.stderr).toContain(`${join(repo, '.maestro', 'README.md')} is a symbolic link leading to ${rcfile}, outside the repository ${repo}.`);
+    expect(readdirSync(join(repo, '.maestro'))).toEqual(['README.md']);
+    expect(existsSync(join(repo, '.gitignore'))).toBe(false);
+    expect(readdirSync(victim)).toEqual(['rcfile']);
+  }, budget(60_000));
+
+  it('follows a .gitignore link to a file inside the repository, as before', async () => {
+    const repo = gitRepo({ 'README.md': '# x\n', 'config/gitignore': 'node_modules/\n' });
+    symlinkSync('config/gitignore', join(repo, '.gitignore'));
+    const r = await cli(['init', repo]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'config/gitignore'), 'utf8')).toContain('.workflow/.maestro-index.db\n');
   }, budget(60_000));
 
   it('shows the control characters of a repository path as \\u{…} in its summary, not as a terminal would run them', async () => {

@@ -5,7 +5,10 @@
  * Maestro's machine-local files under `.workflow/`. Works with no daemon.
  * Refuses a folder that is not inside a git repository, and an existing
  * config (config.json, .yaml or .yml) unless --force. Every target is checked
- * before anything is written (a refusal changes nothing); a README.md of the
+ * before anything is written (a refusal changes nothing), and a symbolic link
+ * on the way to one that leads out of the repository is refused, naming it
+ * (lib/repoWrites.ts): a cloned repository's `.gitignore -> ~/.bashrc` or
+ * `.maestro -> /elsewhere` is not written through. A README.md of the
  * person's own is kept unless --force; each file is written atomically.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,6 +17,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
+import { assertInRepo } from '../../lib/repoWrites.js';
 import { action, printJson, printText } from '../output.js';
 import type { CliContext } from '../context.js';
 
@@ -123,7 +127,8 @@ const GITIGNORE_HEADER = "# Maestro: this machine's state under .workflow/ (comm
 /**
  * Appends the lines `.gitignore` lacks; returns the ones added. The file is rewritten atomically (a
  * crash leaves the old file or the new one, never a truncated one), the person's text byte for byte
- * at its start and its mode kept; through a symbolic link, the file it leads to is the one rewritten.
+ * at its start and its mode kept; through a symbolic link to a file in the repository, that file is the one
+ * rewritten (a link out of the repository is refused before: checkTargets).
  */
 export function ensureGitignore(root: string): { path: string; added: string[] } {
   const path = join(root, '.gitignore');
@@ -173,6 +178,8 @@ interface InitTargets {
 /** Checks every place `maestro init` writes before it writes any: a refusal changes nothing. */
 function checkTargets(root: string, force: boolean): InitTargets {
   const dir = join(root, '.maestro');
+  // Links first: the checks below follow them (and read a README.md to compare it), and so would the writes.
+  for (const path of [dir, join(dir, 'config.json'), join(dir, 'README.md'), join(root, '.gitignore')]) assertInRepo(root, path);
   const refuse = (path: string, kind: Kind, should: string) =>
     new MaestroError('BAD_INPUT', `${path} is ${KIND_WORDS[kind]}; \`maestro init\` needs ${should} there. Move it aside, then run \`maestro init\` again; nothing was written.`, { details: { path } });
   const dirKind = kindOf(dir);
