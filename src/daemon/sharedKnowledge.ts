@@ -6,11 +6,12 @@
  * remote refuses undoes it all: main goes back to the remote's, and the session's receipts (which say
  * what was promoted) are put back as they were, so the candidates stay pending and a retry promotes them.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { coerceError, MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { writeFileAtomic } from '../lib/atomicWrite.js';
+import { linkOutOfRepo } from '../lib/repoWrites.js';
 import { git } from '../git/git.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import type { Store } from '../store/store.js';
@@ -35,7 +36,7 @@ export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Pro
     }
     try {
       const clone = await repos.sync(project);
-      const receipts = snapshot(join(clone, '.workflow', 'sessions', sessionId));
+      const receipts = snapshot(clone, join(clone, '.workflow', 'sessions', sessionId));
       try {
         // Inside: a promotion that fails halfway (a lock timeout, a full disk) is undone like a refused push.
         const result = promote(clone);
@@ -96,21 +97,39 @@ const RECEIPT = /^knowledge-.*\.json$/;
 
 function receiptFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  // Through the run folders, which are links to the runs' own folders (their transcripts are not read).
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return receiptFiles(path);
-    return RECEIPT.test(name) && !lstatSync(path).isSymbolicLink() ? [path] : [];
+  // Through the run folders, which are links to the runs' own folders (their transcripts are not read); no other link.
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory() || (e.isSymbolicLink() && basename(dir) === 'runs' && isFolder(path))) return receiptFiles(path);
+    return e.isFile() && RECEIPT.test(e.name) ? [path] : [];
   });
 }
 
-/** The session's receipts as they are now, to put back after a promotion that did not land. */
-function snapshot(dir: string): { restore(): void } {
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/**
+ * The session's receipts as they are now, to put back after a promotion that did not land: what it added is removed,
+ * and what it changed is written back; a receipt it left alone is not touched. A session folder that a link the
+ * repository holds sends out of the clone (`.workflow -> /elsewhere`) is not read at all: the promotion refuses it
+ * (lib/repoWrites.ts) and writes nothing there, so there is nothing to put back.
+ */
+function snapshot(clone: string, dir: string): { restore(): void } {
+  if (linkOutOfRepo(clone, dir)) return { restore: () => undefined };
   const files = new Map(receiptFiles(dir).map((path) => [path, readFileSync(path)] as const));
   return {
     restore() {
       for (const path of receiptFiles(dir)) if (!files.has(path)) rmSync(path, { force: true });
-      for (const [path, bytes] of files) writeFileAtomic(path, bytes);
+      for (const [path, bytes] of files) if (!sameBytes(path, bytes)) writeFileAtomic(path, bytes);
     },
   };
+}
+
+function sameBytes(path: string, bytes: Buffer): boolean {
+  try {
+    return readFileSync(path).equals(bytes);
+  } catch {
+    return false; // removed: written back
+  }
 }
