@@ -45,6 +45,18 @@ describe("maestro serve's terminal lines", () => {
     expect(reads).toEqual(['t_1', 't_1']);
   });
 
+  it('print every event they say: a merge waiting for a lock and a merge that changed what runs outside Maestro too', async () => {
+    const lines: string[] = [];
+    const print = terminalPrinter(async () => ({ title: 'Add CI' }), (line) => lines.push(line));
+    const event = (id: number, type: string, payload: Record<string, unknown>): MaestroEvent => ({ id, projectId: 'p', taskId: 't_1', runId: null, traceId: null, type, payload, at: 0 });
+    await print(event(1, 'merge.locked', { lock: '/r/.git/index.lock' }));
+    await print(event(2, 'project.runs_elsewhere', { files: ['.github/workflows/ci.yml'] }));
+    expect(lines.map((l) => l.slice(10).replace(/\s+/g, ' '))).toEqual([
+      'Add CI merge waits: /r/.git/index.lock exists (a git process at work in the checkout); it merges once that is gone',
+      'Add CI merged changes to what runs outside Maestro: .github/workflows/ci.yml (CI runs its workflows on the next push; hooks and package scripts run where it is checked out)',
+    ]);
+  });
+
   it('say when main changed hooks, checks or quoted knowledge on the shared remote without a Maestro merge, naming the project, the commit and its author', async () => {
     const lines: string[] = [];
     const print = terminalPrinter(async () => null, (line) => lines.push(line));

@@ -12,7 +12,7 @@ import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
 import { visible } from '../../lib/visible.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'run.started', 'run.adopted', 'run.resumed', 'project.settings_files']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'project.settings_files', 'project.runs_elsewhere']);
 
 /**
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
