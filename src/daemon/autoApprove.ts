@@ -1,15 +1,14 @@
 /**
  * Projects with `autoApproveAfterMs` (the demo) approve their gates
- * themselves unless a person acts first; with `autoReplyAfterMs` and
- * `autoReply` they also answer an agent's question. One pass per tick.
+ * themselves unless a person acts first, for the tasks that reach a gate
+ * once the setting took effect (the ones waiting then wait for a person:
+ * core/autoApproval.ts); with `autoReplyAfterMs` and `autoReply` they also
+ * answer an agent's question. One pass per tick.
  */
 import { MaestroError, coerceError } from '../core/errors.js';
 import { AUTO_APPROVER } from '../core/schemas.js';
-import { GATE_STATUSES } from '../core/status.js';
 import type { Gate, Project, Task } from '../core/types.js';
 import type { Store } from '../store/store.js';
-
-const SECOND = 1000;
 
 export interface AutoApproveOptions {
   /** Answers a waiting question (the orchestrator's reply path). */
@@ -40,13 +39,12 @@ export async function autoApprove(store: Store, opts: AutoApproveOptions, projec
       if (!(err instanceof MaestroError)) opts.onError(coerceError(err));
     }
   }
-  const gated = projects.some((p) => typeof p.config.autoApproveAfterMs === 'number') ? await store.tasks.list({ status: GATE_STATUSES, limit: 10_000 }) : [];
-  for (const task of gated) {
-    const project = await projectOf(task);
-    const after = project.config.autoApproveAfterMs;
-    if (typeof after !== 'number' || now - task.updatedAt < after) continue;
+  // Only the tasks that reached their gate after the project's auto-approval took effect (core/autoApproval.ts).
+  const gated = projects.some((p) => typeof p.config.autoApproveAfterMs === 'number') ? await store.tasks.autoApprovable() : [];
+  for (const { task, afterMs } of gated) {
+    if (now - task.updatedAt < afterMs) continue;
     try {
-      await store.tasks.approve(task.id, task.status as Gate, AUTO_APPROVER, `approved automatically after ${after / SECOND} s (project setting autoApproveAfterMs)`);
+      await store.tasks.approve(task.id, task.status as Gate, AUTO_APPROVER, `approved without a person: the project's autoApproveAfterMs (${afterMs} ms) passed`);
       opts.onChange();
     } catch (err) {
       if (!(err instanceof MaestroError)) opts.onError(coerceError(err));

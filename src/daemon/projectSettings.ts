@@ -5,10 +5,12 @@
  * the schema the runner uses (providerConfigSchema) when they are saved, so a
  * bad provider is a 400 at once instead of a task that needs attention later.
  *
- * A provider is code execution (a `command` provider runs any argv), so every
- * change to it is an event naming who made it and from where (`settingsChange`).
+ * A provider is code execution (a `command` provider runs any argv), and
+ * auto-approval merges work no person looked at: every settings change is an
+ * event naming who made it and from where, and these in full (`settingsChange`).
  */
 import { z } from 'zod';
+import { UNATTENDED_KEYS } from '../core/autoApproval.js';
 import { MaestroError } from '../core/errors.js';
 import { CONTROL } from '../core/schemas.js';
 import { ENV_NAME_PATTERN, isDaemonSecret } from '../lib/agentEnv.js';
@@ -27,7 +29,7 @@ export const projectSettingsSchema = z
       // git takes a leading - for an option; ext:: runs a command (git refuses it by default: so does this).
       .refine((r) => !r.startsWith('-') && !/^ext::/i.test(r) && !CONTROL.test(r), 'a git URL or path (not starting with -, no ext::, no control characters)')
       .optional(),
-    /** Approve a waiting gate by itself after this long (the demo). */
+    /** Approve a gate by itself after this long (the demo), for tasks that reach it from then on (core/autoApproval.ts). */
     autoApproveAfterMs: z.number().int().nonnegative().optional(),
     /** Answer a clarifying question by itself after this long, with `autoReply`. */
     autoReplyAfterMs: z.number().int().nonnegative().optional(),
@@ -74,10 +76,13 @@ export function passEnvOf(config: Record<string, unknown>): string[] {
   return Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string' && ENV_NAME_PATTERN.test(n)) : [];
 }
 
-/** Keys whose change runs other code: the provider, the env it sees, the remote it fetches from. */
-const CODE_KEYS = ['provider', 'passEnv', 'remote'] as const;
+/**
+ * Keys whose change runs other code (the provider, the env it sees, the remote it fetches from) or lets work through
+ * without a person (core/autoApproval.ts UNATTENDED_KEYS: a gate approved, a question answered, decisions promoted).
+ */
+const CODE_KEYS = ['provider', 'passEnv', 'remote', ...UNATTENDED_KEYS] as const;
 
-/** What a settings change altered, for its event: every changed key, and the code-running ones in full. */
+/** What a settings change altered, for its event: every changed key, and the sensitive ones (`code`) in full. */
 export function settingsChange(before: Record<string, unknown>, after: Record<string, unknown>): { changed: string[]; code: Record<string, { before: unknown; after: unknown }> } {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   const changed = [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();

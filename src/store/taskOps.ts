@@ -14,6 +14,7 @@ import { claimBestPg } from './ops/claimBestPg.js';
 import { createTask } from './ops/createTask.js';
 import { decomposeTask, type SubtaskSpec } from './ops/decompose.js';
 import { editTask } from './ops/editTask.js';
+import { autoApprovable } from './ops/autoApproval.js';
 import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
@@ -152,8 +153,10 @@ export function taskClaims({ db, tx, clock }: TaskOpsContext) {
   };
 }
 
-export function taskGates({ tx }: TaskOpsContext) {
+export function taskGates({ db, tx }: TaskOpsContext) {
   return {
+    /** The tasks at a gate their project's auto-approval applies to (reached after it took effect), with its wait. */
+    autoApprovable: () => autoApprovable(db),
     /**
      * Approves a gate. Approving a plan whose result holds two or more
      * subtasks creates them as children first, so the parent waits for them.
@@ -172,7 +175,8 @@ export function taskGates({ tx }: TaskOpsContext) {
         }
         const { task } = await approveGate(q, { id, gate, who, reason, now, ...(commit === undefined ? {} : { commit }) });
         // Where the decision came from is `origin`: a status event's `from` is the status it leaves (as `from` it hid it).
-        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(commit ? { commit } : {}), ...(from ? { origin: from } : {}) }), now);
+        // Its reason is said with it (the serve terminal prints it): an auto-approval's says it was no person's.
+        await appendEvent(q, statusEvent(before, task, { gate, decision: 'approve', who, ...(reason ? { reason } : {}), ...(commit ? { commit } : {}), ...(from ? { origin: from } : {}) }), now);
         return task;
       }),
     reject: (id: string, gate: Gate, who: string, reason: string, comments: LineComment[] = [], from?: Record<string, unknown>) =>

@@ -95,6 +95,31 @@ describe('maestro project add --provider / project config', () => {
     }
   }, budget(300_000));
 
+  it('says what switching auto-approval on, longer or off means for the tasks at a gate', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli } = cliFor(d.config.home);
+      const args = ['--project', 'repo', '--url', d.url];
+      const project = await d.store.projects.create({ name: 'repo', repoPath: gitRepo() });
+      const { id } = await d.store.tasks.create({ projectId: project.id, title: 'Waits for a person' });
+      for (const to of ['queued', 'executing', 'exec_review'] as const) await d.store.tasks.transition(id, to);
+
+      const on = await cli(['project', 'config', 'set', 'autoApproveAfterMs', '0', ...args]);
+      expect(on.code, on.stderr).toBe(0);
+      expect(on.stdout).toBe('Saved autoApproveAfterMs for project repo: tasks reaching a gate from now on are approved after 0 ms without a person; the 1 already waiting still waits for you.\n');
+      const longer = await cli(['project', 'config', 'set', 'autoApproveAfterMs', '60000', ...args]);
+      expect(longer.stdout).toBe('Saved autoApproveAfterMs for project repo: tasks at a gate are approved after 60000 ms (60 s) without a person (it was 0 ms); 1 waiting since before it was switched on still waits for you.\n');
+      const off = await cli(['project', 'config', 'unset', 'autoApproveAfterMs', ...args]);
+      expect(off.stdout).toBe('Removed autoApproveAfterMs from project repo: every gate waits for a person again (1 waiting now).\n');
+      // Another setting says nothing of it.
+      expect((await cli(['project', 'config', 'set', 'keepBranches', 'true', ...args])).stdout).toBe('Saved keepBranches for project repo.\n');
+
+      expect((await d.store.tasks.get(id)).status).toBe('exec_review');
+    } finally {
+      await d.stop({ graceMs: 1000 });
+    }
+  });
+
   it('refuses a task for a project whose .maestro/config.json every run would refuse, naming the file and what is wrong', async () => {
     const d = await startTestDaemon({ tickMs: 60_000 });
     try {

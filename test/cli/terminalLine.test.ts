@@ -68,6 +68,22 @@ describe("maestro serve's terminal lines", () => {
     ]);
   });
 
+  it('say a change of the settings that run code or let work through without a person, naming the project, who and from where, and what it means; nothing for other changes', async () => {
+    const lines: string[] = [];
+    const print = terminalPrinter(async () => null, (line) => lines.push(line));
+    const event = (id: number, payload: Record<string, unknown>): MaestroEvent => ({ id, projectId: 'p_1', taskId: null, runId: null, traceId: null, type: 'project.config', at: 0, payload });
+    const from = { address: '10.0.0.5', client: 'cli', userAgent: 'maestro' };
+    await print(event(1, { name: 'repo', who: 'mallory', from, changed: ['autoApproveAfterMs'], code: { autoApproveAfterMs: { before: null, after: 0 } }, autoApproval: { afterMs: 0, previousMs: null, waiting: 2 } }));
+    await print(event(2, { name: 'repo', from, changed: ['keepBranches'], code: {} }));
+    await print(event(3, { from, changed: ['provider', 'autoReply'], code: { provider: { before: null, after: { kind: 'command', command: ['x'] } }, autoReply: { before: null, after: 'yes' } } }));
+    await print(event(4, { name: 'repo', from, changed: ['autoApproveAfterMs'], code: { autoApproveAfterMs: { before: 0, after: null } }, autoApproval: { afterMs: null, previousMs: 0, waiting: 0 } }));
+    expect(lines.map((l) => l.slice(10).replace(/\s+/g, ' '))).toEqual([
+      'project repo settings changed by mallory from 10.0.0.5 (cli): autoApproveAfterMs unset → 0; tasks reaching a gate from now on are approved after 0 ms without a person; the 2 already waiting still wait for you',
+      'project p_1 settings changed from 10.0.0.5 (cli): provider changed, autoReply changed',
+      'project repo settings changed from 10.0.0.5 (cli): autoApproveAfterMs 0 → unset; every gate waits for a person again',
+    ]);
+  });
+
   it('show what people, agents and repositories wrote as `maestro task list` does: no escape, bell, bidi control or line break reaches the terminal', () => {
     const at = new Date(2026, 11, 2, 9, 30, 5).getTime();
     const RAW = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;

@@ -7,12 +7,14 @@ import { freshPostgres, pgAvailable } from '../helpers/db.js';
 import { PG_MISSING } from '../helpers/postgres.js';
 import { defineStoreContract } from './contract.js';
 import { defineArchiveContract } from './contractArchive.js';
+import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
 
 // Skips only on a developer machine without PostgreSQL, and says so; globalSetup fails CI instead.
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
 defineStoreContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineArchiveContract('PostgreSQL', freshPostgres, !pgAvailable());
+defineAutoApprovalContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineVersionDepsContract('PostgreSQL', freshPostgres, !pgAvailable());
 
 describe.skipIf(!pgAvailable())('PostgreSQL sessions', () => {

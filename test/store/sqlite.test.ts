@@ -1,8 +1,10 @@
 import { freshSqlite } from '../helpers/db.js';
 import { defineStoreContract } from './contract.js';
 import { defineArchiveContract } from './contractArchive.js';
+import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
 
 defineStoreContract('SQLite', freshSqlite);
 defineArchiveContract('SQLite', freshSqlite);
+defineAutoApprovalContract('SQLite', freshSqlite);
 defineVersionDepsContract('SQLite', freshSqlite);

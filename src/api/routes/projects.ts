@@ -15,7 +15,7 @@ import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
-import { projectCreatedResponse, projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
+import { projectConfigResponse, projectCreatedResponse, projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
 import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { repositoryHooks } from '../../hooks/runner.js';
 
@@ -165,11 +165,11 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
     {
       method: 'PATCH',
       url: '/api/projects/:id',
-      summary: "Replace a project's settings (validated; the change is an event naming who made it and from where)",
+      summary: "Replace a project's settings (validated; the change is an event naming who made it and from where, and what a change of auto-approval means)",
       tags: ['projects'],
       params: idParam,
       body: z.object({ config: z.record(z.string(), z.unknown()), who: whoSchema }).strict(),
-      response: projectResponse,
+      response: projectConfigResponse,
     },
     async ({ params, body, req }) => {
       const stored = await store.projects.get(params.id);
@@ -182,8 +182,8 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       }
       await checkBaseBranchChange(stored.repoPath, stored.config, config);
       const from = requestOrigin(req);
-      const project = await store.projects.updateConfig(params.id, config, (before) => ({ keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
-      return { project: maskSecrets(project) };
+      const { project, autoApproval } = await store.projects.updateConfig(params.id, config, (before) => ({ name: before.name, keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
+      return { project: maskSecrets(project), autoApproval };
     },
   );
 

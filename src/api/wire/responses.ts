@@ -44,6 +44,17 @@ export const openApiResponse = z.record(z.string(), z.unknown()).describe('this 
 
 export const projectListResponse = z.strictObject({ projects: z.array(projectSchema) });
 export const projectResponse = z.strictObject({ project: projectSchema });
+export const projectConfigResponse = z.strictObject({
+  project: projectSchema,
+  autoApproval: z
+    .strictObject({
+      afterMs: z.number().int().nullable().describe('autoApproveAfterMs now; null: off'),
+      previousMs: z.number().int().nullable().describe('autoApproveAfterMs before'),
+      waiting: z.number().int().describe('tasks at a gate it does not approve: they wait for a person'),
+    })
+    .nullable()
+    .describe('what the change of autoApproveAfterMs means (core/autoApproval.ts): switched on or shortened, it applies to tasks that reach a gate from now on; null when it did not change'),
+});
 export const projectCreatedResponse = z.strictObject({
   project: projectSchema,
   runs: z
@@ -205,6 +216,7 @@ type Out<S extends z.ZodType> = z.output<S>;
 export type HealthResponse = Out<typeof healthResponse>;
 export type ProjectList = Out<typeof projectListResponse>;
 export type ProjectResponse = Out<typeof projectResponse>;
+export type ProjectConfigResponse = Out<typeof projectConfigResponse>;
 export type ProjectCreatedResponse = Out<typeof projectCreatedResponse>;
 export type TaskList = Out<typeof taskFullListResponse>;
 export type TaskBoardList = Out<typeof taskBoardListResponse>;

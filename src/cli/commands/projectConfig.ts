@@ -8,13 +8,14 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { autoApprovalSentence } from '../../core/autoApproval.js';
 import { MaestroError } from '../../core/errors.js';
 import type { Project } from '../../core/types.js';
 import { providerConfigSchema } from '../../executor/protocol/job.js';
 import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
-import type { ProjectList, ProjectResponse } from '../../api/wire/responses.js';
+import type { ProjectConfigResponse, ProjectList } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
 export const PROVIDER_KINDS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'command', 'scripted'] as const;
@@ -138,10 +139,14 @@ export async function pickProject(client: ApiClient, named: string | undefined, 
   throw new MaestroError('BAD_INPUT', projects.length ? `Name the project with --project (one of: ${projects.map((p) => p.name).join(', ')}).` : 'No project yet: add one with `maestro project add <path>`.');
 }
 
-export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<Project> {
+export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<ProjectConfigResponse> {
   if (config.provider !== undefined) checkProvider(config.provider);
-  const { project: saved } = await client.request<ProjectResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
-  return saved;
+  return client.request<ProjectConfigResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
+}
+
+/** The answer to a saved change, and what a change of auto-approval means for the tasks at a gate (core/autoApproval.ts). */
+function savedLine(said: string, { autoApproval }: ProjectConfigResponse): string {
+  return autoApproval ? `${said}: ${autoApprovalSentence(autoApproval)}.` : `${said}.`;
 }
 
 export function registerConfig(project: Command, ctx: CliContext): void {
@@ -166,9 +171,9 @@ export function registerConfig(project: Command, ctx: CliContext): void {
       let next = p.config;
       const pairs = [key, value, ...more];
       for (let i = 0; i < pairs.length; i += 2) next = setKey(next, pairs[i]!, parseValue(pairs[i + 1]!));
-      const saved = await saveConfig(client, p, next);
-      if (opts.json) return printJson({ project: saved });
-      print(`Saved ${pairs.filter((_, i) => i % 2 === 0).join(', ')} for project ${saved.name}.`);
+      const answer = await saveConfig(client, p, next);
+      if (opts.json) return printJson(answer);
+      print(savedLine(`Saved ${pairs.filter((_, i) => i % 2 === 0).join(', ')} for project ${answer.project.name}`, answer));
     }),
   );
 
@@ -177,9 +182,9 @@ export function registerConfig(project: Command, ctx: CliContext): void {
       const client = clientFor(opts, ctx.env);
       const p = await pickProject(client, opts.project);
       if (getKey(p.config, key) === undefined) throw new MaestroError('NOT_FOUND', `Project ${p.name} has no setting ${key}.`);
-      const saved = await saveConfig(client, p, setKey(p.config, key, undefined));
-      if (opts.json) return printJson({ project: saved });
-      print(`Removed ${key} from project ${saved.name}.`);
+      const answer = await saveConfig(client, p, setKey(p.config, key, undefined));
+      if (opts.json) return printJson(answer);
+      print(savedLine(`Removed ${key} from project ${answer.project.name}`, answer));
     }),
   );
 }

@@ -11,14 +11,16 @@ import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
 import { visible } from '../../lib/visible.js';
+import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'project.settings_files', 'project.runs_elsewhere']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
 
 /**
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
  * that resolves it (the demo's conflict used to show only as merging → done), a run taken over or resumed
- * after a crash (recovery said nothing), and a merge that changed
- * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on. Null for
+ * after a crash (recovery said nothing), a merge that changed
+ * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on, and a change of the
+ * settings that run code or let work through without a person (an approval without one says so). Null for
  * anything else. Titles, branches, file names, authors and subjects come from people, agents and
  * repositories: all of it is shown as `maestro task list` shows it (oneLine), never run by the terminal.
  */
@@ -49,8 +51,26 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   }
   if (e.type === 'project.settings_files' && e.payload.promotion === true) return `knowledge promoted into main: ${fileList(e.payload.files)}`;
   if (e.type === 'project.settings_files') return `merged changes to what later runs use: ${fileList(e.payload.files)}`;
+  if (e.type === 'project.config') return settingsText(e.payload);
   if (e.type === 'project.runs_elsewhere') return `merged changes to what runs outside Maestro: ${fileList(e.payload.files)} (CI runs its workflows on the next push; hooks and package scripts run where it is checked out)`;
   return null;
+}
+
+/**
+ * A change of the settings that run code or let work through without a person (the event's `code`): who made it,
+ * from where, the keys (a value only when it is a number, a boolean or unset), and what a change of auto-approval
+ * means (core/autoApproval.ts). Null for any other change.
+ */
+function settingsText(payload: Record<string, unknown>): string | null {
+  const code = payload.code && typeof payload.code === 'object' ? (payload.code as Record<string, { before?: unknown; after?: unknown }>) : {};
+  if (!Object.keys(code).length) return null;
+  const plain = (v: unknown) => v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean';
+  const shown = (v: unknown) => (v === null || v === undefined ? 'unset' : String(v));
+  const keys = Object.entries(code).map(([k, c]) => (plain(c?.before) && plain(c?.after) ? `${k} ${shown(c.before)} → ${shown(c.after)}` : `${k} changed`));
+  const origin = (payload.from && typeof payload.from === 'object' ? payload.from : {}) as { address?: unknown; client?: unknown };
+  const by = `${typeof payload.who === 'string' ? ` by ${payload.who}` : ''}${typeof origin.address === 'string' ? ` from ${origin.address}${typeof origin.client === 'string' ? ` (${origin.client})` : ''}` : ''}`;
+  const approval = payload.autoApproval as AutoApprovalChange | undefined;
+  return `settings changed${by}: ${keys.join(', ')}${approval && typeof approval === 'object' ? `; ${autoApprovalSentence(approval)}` : ''}`;
 }
 
 function fileList(files: unknown): string {
@@ -70,7 +90,8 @@ export function terminalPrinter(find: (taskId: string) => Promise<{ title: strin
     if (!TERMINAL_EVENTS.has(e.type)) return;
     // A project's event (main changed on its shared remote) names the project instead of a task.
     if (!e.taskId) {
-      const line = e.type === 'project.settings_files' && e.projectId ? terminalLine(e, `project ${e.projectId}`) : null;
+      const name = typeof e.payload.name === 'string' ? e.payload.name : e.projectId;
+      const line = (e.type === 'project.settings_files' || e.type === 'project.config') && e.projectId ? terminalLine(e, `project ${name}`) : null;
       if (line) write(line);
       return;
     }
