@@ -16,6 +16,15 @@ import { CONTROL } from '../core/schemas.js';
 import { ENV_NAME_PATTERN, isDaemonSecret } from '../lib/agentEnv.js';
 import { providerConfigSchema } from '../executor/protocol/job.js';
 
+/** A wait: a whole number of milliseconds, 0 or more. A refusal names the value given, cut to 40 characters. */
+const notMilliseconds = (issue: { input?: unknown }) => `${shown(issue.input)} is not a whole number of milliseconds, 0 or more`;
+const milliseconds = z.number({ error: notMilliseconds }).int({ error: notMilliseconds }).nonnegative({ error: notMilliseconds });
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
 export const projectSettingsSchema = z
   .object({
     provider: providerConfigSchema.optional(),
@@ -30,9 +39,9 @@ export const projectSettingsSchema = z
       .refine((r) => !r.startsWith('-') && !/^ext::/i.test(r) && !CONTROL.test(r), 'a git URL or path (not starting with -, no ext::, no control characters)')
       .optional(),
     /** Approve a gate by itself after this long (the demo), for tasks that reach it from then on (core/autoApproval.ts). */
-    autoApproveAfterMs: z.number().int().nonnegative().optional(),
+    autoApproveAfterMs: milliseconds.optional(),
     /** Answer a clarifying question by itself after this long, with `autoReply`. */
-    autoReplyAfterMs: z.number().int().nonnegative().optional(),
+    autoReplyAfterMs: milliseconds.optional(),
     autoReply: z.string().max(10_000).optional(),
     /** Keep a merged task's `maestro/*` branch. */
     keepBranches: z.boolean().optional(),

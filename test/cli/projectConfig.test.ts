@@ -95,7 +95,7 @@ describe('maestro project add --provider / project config', () => {
     }
   }, budget(300_000));
 
-  it('says what switching auto-approval on, longer or off means for the tasks at a gate', async () => {
+  it('says what switching auto-approval on, longer or off means for the tasks at a gate, and refuses a wait that is no whole number of milliseconds', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {
       const { cli } = cliFor(d.config.home);
@@ -114,6 +114,15 @@ describe('maestro project add --provider / project config', () => {
       // Another setting says nothing of it.
       expect((await cli(['project', 'config', 'set', 'keepBranches', 'true', ...args])).stdout).toBe('Saved keepBranches for project repo.\n');
 
+      const events = async () => (await d.store.events.list({ projectId: project.id, limit: 1000 })).events.length;
+      const before = { config: (await d.store.projects.get('repo')).config, events: await events() };
+      // As typed, and named as typed (1e400, no JSON number, is sent as the text it is).
+      for (const [bad, named] of [['-5', '-5'], ['1.5', '1.5'], ['"5s"', '"5s"'], ['5s', '"5s"'], ['1e400', '"1e400"']]) {
+        const refused = await cli(['project', 'config', 'set', 'autoApproveAfterMs', bad!, ...args]);
+        expect(refused.code, bad).toBe(2);
+        expect(refused.stderr).toContain(`config.autoApproveAfterMs: ${named} is not a whole number of milliseconds, 0 or more. Nothing was saved.`);
+      }
+      expect({ config: (await d.store.projects.get('repo')).config, events: await events() }).toEqual(before);
       expect((await d.store.tasks.get(id)).status).toBe('exec_review');
     } finally {
       await d.stop({ graceMs: 1000 });

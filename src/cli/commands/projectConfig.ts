@@ -78,10 +78,14 @@ export function checkProvider(provider: unknown): void {
   throw new MaestroError('BAD_INPUT', `Invalid provider: ${problems.join('; ')}. Nothing was saved.`, { details: { problems } });
 }
 
-/** A value as typed: JSON when it parses (numbers, booleans, arrays, objects, "quoted"), else the text itself. */
+/**
+ * A value as typed: JSON when it parses (numbers, booleans, arrays, objects, "quoted"), else the text itself. A number
+ * too big for one (1e400) stays text: sent as JSON it would become null, and a refusal would name what no one typed.
+ */
 export function parseValue(text: string): unknown {
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'number' && !Number.isFinite(value) ? text : value;
   } catch {
     return text;
   }
