@@ -18,6 +18,7 @@ import type {
   LineComment,
   MessageBody,
   Metrics,
+  ProjectConfigResponse,
   ProjectDetail,
   ProjectList,
   ProjectResponse,
@@ -123,7 +124,7 @@ export const api = {
   health: () => request<HealthResponse>('GET', '/api/health'),
   projects: () => request<ProjectList>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
-  updateProjectConfig: (id: string, config: Record<string, unknown>) => request<ProjectResponse>('PATCH', `/api/projects/${enc(id)}`, { config }),
+  updateProjectConfig: (id: string, config: Record<string, unknown>) => request<ProjectConfigResponse>('PATCH', `/api/projects/${enc(id)}`, { config }),
   /** Archive (no new work, kept with its history) or restore a project. */
   archiveProject: (id: string, archive: boolean) => request<ProjectResponse>('POST', `/api/projects/${enc(id)}/${archive ? 'archive' : 'restore'}`, { who: 'web' }),
   /** The board's list: slim rows (`view=board`), a fraction of the full tasks' JSON. */

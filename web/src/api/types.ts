@@ -16,6 +16,8 @@ export type { SchedulerDecision } from '../../../src/core/reports.js';
 /* The commands and config fragments `maestro task show` gives for a change the diff gate refused: the board gives the same. */
 export { diffStatCommand, EDIT_NAMES_AT_MOST, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson } from '../../../src/core/diffGateWays.js';
 export type { RaisableLimit } from '../../../src/core/diffGateWays.js';
+/* Auto-approval's rule (a change that lets more through applies to tasks reaching a gate from then on): the CLI's too. */
+export { autoApproveAfterMs, widensAutoApproval } from '../../../src/core/autoApproval.js';
 
 /* What the routes answer: GET /api/tasks/:id, /api/traces/:traceId, /api/metrics, the transcript's ?q=, the SSE items, … */
 export type {
@@ -28,6 +30,7 @@ export type {
   FindingsResponse,
   HealthResponse,
   Metrics,
+  ProjectConfigResponse,
   ProjectDetail,
   ProjectList,
   ProjectResponse,

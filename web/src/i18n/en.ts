@@ -84,6 +84,10 @@ export const en = {
     fromRepo: 'From the repository’s {{file}}:', repoProblem: 'The repository’s settings could not be read: {{problem}}', raw: 'Configuration (JSON)', save: 'Save', saved: 'Saved.', badJson: 'Not valid JSON: {{message}}', notObject: 'The configuration must be a JSON object.',
     archiveTitle: 'Archive', archiveHelp: 'Archiving keeps the project’s tasks and history and gives it no new work: no task is created, retried or started. It is refused while a task runs or waits at a gate. Restore undoes it.',
     archivedSince: 'Archived {{when}}: no new work until it is restored.', archive: 'Archive project', restore: 'Restore project', archivedNow: 'Archived.', restored: 'Restored.',
+    autoApproveOn: 'Gates approve themselves: a task that reaches a gate is approved after {{ms}} ms without a person (autoApproveAfterMs). Tasks that were already waiting when it was switched on or shortened still wait for a person.',
+    savedAutoApproveOn: 'Saved. Tasks reaching a gate from now on are approved after {{ms}} ms without a person; the tasks already waiting ({{waiting}}) still wait for you.',
+    savedAutoApproveLonger: 'Saved. Tasks at a gate are approved after {{ms}} ms without a person (it was {{before}} ms); the tasks waiting since before it was switched on ({{waiting}}) still wait for you.',
+    savedAutoApproveOff: 'Saved. Every gate waits for a person again.',
   },
   steering: {
     title: 'Changes to what runs use', help: 'Hooks and checks in .maestro/, and the specs and knowhow briefs quote, changed on main: every run from then on uses them. Newest first.',

@@ -64,6 +64,10 @@ export const es: Dictionary = {
     fromRepo: 'Del {{file}} del repositorio:', repoProblem: 'No se pudieron leer los ajustes del repositorio: {{problem}}', raw: 'Configuración (JSON)', save: 'Guardar', saved: 'Guardado.', badJson: 'JSON no válido: {{message}}', notObject: 'La configuración debe ser un objeto JSON.',
     archiveTitle: 'Archivar', archiveHelp: 'Archivar conserva las tareas y el historial del proyecto y no le da trabajo nuevo: no se crea, reintenta ni inicia ninguna tarea. Se rechaza mientras una tarea se ejecuta o espera en una puerta. Restaurar lo deshace.',
     archivedSince: 'Archivado {{when}}: sin trabajo nuevo hasta que se restaure.', archive: 'Archivar proyecto', restore: 'Restaurar proyecto', archivedNow: 'Archivado.', restored: 'Restaurado.',
+    autoApproveOn: 'Las puertas se aprueban solas: una tarea que llega a una puerta se aprueba tras {{ms}} ms sin una persona (autoApproveAfterMs). Las tareas que ya esperaban cuando se activó o se acortó siguen esperando a una persona.',
+    savedAutoApproveOn: 'Guardado. Las tareas que lleguen a una puerta desde ahora se aprueban tras {{ms}} ms sin una persona; las que ya esperan ({{waiting}}) siguen esperándote.',
+    savedAutoApproveLonger: 'Guardado. Las tareas en una puerta se aprueban tras {{ms}} ms sin una persona (antes {{before}} ms); las que esperan desde antes de activarse ({{waiting}}) siguen esperándote.',
+    savedAutoApproveOff: 'Guardado. Todas las puertas vuelven a esperar a una persona.',
   },
   steering: {
     title: 'Cambios en lo que usan las ejecuciones', help: 'Hooks y comprobaciones en .maestro/, y las specs y el knowhow que citan los briefs, cambiados en main: toda ejecución desde entonces los usa. Los más recientes primero.',

@@ -64,6 +64,10 @@ export const fr: Dictionary = {
     fromRepo: 'Depuis le {{file}} du dépôt :', repoProblem: 'Les réglages du dépôt n’ont pas pu être lus : {{problem}}', raw: 'Configuration (JSON)', save: 'Enregistrer', saved: 'Enregistré.', badJson: 'JSON invalide : {{message}}', notObject: 'La configuration doit être un objet JSON.',
     archiveTitle: 'Archiver', archiveHelp: 'Archiver garde les tâches et l’historique du projet et ne lui donne plus de travail : aucune tâche n’est créée, relancée ni démarrée. C’est refusé tant qu’une tâche tourne ou attend à une porte. Restaurer l’annule.',
     archivedSince: 'Archivé {{when}} : plus de travail tant qu’il n’est pas restauré.', archive: 'Archiver le projet', restore: 'Restaurer le projet', archivedNow: 'Archivé.', restored: 'Restauré.',
+    autoApproveOn: 'Les portes s’approuvent seules : une tâche qui arrive à une porte est approuvée après {{ms}} ms sans personne (autoApproveAfterMs). Les tâches qui attendaient déjà quand le réglage a été activé ou raccourci attendent toujours une personne.',
+    savedAutoApproveOn: 'Enregistré. Les tâches qui arrivent à une porte désormais sont approuvées après {{ms}} ms sans personne ; celles qui attendent déjà ({{waiting}}) vous attendent toujours.',
+    savedAutoApproveLonger: 'Enregistré. Les tâches à une porte sont approuvées après {{ms}} ms sans personne (avant : {{before}} ms) ; celles qui attendent depuis avant son activation ({{waiting}}) vous attendent toujours.',
+    savedAutoApproveOff: 'Enregistré. Chaque porte attend de nouveau une personne.',
   },
   steering: {
     title: 'Changements de ce qu’utilisent les exécutions', help: 'Hooks et vérifications dans .maestro/, et les specs et le knowhow que citent les briefs, changés sur main : chaque exécution les utilise ensuite. Les plus récents d’abord.',

@@ -64,6 +64,10 @@ export const ja: Dictionary = {
     fromRepo: 'リポジトリの {{file}} から:', repoProblem: 'リポジトリの設定を読めませんでした: {{problem}}', raw: '設定（JSON）', save: '保存', saved: '保存しました。', badJson: '正しい JSON ではありません: {{message}}', notObject: '設定は JSON オブジェクトでなければなりません。',
     archiveTitle: 'アーカイブ', archiveHelp: 'アーカイブするとプロジェクトのタスクと履歴は残り、新しい作業は行われません。タスクの作成・再試行・開始はできません。実行中やゲートで待っているタスクがある間は拒否されます。復元で元に戻せます。',
     archivedSince: '{{when}} にアーカイブ: 復元するまで新しい作業はありません。', archive: 'プロジェクトをアーカイブ', restore: 'プロジェクトを復元', archivedNow: 'アーカイブしました。', restored: '復元しました。',
+    autoApproveOn: 'ゲートが自動で承認されます: ゲートに着いたタスクは、人がいなくても {{ms}} ms 後に承認されます (autoApproveAfterMs)。有効化または短縮した時点ですでに待っていたタスクは、引き続き人を待ちます。',
+    savedAutoApproveOn: '保存しました。今後ゲートに着くタスクは、人がいなくても {{ms}} ms 後に承認されます。すでに待っているタスク ({{waiting}}) は引き続きあなたを待ちます。',
+    savedAutoApproveLonger: '保存しました。ゲートのタスクは、人がいなくても {{ms}} ms 後に承認されます (以前は {{before}} ms)。有効化より前から待っているタスク ({{waiting}}) は引き続きあなたを待ちます。',
+    savedAutoApproveOff: '保存しました。すべてのゲートが再び人を待ちます。',
   },
   steering: {
     title: '実行が使うものの変更', help: '.maestro/ のフックとチェック、ブリーフが引用する spec と knowhow が main で変わりました。以後の実行はすべてそれを使います。新しい順。',

@@ -64,6 +64,10 @@ export const zh: Dictionary = {
     fromRepo: '来自仓库的 {{file}}：', repoProblem: '无法读取仓库的设置：{{problem}}', raw: '配置（JSON）', save: '保存', saved: '已保存。', badJson: '不是有效的 JSON：{{message}}', notObject: '配置必须是一个 JSON 对象。',
     archiveTitle: '归档', archiveHelp: '归档会保留项目的任务和历史，但不再给它新工作：不能创建、重试或启动任务。有任务正在运行或在关卡等待时会被拒绝。恢复可撤销归档。',
     archivedSince: '归档于 {{when}}：恢复之前没有新工作。', archive: '归档项目', restore: '恢复项目', archivedNow: '已归档。', restored: '已恢复。',
+    autoApproveOn: '关卡会自动批准：到达关卡的任务在无人处理 {{ms}} 毫秒后被批准（autoApproveAfterMs）。开启或缩短该设置时已在等待的任务仍等待人来处理。',
+    savedAutoApproveOn: '已保存。从现在起到达关卡的任务在无人处理 {{ms}} 毫秒后被批准；已在等待的任务（{{waiting}}）仍等待你处理。',
+    savedAutoApproveLonger: '已保存。关卡中的任务在无人处理 {{ms}} 毫秒后被批准（之前为 {{before}} 毫秒）；开启之前就在等待的任务（{{waiting}}）仍等待你处理。',
+    savedAutoApproveOff: '已保存。所有关卡重新等待人来处理。',
   },
   steering: {
     title: '运行所用内容的变更', help: '.maestro/ 中的钩子和检查，以及简报引用的 spec 和 knowhow 在 main 上发生了变化：此后的每次运行都会使用它们。最新的在前。',

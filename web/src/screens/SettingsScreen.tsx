@@ -1,12 +1,14 @@
 /**
  * The project's configuration: the model tiers, checks, limits and hooks its repository's .maestro/ sets (read
  * through GET /api/projects/:id), the agent provider, and the settings the daemon stores editable as JSON
- * (validated before it is sent; the server validates again).
+ * (validated before it is sent; the server validates again). Auto-approval is said while it is on, and a save that
+ * changes it says what it means for the tasks at a gate.
  */
 import { useEffect, useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
-import type { Project, ProjectDetail } from '../api/types.js';
+import { autoApproveAfterMs, widensAutoApproval, type Project, type ProjectConfigResponse, type ProjectDetail } from '../api/types.js';
 import { AgentTools } from '../components/AgentTools.js';
 import { SteeringChanges } from '../components/SteeringChanges.js';
 import { errorText } from '../components/reasons.js';
@@ -85,6 +87,14 @@ function ArchiveCard({ project }: { project: Project }) {
   );
 }
 
+/** "Saved.", and what a change of auto-approval means for the tasks at a gate (core/autoApproval.ts), as the CLI says it. */
+function savedText(t: TFunction, change: ProjectConfigResponse['autoApproval']): string {
+  if (!change) return t('settings.saved');
+  if (change.afterMs === null) return t('settings.savedAutoApproveOff');
+  if (widensAutoApproval(change.previousMs, change.afterMs)) return t('settings.savedAutoApproveOn', { ms: change.afterMs, waiting: change.waiting });
+  return t('settings.savedAutoApproveLonger', { ms: change.afterMs, before: change.previousMs, waiting: change.waiting });
+}
+
 export function SettingsScreen() {
   const { t } = useTranslation();
   const project = useProjects((s) => s.projects.find((p) => p.id === s.selectedId));
@@ -111,9 +121,9 @@ export function SettingsScreen() {
       return;
     }
     try {
-      const { project: saved } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>);
+      const { project: saved, autoApproval } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>);
       replace(saved);
-      setNote({ ok: true, text: t('settings.saved') });
+      setNote({ ok: true, text: savedText(t, autoApproval) });
     } catch (err) {
       setNote({ ok: false, text: (err as Error).message });
     }
@@ -138,6 +148,7 @@ export function SettingsScreen() {
         <label htmlFor="config-json">
           <h3>{t('settings.raw')}</h3>
         </label>
+        {autoApproveAfterMs(c) !== null && <p className={styles.muted}>{t('settings.autoApproveOn', { ms: autoApproveAfterMs(c) })}</p>}
         <textarea id="config-json" className={styles.textarea} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
         <div className={styles.row}>
           <button onClick={() => void save()}>{t('settings.save')}</button>

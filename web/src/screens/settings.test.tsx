@@ -1,4 +1,4 @@
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../api/types.js';
 import { useProjects } from '../stores/projects.js';
@@ -45,5 +45,34 @@ describe('project settings on the board', () => {
     const alert = await screen.findByText('The repository’s settings could not be read: /repos/shop/.maestro/config.json is not valid JSON (line 1, column 9).', {}, { timeout: 5000 });
     expect(alert.getAttribute('role')).toBe('alert');
     expect(within(card('Checks')).getByText('Not set (defaults apply).')).toBeTruthy();
+  });
+
+  it('says what saving auto-approval means for the tasks at a gate, as the CLI does, and that it is on while it is', async () => {
+    useProjects.setState({ projects: [project], selectedId: 'p1', loaded: true, error: null });
+    const sent: unknown[] = [];
+    let answer: unknown = null;
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      if (init?.method === 'PATCH') {
+        sent.push(JSON.parse(String(init.body)));
+        return new Response(JSON.stringify(answer), { status: 200 });
+      }
+      return new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no route' } }), { status: 404 });
+    });
+    render(<SettingsScreen />);
+    const save = async (config: Record<string, unknown>, autoApproval: unknown) => {
+      answer = { project: { ...project, config }, autoApproval };
+      fireEvent.change(screen.getByLabelText('Configuration (JSON)'), { target: { value: JSON.stringify(config) } });
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+      return (await screen.findByRole('status')).textContent;
+    };
+    expect(await save({ autoApproveAfterMs: 0 }, { afterMs: 0, previousMs: null, waiting: 2 }))
+      .toBe('Saved. Tasks reaching a gate from now on are approved after 0 ms without a person; the tasks already waiting (2) still wait for you.');
+    expect(sent).toEqual([{ config: { autoApproveAfterMs: 0 } }]);
+    expect(screen.getByText(/^Gates approve themselves: a task that reaches a gate is approved after 0 ms without a person \(autoApproveAfterMs\)\./)).toBeTruthy();
+    expect(await save({ autoApproveAfterMs: 5000 }, { afterMs: 5000, previousMs: 0, waiting: 1 }))
+      .toBe('Saved. Tasks at a gate are approved after 5000 ms without a person (it was 0 ms); the tasks waiting since before it was switched on (1) still wait for you.');
+    expect(await save({}, { afterMs: null, previousMs: 5000, waiting: 1 })).toBe('Saved. Every gate waits for a person again.');
+    expect(screen.queryByText(/^Gates approve themselves/)).toBeNull();
+    expect(await save({ keepBranches: true }, null)).toBe('Saved.');
   });
 });
