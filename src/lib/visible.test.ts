@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { visible as boardVisible } from '../../web/src/components/hiddenChars.js';
-import { visible, visibleKeepingColours } from './visible.js';
+import { hangingIndent, oneLine, visible, visibleKeepingColours } from './visible.js';
 
 describe('visible', () => {
   it('shows control and invisible characters as \\u{…}, keeping line breaks and tabs', () => {
@@ -16,6 +16,19 @@ describe('visible', () => {
     expect(visibleKeepingColours('50%\r100%\n')).toBe('50%\\u{d}100%\n');
     // A colour sequence cut in two (two streamed tokens) is shown, not half-run.
     expect(visibleKeepingColours('\u001b[3') + visibleKeepingColours('1mred')).toBe('\\u{1b}[31mred');
+  });
+
+  it('oneLine: a name on one line, its line breaks, tabs and line separators shown as the other control characters are', () => {
+    expect(oneLine('docs.md  +1 -0\n1 file changed, 1 insertion(+)')).toBe('docs.md  +1 -0\\u{a}1 file changed, 1 insertion(+)');
+    expect(oneLine('a\tb\r\nc\u2028d\u2029e\u001b[2Kf')).toBe('a\\u{9}b\\u{d}\\u{a}c\\u{2028}d\\u{2029}e\\u{1b}[2Kf');
+    expect(oneLine('src/app.ts')).toBe('src/app.ts');
+  });
+
+  it('hangingIndent: the lines after the first start with the indent, so none starts at the first column', () => {
+    const finding = 'Null check missing.\nSTATUS: all files reviewed, the change only touches docs/README.md\n\n  suggested:\r\n  if (!x) return;\n';
+    expect(hangingIndent(finding, '      ')).toBe('Null check missing.\n      STATUS: all files reviewed, the change only touches docs/README.md\n\n        suggested:\n        if (!x) return;');
+    expect(hangingIndent('one line', '  ')).toBe('one line');
+    expect(hangingIndent('a\u001b[1A\rb\nc', '  ')).toBe('a\\u{1b}[1A\\u{d}b\n  c');
   });
 
   it('shows the same characters as the board does (web/src/components/hiddenChars.ts): one set for the terminal and the page', () => {

@@ -8,6 +8,34 @@ export function visible(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 }
 
+/**
+ * A line break or a tab, shown as `\u{a}` and `\u{9}` where text must stay on one line; and the line and paragraph
+ * separators, which a browser may draw as a line break (the schemas refuse them in a title for that).
+ */
+const BREAK = /[\n\t\u2028\u2029]/g;
+
+/**
+ * `visible`, and line breaks and tabs shown too: a name (a file's, a branch's, a title) is one line always. git
+ * allows a line break in a file name, and `docs.md  +1 -0\n1 file changed, …` printed a summary line of its own
+ * under `task diff --stat`, reading as Maestro's.
+ */
+export function oneLine(text: string): string {
+  return visible(text).replace(BREAK, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
+ * Text that may run over lines (a reviewer's finding, an error, a question), `visible`, with every line after the
+ * first starting with `indent`: it stays inside the item it belongs to, and no line of it starts where Maestro's own
+ * lines do. A model's finding often spans lines (a suggested fix, a list), so its lines are kept, not escaped. A
+ * CRLF line end is a line end; line breaks at the end are dropped (they would leave lines of indent alone).
+ */
+export function hangingIndent(text: string, indent: string): string {
+  return visible(text.replace(/\r\n/g, '\n').replace(/\n+$/, ''))
+    .split('\n')
+    .map((line, i) => (i === 0 || !line ? line : `${indent}${line}`))
+    .join('\n');
+}
+
 /** A colour or style sequence (SGR: ESC [ parameters m): it changes how text looks, never where it goes or what the terminal does. */
 const SGR = /(\u001b\[[0-9;:]*m)/;
 

@@ -10,6 +10,7 @@
 import type { Task } from '../../core/types.js';
 import { diffStatCommand, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson, retryCommand } from '../../core/diffGateWays.js';
 import type { DiffGateRefusal } from '../../api/wire/responses.js';
+import { oneLine } from '../../lib/visible.js';
 
 function raise(key: 'maxDiffLines' | 'maxDiffFiles', what: string, { changed, limit }: { changed: number; limit: number }): string {
   return `${changed} ${what}, over limits.${key} (${limit}): raise limits.${key} to ${changed} or more in the project's ${PROJECT_CONFIG_FILE} (${raiseLimitJson(key, changed)}) and commit it.`;
@@ -17,10 +18,11 @@ function raise(key: 'maxDiffLines' | 'maxDiffFiles', what: string, { changed, li
 
 function addOwned(task: Task, outside: { count: number; files: string[] }): string {
   const { count, files } = outside;
-  const named = files.slice(0, 3).join(', ') + (count > 3 ? `, and ${count - 3} more` : '');
+  // The agent chose the names: each on one line, in the list and in the command (git allows a line break in one).
+  const named = files.slice(0, 3).map(oneLine).join(', ') + (count > 3 ? `, and ${count - 3} more` : '');
   const edit = ownedFilesEdit(task.id, task.ownedFiles, outside);
-  const command = edit.named ? edit.command : `${edit.command} (${diffStatCommand(task.id)} lists the change's files)`;
-  return `${count} file(s) outside the task's owned files (${task.ownedFiles.join(', ')}): ${named}. If the task may change them, add them: ${command}`;
+  const command = edit.named ? oneLine(edit.command) : `${oneLine(edit.command)} (${diffStatCommand(task.id)} lists the change's files)`;
+  return `${count} file(s) outside the task's owned files (${task.ownedFiles.map(oneLine).join(', ')}): ${named}. If the task may change them, add them: ${command}`;
 }
 
 export function diffGateAdvice(task: Task, gate: DiffGateRefusal): string {
@@ -35,6 +37,6 @@ export function diffGateAdvice(task: Task, gate: DiffGateRefusal): string {
   return [
     `The diff gate refused the change of run ${gate.runId}. Ways out:`,
     ...ways.map((w) => `  - ${w}`),
-    `Then ${retryCommand(task.id)} starts a new run on ${gate.branch}, which keeps the refused commit: the agent goes on from it, and the checks and the diff gate look at the whole branch again.`,
+    `Then ${retryCommand(task.id)} starts a new run on ${oneLine(gate.branch)}, which keeps the refused commit: the agent goes on from it, and the checks and the diff gate look at the whole branch again.`,
   ].join('\n');
 }

@@ -14,7 +14,7 @@ import type { Action, InputSource, Signal } from '../../knowledge/lifecycle/ledg
 import { readTextFile } from '../input.js';
 import { workflowRootOption } from './knowledgeShared.js';
 import { action, printJson, printText } from '../output.js';
-import { visible } from '../../lib/visible.js';
+import { oneLine, visible } from '../../lib/visible.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 
@@ -65,7 +65,7 @@ function registerSession(program: Command, ctx: CliContext): void {
   withRoot(session.command('list').description('List sessions (and name the folders that do not read as one).')).action(
     action(async (o: RootOpts) => {
       const { sessions: s, unreadable } = (await lib()).scanSessions(await rootOf(o, ctx.env));
-      out(o, { sessions: s, unreadable }, s.map((x) => `${x.session_id}  ${x.status}  ${x.objective}`).join('\n') || (unreadable.length ? 'No readable sessions.' : 'No sessions.'));
+      out(o, { sessions: s, unreadable }, s.map((x) => `${x.session_id}  ${x.status}  ${oneLine(x.objective)}`).join('\n') || (unreadable.length ? 'No readable sessions.' : 'No sessions.'));
       // The same folders `maestro knowledge audit` reports as invalid-session-authority, with why.
       if (!o.json) for (const u of unreadable) process.stderr.write(visible(`maestro: not listed, session.json missing or unreadable: sessions/${u.session_id}: ${u.error}\n`));
     }),
@@ -264,13 +264,15 @@ export function addRunLifecycleCommands(run: Command, ctx: CliContext): void {
 
 function renderReview(r: ReviewResult, triage: boolean): string {
   const lines = [`session ${r.session_id}`];
-  for (const s of r.sources) lines.push(`  source ${s.run_id}: receipt ${s.receipt}${s.reasons.length && s.receipt !== 'fresh' ? ` (${s.reasons.join('; ')})` : ''}${s.error ? ` — ${s.error}` : ''}`);
+  for (const s of r.sources) lines.push(`  source ${s.run_id}: receipt ${s.receipt}${s.reasons.length && s.receipt !== 'fresh' ? ` (${oneLine(s.reasons.join('; '))})` : ''}${s.error ? ` — ${oneLine(s.error)}` : ''}`);
   for (const c of r.candidates) {
-    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action}${c.category ? ` (${c.category})` : ''} "${c.title.slice(0, 80)}" from ${c.source_run}`);
+    // What an agent staged (its title, category) and earlier entries' titles are one line each: a line break in a
+    // title would start a line reading as another candidate's, or as a line of the content below.
+    lines.push(`${c.candidate_id} [${c.status}] ${c.target}/${c.action}${c.category ? ` (${oneLine(c.category)})` : ''} "${oneLine(c.title.slice(0, 80))}" from ${c.source_run}`);
     // The whole text a promote writes, every line indented: the title is only the agent's label for it.
     lines.push(...c.content.split(/\r?\n/).map((l) => `    | ${l}`));
-    lines.push(`    receipt ${c.receipt}; ${c.disposition ?? '-'} / ${c.promotion_eligibility ?? '-'}${c.canonical_id ? `; target ${c.canonical_id}${c.canonical_status === 'inactive' ? ' (now inactive)' : ''}` : ''}${c.resolution ? `; ${c.resolution.status}: ${c.resolution.reason}` : ''}`);
-    for (const m of c.matches) lines.push(`    ~ ${m.relation} ${m.knowledge_id} "${m.title.slice(0, 60)}" (${m.evidence.join('; ')})`);
+    lines.push(`    receipt ${c.receipt}; ${c.disposition ?? '-'} / ${c.promotion_eligibility ?? '-'}${c.canonical_id ? `; target ${c.canonical_id}${c.canonical_status === 'inactive' ? ' (now inactive)' : ''}` : ''}${c.resolution ? `; ${c.resolution.status}: ${oneLine(c.resolution.reason)}` : ''}`);
+    for (const m of c.matches) lines.push(`    ~ ${m.relation} ${m.knowledge_id} "${oneLine(m.title.slice(0, 60))}" (${oneLine(m.evidence.join('; '))})`);
     if (c.promote_command) lines.push(`    $ ${c.promote_command}`);
   }
   lines.push(`inputs by source: ${Object.entries(r.input_totals_by_source).map(([k, v]) => `${k} ${v}`).join(', ')}`);

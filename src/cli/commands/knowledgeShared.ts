@@ -10,6 +10,7 @@ import type { Knowledge } from '../../knowledge/knowledge.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 import type { EntryLoad, KnowledgeSearch, ListedEntry } from '../../api/wire/knowledge.js';
+import { oneLine } from '../../lib/visible.js';
 
 export interface RootOpts {
   workflowRoot?: string;
@@ -52,9 +53,10 @@ export function printResults(res: { results: readonly AnyResult[]; noMatch?: str
   if (res.results.length === 0) say(`  ${res.noMatch ?? '(no results)'}\n`);
   for (const [i, r] of res.results.entries()) {
     const reason = 'selectionReason' in r && r.selectionReason !== 'relevance' ? ` [${r.selectionReason}]` : '';
-    say(`${String(i + 1).padStart(2)}. [${r.kind}] ${r.name}  ${r.id}  ${r.score.toFixed(2)}${reason}\n`);
+    say(`${String(i + 1).padStart(2)}. [${r.kind}] ${oneLine(r.name)}  ${r.id}  ${r.score.toFixed(2)}${reason}\n`);
     const detail = 'snippet' in r ? r.snippet : 'definition' in r ? r.definition : r.signature;
-    if (detail) say(`    ${detail.slice(0, 160)}\n`);
+    // A snippet of an entry's body may cross a line end: it stays on the row's second line.
+    if (detail) say(`    ${oneLine(detail.slice(0, 160))}\n`);
   }
 }
 
@@ -66,7 +68,8 @@ export function brief(e: EntryLoad | ListedEntry) {
 
 export function printEntry(e: EntryLoad | ListedEntry, short: boolean): void {
   const b = brief(e);
-  say(`${b.id}  [${'type' in b ? b.type : b.kind}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${b.title}\n`);
+  // A title from a file an agent may have written: one line, so it cannot start one of its own below (the body follows).
+  say(`${b.id}  [${'type' in b ? b.type : b.kind}${b.status === 'deprecated' ? ', deprecated' : ''}]  ${oneLine(b.title)}\n`);
   if (short) return;
   if ('body' in e) {
     if (e.body) say(`\n${e.body.trim()}\n\n`);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { print } from './common.js';
-import { printEntry } from './knowledgeShared.js';
+import { printEntry, printResults } from './knowledgeShared.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -21,3 +21,20 @@ describe('print (human output)', () => {
   });
 });
 
+describe('knowledge listings', () => {
+  it("keep an entry's title and a result's name and snippet on their row: a line break in one cannot start a row of its own", () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    const entry = { id: 'spec-1', graphId: 'g', aliases: [], kind: 'spec', type: 'convention', title: 'Use UTC\nspec-2  [convention]  Push to main', category: null, status: 'active', file: 'x.md', line: 1 };
+    printEntry(entry as unknown as Parameters<typeof printEntry>[0], true);
+    const result = { source: 'wiki', id: 'spec-1', kind: 'spec', name: 'Use UTC\n 2. [spec] Forged', score: 1, selectionReason: 'relevance', snippet: 'Always UTC.\n 3. [spec] Forged too' };
+    printResults({ results: [result as unknown as Parameters<typeof printResults>[0]['results'][number]] }, '1 result(s)');
+    expect(written.join('').split('\n')).toEqual([
+      'spec-1  [convention]  Use UTC\\u{a}spec-2  [convention]  Push to main',
+      '1 result(s)',
+      ' 1. [spec] Use UTC\\u{a} 2. [spec] Forged  spec-1  1.00',
+      '    Always UTC.\\u{a} 3. [spec] Forged too',
+      '',
+    ]);
+  });
+});

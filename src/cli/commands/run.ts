@@ -5,6 +5,7 @@ import { action, printJson } from '../output.js';
 import { clientFor, print, table, withApi, type ClientFlags } from './common.js';
 import { addRunLifecycleCommands } from './knowledgeRuns.js';
 import type { CliContext } from '../context.js';
+import { hangingIndent } from '../../lib/visible.js';
 
 function duration(r: Run): string {
   if (!r.endedAt) return 'running';
@@ -37,7 +38,8 @@ export function register(program: Command, ctx: CliContext): void {
         `  tokens: ${r.inputTokens} in, ${r.outputTokens} out   cost: $${r.costUsd.toFixed(4)}`,
         `  trace: ${r.traceId}`,
       ];
-      if (r.error) lines.push(`  error: ${r.error}`);
+      // An agent's or a tool's words, over lines maybe: they stay under the label.
+      if (r.error) lines.push(`  error: ${hangingIndent(r.error, '    ')}`);
       print(lines.join('\n'));
     }),
   );

@@ -10,7 +10,7 @@ import { refusePortInUse } from '../../app/port.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
-import { visible } from '../../lib/visible.js';
+import { oneLine } from '../../lib/visible.js';
 import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
@@ -22,20 +22,15 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conf
  * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on, and a change of the
  * settings that run code or let work through without a person (an approval without one says so). Null for
  * anything else. Titles, branches, file names, authors and subjects come from people, agents and
- * repositories: all of it is shown as `maestro task list` shows it (oneLine), never run by the terminal.
+ * repositories: all of it is shown as `maestro task list` shows it (oneLine), never run by the terminal. Each status
+ * line is one line: a file name may hold a line break (git allows it) that would start a line reading as Maestro's
+ * own. An author named `Eve\x1b[2J\x1b[H` cleared the operator's screen; a title with U+202E printed it reversed.
  */
 export function terminalLine(e: Pick<MaestroEvent, 'type' | 'at' | 'payload'>, title: string): string | null {
   const said = eventText(e);
   // The title escaped before it is padded, so that the columns line up with what the terminal draws.
   return said === null ? null : `${new Date(e.at).toTimeString().slice(0, 8)}  ${oneLine(title).padEnd(32).slice(0, 32)}  ${oneLine(said)}`;
 }
-
-/**
- * `visible`, and a line break or tab shown too: each status line is one line, and a file name may hold a line
- * break (git allows it) that would start a line reading as Maestro's own. An author named
- * `Eve\x1b[2J\x1b[H` cleared the operator's screen; a title with U+202E printed its text reversed.
- */
-const oneLine = (text: string): string => visible(text).replace(/[\n\t]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 
 function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   // Approvals stored before their origin had a key of its own hold it in `from`: then the status left is not known.

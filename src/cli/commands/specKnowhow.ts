@@ -5,6 +5,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson, printText } from '../output.js';
+import { oneLine } from '../../lib/visible.js';
 import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import type { CliContext } from '../context.js';
 
@@ -88,7 +89,7 @@ function specHealth(spec: Command, ctx: CliContext): void {
           if (opts.json) printJson(h);
           else {
             printText(`${h.entries} entries, ${h.errors} error(s), ${h.warnings} warning(s)\n`);
-            for (const f of h.findings) printText(`${f.severity === 'error' ? 'error' : 'warn '} ${f.file}:${f.line} ${f.code}: ${f.message}\n`);
+            for (const f of h.findings) printText(`${f.severity === 'error' ? 'error' : 'warn '} ${oneLine(f.file)}:${f.line} ${f.code}: ${oneLine(f.message)}\n`);
           }
           if (!h.ok) process.exitCode = 1;
         });

@@ -17,7 +17,7 @@ import { registerTaskList } from './taskList.js';
 import { SHOWN_ITEMS, shortList } from './shortList.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
-import { visible } from '../../lib/visible.js';
+import { hangingIndent, oneLine } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
@@ -42,24 +42,28 @@ interface CreateFlags extends ClientFlags {
   parent?: string;
 }
 
-function describeTask(task: Task, runs: { id: string; kind: string; status: string }[], children: Task[]): string {
+/** Where the later lines of a field's text start: past the fields' own two. */
+const MORE = ' '.repeat(4);
+
+export function describeTask(task: Task, runs: { id: string; kind: string; status: string }[], children: Task[]): string {
   const lines = [
     `${task.title}`,
     `  id: ${task.id}   status: ${task.status}   priority: P${task.priority}   complexity: ${task.complexity}   version: ${task.version}`,
   ];
   if (task.taskType || task.scope) lines.push(`  type: ${task.taskType ?? '-'}   scope: ${task.scope ?? '-'}`);
   if (task.deps.length) lines.push(`  depends on: ${task.deps.join(', ')}`);
-  if (task.ownedFiles.length) lines.push(`  owned files: ${task.ownedFiles.join(', ')}`);
-  if (task.expectedOutput) lines.push(`  expected: ${task.expectedOutput}`);
+  if (task.ownedFiles.length) lines.push(`  owned files: ${task.ownedFiles.map(oneLine).join(', ')}`);
+  // Text of any length, from a person or an agent: its later lines stay under its label (hangingIndent).
+  if (task.expectedOutput) lines.push(`  expected: ${hangingIndent(task.expectedOutput, MORE)}`);
   // What the agent was asked for beyond the title: a person deciding at a gate reads it beside the change.
   if (task.spec) lines.push('  spec:', ...task.spec.split('\n').map((l) => `    ${l}`));
   // As on the board: the last error while it explains the wait, not once the task got past it (a gate, done).
-  if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) lines.push(`  last error: ${task.lastRunError}`);
-  if (task.feedback) lines.push(`  feedback: ${task.feedback}`);
+  if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) lines.push(`  last error: ${hangingIndent(task.lastRunError, MORE)}`);
+  if (task.feedback) lines.push(`  feedback: ${hangingIndent(task.feedback, MORE)}`);
   // What `task diff` shows and `task approve --commit` names: not the branch tip, which may have moved since.
   const reviewed = reviewedHead(task);
   if (reviewed) lines.push(`  reviewed commit: ${reviewed}${task.status === 'exec_review' ? ` (maestro task diff ${task.id} shows it; approve --commit ${reviewed} approves only it)` : ''}`);
-  for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${a.reason}` : ''}`);
+  for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${hangingIndent(a.reason, MORE)}` : ''}`);
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);
   if (children.length) lines.push(`  subtasks${children.length > SHOWN_ITEMS ? ` (${children.length.toLocaleString('en-US')})` : ''}: ${shortList(children.map((c) => `${c.id} ${c.status}`))}`);
   if (task.plan) lines.push('  plan:', ...task.plan.split('\n').map((l) => `    ${l}`));
@@ -137,13 +141,13 @@ function taskShow(task: Command, ctx: CliContext): void {
       if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [] });
       const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
       // The question first: it is what the task waits on.
-      const asked = answer.question ? `The agent asks:\n  ${answer.question.text.split('\n').join('\n  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
-      const blocked = answer.mergeBlocked ? `An approval will not merge yet: ${answer.mergeBlocked}.\n\n` : '';
+      const asked = answer.question ? `The agent asks:\n  ${hangingIndent(answer.question.text, '  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
+      const blocked = answer.mergeBlocked ? `An approval will not merge yet: ${oneLine(answer.mergeBlocked)}.\n\n` : '';
       const steering = answer.task.status === 'exec_review' && answer.steeringFiles?.length
-        ? `This change edits files that steer later runs: ${answer.steeringFiles.join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
+        ? `This change edits files that steer later runs: ${answer.steeringFiles.map(oneLine).join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
         : '';
       const elsewhere = answer.task.status === 'exec_review' && answer.runsElsewhere?.length
-        ? `This change edits files that run code outside Maestro once merged: ${answer.runsElsewhere.join(', ')} (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).\n\n`
+        ? `This change edits files that run code outside Maestro once merged: ${answer.runsElsewhere.map(oneLine).join(', ')} (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).\n\n`
         : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
@@ -210,7 +214,7 @@ function taskApprove(task: Command, ctx: CliContext): void {
       else {
         print(`Approved ${t.approvals.at(-1)?.gate ?? opts.gate ?? 'the gate'} of ${t.id}${opts.commit ? ` at commit ${opts.commit.slice(0, 12)}` : ''}; it is now ${t.status}.`);
         // What `task show` said before the approval, said again now: the merge it starts will stop on it.
-        if (mergeBlocked && t.status === 'merging') process.stderr.write(`maestro: the merge will stop: ${visible(mergeBlocked)}. Then \`maestro task retry ${t.id}\` merges it.\n`);
+        if (mergeBlocked && t.status === 'merging') process.stderr.write(`maestro: the merge will stop: ${oneLine(mergeBlocked)}. Then \`maestro task retry ${t.id}\` merges it.\n`);
       }
     }),
   );

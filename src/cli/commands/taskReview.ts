@@ -10,7 +10,7 @@ import type { ChecksResponse, DiffFile, DiffResponse, FindingsResponse, TaskDeta
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../core/types.js';
 import { action, printJson } from '../output.js';
-import { visible } from '../../lib/visible.js';
+import { hangingIndent, oneLine, visible } from '../../lib/visible.js';
 import { clientFor, withApi, type ClientFlags } from './common.js';
 import type { CliContext } from '../context.js';
 
@@ -26,16 +26,13 @@ export function painter(stream: NodeJS.WriteStream = process.stdout, env: NodeJS
 
 const LETTER: Record<DiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', type_changed: 'T' };
 
-/** A file's name as shown: its control characters as `\u{…}` (visible), like every line of the change. */
+/** A file's name as shown, on one line: its control characters and line breaks as `\u{…}` (oneLine). */
 function fileName(f: DiffFile): string {
-  return visible(f.oldPath && f.oldPath !== f.path ? `${f.oldPath} → ${f.path}` : f.path);
+  return oneLine(f.oldPath && f.oldPath !== f.path ? `${f.oldPath} → ${f.path}` : f.path);
 }
 
 const PLAIN = '100644';
 const SYMLINK = '120000';
-
-/** Text on one line, shown: control characters as `\u{…}`, line breaks and tabs too (a link's target may hold them). */
-const oneLine = (text: string) => visible(text).replace(/[\n\t]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 
 /**
  * What a file's mode says that its line counts do not: a symlink (its target is its one line), one that points
@@ -85,12 +82,12 @@ function modeLines(f: DiffFile): string[] {
  */
 function commitLines(diff: DiffResponse, paint: Paint): string[] {
   const lines = [`commit ${diff.head}`];
-  if (diff.branchMoved) lines.push(paint('31', `The branch moved: ${visible(diff.branchMoved.message)}.`));
+  if (diff.branchMoved) lines.push(paint('31', `The branch moved: ${oneLine(diff.branchMoved.message)}.`));
   return lines;
 }
 
 export function renderDiff(diff: DiffResponse, paint: Paint): string {
-  const out = [paint('1', `${diff.branch}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} file${diff.totals.files === 1 ? '' : 's'}, +${diff.totals.additions} -${diff.totals.deletions}`), ...commitLines(diff, paint)];
+  const out = [paint('1', `${oneLine(diff.branch)}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} file${diff.totals.files === 1 ? '' : 's'}, +${diff.totals.additions} -${diff.totals.deletions}`), ...commitLines(diff, paint)];
   for (const f of diff.files) {
     out.push('', paint('1', `${LETTER[f.status]} ${fileName(f)}  (${f.status}${f.binary ? ', binary' : ''})`));
     if (f.binary) {
@@ -98,14 +95,15 @@ export function renderDiff(diff: DiffResponse, paint: Paint): string {
       continue;
     }
     if (f.collapsed) {
-      out.push(paint('2', `  large change collapsed (+${f.additions} -${f.deletions}); see it with --file ${visible(f.path)}`));
+      out.push(paint('2', `  large change collapsed (+${f.additions} -${f.deletions}); see it with --file ${oneLine(f.path)}`));
       continue;
     }
     // As git says them: a change of mode (executable, symlink) may be all there is, and a missing final newline is a change.
     out.push(...modeLines(f).map((line) => paint('1', line)));
-    if (f.hunks.length) out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${visible(f.oldPath ?? f.path)}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${visible(f.path)}`}`));
+    if (f.hunks.length) out.push(paint('1', `--- ${f.status === 'added' ? '/dev/null' : `a/${oneLine(f.oldPath ?? f.path)}`}`), paint('1', `+++ ${f.status === 'deleted' ? '/dev/null' : `b/${oneLine(f.path)}`}`));
     for (const h of f.hunks) {
-      out.push(paint('36', h.header));
+      // Its text after @@ is a line of the file (the function it is in): shown as the lines are.
+      out.push(paint('36', visible(h.header)));
       // What the agent wrote, shown, never run by the terminal: an escape sequence in a line could erase the
       // lines above it (or a carriage return overwrite its start), and the person would approve what they did not see.
       for (const l of h.lines) {
@@ -126,6 +124,9 @@ function fmtMs(ms: number | null): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** Where the second and later lines of a finding start: two past the finding's own four, so they read as part of it. */
+const FINDING_MORE = ' '.repeat(6);
+
 const CHECK_MARK: Record<string, string> = { passed: '✓', failed: '✗', running: '…', pending: '·', skipped: '-' };
 
 export function describeEvidence(versions: VersionRef[], currentId: string, checks: ChecksResponse | null, review: FindingsResponse | null): string {
@@ -138,7 +139,7 @@ export function describeEvidence(versions: VersionRef[], currentId: string, chec
     lines.push('  checks:');
     for (const c of checks.checks) {
       const exit = c.exitCode !== null && c.status === 'failed' ? ` exit ${c.exitCode}` : '';
-      lines.push(`    ${CHECK_MARK[c.status] ?? '?'} ${c.name} ${c.status}${exit}${c.durationMs !== null ? ` ${fmtMs(c.durationMs)}` : ''}  $ ${c.command}`);
+      lines.push(`    ${CHECK_MARK[c.status] ?? '?'} ${oneLine(c.name)} ${c.status}${exit}${c.durationMs !== null ? ` ${fmtMs(c.durationMs)}` : ''}  $ ${oneLine(c.command)}`);
       if (c.status === 'failed' && c.outputTail) lines.push(...c.outputTail.trimEnd().split('\n').slice(-10).map((l) => `        ${l}`));
     }
   }
@@ -147,8 +148,9 @@ export function describeEvidence(versions: VersionRef[], currentId: string, chec
     const rounds = [...new Set(review.verdicts.map((v) => v.round))].sort((a, b) => b - a);
     for (const round of rounds) {
       lines.push(round === rounds[0] ? `  review ${round} (the latest):` : `  review ${round} (earlier):`);
-      for (const v of review.verdicts.filter((x) => x.round === round)) lines.push(`    ${v.reviewer}: ${v.verdict}${v.summary ? ` — ${v.summary.split('\n')[0]}` : ''}`);
-      for (const f of review.findings.filter((x) => x.round === round)) lines.push(`    [${f.severity}, ${f.reviewer}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}${f.message}`);
+      for (const v of review.verdicts.filter((x) => x.round === round)) lines.push(`    ${oneLine(v.reviewer)}: ${v.verdict}${v.summary ? ` — ${v.summary.split('\n')[0]}` : ''}`);
+      // A reviewer's words: a finding of several lines keeps them, each under the finding's first.
+      for (const f of review.findings.filter((x) => x.round === round)) lines.push(`    [${oneLine(f.severity)}, ${oneLine(f.reviewer)}] ${f.file ? `${oneLine(f.file)}${f.line ? `:${f.line}` : ''}: ` : ''}${hangingIndent(f.message, FINDING_MORE)}`);
     }
   }
   return lines.join('\n');
