@@ -1,21 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { visible as boardVisible } from '../../web/src/components/hiddenChars.js';
-import { hangingIndent, oneLine, visible, visibleKeepingColours } from './visible.js';
+import { hangingIndent, oneLine, visible, visibleWithoutColours } from './visible.js';
 
 describe('visible', () => {
   it('shows control and invisible characters as \\u{…}, keeping line breaks and tabs', () => {
     expect(visible('a\u001b[2Jb\rc\u0007d\u200be\u202ef\n\tg')).toBe('a\\u{1b}[2Jb\\u{d}c\\u{7}d\\u{200b}e\\u{202e}f\n\tg');
   });
 
-  it('keeps colours, and shows every other sequence: a cursor move, a clipboard write, a link, a carriage return', () => {
-    const coloured = '\u001b[1;31merror\u001b[0m: \u001b[38;5;208mlint\u001b[m';
-    expect(visibleKeepingColours(coloured)).toBe(coloured);
-    expect(visibleKeepingColours('ok\u001b[1A\u001b[2Kdone')).toBe('ok\\u{1b}[1A\\u{1b}[2Kdone');
-    expect(visibleKeepingColours('\u001b]52;c;cm0gLXJmIH4=\u0007')).toBe('\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}');
-    expect(visibleKeepingColours('\u001b]8;;https://evil.example\u001b\\docs\u001b]8;;\u001b\\')).toBe('\\u{1b}]8;;https://evil.example\\u{1b}\\docs\\u{1b}]8;;\\u{1b}\\');
-    expect(visibleKeepingColours('50%\r100%\n')).toBe('50%\\u{d}100%\n');
-    // A colour sequence cut in two (two streamed tokens) is shown, not half-run.
-    expect(visibleKeepingColours('\u001b[3') + visibleKeepingColours('1mred')).toBe('\\u{1b}[31mred');
+  it('leaves colours and styles out, conceal included, and shows every other sequence: a cursor move, a clipboard write, a link, a carriage return', () => {
+    expect(visibleWithoutColours('\u001b[1;31merror\u001b[0m: \u001b[38;5;208mlint\u001b[m')).toBe('error: lint');
+    // Conceal (8) and black on black hid the words from the person; they are text like the rest.
+    expect(visibleWithoutColours('ok \u001b[8mpush to main\u001b[28m \u001b[30;40mskip review\u001b[0m')).toBe('ok push to main skip review');
+    expect(visibleWithoutColours('ok\u001b[1A\u001b[2Kdone')).toBe('ok\\u{1b}[1A\\u{1b}[2Kdone');
+    expect(visibleWithoutColours('\u001b]52;c;cm0gLXJmIH4=\u0007')).toBe('\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}');
+    expect(visibleWithoutColours('\u001b]8;;https://evil.example\u001b\\docs\u001b]8;;\u001b\\')).toBe('\\u{1b}]8;;https://evil.example\\u{1b}\\docs\\u{1b}]8;;\\u{1b}\\');
+    expect(visibleWithoutColours('50%\r100%\n')).toBe('50%\\u{d}100%\n');
+    // A colour sequence cut in two (two streamed tokens) is shown, not half-run; the 8-bit CSI is shown too.
+    expect(visibleWithoutColours('\u001b[3') + visibleWithoutColours('1mred')).toBe('\\u{1b}[31mred');
+    expect(visibleWithoutColours('\u009b8mhidden')).toBe('\\u{9b}8mhidden');
+    // Taking a colour out never leaves a sequence that runs.
+    expect(visibleWithoutColours('\u001b\u001b[0m[2J')).toBe('\\u{1b}[2J');
   });
 
   it('oneLine: a name on one line, its line breaks, tabs and line separators shown as the other control characters are', () => {

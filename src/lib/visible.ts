@@ -36,17 +36,20 @@ export function hangingIndent(text: string, indent: string): string {
     .join('\n');
 }
 
-/** A colour or style sequence (SGR: ESC [ parameters m): it changes how text looks, never where it goes or what the terminal does. */
-const SGR = /(\u001b\[[0-9;:]*m)/;
+/**
+ * A colour or style sequence (SGR: ESC [ parameters m). It moves nothing, but it can hide text all the same:
+ * conceal (8), a colour the same as the terminal's background (30 on a dark one, 38;2;r;g;b on any), a theme's
+ * "bright black" that is its background (Solarized's), or paint an agent's line as Maestro paints its own.
+ */
+const SGR = /\u001b\[[0-9;:]*m/g;
 
 /**
- * `visible`, with colour and style sequences kept: an agent's log reads in the colours its tools gave it. Every other
- * sequence is shown, not run: a cursor move or a carriage return that writes over lines already printed, a
- * window title, a clipboard write (OSC 52), a link whose target is not its text.
+ * `visible`, with colour and style sequences left out: an agent's log reads as plain text, all of it. No subset of
+ * colours is safe, since which of them the person can read depends on their terminal's theme; and showing them as
+ * `\u{1b}[32m` buried a test run's output (tools that colour it for a terminal) under escapes. Every other
+ * sequence is shown, not run: a cursor move or a carriage return that writes over lines already printed, a window
+ * title, a clipboard write (OSC 52), a link whose target is not its text.
  */
-export function visibleKeepingColours(text: string): string {
-  return text
-    .split(SGR)
-    .map((part, i) => (i % 2 === 1 ? part : visible(part)))
-    .join('');
+export function visibleWithoutColours(text: string): string {
+  return visible(text.replace(SGR, ''));
 }

@@ -348,7 +348,7 @@ describe('maestro CLI against a daemon', () => {
       for (const to of ['queued', 'executing'] as const) await d.store.tasks.transition(taskId, to);
       const run = await d.store.runs.create({ taskId, kind: 'execute', model: 'sonnet', traceId: 'trace-1', attempt: 1, runDir });
       runId = run.id;
-      // What the agent wrote keeps its colours; a clipboard write (OSC 52) is shown, not run.
+      // What the agent wrote is shown without its colours; a clipboard write (OSC 52) is shown, not run.
       writeFileSync(join(runDir, 'transcript.jsonl'), `${JSON.stringify({ at: 1, stage: 'execute', role: 'agent', text: 'I will add the \u001b[1mroute\u001b[0m.\u001b]52;c;cm0gLXJmIH4=\u0007' })}\n`);
 
       const runs = await cliJson<{ runs: { id: string; kind: string }[] }>(['run', 'list', '--task', taskId, ...url]);
@@ -358,7 +358,7 @@ describe('maestro CLI against a daemon', () => {
       expect((await cliJson<{ error: { code: string } }>(['run', 'show', 'nope', ...url])).body.error.code).toBe('UNKNOWN_RUN');
 
       const logs = await cli(['task', 'logs', taskId, ...url]);
-      expect(logs.stdout).toBe(`Run ${runId} of ${taskId}: execute, running.\n[execute] agent: I will add the \u001b[1mroute\u001b[0m.\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\n`);
+      expect(logs.stdout).toBe(`Run ${runId} of ${taskId}: execute, running.\n[execute] agent: I will add the route.\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\n`);
       const injected = await cliJson<{ runId: string }>(['task', 'inject', taskId, 'also add a test', ...url]);
       expect(injected.body.runId).toBe(runId);
       expect(readInbox(runDir).map((m) => [m.type, m.text])).toEqual([['instruction', 'also add a test']]);

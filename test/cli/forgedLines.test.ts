@@ -1,7 +1,8 @@
 /**
  * What an agent controls cannot print a line that reads as Maestro's own at the review gate (a trial): a file
  * named `docs.md  +1 -0\n1 file changed, …` printed a summary line of its own under `task diff --stat`; a
- * reviewer's finding printed a "STATUS: …" line at the first column of `task show`. Real runs of the scripted agent in a real repository, each printed line
+ * reviewer's finding printed a "STATUS: …" line at the first column of `task show`; and `task logs` let a
+ * conceal sequence (SGR 8) hide words. Real runs of the scripted agent in a real repository, each printed line
  * compared whole.
  */
 import { writeFileSync } from 'node:fs';
@@ -44,7 +45,7 @@ describe('agent text at the review gate', { timeout: budget(240_000) }, () => {
     d = null;
   });
 
-  it('prints a file name on one line, and a finding indented under its first line', async () => {
+  it('prints a file name on one line, a finding indented under its first line, and a log without its colours', async () => {
     d = await startTestDaemon({ tickMs: 100 });
     const { cli, cliJson } = cliFor(d.config.home);
     const url = ['--url', d.url];
@@ -75,5 +76,12 @@ describe('agent text at the review gate', { timeout: budget(240_000) }, () => {
       `This change edits files that run code outside Maestro once merged: .github/workflows/ci\\u{a}${STATUS}.yml (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).`,
       'Update the docs',
     ]);
+
+    // The execute run's words: the concealed ones shown as text, its second line under its first.
+    const logs = await cli(['task', 'logs', task.id, '--kind', 'execute', ...url]);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).not.toContain('\u001b');
+    expect(logs.stdout).toContain('[agent] agent: Updated the docs.\n  Other runs of this task: none and I pushed to main.\n');
+    expect(logs.stdout.split('\n').filter((l) => l.startsWith('Other runs'))).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../api/client.js';
-import { followTask } from './taskLogs.js';
+import { followTask, streamRenderer } from './taskLogs.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -43,5 +43,38 @@ describe('maestro task logs, in its own lines', () => {
       '══ T1 (version 1) was rejected: following version 2 (T2\\u{1b}[31m\\u{1b}[2J) ══\n' +
       'No transcript yet for T2\\u{1b}[31m\\u{1b}[2J.\n',
     );
+  });
+});
+
+describe('maestro task logs --follow, the agent\'s text', () => {
+  it("indents every line the agent streams under Maestro's own, however its tokens are cut, and leaves its colours out", () => {
+    const render = streamRenderer();
+    let id = 0;
+    const item = (event: string, data: Record<string, unknown>) => render({ id: String(++id), event, data: JSON.stringify(data) });
+    const out = [
+      item('phase', { stage: 'execute', state: 'started' }),
+      item('token', { text: 'Reading the \u001b[8mhidden\u001b[0m' }),
+      item('token', { text: ' parser.\n✓ run r_9 finished (execute)\n══ t_1 is done' }),
+      item('token', { text: ' ══\n' }),
+      item('token', { text: 'Done.' }),
+      item('clarify', { question: 'Which prefix?\n── review: started ──' }),
+      item('token', { text: 'more\u001b[2A' }),
+      item('error', { code: 'AGENT_FAILED', message: 'it stopped:\n══ t_1 is done ══' }),
+    ].join('');
+    expect(out.split('\n')).toEqual([
+      '',
+      '── execute: started ──',
+      '  Reading the hidden parser.',
+      '  ✓ run r_9 finished (execute)',
+      '  ══ t_1 is done ══',
+      '  Done.',
+      '? Which prefix?',
+      '  ── review: started ──',
+      '  (answer with: maestro task reply <id> "<answer>")',
+      '  more\\u{1b}[2A',
+      '! AGENT_FAILED: it stopped:',
+      '  ══ t_1 is done ══',
+      '',
+    ]);
   });
 });

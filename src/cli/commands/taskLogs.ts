@@ -7,16 +7,19 @@
  * with Last-Event-ID so nothing is missed or printed twice. Following goes on
  * into the next version when a rejection supersedes the task, and ends when
  * the chain's newest version is finished (done, cancelled) or needs attention.
- * What an agent wrote keeps its colours and shows every other control sequence
- * (visibleKeepingColours): a clipboard write or a cursor move in a log is not run.
- * Our own lines, which name task ids the daemon answered, go through printText:
- * no control character in them reaches the terminal, colours included.
+ * What an agent wrote is shown without its colours, and every other control
+ * sequence as text (visibleWithoutColours): a clipboard write, a cursor move or a
+ * concealed word in a log is not run. Its lines after the first are indented under
+ * the entry (or, following, under the phase) they belong to, so that none starts
+ * where Maestro's own lines do ("Other runs of …", "══ … is done ══"). Our own
+ * lines, which name task ids the daemon answered, go through printText: no control
+ * character in them reaches the terminal.
  */
 import { MaestroError } from '../../core/errors.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { RunList, TaskDetail } from '../../api/wire/responses.js';
-import { visible, visibleKeepingColours } from '../../lib/visible.js';
+import { hangingIndent, oneLine, visibleWithoutColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
 
 interface TranscriptEntry {
@@ -77,7 +80,7 @@ export async function printTranscript(client: ApiClient, id: string, json: boole
   const latest = runs.length > 1 && run === runs.at(-1) ? ` (the latest of ${runs.length} runs)` : '';
   printText(`Run ${run.id} of ${id}: ${run.kind}, ${run.status}${latest}.\n`);
   if (!entries.length) printText('No transcript yet for this run.\n');
-  for (const e of entries) process.stdout.write(visibleKeepingColours(`[${e.stage ?? '?'}] ${e.role ?? '?'}: ${e.text ?? ''}\n`));
+  for (const e of entries) printText(`[${oneLine(e.stage ?? '?')}] ${oneLine(e.role ?? '?')}: ${hangingIndent(visibleWithoutColours(e.text ?? ''), AGENT_INDENT)}\n`);
   const others = runs.filter((r) => r !== run);
   // --kind for a kind other than this run's: the latest of its own kind may be this very run.
   const otherKind = others.filter((r) => r.kind !== run.kind).at(-1)?.kind;
@@ -106,27 +109,58 @@ function finished(status: string): boolean {
   return FOLLOW_ENDS.includes(status);
 }
 
-function render(e: SseEvent): string {
-  let data: Record<string, unknown> = {};
-  try {
-    data = JSON.parse(e.data) as Record<string, unknown>;
-  } catch {
-    return '';
-  }
-  switch (e.event) {
-    case 'token':
-      return String(data.text ?? '');
+/** Where an agent's lines start, in a transcript entry after its first and in the live stream: past Maestro's own. */
+const AGENT_INDENT = '  ';
+
+/** Maestro's own line for a stream item other than the agent's text, or '' (a question and an error may span lines). */
+function ownLine(event: string | undefined, data: Record<string, unknown>): string {
+  const field = (key: string, fallback = '') => oneLine(String(data[key] ?? fallback));
+  switch (event) {
     case 'phase':
-      return `\n── ${String(data.stage ?? '')}: ${String(data.state ?? '')} ──\n`;
+      return `\n── ${field('stage')}: ${field('state')} ──\n`;
     case 'clarify':
-      return `\n? ${String(data.question ?? '')}\n  (answer with: maestro task reply <id> "<answer>")\n`;
+      return `\n? ${hangingIndent(String(data.question ?? ''), '  ')}\n  (answer with: maestro task reply <id> "<answer>")\n`;
     case 'error':
-      return `\n! ${String(data.code ?? 'error')}: ${String(data.message ?? '')}\n`;
+      return `\n! ${field('code', 'error')}: ${hangingIndent(String(data.message ?? ''), '  ')}\n`;
     case 'result':
-      return `\n✓ run ${String(data.runId ?? '')} finished (${String(data.kind ?? '')})\n`;
+      return `\n✓ run ${field('runId')} finished (${field('kind')})\n`;
     default:
       return '';
   }
+}
+
+/**
+ * The text to print for each item of the live stream: Maestro's own lines as ownLine says them, and the agent's
+ * tokens each line indented by AGENT_INDENT. A token is cut anywhere (mid-line, mid-word), so whether the next one
+ * starts a line is carried from one to the next.
+ */
+export function streamRenderer(): (e: SseEvent) => string {
+  let atLineStart = true;
+  const agentText = (text: string) => {
+    let out = '';
+    for (const [i, part] of text.split('\n').entries()) {
+      if (i > 0) {
+        out += '\n';
+        atLineStart = true;
+      }
+      if (!part) continue;
+      out += `${atLineStart ? AGENT_INDENT : ''}${part}`;
+      atLineStart = false;
+    }
+    return out;
+  };
+  return (e) => {
+    let data: Record<string, unknown> = {};
+    try {
+      data = JSON.parse(e.data) as Record<string, unknown>;
+    } catch {
+      return '';
+    }
+    if (e.event === 'token') return agentText(visibleWithoutColours(String(data.text ?? '')));
+    const own = ownLine(e.event, data);
+    if (own) atLineStart = true;
+    return own;
+  };
 }
 
 const RETRY_MS = [250, 500, 1000, 2000, 5000];
@@ -170,7 +204,8 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
   };
   let ended: Detail['task'] | null = null;
   try {
-    const state = { lastEventId: null as string | null, failures: 0, downSince: null as number | null };
+    // One renderer for the version followed: a dropped stream reopened goes on where its text was, mid-line or not.
+    const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer() };
     while (!stopped.signal.aborted) {
       const outcome = await streamOnce(client, current, json, stopped.signal, state);
       if (stopped.signal.aborted) break;
@@ -192,6 +227,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
         announce(next);
         current = next.id;
         state.lastEventId = null;
+        state.render = streamRenderer(); // the announcement ended a line
         continue;
       }
       if (finished(now.task.status)) {
@@ -207,8 +243,16 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
     if (ended) process.stdout.write(`${JSON.stringify({ event: 'end', data: { taskId: ended.id, status: ended.status, reason: ended.lastRunError } })}\n`);
   } else {
     process.stdout.write('\n');
-    if (ended) printText(`══ ${ended.id} is ${ended.status}${ended.lastRunError && ended.status !== 'done' ? `: ${visible(ended.lastRunError)}` : ''} ══\n`);
+    if (ended) printText(`══ ${ended.id} is ${ended.status}${ended.lastRunError && ended.status !== 'done' ? `: ${hangingIndent(ended.lastRunError, '   ')}` : ''} ══\n`);
   }
+}
+
+/** Where following a version stands: the last item printed, the reconnections tried, and how its text is printed. */
+interface StreamState {
+  lastEventId: string | null;
+  failures: number;
+  downSince: number | null;
+  render: (e: SseEvent) => string;
 }
 
 /**
@@ -222,7 +266,7 @@ async function streamOnce(
   taskId: string,
   json: boolean,
   stopped: AbortSignal,
-  state: { lastEventId: string | null; failures: number; downSince: number | null },
+  state: StreamState,
 ): Promise<'run-ended' | 'status' | 'dropped'> {
   const connection = new AbortController();
   const onStop = () => connection.abort();
@@ -247,7 +291,7 @@ async function streamOnce(
       onEvent: (e) => {
         if (e.id) state.lastEventId = e.id;
         if (json) process.stdout.write(`${JSON.stringify({ id: e.id, event: e.event, data: JSON.parse(e.data) })}\n`);
-        else process.stdout.write(visibleKeepingColours(render(e)));
+        else printText(state.render(e));
         if (e.event === 'result' || e.event === 'error') {
           outcome = 'run-ended';
           connection.abort();
