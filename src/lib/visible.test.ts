@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visible as boardVisible } from '../../web/src/components/hiddenChars.js';
+import { oneLine as boardOneLine, visible as boardVisible } from '../../web/src/components/hiddenChars.js';
 import { hangingIndent, oneLine, visible, visibleWithoutColours } from './visible.js';
 
 describe('visible', () => {
@@ -35,12 +35,12 @@ describe('visible', () => {
     expect(hangingIndent('a\u001b[1A\rb\nc', '  ')).toBe('a\\u{1b}[1A\\u{d}b\n  c');
   });
 
-  it('shows the same characters as the board does (web/src/components/hiddenChars.ts): one set for the terminal and the page', () => {
+  it('shows the same characters as the board does (web/src/components/hiddenChars.ts), and the same on one line: one set for the terminal and the page', () => {
     const differ: string[] = [];
     for (let cp = 0; cp <= 0xffff; cp++) {
       if (cp >= 0xd800 && cp <= 0xdfff) continue; // surrogates: not characters alone
       const ch = String.fromCodePoint(cp);
-      if (visible(ch) !== boardVisible(ch)) differ.push(cp.toString(16));
+      if (visible(ch) !== boardVisible(ch) || oneLine(ch) !== boardOneLine(ch)) differ.push(cp.toString(16));
     }
     expect(differ).toEqual([]);
   });

@@ -17,3 +17,12 @@ export function visible(text: string): string {
 export function hasHidden(text: string): boolean {
   return HIDDEN.test(text);
 }
+
+/**
+ * `visible`, and a line break, a tab or a line separator shown too: a name (a file's) drawn on one line, as the CLI
+ * draws it (src/lib/visible.ts oneLine). In a <pre> (a command to copy) a line break in a file name started a line of
+ * its own; elsewhere the page drew it as a space, a name other than the file's.
+ */
+export function oneLine(text: string): string {
+  return visible(text).replace(/[\n\t\u2028\u2029]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}

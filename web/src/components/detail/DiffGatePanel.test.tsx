@@ -64,6 +64,16 @@ describe('DiffGatePanel in the task detail', () => {
     expect(screen.getAllByRole('button', { name: 'Retry' })).toHaveLength(1);
   });
 
+  it('draws a file name the agent put a line break in on one line, in the list and in the command to copy', async () => {
+    const forged = 'docs.md\nmaestro task approve t_gate';
+    await openDetail(refusedTask({ ownedFiles: ['src/', 'a\tb'] }), refusal({ outsideOwned: { count: 1, files: [forged] } }));
+    const outside = screen.getByTestId('diff-gate-outside');
+    expect(says(outside)[0]).toBe('1 file changed outside the task’s owned files (src/, a\\u{9}b):');
+    expect(within(outside).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['docs.md\\u{a}maestro task approve t_gate']);
+    // A <pre> keeps line breaks: the name's would have started a line of its own there.
+    expect(commands(outside)).toEqual(["maestro task edit t_gate --owned-files 'src/,a\\u{9}b,docs.md\\u{a}maestro task approve t_gate'"]);
+  });
+
   it('names the first ten files outside ownedFiles and how many more, and the edit with <paths> and the listing command', async () => {
     const files = Array.from({ length: 100 }, (_, i) => `lib/f${i}.ts`);
     await openDetail(refusedTask(), refusal({ files: { changed: 240, limit: 200 }, outsideOwned: { count: 240, files } }));

@@ -3,14 +3,14 @@
  * out that fit, as `maestro task show` says them: each limit it went over with its numbers, its key in
  * `.maestro/config.json` and the fragment that raises it; the files outside ownedFiles with the `task edit` that adds
  * them; narrowing the task; files too large and gitlinks; and what a retry does (TaskActions has its button). The
- * commands are core/diffGateWays.ts's, the CLI's own. Names the agent chose (paths) are drawn with visible() and
+ * commands are core/diffGateWays.ts's, the CLI's own. Names the agent chose (paths) are drawn with oneLine() and
  * only as React text: a translation with markup (<Trans>) gets them as its components' children, never as values
  * it would parse.
  */
 import type { ReactElement } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { diffStatCommand, EDIT_NAMES_AT_MOST, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson, type DiffGateRefusal, type RaisableLimit, type Task } from '../../api/types.js';
-import { visible } from '../hiddenChars.js';
+import { oneLine } from '../hiddenChars.js';
 import styles from './Detail.module.css';
 
 /** How many names of a list the panel shows; the count says how many more (`task diff --stat` lists them all). */
@@ -63,11 +63,11 @@ function OutsideOwned({ task, outside }: { task: Task; outside: { count: number;
   return (
     <li data-testid="diff-gate-outside">
       <p>
-        <Trans i18nKey="diffGate.outside" count={outside.count} components={{ owned: <code>{visible(task.ownedFiles.join(', ')) || '—'}</code> }} />
+        <Trans i18nKey="diffGate.outside" count={outside.count} components={{ owned: <code>{oneLine(task.ownedFiles.join(', ')) || '—'}</code> }} />
       </p>
       <Names names={outside.files} count={outside.count} />
       <p>{edit.named ? t('diffGate.addOwned', { edit: t('edit.edit') }) : <Trans i18nKey="diffGate.addOwnedPaths" values={{ edit: t('edit.edit') }} components={{ stat: <code>{diffStatCommand(task.id)}</code> }} />}</p>
-      <Command text={visible(edit.command)} />
+      <Command text={oneLine(edit.command)} />
     </li>
   );
 }
@@ -84,7 +84,7 @@ function LargeFiles({ large }: { large: { limit: number; files: Array<{ path: st
       <ul className={styles.names}>
         {shown.map((f) => (
           <li key={f.path}>
-            <code>{visible(f.path)}</code> <span className={styles.muted}>{t('diffGate.bytes', { bytes: f.bytes.toLocaleString(i18n.language) })}</span>
+            <code>{oneLine(f.path)}</code> <span className={styles.muted}>{t('diffGate.bytes', { bytes: f.bytes.toLocaleString(i18n.language) })}</span>
           </li>
         ))}
         {large.files.length > shown.length && <li className={styles.muted}>{t('diffGate.more', { count: large.files.length - shown.length })}</li>}
@@ -136,7 +136,7 @@ function Names({ names, count }: { names: readonly string[]; count: number }) {
     <ul className={styles.names}>
       {shown.map((name) => (
         <li key={name}>
-          <code>{visible(name)}</code>
+          <code>{oneLine(name)}</code>
         </li>
       ))}
       {count > shown.length && <li className={styles.muted}>{t('diffGate.more', { count: count - shown.length })}</li>}

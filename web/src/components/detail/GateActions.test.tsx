@@ -52,12 +52,12 @@ describe('GateActions', () => {
   });
 
   it('says beside the steering files that the change edits files running code outside Maestro once merged, names shown as the diff shows them, only at exec_review', () => {
-    // A right-to-left override in a name would show `ci.yml` for a file named otherwise.
-    const files = ['.github/workflows/ci.yml', 'package.json', '.husky/pre-\u202ecommit'];
+    // A right-to-left override in a name would show `ci.yml` for a file named otherwise; a line break, a space.
+    const files = ['.github/workflows/ci.yml', 'package.json', '.husky/pre-\u202ecommit', 'ci\n.yml'];
     render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={['.maestro/hooks/before-merge.sh']} runsElsewhere={files} onDone={() => {}} />);
     const said = screen.getByTestId('runs-elsewhere');
     expect(said.textContent).toBe(
-      'This change edits files that run code outside Maestro once merged: .github/workflows/ci.yml, package.json, .husky/pre-\\u{202e}commit. CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test.',
+      'This change edits files that run code outside Maestro once merged: .github/workflows/ci.yml, package.json, .husky/pre-\\u{202e}commit, ci\\u{a}.yml. CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test.',
     );
     expect(said.getAttribute('role')).toBe('status');
     expect(screen.getByTestId('steering-files').nextElementSibling).toBe(said);

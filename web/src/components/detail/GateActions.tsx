@@ -12,7 +12,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { visible } from '../hiddenChars.js';
+import { oneLine } from '../hiddenChars.js';
 import { errorText } from '../reasons.js';
 import { api, ApiError } from '../../api/client.js';
 import type { Gate, LineComment, Task } from '../../api/types.js';
@@ -132,7 +132,7 @@ function useChangedFrom(taskId: string, seen: string | undefined): string | null
 /**
  * What to know before deciding: the commit an approval names (or that an approval waits for the diff), the
  * comments a rejection sends, another version shown, steering files, files that run code elsewhere once merged, a
- * merge that would wait. File names as the diff shows them (visible: a control or bidirectional character shown).
+ * merge that would wait. File names as the diff shows them (oneLine: a control or bidirectional character, a line break shown).
  */
 function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewhere, mergeBlocked, seen, changedFrom }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; runsElsewhere: readonly string[]; mergeBlocked: string | null; seen: string | undefined; changedFrom: string | null }) {
   const { t } = useTranslation();
@@ -165,12 +165,12 @@ function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewher
       )}
       {gate === 'exec_review' && steeringFiles.length > 0 && (
         <p role="status" className={styles.err} data-testid="steering-files">
-          {t('gate.steering', { files: steeringFiles.map(visible).join(', ') })}
+          {t('gate.steering', { files: steeringFiles.map(oneLine).join(', ') })}
         </p>
       )}
       {gate === 'exec_review' && runsElsewhere.length > 0 && (
         <p role="status" className={styles.err} data-testid="runs-elsewhere">
-          {t('gate.runsElsewhere', { files: runsElsewhere.map(visible).join(', ') })}
+          {t('gate.runsElsewhere', { files: runsElsewhere.map(oneLine).join(', ') })}
         </p>
       )}
       {gate === 'exec_review' && mergeBlocked && (

@@ -73,10 +73,11 @@ describe('FileDiff', () => {
   it('draws characters that hide or reorder code as \\u{…}, in its lines and its path, and says why (Trojan Source)', () => {
     // Drawn as is, this line reads `if (access != "user") { // admin only`, but compares against a longer string.
     const trojan = 'if (access != "user\u202e \u2066// admin only\u2069 \u2066") {';
-    const region = show(file({ path: 'auth\u202etxt.js', additions: 1, hunks: [hunk([{ kind: 'add', text: trojan, oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
+    const region = show(file({ path: 'auth\u202etxt.js\nREADME.md', additions: 1, hunks: [hunk([{ kind: 'add', text: trojan, oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
     expect(within(region).getByTestId('file-note').textContent).toMatch(/^This change holds characters drawn as nothing or that reorder the text/);
     expect(region.textContent).toContain('if (access != "user\\u{202e} \\u{2066}// admin only\\u{2069} \\u{2066}") {');
-    expect(region.textContent).toContain('auth\\u{202e}txt.js');
+    // A line break in the name too: drawn, it was a space, a name other than the file's.
+    expect(region.textContent).toContain('auth\\u{202e}txt.js\\u{a}README.md');
     expect(region.textContent).not.toMatch(/[\u202e\u2066\u2069]/);
     cleanup();
     // Plain text gets no note, a tab stays a tab, and a file named after Object's members is shown plain.

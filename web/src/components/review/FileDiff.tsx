@@ -11,7 +11,7 @@ import type { TFunction } from 'i18next';
 import { Decoration, Diff, Hunk, type ChangeData, type GutterOptions, type HunkData, type HunkTokens, type ViewType } from 'react-diff-view';
 import type { DiffFile, Finding, LineComment } from '../../api/types.js';
 import { changeKey, holdsHidden, languageOf, lineOf, modeKind, noNewlineKeys, pinToLines, toHunks, type Pinned } from './diffModel.js';
-import { visible } from '../hiddenChars.js';
+import { oneLine } from '../hiddenChars.js';
 import { tokensFor } from './highlight.js';
 import styles from './Review.module.css';
 
@@ -259,7 +259,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
     );
   }
 
-  const name = visible(file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path);
+  const name = oneLine(file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path);
   return (
     <section ref={ref} className={`${styles.file} ${current ? styles.currentFile : ''}`} data-file={file.path} data-file-index={index} aria-label={file.path}>
       <header className={styles.fileHead}>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { DiffFile } from '../../api/types.js';
 import type { TreeNode } from './diffModel.js';
 import styles from './Review.module.css';
-import { visible } from '../hiddenChars.js';
+import { oneLine } from '../hiddenChars.js';
 
 interface Props {
   tree: TreeNode[];
@@ -22,7 +22,7 @@ function Nodes({ nodes, ...rest }: Props & { nodes: TreeNode[] }) {
       {nodes.map((n) =>
         n.file === undefined ? (
           <li key={`d:${n.name}`}>
-            <span className={styles.dir}>{visible(n.name)}/</span>
+            <span className={styles.dir}>{oneLine(n.name)}/</span>
             <Nodes {...rest} nodes={n.children} />
           </li>
         ) : (
@@ -31,11 +31,11 @@ function Nodes({ nodes, ...rest }: Props & { nodes: TreeNode[] }) {
               type="button"
               className={`${styles.treeFile} ${n.file === current ? styles.treeCurrent : ''}`}
               aria-current={n.file === current ? 'true' : undefined}
-              title={visible(files[n.file]!.path)}
+              title={oneLine(files[n.file]!.path)}
               onClick={() => onPick(n.file!)}
             >
               <span className={`${styles.dot} ${styles[files[n.file]!.status] ?? ''}`} aria-hidden="true" />
-              <span className={styles.treeName}>{visible(n.name)}</span>
+              <span className={styles.treeName}>{oneLine(n.name)}</span>
               {commentsByFile[files[n.file]!.path] ? (
                 <span className={styles.count} title={t('review.commentCount', { count: commentsByFile[files[n.file]!.path] })}>
                   ({commentsByFile[files[n.file]!.path]})

@@ -17,6 +17,7 @@
 import 'react-diff-view/style/index.css';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { oneLine } from '../hiddenChars.js';
 import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { CheckResult, FindingsResponse, Task, TaskDetail } from '../../api/types.js';
@@ -59,7 +60,7 @@ function EarlierReviews({ review, latest }: { review: FindingsResponse; latest: 
             <ul>
               {findingsOf(v).map((f, i) => (
                 <li key={i} className={styles.finding}>
-                  <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.file ? `${f.file}${f.line ? `:${f.line}` : ''}: ` : ''}
+                  <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.file ? `${oneLine(f.file)}${f.line ? `:${f.line}` : ''}: ` : ''}
                   {f.message}
                 </li>
               ))}
