@@ -80,6 +80,7 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
     await db.run(`DROP TABLE stream_overflow`);
     await db.run(`DROP INDEX tasks_ready_order`);
     await db.run(`ALTER TABLE projects DROP COLUMN archived_at`);
+    await db.run(`ALTER TABLE projects DROP COLUMN auto_approve_from`);
     await db.run(`DELETE FROM schema_migrations WHERE version > 3`);
     await db.close();
     const store = storeOf(url);
