@@ -88,7 +88,7 @@ interface ShutdownMode {
 /**
  * The daemon's knowledge service, started. Its MAESTRO_HOME is this daemon's home (--home wins over the environment):
  * run folders may link only into its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global
- * scope the briefs read. A project's linked workspaces (.workflow/workspaces.json, the repository's) are read only
+ * scope the briefs read. A project's linked workspaces (.workflow/config.json, the repository's) are read only
  * inside registered projects.
  */
 async function startKnowledge(config: MaestroConfig, options: DaemonOptions, store: Store): Promise<KnowledgeService> {

@@ -8,7 +8,7 @@
  */
 import { watchedPaths } from './watchedPaths.js';
 
-export const STEERING_PATHS = ['.maestro', '.workflow/specs', '.workflow/collab/specs', '.workflow/knowhow', '.workflow/workspaces.json'];
+export const STEERING_PATHS = ['.maestro', '.workflow/specs', '.workflow/collab/specs', '.workflow/knowhow', '.workflow/config.json', '.workflow/workspaces.json'];
 
 /**
  * With the folders above them, as a git diff or log asks for them (`pathspecs`) and keeps what it lists (`holds`):

@@ -2,10 +2,10 @@
  * Run links a repository planted, as a user meets them on the command line: `maestro knowledge stage` and
  * `record` refuse a run folder that links out of `.workflow/` and the orchestrator's run folder, naming the link
  * and where it leads, exit non-zero and write nothing there (so does `maestro run create`); `maestro knowledge audit` reports such a run as its
- * session's problem and audits the rest; `maestro search --workflow-root` (confined) refuses a workspaces.json
- * linked to a file outside the project.
+ * session's problem and audits the rest; `maestro search --workflow-root` (confined) reads nothing a workspaces.json
+ * linked to a file outside the project names, and `maestro spec health` says so.
  */
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
@@ -82,14 +82,28 @@ describe('run links planted by a repository, on the command line', { timeout: bu
     expect(json.unreadable).toEqual([{ run_id: 'run-1', error: expect.stringContaining('is a symbolic link leading to') }]);
   });
 
-  it('maestro search --workflow-root refuses a workspaces.json linked to a file outside the project, naming it', async () => {
+  it('maestro search --workflow-root reads nothing a workspaces.json linked to a file outside the project names, and spec health says why', async () => {
     const p = project();
+    // A workspace inside the project (a confined root reads that), named only by the file outside.
+    const theirs = join(p.dir, 'theirs');
+    mkdirSync(join(theirs, '.workflow', 'specs'), { recursive: true });
+    writeFileSync(join(theirs, '.workflow', 'specs', 'learnings.md'), '<spec-entry category="learning" keywords="errors" date="2026-11-01" title="Planted errors">\nPLANTED\n</spec-entry>\n');
     const real = join(tmpDir('maestro-elsewhere-'), 'workspaces.json');
-    writeFileSync(real, JSON.stringify({ workspaces: [{ name: 'theirs', path: tmpDir('maestro-theirs-') }] }));
+    writeFileSync(real, JSON.stringify({ workspaces: [{ name: 'theirs', path: theirs }] }));
     const file = join(p.root.workflowDir, 'workspaces.json');
     symlinkSync(real, file);
-    const searched = await maestro(['search', 'errors', '--json', '--workflow-root', p.dir], { MAESTRO_HOME: p.root.home });
-    expect(searched.code).toBe(1);
-    expect(JSON.parse(searched.stdout).error).toMatchObject({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${real}, outside the project ${p.dir}.`) });
+    const env = { MAESTRO_HOME: p.root.home };
+    const searched = await maestro(['search', 'errors', '--json', '--no-daemon', '--workflow-root', p.dir], env);
+    expect(searched.code).toBe(0);
+    expect(searched.stdout).not.toContain('Planted errors');
+    const health = await maestro(['spec', 'health', '--json', '--workflow-root', p.dir], env);
+    expect(health.code).toBe(1);
+    expect(JSON.parse(health.stdout).findings).toContainEqual(
+      expect.objectContaining({ file, severity: 'error', message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${real}, outside the project ${p.dir}.`) }),
+    );
+    // The same file inside the project: the workspace is read.
+    rmSync(file);
+    writeFileSync(file, readFileSync(real));
+    expect((await maestro(['search', 'errors', '--json', '--no-daemon', '--workflow-root', p.dir], env)).stdout).toContain('Planted errors');
   });
 });

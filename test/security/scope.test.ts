@@ -178,7 +178,7 @@ describe('knowledge routes act only inside registered projects', () => {
     expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Sibling vault password policy']);
   });
 
-  it("refuses a workspaces.json that links to a file outside the project, naming it, even when what it names is registered", async () => {
+  it("reads nothing a workspaces.json that links to a file outside the project names, even what is registered; knowledge health names it", async () => {
     const registered = withSpecs(makeRepo());
     const sibling = tempDir('sibling-workspace-');
     mkdirSync(join(sibling, '.workflow', 'specs'), { recursive: true });
@@ -191,8 +191,11 @@ describe('knowledge routes act only inside registered projects', () => {
     const project = await d.store.projects.create({ name: 'registered', repoPath: registered });
     await d.store.projects.create({ name: 'sibling', repoPath: sibling });
     const found = await api(d, 'GET', `/api/knowledge/search?projectId=${project.id}&q=vault%20password&fresh=true`);
-    expect(found.status).toBe(403);
-    expect(found.body.error).toMatchObject({ code: 'PATH_OUTSIDE_PROJECTS', message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${real}, outside the project ${registered}.`) });
+    expect(found.status).toBe(200);
+    expect(JSON.stringify(found.body)).not.toContain('Sibling vault');
+    const health = await api(d, 'GET', `/api/knowledge/health?projectId=${project.id}`);
+    expect(health.status).toBe(200);
+    expect(health.body.findings).toContainEqual(expect.objectContaining({ file, message: expect.stringContaining(`Refusing to read ${file}: ${file} is a symbolic link leading to ${real}, outside the project ${registered}.`) }));
   });
 
   it('refuses to register the home, or a repository holding it, as a project', async () => {

@@ -4,16 +4,26 @@
  * else (FORMATS §1.6, §2.2).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { assertReadInside } from './linkGuard.js';
 import { parseKnowhowText } from './knowhowParser.js';
 import { knowhowDirs, listKnowhowFiles, listSpecFiles, readableIn, specDirs, type SpecDir, type WorkflowRoot } from './root.js';
 import { frontmatterKeywords, parseSpecText, type Finding, type SpecEntry } from './specParser.js';
 import { decodeEntities, slugify } from './text.js';
 import type { KnowledgeEntry, KnowledgeSource, SourceFile } from './entry.js';
 
-function statFiles(paths: string[]): SourceFile[] {
+/**
+ * `outside`: listed links a confined root does not read. They get a stamp no stat gives (-1), so the index reads
+ * them again in this view (to its finding, no entries) even when a reader that follows them (`maestro search` in
+ * the project) indexed what they lead to with the stat of that file: the index file is the project's, shared.
+ */
+function statFiles(paths: string[], outside: ReadonlySet<string> = new Set()): SourceFile[] {
   const out: SourceFile[] = [];
   for (const p of paths) {
+    if (outside.has(p)) {
+      out.push({ path: p, mtimeMs: -1, size: -1 });
+      continue;
+    }
     // Vanished between listing and stat (undefined, without building an error), or unreadable:
     // simply not there. This loop runs over every file on each cold CLI search.
     try {
@@ -32,6 +42,31 @@ function readText(path: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A confined root (the daemon, an agent's tools, `--workflow-root`) reads a spec or knowhow file that is a symbolic
+ * link only when it leads inside the folder it belongs to (the project's, its linked workspace's, the global
+ * specs'); one that leads out is not read, and said as the file's finding instead of being skipped without a word.
+ */
+function linkedOut(root: WorkflowRoot, dir: { dir: string; workspace: string | null; scope?: string }, path: string): Finding | null {
+  if (!root.confined) return null;
+  const [base, what] = dir.scope === 'global' ? [dir.dir, 'the global spec folder'] : dir.workspace === null ? [root.projectDir, 'the project'] : [dirname(dirname(dir.dir)), 'the linked workspace'];
+  try {
+    assertReadInside(base, path, `${what} ${base}`);
+    return null;
+  } catch (err) {
+    return { file: path, line: 1, severity: 'error', code: 'link-outside', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The listed links a confined root does not read (none for a root that follows links). */
+function outsideOf(root: WorkflowRoot, links: string[], dirOf: (path: string) => { dir: string; workspace: string | null; scope?: string } | undefined): Set<string> {
+  if (!root.confined) return new Set();
+  return new Set(links.filter((p) => {
+    const dir = dirOf(p);
+    return dir !== undefined && linkedOut(root, dir, p) !== null;
+  }));
 }
 
 /** NNN: 1-based, padded to 3 (1000+ → 4 digits), FORMATS §1.6. */
@@ -94,9 +129,15 @@ export function specSource(root: WorkflowRoot): KnowledgeSource {
   return {
     name: 'spec',
     // The global scope is asked for by name; any other folder a confined root reads lies inside its own on disk.
-    listFiles: () => statFiles(dirs.flatMap((d) => (d.scope === 'global' || readableIn(root, d) ? listSpecFiles(d.dir) : []))),
+    listFiles: () => {
+      const links: string[] = [];
+      const files = dirs.flatMap((d) => (d.scope === 'global' || readableIn(root, d) ? listSpecFiles(d.dir, links) : []));
+      return statFiles(files, outsideOf(root, links, dirOf));
+    },
     readFile(path) {
       const dir = dirOf(path);
+      const out = dir && linkedOut(root, dir, path);
+      if (out) return { entries: [], findings: [out] };
       const text = readText(path);
       if (!dir || text === null) return { entries: [], findings: [] };
       const parsed = parseSpecText(text, path);
@@ -111,9 +152,15 @@ export function knowhowSource(root: WorkflowRoot): KnowledgeSource {
   const dirs = knowhowDirs(root);
   return {
     name: 'knowhow',
-    listFiles: () => statFiles(dirs.flatMap((d) => (readableIn(root, d) ? listKnowhowFiles(d.dir) : []))),
+    listFiles: () => {
+      const links: string[] = [];
+      const files = dirs.flatMap((d) => (readableIn(root, d) ? listKnowhowFiles(d.dir, links) : []));
+      return statFiles(files, outsideOf(root, links, (path) => dirs.find((d) => path.startsWith(d.dir + '/'))));
+    },
     readFile(path) {
       const dir = dirs.find((d) => path.startsWith(d.dir + '/'));
+      const out = dir && linkedOut(root, dir, path);
+      if (out) return { entries: [], findings: [out] };
       const text = readText(path);
       if (!dir || text === null) return { entries: [], findings: [] };
       const doc = parseKnowhowText(text, path);

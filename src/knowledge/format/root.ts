@@ -5,23 +5,25 @@
  * `--workflow-root` confines every read and write to that root's `.workflow/`
  * subtree (seed 000 §10): the global scope under $MAESTRO_HOME is then left out
  * unless asked for, and nothing is ever written outside the root. Linked
- * workspaces are declared inside the root (`.workflow/workspaces.json`) and are
- * read-only. Confined reads stay inside their folder on disk too: a knowledge
+ * workspaces are declared inside the root (`.workflow/config.json`) and are
+ * read-only (workspaces.ts). Confined reads stay inside their folder on disk too: a knowledge
  * folder that is a symbolic link out of its project (or out of its linked
  * workspace) is not read. The daemon reads a repository's knowledge this way,
  * and a repository must not make it read, and hand to agents, whatever folder
  * of the machine a link names; a linked workspace reaches only the `.workflow/`
- * knowledge of the folder it names, as in maestro-flow, and workspaces.json itself is read only when it is
+ * knowledge of the folder it names, as in maestro-flow, and the file declaring it is read only when it is
  * inside the project on disk.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { notJsonMessage } from '../../lib/jsonError.js';
 import { canonical, holds } from '../../lib/paths.js';
 import { assertInRepo } from '../../lib/repoWrites.js';
-import { assertNoLinkOut, assertReadInside } from './linkGuard.js';
+import { assertNoLinkOut } from './linkGuard.js';
+import { workspaceLinks, type LinkedWorkspace } from './workspaces.js';
+
+export { workspaceLinks, type LinkedWorkspace } from './workspaces.js';
 
 export type Scope = 'project' | 'global' | 'team' | 'personal' | 'workspace';
 
@@ -115,44 +117,9 @@ export interface SpecDir {
   writable: boolean;
 }
 
-export interface LinkedWorkspace {
-  name: string;
-  workflowDir: string;
-}
-
-/**
- * `.workflow/workspaces.json`: `{"workspaces":[{"name":"api","path":"../api"}]}` (paths relative to the project).
- * A confined root (the daemon's, an agent's knowledge tools, `--workflow-root`) reads it only when its real path
- * is inside the project: a repository can make it a link to any file of the machine, which would be read, and
- * its names and folders taken for the project's (PATH_OUTSIDE_PROJECTS names the file and where it leads).
- * `maestro search` in the project's own folder reads it wherever it leads, as maestro-flow does.
- */
+/** The linked workspaces the root declares (workspaces.ts: maestro-flow's `.workflow/config.json`, Maestro's `workspaces.json`); a broken declaration reads none, and says so in the findings. */
 export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
-  const file = join(root.workflowDir, 'workspaces.json');
-  if (!existsSync(file)) return [];
-  if (root.confined) assertReadInside(root.projectDir, file, `the project ${root.projectDir}`);
-  const text = readFileSync(file, 'utf8');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    // The place only: JSON.parse's message quotes the file, and this one reaches the board and agents' tools.
-    throw new MaestroError('CONFIG_INVALID', notJsonMessage(file, text), { details: { file } });
-  }
-  // `null`, a list or a number is valid JSON too: said as such, not as a TypeError naming no file.
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new MaestroError('CONFIG_INVALID', `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got ${raw === null ? 'null' : Array.isArray(raw) ? 'a list' : typeof raw}.`);
-  }
-  const list = (raw as { workspaces?: unknown }).workspaces;
-  if (!Array.isArray(list)) throw new MaestroError('CONFIG_INVALID', `${file}: "workspaces" must be an array of {name, path}.`);
-  return list.map((w, i) => {
-    const { name, path } = (w ?? {}) as { name?: unknown; path?: unknown };
-    if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(name) || typeof path !== 'string') {
-      throw new MaestroError('CONFIG_INVALID', `${file}: workspaces[${i}] needs a kebab-case "name" and a "path".`);
-    }
-    const target = isAbsolute(path) ? path : resolve(root.projectDir, path);
-    return { name, workflowDir: basename(target) === '.workflow' ? target : join(target, '.workflow') };
-  });
+  return workspaceLinks(root).workspaces;
 }
 
 /**
@@ -175,7 +142,7 @@ export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: st
 
 /**
  * Whether a confined root (the daemon's, an agent's) reads the linked workspace at `folder`: one inside the project,
- * or one `workspaceAllowed` names (the daemon: a registered project's). workspaces.json is the repository's, and
+ * or one `workspaceAllowed` names (the daemon: a registered project's). the declaration is the repository's, and
  * naming a folder of the machine there must not widen what is read. Asked at every scan: a project registered
  * later counts from then on.
  */
@@ -187,7 +154,7 @@ function workspaceOpen(root: WorkflowRoot, folder: string): boolean {
 export function specDirs(root: WorkflowRoot): SpecDir[] {
   const dirs: SpecDir[] = [];
   if (root.includeGlobal) dirs.push({ scope: 'global', dir: join(root.home, 'specs'), idPrefix: 'spec:global:', workspace: null, writable: !root.confined });
-  for (const ws of linkedWorkspaces(root)) {
+  for (const ws of linkedWorkspaces(root).filter((w) => w.shares.spec)) {
     dirs.push({ scope: 'workspace', dir: join(ws.workflowDir, 'specs'), idPrefix: `ws:${ws.name}:spec:`, workspace: ws.name, writable: false });
   }
   dirs.push({ scope: 'project', dir: join(root.workflowDir, 'specs'), idPrefix: 'spec:project:', workspace: null, writable: true });
@@ -212,21 +179,25 @@ export interface KnowhowDir {
 
 export function knowhowDirs(root: WorkflowRoot): KnowhowDir[] {
   const dirs: KnowhowDir[] = [{ dir: join(root.workflowDir, 'knowhow'), idPrefix: '', workspace: null, writable: true }];
-  for (const ws of linkedWorkspaces(root)) dirs.push({ dir: join(ws.workflowDir, 'knowhow'), idPrefix: `ws:${ws.name}:`, workspace: ws.name, writable: false });
+  for (const ws of linkedWorkspaces(root).filter((w) => w.shares.knowhow)) dirs.push({ dir: join(ws.workflowDir, 'knowhow'), idPrefix: `ws:${ws.name}:`, workspace: ws.name, writable: false });
   return dirs;
 }
 
-/** Top-level `*.md` files of a spec dir (no recursion, FORMATS §1.1). */
-export function listSpecFiles(dir: string): string[] {
+/**
+ * Top-level `*.md` files of a spec dir (no recursion, FORMATS §1.1). With `links`, a symbolic link to a file is
+ * listed too, and added to `links`: the readers read it as the file it leads to, as maestro-flow does, a confined
+ * one only when it leads inside its folder (corpus.ts `linkedOut`). Writers list files only.
+ */
+export function listSpecFiles(dir: string, links?: string[]): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isFile() && d.name.endsWith('.md') && !d.name.startsWith('.'))
+    .filter((d) => d.name.endsWith('.md') && !d.name.startsWith('.') && listed(d, join(dir, d.name), links))
     .map((d) => join(dir, d.name))
     .sort();
 }
 
-/** Knowhow files, recursively, skipping dot files and dot folders (FORMATS §2.2). */
-export function listKnowhowFiles(dir: string): string[] {
+/** Knowhow files, recursively, skipping dot files and dot folders (FORMATS §2.2); `links` as for listSpecFiles (a link to a folder is not followed). */
+export function listKnowhowFiles(dir: string, links?: string[]): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
   // Paths joined by hand, not with path.join: a cold CLI search lists every file, and join's
@@ -237,11 +208,25 @@ export function listKnowhowFiles(dir: string): string[] {
       if (ent.name.startsWith('.')) continue;
       const p = prefix + ent.name;
       if (ent.isDirectory()) walk(p);
-      else if (ent.isFile() && ent.name.endsWith('.md')) out.push(p);
+      else if (ent.name.endsWith('.md') && listed(ent, p, links)) out.push(p);
     }
   };
   walk(join(dir));
   return out.sort();
+}
+
+/** A file; with `links`, also a symbolic link to a file (pushed there). */
+function listed(ent: Dirent, path: string, links: string[] | undefined): boolean {
+  if (ent.isFile()) return true;
+  if (!links || !ent.isSymbolicLink()) return false;
+  let toFile = false;
+  try {
+    toFile = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    // a loop of links, or no permission: not listed
+  }
+  if (toFile) links.push(path);
+  return toFile;
 }
 
 /**

@@ -36,15 +36,26 @@ describe('scopes and linked workspaces', () => {
     } finally {
       k.close();
     }
-    writeFileSync(join(main.root.workflowDir, 'workspaces.json'), '{"workspaces": [{"name": "Bad Name", "path": "x"}]}');
-    expect(() => openKnowledge({ env: process.env, workflowRoot: main.dir })).toThrow(/workspaces\[0\] needs a kebab-case "name"/);
-    // Valid JSON that is no object: said naming the file, not a TypeError.
+    // A broken declaration reads no linked workspace, and no longer takes the project's own knowledge with it:
+    // spec health says what is wrong.
     const file = join(main.root.workflowDir, 'workspaces.json');
-    for (const [text, got] of [['null', 'null'], ['[]', 'a list'], ['7', 'number']] as const) {
+    for (const [text, said] of [
+      ['{"workspaces": [{"name": "Bad Name", "path": "x"}]}', `${file}: workspaces[0] needs a "name" of letters, digits, ".", "_" and "-"; it is not read.`],
+      ['null', `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got null. Its linked workspaces are not read; the project's own knowledge is.`],
+      ['[]', `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got a list. Its linked workspaces are not read; the project's own knowledge is.`],
+      ['7', `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got number. Its linked workspaces are not read; the project's own knowledge is.`],
+      ['{"workspaces": ', `${file} is not valid JSON (it ends early, at line 1, column 16). Its linked workspaces are not read; the project's own knowledge is.`],
+    ] as const) {
       writeFileSync(file, text);
-      expect(() => openKnowledge({ env: process.env, workflowRoot: main.dir })).toThrow(
-        expect.objectContaining({ code: 'CONFIG_INVALID', message: `${file} must be a JSON object like {"workspaces":[{"name":"api","path":"../api"}]}, got ${got}.` }),
-      );
+      const broken = openKnowledge({ cwd: main.dir, includeGlobal: false, env: { ...process.env, MAESTRO_UID: 'ana' } });
+      try {
+        expect(broken.search('kestrel', { limit: 10 }).results.map((r) => r.id).sort(), text).toEqual(['spec:personal:ana:learnings-001', 'spec:project:learnings-001', 'spec:team:learnings-001']);
+        const health = broken.health();
+        expect(health.ok, text).toBe(false);
+        expect(health.findings.filter((f) => f.file === file), text).toEqual([{ file, line: 1, severity: 'error', code: 'linked-workspaces', message: said }]);
+      } finally {
+        broken.close();
+      }
     }
   });
 });
