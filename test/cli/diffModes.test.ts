@@ -15,7 +15,7 @@ import { cliFor } from './helpers.js';
 
 afterEach(() => removeTempDirs());
 
-describe('maestro task diff --stat: symlinks and modes', { timeout: budget(120_000) }, () => {
+describe('maestro task diff and --stat: symlinks and modes', { timeout: budget(120_000) }, () => {
   it('names a link\'s target, escaped, and whether it points outside the repository, and a mode change', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {
@@ -49,6 +49,12 @@ describe('maestro task diff --stat: symlinks and modes', { timeout: budget(120_0
       expect(lines).toContain('A  odd-link -> x\\u{1b}[2Jy\\u{a}z  (symlink)');
       expect(lines).toContain('M  run.sh  (mode 100644 → 100755)');
       expect(stat.stdout).not.toContain('\u001b');
+
+      // The unified diff says it in each file's header too: a link's one line (its target) does not say where it leads.
+      const unified = (await cli(['task', 'diff', task.id, ...url])).stdout.split('\n');
+      expect(unified).toContain('A key-link -> ../../../../root/.ssh/id_rsa  (added, symlink, points outside the repository)');
+      expect(unified).toContain('A docs/latest -> v2.md  (added, symlink)');
+      expect(unified).toContain('M run.sh  (modified)');
 
       const json = await cliJson<{ files: Array<{ path: string; link: unknown }> }>(['task', 'diff', task.id, ...url]);
       expect(json.body.files.find((f) => f.path === 'key-link')?.link).toEqual({ target: '../../../../root/.ssh/id_rsa', outside: true });

@@ -41,13 +41,17 @@ const SYMLINK = '120000';
  * other than a plain file's (executable, gitlink).
  */
 function modeNotes(f: DiffFile): string[] {
-  const notes: string[] = [];
-  if (f.link) notes.push('symlink', ...(f.link.outside ? ['points outside the repository'] : []));
-  else if (f.status === 'deleted' && f.oldMode === SYMLINK) notes.push('symlink');
+  const notes = linkNotes(f);
   const only = f.newMode ?? f.oldMode;
   if (f.oldMode && f.newMode && f.oldMode !== f.newMode) notes.push(`mode ${f.oldMode} → ${f.newMode}`);
   else if (only && only !== PLAIN && only !== SYMLINK) notes.push(`mode ${only}`);
   return notes;
+}
+
+/** A symlink, and whether it points outside the repository: said in --stat and in the unified diff's file header alike. */
+function linkNotes(f: DiffFile): string[] {
+  if (f.link) return ['symlink', ...(f.link.outside ? ['points outside the repository'] : [])];
+  return f.status === 'deleted' && f.oldMode === SYMLINK ? ['symlink'] : [];
 }
 
 function statLine(f: DiffFile, paint: Paint): string {
@@ -89,7 +93,9 @@ function commitLines(diff: DiffResponse, paint: Paint): string[] {
 export function renderDiff(diff: DiffResponse, paint: Paint): string {
   const out = [paint('1', `${oneLine(diff.branch)}  v${diff.version}  ${diff.base.slice(0, 10)}..${diff.head.slice(0, 10)}  ${diff.totals.files} file${diff.totals.files === 1 ? '' : 's'}, +${diff.totals.additions} -${diff.totals.deletions}`), ...commitLines(diff, paint)];
   for (const f of diff.files) {
-    out.push('', paint('1', `${LETTER[f.status]} ${fileName(f)}  (${f.status}${f.binary ? ', binary' : ''})`));
+    // A link's target and where it points, in the header: its one `+` line below does not say it leads out.
+    const about = [f.status, ...(f.binary ? ['binary'] : []), ...linkNotes(f)].join(', ');
+    out.push('', paint('1', `${LETTER[f.status]} ${fileName(f)}${f.link ? ` -> ${oneLine(f.link.target)}` : ''}  (${about})`));
     if (f.binary) {
       out.push(paint('2', '  binary file: no lines to show'));
       continue;
