@@ -141,6 +141,7 @@ export const en = {
     gitBinary: { nul_bytes: 'Git calls this file binary because it holds NUL bytes; it is text, shown here.', utf16: 'Git calls this file binary because it is UTF-16; it is text, shown here.', marked_diff: 'The project\'s .gitattributes marks this file -diff, so git hides its changes; it is text, shown here.' },
     hiddenChars: 'This change holds characters drawn as nothing or that reorder the text around them (bidirectional, zero-width, control): shown here as \\u{…}, since the code may run otherwise than it reads.',
     modeChanged: 'Mode: {{from}} → {{to}}.', modeNew: 'Mode: {{kind}}.', symlink: 'A symbolic link: its line is the path it points to, not file content.',
+    symlinkOutside: 'It points outside the repository: whatever is there when the branch is checked out, not a file of this change.',
     modeKind: { file: 'regular file ({{mode}})', executable: 'executable ({{mode}})', symlink: 'symbolic link ({{mode}})', submodule: 'submodule ({{mode}})', other: 'mode {{mode}}' },
     commentOnOld: 'Comment on {{file}} removed line {{line}}', commentLabelOld: 'Your comment on {{file}}, removed line {{line}}',
     commentOn: 'Comment on {{file}} line {{line}}', commentLabel: 'Your comment on {{file}}, line {{line}}', addComment: 'Add the comment', cancel: 'Cancel', remove: 'Remove',

@@ -117,6 +117,7 @@ export const es: Dictionary = {
     gitBinary: { nul_bytes: 'Git considera binario este archivo porque contiene bytes NUL; es texto y se muestra aquí.', utf16: 'Git considera binario este archivo porque está en UTF-16; es texto y se muestra aquí.', marked_diff: 'El .gitattributes del proyecto marca este archivo como -diff, así que git oculta sus cambios; es texto y se muestra aquí.' },
     hiddenChars: 'Este cambio contiene caracteres que no se ven o que reordenan el texto a su alrededor (bidireccionales, de ancho cero, de control): aquí se muestran como \\u{…}, porque el código puede ejecutarse de otra forma de como se lee.',
     modeChanged: 'Modo: {{from}} → {{to}}.', modeNew: 'Modo: {{kind}}.', symlink: 'Un enlace simbólico: su línea es la ruta a la que apunta, no contenido.',
+    symlinkOutside: 'Apunta fuera del repositorio: a lo que haya allí cuando se use la rama, no a un archivo de este cambio.',
     modeKind: { file: 'archivo normal ({{mode}})', executable: 'ejecutable ({{mode}})', symlink: 'enlace simbólico ({{mode}})', submodule: 'submódulo ({{mode}})', other: 'modo {{mode}}' },
     commentOnOld: 'Comentar {{file}} línea borrada {{line}}', commentLabelOld: 'Tu comentario sobre {{file}}, línea borrada {{line}}',
     commentOn: 'Comentar {{file}} línea {{line}}', commentLabel: 'Tu comentario sobre {{file}}, línea {{line}}', addComment: 'Añadir el comentario', cancel: 'Cancelar', remove: 'Quitar',

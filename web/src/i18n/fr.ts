@@ -117,6 +117,7 @@ export const fr: Dictionary = {
     gitBinary: { nul_bytes: 'Git considère ce fichier comme binaire car il contient des octets NUL ; c’est du texte, affiché ici.', utf16: 'Git considère ce fichier comme binaire car il est en UTF-16 ; c’est du texte, affiché ici.', marked_diff: 'Le .gitattributes du projet marque ce fichier -diff, donc git masque ses modifications ; c’est du texte, affiché ici.' },
     hiddenChars: 'Ce changement contient des caractères invisibles ou qui réordonnent le texte autour d’eux (bidirectionnels, de largeur nulle, de contrôle) : ils sont montrés ici comme \\u{…}, car le code peut s’exécuter autrement qu’il ne se lit.',
     modeChanged: 'Mode : {{from}} → {{to}}.', modeNew: 'Mode : {{kind}}.', symlink: 'Un lien symbolique : sa ligne est le chemin vers lequel il pointe, pas du contenu.',
+    symlinkOutside: 'Il pointe hors du dépôt : vers ce qui s’y trouvera quand la branche sera extraite, pas vers un fichier de ce changement.',
     modeKind: { file: 'fichier ordinaire ({{mode}})', executable: 'exécutable ({{mode}})', symlink: 'lien symbolique ({{mode}})', submodule: 'sous-module ({{mode}})', other: 'mode {{mode}}' },
     commentOnOld: 'Commenter {{file}} ligne supprimée {{line}}', commentLabelOld: 'Votre commentaire sur {{file}}, ligne supprimée {{line}}',
     commentOn: 'Commenter {{file}} ligne {{line}}', commentLabel: 'Votre commentaire sur {{file}}, ligne {{line}}', addComment: 'Ajouter le commentaire', cancel: 'Annuler', remove: 'Retirer',

@@ -117,6 +117,7 @@ export const ja: Dictionary = {
     gitBinary: { nul_bytes: 'このファイルには NUL バイトが含まれるため Git はバイナリとして扱いますが、テキストなのでここに表示します。', utf16: 'このファイルは UTF-16 のため Git はバイナリとして扱いますが、テキストなのでここに表示します。', marked_diff: 'プロジェクトの .gitattributes がこのファイルを -diff と指定しているため Git は変更を表示しませんが、テキストなのでここに表示します。' },
     hiddenChars: 'この変更には、表示されない文字や周りの文字の並びを変える文字（双方向制御、ゼロ幅、制御文字）が含まれています。コードが見た目と異なる動作をしうるため、ここでは \\u{…} として表示します。',
     modeChanged: 'モード: {{from}} → {{to}}。', modeNew: 'モード: {{kind}}。', symlink: 'シンボリックリンクです。その行はリンク先のパスで、ファイルの内容ではありません。',
+    symlinkOutside: 'リポジトリの外を指しています。この変更のファイルではなく、ブランチをチェックアウトしたときにそこにあるものを指します。',
     modeKind: { file: '通常ファイル ({{mode}})', executable: '実行可能 ({{mode}})', symlink: 'シンボリックリンク ({{mode}})', submodule: 'サブモジュール ({{mode}})', other: 'モード {{mode}}' },
     commentOnOld: '{{file}} の削除された {{line}} 行目にコメント', commentLabelOld: '{{file}} の削除された {{line}} 行目へのコメント',
     commentOn: '{{file}} の {{line}} 行目にコメント', commentLabel: '{{file}} の {{line}} 行目へのコメント', addComment: 'コメントを追加', cancel: 'キャンセル', remove: '削除',

@@ -117,6 +117,7 @@ export const zh: Dictionary = {
     gitBinary: { nul_bytes: '此文件包含 NUL 字节，Git 将其视为二进制文件；它是文本，在此显示。', utf16: '此文件为 UTF-16 编码，Git 将其视为二进制文件；它是文本，在此显示。', marked_diff: '项目的 .gitattributes 将此文件标记为 -diff，Git 因而隐藏其改动；它是文本，在此显示。' },
     hiddenChars: '此更改包含不显示或会改变周围文字顺序的字符（双向、零宽、控制字符）：此处显示为 \\u{…}，因为代码的运行可能与看上去不同。',
     modeChanged: '模式：{{from}} → {{to}}。', modeNew: '模式：{{kind}}。', symlink: '符号链接：这一行是它指向的路径，而不是文件内容。',
+    symlinkOutside: '它指向仓库之外：检出分支时那里存在的任何东西，而不是此次更改中的文件。',
     modeKind: { file: '普通文件 ({{mode}})', executable: '可执行文件 ({{mode}})', symlink: '符号链接 ({{mode}})', submodule: '子模块 ({{mode}})', other: '模式 {{mode}}' },
     commentOnOld: '评论 {{file}} 被删除的第 {{line}} 行', commentLabelOld: '你对 {{file}} 被删除的第 {{line}} 行的评论',
     commentOn: '评论 {{file}} 第 {{line}} 行', commentLabel: '你对 {{file}} 第 {{line}} 行的评论', addComment: '添加评论', cancel: '取消', remove: '删除',

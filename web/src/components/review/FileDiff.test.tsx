@@ -31,6 +31,10 @@ describe('FileDiff', () => {
     const link = show(file({ path: 'link', status: 'added', oldMode: null, newMode: '120000', additions: 1, hunks: [hunk([{ kind: 'add', text: '../../etc/passwd', oldLine: null, newLine: 1, noNewline: true }], '@@ -0,0 +1 @@')] }));
     expect(within(link).getAllByTestId('file-note').map((n) => n.textContent)).toEqual(['Mode: symbolic link (120000).', 'A symbolic link: its line is the path it points to, not file content.']);
     cleanup();
+    // One the daemon judged to point outside the repository says so.
+    const out = show(file({ path: 'key', status: 'added', oldMode: null, newMode: '120000', additions: 1, link: { target: '../../../root/.ssh/id_rsa', outside: true }, hunks: [hunk([{ kind: 'add', text: '../../../root/.ssh/id_rsa', oldLine: null, newLine: 1, noNewline: true }], '@@ -0,0 +1 @@')] }));
+    expect(within(out).getAllByTestId('file-note').map((n) => n.textContent)).toContain('It points outside the repository: whatever is there when the branch is checked out, not a file of this change.');
+    cleanup();
     const tool = show(file({ path: 'tool', status: 'added', oldMode: null, newMode: '100755', additions: 1, hunks: [hunk([{ kind: 'add', text: 'echo', oldLine: null, newLine: 1 }], '@@ -0,0 +1 @@')] }));
     expect(within(tool).getByTestId('file-note').textContent).toBe('Mode: executable (100755).');
   });

@@ -85,7 +85,8 @@ export interface FileDiffProps {
 
 /**
  * What the lines do not show: a mode that changed (a file made executable), a new file's unusual mode, a
- * symlink (its one line is the path it points to, not content). A mode-only change has no lines at all.
+ * symlink (its one line is the path it points to, not content), one pointing outside the repository (the daemon
+ * judges it from the link's folder, never following it). A mode-only change has no lines at all.
  */
 function FileNotes({ file }: { file: DiffFile }) {
   const { t } = useTranslation();
@@ -96,6 +97,7 @@ function FileNotes({ file }: { file: DiffFile }) {
   if (from && to && file.oldMode !== file.newMode) notes.push(t('review.modeChanged', { from: kind(from, file.oldMode), to: kind(to, file.newMode) }));
   else if (!from && to && to !== 'file') notes.push(t('review.modeNew', { kind: kind(to, file.newMode) }));
   if (to === 'symlink' || (!to && from === 'symlink')) notes.push(t('review.symlink'));
+  if (file.link?.outside) notes.push(t('review.symlinkOutside'));
   if (file.gitBinary) notes.push(t(`review.gitBinary.${file.gitBinary}`));
   if (holdsHidden(file)) notes.push(t('review.hiddenChars'));
   return (
