@@ -33,7 +33,7 @@ export interface IgnoredInTheWay {
 }
 
 /**
- * Maestro's own state under `.workflow/` (cli/commands/init.ts GITIGNORE_LINES, knowledge/lifecycle/bridge.ts): its
+ * Maestro's own state under `.workflow/` (knowledge/index/machineState.ts, knowledge/lifecycle/bridge.ts): its
  * knowledge sessions, search index and the audit's backups; `.workflow` itself when a file or a link takes its place.
  * A change that replaces them is no task's to make, and moving them aside loses what Maestro keeps there.
  */

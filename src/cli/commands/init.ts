@@ -18,6 +18,7 @@ import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { assertInRepo } from '../../lib/repoWrites.js';
+import { MACHINE_STATE_LINES } from '../../knowledge/index/machineState.js';
 import { action, printJson, printText } from '../output.js';
 import type { CliContext } from '../context.js';
 
@@ -104,24 +105,8 @@ stdin; a non-zero exit cancels and stdout is the reason). Hooks:
 that runs past 5 s, throws or crashes counts as a cancel.
 `;
 
-/**
- * What Maestro writes under `.workflow/` that is this machine's state, not the
- * project's knowledge (src/knowledge): the search index (SQLite, with its WAL
- * files), lock files, the active-run pointer, the session run links (symlinks
- * into $MAESTRO_HOME's run folders) and the audit's backups. Specs and knowhow
- * stay tracked: they are what the team shares. A task's session folder ignores
- * itself (its own `.gitignore`, knowledge/lifecycle/bridge.ts); a person's own
- * sessions are theirs to commit.
- */
-export const GITIGNORE_LINES = [
-  '.workflow/.maestro-index.db',
-  '.workflow/.maestro-index.db-*',
-  '.workflow/**/*.lock',
-  '.workflow/**/*.lock-*',
-  '.workflow/sessions/.active-run',
-  '.workflow/sessions/*/runs/',
-  '.workflow/.trash/',
-];
+/** This machine's state under `.workflow/` (knowledge/index/machineState.ts), which init has the .gitignore name. */
+export const GITIGNORE_LINES = MACHINE_STATE_LINES;
 const GITIGNORE_HEADER = "# Maestro: this machine's state under .workflow/ (commit .maestro/, specs and knowhow)";
 
 /**

@@ -13,6 +13,7 @@ import type { Finding } from '../format/specParser.js';
 import { indexText } from '../format/text.js';
 import { tokenCount } from './fieldLengths.js';
 import { INDEX_SCHEMA_VERSION, createSchema, dropDerived } from './schema.js';
+import { excludeMachineState } from './machineState.js';
 
 export const INDEX_FILE = '.maestro-index.db';
 
@@ -92,6 +93,8 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
     process.stderr.write(`maestro: ${linked === path ? `knowledge index ${path}` : linked} is a symbolic link; Maestro does not write its index through a link, so it uses an in-memory index. Remove the link to keep the index on disk.\n`);
     return memoryIndex(false);
   }
+  // Machine state in the person's checkout, kept out of `git status` where no .gitignore names it.
+  excludeMachineState(opts.workflowDir);
   let db: Database.Database;
   try {
     const created = !existsSync(path);
