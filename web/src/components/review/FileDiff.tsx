@@ -11,7 +11,7 @@ import type { TFunction } from 'i18next';
 import { Decoration, Diff, Hunk, type ChangeData, type GutterOptions, type HunkData, type HunkTokens, type ViewType } from 'react-diff-view';
 import type { DiffFile, Finding, LineComment } from '../../api/types.js';
 import { changeKey, holdsHidden, languageOf, lineOf, modeKind, noNewlineKeys, pinToLines, toHunks, type Pinned } from './diffModel.js';
-import { oneLine } from '../hiddenChars.js';
+import { oneLine, visible } from '../hiddenChars.js';
 import { tokensFor } from './highlight.js';
 import styles from './Review.module.css';
 
@@ -202,7 +202,7 @@ function LineWidget({ noNewline, pinned, onRemove, children }: { noNewline: bool
       {noNewline && <p className={styles.note} data-testid="no-newline">{t('review.noNewline')}</p>}
       {pinned.findings.map((f, i) => (
         <p key={`f${i}`} className={styles.finding} data-testid="line-finding">
-          <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {f.message}
+          <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {visible(f.message)}
         </p>
       ))}
       {pinned.comments.map(({ comment, index: i }) => (
@@ -275,7 +275,7 @@ export const FileDiff = memo(function FileDiff({ file, index, viewType, current,
       {loose.map((f, i) => (
         <p key={i} className={styles.finding} data-testid="file-finding">
           <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.line ? `${t('review.line', { line: f.line })} · ` : ''}
-          {f.message}
+          {visible(f.message)}
         </p>
       ))}
       {/* A type change with one binary side (a picture replaced by a link): the other side's lines are drawn. */}

@@ -36,4 +36,29 @@ describe('ReviewPanel', () => {
     expect(within(earlier).getByText('The earlier review (what the agent was asked to fix)')).toBeTruthy();
     expect(earlier.textContent).toContain(`${file}:2: add a comment here`);
   });
+
+  it("shows the hidden characters of a reviewer's summary and findings, as the CLI does, instead of drawing them", async () => {
+    const task = makeTask({ status: 'exec_review', title: 'Hidden' });
+    const diff = makeDiff({ fileCount: 1, linesPerFile: 4 });
+    const file = diff.files[0]!.path;
+    // U+202E reverses what follows it on screen; U+200B is drawn as nothing.
+    const verdicts = [{ reviewer: 'code', verdict: 'approve', summary: 'fine\u202e etad', runId: 'r1', round: 1 }];
+    const findings = [
+      { reviewer: 'code', severity: 'low', file, line: 2, message: 'ok\u200b to merge', runId: 'r1', round: 1 },
+      { reviewer: 'code', severity: 'low', file: null, line: null, message: 'all \u202egood', runId: 'r1', round: 1 },
+    ];
+    vi.stubGlobal('fetch', async (url: string) => {
+      if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
+      if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts, findings }));
+      return new Response(JSON.stringify(diff));
+    });
+    render(<ReviewPanel task={task} versions={[]} />);
+    await waitFor(() => expect(screen.getAllByTestId('verdict')).toHaveLength(1));
+    expect(screen.getByTestId('verdict').textContent).toBe('Code: approves — fine\\u{202e} etad');
+    await screen.findByTestId('diff-viewer');
+    const shown = document.body.textContent ?? '';
+    expect(shown).toContain('ok\\u{200b} to merge');
+    expect(shown).toContain('all \\u{202e}good');
+    expect(shown).not.toMatch(/[\u200b\u202e]/);
+  });
 });

@@ -17,7 +17,7 @@
 import 'react-diff-view/style/index.css';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { oneLine } from '../hiddenChars.js';
+import { oneLine, visible } from '../hiddenChars.js';
 import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { CheckResult, FindingsResponse, Task, TaskDetail } from '../../api/types.js';
@@ -56,12 +56,12 @@ function EarlierReviews({ review, latest }: { review: FindingsResponse; latest: 
         {review.verdicts.filter((v) => v.round < latest).map((v) => (
           <li key={v.runId + v.reviewer}>
             {t('review.roundShort', { round: v.round })} <strong>{t(`reviewer.${v.reviewer}`, { defaultValue: v.reviewer })}</strong>: {t(`verdict.${v.verdict}`)}
-            {v.summary ? ` — ${v.summary}` : ''}
+            {v.summary ? ` — ${visible(v.summary)}` : ''}
             <ul>
               {findingsOf(v).map((f, i) => (
                 <li key={i} className={styles.finding}>
                   <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {f.file ? `${oneLine(f.file)}${f.line ? `:${f.line}` : ''}: ` : ''}
-                  {f.message}
+                  {visible(f.message)}
                 </li>
               ))}
             </ul>
@@ -132,12 +132,12 @@ export default function ReviewPanel({ task, versions, onShow }: { task: Task; ve
         {review?.verdicts.filter((v) => v.round === latest).map((v) => (
           <li key={v.runId + v.reviewer} data-testid="verdict">
             <strong>{t(`reviewer.${v.reviewer}`, { defaultValue: v.reviewer })}</strong>: <span className={v.verdict === 'approve' ? styles.ok : styles.err}>{t(`verdict.${v.verdict}`)}</span>
-            {v.summary ? ` — ${v.summary}` : ''}
+            {v.summary ? ` — ${visible(v.summary)}` : ''}
           </li>
         ))}
         {general.map((f, i) => (
           <li key={`g${i}`} className={styles.finding}>
-            <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {f.message}
+            <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })}: {visible(f.message)}
           </li>
         ))}
       </ul>
