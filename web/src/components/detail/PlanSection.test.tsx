@@ -40,6 +40,16 @@ describe('PlanSection at plan_review', () => {
     ]);
   });
 
+  it("shows the hidden characters of the child tasks' dependencies and owned files, and a line break in a file name", () => {
+    const parent = makeTask({ status: 'waiting_children', plan: 'Plan' });
+    const a = makeTask({ parentId: parent.id, title: 'Fix \u202eloop', ownedFiles: ['src/a\u2066.ts', 'docs.md\nb.ts'] });
+    const b = makeTask({ parentId: parent.id, title: 'B', deps: [a.id] });
+    render(<PlanSection task={parent} children={[a, b]} />);
+    const [first, second] = rows(screen.getByRole('table', { name: 'Subtasks' }));
+    expect(first![5]).toBe('src/a\\u{2066}.ts, docs.md\\u{a}b.ts');
+    expect(second![4]).toBe('Fix \\u{202e}loop');
+  });
+
   it('draws characters that hide or reorder text as \\u{…} in the plan a person approves', () => {
     const task = makeTask({
       status: 'plan_review',

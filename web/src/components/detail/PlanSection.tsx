@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import type { Task } from '../../api/types.js';
 import { href } from '../../stores/route.js';
 import { parsedSubtasks, splitPlan, type ProposedSubtask } from './planText.js';
-import { visible } from '../hiddenChars.js';
+import { oneLine, visible } from '../hiddenChars.js';
 import styles from './Detail.module.css';
 
 export function PlanSection({ task, children }: { task: Task; children: Task[] }) {
@@ -32,22 +32,32 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
   );
 }
 
+/** The columns both tables have after their first ones. */
+const SHARED = ['priority', 'complexity', 'deps', 'ownedFiles'];
+
+function Head({ fields }: { fields: string[] }) {
+  const { t } = useTranslation();
+  return (
+    <thead>
+      <tr>
+        {fields.map((f) => (
+          <th key={f}>{f === '#' ? '#' : t(`field.${f}`)}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** File names an agent chose, each on one line (a line break in one is shown, as the CLI shows it). */
+const files = (names: string[]) => names.map(oneLine).join(', ') || '—';
+
 /** The subtasks the plan made, each linked, with its status and its deps by title. */
 function SubtaskTable({ children }: { children: Task[] }) {
   const { t } = useTranslation();
   const titleOf = (id: string) => children.find((c) => c.id === id)?.title ?? id;
   return (
     <table aria-label={t('detail.subtasks')}>
-      <thead>
-        <tr>
-          <th>{t('field.title')}</th>
-          <th>{t('field.status')}</th>
-          <th>{t('field.priority')}</th>
-          <th>{t('field.complexity')}</th>
-          <th>{t('field.deps')}</th>
-          <th>{t('field.ownedFiles')}</th>
-        </tr>
-      </thead>
+      <Head fields={['title', 'status', ...SHARED]} />
       <tbody>
         {children.map((c) => (
           <tr key={c.id}>
@@ -57,8 +67,8 @@ function SubtaskTable({ children }: { children: Task[] }) {
             <td>{t(`status.${c.status}`)}</td>
             <td>P{c.priority}</td>
             <td>{t(`complexity.${c.complexity}`)}</td>
-            <td>{c.deps.map(titleOf).join(', ') || '—'}</td>
-            <td>{c.ownedFiles.join(', ') || '—'}</td>
+            <td>{visible(c.deps.map(titleOf).join(', ')) || '—'}</td>
+            <td>{files(c.ownedFiles)}</td>
           </tr>
         ))}
       </tbody>
@@ -72,16 +82,7 @@ function ProposedSubtasks({ subtasks }: { subtasks: ProposedSubtask[] }) {
   return (
     <table aria-label={t('detail.proposed')}>
       <caption className={styles.muted}>{t('detail.proposed')}</caption>
-      <thead>
-        <tr>
-          <th>#</th>
-          <th>{t('field.title')}</th>
-          <th>{t('field.priority')}</th>
-          <th>{t('field.complexity')}</th>
-          <th>{t('field.deps')}</th>
-          <th>{t('field.ownedFiles')}</th>
-        </tr>
-      </thead>
+      <Head fields={['#', 'title', ...SHARED]} />
       <tbody>
         {subtasks.map((s, i) => (
           <tr key={i}>
@@ -90,7 +91,7 @@ function ProposedSubtasks({ subtasks }: { subtasks: ProposedSubtask[] }) {
             <td>{s.priority ?? '—'}</td>
             <td>{s.complexity ? t(`complexity.${s.complexity}`, { defaultValue: s.complexity }) : '—'}</td>
             <td>{visible(s.deps.map((d) => subtasks[d]?.title ?? `#${d}`).join(', ')) || '—'}</td>
-            <td>{visible(s.ownedFiles.join(', ')) || '—'}</td>
+            <td>{files(s.ownedFiles)}</td>
           </tr>
         ))}
       </tbody>
