@@ -15,7 +15,7 @@
  * recognises its claims.
  */
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { worktreeRoot } from '../git/worktree.js';
 import type { MaestroConfig } from '../config/config.js';
 import { coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
@@ -115,7 +115,7 @@ export class Orchestrator {
       onChange: opts.onChange,
       onAgain: () => this.kickMerges(),
       onError: opts.onError,
-      worktreeRoot: (projectId) => join(config.home, 'worktrees', projectId),
+      worktreeRoot: (projectId) => worktreeRoot(config.home, projectId),
     });
   }
 

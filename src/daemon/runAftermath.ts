@@ -11,7 +11,7 @@ import { FINISHED_STATUSES } from '../core/status.js';
 import type { Run, Task } from '../core/types.js';
 import { scratchFoldersIn } from '../executor/agentRunFolder.js';
 import { branchName } from '../executor/protocol/job.js';
-import { pruneOrphanWorktrees } from '../git/worktree.js';
+import { pruneOrphanWorktrees, worktreeRoot } from '../git/worktree.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
 import { takesResult } from './outcomes.js';
@@ -88,7 +88,7 @@ export async function pruneFinishedWorktrees(store: Store, home: string, opts: {
     for (const project of await store.projects.list()) {
       const repo = workRepoOf(home, project);
       if (!existsSync(repo)) continue;
-      const removed = await pruneOrphanWorktrees(repo, join(home, 'worktrees', project.id), (names) => worktreesInUse(store, names));
+      const removed = await pruneOrphanWorktrees(repo, worktreeRoot(home, project.id), (names) => worktreesInUse(store, names));
       if (removed.length) opts.log?.info({ projectId: project.id, removed }, 'removed orphaned worktrees');
     }
   } catch (err) {

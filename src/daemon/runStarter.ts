@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { worktreeRoot } from '../git/worktree.js';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
@@ -128,7 +129,7 @@ export class RunStarter {
     const runDir = join(config.home, 'runs', task.id, runId);
     mkdirSync(runDir, { recursive: true });
     const brief = (await tryKnowledge(store, task, 'brief', () => knowledge.briefFor(task, project.repoPath), opts.onError)) ?? '';
-    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: join(config.home, 'worktrees', project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config, otherProjects });
+    const job = buildJob({ runId, traceId, kind, task, project, history, worktreeRoot: worktreeRoot(config.home, project.id), env: opts.env, heartbeatMs: opts.heartbeatMs ?? 2 * SECOND, knowledge: brief, sandbox: config, otherProjects });
     if (kind === 'execute' && opts.hooks?.beforeExecute) {
       const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);

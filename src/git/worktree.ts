@@ -37,6 +37,11 @@ export interface Worktree {
   movedAside?: string;
 }
 
+/** The folder under the daemon's home holding a project's task worktrees (each named by worktreeDirName). */
+export function worktreeRoot(home: string, projectId: string): string {
+  return join(home, 'worktrees', projectId);
+}
+
 export function worktreeDirName(taskId: string, version: number): string {
   return `${taskId}-v${version}`;
 }

@@ -11,7 +11,7 @@ import { parkedByConflict, type MergeConflictPark } from '../../core/mergeConfli
 import type { Run, Task } from '../../core/types.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
 import { git } from '../../git/git.js';
-import { worktreeDirName } from '../../git/worktree.js';
+import { worktreeDirName, worktreeRoot } from '../../git/worktree.js';
 import { conflictedFiles } from '../../store/ops/conflictRetry.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
@@ -20,7 +20,7 @@ import { branchOf } from './reviewData.js';
 export async function mergeConflictPark(deps: Pick<ApiDeps, 'store' | 'home'>, task: Task, runs: readonly Run[]): Promise<MergeConflictPark | null> {
   if (!parkedByConflict(task)) return null;
   const project = await deps.store.projects.get(task.projectId);
-  const worktree = deps.home ? join(deps.home, 'worktrees', project.id, worktreeDirName(task.id, task.version)) : null;
+  const worktree = deps.home ? join(worktreeRoot(deps.home, project.id), worktreeDirName(task.id, task.version)) : null;
   return {
     branch: branchOf(task),
     baseBranch: baseBranchOf(project),
