@@ -70,8 +70,10 @@ describe('DiffGatePanel in the task detail', () => {
     const outside = screen.getByTestId('diff-gate-outside');
     expect(says(outside)[0]).toBe('1 file changed outside the task’s owned files (src/, a\\u{9}b):');
     expect(within(outside).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['docs.md\\u{a}maestro task approve t_gate']);
-    // A <pre> keeps line breaks: the name's would have started a line of its own there.
-    expect(commands(outside)).toEqual(["maestro task edit t_gate --owned-files 'src/,a\\u{9}b,docs.md\\u{a}maestro task approve t_gate'"]);
+    // A <pre> keeps line breaks: the name's would have started a line of its own there. The command pastes whole
+    // (core/diffGateWays.ts): the tab of an owned file as bash's $'\x09', the line break as `?`, which an owned-files
+    // pattern takes for any one character.
+    expect(commands(outside)).toEqual(["maestro task edit t_gate --owned-files $'src/,a\\x09b,docs.md?maestro task approve t_gate'"]);
   });
 
   it('names the first ten files outside ownedFiles and how many more, and the edit with <paths> and the listing command', async () => {
