@@ -24,6 +24,7 @@ import type {
   ProjectResponse,
   RejectBody,
   RejectResponse,
+  RetryBody,
   RunList,
   RunMessageResponse,
   TaskBoardList,
@@ -142,7 +143,8 @@ export const api = {
   reply: (id: string, message: string) => request<RunMessageResponse>('POST', `/api/tasks/${enc(id)}/reply`, { message, who: 'web' } satisfies MessageBody),
   inject: (id: string, message: string) => request<RunMessageResponse>('POST', `/api/tasks/${enc(id)}/inject`, { message, who: 'web' } satisfies MessageBody),
   cancel: (id: string) => request<CancelResponse>('POST', `/api/tasks/${enc(id)}/cancel`, { who: 'web' } satisfies CancelBody),
-  retry: (id: string) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/retry`),
+  /** `fresh`: a new version from the current main; `commit`: merge a merge conflict resolved by hand (the answer's task is the new version for `fresh`). */
+  retry: (id: string, how: { fresh: true } | { commit: string } | Record<string, never> = {}) => request<TaskResponse>('POST', `/api/tasks/${enc(id)}/retry`, { ...how, who: 'web' } satisfies RetryBody),
   searchTranscript: (id: string, text: string, runId?: string) => request<TranscriptSearch>('GET', `/api/tasks/${enc(id)}/transcript${q({ q: text, runId, limit: 500 })}`),
   /**
    * The last lines of a transcript (JSON lines). Read as a stream keeping a

@@ -6,7 +6,7 @@
  */
 export type { Approval, Gate, MaestroEvent, Project, Run, Task, TaskStatus } from '../../../src/core/types.js';
 export type { TaskInput, TaskEdit } from '../../../src/core/schemas.js';
-export type { CancelBody, GateBody, MessageBody, RejectBody } from '../../../src/api/routes/tasks.js';
+export type { CancelBody, GateBody, MessageBody, RejectBody, RetryBody } from '../../../src/api/routes/tasks.js';
 export { EDITABLE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../../src/core/status.js';
 export { COMPLEXITIES, PRIORITIES, TASK_SCOPES, TASK_TYPES } from '../../../src/core/types.js';
 export type { TaskSummary } from '../../../src/core/taskSummary.js';
@@ -16,6 +16,8 @@ export type { SchedulerDecision } from '../../../src/core/reports.js';
 /* The commands and config fragments `maestro task show` gives for a change the diff gate refused: the board gives the same. */
 export { diffStatCommand, EDIT_NAMES_AT_MOST, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson } from '../../../src/core/diffGateWays.js';
 export type { RaisableLimit } from '../../../src/core/diffGateWays.js';
+/* The ways out of a merge conflict left to a person, as `maestro task show` gives them. */
+export { freshRetryCommand, resolveByHandCommands, resolvedRetryCommand } from '../../../src/core/mergeConflictWays.js';
 /* Auto-approval's rule (a change that lets more through applies to tasks reaching a gate from then on): the CLI's too. */
 export { autoApproveAfterMs, widensAutoApproval } from '../../../src/core/autoApproval.js';
 
@@ -26,6 +28,7 @@ export type {
   DecisionList,
   DiffGateRefusal,
   DiffResponse,
+  MergeConflictParkWire,
   EventPage,
   FindingsResponse,
   HealthResponse,

@@ -64,6 +64,14 @@ export const en = {
     gitlinks_one: '{{count}} git repository committed as a gitlink, not as files: its files are in no commit.', gitlinks_other: '{{count}} git repositories committed as gitlinks, not as files: their files are in no commit.',
     gitlinkWays: 'In the worktree, commit it as files (removing its <dotgit/> folder first if it still has one), or add it as a submodule with <submodule/>; the last error says what was done with it.', retry: '“{{retry}}” starts a new run on the branch <branch/>, which keeps the refused commit: the agent goes on from it, and the checks and the diff gate look at the whole branch again.',
   },
+  mergeConflict: {
+    title: '<main/> and <branch/> conflict in <files/>, and a person must settle it: a plain retry merges again and meets the same conflict. Ways out:',
+    titleNoFiles: '<main/> and <branch/> conflict, and a person must settle it: a plain retry merges again and meets the same conflict. Ways out:',
+    byHandWorktree: 'Resolve it by hand on <branch/>, in the task’s worktree on the daemon’s machine:', byHand: 'Resolve it by hand on <branch/>, in a worktree of its own:',
+    commitLabel: 'Then the commit you made:', mergeCommit: 'Merge this commit', orCli: 'From a terminal: <cmd/>',
+    fresh: 'Or run the task again from the current main: a new version on a new branch, its plan kept; nothing of <branch/> is carried over.', freshButton: 'Run again from main',
+    freshDone: 'Version {{version}} runs from the current main ({{status}}):', cancel: 'Or drop it with “{{cancel}}”.',
+  },
   message: {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',
     send: 'Send the answer', inject: 'Send the instruction', replied: 'Answer sent.', injected: 'Instruction queued.',

@@ -47,6 +47,14 @@ export const es: Dictionary = {
     gitlinks_one: '{{count}} repositorio git guardado como gitlink, no como archivos: sus archivos no están en ningún commit.', gitlinks_other: '{{count}} repositorios git guardados como gitlinks, no como archivos: sus archivos no están en ningún commit.',
     gitlinkWays: 'En el worktree, haz commit de él como archivos (quitando antes su carpeta <dotgit/> si aún la tiene), o añádelo como submódulo con <submodule/>; el último error dice qué se hizo con él.', retry: '«{{retry}}» inicia una nueva ejecución en la rama <branch/>, que conserva el commit rechazado: el agente continúa desde él, y las comprobaciones y el control de diff vuelven a revisar toda la rama.',
   },
+  mergeConflict: {
+    title: '<main/> y <branch/> entran en conflicto en <files/>, y una persona debe resolverlo: reintentar sin más vuelve a fusionar y choca con el mismo conflicto. Salidas:',
+    titleNoFiles: '<main/> y <branch/> entran en conflicto, y una persona debe resolverlo: reintentar sin más vuelve a fusionar y choca con el mismo conflicto. Salidas:',
+    byHandWorktree: 'Resuélvalo a mano en <branch/>, en el worktree de la tarea en la máquina del daemon:', byHand: 'Resuélvalo a mano en <branch/>, en un worktree propio:',
+    commitLabel: 'Después, el commit que hizo:', mergeCommit: 'Fusionar este commit', orCli: 'Desde una terminal: <cmd/>',
+    fresh: 'O ejecute la tarea de nuevo desde el main actual: una nueva versión en una rama nueva, con su plan; no se conserva nada de <branch/>.', freshButton: 'Ejecutar de nuevo desde main',
+    freshDone: 'La versión {{version}} se ejecuta desde el main actual ({{status}}):', cancel: 'O descártela con «{{cancel}}».',
+  },
   message: {
     replyTitle: 'El agente hace una pregunta', injectTitle: 'Dar una instrucción al agente en curso', replyLabel: 'Tu respuesta', injectLabel: 'Una instrucción para su siguiente turno',
     send: 'Enviar la respuesta', inject: 'Enviar la instrucción', replied: 'Respuesta enviada.', injected: 'Instrucción en cola.',

@@ -47,6 +47,14 @@ export const fr: Dictionary = {
     gitlinks_one: '{{count}} dépôt git committé comme gitlink, pas comme fichiers : ses fichiers ne sont dans aucun commit.', gitlinks_other: '{{count}} dépôts git committés comme gitlinks, pas comme fichiers : leurs fichiers ne sont dans aucun commit.',
     gitlinkWays: 'Dans le worktree, committez-le comme fichiers (en retirant d’abord son dossier <dotgit/> s’il l’a encore), ou ajoutez-le comme sous-module avec <submodule/> ; la dernière erreur dit ce qui en a été fait.', retry: '« {{retry}} » lance une nouvelle exécution sur la branche <branch/>, qui garde le commit refusé : l’agent repart de lui, et les vérifications et le contrôle du diff examinent à nouveau toute la branche.',
   },
+  mergeConflict: {
+    title: '<main/> et <branch/> sont en conflit dans <files/>, et une personne doit le régler : une simple relance fusionne à nouveau et retombe sur le même conflit. Issues :',
+    titleNoFiles: '<main/> et <branch/> sont en conflit, et une personne doit le régler : une simple relance fusionne à nouveau et retombe sur le même conflit. Issues :',
+    byHandWorktree: 'Le résoudre à la main sur <branch/>, dans le worktree de la tâche sur la machine du démon :', byHand: 'Le résoudre à la main sur <branch/>, dans un worktree à part :',
+    commitLabel: 'Puis le commit que vous avez fait :', mergeCommit: 'Fusionner ce commit', orCli: 'Depuis un terminal : <cmd/>',
+    fresh: 'Ou relancer la tâche depuis le main actuel : une nouvelle version sur une nouvelle branche, son plan gardé ; rien de <branch/> n’est repris.', freshButton: 'Relancer depuis main',
+    freshDone: 'La version {{version}} part du main actuel ({{status}}) :', cancel: 'Ou l’abandonner avec « {{cancel}} ».',
+  },
   message: {
     replyTitle: 'L’agent pose une question', injectTitle: 'Donner une consigne à l’agent en cours', replyLabel: 'Votre réponse', injectLabel: 'Une consigne pour son prochain tour',
     send: 'Envoyer la réponse', inject: 'Envoyer la consigne', replied: 'Réponse envoyée.', injected: 'Consigne en file.',

@@ -47,6 +47,14 @@ export const ja: Dictionary = {
     gitlinks_one: 'git リポジトリ {{count}} 個がファイルではなく gitlink としてコミットされています。そのファイルはどのコミットにも含まれていません。', gitlinks_other: 'git リポジトリ {{count}} 個がファイルではなく gitlink としてコミットされています。そのファイルはどのコミットにも含まれていません。',
     gitlinkWays: 'ワークツリーで、ファイルとしてコミットするか（<dotgit/> フォルダが残っていれば先に削除）、<submodule/> でサブモジュールとして追加してください。どう処理されたかは最後のエラーに書かれています。', retry: '「{{retry}}」はブランチ <branch/> で新しい実行を始めます。このブランチは拒否されたコミットを保持しており、エージェントはそこから続け、チェックと差分ゲートはブランチ全体をもう一度確認します。',
   },
+  mergeConflict: {
+    title: '<main/> と <branch/> が <files/> で衝突しており、人が解決する必要があります。単に再試行すると再びマージして同じ衝突になります。対処方法:',
+    titleNoFiles: '<main/> と <branch/> が衝突しており、人が解決する必要があります。単に再試行すると再びマージして同じ衝突になります。対処方法:',
+    byHandWorktree: 'デーモンのマシン上のタスクの worktree で、<branch/> 上で手作業で解決する:', byHand: '専用の worktree で、<branch/> 上で手作業で解決する:',
+    commitLabel: '次に、作成したコミット:', mergeCommit: 'このコミットをマージ', orCli: 'ターミナルから: <cmd/>',
+    fresh: 'または現在の main からタスクをやり直す: 新しいブランチ上の新しいバージョンで、計画は引き継がれます。<branch/> の内容は引き継がれません。', freshButton: 'main からやり直す',
+    freshDone: 'バージョン {{version}} が現在の main から実行されます ({{status}}):', cancel: 'または「{{cancel}}」で取り消す。',
+  },
   message: {
     replyTitle: 'エージェントが質問しています', injectTitle: '実行中のエージェントに指示する', replyLabel: 'あなたの回答', injectLabel: '次のターンへの指示',
     send: '回答を送信', inject: '指示を送信', replied: '回答を送信しました。', injected: '指示をキューに入れました。',

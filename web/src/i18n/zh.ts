@@ -47,6 +47,14 @@ export const zh: Dictionary = {
     gitlinks_one: '有 {{count}} 个 git 仓库以 gitlink 而非文件的形式提交：其中的文件不在任何提交里。', gitlinks_other: '有 {{count}} 个 git 仓库以 gitlink 而非文件的形式提交：其中的文件不在任何提交里。',
     gitlinkWays: '请在工作树中把它作为文件提交（如果还有 <dotgit/> 文件夹，先删除），或用 <submodule/> 把它添加为子模块；最后的错误说明了对它做了什么。', retry: '“{{retry}}”会在分支 <branch/> 上开始新的运行，该分支保留了被拒绝的提交：代理会从它继续，检查和差异闸门会重新查看整个分支。',
   },
+  mergeConflict: {
+    title: '<main/> 与 <branch/> 在 <files/> 中冲突，需要人来解决：直接重试会再次合并并遇到同样的冲突。解决办法：',
+    titleNoFiles: '<main/> 与 <branch/> 冲突，需要人来解决：直接重试会再次合并并遇到同样的冲突。解决办法：',
+    byHandWorktree: '在守护进程所在机器上该任务的 worktree 中，于 <branch/> 上手动解决：', byHand: '在单独的 worktree 中，于 <branch/> 上手动解决：',
+    commitLabel: '然后填写你提交的 commit：', mergeCommit: '合并这个 commit', orCli: '在终端中：<cmd/>',
+    fresh: '或者从当前的 main 重新运行任务：在新分支上的新版本，保留其计划；不会带上 <branch/> 的任何内容。', freshButton: '从 main 重新运行',
+    freshDone: '版本 {{version}} 从当前的 main 运行（{{status}}）：', cancel: '或者用“{{cancel}}”放弃它。',
+  },
   message: {
     replyTitle: '智能体提出了一个问题', injectTitle: '给运行中的智能体下指令', replyLabel: '你的回答', injectLabel: '下一轮的指令',
     send: '发送回答', inject: '发送指令', replied: '回答已发送。', injected: '指令已排队。',

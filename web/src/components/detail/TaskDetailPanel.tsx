@@ -10,6 +10,7 @@ import { href, navigate } from '../../stores/route.js';
 import { useTasks } from '../../stores/tasks.js';
 import { DepGraph } from './DepGraph.js';
 import { DiffGatePanel } from './DiffGatePanel.js';
+import { MergeConflictPanel } from './MergeConflictPanel.js';
 import { EditTask } from './EditTask.js';
 import { Fields } from './Fields.js';
 import { GateActions } from './GateActions.js';
@@ -116,6 +117,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <TaskActions key={task.id} task={task} onDone={reload} />
       <EditTask key={`edit-${task.id}`} task={task} onDone={reload} />
       <DiffGatePanel task={task} gate={detail.diffGate ?? null} />
+      <MergeConflictPanel key={`conflict-${task.id}`} task={task} park={detail.mergeConflict ?? null} onDone={reload} />
       {review && (
         <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
           <ReviewPanel key={task.id} task={task} versions={versions} onShow={(version) => setShown({ id: task.id, version })} />
