@@ -2,10 +2,10 @@
  * A repository Maestro was never init'ed in (maestro-flow's `.workflow/` committed, no Maestro lines in its
  * .gitignore), registered and run: what Maestro keeps in the person's checkout is this machine's state (the search
  * index and its WAL files, locks), and `git status` there stays clean. It listed `.workflow/.maestro-index.db*`
- * as untracked (a trial), one `git add -A` from being committed.
+ * as untracked (a trial), one `git add -A` from being committed; so did a task's session an earlier version left.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { budget } from '../helpers/budget.js';
@@ -33,6 +33,9 @@ describe('a checkout Maestro was not init\'ed in', { timeout: budget(300_000) },
 
   it('keeps git status clean through a task: the index and the other machine state are ignored in the repository\'s own info/exclude', async () => {
     const repo = gitRepo({ 'README.md': '# r\n', '.workflow/specs/learnings.md': '<spec-entry category="learning" keywords="otter" date="2026-01-01" title="Otters">\notter\n</spec-entry>\n' });
+    // A task's session an earlier version left without its own .gitignore.
+    mkdirSync(join(repo, '.workflow', 'sessions', 'task-t-old'), { recursive: true });
+    writeFileSync(join(repo, '.workflow', 'sessions', 'task-t-old', 'session.json'), '{}\n');
     const script = join(tempDir('maestro-script-'), 'script.json');
     writeFileSync(script, JSON.stringify(SCRIPT));
     d = await startTestDaemon({ tickMs: 100 });

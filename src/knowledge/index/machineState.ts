@@ -1,7 +1,7 @@
 /**
  * What Maestro writes under `.workflow/` that is this machine's state, not the project's knowledge: the search
  * index (SQLite, with its WAL files), lock files, the active-run pointer, the session run links (symlinks into
- * $MAESTRO_HOME's run folders) and the audit's backups. Specs and knowhow stay tracked: they are what the team
+ * $MAESTRO_HOME's run folders), the tasks' sessions and the audit's backups. Specs and knowhow stay tracked: they are what the team
  * shares. A task's session folder ignores itself (its own `.gitignore`, knowledge/lifecycle/bridge.ts); a person's
  * own sessions are theirs to commit.
  *
@@ -20,6 +20,9 @@ export const MACHINE_STATE_LINES = [
   '.workflow/**/*.lock-*',
   '.workflow/sessions/.active-run',
   '.workflow/sessions/*/runs/',
+  // A task's session (knowledge/lifecycle/bridge.ts sessionIdFor): it ignores itself with its own .gitignore, but
+  // one made before that file was written (an earlier version) stayed in git status.
+  '.workflow/sessions/task-*/',
   '.workflow/.trash/',
 ];
 
