@@ -21,7 +21,7 @@ import { listEntries, type ListFilters } from './index/listEntries.js';
 import { hasCodeSymbols } from './index/codeIndexState.js';
 import { buildKeywordIndex, type KeywordHit, type KeywordIndex } from './search/keywordIndex.js';
 import { ledgerSource } from './graph/ledgerSource.js';
-import { resolveWorkflowRoot, workspaceLinks, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
+import { resolveWorkflowRoot, workspaceFindings, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
 import { searchIndex, type SearchOptions, type SearchResponse } from './search/search.js';
 import { mixCode, type MixedResponse } from './search/mixedResponse.js';
 import type { Finding } from './format/specParser.js';
@@ -265,7 +265,7 @@ function healthOf(o: Opened, kind?: 'spec' | 'knowhow' | 'wiki'): HealthReport {
   const entries = allEntries(o.handle.db);
   const scoped = kind ? entries.filter((e) => e.kind === kind) : entries;
   // The declaration of linked workspaces too: a broken one reads none of them, said here rather than by failing every command.
-  const files = [...workspaceLinks(o.root).findings, ...(o.canWrite ? indexFindings(o.handle) : loadCorpus(o.sources).findings)];
+  const files = [...workspaceFindings(o.root), ...(o.canWrite ? indexFindings(o.handle) : loadCorpus(o.sources).findings)];
   const specFiles = [...new Set(entries.filter((e) => e.kind === 'spec').map((e) => e.file))];
   const wikiRoot = o.wikiRoot;
   const kindOf = (file: string): 'spec' | 'knowhow' | 'wiki' => (wikiRoot && file.startsWith(wikiRoot + '/') ? 'wiki' : file.includes('/knowhow/') ? 'knowhow' : 'spec');

@@ -30,7 +30,7 @@ describe('maestro init', () => {
     const text = readFileSync(join(repo, '.gitignore'), 'utf8');
     expect(text.startsWith('node_modules/\n\n# Maestro:')).toBe(true);
 
-    const local = ['.workflow/.maestro-index.db', '.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/knowhow/.lifecycle.lock', '.workflow/sessions/.session-store.lock', '.workflow/sessions/.active-run', '.workflow/sessions/s1/runs/r1', '.workflow/sessions/task-t_1/session.json', '.workflow/.trash/knowledge-audit-1/x.md'];
+    const local = ['.workflow/.maestro-index.db', '.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/knowhow/.lifecycle.lock', '.workflow/sessions/.session-store.lock', '.workflow/sessions/.active-run', '.workflow/sessions/s1/runs/r1', '.workflow/sessions/task-t-5294084c5d21e5ca/session.json', '.workflow/.trash/knowledge-audit-1/x.md'];
     const shared = ['.maestro/config.json', '.maestro/hooks.ts', '.workflow/specs/api.md', '.workflow/knowhow/recipe.md', '.workflow/sessions/s1/session.json'];
     expect(ignored(repo, local).sort()).toEqual([...local].sort());
     expect(ignored(repo, shared)).toEqual([]);

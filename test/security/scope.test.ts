@@ -176,6 +176,13 @@ describe('knowledge routes act only inside registered projects', () => {
       expect(JSON.stringify(res.body)).not.toMatch(/OUTSIDE-SECRET|"Vault password"|UNREGISTERED/);
     }
     expect(found.body.results.map((r: { name: string }) => r.name)).toEqual(['Sibling vault password policy']);
+    // What is not read is said: the unregistered workspace, and the sibling's knowhow that links out of it.
+    const health = await api(d, 'GET', `/api/knowledge/health?projectId=${project.id}`);
+    expect(health.body.findings.filter((f: { code: string }) => f.code === 'linked-workspaces').map((f: { message: string }) => f.message)).toEqual([
+      `The linked workspace "sibling": ${join(sibling, '.workflow', 'knowhow')} leads out of ${sibling} and is not read.`,
+      `The linked workspace "theirs" (${unregistered}) is not read here: it is outside the project and is no registered project's folder.`,
+    ]);
+    expect(JSON.stringify(health.body)).not.toMatch(/OUTSIDE-SECRET|UNREGISTERED/);
   });
 
   it("reads nothing a workspaces.json that links to a file outside the project names, even what is registered; knowledge health names it", async () => {

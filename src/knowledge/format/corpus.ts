@@ -13,9 +13,8 @@ import { decodeEntities, slugify } from './text.js';
 import type { KnowledgeEntry, KnowledgeSource, SourceFile } from './entry.js';
 
 /**
- * `outside`: listed links a confined root does not read. They get a stamp no stat gives (-1), so the index reads
- * them again in this view (to its finding, no entries) even when a reader that follows them (`maestro search` in
- * the project) indexed what they lead to with the stat of that file: the index file is the project's, shared.
+ * `outside`: listed links that are not read. They get a stamp no stat gives (-1), so an index made before links
+ * out were refused reads them again (to their finding, no entries) even where the file they lead to is unchanged.
  */
 function statFiles(paths: string[], outside: ReadonlySet<string> = new Set()): SourceFile[] {
   const out: SourceFile[] = [];
@@ -45,12 +44,13 @@ function readText(path: string): string | null {
 }
 
 /**
- * A confined root (the daemon, an agent's tools, `--workflow-root`) reads a spec or knowhow file that is a symbolic
- * link only when it leads inside the folder it belongs to (the project's, its linked workspace's, the global
- * specs'); one that leads out is not read, and said as the file's finding instead of being skipped without a word.
+ * A spec or knowhow file that is a symbolic link is read only when it leads inside the folder it belongs to (the
+ * project's, its linked workspace's, the global specs'); one that leads out is not read, and said as the file's
+ * finding instead of being skipped without a word. By every reader, confined or not: what one reads goes into the
+ * project's index file, which agents read, and a link to $MAESTRO_HOME/token or /proc/self/environ followed by a
+ * `maestro search` in the project would have put the daemon's token or the shell's environment there.
  */
 function linkedOut(root: WorkflowRoot, dir: { dir: string; workspace: string | null; scope?: string }, path: string): Finding | null {
-  if (!root.confined) return null;
   const [base, what] = dir.scope === 'global' ? [dir.dir, 'the global spec folder'] : dir.workspace === null ? [root.projectDir, 'the project'] : [dirname(dirname(dir.dir)), 'the linked workspace'];
   try {
     assertReadInside(base, path, `${what} ${base}`);
@@ -60,9 +60,8 @@ function linkedOut(root: WorkflowRoot, dir: { dir: string; workspace: string | n
   }
 }
 
-/** The listed links a confined root does not read (none for a root that follows links). */
+/** The listed links that are not read (linkedOut). */
 function outsideOf(root: WorkflowRoot, links: string[], dirOf: (path: string) => { dir: string; workspace: string | null; scope?: string } | undefined): Set<string> {
-  if (!root.confined) return new Set();
   return new Set(links.filter((p) => {
     const dir = dirOf(p);
     return dir !== undefined && linkedOut(root, dir, p) !== null;

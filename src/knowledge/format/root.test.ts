@@ -80,6 +80,13 @@ describe('linked workspaces', () => {
     // Specs from what shares specs, knowhow from what shares knowhow.
     expect(specDirs(root).filter((d) => d.workspace).map((d) => d.workspace)).toEqual(['api']);
     expect(knowhowDirs(root).filter((d) => d.workspace).map((d) => d.workspace)).toEqual(['api', 'docs']);
+    // More than 100: the first 100 read, said; a file over 1 MB: none read, said.
+    writeFileSync(file, JSON.stringify({ workspaces: { linked: Array.from({ length: 150 }, (_, i) => ({ name: `w${i}`, path: `w${i}`, share: ['spec'] })) } }));
+    const many = workspaceLinks(root);
+    expect(many.workspaces).toHaveLength(100);
+    expect(many.findings.map((f) => f.message)).toEqual([`${file} declares 150 linked workspaces, more than 100: the first 100 are read.`]);
+    writeFileSync(file, JSON.stringify({ workspaces: { linked: [] }, padding: 'x'.repeat(1024 * 1024) }));
+    expect(workspaceLinks(root).findings.map((f) => f.message)).toEqual([expect.stringMatching(/is 1,048,6\d\d bytes, more than 1,048,576\. Its linked workspaces are not read; the project's own knowledge is\.$/)]);
     // maestro-flow's config.json without linked workspaces, and one with a wrong shape.
     writeFileSync(file, JSON.stringify({ specInjection: { enabled: true } }));
     expect(workspaceLinks(root)).toEqual({ workspaces: [], findings: [] });

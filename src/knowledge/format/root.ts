@@ -6,9 +6,9 @@
  * subtree (seed 000 §10): the global scope under $MAESTRO_HOME is then left out
  * unless asked for, and nothing is ever written outside the root. Linked
  * workspaces are declared inside the root (`.workflow/config.json`) and are
- * read-only (workspaces.ts). Confined reads stay inside their folder on disk too: a knowledge
- * folder that is a symbolic link out of its project (or out of its linked
- * workspace) is not read. The daemon reads a repository's knowledge this way,
+ * read-only (workspaces.ts). Reads stay inside their folder on disk too, for every reader (one index file holds
+ * what any of them read): a knowledge folder or file that is a symbolic link out of its project (or out of its
+ * linked workspace) is not read. The daemon reads a repository's knowledge this way,
  * and a repository must not make it read, and hand to agents, whatever folder
  * of the machine a link names; a linked workspace reaches only the `.workflow/`
  * knowledge of the folder it names, as in maestro-flow, and the file declaring it is read only when it is
@@ -22,6 +22,7 @@ import { canonical, holds } from '../../lib/paths.js';
 import { assertInRepo } from '../../lib/repoWrites.js';
 import { assertNoLinkOut } from './linkGuard.js';
 import { workspaceLinks, type LinkedWorkspace } from './workspaces.js';
+import type { Finding } from './specParser.js';
 
 export { workspaceLinks, type LinkedWorkspace } from './workspaces.js';
 
@@ -123,14 +124,16 @@ export function linkedWorkspaces(root: WorkflowRoot): LinkedWorkspace[] {
 }
 
 /**
- * Whether a confined root may read the knowledge folder `dir`: its real path lies inside the real path of the
- * folder it belongs to (the project's, or its linked workspace's; one that does not exist holds nothing). Writes
- * have their own, stricter guard (assertInsideRoot), which names the link it refuses.
+ * Whether the knowledge folder `dir` is read: its real path lies inside the real path of the folder it belongs to
+ * (the project's, or its linked workspace's; one that does not exist holds nothing), for every reader. What one
+ * reader indexes goes into the project's own index file, which agents read: `maestro search` following a
+ * `.workflow/knowhow` linked to ~ would have put notes of the home there for the daemon and agents to find. A
+ * confined root reads a linked workspace only where workspaceOpen allows. Writes have their own, stricter guard
+ * (assertInsideRoot), which names the link it refuses.
  */
 export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: string | null }): boolean {
-  if (!root.confined) return true;
   const base = dir.workspace === null ? root.projectDir : dirname(dirname(dir.dir));
-  if (dir.workspace !== null && !workspaceOpen(root, base)) return false;
+  if (root.confined && dir.workspace !== null && !workspaceOpen(root, base)) return false;
   try {
     const real = realpathSync(dir.dir);
     const inside = realpathSync(base);
@@ -148,6 +151,29 @@ export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: st
  */
 function workspaceOpen(root: WorkflowRoot, folder: string): boolean {
   return holds(root.projectDir, folder) || root.workspaceAllowed?.(canonical(folder)) === true;
+}
+
+/**
+ * What health says of the linked workspaces: the declaration's findings (workspaces.ts), and each workspace this
+ * root does not read, or reads only in part, with why: one a confined root may not open (outside the project, no
+ * registered project's folder), a knowledge folder of one that links out of it. Not read without a word before.
+ */
+export function workspaceFindings(root: WorkflowRoot): Finding[] {
+  const { workspaces, findings } = workspaceLinks(root);
+  const out = [...findings];
+  const said = (ws: LinkedWorkspace, message: string) => out.push({ file: ws.workflowDir, line: 1, severity: 'warning', code: 'linked-workspaces', message });
+  for (const ws of workspaces) {
+    const folder = dirname(ws.workflowDir);
+    if (root.confined && !workspaceOpen(root, folder)) {
+      said(ws, `The linked workspace "${ws.name}" (${folder}) is not read here: it is outside the project and is no registered project's folder.`);
+      continue;
+    }
+    const dirs = [...(ws.shares.spec ? ['specs'] : []), ...(ws.shares.knowhow ? ['knowhow'] : [])].map((d) => join(ws.workflowDir, d));
+    for (const dir of dirs.filter((d) => existsSync(d) && !readableIn(root, { dir: d, workspace: ws.name }))) {
+      said(ws, `The linked workspace "${ws.name}": ${dir} leads out of ${folder} and is not read.`);
+    }
+  }
+  return out;
 }
 
 /** Spec directories in loader layer order (FORMATS §1.1): global, linked, baseline, team, personal. */

@@ -10,7 +10,7 @@
  * link out of the project is a finding (spec health, the board's knowledge health) and its workspaces are not read;
  * an entry that is wrong is a finding and the others are read. maestro-flow drops a broken file without a word.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { notJsonMessage } from '../../lib/jsonError.js';
 import { assertReadInside } from './linkGuard.js';
@@ -36,6 +36,10 @@ interface DeclaringRoot {
   /** A confined root reads a declaration only inside the project on disk. */
   confined: boolean;
 }
+
+/** A declaration is read up to this size (maestro-flow's config.json is a few KB), and this many workspaces of it. */
+const MAX_BYTES = 1024 * 1024;
+export const MAX_WORKSPACES = 100;
 
 /** A name the ids can carry (`ws:{name}:spec:…`): no colon, slash or space. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -72,6 +76,7 @@ const DECLARATIONS: Declaration[] = [
 
 export function workspaceLinks(root: DeclaringRoot): WorkspaceLinks {
   const out: WorkspaceLinks = { workspaces: [], findings: [] };
+  const names = new Set<string>();
   for (const d of DECLARATIONS) {
     const file = join(root.workflowDir, d.file);
     if (!existsSync(file)) continue;
@@ -86,12 +91,15 @@ export function workspaceLinks(root: DeclaringRoot): WorkspaceLinks {
       problem(`${file}: ${list}, like ${d.shape}. Its linked workspaces are not read; the project's own knowledge is.`);
       continue;
     }
-    for (const [i, entry] of list.entries()) {
+    // Each scan reads every workspace's folders: a committed list of 80,000 held the daemon for seconds a scan.
+    if (list.length > MAX_WORKSPACES) problem(`${file} declares ${list.length} linked workspaces, more than ${MAX_WORKSPACES}: the first ${MAX_WORKSPACES} are read.`);
+    for (const [i, entry] of list.slice(0, MAX_WORKSPACES).entries()) {
       const at = `${file}: ${d.file === 'config.json' ? 'workspaces.linked' : 'workspaces'}[${i}]`;
       const link = toLink(root, entry, d);
       if (typeof link === 'string') problem(`${at} ${link}; it is not read.`);
-      else if (out.workspaces.some((w) => w.name === link.name)) problem(`${at}: the name "${link.name}" is taken by an earlier workspace; it is not read.`);
+      else if (names.has(link.name)) problem(`${at}: the name "${link.name}" is taken by an earlier workspace; it is not read.`);
       else {
+        names.add(link.name);
         if (!link.shares.spec && !link.shares.knowhow) problem(`${at} ("${link.name}") shares neither specs nor knowhow: add "share": ["spec", "knowhow"] to read them.`, 'warning');
         out.workspaces.push(link);
       }
@@ -107,6 +115,8 @@ function readDeclaration(root: DeclaringRoot, file: string, d: Declaration): Rec
     // A repository can make the file a link to any file of the machine, whose names and folders would be taken
     // for the project's; `maestro search` in the project's own folder reads it wherever it leads, as maestro-flow.
     if (root.confined) assertReadInside(root.projectDir, file, `the project ${root.projectDir}`);
+    const size = statSync(file).size;
+    if (size > MAX_BYTES) return `${file} is ${size.toLocaleString('en')} bytes, more than ${MAX_BYTES.toLocaleString('en')}.`;
     text = readFileSync(file, 'utf8');
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../../test/helpers/db.js';
-import { excludeMachineState, MACHINE_STATE_LINES } from './machineState.js';
+import { EXCLUDE_LINES, excludeMachineState } from './machineState.js';
 
 afterEach(() => removeTempDirs());
 
@@ -35,14 +35,23 @@ describe('excludeMachineState', () => {
     excludeMachineState(join(dir, '.workflow'));
     const text = exclude(dir);
     expect(text.startsWith('# mine\n*.swp\n# Maestro:')).toBe(true);
-    expect(text.split('\n').filter((l) => l.startsWith('/'))).toEqual(MACHINE_STATE_LINES.map((l) => `/${l}`));
-    expect(ignored(dir, '.workflow/.maestro-index.db-wal')).toBe(true);
-    expect(ignored(dir, '.workflow/.maestro-corpus.lock')).toBe(true);
-    expect(ignored(dir, '.workflow/specs/learnings.md')).toBe(false);
+    expect(text.split('\n').filter((l) => l.startsWith('/'))).toEqual(EXCLUDE_LINES.map((l) => `/${l}`));
+    for (const path of ['.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/sessions/task-t-5294084c5d21e5ca/session.json']) expect(ignored(dir, path), path).toBe(true);
+    // A person's own: specs, a maestro-flow session and its runs (committed there), a lock of theirs, a session named task-….
+    for (const path of ['.workflow/specs/learnings.md', '.workflow/sessions/20260922-ui/runs/run-abc/report.md', '.workflow/specs/db.lock', '.workflow/sessions/task-ui-polish/session.json']) expect(ignored(dir, path), path).toBe(false);
     // A .workflow/ in a folder of the repository: its own lines, the first ones kept.
     excludeMachineState(join(dir, 'packages', 'api', '.workflow'));
     expect(ignored(dir, 'packages/api/.workflow/.maestro-index.db')).toBe(true);
     expect(exclude(dir).match(/^# Maestro:/gm)).toHaveLength(1);
+  });
+
+  it('writes no line for a .workflow/ under a folder whose name git would read as a pattern', () => {
+    const dir = repo();
+    excludeMachineState(join(dir, 'pkg\n*\n#', '.workflow'));
+    excludeMachineState(join(dir, 'a b', '.workflow'));
+    expect(exclude(dir)).not.toContain('Maestro');
+    writeFileSync(join(dir, 'mine.txt'), 'x');
+    expect(ignored(dir, 'mine.txt')).toBe(false);
   });
 
   it('writes nothing through a link, and nothing from a linked worktree', () => {

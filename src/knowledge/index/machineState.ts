@@ -7,8 +7,8 @@
  *
  * `maestro init` adds these lines to the repository's .gitignore. A repository Maestro was not init'ed in (a
  * maestro-flow project registered as it is) would list them in `git status`, one `git add -A` from a commit:
- * `excludeMachineState` adds them to the repository's own `info/exclude`, git's place for what one machine ignores,
- * which is not committed and covers every worktree of the repository.
+ * `excludeMachineState` adds the names only Maestro makes (EXCLUDE_LINES) to the repository's own `info/exclude`,
+ * git's place for what one machine ignores, which is not committed and covers every worktree of the repository.
  */
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -20,11 +20,28 @@ export const MACHINE_STATE_LINES = [
   '.workflow/**/*.lock-*',
   '.workflow/sessions/.active-run',
   '.workflow/sessions/*/runs/',
-  // A task's session (knowledge/lifecycle/bridge.ts sessionIdFor): it ignores itself with its own .gitignore, but
-  // one made before that file was written (an earlier version) stayed in git status.
-  '.workflow/sessions/task-*/',
+  // A task's session (knowledge/lifecycle/bridge.ts sessionIdFor: task-t-<hex>): it ignores itself with its own
+  // .gitignore, but one made before that file was written (an earlier version) stayed in git status.
+  '.workflow/sessions/task-t-*/',
   '.workflow/.trash/',
 ];
+
+/**
+ * What goes into info/exclude unasked: only names Maestro alone makes. The broader lines above are for a person who
+ * ran `maestro init`; in a maestro-flow repository a person's own sessions, their runs (committed there) and a
+ * `*.lock` of theirs must stay in git status (a trial: info/exclude covers every worktree and leaves no trace in the
+ * repository).
+ */
+export const EXCLUDE_LINES = [
+  '.workflow/.maestro-index.db',
+  '.workflow/.maestro-index.db-*',
+  '.workflow/.maestro-corpus.lock',
+  '.workflow/.maestro-corpus.lock-*',
+  '.workflow/sessions/task-t-*/',
+];
+
+/** A folder name written into a pattern as it is: none of git's pattern characters, spaces, or line breaks. */
+const PLAIN_PART = /^[A-Za-z0-9._-]+$/;
 
 const HEADER = "# Maestro: this machine's state under .workflow/ (added by Maestro; the repository's .gitignore may say it too)";
 
@@ -39,8 +56,10 @@ export function excludeMachineState(workflowDir: string): void {
   if (!top) return;
   const info = join(top, '.git', 'info');
   const file = join(info, 'exclude');
-  const prefix = relative(top, dirname(workflowDir)).split(sep).filter(Boolean).map((p) => `${p}/`).join('');
-  const lines = MACHINE_STATE_LINES.map((l) => `/${prefix}${l}`);
+  const parts = relative(top, dirname(workflowDir)).split(sep).filter(Boolean);
+  // A folder named "pkg\n*\n#" would have added a line `*`, hiding every untracked file: such a folder gets none.
+  if (!parts.every((p) => PLAIN_PART.test(p))) return;
+  const lines = EXCLUDE_LINES.map((l) => `/${parts.map((p) => `${p}/`).join('')}${l}`);
   try {
     if (existsSync(info) ? !lstatSync(info).isDirectory() : (mkdirSync(info), false)) return;
     const present = existsSync(file) ? readFileSync(file, 'utf8') : '';

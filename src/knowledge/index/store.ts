@@ -38,6 +38,9 @@ function configure(db: Database.Database, writable: boolean): void {
     // The index is rebuildable: losing the last transaction on power loss costs nothing.
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
+    // What a row held is zeroed when it is deleted, not left in free pages: agents read this file, and an index
+    // made before links out of the project were refused may hold what one brought in (corpus.ts linkedOut).
+    db.pragma('secure_delete = ON');
   }
   // A 32 MB page cache: bulk (re)builds touch the FTS b-trees far more than the default 2 MB holds.
   db.pragma('cache_size = -32768');
