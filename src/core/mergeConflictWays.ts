@@ -46,12 +46,15 @@ export const freshRetryCommand = (taskId: string): string => `maestro task retry
 export const cancelCommand = (taskId: string): string => `maestro task cancel ${taskId}`;
 
 /**
- * The git commands that merge main into the branch by hand, one a line, ending at the commit. In the worktree when
- * it is there; else in a worktree of its own made from the project's checkout (checking the branch out there would
- * leave the checkout off main, and the merge waits for it to be on main). On a shared remote: from your clone, the
- * remote's main, and a push of the branch.
+ * The git commands that merge main into the branch by hand, in two blocks a person pastes: `merge` up to the
+ * conflict, then, once the files are resolved, `commit` down to the commit to name. No comment among them (zsh
+ * takes `#` for an argument unless interactivecomments is on), and nothing a block runs past a step that needs the
+ * person (a commit before the files are resolved would fail, and `rev-parse` would print the old tip). In the
+ * worktree when it is there; else in a worktree of its own made from the project's checkout (checking the branch out
+ * there would leave the checkout off main, and the merge waits for it to be on main). On a shared remote: from your
+ * clone, the remote's main, and a push of the branch.
  */
-export function resolveByHandCommands(taskId: string, park: MergeConflictPark): string[] {
+export function resolveByHandCommands(taskId: string, park: MergeConflictPark): { merge: string[]; commit: string[] } {
   const origin = park.remote ? 'origin' : null;
   const main = origin ? `${origin}/${park.baseBranch}` : park.baseBranch;
   const where = park.worktree && !origin
@@ -59,12 +62,14 @@ export function resolveByHandCommands(taskId: string, park: MergeConflictPark): 
     : origin
       ? [`git fetch ${origin}`, `git worktree add maestro-resolve-${taskId} ${shellWord(park.branch)}`, `cd maestro-resolve-${taskId}`]
       : [`git worktree add ../maestro-resolve-${taskId} ${shellWord(park.branch)}`, `cd ../maestro-resolve-${taskId}`];
-  return [
-    ...where,
-    `git merge ${shellWord(main)}`,
-    park.files.length ? `# resolve ${park.files.map(shellWord).join(' ')}, then: git add <the files>` : '# resolve the conflicted files, then: git add <the files>',
-    'git commit --no-edit',
-    ...(origin ? [`git push ${origin} ${shellWord(park.branch)}`] : []),
-    'git rev-parse HEAD   # the commit to name',
-  ];
+  return {
+    merge: [...where, `git merge ${shellWord(main)}`],
+    // The files git named, as shell words; without them, every tracked file changed (the conflicted ones are).
+    commit: [
+      park.files.length ? `git add -- ${park.files.map(shellWord).join(' ')}` : 'git add -u',
+      'git commit --no-edit',
+      ...(origin ? [`git push ${origin} ${shellWord(park.branch)}`] : []),
+      'git rev-parse HEAD',
+    ],
+  };
 }

@@ -14,11 +14,15 @@ export function mergeConflictAdvice(task: Task, park: MergeConflictPark): string
     ? `in your clone of ${visible(park.remote)}`
     : park.worktree ? 'in the task\'s worktree' : "from the project's checkout (the task's worktree is gone; its branch is kept)";
   const runs = park.conflictRuns ? ` after ${park.conflictRuns} conflict run${park.conflictRuns === 1 ? '' : 's'}` : '';
+  const by = resolveByHandCommands(task.id, park);
+  const conflicted = park.files.length ? park.files.map((f) => visible(f)).join(', ') : 'the conflicted files';
   return [
     `${visible(park.baseBranch)} and ${visible(park.branch)} conflict${files}${runs}, and a person must settle it: \`maestro task retry ${task.id}\` alone merges again and meets the same conflict. Ways out:`,
     `  - Resolve it by hand on ${visible(park.branch)}, ${where}:`,
-    ...resolveByHandCommands(task.id, park).map((c) => `      ${c}`),
-    `    then ${resolvedRetryCommand(task.id)} (the commit you made) merges it, with no conflict run.`,
+    ...by.merge.map((c) => `      ${c}`),
+    `    resolve ${conflicted} (git's conflict markers), then:`,
+    ...by.commit.map((c) => `      ${c}`),
+    `    then ${resolvedRetryCommand(task.id)} (the commit the last line prints) merges it, with no conflict run.`,
     `  - Run the task again from the current ${visible(park.baseBranch)}: ${freshRetryCommand(task.id)} (a new version on a new branch, its plan kept; nothing of ${visible(park.branch)} is carried over).`,
     `  - Drop it: ${cancelCommand(task.id)}.`,
   ].join('\n');

@@ -68,6 +68,7 @@ export const en = {
     title: '<main/> and <branch/> conflict in <files/>, and a person must settle it: a plain retry merges again and meets the same conflict. Ways out:',
     titleNoFiles: '<main/> and <branch/> conflict, and a person must settle it: a plain retry merges again and meets the same conflict. Ways out:',
     byHandWorktree: 'Resolve it by hand on <branch/>, in the task’s worktree on the daemon’s machine:', byHand: 'Resolve it by hand on <branch/>, in a worktree of its own:',
+    thenCommit: 'Resolve <files/> (git’s conflict markers), then commit, and give the commit the last line prints:',
     commitLabel: 'Then the commit you made:', mergeCommit: 'Merge this commit', orCli: 'From a terminal: <cmd/>',
     fresh: 'Or run the task again from the current main: a new version on a new branch, its plan kept; nothing of <branch/> is carried over.', freshButton: 'Run again from main',
     freshDone: 'Version {{version}} runs from the current main ({{status}}):', cancel: 'Or drop it with “{{cancel}}”.',

@@ -51,6 +51,7 @@ export const es: Dictionary = {
     title: '<main/> y <branch/> entran en conflicto en <files/>, y una persona debe resolverlo: reintentar sin más vuelve a fusionar y choca con el mismo conflicto. Salidas:',
     titleNoFiles: '<main/> y <branch/> entran en conflicto, y una persona debe resolverlo: reintentar sin más vuelve a fusionar y choca con el mismo conflicto. Salidas:',
     byHandWorktree: 'Resuélvalo a mano en <branch/>, en el worktree de la tarea en la máquina del daemon:', byHand: 'Resuélvalo a mano en <branch/>, en un worktree propio:',
+    thenCommit: 'Resuelva <files/> (las marcas de conflicto de git), haga el commit y dé el commit que imprime la última línea:',
     commitLabel: 'Después, el commit que hizo:', mergeCommit: 'Fusionar este commit', orCli: 'Desde una terminal: <cmd/>',
     fresh: 'O ejecute la tarea de nuevo desde el main actual: una nueva versión en una rama nueva, con su plan; no se conserva nada de <branch/>.', freshButton: 'Ejecutar de nuevo desde main',
     freshDone: 'La versión {{version}} se ejecuta desde el main actual ({{status}}):', cancel: 'O descártela con «{{cancel}}».',

@@ -51,6 +51,7 @@ export const fr: Dictionary = {
     title: '<main/> et <branch/> sont en conflit dans <files/>, et une personne doit le régler : une simple relance fusionne à nouveau et retombe sur le même conflit. Issues :',
     titleNoFiles: '<main/> et <branch/> sont en conflit, et une personne doit le régler : une simple relance fusionne à nouveau et retombe sur le même conflit. Issues :',
     byHandWorktree: 'Le résoudre à la main sur <branch/>, dans le worktree de la tâche sur la machine du démon :', byHand: 'Le résoudre à la main sur <branch/>, dans un worktree à part :',
+    thenCommit: 'Résolvez <files/> (les marqueurs de conflit de git), puis faites le commit, et donnez celui qu’affiche la dernière ligne :',
     commitLabel: 'Puis le commit que vous avez fait :', mergeCommit: 'Fusionner ce commit', orCli: 'Depuis un terminal : <cmd/>',
     fresh: 'Ou relancer la tâche depuis le main actuel : une nouvelle version sur une nouvelle branche, son plan gardé ; rien de <branch/> n’est repris.', freshButton: 'Relancer depuis main',
     freshDone: 'La version {{version}} part du main actuel ({{status}}) :', cancel: 'Ou l’abandonner avec « {{cancel}} ».',

@@ -51,6 +51,7 @@ export const ja: Dictionary = {
     title: '<main/> と <branch/> が <files/> で衝突しており、人が解決する必要があります。単に再試行すると再びマージして同じ衝突になります。対処方法:',
     titleNoFiles: '<main/> と <branch/> が衝突しており、人が解決する必要があります。単に再試行すると再びマージして同じ衝突になります。対処方法:',
     byHandWorktree: 'デーモンのマシン上のタスクの worktree で、<branch/> 上で手作業で解決する:', byHand: '専用の worktree で、<branch/> 上で手作業で解決する:',
+    thenCommit: '<files/> を解決し (git の衝突マーカー)、コミットして、最後の行が表示するコミットを指定してください:',
     commitLabel: '次に、作成したコミット:', mergeCommit: 'このコミットをマージ', orCli: 'ターミナルから: <cmd/>',
     fresh: 'または現在の main からタスクをやり直す: 新しいブランチ上の新しいバージョンで、計画は引き継がれます。<branch/> の内容は引き継がれません。', freshButton: 'main からやり直す',
     freshDone: 'バージョン {{version}} が現在の main から実行されます ({{status}}):', cancel: 'または「{{cancel}}」で取り消す。',

@@ -51,6 +51,7 @@ export const zh: Dictionary = {
     title: '<main/> 与 <branch/> 在 <files/> 中冲突，需要人来解决：直接重试会再次合并并遇到同样的冲突。解决办法：',
     titleNoFiles: '<main/> 与 <branch/> 冲突，需要人来解决：直接重试会再次合并并遇到同样的冲突。解决办法：',
     byHandWorktree: '在守护进程所在机器上该任务的 worktree 中，于 <branch/> 上手动解决：', byHand: '在单独的 worktree 中，于 <branch/> 上手动解决：',
+    thenCommit: '解决 <files/>（git 的冲突标记），然后提交，并填写最后一行打印出的 commit：',
     commitLabel: '然后填写你提交的 commit：', mergeCommit: '合并这个 commit', orCli: '在终端中：<cmd/>',
     fresh: '或者从当前的 main 重新运行任务：在新分支上的新版本，保留其计划；不会带上 <branch/> 的任何内容。', freshButton: '从 main 重新运行',
     freshDone: '版本 {{version}} 从当前的 main 运行（{{status}}）：', cancel: '或者用“{{cancel}}”放弃它。',

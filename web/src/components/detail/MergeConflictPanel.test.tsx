@@ -49,13 +49,12 @@ describe('MergeConflictPanel in the task detail', () => {
     const panel = screen.getByTestId('merge-conflict');
     expect(within(panel).getByRole('heading').textContent).toBe('main and maestro/t_merge-v1 conflict in keep.txt, and a person must settle it: a plain retry merges again and meets the same conflict. Ways out:');
     const byHand = screen.getByTestId('merge-conflict-by-hand');
-    expect(byHand.querySelector('pre')?.textContent?.split('\n')).toEqual([
-      'cd /home/ada/.maestro/worktrees/p_1/t_merge-v1',
-      'git merge main',
-      '# resolve keep.txt, then: git add <the files>',
-      'git commit --no-edit',
-      'git rev-parse HEAD   # the commit to name',
+    // Two blocks to paste, with no comment in them: up to the conflict, then from the resolved files to the commit.
+    expect([...byHand.querySelectorAll('pre')].map((p) => p.textContent?.split('\n'))).toEqual([
+      ['cd /home/ada/.maestro/worktrees/p_1/t_merge-v1', 'git merge main'],
+      ['git add -- keep.txt', 'git commit --no-edit', 'git rev-parse HEAD'],
     ]);
+    expect(byHand.textContent).toContain('Resolve keep.txt (git’s conflict markers), then commit, and give the commit the last line prints:');
     expect(byHand.textContent).toContain('From a terminal: maestro task retry t_merge --commit <sha>');
     const merge = within(byHand).getByRole('button', { name: 'Merge this commit' }) as HTMLButtonElement;
     const input = within(byHand).getByRole('textbox');
@@ -72,9 +71,9 @@ describe('MergeConflictPanel in the task detail', () => {
     const retries = await openDetail(park({ worktree: null, files: ['a.txt', 'b\nc.txt'] }), next);
     const panel = screen.getByTestId('merge-conflict');
     expect(within(panel).getByRole('heading').textContent).toContain('conflict in a.txt, b\\u{a}c.txt,');
-    expect(screen.getByTestId('merge-conflict-by-hand').querySelector('pre')?.textContent?.split('\n').slice(0, 2)).toEqual([
-      'git worktree add ../maestro-resolve-t_merge maestro/t_merge-v1',
-      'cd ../maestro-resolve-t_merge',
+    expect([...screen.getByTestId('merge-conflict-by-hand').querySelectorAll('pre')].map((p) => p.textContent?.split('\n'))).toEqual([
+      ['git worktree add ../maestro-resolve-t_merge maestro/t_merge-v1', 'cd ../maestro-resolve-t_merge', 'git merge main'],
+      [`git add -- a.txt $'b\\x0ac.txt'`, 'git commit --no-edit', 'git rev-parse HEAD'],
     ]);
     const fresh = screen.getByTestId('merge-conflict-fresh');
     expect(fresh.textContent).toContain('From a terminal: maestro task retry t_merge --fresh');

@@ -39,6 +39,7 @@ export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: M
     if (SHA.test(commit.trim())) void act({ commit: commit.trim() });
   };
   const files = park.files.map(oneLine).join(', ');
+  const byHand = resolveByHandCommands(task.id, park);
   return (
     <section className={`${styles.section} ${styles.refusal}`} aria-labelledby="merge-conflict-h" data-testid="merge-conflict">
       <h3 id="merge-conflict-h" className={styles.refusalHead}>
@@ -49,7 +50,11 @@ export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: M
           <p>
             <Trans i18nKey={park.worktree ? 'mergeConflict.byHandWorktree' : 'mergeConflict.byHand'} components={{ branch: <code>{oneLine(park.branch)}</code> }} />
           </p>
-          <Command text={resolveByHandCommands(task.id, park).join('\n')} />
+          <Command text={byHand.merge.join('\n')} />
+          <p>
+            <Trans i18nKey="mergeConflict.thenCommit" components={{ files: <code>{files || '—'}</code> }} />
+          </p>
+          <Command text={byHand.commit.join('\n')} />
           <form onSubmit={submit} className={styles.row}>
             <label>
               {t('mergeConflict.commitLabel')} <input value={commit} onChange={(e) => setCommit(e.target.value)} spellCheck={false} size={42} placeholder="git rev-parse HEAD" />
