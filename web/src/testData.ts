@@ -1,4 +1,4 @@
-/** Task fixtures for component tests: every field the server sends, overridable. */
+/** Fixtures for component tests: tasks and diffs with every field the server sends (overridable), a quiet EventSource. */
 import type { DiffFile, DiffLine, DiffResponse, Task } from './api/types.js';
 
 let n = 0;
@@ -29,4 +29,13 @@ export function makeDiff(over: Partial<DiffResponse> & { fileCount?: number; lin
     taskId: 't_1', version: 1, branch: 'maestro/t_1-v1', base: 'a'.repeat(40), head: 'b'.repeat(40), branchMoved: null,
     totals: { files: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: 0 }, files, ...rest,
   };
+}
+
+/** An EventSource that never connects: the task detail's live output, quiet in a test of the rest of the panel. */
+export class QuietSource {
+  readyState = 0;
+  onopen = null;
+  onerror = null;
+  addEventListener() {}
+  close() {}
 }

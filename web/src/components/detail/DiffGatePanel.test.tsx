@@ -8,21 +8,13 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DiffGateRefusal, Task } from '../../api/types.js';
 import i18n from '../../i18n/index.js';
-import { makeTask } from '../../testData.js';
+import { makeTask, QuietSource } from '../../testData.js';
 import { TaskDetailPanel } from './TaskDetailPanel.js';
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-class QuietSource {
-  readyState = 0;
-  onopen = null;
-  onerror = null;
-  addEventListener() {}
-  close() {}
-}
 
 const refusal = (over: Partial<DiffGateRefusal>): DiffGateRefusal => ({ runId: 'r_42', branch: 'maestro/t_gate-v1', lines: null, files: null, outsideOwned: null, largeFiles: null, strayGitlinks: [], ...over });
 

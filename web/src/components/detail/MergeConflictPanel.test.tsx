@@ -8,21 +8,13 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MergeConflictParkWire, Task } from '../../api/types.js';
-import { makeTask } from '../../testData.js';
+import { makeTask, QuietSource } from '../../testData.js';
 import { TaskDetailPanel } from './TaskDetailPanel.js';
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-class QuietSource {
-  readyState = 0;
-  onopen = null;
-  onerror = null;
-  addEventListener() {}
-  close() {}
-}
 
 const parked = makeTask({ id: 't_merge', title: 'Parked', status: 'needs_attention', version: 1, lastRunError: 'MERGE_CONFLICT: main and maestro/t_merge-v1 conflict in keep.txt' });
 const park = (over: Partial<MergeConflictParkWire> = {}): MergeConflictParkWire => ({ branch: 'maestro/t_merge-v1', baseBranch: 'main', remote: null, worktree: '/home/ada/.maestro/worktrees/p_1/t_merge-v1', files: ['keep.txt'], conflictRuns: 2, ...over });
