@@ -11,6 +11,7 @@ import type { ReactElement } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { diffStatCommand, EDIT_NAMES_AT_MOST, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson, type DiffGateRefusal, type RaisableLimit, type Task } from '../../api/types.js';
 import { oneLine } from '../hiddenChars.js';
+import { Command } from './Command.js';
 import styles from './Detail.module.css';
 
 /** How many names of a list the panel shows; the count says how many more (`task diff --stat` lists them all). */
@@ -141,13 +142,5 @@ function Names({ names, count }: { names: readonly string[]; count: number }) {
       ))}
       {count > shown.length && <li className={styles.muted}>{t('diffGate.more', { count: count - shown.length })}</li>}
     </ul>
-  );
-}
-
-function Command({ text }: { text: string }) {
-  return (
-    <pre className={styles.command}>
-      <code>{text}</code>
-    </pre>
   );
 }

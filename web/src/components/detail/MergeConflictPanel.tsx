@@ -12,6 +12,7 @@ import { freshRetryCommand, resolveByHandCommands, resolvedRetryCommand, type Me
 import { href } from '../../stores/route.js';
 import { errorText } from '../reasons.js';
 import { oneLine } from '../hiddenChars.js';
+import { Command } from './Command.js';
 import styles from './Detail.module.css';
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -88,13 +89,5 @@ export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: M
         </p>
       )}
     </section>
-  );
-}
-
-function Command({ text }: { text: string }) {
-  return (
-    <pre className={styles.command}>
-      <code>{text}</code>
-    </pre>
   );
 }
