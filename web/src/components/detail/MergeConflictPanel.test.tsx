@@ -48,6 +48,9 @@ describe('MergeConflictPanel in the task detail', () => {
     ]);
     expect(byHand.textContent).toContain('Resolve keep.txt (git’s conflict markers), then commit, and give the commit the last line prints:');
     expect(byHand.textContent).toContain('From a terminal: maestro task retry t_merge --commit <sha>');
+    // No plain Retry beside it: it would merge again and meet the same conflict. Cancel stays.
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Cancel task' })).toBeTruthy();
     const merge = within(byHand).getByRole('button', { name: 'Merge this commit' }) as HTMLButtonElement;
     const input = within(byHand).getByRole('textbox');
     fireEvent.change(input, { target: { value: 'abc123' } });
@@ -76,8 +79,9 @@ describe('MergeConflictPanel in the task detail', () => {
     expect(within(said).getByRole('link').getAttribute('href')).toContain('t_merge2');
   });
 
-  it('is not there for a task needing attention for another reason', async () => {
+  it('is not there for a task needing attention for another reason, which keeps its plain Retry', async () => {
     await openDetail(null);
     expect(screen.queryByTestId('merge-conflict')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
   });
 });

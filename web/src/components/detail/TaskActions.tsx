@@ -13,7 +13,8 @@ import styles from './Detail.module.css';
 const FINISHED: ReadonlySet<string> = new Set(['done', 'cancelled', 'superseded']);
 const RETRYABLE: ReadonlySet<string> = new Set(['needs_attention', 'cancelled']);
 
-export function TaskActions({ task, onDone }: { task: Task; onDone(): void }) {
+/** `plainRetry` false: a retry here would meet the same trouble (a merge conflict left to a person: MergeConflictPanel has the retries that end it). */
+export function TaskActions({ task, plainRetry = true, onDone }: { task: Task; plainRetry?: boolean; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -37,7 +38,7 @@ export function TaskActions({ task, onDone }: { task: Task; onDone(): void }) {
     });
   const retry = () => act(async () => t('actions.retried', { status: t(`status.${(await api.retry(task.id)).task.status}`) }));
   const canCancel = !FINISHED.has(task.status);
-  const canRetry = RETRYABLE.has(task.status);
+  const canRetry = plainRetry && RETRYABLE.has(task.status);
   if (!canCancel && !canRetry && !note) return null;
   return (
     <div className={styles.row} data-testid="task-actions">

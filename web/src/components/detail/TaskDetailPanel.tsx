@@ -114,7 +114,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
       <WhatItWaitsFor detail={detail} />
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
-      <TaskActions key={task.id} task={task} onDone={reload} />
+      <TaskActions key={task.id} task={task} plainRetry={!detail.mergeConflict} onDone={reload} />
       <EditTask key={`edit-${task.id}`} task={task} onDone={reload} />
       <DiffGatePanel task={task} gate={detail.diffGate ?? null} />
       <MergeConflictPanel key={`conflict-${task.id}`} task={task} park={detail.mergeConflict ?? null} onDone={reload} />
