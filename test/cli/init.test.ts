@@ -24,14 +24,14 @@ describe('maestro init', () => {
     const repo = gitRepo({ 'README.md': '# x\n', '.gitignore': 'node_modules/' });
     const first = await cli(['init', repo]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`Added 8 line(s) to ${join(repo, '.gitignore')}`);
+    expect(first.stdout).toContain(`Added 7 line(s) to ${join(repo, '.gitignore')}`);
     expect(first.stdout).toContain('Commit .maestro/');
     expect(first.stdout).toContain('git add .maestro .gitignore');
     const text = readFileSync(join(repo, '.gitignore'), 'utf8');
     expect(text.startsWith('node_modules/\n\n# Maestro:')).toBe(true);
 
-    const local = ['.workflow/.maestro-index.db', '.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/knowhow/.lifecycle.lock', '.workflow/sessions/.session-store.lock', '.workflow/sessions/.active-run', '.workflow/sessions/s1/runs/r1', '.workflow/sessions/task-t-5294084c5d21e5ca/session.json', '.workflow/.trash/knowledge-audit-1/x.md'];
-    const shared = ['.maestro/config.json', '.maestro/hooks.ts', '.workflow/specs/api.md', '.workflow/knowhow/recipe.md', '.workflow/sessions/s1/session.json'];
+    const local = ['.workflow/.maestro-index.db', '.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/knowhow/.lifecycle.lock', '.workflow/sessions/.session-store.lock', '.workflow/sessions/.active-run', '.workflow/sessions/task-t-5294084c5d21e5ca/session.json', '.workflow/sessions/task-t-5294084c5d21e5ca/runs/r1', '.workflow/.trash/knowledge-audit-1/x.md'];
+    const shared = ['.maestro/config.json', '.maestro/hooks.ts', '.workflow/specs/api.md', '.workflow/knowhow/recipe.md', '.workflow/sessions/s1/session.json', '.workflow/sessions/s1/runs/r1/report.md'];
     expect(ignored(repo, local).sort()).toEqual([...local].sort());
     expect(ignored(repo, shared)).toEqual([]);
 

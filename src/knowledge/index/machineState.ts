@@ -1,9 +1,9 @@
 /**
  * What Maestro writes under `.workflow/` that is this machine's state, not the project's knowledge: the search
- * index (SQLite, with its WAL files), lock files, the active-run pointer, the session run links (symlinks into
- * $MAESTRO_HOME's run folders), the tasks' sessions and the audit's backups. Specs and knowhow stay tracked: they are what the team
- * shares. A task's session folder ignores itself (its own `.gitignore`, knowledge/lifecycle/bridge.ts); a person's
- * own sessions are theirs to commit.
+ * index (SQLite, with its WAL files), lock files, the active-run pointer, the tasks' sessions (whose runs link
+ * into $MAESTRO_HOME's run folders; each also ignores itself with its own `.gitignore`, knowledge/lifecycle/bridge.ts)
+ * and the audit's backups. Specs and knowhow stay tracked: they are what the team shares. A person's own sessions
+ * and their runs are theirs to commit (maestro-flow repositories commit them): no line names them.
  *
  * `maestro init` adds these lines to the repository's .gitignore. A repository Maestro was not init'ed in (a
  * maestro-flow project registered as it is) would list them in `git status`, one `git add -A` from a commit:
@@ -19,7 +19,6 @@ export const MACHINE_STATE_LINES = [
   '.workflow/**/*.lock',
   '.workflow/**/*.lock-*',
   '.workflow/sessions/.active-run',
-  '.workflow/sessions/*/runs/',
   // A task's session (knowledge/lifecycle/bridge.ts sessionIdFor: task-t-<hex>): it ignores itself with its own
   // .gitignore, but one made before that file was written (an earlier version) stayed in git status.
   '.workflow/sessions/task-t-*/',
