@@ -71,6 +71,12 @@ describe('excludeMachineState', () => {
     expect(readFileSync(join(elsewhere, 'rc'), 'utf8')).toBe('keep\n');
     expect(() => readFileSync(join(elsewhere, 'exclude'))).toThrow();
 
+    // A FIFO planted as the file: passed over, not read (a read would wait for a writer for good).
+    const fifo = repo();
+    execFileSync('rm', [join(fifo, '.git', 'info', 'exclude')]);
+    execFileSync('mkfifo', [join(fifo, '.git', 'info', 'exclude')]);
+    excludeMachineState(join(fifo, '.workflow'));
+
     // A worktree's .git file may name any folder: nothing is written from it.
     const planted = tempDir('maestro-planted-');
     mkdirSync(join(planted, 'info'));

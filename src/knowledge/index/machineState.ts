@@ -60,8 +60,12 @@ export function excludeMachineState(workflowDir: string): void {
   if (!parts.every((p) => PLAIN_PART.test(p))) return;
   const lines = EXCLUDE_LINES.map((l) => `/${parts.map((p) => `${p}/`).join('')}${l}`);
   try {
-    if (existsSync(info) ? !lstatSync(info).isDirectory() : (mkdirSync(info), false)) return;
-    const present = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (!existsSync(info)) mkdirSync(info);
+    else if (!lstatSync(info).isDirectory()) return;
+    // Read only a plain file: a link is not written through anyway, and a FIFO would hold the reader for good.
+    const kind = lstatSync(file, { throwIfNoEntry: false });
+    if (kind && !kind.isFile()) return;
+    const present = kind ? readFileSync(file, 'utf8') : '';
     const have = new Set(present.split('\n').map((l) => l.trim()));
     const missing = lines.filter((l) => !have.has(l));
     if (!missing.length) return;
