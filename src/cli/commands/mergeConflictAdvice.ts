@@ -9,13 +9,14 @@ import type { Task } from '../../core/types.js';
 import { visible } from '../../lib/visible.js';
 
 export function mergeConflictAdvice(task: Task, park: MergeConflictPark): string {
-  const files = park.files.length ? ` in ${park.files.map((f) => visible(f)).join(', ')}` : '';
+  const named = park.files.map((f) => visible(f)).join(', ');
+  const files = named ? ` in ${named}` : '';
   const where = park.remote
     ? `in your clone of ${visible(park.remote)}`
     : park.worktree ? 'in the task\'s worktree' : "from the project's checkout (the task's worktree is gone; its branch is kept)";
   const runs = park.conflictRuns ? ` after ${park.conflictRuns} conflict run${park.conflictRuns === 1 ? '' : 's'}` : '';
   const by = resolveByHandCommands(task.id, park);
-  const conflicted = park.files.length ? park.files.map((f) => visible(f)).join(', ') : 'the conflicted files';
+  const conflicted = named || 'the conflicted files';
   return [
     `${visible(park.baseBranch)} and ${visible(park.branch)} conflict${files}${runs}, and a person must settle it: \`maestro task retry ${task.id}\` alone merges again and meets the same conflict. Ways out:`,
     `  - Resolve it by hand on ${visible(park.branch)}, ${where}:`,
