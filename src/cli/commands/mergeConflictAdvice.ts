@@ -6,10 +6,10 @@
  */
 import { cancelCommand, freshRetryCommand, resolveByHandCommands, resolvedRetryCommand, type MergeConflictPark } from '../../core/mergeConflictWays.js';
 import type { Task } from '../../core/types.js';
-import { visible } from '../../lib/visible.js';
+import { oneLine, visible } from '../../lib/visible.js';
 
 export function mergeConflictAdvice(task: Task, park: MergeConflictPark): string {
-  const named = park.files.map((f) => visible(f)).join(', ');
+  const named = park.files.map((f) => oneLine(f)).join(', ');
   const files = named ? ` in ${named}` : '';
   const where = park.remote
     ? `in your clone of ${visible(park.remote)}`
