@@ -21,7 +21,7 @@ import { listEntries, type ListFilters } from './index/listEntries.js';
 import { hasCodeSymbols } from './index/codeIndexState.js';
 import { buildKeywordIndex, type KeywordHit, type KeywordIndex } from './search/keywordIndex.js';
 import { ledgerSource } from './graph/ledgerSource.js';
-import { resolveWorkflowRoot, workspaceFindings, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
+import { privateIndexDir, resolveWorkflowRoot, workspaceFindings, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
 import { searchIndex, type SearchOptions, type SearchResponse } from './search/search.js';
 import { mixCode, type MixedResponse } from './search/mixedResponse.js';
 import type { Finding } from './format/specParser.js';
@@ -142,7 +142,7 @@ function openHandle(opts: KnowledgeOptions): Opened {
   const builtin = builtinSources(root);
   const ledgers = ledgerSource(root);
   const sources = [...builtin, ...(wikiRoot ? [wikiSource(wikiRoot)] : []), ledgers, ...(opts.sources ?? [])];
-  const handle = openIndex({ workflowDir: root.workflowDir, readOnly: opts.readOnly ?? false, sources });
+  const handle = openIndex({ workflowDir: root.workflowDir, indexDir: privateIndexDir(root), readOnly: opts.readOnly ?? false, sources });
   const canWrite = !(handle.readOnly && handle.location !== ':memory:');
   const throttle = createSyncThrottle({ canWrite, intervalMs: opts.syncIntervalMs ?? 0 });
   // No scan here: the first call scans, so a one-shot CLI command scans the files once, not twice.

@@ -14,6 +14,7 @@
  * knowledge of the folder it names, as in maestro-flow, and the file declaring it is read only when it is
  * inside the project on disk.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
@@ -151,6 +152,19 @@ export function readableIn(root: WorkflowRoot, dir: { dir: string; workspace: st
  */
 function workspaceOpen(root: WorkflowRoot, folder: string): boolean {
   return holds(root.projectDir, folder) || root.workspaceAllowed?.(canonical(folder)) === true;
+}
+
+/**
+ * Where the index of a root that reads a linked workspace outside its project goes, or undefined: in `.workflow/`.
+ * `maestro search` in the project reads whatever folder the repository's declaration names, as maestro-flow does;
+ * an index in `.workflow/` would copy that folder's knowledge (another project of the person's, one the agent
+ * sandbox hides) where this repository's agents read. So that index lives under $MAESTRO_HOME, which the sandbox
+ * hides, one folder per project. A confined root (the daemon's, an agent's) opens such a workspace only where its
+ * owner allows (workspaceOpen: a registered project), and keeps its index in `.workflow/`.
+ */
+export function privateIndexDir(root: WorkflowRoot): string | undefined {
+  if (root.confined || !linkedWorkspaces(root).some((ws) => !holds(root.projectDir, dirname(ws.workflowDir)))) return undefined;
+  return join(root.home, 'indexes', createHash('sha256').update(canonical(root.projectDir)).digest('hex').slice(0, 16));
 }
 
 /**

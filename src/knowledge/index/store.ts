@@ -27,6 +27,8 @@ export interface IndexHandle {
 
 export interface OpenIndexOptions {
   workflowDir: string;
+  /** Where the index file goes instead of `workflowDir` (root.ts privateIndexDir): made owner-only when missing. */
+  indexDir?: string;
   /** Write nothing at all: use the file only if it is fresh, else build in memory. */
   readOnly?: boolean;
   sources: KnowledgeSource[];
@@ -71,7 +73,7 @@ function memoryIndex(readOnly: boolean): IndexHandle {
 }
 
 export function openIndex(opts: OpenIndexOptions): IndexHandle {
-  const path = join(opts.workflowDir, INDEX_FILE);
+  const path = join(opts.indexDir ?? opts.workflowDir, INDEX_FILE);
   if (opts.readOnly) {
     if (existsSync(path)) {
       try {
@@ -84,6 +86,16 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
       }
     }
     return memoryIndex(true);
+  }
+  if (opts.indexDir) {
+    // Under $MAESTRO_HOME, the owner's alone (agents' sandbox hides it).
+    try {
+      mkdirSync(opts.indexDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      process.stderr.write(`maestro: cannot make ${opts.indexDir} for the knowledge index (${(err as Error).message}); using an in-memory index.\n`);
+      return memoryIndex(false);
+    }
+    return openFile(path);
   }
   if (!existsSync(opts.workflowDir)) return memoryIndex(false);
   mkdirSync(opts.workflowDir, { recursive: true });
@@ -98,6 +110,11 @@ export function openIndex(opts: OpenIndexOptions): IndexHandle {
   }
   // Machine state in the person's checkout, kept out of `git status` where no .gitignore names it.
   excludeMachineState(opts.workflowDir);
+  return openFile(path);
+}
+
+/** The index file at `path`, made or brought to this schema; one that cannot be used gives an in-memory index. */
+function openFile(path: string): IndexHandle {
   let db: Database.Database;
   try {
     const created = !existsSync(path);

@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRoot } from '../../../test/helpers/knowledge.js';
 import { openKnowledge } from '../knowledge.js';
@@ -56,6 +56,43 @@ describe('scopes and linked workspaces', () => {
       } finally {
         broken.close();
       }
+    }
+  });
+
+  it("keeps what maestro search reads from a linked workspace outside the project out of the project's index file, which the repository's agents read: that index lives under $MAESTRO_HOME", () => {
+    const main = tempRoot();
+    const other = tempRoot();
+    mkdirSync(join(other.root.workflowDir, 'specs'), { recursive: true });
+    writeFileSync(join(other.root.workflowDir, 'specs', 'learnings.md'), entry('Vault hunter2-OUTSIDE'));
+    appendSpecEntry(main.root, { category: 'learning', title: 'Project kestrel', content: 'kestrel', keywords: ['scope'] });
+    const declaration = join(main.root.workflowDir, 'config.json');
+    writeFileSync(declaration, JSON.stringify({ workspaces: { linked: [{ name: 'api', path: other.dir, share: ['spec'] }] } }));
+    const home = join(main.dir, 'home');
+    const env = { ...process.env, MAESTRO_HOME: home, MAESTRO_UID: 'ana' };
+    const projectIndex = join(main.root.workflowDir, '.maestro-index.db');
+    let location = '';
+    for (const round of [1, 2]) {
+      const k = openKnowledge({ cwd: main.dir, includeGlobal: false, env });
+      try {
+        expect(k.search('kestrel', { limit: 10 }).results.map((r) => r.id).sort(), `round ${round}`).toEqual(['spec:project:learnings-001', 'ws:api:spec:learnings-001']);
+        expect(dirname(dirname(k.indexLocation))).toBe(join(home, 'indexes'));
+        if (round === 2) expect(k.indexLocation, 'the same file again').toBe(location);
+        location = k.indexLocation;
+      } finally {
+        k.close();
+      }
+      expect(existsSync(projectIndex), `round ${round}`).toBe(false);
+    }
+    expect(statSync(dirname(location)).mode & 0o777, 'the owner\'s alone').toBe(0o700);
+    // A workspace inside the project: the index stays in .workflow/, as the daemon's does.
+    mkdirSync(join(main.dir, 'packages', 'api', '.workflow', 'specs'), { recursive: true });
+    writeFileSync(declaration, JSON.stringify({ workspaces: { linked: [{ name: 'api', path: 'packages/api', share: ['spec'] }] } }));
+    const inside = openKnowledge({ cwd: main.dir, includeGlobal: false, env });
+    try {
+      expect(inside.indexLocation).toBe(projectIndex);
+      expect(inside.search('kestrel', { limit: 10 }).results.map((r) => r.id)).toEqual(['spec:project:learnings-001']);
+    } finally {
+      inside.close();
     }
   });
 });
