@@ -9,7 +9,9 @@
  * 2. Ranking quality on Cranfield (nDCG@10, recall@10) beside plain BM25,
  *    SQLite FTS5 + porter and MiniSearch over the same 1,400 documents and 225
  *    queries, and five repeats of every query checked identical.
- * 3. Cold `maestro search` on 10,000 entries: a fresh process per call, with
+ * 3. What `secure_delete` (store.ts: a deleted row's bytes are zeroed, since agents read the index file) costs on
+ *    10,000 entries: a sync after a tenth of the files changed, and a rebuild, beside the same with it off.
+ * 4. Cold `maestro search` on 10,000 entries: a fresh process per call, with
  *    the home's daemon running (knowledge routes served in this process, found
  *    by the CLI through the home's lock) and without one (in process); wall
  *    clock p50/p95 and CPU time per call (user + system, less sensitive to the
@@ -30,7 +32,9 @@ import MiniSearch from 'minisearch';
 import { knowledgeRoutes } from '../src/api/routes/knowledge.js';
 import { createKnowledgePool } from '../src/knowledge/pool.js';
 import { openKnowledge } from '../src/knowledge/knowledge.js';
-import { INDEX_FILE } from '../src/knowledge/index/store.js';
+import { INDEX_FILE, openIndex, rebuildIndex, syncIndex } from '../src/knowledge/index/store.js';
+import { builtinSources } from '../src/knowledge/format/corpus.js';
+import { resolveWorkflowRoot } from '../src/knowledge/format/root.js';
 import { generateCorpus, generateQueries, writeCorpus, type GenDoc } from './corpus.js';
 import { fts5Porter, loadDocs, loadQrels, loadQueries, plainBm25, score } from './cranfield.js';
 
@@ -129,6 +133,51 @@ function benchSize(size: number): void {
       summary.push(`100k entries, index on disk: ${f(dbBytes / MB, 0)} MB (target < 300 MB) — ${verdict(dbBytes / MB < 300)}`);
       summary.push(`100k entries, memory: RSS growth while indexing ${f(rssGrowth, 0)} MB (target < 300 MB) — ${verdict(rssGrowth < 300)}`);
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The index's upkeep with `secure_delete` on (as store.ts opens it) and off (the baseline), on one corpus: a sync
+ * after a tenth of the files changed (their rows deleted and written again), and a full rebuild. Median of 3 each.
+ */
+function benchSecureDelete(size: number): void {
+  const docs = generateCorpus(size);
+  const dir = mkdtempSync(join(tmpdir(), `bench-secure-delete-${size}-`));
+  try {
+    writeCorpus(dir, docs);
+    const sources = builtinSources(resolveWorkflowRoot({ env: process.env, workflowRoot: dir }));
+    const files = sources.flatMap((s) => s.listFiles().map((x) => x.path));
+    const changed = files.filter((_, i) => i % 10 === 0);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const figures = (on: boolean) => {
+      const sync: number[] = [];
+      const rebuild: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        rmSync(join(dir, '.workflow', INDEX_FILE), { force: true });
+        for (const ext of ['-wal', '-shm']) rmSync(join(dir, '.workflow', INDEX_FILE + ext), { force: true });
+        const handle = openIndex({ workflowDir: join(dir, '.workflow'), sources });
+        try {
+          handle.db.pragma(`secure_delete = ${on ? 'ON' : 'OFF'}`);
+          syncIndex(handle, sources);
+          for (const file of changed) writeFileSync(file, readFileSync(file, 'utf8') + `\n<!-- round ${round} -->\n`);
+          sync.push(time(() => syncIndex(handle, sources))[1]);
+          rebuild.push(time(() => rebuildIndex(handle, sources))[1]);
+        } finally {
+          handle.close();
+        }
+      }
+      return { sync: median(sync), rebuild: median(rebuild) };
+    };
+    const off = figures(false);
+    const on = figures(true);
+    process.stdout.write(
+      `\n## secure_delete, ${size.toLocaleString('en')} entries   (load average ${load()})\n` +
+        `  sync, ${changed.length} of ${files.length} files changed   on ${f(on.sync)} ms   off ${f(off.sync)} ms   ratio on/off ${f(on.sync / off.sync)}×\n` +
+        `  rebuild                          on ${f(on.rebuild)} ms   off ${f(off.rebuild)} ms   ratio on/off ${f(on.rebuild / off.rebuild)}×\n`,
+    );
+    summary.push(`secure_delete at ${size.toLocaleString('en')} entries: a sync after a tenth of the files changed ${f(on.sync / off.sync)}× the time with it off, a rebuild ${f(on.rebuild / off.rebuild)}× (no target)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -283,5 +332,6 @@ async function benchColdCli(): Promise<void> {
 process.stdout.write(`# bench:search  (node ${process.version}, ${new Date().toISOString()}, load average ${load()})\n`);
 for (const s of sizes) benchSize(s);
 if (process.env.BENCH_SKIP_CRANFIELD !== '1') rmSync(benchCranfield(), { recursive: true, force: true });
+if (process.env.BENCH_SKIP_SECURE_DELETE !== '1') benchSecureDelete(10_000);
 if (process.env.BENCH_SKIP_CLI !== '1') await benchColdCli();
 process.stdout.write(`\n## Targets   (load average at the end ${load()})\n${summary.map((s) => `  - ${s}`).join('\n')}\n`);
