@@ -127,7 +127,7 @@ export function specSource(root: WorkflowRoot): KnowledgeSource {
   const dirOf = (path: string) => dirs.filter((d) => path.startsWith(d.dir + '/') && !path.slice(d.dir.length + 1).includes('/'))[0];
   return {
     name: 'spec',
-    // The global scope is asked for by name; any other folder a confined root reads lies inside its own on disk.
+    // The global scope is asked for by name; any other folder is read only where it lies inside its own on disk (readableIn).
     listFiles: () => {
       const links: string[] = [];
       const files = dirs.flatMap((d) => (d.scope === 'global' || readableIn(root, d) ? listSpecFiles(d.dir, links) : []));
