@@ -10,31 +10,23 @@ import { Trans, useTranslation } from 'react-i18next';
 import { api } from '../../api/client.js';
 import { freshRetryCommand, resolveByHandCommands, resolvedRetryCommand, type MergeConflictParkWire, type Task } from '../../api/types.js';
 import { href } from '../../stores/route.js';
-import { errorText } from '../reasons.js';
 import { oneLine } from '../hiddenChars.js';
 import { Command } from './Command.js';
+import { useAction } from './useAction.js';
 import styles from './Detail.module.css';
 
 const SHA = /^[0-9a-f]{40}$/;
 
 export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: MergeConflictParkWire | null; onDone(): void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [commit, setCommit] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState<{ ok: boolean; text: string; next?: Task } | null>(null);
+  const { busy, note, run } = useAction(onDone);
   if (!park) return null;
-  const act = async (body: { commit: string } | { fresh: true }) => {
-    setBusy(true);
-    try {
+  const act = (body: { commit: string } | { fresh: true }) =>
+    run(async () => {
       const { task: after } = await api.retry(task.id, body);
-      setNote('fresh' in body ? { ok: true, text: t('mergeConflict.freshDone', { version: after.version, status: t(`status.${after.status}`) }), next: after } : { ok: true, text: t('actions.retried', { status: t(`status.${after.status}`) }) });
-      onDone();
-    } catch (err) {
-      setNote({ ok: false, text: errorText(t, i18n.language, err) });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return 'fresh' in body ? { text: t('mergeConflict.freshDone', { version: after.version, status: t(`status.${after.status}`) }), next: after } : { text: t('actions.retried', { status: t(`status.${after.status}`) }) };
+    });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (SHA.test(commit.trim())) void act({ commit: commit.trim() });

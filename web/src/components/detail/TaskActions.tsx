@@ -4,10 +4,10 @@
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { errorText } from '../reasons.js';
 import { api } from '../../api/client.js';
 import type { Task } from '../../api/types.js';
 import { visible } from '../hiddenChars.js';
+import { useAction } from './useAction.js';
 import styles from './Detail.module.css';
 
 const FINISHED: ReadonlySet<string> = new Set(['done', 'cancelled', 'superseded']);
@@ -15,22 +15,15 @@ const RETRYABLE: ReadonlySet<string> = new Set(['needs_attention', 'cancelled'])
 
 /** `plainRetry` false: a retry here would meet the same trouble (a merge conflict left to a person: MergeConflictPanel has the retries that end it). */
 export function TaskActions({ task, plainRetry = true, onDone }: { task: Task; plainRetry?: boolean; onDone(): void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
-  const act = async (what: () => Promise<string>) => {
-    setBusy(true);
-    try {
-      setNote({ ok: true, text: await what() });
+  const { busy, note, run } = useAction(onDone);
+  const act = (what: () => Promise<string>) =>
+    run(async () => {
+      const text = await what();
       setAsking(false);
-      onDone();
-    } catch (err) {
-      setNote({ ok: false, text: errorText(t, i18n.language, err) });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return { text };
+    });
   const cancel = () =>
     act(async () => {
       const { subtasksCancelled: with_ } = await api.cancel(task.id);
