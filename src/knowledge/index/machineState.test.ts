@@ -6,7 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { budget } from '../../../test/helpers/budget.js';
 import { removeTempDirs, tempDir } from '../../../test/helpers/db.js';
+import { maestroArgs } from '../../../test/helpers/maestro.js';
 import { EXCLUDE_LINES, excludeMachineState } from './machineState.js';
 
 afterEach(() => removeTempDirs());
@@ -71,11 +73,15 @@ describe('excludeMachineState', () => {
     expect(readFileSync(join(elsewhere, 'rc'), 'utf8')).toBe('keep\n');
     expect(() => readFileSync(join(elsewhere, 'exclude'))).toThrow();
 
-    // A FIFO planted as the file: passed over, not read (a read would wait for a writer for good).
+    // A FIFO planted as the file: passed over, not read (a read would wait for a writer for good). Through
+    // `maestro search` in a process of its own, with a time limit, so that a read that waits fails the test instead
+    // of holding it.
     const fifo = repo();
     execFileSync('rm', [join(fifo, '.git', 'info', 'exclude')]);
     execFileSync('mkfifo', [join(fifo, '.git', 'info', 'exclude')]);
-    excludeMachineState(join(fifo, '.workflow'));
+    mkdirSync(join(fifo, '.workflow'));
+    const env = { ...process.env, MAESTRO_HOME: tempDir('maestro-home-'), MAESTRO_SEARCH_DAEMON: 'off' };
+    expect(execFileSync(process.execPath, [...maestroArgs(), 'search', 'anything', '--json'], { cwd: fifo, env, timeout: budget(60_000), encoding: 'utf8' })).toContain('"results"');
 
     // A worktree's .git file may name any folder: nothing is written from it.
     const planted = tempDir('maestro-planted-');
