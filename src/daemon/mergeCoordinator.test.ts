@@ -358,6 +358,24 @@ describe('merge trains', () => {
     expect(git(repo, 'branch', '--list', 'maestro/*').split('\n').map((l) => l.trim()).sort()).toEqual(['maestro/t-b', 'maestro/t-v']);
   });
 
+  it("main's .maestro/config.json broken (a merge strategy it does not know): each approved task says so and needs attention, nothing merged", async () => {
+    const s = await openStore();
+    const repo = makeRepo({ 'README.md': '# own\n', '.maestro/config.json': '{"mergeStrategy": "rebase"}\n' });
+    branchWith(repo, 'maestro/t-a', { 'a.txt': 'a\n' });
+    const project = await s.projects.create({ name: 'own', repoPath: repo, config: {} });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const mainBefore = git(repo, 'rev-parse', 'main');
+    const d = coordinator(s, tempDir('maestro-home-'), 'd1');
+    await d.merges.tick();
+    // Thrown from the train, it reached only the daemon's log, every tick, and the task stayed in merging for good.
+    expect(d.errors).toEqual([]);
+    const task = await s.tasks.get(a.id);
+    expect(task.status).toBe('needs_attention');
+    expect(task.lastRunError).toContain('.maestro/config.json: mergeStrategy');
+    expect(task.lastRunError).toContain(`maestro task retry ${a.id}`);
+    expect(git(repo, 'rev-parse', 'main')).toBe(mainBefore);
+  });
+
   it('a conflict found while every slot is busy is said once and not merged again; its run starts once a slot is free', async () => {
     const s = await openStore();
     const repo = makeRepo({ 'README.md': '# own\n' });

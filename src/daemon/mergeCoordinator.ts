@@ -21,7 +21,7 @@
  */
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
-import { loadProjectConfig } from '../executor/projectConfig.js';
+import { loadProjectConfig, type ProjectConfig } from '../executor/projectConfig.js';
 import { assertMainCheckout, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { ConflictRuns } from './conflictRuns.js';
@@ -33,6 +33,8 @@ import { finishParents } from './parentTasks.js';
 import { checkoutGone } from './projectFolder.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import type { Store } from '../store/store.js';
+
+type MergeStrategy = ProjectConfig['mergeStrategy'];
 
 /** Cars per train: bounds how long one daemon holds the lease (a slow machine, hundreds approved at once). */
 export const MAX_TRAIN = 25;
@@ -292,23 +294,32 @@ export class MergeCoordinator {
     }
     const toMerge = cars.filter((c) => !inMain.has(c.ref));
     if (!toMerge.length) return landed;
+    let strategy: MergeStrategy;
     try {
       // A clone's main was just checked out from the remote's, forced clean; a project's own checkout is the person's.
       if (!remote) await assertMainCheckout(repo, base);
+      // Main's .maestro/config.json names the strategy. One a merged change (or a person) broke is said on each task:
+      // thrown from here it only reached the log, every tick, and the tasks stayed in merging for good.
+      strategy = loadProjectConfig(repo).mergeStrategy;
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'REPO_LOCKED') {
         for (const car of toMerge) await this.lockedOut(car.task, err);
         return landed;
       }
-      for (const car of toMerge) await this.toAttention(car.task, err.code === 'DIRTY_MAIN' ? thenRetry(err.message, car.task) : err.message);
+      const why = (car: Car) => {
+        if (err.code === 'DIRTY_MAIN') return thenRetry(err.message, car.task);
+        if (err.code === 'CONFIG_INVALID') return thenRetry(`${err.message}; nothing was merged: fix it on ${base} and commit it`, car.task);
+        return err.message;
+      };
+      for (const car of toMerge) await this.toAttention(car.task, why(car));
       return landed;
     }
     const veto = async (car: Car) => {
       const v = await this.opts.hooks.beforeMerge?.(car.task, car.branch);
       return v && 'cancel' in v ? v.cancel : null;
     };
-    const outcomes = await runTrain({ repo, base, head: baseTip, strategy: loadProjectConfig(repo).mergeStrategy, cars: toMerge, veto, personsCheckout: !remote });
+    const outcomes = await runTrain({ repo, base, head: baseTip, strategy, cars: toMerge, veto, personsCheckout: !remote });
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
       if (o.kind === 'locked') await this.lockedOut(o.car.task, o.error);
