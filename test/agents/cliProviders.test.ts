@@ -114,6 +114,20 @@ describe.each(Object.keys(FAKES) as CliToolKind[])('%s provider against its fake
     want.readOnly(resumed!);
   });
 
+  it.runIf(kind === 'cursor')("takes a person's answer that starts with a dash (a list item, or --force) as the prompt, never as an option", async () => {
+    // Resumed, the prompt is the person's answer as given: an answer written as a list item failed the run
+    // (the tool read it as an unknown option), and `--force` would have been the flag that lets a read-only call write.
+    const first = await provider(kind, 'clarify').run(request());
+    const second = await provider(kind, 'clarify').run(request({ prompt: '- teal', resumeSessionId: first.sessionId!, permissionMode: 'plan' }));
+    expect(second.text).toBe(`Resumed ${want.session}: wrote - teal`);
+    await provider(kind, 'clarify').run(request({ prompt: '--force', resumeSessionId: first.sessionId!, permissionMode: 'plan' }));
+    for (const [launch, answer] of [[launches()[1]!, '- teal'], [launches()[2]!, '--force']] as const) {
+      const options = launch.args.slice(0, launch.args.indexOf('--'));
+      expect(launch.args.slice(options.length)).toEqual(['--', answer]);
+      want.readOnly({ ...launch, args: options });
+    }
+  });
+
   it('leaves the model to the tool for the model name "default", and takes configured permission arguments', async () => {
     await provider(kind, 'work', { permissions: { acceptEdits: ['--custom-permission'] }, extraArgs: ['--extra'] }).run(request({ model: 'default' }));
     const [launch] = launches();

@@ -146,10 +146,11 @@ const cursor: CliToolSpec = {
   // edits and commands, with it it runs them (except what its config denies).
   permissionArgs: (mode) => ({ plan: ['--mode', 'ask'], acceptEdits: ['--force'], bypassPermissions: ['--force'], default: [] })[mode],
   runEnv: () => ({}),
-  // Cursor takes the prompt as its last argument (argv, never a shell); --trust because a
-  // headless run cannot answer the "trust this folder?" prompt a new worktree raises.
+  // Cursor takes the prompt as its last argument (argv, never a shell), after `--`: a resumed call's prompt is a
+  // person's answer as given, and one starting with a dash (a list item, `--force`) was read as an option.
+  // --trust because a headless run cannot answer the "trust this folder?" prompt a new worktree raises.
   argv: (inv) => ({
-    args: ['--print', '--output-format', 'stream-json', '--trust', ...inv.modelArgs, ...inv.permissionArgs, ...(inv.resumeSessionId ? ['--resume', inv.resumeSessionId] : []), ...inv.extraArgs, inv.prompt],
+    args: ['--print', '--output-format', 'stream-json', '--trust', ...inv.modelArgs, ...inv.permissionArgs, ...(inv.resumeSessionId ? ['--resume', inv.resumeSessionId] : []), ...inv.extraArgs, '--', inv.prompt],
     stdin: '',
   }),
   createParser: createCursorParser,

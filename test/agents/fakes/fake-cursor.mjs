@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * A fake `cursor-agent` for tests: `cursor-agent --print --output-format
- * stream-json [--model m] [--force] [--resume chatId] <prompt>`, answering in
+ * stream-json [--model m] [--force] [--resume chatId] [--] <prompt>`, answering in
  * Cursor's documented stream-json format (system init, assistant messages,
  * tool_call started/completed, result; see src/agents/cli/cursorEvents.ts).
  * Scenarios: lib.mjs.
@@ -19,7 +19,14 @@ if (!args.includes('--print') || flag('--output-format') !== 'stream-json') {
   process.exit(2);
 }
 const resumed = flag('--resume');
-const prompt = args.at(-1) ?? '';
+// As the real CLI reads its argv (commander): after `--` everything is the prompt; before it, an argument
+// starting with `-` is an option, and one it does not know ends the run.
+const end = args.indexOf('--');
+const prompt = end >= 0 ? args.slice(end + 1).join(' ') : (args.at(-1) ?? '');
+if (end < 0 && prompt.startsWith('-')) {
+  process.stderr.write(`error: unknown option '${prompt}'\n`);
+  process.exit(1);
+}
 const session_id = resumed ?? 'cursor-chat-1';
 send({ type: 'system', subtype: 'init', apiKeySource: 'login', cwd: process.cwd(), session_id, model: flag('--model') ?? 'auto', permissionMode: 'default' });
 send({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: prompt }] }, session_id });
