@@ -11,8 +11,8 @@ import { LineSplitter } from '../lib/lines.js';
 import { tempDir, TranscriptBuilder, type TempDir } from './__fixtures__/transcript-builder.js';
 import { isMaestroError } from '../core/errors.js';
 import { resolveObserverConfig } from './config.js';
-import { openObserverSession } from './observe.js';
-import { checkWikiRoot, locateSession } from './paths.js';
+import { observeOnce, openObserverSession } from './observe.js';
+import { checkWikiRoot, encodeProjectPath, locateSession } from './paths.js';
 import { ObserverSession } from './session.js';
 import { readTranscriptFile } from './transcript/reader.js';
 
@@ -224,6 +224,27 @@ describe('paths that are not what they should be', () => {
       `--session ${folder}: ${folder} is a folder, not a transcript. Pass a session id, or the path of a .jsonl file (this project's are in ${join(claude, 'projects')}`,
     );
     expect(() => locateSession({ env: { CLAUDE_CONFIG_DIR: claude }, workspaceRoot: dir.path, cwd: dir.path, session: 'sessions' })).toThrow(/is a folder, not a transcript/);
+  });
+
+  it('a transcript whose name is no session id (`...jsonl`) is not a session: its bundle never lands outside sessions/', async () => {
+    const repo = join(dir.path, 'repo');
+    mkdirSync(repo);
+    const claude = join(dir.path, 'claude');
+    const wiki = join(dir.path, 'wiki');
+    const env = { CLAUDE_CONFIG_DIR: claude, FLOW_PROJECT_DIR: repo, FLOW_WIKI_DIR: wiki };
+    const config = resolveObserverConfig(env, repo);
+    const folder = join(claude, 'projects', encodeProjectPath(config.workspaceRoot));
+    // Session "..": its bundle, a person's prompts and answers, was written as wiki/bundle.json.
+    new TranscriptBuilder().user('a question of the person').turn({ answer: 'ok' }).writeTo(join(folder, '...jsonl'));
+    expect(() => openObserverSession(config)).toThrow(/No Claude Code session with a user line/);
+    const named = join(folder, '...jsonl');
+    expect(() => openObserverSession(config, { session: named })).toThrow(`--session ${named}: ".." cannot be a session id`);
+    expect(() => openObserverSession(config, { session: named, restore: true })).toThrow(`--session ${named}: ".." cannot be a session id`);
+    expect(() => openObserverSession(config, { session: '..', restore: true })).toThrow(/is a folder, not a transcript/);
+    new TranscriptBuilder().user('the real session').turn({ answer: 'ok' }).writeTo(join(folder, '3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f.jsonl'));
+    const { view } = await observeOnce(config);
+    expect(view.sessionId).toBe('3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f');
+    expect(readdirSync(wiki).sort()).toEqual(['knowledge', 'sessions']);
   });
 
   function transcriptPath(): string {

@@ -8,7 +8,7 @@ import type { ObserverConfig } from './config.js';
 import type { ObserverEvents } from './events.js';
 import { observerAgentSeams } from './agent/config.js';
 import { loadBundle } from './bundle/store.js';
-import { checkWikiRoot, locateSession, type SessionFile } from './paths.js';
+import { checkWikiRoot, locateSession, SESSION_ID, type SessionFile } from './paths.js';
 import { wikiLayout } from '../knowledge/format/wiki/layout.js';
 import { ObserverSession, type StepResult } from './session.js';
 import type { SummarizeFn } from './summary/orchestrator.js';
@@ -27,7 +27,7 @@ export interface OpenSessionOptions {
 
 /** Restore mode only needs the bundle: a session whose transcript is gone still opens by id. */
 function locateForRestore(config: ObserverConfig, session: string | undefined): SessionFile | null {
-  if (!session || session.includes('/')) return null;
+  if (!session || !SESSION_ID.test(session)) return null;
   const bundle = loadBundle(wikiLayout(config.wikiRoot), session, { workspaceRoot: config.workspaceRoot }).bundle;
   return bundle ? { sessionId: session, path: bundle.meta.jsonlPath, mtimeMs: bundle.meta.jsonlMtime } : null;
 }

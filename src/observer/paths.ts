@@ -142,6 +142,18 @@ export function hasUserLine(path: string): boolean {
   }
 }
 
+/**
+ * A session id as the wiki keeps it, in `sessions/<id>/`: Claude Code's are UUIDs, Maestro's run ids letters,
+ * digits and `-` (the API reads `/api/observer/sessions/:id` with the same rule). The id of a transcript is its
+ * file's name: one named `...jsonl` was session `..`, and its bundle, a person's prompts and answers, was written
+ * as `wiki/bundle.json`, outside the sessions folder.
+ */
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function sessionIdProblem(id: string, given: string): MaestroError {
+  return new MaestroError('BAD_INPUT', `--session ${given}: "${id}" cannot be a session id (up to 128 letters, digits, ".", "_" and "-", starting with a letter or digit); the wiki keeps a session in sessions/<id>/. Rename the transcript, or pass another.`);
+}
+
 export interface SessionFile {
   sessionId: string;
   path: string;
@@ -154,9 +166,12 @@ export function listSessionFiles(projectDir: string): SessionFile[] {
   for (const name of readdirSync(projectDir)) {
     // Subagent transcripts (`agent-*.jsonl`) belong to the session that started them, never a session of their own.
     if (!name.endsWith('.jsonl') || name.startsWith('agent_') || name.startsWith('agent-')) continue;
+    // A name Claude Code does not write (`...jsonl`) is no session: its id would lead the bundle out of sessions/.
+    const sessionId = name.slice(0, -'.jsonl'.length);
+    if (!SESSION_ID.test(sessionId)) continue;
     const path = join(projectDir, name);
     try {
-      out.push({ sessionId: name.slice(0, -'.jsonl'.length), path, mtimeMs: statSync(path).mtimeMs });
+      out.push({ sessionId, path, mtimeMs: statSync(path).mtimeMs });
     } catch {
       // vanished between readdir and stat
     }
@@ -215,8 +230,10 @@ export function locateSession(opts: SessionLocator): SessionFile {
         throw new MaestroError('BAD_INPUT', `--session ${wanted}: ${asPath} is a folder, not a transcript. Pass a session id, or the path of a .jsonl file (this project's are in ${projectDir}).`);
       }
       const id = basename(asPath) === 'transcript.jsonl' ? basename(resolve(asPath, '..')) : basename(asPath, '.jsonl');
+      if (!SESSION_ID.test(id)) throw sessionIdProblem(id, wanted);
       return { sessionId: id, path: asPath, mtimeMs: statSync(asPath).mtimeMs };
     }
+    if (!SESSION_ID.test(wanted)) throw sessionIdProblem(wanted, wanted);
     for (const dir of dirs) {
       const inProject = join(dir, `${wanted}.jsonl`);
       if (existsSync(inProject)) return { sessionId: wanted, path: inProject, mtimeMs: statSync(inProject).mtimeMs };
