@@ -145,6 +145,19 @@ describe('git', () => {
     const m = ownedMatcher(['src/', 'lib/*.ts', 'docs/**', 'README.md']);
     expect(['src/a/b.ts', 'lib/x.ts', 'docs/a/b/c.md', 'README.md'].every(m)).toBe(true);
     expect(['lib/a/x.ts', 'srcx/a.ts', 'README.md.bak', 'package.json'].some(m)).toBe(false);
+    const deep = ownedMatcher(['src/**/*.ts', '**/test/?.md', 'a**b']);
+    expect(['src/x.ts', 'src/a/b/x.ts', 'test/1.md', 'pkg/test/2.md', 'ab', 'a/x/b'].every(deep)).toBe(true);
+    expect(['src/x.tsx', 'srcx.ts', 'test/12.md', 'test/a/1.md', 'a/x/bc'].some(deep)).toBe(false);
+  });
+
+  it('tells a change from ownedFiles whatever glob a task owns: one of many `**` is matched in one pass, not tried every way', async () => {
+    // As a regular expression, `**a` fourteen times then `!` (a person's, or a planner's subtask) took hours for
+    // this one changed file (84 s at twelve): the worker's diff gate never ended, nor did its run.
+    const wt = await ensureWorktree(spec('R'));
+    commit(wt.path, 'a'.repeat(40), 'x\n');
+    const stats = await diffStats(wt.path, 'main', 'HEAD', [`${'**a'.repeat(14)}!`]);
+    expect(stats.outsideOwned).toEqual(['a'.repeat(40)]);
+    expect((await diffStats(wt.path, 'main', 'HEAD', ['**a'.repeat(14)])).outsideOwned).toEqual([]);
   });
 });
 
