@@ -37,6 +37,15 @@ describe('command provider', () => {
     expect(JSON.parse(result.text)).toEqual(['--model', 'm-1', 'say hi; rm -rf / # not a shell']);
   });
 
+  it("passes a prompt and a model holding `$&`, `$'`, `` $` `` or `$$` as they are (a diff of code, shell's $'\\n'), not as replacement patterns", async () => {
+    // Replaced as String.replaceAll replacement patterns, `$&` became "{prompt}" and `$'` the rest of the argument:
+    // the agent (a reviewer reading a diff) got text that was not in the change.
+    const prompt = "s.replace(/x/g, '$&!'); echo $'a\\tb'; cost: $$5, `$`` and $1";
+    const provider = new CommandProvider({ command: [node, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '--', '--model={model}.', '{prompt}', '--prompt={prompt}'], promptVia: 'arg' });
+    const result = await provider.run(request({ prompt, model: "m-$'x$&" }));
+    expect(JSON.parse(result.text)).toEqual(["--model=m-$'x$&.", prompt, `--prompt=${prompt}`]);
+  });
+
   it.skipIf(bwrapUnusable())('in the agent sandbox runs a script its settings name in /tmp, which the sandbox otherwise replaces', async () => {
     const scripts = mkdtempSync(join(tmpdir(), 'maestro-cmd-agent-'));
     try {

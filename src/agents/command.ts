@@ -30,7 +30,9 @@ export class CommandProvider implements AgentProvider {
     const [file, ...rest] = this.options.command;
     if (!file) return Promise.reject(new MaestroError('UNKNOWN_PROVIDER', 'the command provider needs a command'));
     const hasPromptArg = rest.some((a) => a.includes('{prompt}'));
-    const args = rest.map((a) => a.replaceAll('{model}', req.model).replaceAll('{prompt}', req.prompt));
+    // One pass, each value given by a function: as a replacement string, `$&`, `$'` or `` $` `` in a prompt (a diff of
+    // code, shell's $'\n') were read as patterns, and the agent got text that was not in it.
+    const args = rest.map((a) => a.replace(/\{(model|prompt)\}/g, (_m, key: string) => (key === 'model' ? req.model : req.prompt)));
     if (this.options.promptVia === 'arg' && !hasPromptArg) args.push(req.prompt);
     if (req.signal.aborted) return Promise.reject(new MaestroError('INTERRUPTED', 'the agent run was aborted'));
 
