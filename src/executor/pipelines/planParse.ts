@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { findCycle } from '../../core/dag.js';
 import { taskFields } from '../../core/schemas.js';
 import { COMPLEXITIES, type Complexity, type Priority } from '../../core/types.js';
+import { fencedBlocks } from './fencedBlocks.js';
 
 export interface PlannedSubtask {
   title: string;
@@ -43,10 +44,6 @@ const planSchema = z.object({
 
 export class PlanParseError extends Error {}
 
-function jsonBlocks(text: string): string[] {
-  return [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
-}
-
 function tableTitles(text: string): string[] | null {
   const rows = text.split('\n').filter((l) => /^\s*\|.*\|\s*$/.test(l));
   if (rows.length < 2) return null;
@@ -66,7 +63,7 @@ function tooManySubtasks(raw: unknown, maxSubtasks: number): string | null {
 }
 
 export function parsePlanOutput(text: string, maxSubtasks: number): PlanResult {
-  const blocks = jsonBlocks(text);
+  const blocks = fencedBlocks(text).map((m) => m[1]!);
   if (!blocks.length) throw new PlanParseError('no ```json block found; end the answer with a ```json block holding {"plan", "subtasks"}');
   let raw: unknown;
   const last = blocks[blocks.length - 1]!;

@@ -1,5 +1,6 @@
 /** Reading a reviewer's answer: a ```json block with {verdict: approve|reject, findings[]}. */
 import { z } from 'zod';
+import { fencedBlocks } from './fencedBlocks.js';
 
 export interface Finding {
   severity: 'low' | 'medium' | 'high' | 'critical';
@@ -29,7 +30,7 @@ const verdictSchema = z.object({
 export class VerdictParseError extends Error {}
 
 export function parseVerdict(text: string): Verdict {
-  const matches = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)];
+  const matches = fencedBlocks(text);
   const blocks = matches.map((m) => m[1]!);
   const candidate = blocks.length ? blocks[blocks.length - 1]! : text.trim();
   let raw: unknown;
