@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { shellWord } from '../core/diffGateWays.js';
 import { MaestroError } from '../core/errors.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
@@ -54,7 +55,7 @@ export function providerFor(project: Project, env: NodeJS.ProcessEnv): ProviderC
   if (hasClaudeCredentials(env)) return { kind: 'claude' };
   throw new MaestroError(
     'CONFIG_INVALID',
-    `Project ${project.name} has no agent provider: set ANTHROPIC_API_KEY (or log in with Claude Code), or give the project one (maestro project config set provider.kind <kind> --project ${project.name}, or PATCH /api/projects/${project.id}).`,
+    `Project ${project.name} has no agent provider: set ANTHROPIC_API_KEY (or log in with Claude Code), or give the project one (maestro project config set provider.kind <kind> --project ${shellWord(project.name)}, or PATCH /api/projects/${project.id}).`,
   );
 }
 

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../core/types.js';
+import { providerFor } from './jobs.js';
 import { providerFix, providerProblem } from './providerCheck.js';
 
 let repo: string;
@@ -43,5 +45,28 @@ describe('the refusal of a task in a project whose script is wrong', () => {
     expect(said).toMatch(new RegExp(`^Project p cannot run tasks: its agent script is invalid: ${bad}:\\d+: steps\\.0\\.actions: `));
     expect(said).toContain('Fix the script (its format is in docs/scripted-agent.md)');
     expect(said).not.toContain('Give it an agent first');
+  });
+});
+
+/** The words bash reads in `command`, as a person pasting it gets them. */
+function shellWords(command: string): string[] {
+  return execFileSync('bash', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+}
+
+describe('the commands a refusal prints', () => {
+  it("name a project whose name holds a space or a quote as one shell word, so each pastes as it reads", () => {
+    const project: Project = { id: 'p1', name: "my repo's", repoPath: repo, config: {}, createdAt: 0, updatedAt: 0, archivedAt: null };
+    const commands = [...providerFix(project, 'it has no agent provider').matchAll(/`(maestro project [^`]+)`/g)].map((m) => m[1]!);
+    expect(commands).toHaveLength(3);
+    for (const command of commands) expect(shellWords(command).slice(-2), command).toEqual(['--project', "my repo's"]);
+    let said = '';
+    try {
+      providerFor(project, {});
+    } catch (err) {
+      said = (err as Error).message;
+    }
+    const named = /\(maestro (.+) --project (.+), or PATCH/.exec(said);
+    expect(named, said).not.toBeNull();
+    expect(shellWords(named![2]!)).toEqual(["my repo's"]);
   });
 });

@@ -14,6 +14,7 @@ import { loadScript } from '../agents/scriptFile.js';
 import { locateTool } from '../agents/cli/which.js';
 import { hasClaudeCredentials, providerFor } from './jobs.js';
 import { inRepository } from './scriptedPaths.js';
+import { shellWord } from '../core/diffGateWays.js';
 
 function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
   return (env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => executable(join(dir, program)));
@@ -96,8 +97,8 @@ export function providerFix(project: Project, problem: string): string {
   }
   return [
     `Project ${project.name} cannot run tasks: ${problem.replace(/\.+$/, '')}.`,
-    `Give it an agent first, e.g. \`maestro project config set provider.kind command provider.command '["/path/to/agent","{prompt}"]' --project ${project.name}\``,
-    `(the agent contract is in docs/agents.md), or \`maestro project config set provider.kind claude --project ${project.name}\` with ANTHROPIC_API_KEY set for the daemon,`,
-    `or one of codex, gemini, cursor, opencode that \`maestro doctor\` shows installed and logged in (\`maestro project config set provider.kind codex --project ${project.name}\`).`,
+    `Give it an agent first, e.g. \`maestro project config set provider.kind command provider.command '["/path/to/agent","{prompt}"]' --project ${shellWord(project.name)}\``,
+    `(the agent contract is in docs/agents.md), or \`maestro project config set provider.kind claude --project ${shellWord(project.name)}\` with ANTHROPIC_API_KEY set for the daemon,`,
+    `or one of codex, gemini, cursor, opencode that \`maestro doctor\` shows installed and logged in (\`maestro project config set provider.kind codex --project ${shellWord(project.name)}\`).`,
   ].join(' ');
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 /**
  * The `maestro` CLI end to end: a real daemon in this process (temporary
@@ -20,6 +21,11 @@ import { bwrapUnusable } from '../helpers/bwrap.js';
 import { freePort } from '../helpers/postgres.js';
 
 afterEach(() => removeTempDirs());
+
+/** The words bash reads in `command`, as a person pasting it gets them. */
+function shellWords(command: string): string[] {
+  return execFileSync('bash', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+}
 
 /**
  * Each CLI process takes 1–5 s to start on this shared 2-core machine (tsx, and the
@@ -226,6 +232,31 @@ describe('maestro CLI against a daemon', () => {
       const master = await cli(['project', 'add', onMaster, '--name', 'old', '--url', d.url]);
       expect(master.code).toBe(0);
       expect(master.stdout).toContain('\nTasks start from master and merge into it (the branch checked out there; `maestro project config set baseBranch <branch> --project old` changes it).\n');
+    }));
+
+  it("prints commands that paste as they read for a project named after a folder with a space and a quote", () =>
+    withDaemon(async (d) => {
+      const { cli } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const name = "my repo's";
+      const repo = join(tempDir('maestro-cli-named-'), name);
+      mkdirSync(repo);
+      git(repo, 'init', '-q', '-b', 'master');
+      writeFileSync(join(repo, 'README.md'), '# x\n');
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'initial');
+      // Each command printed names the project as one word: the words bash reads end with --project and the name.
+      const endsWithProject = (command: string) => expect(shellWords(command).slice(-2), command).toEqual(['--project', name]);
+      const added = await cli(['project', 'add', repo, ...url]);
+      expect(added.code).toBe(0);
+      endsWithProject(/`(maestro project config set baseBranch <branch> --project .+)` changes it/.exec(added.stdout)![1]!.replace('<branch>', 'trunk'));
+      endsWithProject(/Give it one: (maestro .+) \(docs\/agents\.md\)/.exec(added.stdout)![1]!.replace('<kind>', 'codex'));
+      expect((await cli(['project', 'archive', name, ...url])).code).toBe(0);
+      const restore = (said: string) => expect(shellWords(/`(maestro project restore .+)` brings it back/.exec(said)![1]!).slice(-1), said).toEqual([name]);
+      restore((await cli(['project', 'add', repo, ...url])).stderr);
+      restore((await cli(['task', 'create', 'x', '--project', name, ...url])).stderr);
+      const shown = (await cli(['project', 'show', name, ...url])).stdout;
+      expect(shellWords(/\(`(maestro project restore .+)`\)/.exec(shown)![1]!).slice(-1), shown).toEqual([name]);
     }));
 
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>

@@ -15,6 +15,7 @@ import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam } from './schemas.js';
+import { shellWord } from '../../core/diffGateWays.js';
 import { projectConfigResponse, projectCreatedResponse, projectDetailResponse, projectListResponse, projectResponse } from '../wire/responses.js';
 import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { repositoryHooks } from '../../hooks/runner.js';
@@ -123,7 +124,7 @@ function repositorySettings(repoPath: string) {
 function refuseSecondProject(projects: readonly Project[], given: string, repoPath: string): void {
   const same = projects.find((p) => canonical(p.repoPath) === repoPath);
   if (!same) return;
-  const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${same.name}\` brings it back.`;
+  const archived = same.archivedAt === null ? '' : ` It is archived: \`maestro project restore ${shellWord(same.name)}\` brings it back.`;
   const shown = resolve(given) === repoPath ? repoPath : `${given} (that is ${repoPath}, links followed)`;
   throw new MaestroError('DUPLICATE_PROJECT', `${shown} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
 }

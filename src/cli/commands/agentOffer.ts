@@ -4,6 +4,7 @@
  * told, and the tools that are not installed on one line.
  */
 import type { AgentToolStatus } from '../../agents/detect.js';
+import { shellWord } from '../../core/diffGateWays.js';
 import type { Project } from '../../core/types.js';
 import type { ApiClient } from '../../api/client.js';
 import { table } from './common.js';
@@ -39,7 +40,7 @@ export async function agentOffer(client: ApiClient, project: Project, chosen: st
   } catch {
     return null;
   }
-  if (!chosen) return describeAgentChoices(agents, `Give it one: maestro project config set provider.kind <kind> --project ${project.name} (docs/agents.md).`);
+  if (!chosen) return describeAgentChoices(agents, `Give it one: maestro project config set provider.kind <kind> --project ${shellWord(project.name)} (docs/agents.md).`);
   const tool = agents.find((a) => a.kind === chosen);
   if (!tool || (tool.installed && tool.loggedIn !== false)) return null;
   return `Note: ${tool.name} ${tool.installed ? 'is not logged in' : 'is not installed'} where the daemon runs: ${tool.detail}`;

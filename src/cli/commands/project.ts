@@ -5,6 +5,7 @@ import { MaestroError } from '../../core/errors.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, print, table, withApi, type ClientFlags } from './common.js';
 import { agentOffer } from './agentOffer.js';
+import { shellWord } from '../../core/diffGateWays.js';
 import { PROVIDER_KINDS, providerFromFlags, registerConfig } from './projectConfig.js';
 import type { ProjectCreatedResponse, ProjectList, ProjectResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
@@ -52,7 +53,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (typeof p.config.baseBranch === 'string') {
         // Registration took it from the remote's HEAD for a project on a shared remote, else from the checkout.
         const whence = typeof p.config.remote === 'string' ? "the shared remote's default branch" : 'the branch checked out there';
-        print(`Tasks start from ${p.config.baseBranch} and merge into it (${whence}; \`maestro project config set baseBranch <branch> --project ${p.name}\` changes it).`);
+        print(`Tasks start from ${p.config.baseBranch} and merge into it (${whence}; \`maestro project config set baseBranch <branch> --project ${shellWord(p.name)}\` changes it).`);
       }
       const said = runsLines(runs, typeof p.config.baseBranch === 'string' ? p.config.baseBranch : 'main');
       if (said) print(said);
@@ -98,7 +99,7 @@ export function register(program: Command, ctx: CliContext): void {
       const remote = typeof p.config.remote === 'string' ? `\n  shared remote: ${p.config.remote} (each daemon works in its own clone)` : '';
       const provider = p.config.provider as { kind?: unknown } | undefined;
       const agent = provider && typeof provider.kind === 'string' ? `\n  agent: ${provider.kind}` : '';
-      const archived = p.archivedAt === null ? '' : `\n  archived ${new Date(p.archivedAt).toISOString()}: no new work (\`maestro project restore ${p.name}\`)`;
+      const archived = p.archivedAt === null ? '' : `\n  archived ${new Date(p.archivedAt).toISOString()}: no new work (\`maestro project restore ${shellWord(p.name)}\`)`;
       print(`${p.name} (${p.id})\n  repository: ${p.repoPath}${remote}${agent}${archived}\n  tasks: ${counts(tasksByStatus)}`);
     }),
   );

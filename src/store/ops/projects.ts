@@ -11,6 +11,7 @@
 import { MaestroError } from '../../core/errors.js';
 import { parseInput, projectInputSchema, type ProjectInput } from '../../core/schemas.js';
 import type { Project } from '../../core/types.js';
+import { shellWord } from '../../core/diffGateWays.js';
 import { GATE_STATUSES, IN_FLIGHT_STATUSES } from '../../core/status.js';
 import type { Queryable } from '../db.js';
 import { inList } from './claim.js';
@@ -51,7 +52,7 @@ export async function updateProjectConfig(db: Queryable, idOrName: string, confi
 }
 
 function duplicate(name: string, archivedAt: unknown): MaestroError {
-  const hint = archivedAt === null || archivedAt === undefined ? '' : ` It is archived: \`maestro project restore ${name}\` brings it back.`;
+  const hint = archivedAt === null || archivedAt === undefined ? '' : ` It is archived: \`maestro project restore ${shellWord(name)}\` brings it back.`;
   return new MaestroError('DUPLICATE_PROJECT', `A project named "${name}" already exists.${hint}`, { details: { name } });
 }
 
@@ -97,5 +98,5 @@ export async function assertActive(db: Queryable, projectId: string, what: strin
 
 /** PROJECT_ARCHIVED for `what` was refused, with how to bring the project back. */
 export function archivedError(project: Pick<Project, 'id' | 'name'>, what: string): MaestroError {
-  return new MaestroError('PROJECT_ARCHIVED', `Project ${project.name} is archived: ${what}. \`maestro project restore ${project.name}\` brings it back.`, { details: { project: project.id } });
+  return new MaestroError('PROJECT_ARCHIVED', `Project ${project.name} is archived: ${what}. \`maestro project restore ${shellWord(project.name)}\` brings it back.`, { details: { project: project.id } });
 }
