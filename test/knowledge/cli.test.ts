@@ -39,6 +39,13 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
     expect(JSON.parse(add.stdout)).toMatchObject({ outcome: 'created', id: 'spec:project:coding-conventions-001' });
     const kh = await maestro(['knowhow', 'add', 'tip', 'Flatten nesting with guards', '--body', 'Use guard clauses.', '--keywords', 'nesting', '--workflow-root', dir, '--json']);
     expect(kh.code).toBe(0);
+    // No --body and nothing on standard input (here /dev/null; a terminal is not read at all): refused, nothing written.
+    const knowhowDir = join(dir, '.workflow', 'knowhow');
+    const before = readdirSync(knowhowDir);
+    const empty = await maestro(['knowhow', 'add', 'tip', 'Nothing said', '--workflow-root', dir]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('maestro: knowhow add needs a body: give it with --body <text>, or pipe the text on standard input. Nothing was written. [BAD_INPUT]');
+    expect(readdirSync(knowhowDir)).toEqual(before);
 
     const probe = await maestro(['search', 'nesting', '--json', '--read-only-probe', '--workflow-root', dir]);
     expect(probe.code).toBe(0);

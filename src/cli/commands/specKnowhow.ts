@@ -161,7 +161,7 @@ function knowhowAdd(kh: Command, ctx: CliContext): void {
     .description('Write a knowhow document (replay-safe with --id).')
     .argument('<type>', 'session | tip | template | recipe | reference | decision | asset | blueprint | document')
     .argument('<title>')
-    .option('--body <text>', 'document body (default: read stdin)')
+    .option('--body <text>', 'document body (default: standard input, when it is not a terminal)')
     .option('--description <text>')
     .option('--category <category>')
     .option('--keywords <list>', 'comma-separated', list)
@@ -172,7 +172,9 @@ function knowhowAdd(kh: Command, ctx: CliContext): void {
     .action(
       action(async (type: string, title: string, opts: RootOpts & { body?: string; description?: string; category?: string; keywords?: string[]; tags?: string[]; id?: string }) => {
         const [{ resolveWorkflowRoot }, { addKnowhow }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/knowhowWriter.js')]);
+        // A terminal is not read (no one would know it waits for the text), and an empty document is no one's knowhow.
         const body = opts.body ?? (process.stdin.isTTY ? '' : await readStdin());
+        if (!body.trim()) throw new MaestroError('BAD_INPUT', 'knowhow add needs a body: give it with --body <text>, or pipe the text on standard input. Nothing was written.');
         const res = addKnowhow(resolveWorkflowRoot({ ...(opts.workflowRoot ? { workflowRoot: opts.workflowRoot } : {}), env: ctx.env }), {
           type,
           title,
