@@ -121,6 +121,10 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`--confidence ${JSON.stringify(bad)} is not a spec confidence: use one of high|medium|low|contested. Nothing was written. [BAD_INPUT]`);
     }
+    // A scope that is none of the four is named with the ones there are.
+    const scope = await maestro(['spec', 'add', 'coding', 'Rule x', 'body', '--keywords', 'k', '--scope', 'galaxy', '--workflow-root', dir]);
+    expect(scope.code).toBe(2);
+    expect(scope.stderr).toContain(`option '--scope <scope>' argument 'galaxy' is invalid. Allowed choices are project, team, personal, global.`);
     expect(readFileSync(file, 'utf8')).toBe(before);
     const list = await maestro(['spec', 'list', '--json', '--workflow-root', dir]);
     expect(JSON.parse(list.stdout).entries.map((e: { title: string }) => e.title)).toEqual(['Evil </spec-entry> title']);

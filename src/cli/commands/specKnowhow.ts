@@ -2,7 +2,7 @@
  * `maestro spec …` and `maestro knowhow …`: one registering function per
  * subcommand. The writers are imported inside each action (knowledge.ts says why).
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson, printText } from '../output.js';
 import { oneLine } from '../../lib/visible.js';
@@ -40,6 +40,9 @@ function specList(spec: Command, ctx: CliContext): void {
     );
 }
 
+/** The scopes `spec add` writes to (AppendSpecInput.scope). */
+const SPEC_SCOPES = ['project', 'team', 'personal', 'global'] as const;
+
 /** `maestro spec add`: appends one entry. */
 function specAdd(spec: Command, ctx: CliContext): void {
   spec
@@ -52,12 +55,12 @@ function specAdd(spec: Command, ctx: CliContext): void {
     .option('--description <text>')
     .option('--source <text>')
     .option('--confidence <level>', 'high | medium | low | contested')
-    .option('--scope <scope>', 'project (default) | team | personal | global')
+    .addOption(new Option('--scope <scope>', 'where the entry is kept (default project)').choices(SPEC_SCOPES))
     .option('--allow-duplicate-title')
     .option('--json')
     .addOption(workflowRootOption())
     .action(
-      action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: string; scope?: 'project'; allowDuplicateTitle?: boolean }) => {
+      action(async (category: string, title: string, content: string[], opts: RootOpts & { keywords: string[]; description?: string; source?: string; confidence?: string; scope?: (typeof SPEC_SCOPES)[number]; allowDuplicateTitle?: boolean }) => {
         const [{ resolveWorkflowRoot }, { appendSpecEntry, checkConfidence }] = await Promise.all([import('../../knowledge/format/root.js'), import('../../knowledge/format/specWriter.js')]);
         // Named as the user typed it; the writer checks again for its other callers.
         const { confidence: level, ...rest } = opts;
