@@ -123,6 +123,18 @@ describe('scripted provider', () => {
     expect(readCallLog(callLog)).toHaveLength(3);
   });
 
+  it('without a call log counts per run (one provider each, createProvider), as docs/scripted-agent.md says', async () => {
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, 'steps:\n  - match: { role: review:code }\n    times: 1\n    actions: [{ text: reject }]\n  - actions: [{ text: approve }]\n');
+    const review = request({ role: 'review:code', allowedTools: ['Read'], permissionMode: 'plan' });
+    const run = () => createProvider({ kind: 'scripted', script: file });
+    const first = run();
+    expect((await first.run(review)).text).toBe('reject');
+    expect((await first.run(review)).text).toBe('approve');
+    // The next review run starts from zero: it rejects again.
+    expect((await run().run(review)).text).toBe('reject');
+  });
+
   it('refuses a call log outside its script\'s folder, not named .ndjson, or through a link out: nothing is written', () => {
     const file = join(dir, 's.yaml');
     writeFileSync(file, 'steps:\n  - actions: [{ text: ok }]\n');

@@ -4,9 +4,9 @@
  * offline demo use it. The format is documented in docs/scripted-agent.md.
  *
  * A call is answered by the first step whose match fits (role, title, prompt)
- * and whose `times` is not used up. Counts live in memory, and also in the
- * optional call log, so "fail N times" holds across worker restarts and a test
- * can count the agent calls a run made.
+ * and whose `times` is not used up. Counts live in memory, one provider per run,
+ * and also in the optional call log, so "fail N times" holds across runs and
+ * worker restarts and a test can count the agent calls a run made.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';

@@ -42,7 +42,7 @@ export function checkScriptedPaths(after: Record<string, unknown>, before: Recor
     problems.push(`${where}.provider.script: ${next.script} is not in the project's repository ${repoPath}; give the absolute path of a script file in it (links are followed)`);
   }
   if (next.callLog !== undefined && next.callLog !== prior.callLog) {
-    problems.push(`${where}.provider.callLog: the call log is written outside the agent sandbox, so it is not set through the API; leave it out (the call counts are then kept by the worker)`);
+    problems.push(`${where}.provider.callLog: the call log is written outside the agent sandbox, so it is not set through the API; leave it out (each run then counts its own calls: docs/scripted-agent.md)`);
   }
   if (problems.length) {
     throw new MaestroError('BAD_INPUT', `Invalid project settings: ${problems.join('; ')}. Nothing was saved.`, { details: { problems } });

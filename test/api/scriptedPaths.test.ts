@@ -55,7 +55,7 @@ describe("a scripted agent's paths through the API", () => {
     for (const callLog of [join(d.config.home, 'injected', 'calls.ndjson'), join(repo, 'calls.ndjson')]) {
       const res = await call('PATCH', `/api/projects/${id}`, scripted({ script, callLog }));
       expect(res.status, callLog).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'BAD_INPUT', message: 'Invalid project settings: config.provider.callLog: the call log is written outside the agent sandbox, so it is not set through the API; leave it out (the call counts are then kept by the worker). Nothing was saved.' });
+      expect(res.body.error).toMatchObject({ code: 'BAD_INPUT', message: 'Invalid project settings: config.provider.callLog: the call log is written outside the agent sandbox, so it is not set through the API; leave it out (each run then counts its own calls: docs/scripted-agent.md). Nothing was saved.' });
     }
     const registered = await call('POST', '/api/projects', { name: 'logged-too', repoPath: makeRepo(), ...scripted({ script: join(repo, 'x.yaml'), callLog: join(repo, 'calls.ndjson') }) });
     expect(registered.status).toBe(400);
