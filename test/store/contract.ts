@@ -146,6 +146,18 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(await snapshot(db)).toEqual(before);
     });
 
+    it('refuses a parent that is done or cancelled (its new subtask would run outside it), changing nothing', async () => {
+      const p = await project();
+      const done = await store.tasks.create({ projectId: p.id, title: 'Done' });
+      for (const status of ['queued', 'executing', 'exec_review', 'merging', 'done'] as const) await store.tasks.transition(done.id, status);
+      const gone = await store.tasks.create({ projectId: p.id, title: 'Gone' });
+      await store.tasks.transition(gone.id, 'cancelled');
+      const before = await snapshot(db);
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'Late', parentId: done.id }), 'BAD_INPUT', new RegExp(`^Parent ${done.id} is done: a subtask created now would run outside it \\(a parent is done only when all its subtasks are\\)\\. Create the task without a parent\\. Nothing was created\\.$`));
+      await expectCode(store.tasks.create({ projectId: p.id, title: 'Late', parentId: gone.id }), 'BAD_INPUT', new RegExp(`^Parent ${gone.id} is cancelled: .* without a parent, or retry the parent first \\(maestro task retry ${gone.id}\\)\\. Nothing was created\\.$`));
+      expect(await snapshot(db)).toEqual(before);
+    });
+
     it('an edit changes only the fields it names: the others keep their values, and the event names only those', async () => {
       const p = await project();
       const dep = await store.tasks.create({ projectId: p.id, title: 'Dep' });

@@ -79,6 +79,13 @@ export async function createTask(db: Queryable, input: TaskInput, now: number, i
     const parent = await findTask(db, valid.parentId);
     if (!parent) throw new MaestroError('UNKNOWN_TASK', `Parent task "${valid.parentId}" is not a known task.`, { details: { taskId: valid.parentId } });
     if (parent.projectId !== project.id) throw new MaestroError('CROSS_PROJECT_DEPENDENCY', `Parent ${parent.id} belongs to another project.`);
+    // A parent is done only when all its subtasks are, and cancelling one stops them: one added later would run on its own.
+    if (parent.status === 'done' || parent.status === 'cancelled') {
+      const retry = parent.status === 'cancelled' ? `, or retry the parent first (maestro task retry ${parent.id})` : '';
+      throw new MaestroError('BAD_INPUT', `Parent ${parent.id} is ${parent.status}: a subtask created now would run outside it (a parent is done only when all its subtasks are). Create the task without a parent${retry}. Nothing was created.`, {
+        details: { taskId: parent.id, field: 'parentId' },
+      });
+    }
     depth = parent.depth + 1;
   }
   const deps = [...(await checkDeps(db, project.id, valid.deps, id)).keys()];
