@@ -36,3 +36,13 @@ describe('task show', () => {
     ]);
   });
 });
+
+describe('task show at a gate it was approved at before', () => {
+  it('says an earlier approval of the gate the task waits at again (after a conflict run) was of an earlier change', () => {
+    const approval = { id: 'a1', taskId: 't_1', gate: 'exec_review' as const, decision: 'approve' as const, reason: null, who: 'human', at: 0 };
+    const waiting = describeTask(task({ status: 'exec_review', approvals: [approval] }), [], []);
+    expect(waiting.split('\n')).toContain('  exec_review: approve by human (of an earlier change: the task waits at exec_review again)');
+    const done = describeTask(task({ status: 'done', approvals: [approval] }), [], []);
+    expect(done.split('\n')).toContain('  exec_review: approve by human');
+  });
+});

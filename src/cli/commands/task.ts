@@ -63,7 +63,11 @@ export function describeTask(task: Task, runs: { id: string; kind: string; statu
   // What `task diff` shows and `task approve --commit` names: not the branch tip, which may have moved since.
   const reviewed = reviewedHead(task);
   if (reviewed) lines.push(`  reviewed commit: ${reviewed}${task.status === 'exec_review' ? ` (maestro task diff ${task.id} shows it; approve --commit ${reviewed} approves only it)` : ''}`);
-  for (const a of task.approvals) lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${a.reason ? ` — ${hangingIndent(a.reason, MORE)}` : ''}`);
+  for (const a of task.approvals) {
+    // Approved, yet waiting at that gate again: a conflict run's resolution came after the approval, and waits for one of its own.
+    const earlier = a.decision === 'approve' && a.gate === task.status ? ` (of an earlier change: the task waits at ${a.gate} again)` : '';
+    lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${earlier}${a.reason ? ` — ${hangingIndent(a.reason, MORE)}` : ''}`);
+  }
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);
   if (children.length) lines.push(`  subtasks${children.length > SHOWN_ITEMS ? ` (${children.length.toLocaleString('en-US')})` : ''}: ${shortList(children.map((c) => `${c.id} ${c.status}`))}`);
   if (task.plan) lines.push('  plan:', ...task.plan.split('\n').map((l) => `    ${l}`));
