@@ -232,6 +232,16 @@ describe('maestro CLI against a daemon', () => {
       const master = await cli(['project', 'add', onMaster, '--name', 'old', '--url', d.url]);
       expect(master.code).toBe(0);
       expect(master.stdout).toContain('\nTasks start from master and merge into it (the branch checked out there; `maestro project config set baseBranch <branch> --project old` changes it).\n');
+      // A repository whose settings do not load can run no task: said when it is added, and at each task, naming its branch.
+      const broken = gitRepo({ '.maestro/config.json': JSON.stringify({ limits: { maxDiffLines: -1 } }) });
+      git(broken, 'branch', '-m', 'main', 'trunk');
+      const problem = `${broken}/.maestro/config.json: limits.maxDiffLines: Too small: expected number to be >0`;
+      const unloadable = await cli(['project', 'add', broken, '--name', 'broken', '--url', d.url]);
+      expect(unloadable.code).toBe(0);
+      expect(unloadable.stdout).toContain(`\nNo task of it can run until this is fixed on trunk and committed: ${problem}.\n`);
+      expect(unloadable.stdout).not.toContain('runs these');
+      const task = await cli(['task', 'create', 'x', '--project', 'broken', '--url', d.url]);
+      expect(task.stderr).toContain(`Project broken cannot run tasks: ${problem}. Fix it on trunk and commit it; no task was created. [CONFIG_INVALID]`);
     }));
 
   it("prints commands that paste as they read for a project named after a folder with a space and a quote", () =>

@@ -209,7 +209,7 @@ async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): P
     loadProjectConfig(repo);
   } catch (err) {
     if (!isMaestroError(err, 'CONFIG_INVALID')) throw err;
-    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message}. Fix it on main and commit it; no task was created.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
+    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message}. Fix it on ${baseBranchOf(project)} and commit it; no task was created.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
   }
 }
 

@@ -107,13 +107,15 @@ export function register(program: Command, ctx: CliContext): void {
 
 export { counts as formatCounts };
 
-/** What the repository makes this machine run by itself, said once it is registered (nothing when it runs nothing). */
+/** What the repository makes this machine run by itself, said once it is registered (nothing when it runs nothing), and settings of it that do not load. */
 function runsLines(runs: ProjectCreatedResponse['runs'], base: string): string | null {
   if (!runs) return `Its hooks and checks (.maestro/) are read from the remote's ${base} in each daemon's clone: they run commands on those machines.`;
   const lines = [
     ...runs.hooks.map((h) => `  hook   ${h}`),
     ...runs.checks.map((c) => `  check  ${c.name}: ${Array.isArray(c.command) ? c.command.join(' ') : c.command}`),
-    ...(runs.problem ? [`  (its checks are unknown: ${runs.problem})`] : []),
   ];
-  return lines.length ? ['The repository runs these on this machine from its first task on (look at them if you did not write them):', ...lines].join('\n') : null;
+  const said = lines.length ? ['The repository runs these on this machine from its first task on (look at them if you did not write them):', ...lines] : [];
+  // Its settings did not load: no task is created in it until they do (POST /api/tasks says the same).
+  if (runs.problem) said.push(`No task of it can run until this is fixed on ${base} and committed: ${runs.problem.replace(/\.+$/, '')}.`);
+  return said.length ? said.join('\n') : null;
 }
