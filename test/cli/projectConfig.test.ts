@@ -147,6 +147,15 @@ describe('maestro project add --provider / project config', () => {
       // Fixed on main: the task is taken.
       writeFileSync(join(repo, '.maestro', 'config.json'), '{"limits": {"maxDiffLines": 3000}}\n');
       expect((await cli(['task', 'create', 'Add greeting', '--project', 'broken', ...url])).code).toBe(0);
+      // Broken again: a retry is refused as a new task is, rather than sent to a run that fails on the file.
+      const [task] = await d.store.tasks.list({});
+      expect((await cli(['task', 'cancel', task!.id, ...url])).code).toBe(0);
+      writeFileSync(join(repo, '.maestro', 'config.json'), '{"limits": {"maxDiffLines": "lots"}}\n');
+      const retry = await cli(['task', 'retry', task!.id, ...url]);
+      expect(retry.code, retry.stderr).toBe(1);
+      expect(retry.stderr).toContain(`Project broken cannot run tasks: ${join(repo, '.maestro', 'config.json')}: limits.maxDiffLines:`);
+      expect(retry.stderr).toContain('Fix it on main and commit it; nothing was retried. [CONFIG_INVALID]');
+      expect((await d.store.tasks.get(task!.id)).status).toBe('cancelled');
     } finally {
       await d.stop({ graceMs: 2000 });
     }

@@ -13,7 +13,7 @@ import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
 import { taskEditSchema, taskInputSchema, whoSchema } from '../../core/schemas.js';
 import { IN_FLIGHT_STATUSES, TERMINAL_STATUSES } from '../../core/status.js';
 import { summarizeTask } from '../../core/taskSummary.js';
-import { GATES, type Task } from '../../core/types.js';
+import { GATES, type Project, type Task } from '../../core/types.js';
 import type { Store } from '../../store/store.js';
 import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
@@ -111,7 +111,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks/:id/retry', summary: 'Retry a task that needs attention or was cancelled (a decomposed parent goes back to waiting_children, its cancelled subtasks back to ready); fresh: a new version from the current main; commit: merge a merge conflict resolved by hand', tags, params: idParam, body: retryBody, response: taskResponse }, async ({ params, body }) => ({
-    task: await retryTask(store, params.id, body),
+    task: await retryTask(store, deps, params.id, body),
   }));
 
   // A decision's event says where it came from (address, client): on a team's database, which board or CLI it was.
@@ -143,11 +143,14 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
 }
 
 /** A person's retry: of a task that needs attention or was cancelled; `commit` checked against its branch first. */
-async function retryTask(store: Store, id: string, body: z.output<typeof retryBody>): Promise<Task> {
+async function retryTask(store: Store, deps: ApiDeps, id: string, body: z.output<typeof retryBody>): Promise<Task> {
   const task = await store.tasks.get(id);
   if (task.status !== 'needs_attention' && task.status !== 'cancelled') {
     throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} is ${task.status}; only a task that needs attention or was cancelled can be retried.`);
   }
+  // Its next run, or the merge it retries, would fail on the same settings at once (an archived project's refusal is the store's).
+  const project = await store.projects.get(task.projectId);
+  if (project.archivedAt === null) assertSettingsLoad(deps, project, 'nothing was retried');
   if (body.commit !== undefined) await checkResolution(store, task, body.commit);
   return store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
 }
@@ -194,14 +197,22 @@ async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task):
  * Refuses a task its project could not run: no usable agent provider, or project settings (`.maestro/config.json`
  * on main) that every run would refuse, said now rather than at the run's start (trial 3: created fine, then each run
  * failed on the file). An archived project takes no task whatever its provider: the store's refusal
- * (PROJECT_ARCHIVED) is what to say, so nothing else is looked at. A shared remote's settings are read from this
- * daemon's clone, once it has one.
+ * (PROJECT_ARCHIVED) is what to say, so nothing else is looked at.
  */
 async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): Promise<void> {
   const project = await store.projects.get(projectId);
   if (project.archivedAt !== null) return;
   const problem = deps.providerProblem?.(project) ?? null;
   if (problem) throw new MaestroError('CONFIG_INVALID', providerFix(project, problem), { details: { projectId: project.id, problem } });
+  assertSettingsLoad(deps, project, 'no task was created');
+}
+
+/**
+ * Refuses what would start on project settings every run and merge refuses. A retry needs no agent when it only
+ * merges again, so it is checked for this alone. A shared remote's settings are read from this daemon's clone, once
+ * it has one.
+ */
+function assertSettingsLoad(deps: ApiDeps, project: Project, unchanged: string): void {
   if (remoteOf(project) && !deps.home) return;
   const repo = workRepoOf(deps.home ?? '', project);
   if (!existsSync(join(repo, '.git'))) return;
@@ -209,7 +220,7 @@ async function assertRunnable(store: Store, deps: ApiDeps, projectId: string): P
     loadProjectConfig(repo);
   } catch (err) {
     if (!isMaestroError(err, 'CONFIG_INVALID')) throw err;
-    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message}. Fix it on ${baseBranchOf(project)} and commit it; no task was created.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
+    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message}. Fix it on ${baseBranchOf(project)} and commit it; ${unchanged}.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
   }
 }
 
