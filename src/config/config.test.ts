@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,5 +119,23 @@ describe('agentSandbox', () => {
     expect(resolveConfig({ home: home() }, { MAESTRO_AGENT_SANDBOX: 'bwrap' }).agentSandbox).toEqual({ kind: 'bwrap', required: true, hide: ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/podman'], writable: [] });
     const extra = home({ agentSandbox: { kind: 'bwrap', mounts: [] } });
     expect(() => resolveConfig({ home: extra }, {})).toThrow(/agentSandbox/);
+  });
+});
+
+describe('a key config.json does not take', () => {
+  it('is refused naming the keys it takes, which are the ones the README lists', () => {
+    const h = home({ prt: 4300 });
+    let said = '';
+    try {
+      resolveConfig({ home: h }, {});
+    } catch (err) {
+      said = (err as Error).message;
+    }
+    const takes = /^.*config\.json: \(root\): Unrecognized key: "prt" \(it takes (.+)\)$/.exec(said);
+    expect(takes, said).not.toBeNull();
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const sentence = /`config\.json` accepts ([\s\S]+?); unknown keys are/.exec(readme)![1]!;
+    const documented = [...sentence.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort();
+    expect(documented).toEqual(takes![1]!.split(', ').sort());
   });
 });

@@ -112,7 +112,9 @@ function readConfigFile(path: string): FileConfig {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     // Every problem at once, not the first alone: a config with three took three starts to come right.
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    // A misspelt key is said with the ones there are (`prt`: port).
+    const takes = ` (it takes ${Object.keys(fileSchema.shape).join(', ')})`;
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}${issue.code === 'unrecognized_keys' && issue.path.length === 0 ? takes : ''}`);
     throw new MaestroError('CONFIG_INVALID', `${path}: ${problems.join('; ')}`);
   }
   return parsed.data;
