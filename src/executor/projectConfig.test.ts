@@ -51,6 +51,13 @@ describe('.maestro/config.json', () => {
     expect(err?.message).toContain('check names are letters, digits, _ . -');
   });
 
+  it('says what a check command is and which keys the file takes, when one is wrong', () => {
+    const { repo, file } = repoWith(JSON.stringify({ limts: { maxDiffLines: 3 }, checks: { test: 5 } }));
+    expect(() => loadProjectConfig(repo)).toThrow(
+      `${file}: (root): Unrecognized key: "limts" (it takes checks, limits, models, mergeStrategy); checks.test: a command line (a string) or its argv (a list of strings)`,
+    );
+  });
+
   it('refuses a check command with bytes that are not UTF-8, naming the file, the check and the bytes, instead of running it as U+FFFD', () => {
     const { repo, file } = repoWith(latin1('{"checks": {"lint": "npx eslint .", "test": "npm run t<e9>st", "e2e": ["npx", "playwright", "--grep", "caf<e9>"]}}'));
     const err = refusal(repo);

@@ -156,6 +156,10 @@ describe('maestro project add --provider / project config', () => {
       expect(retry.stderr).toContain(`Project broken cannot run tasks: ${join(repo, '.maestro', 'config.json')}: limits.maxDiffLines:`);
       expect(retry.stderr).toContain('Fix it on main and commit it; nothing was retried. [CONFIG_INVALID]');
       expect((await d.store.tasks.get(task!.id)).status).toBe('cancelled');
+      // A file that is not JSON: its message ends a sentence once.
+      writeFileSync(join(repo, '.maestro', 'config.json'), '{"limits":');
+      const notJson = await cli(['task', 'create', 'Add greeting', '--project', 'broken', ...url]);
+      expect(notJson.stderr).toContain(`Project broken cannot run tasks: ${join(repo, '.maestro', 'config.json')} is not valid JSON (it ends early, at line 1, column 11). Fix it on main`);
     } finally {
       await d.stop({ graceMs: 2000 });
     }

@@ -220,7 +220,7 @@ function assertSettingsLoad(deps: ApiDeps, project: Project, unchanged: string):
     loadProjectConfig(repo);
   } catch (err) {
     if (!isMaestroError(err, 'CONFIG_INVALID')) throw err;
-    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message}. Fix it on ${baseBranchOf(project)} and commit it; ${unchanged}.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
+    throw new MaestroError('CONFIG_INVALID', `Project ${project.name} cannot run tasks: ${err.message.replace(/\.+$/, '')}. Fix it on ${baseBranchOf(project)} and commit it; ${unchanged}.`, { details: { projectId: project.id, ...(err.details ?? {}) } });
   }
 }
 

@@ -94,7 +94,7 @@ export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 export const checkSchema = z.object({
   name: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, 'check names are letters, digits, _ . -'),
   /** argv (no shell) or one command line, run by /bin/sh as the project owner wrote it. */
-  command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'a command line (a string) or its argv (a list of strings)' }),
   timeoutMs: timerMs().optional(),
 }).strict();
 export type CheckConfig = z.infer<typeof checkSchema>;
