@@ -18,7 +18,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): DBAdapter 
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (!path) throw new MaestroError('CONFIG_INVALID', 'sqlite: URL needs a path, e.g. sqlite:/home/me/.maestro/maestro.db');
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    // Folders made here are the owner's alone, as the home is (0700): the database holds every task, transcript and key.
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     return openSqlite(path, { onFault: options.onFault });
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);

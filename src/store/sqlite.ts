@@ -6,6 +6,7 @@
  * upgrade. better-sqlite3 is synchronous: one async mutex per handle keeps a
  * caller's statements out of another caller's open transaction.
  */
+import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MaestroError } from '../core/errors.js';
 import { trackResource } from '../lib/resources.js';
@@ -70,8 +71,12 @@ function setWal(db: Database.Database): void {
 /** Opens the file and sets its pragmas: a garbage file fails here, at the first pragma. */
 function openHandle(path: string, options: SqliteOptions, guard: Guard): Database.Database {
   let db: Database.Database;
+  const creates = !options.readonly && path !== ':memory:' && !existsSync(path);
   try {
     db = new Database(path, { readonly: options.readonly ?? false, timeout: SQLITE_BUSY_TIMEOUT_MS });
+    // A file made here is its owner's alone (the umask gave 0644 outside the 0700 home); SQLite gives its -wal and -shm
+    // the database's mode. One the person made keeps theirs.
+    if (creates) chmodSync(path, 0o600);
   } catch (err) {
     throw new MaestroError('DATABASE_UNREACHABLE', `Cannot open SQLite database ${path}: ${(err as Error).message}`, { cause: err });
   }
