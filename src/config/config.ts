@@ -14,6 +14,7 @@ import { notJsonMessage } from '../lib/jsonError.js';
 import { NotRegularFile, readRegularFile } from '../lib/regularFile.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS, LOG_LEVELS } from './defaults.js';
+import { envPort } from './env.js';
 import { resolveHome } from './home.js';
 import { agentSandboxSchema, databaseHidden, resolveAgentSandbox, type AgentSandboxConfig } from './sandbox.js';
 
@@ -152,15 +153,6 @@ function originList(list: { values: string[]; from: string } | undefined): strin
     }
     return url.origin;
   });
-}
-
-function envPort(env: NodeJS.ProcessEnv): number | undefined {
-  if (env.MAESTRO_PORT === undefined || env.MAESTRO_PORT === '') return undefined;
-  const port = Number(env.MAESTRO_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new MaestroError('CONFIG_INVALID', `MAESTRO_PORT must be a port number (0–65535), got "${env.MAESTRO_PORT}".`);
-  }
-  return port;
 }
 
 /** MAESTRO_LOG_LEVEL, one of pino's levels (unset or empty: undefined); another was cast through and pino refused it at start with "default level:bogus must be included in custom levels". */

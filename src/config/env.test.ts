@@ -35,6 +35,11 @@ describe('the daemon URL', () => {
   it('the API client reads the same rule', () => {
     expect(resolveApiUrl(undefined, { MAESTRO_URL: 'http://a:1/' })).toBe('http://a:1');
     expect(() => resolveApiUrl(undefined, { MAESTRO_URL: 'nope' })).toThrow('The daemon URL "nope" (from MAESTRO_URL) is not a URL');
+    // MAESTRO_PORT is read as the daemon reads it: a port, nothing else in the URL.
+    expect(resolveApiUrl(undefined, { MAESTRO_PORT: '4391' })).toBe('http://127.0.0.1:4391');
+    for (const port of ['abc', '99999', '4300/x', '4300?q']) {
+      expect(() => resolveApiUrl(undefined, { MAESTRO_PORT: port }), port).toThrow(`MAESTRO_PORT must be a port number (0–65535), got "${port}".`);
+    }
   });
 });
 

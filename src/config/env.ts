@@ -9,6 +9,7 @@
  * a process starts (the CLI's main.ts, a worker's entry) and passed down; env.test.ts
  * lists the few files that read the process environment, and why.
  *
+ * - MAESTRO_PORT: the daemon's port, for the daemon and, without MAESTRO_URL, its clients.
  * - MAESTRO_URL: where a client finds the daemon (else http://127.0.0.1:$MAESTRO_PORT);
  *   the one daemon URL, `maestro search` included.
  * - MAESTRO_SEARCH_DAEMON: whether `maestro search` asks that daemon: `auto` (the
@@ -35,12 +36,23 @@ export function daemonUrlFromEnv(env: Env): string | undefined {
   return env.MAESTRO_URL || undefined;
 }
 
+/** MAESTRO_PORT, the daemon's port (unset or empty: undefined); read alike by the daemon and its clients. */
+export function envPort(env: Env): number | undefined {
+  if (env.MAESTRO_PORT === undefined || env.MAESTRO_PORT === '') return undefined;
+  const port = Number(env.MAESTRO_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new MaestroError('CONFIG_INVALID', `MAESTRO_PORT must be a port number (0–65535), got "${env.MAESTRO_PORT}".`);
+  }
+  return port;
+}
+
 /**
- * Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT, else the URL
- * the daemon running on MAESTRO_HOME recorded there (it may listen on another port), else :4300.
+ * Where a client finds the daemon when no flag says: MAESTRO_URL, else this host's MAESTRO_PORT (a port: "4300/x"
+ * named a path), else the URL the daemon running on MAESTRO_HOME recorded there (it may listen on another port), else :4300.
  */
 export function defaultDaemonUrl(env: Env): string {
-  return daemonUrlFromEnv(env) ?? (env.MAESTRO_PORT ? `http://127.0.0.1:${env.MAESTRO_PORT}` : (readHomeDaemonUrl(resolveHome(env)) ?? `http://127.0.0.1:${DEFAULTS.port}`));
+  const port = daemonUrlFromEnv(env) ? undefined : envPort(env);
+  return daemonUrlFromEnv(env) ?? (port !== undefined ? `http://127.0.0.1:${port}` : (readHomeDaemonUrl(resolveHome(env)) ?? `http://127.0.0.1:${DEFAULTS.port}`));
 }
 
 export type SearchDaemon = 'auto' | 'on' | 'off';
