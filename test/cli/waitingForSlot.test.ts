@@ -54,4 +54,36 @@ describe('maestro task show: a task waiting for a place', { timeout: budget(120_
       await d.stop();
     }
   });
+
+  it('names the dependencies still on their way, and says which wait for a person and how to answer them', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli, cliJson } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
+      const reviewed = await d.store.tasks.create({ projectId: p.id, title: 'Add the parser' });
+      for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(reviewed.id, s);
+      const asking = await d.store.tasks.create({ projectId: p.id, title: 'Pick a colour' });
+      for (const s of ['queued', 'executing', 'awaiting_input'] as const) await d.store.tasks.transition(asking.id, s);
+      const working = await d.store.tasks.create({ projectId: p.id, title: 'At work' });
+      for (const s of ['queued', 'executing'] as const) await d.store.tasks.transition(working.id, s);
+      const next = await d.store.tasks.create({ projectId: p.id, title: 'Next', deps: [reviewed.id, asking.id, working.id] });
+      const shown = await cliJson<{ waitingOn: unknown; stuckOn: unknown }>(['task', 'show', next.id, '--json', ...url]);
+      expect(shown.body.waitingOn).toEqual([
+        { id: reviewed.id, title: 'Add the parser', status: 'exec_review' },
+        { id: asking.id, title: 'Pick a colour', status: 'awaiting_input' },
+        { id: working.id, title: 'At work', status: 'executing' },
+      ]);
+      expect(shown.body.stuckOn).toEqual([]);
+      const text = await cli(['task', 'show', next.id, ...url]);
+      expect(text.stdout).toContain(
+        `It starts when its dependencies are done: ${reviewed.id} "Add the parser" (exec_review: it waits for your approval, maestro task approve ${reviewed.id}), ` +
+          `${asking.id} "Pick a colour" (awaiting_input: it asks you a question, maestro task show ${asking.id}), ${working.id} "At work" (executing).`,
+      );
+      // Not a word for a task that runs, nor for one whose dependencies are done.
+      expect((await cliJson<{ waitingOn: unknown }>(['task', 'show', working.id, '--json', ...url])).body.waitingOn).toEqual([]);
+    } finally {
+      await d.stop();
+    }
+  });
 });

@@ -176,21 +176,23 @@ const ref = (t: TaskRef): TaskRef => ({ id: t.id, title: t.title, status: t.stat
 const STUCK: ReadonlySet<string> = new Set(['cancelled', 'needs_attention', 'superseded']);
 
 /**
- * Why a ready task does not start, for its detail: the dependencies it is stuck on (STUCK), and, when every
+ * Why a ready task does not start, for its detail: the dependencies it is stuck on (STUCK), those still on their way
+ * (one at a gate or asking a question waits for a person: the CLI says so), and, when every
  * dependency is done, the tasks that hold its project's places on this daemon (maxConcurrentRunsPerProject; a
  * task waiting for an answer keeps its place until the reply). Without the latter such a task stayed ready with
  * no word while two questions were open (a trial). Its dependencies are read once for both.
  */
-async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task): Promise<{ stuckOn: TaskRef[]; waitingForSlot: { limit: number; held: TaskRef[] } | null }> {
-  if (task.status !== 'ready') return { stuckOn: [], waitingForSlot: null };
+async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task): Promise<{ stuckOn: TaskRef[]; waitingOn: TaskRef[]; waitingForSlot: { limit: number; held: TaskRef[] } | null }> {
+  if (task.status !== 'ready') return { stuckOn: [], waitingOn: [], waitingForSlot: null };
   const deps = await Promise.all(task.deps.map((id) => store.tasks.find(id)));
   const stuckOn = deps.flatMap((d) => (d && STUCK.has(d.status) ? [ref(d)] : []));
-  if (!slots || deps.some((d) => d?.status !== 'done')) return { stuckOn, waitingForSlot: null };
+  const waitingOn = deps.flatMap((d) => (d && d.status !== 'done' && !STUCK.has(d.status) ? [ref(d)] : []));
+  if (!slots || deps.some((d) => d?.status !== 'done')) return { stuckOn, waitingOn, waitingForSlot: null };
   const project = await store.projects.get(task.projectId);
   const inFlight = await store.tasks.list({ projectId: task.projectId, status: IN_FLIGHT_STATUSES, limit: 10_000 });
-  if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return { stuckOn, waitingForSlot: null };
+  if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return { stuckOn, waitingOn, waitingForSlot: null };
   const held = inFlight.filter((t) => t.claimedBy === slots.owner || (t.claimedBy === null && !remoteOf(project)));
-  return { stuckOn, waitingForSlot: { limit: slots.perProject, held: held.map(ref) } };
+  return { stuckOn, waitingOn, waitingForSlot: { limit: slots.perProject, held: held.map(ref) } };
 }
 
 /**

@@ -132,6 +132,9 @@ export const taskDetailResponse = z.strictObject({
   stuckOn: z
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
     .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, needing attention, or a superseded version); retry them, point the task at the newest version (give the same deps again), or drop them from deps'),
+  waitingOn: z
+    .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
+    .describe('for a ready task: its direct dependencies that are not done yet but on their way (running, queued, or waiting for a person at a gate or on a question); it starts when they are done'),
   waitingForSlot: z
     .strictObject({ limit: z.number().int(), held: z.array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() })) })
     .nullable()

@@ -7,7 +7,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { reviewedHead } from '../../core/reviewed.js';
 import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
-import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task } from '../../core/types.js';
+import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, type TaskStatus } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, findProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
@@ -154,10 +154,11 @@ function taskShow(task: Command, ctx: CliContext): void {
         ? `This change edits files that run code outside Maestro once merged: ${answer.runsElsewhere.map(oneLine).join(', ')} (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).\n\n`
         : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
+      const waits = answer.waitingOn?.length ? `${waitLine(answer.waitingOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
-      print(asked + blocked + steering + elsewhere + stuck + slot + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }
@@ -178,6 +179,16 @@ export function stuckLine(task: Task, stuckOn: ReadonlyArray<{ id: string; title
   const retry = waiting.length === 1 ? `maestro task retry ${waiting[0]!.id}` : 'maestro task retry <id>';
   const drop = `maestro task edit ${task.id} ${rest.length ? `--deps ${rest.join(',')}` : '--no-deps'}`;
   return `It cannot start: it depends on ${named(waiting)}. Retry that (${retry}) or drop it from its deps (${drop}).${repoint ? ` ${repoint}` : ''}`;
+}
+
+/**
+ * What a ready task waits for among its dependencies still on their way; one at a gate or asking a question waits
+ * for a person, and the line says how to answer it.
+ */
+export function waitLine(waitingOn: ReadonlyArray<{ id: string; title: string; status: string }>): string {
+  const person = (d: { id: string; status: string }) =>
+    GATE_STATUSES.includes(d.status as TaskStatus) ? `: it waits for your approval, maestro task approve ${d.id}` : d.status === 'awaiting_input' ? `: it asks you a question, maestro task show ${d.id}` : '';
+  return `It starts when its dependencies are done: ${waitingOn.map((d) => `${d.id} "${oneLine(d.title)}" (${d.status}${person(d)})`).join(', ')}.`;
 }
 
 /** Why a ready task whose dependencies are done does not start: its project's places on the daemon are taken. */
