@@ -82,14 +82,14 @@ describe('maestro CLI without a daemon', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Without a daemon: `init`, `doctor` and the knowledge commands/);
-    const usage = await cli(['task', 'create', 'x']);
+    const usage = await cli(['task', 'create']);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toContain("required option '--project <idOrName>' not specified");
+    expect(usage.stderr).toContain("missing required argument 'title'");
     expect((await cli(['task', 'list', '--status', 'sleeping'])).code).toBe(2);
     // With --json a script gets the usual error object on stdout, not commander's text.
-    const jsonUsage = await cli(['task', 'create', 'x', '--json']);
+    const jsonUsage = await cli(['task', 'create', '--json']);
     expect(jsonUsage.code).toBe(2);
-    expect(JSON.parse(jsonUsage.stdout)).toEqual({ error: { code: 'BAD_INPUT', message: "required option '--project <idOrName>' not specified" } });
+    expect(JSON.parse(jsonUsage.stdout)).toEqual({ error: { code: 'BAD_INPUT', message: "missing required argument 'title'" } });
     expect(jsonUsage.stderr).toBe('');
     // An option value out of range is a usage error too, said in one line, never a stack trace.
     for (const [args, said] of [[['serve', '--port', '99999'], 'a port is 0–65535, got "99999"'], [['observe', '--once', '--poll', '5'], 'a poll interval is an integer from 20 to 3600000 (ms, an hour), got "5"'], [['observe', '--once', '--poll', '99999999999'], 'a poll interval is an integer from 20 to 3600000 (ms, an hour), got "99999999999"']] as const) {
@@ -267,6 +267,24 @@ describe('maestro CLI against a daemon', () => {
       restore((await cli(['task', 'create', 'x', '--project', name, ...url])).stderr);
       const shown = (await cli(['project', 'show', name, ...url])).stdout;
       expect(shellWords(/\(`(maestro project restore .+)`\)/.exec(shown)![1]!).slice(-1), shown).toEqual([name]);
+    }));
+
+  it('task create without --project picks the project holding the folder it runs in, or the only one; else it names them and creates nothing', () =>
+    withDaemon(async (d) => {
+      const { cli, cliJson } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const none = await cli(['task', 'create', 'First', ...url]);
+      expect(none.stderr).toContain('No project yet: add one with `maestro project add <path>`.');
+      const [shopRepo, apiRepo] = [gitRepo(), gitRepo({ 'src/main.ts': '' })];
+      const shop = (await cliJson<{ project: Project }>(['project', 'add', shopRepo, '--name', 'shop', ...url])).body.project;
+      // Run outside every project: the only one.
+      expect((await cliJson<{ task: Task }>(['task', 'create', 'Only one', ...url])).body.task.projectId).toBe(shop.id);
+      const api = (await cliJson<{ project: Project }>(['project', 'add', apiRepo, '--name', 'api', ...url])).body.project;
+      expect((await cliJson<{ task: Task }>(['task', 'create', 'Here', ...url], undefined, join(apiRepo, 'src'))).body.task.projectId).toBe(api.id);
+      const unsure = await cli(['task', 'create', 'Where', ...url]);
+      expect(unsure.code).toBe(2);
+      expect(unsure.stderr).toContain('Name the project with --project (one of: ');
+      expect((await cliJson<{ tasks: Task[] }>(['task', 'list', ...url])).body.tasks.map((t) => t.title).sort()).toEqual(['Here', 'Only one']);
     }));
 
   it('adds a project, creates and lists tasks, approves and rejects gates, cancels and retries', () =>

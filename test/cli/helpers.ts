@@ -24,13 +24,14 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, PATH: path, HOME: tempDir('maestro-cli-home-'), ...extra };
 }
 
-export function startCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): ChildProcess {
-  return spawn(process.execPath, [...maestroArgs(), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `cwd`: the folder the CLI runs in (a command that picks the project holding it); Maestro's own checkout by default. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), cwd = ROOT): ChildProcess {
+  return spawn(process.execPath, [...maestroArgs(), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Runs the CLI to completion (asynchronously: the daemon under test lives in this process). */
-export function cli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
-  const child = startCli(args, env);
+export function cli(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
+  const child = startCli(args, env, cwd);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -41,8 +42,8 @@ export function cli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>
   });
 }
 
-export async function cliJson<T = Record<string, unknown>>(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; body: T; stderr: string }> {
-  const r = await cli([...args, '--json'], env);
+export async function cliJson<T = Record<string, unknown>>(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; body: T; stderr: string }> {
+  const r = await cli([...args, '--json'], env, cwd);
   let body: T;
   try {
     body = JSON.parse(r.stdout) as T;
@@ -91,8 +92,8 @@ export function waitForOutput(child: ChildProcess, text: string, sink: { out: st
 export function cliFor(home: string): { cli: typeof cli; cliJson: typeof cliJson; startCli: typeof startCli } {
   const withHome = (env: NodeJS.ProcessEnv = cleanEnv()) => ({ MAESTRO_HOME: home, ...env });
   return {
-    cli: (args, env) => cli(args, withHome(env)),
-    cliJson: (args, env) => cliJson(args, withHome(env)),
-    startCli: (args, env) => startCli(args, withHome(env)),
+    cli: (args, env, cwd) => cli(args, withHome(env), cwd),
+    cliJson: (args, env, cwd) => cliJson(args, withHome(env), cwd),
+    startCli: (args, env, cwd) => startCli(args, withHome(env), cwd),
   };
 }

@@ -3,10 +3,12 @@
  * built from them, project lookup by id or name, and plain-text tables.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Task } from '../../core/types.js';
-import { ApiClient } from '../../api/client.js';
+import { MaestroError } from '../../core/errors.js';
+import type { Project, Task } from '../../core/types.js';
+import { ApiClient, findProject } from '../../api/client.js';
 import { readTimeoutMs, type Env } from '../../config/env.js';
 import { printText } from '../output.js';
+import type { ProjectList } from '../../api/wire/responses.js';
 
 export interface ClientFlags {
   url?: string;
@@ -56,6 +58,18 @@ export function clientFor(flags: ClientFlags, env: Env): ApiClient {
 
 // Lives with the API client: the MCP server (below the CLI) asks it too.
 export { findProject } from '../../api/client.js';
+
+/** The project named by --project, else the one whose repository holds the current folder, else the only one. */
+export async function pickProject(client: ApiClient, named: string | undefined, cwd = process.cwd()): Promise<Project> {
+  if (named) return (await findProject(client, named)).project;
+  // An archived project is picked only by name.
+  const projects = (await client.get<ProjectList>('/api/projects')).projects.filter((p) => p.archivedAt === null);
+  const here = projects.filter((p) => cwd === p.repoPath || cwd.startsWith(`${p.repoPath}/`)).sort((a, b) => b.repoPath.length - a.repoPath.length)[0];
+  if (here) return here;
+  if (projects.length === 1) return projects[0]!;
+  throw new MaestroError('BAD_INPUT', projects.length ? `Name the project with --project (one of: ${projects.map((p) => p.name).join(', ')}).` : 'No project yet: add one with `maestro project add <path>`.');
+}
+
 
 /** Left-aligned columns; the last column is not padded. */
 export function table(rows: string[][]): string {

@@ -14,8 +14,8 @@ import type { Project } from '../../core/types.js';
 import { providerConfigSchema } from '../../executor/protocol/job.js';
 import type { ApiClient } from '../../api/client.js';
 import { action, printJson } from '../output.js';
-import { clientFor, findProject, print, withApi, type ClientFlags } from './common.js';
-import type { ProjectConfigResponse, ProjectList } from '../../api/wire/responses.js';
+import { clientFor, pickProject, print, withApi, type ClientFlags } from './common.js';
+import type { ProjectConfigResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
 export const PROVIDER_KINDS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'command', 'scripted'] as const;
@@ -130,17 +130,6 @@ export function setKey(config: Record<string, unknown>, key: string, value: unkn
   if (value === undefined) delete node[last];
   else node[last] = value;
   return copy;
-}
-
-/** The project named by --project, else the one whose repository holds the current folder, else the only one. */
-export async function pickProject(client: ApiClient, named: string | undefined, cwd = process.cwd()): Promise<Project> {
-  if (named) return (await findProject(client, named)).project;
-  // An archived project is picked only by name.
-  const projects = (await client.get<ProjectList>('/api/projects')).projects.filter((p) => p.archivedAt === null);
-  const here = projects.filter((p) => cwd === p.repoPath || cwd.startsWith(`${p.repoPath}/`)).sort((a, b) => b.repoPath.length - a.repoPath.length)[0];
-  if (here) return here;
-  if (projects.length === 1) return projects[0]!;
-  throw new MaestroError('BAD_INPUT', projects.length ? `Name the project with --project (one of: ${projects.map((p) => p.name).join(', ')}).` : 'No project yet: add one with `maestro project add <path>`.');
 }
 
 export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<ProjectConfigResponse> {

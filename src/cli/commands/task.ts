@@ -9,7 +9,7 @@ import { reviewedHead } from '../../core/reviewed.js';
 import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, type TaskStatus } from '../../core/types.js';
 import { action, printJson } from '../output.js';
-import { clientFor, findProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
+import { clientFor, pickProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
@@ -30,7 +30,7 @@ function parseStatuses(value: string): string[] {
 }
 
 interface CreateFlags extends ClientFlags {
-  project: string;
+  project?: string;
   priority?: number;
   complexity?: string;
   deps?: string;
@@ -101,7 +101,7 @@ function taskCreate(task: Command, ctx: CliContext): void {
     task
       .command('create <title>')
       .description('Create a task in a project.')
-      .requiredOption('--project <idOrName>', 'the project (id or name)')
+      .option('--project <idOrName>', 'the project (id or name; default: the one holding this folder, or the only one)')
       .option('--priority <n>', '0, 1 or 2 (P0 most urgent; default 1)', parsePriority)
       .addOption(new Option('--complexity <level>', 'how hard (picks the model tier; default medium)').choices(COMPLEXITIES))
       .option('--deps <ids>', 'comma-separated ids of tasks this one waits for')
@@ -115,7 +115,7 @@ function taskCreate(task: Command, ctx: CliContext): void {
     action(async (title: string, opts: CreateFlags) => {
       const ownedFiles = ownedFilesGiven(opts);
       const client = clientFor(opts, ctx.env);
-      const { project } = await findProject(client, opts.project);
+      const project = await pickProject(client, opts.project);
       const body = {
         projectId: project.id,
         title,
