@@ -55,6 +55,16 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
     const typed = await maestro(['search', 'nesting', '--type', 'knowhow', '--kg', '--json', '--workflow-root', dir]);
     expect(JSON.parse(typed.stdout).results.map((r: { sourceType: string }) => r.sourceType)).toEqual(['knowhow']);
 
+    // A listing that finds nothing says so: a type no entry has (a typo), with the types there are.
+    for (const args of [['load', '--type', 'tpi', '--list'], ['knowhow', 'list', '--type', 'tpi']]) {
+      const none = await maestro([...args, '--workflow-root', dir]);
+      expect(none.code, args.join(' ')).toBe(0);
+      expect(none.stdout, args.join(' ')).toBe('');
+      expect(none.stderr, args.join(' ')).toBe('maestro: no entry has type "tpi". The types here: knowhow, spec, tip.\n');
+    }
+    expect((await maestro(['load', '--type', 'tip', '--category', 'nowhere', '--workflow-root', dir])).stderr).toBe('maestro: no entry matches.\n');
+    expect((await maestro(['knowhow', 'list', '--type', 'tip', '--workflow-root', dir])).stdout).toContain('Flatten nesting with guards');
+
     const load = await maestro(['load', '--id', 'spec:project:coding-conventions-001', '--json', '--workflow-root', dir]);
     expect(JSON.parse(load.stdout).entries[0].title).toBe('Prefer early returns');
     const unknown = await maestro(['load', '--id', 'spec:project:coding-convention-01', '--workflow-root', dir]);

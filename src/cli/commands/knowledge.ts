@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import type { KnowledgeSearch } from '../../api/wire/knowledge.js';
 import { action, printJson } from '../output.js';
-import { brief, intOption, list, printEntry, printResults, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
+import { brief, intOption, list, printEntry, printResults, saidNothingListed, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import { registerKnowhow, registerSpec } from './specKnowhow.js';
 import type { CliContext } from '../context.js';
 
@@ -86,6 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
           if (!opts.list && !opts.type && !opts.category && !opts.keyword && !opts.tag) throw new MaestroError('BAD_INPUT', 'load needs --id, or --list / a filter (--type, --category, --keyword, --tag).');
           const entries = k.list({ type: opts.type, category: opts.category, keyword: opts.keyword, tag: opts.tag, includeDeprecated: opts.includeDeprecated });
           if (opts.json) return printJson({ count: entries.length, entries: opts.list ? entries.map(brief) : entries });
+          if (!entries.length) return saidNothingListed(k, opts.type);
           for (const e of entries) printEntry(e, Boolean(opts.list));
         });
       }),

@@ -76,6 +76,17 @@ export function printEntry(e: EntryLoad | ListedEntry, short: boolean): void {
   } else if (e.signature) say(`  ${e.filePath}:${e.line ?? ''}  ${e.signature}\n`);
 }
 
+/**
+ * What a listing that found nothing says, on stderr (the list on stdout stays empty): a `--type` no entry has (a
+ * typo; knowhow may declare types of its own, so none is refused), with the types there are; else that nothing
+ * matched the filters.
+ */
+export function saidNothingListed(k: Knowledge, type: string | undefined): void {
+  const types = [...new Set(k.list({ includeDeprecated: true }).flatMap((e) => [e.kind, e.type]))].sort();
+  if (type && !types.includes(type)) process.stderr.write(`maestro: no entry has type "${oneLine(type)}". The types here: ${types.join(', ') || 'none (no entry yet)'}.\n`);
+  else process.stderr.write('maestro: no entry matches.\n');
+}
+
 /** The writer of each kind's `supersede`: the same arguments and answer, so one command serves both. */
 const SUPERSEDERS = {
   spec: async () => (await import('../../knowledge/format/specWriter.js')).supersedeSpec,

@@ -6,7 +6,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { action, printJson, printText } from '../output.js';
 import { oneLine } from '../../lib/visible.js';
-import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
+import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, saidNothingListed, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import type { CliContext } from '../context.js';
 
 export function registerSpec(program: Command, ctx: CliContext): void {
@@ -204,6 +204,7 @@ function knowhowList(kh: Command, ctx: CliContext): void {
         await withKnowledge(opts, ctx.env, (k) => {
           const entries = k.list({ type: opts.type ?? 'knowhow', includeDeprecated: opts.includeDeprecated }).filter((e) => e.kind === 'knowhow');
           if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
+          if (!entries.length) return saidNothingListed(k, opts.type);
           for (const e of entries) printEntry(e, true);
         });
       }),

@@ -66,10 +66,13 @@ describe('honesty: a query with no real match', () => {
       expect(real.count).toBeGreaterThan(0);
       expect(real.noMatch).toBeUndefined();
       expect((await k.searchHybrid('service')).count).toBe(10);
-      // A filter that leaves nothing is named, not the words: they match, the type does not.
+      // A type no entry has is named, not the words: they match, the type does not; the types there are are listed.
       const filtered = await k.searchHybrid('service restarts', { type: 'nonesuch' });
       expect(filtered.count).toBe(0);
-      expect(filtered.noMatch).toBe('No entry matches "service restarts" among the entries with type "nonesuch": no entry there holds enough of its words (an entry must hold words carrying at least 5% of the query\'s weight, and stop words alone never match).');
+      expect(filtered.noMatch).toBe('No entry matches "service restarts": no entry has type "nonesuch". The types here: knowhow, tip.');
+      // A type there is, with none of its entries holding the words: the filter is named beside the words.
+      const typed = await k.searchHybrid('zyxwvu', { type: 'tip', category: 'ops' });
+      expect(typed.noMatch).toBe('No entry matches "zyxwvu" among the entries with type "tip", category "ops": no entry there holds enough of its words (an entry must hold words carrying at least 5% of the query\'s weight, and stop words alone never match).');
     } finally {
       k.close();
     }

@@ -138,16 +138,21 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
   // Narrowed by a filter, the filter is named: an unknown type read as if the words were at fault.
   const narrowed = Object.entries(stripUndefined({ type: filters.type, category: filters.category, tag: filters.tag, workspace: filters.workspace, status: filters.status })).map(([k, v]) => `${k} "${String(v)}"`);
   const among = narrowed.length ? ` among the entries with ${narrowed.join(', ')}` : '';
-  const noMatch = results.length ? undefined : noMatchMessage(db, query, among);
+  const noMatch = results.length ? undefined : noMatchMessage(db, query, among, filters.type);
   return { query, count: results.length, wikiCount: results.length, codeCount: 0, typeCounts, filtersApplied: stripUndefined(filters), diversity: balanced ? 'balanced' : 'off', exploration, ...(noMatch ? { noMatch } : {}), ...(named.length ? { named: named.length } : {}), results };
 }
 
 /**
  * Why a query found nothing, in the user's terms: an index with no entry at all has nothing to search (the words
- * are not at fault); otherwise no entry holds enough of the words (MIN_MATCH_SHARE, said as the rule it is).
+ * are not at fault); a `--type` no entry has (a typo: knowhow may declare types of its own, so none is refused),
+ * with the types there are; otherwise no entry holds enough of the words (MIN_MATCH_SHARE, said as the rule it is).
  */
-function noMatchMessage(db: Database.Database, query: string, among: string): string {
+function noMatchMessage(db: Database.Database, query: string, among: string, type: string | undefined): string {
   if (!countEntries(db)) return `No entry matches "${query}": there is no spec or knowhow entry to search here yet.`;
+  if (type) {
+    const types = db.prepare('SELECT kind FROM entries UNION SELECT type FROM entries WHERE type IS NOT NULL ORDER BY 1').pluck().all() as string[];
+    if (!types.includes(type)) return `No entry matches "${query}": no entry has type "${type}". The types here: ${types.join(', ')}.`;
+  }
   const rule = `an entry must hold words carrying at least ${MIN_MATCH_SHARE * 100}% of the query's weight, and stop words alone never match`;
   return `No entry matches "${query}"${among}: no entry${among ? ' there' : ''} holds enough of its words (${rule}).`;
 }
