@@ -58,6 +58,11 @@ describe('.maestro/config.json', () => {
     );
   });
 
+  it('refuses a model name that starts with "-": after --model an agent tool would read it as a flag of its own', () => {
+    const { repo, file } = repoWith(JSON.stringify({ models: { hard: '--yolo', easy: 'haiku' } }));
+    expect(() => loadProjectConfig(repo)).toThrow(`${file}: models.hard: a model name, not an option: it must not start with "-"`);
+  });
+
   it('refuses a check command with bytes that are not UTF-8, naming the file, the check and the bytes, instead of running it as U+FFFD', () => {
     const { repo, file } = repoWith(latin1('{"checks": {"lint": "npx eslint .", "test": "npm run t<e9>st", "e2e": ["npx", "playwright", "--grep", "caf<e9>"]}}'));
     const err = refusal(repo);

@@ -15,7 +15,7 @@ import { yaml, yamlErrorWhere } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { notJsonMessage } from '../lib/jsonError.js';
-import { checkSchema, limitsSchema, type CheckConfig, type Limits } from './protocol/job.js';
+import { checkSchema, limitsSchema, modelTiersSchema, type CheckConfig, type Limits } from './protocol/job.js';
 
 /** What the decoder put in for bytes that are not UTF-8. */
 const REPLACEMENT = '\ufffd';
@@ -57,7 +57,7 @@ function parseChecks(raw: unknown, utf8: boolean): { checks: CheckConfig[]; prob
 const projectConfigSchema = z.object({
   checks: z.unknown().optional(),
   limits: limitsSchema.partial().optional(),
-  models: z.object({ hard: z.string().min(1), medium: z.string().min(1), easy: z.string().min(1) }).partial().strict().optional(),
+  models: modelTiersSchema.optional(),
   mergeStrategy: z.enum(['ff-only', 'merge', 'no-ff']).optional(),
 }).strict();
 

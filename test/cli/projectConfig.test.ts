@@ -51,10 +51,13 @@ describe('maestro project add --provider / project config', () => {
 
       const incomplete = await cli(['project', 'config', 'set', 'provider.kind', 'command', ...project, ...url]);
       expect(incomplete.code).toBe(2);
-      expect(incomplete.stderr).toMatch(/Invalid provider: provider\.command: .*Nothing was saved/);
+      expect(incomplete.stderr).toContain('Invalid provider: provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"] (it is never run through a shell). Nothing was saved.');
+      // A command given as one string: the form it takes is shown.
+      const oneString = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', 'my-agent', ...project, ...url]);
+      expect(oneString.stderr).toContain('provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"]');
       const unknownKey = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.scirpt', '/x.yaml', ...project, ...url]);
       expect(unknownKey.code).toBe(2);
-      expect(unknownKey.stderr).toMatch(/provider\.script: .*expected string/);
+      expect(unknownKey.stderr).toContain('provider.script: a scripted provider needs the path of its YAML or JSON script (docs/scripted-agent.md)');
       expect(unknownKey.stderr).toMatch(/scirpt/);
       expect((await d.store.projects.get('bare')).config).toEqual({});
 

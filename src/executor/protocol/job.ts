@@ -47,6 +47,16 @@ export const DEFAULT_LIMITS = {
 /** A delay some timer waits (a timeout, a poll): at most MAX_TIMER_MS, as a larger one fires after 1 ms. */
 const timerMs = () => z.number().int().positive().max(MAX_TIMER_MS, MAX_TIMER_MESSAGE);
 
+/**
+ * A model name, as an agent tool gets it after `--model`: never one that starts with "-". A repository's
+ * `.maestro/config.json` names models, and `--model --yolo` would have a tool read the second as its own flag (one
+ * that lets a read-only review call act).
+ */
+const modelName = z.string().min(1).refine((name) => !name.startsWith('-'), 'a model name, not an option: it must not start with "-"');
+
+/** The model of each tier (`.maestro/config.json` `models`, a CLI provider's `models`). */
+export const modelTiersSchema = z.object({ hard: modelName, medium: modelName, easy: modelName }).partial().strict();
+
 const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 
 /** codex, gemini, cursor, opencode: the agent CLIs run in their JSONL mode (docs/agents.md). */
@@ -56,7 +66,7 @@ function cliProviderSchema<K extends CliToolKind>(kind: K) {
     /** The tool's executable (argv[0]); its usual name on PATH when absent. */
     executable: z.string().min(1).optional(),
     /** Model names per tier for this tool; `default` leaves the model to the tool. */
-    models: z.object({ hard: z.string().min(1), medium: z.string().min(1), easy: z.string().min(1) }).partial().strict().optional(),
+    models: modelTiersSchema.optional(),
     /** Arguments each permission mode adds, replacing the built-in ones. */
     permissions: z.partialRecord(z.enum(PERMISSION_MODES), z.array(z.string().min(1))).optional(),
     extraArgs: z.array(z.string().min(1)).optional(),
@@ -70,14 +80,14 @@ export const providerConfigSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('scripted'),
     /** Path of the YAML or JSON script (docs/scripted-agent.md). */
-    script: z.string().min(1),
+    script: z.string({ error: 'a scripted provider needs the path of its YAML or JSON script (docs/scripted-agent.md)' }).min(1),
     /** Optional NDJSON log of every call; also makes "fail N times" counts survive restarts. */
     callLog: z.string().min(1).optional(),
   }).strict(),
   z.object({
     kind: z.literal('command'),
     /** argv; `{model}` and `{prompt}` are replaced in each element. Never run through a shell. */
-    command: z.array(z.string().min(1)).min(1),
+    command: z.array(z.string().min(1), { error: 'the agent\'s argv as a list, such as ["my-agent","{prompt}"] (it is never run through a shell)' }).min(1),
     promptVia: z.enum(['stdin', 'arg']).default('stdin'),
     env: z.record(z.string(), z.string()).optional(),
   }).strict(),
