@@ -61,7 +61,10 @@ describe('maestro project add --provider / project config', () => {
       expect(unknownKey.stderr).toMatch(/scirpt/);
       expect((await d.store.projects.get('bare')).config).toEqual({});
 
-      expect((await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '["/nonexistent/agent","{prompt}"]', ...project, ...url])).code).toBe(0);
+      // Saved, and said at once: no task can run with it (the agent may be installed next).
+      const noAgent = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '["/nonexistent/agent","{prompt}"]', ...project, ...url]);
+      expect(noAgent.code).toBe(0);
+      expect(noAgent.stdout).toContain('Saved provider.kind, provider.command for project bare.\nProject bare cannot run tasks: its command agent /nonexistent/agent does not exist or is not executable.');
       const notThere = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
       expect(notThere.code).toBe(1);
       expect(notThere.stderr).toContain('its command agent /nonexistent/agent does not exist or is not executable');
@@ -70,14 +73,16 @@ describe('maestro project add --provider / project config', () => {
       const script = join(repo, 'agent.yaml');
       // A script that does not read as one is said when a task is made, with its line, not by the first run.
       writeFileSync(script, 'steps:\n  - match: { role: any }\n    actions:\n      - sing: true\n');
-      expect((await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, ...project, ...url])).code).toBe(0);
+      const savedBad = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, ...project, ...url]);
+      expect(savedBad.code).toBe(0);
+      expect(savedBad.stdout).toContain(`Project bare cannot run tasks: its agent script is invalid: ${script}:4`);
       const badScript = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
       expect(badScript.code).toBe(1);
       expect(badScript.stderr).toContain(`${script}:4`);
       writeFileSync(script, 'steps:\n  - match: { role: any }\n    actions:\n      - hang: true\n');
       const set = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.script', script, 'keepBranches', 'true', ...project, ...url]);
       expect(set.code).toBe(0);
-      expect(set.stdout).toContain('Saved provider.kind, provider.script, keepBranches for project bare.');
+      expect(set.stdout).toBe('Saved provider.kind, provider.script, keepBranches for project bare.\n');
       expect((await d.store.projects.get('bare')).config).toEqual({ provider: { kind: 'scripted', script }, keepBranches: true });
       expect((await cli(['project', 'config', 'get', 'provider.kind', ...project, ...url])).stdout).toBe('scripted\n');
       const all = await cliJson<{ config: Record<string, unknown> }>(['project', 'config', 'get', ...project, ...url]);

@@ -11,6 +11,7 @@ import { git } from '../../git/git.js';
 import { canonical, holds } from '../../lib/paths.js';
 import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import { checkScriptedPaths } from '../../daemon/scriptedPaths.js';
+import { providerFix } from '../../daemon/providerCheck.js';
 import type { ApiDeps } from '../deps.js';
 import { requestOrigin } from '../origin.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
@@ -129,7 +130,7 @@ function refuseSecondProject(projects: readonly Project[], given: string, repoPa
   throw new MaestroError('DUPLICATE_PROJECT', `${shown} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
 }
 
-export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home }: ApiDeps): void {
+export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home, providerProblem }: ApiDeps): void {
   // Answers carry the settings with every `env` value masked: an API client (the board included) never reads a key back.
   defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: maskSecrets(await store.projects.list()) }));
 
@@ -184,7 +185,9 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       await checkBaseBranchChange(stored.repoPath, stored.config, config);
       const from = requestOrigin(req);
       const { project, autoApproval } = await store.projects.updateConfig(params.id, config, (before) => ({ name: before.name, keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
-      return { project: maskSecrets(project), autoApproval };
+      // Saved all the same (the script may be written next), but said now rather than at the next task create.
+      const problem = project.archivedAt === null ? (providerProblem?.(project) ?? null) : null;
+      return { project: maskSecrets(project), autoApproval, cannotRun: problem ? providerFix(project, problem) : null };
     },
   );
 

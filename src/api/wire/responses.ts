@@ -46,6 +46,7 @@ export const projectListResponse = z.strictObject({ projects: z.array(projectSch
 export const projectResponse = z.strictObject({ project: projectSchema });
 export const projectConfigResponse = z.strictObject({
   project: projectSchema,
+  cannotRun: z.string().nullable().describe("why the project's tasks could not run with the settings saved (its agent provider as the daemon sees it: a script or command that is not there, no credentials), and the way out; else null. The settings are saved all the same"),
   autoApproval: z
     .strictObject({
       afterMs: z.number().int().nullable().describe('autoApproveAfterMs now; null: off'),

@@ -137,9 +137,9 @@ export async function saveConfig(client: ApiClient, project: Project, config: Re
   return client.request<ProjectConfigResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
 }
 
-/** The answer to a saved change, and what a change of auto-approval means for the tasks at a gate (core/autoApproval.ts). */
-function savedLine(said: string, { autoApproval }: ProjectConfigResponse): string {
-  return autoApproval ? `${said}: ${autoApprovalSentence(autoApproval)}.` : `${said}.`;
+/** The answer to a saved change: what a change of auto-approval means for the tasks at a gate (core/autoApproval.ts), and why its tasks could not run with it. */
+function savedLine(said: string, { autoApproval, cannotRun }: ProjectConfigResponse): string {
+  return `${autoApproval ? `${said}: ${autoApprovalSentence(autoApproval)}.` : `${said}.`}${cannotRun ? `\n${cannotRun}` : ''}`;
 }
 
 export function registerConfig(project: Command, ctx: CliContext): void {
