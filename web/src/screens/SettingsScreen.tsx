@@ -121,9 +121,10 @@ export function SettingsScreen() {
       return;
     }
     try {
-      const { project: saved, autoApproval } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>);
+      const { project: saved, autoApproval, cannotRun } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>);
       replace(saved);
-      setNote({ ok: true, text: savedText(t, autoApproval) });
+      // Saved all the same; that no task can run with it is said at once, in the daemon's words (as the CLI says it).
+      setNote(cannotRun ? { ok: false, text: `${savedText(t, autoApproval)} ${cannotRun}` } : { ok: true, text: savedText(t, autoApproval) });
     } catch (err) {
       setNote({ ok: false, text: (err as Error).message });
     }

@@ -59,8 +59,8 @@ describe('project settings on the board', () => {
       return new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no route' } }), { status: 404 });
     });
     render(<SettingsScreen />);
-    const save = async (config: Record<string, unknown>, autoApproval: unknown) => {
-      answer = { project: { ...project, config }, autoApproval };
+    const save = async (config: Record<string, unknown>, autoApproval: unknown, cannotRun: string | null = null) => {
+      answer = { project: { ...project, config }, autoApproval, cannotRun };
       fireEvent.change(screen.getByLabelText('Configuration (JSON)'), { target: { value: JSON.stringify(config) } });
       fireEvent.click(screen.getByRole('button', { name: 'Save' }));
       return (await screen.findByRole('status')).textContent;
@@ -74,5 +74,11 @@ describe('project settings on the board', () => {
     expect(await save({}, { afterMs: null, previousMs: 5000, waiting: 1 })).toBe('Saved. Every gate waits for a person again.');
     expect(screen.queryByText(/^Gates approve themselves/)).toBeNull();
     expect(await save({ keepBranches: true }, null)).toBe('Saved.');
+    // Saved, with why no task can run with it: an alert.
+    answer = { project: { ...project, config: { provider: { kind: 'scripted', script: '/repos/shop/gone.yaml' } } }, autoApproval: null, cannotRun: 'Project shop cannot run tasks: its agent script /repos/shop/gone.yaml does not exist.' };
+    fireEvent.change(screen.getByLabelText('Configuration (JSON)'), { target: { value: '{"provider": {"kind": "scripted", "script": "/repos/shop/gone.yaml"}}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    const said = await screen.findByText('Saved. Project shop cannot run tasks: its agent script /repos/shop/gone.yaml does not exist.');
+    expect(said.getAttribute('role')).toBe('alert');
   });
 });
