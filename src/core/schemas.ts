@@ -73,6 +73,9 @@ export const projectInputSchema = z
   .strict();
 export type ProjectInput = z.input<typeof projectInputSchema>;
 
+/** The longest plan a task holds: one a person writes, and a planner's answer (planParse.ts). */
+export const MAX_PLAN_CHARS = 1_000_000;
+
 /** What a person may set on a task, without defaults: an edit changes only the fields it names. A planner's subtasks are held to the same. */
 export const taskFields = {
   // One line of text: a line break or an escape sequence in a title broke `task list` and coloured the terminal.
@@ -85,7 +88,7 @@ export const taskFields = {
   complexity: z.enum(COMPLEXITIES),
   priority: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0, 1 or 2 (0 goes first)' }),
   deps: z.array(id).max(500),
-  plan: z.string().max(1_000_000).nullable(),
+  plan: z.string().max(MAX_PLAN_CHARS).nullable(),
   spec: z.string().max(1_000_000).nullable(),
   taskType: z.enum(TASK_TYPES).nullable(),
   scope: z.enum(TASK_SCOPES).nullable(),

@@ -15,3 +15,11 @@ describe('parsePlanOutput: the number of subtasks', () => {
     expect(() => parsePlanOutput(answer(3), 2)).toThrow('the plan has 3 subtasks, more than the limit of 2');
   });
 });
+
+describe('parsePlanOutput: the length of the answer', () => {
+  it('refuses an answer longer than a plan holds (the gate shows it and the task keeps it), naming both lengths', () => {
+    const long = 'x'.repeat(1_000_000) + '\n' + answer(1);
+    expect(() => parsePlanOutput(long, 100)).toThrow(new PlanParseError(`the answer is ${long.length.toLocaleString('en-US')} characters, more than a plan holds (1,000,000): answer with a short plan, the subtask table and the json block`));
+    expect(parsePlanOutput('x'.repeat(900_000) + '\n' + answer(1), 100).subtasks).toHaveLength(1);
+  });
+});

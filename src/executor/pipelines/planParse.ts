@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { findCycle } from '../../core/dag.js';
-import { taskFields } from '../../core/schemas.js';
+import { MAX_PLAN_CHARS, taskFields } from '../../core/schemas.js';
 import { COMPLEXITIES, type Complexity, type Priority } from '../../core/types.js';
 import { fencedBlocks } from './fencedBlocks.js';
 
@@ -63,6 +63,10 @@ function tooManySubtasks(raw: unknown, maxSubtasks: number): string | null {
 }
 
 export function parsePlanOutput(text: string, maxSubtasks: number): PlanResult {
+  // The whole answer is the plan the gate shows and the task keeps: held to the length a person's plan is.
+  if (text.length > MAX_PLAN_CHARS) {
+    throw new PlanParseError(`the answer is ${text.length.toLocaleString('en-US')} characters, more than a plan holds (${MAX_PLAN_CHARS.toLocaleString('en-US')}): answer with a short plan, the subtask table and the json block`);
+  }
   const blocks = fencedBlocks(text).map((m) => m[1]!);
   if (!blocks.length) throw new PlanParseError('no ```json block found; end the answer with a ```json block holding {"plan", "subtasks"}');
   let raw: unknown;
