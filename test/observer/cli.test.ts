@@ -65,6 +65,11 @@ describe('session discovery', () => {
 
 describe('maestro observe --once and maestro wiki, as processes', () => {
   it('observes the newest session and prints JSON; wiki audit / lint / maintain answer with exit codes', async () => {
+    // No wiki yet: maintain refuses, and makes none.
+    const noWiki = await maestro(['wiki', 'maintain']);
+    expect(noWiki.code).toBe(2);
+    expect(noWiki.stderr).toContain(`There is no wiki at ${join(repo, 'wiki')} (the folder's wiki/, or FLOW_WIKI_DIR / FLOW_ROOT_DIR): nothing to maintain, and nothing was written.`);
+    expect(existsSync(join(repo, 'wiki'))).toBe(false);
     // The project slug: basename "my_repo.v2", lowercased, [^\w]+ → "-".
     writeEntry(join(repo, 'wiki'), 'contexts/debug/C001-retry.md', { id: '"C001"', request: '"Where the retry policy is defined"', tags: ['proj:my_repo-v2'] }, '## 摘要\n\nsrc/retry.ts\n');
     mkdirSync(projectDir(), { recursive: true });

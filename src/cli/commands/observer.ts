@@ -4,6 +4,7 @@
  * The observer is imported inside each action, so registering these commands
  * costs the other commands nothing.
  */
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { existingDir, integerOption } from '../input.js';
 import type { SessionView } from '../../api/wire/observer.js';
@@ -133,6 +134,10 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
     .action(
       action(async (opts: { listAudits?: boolean; dryRun?: boolean; json?: boolean }) => {
         const config = await observerConfig(ctx.env);
+        // Upkeep of a wiki that is there: run in any other folder it made one, and said it had rebuilt its index.
+        if (!existsSync(config.wikiRoot)) {
+          throw new MaestroError('BAD_INPUT', `There is no wiki at ${config.wikiRoot} (the folder's wiki/, or FLOW_WIKI_DIR / FLOW_ROOT_DIR): nothing to maintain, and nothing was written. Run it in the project whose wiki it is; \`maestro observe\` makes one.`);
+        }
         const [{ listAudits }, { applyMaintenance, buildMaintenanceReport }] = await Promise.all([import('../../observer/upkeep/audit.js'), import('../../observer/upkeep/maintain.js')]);
         if (opts.listAudits) {
           const audits = listAudits(config.wikiRoot);
