@@ -25,3 +25,8 @@ export function dataVersion(db: Database.Database): number {
 export function countEntries(db: Database.Database): number {
   return db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
 }
+
+/** Every kind (spec, knowhow, wiki) and type (tip, recipe, context…) the indexed entries have, sorted: what `--type` takes. */
+export function entryTypes(db: Database.Database): string[] {
+  return db.prepare('SELECT kind FROM entries UNION SELECT type FROM entries WHERE type IS NOT NULL ORDER BY 1').pluck().all() as string[];
+}

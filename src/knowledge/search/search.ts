@@ -11,7 +11,7 @@ import { applySeededExploration, decayClock } from './exploration.js';
 import type { KnowledgeEntry } from '../format/entry.js';
 import { bumpExposure } from '../index/exposure.js';
 import { namedEntries } from '../index/namedEntries.js';
-import { countEntries } from '../index/readEntries.js';
+import { countEntries, entryTypes } from '../index/readEntries.js';
 import { contentTerms, corpusStats, fetchByRowids, fetchCandidates, isStopWord, onlyStopWords, termWeights, type Candidate, type SearchFilters } from '../index/query.js';
 import { bm25fQuery, bm25fScore, bm25fTerms, fieldTexts, prefixKeys } from './bm25f.js';
 import { FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedbackTerms } from './feedback.js';
@@ -150,7 +150,7 @@ export function searchIndex(db: Database.Database, query: string, opts: SearchOp
 function noMatchMessage(db: Database.Database, query: string, among: string, type: string | undefined): string {
   if (!countEntries(db)) return `No entry matches "${query}": there is no spec or knowhow entry to search here yet.`;
   if (type) {
-    const types = db.prepare('SELECT kind FROM entries UNION SELECT type FROM entries WHERE type IS NOT NULL ORDER BY 1').pluck().all() as string[];
+    const types = entryTypes(db);
     if (!types.includes(type)) return `No entry matches "${query}": no entry has type "${type}". The types here: ${types.join(', ')}.`;
   }
   const rule = `an entry must hold words carrying at least ${MIN_MATCH_SHARE * 100}% of the query's weight, and stop words alone never match`;
