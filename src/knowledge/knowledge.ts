@@ -16,7 +16,7 @@ import type { SearchFilters } from './index/query.js';
 import { indexFindings, openIndex, rebuildIndex, syncIndex, type IndexHandle, type SyncReport } from './index/store.js';
 import { resolveAlias, sidCarriers } from './index/resolveAlias.js';
 import { knownIds } from './index/knownIds.js';
-import { allEntries, countEntries, dataVersion, entryById } from './index/readEntries.js';
+import { allEntries, countEntries, dataVersion, entryById, entryTypes } from './index/readEntries.js';
 import { listEntries, type ListFilters } from './index/listEntries.js';
 import { hasCodeSymbols } from './index/codeIndexState.js';
 import { buildKeywordIndex, type KeywordHit, type KeywordIndex } from './search/keywordIndex.js';
@@ -93,6 +93,8 @@ export interface Knowledge {
   neighbors(id: string, rel?: string): GraphNeighbor[];
   traverse(id: string, depth?: number, rel?: string): ReturnType<typeof traverse>;
   keywordIndex(): KeywordIndex;
+  /** Every kind and type the indexed entries have, sorted: what `--type` can name. */
+  types(): string[];
   /**
    * What a run's brief reads (lifecycle/briefSearch.ts). The spec and knowhow files are checked first, whatever the
    * scan throttle: a spec promoted just before the run is in its brief. The wiki and the run ledgers are not: their
@@ -322,6 +324,7 @@ export function openKnowledge(opts: KnowledgeOptions): Knowledge {
     neighbors: (id, rel) => synced(() => neighbors(db, resolveAlias(db, id) ?? id, rel)),
     traverse: (id, depth, rel) => synced(() => traverse(db, resolveAlias(db, id) ?? id, depth, rel)),
     keywordIndex: () => synced(() => keywordsOf(o), false),
+    types: () => synced(() => entryTypes(db), false),
     brief: (text, limits) => readBrief(o, text, limits),
     close: () => handle.close(),
   };

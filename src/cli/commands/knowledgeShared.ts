@@ -82,7 +82,7 @@ export function printEntry(e: EntryLoad | ListedEntry, short: boolean): void {
  * matched the filters.
  */
 export function saidNothingListed(k: Knowledge, type: string | undefined): void {
-  const types = [...new Set(k.list({ includeDeprecated: true }).flatMap((e) => [e.kind, e.type]))].sort();
+  const types = k.types();
   if (type && !types.includes(type)) process.stderr.write(`maestro: no entry has type "${oneLine(type)}". The types here: ${types.join(', ') || 'none (no entry yet)'}.\n`);
   else process.stderr.write('maestro: no entry matches.\n');
 }
