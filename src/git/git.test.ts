@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { budget } from '../../test/helpers/budget.js';
 import { diffStats, diffText, ownedMatcher } from './diff.js';
 import { assertRepository, git, observeGit, trackedFiles } from './git.js';
 import { assertMainCheckout, mergeInProgress, mergeIntoMain } from './merge.js';
@@ -152,12 +154,18 @@ describe('git', () => {
 
   it('tells a change from ownedFiles whatever glob a task owns: one of many `**` is matched in one pass, not tried every way', async () => {
     // As a regular expression, `**a` fourteen times then `!` (a person's, or a planner's subtask) took hours for
-    // this one changed file (84 s at twelve): the worker's diff gate never ended, nor did its run.
+    // one 40-character path (84 s at twelve): the worker's diff gate never ended, nor did its run. Matched in a
+    // process of its own with a time limit, so a matcher that backtracks fails this test instead of holding the suite.
+    const script = `
+      const { ownedMatcher } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'diff.ts')).href)});
+      const path = 'a'.repeat(40);
+      console.log(JSON.stringify([ownedMatcher(['${'**a'.repeat(14)}!'])(path), ownedMatcher(['${'**a'.repeat(14)}'])(path)]));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: budget(60_000), encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual([false, true]);
     const wt = await ensureWorktree(spec('R'));
     commit(wt.path, 'a'.repeat(40), 'x\n');
-    const stats = await diffStats(wt.path, 'main', 'HEAD', [`${'**a'.repeat(14)}!`]);
-    expect(stats.outsideOwned).toEqual(['a'.repeat(40)]);
-    expect((await diffStats(wt.path, 'main', 'HEAD', ['**a'.repeat(14)])).outsideOwned).toEqual([]);
+    expect((await diffStats(wt.path, 'main', 'HEAD', [`${'**a'.repeat(3)}!`])).outsideOwned).toEqual(['a'.repeat(40)]);
+    expect((await diffStats(wt.path, 'main', 'HEAD', ['**a'.repeat(3)])).outsideOwned).toEqual([]);
   });
 });
 
