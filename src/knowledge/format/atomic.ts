@@ -10,6 +10,6 @@ export interface AtomicWriteHooks {
   beforeRename?: (tmpPath: string) => void;
 }
 
-export function writeFileAtomic(target: string, data: string, hooks: AtomicWriteHooks = {}): void {
+export function writeFileAtomic(target: string, data: string | Uint8Array, hooks: AtomicWriteHooks = {}): void {
   atomicWrite(target, data, { tmp: 'fixed', ...(hooks.beforeRename ? { beforeRename: hooks.beforeRename } : {}) });
 }

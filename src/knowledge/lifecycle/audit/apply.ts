@@ -36,8 +36,8 @@ export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): Au
         n++;
       }
     } catch (err) {
-      // Roll back from the backup: all or nothing.
-      for (const f of files) writeFileAtomic(f, readFileSync(join(backupDir, relative(root.projectDir, f)), 'utf8'));
+      // Roll back from the backup, byte for byte: all or nothing.
+      for (const f of files) writeFileAtomic(f, readFileSync(join(backupDir, relative(root.projectDir, f))));
       throw err;
     }
     mkdirSync(dirname(log), { recursive: true });

@@ -12,7 +12,9 @@ import { reconcileSource, runSource } from '../reconcile/receipt.js';
 import { stage } from '../session/ops.js';
 import { createRun, createSession } from '../session/store.js';
 import { parseSpecText } from '../../format/specParser.js';
+import { applyPlan } from './apply.js';
 import { audit } from './audit.js';
+import type { PlanAction } from './context.js';
 import { createLifecycleContext } from '../context.js';
 
 // What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
@@ -87,6 +89,20 @@ describe('knowledge audit', () => {
     const log = readFileSync(join(p.root.workflowDir, '.knowledge-audit', 'audit-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(log.map((l) => l.target_id)).toEqual(['S-20260105-bbbb', 'S-20260106-cccc']);
     expect(audit(lc, p.root, { scope: 'spec', prune: true }).prune_plan).toEqual([]);
+  });
+
+  it('a plan that fails part way puts every file it backed up back byte for byte, bytes that are not UTF-8 included', () => {
+    const { p, file } = setup();
+    // A successor's file is backed up and restored with the rest; one that is not UTF-8 text must come back as it was,
+    // not with U+FFFD for its byte 0xE9.
+    const latin1 = join(p.root.workflowDir, 'specs', 'notes.md');
+    const bytes = Buffer.concat([Buffer.from('# Caf'), Buffer.from([0xe9]), Buffer.from('\r\n')]);
+    writeFileSync(latin1, bytes);
+    const action = (target_id: string): PlanAction => ({ id: `P-${target_id}`, store: 'spec', action: 'deprecate', target_id, target_file: '.workflow/specs/coding-conventions.md', successor_id: 'S-20260101-aaaa', successor_file: '.workflow/specs/notes.md', reason: 'exact-duplicate' });
+    expect(() => applyPlan(p.root, [action('S-20260105-bbbb'), action('S-20991231-none')], new Date('2026-08-20T02:19:16.123Z'))).toThrow(/S-20991231-none/);
+    expect(readFileSync(file, 'utf8')).toBe(DUPS);
+    expect(readFileSync(latin1)).toEqual(bytes);
+    expect(existsSync(join(p.root.workflowDir, '.knowledge-audit'))).toBe(false);
   });
 
   it('does not deprecate an entry that a fresh pending candidate targets, unless --force', () => {
