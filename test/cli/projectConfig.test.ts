@@ -52,6 +52,13 @@ describe('maestro project add --provider / project config', () => {
       const incomplete = await cli(['project', 'config', 'set', 'provider.kind', 'command', ...project, ...url]);
       expect(incomplete.code).toBe(2);
       expect(incomplete.stderr).toContain('Invalid provider: provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"] (it is never run through a shell). Nothing was saved.');
+      // Setting the kind starts the provider afresh, so its keys one command at a time never get there: said.
+      expect(incomplete.stderr).toContain(`Set a provider's kind and its keys in one command, e.g. maestro project config set provider.kind command provider.command '["my-agent","{prompt}"]'.`);
+      const noKind = await cli(['project', 'config', 'set', 'provider.command', '["my-agent","{prompt}"]', ...project, ...url]);
+      expect(noKind.code).toBe(2);
+      expect(noKind.stderr).toContain('Invalid provider: provider.kind: not set: one of scripted, command, claude, codex, gemini, cursor, opencode. Nothing was saved. Set a provider');
+      const badKind = await cli(['project', 'config', 'set', 'provider.kind', 'claude-code', ...project, ...url]);
+      expect(badKind.stderr).toContain('provider.kind: "claude-code" is not a provider kind: one of scripted, command');
       // A command given as one string: the form it takes is shown.
       const oneString = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', 'my-agent', ...project, ...url]);
       expect(oneString.stderr).toContain('provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"]');

@@ -70,13 +70,19 @@ function scriptFile(path: string): string {
   return file;
 }
 
-/** The runner's schema, with each problem named by its dotted key. */
-export function checkProvider(provider: unknown): void {
+/** The runner's schema, with each problem named by its dotted key; `hint` is said after them. */
+export function checkProvider(provider: unknown, hint = ''): void {
   const parsed = providerConfigSchema.safeParse(provider);
   if (parsed.success) return;
   const problems = parsed.error.issues.map((i) => `${['provider', ...i.path].join('.')}: ${i.message}`);
-  throw new MaestroError('BAD_INPUT', `Invalid provider: ${problems.join('; ')}. Nothing was saved.`, { details: { problems } });
+  throw new MaestroError('BAD_INPUT', `Invalid provider: ${problems.join('; ')}. Nothing was saved.${hint}`, { details: { problems } });
 }
+
+/**
+ * Said when `config set` leaves a provider invalid: setting provider.kind starts the provider afresh (setKey), and
+ * a kind's other keys cannot be set before it, so one key at a time never gets there.
+ */
+const ONE_COMMAND = ` Set a provider's kind and its keys in one command, e.g. maestro project config set provider.kind command provider.command '["my-agent","{prompt}"]'.`;
 
 /**
  * A value as typed: JSON when it parses (numbers, booleans, arrays, objects, "quoted"), else the text itself. A number
@@ -133,7 +139,7 @@ export function setKey(config: Record<string, unknown>, key: string, value: unkn
 }
 
 export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<ProjectConfigResponse> {
-  if (config.provider !== undefined) checkProvider(config.provider);
+  if (config.provider !== undefined) checkProvider(config.provider, ONE_COMMAND);
   return client.request<ProjectConfigResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
 }
 

@@ -76,6 +76,13 @@ function cliProviderSchema<K extends CliToolKind>(kind: K) {
   }).strict();
 }
 
+/** A provider whose kind is missing or unknown, said without zod's "Invalid discriminator value". */
+function providerKindSaid(input: unknown): string {
+  const kind = input && typeof input === 'object' ? (input as { kind?: unknown }).kind : undefined;
+  const said = kind === undefined ? 'not set' : `${JSON.stringify(kind)} is not a provider kind`;
+  return `${said}: one of scripted, command, claude, ${CLI_TOOL_KINDS.join(', ')}`;
+}
+
 export const providerConfigSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('scripted'),
@@ -98,7 +105,7 @@ export const providerConfigSchema = z.discriminatedUnion('kind', [
     env: z.record(z.string(), z.string()).optional(),
   }).strict(),
   ...CLI_TOOL_KINDS.map((kind) => cliProviderSchema(kind)),
-]);
+], { error: (issue) => (issue.code === 'invalid_union' ? providerKindSaid(issue.input) : undefined) });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
 export const checkSchema = z.object({
