@@ -40,7 +40,7 @@ describe('HealthMonitor', () => {
     monitor.remote('p1', { path: '/srv/git/web.git', message: 'The shared remote /srv/git/web.git of project web cannot be reached: …' });
     monitor.remote('p1', { path: '/srv/git/web.git', message: 'said again' });
     expect(monitor.claimPaused).toBe(false);
-    expect(reports).toEqual([{ ok: false, conditions: [{ code: 'REMOTE_UNREACHABLE', path: '/srv/git/web.git', message: expect.stringContaining('cannot be reached'), since: 7 }] }]);
+    expect(reports).toEqual([{ ok: false, conditions: [{ code: 'REMOTE_UNREACHABLE', path: '/srv/git/web.git', message: expect.stringContaining('cannot be reached'), since: 7, projectId: 'p1' }] }]);
     monitor.probe(); // the probe decides the disk's conditions only
     expect(monitor.report().conditions).toHaveLength(1);
     monitor.remote('p1', null);
@@ -59,7 +59,7 @@ describe('HealthMonitor', () => {
     now = 8;
     monitor.projectFolders([gone]);
     expect(monitor.claimPaused).toBe(false);
-    expect(reports).toEqual([{ ok: false, conditions: [{ code: 'PROJECT_FOLDER_MISSING', path: '/home/me/web', message: gone.message, since: 7 }] }]);
+    expect(reports).toEqual([{ ok: false, conditions: [{ code: 'PROJECT_FOLDER_MISSING', path: '/home/me/web', message: gone.message, since: 7, projectId: 'p1' }] }]);
     // Another one goes missing: the first keeps its time; then both are back.
     monitor.projectFolders([gone, { ...gone, projectId: 'p2', path: '/home/me/api', message: 'The folder /home/me/api …' }]);
     expect(reports.at(-1)!.conditions.map((c) => [c.path, c.since])).toEqual([['/home/me/web', 7], ['/home/me/api', 8]]);

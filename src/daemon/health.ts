@@ -35,6 +35,8 @@ export interface HealthCondition {
   path: string;
   message: string;
   since: number;
+  /** The project it holds back (REMOTE_UNREACHABLE, PROJECT_FOLDER_MISSING); absent for one that holds the whole daemon. */
+  projectId?: string;
 }
 
 export interface HealthReport {
@@ -134,7 +136,7 @@ export class HealthMonitor {
    */
   remote(projectId: string, unreachable: { path: string; message: string } | null): void {
     if (unreachable === null ? !this.remotes.delete(projectId) : this.remotes.has(projectId)) return;
-    if (unreachable) this.remotes.set(projectId, { code: 'REMOTE_UNREACHABLE', ...unreachable, since: this.opts.now() });
+    if (unreachable) this.remotes.set(projectId, { code: 'REMOTE_UNREACHABLE', ...unreachable, since: this.opts.now(), projectId });
     this.opts.onChange(this.report());
   }
 
@@ -142,7 +144,7 @@ export class HealthMonitor {
   projectFolders(missing: readonly { projectId: string; path: string; message: string }[]): void {
     const same = missing.length === this.folders.size && missing.every((m) => this.folders.get(m.projectId)?.message === m.message);
     if (same) return;
-    this.folders = new Map(missing.map(({ projectId, path, message }) => [projectId, this.folders.get(projectId)?.message === message ? this.folders.get(projectId)! : { code: 'PROJECT_FOLDER_MISSING', path, message, since: this.opts.now() }]));
+    this.folders = new Map(missing.map(({ projectId, path, message }) => [projectId, this.folders.get(projectId)?.message === message ? this.folders.get(projectId)! : { code: 'PROJECT_FOLDER_MISSING', path, message, since: this.opts.now(), projectId }]));
     this.opts.onChange(this.report());
   }
 

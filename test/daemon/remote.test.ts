@@ -16,6 +16,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { silentServer } from '../helpers/silentServer.js';
 import { poll, until } from '../helpers/wait.js';
+import { cliFor } from '../cli/helpers.js';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/plan-one.yaml', import.meta.url));
 /** The agent asks first: its run ends (and pushes its branch) only once the test has replied. */
@@ -82,6 +83,17 @@ describe('a shared remote that does not answer', () => {
       return h.conditions.length ? h : null;
     }, 'the unreachable remote in GET /api/health', 60_000);
     expect(report).toMatchObject({ ok: false, conditions: [expect.objectContaining({ code: 'REMOTE_UNREACHABLE', path: remote, message: expect.stringContaining(`The shared remote ${remote} of project web cannot be reached`) })] });
+    // The task and `maestro status` say what holds it back, not only the health report and doctor.
+    const heldBack = async (id: string) => ((await d!.app.inject({ method: 'GET', url: `/api/tasks/${id}` })).json() as { heldBack: Health['conditions'] }).heldBack;
+    expect(await heldBack(t.id)).toEqual(report.conditions);
+    const { cli } = cliFor(d.config.home);
+    expect((await cli(['task', 'show', t.id, '--url', d.url])).stdout).toMatch(new RegExp(`^This daemon holds it back: The shared remote ${remote} of project web cannot be reached: .* No task of the project is claimed until it answers`, 'm'));
+    const status = await cli(['status', '--url', d.url]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`Daemon running at ${d.url}\n  REMOTE_UNREACHABLE: The shared remote ${remote} of project web cannot be reached`);
+    const other = await store.projects.create({ name: 'local', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script: SCRIPT } } });
+    const elsewhere = await store.tasks.create({ projectId: other.id, title: 'Another project', complexity: 'medium' });
+    expect(await heldBack(elsewhere.id)).toEqual([]);
     // Ticks over three retry windows, the remote tried again in each: said once, and the task untouched.
     await ticksOver(d, 3);
     expect(unreachable(d)).toHaveLength(1);
@@ -92,6 +104,7 @@ describe('a shared remote that does not answer', () => {
     bareRemote(root);
     await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote answers', 120_000);
     expect(await health(d)).toMatchObject({ ok: true, conditions: [] });
+    expect(await heldBack(t.id)).toEqual([]);
     expect(d.logs.some((l) => l.includes(`the shared remote ${remote} answers again`))).toBe(true);
     expect(await statusesOf(d, t.id)).not.toContain('needs_attention');
   });
@@ -117,6 +130,8 @@ describe('a shared remote that does not answer', () => {
     // The task says why it waits (once, however many ticks), for the boards of daemons that can reach the remote.
     const why = (await store.events.list({ taskId: t.id, type: 'run.waiting' })).events.map((e) => e.payload);
     expect(why).toEqual([{ kind: expect.any(String), owner: d.orchestrator.owner, reason: expect.stringContaining(`The shared remote ${remote} of project web cannot be reached`) }]);
+    const detail = (await d.app.inject({ method: 'GET', url: `/api/tasks/${t.id}` })).json() as { heldBack: Health['conditions'] };
+    expect(detail.heldBack).toEqual([expect.objectContaining({ code: 'REMOTE_UNREACHABLE', path: remote, projectId: p.id })]);
 
     renameSync(`${remote}.away`, remote);
     await until(bus, async () => (await store.tasks.get(t.id)).status === 'done', 'the task done once the remote is back', 120_000);

@@ -25,7 +25,7 @@ import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
-import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse } from '../wire/responses.js';
+import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
 const who = whoSchema;
@@ -92,7 +92,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
     return {
       task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), ...(await gateFiles(review, task)),
-      ...(await whyNotStarted(store, deps.slots, task)), diffGate: await diffGateRefusal(store, task, runs),
+      ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs),
     };
   });
@@ -193,6 +193,17 @@ async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task):
   if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return { stuckOn, waitingOn, waitingForSlot: null };
   const held = inFlight.filter((t) => t.claimedBy === slots.owner || (t.claimedBy === null && !remoteOf(project)));
   return { stuckOn, waitingOn, waitingForSlot: { limit: slots.perProject, held: held.map(ref) } };
+}
+
+/**
+ * This daemon's conditions (GET /api/health) that hold a task back: any of them keeps a ready task from being claimed
+ * (one of the whole daemon pauses every claim); its project's (a shared remote it cannot reach, a folder that is gone)
+ * also hold one it has claimed, which waits with its claim, and a merge.
+ */
+function heldBack(deps: ApiDeps, task: Task): HealthResponse['conditions'] {
+  const claimed = IN_FLIGHT_STATUSES.includes(task.status) && task.status !== 'awaiting_input';
+  if (task.status !== 'ready' && !claimed) return [];
+  return (deps.health?.().conditions ?? []).filter((c) => c.projectId === task.projectId || (c.projectId === undefined && task.status === 'ready'));
 }
 
 /**

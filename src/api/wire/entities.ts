@@ -164,7 +164,7 @@ export const checkViewSchema = z.strictObject({
 export const verdictViewSchema = z.strictObject({ reviewer: z.string(), verdict: z.enum(['approve', 'reject']), summary: z.string(), runId: z.string(), round: z.number().int().positive() });
 export const findingViewSchema = z.strictObject({ reviewer: z.string(), severity: z.string(), file: z.string().nullable(), line: z.number().nullable(), message: z.string(), runId: z.string(), round: z.number().int().positive() });
 
-export const healthConditionSchema = z.strictObject({ code: z.enum(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE', 'PROJECT_FOLDER_MISSING', 'SCHEMA_NEWER']), path: z.string(), message: z.string(), since: epochMs });
+export const healthConditionSchema = z.strictObject({ code: z.enum(['DISK_FULL', 'HOME_READ_ONLY', 'REMOTE_UNREACHABLE', 'PROJECT_FOLDER_MISSING', 'SCHEMA_NEWER']), path: z.string(), message: z.string(), since: epochMs, projectId: z.string().optional() });
 
 export const agentToolStatusSchema = z.strictObject({
   kind: z.enum(['claude', 'codex', 'gemini', 'cursor', 'opencode']),

@@ -4,7 +4,7 @@ import { MaestroError } from '../../core/errors.js';
 import { EXIT_ERROR, action, printJson } from '../output.js';
 import { clientFor, print, withApi, type ClientFlags } from './common.js';
 import { formatCounts } from './project.js';
-import type { ProjectDetail, ProjectList } from '../../api/wire/responses.js';
+import type { HealthResponse, ProjectDetail, ProjectList } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -24,14 +24,17 @@ export function register(program: Command, ctx: CliContext): void {
         process.exitCode = EXIT_ERROR;
         return;
       }
+      const { conditions } = await client.get<HealthResponse>('/api/health');
       const { projects } = await client.get<ProjectList>('/api/projects');
       const rows = [];
       for (const p of projects) {
         const { tasksByStatus } = await client.get<ProjectDetail>(`/api/projects/${encodeURIComponent(p.id)}`);
         rows.push({ id: p.id, name: p.name, repoPath: p.repoPath, tasksByStatus });
       }
-      if (opts.json) return printJson({ daemon: { url: client.baseUrl, running: true }, projects: rows });
+      if (opts.json) return printJson({ daemon: { url: client.baseUrl, running: true, conditions }, projects: rows });
       print(`Daemon running at ${client.baseUrl}`);
+      // What holds its work back (a full disk, a remote it cannot reach) is said here too, not only by doctor.
+      for (const c of conditions) print(`  ${c.code}: ${c.message}`);
       if (!rows.length) print('No projects yet. Add one with `maestro project add <path>`.');
       for (const r of rows) print(`  ${r.name} (${r.id}): ${formatCounts(r.tasksByStatus)}`);
     }),

@@ -156,9 +156,10 @@ function taskShow(task: Command, ctx: CliContext): void {
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const waits = answer.waitingOn?.length ? `${waitLine(answer.waitingOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
+      const held = answer.heldBack?.length ? `${answer.heldBack.map((c) => `This daemon holds it back: ${oneLine(c.message)}`).join('\n')}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
     }),
   );
 }
