@@ -161,7 +161,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
       onHealth = () => {};
     });
     const observer = createObserver(config, options, bus, logError);
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, knowledge, observer, repos: orchestrator.repos, logError });
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError });
     observer.start();
     cleanups.push(() => observer.stop());
     // After a request that wrote: its events went out at commit; without a NOTIFY listener, other processes' are read now too.
@@ -324,6 +324,8 @@ interface ApiParts {
   health: HealthMonitor;
   /** How agents run here, for GET /api/health. */
   sandbox: AgentSandboxState;
+  /** The database's name as the log gives it (db.name: the password hidden), for GET /api/health. */
+  database: string;
   knowledge: KnowledgeService;
   observer: ObserverService;
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
@@ -332,7 +334,7 @@ interface ApiParts {
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
-async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, knowledge, observer, repos, logError }: ApiParts): Promise<FastifyInstance> {
+async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, observer, repos, logError }: ApiParts): Promise<FastifyInstance> {
   // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
   const repoFor = (project: Project) => {
     const work = workRepoOf(config.home, project);
@@ -355,7 +357,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

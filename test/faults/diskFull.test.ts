@@ -66,11 +66,17 @@ describe.skipIf(!mountable)('disk full', () => {
     // Ticks run (the database takes writes) but claim nothing while the disk is full.
     for (let i = 0; i < 3; i++) await daemon.orchestrator.tick();
     expect(await store.tasks.get(task.id)).toMatchObject({ status: 'ready', claimedBy: null });
-    expect((await daemonRequest(daemon, 'GET', `/api/tasks/${task.id}`)).status).toBe(200);
-    // maestro doctor reports the daemon's condition.
-    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: tempDir(), MAESTRO_TOKEN: daemon.token! }));
+    // The task says what holds it back.
+    expect((await daemonRequest<{ heldBack: unknown }>(daemon, 'GET', `/api/tasks/${task.id}`)).body.heldBack).toEqual(full.conditions);
+    // maestro doctor reports the daemon's condition; run with another home, it says the daemon's database is not the one it checked.
+    const elsewhere = tempDir();
+    const doctor = await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: elsewhere, MAESTRO_TOKEN: daemon.token! }));
     expect(doctor.code).toBe(1);
     expect(doctor.body.checks).toContainEqual({ name: 'daemon health', status: 'fail', detail: expect.stringMatching(/^DISK_FULL: No space left on the disk holding/) });
+    expect(doctor.body.checks).toContainEqual({ name: 'daemon database', status: 'warn', detail: `the daemon at ${daemon.url} uses ${daemon.config.database}, not sqlite:${join(elsewhere, 'maestro.db')}, which these settings name and the database check above looked at: give doctor the daemon's database (--database or MAESTRO_DATABASE) to check that one` });
+    const same = await cliJson<{ checks: { name: string }[] }>(['doctor', '--url', daemon.url], cleanEnv({ MAESTRO_HOME: elsewhere, MAESTRO_DATABASE: daemon.config.database, MAESTRO_TOKEN: daemon.token! }));
+    expect(same.body.checks.map((c) => c.name)).toContain('daemon health');
+    expect(same.body.checks.map((c) => c.name)).not.toContain('daemon database');
     // And how that daemon runs agents (in the sandbox, the default where bwrap works; CI installs it).
     const sandboxed = daemon.config.agentSandbox !== null;
     expect(doctor.body.checks).toContainEqual({ name: 'daemon agent sandbox', status: sandboxed ? 'ok' : 'warn', detail: expect.stringContaining(sandboxed ? 'in the bwrap sandbox' : 'unsandboxed') });

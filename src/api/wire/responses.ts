@@ -39,6 +39,7 @@ export const healthResponse = z.strictObject({
   ok: z.boolean().describe('false while any condition lasts'),
   conditions: z.array(healthConditionSchema),
   agentSandbox: agentSandboxState.optional(),
+  database: z.string().optional().describe('the database this daemon uses: sqlite:<path>, or its PostgreSQL URL with the password as ***'),
 });
 export const openApiResponse = z.record(z.string(), z.unknown()).describe('this document');
 

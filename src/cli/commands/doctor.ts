@@ -68,17 +68,18 @@ async function checkPort(client: ApiClient): Promise<DoctorCheck> {
   return { name: 'port', status: 'warn', detail: `no daemon answers at ${client.baseUrl}, and this machine cannot bind ${host}:${port} (${err.code ?? err.message})` };
 }
 
-async function checkConfig(env: NodeJS.ProcessEnv, database: string | undefined): Promise<DoctorCheck[]> {
+/** The checks of the settings, and the database they name (none when they do not load). */
+async function checkConfig(env: NodeJS.ProcessEnv, database: string | undefined): Promise<{ checks: DoctorCheck[]; database?: string }> {
   // Loaded here so that other commands do not pay for zod.
   const { resolveConfig } = await import('../../config/config.js');
   let c: MaestroConfig;
   try {
     c = resolveConfig({ database }, env);
   } catch (err) {
-    return [{ name: 'config', status: 'fail', detail: (err as Error).message }];
+    return { checks: [{ name: 'config', status: 'fail', detail: (err as Error).message }] };
   }
   const { checkDatabase, checkHome } = await import('./doctorData.js');
-  return [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home), await checkAgentSandbox(c, env)];
+  return { database: c.database, checks: [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home), await checkAgentSandbox(c, env)] };
 }
 
 /** Whether a daemon started here runs agents in the sandbox: a warning when it would not and nobody said so, a failure when it would not start. */
@@ -106,7 +107,8 @@ async function checkAgentTools(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
 /** `database`: the URL the daemon was started with (`serve --database`), when not in MAESTRO_DATABASE or config.json. */
 export async function runDoctor(client: ApiClient, env: NodeJS.ProcessEnv, database?: string): Promise<DoctorCheck[]> {
   const { checkDaemonHealth } = await import('./doctorData.js');
-  return [checkGit(), checkNode(), await checkSqlite(), ...(await checkConfig(env, database)), checkCredentials(env), ...(await checkAgentTools(env)), await checkPort(client), ...(await checkDaemonHealth(client))];
+  const config = await checkConfig(env, database);
+  return [checkGit(), checkNode(), await checkSqlite(), ...config.checks, checkCredentials(env), ...(await checkAgentTools(env)), await checkPort(client), ...(await checkDaemonHealth(client, config.database))];
 }
 
 export function register(program: Command, ctx: CliContext): void {

@@ -6,8 +6,9 @@
  * running daemon's own health conditions (/api/health) are reported.
  */
 import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { earlierData, fileSize, sqlitePath } from '../../daemon/homeCheck.js';
+import { redactUrl } from '../../core/redact.js';
 import { inspectSqliteFile } from '../../store/sqliteFaults.js';
 import type { ApiClient } from '../../api/client.js';
 import type { DoctorCheck } from './doctorCheck.js';
@@ -78,10 +79,16 @@ interface HealthBody {
   ok?: boolean;
   conditions?: { code: string; message: string }[];
   agentSandbox?: { kind: string; reason: string | null; unintended: boolean };
+  database?: string;
 }
 
-/** A running daemon's own conditions (a full disk, a read-only home) and how it runs agents; nothing when none answers. */
-export async function checkDaemonHealth(client: ApiClient): Promise<DoctorCheck[]> {
+/**
+ * A running daemon's own conditions (a full disk, a read-only home) and how it runs agents; nothing when none answers.
+ * `configured`: the database these settings name (undefined when they do not load), which the checks above looked at:
+ * a daemon started with another (`serve --database` elsewhere, a service's environment) is said, so those checks are not
+ * taken for the daemon's.
+ */
+export async function checkDaemonHealth(client: ApiClient, configured?: string): Promise<DoctorCheck[]> {
   let body: HealthBody;
   try {
     body = await client.get<HealthBody>('/api/health');
@@ -92,6 +99,12 @@ export async function checkDaemonHealth(client: ApiClient): Promise<DoctorCheck[
   const health: DoctorCheck[] = conditions.length === 0
     ? [{ name: 'daemon health', status: 'ok', detail: `the daemon at ${client.baseUrl} reports no problems` }]
     : conditions.map((c) => ({ name: 'daemon health', status: 'fail' as const, detail: `${c.code}: ${c.message}` }));
+  const named = configured && (sqlitePath(configured) ? `sqlite:${resolve(sqlitePath(configured)!)}` : redactUrl(configured));
+  // A relative SQLite path is the daemon's own folder's: not compared from here.
+  const theirs = body.database && (!sqlitePath(body.database) || isAbsolute(sqlitePath(body.database)!)) ? body.database : undefined;
+  if (named && theirs && theirs !== named) {
+    health.push({ name: 'daemon database', status: 'warn', detail: `the daemon at ${client.baseUrl} uses ${theirs}, not ${named}, which these settings name and the database check above looked at: give doctor the daemon's database (--database or MAESTRO_DATABASE) to check that one` });
+  }
   const s = body.agentSandbox;
   if (!s) return health;
   const sandbox: DoctorCheck = s.kind === 'bwrap'
