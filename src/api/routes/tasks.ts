@@ -196,14 +196,15 @@ async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task):
 }
 
 /**
- * This daemon's conditions (GET /api/health) that hold a task back: any of them keeps a ready task from being claimed
- * (one of the whole daemon pauses every claim); its project's (a shared remote it cannot reach, a folder that is gone)
- * also hold one it has claimed, which waits with its claim, and a merge.
+ * This daemon's conditions (GET /api/health) that hold a task back: one of the whole daemon (a full disk, a read-only
+ * home, a newer schema) pauses every claim, so it holds a ready task; a shared remote it cannot reach holds its
+ * project's tasks, ready or claimed (a claimed one waits with its claim), and their merges. A missing project folder
+ * holds nothing back (it pauses no claim; the merge sends approved work to a person), so it is not said here.
  */
 function heldBack(deps: ApiDeps, task: Task): HealthResponse['conditions'] {
   const claimed = IN_FLIGHT_STATUSES.includes(task.status) && task.status !== 'awaiting_input';
   if (task.status !== 'ready' && !claimed) return [];
-  return (deps.health?.().conditions ?? []).filter((c) => c.projectId === task.projectId || (c.projectId === undefined && task.status === 'ready'));
+  return (deps.health?.().conditions ?? []).filter((c) => (c.code === 'REMOTE_UNREACHABLE' ? c.projectId === task.projectId : c.projectId === undefined && task.status === 'ready'));
 }
 
 /**

@@ -143,7 +143,7 @@ export const taskDetailResponse = z.strictObject({
     .describe("for a ready task whose dependencies are done: this daemon's places for its project (maxConcurrentRunsPerProject) are all taken, by these tasks (a task awaiting an answer keeps its place until the reply); else null"),
   heldBack: z
     .array(healthConditionSchema)
-    .describe("this daemon's conditions (GET /api/health) that hold the task back: for a ready task any of them (a full disk, a read-only home or a newer schema pause every claim; an unreachable shared remote or a missing folder its project's); for one claimed or merging its project's, which it waits on with its claim. One daemon's view: another may reach the remote"),
+    .describe("this daemon's conditions (GET /api/health) that hold the task back: for a ready task a full disk, a read-only home or a newer schema (they pause every claim); for a ready, claimed or merging one its project's shared remote that this daemon cannot reach (a claimed task waits with its claim). One daemon's view: another may reach the remote"),
   diffGate: diffGateRefusalSchema
     .nullable()
     .describe("for a task that needs attention because the diff gate refused its change: what it refused (raise the limit in the project's .maestro/config.json, change the task's ownedFiles or narrow the task, then retry); else null"),
