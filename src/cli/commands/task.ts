@@ -169,7 +169,7 @@ function taskShow(task: Command, ctx: CliContext): void {
  * dependencies to the others (`--no-deps` when none is left: an empty `--deps ''` is refused as an empty value).
  */
 export function stuckLine(task: Task, stuckOn: ReadonlyArray<{ id: string; title: string; status: string }>): string {
-  const named = (ds: typeof stuckOn) => ds.map((d) => `${d.id} "${d.title}" (${d.status})`).join(', ');
+  const named = (ds: typeof stuckOn) => ds.map((d) => `${d.id} "${oneLine(d.title)}" (${d.status})`).join(', ');
   // A superseded version is replaced, not retried: the same deps given again are stored as the newest versions.
   const replaced = stuckOn.filter((d) => d.status === 'superseded');
   const repoint = replaced.length ? `It depends on an older version of ${replaced.length === 1 ? 'a task' : 'tasks'}: ${named(replaced)}. Point it at the newest (maestro task edit ${task.id} --deps ${task.deps.join(',')}).` : '';
@@ -196,7 +196,7 @@ export function waitLine(waitingOn: ReadonlyArray<{ id: string; title: string; s
 export function slotLine(wait: { limit: number; held: ReadonlyArray<{ id: string; title: string; status: string }> }): string {
   const asking = wait.held.filter((t) => t.status === 'awaiting_input');
   const answer = asking.length ? ` ${asking.length === 1 ? 'One waits' : `${asking.length} wait`} for your answer and ${asking.length === 1 ? 'keeps its place' : 'keep their places'} until you reply (maestro task show <id> shows the question).` : '';
-  return `It waits for a place: the daemon takes at most ${wait.limit} tasks of this project at a time (maxConcurrentRunsPerProject), and these hold them: ${wait.held.map((t) => `${t.id} "${t.title}" (${t.status})`).join(', ')}.${answer}`;
+  return `It waits for a place: the daemon takes at most ${wait.limit} tasks of this project at a time (maxConcurrentRunsPerProject), and these hold them: ${wait.held.map((t) => `${t.id} "${oneLine(t.title)}" (${t.status})`).join(', ')}.${answer}`;
 }
 
 /**
