@@ -23,3 +23,23 @@ describe('parsePlanOutput: the length of the answer', () => {
     expect(parsePlanOutput('x'.repeat(900_000) + '\n' + answer(1), 100).subtasks).toHaveLength(1);
   });
 });
+
+describe('parsePlanOutput: the problems of an answer', () => {
+  it('names the first ten and counts the rest: 490,000 bad deps made a 28 MB message, sent back as the retry prompt', () => {
+    const text = '```json\n' + JSON.stringify({ plan: 'p', subtasks: [{ title: 'a', complexity: 'easy', deps: Array(100_000).fill(9) }] }) + '\n```';
+    let message = '';
+    try {
+      parsePlanOutput(text, 20);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.startsWith('subtasks.0.deps: 9 is not the index of a subtask (0..0); ')).toBe(true);
+    expect(message.endsWith('; and 99,990 more problems like these')).toBe(true);
+    expect(message.length).toBeLessThan(1000);
+  });
+
+  it('does the same for the schema\'s own problems', () => {
+    const text = '```json\n' + JSON.stringify({ plan: 'p', subtasks: Array.from({ length: 12 }, (_, i) => ({ title: `s${i}`, complexity: 'huge' })) }) + '\n```';
+    expect(() => parsePlanOutput(text, 20)).toThrow(/^subtasks\.0\.complexity: .*; and 2 more problems like these$/);
+  });
+});

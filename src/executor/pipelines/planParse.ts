@@ -11,6 +11,7 @@ import { findCycle } from '../../core/dag.js';
 import { MAX_PLAN_CHARS, taskFields } from '../../core/schemas.js';
 import { COMPLEXITIES, type Complexity, type Priority } from '../../core/types.js';
 import { fencedBlocks } from './fencedBlocks.js';
+import { problemList } from './answerProblems.js';
 
 export interface PlannedSubtask {
   title: string;
@@ -80,7 +81,7 @@ export function parsePlanOutput(text: string, maxSubtasks: number): PlanResult {
   if (tooMany) throw new PlanParseError(tooMany);
   const parsed = planSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new PlanParseError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+    throw new PlanParseError(problemList(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)));
   }
   const problems: string[] = [];
   const subtasks: PlannedSubtask[] = parsed.data.subtasks.map((s, i) => {
@@ -105,6 +106,6 @@ export function parsePlanOutput(text: string, maxSubtasks: number): PlanResult {
   if (titles && (titles.length !== subtasks.length || titles.some((t, i) => t !== subtasks[i]!.title))) {
     problems.push(`the markdown table lists ${titles.length} subtask(s) (${titles.join(', ')}) but the json block has ${subtasks.length} (${subtasks.map((s) => s.title).join(', ')}); they must agree`);
   }
-  if (problems.length) throw new PlanParseError(problems.join('; '));
+  if (problems.length) throw new PlanParseError(problemList(problems));
   return { plan: parsed.data.plan, subtasks, markdown: text };
 }

@@ -1,6 +1,7 @@
 /** Reading a reviewer's answer: a ```json block with {verdict: approve|reject, findings[]}. */
 import { z } from 'zod';
 import { fencedBlocks } from './fencedBlocks.js';
+import { problemList } from './answerProblems.js';
 
 export interface Finding {
   severity: 'low' | 'medium' | 'high' | 'critical';
@@ -40,7 +41,7 @@ export function parseVerdict(text: string): Verdict {
     throw new VerdictParseError(`no valid JSON verdict: ${(err as Error).message}; answer with a \`\`\`json block {"verdict": "approve"|"reject", "findings": [...]}`);
   }
   const parsed = verdictSchema.safeParse(raw);
-  if (!parsed.success) throw new VerdictParseError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  if (!parsed.success) throw new VerdictParseError(problemList(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)));
   const v = parsed.data;
   const prose = matches.length ? text.slice(0, matches[matches.length - 1]!.index).trim() : '';
   const summary = (v.summary ?? prose).trim().slice(-1000);
