@@ -1,5 +1,6 @@
 /** Reading a reviewer's answer: a ```json block with {verdict: approve|reject, findings[]}. */
 import { z } from 'zod';
+import { REPO_PATH_MAX } from '../../core/textRules.js';
 import { fencedBlocks } from './fencedBlocks.js';
 import { problemList } from './answerProblems.js';
 
@@ -17,15 +18,22 @@ export interface Verdict {
   summary?: string;
 }
 
+/**
+ * The most findings one review keeps. They are stored on the task (its result and the executor's feedback, each
+ * read with every task) and quoted whole in the next executing prompt: a reviewer's answer of any size was kept
+ * twice. A review with more than this many things that must be fixed is to be said in fewer findings.
+ */
+export const MAX_FINDINGS = 200;
+
 const verdictSchema = z.object({
   verdict: z.enum(['approve', 'reject']),
   summary: z.string().max(4000).optional(),
   findings: z.array(z.object({
     severity: z.enum(['low', 'medium', 'high', 'critical']).default('medium'),
-    file: z.string().optional(),
+    file: z.string().max(REPO_PATH_MAX).optional(),
     line: z.number().int().optional(),
-    message: z.string().min(1),
-  })).default([]),
+    message: z.string().min(1).max(10_000),
+  })).max(MAX_FINDINGS, `at most ${MAX_FINDINGS} findings: group the rest, or name the most important`).default([]),
 });
 
 export class VerdictParseError extends Error {}
