@@ -4,18 +4,24 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { clipOutsideMarkers } from '../../core/redact.js';
+import { assertNoLinkOut } from '../../knowledge/format/linkGuard.js';
 import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { ENTRY_TYPES, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
 
 export type LogOp = 'ingest' | 'update' | 'skip' | 'compile' | 'audit' | 'lint';
 
-/** Appends `## [HH:MM] <op> · target: <id> · reason: <reason>` to log/YYYY-MM-DD.md (UTC). */
+/**
+ * Appends `## [HH:MM] <op> · target: <id> · reason: <reason>` to log/YYYY-MM-DD.md (UTC). An append writes
+ * through a link, and the wiki is the workspace's (a repository can hold `wiki/knowledge/log/<date>.md ->
+ * ~/.bashrc`): a log file or folder that is a link out of the wiki is refused, before anything is made.
+ */
 export function appendKnowledgeLog(wikiRoot: string, op: LogOp, target: string, reason: string, now: Date): string {
   const dir = wikiLayout(wikiRoot).log;
-  mkdirSync(dir, { recursive: true });
   const iso = now.toISOString();
   const date = iso.slice(0, 10);
   const path = join(dir, `${date}.md`);
+  assertNoLinkOut(wikiRoot, path, `the wiki ${wikiRoot}`);
+  mkdirSync(dir, { recursive: true });
   const line = `## [${iso.slice(11, 16)}] ${op} · target: ${target} · reason: ${reason}\n`;
   if (!existsSync(path)) appendFileSync(path, `# Knowledge log ${date}\n\n${line}`);
   else appendFileSync(path, `\n${line}`);
