@@ -59,6 +59,6 @@ export function recordSessionInIndex(layout: WikiLayout, workspaceRoot: string, 
   index.sessions[sessionId] = { ...(was && typeof was === 'object' && !Array.isArray(was) ? was : {}), ...entry };
   index.lastSessionId = sessionId;
   index.updatedAt = now;
-  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`, { durable: false, private: true });
+  writeFileAtomic(layout.sessionIndex, `${JSON.stringify(index, null, 2)}\n`, { root: layout.root, durable: false, private: true });
   return index;
 }

@@ -166,7 +166,7 @@ export function loadBundle(layout: WikiLayout, sessionId: string, ctx: LoadConte
 
 export function writeBundle(layout: WikiLayout, bundle: SessionBundle): void {
   // The owner's only: it holds the session's prompts and answers.
-  writeFileAtomic(bundlePath(layout, bundle.meta.sessionId), `${JSON.stringify(bundle, null, 2)}\n`, { private: true });
+  writeFileAtomic(bundlePath(layout, bundle.meta.sessionId), `${JSON.stringify(bundle, null, 2)}\n`, { root: layout.root, private: true });
 }
 
 /** What identifies one version of a file on disk: inode (each atomic write is a new one), size and mtime. */

@@ -154,7 +154,7 @@ export function fileProposal(
     newFacts: input.facts,
     draft: { solution: input.draft.solution, ...(input.draft.tags ? { tags: input.draft.tags } : {}), ...(input.draft.confidence !== undefined ? { confidence: input.draft.confidence } : {}) },
   };
-  writeFileAtomic(join(dir, `${id}.json`), `${JSON.stringify(proposal, null, 2)}\n`);
+  writeFileAtomic(join(dir, `${id}.json`), `${JSON.stringify(proposal, null, 2)}\n`, { root: wikiRoot });
   return proposal;
 }
 
@@ -222,7 +222,7 @@ function close(wikiRoot: string, { proposal, raw, path }: ReturnType<typeof open
   const closing = { status, closedAt: now.toISOString(), ...(note?.trim() ? { note: note.trim() } : {}) };
   mkdirSync(closedDir(wikiRoot), { recursive: true });
   // The file's keys we do not know are written back as they were.
-  writeFileAtomic(join(closedDir(wikiRoot), `${proposal.id}.json`), `${JSON.stringify({ ...raw, ...closing }, null, 2)}\n`);
+  writeFileAtomic(join(closedDir(wikiRoot), `${proposal.id}.json`), `${JSON.stringify({ ...raw, ...closing }, null, 2)}\n`, { root: wikiRoot });
   // The closed copy is durable before the open one goes: a crash leaves both, never neither
   // (openProposal then finishes the removal instead of applying it twice).
   rmSync(path, { force: true });

@@ -84,7 +84,7 @@ export function fileAudit(wikiRoot: string, req: AuditRequest, now: Date): Audit
   const file = auditName(targetId, now);
   const path = join(dir, file);
   if (existsSync(path)) throw new MaestroError('BAD_INPUT', `${path} already exists (two audits in the same millisecond).`);
-  writeFileAtomic(path, lines.join('\n'));
+  writeFileAtomic(path, lines.join('\n'), { root: wikiRoot });
   return { file, path, targetId, severity, filedAt, status: 'open', anchor, ...(req.sessionId ? { sessionId: req.sessionId } : {}), ...(req.explorationId ? { explorationId: req.explorationId } : {}) };
 }
 
@@ -175,7 +175,7 @@ export function resolveAudit(wikiRoot: string, file: string, note: string | unde
   mkdirSync(layout.auditResolved, { recursive: true });
   const dest = join(layout.auditResolved, file);
   // The resolved copy is durable (fsync + rename) before the open one is removed.
-  writeFileAtomic(dest, out);
+  writeFileAtomic(dest, out, { root: wikiRoot });
   rmSync(path, { force: true });
   return auditOf(out, dest, file)!; // its target_id was read above; the lines set here leave it as it was
 }

@@ -51,6 +51,6 @@ export function rebuildKnowledgeIndex(wikiRoot: string, entries: readonly WikiEn
     '',
   ];
   const path = wikiLayout(wikiRoot).index;
-  writeFileAtomic(path, lines.join('\n'));
+  writeFileAtomic(path, lines.join('\n'), { root: wikiRoot });
   return path;
 }

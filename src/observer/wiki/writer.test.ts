@@ -1,10 +1,12 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseEntryFile } from '../../knowledge/format/wiki/entries.js';
 import { wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { createEntry, updateEntry, type WriteContext } from './writer.js';
+import { writeBundle } from '../bundle/store.js';
+import { createEmptyBundle } from '../bundle/types.js';
 
 describe('updateEntry', () => {
   let dir: TempDir;
@@ -155,5 +157,37 @@ describe('updateEntry', () => {
         .replace('extraction_confidence: 0.7\n', 'extraction_confidence: 0.9\n')
         .replace('# end of the reviewed block\n---\n', '# end of the reviewed block\nintent_key: "debug"\n---\n'),
     );
+  });
+});
+
+describe('wiki writes and links', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => dir.cleanup());
+
+  it('refuses a new entry whose folder a repository made a link out of the wiki, writing nothing there', () => {
+    const wiki = join(dir.path, 'repo', 'wiki');
+    const outside = join(dir.path, 'outside');
+    mkdirSync(join(wiki, 'knowledge'), { recursive: true });
+    mkdirSync(outside);
+    symlinkSync(outside, join(wiki, 'knowledge', 'entities'));
+    const ctx: WriteContext = { wikiRoot: wiki, projectSlug: 'app', source: { sessionId: 's1', explorationId: 'exp_1' }, now: new Date('2026-08-01T10:00:00Z') };
+    expect(() => createEntry({ type: 'entity', slug: 'pool', request: 'Size the pool', summary: 'Ten.', solution: 'Set ten.' }, ctx)).toThrow(
+      expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining(`outside the wiki ${wiki}`) }),
+    );
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('refuses a session bundle (a person\'s prompts and answers) whose sessions folder is a link out of the wiki', () => {
+    const layout = wikiLayout(join(dir.path, 'repo', 'wiki'));
+    const outside = join(dir.path, 'repo', 'docs');
+    mkdirSync(layout.root, { recursive: true });
+    mkdirSync(outside);
+    symlinkSync(outside, layout.sessions);
+    const bundle = createEmptyBundle({ sessionId: 's', workspaceRoot: dir.path, jsonlPath: join(dir.path, 's.jsonl'), jsonlMtime: 0 }, 1);
+    expect(() => writeBundle(layout, bundle)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining('is a symbolic link leading to') }));
+    expect(readdirSync(outside)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic as atomicWrite } from '../../../lib/atomicWrite.js';
+import { assertNoLinkOut } from '../linkGuard.js';
 
 export const ENTRY_TYPES = ['context', 'entity', 'summary'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
@@ -53,8 +54,13 @@ export function bundlePath(layout: WikiLayout, sessionId: string): string {
  *
  * `private`: the file is the owner's only (0600, and a folder it creates 0700), for what
  * holds a person's prompts and answers (`sessions/`), whatever the umask says.
+ *
+ * `root`: the wiki the file belongs to. The wiki is the workspace's `./wiki`, which a repository can hold: a
+ * folder on the way that is a link out of it (`wiki/sessions -> ../docs`, `knowledge/entities -> ~/x`) is
+ * refused before anything is made, or a new entry, or a session's prompts, were written where it led.
  */
-export function writeFileAtomic(path: string, content: string, options: { durable?: boolean; private?: boolean } = {}): void {
+export function writeFileAtomic(path: string, content: string, options: { root: string; durable?: boolean; private?: boolean }): void {
+  assertNoLinkOut(options.root, path, `the wiki ${options.root}`);
   // Only the folder itself is made private; the folders above it keep the umask's mode.
   if (options.private && !existsSync(dirname(path))) {
     mkdirSync(dirname(dirname(path)), { recursive: true });
@@ -84,5 +90,5 @@ export function ensureWikiLayout(root: string, intentKeys: readonly string[]): v
   for (const dir of [l.notes, l.audit, l.log, join(l.knowledge, TYPE_DIR.entity), join(l.knowledge, TYPE_DIR.summary)]) mkdirSync(dir, { recursive: true });
   for (const key of new Set([...intentKeys, 'greeting'])) mkdirSync(join(l.knowledge, TYPE_DIR.context, key), { recursive: true });
   const schema = join(l.knowledge, 'SCHEMA.md');
-  if (!existsSync(schema)) writeFileAtomic(schema, SCHEMA_MD);
+  if (!existsSync(schema)) writeFileAtomic(schema, SCHEMA_MD, { root });
 }
