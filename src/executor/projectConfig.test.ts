@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadProjectConfig } from './projectConfig.js';
+import { loadProjectConfig, MAX_PROJECT_CONFIG_BYTES } from './projectConfig.js';
 
 const repos: string[] = [];
 afterEach(() => {
@@ -31,6 +31,16 @@ function refusal(repo: string): Error & { code?: string; details?: { problems?: 
 }
 
 describe('.maestro/config.json', () => {
+  it('refuses a settings file larger than 64 KiB before reading it (a 6 MB config.yaml held the daemon 16 s), and takes one of that size', () => {
+    const { repo, file } = repoWith(`checks:\n${'  - a\n'.repeat(20_000)}`, 'config.yaml');
+    const err = refusal(repo);
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toBe(`${file} is 120,008 bytes, more than a project's settings file may be (65,536); it was not read. Keep only the settings in it.`);
+    const json = JSON.stringify({ mergeStrategy: 'no-ff' });
+    const { repo: atLimit } = repoWith(json + ' '.repeat(MAX_PROJECT_CONFIG_BYTES - json.length));
+    expect(loadProjectConfig(atLimit).mergeStrategy).toBe('no-ff');
+  });
+
   it('reads the map form of checks as name → command', () => {
     const { repo } = repoWith(JSON.stringify({ checks: { test: 'npm test', lint: ['npx', 'eslint', '.'] } }));
     expect(loadProjectConfig(repo).checks).toEqual([{ name: 'test', command: 'npm test' }, { name: 'lint', command: ['npx', 'eslint', '.'] }]);

@@ -7,7 +7,7 @@
  * reason); bytes that are not UTF-8 anywhere else (a comment) are let be.
  */
 import { isUtf8 } from 'node:buffer';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonical, holds } from '../lib/paths.js';
 import { readRegularBytes, textOf } from '../lib/regularFile.js';
@@ -16,6 +16,13 @@ import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { notJsonMessage } from '../lib/jsonError.js';
 import { checkSchema, limitsSchema, modelTiersSchema, type CheckConfig, type Limits } from './protocol/job.js';
+
+/**
+ * The largest settings file read. Settings are a few KB; the file is the repository's, and the daemon reads it on
+ * its request path (task create, a project's detail, the checks of a review, a merge): a 6 MB config.yaml held the
+ * event loop 16 s and took 1 GB each time it was read, a larger one the daemon's memory.
+ */
+export const MAX_PROJECT_CONFIG_BYTES = 64 * 1024;
 
 /** What the decoder put in for bytes that are not UTF-8. */
 const REPLACEMENT = '\ufffd';
@@ -82,6 +89,10 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   let raw: unknown;
   let text = '';
   let utf8 = true;
+  const size = statSync(source, { throwIfNoEntry: false })?.size ?? 0;
+  if (size > MAX_PROJECT_CONFIG_BYTES) {
+    throw new MaestroError('CONFIG_INVALID', `${source} is ${size.toLocaleString('en-US')} bytes, more than a project's settings file may be (${MAX_PROJECT_CONFIG_BYTES.toLocaleString('en-US')}); it was not read. Keep only the settings in it.`, { details: { file: source } });
+  }
   try {
     const bytes = readRegularBytes(source);
     utf8 = isUtf8(bytes);
