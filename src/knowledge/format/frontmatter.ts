@@ -246,12 +246,23 @@ export function readLines(lines: FrontBlock['lines'], wiki: boolean): { data: Fr
   return { data, problems, keyLines };
 }
 
+/**
+ * The longest block the full YAML reader takes. `report.md` is an agent's (the executor moves it out of the
+ * worktree) and a knowledge review reads every run's report in the daemon; the package takes about 7 µs a
+ * character of short items: a 1.2 MB block held the event loop 4 s, this many characters under half a second.
+ */
+export const MAX_YAML_BLOCK_CHARS = 64 * 1024;
+
 /** Full YAML through the `yaml` package (loaded on first use: only `report.md` needs it). */
 function readYaml(lines: FrontBlock['lines']): { data: FrontMatter; problems: FrontmatterProblem[] } {
+  const text = lines.map((l) => l.text).join('\n');
+  const first = lines[0]?.line ?? 1;
+  if (text.length > MAX_YAML_BLOCK_CHARS) {
+    return { data: {}, problems: [{ line: first, message: `frontmatter is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_YAML_BLOCK_CHARS.toLocaleString('en-US')} it may hold; it was not read` }] };
+  }
   const { LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
-  const doc = parseDocument(lines.map((l) => l.text).join('\n'), { lineCounter: counter, prettyErrors: false });
-  const first = lines[0]?.line ?? 1;
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
   // The place only (the problem's line, and the column): the package's message quotes a token of the text.
   if (doc.errors.length) {
     return { data: {}, problems: doc.errors.map((e) => ({ line: first + counter.linePos(e.pos[0]).line - 1, message: `frontmatter is not valid YAML (column ${counter.linePos(e.pos[0]).col})` })) };
