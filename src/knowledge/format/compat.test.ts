@@ -1,5 +1,8 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempRoot } from '../../../test/helpers/knowledge.js';
+import { tempRoot, writeKnowhowFile } from '../../../test/helpers/knowledge.js';
+import { MAX_SPEC_FILE_BYTES } from './specParser.js';
 import { builtinSources, loadCorpus } from './corpus.js';
 import { openKnowledge } from '../knowledge.js';
 
@@ -60,5 +63,18 @@ describe('reading a .workflow folder in the other tool format', () => {
     } finally {
       k.close();
     }
+  });
+});
+
+describe('a knowhow file past the size limit', () => {
+  it('is a file-too-large finding and no entry, as a spec file is; one at the limit is read', () => {
+    const { root } = tempRoot();
+    writeKnowhowFile(root, 'DOC-big', { title: 'Big' }, 'x'.repeat(MAX_SPEC_FILE_BYTES));
+    writeKnowhowFile(root, 'DOC-fits', { title: 'Fits' }, '');
+    const [big, fits] = ['DOC-big', 'DOC-fits'].map((stem) => join(root.workflowDir, 'knowhow', `${stem}.md`)) as [string, string];
+    writeFileSync(fits, readFileSync(fits, 'utf8') + 'y'.repeat(MAX_SPEC_FILE_BYTES - statSync(fits).size));
+    const { entries, findings } = loadCorpus(builtinSources(root));
+    expect(entries.map((e) => e.title)).toEqual(['Fits']);
+    expect(findings).toEqual([{ file: big, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${statSync(big).size} bytes, over the ${MAX_SPEC_FILE_BYTES}-byte limit; not indexed` }]);
   });
 });

@@ -8,7 +8,7 @@ import { basename, dirname } from 'node:path';
 import { assertReadInside } from './linkGuard.js';
 import { parseKnowhowText } from './knowhowParser.js';
 import { knowhowDirs, listKnowhowFiles, listSpecFiles, readableIn, specDirs, type SpecDir, type WorkflowRoot } from './root.js';
-import { frontmatterKeywords, parseSpecText, type Finding, type SpecEntry } from './specParser.js';
+import { frontmatterKeywords, MAX_SPEC_FILE_BYTES, parseSpecText, type Finding, type SpecEntry } from './specParser.js';
 import { decodeEntities, slugify } from './text.js';
 import type { KnowledgeEntry, KnowledgeSource, SourceFile } from './entry.js';
 
@@ -41,6 +41,17 @@ function readText(path: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A knowhow file larger than a spec file may be (MAX_SPEC_FILE_BYTES), said as its finding without reading it. It
+ * had no limit: a repository's 200 MB document was read whole into the index, which agents and the board search
+ * (20 MB took 2 s of a sync, on the daemon's event loop).
+ */
+function tooLarge(path: string): Finding | null {
+  const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+  if (size <= MAX_SPEC_FILE_BYTES) return null;
+  return { file: path, line: 1, severity: 'error', code: 'file-too-large', message: `file is ${size} bytes, over the ${MAX_SPEC_FILE_BYTES}-byte limit; not indexed` };
 }
 
 /**
@@ -158,7 +169,7 @@ export function knowhowSource(root: WorkflowRoot): KnowledgeSource {
     },
     readFile(path) {
       const dir = dirs.find((d) => path.startsWith(d.dir + '/'));
-      const out = dir && linkedOut(root, dir, path);
+      const out = dir && (linkedOut(root, dir, path) ?? tooLarge(path));
       if (out) return { entries: [], findings: [out] };
       const text = readText(path);
       if (!dir || text === null) return { entries: [], findings: [] };
