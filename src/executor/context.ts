@@ -117,10 +117,24 @@ export function takeInstructions(ctx: RunContext, stageName: string): string[] {
 /** Replies this worker process took: one taken by an earlier process of the run is an answer from before a restart. */
 const takenHere = new Set<string>();
 
+/**
+ * The longest question put to a person. The question is the agent's text (a `CLARIFY:` line of any length, or its
+ * ask tool's argument), and it is stored twice in the event log (run.clarify, and the task.status to
+ * awaiting_input), sent to every board and shown at the task; the whole of it stays in the run's transcript.
+ */
+export const MAX_QUESTION_CHARS = 10_000;
+
+/** The question as the person is asked it: up to MAX_QUESTION_CHARS, then where the rest is. */
+function askedAs(question: string): string {
+  if (question.length <= MAX_QUESTION_CHARS) return question;
+  return `${question.slice(0, MAX_QUESTION_CHARS)}… (the question is ${question.length.toLocaleString('en-US')} characters; the whole of it is in the run's transcript)`;
+}
+
 /** Writes a clarify record and waits for a reply in inbox.json (matching clarifyId, or a reply without replyTo). */
-export async function askUser(ctx: RunContext, stageName: string, question: string): Promise<string> {
+export async function askUser(ctx: RunContext, stageName: string, fullQuestion: string): Promise<string> {
+  const question = askedAs(fullQuestion);
   // Stable per (run, stage, question): a worker restarted while waiting asks under the same id, so a reply to the first ask still counts.
-  const clarifyId = `c-${createHash('sha256').update(`${ctx.job.runId}\0${stageName}\0${question}`).digest('hex').slice(0, 16)}`;
+  const clarifyId = `c-${createHash('sha256').update(`${ctx.job.runId}\0${stageName}\0${fullQuestion}`).digest('hex').slice(0, 16)}`;
   // Answered before a restart: a worker killed after it took the reply replays the stage and meets the same
   // question. The person's answer stands (asking again lost it: the reply was marked taken), and nobody is asked.
   const answered = readInbox(ctx.runDir).find((m) => m.type === 'reply' && m.replyTo === clarifyId && ctx.stages.isConsumed(m.id) && !takenHere.has(m.id));
@@ -130,7 +144,7 @@ export async function askUser(ctx: RunContext, stageName: string, question: stri
     return answered.text;
   }
   ctx.emit({ type: 'clarify', stage: stageName, clarifyId, question });
-  appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'question', text: question });
+  appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'question', text: fullQuestion });
   const deadline = ctx.limits.clarifyTimeoutMs ? Date.now() + ctx.limits.clarifyTimeoutMs : Infinity;
   const inbox = inboxWaiter(ctx.runDir);
   try {

@@ -6,6 +6,7 @@ import { appendInbox } from '../../src/executor/protocol/inbox.js';
 import { parseJob } from '../../src/executor/protocol/job.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { runPipeline } from '../../src/executor/run.js';
+import { MAX_QUESTION_CHARS } from '../../src/executor/context.js';
 import { resultData, sandbox } from './helpers.js';
 
 describe('bad input at the run layer', () => {
@@ -109,5 +110,21 @@ describe('human in the loop', () => {
     const clarify = readOutbox(runDir).records.filter((r) => r.type === 'clarify');
     expect(clarify.map((r) => (r as { question: string }).question)).toEqual(['Which port?']);
     expect(record.usage.agentCalls).toBe(2);
+  });
+
+  it('a question longer than a person is asked is cut, saying how long it is; the transcript keeps it whole', async () => {
+    using sb = sandbox();
+    const agent = `let p="";process.stdin.on("data",d=>p+=d).on("end",()=>{if(!/The answer: /.test(p)){console.log("CLARIFY: "+"Q".repeat(100000));return}console.log("done")})`;
+    const runDir = sb.runDir('r');
+    const job = parseJob({ ...sb.job({ kind: 'execute', inboxPollMs: 10 }, 'unused'), provider: { kind: 'command', command: [process.execPath, '-e', agent] } });
+    await runPipeline(job, {
+      runDir,
+      onRecord: (r) => {
+        if (r.type === 'clarify') appendInbox(runDir, { type: 'reply', text: 'yes', replyTo: r.clarifyId });
+      },
+    });
+    const [asked] = readOutbox(runDir).records.filter((r) => r.type === 'clarify') as Array<{ question: string }>;
+    expect(asked!.question).toBe(`${'Q'.repeat(MAX_QUESTION_CHARS)}… (the question is 100,000 characters; the whole of it is in the run's transcript)`);
+    expect(readFileSync(join(runDir, 'transcript.jsonl'), 'utf8')).toContain(`"text":"${'Q'.repeat(100_000)}"`);
   });
 });
