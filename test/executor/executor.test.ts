@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../src/executor/protocol/job.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
 import { runPipeline } from '../../src/executor/run.js';
+import { MAX_REFLECTION_CHARS } from '../../src/executor/pipelines/executor.js';
 import { resultData, sandbox } from './helpers.js';
 
 const writeGreeting = { match: { role: 'execute' }, actions: [{ text: 'Writing src/greet.ts' }, { write: { path: 'src/greet.ts', content: 'export const greet = () => "hi";\n' } }] };
@@ -183,6 +184,19 @@ describe('executor pipeline', () => {
     expect(resultData<{ reflection: string }>(record).reflection).toContain('use ./greet.js');
     const stages = readOutbox(runDir).records.filter((r) => r.type === 'phase' && r.state === 'done').map((r) => (r as { stage: string }).stage);
     expect(stages.indexOf('reflect')).toBeLessThan(stages.indexOf('agent'));
+  });
+
+  it('keeps the end of a reflection, up to its limit, in the prompt and the result', async () => {
+    using sb = sandbox();
+    const long = `${'padding '.repeat(5_000)}In short: use ./greet.js.`;
+    const script = sb.script([
+      { match: { role: 'reflect' }, actions: [{ text: long }] },
+      { match: { role: 'execute', prompt: 'In short: use ./greet.js.' }, actions: [{ write: { path: 'fixed.txt', content: 'ok\n' } }] },
+    ]);
+    const job = parseJob(sb.job({ kind: 'execute', previousFailures: [{ error: 'check test failed', log: 'x' }, { error: 'check test failed', log: 'x' }] }, script));
+    const record = await runPipeline(job, { runDir: sb.runDir('exec') });
+    expect(record.type, JSON.stringify(record)).toBe('result');
+    expect(resultData<{ reflection: string }>(record).reflection).toBe(long.slice(-MAX_REFLECTION_CHARS));
   });
 
   it('falls back to the weaker model once when the agent fails, then needs attention', async () => {

@@ -30,12 +30,20 @@ export interface ExecuteResult {
   summary: string;
 }
 
+/**
+ * The most of a reflection kept: its end, where the analysis concludes. It goes into the next prompt and is kept on
+ * the task (the execute result, read with every task), as the agent's summary is (its last 2,000 characters); it was
+ * kept whatever its length.
+ */
+export const MAX_REFLECTION_CHARS = 10_000;
+
 /** After two consecutive failures, analyse them before trying again; shared by executor and conflict. */
 export async function reflectStage(ctx: RunContext, cwd: string): Promise<string | null> {
   if (ctx.job.previousFailures.length < 2) return null;
-  return stage(ctx, 'reflect', () => callAgent(ctx, {
+  const text = await stage(ctx, 'reflect', () => callAgent(ctx, {
     stage: 'reflect', role: 'reflect', prompt: reflectPrompt(ctx.job), cwd, tier: ctx.job.model.tier, allowedTools: ['Read', 'Grep', 'Glob'], permissionMode: 'plan',
   }));
+  return text.slice(-MAX_REFLECTION_CHARS);
 }
 
 /**
