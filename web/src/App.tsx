@@ -2,6 +2,7 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Banner } from './components/Banner.js';
+import { LoadBoundary } from './components/LoadBoundary.js';
 import { Sidebar } from './components/Sidebar.js';
 import { useLiveFeed } from './components/useLiveFeed.js';
 import { BoardScreen } from './screens/BoardScreen.js';
@@ -71,7 +72,10 @@ export function App() {
       <div className={styles.columns}>
         <Sidebar />
         <main className={styles.main} id="main">
-          <Suspense fallback={<p style={{ padding: 12 }}>{t('app.loading')}</p>}>{screen}</Suspense>
+          {/* Keyed by screen: after one fails to load, another opens as usual. */}
+          <LoadBoundary key={route.name}>
+            <Suspense fallback={<p style={{ padding: 12 }}>{t('app.loading')}</p>}>{screen}</Suspense>
+          </LoadBoundary>
         </main>
       </div>
     </div>

@@ -1,7 +1,7 @@
 import type { Dictionary } from './en.js';
 
 export const ja: Dictionary = {
-  app: { signInTitle: 'このブラウザはデーモンにサインインしていません', signIn: '`maestro serve` の起動時に表示されたリンクを開いてください（トークンを一度だけ渡し、このブラウザをサインインさせます）。見失った場合は このアドレスに ?token= と $MAESTRO_HOME/token（既定は ~/.maestro/token）のトークンを付けて開いてください。', language: '言語', loading: '読み込み中…', unknownRoute: '「{{path}}」というページはありません。', backToBoard: 'ボードに戻る' },
+  app: { signInTitle: 'このブラウザはデーモンにサインインしていません', signIn: '`maestro serve` の起動時に表示されたリンクを開いてください（トークンを一度だけ渡し、このブラウザをサインインさせます）。見失った場合は このアドレスに ?token= と $MAESTRO_HOME/token（既定は ~/.maestro/token）のトークンを付けて開いてください。', language: '言語', loading: '読み込み中…', unknownRoute: '「{{path}}」というページはありません。', backToBoard: 'ボードに戻る', loadFailed: 'ボードのこの部分を読み込めませんでした（{{message}}）。デーモンが停止しているか、新しいバージョンで再起動された可能性があります。応答するようになったら再読み込みしてください。', reload: '再読み込み' },
   conn: { unauthorized: '未サインイン', live: 'ライブ', connecting: 'デーモンに接続中…', lost: 'デーモンに接続できません。再接続中…', reconnected: '再接続しました。ボードを再読み込みしました' },
   health: { DISK_FULL: '{{path}} のディスクがいっぱいです。空き容量ができるまで新しいタスクは開始されません。', HOME_READ_ONLY: '{{path}} は読み取り専用です。書き込み可能になるまで新しいタスクは開始されません。', PROJECT_FOLDER_MISSING: 'プロジェクトのフォルダー {{path}} がありません。承認済みの作業は、フォルダーが戻るまで needs_attention で待機します（戻ったら再試行してください）。', REMOTE_UNREACHABLE: '共有リモート {{path}} が応答しません。応答するまでそのプロジェクトのタスクは待機します。', SCHEMA_NEWER: '新しい Maestro がデータベース {{path}} を更新しました。このデーモンも更新するまで新しいタスクは開始されません。' },
   sandbox: { bwrap: 'エージェントは隔離中', bwrapTitle: 'エージェントとチェックは bwrap サンドボックスで動きます。デーモンのトークンもプロセスも見えず、リポジトリは読み取り専用です。', off: 'エージェントは隔離なし', offTitle: 'エージェントとチェックはデーモンを起動したユーザーとして動きます: {{reason}}' },

@@ -9,6 +9,7 @@ import { useProjects } from '../../stores/projects.js';
 import { href, navigate } from '../../stores/route.js';
 import { useTasks } from '../../stores/tasks.js';
 import { DepGraph } from './DepGraph.js';
+import { LoadBoundary } from '../LoadBoundary.js';
 import { DiffGatePanel } from './DiffGatePanel.js';
 import { MergeConflictPanel } from './MergeConflictPanel.js';
 import { EditTask } from './EditTask.js';
@@ -119,9 +120,11 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <DiffGatePanel task={task} gate={detail.diffGate ?? null} />
       <MergeConflictPanel key={`conflict-${task.id}`} task={task} park={detail.mergeConflict ?? null} onDone={reload} />
       {review && (
-        <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
-          <ReviewPanel key={task.id} task={task} versions={versions} onShow={(version) => setShown({ id: task.id, version })} />
-        </Suspense>
+        <LoadBoundary>
+          <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
+            <ReviewPanel key={task.id} task={task} versions={versions} onShow={(version) => setShown({ id: task.id, version })} />
+          </Suspense>
+        </LoadBoundary>
       )}
       <Fields task={task} runs={runs} />
       <DepGraph task={task} children={children} all={allTasks} />
