@@ -102,10 +102,12 @@ export function SettingsScreen() {
   const [text, setText] = useState('');
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   const repo = useRepository(project?.id);
-  useEffect(() => {
-    setText(project ? JSON.stringify(project.config, null, 2) : '');
-    setNote(null);
-  }, [project]);
+  // The box shows the stored configuration (a save replaces the project: the box then shows what was stored);
+  // the note about a save stays until another project is shown. Cleared on every new project object, the
+  // 'Saved.' a save had just drawn vanished before anyone could read it.
+  const stored = project ? JSON.stringify(project.config, null, 2) : '';
+  useEffect(() => setText(stored), [project?.id, stored]);
+  useEffect(() => setNote(null), [project?.id]);
   if (!project) return <p className={styles.pad}>{t('board.pickProject')}</p>;
   const c = project.config as Record<string, unknown>;
   const save = async () => {

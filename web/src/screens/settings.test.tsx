@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../api/types.js';
 import { useProjects } from '../stores/projects.js';
@@ -80,5 +80,30 @@ describe('project settings on the board', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     const said = await screen.findByText('Saved. Project shop cannot run tasks: its agent script /repos/shop/gone.yaml does not exist.');
     expect(said.getAttribute('role')).toBe('alert');
+  });
+});
+
+describe('saving the configuration', () => {
+  it("keeps 'Saved.' on screen after the saved project replaces the one shown (it was cleared as soon as it was drawn)", async () => {
+    useProjects.setState({ projects: [project], selectedId: 'p1', loaded: true, error: null });
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) =>
+      init?.method === 'PATCH'
+        ? new Response(JSON.stringify({ project: { ...project, config: { keepBranches: true }, updatedAt: 2 }, autoApproval: null, cannotRun: null }), { status: 200 })
+        : new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no route' } }), { status: 404 }),
+    );
+    render(<SettingsScreen />);
+    fireEvent.change(screen.getByLabelText('Configuration (JSON)'), { target: { value: '{"keepBranches": true}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved.');
+    // Let React run the effects of the render that drew it.
+    await act(async () => {});
+    expect(screen.queryByText('Saved.')).not.toBeNull();
+    // The box shows what is stored now.
+    expect(JSON.parse((screen.getByLabelText('Configuration (JSON)') as HTMLTextAreaElement).value)).toEqual({ keepBranches: true });
+    // Another project: its own configuration, no note about the last one.
+    const other: Project = { ...project, id: 'p2', name: 'shed', config: { demo: true } };
+    act(() => useProjects.setState({ projects: [project, other], selectedId: 'p2' }));
+    expect(screen.queryByText('Saved.')).toBeNull();
+    expect(JSON.parse((screen.getByLabelText('Configuration (JSON)') as HTMLTextAreaElement).value)).toEqual({ demo: true });
   });
 });
