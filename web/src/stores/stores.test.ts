@@ -47,6 +47,23 @@ describe('tasks store', () => {
     expect(useTasks.getState().byId[t.id]!.title).toBe('renamed');
   });
 
+  it("a task's next version takes its place in its dependents' deps and as its subtasks' parent, as the store moves them", () => {
+    // The server moves them in the rejection's transaction without an event for each: the graph drawn from the
+    // rows lost its edges (the dependents still pointed at the superseded version) until the page was reloaded.
+    const v1 = makeTask({ status: 'exec_review' });
+    const dependent = makeTask({ deps: [v1.id] });
+    const child = makeTask({ parentId: v1.id });
+    const other = makeTask();
+    useTasks.setState({ projectId: 'p1', byId: Object.fromEntries([v1, dependent, child, other].map((t) => [t.id, t])), touched: {}, gone: {} });
+    const v2 = makeTask({ parentVersionId: v1.id, version: 2, title: v1.title });
+    useTasks.getState().upsert(v2);
+    const rows = useTasks.getState().byId;
+    expect(rows[dependent.id]!.deps).toEqual([v2.id]);
+    expect(rows[child.id]!.parentId).toBe(v2.id);
+    expect(rows[other.id]).toBe(other);
+    expect(rows[v2.id]!.version).toBe(2);
+  });
+
   it('a load while one is under way reads the list again after it', async () => {
     const t = makeTask({ status: 'planning', updatedAt: 100 });
     useTasks.setState({ projectId: 'p1', byId: {}, touched: {}, gone: {} });

@@ -39,6 +39,20 @@ function fresher<T extends { updatedAt: number }>(shown: T | undefined, read: T)
   return shown && shown.updatedAt > read.updatedAt ? shown : read;
 }
 
+/**
+ * A next version (a rejection, a retry from main) takes the old one's place: the store points the old version's
+ * dependents and subtasks at it in the same transaction (store/ops/nextVersion.ts) without an event for each, so
+ * the rows shown are moved here alike; else the dependency graph lost its edges until a reload.
+ */
+function replaceVersion(rows: Record<string, TaskSummary>, oldId: string, newId: string): Record<string, TaskSummary> {
+  const out: Record<string, TaskSummary> = {};
+  for (const [id, row] of Object.entries(rows)) {
+    const moved = row.deps.includes(oldId) || row.parentId === oldId;
+    out[id] = moved ? { ...row, deps: row.deps.map((d) => (d === oldId ? newId : d)), parentId: row.parentId === oldId ? newId : row.parentId } : row;
+  }
+  return out;
+}
+
 export const useTasks = create<TasksState>((set, get) => ({
   projectId: null,
   byId: {},
@@ -78,7 +92,9 @@ export const useTasks = create<TasksState>((set, get) => ({
   },
   upsert(task) {
     if (task.projectId !== get().projectId) return;
-    set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task)) } });
+    const byId = task.parentVersionId ? replaceVersion(get().byId, task.parentVersionId, task.id) : { ...get().byId };
+    byId[task.id] = fresher(byId[task.id], summarizeTask(task));
+    set({ byId });
   },
   async refetch(id) {
     try {
