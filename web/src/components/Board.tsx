@@ -21,6 +21,7 @@ import { TASK_STATUSES } from '../api/types.js';
 import { Card } from './BoardCard.js';
 import { useFamilyLines, type FamilyLines } from './family.js';
 import { LANES } from './statuses.js';
+import { NewTask } from './NewTask.js';
 import styles from './Board.module.css';
 
 /** A lane shows this many cards at first; more on request, so 1,000 tasks still render at once. */
@@ -119,6 +120,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
   return (
     <section className={styles.board} aria-label={t('board.label')}>
       <div className={styles.filters}>
+        <NewTask />
         <input type="search" aria-label={t('board.search')} placeholder={t('board.search')} style={fitPlaceholder(t('board.search'))} value={text} onChange={(e) => setText(e.target.value)} />
         <select aria-label={t('board.statusFilter')} value={status} onChange={(e) => setStatus(e.target.value as TaskStatus | '')}>
           <option value="">{t('board.allStatuses')}</option>

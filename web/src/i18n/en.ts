@@ -16,6 +16,8 @@ export const en = {
     total_other: '{{count}} tasks',
     showMore: 'Show {{count}} more',
     loadFailed: 'The tasks could not be loaded: {{message}}',
+    newTask: 'New task',
+    create: 'Create',
     pickProject: 'Pick a project on the left.',
     archived: 'This project is archived ({{when}}): it keeps its tasks and history and takes no new work until it is restored in Settings.',
     subtaskOf: 'subtask of {{title}}',
