@@ -149,6 +149,32 @@ describe('TaskDetailPanel at exec_review with an older version picked', () => {
   });
 });
 
+describe('TaskDetailPanel of a planned parent', () => {
+  it('shows no review of changes for a done parent whose subtasks made them (it said the diff could not be loaded)', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const parent = makeTask({ status: 'done', title: 'Build a greeting command' });
+    const child = makeTask({ status: 'done', title: 'Define the greeting', parentId: parent.id });
+    const urls: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      urls.push(url);
+      if (url.includes('/diff')) return new Response(JSON.stringify({ error: { code: 'NO_CHANGES', message: 'it has no branch yet' } }), { status: 409 });
+      if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
+      if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
+      const plan = { id: 'r_plan', taskId: parent.id, kind: 'plan', status: 'succeeded', model: null, traceId: 'tr', attempt: 1, startedAt: 1000, endedAt: 1500,
+        inputTokens: 10, outputTokens: 5, costUsd: 0, error: null, runDir: null, owner: null, workerPid: null, outboxOffset: 0, outboxSeq: 0 };
+      return new Response(JSON.stringify({ task: parent, runs: [plan], children: [child], lastDecision: null, versions: [] }));
+    });
+    render(<TaskDetailPanel taskId={parent.id} />);
+    expect(await screen.findByText('Build a greeting command')).toBeTruthy();
+    await screen.findByText('Fields');
+    // Given time to fetch a review, none is asked for and no error is said.
+    await act(async () => {});
+    expect(screen.queryByText(/The diff could not be loaded/)).toBeNull();
+    expect(screen.queryByText('Review')).toBeNull();
+    expect(urls.some((u) => u.includes('/diff'))).toBe(false);
+  });
+});
+
 describe('TaskDetailPanel opened by link', () => {
   it("shows the task's own project behind it", async () => {
     vi.stubGlobal('EventSource', FakeSource);

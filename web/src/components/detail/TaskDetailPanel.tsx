@@ -93,7 +93,9 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
   const { task, runs, children, lastDecision } = detail;
   const lastRun = runs[runs.length - 1];
   const versions = detail.versions ?? [{ id: task.id, version: task.version, status: task.status }];
-  const review = HAS_CHANGES.has(task.status) && (task.status !== 'superseded' || runs.some((r) => r.kind === 'execute'));
+  // Done or superseded without an execute run, it made no change of its own: a planned parent (its subtasks made
+  // them), or a version rejected at plan review. Its review said the diff could not be loaded, in red.
+  const review = HAS_CHANGES.has(task.status) && ((task.status !== 'superseded' && task.status !== 'done') || runs.some((r) => r.kind === 'execute'));
   return (
     <div className={styles.panel}>
       <div className={styles.head}>
