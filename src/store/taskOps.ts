@@ -22,6 +22,7 @@ import { countTasks, findTask, getTask, listTasks, taskRow, tasksByIds, type Tas
 import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
 import { backToMerging, freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
+import { retryToReady } from './ops/retryToReady.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
 export interface TaskOpsContext {
@@ -107,9 +108,8 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
           await appendEvent(q, statusEvent(before, after, { reason: 'retry the merge' }), now);
           return after;
         }
-        const { before, after } = await transitionTask(q, { id, to: 'ready', from, fields: { nextEligibleAt: null }, now });
-        await q.run(`UPDATE tasks SET retry_baseline = attempt WHERE id = $1`, [id]);
-        await appendEvent(q, statusEvent(before, after, { reason: 'retry' }), now);
+        const { before, after, reason } = await retryToReady(q, { id, from, now }); // a plan never approved is cleared
+        await appendEvent(q, statusEvent(before, after, { reason }), now);
         return getTask(q, id);
       }),
   };
