@@ -136,7 +136,7 @@ export const en = {
   observer: {
     load: { hit: 'up to date', miss: 'missing', corrupted: 'unreadable', expired: 'workspace gone', stale: 'behind its transcript' },
     updated: 'Updated at {{time}}',
-    title: 'Observer', sessions: 'Sessions', noSessions: 'No observed sessions yet.', unavailable: 'The observer is not available on this daemon.',
+    title: 'Observer', sessions: 'Sessions', noSessions: 'No observed sessions yet.', howToObserve: 'Run `maestro observe` in a project folder beside a Claude Code session: its explorations, summaries and the wiki’s curation proposals appear here as it works.', unavailable: 'The observer is not available on this daemon.',
     explorations_one: '{{count}} exploration', explorations_other: '{{count}} explorations', last: 'latest', unreadable: 'This session cannot be shown: {{reason}}', flow: 'Flow graph',
     tokens: 'Tokens: {{input}} in / {{output}} out', knowledge: 'Knowledge', summary: 'Summary', notSearched: 'Not searched yet.',
     noKnowledge: 'No prior knowledge.', noSummary: 'No summary yet.', tools_one: '{{count}} tool', tools_other: '{{count}} tools', errors_one: '{{count}} error', errors_other: '{{count}} errors', wiki: 'wiki: {{status}}',

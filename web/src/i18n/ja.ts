@@ -111,7 +111,7 @@ export const ja: Dictionary = {
   observer: {
     load: { hit: '最新', miss: 'なし', corrupted: '読めません', expired: 'ワークスペースがありません', stale: 'トランスクリプトより古い' },
     updated: '{{time}} に更新',
-    title: 'オブザーバー', sessions: 'セッション', noSessions: '観察したセッションはまだありません。', unavailable: 'このデーモンではオブザーバーを利用できません。', explorations_one: '探索 {{count}} 件', explorations_other: '探索 {{count}} 件', last: '最新',
+    title: 'オブザーバー', sessions: 'セッション', noSessions: '観察したセッションはまだありません。', howToObserve: 'Claude Code のセッションと並べて、プロジェクトのフォルダーで `maestro observe` を実行してください。作業に合わせて、探索、要約、wiki のキュレーション提案がここに表示されます。', unavailable: 'このデーモンではオブザーバーを利用できません。', explorations_one: '探索 {{count}} 件', explorations_other: '探索 {{count}} 件', last: '最新',
     unreadable: 'このセッションは表示できません: {{reason}}', flow: 'フローグラフ', tokens: 'トークン: 入力 {{input}} / 出力 {{output}}', knowledge: 'ナレッジ', summary: '要約',
     notSearched: 'まだ検索していません。', noKnowledge: '既存のナレッジはありません。', noSummary: 'まだ要約はありません。', tools_one: 'ツール {{count}} 回', tools_other: 'ツール {{count}} 回', errors_one: 'エラー {{count}} 件', errors_other: 'エラー {{count}} 件', wiki: 'wiki: {{status}}',
     tokensTotal: 'トークン: {{total}}', subagent: 'サブエージェント: {{prompt}}', subagentTools_one: 'ツール {{count}} 回', subagentTools_other: 'ツール {{count}} 回', proposals: '提案', noProposals: '保留中のキュレーション提案はありません。', proposalFor: '{{target}} への提案（{{reason}}）', proposalHint: 'エージェントなしのキュレーションはエントリを勝手に編集しません。承認するとこの内容を反映し、却下すると何も変わりません。', accept: '承認', dismiss: '却下', accepted: '承認しました: {{target}} を更新しました。', dismissed: '却下しました: {{target}} は変更なし。', proposed: 'wiki: {{target}} への提案', compacted_one: '{{count}} 回圧縮', compacted_other: '{{count}} 回圧縮',

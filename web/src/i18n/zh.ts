@@ -111,7 +111,7 @@ export const zh: Dictionary = {
   observer: {
     load: { hit: '最新', miss: '缺失', corrupted: '无法读取', expired: '工作区已不存在', stale: '落后于对话记录' },
     updated: '更新于 {{time}}',
-    title: '观察器', sessions: '会话', noSessions: '还没有观察到的会话。', unavailable: '此守护进程不提供观察器。', explorations_one: '{{count}} 次探索', explorations_other: '{{count}} 次探索', last: '最新',
+    title: '观察器', sessions: '会话', noSessions: '还没有观察到的会话。', howToObserve: '在项目文件夹中、与 Claude Code 会话并行运行 `maestro observe`：它的探索、摘要和 wiki 整理建议会随着工作显示在这里。', unavailable: '此守护进程不提供观察器。', explorations_one: '{{count}} 次探索', explorations_other: '{{count}} 次探索', last: '最新',
     unreadable: '无法显示此会话：{{reason}}', flow: '流程图', tokens: 'Token：输入 {{input}} / 输出 {{output}}', knowledge: '知识', summary: '摘要',
     notSearched: '尚未搜索。', noKnowledge: '没有相关的既有知识。', noSummary: '还没有摘要。', tools_one: '{{count}} 次工具调用', tools_other: '{{count}} 次工具调用', errors_one: '{{count}} 个错误', errors_other: '{{count}} 个错误', wiki: 'wiki：{{status}}',
     tokensTotal: 'Token：{{total}}', subagent: '子代理：{{prompt}}', subagentTools_one: '{{count}} 次工具调用', subagentTools_other: '{{count}} 次工具调用', proposals: '提议', noProposals: '没有待处理的整理提议。', proposalFor: '针对 {{target}} 的提议（{{reason}}）', proposalHint: '没有代理时，整理从不自行修改条目：接受以写入这些内容，或忽略。', accept: '接受', dismiss: '忽略', accepted: '已接受：{{target}} 已更新。', dismissed: '已忽略：{{target}} 未改动。', proposed: 'wiki：针对 {{target}} 的提议', compacted_one: '已压缩 {{count}} 次', compacted_other: '已压缩 {{count}} 次',

@@ -157,7 +157,12 @@ export function ObserverScreen({ id }: { id?: string }) {
       {list === null && <p className={styles.unavailable} role="status">{t('observer.unavailable')}</p>}
       {notice && <p role="status">{notice}</p>}
       {list && <Proposals proposals={proposals} onDecided={decided} />}
-      {list && list.length === 0 && <p className={styles.muted}>{t('observer.noSessions')}</p>}
+      {list && list.length === 0 && (
+        <>
+          <p className={styles.muted}>{t('observer.noSessions')}</p>
+          <p className={styles.muted}>{t('observer.howToObserve')}</p>
+        </>
+      )}
       <div style={{ display: 'flex', gap: 16 }}>
         {list && list.length > 0 && <SessionList list={list} id={id} />}
         {session && <SessionView session={session} />}

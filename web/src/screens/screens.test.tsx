@@ -310,6 +310,13 @@ describe('ObserverScreen', () => {
     expect([...graph.querySelectorAll('text')].map((t) => t.textContent)).toEqual(['Deploy the app, key …', 'Deploy the app again wi…']);
   });
 
+  it('with no session yet, says how to get one (it said only that there was none)', async () => {
+    serve({ '/api/observer/sessions': { sessions: [] }, '/api/observer/proposals': { open: [], closed: [], problems: [] } });
+    render(<ObserverScreen />);
+    expect(await screen.findByText('No observed sessions yet.')).toBeTruthy();
+    expect(screen.getByText(/^Run `maestro observe` in a project folder beside a Claude Code session/)).toBeTruthy();
+  });
+
   it('says the observer is not available on a daemon without its routes', async () => {
     serve({});
     render(<ObserverScreen />);
