@@ -149,6 +149,21 @@ describe('TaskDetailPanel at exec_review with an older version picked', () => {
   });
 });
 
+describe('TaskDetailPanel at plan review', () => {
+  it('shows the plan the gate decides on right under the gate, before the fields (it came after them and the graph)', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'plan_review', title: 'Add a farewell', plan: 'Write farewell(name) in greet.js, then test it.' });
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [] })));
+    render(<TaskDetailPanel taskId={task.id} />);
+    const plan = await screen.findByRole('heading', { name: 'Plan' });
+    const fields = screen.getByRole('heading', { name: 'Fields' });
+    const approve = screen.getByRole('button', { name: /^Approve/ });
+    expect(approve.compareDocumentPosition(plan) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(plan.compareDocumentPosition(fields) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(screen.getAllByRole('heading', { name: 'Plan' })).toHaveLength(1);
+  });
+});
+
 describe('TaskDetailPanel of a planned parent', () => {
   it('shows no review of changes for a done parent whose subtasks made them (it said the diff could not be loaded)', async () => {
     vi.stubGlobal('EventSource', FakeSource);

@@ -95,6 +95,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
   const versions = detail.versions ?? [{ id: task.id, version: task.version, status: task.status }];
   // Done or superseded without an execute run, it made no change of its own: a planned parent (its subtasks made
   // them), or a version rejected at plan review. Its review said the diff could not be loaded, in red.
+  const planFirst = task.status === 'plan_review';
   const review = HAS_CHANGES.has(task.status) && ((task.status !== 'superseded' && task.status !== 'done') || runs.some((r) => r.kind === 'execute'));
   return (
     <div className={styles.panel}>
@@ -121,6 +122,8 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <EditTask key={`edit-${task.id}`} task={task} onDone={reload} />
       <DiffGatePanel task={task} gate={detail.diffGate ?? null} />
       <MergeConflictPanel key={`conflict-${task.id}`} task={task} park={detail.mergeConflict ?? null} onDone={reload} />
+      {/* At plan review the plan is what the gate decides on: right under it, as the changes are at exec_review. */}
+      {planFirst && <PlanSection task={task} children={children} />}
       {review && (
         <LoadBoundary>
           <Suspense fallback={<p className={styles.muted}>{t('app.loading')}</p>}>
@@ -130,7 +133,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       )}
       <Fields task={task} runs={runs} />
       <DepGraph task={task} children={children} all={allTasks} />
-      <PlanSection task={task} children={children} />
+      {!planFirst && <PlanSection task={task} children={children} />}
       <LiveOutput taskId={task.id} running={runs.some((r) => r.status === 'running')} />
       <Transcript taskId={task.id} runs={runs} />
       <Runs runs={runs} decision={lastDecision} />
