@@ -9,6 +9,7 @@ import { defineStoreContract } from './contract.js';
 import { defineArchiveContract } from './contractArchive.js';
 import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
+import { defineRetryPlanContract } from './contractRetryPlan.js';
 
 // Skips only on a developer machine without PostgreSQL, and says so; globalSetup fails CI instead.
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
@@ -16,6 +17,7 @@ defineStoreContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineArchiveContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineAutoApprovalContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineVersionDepsContract('PostgreSQL', freshPostgres, !pgAvailable());
+defineRetryPlanContract('PostgreSQL', freshPostgres, !pgAvailable());
 
 describe.skipIf(!pgAvailable())('PostgreSQL sessions', () => {
   // A daemon cut off from the network in the middle of a transaction: the server must end it, or the

@@ -3,8 +3,10 @@ import { defineStoreContract } from './contract.js';
 import { defineArchiveContract } from './contractArchive.js';
 import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
+import { defineRetryPlanContract } from './contractRetryPlan.js';
 
 defineStoreContract('SQLite', freshSqlite);
 defineArchiveContract('SQLite', freshSqlite);
 defineAutoApprovalContract('SQLite', freshSqlite);
 defineVersionDepsContract('SQLite', freshSqlite);
+defineRetryPlanContract('SQLite', freshSqlite);
