@@ -49,6 +49,22 @@ export function defineVersionDepsContract(label: string, fresh: () => Promise<{ 
       expect(await ready()).toContain(after.id);
     });
 
+    it('moves a rejected version\'s dependents and subtasks to the next version, each with a task.edited event in that transaction', async () => {
+      const p = await store.projects.create({ name: 'demo', repoPath: '/repos/demo' });
+      const v1 = await store.tasks.create({ projectId: p.id, title: 'Base' });
+      const dependent = await store.tasks.create({ projectId: p.id, title: 'After', deps: [v1.id] });
+      const child = await store.tasks.create({ projectId: p.id, title: 'Part', parentId: v1.id });
+      const bystander = await store.tasks.create({ projectId: p.id, title: 'Other' });
+      for (const s of ['queued', 'executing', 'exec_review'] as const) await store.tasks.transition(v1.id, s);
+      const { next: v2 } = await store.tasks.reject(v1.id, 'exec_review', 'ann', 'again');
+      expect((await store.tasks.get(dependent.id)).deps).toEqual([v2.id]);
+      expect((await store.tasks.get(child.id)).parentId).toBe(v2.id);
+      // Boards, watchers and other daemons read a task again on its event: without one they kept the old links.
+      const edited = (await store.events.list({ projectId: p.id, type: 'task.edited' })).events.map((e) => [e.taskId, e.payload]);
+      expect(edited).toEqual([[dependent.id, { fields: ['deps'], nextVersion: v2.id }], [child.id, { fields: ['parentId'], nextVersion: v2.id }]]);
+      expect(edited.some(([id]) => id === bystander.id)).toBe(false);
+    });
+
     it('refuses a superseded version whose chain ends in nothing, naming it, changing nothing', async () => {
       const p = await store.projects.create({ name: 'demo', repoPath: '/repos/demo' });
       const orphan = await store.tasks.create({ projectId: p.id, title: 'Orphan' });
