@@ -1,10 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../__fixtures__/transcript-builder.js';
 import { bundlePath, wikiLayout } from '../../knowledge/format/wiki/layout.js';
 import { readSessionIndex, recordSessionInIndex } from './session-index.js';
-import { fileStamp, loadBundle, patchBundle, writeBundle, writeOwnedBundle } from './store.js';
+import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeBundle, writeOwnedBundle } from './store.js';
 import { createEmptyBundle } from './types.js';
 
 let dir: TempDir;
@@ -133,5 +133,48 @@ describe('session index', () => {
       sessions: { old: sessions.old, abc: { jsonlMtime: 30, bundleUpdatedAt: 40, gaLabel: 'login bug' } },
       gaPinned: ['x'], note: 'added by GA',
     });
+  });
+});
+
+describe('setting a corrupted bundle aside', () => {
+  it('moves a bundle.json that is a symbolic link aside as the link itself, never copying what it leads to', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    const secret = join(dir.path, 'docker-config.json');
+    writeFileSync(secret, '{"auths":{"registry":{"auth":"c2VjcmV0"}}}\n');
+    mkdirSync(join(layout.sessions, 's'), { recursive: true });
+    symlinkSync(secret, bundlePath(layout, 's'));
+    const load = loadBundle(layout, 's', { workspaceRoot: dir.path });
+    expect(load.status).toBe('corrupted');
+
+    const kept = quarantineBundle(layout, 's', 7)!;
+    expect(kept).toBe(`${bundlePath(layout, 's')}.corrupt-7`);
+    // The link is what was set aside: no copy of the secret is in the wiki.
+    expect(lstatSync(kept).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(kept)).toBe(secret);
+    for (const name of readdirSync(join(layout.sessions, 's'))) {
+      const st = lstatSync(join(layout.sessions, 's', name));
+      expect(st.isSymbolicLink() || !readFileSync(join(layout.sessions, 's', name), 'utf8').includes('c2VjcmV0')).toBe(true);
+    }
+    expect(readFileSync(secret, 'utf8')).toContain('c2VjcmV0');
+  });
+
+  it('keeps a corrupted regular bundle whole under its new name', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    mkdirSync(join(layout.sessions, 's'), { recursive: true });
+    writeFileSync(bundlePath(layout, 's'), '{"schemaVersion": 1, "meta"');
+    const kept = quarantineBundle(layout, 's', 8)!;
+    expect(readFileSync(kept, 'utf8')).toBe('{"schemaVersion": 1, "meta"');
+    expect(quarantineBundle(layout, 'absent', 9)).toBeNull();
+  });
+
+  it('refuses to set aside a bundle whose session folder is a link out of the wiki, and leaves it', () => {
+    const layout = wikiLayout(join(dir.path, 'wiki'));
+    const outside = join(dir.path, 'elsewhere');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'bundle.json'), 'not json');
+    mkdirSync(layout.sessions, { recursive: true });
+    symlinkSync(outside, join(layout.sessions, 's'));
+    expect(() => quarantineBundle(layout, 's', 10)).toThrow(/symbolic link/);
+    expect(readdirSync(outside)).toEqual(['bundle.json']);
   });
 });

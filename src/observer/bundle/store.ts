@@ -8,7 +8,8 @@
  *   | expired (workspace_root_missing) | stale (jsonl newer than meta.jsonlMtime)
  */
 import { jsonSyntaxWhere } from '../../lib/jsonError.js';
-import { copyFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, renameSync, statSync } from 'node:fs';
+import { assertNoLinkOut } from '../../knowledge/format/linkGuard.js';
 import { readRegularFile } from '../../lib/regularFile.js';
 import { MaestroError } from '../../core/errors.js';
 import { redactDeep } from '../../core/redact.js';
@@ -193,12 +194,22 @@ export function writeOwnedBundle(layout: WikiLayout, bundle: SessionBundle, last
   return fileStamp(path);
 }
 
-/** Keeps an unreadable bundle as `bundle.json.corrupt-<ms>` before it is rebuilt, so nothing is lost. */
+/**
+ * Keeps an unreadable bundle as `bundle.json.corrupt-<ms>` before it is rebuilt, so nothing is lost. The file is
+ * renamed, never copied: a copy follows a symbolic link, and a wiki can come with
+ * `sessions/<id>/bundle.json -> ~/.docker/config.json` (read as corrupted), whose target would have been copied
+ * into the wiki. A rename moves the link itself. A session folder that leads out of the wiki is refused, as writes are.
+ */
 export function quarantineBundle(layout: WikiLayout, sessionId: string, now: number): string | null {
   const path = bundlePath(layout, sessionId);
-  if (!existsSync(path)) return null;
+  try {
+    lstatSync(path);
+  } catch {
+    return null;
+  }
   const target = `${path}.corrupt-${now}`;
-  copyFileSync(path, target);
+  assertNoLinkOut(layout.root, target, `the wiki ${layout.root}`);
+  renameSync(path, target);
   return target;
 }
 
