@@ -11,7 +11,8 @@ import { readReceipt, reconcileSource, runSource } from '../reconcile/receipt.js
 import { resolveCandidate, review } from '../reconcile/review.js';
 import { completeRun, sealRun, stage } from '../session/ops.js';
 import { createRun, createSession } from '../session/store.js';
-import { readLedger } from './ledger.js';
+import { MAX_LEDGER_BYTES, MAX_LEDGER_CANDIDATES, readLedger } from './ledger.js';
+import { candidateId } from './recipes.js';
 import { promote } from '../promote/promote.js';
 import { promotionPath, readPromotions } from '../promote/promotion.js';
 import { createLifecycleContext } from '../context.js';
@@ -93,6 +94,36 @@ describe('bad input changes nothing', () => {
       delete o.candidates[0].promotion_receipt;
     });
     expect(() => readLedger(ledger)).toThrow(`${ledger}: field candidates[0].promotion_receipt must be an object; it is missing.`);
+  });
+
+  // Every candidate is scored against every corpus document on the daemon's event loop: 100,000 committed in a
+  // ledger held it for minutes. Refused before reading (size) or before scoring (count); staging stops at the cap.
+  it('a ledger over the size or candidate cap is refused naming the file, and a candidate past the cap is not staged', () => {
+    const p = project();
+    const { ledger } = withRun(p);
+    const many = (n: number, o: Record<string, any>) => {
+      const first = o.candidates[0];
+      o.candidates = Array.from({ length: n }, (_, i) => ({ ...first, content: `Rule number ${i}.`, candidate_id: candidateId('spec', `Rule number ${i}.`) }));
+    };
+    corrupt(ledger, (o) => many(MAX_LEDGER_CANDIDATES + 1, o));
+    expect(() => readLedger(ledger)).toThrow(`${ledger}: field candidates holds ${MAX_LEDGER_CANDIDATES + 1} candidates, more than a ledger may (${MAX_LEDGER_CANDIDATES})`);
+    expect(() => reconcileSource(lc, p.root, runSource(p.root, 's-1', 'run-1'))).toThrow(/more than a ledger may/);
+
+    const full = corrupt(ledger, (o) => many(MAX_LEDGER_CANDIDATES, o));
+    expect(readLedger(ledger)!.candidates).toHaveLength(MAX_LEDGER_CANDIDATES);
+    expect(() => stage(p.root, { target: 'spec', title: 'T', content: 'One rule too many.', run: 'run-1', session: 's-1' }, process.env)).toThrow(`already holds ${MAX_LEDGER_CANDIDATES} candidates`);
+    expect(readFileSync(ledger, 'utf8')).toBe(full);
+
+    const big = corrupt(ledger, (o) => (o.candidates[0].title = 'x'.repeat(MAX_LEDGER_BYTES)));
+    expect(() => readLedger(ledger)).toThrow(`${ledger}: ${Buffer.byteLength(big)} bytes, more than a ledger may be (${MAX_LEDGER_BYTES}); it was not read.`);
+  });
+
+  it('a stage that would grow a ledger past its size cap writes nothing', () => {
+    const p = project();
+    const { ledger } = withRun(p);
+    const text = corrupt(ledger, (o) => (o.candidates[0].title = 'x'.repeat(MAX_LEDGER_BYTES - 2000)));
+    expect(() => stage(p.root, { target: 'spec', title: 'y'.repeat(3000), content: 'A rule that does not fit.', run: 'run-1', session: 's-1' }, process.env)).toThrow(`would grow to`);
+    expect(readFileSync(ledger, 'utf8')).toBe(text);
   });
 
   it('restaging identical content with a conflicting action is refused; identical content counts an occurrence', () => {

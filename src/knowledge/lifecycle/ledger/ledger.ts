@@ -6,7 +6,7 @@
  * under the corpus lock and lands atomically, so two processes never lose each
  * other's records.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { MaestroError } from '../../../core/errors.js';
 import { LONE_SURROGATE } from '../../../core/schemas.js';
 import { writeFileAtomic } from '../../format/atomic.js';
@@ -69,6 +69,16 @@ export interface Ledger {
   source_repository?: unknown;
 }
 
+/**
+ * A ledger is read whole, then every candidate is scored against every corpus document (reconcile/matcher.ts),
+ * on the daemon's event loop (a review, POST …/reconcile). Measured on this machine: 2 ms a candidate against
+ * 1,000 documents, and about 1.2 µs a byte of a candidate's content, so a ledger committed with 100,000
+ * candidates held the daemon for minutes. These caps bound a reconcile to a few seconds at worst; far beyond
+ * what the tools stage (an agent's call adds at most 100 candidates of 8,000 characters, executor/agentRunFolder.ts).
+ */
+export const MAX_LEDGER_BYTES = 4 * 1024 * 1024;
+export const MAX_LEDGER_CANDIDATES = 1000;
+
 const TOP_KEYS = new Set(['schema_version', 'session_id', 'run_id', 'revision', 'created_at', 'updated_at', 'inputs', 'candidates', 'source_repository']);
 const INPUT_KEYS = new Set(['knowledge_id', 'signal', 'source', 'count', 'first_recorded_at', 'last_recorded_at', 'evidence']);
 const CAND_KEYS = new Set(['candidate_id', 'target', 'action', 'title', 'content', 'category', 'source_kind', 'evidence_refs', 'occurrences', 'first_recorded_at', 'last_recorded_at', 'status', 'promoted_id', 'promotion_receipt', 'source_snapshot']);
@@ -110,6 +120,7 @@ export function validateLedger(file: string, raw: unknown): Ledger {
   str(file, 'updated_at', o.updated_at);
   if (!Array.isArray(o.inputs)) bad(file, 'inputs', 'must be an array');
   if (!Array.isArray(o.candidates)) bad(file, 'candidates', 'must be an array');
+  if (o.candidates.length > MAX_LEDGER_CANDIDATES) bad(file, 'candidates', `holds ${o.candidates.length} candidates, more than a ledger may (${MAX_LEDGER_CANDIDATES}), each scored against every knowledge document: it was not read. Remove candidates, or move some to another session's ledger`);
   (o.inputs as unknown[]).forEach((x, i) => {
     const f = `inputs[${i}]`;
     const r = strict(file, f, x, INPUT_KEYS);
@@ -146,6 +157,8 @@ export function validateLedger(file: string, raw: unknown): Ledger {
 /** Reads a ledger: null when absent; throws (file + field) when corrupt. */
 export function readLedger(file: string): Ledger | null {
   if (!existsSync(file)) return null;
+  const size = statSync(file).size;
+  if (size > MAX_LEDGER_BYTES) throw new MaestroError('CORRUPT_FILE', `${file}: ${size} bytes, more than a ledger may be (${MAX_LEDGER_BYTES}); it was not read.`, { details: { file } });
   return validateLedger(file, parseJsonFile(file));
 }
 
@@ -166,7 +179,11 @@ export function updateLedger<T>(file: string, init: () => Ledger, mutate: (l: Le
     if (JSON.stringify(ledger) !== before) {
       ledger.revision += 1;
       ledger.updated_at = new Date().toISOString();
-      writeFileAtomic(file, `${JSON.stringify(ledger, null, 2)}\n`);
+      const text = `${JSON.stringify(ledger, null, 2)}\n`;
+      // Written only if it can be read again (readLedger's cap); the ledger on disk stays as it was.
+      const bytes = Buffer.byteLength(text);
+      if (bytes > MAX_LEDGER_BYTES) throw new MaestroError('BAD_INPUT', `${file} would grow to ${bytes} bytes, more than a ledger may be (${MAX_LEDGER_BYTES}). Nothing was written.`, { details: { file } });
+      writeFileAtomic(file, text);
     }
     return result;
   });
@@ -198,6 +215,7 @@ export function stageInto(ledger: Ledger, input: StageInput, now: string, file: 
   const title = input.title.trim() || content.slice(0, 120);
   const id = candidateId(input.target, content);
   const existing = ledger.candidates.find((c) => c.candidate_id === id);
+  if (!existing && ledger.candidates.length >= MAX_LEDGER_CANDIDATES) throw new MaestroError('BAD_INPUT', `${file} already holds ${ledger.candidates.length} candidates, as many as a ledger may (${MAX_LEDGER_CANDIDATES}). Nothing was staged.`, { details: { file } });
   if (existing) {
     if (existing.action !== input.action) throw new MaestroError('KNOWLEDGE_CONFLICT', `${file}: candidate ${id} is already staged with action ${existing.action}; identical content cannot be restaged as ${input.action}.`);
     existing.occurrences += 1;
