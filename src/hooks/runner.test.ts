@@ -183,6 +183,25 @@ export default { 'before:execute': () => { writeFileSync(${JSON.stringify(seen)}
     expect(exited.reason).toContain('crashed: exited with code 7');
   });
 
+  // The reply reaches the daemon, which stores a cancel's reason as an event sent to every board; a shell hook's
+  // output is kept up to 1 MiB. A module hook's reply is read up to the same size: a 64 MB one took the daemon's memory.
+  it("refuses a module hook's reply past 1 MiB (a reason, an error, a plan), naming the hook and the cap", async () => {
+    const repo = temp();
+    const file = write(join(repo, '.maestro/hooks.mjs'), `export default {
+      'before:execute': () => ({ cancel: 'x'.repeat(64 * 1024 * 1024) }),
+      'before:merge': async () => { throw new Error('y'.repeat(8 * 1024 * 1024)); },
+      'after:planner:output': () => 'z'.repeat(2 * 1024 * 1024),
+      'on:conflict': () => ({ cancel: 'fits: ' + 'w'.repeat(1000) }),
+    };`);
+    const runner = new HookRunner({ projectRoot: repo, globalHome: null, timeoutMs: 20_000 });
+    for (const [name, ctx] of [['before:execute', { task, job: {} }], ['before:merge', { task, branch: 'b' }], ['after:planner:output', { task, plan: 'p' }]] as const) {
+      const out = await runner.run(name, ctx as never);
+      expect(out).toMatchObject({ outcome: 'cancel', failed: true, source: file });
+      expect(out.reason).toMatch(new RegExp(`^hook "${name}" in .*hooks\\.mjs answered with more than 1048576 bytes; nothing of it was read`));
+    }
+    expect((await runner.run('on:conflict', { task, files: [] })).reason).toBe(`fits: ${'w'.repeat(1000)}`);
+  }, budget(120_000));
+
   it('refuses a bad return value with an error naming the hook, the file and what was expected', async () => {
     const repo = temp();
     const file = write(join(repo, '.maestro/hooks.mjs'), `export default { 'before:execute': () => 42, 'on:conflict': () => 'maybe', 'after:planner:output': () => ({ plan: 'x' }), 'before:merge': () => ({ cancel: '' }) };`);

@@ -23,7 +23,7 @@ import { processAgentEnv } from '../lib/agentEnv.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HOOK_NAMES, moduleArgs, readModuleAnswer, readShellAnswer, shellFileName, type HookContexts, type HookName, type HookOutcome } from './contract.js';
-import { runModuleCandidates, type Candidate, type WorkerAnswer } from './moduleHook.js';
+import { MAX_HOOK_REPLY_BYTES, runModuleCandidates, type Candidate, type WorkerAnswer } from './moduleHook.js';
 import { runShellHook, type ShellAnswer } from './shellHook.js';
 import type { RunSandbox, SandboxSpec } from '../lib/sandbox.js';
 
@@ -141,6 +141,8 @@ export class HookRunner {
         return failed(name, answer.path, `${where(answer.path)} returned a ${answer.what} that cannot be passed on; expected plain data`);
       case 'load-error':
         return failed(name, answer.path, `hooks module ${answer.path} ${answer.message}`);
+      case 'too-large':
+        return failed(name, module, `${where(module)} answered with more than ${MAX_HOOK_REPLY_BYTES} bytes; nothing of it was read (a hook's reply is a reason or a plan, up to ${MAX_HOOK_REPLY_BYTES} bytes as a shell hook's output)`);
       case 'timeout':
         return failed(name, module, `hook "${name}" did not answer within ${this.timeoutMs} ms (a hook past its time counts as a cancel)`);
       case 'crashed':
