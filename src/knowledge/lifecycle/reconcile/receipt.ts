@@ -20,7 +20,7 @@ import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.
 import { MATCHER_REVISION, candidateSnapshotHash, sessionSnapshotHash } from '../ledger/recipes.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { promotedIds, promotionPath } from '../promote/promotion.js';
-import { parseReport, reportDrafts, type Draft } from '../session/report.js';
+import { readReportFile, reportDrafts, type Draft } from '../session/report.js';
 import { assertReadableInside, assertRunFolderInside, assertSourceInside, listRunIds, runDir, runFolderOutside, sessionDir } from '../session/store.js';
 import { associatedDocs, matchCandidate, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
 import type { SemanticScorer } from './semantic.js';
@@ -105,9 +105,10 @@ export function readSourceState(src: Source): SourceState {
   const cands: Array<LedgerCandidate | Draft> = (ledger?.candidates ?? []).filter((c) => c.status !== 'promoted' && !promoted.has(c.candidate_id));
   if (src.rid === 'session') return { ledger, candidates: cands, snapshotHash: sessionSnapshotHash(cands as LedgerCandidate[]) };
   const reportPath = join(src.dir, 'report.md');
-  if (existsSync(reportPath)) {
+  const report = readReportFile(reportPath);
+  if (report) {
     const have = new Set([...(ledger?.candidates ?? []).map((c) => c.candidate_id), ...promoted]);
-    for (const d of reportDrafts(parseReport(readFileSync(reportPath, 'utf8'), reportPath), src.rid)) if (!have.has(d.candidate_id)) {
+    for (const d of reportDrafts(report, src.rid)) if (!have.has(d.candidate_id)) {
       cands.push(d);
       have.add(d.candidate_id);
     }

@@ -3,7 +3,7 @@
  * bridge: stage, record, complete, check, seal. Each checks that the run is
  * not sealed before it writes anything.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMaestroError, MaestroError } from '../../../core/errors.js';
 import { openKnowledge } from '../../knowledge.js';
@@ -14,7 +14,7 @@ import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Acti
 import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
-import { parseReport, reportDrafts } from './report.js';
+import { parseReport, readReportFile, reportDrafts } from './report.js';
 import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
@@ -222,7 +222,7 @@ export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: strin
 /** Stages the run's report into its ledger and fills in how the run ended; the caller writes the run. */
 function stageReport(run: RunDoc, src: Source): void {
   const reportPath = join(src.dir, 'report.md');
-  const report = existsSync(reportPath) ? parseReport(readFileSync(reportPath, 'utf8'), reportPath) : parseReport('');
+  const report = readReportFile(reportPath) ?? parseReport('');
   const drafts = reportDrafts(report, run.run_id);
   updateLedger(src.ledgerPath, init(src), (l) => {
     const now = nowIso();
@@ -246,7 +246,7 @@ export function checkRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, 
   const state = readSourceState(src);
   if (!state.ledger?.inputs.length) warnings.push('no knowledge inputs recorded (maestro knowledge record <ids> --signal …)');
   const reportPath = join(src.dir, 'report.md');
-  const report = existsSync(reportPath) ? parseReport(readFileSync(reportPath, 'utf8'), reportPath) : null;
+  const report = readReportFile(reportPath);
   if (!report || !report.summary) warnings.push('report.md has no summary/verdict yet');
   if (receipt.counts.review_required) warnings.push(`${receipt.counts.review_required} candidate(s) need review (maestro knowledge review ${sid})`);
   return { receipt, warnings };

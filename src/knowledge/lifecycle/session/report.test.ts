@@ -1,6 +1,9 @@
 /** report.md as a run starts it (the template, parsed once for every run that leaves it as it is) and as an agent fills it. */
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseReport, REPORT_TEMPLATE } from './report.js';
+import { MAX_REPORT_BYTES, parseReport, readReportFile, REPORT_TEMPLATE } from './report.js';
 import { MAX_YAML_BLOCK_CHARS } from '../../format/frontmatter.js';
 
 describe('parseReport', () => {
@@ -25,5 +28,25 @@ describe('parseReport', () => {
     );
     const atLimit = `---\nsummary: "${'x'.repeat(MAX_YAML_BLOCK_CHARS - 12)}"\n---\n`;
     expect(parseReport(atLimit).summary).toHaveLength(MAX_YAML_BLOCK_CHARS - 12);
+  });
+
+  // The agent writes report.md (the executor moves it into the run) and every review reads each run's report on
+  // the daemon's event loop, whole: 228 MB of body took 3.7 s to parse, besides the read, each time.
+  it('refuses a report file larger than a report may be from its size, naming the file, and reads one at the limit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'maestro-report-'));
+    try {
+      const file = join(dir, 'report.md');
+      expect(readReportFile(file)).toBeNull();
+      const head = '---\nsummary: kept\n---\n';
+      writeFileSync(file, head);
+      truncateSync(file, MAX_REPORT_BYTES);
+      expect(readReportFile(file)!.summary).toBe('kept');
+      truncateSync(file, 300 * 1024 * 1024);
+      expect(() => readReportFile(file)).toThrow(
+        expect.objectContaining({ code: 'CORRUPT_FILE', message: `${file}: ${300 * 1024 * 1024} bytes, more than a report may be (${MAX_REPORT_BYTES}); it was not read.` }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@
  * `report.md` frontmatter (FORMATS §3.4): accepted decisions and locked
  * constraints become candidate drafts. Headings are informational only.
  */
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { MaestroError } from '../../../core/errors.js';
 import { parseFrontmatter } from '../../format/frontmatter.js';
 import { candidateId } from '../ledger/recipes.js';
@@ -66,6 +67,21 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
     }
     return { id, text: '', status: defaultStatus };
   });
+}
+
+/**
+ * The most a report.md may be: its frontmatter is what is read (up to 64 KiB), the rest is the agent's prose.
+ * The agent writes the file (the executor moves .maestro/report.md into the run) and every review reads each
+ * run's report whole on the daemon's event loop: 228 MB took 3.7 s to parse, besides the read.
+ */
+export const MAX_REPORT_BYTES = 1024 * 1024;
+
+/** A run's report.md, read and parsed; null when there is none. One larger than MAX_REPORT_BYTES is CORRUPT_FILE, unread. */
+export function readReportFile(file: string): Report | null {
+  if (!existsSync(file)) return null;
+  const size = statSync(file).size;
+  if (size > MAX_REPORT_BYTES) throw new MaestroError('CORRUPT_FILE', `${file}: ${size} bytes, more than a report may be (${MAX_REPORT_BYTES}); it was not read.`, { details: { file } });
+  return parseReport(readFileSync(file, 'utf8'), file);
 }
 
 let templateReport: Readonly<Report> | undefined;
