@@ -8,7 +8,7 @@ import { appendFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Run } from '../core/types.js';
-import { OUTBOX_FILE, OutboxWriter } from '../executor/protocol/outbox.js';
+import { OUTBOX_FILE, OUTBOX_READ_BYTES, OutboxWriter } from '../executor/protocol/outbox.js';
 import { Bus, type StreamItem } from '../lib/bus.js';
 import { createStore, type Store } from '../store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
@@ -168,6 +168,25 @@ describe('Ingestor: the worker numbering its outbox records', () => {
     const replayed = await createRunControl(s.store, () => {}).replay(s.taskId, null);
     expect(replayed.map((i) => i.data.text)).toEqual(['one ', 'two']);
     expect(replayed.map((i) => i.id)).toEqual(live.map((i) => i.id));
+  });
+});
+
+describe('Ingestor: an outbox that grew by much at once', () => {
+  it('is read a window at a time, within one ingest: every token streamed in order, then the final record settles the run', async () => {
+    const s = await setup();
+    const bus = new Bus();
+    const { ingestor, errors } = s.ingestor(bus);
+    const streamed: StreamItem[] = [];
+    bus.onStream(s.taskId, (item) => streamed.push(item));
+    const w = s.writer();
+    const count = Math.ceil((2.5 * OUTBOX_READ_BYTES) / 60_000);
+    for (let i = 0; i < count; i++) w.write({ type: 'token', stage: 'agent', text: `${i} ${'x'.repeat(60_000)}` });
+    w.write({ type: 'error', code: 'CHECK_FAILED', message: 'the end', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+    await ingestor.ingest(s.run);
+    expect(streamed.filter((i) => i.kind === 'token').map((i) => Number(String(i.data.text).split(' ')[0]))).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect(await s.store.runs.get(s.run.id)).toMatchObject({ status: 'failed', error: 'CHECK_FAILED: the end' });
+    expect((await s.store.runs.get(s.run.id)).outboxOffset).toBe(statSync(s.outbox).size);
+    expect(errors).toEqual([]);
   });
 });
 

@@ -148,7 +148,7 @@ export class Ingestor {
   private async readOnce(run: Run): Promise<void> {
     if (!run.runDir) return;
     const pos = this.positionOf(run);
-    const { records, offsets, nextOffset, corrupt } = readOutbox(run.runDir, pos.offset);
+    const { records, offsets, nextOffset, more, corrupt } = readOutbox(run.runDir, pos.offset);
     if (nextOffset === pos.offset) return;
     // Lines that are no record (something other than the worker wrote there) are passed over, once, and said.
     if (corrupt.length) this.opts.log?.info({ traceId: run.traceId, runId: run.id, lines: corrupt.map((c) => ({ line: c.line, text: c.text, problem: c.problem })) }, 'outbox lines that are not records were passed over');
@@ -176,6 +176,8 @@ export class Ingestor {
       if (offSequence.length) this.reportOffSequence(run, offSequence);
     }
     pos.offset = nextOffset;
+    // A read takes OUTBOX_READ_BYTES at most: what is left is read next (ingest's loop), after this read's store writes.
+    if (more) this.again.add(run.id);
     await setOutboxProgress(this.store.db, run.id, nextOffset, pos.seqs.last);
     if (changed) this.opts.onChange();
   }

@@ -9,7 +9,7 @@ import type { Run, Task } from '../core/types.js';
 import type { StagedFile } from '../lib/atomicWrite.js';
 import { stageInbox } from '../executor/protocol/inbox.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
-import { OutboxSequence, readOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
+import { OutboxSequence, readWholeOutbox, type OutboxRecord } from '../executor/protocol/outbox.js';
 import { TRANSCRIPT_FILE } from '../executor/protocol/transcript.js';
 import type { Store } from '../store/store.js';
 import type { StreamItem } from '../lib/bus.js';
@@ -80,7 +80,7 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
 
     async reply(task, answer, who) {
       const run = await currentRun(task);
-      const { records } = readOutbox(run.runDir!);
+      const records = readWholeOutbox(run.runDir!);
       const question = [...records].reverse().find((r) => r.type === 'clarify');
       if (!question || question.type !== 'clarify') throw new MaestroError('ILLEGAL_TRANSITION', `Run ${run.id} has asked no question.`);
       // The worker sees the answer only once the task has left awaiting_input: never an answer the status does not know.
@@ -115,7 +115,7 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
       }
       const items: StreamItem[] = [];
       for (const [i, run] of runs.slice(from).entries()) {
-        const { records } = readOutbox(run.runDir!);
+        const records = readWholeOutbox(run.runDir!);
         // As the ingestor took them: a line out of the worker's sequence (a stray write) was never streamed live either.
         const seqs = new OutboxSequence();
         for (const r of records) {

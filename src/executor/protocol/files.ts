@@ -60,6 +60,8 @@ export interface JsonLines<T> {
   corrupt: Array<{ line: number; text: string }>;
   /** Lines longer than the limit (lib/lines.ts MAX_LINE_BYTES): skipped, with their line number in this read and size. */
   oversized?: Array<{ line: number; bytes: number }>;
+  /** True when the read stopped at `maxBytes` with whole lines left after nextOffset: read again from there. */
+  more?: boolean;
 }
 
 const READ_CHUNK = 1 << 20;
@@ -72,7 +74,7 @@ const CORRUPT_TEXT_CAP = 2_000;
  * without "\n" is torn (still being written) and left for later; a line past
  * `maxLineBytes` is skipped and reported in `oversized`, never held whole.
  */
-export function readJsonLines<T = unknown>(path: string, offset = 0, options: { maxLineBytes?: number } = {}): JsonLines<T> {
+export function readJsonLines<T = unknown>(path: string, offset = 0, options: { maxLineBytes?: number; maxBytes?: number } = {}): JsonLines<T> {
   if (!existsSync(path)) return { records: [], lines: [], offsets: [], nextOffset: offset, corrupt: [] };
   const records: T[] = [];
   const lines: number[] = [];
@@ -81,12 +83,18 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   const oversized: Array<{ line: number; bytes: number }> = [];
   const splitter = new LineSplitter(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {});
   let consumed = 0;
+  let more = false;
   const fd = openRegular(path);
   try {
     const size = fstatSync(fd).size;
     if (size <= offset) return { records: [], lines: [], offsets: [], nextOffset: offset, corrupt: [] };
     const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - offset));
     for (let pos = offset; pos < size; ) {
+      // `maxBytes`: a read stops once past it with a whole line read (a longer line is read to its end, or skipped).
+      if (options.maxBytes && pos - offset >= options.maxBytes && consumed > 0) {
+        more = true;
+        break;
+      }
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
       if (n <= 0) break;
       pos += n;
@@ -114,7 +122,7 @@ export function readJsonLines<T = unknown>(path: string, offset = 0, options: { 
   } finally {
     closeSync(fd);
   }
-  return { records, lines, offsets, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}) };
+  return { records, lines, offsets, nextOffset: offset + consumed, corrupt, ...(oversized.length ? { oversized } : {}), ...(more ? { more } : {}) };
 }
 
 /**

@@ -112,11 +112,19 @@ const outboxRecordSchema = z.discriminatedUnion('type', [
 ]);
 
 /**
- * Whole records from `offset` on, with the byte offset each one's line starts at. `corrupt` lists complete lines
+ * The most one readOutbox reads (and the line it ends in). The daemon's ingestor reads on its event loop, and an
+ * agent that prints fast (a command provider's output, token record after token record) grows the outbox faster
+ * than it is read: 180 MB read and parsed in one go took 1 s, and the memory of the text twice over. With `more`
+ * the ingestor reads on from nextOffset, its store writes between reads.
+ */
+export const OUTBOX_READ_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Whole records from `offset` on (OUTBOX_READ_BYTES of them at most; `more` when there are more), with the byte offset each one's line starts at. `corrupt` lists complete lines
  * that were not JSON or not a record (never expected; log them): they are passed over, never applied.
  */
-export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; offsets: number[]; nextOffset: number; corrupt: Array<{ line: number; text: string; problem?: string }> } {
-  const read = readJsonLines<unknown>(join(runDir, OUTBOX_FILE), offset);
+export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; offsets: number[]; nextOffset: number; more: boolean; corrupt: Array<{ line: number; text: string; problem?: string }> } {
+  const read = readJsonLines<unknown>(join(runDir, OUTBOX_FILE), offset, { maxBytes: OUTBOX_READ_BYTES });
   const records: OutboxRecord[] = [];
   const offsets: number[] = [];
   const corrupt: Array<{ line: number; text: string; problem?: string }> = [...read.corrupt];
@@ -127,7 +135,18 @@ export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[
       offsets.push(read.offsets[i]!);
     } else corrupt.push({ line: read.lines[i]!, text: JSON.stringify(value).slice(0, 200), problem: z.prettifyError(parsed.error) });
   }
-  return { records, offsets, nextOffset: read.nextOffset, corrupt };
+  return { records, offsets, nextOffset: read.nextOffset, more: read.more === true, corrupt };
+}
+
+/** Every whole record of the outbox, read window after window (a worker starting on it; the daemon's replay and reply). */
+export function readWholeOutbox(runDir: string): OutboxRecord[] {
+  const records: OutboxRecord[] = [];
+  for (let offset = 0; ; ) {
+    const read = readOutbox(runDir, offset);
+    records.push(...read.records);
+    if (!read.more) return records;
+    offset = read.nextOffset;
+  }
 }
 
 /** How a record's seq relates to the records before it (OutboxSequence). */
@@ -186,7 +205,7 @@ export class OutboxWriter {
     // 2^53), and then every later record was refused as well.
     repairTornTail(this.path);
     const numbering = new OutboxSequence();
-    for (const r of readOutbox(runDir).records) numbering.see(r.seq);
+    for (const r of readWholeOutbox(runDir)) numbering.see(r.seq);
     this.seq = numbering.last;
   }
 

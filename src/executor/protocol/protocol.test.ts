@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendInbox, readInbox } from './inbox.js';
 import { branchName, JOB_FILE, parseJob, readJob, writeJob, type JobInput } from './job.js';
-import { OUTBOX_FILE, OutboxWriter, readOutbox } from './outbox.js';
+import { OUTBOX_FILE, OUTBOX_READ_BYTES, OutboxWriter, readOutbox } from './outbox.js';
 import { StageBook } from './stages.js';
 import { appendTranscript, readTranscript, TRANSCRIPT_FILE } from './transcript.js';
 
@@ -69,6 +69,30 @@ describe('outbox.ndjson', () => {
     const second = readOutbox(dir, first.nextOffset);
     expect(second.records).toEqual([{ seq: 2, traceId: 't', runId: 'r', at: 5, type: 'token', stage: 's', text: 'two' }]);
     expect(readOutbox(dir, second.nextOffset).records).toEqual([]);
+  });
+
+  // The daemon's ingestor reads what is new in one go on its event loop: an agent printing fast (a command
+  // provider's output becomes token records) had 180 MB read and parsed in one turn, 1 s, and its memory twice over.
+  it('reads at most OUTBOX_READ_BYTES (and the line it is in) at a time, saying there is more, until the end', () => {
+    const w = new OutboxWriter(dir, { traceId: 't', runId: 'r' });
+    const text = 'x'.repeat(60_000);
+    const count = Math.ceil((3 * OUTBOX_READ_BYTES) / text.length);
+    for (let i = 0; i < count; i++) w.write({ type: 'token', stage: 's', text });
+    appendFileSync(join(dir, OUTBOX_FILE), '{"seq":'); // a torn last line: never "more"
+    const seen: number[] = [];
+    let offset = 0;
+    let reads = 0;
+    for (;;) {
+      const read = readOutbox(dir, offset);
+      reads++;
+      expect(read.nextOffset - offset).toBeLessThanOrEqual(OUTBOX_READ_BYTES + 2 * 1024 * 1024);
+      seen.push(...read.records.map((r) => r.seq));
+      offset = read.nextOffset;
+      if (!read.more) break;
+    }
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(readOutbox(dir, offset)).toMatchObject({ records: [], more: false, nextOffset: offset });
   });
 
   it('a line that is JSON but no record is passed over and reported with its line number, the records around it kept', () => {
