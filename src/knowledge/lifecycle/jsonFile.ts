@@ -4,11 +4,26 @@
  * that is not JSON is named with the place it goes wrong, never with JSON.parse's message: that quotes the
  * start of the file, and the message reaches the board (a ledger someone linked to a key file would show it).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { MaestroError } from '../../core/errors.js';
 import { jsonSyntaxWhere } from '../../lib/jsonError.js';
 
+/**
+ * The most one of these files may be. They are a repository's files too (.workflow/ is committed) and a review reads
+ * them whole, with JSON.parse, on the daemon's event loop: about 6 ms a MB, and the text's memory twice over. A
+ * receipt of 1,000 candidates (the most a ledger holds) with their matches is a few MB.
+ */
+export const MAX_LIFECYCLE_JSON_BYTES = 16 * 1024 * 1024;
+
+/** Why `file` is not read: larger than MAX_LIFECYCLE_JSON_BYTES (from its size); null otherwise. */
+export function tooLargeToRead(file: string): string | null {
+  const size = statSync(file).size;
+  return size > MAX_LIFECYCLE_JSON_BYTES ? `${size} bytes, more than the file may be (${MAX_LIFECYCLE_JSON_BYTES}); it was not read` : null;
+}
+
 export function parseJsonFile(file: string): unknown {
+  const large = tooLargeToRead(file);
+  if (large) throw new MaestroError('CORRUPT_FILE', `${file}: ${large}.`, { details: { file } });
   const text = readFileSync(file, 'utf8');
   try {
     return JSON.parse(text);

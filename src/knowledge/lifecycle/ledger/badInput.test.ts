@@ -3,7 +3,8 @@
  * do not match their content, unknown resolution targets, paths escaping the
  * workflow root — a clear error naming the file and field, and nothing written.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { MAX_LIFECYCLE_JSON_BYTES, parseJsonFile } from '../jsonFile.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, type Project } from '../../../../test/helpers/knowledge2.js';
@@ -167,6 +168,22 @@ describe('bad input changes nothing', () => {
     reconcileSource(lc, p.root, src);
     expect(review(lc, p.root, 's-1').sources[0]!.receipt).toBe('fresh');
     expect(readFileSync(`${src.receiptPath}.corrupt`, 'utf8')).toBe(broken);
+  });
+
+  // A receipt, run.json or session.json is a repository's file as well (.workflow/ is committed), read whole with
+  // JSON.parse on the daemon's event loop by every review: past its cap it is corrupt from its size, unread.
+  it('a receipt or a run file larger than the cap is refused from its size, unread; reconcile replaces the receipt', () => {
+    const p = project();
+    withRun(p);
+    const src = runSource(p.root, 's-1', 'run-1');
+    writeFileSync(src.receiptPath, '{"schema_version": "knowledge-reconciliation/1.0"');
+    truncateSync(src.receiptPath, MAX_LIFECYCLE_JSON_BYTES + 1);
+    expect(() => readReceipt(src)).toThrow(`${src.receiptPath}: ${MAX_LIFECYCLE_JSON_BYTES + 1} bytes, more than the file may be (${MAX_LIFECYCLE_JSON_BYTES}); it was not read; rebuild it`);
+    reconcileSource(lc, p.root, src);
+    expect(review(lc, p.root, 's-1').sources[0]!.receipt).toBe('fresh');
+    const runFile = join(src.dir, 'run.json');
+    truncateSync(runFile, MAX_LIFECYCLE_JSON_BYTES + 1);
+    expect(() => parseJsonFile(runFile)).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: `${runFile}: ${MAX_LIFECYCLE_JSON_BYTES + 1} bytes, more than the file may be (${MAX_LIFECYCLE_JSON_BYTES}); it was not read.` }));
   });
 
   it('an unreadable promotion receipt is reported; its promoted candidates never show as pending again', () => {

@@ -14,6 +14,7 @@ import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { assertNotLinked, assertReadInside } from '../../format/linkGuard.js';
 import { jsonSyntaxWhere } from '../../../lib/jsonError.js';
+import { tooLargeToRead } from '../jsonFile.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { readLedger, type Ledger, type LedgerCandidate } from '../ledger/ledger.js';
@@ -146,6 +147,8 @@ export function tryReadReceipt(src: Source, hint: RefreshHint = REFRESH_BY_FLAG)
   } catch (err) {
     return { receipt: null, corrupt: err as MaestroError };
   }
+  const large = tooLargeToRead(src.receiptPath);
+  if (large) return corrupt(large);
   let r: Receipt;
   const text = readFileSync(src.receiptPath, 'utf8');
   try {
