@@ -165,7 +165,7 @@ describe('Ingestor: the worker numbering its outbox records', () => {
     const bus = new Bus();
     bus.onStream(s.taskId, (item) => live.push(item));
     await s.ingestor(bus).ingestor.ingest(s.run);
-    const replayed = await createRunControl(s.store, () => {}).replay(s.taskId, null);
+    const { items: replayed } = await createRunControl(s.store, () => {}).replay(s.taskId, null);
     expect(replayed.map((i) => i.data.text)).toEqual(['one ', 'two']);
     expect(replayed.map((i) => i.id)).toEqual(live.map((i) => i.id));
   });

@@ -113,6 +113,20 @@ describe('live API', () => {
     expect(huge.matches.at(-1)!.text).toBe('{"after":"needle after"}');
     const full = await daemon.fetch(`/api/tasks/${task.id}/transcript?runId=${runs[0]!.id}`);
     expect(await full.text()).toContain('second token');
+    // An outbox past the replay's bound (1 MiB): the newest items, and a comment line naming what was left out.
+    const execSeqs = replay.filter((e) => e.id.startsWith(`${execRunId}:`)).map((e) => Number(e.id.split(':')[1]));
+    const lastSeq = Math.max(...execSeqs);
+    const fill = Array.from({ length: 24 }, (_, i) => JSON.stringify({ type: 'token', stage: 'agent', text: `fill ${i} ${'z'.repeat(60_000)}`, seq: lastSeq + 1 + i, traceId: runs[0]!.traceId, runId: execRunId, at: 1 }));
+    appendFileSync(join(runs[0]!.runDir!, 'outbox.ndjson'), fill.join('\n') + '\n');
+    const ac = new AbortController();
+    const body = (await fetch(url, { headers: { ...daemon.auth, 'last-event-id': `${execRunId}:1` }, signal: ac.signal })).body!.getReader();
+    let head = '';
+    for (let chunk = await body.read(); !chunk.done; chunk = await body.read()) {
+      head += new TextDecoder().decode(chunk.value);
+      if (head.includes('\nevent: ')) break;
+    }
+    ac.abort();
+    expect(head).toMatch(new RegExp(`\\n: replay left out its items before seq \\d+ \\(the first \\d+ bytes of its outbox, over the replay's bound\\): GET /api/tasks/${task.id}/transcript\\?runId=${execRunId} has them\\n`));
     // The trace of that run shows the task's chain.
     const trace = (await (await daemon.fetch(`/api/traces/${runs[0]!.traceId}`)).json()) as { chain: { run: { kind: string }; events: { type: string }[] }[] };
     expect(trace.chain[0]!.run.kind).toBe('execute');

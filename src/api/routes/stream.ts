@@ -3,7 +3,9 @@
  *
  * SSE ids are `<runId>:<seq>`. A client that reconnects with Last-Event-ID (or
  * ?lastEventId=) first gets what it missed, replayed from the run's outbox,
- * then the live items; the stream follows the task to its next run. A comment
+ * then the live items; the stream follows the task to its next run. The replay
+ * reads at most OUTBOX_TAIL_BYTES of outboxes (1 MiB): a client further behind
+ * gets the newest items and a comment line naming the run and seq left out. A comment
  * line every 15 s keeps proxies from closing an idle stream.
  */
 import { createReadStream, existsSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { MaestroError } from '../../core/errors.js';
 import type { StreamItem } from '../../lib/bus.js';
 import { LineSplitter } from '../../lib/lines.js';
 import type { ApiDeps } from '../deps.js';
+import type { Replay } from '../../daemon/runControl.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam, idQuery, queryInt, taskIdParam } from './schemas.js';
 import { streamData, transcriptLine, transcriptSearchResponse, type StreamData } from '../wire/responses.js';
@@ -51,6 +54,11 @@ async function grepLines(path: string, needle: string, limit: number): Promise<{
 function sse(item: StreamItem): string {
   const data: StreamData = { runId: item.runId, seq: item.seq, ...item.data };
   return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function leftOutComment(taskId: string, gap: Replay['leftOut'][number]): string {
+  const which = gap.before === null ? 'all its items' : `its items before seq ${gap.before}`;
+  return `: replay left out ${which} (the first ${gap.bytes} bytes of its outbox, over the replay's bound): GET /api/tasks/${taskId}/transcript?runId=${gap.runId} has them\n\n`;
 }
 
 export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
@@ -105,7 +113,10 @@ function registerLiveStream(app: FastifyInstance, doc: OpenApiDoc, { store, bus,
       };
       req.raw.on('close', close);
       try {
-        for (const item of await control.replay(params.taskId, lastEventId)) send(item);
+        const replay = await control.replay(params.taskId, lastEventId);
+        // A comment every client passes over, for whoever reads the stream: what the replay's bound left out.
+        for (const gap of replay.leftOut) res.write(leftOutComment(params.taskId, gap));
+        for (const item of replay.items) send(item);
       } finally {
         replaying = false;
         for (const item of pending.splice(0)) send(item);

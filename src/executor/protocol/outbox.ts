@@ -6,6 +6,7 @@
  * `readOutbox(runDir, offset)` and keeps the returned offset; a torn last line
  * is left for the next read.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RUN_KINDS, type RunKind } from '../../core/types.js';
@@ -123,8 +124,8 @@ export const OUTBOX_READ_BYTES = 8 * 1024 * 1024;
  * Whole records from `offset` on (OUTBOX_READ_BYTES of them at most; `more` when there are more), with the byte offset each one's line starts at. `corrupt` lists complete lines
  * that were not JSON or not a record (never expected; log them): they are passed over, never applied.
  */
-export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[]; offsets: number[]; nextOffset: number; more: boolean; corrupt: Array<{ line: number; text: string; problem?: string }> } {
-  const read = readJsonLines<unknown>(join(runDir, OUTBOX_FILE), offset, { maxBytes: OUTBOX_READ_BYTES });
+export function readOutbox(runDir: string, offset = 0, maxBytes = OUTBOX_READ_BYTES): { records: OutboxRecord[]; offsets: number[]; nextOffset: number; more: boolean; corrupt: Array<{ line: number; text: string; problem?: string }> } {
+  const read = readJsonLines<unknown>(join(runDir, OUTBOX_FILE), offset, { maxBytes });
   const records: OutboxRecord[] = [];
   const offsets: number[] = [];
   const corrupt: Array<{ line: number; text: string; problem?: string }> = [...read.corrupt];
@@ -138,7 +139,38 @@ export function readOutbox(runDir: string, offset = 0): { records: OutboxRecord[
   return { records, offsets, nextOffset: read.nextOffset, more: read.more === true, corrupt };
 }
 
-/** Every whole record of the outbox, read window after window (a worker starting on it; the daemon's replay and reply). */
+/**
+ * The most a stream's replay reads of a task's outboxes (every board opening a task's live stream, every reconnect),
+ * on the daemon's event loop. It read them whole: an agent printing fast makes an outbox hundreds of MB, and 180 MB
+ * of small token records (900,000 of 200 bytes) took 12–14 s and 0.7–1 GB a replay (measured); reading and
+ * checking records costs about 70 ms a MB of them, so 1 MiB is about 70 ms. 1 MiB of token records still holds
+ * more text than a board shows (LiveOutput keeps 200,000 characters); the run's transcript has it all.
+ */
+export const OUTBOX_TAIL_BYTES = 1024 * 1024;
+
+/**
+ * The whole records of the outbox's last `maxBytes` (those whose line starts in them); `from`, the byte offset of
+ * the first (the outbox's size when none): what was left out before it; and the outbox's `size` when looked at.
+ * Read from the byte before the window, so a line cut by the window's start is known as such (it starts there)
+ * and dropped, never taken for a record.
+ */
+export function readOutboxTail(runDir: string, maxBytes = OUTBOX_TAIL_BYTES): { records: OutboxRecord[]; from: number; size: number } {
+  const size = statSync(join(runDir, OUTBOX_FILE), { throwIfNoEntry: false })?.size ?? 0;
+  const start = Math.max(0, size - maxBytes);
+  const at = Math.max(0, start - 1);
+  const read = readOutbox(runDir, at, size - at);
+  const records: OutboxRecord[] = [];
+  let from = size;
+  for (const [i, r] of read.records.entries()) {
+    const offset = read.offsets[i]!;
+    if (start > 0 && offset === at) continue; // the end of a line that began before the window
+    if (!records.length) from = offset;
+    records.push(r);
+  }
+  return { records, from, size };
+}
+
+/** Every whole record of the outbox, read window after window (a worker starting on it, to go on with its numbering). */
 export function readWholeOutbox(runDir: string): OutboxRecord[] {
   const records: OutboxRecord[] = [];
   for (let offset = 0; ; ) {

@@ -1,0 +1,107 @@
+/**
+ * RunControl on a large outbox: a stream's replay reads at most OUTBOX_TAIL_BYTES of it, and a reply none, on the
+ * daemon's event loop, however long the agent printed. The bytes read are counted at node:fs's readSync (the one
+ * way the outbox is read); a real SQLite store and a real run folder, filled with what an agent printing fast writes.
+ */
+import { appendFileSync, statSync } from 'node:fs';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Run } from '../core/types.js';
+import { OUTBOX_FILE, OUTBOX_TAIL_BYTES, OutboxWriter } from '../executor/protocol/outbox.js';
+import { Bus } from '../lib/bus.js';
+import { createStore, type Store } from '../store/store.js';
+import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
+import { Ingestor } from './ingestor.js';
+import { createRunControl } from './runControl.js';
+
+const bytesRead = { n: 0 };
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const readSync = ((...args: Parameters<typeof real.readSync>) => {
+    const n = real.readSync(...args);
+    bytesRead.n += n;
+    return n;
+  }) as typeof real.readSync;
+  return { ...real, default: { ...real, readSync }, readSync };
+});
+
+const MINUTE = 60_000;
+const OWNER = 'daemon-a';
+const TOKEN_TEXT = 60_000;
+
+const stores: Store[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  removeTempDirs();
+});
+
+async function setup(): Promise<{ store: Store; run: Run; taskId: string; runDir: string; writer: OutboxWriter }> {
+  const { db } = await freshSqlite();
+  const store = createStore(db);
+  stores.push(store);
+  const project = await store.projects.create({ name: 'p', repoPath: tempDir(), config: {} });
+  const task = await store.tasks.create({ projectId: project.id, title: 'Talkative', complexity: 'easy' });
+  const claimed = await store.tasks.claim(task.id, OWNER, 10 * MINUTE);
+  await store.tasks.advance({ id: task.id, owner: OWNER, attempt: claimed!.attempt }, 'queued', 'executing');
+  const runDir = tempDir('maestro-run-');
+  const run = await store.runs.start({ taskId: task.id, kind: 'execute', model: null, traceId: 'tr-1', attempt: 1, runDir, owner: OWNER });
+  return { store, run, taskId: task.id, runDir, writer: new OutboxWriter(runDir, { traceId: 'tr-1', runId: run.id }) };
+}
+
+/** `count` token records of 60 KB each, as the worker numbers them, appended in one write (quick to make). */
+function printFast(runDir: string, run: Run, firstSeq: number, count: number): void {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(JSON.stringify({ type: 'token', stage: 'agent', text: `${firstSeq + i} ${'x'.repeat(TOKEN_TEXT)}`, seq: firstSeq + i, traceId: 'tr-1', runId: run.id, at: 1 }));
+  appendFileSync(join(runDir, OUTBOX_FILE), lines.join('\n') + '\n');
+}
+
+describe('RunControl on an outbox of 3 × OUTBOX_TAIL_BYTES', () => {
+  it("replays the newest items within its bound, says what it left out, and a resumed client near the end gets the rest", async () => {
+    const s = await setup();
+    const count = Math.ceil((3 * OUTBOX_TAIL_BYTES) / TOKEN_TEXT);
+    printFast(s.runDir, s.run, 1, count);
+    const size = statSync(join(s.runDir, OUTBOX_FILE)).size;
+    const control = createRunControl(s.store, () => {});
+
+    bytesRead.n = 0;
+    const fresh = await control.replay(s.taskId, null);
+    expect(bytesRead.n).toBeLessThanOrEqual(OUTBOX_TAIL_BYTES + 1);
+    const seqs = fresh.items.map((i) => i.seq);
+    expect(seqs.at(-1)).toBe(count);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => count - seqs.length + 1 + i));
+    expect(seqs.length).toBeGreaterThan(OUTBOX_TAIL_BYTES / (TOKEN_TEXT + 200) - 2);
+    expect(fresh.leftOut).toEqual([{ runId: s.run.id, before: seqs[0], bytes: expect.any(Number) }]);
+    expect(fresh.leftOut[0]!.bytes).toBeGreaterThanOrEqual(size - OUTBOX_TAIL_BYTES);
+
+    // Resuming a few records from the end: those records, nothing said left out.
+    bytesRead.n = 0;
+    const resumed = await control.replay(s.taskId, `${s.run.id}:${count - 3}`);
+    expect(bytesRead.n).toBeLessThanOrEqual(OUTBOX_TAIL_BYTES + 1);
+    expect(resumed.items.map((i) => i.seq)).toEqual([count - 2, count - 1, count]);
+    expect(resumed.leftOut).toEqual([]);
+
+    // A small bound: the last record whole (a line cut by the window's start is never taken for one).
+    const small = await control.replay(s.taskId, null, TOKEN_TEXT + 1000);
+    expect(small.items.map((i) => i.seq)).toEqual([count]);
+  });
+
+  it('a reply answers the question the ingestor recorded, reading none of the outbox', async () => {
+    const s = await setup();
+    const count = Math.ceil((3 * OUTBOX_TAIL_BYTES) / TOKEN_TEXT);
+    printFast(s.runDir, s.run, 1, count);
+    const w = new OutboxWriter(s.runDir, { traceId: 'tr-1', runId: s.run.id });
+    w.write({ type: 'clarify', stage: 'agent', clarifyId: 'q-1', question: 'Which way?' });
+    w.write({ type: 'heartbeat', pid: 1 });
+    const ingestor = new Ingestor(s.store, new Bus(), { owner: OWNER, leaseMs: 10 * MINUTE, onChange: () => {}, onError: (e) => { throw e; }, onFinal: () => {}, log: { info: () => {} } });
+    await ingestor.ingest(s.run);
+    const task = await s.store.tasks.get(s.taskId);
+    expect(task.status).toBe('awaiting_input');
+
+    bytesRead.n = 0;
+    await expect(createRunControl(s.store, () => {}).reply(task, 'Left', 'ann')).resolves.toEqual({ runId: s.run.id });
+    expect(bytesRead.n).toBeLessThan(64 * 1024); // inbox.json, staged with the reply
+    const inbox = JSON.parse(fs.readFileSync(join(s.runDir, 'inbox.json'), 'utf8')) as unknown;
+    expect(JSON.stringify(inbox)).toContain('"replyTo":"q-1"');
+  });
+});
