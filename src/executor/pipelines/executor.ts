@@ -111,7 +111,9 @@ export async function runExecutor(ctx: RunContext): Promise<ExecuteResult> {
     const text = await callAgent(ctx, {
       stage: 'agent', role: 'execute', prompt: executorPrompt(job, reflection), cwd: wt.path, tier: job.model.tier, allowedTools: job.allowedTools ?? EDIT_TOOLS, permissionMode: 'acceptEdits',
     });
-    moveAgentReport(wt.path, ctx.runDir); // the agent's report goes to the run directory, never into the commit
+    // The agent's report goes to the run directory, never into the commit; one too large to read goes nowhere, said on the run.
+    const report = moveAgentReport(wt.path, ctx.runDir);
+    if (!report.moved && report.refused) ctx.emit({ type: 'phase', stage: 'report', state: 'failed', detail: { code: 'CORRUPT_FILE', message: report.refused } });
     const sha = await commitWork(ctx, wt, `${job.task.title} (${job.taskId} v${job.task.version}, run ${job.runId})`);
     return { text, commitSha: sha ?? (await git(wt.path, ['rev-parse', 'HEAD'])).stdout.trim() };
   });

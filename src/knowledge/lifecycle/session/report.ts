@@ -7,6 +7,7 @@ import { MaestroError } from '../../../core/errors.js';
 import { parseFrontmatter } from '../../format/frontmatter.js';
 import { candidateId } from '../ledger/recipes.js';
 import type { StageInput } from '../ledger/ledger.js';
+import { MAX_REPORT_BYTES } from '../agentReport.js';
 
 export interface ReportItem {
   id: string;
@@ -69,12 +70,8 @@ function items(raw: unknown, prefix: 'D' | 'C', defaultStatus: string, statuses:
   });
 }
 
-/**
- * The most a report.md may be: its frontmatter is what is read (up to 64 KiB), the rest is the agent's prose.
- * The agent writes the file (the executor moves .maestro/report.md into the run) and every review reads each
- * run's report whole on the daemon's event loop: 228 MB took 3.7 s to parse, besides the read.
- */
-export const MAX_REPORT_BYTES = 1024 * 1024;
+/** The most a report.md may be (defined beside the move, which the executor imports dependency-free). */
+export { MAX_REPORT_BYTES };
 
 /** A run's report.md, read and parsed; null when there is none. One larger than MAX_REPORT_BYTES is CORRUPT_FILE, unread. */
 export function readReportFile(file: string): Report | null {

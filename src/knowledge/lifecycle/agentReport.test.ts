@@ -1,0 +1,43 @@
+/**
+ * The move of the agent's report into the run: a report larger than MAX_REPORT_BYTES (which every reader refuses)
+ * is removed unread, found from lstat, and the answer says why; one of exactly the cap is moved. Real folders.
+ */
+import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../../../test/helpers/db.js';
+import { AGENT_REPORT_PATH, MAX_REPORT_BYTES, moveAgentReport } from './agentReport.js';
+
+afterEach(() => removeTempDirs());
+
+function worktreeWithReport(bytes: number): { worktree: string; runDir: string; report: string } {
+  const worktree = tempDir('maestro-wt-');
+  const runDir = tempDir('maestro-run-');
+  mkdirSync(join(worktree, '.maestro'));
+  const report = join(worktree, AGENT_REPORT_PATH);
+  writeFileSync(report, '---\ndecisions: []\n---\n');
+  truncateSync(report, bytes); // sparse past the frontmatter: a large file made at once
+  return { worktree, runDir, report };
+}
+
+describe('moveAgentReport', () => {
+  it('removes a report over MAX_REPORT_BYTES unread and says so; the run gets no report', () => {
+    const { worktree, runDir, report } = worktreeWithReport(300 * 1024 * 1024);
+    const move = moveAgentReport(worktree, runDir);
+    expect(move).toEqual({ moved: false, refused: expect.stringContaining(`${AGENT_REPORT_PATH} is ${300 * 1024 * 1024} bytes, more than a report may be (${MAX_REPORT_BYTES})`) });
+    expect(existsSync(join(runDir, 'report.md'))).toBe(false);
+    expect(existsSync(report)).toBe(false);
+    expect(existsSync(join(worktree, '.maestro'))).toBe(false);
+  });
+
+  it('moves a report of exactly MAX_REPORT_BYTES', () => {
+    const { worktree, runDir, report } = worktreeWithReport(MAX_REPORT_BYTES);
+    expect(moveAgentReport(worktree, runDir)).toEqual({ moved: true });
+    expect(readFileSync(join(runDir, 'report.md')).length).toBe(MAX_REPORT_BYTES);
+    expect(existsSync(report)).toBe(false);
+  });
+
+  it('answers none when there is no report', () => {
+    expect(moveAgentReport(tempDir('maestro-wt-'), tempDir('maestro-run-'))).toEqual({ moved: false });
+  });
+});
