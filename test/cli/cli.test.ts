@@ -424,6 +424,8 @@ describe('maestro CLI against a daemon', () => {
 
       // The agent asks; the task waits; `task reply` answers the question it asked.
       appendFileSync(join(runDir, 'outbox.ndjson'), `${JSON.stringify({ type: 'clarify', stage: 'execute', clarifyId: 'q1', question: 'Which route prefix?', seq: 1, traceId: 'trace-1', runId, at: Date.now() })}\n`);
+      // As the ingestor records it: the question's event (a reply takes its id from there), then the status.
+      await d.store.events.append({ projectId: project.id, taskId, runId, traceId: 'trace-1', type: 'run.clarify', payload: { question: 'Which route prefix?', clarifyId: 'q1', stage: 'execute' } });
       await d.store.tasks.transition(taskId, 'awaiting_input');
       const replied = await cliJson<{ runId: string }>(['task', 'reply', taskId, '/api/v2', ...url]);
       expect(replied.body.runId).toBe(runId);
