@@ -99,9 +99,8 @@ export async function checkDaemonHealth(client: ApiClient, configured?: string):
   const health: DoctorCheck[] = conditions.length === 0
     ? [{ name: 'daemon health', status: 'ok', detail: `the daemon at ${client.baseUrl} reports no problems` }]
     : conditions.map((c) => ({ name: 'daemon health', status: 'fail' as const, detail: `${c.code}: ${c.message}` }));
-  const named = configured && (sqlitePath(configured) ? `sqlite:${resolve(sqlitePath(configured)!)}` : redactUrl(configured));
-  // A relative SQLite path is the daemon's own folder's: not compared from here.
-  const theirs = body.database && (!sqlitePath(body.database) || isAbsolute(sqlitePath(body.database)!)) ? body.database : undefined;
+  const named = configured && ourDatabase(configured);
+  const theirs = body.database && daemonDatabase(body.database);
   if (named && theirs && theirs !== named) {
     health.push({ name: 'daemon database', status: 'warn', detail: `the daemon at ${client.baseUrl} uses ${theirs}, not ${named}, which these settings name and the database check above looked at: give doctor the daemon's database (--database or MAESTRO_DATABASE) to check that one` });
   }
@@ -111,4 +110,16 @@ export async function checkDaemonHealth(client: ApiClient, configured?: string):
     ? { name: 'daemon agent sandbox', status: 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks in the bwrap sandbox` }
     : { name: 'daemon agent sandbox', status: s.unintended ? 'warn' : 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks as its user, unsandboxed: ${s.reason}` };
   return [...health, sandbox];
+}
+
+/** The database these settings name, written as `/api/health` writes the daemon's: a SQLite path made absolute, a password as `***`. */
+function ourDatabase(url: string): string {
+  const path = sqlitePath(url);
+  return path ? `sqlite:${resolve(path)}` : redactUrl(url);
+}
+
+/** The daemon's database as it reports it; undefined for a relative SQLite path, which is the daemon's own folder's and not compared from here. */
+function daemonDatabase(reported: string): string | undefined {
+  const path = sqlitePath(reported);
+  return !path || isAbsolute(path) ? reported : undefined;
 }
