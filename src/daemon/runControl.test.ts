@@ -16,6 +16,8 @@ import { Ingestor } from './ingestor.js';
 import { createRunControl } from './runControl.js';
 
 const bytesRead = { n: 0 };
+/** The outboxes opened, by path, in order. */
+const outboxesOpened: string[] = [];
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   const readSync = ((...args: Parameters<typeof real.readSync>) => {
@@ -23,7 +25,11 @@ vi.mock('node:fs', async (importOriginal) => {
     bytesRead.n += n;
     return n;
   }) as typeof real.readSync;
-  return { ...real, default: { ...real, readSync }, readSync };
+  const openSync = ((...args: Parameters<typeof real.openSync>) => {
+    if (String(args[0]).endsWith('outbox.ndjson')) outboxesOpened.push(String(args[0]));
+    return real.openSync(...args);
+  }) as typeof real.openSync;
+  return { ...real, default: { ...real, readSync, openSync }, readSync, openSync };
 });
 
 const MINUTE = 60_000;
@@ -36,7 +42,8 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-async function setup(): Promise<{ store: Store; run: Run; taskId: string; runDir: string; writer: OutboxWriter }> {
+/** A task executing its run, after `earlier` runs of it (each with a run folder, oldest first). */
+async function setup(earlier = 0): Promise<{ store: Store; run: Run; taskId: string; runDir: string; writer: OutboxWriter; earlierRuns: Run[] }> {
   const { db } = await freshSqlite();
   const store = createStore(db);
   stores.push(store);
@@ -44,9 +51,12 @@ async function setup(): Promise<{ store: Store; run: Run; taskId: string; runDir
   const task = await store.tasks.create({ projectId: project.id, title: 'Talkative', complexity: 'easy' });
   const claimed = await store.tasks.claim(task.id, OWNER, 10 * MINUTE);
   await store.tasks.advance({ id: task.id, owner: OWNER, attempt: claimed!.attempt }, 'queued', 'executing');
+  // Ids in the order made: runs started in the same millisecond are listed by id.
+  const earlierRuns: Run[] = [];
+  for (let i = 0; i < earlier; i++) earlierRuns.push(await store.runs.create({ id: `r_0${i}`, taskId: task.id, kind: 'execute', model: null, traceId: 'tr-1', attempt: 1, runDir: tempDir('maestro-run-'), owner: OWNER }));
   const runDir = tempDir('maestro-run-');
-  const run = await store.runs.start({ taskId: task.id, kind: 'execute', model: null, traceId: 'tr-1', attempt: 1, runDir, owner: OWNER });
-  return { store, run, taskId: task.id, runDir, writer: new OutboxWriter(runDir, { traceId: 'tr-1', runId: run.id }) };
+  const run = await store.runs.start({ id: 'r_1', taskId: task.id, kind: 'execute', model: null, traceId: 'tr-1', attempt: 1, runDir, owner: OWNER });
+  return { store, run, taskId: task.id, runDir, writer: new OutboxWriter(runDir, { traceId: 'tr-1', runId: run.id }), earlierRuns };
 }
 
 /** `count` token records of 60 KB each, as the worker numbers them, appended in one write (quick to make). */
@@ -84,6 +94,25 @@ describe('RunControl on an outbox of 3 × OUTBOX_TAIL_BYTES', () => {
     // A small bound: the last record whole (a line cut by the window's start is never taken for one).
     const small = await control.replay(s.taskId, null, TOKEN_TEXT + 1000);
     expect(small.items.map((i) => i.seq)).toEqual([count]);
+  });
+
+  it("resumed in an older run, opens none of the runs the newest one's outbox left no bytes for", async () => {
+    const s = await setup(3);
+    for (const r of s.earlierRuns) printFast(r.runDir!, r, 1, 3);
+    const count = Math.ceil((3 * OUTBOX_TAIL_BYTES) / TOKEN_TEXT);
+    printFast(s.runDir, s.run, 1, count);
+    const control = createRunControl(s.store, () => {});
+
+    outboxesOpened.length = 0;
+    const replay = await control.replay(s.taskId, `${s.earlierRuns[0]!.id}:1`);
+    expect(outboxesOpened).toEqual([join(s.runDir, OUTBOX_FILE)]);
+    expect(replay.items.every((i) => i.runId === s.run.id)).toBe(true);
+    // Every earlier run is said left out, whole (after seq 1 for the first): the client knows to look at its transcript.
+    const sizes = s.earlierRuns.map((r) => statSync(join(r.runDir!, OUTBOX_FILE)).size);
+    expect(replay.leftOut).toEqual([
+      ...s.earlierRuns.map((r, i) => ({ runId: r.id, before: null, bytes: sizes[i] })),
+      { runId: s.run.id, before: replay.items[0]!.seq, bytes: expect.any(Number) },
+    ]);
   });
 
   it('a reply answers the question the ingestor recorded, reading none of the outbox', async () => {

@@ -133,7 +133,8 @@ export function createRunControl(store: Store, onChange: () => void): RunControl
           afterSeq = Number(seq);
         }
       }
-      // The newest run first, each reading the tail of what the later ones left of the bytes.
+      // The newest run first, each reading the tail of what the later ones left of the bytes; a run they left none
+      // is not opened (its size is from stat), all of it left out.
       const perRun: Replay[] = [];
       let budget = maxBytes;
       for (let i = runs.length - 1; i >= from; i--) {

@@ -152,11 +152,13 @@ export const OUTBOX_TAIL_BYTES = 1024 * 1024;
  * The whole records of the outbox's last `maxBytes` (those whose line starts in them); `from`, the byte offset of
  * the first (the outbox's size when none): what was left out before it; and the outbox's `size` when looked at.
  * Read from the byte before the window, so a line cut by the window's start is known as such (it starts there)
- * and dropped, never taken for a record.
+ * and dropped, never taken for a record. A window of no bytes reads nothing (the size is from stat).
  */
 export function readOutboxTail(runDir: string, maxBytes = OUTBOX_TAIL_BYTES): { records: OutboxRecord[]; from: number; size: number } {
   const size = statSync(join(runDir, OUTBOX_FILE), { throwIfNoEntry: false })?.size ?? 0;
   const start = Math.max(0, size - maxBytes);
+  // An empty window (a replay whose later runs took all its bytes) is not opened: it read the byte before it.
+  if (start >= size) return { records: [], from: size, size };
   const at = Math.max(0, start - 1);
   const read = readOutbox(runDir, at, size - at);
   const records: OutboxRecord[] = [];
