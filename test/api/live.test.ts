@@ -113,20 +113,21 @@ describe('live API', () => {
     expect(huge.matches.at(-1)!.text).toBe('{"after":"needle after"}');
     const full = await daemon.fetch(`/api/tasks/${task.id}/transcript?runId=${runs[0]!.id}`);
     expect(await full.text()).toContain('second token');
-    // An outbox past the replay's bound (1 MiB): the newest items, and a comment line naming what was left out.
+    // An outbox past the replay's bound (1 MiB): first an event saying what was left out, without an id, then the newest items.
     const execSeqs = replay.filter((e) => e.id.startsWith(`${execRunId}:`)).map((e) => Number(e.id.split(':')[1]));
     const lastSeq = Math.max(...execSeqs);
     const fill = Array.from({ length: 24 }, (_, i) => JSON.stringify({ type: 'token', stage: 'agent', text: `fill ${i} ${'z'.repeat(60_000)}`, seq: lastSeq + 1 + i, traceId: runs[0]!.traceId, runId: execRunId, at: 1 }));
     appendFileSync(join(runs[0]!.runDir!, 'outbox.ndjson'), fill.join('\n') + '\n');
-    const ac = new AbortController();
-    const body = (await fetch(url, { headers: { ...daemon.auth, 'last-event-id': `${execRunId}:1` }, signal: ac.signal })).body!.getReader();
-    let head = '';
-    for (let chunk = await body.read(); !chunk.done; chunk = await body.read()) {
-      head += new TextDecoder().decode(chunk.value);
-      if (head.includes('\nevent: ')) break;
-    }
-    ac.abort();
-    expect(head).toMatch(new RegExp(`\\n: replay left out its items before seq \\d+ \\(the first \\d+ bytes of its outbox, over the replay's bound\\): GET /api/tasks/${task.id}/transcript\\?runId=${execRunId} has them\\n`));
+    const cut = await readSse(url, { ...daemon.auth, 'last-event-id': `${execRunId}:1` }, (e) => e.event !== 'replay.truncated');
+    const transcriptPath = `/api/tasks/${task.id}/transcript?runId=${execRunId}`;
+    expect(cut[0]).toEqual({ id: undefined, event: 'replay.truncated', data: { runId: execRunId, firstSeq: expect.any(Number), unreadBytes: expect.any(Number), transcript: transcriptPath } });
+    const firstSeq = cut[0]!.data.firstSeq as number;
+    expect(firstSeq).toBeGreaterThan(lastSeq);
+    expect(cut[0]!.data.unreadBytes).toBeGreaterThan(0);
+    expect(cut.slice(1).map((e) => e.id)).toEqual([`${execRunId}:${firstSeq}`]);
+    // The transcript it names has what was left out.
+    const early = (await (await daemon.fetch(`${transcriptPath}&q=first%20token`)).json()) as { matches: unknown[] };
+    expect(early.matches.length).toBeGreaterThan(0);
     // The trace of that run shows the task's chain.
     const trace = (await (await daemon.fetch(`/api/traces/${runs[0]!.traceId}`)).json()) as { chain: { run: { kind: string }; events: { type: string }[] }[] };
     expect(trace.chain[0]!.run.kind).toBe('execute');

@@ -183,7 +183,7 @@ describe('route response schemas', () => {
       if (items.some((it) => it.kind === 'result')) break;
     }
     ac.abort();
-    expect(items.filter((it) => it.kind === 'token').map((it) => it.data.text).join('')).toContain('second token');
+    expect(items.flatMap((it) => (it.kind === 'token' ? [it.data.text] : [])).join('')).toContain('second token');
     const transcript = await d.app.inject({ method: 'GET', url: `/api/tasks/${taskId}/transcript?runId=${execute.id}` });
     expect(transcript.headers['content-type']).toMatch(/application\/x-ndjson/);
     const lines = transcript.body.split('\n').filter(Boolean);

@@ -5,8 +5,10 @@
  * ?lastEventId=) first gets what it missed, replayed from the run's outbox,
  * then the live items; the stream follows the task to its next run. The replay
  * reads at most OUTBOX_TAIL_BYTES of outboxes (1 MiB): a client further behind
- * gets the newest items and a comment line naming the run and seq left out. A comment
- * line every 15 s keeps proxies from closing an idle stream.
+ * gets first a `replay.truncated` event for each run whose items it left out (the
+ * run, the seq the replay starts at, the transcript that has them all; no SSE id),
+ * then the newest items. A comment line every 15 s keeps proxies from closing an
+ * idle stream.
  */
 import { createReadStream, existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -18,7 +20,7 @@ import type { ApiDeps } from '../deps.js';
 import type { Replay } from '../../daemon/runControl.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { idParam, idQuery, queryInt, taskIdParam } from './schemas.js';
-import { streamData, transcriptLine, transcriptSearchResponse, type StreamData } from '../wire/responses.js';
+import { REPLAY_TRUNCATED, replayTruncatedData, streamData, transcriptLine, transcriptSearchResponse, type ReplayTruncatedData, type StreamData } from '../wire/responses.js';
 
 const KEEPALIVE_MS = 15_000;
 const MATCH_TEXT_CHARS = 2000;
@@ -56,9 +58,15 @@ function sse(item: StreamItem): string {
   return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function leftOutComment(taskId: string, gap: Replay['leftOut'][number]): string {
-  const which = gap.before === null ? 'all its items' : `its items before seq ${gap.before}`;
-  return `: replay left out ${which} (the first ${gap.bytes} bytes of its outbox, over the replay's bound): GET /api/tasks/${taskId}/transcript?runId=${gap.runId} has them\n\n`;
+/** What the replay left out of a run, as its own event: without an id, so a client's Last-Event-ID stays the last item's. */
+function replayTruncated(taskId: string, gap: Replay['leftOut'][number]): string {
+  const data: ReplayTruncatedData = {
+    runId: gap.runId,
+    firstSeq: gap.before,
+    unreadBytes: gap.bytes,
+    transcript: `/api/tasks/${encodeURIComponent(taskId)}/transcript?runId=${encodeURIComponent(gap.runId)}`,
+  };
+  return `event: ${REPLAY_TRUNCATED}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 export function registerStreamRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: ApiDeps): void {
@@ -78,8 +86,9 @@ function registerLiveStream(app: FastifyInstance, doc: OpenApiDoc, { store, bus,
       tags: ['stream'],
       params: taskIdParam,
       query: z.object({ lastEventId: z.string().max(300).optional(), token: z.string().optional() }).strict(),
-      // Each SSE item: `id: <runId>:<seq>`, `event:` its kind (token, phase, clarify, result, error), `data:` this.
-      content: { 'text/event-stream': streamData },
+      // Each SSE item: `id: <runId>:<seq>`, `event:` its kind (token, phase, clarify, result, error), `data:` streamData;
+      // and, before the replayed items, `event: replay.truncated` (no id) with replayTruncatedData for each run it left out.
+      content: { 'text/event-stream': z.union([streamData, replayTruncatedData]) },
     },
     async ({ params, query, req, reply }) => {
       await store.tasks.get(params.taskId);
@@ -114,8 +123,7 @@ function registerLiveStream(app: FastifyInstance, doc: OpenApiDoc, { store, bus,
       req.raw.on('close', close);
       try {
         const replay = await control.replay(params.taskId, lastEventId);
-        // A comment every client passes over, for whoever reads the stream: what the replay's bound left out.
-        for (const gap of replay.leftOut) res.write(leftOutComment(params.taskId, gap));
+        for (const gap of replay.leftOut) res.write(replayTruncated(params.taskId, gap));
         for (const item of replay.items) send(item);
       } finally {
         replaying = false;

@@ -215,8 +215,26 @@ export const streamData = z
     code: z.string().optional(),
   })
   .catchall(z.unknown());
-/** One SSE item as the board holds it: `id` is `<runId>:<seq>`, `kind` the SSE event name. */
-export const streamItem = z.strictObject({ id: z.string(), kind: z.enum(STREAM_KINDS), data: streamData });
+/**
+ * The SSE event a stream's replay sends, before the items it replays, for each run whose items after the client's
+ * Last-Event-ID it left out (it reads at most OUTBOX_TAIL_BYTES of a task's outboxes). It has no SSE id: it is no
+ * place to resume from, and a client's Last-Event-ID stays the last item it got.
+ */
+export const REPLAY_TRUNCATED = 'replay.truncated';
+export const replayTruncatedData = z.strictObject({
+  runId: z.string(),
+  firstSeq: z.number().nullable().describe("the seq of the run's first item replayed; null: none of its items are"),
+  unreadBytes: z.number().describe("the items left out are in the first unreadBytes of the run's outbox, which the replay did not read"),
+  transcript: z.string().describe('the path of the run\'s whole transcript (GET /api/tasks/:id/transcript?runId=)'),
+});
+/**
+ * One SSE item as the board holds it: `kind` the SSE event name; `id` is `<runId>:<seq>`, or for what a replay left
+ * out (which has no SSE id), one the board gives it.
+ */
+export const streamItem = z.discriminatedUnion('kind', [
+  z.strictObject({ id: z.string(), kind: z.enum(STREAM_KINDS), data: streamData }),
+  z.strictObject({ id: z.string(), kind: z.literal(REPLAY_TRUNCATED), data: replayTruncatedData }),
+]);
 
 export const agentListResponse = z.strictObject({ agents: z.array(agentToolStatusSchema) });
 
@@ -246,6 +264,7 @@ export type ChecksResponse = Out<typeof checksResponse>;
 export type FindingsResponse = Out<typeof findingsResponse>;
 export type TranscriptSearch = Out<typeof transcriptSearchResponse>;
 export type StreamData = Out<typeof streamData>;
+export type ReplayTruncatedData = Out<typeof replayTruncatedData>;
 export type StreamItem = Out<typeof streamItem>;
 export type AgentList = Out<typeof agentListResponse>;
 export type VersionRef = Out<typeof versionRefSchema>;

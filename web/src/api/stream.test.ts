@@ -45,12 +45,17 @@ describe('openTaskStream', () => {
     await vi.advanceTimersByTimeAsync(100);
     const second = FakeSource.all[1]!;
     expect(second.url).toBe('/api/tasks/t%201/stream?lastEventId=r1%3A3');
+    // What the replay left out comes with no id of its own (the browser's lastEventId is still the last item's).
+    second.emit('replay.truncated', 'r1:3', { runId: 'r2', firstSeq: 1, unreadBytes: 2_000_000, transcript: '/api/tasks/t%201/transcript?runId=r2' });
     second.emit('phase', 'r2:1', { runId: 'r2', seq: 1, stage: 'agent', state: 'start' });
-    expect(items.map((i) => [i.id, i.kind, i.data.text ?? i.data.stage])).toEqual([
+    const shown = (i: StreamItem) => (i.kind === 'replay.truncated' ? i.data.transcript : (i.data.text ?? i.data.stage));
+    expect(items.map((i) => [i.id, i.kind, shown(i)])).toEqual([
       ['r1:1', 'token', 'hel'],
       ['r1:3', 'token', 'lo'],
+      ['replay.truncated:1', 'replay.truncated', '/api/tasks/t%201/transcript?runId=r2'],
       ['r2:1', 'phase', 'agent'],
     ]);
+    expect(s.lastEventId()).toBe('r2:1');
     s.close();
     second.die();
     await vi.advanceTimersByTimeAsync(1000);

@@ -9,6 +9,8 @@ import { reconnect } from './reconnect.js';
 import type { StreamItem } from './types.js';
 
 const KINDS = ['token', 'phase', 'clarify', 'result', 'error'] as const satisfies readonly StreamItem['kind'][];
+/** What a replay left out of a run (the daemon reads at most 1 MiB of outboxes to replay): sent with no SSE id. */
+const REPLAY_TRUNCATED = 'replay.truncated' satisfies StreamItem['kind'];
 
 export interface StreamHandlers {
   onItem(item: StreamItem): void;
@@ -26,6 +28,7 @@ export function openTaskStream(taskId: string, handlers: StreamHandlers, opts: S
   const Impl = opts.EventSourceImpl ?? EventSource;
   let lastId = opts.lastEventId ?? null;
   let source: EventSource | null = null;
+  let notices = 0;
 
   const connect = () => {
     const url = apiUrl(`/api/tasks/${encodeURIComponent(taskId)}/stream${lastId ? `?lastEventId=${encodeURIComponent(lastId)}` : ''}`);
@@ -39,15 +42,15 @@ export function openTaskStream(taskId: string, handlers: StreamHandlers, opts: S
       es.addEventListener(kind, (ev) => {
         const msg = ev as MessageEvent<string>;
         if (msg.lastEventId) lastId = msg.lastEventId;
-        let data: StreamItem['data'];
-        try {
-          data = JSON.parse(msg.data) as StreamItem['data'];
-        } catch {
-          return; // a malformed line is skipped, the stream goes on
-        }
-        handlers.onItem({ id: msg.lastEventId, kind, data });
+        const data = parsed<Extract<StreamItem, { kind: typeof kind }>['data']>(msg.data);
+        if (data) handlers.onItem({ id: msg.lastEventId, kind, data });
       });
     }
+    // No SSE id of its own (the event's lastEventId is the item before it): one the board can key it by.
+    es.addEventListener(REPLAY_TRUNCATED, (ev) => {
+      const data = parsed<Extract<StreamItem, { kind: typeof REPLAY_TRUNCATED }>['data']>((ev as MessageEvent<string>).data);
+      if (data) handlers.onItem({ id: `${REPLAY_TRUNCATED}:${++notices}`, kind: REPLAY_TRUNCATED, data });
+    });
     es.onerror = () => {
       handlers.onState?.('reconnecting');
       // The browser retries by itself unless the stream is CLOSED (the daemon answered with an error).
@@ -63,4 +66,13 @@ export function openTaskStream(taskId: string, handlers: StreamHandlers, opts: S
     },
     lastEventId: () => lastId,
   };
+}
+
+/** An item's data, or null for a malformed line (skipped: the stream goes on). */
+function parsed<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
 }

@@ -60,7 +60,7 @@ export const es: Dictionary = {
     replyTitle: 'El agente hace una pregunta', injectTitle: 'Dar una instrucción al agente en curso', replyLabel: 'Tu respuesta', injectLabel: 'Una instrucción para su siguiente turno',
     send: 'Enviar la respuesta', inject: 'Enviar la instrucción', replied: 'Respuesta enviada.', injected: 'Instrucción en cola.',
   },
-  live: { title: 'Salida en vivo', open: 'en vivo', connecting: 'conectando', reconnecting: 'reconectando', empty: 'Nada aún: la salida aparece aquí mientras trabaja una ejecución.', result: 'ejecución terminada', idle: 'ninguna ejecución en curso' },
+  live: { title: 'Salida en vivo', open: 'en vivo', connecting: 'conectando', reconnecting: 'reconectando', empty: 'Nada aún: la salida aparece aquí mientras trabaja una ejecución.', result: 'ejecución terminada', idle: 'ninguna ejecución en curso', truncated: 'La salida anterior de la ejecución {{runId}} no se muestra aquí, es demasiado larga para repetirla; la Transcripción de abajo la tiene completa.' },
   transcript: { title: 'Transcripción', search: 'Buscar en la transcripción', run: 'Ejecución', latestRun: 'Última ejecución', go: 'Buscar', tail: 'Ver las últimas líneas', matches: 'Líneas encontradas: {{count}}', tailOf: 'Las últimas {{shown}} de {{total}} líneas' },
   runs: { title: 'Ejecuciones', none: 'Aún no hay ejecuciones.', kind: 'Tipo', status: 'Estado', model: 'Modelo', tokens: 'Tokens entrada / salida', cost: 'Coste', duration: 'Duración', running: 'en curso', total: 'Total', attempt: 'Intento' },
   score: {

@@ -60,7 +60,7 @@ export const fr: Dictionary = {
     replyTitle: 'L’agent pose une question', injectTitle: 'Donner une consigne à l’agent en cours', replyLabel: 'Votre réponse', injectLabel: 'Une consigne pour son prochain tour',
     send: 'Envoyer la réponse', inject: 'Envoyer la consigne', replied: 'Réponse envoyée.', injected: 'Consigne en file.',
   },
-  live: { title: 'Sortie en direct', open: 'en direct', connecting: 'connexion', reconnecting: 'reconnexion', empty: 'Rien pour l’instant : la sortie s’affiche ici pendant une exécution.', result: 'exécution terminée', idle: 'aucune exécution en cours' },
+  live: { title: 'Sortie en direct', open: 'en direct', connecting: 'connexion', reconnecting: 'reconnexion', empty: 'Rien pour l’instant : la sortie s’affiche ici pendant une exécution.', result: 'exécution terminée', idle: 'aucune exécution en cours', truncated: 'La sortie antérieure de l’exécution {{runId}} n’est pas affichée ici, trop longue à rejouer ; la Transcription ci-dessous la contient en entier.' },
   transcript: { title: 'Transcription', search: 'Rechercher dans la transcription', run: 'Exécution', latestRun: 'Dernière exécution', go: 'Rechercher', tail: 'Voir les dernières lignes', matches: 'Lignes trouvées : {{count}}', tailOf: 'Les {{shown}} dernières lignes sur {{total}}' },
   runs: { title: 'Exécutions', none: 'Aucune exécution pour l’instant.', kind: 'Type', status: 'Statut', model: 'Modèle', tokens: 'Jetons entrée / sortie', cost: 'Coût', duration: 'Durée', running: 'en cours', total: 'Total', attempt: 'Tentative' },
   score: {

@@ -18,20 +18,37 @@ interface Chunk {
 }
 
 function toChunk(item: StreamItem, t: (k: string, o?: Record<string, unknown>) => string): Chunk {
-  const d = item.data;
   switch (item.kind) {
     case 'token':
-      return { id: item.id, kind: 'token', text: String(d.text ?? '') };
-    case 'phase':
+      return { id: item.id, kind: 'token', text: String(item.data.text ?? '') };
+    case 'phase': {
+      const d = item.data;
       return { id: item.id, kind: 'phase', text: `\n▸ ${String(d.stage ?? '')} ${String(d.state ?? '')}${typeof d.summary === 'string' ? ` · ${d.summary}` : ''}\n` };
+    }
     case 'clarify':
-      return { id: item.id, kind: 'clarify', text: `\n? ${String(d.question ?? '')}\n` };
+      return { id: item.id, kind: 'clarify', text: `\n? ${String(item.data.question ?? '')}\n` };
     case 'result':
       return { id: item.id, kind: 'result', text: `\n✓ ${t('live.result')}\n` };
-    default:
-      return { id: item.id, kind: 'error', text: `\n✗ ${String(d.code ?? '')} ${String(d.message ?? '')}\n` };
+    case 'error':
+      return { id: item.id, kind: 'error', text: `\n✗ ${String(item.data.code ?? '')} ${String(item.data.message ?? '')}\n` };
+    case 'replay.truncated':
+      // The daemon replays at most 1 MiB of a task's outboxes: what it left out, said where the output would be.
+      return { id: item.id, kind: 'replay.truncated', text: `\n… ${t('live.truncated', { runId: item.data.runId })}\n` };
+    default: {
+      const never: never = item;
+      return never;
+    }
   }
 }
+
+const CHUNK_CLASS: Record<Chunk['kind'], string | undefined> = {
+  token: undefined,
+  phase: styles.phase,
+  clarify: styles.clarify,
+  result: undefined,
+  error: styles.errorLine,
+  'replay.truncated': styles.notice,
+};
 
 /** `running`: a run of this task is in progress; only then is the output called live. */
 export function LiveOutput({ taskId, running }: { taskId: string; running: boolean }) {
@@ -85,7 +102,7 @@ export function LiveOutput({ taskId, running }: { taskId: string; running: boole
           <span className={styles.muted}>{t('live.empty')}</span>
         ) : (
           chunks.map((c) => (
-            <span key={c.id} className={c.kind === 'phase' ? styles.phase : c.kind === 'clarify' ? styles.clarify : c.kind === 'error' ? styles.errorLine : undefined}>
+            <span key={c.id} className={CHUNK_CLASS[c.kind]}>
               {c.text}
             </span>
           ))

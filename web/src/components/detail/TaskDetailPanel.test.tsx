@@ -232,6 +232,18 @@ describe('LiveOutput', () => {
     expect(screen.getByText('(live)')).toBeTruthy();
   });
 
+  it('says, where the output would be, what the replay left out and where all of it is', () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    render(<LiveOutput taskId="t3" running />);
+    const src = FakeSource.last!;
+    act(() => {
+      src.onopen?.();
+      src.emit('replay.truncated', '', { runId: 'r_9', firstSeq: 4000, unreadBytes: 3_000_000, transcript: '/api/tasks/t3/transcript?runId=r_9' });
+      src.emit('token', 'r_9:4000', { runId: 'r_9', seq: 4000, text: 'the newest output' });
+    });
+    expect(screen.getByTestId('live-output').textContent).toBe('\n… Earlier output of run r_9 is left out here, too long to replay; the Transcript below has all of it.\nthe newest output');
+  });
+
   it('is not called live when no run is in progress, even with the stream open', () => {
     vi.stubGlobal('EventSource', FakeSource);
     render(<LiveOutput taskId="t2" running={false} />);
