@@ -11,10 +11,14 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A daemon answering `routes` (path → JSON body; a string is sent as it is), 404 otherwise: ours, or one a --url points at. */
+/**
+ * A daemon answering `routes` (path → JSON body, or a function giving it each time; a string is sent as it is), 404
+ * otherwise: ours, or one a --url points at.
+ */
 async function daemon(routes: Record<string, unknown>): Promise<ApiClient> {
   server = createServer((req, res) => {
-    const body = routes[req.url ?? ''];
+    const route = routes[req.url ?? ''];
+    const body = typeof route === 'function' ? (route as () => unknown)() : route;
     if (body === undefined) return res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no such route' } }));
     // With the trace id every daemon answer carries: the client takes an answer without it as not a daemon's.
     res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json', 'x-trace-id': 'trace-1' }).end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -48,7 +52,7 @@ describe('maestro task logs, in its own lines', () => {
 
 describe('maestro task logs --follow, the agent\'s text', () => {
   it("indents every line the agent streams under Maestro's own, however its tokens are cut, and leaves its colours out", () => {
-    const render = streamRenderer();
+    const render = streamRenderer('t_1');
     let id = 0;
     const item = (event: string, data: Record<string, unknown>) => render({ id: String(++id), event, data: JSON.stringify(data) });
     const out = [
@@ -76,5 +80,31 @@ describe('maestro task logs --follow, the agent\'s text', () => {
       '  ══ t_1 is done ══',
       '',
     ]);
+  });
+});
+
+describe('maestro task logs --follow, what the replay left out', () => {
+  it('says so in a line of its own, with the command that shows the whole run', async () => {
+    // The daemon replays at most 1 MiB of outboxes: a follow started late gets the event, then the newest items.
+    const sse = [
+      'event: replay.truncated\ndata: {"runId":"r_9","firstSeq":4000,"unreadBytes":3000000,"transcript":"/api/tasks/T1/transcript?runId=r_9"}\n\n',
+      'id: r_9:4000\nevent: token\ndata: {"runId":"r_9","seq":4000,"stage":"agent","text":"the newest output"}\n\n',
+      'id: r_9:4001\nevent: result\ndata: {"runId":"r_9","seq":4001,"kind":"execute"}\n\n',
+    ].join('');
+    let looked = 0;
+    const client = await daemon({
+      '/api/tasks/T1': () => ({ task: { id: 'T1', version: 1, status: looked++ === 0 ? 'executing' : 'done', lastRunError: null }, versions: [{ id: 'T1', version: 1 }] }),
+      '/api/tasks/T1/stream': sse,
+    });
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    await followTask(client, 'T1', false);
+    expect(written.join('')).toBe(
+      '\n… earlier output of run r_9 left out here, too long to replay; `maestro task logs T1 --run r_9` has it all\n' +
+      '  the newest output\n' +
+      '✓ run r_9 finished (execute)\n' +
+      '\n' +
+      '══ T1 is done ══\n',
+    );
   });
 });

@@ -7,6 +7,8 @@
  * with Last-Event-ID so nothing is missed or printed twice. Following goes on
  * into the next version when a rejection supersedes the task, and ends when
  * the chain's newest version is finished (done, cancelled) or needs attention.
+ * What the stream's replay left out (a replay.truncated event) gets a line naming
+ * the run and the `task logs --run` that shows all of it.
  * What an agent wrote is shown without its colours, and every other control
  * sequence as text (visibleWithoutColours): a clipboard write, a cursor move or a
  * concealed word in a log is not run. Its lines after the first are indented under
@@ -112,8 +114,11 @@ function finished(status: string): boolean {
 /** Where an agent's lines start, in a transcript entry after its first and in the live stream: past Maestro's own. */
 const AGENT_INDENT = '  ';
 
-/** Maestro's own line for a stream item other than the agent's text, or '' (a question and an error may span lines). */
-function ownLine(event: string | undefined, data: Record<string, unknown>): string {
+/**
+ * Maestro's own line for a stream item other than the agent's text, or '' (a question and an error may span lines).
+ * `taskId`: the task followed, for the command that shows what a replay left out.
+ */
+function ownLine(taskId: string, event: string | undefined, data: Record<string, unknown>): string {
   const field = (key: string, fallback = '') => oneLine(String(data[key] ?? fallback));
   switch (event) {
     case 'phase':
@@ -124,6 +129,9 @@ function ownLine(event: string | undefined, data: Record<string, unknown>): stri
       return `\n! ${field('code', 'error')}: ${hangingIndent(String(data.message ?? ''), '  ')}\n`;
     case 'result':
       return `\n✓ run ${field('runId')} finished (${field('kind')})\n`;
+    case 'replay.truncated':
+      // The daemon replays at most 1 MiB of a task's outboxes (a follow started late, a reconnect far behind).
+      return `\n… earlier output of run ${field('runId')} left out here, too long to replay; \`maestro task logs ${oneLine(taskId)} --run ${field('runId')}\` has it all\n`;
     default:
       return '';
   }
@@ -134,7 +142,7 @@ function ownLine(event: string | undefined, data: Record<string, unknown>): stri
  * tokens each line indented by AGENT_INDENT. A token is cut anywhere (mid-line, mid-word), so whether the next one
  * starts a line is carried from one to the next.
  */
-export function streamRenderer(): (e: SseEvent) => string {
+export function streamRenderer(taskId: string): (e: SseEvent) => string {
   let atLineStart = true;
   const agentText = (text: string) => {
     let out = '';
@@ -157,7 +165,7 @@ export function streamRenderer(): (e: SseEvent) => string {
       return '';
     }
     if (e.event === 'token') return agentText(visibleWithoutColours(String(data.text ?? '')));
-    const own = ownLine(e.event, data);
+    const own = ownLine(taskId, e.event, data);
     if (own) atLineStart = true;
     return own;
   };
@@ -205,7 +213,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
   let ended: Detail['task'] | null = null;
   try {
     // One renderer for the version followed: a dropped stream reopened goes on where its text was, mid-line or not.
-    const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer() };
+    const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer(current) };
     while (!stopped.signal.aborted) {
       const outcome = await streamOnce(client, current, json, stopped.signal, state);
       if (stopped.signal.aborted) break;
@@ -227,7 +235,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
         announce(next);
         current = next.id;
         state.lastEventId = null;
-        state.render = streamRenderer(); // the announcement ended a line
+        state.render = streamRenderer(current); // the announcement ended a line
         continue;
       }
       if (finished(now.task.status)) {
