@@ -17,6 +17,20 @@ interface Chunk {
   text: string;
 }
 
+const isOutput = (c: Chunk) => c.kind !== 'replay.truncated';
+
+/**
+ * The chunks within MAX_CHARS: the oldest output goes first, never the newest chunk. A notice of what the replay
+ * left out stays: it comes before a replay of up to 1 MiB of output, more than MAX_CHARS, which would drop it at once.
+ */
+function capped(chunks: Chunk[]): Chunk[] {
+  let total = chunks.reduce((n, c) => n + c.text.length, 0);
+  for (let i = chunks.findIndex(isOutput); total > MAX_CHARS && i >= 0 && i < chunks.length - 1; i = chunks.findIndex(isOutput)) {
+    total -= chunks.splice(i, 1)[0]!.text.length;
+  }
+  return chunks;
+}
+
 function toChunk(item: StreamItem, t: (k: string, o?: Record<string, unknown>) => string): Chunk {
   switch (item.kind) {
     case 'token':
@@ -66,9 +80,7 @@ export function LiveOutput({ taskId, running }: { taskId: string; running: boole
       onItem: (item) =>
         setChunks((prev) => {
           const next = [...prev, toChunk(item, tRef.current)];
-          let total = next.reduce((n, c) => n + c.text.length, 0);
-          while (total > MAX_CHARS && next.length > 1) total -= next.shift()!.text.length;
-          return next;
+          return capped(next);
         }),
       onState: setState,
     });

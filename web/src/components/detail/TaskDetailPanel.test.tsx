@@ -241,7 +241,15 @@ describe('LiveOutput', () => {
       src.emit('replay.truncated', '', { runId: 'r_9', firstSeq: 4000, unreadBytes: 3_000_000, transcript: '/api/tasks/t3/transcript?runId=r_9' });
       src.emit('token', 'r_9:4000', { runId: 'r_9', seq: 4000, text: 'the newest output' });
     });
-    expect(screen.getByTestId('live-output').textContent).toBe('\n… Earlier output of run r_9 is left out here, too long to replay; the Transcript below has all of it.\nthe newest output');
+    const notice = '\n… Earlier output of run r_9 is left out here, too long to replay; the Transcript below has all of it.\n';
+    expect(screen.getByTestId('live-output').textContent).toBe(`${notice}the newest output`);
+    // A replay of 1 MiB is more than the view keeps (200,000 characters): the oldest output goes, the notice stays.
+    act(() => {
+      for (let i = 1; i <= 5; i++) src.emit('token', `r_9:${4000 + i}`, { runId: 'r_9', seq: 4000 + i, text: `${i}${'x'.repeat(60_000)}` });
+    });
+    const text = screen.getByTestId('live-output').textContent!;
+    expect(text.startsWith(`${notice}3x`)).toBe(true);
+    expect(text.length).toBe(notice.length + 3 * 60_001);
   });
 
   it('is not called live when no run is in progress, even with the stream open', () => {
