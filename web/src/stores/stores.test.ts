@@ -47,16 +47,36 @@ describe('tasks store', () => {
     expect(useTasks.getState().byId[t.id]!.title).toBe('renamed');
   });
 
-  it("a task's next version takes its place in its dependents' deps and as its subtasks' parent, as the store moves them", () => {
-    // The server moves them in the rejection's transaction without an event for each: the graph drawn from the
-    // rows lost its edges (the dependents still pointed at the superseded version) until the page was reloaded.
+  it("a task's next version takes its place in its dependents' deps and as its subtasks' parent: each moved task is read again on its task.edited event", async () => {
+    // The server moves them in the rejection's transaction with a task.edited event for each (store/ops/nextVersion.ts);
+    // the board reads each one again on its event (else the graph drawn from the rows kept the superseded version's edges).
+    vi.useFakeTimers();
     const v1 = makeTask({ status: 'exec_review' });
     const dependent = makeTask({ deps: [v1.id] });
     const child = makeTask({ parentId: v1.id });
     const other = makeTask();
     useTasks.setState({ projectId: 'p1', byId: Object.fromEntries([v1, dependent, child, other].map((t) => [t.id, t])), touched: {}, gone: {} });
     const v2 = makeTask({ parentVersionId: v1.id, version: 2, title: v1.title });
-    useTasks.getState().upsert(v2);
+    const onServer: Record<string, unknown> = {
+      [v2.id]: v2,
+      [dependent.id]: { ...dependent, deps: [v2.id], updatedAt: dependent.updatedAt + 1 },
+      [child.id]: { ...child, parentId: v2.id, updatedAt: child.updatedAt + 1 },
+    };
+    const urls: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      urls.push(url);
+      const task = onServer[url.slice('/api/tasks/'.length)];
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null }));
+    });
+    useTasks.getState().upsert(v2); // the new version, read on its own event
+    // The new version alone moves nothing: the rows shown are the server's, not a copy of its move.
+    expect(useTasks.getState().byId[dependent.id]!.deps).toEqual([v1.id]);
+    let id = 1;
+    for (const moved of [dependent, child]) {
+      useTasks.getState().applyEvent({ id: id++, projectId: 'p1', taskId: moved.id, runId: null, traceId: null, type: 'task.edited', payload: { fields: [moved === child ? 'parentId' : 'deps'], nextVersion: v2.id }, at: 10 });
+    }
+    await vi.advanceTimersByTimeAsync(200);
+    expect(urls.sort()).toEqual([`/api/tasks/${dependent.id}`, `/api/tasks/${child.id}`].sort());
     const rows = useTasks.getState().byId;
     expect(rows[dependent.id]!.deps).toEqual([v2.id]);
     expect(rows[child.id]!.parentId).toBe(v2.id);

@@ -3,6 +3,10 @@
  * the status at once and refetch the task shortly after (a burst of events for
  * one task costs one request). A read never puts back an older state than the
  * one shown (`fresher`).
+ *
+ * A next version (a rejection, a retry from main) moves the old one's dependents and subtasks to it; the daemon
+ * sends a task.edited event for each one moved (store/ops/nextVersion.ts), and each is read again on its event
+ * like any other change.
  */
 import { create } from 'zustand';
 import { api, ApiError } from '../api/client.js';
@@ -37,20 +41,6 @@ const queued = new Map<string, Promise<void>>();
  */
 function fresher<T extends { updatedAt: number }>(shown: T | undefined, read: T): T {
   return shown && shown.updatedAt > read.updatedAt ? shown : read;
-}
-
-/**
- * A next version (a rejection, a retry from main) takes the old one's place: the store points the old version's
- * dependents and subtasks at it in the same transaction (store/ops/nextVersion.ts) without an event for each, so
- * the rows shown are moved here alike; else the dependency graph lost its edges until a reload.
- */
-function replaceVersion(rows: Record<string, TaskSummary>, oldId: string, newId: string): Record<string, TaskSummary> {
-  const out: Record<string, TaskSummary> = {};
-  for (const [id, row] of Object.entries(rows)) {
-    const moved = row.deps.includes(oldId) || row.parentId === oldId;
-    out[id] = moved ? { ...row, deps: row.deps.map((d) => (d === oldId ? newId : d)), parentId: row.parentId === oldId ? newId : row.parentId } : row;
-  }
-  return out;
 }
 
 export const useTasks = create<TasksState>((set, get) => ({
@@ -92,9 +82,7 @@ export const useTasks = create<TasksState>((set, get) => ({
   },
   upsert(task) {
     if (task.projectId !== get().projectId) return;
-    const byId = task.parentVersionId ? replaceVersion(get().byId, task.parentVersionId, task.id) : { ...get().byId };
-    byId[task.id] = fresher(byId[task.id], summarizeTask(task));
-    set({ byId });
+    set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task)) } });
   },
   async refetch(id) {
     try {
