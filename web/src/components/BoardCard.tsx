@@ -25,12 +25,14 @@ export const Card = memo(function Card({ task, selected, statusLabel, complexity
   return (
     <li className={styles.item}>
       <button className={classes.filter(Boolean).join(' ')} data-card={task.id} aria-current={selected ? 'true' : undefined} onClick={() => onOpen(task.id)}>
-        <span className={styles.title}>{visible(task.title)}</span>
+        <span className={styles.titleRow}>
+          <span className={styles.title}>{visible(task.title)}</span>
+          {task.version > 1 && <span className={styles.version} data-testid="card-version">v{task.version}</span>}
+        </span>
         <span className={styles.meta}>
           <span className={styles.status}>{statusLabel}</span>
           <span>{PRIORITY[task.priority]}</span>
           <span>{complexityLabel}</span>
-          {task.version > 1 && <span>v{task.version}</span>}
         </span>
         {progress && <span className={styles.progress} data-testid="subtask-progress">{progress}</span>}
       </button>
