@@ -147,7 +147,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
       await page.screenshot({ path: join(OUT, '21-review-v2.png') });
       await page.getByTestId('detail-title').click();
       await page.keyboard.press('a');
-      await page.getByRole('button', { name: 'Yes, approve' }).click();
+      await page.getByRole('button', { name: 'Yes, approve and merge' }).click();
       await until(bus, async () => (await store.tasks.get(v2.id)).status === 'done', 'version 2 merged', 120_000);
       expect(readFileSync(join(repo, 'src/a.js'), 'utf8')).toBe(A_V2);
       expect(readFileSync(join(repo, 'src/b.js'), 'utf8')).toBe(B_V2);

@@ -13,13 +13,23 @@ interface ReviewState {
   comments: Record<string, LineComment[]>;
   /** The `head` of the diff shown for each task's own version: the commit the person is looking at. */
   shown: Record<string, string>;
+  /** What that diff changes (its branch and totals), named where an approval would merge it. */
+  changes: Record<string, ShownChange>;
   /** Bumped to have a task's diff fetched again. */
   reloads: Record<string, number>;
   add(taskId: string, comment: LineComment): void;
   remove(taskId: string, index: number): void;
   clear(taskId: string): void;
-  setShown(taskId: string, commit: string): void;
+  setShown(taskId: string, commit: string, change?: ShownChange): void;
   reload(taskId: string): void;
+}
+
+/** The branch and totals of the diff shown (DiffResponse's). */
+export interface ShownChange {
+  branch: string;
+  files: number;
+  additions: number;
+  deletions: number;
 }
 
 const NONE: LineComment[] = [];
@@ -27,6 +37,7 @@ const NONE: LineComment[] = [];
 export const useReview = create<ReviewState>((set, get) => ({
   comments: {},
   shown: {},
+  changes: {},
   reloads: {},
   add(taskId, comment) {
     set({ comments: { ...get().comments, [taskId]: [...(get().comments[taskId] ?? []), comment] } });
@@ -38,8 +49,13 @@ export const useReview = create<ReviewState>((set, get) => ({
     const { [taskId]: _gone, ...rest } = get().comments;
     set({ comments: rest });
   },
-  setShown(taskId, commit) {
+  setShown(taskId, commit, change) {
     if (get().shown[taskId] !== commit) set({ shown: { ...get().shown, [taskId]: commit } });
+    if (change) set({ changes: { ...get().changes, [taskId]: change } });
+    else if (get().changes[taskId]) {
+      const { [taskId]: _gone, ...rest } = get().changes;
+      set({ changes: rest });
+    }
   },
   reload(taskId) {
     set({ reloads: { ...get().reloads, [taskId]: (get().reloads[taskId] ?? 0) + 1 } });

@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import i18n from '../../i18n/index.js';
 import { useReview } from '../../stores/review.js';
 import { makeDiff, makeTask } from '../../testData.js';
 import { DiffViewer } from '../review/DiffViewer.js';
@@ -71,14 +72,59 @@ describe('GateActions', () => {
     expect(screen.queryByTestId('runs-elsewhere')).toBeNull();
   });
 
-  it('approves the gate the task waits at', async () => {
+  it('approves the gate the task waits at; a click at plan or spec review asks nothing (nothing merges there)', async () => {
+    for (const gate of ['spec_review', 'plan_review'] as const) {
+      const calls = stubFetch();
+      const onDone = vi.fn();
+      const task = makeTask({ status: gate });
+      render(<GateActions task={task} onDone={onDone} />);
+      fireEvent.click(screen.getByRole('button', { name: `Approve ${gate === 'plan_review' ? 'plan' : 'spec'} review of version 1` }));
+      expect(screen.queryByRole('alertdialog')).toBeNull();
+      await waitFor(() => expect(onDone).toHaveBeenCalled());
+      expect(calls).toEqual([{ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate, who: 'web' } }]);
+      cleanup();
+    }
+  });
+
+  it('asks before a click on Approve at exec_review merges, naming the version, title, commit, branch and size', async () => {
     const calls = stubFetch();
     const onDone = vi.fn();
-    const task = makeTask({ status: 'spec_review' });
+    const task = makeTask({ status: 'exec_review', version: 2, title: 'Add the command line' });
+    const seen = '9a'.repeat(20);
+    useReview.getState().setShown(task.id, seen, { branch: 'maestro/t_9-v2', files: 3, additions: 12, deletions: 4 });
     render(<GateActions task={task} onDone={onDone} />);
-    fireEvent.click(screen.getByRole('button', { name: 'Approve spec review of version 1' }));
+    const approve = screen.getByRole('button', { name: 'Approve execution review of version 2' });
+    fireEvent.click(approve);
+    const dialog = screen.getByRole('alertdialog', { name: 'Approve execution review of version 2?' });
+    expect(screen.getByTestId('confirm-merge').textContent).toBe(
+      `This merges version 2 of “Add the command line” into the project’s main branch: commit ${seen.slice(0, 12)} of maestro/t_9-v2, 3 files changed (+12 −4).`,
+    );
+    expect(dialog.getAttribute('aria-describedby')).toBe('gate-confirm-merge');
+    expect(calls).toEqual([]);
+    // Cancel sends nothing; asked again, the yes merges.
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(calls).toEqual([]);
+    fireEvent.click(approve);
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Yes, approve and merge' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve and merge' }));
     await waitFor(() => expect(onDone).toHaveBeenCalled());
-    expect(calls).toEqual([{ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'spec_review', who: 'web' } }]);
+    expect(calls).toEqual([{ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'exec_review', commit: seen, who: 'web' } }]);
+  });
+
+  it('says in the merge confirmation, in the language shown, what merges and that it would wait', async () => {
+    const task = makeTask({ status: 'exec_review', title: 'Écrire le README' });
+    const seen = '3c'.repeat(20);
+    useReview.getState().setShown(task.id, seen, { branch: 'maestro/t_3-v1', files: 1, additions: 2, deletions: 0 });
+    await i18n.changeLanguage('fr');
+    try {
+      render(<GateActions task={task} mergeBlocked="x" onDone={() => {}} />);
+      fireEvent.click(screen.getByRole('button', { name: /^Approuver .* de la version 1$/ }));
+      expect(screen.getByTestId('confirm-merge').textContent).toContain(`Ceci fusionne la version 1 de « Écrire le README » dans la branche principale du projet : le commit ${seen.slice(0, 12)} de maestro/t_3-v1, 1 fichier modifié (+2 −0). Une approbation ne fusionnera pas encore : x.`);
+      expect(screen.getByRole('button', { name: 'Oui, approuver et fusionner' })).toBeTruthy();
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 
   it('refuses to reject without a reason, then sends the reason', async () => {
@@ -130,11 +176,11 @@ describe('GateActions', () => {
     expect(dialog.textContent).toContain('Approve execution review of version 1?');
     expect(calls).toEqual([]);
     // Escape cancels; `a` again, then the confirmation sends it.
-    fireEvent.keyDown(screen.getByRole('button', { name: 'Yes, approve' }), { key: 'Escape' });
+    fireEvent.keyDown(screen.getByRole('button', { name: 'Yes, approve and merge' }), { key: 'Escape' });
     expect(screen.queryByRole('alertdialog')).toBeNull();
     fireEvent.keyDown(document.body, { key: 'a' });
-    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Yes, approve' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve' }));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Yes, approve and merge' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve and merge' }));
     await waitFor(() => expect(calls.length).toBe(1));
     expect(calls[0]).toEqual({ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'exec_review', commit: seen, who: 'web' } });
   });
@@ -168,6 +214,9 @@ describe('GateActions', () => {
     await waitFor(() => expect(approve.disabled).toBe(false));
     expect(screen.queryByTestId('approve-waits')).toBeNull();
     fireEvent.click(approve);
+    // The confirmation names the change the diff shows (makeDiff: two files of two added lines each).
+    expect(screen.getByTestId('confirm-merge').textContent).toContain(`commit ${head.slice(0, 12)} of maestro/t_1-v1, 2 files changed (+4 −0).`);
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve and merge' }));
     await waitFor(() => expect(onDone).toHaveBeenCalled());
     expect(posts).toEqual([{ gate: 'exec_review', commit: head, who: 'web' }]);
   });
@@ -236,6 +285,7 @@ describe('GateActions', () => {
     // Meanwhile another commit was reviewed: the approval of the one looked at is refused, and said.
     head = now;
     fireEvent.click(screen.getByRole('button', { name: 'Approve execution review of version 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve and merge' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(`${message} The change below is loaded again.`));
     expect(posts).toEqual([{ gate: 'exec_review', commit: seen, who: 'web' }]);
     expect(onDone).not.toHaveBeenCalled();
@@ -243,6 +293,7 @@ describe('GateActions', () => {
     await waitFor(() => expect(screen.getByTestId('approves-commit').textContent).toContain(now.slice(0, 12)));
     expect(diffs).toBe(2);
     fireEvent.click(screen.getByRole('button', { name: 'Approve execution review of version 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, approve and merge' }));
     await waitFor(() => expect(onDone).toHaveBeenCalled());
     expect(posts).toEqual([{ gate: 'exec_review', commit: seen, who: 'web' }, { gate: 'exec_review', commit: now, who: 'web' }]);
   });

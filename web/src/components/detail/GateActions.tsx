@@ -3,6 +3,13 @@
  * so far below. At exec_review a reject also sends the line comments made in
  * the diff. Keys (not while typing in a field): `a` approve, `r` reject, each
  * asking for a confirmation first, since one stray key must not merge a branch.
+ * A click on Approve at exec_review asks too, naming what merges (the version,
+ * its title, the commit, its branch and size): that approval merges into the
+ * project's main branch, which no later action takes back. A click at plan or
+ * spec review does not ask: the button names the gate and version, and what it
+ * starts (the plan's runs, each on a branch of its own) changes nothing shared
+ * and can be cancelled; a question on every click would teach people to click
+ * through the one that merges.
  * At exec_review an approval names the commit of the diff shown (the review
  * store's); when another commit waits at the gate now the daemon refuses it
  * (STALE_REVIEW), which is said, and the diff is fetched again to look at.
@@ -12,12 +19,13 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { oneLine } from '../hiddenChars.js';
 import { errorText } from '../reasons.js';
 import { api, ApiError } from '../../api/client.js';
 import type { Gate, LineComment, Task } from '../../api/types.js';
 import { navigate } from '../../stores/route.js';
-import { useComments, useReview } from '../../stores/review.js';
+import { useComments, useReview, type ShownChange } from '../../stores/review.js';
 import { isShortcut } from '../keys.js';
 import styles from './Detail.module.css';
 
@@ -40,6 +48,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], run
   const gate = GATE_STATUSES.has(task.status) ? (task.status as Gate) : null;
   const comments = useComments(task.id);
   const seen = useReview((s) => (gate === 'exec_review' ? s.shown[task.id] : undefined));
+  const change = useReview((s) => (gate === 'exec_review' ? s.changes[task.id] : undefined));
   const changedFrom = useChangedFrom(task.id, seen);
   const unseen = gate === 'exec_review' && !seen;
   const sendsComments = gate === 'exec_review' ? comments : [];
@@ -87,11 +96,13 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], run
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
           <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} runsElsewhere={runsElsewhere} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
-          <DecisionButtons busy={busy} unseen={unseen} named={named!} error={error} onDecide={(kind) => void act(kind)} />
+          {/* An approval at exec_review merges: a click asks first, as the key does. */}
+          <DecisionButtons busy={busy} unseen={unseen} named={named!} error={error} onDecide={(kind) => (kind === 'approve' && gate === 'exec_review' ? setConfirming('approve') : void act(kind))} />
           {confirming && (
             <ConfirmDecision
               text={(confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })) + (otherVersion ? ` ${otherVersion}` : '')}
-              yes={confirming === 'approve' ? t('gate.yesApprove') : t('gate.yesReject')}
+              detail={confirming === 'approve' && gate === 'exec_review' && seen ? mergeText(t, task, seen, change, mergeBlocked) : null}
+              yes={confirming === 'reject' ? t('gate.yesReject') : gate === 'exec_review' ? t('gate.yesMerge') : t('gate.yesApprove')}
               busy={busy}
               onYes={() => void act(confirming)}
               onCancel={() => setConfirming(null)}
@@ -115,6 +126,15 @@ async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'rejec
   else next = (await api.reject(taskId, gate, reason, comments)).next?.id ?? null;
   useReview.getState().clear(taskId);
   return next;
+}
+
+/** What an approval at exec_review merges, and into what, for its confirmation; and that it waits, when it would. */
+function mergeText(t: TFunction, task: Task, commit: string, change: ShownChange | undefined, mergeBlocked: string | null): string {
+  const named = { version: task.version, title: oneLine(task.title), commit: commit.slice(0, 12) };
+  const text = change
+    ? t('gate.confirmMergeChange', { ...named, branch: oneLine(change.branch), count: change.files, additions: change.additions, deletions: change.deletions })
+    : t('gate.confirmMerge', named);
+  return mergeBlocked ? `${text} ${t('gate.mergeBlocked', { reason: mergeBlocked })}` : text;
 }
 
 /** The commit shown before `seen`, once this task's diff fetched again shows another one (null until then). */
@@ -217,8 +237,8 @@ function DecisionButtons({ busy, unseen, named, error, onDecide }: { busy: boole
   );
 }
 
-/** The confirmation a decision asks first (focused, so Enter decides and Escape cancels). */
-function ConfirmDecision({ text, yes, busy, onYes, onCancel }: { text: string; yes: string; busy: boolean; onYes(): void; onCancel(): void }) {
+/** The confirmation a decision asks first (focused, so Enter decides and Escape cancels); `detail`, what it merges. */
+function ConfirmDecision({ text, detail, yes, busy, onYes, onCancel }: { text: string; detail: string | null; yes: string; busy: boolean; onYes(): void; onCancel(): void }) {
   const { t } = useTranslation();
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => button.current?.focus(), []);
@@ -226,6 +246,7 @@ function ConfirmDecision({ text, yes, busy, onYes, onCancel }: { text: string; y
     <div
       role="alertdialog"
       aria-labelledby="gate-confirm"
+      aria-describedby={detail ? 'gate-confirm-merge' : undefined}
       className={styles.confirm}
       onKeyDown={(e) => {
         if (e.key !== 'Escape') return;
@@ -234,6 +255,11 @@ function ConfirmDecision({ text, yes, busy, onYes, onCancel }: { text: string; y
       }}
     >
       <p id="gate-confirm">{text}</p>
+      {detail && (
+        <p id="gate-confirm-merge" data-testid="confirm-merge">
+          {detail}
+        </p>
+      )}
       <div className={styles.row}>
         <button ref={button} disabled={busy} onClick={onYes}>
           {yes}

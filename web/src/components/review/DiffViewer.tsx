@@ -69,7 +69,7 @@ function useTaskDiff(taskId: string, version: number | undefined, initial: DiffR
         setDiff(d);
         setWhole({});
         // An older version's commit is not what the gate decides on.
-        if (version === undefined) useReview.getState().setShown(taskId, d.head);
+        if (version === undefined) useReview.getState().setShown(taskId, d.head, { branch: d.branch, ...d.totals });
       },
       (err: Error) => live && setError(errorText(t, i18n.language, err)),
     );
