@@ -42,6 +42,14 @@ export interface Project {
   archivedAt: EpochMs | null;
 }
 
+/**
+ * Where a version's feedback came from, as data: a person's rejection at a gate, or a person's retry from the current
+ * main after the last version stopped (core/feedbackSource.ts checks it; the comments are reports.ts's LineComment).
+ */
+export type FeedbackSource =
+  | { kind: 'rejection'; gate: Gate; who: string; reason: string; comments: { file: string; line: number; side: 'new' | 'old'; text: string }[] }
+  | { kind: 'fresh'; version: number; who: string; error: string | null };
+
 export interface Task {
   id: string;
   projectId: string;
@@ -65,8 +73,10 @@ export interface Task {
   scope: TaskScope | null;
   ownedFiles: string[];
   expectedOutput: string | null;
-  /** The reviewer's or approver's feedback a new version carries forward. */
+  /** The reviewer's or approver's feedback a new version carries forward, in English (the agent's prompt reads it). */
   feedback: string | null;
+  /** The same feedback as data (who, which gate, the reason), for a reader to say in its own language; null when there is none, or it predates the field. */
+  feedbackSource: FeedbackSource | null;
   parentVersionId: string | null;
   version: number;
   claimedAt: EpochMs | null;

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
+import { feedbackSourceSchema } from '../core/feedbackSource.js';
 import { isTaskStatus } from '../core/status.js';
 import type { Approval, MaestroEvent, Project, Run, Task } from '../core/types.js';
 
@@ -75,6 +76,7 @@ export function toTask(r: Row, approvals: Approval[] = []): Task {
     ownedFiles: parseJsonColumn('tasks', 'owned_files', id, r.owned_files, stringArray),
     expectedOutput: strOrNull(r.expected_output),
     feedback: strOrNull(r.feedback),
+    feedbackSource: r.feedback_source === null || r.feedback_source === undefined ? null : parseJsonColumn('tasks', 'feedback_source', id, r.feedback_source, feedbackSourceSchema),
     parentVersionId: strOrNull(r.parent_version_id),
     version: num(r.version),
     claimedAt: numOrNull(r.claimed_at),
@@ -139,14 +141,14 @@ export function toEvent(r: Row): MaestroEvent {
 export const TASK_COLUMNS = [
   'id', 'project_id', 'parent_id', 'depth', 'title', 'complexity', 'status', 'priority', 'deps', 'plan', 'spec', 'result',
   'retry_baseline', 'next_eligible_at', 'last_run_error', 'task_type', 'scope', 'owned_files', 'expected_output', 'feedback',
-  'parent_version_id', 'version', 'claimed_at', 'claimed_by', 'attempt', 'lease_expires_at', 'created_at', 'updated_at',
+  'feedback_source', 'parent_version_id', 'version', 'claimed_at', 'claimed_by', 'attempt', 'lease_expires_at', 'created_at', 'updated_at',
 ] as const;
 
 export function taskValues(t: Task): (string | number | null)[] {
   return [
     t.id, t.projectId, t.parentId, t.depth, t.title, t.complexity, t.status, t.priority, JSON.stringify(t.deps), t.plan, t.spec,
     t.result === null ? null : JSON.stringify(t.result), t.retryBaseline, t.nextEligibleAt, t.lastRunError, t.taskType, t.scope,
-    JSON.stringify(t.ownedFiles), t.expectedOutput, t.feedback, t.parentVersionId, t.version, t.claimedAt, t.claimedBy, t.attempt,
+    JSON.stringify(t.ownedFiles), t.expectedOutput, t.feedback, t.feedbackSource === null ? null : JSON.stringify(t.feedbackSource), t.parentVersionId, t.version, t.claimedAt, t.claimedBy, t.attempt,
     t.leaseExpiresAt, t.createdAt, t.updatedAt,
   ];
 }

@@ -179,6 +179,10 @@ describe('review API', () => {
     expect(next.version).toBe(2);
     expect(next.feedback).toContain('- src.ts:2 — b must stay 2');
     expect(next.feedback).toContain('- gone.txt:1 (old side, a removed line) — keep this file');
+    // The same as data, for a client to say in its own language (the board); read back from the task too.
+    const source = { kind: 'rejection', gate: 'exec_review', who: expect.any(String), reason: 'two things', comments: [{ file: 'src.ts', line: 2, side: 'new', text: 'b must stay 2' }, { file: 'gone.txt', line: 1, side: 'old', text: 'keep this file' }] };
+    expect(next.feedbackSource).toEqual(source);
+    expect((await call('GET', `/api/tasks/${next.id}`)).body.task.feedbackSource).toEqual(source);
     // The decision's event says where it was made.
     const decided = (await d.store.events.list({ taskId: task.id, type: 'task.status' })).events.find((e) => e.payload.decision === 'reject');
     expect(decided?.payload).toMatchObject({ from: 'exec_review', to: 'superseded', origin: { address: '127.0.0.1', client: 'http', userAgent: 'lightMyRequest' } });

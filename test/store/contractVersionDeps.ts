@@ -65,6 +65,24 @@ export function defineVersionDepsContract(label: string, fresh: () => Promise<{ 
       expect(edited.some(([id]) => id === bystander.id)).toBe(false);
     });
 
+    it("keeps a new version's feedback as data beside its English text: a rejection's and a retry's from main", async () => {
+      const p = await store.projects.create({ name: 'demo', repoPath: '/repos/demo' });
+      const v1 = await store.tasks.create({ projectId: p.id, title: 'Base' });
+      for (const s of ['queued', 'executing', 'exec_review'] as const) await store.tasks.transition(v1.id, s);
+      const comments = [{ file: 'src/a.ts', line: 2, side: 'new' as const, text: 'keep b' }];
+      const { next: v2 } = await store.tasks.reject(v1.id, 'exec_review', 'ann', 'no tests', comments);
+      expect(v2.feedback).toMatch(/^exec_review rejected by ann: no tests/); // the agent's prompt reads it, as before
+      const rejection = { kind: 'rejection', gate: 'exec_review', who: 'ann', reason: 'no tests', comments };
+      expect(v2.feedbackSource).toEqual(rejection);
+      expect((await store.tasks.get(v2.id)).feedbackSource).toEqual(rejection);
+      expect((await store.tasks.get(v1.id)).feedbackSource).toBeNull();
+
+      for (const s of ['queued', 'executing'] as const) await store.tasks.transition(v2.id, s);
+      await store.tasks.transition(v2.id, 'needs_attention', { fields: { lastRunError: 'checks failed: npm test' } });
+      const v3 = await store.tasks.retry(v2.id, 'needs_attention', { fresh: true, who: 'bo' });
+      expect((await store.tasks.get(v3.id)).feedbackSource).toEqual({ kind: 'fresh', version: 2, who: 'bo', error: 'checks failed: npm test' });
+    });
+
     it('refuses a superseded version whose chain ends in nothing, naming it, changing nothing', async () => {
       const p = await store.projects.create({ name: 'demo', repoPath: '/repos/demo' });
       const orphan = await store.tasks.create({ projectId: p.id, title: 'Orphan' });

@@ -7,7 +7,7 @@ export function makeTask(over: Partial<Task> = {}): Task {
   return {
     id: `t_${n}`, projectId: 'p1', parentId: null, depth: 0, title: `Task ${n}`, complexity: 'medium', status: 'ready', priority: 1, deps: [], plan: null, spec: null,
     approvals: [], result: null, retryBaseline: 0, nextEligibleAt: null, lastRunError: null, taskType: null, scope: null, ownedFiles: [], expectedOutput: null,
-    feedback: null, parentVersionId: null, version: 1, claimedAt: null, claimedBy: null, attempt: 0, leaseExpiresAt: null, createdAt: n, updatedAt: n,
+    feedback: null, feedbackSource: null, parentVersionId: null, version: 1, claimedAt: null, claimedBy: null, attempt: 0, leaseExpiresAt: null, createdAt: n, updatedAt: n,
     ...over,
   };
 }

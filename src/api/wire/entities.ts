@@ -10,6 +10,7 @@
  * types from here (type-only imports; nothing of this is bundled).
  */
 import { z } from 'zod';
+import { feedbackSourceSchema, lineCommentSchema } from '../../core/feedbackSource.js';
 import { TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, DECISIONS, GATES, PRIORITIES, RUN_KINDS, RUN_STATUSES, TASK_SCOPES, TASK_TYPES } from '../../core/types.js';
 
@@ -49,7 +50,10 @@ export const taskSchema = z.strictObject({
   scope: z.enum(TASK_SCOPES).nullable(),
   ownedFiles: z.array(z.string()),
   expectedOutput: z.string().nullable(),
-  feedback: z.string().nullable(),
+  feedback: z.string().nullable().describe("what the version must address, in English (the agent's prompt reads it); feedbackSource says it as data"),
+  feedbackSource: feedbackSourceSchema
+    .nullable()
+    .describe("the feedback as data, for a client to say in its own language: a person's rejection (kind rejection: gate, who, reason, line comments) or a retry from the current main (kind fresh: the version that stopped, who, its error); null without feedback or for a version made before this field"),
   parentVersionId: z.string().nullable(),
   version: z.number(),
   claimedAt: epochMs.nullable(),
@@ -113,8 +117,8 @@ export const usageByProjectSchema = z.strictObject({ projectId: z.string(), runs
 
 export const versionRefSchema = z.strictObject({ id: z.string(), version: z.number(), status: z.enum(TASK_STATUSES) });
 
-/** A reviewer's comment on one line of the diff; `side` old is a deleted line's number in the old file. */
-export const lineCommentSchema = z.strictObject({ file: z.string(), line: z.number(), side: z.enum(['new', 'old']), text: z.string() });
+/** A reviewer's comment on one line of the diff (core/feedbackSource.ts, where a rejection keeps them too). */
+export { lineCommentSchema };
 
 // ---- the review evidence (src/git/patch.ts, src/api/routes/reviewData.ts) ----
 

@@ -4,7 +4,7 @@ import { describeTask } from './task.js';
 
 const task = (over: Partial<Task>): Task => ({
   id: 't_1', projectId: 'p_1', parentId: null, depth: 0, title: 'Fix the parser', complexity: 'easy', status: 'needs_attention', priority: 1, deps: [], plan: null, spec: null,
-  approvals: [], result: null, retryBaseline: 0, nextEligibleAt: null, lastRunError: null, taskType: null, scope: null, ownedFiles: [], expectedOutput: null, feedback: null,
+  approvals: [], result: null, retryBaseline: 0, nextEligibleAt: null, lastRunError: null, taskType: null, scope: null, ownedFiles: [], expectedOutput: null, feedback: null, feedbackSource: null,
   parentVersionId: null, version: 1, claimedAt: null, claimedBy: null, attempt: 0, leaseExpiresAt: null, createdAt: 0, updatedAt: 0, ...over,
 });
 

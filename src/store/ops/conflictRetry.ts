@@ -79,8 +79,9 @@ export async function freshVersion(q: Queryable, opts: { id: string; who: string
     throw new MaestroError('ILLEGAL_TRANSITION', `Task ${task.id} was split into subtasks; retry it without --fresh (its cancelled subtasks go back to ready).`, { details: { taskId: task.id } });
   }
   const { after: old } = await transitionTask(q, { id: task.id, from: 'needs_attention', to: 'superseded', now: opts.now });
-  const why = task.lastRunError ? `: ${task.lastRunError.slice(0, 1000)}` : '';
+  const error = task.lastRunError ? task.lastRunError.slice(0, 1000) : null;
+  const why = error ? `: ${error}` : '';
   const feedback = `Version ${task.version} stopped and needed attention${why}. ${opts.who} chose to run the task again from the current main: this version starts on a new branch from it, and nothing of version ${task.version}'s branch is carried over.`;
-  const next = await insertNextVersion(q, task, { plan: task.plan, feedback, now: opts.now });
+  const next = await insertNextVersion(q, task, { plan: task.plan, feedback, feedbackSource: { kind: 'fresh', version: task.version, who: opts.who, error }, now: opts.now });
   return { old, before: task, next };
 }

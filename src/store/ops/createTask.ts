@@ -111,6 +111,7 @@ export async function createTask(db: Queryable, input: TaskInput, now: number, i
     ownedFiles: [...new Set(valid.ownedFiles)],
     expectedOutput: valid.expectedOutput,
     feedback: null,
+    feedbackSource: null,
     parentVersionId: null,
     version: 1,
     claimedAt: null,

@@ -66,7 +66,12 @@ export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; 
   const approval = await recordApproval(db, { taskId: task.id, gate: opts.gate, decision: 'reject', reason: opts.reason, who: opts.who, at: opts.now });
   const { after: old } = await transitionTask(db, { id: task.id, from: opts.gate, to: 'superseded', now: opts.now });
   // A rejected plan is planned again; a rejected execution keeps its approved plan.
-  const next = await insertNextVersion(db, task, { plan: opts.gate === 'exec_review' ? task.plan : null, feedback: rejectionFeedback(opts.gate, opts.who, opts.reason, opts.comments), now: opts.now });
+  const next = await insertNextVersion(db, task, {
+    plan: opts.gate === 'exec_review' ? task.plan : null,
+    feedback: rejectionFeedback(opts.gate, opts.who, opts.reason, opts.comments),
+    feedbackSource: { kind: 'rejection', gate: opts.gate, who: opts.who, reason: opts.reason, comments: opts.comments ?? [] },
+    now: opts.now,
+  });
   return { old, next, approval };
 }
 

@@ -1,17 +1,18 @@
 /**
  * The next version of a task (version + 1, parentVersionId the old one), back in ready with a clean slate: no
  * claim, no result, no attempts; what the old version's dependents and subtasks pointed at moves to it, each
- * with a task.edited event. A
- * person's rejection at a gate makes one (gates.ts), and so does a retry from the current main (freshVersion.ts).
+ * with a task.edited event. Its feedback comes twice: in English for the agent's prompt, and as data (feedbackSource)
+ * for a reader to say in its own language. A person's rejection at a gate makes one (gates.ts), and so does a retry from the current main (freshVersion.ts).
  * The caller moves the old version to superseded in the same transaction.
  */
+import type { FeedbackSource } from '../../core/feedbackSource.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
 import { INSERT_TASK_SQL, newId, taskValues } from '../rows.js';
 import { appendEvent } from './events.js';
 import { getTask } from './getTask.js';
 
-export async function insertNextVersion(db: Queryable, task: Task, opts: { plan: string | null; feedback: string; now: number }): Promise<Task> {
+export async function insertNextVersion(db: Queryable, task: Task, opts: { plan: string | null; feedback: string; feedbackSource: FeedbackSource; now: number }): Promise<Task> {
   const next: Task = {
     ...task,
     id: newId('t'),
@@ -20,6 +21,7 @@ export async function insertNextVersion(db: Queryable, task: Task, opts: { plan:
     plan: opts.plan,
     result: null,
     feedback: opts.feedback,
+    feedbackSource: opts.feedbackSource,
     parentVersionId: task.id,
     version: task.version + 1,
     claimedAt: null,

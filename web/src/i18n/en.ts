@@ -89,6 +89,11 @@ export const en = {
     title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat_one: 'It beat {{count}} other ready task.', beat_other: 'It beat {{count}} other ready tasks.',
     rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',
   },
+  feedbackFrom: {
+    rejected: 'Rejected at {{gate}} by {{who}}: {{reason}}', comments: 'Line comments from the reviewer:', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (old side, a removed line) — {{text}}',
+    fresh: 'Version {{version}} stopped and needed attention. {{who}} ran the task again from the current main: this version starts on a new branch from it, and nothing of version {{version}}’s branch is carried over.',
+    freshError: 'Version {{version}} stopped and needed attention: {{error}}. {{who}} ran the task again from the current main: this version starts on a new branch from it, and nothing of version {{version}}’s branch is carried over.',
+  },
   trace: { title: 'Trace', show: 'Show the trace', hide: 'Hide the trace' },
   settings: {
     title: 'Settings: {{name}}', tiers: 'Model tiers', checks: 'Checks', hooks: 'Hooks', limits: 'Limits', repoConfig: 'Model tiers, checks, limits and hooks come from the repository’s own .maestro/ (change them there, in a commit); the agent provider and the JSON below are stored by the daemon.', provider: 'Agent provider', notSet: 'Not set (defaults apply).',

@@ -67,6 +67,11 @@ export const es: Dictionary = {
     title: 'Última asignación: puntuación', none: 'El planificador aún no ha tomado esta tarea.', total: 'Puntuación {{score}}, tomada por {{owner}} a las {{at}}', beat_one: 'Superó a otra {{count}} tarea lista.', beat_other: 'Superó a otras {{count}} tareas listas.',
     rankU: 'Rango (urgencia)', chainInertia: 'Inercia de cadena', agingBonus: 'Bono por espera', couplingPenalty: 'Penalización por acoplamiento',
   },
+  feedbackFrom: {
+    rejected: 'Rechazada en {{gate}} por {{who}}: {{reason}}', comments: 'Comentarios de línea del revisor:', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (lado antiguo, una línea eliminada) — {{text}}',
+    fresh: 'La versión {{version}} se detuvo y necesitó atención. {{who}} volvió a ejecutar la tarea desde el main actual: esta versión empieza en una rama nueva desde él, y no se conserva nada de la rama de la versión {{version}}.',
+    freshError: 'La versión {{version}} se detuvo y necesitó atención: {{error}}. {{who}} volvió a ejecutar la tarea desde el main actual: esta versión empieza en una rama nueva desde él, y no se conserva nada de la rama de la versión {{version}}.',
+  },
   trace: { title: 'Traza', show: 'Mostrar la traza', hide: 'Ocultar la traza' },
   settings: {
     title: 'Ajustes: {{name}}', tiers: 'Niveles de modelo', checks: 'Comprobaciones', hooks: 'Hooks', limits: 'Límites', repoConfig: 'Los niveles de modelo, comprobaciones, límites y hooks vienen del .maestro/ del propio repositorio (se cambian allí, en un commit); el proveedor de agente y el JSON de abajo los guarda el daemon.', provider: 'Proveedor del agente', notSet: 'Sin definir (se usan los valores por defecto).',

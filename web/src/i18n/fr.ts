@@ -67,6 +67,11 @@ export const fr: Dictionary = {
     title: 'Dernière prise : score', none: 'L’ordonnanceur n’a pas encore pris cette tâche.', total: 'Score {{score}}, prise par {{owner}} à {{at}}', beat_one: 'Elle l’a emporté sur {{count}} autre tâche prête.', beat_other: 'Elle l’a emporté sur {{count}} autres tâches prêtes.',
     rankU: 'Rang (urgence)', chainInertia: 'Inertie de chaîne', agingBonus: 'Bonus d’attente', couplingPenalty: 'Pénalité de couplage',
   },
+  feedbackFrom: {
+    rejected: 'Rejetée en {{gate}} par {{who}} : {{reason}}', comments: 'Commentaires de ligne du relecteur :', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (ancien côté, une ligne supprimée) — {{text}}',
+    fresh: 'La version {{version}} s’est arrêtée et demandait votre attention. {{who}} a relancé la tâche depuis le main actuel : cette version part d’une nouvelle branche issue de lui, et rien de la branche de la version {{version}} n’est repris.',
+    freshError: 'La version {{version}} s’est arrêtée et demandait votre attention : {{error}}. {{who}} a relancé la tâche depuis le main actuel : cette version part d’une nouvelle branche issue de lui, et rien de la branche de la version {{version}} n’est repris.',
+  },
   trace: { title: 'Trace', show: 'Afficher la trace', hide: 'Masquer la trace' },
   settings: {
     title: 'Réglages : {{name}}', tiers: 'Niveaux de modèle', checks: 'Vérifications', hooks: 'Hooks', limits: 'Limites', repoConfig: 'Les niveaux de modèle, vérifications, limites et hooks viennent du .maestro/ du dépôt (on les change là, dans un commit) ; le fournisseur d’agent et le JSON ci-dessous sont enregistrés par le démon.', provider: 'Fournisseur de l’agent', notSet: 'Non défini (valeurs par défaut).',

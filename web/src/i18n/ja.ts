@@ -67,6 +67,11 @@ export const ja: Dictionary = {
     title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
     rankU: 'ランク（緊急度）', chainInertia: 'チェーン慣性', agingBonus: '待機ボーナス', couplingPenalty: '結合ペナルティ',
   },
+  feedbackFrom: {
+    rejected: '{{who}} が{{gate}}で却下：{{reason}}', comments: 'レビュアーの行コメント：', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}}（旧側、削除された行） — {{text}}',
+    fresh: 'バージョン {{version}} は停止し、対応が必要でした。{{who}} が現在の main からタスクを再実行しました：このバージョンはそこからの新しいブランチで始まり、バージョン {{version}} のブランチからは何も引き継ぎません。',
+    freshError: 'バージョン {{version}} は停止し、対応が必要でした：{{error}}。{{who}} が現在の main からタスクを再実行しました：このバージョンはそこからの新しいブランチで始まり、バージョン {{version}} のブランチからは何も引き継ぎません。',
+  },
   trace: { title: 'トレース', show: 'トレースを表示', hide: 'トレースを隠す' },
   settings: {
     title: '設定: {{name}}', tiers: 'モデル階層', checks: 'チェック', hooks: 'フック', limits: '制限', repoConfig: 'モデル階層・チェック・制限・フックはリポジトリ自身の .maestro/ から読まれます（変更はそこでコミットします）。エージェントプロバイダーと下の JSON はデーモンが保存します。', provider: 'エージェントプロバイダー', notSet: '未設定（既定値を使用）。',

@@ -67,6 +67,11 @@ export const zh: Dictionary = {
     title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
     rankU: '排名（紧急度）', chainInertia: '链惯性', agingBonus: '等待加分', couplingPenalty: '耦合惩罚',
   },
+  feedbackFrom: {
+    rejected: '{{who}} 在{{gate}}时拒绝：{{reason}}', comments: '评审者的行内评论：', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}}（旧版一侧，已删除的行） — {{text}}',
+    fresh: '版本 {{version}} 已停止并需要处理。{{who}} 从当前 main 重新运行了该任务：此版本从它新建的分支开始，版本 {{version}} 分支上的内容均不保留。',
+    freshError: '版本 {{version}} 已停止并需要处理：{{error}}。{{who}} 从当前 main 重新运行了该任务：此版本从它新建的分支开始，版本 {{version}} 分支上的内容均不保留。',
+  },
   trace: { title: '追踪', show: '显示追踪', hide: '隐藏追踪' },
   settings: {
     title: '设置：{{name}}', tiers: '模型档位', checks: '检查', hooks: '钩子', limits: '限制', repoConfig: '模型档位、检查、限制和钩子来自仓库自带的 .maestro/（在那里修改并提交）；智能体提供方和下面的 JSON 由守护进程保存。', provider: '智能体提供方', notSet: '未设置（使用默认值）。',
