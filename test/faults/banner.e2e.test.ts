@@ -6,10 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
+import { ensureWebBuilt } from '../../src/api/web.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { browserSkipReason, launchBrowser } from '../web/browser.js';
+import { BOARD_PLUGINS, browserSkipReason, launchBrowser } from '../web/browser.js';
 import { mountTmpfs, requireTmpfs, type Tmpfs } from './tmpfs.js';
 import { budget } from '../helpers/budget.js';
 
@@ -40,7 +40,7 @@ describe.skipIf(!mountable || noBrowser !== null)('disk-full banner in Chromium'
     mkdirSync(OUT, { recursive: true });
     disk = mountTmpfs(16);
     const home = join(disk.dir, 'home');
-    daemon = await startTestDaemon({ home }, { healthProbeMs: 100, noOrchestrator: true, plugins: [(app) => webRoutes(app)] });
+    daemon = await startTestDaemon({ home }, { healthProbeMs: 100, noOrchestrator: true, plugins: BOARD_PLUGINS });
     browser = await launchBrowser();
     const page = await browser.context.newPage();
     await page.goto(daemon.boardUrl);

@@ -12,8 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
-import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
 import { SPEC_FILE } from '../helpers/knowledge2.js';
@@ -23,7 +22,7 @@ import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { resolveObserverConfig } from '../../src/observer/config.js';
 import { ObserverSession } from '../../src/observer/session.js';
 import { TranscriptBuilder } from '../../src/observer/__fixtures__/transcript-builder.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
 import { budget } from '../helpers/budget.js';
 
 const OUT = join(process.cwd(), 'test-output', 'web');
@@ -32,14 +31,13 @@ if (skip) console.warn(`\n*** web e2e: ${skip} ***\n`);
 
 describe.skipIf(skip !== null)('web board in Chromium', () => {
   let daemon: TestDaemon | null = null;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  const browser = withBrowser();
   let page: Page;
   const policyRefusals: string[] = [];
   // The daemon serves the observer's sessions itself, from FLOW_WIKI_DIR: an empty wiki here.
   const wiki = tempDir('maestro-wiki-');
   const wikiBefore = process.env.FLOW_WIKI_DIR;
   process.env.FLOW_WIKI_DIR = wiki;
-  const plugins = [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)];
   // Every screen saved is also checked: each control the user can reach has an accessible name.
   const shot = async (name: string) => {
     expect(await unlabelledControls(page), `unlabelled controls on ${name}`).toEqual([]);
@@ -48,8 +46,6 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
-    browser = await launchBrowser();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => console.error('page error:', err.message));
     // The page's content security policy (web.ts boardPolicy) must refuse nothing the board itself does.
@@ -61,13 +57,11 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   afterAll(async () => {
     if (wikiBefore === undefined) delete process.env.FLOW_WIKI_DIR;
     else process.env.FLOW_WIKI_DIR = wikiBefore;
-    await browser?.close();
-    removeTempDirs();
   });
 
   // The daemon lives inside the test: the leak check after each test wants it stopped.
   it('drives the demo through the board', async () => {
-    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins: BOARD_PLUGINS });
     try {
       await drive();
     } finally {
@@ -77,7 +71,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   }, budget(240_000));
 
   it('reviews and promotes a staged knowledge candidate, shows the audit, and updates the observer live', async () => {
-    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins: BOARD_PLUGINS });
     try {
       await knowledgeAndObserver();
     } finally {
@@ -87,7 +81,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
   }, budget(180_000));
 
   it('edits a task in its detail: a refusal is said and changes nothing, then the new title and priority show in the detail and on the card', async () => {
-    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    daemon = await startTestDaemon({ tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins: BOARD_PLUGINS });
     try {
       await editInTheBoard();
     } finally {
@@ -284,7 +278,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await page.goto(d.boardUrl);
     expect(d.boardUrl).toContain(`?token=${d.token}`);
     expect(page.url()).toBe(`${d.url}/`);
-    const cookie = (await browser!.context.cookies(d.url)).find((c) => c.name === `maestro_token_${d.port}`);
+    const cookie = (await browser.context.cookies(d.url)).find((c) => c.name === `maestro_token_${d.port}`);
     expect(cookie).toMatchObject({ value: d.token, httpOnly: true, sameSite: 'Strict' });
     const card = page.locator(`[data-card="${parent!.id}"]`);
     await card.waitFor();
@@ -295,7 +289,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     // Should hostile text ever become markup, the page's policy stops it (tried in a tab of its own, whose
     // refusals are expected): an inline handler and a script tag run nothing, an image from elsewhere never loads.
-    const probe = await browser!.context.newPage();
+    const probe = await browser.context.newPage();
     await probe.goto(`${d.url}/`);
     const refused = await probe.evaluate(
       () =>
@@ -433,7 +427,7 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     daemon = null;
     await page.getByText('The daemon is unreachable; reconnecting…').waitFor({ timeout: budget(30_000) });
     await shot('10-daemon-gone');
-    daemon = await startTestDaemon({ home, port, tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins });
+    daemon = await startTestDaemon({ home, port, tickMs: 100 }, { demo: { autoApproveAfterMs: 60_000, autoReplyAfterMs: 60_000 }, plugins: BOARD_PLUGINS });
     await page.getByText('Reconnected; the board was reloaded').waitFor({ timeout: budget(30_000) });
     await page.locator(`[data-card="${parent!.id}"]`).waitFor();
     expect(policyRefusals).toEqual([]);

@@ -5,37 +5,25 @@
  * detail panel at 1440 px), and a narrow card keeps its version tag on the title's line (it wrapped onto a line of
  * its own).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
-import { removeTempDirs } from '../helpers/db.js';
+import { describe, expect, it } from 'vitest';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
 import { budget } from '../helpers/budget.js';
 
 const skip = browserSkipReason();
 const LONG = 'Second round: build a greeting command with an unusually long title that keeps going to see how cards wrap it';
 
 describe.skipIf(skip !== null)("the board's layout in Chromium", () => {
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
-
-  beforeAll(async () => {
-    ensureWebBuilt();
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    removeTempDirs();
-  });
+  const browser = withBrowser();
 
   it('shows whole lines only, at 1440 and 800 px', async () => {
-    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)] });
+    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
     try {
       // No provider: the task stays ready, a card in Backlog.
       const project = await daemon.store.projects.create({ name: 'cards', repoPath: makeRepo({ 'a.txt': 'a\n' }), config: {} });
       await daemon.store.tasks.create({ projectId: project.id, title: LONG });
-      const page = await browser!.context.newPage();
+      const page = await browser.context.newPage();
       await page.goto(daemon.boardUrl);
       const title = page.getByText(LONG, { exact: true });
       await title.waitFor();
@@ -62,14 +50,14 @@ describe.skipIf(skip !== null)("the board's layout in Chromium", () => {
   }, budget(120_000));
 
   it('keeps every lane in sight with a task open, and a version tag on its title line', async () => {
-    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)] });
+    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
     try {
       // No provider: nothing runs. Version 2 comes from a rejection at plan review; its card waits in Backlog.
       const project = await daemon.store.projects.create({ name: 'lanes', repoPath: makeRepo({ 'a.txt': 'a\n' }), config: {} });
       const v1 = await daemon.store.tasks.create({ projectId: project.id, title: 'Add the command line' });
       for (const to of ['queued', 'planning', 'plan_review'] as const) await daemon.store.tasks.transition(v1.id, to);
       const { next: v2 } = await daemon.store.tasks.reject(v1.id, 'plan_review', 'web', 'split it in two');
-      const page = await browser!.context.newPage();
+      const page = await browser.context.newPage();
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(daemon.boardUrl);
       await page.locator(`[data-card="${v2.id}"]`).click();

@@ -7,15 +7,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DiffResponse } from '../../src/api/wire/responses.js';
 import type { Task } from '../../src/core/types.js';
-import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
 import { budget } from '../helpers/budget.js';
 
 const skip = browserSkipReason();
@@ -35,27 +34,20 @@ const SCRIPT = `steps:
 `;
 
 describe.skipIf(skip !== null)('the approval gate in Chromium', () => {
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  const browser = withBrowser();
   let tabA: Page;
   let tabB: Page;
 
   beforeAll(async () => {
-    ensureWebBuilt();
-    browser = await launchBrowser();
     tabA = await browser.context.newPage();
     tabB = await browser.context.newPage();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    removeTempDirs();
   });
 
   it('shows what has no lines, keeps a second tab from deciding on a rejected version, approves by keyboard', async () => {
     const repo = makeRepo({ 'notes.txt': 'a\nb\n', 'win.txt': 'x\ny\n' });
     const script = join(tempDir('maestro-script-'), 'gate.yaml');
     writeFileSync(script, SCRIPT);
-    const daemon: TestDaemon = await startTestDaemon({ tickMs: 100 }, { plugins: [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)] });
+    const daemon: TestDaemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
     try {
       const { store, bus } = daemon;
       const project = await store.projects.create({ name: 'gate', repoPath: repo, config: { provider: { kind: 'scripted', script } } });

@@ -10,14 +10,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/types.js';
-import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
 import { budget } from '../helpers/budget.js';
 
 const OUT = join(process.cwd(), 'test-output', 'web');
@@ -50,20 +49,13 @@ const SCRIPT = `steps:
 `;
 
 describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  const browser = withBrowser();
   let page: Page;
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    ensureWebBuilt();
-    browser = await launchBrowser();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => console.error('page error:', err.message));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    removeTempDirs();
   });
 
   it('comments on two lines, rejects, sees them in version 2, approves it and it merges', async () => {
@@ -74,7 +66,7 @@ describe.skipIf(skip !== null)("the reviewer's cockpit in Chromium", () => {
     });
     const script = join(tempDir('maestro-script-'), 'review.yaml');
     writeFileSync(script, SCRIPT);
-    const daemon: TestDaemon = await startTestDaemon({ tickMs: 100 }, { plugins: [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)] });
+    const daemon: TestDaemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
     try {
       const { store, bus } = daemon;
       // Another project, listed first: the board shows it until a link opens a task of "cockpit".

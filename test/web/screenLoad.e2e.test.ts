@@ -6,12 +6,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, webRoutes } from '../../src/api/web.js';
-import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/db.js';
 import { startTestDaemon, taskReaches } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
-import { browserSkipReason, launchBrowser } from './browser.js';
+import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
 import { budget } from '../helpers/budget.js';
 
 const skip = browserSkipReason();
@@ -26,30 +25,20 @@ const SCRIPT = `steps:
 `;
 
 describe.skipIf(skip !== null)('a screen whose file cannot be fetched, in Chromium', () => {
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
-
-  beforeAll(async () => {
-    ensureWebBuilt();
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    removeTempDirs();
-  });
+  const browser = withBrowser();
 
   it('says the screen could not be loaded, keeps the board, and Reload brings it', async () => {
     const repo = makeRepo({ 'notes.txt': 'a\nb\n' });
     const script = join(tempDir('maestro-script-'), 'load.yaml');
     writeFileSync(script, SCRIPT);
-    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: [(app: Parameters<typeof webRoutes>[0]) => webRoutes(app)] });
+    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
     try {
       const project = await daemon.store.projects.create({ name: 'load', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
       const task = await daemon.store.tasks.create({ projectId: project.id, title: 'Tidy the notes', complexity: 'easy' });
       daemon.orchestrator.kick();
       await taskReaches(daemon, task.id, 'exec_review', budget(120_000));
 
-      const page = await browser!.context.newPage();
+      const page = await browser.context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(err.message));
       // The lazily loaded files refuse to arrive, as when the daemon is down.
