@@ -2,7 +2,8 @@
  * bench:knowledge — reconcile 100 candidates against corpora of 1k and 10k
  * entries, and the corpus fingerprint after one changed file, incremental
  * (per-file cache) vs full. Targets: 100 × 10k under 1 s; incremental ≥ 50×
- * faster than full. Then what a run's brief costs the daemon (bench/brief.ts).
+ * faster than full; the event loop's longest block during a reconcile, scored at
+ * once and scored ahead in slices. Then what a run's brief costs the daemon (bench/brief.ts).
  * Figures are medians of a few runs on this machine.
  */
 
@@ -14,6 +15,7 @@ import { readCorpus } from '../src/knowledge/lifecycle/ledger/corpusDocs.js';
 import { candidateId, candidateSnapshotHash } from '../src/knowledge/lifecycle/ledger/recipes.js';
 import { CorpusPreparer, type PreparedCorpus } from '../src/knowledge/lifecycle/reconcile/matcher.js';
 import { buildReceipt } from '../src/knowledge/lifecycle/reconcile/receipt.js';
+import { scoreStateAhead } from '../src/knowledge/lifecycle/reconcile/scoreAhead.js';
 import type { LedgerCandidate } from '../src/knowledge/lifecycle/ledger/ledger.js';
 import { benchBrief } from './brief.js';
 
@@ -71,6 +73,24 @@ const cpuMs = (f: () => void) => {
   return (u.user + u.system) / 1000;
 };
 
+/** The longest the event loop went without a turn while `f` ran (ms): a chain of setImmediate notes each turn's gap. */
+async function longestBlock(f: () => Promise<unknown>): Promise<number> {
+  let longest = 0;
+  let last = performance.now();
+  let probing = true;
+  const probe = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (probing) setImmediate(probe);
+  };
+  setImmediate(probe);
+  await f();
+  probe();
+  probing = false;
+  return longest;
+}
+
 console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on this machine (figures scale with it)`);
 const cands = candidates(100);
 const state = { ledger: null, candidates: cands, snapshotHash: candidateSnapshotHash(cands) };
@@ -95,10 +115,23 @@ for (const size of [1000, 10000]) {
   const matchMs = median([0, 1, 2].map(() => ms(() => buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
   const matchCpu = median([0, 1, 2].map(() => cpuMs(() => buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }))));
   const receipt = buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null });
+  // The daemon's event loop during a reconcile: its longest block, scored all at once (before) and scored ahead in
+  // slices, then decided (after, reconcile/scoreAhead.ts). A worker thread would first need the prepared corpus
+  // copied to it: what one structured clone of it costs the loop is printed beside.
+  lc.scored.clear();
+  const blockedSync = await longestBlock(async () => buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null }));
+  const blockedAhead = await longestBlock(async () => {
+    await scoreStateAhead(lc, prepared, state);
+    buildReceipt(lc, { sid: 'bench', rid: 'run-bench' }, state, corpus, prepared, { semantic: null });
+  });
+  const cloneMs = ms(() => structuredClone(prepared));
+  lc.scored.clear();
+  const blockLine = `                  event loop's longest block during the reconcile of 100 candidates: ${blockedSync.toFixed(0)} ms scored at once (before), ${blockedAhead.toFixed(1)} ms scored ahead in slices (after); a worker would first take a copy of the prepared corpus: ${cloneMs.toFixed(0)} ms`;
   results[`reconcile_${size}`] = coldMs + matchMs;
   results[`reconcile_cpu_${size}`] = coldCpu + matchCpu;
   results[`reconcile_warm_${size}`] = warmMs + matchMs;
   console.log(`corpus ${String(corpus.docs.length).padStart(5)} docs: read+parse (cold) ${readMs.toFixed(0)} ms; prepare cold ${coldMs.toFixed(0)} ms (${coldCpu.toFixed(0)} ms CPU), warm ${warmMs.toFixed(0)} ms; match 100 candidates ${matchMs.toFixed(0)} ms (${matchCpu.toFixed(0)} ms CPU); reconcile cold ${(coldMs + matchMs).toFixed(0)} ms, warm ${(warmMs + matchMs).toFixed(0)} ms; dispositions ${JSON.stringify(receipt.counts)}`);
+  console.log(blockLine);
 
   // Fingerprint after one changed file: full (no cache) vs incremental (per-file cache). Changes
   // alternate between a file early in the fingerprint order and a new entry at its end.

@@ -39,7 +39,10 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
   if (!task || !project || !run.runDir) return;
   // The offline demo promotes a run's accepted decisions by itself, as it approves its gates (bridge.ts).
   const autoPromoteDecisions = project.config.demo === true;
-  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished({ task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: workRepoOf(home, project) }, { autoPromoteDecisions }), onError);
+  const info = { task, run: { id: run.id, kind: run.kind }, runDir: run.runDir!, repoPath: workRepoOf(home, project) };
+  // Scored first in slices (off the synchronous finish): a run's 1,000 candidates held the event loop for seconds.
+  await knowledge.scoreRunAhead(info);
+  const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished(info, { autoPromoteDecisions }), onError);
   if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => onError(coerceError(err)));
 }
 

@@ -23,6 +23,7 @@ import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import { promote } from '../../knowledge/lifecycle/promote/promote.js';
 import type { RefreshHint } from '../../knowledge/lifecycle/reconcile/receipt.js';
 import { RESOLVE_FIELDS, resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
+import { scoreSessionAhead } from '../../knowledge/lifecycle/reconcile/scoreAhead.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
 import { scanSessions, sessionsDir } from '../../knowledge/lifecycle/session/store.js';
@@ -85,13 +86,17 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     review(lc, await rootFor(query.projectId), params.sessionId, { hint: RECONCILE_ROUTE }),
   );
 
-  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(lc, await rootFor(query.projectId), params.sessionId, { refresh: true, hint: RECONCILE_ROUTE }),
-  );
+  defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) => {
+    const root = await rootFor(query.projectId);
+    await scoreSessionAhead(lc, root, params.sessionId); // the scoring, in slices: the refresh then only decides
+    return review(lc, root, params.sessionId, { refresh: true, hint: RECONCILE_ROUTE });
+  });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
     const root = await rootFor(query.projectId);
     // The refresh runs inside, after the candidate and target are checked: a refused request writes nothing.
+    // Scoring ahead writes nothing either; it lets that refresh only decide.
+    if (body.refresh) await scoreSessionAhead(lc, root, params.sessionId);
     const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, refresh: body.refresh, ...(body.target ? { target: body.target } : {}) }, RESOLVE_FIELDS);
     return { resolution, review: review(lc, root, params.sessionId, { hint: RECONCILE_ROUTE }) };
   });
@@ -99,6 +104,9 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
     // In the folder it is given: on a shared remote, the clone as just synced (it may not have existed before).
     const promoteIn = (repoPath: string) => promote(lc, resolveWorkflowRoot({ workflowRoot: repoPath, env: opts.env }), params.sessionId, { ...('all' in body ? { all: true } : { candidates: body.candidates }), hint: RECONCILE_ROUTE });
+    // A stale receipt is refreshed by the promotion (promote/gates.ts): its scoring done first, in slices. On a
+    // shared remote the promotion runs in the clone as synced under the lease, and scores there what changed.
+    await scoreSessionAhead(lc, await rootFor(query.projectId), params.sessionId);
     return (await opts.promoteShared?.(query.projectId, params.sessionId, promoteIn)) ?? promoteIn(await opts.projectRoot(query.projectId));
   });
 

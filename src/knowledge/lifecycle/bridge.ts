@@ -19,7 +19,8 @@ import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
 import { finishRun, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
-import { runSource } from './reconcile/receipt.js';
+import { runSource, runSourceInside } from './reconcile/receipt.js';
+import { scoreSourcesAhead } from './reconcile/scoreAhead.js';
 import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
@@ -167,6 +168,20 @@ export class KnowledgeBridge {
     const rid = runIdFor(info.run.id);
     createRun(root, sid, { runId: rid, command: info.run.kind ?? 'execute', goal: info.task.title, linkTo: info.runDir });
     return { sessionId: sid, runId: rid };
+  }
+
+  /**
+   * Scores the finished run's candidates (its ledger and its report's) against the project's knowledge in
+   * slices that give the event loop a turn (reconcile/scoreAhead.ts), so that `onRunFinished`'s reconcile,
+   * synchronous, only decides. Whatever fails here is left to `onRunFinished`, which says it.
+   */
+  async scoreRunAhead(info: BridgeRunInfo): Promise<void> {
+    try {
+      const root = this.rootFor(info.repoPath);
+      await scoreSourcesAhead(this.lc, root, [runSourceInside(root, sessionIdFor(info.task.id), runIdFor(info.run.id))]);
+    } catch {
+      // onRunFinished meets it again and reports it
+    }
   }
 
   /**

@@ -9,13 +9,16 @@
  * - `semantic`: the embedder of the semantic signal and its warmed vectors
  *   (reconcile/semantic.ts);
  * - `prepared`: the interned keys of prepared corpora and the last one
- *   prepared (reconcile/prepared.ts).
+ *   prepared (reconcile/prepared.ts);
+ * - `scored`: candidates' matches scored ahead of a reconcile, off the
+ *   synchronous path (reconcile/scored.ts).
  *
  * The KnowledgeService builds one in start() and closes it in stop(); a test
  * or a one-shot caller builds its own with `createLifecycleContext`.
  */
 import { CorpusCache } from './ledger/corpusDocs.js';
 import { CorpusPreparer } from './reconcile/prepared.js';
+import { ScoredMatchCache } from './reconcile/scored.js';
 import { SemanticVectors } from './reconcile/semantic.js';
 import type { Embedder } from '../vectors/vector.js';
 
@@ -23,6 +26,7 @@ export interface LifecycleContext {
   readonly corpus: CorpusCache;
   readonly semantic: SemanticVectors;
   readonly prepared: CorpusPreparer;
+  readonly scored: ScoredMatchCache;
 }
 
 export interface LifecycleContextOptions {
@@ -34,12 +38,13 @@ export interface LifecycleContextOptions {
 
 export function createLifecycleContext(opts: LifecycleContextOptions): LifecycleContext {
   const e = opts.embedder;
-  return { corpus: new CorpusCache({ watchFromFiles: opts.watchFromFiles }), semantic: new SemanticVectors(typeof e === 'function' ? e : () => e), prepared: new CorpusPreparer() };
+  return { corpus: new CorpusCache({ watchFromFiles: opts.watchFromFiles }), semantic: new SemanticVectors(typeof e === 'function' ? e : () => e), prepared: new CorpusPreparer(), scored: new ScoredMatchCache() };
 }
 
 /** Stops the context's watchers and drops what it cached; the promise settles once the watcher threads have exited. */
 export async function closeLifecycleContext(lc: LifecycleContext): Promise<void> {
   lc.semantic.clear();
   lc.prepared.clear();
+  lc.scored.clear();
   await lc.corpus.close();
 }

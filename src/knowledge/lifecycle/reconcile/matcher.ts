@@ -62,7 +62,7 @@ const PRIORITY: Record<Relation, number> = { exact_duplicate: 0, potential_confl
 
 export interface MatchOptions {
   /** Embedding score in 0..1 (already divided by the max) per doc index; absent → lexical only. */
-  semantic?: (c: MatchCandidate) => Map<number, number>;
+  semantic?: (c: Pick<MatchCandidate, 'content'>) => Map<number, number>;
 }
 
 export interface MatchStats {
@@ -75,15 +75,33 @@ export interface MatchStats {
 type Row = { i: number; exact: boolean; sameTitle: boolean; s: Scores; novelty: number };
 
 export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set<number>, opts: MatchOptions = {}, stats?: MatchStats): CandidateResult {
+  const scored = scoreMatches(c, pc, assoc, opts);
+  if (stats) addStats(stats, scored.stats);
+  return decide(c, scored.matches);
+}
+
+/** What scoring one candidate finds: its kept matches, best first, and what it adds to the receipt's retrieval counts. */
+export interface ScoredMatches {
+  matches: Match[];
+  stats: MatchStats;
+}
+
+export function addStats(into: MatchStats, add: MatchStats): void {
+  into.identity += add.identity;
+  into.semantic += add.semantic;
+  into.relation += add.relation;
+}
+
+/**
+ * The costly part of `matchCandidate` (every document scored): its matches depend on the candidate's target,
+ * action, title and content, the prepared corpus, the associated documents and the semantic scores only, so
+ * they can be computed ahead, off the synchronous reconcile (scored.ts), and `decide`d later.
+ */
+export function scoreMatches(c: Pick<MatchCandidate, 'target' | 'action' | 'title' | 'content'>, pc: PreparedCorpus, assoc: Set<number>, opts: MatchOptions = {}): ScoredMatches {
   const emb = opts.semantic?.(c);
   const { identity, discovery, related } = scoreDocs(c, pc, assoc, emb);
   const { pool, taken } = capDiscovery(pc, identity, discovery, related);
-  if (stats) {
-    stats.identity += identity.length;
-    stats.semantic += emb ? taken : 0;
-    stats.relation += pool.filter((r) => r.s.relation > 0).length;
-  }
-
+  const stats: MatchStats = { identity: identity.length, semantic: emb ? taken : 0, relation: pool.filter((r) => r.s.relation > 0).length };
   const matches: Match[] = [];
   for (const r of pool) {
     if (!(r.exact || r.sameTitle || r.s.composite >= 0.42 || r.s.relation > 0)) continue;
@@ -91,11 +109,11 @@ export function matchCandidate(c: MatchCandidate, pc: PreparedCorpus, assoc: Set
   }
   matches.sort((a, b) => PRIORITY[a.relation] - PRIORITY[b.relation] || b.scores.composite - a.scores.composite || a.knowledge_id.localeCompare(b.knowledge_id));
   matches.splice(12);
-  return decide(c, matches);
+  return { matches, stats };
 }
 
 /** Scores every document and sorts the ones worth keeping: identity (same hash or title), discovery (composite ≥ 0.28), related (linked by this run's inputs only). */
-function scoreDocs(c: MatchCandidate, pc: PreparedCorpus, assoc: Set<number>, emb: Map<number, number> | undefined): { identity: Row[]; discovery: Row[]; related: Row[] } {
+function scoreDocs(c: Pick<MatchCandidate, 'target' | 'title' | 'content'>, pc: PreparedCorpus, assoc: Set<number>, emb: Map<number, number> | undefined): { identity: Row[]; discovery: Row[]; related: Row[] } {
   const cf = feat(c.content);
   const ct = feat(c.title);
   const chash = sha256(cf.nb);
@@ -165,7 +183,7 @@ function capDiscovery(pc: PreparedCorpus, identity: Row[], discovery: Row[], rel
 }
 
 /** The relation, scores and readable evidence of one kept row. */
-function toMatch(c: MatchCandidate, pc: PreparedCorpus, r: Row): Match {
+function toMatch(c: Pick<MatchCandidate, 'target' | 'action'>, pc: PreparedCorpus, r: Row): Match {
   const d = pc.docs[r.i]!;
   const strong = r.sameTitle || r.s.composite >= 0.42;
   let rel: Relation;
@@ -199,7 +217,8 @@ function toMatch(c: MatchCandidate, pc: PreparedCorpus, r: Row): Match {
   };
 }
 
-function decide(c: MatchCandidate, matches: Match[]): CandidateResult {
+/** Disposition, eligibility and canonical match from the scored matches (cheap: no document is read). */
+export function decide(c: MatchCandidate, matches: Match[]): CandidateResult {
   const has = (r: Relation) => matches.some((m) => m.relation === r);
   let disposition: Disposition;
   if (!matches.length) disposition = 'unique';

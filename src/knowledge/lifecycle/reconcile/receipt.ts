@@ -23,7 +23,8 @@ import type { WorkflowRoot } from '../../format/root.js';
 import { promotedIds, promotionPath } from '../promote/promotion.js';
 import { readReportFile, reportDrafts, type Draft } from '../session/report.js';
 import { assertReadableInside, assertRunFolderInside, assertSourceInside, listRunIds, runDir, runFolderOutside, sessionDir } from '../session/store.js';
-import { associatedDocs, matchCandidate, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
+import { addStats, associatedDocs, decide, scoreMatches, type CandidateResult, type MatchStats, type PreparedCorpus } from './matcher.js';
+import { scoreKey } from './scored.js';
 import type { SemanticScorer } from './semantic.js';
 
 export const RECEIPT_SCHEMA = 'knowledge-reconciliation/1.0';
@@ -192,8 +193,12 @@ export function buildReceipt(lc: LifecycleContext, src: Pick<Source, 'sid' | 'ri
   // Receipts list candidates by id, as the published ones do.
   const ordered = [...state.candidates].sort((a, b) => a.candidate_id.localeCompare(b.candidate_id));
   const scorer = opts.semantic === undefined ? lc.semantic.scorer(pc, ordered) : opts.semantic;
+  const match = scorer ? { semantic: (x: { content: string }) => scorer.score(x) } : {};
   const results = ordered.map((c) => {
-    const r = matchCandidate(c, pc, assoc, scorer ? { semantic: (x) => scorer.score(x) } : {}, stats);
+    // Scored ahead (scoreAhead.ts: the daemon, off its event loop) when it could be; scored here otherwise.
+    const scored = lc.scored.get(pc, scoreKey(c, assoc, scorer)) ?? scoreMatches(c, pc, assoc, match);
+    addStats(stats, scored.stats);
+    const r = decide(c, scored.matches);
     // A confirmed human resolution survives a refresh while its target is still in the corpus.
     const prev = previous?.candidates.find((p) => p.candidate_id === c.candidate_id && p.resolution?.status === 'confirmed');
     if (prev && (prev.canonical_id === null || pc.byAlias.has(prev.canonical_id))) return { ...r, disposition: prev.disposition, promotion_eligibility: prev.promotion_eligibility, canonical_id: prev.canonical_id, resolution: prev.resolution };

@@ -34,7 +34,7 @@ export interface SemanticScorer {
   /** The matcher_revision a receipt built with this scorer carries. */
   revision: string;
   /** Embedding score in 0..1 per doc index of the prepared corpus. */
-  score(c: MatchCandidate): Map<number, number>;
+  score(c: Pick<MatchCandidate, 'content'>): Map<number, number>;
 }
 
 export function matcherRevisionFor(model: string | null): string {

@@ -1,0 +1,68 @@
+/**
+ * Scoring ahead of a reconcile, in slices that give the event loop a turn (why: scored.ts). The daemon calls
+ * these before a synchronous operation that may reconcile (the review routes, the end of a run).
+ */
+import { setImmediate } from 'node:timers/promises';
+import type { LifecycleContext } from '../context.js';
+import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
+import type { WorkflowRoot } from '../../format/root.js';
+import { scoreMatches, type MatchCandidate, type PreparedCorpus } from './matcher.js';
+import { associatedDocs } from './prepared.js';
+import { freshness, readSourceState, sessionSources, tryReadReceipt, type Source, type SourceState } from './receipt.js';
+import { scoreKey } from './scored.js';
+
+/** How long one slice of scoring holds the event loop before it yields (one candidate is scored whole: ~20 ms at 10,000 documents). */
+export const SCORE_SLICE_MS = 10;
+
+/** Scores a source's candidates not scored yet, yielding to the event loop every `SCORE_SLICE_MS`. */
+export async function scoreStateAhead(lc: LifecycleContext, pc: PreparedCorpus, state: SourceState): Promise<number> {
+  const assoc = associatedDocs(pc, state.ledger?.inputs ?? []);
+  const scorer = lc.semantic.scorer(pc, state.candidates);
+  const opts = scorer ? { semantic: (x: Pick<MatchCandidate, 'content'>) => scorer.score(x) } : {};
+  let scored = 0;
+  let slice = performance.now();
+  for (const c of state.candidates) {
+    if (performance.now() - slice >= SCORE_SLICE_MS) {
+      await setImmediate();
+      slice = performance.now();
+    }
+    const key = scoreKey(c, assoc, scorer);
+    if (lc.scored.has(pc, key)) continue;
+    lc.scored.set(pc, key, scoreMatches(c, pc, assoc, opts));
+    scored++;
+  }
+  return scored;
+}
+
+/**
+ * Scores ahead every source of `sources` whose receipt a reconcile would rebuild (missing, stale or unreadable);
+ * answers how many candidates it scored. A source that does not read is left to the reconcile, which says why.
+ */
+export async function scoreSourcesAhead(lc: LifecycleContext, root: WorkflowRoot, sources: Source[], corpus: CorpusSnapshot = lc.corpus.read(root.workflowDir)): Promise<number> {
+  const pc = lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
+  let scored = 0;
+  for (const src of sources) {
+    let state: SourceState;
+    try {
+      state = readSourceState(src);
+      const { receipt, corrupt } = tryReadReceipt(src);
+      if (freshness(lc, src, receipt, state, corpus, corrupt).state === 'fresh') continue;
+    } catch {
+      continue;
+    }
+    scored += await scoreStateAhead(lc, pc, state);
+    await setImmediate(); // reading the next source's files is a slice of its own
+  }
+  return scored;
+}
+
+/** `scoreSourcesAhead` over every source of a session; a session that does not read is left to the operation that follows. */
+export async function scoreSessionAhead(lc: LifecycleContext, root: WorkflowRoot, sid: string, corpus?: CorpusSnapshot): Promise<number> {
+  let sources: Source[];
+  try {
+    sources = sessionSources(root, sid);
+  } catch {
+    return 0;
+  }
+  return scoreSourcesAhead(lc, root, sources, corpus);
+}
