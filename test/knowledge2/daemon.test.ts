@@ -12,12 +12,13 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { poll, until } from '../helpers/wait.js';
+import { maestro } from '../helpers/knowledge2.js';
 import type { Store } from '../../src/store/store.js';
 import type { Bus } from '../../src/lib/bus.js';
 import { review } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor, runIdFor } from '../../src/knowledge/lifecycle/bridge.js';
-import { readRun } from '../../src/knowledge/lifecycle/session/store.js';
+import { createSession, readRun } from '../../src/knowledge/lifecycle/session/store.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
 
 // What the lifecycle operations keep between calls (the KnowledgeService's, in the daemon); no embedder here.
@@ -147,5 +148,35 @@ describe('knowledge in the orchestrator', () => {
     const again = await promote();
     expect(again.json().promoted).toEqual([]);
     expect(git(remote, 'log', '--format=%s', `${mainBefore}..main`).split('\n')).toHaveLength(1);
+  });
+
+  it("a rejected version's candidates stay in the review queue, after the current ones, saying where they come from (API and CLI)", async () => {
+    const repo = makeRepo({ 'README.md': '# test\n', '.workflow/specs/coding-conventions.md': SPECS });
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await runGreeting(store, bus, project.id);
+    const root = resolveWorkflowRoot({ env: { ...process.env, MAESTRO_HOME: daemon.config.home }, workflowRoot: repo });
+    const sid = sessionIdFor(task.id);
+    const [execute] = await store.runs.list({ taskId: task.id });
+    await poll(() => readRun(root, sid, runIdFor(execute!.id)).status === 'sealed', 'the execute run sealed in the ledger', 60_000);
+
+    const rejected = await daemon.app.inject({ method: 'POST', url: `/api/tasks/${task.id}/reject`, payload: { gate: 'exec_review', who: 'ana', reason: 'greet in French' } });
+    expect(rejected.statusCode).toBe(200);
+    const next = rejected.json().next as { id: string; version: number };
+
+    // A person's own session, listed after task sessions by name: the current ones still come first.
+    createSession(root, 'zz-notes', 'notes');
+    const queue = (await daemon.app.inject({ method: 'GET', url: `/api/knowledge/review?projectId=${project.id}` })).json().sessions as Array<{ session_id: string; review: { superseded: unknown; candidates: unknown[] } }>;
+    // Kept, not dropped: what the rejected try learned may still hold. Last: zz-notes (and v2's session, once begun) first.
+    const last = queue.at(-1)!;
+    expect(last.session_id).toBe(sid);
+    expect(last.review.candidates).toHaveLength(2);
+    expect(last.review.superseded).toEqual({ task_id: task.id, version: 1, cause: 'rejected', gate: 'exec_review', reason: 'greet in French', who: 'ana', at: expect.any(String), superseded_by: { task_id: next.id, version: 2, session_id: sessionIdFor(next.id) } });
+    for (const s of queue.slice(0, -1)) expect(s.review.superseded).toBeNull();
+
+    const cli = await maestro(['knowledge', 'review', sid, '--workflow-root', repo], { MAESTRO_HOME: daemon.config.home });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout.split('\n').slice(0, 2)).toEqual([`session ${sid}`, `  from v1 of the task, rejected at execution review by ana: greet in French; the task goes on as v2 (session ${sessionIdFor(next.id)}). What this try learned may still hold: decide each candidate.`]);
   });
 });

@@ -6,7 +6,7 @@
  * `.workflow/` — a client never sends a path, and nothing is read or written
  * outside that root.
  *
- *   GET  /api/knowledge/review?projectId=                     every session with its review, and those that do not read
+ *   GET  /api/knowledge/review?projectId=                     every session with its review (a superseded task version's last), and those that do not read
  *   GET  /api/knowledge/review/:sessionId?projectId=           one session's review
  *   POST /api/knowledge/review/:sessionId/reconcile?projectId= refresh stale receipts, answer the review
  *   POST /api/knowledge/review/:sessionId/resolve?projectId=   {candidate, as, target?, reason, refresh?}
@@ -77,6 +77,9 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
         sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) });
       }
     }
+    // A rejected (or retried) version's candidates may still hold and stay for a person to decide; they come after
+    // the current versions' (stable: each part keeps the listing's order), each session saying where it comes from.
+    sessions.sort((a, b) => Number(Boolean(a.review?.superseded)) - Number(Boolean(b.review?.superseded)));
     // A folder whose session.json does not read is named, with why, instead of missing from the queue without a word.
     const unreadable = listing.unreadable.map((u) => ({ session_id: u.session_id, file: join(sessionsDir(root), u.session_id, 'session.json'), error: u.error }));
     return { projectId: query.projectId, sessions, unreadable };

@@ -24,6 +24,7 @@ import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles }
 import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, versionChain, versionRefs } from './reviewData.js';
+import { recordSupersededSession } from './supersededSession.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse } from '../wire/responses.js';
 
@@ -127,6 +128,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const gate = gateFor(task, body.gate);
     if (task.status === gate) await checkComments(review, task, body.comments);
     const { old, next } = await store.tasks.reject(task.id, gate, body.who, body.reason, body.comments, requestOrigin(req));
+    await recordSupersededSession(deps, old, next, { cause: 'rejected', gate, reason: body.reason, who: body.who });
     return { task: old, next };
   });
 
@@ -152,7 +154,9 @@ async function retryTask(store: Store, deps: ApiDeps, id: string, body: z.output
   const project = await store.projects.get(task.projectId);
   if (project.archivedAt === null) assertSettingsLoad(deps, project, 'nothing was retried');
   if (body.commit !== undefined) await checkResolution(store, task, body.commit);
-  return store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
+  const retried = await store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
+  if (body.fresh) await recordSupersededSession(deps, await store.tasks.get(task.id), retried, { cause: 'retried', gate: null, reason: 'retried from the current main', who: body.who ?? 'human' });
+  return retried;
 }
 
 /** The agent's question a task awaiting input waits on: its newest run.clarify event. */

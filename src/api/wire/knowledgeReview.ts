@@ -53,9 +53,22 @@ export const reviewCandidateSchema = z.strictObject({
 });
 
 /** `GET /api/knowledge/review/:sessionId` and `POST …/reconcile`: one session's review. */
+/** The session's task version that a newer one replaced (src/knowledge/lifecycle/session/taskVersion.ts). */
+export const supersededVersionSchema = z.strictObject({
+  task_id: z.string(),
+  version: z.number().describe("the session's task version"),
+  cause: z.enum(['rejected', 'retried']).describe('rejected at a gate, or retried from the current main'),
+  gate: z.string().nullable().describe('the gate it was rejected at: plan_review, spec_review, exec_review'),
+  reason: z.string(),
+  who: z.string(),
+  at: isoTime,
+  superseded_by: z.strictObject({ task_id: z.string(), version: z.number(), session_id: z.string() }),
+});
+
 export const reviewResponse = z.strictObject({
   schema: z.literal('knowledge-review/1.0'),
   session_id: z.string(),
+  superseded: supersededVersionSchema.nullable().describe("null: the task's current version (or no task's session); else its candidates come from a version a person rejected or retried, listed after current ones"),
   sources: z.array(z.strictObject({ run_id: z.string(), receipt: freshness, reasons: z.array(z.string()), error: z.string().optional() })),
   candidates: z.array(reviewCandidateSchema),
   triage: z.array(z.strictObject({ candidate_id: z.string(), corroboration: z.number(), first_recorded_at: isoTime.nullable() })),

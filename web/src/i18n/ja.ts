@@ -99,6 +99,7 @@ export const ja: Dictionary = {
     unavailable: 'このデーモンではこのナレッジ機能を利用できません。', pickProject: '左でプロジェクトを選んでください。', queueEmpty: 'レビュー待ちはありません。エージェントの実行レポート（.maestro/report.md）に承認済みの決定や確定した制約があるとき、または `maestro knowledge stage` を実行したときに、ここに候補が表示されます。', searchHint: 'ナレッジはプロジェクトの spec（.workflow/specs）、knowhow（.workflow/knowhow）、オブザーバーの wiki です。エージェントが決定と制約を報告すると増えます（レビューで確認して昇格します）。`maestro spec add` や `maestro knowhow add` でも追加できます。語を入力して検索してください。', auditEmpty: 'spec も knowhow もまだないため、監査する対象がありません。レビューで候補を昇格するか、`maestro spec add` や `maestro knowhow add` で追加してください。',
     matches: '類似エントリ', evidence: '根拠', supersedes: '置き換え対象', supersededBy: '置き換え先', current: 'このエントリ', related: '関連',
     session: 'セッション {{id}}', sessionError: 'このセッションはレビューできません：{{message}}', candidates: '候補 {{count}} 件',
+    fromRejected: 'タスクの v{{version}} から：{{gate}} で {{who}} が却下（{{reason}}）。タスクは v{{next}} として続いています。この試行で得た知見は今も正しい可能性があるため、候補ごとに判断してください。', fromRetried: 'タスクの v{{version}} から：{{who}} が現在の main から再試行したため置き換えられました。タスクは v{{next}} として続いています。この試行で得た知見は今も正しい可能性があるため、候補ごとに判断してください。', supersededBadge: 'v{{version}}（置き換え済み）',
     receipt: 'レシート', disposition: '判定', eligibility: '昇格可否', promotesText: '昇格で書き込まれるテキスト', candidateFrom: '実行 {{run}} から（{{kind}}）{{category}}', noMatches: '類似するナレッジはありません。', inputs: 'このセッションが使ったナレッジ',
     reconcile: '照合し直す', reconcileHint: '欠けているか古いレシートがあります。解決や昇格の前に照合し直してください。',
     resolveAs: '判定', target: '対象', reason: '理由', resolve: '確定', needReason: '理由を書いてください（必須です）。', needTarget: '関係するナレッジを選んでください。',

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, cleanup } from '@testing-library/react';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,6 +8,7 @@ import { ObserverScreen } from './ObserverScreen.js';
 import { useProjects } from '../stores/projects.js';
 import { useObserverFeed } from '../stores/observer.js';
 import styles from './Screens.module.css';
+import { setLanguage } from '../i18n/index.js';
 
 // Unmount first: a component still mounted would run its effects against the real globals.
 afterEach(() => {
@@ -153,6 +154,28 @@ describe('KnowledgeScreen', () => {
     await waitFor(() => expect(sent.find((r) => r.method === 'POST')).toBeTruthy());
     expect(sent.find((r) => r.method === 'POST')).toEqual({ method: 'POST', url: '/api/knowledge/review/task-1/resolve?projectId=p1', body: { candidate: 'KDC-0123456789abcdef', as: 'related', reason: 'same topic', target: 'S-1' } });
     expect((await screen.findByTestId('review-note')).textContent).toBe('Resolved: KDC-0123456789abcdef → related');
+  });
+
+  it("says a rejected version's candidates come from it, in every language, after the current version's", async () => {
+    const current = queue(candidate()).sessions[0]!;
+    const rejected = { ...current, session_id: 'task-0', review: { ...current.review, session_id: 'task-0', superseded: { task_id: 't0', version: 1, cause: 'rejected', gate: 'exec_review', reason: 'wrong <b>queue</b>', who: 'ana', at: '2026-12-01T00:00:00.000Z', superseded_by: { task_id: 't1', version: 2, session_id: 'task-1' } } } };
+    serve({ '/api/knowledge/review': { projectId: 'p1', sessions: [rejected, { ...current, review: { ...current.review, superseded: null } }], unreadable: [] } });
+    render(<KnowledgeScreen view="review" />);
+    const regions = await screen.findAllByRole('region', { name: /^Session task-/ });
+    expect(regions.map((r) => r.getAttribute('aria-label'))).toEqual(['Session task-1', 'Session task-0']);
+    expect(regions[0]!.querySelector('[data-testid="review-superseded"]')).toBeNull();
+    const said = () => screen.getByTestId('review-superseded').textContent;
+    expect(said()).toBe('From v1 of the task, rejected at execution review by ana: wrong <b>queue</b>. The task goes on as v2; what this try learned may still hold, so decide each candidate.');
+    expect(regions[1]!.querySelector('h3')!.textContent).toContain('v1, superseded');
+    const expected: Record<string, string[]> = { fr: ['v1', 'rejetée en revue de l’exécution', 'v2'], es: ['v1', 'rechazada en revisión de la ejecución', 'v2'], ja: ['v1', '実行レビュー', 'v2'], zh: ['v1', '执行评审', 'v2'] };
+    try {
+      for (const [lang, words] of Object.entries(expected)) {
+        act(() => setLanguage(lang as 'fr'));
+        for (const w of [...words, 'wrong <b>queue</b>', 'ana']) expect(said(), lang).toContain(w);
+      }
+    } finally {
+      act(() => setLanguage('en'));
+    }
   });
 
   it('offers reconcile for a stale receipt, refuses promote until eligible, and shows a promote refusal', async () => {

@@ -11,6 +11,7 @@ import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readPromotions } from '../promote/promotion.js';
 import { assertSourceInside, readSession } from '../session/store.js';
+import { readSessionSuperseded, type SupersededVersion } from '../session/taskVersion.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
 import type { LifecycleContext } from '../context.js';
@@ -49,6 +50,8 @@ export interface ReviewCandidate {
 export interface ReviewResult {
   schema: 'knowledge-review/1.0';
   session_id: string;
+  /** The session's task version was replaced (rejected at a gate, or retried): its candidates come from that try (session/taskVersion.ts). */
+  superseded: SupersededVersion | null;
   sources: Array<{ run_id: string; receipt: Freshness; reasons: string[]; error?: string }>;
   candidates: ReviewCandidate[];
   triage: Array<{ candidate_id: string; corroboration: number; first_recorded_at: string | null }>;
@@ -76,7 +79,7 @@ export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, op
   readSession(root, sid);
   const sources = sessionSources(root, sid);
   const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
-  const result: ReviewResult = { schema: 'knowledge-review/1.0', session_id: sid, sources: [], candidates: [], triage: [], input_totals_by_source: { load: 0, search: 0, injection: 0, manual: 0 }, inputs: [] };
+  const result: ReviewResult = { schema: 'knowledge-review/1.0', session_id: sid, superseded: readSessionSuperseded(root, sid), sources: [], candidates: [], triage: [], input_totals_by_source: { load: 0, search: 0, injection: 0, manual: 0 }, inputs: [] };
   const seenIn = new Map<string, number>();
   const rows: ReviewCandidate[] = [];
   for (const src of sources) {

@@ -24,8 +24,10 @@ function SessionReview({ projectId, s, onChanged }: { projectId: string; s: Revi
     <section aria-label={t('knowledge.session', { id: s.session_id })} className={styles.card}>
       <h3>
         {t('knowledge.session', { id: s.session_id })} <span className={styles.badge}>{s.status}</span>
+        {r?.superseded && <> <span className={styles.badge}>{t('knowledge.supersededBadge', { version: r.superseded.version })}</span></>}
       </h3>
       {s.objective && <p className={styles.muted}>{s.objective}</p>}
+      {r?.superseded && <Superseded v={r.superseded} />}
       {s.error && <p role="alert" className={styles.error}>{t('knowledge.sessionError', { message: s.error.message })}</p>}
       {r && (
         <>
@@ -56,6 +58,17 @@ function SessionReview({ projectId, s, onChanged }: { projectId: string; s: Revi
   );
 }
 
+/** Where a superseded version's candidates come from (the queue lists such sessions after the current ones). */
+function Superseded({ v }: { v: NonNullable<NonNullable<ReviewQueueSession['review']>['superseded']> }) {
+  const { t } = useTranslation();
+  const common = { version: v.version, who: v.who, next: v.superseded_by.version };
+  return (
+    <p className={styles.muted} data-testid="review-superseded">
+      {v.cause === 'rejected' ? t('knowledge.fromRejected', { ...common, gate: t(`status.${v.gate}`, { defaultValue: v.gate ?? '' }), reason: v.reason }) : t('knowledge.fromRetried', common)}
+    </p>
+  );
+}
+
 export function Review({ projectId }: { projectId: string }) {
   const { t } = useTranslation();
   const { result, error, reload } = useLoad(() => knowledge.reviewQueue(projectId), [projectId]);
@@ -63,7 +76,8 @@ export function Review({ projectId }: { projectId: string }) {
   if (error) return <p role="alert" className={styles.error}>{error}</p>;
   if (!result) return <p>{t('app.loading')}</p>;
   if (!result.available) return <Unavailable />;
-  const sessions = result.data.sessions.filter((s) => s.error || (s.review?.candidates.length ?? 0) > 0);
+  // A superseded version's sessions after the current ones (the daemon lists them so; kept here for an older daemon's queue).
+  const sessions = result.data.sessions.filter((s) => s.error || (s.review?.candidates.length ?? 0) > 0).sort((a, b) => Number(Boolean(a.review?.superseded)) - Number(Boolean(b.review?.superseded)));
   const changed = (msg: string) => {
     setNote(msg);
     reload();
