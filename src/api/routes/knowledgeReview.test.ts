@@ -10,6 +10,7 @@ import { OpenApiDoc } from '../route.js';
 import { knowledgeRoutes } from './knowledge.js';
 import { createKnowledgePool, type KnowledgePool } from '../../knowledge/pool.js';
 import { stage } from '../../knowledge/lifecycle/session/ops.js';
+import { appendSpecEntry } from '../../knowledge/format/specWriter.js';
 import { createSession } from '../../knowledge/lifecycle/session/store.js';
 import { createLifecycleContext } from '../../knowledge/lifecycle/context.js';
 
@@ -26,9 +27,10 @@ async function serve(projects: Record<string, string>) {
   const app = Fastify();
   installErrorHandler(app, () => {}); // the API's one error handler, as the daemon installs it
   const doc = new OpenApiDoc();
+  const lifecycle = createLifecycleContext({ embedder: null });
   await app.register(knowledgeRoutes, {
     pool,
-    lifecycle: createLifecycleContext({ embedder: null }),
+    lifecycle,
     env: process.env,
     doc,
     projectRoot: async (id: string) => {
@@ -38,7 +40,7 @@ async function serve(projects: Record<string, string>) {
     },
   });
   open.push({ app, pool });
-  return { app, doc };
+  return { app, doc, lifecycle };
 }
 
 function staged() {
@@ -49,6 +51,19 @@ function staged() {
 }
 
 describe('knowledge review routes', () => {
+  it('reconcile and resolve with refresh score the candidates first, in slices off the event loop (scoreAhead.ts)', async () => {
+    const p = staged();
+    const { app, lifecycle } = await serve({ P1: p.dir });
+    const rec = await app.inject({ method: 'POST', url: '/api/knowledge/review/task-1/reconcile?projectId=P1' });
+    expect(rec.statusCode).toBe(200);
+    expect(lifecycle.scored.hits).toBe(1); // the refresh found its one candidate scored
+    // The project's knowledge changed: the receipt is stale, and a resolve that refreshes scores ahead again.
+    appendSpecEntry(p.root, { category: 'coding', title: 'Drain first', content: 'Queues are drained first.', keywords: ['queue'] });
+    const res = await app.inject({ method: 'POST', url: '/api/knowledge/review/task-1/resolve?projectId=P1', payload: { candidate: p.candidate, as: 'unique', reason: 'new rule', refresh: true } });
+    expect(res.statusCode).toBe(200);
+    expect(lifecycle.scored.hits).toBe(2);
+  });
+
   it('list the queue, reconcile, resolve, promote and audit a real project', async () => {
     const p = staged();
     const { app, doc } = await serve({ P1: p.dir });

@@ -7,6 +7,7 @@ import { project, tmpDir } from '../../../test/helpers/knowledge2.js';
 import { appendSpecEntry } from '../format/specWriter.js';
 import { KNOWLEDGE_CLOSE, KNOWLEDGE_OPEN, KnowledgeBridge, runIdFor, sessionIdFor } from './bridge.js';
 import { runDir } from './session/store.js';
+import { createLifecycleContext } from './context.js';
 
 describe('KnowledgeBridge.onRunFinished', () => {
   it('answers null for a run it never registered, and throws CORRUPT_FILE for a run.json that no longer parses', () => {
@@ -22,6 +23,33 @@ describe('KnowledgeBridge.onRunFinished', () => {
     const file = join(runDir(p.root, sessionIdFor(task.id), runIdFor('r-1')), 'run.json');
     writeFileSync(file, '{"run_id": ');
     expect(() => bridge.onRunFinished(info('r-1', dir))).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(file) }));
+  });
+});
+
+describe('KnowledgeBridge.scoreRunAhead', () => {
+  it("scores a finished run's report ahead, so that onRunFinished's reconcile only decides: the receipt is the same", async () => {
+    const p = project();
+    const report = '---\nverdict: done\nsummary: greeting added\ndecisions:\n  - accepted: "Greeting strings live in src/greet.ts."\nconstraints:\n  - locked: "Network calls should retry at most three times."\n---\n';
+    const finish = async (lifecycle: ReturnType<typeof createLifecycleContext>, ahead: boolean) => {
+      const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home }, lifecycle });
+      const task = { id: ahead ? 'T-ahead' : 'T-sync', title: 'Add greeting' };
+      const dir = join(p.root.home, 'runs', task.id, 'r-1');
+      mkdirSync(dir, { recursive: true });
+      const info = { task, run: { id: 'r-1', kind: 'execute' }, runDir: dir, repoPath: p.dir };
+      bridge.onRunStarted(info);
+      writeFileSync(join(dir, 'report.md'), report);
+      if (ahead) await bridge.scoreRunAhead(info);
+      const done = bridge.onRunFinished(info)!;
+      const receipt = JSON.parse(readFileSync(done.reconciliation.receipt, 'utf8')) as { candidates: unknown[] };
+      return JSON.stringify(receipt.candidates).replace(/"resolved_at":"[^"]*"/g, '');
+    };
+    const sync = createLifecycleContext({ embedder: null });
+    const ahead = createLifecycleContext({ embedder: null });
+    const expected = await finish(sync, false);
+    expect(await finish(ahead, true)).toBe(expected);
+    expect(ahead.scored.hits).toBe(2); // the decision and the constraint, both scored ahead
+    expect(sync.scored.hits).toBe(0);
+    expect(expected).toContain('S-20260102-bbbb'); // matched against the project's retry rule, not empty
   });
 });
 

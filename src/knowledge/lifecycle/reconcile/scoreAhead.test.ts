@@ -66,22 +66,22 @@ describe('scoring ahead of a reconcile', () => {
     expect(await scoreSessionAhead(lc, p.root, 'ahead')).toBe(0);
   });
 
-  it('the event loop keeps turning while it scores: an interval fires between slices', async () => {
+  it('the event loop keeps turning while it scores: a probe gets a turn between slices', async () => {
     const { p } = fixture();
     const lc = createLifecycleContext({ embedder: null });
-    lc.corpus.read(p.root.workflowDir);
-    lc.prepared.preparedFor(lc.corpus.read(p.root.workflowDir).fingerprint, lc.corpus.read(p.root.workflowDir).docs);
-    let ticks = 0;
+    // Turns of the event loop while scoring runs, counted by a probe that asks for the next turn each time.
+    let turns = 0;
     let done = false;
-    const interval = setInterval(() => {
-      if (!done) ticks++;
-    }, 1);
-    try {
-      await scoreSessionAhead(lc, p.root, 'ahead').then(() => (done = true));
-    } finally {
-      clearInterval(interval);
-    }
-    // 120 candidates against 1,200 documents: a few hundred ms of scoring, so tens of slices; all at once it is 1 turn at most.
-    expect(ticks).toBeGreaterThanOrEqual(5);
+    const probe = () => {
+      if (done) return;
+      turns++;
+      setImmediate(probe);
+    };
+    setImmediate(probe);
+    // Slices of 0 ms: a turn between every two of the 120 candidates (the daemon's are SCORE_SLICE_MS).
+    expect(await scoreSessionAhead(lc, p.root, 'ahead', { sliceMs: 0 })).toBe(120);
+    done = true;
+    // Scored at once, the loop turns only between reading the session's sources (2 or 3 times).
+    expect(turns).toBeGreaterThanOrEqual(100);
   });
 });

@@ -14,15 +14,22 @@ import { scoreKey } from './scored.js';
 /** How long one slice of scoring holds the event loop before it yields (one candidate is scored whole: ~20 ms at 10,000 documents). */
 export const SCORE_SLICE_MS = 10;
 
-/** Scores a source's candidates not scored yet, yielding to the event loop every `SCORE_SLICE_MS`. */
-export async function scoreStateAhead(lc: LifecycleContext, pc: PreparedCorpus, state: SourceState): Promise<number> {
+export interface ScoreAheadOptions {
+  /** The corpus as just read (read here otherwise). */
+  corpus?: CorpusSnapshot;
+  /** How long a slice holds the event loop (SCORE_SLICE_MS; a test gives 0: a turn between every two candidates). */
+  sliceMs?: number;
+}
+
+/** Scores a source's candidates not scored yet, yielding to the event loop every `sliceMs`. */
+export async function scoreStateAhead(lc: LifecycleContext, pc: PreparedCorpus, state: SourceState, sliceMs = SCORE_SLICE_MS): Promise<number> {
   const assoc = associatedDocs(pc, state.ledger?.inputs ?? []);
   const scorer = lc.semantic.scorer(pc, state.candidates);
   const opts = scorer ? { semantic: (x: Pick<MatchCandidate, 'content'>) => scorer.score(x) } : {};
   let scored = 0;
   let slice = performance.now();
   for (const c of state.candidates) {
-    if (performance.now() - slice >= SCORE_SLICE_MS) {
+    if (performance.now() - slice >= sliceMs) {
       await setImmediate();
       slice = performance.now();
     }
@@ -38,7 +45,8 @@ export async function scoreStateAhead(lc: LifecycleContext, pc: PreparedCorpus, 
  * Scores ahead every source of `sources` whose receipt a reconcile would rebuild (missing, stale or unreadable);
  * answers how many candidates it scored. A source that does not read is left to the reconcile, which says why.
  */
-export async function scoreSourcesAhead(lc: LifecycleContext, root: WorkflowRoot, sources: Source[], corpus: CorpusSnapshot = lc.corpus.read(root.workflowDir)): Promise<number> {
+export async function scoreSourcesAhead(lc: LifecycleContext, root: WorkflowRoot, sources: Source[], opts: ScoreAheadOptions = {}): Promise<number> {
+  const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
   const pc = lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
   let scored = 0;
   for (const src of sources) {
@@ -50,19 +58,19 @@ export async function scoreSourcesAhead(lc: LifecycleContext, root: WorkflowRoot
     } catch {
       continue;
     }
-    scored += await scoreStateAhead(lc, pc, state);
+    scored += await scoreStateAhead(lc, pc, state, opts.sliceMs);
     await setImmediate(); // reading the next source's files is a slice of its own
   }
   return scored;
 }
 
 /** `scoreSourcesAhead` over every source of a session; a session that does not read is left to the operation that follows. */
-export async function scoreSessionAhead(lc: LifecycleContext, root: WorkflowRoot, sid: string, corpus?: CorpusSnapshot): Promise<number> {
+export async function scoreSessionAhead(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: ScoreAheadOptions = {}): Promise<number> {
   let sources: Source[];
   try {
     sources = sessionSources(root, sid);
   } catch {
     return 0;
   }
-  return scoreSourcesAhead(lc, root, sources, corpus);
+  return scoreSourcesAhead(lc, root, sources, opts);
 }
