@@ -2,6 +2,7 @@
  * The corpus side of the matcher (matcher.ts): documents' features computed
  * once and indexed by posting lists, and the documents a ledger's inputs name.
  */
+import { setImmediate } from 'node:timers/promises';
 import { normB, sha256, type CorpusDoc } from '../ledger/recipes.js';
 import type { LedgerInput } from '../ledger/ledger.js';
 import { TOKEN_RE, squeeze, stanceOf, triKey, type Stance, type TriKey } from './features.js';
@@ -27,6 +28,13 @@ export interface PreparedCorpus {
   tokIds: Map<string, number>;
   triIds: Map<TriKey, number>;
   postings: { tok: number[][]; tri: number[][]; titleTok: number[][]; titleTri: number[][] };
+}
+
+/** The maps a prepare interns keys into, and the documents' features by (title, content). */
+interface Interned {
+  tok: Map<string, number>;
+  tri: Map<TriKey, number>;
+  feats: Map<string, DocFeat>;
 }
 
 interface DocFeat {
@@ -80,12 +88,41 @@ export class CorpusPreparer {
   preparedFor(fingerprint: string, docs: CorpusDoc[]): PreparedCorpus {
     // The same docs array (the corpus cache hands out one until a file changes): same ids, lines and text.
     if (this.last?.key === fingerprint && this.last.docs === docs) return this.last.pc;
-    const pc = this.prepare(docs);
+    return this.keep(fingerprint, docs, this.prepare(docs));
+  }
+
+  /**
+   * `preparedFor` in slices of about `sliceMs` that give the event loop a turn (reconcile/scoreAhead.ts):
+   * preparing 10,000 documents new to this process is about a second. The same steps as `prepare`.
+   */
+  async preparedForSliced(fingerprint: string, docs: CorpusDoc[], sliceMs: number): Promise<PreparedCorpus> {
+    if (this.last?.key === fingerprint && this.last.docs === docs) return this.last.pc;
+    const steps = this.steps(docs);
+    let slice = performance.now();
+    for (let r = steps.next(); ; r = steps.next()) {
+      if (r.done) return this.keep(fingerprint, docs, r.value);
+      if (performance.now() - slice >= sliceMs) {
+        await setImmediate();
+        slice = performance.now();
+      }
+    }
+  }
+
+  private keep(fingerprint: string, docs: CorpusDoc[], pc: PreparedCorpus): PreparedCorpus {
     this.last = { key: fingerprint, docs, pc };
     return pc;
   }
 
   prepare(docs: CorpusDoc[]): PreparedCorpus {
+    const steps = this.steps(docs);
+    for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+  }
+
+  /**
+   * Prepares `docs`, pausing after each document. The maps it interns into are taken once, at the start: a
+   * prepare that starts over meanwhile (another caller's, between two pauses) leaves this one's ids consistent.
+   */
+  private *steps(docs: CorpusDoc[]): Generator<void, PreparedCorpus> {
     const byAlias = new Map<string, number>();
     docs.forEach((d, i) => {
       for (const a of [d.id, ...d.aliases]) if (!byAlias.has(a)) byAlias.set(a, i);
@@ -96,26 +133,29 @@ export class CorpusPreparer {
       this.tok = new Map();
       this.tri = new Map();
     }
+    const maps: Interned = { tok: this.tok, tri: this.tri, feats: this.feats };
     const postings = { tok: [] as number[][], tri: [] as number[][], titleTok: [] as number[][], titleTri: [] as number[][] };
-    const feats = docs.map((d, i) => {
-      const f = this.docFeat(d);
+    const feats: PreparedCorpus['feats'] = [];
+    for (const [i, d] of docs.entries()) {
+      const f = this.docFeat(maps, d);
       postAll(postings.tok, f.ctok, i);
       postAll(postings.tri, f.ctri, i);
       postAll(postings.titleTok, f.ttok, i);
       postAll(postings.titleTri, f.ttri, i);
       const content: Sized = { nb: '', tok: { size: f.ctok.length }, tri: { size: f.ctri.length } };
       const title: Sized = { nb: f.tnb, tok: { size: f.ttok.length }, tri: { size: f.ttri.length } };
-      return { title, content, hash: f.hash, stance: f.stance };
-    });
-    return { docs, byAlias, feats, tokIds: this.tok, triIds: this.tri, postings };
+      feats.push({ title, content, hash: f.hash, stance: f.stance });
+      yield;
+    }
+    return { docs, byAlias, feats, tokIds: maps.tok, triIds: maps.tri, postings };
   }
 
-  private tokenIds(nb: string): Int32Array {
+  private tokenIds(tok: Map<string, number>, nb: string): Int32Array {
     const g = ++this.gen;
     const out: number[] = [];
     for (const t of nb.match(TOKEN_RE) ?? []) {
-      let id = this.tok.get(t);
-      if (id === undefined) this.tok.set(t, (id = this.tok.size));
+      let id = tok.get(t);
+      if (id === undefined) tok.set(t, (id = tok.size));
       this.tokMark = grow(this.tokMark, id);
       if (this.tokMark[id] === g) continue;
       this.tokMark[id] = g;
@@ -124,13 +164,13 @@ export class CorpusPreparer {
     return Int32Array.from(out);
   }
 
-  private trigramIds(nb: string): Int32Array {
+  private trigramIds(tri: Map<TriKey, number>, nb: string): Int32Array {
     const g = ++this.gen;
     const out: number[] = [];
     const s = squeeze(nb);
     const add = (k: TriKey) => {
-      let id = this.tri.get(k);
-      if (id === undefined) this.tri.set(k, (id = this.tri.size));
+      let id = tri.get(k);
+      if (id === undefined) tri.set(k, (id = tri.size));
       this.triMark = grow(this.triMark, id);
       if (this.triMark[id] === g) return;
       this.triMark[id] = g;
@@ -142,14 +182,14 @@ export class CorpusPreparer {
     return Int32Array.from(out);
   }
 
-  private docFeat(d: CorpusDoc): DocFeat {
+  private docFeat(maps: Interned, d: CorpusDoc): DocFeat {
     const key = `${d.title}\0${d.content}`;
-    let f = this.feats.get(key);
+    let f = maps.feats.get(key);
     if (!f) {
       const cnb = normB(d.content);
       const tnb = normB(d.title);
-      f = { tnb, ctok: this.tokenIds(cnb), ctri: this.trigramIds(cnb), ttok: this.tokenIds(tnb), ttri: this.trigramIds(tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
-      this.feats.set(key, f);
+      f = { tnb, ctok: this.tokenIds(maps.tok, cnb), ctri: this.trigramIds(maps.tri, cnb), ttok: this.tokenIds(maps.tok, tnb), ttri: this.trigramIds(maps.tri, tnb), hash: sha256(cnb), stance: stanceOf(cnb) };
+      maps.feats.set(key, f);
     }
     return f;
   }

@@ -12,6 +12,7 @@ import { RUN_LEDGER, type LedgerCandidate } from '../ledger/ledger.js';
 import { createRun, createSession } from '../session/store.js';
 import { reconcileSource, runSource } from './receipt.js';
 import { scoreSessionAhead } from './scoreAhead.js';
+import { prepareCorpus, type PreparedCorpus } from './prepared.js';
 
 // A project-like vocabulary (as bench:knowledge's): candidates share words and trigrams with many documents, not all.
 let seed = 7;
@@ -66,10 +67,8 @@ describe('scoring ahead of a reconcile', () => {
     expect(await scoreSessionAhead(lc, p.root, 'ahead')).toBe(0);
   });
 
-  it('the event loop keeps turning while it scores: a probe gets a turn between slices', async () => {
-    const { p } = fixture();
-    const lc = createLifecycleContext({ embedder: null });
-    // Turns of the event loop while scoring runs, counted by a probe that asks for the next turn each time.
+  /** Turns of the event loop while `f` runs, counted by a probe that asks for the next turn each time. */
+  async function turnsWhile(f: () => Promise<unknown>): Promise<number> {
     let turns = 0;
     let done = false;
     const probe = () => {
@@ -78,10 +77,32 @@ describe('scoring ahead of a reconcile', () => {
       setImmediate(probe);
     };
     setImmediate(probe);
+    await f().finally(() => (done = true));
+    return turns;
+  }
+
+  it('the event loop keeps turning while it scores: a probe gets a turn between slices', async () => {
+    const { p } = fixture();
+    const lc = createLifecycleContext({ embedder: null });
+    // The corpus prepared first: the turns counted are the scoring's.
+    const corpus = lc.corpus.read(p.root.workflowDir);
+    lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
     // Slices of 0 ms: a turn between every two of the 120 candidates (the daemon's are SCORE_SLICE_MS).
-    expect(await scoreSessionAhead(lc, p.root, 'ahead', { sliceMs: 0 })).toBe(120);
-    done = true;
+    const turns = await turnsWhile(async () => expect(await scoreSessionAhead(lc, p.root, 'ahead', { corpus, sliceMs: 0 })).toBe(120));
     // Scored at once, the loop turns only between reading the session's sources (2 or 3 times).
     expect(turns).toBeGreaterThanOrEqual(100);
+  });
+
+  it('and while it prepares the corpus (tokens and postings of documents new to it), into the same prepared corpus', async () => {
+    const { p } = fixture();
+    const lc = createLifecycleContext({ embedder: null });
+    const corpus = lc.corpus.read(p.root.workflowDir);
+    let sliced!: PreparedCorpus;
+    const turns = await turnsWhile(async () => (sliced = await lc.prepared.preparedForSliced(corpus.fingerprint, corpus.docs, 0)));
+    expect(turns).toBeGreaterThanOrEqual(1000); // 1,200 documents, a turn between every two
+    expect(lc.prepared.preparedFor(corpus.fingerprint, corpus.docs)).toBe(sliced); // kept as the last prepared
+    const direct = prepareCorpus(corpus.docs);
+    expect(sliced.feats).toEqual(direct.feats);
+    expect(sliced.postings.tok.map((docs) => docs.length).sort()).toEqual(direct.postings.tok.map((docs) => docs.length).sort());
   });
 });
