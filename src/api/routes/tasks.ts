@@ -155,7 +155,9 @@ async function retryTask(store: Store, deps: ApiDeps, id: string, body: z.output
   if (project.archivedAt === null) assertSettingsLoad(deps, project, 'nothing was retried');
   if (body.commit !== undefined) await checkResolution(store, task, body.commit);
   const retried = await store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
-  if (body.fresh) await recordSupersededSession(deps, await store.tasks.get(task.id), retried, { cause: 'retried', gate: null, reason: 'retried from the current main', who: body.who ?? 'human' });
+  // Why the version stopped is what its session's candidates come with: the error it needed attention for.
+  const stopped = task.lastRunError ? `it needed attention: ${task.lastRunError.slice(0, 1000)}` : 'it needed attention';
+  if (body.fresh) await recordSupersededSession(deps, await store.tasks.get(task.id), retried, { cause: 'retried', gate: null, reason: stopped, who: body.who ?? 'human' });
   return retried;
 }
 

@@ -266,7 +266,7 @@ const GATE_NAMES: Record<string, string> = { plan_review: 'plan review', spec_re
 
 /** Where a superseded version's candidates come from: they may still hold, and a person decides each. */
 export function supersededLine(v: NonNullable<ReviewResult['superseded']>): string {
-  const why = v.cause === 'rejected' ? `rejected at ${GATE_NAMES[v.gate ?? ''] ?? v.gate ?? 'a gate'} by ${oneLine(v.who)}: ${oneLine(v.reason)}` : `retried from the current main by ${oneLine(v.who)}`;
+  const why = v.cause === 'rejected' ? `rejected at ${GATE_NAMES[v.gate ?? ''] ?? v.gate ?? 'a gate'} by ${oneLine(v.who)}: ${oneLine(v.reason)}` : `retried from the current main by ${oneLine(v.who)} (${oneLine(v.reason)})`;
   return `from v${v.version} of the task, ${why}; the task goes on as v${v.superseded_by.version} (session ${v.superseded_by.session_id}). What this try learned may still hold: decide each candidate.`;
 }
 

@@ -64,7 +64,7 @@ function Superseded({ v }: { v: NonNullable<NonNullable<ReviewQueueSession['revi
   const common = { version: v.version, who: v.who, next: v.superseded_by.version };
   return (
     <p className={styles.muted} data-testid="review-superseded">
-      {v.cause === 'rejected' ? t('knowledge.fromRejected', { ...common, gate: t(`status.${v.gate}`, { defaultValue: v.gate ?? '' }), reason: v.reason }) : t('knowledge.fromRetried', common)}
+      {v.cause === 'rejected' ? t('knowledge.fromRejected', { ...common, gate: t(`status.${v.gate}`, { defaultValue: v.gate ?? '' }), reason: v.reason }) : t('knowledge.fromRetried', { ...common, reason: v.reason })}
     </p>
   );
 }
