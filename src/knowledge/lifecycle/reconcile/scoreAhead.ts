@@ -11,7 +11,7 @@ import { associatedDocs } from './prepared.js';
 import { freshness, readSourceState, sessionSources, tryReadReceipt, type Source, type SourceState } from './receipt.js';
 import { scoreKey } from './scored.js';
 
-/** How long one slice of scoring holds the event loop before it yields (one candidate is scored whole: ~20 ms at 10,000 documents). */
+/** How long one slice holds the event loop before it yields (a candidate is scored whole: about 2 ms at 10,000 documents). */
 export const SCORE_SLICE_MS = 10;
 
 export interface ScoreAheadOptions {
