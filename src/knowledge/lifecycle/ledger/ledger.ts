@@ -71,9 +71,10 @@ export interface Ledger {
 
 /**
  * A ledger is read whole, then every candidate is scored against every corpus document (reconcile/matcher.ts),
- * on the daemon's event loop (a review, POST …/reconcile). Measured on this machine: 2 ms a candidate against
+ * in the daemon too (a review, POST …/reconcile). Measured on this machine: 2 ms a candidate against
  * 1,000 documents, and about 1.2 µs a byte of a candidate's content, so a ledger committed with 100,000
- * candidates held the daemon for minutes. These caps bound a reconcile to a few seconds at worst; far beyond
+ * candidates held the daemon for minutes. These caps bound a reconcile to a few seconds at worst (the daemon does
+ * that scoring in slices that give its event loop a turn: reconcile/scored.ts); far beyond
  * what the tools stage (an agent's call adds at most 100 candidates of 8,000 characters, executor/agentRunFolder.ts).
  */
 export const MAX_LEDGER_BYTES = 4 * 1024 * 1024;
