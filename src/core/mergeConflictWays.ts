@@ -33,6 +33,12 @@ export interface MergeConflictPark {
   remote: string | null;
   /** The task's worktree on this daemon's machine when it is still there (the branch checked out), else null. */
   worktree: string | null;
+  /**
+   * Whether that worktree is in the middle of merging the base branch: a conflict run that failed (markers left,
+   * files changed beyond the conflicted ones, the agent failing) leaves its merge there as it stopped, and a
+   * `git merge` in it then fails ("Merging is not possible because you have unmerged files").
+   */
+  midMerge: boolean;
   /** The files that conflicted at the last merge (the newest merge.conflict event's), as git names them. */
   files: string[];
   /** Conflict runs the task had. */
@@ -52,13 +58,14 @@ export const cancelCommand = (taskId: string): string => `maestro task cancel ${
  * person (a commit before the files are resolved would fail, and `rev-parse` would print the old tip). In the
  * worktree when it is there; else in a worktree of its own made from the project's checkout (checking the branch out
  * there would leave the checkout off main, and the merge waits for it to be on main). On a shared remote: from your
- * clone, the remote's main, and a push of the branch.
+ * clone, the remote's main, and a push of the branch. A worktree a failed conflict run left mid-merge first drops that
+ * merge (`git merge --abort`, the agent's half-resolution with it), so the person's merge starts from the branch.
  */
 export function resolveByHandCommands(taskId: string, park: MergeConflictPark): { merge: string[]; commit: string[] } {
   const origin = park.remote ? 'origin' : null;
   const main = origin ? `${origin}/${park.baseBranch}` : park.baseBranch;
   const where = park.worktree && !origin
-    ? [`cd ${shellWord(park.worktree)}`]
+    ? [`cd ${shellWord(park.worktree)}`, ...(park.midMerge ? ['git merge --abort'] : [])]
     : origin
       ? [`git fetch ${origin}`, `git worktree add maestro-resolve-${taskId} ${shellWord(park.branch)}`, `cd maestro-resolve-${taskId}`]
       : [`git worktree add ../maestro-resolve-${taskId} ${shellWord(park.branch)}`, `cd ../maestro-resolve-${taskId}`];

@@ -5,6 +5,7 @@
  * refused (a trial's dead end). Resolving it by hand on the branch then retrying with that commit merges it with no
  * conflict run; retrying fresh runs the task again from the current main as its next version; cancelling ends it.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until, untilStatus } from '../helpers/wait.js';
+import { resolveByHandCommands } from '../../src/core/mergeConflictWays.js';
 
 const SCRIPT = `steps:
   - match: { role: execute }
@@ -21,11 +23,16 @@ const SCRIPT = `steps:
     actions:
       - verdict: { verdict: approve, findings: [] }
 `;
+/** A conflict run that leaves git's markers where they are: it fails, leaving its worktree mid-merge. */
+const MARKERS_LEFT = `${SCRIPT}  - match: { role: conflict }
+    actions:
+      - text: "I could not decide."
+`;
 const MANUAL = "export const decide = () => 'manual';\nexport { decide as 'on:conflict' };\n";
 
 interface Detail {
   task: { id: string; status: string; version: number; lastRunError: string | null };
-  mergeConflict: { branch: string; baseBranch: string; remote: string | null; worktree: string | null; files: string[]; conflictRuns: number } | null;
+  mergeConflict: { branch: string; baseBranch: string; remote: string | null; worktree: string | null; midMerge: boolean; files: string[]; conflictRuns: number } | null;
 }
 
 describe('a merge conflict left to a person', () => {
@@ -37,10 +44,10 @@ describe('a merge conflict left to a person', () => {
   });
 
   /** A task on keep.txt approved, a person's commit to the same line on main first, and the hook asking for a person. */
-  async function parkedByConflict() {
-    const repo = makeRepo({ 'keep.txt': 'original\n', '.maestro/hooks.mjs': MANUAL });
+  async function parkedByConflict(how: 'hook' | 'conflict run' = 'hook') {
+    const repo = makeRepo({ 'keep.txt': 'original\n', ...(how === 'hook' ? { '.maestro/hooks.mjs': MANUAL } : {}) });
     const script = join(tempDir('maestro-script-'), 'script.yaml');
-    writeFileSync(script, SCRIPT);
+    writeFileSync(script, how === 'hook' ? SCRIPT : MARKERS_LEFT);
     const d = (daemon = await startTestDaemon({ tickMs: 100 }));
     const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     const task = await d.store.tasks.create({ projectId: project.id, title: 'Change keep', complexity: 'easy', ownedFiles: ['keep.txt'] });
@@ -60,7 +67,7 @@ describe('a merge conflict left to a person', () => {
     expect(detail.task.lastRunError).toMatch(/^MERGE_CONFLICT: the on:conflict hook asks for a person: /);
     const branch = `maestro/${task.id}-v1`;
     expect(detail.mergeConflict).toEqual({
-      branch, baseBranch: 'main', remote: null, worktree: join(d.config.home, 'worktrees', task.projectId, `${task.id}-v1`), files: ['keep.txt'], conflictRuns: 0,
+      branch, baseBranch: 'main', remote: null, worktree: join(d.config.home, 'worktrees', task.projectId, `${task.id}-v1`), midMerge: false, files: ['keep.txt'], conflictRuns: 0,
     });
     const worktree = detail.mergeConflict!.worktree!;
 
@@ -91,6 +98,32 @@ describe('a merge conflict left to a person', () => {
     expect(merges).toHaveLength(1);
     const statuses = (await d.store.events.list({ taskId: task.id, type: 'task.status', limit: 100 })).events.map((e) => e.payload);
     expect(statuses).toContainEqual({ from: 'needs_attention', to: 'merging', reason: 'retry the merge with the conflict resolved by hand', commit: resolution, who: 'ada' });
+  });
+
+  it('after a conflict run that left its worktree mid-merge, the commands task show prints resolve it by hand', async () => {
+    const { d, repo, task, detail } = await parkedByConflict('conflict run');
+    expect(detail.task.lastRunError).toBe('MERGE_CONFLICT: conflict markers remain in keep.txt');
+    expect([detail.mergeConflict?.conflictRuns, detail.mergeConflict?.midMerge]).toEqual([1, true]);
+    const ways = resolveByHandCommands(task.id, detail.mergeConflict!);
+    const sh = (lines: string[]) => execFileSync('sh', ['-ec', lines.join('\n')], { encoding: 'utf8', stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'a@example.com' } });
+    // The merge block ends at git's conflict (exit 1, CONFLICT named), not at "Merging is not possible" (128).
+    const merge = (() => {
+      try {
+        return { status: 0, out: sh(ways.merge) };
+      } catch (err) {
+        const e = err as { status: number; stdout: string; stderr: string };
+        return { status: e.status, out: e.stdout + e.stderr };
+      }
+    })();
+    expect(merge.status, merge.out).toBe(1);
+    expect(merge.out).toContain('CONFLICT (content): Merge conflict in keep.txt');
+    const worktree = detail.mergeConflict!.worktree!;
+    writeFileSync(join(worktree, 'keep.txt'), 'resolved by hand\n');
+    const resolution = sh([`cd ${worktree}`, ...ways.commit]).trim().split('\n').at(-1)!;
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/retry`, { commit: resolution, who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    await untilStatus(d, task.id, 'done', ['needs_attention']);
+    expect(readFileSync(join(repo, 'keep.txt'), 'utf8')).toBe('resolved by hand\n');
   });
 
   it('retried fresh, runs again as its next version from the current main, and merges once approved', async () => {

@@ -11,6 +11,7 @@ import { parkedByConflict, type MergeConflictPark } from '../../core/mergeConfli
 import type { Run, Task } from '../../core/types.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
 import { git } from '../../git/git.js';
+import { mergeInProgress } from '../../git/merge.js';
 import { worktreeDirName, worktreeRoot } from '../../git/worktree.js';
 import { conflictedFiles } from '../../store/ops/conflictRetry.js';
 import type { Store } from '../../store/store.js';
@@ -20,12 +21,14 @@ import { branchOf } from './reviewData.js';
 export async function mergeConflictPark(deps: Pick<ApiDeps, 'store' | 'home'>, task: Task, runs: readonly Run[]): Promise<MergeConflictPark | null> {
   if (!parkedByConflict(task)) return null;
   const project = await deps.store.projects.get(task.projectId);
-  const worktree = deps.home ? join(worktreeRoot(deps.home, project.id), worktreeDirName(task.id, task.version)) : null;
+  const path = deps.home ? join(worktreeRoot(deps.home, project.id), worktreeDirName(task.id, task.version)) : null;
+  const worktree = path && existsSync(join(path, '.git')) ? path : null;
   return {
     branch: branchOf(task),
     baseBranch: baseBranchOf(project),
     remote: remoteOf(project),
-    worktree: worktree && existsSync(join(worktree, '.git')) ? worktree : null,
+    worktree,
+    midMerge: worktree ? await mergeInProgress(worktree) : false,
     files: await conflictedFiles(deps.store.db, task.id),
     conflictRuns: runs.filter((r) => r.kind === 'conflict').length,
   };

@@ -110,6 +110,7 @@ export const mergeConflictParkSchema = z.strictObject({
   baseBranch: z.string().describe('the branch it merges into'),
   remote: z.string().nullable().describe('the shared remote the branch and main live on; null for the project’s own repository'),
   worktree: z.string().nullable().describe("the task's worktree on the daemon's machine, the branch checked out, while it is there; else null"),
+  midMerge: z.boolean().describe('whether that worktree is in the middle of merging the base branch, as a failed conflict run left it (the ways out then abort that merge first)'),
   files: z.array(z.string()).describe('the files that conflicted at the last merge'),
   conflictRuns: z.number().int().describe('conflict runs the task had'),
 });

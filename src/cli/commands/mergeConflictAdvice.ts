@@ -13,7 +13,9 @@ export function mergeConflictAdvice(task: Task, park: MergeConflictPark): string
   const files = named ? ` in ${named}` : '';
   const where = park.remote
     ? `in your clone of ${visible(park.remote)}`
-    : park.worktree ? 'in the task\'s worktree' : "from the project's checkout (the task's worktree is gone; its branch is kept)";
+    : park.worktree
+      ? `in the task's worktree${park.midMerge ? ' (the conflict run left it mid-merge: `git merge --abort` drops its attempt)' : ''}`
+      : "from the project's checkout (the task's worktree is gone; its branch is kept)";
   const runs = park.conflictRuns ? ` after ${park.conflictRuns} conflict run${park.conflictRuns === 1 ? '' : 's'}` : '';
   const by = resolveByHandCommands(task.id, park);
   const conflicted = named || 'the conflicted files';

@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 const parked = makeTask({ id: 't_merge', title: 'Parked', status: 'needs_attention', version: 1, lastRunError: 'MERGE_CONFLICT: main and maestro/t_merge-v1 conflict in keep.txt' });
-const park = (over: Partial<MergeConflictParkWire> = {}): MergeConflictParkWire => ({ branch: 'maestro/t_merge-v1', baseBranch: 'main', remote: null, worktree: '/home/ada/.maestro/worktrees/p_1/t_merge-v1', files: ['keep.txt'], conflictRuns: 2, ...over });
+const park = (over: Partial<MergeConflictParkWire> = {}): MergeConflictParkWire => ({ branch: 'maestro/t_merge-v1', baseBranch: 'main', remote: null, worktree: '/home/ada/.maestro/worktrees/p_1/t_merge-v1', midMerge: false, files: ['keep.txt'], conflictRuns: 2, ...over });
 
 /** Opens the detail; the daemon answers `mergeConflict`, and each retry with `answer`. Returns the retry bodies sent. */
 async function openDetail(mergeConflict: MergeConflictParkWire | null, answer: Task = parked): Promise<Array<Record<string, unknown>>> {
