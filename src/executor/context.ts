@@ -204,6 +204,35 @@ function pausableTimeout(ms: number, onFire: () => void) {
 
 const MAX_CLARIFY_ROUNDS = 5;
 
+/** How much of a failed call's output its transcript keeps: the end, where an agent says why it stopped (64 KiB of text). */
+const FAILED_OUTPUT_CHARS = 64 * 1024;
+
+/** The last `max` characters of an agent's streamed output, in bounded memory (an agent may print hundreds of MB). */
+class OutputTail {
+  private parts: string[] = [];
+  private length = 0;
+  private cut = false;
+  constructor(private readonly max: number) {}
+  add(text: string): void {
+    this.parts.push(text);
+    this.length += text.length;
+    if (this.length <= 2 * this.max) return;
+    const kept = this.parts.join('').slice(-this.max);
+    this.cut = true;
+    this.parts = [kept];
+    this.length = kept.length;
+  }
+  clear(): void {
+    this.parts = [];
+    this.length = 0;
+    this.cut = false;
+  }
+  text(): string {
+    const all = this.parts.join('');
+    return all.length > this.max || this.cut ? `…${all.slice(-this.max)}` : all;
+  }
+}
+
 /**
  * One agent call with everything around it. Walks the model chain (one retry
  * on the next weaker model), turns a timeout into AGENT_TIMEOUT and a final
@@ -223,6 +252,8 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
     });
     const onAbort = () => controller.abort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
+    // What the agent printed in this call: kept for the transcript if the call fails (an answer that stands is written whole).
+    const printed = new OutputTail(FAILED_OUTPUT_CHARS);
     try {
       appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'prompt', text: basePrompt });
       let prompt = basePrompt;
@@ -242,6 +273,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
           signal: controller.signal,
           ...(resumeSessionId ? { resumeSessionId } : {}),
           onToken: (text) => {
+            printed.add(text);
             ctx.emit({ type: 'token', stage: call.stage, text });
           },
           onTool: (e) => {
@@ -259,6 +291,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
         ctx.usage.inputTokens += result.usage.inputTokens;
         ctx.usage.outputTokens += result.usage.outputTokens;
         ctx.usage.costUsd += result.usage.costUsd;
+        printed.clear();
         appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'agent', text: result.text });
         if (result.diagnostics) appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'notice', text: describeDiagnostics(result.diagnostics) });
         const question = CLARIFY_PATTERN.exec(result.text)?.[1];
@@ -273,6 +306,11 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
     } catch (err) {
       if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during ${call.stage}`, { cause: err });
       const e = err instanceof MaestroError ? err : new MaestroError('AGENT_FAILED', coerceError(err).message, { cause: err });
+      // `task logs` reads the transcript: without these a failed call showed its prompt and nothing of why it failed.
+      const said = printed.text();
+      if (said) appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'agent', text: said });
+      const failure = timedOut ? `the agent (${model}) ran past ${ctx.limits.agentTimeoutMs} ms` : `${e.code}: ${e.message}`;
+      appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'error', text: `${failure} (model ${model})` });
       if (e instanceof AttentionError || e.code === 'SCRIPT_INVALID') throw e;
       // A weaker model cannot install the tool or log it in: stop here with the reason.
       if (e.code === 'AGENT_NOT_INSTALLED' || e.code === 'AGENT_LOGIN_REQUIRED') {

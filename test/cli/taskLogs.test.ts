@@ -15,6 +15,7 @@ afterEach(() => removeTempDirs());
 
 const SCRIPT = {
   steps: [
+    { match: { role: 'execute', title: 'Break' }, actions: [{ text: 'Started on it, then the model went away.' }, { fail: 'model overloaded' }] },
     { match: { role: 'execute' }, actions: [{ text: 'Wrote the greeting as asked.' }, { write: { path: 'src/greet.ts', content: "export const greet = () => 'hello';\n" } }] },
     { match: { role: 'review' }, actions: [{ text: 'Looked it over.' }, { verdict: { verdict: 'approve', findings: [] } }] },
   ],
@@ -71,5 +72,23 @@ describe('maestro task logs: which run', { timeout: budget(240_000) }, () => {
     expect(noPlan.stderr).toContain(`${task.id} has no plan run; its runs: execute ${execute!.id} (succeeded), review ${review!.id} (succeeded).`);
     // --follow follows whatever run is current: naming one is a usage error.
     expect((await cli(['task', 'logs', task.id, '--follow', '--kind', 'execute', ...url])).code).toBe(2);
+  });
+
+  it('shows what a failed agent call printed and why it failed, for each model tried', async () => {
+    d = await startTestDaemon({ tickMs: 100 });
+    const { cli } = cliFor(d.config.home);
+    const script = join(tempDir('maestro-script-'), 'script.json');
+    writeFileSync(script, JSON.stringify(SCRIPT));
+    const project = await d.store.projects.create({ name: 'logs', repoPath: gitRepo(), config: { provider: { kind: 'scripted', script } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Break the greeting', complexity: 'easy' });
+    d.orchestrator.kick();
+    await taskReaches(d, task.id, 'needs_attention', 120_000);
+    const logs = await cli(['task', 'logs', task.id, '--url', d.url]);
+    expect(logs.code).toBe(0);
+    const [run] = await d.store.runs.list({ taskId: task.id });
+    expect(logs.stdout.split('\n')[0]).toBe(`Run ${run!.id} of ${task.id}: execute, failed.`);
+    // Two models tried (haiku, then haiku again: the weakest tier retries itself), each with its output and its error.
+    expect(logs.stdout.split('\n').filter((l) => l.startsWith('[agent] agent: '))).toEqual(Array(2).fill('[agent] agent: Started on it, then the model went away.'));
+    expect(logs.stdout.split('\n').filter((l) => l.startsWith('[agent] error: '))).toEqual(Array(2).fill('[agent] error: AGENT_FAILED: model overloaded (model haiku)'));
   });
 });

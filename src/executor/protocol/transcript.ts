@@ -11,8 +11,12 @@ export const TRANSCRIPT_FILE = 'transcript.jsonl';
 export interface TranscriptEntry {
   at: number;
   stage: string;
-  /** who spoke: the agent, the worker asking for the user, or the user's reply / injected instruction; `notice`: what Maestro noticed about the agent's output (lines that were not JSON) */
-  role: 'agent' | 'prompt' | 'question' | 'reply' | 'instruction' | 'notice';
+  /**
+   * who spoke: the agent, the worker asking for the user, or the user's reply / injected instruction; `notice`: what
+   * Maestro noticed about the agent's output (lines that were not JSON); `error`: why an agent call failed (after what
+   * the agent printed in it, as `agent`), one per model tried
+   */
+  role: 'agent' | 'prompt' | 'question' | 'reply' | 'instruction' | 'notice' | 'error';
   text: string;
 }
 
