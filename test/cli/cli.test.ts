@@ -302,9 +302,9 @@ describe('maestro CLI against a daemon', () => {
       expect(notRepo.code).toBe(2);
       expect(notRepo.stderr).toContain('is not a git repository');
 
-      const base = await cliJson<{ task: Task }>(['task', 'create', 'Add a basket', '--project', 'shop', '--priority', 'P0', '--complexity', 'hard', '--owned-files', 'src/basket.ts, src/api.ts', '--type', 'feature', '--scope', 'module', '--expected', 'a basket API', ...url]);
-      expect(base.code).toBe(0);
-      expect(base.body.task).toMatchObject({ title: 'Add a basket', priority: 0, complexity: 'hard', ownedFiles: ['src/basket.ts', 'src/api.ts'], taskType: 'feature', scope: 'module', expectedOutput: 'a basket API', status: 'ready' });
+      const base = await cliJson<{ task: Task }>(['task', 'create', 'Add a basket', '--project', 'shop', '--priority', 'P0', '--complexity', 'hard', '--owned-files', 'src/basket.ts, src/api.ts', '--type', 'feature', '--scope', 'module', '--expected', 'a basket API', '--spec', 'A basket holds items and their counts.', ...url]);
+      expect(base.code, base.stderr).toBe(0);
+      expect(base.body.task).toMatchObject({ title: 'Add a basket', priority: 0, complexity: 'hard', ownedFiles: ['src/basket.ts', 'src/api.ts'], taskType: 'feature', scope: 'module', expectedOutput: 'a basket API', spec: 'A basket holds items and their counts.', status: 'ready' });
       const dependent = await cliJson<{ task: Task }>(['task', 'create', 'Checkout', '--project', added.body.project.id, '--deps', base.body.task.id, ...url]);
       expect(dependent.body.task.deps).toEqual([base.body.task.id]);
       const badDep = await cliJson<{ error: { code: string } }>(['task', 'create', 'Broken', '--project', 'shop', '--deps', 'nope', ...url]);

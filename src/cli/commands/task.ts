@@ -39,6 +39,7 @@ interface CreateFlags extends ClientFlags {
   type?: string;
   scope?: string;
   expected?: string;
+  spec?: string;
   parent?: string;
 }
 
@@ -110,6 +111,8 @@ function taskCreate(task: Command, ctx: CliContext): void {
       .addOption(new Option('--type <type>', 'task type').choices(TASK_TYPES))
       .addOption(new Option('--scope <scope>', 'how far the change reaches').choices(TASK_SCOPES))
       .option('--expected <text>', 'what a finished task delivers')
+      // The only moment a person can give it surely: a ready task is claimed within a tick, and `task edit` waits for its run to end.
+      .option('--spec <text>', 'what the task must build, as its agents read it (under the title in every prompt)')
       .option('--parent <id>', 'the parent task'),
   ).action(
     action(async (title: string, opts: CreateFlags) => {
@@ -126,6 +129,7 @@ function taskCreate(task: Command, ctx: CliContext): void {
         ...(opts.type ? { taskType: opts.type } : {}),
         ...(opts.scope ? { scope: opts.scope } : {}),
         ...(opts.expected ? { expectedOutput: opts.expected } : {}),
+        ...(opts.spec ? { spec: opts.spec } : {}),
         ...(opts.parent ? { parentId: opts.parent } : {}),
       };
       const { task: t } = await client.post<TaskResponse>('/api/tasks', body);
