@@ -18,8 +18,12 @@ describe("a project's stored settings", () => {
       'Invalid project settings: config: Unrecognized key: "limits". Nothing was saved. limits is the repository\'s own: set it in its .maestro/config.json and commit it (maestro init writes one).',
     );
     expect(refusal({ checks: [], models: {} })).toMatch(/Nothing was saved\. checks and models are the repository's own: set them in its \.maestro\/config\.json/);
-    // A key known nowhere: unknown, nothing more.
-    expect(refusal({ limitz: 1 })).toBe('Invalid project settings: config: Unrecognized key: "limitz". Nothing was saved.');
+    // A key known nowhere: unknown, and the ones there are (a person could not find them: `project config set --help` named none).
+    expect(refusal({ limitz: 1 })).toBe(
+      'Invalid project settings: config: Unrecognized key: "limitz". Nothing was saved. A project\'s settings are provider, baseBranch, remote, autoApproveAfterMs, autoReplyAfterMs, autoReply, keepBranches, passEnv; its checks, limits and models are in its repository\'s .maestro/config.json.',
+    );
+    // A wrong value of a known key: its problem only.
+    expect(refusal({ keepBranches: 'yes' })).toBe('Invalid project settings: config.keepBranches: Invalid input: expected boolean, received string. Nothing was saved.');
     expect(parseProjectSettings({ keepBranches: true })).toEqual({ keepBranches: true });
   });
 });

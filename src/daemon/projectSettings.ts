@@ -65,6 +65,9 @@ export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 /** Settings a repository keeps in its own .maestro/ (executor/projectConfig.ts), which the daemon does not store. */
 const REPOSITORY_KEYS = ['checks', 'limits', 'models', 'mergeStrategy', 'hooks'];
 
+/** The keys a person sets (`demo` is the demo's own mark): what a refusal of an unknown key names, as `project config set --help` does. */
+export const SETTINGS_KEYS = Object.keys(projectSettingsSchema.shape).filter((k) => k !== 'demo');
+
 export function parseProjectSettings(raw: unknown, where = 'config'): Record<string, unknown> {
   const parsed = projectSettingsSchema.safeParse(raw);
   if (!parsed.success) {
@@ -73,7 +76,9 @@ export function parseProjectSettings(raw: unknown, where = 'config'): Record<str
     const unknown = parsed.error.issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : []));
     const theirs = unknown.filter((k) => REPOSITORY_KEYS.includes(k));
     const named = theirs.length > 1 ? `${theirs.slice(0, -1).join(', ')} and ${theirs.at(-1)}` : theirs[0];
-    const hint = theirs.length ? ` ${named} ${theirs.length > 1 ? 'are' : 'is'} the repository's own: set ${theirs.length > 1 ? 'them' : 'it'} in its .maestro/config.json and commit it (maestro init writes one).` : '';
+    const hint = theirs.length
+      ? ` ${named} ${theirs.length > 1 ? 'are' : 'is'} the repository's own: set ${theirs.length > 1 ? 'them' : 'it'} in its .maestro/config.json and commit it (maestro init writes one).`
+      : unknown.length ? ` A project's settings are ${SETTINGS_KEYS.join(', ')}; its checks, limits and models are in its repository's .maestro/config.json.` : '';
     throw new MaestroError('BAD_INPUT', `Invalid project settings: ${problems.join('; ')}. Nothing was saved.${hint}`, { details: { problems } });
   }
   return raw as Record<string, unknown>;

@@ -162,7 +162,13 @@ export function registerConfig(project: Command, ctx: CliContext): void {
     }),
   );
 
-  projectOpt(config.command('set <key> <value> [more...]').description('Set one or more settings: key value [key value …]. Values are JSON when they parse, else text.')).action(
+  projectOpt(
+    config
+      .command('set <key> <value> [more...]')
+      .description('Set one or more settings: key value [key value …]. Values are JSON when they parse, else text.')
+      // The daemon's list (daemon/projectSettings.ts SETTINGS_KEYS), which a refusal of an unknown key names too.
+      .addHelpText('after', "\nSettings: provider (provider.kind, provider.command, provider.promptVia, provider.env, provider.script; docs/agents.md), baseBranch, remote, keepBranches, passEnv, autoApproveAfterMs, autoReplyAfterMs, autoReply.\nChecks, limits and model tiers are the repository's own: its .maestro/config.json (maestro init writes one)."),
+  ).action(
     action(async (key: string, value: string, more: string[], opts: ClientFlags & { project?: string }) => {
       if (more.length % 2) throw new MaestroError('BAD_INPUT', `"${more[more.length - 1]}" has no value: give key value pairs.`);
       const client = clientFor(opts, ctx.env);
