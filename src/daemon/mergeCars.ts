@@ -8,7 +8,7 @@ import type { Project, Task } from '../core/types.js';
 import { git } from '../git/git.js';
 import { tipsOf } from '../git/merge.js';
 import type { Store } from '../store/store.js';
-import { branchOf, movedSinceReview, reviewedInMain, type Car } from './mergeTrain.js';
+import { branchOf, goneAdvice, movedSinceReview, reviewedInMain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 
 /** What the coordinator lends: its store and clones, and how it records a merge, parks a task or retries a push. */
@@ -72,7 +72,9 @@ async function missingBranch(deps: CarDeps, task: Task, project: Project, repo: 
   }
   const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
   if (tip.code !== 0) {
-    await deps.toAttention(task, `branch ${branch} does not exist in ${repo}`);
+    const reviewed = reviewedCommit(task);
+    // Said with the way back (not only that it is missing): a reviewed commit is still in the repository.
+    await deps.toAttention(task, reviewed && !remote ? thenRetry(goneAdvice(repo, branch, reviewed, ', so nothing was merged'), task) : `branch ${branch} does not exist in ${repo}`);
     return null;
   }
   return { task, branch, ref, tip: tip.stdout.trim() };

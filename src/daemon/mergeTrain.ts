@@ -15,6 +15,7 @@
  */
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
+import { shellWord } from '../core/diffGateWays.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import { RUNS_ELSEWHERE } from '../core/runsElsewhere.js';
 import { STEERING } from '../core/steering.js';
@@ -131,6 +132,15 @@ export function fetchedAsReviewed(clone: string, task: Task): boolean {
 /** What a branch moved since its review means (said before the approval too: the task detail's mergeBlocked). */
 export function movedMessage(branch: string, reviewed: string, tip: string): string {
   return `${branch} moved after its review (reviewed ${reviewed.slice(0, 12)}, now ${tip.slice(0, 12)}): merging it would land commits nobody reviewed, or leave the reviewed work out`;
+}
+
+/**
+ * A task's branch deleted after its review (a `git branch -D`, a clean-up script): what to do, as the gate says it
+ * (the task detail's mergeBlocked) and the merge. The reviewed commit is still in the repository (git keeps it until
+ * it prunes, weeks on), and a branch put back on it merges as any other.
+ */
+export function goneAdvice(repo: string, branch: string, reviewed: string, merge = ''): string {
+  return `${branch} is gone from ${repo} (deleted after its review)${merge}; put it back on the reviewed commit: git -C ${shellWord(repo)} branch ${shellWord(branch)} ${reviewed}`;
 }
 
 /** The same, with what to do, as the gate says it: the task detail's mergeBlocked and the diff's branchMoved. */

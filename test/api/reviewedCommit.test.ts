@@ -72,6 +72,16 @@ describe('the reviewed commit at exec_review', () => {
     expect((await call('GET', `/api/tasks/${task.id}/diff`)).body).toMatchObject({ head: reviewed, branchMoved: null });
   });
 
+  it('a branch deleted after its review: the gate says so before the approval, with the command that puts it back', async () => {
+    const { task, branch, reviewed } = await atExecReview();
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toBeNull();
+    git(repo, 'branch', '-D', branch);
+    const detail = await call('GET', `/api/tasks/${task.id}`);
+    expect(detail.body.mergeBlocked).toBe(`${branch} is gone from ${repo} (deleted after its review); put it back on the reviewed commit: git -C ${repo} branch ${branch} ${reviewed}`);
+    git(repo, 'branch', branch, reviewed);
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.mergeBlocked).toBeNull();
+  });
+
   it('an approval naming the commit looked at is refused when another was reviewed since: nothing changes', async () => {
     const { task, branch, reviewed: seen } = await atExecReview();
     const shown = (await call('GET', `/api/tasks/${task.id}/diff`)).body.head;

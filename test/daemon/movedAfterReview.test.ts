@@ -5,6 +5,7 @@
  * tip whatever it was: commits nobody reviewed landed in main, and a branch rewound into main was recorded as
  * "already in main", the task done, its branch deleted, the reviewed work never merged.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -99,6 +100,24 @@ describe('a task branch that moved after its review', () => {
     expect(await s.db.all(`SELECT task_id FROM merges`)).toEqual([]);
     expect(git(repo, 'cat-file', '-t', reviewedSha)).toBe('commit');
     expect(git(repo, 'rev-parse', 'maestro/t-a')).toBe(git(repo, 'rev-parse', 'main'));
+  });
+
+  it('deleted after its review, needs a person told how to put it back; put back and retried, it merges', async () => {
+    const { s, repo, task, reviewedSha } = await reviewed();
+    git(repo, 'branch', '-D', 'maestro/t-a');
+    const { merges, errors } = coordinator(s);
+    await merges.tick();
+    expect(errors).toEqual([]);
+    const parked = await s.tasks.get(task.id);
+    expect(parked.status).toBe('needs_attention');
+    const put = `git -C ${repo} branch maestro/t-a ${reviewedSha}`;
+    expect(parked.lastRunError).toBe(`maestro/t-a is gone from ${repo} (deleted after its review), so nothing was merged; put it back on the reviewed commit: ${put}, then run \`maestro task retry ${task.id}\` to merge it`);
+    // As it says: the command, then the retry.
+    execFileSync('sh', ['-c', put]);
+    await s.tasks.retry(task.id, 'needs_attention');
+    await merges.tick();
+    expect((await s.tasks.get(task.id)).status).toBe('done');
+    expect(git(repo, 'merge-base', '--is-ancestor', reviewedSha, 'main')).toBe('');
   });
 
   it('is merged when its tip is still the reviewed commit', async () => {

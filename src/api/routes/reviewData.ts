@@ -46,7 +46,7 @@ export async function pickVersion(store: Store, id: string, version: number | un
   return { task, chain };
 }
 
-async function resolveCommit(repo: string, ref: string): Promise<string | null> {
+export async function resolveCommit(repo: string, ref: string): Promise<string | null> {
   const r = await git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { okCodes: [1, 128] });
   return r.code === 0 ? r.stdout.trim() : null;
 }

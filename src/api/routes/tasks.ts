@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
 import { reviewedCommit } from '../../core/reviewed.js';
 import { momentaryLock } from '../../daemon/mergeLock.js';
+import { goneAdvice } from '../../daemon/mergeTrain.js';
 import { checkoutGone } from '../../daemon/projectFolder.js';
 import { baseBranchOf, remoteOf, workRepoOf } from '../../daemon/repos.js';
 import { perProjectSlots } from '../../daemon/scheduler.js';
@@ -23,7 +24,7 @@ import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles } from './review.js';
 import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
-import { movedFrom, versionChain, versionRefs } from './reviewData.js';
+import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewData.js';
 import { recordSupersededSession } from './supersededSession.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse } from '../wire/responses.js';
@@ -257,18 +258,20 @@ async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
   const gone = checkoutGone(project);
   if (gone) return `${gone}: put it back`;
   const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+  const reviewed = reviewedCommit(task);
   try {
+    // Deleted since its review: the merge would stop on it, so the gate says it first, with the way back.
+    if (branch && reviewed && !(await resolveCommit(project.repoPath, `refs/heads/${branch}`))) return goneAdvice(project.repoPath, branch, reviewed);
     if (branch) await assertMergeable(project.repoPath, baseBranchOf(project), branch);
     else await assertMainCheckout(project.repoPath, baseBranchOf(project));
     // Worktrees share the branches: one moved after its review would be refused at the merge (mergeTrain.ts).
-    const reviewed = reviewedCommit(task);
     const moved = branch && reviewed ? await movedFrom(project.repoPath, branch, reviewed) : null;
     return moved?.message ?? null;
   } catch (err) {
     // A lock taken just now is a git at work (an editor refreshing its view): the merge waits for it (daemon/mergeLock.ts).
     if (isMaestroError(err, 'REPO_LOCKED') && momentaryLock(err)) return null;
     if (isMaestroError(err, 'DIRTY_MAIN') || isMaestroError(err, 'REPO_LOCKED')) return err.message;
-    return null; // not a repository any more, git missing, the branch gone: the merge says so itself
+    return null; // not a repository any more, git missing: the merge says so itself
   }
 }
 
