@@ -75,7 +75,9 @@ describe('maestro task diff / reject --comment', () => {
       const stale = await cli(['task', 'approve', task.id, ...url]);
       expect(stale.code).toBe(1);
       expect(stale.stderr).toContain(`${task.id} was superseded by ${next.id}`);
-      expect(stale.stderr).toContain(`maestro task diff ${next.id}`);
+      // At plan_review what to look at is the plan (task show), not a diff: the new version has no branch yet.
+      expect(stale.stderr).toContain(`look at the new version (its plan: maestro task show ${next.id}), then approve it by its id`);
+      expect((await cli(['task', 'diff', next.id, ...url])).stderr).toContain('NO_DIFF');
       expect((await d.store.tasks.get(next.id)).status).toBe('plan_review');
       const approved = await cli(['task', 'approve', next.id, ...url]);
       expect(approved.code).toBe(0);

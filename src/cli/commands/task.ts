@@ -224,7 +224,8 @@ function taskApprove(task: Command, ctx: CliContext): void {
       const { id: target, status, from, mergeBlocked } = await newestVersion(client, id);
       if (from) {
         const next = (GATE_STATUSES as readonly string[]).includes(status)
-          ? `look at the new version (maestro task diff ${target}), then approve it by its id`
+          ? // At exec_review a change to look at; at a plan or spec gate its plan (task diff has no branch to show yet: NO_DIFF).
+            `look at the new version (${status === 'exec_review' ? `maestro task diff ${target}` : `its plan: maestro task show ${target}`}), then approve it by its id`
           : `the new version is ${status}, at no gate either`;
         throw new MaestroError('WRONG_GATE', `${from} was superseded by ${target} (a rejection made a new version), so it is at no gate. Nothing was approved: ${next}.`);
       }
