@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { budget } from '../helpers/budget.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
-import { startTestDaemon, taskReaches, type TestDaemon } from '../helpers/daemon.js';
-import { cliFor, gitRepo } from './helpers.js';
+import { daemonRequest, startTestDaemon, taskReaches, type TestDaemon } from '../helpers/daemon.js';
+import { cliFor, gitRepo, waitForOutput } from './helpers.js';
 
 afterEach(() => removeTempDirs());
 
@@ -72,6 +72,32 @@ describe('maestro task logs: which run', { timeout: budget(240_000) }, () => {
     expect(noPlan.stderr).toContain(`${task.id} has no plan run; its runs: execute ${execute!.id} (succeeded), review ${review!.id} (succeeded).`);
     // --follow follows whatever run is current: naming one is a usage error.
     expect((await cli(['task', 'logs', task.id, '--follow', '--kind', 'execute', ...url])).code).toBe(2);
+  });
+
+  it('--follow says when the task waits at a gate for a person, and goes on through the approval to the merge', async () => {
+    d = await startTestDaemon({ tickMs: 100 });
+    const { startCli } = cliFor(d.config.home);
+    const script = join(tempDir('maestro-script-'), 'script.json');
+    writeFileSync(script, JSON.stringify(SCRIPT));
+    const project = await d.store.projects.create({ name: 'logs', repoPath: gitRepo(), config: { provider: { kind: 'scripted', script } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Add a greeting', complexity: 'easy' });
+    const follower = startCli(['task', 'logs', task.id, '--follow', '--url', d.url]);
+    const sink = { out: '' };
+    follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
+    try {
+      d.orchestrator.kick();
+      const gate = `══ ${task.id} waits at exec_review for you: maestro task diff ${task.id}, then maestro task approve ${task.id} (or reject --reason …); still following ══`;
+      await waitForOutput(follower, gate, sink);
+      expect(sink.out).toContain('Looked it over.');
+      expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, { who: 'ada' })).status).toBe(200);
+      d.orchestrator.kick();
+      const code = await new Promise<number | null>((r) => (follower.exitCode !== null ? r(follower.exitCode) : follower.on('close', r)));
+      expect(code).toBe(0);
+      expect(sink.out.split(gate)).toHaveLength(2); // said once
+      expect(sink.out).toMatch(new RegExp(`══ ${task.id} is done ══\\n$`));
+    } finally {
+      follower.kill('SIGKILL');
+    }
   });
 
   it('shows what a failed agent call printed and why it failed, for each model tried', async () => {

@@ -6,7 +6,8 @@
  * and the execute run's output is one option away. A dropped stream is reopened
  * with Last-Event-ID so nothing is missed or printed twice. Following goes on
  * into the next version when a rejection supersedes the task, and ends when
- * the chain's newest version is finished (done, cancelled) or needs attention.
+ * the chain's newest version is finished (done, cancelled) or needs attention;
+ * a task that reaches a gate is said once to wait there for a person (gateLine).
  * What the stream's replay left out (a replay.truncated event) gets a line naming
  * the run and the `task logs --run` that shows all of it.
  * What an agent wrote is shown without its colours, and every other control
@@ -18,7 +19,7 @@
  * character in them reaches the terminal.
  */
 import { MaestroError } from '../../core/errors.js';
-import { TERMINAL_STATUSES } from '../../core/status.js';
+import { GATE_STATUSES, TERMINAL_STATUSES } from '../../core/status.js';
 import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { RunList, TaskDetail } from '../../api/wire/responses.js';
 import { hangingIndent, oneLine, visibleWithoutColours } from '../../lib/visible.js';
@@ -109,6 +110,16 @@ const FOLLOW_ENDS: readonly string[] = [...TERMINAL_STATUSES, 'cancelled', 'need
 
 function finished(status: string): boolean {
   return FOLLOW_ENDS.includes(status);
+}
+
+/**
+ * The line said once when the followed task reaches a gate: no more output comes until a person decides, and
+ * following goes on through the decision (a merge then ends it, a reject follows the next version). Without it the
+ * stream just went quiet after the run's last line, the command still open, and nothing said what it waited for.
+ */
+export function gateLine(taskId: string, gate: string): string {
+  const look = gate === 'exec_review' ? `maestro task diff ${taskId}` : `maestro task show ${taskId}`;
+  return `\n══ ${taskId} waits at ${gate} for you: ${look}, then maestro task approve ${taskId} (or reject --reason …); still following ══\n`;
 }
 
 /** Where an agent's lines start, in a transcript entry after its first and in the live stream: past Maestro's own. */
@@ -211,11 +222,15 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
     else printText(`\n══ rejected: following version ${v.version} (${v.id}) ══\n`);
   };
   let ended: Detail['task'] | null = null;
+  // The task and gate last announced (gateLine), so that each arrival at a gate is said once.
+  let announcedGate: string | null = null;
   try {
     // One renderer for the version followed: a dropped stream reopened goes on where its text was, mid-line or not.
     const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer(current) };
     while (!stopped.signal.aborted) {
-      const outcome = await streamOnce(client, current, json, stopped.signal, state);
+      // Back to the status as soon as it is news: superseded, finished, or at a gate not yet announced.
+      const news = (t: Detail['task']) => t.status === 'superseded' || finished(t.status) || (GATE_STATUSES.includes(t.status) && `${current} ${t.status}` !== announcedGate);
+      const outcome = await streamOnce(client, current, json, stopped.signal, state, news);
       if (stopped.signal.aborted) break;
       if (outcome === 'dropped') {
         // The stream ended or dropped: wait a little, longer each time, then try again.
@@ -242,6 +257,12 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
         ended = now.task;
         break;
       }
+      const atGate = GATE_STATUSES.includes(now.task.status) ? `${current} ${now.task.status}` : null;
+      if (atGate && atGate !== announcedGate && !json) {
+        printText(gateLine(current, now.task.status));
+        state.render = streamRenderer(); // the line ended a line
+      }
+      announcedGate = atGate;
     }
   } finally {
     process.off('SIGINT', stop);
@@ -265,7 +286,7 @@ interface StreamState {
 
 /**
  * One connection to the task's stream, until a run ends (`run-ended`), the
- * watcher sees the task superseded or finished (`status`), or the stream drops.
+ * watcher sees news of the task (`status`: superseded, finished, at a gate), or the stream drops.
  * At the end of a run the stream is closed on purpose to look at the task's
  * status, then reopened from Last-Event-ID if the task goes on.
  */
@@ -275,6 +296,7 @@ async function streamOnce(
   json: boolean,
   stopped: AbortSignal,
   state: StreamState,
+  news: (task: Detail['task']) => boolean,
 ): Promise<'run-ended' | 'status' | 'dropped'> {
   const connection = new AbortController();
   const onStop = () => connection.abort();
@@ -282,7 +304,7 @@ async function streamOnce(
   let outcome: 'run-ended' | 'status' | 'dropped' = 'dropped';
   const watcher = setInterval(() => {
     client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`).then((d) => {
-      if (d.task.status === 'superseded' || finished(d.task.status)) {
+      if (news(d.task)) {
         outcome = 'status';
         connection.abort();
       }
