@@ -27,6 +27,18 @@ interface RootOpts {
 const lib = () => import('../../knowledge/lifecycle/index.js');
 type Lib = Awaited<ReturnType<typeof lib>>;
 
+/**
+ * The session a command names: a task's id (`t_…`, as every other command takes it, or `task-t_…`, its folder
+ * as the README writes it) names that task's session, whose id is a folder name (`task-t-…`, bridge.ts
+ * sessionIdFor); anything else is taken as a session id. A task's id was refused as a session id not matching
+ * ^[a-z0-9]…, and nothing said which session holds the task's candidates.
+ */
+export async function sessionArg(id: string): Promise<string> {
+  const task = /^(?:task-)?(t_[0-9a-z]+)$/i.exec(id)?.[1];
+  return task ? (await import('../../knowledge/lifecycle/bridge.js')).sessionIdFor(task) : id;
+}
+const SESSION_ARG = "a session id, or a task's id (t_…) for the task's session";
+
 /** One command's one-shot KnowledgeService (as the daemon builds it, without watchers): its lifecycle context, stopped after. */
 async function withLifecycle<T>(env: Env, fn: (lc: LifecycleContext, k: Lib) => Promise<T> | T): Promise<T> {
   const [{ KnowledgeService, resolveKnowledgeConfig }, k] = await Promise.all([import('../../knowledge/service.js'), lib()]);
@@ -70,8 +82,9 @@ function registerSession(program: Command, ctx: CliContext): void {
       if (!o.json) for (const u of unreadable) process.stderr.write(visible(`maestro: not listed, session.json missing or unreadable: sessions/${u.session_id}: ${u.error}\n`));
     }),
   );
-  withRoot(session.command('show <id>').description('Show a session and its runs.')).action(
-    action(async (id: string, o: RootOpts) => {
+  withRoot(session.command('show').argument('<id>', SESSION_ARG).description('Show a session and its runs.')).action(
+    action(async (given: string, o: RootOpts) => {
+      const id = await sessionArg(given);
       const root = (await rootOf(o, ctx.env));
       const k = await lib();
       const s = k.readSession(root, id);
@@ -90,8 +103,9 @@ function registerSession(program: Command, ctx: CliContext): void {
       if (!o.json) for (const u of unreadable) process.stderr.write(visible(`maestro: not listed, run ${u.run_id}: ${u.error}\n`));
     }),
   );
-  withRoot(session.command('seal <id>').description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
-    action(async (id: string, o: RootOpts) => {
+  withRoot(session.command('seal').argument('<id>', SESSION_ARG).description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
+    action(async (given: string, o: RootOpts) => {
+      const id = await sessionArg(given);
       const root = await rootOf(o, ctx.env);
       const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, id);
@@ -146,7 +160,8 @@ function knowledgeRecord(knowledge: Command, ctx: CliContext): void {
 function knowledgeReview(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
-      .command('review <session>')
+      .command('review')
+      .argument('<session>', SESSION_ARG)
       .description('Review candidates: receipt state, matches, disposition, eligibility; --resolve records a decision.')
       .option('--refresh', 'reconcile stale or missing receipts first')
       .option('--resolve <candidate>', 'candidate to resolve')
@@ -156,7 +171,8 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
       .option('--reason <text>', 'evidence-backed reason (required with --resolve)')
       .option('--triage', 'print the triage order (corroboration, then age)'),
   ).action(
-    action(async (sid: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
+    action(async (given: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
+      const sid = await sessionArg(given);
       const root = (await rootOf(o, ctx.env));
       let resolved: unknown = null;
       const r = await withLifecycle(ctx.env, async (lc, k) => {
@@ -177,12 +193,14 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
 function knowledgePromote(knowledge: Command, ctx: CliContext): void {
   withRoot(
     knowledge
-      .command('promote <session>')
+      .command('promote')
+      .argument('<session>', SESSION_ARG)
       .description('Promote eligible candidates into specs / knowhow (fresh receipts and sealed source runs required).')
       .option('--candidate <id>', 'candidate id (repeatable, commas accepted)', csv)
       .option('--all', 'every eligible pending candidate of the session'),
   ).action(
-    action(async (sid: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
+    action(async (given: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
+      const sid = await sessionArg(given);
       const root = await rootOf(o, ctx.env);
       const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, sid);
