@@ -207,7 +207,10 @@ const MAX_CLARIFY_ROUNDS = 5;
 /** How much of a failed call's output its transcript keeps: the end, where an agent says why it stopped (64 KiB of text). */
 const FAILED_OUTPUT_CHARS = 64 * 1024;
 
-/** The last `max` characters of an agent's streamed output, in bounded memory (an agent may print hundreds of MB). */
+/**
+ * The last `max` characters of an agent's streamed output in one call, in bounded memory (an agent may print hundreds
+ * of MB): kept for the transcript if the call fails (an answer that stands is written whole).
+ */
 class OutputTail {
   private parts: string[] = [];
   private length = 0;
@@ -233,6 +236,24 @@ class OutputTail {
   }
 }
 
+/** An answer that stands: its usage counted, its text (and what was noticed of its stream) in the transcript. */
+function recordAnswer(ctx: RunContext, stage: string, result: AgentResult): void {
+  ctx.usage.inputTokens += result.usage.inputTokens;
+  ctx.usage.outputTokens += result.usage.outputTokens;
+  ctx.usage.costUsd += result.usage.costUsd;
+  appendTranscript(ctx.runDir, { at: Date.now(), stage, role: 'agent', text: result.text });
+  if (result.diagnostics) appendTranscript(ctx.runDir, { at: Date.now(), stage, role: 'notice', text: describeDiagnostics(result.diagnostics) });
+}
+
+/**
+ * A failed call in the transcript, which `task logs` reads: what the agent printed in it, then why it failed.
+ * Without these a failed call showed its prompt and nothing of why it failed.
+ */
+function transcribeFailure(ctx: RunContext, stage: string, printed: string, failure: string, model: string): void {
+  if (printed) appendTranscript(ctx.runDir, { at: Date.now(), stage, role: 'agent', text: printed });
+  appendTranscript(ctx.runDir, { at: Date.now(), stage, role: 'error', text: `${failure} (model ${model})` });
+}
+
 /**
  * One agent call with everything around it. Walks the model chain (one retry
  * on the next weaker model), turns a timeout into AGENT_TIMEOUT and a final
@@ -252,7 +273,6 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
     });
     const onAbort = () => controller.abort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
-    // What the agent printed in this call: kept for the transcript if the call fails (an answer that stands is written whole).
     const printed = new OutputTail(FAILED_OUTPUT_CHARS);
     try {
       appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'prompt', text: basePrompt });
@@ -288,12 +308,8 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
             }
           },
         });
-        ctx.usage.inputTokens += result.usage.inputTokens;
-        ctx.usage.outputTokens += result.usage.outputTokens;
-        ctx.usage.costUsd += result.usage.costUsd;
         printed.clear();
-        appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'agent', text: result.text });
-        if (result.diagnostics) appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'notice', text: describeDiagnostics(result.diagnostics) });
+        recordAnswer(ctx, call.stage, result);
         const question = CLARIFY_PATTERN.exec(result.text)?.[1];
         if (!question || round >= MAX_CLARIFY_ROUNDS) return result.text;
         // Agents that cannot pause end their turn with a question; ask, then continue the session.
@@ -306,11 +322,7 @@ export async function callAgent(ctx: RunContext, call: AgentCall): Promise<strin
     } catch (err) {
       if (ctx.signal.aborted) throw new MaestroError('INTERRUPTED', `stopped during ${call.stage}`, { cause: err });
       const e = err instanceof MaestroError ? err : new MaestroError('AGENT_FAILED', coerceError(err).message, { cause: err });
-      // `task logs` reads the transcript: without these a failed call showed its prompt and nothing of why it failed.
-      const said = printed.text();
-      if (said) appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'agent', text: said });
-      const failure = timedOut ? `the agent (${model}) ran past ${ctx.limits.agentTimeoutMs} ms` : `${e.code}: ${e.message}`;
-      appendTranscript(ctx.runDir, { at: Date.now(), stage: call.stage, role: 'error', text: `${failure} (model ${model})` });
+      transcribeFailure(ctx, call.stage, printed.text(), timedOut ? `the agent (${model}) ran past ${ctx.limits.agentTimeoutMs} ms` : `${e.code}: ${e.message}`, model);
       if (e instanceof AttentionError || e.code === 'SCRIPT_INVALID') throw e;
       // A weaker model cannot install the tool or log it in: stop here with the reason.
       if (e.code === 'AGENT_NOT_INSTALLED' || e.code === 'AGENT_LOGIN_REQUIRED') {
