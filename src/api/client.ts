@@ -15,7 +15,7 @@
  * which would trip over the missing fields with a JavaScript error, and its
  * error page is not taken for the daemon's refusal.
  */
-import { clientToken, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
+import { clientTokenSource, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
 import { ERROR_CATALOGUE, MaestroError, coerceError, type ErrorCode } from '../core/errors.js';
 import type { ProjectDetail, ProjectList } from './wire/responses.js';
 
@@ -61,10 +61,14 @@ function isErrorCode(code: unknown): code is ErrorCode {
 export class ApiClient {
   readonly baseUrl: string;
   private readonly token: string | null;
+  /** Where the token came from, said with a refusal of it (clientTokenSource). */
+  private readonly tokenFrom: string | null;
 
   constructor(options: ClientOptions = {}, env: NodeJS.ProcessEnv) {
     this.baseUrl = resolveApiUrl(options.url, env);
-    this.token = options.token ?? clientToken(new URL(this.baseUrl), env);
+    const source = options.token ? null : clientTokenSource(new URL(this.baseUrl), env);
+    this.token = source ? source.token : options.token!;
+    this.tokenFrom = source?.from ?? null;
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -123,7 +127,8 @@ export class ApiClient {
     // that is not valid HTTP, api/errors.ts): an error page without either (a web server's 404, a proxy's 502) is not
     // one, and said as such rather than as the daemon's NOT_FOUND or INTERNAL.
     if (!res.headers.has(DAEMON_MARK) && typeof code !== 'string') throw await this.notADaemon(method, path, res, text);
-    const message = typeof body.error?.message === 'string' ? body.error.message : `${method} ${path} answered HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`;
+    const said = typeof body.error?.message === 'string' ? body.error.message : `${method} ${path} answered HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`;
+    const message = res.status === 401 && this.tokenFrom ? `${said} Here, ${this.tokenFrom}.` : said;
     const details = { ...(body.error?.details ?? {}), status: res.status, ...(typeof code === 'string' ? { apiCode: code } : {}) };
     throw new MaestroError(isErrorCode(code) ? code : res.status === 401 ? 'UNAUTHORIZED' : res.status === 404 ? 'NOT_FOUND' : 'INTERNAL', message, { details });
   }

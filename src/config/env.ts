@@ -27,7 +27,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { DEFAULTS } from './defaults.js';
-import { isLoopback, readHomeDaemonUrl, readHomeToken, resolveHome } from './home.js';
+import { isLoopback, readHomeDaemonUrl, readHomeToken, resolveHome, tokenPath } from './home.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -84,7 +84,22 @@ const MAX_READ_TIMEOUT_S = 3600;
 
 /** The token a client sends to the daemon at `url`: MAESTRO_TOKEN, else the home's token for a loopback daemon, else none. */
 export function clientToken(url: URL, env: Env): string | null {
-  return env.MAESTRO_TOKEN || (isLoopback(url.hostname.replace(/^\[|\]$/g, '')) ? readHomeToken(resolveHome(env)) : null);
+  return clientTokenSource(url, env).token;
+}
+
+/**
+ * The token a client sends and where it comes from, in words for a refusal (401): a CLI run with another
+ * MAESTRO_HOME than its daemon's finds no token file, or another daemon's, and the daemon's own message can only
+ * say where a token may be, not which file this client read.
+ */
+export function clientTokenSource(url: URL, env: Env): { token: string | null; from: string } {
+  if (env.MAESTRO_TOKEN) return { token: env.MAESTRO_TOKEN, from: 'the CLI sent MAESTRO_TOKEN' };
+  if (!isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) return { token: null, from: `the CLI sends $MAESTRO_HOME/token only to a daemon on loopback: set MAESTRO_TOKEN for ${url.host}` };
+  const file = tokenPath(resolveHome(env));
+  const token = readHomeToken(resolveHome(env));
+  return token
+    ? { token, from: `the CLI sent the token of ${file}: if the daemon at ${url.origin} runs with another MAESTRO_HOME, run the CLI with that one` }
+    : { token: null, from: `the CLI found no token at ${file}: run it with the MAESTRO_HOME of the daemon at ${url.origin}, or set MAESTRO_TOKEN` };
 }
 
 /** The wiki folder the FLOW_* variables name (relative ones from `base`), or undefined when none is set. */

@@ -378,6 +378,23 @@ describe('maestro CLI against a daemon', () => {
     }
   }, CLI_HEAVY_TIMEOUT);
 
+  it('says which token file it read when a daemon refuses it: a CLI run with another MAESTRO_HOME than its daemon', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const url = `http://127.0.0.1:${d.port}`;
+      const other = tempDir('maestro-other-home-');
+      const none = await cli(['task', 'list', '--url', url], cleanEnv({ MAESTRO_HOME: other }));
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain(`Here, the CLI found no token at ${join(other, 'token')}: run it with the MAESTRO_HOME of the daemon at ${url}, or set MAESTRO_TOKEN. [UNAUTHORIZED]`);
+      writeFileSync(join(other, 'token'), `${'x'.repeat(43)}\n`, { mode: 0o600 });
+      const wrong = await cli(['task', 'list', '--url', url], cleanEnv({ MAESTRO_HOME: other }));
+      expect(wrong.stderr).toContain(`Here, the CLI sent the token of ${join(other, 'token')}: if the daemon at ${url} runs with another MAESTRO_HOME, run the CLI with that one. [UNAUTHORIZED]`);
+      expect((await cli(['task', 'list', '--url', url], cleanEnv({ MAESTRO_HOME: d.config.home }))).code).toBe(0);
+    } finally {
+      await d.stop();
+    }
+  }, CLI_HEAVY_TIMEOUT);
+
   it('finds the daemon of MAESTRO_HOME on whatever port it listens, with no --url; not once it stopped', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     const env = cleanEnv({ MAESTRO_HOME: d.config.home });
