@@ -100,6 +100,24 @@ describe('maestro task logs: which run', { timeout: budget(240_000) }, () => {
     }
   });
 
+  it('--follow of a task that has not started says why first: a dependency that needs a person', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const { startCli } = cliFor(d.config.home);
+    const project = await d.store.projects.create({ name: 'logs', repoPath: gitRepo(), config: {} });
+    const schema = await d.store.tasks.create({ projectId: project.id, title: 'Schema' });
+    await d.store.tasks.transition(schema.id, 'needs_attention');
+    const api = await d.store.tasks.create({ projectId: project.id, title: 'Api', deps: [schema.id] });
+    const follower = startCli(['task', 'logs', api.id, '--follow', '--url', d.url]);
+    const sink = { out: '' };
+    follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
+    try {
+      await waitForOutput(follower, 'Still following. ══', sink);
+      expect(sink.out).toBe(`══ ${api.id} has not started. It cannot start: it depends on ${schema.id} "Schema" (needs_attention). Retry that (maestro task retry ${schema.id}) or drop it from its deps (maestro task edit ${api.id} --no-deps). Still following. ══\n`);
+    } finally {
+      follower.kill('SIGKILL');
+    }
+  });
+
   it('shows what a failed agent call printed and why it failed, for each model tried', async () => {
     d = await startTestDaemon({ tickMs: 100 });
     const { cli } = cliFor(d.config.home);

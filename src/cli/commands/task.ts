@@ -196,6 +196,13 @@ export function waitLine(waitingOn: ReadonlyArray<{ id: string; title: string; s
   return `It starts when its dependencies are done: ${waitingOn.map((d) => `${d.id} "${oneLine(d.title)}" (${d.status}${person(d)})`).join(', ')}.`;
 }
 
+/** Why a ready task has not started, as `task show` says it (or null): a dependency stuck or on its way, or no place. */
+function notStartedLine(d: TaskDetail): string | null {
+  if (d.stuckOn?.length) return stuckLine(d.task, d.stuckOn);
+  if (d.waitingOn?.length) return waitLine(d.waitingOn);
+  return d.waitingForSlot ? slotLine(d.waitingForSlot) : null;
+}
+
 /** Why a ready task whose dependencies are done does not start: its project's places on the daemon are taken. */
 export function slotLine(wait: { limit: number; held: ReadonlyArray<{ id: string; title: string; status: string }> }): string {
   const asking = wait.held.filter((t) => t.status === 'awaiting_input');
@@ -337,7 +344,7 @@ function taskLogs(task: Command, ctx: CliContext): void {
   ).action(
     action(async (id: string, opts: ClientFlags & RunChoice & { follow?: boolean }) => {
       const client = clientFor(opts, ctx.env);
-      if (opts.follow) await followTask(client, id, Boolean(opts.json));
+      if (opts.follow) await followTask(client, id, Boolean(opts.json), notStartedLine);
       else await printTranscript(client, id, Boolean(opts.json), { run: opts.run, kind: opts.kind });
     }),
   );

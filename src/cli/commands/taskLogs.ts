@@ -202,7 +202,7 @@ function nextVersion(d: Detail): { id: string; version: number } | null {
  * version's runs; when a rejection supersedes it, the next version's. Ends
  * when the chain's newest version is finished or needs a person.
  */
-export async function followTask(client: ApiClient, id: string, json: boolean): Promise<void> {
+export async function followTask(client: ApiClient, id: string, json: boolean, notStarted: (d: Detail) => string | null = () => null): Promise<void> {
   const detail = (taskId: string) => client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`);
   let d = await detail(id);
   for (let next = nextVersion(d); d.task.status === 'superseded' && next; next = nextVersion(d)) {
@@ -213,6 +213,9 @@ export async function followTask(client: ApiClient, id: string, json: boolean): 
     await printTranscript(client, d.task.id, json);
     return;
   }
+  // A task that has not started prints nothing until it does, maybe never (a dependency that needs a person): why, first.
+  const why = json ? null : notStarted(d);
+  if (why) printText(`══ ${d.task.id} has not started. ${why} Still following. ══\n`);
   const stopped = new AbortController();
   const stop = () => stopped.abort();
   process.once('SIGINT', stop);
