@@ -82,6 +82,8 @@ describe('maestro CLI without a daemon', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Without a daemon: `init`, `doctor` and the knowledge commands/);
+    // Every exit code the README lists (141: the reader of the output stopped early, test/cli/closedPipe.test.ts).
+    expect(help.stdout).toContain('Exit codes: 0 ok, 1 error, 2 usage, 141 when the reader of the output stopped early (| head).');
     const usage = await cli(['task', 'create']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'title'");
