@@ -13,7 +13,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { silentServer } from '../helpers/silentServer.js';
 import { budget } from '../helpers/budget.js';
-import { cleanEnv, cli, cliFor, gitRepo, type CliResult } from './helpers.js';
+import { cleanEnv, cli, cliFor, gitRepo, ROOT, type CliResult } from './helpers.js';
 import { freePort } from '../helpers/postgres.js';
 
 afterEach(() => removeTempDirs());
@@ -79,6 +79,12 @@ describe('maestro CLI: bad input is refused before anything happens', { timeout:
     const script = await cli(['project', 'add', repo, '--provider', 'scripted', '--script', missing, ...url, '--json']);
     expect(script.code).toBe(2);
     expect(jsonError(script)).toEqual({ code: 'BAD_INPUT', message: `--script ${missing} does not exist; nothing was registered.` });
+    // A path from the repository's top, typed in another folder (the help calls the script a file in the repository): named.
+    mkdirSync(join(repo, '.maestro'), { recursive: true });
+    writeFileSync(join(repo, '.maestro', 'script.yaml'), 'steps: []\n');
+    const relative = await cli(['project', 'add', repo, '--provider', 'scripted', '--script', '.maestro/script.yaml', ...url, '--json']);
+    expect(relative.code).toBe(2);
+    expect(jsonError(relative).message).toBe(`--script ${join(ROOT, '.maestro/script.yaml')} does not exist (a relative path is taken from this folder, ${ROOT}; the repository's is --script ${join(repo, '.maestro/script.yaml')}); nothing was registered.`);
   });
 
   it('--workflow-root must be an existing folder: a mistyped one is not created', async () => {

@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
   ).action(
     action(async (path: string, opts: ClientFlags & { name?: string; remote?: string; provider?: string; command?: string; script?: string }) => {
       const repoPath = resolve(path);
-      const provider = providerFromFlags(opts);
+      const provider = providerFromFlags(opts, repoPath);
       const config = { ...(provider ? { provider } : {}), ...(opts.remote ? { remote: opts.remote } : {}) };
       const body = { name: opts.name ?? basename(repoPath.replace(/\.git$/, '')), repoPath, ...(Object.keys(config).length ? { config } : {}) };
       const client = clientFor(opts, ctx.env);

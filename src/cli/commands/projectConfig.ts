@@ -6,7 +6,7 @@
  * named (field and problem) before anything is sent.
  */
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { autoApprovalSentence } from '../../core/autoApproval.js';
 import { MaestroError } from '../../core/errors.js';
@@ -41,7 +41,7 @@ export function splitArgv(text: string): string[] {
 }
 
 /** The provider `project add --provider` sets. */
-export function providerFromFlags(flags: { provider?: string; command?: string; script?: string }): Record<string, unknown> | null {
+export function providerFromFlags(flags: { provider?: string; command?: string; script?: string }, repoPath?: string): Record<string, unknown> | null {
   if (!flags.provider) {
     if (flags.command || flags.script) throw new MaestroError('BAD_INPUT', '--command and --script need --provider command or --provider scripted.');
     return null;
@@ -53,7 +53,7 @@ export function providerFromFlags(flags: { provider?: string; command?: string; 
     provider = { kind: 'command', command: argv, promptVia: argv.some((a) => a.includes('{prompt}')) ? 'arg' : 'stdin' };
   } else if (flags.provider === 'scripted') {
     if (!flags.script) throw new MaestroError('BAD_INPUT', '--provider scripted needs --script <file> (docs/scripted-agent.md).');
-    provider = { kind: 'scripted', script: scriptFile(flags.script) };
+    provider = { kind: 'scripted', script: scriptFile(flags.script, repoPath) };
   } else {
     if (flags.command || flags.script) throw new MaestroError('BAD_INPUT', `--command and --script do not apply to --provider ${flags.provider}.`);
     provider = { kind: flags.provider };
@@ -62,12 +62,18 @@ export function providerFromFlags(flags: { provider?: string; command?: string; 
   return provider;
 }
 
-/** `--script`, resolved here (where the person typed it): a file that is not there would fail only at the project's first task. */
-function scriptFile(path: string): string {
+/**
+ * `--script`, resolved here (where the person typed it): a file that is not there would fail only at the project's
+ * first task. A relative path is this folder's, as any path typed; the help calls the script a file in the
+ * repository, so one given from the repository's top (`.maestro/script.yaml`, typed elsewhere) is named in the refusal.
+ */
+function scriptFile(path: string, repoPath?: string): string {
   const file = resolve(path);
   const stat = statSync(file, { throwIfNoEntry: false });
-  if (!stat?.isFile()) throw new MaestroError('BAD_INPUT', `--script ${file} ${stat ? 'is not a file' : 'does not exist'}; nothing was registered.`);
-  return file;
+  if (stat?.isFile()) return file;
+  const inRepo = repoPath && !isAbsolute(path) ? resolve(repoPath, path) : null;
+  const meant = inRepo && inRepo !== file && statSync(inRepo, { throwIfNoEntry: false })?.isFile() ? ` (a relative path is taken from this folder, ${process.cwd()}; the repository's is --script ${inRepo})` : '';
+  throw new MaestroError('BAD_INPUT', `--script ${file} ${stat ? 'is not a file' : 'does not exist'}${meant}; nothing was registered.`);
 }
 
 /** The runner's schema, with each problem named by its dotted key; `hint` is said after them. */
