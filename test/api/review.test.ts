@@ -218,6 +218,9 @@ describe('review API', () => {
     const findings = await call('GET', `/api/tasks/${task.id}/findings`);
     expect(findings.body).toEqual({ taskId: task.id, version: 1, verdicts: [], findings: [] });
     expect((await call('GET', `/api/tasks/${task.id}/checks?version=3`)).status).toBe(404);
+    // A version that will never run them (cancelled here; superseded at a plan gate, a parent): skipped, not pending.
+    await d.store.tasks.transition(task.id, 'cancelled');
+    expect((await call('GET', `/api/tasks/${task.id}/checks`)).body.checks.map((c: { status: string }) => c.status)).toEqual(['skipped', 'skipped']);
   });
 
   it('says at exec_review when an approval could not merge yet: the checkout has uncommitted changes', async () => {
