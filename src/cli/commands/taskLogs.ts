@@ -263,7 +263,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
       const atGate = GATE_STATUSES.includes(now.task.status) ? `${current} ${now.task.status}` : null;
       if (atGate && atGate !== announcedGate && !json) {
         printText(gateLine(current, now.task.status));
-        state.render = streamRenderer(); // the line ended a line
+        state.render = streamRenderer(current); // the line ended a line
       }
       announcedGate = atGate;
     }
