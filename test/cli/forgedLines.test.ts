@@ -71,11 +71,13 @@ describe('agent text at the review gate', { timeout: budget(240_000) }, () => {
     const lines = show.stdout.split('\n');
     const at = lines.findIndex((l) => l.includes('Looks fine.'));
     expect(lines.slice(at, at + 3)).toEqual([`    [low, code] ${SHOWN}:1: Looks fine.`, `      ${STATUS}`, '        if (!x) return;']);
-    // At the first column only Maestro's own: the workflow named on its line, and the title.
+    // At the first column only Maestro's own: the workflow named on its line, the title, and what to run at the gate (last).
     expect(lines.filter((l) => /^\S/.test(l))).toEqual([
       `This change edits files that run code outside Maestro once merged: .github/workflows/ci\\u{a}${STATUS}.yml (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).`,
       'Update the docs',
+      `It waits for you at exec_review: maestro task diff ${task.id} shows the change, maestro task approve ${task.id} merges it, maestro task reject ${task.id} --reason "…" sends it back as a new version.`,
     ]);
+    expect(lines.filter(Boolean).at(-1)).toContain('It waits for you at exec_review');
 
     // The execute run's words: the concealed ones shown as text, its second line under its first.
     const logs = await cli(['task', 'logs', task.id, '--kind', 'execute', ...url]);

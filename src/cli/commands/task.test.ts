@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../core/types.js';
-import { describeTask } from './task.js';
+import { describeTask, gateNext } from './task.js';
 
 const task = (over: Partial<Task>): Task => ({
   id: 't_1', projectId: 'p_1', parentId: null, depth: 0, title: 'Fix the parser', complexity: 'easy', status: 'needs_attention', priority: 1, deps: [], plan: null, spec: null,
@@ -44,5 +44,13 @@ describe('task show at a gate it was approved at before', () => {
     expect(waiting.split('\n')).toContain('  exec_review: approve by human (of an earlier change: the task waits at exec_review again)');
     const done = describeTask(task({ status: 'done', approvals: [approval] }), [], []);
     expect(done.split('\n')).toContain('  exec_review: approve by human');
+  });
+});
+
+describe('task show at a gate', () => {
+  it('says what a person runs there; nothing off a gate', () => {
+    expect(gateNext(task({ status: 'plan_review' }))).toBe('It waits for you at plan_review: maestro task approve t_1 accepts the plan above, maestro task reject t_1 --reason "…" sends it back as a new version to plan again.');
+    expect(gateNext(task({ status: 'exec_review' }))).toBe('It waits for you at exec_review: maestro task diff t_1 shows the change, maestro task approve t_1 merges it, maestro task reject t_1 --reason "…" sends it back as a new version.');
+    expect(gateNext(task({ status: 'ready' }))).toBeNull();
   });
 });

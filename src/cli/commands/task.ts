@@ -75,6 +75,15 @@ export function describeTask(task: Task, runs: { id: string; kind: string; statu
   return lines.join('\n');
 }
 
+/** What a person at the task's gate can run (approve, or reject with a reason, which makes a new version); null off a gate. */
+export function gateNext(task: Task): string | null {
+  if (!GATE_STATUSES.includes(task.status)) return null;
+  const reject = `maestro task reject ${task.id} --reason "…" sends it back as a new version`;
+  if (task.status === 'exec_review') return `It waits for you at exec_review: maestro task diff ${task.id} shows the change, maestro task approve ${task.id} merges it, ${reject}.`;
+  const what = task.status === 'spec_review' ? 'plan and spec' : 'plan';
+  return `It waits for you at ${task.status}: maestro task approve ${task.id} accepts the ${what} above, ${reject} to plan again.`;
+}
+
 export function register(program: Command, ctx: CliContext): void {
   const task = program.command('task').description('Create tasks, watch them and act at their gates (needs the daemon).');
   taskCreate(task, ctx);
@@ -163,7 +172,9 @@ function taskShow(task: Command, ctx: CliContext): void {
       const held = answer.heldBack?.length ? `${answer.heldBack.map((c) => `This daemon holds it back: ${oneLine(c.message)}`).join('\n')}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : ''));
+      // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
+      const gate = gateNext(answer.task);
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + (gate ? `\n\n${gate}` : ''));
     }),
   );
 }
