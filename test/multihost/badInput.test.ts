@@ -76,17 +76,18 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
 
   it('a database of an older schema: migrated at start, its tasks kept, the stream table installed and no NOTIFY trigger left', async () => {
     const { url, db } = await freshPostgres();
-    // Back to schema 3 (before LISTEN/NOTIFY), as an older Maestro left it.
+    const store = storeOf(url);
+    const project = await store.projects.create({ name: 'p', repoPath: tempDir(), config: {} });
+    const task = await store.tasks.create({ projectId: project.id, title: 'kept', complexity: 'easy' });
+    // Back to schema 3 (before LISTEN/NOTIFY), as an older Maestro left it, with its task.
     await db.run(`DROP TABLE stream_overflow`);
     await db.run(`DROP INDEX tasks_ready_order`);
     await db.run(`ALTER TABLE projects DROP COLUMN archived_at`);
     await db.run(`ALTER TABLE projects DROP COLUMN auto_approve_from`);
+    await db.run(`ALTER TABLE tasks DROP COLUMN feedback_source`);
     await db.run(`DELETE FROM schema_migrations WHERE version > 3`);
     await db.close();
-    const store = storeOf(url);
     expect(await currentSchemaVersion(store.db)).toBe(3);
-    const project = await store.projects.create({ name: 'p', repoPath: tempDir(), config: {} });
-    const task = await store.tasks.create({ projectId: project.id, title: 'kept', complexity: 'easy' });
     const d = keep(await startTestDaemon({ name: 'upgrader', database: url }, { noOrchestrator: true }));
     expect(await currentSchemaVersion(store.db)).toBe(LATEST_SCHEMA_VERSION);
     expect((await store.tasks.get(task.id)).title).toBe('kept');
