@@ -10,7 +10,8 @@ import { terminalLine } from '../../src/cli/commands/serve.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { poll, until } from '../helpers/wait.js';
+import { isPidAlive } from '../../src/lib/processes.js';
 
 describe('a worker that outlives its daemon', () => {
   const daemons: TestDaemon[] = [];
@@ -47,5 +48,11 @@ describe('a worker that outlives its daemon', () => {
     }
     expect((await second.store.events.list({ taskId: task.id, type: 'run.adopted' })).events).toHaveLength(1);
     expect((await second.store.runs.get(run.id)).status).toBe('running');
+
+    // Taken over means this daemon's to stop: a cancel ends the adopted worker, which it did not start, by its pid.
+    expect((await second.app.inject({ method: 'POST', url: `/api/tasks/${task.id}/cancel`, payload: { reason: 'done looking' } })).statusCode).toBe(200);
+    second.orchestrator.kick();
+    await poll(() => !isPidAlive(run.workerPid!), `the adopted worker (pid ${run.workerPid}) to end`);
+    await until(second.bus, async () => (await second.store.runs.get(run.id)).status === 'cancelled', 'the adopted run cancelled');
   });
 });
