@@ -124,6 +124,27 @@ describe('maestro task edit', { timeout: budget(240_000) }, () => {
     }
   });
 
+  it('says at create that a dependency needing attention holds the new task, with the ways out; nothing for one on its way', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli } = cliFor(d.config.home);
+      const url = ['--url', d.url];
+      const p = await d.store.projects.create({ name: 'shop', repoPath: gitRepo(), config: {} });
+      const stuck = await d.store.tasks.create({ projectId: p.id, title: 'Broken base' });
+      for (const s of ['queued', 'executing', 'needs_attention'] as const) await d.store.tasks.transition(stuck.id, s);
+      const fine = await d.store.tasks.create({ projectId: p.id, title: 'Fine base' });
+
+      const told = await cli(['task', 'create', 'After', '--project', 'shop', '--deps', `${stuck.id},${fine.id}`, ...url]);
+      expect(told.code).toBe(0);
+      const id = /^Created task (\S+) /.exec(told.stdout)![1]!;
+      expect(told.stdout.split('\n')[1]).toBe(`It cannot start: it depends on ${stuck.id} "Broken base" (needs_attention). Retry that (maestro task retry ${stuck.id}) or drop it from its deps (maestro task edit ${id} --deps ${fine.id}).`);
+      const quiet = await cli(['task', 'create', 'Later', '--project', 'shop', '--deps', fine.id, ...url]);
+      expect(quiet.stdout.trim().split('\n')).toHaveLength(1);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('takes a dependency named by a superseded version to mean the newest, at create and at edit, and says so', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {

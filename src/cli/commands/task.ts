@@ -143,7 +143,12 @@ function taskCreate(task: Command, ctx: CliContext): void {
       };
       const { task: t } = await client.post<TaskResponse>('/api/tasks', body);
       if (opts.json) printJson({ task: t });
-      else print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}${opts.deps ? newestDepsNote(list(opts.deps), t.deps) : ''}`);
+      else {
+        print(`Created task ${t.id} (${t.status}) in ${project.name}: ${t.title}${opts.deps ? newestDepsNote(list(opts.deps), t.deps) : ''}`);
+        // A dependency that cannot finish as it stands (cancelled, needing attention) holds the new task from the start: said now, with the ways out.
+        const stuckOn = t.deps.length ? (await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(t.id)}`)).stuckOn : undefined;
+        if (stuckOn?.length) print(stuckLine(t, stuckOn));
+      }
     }),
   );
 }
