@@ -53,15 +53,15 @@ describe('maestro project add --provider / project config', () => {
       expect(incomplete.code).toBe(2);
       expect(incomplete.stderr).toContain('Invalid provider: provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"] (it is never run through a shell). Nothing was saved.');
       // Setting the kind starts the provider afresh, so its keys one command at a time never get there: said.
-      expect(incomplete.stderr).toContain(`Set a provider's kind and its keys in one command, e.g. maestro project config set provider.kind command provider.command '["my-agent","{prompt}"]'.`);
+      expect(incomplete.stderr).toContain(`Set a provider's kind and its keys in one command, e.g. maestro project config set provider.kind command provider.command 'my-agent {prompt}'.`);
       const noKind = await cli(['project', 'config', 'set', 'provider.command', '["my-agent","{prompt}"]', ...project, ...url]);
       expect(noKind.code).toBe(2);
       expect(noKind.stderr).toContain('Invalid provider: provider.kind: not set: one of scripted, command, claude, codex, gemini, cursor, opencode. Nothing was saved. Set a provider');
       const badKind = await cli(['project', 'config', 'set', 'provider.kind', 'claude-code', ...project, ...url]);
       expect(badKind.stderr).toContain('provider.kind: "claude-code" is not a provider kind: one of scripted, command');
-      // A command given as one string: the form it takes is shown.
-      const oneString = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', 'my-agent', ...project, ...url]);
-      expect(oneString.stderr).toContain('provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"]');
+      // A command that is not a list or a text: the form it takes is shown.
+      const aNumber = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '42', ...project, ...url]);
+      expect(aNumber.stderr).toContain('provider.command: the agent\'s argv as a list, such as ["my-agent","{prompt}"]');
       const unknownKey = await cli(['project', 'config', 'set', 'provider.kind', 'scripted', 'provider.scirpt', '/x.yaml', ...project, ...url]);
       expect(unknownKey.code).toBe(2);
       expect(unknownKey.stderr).toContain('provider.script: a scripted provider needs the path of its YAML or JSON script (docs/scripted-agent.md)');
@@ -72,6 +72,10 @@ describe('maestro project add --provider / project config', () => {
       const noAgent = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '["/nonexistent/agent","{prompt}"]', ...project, ...url]);
       expect(noAgent.code).toBe(0);
       expect(noAgent.stdout).toContain('Saved provider.kind, provider.command for project bare.\nProject bare cannot run tasks: its command agent /nonexistent/agent does not exist or is not executable.');
+      // Given as one text, as `project add --command` takes it: split into its argv, the prompt in {prompt}'s place.
+      const asText = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '/nonexistent/agent --fast "{prompt}"', ...project, ...url]);
+      expect(asText.code).toBe(0);
+      expect((await d.store.projects.get('bare')).config.provider).toEqual({ kind: 'command', command: ['/nonexistent/agent', '--fast', '{prompt}'], promptVia: 'arg' });
       const notThere = await cli(['task', 'create', 'Add greeting', ...project, ...url]);
       expect(notThere.code).toBe(1);
       expect(notThere.stderr).toContain('its command agent /nonexistent/agent does not exist or is not executable');

@@ -88,7 +88,7 @@ export function checkProvider(provider: unknown, hint = ''): void {
  * Said when `config set` leaves a provider invalid: setting provider.kind starts the provider afresh (setKey), and
  * a kind's other keys cannot be set before it, so one key at a time never gets there.
  */
-const ONE_COMMAND = ` Set a provider's kind and its keys in one command, e.g. maestro project config set provider.kind command provider.command '["my-agent","{prompt}"]'.`;
+const ONE_COMMAND = ` Set a provider's kind and its keys in one command, e.g. maestro project config set provider.kind command provider.command 'my-agent {prompt}'.`;
 
 /**
  * A value as typed: JSON when it parses (numbers, booleans, arrays, objects, "quoted"), else the text itself. A number
@@ -101,6 +101,23 @@ export function parseValue(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * A setting's value as typed (parseValue), except provider.command given as text: split into its argv as `project add
+ * --command` splits it (`my-agent --fast {prompt}`), where a plain string was refused as not an array.
+ */
+export function settingValue(key: string, text: string): unknown {
+  const value = parseValue(text);
+  return key === 'provider.command' && typeof value === 'string' ? splitArgv(value) : value;
+}
+
+/** With provider.command set and provider.promptVia not, the prompt goes where `project add --command` puts it: in {prompt}'s place when the argv has one, else on stdin. */
+function promptViaFromCommand(config: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const provider = config.provider as Record<string, unknown> | undefined;
+  if (!keys.includes('provider.command') || keys.includes('provider.promptVia') || !Array.isArray(provider?.command)) return config;
+  const promptVia = provider.command.some((a) => typeof a === 'string' && a.includes('{prompt}')) ? 'arg' : 'stdin';
+  return { ...config, provider: { ...provider, promptVia } };
 }
 
 function keyPath(key: string): string[] {
@@ -181,7 +198,8 @@ export function registerConfig(project: Command, ctx: CliContext): void {
       const p = await pickProject(client, opts.project);
       let next = p.config;
       const pairs = [key, value, ...more];
-      for (let i = 0; i < pairs.length; i += 2) next = setKey(next, pairs[i]!, parseValue(pairs[i + 1]!));
+      for (let i = 0; i < pairs.length; i += 2) next = setKey(next, pairs[i]!, settingValue(pairs[i]!, pairs[i + 1]!));
+      next = promptViaFromCommand(next, pairs.filter((_, i) => i % 2 === 0));
       const answer = await saveConfig(client, p, next);
       if (opts.json) return printJson(answer);
       print(savedLine(`Saved ${pairs.filter((_, i) => i % 2 === 0).join(', ')} for project ${answer.project.name}`, answer));
