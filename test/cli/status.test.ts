@@ -54,6 +54,27 @@ describe('maestro status', () => {
     }
   });
 
+  it('lists the first 20 and counts the rest from every project', async () => {
+    const d = await startTestDaemon({}, { noOrchestrator: true });
+    try {
+      const { cli } = cliFor(d.config.home);
+      for (const name of ['one', 'two']) {
+        const project = await d.store.projects.create({ name, repoPath: tempDir(), config: {} });
+        for (let i = 0; i < 12; i++) {
+          const task = await d.store.tasks.create({ projectId: project.id, title: `${name} ${i}` });
+          for (const s of ['queued', 'executing', 'needs_attention'] as const) await d.store.tasks.transition(task.id, s);
+        }
+      }
+      const lines = (await cli(['status', '--url', d.url])).stdout.split('\n');
+      const at = lines.indexOf('Waiting for you (24):');
+      expect(at).toBeGreaterThan(0);
+      expect(lines.slice(at + 1).filter((l) => /^  t_\S+  needs_attention  /.test(l))).toHaveLength(20);
+      expect(lines).toContain('  and 4 more: maestro task list --status plan_review,spec_review,exec_review,awaiting_input,needs_attention');
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('counts what it does not list, with the command that lists it all', () => {
     const lines = waitingLines([{ id: 't_1', projectId: 'p', parentId: null, title: 'One', status: 'exec_review', priority: 0, complexity: 'easy', version: 1, deps: [], createdAt: 0, updatedAt: 0 }], 25);
     expect(lines[0]).toBe('Waiting for you (25):');

@@ -205,12 +205,12 @@ describe.skipIf(unusable)('stopping a sandboxed agent', () => {
 });
 
 describe("the agent's report", () => {
-  it('is not moved past MAX_REPORT_BYTES: removed unread, not committed, and a failed report phase on the run says why', async () => {
-    using sb = tempRepo();
+  /** An execute run whose command agent writes greeting.txt after `makeReport` (shell) made `.maestro/report.md`. */
+  async function runWithReport(sb: ReturnType<typeof tempRepo>, makeReport: (l: ReturnType<typeof daemonLayout>) => string) {
     const l = daemonLayout(sb);
     const path = join(l.bin, 'agent.sh');
     writeFileSync(path, `cat >/dev/null
-if [ "$MAESTRO_ROLE" = execute ]; then mkdir -p .maestro && head -c 2097152 /dev/zero > .maestro/report.md && echo hello > greeting.txt; fi
+if [ "$MAESTRO_ROLE" = execute ]; then mkdir -p .maestro && ${makeReport(l)} && echo hello > greeting.txt; fi
 echo done
 `);
     const job = parseJob(sb.job({ kind: 'execute', provider: { kind: 'command', command: ['/bin/sh', path] }, project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot } } as never, '', 'e1'));
@@ -218,23 +218,19 @@ echo done
     expect(branchFile(sb, 'greeting.txt')).toBe('hello');
     expect(existsSync(join(l.runDir, 'report.md'))).toBe(false);
     expect(() => branchFile(sb, '.maestro/report.md')).toThrow();
+    return l;
+  }
+
+  it('is not moved past MAX_REPORT_BYTES: removed unread, not committed, and a failed report phase on the run says why', async () => {
+    using sb = tempRepo();
+    const l = await runWithReport(sb, () => 'head -c 2097152 /dev/zero > .maestro/report.md');
     const phase = readOutbox(l.runDir).records.find((r) => r.type === 'phase' && r.stage === 'report');
     expect(phase).toMatchObject({ state: 'failed', detail: { code: 'CORRUPT_FILE', message: expect.stringContaining('.maestro/report.md is 2097152 bytes') } });
   });
 
   it('is not followed when it is a link: the token it points at never reaches the run, and the link is not committed', async () => {
     using sb = tempRepo();
-    const l = daemonLayout(sb);
-    const path = join(l.bin, 'agent.sh');
-    writeFileSync(path, `cat >/dev/null
-if [ "$MAESTRO_ROLE" = execute ]; then mkdir -p .maestro && ln -s ${l.home}/token .maestro/report.md && echo hello > greeting.txt; fi
-echo done
-`);
-    const job = parseJob(sb.job({ kind: 'execute', provider: { kind: 'command', command: ['/bin/sh', path] }, project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot } } as never, '', 'e1'));
-    expect(await runPipeline(job, { runDir: l.runDir })).toMatchObject({ type: 'result' });
-    expect(branchFile(sb, 'greeting.txt')).toBe('hello');
-    expect(existsSync(join(l.runDir, 'report.md'))).toBe(false);
-    expect(() => branchFile(sb, '.maestro/report.md')).toThrow();
+    const l = await runWithReport(sb, (layout) => `ln -s ${layout.home}/token .maestro/report.md`);
     expect(readFileSync(join(l.runDir, 'outbox.ndjson'), 'utf8')).not.toContain(TOKEN);
   });
 });

@@ -156,9 +156,12 @@ async function retryTask(store: Store, deps: ApiDeps, id: string, body: z.output
   if (project.archivedAt === null) assertSettingsLoad(deps, project, 'nothing was retried');
   if (body.commit !== undefined) await checkResolution(store, task, body.commit);
   const retried = await store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
-  // Why the version stopped is what its session's candidates come with: the error it needed attention for.
-  const stopped = task.lastRunError ? `it needed attention: ${task.lastRunError.slice(0, 1000)}` : 'it needed attention';
-  if (body.fresh) await recordSupersededSession(deps, await store.tasks.get(task.id), retried, { cause: 'retried', gate: null, reason: stopped, who: body.who ?? 'human' });
+  // Why the version stopped is what its session's candidates come with: the error it needed attention for, as the new
+  // version's feedback records it (store/ops/conflictRetry.ts freshVersion).
+  const source = retried.feedbackSource;
+  if (body.fresh && source?.kind === 'fresh') {
+    await recordSupersededSession(deps, task, retried, { cause: 'retried', gate: null, reason: source.error ? `it needed attention: ${source.error}` : 'it needed attention', who: source.who });
+  }
   return retried;
 }
 

@@ -98,3 +98,12 @@ export function parsePriority(value: string): number {
   if (!m) throw new InvalidArgumentError('priority is 0, 1 or 2 (P0 is the most urgent).');
   return Number(m[1]);
 }
+
+/**
+ * What a person runs at a task's gate, as `status` and `task logs --follow` say it: look at what waits (the change at
+ * exec_review, the plan at a plan or spec gate), then approve it or reject it.
+ */
+export function gateSteps(taskId: string, gate: string): string {
+  const look = gate === 'exec_review' ? `maestro task diff ${taskId}` : `maestro task show ${taskId} (its plan)`;
+  return `${look}, then maestro task approve ${taskId} (or reject --reason …)`;
+}

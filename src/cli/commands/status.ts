@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
 import { EXIT_ERROR, action, printJson } from '../output.js';
-import { clientFor, print, withApi, type ClientFlags } from './common.js';
+import { clientFor, gateSteps, print, withApi, type ClientFlags } from './common.js';
 import { formatCounts } from './project.js';
 import type { HealthResponse, ProjectDetail, ProjectList, TaskBoardList } from '../../api/wire/responses.js';
 import type { TaskStatus } from '../../core/status.js';
@@ -62,14 +62,7 @@ export function waitingLines(tasks: TaskSummary[], total: number): string[] {
 }
 
 function nextStep(t: TaskSummary): string {
-  switch (t.status) {
-    case 'exec_review':
-      return `maestro task diff ${t.id}, then maestro task approve ${t.id} (or reject --reason …)`;
-    case 'awaiting_input':
-      return `maestro task show ${t.id} (its question), then maestro task reply ${t.id} <answer>`;
-    case 'needs_attention':
-      return `maestro task show ${t.id} (why it stopped, and the ways out)`;
-    default:
-      return `maestro task show ${t.id} (its plan), then maestro task approve ${t.id} (or reject --reason …)`;
-  }
+  if (t.status === 'awaiting_input') return `maestro task show ${t.id} (its question), then maestro task reply ${t.id} <answer>`;
+  if (t.status === 'needs_attention') return `maestro task show ${t.id} (why it stopped, and the ways out)`;
+  return gateSteps(t.id, t.status);
 }

@@ -24,6 +24,7 @@ import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { RunList, TaskDetail } from '../../api/wire/responses.js';
 import { hangingIndent, oneLine, visibleWithoutColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
+import { gateSteps } from './common.js';
 
 interface TranscriptEntry {
   at?: number;
@@ -118,8 +119,7 @@ function finished(status: string): boolean {
  * stream just went quiet after the run's last line, the command still open, and nothing said what it waited for.
  */
 export function gateLine(taskId: string, gate: string): string {
-  const look = gate === 'exec_review' ? `maestro task diff ${taskId}` : `maestro task show ${taskId}`;
-  return `\n══ ${taskId} waits at ${gate} for you: ${look}, then maestro task approve ${taskId} (or reject --reason …); still following ══\n`;
+  return `\n══ ${taskId} waits at ${gate} for you: ${gateSteps(taskId, gate)}; still following ══\n`;
 }
 
 /** Where an agent's lines start, in a transcript entry after its first and in the live stream: past Maestro's own. */

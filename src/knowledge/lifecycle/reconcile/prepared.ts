@@ -2,7 +2,7 @@
  * The corpus side of the matcher (matcher.ts): documents' features computed
  * once and indexed by posting lists, and the documents a ledger's inputs name.
  */
-import { setImmediate } from 'node:timers/promises';
+import { loopSlices } from '../../../lib/loopSlices.js';
 import { normB, sha256, type CorpusDoc } from '../ledger/recipes.js';
 import type { LedgerInput } from '../ledger/ledger.js';
 import { TOKEN_RE, squeeze, stanceOf, triKey, type Stance, type TriKey } from './features.js';
@@ -98,13 +98,10 @@ export class CorpusPreparer {
   async preparedForSliced(fingerprint: string, docs: CorpusDoc[], sliceMs: number): Promise<PreparedCorpus> {
     if (this.last?.key === fingerprint && this.last.docs === docs) return this.last.pc;
     const steps = this.steps(docs);
-    let slice = performance.now();
+    const turn = loopSlices(sliceMs);
     for (let r = steps.next(); ; r = steps.next()) {
       if (r.done) return this.keep(fingerprint, docs, r.value);
-      if (performance.now() - slice >= sliceMs) {
-        await setImmediate();
-        slice = performance.now();
-      }
+      await turn();
     }
   }
 

@@ -3,6 +3,7 @@
  * these before a synchronous operation that may reconcile (the review routes, the end of a run).
  */
 import { setImmediate } from 'node:timers/promises';
+import { loopSlices } from '../../../lib/loopSlices.js';
 import type { LifecycleContext } from '../context.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
 import type { WorkflowRoot } from '../../format/root.js';
@@ -27,12 +28,9 @@ export async function scoreStateAhead(lc: LifecycleContext, pc: PreparedCorpus, 
   const scorer = lc.semantic.scorer(pc, state.candidates);
   const opts = scorer ? { semantic: (x: Pick<MatchCandidate, 'content'>) => scorer.score(x) } : {};
   let scored = 0;
-  let slice = performance.now();
+  const turn = loopSlices(sliceMs);
   for (const c of state.candidates) {
-    if (performance.now() - slice >= sliceMs) {
-      await setImmediate();
-      slice = performance.now();
-    }
+    await turn();
     const key = scoreKey(c, assoc, scorer);
     if (lc.scored.has(pc, key)) continue;
     lc.scored.set(pc, key, scoreMatches(c, pc, assoc, opts));
