@@ -57,7 +57,9 @@ describe('cancelling a parent task', () => {
     const out = await cli(['task', 'cancel', parent.id, '--reason', 'not needed', '--url', daemon.url]);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    expect(out.stdout.trim()).toBe(`Cancelled ${parent.id} and its 2 unfinished subtasks (${doc.id} Document, ${wire2.id} Wire).`);
+    // Listed in creation order (created_at, then id: Wire's version 2 may be made in Document's millisecond).
+    const listed = [doc, wire2].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((t) => `${t.id} ${t.title}`);
+    expect(out.stdout.trim()).toBe(`Cancelled ${parent.id} and its 2 unfinished subtasks (${listed.join(', ')}).`);
 
     const statuses = async () => Object.fromEntries((await store.tasks.list({ parentId: parent.id })).map((k) => [`${k.title} v${k.version}`, k.status]));
     expect((await store.tasks.get(parent.id)).status).toBe('cancelled');

@@ -12,7 +12,7 @@ import { waitingLines } from '../../src/cli/commands/status.js';
 afterEach(() => removeTempDirs());
 
 describe('maestro status', () => {
-  it('lists the tasks waiting for you with their next command, oldest first, and no section when none waits', async () => {
+  it('lists the tasks waiting for you with their next command, in the task list\'s order, and no section when none waits', async () => {
     const d = await startTestDaemon({}, { noOrchestrator: true });
     try {
       const { cli, cliJson } = cliFor(d.config.home);
@@ -33,22 +33,20 @@ describe('maestro status', () => {
 
       const text = await cli(['status', ...url]);
       expect(text.code).toBe(0);
-      const section = text.stdout.slice(text.stdout.indexOf('Waiting for you'));
-      expect(section.split('\n').filter(Boolean)).toEqual([
-        'Waiting for you (4):',
+      const section = text.stdout.slice(text.stdout.indexOf('Waiting for you')).split('\n').filter(Boolean);
+      // In the task list's order (created_at, then id): tasks made in one millisecond come in their ids' order.
+      expect(section[0]).toBe('Waiting for you (4):');
+      expect(section.slice(1).sort()).toEqual([
         `  ${review}  exec_review  Review me: maestro task diff ${review}, then maestro task approve ${review} (or reject --reason …)`,
         `  ${question}  awaiting_input  Ask me something: maestro task show ${question} (its question), then maestro task reply ${question} <answer>`,
         `  ${stuck}  needs_attention  Stuck: maestro task show ${stuck} (why it stopped, and the ways out)`,
         `  ${plan}  plan_review  Plan me: maestro task show ${plan} (its plan), then maestro task approve ${plan} (or reject --reason …)`,
-      ]);
+      ].sort());
 
       const json = await cliJson<{ waitingForYou: Array<{ id: string; status: string }> }>(['status', ...url]);
-      expect(json.body.waitingForYou.map((t) => [t.id, t.status])).toEqual([
-        [review, 'exec_review'],
-        [question, 'awaiting_input'],
-        [stuck, 'needs_attention'],
-        [plan, 'plan_review'],
-      ]);
+      const listed = await d.store.tasks.list({ status: ['plan_review', 'spec_review', 'exec_review', 'awaiting_input', 'needs_attention'] });
+      expect(json.body.waitingForYou.map((t) => [t.id, t.status])).toEqual(listed.map((t) => [t.id, t.status]));
+      expect(json.body.waitingForYou.map((t) => t.id).sort()).toEqual([review, question, stuck, plan].sort());
     } finally {
       await d.stop();
     }
