@@ -24,3 +24,12 @@ describe('agentEnv and childEnv', () => {
     expect(childEnv([], { PATH: '/bin', MAESTRO_RUN_DIR: '/runs/r1', PWD: '/home/u/main-checkout' })).toEqual({ PATH: '/bin', MAESTRO_RUN_DIR: '/runs/r1' });
   });
 });
+
+describe('PATH in what the daemon starts', () => {
+  it('keeps only its absolute folders: an empty entry, . or node_modules/.bin is looked up in the worktree the agent writes', () => {
+    expect(agentEnv({ PATH: ':/usr/bin:.:node_modules/.bin::/bin:' }).PATH).toBe('/usr/bin:/bin');
+    expect(childEnv([], { PATH: '.:/usr/bin', MAESTRO_RUN_DIR: '/runs/r1' })).toEqual({ PATH: '/usr/bin', MAESTRO_RUN_DIR: '/runs/r1' });
+    // None left: no PATH at all (the system's default), never an empty one, which is the folder itself.
+    expect(agentEnv({ PATH: '.:bin', HOME: '/home/u' })).toEqual({ HOME: '/home/u' });
+  });
+});

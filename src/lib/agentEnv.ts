@@ -14,6 +14,7 @@
  * The daemon's own secrets never pass, whatever passEnv says: nothing named
  * MAESTRO_* but the tiers, and not the libpq password variables its PostgreSQL
  * store reads (PGPASSWORD, PGPASSFILE; `PG*` in passEnv passes the others).
+ * PATH passes with its absolute folders only (onlyAbsolute).
  */
 
 const BASE = [
@@ -32,6 +33,26 @@ const DAEMON_DATABASE_SECRETS = ['PGPASSWORD', 'PGPASSFILE'];
  * it starts in) a passed PWD put an agent's edits in the daemon's launch folder, often the main checkout.
  */
 const NEVER = 'PWD';
+
+/**
+ * PATH without its relative folders. An empty entry (`:/usr/bin`, `/usr/bin:`, `a::b`), `.` or
+ * `node_modules/.bin` is looked up from the folder a program starts in, and the worker starts git and bwrap
+ * in the task's worktree, which the agent writes: its `./git` ran at the worker's commit, outside the sandbox
+ * and as the person, and read the daemon's token (a shell profile's `export PATH=$EXTRA:$PATH` with EXTRA
+ * unset makes the first). Undefined when none is left: the spawn then takes the system's default.
+ */
+export function onlyAbsolute(path: string): string | undefined {
+  const kept = path.split(':').filter((dir) => dir.startsWith('/'));
+  return kept.length ? kept.join(':') : undefined;
+}
+
+/** `env` with PATH held to its absolute folders (onlyAbsolute). */
+function withAbsolutePath(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.PATH === undefined) return env;
+  const { PATH: path, ...rest } = env;
+  const kept = onlyAbsolute(path);
+  return kept === undefined ? rest : { ...rest, PATH: kept };
+}
 
 /** A variable that is the daemon's own secret: it never reaches what the daemon starts for a project. */
 export function isDaemonSecret(name: string): boolean {
@@ -67,7 +88,7 @@ export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}):
     if (isDaemonSecret(name) || name === NEVER) continue;
     out[name] = value;
   }
-  return out;
+  return withAbsolutePath(out);
 }
 
 /** Set by spawnWorker on a worker whose whole environment the daemon already allowlisted for its run. */
@@ -82,7 +103,7 @@ export const RUN_DIR_ENV = 'MAESTRO_RUN_DIR';
 export function childEnv(credentials: readonly string[], source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   if (!source[RUN_DIR_ENV]) return agentEnv(source, { credentials });
   const { [NEVER]: _pwd, ...env } = source;
-  return env;
+  return withAbsolutePath(env);
 }
 
 /*
