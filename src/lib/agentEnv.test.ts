@@ -32,4 +32,10 @@ describe('PATH in what the daemon starts', () => {
     // None left: no PATH at all (the system's default), never an empty one, which is the folder itself.
     expect(agentEnv({ PATH: '.:bin', HOME: '/home/u' })).toEqual({ HOME: '/home/u' });
   });
+
+  it('drops a relative HOME, XDG, temp or git settings folder: it would be read in the worktree the agent writes', () => {
+    const env = { HOME: 'u', XDG_CONFIG_HOME: '.config', XDG_CACHE_HOME: '/home/u/.cache', TMPDIR: 'tmp', GIT_CONFIG_GLOBAL: '.gitconfig', GIT_AUTHOR_NAME: 'Ann' };
+    expect(agentEnv(env, { pass: ['GIT_*'] })).toEqual({ XDG_CACHE_HOME: '/home/u/.cache', GIT_AUTHOR_NAME: 'Ann' });
+    expect(childEnv([], { ...env, MAESTRO_RUN_DIR: '/runs/r1' })).toEqual({ XDG_CACHE_HOME: '/home/u/.cache', GIT_AUTHOR_NAME: 'Ann', MAESTRO_RUN_DIR: '/runs/r1' });
+  });
 });

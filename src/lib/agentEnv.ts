@@ -14,7 +14,8 @@
  * The daemon's own secrets never pass, whatever passEnv says: nothing named
  * MAESTRO_* but the tiers, and not the libpq password variables its PostgreSQL
  * store reads (PGPASSWORD, PGPASSFILE; `PG*` in passEnv passes the others).
- * PATH passes with its absolute folders only (onlyAbsolute).
+ * PATH passes with its absolute folders only, HOME, the XDG and temp folders only when
+ * absolute (withAbsolutePaths).
  */
 
 const BASE = [
@@ -46,12 +47,25 @@ export function onlyAbsolute(path: string): string | undefined {
   return kept.length ? kept.join(':') : undefined;
 }
 
-/** `env` with PATH held to its absolute folders (onlyAbsolute). */
-function withAbsolutePath(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  if (env.PATH === undefined) return env;
-  const { PATH: path, ...rest } = env;
-  const kept = onlyAbsolute(path);
-  return kept === undefined ? rest : { ...rest, PATH: kept };
+/**
+ * Variables naming a folder or file that git or a tool reads from: relative, it is read in the folder a
+ * program starts in, the agent's worktree. git read `.config/git/config` there with XDG_CONFIG_HOME=.config,
+ * and a `gpg.program = ./sign.sh` in it ran at the worker's commit, outside the sandbox. XDG's own rule is to
+ * ignore a relative one; so are these.
+ */
+const FOLDER_VARS = ['HOME', 'TMPDIR', 'TMP', 'TEMP', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'];
+
+/** `env` with PATH held to its absolute folders (onlyAbsolute), and without a relative FOLDER_VARS value. */
+function withAbsolutePaths(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (name === 'PATH') {
+      const kept = onlyAbsolute(value);
+      if (kept !== undefined) out.PATH = kept;
+    } else if (!FOLDER_VARS.includes(name) || value.startsWith('/')) out[name] = value;
+  }
+  return out;
 }
 
 /** A variable that is the daemon's own secret: it never reaches what the daemon starts for a project. */
@@ -88,7 +102,7 @@ export function agentEnv(source: NodeJS.ProcessEnv, opts: AgentEnvOptions = {}):
     if (isDaemonSecret(name) || name === NEVER) continue;
     out[name] = value;
   }
-  return withAbsolutePath(out);
+  return withAbsolutePaths(out);
 }
 
 /** Set by spawnWorker on a worker whose whole environment the daemon already allowlisted for its run. */
@@ -103,7 +117,7 @@ export const RUN_DIR_ENV = 'MAESTRO_RUN_DIR';
 export function childEnv(credentials: readonly string[], source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   if (!source[RUN_DIR_ENV]) return agentEnv(source, { credentials });
   const { [NEVER]: _pwd, ...env } = source;
-  return withAbsolutePath(env);
+  return withAbsolutePaths(env);
 }
 
 /*
