@@ -9,7 +9,7 @@ import { MaestroError } from '../core/errors.js';
 import { processAgentEnv } from '../lib/agentEnv.js';
 import { execOnce, type ExecOutcome, type ExecRequest } from '../lib/spawner/exec.js';
 import type { Spawner } from '../lib/spawner/spawner.js';
-import { DRIVER_KEYS, INERT_ALWAYS, inertArgsCache } from './inertConfig.js';
+import { INERT_ALWAYS, READ_KEYS, inertArgsCache } from './inertConfig.js';
 import { headCommit } from './onDisk.js';
 
 export interface GitOptions {
@@ -105,7 +105,7 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
 
 /** The `-c` pairs that keep git from running what the repository's settings name (inertConfig.ts), per repository. */
 const inertArgs = inertArgsCache(async (cwd, env) => {
-  const r = await execute({ file: 'git', args: [...INERT_ALWAYS, 'config', '-z', '--get-regexp', DRIVER_KEYS], cwd, env, maxBuffer: 4 * 1024 * 1024 });
+  const r = await execute({ file: 'git', args: [...INERT_ALWAYS, 'config', '-z', '--show-origin', '--get-regexp', READ_KEYS], cwd, env, maxBuffer: 4 * 1024 * 1024 });
   // Exit 1: no driver at all.
   return !r.errno && r.code === 0 ? r.stdout : !r.errno && r.code === 1 ? '' : null;
 });

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INERT_ALWAYS, inertArgsCache, inertDriverArgs } from './inertConfig.js';
+import { INERT_ALWAYS, configEntries, includedFiles, inertArgsCache, inertDriverArgs } from './inertConfig.js';
 
-const config = (pairs: Array<[string, string]>) => pairs.map(([k, v]) => `${k}\n${v}\0`).join('');
+const config = (pairs: Array<[string, string]>) => pairs.map(([key, value]) => ({ key, value }));
+/** `git config -z --show-origin --get-regexp` output of `pairs`, all from `origin`. */
+const shown = (pairs: Array<[string, string]>, origin = '.git/config') => pairs.map(([k, v]) => `file:${origin}\0${k}\n${v}\0`).join('');
 
 describe('inertDriverArgs', () => {
   it("empties a filter's commands, makes textconv cat and the external diff nothing, and merges with git's own merge", () => {
@@ -44,7 +46,7 @@ describe('inertArgsCache', () => {
     try {
       mkdirSync(join(root, '.git'));
       writeFileSync(join(root, '.git', 'config'), '[core]\n');
-      const answers: Array<string | null> = [null, config([['filter.x.clean', 'sh x.sh']]), config([['filter.y.clean', 'sh y.sh']])];
+      const answers: Array<string | null> = [null, shown([['filter.x.clean', 'sh x.sh']]), shown([['filter.y.clean', 'sh y.sh']])];
       let reads = 0;
       const args = inertArgsCache(async () => answers[reads++] as string | null);
       expect(await args(root, {})).toEqual(INERT_ALWAYS);
@@ -54,6 +56,33 @@ describe('inertArgsCache', () => {
       writeFileSync(join(root, '.git', 'config'), '[core]\n\tbare = false\n');
       expect(await args(root, {})).toContain('filter.y.clean=');
       expect(reads).toBe(3);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the files a repository includes', () => {
+  it('are read from the origins git shows, ~/ in the home and a relative path beside the file that names it; no driver is made of them', () => {
+    const out = shown([['include.path', '../.gitconfig'], ['includeif.gitdir:/work/.path', '~/work.cfg'], ['include.path', '/etc/team.cfg']]) + shown([['filter.x.clean', 'sh x.sh'], ['include.path', 'sub/more.cfg']], '.git/../.gitconfig') + 'command line:\0include.path\nignored.cfg\0';
+    const entries = configEntries(out);
+    expect(includedFiles(entries, '/repo', '/home/u')).toEqual(['/repo/.gitconfig', '/home/u/work.cfg', '/etc/team.cfg', '/repo/sub/more.cfg']);
+    expect(inertDriverArgs(entries)).toEqual(['-c', 'filter.x.clean=', '-c', 'filter.x.smudge=', '-c', 'filter.x.process=']);
+  });
+
+  it('are read again when one of them changes, or one not there yet is made', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'maestro-inert-'));
+    try {
+      mkdirSync(join(root, '.git'));
+      writeFileSync(join(root, '.git', 'config'), '[include]\n\tpath = ../.gitconfig\n');
+      let reads = 0;
+      const args = inertArgsCache(async () => (reads++, shown([['include.path', '../.gitconfig']])));
+      await args(root, {});
+      await args(root, {});
+      expect(reads).toBe(1);
+      writeFileSync(join(root, '.gitconfig'), '[filter "x"]\n\tclean = sh x.sh\n');
+      await args(root, {});
+      expect(reads).toBe(2);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

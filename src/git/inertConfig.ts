@@ -19,32 +19,64 @@
  * `"git-crypt" smudge`): programs on the machine, not in the repository, without which a checkout holds pointer
  * or encrypted files and a commit would store a large file whole, or a secret in the clear.
  *
- * The drivers are read with one `git config` per repository, again when one of its settings files changes.
+ * The drivers are read with one `git config` per repository, again when one of its settings files changes, a
+ * file they include among them (`include.path = ../.gitconfig`, a committed file a merge changes).
  */
 import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { commonGitDir, gitdirPointer } from './onDisk.js';
 
 /** What git is given for every command, whatever the repository. */
 export const INERT_ALWAYS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
 
-/** `git config -z --get-regexp` of the driver commands: `<key>\n<value>\0` each. */
+/** The driver commands' keys, for `git config --get-regexp`. */
 export const DRIVER_KEYS = '^(filter|diff|merge)\\..+\\.(clean|smudge|process|textconv|command|driver)$';
+/** What is read for a repository (`git config -z --show-origin --get-regexp READ_KEYS`): the drivers, and the includes whose files may change them. */
+export const READ_KEYS = `${DRIVER_KEYS}|^include(if\\..+)?\\.path$`;
+
+/** One setting of that read: the file it came from (null when not a file: `-c`), its key and value. */
+export interface ConfigEntry {
+  origin: string | null;
+  key: string;
+  value: string;
+}
+
+/** `git config -z --show-origin --get-regexp` output, `<origin>\0<key>\n<value>\0` each, as entries. */
+export function configEntries(output: string): ConfigEntry[] {
+  const parts = output.split('\0');
+  const entries: ConfigEntry[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [origin, pair] = [parts[i]!, parts[i + 1]!];
+    const newline = pair.indexOf('\n');
+    entries.push({ origin: origin.startsWith('file:') ? origin.slice('file:'.length) : null, key: newline < 0 ? pair : pair.slice(0, newline), value: newline < 0 ? '' : pair.slice(newline + 1) });
+  }
+  return entries;
+}
+
+const INCLUDE_KEY = /^include(if\..+)?\.path$/;
+
+/**
+ * The files the entries' include directives name, as git finds them from `cwd`: `~/` in the home, a relative path
+ * beside the file that includes it. Whether an includeIf's condition holds is not asked: a file that may be read
+ * is watched.
+ */
+export function includedFiles(entries: readonly ConfigEntry[], cwd: string, home: string): string[] {
+  return entries
+    .filter((e) => INCLUDE_KEY.test(e.key) && e.origin !== null && e.value)
+    .map((e) => (e.value.startsWith('~/') ? join(home, e.value.slice(2)) : isAbsolute(e.value) ? e.value : resolve(dirname(resolve(cwd, e.origin!)), e.value)));
+}
 
 /** Programs whose drivers are kept, by the name of the program a command starts. */
 const KEPT_PROGRAMS = new Set(['git-lfs', 'git-crypt']);
 
-/** The `-c` pairs that make the drivers of a `git config -z --get-regexp DRIVER_KEYS` output run nothing of the repository's. */
-export function inertDriverArgs(configOutput: string): string[] {
+/** The `-c` pairs that make the drivers among `entries` (configEntries) run nothing of the repository's. */
+export function inertDriverArgs(entries: readonly Pick<ConfigEntry, 'key' | 'value'>[]): string[] {
   const drivers = new Map<string, { kind: string; commands: string[] }>();
-  for (const entry of configOutput.split('\0')) {
-    const newline = entry.indexOf('\n');
-    const key = newline < 0 ? entry : entry.slice(0, newline);
-    const value = newline < 0 ? '' : entry.slice(newline + 1);
+  for (const { key, value } of entries) {
     const kind = key.slice(0, key.indexOf('.'));
     const name = key.slice(kind.length + 1, key.lastIndexOf('.'));
-    if (!kind || !name) continue;
+    if (!['filter', 'diff', 'merge'].includes(kind) || !name) continue;
     const driver = drivers.get(`${kind}.${name}`) ?? { kind, commands: [] };
     driver.commands.push(value);
     drivers.set(`${kind}.${name}`, driver);
@@ -101,22 +133,29 @@ export function filesStamp(files: readonly string[]): string {
 
 /**
  * The `-c` pairs for a command in `cwd` with the environment `env`: INERT_ALWAYS and the drivers' (inertDriverArgs), read through `read`
- * (`git config -z --get-regexp DRIVER_KEYS` there; null when it failed) once per repository and settings. A
- * failed read is not kept: the command it was for fails the same way, or the next one reads again.
+ * (`git config -z --show-origin --get-regexp READ_KEYS` there; null when it failed) once per repository and
+ * settings: its settings files (configFiles) and the files they include, as the read found them. A failed read is
+ * not kept: the command it was for fails the same way, or the next one reads again.
  */
 export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Promise<string | null>): (cwd: string, env: NodeJS.ProcessEnv) => Promise<string[]> {
-  const known = new Map<string, { stamp: string; args: Promise<string[]> }>();
+  const known = new Map<string, { stamp: string; included: string[]; args: Promise<string[]> }>();
+  const stampOf = (files: readonly string[], included: readonly string[]) => `${filesStamp(files)}#${filesStamp(included)}`;
   return (cwd, env) => {
     const where = configFiles(cwd, env);
-    const stamp = where ? filesStamp(where.files) : '';
     const hit = where && known.get(where.repo);
-    if (hit && hit.stamp === stamp) return hit.args;
-    const args = read(cwd, env).then((out) => {
-      if (out === null && where && known.get(where.repo)?.args === args) known.delete(where.repo);
-      return [...INERT_ALWAYS, ...inertDriverArgs(out ?? '')];
+    if (where && hit && hit.stamp === stampOf(where.files, hit.included)) return hit.args;
+    // Stamped before the read, so a change while git reads is a change next time; the included files once it names them.
+    const before = where ? filesStamp(where.files) : '';
+    const entry = { stamp: `${before}#`, included: [] as string[], args: Promise.resolve([] as string[]) };
+    entry.args = read(cwd, env).then((out) => {
+      if (out === null && where && known.get(where.repo) === entry) known.delete(where.repo);
+      const entries = configEntries(out ?? '');
+      entry.included = includedFiles(entries, cwd, env.HOME ?? homedir());
+      entry.stamp = `${before}#${filesStamp(entry.included)}`;
+      return [...INERT_ALWAYS, ...inertDriverArgs(entries)];
     });
-    if (where) known.set(where.repo, { stamp, args });
-    return args;
+    if (where) known.set(where.repo, entry);
+    return entry.args;
   };
 }
 

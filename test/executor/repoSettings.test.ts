@@ -71,6 +71,31 @@ describe("programs a repository's settings name in its own tree", () => {
     expect((await git(sb.repo, ['status', '--porcelain'])).stdout).toBe('');
   });
 
+  it("a file the repository's settings include, changed by a merge, names no program git then runs: its drivers are read again", async () => {
+    using sb = sandbox();
+    const ran = join(sb.root, 'ran-outside');
+    // A team's shared settings, committed and included (`git config include.path ../.gitconfig`): aliases, say.
+    sb.commitFile('.gitconfig', '[alias]\n\tst = status\n');
+    sb.commitFile('notes.txt', 'one\n');
+    sb.git('config', 'include.path', '../.gitconfig');
+    // Maestro's git has read this repository's drivers (none) before the merge.
+    await git(sb.repo, ['status', '--porcelain']);
+    // The agent's change: a filter in the included file, the attribute, and its script, which says it ran.
+    const plant = [
+      `printf '[filter "x"]\\n\\tclean = sh tools/x.sh\\n\\tsmudge = sh tools/x.sh\\n' >> .gitconfig`,
+      `echo '*.txt filter=x' > .gitattributes`,
+      `mkdir -p tools && printf 'echo x >> ${ran}\\ncat\\n' > tools/x.sh`,
+    ].join(' && ');
+    const data = resultData<{ branch: string }>(await runPipeline(jobFor(sb, shellAgent(sb, plant)), { runDir: sb.runDir('e1') }));
+    await mergeIntoMain({ repoPath: sb.repo, branch: data.branch, baseBranch: 'main', strategy: 'merge' });
+    expect(readFileSync(join(sb.repo, '.gitconfig'), 'utf8')).toContain('[filter "x"]');
+    // The next commands in the checkout (the next merge's status, an add) read the new settings.
+    writeFileSync(join(sb.repo, 'notes.txt'), 'two\n');
+    await git(sb.repo, ['status', '--porcelain']);
+    await git(sb.repo, ['add', 'notes.txt']);
+    expect(said(ran)).toBe('nothing ran');
+  });
+
   it('a filter the repository marks required (an encryption filter) fails the run instead of committing the content in the clear', async () => {
     using sb = sandbox();
     const ran = join(sb.root, 'ran-outside');
