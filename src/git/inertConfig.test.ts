@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INERT_ALWAYS, configEntries, includedFiles, inertArgsCache, inertDriverArgs } from './inertConfig.js';
+import { INERT_ALWAYS, configEntries, includedFiles, inertArgsCache, inertDriverArgs, inertSigningArgs } from './inertConfig.js';
 
 const config = (pairs: Array<[string, string]>) => pairs.map(([key, value]) => ({ key, value }));
 /** `git config -z --show-origin --get-regexp` output of `pairs`, all from `origin`. */
@@ -86,5 +86,12 @@ describe('the files a repository includes', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('inertSigningArgs', () => {
+  it('puts the default program in place of a signing program named by a relative path, and drops such a key command; keeps one by name or absolute path', () => {
+    const entries = config([['gpg.program', 'tools/sign.sh'], ['gpg.x509.program', './x'], ['gpg.ssh.program', '/usr/bin/ssh-keygen'], ['gpg.openpgp.program', 'gpg2'], ['gpg.ssh.defaultkeycommand', 'tools/key.sh --first'], ['merge.mm.driver', 'sh tools/m.sh']]);
+    expect(inertSigningArgs(entries)).toEqual(['-c', 'gpg.program=gpg', '-c', 'gpg.x509.program=gpgsm', '-c', 'gpg.ssh.defaultKeyCommand=']);
   });
 });

@@ -14,6 +14,7 @@
  * - A diff driver: textconv is `cat` (the content as it is) and the external command empty (Maestro's diffs ask
  *   for --no-ext-diff; one that did not would fail, not run it).
  * - A merge driver: git's own three-way merge (`git merge-file`), what git does for a driver it does not know.
+ * - A signing program named by a relative path: the format's default program instead (inertSigningArgs).
  *
  * Kept: git-lfs's and git-crypt's drivers, named as their installers write them (`git-lfs clean -- %f`,
  * `"git-crypt" smudge`): programs on the machine, not in the repository, without which a checkout holds pointer
@@ -32,8 +33,11 @@ export const INERT_ALWAYS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmon
 
 /** The driver commands' keys, for `git config --get-regexp`. */
 export const DRIVER_KEYS = '^(filter|diff|merge)\\..+\\.(clean|smudge|process|textconv|command|driver)$';
-/** What is read for a repository (`git config -z --show-origin --get-regexp READ_KEYS`): the drivers, and the includes whose files may change them. */
-export const READ_KEYS = `${DRIVER_KEYS}|^include(if\\..+)?\\.path$`;
+/** The programs git signs with (a commit when commit.gpgSign is on), and the command that names an ssh key. */
+const SIGNING_KEYS = '^gpg\\.(.+\\.)?program$|^gpg\\.ssh\\.defaultkeycommand$';
+/** What is read for a repository (`git config -z --show-origin --get-regexp READ_KEYS`): the drivers, the signing programs, and the includes whose files may change them. */
+export const READ_KEYS = `${DRIVER_KEYS}|${SIGNING_KEYS}|^include(if\\..+)?\\.path$`;
+const SIGNING_KEY = new RegExp(SIGNING_KEYS);
 
 /** One setting of that read: the file it came from (null when not a file: `-c`), its key and value. */
 export interface ConfigEntry {
@@ -95,6 +99,25 @@ export function inertDriverArgs(entries: readonly Pick<ConfigEntry, 'key' | 'val
   return args;
 }
 
+/** The program each signing format runs when none is named (git's own defaults). */
+const SIGNING_DEFAULTS: Record<string, string> = { 'gpg.program': 'gpg', 'gpg.openpgp.program': 'gpg', 'gpg.x509.program': 'gpgsm', 'gpg.ssh.program': 'ssh-keygen' };
+
+/**
+ * The `-c` pairs that keep a signing program named by a relative path (`gpg.program = tools/sign.sh`, found from
+ * the worktree git runs in) from running: the format's default program instead, found on PATH (absolute folders
+ * only, src/lib/agentEnv.ts), and no key command. A program by name or absolute path is the machine's, and kept.
+ */
+export function inertSigningArgs(entries: readonly Pick<ConfigEntry, 'key' | 'value'>[]): string[] {
+  const args: string[] = [];
+  for (const { key, value } of entries) {
+    if (!SIGNING_KEY.test(key)) continue;
+    const program = key === 'gpg.ssh.defaultkeycommand' ? (value.trim().split(/\s+/)[0] ?? '') : value.trim();
+    if (!program.includes('/') || program.startsWith('/')) continue;
+    args.push('-c', key === 'gpg.ssh.defaultkeycommand' ? 'gpg.ssh.defaultKeyCommand=' : `${key}=${SIGNING_DEFAULTS[key] ?? 'gpg'}`);
+  }
+  return args;
+}
+
 /** Whether a command starts a kept program: `git-lfs …`, `git lfs …`, `"git-crypt" …`, or one by its absolute path. */
 function isKeptProgram(command: string): boolean {
   const words = command.trim().split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ''));
@@ -152,7 +175,7 @@ export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Pr
       const entries = configEntries(out ?? '');
       entry.included = includedFiles(entries, cwd, env.HOME ?? homedir());
       entry.stamp = `${before}#${filesStamp(entry.included)}`;
-      return [...INERT_ALWAYS, ...inertDriverArgs(entries)];
+      return [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries)];
     });
     if (where) known.set(where.repo, entry);
     return entry.args;

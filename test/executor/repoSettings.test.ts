@@ -96,6 +96,19 @@ describe("programs a repository's settings name in its own tree", () => {
     expect(said(ran)).toBe('nothing ran');
   });
 
+  it("a signing program the settings name in the tree does not run at the worker's commit: git's own gpg is asked instead", async () => {
+    using sb = sandbox();
+    const ran = join(sb.root, 'ran-outside');
+    sb.git('config', 'commit.gpgSign', 'true');
+    sb.git('config', 'gpg.program', 'tools/sign.sh');
+    sb.git('config', 'gpg.ssh.defaultKeyCommand', 'tools/key.sh');
+    const plant = `mkdir -p tools && printf 'echo sign >> ${ran}\\nexit 1\\n' > tools/sign.sh && printf 'echo key >> ${ran}\\n' > tools/key.sh && chmod +x tools/sign.sh tools/key.sh && echo hi > notes.txt`;
+    // No key to sign with here: the commit fails, as a person's own would, and nothing of the agent's ran.
+    const record = await runPipeline(jobFor(sb, shellAgent(sb, plant)), { runDir: sb.runDir('e1') });
+    expect(said(ran)).toBe('nothing ran');
+    expect(record).toMatchObject({ type: 'error', message: expect.stringContaining('gpg failed to sign') });
+  });
+
   it('a filter the repository marks required (an encryption filter) fails the run instead of committing the content in the clear', async () => {
     using sb = sandbox();
     const ran = join(sb.root, 'ran-outside');
