@@ -23,6 +23,7 @@ import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
 import { backToMerging, freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 import { retryToReady } from './ops/retryToReady.js';
+import { supersededVersions } from './ops/supersededVersions.js';
 
 /** What the task operations need from the Store: its database, its transaction helper and its clock. */
 export interface TaskOpsContext {
@@ -52,6 +53,8 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
     count: (filter?: TaskFilter) => countTasks(db, filter),
     /** Every task among `ids`, however many (list's `ids` takes at most 1,000). */
     byIds: (ids: Iterable<string>) => tasksByIds(db, ids),
+    /** Which of these versions a person replaced, and why (ops/supersededVersions.ts); `projectId`: only its tasks. */
+    superseded: (ids: readonly string[], projectId?: string) => supersededVersions(db, ids, projectId),
     edit: (id: string, edit: TaskEdit) =>
       tx('tasks.edit', async (q, now) => {
         const task = await editTask(q, id, edit, now);

@@ -21,7 +21,7 @@ describe('the knowledge of a replaced task version', () => {
     removeTempDirs();
   });
 
-  it('a retry from the current main marks the old session: the queue lists it last, saying why; the CLI says it too', async () => {
+  it('after a retry from the current main the old session says so, from the store: the queue lists it last, saying why; the CLI (asking the daemon) says it too', async () => {
     d = await startTestDaemon({}, { noOrchestrator: true });
     const repo = makeRepo({ 'README.md': '# test\n', '.workflow/specs/coding-conventions.md': SPEC_FILE });
     const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script: '/nonexistent.yaml' } } });

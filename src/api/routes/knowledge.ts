@@ -38,6 +38,8 @@ export interface KnowledgeRouteOptions {
   confineRoot?: (root: string | undefined) => Promise<string>;
   /** A registered project's repository folder (throws UNKNOWN_PROJECT otherwise): enables `projectId` and the review/promote/audit routes. */
   projectRoot?: (projectId: string) => Promise<string>;
+  /** What the store says of a task version a person replaced (see ReviewRouteOptions). */
+  supersededOf?: ReviewRouteOptions['supersededOf'];
   /** Where a promotion runs for a project on a shared remote (see ReviewRouteOptions). */
   promoteShared?: ReviewRouteOptions['promoteShared'];
   /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
@@ -147,6 +149,6 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   if (opts.projectRoot) {
     if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');
-    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteShared: opts.promoteShared, lifecycle: opts.lifecycle, env: opts.env, doc });
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteShared: opts.promoteShared, supersededOf: opts.supersededOf, lifecycle: opts.lifecycle, env: opts.env, doc });
   }
 };

@@ -27,6 +27,7 @@ import { scoreSessionAhead } from '../../knowledge/lifecycle/reconcile/scoreAhea
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
 import { scanSessions, sessionsDir } from '../../knowledge/lifecycle/session/store.js';
+import { sessionIdFor, taskIdOfSession, type SupersededVersion } from '../../core/supersededVersion.js';
 import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse, reviewResponse, type ReviewQueueSession } from '../wire/knowledgeReview.js';
 
 export interface ReviewRouteOptions {
@@ -37,6 +38,12 @@ export interface ReviewRouteOptions {
    * merge lease, committed and pushed (daemon/sharedKnowledge.ts); absent or null, the route runs it in place.
    */
   promoteShared?: <T>(projectId: string, sessionId: string, promote: (repoPath: string) => T) => Promise<T | null>;
+  /**
+   * Which of a project's task versions a person replaced, and why (the store's tasks.superseded): what a task's
+   * session says as `superseded`. The store, not the session folder, knows it: a rejection made on another
+   * daemon is known here too. Absent (a server without a store): null.
+   */
+  supersededOf?: (projectId: string, taskIds: readonly string[]) => Promise<Map<string, SupersededVersion>>;
   /** The KnowledgeService's lifecycle context, given to every operation. */
   lifecycle: LifecycleContext;
   /** The daemon's environment (MAESTRO_HOME, MAESTRO_UID: a root's personal specs): the KnowledgeService's config. */
@@ -59,19 +66,27 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   const tags = ['knowledge'];
   // Confined: a registered project's own `.workflow/`, never $MAESTRO_HOME's global specs.
   const rootFor = async (projectId: string): Promise<WorkflowRoot> => resolveWorkflowRoot({ workflowRoot: await opts.projectRoot(projectId), env: opts.env });
+  /** What the store says of each session's task version, by session id (a session no task made: none). */
+  const supersededFor = async (projectId: string, sids: readonly string[]): Promise<Map<string, SupersededVersion>> => {
+    const tasks = sids.flatMap((sid) => taskIdOfSession(sid) ?? []);
+    const byTask = tasks.length && opts.supersededOf ? await opts.supersededOf(projectId, tasks) : new Map<string, SupersededVersion>();
+    return new Map([...byTask.values()].map((v) => [sessionIdFor(v.task_id), v]));
+  };
+  const supersededOne = async (projectId: string, sid: string) => (await supersededFor(projectId, [sid])).get(sid) ?? null;
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review', summary: 'The review queue: every knowledge session of a project with its candidates', tags, query: projectQuery, response: reviewQueueResponse }, async ({ query }) => {
     const root = await rootFor(query.projectId);
     const listing = scanSessions(root);
     // The corpus once for the whole queue: each session's receipts are checked against the same one.
     const corpus = lc.corpus.read(root.workflowDir);
+    const superseded = await supersededFor(query.projectId, listing.sessions.map((s) => s.session_id));
     const sessions: ReviewQueueSession[] = [];
     for (const [i, s] of listing.sessions.entries()) {
       // Each review reads its session's files synchronously: 1,000 sessions are about 0.3 s. The daemon's
       // other work (the board's WebSocket, the API, the orchestrator's ticks) gets a turn between every few.
       if (i > 0 && i % REVIEWS_PER_TURN === 0) await setImmediate();
       try {
-        sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id, { corpus, hint: RECONCILE_ROUTE }) });
+        sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: review(lc, root, s.session_id, { corpus, hint: RECONCILE_ROUTE, superseded: superseded.get(s.session_id) ?? null }) });
       } catch (err) {
         // One session's corrupt files leave the rest of the queue readable; its error is shown as the API would answer it.
         sessions.push({ session_id: s.session_id, objective: s.objective, status: s.status, review: null, error: errorBody(err) });
@@ -86,13 +101,13 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(lc, await rootFor(query.projectId), params.sessionId, { hint: RECONCILE_ROUTE }),
+    review(lc, await rootFor(query.projectId), params.sessionId, { hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) }),
   );
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) => {
     const root = await rootFor(query.projectId);
     await scoreSessionAhead(lc, root, params.sessionId); // the scoring, in slices: the refresh then only decides
-    return review(lc, root, params.sessionId, { refresh: true, hint: RECONCILE_ROUTE });
+    return review(lc, root, params.sessionId, { refresh: true, hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) });
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
@@ -101,7 +116,7 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     // Scoring ahead writes nothing either; it lets that refresh only decide.
     if (body.refresh) await scoreSessionAhead(lc, root, params.sessionId);
     const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, refresh: body.refresh, ...(body.target ? { target: body.target } : {}) }, RESOLVE_FIELDS);
-    return { resolution, review: review(lc, root, params.sessionId, { hint: RECONCILE_ROUTE }) };
+    return { resolution, review: review(lc, root, params.sessionId, { hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) }) };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {

@@ -1,13 +1,33 @@
-/** Read-only routes: runs, approvals, events (paged), metrics, scheduler decisions, traces. */
+/** Read-only routes: runs, approvals, events (paged), metrics, scheduler decisions, traces, where tasks stand. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
-import { eventListQuery, idParam, idQuery, idString, queryInt } from './schemas.js';
+import { eventListQuery, idParam, idQuery, idString, MAX_ID, queryInt } from './schemas.js';
+import { taskStandingResponse } from '../wire/knowledgeReview.js';
 import { approvalListResponse, decisionListResponse, eventPageResponse, metricsResponse, runListResponse, runResponse, traceResponse } from '../wire/responses.js';
 
+/** At most this many ids in one `GET /api/tasks/standing` (the CLI asks 200 at a time: a URL of about 4 kB). */
+const STANDING_IDS = 500;
+const idList = z
+  .string()
+  .max(STANDING_IDS * (MAX_ID + 1))
+  .transform((s) => s.split(',').filter(Boolean))
+  .pipe(z.array(idString).min(1, 'names no task id').max(STANDING_IDS, `names more than ${STANDING_IDS} task ids; ask in slices`))
+  .describe('task ids, commas between');
+
 export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
+  defineRoute(
+    app,
+    doc,
+    { method: 'GET', url: '/api/tasks/standing', summary: "Where tasks stand for their knowledge sessions: status, and the version a person replaced with why (any daemon's store answers alike)", tags: ['tasks'], query: z.object({ ids: idList }).strict(), response: taskStandingResponse },
+    async ({ query }) => {
+      const [tasks, superseded] = await Promise.all([store.tasks.byIds(query.ids), store.tasks.superseded(query.ids)]);
+      return { tasks: tasks.map((t) => ({ id: t.id, status: t.status, superseded: superseded.get(t.id) ?? null })) };
+    },
+  );
+
   defineRoute(
     app,
     doc,

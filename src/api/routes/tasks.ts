@@ -25,7 +25,6 @@ import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles }
 import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewData.js';
-import { recordSupersededSession } from './supersededSession.js';
 import { idParam, taskListQuery } from './schemas.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse } from '../wire/responses.js';
 
@@ -129,7 +128,6 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const gate = gateFor(task, body.gate);
     if (task.status === gate) await checkComments(review, task, body.comments);
     const { old, next } = await store.tasks.reject(task.id, gate, body.who, body.reason, body.comments, requestOrigin(req));
-    await recordSupersededSession(deps, old, next, { cause: 'rejected', gate, reason: body.reason, who: body.who });
     return { task: old, next };
   });
 
@@ -155,14 +153,7 @@ async function retryTask(store: Store, deps: ApiDeps, id: string, body: z.output
   const project = await store.projects.get(task.projectId);
   if (project.archivedAt === null) assertSettingsLoad(deps, project, 'nothing was retried');
   if (body.commit !== undefined) await checkResolution(store, task, body.commit);
-  const retried = await store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
-  // Why the version stopped is what its session's candidates come with: the error it needed attention for, as the new
-  // version's feedback records it (store/ops/conflictRetry.ts freshVersion).
-  const source = retried.feedbackSource;
-  if (body.fresh && source?.kind === 'fresh') {
-    await recordSupersededSession(deps, task, retried, { cause: 'retried', gate: null, reason: source.error ? `it needed attention: ${source.error}` : 'it needed attention', who: source.who });
-  }
-  return retried;
+  return store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
 }
 
 /** The agent's question a task awaiting input waits on: its newest run.clarify event. */

@@ -53,7 +53,7 @@ export const reviewCandidateSchema = z.strictObject({
 });
 
 /** `GET /api/knowledge/review/:sessionId` and `POST …/reconcile`: one session's review. */
-/** The session's task version that a newer one replaced (src/knowledge/lifecycle/session/taskVersion.ts). */
+/** The session's task version that a newer one replaced, as the task store says it (src/core/supersededVersion.ts). */
 export const supersededVersionSchema = z.strictObject({
   task_id: z.string(),
   version: z.number().describe("the session's task version"),
@@ -64,6 +64,17 @@ export const supersededVersionSchema = z.strictObject({
   at: isoTime,
   superseded_by: z.strictObject({ task_id: z.string(), version: z.number(), session_id: z.string() }),
 });
+
+/**
+ * `GET /api/tasks/standing?ids=`: where tasks stand, for their knowledge sessions (the CLI's `knowledge review` and
+ * `session list`, which read the session folders themselves and ask the daemon only what the store knows).
+ */
+export const taskStandingResponse = z.strictObject({
+  tasks: z
+    .array(z.strictObject({ id: z.string(), status: z.string().describe('the task status'), superseded: supersededVersionSchema.nullable().describe('as a review of its session says it') }))
+    .describe('each task among ids that the store holds (unknown ids are left out)'),
+});
+export type TaskStanding = z.infer<typeof taskStandingResponse>;
 
 export const reviewResponse = z.strictObject({
   schema: z.literal('knowledge-review/1.0'),

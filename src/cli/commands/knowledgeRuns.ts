@@ -17,6 +17,7 @@ import { action, printJson, printText } from '../output.js';
 import { oneLine, visible } from '../../lib/visible.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
+import { taskStanding } from './taskStanding.js';
 
 interface RootOpts {
   workflowRoot?: string;
@@ -174,6 +175,10 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
     action(async (given: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
       const sid = await sessionArg(given);
       const root = (await rootOf(o, ctx.env));
+      // Whether a person replaced the session's task version is the store's to say: the daemon is asked.
+      const standing = await taskStanding([sid], ctx.env);
+      if (standing.unasked) process.stderr.write(visible(`maestro: whether task session ${sid} holds a replaced version of its task is not known here; the daemon did not answer: ${standing.unasked}\n`));
+      const superseded = standing.bySession.get(sid)?.superseded ?? null;
       let resolved: unknown = null;
       const r = await withLifecycle(ctx.env, async (lc, k) => {
         if (o.refresh || o.resolve || o.resolveAll) await k.warmSessionSemantic(lc, root, sid);
@@ -182,7 +187,7 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
           if (o.refresh && !o.resolve) k.review(lc, root, sid, { refresh: true }); // --resolve refreshes once its input is checked
           resolved = o.resolve ? k.resolveCandidate(lc, root, sid, { candidate: o.resolve, as: o.as, refresh: Boolean(o.refresh), ...(o.target ? { target: o.target } : {}), reason: o.reason ?? '' }) : k.resolveAll(lc, root, sid, o.resolveAll!, o.as, o.reason ?? '');
         }
-        return k.review(lc, root, sid, { refresh: Boolean(o.refresh) && !resolved });
+        return k.review(lc, root, sid, { refresh: Boolean(o.refresh) && !resolved, superseded });
       });
       if (o.json) return printJson(resolved ? { ...r, resolution: resolved } : r);
       printText(`${renderReview(r, Boolean(o.triage))}\n`);

@@ -14,6 +14,7 @@ import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import type { Task } from '../../core/types.js';
+import { sessionIdFor } from '../../core/supersededVersion.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
 import { finishRun, type CompleteResult } from './session/ops.js';
@@ -34,10 +35,8 @@ export interface BridgeRunInfo {
   repoPath: string;
 }
 
-/** Session ids are path segments `^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`: `task-<task id>`. */
-export function sessionIdFor(taskId: string): string {
-  return `task-${slug(taskId)}`;
-}
+/** Session ids are path segments: `task-<task id>` (core/supersededVersion.ts, where the store reads them too). */
+export { sessionIdFor };
 
 export function runIdFor(runId: string): string {
   return slug(runId);

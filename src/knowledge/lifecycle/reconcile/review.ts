@@ -11,7 +11,7 @@ import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readPromotions } from '../promote/promotion.js';
 import { assertSourceInside, readSession } from '../session/store.js';
-import { readSessionSuperseded, type SupersededVersion } from '../session/taskVersion.js';
+import type { SupersededVersion } from '../../../core/supersededVersion.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
 import type { LifecycleContext } from '../context.js';
@@ -50,7 +50,7 @@ export interface ReviewCandidate {
 export interface ReviewResult {
   schema: 'knowledge-review/1.0';
   session_id: string;
-  /** The session's task version was replaced (rejected at a gate, or retried): its candidates come from that try (session/taskVersion.ts). */
+  /** The session's task version was replaced (rejected at a gate, or retried): its candidates come from that try, as the store says (core/supersededVersion.ts). */
   superseded: SupersededVersion | null;
   sources: Array<{ run_id: string; receipt: Freshness; reasons: string[]; error?: string }>;
   candidates: ReviewCandidate[];
@@ -74,12 +74,13 @@ function diverse(matches: Match[]): Match[] {
 /**
  * `corpus`: the corpus as just read, for a caller reviewing many sessions at once (the review queue); read here otherwise.
  * `hint`: how an unreadable receipt's error says to rebuild it (the CLI's flag unless told).
+ * `superseded`: what the task store says of the session's task version (the folder does not know it); null unless given.
  */
-export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean; corpus?: CorpusSnapshot; hint?: RefreshHint } = {}): ReviewResult {
+export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, opts: { refresh?: boolean; corpus?: CorpusSnapshot; hint?: RefreshHint; superseded?: SupersededVersion | null } = {}): ReviewResult {
   readSession(root, sid);
   const sources = sessionSources(root, sid);
   const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
-  const result: ReviewResult = { schema: 'knowledge-review/1.0', session_id: sid, superseded: readSessionSuperseded(root, sid), sources: [], candidates: [], triage: [], input_totals_by_source: { load: 0, search: 0, injection: 0, manual: 0 }, inputs: [] };
+  const result: ReviewResult = { schema: 'knowledge-review/1.0', session_id: sid, superseded: opts.superseded ?? null, sources: [], candidates: [], triage: [], input_totals_by_source: { load: 0, search: 0, injection: 0, manual: 0 }, inputs: [] };
   const seenIn = new Map<string, number>();
   const rows: ReviewCandidate[] = [];
   for (const src of sources) {
