@@ -74,7 +74,6 @@ export const taskStandingResponse = z.strictObject({
     .array(z.strictObject({ id: z.string(), status: z.string().describe('the task status'), superseded: supersededVersionSchema.nullable().describe('as a review of its session says it') }))
     .describe('each task among ids that the store holds (unknown ids are left out)'),
 });
-export type TaskStanding = z.infer<typeof taskStandingResponse>;
 
 export const reviewResponse = z.strictObject({
   schema: z.literal('knowledge-review/1.0'),
@@ -179,3 +178,4 @@ export type ResolveResponse = Out<typeof resolveResponse>;
 export type PromotionResult = Out<typeof promotionResponse>;
 export type AuditFinding = Out<typeof auditFindingSchema>;
 export type AuditResult = Out<typeof auditResponse>;
+export type TaskStanding = Out<typeof taskStandingResponse>;

@@ -14,10 +14,11 @@ import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
 import { registerTaskList } from './taskList.js';
+import { stagedKnowledge, stagedKnowledgeLine } from './taskKnowledge.js';
 import { SHOWN_ITEMS, shortList } from './shortList.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
-import { hangingIndent, oneLine } from '../../lib/visible.js';
+import { hangingIndent, oneLine, visible } from '../../lib/visible.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
@@ -160,7 +161,9 @@ function taskShow(task: Command, ctx: CliContext): void {
       const client = clientFor(opts, ctx.env);
       const answer = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
       const evidence = await fetchEvidence(client, answer.task.id);
-      if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [] });
+      // A session that does not read (its project folder gone, a corrupt file) is said, and the rest is shown.
+      const knowledge = answer.task.status === 'exec_review' ? await stagedKnowledge(client, answer.task).catch((err: Error) => (process.stderr.write(visible(`maestro: what this task's runs staged for the knowledge review is not known: ${err.message}\n`)), null)) : null;
+      if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [], ...(answer.task.status === 'exec_review' ? { knowledge } : {}) });
       const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
       // The question first: it is what the task waits on.
       const asked = answer.question ? `The agent asks:\n  ${hangingIndent(answer.question.text, '  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
@@ -179,7 +182,8 @@ function taskShow(task: Command, ctx: CliContext): void {
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
       const gate = gateNext(answer.task);
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + (gate ? `\n\n${gate}` : ''));
+      const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + (gate ? `\n\n${gate}` : ''));
     }),
   );
 }

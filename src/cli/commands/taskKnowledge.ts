@@ -1,0 +1,48 @@
+/**
+ * `task show` at exec_review: what the task's runs staged for the knowledge review. The change and the knowledge
+ * it brings are decided apart (a merge promotes nothing), and a person approving the change may not know there is
+ * knowledge to review. The daemon reads the task's session where its runs work (its clone for a project on a
+ * shared remote: GET /api/knowledge/review/<session>); a task whose runs staged nothing says nothing.
+ */
+import { MaestroError } from '../../core/errors.js';
+import { sessionIdFor } from '../../core/supersededVersion.js';
+import type { Task } from '../../core/types.js';
+import type { ApiClient } from '../../api/client.js';
+import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
+import type { ProjectDetail } from '../../api/wire/responses.js';
+import { remoteOf } from '../../daemon/repos.js';
+
+export interface StagedKnowledge {
+  session_id: string;
+  /** Candidates the task's runs staged (one each, however many runs proposed it). */
+  candidates: number;
+  /** Of them, not decided yet (pending or draft). */
+  undecided: number;
+  /** The command that reviews them, on the host whose daemon ran the task. */
+  command: string;
+}
+
+export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' | 'projectId'>): Promise<StagedKnowledge | null> {
+  const sid = sessionIdFor(task.id);
+  let review: ReviewResult;
+  try {
+    review = await client.get<ReviewResult>(`/api/knowledge/review/${sid}?projectId=${encodeURIComponent(task.projectId)}`);
+  } catch (err) {
+    if (err instanceof MaestroError && err.code === 'UNKNOWN_SESSION') return null; // no run of it reached the bridge
+    throw err;
+  }
+  const ids = new Set(review.candidates.map((c) => c.candidate_id));
+  if (!ids.size) return null;
+  const undecided = new Set(review.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').map((c) => c.candidate_id)).size;
+  const { project } = await client.get<ProjectDetail>(`/api/projects/${encodeURIComponent(task.projectId)}`);
+  // Where the daemon works on the project: its clone under its home on a shared remote, else the repository.
+  const root = remoteOf(project) ? `"$MAESTRO_HOME/clones/${project.id}"` : shellWord(project.repoPath);
+  return { session_id: sid, candidates: ids.size, undecided, command: `maestro knowledge review ${task.id} --workflow-root ${root}` };
+}
+
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+export function stagedKnowledgeLine(k: StagedKnowledge): string {
+  const n = k.candidates === 1 ? '1 knowledge candidate' : `${k.candidates} knowledge candidates`;
+  return `This task's runs staged ${n} (${k.undecided} not decided yet), reviewed apart from the change (approving it promotes none): ${k.command}`;
+}

@@ -1,0 +1,61 @@
+/**
+ * `task show` at exec_review says what the task's runs staged for the knowledge review, and the command that
+ * reviews it: a person approving the change learns there is knowledge to decide apart from it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
+import { sessionIdFor } from '../../src/knowledge/lifecycle/bridge.js';
+import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createSession } from '../../src/knowledge/lifecycle/session/store.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { cliFor, gitRepo } from './helpers.js';
+
+let d: TestDaemon | null = null;
+afterEach(async () => {
+  await d?.stop();
+  d = null;
+  removeTempDirs();
+});
+
+describe('maestro task show at exec_review', () => {
+  it("names the knowledge candidates the task's runs staged, with the command to review them; nothing when there are none", async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const { cli, cliJson } = cliFor(d.config.home);
+    const url = ['--url', d.url];
+    const repo = gitRepo();
+    const project = await d.store.projects.create({ name: 'k', repoPath: repo, config: {} });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Greet people' });
+    for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(task.id, s);
+
+    // No session yet (no run reached the knowledge bridge): nothing said.
+    const bare = await cli(['task', 'show', task.id, ...url]);
+    expect([bare.code, bare.stderr]).toEqual([0, '']);
+    expect(bare.stdout).not.toContain('knowledge candidate');
+
+    const root = resolveWorkflowRoot({ workflowRoot: repo, env: { ...process.env, MAESTRO_HOME: d.config.home } });
+    const sid = sessionIdFor(task.id);
+    createSession(root, sid, task.title);
+    // An empty session says nothing either.
+    expect((await cli(['task', 'show', task.id, ...url])).stdout).not.toContain('knowledge candidate');
+    stage(root, { target: 'spec', title: 'Greetings are short', content: 'A greeting is one line.', session: sid }, process.env);
+    stage(root, { target: 'spec', title: 'Greetings are polite', content: 'A greeting says hello.', session: sid }, process.env);
+
+    const command = `maestro knowledge review ${task.id} --workflow-root ${repo}`;
+    const shown = await cli(['task', 'show', task.id, ...url]);
+    expect([shown.code, shown.stderr]).toEqual([0, '']);
+    expect(shown.stdout).toContain(`This task's runs staged 2 knowledge candidates (2 not decided yet), reviewed apart from the change (approving it promotes none): ${command}\n`);
+    const json = await cliJson<{ knowledge: unknown }>(['task', 'show', task.id, ...url]);
+    expect(json.body.knowledge).toEqual({ session_id: sid, candidates: 2, undecided: 2, command });
+
+    // The command it names reviews them.
+    const reviewed = await cli(command.split(' ').slice(1), undefined);
+    expect(reviewed.code).toBe(0);
+    expect(reviewed.stdout).toContain('"Greetings are short"');
+    expect(reviewed.stdout).toContain('"Greetings are polite"');
+
+    // Past the gate (rejected: a new version), the old version's show says nothing of it.
+    await d.store.tasks.reject(task.id, 'exec_review', 'ana', 'greet in French');
+    expect((await cli(['task', 'show', task.id, ...url])).stdout).not.toContain('knowledge candidate');
+  });
+});
