@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
+import { FINISHED_STATUSES, type TaskStatus } from '../../core/status.js';
 import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
 import type { WorkflowRoot } from '../../knowledge/format/root.js';
@@ -75,10 +76,18 @@ function registerSession(program: Command, ctx: CliContext): void {
       out(o, r, `${r.created ? 'created' : 'exists'} session ${id}`);
     }),
   );
-  withRoot(session.command('list').description('List sessions (and name the folders that do not read as one).')).action(
+  withRoot(session.command('list').description("List sessions, marking those whose task is finished (and name the folders that do not read as one).")).action(
     action(async (o: RootOpts) => {
-      const { sessions: s, unreadable } = (await lib()).scanSessions(await rootOf(o, ctx.env));
-      out(o, { sessions: s, unreadable }, s.map((x) => `${x.session_id}  ${x.status}  ${oneLine(x.objective)}`).join('\n') || (unreadable.length ? 'No readable sessions.' : 'No sessions.'));
+      const { sessions: listed, unreadable } = (await lib()).scanSessions(await rootOf(o, ctx.env));
+      // Which task sessions are still live is the task store's to say (done, cancelled, superseded: finished).
+      const standing = await taskStanding(listed.map((x) => x.session_id), ctx.env);
+      if (standing.unasked) process.stderr.write(visible(`maestro: which task sessions belong to a finished task is not known here; the daemon did not answer: ${standing.unasked}\n`));
+      const s = listed.map((x) => {
+        const t = standing.bySession.get(x.session_id);
+        return { ...x, task: t ? { id: t.id, status: t.status, finished: FINISHED_STATUSES.includes(t.status as TaskStatus) } : null };
+      });
+      const mark = (t: (typeof s)[number]['task']) => (t?.finished ? `(task ${t.status})  ` : '');
+      out(o, { sessions: s, unreadable }, s.map((x) => `${x.session_id}  ${x.status}  ${mark(x.task)}${oneLine(x.objective)}`).join('\n') || (unreadable.length ? 'No readable sessions.' : 'No sessions.'));
       // The same folders `maestro knowledge audit` reports as invalid-session-authority, with why.
       if (!o.json) for (const u of unreadable) process.stderr.write(visible(`maestro: not listed, session.json missing or unreadable: sessions/${u.session_id}: ${u.error}\n`));
     }),
