@@ -53,7 +53,6 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
     count: (filter?: TaskFilter) => countTasks(db, filter),
     /** Every task among `ids`, however many (list's `ids` takes at most 1,000). */
     byIds: (ids: Iterable<string>) => tasksByIds(db, ids),
-    /** Which of these versions a person replaced, and why (ops/supersededVersions.ts); `projectId`: only its tasks. */
     superseded: (ids: readonly string[], projectId?: string) => supersededVersions(db, ids, projectId),
     edit: (id: string, edit: TaskEdit) =>
       tx('tasks.edit', async (q, now) => {

@@ -92,6 +92,11 @@ describe('route response schemas', () => {
     const trace = await get(wire.traceResponse, `/api/traces/${runs[0]!.traceId}`);
     expect(trace.chain[0]!.events.length).toBeGreaterThan(0);
     await get(wire.approvalListResponse, '/api/approvals');
+    // Where tasks stand for their sessions: the ids the store holds (an unknown one left out); none or too many, refused by name.
+    expect((await get(rwire.taskStandingResponse, `/api/tasks/standing?ids=${taskId},t_0000000000000000`)).tasks).toEqual([{ id: taskId, status: 'exec_review', superseded: null }]);
+    expect((await send(errorAnswer, 'GET', '/api/tasks/standing?ids=', undefined, 400)).error.message).toContain('ids');
+    const many = Array.from({ length: 501 }, (_, i) => `t_${String(i).padStart(16, '0')}`).join(',');
+    expect((await send(errorAnswer, 'GET', `/api/tasks/standing?ids=${many}`, undefined, 400)).error.message).toContain('names more than 500 task ids; ask in slices');
     expect((await get(wire.eventPageResponse, `/api/events?taskId=${taskId}`)).events.length).toBeGreaterThan(0);
     expect((await get(wire.metricsResponse, `/api/metrics?projectId=${projectId}`)).runDurations.length).toBeGreaterThan(0);
     expect((await get(wire.decisionListResponse, `/api/scheduler/decisions?taskId=${taskId}`)).decisions.length).toBeGreaterThan(0);

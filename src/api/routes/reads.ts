@@ -17,7 +17,8 @@ const idList = z
   .pipe(z.array(idString).min(1, 'names no task id').max(STANDING_IDS, `names more than ${STANDING_IDS} task ids; ask in slices`))
   .describe('task ids, commas between');
 
-export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
+/** Where tasks stand for their knowledge sessions (the CLI's `knowledge review` and `session list` ask it). */
+function registerStandingRoute(app: FastifyInstance, doc: OpenApiDoc, { store }: Pick<ApiDeps, 'store'>): void {
   defineRoute(
     app,
     doc,
@@ -27,7 +28,10 @@ export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { stor
       return { tasks: tasks.map((t) => ({ id: t.id, status: t.status, superseded: superseded.get(t.id) ?? null })) };
     },
   );
+}
 
+export function registerReadRoutes(app: FastifyInstance, doc: OpenApiDoc, { store }: ApiDeps): void {
+  registerStandingRoute(app, doc, { store });
   defineRoute(
     app,
     doc,
