@@ -2,6 +2,7 @@
  * `task show` at exec_review says what the task's runs staged for the knowledge review, and the command that
  * reviews it: a person approving the change learns there is knowledge to decide apart from it.
  */
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor } from '../../src/knowledge/lifecycle/bridge.js';
@@ -57,5 +58,16 @@ describe('maestro task show at exec_review', () => {
     // Past the gate (rejected: a new version), the old version's show says nothing of it.
     await d.store.tasks.reject(task.id, 'exec_review', 'ana', 'greet in French');
     expect((await cli(['task', 'show', task.id, ...url])).stdout).not.toContain('knowledge candidate');
+
+    // A project whose folder is gone (moved, deleted): no session to speak of, and no error about it.
+    const gone = gitRepo();
+    const moved = await d.store.projects.create({ name: 'moved', repoPath: gone, config: {} });
+    const far = await d.store.tasks.create({ projectId: moved.id, title: 'Greet far away' });
+    for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(far.id, s);
+    rmSync(gone, { recursive: true, force: true });
+    const farShown = await cli(['task', 'show', far.id, ...url]);
+    expect([farShown.code, farShown.stderr]).toEqual([0, '']);
+    expect(farShown.stdout).toContain('Greet far away');
+    expect(farShown.stdout).not.toContain('knowledge candidate');
   });
 });

@@ -28,7 +28,9 @@ export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' |
   try {
     review = await client.get<ReviewResult>(`/api/knowledge/review/${sid}?projectId=${encodeURIComponent(task.projectId)}`);
   } catch (err) {
-    if (err instanceof MaestroError && err.code === 'UNKNOWN_SESSION') return null; // no run of it reached the bridge
+    // No run of it reached the knowledge bridge here (no session), or the project's folder is gone (BAD_INPUT: the
+    // knowledge root does not exist): no session to speak of; the rest of the task is shown as ever.
+    if (err instanceof MaestroError && (err.code === 'UNKNOWN_SESSION' || err.code === 'BAD_INPUT')) return null;
     throw err;
   }
   const ids = new Set(review.candidates.map((c) => c.candidate_id));
