@@ -3,12 +3,14 @@
  * reviews it: a person approving the change learns there is knowledge to decide apart from it.
  */
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor } from '../../src/knowledge/lifecycle/bridge.js';
 import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createSession } from '../../src/knowledge/lifecycle/session/store.js';
-import { removeTempDirs } from '../helpers/db.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { bareRemote, git } from '../helpers/repo.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cliFor, gitRepo } from './helpers.js';
 
@@ -58,6 +60,18 @@ describe('maestro task show at exec_review', () => {
     // Past the gate (rejected: a new version), the old version's show says nothing of it.
     await d.store.tasks.reject(task.id, 'exec_review', 'ana', 'greet in French');
     expect((await cli(['task', 'show', task.id, ...url])).stdout).not.toContain('knowledge candidate');
+
+    // A project on a shared remote: its runs work, and its session lives, in the daemon's clone under its home.
+    const remote = bareRemote(tempDir('maestro-remote-'));
+    const shared = await d.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const there = await d.store.tasks.create({ projectId: shared.id, title: 'Greet on the remote' });
+    for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(there.id, s);
+    const clone = join(d.config.home, 'clones', shared.id);
+    git(tempDir(), 'clone', '-q', remote, clone);
+    const cloneRoot = resolveWorkflowRoot({ workflowRoot: clone, env: { ...process.env, MAESTRO_HOME: d.config.home } });
+    createSession(cloneRoot, sessionIdFor(there.id), there.title);
+    stage(cloneRoot, { target: 'spec', title: 'Greetings travel', content: 'A greeting works on every host.', session: sessionIdFor(there.id) }, process.env);
+    expect((await cli(['task', 'show', there.id, ...url])).stdout).toContain(`This task's runs staged 1 knowledge candidate (1 not decided yet), reviewed apart from the change (approving it promotes none): maestro knowledge review ${there.id} --workflow-root ${clone}\n`);
 
     // A project whose folder is gone (moved, deleted): no session to speak of, and no error about it.
     const gone = gitRepo();

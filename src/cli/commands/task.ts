@@ -162,7 +162,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       const answer = await client.get<TaskDetail>(`/api/tasks/${encodeURIComponent(id)}`);
       const evidence = await fetchEvidence(client, answer.task.id);
       // A session that does not read (its project folder gone, a corrupt file) is said, and the rest is shown.
-      const knowledge = answer.task.status === 'exec_review' ? await stagedKnowledge(client, answer.task).catch((err: Error) => (process.stderr.write(visible(`maestro: what this task's runs staged for the knowledge review is not known: ${err.message}\n`)), null)) : null;
+      const knowledge = answer.task.status === 'exec_review' ? await stagedKnowledge(client, answer.task, ctx.env).catch((err: Error) => (process.stderr.write(visible(`maestro: what this task's runs staged for the knowledge review is not known: ${err.message}\n`)), null)) : null;
       if (opts.json) return printJson({ ...answer, checks: evidence.checks?.checks ?? [], verdicts: evidence.findings?.verdicts ?? [], findings: evidence.findings?.findings ?? [], ...(answer.task.status === 'exec_review' ? { knowledge } : {}) });
       const more = describeEvidence(answer.versions ?? [], answer.task.id, evidence.checks, evidence.findings);
       // The question first: it is what the task waits on.

@@ -4,7 +4,9 @@
  * knowledge to review. The daemon reads the task's session where its runs work (its clone for a project on a
  * shared remote: GET /api/knowledge/review/<session>); a task whose runs staged nothing says nothing.
  */
+import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
+import { resolveHome } from '../../config/home.js';
 import { sessionIdFor } from '../../core/supersededVersion.js';
 import type { Task } from '../../core/types.js';
 import type { ApiClient } from '../../api/client.js';
@@ -22,7 +24,8 @@ export interface StagedKnowledge {
   command: string;
 }
 
-export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' | 'projectId'>): Promise<StagedKnowledge | null> {
+/** `env`: the CLI's, whose MAESTRO_HOME is the daemon's it asks (that daemon's clones are under it). */
+export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' | 'projectId'>, env: NodeJS.ProcessEnv): Promise<StagedKnowledge | null> {
   const sid = sessionIdFor(task.id);
   let review: ReviewResult;
   try {
@@ -38,7 +41,7 @@ export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' |
   const undecided = new Set(review.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').map((c) => c.candidate_id)).size;
   const { project } = await client.get<ProjectDetail>(`/api/projects/${encodeURIComponent(task.projectId)}`);
   // Where the daemon works on the project: its clone under its home on a shared remote, else the repository.
-  const root = remoteOf(project) ? `"$MAESTRO_HOME/clones/${project.id}"` : shellWord(project.repoPath);
+  const root = shellWord(remoteOf(project) ? join(resolveHome(env), 'clones', project.id) : project.repoPath);
   return { session_id: sid, candidates: ids.size, undecided, command: `maestro knowledge review ${task.id} --workflow-root ${root}` };
 }
 
