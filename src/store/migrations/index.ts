@@ -11,10 +11,11 @@ import { notifyAfterCommit } from './006_notify_after_commit.js';
 import { projectArchive } from './007_project_archive.js';
 import { autoApproveFrom } from './008_auto_approve_from.js';
 import { feedbackSource } from './009_feedback_source.js';
+import { parentVersion } from './010_parent_version.js';
 
 import type { Migration } from './migration.js';
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost, notify, readyOrder, notifyAfterCommit, projectArchive, autoApproveFrom, feedbackSource];
+export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost, notify, readyOrder, notifyAfterCommit, projectArchive, autoApproveFrom, feedbackSource, parentVersion];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

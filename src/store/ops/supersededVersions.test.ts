@@ -71,4 +71,10 @@ describe('a replaced task version, from the task rows', () => {
     expect(found.get(rejected.id)).toMatchObject({ cause: 'rejected', gate: 'exec_review', reason: 'greet in French', who: 'ana', superseded_by: { task_id: afterReject.id } });
     expect(found.get(retried.id)).toMatchObject({ cause: 'retried', gate: null, reason: 'it needed attention: checks failed: lint', who: 'bo', superseded_by: { task_id: afterRetry.id } });
   });
+
+  it('finds a version’s successor through an index (migration 010), not a scan of every task', async () => {
+    const { s } = await project();
+    const plan = await s.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT * FROM tasks WHERE parent_version_id IN ($1, $2) ORDER BY version`, ['t_1', 't_2']);
+    expect(plan.map((r) => r.detail).join('\n')).toMatch(/USING INDEX tasks_parent_version/);
+  });
 });

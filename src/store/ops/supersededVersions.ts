@@ -21,7 +21,7 @@ export async function supersededVersions(db: Queryable, ids: readonly string[], 
     const inProject = projectId ? ` AND project_id = $${params.push(projectId)}` : '';
     const olds = await db.all<Row>(`SELECT * FROM tasks WHERE id IN (${list}) AND status = 'superseded'${inProject}`, params);
     if (!olds.length) continue;
-    // One pass over the tasks for the whole slice (parent_version_id has no index; versionChain reads it one by one).
+    // One read for the whole slice, through tasks_parent_version (migration 010).
     const nexts = (await db.all<Row>(`SELECT * FROM tasks WHERE parent_version_id IN (${olds.map((_, j) => `$${j + 1}`).join(', ')}) ORDER BY version`, olds.map((o) => o.id as string))).map((r) => toTask(r));
     for (const old of olds.map((r) => toTask(r))) {
       const next = nexts.filter((n) => n.parentVersionId === old.id).at(-1);
