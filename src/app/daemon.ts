@@ -18,6 +18,7 @@ import type { MaestroConfig } from '../config/config.js';
 import { ensureHomeToken, isLoopback, writeHomeDaemonUrl } from '../config/home.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
+import { checkWalBeforeOpen } from '../store/walCheck.js';
 import type { DBAdapter } from '../store/db.js';
 import { createStore, type Store } from '../store/store.js';
 import { Bus } from '../lib/bus.js';
@@ -138,8 +139,9 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     await spawner.stop();
   });
   try {
-    const token = resolveToken(config, options, log);
-    const { db, store } = await openStore(config, health, cleanups, options.schemaCheckMs ?? 30_000);
+    const warn = startWarning(options, log);
+    const token = resolveToken(config, warn);
+    const { db, store } = await openStore(config, health, cleanups, options.schemaCheckMs ?? 30_000, warn);
     const bus = new Bus();
     const logError = (err: Error) => log.error({ err }, err.message);
     const feed = await startEventFeed(config, options, store, bus, log, cleanups);
@@ -217,20 +219,31 @@ function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMod
 }
 
 /** The token: MAESTRO_TOKEN or config.json's, else the home's own (created on the first start); null with --no-auth, which is warned of. */
-function resolveToken(config: MaestroConfig, options: DaemonOptions, log: Logger): string | null {
-  const warn = (message: string) => {
+/** A warning at start: to the log, and to the terminal of a `maestro serve`. */
+function startWarning(options: DaemonOptions, log: Logger): (message: string) => void {
+  return (message) => {
     log.warn(message);
     if (options.announce) process.stderr.write(`maestro: WARNING: ${message}\n`);
   };
+}
+
+function resolveToken(config: MaestroConfig, warn: (message: string) => void): string | null {
   const token = config.noAuth ? null : (config.token ?? ensureHomeToken(config.home, warn));
   if (config.noAuth) warn(`--no-auth: the API on ${config.host} asks for no token. Any program of any user on this machine can drive this daemon, and so run commands as you.`);
   return token;
 }
 
-/** Opens and migrates the database (refusing an emptied one beside earlier work), then starts the health probe. */
-async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups: Cleanups, schemaCheckMs: number): Promise<{ db: DBAdapter; store: Store }> {
+/**
+ * Opens and migrates the database (refusing a damaged write-ahead log, and an emptied database beside earlier work),
+ * then starts the health probe.
+ */
+async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups: Cleanups, schemaCheckMs: number, warn: (message: string) => void): Promise<{ db: DBAdapter; store: Store }> {
   const dbPath = sqlitePath(config.database);
-  if (dbPath) refuseEmptyDatabaseFile(config.home, dbPath);
+  if (dbPath) {
+    const torn = checkWalBeforeOpen(dbPath, new Date());
+    if (torn) warn(torn);
+    refuseEmptyDatabaseFile(config.home, dbPath);
+  }
   const existed = dbPath !== null && fileSize(dbPath) !== null;
   const db = await openMigratedDatabase(config.database, {
     onFault: (fault) => health.notice(fault),

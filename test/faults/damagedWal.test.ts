@@ -1,0 +1,87 @@
+/**
+ * A damaged SQLite write-ahead log at start. SQLite skips a log whose header does not check out (and reads a
+ * log cut short up to its last whole frame) without a word, then deletes it when the daemon stops: a log
+ * with a damaged header read as an empty database, and the refusal that followed deleted the log, the only
+ * copy of what it held. Now a damaged header is refused with the log untouched, and a torn log is kept
+ * as found beside a warning.
+ */
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+describe('a damaged write-ahead log at start', () => {
+  let daemon: TestDaemon | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    removeTempDirs();
+  });
+
+  /**
+   * A home as a kill -9 leaves it: the database and its log as they were while the daemon ran, with the
+   * tasks `titles` made one transaction each, in the log only (not yet in maestro.db).
+   */
+  async function killedHome(titles: string[]): Promise<{ home: string; db: string; wal: string }> {
+    const home = tempDir('maestro-home-');
+    const d = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
+    const [project] = await d.store.projects.list();
+    for (const title of titles) await d.store.tasks.create({ projectId: project!.id, title, complexity: 'easy' });
+    const db = join(home, 'maestro.db');
+    const wal = `${db}-wal`;
+    const snap = tempDir('maestro-snap-');
+    copyFileSync(db, join(snap, 'maestro.db'));
+    copyFileSync(wal, join(snap, 'maestro.db-wal'));
+    await d.stop({ graceMs: 0 });
+    copyFileSync(join(snap, 'maestro.db'), db);
+    copyFileSync(join(snap, 'maestro.db-wal'), wal);
+    if (existsSync(`${db}-shm`)) unlinkSync(`${db}-shm`);
+    // The premise: maestro.db alone does not hold the tasks; only the log does.
+    const alone = join(tempDir('maestro-alone-'), 'maestro.db');
+    copyFileSync(db, alone);
+    const without = new Database(alone, { readonly: true });
+    try {
+      const has = without.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'tasks'`).get() as { n: number };
+      if (has.n) expect(without.prepare('SELECT title FROM tasks').all()).toEqual([]);
+    } finally {
+      without.close();
+    }
+    return { home, db, wal };
+  }
+
+  const titles = async (d: TestDaemon) => (await d.store.tasks.list({})).map((t) => t.title).sort();
+
+  it('a log whose header is damaged is refused, naming it, and left as it was: put right, every task in it is back', async () => {
+    const { home, db, wal } = await killedHome(['Kept in the log']);
+    const before = readFileSync(wal);
+    const dbBefore = readFileSync(db);
+    writeFileSync(wal, Buffer.concat([Buffer.from('garbage!'), before.subarray(8)]));
+    await expect(startTestDaemon({ home }, { demo: true, noOrchestrator: true })).rejects.toMatchObject({
+      code: 'DATABASE_CORRUPT',
+      message: expect.stringContaining(`The write-ahead log ${wal} of the SQLite database ${db} is damaged: it does not start with the WAL magic number (found 0x67617262)`),
+    });
+    expect(readFileSync(wal).subarray(8)).toEqual(before.subarray(8));
+    expect(readFileSync(db)).toEqual(dbBefore);
+    // The evidence was kept: with its header put right, the log gives the task back.
+    writeFileSync(wal, before);
+    daemon = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
+    expect(await titles(daemon)).toContain('Kept in the log');
+  });
+
+  it('a log cut short in its last frame is copied aside as found, with a warning naming both, and every whole transaction is kept', async () => {
+    const { home, wal } = await killedHome(['Committed first', 'Cut short']);
+    truncateSync(wal, statSync(wal).size - 100);
+    const torn = readFileSync(wal);
+    daemon = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
+    const copies = readdirSync(home).filter((n) => n.startsWith('maestro.db-wal.torn-'));
+    expect(copies).toHaveLength(1);
+    expect(readFileSync(join(home, copies[0]!))).toEqual(torn);
+    expect(daemon.logs.join('')).toContain(`The write-ahead log ${wal} ends `);
+    expect(daemon.logs.join('')).toContain(`A copy of the log as found is at ${join(home, copies[0]!)}.`);
+    const now = await titles(daemon);
+    expect(now).toContain('Committed first');
+    expect(now).not.toContain('Cut short'); // its commit frame was the one cut
+  });
+});
