@@ -12,12 +12,15 @@
  *   start goes on with every whole transaction SQLite can read. A kill -9 can leave this too
  *   (SQLite writes a frame's header and its page in two writes): then only the transaction being
  *   written, never committed, is missing; a log cut short by a copy or a disk loses later ones.
+ *   The log itself is then cut to its last whole frame (bytes SQLite never reads): SQLite starts a
+ *   log over from its head without shortening the file, so a torn end would stay, and be warned of
+ *   and copied again at every later start.
  *
  * Header layout (sqlite.org/fileformat.html, "WAL File Format"): 32 bytes, big-endian words:
  * magic 0x377f0682|0x377f0683, version 3007000, page size, checkpoint sequence, two salts, two
  * checksum words over the first 24 bytes. Each frame is a 24-byte header and one page.
  */
-import { closeSync, constants, copyFileSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { MaestroError } from '../core/errors.js';
 
 const HEADER_BYTES = 32;
@@ -101,6 +104,7 @@ export function checkWalBeforeOpen(dbPath: string, now: Date): string | null {
   const copy = `${wal}.torn-${now.toISOString().replace(/[:.]/g, '-')}`;
   try {
     copyFileSync(wal, copy, constants.COPYFILE_EXCL);
+    truncateSync(wal, found.size - found.extra);
   } catch (err) {
     rmSync(copy, { force: true });
     const code = (err as NodeJS.ErrnoException).code;

@@ -29,15 +29,7 @@ describe('a damaged write-ahead log at start', () => {
     const d = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
     const [project] = await d.store.projects.list();
     for (const title of titles) await d.store.tasks.create({ projectId: project!.id, title, complexity: 'easy' });
-    const db = join(home, 'maestro.db');
-    const wal = `${db}-wal`;
-    const snap = tempDir('maestro-snap-');
-    copyFileSync(db, join(snap, 'maestro.db'));
-    copyFileSync(wal, join(snap, 'maestro.db-wal'));
-    await d.stop({ graceMs: 0 });
-    copyFileSync(join(snap, 'maestro.db'), db);
-    copyFileSync(join(snap, 'maestro.db-wal'), wal);
-    if (existsSync(`${db}-shm`)) unlinkSync(`${db}-shm`);
+    const { db, wal } = await killed(d, home);
     // The premise: maestro.db alone does not hold the tasks; only the log does.
     const alone = join(tempDir('maestro-alone-'), 'maestro.db');
     copyFileSync(db, alone);
@@ -49,6 +41,20 @@ describe('a damaged write-ahead log at start', () => {
       without.close();
     }
     return { home, db, wal };
+  }
+
+  /** Stops `d` and leaves its database and log as they were while it ran, as a kill -9 does (a clean stop deletes the log). */
+  async function killed(d: TestDaemon, home: string): Promise<{ db: string; wal: string }> {
+    const db = join(home, 'maestro.db');
+    const wal = `${db}-wal`;
+    const snap = tempDir('maestro-snap-');
+    copyFileSync(db, join(snap, 'maestro.db'));
+    copyFileSync(wal, join(snap, 'maestro.db-wal'));
+    await d.stop({ graceMs: 0 });
+    copyFileSync(join(snap, 'maestro.db'), db);
+    copyFileSync(join(snap, 'maestro.db-wal'), wal);
+    if (existsSync(`${db}-shm`)) unlinkSync(`${db}-shm`);
+    return { db, wal };
   }
 
   const titles = async (d: TestDaemon) => (await d.store.tasks.list({})).map((t) => t.title).sort();
@@ -83,5 +89,11 @@ describe('a damaged write-ahead log at start', () => {
     const now = await titles(daemon);
     expect(now).toContain('Committed first');
     expect(now).not.toContain('Cut short'); // its commit frame was the one cut
+    // The log now ends on a whole frame: killed again, the next start has nothing to warn of or copy.
+    await killed(daemon, home);
+    daemon = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
+    expect(readdirSync(home).filter((n) => n.startsWith('maestro.db-wal.torn-'))).toEqual(copies);
+    expect(daemon.logs.join('')).not.toContain('The write-ahead log');
+    expect(await titles(daemon)).toContain('Committed first');
   });
 });
