@@ -18,6 +18,8 @@ export const ERROR_CATALOGUE = {
   PROJECT_ARCHIVED: 409,
   /** The project has work in flight or at a gate: it cannot be archived now. */
   PROJECT_BUSY: 409,
+  /** A project's settings changed since the client read the ones its change starts from: nothing was saved. */
+  SETTINGS_CHANGED: 409,
   SELF_DEPENDENCY: 400,
   CROSS_PROJECT_DEPENDENCY: 400,
   DEPENDENCY_CYCLE: 400,

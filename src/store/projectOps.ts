@@ -41,10 +41,13 @@ export function projectRecords({ db, tx }: TaskOpsContext) {
     /**
      * Replaces the settings; the `project.config` event's payload describes the change (`describe` sees the settings
      * before it), and what a change of auto-approval means (`autoApproval`: the tasks waiting that it leaves to a person).
+     * `expect` sees the project as it stands in the transaction and throws to save nothing (a change made from
+     * settings that have changed since).
      */
-    updateConfig: (idOrName: string, config: Record<string, unknown>, describe?: (before: Project) => Record<string, unknown>) =>
+    updateConfig: (idOrName: string, config: Record<string, unknown>, describe?: (before: Project) => Record<string, unknown>, expect?: (before: Project) => void) =>
       tx('projects.updateConfig', async (q, now): Promise<{ project: Project; autoApproval: AutoApprovalChange | null }> => {
         const before = await getProject(q, idOrName);
+        expect?.(before);
         const project = await updateProjectConfig(q, before.id, config, now);
         const autoApproval = await autoApprovalChange(q, project.id, before.config, config);
         const payload = { ...(describe ? describe(before) : { keys: Object.keys(config) }), ...(autoApproval ? { autoApproval } : {}) };

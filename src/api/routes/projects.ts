@@ -9,7 +9,7 @@ import { projectInputSchema, whoSchema } from '../../core/schemas.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
 import { git } from '../../git/git.js';
 import { canonical, holds } from '../../lib/paths.js';
-import { maskSecrets, parseProjectSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
+import { maskSecrets, parseProjectSettings, refuseChangedSettings, restoreMasked, settingsChange } from '../../daemon/projectSettings.js';
 import { checkScriptedPaths } from '../../daemon/scriptedPaths.js';
 import { providerFix } from '../../daemon/providerCheck.js';
 import type { ApiDeps } from '../deps.js';
@@ -170,7 +170,14 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       summary: "Replace a project's settings (validated; the change is an event naming who made it and from where, and what a change of auto-approval means)",
       tags: ['projects'],
       params: idParam,
-      body: z.object({ config: z.record(z.string(), z.unknown()), who: whoSchema }).strict(),
+      body: z
+        .object({
+          config: z.record(z.string(), z.unknown()),
+          /** The settings this change was made from, as GET answered them: changed since, it is a 409 SETTINGS_CHANGED and nothing is saved. */
+          basedOn: z.record(z.string(), z.unknown()).optional(),
+          who: whoSchema,
+        })
+        .strict(),
       response: projectConfigResponse,
     },
     async ({ params, body, req }) => {
@@ -184,7 +191,8 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       }
       await checkBaseBranchChange(stored.repoPath, stored.config, config);
       const from = requestOrigin(req);
-      const { project, autoApproval } = await store.projects.updateConfig(params.id, config, (before) => ({ name: before.name, keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from }));
+      const describe = (before: Project) => ({ name: before.name, keys: Object.keys(config), ...maskSecrets(settingsChange(before.config, config)), who: body.who, from });
+      const { project, autoApproval } = await store.projects.updateConfig(params.id, config, describe, (before) => refuseChangedSettings(before, stored.config, body.basedOn));
       // Saved all the same (the script may be written next), but said now rather than at the next task create.
       const problem = project.archivedAt === null ? (providerProblem?.(project) ?? null) : null;
       return { project: maskSecrets(project), autoApproval, cannotRun: problem ? providerFix(project, problem) : null };

@@ -161,9 +161,10 @@ export function setKey(config: Record<string, unknown>, key: string, value: unkn
   return copy;
 }
 
+/** Saves `config`, made from `project`'s settings as read: changed since (another client), the daemon refuses it (SETTINGS_CHANGED) and keeps theirs. */
 export async function saveConfig(client: ApiClient, project: Project, config: Record<string, unknown>): Promise<ProjectConfigResponse> {
   if (config.provider !== undefined) checkProvider(config.provider, ONE_COMMAND);
-  return client.request<ProjectConfigResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config } });
+  return client.request<ProjectConfigResponse>('PATCH', `/api/projects/${encodeURIComponent(project.id)}`, { body: { config, basedOn: project.config } });
 }
 
 /** The answer to a saved change: what a change of auto-approval means for the tasks at a gate (core/autoApproval.ts), and why its tasks could not run with it. */

@@ -125,7 +125,8 @@ export const api = {
   health: () => request<HealthResponse>('GET', '/api/health'),
   projects: () => request<ProjectList>('GET', '/api/projects'),
   project: (id: string) => request<ProjectDetail>('GET', `/api/projects/${enc(id)}`),
-  updateProjectConfig: (id: string, config: Record<string, unknown>) => request<ProjectConfigResponse>('PATCH', `/api/projects/${enc(id)}`, { config }),
+  /** `basedOn`: the settings the change was made from, as read; changed since, the daemon answers 409 SETTINGS_CHANGED and saves nothing. */
+  updateProjectConfig: (id: string, config: Record<string, unknown>, basedOn: Record<string, unknown>) => request<ProjectConfigResponse>('PATCH', `/api/projects/${enc(id)}`, { config, basedOn }),
   /** Archive (no new work, kept with its history) or restore a project. */
   archiveProject: (id: string, archive: boolean) => request<ProjectResponse>('POST', `/api/projects/${enc(id)}/${archive ? 'archive' : 'restore'}`, { who: 'web' }),
   /** The board's list: slim rows (`view=board`), a fraction of the full tasks' JSON. */

@@ -123,7 +123,7 @@ export function SettingsScreen() {
       return;
     }
     try {
-      const { project: saved, autoApproval, cannotRun } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>);
+      const { project: saved, autoApproval, cannotRun } = await api.updateProjectConfig(project.id, parsed as Record<string, unknown>, project.config as Record<string, unknown>);
       replace(saved);
       // Saved all the same; that no task can run with it is said at once, in the daemon's words (as the CLI says it).
       setNote(cannotRun ? { ok: false, text: `${savedText(t, autoApproval)} ${cannotRun}` } : { ok: true, text: savedText(t, autoApproval) });

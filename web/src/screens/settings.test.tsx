@@ -67,7 +67,8 @@ describe('project settings on the board', () => {
     };
     expect(await save({ autoApproveAfterMs: 0 }, { afterMs: 0, previousMs: null, waiting: 2 }))
       .toBe('Saved. Tasks reaching a gate from now on are approved after 0 ms without a person; the tasks already waiting (2) still wait for you.');
-    expect(sent).toEqual([{ config: { autoApproveAfterMs: 0 } }]);
+    // Sent with the settings it was made from, as shown: changed since, the daemon saves nothing (SETTINGS_CHANGED).
+    expect(sent).toEqual([{ config: { autoApproveAfterMs: 0 }, basedOn: project.config }]);
     expect(screen.getByText(/^Gates approve themselves: a task that reaches a gate is approved after 0 ms without a person \(autoApproveAfterMs\)\./)).toBeTruthy();
     expect(await save({ autoApproveAfterMs: 5000 }, { afterMs: 5000, previousMs: 0, waiting: 1 }))
       .toBe('Saved. Tasks at a gate are approved after 5000 ms without a person (it was 0 ms); the tasks waiting since before it was switched on (1) still wait for you.');
