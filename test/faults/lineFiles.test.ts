@@ -5,7 +5,7 @@
  * written, was glued to it: one line that is not JSON, and that record lost (a run's result, say). Now a
  * failed append takes its part back off, so the next line starts on a line of its own.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendJsonLine, readJsonLines } from '../../src/executor/protocol/files.js';

@@ -145,7 +145,7 @@ export function addKnowhow(root: WorkflowRoot, input: AddKnowhowInput): AddKnowh
     const target = join(dir, name);
     assertInsideRoot(root, target);
     const created = now.toISOString();
-    writeFileAtomic(target, renderKnowhowDocument(input, created), input.hooks);
+    writeFileAtomic(target, renderKnowhowDocument(input, created), input.hooks, null);
     return result(name, created, false);
   });
 
@@ -214,11 +214,9 @@ export function supersedeKnowhow(root: WorkflowRoot, oldRef: string, newRef: str
     const complete = newDoc.supersedes.includes(o0.id) && oldDoc.supersededBy === n0.id && oldDoc.status === 'deprecated';
     if (!complete) {
       // Successor first: its `supersedes` is authoritative, so a crash here already reads as superseded.
-      if (!newDoc.supersedes.includes(o0.id)) writeFileAtomic(n0.file, setFrontmatterKey(newText, 'supersedes', [...new Set([...newDoc.supersedes, o0.id])].sort()), opts.hooks);
-      let oldText = readFileSync(o0.file, 'utf8');
-      oldText = setFrontmatterKey(oldText, 'status', 'deprecated');
-      oldText = setFrontmatterKey(oldText, 'supersededBy', n0.id);
-      writeFileAtomic(o0.file, oldText, opts.hooks);
+      if (!newDoc.supersedes.includes(o0.id)) writeFileAtomic(n0.file, setFrontmatterKey(newText, 'supersedes', [...new Set([...newDoc.supersedes, o0.id])].sort()), opts.hooks, newText);
+      const oldRead = readFileSync(o0.file, 'utf8');
+      writeFileAtomic(o0.file, setFrontmatterKey(setFrontmatterKey(oldRead, 'status', 'deprecated'), 'supersededBy', n0.id), opts.hooks, oldRead);
     }
     return { oldId: o0.id, newId: n0.id, replayed: complete };
   });
@@ -231,7 +229,7 @@ export function deprecateKnowhow(root: WorkflowRoot, ref: string): { id: string;
     assertFrontmatterClosed(text, loc.file, 'knowhow');
     assertKnowhowText(text, loc.file);
     if (parseKnowhowText(text, loc.file).status === 'deprecated') return { id: loc.id, replayed: true };
-    writeFileAtomic(loc.file, setFrontmatterKey(text, 'status', 'deprecated'));
+    writeFileAtomic(loc.file, setFrontmatterKey(text, 'status', 'deprecated'), {}, text);
     return { id: loc.id, replayed: false };
   });
 }

@@ -168,7 +168,8 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
   const file = join(dir.dir, fileName);
   assertInsideRoot(root, file);
   return withCorpusLock([file], () => {
-    const old = readSpecFile(file) ?? renderSeed(fileName, input.category);
+    const found = readSpecFile(file);
+    const old = found ?? renderSeed(fileName, input.category);
     const parsed = parseSpecText(old, file);
     refuseBrokenStructure(parsed.findings, file);
     if (input.sid) refuseTakenSid(root, input.sid);
@@ -198,7 +199,7 @@ export function appendSpecEntry(root: WorkflowRoot, input: AppendSpecInput): App
     if (added.length !== tagCount + 1 || added[tagCount]!.sid !== escapeAttr(sid)) {
       throw new MaestroError('CORRUPT_FILE', `${file}: the new entry would not read back as entry ${tagCount + 1} of the file (its block structure is not what Maestro expects); nothing was written. Run \`maestro spec health\` and repair the file by hand.`);
     }
-    writeFileAtomic(file, next, input.hooks);
+    writeFileAtomic(file, next, input.hooks, found ?? null);
     // The new block is the last tag block; legacy entries count after all tag blocks.
     return { outcome: 'created', id: specEntryId(dir, file, tagCount + 1), sid, file, ...(overflowKnowhowId ? { overflowKnowhowId } : {}) };
   });
@@ -212,7 +213,7 @@ function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pic
 
 function editEntry(loc: Located, values: Record<string, string>, hooks?: AtomicWriteHooks): void {
   const text = readFileSync(loc.file, 'utf8');
-  writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, values, loc.file), hooks);
+  writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, values, loc.file), hooks, text);
 }
 
 /** Gives an entry without a sid one, so it can take part in supersession. */

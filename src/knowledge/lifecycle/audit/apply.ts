@@ -5,6 +5,7 @@
  */
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
 import { supersedeKnowhow } from '../../format/knowhowWriter.js';
 import { withCorpusLock } from '../../format/lock.js';
@@ -27,17 +28,23 @@ export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): Au
     }
     const auditId = stableId('AUD', stamp, ...plan.map((p) => p.id));
     let n = 0;
+    // The files of the actions begun: a rollback restores these, not files no action reached (a person may be editing one).
+    const begun = new Set<string>();
     try {
       for (const p of plan) {
+        for (const f of [p.target_file, p.successor_file]) begun.add(join(root.projectDir, f));
         if (p.store === 'spec') {
           const loc = locateSpecEntry(root, p.target_id);
-          writeFileAtomic(loc.file, upsertTagAttributes(readFileSync(loc.file, 'utf8'), loc.ordinal, { status: 'deprecated', 'superseded-by': p.successor_id }));
+          const text = readFileSync(loc.file, 'utf8');
+          writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, { status: 'deprecated', 'superseded-by': p.successor_id }), {}, text);
         } else supersedeKnowhow(root, p.target_id, p.successor_id);
         n++;
       }
     } catch (err) {
-      // Roll back from the backup, byte for byte: all or nothing.
-      for (const f of files) writeFileAtomic(f, readFileSync(join(backupDir, relative(root.projectDir, f))));
+      // Roll back from the backup, byte for byte: all or nothing. Not the file another program saved while it was
+      // being written (KNOWLEDGE_CONFLICT): nothing was written to it, and it keeps what they saved.
+      const theirs = err instanceof MaestroError && err.code === 'KNOWLEDGE_CONFLICT' ? err.details?.file : undefined;
+      for (const f of begun) if (f !== theirs) writeFileAtomic(f, readFileSync(join(backupDir, relative(root.projectDir, f))));
       throw err;
     }
     mkdirSync(dirname(log), { recursive: true });
