@@ -12,8 +12,9 @@
  * leaves at most one temporary file, which the next write replaces.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { MaestroError } from '../core/errors.js';
 import { sleepSync } from './sleepSync.js';
 
 export interface AtomicWriteOptions {
@@ -31,6 +32,12 @@ export interface AtomicWriteOptions {
    * target changed since it was read).
    */
   beforeRename?: (tmpPath: string) => void;
+  /**
+   * The text the new file was made from (null: there was no file). A person's editor or another tool takes no
+   * lock of ours: a target that no longer holds this text just before the rename (looked at by content) was
+   * saved by them meanwhile, and is left as they saved it: KNOWLEDGE_CONFLICT, nothing written.
+   */
+  readAs?: string | null;
   /** Test seam: told each durable step as it happens ('fsync-file', 'rename', 'fsync-dir'). */
   step?: (name: 'fsync-file' | 'rename' | 'fsync-dir') => void;
 }
@@ -84,6 +91,7 @@ export function stageFileAtomic(target: string, data: string | Uint8Array, opts:
   const commit = () => {
     try {
       opts.beforeRename?.(tmp);
+      if (opts.readAs !== undefined) refuseChangedTarget(target, opts.readAs);
       renameWithRetry(tmp, target);
       opts.step?.('rename');
     } catch (err) {
@@ -96,6 +104,22 @@ export function stageFileAtomic(target: string, data: string | Uint8Array, opts:
     }
   };
   return { commit, discard };
+}
+
+function refuseChangedTarget(target: string, readAs: string | null): void {
+  let now: string | null;
+  try {
+    now = readFileSync(target, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    now = null;
+  }
+  if (now === readAs) return;
+  throw new MaestroError(
+    'KNOWLEDGE_CONFLICT',
+    `${target} ${readAs === null ? 'was created' : 'changed'} while Maestro was writing it (another program saved it after Maestro read it): nothing was written, and the file is as that program left it. Run the command again.`,
+    { details: { file: target } },
+  );
 }
 
 function renameWithRetry(from: string, to: string): void {

@@ -106,6 +106,18 @@ describe('updateEntry', () => {
     )
     .replace('Refresh them.\n', 'Refresh them.\n\n### 更新 2026-08-01 (exp_1)\n\nAlso rotate the key.\n\n');
 
+  it("leaves a page a person saves while it is being updated as they saved it: KNOWLEDGE_CONFLICT, nothing written", () => {
+    const entry = annotatedNote(ANNOTATED);
+    const theirs = `${ANNOTATED}\nA line the person added.\n`;
+    // Their editor saves after the observer read the page, before its new text replaces it.
+    const during = { ...ctx, beforeRename: () => writeFileSync(entry.path, theirs) };
+    expect(() => updateEntry(entry, { solution: 'Also rotate the key.' }, during)).toThrow(
+      expect.objectContaining({ code: 'KNOWLEDGE_CONFLICT', message: `${entry.path} changed while Maestro was writing it (another program saved it after Maestro read it): nothing was written, and the file is as that program left it. Run the command again.` }),
+    );
+    expect(readFileSync(entry.path, 'utf8')).toBe(theirs);
+    expect(readdirSync(dirname(entry.path)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('keeps the comments, blank lines, unknown keys and quoting a person wrote, changing only the keys it updates', () => {
     const entry = annotatedNote(ANNOTATED);
     const updated = updateEntry(entry, { solution: 'Also rotate the key.' }, ctx);

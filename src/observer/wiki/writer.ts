@@ -44,6 +44,8 @@ export interface WriteContext {
   source: { sessionId: string; explorationId: string };
   intentKey?: string;
   now: Date;
+  /** Test seam: called with the new text beside the entry, before it replaces it. */
+  beforeRename?: () => void;
 }
 
 function isoSeconds(d: Date): string {
@@ -112,7 +114,7 @@ export function createEntry(raw: EntryDraft, ctx: WriteContext): WikiEntry {
     intent_key: ctx.intentKey,
   });
   const text = `${fm}\n\n${renderBody(draft)}`;
-  writeFileAtomic(path, text, { root: ctx.wikiRoot });
+  writeFileAtomic(path, text, { root: ctx.wikiRoot, readAs: null, ...(ctx.beforeRename ? { beforeRename: ctx.beforeRename } : {}) });
   const parsed = parseEntryFile(path, layout.knowledge, text, { mtimeMs: Date.now(), size: text.length });
   if (!parsed.entry) throw new MaestroError('INTERNAL', `wrote ${path} but could not read it back: ${parsed.problems.map((p) => p.reason).join('; ')}`);
   return parsed.entry;
@@ -189,7 +191,7 @@ export function updateEntry(target: WikiEntry, raw: Pick<EntryDraft, 'solution' 
   const block = `### 更新 ${stamp.slice(0, 10)} (${ctx.source.explorationId})\n\n${draft.solution.trim()}\n`;
   const updated = withSolutionUpdate(body, block, eol);
   const out = `${head}${/^\r?\n/.test(updated) ? '' : eol}${updated}`;
-  writeFileAtomic(target.path, out, { root: ctx.wikiRoot });
+  writeFileAtomic(target.path, out, { root: ctx.wikiRoot, readAs: text, ...(ctx.beforeRename ? { beforeRename: ctx.beforeRename } : {}) });
   const parsed = parseEntryFile(target.path, wikiLayout(ctx.wikiRoot).knowledge, out, { mtimeMs: Date.now(), size: out.length });
   if (!parsed.entry) throw new MaestroError('INTERNAL', `updated ${target.path} but could not read it back`);
   return parsed.entry;

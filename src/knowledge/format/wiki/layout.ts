@@ -58,15 +58,24 @@ export function bundlePath(layout: WikiLayout, sessionId: string): string {
  * `root`: the wiki the file belongs to. The wiki is the workspace's `./wiki`, which a repository can hold: a
  * folder on the way that is a link out of it (`wiki/sessions -> ../docs`, `knowledge/entities -> ~/x`) is
  * refused before anything is made, or a new entry, or a session's prompts, were written where it led.
+ *
+ * `readAs`: the text an entry's rewrite was made from (null: a new file), so that a person's save of the page
+ * meanwhile is kept (KNOWLEDGE_CONFLICT; src/lib/atomicWrite.ts). `beforeRename`: a test seam.
  */
-export function writeFileAtomic(path: string, content: string, options: { root: string; durable?: boolean; private?: boolean }): void {
+export function writeFileAtomic(path: string, content: string, options: { root: string; durable?: boolean; private?: boolean; readAs?: string | null; beforeRename?: () => void }): void {
   assertNoLinkOut(options.root, path, `the wiki ${options.root}`);
   // Only the folder itself is made private; the folders above it keep the umask's mode.
   if (options.private && !existsSync(dirname(path))) {
     mkdirSync(dirname(dirname(path)), { recursive: true });
     mkdirSync(dirname(path), { mode: 0o700 });
   }
-  atomicWrite(path, content, { mkdir: true, ...(options.durable === false ? { durable: false } : {}), ...(options.private ? { mode: 0o600 } : {}) });
+  atomicWrite(path, content, {
+    mkdir: true,
+    ...(options.durable === false ? { durable: false } : {}),
+    ...(options.private ? { mode: 0o600 } : {}),
+    ...(options.readAs !== undefined ? { readAs: options.readAs } : {}),
+    ...(options.beforeRename ? { beforeRename: options.beforeRename } : {}),
+  });
 }
 
 const SCHEMA_MD = `# Wiki schema
