@@ -130,6 +130,9 @@ function refuseSecondProject(projects: readonly Project[], given: string, repoPa
   throw new MaestroError('DUPLICATE_PROJECT', `${shown} is already registered as project ${same.name} (${same.id}); nothing was registered.${archived}`, { details: { name: same.name } });
 }
 
+/** PATCH /api/projects/:id. `basedOn`: the settings the change was made from, as GET answered them; changed since, it is a 409 SETTINGS_CHANGED and nothing is saved. */
+const settingsChangeBody = z.object({ config: z.record(z.string(), z.unknown()), basedOn: z.record(z.string(), z.unknown()).optional(), who: whoSchema }).strict();
+
 export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, home, providerProblem }: ApiDeps): void {
   // Answers carry the settings with every `env` value masked: an API client (the board included) never reads a key back.
   defineRoute(app, doc, { method: 'GET', url: '/api/projects', summary: 'List projects', tags: ['projects'], response: projectListResponse }, async () => ({ projects: maskSecrets(await store.projects.list()) }));
@@ -170,14 +173,7 @@ export function registerProjectRoutes(app: FastifyInstance, doc: OpenApiDoc, { s
       summary: "Replace a project's settings (validated; the change is an event naming who made it and from where, and what a change of auto-approval means)",
       tags: ['projects'],
       params: idParam,
-      body: z
-        .object({
-          config: z.record(z.string(), z.unknown()),
-          /** The settings this change was made from, as GET answered them: changed since, it is a 409 SETTINGS_CHANGED and nothing is saved. */
-          basedOn: z.record(z.string(), z.unknown()).optional(),
-          who: whoSchema,
-        })
-        .strict(),
+      body: settingsChangeBody,
       response: projectConfigResponse,
     },
     async ({ params, body, req }) => {
