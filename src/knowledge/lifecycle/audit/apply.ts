@@ -6,14 +6,15 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
-import { writeFileAtomic } from '../../format/atomic.js';
+import { writeFileAtomic, type AtomicWriteHooks } from '../../format/atomic.js';
 import { supersedeKnowhow } from '../../format/knowhowWriter.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { assertInsideRoot, type WorkflowRoot } from '../../format/root.js';
 import { locateSpecEntry, upsertTagAttributes } from '../../format/specWriter.js';
 import { stableId, type AuditResult, type PlanAction } from './context.js';
 
-export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): AuditResult['applied'] {
+/** `hooks`: a test seam for the spec writes (format/atomic.ts). */
+export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date, hooks: AtomicWriteHooks = {}): AuditResult['applied'] {
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const backupDir = join(root.workflowDir, '.trash', `knowledge-audit-${stamp}`);
   const files = [...new Set(plan.flatMap((p) => [p.target_file, p.successor_file]))].map((f) => join(root.projectDir, f));
@@ -36,7 +37,7 @@ export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date): Au
         if (p.store === 'spec') {
           const loc = locateSpecEntry(root, p.target_id);
           const text = readFileSync(loc.file, 'utf8');
-          writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, { status: 'deprecated', 'superseded-by': p.successor_id }), {}, text);
+          writeFileAtomic(loc.file, upsertTagAttributes(text, loc.ordinal, { status: 'deprecated', 'superseded-by': p.successor_id }), hooks, text);
         } else supersedeKnowhow(root, p.target_id, p.successor_id);
         n++;
       }

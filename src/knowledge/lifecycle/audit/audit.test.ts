@@ -105,6 +105,21 @@ describe('knowledge audit', () => {
     expect(existsSync(join(p.root.workflowDir, '.knowledge-audit'))).toBe(false);
   });
 
+  it('a plan stopped by a file another program saves meanwhile puts back the files it wrote, and leaves theirs as they saved it', () => {
+    const { p, file } = setup();
+    const other = join(p.root.workflowDir, 'specs', 'review-standards.md');
+    const otherText = DUPS.replace(/S-2026010(\d)-(\w{4})/g, 'S-2026020$1-$2');
+    writeFileSync(other, otherText);
+    const theirs = `${otherText}\n<!-- saved by a person -->\n`;
+    let writes = 0;
+    const hooks = { beforeRename: () => void (++writes === 2 && writeFileSync(other, theirs)) };
+    const action = (target_id: string, target: string): PlanAction => ({ id: `P-${target_id}`, store: 'spec', action: 'deprecate', target_id, target_file: `.workflow/specs/${target}`, successor_id: 'S-20260101-aaaa', successor_file: '.workflow/specs/coding-conventions.md', reason: 'exact-duplicate' });
+    const plan = [action('S-20260105-bbbb', 'coding-conventions.md'), action('S-20260205-bbbb', 'review-standards.md')];
+    expect(() => applyPlan(p.root, plan, new Date('2026-08-20T02:19:16.123Z'), hooks)).toThrow(expect.objectContaining({ code: 'KNOWLEDGE_CONFLICT' }));
+    expect(readFileSync(file, 'utf8')).toBe(DUPS);
+    expect(readFileSync(other, 'utf8')).toBe(theirs);
+  });
+
   it('does not deprecate an entry that a fresh pending candidate targets, unless --force', () => {
     const { p, file } = setup();
     createSession(p.root, 's-1');
