@@ -9,6 +9,7 @@
  * The composition root, so it sits above the parts it wires (daemon/, api/,
  * observer/, demo/; docs/architecture.md): none of them imports it.
  */
+import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { OpenApiDoc } from '../api/route.js';
@@ -240,7 +241,7 @@ function resolveToken(config: MaestroConfig, warn: (message: string) => void): s
 async function openStore(config: MaestroConfig, health: HealthMonitor, cleanups: Cleanups, schemaCheckMs: number, warn: (message: string) => void): Promise<{ db: DBAdapter; store: Store }> {
   const dbPath = sqlitePath(config.database);
   if (dbPath) {
-    const torn = checkWalBeforeOpen(dbPath, new Date());
+    const torn = checkWalBeforeOpen(dbPath, new Date(), { cut: dirname(resolve(dbPath)) === resolve(config.home) });
     if (torn) warn(torn);
     refuseEmptyDatabaseFile(config.home, dbPath);
   }

@@ -87,9 +87,11 @@ function checksum(bytes: Buffer, bigEndian: boolean): [number, number] {
 
 /**
  * Before the daemon opens `dbPath`: refuses a damaged log untouched (DATABASE_CORRUPT, naming it and the way
- * on); keeps a copy of a torn one and returns the warning to give. `now` names the copy.
+ * on); keeps a copy of a torn one and returns the warning to give. `now` names the copy. `cut`: the torn end is
+ * cut off too, only where no other process can be writing the log (a database in the daemon's own home, which the
+ * home lock keeps to one daemon): a frame being written by another daemon on a shared file would be cut under it.
  */
-export function checkWalBeforeOpen(dbPath: string, now: Date): string | null {
+export function checkWalBeforeOpen(dbPath: string, now: Date, options: { cut: boolean }): string | null {
   const wal = `${dbPath}-wal`;
   const found = inspectWal(dbPath);
   if (found.state === 'none' || found.state === 'ok') return null;
@@ -104,7 +106,7 @@ export function checkWalBeforeOpen(dbPath: string, now: Date): string | null {
   const copy = `${wal}.torn-${now.toISOString().replace(/[:.]/g, '-')}`;
   try {
     copyFileSync(wal, copy, constants.COPYFILE_EXCL);
-    truncateSync(wal, found.size - found.extra);
+    if (options.cut) truncateSync(wal, found.size - found.extra);
   } catch (err) {
     rmSync(copy, { force: true });
     const code = (err as NodeJS.ErrnoException).code;

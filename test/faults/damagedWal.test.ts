@@ -24,12 +24,12 @@ describe('a damaged write-ahead log at start', () => {
    * A home as a kill -9 leaves it: the database and its log as they were while the daemon ran, with the
    * tasks `titles` made one transaction each, in the log only (not yet in maestro.db).
    */
-  async function killedHome(titles: string[]): Promise<{ home: string; db: string; wal: string }> {
+  async function killedHome(titles: string[], database?: string): Promise<{ home: string; db: string; wal: string }> {
     const home = tempDir('maestro-home-');
-    const d = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
+    const d = await startTestDaemon(database ? { home, database } : { home }, { demo: true, noOrchestrator: true });
     const [project] = await d.store.projects.list();
     for (const title of titles) await d.store.tasks.create({ projectId: project!.id, title, complexity: 'easy' });
-    const { db, wal } = await killed(d, home);
+    const { db, wal } = await killed(d, database ? database.slice('sqlite:'.length) : join(home, 'maestro.db'));
     // The premise: maestro.db alone does not hold the tasks; only the log does.
     const alone = join(tempDir('maestro-alone-'), 'maestro.db');
     copyFileSync(db, alone);
@@ -44,8 +44,7 @@ describe('a damaged write-ahead log at start', () => {
   }
 
   /** Stops `d` and leaves its database and log as they were while it ran, as a kill -9 does (a clean stop deletes the log). */
-  async function killed(d: TestDaemon, home: string): Promise<{ db: string; wal: string }> {
-    const db = join(home, 'maestro.db');
+  async function killed(d: TestDaemon, db: string): Promise<{ db: string; wal: string }> {
     const wal = `${db}-wal`;
     const snap = tempDir('maestro-snap-');
     copyFileSync(db, join(snap, 'maestro.db'));
@@ -90,10 +89,24 @@ describe('a damaged write-ahead log at start', () => {
     expect(now).toContain('Committed first');
     expect(now).not.toContain('Cut short'); // its commit frame was the one cut
     // The log now ends on a whole frame: killed again, the next start has nothing to warn of or copy.
-    await killed(daemon, home);
+    await killed(daemon, join(home, 'maestro.db'));
     daemon = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
     expect(readdirSync(home).filter((n) => n.startsWith('maestro.db-wal.torn-'))).toEqual(copies);
     expect(daemon.logs.join('')).not.toContain('The write-ahead log');
     expect(await titles(daemon)).toContain('Committed first');
+  });
+
+  it('a torn log of a database outside the home is copied and warned of, but not cut: another daemon may be writing it', async () => {
+    const dir = tempDir('maestro-shared-');
+    const { home, wal } = await killedHome(['Committed first', 'Cut short'], `sqlite:${join(dir, 'maestro.db')}`);
+    truncateSync(wal, statSync(wal).size - 100);
+    const torn = readFileSync(wal);
+    daemon = await startTestDaemon({ home, database: `sqlite:${join(dir, 'maestro.db')}` }, { demo: true, noOrchestrator: true });
+    const copies = readdirSync(dir).filter((n) => n.startsWith('maestro.db-wal.torn-'));
+    expect(copies).toHaveLength(1);
+    expect(daemon.logs.join('')).toContain(`The write-ahead log ${wal} ends `);
+    expect(await titles(daemon)).toContain('Committed first');
+    // The home lock keeps only the home's own database to this daemon: the log's torn end is left where it was.
+    expect(statSync(wal).size).toBeGreaterThanOrEqual(torn.length);
   });
 });
