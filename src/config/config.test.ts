@@ -35,7 +35,25 @@ describe('allowedHosts and allowedOrigins', () => {
   });
 
   it('masks a password when it refuses a database URL', () => {
-    expect(() => resolveConfig({ home: home(), database: 'postgress://ann:s3cret@db/x?password=s3cret' }, {})).toThrow(/got "postgress:\/\/ann:\*\*\*@db\/x\?password=\*\*\*"/);
+    expect(() => resolveConfig({ home: home(), database: 'postgress://ann:s3cret@db/x?password=s3cret' }, {})).toThrow(/^--database: .*got "postgress:\/\/ann:\*\*\*@db\/x\?password=\*\*\*"/);
+  });
+
+  it('refuses a postgres URL that does not parse, naming where it came from and what to check, without its password', () => {
+    // node-postgres said only "Invalid URL" for these, after the daemon had started to open the database.
+    const portTypo = () => resolveConfig({ home: home() }, { MAESTRO_DATABASE: 'postgres://ann:s3cret@db.internal:543210/maestro' });
+    expect(portTypo).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/^MAESTRO_DATABASE: "postgres:\/\/ann:\*\*\*@db.internal:543210\/maestro" is not a URL: check the port \(1–65535\), and percent-encode/) }));
+    const h = home({ database: 'postgres://ann:pa#ss/w@db.internal/maestro?password=x#y' });
+    let message = '';
+    try {
+      resolveConfig({ home: h }, {});
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`${join(h, 'config.json')} database: "postgres://ann:***@db.internal/maestro?password=***" is not a URL`);
+    expect(message).toContain('PGPASSWORD');
+    expect(message).not.toMatch(/pa#ss|ss\/w|x#y/);
+    // One that parses is left to the connection, which names the server it could not reach.
+    expect(resolveConfig({ home: home() }, { MAESTRO_DATABASE: 'postgres://ann:pa%23ss@db.internal:5432/maestro' }).database).toBe('postgres://ann:pa%23ss@db.internal:5432/maestro');
   });
 });
 

@@ -168,14 +168,29 @@ function withDatabaseHidden(sandbox: AgentSandboxConfig | null, database: string
   return sandbox && { ...sandbox, hide: [...sandbox.hide, ...databaseHidden(database, home, env)] };
 }
 
+/** Refuses a database URL the daemon could not open, naming where it came from (`from`) and never its password. */
+function checkDatabaseUrl(database: string, from: string): void {
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(database)) {
+    throw new MaestroError('CONFIG_INVALID', `${from}: database must be "sqlite:<path>" or a postgres:// URL, got "${database.includes('://') ? redactUrl(database) : database}".`);
+  }
+  if (database.startsWith('sqlite:')) return;
+  try {
+    new URL(database);
+  } catch {
+    // node-postgres reads it with the same URL parser, which said only "Invalid URL".
+    throw new MaestroError(
+      'CONFIG_INVALID',
+      `${from}: "${redactUrl(database)}" is not a URL: check the port (1–65535), and percent-encode @ : / ? # % in the user or password (%40 %3A %2F %3F %23 %25), or give the password in PGPASSWORD instead.`,
+    );
+  }
+}
+
 export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv): MaestroConfig {
   const home = overrides.home ? resolve(overrides.home) : resolveHome(env);
   const configPath = join(home, 'config.json');
   const file = readConfigFile(configPath);
   const database = overrides.database ?? env.MAESTRO_DATABASE ?? file.database ?? `sqlite:${join(home, 'maestro.db')}`;
-  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(database)) {
-    throw new MaestroError('CONFIG_INVALID', `database must be "sqlite:<path>" or a postgres:// URL, got "${database.includes('://') ? redactUrl(database) : database}".`);
-  }
+  checkDatabaseUrl(database, overrides.database !== undefined ? '--database' : env.MAESTRO_DATABASE !== undefined ? 'MAESTRO_DATABASE' : `${configPath} database`);
   // As config.json's token: a short one is guessed in moments by anything that can reach the port.
   if (env.MAESTRO_TOKEN && env.MAESTRO_TOKEN.length < 8) {
     throw new MaestroError('CONFIG_INVALID', `MAESTRO_TOKEN must be at least 8 characters, got ${env.MAESTRO_TOKEN.length}. Unset it to use the random token in $MAESTRO_HOME/token.`);

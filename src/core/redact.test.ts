@@ -9,6 +9,11 @@ describe('redactUrl', () => {
     expect(masked).toBe('postgresql://ann@db.example/maestro?sslmode=require&password=***&PassWord=***&sslpassword=***');
     expect(redactUrl('postgres://db.example/maestro?application_name=x')).toBe('postgres://db.example/maestro?application_name=x');
     expect(redactUrl('not a url with pw')).toBe('(unparseable database URL)');
+    // One that does not parse keeps what follows its last @, and masks what could be a password before it.
+    expect(redactUrl('postgres://ann:s3cr/et#@db.example:99999/maestro?password=k3y')).toBe('postgres://ann:***@db.example:99999/maestro?password=***');
+    expect(redactUrl('postgres://ann:s3cret@host:5432x/maestro')).toBe('postgres://ann:***@host:5432x/maestro');
+    expect(redactUrl('postgres://s3cret:99999/maestro')).toBe('(unparseable database URL)');
+    expect(redactUrl('postgres://ann@db.example:99999/maestro')).toBe('postgres://ann@db.example:99999/maestro');
   });
 });
 describe('redactSecrets', () => {

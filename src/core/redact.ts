@@ -15,8 +15,20 @@ export function redactUrl(url: string): string {
     for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, '***');
     return u.toString();
   } catch {
-    return '(unparseable database URL)';
+    return redactUnparseable(url);
   }
+}
+
+/**
+ * A URL that does not parse (a port past 65535, a `#` or `/` in the password) still shows where it points: what
+ * follows its last `@` is kept and what comes before, the password's place, is masked. Without an `@` nothing
+ * tells a password from a host, so nothing of it is shown.
+ */
+function redactUnparseable(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^:/?#@]*)(:.*)?@([^@]*)$/i.exec(url);
+  if (!m) return '(unparseable database URL)';
+  const [, scheme, user, password, rest = ''] = m;
+  return `${scheme}${user}${password ? ':***' : ''}@${rest.replace(/([?&](?:ssl)?password=)[^&]*/gi, '$1***')}`;
 }
 
 /**
