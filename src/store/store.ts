@@ -10,6 +10,7 @@ import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { appendEvent, appendEventOnce, eventsByIds, lastEventId, listEvents, taskChangesAfter, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { listApprovals } from './ops/gates.js';
+import { daemonLastHeard } from './ops/daemons.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { failRunAndTask, type FailRunOptions } from './ops/failRun.js';
 import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker, startRun } from './ops/runs.js';
@@ -91,13 +92,18 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     lastId: () => lastEventId(db),
   };
 
+  /** The daemons on this database (several on one PostgreSQL), as a task's detail names the one that holds it. */
+  const daemons = {
+    lastHeard: (name: string) => daemonLastHeard(db, name),
+  };
+
   const metrics = {
     tasksByStatus: (projectId?: string) => tasksByStatus(db, projectId),
     runDurations: (projectId?: string) => runDurations(db, projectId),
     usageByProject: () => usageByProject(db),
   };
 
-  return { db, clock, onWrite, projects, tasks, runs, approvals, decisions, events, metrics, close: () => db.close() };
+  return { db, clock, onWrite, projects, tasks, runs, approvals, decisions, events, daemons, metrics, close: () => db.close() };
 }
 
 export type Store = ReturnType<typeof createStore>;

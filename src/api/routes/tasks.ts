@@ -26,7 +26,7 @@ import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
-import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse } from '../wire/responses.js';
+import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse, type TaskDetail } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
 const who = whoSchema;
@@ -94,7 +94,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     return {
       task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
-      mergeConflict: await mergeConflictPark(deps, task, runs),
+      mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
     };
   });
 
@@ -194,6 +194,18 @@ async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task):
   if (perProjectSlots(inFlight, [project], slots.owner, slots.perProject)(project.id) > 0) return { stuckOn, waitingOn, waitingForSlot: null };
   const held = inFlight.filter((t) => t.claimedBy === slots.owner || (t.claimedBy === null && !remoteOf(project)));
   return { stuckOn, waitingOn, waitingForSlot: { limit: slots.perProject, held: held.map(ref) } };
+}
+
+/**
+ * For a task in flight that another daemon on the database holds: which one, when it was last heard from and when
+ * its lease ends. That daemon's terminal and log are on another machine: without this, a person here saw
+ * "executing" for a minute after it stopped, with no word of why nothing moved (a trial).
+ */
+async function claimedElsewhere(store: Store, owner: string | undefined, task: Task): Promise<TaskDetail['claimedElsewhere']> {
+  if (!task.claimedBy || task.claimedBy === owner || !IN_FLIGHT_STATUSES.includes(task.status)) return null;
+  const heard = await store.daemons.lastHeard(task.claimedBy);
+  const now = store.clock();
+  return { daemon: task.claimedBy, lastHeardMsAgo: heard === null ? null : Math.max(0, now - heard), leaseEndsInMs: task.leaseExpiresAt === null ? null : task.leaseExpiresAt - now };
 }
 
 /**

@@ -151,6 +151,14 @@ export const taskDetailResponse = z.strictObject({
   mergeConflict: mergeConflictParkSchema
     .nullable()
     .describe('for a task that needs attention because main and its branch conflict and a person must settle it: resolve it by hand on the branch and retry with commit, retry with fresh (a new version from the current main), or cancel; else null'),
+  claimedElsewhere: z
+    .strictObject({
+      daemon: z.string().describe("the daemon's name (--name)"),
+      lastHeardMsAgo: z.number().int().nullable().describe('since its last heartbeat, by this daemon\'s clock; null when no daemon of that name runs (a stop takes its name off the database)'),
+      leaseEndsInMs: z.number().int().nullable().describe('until its lease on the task ends (negative: ended, and the next tick of any daemon takes the task back to ready); a running daemon renews it'),
+    })
+    .nullable()
+    .describe('for a task in flight that another daemon on the same database holds: which one, when it was last heard from and when its lease ends; else null'),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../core/types.js';
-import { describeTask, gateNext } from './task.js';
+import { claimLine, describeTask, gateNext } from './task.js';
 
 const task = (over: Partial<Task>): Task => ({
   id: 't_1', projectId: 'p_1', parentId: null, depth: 0, title: 'Fix the parser', complexity: 'easy', status: 'needs_attention', priority: 1, deps: [], plan: null, spec: null,
@@ -52,5 +52,16 @@ describe('task show at a gate', () => {
     expect(gateNext(task({ status: 'plan_review' }))).toBe('It waits for you at plan_review: maestro task approve t_1 accepts the plan above, maestro task reject t_1 --reason "…" sends it back as a new version to plan again.');
     expect(gateNext(task({ status: 'exec_review' }))).toBe('It waits for you at exec_review: maestro task diff t_1 shows the change, maestro task approve t_1 merges it, maestro task reject t_1 --reason "…" sends it back as a new version.');
     expect(gateNext(task({ status: 'ready' }))).toBeNull();
+  });
+});
+
+describe('task show of a task another daemon holds', () => {
+  it('says that daemon has gone quiet once more of its lease has passed since it was last heard from than is left (a kill -9 leaves its name behind)', () => {
+    // Alive: heard from lately, its lease renewed a quarter of a lease apart.
+    expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: 4_000, leaseEndsInMs: 56_000 })).toBe('It runs on daemon build-1 (last heard from 4 s ago).');
+    expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: 35_000, leaseEndsInMs: 25_000 })).toBe(
+      'It runs on daemon build-1 (last heard from 35 s ago: stopped, or cut off from the database). Its lease on the task ends in 25 s; then a running daemon takes it back to ready and runs it again, from the branch build-1 last pushed (a restart of build-1 before then resumes the run).',
+    );
+    expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: 70_000, leaseEndsInMs: -10_000 })).toMatch(/^It runs on daemon build-1 \(last heard from 70 s ago: stopped, or cut off from the database\)\. Its lease on the task has ended: a running daemon takes it back to ready/);
   });
 });

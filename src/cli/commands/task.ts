@@ -178,12 +178,13 @@ function taskShow(task: Command, ctx: CliContext): void {
       const waits = answer.waitingOn?.length ? `${waitLine(answer.waitingOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
       const held = answer.heldBack?.length ? `${answer.heldBack.map((c) => `This daemon holds it back: ${oneLine(c.message)}`).join('\n')}\n\n` : '';
+      const elsewhereClaim = answer.claimedElsewhere ? `${claimLine(answer.claimedElsewhere)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
       const gate = gateNext(answer.task);
       const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + (gate ? `\n\n${gate}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + (gate ? `\n\n${gate}` : ''));
     }),
   );
 }
@@ -221,6 +222,21 @@ function notStartedLine(d: TaskDetail): string | null {
   if (d.stuckOn?.length) return stuckLine(d.task, d.stuckOn);
   if (d.waitingOn?.length) return waitLine(d.waitingOn);
   return d.waitingForSlot ? slotLine(d.waitingForSlot) : null;
+}
+
+/**
+ * Which other daemon holds a task in flight, and, when it has stopped or gone silent (more of its lease has passed
+ * since it was last heard from than is left: a running daemon renews a quarter of a lease apart), when another takes
+ * the task over.
+ */
+export function claimLine(c: NonNullable<TaskDetail['claimedElsewhere']>): string {
+  const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
+  const heard = c.lastHeardMsAgo;
+  const quiet = heard === null || (c.leaseEndsInMs !== null && heard > c.leaseEndsInMs);
+  const who = heard === null ? `daemon ${c.daemon}, which has stopped` : `daemon ${c.daemon} (last heard from ${secs(heard)} ago${quiet ? ': stopped, or cut off from the database' : ''})`;
+  if (!quiet) return `It runs on ${who}.`;
+  const end = c.leaseEndsInMs === null ? '' : c.leaseEndsInMs > 0 ? ` Its lease on the task ends in ${secs(c.leaseEndsInMs)}; then` : ' Its lease on the task has ended:';
+  return `It runs on ${who}.${end || ' Once its lease ends,'} a running daemon takes it back to ready and runs it again, from the branch ${c.daemon} last pushed (a restart of ${c.daemon} before then resumes the run).`;
 }
 
 /** Why a ready task whose dependencies are done does not start: its project's places on the daemon are taken. */

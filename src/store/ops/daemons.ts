@@ -28,6 +28,12 @@ export async function beatDaemon(db: Queryable, name: string, now: number): Prom
   await db.run(`UPDATE daemons SET heartbeat_at = $1 WHERE name = $2`, [now, name]);
 }
 
+/** When the daemon of that name last beat its heartbeat; null when none of that name runs (a stop takes its name off). */
+export async function daemonLastHeard(db: Queryable, name: string): Promise<number | null> {
+  const row = await db.one<{ heartbeat_at: number }>(`SELECT heartbeat_at FROM daemons WHERE name = $1`, [name]);
+  return row ? Number(row.heartbeat_at) : null;
+}
+
 export async function unregisterDaemon(db: Queryable, name: string): Promise<void> {
   await db.run(`DELETE FROM daemons WHERE name = $1`, [name]);
 }
