@@ -15,7 +15,7 @@ import { PG_MISSING } from '../helpers/postgres.js';
 import { bareRemote } from '../helpers/repo.js';
 import { poll } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
-import { cli, cleanEnv } from '../cli/helpers.js';
+import { cli, cleanEnv, startCli } from '../cli/helpers.js';
 
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
 
@@ -58,6 +58,13 @@ describe.skipIf(!pgAvailable())('a task another daemon runs', () => {
     expect(onTwo).toContain('status: executing');
     // The daemon running it says nothing of the kind.
     expect(await show(one)).not.toContain('It runs on daemon');
+    // Followed on build-2: the stream of build-1's run, which stops without a word when build-1 does.
+    const follow = startCli(['task', 'logs', task.id, '--follow', '--url', two.url], cleanEnv({ MAESTRO_HOME: two.config.home }));
+    let followed = '';
+    follow.stdout!.on('data', (d: Buffer) => (followed += d.toString()));
+    follow.stderr!.on('data', (d: Buffer) => (followed += d.toString()));
+    open.push({ stop: async () => void follow.kill() });
+    await poll(() => followed.includes('agent: start'), `the run's stream on build-2 (so far: ${followed})`, 60_000);
 
     // Stopped with its stage cut off (a second Ctrl-C, or a SIGTERM whose grace ran out): its claim stays, its name goes.
     await one.stop({ graceMs: 0 });
@@ -67,8 +74,11 @@ describe.skipIf(!pgAvailable())('a task another daemon runs', () => {
     expect(stopped).toMatch(
       /^It runs on daemon build-1, which has stopped\. Its lease on the task ends in \d+ s; then a running daemon takes it back to ready and runs it again, from the branch build-1 last pushed \(a restart of build-1 before then resumes the run\)\.$/m,
     );
+    await poll(() => /══ It runs on daemon build-1, which has stopped\. Its lease on the task ends in \d+ s; then a running daemon takes it back to ready .* Still following\. ══/.test(followed), `the follower told build-1 stopped (so far: ${followed})`, 60_000);
     const json = JSON.parse((await cli(['task', 'show', task.id, '--url', two.url, '--json'], cleanEnv({ MAESTRO_HOME: two.config.home }))).stdout) as { claimedElsewhere: { daemon: string; lastHeardMsAgo: number | null; leaseEndsInMs: number } };
     expect(json.claimedElsewhere).toMatchObject({ daemon: 'build-1', lastHeardMsAgo: null });
     expect(json.claimedElsewhere.leaseEndsInMs).toBeGreaterThan(0);
+    // Said once, though the follower looks at the task every 1.5 s meanwhile.
+    expect(followed.match(/which has stopped/g)).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../core/types.js';
-import { claimLine, describeTask, gateNext } from './task.js';
+import { claimLine } from './claimLine.js';
+import { describeTask, gateNext } from './task.js';
 
 const task = (over: Partial<Task>): Task => ({
   id: 't_1', projectId: 'p_1', parentId: null, depth: 0, title: 'Fix the parser', complexity: 'easy', status: 'needs_attention', priority: 1, deps: [], plan: null, spec: null,

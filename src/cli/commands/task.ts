@@ -10,6 +10,7 @@ import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/st
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, type TaskStatus } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, pickProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
+import { claimLine } from './claimLine.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
@@ -222,21 +223,6 @@ function notStartedLine(d: TaskDetail): string | null {
   if (d.stuckOn?.length) return stuckLine(d.task, d.stuckOn);
   if (d.waitingOn?.length) return waitLine(d.waitingOn);
   return d.waitingForSlot ? slotLine(d.waitingForSlot) : null;
-}
-
-/**
- * Which other daemon holds a task in flight, and, when it has stopped or gone silent (more of its lease has passed
- * since it was last heard from than is left: a running daemon renews a quarter of a lease apart), when another takes
- * the task over.
- */
-export function claimLine(c: NonNullable<TaskDetail['claimedElsewhere']>): string {
-  const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
-  const heard = c.lastHeardMsAgo;
-  const quiet = heard === null || (c.leaseEndsInMs !== null && heard > c.leaseEndsInMs);
-  const who = heard === null ? `daemon ${c.daemon}, which has stopped` : `daemon ${c.daemon} (last heard from ${secs(heard)} ago${quiet ? ': stopped, or cut off from the database' : ''})`;
-  if (!quiet) return `It runs on ${who}.`;
-  const end = c.leaseEndsInMs === null ? '' : c.leaseEndsInMs > 0 ? ` Its lease on the task ends in ${secs(c.leaseEndsInMs)}; then` : ' Its lease on the task has ended:';
-  return `It runs on ${who}.${end || ' Once its lease ends,'} a running daemon takes it back to ready and runs it again, from the branch ${c.daemon} last pushed (a restart of ${c.daemon} before then resumes the run).`;
 }
 
 /** Why a ready task whose dependencies are done does not start: its project's places on the daemon are taken. */

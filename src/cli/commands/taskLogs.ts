@@ -24,6 +24,7 @@ import type { ApiClient, SseEvent } from '../../api/client.js';
 import type { RunList, TaskDetail } from '../../api/wire/responses.js';
 import { hangingIndent, oneLine, visibleWithoutColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
+import { claimLine, claimQuiet } from './claimLine.js';
 import { gateSteps } from './common.js';
 
 interface TranscriptEntry {
@@ -225,14 +226,15 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
     else printText(`\n══ rejected: following version ${v.version} (${v.id}) ══\n`);
   };
   let ended: Detail['task'] | null = null;
-  // The task and gate last announced (gateLine), so that each arrival at a gate is said once.
+  // The task and gate last announced (gateLine), and the claim of a daemon gone quiet (sayQuietClaim): each said once.
   let announcedGate: string | null = null;
+  let announcedClaim: string | null = null;
   try {
     // One renderer for the version followed: a dropped stream reopened goes on where its text was, mid-line or not.
     const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer(current) };
     while (!stopped.signal.aborted) {
-      // Back to the status as soon as it is news: superseded, finished, or at a gate not yet announced.
-      const news = (t: Detail['task']) => t.status === 'superseded' || finished(t.status) || (GATE_STATUSES.includes(t.status) && `${current} ${t.status}` !== announcedGate);
+      // Back to the status as soon as it is news: superseded, finished, at a gate or held by a quiet daemon, not yet announced.
+      const news = (d: Detail) => d.task.status === 'superseded' || finished(d.task.status) || (GATE_STATUSES.includes(d.task.status) && `${current} ${d.task.status}` !== announcedGate) || (!json && quietClaim(d) !== announcedClaim);
       const outcome = await streamOnce(client, current, json, stopped.signal, state, news);
       if (stopped.signal.aborted) break;
       if (outcome === 'dropped') {
@@ -266,6 +268,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
         state.render = streamRenderer(current); // the line ended a line
       }
       announcedGate = atGate;
+      announcedClaim = sayQuietClaim(now, announcedClaim, json, () => (state.render = streamRenderer(current)));
     }
   } finally {
     process.off('SIGINT', stop);
@@ -277,6 +280,24 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
     process.stdout.write('\n');
     if (ended) printText(`══ ${ended.id} is ${ended.status}${ended.lastRunError && ended.status !== 'done' ? `: ${hangingIndent(ended.lastRunError, '   ')}` : ''} ══\n`);
   }
+}
+
+/** The claim of a daemon that holds the task and has stopped or gone quiet (claimQuiet), as a key; else null. */
+function quietClaim(d: Detail): string | null {
+  return d.claimedElsewhere && claimQuiet(d.claimedElsewhere) ? `${d.task.id} ${d.claimedElsewhere.daemon} ${d.task.attempt}` : null;
+}
+
+/**
+ * Says, once per claim, that the daemon running the task has stopped or gone quiet, and when another takes it over:
+ * its run's stream just stops. `lineEnded` is told when a line was printed. Returns the claim to remember.
+ */
+function sayQuietClaim(d: Detail, said: string | null, json: boolean, lineEnded: () => void): string | null {
+  const quiet = quietClaim(d);
+  if (quiet && quiet !== said && !json) {
+    printText(`\n══ ${claimLine(d.claimedElsewhere!)} Still following. ══\n`);
+    lineEnded();
+  }
+  return quiet;
 }
 
 /** Where following a version stands: the last item printed, the reconnections tried, and how its text is printed. */
@@ -299,7 +320,7 @@ async function streamOnce(
   json: boolean,
   stopped: AbortSignal,
   state: StreamState,
-  news: (task: Detail['task']) => boolean,
+  news: (detail: Detail) => boolean,
 ): Promise<'run-ended' | 'status' | 'dropped'> {
   const connection = new AbortController();
   const onStop = () => connection.abort();
@@ -307,7 +328,7 @@ async function streamOnce(
   let outcome: 'run-ended' | 'status' | 'dropped' = 'dropped';
   const watcher = setInterval(() => {
     client.get<Detail>(`/api/tasks/${encodeURIComponent(taskId)}`).then((d) => {
-      if (news(d.task)) {
+      if (news(d)) {
         outcome = 'status';
         connection.abort();
       }
