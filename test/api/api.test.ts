@@ -237,6 +237,20 @@ describe('REST API', () => {
     expect((await call('GET', '/api/tasks/t_nope')).body.error.code).toBe('UNKNOWN_TASK');
   });
 
+  it("names in a task's detail the branch its project merges into: main by default, else the project's baseBranch", async () => {
+    const onMain = (await call('POST', '/api/tasks', { projectId: (await project()).id, title: 'On main' })).body.task;
+    expect((await call('GET', `/api/tasks/${onMain.id}`)).body.baseBranch).toBe('main');
+    const trunkRepo = makeRepo();
+    git(trunkRepo, 'branch', '-m', 'main', 'trunk');
+    git(trunkRepo, 'branch', 'release');
+    const trunk = (await call('POST', '/api/projects', { name: 'trunk', repoPath: trunkRepo })).body.project;
+    const task = (await call('POST', '/api/tasks', { projectId: trunk.id, title: 'On trunk' })).body.task;
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.baseBranch).toBe('trunk');
+    // Changed in the project's config: the detail says the new one.
+    expect((await call('PATCH', `/api/projects/${trunk.id}`, { config: { baseBranch: 'release' } })).status).toBe(200);
+    expect((await call('GET', `/api/tasks/${task.id}`)).body.baseBranch).toBe('release');
+  });
+
   it('refuses a dependency that is not done for a task whose work has started: its approval would merge it first', async () => {
     const p = await project();
     const first = (await call('POST', '/api/tasks', { projectId: p.id, title: 'Still at work' })).body.task;

@@ -86,13 +86,14 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks/:id', summary: 'Show a task with its approvals, runs and last scheduler decision', tags, params: idParam, response: taskDetailResponse }, async ({ params, reply }) => {
     const task = await store.tasks.get(params.id);
+    const project = await store.projects.get(task.projectId);
     const runs = await store.runs.list({ taskId: task.id });
     const [decision] = await store.decisions.list({ taskId: task.id, limit: 1 });
     const children = await store.tasks.list({ parentId: task.id });
     const versions = versionRefs(await versionChain(store, task));
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
     return {
-      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), mergeBlocked: await mergeBlocked(store, task), ...(await gateFiles(review, task)),
+      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), baseBranch: baseBranchOf(project), mergeBlocked: await mergeBlocked(project, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
     };
@@ -257,9 +258,8 @@ function assertSettingsLoad(deps: ApiDeps, project: Project, unchanged: string):
  * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
  * process, a second only when the checkout has untracked files, and ignoredInTheWay's (one or two).
  */
-async function mergeBlocked(store: Store, task: Task): Promise<string | null> {
+async function mergeBlocked(project: Project, task: Task): Promise<string | null> {
   if (task.status !== 'exec_review') return null;
-  const project = await store.projects.get(task.projectId);
   if (remoteOf(project)) return null;
   const gone = checkoutGone(project);
   if (gone) return `${gone}: put it back`;

@@ -125,6 +125,7 @@ export const taskDetailResponse = z.strictObject({
     .strictObject({ text: z.string(), clarifyId: z.string().nullable(), askedAt: z.number().int() })
     .nullable()
     .describe("the agent's question while the task is awaiting_input (answer it with POST /api/tasks/:id/reply), else null"),
+  baseBranch: z.string().describe("the branch the task's project starts its tasks from and merges them into (its config's baseBranch, else main): what an approval at exec_review merges into"),
   mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is gone, or not clean on its main branch, or holds untracked files the branch adds or git-ignored files where it puts its own, or the branch moved after its review), else null"),
   steeringFiles: z
     .array(z.string())

@@ -34,7 +34,7 @@ export const ja: Dictionary = {
   },
   gate: { mergeBlocked: '承認してもまだマージされません：{{reason}}。修正して再試行するまで、対応待ちで待機します。', steering: 'この変更は後続の実行を左右するファイルを編集します: {{files}}。フックとチェックはコードとして実行され、仕様と knowhow はナレッジレビューを経ずに以後のすべてのエージェントのプロンプトに入ります。', runsElsewhere: 'この変更は、マージ後に Maestro の外でコードを実行するファイルを編集します: {{files}}。CI は次の push でワークフローを実行し、git フック・開発コンテナ・エディタのタスクはこれをチェックアウトした人のマシンで実行され、パッケージのスクリプトはインストール時とテスト時に実行されます。', waiting: 'あなたの判断待ち: {{gate}}', reason: '理由（却下には必須）', approve: '承認', reject: '却下', needReason: '却下には理由が必要です。', history: '承認履歴', approved: '承認済み', rejected: '却下済み',
     approveNamed: 'バージョン {{version}} の{{gate}}を承認', rejectNamed: 'バージョン {{version}} の{{gate}}を却下', otherVersion: '表示中の変更はバージョン {{shown}} のものです。このゲートが判断するのはバージョン {{version}} です。',
-    commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesMerge: '承認してマージする', confirmMerge: '「{{title}}」のバージョン {{version}} をプロジェクトのメインブランチにマージします：コミット {{commit}}。', confirmMergeChange_one: '「{{title}}」のバージョン {{version}} をプロジェクトのメインブランチにマージします：{{branch}} のコミット {{commit}}、変更ファイル {{count}} 個（+{{additions}} −{{deletions}}）。', confirmMergeChange_other: '「{{title}}」のバージョン {{version}} をプロジェクトのメインブランチにマージします：{{branch}} のコミット {{commit}}、変更ファイル {{count}} 個（+{{additions}} −{{deletions}}）。', yesReject: '却下する', approveWaits: '承認は下の変更の読み込みを待ちます: 承認されるのは表示されたコミットです。', commitChanged: '表示中の変更はコミット {{commit}} になりました ({{was}} ではありません): 承認する前にもう一度確認してください。', approvesCommit: '承認するのはコミット {{commit}}、下に表示している変更です。', diffReloaded: '下の変更を読み込み直します。',
+    commentsToSend: '却下すると {{count}} 件の行コメントが送られます:', keys: 'キー: a 承認 · r 却下', confirmApprove: 'バージョン {{version}} の{{gate}}を承認しますか？', confirmReject: '理由と {{count}} 件の行コメントを送って却下しますか？', yesApprove: '承認する', yesMerge: '承認してマージする', confirmMerge: '「{{title}}」のバージョン {{version}} をプロジェクトのベースブランチ {{base}} にマージします：コミット {{commit}}。', confirmMergeChange_one: '「{{title}}」のバージョン {{version}} をプロジェクトのベースブランチ {{base}} にマージします：{{branch}} のコミット {{commit}}、変更ファイル {{count}} 個（+{{additions}} −{{deletions}}）。', confirmMergeChange_other: '「{{title}}」のバージョン {{version}} をプロジェクトのベースブランチ {{base}} にマージします：{{branch}} のコミット {{commit}}、変更ファイル {{count}} 個（+{{additions}} −{{deletions}}）。', yesReject: '却下する', approveWaits: '承認は下の変更の読み込みを待ちます: 承認されるのは表示されたコミットです。', commitChanged: '表示中の変更はコミット {{commit}} になりました ({{was}} ではありません): 承認する前にもう一度確認してください。', approvesCommit: '承認するのはコミット {{commit}}、下に表示している変更です。', diffReloaded: '下の変更を読み込み直します。',
   },
   diffGate: {
     title: '差分ゲートが実行 <run/> の変更を拒否しました', lines: '変更行数 {{changed}} 行が上限 {{limit}} 行（<key/>）を超えています。',
@@ -53,8 +53,8 @@ export const ja: Dictionary = {
     byHandWorktree: 'デーモンのマシン上のタスクの worktree で、<branch/> 上で手作業で解決する:', byHand: '専用の worktree で、<branch/> 上で手作業で解決する:',
     thenCommit: '<files/> を解決し (git の衝突マーカー)、コミットして、最後の行が表示するコミットを指定してください:',
     commitLabel: '次に、作成したコミット:', mergeCommit: 'このコミットをマージ', orCli: 'ターミナルから: <cmd/>',
-    fresh: 'または現在の main からタスクをやり直す: 新しいブランチ上の新しいバージョンで、計画は引き継がれます。<branch/> の内容は引き継がれません。', freshButton: 'main からやり直す',
-    freshDone: 'バージョン {{version}} が現在の main から実行されます ({{status}}):', cancel: 'または「{{cancel}}」で取り消す。',
+    fresh: 'または現在の <main/> からタスクをやり直す: 新しいブランチ上の新しいバージョンで、計画は引き継がれます。<branch/> の内容は引き継がれません。', freshButton: '{{base}} からやり直す',
+    freshDone: 'バージョン {{version}} が現在の {{base}} から実行されます ({{status}}):', cancel: 'または「{{cancel}}」で取り消す。',
   },
   message: {
     replyTitle: 'エージェントが質問しています', injectTitle: '実行中のエージェントに指示する', replyLabel: 'あなたの回答', injectLabel: '次のターンへの指示',

@@ -34,7 +34,7 @@ export const zh: Dictionary = {
   },
   gate: { mergeBlocked: '现在批准还不会合并：{{reason}}。在你修复并重试之前，它会等待处理。', steering: '此变更编辑了会影响后续运行的文件：{{files}}。钩子和检查会作为代码运行；规范和 knowhow 会不经知识评审进入之后每个代理的提示词。', runsElsewhere: '此变更编辑了合并后会在 Maestro 之外运行代码的文件：{{files}}。CI 会在下一次推送时运行其工作流；git 钩子、开发容器和编辑器任务会在检出它的人的机器上运行；包脚本会在安装和测试时运行。', waiting: '等待你处理：{{gate}}', reason: '理由（拒绝时必填）', approve: '批准', reject: '拒绝', needReason: '拒绝需要填写理由。', history: '审批记录', approved: '已批准', rejected: '已拒绝',
     approveNamed: '批准版本 {{version}} 的{{gate}}', rejectNamed: '拒绝版本 {{version}} 的{{gate}}', otherVersion: '显示的是版本 {{shown}} 的变更；此关卡决定的是版本 {{version}}。',
-    commentsToSend: '拒绝时将发送 {{count}} 条行内评论：', keys: '快捷键：a 批准 · r 拒绝', confirmApprove: '批准版本 {{version}} 的{{gate}}？', confirmReject: '拒绝，并发送理由和 {{count}} 条行内评论？', yesApprove: '确认批准', yesMerge: '确认批准并合并', confirmMerge: '这会把“{{title}}”的版本 {{version}} 合并到项目的主分支：提交 {{commit}}。', confirmMergeChange_one: '这会把“{{title}}”的版本 {{version}} 合并到项目的主分支：{{branch}} 的提交 {{commit}}，改动 {{count}} 个文件（+{{additions}} −{{deletions}}）。', confirmMergeChange_other: '这会把“{{title}}”的版本 {{version}} 合并到项目的主分支：{{branch}} 的提交 {{commit}}，改动 {{count}} 个文件（+{{additions}} −{{deletions}}）。', yesReject: '确认拒绝', approveWaits: '批准需等待下方改动加载完成：批准的是所显示的提交。', commitChanged: '显示的改动现在是提交 {{commit}}，不再是 {{was}}：批准前请重新查看。', approvesCommit: '批准的是提交 {{commit}}，即下方显示的改动。', diffReloaded: '下方的改动已重新加载。',
+    commentsToSend: '拒绝时将发送 {{count}} 条行内评论：', keys: '快捷键：a 批准 · r 拒绝', confirmApprove: '批准版本 {{version}} 的{{gate}}？', confirmReject: '拒绝，并发送理由和 {{count}} 条行内评论？', yesApprove: '确认批准', yesMerge: '确认批准并合并', confirmMerge: '这会把“{{title}}”的版本 {{version}} 合并到项目的基础分支 {{base}}：提交 {{commit}}。', confirmMergeChange_one: '这会把“{{title}}”的版本 {{version}} 合并到项目的基础分支 {{base}}：{{branch}} 的提交 {{commit}}，改动 {{count}} 个文件（+{{additions}} −{{deletions}}）。', confirmMergeChange_other: '这会把“{{title}}”的版本 {{version}} 合并到项目的基础分支 {{base}}：{{branch}} 的提交 {{commit}}，改动 {{count}} 个文件（+{{additions}} −{{deletions}}）。', yesReject: '确认拒绝', approveWaits: '批准需等待下方改动加载完成：批准的是所显示的提交。', commitChanged: '显示的改动现在是提交 {{commit}}，不再是 {{was}}：批准前请重新查看。', approvesCommit: '批准的是提交 {{commit}}，即下方显示的改动。', diffReloaded: '下方的改动已重新加载。',
   },
   diffGate: {
     title: '差异闸门拒绝了运行 <run/> 的改动', lines: '改动了 {{changed}} 行，超过上限 {{limit}} 行（<key/>）。',
@@ -53,8 +53,8 @@ export const zh: Dictionary = {
     byHandWorktree: '在守护进程所在机器上该任务的 worktree 中，于 <branch/> 上手动解决：', byHand: '在单独的 worktree 中，于 <branch/> 上手动解决：',
     thenCommit: '解决 <files/>（git 的冲突标记），然后提交，并填写最后一行打印出的 commit：',
     commitLabel: '然后填写你提交的 commit：', mergeCommit: '合并这个 commit', orCli: '在终端中：<cmd/>',
-    fresh: '或者从当前的 main 重新运行任务：在新分支上的新版本，保留其计划；不会带上 <branch/> 的任何内容。', freshButton: '从 main 重新运行',
-    freshDone: '版本 {{version}} 从当前的 main 运行（{{status}}）：', cancel: '或者用“{{cancel}}”放弃它。',
+    fresh: '或者从当前的 <main/> 重新运行任务：在新分支上的新版本，保留其计划；不会带上 <branch/> 的任何内容。', freshButton: '从 {{base}} 重新运行',
+    freshDone: '版本 {{version}} 从当前的 {{base}} 运行（{{status}}）：', cancel: '或者用“{{cancel}}”放弃它。',
   },
   message: {
     replyTitle: '智能体提出了一个问题', injectTitle: '给运行中的智能体下指令', replyLabel: '你的回答', injectLabel: '下一轮的指令',

@@ -23,39 +23,39 @@ function stubFetch(status = 200, body: unknown = { task: {} }) {
 
 describe('GateActions', () => {
   it('shows nothing to decide outside a gate', () => {
-    render(<GateActions task={makeTask({ status: 'executing' })} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'executing' })} baseBranch="main" onDone={() => {}} />);
     expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
   });
 
   it('says before an approval when it could not merge yet (the checkout is not clean), and only at exec_review', () => {
     const reason = 'the main checkout /r has uncommitted changes (notes.txt); commit or stash them before merging';
-    render(<GateActions task={makeTask({ status: 'exec_review' })} mergeBlocked={reason} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" mergeBlocked={reason} onDone={() => {}} />);
     expect(screen.getByTestId('merge-blocked').textContent).toBe(`An approval will not merge yet: ${reason}. It waits, needing attention, until you fix that and retry.`);
     expect(screen.getByRole('button', { name: 'Approve execution review of version 1' })).toBeTruthy();
     cleanup();
-    render(<GateActions task={makeTask({ status: 'plan_review' })} mergeBlocked={reason} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'plan_review' })} baseBranch="main" mergeBlocked={reason} onDone={() => {}} />);
     expect(screen.queryByTestId('merge-blocked')).toBeNull();
   });
 
   it('says before an approval that the change edits files steering later runs, only at exec_review', () => {
     const files = ['.maestro/hooks/before-merge.sh', '.workflow/specs/coding.md'];
-    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={files} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" steeringFiles={files} onDone={() => {}} />);
     expect(screen.getByTestId('steering-files').textContent).toBe(
       'This change edits files that steer later runs: .maestro/hooks/before-merge.sh, .workflow/specs/coding.md. Hooks and checks run as code; specs and knowhow go into every later agent’s prompt without the knowledge review.',
     );
     cleanup();
     // A name holding a right-to-left override is shown as the diff shows it, not reordered.
-    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={['.maestro/hooks/hs.\u202ebefore-merge']} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" steeringFiles={['.maestro/hooks/hs.\u202ebefore-merge']} onDone={() => {}} />);
     expect(screen.getByTestId('steering-files').textContent).toContain(': .maestro/hooks/hs.\\u{202e}before-merge. ');
     cleanup();
-    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={[]} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" steeringFiles={[]} onDone={() => {}} />);
     expect(screen.queryByTestId('steering-files')).toBeNull();
   });
 
   it('says beside the steering files that the change edits files running code outside Maestro once merged, names shown as the diff shows them, only at exec_review', () => {
     // A right-to-left override in a name would show `ci.yml` for a file named otherwise; a line break, a space.
     const files = ['.github/workflows/ci.yml', 'package.json', '.husky/pre-\u202ecommit', 'ci\n.yml'];
-    render(<GateActions task={makeTask({ status: 'exec_review' })} steeringFiles={['.maestro/hooks/before-merge.sh']} runsElsewhere={files} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" steeringFiles={['.maestro/hooks/before-merge.sh']} runsElsewhere={files} onDone={() => {}} />);
     const said = screen.getByTestId('runs-elsewhere');
     expect(said.textContent).toBe(
       'This change edits files that run code outside Maestro once merged: .github/workflows/ci.yml, package.json, .husky/pre-\\u{202e}commit, ci\\u{a}.yml. CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test.',
@@ -65,10 +65,10 @@ describe('GateActions', () => {
     // Information only: Approve is there as before.
     expect(screen.getByRole('button', { name: 'Approve execution review of version 1' })).toBeTruthy();
     cleanup();
-    render(<GateActions task={makeTask({ status: 'exec_review' })} runsElsewhere={[]} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" runsElsewhere={[]} onDone={() => {}} />);
     expect(screen.queryByTestId('runs-elsewhere')).toBeNull();
     cleanup();
-    render(<GateActions task={makeTask({ status: 'plan_review' })} runsElsewhere={files} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'plan_review' })} baseBranch="main" runsElsewhere={files} onDone={() => {}} />);
     expect(screen.queryByTestId('runs-elsewhere')).toBeNull();
   });
 
@@ -77,7 +77,7 @@ describe('GateActions', () => {
       const calls = stubFetch();
       const onDone = vi.fn();
       const task = makeTask({ status: gate });
-      render(<GateActions task={task} onDone={onDone} />);
+      render(<GateActions task={task} baseBranch="main" onDone={onDone} />);
       fireEvent.click(screen.getByRole('button', { name: `Approve ${gate === 'plan_review' ? 'plan' : 'spec'} review of version 1` }));
       expect(screen.queryByRole('alertdialog')).toBeNull();
       await waitFor(() => expect(onDone).toHaveBeenCalled());
@@ -86,18 +86,18 @@ describe('GateActions', () => {
     }
   });
 
-  it('asks before a click on Approve at exec_review merges, naming the version, title, commit, branch and size', async () => {
+  it('asks before a click on Approve at exec_review merges, naming the version, title, commit, branch and size, and the base branch it merges into', async () => {
     const calls = stubFetch();
     const onDone = vi.fn();
     const task = makeTask({ status: 'exec_review', version: 2, title: 'Add the command line' });
     const seen = '9a'.repeat(20);
     useReview.getState().setShown(task.id, seen, { branch: 'maestro/t_9-v2', files: 3, additions: 12, deletions: 4 });
-    render(<GateActions task={task} onDone={onDone} />);
+    render(<GateActions task={task} baseBranch="develop" onDone={onDone} />);
     const approve = screen.getByRole('button', { name: 'Approve execution review of version 2' });
     fireEvent.click(approve);
     const dialog = screen.getByRole('alertdialog', { name: 'Approve execution review of version 2?' });
     expect(screen.getByTestId('confirm-merge').textContent).toBe(
-      `This merges version 2 of “Add the command line” into the project’s main branch: commit ${seen.slice(0, 12)} of maestro/t_9-v2, 3 files changed (+12 −4).`,
+      `This merges version 2 of “Add the command line” into develop, the project’s base branch: commit ${seen.slice(0, 12)} of maestro/t_9-v2, 3 files changed (+12 −4).`,
     );
     expect(dialog.getAttribute('aria-describedby')).toBe('gate-confirm-merge');
     expect(calls).toEqual([]);
@@ -118,10 +118,31 @@ describe('GateActions', () => {
     useReview.getState().setShown(task.id, seen, { branch: 'maestro/t_3-v1', files: 1, additions: 2, deletions: 0 });
     await i18n.changeLanguage('fr');
     try {
-      render(<GateActions task={task} mergeBlocked="x" onDone={() => {}} />);
+      render(<GateActions task={task} baseBranch="trunk" mergeBlocked="x" onDone={() => {}} />);
       fireEvent.click(screen.getByRole('button', { name: /^Approuver .* de la version 1$/ }));
-      expect(screen.getByTestId('confirm-merge').textContent).toContain(`Ceci fusionne la version 1 de « Écrire le README » dans la branche principale du projet : le commit ${seen.slice(0, 12)} de maestro/t_3-v1, 1 fichier modifié (+2 −0). Une approbation ne fusionnera pas encore : x.`);
+      expect(screen.getByTestId('confirm-merge').textContent).toContain(`Ceci fusionne la version 1 de « Écrire le README » dans trunk, la branche de base du projet : le commit ${seen.slice(0, 12)} de maestro/t_3-v1, 1 fichier modifié (+2 −0). Une approbation ne fusionnera pas encore : x.`);
       expect(screen.getByRole('button', { name: 'Oui, approuver et fusionner' })).toBeTruthy();
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+  });
+
+  it('names the base branch in the merge confirmation in every language, with or without the change loaded', async () => {
+    const task = makeTask({ status: 'exec_review', title: 'Ship it' });
+    const seen = '5d'.repeat(20);
+    try {
+      for (const lang of ['en', 'zh', 'es', 'ja', 'fr']) {
+        await i18n.changeLanguage(lang);
+        for (const change of [{ branch: 'maestro/t_5-v1', files: 2, additions: 1, deletions: 1 }, undefined]) {
+          useReview.getState().setShown(task.id, seen, change);
+          render(<GateActions task={task} baseBranch="release/2.x" onDone={() => {}} />);
+          fireEvent.click(screen.getByRole('button', { name: i18n.t('gate.approveNamed', { gate: i18n.t('status.exec_review'), version: 1 }) }));
+          const text = screen.getByTestId('confirm-merge').textContent!;
+          expect(text, `${lang} ${change ? 'with' : 'without'} the change`).toContain('release/2.x');
+          expect(text).toContain(seen.slice(0, 12));
+          cleanup();
+        }
+      }
     } finally {
       await i18n.changeLanguage('en');
     }
@@ -130,7 +151,7 @@ describe('GateActions', () => {
   it('refuses to reject without a reason, then sends the reason', async () => {
     const calls = stubFetch();
     const task = makeTask({ status: 'exec_review' });
-    render(<GateActions task={task} onDone={() => {}} />);
+    render(<GateActions task={task} baseBranch="main" onDone={() => {}} />);
     fireEvent.click(screen.getByRole('button', { name: 'Reject execution review of version 1' }));
     expect(screen.getByRole('alert').textContent).toBe('A rejection needs a reason.');
     expect(calls).toEqual([]);
@@ -142,7 +163,7 @@ describe('GateActions', () => {
 
   it("shows the server's refusal", async () => {
     stubFetch(409, { error: { code: 'ILLEGAL_TRANSITION', message: 'Task t is done; nothing to approve.' } });
-    render(<GateActions task={makeTask({ status: 'plan_review' })} onDone={() => {}} />);
+    render(<GateActions task={makeTask({ status: 'plan_review' })} baseBranch="main" onDone={() => {}} />);
     fireEvent.click(screen.getByRole('button', { name: 'Approve plan review of version 1' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Task t is done; nothing to approve.'));
   });
@@ -151,7 +172,7 @@ describe('GateActions', () => {
     const task = makeTask({ status: 'exec_review' });
     const calls = stubFetch(200, { task, next: null });
     useReview.setState({ comments: { [task.id]: [{ file: 'src/a.ts', line: 3, side: 'new', text: 'rename it' }, { file: 'src/b.ts', line: 7, side: 'old', text: 'keep this' }] } });
-    render(<GateActions task={task} onDone={() => {}} />);
+    render(<GateActions task={task} baseBranch="main" onDone={() => {}} />);
     expect(screen.getByTestId('comments-to-send').textContent).toBe('A rejection sends 2 line comments: src/a.ts:3, src/b.ts:7');
     fireEvent.change(screen.getByLabelText('Reason (required to reject)'), { target: { value: 'see the lines' } });
     fireEvent.click(screen.getByRole('button', { name: 'Reject execution review of version 1' }));
@@ -168,7 +189,7 @@ describe('GateActions', () => {
     const task = makeTask({ status: 'exec_review' });
     const seen = 'd4'.repeat(20);
     useReview.getState().setShown(task.id, seen);
-    render(<GateActions task={task} onDone={() => {}} />);
+    render(<GateActions task={task} baseBranch="main" onDone={() => {}} />);
     fireEvent.keyDown(screen.getByLabelText('Reason (required to reject)'), { key: 'a' });
     expect(screen.queryByRole('alertdialog')).toBeNull();
     fireEvent.keyDown(document.body, { key: 'a' });
@@ -198,7 +219,7 @@ describe('GateActions', () => {
     const onDone = vi.fn();
     render(
       <>
-        <GateActions task={task} onDone={onDone} />
+        <GateActions task={task} baseBranch="main" onDone={onDone} />
         <DiffViewer taskId={task.id} findings={[]} />
       </>,
     );
@@ -225,7 +246,7 @@ describe('GateActions', () => {
     const task = makeTask({ status: 'exec_review' });
     const [before, after] = ['f6'.repeat(20), '07'.repeat(20)];
     useReview.getState().setShown(task.id, before);
-    render(<GateActions task={task} onDone={() => {}} />);
+    render(<GateActions task={task} baseBranch="main" onDone={() => {}} />);
     expect(screen.getByTestId('approves-commit').textContent).toBe(`An approval is of commit ${before.slice(0, 12)}, the change shown below.`);
     act(() => useReview.getState().setShown(task.id, after));
     await waitFor(() =>
@@ -236,14 +257,14 @@ describe('GateActions', () => {
     cleanup();
     const other = makeTask({ status: 'exec_review' });
     useReview.getState().setShown(other.id, before);
-    render(<GateActions task={other} onDone={() => {}} />);
+    render(<GateActions task={other} baseBranch="main" onDone={() => {}} />);
     expect(screen.getByTestId('approves-commit').textContent).toBe(`An approval is of commit ${before.slice(0, 12)}, the change shown below.`);
   });
 
   it('rejects by keyboard: first the reason, then a confirmation', async () => {
     const task = makeTask({ status: 'exec_review' });
     const calls = stubFetch(200, { task, next: null });
-    render(<GateActions task={task} onDone={() => {}} />);
+    render(<GateActions task={task} baseBranch="main" onDone={() => {}} />);
     fireEvent.keyDown(document.body, { key: 'r' });
     expect(screen.queryByRole('alertdialog')).toBeNull();
     expect(screen.getByRole('alert').textContent).toBe('A rejection needs a reason.');
@@ -277,7 +298,7 @@ describe('GateActions', () => {
     const onDone = vi.fn();
     render(
       <>
-        <GateActions task={task} onDone={onDone} />
+        <GateActions task={task} baseBranch="main" onDone={onDone} />
         <DiffViewer taskId={task.id} findings={[]} />
       </>,
     );

@@ -4,8 +4,8 @@
  * the diff. Keys (not while typing in a field): `a` approve, `r` reject, each
  * asking for a confirmation first, since one stray key must not merge a branch.
  * A click on Approve at exec_review asks too, naming what merges (the version,
- * its title, the commit, its branch and size): that approval merges into the
- * project's main branch, which no later action takes back. A click at plan or
+ * its title, the commit, its branch and size, and the project's base branch): that
+ * approval merges into it, which no later action takes back. A click at plan or
  * spec review does not ask: the button names the gate and version, and what it
  * starts (the plan's runs, each on a branch of its own) changes nothing shared
  * and can be cancelled; a question on every click would teach people to click
@@ -32,13 +32,14 @@ import styles from './Detail.module.css';
 const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review', 'exec_review']);
 
 /**
+ * `baseBranch`: the branch the project merges into (the task detail's), named in the merge confirmation.
  * `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving.
  * `steeringFiles`: the change's files that steer later runs (hooks, checks, specs, knowhow), said before approving.
  * `runsElsewhere`: the change's files that run code outside Maestro once merged (CI, git hooks, package scripts), beside them.
  * `shownVersion`: the version whose changes the review panel shows (its picker may show an older one): a
  * decision is always on this task's own version, so any other is said beside the buttons and in the confirmation.
  */
-export function GateActions({ task, mergeBlocked = null, steeringFiles = [], runsElsewhere = [], shownVersion = task.version, onDone }: { task: Task; mergeBlocked?: string | null; steeringFiles?: readonly string[]; runsElsewhere?: readonly string[]; shownVersion?: number; onDone(): void }) {
+export function GateActions({ task, baseBranch, mergeBlocked = null, steeringFiles = [], runsElsewhere = [], shownVersion = task.version, onDone }: { task: Task; baseBranch: string; mergeBlocked?: string | null; steeringFiles?: readonly string[]; runsElsewhere?: readonly string[]; shownVersion?: number; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -101,7 +102,7 @@ export function GateActions({ task, mergeBlocked = null, steeringFiles = [], run
           {confirming && (
             <ConfirmDecision
               text={(confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })) + (otherVersion ? ` ${otherVersion}` : '')}
-              detail={confirming === 'approve' && gate === 'exec_review' && seen ? mergeText(t, task, seen, change, mergeBlocked) : null}
+              detail={confirming === 'approve' && gate === 'exec_review' && seen ? mergeText(t, task, baseBranch, seen, change, mergeBlocked) : null}
               yes={confirming === 'reject' ? t('gate.yesReject') : gate === 'exec_review' ? t('gate.yesMerge') : t('gate.yesApprove')}
               busy={busy}
               onYes={() => void act(confirming)}
@@ -129,8 +130,8 @@ async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'rejec
 }
 
 /** What an approval at exec_review merges, and into what, for its confirmation; and that it waits, when it would. */
-function mergeText(t: TFunction, task: Task, commit: string, change: ShownChange | undefined, mergeBlocked: string | null): string {
-  const named = { version: task.version, title: oneLine(task.title), commit: commit.slice(0, 12) };
+function mergeText(t: TFunction, task: Task, baseBranch: string, commit: string, change: ShownChange | undefined, mergeBlocked: string | null): string {
+  const named = { version: task.version, title: oneLine(task.title), base: oneLine(baseBranch), commit: commit.slice(0, 12) };
   const text = change
     ? t('gate.confirmMergeChange', { ...named, branch: oneLine(change.branch), count: change.files, additions: change.additions, deletions: change.deletions })
     : t('gate.confirmMerge', named);

@@ -61,21 +61,22 @@ describe('MergeConflictPanel in the task detail', () => {
     await waitFor(() => expect(retries).toEqual([{ commit: sha, who: 'web' }]));
   });
 
-  it('runs the task again from the current main and links the new version; says the other ways without a worktree', async () => {
+  it('runs the task again from the current base branch, named, and links the new version; says the other ways without a worktree', async () => {
     const next = makeTask({ id: 't_merge2', title: 'Parked', status: 'ready', version: 2 });
-    const retries = await openDetail(park({ worktree: null, files: ['a.txt', 'b\nc.txt'] }), next);
+    const retries = await openDetail(park({ baseBranch: 'trunk', worktree: null, files: ['a.txt', 'b\nc.txt'] }), next);
     const panel = screen.getByTestId('merge-conflict');
-    expect(within(panel).getByRole('heading').textContent).toContain('conflict in a.txt, b\\u{a}c.txt,');
+    expect(within(panel).getByRole('heading').textContent).toMatch(/^trunk and maestro\/t_merge-v1 conflict in a\.txt, b\\u\{a\}c\.txt,/);
     expect([...screen.getByTestId('merge-conflict-by-hand').querySelectorAll('pre')].map((p) => p.textContent?.split('\n'))).toEqual([
-      ['git worktree add ../maestro-resolve-t_merge maestro/t_merge-v1', 'cd ../maestro-resolve-t_merge', 'git merge main'],
+      ['git worktree add ../maestro-resolve-t_merge maestro/t_merge-v1', 'cd ../maestro-resolve-t_merge', 'git merge trunk'],
       [`git add -- a.txt $'b\\x0ac.txt'`, 'git commit --no-edit', 'git rev-parse HEAD'],
     ]);
     const fresh = screen.getByTestId('merge-conflict-fresh');
+    expect(fresh.textContent).toContain('Or run the task again from the current trunk: a new version on a new branch');
     expect(fresh.textContent).toContain('From a terminal: maestro task retry t_merge --fresh');
-    fireEvent.click(within(fresh).getByRole('button', { name: 'Run again from main' }));
+    fireEvent.click(within(fresh).getByRole('button', { name: 'Run again from trunk' }));
     await waitFor(() => expect(retries).toEqual([{ fresh: true, who: 'web' }]));
     const said = await within(panel).findByRole('status');
-    expect(said.textContent).toBe('Version 2 runs from the current main (ready): t_merge2');
+    expect(said.textContent).toBe('Version 2 runs from the current trunk (ready): t_merge2');
     expect(within(said).getByRole('link').getAttribute('href')).toContain('t_merge2');
   });
 

@@ -1,8 +1,8 @@
 /**
  * The ways out of a merge conflict left to a person (the task detail's `mergeConflict`), as `maestro task show`
  * gives them: the git commands that resolve it by hand on the task's branch, then a retry naming the commit made
- * (the train merges it, with no conflict run); the task run again from the current main (a new version, its plan
- * kept); or cancelling it (TaskActions). A plain retry would merge again and meet the same conflict. The commands
+ * (the train merges it, with no conflict run); the task run again from the current base branch, named (a new
+ * version, its plan kept); or cancelling it (TaskActions). A plain retry would merge again and meet the same conflict. The commands
  * are core/mergeConflictWays.ts's, the CLI's own; file and branch names are drawn with oneLine().
  */
 import { useState, type FormEvent } from 'react';
@@ -22,10 +22,11 @@ export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: M
   const [commit, setCommit] = useState('');
   const { busy, note, run } = useAction(onDone);
   if (!park) return null;
+  const base = oneLine(park.baseBranch);
   const act = (body: { commit: string } | { fresh: true }) =>
     run(async () => {
       const { task: after } = await api.retry(task.id, body);
-      return 'fresh' in body ? { text: t('mergeConflict.freshDone', { version: after.version, status: t(`status.${after.status}`) }), next: after } : { text: t('actions.retried', { status: t(`status.${after.status}`) }) };
+      return 'fresh' in body ? { text: t('mergeConflict.freshDone', { version: after.version, base, status: t(`status.${after.status}`) }), next: after } : { text: t('actions.retried', { status: t(`status.${after.status}`) }) };
     });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -36,7 +37,7 @@ export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: M
   return (
     <section className={`${styles.section} ${styles.refusal}`} aria-labelledby="merge-conflict-h" data-testid="merge-conflict">
       <h3 id="merge-conflict-h" className={styles.refusalHead}>
-        <Trans i18nKey={files ? 'mergeConflict.title' : 'mergeConflict.titleNoFiles'} components={{ main: <code>{oneLine(park.baseBranch)}</code>, branch: <code>{oneLine(park.branch)}</code>, files: <code>{files}</code> }} />
+        <Trans i18nKey={files ? 'mergeConflict.title' : 'mergeConflict.titleNoFiles'} components={{ main: <code>{base}</code>, branch: <code>{oneLine(park.branch)}</code>, files: <code>{files}</code> }} />
       </h3>
       <ul className={styles.refusals}>
         <li data-testid="merge-conflict-by-hand">
@@ -62,10 +63,10 @@ export function MergeConflictPanel({ task, park, onDone }: { task: Task; park: M
         </li>
         <li data-testid="merge-conflict-fresh">
           <p>
-            <Trans i18nKey="mergeConflict.fresh" components={{ branch: <code>{oneLine(park.branch)}</code> }} />
+            <Trans i18nKey="mergeConflict.fresh" components={{ main: <code>{base}</code>, branch: <code>{oneLine(park.branch)}</code> }} />
           </p>
           <button disabled={busy} onClick={() => void act({ fresh: true })}>
-            {t('mergeConflict.freshButton')}
+            {t('mergeConflict.freshButton', { base })}
           </button>{' '}
           <span className={styles.muted}>
             <Trans i18nKey="mergeConflict.orCli" components={{ cmd: <code>{freshRetryCommand(task.id)}</code> }} />

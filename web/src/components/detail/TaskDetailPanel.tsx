@@ -115,7 +115,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
         </span>
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
-      <GateActions task={task} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
+      <GateActions task={task} baseBranch={detail.baseBranch} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
       <WhatItWaitsFor detail={detail} />
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       <TaskActions key={task.id} task={task} plainRetry={!detail.mergeConflict} onDone={reload} />
