@@ -120,7 +120,8 @@ describe('live API', () => {
     appendFileSync(join(runs[0]!.runDir!, 'outbox.ndjson'), fill.join('\n') + '\n');
     const cut = await readSse(url, { ...daemon.auth, 'last-event-id': `${execRunId}:1` }, (e) => e.event !== 'replay.truncated');
     const transcriptPath = `/api/tasks/${task.id}/transcript?runId=${execRunId}`;
-    expect(cut[0]).toEqual({ id: undefined, event: 'replay.truncated', data: { runId: execRunId, firstSeq: expect.any(Number), unreadBytes: expect.any(Number), transcript: transcriptPath } });
+    const gap = { runId: execRunId, firstSeq: expect.any(Number), unreadBytes: expect.any(Number), transcript: transcriptPath };
+    expect(cut[0]).toEqual({ id: undefined, event: 'replay.truncated', data: { ...gap, runs: [gap] } });
     const firstSeq = cut[0]!.data.firstSeq as number;
     expect(firstSeq).toBeGreaterThan(lastSeq);
     expect(cut[0]!.data.unreadBytes).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
  * ?lastEventId=) first gets what it missed, replayed from the run's outbox,
  * then the live items; the stream follows the task to its next run. The replay
  * reads at most OUTBOX_TAIL_BYTES of outboxes (1 MiB): a client further behind
- * gets first a `replay.truncated` event for each run whose items it left out (the
+ * gets first one `replay.truncated` event naming each run whose items it left out (the
  * run, the seq the replay starts at, the transcript that has them all; no SSE id),
  * then the newest items. A comment line every 15 s keeps proxies from closing an
  * idle stream.
@@ -58,14 +58,19 @@ function sse(item: StreamItem): string {
   return `id: ${item.id}\nevent: ${item.kind}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** What the replay left out of a run, as its own event: without an id, so a client's Last-Event-ID stays the last item's. */
-function replayTruncated(taskId: string, gap: Replay['leftOut'][number]): string {
-  const data: ReplayTruncatedData = {
+/**
+ * What the replay left out, of every run, as one event (a client resuming in an old run would otherwise get one per
+ * run): without an id, so a client's Last-Event-ID stays the last item's. Its own fields name the first run, as
+ * they did when the event named one run only.
+ */
+function replayTruncated(taskId: string, leftOut: Replay['leftOut']): string {
+  const runs = leftOut.map((gap) => ({
     runId: gap.runId,
     firstSeq: gap.before,
     unreadBytes: gap.bytes,
     transcript: `/api/tasks/${encodeURIComponent(taskId)}/transcript?runId=${encodeURIComponent(gap.runId)}`,
-  };
+  }));
+  const data: ReplayTruncatedData = { ...runs[0]!, runs };
   return `event: ${REPLAY_TRUNCATED}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
@@ -87,7 +92,7 @@ function registerLiveStream(app: FastifyInstance, doc: OpenApiDoc, { store, bus,
       params: taskIdParam,
       query: z.object({ lastEventId: z.string().max(300).optional(), token: z.string().optional() }).strict(),
       // Each SSE item: `id: <runId>:<seq>`, `event:` its kind (token, phase, clarify, result, error), `data:` streamData;
-      // and, before the replayed items, `event: replay.truncated` (no id) with replayTruncatedData for each run it left out.
+      // and, before the replayed items, one `event: replay.truncated` (no id) with replayTruncatedData when it left items out.
       content: { 'text/event-stream': z.union([streamData, replayTruncatedData]) },
     },
     async ({ params, query, req, reply }) => {
@@ -123,7 +128,7 @@ function registerLiveStream(app: FastifyInstance, doc: OpenApiDoc, { store, bus,
       req.raw.on('close', close);
       try {
         const replay = await control.replay(params.taskId, lastEventId);
-        for (const gap of replay.leftOut) res.write(replayTruncated(params.taskId, gap));
+        if (replay.leftOut.length) res.write(replayTruncated(params.taskId, replay.leftOut));
         for (const item of replay.items) send(item);
       } finally {
         replaying = false;

@@ -226,16 +226,20 @@ export const streamData = z
   })
   .catchall(z.unknown());
 /**
- * The SSE event a stream's replay sends, before the items it replays, for each run whose items after the client's
- * Last-Event-ID it left out (it reads at most OUTBOX_TAIL_BYTES of a task's outboxes). It has no SSE id: it is no
- * place to resume from, and a client's Last-Event-ID stays the last item it got.
+ * The SSE event a stream's replay sends, once, before the items it replays, when it left out items after the client's
+ * Last-Event-ID (it reads at most OUTBOX_TAIL_BYTES of a task's outboxes): `runs` names every run it left items of,
+ * oldest first, and the fields beside it repeat the first of them (what a client that reads one run shows). It has
+ * no SSE id: it is no place to resume from, and a client's Last-Event-ID stays the last item it got.
  */
 export const REPLAY_TRUNCATED = 'replay.truncated';
-export const replayTruncatedData = z.strictObject({
+const replayGap = z.strictObject({
   runId: z.string(),
   firstSeq: z.number().nullable().describe("the seq of the run's first item replayed; null: none of its items are"),
   unreadBytes: z.number().describe("the items left out are in the first unreadBytes of the run's outbox, which the replay did not read"),
   transcript: z.string().describe('the path of the run\'s whole transcript (GET /api/tasks/:id/transcript?runId=)'),
+});
+export const replayTruncatedData = replayGap.extend({
+  runs: z.array(replayGap).min(1).describe('every run whose items the replay left out, oldest first (the first is the one the other fields name): one event for the whole replay, however many runs it spans'),
 });
 /**
  * One SSE item as the board holds it: `kind` the SSE event name; `id` is `<runId>:<seq>`, or for what a replay left

@@ -87,7 +87,7 @@ describe('maestro task logs --follow, what the replay left out', () => {
   it('says so in a line of its own, with the command that shows the whole run', async () => {
     // The daemon replays at most 1 MiB of outboxes: a follow started late gets the event, then the newest items.
     const sse = [
-      'event: replay.truncated\ndata: {"runId":"r_9","firstSeq":4000,"unreadBytes":3000000,"transcript":"/api/tasks/T1/transcript?runId=r_9"}\n\n',
+      'event: replay.truncated\ndata: {"runId":"r_9","firstSeq":4000,"unreadBytes":3000000,"transcript":"/api/tasks/T1/transcript?runId=r_9","runs":[{"runId":"r_9","firstSeq":4000,"unreadBytes":3000000,"transcript":"/api/tasks/T1/transcript?runId=r_9"}]}\n\n',
       'id: r_9:4000\nevent: token\ndata: {"runId":"r_9","seq":4000,"stage":"agent","text":"the newest output"}\n\n',
       'id: r_9:4001\nevent: result\ndata: {"runId":"r_9","seq":4001,"kind":"execute"}\n\n',
     ].join('');
@@ -106,5 +106,15 @@ describe('maestro task logs --follow, what the replay left out', () => {
       '\n' +
       '══ T1 is done ══\n',
     );
+  });
+
+  it('says once what a replay spanning several runs left out, with the command for each run', () => {
+    const gap = (runId: string, firstSeq: number | null) => ({ runId, firstSeq, unreadBytes: 900000, transcript: `/api/tasks/T1/transcript?runId=${runId}` });
+    const runs = [gap('r_1', null), gap('r_2', null), gap('r_3', 70)];
+    const render = streamRenderer('T1');
+    const out = [render({ id: null, event: 'replay.truncated', data: JSON.stringify({ ...runs[0], runs }) }), render({ id: 'r_3:70', event: 'token', data: '{"runId":"r_3","seq":70,"text":"newest"}' })].join('');
+    expect(out).toBe('\n… earlier output of 3 runs (r_1, r_2, r_3) left out here, too long to replay; `maestro task logs T1 --run r_1`, `--run r_2` and `--run r_3` have it all\n  newest');
+    // A daemon from before, one event a run without `runs`: each says its own run.
+    expect(render({ id: null, event: 'replay.truncated', data: JSON.stringify(runs[1]) })).toBe('\n… earlier output of run r_2 left out here, too long to replay; `maestro task logs T1 --run r_2` has it all\n');
   });
 });

@@ -8,8 +8,8 @@
  * into the next version when a rejection supersedes the task, and ends when
  * the chain's newest version is finished (done, cancelled) or needs attention;
  * a task that reaches a gate is said once to wait there for a person (gateLine).
- * What the stream's replay left out (a replay.truncated event) gets a line naming
- * the run and the `task logs --run` that shows all of it.
+ * What the stream's replay left out (one replay.truncated event, however many runs
+ * it spans) gets one line naming the runs and the `task logs --run` that shows each.
  * What an agent wrote is shown without its colours, and every other control
  * sequence as text (visibleWithoutColours): a clipboard write, a cursor move or a
  * concealed word in a log is not run. Its lines after the first are indented under
@@ -143,10 +143,23 @@ function ownLine(taskId: string, event: string | undefined, data: Record<string,
       return `\n✓ run ${field('runId')} finished (${field('kind')})\n`;
     case 'replay.truncated':
       // The daemon replays at most 1 MiB of a task's outboxes (a follow started late, a reconnect far behind).
-      return `\n… earlier output of run ${field('runId')} left out here, too long to replay; \`maestro task logs ${oneLine(taskId)} --run ${field('runId')}\` has it all\n`;
+      return leftOutLine(taskId, data);
     default:
       return '';
   }
+}
+
+/**
+ * The one line for what a replay left out: the runs (`runs`, oldest first; a daemon before it named one run per
+ * event, in `runId`) and the command that shows each in full.
+ */
+function leftOutLine(taskId: string, data: Record<string, unknown>): string {
+  const ids = Array.isArray(data.runs) ? data.runs.map((r) => (r as { runId?: unknown }).runId) : [data.runId];
+  const runs = ids.map((id) => oneLine(String(id ?? '')));
+  const show = `maestro task logs ${oneLine(taskId)} --run`;
+  if (runs.length === 1) return `\n… earlier output of run ${runs[0]} left out here, too long to replay; \`${show} ${runs[0]}\` has it all\n`;
+  const commands = [`\`${show} ${runs[0]}\``, ...runs.slice(1).map((r) => `\`--run ${r}\``)];
+  return `\n… earlier output of ${runs.length} runs (${runs.join(', ')}) left out here, too long to replay; ${commands.slice(0, -1).join(', ')} and ${commands.at(-1)} have it all\n`;
 }
 
 /**

@@ -46,7 +46,7 @@ describe('openTaskStream', () => {
     const second = FakeSource.all[1]!;
     expect(second.url).toBe('/api/tasks/t%201/stream?lastEventId=r1%3A3');
     // What the replay left out comes with no id of its own (the browser's lastEventId is still the last item's).
-    second.emit('replay.truncated', 'r1:3', { runId: 'r2', firstSeq: 1, unreadBytes: 2_000_000, transcript: '/api/tasks/t%201/transcript?runId=r2' });
+    second.emit('replay.truncated', 'r1:3', { runId: 'r2', firstSeq: 1, unreadBytes: 2_000_000, transcript: '/api/tasks/t%201/transcript?runId=r2', runs: [{ runId: 'r2', firstSeq: 1, unreadBytes: 2_000_000, transcript: '/api/tasks/t%201/transcript?runId=r2' }] });
     second.emit('phase', 'r2:1', { runId: 'r2', seq: 1, stage: 'agent', state: 'start' });
     const shown = (i: StreamItem) => (i.kind === 'replay.truncated' ? i.data.transcript : (i.data.text ?? i.data.stage));
     expect(items.map((i) => [i.id, i.kind, shown(i)])).toEqual([

@@ -9,7 +9,7 @@ import { reconnect } from './reconnect.js';
 import type { StreamItem } from './types.js';
 
 const KINDS = ['token', 'phase', 'clarify', 'result', 'error'] as const satisfies readonly StreamItem['kind'][];
-/** What a replay left out of a run (the daemon reads at most 1 MiB of outboxes to replay): sent with no SSE id. */
+/** What a replay left out, of each run it spans, in one event (the daemon reads at most 1 MiB of outboxes to replay): sent with no SSE id. */
 const REPLAY_TRUNCATED = 'replay.truncated' satisfies StreamItem['kind'];
 
 export interface StreamHandlers {

@@ -79,7 +79,7 @@ export const en = {
     replyTitle: 'The agent asks a question', injectTitle: 'Instruct the running agent', replyLabel: 'Your answer', injectLabel: 'An instruction for its next turn',
     send: 'Send the answer', inject: 'Send the instruction', replied: 'Answer sent.', injected: 'Instruction queued.',
   },
-  live: { title: 'Live output', open: 'live', connecting: 'connecting', reconnecting: 'reconnecting', empty: 'Nothing yet: the output appears here while a run works.', result: 'run finished', idle: 'no run in progress', truncated: 'Earlier output of run {{runId}} is left out here, too long to replay; the Transcript below has all of it.' },
+  live: { title: 'Live output', open: 'live', connecting: 'connecting', reconnecting: 'reconnecting', empty: 'Nothing yet: the output appears here while a run works.', result: 'run finished', idle: 'no run in progress', truncated: 'Earlier output of run {{runId}} is left out here, too long to replay; the Transcript below has all of it.', truncatedRuns: 'Earlier output of {{n}} runs ({{runs}}) is left out here, too long to replay; the Transcript below has all of each (pick the run there).' },
   transcript: {
     title: 'Transcript', search: 'Search the transcript', run: 'Run', latestRun: 'Latest run', go: 'Search', tail: 'Show the last lines',
     matches: 'Matching lines: {{count}}', tailOf: 'The last {{shown}} of {{total}} lines',

@@ -60,7 +60,7 @@ export const ja: Dictionary = {
     replyTitle: 'エージェントが質問しています', injectTitle: '実行中のエージェントに指示する', replyLabel: 'あなたの回答', injectLabel: '次のターンへの指示',
     send: '回答を送信', inject: '指示を送信', replied: '回答を送信しました。', injected: '指示をキューに入れました。',
   },
-  live: { title: 'ライブ出力', open: 'ライブ', connecting: '接続中', reconnecting: '再接続中', empty: 'まだ出力はありません。実行中の出力がここに表示されます。', result: '実行終了', idle: '実行中のものはありません', truncated: '実行 {{runId}} の以前の出力は長すぎるため、ここでは再生していません。下のトランスクリプトにすべてあります。' },
+  live: { title: 'ライブ出力', open: 'ライブ', connecting: '接続中', reconnecting: '再接続中', empty: 'まだ出力はありません。実行中の出力がここに表示されます。', result: '実行終了', idle: '実行中のものはありません', truncated: '実行 {{runId}} の以前の出力は長すぎるため、ここでは再生していません。下のトランスクリプトにすべてあります。', truncatedRuns: '{{n}} 件の実行（{{runs}}）の以前の出力は長すぎるため、ここでは再生していません。下のトランスクリプトにそれぞれすべてあります（そこで実行を選んでください）。' },
   transcript: { title: 'トランスクリプト', search: 'トランスクリプトを検索', run: '実行', latestRun: '最新の実行', go: '検索', tail: '最後の行を表示', matches: '一致した行: {{count}}', tailOf: '{{total}} 行のうち最後の {{shown}} 行' },
   runs: { title: '実行', none: 'まだ実行はありません。', kind: '種類', status: '状態', model: 'モデル', tokens: '入力 / 出力トークン', cost: 'コスト', duration: '所要時間', running: '実行中', total: '合計', attempt: '試行' },
   score: {

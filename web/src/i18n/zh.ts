@@ -60,7 +60,7 @@ export const zh: Dictionary = {
     replyTitle: '智能体提出了一个问题', injectTitle: '给运行中的智能体下指令', replyLabel: '你的回答', injectLabel: '下一轮的指令',
     send: '发送回答', inject: '发送指令', replied: '回答已发送。', injected: '指令已排队。',
   },
-  live: { title: '实时输出', open: '实时', connecting: '连接中', reconnecting: '重连中', empty: '暂无输出：运行时输出会显示在这里。', result: '运行结束', idle: '没有正在进行的运行', truncated: '运行 {{runId}} 较早的输出过长，未在此回放；下方的对话记录包含全部内容。' },
+  live: { title: '实时输出', open: '实时', connecting: '连接中', reconnecting: '重连中', empty: '暂无输出：运行时输出会显示在这里。', result: '运行结束', idle: '没有正在进行的运行', truncated: '运行 {{runId}} 较早的输出过长，未在此回放；下方的对话记录包含全部内容。', truncatedRuns: '{{n}} 个运行（{{runs}}）较早的输出过长，未在此回放；下方的对话记录包含每个运行的全部内容（在那里选择运行）。' },
   transcript: { title: '对话记录', search: '搜索对话记录', run: '运行', latestRun: '最近一次运行', go: '搜索', tail: '显示最后几行', matches: '匹配行数：{{count}}', tailOf: '共 {{total}} 行中的最后 {{shown}} 行' },
   runs: { title: '运行', none: '还没有运行。', kind: '类型', status: '状态', model: '模型', tokens: '输入 / 输出 token', cost: '费用', duration: '耗时', running: '运行中', total: '合计', attempt: '尝试次数' },
   score: {

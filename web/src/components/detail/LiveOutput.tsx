@@ -45,9 +45,12 @@ function toChunk(item: StreamItem, t: (k: string, o?: Record<string, unknown>) =
       return { id: item.id, kind: 'result', text: `\n✓ ${t('live.result')}\n` };
     case 'error':
       return { id: item.id, kind: 'error', text: `\n✗ ${String(item.data.code ?? '')} ${String(item.data.message ?? '')}\n` };
-    case 'replay.truncated':
-      // The daemon replays at most 1 MiB of a task's outboxes: what it left out, said where the output would be.
-      return { id: item.id, kind: 'replay.truncated', text: `\n… ${t('live.truncated', { runId: item.data.runId })}\n` };
+    case 'replay.truncated': {
+      // The daemon replays at most 1 MiB of a task's outboxes: what it left out, of every run, said once where the output would be.
+      const runs = item.data.runs.map((r) => r.runId);
+      const said = runs.length > 1 ? t('live.truncatedRuns', { n: runs.length, runs: runs.join(', ') }) : t('live.truncated', { runId: item.data.runId });
+      return { id: item.id, kind: 'replay.truncated', text: `\n… ${said}\n` };
+    }
     default: {
       const never: never = item;
       return never;

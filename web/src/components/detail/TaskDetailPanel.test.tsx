@@ -93,7 +93,7 @@ describe('TaskDetailPanel', () => {
       if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
       if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
       if (url.includes('/diff')) return new Response(JSON.stringify(makeDiff({ fileCount: 1 })));
-      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, steeringFiles: ['.maestro/hooks/x.sh'], runsElsewhere: ['.github/workflows/ci.yml'] }));
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, baseBranch: 'main', steeringFiles: ['.maestro/hooks/x.sh'], runsElsewhere: ['.github/workflows/ci.yml'] }));
     });
     render(<TaskDetailPanel taskId={task.id} />);
     expect((await screen.findByTestId('runs-elsewhere')).textContent).toContain('once merged: .github/workflows/ci.yml.');
@@ -130,7 +130,7 @@ describe('TaskDetailPanel at exec_review with an older version picked', () => {
         diffUrls.push(url);
         return new Response(JSON.stringify(makeDiff({ fileCount: 1 })));
       }
-      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions }));
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions, baseBranch: 'main' }));
     });
     render(<TaskDetailPanel taskId={task.id} />);
     // The buttons name what they decide, for a screen reader too.
@@ -238,7 +238,8 @@ describe('LiveOutput', () => {
     const src = FakeSource.last!;
     act(() => {
       src.onopen?.();
-      src.emit('replay.truncated', '', { runId: 'r_9', firstSeq: 4000, unreadBytes: 3_000_000, transcript: '/api/tasks/t3/transcript?runId=r_9' });
+      const gap = { runId: 'r_9', firstSeq: 4000, unreadBytes: 3_000_000, transcript: '/api/tasks/t3/transcript?runId=r_9' };
+      src.emit('replay.truncated', '', { ...gap, runs: [gap] });
       src.emit('token', 'r_9:4000', { runId: 'r_9', seq: 4000, text: 'the newest output' });
     });
     const notice = '\n… Earlier output of run r_9 is left out here, too long to replay; the Transcript below has all of it.\n';
@@ -250,6 +251,23 @@ describe('LiveOutput', () => {
     const text = screen.getByTestId('live-output').textContent!;
     expect(text.startsWith(`${notice}3x`)).toBe(true);
     expect(text.length).toBe(notice.length + 3 * 60_001);
+  });
+
+  it('says once what a replay spanning several runs left out, naming each run', () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    render(<LiveOutput taskId="t4" running />);
+    const src = FakeSource.last!;
+    const gap = (runId: string, firstSeq: number | null) => ({ runId, firstSeq, unreadBytes: 900_000, transcript: `/api/tasks/t4/transcript?runId=${runId}` });
+    act(() => {
+      src.onopen?.();
+      // As the daemon sends it to a client resuming in its oldest run: one event for the three runs.
+      const runs = [gap('r_1', null), gap('r_2', null), gap('r_3', 70)];
+      src.emit('replay.truncated', '', { ...runs[0], runs });
+      src.emit('token', 'r_3:70', { runId: 'r_3', seq: 70, text: 'the newest output' });
+    });
+    expect(screen.getByTestId('live-output').textContent).toBe(
+      '\n… Earlier output of 3 runs (r_1, r_2, r_3) is left out here, too long to replay; the Transcript below has all of each (pick the run there).\nthe newest output',
+    );
   });
 
   it('is not called live when no run is in progress, even with the stream open', () => {
