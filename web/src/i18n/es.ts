@@ -124,7 +124,7 @@ export const es: Dictionary = {
     status: { running: 'en curso', complete: 'completa', interrupted: 'interrumpida' },
   },
   review: {
-    title: 'Revisión', checks: 'Comprobaciones', round: 'Revisión {{round}}, la última: la que decide esta puerta.', earlier_one: 'La revisión anterior (lo que se pidió corregir al agente)', earlier_other: 'Las {{count}} revisiones anteriores (lo que se pidió corregir al agente)', roundShort: 'Revisión {{round}}:', verdicts: 'Revisores', changes: 'Cambios', version: 'Versión', noChecks: 'No se ejecutó ninguna comprobación.', noVerdicts: 'Ningún revisor ha respondido aún.',
+    title: 'Revisión', checks: 'Comprobaciones', round: 'Revisión {{round}}, la última: la que decide esta puerta.', earlier_one: 'La revisión anterior (lo que se pidió corregir al agente)', earlier_other: 'Las {{count}} revisiones anteriores (lo que se pidió corregir al agente)', roundShort: 'Revisión {{round}}:', verdicts: 'Revisores', changes: 'Cambios', version: 'Versión', noChecks: 'No se ejecutó ninguna comprobación.', findingsElsewhere: 'Hallazgos en archivos que este cambio no toca:', noVerdicts: 'Ningún revisor ha respondido aún.',
     noOutput: 'Sin salida.', exitCode: 'código {{code}}', byReviewer: 'revisor de {{reviewer}}', totals_one: '{{count}} archivo cambiado', totals_other: '{{count}} archivos cambiados', view: 'Vista del diff', unified: 'Unificada', split: 'Dividida',
     keys: 'Teclas: j / k archivo siguiente / anterior', noFiles: 'Ningún archivo cambió.', files: 'Archivos cambiados', diffFailed: 'No se pudo cargar el diff: {{message}}',
     commentCount: '{{count}} comentarios',

@@ -124,7 +124,7 @@ export const fr: Dictionary = {
     status: { running: 'en cours', complete: 'terminée', interrupted: 'interrompue' },
   },
   review: {
-    title: 'Revue', checks: 'Vérifications', round: 'Revue {{round}}, la dernière : celle sur laquelle cette porte décide.', earlier_one: 'La revue précédente (ce que l’agent devait corriger)', earlier_other: 'Les {{count}} revues précédentes (ce que l’agent devait corriger)', roundShort: 'Revue {{round}} :', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', noVerdicts: 'Aucun relecteur n’a encore répondu.',
+    title: 'Revue', checks: 'Vérifications', round: 'Revue {{round}}, la dernière : celle sur laquelle cette porte décide.', earlier_one: 'La revue précédente (ce que l’agent devait corriger)', earlier_other: 'Les {{count}} revues précédentes (ce que l’agent devait corriger)', roundShort: 'Revue {{round}} :', verdicts: 'Relecteurs', changes: 'Modifications', version: 'Version', noChecks: 'Aucune vérification lancée.', findingsElsewhere: 'Remarques sur des fichiers que ce changement ne touche pas :', noVerdicts: 'Aucun relecteur n’a encore répondu.',
     noOutput: 'Aucune sortie.', exitCode: 'code {{code}}', byReviewer: 'relecteur {{reviewer}}', totals_one: '{{count}} fichier modifié', totals_other: '{{count}} fichiers modifiés', view: 'Vue du diff', unified: 'Unifiée', split: 'Côte à côte',
     keys: 'Touches : j / k fichier suivant / précédent', noFiles: 'Aucun fichier modifié.', files: 'Fichiers modifiés', diffFailed: 'Impossible de charger le diff : {{message}}',
     commentCount: '{{count}} commentaires',

@@ -64,6 +64,28 @@ describe('DiffViewer', () => {
     expect(screen.getByTestId('file-finding').textContent).toBe('low line 400 · far away');
   });
 
+  it('lists above the files a finding on a file the change does not touch, which no file could show', () => {
+    const findings: Finding[] = [
+      { reviewer: 'code', severity: 'high', file: 'src/dir0/file0.ts', line: 3, message: 'v0_2 is never read', runId: 'r1', round: 1 },
+      { reviewer: 'security', severity: 'high', file: 'src/auth/session.ts', line: 12, message: 'this check is now skipped by the change', runId: 'r2', round: 1 },
+      { reviewer: 'code', severity: 'low', file: 'docs/a\nb.md', line: null, message: 'say it in the docs', runId: 'r1', round: 1 },
+    ];
+    render(<DiffViewer taskId="t_1" findings={findings} initial={diffWith()} />);
+    const elsewhere = screen.getByTestId('findings-elsewhere');
+    expect([...elsewhere.querySelectorAll('p')].map((p) => p.textContent)).toEqual([
+      'Findings on files this change does not touch:',
+      'high Security reviewer, src/auth/session.ts:12: this check is now skipped by the change',
+      'low Code reviewer, docs/a\\u{a}b.md: say it in the docs',
+    ]);
+    // The one on a file of the change stays under its line, not in the list.
+    expect(screen.getByTestId('line-finding').textContent).toBe('high Code reviewer: v0_2 is never read');
+  });
+
+  it('lists no findings elsewhere when every finding is on a file of the change', () => {
+    render(<DiffViewer taskId="t_1" findings={[{ reviewer: 'code', severity: 'low', file: 'src/dir1/file1.ts', line: 1, message: 'ok', runId: 'r1', round: 1 }]} initial={diffWith()} />);
+    expect(screen.queryByTestId('findings-elsewhere')).toBeNull();
+  });
+
   it('comments on an added line and on a deleted one, and removes a comment', () => {
     render(<DiffViewer taskId="t_1" findings={[]} initial={diffWith(deleted)} />);
     fireEvent.click(screen.getByRole('button', { name: 'Comment on src/dir0/file0.ts added line 3' }));

@@ -1,8 +1,9 @@
 /**
  * The diff of one task version: the file tree on the left, every file's diff
  * on the right, unified or split (remembered), with line comments and the
- * reviewers' findings. Keys (not while typing): j / n next file, k / p
- * previous file.
+ * reviewers' findings (one on a file the change does not touch is listed above
+ * the files: pinned nowhere, it would be counted beside its reviewer and shown
+ * nowhere). Keys (not while typing): j / n next file, k / p previous file.
  *
  * The diff component is react-diff-view 3.3.3 (see ReviewPanel.tsx for why);
  * this file only fetches, lays out and moves between files.
@@ -10,6 +11,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../reasons.js';
+import { oneLine, visible } from '../hiddenChars.js';
 import type { ViewType } from 'react-diff-view';
 import { api } from '../../api/client.js';
 import type { DiffFile, DiffResponse, Finding, LineComment } from '../../api/types.js';
@@ -161,6 +163,10 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
     for (const f of findings) if (f.file) (m[f.file] ??= []).push(f);
     return m;
   }, [findings]);
+  const elsewhere = useMemo(() => {
+    const shown = new Set(files.map((f) => f.path));
+    return findings.filter((f) => f.file && !shown.has(f.file));
+  }, [findings, files]);
   const commentsByFile = useMemo(() => {
     const m: Record<string, number> = {};
     for (const c of comments) m[c.file] = (m[c.file] ?? 0) + 1;
@@ -175,6 +181,7 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
     <div className={styles.viewer} data-testid="diff-viewer">
       <DiffToolbar totals={diff.totals} viewType={viewType} onView={changeView} />
       {fileError && <p role="alert" className={styles.err}>{fileError}</p>}
+      <FindingsElsewhere findings={elsewhere} />
       {files.length === 0 ? (
         <p className={styles.muted}>{t('review.noFiles')}</p>
       ) : (
@@ -202,6 +209,23 @@ export function DiffViewer({ taskId, version, readOnly = false, findings, initia
           </div>
         </div>
       )}
+    </div>
+  );
+}
+
+/** The reviewers' findings on files the change does not touch, with the file and line each names. */
+function FindingsElsewhere({ findings }: { findings: Finding[] }) {
+  const { t } = useTranslation();
+  if (!findings.length) return null;
+  return (
+    <div data-testid="findings-elsewhere">
+      <p className={styles.muted}>{t('review.findingsElsewhere')}</p>
+      {findings.map((f, i) => (
+        <p key={i} className={styles.finding}>
+          <span className={styles.severity}>{t(`severity.${f.severity}`, { defaultValue: f.severity })}</span> {t('review.byReviewer', { reviewer: t(`reviewer.${f.reviewer}`, { defaultValue: f.reviewer }) })},{' '}
+          <code>{oneLine(f.file!)}{f.line ? `:${f.line}` : ''}</code>: {visible(f.message)}
+        </p>
+      ))}
     </div>
   );
 }
