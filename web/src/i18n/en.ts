@@ -150,7 +150,7 @@ export const en = {
     status: { running: 'running', complete: 'complete', interrupted: 'interrupted' },
   },
   review: {
-    title: 'Review', checks: 'Checks', round: 'Review {{round}}, the latest: the one this gate decides on.', earlier_one: 'The earlier review (what the agent was asked to fix)', earlier_other: 'The {{count}} earlier reviews (what the agent was asked to fix)', roundShort: 'Review {{round}}:', verdicts: 'Reviewers', changes: 'Changes', version: 'Version', noChecks: 'No checks ran.', findingsElsewhere: 'Findings on files this change does not touch:', noVerdicts: 'No reviewer has answered yet.',
+    title: 'Review', checks: 'Checks', round: 'Review {{round}}, the latest: the one this gate decides on.', earlier_one: 'The earlier review (what the agent was asked to fix)', earlier_other: 'The {{count}} earlier reviews (what the agent was asked to fix)', roundShort: 'Review {{round}}:', verdicts: 'Reviewers', changes: 'Changes', version: 'Version', noChecks: 'No checks are configured (checks in the project’s .maestro/config.json): no lint, type check, build or test ran on this change.', findingsElsewhere: 'Findings on files this change does not touch:', noVerdicts: 'No reviewer has answered yet.',
     noOutput: 'No output.', exitCode: 'exit {{code}}', byReviewer: '{{reviewer}} reviewer', totals_one: '{{count}} file changed', totals_other: '{{count}} files changed', view: 'Diff view', unified: 'Unified', split: 'Split',
     keys: 'Keys: j / k next / previous file', noFiles: 'No file changed.', files: 'Changed files', diffFailed: 'The diff could not be loaded: {{message}}',
     commentCount: '{{count}} comments',

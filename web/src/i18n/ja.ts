@@ -124,7 +124,7 @@ export const ja: Dictionary = {
     status: { running: '実行中', complete: '完了', interrupted: '中断' },
   },
   review: {
-    title: 'レビュー', checks: 'チェック', round: 'レビュー {{round}}（最新）：このゲートの判断対象です。', earlier_one: '以前のレビュー（エージェントに修正を求めた内容）', earlier_other: '以前の {{count}} 件のレビュー（エージェントに修正を求めた内容）', roundShort: 'レビュー {{round}}：', verdicts: 'レビュアー', changes: '変更', version: 'バージョン', noChecks: 'チェックは実行されていません。', findingsElsewhere: 'この変更が触れていないファイルへの指摘:', noVerdicts: 'まだレビュアーの回答はありません。',
+    title: 'レビュー', checks: 'チェック', round: 'レビュー {{round}}（最新）：このゲートの判断対象です。', earlier_one: '以前のレビュー（エージェントに修正を求めた内容）', earlier_other: '以前の {{count}} 件のレビュー（エージェントに修正を求めた内容）', roundShort: 'レビュー {{round}}：', verdicts: 'レビュアー', changes: '変更', version: 'バージョン', noChecks: 'チェックが設定されていません（プロジェクトの .maestro/config.json の checks）: この変更には lint、型チェック、ビルド、テストのどれも実行されていません。', findingsElsewhere: 'この変更が触れていないファイルへの指摘:', noVerdicts: 'まだレビュアーの回答はありません。',
     noOutput: '出力なし。', exitCode: '終了コード {{code}}', byReviewer: '{{reviewer}}レビュアー', totals_one: '{{count}} ファイルの変更', totals_other: '{{count}} ファイルの変更', view: 'diff の表示', unified: '統合', split: '左右分割',
     keys: 'キー: j / k 次 / 前のファイル', noFiles: '変更されたファイルはありません。', files: '変更されたファイル', diffFailed: 'diff を読み込めませんでした: {{message}}',
     commentCount: 'コメント {{count}} 件',

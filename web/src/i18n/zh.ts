@@ -124,7 +124,7 @@ export const zh: Dictionary = {
     status: { running: '运行中', complete: '已完成', interrupted: '已中断' },
   },
   review: {
-    title: '评审', checks: '检查', round: '第 {{round}} 次审查，最新的一次：本关卡据此决定。', earlier_one: '之前的一次审查（要求代理修复的内容）', earlier_other: '之前的 {{count}} 次审查（要求代理修复的内容）', roundShort: '第 {{round}} 次审查：', verdicts: '评审者', changes: '改动', version: '版本', noChecks: '没有运行任何检查。', findingsElsewhere: '针对本次改动未涉及的文件的发现：', noVerdicts: '还没有评审者答复。',
+    title: '评审', checks: '检查', round: '第 {{round}} 次审查，最新的一次：本关卡据此决定。', earlier_one: '之前的一次审查（要求代理修复的内容）', earlier_other: '之前的 {{count}} 次审查（要求代理修复的内容）', roundShort: '第 {{round}} 次审查：', verdicts: '评审者', changes: '改动', version: '版本', noChecks: '没有配置任何检查（项目 .maestro/config.json 中的 checks）：此改动未经过 lint、类型检查、构建或测试。', findingsElsewhere: '针对本次改动未涉及的文件的发现：', noVerdicts: '还没有评审者答复。',
     noOutput: '没有输出。', exitCode: '退出码 {{code}}', byReviewer: '{{reviewer}}评审者', totals_one: '改动了 {{count}} 个文件', totals_other: '改动了 {{count}} 个文件', view: 'Diff 视图', unified: '合并', split: '并排',
     keys: '快捷键：j / k 下一个 / 上一个文件', noFiles: '没有文件改动。', files: '改动的文件', diffFailed: '无法加载 diff：{{message}}',
     commentCount: '{{count}} 条评论',

@@ -29,6 +29,8 @@ describe('ReviewPanel', () => {
     await waitFor(() => expect(screen.getAllByTestId('verdict')).toHaveLength(2));
     expect(screen.getAllByTestId('verdict').map((v) => v.textContent)).toEqual(['Code: approves — no findings', 'Security: approves — no findings']);
     expect(screen.getByText('Review 2, the latest: the one this gate decides on.')).toBeTruthy();
+    // No check configured: said as such, not as checks that did not run.
+    expect(screen.getByText('No checks are configured (checks in the project’s .maestro/config.json): no lint, type check, build or test ran on this change.')).toBeTruthy();
     // The first round's finding is not pinned on the diff the gate decides on; it is in the folded list.
     await screen.findByTestId('diff-viewer');
     expect(screen.queryByTestId('line-finding')).toBeNull();
