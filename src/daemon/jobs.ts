@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { baseBranchOf } from '../core/baseBranch.js';
 import { shellWord } from '../core/diffGateWays.js';
 import { MaestroError } from '../core/errors.js';
 import type { TaskStatus } from '../core/status.js';
@@ -110,7 +111,7 @@ export function buildJob(ctx: JobContext): JobInput {
     project: {
       id: project.id,
       repoPath: project.repoPath,
-      baseBranch: typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main',
+      baseBranch: baseBranchOf(project),
       worktreeRoot: ctx.worktreeRoot,
       knowledge: ctx.knowledge ?? '',
     },

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { coerceError, isMaestroError, MaestroError } from '../core/errors.js';
 import { RemoteReach, type RemoteReachOptions } from './remoteReach.js';
 import { steeringMove } from './remoteSteering.js';
+import { baseBranchOf } from '../core/baseBranch.js';
 import type { Project } from '../core/types.js';
 import { git, type GitOptions, type GitResult } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
@@ -30,9 +31,7 @@ export function workRepoOf(home: string, project: Project): string {
   return remoteOf(project) ? join(home, 'clones', project.id) : project.repoPath;
 }
 
-export function baseBranchOf(project: Project): string {
-  return typeof project.config.baseBranch === 'string' ? project.config.baseBranch : 'main';
-}
+export { baseBranchOf };
 
 /**
  * How long a clone, fetch or push may go without a word from git before it is stopped as a remote that

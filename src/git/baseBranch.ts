@@ -6,9 +6,10 @@
  */
 import { tmpdir } from 'node:os';
 import { MaestroError } from '../core/errors.js';
+import { DEFAULT_BASE_BRANCH } from '../core/baseBranch.js';
 import { currentBranch, git } from './git.js';
 
-export const DEFAULT_BASE_BRANCH = 'main';
+export { DEFAULT_BASE_BRANCH };
 
 /** A repository's branches, and the one its HEAD names (a checkout's, or a remote's default branch). */
 export interface Branches {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import type { Project } from '../../core/types.js';
 import { projectInputSchema, whoSchema } from '../../core/schemas.js';
+import { baseBranchOf } from '../../core/baseBranch.js';
 import { baseBranchFor, DEFAULT_BASE_BRANCH, localBranches, remoteBranches, type Branches } from '../../git/baseBranch.js';
 import { git } from '../../git/git.js';
 import { canonical, holds } from '../../lib/paths.js';
@@ -89,7 +90,7 @@ async function withBaseBranch(repoPath: string, config: Record<string, unknown>)
   return base !== DEFAULT_BASE_BRANCH && config.baseBranch === undefined ? { ...config, baseBranch: base } : config;
 }
 
-const baseOf = (config: Record<string, unknown>) => (typeof config.baseBranch === 'string' ? config.baseBranch : DEFAULT_BASE_BRANCH);
+const baseOf = (config: Record<string, unknown>) => baseBranchOf({ config });
 
 /** A base branch the repository does not have (one named, or main once the setting goes) would fail every task's first git command. */
 async function checkBaseBranchChange(repoPath: string, before: Record<string, unknown>, after: Record<string, unknown>): Promise<void> {

@@ -16,6 +16,8 @@ export type { SchedulerDecision } from '../../../src/core/reports.js';
 /* The commands and config fragments `maestro task show` gives for a change the diff gate refused: the board gives the same. */
 export { diffStatCommand, EDIT_NAMES_AT_MOST, narrowCommand, ownedFilesEdit, PROJECT_CONFIG_FILE, raiseLimitJson } from '../../../src/core/diffGateWays.js';
 export type { RaisableLimit } from '../../../src/core/diffGateWays.js';
+/* The branch a project's tasks start from and merge into (its config's baseBranch, else main): the daemon's rule. */
+export { baseBranchOf } from '../../../src/core/baseBranch.js';
 /* The ways out of a merge conflict left to a person, as `maestro task show` gives them. */
 export { freshRetryCommand, resolveByHandCommands, resolvedRetryCommand } from '../../../src/core/mergeConflictWays.js';
 /* Auto-approval's rule (a change that lets more through applies to tasks reaching a gate from then on): the CLI's too. */

@@ -1,13 +1,16 @@
 /**
  * The settings screen's record of changes to what steers later runs (`project.settings_files` events, newest
  * first): a merge that changed `.maestro/` hooks or checks or the knowledge briefs quote, a push to the shared
- * remote's main that did so without a Maestro merge, and knowledge promoted into main. Runs from then on use
+ * remote's base branch that did so without a Maestro merge, and knowledge promoted into it. Runs from then on use
  * what changed, so a person should see it here as well as in `maestro serve`'s terminal. Read when the screen opens.
+ * `baseBranch` is named as the branch: the events do not record one, so an event from before the project's base
+ * branch was changed names the current one.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
 import type { MaestroEvent } from '../api/types.js';
+import { oneLine } from './hiddenChars.js';
 import styles from '../screens/Screens.module.css';
 
 /** The newest ones shown; the events API has them all. */
@@ -38,8 +41,9 @@ function changeOf(e: MaestroEvent): Change {
   };
 }
 
-export function SteeringChanges({ projectId }: { projectId: string }) {
+export function SteeringChanges({ projectId, baseBranch }: { projectId: string; baseBranch: string }) {
   const { t } = useTranslation();
+  const base = oneLine(baseBranch);
   const [changes, setChanges] = useState<Change[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -57,15 +61,15 @@ export function SteeringChanges({ projectId }: { projectId: string }) {
   return (
     <div className={styles.card} data-testid="steering-changes">
       <h3>{t('steering.title')}</h3>
-      <p className={styles.muted}>{t('steering.help')}</p>
+      <p className={styles.muted}>{t('steering.help', { base })}</p>
       {error && <p role="alert">{t('steering.loadFailed', { message: error })}</p>}
       {!changes && !error && <p className={styles.muted}>{t('steering.loading')}</p>}
-      {changes && !changes.length && <p className={styles.muted}>{t('steering.none')}</p>}
+      {changes && !changes.length && <p className={styles.muted}>{t('steering.none', { base })}</p>}
       {changes && changes.length > 0 && (
         <ul>
           {changes.map((c) => (
             <li key={c.id} data-kind={c.kind}>
-              <strong>{t(`steering.${c.kind}`, { who: c.who || '?', subject: c.subject })}</strong> ({new Date(c.at).toLocaleString()}
+              <strong>{t(`steering.${c.kind}`, { who: c.who || '?', subject: c.subject, base })}</strong> ({new Date(c.at).toLocaleString()}
               {c.sha && <>, {t('steering.commit', { sha: c.sha.slice(0, 12) })}</>})
               <div>{c.files.length ? c.files.map((f) => <code key={f}>{f} </code>) : t('steering.noFiles')}</div>
             </li>

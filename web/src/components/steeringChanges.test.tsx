@@ -33,7 +33,7 @@ describe('changes to what runs use, on the settings screen', () => {
       nextAfter: null,
       nextBefore: 1,
     });
-    render(<SteeringChanges projectId="p1" />);
+    render(<SteeringChanges projectId="p1" baseBranch="trunk" />);
     const items = await within(screen.getByTestId('steering-changes')).findAllByRole('listitem');
     expect(asked[0]).toMatch(/^\/api\/events\?/);
     expect(asked[0]).toContain('projectId=p1');
@@ -42,10 +42,12 @@ describe('changes to what runs use, on the settings screen', () => {
     expect(asked[0]).toContain('order=newest');
     expect(asked[0]).toContain('limit=20');
     expect(items.map((li) => li.getAttribute('data-kind'))).toEqual(['merged', 'promotion', 'remote', 'merged']);
+    // The project's base branch, not main, is where they changed.
+    expect(screen.getByText(/changed on trunk: every run from then on uses them/)).toBeTruthy();
     expect(items[0]!.textContent).toContain('(files not named)');
-    expect(items[1]!.textContent).toContain('Knowledge promoted into main (a knowledge promotion from session S1)');
+    expect(items[1]!.textContent).toContain('Knowledge promoted into trunk (a knowledge promotion from session S1)');
     expect(items[1]!.textContent).toContain(`commit ${'c'.repeat(12)}`);
-    expect(items[2]!.textContent).toContain('Pushed to the shared main without a Maestro merge by Eve <eve@example.com>: “loosen the checks”');
+    expect(items[2]!.textContent).toContain('Pushed to the shared trunk without a Maestro merge by Eve <eve@example.com>: “loosen the checks”');
     expect(items[2]!.textContent).toContain('.maestro/config.json');
     expect(items[2]!.textContent).toContain('.workflow/specs/api.md');
     expect(items[3]!.textContent).toContain('Merged from the agent of task t_1 (add a hook)');
@@ -54,11 +56,11 @@ describe('changes to what runs use, on the settings screen', () => {
 
   it('says when nothing has changed yet, and what went wrong when the events cannot be read', async () => {
     serve({ events: [], nextAfter: null, nextBefore: null });
-    const { unmount } = render(<SteeringChanges projectId="p1" />);
+    const { unmount } = render(<SteeringChanges projectId="p1" baseBranch="main" />);
     expect(await screen.findByText('No change to hooks, checks or knowledge has reached main yet.')).toBeTruthy();
     unmount();
     serve({ error: { code: 'INTERNAL', message: 'the store is closed' } }, 500);
-    render(<SteeringChanges projectId="p1" />);
+    render(<SteeringChanges projectId="p1" baseBranch="main" />);
     expect((await screen.findByRole('alert')).textContent).toContain('the store is closed');
   });
 });

@@ -106,9 +106,9 @@ export const en = {
     savedAutoApproveOff: 'Saved. Every gate waits for a person again.',
   },
   steering: {
-    title: 'Changes to what runs use', help: 'Hooks and checks in .maestro/, and the specs and knowhow briefs quote, changed on main: every run from then on uses them. Newest first.',
-    merged: 'Merged from {{who}}', remote: 'Pushed to the shared main without a Maestro merge by {{who}}: “{{subject}}”', promotion: 'Knowledge promoted into main ({{who}})',
-    commit: 'commit {{sha}}', noFiles: '(files not named)', none: 'No change to hooks, checks or knowledge has reached main yet.', loading: 'Reading the changes…', loadFailed: 'The changes could not be read: {{message}}',
+    title: 'Changes to what runs use', help: 'Hooks and checks in .maestro/, and the specs and knowhow briefs quote, changed on {{base}}: every run from then on uses them. Newest first.',
+    merged: 'Merged from {{who}}', remote: 'Pushed to the shared {{base}} without a Maestro merge by {{who}}: “{{subject}}”', promotion: 'Knowledge promoted into {{base}} ({{who}})',
+    commit: 'commit {{sha}}', noFiles: '(files not named)', none: 'No change to hooks, checks or knowledge has reached {{base}} yet.', loading: 'Reading the changes…', loadFailed: 'The changes could not be read: {{message}}',
   },
   agents: {
     title: 'Agent tools on the daemon’s machine', installed: 'installed', missing: 'not installed', loggedIn: 'logged in', loggedOut: 'not logged in', unknown: 'login unknown',

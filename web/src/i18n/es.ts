@@ -84,9 +84,9 @@ export const es: Dictionary = {
     savedAutoApproveOff: 'Guardado. Todas las puertas vuelven a esperar a una persona.',
   },
   steering: {
-    title: 'Cambios en lo que usan las ejecuciones', help: 'Hooks y comprobaciones en .maestro/, y las specs y el knowhow que citan los briefs, cambiados en main: toda ejecución desde entonces los usa. Los más recientes primero.',
-    merged: 'Fusionado desde {{who}}', remote: 'Enviado al main compartido sin una fusión de Maestro por {{who}}: «{{subject}}»', promotion: 'Conocimiento promovido a main ({{who}})',
-    commit: 'commit {{sha}}', noFiles: '(archivos sin nombrar)', none: 'Ningún cambio en hooks, comprobaciones o conocimiento ha llegado todavía a main.', loading: 'Leyendo los cambios…', loadFailed: 'No se pudieron leer los cambios: {{message}}',
+    title: 'Cambios en lo que usan las ejecuciones', help: 'Hooks y comprobaciones en .maestro/, y las specs y el knowhow que citan los briefs, cambiados en {{base}}: toda ejecución desde entonces los usa. Los más recientes primero.',
+    merged: 'Fusionado desde {{who}}', remote: 'Enviado al {{base}} compartido sin una fusión de Maestro por {{who}}: «{{subject}}»', promotion: 'Conocimiento promovido a {{base}} ({{who}})',
+    commit: 'commit {{sha}}', noFiles: '(archivos sin nombrar)', none: 'Ningún cambio en hooks, comprobaciones o conocimiento ha llegado todavía a {{base}}.', loading: 'Leyendo los cambios…', loadFailed: 'No se pudieron leer los cambios: {{message}}',
   },
   agents: {
     title: 'Herramientas de agente en la máquina del daemon', installed: 'instalada', missing: 'no instalada', loggedIn: 'con sesión iniciada', loggedOut: 'sin sesión iniciada', unknown: 'sesión desconocida',

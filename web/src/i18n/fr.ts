@@ -84,9 +84,9 @@ export const fr: Dictionary = {
     savedAutoApproveOff: 'Enregistré. Chaque porte attend de nouveau une personne.',
   },
   steering: {
-    title: 'Changements de ce qu’utilisent les exécutions', help: 'Hooks et vérifications dans .maestro/, et les specs et le knowhow que citent les briefs, changés sur main : chaque exécution les utilise ensuite. Les plus récents d’abord.',
-    merged: 'Fusionné depuis {{who}}', remote: 'Poussé sur le main partagé sans fusion Maestro par {{who}} : « {{subject}} »', promotion: 'Connaissances promues dans main ({{who}})',
-    commit: 'commit {{sha}}', noFiles: '(fichiers non nommés)', none: 'Aucun changement de hooks, de vérifications ou de connaissances n’a encore atteint main.', loading: 'Lecture des changements…', loadFailed: 'Les changements n’ont pas pu être lus : {{message}}',
+    title: 'Changements de ce qu’utilisent les exécutions', help: 'Hooks et vérifications dans .maestro/, et les specs et le knowhow que citent les briefs, changés sur {{base}} : chaque exécution les utilise ensuite. Les plus récents d’abord.',
+    merged: 'Fusionné depuis {{who}}', remote: 'Poussé sur le {{base}} partagé sans fusion Maestro par {{who}} : « {{subject}} »', promotion: 'Connaissances promues dans {{base}} ({{who}})',
+    commit: 'commit {{sha}}', noFiles: '(fichiers non nommés)', none: 'Aucun changement de hooks, de vérifications ou de connaissances n’a encore atteint {{base}}.', loading: 'Lecture des changements…', loadFailed: 'Les changements n’ont pas pu être lus : {{message}}',
   },
   agents: {
     title: 'Outils d’agent sur la machine du démon', installed: 'installé', missing: 'non installé', loggedIn: 'connecté', loggedOut: 'non connecté', unknown: 'connexion inconnue',

@@ -84,9 +84,9 @@ export const ja: Dictionary = {
     savedAutoApproveOff: '保存しました。すべてのゲートが再び人を待ちます。',
   },
   steering: {
-    title: '実行が使うものの変更', help: '.maestro/ のフックとチェック、ブリーフが引用する spec と knowhow が main で変わりました。以後の実行はすべてそれを使います。新しい順。',
-    merged: '{{who}} からマージ', remote: 'Maestro のマージを経ずに {{who}} が共有 main へプッシュ:「{{subject}}」', promotion: 'ナレッジを main へ昇格 ({{who}})',
-    commit: 'コミット {{sha}}', noFiles: '(ファイル名なし)', none: 'フック、チェック、ナレッジの変更はまだ main に届いていません。', loading: '変更を読み込み中…', loadFailed: '変更を読み込めませんでした: {{message}}',
+    title: '実行が使うものの変更', help: '.maestro/ のフックとチェック、ブリーフが引用する spec と knowhow が {{base}} で変わりました。以後の実行はすべてそれを使います。新しい順。',
+    merged: '{{who}} からマージ', remote: 'Maestro のマージを経ずに {{who}} が共有 {{base}} へプッシュ:「{{subject}}」', promotion: 'ナレッジを {{base}} へ昇格 ({{who}})',
+    commit: 'コミット {{sha}}', noFiles: '(ファイル名なし)', none: 'フック、チェック、ナレッジの変更はまだ {{base}} に届いていません。', loading: '変更を読み込み中…', loadFailed: '変更を読み込めませんでした: {{message}}',
   },
   agents: {
     title: 'デーモンのマシン上のエージェントツール', installed: 'インストール済み', missing: '未インストール', loggedIn: 'ログイン済み', loggedOut: '未ログイン', unknown: 'ログイン状態不明',

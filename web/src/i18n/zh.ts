@@ -84,9 +84,9 @@ export const zh: Dictionary = {
     savedAutoApproveOff: '已保存。所有关卡重新等待人来处理。',
   },
   steering: {
-    title: '运行所用内容的变更', help: '.maestro/ 中的钩子和检查，以及简报引用的 spec 和 knowhow 在 main 上发生了变化：此后的每次运行都会使用它们。最新的在前。',
-    merged: '合并自 {{who}}', remote: '{{who}} 未经 Maestro 合并直接推送到共享 main：“{{subject}}”', promotion: '知识已提升到 main（{{who}}）',
-    commit: '提交 {{sha}}', noFiles: '（未列出文件）', none: '尚无钩子、检查或知识的变更进入 main。', loading: '正在读取变更…', loadFailed: '无法读取变更：{{message}}',
+    title: '运行所用内容的变更', help: '.maestro/ 中的钩子和检查，以及简报引用的 spec 和 knowhow 在 {{base}} 上发生了变化：此后的每次运行都会使用它们。最新的在前。',
+    merged: '合并自 {{who}}', remote: '{{who}} 未经 Maestro 合并直接推送到共享 {{base}}：“{{subject}}”', promotion: '知识已提升到 {{base}}（{{who}}）',
+    commit: '提交 {{sha}}', noFiles: '（未列出文件）', none: '尚无钩子、检查或知识的变更进入 {{base}}。', loading: '正在读取变更…', loadFailed: '无法读取变更：{{message}}',
   },
   agents: {
     title: '守护进程所在机器上的代理工具', installed: '已安装', missing: '未安装', loggedIn: '已登录', loggedOut: '未登录', unknown: '登录状态未知',

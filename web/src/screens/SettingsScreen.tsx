@@ -8,7 +8,7 @@ import { useEffect, useState } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/client.js';
-import { autoApproveAfterMs, widensAutoApproval, type Project, type ProjectConfigResponse, type ProjectDetail } from '../api/types.js';
+import { autoApproveAfterMs, baseBranchOf, widensAutoApproval, type Project, type ProjectConfigResponse, type ProjectDetail } from '../api/types.js';
 import { AgentTools } from '../components/AgentTools.js';
 import { SteeringChanges } from '../components/SteeringChanges.js';
 import { errorText } from '../components/reasons.js';
@@ -144,7 +144,7 @@ export function SettingsScreen() {
         <Section title={t('settings.limits')} value={repo ? someOf(repo.limits) : undefined} file={repo?.file} />
         <Section title={t('settings.provider')} value={c.provider} />
       </div>
-      <SteeringChanges projectId={project.id} />
+      <SteeringChanges projectId={project.id} baseBranch={baseBranchOf(project)} />
       <AgentTools />
       <ArchiveCard key={project.id} project={project} />
       <div className={styles.card}>

@@ -38,6 +38,13 @@ describe('project settings on the board', () => {
     expect(within(card('Model tiers')).getByText('Not set (defaults apply).')).toBeTruthy();
   });
 
+  it("names the project's base branch where the changes to what runs use reached it", async () => {
+    useProjects.setState({ projects: [{ ...project, config: { baseBranch: 'develop' } }], selectedId: 'p1', loaded: true, error: null });
+    serveDetail(null);
+    render(<SettingsScreen />);
+    expect(within(screen.getByTestId('steering-changes')).getByText(/changed on develop: every run from then on uses them/)).toBeTruthy();
+  });
+
   it("says why the repository's settings could not be read", async () => {
     useProjects.setState({ projects: [project], selectedId: 'p1', loaded: true, error: null });
     serveDetail({ file: null, hooks: [], checks: [], limits: {}, models: {}, problem: '/repos/shop/.maestro/config.json is not valid JSON (line 1, column 9).' });
