@@ -91,8 +91,8 @@ export const en = {
   },
   feedbackFrom: {
     rejected: 'Rejected at {{gate}} by {{who}}: {{reason}}', comments: 'Line comments from the reviewer:', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (old side, a removed line) — {{text}}',
-    fresh: 'Version {{version}} stopped and needed attention. {{who}} ran the task again from the current main: this version starts on a new branch from it, and nothing of version {{version}}’s branch is carried over.',
-    freshError: 'Version {{version}} stopped and needed attention: {{error}}. {{who}} ran the task again from the current main: this version starts on a new branch from it, and nothing of version {{version}}’s branch is carried over.',
+    fresh: 'Version {{version}} stopped and needed attention. {{who}} ran the task again from the current {{base}}: this version starts on a new branch from it, and nothing of version {{version}}’s branch is carried over.',
+    freshError: 'Version {{version}} stopped and needed attention: {{error}}. {{who}} ran the task again from the current {{base}}: this version starts on a new branch from it, and nothing of version {{version}}’s branch is carried over.',
   },
   trace: { title: 'Trace', show: 'Show the trace', hide: 'Hide the trace' },
   settings: {

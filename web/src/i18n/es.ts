@@ -69,8 +69,8 @@ export const es: Dictionary = {
   },
   feedbackFrom: {
     rejected: 'Rechazada en {{gate}} por {{who}}: {{reason}}', comments: 'Comentarios de línea del revisor:', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (lado antiguo, una línea eliminada) — {{text}}',
-    fresh: 'La versión {{version}} se detuvo y necesitó atención. {{who}} volvió a ejecutar la tarea desde el main actual: esta versión empieza en una rama nueva desde él, y no se conserva nada de la rama de la versión {{version}}.',
-    freshError: 'La versión {{version}} se detuvo y necesitó atención: {{error}}. {{who}} volvió a ejecutar la tarea desde el main actual: esta versión empieza en una rama nueva desde él, y no se conserva nada de la rama de la versión {{version}}.',
+    fresh: 'La versión {{version}} se detuvo y necesitó atención. {{who}} volvió a ejecutar la tarea desde el {{base}} actual: esta versión empieza en una rama nueva desde él, y no se conserva nada de la rama de la versión {{version}}.',
+    freshError: 'La versión {{version}} se detuvo y necesitó atención: {{error}}. {{who}} volvió a ejecutar la tarea desde el {{base}} actual: esta versión empieza en una rama nueva desde él, y no se conserva nada de la rama de la versión {{version}}.',
   },
   trace: { title: 'Traza', show: 'Mostrar la traza', hide: 'Ocultar la traza' },
   settings: {

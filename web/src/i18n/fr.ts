@@ -69,8 +69,8 @@ export const fr: Dictionary = {
   },
   feedbackFrom: {
     rejected: 'Rejetée en {{gate}} par {{who}} : {{reason}}', comments: 'Commentaires de ligne du relecteur :', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (ancien côté, une ligne supprimée) — {{text}}',
-    fresh: 'La version {{version}} s’est arrêtée et demandait votre attention. {{who}} a relancé la tâche depuis le main actuel : cette version part d’une nouvelle branche issue de lui, et rien de la branche de la version {{version}} n’est repris.',
-    freshError: 'La version {{version}} s’est arrêtée et demandait votre attention : {{error}}. {{who}} a relancé la tâche depuis le main actuel : cette version part d’une nouvelle branche issue de lui, et rien de la branche de la version {{version}} n’est repris.',
+    fresh: 'La version {{version}} s’est arrêtée et demandait votre attention. {{who}} a relancé la tâche depuis le {{base}} actuel : cette version part d’une nouvelle branche issue de lui, et rien de la branche de la version {{version}} n’est repris.',
+    freshError: 'La version {{version}} s’est arrêtée et demandait votre attention : {{error}}. {{who}} a relancé la tâche depuis le {{base}} actuel : cette version part d’une nouvelle branche issue de lui, et rien de la branche de la version {{version}} n’est repris.',
   },
   trace: { title: 'Trace', show: 'Afficher la trace', hide: 'Masquer la trace' },
   settings: {

@@ -69,8 +69,8 @@ export const ja: Dictionary = {
   },
   feedbackFrom: {
     rejected: '{{who}} が{{gate}}で却下：{{reason}}', comments: 'レビュアーの行コメント：', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}}（旧側、削除された行） — {{text}}',
-    fresh: 'バージョン {{version}} は停止し、対応が必要でした。{{who}} が現在の main からタスクを再実行しました：このバージョンはそこからの新しいブランチで始まり、バージョン {{version}} のブランチからは何も引き継ぎません。',
-    freshError: 'バージョン {{version}} は停止し、対応が必要でした：{{error}}。{{who}} が現在の main からタスクを再実行しました：このバージョンはそこからの新しいブランチで始まり、バージョン {{version}} のブランチからは何も引き継ぎません。',
+    fresh: 'バージョン {{version}} は停止し、対応が必要でした。{{who}} が現在の {{base}} からタスクを再実行しました：このバージョンはそこからの新しいブランチで始まり、バージョン {{version}} のブランチからは何も引き継ぎません。',
+    freshError: 'バージョン {{version}} は停止し、対応が必要でした：{{error}}。{{who}} が現在の {{base}} からタスクを再実行しました：このバージョンはそこからの新しいブランチで始まり、バージョン {{version}} のブランチからは何も引き継ぎません。',
   },
   trace: { title: 'トレース', show: 'トレースを表示', hide: 'トレースを隠す' },
   settings: {

@@ -69,8 +69,8 @@ export const zh: Dictionary = {
   },
   feedbackFrom: {
     rejected: '{{who}} 在{{gate}}时拒绝：{{reason}}', comments: '评审者的行内评论：', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}}（旧版一侧，已删除的行） — {{text}}',
-    fresh: '版本 {{version}} 已停止并需要处理。{{who}} 从当前 main 重新运行了该任务：此版本从它新建的分支开始，版本 {{version}} 分支上的内容均不保留。',
-    freshError: '版本 {{version}} 已停止并需要处理：{{error}}。{{who}} 从当前 main 重新运行了该任务：此版本从它新建的分支开始，版本 {{version}} 分支上的内容均不保留。',
+    fresh: '版本 {{version}} 已停止并需要处理。{{who}} 从当前 {{base}} 重新运行了该任务：此版本从它新建的分支开始，版本 {{version}} 分支上的内容均不保留。',
+    freshError: '版本 {{version}} 已停止并需要处理：{{error}}。{{who}} 从当前 {{base}} 重新运行了该任务：此版本从它新建的分支开始，版本 {{version}} 分支上的内容均不保留。',
   },
   trace: { title: '追踪', show: '显示追踪', hide: '隐藏追踪' },
   settings: {

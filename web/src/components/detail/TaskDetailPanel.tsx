@@ -131,7 +131,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
           </Suspense>
         </LoadBoundary>
       )}
-      <Fields task={task} runs={runs} />
+      <Fields task={task} runs={runs} baseBranch={detail.baseBranch} />
       <DepGraph task={task} children={children} all={allTasks} />
       {!planFirst && <PlanSection task={task} children={children} />}
       <LiveOutput taskId={task.id} running={runs.some((r) => r.status === 'running')} />
