@@ -58,6 +58,12 @@ export function register(program: Command, ctx: CliContext): void {
       }),
     );
 
+  registerLoad(program, ctx);
+  registerSpec(program, ctx);
+  registerKnowhow(program, ctx);
+}
+
+function registerLoad(program: Command, ctx: CliContext): void {
   program
     .command('load')
     .description('Read knowledge entries by id (any alias) or list them by filter.')
@@ -91,7 +97,4 @@ export function register(program: Command, ctx: CliContext): void {
         });
       }),
     );
-
-  registerSpec(program, ctx);
-  registerKnowhow(program, ctx);
 }
