@@ -33,6 +33,7 @@ import { watchSchema } from '../daemon/schemaWatch.js';
 import { fileSize, prepareHome, refuseEmptiedDatabase, refuseEmptyDatabaseFile, sqlitePath } from '../daemon/homeCheck.js';
 import { healthAndLog, healthReaction } from './healthLog.js';
 import { listen, refusePortInUse } from './port.js';
+import { refusePasswordlessDatabase } from './databaseLogin.js';
 import { createRunControl } from '../daemon/runControl.js';
 import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon/projectHooks.js';
 import { Orchestrator } from '../daemon/orchestrator.js';
@@ -113,6 +114,7 @@ function refuseUnsafeStart(config: MaestroConfig): { config: MaestroConfig; sand
 
 export async function startDaemon(given: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
   const { config, sandbox } = refuseUnsafeStart(given);
+  await refusePasswordlessDatabase(config);
   // Before the home is made or touched: a start refused at listen left a fresh home populated (port.ts).
   await refusePortInUse(config);
   const homeWarning = prepareHome(config.home);

@@ -39,6 +39,7 @@ const fileSchema = z
     allowedHosts: z.array(z.string()),
     allowedOrigins: z.array(z.string()),
     agentSandbox: agentSandboxSchema,
+    allowPasswordlessDatabase: z.boolean(),
   })
   .partial()
   .strict();
@@ -79,6 +80,11 @@ export interface MaestroConfig {
   noAuth: boolean;
   /** Where agents and checks run: in a bubblewrap sandbox (src/lib/sandbox.ts), or null for none. */
   agentSandbox: AgentSandboxConfig | null;
+  /**
+   * Start on a PostgreSQL that lets the daemon's role in over TCP with no password (src/store/passwordlessLogin.ts):
+   * anyone on the machine, sandboxed agents included, can then write the store. Off: the daemon refuses to start.
+   */
+  allowPasswordlessDatabase: boolean;
 }
 
 export interface ConfigOverrides {
@@ -164,6 +170,15 @@ function envLogLevel(env: NodeJS.ProcessEnv): MaestroConfig['logLevel'] | undefi
   return level;
 }
 
+/** A yes/no variable: 1/true/yes or 0/false/no; unset or empty: undefined. */
+function envYesNo(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = env[name]?.trim().toLowerCase();
+  if (!value) return undefined;
+  if (['1', 'true', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'no'].includes(value)) return false;
+  throw new MaestroError('CONFIG_INVALID', `${name} must be 1, true, yes, 0, false or no, got ${JSON.stringify(env[name])}.`);
+}
+
 function withDatabaseHidden(sandbox: AgentSandboxConfig | null, database: string, home: string, env: NodeJS.ProcessEnv): AgentSandboxConfig | null {
   return sandbox && { ...sandbox, hide: [...sandbox.hide, ...databaseHidden(database, home, env)] };
 }
@@ -214,5 +229,6 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     allowedOrigins: originList(envList(env, 'MAESTRO_ALLOWED_ORIGINS') ?? (file.allowedOrigins && { values: file.allowedOrigins, from: `${configPath} allowedOrigins` })),
     noAuth: overrides.noAuth ?? false,
     agentSandbox: withDatabaseHidden(resolveAgentSandbox(file.agentSandbox, env, `${configPath} agentSandbox`), database, home, env),
+    allowPasswordlessDatabase: envYesNo(env, 'MAESTRO_ALLOW_PASSWORDLESS_DATABASE') ?? file.allowPasswordlessDatabase ?? false,
   };
 }

@@ -1,6 +1,9 @@
 /**
  * Starts a real, throwaway PostgreSQL cluster for the test suites: initdb +
- * pg_ctl on a temp dir, loopback TCP on a free port, stopped after. PostgreSQL
+ * pg_ctl on a temp dir, loopback TCP on a free port, stopped after. TCP logins
+ * need the role's password (scram-sha-256, a random one per cluster, in `url`),
+ * as the daemon requires of the database it uses (src/app/databaseLogin.ts);
+ * the cluster's own Unix socket, in its folder, trusts. PostgreSQL
  * refuses to run as root and CI runs as root, so as root the cluster runs as the
  * unprivileged `postgres` user the Debian package creates.
  *
@@ -11,6 +14,7 @@
  * second copy of the suite may be using it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +22,8 @@ import { orphanedFolders, sharedTmp } from './suiteTmp.js';
 
 export interface PgCluster {
   url: string;
+  /** The folder of its Unix socket. */
+  socketDir: string;
   port: number;
   dataDir: string;
   /** The server's pid (the postmaster, parent of every backend), from its postmaster.pid. */
@@ -56,8 +62,10 @@ export async function freePort(): Promise<number> {
 export interface PgOptions {
   /** Addresses to listen on besides 127.0.0.1 (the multihost suite's veth addresses). */
   listen?: string[];
-  /** Networks (CIDR) allowed in without a password besides loopback. */
-  trust?: string[];
+  /** Networks (CIDR) allowed in besides loopback, with the password as loopback is. */
+  hosts?: string[];
+  /** 'trust': TCP logins need no password (plain initdb's default, which the daemon refuses; its test). */
+  hostAuth?: 'scram-sha-256' | 'trust';
   /** The process the cluster belongs to (default: this one); once it is gone, the next start stops the cluster. */
   ownerPid?: number;
   /** More server settings (`name=value`), e.g. a bench's shared_preload_libraries. */
@@ -99,8 +107,15 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
   };
   reapOrphanClusters(run);
   writeFileSync(join(base, 'owner'), String(options.ownerPid ?? process.pid));
-  run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
-  for (const net of options.trust ?? []) appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${net} trust\n`);
+  const password = randomBytes(18).toString('hex');
+  const pwfile = join(base, 'pwfile');
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o644 }); // read by initdb, which runs as postgres under root
+  try {
+    run('initdb', ['-D', dataDir, `--auth-host=${options.hostAuth ?? 'scram-sha-256'}`, '--auth-local=trust', `--pwfile=${pwfile}`, '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+  for (const net of options.hosts ?? []) appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${net} ${options.hostAuth ?? 'scram-sha-256'}\n`);
   // fsync off: these clusters are throwaway; durability is PostgreSQL's to test, not ours.
   const optsFor = (p: number) => `-p ${p} -k ${base} -c listen_addresses=${['127.0.0.1', ...(options.listen ?? [])].join(',')} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300${(options.settings ?? []).map((kv) => ` -c ${kv}`).join('')}`;
   let port = 0;
@@ -118,7 +133,8 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgCluster 
   const opts = optsFor(port);
   let stopped = false;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    socketDir: base,
     port,
     dataDir,
     serverPid: () => Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),

@@ -68,7 +68,7 @@ describe.skipIf(!available)('several daemons on one PostgreSQL', () => {
   let ns: NetNsSet | null = null;
   beforeAll(async () => {
     ns = nsWhy === null ? createNetNs(3) : null;
-    cluster = (await startPostgres(ns ? { listen: ns.spaces.map((s) => s.hostAddr), trust: ns.spaces.map((s) => `${s.nsAddr}/32`) } : {}))!;
+    cluster = (await startPostgres(ns ? { listen: ns.spaces.map((s) => s.hostAddr), hosts: ns.spaces.map((s) => `${s.nsAddr}/32`) } : {}))!;
     const admin = new pg.Client({ connectionString: cluster.url });
     await admin.connect();
     await admin.query('CREATE DATABASE multihost');

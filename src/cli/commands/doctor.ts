@@ -79,7 +79,30 @@ async function checkConfig(env: NodeJS.ProcessEnv, database: string | undefined)
     return { checks: [{ name: 'config', status: 'fail', detail: (err as Error).message }] };
   }
   const { checkDatabase, checkHome } = await import('./doctorData.js');
-  return { database: c.database, checks: [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home), await checkAgentSandbox(c, env)] };
+  const login = c.database.startsWith('postgres') ? [await checkDatabaseLogin(c, env)] : [];
+  return { database: c.database, checks: [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home), ...login, await checkAgentSandbox(c, env)] };
+}
+
+/** Whether the PostgreSQL lets the daemon's role in with no password over TCP: serve refuses it unless allowed (app/databaseLogin.ts). */
+async function checkDatabaseLogin(config: MaestroConfig, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const { OPT_OUT, passwordlessProblem } = await import('../../app/databaseLogin.js');
+  const { probePasswordlessLogin } = await import('../../store/passwordlessLogin.js');
+  const found = await probePasswordlessLogin(config.database, { env });
+  const name = 'database password';
+  switch (found.state) {
+    case 'passwordless': {
+      const problem = passwordlessProblem(found.url);
+      return config.allowPasswordlessDatabase ? { name, status: 'warn', detail: `${problem} Allowed by allowPasswordlessDatabase.` } : { name, status: 'fail', detail: `${problem} ${OPT_OUT}; serve refuses to start until then.` };
+    }
+    case 'refused':
+      return { name, status: 'ok', detail: `no login without a password over TCP: ${found.detail}` };
+    case 'unknown':
+      return { name, status: 'warn', detail: `could not check whether PostgreSQL asks for a password: ${found.detail}` };
+    default: {
+      const never: never = found;
+      return never;
+    }
+  }
 }
 
 /** Whether a daemon started here runs agents in the sandbox: a warning when it would not and nobody said so, a failure when it would not start. */
