@@ -2,6 +2,7 @@
  * The move of the agent's report into the run: a report larger than MAX_REPORT_BYTES (which every reader refuses)
  * is removed unread, found from lstat, and the answer says why; one of exactly the cap is moved. Real folders.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,4 +41,40 @@ describe('moveAgentReport', () => {
   it('answers none when there is no report', () => {
     expect(moveAgentReport(tempDir('maestro-wt-'), tempDir('maestro-run-'))).toEqual({ moved: false });
   });
+
+  it('never copies what report.md is swapped to after it was looked at: a link to a secret is not followed', async () => {
+    const worktree = tempDir('maestro-wt-');
+    const secret = join(tempDir('maestro-secret-'), 'token');
+    writeFileSync(secret, 'the daemon token');
+    const dir = join(worktree, '.maestro');
+    mkdirSync(dir);
+    // What an agent's leftover process can do: swap report.md between a plain report and a link to the secret, each
+    // swap one rename (atomic), as fast as it can, while the worker moves the report again and again.
+    const swapper = spawn(process.execPath, ['-e', `
+      const fs = require('node:fs'), p = require('node:path');
+      const dir = ${JSON.stringify(dir)}, report = p.join(dir, 'report.md');
+      for (let i = 0; ; i++) {
+        try {
+          fs.mkdirSync(dir, { recursive: true });
+          const t = p.join(dir, 'swap-' + i);
+          if (i % 2) fs.symlinkSync(${JSON.stringify(secret)}, t); else fs.writeFileSync(t, 'plain report');
+          fs.renameSync(t, report);
+        } catch {}
+      }`], { stdio: 'ignore' });
+    try {
+      const copied = new Set<string>();
+      for (let i = 0; i < 3000; i++) {
+        const runDir = tempDir('maestro-run-');
+        try {
+          if (moveAgentReport(worktree, runDir).moved) copied.add(readFileSync(join(runDir, 'report.md'), 'utf8'));
+        } catch (err) {
+          // The folder or file gone in between, or filled again while the move removed it empty: the swapper's doing.
+          if (!['ENOENT', 'ENOTEMPTY'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        }
+      }
+      expect([...copied]).toEqual(['plain report']);
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  }, 120_000);
 });

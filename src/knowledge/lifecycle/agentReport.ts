@@ -5,7 +5,7 @@
  * (`<runDir>/report.md`, the knowledge run's report) before committing. Kept
  * dependency-free: the executor imports it.
  */
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export const AGENT_REPORT_PATH = '.maestro/report.md';
@@ -26,7 +26,7 @@ export type AgentReportMove = { moved: true } | { moved: false; refused?: string
  * read: a report that is a link (or under a linked `.maestro`) would have the worker, which runs outside any
  * sandbox, copy whatever it points at (the daemon's token) into the run's report. The run then has no report;
  * a linked report.md is removed unread, as a report would have been. So is one larger than MAX_REPORT_BYTES
- * (from lstat, before any read): copied, it was a run's report every review refuses, and left, it would be
+ * (from fstat, before any read): copied, it was a run's report every review refuses, and left, it would be
  * committed; the answer says why, for the run's record.
  */
 export function moveAgentReport(worktree: string, runDir: string): AgentReportMove {
@@ -40,16 +40,56 @@ export function moveAgentReport(worktree: string, runDir: string): AgentReportMo
     if (file.isSymbolicLink()) unlinkSync(src);
     return { moved: false };
   }
-  if (file.size > MAX_REPORT_BYTES) {
+  // What is read is the file opened here, never a link (O_NOFOLLOW) and never anything but a regular file (fstat):
+  // the agent (or what it left running) can swap report.md for a link between the lstat above and a copy by path.
+  const content = readReport(src);
+  if (content === 'link') {
+    unlinkSync(src);
+    return { moved: false };
+  }
+  if (content === 'not a file') return { moved: false };
+  if (typeof content === 'number') {
     unlinkSync(src);
     removeIfEmpty(dir);
-    return { moved: false, refused: `${AGENT_REPORT_PATH} is ${file.size} bytes, more than a report may be (${MAX_REPORT_BYTES}): it was removed unread, and the run has no report (its decisions and constraints are not proposed). Keep the report to its frontmatter and a short summary.` };
+    return { moved: false, refused: `${AGENT_REPORT_PATH} is ${content} bytes, more than a report may be (${MAX_REPORT_BYTES}): it was removed unread, and the run has no report (its decisions and constraints are not proposed). Keep the report to its frontmatter and a short summary.` };
   }
   mkdirSync(runDir, { recursive: true });
-  copyFileSync(src, join(runDir, 'report.md'));
+  writeFileSync(join(runDir, 'report.md'), content);
   unlinkSync(src);
   removeIfEmpty(dir);
   return { moved: true };
+}
+
+/**
+ * The report's bytes, read from one descriptor: 'link' when it is a link now, 'not a file' for anything else that
+ * is not a regular file (a FIFO is opened without waiting, and not read), its size when larger than MAX_REPORT_BYTES.
+ */
+function readReport(src: string): Buffer | number | 'link' | 'not a file' {
+  let fd: number;
+  try {
+    fd = openSync(src, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return 'link';
+    if (code === 'ENOENT') return 'not a file';
+    throw err;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return 'not a file';
+    if (stat.size > MAX_REPORT_BYTES) return stat.size;
+    // One byte more than the cap: a file that grew since fstat is refused, not cut.
+    const buffer = Buffer.alloc(MAX_REPORT_BYTES + 1);
+    let length = 0;
+    let n: number;
+    do {
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+      length += n;
+    } while (n > 0 && length < buffer.length);
+    return length > MAX_REPORT_BYTES ? length : buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function removeIfEmpty(dir: string): void {
