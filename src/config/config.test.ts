@@ -157,3 +157,14 @@ describe('a key config.json does not take', () => {
     expect(documented).toEqual(takes![1]!.split(', ').sort());
   });
 });
+
+describe('allowPasswordlessDatabase', () => {
+  it('is off unless config.json or MAESTRO_ALLOW_PASSWORDLESS_DATABASE turns it on; a bad value is named', () => {
+    expect(resolveConfig({ home: home() }, {}).allowPasswordlessDatabase).toBe(false);
+    expect(resolveConfig({ home: home({ allowPasswordlessDatabase: true }) }, {}).allowPasswordlessDatabase).toBe(true);
+    expect(resolveConfig({ home: home() }, { MAESTRO_ALLOW_PASSWORDLESS_DATABASE: '1' }).allowPasswordlessDatabase).toBe(true);
+    expect(resolveConfig({ home: home({ allowPasswordlessDatabase: true }) }, { MAESTRO_ALLOW_PASSWORDLESS_DATABASE: 'no' }).allowPasswordlessDatabase).toBe(false);
+    expect(() => resolveConfig({ home: home() }, { MAESTRO_ALLOW_PASSWORDLESS_DATABASE: 'sure' })).toThrow('MAESTRO_ALLOW_PASSWORDLESS_DATABASE must be 1, true, yes, 0, false or no, got "sure".');
+    expect(() => resolveConfig({ home: home({ allowPasswordlessDatabase: 'yes' }) }, {})).toThrow(/allowPasswordlessDatabase/);
+  });
+});
