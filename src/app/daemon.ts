@@ -114,7 +114,7 @@ function refuseUnsafeStart(config: MaestroConfig): { config: MaestroConfig; sand
 
 export async function startDaemon(given: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
   const { config, sandbox } = refuseUnsafeStart(given);
-  await refusePasswordlessDatabase(config);
+  await refusePasswordlessDatabase(config, options.env ?? {});
   // Before the home is made or touched: a start refused at listen left a fresh home populated (port.ts).
   await refusePortInUse(config);
   const homeWarning = prepareHome(config.home);

@@ -22,7 +22,7 @@ export function passwordlessProblem(url: string): string {
   return `PostgreSQL at ${url} lets the daemon's role in with no password over TCP: anyone on this machine, sandboxed agents included (they share its network), can rewrite the store, and approve their own tasks. ${FIX}.`;
 }
 
-export async function refusePasswordlessDatabase(config: Pick<MaestroConfig, 'database' | 'allowPasswordlessDatabase'>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function refusePasswordlessDatabase(config: Pick<MaestroConfig, 'database' | 'allowPasswordlessDatabase'>, env: NodeJS.ProcessEnv): Promise<void> {
   if (!config.database.startsWith('postgres') || config.allowPasswordlessDatabase) return;
   const found = await probePasswordlessLogin(config.database, { env });
   if (found.state === 'passwordless') throw new MaestroError('CONFIG_INVALID', `Refusing to start: ${passwordlessProblem(found.url)} ${OPT_OUT}.`);

@@ -29,8 +29,8 @@ const CONNECT_TIMEOUT_MS = 5000;
 const LOGIN_REFUSED = ['28P01', '28000'];
 const SECRET_PARAMS = ['password', 'sslpassword', 'sslcert', 'sslkey'];
 
-/** Where a passwordless login is tried: the URL without its secrets, or 127.0.0.1 at its port for a Unix socket's. */
-export function probeTarget(url: string, env: NodeJS.ProcessEnv = process.env): { url: string; socket: boolean } {
+/** Where a passwordless login is tried (`env`: for PGHOST and PGPORT, which node-postgres reads): the URL without its secrets, or 127.0.0.1 at its port for a Unix socket's. */
+export function probeTarget(url: string, env: NodeJS.ProcessEnv): { url: string; socket: boolean } {
   const u = new URL(url);
   u.password = '';
   for (const key of SECRET_PARAMS) u.searchParams.delete(key);
@@ -49,7 +49,7 @@ function withThrowawayPassword(target: string): string {
   return u.toString();
 }
 
-export async function probePasswordlessLogin(url: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<LoginProbe> {
+export async function probePasswordlessLogin(url: string, options: { env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<LoginProbe> {
   let target: ReturnType<typeof probeTarget>;
   try {
     target = probeTarget(url, options.env);

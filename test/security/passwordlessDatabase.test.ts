@@ -67,7 +67,7 @@ describe.skipIf(!pgUrl)('a PostgreSQL that takes the daemon\'s role without a pa
 
   it('a URL through the Unix socket is tried at 127.0.0.1 on its port', async () => {
     const socketUrl = `postgres://postgres@localhost:${trusting.port}/postgres?host=${encodeURIComponent(trusting.socketDir)}`;
-    expect(await probePasswordlessLogin(socketUrl)).toEqual({ state: 'passwordless', url: `postgres://postgres@127.0.0.1:${trusting.port}/postgres` });
+    expect(await probePasswordlessLogin(socketUrl, { env: {} })).toEqual({ state: 'passwordless', url: `postgres://postgres@127.0.0.1:${trusting.port}/postgres` });
   });
 
   it('allowPasswordlessDatabase lets the person start on it anyway; doctor then warns', async () => {
@@ -85,7 +85,7 @@ describe.skipIf(!pgUrl)('a PostgreSQL that takes the daemon\'s role without a pa
     const saved = process.env.PGPASSWORD;
     process.env.PGPASSWORD = password;
     try {
-      expect(await probePasswordlessLogin(asks.toString())).toMatchObject({ state: 'refused' });
+      expect(await probePasswordlessLogin(asks.toString(), { env: process.env })).toMatchObject({ state: 'refused' });
     } finally {
       if (saved === undefined) delete process.env.PGPASSWORD;
       else process.env.PGPASSWORD = saved;
@@ -97,7 +97,7 @@ describe.skipIf(!pgUrl)('a PostgreSQL that takes the daemon\'s role without a pa
   it('a server that never answers does not hold the start: the probe gives up', async () => {
     const silent = await silentServer();
     try {
-      expect(await probePasswordlessLogin(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { timeoutMs: 1000 })).toMatchObject({ state: 'unknown' });
+      expect(await probePasswordlessLogin(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { env: {}, timeoutMs: 1000 })).toMatchObject({ state: 'unknown' });
     } finally {
       await silent.close();
     }
