@@ -56,7 +56,7 @@ describe('multi-process store', () => {
   it('SQLite: ten processes migrate a fresh database exactly once', async () => {
     const url = `sqlite:${tempDir()}/fresh.db`;
     const results = await runClaimers<{ applied: number[] }>(10, () => ['migrate', url]);
-    expect(results.flatMap((r) => r.applied).sort()).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(results.flatMap((r) => r.applied).sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
     db = openDatabase(url);
     expect(await db.all(`SELECT version FROM schema_migrations ORDER BY version`)).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
   });
@@ -64,7 +64,7 @@ describe('multi-process store', () => {
   it.skipIf(!pgAvailable())('PostgreSQL: ten processes migrate a fresh database exactly once', async () => {
     const url = await emptyPgDatabase();
     const results = await runClaimers<{ applied: number[] }>(10, () => ['migrate', url]);
-    expect(results.flatMap((r) => r.applied).sort()).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(results.flatMap((r) => r.applied).sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
     db = openDatabase(url);
     expect(await db.all(`SELECT version FROM schema_migrations ORDER BY version`)).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
   });
