@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INERT_ALWAYS, configEntries, includedFiles, inertArgsCache, inertDriverArgs, inertSigningArgs } from './inertConfig.js';
+import { INERT_ALWAYS, configEntries, includedFiles, inWorkingTree, inertArgsCache, inertDriverArgs, inertSigningArgs } from './inertConfig.js';
 
 const config = (pairs: Array<[string, string]>) => pairs.map(([key, value]) => ({ key, value }));
 /** `git config -z --show-origin --get-regexp` output of `pairs`, all from `origin`. */
@@ -93,5 +93,14 @@ describe('inertSigningArgs', () => {
   it('puts the default program in place of a signing program named by a relative path, and drops such a key command; keeps one by name or absolute path', () => {
     const entries = config([['gpg.program', 'tools/sign.sh'], ['gpg.x509.program', './x'], ['gpg.ssh.program', '/usr/bin/ssh-keygen'], ['gpg.openpgp.program', 'gpg2'], ['gpg.ssh.defaultkeycommand', 'tools/key.sh --first'], ['merge.mm.driver', 'sh tools/m.sh']]);
     expect(inertSigningArgs(entries)).toEqual(['-c', 'gpg.program=gpg', '-c', 'gpg.x509.program=gpgsm', '-c', 'gpg.ssh.defaultKeyCommand=']);
+  });
+
+  it('drops a key command set in a file of the working tree whatever it runs; keeps one from the git folder or the home', () => {
+    const fromTree = inWorkingTree('.git', '/repo');
+    const key = (origin: string) => ({ key: 'gpg.ssh.defaultkeycommand', value: 'ssh-add -L', origin });
+    expect(inertSigningArgs([key('/repo/.gitconfig')], fromTree)).toEqual(['-c', 'gpg.ssh.defaultKeyCommand=']);
+    expect(inertSigningArgs([key('.git/config'), key('/home/ann/.gitconfig'), key('/repository/x')], fromTree)).toEqual([]);
+    // A bare repository (the daemon's clone of a shared remote) has no working tree.
+    expect(inertSigningArgs([key('/srv/clone.git/../x')], inWorkingTree('/srv/clone.git', '/srv'))).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@
  */
 import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { commonGitDir, gitdirPointer } from './onDisk.js';
 
 /** What git is given for every command, whatever the repository. */
@@ -106,16 +106,36 @@ const SIGNING_DEFAULTS: Record<string, string> = { 'gpg.program': 'gpg', 'gpg.op
  * The `-c` pairs that keep a signing program named by a relative path (`gpg.program = tools/sign.sh`, found from
  * the worktree git runs in) from running: the format's default program instead, found on PATH (absolute folders
  * only, src/lib/agentEnv.ts), and no key command. A program by name or absolute path is the machine's, and kept.
+ * The key command takes arguments (`sh tools/key.sh` names the worktree's script through a program on PATH), so
+ * it is kept only from a file no agent writes: one set in a file of the working tree (`fromTree`, a committed
+ * `.gitconfig` the settings include, which a merge changes) is dropped whatever it says.
  */
-export function inertSigningArgs(entries: readonly Pick<ConfigEntry, 'key' | 'value'>[]): string[] {
+export function inertSigningArgs(entries: readonly (Pick<ConfigEntry, 'key' | 'value'> & { origin?: string | null })[], fromTree: (origin: string | null) => boolean = () => false): string[] {
   const args: string[] = [];
-  for (const { key, value } of entries) {
+  for (const { key, value, origin } of entries) {
     if (!SIGNING_KEY.test(key)) continue;
-    const program = key === 'gpg.ssh.defaultkeycommand' ? (value.trim().split(/\s+/)[0] ?? '') : value.trim();
-    if (!program.includes('/') || program.startsWith('/')) continue;
-    args.push('-c', key === 'gpg.ssh.defaultkeycommand' ? 'gpg.ssh.defaultKeyCommand=' : `${key}=${SIGNING_DEFAULTS[key] ?? 'gpg'}`);
+    const keyCommand = key === 'gpg.ssh.defaultkeycommand';
+    const program = keyCommand ? (value.trim().split(/\s+/)[0] ?? '') : value.trim();
+    if (!(keyCommand && fromTree(origin ?? null)) && (!program.includes('/') || program.startsWith('/'))) continue;
+    args.push('-c', keyCommand ? 'gpg.ssh.defaultKeyCommand=' : `${key}=${SIGNING_DEFAULTS[key] ?? 'gpg'}`);
   }
   return args;
+}
+
+/**
+ * Whether a setting's file (its origin as `git config --show-origin` names it from `cwd`) lies in the repository's
+ * main working tree, outside its git folder `common`: a file an agent's merged change can write. A bare
+ * repository (the daemon's clone of a shared remote) has no working tree.
+ */
+export function inWorkingTree(common: string, cwd: string): (origin: string | null) => boolean {
+  const gitDir = resolve(cwd, common);
+  const tree = basename(gitDir) === '.git' ? dirname(gitDir) : null;
+  const inside = (dir: string, path: string) => path === dir || path.startsWith(`${dir}${sep}`);
+  return (origin) => {
+    if (origin === null || tree === null) return false;
+    const file = resolve(cwd, origin);
+    return inside(tree, file) && !inside(gitDir, file);
+  };
 }
 
 /** Whether a command starts a kept program: `git-lfs …`, `git lfs …`, `"git-crypt" …`, or one by its absolute path. */
@@ -175,7 +195,7 @@ export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Pr
       const entries = configEntries(out ?? '');
       entry.included = includedFiles(entries, cwd, env.HOME ?? homedir());
       entry.stamp = `${before}#${filesStamp(entry.included)}`;
-      return [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries)];
+      return [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries, where ? inWorkingTree(where.repo, cwd) : () => false)];
     });
     if (where) known.set(where.repo, entry);
     return entry.args;

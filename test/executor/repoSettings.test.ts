@@ -109,6 +109,20 @@ describe("programs a repository's settings name in its own tree", () => {
     expect(record).toMatchObject({ type: 'error', message: expect.stringContaining('gpg failed to sign') });
   });
 
+  it('a key command a committed file of the tree sets does not run, whatever its program: sh tools/key.sh from an included .gitconfig', async () => {
+    using sb = sandbox();
+    const ran = join(sb.root, 'ran-outside');
+    sb.commitFile('.gitconfig', '[gpg "ssh"]\n\tdefaultKeyCommand = sh tools/key.sh\n');
+    sb.git('config', 'include.path', '../.gitconfig');
+    sb.git('config', 'commit.gpgSign', 'true');
+    sb.git('config', 'gpg.format', 'ssh');
+    const plant = `mkdir -p tools && printf 'echo key >> ${ran}\\n' > tools/key.sh && echo hi > notes.txt`;
+    // With no key named, git asks the key command for one; dropped, the commit fails for want of a key.
+    const record = await runPipeline(jobFor(sb, shellAgent(sb, plant)), { runDir: sb.runDir('e1') });
+    expect(said(ran)).toBe('nothing ran');
+    expect(record).toMatchObject({ type: 'error' });
+  });
+
   it('a filter the repository marks required (an encryption filter) fails the run instead of committing the content in the clear', async () => {
     using sb = sandbox();
     const ran = join(sb.root, 'ran-outside');
