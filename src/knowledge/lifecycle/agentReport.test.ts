@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../../test/helpers/db.js';
+import { poll } from '../../../test/helpers/wait.js';
 import { AGENT_REPORT_PATH, MAX_REPORT_BYTES, moveAgentReport } from './agentReport.js';
 
 afterEach(() => removeTempDirs());
@@ -62,8 +63,12 @@ describe('moveAgentReport', () => {
         } catch {}
       }`], { stdio: 'ignore' });
     try {
+      // A loaded machine starts the swapper late, and may let it run seldom: the moves begin once it swaps, and go
+      // on past 3000 until one report was moved (an empty set would pass whatever the move copies).
+      await poll(() => existsSync(join(dir, 'report.md')), 'the swapper to put report.md in place');
       const copied = new Set<string>();
-      for (let i = 0; i < 3000; i++) {
+      const deadline = Date.now() + 90_000;
+      for (let i = 0; (i < 3000 || copied.size === 0) && Date.now() < deadline; i++) {
         const runDir = tempDir('maestro-run-');
         try {
           if (moveAgentReport(worktree, runDir).moved) copied.add(readFileSync(join(runDir, 'report.md'), 'utf8'));
