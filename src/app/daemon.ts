@@ -112,11 +112,16 @@ function refuseUnsafeStart(config: MaestroConfig): { config: MaestroConfig; sand
   return { config: settled.config, sandbox: settled.state };
 }
 
+/** Every refusal made before the home is made or touched: a start refused at listen left a fresh home populated (port.ts). */
+async function refuseStart(given: MaestroConfig, options: DaemonOptions): Promise<ReturnType<typeof refuseUnsafeStart>> {
+  const refused = refuseUnsafeStart(given);
+  await refusePasswordlessDatabase(refused.config, options.env ?? {});
+  await refusePortInUse(refused.config);
+  return refused;
+}
+
 export async function startDaemon(given: MaestroConfig, options: DaemonOptions = {}): Promise<Daemon> {
-  const { config, sandbox } = refuseUnsafeStart(given);
-  await refusePasswordlessDatabase(config, options.env ?? {});
-  // Before the home is made or touched: a start refused at listen left a fresh home populated (port.ts).
-  await refusePortInUse(config);
+  const { config, sandbox } = await refuseStart(given, options);
   const homeWarning = prepareHome(config.home);
   let onHealth = (_report: HealthReport) => {};
   const { health, log, closeLog } = healthAndLog(config, options, (report) => onHealth(report));

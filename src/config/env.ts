@@ -95,8 +95,9 @@ export function clientToken(url: URL, env: Env): string | null {
 export function clientTokenSource(url: URL, env: Env): { token: string | null; from: string } {
   if (env.MAESTRO_TOKEN) return { token: env.MAESTRO_TOKEN, from: 'the CLI sent MAESTRO_TOKEN' };
   if (!isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) return { token: null, from: `the CLI sends $MAESTRO_HOME/token only to a daemon on loopback: set MAESTRO_TOKEN for ${url.host}` };
-  const file = tokenPath(resolveHome(env));
-  const token = readHomeToken(resolveHome(env));
+  const home = resolveHome(env);
+  const file = tokenPath(home);
+  const token = readHomeToken(home);
   return token
     ? { token, from: `the CLI sent the token of ${file}: if the daemon at ${url.origin} runs with another MAESTRO_HOME, run the CLI with that one` }
     : { token: null, from: `the CLI found no token at ${file}: run it with the MAESTRO_HOME of the daemon at ${url.origin}, or set MAESTRO_TOKEN` };

@@ -31,6 +31,11 @@ export function sessionIdFor(taskId: string): string {
   return `task-${slug(taskId)}`;
 }
 
+/** A run's folder name in its session: its id as a path segment. */
+export function runIdFor(runId: string): string {
+  return slug(runId);
+}
+
 function slug(x: string): string {
   return x.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'x';
 }

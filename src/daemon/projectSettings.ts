@@ -9,6 +9,7 @@
  * auto-approval merges work no person looked at: every settings change is an
  * event naming who made it and from where, and these in full (`settingsChange`).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { UNATTENDED_KEYS } from '../core/autoApproval.js';
 import { MaestroError } from '../core/errors.js';
@@ -133,11 +134,6 @@ export function restoreMasked(config: Record<string, unknown>, before: Record<st
   return walk(config, before, []) as Record<string, unknown>;
 }
 
-/** JSON with every object's keys sorted: two settings objects are the same when these are. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
-}
-
 /**
  * A change replaces the whole settings object, made from settings a client read (the board's box, the CLI's
  * `config set`): settings changed since, by another client or daemon, would be undone without a word. So
@@ -148,8 +144,8 @@ function canonicalJson(value: unknown): string {
 export function refuseChangedSettings(project: { name: string; config: Record<string, unknown> }, checked: Record<string, unknown>, basedOn: Record<string, unknown> | undefined): void {
   const stored = project.config;
   const [from, now] = basedOn !== undefined ? [basedOn, maskSecrets(stored)] : [checked, stored];
-  if (canonicalJson(from) === canonicalJson(now) && canonicalJson(checked) === canonicalJson(stored)) return;
-  const keys = [...new Set([...Object.keys(from), ...Object.keys(now)])].filter((k) => canonicalJson(from[k]) !== canonicalJson(now[k])).sort();
+  if (isDeepStrictEqual(from, now) && isDeepStrictEqual(checked, stored)) return;
+  const keys = [...new Set([...Object.keys(from), ...Object.keys(now)])].filter((k) => !isDeepStrictEqual(from[k], now[k])).sort();
   throw new MaestroError(
     'SETTINGS_CHANGED',
     `The settings of project ${project.name} changed since this change was made from them${keys.length ? ` (${keys.join(', ')})` : ''}: nothing was saved, so that change is kept. Read them again (maestro project config get --project ${project.name}, or reload the board) and make yours on what is stored now.`,

@@ -67,9 +67,12 @@ export function openRegularForWrite(path: string): number {
 }
 
 
-/** A descriptor for reading `path`, a regular file (NotRegularFile otherwise, and fs's errors: ENOENT and the like). */
-export function openRegular(path: string): number {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+/**
+ * A descriptor for reading `path`, a regular file (NotRegularFile otherwise, and fs's errors: ENOENT and the like).
+ * `noFollow`: a symbolic link as `path` is not followed (ELOOP), for a file someone may swap for a link to a secret.
+ */
+export function openRegular(path: string, opts: { noFollow?: boolean } = {}): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (opts.noFollow ? constants.O_NOFOLLOW : 0));
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new NotRegularFile(path, st);

@@ -19,6 +19,7 @@ import { oneLine, visible } from '../../lib/visible.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 import { taskStanding } from './taskStanding.js';
+import { sessionIdFor } from '../../core/supersededVersion.js';
 
 interface RootOpts {
   workflowRoot?: string;
@@ -35,9 +36,9 @@ type Lib = Awaited<ReturnType<typeof lib>>;
  * sessionIdFor); anything else is taken as a session id. A task's id was refused as a session id not matching
  * ^[a-z0-9]…, and nothing said which session holds the task's candidates.
  */
-export async function sessionArg(id: string): Promise<string> {
+export function sessionArg(id: string): string {
   const task = /^(?:task-)?(t_[0-9a-z]+)$/i.exec(id)?.[1];
-  return task ? (await import('../../knowledge/lifecycle/bridge.js')).sessionIdFor(task) : id;
+  return task ? sessionIdFor(task) : id;
 }
 const SESSION_ARG = "a session id, or a task's id (t_…) for the task's session";
 
@@ -94,7 +95,7 @@ function registerSession(program: Command, ctx: CliContext): void {
   );
   withRoot(session.command('show').argument('<id>', SESSION_ARG).description('Show a session and its runs.')).action(
     action(async (given: string, o: RootOpts) => {
-      const id = await sessionArg(given);
+      const id = sessionArg(given);
       const root = (await rootOf(o, ctx.env));
       const k = await lib();
       const s = k.readSession(root, id);
@@ -115,7 +116,7 @@ function registerSession(program: Command, ctx: CliContext): void {
   );
   withRoot(session.command('seal').argument('<id>', SESSION_ARG).description('Seal (complete) a session; reports the unreviewed backlog, drops nothing.')).action(
     action(async (given: string, o: RootOpts) => {
-      const id = await sessionArg(given);
+      const id = sessionArg(given);
       const root = await rootOf(o, ctx.env);
       const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, id);
@@ -182,7 +183,7 @@ function knowledgeReview(knowledge: Command, ctx: CliContext): void {
       .option('--triage', 'print the triage order (corroboration, then age)'),
   ).action(
     action(async (given: string, o: RootOpts & { refresh?: boolean; resolve?: string; resolveAll?: string; as?: string; target?: string; reason?: string; triage?: boolean }) => {
-      const sid = await sessionArg(given);
+      const sid = sessionArg(given);
       const root = (await rootOf(o, ctx.env));
       // Whether a person replaced the session's task version is the store's to say: the daemon is asked.
       const standing = await taskStanding([sid], ctx.env);
@@ -214,7 +215,7 @@ function knowledgePromote(knowledge: Command, ctx: CliContext): void {
       .option('--all', 'every eligible pending candidate of the session'),
   ).action(
     action(async (given: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
-      const sid = await sessionArg(given);
+      const sid = sessionArg(given);
       const root = await rootOf(o, ctx.env);
       const r = await withLifecycle(ctx.env, async (lc, k) => {
         await k.warmSessionSemantic(lc, root, sid);

@@ -4,7 +4,6 @@
  * knowledge to review. The daemon reads the task's session where its runs work (its clone for a project on a
  * shared remote: GET /api/knowledge/review/<session>); a task whose runs staged nothing says nothing.
  */
-import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
 import { resolveHome } from '../../config/home.js';
 import { sessionIdFor } from '../../core/supersededVersion.js';
@@ -12,7 +11,8 @@ import type { Task } from '../../core/types.js';
 import type { ApiClient } from '../../api/client.js';
 import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
 import type { ProjectDetail } from '../../api/wire/responses.js';
-import { remoteOf } from '../../daemon/repos.js';
+import { workRepoOf } from '../../daemon/repos.js';
+import { shellWord } from '../../core/diffGateWays.js';
 
 export interface StagedKnowledge {
   session_id: string;
@@ -41,11 +41,9 @@ export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' |
   const undecided = new Set(review.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').map((c) => c.candidate_id)).size;
   const { project } = await client.get<ProjectDetail>(`/api/projects/${encodeURIComponent(task.projectId)}`);
   // Where the daemon works on the project: its clone under its home on a shared remote, else the repository.
-  const root = shellWord(remoteOf(project) ? join(resolveHome(env), 'clones', project.id) : project.repoPath);
+  const root = shellWord(workRepoOf(resolveHome(env), project));
   return { session_id: sid, candidates: ids.size, undecided, command: `maestro knowledge review ${task.id} --workflow-root ${root}` };
 }
-
-const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export function stagedKnowledgeLine(k: StagedKnowledge): string {
   const n = k.candidates === 1 ? '1 knowledge candidate' : `${k.candidates} knowledge candidates`;

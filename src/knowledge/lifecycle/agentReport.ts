@@ -3,10 +3,11 @@
  * everything there is committed and merged, so it writes its report to
  * `.maestro/report.md` and the executor moves the file into the run directory
  * (`<runDir>/report.md`, the knowledge run's report) before committing. Kept
- * dependency-free: the executor imports it.
+ * free of the knowledge modules (lib/ only): the executor imports it.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, readdirSync, readSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { NotRegularFile, openRegular } from '../../lib/regularFile.js';
 
 export const AGENT_REPORT_PATH = '.maestro/report.md';
 
@@ -67,17 +68,16 @@ export function moveAgentReport(worktree: string, runDir: string): AgentReportMo
 function readReport(src: string): Buffer | number | 'link' | 'not a file' {
   let fd: number;
   try {
-    fd = openSync(src, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openRegular(src, { noFollow: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return 'link';
-    if (code === 'ENOENT') return 'not a file';
+    if (code === 'ENOENT' || err instanceof NotRegularFile) return 'not a file';
     throw err;
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return 'not a file';
-    if (stat.size > MAX_REPORT_BYTES) return stat.size;
+    const { size } = fstatSync(fd);
+    if (size > MAX_REPORT_BYTES) return size;
     // One byte more than the cap: a file that grew since fstat is refused, not cut.
     const buffer = Buffer.alloc(MAX_REPORT_BYTES + 1);
     let length = 0;

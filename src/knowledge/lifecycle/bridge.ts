@@ -14,7 +14,7 @@ import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import type { Task } from '../../core/types.js';
-import { sessionIdFor } from '../../core/supersededVersion.js';
+import { runIdFor, sessionIdFor } from '../../core/supersededVersion.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
 import { finishRun, type CompleteResult } from './session/ops.js';
@@ -35,15 +35,8 @@ export interface BridgeRunInfo {
   repoPath: string;
 }
 
-/** Session ids are path segments: `task-<task id>` (core/supersededVersion.ts, where the store reads them too). */
-export { sessionIdFor };
-
-export function runIdFor(runId: string): string {
-  return slug(runId);
-}
-function slug(x: string): string {
-  return x.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'x';
-}
+/** Session and run ids are path segments: `task-<task id>`, the run's id (core/supersededVersion.ts, where the store reads them too). */
+export { runIdFor, sessionIdFor };
 
 /**
  * A task's session folder is this host's record of its runs, as on a shared remote (daemon/sharedKnowledge.ts
