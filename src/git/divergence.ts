@@ -4,6 +4,7 @@
  * computes the merged tree without touching any checkout; a clean result is
  * committed with commit-tree and the worktree moved to it.
  */
+import { MaestroError } from '../core/errors.js';
 import { git, revParse, trackedChanges } from './git.js';
 
 export interface Divergence {
@@ -17,6 +18,23 @@ export async function measureDivergence(worktree: string, base: string): Promise
   const { stdout: count } = await git(worktree, ['rev-list', '--count', `HEAD..${base}`]);
   const { stdout: names } = await git(worktree, ['diff', '--name-only', `HEAD...${base}`]);
   return { commits: Number(count.trim()), files: names.split('\n').filter(Boolean).length };
+}
+
+/** What `commitsBehind` found: the commits on base the branch lacks, or which of the two refs does not resolve. */
+export type Behind = { commits: number } | { missing: 'branch' | 'base' | 'both' };
+
+/**
+ * How many commits `baseRef` has that `branchRef` lacks (those since the merge base of the two: the base's
+ * moves since the branch was cut or last took it in). One `git rev-list` (a few ms); only when it fails are
+ * the two refs resolved, to say which is missing. Both are full ref names (`refs/heads/…`), never options.
+ */
+export async function commitsBehind(repo: string, branchRef: string, baseRef: string): Promise<Behind> {
+  const counted = await git(repo, ['rev-list', '--count', '--end-of-options', `${branchRef}..${baseRef}`], { okCodes: [128] });
+  if (counted.code === 0) return { commits: Number(counted.stdout.trim()) };
+  const exists = async (ref: string) => (await git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { okCodes: [1, 128] })).code === 0;
+  const [branch, base] = [await exists(branchRef), await exists(baseRef)];
+  if (branch && base) throw new MaestroError('GIT_FAILED', `git rev-list ${branchRef}..${baseRef} failed in ${repo}: ${counted.stderr.trim()}`);
+  return { missing: !branch && !base ? 'both' : branch ? 'base' : 'branch' };
 }
 
 export interface MergePreview {

@@ -22,6 +22,7 @@ import { defineRoute, type OpenApiDoc } from '../route.js';
 import { providerFix } from '../../daemon/providerCheck.js';
 import { loadProjectConfig } from '../../executor/projectConfig.js';
 import { checkApprovedCommit, checkComments, gateFor, reviewContext, gateFiles } from './review.js';
+import { baseMoved } from './baseMoved.js';
 import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewData.js';
@@ -90,10 +91,12 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     const runs = await store.runs.list({ taskId: task.id });
     const [decision] = await store.decisions.list({ taskId: task.id, limit: 1 });
     const children = await store.tasks.list({ parentId: task.id });
-    const versions = versionRefs(await versionChain(store, task));
+    const chain = await versionChain(store, task);
+    const versions = versionRefs(chain);
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
     return {
-      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), baseBranch: baseBranchOf(project), mergeBlocked: await mergeBlocked(project, task), ...(await gateFiles(review, task)),
+      task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), baseBranch: baseBranchOf(project),
+      baseMoved: await baseMoved(deps.home, project, task), feedbackAt: rejectedAt(chain, task), mergeBlocked: await mergeBlocked(project, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
     };
@@ -155,6 +158,13 @@ async function retryTask(store: Store, deps: ApiDeps, id: string, body: z.output
   if (project.archivedAt === null) assertSettingsLoad(deps, project, 'nothing was retried');
   if (body.commit !== undefined) await checkResolution(store, task, body.commit);
   return store.tasks.retry(task.id, task.status, { fresh: body.fresh, commit: body.commit, who: body.who });
+}
+
+/** When the rejection a version carries as feedback was made: the previous version's last reject decision (null when it carries none). */
+function rejectedAt(chain: Task[], task: Task): number | null {
+  if (task.feedbackSource?.kind === 'fresh' || (!task.feedbackSource && !task.feedback)) return null;
+  const previous = chain.find((t) => t.id === task.parentVersionId);
+  return previous?.approvals.filter((a) => a.decision === 'reject').at(-1)?.at ?? null;
 }
 
 /** The agent's question a task awaiting input waits on: its newest run.clarify event. */

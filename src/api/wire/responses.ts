@@ -115,6 +115,23 @@ export const mergeConflictParkSchema = z.strictObject({
   conflictRuns: z.number().int().describe('conflict runs the task had'),
 });
 
+/** At exec_review, the base branch's commits the task's branch lacks (api/routes/baseMoved.ts). */
+export const baseMovedSchema = z.discriminatedUnion('state', [
+  z.strictObject({
+    state: z.literal('counted'),
+    base: z.string().describe('the base branch'),
+    branch: z.string().describe("the task's branch"),
+    commits: z.number().int().nonnegative().describe('commits on the base the branch lacks: those since their merge base (the base moved since the branch was cut, or last took it in); 0 when up to date'),
+    mergeStrategy: z.enum(['ff-only', 'merge', 'no-ff']).nullable().describe("the merge strategy main's .maestro/config.json names (null when that file is broken: the merge will say so). merge/no-ff: a moved base is merged onto as it is, the checks not run again; ff-only: a conflict run brings the base in first, runs the checks and the reviews, and the result comes back to this gate"),
+  }),
+  z.strictObject({
+    state: z.literal('missing'),
+    base: z.string(),
+    branch: z.string(),
+    missing: z.enum(['branch', 'base', 'both']).describe('which of the two is not in the repository (on a shared remote: in this daemon\'s clone, as last fetched)'),
+  }),
+]);
+
 export const taskDetailResponse = z.strictObject({
   task: taskSchema,
   runs: z.array(runSchema),
@@ -126,6 +143,8 @@ export const taskDetailResponse = z.strictObject({
     .nullable()
     .describe("the agent's question while the task is awaiting_input (answer it with POST /api/tasks/:id/reply), else null"),
   baseBranch: z.string().describe("the branch the task's project starts its tasks from and merges them into (its config's baseBranch, else main): what an approval at exec_review merges into"),
+  baseMoved: baseMovedSchema.nullable().describe("at exec_review: how many commits the base branch gained that the task's branch lacks (one git rev-list), or which of the two is missing; null at any other status, or when the repository cannot be read"),
+  feedbackAt: z.number().int().nullable().describe("when the rejection this version carries as feedback was made (the previous version's reject decision); null when it carries none"),
   mergeBlocked: z.string().nullable().describe("at exec_review: why an approval could not merge now (the project's checkout is gone, or not clean on its main branch, or holds untracked files the branch adds or git-ignored files where it puts its own, or the branch moved after its review), else null"),
   steeringFiles: z
     .array(z.string())
@@ -265,6 +284,7 @@ export type RunList = Out<typeof runListResponse>;
 export type ProjectDetail = Out<typeof projectDetailResponse>;
 export type TaskDetail = Out<typeof taskDetailResponse>;
 export type DiffGateRefusal = Out<typeof diffGateRefusalSchema>;
+export type BaseMoved = Out<typeof baseMovedSchema>;
 export type MergeConflictParkWire = Out<typeof mergeConflictParkSchema>;
 export type RejectResponse = Out<typeof rejectResponse>;
 export type CancelResponse = Out<typeof cancelResponse>;

@@ -1,0 +1,80 @@
+/**
+ * The task detail's baseMoved at exec_review: how many commits the base branch gained that the task's branch lacks,
+ * counted by the daemon with real git, and which of the two is missing when one is gone (said, not a failure). A real
+ * daemon store and repository; the runs are stood in for by the result they record.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../helpers/db.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git } from '../helpers/repo.js';
+import { makeTaskBranch, reviewRepo } from '../helpers/reviewRepo.js';
+
+describe("the task detail's baseMoved", () => {
+  let d: TestDaemon;
+  let repo: string;
+  beforeEach(async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    repo = reviewRepo();
+  });
+  afterEach(async () => {
+    await d.stop();
+    removeTempDirs();
+  });
+
+  const detail = async (id: string) => {
+    const res = await d.app.inject({ method: 'GET', url: `/api/tasks/${id}` });
+    expect(res.statusCode).toBe(200);
+    return JSON.parse(res.body) as { baseMoved: unknown; baseBranch: string };
+  };
+  const commitOnMain = (file: string) => {
+    writeFileSync(join(repo, file), `${file}\n`);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', `add ${file}`);
+  };
+
+  const atExecReview = async (config: Record<string, unknown> = {}) => {
+    const project = await d.store.projects.create({ name: 'b', repoPath: repo, config: { provider: { kind: 'scripted', script: join(repo, 'none.yaml') }, ...config } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Change things' });
+    const branch = makeTaskBranch(repo, task.id);
+    const commitSha = git(repo, 'rev-parse', branch);
+    expect((await detail(task.id)).baseMoved).toBeNull(); // ready: nothing to count
+    for (const s of ['queued', 'executing', 'reviewing'] as const) await d.store.tasks.transition(task.id, s);
+    await d.store.tasks.transition(task.id, 'exec_review', { fields: { result: { kind: 'review', verdict: 'approve', next: 'exec_review', branch, commitSha } } });
+    return { task, branch };
+  };
+
+  it('counts the commits main gained since the branch was cut, and names a missing branch or base', async () => {
+    const { task, branch } = await atExecReview();
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'main', branch, commits: 0, mergeStrategy: 'merge' });
+
+    commitOnMain('one.txt');
+    commitOnMain('two.txt');
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'main', branch, commits: 2, mergeStrategy: 'merge' });
+
+    // The branch takes main in: up to date again, whatever it had before.
+    git(repo, 'checkout', '-q', branch);
+    git(repo, 'merge', '-q', '--no-edit', 'main');
+    git(repo, 'checkout', '-q', 'main');
+    expect((await detail(task.id)).baseMoved).toMatchObject({ state: 'counted', commits: 0 });
+
+    git(repo, 'branch', '-D', branch);
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'missing', base: 'main', branch, missing: 'branch' });
+  });
+
+  it('a base branch that does not exist is said, with the strategy the merge will use when both are there', async () => {
+    const { task, branch } = await atExecReview({ baseBranch: 'trunk' });
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'missing', base: 'trunk', branch, missing: 'base' });
+    git(repo, 'branch', '-D', branch);
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'missing', base: 'trunk', branch, missing: 'both' });
+
+    // Both back, the project's checkout on trunk with a fast-forward-only merge: one commit on trunk the branch lacks.
+    git(repo, 'branch', branch, 'main');
+    git(repo, 'checkout', '-q', '-b', 'trunk');
+    mkdirSync(join(repo, '.maestro'), { recursive: true });
+    writeFileSync(join(repo, '.maestro', 'config.json'), JSON.stringify({ mergeStrategy: 'ff-only' }));
+    commitOnMain('on-trunk.txt');
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'trunk', branch, commits: 1, mergeStrategy: 'ff-only' });
+  });
+});
