@@ -79,7 +79,7 @@ export function EditTask({ task, onDone }: { task: Task; onDone(): void }) {
           {t('edit.save')}
         </button>
         <button type="button" onClick={cancel}>
-          {t('edit.cancel')}
+          {t('edit.discard')}
         </button>
         {!changed.length && <span className={styles.muted}>{t('edit.unchanged')}</span>}
       </div>

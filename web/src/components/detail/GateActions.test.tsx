@@ -101,8 +101,8 @@ describe('GateActions', () => {
     );
     expect(dialog.getAttribute('aria-describedby')).toBe('gate-confirm-merge');
     expect(calls).toEqual([]);
-    // Cancel sends nothing; asked again, the yes merges.
-    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    // "Don't merge yet" closes it and sends nothing; asked again, the yes merges.
+    fireEvent.click(screen.getByRole('button', { name: 'Don’t merge yet' }));
     expect(screen.queryByRole('alertdialog')).toBeNull();
     expect(calls).toEqual([]);
     fireEvent.click(approve);
@@ -110,6 +110,53 @@ describe('GateActions', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Yes, approve and merge' }));
     await waitFor(() => expect(onDone).toHaveBeenCalled());
     expect(calls).toEqual([{ url: `/api/tasks/${task.id}/approve`, method: 'POST', body: { gate: 'exec_review', commit: seen, who: 'web' } }]);
+  });
+
+  it('says how far the base branch moved, and in the merge confirmation what the merge then does for the strategy', () => {
+    const task = makeTask({ status: 'exec_review', title: 'Ship it' });
+    const seen = '7e'.repeat(20);
+    useReview.getState().setShown(task.id, seen, { branch: 'maestro/t_7-v1', files: 1, additions: 1, deletions: 0 });
+    const counted = (commits: number, mergeStrategy: 'merge' | 'ff-only' | 'no-ff' | null = 'merge') => ({ state: 'counted' as const, base: 'main', branch: 'maestro/t_7-v1', commits, mergeStrategy });
+    const confirm = () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Approve execution review of version 1' }));
+      return screen.getByTestId('confirm-merge').textContent!;
+    };
+
+    render(<GateActions task={task} baseBranch="main" baseMoved={counted(0)} onDone={() => {}} />);
+    expect(screen.getByTestId('base-moved').textContent).toBe('The base branch main has no new commit since this branch was cut: up to date.');
+    expect(confirm()).not.toContain('moved');
+    cleanup();
+
+    render(<GateActions task={task} baseBranch="main" baseMoved={counted(1)} onDone={() => {}} />);
+    expect(screen.getByTestId('base-moved').textContent).toBe('The base branch main has 1 new commit since this branch was cut.');
+    expect(confirm()).toContain('main moved since this branch was cut: git merges the branch onto main as it is now, and the checks are not run again on the result.');
+    cleanup();
+
+    render(<GateActions task={task} baseBranch="main" baseMoved={counted(3, 'ff-only')} onDone={() => {}} />);
+    expect(screen.getByTestId('base-moved').textContent).toBe('The base branch main has 3 new commits since this branch was cut.');
+    expect(confirm()).toContain('main moved since this branch was cut, and the project merges fast-forward only: nothing is merged now. A conflict run brings main into the branch, runs the checks and the reviews');
+    cleanup();
+
+    render(<GateActions task={task} baseBranch="main" baseMoved={{ state: 'missing', base: 'main', branch: 'maestro/t_7-v1', missing: 'branch' }} onDone={() => {}} />);
+    expect(screen.getByTestId('base-moved').textContent).toBe('The task’s branch maestro/t_7-v1 is not in the repository: the commits main gained since it was cut cannot be counted.');
+    cleanup();
+
+    // Only at exec_review.
+    render(<GateActions task={makeTask({ status: 'plan_review' })} baseBranch="main" baseMoved={counted(2)} onDone={() => {}} />);
+    expect(screen.queryByTestId('base-moved')).toBeNull();
+  });
+
+  it("names what the confirmation's second button does: it closes it without deciding", () => {
+    const calls = stubFetch();
+    render(<GateActions task={makeTask({ status: 'plan_review' })} baseBranch="main" onDone={() => {}} />);
+    fireEvent.change(screen.getByLabelText('Reason (required to reject)'), { target: { value: 'no' } });
+    fireEvent.keyDown(document, { key: 'r' });
+    fireEvent.click(screen.getByRole('button', { name: 'Don’t reject yet' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    fireEvent.keyDown(document, { key: 'a' });
+    expect(screen.getByRole('button', { name: 'Don’t approve yet' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
+    expect(calls).toEqual([]);
   });
 
   it('says in the merge confirmation, in the language shown, what merges and that it would wait', async () => {

@@ -23,23 +23,27 @@ import type { TFunction } from 'i18next';
 import { oneLine } from '../hiddenChars.js';
 import { errorText } from '../reasons.js';
 import { api, ApiError } from '../../api/client.js';
-import type { Gate, LineComment, Task } from '../../api/types.js';
+import type { Gate, LineComment, Task, TaskDetail } from '../../api/types.js';
 import { navigate } from '../../stores/route.js';
 import { useComments, useReview, type ShownChange } from '../../stores/review.js';
 import { isShortcut } from '../keys.js';
 import styles from './Detail.module.css';
 
+type BaseMoved = NonNullable<TaskDetail['baseMoved']> | null;
+
 const GATE_STATUSES: ReadonlySet<string> = new Set(['plan_review', 'spec_review', 'exec_review']);
 
 /**
  * `baseBranch`: the branch the project merges into (the task detail's), named in the merge confirmation.
+ * `baseMoved`: at exec_review, the commits the base branch gained since the task's branch was cut (the task detail's),
+ * said on the gate; in the merge confirmation with what the merge then does (it depends on the merge strategy).
  * `mergeBlocked`: at exec_review, why an approval would not merge yet (the task detail's), said before approving.
  * `steeringFiles`: the change's files that steer later runs (hooks, checks, specs, knowhow), said before approving.
  * `runsElsewhere`: the change's files that run code outside Maestro once merged (CI, git hooks, package scripts), beside them.
  * `shownVersion`: the version whose changes the review panel shows (its picker may show an older one): a
  * decision is always on this task's own version, so any other is said beside the buttons and in the confirmation.
  */
-export function GateActions({ task, baseBranch, mergeBlocked = null, steeringFiles = [], runsElsewhere = [], shownVersion = task.version, onDone }: { task: Task; baseBranch: string; mergeBlocked?: string | null; steeringFiles?: readonly string[]; runsElsewhere?: readonly string[]; shownVersion?: number; onDone(): void }) {
+export function GateActions({ task, baseBranch, baseMoved = null, mergeBlocked = null, steeringFiles = [], runsElsewhere = [], shownVersion = task.version, onDone }: { task: Task; baseBranch: string; baseMoved?: BaseMoved; mergeBlocked?: string | null; steeringFiles?: readonly string[]; runsElsewhere?: readonly string[]; shownVersion?: number; onDone(): void }) {
   const { t, i18n } = useTranslation();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -96,14 +100,15 @@ export function GateActions({ task, baseBranch, mergeBlocked = null, steeringFil
           <h3 id="gate-h">{t('gate.waiting', { gate: t(`status.${gate}`) })}</h3>
           <label htmlFor="gate-reason">{t('gate.reason')}</label>
           <textarea id="gate-reason" ref={reasonBox} className={styles.textarea} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={10_000} />
-          <GateNotices gate={gate} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} runsElsewhere={runsElsewhere} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
+          <GateNotices gate={gate} baseMoved={baseMoved} comments={sendsComments} otherVersion={otherVersion} steeringFiles={steeringFiles} runsElsewhere={runsElsewhere} mergeBlocked={mergeBlocked} seen={seen} changedFrom={changedFrom} />
           {/* An approval at exec_review merges: a click asks first, as the key does. */}
           <DecisionButtons busy={busy} unseen={unseen} named={named!} error={error} onDecide={(kind) => (kind === 'approve' && gate === 'exec_review' ? setConfirming('approve') : void act(kind))} />
           {confirming && (
             <ConfirmDecision
               text={(confirming === 'approve' ? t('gate.confirmApprove', named!) : t('gate.confirmReject', { count: sendsComments.length })) + (otherVersion ? ` ${otherVersion}` : '')}
-              detail={confirming === 'approve' && gate === 'exec_review' && seen ? mergeText(t, task, baseBranch, seen, change, mergeBlocked) : null}
+              detail={confirming === 'approve' && gate === 'exec_review' && seen ? mergeText(t, task, baseBranch, seen, change, mergeBlocked, baseMoved) : null}
               yes={confirming === 'reject' ? t('gate.yesReject') : gate === 'exec_review' ? t('gate.yesMerge') : t('gate.yesApprove')}
+              no={confirming === 'reject' ? t('gate.notYetReject') : gate === 'exec_review' ? t('gate.notYetMerge') : t('gate.notYetApprove')}
               busy={busy}
               onYes={() => void act(confirming)}
               onCancel={() => setConfirming(null)}
@@ -129,13 +134,19 @@ async function sendDecision(taskId: string, gate: Gate, kind: 'approve' | 'rejec
   return next;
 }
 
-/** What an approval at exec_review merges, and into what, for its confirmation; and that it waits, when it would. */
-function mergeText(t: TFunction, task: Task, baseBranch: string, commit: string, change: ShownChange | undefined, mergeBlocked: string | null): string {
+/**
+ * What an approval at exec_review merges, and into what, for its confirmation; what the merge does when the base moved
+ * since the branch was cut (mergeTrain.ts: `merge`/`no-ff` merge onto it as it is, without running the checks again;
+ * `ff-only` cannot fast-forward, so a conflict run brings the base in and the result comes back to this gate); and that
+ * it waits, when it would.
+ */
+function mergeText(t: TFunction, task: Task, baseBranch: string, commit: string, change: ShownChange | undefined, mergeBlocked: string | null, baseMoved: BaseMoved): string {
   const named = { version: task.version, title: oneLine(task.title), base: oneLine(baseBranch), commit: commit.slice(0, 12) };
   const text = change
     ? t('gate.confirmMergeChange', { ...named, branch: oneLine(change.branch), count: change.files, additions: change.additions, deletions: change.deletions })
     : t('gate.confirmMerge', named);
-  return mergeBlocked ? `${text} ${t('gate.mergeBlocked', { reason: mergeBlocked })}` : text;
+  const moved = baseMoved?.state === 'counted' && baseMoved.commits > 0 && baseMoved.mergeStrategy !== null ? t(baseMoved.mergeStrategy === 'ff-only' ? 'gate.mergeFfOnlyMoved' : 'gate.mergeOntoMoved', { base: oneLine(baseMoved.base) }) : null;
+  return [text, moved, mergeBlocked ? t('gate.mergeBlocked', { reason: mergeBlocked }) : null].filter(Boolean).join(' ');
 }
 
 /** The commit shown before `seen`, once this task's diff fetched again shows another one (null until then). */
@@ -155,7 +166,7 @@ function useChangedFrom(taskId: string, seen: string | undefined): string | null
  * comments a rejection sends, another version shown, steering files, files that run code elsewhere once merged, a
  * merge that would wait. File names as the diff shows them (oneLine: a control or bidirectional character, a line break shown).
  */
-function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewhere, mergeBlocked, seen, changedFrom }: { gate: Gate; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; runsElsewhere: readonly string[]; mergeBlocked: string | null; seen: string | undefined; changedFrom: string | null }) {
+function GateNotices({ gate, baseMoved, comments, otherVersion, steeringFiles, runsElsewhere, mergeBlocked, seen, changedFrom }: { gate: Gate; baseMoved: BaseMoved; comments: readonly LineComment[]; otherVersion: string | null; steeringFiles: readonly string[]; runsElsewhere: readonly string[]; mergeBlocked: string | null; seen: string | undefined; changedFrom: string | null }) {
   const { t } = useTranslation();
   return (
     <>
@@ -169,6 +180,7 @@ function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewher
           {t('gate.commitChanged', { was: changedFrom.slice(0, 12), commit: seen.slice(0, 12) })}
         </p>
       )}
+      {gate === 'exec_review' && baseMoved && <BaseMovedLine moved={baseMoved} />}
       {gate === 'exec_review' && !seen && (
         <p role="status" className={styles.muted} data-testid="approve-waits">
           {t('gate.approveWaits')}
@@ -200,6 +212,21 @@ function GateNotices({ gate, comments, otherVersion, steeringFiles, runsElsewher
         </p>
       )}
     </>
+  );
+}
+
+/** How far the base branch moved since the task's branch was cut: up to date, N new commits, or which of the two is missing. */
+function BaseMovedLine({ moved }: { moved: NonNullable<BaseMoved> }) {
+  const { t } = useTranslation();
+  const named = { base: oneLine(moved.base), branch: oneLine(moved.branch) };
+  if (moved.state === 'missing') {
+    const key = moved.missing === 'branch' ? 'gate.baseMissingBranch' : moved.missing === 'base' ? 'gate.baseMissingBase' : 'gate.baseMissingBoth';
+    return <p role="status" className={styles.err} data-testid="base-moved">{t(key, named)}</p>;
+  }
+  return (
+    <p className={moved.commits > 0 ? styles.reason : styles.muted} data-testid="base-moved">
+      {moved.commits > 0 ? t('gate.baseMoved', { ...named, count: moved.commits }) : t('gate.baseUpToDate', named)}
+    </p>
   );
 }
 
@@ -238,9 +265,12 @@ function DecisionButtons({ busy, unseen, named, error, onDecide }: { busy: boole
   );
 }
 
-/** The confirmation a decision asks first (focused, so Enter decides and Escape cancels); `detail`, what it merges. */
-function ConfirmDecision({ text, detail, yes, busy, onYes, onCancel }: { text: string; detail: string | null; yes: string; busy: boolean; onYes(): void; onCancel(): void }) {
-  const { t } = useTranslation();
+/**
+ * The confirmation a decision asks first (focused, so Enter decides and Escape closes it); `detail`, what it merges.
+ * `no` closes it without deciding, and says so ("Don't merge yet"): a plain "Cancel" here sat just above "Cancel this
+ * task", which cancels the task.
+ */
+function ConfirmDecision({ text, detail, yes, no, busy, onYes, onCancel }: { text: string; detail: string | null; yes: string; no: string; busy: boolean; onYes(): void; onCancel(): void }) {
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => button.current?.focus(), []);
   return (
@@ -265,7 +295,7 @@ function ConfirmDecision({ text, detail, yes, busy, onYes, onCancel }: { text: s
         <button ref={button} disabled={busy} onClick={onYes}>
           {yes}
         </button>
-        <button onClick={onCancel}>{t('review.cancel')}</button>
+        <button onClick={onCancel}>{no}</button>
       </div>
     </div>
   );

@@ -50,7 +50,7 @@ describe('MergeConflictPanel in the task detail', () => {
     expect(byHand.textContent).toContain('From a terminal: maestro task retry t_merge --commit <sha>');
     // No plain Retry beside it: it would merge again and meet the same conflict. Cancel stays.
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
-    expect(screen.getByRole('button', { name: 'Cancel task' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Cancel this task…' })).toBeTruthy();
     const merge = within(byHand).getByRole('button', { name: 'Merge this commit' }) as HTMLButtonElement;
     const input = within(byHand).getByRole('textbox');
     fireEvent.change(input, { target: { value: 'abc123' } });

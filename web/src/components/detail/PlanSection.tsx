@@ -7,7 +7,8 @@ import styles from './Detail.module.css';
 
 export function PlanSection({ task, children }: { task: Task; children: Task[] }) {
   const { t } = useTranslation();
-  if (!task.plan && !task.spec && children.length === 0) return null;
+  // The specification is said above, with what was asked (TaskBrief).
+  if (!task.plan && children.length === 0) return null;
   const split = task.plan ? splitPlan(task.plan) : { prose: '', subtasks: null };
   const prose = split.prose;
   const subtasks = parsedSubtasks(task.result) ?? split.subtasks;
@@ -21,12 +22,6 @@ export function PlanSection({ task, children }: { task: Task; children: Task[] }
           <summary>{t('detail.rawPlan')}</summary>
           <pre>{visible(task.plan)}</pre>
         </details>
-      )}
-      {task.spec && (
-        <>
-          <h3>{t('detail.spec')}</h3>
-          <pre>{visible(task.spec)}</pre>
-        </>
       )}
     </section>
   );

@@ -18,7 +18,7 @@ function serve(answers: Record<string, unknown>, sent: Array<{ what: string; bod
 }
 
 describe('task actions on the board', () => {
-  it('cancels after a confirmation and names the subtasks cancelled with it; "Keep it" sends nothing', async () => {
+  it('cancels after a confirmation and names the subtasks cancelled with it; "No, keep the task" sends nothing', async () => {
     const task = makeTask({ status: 'waiting_children' });
     const sent: Array<{ what: string; body: unknown }> = [];
     serve({ [`POST /api/tasks/${task.id}/cancel`]: { task: { ...task, status: 'cancelled' }, subtasksCancelled: [{ id: 't_w', title: 'Wire' }, { id: 't_d', title: 'Document' }] } }, sent);
@@ -26,13 +26,13 @@ describe('task actions on the board', () => {
     render(<TaskActions task={task} onDone={onDone} />);
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
 
-    fireEvent.click(screen.getByRole('button', { name: 'Cancel task' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel this task…' }));
     expect(screen.getByText('Cancel this task? Its work stops, and its unfinished subtasks are cancelled with it.')).toBeTruthy();
-    fireEvent.click(screen.getByRole('button', { name: 'Keep it' }));
+    fireEvent.click(screen.getByRole('button', { name: 'No, keep the task' }));
     expect(sent).toEqual([]);
 
-    fireEvent.click(screen.getByRole('button', { name: 'Cancel task' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Yes, cancel it' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel this task…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, cancel the task' }));
     expect((await screen.findByText('Cancelled, with 2 unfinished subtasks: “Wire”, “Document”.')).getAttribute('role')).toBe('status');
     expect(sent).toEqual([{ what: `POST /api/tasks/${task.id}/cancel`, body: { who: 'web' } }]);
     expect(onDone).toHaveBeenCalledTimes(1);

@@ -112,7 +112,7 @@ describe('TaskDetailPanel', () => {
     expect(screen.getByRole('button', { name: 'Send the answer' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
     // Not finished: it can be cancelled from here; it does not need attention: no retry.
-    expect(screen.getByRole('button', { name: 'Cancel task' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Cancel this task…' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
   });
 });

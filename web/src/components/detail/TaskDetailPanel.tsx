@@ -19,6 +19,7 @@ import { LiveOutput } from './LiveOutput.js';
 import { MessageBox } from './MessageBox.js';
 import { TaskActions } from './TaskActions.js';
 import { PlanSection } from './PlanSection.js';
+import { TaskBrief } from './TaskBrief.js';
 import { Runs } from './Runs.js';
 import { Trace } from './Trace.js';
 import { Transcript } from './Transcript.js';
@@ -115,7 +116,9 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
         </span>
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
-      <GateActions task={task} baseBranch={detail.baseBranch} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
+      <GateActions task={task} baseBranch={detail.baseBranch} baseMoved={detail.baseMoved ?? null} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
+      {/* What was asked and what was wrong last time, before the evidence (and between the gate and "Cancel this task"). */}
+      <TaskBrief task={task} baseBranch={detail.baseBranch} feedbackAt={detail.feedbackAt ?? null} />
       <WhatItWaitsFor detail={detail} />
       <MessageBox key={task.status === 'awaiting_input' ? 'reply' : 'other'} task={task} question={detail.question?.text ?? null} onDone={reload} />
       <TaskActions key={task.id} task={task} plainRetry={!detail.mergeConflict} onDone={reload} />
@@ -131,7 +134,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
           </Suspense>
         </LoadBoundary>
       )}
-      <Fields task={task} runs={runs} baseBranch={detail.baseBranch} />
+      <Fields task={task} runs={runs} />
       <DepGraph task={task} children={children} all={allTasks} />
       {!planFirst && <PlanSection task={task} children={children} />}
       <LiveOutput taskId={task.id} running={runs.some((r) => r.status === 'running')} />

@@ -163,7 +163,7 @@ function CommentEditor({ id, label, draft, onDraft, onSave, onCancel }: { id: st
           {t('review.addComment')}
         </button>
         <button type="button" onClick={onCancel}>
-          {t('review.cancel')}
+          {t('review.discardComment')}
         </button>
       </div>
     </div>
