@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { git } from '../helpers/repo.js';
+import { bareRemote, git } from '../helpers/repo.js';
+import { tempDir } from '../helpers/db.js';
 import { makeTaskBranch, reviewRepo } from '../helpers/reviewRepo.js';
 
 describe("the task detail's baseMoved", () => {
@@ -76,5 +77,34 @@ describe("the task detail's baseMoved", () => {
     writeFileSync(join(repo, '.maestro', 'config.json'), JSON.stringify({ mergeStrategy: 'ff-only' }));
     commitOnMain('on-trunk.txt');
     expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'trunk', branch, commits: 1, mergeStrategy: 'ff-only' });
+  });
+
+  it("on a shared remote, counts in this daemon's clone as its last fetch left the remote's branches", async () => {
+    const remote = bareRemote(tempDir('maestro-remote-'));
+    const project = await d.store.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const clone = await d.orchestrator.repos.prepare(project);
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Ran elsewhere' });
+    const branch = `maestro/${task.id}-v1`;
+    // Another daemon's clone: the task's branch pushed, then a commit on main.
+    const other = join(tempDir('maestro-other-'), 'clone');
+    git(join(other, '..'), 'clone', '-q', remote, other);
+    git(other, 'checkout', '-q', '-b', branch);
+    writeFileSync(join(other, 'work.txt'), 'work\n');
+    git(other, 'add', '-A');
+    git(other, 'commit', '-q', '-m', 'work');
+    git(other, 'push', '-q', 'origin', branch);
+    for (const s of ['queued', 'executing', 'reviewing'] as const) await d.store.tasks.transition(task.id, s);
+    await d.store.tasks.transition(task.id, 'exec_review', { fields: { result: { kind: 'review', branch, commitSha: git(other, 'rev-parse', 'HEAD') } } });
+    // Not fetched here yet: said, not an error.
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'missing', base: 'main', branch, missing: 'branch' });
+    git(clone, 'fetch', '-q', 'origin');
+    expect((await detail(task.id)).baseMoved).toMatchObject({ state: 'counted', commits: 0 });
+    git(other, 'checkout', '-q', 'main');
+    writeFileSync(join(other, 'main.txt'), 'on main\n');
+    git(other, 'add', '-A');
+    git(other, 'commit', '-q', '-m', 'on main');
+    git(other, 'push', '-q', 'origin', 'main');
+    git(clone, 'fetch', '-q', 'origin');
+    expect((await detail(task.id)).baseMoved).toMatchObject({ state: 'counted', base: 'main', branch, commits: 1 });
   });
 });
