@@ -90,7 +90,7 @@ export const en = {
     title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat_one: 'It beat {{count}} other ready task.', beat_other: 'It beat {{count}} other ready tasks.',
     rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',
   },
-  brief: { title: 'What was asked', showAll: 'Show all ({{count}} lines)', showLess: 'Show less', feedback: 'Feedback from version {{version}}' },
+  brief: { title: 'What was asked', showAll_one: 'Show all ({{count}} line)', showAll_other: 'Show all ({{count}} lines)', showLess: 'Show less', feedback: 'Feedback from version {{version}}' },
   feedbackFrom: {
     rejectedWhen: 'Rejected at {{gate}} by {{who}}, {{when}}: {{reason}}',
     rejected: 'Rejected at {{gate}} by {{who}}: {{reason}}', comments: 'Line comments from the reviewer:', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (old side, a removed line) — {{text}}',

@@ -68,7 +68,7 @@ export const es: Dictionary = {
     title: 'Última asignación: puntuación', none: 'El planificador aún no ha tomado esta tarea.', total: 'Puntuación {{score}}, tomada por {{owner}} a las {{at}}', beat_one: 'Superó a otra {{count}} tarea lista.', beat_other: 'Superó a otras {{count}} tareas listas.',
     rankU: 'Rango (urgencia)', chainInertia: 'Inercia de cadena', agingBonus: 'Bono por espera', couplingPenalty: 'Penalización por acoplamiento',
   },
-  brief: { title: 'Lo que se pidió', showAll: 'Mostrar todo ({{count}} líneas)', showLess: 'Mostrar menos', feedback: 'Comentarios sobre la versión {{version}}' },
+  brief: { title: 'Lo que se pidió', showAll_one: 'Mostrar todo ({{count}} línea)', showAll_other: 'Mostrar todo ({{count}} líneas)', showLess: 'Mostrar menos', feedback: 'Comentarios sobre la versión {{version}}' },
   feedbackFrom: {
     rejectedWhen: 'Rechazada en {{gate}} por {{who}}, {{when}}: {{reason}}',
     rejected: 'Rechazada en {{gate}} por {{who}}: {{reason}}', comments: 'Comentarios de línea del revisor:', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (lado antiguo, una línea eliminada) — {{text}}',

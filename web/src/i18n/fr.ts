@@ -68,7 +68,7 @@ export const fr: Dictionary = {
     title: 'Dernière prise : score', none: 'L’ordonnanceur n’a pas encore pris cette tâche.', total: 'Score {{score}}, prise par {{owner}} à {{at}}', beat_one: 'Elle l’a emporté sur {{count}} autre tâche prête.', beat_other: 'Elle l’a emporté sur {{count}} autres tâches prêtes.',
     rankU: 'Rang (urgence)', chainInertia: 'Inertie de chaîne', agingBonus: 'Bonus d’attente', couplingPenalty: 'Pénalité de couplage',
   },
-  brief: { title: 'Ce qui était demandé', showAll: 'Tout afficher ({{count}} lignes)', showLess: 'Afficher moins', feedback: 'Retour sur la version {{version}}' },
+  brief: { title: 'Ce qui était demandé', showAll_one: 'Tout afficher ({{count}} ligne)', showAll_other: 'Tout afficher ({{count}} lignes)', showLess: 'Afficher moins', feedback: 'Retour sur la version {{version}}' },
   feedbackFrom: {
     rejectedWhen: 'Rejetée en {{gate}} par {{who}}, {{when}} : {{reason}}',
     rejected: 'Rejetée en {{gate}} par {{who}} : {{reason}}', comments: 'Commentaires de ligne du relecteur :', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}} (ancien côté, une ligne supprimée) — {{text}}',

@@ -68,7 +68,7 @@ export const ja: Dictionary = {
     title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
     rankU: 'ランク（緊急度）', chainInertia: 'チェーン慣性', agingBonus: '待機ボーナス', couplingPenalty: '結合ペナルティ',
   },
-  brief: { title: '依頼内容', showAll: 'すべて表示（{{count}} 行）', showLess: '折りたたむ', feedback: 'バージョン {{version}} へのフィードバック' },
+  brief: { title: '依頼内容', showAll_one: 'すべて表示（{{count}} 行）', showAll_other: 'すべて表示（{{count}} 行）', showLess: '折りたたむ', feedback: 'バージョン {{version}} へのフィードバック' },
   feedbackFrom: {
     rejectedWhen: '{{who}} が {{when}} に{{gate}}で却下：{{reason}}',
     rejected: '{{who}} が{{gate}}で却下：{{reason}}', comments: 'レビュアーの行コメント：', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}}（旧側、削除された行） — {{text}}',

@@ -68,7 +68,7 @@ export const zh: Dictionary = {
     title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
     rankU: '排名（紧急度）', chainInertia: '链惯性', agingBonus: '等待加分', couplingPenalty: '耦合惩罚',
   },
-  brief: { title: '任务要求', showAll: '显示全部（{{count}} 行）', showLess: '收起', feedback: '版本 {{version}} 的反馈' },
+  brief: { title: '任务要求', showAll_one: '显示全部（{{count}} 行）', showAll_other: '显示全部（{{count}} 行）', showLess: '收起', feedback: '版本 {{version}} 的反馈' },
   feedbackFrom: {
     rejectedWhen: '{{who}} 于 {{when}} 在{{gate}}时拒绝：{{reason}}',
     rejected: '{{who}} 在{{gate}}时拒绝：{{reason}}', comments: '评审者的行内评论：', comment: '{{file}}:{{line}} — {{text}}', commentOld: '{{file}}:{{line}}（旧版一侧，已删除的行） — {{text}}',

@@ -25,6 +25,10 @@ describe('TaskBrief', () => {
     render(<TaskBrief task={makeTask({ spec: Array.from({ length: SPEC_LINES }, () => 'short').join('\n') })} baseBranch="main" feedbackAt={null} />);
     expect(screen.getByTestId('brief-spec').className).not.toMatch(/folded/);
     expect(screen.queryByRole('button')).toBeNull();
+    cleanup();
+    // One long line is folded too (it wraps past four lines on screen).
+    render(<TaskBrief task={makeTask({ spec: 'word '.repeat(200) })} baseBranch="main" feedbackAt={null} />);
+    expect(screen.getByRole('button', { name: 'Show all (1 line)' })).toBeTruthy();
   });
 
   it("says who rejected the version before, when and why, in the board's language from its data", async () => {
