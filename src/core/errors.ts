@@ -36,6 +36,8 @@ export const ERROR_CATALOGUE = {
   GIT_MISSING: 500,
   /** A project's shared remote (config.remote) did not answer a clone or fetch: a moment to wait, not the task's fault. */
   REMOTE_UNREACHABLE: 503,
+  /** A review taken over from another daemon whose executed commit this daemon cannot fetch (never pushed to the shared remote): the task runs again from ready. */
+  WORK_NOT_PUBLISHED: 409,
   GIT_FAILED: 500,
   NOT_A_REPOSITORY: 400,
   /** A task's worktree deleted while a run worked in it: the run stops before committing; a retry makes it again on the task's branch. */

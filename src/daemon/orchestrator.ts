@@ -195,9 +195,10 @@ export class Orchestrator {
     // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
     const { inFlight, waiting, starts } = await this.reconcile();
-    // Each expired task goes back to ready with its event, and its runs end, in one transaction.
-    const expired = await this.store.tasks.expireClaims();
-    if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back tasks whose claimer stopped renewing its lease');
+    // Each expired task goes back to ready with its event, and its runs end, in one transaction. One whose finished
+    // stage's work is on the shared remote (an execute's, at reviewing) this daemon takes over where it stands.
+    const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs });
+    if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back (or over) tasks whose claimer stopped renewing its lease');
     if (!this.stopping) {
       const running = this.slotsTaken;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
@@ -359,8 +360,10 @@ export class Orchestrator {
    * Stops claiming. With a grace period, each running worker may first finish
    * the stage it is in (its next `phase … done` record) for up to `graceMs`;
    * then it gets SIGTERM, ends its current record and exits. Its run stays
-   * `running` and resumes from stages.json on the next start. `detach` leaves
-   * workers running (for adoption by the next daemon).
+   * `running` and resumes from stages.json on the next start. The tasks it
+   * holds with no run in flight are released (releaseIdleClaims): another
+   * daemon takes them at once. `detach` leaves workers running (for adoption
+   * by the next daemon) and releases nothing.
    */
   async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
     this.stopping = true;
@@ -387,6 +390,12 @@ export class Orchestrator {
       stopLeases();
     }
     await this.ingestor.stop();
+    // Handed over: a task between stages (no run in flight) is another daemon's to go on with at once, not a lease
+    // later. Not when detached: its workers run on for the next daemon of this home, which renews these claims.
+    if (!opts.detach) {
+      const released = await this.store.tasks.releaseIdleClaims(this.owner).catch((err) => (this.opts.onError(coerceError(err)), []));
+      if (released.length) this.opts.log?.info({ tasks: released }, 'released the tasks held between stages: another daemon goes on with them now');
+    }
     await unregisterDaemon(this.store.db, this.owner).catch(() => undefined);
   }
 }

@@ -14,6 +14,7 @@ import { MaestroError, coerceError } from '../core/errors.js';
 import { reviewedCommit } from '../core/reviewed.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
+import { isAncestor } from '../git/merge.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
@@ -120,6 +121,7 @@ export class RunStarter {
       holds: () => holdsClaim(store, { id: task.id, owner: this.owner, attempt: task.attempt }),
       after: syncedAfter,
     });
+    if (kind === 'review') await assertWorkReachable(repoPath, task, history, this.owner);
     const project = { ...registered, repoPath };
     // Runs branch from (and diff against) the remote's main as last fetched, never this clone's local main:
     // a merge in this clone moves local main before its push, and a refused push leaves it ahead of the remote.
@@ -159,4 +161,23 @@ export class RunStarter {
     ingestor.lastSign.set(run.id, Date.now());
     ingestor.follow({ ...run, workerPid: handle.pid });
   }
+}
+
+/**
+ * A review of work another daemon did (a task taken over at reviewing: store/ops/claim.ts TAKEN_OVER_AT_STAGE) needs
+ * that work here: the commit to review on the task branch that prepareRun fetched from the shared remote. When its
+ * daemon stopped before its push landed, the commit lives only in that daemon's worktree: WORK_NOT_PUBLISHED, and
+ * runNotStarted sends the task to ready saying so. Work this daemon did itself is in its clone: nothing to check.
+ */
+async function assertWorkReachable(repoPath: string, task: Task, history: readonly Run[], owner: string): Promise<void> {
+  const work = history.filter((r) => r.kind === 'execute' || r.kind === 'conflict').sort((a, b) => b.startedAt - a.startedAt)[0];
+  if (!work || work.owner === owner) return;
+  const branch = branchName(task.id, task.version);
+  const commit = reviewedCommit(task);
+  const there = await isAncestor(repoPath, commit ?? `refs/heads/${branch}`, `refs/heads/${branch}`).catch(() => false);
+  if (there) return;
+  const what = commit ? `its commit ${commit.slice(0, 12)}` : 'its branch';
+  throw new MaestroError('WORK_NOT_PUBLISHED', `The execute of ${task.id} finished on daemon ${work.owner ?? 'another daemon'}, but ${what} was not on the shared remote (its branch ${branch} was not pushed there before that daemon stopped): the task runs again from ready.`, {
+    details: { taskId: task.id, branch, commit, daemon: work.owner },
+  });
 }

@@ -5,7 +5,9 @@
  * holds (queued, at work, at a gate) is that daemon's to move on; here it asks at most for a merge round (any
  * daemon may land approved work). Its claim, its return to ready and its end are heard as before: work may have
  * become claimable (a dependency done, a slot on the project freed), which matters while this daemon has room.
- * A task whose claim this daemon never heard (it started later) is treated as before: every move ticks.
+ * A task whose claim this daemon never heard (it started later) is treated as before: every move ticks. A task taken
+ * over where it stands (`task.taken_over`) is its taker's from then on; one a stopping daemon released
+ * (`task.released`) ticks every daemon, any of which may take it.
  */
 import { GATE_STATUSES, IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { MaestroEvent } from '../core/types.js';
@@ -28,7 +30,22 @@ export class TickTriggers {
    */
   wants(e: MaestroEvent, room: boolean): TickWant {
     if (e.type === 'task.status') return this.statusEvent(e, room);
+    if (e.type === 'task.taken_over') return this.takenOver(e);
+    // A stopping daemon let a task go between stages: whoever ticks first takes it (store/ops/claim.ts expireClaims).
+    if (e.type === 'task.released') return 'tick';
     return room && (TASK_CHANGE_TYPES as readonly string[]).includes(e.type) ? 'tick' : 'none';
+  }
+
+  /** A task taken over where it stands (its claimer's lease ended): the taker's from now on, who starts its stage. */
+  private takenOver(e: MaestroEvent): TickWant {
+    const owner = typeof e.payload.owner === 'string' ? e.payload.owner : null;
+    if (!e.taskId || owner === null) return 'tick';
+    if (owner === this.me) {
+      this.elsewhere.delete(e.taskId);
+      return 'tick';
+    }
+    this.elsewhere.set(e.taskId, owner);
+    return 'none';
   }
 
   private statusEvent(e: MaestroEvent, room: boolean): TickWant {

@@ -4,7 +4,11 @@
  *
  *   claim:     ready ∧ claimed_at IS NULL ∧ eligible  →  queued, owner, attempt + 1, lease
  *   heartbeat: extends the lease while (owner, attempt) still hold it
- *   expire:    in flight with a lease past due        →  ready, claim cleared
+ *   expire:    in flight with a lease past due        →  ready, claim cleared; or, for a task
+ *              whose finished stage another daemon can go on from (TAKEN_OVER_AT_STAGE), taken
+ *              over where it stands: new owner, attempt + 1, lease
+ *   release:   a stopping daemon ends the leases of its tasks with no run in flight, so that
+ *              another daemon's expire takes them now rather than a lease later
  *   complete:  a fenced transition by (owner, attempt) with a live lease
  *   fail:      fenced, back to ready with a backoff, claim cleared
  *
@@ -110,31 +114,87 @@ export async function heartbeatClaim(db: Queryable, opts: Fence & { leaseMs: num
 const EXPIRED = `status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < $1`;
 
 /**
+ * Statuses an expired claim is taken over in rather than sent back to ready: the stage before is finished and its
+ * work published (an execute's commit is pushed to the shared remote before the task moves to reviewing:
+ * runAftermath.ts publishTaskBranch). Back in ready the execute ran again from scratch: a second model bill, and
+ * the first run's work thrown away (a team trial: SIGTERM of a daemon mid-execute). The taker's review run checks
+ * the commit is there (RunStarter.create) and sends the task to ready, saying why, when it is not.
+ */
+export const TAKEN_OVER_AT_STAGE: readonly TaskStatus[] = ['reviewing'];
+
+/** Who takes over the tasks whose stage can go on elsewhere (TAKEN_OVER_AT_STAGE); without it every expired task goes to ready. */
+export interface TakeOver {
+  owner: string;
+  leaseMs: number;
+}
+
+/**
  * Sends every in-flight task whose lease is past due back to ready, with its
  * status event, and ends the runs it had (their daemon is gone or cut off).
- * Returns the ids taken back. Run it inside one transaction: each task is a
- * compare-and-set on the status read, so two daemons expiring at once take
- * each task back once.
+ * With `takeOver`, a task in TAKEN_OVER_AT_STAGE is claimed by that daemon
+ * where it stands instead (attempt + 1: the old claimer is fenced out), with a
+ * `task.taken_over` event. Returns the ids taken back or over. Run it inside
+ * one transaction: each task is a compare-and-set on the status read, so two
+ * daemons expiring at once take each task back (or over) once.
  */
-export async function expireClaims(q: Queryable, opts: { now: number }): Promise<string[]> {
+export async function expireClaims(q: Queryable, opts: { now: number; takeOver?: TakeOver }): Promise<string[]> {
   const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null }>(
     `SELECT id, status, project_id, claimed_by FROM tasks WHERE ${EXPIRED} ORDER BY id`,
     [opts.now],
   );
   const taken: string[] = [];
   for (const t of due) {
-    const changed = await q.run(
-      `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, updated_at = $1,
-         last_run_error = 'lease expired: the claimer stopped heartbeating'
-       WHERE ${EXPIRED} AND id = $2 AND status = $3`,
-      [opts.now, t.id, t.status],
-    );
-    if (changed !== 1) continue;
+    const over = opts.takeOver && t.claimed_by !== null && TAKEN_OVER_AT_STAGE.includes(t.status) ? await takeOverAtStage(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver, opts.now) : null;
+    if (over === null) {
+      const changed = await q.run(
+        `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, updated_at = $1,
+           last_run_error = 'lease expired: the claimer stopped heartbeating'
+         WHERE ${EXPIRED} AND id = $2 AND status = $3`,
+        [opts.now, t.id, t.status],
+      );
+      if (changed !== 1) continue;
+      await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.status', payload: { from: t.status, to: 'ready', reason: 'lease expired', owner: t.claimed_by } }, opts.now);
+    } else if (!over) continue;
     taken.push(t.id);
-    await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.status', payload: { from: t.status, to: 'ready', reason: 'lease expired', owner: t.claimed_by } }, opts.now);
     await q.run(`UPDATE runs SET status = 'failed', ended_at = $1, error = 'its daemon lost the lease on the task' WHERE task_id = $2 AND status = 'running'`, [opts.now, t.id]);
   }
   return taken;
+}
+
+/** One expired task claimed by `by.owner` in its status (compare-and-set on the status and the old owner), with its event. Whether it was. */
+async function takeOverAtStage(q: Queryable, t: { id: string; status: TaskStatus; project_id: string; claimed_by: string }, by: TakeOver, now: number): Promise<boolean> {
+  const rows = await q.all<{ attempt: number }>(
+    `UPDATE tasks SET claimed_by = $2, claimed_at = $1, attempt = attempt + 1, lease_expires_at = $3, updated_at = $1
+     WHERE ${EXPIRED} AND id = $4 AND status = $5 AND claimed_by = $6
+     RETURNING attempt`,
+    [now, by.owner, now + by.leaseMs, t.id, t.status, t.claimed_by],
+  );
+  if (!rows[0]) return false;
+  const reason = `the lease of ${t.claimed_by} ended with the task ${t.status}: ${by.owner} goes on from there, with the work ${t.claimed_by} pushed`;
+  await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.taken_over', payload: { owner: by.owner, previousOwner: t.claimed_by, attempt: Number(rows[0].attempt), status: t.status, reason } }, now);
+  return true;
+}
+
+/**
+ * A stopping daemon lets go of the tasks it holds with no run in flight (between stages: an execute finished, a
+ * review not started): their leases end now, so another daemon's next expireClaims takes them (over, where their
+ * stage allows) at once instead of a lease later. The claim itself stays, so that the same daemon started again
+ * before anyone else looked renews it and goes on (renewOwnedLeases), as after any restart. A task with a run
+ * in flight keeps its lease: the run resumes from its last finished stage at the daemon's next start. Returns the
+ * ids let go, each with a `task.released` event; run it inside one transaction.
+ */
+export async function releaseIdleClaims(q: Queryable, opts: { owner: string; now: number }): Promise<string[]> {
+  const idle = `claimed_by = $1 AND status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at > $2
+    AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.task_id = tasks.id AND runs.status = 'running')`;
+  const held = await q.all<{ id: string; status: TaskStatus; project_id: string; attempt: number }>(`SELECT id, status, project_id, attempt FROM tasks WHERE ${idle} ORDER BY id`, [opts.owner, opts.now]);
+  const released: string[] = [];
+  for (const t of held) {
+    const changed = await q.run(`UPDATE tasks SET lease_expires_at = $2 WHERE ${idle} AND id = $3 AND attempt = $4`, [opts.owner, opts.now, t.id, t.attempt]);
+    if (changed !== 1) continue;
+    released.push(t.id);
+    await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.released', payload: { owner: opts.owner, status: t.status, reason: `${opts.owner} stopped with no run of the task in flight: its lease ends now` } }, opts.now);
+  }
+  return released;
 }
 
 /**
