@@ -339,6 +339,16 @@ export class Orchestrator {
     }
   }
 
+  /** Reads what this daemon's running runs left in their outboxes (their workers have stopped): a final record settles its run. */
+  private async ingestLeftovers(): Promise<void> {
+    try {
+      const runs = await this.store.runs.list({ status: 'running', limit: 100_000 });
+      for (const run of runs.filter((r) => r.owner === this.owner)) await this.ingestor.ingest(run);
+    } catch (err) {
+      this.opts.onError(coerceError(err));
+    }
+  }
+
   private async failRun(run: Run, task: Task, error: string): Promise<void> {
     this.ingestor.unfollow(run.id);
     await this.store.runs.failWithTask({ run, task, owner: this.owner, error, backoffMs });
@@ -387,6 +397,11 @@ export class Orchestrator {
       for (const runId of midStage()) this.opts.log?.info({ runId, graceMs: opts.graceMs }, 'stage still running when the grace period ended: stopped mid-stage; the run resumes from its last finished stage at the next start');
       await this.workers.stopAll(Math.min(5 * SECOND, opts.graceMs));
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
+      // A worker that finished its run meanwhile (its last stage ran past the grace loop) wrote its result: applied
+      // now, the branch pushed first, so that its task stands at its next stage, which another daemon may take at
+      // once (below). Left unread, the run stayed running and the task went back to ready a lease later, to be run
+      // again from scratch (a team trial).
+      await this.ingestLeftovers();
       stopLeases();
     }
     await this.ingestor.stop();
