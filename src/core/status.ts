@@ -92,6 +92,15 @@ export const GATE_STATUSES: readonly TaskStatus[] = ['plan_review', 'spec_review
 /** In-flight statuses from which an expired lease may send the task back to ready. */
 export const REQUEUEABLE_STATUSES: readonly TaskStatus[] = IN_FLIGHT_STATUSES.filter((s) => TRANSITIONS[s].includes('ready'));
 
+/**
+ * Statuses an expired claim is taken over in rather than sent back to ready: the stage before is finished and its
+ * work published (an execute's commit is pushed to the shared remote before the task moves to reviewing:
+ * daemon/runAftermath.ts publishTaskBranch). Back in ready the execute ran again from scratch: a second model bill, and
+ * the first run's work thrown away (a team trial: SIGTERM of a daemon mid-execute). The taker's review run checks
+ * the commit is there (daemon/runStarter.ts) and sends the task to ready, saying why, when it is not.
+ */
+export const TAKEN_OVER_AT_STAGE: readonly TaskStatus[] = ['reviewing'];
+
 export function isTaskStatus(value: unknown): value is TaskStatus {
   return typeof value === 'string' && (TASK_STATUSES as readonly string[]).includes(value);
 }

@@ -175,7 +175,7 @@ export const taskDetailResponse = z.strictObject({
     .strictObject({
       daemon: z.string().describe("the daemon's name (--name)"),
       lastHeardMsAgo: z.number().int().nullable().describe('since its last heartbeat, by this daemon\'s clock; null when no daemon of that name runs (a stop takes its name off the database)'),
-      leaseEndsInMs: z.number().int().nullable().describe('until its lease on the task ends (negative: ended, and the next tick of any daemon takes the task back to ready); a running daemon renews it'),
+      leaseEndsInMs: z.number().int().nullable().describe('until its lease on the task ends (negative: ended, and the next tick of any daemon takes the task over at reviewing, or back to ready); a running daemon renews it, a stopping one ends it at once for a task with no run in flight'),
     })
     .nullable()
     .describe('for a task in flight that another daemon on the same database holds: which one, when it was last heard from and when its lease ends; else null'),

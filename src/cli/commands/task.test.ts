@@ -65,4 +65,11 @@ describe('task show of a task another daemon holds', () => {
     );
     expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: 70_000, leaseEndsInMs: -10_000 })).toMatch(/^It runs on daemon build-1 \(last heard from 70 s ago: stopped, or cut off from the database\)\. Its lease on the task has ended: a running daemon takes it back to ready/);
   });
+
+  it('says a task at review is taken over there, not executed again, unless its commit is not on the shared remote', () => {
+    expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: null, leaseEndsInMs: 0 }, 'reviewing')).toBe(
+      'It runs on daemon build-1, which has stopped. Its lease on the task has ended: a running daemon takes it over where it stands and reviews the commit build-1 pushed, or sends it back to ready to be executed again if that commit is not on the shared remote (a restart of build-1 before then resumes the run).',
+    );
+    expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: null, leaseEndsInMs: 30_000 }, 'executing')).toMatch(/a running daemon takes it back to ready and runs it again, from the branch build-1 last pushed/);
+  });
 });

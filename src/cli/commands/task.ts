@@ -179,7 +179,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       const waits = answer.waitingOn?.length ? `${waitLine(answer.waitingOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
       const held = answer.heldBack?.length ? `${answer.heldBack.map((c) => `This daemon holds it back: ${oneLine(c.message)}`).join('\n')}\n\n` : '';
-      const elsewhereClaim = answer.claimedElsewhere ? `${claimLine(answer.claimedElsewhere)}\n\n` : '';
+      const elsewhereClaim = answer.claimedElsewhere ? `${claimLine(answer.claimedElsewhere, answer.task.status)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.

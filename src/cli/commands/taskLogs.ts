@@ -307,7 +307,7 @@ function quietClaim(d: Detail): string | null {
 function sayQuietClaim(d: Detail, said: string | null, json: boolean, lineEnded: () => void): string | null {
   const quiet = quietClaim(d);
   if (quiet && quiet !== said && !json) {
-    printText(`\n══ ${claimLine(d.claimedElsewhere!)} Still following. ══\n`);
+    printText(`\n══ ${claimLine(d.claimedElsewhere!, d.task.status)} Still following. ══\n`);
     lineEnded();
   }
   return quiet;

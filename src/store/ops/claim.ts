@@ -19,7 +19,7 @@
  * with the event (and, for a claim, the decision) it causes, so a crash between
  * statements never leaves a status without the event that set it.
  */
-import { assertTransition, IN_FLIGHT_STATUSES, REQUEUEABLE_STATUSES, type TaskStatus } from '../../core/status.js';
+import { assertTransition, IN_FLIGHT_STATUSES, REQUEUEABLE_STATUSES, TAKEN_OVER_AT_STAGE, type TaskStatus } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { toTask, type Row } from '../rows.js';
@@ -112,15 +112,6 @@ export async function heartbeatClaim(db: Queryable, opts: Fence & { leaseMs: num
 }
 
 const EXPIRED = `status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < $1`;
-
-/**
- * Statuses an expired claim is taken over in rather than sent back to ready: the stage before is finished and its
- * work published (an execute's commit is pushed to the shared remote before the task moves to reviewing:
- * runAftermath.ts publishTaskBranch). Back in ready the execute ran again from scratch: a second model bill, and
- * the first run's work thrown away (a team trial: SIGTERM of a daemon mid-execute). The taker's review run checks
- * the commit is there (RunStarter.create) and sends the task to ready, saying why, when it is not.
- */
-export const TAKEN_OVER_AT_STAGE: readonly TaskStatus[] = ['reviewing'];
 
 /** Who takes over the tasks whose stage can go on elsewhere (TAKEN_OVER_AT_STAGE); without it every expired task goes to ready. */
 export interface TakeOver {
