@@ -270,6 +270,71 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       await expectCode(store.tasks.advance(b, 'exec_review', 'done'), 'ILLEGAL_TRANSITION');
     });
 
+    it('an expired claim at reviewing is taken over where it stands by the expiring daemon; anything else goes to ready', async () => {
+      const p = await project();
+      const atReview = await store.tasks.create({ projectId: p.id, title: 'Executed' });
+      const midExecute = await store.tasks.create({ projectId: p.id, title: 'Executing' });
+      const a = { id: atReview.id, owner: 'A', attempt: (await store.tasks.claim(atReview.id, 'A', MINUTE)).attempt };
+      const m = { id: midExecute.id, owner: 'A', attempt: (await store.tasks.claim(midExecute.id, 'A', MINUTE)).attempt };
+      expect(await store.tasks.advance(a, 'queued', 'executing')).toBe(true);
+      expect(await store.tasks.advance(a, 'executing', 'reviewing', { result: { kind: 'execute', commitSha: 'c0ffee' } })).toBe(true);
+      expect(await store.tasks.advance(m, 'queued', 'executing')).toBe(true);
+      const review = await store.runs.start({ taskId: atReview.id, kind: 'review', model: null, traceId: 'tr', attempt: a.attempt, owner: 'A' });
+      now += MINUTE + 1;
+      expect((await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).sort()).toEqual([atReview.id, midExecute.id].sort());
+      expect(await store.tasks.get(atReview.id)).toMatchObject({ status: 'reviewing', claimedBy: 'B', attempt: a.attempt + 1, leaseExpiresAt: now + MINUTE, result: { commitSha: 'c0ffee' } });
+      expect(await store.tasks.get(midExecute.id)).toMatchObject({ status: 'ready', claimedBy: null, lastRunError: 'lease expired: the claimer stopped heartbeating' });
+      // A's review run ended with the claim; A is fenced out, B goes on under its own attempt.
+      expect(await store.runs.get(review.id)).toMatchObject({ status: 'failed', error: 'its daemon lost the lease on the task' });
+      expect(await store.tasks.advance(a, 'reviewing', 'exec_review')).toBe(false);
+      expect(await store.tasks.heartbeat(a, MINUTE)).toBe(false);
+      expect(await store.tasks.advance({ id: atReview.id, owner: 'B', attempt: a.attempt + 1 }, 'reviewing', 'exec_review')).toBe(true);
+      const over = (await store.events.list({ taskId: atReview.id, type: 'task.taken_over' })).events;
+      expect(over.map((e) => e.payload)).toEqual([{ owner: 'B', previousOwner: 'A', attempt: a.attempt + 1, status: 'reviewing', reason: 'the lease of A ended with the task reviewing: B goes on from there, with the work A pushed' }]);
+      // Without a taker (a store alone), an expired claim at reviewing goes to ready as before.
+      const alone = await store.tasks.create({ projectId: p.id, title: 'Alone' });
+      const l = { id: alone.id, owner: 'A', attempt: (await store.tasks.claim(alone.id, 'A', MINUTE)).attempt };
+      expect(await store.tasks.advance(l, 'queued', 'executing')).toBe(true);
+      expect(await store.tasks.advance(l, 'executing', 'reviewing')).toBe(true);
+      now += MINUTE + 1;
+      expect(await store.tasks.expireClaims()).toEqual([alone.id]);
+      expect(await store.tasks.get(alone.id)).toMatchObject({ status: 'ready', claimedBy: null });
+    });
+
+    it('a stopping daemon releases the tasks it holds with no run in flight; it renews them if it comes back first', async () => {
+      const p = await project();
+      const idle = await store.tasks.create({ projectId: p.id, title: 'Between stages' });
+      const busy = await store.tasks.create({ projectId: p.id, title: 'Running' });
+      const other = await store.tasks.create({ projectId: p.id, title: 'Elsewhere' });
+      const i = { id: idle.id, owner: 'A', attempt: (await store.tasks.claim(idle.id, 'A', MINUTE)).attempt };
+      const b = { id: busy.id, owner: 'A', attempt: (await store.tasks.claim(busy.id, 'A', MINUTE)).attempt };
+      await store.tasks.claim(other.id, 'C', MINUTE);
+      for (const [f, to] of [[i, 'executing'], [b, 'executing']] as const) expect(await store.tasks.advance(f, 'queued', to)).toBe(true);
+      expect(await store.tasks.advance(i, 'executing', 'reviewing', { result: { commitSha: 'c0ffee' } })).toBe(true);
+      await store.runs.start({ taskId: busy.id, kind: 'execute', model: null, traceId: 'tr', attempt: b.attempt, owner: 'A' });
+      now += 1000;
+      expect(await store.tasks.releaseIdleClaims('A')).toEqual([idle.id]);
+      expect(await store.tasks.get(idle.id)).toMatchObject({ status: 'reviewing', claimedBy: 'A', leaseExpiresAt: now });
+      expect(await store.tasks.get(busy.id)).toMatchObject({ claimedBy: 'A', leaseExpiresAt: now - 1000 + MINUTE });
+      expect(await store.tasks.get(other.id)).toMatchObject({ claimedBy: 'C', leaseExpiresAt: now - 1000 + MINUTE });
+      expect((await store.events.list({ taskId: idle.id, type: 'task.released' })).events.map((e) => e.payload)).toEqual([
+        { owner: 'A', status: 'reviewing', reason: 'A stopped with no run of the task in flight: its lease ends now' },
+      ]);
+      // Once: a second stop finds nothing more to release.
+      expect(await store.tasks.releaseIdleClaims('A')).toEqual([]);
+      // A back before anyone looked: its claim is renewed, nothing is taken.
+      expect(await store.tasks.renewOwnedLeases('A', MINUTE)).toBe(2);
+      now += 1;
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).toEqual([]);
+      expect(await store.tasks.get(idle.id)).toMatchObject({ status: 'reviewing', claimedBy: 'A', attempt: i.attempt });
+      // Released again and not renewed: the next daemon's expiry takes it over at once.
+      now += 1;
+      expect(await store.tasks.releaseIdleClaims('A')).toEqual([idle.id]);
+      now += 1;
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).toEqual([idle.id]);
+      expect(await store.tasks.get(idle.id)).toMatchObject({ status: 'reviewing', claimedBy: 'B', attempt: i.attempt + 1 });
+    });
+
     it('approves a gate and moves on; the wrong gate is refused', async () => {
       const p = await project();
       const t = await store.tasks.create({ projectId: p.id, title: 'Gate' });
