@@ -46,6 +46,22 @@ describe("a task's status event, as daemon a hears it", () => {
     expect(t.wants({ ...moved('T7', 'executing', 'reviewing'), payload: {} }, false)).toBe('tick');
   });
 
+  it("ticks for a task a took over from b at its stage, and leaves one c took over to c; a release ticks every daemon", () => {
+    const t = new TickTriggers('a');
+    const over = (taskId: string, owner: string): MaestroEvent => ({ ...moved(taskId, '', ''), type: 'task.taken_over', payload: { owner, previousOwner: 'b', status: 'reviewing' } });
+    const released: MaestroEvent = { ...moved('T8', '', ''), type: 'task.released', payload: { owner: 'b', status: 'reviewing' } };
+    t.wants(moved('T8', 'ready', 'queued', 'b'), true);
+    expect(t.wants(moved('T8', 'executing', 'reviewing'), true)).toBe('none');
+    // b stopped: any daemon may take it now, whatever room it has (a takeover claims no new slot-free work).
+    expect(t.wants(released, false)).toBe('tick');
+    expect(t.wants(over('T8', 'a'), false)).toBe('tick');
+    // a's from now on: its moves tick a, as its own claims' do.
+    expect(t.wants(moved('T8', 'reviewing', 'exec_review'), false)).toBe('tick');
+    t.wants(moved('T9', 'ready', 'queued', 'b'), true);
+    expect(t.wants(over('T9', 'c'), true)).toBe('none');
+    expect(t.wants(moved('T9', 'reviewing', 'exec_review'), true)).toBe('none');
+  });
+
   it('ticks for a task created or edited only while a has room, and not for other events', () => {
     const t = new TickTriggers('a');
     const event = (type: string): MaestroEvent => ({ ...moved('T8', 'ready', 'ready'), type, payload: {} });
