@@ -39,6 +39,7 @@ import { WorkerManager } from './workerManager.js';
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 import { RunStarter } from './runStarter.js';
 import { TickTriggers } from './tickTriggers.js';
+import { applyLeftovers, releaseBetweenStages } from './handOver.js';
 
 export { MAX_WORKER_RESTARTS, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorHooks, type OrchestratorOptions } from './orchestratorOptions.js';
 
@@ -195,8 +196,7 @@ export class Orchestrator {
     // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
     const { inFlight, waiting, starts } = await this.reconcile();
-    // Each expired task goes back to ready with its event, and its runs end, in one transaction. One whose finished
-    // stage's work is on the shared remote (an execute's, at reviewing) this daemon takes over where it stands.
+    // Each expired task goes back to ready (or, at reviewing, this daemon takes it over) with its event, and its runs end, in one transaction.
     const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs });
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back (or over) tasks whose claimer stopped renewing its lease');
     if (!this.stopping) {
@@ -339,16 +339,6 @@ export class Orchestrator {
     }
   }
 
-  /** Reads what this daemon's running runs left in their outboxes (their workers have stopped): a final record settles its run. */
-  private async ingestLeftovers(): Promise<void> {
-    try {
-      const runs = await this.store.runs.list({ status: 'running', limit: 100_000 });
-      for (const run of runs.filter((r) => r.owner === this.owner)) await this.ingestor.ingest(run);
-    } catch (err) {
-      this.opts.onError(coerceError(err));
-    }
-  }
-
   private async failRun(run: Run, task: Task, error: string): Promise<void> {
     this.ingestor.unfollow(run.id);
     await this.store.runs.failWithTask({ run, task, owner: this.owner, error, backoffMs });
@@ -370,13 +360,12 @@ export class Orchestrator {
    * Stops claiming. With a grace period, each running worker may first finish
    * the stage it is in (its next `phase … done` record) for up to `graceMs`;
    * then it gets SIGTERM, ends its current record and exits. Its run stays
-   * `running` and resumes from stages.json on the next start. The tasks it
-   * holds with no run in flight are released (releaseIdleClaims): another
-   * daemon takes them at once. `detach` leaves workers running (for adoption
-   * by the next daemon) and releases nothing.
+   * `running` and resumes from stages.json on the next start; the rest is handed over (handOver.ts). `detach`
+   * leaves workers running (for adoption by the next daemon) and hands nothing over.
    */
   async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
     this.stopping = true;
+    const handOver = { store: this.store, owner: this.owner, onError: this.opts.onError, log: this.opts.log };
     for (const halt of this.halts ?? []) halt();
     this.halts = null;
     await this.idle();
@@ -397,20 +386,13 @@ export class Orchestrator {
       for (const runId of midStage()) this.opts.log?.info({ runId, graceMs: opts.graceMs }, 'stage still running when the grace period ended: stopped mid-stage; the run resumes from its last finished stage at the next start');
       await this.workers.stopAll(Math.min(5 * SECOND, opts.graceMs));
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
-      // A worker that finished its run meanwhile (its last stage ran past the grace loop) wrote its result: applied
-      // now, the branch pushed first, so that its task stands at its next stage, which another daemon may take at
-      // once (below). Left unread, the run stayed running and the task went back to ready a lease later, to be run
-      // again from scratch (a team trial).
-      await this.ingestLeftovers();
+      // Results of runs that finished meanwhile, applied: their tasks stand at their next stage (handOver.ts).
+      await applyLeftovers(handOver, this.ingestor);
       stopLeases();
     }
     await this.ingestor.stop();
-    // Handed over: a task between stages (no run in flight) is another daemon's to go on with at once, not a lease
-    // later. Not when detached: its workers run on for the next daemon of this home, which renews these claims.
-    if (!opts.detach) {
-      const released = await this.store.tasks.releaseIdleClaims(this.owner).catch((err) => (this.opts.onError(coerceError(err)), []));
-      if (released.length) this.opts.log?.info({ tasks: released }, 'released the tasks held between stages: another daemon goes on with them now');
-    }
+    // Not when detached: its workers run on for the next daemon of this home, which renews these claims.
+    if (!opts.detach) await releaseBetweenStages(handOver);
     await unregisterDaemon(this.store.db, this.owner).catch(() => undefined);
   }
 }
