@@ -175,7 +175,8 @@ async function takeOverAtStage(q: Queryable, t: { id: string; status: TaskStatus
  * ids let go, each with a `task.released` event; run it inside one transaction.
  */
 export async function releaseIdleClaims(q: Queryable, opts: { owner: string; now: number }): Promise<string[]> {
-  const idle = `claimed_by = $1 AND status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at > $2
+  // Not merging: a merge runs under the project's merge lease (daemon/mergeCoordinator.ts), not a task's claim.
+  const idle = `claimed_by = $1 AND status IN (${inList(REQUEUEABLE_STATUSES.filter((s) => s !== 'merging'))}) AND lease_expires_at > $2
     AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.task_id = tasks.id AND runs.status = 'running')`;
   const held = await q.all<{ id: string; status: TaskStatus; project_id: string; attempt: number }>(`SELECT id, status, project_id, attempt FROM tasks WHERE ${idle} ORDER BY id`, [opts.owner, opts.now]);
   const released: string[] = [];
