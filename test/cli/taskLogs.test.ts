@@ -10,6 +10,9 @@ import { budget } from '../helpers/budget.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, taskReaches, type TestDaemon } from '../helpers/daemon.js';
 import { cliFor, gitRepo, waitForOutput } from './helpers.js';
+import { OutboxWriter } from '../../src/executor/protocol/outbox.js';
+import { expireClaims } from '../../src/store/ops/claim.js';
+import { poll } from '../helpers/wait.js';
 
 afterEach(() => removeTempDirs());
 
@@ -134,5 +137,37 @@ describe('maestro task logs: which run', { timeout: budget(240_000) }, () => {
     // Two models tried (haiku, then haiku again: the weakest tier retries itself), each with its output and its error.
     expect(logs.stdout.split('\n').filter((l) => l.startsWith('[agent] agent: '))).toEqual(Array(2).fill('[agent] agent: Started on it, then the model went away.'));
     expect(logs.stdout.split('\n').filter((l) => l.startsWith('[agent] error: '))).toEqual(Array(2).fill('[agent] error: AGENT_FAILED: model overloaded (model haiku)'));
+  });
+
+  it('--follow says how the daemon recorded a run, not what its worker wrote: a run whose lease was lost prints as failed, with why', async () => {
+    // A trial: after a kill -9, another daemon expired the claim and recorded the run failed, while the run's outbox
+    // ended in the worker's result; the follow replayed it as "✓ run … finished".
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const { startCli } = cliFor(d.config.home);
+    const project = await d.store.projects.create({ name: 'logs', repoPath: gitRepo(), config: {} });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Add a greeting', complexity: 'easy' });
+    const { attempt } = await d.store.tasks.claim(task.id, 'build-1', 60_000);
+    expect(await d.store.tasks.advance({ id: task.id, owner: 'build-1', attempt }, 'queued', 'executing')).toBe(true);
+    const runDir = tempDir('maestro-run-');
+    const run = await d.store.runs.start({ taskId: task.id, kind: 'execute', model: null, traceId: 'trace-1', attempt, owner: 'build-1', runDir });
+    const outbox = new OutboxWriter(runDir, { traceId: 'trace-1', runId: run.id });
+    outbox.write({ type: 'token', stage: 'agent', text: 'Wrote the greeting as asked.\n' });
+    outbox.write({ type: 'result', kind: 'execute', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0, models: [], agentCalls: 1 }, data: {} });
+    // The lease ran out (build-1 stopped heartbeating): the claim is expired as a running daemon's tick does.
+    expect(await d.store.db.transaction((q) => expireClaims(q, { now: Date.now() + 61_000 }))).toEqual([task.id]);
+    expect((await d.store.runs.get(run.id)).status).toBe('failed');
+
+    const follower = startCli(['task', 'logs', task.id, '--follow', '--url', d.url]);
+    const sink = { out: '' };
+    follower.stdout!.on('data', (b: Buffer) => (sink.out += b.toString()));
+    try {
+      await waitForOutput(follower, 'Wrote the greeting as asked.', sink);
+      await poll(() => sink.out.includes(`run ${run.id} `), `a line for run ${run.id}`, 60_000);
+      const line = sink.out.split('\n').find((l) => l.includes(`run ${run.id} `));
+      expect(line).toBe(`✗ run ${run.id} failed (execute): its daemon lost the lease on the task`);
+      expect(sink.out).not.toContain('finished');
+    } finally {
+      follower.kill('SIGKILL');
+    }
   });
 });

@@ -8,6 +8,7 @@
  * into the next version when a rejection supersedes the task, and ends when
  * the chain's newest version is finished (done, cancelled) or needs attention;
  * a task that reaches a gate is said once to wait there for a person (gateLine).
+ * A run's end is said as its daemon recorded it (runOutcome.ts), not as its worker's result item has it.
  * What the stream's replay left out (one replay.truncated event, however many runs
  * it spans) gets one line naming the runs and the `task logs --run` that shows each.
  * What an agent wrote is shown without its colours, and every other control
@@ -25,6 +26,7 @@ import type { RunList, TaskDetail } from '../../api/wire/responses.js';
 import { hangingIndent, oneLine, visibleWithoutColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
 import { claimLine, claimQuiet } from './claimLine.js';
+import { finishedRunLine } from './runOutcome.js';
 import { gateSteps } from './common.js';
 
 interface TranscriptEntry {
@@ -139,8 +141,8 @@ function ownLine(taskId: string, event: string | undefined, data: Record<string,
       return `\n? ${hangingIndent(String(data.question ?? ''), '  ')}\n  (answer with: maestro task reply <id> "<answer>")\n`;
     case 'error':
       return `\n! ${field('code', 'error')}: ${hangingIndent(String(data.message ?? ''), '  ')}\n`;
-    case 'result':
-      return `\n✓ run ${field('runId')} finished (${field('kind')})\n`;
+    // 'result': only that the worker finished. How the run ended is the daemon's to say (its stored outcome):
+    // followTask prints that once the stream has stopped there (finishedRunLine).
     case 'replay.truncated':
       // The daemon replays at most 1 MiB of a task's outboxes (a follow started late, a reconnect far behind).
       return leftOutLine(taskId, data);
@@ -244,12 +246,13 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
   let announcedClaim: string | null = null;
   try {
     // One renderer for the version followed: a dropped stream reopened goes on where its text was, mid-line or not.
-    const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer(current) };
+    const state: StreamState = { lastEventId: null, failures: 0, downSince: null, render: streamRenderer(current), ended: null };
     while (!stopped.signal.aborted) {
       // Back to the status as soon as it is news: superseded, finished, at a gate or held by a quiet daemon, not yet announced.
       const news = (d: Detail) => d.task.status === 'superseded' || finished(d.task.status) || (GATE_STATUSES.includes(d.task.status) && `${current} ${d.task.status}` !== announcedGate) || (!json && quietClaim(d) !== announcedClaim);
       const outcome = await streamOnce(client, current, json, stopped.signal, state, news);
       if (stopped.signal.aborted) break;
+      if (state.ended) await sayRecordedOutcome(client, current, state, json, stopped.signal);
       if (outcome === 'dropped') {
         // The stream ended or dropped: wait a little, longer each time, then try again.
         state.downSince ??= Date.now();
@@ -313,12 +316,34 @@ function sayQuietClaim(d: Detail, said: string | null, json: boolean, lineEnded:
   return quiet;
 }
 
+/** The run a result item names, and its kind. */
+function resultOf(e: SseEvent): { runId: string; kind: string } | null {
+  try {
+    const data = JSON.parse(e.data) as { runId?: unknown; kind?: unknown };
+    return typeof data.runId === 'string' ? { runId: data.runId, kind: String(data.kind ?? '?') } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Where following a version stands: the last item printed, the reconnections tried, and how its text is printed. */
 interface StreamState {
   lastEventId: string | null;
   failures: number;
   downSince: number | null;
   render: (e: SseEvent) => string;
+  /** The run whose result item ended the stream, until the line for how it was recorded is said. */
+  ended: { runId: string; kind: string } | null;
+}
+
+/** Says how the daemon recorded the run whose result item ended the stream (runOutcome.ts), then forgets it. */
+async function sayRecordedOutcome(client: ApiClient, taskId: string, state: StreamState, json: boolean, stop: AbortSignal): Promise<void> {
+  const ended = state.ended!;
+  state.ended = null;
+  const { line, run } = await finishedRunLine(client, ended, stop);
+  if (json) process.stdout.write(`${JSON.stringify({ event: 'outcome', data: { runId: ended.runId, status: run?.status ?? null, error: run?.error ?? null } })}\n`);
+  else printText(line);
+  state.render = streamRenderer(taskId); // the line ended a line
 }
 
 /**
@@ -359,6 +384,7 @@ async function streamOnce(
         if (e.id) state.lastEventId = e.id;
         if (json) process.stdout.write(`${JSON.stringify({ id: e.id, event: e.event, data: JSON.parse(e.data) })}\n`);
         else printText(state.render(e));
+        if (e.event === 'result') state.ended = resultOf(e);
         if (e.event === 'result' || e.event === 'error') {
           outcome = 'run-ended';
           connection.abort();
