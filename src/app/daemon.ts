@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
 import type { MaestroConfig } from '../config/config.js';
 import { ensureHomeToken, isLoopback, writeHomeDaemonUrl } from '../config/home.js';
+import { terminalName } from './terminalName.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
 import { checkWalBeforeOpen } from '../store/walCheck.js';
@@ -188,7 +189,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const said = announceAgentSandbox(sandbox);
     log.info({ url, home: config.home, database: db.name, agentSandbox: sandbox.kind }, 'daemon started');
     if (said.warning) log.warn(said.warning);
-    if (options.announce) process.stderr.write(`maestro: daemon on ${url} (data in ${config.home}; ${said.words})\n${said.warning ? `maestro: ${said.warning}\n` : ''}`);
+    if (options.announce) process.stderr.write(`maestro: daemon${terminalName(config) ? ` ${terminalName(config)}` : ''} on ${url} (data in ${config.home}; ${said.words})\n${said.warning ? `maestro: ${said.warning}\n` : ''}`);
     await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
     return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { terminalLine, terminalPrinter } from '../../src/cli/commands/serve.js';
+import { terminalName } from '../../src/app/terminalName.js';
+import { defaultDaemonName } from '../../src/config/config.js';
 import type { MaestroEvent } from '../../src/core/types.js';
 
 describe("maestro serve's terminal lines", () => {
@@ -106,5 +108,20 @@ describe("maestro serve's terminal lines", () => {
     ];
     for (const line of lines) expect(line).not.toMatch(RAW);
     expect(lines.map((l) => l!.slice(44))).toEqual(['merging → needs_attention  (hook said \\u{1b}[2J)', 'merge conflict on maestro/\\u{1b}[31mx: a conflict run will resolve it', 'merged changes to what later runs use: .workflow/knowhow/\\u{1b}[2J.md']);
+  });
+
+  it("start with the daemon's name on a shared database or when it was given one, and not for a lone daemon under its default name", async () => {
+    const home = '/var/tmp/maestro-home';
+    const sqlite = 'sqlite:/var/tmp/maestro-home/maestro.db';
+    expect(terminalName({ home, database: sqlite, name: defaultDaemonName(home) })).toBeNull();
+    expect(terminalName({ home, database: sqlite, name: 'laptop' })).toBe('laptop');
+    expect(terminalName({ home, database: 'postgres://maestro@db.example/maestro', name: defaultDaemonName(home) })).toBe(defaultDaemonName(home));
+    expect(terminalName({ home, database: 'postgres://maestro@db.example/maestro', name: 'build-1\u001b[2J' })).toBe('build-1\\u{1b}[2J');
+
+    const event: MaestroEvent = { id: 1, projectId: 'p', taskId: 't_1', runId: null, traceId: null, type: 'task.status', payload: { from: 'queued', to: 'executing' }, at: new Date(2026, 11, 2, 9, 30, 5).getTime() };
+    const lines: string[] = [];
+    await terminalPrinter(async () => ({ title: 'Add CI' }), (line) => lines.push(line), 'build-1')(event);
+    await terminalPrinter(async () => ({ title: 'Add CI' }), (line) => lines.push(line), null)(event);
+    expect(lines).toEqual([`[build-1] 09:30:05  ${'Add CI'.padEnd(32)}  queued → executing`, `09:30:05  ${'Add CI'.padEnd(32)}  queued → executing`]);
   });
 });

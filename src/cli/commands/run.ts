@@ -5,7 +5,7 @@ import { action, printJson } from '../output.js';
 import { clientFor, print, table, withApi, type ClientFlags } from './common.js';
 import { addRunLifecycleCommands } from './knowledgeRuns.js';
 import type { CliContext } from '../context.js';
-import { hangingIndent } from '../../lib/visible.js';
+import { hangingIndent, oneLine } from '../../lib/visible.js';
 
 function duration(r: Run): string {
   if (!r.endedAt) return 'running';
@@ -28,12 +28,14 @@ export function register(program: Command, ctx: CliContext): void {
     }),
   );
 
-  withApi(run.command('show <id>').description('Show a run: status, model, tokens, cost, trace id, error.')).action(
+  withApi(run.command('show <id>').description('Show a run: status, the daemon that ran it, model, tokens, cost, trace id, error.')).action(
     action(async (id: string, opts: ClientFlags) => {
       const { run: r } = await clientFor(opts, ctx.env).get<{ run: Run }>(`/api/runs/${encodeURIComponent(id)}`);
       if (opts.json) return printJson({ run: r });
       const lines = [
         `run ${r.id} (${r.kind}) of task ${r.taskId}: ${r.status}`,
+        // Which daemon ran it (its name on a shared database, runs.owner): the one whose terminal and log tell more.
+        ...(r.owner ? [`  daemon: ${oneLine(r.owner)}`] : []),
         `  model: ${r.model ?? '-'}   attempt: ${r.attempt}   time: ${duration(r)}`,
         `  tokens: ${r.inputTokens} in, ${r.outputTokens} out   cost: $${r.costUsd.toFixed(4)}`,
         `  trace: ${r.traceId}`,

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { MaestroError, isMaestroError } from '../../core/errors.js';
 import { bindError } from '../../lib/bindProbe.js';
 import { refusePortInUse } from '../../app/port.js';
+import { terminalName } from '../../app/terminalName.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
@@ -78,12 +79,15 @@ function fileList(files: unknown): string {
 }
 
 /**
- * The bus listener that prints terminalLine for each event, naming the task by its title (read once). A read
+ * The bus listener that prints terminalLine for each event, naming the task by its title (read once), after the
+ * daemon's name when it is given (`[build-1] 09:30:05  …`). A read
  * that fails (PostgreSQL restarting) names it by its id: the listener never rejects, since an unhandled
  * rejection ends the daemon.
  */
-export function terminalPrinter(find: (taskId: string) => Promise<{ title: string } | null | undefined>, write: (line: string) => void): (e: MaestroEvent) => Promise<void> {
+export function terminalPrinter(find: (taskId: string) => Promise<{ title: string } | null | undefined>, print: (line: string) => void, daemon: string | null = null): (e: MaestroEvent) => Promise<void> {
   const titles = new Map<string, string>();
+  // The daemon's name first (app/terminalName.ts), when it has one to say: which of two terminals side by side this is.
+  const write = daemon === null ? print : (line: string) => print(`[${oneLine(daemon)}] ${line}`);
   return async (e) => {
     if (!TERMINAL_EVENTS.has(e.type)) return;
     // A project's event (main changed on its shared remote) names the project instead of a task.
@@ -176,7 +180,7 @@ export function register(program: Command, ctx: CliContext): void {
         else process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
         if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);
         process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
-        daemon.bus.onEvent(terminalPrinter((id) => daemon.store.tasks.row(id), (line) => process.stderr.write(`${line}\n`)));
+        daemon.bus.onEvent(terminalPrinter((id) => daemon.store.tasks.row(id), (line) => process.stderr.write(`${line}\n`), terminalName(config)));
         // First signal: stop claiming and let workers finish their stage (30 s grace).
         // Second signal: stop now; unfinished runs resume from stages.json on the next start.
         let signals = 0;
