@@ -1,5 +1,6 @@
 /** What the API is built from (buildApi in server.ts); the route modules read it too. */
 import type { FastifyInstance } from 'fastify';
+import type { DaemonSettings } from '../core/daemonSettings.js';
 import type { Project } from '../core/types.js';
 import type { RunControl } from '../daemon/runControl.js';
 import type { Bus } from '../lib/bus.js';
@@ -35,6 +36,8 @@ export interface ApiDeps {
    * task's detail says when it waits for one of those places, and which tasks hold them.
    */
   slots?: { owner: string; perProject: number };
+  /** This daemon on the database: its name and settings, which GET /api/daemons compares the others' with. */
+  self?: { name: string; settings: DaemonSettings };
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

@@ -18,6 +18,7 @@ import { registerProjectRoutes } from './routes/projects.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerReadRoutes } from './routes/reads.js';
+import { registerDaemonRoutes } from './routes/daemons.js';
 import { registerReviewRoutes } from './routes/review.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
@@ -54,6 +55,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerProjectRoutes(app, doc, deps);
   registerTaskRoutes(app, doc, deps);
   registerReadRoutes(app, doc, deps);
+  registerDaemonRoutes(app, doc, deps);
   registerReviewRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);

@@ -18,6 +18,7 @@ import { buildApi } from '../api/server.js';
 import type { MaestroConfig } from '../config/config.js';
 import { ensureHomeToken, isLoopback, writeHomeDaemonUrl } from '../config/home.js';
 import { terminalName } from './terminalName.js';
+import { settingsOf } from '../daemon/daemonSettings.js';
 import { MaestroError } from '../core/errors.js';
 import { openMigratedDatabase } from '../store/open.js';
 import { checkWalBeforeOpen } from '../store/walCheck.js';
@@ -379,7 +380,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, self: { name: config.name, settings: settingsOf(config) }, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

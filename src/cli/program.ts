@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { modulesFor } from './commands/index.js';
 import type { CliContext } from './context.js';
 import { guardValues } from './input.js';
+import { MAESTRO_VERSION } from '../core/daemonSettings.js';
 
 /**
  * With `--json` anywhere on the line, a usage error is printed as the same
@@ -17,7 +18,7 @@ import { guardValues } from './input.js';
 export async function buildProgram(args: readonly string[], ctx: CliContext, json = false): Promise<Command> {
   const program = new Command('maestro')
     .description('Run coding agents on Git repositories like a tech lead runs a team.')
-    .version('0.1.0')
+    .version(MAESTRO_VERSION)
     .enablePositionalOptions()
     .exitOverride();
   if (json) program.configureOutput({ outputError: () => undefined });

@@ -21,6 +21,7 @@ import { coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Run, Task } from '../core/types.js';
 import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
+import { settingsOf } from './daemonSettings.js';
 import { steeringRecorder } from './remoteSteering.js';
 import { ProjectRepos } from './repos.js';
 import { trackResource } from '../lib/resources.js';
@@ -188,7 +189,7 @@ export class Orchestrator {
 
   /** Registers this daemon's name on the database; refused while another live daemon holds it. */
   async register(): Promise<void> {
-    await registerDaemon(this.store.db, { name: this.owner, host: hostname(), pid: process.pid, home: this.config.home, now: this.store.clock(), staleMs: 3 * this.config.leaseMs });
+    await registerDaemon(this.store.db, { name: this.owner, host: hostname(), pid: process.pid, home: this.config.home, now: this.store.clock(), staleMs: 3 * this.config.leaseMs, settings: settingsOf(this.config) });
   }
 
   async tick(): Promise<void> {

@@ -10,7 +10,7 @@ import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { appendEvent, appendEventOnce, eventsByIds, lastEventId, listEvents, taskChangesAfter, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { listApprovals } from './ops/gates.js';
-import { daemonLastHeard } from './ops/daemons.js';
+import { daemonLastHeard, listDaemons } from './ops/daemons.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { failRunAndTask, type FailRunOptions } from './ops/failRun.js';
 import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker, startRun } from './ops/runs.js';
@@ -95,6 +95,8 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
   /** The daemons on this database (several on one PostgreSQL), as a task's detail names the one that holds it. */
   const daemons = {
     lastHeard: (name: string) => daemonLastHeard(db, name),
+    /** Those heard from at `since` or later (a stop takes a daemon's row away; a kill -9 leaves it to go stale). */
+    list: (since: number) => listDaemons(db, { since }),
   };
 
   const metrics = {

@@ -28,6 +28,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { commands: ['task'], load: () => import('./task.js') },
   { commands: ['run'], load: () => import('./run.js') },
   { commands: ['status'], load: () => import('./status.js') },
+  { commands: ['daemons'], load: () => import('./daemons.js') },
   { commands: ['doctor'], load: () => import('./doctor.js') },
   { commands: ['mcp'], load: () => import('./mcp.js') },
   { commands: ['observe', 'wiki'], load: () => import('./observer.js') },

@@ -4,16 +4,18 @@
  * with a live name is refused at start. The merge lease is a compare-and-set
  * on one row: taken when free, expired, or already ours.
  */
+import { daemonSettingsSchema, type DaemonSettings } from '../../core/daemonSettings.js';
 import { MaestroError } from '../../core/errors.js';
 import type { Queryable } from '../db.js';
 
-export async function registerDaemon(db: Queryable, d: { name: string; host: string; pid: number; home: string; now: number; staleMs: number }): Promise<void> {
+/** `settings`: what it runs with, for the other daemons to compare (core/daemonSettings.ts); null for none. */
+export async function registerDaemon(db: Queryable, d: { name: string; host: string; pid: number; home: string; now: number; staleMs: number; settings?: DaemonSettings | null }): Promise<void> {
   const rows = await db.all<{ name: string }>(
-    `INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $5)
-     ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, home = excluded.home, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
+    `INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at, settings) VALUES ($1, $2, $3, $4, $5, $5, $7)
+     ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, home = excluded.home, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, settings = excluded.settings
      WHERE daemons.heartbeat_at < $6 OR (daemons.host = excluded.host AND daemons.home = excluded.home)
      RETURNING name`,
-    [d.name, d.host, d.pid, d.home, d.now, d.now - d.staleMs],
+    [d.name, d.host, d.pid, d.home, d.now, d.now - d.staleMs, d.settings ? JSON.stringify(d.settings) : null],
   );
   if (rows.length) return;
   const other = await db.one<{ host: string; pid: number; home: string; heartbeat_at: number }>(`SELECT host, pid, home, heartbeat_at FROM daemons WHERE name = $1`, [d.name]);
@@ -32,6 +34,42 @@ export async function beatDaemon(db: Queryable, name: string, now: number): Prom
 export async function daemonLastHeard(db: Queryable, name: string): Promise<number | null> {
   const row = await db.one<{ heartbeat_at: number }>(`SELECT heartbeat_at FROM daemons WHERE name = $1`, [name]);
   return row ? Number(row.heartbeat_at) : null;
+}
+
+/** A daemon of the registry, with its settings as read back (null: none stored, or `unreadable` says why not). */
+export interface RegisteredDaemon {
+  name: string;
+  host: string;
+  pid: number;
+  home: string;
+  startedAt: number;
+  heartbeatAt: number;
+  settings: DaemonSettings | null;
+  /** Why the stored settings were not taken (not JSON, or not of core/daemonSettings.ts's shape); null when they were, or none were stored. */
+  unreadable: string | null;
+}
+
+/** The daemons that beat their heartbeat at `since` or later, by name. */
+export async function listDaemons(db: Queryable, opts: { since: number }): Promise<RegisteredDaemon[]> {
+  const rows = await db.all<{ name: string; host: string; pid: number; home: string; started_at: number; heartbeat_at: number; settings: string | null }>(
+    `SELECT name, host, pid, home, started_at, heartbeat_at, settings FROM daemons WHERE heartbeat_at >= $1 ORDER BY name`,
+    [opts.since],
+  );
+  return rows.map((r) => ({ name: r.name, host: r.host, pid: Number(r.pid), home: r.home, startedAt: Number(r.started_at), heartbeatAt: Number(r.heartbeat_at), ...readSettings(r.settings) }));
+}
+
+/** The settings column checked against the schema: a row written by another version, or by hand, may not fit. */
+function readSettings(text: string | null): { settings: DaemonSettings | null; unreadable: string | null } {
+  if (text === null) return { settings: null, unreadable: null };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { settings: null, unreadable: 'not JSON' };
+  }
+  const parsed = daemonSettingsSchema.safeParse(value);
+  if (parsed.success) return { settings: parsed.data, unreadable: null };
+  return { settings: null, unreadable: parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; ') };
 }
 
 export async function unregisterDaemon(db: Queryable, name: string): Promise<void> {

@@ -1,0 +1,37 @@
+/**
+ * GET /api/daemons: which daemons share this database and how their settings differ from this one's (the registry
+ * of src/store/ops/daemons.ts). Live ones and those gone stale in the last day; a daemon that stopped cleanly took
+ * its row away. Behind the same Host, Origin and token checks as every route (guard.ts): hosts, pids and homes are
+ * the team's, not the network's.
+ */
+import type { FastifyInstance } from 'fastify';
+import { settingsThatDiffer, type DaemonSettings } from '../../core/daemonSettings.js';
+import type { RegisteredDaemon } from '../../store/ops/daemons.js';
+import type { ApiDeps } from '../deps.js';
+import { defineRoute, type OpenApiDoc } from '../route.js';
+import { daemonListResponse, type DaemonEntry } from '../wire/daemons.js';
+
+/** How far back a stale daemon is still listed: one killed overnight shows in the morning. */
+const LISTED_FOR_MS = 24 * 3600 * 1000;
+/** A daemon is stale after this many of its leases without a heartbeat, as registerDaemon frees its name. */
+const STALE_LEASES = 3;
+
+export function registerDaemonRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, self }: Pick<ApiDeps, 'store' | 'self'>): void {
+  if (!self) return; // an API without a daemon behind it (some tests) has no registry entry to compare with
+  defineRoute(app, doc, { method: 'GET', url: '/api/daemons', summary: "The daemons sharing this database: who, where, and the settings that differ from this daemon's", tags: ['daemons'], response: daemonListResponse }, async () => {
+    const now = store.clock();
+    const daemons = await store.daemons.list(now - LISTED_FOR_MS);
+    return { self: self.name, settings: self.settings, daemons: daemons.map((d) => entry(d, self, now)) };
+  });
+}
+
+function entry(d: RegisteredDaemon, self: { name: string; settings: DaemonSettings }, now: number): DaemonEntry {
+  const leaseMs = d.settings?.leaseMs ?? self.settings.leaseMs;
+  return {
+    ...d,
+    lastHeardMsAgo: Math.max(0, now - d.heartbeatAt),
+    state: now - d.heartbeatAt > STALE_LEASES * leaseMs ? 'stale' : 'live',
+    self: d.name === self.name,
+    differs: d.settings ? settingsThatDiffer(self.settings, d.settings) : [],
+  };
+}

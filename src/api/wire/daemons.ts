@@ -1,0 +1,33 @@
+/**
+ * What GET /api/daemons answers (`maestro daemons --json` prints it): the daemons of this database heard from in
+ * the last day, each with its settings as it registered them and the ones that differ from the answering daemon's.
+ * Pure (zod only).
+ */
+import { z } from 'zod';
+import { daemonSettingsSchema } from '../../core/daemonSettings.js';
+
+const epochMs = z.number().describe('milliseconds since the epoch, by the clock of the daemon that wrote it');
+
+export const daemonEntrySchema = z.strictObject({
+  name: z.string(),
+  host: z.string(),
+  pid: z.number(),
+  home: z.string(),
+  startedAt: epochMs,
+  heartbeatAt: epochMs,
+  lastHeardMsAgo: z.number().describe("by the answering daemon's clock (hosts' clocks may disagree a little)"),
+  state: z.enum(['live', 'stale']).describe('stale: no heartbeat for three of its leases (it was killed, or cannot reach the database); a stop removes a daemon'),
+  self: z.boolean().describe('the daemon that answered'),
+  settings: daemonSettingsSchema.nullable().describe('null: a Maestro from before settings were registered, or unreadable'),
+  unreadable: z.string().nullable().describe('why the stored settings were not taken, or null'),
+  differs: z.array(daemonSettingsSchema.keyof()).describe("the settings that differ from the answering daemon's"),
+});
+
+export const daemonListResponse = z.strictObject({
+  self: z.string().describe("the answering daemon's name"),
+  settings: daemonSettingsSchema.describe("the answering daemon's settings"),
+  daemons: z.array(daemonEntrySchema).describe('by name'),
+});
+
+export type DaemonEntry = z.infer<typeof daemonEntrySchema>;
+export type DaemonList = z.infer<typeof daemonListResponse>;

@@ -1,0 +1,37 @@
+/**
+ * A daemon's settings as the daemons of one database show them to each other (`maestro daemons`, GET /api/daemons):
+ * what must agree among them or explains why they behave apart. The lease sets how long a stopped daemon's work
+ * waits before another takes it over, and how soon a silent daemon counts as stale (3 leases); the agent sandbox
+ * is whether a task's agent reads the host's files, which should not depend on which daemon claimed it; the version
+ * is the code that claims and merges; the counts are how much work each daemon takes. Stored as one JSON column
+ * (migration 011) and checked against the schema on read: a row another version wrote that does not fit is shown as
+ * unreadable, never taken as settings. Pure (zod only).
+ */
+import { z } from 'zod';
+
+/** Maestro's version (package.json's; daemonSettings.test.ts keeps them equal). */
+export const MAESTRO_VERSION = '0.1.0';
+
+const count = z.number().int().nonnegative();
+
+export const daemonSettingsSchema = z.strictObject({
+  version: z.string().describe("the daemon's Maestro version"),
+  node: z.string().describe("the Node.js version it runs on (process.version)"),
+  leaseMs: count.describe('how long its claims live without a heartbeat'),
+  tickMs: count,
+  maxConcurrentRuns: count.describe('runs (workers) it has going at once'),
+  maxConcurrentRunsPerProject: count,
+  reservedConflictSlots: count,
+  warmWorkers: count,
+  agentSandbox: z.enum(['bwrap', 'off']).describe('where its agents run: in the bwrap sandbox, or as the user'),
+});
+
+export type DaemonSettings = z.infer<typeof daemonSettingsSchema>;
+
+/** The settings whose difference the listing flags. */
+export const DAEMON_SETTING_KEYS = Object.keys(daemonSettingsSchema.shape) as Array<keyof DaemonSettings>;
+
+/** The keys of `other`'s settings that differ from `mine`. */
+export function settingsThatDiffer(mine: DaemonSettings, other: DaemonSettings): Array<keyof DaemonSettings> {
+  return DAEMON_SETTING_KEYS.filter((k) => mine[k] !== other[k]);
+}
