@@ -1,0 +1,56 @@
+/**
+ * GET /api/daemons and `maestro daemons` on a lone SQLite daemon: it lists itself with its settings; a registry row
+ * whose settings column does not fit the schema (written by another version, or by hand) is listed as unreadable,
+ * never taken as settings, and one from before migration 011 as not known; the route is behind the Host, Origin and
+ * token checks of every route.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DaemonList } from '../../src/api/wire/daemons.js';
+import { MAESTRO_VERSION } from '../../src/core/daemonSettings.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { removeTempDirs } from '../helpers/db.js';
+import { cleanEnv, cli } from '../cli/helpers.js';
+import { expectRefusal, send } from '../security/raw.js';
+
+describe('the daemons of a database', () => {
+  let d: TestDaemon | null = null;
+  afterEach(async () => {
+    await d?.stop();
+    d = null;
+    removeTempDirs();
+  });
+
+  it('lists this daemon with its settings, says which rows it could not read, and asks for the token, a loopback Host and no foreign Origin', async () => {
+    d = await startTestDaemon({ name: 'laptop' }, { noOrchestrator: true });
+    const now = d.store.clock();
+    const row = (name: string, settings: string | null) => d!.store.db.run(`INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at, settings) VALUES ($1, 'old-host', 7, '/homes/x', $2, $2, $3)`, [name, now, settings]);
+    await row('from-before', null);
+    await row('hand-written', JSON.stringify({ version: '0.1.0', leaseMs: 'a minute' }));
+    await row('not-json', '{"version":');
+
+    const res = await d.fetch('/api/daemons');
+    expect(res.status).toBe(200);
+    const list = (await res.json()) as DaemonList;
+    expect(list.self).toBe('laptop');
+    expect(list.daemons.map((x) => [x.name, x.self, x.settings === null, x.unreadable])).toEqual([
+      ['from-before', false, true, null],
+      ['hand-written', false, true, expect.stringContaining('leaseMs')],
+      ['laptop', true, false, null],
+      ['not-json', false, true, 'not JSON'],
+    ]);
+    expect(list.daemons.find((x) => x.self)!.settings).toEqual({ ...list.settings, version: MAESTRO_VERSION });
+
+    const text = await cli(['daemons', '--url', d.url], cleanEnv({ MAESTRO_HOME: d.config.home }));
+    expect(text.stderr).toBe('');
+    expect(text.stdout).toMatch(/^laptop \(this one\) +live /m);
+    expect(text.stdout).toMatch(/^from-before +live +old-host +7 +.* \? +\? +\? +\?$/m);
+    expect(text.stdout).toContain('from-before: settings not known (a Maestro from before daemons registered them).');
+    expect(text.stdout).toMatch(/^hand-written: its stored settings could not be read \(.*leaseMs.*\)\.$/m);
+    expect(text.stdout).toContain('not-json: its stored settings could not be read (not JSON).');
+
+    expectRefusal(await send(d.port, { path: '/api/daemons' }), 401, 'UNAUTHORIZED', 'without a token');
+    const bearer = { authorization: `Bearer ${d.token}` };
+    expectRefusal(await send(d.port, { path: '/api/daemons', headers: { ...bearer, host: 'evil.example' } }), 403, 'FORBIDDEN', 'a rebinding Host');
+    expectRefusal(await send(d.port, { path: '/api/daemons', headers: { ...bearer, origin: 'http://evil.example' } }), 403, 'FORBIDDEN', 'a foreign Origin');
+  });
+});
