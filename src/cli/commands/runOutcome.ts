@@ -8,7 +8,7 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import type { Run } from '../../core/types.js';
-import type { ApiClient } from '../../api/client.js';
+import type { ApiClient, SseEvent } from '../../api/client.js';
 import { hangingIndent, oneLine } from '../../lib/visible.js';
 
 export type RunOutcome = Pick<Run, 'id' | 'kind' | 'status' | 'error'>;
@@ -56,5 +56,15 @@ export async function finishedRunLine(client: ApiClient, ended: { runId: string;
     if (!(err instanceof MaestroError)) throw err;
     const id = oneLine(ended.runId);
     return { line: `\n… run ${id} ended (${oneLine(ended.kind)}); how it was recorded could not be read (${err.message}): maestro run show ${id}\n`, run: null };
+  }
+}
+
+/** The run a stream's result item names, and its kind (null: not a result item the CLI can read). */
+export function resultOf(e: SseEvent): { runId: string; kind: string } | null {
+  try {
+    const data = JSON.parse(e.data) as { runId?: unknown; kind?: unknown };
+    return typeof data.runId === 'string' ? { runId: data.runId, kind: String(data.kind ?? '?') } : null;
+  } catch {
+    return null;
   }
 }

@@ -26,7 +26,7 @@ import type { RunList, TaskDetail } from '../../api/wire/responses.js';
 import { hangingIndent, oneLine, visibleWithoutColours } from '../../lib/visible.js';
 import { printText } from '../output.js';
 import { claimLine, claimQuiet } from './claimLine.js';
-import { finishedRunLine } from './runOutcome.js';
+import { finishedRunLine, resultOf } from './runOutcome.js';
 import { gateSteps } from './common.js';
 
 interface TranscriptEntry {
@@ -314,16 +314,6 @@ function sayQuietClaim(d: Detail, said: string | null, json: boolean, lineEnded:
     lineEnded();
   }
   return quiet;
-}
-
-/** The run a result item names, and its kind. */
-function resultOf(e: SseEvent): { runId: string; kind: string } | null {
-  try {
-    const data = JSON.parse(e.data) as { runId?: unknown; kind?: unknown };
-    return typeof data.runId === 'string' ? { runId: data.runId, kind: String(data.kind ?? '?') } : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Where following a version stands: the last item printed, the reconnections tried, and how its text is printed. */
