@@ -89,8 +89,8 @@ describe('maestro task logs --follow, how a run ended', () => {
     let asked = 0;
     let streamed = 0;
     const client = await daemon({
-      // The task moves on once its run is recorded.
-      '/api/tasks/T1': () => ({ task: { id: 'T1', version: 1, status: asked >= 3 ? 'done' : 'executing', lastRunError: null }, versions: [{ id: 'T1', version: 1 }] }),
+      // Done once its run's end was asked about: following ends after the run's line, whatever that line says.
+      '/api/tasks/T1': () => ({ task: { id: 'T1', version: 1, status: asked >= 1 ? 'done' : 'executing', lastRunError: null }, versions: [{ id: 'T1', version: 1 }] }),
       '/api/tasks/T1/stream': () => (streamed++ === 0 ? sse : ''),
       // The ingestor records the result a moment after a replay read it: running the first two times asked.
       '/api/runs/r_9': () => ({ run: { id: 'r_9', kind: 'execute', status: asked++ < 2 ? 'running' : 'cancelled', error: 'lost the claim on T1 (now b); result discarded' } }),
