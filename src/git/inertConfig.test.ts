@@ -49,12 +49,12 @@ describe('inertArgsCache', () => {
       const answers: Array<string | null> = [null, shown([['filter.x.clean', 'sh x.sh']]), shown([['filter.y.clean', 'sh y.sh']])];
       let reads = 0;
       const args = inertArgsCache(async () => answers[reads++] as string | null);
-      expect(await args(root, {})).toEqual(INERT_ALWAYS);
-      expect(await args(root, {})).toContain('filter.x.clean=');
-      expect(await args(root, {})).toContain('filter.x.clean=');
+      expect((await args(root, {})).config).toEqual(INERT_ALWAYS);
+      expect((await args(root, {})).config).toContain('filter.x.clean=');
+      expect((await args(root, {})).config).toContain('filter.x.clean=');
       expect(reads).toBe(2);
       writeFileSync(join(root, '.git', 'config'), '[core]\n\tbare = false\n');
-      expect(await args(root, {})).toContain('filter.y.clean=');
+      expect((await args(root, {})).config).toContain('filter.y.clean=');
       expect(reads).toBe(3);
     } finally {
       rmSync(root, { recursive: true, force: true });

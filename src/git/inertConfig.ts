@@ -15,6 +15,8 @@
  *   for --no-ext-diff; one that did not would fail, not run it).
  * - A merge driver: git's own three-way merge (`git merge-file`), what git does for a driver it does not know.
  * - A signing program named by a relative path: the format's default program instead (inertSigningArgs).
+ * - An ssh command, askpass, credential helper, upload-pack or receive-pack program, or a protocol allowed, set in
+ *   a file of the working tree: the person's own instead, or git's default (inertTransport.ts).
  *
  * Kept: git-lfs's and git-crypt's drivers, named as their installers write them (`git-lfs clean -- %f`,
  * `"git-crypt" smudge`): programs on the machine, not in the repository, without which a checkout holds pointer
@@ -26,6 +28,7 @@
 import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { inertTransportArgs, packPrograms, TRANSPORT_KEYS, type PackPrograms } from './inertTransport.js';
 import { commonGitDir, gitdirPointer } from './onDisk.js';
 
 /** What git is given for every command, whatever the repository. */
@@ -35,8 +38,11 @@ export const INERT_ALWAYS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmon
 export const DRIVER_KEYS = '^(filter|diff|merge)\\..+\\.(clean|smudge|process|textconv|command|driver)$';
 /** The programs git signs with (a commit when commit.gpgSign is on), and the command that names an ssh key. */
 const SIGNING_KEYS = '^gpg\\.(.+\\.)?program$|^gpg\\.ssh\\.defaultkeycommand$';
-/** What is read for a repository (`git config -z --show-origin --get-regexp READ_KEYS`): the drivers, the signing programs, and the includes whose files may change them. */
-export const READ_KEYS = `${DRIVER_KEYS}|${SIGNING_KEYS}|^include(if\\..+)?\\.path$`;
+/**
+ * What is read for a repository (`git config -z --show-origin --get-regexp READ_KEYS`): the drivers, the signing
+ * programs, the programs that reach a remote (inertTransport.ts), and the includes whose files may change them.
+ */
+export const READ_KEYS = `${DRIVER_KEYS}|${SIGNING_KEYS}|${TRANSPORT_KEYS}|^include(if\\..+)?\\.path$`;
 const SIGNING_KEY = new RegExp(SIGNING_KEYS);
 
 /** One setting of that read: the file it came from (null when not a file: `-c`), its key and value. */
@@ -174,14 +180,21 @@ export function filesStamp(files: readonly string[]): string {
     .join('|');
 }
 
+/** What a command is given: `-c` pairs before it, and the pack programs to name on its command line (withPackPrograms). */
+export interface InertArgs {
+  config: string[];
+  packPrograms: PackPrograms;
+}
+
 /**
- * The `-c` pairs for a command in `cwd` with the environment `env`: INERT_ALWAYS and the drivers' (inertDriverArgs), read through `read`
+ * The `-c` pairs for a command in `cwd` with the environment `env`: INERT_ALWAYS, the drivers' (inertDriverArgs), the
+ * signing programs' (inertSigningArgs) and the transport programs' (inertTransportArgs), read through `read`
  * (`git config -z --show-origin --get-regexp READ_KEYS` there; null when it failed) once per repository and
  * settings: its settings files (configFiles) and the files they include, as the read found them. A failed read is
  * not kept: the command it was for fails the same way, or the next one reads again.
  */
-export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Promise<string | null>): (cwd: string, env: NodeJS.ProcessEnv) => Promise<string[]> {
-  const known = new Map<string, { stamp: string; included: string[]; args: Promise<string[]> }>();
+export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Promise<string | null>): (cwd: string, env: NodeJS.ProcessEnv) => Promise<InertArgs> {
+  const known = new Map<string, { stamp: string; included: string[]; args: Promise<InertArgs> }>();
   const stampOf = (files: readonly string[], included: readonly string[]) => `${filesStamp(files)}#${filesStamp(included)}`;
   return (cwd, env) => {
     const where = configFiles(cwd, env);
@@ -189,13 +202,15 @@ export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Pr
     if (where && hit && hit.stamp === stampOf(where.files, hit.included)) return hit.args;
     // Stamped before the read, so a change while git reads is a change next time; the included files once it names them.
     const before = where ? filesStamp(where.files) : '';
-    const entry = { stamp: `${before}#`, included: [] as string[], args: Promise.resolve([] as string[]) };
+    const entry = { stamp: `${before}#`, included: [] as string[], args: Promise.resolve<InertArgs>({ config: [], packPrograms: new Map() }) };
     entry.args = read(cwd, env).then((out) => {
       if (out === null && where && known.get(where.repo) === entry) known.delete(where.repo);
       const entries = configEntries(out ?? '');
       entry.included = includedFiles(entries, cwd, env.HOME ?? homedir());
       entry.stamp = `${before}#${filesStamp(entry.included)}`;
-      return [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries, where ? inWorkingTree(where.repo, cwd) : () => false)];
+      const fromTree = where ? inWorkingTree(where.repo, cwd) : () => false;
+      const config = [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries, fromTree), ...inertTransportArgs(entries, fromTree, env)];
+      return { config, packPrograms: packPrograms(entries, fromTree) };
     });
     if (where) known.set(where.repo, entry);
     return entry.args;

@@ -1,0 +1,128 @@
+/**
+ * The settings that name a program git runs when it talks to a remote (core.sshCommand, core.askPass, the credential
+ * helpers, a remote's uploadpack and receivepack, the protocols allowed) run nothing an agent wrote: the daemon's
+ * clone of a shared remote checks out main, agents' merged work, and a person who keeps the team's settings in a
+ * committed `.gitconfig` includes it (`git config include.path ../.gitconfig`). The person's own settings (their
+ * global config, the clone's .git/config) are what pushing to a real remote needs, and are kept.
+ */
+import { createServer } from 'node:http';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Project } from '../../src/core/types.js';
+import { ProjectRepos } from '../../src/daemon/repos.js';
+import { git as maestroGit } from '../../src/git/git.js';
+import { tempDir } from '../helpers/db.js';
+import { git, makeRepo } from '../helpers/repo.js';
+
+const ran = (log: string) => (existsSync(log) ? [...new Set(readFileSync(log, 'utf8').trim().split('\n'))].sort() : []);
+
+/** A program that notes `name` in `log`, then runs `then` (the real program, so that nothing looks amiss). */
+const noting = (log: string, name: string, then = 'exit 1') => `#!/bin/sh\necho ${name} >> '${log}'\n${then}\n`;
+
+/**
+ * A shared remote whose main holds, as an agent's merged work would, a `.gitconfig` naming its own scripts for
+ * every transport setting, and the daemon's clone of it that includes that file. Returns what the scripts ran into.
+ */
+async function cloneIncludingTheTree() {
+  const log = join(tempDir('maestro-ran-'), 'ran');
+  const work = makeRepo();
+  const remote = join(tempDir('maestro-remote-'), 'remote.git');
+  git(work, 'clone', '-q', '--bare', work, remote);
+  const project: Project = { id: 'p_remote_settings', name: 'settings', repoPath: work, config: { remote }, createdAt: 0, updatedAt: 0, archivedAt: null };
+  const repos = new ProjectRepos(tempDir('maestro-home-'));
+  const clone = await repos.prepare(project);
+  git(clone, 'config', 'include.path', '../.gitconfig');
+
+  const agent = join(tempDir('maestro-agent-'), 'wt');
+  git(work, 'clone', '-q', remote, agent);
+  mkdirSync(join(agent, 'tools'));
+  const scripts: Record<string, string> = {
+    'up.sh': noting(log, 'agent uploadpack', 'exec git-upload-pack "$@"'),
+    'receive.sh': noting(log, 'agent receivepack', 'exec git-receive-pack "$@"'),
+    'ssh.sh': noting(log, 'agent sshCommand'),
+    'cred.sh': noting(log, 'agent credential.helper'),
+    'askpass.sh': noting(log, 'agent askPass'),
+  };
+  for (const [name, text] of Object.entries(scripts)) writeFileSync(join(agent, 'tools', name), text, { mode: 0o755 });
+  writeFileSync(
+    join(agent, '.gitconfig'),
+    [
+      '[remote "origin"]',
+      '\tuploadpack = sh tools/up.sh',
+      '\treceivepack = sh tools/receive.sh',
+      '[core]',
+      '\tsshCommand = sh tools/ssh.sh',
+      '\taskPass = tools/askpass.sh',
+      '[credential]',
+      '\thelper = !sh tools/cred.sh',
+      '[protocol]',
+      '\tallow = always',
+      '',
+    ].join('\n'),
+  );
+  git(agent, 'add', '-A');
+  git(agent, 'commit', '-q', '-m', 'settings');
+  git(agent, 'push', '-q', 'origin', 'main');
+  // The next sync checks the agent's merged main out in the clone: from then on the include reads its .gitconfig.
+  await repos.prepare(project);
+  expect(readFileSync(join(clone, '.gitconfig'), 'utf8')).toContain('tools/up.sh');
+  return { log, project, repos, clone, remote };
+}
+
+/** An HTTP host that asks for a password on every request: git asks its credential helpers, then askpass. */
+async function passwordHost() {
+  const server = createServer((_req, res) => {
+    res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return { url: `http://127.0.0.1:${address.port}/repo.git`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe("settings that name a program git runs for a remote, from a file of the clone's working tree", () => {
+  it("run none of the agent's scripts at the daemon's fetch and push", async () => {
+    const { log, project, repos, clone } = await cloneIncludingTheTree();
+    await repos.refresh(project);
+    git(clone, 'checkout', '-q', '-b', 'task/t1');
+    git(clone, 'commit', '-q', '--allow-empty', '-m', 'work');
+    await repos.pushBranch(project, clone, 'task/t1', async () => true);
+    expect(ran(log)).toEqual([]);
+    // The push went through git's own receive-pack.
+    expect(git(clone, 'ls-remote', 'origin', 'refs/heads/task/t1')).toContain(git(clone, 'rev-parse', 'task/t1'));
+  });
+
+  it("run none of the agent's ssh, credential helper or askpass; the person's own (their global config) run", async () => {
+    const { log, clone } = await cloneIncludingTheTree();
+    const person = tempDir('maestro-person-');
+    writeFileSync(join(person, 'ssh.sh'), noting(log, 'person sshCommand'));
+    writeFileSync(join(person, 'cred.sh'), noting(log, 'person credential.helper', 'exit 0'));
+    for (const f of ['ssh.sh', 'cred.sh']) chmodSync(join(person, f), 0o755);
+    const global = join(person, 'gitconfig');
+    writeFileSync(global, `[core]\n\tsshCommand = ${join(person, 'ssh.sh')}\n[credential]\n\thelper = !${join(person, 'cred.sh')}\n`);
+    const env = { GIT_CONFIG_GLOBAL: global };
+
+    await maestroGit(clone, ['ls-remote', 'ssh://git.invalid/repo.git'], { env }).catch(() => undefined);
+    const host = await passwordHost();
+    try {
+      await maestroGit(clone, ['ls-remote', host.url], { env }).catch(() => undefined);
+    } finally {
+      await host.close();
+    }
+    expect(ran(log)).toEqual(['person credential.helper', 'person sshCommand']);
+  });
+
+  it('an ext:: remote stays refused though the included file allows every protocol', async () => {
+    const { log, clone } = await cloneIncludingTheTree();
+    const program = join(tempDir('maestro-ext-'), 'ext.sh');
+    writeFileSync(program, noting(log, 'ext transport'), { mode: 0o755 });
+    const err = await maestroGit(clone, ['ls-remote', `ext::${program}`]).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/transport 'ext' not allowed/);
+    expect(ran(log)).toEqual([]);
+  });
+});
