@@ -64,11 +64,12 @@ export function requireTmpfs(suite: string): boolean {
   return false;
 }
 
-export function mountTmpfs(sizeMiB: number): Tmpfs {
-  const dir = mkdtempSync(join(tmpdir(), 'maestro-tmpfs-'));
+/** A tmpfs of `sizeMiB` on a folder of its own, or on `at` (an empty folder that stays after the unmount). */
+export function mountTmpfs(sizeMiB: number, at?: string): Tmpfs {
+  const dir = at ?? mkdtempSync(join(tmpdir(), 'maestro-tmpfs-'));
   const m = run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', dir]);
   if (!m.ok) {
-    rmdirSync(dir);
+    if (!at) rmdirSync(dir);
     throw new Error(`mount -t tmpfs on ${dir} failed: ${m.err}`);
   }
   const fillers: string[] = [];
@@ -79,7 +80,7 @@ export function mountTmpfs(sizeMiB: number): Tmpfs {
     untrack();
     const u = run('umount', ['-l', dir]);
     if (!u.ok) throw new Error(`umount ${dir} failed: ${u.err}`);
-    rmdirSync(dir);
+    if (!at) rmdirSync(dir);
   };
   const untrack = trackResource('other', `tmpfs mount ${dir}`, unmount);
   return {

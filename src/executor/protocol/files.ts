@@ -10,7 +10,8 @@
  *   byte offset just past the last whole line: the torn tail is read again, whole,
  *   once the writer (or its successor) finishes it.
  */
-import { closeSync, existsSync, openSync, writeSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
+import { closeSync, existsSync, openSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
+import { appendWhole } from '../../lib/appendWhole.js';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { openRegular, readRegularFile } from '../../lib/regularFile.js';
 import { LineSplitter } from '../../lib/lines.js';
@@ -35,28 +36,9 @@ export function readJsonFile(path: string): unknown {
   }
 }
 
-/**
- * Appends one JSON value as one line in a single write; never leaves half a record from a clean exit. A full
- * disk takes what fits and then fails (ENOSPC): the part written is taken off again, else the writer's next
- * line, once there is room, would be glued to it and lost with it. Not when another writer appended since
- * (the file is then longer than this line's part): cutting would take theirs.
- */
+/** Appends one JSON value as one line, all or nothing (lib/appendWhole.ts: a full disk leaves no part of it). */
 export function appendJsonLine(path: string, value: unknown): void {
-  const line = Buffer.from(JSON.stringify(value) + '\n');
-  const fd = openSync(path, 'a');
-  try {
-    const start = fstatSync(fd).size;
-    let written = 0;
-    try {
-      // One write is enough for regular files; the loop only covers a short write.
-      while (written < line.length) written += writeSync(fd, line, written, line.length - written);
-    } catch (err) {
-      if (written > 0 && fstatSync(fd).size === start + written) ftruncateSync(fd, start);
-      throw err;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  appendWhole(path, JSON.stringify(value) + '\n');
 }
 
 export interface JsonLines<T> {

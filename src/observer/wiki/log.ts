@@ -1,9 +1,10 @@
 /**
  * The daily knowledge log and the generated index.md (FORMATS §8.5).
  */
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { clipOutsideMarkers } from '../../core/redact.js';
+import { appendWhole } from '../../lib/appendWhole.js';
 import { assertNoLinkOut } from '../../knowledge/format/linkGuard.js';
 import type { WikiEntry } from '../../knowledge/format/wiki/entries.js';
 import { ENTRY_TYPES, wikiLayout, writeFileAtomic } from '../../knowledge/format/wiki/layout.js';
@@ -13,7 +14,9 @@ export type LogOp = 'ingest' | 'update' | 'skip' | 'compile' | 'audit' | 'lint';
 /**
  * Appends `## [HH:MM] <op> · target: <id> · reason: <reason>` to log/YYYY-MM-DD.md (UTC). An append writes
  * through a link, and the wiki is the workspace's (a repository can hold `wiki/knowledge/log/<date>.md ->
- * ~/.bashrc`): a log file or folder that is a link out of the wiki is refused, before anything is made.
+ * ~/.bashrc`): a log file or folder that is a link out of the wiki is refused, before anything is made. Each entry
+ * is one append, all or nothing (lib/appendWhole.ts): a full disk leaves no part of one to run into the next, and
+ * a day's first entry that failed leaves an empty file, which the next one starts with the day's heading.
  */
 export function appendKnowledgeLog(wikiRoot: string, op: LogOp, target: string, reason: string, now: Date): string {
   const dir = wikiLayout(wikiRoot).log;
@@ -23,8 +26,8 @@ export function appendKnowledgeLog(wikiRoot: string, op: LogOp, target: string, 
   assertNoLinkOut(wikiRoot, path, `the wiki ${wikiRoot}`);
   mkdirSync(dir, { recursive: true });
   const line = `## [${iso.slice(11, 16)}] ${op} · target: ${target} · reason: ${reason}\n`;
-  if (!existsSync(path)) appendFileSync(path, `# Knowledge log ${date}\n\n${line}`);
-  else appendFileSync(path, `\n${line}`);
+  const first = (statSync(path, { throwIfNoEntry: false })?.size ?? 0) === 0;
+  appendWhole(path, first ? `# Knowledge log ${date}\n\n${line}` : `\n${line}`);
   return path;
 }
 

@@ -3,9 +3,10 @@
  * `.workflow/.trash/knowledge-audit-<stamp>/`, then deprecates (specs) or supersedes (knowhow) under the
  * corpus lock, all or nothing, and appends what it did to `.workflow/.knowledge-audit/audit-log.jsonl`.
  */
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
+import { appendWhole } from '../../../lib/appendWhole.js';
 import { writeFileAtomic, type AtomicWriteHooks } from '../../format/atomic.js';
 import { supersedeKnowhow } from '../../format/knowhowWriter.js';
 import { withCorpusLock } from '../../format/lock.js';
@@ -50,7 +51,8 @@ export function applyPlan(root: WorkflowRoot, plan: PlanAction[], now: Date, hoo
     }
     mkdirSync(dirname(log), { recursive: true });
     const at = new Date().toISOString();
-    for (const p of plan) appendFileSync(log, `${JSON.stringify({ audit_id: auditId, action_id: p.id, store: p.store, target_id: p.target_id, action: p.action, reason: p.reason, applied_at: at, backup_path: relative(root.projectDir, backupDir) })}\n`);
+    // The plan's lines in one append, all or nothing (lib/appendWhole.ts): a full disk leaves no part of a line to run into the next audit's.
+    if (plan.length) appendWhole(log, plan.map((p) => `${JSON.stringify({ audit_id: auditId, action_id: p.id, store: p.store, target_id: p.target_id, action: p.action, reason: p.reason, applied_at: at, backup_path: relative(root.projectDir, backupDir) })}\n`).join(''));
     return { count: n, backup_dir: backupDir };
   });
 }
