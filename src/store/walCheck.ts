@@ -86,6 +86,18 @@ function checksum(bytes: Buffer, bigEndian: boolean): [number, number] {
 }
 
 /**
+ * A damaged log (inspectWal), said as the daemon's start refuses it and as `maestro doctor` reports it: what is wrong,
+ * what SQLite would do with it, `so` (what was done instead), and the way on.
+ */
+export function damagedWalMessage(dbPath: string, detail: string, so: string): string {
+  const wal = `${dbPath}-wal`;
+  return (
+    `The write-ahead log ${wal} of the SQLite database ${dbPath} is damaged: ${detail}. SQLite would skip every transaction in it (the latest changes to tasks and runs) and then delete it, so ${so}; nothing was changed. ` +
+    `Keep a copy of both files. To start from what ${dbPath} holds without the log, move the log aside (mv ${wal} ${wal}.damaged) and start again.`
+  );
+}
+
+/**
  * Before the daemon opens `dbPath`: refuses a damaged log untouched (DATABASE_CORRUPT, naming it and the way
  * on); keeps a copy of a torn one and returns the warning to give. `now` names the copy. `cut`: the torn end is
  * cut off too, only where no other process can be writing the log (a database in the daemon's own home, which the
@@ -96,12 +108,7 @@ export function checkWalBeforeOpen(dbPath: string, now: Date, options: { cut: bo
   const found = inspectWal(dbPath);
   if (found.state === 'none' || found.state === 'ok') return null;
   if (found.state === 'damaged') {
-    throw new MaestroError(
-      'DATABASE_CORRUPT',
-      `The write-ahead log ${wal} of the SQLite database ${dbPath} is damaged: ${found.detail}. SQLite would skip every transaction in it (the latest changes to tasks and runs) and then delete it, so Maestro did not open the database; nothing was changed. ` +
-        `Keep a copy of both files. To start from what ${dbPath} holds without the log, move the log aside (mv ${wal} ${wal}.damaged) and start again.`,
-      { details: { path: wal } },
-    );
+    throw new MaestroError('DATABASE_CORRUPT', damagedWalMessage(dbPath, found.detail, 'Maestro did not open the database'), { details: { path: wal } });
   }
   const copy = `${wal}.torn-${now.toISOString().replace(/[:.]/g, '-')}`;
   try {

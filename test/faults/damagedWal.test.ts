@@ -11,6 +11,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { freePort } from '../helpers/postgres.js';
+import { cleanEnv, cliJson } from '../cli/helpers.js';
 
 describe('a damaged write-ahead log at start', () => {
   let daemon: TestDaemon | null = null;
@@ -108,5 +110,39 @@ describe('a damaged write-ahead log at start', () => {
     expect(await titles(daemon)).toContain('Committed first');
     // The home lock keeps only the home's own database to this daemon: the log's torn end is left where it was.
     expect(statSync(wal).size).toBeGreaterThanOrEqual(torn.length);
+  });
+
+  it('maestro doctor fails on a log whose header is damaged and warns of a torn one, saying what to do, and changes neither', async () => {
+    const { home, db, wal } = await killedHome(['Kept in the log']);
+    const good = readFileSync(wal);
+    const dbBefore = readFileSync(db);
+    const env = cleanEnv({ MAESTRO_HOME: home, MAESTRO_PORT: String(await freePort()) });
+    const doctor = async () => (await cliJson<{ ok: boolean; checks: { name: string; status: string; detail: string }[] }>(['doctor'], env)).body;
+    // No copy made, nothing moved aside (the -shm index SQLite makes for doctor's read-only quick_check is no change of the log).
+    const files = () => readdirSync(home).filter((f) => f.startsWith('maestro.db') && f !== 'maestro.db-shm').sort();
+    const filesBefore = files();
+
+    writeFileSync(wal, Buffer.concat([Buffer.from('garbage!'), good.subarray(8)]));
+    const damaged = await doctor();
+    expect(damaged.ok).toBe(false);
+    expect(damaged.checks.find((c) => c.name === 'database log')).toEqual({
+      name: 'database log',
+      status: 'fail',
+      detail: expect.stringMatching(new RegExp(`^The write-ahead log ${wal} of the SQLite database ${db} is damaged: it does not start with the WAL magic number.*the daemon does not start.*mv ${wal} ${wal}\\.damaged`)),
+    });
+    expect(readFileSync(wal).subarray(8)).toEqual(good.subarray(8));
+
+    writeFileSync(wal, good);
+    truncateSync(wal, good.length - 100);
+    const torn = await doctor();
+    expect(torn.checks.find((c) => c.name === 'database log')).toEqual({ name: 'database log', status: 'warn', detail: expect.stringContaining(`The write-ahead log ${wal} ends`) });
+    expect(readFileSync(wal)).toEqual(good.subarray(0, good.length - 100));
+    expect(files()).toEqual(filesBefore);
+    expect(readFileSync(db)).toEqual(dbBefore);
+
+    // Nothing the log holds was lost to doctor's look: put right, it gives the task back.
+    writeFileSync(wal, good);
+    daemon = await startTestDaemon({ home }, { demo: true, noOrchestrator: true });
+    expect(await titles(daemon)).toContain('Kept in the log');
   });
 });

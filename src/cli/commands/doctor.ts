@@ -2,7 +2,7 @@
  * `maestro doctor`: what Maestro needs on this machine — git, Node, SQLite,
  * agent credentials, the agent CLIs (codex, gemini, cursor, opencode:
  * installed? logged in?), the daemon's port, a writable home and a sound
- * database (doctorData.ts), and a running daemon's own health conditions. One
+ * database and write-ahead log (doctorData.ts), and a running daemon's own health conditions. One
  * line per check, ok / warn / fail; exits 1 when anything fails. Works with no daemon.
  */
 import { execFileSync } from 'node:child_process';
@@ -78,9 +78,10 @@ async function checkConfig(env: NodeJS.ProcessEnv, database: string | undefined)
   } catch (err) {
     return { checks: [{ name: 'config', status: 'fail', detail: (err as Error).message }] };
   }
-  const { checkDatabase, checkHome } = await import('./doctorData.js');
+  const { checkDatabase, checkHome, checkWal } = await import('./doctorData.js');
+  const wal = checkWal(c.database);
   const login = c.database.startsWith('postgres') ? [await checkDatabaseLogin(c, env)] : [];
-  return { database: c.database, checks: [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), checkDatabase(c.database, c.home), ...login, await checkAgentSandbox(c, env)] };
+  return { database: c.database, checks: [{ name: 'config', status: 'ok', detail: `home ${c.home}, database ${c.database.startsWith('postgres') ? 'PostgreSQL' : c.database}` }, checkHome(c.home), ...(wal ? [wal] : []), checkDatabase(c.database, c.home), ...login, await checkAgentSandbox(c, env)] };
 }
 
 /** Whether the PostgreSQL lets the daemon's role in with no password over TCP: serve refuses it unless allowed (app/databaseLogin.ts). */

@@ -2,14 +2,17 @@
  * `maestro doctor`'s checks of the data: the home must be writable (a
  * read-only home or a full disk is a fail naming it), the SQLite database
  * must be a sound SQLite file (header and PRAGMA quick_check; an empty file
- * beside earlier work is the lost-database case the daemon refuses), and a
- * running daemon's own health conditions (/api/health) are reported.
+ * beside earlier work is the lost-database case the daemon refuses), its
+ * write-ahead log must be one the daemon's start takes (store/walCheck.ts; only
+ * read: doctor never copies, cuts or moves it), and a running daemon's own
+ * health conditions (/api/health) are reported.
  */
 import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { earlierData, fileSize, sqlitePath } from '../../daemon/homeCheck.js';
 import { redactUrl } from '../../core/redact.js';
 import { inspectSqliteFile } from '../../store/sqliteFaults.js';
+import { damagedWalMessage, inspectWal } from '../../store/walCheck.js';
 import type { ApiClient } from '../../api/client.js';
 import type { DoctorCheck } from './doctorCheck.js';
 
@@ -68,6 +71,38 @@ export function checkDatabase(database: string, home: string): DoctorCheck {
       return { name: 'database', status: 'warn', detail: `could not check ${path}: ${found.detail}` };
     case 'ok':
       return { name: 'database', status: 'ok', detail: `${path} passes PRAGMA quick_check` };
+    default: {
+      const never: never = found;
+      return never;
+    }
+  }
+}
+
+/**
+ * The SQLite database's write-ahead log, read as the daemon's start reads it (inspectWal) and left as it is: a damaged
+ * one is a fail (the daemon refuses to start), a torn one a warning (the next start keeps a copy and goes on).
+ */
+export function checkWal(database: string): DoctorCheck | null {
+  const path = sqlitePath(database);
+  if (!path) return null;
+  const wal = `${path}-wal`;
+  const found = inspectWal(path);
+  switch (found.state) {
+    case 'none':
+      return { name: 'database log', status: 'ok', detail: `no write-ahead log beside ${path} (nothing waits to be copied into it)` };
+    case 'ok':
+      return { name: 'database log', status: 'ok', detail: `${wal} has a sound header and whole frames` };
+    case 'damaged':
+      return { name: 'database log', status: 'fail', detail: damagedWalMessage(path, found.detail, 'the daemon does not start with it (DATABASE_CORRUPT)') };
+    case 'torn':
+      return {
+        name: 'database log',
+        status: 'warn',
+        detail:
+          `The write-ahead log ${wal} ends ${found.extra} bytes into a frame (${found.size} bytes: ${found.whole} whole frames of ${found.frameBytes}). ` +
+          `The next start keeps a copy of it as found (${wal}.torn-<time>) and opens the database with every whole transaction before that point: after a crash, the one cut short was never committed; if a copy or a disk cut the file short, restore both files from a backup before starting. ` +
+          `A running daemon may be writing that frame now: then run doctor again.`,
+      };
     default: {
       const never: never = found;
       return never;
