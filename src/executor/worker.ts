@@ -20,6 +20,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { setRunDir } from '../lib/agentEnv.js';
+import { closeInheritedDescriptors } from '../lib/inheritedDescriptors.js';
 import { killGroupMembers } from '../lib/processes.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
@@ -145,6 +146,8 @@ function isEntryPoint(): boolean {
 
 const isMain = isEntryPoint();
 if (isMain) {
+  // Nothing its starter left open goes on to the agent, the checks or git (lib/inheritedDescriptors.ts).
+  closeInheritedDescriptors();
   const runDir = process.argv[2];
   const warm = runDir === '--warm' && typeof process.send === 'function';
   if (!runDir || (runDir === '--warm' && !warm)) {

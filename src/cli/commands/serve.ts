@@ -13,6 +13,7 @@ import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
 import { oneLine } from '../../lib/visible.js';
 import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
+import { closeInheritedDescriptors } from '../../lib/inheritedDescriptors.js';
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
 
@@ -156,6 +157,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--no-auth', 'ask for no token (loopback only; any local program can then drive the daemon)')
     .action(
       action(async (opts: { host?: string; port?: number; home?: string; database?: string; name?: string; demo: boolean; auth: boolean }) => {
+        // What the shell or launcher left open reaches no hook, worker or agent (lib/inheritedDescriptors.ts).
+        closeInheritedDescriptors();
         const { resolveConfig } = await import('../../config/config.js');
         const config = resolveConfig({ host: opts.host, port: opts.port, home: opts.home, database: opts.database, name: opts.name, noAuth: !opts.auth }, ctx.env);
         await checkPlace(config.home, config.host);

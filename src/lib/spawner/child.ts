@@ -4,6 +4,7 @@
  * environment is empty, and each request carries the environment its command gets.
  * It exits when its parent's channel closes (the daemon stopped, or was killed).
  */
+import { closeInheritedDescriptors } from '../inheritedDescriptors.js';
 import { execOnce, type ExecRequest } from './exec.js';
 
 export type SpawnerRequest = ExecRequest & { id: number };
@@ -13,6 +14,8 @@ if (!process.send) {
   process.stderr.write('the spawner helper runs only as a child with an IPC channel\n');
   process.exit(2);
 }
+// Nothing its starter left open goes on to git (lib/inheritedDescriptors.ts).
+closeInheritedDescriptors();
 const send = (reply: SpawnerReply) => {
   if (process.connected) process.send!(reply);
 };
