@@ -7,15 +7,21 @@
  * The person's own are what pushing to a real remote needs (an ssh wrapper, a credential store) and are kept. One
  * set in a file of the working tree is not: that clone checks out main, agents' merged work, and a person who keeps
  * the team's settings in a committed `.gitconfig` includes it (`git config include.path ../.gitconfig`), so an
- * agent's `sshCommand = sh tools/ssh.sh` ran at the daemon's next fetch, outside the sandbox. Such a setting is put
- * back to the person's own value (the last one from a file outside the tree), or to git's default when they set
- * none: with a `-c` pair, which git reads last, or, for uploadpack and receivepack, where git keeps the first value
- * it reads (a later `-c` is refused: "more than one uploadpack given, using the first"), on the command line
- * (`fetch --upload-pack=…`, withPackPrograms). Hooks and the file-system monitor are off whatever their origin (INERT_ALWAYS); `uploadpack.packObjectsHook`
- * git reads only from the person's and the system's files, never the repository's.
+ * agent's `uploadpack = sh tools/up.sh` ran at the daemon's next fetch, outside the sandbox. Such a setting is put
+ * back to the person's own value (the one git takes from a file outside the tree), or to git's default when they
+ * set none: with a `-c` pair, which git reads last; for uploadpack and receivepack, of which git keeps the first
+ * value it reads ("more than one uploadpack given, using the first"), on the command line (`fetch
+ * --upload-pack=…`, withPackPrograms). Hooks and the file-system monitor are off whatever their origin
+ * (INERT_ALWAYS); `uploadpack.packObjectsHook` git reads only from the person's and the system's files.
  */
 import { shellWord } from '../core/diffGateWays.js';
-import type { ConfigEntry } from './inertConfig.js';
+
+/** One setting as `git config --show-origin` read it (inertConfig.ts configEntries): its file (null: not a file), key and value. */
+interface ConfigEntry {
+  origin: string | null;
+  key: string;
+  value: string;
+}
 
 /** The keys, as `git config --get-regexp` lists them (section and name lower-cased). */
 export const TRANSPORT_KEYS = '^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack)$|^protocol\\.(.+\\.)?allow$';
