@@ -10,7 +10,7 @@ import { processAgentEnv } from '../lib/agentEnv.js';
 import { execOnce, type ExecOutcome, type ExecRequest } from '../lib/spawner/exec.js';
 import type { Spawner } from '../lib/spawner/spawner.js';
 import { INERT_ALWAYS, READ_KEYS, inertArgsCache } from './inertConfig.js';
-import { withPackPrograms } from './inertTransport.js';
+import { refusedTransport, withPackPrograms } from './inertTransport.js';
 import { headCommit } from './onDisk.js';
 
 export interface GitOptions {
@@ -115,6 +115,8 @@ async function runGit(cwd: string, args: string[], options: GitOptions): Promise
   // An agent writes the tree the programs the repository's settings name are found in: git runs none of them.
   const env = gitEnv(options);
   const inert = await inertArgs(cwd, env);
+  const refused = refusedTransport(args, inert.destinations);
+  if (refused) throw new MaestroError('GIT_FAILED', `git ${args.join(' ')} was not run in ${cwd}: ${refused}`, { details: { cwd, args: args.slice(0, ARGS_SHOWN) } });
   const req: ExecRequest = { file: options.gitBinary ?? 'git', args: [...inert.config, ...withPackPrograms(args, inert.packPrograms)], cwd, env, maxBuffer: 64 * 1024 * 1024, input: options.input, stallMs: options.stallMs, encoding: options.encoding };
   return gitResult(cwd, args, options, await execute(req));
 }

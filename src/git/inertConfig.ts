@@ -28,7 +28,7 @@
 import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { inertTransportArgs, packPrograms, TRANSPORT_KEYS, type PackPrograms } from './inertTransport.js';
+import { destinationsFromTree, inertTransportArgs, packPrograms, TRANSPORT_KEYS, type PackPrograms } from './inertTransport.js';
 import { commonGitDir, gitdirPointer } from './onDisk.js';
 
 /** What git is given for every command, whatever the repository. */
@@ -184,6 +184,8 @@ export function filesStamp(files: readonly string[]): string {
 export interface InertArgs {
   config: string[];
   packPrograms: PackPrograms;
+  /** Settings of the working tree that say where a fetch or push goes (destinationsFromTree): such a command is refused. */
+  destinations: string[];
 }
 
 /**
@@ -202,7 +204,7 @@ export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Pr
     if (where && hit && hit.stamp === stampOf(where.files, hit.included)) return hit.args;
     // Stamped before the read, so a change while git reads is a change next time; the included files once it names them.
     const before = where ? filesStamp(where.files) : '';
-    const entry = { stamp: `${before}#`, included: [] as string[], args: Promise.resolve<InertArgs>({ config: [], packPrograms: new Map() }) };
+    const entry = { stamp: `${before}#`, included: [] as string[], args: Promise.resolve<InertArgs>({ config: [], packPrograms: new Map(), destinations: [] }) };
     entry.args = read(cwd, env).then((out) => {
       if (out === null && where && known.get(where.repo) === entry) known.delete(where.repo);
       const entries = configEntries(out ?? '');
@@ -210,7 +212,7 @@ export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Pr
       entry.stamp = `${before}#${filesStamp(entry.included)}`;
       const fromTree = where ? inWorkingTree(where.repo, cwd) : () => false;
       const config = [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries, fromTree), ...inertTransportArgs(entries, fromTree, env)];
-      return { config, packPrograms: packPrograms(entries, fromTree) };
+      return { config, packPrograms: packPrograms(entries, fromTree), destinations: destinationsFromTree(entries, fromTree) };
     });
     if (where) known.set(where.repo, entry);
     return entry.args;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inertTransportArgs, packPrograms, withPackPrograms } from './inertTransport.js';
+import { destinationsFromTree, inertTransportArgs, packPrograms, refusedTransport, withPackPrograms } from './inertTransport.js';
 
 const TREE = '/repo/.gitconfig';
 const fromTree = (origin: string | null) => origin === TREE;
@@ -35,5 +35,22 @@ describe('packPrograms and withPackPrograms', () => {
     expect(withPackPrograms(['push', 'origin', 'main'], programs)).toEqual(['push', 'origin', 'main']);
     expect(withPackPrograms(['fetch', 'other'], programs)).toEqual(['fetch', 'other']);
     expect(withPackPrograms(['status'], programs)).toEqual(['status']);
+  });
+});
+
+describe('destinationsFromTree and refusedTransport', () => {
+  it("refuse a command that talks to a remote while the tree says where it goes; the person's own URLs and rewrites are theirs", () => {
+    const entries = [
+      entry('/repo/.git/config', 'remote.origin.url', '/srv/shared.git'),
+      entry('/home/p/.gitconfig', 'url.git@github.com:.insteadof', 'https://github.com/'),
+      entry(TREE, 'remote.origin.pushurl', '/tmp/elsewhere.git'),
+    ];
+    const destinations = destinationsFromTree(entries, fromTree);
+    expect(destinations).toEqual([`remote.origin.pushurl set in ${TREE}`]);
+    expect(refusedTransport(['-c', 'maintenance.auto=false', 'fetch', 'origin'], destinations)).toMatch(/^remote\.origin\.pushurl set in \/repo\/\.gitconfig, a file of the working tree .* would choose where git fetch goes/);
+    expect(refusedTransport(['push', 'origin', 'main'], destinations)).not.toBeNull();
+    expect(refusedTransport(['commit', '-m', 'x'], destinations)).toBeNull();
+    expect(refusedTransport(['push', 'origin', 'main'], destinationsFromTree(entries.slice(0, 2), fromTree))).toBeNull();
+    expect(inertTransportArgs(entries, fromTree, {})).toEqual([]);
   });
 });

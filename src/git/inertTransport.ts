@@ -24,7 +24,7 @@ interface ConfigEntry {
 }
 
 /** The keys, as `git config --get-regexp` lists them (section and name lower-cased). */
-export const TRANSPORT_KEYS = '^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack)$|^protocol\\.(.+\\.)?allow$';
+export const TRANSPORT_KEYS = '^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack|url|pushurl)$|^protocol\\.(.+\\.)?allow$|^url\\..+\\.(insteadof|pushinsteadof)$';
 const TRANSPORT_KEY = new RegExp(TRANSPORT_KEYS);
 
 /** Git's own policy for the protocols it names (transport.c); any other is allowed when the person asks for it. */
@@ -39,6 +39,8 @@ function gitDefault(key: string, env: NodeJS.ProcessEnv): string {
 }
 
 const PACK_KEY = /^remote\.(.+)\.(uploadpack|receivepack)$/;
+/** Where a fetch or push goes: a remote's URLs, and the rewrites of URLs. */
+const WHERE_KEY = /^remote\..+\.(url|pushurl)$|^url\..+\.(insteadof|pushinsteadof)$/;
 
 /**
  * The `-c` pairs that put back every transport setting (TRANSPORT_KEYS but the pack programs) whose value in effect
@@ -46,7 +48,7 @@ const PACK_KEY = /^remote\.(.+)\.(uploadpack|receivepack)$/;
  * credential helpers are a list git runs in order: an empty helper empties it, and the person's are named again.
  */
 export function inertTransportArgs(entries: readonly ConfigEntry[], fromTree: (origin: string | null) => boolean, env: NodeJS.ProcessEnv): string[] {
-  const mine = entries.filter((e) => TRANSPORT_KEY.test(e.key) && !PACK_KEY.test(e.key) && !e.key.includes('='));
+  const mine = entries.filter((e) => TRANSPORT_KEY.test(e.key) && !PACK_KEY.test(e.key) && !WHERE_KEY.test(e.key) && !e.key.includes('='));
   const args: string[] = [];
   const helpers = mine.filter((e) => /^credential\.(.+\.)?helper$/.test(e.key));
   if (helpers.some((e) => fromTree(e.origin))) {
@@ -100,4 +102,26 @@ export function withPackPrograms(args: readonly string[], programs: PackPrograms
   const program = [...programs].find(([remote, p]) => p[kind] !== undefined && rest.includes(remote))?.[1][kind];
   if (program === undefined) return [...args];
   return [...args.slice(0, at + 1), `--${kind === 'uploadpack' ? 'upload-pack' : 'receive-pack'}=${program}`, ...rest];
+}
+
+/**
+ * The settings from the working tree that say where a fetch or push goes (`remote.origin.pushurl`, a
+ * `url.<base>.pushInsteadOf`), each as "key set in file". No `-c` takes one back (git adds every URL to a list, and
+ * the longest rewrite wins), so a command that talks to a remote is refused while one is there (refusedTransport):
+ * a pushurl an agent committed sent the daemon's pushes, with the person's credentials, where the agent chose.
+ */
+export function destinationsFromTree(entries: readonly ConfigEntry[], fromTree: (origin: string | null) => boolean): string[] {
+  return entries.filter((e) => WHERE_KEY.test(e.key) && fromTree(e.origin)).map((e) => `${e.key} set in ${e.origin}`);
+}
+
+const TALKS_TO_A_REMOTE = new Set(['fetch', 'push', 'pull', 'ls-remote']);
+
+/** Why `args` (a git command line) may not run with those settings (destinationsFromTree); null when it may. */
+export function refusedTransport(args: readonly string[], destinations: readonly string[]): string | null {
+  if (!destinations.length) return null;
+  let at = 0;
+  while (at < args.length && args[at]!.startsWith('-')) at += args[at] === '-c' || args[at] === '-C' ? 2 : 1;
+  const command = args[at] ?? '';
+  if (!TALKS_TO_A_REMOTE.has(command)) return null;
+  return `${destinations.join(', ')}, a file of the working tree (agents' merges change it), would choose where git ${command} goes: Maestro does not fetch or push until it is gone. Remove the setting from that file, or the include that reads it (git config --unset include.path)`;
 }

@@ -24,7 +24,7 @@ const noting = (log: string, name: string, then = 'exit 1') => `#!/bin/sh\necho 
  * A shared remote whose main holds, as an agent's merged work would, a `.gitconfig` naming its own scripts for
  * every transport setting, and the daemon's clone of it that includes that file. Returns what the scripts ran into.
  */
-async function cloneIncludingTheTree() {
+async function cloneIncludingTheTree(more: string[] = []) {
   const log = join(tempDir('maestro-ran-'), 'ran');
   const work = makeRepo();
   const remote = join(tempDir('maestro-remote-'), 'remote.git');
@@ -58,6 +58,7 @@ async function cloneIncludingTheTree() {
       '\thelper = !sh tools/cred.sh',
       '[protocol]',
       '\tallow = always',
+      ...more,
       '',
     ].join('\n'),
   );
@@ -124,5 +125,18 @@ describe("settings that name a program git runs for a remote, from a file of the
     );
     expect(err?.message).toMatch(/transport 'ext' not allowed/);
     expect(ran(log)).toEqual([]);
+  });
+
+  it("refuses a push whose destination a file of the working tree sets: nothing goes to the agent's place or the remote", async () => {
+    const elsewhere = join(tempDir('maestro-elsewhere-'), 'elsewhere.git');
+    git(tempDir('maestro-init-'), 'init', '-q', '--bare', elsewhere);
+    const { project, repos, clone, remote } = await cloneIncludingTheTree(['[remote "origin"]', `\tpushurl = ${elsewhere}`]);
+    git(clone, 'checkout', '-q', '-b', 'task/t2');
+    git(clone, 'commit', '-q', '--allow-empty', '-m', 'work');
+    await expect(repos.pushBranch(project, clone, 'task/t2', async () => true)).rejects.toThrow(
+      /remote\.origin\.pushurl set in .*\.gitconfig, a file of the working tree.*would choose where git push goes/,
+    );
+    expect(git(elsewhere, 'for-each-ref')).toBe('');
+    expect(git(remote, 'for-each-ref', 'refs/heads/task')).toBe('');
   });
 });
