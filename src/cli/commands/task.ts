@@ -10,6 +10,7 @@ import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/st
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, type TaskStatus } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, pickProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
+import { attentionAdvice } from './attentionAdvice.js';
 import { claimLine } from './claimLine.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
@@ -182,10 +183,12 @@ function taskShow(task: Command, ctx: CliContext): void {
       const elsewhereClaim = answer.claimedElsewhere ? `${claimLine(answer.claimedElsewhere, answer.task.status)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
       const conflict = answer.mergeConflict ? `${mergeConflictAdvice(answer.task, answer.mergeConflict)}\n\n` : '';
+      // Any other stop: how to see why, and the ways out (said last, as a gate's commands are).
+      const attention = refused || conflict ? null : attentionAdvice(answer.task, answer.runs.length > 0);
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
       const gate = gateNext(answer.task);
       const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + (gate ? `\n\n${gate}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
     }),
   );
 }
