@@ -8,6 +8,7 @@
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { readHomeDaemonUrl } from '../config/home.js';
 import { MaestroError } from '../core/errors.js';
 import { acquireLockFile, isStaleLock, readLockFile, type LockRecord } from '../lib/lockFile.js';
 
@@ -24,9 +25,16 @@ export interface HomeLock {
   release(): void;
 }
 
+/**
+ * Says where the running daemon answers (a second `npm start` mostly wants its board) and how to stop it: there is
+ * no `maestro stop`, and "Stop it" alone left a person looking for one. `kill` only for a daemon on this host.
+ */
 function inUse(home: string, path: string, holder: LockRecord): MaestroError {
   const startedAt = typeof holder.startedAt === 'number' ? new Date(holder.startedAt).toISOString() : 'at an unknown time';
-  return new MaestroError('HOME_IN_USE', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}. Stop it, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
+  const url = readHomeDaemonUrl(home);
+  const serves = url ? ` It answers at ${url} (the CLI finds it from the home).` : '';
+  const kill = holder.host === hostname() ? ` (Ctrl-C in its terminal, or kill ${holder.pid}: either lets its running stages finish)` : ` (on ${holder.host})`;
+  return new MaestroError('HOME_IN_USE', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}.${serves} To start this one, stop that one first${kill}, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
 }
 
 /**
