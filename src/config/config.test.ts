@@ -149,12 +149,28 @@ describe('a key config.json does not take', () => {
     } catch (err) {
       said = (err as Error).message;
     }
-    const takes = /^.*config\.json: \(root\): Unrecognized key: "prt" \(it takes (.+)\)$/.exec(said);
+    const takes = /^.*config\.json: \(root\): Unrecognized key: "prt" \(did you mean port\? it takes (.+)\)$/.exec(said);
     expect(takes, said).not.toBeNull();
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
     const sentence = /`config\.json` accepts ([\s\S]+?); unknown keys are/.exec(readme)![1]!;
     const documented = [...sentence.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort();
     expect(documented).toEqual(takes![1]!.split(', ').sort());
+  });
+});
+
+describe('a misspelt key of config.json', () => {
+  it('is said with the key it is nearest to, a letter or two away; a key near none gets the list alone', () => {
+    const refusal = (file: Record<string, unknown>) => {
+      try {
+        resolveConfig({ home: home(file) }, {});
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal({ maxConcurentRuns: 2 })).toMatch(/: \(root\): Unrecognized key: "maxConcurentRuns" \(did you mean maxConcurrentRuns\? it takes name, host, port, /);
+    expect(refusal({ MaxConcurrentRuns: 2, warmWorker: 1 })).toMatch(/Unrecognized keys: "MaxConcurrentRuns", "warmWorker" \(did you mean maxConcurrentRuns for MaxConcurrentRuns, warmWorkers for warmWorker\? it takes /);
+    expect(refusal({ colour: 'blue' })).toMatch(/Unrecognized key: "colour" \(it takes name, host, /);
   });
 });
 

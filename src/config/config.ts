@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { notJsonMessage } from '../lib/jsonError.js';
+import { unknownKeysIssueNote } from '../lib/unknownKeys.js';
 import { NotRegularFile, readRegularFile } from '../lib/regularFile.js';
 import { redactUrl } from '../core/redact.js';
 import { DEFAULTS, LOG_LEVELS } from './defaults.js';
@@ -119,9 +120,8 @@ function readConfigFile(path: string): FileConfig {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     // Every problem at once, not the first alone: a config with three took three starts to come right.
-    // A misspelt key is said with the ones there are (`prt`: port).
-    const takes = ` (it takes ${Object.keys(fileSchema.shape).join(', ')})`;
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}${issue.code === 'unrecognized_keys' && issue.path.length === 0 ? takes : ''}`);
+    // A misspelt key is said with the nearest one and the ones there are (`prt`: did you mean port?).
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}${unknownKeysIssueNote(fileSchema, issue)}`);
     throw new MaestroError('CONFIG_INVALID', `${path}: ${problems.join('; ')}`);
   }
   return parsed.data;

@@ -64,7 +64,15 @@ describe('.maestro/config.json', () => {
   it('says what a check command is and which keys the file takes, when one is wrong', () => {
     const { repo, file } = repoWith(JSON.stringify({ limts: { maxDiffLines: 3 }, checks: { test: 5 } }));
     expect(() => loadProjectConfig(repo)).toThrow(
-      `${file}: (root): Unrecognized key: "limts" (it takes checks, limits, models, mergeStrategy); checks.test: a command line (a string) or its argv (a list of strings)`,
+      `${file}: (root): Unrecognized key: "limts" (did you mean limits? it takes checks, limits, models, mergeStrategy); checks.test: a command line (a string) or its argv (a list of strings)`,
+    );
+  });
+
+  it('says the nearest key and the keys a nested object takes, for a misspelt limit or model tier; none for a name near nothing', () => {
+    const { repo, file } = repoWith(JSON.stringify({ limits: { maxDifLines: 10 }, models: { hrd: 'opus', fastest: 'haiku' } }));
+    expect(() => loadProjectConfig(repo)).toThrow(
+      `${file}: limits: Unrecognized key: "maxDifLines" (did you mean maxDiffLines? it takes divergenceCommits, divergenceFiles, maxDiffFiles, maxDiffLines, maxFileBytes, reviewRounds, maxSubtasks, agentTimeoutMs, checkTimeoutMs, clarifyTimeoutMs); ` +
+        `models: Unrecognized keys: "hrd", "fastest" (did you mean hard for hrd? it takes hard, medium, easy)`,
     );
   });
 

@@ -15,6 +15,7 @@ import { yaml, yamlErrorWhere } from '../lib/yaml.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 import { notJsonMessage } from '../lib/jsonError.js';
+import { unknownKeysIssueNote } from '../lib/unknownKeys.js';
 import { checkSchema, limitsSchema, modelTiersSchema, type CheckConfig, type Limits } from './protocol/job.js';
 
 /**
@@ -123,9 +124,8 @@ export function loadProjectConfig(repoPath: string): ProjectConfig {
   const checks = parseChecks(parsed.success ? parsed.data.checks : rawChecks, utf8);
   const models = utf8 ? [] : Object.entries(parsed.data?.models ?? {}).flatMap(([tier, model]) => notUtf8(`models.${tier}`, model));
   if (!parsed.success || checks.problems.length || models.length) {
-    // A misspelt key is said with the ones there are (`limts`: limits).
-    const takes = (i: z.core.$ZodIssue) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? ` (it takes ${Object.keys(projectConfigSchema.shape).join(', ')})` : '');
-    const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}${takes(i)}`) ?? []), ...checks.problems, ...models];
+    // A misspelt key is said with the nearest one and the ones there are (`limts`: did you mean limits?), nested ones too.
+    const problems = [...(parsed.error?.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}${unknownKeysIssueNote(projectConfigSchema, i)}`) ?? []), ...checks.problems, ...models];
     throw new MaestroError('CONFIG_INVALID', `${source}: ${problems.join('; ')}`, { details: { file: source, problems } });
   }
   const c = parsed.data;

@@ -25,7 +25,7 @@ import { privateIndexDir, resolveWorkflowRoot, workspaceFindings, type ResolveRo
 import { searchIndex, type SearchOptions, type SearchResponse } from './search/search.js';
 import { mixCode, type MixedResponse } from './search/mixedResponse.js';
 import type { Finding } from './format/specParser.js';
-import { editDistance } from './format/text.js';
+import { editDistance } from '../lib/editDistance.js';
 import { wikiRootFor, wikiSource } from './format/wikiSource.js';
 import { resolveProjectSlug } from './format/wiki/paths.js';
 import { createSyncThrottle, type SyncThrottle } from './syncThrottle.js';

@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { autoApprovalSentence } from '../../core/autoApproval.js';
 import { MaestroError } from '../../core/errors.js';
+import { unknownKeysIssueNote } from '../../lib/unknownKeys.js';
 import type { Project } from '../../core/types.js';
 import { providerConfigSchema } from '../../executor/protocol/job.js';
 import type { ApiClient } from '../../api/client.js';
@@ -80,7 +81,8 @@ function scriptFile(path: string, repoPath?: string): string {
 export function checkProvider(provider: unknown, hint = ''): void {
   const parsed = providerConfigSchema.safeParse(provider);
   if (parsed.success) return;
-  const problems = parsed.error.issues.map((i) => `${['provider', ...i.path].join('.')}: ${i.message}`);
+  // A misspelt key with the nearest one a provider takes (`scrpt`: did you mean script?); not the list, which depends on its kind.
+  const problems = parsed.error.issues.map((i) => `${['provider', ...i.path].join('.')}: ${i.message}${unknownKeysIssueNote(providerConfigSchema, i, false)}`);
   throw new MaestroError('BAD_INPUT', `Invalid provider: ${problems.join('; ')}. Nothing was saved.${hint}`, { details: { problems } });
 }
 
