@@ -208,8 +208,9 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await card.getByText('Resolved: No rule covers shutdown order yet.').waitFor();
     await shot('11-knowledge-review');
     await card.getByRole('button', { name: 'Promote' }).click();
-    await page.getByTestId('review-note').getByText(/^Promoted as S-\d{8}-[a-f0-9]{16}\.$/).waitFor();
-    const promotedId = (await page.getByTestId('review-note').textContent())!.replace(/^Promoted as |\.$/g, '');
+    // The demo's own checkout: written there, not committed, as the note says.
+    await page.getByTestId('review-note').getByText(/^Promoted as S-\d{8}-[a-f0-9]{16}\. Written to \.workflow\/ in .+, not committed: commit it there/).waitFor();
+    const promotedId = /^Promoted as (S-\d{8}-[a-f0-9]{16})\./.exec((await page.getByTestId('review-note').textContent())!)![1]!;
     const specs = readdirSync(join(root.workflowDir, 'specs')).map((f) => readFileSync(join(root.workflowDir, 'specs', f), 'utf8')).join('\n');
     expect(specs).toContain(rule);
     expect(specs).toContain(promotedId);

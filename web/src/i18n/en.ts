@@ -131,7 +131,7 @@ export const en = {
     receipt: 'Receipt', disposition: 'Disposition', eligibility: 'Eligibility', promotesText: 'The text a promote writes', candidateFrom: 'From run {{run}} ({{kind}}){{category}}', noMatches: 'No similar knowledge.', inputs: 'Knowledge this session used',
     reconcile: 'Reconcile', reconcileHint: 'Some receipts are missing or stale; reconcile them before resolving or promoting.',
     resolveAs: 'Resolve as', target: 'Target', reason: 'Reason', resolve: 'Resolve', needReason: 'Say why: a reason is required.', needTarget: 'Pick the knowledge it relates to.',
-    promote: 'Promote', resolvedAs: 'Resolved: {{reason}}', promoted: 'Promoted as {{ids}}.', notPromoted: 'Not promoted: {{why}}', done: 'Done.',
+    promote: 'Promote', resolvedAs: 'Resolved: {{reason}}', promoted: 'Promoted as {{ids}}.', notCommitted: 'Written to .workflow/ in {{folder}}, not committed: commit it there (git status lists the files) for the team and later agents to share it.', notPromoted: 'Not promoted: {{why}}', done: 'Done.',
     as: { duplicate: 'duplicate', related: 'related', conflict: 'conflict', supersede: 'supersedes it', unique: 'unique' },
     receiptState: { missing: 'missing', stale: 'stale', fresh: 'fresh' },
     dispositionName: { unique: 'unique', exact_duplicate: 'exact duplicate', semantic_duplicate: 'near duplicate', extends: 'extends', related: 'related', potential_conflict: 'possible conflict', supersede_candidate: 'may supersede' },

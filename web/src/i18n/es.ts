@@ -106,7 +106,7 @@ export const es: Dictionary = {
     receipt: 'Recibo', disposition: 'Dictamen', eligibility: 'Elegibilidad', promotesText: 'El texto que escribe la promoción', candidateFrom: 'De la ejecución {{run}} ({{kind}}){{category}}', noMatches: 'No hay conocimiento parecido.', inputs: 'Conocimiento que usó esta sesión',
     reconcile: 'Reconciliar', reconcileHint: 'Faltan recibos o están desactualizados; reconcílialos antes de resolver o promover.',
     resolveAs: 'Resolver como', target: 'Destino', reason: 'Motivo', resolve: 'Resolver', needReason: 'Di por qué: el motivo es obligatorio.', needTarget: 'Elige el conocimiento con el que se relaciona.',
-    promote: 'Promover', resolvedAs: 'Resuelto: {{reason}}', promoted: 'Promovido como {{ids}}.', notPromoted: 'No promovido: {{why}}', done: 'Hecho.',
+    promote: 'Promover', resolvedAs: 'Resuelto: {{reason}}', promoted: 'Promovido como {{ids}}.', notCommitted: 'Escrito en .workflow/ de {{folder}}, sin commit: haga commit allí (git status lista los archivos) para que el equipo y los agentes siguientes lo compartan.', notPromoted: 'No promovido: {{why}}', done: 'Hecho.',
     as: { duplicate: 'duplicado', related: 'relacionado', conflict: 'conflicto', supersede: 'lo reemplaza', unique: 'único' },
     receiptState: { missing: 'falta', stale: 'desactualizado', fresh: 'al día' },
     dispositionName: { unique: 'único', exact_duplicate: 'duplicado exacto', semantic_duplicate: 'casi duplicado', extends: 'amplía', related: 'relacionado', potential_conflict: 'posible conflicto', supersede_candidate: 'podría reemplazar' },

@@ -106,7 +106,7 @@ export const fr: Dictionary = {
     receipt: 'Reçu', disposition: 'Verdict', eligibility: 'Éligibilité', promotesText: 'Le texte qu’écrit la promotion', candidateFrom: 'De l’exécution {{run}} ({{kind}}){{category}}', noMatches: 'Aucune connaissance semblable.', inputs: 'Connaissances utilisées par cette session',
     reconcile: 'Réconcilier', reconcileHint: 'Des reçus manquent ou sont périmés ; réconciliez-les avant de résoudre ou de promouvoir.',
     resolveAs: 'Résoudre comme', target: 'Cible', reason: 'Motif', resolve: 'Résoudre', needReason: 'Dites pourquoi : le motif est obligatoire.', needTarget: 'Choisissez la connaissance concernée.',
-    promote: 'Promouvoir', resolvedAs: 'Résolu : {{reason}}', promoted: 'Promu sous {{ids}}.', notPromoted: 'Non promu : {{why}}', done: 'Terminé.',
+    promote: 'Promouvoir', resolvedAs: 'Résolu : {{reason}}', promoted: 'Promu sous {{ids}}.', notCommitted: 'Écrit dans .workflow/ de {{folder}}, sans commit : committez-le là (git status liste les fichiers) pour que l’équipe et les agents suivants le partagent.', notPromoted: 'Non promu : {{why}}', done: 'Terminé.',
     as: { duplicate: 'doublon', related: 'liée', conflict: 'conflit', supersede: 'la remplace', unique: 'unique' },
     receiptState: { missing: 'absent', stale: 'périmé', fresh: 'à jour' },
     dispositionName: { unique: 'unique', exact_duplicate: 'doublon exact', semantic_duplicate: 'quasi-doublon', extends: 'étend', related: 'liée', potential_conflict: 'conflit possible', supersede_candidate: 'pourrait remplacer' },

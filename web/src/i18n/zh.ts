@@ -106,7 +106,7 @@ export const zh: Dictionary = {
     receipt: '回执', disposition: '判定', eligibility: '可晋升性', promotesText: '晋升时写入的文本', candidateFrom: '来自运行 {{run}}（{{kind}}）{{category}}', noMatches: '没有相似的知识。', inputs: '本会话使用的知识',
     reconcile: '重新核对', reconcileHint: '部分回执缺失或已过期；请先重新核对，再处理或晋升。',
     resolveAs: '处理为', target: '目标', reason: '理由', resolve: '确认处理', needReason: '请说明理由：理由为必填项。', needTarget: '请选择相关的知识条目。',
-    promote: '晋升', resolvedAs: '已处理：{{reason}}', promoted: '已晋升为 {{ids}}。', notPromoted: '未晋升：{{why}}', done: '完成。',
+    promote: '晋升', resolvedAs: '已处理：{{reason}}', promoted: '已晋升为 {{ids}}。', notCommitted: '已写入 {{folder}} 的 .workflow/，尚未提交：请在那里提交（git status 会列出这些文件），团队和后续代理才能共享。', notPromoted: '未晋升：{{why}}', done: '完成。',
     as: { duplicate: '重复', related: '相关', conflict: '冲突', supersede: '取代它', unique: '独立' },
     receiptState: { missing: '缺失', stale: '过期', fresh: '最新' },
     dispositionName: { unique: '独立', exact_duplicate: '完全重复', semantic_duplicate: '近似重复', extends: '扩展', related: '相关', potential_conflict: '可能冲突', supersede_candidate: '可能取代' },

@@ -156,6 +156,24 @@ describe('KnowledgeScreen', () => {
     expect((await screen.findByTestId('review-note')).textContent).toBe('Resolved: KDC-0123456789abcdef → related');
   });
 
+  it("says a promotion in the project's own checkout was written, not committed, and where; not for a shared remote's, which is pushed", async () => {
+    const promotion = { schema: 'knowledge-promotion-result/1.0', session_id: 'task-1', promoted: [{ candidate_id: 'KDC-0123456789abcdef', target: 'spec', promoted_id: 'S-20261207-0123456789abcdef', outcome: 'created', supersedes: null }], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
+    const project = { id: 'p1', name: 'mathlib', repoPath: '/src/mathlib', config: {}, createdAt: 0, updatedAt: 0, archivedAt: null };
+    for (const [config, said] of [
+      [{}, 'Promoted as S-20261207-0123456789abcdef. Written to .workflow/ in /src/mathlib, not committed: commit it there (git status lists the files) for the team and later agents to share it.'],
+      [{ remote: '/srv/git/mathlib.git' }, 'Promoted as S-20261207-0123456789abcdef.'],
+    ] as const) {
+      useProjects.setState({ projects: [{ ...project, config }], selectedId: 'p1' });
+      serve({ '/api/knowledge/review': queue(candidate()), 'POST /api/knowledge/review/task-1/promote': promotion });
+      render(<KnowledgeScreen view="review" />);
+      await screen.findByRole('region', { name: '<i>Queues</i> drain first' });
+      fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
+      await waitFor(() => expect(screen.getByTestId('review-note').textContent).toBe(said));
+      cleanup();
+    }
+    useProjects.setState({ projects: [], selectedId: 'p1' });
+  });
+
   it("says a rejected version's candidates come from it, in every language, after the current version's", async () => {
     const current = queue(candidate()).sessions[0]!;
     const rejected = { ...current, session_id: 'task-0', review: { ...current.review, session_id: 'task-0', superseded: { task_id: 't0', version: 1, cause: 'rejected', gate: 'exec_review', reason: 'wrong <b>queue</b>', who: 'ana', at: '2026-12-01T00:00:00.000Z', superseded_by: { task_id: 't1', version: 2, session_id: 'task-1' } } } };

@@ -5,6 +5,7 @@ import { knowledge, RESOLVE_AS, type ReviewCandidate } from '../../api/knowledge
 import { visible } from '../../components/hiddenChars.js';
 import styles from '../Screens.module.css';
 import { entryLink } from './common.js';
+import { useProjects } from '../../stores/projects.js';
 
 export function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: string; sessionId: string; c: ReviewCandidate; onChanged(note: string): void }) {
   const { t } = useTranslation();
@@ -78,6 +79,7 @@ function ResolveForm({ projectId, sessionId, c, onChanged }: { projectId: string
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const project = useProjects((s) => s.projects.find((p) => p.id === projectId));
   const open = c.status === 'pending' || c.status === 'draft';
   const canPromote = c.status === 'pending' && c.receipt === 'fresh' && c.promotion_eligibility === 'eligible';
   const resolve = async (e: FormEvent) => {
@@ -102,7 +104,9 @@ function ResolveForm({ projectId, sessionId, c, onChanged }: { projectId: string
       const r = await knowledge.promote(projectId, sessionId, { candidates: [c.candidate_id] });
       const ids = [...r.promoted.map((p) => p.promoted_id), ...r.already_promoted.map((p) => p.promoted_id ?? p.candidate_id)];
       const why = [...r.skipped_review_required, ...r.skipped_suppressed, ...r.skipped_blocked.map((b) => `${b.candidate_id}: ${b.reason}`)];
-      onChanged(ids.length ? t('knowledge.promoted', { ids: ids.join(', ') }) : t('knowledge.notPromoted', { why: why.join('; ') }));
+      // In a project's own checkout the entry is written, not committed (a shared remote's promotion is pushed): as the CLI says.
+      const written = r.promoted.length && project && typeof project.config.remote !== 'string' ? ` ${t('knowledge.notCommitted', { folder: visible(project.repoPath) })}` : '';
+      onChanged(ids.length ? `${t('knowledge.promoted', { ids: ids.join(', ') })}${written}` : t('knowledge.notPromoted', { why: why.join('; ') }));
     } catch (err) {
       setError((err as Error).message);
     } finally {
