@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } f
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MaestroError } from '../core/errors.js';
 import { acquireLockFile } from '../lib/lockFile.js';
 
@@ -163,9 +163,23 @@ export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = 
     const path = req.url.split('?')[0]!;
     // The API's own 404, through the one error handler.
     if (path === '/api' || path.startsWith('/api/')) throw new MaestroError('NOT_FOUND', `No route GET ${path}.`);
+    // A file of a build made since the daemon started (another `maestro serve` of this checkout, `npm run build:web`,
+    // a test run) has no route of its own: it is served from disk, as the index.html that names it is. A missing one
+    // is a 404: the page's HTML, answered for its script, left the board blank without a word until a restart.
+    if (path.startsWith('/assets/')) return sendAsset(reply, dist, path);
     reply.header('cache-control', 'no-cache');
     return reply.sendFile('index.html', dist);
   });
+}
+
+/** `/assets/<name>` from the build on disk now (names carry a content hash: cached for good), or a 404. */
+function sendAsset(reply: FastifyReply, dist: string, path: string): FastifyReply {
+  const name = path.slice('/assets/'.length);
+  if (!/^[\w-][\w.-]*$/.test(name) || !statSync(join(dist, 'assets', name), { throwIfNoEntry: false })?.isFile()) {
+    throw new MaestroError('NOT_FOUND', `No file ${path} in the web board's build (${dist}): it was rebuilt since this page loaded; reload the page.`);
+  }
+  reply.header('cache-control', 'public, max-age=31536000, immutable');
+  return reply.sendFile(join('assets', name), dist);
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The daemon serves the built board at `/`, index.html for other app paths, and JSON 404s under /api. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boardUnavailableRoutes, webRoutes } from '../../src/api/web.js';
@@ -40,6 +40,26 @@ describe('webRoutes', () => {
     expect(api.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/no-such-route.' } });
     // The API still answers beside it.
     expect((await d.app.inject({ method: 'GET', url: '/api/health' })).json()).toMatchObject({ ok: true, conditions: [] });
+  });
+
+  it('serves the files of a build made after it started (the index.html it serves names them), and a missing asset is a 404, not the page', async () => {
+    const dist = fakeDist();
+    d = await startTestDaemon({}, { noOrchestrator: true, plugins: [(app) => webRoutes(app, { dist })] });
+    // Another `maestro serve` or `npm run build:web` of the checkout rebuilds web/dist: new names, the old ones gone.
+    writeFileSync(join(dist, 'assets', 'index-def456.js'), 'console.log(2)');
+    rmSync(join(dist, 'assets', 'index-abc123.js'));
+    writeFileSync(join(dist, 'index.html'), '<!doctype html><title>board 2</title><script type="module" src="/assets/index-def456.js"></script>');
+    expect((await d.app.inject({ method: 'GET', url: '/' })).body).toContain('/assets/index-def456.js');
+    const rebuilt = await d.app.inject({ method: 'GET', url: '/assets/index-def456.js' });
+    expect([rebuilt.statusCode, rebuilt.body]).toEqual([200, 'console.log(2)']);
+    // A script, as a module script must be (the page's HTML in its place is refused by the browser: a blank board).
+    expect(rebuilt.headers['content-type']).toMatch(/^(application|text)\/javascript/);
+    expect(rebuilt.headers['cache-control']).toContain('immutable');
+    for (const url of ['/assets/index-zzz999.js', '/assets/%2e%2e%2findex.html', '/assets/.hidden']) {
+      const missing = await d.app.inject({ method: 'GET', url });
+      expect(missing.statusCode, url).toBe(404);
+      expect(missing.headers['content-type'], url).toContain('application/json');
+    }
   });
 
   it('refuses to start on a missing build, naming the file', async () => {
