@@ -61,6 +61,34 @@ describe('creating a task from the board', () => {
     expect(screen.queryByRole('form', { name: 'New task' })).toBeNull();
   });
 
+  it('sends the tasks it waits for, picked by title, so it is created waiting (Edit after creation came too late: a ready task is claimed within a tick)', async () => {
+    const sent: unknown[] = [];
+    const median = makeTask({ projectId: 'p1', title: 'Add median', status: 'plan_review' });
+    const created = makeTask({ projectId: 'p1', title: 'Add variance', deps: [median.id] });
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      if (url === '/api/tasks' && init?.method === 'POST') {
+        sent.push(JSON.parse(String(init.body)));
+        return new Response(JSON.stringify({ task: created }), { status: 201 });
+      }
+      return new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'no route' } }), { status: 404 });
+    });
+    showBoard();
+    useTasks.getState().upsert(median);
+    fireEvent.click(screen.getByRole('button', { name: 'New task' }));
+    const form = screen.getByRole('form', { name: 'New task' });
+    fireEvent.change(within(form).getByLabelText('Title'), { target: { value: 'Add variance' } });
+    expect(within(form).getByText('It waits for no task.')).toBeTruthy();
+    const box = within(form).getByLabelText('Add a dependency');
+    fireEvent.change(box, { target: { value: 'medi' } });
+    fireEvent.keyDown(box, { key: 'ArrowDown' });
+    fireEvent.keyDown(box, { key: 'Enter' }); // picks the task; does not submit the form
+    expect(sent).toEqual([]);
+    expect(within(form).getByRole('button', { name: 'Remove the dependency on Add median' })).toBeTruthy();
+    fireEvent.click(within(form).getByRole('button', { name: 'Create' }));
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent).toEqual([{ projectId: 'p1', title: 'Add variance', priority: 1, complexity: 'medium', deps: [median.id] }]);
+  });
+
   it('is not offered for an archived project (it takes no new work)', () => {
     showBoard({ ...project, archivedAt: 5 });
     expect(screen.queryByRole('button', { name: 'New task' })).toBeNull();

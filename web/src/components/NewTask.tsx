@@ -1,7 +1,8 @@
 /**
  * Create a task in the selected project from the board (POST /api/tasks, as `maestro task create`): a title,
- * what it should do, a priority and a complexity; the rest (dependencies, owned files, …) is set afterwards by
- * Edit in its detail. The new task is put on the board at once and opened; a refusal is said under the form in the
+ * what it should do, a priority, a complexity and the tasks it waits for; the rest (owned files, …) is set
+ * afterwards by Edit in its detail. The dependencies are given here, not by Edit: a ready task is claimed within a
+ * tick, so one made without them had started before Edit could add them. The new task is put on the board at once and opened; a refusal is said under the form in the
  * person's language, the form kept. Not offered for an archived project, which takes no new work.
  */
 import { useState, type FormEvent } from 'react';
@@ -11,6 +12,7 @@ import { COMPLEXITIES, PRIORITIES, type Task } from '../api/types.js';
 import { useProjects } from '../stores/projects.js';
 import { navigate } from '../stores/route.js';
 import { useTasks } from '../stores/tasks.js';
+import { DepsField } from './detail/EditFields.js';
 import { errorText } from './reasons.js';
 import styles from './Board.module.css';
 
@@ -19,9 +21,10 @@ interface Draft {
   spec: string;
   priority: Task['priority'];
   complexity: Task['complexity'];
+  deps: string[];
 }
 
-const EMPTY: Draft = { title: '', spec: '', priority: 1, complexity: 'medium' };
+const EMPTY: Draft = { title: '', spec: '', priority: 1, complexity: 'medium', deps: [] };
 
 export function NewTask() {
   const { t, i18n } = useTranslation();
@@ -41,7 +44,7 @@ export function NewTask() {
     setRefusal(null);
     try {
       const spec = draft.spec.trim();
-      const { task } = await api.createTask({ projectId: project.id, title, ...(spec ? { spec } : {}), priority: draft.priority, complexity: draft.complexity });
+      const { task } = await api.createTask({ projectId: project.id, title, ...(spec ? { spec } : {}), priority: draft.priority, complexity: draft.complexity, ...(draft.deps.length ? { deps: draft.deps } : {}) });
       useTasks.getState().upsert(task);
       setDraft(null);
       navigate({ name: 'board', taskId: task.id });
@@ -78,6 +81,7 @@ export function NewTask() {
           <option key={c} value={c}>{t(`complexity.${c}`)}</option>
         ))}
       </select>
+      <DepsField taskId="" deps={draft.deps} onChange={(deps) => set('deps', deps)} inputId="new-dep" />
       <span />
       <span className={styles.newTaskButtons}>
         <button type="submit" disabled={busy || !title}>

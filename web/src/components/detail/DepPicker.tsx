@@ -146,7 +146,8 @@ function useDepCombobox(taskId: string, deps: string[], tasks: Record<string, Ta
   return { query, open, active, waiting, shown, more, expanded, activeId, close, choose, type, onKeyDown };
 }
 
-export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps: string[]; tasks: Record<string, TaskSummary>; onAdd(id: string): void }) {
+/** `inputId`: the box's id, for its label (the new-task form and a task's edit form may be open at once). */
+export function DepPicker({ taskId, deps, tasks, onAdd, inputId = 'edit-dep' }: { taskId: string; deps: string[]; tasks: Record<string, TaskSummary>; onAdd(id: string): void; inputId?: string }) {
   const { t } = useTranslation();
   const base = useId();
   const listId = `${base}-options`;
@@ -157,9 +158,9 @@ export function DepPicker({ taskId, deps, tasks, onAdd }: { taskId: string; deps
 
   return (
     <div className={styles.picker}>
-      <label htmlFor="edit-dep">{t('edit.addDep')}</label>
+      <label htmlFor={inputId}>{t('edit.addDep')}</label>
       <input
-        id="edit-dep"
+        id={inputId}
         className={styles.wide}
         role="combobox"
         aria-autocomplete="list"

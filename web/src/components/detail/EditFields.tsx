@@ -66,8 +66,9 @@ export function EditFields({ taskId, draft, onChange }: { taskId: string; draft:
  * The tasks this one waits for, each with a button that drops it, and a box to find and add another among the
  * project's tasks (DepPicker, which says which it offers: a task that waits for this one it shows disabled, as
  * it would close a cycle). A cycle through a task the board has not loaded only the daemon sees; it refuses the save.
+ * The new-task form uses it too, with no task yet (`taskId` ''): nothing waits for a task not made.
  */
-function DepsField({ taskId, deps, onChange }: { taskId: string; deps: string[]; onChange(deps: string[]): void }) {
+export function DepsField({ taskId, deps, onChange, inputId }: { taskId: string; deps: string[]; onChange(deps: string[]): void; inputId?: string }) {
   const { t } = useTranslation();
   const byId = useTasks((s) => s.byId);
   const name = (id: string) => (byId[id] ? visible(byId[id].title) : id);
@@ -88,7 +89,7 @@ function DepsField({ taskId, deps, onChange }: { taskId: string; deps: string[];
       ) : (
         <p className={styles.muted}>{t('edit.noDeps')}</p>
       )}
-      <DepPicker taskId={taskId} deps={deps} tasks={byId} onAdd={(id) => onChange([...deps, id])} />
+      <DepPicker taskId={taskId} deps={deps} tasks={byId} onAdd={(id) => onChange([...deps, id])} inputId={inputId} />
     </fieldset>
   );
 }
