@@ -88,6 +88,10 @@ describe('maestro CLI without a daemon', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'title'");
     expect((await cli(['task', 'list', '--status', 'sleeping'])).code).toBe(2);
+    // A misspelt status with the one it is nearest to, as commander says of a misspelt option.
+    const typo = await cli(['task', 'list', '--status', 'ready,doen']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("argument 'ready,doen' is invalid. unknown status doen (did you mean done?); statuses are ready, queued,");
     // With --json a script gets the usual error object on stdout, not commander's text.
     const jsonUsage = await cli(['task', 'create', '--json']);
     expect(jsonUsage.code).toBe(2);

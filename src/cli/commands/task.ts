@@ -21,6 +21,7 @@ import { SHOWN_ITEMS, shortList } from './shortList.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
 import { hangingIndent, oneLine, visible } from '../../lib/visible.js';
+import { nearestKey } from '../../lib/unknownKeys.js';
 import { actOnNewest, describeEvidence, fetchEvidence, newestVersion, parseComment, registerDiff } from './taskReview.js';
 import type { CancelResponse, RejectResponse, RunMessageResponse, TaskDetail, TaskResponse } from '../../api/wire/responses.js';
 import type { CliContext } from '../context.js';
@@ -28,7 +29,10 @@ import type { CliContext } from '../context.js';
 function parseStatuses(value: string): string[] {
   const statuses = list(value);
   const bad = statuses.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
-  if (bad.length) throw new InvalidArgumentError(`unknown status ${bad.join(', ')}; statuses are ${TASK_STATUSES.join(', ')}.`);
+  // A misspelt one with the status it is nearest to (`doen`: did you mean done?), as a misspelt option is.
+  const meant = bad.flatMap((b) => nearestKey(b, TASK_STATUSES) ?? []);
+  const hint = meant.length ? ` (did you mean ${meant.join(', ')}?)` : '';
+  if (bad.length) throw new InvalidArgumentError(`unknown status ${bad.join(', ')}${hint}; statuses are ${TASK_STATUSES.join(', ')}.`);
   return statuses;
 }
 
@@ -281,7 +285,7 @@ function taskReject(task: Command, ctx: CliContext): void {
       .description('Reject the gate; a new task version carries your reason and line comments.')
       .addOption(gate())
       .requiredOption('--reason <text>', 'what to change')
-      .option('--comment <file:line:text>', 'a remark on one line of the change (repeatable)', parseComment),
+      .option('--comment <file:line:text>', "a remark on one line of the change, its number in the changed file (task diff's hunk header @@ -a +N counts from N; repeatable)", parseComment),
   ).action(
     action(async (id: string, opts: ClientFlags & { gate?: string; reason: string; comment?: Array<{ file: string; line: number; text: string }> }) => {
       const client = clientFor(opts, ctx.env);
