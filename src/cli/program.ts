@@ -22,7 +22,9 @@ export async function buildProgram(args: readonly string[], ctx: CliContext, jso
     .enablePositionalOptions()
     .exitOverride();
   if (json) program.configureOutput({ outputError: () => undefined });
-  else program.showHelpAfterError();
+  // A line saying where the usage is, not the whole help: the top-level help runs to 50 lines and pushed a typo's
+  // "Did you mean project?" off the screen (helper-123's trial).
+  else program.showHelpAfterError('(run it with --help for its usage)');
   const modules = await Promise.all(modulesFor(args).map((m) => m.load()));
   for (const m of modules) m.register(program, ctx);
   guardValues(program, args);

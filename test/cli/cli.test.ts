@@ -88,6 +88,11 @@ describe('maestro CLI without a daemon', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'title'");
     expect((await cli(['task', 'list', '--status', 'sleeping'])).code).toBe(2);
+    // A misspelt command or option: the error, commander's suggestion and where the usage is, not the whole help.
+    const command = await cli(['projct', 'add', '.']);
+    expect([command.code, command.stderr]).toEqual([2, "error: unknown command 'projct'\n(Did you mean project?)\n(run it with --help for its usage)\n"]);
+    const option = await cli(['init', '--frce']);
+    expect([option.code, option.stderr]).toEqual([2, "error: unknown option '--frce'\n(Did you mean --force?)\n(run it with --help for its usage)\n"]);
     // A misspelt status with the one it is nearest to, as commander says of a misspelt option.
     const typo = await cli(['task', 'list', '--status', 'ready,doen']);
     expect(typo.code).toBe(2);
