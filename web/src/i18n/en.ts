@@ -40,7 +40,7 @@ export const en = {
     addDep: 'Add a dependency', depPlaceholder: 'Type part of a title, or paste a task id', depCandidates: 'Tasks it may depend on', noDepMatch: 'No other task matches: superseded and cancelled tasks, and those already chosen, are not offered.', moreDeps: '{{count}} more — type to narrow', dependsOnThis: 'depends on this task', remove: 'Remove', removeDep: 'Remove the dependency on {{title}}', noDeps: 'It waits for no task.',
   },
   detail: {
-    stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
+    waitingOn: 'It starts when its dependencies are done: {{deps}}.', waitsForYou: 'waits for you', stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
     waitingForSlot: 'It waits for a place: the daemon takes at most {{limit}} tasks of this project at a time, and these hold them: {{tasks}}. A task waiting for your answer keeps its place until you reply.',
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',
     fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',

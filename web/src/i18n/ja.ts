@@ -27,7 +27,7 @@ export const ja: Dictionary = {
     notSet: '未設定', hiddenTitle: 'タイトルに見えない文字や文字の並びを変える文字が含まれています。ボードでの表示：{{title}}', ownedFilesHelp: '1 行に 1 つ、リポジトリ内のパス（例：src/greet.ts）。',
     addDep: '依存関係を追加', depPlaceholder: 'タイトルの一部を入力するか、タスク ID を貼り付け', depCandidates: '依存先にできるタスク', noDepMatch: '一致するタスクはほかにありません（置き換え済み・キャンセル済み・選択済みのタスクは候補に出ません）。', moreDeps: 'ほかに {{count}} 件 — 入力して絞り込んでください', dependsOnThis: 'このタスクに依存しています', remove: '削除', removeDep: '{{title}} への依存を削除', noDeps: 'どのタスクも待っていません。',
   },
-  detail: { stuckOn: '開始できません：{{deps}} に依存しています。そのタスクを再試行するか、このタスクの依存関係から外してください。', waitingForSlot: '空きを待っています：デーモンはこのプロジェクトのタスクを同時に最大 {{limit}} 件まで受け持ち、次のタスクが埋めています：{{tasks}}。回答を待つタスクは、あなたが返答するまで枠を保持します。', label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
+  detail: { waitingOn: '依存するタスクが完了すると開始します：{{deps}}。', waitsForYou: 'あなたを待っています', stuckOn: '開始できません：{{deps}} に依存しています。そのタスクを再試行するか、このタスクの依存関係から外してください。', waitingForSlot: '空きを待っています：デーモンはこのプロジェクトのタスクを同時に最大 {{limit}} 件まで受け持ち、次のタスクが埋めています：{{tasks}}。回答を待つタスクは、あなたが返答するまで枠を保持します。', label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
   field: {
     status: '状態', id: 'ID', priority: '優先度', complexity: '複雑さ', type: '種類', scope: '範囲', version: 'バージョン', attempt: '試行',
     expected: '期待される成果', ownedFiles: '担当ファイル', updated: '更新日時', feedback: 'フィードバック', lastError: '直近のエラー', title: 'タイトル', deps: '依存先',

@@ -27,7 +27,7 @@ export const zh: Dictionary = {
     notSet: '未设置', hiddenTitle: '标题含有不可见或会改变文字顺序的字符；看板将其显示为：{{title}}', ownedFilesHelp: '每行一个仓库内的路径，例如 src/greet.ts。',
     addDep: '添加依赖', depPlaceholder: '输入标题的一部分，或粘贴任务编号', depCandidates: '可以依赖的任务', noDepMatch: '没有其他匹配的任务：已被取代、已取消或已选择的任务不在候选之列。', moreDeps: '还有 {{count}} 个——继续输入以缩小范围', dependsOnThis: '依赖此任务', remove: '移除', removeDep: '移除对 {{title}} 的依赖', noDeps: '它不等待任何任务。',
   },
-  detail: { stuckOn: '无法开始：它依赖于 {{deps}}。请重试那个任务，或将其从本任务的依赖中移除。', waitingForSlot: '正在等待空位：守护进程同一时间最多承接本项目的 {{limit}} 个任务，目前由这些任务占用：{{tasks}}。等待你回答的任务会一直占用其位置，直到你回复。', label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
+  detail: { waitingOn: '依赖的任务完成后开始：{{deps}}。', waitsForYou: '等待你处理', stuckOn: '无法开始：它依赖于 {{deps}}。请重试那个任务，或将其从本任务的依赖中移除。', waitingForSlot: '正在等待空位：守护进程同一时间最多承接本项目的 {{limit}} 个任务，目前由这些任务占用：{{tasks}}。等待你回答的任务会一直占用其位置，直到你回复。', label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
   field: {
     status: '状态', id: '编号', priority: '优先级', complexity: '复杂度', type: '类型', scope: '范围', version: '版本', attempt: '尝试次数',
     expected: '预期产出', ownedFiles: '负责的文件', updated: '更新时间', feedback: '反馈', lastError: '最近错误', title: '标题', deps: '依赖于',

@@ -75,6 +75,15 @@ describe('TaskDetailPanel', () => {
     expect((await screen.findByTestId('stuck-on')).textContent).toBe('It cannot start: it depends on “Schema” (cancelled). Retry that task, or drop it from this one’s dependencies.');
   });
 
+  it('says which dependencies a ready task waits for, and which of them wait for you (its card says only "ready")', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'ready', title: 'Add variance' });
+    const waitingOn = [{ id: 't_a', title: 'Add median', status: 'plan_review' }, { id: 't_b', title: 'Add mean', status: 'executing' }];
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, stuckOn: [], waitingOn })));
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('waiting-on')).textContent).toBe('It starts when its dependencies are done: “Add median” (plan review, waits for you), “Add mean” (executing).');
+  });
+
   it('says when a ready task waits for a place, naming the tasks that hold them', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'ready', title: 'Next' });

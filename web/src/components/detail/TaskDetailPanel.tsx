@@ -145,11 +145,24 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
   );
 }
 
-/** Why the task does not start: a dependency that will not finish without a person, or the project's slots all held. */
+/** A person's part in a dependency on its way: one at a gate or asking a question waits for them. */
+const WAITS_FOR_YOU: ReadonlySet<string> = new Set(['plan_review', 'spec_review', 'exec_review', 'awaiting_input']);
+
+/**
+ * Why the task does not start: a dependency that will not finish without a person, the dependencies still on their
+ * way (its card says "ready"; `task show` names them too), or the project's slots all held.
+ */
 function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
   const { t } = useTranslation();
+  const dep = (d: { title: string; status: string }) =>
+    `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })}${WAITS_FOR_YOU.has(d.status) ? `, ${t('detail.waitsForYou')}` : ''})`;
   return (
     <>
+      {!detail.stuckOn?.length && detail.waitingOn?.length ? (
+        <p role="status" className={styles.muted} data-testid="waiting-on">
+          {t('detail.waitingOn', { deps: detail.waitingOn.map(dep).join(', ') })}
+        </p>
+      ) : null}
       {detail.stuckOn?.length ? (
         <p role="status" className={styles.err} data-testid="stuck-on">
           {t('detail.stuckOn', { deps: detail.stuckOn.map((d) => `“${visible(d.title)}” (${t(`status.${d.status}`, { defaultValue: d.status })})`).join(', ') })}
