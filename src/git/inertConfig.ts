@@ -77,6 +77,24 @@ export function includedFiles(entries: readonly ConfigEntry[], cwd: string, home
     .map((e) => (e.value.startsWith('~/') ? join(home, e.value.slice(2)) : isAbsolute(e.value) ? e.value : resolve(dirname(resolve(cwd, e.origin!)), e.value)));
 }
 
+/**
+ * `fromTree`, and the files a file of the working tree includes, and those they include in turn: the tree's
+ * `.gitconfig` naming `path = /elsewhere/more.cfg` (a file the agent wrote in its own worktree) chose what that file
+ * sets, wherever it lies. A file the person's settings include too counts as the tree's then: it is read the same.
+ */
+export function fromTreeOrIncluded(entries: readonly ConfigEntry[], cwd: string, home: string, fromTree: (origin: string | null) => boolean): (origin: string | null) => boolean {
+  const chosen = new Set<string>();
+  const tainted = (origin: string | null) => origin !== null && (fromTree(origin) || chosen.has(resolve(cwd, origin)));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const e of entries) {
+      if (!tainted(e.origin)) continue;
+      for (const file of includedFiles([e], cwd, home)) if (!chosen.has(file)) (chosen.add(file), (grew = true));
+    }
+  }
+  return tainted;
+}
+
 /** Programs whose drivers are kept, by the name of the program a command starts. */
 const KEPT_PROGRAMS = new Set(['git-lfs', 'git-crypt']);
 
@@ -210,7 +228,7 @@ export function inertArgsCache(read: (cwd: string, env: NodeJS.ProcessEnv) => Pr
       const entries = configEntries(out ?? '');
       entry.included = includedFiles(entries, cwd, env.HOME ?? homedir());
       entry.stamp = `${before}#${filesStamp(entry.included)}`;
-      const fromTree = where ? inWorkingTree(where.repo, cwd) : () => false;
+      const fromTree = where ? fromTreeOrIncluded(entries, cwd, env.HOME ?? homedir(), inWorkingTree(where.repo, cwd)) : () => false;
       const config = [...INERT_ALWAYS, ...inertDriverArgs(entries), ...inertSigningArgs(entries, fromTree), ...inertTransportArgs(entries, fromTree, env)];
       return { config, packPrograms: packPrograms(entries, fromTree), destinations: destinationsFromTree(entries, fromTree) };
     });

@@ -140,3 +140,24 @@ describe("settings that name a program git runs for a remote, from a file of the
     expect(git(remote, 'for-each-ref', 'refs/heads/task')).toBe('');
   });
 });
+
+describe('settings a file of the working tree includes from outside it', () => {
+  it("are the tree's too: an include to a file the agent wrote elsewhere (its worktree) runs none of its programs and sends no push there", async () => {
+    // The agent's worktree, outside the clone's working tree, which the merged .gitconfig names by absolute path.
+    const outside = tempDir('maestro-agent-worktree-');
+    const elsewhere = join(tempDir('maestro-elsewhere-'), 'elsewhere.git');
+    git(tempDir('maestro-init-'), 'init', '-q', '--bare', elsewhere);
+    const { log, project, repos, clone, remote } = await cloneIncludingTheTree(['[include]', `\tpath = ${join(outside, 'more.cfg')}`]);
+    writeFileSync(join(outside, 'up.sh'), noting(log, 'included uploadpack', 'exec git-upload-pack "$@"'), { mode: 0o755 });
+    writeFileSync(join(outside, 'more.cfg'), `[remote "origin"]\n\tuploadpack = sh ${join(outside, 'up.sh')}\n\tpushurl = ${elsewhere}\n`);
+    git(clone, 'checkout', '-q', '-b', 'task/t3');
+    git(clone, 'commit', '-q', '--allow-empty', '-m', 'work');
+    await expect(repos.pushBranch(project, clone, 'task/t3', async () => true)).rejects.toThrow(/remote\.origin\.pushurl set in .*more\.cfg, a file of the working tree/);
+    expect(git(elsewhere, 'for-each-ref')).toBe('');
+    expect(git(remote, 'for-each-ref', 'refs/heads/task')).toBe('');
+    // Without the pushurl, the fetch runs git's own upload-pack, not the one the included file names.
+    writeFileSync(join(outside, 'more.cfg'), `[remote "origin"]\n\tuploadpack = sh ${join(outside, 'up.sh')}\n`);
+    await repos.refresh(project);
+    expect(ran(log)).toEqual([]);
+  });
+});
