@@ -23,8 +23,16 @@ interface ConfigEntry {
   value: string;
 }
 
+/**
+ * Who is between git and the remote, and whom it trusts: a proxy (which an HTTP remote's credentials pass through,
+ * and, with TLS checks off or another CA, an HTTPS one's), the address a host name resolves to, the program a
+ * git:// URL goes through (core.gitProxy), the cookie file curl writes. Refused from the working tree, as a
+ * destination is (destinationsFromTree): an agent's `http.proxy` received the person's password at the daemon's fetch.
+ */
+const PROXY_KEYS = '^http\\.(.+\\.)?(proxy|sslverify|sslcainfo|sslcapath|proxysslcainfo|curloptresolve|cookiefile)$|^remote\\..+\\.proxy$|^core\\.gitproxy$';
+
 /** The keys, as `git config --get-regexp` lists them (section and name lower-cased). */
-export const TRANSPORT_KEYS = '^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack|url|pushurl)$|^protocol\\.(.+\\.)?allow$|^url\\..+\\.(insteadof|pushinsteadof)$';
+export const TRANSPORT_KEYS = `^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack|url|pushurl)$|^protocol\\.(.+\\.)?allow$|^url\\..+\\.(insteadof|pushinsteadof)$|${PROXY_KEYS}`;
 const TRANSPORT_KEY = new RegExp(TRANSPORT_KEYS);
 
 /** Git's own policy for the protocols it names (transport.c); any other is allowed when the person asks for it. */
@@ -40,7 +48,7 @@ function gitDefault(key: string, env: NodeJS.ProcessEnv): string {
 
 const PACK_KEY = /^remote\.(.+)\.(uploadpack|receivepack)$/;
 /** Where a fetch or push goes: a remote's URLs, and the rewrites of URLs. */
-const WHERE_KEY = /^remote\..+\.(url|pushurl)$|^url\..+\.(insteadof|pushinsteadof)$/;
+const WHERE_KEY = new RegExp(`^remote\\..+\\.(url|pushurl)$|^url\\..+\\.(insteadof|pushinsteadof)$|${PROXY_KEYS}`);
 
 /**
  * The `-c` pairs that put back every transport setting (TRANSPORT_KEYS but the pack programs) whose value in effect

@@ -161,3 +161,34 @@ describe('settings a file of the working tree includes from outside it', () => {
     expect(ran(log)).toEqual([]);
   });
 });
+
+describe('a proxy or TLS setting from a file of the working tree', () => {
+  it("is refused like a destination: the agent's proxy never sees the person's credentials", async () => {
+    // The agent's proxy: it asks for a password as the host would, and keeps what it is sent.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization ?? '-'}`);
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' });
+      res.end();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as { port: number }).port;
+    const { clone } = await cloneIncludingTheTree(['[http]', `\tproxy = http://127.0.0.1:${port}`, '\tsslVerify = false']);
+    const person = tempDir('maestro-person-');
+    writeFileSync(join(person, 'cred.sh'), '#!/bin/sh\necho username=person\necho password=s3cret\n', { mode: 0o755 });
+    const global = join(person, 'gitconfig');
+    writeFileSync(global, `[credential]\n\thelper = !${join(person, 'cred.sh')}\n`);
+    const host = await passwordHost();
+    try {
+      const err = await maestroGit(clone, ['ls-remote', host.url], { env: { GIT_CONFIG_GLOBAL: global } }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(/http\.proxy set in .*\.gitconfig, a file of the working tree.*would choose where git ls-remote goes/);
+    } finally {
+      await host.close();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+    expect(seen).toEqual([]);
+  });
+});
