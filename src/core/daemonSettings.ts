@@ -13,10 +13,12 @@ import { z } from 'zod';
 export const MAESTRO_VERSION = '0.1.0';
 
 const count = z.number().int().nonnegative();
+/** A version string: any daemon (or anyone with the database) writes the row, and every listing prints it. */
+const version = z.string().max(100);
 
 export const daemonSettingsSchema = z.strictObject({
-  version: z.string().describe("the daemon's Maestro version"),
-  node: z.string().describe("the Node.js version it runs on (process.version)"),
+  version: version.describe("the daemon's Maestro version"),
+  node: version.describe("the Node.js version it runs on (process.version)"),
   leaseMs: count.describe('how long its claims live without a heartbeat'),
   tickMs: count,
   maxConcurrentRuns: count.describe('runs (workers) it has going at once'),

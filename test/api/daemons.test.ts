@@ -53,4 +53,21 @@ describe('the daemons of a database', () => {
     expectRefusal(await send(d.port, { path: '/api/daemons', headers: { ...bearer, host: 'evil.example' } }), 403, 'FORBIDDEN', 'a rebinding Host');
     expectRefusal(await send(d.port, { path: '/api/daemons', headers: { ...bearer, origin: 'http://evil.example' } }), 403, 'FORBIDDEN', 'a foreign Origin');
   });
+
+  it("prints another daemon's settings as one line each, and takes none longer than a version is", async () => {
+    d = await startTestDaemon({ name: 'laptop' }, { noOrchestrator: true });
+    const now = d.store.clock();
+    const mine = ((await (await d.fetch('/api/daemons')).json()) as DaemonList).settings;
+    const row = (name: string, settings: object) => d!.store.db.run(`INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at, settings) VALUES ($1, 'h', 7, '/homes/x', $2, $2, $3)`, [name, now, JSON.stringify(settings)]);
+    // A row another daemon (or anyone with the database) wrote: a version that runs over lines, one a megabyte long.
+    await row('liar', { ...mine, version: '9.9\nStale: laptop (no heartbeat for three leases)' });
+    await row('huge', { ...mine, version: 'x'.repeat(1 << 20) });
+
+    const text = await cli(['daemons', '--url', d.url], cleanEnv({ MAESTRO_HOME: d.config.home }));
+    expect(text.stderr).toBe('');
+    expect(text.stdout).not.toMatch(/^Stale: laptop/m);
+    expect(text.stdout).toContain('liar differs from laptop (marked !): version 9.9\\u{a}Stale: laptop (no heartbeat for three leases)');
+    expect(text.stdout).toMatch(/^huge: its stored settings could not be read \(version: .*\)\.$/m);
+    expect(text.stdout.length).toBeLessThan(10_000);
+  });
 });

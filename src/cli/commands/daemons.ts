@@ -12,9 +12,9 @@ import { action, printJson } from '../output.js';
 import type { CliContext } from '../context.js';
 import { clientFor, print, table, withApi, type ClientFlags } from './common.js';
 
-/** A setting as the listing says it: durations in seconds. */
+/** A setting as the listing says it: durations in seconds; on one line, as another daemon wrote it (a version is any text). */
 function shown(key: keyof DaemonSettings, value: DaemonSettings[keyof DaemonSettings]): string {
-  return (key === 'leaseMs' || key === 'tickMs') && typeof value === 'number' ? `${value / 1000} s` : String(value);
+  return (key === 'leaseMs' || key === 'tickMs') && typeof value === 'number' ? `${value / 1000} s` : oneLine(String(value));
 }
 
 function localTime(ms: number): string {
