@@ -32,7 +32,7 @@ interface ConfigEntry {
 const PROXY_KEYS = '^http\\.(.+\\.)?(proxy|sslverify|sslcainfo|sslcapath|proxysslcainfo|curloptresolve|cookiefile)$|^remote\\..+\\.proxy$|^core\\.gitproxy$';
 
 /** The keys, as `git config --get-regexp` lists them (section and name lower-cased). */
-export const TRANSPORT_KEYS = `^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack|url|pushurl)$|^protocol\\.(.+\\.)?allow$|^url\\..+\\.(insteadof|pushinsteadof)$|${PROXY_KEYS}`;
+export const TRANSPORT_KEYS = `^core\\.(sshcommand|askpass)$|^credential\\.(.+\\.)?helper$|^remote\\..+\\.(uploadpack|receivepack|url|pushurl|fetch|push|mirror)$|^protocol\\.(.+\\.)?allow$|^url\\..+\\.(insteadof|pushinsteadof)$|${PROXY_KEYS}`;
 const TRANSPORT_KEY = new RegExp(TRANSPORT_KEYS);
 
 /** Git's own policy for the protocols it names (transport.c); any other is allowed when the person asks for it. */
@@ -47,8 +47,11 @@ function gitDefault(key: string, env: NodeJS.ProcessEnv): string {
 }
 
 const PACK_KEY = /^remote\.(.+)\.(uploadpack|receivepack)$/;
-/** Where a fetch or push goes: a remote's URLs, and the rewrites of URLs. */
-const WHERE_KEY = new RegExp(`^remote\\..+\\.(url|pushurl)$|^url\\..+\\.(insteadof|pushinsteadof)$|${PROXY_KEYS}`);
+/**
+ * Where a fetch or push goes: a remote's URLs, and the rewrites of URLs; and which refs it writes, a remote's refspecs
+ * (git maps a fetched ref through them too: `fetch = +refs/heads/main:refs/heads/task/…` moved a task branch of the clone).
+ */
+const WHERE_KEY = new RegExp(`^remote\\..+\\.(url|pushurl|fetch|push|mirror)$|^url\\..+\\.(insteadof|pushinsteadof)$|${PROXY_KEYS}`);
 
 /**
  * The `-c` pairs that put back every transport setting (TRANSPORT_KEYS but the pack programs) whose value in effect

@@ -192,3 +192,21 @@ describe('a proxy or TLS setting from a file of the working tree', () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe('a refspec from a file of the working tree', () => {
+  it("moves no task branch of the daemon's clone at its fetch: the fetch is refused, naming the setting", async () => {
+    const { project, repos, clone } = await cloneIncludingTheTree(['[remote "origin"]', '\tfetch = +refs/heads/main:refs/heads/task/t4']);
+    git(clone, 'branch', 'task/t4', 'main');
+    git(clone, 'checkout', '-q', 'task/t4');
+    git(clone, 'commit', '-q', '--allow-empty', '-m', 'the work of t4');
+    git(clone, 'checkout', '-q', 'main');
+    const work = git(clone, 'rev-parse', 'task/t4');
+    // The daemon's fetch of main and the task branches (fetchForSync).
+    const err = await repos.refresh(project).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(git(clone, 'rev-parse', 'task/t4')).toBe(work);
+    expect(err?.message).toMatch(/remote\.origin\.fetch set in .*\.gitconfig, a file of the working tree.*would choose where git fetch goes/);
+  });
+});
