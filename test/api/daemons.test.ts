@@ -11,6 +11,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { cleanEnv, cli } from '../cli/helpers.js';
 import { expectRefusal, send } from '../security/raw.js';
+import { makeRepo } from '../helpers/repo.js';
 
 describe('the daemons of a database', () => {
   let d: TestDaemon | null = null;
@@ -69,5 +70,19 @@ describe('the daemons of a database', () => {
     expect(text.stdout).toContain('liar differs from laptop (marked !): version 9.9\\u{a}Stale: laptop (no heartbeat for three leases)');
     expect(text.stdout).toMatch(/^huge: its stored settings could not be read \(version: .*\)\.$/m);
     expect(text.stdout.length).toBeLessThan(10_000);
+  });
+
+  it("names the daemon holding a task on one line in task show, whatever name it registered with", async () => {
+    d = await startTestDaemon({ name: 'laptop' }, { noOrchestrator: true });
+    const project = await d.store.projects.create({ name: 'held', repoPath: makeRepo() });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'held elsewhere', complexity: 'easy' });
+    // A second daemon started with --name "build-1\nstatus: done" (any text up to 200 characters) claimed it.
+    const name = `build-1\nstatus: done\nIt runs on daemon laptop.`;
+    await d.store.db.run(`UPDATE tasks SET status = 'executing', claimed_by = $1, claimed_at = $2, attempt = 1, lease_expires_at = $3 WHERE id = $4`, [name, d.store.clock(), d.store.clock() + 60_000, task.id]);
+
+    const shown = await cli(['task', 'show', task.id, '--url', d.url], cleanEnv({ MAESTRO_HOME: d.config.home }));
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout).toContain('It runs on daemon build-1\\u{a}status: done\\u{a}It runs on daemon laptop., which has stopped.');
+    expect(shown.stdout).not.toMatch(/^status: done$/m);
   });
 });

@@ -1,6 +1,7 @@
 /** A task in flight that another daemon on the database holds, as `task show` and `task logs --follow` say it. */
 import type { TaskDetail } from '../../api/wire/responses.js';
 import { TAKEN_OVER_AT_STAGE, type TaskStatus } from '../../core/status.js';
+import { oneLine } from '../../lib/visible.js';
 
 type Claim = NonNullable<TaskDetail['claimedElsewhere']>;
 
@@ -16,7 +17,9 @@ export function claimQuiet(c: Claim): boolean {
  * Which other daemon holds a task in flight, and, when it has stopped or gone quiet, when another takes the task over
  * and how: where it stands when its finished stage's work is on the shared remote (at review), else back to ready.
  */
-export function claimLine(c: Claim, status?: TaskStatus): string {
+export function claimLine(claim: Claim, status?: TaskStatus): string {
+  // The name another daemon registered with (--name, any text): on one line, so none of it reads as a line of ours.
+  const c = { ...claim, daemon: oneLine(claim.daemon) };
   const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
   const quiet = claimQuiet(c);
   const who = c.lastHeardMsAgo === null ? `daemon ${c.daemon}, which has stopped` : `daemon ${c.daemon} (last heard from ${secs(c.lastHeardMsAgo)} ago${quiet ? ': stopped, or cut off from the database' : ''})`;
