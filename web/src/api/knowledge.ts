@@ -47,6 +47,8 @@ export const knowledge = {
   },
   entry: (projectId: string, id: string) => optional(request<EntryLoad>('GET', `/api/knowledge/entries/${enc(id)}?${withProject(projectId, { includeDeprecated: 'true' })}`)),
   reviewQueue: (projectId: string) => optional(request<ReviewQueue>('GET', `/api/knowledge/review?${withProject(projectId)}`)),
+  /** One session's review: what `maestro task show` asks for a task at exec_review (src/cli/commands/taskKnowledge.ts). */
+  session: (projectId: string, sessionId: string) => optional(request<ReviewResult>('GET', `/api/knowledge/review/${enc(sessionId)}?${withProject(projectId)}`)),
   reconcile: (projectId: string, sessionId: string) => request<ReviewResult>('POST', `/api/knowledge/review/${enc(sessionId)}/reconcile?${withProject(projectId)}`),
   resolve: (projectId: string, sessionId: string, body: ResolveBody) => request<ResolveResponse>('POST', `/api/knowledge/review/${enc(sessionId)}/resolve?${withProject(projectId)}`, body),
   promote: (projectId: string, sessionId: string, body: PromoteBody) => request<PromotionResult>('POST', `/api/knowledge/review/${enc(sessionId)}/promote?${withProject(projectId)}`, body),

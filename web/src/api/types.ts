@@ -61,3 +61,5 @@ export type { LineComment } from '../../../src/core/reports.js';
 export interface ApiErrorBody {
   error: { code: string; message: string };
 }
+/* A task's knowledge session (`task-<id>`): where `maestro task show` finds what its runs staged, and so does the board. */
+export { sessionIdFor } from '../../../src/core/supersededVersion.js';

@@ -45,6 +45,11 @@ export const en = {
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',
     fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',
   },
+  staged: {
+    title: 'Knowledge its runs staged', review: 'Review them in the knowledge queue', unreadable: 'The knowledge this task\'s runs staged could not be read: {{message}}',
+    summary_one: 'This task\'s runs staged {{count}} knowledge candidate ({{undecided}} not decided yet). It is reviewed apart from the change: approving the change promotes nothing.',
+    summary_other: 'This task\'s runs staged {{count}} knowledge candidates ({{undecided}} not decided yet). They are reviewed apart from the change: approving the change promotes none of them.',
+  },
   field: {
     status: 'Status', id: 'Id', priority: 'Priority', complexity: 'Complexity', type: 'Type', scope: 'Scope', version: 'Version', attempt: 'Attempt',
     expected: 'Expected output', ownedFiles: 'Owned files', updated: 'Updated', feedback: 'Feedback', lastError: 'Last error', title: 'Title', deps: 'Depends on',
@@ -129,7 +134,7 @@ export const en = {
     session: 'Session {{id}}', sessionError: 'This session cannot be reviewed: {{message}}', candidates: '{{count}} candidates',
     fromRejected: 'From v{{version}} of the task, rejected at {{gate}} by {{who}}: {{reason}}. The task goes on as v{{next}}; what this try learned may still hold, so decide each candidate.', fromRetried: 'From v{{version}} of the task, replaced when {{who}} retried it from the current main ({{reason}}). The task goes on as v{{next}}; what this try learned may still hold, so decide each candidate.', supersededBadge: 'v{{version}}, superseded',
     receipt: 'Receipt', disposition: 'Disposition', eligibility: 'Eligibility', promotesText: 'The text a promote writes', candidateFrom: 'From run {{run}} ({{kind}}){{category}}', noMatches: 'No similar knowledge.', inputs: 'Knowledge this session used',
-    reconcile: 'Reconcile', reconcileHint: 'Some receipts are missing or stale; reconcile them before resolving or promoting.',
+    reconcile: 'Reconcile', staleWhy: 'What is shown may be out of date: {{reasons}}.', reconcileDoes: 'Reconcile matches these candidates again against the project knowledge as it is now and shows where each stands; a decision you recorded stays while the entry it names exists. Resolving needs it first, and so does a candidate with no receipt; Promote checks a stale one again by itself and refuses it if its standing changed.', oneSession: 'Only session {{id}}.', wholeQueue: 'Show the whole queue',
     resolveAs: 'Resolve as', target: 'Target', reason: 'Reason', resolve: 'Resolve', needReason: 'Say why: a reason is required.', needTarget: 'Pick the knowledge it relates to.',
     promote: 'Promote', resolvedAs: 'Resolved: {{reason}}', promoted: 'Promoted as {{ids}}.', notCommitted: 'Written to .workflow/ in {{folder}}, not committed: commit it there (git status lists the files) for the team and later agents to share it.', notPromoted: 'Not promoted: {{why}}', done: 'Done.',
     as: { duplicate: 'duplicate', related: 'related', conflict: 'conflict', supersede: 'supersedes it', unique: 'unique' },

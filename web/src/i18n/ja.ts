@@ -28,6 +28,7 @@ export const ja: Dictionary = {
     addDep: '依存関係を追加', depPlaceholder: 'タイトルの一部を入力するか、タスク ID を貼り付け', depCandidates: '依存先にできるタスク', noDepMatch: '一致するタスクはほかにありません（置き換え済み・キャンセル済み・選択済みのタスクは候補に出ません）。', moreDeps: 'ほかに {{count}} 件 — 入力して絞り込んでください', dependsOnThis: 'このタスクに依存しています', remove: '削除', removeDep: '{{title}} への依存を削除', noDeps: 'どのタスクも待っていません。',
   },
   detail: { waitingOn: '依存するタスクが完了すると開始します：{{deps}}。', waitsForYou: 'あなたを待っています', stuckOn: '開始できません：{{deps}} に依存しています。そのタスクを再試行するか、このタスクの依存関係から外してください。', waitingForSlot: '空きを待っています：デーモンはこのプロジェクトのタスクを同時に最大 {{limit}} 件まで受け持ち、次のタスクが埋めています：{{tasks}}。回答を待つタスクは、あなたが返答するまで枠を保持します。', label: 'タスクの詳細', close: 'タスクを閉じる', gone: 'このタスクはもう存在しません', loadFailed: 'タスクを読み込めませんでした', fields: '項目', graph: '依存関係', graphLabel: '{{count}} 件のタスクの依存グラフ', plan: '計画', spec: '仕様', subtasks: 'サブタスク', proposed: '提案されたサブタスク', rawPlan: '計画の原文' },
+  staged: { title: '実行が提案したナレッジ', review: 'ナレッジのキューでレビューする', unreadable: 'このタスクの実行が提案したナレッジを読み込めませんでした：{{message}}', summary_one: 'このタスクの実行はナレッジ候補を {{count}} 件提案しました（未判断 {{undecided}} 件）。変更とは別にレビューします：変更を承認しても何も昇格しません。', summary_other: 'このタスクの実行はナレッジ候補を {{count}} 件提案しました（未判断 {{undecided}} 件）。変更とは別にレビューします：変更を承認してもどれも昇格しません。' },
   field: {
     status: '状態', id: 'ID', priority: '優先度', complexity: '複雑さ', type: '種類', scope: '範囲', version: 'バージョン', attempt: '試行',
     expected: '期待される成果', ownedFiles: '担当ファイル', updated: '更新日時', feedback: 'フィードバック', lastError: '直近のエラー', title: 'タイトル', deps: '依存先',
@@ -104,7 +105,7 @@ export const ja: Dictionary = {
     session: 'セッション {{id}}', sessionError: 'このセッションはレビューできません：{{message}}', candidates: '候補 {{count}} 件',
     fromRejected: 'タスクの v{{version}} から：{{gate}} で {{who}} が却下（{{reason}}）。タスクは v{{next}} として続いています。この試行で得た知見は今も正しい可能性があるため、候補ごとに判断してください。', fromRetried: 'タスクの v{{version}} から：{{who}} が現在の main から再試行したため置き換えられました（{{reason}}）。タスクは v{{next}} として続いています。この試行で得た知見は今も正しい可能性があるため、候補ごとに判断してください。', supersededBadge: 'v{{version}}（置き換え済み）',
     receipt: 'レシート', disposition: '判定', eligibility: '昇格可否', promotesText: '昇格で書き込まれるテキスト', candidateFrom: '実行 {{run}} から（{{kind}}）{{category}}', noMatches: '類似するナレッジはありません。', inputs: 'このセッションが使ったナレッジ',
-    reconcile: '照合し直す', reconcileHint: '欠けているか古いレシートがあります。解決や昇格の前に照合し直してください。',
+    reconcile: '照合し直す', staleWhy: '表示内容は古い可能性があります：{{reasons}}。', reconcileDoes: '照合し直すと、これらの候補を現在のプロジェクトのナレッジと改めて照合し、それぞれの状態を表示します。記録した判定は、その指すエントリが存在する限り保たれます。確定の前には照合し直しが必要で、レシートのない候補も同様です。昇格は古い候補を自分で確認し直し、状態が変わっていれば拒否します。', oneSession: 'セッション {{id}} のみ。', wholeQueue: 'キュー全体を表示',
     resolveAs: '判定', target: '対象', reason: '理由', resolve: '確定', needReason: '理由を書いてください（必須です）。', needTarget: '関係するナレッジを選んでください。',
     promote: '昇格', resolvedAs: '確定済み：{{reason}}', promoted: '{{ids}} として昇格しました。', notCommitted: '{{folder}} の .workflow/ に書き込みました（未コミット）。チームと以降のエージェントで共有するには、そこでコミットしてください（git status でファイルを確認できます）。', notPromoted: '昇格しませんでした：{{why}}', done: '完了。',
     as: { duplicate: '重複', related: '関連', conflict: '矛盾', supersede: '置き換える', unique: '新規' },

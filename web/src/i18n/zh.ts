@@ -28,6 +28,7 @@ export const zh: Dictionary = {
     addDep: '添加依赖', depPlaceholder: '输入标题的一部分，或粘贴任务编号', depCandidates: '可以依赖的任务', noDepMatch: '没有其他匹配的任务：已被取代、已取消或已选择的任务不在候选之列。', moreDeps: '还有 {{count}} 个——继续输入以缩小范围', dependsOnThis: '依赖此任务', remove: '移除', removeDep: '移除对 {{title}} 的依赖', noDeps: '它不等待任何任务。',
   },
   detail: { waitingOn: '依赖的任务完成后开始：{{deps}}。', waitsForYou: '等待你处理', stuckOn: '无法开始：它依赖于 {{deps}}。请重试那个任务，或将其从本任务的依赖中移除。', waitingForSlot: '正在等待空位：守护进程同一时间最多承接本项目的 {{limit}} 个任务，目前由这些任务占用：{{tasks}}。等待你回答的任务会一直占用其位置，直到你回复。', label: '任务详情', close: '关闭任务', gone: '此任务已不存在', loadFailed: '无法加载任务', fields: '字段', graph: '依赖', graphLabel: '{{count}} 个任务的依赖图', plan: '计划', spec: '规格', subtasks: '子任务', proposed: '拟定的子任务', rawPlan: '计划原文' },
+  staged: { title: '运行暂存的知识', review: '在知识审阅队列中审阅它们', unreadable: '无法读取本任务的运行暂存的知识：{{message}}', summary_one: '本任务的运行暂存了 {{count}} 个知识候选（{{undecided}} 个尚未决定）。它与代码变更分开审阅：批准变更不会晋升任何知识。', summary_other: '本任务的运行暂存了 {{count}} 个知识候选（{{undecided}} 个尚未决定）。它们与代码变更分开审阅：批准变更不会晋升其中任何一个。' },
   field: {
     status: '状态', id: '编号', priority: '优先级', complexity: '复杂度', type: '类型', scope: '范围', version: '版本', attempt: '尝试次数',
     expected: '预期产出', ownedFiles: '负责的文件', updated: '更新时间', feedback: '反馈', lastError: '最近错误', title: '标题', deps: '依赖于',
@@ -104,7 +105,7 @@ export const zh: Dictionary = {
     session: '会话 {{id}}', sessionError: '无法审阅此会话：{{message}}', candidates: '{{count}} 个候选',
     fromRejected: '来自任务的 v{{version}}，已在{{gate}}被 {{who}} 拒绝：{{reason}}。任务以 v{{next}} 继续；这次尝试学到的内容可能仍然成立，请逐个决定候选项。', fromRetried: '来自任务的 v{{version}}，{{who}} 从当前 main 重试后被替换（{{reason}}）。任务以 v{{next}} 继续；这次尝试学到的内容可能仍然成立，请逐个决定候选项。', supersededBadge: 'v{{version}}，已被替换',
     receipt: '回执', disposition: '判定', eligibility: '可晋升性', promotesText: '晋升时写入的文本', candidateFrom: '来自运行 {{run}}（{{kind}}）{{category}}', noMatches: '没有相似的知识。', inputs: '本会话使用的知识',
-    reconcile: '重新核对', reconcileHint: '部分回执缺失或已过期；请先重新核对，再处理或晋升。',
+    reconcile: '重新核对', staleWhy: '显示的内容可能已过期：{{reasons}}。', reconcileDoes: '重新核对会把这些候选与当前的项目知识重新匹配，并显示各自的状态；你记录的处理决定在其指向的条目仍存在时保留。确认处理前需要先重新核对，没有回执的候选也一样；晋升会自行重新检查过期的候选，若其状态已变则拒绝晋升。', oneSession: '仅显示会话 {{id}}。', wholeQueue: '显示整个队列',
     resolveAs: '处理为', target: '目标', reason: '理由', resolve: '确认处理', needReason: '请说明理由：理由为必填项。', needTarget: '请选择相关的知识条目。',
     promote: '晋升', resolvedAs: '已处理：{{reason}}', promoted: '已晋升为 {{ids}}。', notCommitted: '已写入 {{folder}} 的 .workflow/，尚未提交：请在那里提交（git status 会列出这些文件），团队和后续代理才能共享。', notPromoted: '未晋升：{{why}}', done: '完成。',
     as: { duplicate: '重复', related: '相关', conflict: '冲突', supersede: '取代它', unique: '独立' },

@@ -32,7 +32,7 @@ export function KnowledgeScreen({ view, id }: { view: 'search' | 'review' | 'aud
         <>
           {view === 'search' && <Search key={projectId} projectId={projectId} />}
           {view === 'entry' && id && <Entry projectId={projectId} id={id} />}
-          {view === 'review' && <Review projectId={projectId} />}
+          {view === 'review' && <Review projectId={projectId} sessionId={id} />}
           {view === 'audit' && <Audit projectId={projectId} />}
         </>
       )}

@@ -115,7 +115,7 @@ describe('KnowledgeScreen', () => {
     matches: [{ knowledge_id: 'S-1', target: 'spec', title: 'Shutdown order', relation: 'related', scores: { lexical: 0.4, semantic: 0, title: 0.1, relation: 0.5, stance: 0, composite: 0.42 }, novelty: 0.5, evidence: ['shared: queue, drain'], target_content_hash: 'h', source_path: 'specs/a.md', source_line: 3 }],
     resolution: null, promote_command: null, ...over,
   });
-  const queue = (c: object) => ({ projectId: 'p1', sessions: [{ session_id: 'task-1', objective: 'teach', status: 'open', review: { schema: 'knowledge-review/1.0', session_id: 'task-1', sources: [{ run_id: 'session', receipt: 'fresh', reasons: [] }], candidates: [c], triage: [], input_totals_by_source: {}, inputs: [] } }] });
+  const queue = (c: object | object[], sources: object[] = [{ run_id: 'session', receipt: 'fresh', reasons: [] }]) => ({ projectId: 'p1', sessions: [{ session_id: 'task-1', objective: 'teach', status: 'open', review: { schema: 'knowledge-review/1.0', session_id: 'task-1', sources, candidates: Array.isArray(c) ? c : [c], triage: [], input_totals_by_source: {}, inputs: [] } }] });
 
   it('shows a code symbol a search found (a code-graph node, not an entry): its file, signature and symbols', async () => {
     serve({
@@ -164,7 +164,7 @@ describe('KnowledgeScreen', () => {
       [{ remote: '/srv/git/mathlib.git' }, 'Promoted as S-20261207-0123456789abcdef.'],
     ] as const) {
       useProjects.setState({ projects: [{ ...project, config }], selectedId: 'p1' });
-      serve({ '/api/knowledge/review': queue(candidate()), 'POST /api/knowledge/review/task-1/promote': promotion });
+      serve({ '/api/knowledge/review': queue(candidate()), 'POST /api/knowledge/review/task-1/promote': promotion, 'POST /api/knowledge/review/task-1/reconcile': queue(candidate()).sessions[0]!.review });
       render(<KnowledgeScreen view="review" />);
       await screen.findByRole('region', { name: '<i>Queues</i> drain first' });
       fireEvent.click(screen.getByRole('button', { name: 'Promote' }));
@@ -196,18 +196,80 @@ describe('KnowledgeScreen', () => {
     }
   });
 
-  it('offers reconcile for a stale receipt, refuses promote until eligible, and shows a promote refusal', async () => {
-    const sent: Array<{ method: string; url: string; body: unknown }> = [];
+  it('offers reconcile for a missing receipt, refuses promote and resolve until then, and shows a reconcile refusal', async () => {
     serve({
-      '/api/knowledge/review': queue(candidate({ receipt: 'missing', disposition: null, promotion_eligibility: null, matches: [] })),
+      '/api/knowledge/review': queue(candidate({ receipt: 'missing', disposition: null, promotion_eligibility: null, matches: [] }), [{ run_id: 'session', receipt: 'missing', reasons: ['no complete receipt'] }]),
       'POST /api/knowledge/review/task-1/reconcile': () => ({ status: 409, json: { error: { code: 'STALE_RECEIPT', message: 'ledger unreadable' } } }),
-    }, sent);
+    });
     render(<KnowledgeScreen view="review" />);
     await screen.findByText('No similar knowledge.');
     expect((screen.getByRole('button', { name: 'Promote' }) as HTMLButtonElement).disabled).toBe(true);
     expect((screen.getByRole('button', { name: 'Resolve' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId('review-stale').textContent).toContain('What is shown may be out of date: session: no complete receipt.');
     fireEvent.click(screen.getByRole('button', { name: 'Reconcile' }));
     expect((await screen.findByRole('alert')).textContent).toBe('ledger unreadable');
+  });
+
+  it('says why a receipt is stale and what Reconcile does; Promote takes a stale receipt (the promotion checks it again) and, refused, reads the queue again', async () => {
+    const sent: Array<{ method: string; url: string; body: unknown }> = [];
+    const reasons = ['project knowledge changed since the receipt', 'matcher revision 3 ≠ 4'];
+    const refusal = 'Cannot promote: the reconciliation of KDC-0123456789abcdef changed when session task-1\'s receipt was refreshed (the project knowledge changed since the review); review again: maestro knowledge review task-1.';
+    serve({
+      '/api/knowledge/review': queue(candidate({ receipt: 'stale' }), [{ run_id: 'r-1', receipt: 'stale', reasons }]),
+      'POST /api/knowledge/review/task-1/promote': () => ({ status: 409, json: { error: { code: 'STALE_RECEIPT', message: refusal } } }),
+    }, sent);
+    render(<KnowledgeScreen view="review" />);
+    const stale = await screen.findByTestId('review-stale');
+    expect(stale.textContent).toBe(
+      'What is shown may be out of date: r-1: project knowledge changed since the receipt; matcher revision 3 ≠ 4.' +
+        'Reconcile matches these candidates again against the project knowledge as it is now and shows where each stands; a decision you recorded stays while the entry it names exists. Resolving needs it first, and so does a candidate with no receipt; Promote checks a stale one again by itself and refuses it if its standing changed.' +
+        'Reconcile',
+    );
+    expect((screen.getByRole('button', { name: 'Resolve' }) as HTMLButtonElement).disabled).toBe(true);
+    const promote = screen.getByRole('button', { name: 'Promote' }) as HTMLButtonElement;
+    expect(promote.disabled).toBe(false);
+    fireEvent.click(promote);
+    expect((await screen.findByRole('alert')).textContent).toBe(refusal);
+    // The refusal refreshed the receipt: the queue is read again to show the standing it found. No reconcile was sent.
+    await waitFor(() => expect(sent.filter((r) => r.method === 'GET' && r.url.startsWith('/api/knowledge/review?'))).toHaveLength(2));
+    expect(sent.filter((r) => r.method === 'POST').map((r) => r.url)).toEqual(['/api/knowledge/review/task-1/promote?projectId=p1']);
+  });
+
+  it("after its own promotion in a fresh session, reconciles that session (the entry it wrote made every receipt stale) and shows the standing found; not in a session already stale", async () => {
+    const promotion = { schema: 'knowledge-promotion-result/1.0', session_id: 'task-1', promoted: [{ candidate_id: 'KDC-0123456789abcdef', target: 'spec', promoted_id: 'S-20261207-0123456789abcdef', outcome: 'created', supersedes: null }], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
+    const other = candidate({ candidate_id: 'KDC-fedcba9876543210', title: 'Workers stop last' });
+    for (const [receipt, reconciled] of [['fresh', true], ['stale', false]] as const) {
+      const sent: Array<{ method: string; url: string; body: unknown }> = [];
+      let promoted = false;
+      const sources = [{ run_id: 'r-1', receipt, reasons: receipt === 'stale' ? ['project knowledge changed since the receipt'] : [] }];
+      serve({
+        // Before: two candidates as `receipt` says; after the promotion, the other one alone, stale until reconciled.
+        '/api/knowledge/review': () => ({ json: promoted ? queue({ ...other, receipt: sent.some((r) => r.url.includes('/reconcile')) ? 'fresh' : 'stale' }, []) : queue([candidate({ receipt }), { ...other, receipt }], sources) }),
+        'POST /api/knowledge/review/task-1/promote': () => {
+          promoted = true;
+          return { json: promotion };
+        },
+        'POST /api/knowledge/review/task-1/reconcile': () => ({ json: queue(other).sessions[0]!.review }),
+      }, sent);
+      render(<KnowledgeScreen view="review" />);
+      fireEvent.click((await screen.findByRole('region', { name: '<i>Queues</i> drain first' })).querySelector('button[type="button"]')!);
+      await screen.findByText(/^Promoted as S-20261207-0123456789abcdef/);
+      await waitFor(() => expect(screen.queryByRole('region', { name: '<i>Queues</i> drain first' })).toBeNull());
+      expect(sent.filter((r) => r.method === 'POST').map((r) => r.url.split('?')[0]), receipt).toEqual(['/api/knowledge/review/task-1/promote', ...(reconciled ? ['/api/knowledge/review/task-1/reconcile'] : [])]);
+      expect(screen.getByRole('region', { name: 'Workers stop last' }).textContent, receipt).toContain(`Receipt: ${reconciled ? 'fresh' : 'stale'}`);
+      expect(screen.queryByRole('alert')).toBeNull();
+      cleanup();
+    }
+  });
+
+  it("shows one session's candidates when the task detail's link names it, with a way back to the whole queue", async () => {
+    const one = queue(candidate()).sessions[0]!;
+    serve({ '/api/knowledge/review': { projectId: 'p1', sessions: [{ ...one, session_id: 'task-2', review: { ...one.review, session_id: 'task-2' } }, one], unreadable: [] } });
+    render(<KnowledgeScreen view="review" id="task-1" />);
+    const regions = await screen.findAllByRole('region', { name: /^Session task-/ });
+    expect(regions.map((r) => r.getAttribute('aria-label'))).toEqual(['Session task-1']);
+    expect(screen.getByTestId('review-filter').textContent).toBe('Only session task-1.Show the whole queue');
+    expect(screen.getByRole('link', { name: 'Show the whole queue' }).getAttribute('href')).toBe('#/knowledge/review');
   });
 
   it('renders the audit report with its findings, and the prune plan on request', async () => {

@@ -1,6 +1,6 @@
 /**
  * Hash routes: #/board, #/task/<id>, #/task/<id>/review (the task full width, for a diff), #/settings, #/metrics, #/knowledge,
- * #/knowledge/entry/<id>, #/knowledge/review, #/knowledge/audit, #/observer,
+ * #/knowledge/entry/<id>, #/knowledge/review, #/knowledge/review/<session> (one session's candidates), #/knowledge/audit, #/observer,
  * #/observer/<id>. Hash routing needs nothing from the server beyond `/`.
  */
 import { create } from 'zustand';
@@ -31,6 +31,7 @@ export function parseRoute(hash: string): Route {
   if (head === 'knowledge') {
     if (!a) return { name: 'knowledge', view: 'search' };
     if ((a === 'review' || a === 'audit') && !b) return { name: 'knowledge', view: a };
+    if (a === 'review' && b && parts.length === 3) return { name: 'knowledge', view: 'review', id: b };
     if (a === 'entry' && b) return { name: 'knowledge', view: 'entry', id: b };
   }
   if (head === 'observer' && !b) return a ? { name: 'observer', id: a } : { name: 'observer' };
@@ -43,7 +44,9 @@ export function href(route: Route): string {
     case 'board':
       return route.taskId ? `#/task/${e(route.taskId)}${route.wide ? '/review' : ''}` : '#/board';
     case 'knowledge':
-      return route.view === 'entry' ? `#/knowledge/entry/${e(route.id ?? '')}` : route.view === 'search' ? '#/knowledge' : `#/knowledge/${route.view}`;
+      if (route.view === 'entry') return `#/knowledge/entry/${e(route.id ?? '')}`;
+      if (route.view === 'review' && route.id) return `#/knowledge/review/${e(route.id)}`;
+      return route.view === 'search' ? '#/knowledge' : `#/knowledge/${route.view}`;
     case 'observer':
       return route.id ? `#/observer/${e(route.id)}` : '#/observer';
     case 'unknown':

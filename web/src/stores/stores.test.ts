@@ -137,11 +137,12 @@ describe('tasks store', () => {
 
 describe('routes', () => {
   it('round-trips every route and names an unknown one', () => {
-    for (const r of [{ name: 'board' }, { name: 'board', taskId: 't/1 x' }, { name: 'board', taskId: 't_2', wide: true }, { name: 'metrics' }, { name: 'knowledge', view: 'entry', id: 'spec:project:a' }, { name: 'knowledge', view: 'review' }, { name: 'observer', id: 's1' }] as const) {
+    for (const r of [{ name: 'board' }, { name: 'board', taskId: 't/1 x' }, { name: 'board', taskId: 't_2', wide: true }, { name: 'metrics' }, { name: 'knowledge', view: 'entry', id: 'spec:project:a' }, { name: 'knowledge', view: 'review' }, { name: 'knowledge', view: 'review', id: 'task-t1' }, { name: 'observer', id: 's1' }] as const) {
       expect(parseRoute(href(r))).toEqual(r);
     }
     expect(parseRoute('#/nowhere/at/all')).toEqual({ name: 'unknown', path: '/nowhere/at/all' });
     expect(parseRoute('#/task/t_2/review/x')).toEqual({ name: 'unknown', path: '/task/t_2/review/x' });
+    expect(parseRoute('#/knowledge/review/task-1/x')).toEqual({ name: 'unknown', path: '/knowledge/review/task-1/x' });
     expect(parseRoute('')).toEqual({ name: 'board' });
   });
 });

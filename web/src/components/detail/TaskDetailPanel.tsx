@@ -21,6 +21,7 @@ import { TaskActions } from './TaskActions.js';
 import { PlanSection } from './PlanSection.js';
 import { TaskBrief } from './TaskBrief.js';
 import { Runs } from './Runs.js';
+import { StagedKnowledge } from './StagedKnowledge.js';
 import { Trace } from './Trace.js';
 import { Transcript } from './Transcript.js';
 import { visible } from '../hiddenChars.js';
@@ -92,7 +93,6 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
   }
   if (!detail) return <p className={styles.panel}>{t('app.loading')}</p>;
   const { task, runs, children, lastDecision } = detail;
-  const lastRun = runs[runs.length - 1];
   const versions = detail.versions ?? [{ id: task.id, version: task.version, status: task.status }];
   // Done or superseded without an execute run, it made no change of its own: a planned parent (its subtasks made
   // them), or a version rejected at plan review. Its review said the diff could not be loaded, in red.
@@ -117,6 +117,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} baseBranch={detail.baseBranch} baseMoved={detail.baseMoved ?? null} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
+      <StagedKnowledge task={task} />
       {/* What was asked and what was wrong last time, before the evidence (and between the gate and "Cancel this task"). */}
       <TaskBrief task={task} baseBranch={detail.baseBranch} feedbackAt={detail.feedbackAt ?? null} />
       <WhatItWaitsFor detail={detail} />
@@ -140,7 +141,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       <LiveOutput taskId={task.id} running={runs.some((r) => r.status === 'running')} />
       <Transcript taskId={task.id} runs={runs} />
       <Runs runs={runs} decision={lastDecision} />
-      {lastRun && <Trace traceId={lastRun.traceId} />}
+      {runs.length > 0 && <Trace traceId={runs[runs.length - 1]!.traceId} />}
     </div>
   );
 }

@@ -7,7 +7,14 @@ import styles from '../Screens.module.css';
 import { entryLink } from './common.js';
 import { useProjects } from '../../stores/projects.js';
 
-export function CandidateCard({ projectId, sessionId, c, onChanged }: { projectId: string; sessionId: string; c: ReviewCandidate; onChanged(note: string): void }) {
+/** What a card tells its session: a change made (`note` to show), a promotion (`wrote`: an entry was written), a refusal to reload after. */
+interface CardEvents {
+  onChanged(note: string): void;
+  onPromoted(note: string, wrote: boolean): void | Promise<void>;
+  onRefused(): void;
+}
+
+export function CandidateCard({ projectId, sessionId, c, ...on }: { projectId: string; sessionId: string; c: ReviewCandidate } & CardEvents) {
   const { t } = useTranslation();
   return (
     <section className={styles.card} aria-label={visible(c.title)} data-candidate={c.candidate_id}>
@@ -19,7 +26,7 @@ export function CandidateCard({ projectId, sessionId, c, onChanged }: { projectI
       {c.resolution && <p className={styles.muted}>{t('knowledge.resolvedAs', { reason: c.resolution.reason })}</p>}
       <h4>{t('knowledge.matches')}</h4>
       <CandidateMatches c={c} />
-      <ResolveForm projectId={projectId} sessionId={sessionId} c={c} onChanged={onChanged} />
+      <ResolveForm projectId={projectId} sessionId={sessionId} c={c} {...on} />
     </section>
   );
 }
@@ -70,9 +77,11 @@ function CandidateMatches({ c }: { c: ReviewCandidate }) {
 
 /**
  * Resolve (as unique, or against a target with a reason) and promote, while the candidate is open; then the
- * error of the last try, if any.
+ * error of the last try, if any. Resolve needs a fresh receipt; Promote takes a stale one too, as the API does: the
+ * promotion refreshes it and refuses the candidate if its standing changed (promote/gates.ts), and the queue is then
+ * read again to show the standing the refresh found. A missing receipt has nothing to compare with: reconcile first.
  */
-function ResolveForm({ projectId, sessionId, c, onChanged }: { projectId: string; sessionId: string; c: ReviewCandidate; onChanged(note: string): void }) {
+function ResolveForm({ projectId, sessionId, c, onChanged, onPromoted, onRefused }: { projectId: string; sessionId: string; c: ReviewCandidate } & CardEvents) {
   const { t } = useTranslation();
   const [as, setAs] = useState<(typeof RESOLVE_AS)[number]>('unique');
   const [target, setTarget] = useState(c.canonical_id ?? c.matches[0]?.knowledge_id ?? '');
@@ -81,7 +90,7 @@ function ResolveForm({ projectId, sessionId, c, onChanged }: { projectId: string
   const [busy, setBusy] = useState(false);
   const project = useProjects((s) => s.projects.find((p) => p.id === projectId));
   const open = c.status === 'pending' || c.status === 'draft';
-  const canPromote = c.status === 'pending' && c.receipt === 'fresh' && c.promotion_eligibility === 'eligible';
+  const canPromote = c.status === 'pending' && c.receipt !== 'missing' && c.promotion_eligibility === 'eligible';
   const resolve = async (e: FormEvent) => {
     e.preventDefault();
     if (!reason.trim()) return setError(t('knowledge.needReason'));
@@ -106,9 +115,10 @@ function ResolveForm({ projectId, sessionId, c, onChanged }: { projectId: string
       const why = [...r.skipped_review_required, ...r.skipped_suppressed, ...r.skipped_blocked.map((b) => `${b.candidate_id}: ${b.reason}`)];
       // In a project's own checkout the entry is written, not committed (a shared remote's promotion is pushed): as the CLI says.
       const written = r.promoted.length && project && typeof project.config.remote !== 'string' ? ` ${t('knowledge.notCommitted', { folder: visible(project.repoPath) })}` : '';
-      onChanged(ids.length ? `${t('knowledge.promoted', { ids: ids.join(', ') })}${written}` : t('knowledge.notPromoted', { why: why.join('; ') }));
+      await onPromoted(ids.length ? `${t('knowledge.promoted', { ids: ids.join(', ') })}${written}` : t('knowledge.notPromoted', { why: why.join('; ') }), r.promoted.length > 0);
     } catch (err) {
       setError((err as Error).message);
+      onRefused();
     } finally {
       setBusy(false);
     }
