@@ -102,7 +102,7 @@ export const zh: Dictionary = {
     type: '类型', category: '类别', any: '任意', counts: '{{count}} 条结果（{{wiki}} 条知识，{{code}} 条代码）', chain: '演进', noResults: '没有匹配的内容。',
     unavailable: '此守护进程不提供这部分知识功能。', pickProject: '请在左侧选择一个项目。', queueEmpty: '没有待审阅的内容。当代理运行报告（.maestro/report.md）列出已接受的决策或已锁定的约束，或有人运行 `maestro knowledge stage` 时，候选项会出现在这里。', searchHint: '知识包括项目的规范（.workflow/specs）、经验文档（.workflow/knowhow）和观察者的 wiki。代理在运行报告中记录决策和约束后会逐渐积累（在“审阅”中审阅并提升），也可以用 `maestro spec add` 和 `maestro knowhow add` 添加。输入词语即可搜索。', auditEmpty: '还没有规范或经验文档，因此没有可审计的内容。请在“审阅”中提升候选项，或用 `maestro spec add` 和 `maestro knowhow add` 添加条目。',
     matches: '相似条目', evidence: '证据', supersedes: '取代', supersededBy: '被取代于', current: '本条目', related: '相关',
-    session: '会话 {{id}}', sessionError: '无法审阅此会话：{{message}}', candidates: '{{count}} 个候选',
+    session: '会话 {{id}}', sessionError: '无法审阅此会话：{{message}}', candidates_one: '{{count}} 个候选', candidates_other: '{{count}} 个候选',
     fromRejected: '来自任务的 v{{version}}，已在{{gate}}被 {{who}} 拒绝：{{reason}}。任务以 v{{next}} 继续；这次尝试学到的内容可能仍然成立，请逐个决定候选项。', fromRetried: '来自任务的 v{{version}}，{{who}} 从当前 main 重试后被替换（{{reason}}）。任务以 v{{next}} 继续；这次尝试学到的内容可能仍然成立，请逐个决定候选项。', supersededBadge: 'v{{version}}，已被替换',
     receipt: '回执', disposition: '判定', eligibility: '可晋升性', promotesText: '晋升时写入的文本', candidateFrom: '来自运行 {{run}}（{{kind}}）{{category}}', noMatches: '没有相似的知识。', inputs: '本会话使用的知识',
     reconcile: '重新核对', staleWhy: '显示的内容可能已过期：{{reasons}}。', reconcileDoes: '重新核对会把这些候选与当前的项目知识重新匹配，并显示各自的状态；你记录的处理决定在其指向的条目仍存在时保留。确认处理前需要先重新核对，没有回执的候选也一样；晋升会自行重新检查过期的候选，若其状态已变则拒绝晋升。', oneSession: '仅显示会话 {{id}}。', wholeQueue: '显示整个队列',

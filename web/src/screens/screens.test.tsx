@@ -139,6 +139,8 @@ describe('KnowledgeScreen', () => {
     render(<KnowledgeScreen view="review" />);
     const card = await screen.findByRole('region', { name: '<i>Queues</i> drain first' });
     expect(card.textContent).toContain('shared: queue, drain');
+    // One candidate is counted in the singular.
+    expect(screen.getByText('1 candidate')).toBeTruthy();
     // The whole text a promote writes, under its label, with the right-to-left override shown, not obeyed.
     expect(card.querySelector('[data-testid="candidate-content"]')!.textContent).toBe('Queues drain first.\nThen\\u{202e} the workers stop.');
     expect(card.textContent).toContain('From run session (manual) · coding');
