@@ -38,6 +38,11 @@ export interface ApiDeps {
   slots?: { owner: string; perProject: number };
   /** This daemon on the database: its name and settings, which GET /api/daemons compares the others' with. */
   self?: { name: string; settings: DaemonSettings };
+  /**
+   * How POST /api/daemon/stop stops this daemon, as one SIGTERM does (`maestro stop`): `request` is called once the
+   * answer is sent. Absent (an API without a daemon behind it), the route is not served.
+   */
+  stop?: { request: () => void; graceMs: number; home: string };
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

@@ -18,7 +18,7 @@ import { registerProjectRoutes } from './routes/projects.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerReadRoutes } from './routes/reads.js';
-import { registerDaemonRoutes } from './routes/daemons.js';
+import { registerDaemonRoutes, registerStopRoute } from './routes/daemons.js';
 import { registerReviewRoutes } from './routes/review.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerWebSocket } from './routes/ws.js';
@@ -56,6 +56,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerTaskRoutes(app, doc, deps);
   registerReadRoutes(app, doc, deps);
   registerDaemonRoutes(app, doc, deps);
+  registerStopRoute(app, doc, deps);
   registerReviewRoutes(app, doc, deps);
   registerStreamRoutes(app, doc, deps);
   registerWebSocket(app, deps);

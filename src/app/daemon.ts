@@ -81,6 +81,9 @@ export interface Daemon {
   abandon(): Promise<void>;
 }
 
+/** How long a graceful stop (SIGTERM, Ctrl-C, `maestro stop`) lets running stages go on before their workers are stopped. */
+export const STOP_GRACE_MS = 30_000;
+
 /** Stop steps, run in reverse order of registration. */
 type Cleanups = (() => Promise<void> | void)[];
 
@@ -166,14 +169,17 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const control = createRunControl(store, wrote);
     const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError });
     onHealth = healthReaction(log, bus, orchestrator);
-    const mode: ShutdownMode = { graceMs: 30_000, detach: false };
+    const mode: ShutdownMode = { graceMs: STOP_GRACE_MS, detach: false };
     cleanups.push(() => orchestrator.stop({ graceMs: mode.graceMs, detach: mode.detach }));
     // Runs before the orchestrator stops: a probe clearing during shutdown must not kick a tick.
     cleanups.push(() => {
       onHealth = () => {};
     });
     const observer = createObserver(config, options, bus, logError);
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError });
+    // A stop asked through the API (`maestro stop`) is acted on once the daemon is up, with its handle.
+    let requestStop = () => {};
+    const stopAsked = new Promise<void>((resolve) => (requestStop = resolve));
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError, requestStop });
     observer.start();
     cleanups.push(() => observer.stop());
     // After a request that wrote: its events went out at commit; without a NOTIFY listener, other processes' are read now too.
@@ -193,7 +199,9 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     if (options.announce) process.stderr.write(`maestro: daemon${terminalName(config) ? ` ${terminalName(config)}` : ''} on ${url} (data in ${config.home}; ${said.words})\n${said.warning ? `maestro: ${said.warning}\n` : ''}`);
     await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
-    return daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
+    const daemon = daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
+    void stopAsked.then(() => (options.onStopRequest ?? ((d: Daemon) => d.stop()))(daemon)).catch(logError);
+    return daemon;
   } catch (err) {
     await cleanup();
     await closeLog();
@@ -354,10 +362,12 @@ interface ApiParts {
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
   repos: ProjectRepos;
   logError: (err: Error) => void;
+  /** POST /api/daemon/stop: called once its answer is sent. */
+  requestStop: () => void;
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
-async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, observer, repos, logError }: ApiParts): Promise<FastifyInstance> {
+async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, observer, repos, logError, requestStop }: ApiParts): Promise<FastifyInstance> {
   // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
   const repoFor = (project: Project) => {
     const work = workRepoOf(config.home, project);
@@ -380,7 +390,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, self: { name: config.name, settings: settingsOf(config) }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, self: { name: config.name, settings: settingsOf(config) }, stop: { request: requestStop, graceMs: STOP_GRACE_MS, home: config.home }, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

@@ -78,6 +78,10 @@ export const ERROR_CATALOGUE = {
   LOCK_TIMEOUT: 503,
   /** Another live daemon holds this MAESTRO_HOME's lock. */
   HOME_IN_USE: 409,
+  /** `maestro stop` found no daemon to stop: none holds the home's lock, or none answers at the URL it was given. */
+  DAEMON_NOT_RUNNING: 404,
+  /** `maestro stop` asked the daemon to stop, and it had not exited within --timeout (it goes on stopping). */
+  STOP_TIMEOUT: 504,
   /** Something else listens on the daemon's port: the daemon did not start, and made nothing in its home. */
   PORT_IN_USE: 409,
   UNKNOWN_KNOWLEDGE_ID: 404,

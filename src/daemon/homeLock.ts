@@ -26,14 +26,14 @@ export interface HomeLock {
 }
 
 /**
- * Says where the running daemon answers (a second `npm start` mostly wants its board) and how to stop it: there is
- * no `maestro stop`, and "Stop it" alone left a person looking for one. `kill` only for a daemon on this host.
+ * Says where the running daemon answers (a second `npm start` mostly wants its board) and how to stop it: "Stop it"
+ * alone left a person looking for how. `maestro stop` and `kill` only for a daemon on this host.
  */
 function inUse(home: string, path: string, holder: LockRecord): MaestroError {
   const startedAt = typeof holder.startedAt === 'number' ? new Date(holder.startedAt).toISOString() : 'at an unknown time';
   const url = readHomeDaemonUrl(home);
   const serves = url ? ` It answers at ${url} (the CLI finds it from the home).` : '';
-  const kill = holder.host === hostname() ? ` (Ctrl-C in its terminal, or kill ${holder.pid}: either lets its running stages finish)` : ` (on ${holder.host})`;
+  const kill = holder.host === hostname() ? ` (maestro stop, Ctrl-C in its terminal, or kill ${holder.pid}: each lets its running stages finish)` : ` (on ${holder.host}: maestro stop there)`;
   return new MaestroError('HOME_IN_USE', `Another Maestro daemon (pid ${holder.pid}, started ${startedAt}) already uses ${home}.${serves} To start this one, stop that one first${kill}, or use another MAESTRO_HOME.`, { details: { lock: path, pid: holder.pid } });
 }
 

@@ -48,7 +48,7 @@ describe('maestro serve on a port in use', () => {
     try {
       const r = await cli(['serve', '--port', String(d.port), '--no-demo'], cleanEnv({ MAESTRO_HOME: d.config.home }));
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`maestro: Another Maestro daemon (pid ${process.pid}, ${r.stderr.match(/started [^)]+/)?.[0]}) already uses ${d.config.home}. It answers at ${d.url} (the CLI finds it from the home). To start this one, stop that one first (Ctrl-C in its terminal, or kill ${process.pid}: either lets its running stages finish), or use another MAESTRO_HOME. [HOME_IN_USE]\n`);
+      expect(r.stderr).toBe(`maestro: Another Maestro daemon (pid ${process.pid}, ${r.stderr.match(/started [^)]+/)?.[0]}) already uses ${d.config.home}. It answers at ${d.url} (the CLI finds it from the home). To start this one, stop that one first (maestro stop, Ctrl-C in its terminal, or kill ${process.pid}: each lets its running stages finish), or use another MAESTRO_HOME. [HOME_IN_USE]\n`);
     } finally {
       await d.stop();
     }

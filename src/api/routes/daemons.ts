@@ -1,15 +1,19 @@
 /**
+ * POST /api/daemon/stop (`maestro stop`): the daemon stops as at its first SIGTERM. A state change, so POST only,
+ * behind the guard like every write.
+ *
  * GET /api/daemons: which daemons share this database and how their settings differ from this one's (the registry
  * of src/store/ops/daemons.ts). Live ones and those gone stale in the last day; a daemon that stopped cleanly took
  * its row away. Behind the same Host, Origin and token checks as every route (guard.ts): hosts, pids and homes are
  * the team's, not the network's.
  */
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { settingsThatDiffer, type DaemonSettings } from '../../core/daemonSettings.js';
 import type { RegisteredDaemon } from '../../store/ops/daemons.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
-import { daemonListResponse, type DaemonEntry } from '../wire/daemons.js';
+import { daemonListResponse, daemonStopResponse, type DaemonEntry } from '../wire/daemons.js';
 
 /** How far back a stale daemon is still listed: one killed overnight shows in the morning. */
 const LISTED_FOR_MS = 24 * 3600 * 1000;
@@ -22,6 +26,15 @@ export function registerDaemonRoutes(app: FastifyInstance, doc: OpenApiDoc, { st
     const now = store.clock();
     const daemons = await store.daemons.list(now - LISTED_FOR_MS);
     return { self: self.name, settings: self.settings, daemons: daemons.map((d) => entry(d, self, now)) };
+  });
+}
+
+export function registerStopRoute(app: FastifyInstance, doc: OpenApiDoc, { stop }: Pick<ApiDeps, 'stop'>): void {
+  if (!stop) return;
+  defineRoute(app, doc, { method: 'POST', url: '/api/daemon/stop', summary: 'Stop this daemon as one SIGTERM does: running stages get the grace period, finished results are applied, tasks between stages are released', tags: ['daemon'], status: 202, response: daemonStopResponse }, async ({ reply }) => {
+    // Once the answer is out: the stop closes the server first, which would cut it off.
+    reply.raw.once('finish', () => stop.request());
+    return { stopping: true as const, pid: process.pid, host: hostname(), home: stop.home, graceMs: stop.graceMs };
   });
 }
 

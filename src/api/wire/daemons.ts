@@ -31,3 +31,14 @@ export const daemonListResponse = z.strictObject({
 
 export type DaemonEntry = z.infer<typeof daemonEntrySchema>;
 export type DaemonList = z.infer<typeof daemonListResponse>;
+
+/** What POST /api/daemon/stop answers before the daemon stops: where it runs, so that `maestro stop` can wait for its exit. */
+export const daemonStopResponse = z.strictObject({
+  stopping: z.literal(true),
+  pid: z.number().describe("the daemon's process id, on host"),
+  host: z.string().describe("the daemon's host name (os.hostname())"),
+  home: z.string().describe("the daemon's MAESTRO_HOME: its lock is released as it exits"),
+  graceMs: z.number().describe('how long running stages may take to finish before their workers are stopped (as at SIGTERM)'),
+});
+
+export type DaemonStop = z.infer<typeof daemonStopResponse>;

@@ -23,6 +23,7 @@ export interface CommandModule {
 /** In registration order: `maestro --help` lists the commands in this order. */
 export const COMMAND_MODULES: readonly CommandModule[] = [
   { commands: ['serve', 'start'], load: () => import('./serve.js') },
+  { commands: ['stop'], load: () => import('./stop.js') },
   { commands: ['init'], load: () => import('./init.js') },
   { commands: ['project'], load: () => import('./project.js') },
   { commands: ['task'], load: () => import('./task.js') },

@@ -11,6 +11,7 @@ import { terminalName } from '../../app/terminalName.js';
 import { action } from '../output.js';
 import type { CliContext } from '../context.js';
 import type { MaestroEvent } from '../../core/types.js';
+import type { Daemon } from '../../app/daemon.js';
 import { oneLine } from '../../lib/visible.js';
 import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
 import { closeInheritedDescriptors } from '../../lib/inheritedDescriptors.js';
@@ -143,6 +144,28 @@ async function prepareBoard(): Promise<{ routes: (app: FastifyInstance) => Promi
   return { routes: (app) => webRoutes(app), missing: false };
 }
 
+/**
+ * The graceful stop of `maestro serve`, once: the daemon stops (its grace for running stages) and the process
+ * exits 0 after its last log line. The first SIGTERM or Ctrl-C and `maestro stop` all come here.
+ */
+function gracefulStop(graceMs: number): { readonly stopping: boolean; gracefully(daemon: Daemon, said: string): void } {
+  let stopping = false;
+  return {
+    get stopping() {
+      return stopping;
+    },
+    gracefully(daemon, said) {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`maestro: ${said}\n`);
+      void daemon.stop({ graceMs }).then(() => {
+        process.stderr.write('maestro: daemon stopped\n');
+        process.exit(0);
+      });
+    },
+  };
+}
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('serve')
@@ -167,9 +190,14 @@ export function register(program: Command, ctx: CliContext): void {
         // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.
-        const { startDaemon } = await import('../../app/daemon.js');
+        const { startDaemon, STOP_GRACE_MS } = await import('../../app/daemon.js');
         const board = await prepareBoard();
+        const stops = gracefulStop(STOP_GRACE_MS);
         const daemon = await startDaemon(config, {
+          // `maestro stop` (POST /api/daemon/stop): as the first SIGTERM; a signal after it stops at once.
+          onStopRequest: (d) => {
+            if (!stops.stopping) stops.gracefully(d, 'maestro stop: finishing running stages (Ctrl-C or SIGTERM to stop now)');
+          },
           // The daemon's knowledge, observer and providers are configured from the environment the CLI's entry read.
           env: ctx.env,
           announce: true,
@@ -182,24 +210,15 @@ export function register(program: Command, ctx: CliContext): void {
         if (board.missing) process.stderr.write(`maestro: running WITHOUT the web board; the API is at ${daemon.url}/api\n`);
         else process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
         if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);
-        process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops\n`);
+        process.stderr.write(`maestro: logs in ${join(logDir, 'daemon.log')}; Ctrl-C stops (or maestro stop, from another terminal)\n`);
         daemon.bus.onEvent(terminalPrinter((id) => daemon.store.tasks.row(id), (line) => process.stderr.write(`${line}\n`), terminalName(config)));
-        // First signal: stop claiming and let workers finish their stage (30 s grace).
+        // First signal (or `maestro stop`): stop claiming and let workers finish their stage (STOP_GRACE_MS, 30 s).
         // Second signal: stop now; unfinished runs resume from stages.json on the next start.
-        let signals = 0;
         const onSignal = (sig: NodeJS.Signals) => {
-          signals++;
-          if (signals === 1) {
-            process.stderr.write(`maestro: ${sig}: finishing running stages (send it again to stop now)\n`);
-            void daemon.stop({ graceMs: 30_000 }).then(() => {
-              process.stderr.write('maestro: daemon stopped\n');
-              process.exit(0);
-            });
-          } else {
-            // Workers keep running in their own process groups; the next start adopts them.
-            process.stderr.write('maestro: stopping now; running workers are adopted by the next start\n');
-            process.exit(1);
-          }
+          if (!stops.stopping) return stops.gracefully(daemon, `${sig}: finishing running stages (send it again to stop now)`);
+          // Workers keep running in their own process groups; the next start adopts them.
+          process.stderr.write('maestro: stopping now; running workers are adopted by the next start\n');
+          process.exit(1);
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
