@@ -1,13 +1,11 @@
 /**
- * The daemon: one per $MAESTRO_HOME. Checks the home is writable, takes the
- * home lock, opens and migrates the store (refusing an emptied database beside
- * earlier work), starts the health probe, the event feed, the API and the
- * orchestrator, and stops them in reverse order. Every subsystem has an
- * idempotent start() / stop(). A full disk or a home turned read-only while
- * running is a health condition (HealthMonitor), never a crash.
+ * The daemon: one per $MAESTRO_HOME. Checks the home is writable, takes the home lock, opens and migrates the store
+ * (refusing an emptied database beside earlier work), starts the health probe, the event feed, the API and the
+ * orchestrator, and stops them in reverse order. Every subsystem has an idempotent start() / stop(). A full disk or
+ * a home turned read-only while running is a health condition (HealthMonitor), never a crash.
  *
- * The composition root, so it sits above the parts it wires (daemon/, api/,
- * observer/, demo/; docs/architecture.md): none of them imports it.
+ * The composition root, so it sits above the parts it wires (daemon/, api/, observer/, demo/;
+ * docs/architecture.md): none of them imports it.
  */
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -57,6 +55,7 @@ import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
 import type { DaemonOptions } from './daemonOptions.js';
+import { STOP_GRACE_MS, StopRequest } from './stopRequest.js';
 
 export type { DaemonOptions } from './daemonOptions.js';
 
@@ -81,17 +80,11 @@ export interface Daemon {
   abandon(): Promise<void>;
 }
 
-/** How long a graceful stop (SIGTERM, Ctrl-C, `maestro stop`) lets running stages go on before their workers are stopped. */
-export const STOP_GRACE_MS = 30_000;
-
 /** Stop steps, run in reverse order of registration. */
 type Cleanups = (() => Promise<void> | void)[];
 
 /** How the orchestrator stops: set by stop() / abandon() before the cleanups run. */
-interface ShutdownMode {
-  graceMs: number;
-  detach: boolean;
-}
+interface ShutdownMode { graceMs: number; detach: boolean }
 
 /**
  * The daemon's knowledge service, started. Its MAESTRO_HOME is this daemon's home (--home wins over the environment):
@@ -176,10 +169,8 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
       onHealth = () => {};
     });
     const observer = createObserver(config, options, bus, logError);
-    // A stop asked through the API (`maestro stop`) is acted on once the daemon is up, with its handle.
-    let requestStop = () => {};
-    const stopAsked = new Promise<void>((resolve) => (requestStop = resolve));
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError, requestStop });
+    const stopRequest = new StopRequest();
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError, requestStop: stopRequest.request });
     observer.start();
     cleanups.push(() => observer.stop());
     // After a request that wrote: its events went out at commit; without a NOTIFY listener, other processes' are read now too.
@@ -199,9 +190,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     if (options.announce) process.stderr.write(`maestro: daemon${terminalName(config) ? ` ${terminalName(config)}` : ''} on ${url} (data in ${config.home}; ${said.words})\n${said.warning ? `maestro: ${said.warning}\n` : ''}`);
     await createDemoIfEmpty(config, options, store, log);
     if (!options.noOrchestrator) orchestrator.start();
-    const daemon = daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog);
-    void stopAsked.then(() => (options.onStopRequest ?? ((d: Daemon) => d.stop()))(daemon)).catch(logError);
-    return daemon;
+    return stopRequest.answeredBy(daemonHandle({ url, port, token, boardUrl, config, store, bus, log, orchestrator, health, app }, mode, cleanup, closeLog), options.onStopRequest, logError);
   } catch (err) {
     await cleanup();
     await closeLog();
@@ -362,8 +351,7 @@ interface ApiParts {
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
   repos: ProjectRepos;
   logError: (err: Error) => void;
-  /** POST /api/daemon/stop: called once its answer is sent. */
-  requestStop: () => void;
+  requestStop: () => void; // POST /api/daemon/stop, once its answer is sent (stopRequest.ts)
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */

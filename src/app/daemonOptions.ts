@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { OpenApiDoc } from '../api/route.js';
 import type { Env } from '../config/env.js';
-import type { Daemon } from './daemon.js';
 import type { OrchestratorHooks } from '../daemon/orchestrator.js';
 import type { DemoOptions } from '../demo/demo.js';
 import type { ObserverConfig } from '../observer/config.js';
@@ -33,7 +32,7 @@ export interface DaemonOptions {
    * What a POST /api/daemon/stop (`maestro stop`) does, once the daemon is up: `maestro serve` stops as at its first
    * SIGTERM, then exits. By default the daemon's own stop() (the same grace).
    */
-  onStopRequest?: (daemon: Daemon) => Promise<void> | void;
+  onStopRequest?: (daemon: { stop(opts?: { graceMs?: number }): Promise<void> }) => Promise<void> | void;
   /** Print the "daemon on …" line (the CLI does; tests do not). */
   announce?: boolean;
   hooks?: OrchestratorHooks;

@@ -148,7 +148,7 @@ async function prepareBoard(): Promise<{ routes: (app: FastifyInstance) => Promi
  * The graceful stop of `maestro serve`, once: the daemon stops (its grace for running stages) and the process
  * exits 0 after its last log line. The first SIGTERM or Ctrl-C and `maestro stop` all come here.
  */
-function gracefulStop(graceMs: number): { readonly stopping: boolean; gracefully(daemon: Daemon, said: string): void } {
+function gracefulStop(graceMs: number): { readonly stopping: boolean; gracefully(daemon: Pick<Daemon, 'stop'>, said: string): void } {
   let stopping = false;
   return {
     get stopping() {
@@ -190,7 +190,8 @@ export function register(program: Command, ctx: CliContext): void {
         // Structured logs go to a file (a full disk is reported, not fatal); the terminal gets one readable line per status change.
         const logDir = join(config.home, 'logs');
         // Imported here so that other commands do not pay for loading the daemon and the web build.
-        const { startDaemon, STOP_GRACE_MS } = await import('../../app/daemon.js');
+        const { startDaemon } = await import('../../app/daemon.js');
+        const { STOP_GRACE_MS } = await import('../../app/stopRequest.js');
         const board = await prepareBoard();
         const stops = gracefulStop(STOP_GRACE_MS);
         const daemon = await startDaemon(config, {
