@@ -3,8 +3,8 @@
  * daemon the CLI finds (--url, MAESTRO_URL, else the daemon of $MAESTRO_HOME) through POST /api/daemon/stop, then
  * waits until that daemon has exited: its running stages get their grace (30 s), finished results are applied and
  * tasks between stages are released to other daemons on a shared database (daemon/handOver.ts). On this host the
- * wait ends when its process is gone (its home lock released with it); a daemon on another host is watched until
- * its port no longer answers. No daemon answering: said, exit 1, nothing else done.
+ * wait ends when its process is gone (its home lock released with it) and its port closed; a daemon on another host
+ * is watched until its port no longer answers. No daemon answering: said, exit 1, nothing else done.
  */
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
@@ -44,12 +44,13 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Resolves once the daemon has gone: its process on this host, its port on another. */
+/** True once the daemon has gone (its process and port on this host, its port on another); false at the deadline. */
 async function waitForExit(stop: DaemonStop, url: string, timeoutMs: number): Promise<boolean> {
   const here = stop.host === hostname();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (here ? !processRuns(stop.pid) : !(await answers(url))) return true;
+    // Its port too on this host: a pid seen from another pid namespace (a container with the host's name) says nothing.
+    if ((!here || !processRuns(stop.pid)) && !(await answers(url))) return true;
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
