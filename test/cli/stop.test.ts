@@ -43,7 +43,7 @@ describe('maestro stop', () => {
       // stop returned once the process was gone: its exit code is there already.
       expect(first.child.exitCode).toBe(0);
       expect(await first.exited).toBe(0);
-      expect(first.stderr()).toMatch(/maestro: maestro stop: finishing running stages \(Ctrl-C or SIGTERM to stop now\)\nmaestro: daemon stopped\n$/);
+      expect(first.stderr()).toMatch(/maestro: asked to stop by maestro stop: finishing running stages \(Ctrl-C or SIGTERM to stop now\)\nmaestro: daemon stopped\n$/);
     } finally {
       first.child.kill('SIGKILL');
     }

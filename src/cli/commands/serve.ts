@@ -197,7 +197,7 @@ export function register(program: Command, ctx: CliContext): void {
         const daemon = await startDaemon(config, {
           // `maestro stop` (POST /api/daemon/stop): as the first SIGTERM; a signal after it stops at once.
           onStopRequest: (d) => {
-            if (!stops.stopping) stops.gracefully(d, 'maestro stop: finishing running stages (Ctrl-C or SIGTERM to stop now)');
+            if (!stops.stopping) stops.gracefully(d, 'asked to stop by maestro stop: finishing running stages (Ctrl-C or SIGTERM to stop now)');
           },
           // The daemon's knowledge, observer and providers are configured from the environment the CLI's entry read.
           env: ctx.env,
