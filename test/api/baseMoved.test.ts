@@ -11,6 +11,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { bareRemote, git } from '../helpers/repo.js';
 import { tempDir } from '../helpers/db.js';
 import { makeTaskBranch, reviewRepo } from '../helpers/reviewRepo.js';
+import { cliFor } from '../cli/helpers.js';
 
 describe("the task detail's baseMoved", () => {
   let d: TestDaemon;
@@ -62,6 +63,22 @@ describe("the task detail's baseMoved", () => {
 
     git(repo, 'branch', '-D', branch);
     expect((await detail(task.id)).baseMoved).toEqual({ state: 'missing', base: 'main', branch, missing: 'branch' });
+  });
+
+  it('maestro task show says it beside the gate, with what an approval does then', async () => {
+    const { task, branch } = await atExecReview();
+    const { cli } = cliFor(d.config.home);
+    const show = async () => {
+      const r = await cli(['task', 'show', task.id, '--url', d.url]);
+      expect(r.code).toBe(0);
+      return r.stdout;
+    };
+    expect(await show()).toContain(`The base branch main has no new commit since this branch was cut: up to date.\n\nIt waits for you at exec_review`);
+    commitOnMain('one.txt');
+    commitOnMain('two.txt');
+    expect(await show()).toContain('The base branch main has 2 new commits since this branch was cut: an approval merges the branch onto main as it is now, and the checks are not run again on the result');
+    git(repo, 'branch', '-D', branch);
+    expect(await show()).toContain(`The task's branch ${branch} is not in the repository: the commits main gained since it was cut cannot be counted.`);
   });
 
   it('a base branch that does not exist is said, with the strategy the merge will use when both are there', async () => {

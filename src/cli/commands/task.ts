@@ -10,6 +10,7 @@ import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/st
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, type TaskStatus } from '../../core/types.js';
 import { action, printJson } from '../output.js';
 import { clientFor, pickProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
+import { baseMovedLine } from './baseMovedLine.js';
 import { attentionAdvice } from './attentionAdvice.js';
 import { claimLine } from './claimLine.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
@@ -174,6 +175,8 @@ function taskShow(task: Command, ctx: CliContext): void {
       // The question first: it is what the task waits on.
       const asked = answer.question ? `The agent asks:\n  ${hangingIndent(answer.question.text, '  ')}\nAnswer with: maestro task reply ${answer.task.id} "<your answer>"\n\n` : '';
       const blocked = answer.mergeBlocked ? `An approval will not merge yet: ${oneLine(answer.mergeBlocked)}.\n\n` : '';
+      // Beside the gate, as on the board: whether the merge lands on a base the checks never saw.
+      const moved = answer.baseMoved ? `\n\n${baseMovedLine(answer.baseMoved)}` : '';
       const steering = answer.task.status === 'exec_review' && answer.steeringFiles?.length
         ? `This change edits files that steer later runs: ${answer.steeringFiles.map(oneLine).join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
         : '';
@@ -192,7 +195,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
       const gate = gateNext(answer.task);
       const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
     }),
   );
 }
