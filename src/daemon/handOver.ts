@@ -21,8 +21,7 @@ interface HandOverParts {
 /** Reads what this daemon's running runs left in their outboxes (their workers have stopped): a final record settles its run. */
 export async function applyLeftovers(parts: HandOverParts, ingestor: Ingestor): Promise<void> {
   try {
-    const runs = await parts.store.runs.list({ status: 'running', limit: 100_000 });
-    for (const run of runs.filter((r) => r.owner === parts.owner)) await ingestor.ingest(run);
+    for (const run of await parts.store.runs.list({ status: 'running', owner: parts.owner, limit: 100_000 })) await ingestor.ingest(run);
   } catch (err) {
     parts.onError(coerceError(err));
   }

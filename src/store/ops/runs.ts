@@ -73,12 +73,13 @@ export async function finishRun(
   return run;
 }
 
-export async function listRuns(db: Queryable, filter: { taskId?: string; traceId?: string; status?: RunStatus; limit?: number } = {}): Promise<Run[]> {
+export async function listRuns(db: Queryable, filter: { taskId?: string; traceId?: string; status?: RunStatus; owner?: string; limit?: number } = {}): Promise<Run[]> {
   const where: string[] = [];
   const params: SqlValue[] = [];
   if (filter.taskId) where.push(`task_id = $${params.push(filter.taskId)}`);
   if (filter.traceId) where.push(`trace_id = $${params.push(filter.traceId)}`);
   if (filter.status) where.push(`status = $${params.push(filter.status)}`);
+  if (filter.owner) where.push(`owner = $${params.push(filter.owner)}`);
   const limit = Math.min(Math.max(filter.limit ?? 1000, 1), 100_000);
   return (await db.all<Row>(`SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at, id LIMIT ${limit}`, params)).map(toRun);
 }
