@@ -45,11 +45,17 @@ export async function runClaimers<T = ClaimerOutput>(n: number, args: (i: number
       child.once('exit', (code) => reject(new Error(`claimer ${i} exited ${code} before it was ready: ${err}`)));
     });
     const done = new Promise<T>((resolve, reject) => {
-      child.once('exit', (code) => {
+      // 'close', not 'exit': a process may exit before its last stdout line has been read here (CI176 saw only
+      // "ready", JSON.parse threw in the handler and the test hung until its timeout).
+      child.once('close', (code) => {
         untrack();
         if (code !== 0) return reject(new Error(`claimer ${i} exited ${code}: ${err}`));
         const last = out.trim().split('\n').pop()!;
-        resolve(JSON.parse(last) as T);
+        try {
+          resolve(JSON.parse(last) as T);
+        } catch {
+          reject(new Error(`claimer ${i} ended without its result line; its output: ${out} ${err}`));
+        }
       });
     });
     return { child, ready, done };
