@@ -29,6 +29,12 @@ export const SANDBOX_HIDDEN = [
   ...['~/.docker', '~/.kube', '~/.netrc', '~/.npmrc', '~/.pypirc', '~/.gem/credentials', '~/.cargo/credentials', '~/.cargo/credentials.toml', '~/.pgpass', '~/.git-credentials'],
   ...['~/.bash_history', '~/.zsh_history', '~/.local/share/fish/fish_history', '~/.python_history', '~/.node_repl_history', '~/.psql_history', '~/.mysql_history', '~/.sqlite_history'],
   ...['~/.mozilla', '~/.thunderbird', '~/.config/google-chrome', '~/.config/chromium', '~/.config/BraveSoftware', '~/.config/microsoft-edge'],
+  ...['~/.config/vivaldi', '~/.config/opera', '~/.librewolf', '~/.waterfox', '~/.floorp', '~/.zen'],
+  // The same browsers as the system packs them (Ubuntu's Firefox is a snap), and their caches: the board's cookie
+  // (the daemon's token) and its link in the history are in each profile, Firefox's in plain SQLite.
+  ...['firefox', 'chromium', 'brave', 'vivaldi', 'opera', 'thunderbird'].map((snap) => `~/snap/${snap}`),
+  ...['org.mozilla.firefox', 'org.chromium.Chromium', 'com.google.Chrome', 'com.brave.Browser', 'com.microsoft.Edge', 'com.vivaldi.Vivaldi', 'com.opera.Opera', 'io.gitlab.librewolf-community', 'org.mozilla.Thunderbird'].map((app) => `~/.var/app/${app}`),
+  ...['~/.cache/mozilla', '~/.cache/google-chrome', '~/.cache/chromium', '~/.cache/BraveSoftware', '~/.cache/vivaldi', '~/.cache/opera', '~/.cache/librewolf'],
   ...['~/.password-store', '~/.local/share/keyrings', '~/.config/op'],
 ];
 /**

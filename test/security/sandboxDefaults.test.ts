@@ -113,6 +113,32 @@ describe.skipIf(unusable)("what in the user's home holds secrets, seen from an a
   });
 });
 
+describe.skipIf(unusable)("the board's cookie in a browser the system packs (the daemon's token, 90 days)", () => {
+  it('reads empty: Firefox and Chromium as snaps (Ubuntu\'s Firefox) or flatpaks, and other browsers\' profiles', () => {
+    // Each holds the board's cookie as any profile does, Firefox's in plain SQLite: the daemon's token, with
+    // which an agent approves its own task. ~/.mozilla and ~/.config/chromium alone left these in sight.
+    const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
+    const places = [
+      'snap/firefox/common/.mozilla/firefox/p.default/cookies.sqlite',
+      'snap/chromium/common/chromium/Default/Cookies',
+      '.var/app/org.mozilla.firefox/.mozilla/firefox/p.default/cookies.sqlite',
+      '.var/app/com.google.Chrome/config/google-chrome/Default/Cookies',
+      '.config/vivaldi/Default/Cookies',
+      '.config/opera/Cookies',
+      '.librewolf/p.default/cookies.sqlite',
+      '.cache/mozilla/firefox/p.default/cache2/entries/E1',
+    ];
+    for (const place of places) {
+      mkdirSync(join(root, place, '..'), { recursive: true });
+      writeFileSync(join(root, place), `${SECRET}\n`);
+    }
+    const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
+    expect(inSandbox(spec, project, read)).toBe('end\n');
+    const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
+    expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+  });
+});
+
 describe('the other registered projects', () => {
   it("are hidden, but for a folder that holds the run's own (a monorepo beside its parts) or the user's home", () => {
     const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
