@@ -68,7 +68,7 @@ async function firstRender(): Promise<void> {
   const daemon = await startDaemon({ ...resolveConfig({ home, port: 0 }, {}), logLevel: 'error' }, { env: process.env, noOrchestrator: true, logDestination: sink, plugins: [(app) => webRoutes(app)] });
   const browser = await launchBrowser();
   try {
-    // Log the browser in once, as a person opening the printed link does; the cookie serves every later page.
+    // Log the browser in once, as a person opening the printed link does; the token it leaves in the board's storage serves every later page.
     const login = await browser.context.newPage();
     await login.goto(daemon.boardUrl);
     await login.close();

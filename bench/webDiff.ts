@@ -84,7 +84,7 @@ async function diffRender(daemon: Daemon, projectId: string, taskId: string): Pr
     const renders: number[] = [];
     const highlighted: number[] = [];
     const totals: number[] = [];
-    // Log in once, as a person opening the printed link: the board's cookie serves every later page of this context.
+    // Log in once, as a person opening the printed link: the token it leaves in the board's storage serves every later page of this context.
     const login = await browser.context.newPage();
     await login.goto(daemon.boardUrl);
     await login.close();

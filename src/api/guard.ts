@@ -16,16 +16,18 @@
  *    checked) Host — or from a configured `allowedOrigins`. `Origin: null`
  *    (sandboxed frames, file://) never passes.
  * 3. Token. Every route but the board's static files needs the daemon's
- *    token: `Authorization: Bearer …` (any case), the board's cookie, or
- *    `?token=` on the GET of a stream (EventSource and WebSocket cannot set
- *    headers; anywhere else a token in a URL only ends up in histories and
- *    proxy logs, so it counts for nothing there). A GET
- *    of a board page with `?token=` (the link `maestro serve` prints) sets the
- *    HttpOnly, SameSite=Strict cookie and redirects to the same URL without
- *    the token, so it leaves the address bar, the history and any Referer. A
- *    token given twice is checked too (every copy must be the token) and every
- *    copy dropped.
- *    Cookies ignore ports, so the cookie's name carries the daemon's port.
+ *    token: `Authorization: Bearer …` (any case), or `?token=` on the GET of a
+ *    stream (EventSource and WebSocket cannot set headers; anywhere else a
+ *    token in a URL only ends up in histories and proxy logs, so it counts for
+ *    nothing there). A GET of a board page with `?token=` (the link `maestro
+ *    serve` prints) is served once the token is checked: the page keeps it in
+ *    its origin's storage and drops it from the address bar (web/index.html),
+ *    its route (`#/task/…`) kept. A token given twice is checked too (every
+ *    copy must be the token).
+ *    No cookie: a browser sends a host's cookies to every port of it, so the
+ *    board's cookie (the token) went to any other server on 127.0.0.1 the
+ *    person opened, an agent's dev server included. The cookie older boards
+ *    set counts for nothing and is cleared wherever it is sent.
  * 4. Content type. A write (any method but GET/HEAD/OPTIONS) must say
  *    `Content-Type: application/json`, or carry no body and an
  *    `X-Maestro-Client` header. Neither is possible for a "simple"
@@ -45,8 +47,6 @@ import { MaestroError } from '../core/errors.js';
 export type GuardConfig = Pick<MaestroConfig, 'host' | 'port' | 'token' | 'allowedHosts' | 'allowedOrigins'>;
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '']);
-/** Cookies last across browser restarts: the token file outlives the daemon, so the link need not be opened again. */
-const COOKIE_MAX_AGE_S = 90 * 24 * 3600;
 
 /** The host names a request may carry in its Host header (lowercase, IPv6 without brackets). */
 export function allowedHostNames(config: Pick<GuardConfig, 'host' | 'allowedHosts'>): Set<string> {
@@ -127,8 +127,9 @@ export function installGuard(app: FastifyInstance, config: GuardConfig): void {
     if (origin !== undefined && !origins.has(origin) && !sameOrigin(origin, req.headers.host!)) {
       return refuse(req, reply, new MaestroError('FORBIDDEN', `Origin "${origin}" may not call this daemon: only its own board (${req.headers.host}) may. To let another page in, add its origin to allowedOrigins in $MAESTRO_HOME/config.json or MAESTRO_ALLOWED_ORIGINS.`));
     }
-    const denied = checkToken(req, reply, config.token, `maestro_token_${port()}`);
-    if (denied === 'redirected') return reply;
+    const oldCookie = `maestro_token_${port()}`;
+    if (readCookie(req.headers.cookie, oldCookie) !== undefined) reply.header('set-cookie', `${oldCookie}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    const denied = checkToken(req, config.token);
     if (denied) return refuse(req, reply, denied);
     const badType = checkContentType(req);
     if (badType) return refuse(req, reply, badType);
@@ -153,8 +154,8 @@ function tokensIn(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** Null when the request may go on; 'redirected' when the board link set the cookie; else the refusal. */
-function checkToken(req: FastifyRequest, reply: FastifyReply, token: string | null, cookieName: string): MaestroError | 'redirected' | null {
+/** Null when the request may go on; else the refusal. */
+function checkToken(req: FastifyRequest, token: string | null): MaestroError | null {
   const query = req.query as Record<string, unknown>;
   const linkOrStream = isPublic(req) || STREAM_ROUTES.has(req.routeOptions.url ?? '');
   const sent = req.method === 'GET' && linkOrStream ? tokensIn(query.token) : [];
@@ -167,16 +168,11 @@ function checkToken(req: FastifyRequest, reply: FastifyReply, token: string | nu
     if (token !== null && !sent.every((t) => tokenMatches(t, token))) {
       return unauthorized(sent.length > 1 ? `This link gives a token ${sent.length} times, and not every one is this daemon's.` : 'The token in this link is not this daemon\'s.');
     }
-    const url = new URL(req.url, 'http://x');
-    url.searchParams.delete('token');
-    if (token !== null) reply.header('set-cookie', `${cookieName}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`);
-    // One leading slash: `/.//evil.example/` is `//evil.example/` once parsed, which a browser takes for another host.
-    reply.code(303).header('location', `/${url.pathname.replace(/^\/+/, '')}${url.search}`).header('cache-control', 'no-store').send();
-    return 'redirected';
+    return null;
   }
   if (token === null) return null;
   const bearer = /^bearer\s+(.+?)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  const given = [bearer, readCookie(req.headers.cookie, cookieName), fromQuery].filter((t): t is string => t !== undefined);
+  const given = [bearer, fromQuery].filter((t): t is string => t !== undefined);
   if (given.some((t) => tokenMatches(t, token))) return null;
   return unauthorized(given.length ? 'The token sent is not this daemon\'s.' : 'No token was sent.');
 }

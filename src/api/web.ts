@@ -147,6 +147,8 @@ export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = 
   app.addHook('onSend', async (req, reply) => {
     const path = req.url.split('?')[0]!;
     if (!/^\/(api|assets)(\/|$)/.test(path)) reply.header('content-security-policy', policy());
+    // The board link's page (?token=, src/api/guard.ts): kept in no cache, whose index would hold its URL.
+    if (/[?&]token=/.test(req.url)) reply.header('cache-control', 'no-store');
   });
   await app.register(fastifyStatic, {
     root: dist,

@@ -64,7 +64,7 @@ export interface Daemon {
   readonly port: number;
   /** The API token (`$MAESTRO_HOME/token` unless MAESTRO_TOKEN or config.json set one); null with `--no-auth`. */
   readonly token: string | null;
-  /** The board link that logs a browser in: `url` with `?token=` (the board swaps it for a cookie). */
+  /** The board link that logs a browser in: `url` with `?token=` (the board keeps it in its own storage, src/api/guard.ts). */
   readonly boardUrl: string;
   readonly config: MaestroConfig;
   readonly store: Store;

@@ -275,12 +275,13 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     expect(await page.getByTestId('connection').textContent()).toBe('Not signed in');
     expect(await page.locator('[data-card]').count()).toBe(0);
 
-    // Open the link \`maestro serve\` prints, as a person would: the token becomes an HttpOnly, SameSite=Strict cookie and leaves the address bar.
+    // Open the link \`maestro serve\` prints, as a person would: the token goes to the board's own storage (no cookie,
+    // which every port of the host is sent: otherPort.e2e.test.ts) and leaves the address bar.
     await page.goto(d.boardUrl);
     expect(d.boardUrl).toContain(`?token=${d.token}`);
     expect(page.url()).toBe(`${d.url}/`);
-    const cookie = (await browser.context.cookies(d.url)).find((c) => c.name === `maestro_token_${d.port}`);
-    expect(cookie).toMatchObject({ value: d.token, httpOnly: true, sameSite: 'Strict' });
+    expect(await browser.context.cookies(d.url)).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem('maestro.token'))).toBe(d.token);
     const card = page.locator(`[data-card="${parent!.id}"]`);
     await card.waitFor();
     await page.getByText('Live', { exact: true }).waitFor();

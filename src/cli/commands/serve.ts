@@ -207,7 +207,7 @@ export function register(program: Command, ctx: CliContext): void {
           // The web board, registered last: its fallback route takes what is left.
           plugins: [board.routes],
         });
-        // The one place the token is printed: the link logs the browser in (a cookie) and drops the token from the address bar.
+        // The one place the token is printed: the link logs the browser in (the board's own storage) and drops the token from the address bar.
         if (board.missing) process.stderr.write(`maestro: running WITHOUT the web board; the API is at ${daemon.url}/api\n`);
         else process.stderr.write(`maestro: open the board: ${daemon.boardUrl}\n`);
         if (daemon.token) process.stderr.write(`maestro: the CLI and MCP read the token from ${config.token ? 'MAESTRO_TOKEN (or config.json), as this daemon was given' : join(config.home, 'token')}\n`);

@@ -4,6 +4,7 @@
  * say what happened instead of showing a blank.
  */
 import { useConnection } from '../stores/connection.js';
+import { tokenHeaders } from './token.js';
 import type {
   CancelBody,
   CancelResponse,
@@ -87,9 +88,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   try {
     res = await fetch(apiUrl(path), {
       method,
-      // The board's cookie (set by the link \`maestro serve\` prints) is the token; X-Maestro-Client lets a bodyless write through the daemon's content-type check.
-      credentials: 'same-origin',
-      headers: body === undefined ? { 'x-maestro-client': 'web' } : { 'content-type': 'application/json' },
+      // The token the board link left in this origin's storage (api/token.ts); X-Maestro-Client lets a bodyless write through the daemon's content-type check.
+      headers: { ...tokenHeaders(), ...(body === undefined ? { 'x-maestro-client': 'web' } : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
@@ -154,7 +154,7 @@ export const api = {
   async transcript(id: string, runId?: string, maxLines = 2000): Promise<{ lines: string[]; total: number }> {
     let res: Response;
     try {
-      res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`), { credentials: 'same-origin' });
+      res = await fetch(apiUrl(`/api/tasks/${enc(id)}/transcript${q({ runId })}`), { headers: tokenHeaders() });
     } catch (err) {
       throw new ApiError(0, 'NETWORK', `The daemon did not answer (${(err as Error).message}).`);
     }

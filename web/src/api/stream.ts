@@ -5,6 +5,7 @@
  * nothing seen is repeated and nothing missed is lost.
  */
 import { apiUrl } from './client.js';
+import { withToken } from './token.js';
 import { reconnect } from './reconnect.js';
 import type { StreamItem } from './types.js';
 
@@ -31,7 +32,7 @@ export function openTaskStream(taskId: string, handlers: StreamHandlers, opts: S
   let notices = 0;
 
   const connect = () => {
-    const url = apiUrl(`/api/tasks/${encodeURIComponent(taskId)}/stream${lastId ? `?lastEventId=${encodeURIComponent(lastId)}` : ''}`);
+    const url = withToken(apiUrl(`/api/tasks/${encodeURIComponent(taskId)}/stream${lastId ? `?lastEventId=${encodeURIComponent(lastId)}` : ''}`));
     const es = new Impl(url);
     source = es;
     es.onopen = () => {

@@ -4,6 +4,7 @@
  * reloads (events sent while we were away are not replayed by the socket).
  */
 import { reconnect } from './reconnect.js';
+import { withToken } from './token.js';
 import type { MaestroEvent } from './types.js';
 
 export type FeedState = 'connecting' | 'open' | 'closed';
@@ -15,7 +16,7 @@ export interface FeedHandlers {
 
 export function wsUrl(): string {
   const { protocol, host } = window.location;
-  return `${protocol === 'https:' ? 'wss' : 'ws'}://${host}/api/ws`;
+  return withToken(`${protocol === 'https:' ? 'wss' : 'ws'}://${host}/api/ws`);
 }
 
 export function openFeed(url: string, handlers: FeedHandlers, opts: { WebSocketImpl?: typeof WebSocket; retryMs?: number } = {}): { close(): void; subscribe(projectId: string | null): void } {
