@@ -97,6 +97,23 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
     expect(readFileSync(join(state, 'session.jsonl'), 'utf8')).toBe('kept\n');
   });
 
+  it("keeps the scripts the tool's locked settings name read-only in its writable folder (a status line, a key helper)", () => {
+    // Claude Code's /statusline writes ~/.claude/statusline-command.sh and names it in settings.json: a run that
+    // rewrote it would have the user's next session, outside any sandbox, run what it wrote at every prompt.
+    const l = layout();
+    const state = join(l.root, 'user', '.claude');
+    mkdirSync(state, { recursive: true });
+    for (const name of ['statusline-command.sh', 'key-helper.py', 'history.jsonl']) writeFileSync(join(state, name), 'mine\n');
+    const settings = join(state, 'settings.json');
+    writeFileSync(settings, JSON.stringify({ statusLine: { type: 'command', command: `bash ${state}/statusline-command.sh` }, apiKeyHelper: `${state}/key-helper.py --profile x` }));
+    const box = withStateDirs(l.sandbox, [state], [settings])!;
+    const write = (name: string) => `(echo planted > ${join(state, name)}) 2>/dev/null && echo wrote ${name}`;
+    const r = sh(box, l.worktree, `${write('statusline-command.sh')}; ${write('key-helper.py')}; ${write('history.jsonl')}; echo end`);
+    expect(r.out.split('\n')).toEqual(['wrote history.jsonl', 'end']);
+    expect(readFileSync(join(state, 'statusline-command.sh'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(state, 'key-helper.py'), 'utf8')).toBe('mine\n');
+  });
+
   it('runs the tool the daemon found though it lies in /tmp, with the files beside it; never shows a hidden folder or /tmp whole', () => {
     const l = layout();
     const tools = join(l.root, 'tools');

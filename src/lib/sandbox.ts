@@ -20,8 +20,8 @@
  * Without a sandbox an agent runs as the user, as it always has (README: "What it does not protect against").
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { maestroCodeRoots } from './processes.js';
 
@@ -123,7 +123,8 @@ function inHidden(spec: SandboxSpec): (p: string) => boolean {
  * instructions), read-only: the folders are the user's too, and a run that planted a hook there would have it
  * run outside any sandbox the next time the user starts the tool. bwrap can lock only what exists, so what is
  * missing of it is made first, empty (makeMissing). `lockedIfThere`: the same, but what the tool itself makes
- * and fills (Claude Code's plugins, its state file): read-only where it exists, never made.
+ * and fills (Claude Code's plugins, its state file): read-only where it exists, never made. The files in the
+ * writable folders that a locked settings file names by path are read-only too (scriptsNamedBy).
  */
 export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[], locked: readonly string[] = [], lockedIfThere: readonly string[] = []): RunSandbox | undefined {
   if (!sandbox) return sandbox;
@@ -137,8 +138,36 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
   }
   const shown = (p: string) => isAbsolute(p) && !isHidden(resolve(p)) && !isHidden(real(p) ?? resolve(p));
   makeMissing(locked.filter(shown));
-  const readOnly = [...locked, ...lockedIfThere].filter(shown);
+  const readOnly = [...locked, ...lockedIfThere, ...scriptsNamedBy(locked, usable)].filter(shown);
   return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable], readOnly: [...sandbox.spec.readOnly, ...readOnly] } };
+}
+
+/** A settings file is a few KiB: one larger is not read for the files it names. */
+const MAX_SETTINGS_SCAN_BYTES = 1024 * 1024;
+
+/**
+ * The files in `dirs` (real paths) that the settings files among `locked` name by path: a status line's command
+ * (`bash ~/.claude/statusline-command.sh`, which Claude Code's /statusline writes), a key helper, a notify program.
+ * The tool runs them in the user's own sessions, outside any sandbox, so a run must not rewrite them though their
+ * folder is writable. Read as text, whatever the format (JSON, TOML): an absolute path or one from `~/` or `$HOME/`.
+ */
+function scriptsNamedBy(locked: readonly string[], dirs: readonly string[]): string[] {
+  const named = new Set<string>();
+  for (const file of locked) {
+    let text: string;
+    try {
+      const st = statSync(file);
+      if (!st.isFile() || st.size > MAX_SETTINGS_SCAN_BYTES) continue;
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // not there: it names nothing
+    }
+    for (const [word] of text.matchAll(/(?:~|\$HOME|\$\{HOME\})?\/[^\s"'`;|&()<>,[\]{}=]+/g)) {
+      const r = real(resolve(word.replace(/^(~|\$HOME|\$\{HOME\})(?=\/)/, homedir())));
+      if (r && dirs.some((d) => r !== d && under(r, d)) && statSync(r).isFile()) named.add(r);
+    }
+  }
+  return [...named];
 }
 
 /**
