@@ -99,8 +99,8 @@ export class ClaudeProvider implements AgentProvider {
   }
 }
 
-/** In Claude Code's config folder: its settings (hooks, permissions, MCP servers) and the user's instructions, commands, agents and skills. */
-const CLAUDE_CODE_LOCKED = ['settings.json', 'settings.local.json', 'CLAUDE.md', 'hooks', 'commands', 'agents', 'skills'];
+/** In Claude Code's config folder: its settings (hooks, permissions, MCP servers) and the user's instructions, commands, agents, skills and output styles (a system prompt). */
+const CLAUDE_CODE_LOCKED = ['settings.json', 'settings.local.json', 'CLAUDE.md', 'hooks', 'commands', 'agents', 'skills', 'output-styles'];
 
 /**
  * Locked too, but only where they exist, never made: its plugins (filled on its first run) and its state file when
@@ -120,6 +120,6 @@ function spawnSandboxed(sandbox: RunSandbox, o: SpawnOptions) {
   const cwd = o.cwd ?? process.cwd();
   const dir = claudeConfigDir(o.env);
   const inDir = (names: string[]) => names.map((name) => join(dir, name));
-  const start = sandboxed(withStateDirs(sandbox, [dir], inDir(CLAUDE_CODE_LOCKED), inDir(CLAUDE_CODE_OWN)), cwd, o.command, o.args);
+  const start = sandboxed(withStateDirs(sandbox, [dir], inDir(CLAUDE_CODE_LOCKED), inDir(CLAUDE_CODE_OWN), o.env.HOME), cwd, o.command, o.args);
   return spawn(start.file, start.args, { cwd, env: o.env, signal: o.signal, stdio: ['pipe', 'pipe', 'inherit'] });
 }

@@ -126,7 +126,7 @@ function inHidden(spec: SandboxSpec): (p: string) => boolean {
  * and fills (Claude Code's plugins, its state file): read-only where it exists, never made. The files in the
  * writable folders that a locked settings file names by path are read-only too (scriptsNamedBy).
  */
-export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[], locked: readonly string[] = [], lockedIfThere: readonly string[] = []): RunSandbox | undefined {
+export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly string[], locked: readonly string[] = [], lockedIfThere: readonly string[] = [], home: string = homedir()): RunSandbox | undefined {
   if (!sandbox) return sandbox;
   const isHidden = inHidden(sandbox.spec);
   const usable: string[] = [];
@@ -138,7 +138,7 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
   }
   const shown = (p: string) => isAbsolute(p) && !isHidden(resolve(p)) && !isHidden(real(p) ?? resolve(p));
   makeMissing(locked.filter(shown));
-  const readOnly = [...locked, ...lockedIfThere, ...scriptsNamedBy(locked, usable)].filter(shown);
+  const readOnly = [...locked, ...lockedIfThere, ...scriptsNamedBy(locked, usable, home)].filter(shown);
   return { ...sandbox, spec: { ...sandbox.spec, writable: [...sandbox.spec.writable, ...usable], readOnly: [...sandbox.spec.readOnly, ...readOnly] } };
 }
 
@@ -149,9 +149,10 @@ const MAX_SETTINGS_SCAN_BYTES = 1024 * 1024;
  * The files in `dirs` (real paths) that the settings files among `locked` name by path: a status line's command
  * (`bash ~/.claude/statusline-command.sh`, which Claude Code's /statusline writes), a key helper, a notify program.
  * The tool runs them in the user's own sessions, outside any sandbox, so a run must not rewrite them though their
- * folder is writable. Read as text, whatever the format (JSON, TOML): an absolute path or one from `~/` or `$HOME/`.
+ * folder is writable. Read as text, whatever the format (JSON, TOML): an absolute path or one from `~/` or `$HOME/`
+ * (`home`: the tool's HOME).
  */
-function scriptsNamedBy(locked: readonly string[], dirs: readonly string[]): string[] {
+function scriptsNamedBy(locked: readonly string[], dirs: readonly string[], home: string): string[] {
   const named = new Set<string>();
   for (const file of locked) {
     let text: string;
@@ -163,7 +164,7 @@ function scriptsNamedBy(locked: readonly string[], dirs: readonly string[]): str
       continue; // not there: it names nothing
     }
     for (const [word] of text.matchAll(/(?:~|\$HOME|\$\{HOME\})?\/[^\s"'`;|&()<>,[\]{}=]+/g)) {
-      const r = real(resolve(word.replace(/^(~|\$HOME|\$\{HOME\})(?=\/)/, homedir())));
+      const r = real(resolve(word.replace(/^(~|\$HOME|\$\{HOME\})(?=\/)/, home)));
       if (r && dirs.some((d) => r !== d && under(r, d)) && statSync(r).isFile()) named.add(r);
     }
   }

@@ -88,7 +88,7 @@ export class CliAgentProvider implements AgentProvider {
   private start(sandbox: RunSandbox | undefined, env: NodeJS.ProcessEnv, file: string, cwd: string, args: string[]): { file: string; args: string[] } {
     if (!sandbox) return { file, args };
     const path = findOnPath(file, env);
-    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env), this.spec.lockedState(env)), path), cwd, path ?? file, args);
+    return sandboxed(withTool(withStateDirs(sandbox, this.spec.stateDirs(env), this.spec.lockedState(env), [], env.HOME), path), cwd, path ?? file, args);
   }
 
   private price(model: string, input: number, output: number): number {
